@@ -1,0 +1,214 @@
+package engine
+
+/*
+#include "native.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Heap is one memory heap of a device.
+type Heap struct {
+	Size        uint64 `json:"size"`
+	DeviceLocal bool   `json:"device_local"`
+}
+
+// DeviceInfo is the report of one physical device.
+type DeviceInfo struct {
+	Index                  int       `json:"index"`
+	Name                   string    `json:"name"`
+	Vendor                 string    `json:"vendor"`
+	VendorID               uint32    `json:"vendor_id"`
+	DeviceID               uint32    `json:"device_id"`
+	Type                   string    `json:"type"`
+	Driver                 string    `json:"driver"`
+	DriverInfo             string    `json:"driver_info"`
+	DriverVersion          string    `json:"driver_version"`
+	APIVersion             string    `json:"api_version"`
+	Heaps                  []Heap    `json:"heaps"`
+	MaxStorageBufferRange  uint32    `json:"max_storage_buffer_range"`
+	MaxMemoryAllocation    uint64    `json:"max_memory_allocation,omitempty"`
+	MinStorageAlignment    uint64    `json:"min_storage_buffer_offset_alignment"`
+	MaxSharedMemory        uint32    `json:"max_compute_shared_memory"`
+	MaxWorkgroupSize       [3]uint32 `json:"max_workgroup_size"`
+	MaxWorkgroupInvocation uint32    `json:"max_workgroup_invocations"`
+	MaxWorkgroupCount      [3]uint32 `json:"max_workgroup_count"`
+	MaxPushConstants       uint32    `json:"max_push_constants"`
+	SubgroupSize           uint32    `json:"subgroup_size"`
+	Float16                bool      `json:"float16"`
+	Float64                bool      `json:"float64"`
+	Int64                  bool      `json:"int64"`
+	Timestamps             bool      `json:"timestamps"`
+	TimestampPeriodNs      float32   `json:"timestamp_period_ns"`
+	PipelineCacheUUID      string    `json:"pipeline_cache_uuid"`
+
+	apiRaw        uint32
+	queueFamily   int
+	timestampBits uint32
+}
+
+// IsCPU reports whether the device is a software rasteriser such as lavapipe.
+func (d DeviceInfo) IsCPU() bool { return d.Type == "cpu" }
+
+// IsLavapipe reports whether the device is Mesa's lavapipe (llvmpipe).
+func (d DeviceInfo) IsLavapipe() bool {
+	n := strings.ToLower(d.Name + " " + d.Driver)
+	return strings.Contains(n, "llvmpipe") || strings.Contains(n, "lavapipe")
+}
+
+// DeviceMemory is the total size of the device-local heaps.
+func (d DeviceInfo) DeviceMemory() uint64 {
+	var s uint64
+	for _, h := range d.Heaps {
+		if h.DeviceLocal {
+			s += h.Size
+		}
+	}
+	return s
+}
+
+func vendorName(id uint32) string {
+	switch id {
+	case 0x10DE:
+		return "NVIDIA"
+	case 0x1002, 0x1022:
+		return "AMD"
+	case 0x8086:
+		return "Intel"
+	case 0x13B5:
+		return "ARM"
+	case 0x5143:
+		return "Qualcomm"
+	case 0x106B:
+		return "Apple"
+	case 0x10005:
+		return "Mesa"
+	}
+	return fmt.Sprintf("0x%04x", id)
+}
+
+func typeName(t vk.PhysicalDeviceType) string {
+	switch t {
+	case vk.PhysicalDeviceTypeDiscreteGpu:
+		return "discrete"
+	case vk.PhysicalDeviceTypeIntegratedGpu:
+		return "integrated"
+	case vk.PhysicalDeviceTypeVirtualGpu:
+		return "virtual"
+	case vk.PhysicalDeviceTypeCpu:
+		return "cpu"
+	}
+	return "other"
+}
+
+func versionString(v uint32) string {
+	return fmt.Sprintf("%d.%d.%d", v>>22, (v>>12)&0x3ff, v&0xfff)
+}
+
+func driverVersionString(vendor, v uint32) string {
+	if vendor == 0x10DE { // NVIDIA packs 10.8.8.6 bits
+		return fmt.Sprintf("%d.%d.%d", v>>22, (v>>14)&0xff, (v>>6)&0xff)
+	}
+	return versionString(v)
+}
+
+func deviceExtensions(pd vk.PhysicalDevice) map[string]bool {
+	out := map[string]bool{}
+	var n uint32
+	if vk.EnumerateDeviceExtensionProperties(pd, "", &n, nil) != vk.Success || n == 0 {
+		return out
+	}
+	props := make([]vk.ExtensionProperties, n)
+	vk.EnumerateDeviceExtensionProperties(pd, "", &n, props)
+	for _, p := range props[:n] {
+		p.Deref()
+		out[vk.ToString(p.ExtensionName[:])] = true
+	}
+	return out
+}
+
+func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
+	var props vk.PhysicalDeviceProperties
+	vk.GetPhysicalDeviceProperties(pd, &props)
+	props.Deref()
+	props.Limits.Deref()
+	lim := props.Limits
+	var feats vk.PhysicalDeviceFeatures
+	vk.GetPhysicalDeviceFeatures(pd, &feats)
+	feats.Deref()
+	var mem vk.PhysicalDeviceMemoryProperties
+	vk.GetPhysicalDeviceMemoryProperties(pd, &mem)
+	mem.Deref()
+
+	info := DeviceInfo{
+		Index:                  index,
+		Name:                   vk.ToString(props.DeviceName[:]),
+		VendorID:               props.VendorID,
+		DeviceID:               props.DeviceID,
+		Vendor:                 vendorName(props.VendorID),
+		Type:                   typeName(props.DeviceType),
+		APIVersion:             versionString(props.ApiVersion),
+		DriverVersion:          driverVersionString(props.VendorID, props.DriverVersion),
+		MaxStorageBufferRange:  lim.MaxStorageBufferRange,
+		MinStorageAlignment:    uint64(lim.MinStorageBufferOffsetAlignment),
+		MaxSharedMemory:        lim.MaxComputeSharedMemorySize,
+		MaxWorkgroupSize:       lim.MaxComputeWorkGroupSize,
+		MaxWorkgroupInvocation: lim.MaxComputeWorkGroupInvocations,
+		MaxWorkgroupCount:      lim.MaxComputeWorkGroupCount,
+		MaxPushConstants:       lim.MaxPushConstantsSize,
+		Float64:                feats.ShaderFloat64 == vk.True,
+		Int64:                  feats.ShaderInt64 == vk.True,
+		TimestampPeriodNs:      lim.TimestampPeriod,
+		PipelineCacheUUID:      fmt.Sprintf("%x", props.PipelineCacheUUID[:]),
+		apiRaw:                 props.ApiVersion,
+		queueFamily:            -1,
+	}
+	for i := uint32(0); i < mem.MemoryHeapCount; i++ {
+		h := mem.MemoryHeaps[i]
+		h.Deref()
+		info.Heaps = append(info.Heaps, Heap{Size: uint64(h.Size), DeviceLocal: h.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0})
+	}
+
+	var nq uint32
+	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, nil)
+	qs := make([]vk.QueueFamilyProperties, nq)
+	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, qs)
+	for i, q := range qs {
+		q.Deref()
+		if q.QueueFlags&vk.QueueFlags(vk.QueueComputeBit) != 0 {
+			// Prefer a family that also does graphics: it is the one
+			// drivers tune and whose timestamps are guaranteed.
+			if info.queueFamily < 0 || q.QueueFlags&vk.QueueFlags(vk.QueueGraphicsBit) != 0 && info.timestampBits == 0 {
+				info.queueFamily = i
+				info.timestampBits = q.TimestampValidBits
+			}
+		}
+	}
+	info.Timestamps = info.timestampBits > 0 && lim.TimestampPeriod > 0
+
+	exts := deviceExtensions(pd)
+	var p2 C.vks_props2
+	C.vks_query_props2(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
+		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]), &p2)
+	info.SubgroupSize = uint32(p2.subgroup_size)
+	info.MaxMemoryAllocation = uint64(p2.max_memory_allocation)
+	info.Float16 = p2.float16 != 0
+	if p2.has_driver_props != 0 {
+		info.Driver = C.GoString(&p2.driver_name[0])
+		info.DriverInfo = C.GoString(&p2.driver_info[0])
+	}
+	return info
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,282 @@
+// Package engine is vkstat's Vulkan runtime: it loads the Vulkan loader,
+// enumerates and opens devices, allocates buffers, builds compute pipelines
+// and records and submits command sequences. It knows nothing about
+// statistics; the pipelines/ packages build on it.
+package engine
+
+/*
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "native.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// ErrNoLoader reports that the Vulkan loader library could not be loaded.
+var ErrNoLoader = errors.New("vulkan loader not found")
+
+// ErrValidation wraps messages from the Vulkan validation layer.
+var ErrValidation = errors.New("vulkan validation")
+
+// Options configure an Instance.
+type Options struct {
+	// Validate enables VK_LAYER_KHRONOS_validation with synchronization
+	// validation; every message it reports becomes an error.
+	Validate bool
+	// LibPath is the loader to dlopen. Empty means $VKSTAT_VULKAN_LIB, then
+	// libvulkan.so.1, then libvulkan.so.
+	LibPath string
+}
+
+// ValidateFromEnv reports whether VKSTAT_VALIDATE asks for validation.
+func ValidateFromEnv() bool {
+	v := os.Getenv("VKSTAT_VALIDATE")
+	return v != "" && v != "0" && v != "false"
+}
+
+// Instance is a VkInstance and the physical devices it sees.
+type Instance struct {
+	handle    vk.Instance
+	gipa      unsafe.Pointer
+	validate  bool
+	messenger C.VkDebugUtilsMessengerEXT
+	devices   []vk.PhysicalDevice
+	infos     []DeviceInfo
+	mu        sync.Mutex
+	open      int
+}
+
+var loadOnce struct {
+	sync.Mutex
+	gipa unsafe.Pointer
+	path string
+}
+
+func loadLoader(path string) (unsafe.Pointer, error) {
+	loadOnce.Lock()
+	defer loadOnce.Unlock()
+	candidates := []string{path}
+	if path == "" {
+		if env := os.Getenv("VKSTAT_VULKAN_LIB"); env != "" {
+			candidates = []string{env}
+		} else {
+			candidates = []string{"libvulkan.so.1", "libvulkan.so"}
+		}
+	}
+	if loadOnce.gipa != nil {
+		if candidates[0] == loadOnce.path || (path == "" && os.Getenv("VKSTAT_VULKAN_LIB") == "") {
+			return loadOnce.gipa, nil
+		}
+	}
+	var msgs []string
+	for _, c := range candidates {
+		cs := C.CString(c)
+		var buf [512]C.char
+		p := C.vks_load(cs, &buf[0], C.int(len(buf)))
+		C.free(unsafe.Pointer(cs))
+		if p != nil {
+			vk.SetGetInstanceProcAddr(p)
+			if err := vk.Init(); err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrNoLoader, c, err)
+			}
+			loadOnce.gipa, loadOnce.path = p, c
+			return p, nil
+		}
+		msgs = append(msgs, C.GoString(&buf[0]))
+	}
+	return nil, fmt.Errorf("%w (%s); install the Vulkan loader (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers) or set VKSTAT_VULKAN_LIB to its path; the CPU path (--device cpu) needs neither",
+		ErrNoLoader, strings.Join(msgs, "; "))
+}
+
+func cstr(s string) string { return s + "\x00" }
+
+func layerPresent(name string) bool {
+	var n uint32
+	if vk.EnumerateInstanceLayerProperties(&n, nil) != vk.Success || n == 0 {
+		return false
+	}
+	props := make([]vk.LayerProperties, n)
+	vk.EnumerateInstanceLayerProperties(&n, props)
+	for _, p := range props[:n] {
+		p.Deref()
+		if vk.ToString(p.LayerName[:]) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func instanceExtensions() map[string]bool {
+	out := map[string]bool{}
+	var n uint32
+	if vk.EnumerateInstanceExtensionProperties("", &n, nil) != vk.Success || n == 0 {
+		return out
+	}
+	props := make([]vk.ExtensionProperties, n)
+	vk.EnumerateInstanceExtensionProperties("", &n, props)
+	for _, p := range props[:n] {
+		p.Deref()
+		out[vk.ToString(p.ExtensionName[:])] = true
+	}
+	return out
+}
+
+// NewInstance loads the Vulkan loader and creates an instance. It fails with
+// an error wrapping ErrNoLoader when no loader is installed.
+func NewInstance(opt Options) (*Instance, error) {
+	gipa, err := loadLoader(opt.LibPath)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{gipa: gipa, validate: opt.Validate}
+	var layers, exts []string
+	var pNext unsafe.Pointer
+	if opt.Validate {
+		const layer = "VK_LAYER_KHRONOS_validation"
+		if !layerPresent(layer) {
+			return nil, fmt.Errorf("validation requested but %s is not installed (Debian/Ubuntu: apt-get install vulkan-validationlayers)", layer)
+		}
+		if !instanceExtensions()["VK_EXT_debug_utils"] {
+			return nil, fmt.Errorf("validation requested but the loader lacks VK_EXT_debug_utils")
+		}
+		layers = append(layers, cstr(layer))
+		exts = append(exts, cstr("VK_EXT_debug_utils"))
+		pNext = C.vks_validation_features(C.vks_messenger_info())
+	}
+	info := vk.InstanceCreateInfo{
+		SType: vk.StructureTypeInstanceCreateInfo,
+		PNext: pNext,
+		PApplicationInfo: &vk.ApplicationInfo{
+			SType:            vk.StructureTypeApplicationInfo,
+			PApplicationName: cstr("vkstat"),
+			PEngineName:      cstr("vkstat"),
+			ApiVersion:       vk.MakeVersion(1, 1, 0),
+		},
+		EnabledLayerCount:       uint32(len(layers)),
+		PpEnabledLayerNames:     layers,
+		EnabledExtensionCount:   uint32(len(exts)),
+		PpEnabledExtensionNames: exts,
+	}
+	var h vk.Instance
+	if err := check(vk.CreateInstance(&info, nil, &h), "vkCreateInstance"); err != nil {
+		return nil, fmt.Errorf("%w (is a Vulkan driver installed? Debian/Ubuntu: apt-get install mesa-vulkan-drivers)", err)
+	}
+	in.handle = h
+	if err := vk.InitInstance(h); err != nil {
+		vk.DestroyInstance(h, nil)
+		return nil, fmt.Errorf("loading instance functions: %w", err)
+	}
+	if opt.Validate {
+		var m C.VkDebugUtilsMessengerEXT
+		if r := C.vks_create_messenger(gipa, C.VkInstance(unsafe.Pointer(h)), &m); r != 0 {
+			vk.DestroyInstance(h, nil)
+			return nil, fmt.Errorf("vkCreateDebugUtilsMessengerEXT: %s", resultName(vk.Result(r)))
+		}
+		in.messenger = m
+	}
+	if err := in.enumerate(); err != nil {
+		in.Close()
+		return nil, err
+	}
+	return in, in.takeValidation()
+}
+
+func (in *Instance) enumerate() error {
+	var n uint32
+	if err := check(vk.EnumeratePhysicalDevices(in.handle, &n, nil), "vkEnumeratePhysicalDevices"); err != nil {
+		return err
+	}
+	devs := make([]vk.PhysicalDevice, n)
+	if n > 0 {
+		if err := check(vk.EnumeratePhysicalDevices(in.handle, &n, devs), "vkEnumeratePhysicalDevices"); err != nil {
+			return err
+		}
+	}
+	in.devices = devs[:n]
+	for i, pd := range in.devices {
+		in.infos = append(in.infos, in.describe(i, pd))
+	}
+	return nil
+}
+
+// Devices reports every physical device the loader sees.
+func (in *Instance) Devices() []DeviceInfo { return in.infos }
+
+// Validating reports whether the validation layer is on.
+func (in *Instance) Validating() bool { return in.validate }
+
+// takeValidation returns the validation messages gathered so far as an error
+// wrapping ErrValidation, or nil.
+func (in *Instance) takeValidation() error {
+	if !in.validate {
+		return nil
+	}
+	p := C.vks_take_messages()
+	if p == nil {
+		return nil
+	}
+	msg := C.GoString(p)
+	C.free(unsafe.Pointer(p))
+	return fmt.Errorf("%w: %s", ErrValidation, strings.TrimSpace(msg))
+}
+
+// Close destroys the instance. Devices opened from it must be closed first;
+// validation messages raised on the way (leaked objects, say) are returned.
+func (in *Instance) Close() error {
+	if in.handle == nil {
+		return nil
+	}
+	in.mu.Lock()
+	open := in.open
+	in.mu.Unlock()
+	if open > 0 {
+		return fmt.Errorf("engine: closing an instance with %d device(s) still open", open)
+	}
+	if in.messenger != nil {
+		C.vks_destroy_messenger(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), in.messenger)
+		in.messenger = nil
+	}
+	vk.DestroyInstance(in.handle, nil)
+	in.handle = nil
+	return in.takeValidation()
+}
+
+func check(r vk.Result, op string) error {
+	if r == vk.Success {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", op, resultName(r))
+}
+
+func resultName(r vk.Result) string {
+	names := map[vk.Result]string{
+		vk.NotReady: "VK_NOT_READY", vk.Timeout: "VK_TIMEOUT", vk.Incomplete: "VK_INCOMPLETE",
+		vk.ErrorOutOfHostMemory:      "VK_ERROR_OUT_OF_HOST_MEMORY",
+		vk.ErrorOutOfDeviceMemory:    "VK_ERROR_OUT_OF_DEVICE_MEMORY",
+		vk.ErrorInitializationFailed: "VK_ERROR_INITIALIZATION_FAILED",
+		vk.ErrorDeviceLost:           "VK_ERROR_DEVICE_LOST",
+		vk.ErrorMemoryMapFailed:      "VK_ERROR_MEMORY_MAP_FAILED",
+		vk.ErrorLayerNotPresent:      "VK_ERROR_LAYER_NOT_PRESENT",
+		vk.ErrorExtensionNotPresent:  "VK_ERROR_EXTENSION_NOT_PRESENT",
+		vk.ErrorFeatureNotPresent:    "VK_ERROR_FEATURE_NOT_PRESENT",
+		vk.ErrorIncompatibleDriver:   "VK_ERROR_INCOMPATIBLE_DRIVER",
+		vk.ErrorTooManyObjects:       "VK_ERROR_TOO_MANY_OBJECTS",
+		vk.ErrorFormatNotSupported:   "VK_ERROR_FORMAT_NOT_SUPPORTED",
+		vk.ErrorFragmentedPool:       "VK_ERROR_FRAGMENTED_POOL",
+		vk.ErrorOutOfPoolMemory:      "VK_ERROR_OUT_OF_POOL_MEMORY",
+	}
+	if s, ok := names[r]; ok {
+		return s
+	}
+	return fmt.Sprintf("VkResult(%d)", int32(r))
+}

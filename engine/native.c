@@ -1,0 +1,151 @@
+#include "native.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+void *vks_load(const char *path, char *err, int errlen) {
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char *e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		return NULL;
+	}
+	void *f = dlsym(lib, "vkGetInstanceProcAddr");
+	if (!f) {
+		snprintf(err, errlen, "%s has no vkGetInstanceProcAddr", path);
+		return NULL;
+	}
+	return f;
+}
+
+static pthread_mutex_t msg_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *msg_buf = NULL;
+static size_t msg_len = 0, msg_cap = 0;
+
+static void append_msg(const char *s) {
+	size_t n = strlen(s);
+	pthread_mutex_lock(&msg_mu);
+	if (msg_len + n + 2 > msg_cap) {
+		size_t cap = (msg_cap + n + 2) * 2;
+		char *p = realloc(msg_buf, cap);
+		if (!p) {
+			pthread_mutex_unlock(&msg_mu);
+			return;
+		}
+		msg_buf = p;
+		msg_cap = cap;
+	}
+	memcpy(msg_buf + msg_len, s, n);
+	msg_len += n;
+	msg_buf[msg_len++] = '\n';
+	msg_buf[msg_len] = 0;
+	pthread_mutex_unlock(&msg_mu);
+}
+
+char *vks_take_messages(void) {
+	pthread_mutex_lock(&msg_mu);
+	char *out = NULL;
+	if (msg_len > 0) {
+		out = msg_buf;
+		msg_buf = NULL;
+		msg_len = msg_cap = 0;
+	}
+	pthread_mutex_unlock(&msg_mu);
+	return out;
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(
+	VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+	VkDebugUtilsMessageTypeFlagsEXT types,
+	const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+	(void)types;
+	(void)user;
+	const char *level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning";
+	char head[64];
+	snprintf(head, sizeof head, "[%s] ", level);
+	size_t n = strlen(head) + (data && data->pMessage ? strlen(data->pMessage) : 0) + 1;
+	char *line = malloc(n);
+	if (!line)
+		return VK_FALSE;
+	snprintf(line, n, "%s%s", head, data && data->pMessage ? data->pMessage : "");
+	append_msg(line);
+	free(line);
+	return VK_FALSE;
+}
+
+static VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
+	.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+	.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+	.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+	.pfnUserCallback = on_message,
+};
+
+void *vks_messenger_info(void) { return &messenger_info; }
+
+static VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+static VkValidationFeaturesEXT features = {
+	.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+	.enabledValidationFeatureCount = 1,
+	.pEnabledValidationFeatures = enables,
+};
+
+void *vks_validation_features(void *next) {
+	features.pNext = next;
+	return &features;
+}
+
+int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkCreateDebugUtilsMessengerEXT create =
+		(PFN_vkCreateDebugUtilsMessengerEXT)get(inst, "vkCreateDebugUtilsMessengerEXT");
+	if (!create)
+		return VK_ERROR_EXTENSION_NOT_PRESENT;
+	return create(inst, &messenger_info, NULL, out);
+}
+
+void vks_destroy_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT messenger) {
+	if (messenger == VK_NULL_HANDLE)
+		return;
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+		(PFN_vkDestroyDebugUtilsMessengerEXT)get(inst, "vkDestroyDebugUtilsMessengerEXT");
+	if (destroy)
+		destroy(inst, messenger, NULL);
+}
+
+void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out) {
+	memset(out, 0, sizeof *out);
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkGetPhysicalDeviceProperties2 props2 =
+		(PFN_vkGetPhysicalDeviceProperties2)get(inst, "vkGetPhysicalDeviceProperties2");
+	PFN_vkGetPhysicalDeviceFeatures2 feats2 =
+		(PFN_vkGetPhysicalDeviceFeatures2)get(inst, "vkGetPhysicalDeviceFeatures2");
+	if (!props2 || !feats2 || api < VK_API_VERSION_1_1)
+		return;
+
+	VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+	VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, .pNext = &sub};
+	VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &m3};
+	VkPhysicalDeviceProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+	p.pNext = has_driver_ext ? (void *)&drv : (void *)&m3;
+	props2(pd, &p);
+	out->subgroup_size = sub.subgroupSize;
+	out->subgroup_stages = sub.supportedStages;
+	out->subgroup_ops = sub.supportedOperations;
+	out->max_memory_allocation = m3.maxMemoryAllocationSize;
+	if (p.pNext == (void *)&drv) {
+		out->has_driver_props = 1;
+		snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
+		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);
+	}
+
+	VkPhysicalDeviceShaderFloat16Int8Features f16 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+	VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+	if (has_f16_ext)
+		f.pNext = &f16;
+	feats2(pd, &f);
+	out->float16 = f16.shaderFloat16;
+	out->int8 = f16.shaderInt8;
+}

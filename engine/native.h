@@ -1,0 +1,38 @@
+// native.h: the few Vulkan calls that vulkan-go (headers 1.1.88) does not
+// wrap: loading the loader from a chosen path, the debug-utils messenger that
+// turns validation messages into Go errors, and the Properties2/Features2
+// queries behind the device report.
+#ifndef VKSTAT_NATIVE_H
+#define VKSTAT_NATIVE_H
+#define VK_NO_PROTOTYPES 1
+#include <vulkan/vulkan.h>
+
+// vks_load dlopens path and returns its vkGetInstanceProcAddr, or NULL with
+// the dlerror text copied into err.
+void *vks_load(const char *path, char *err, int errlen);
+// vks_messenger_info returns a static create-info for chaining into
+// VkInstanceCreateInfo.pNext (catches messages of create/destroy instance).
+void *vks_messenger_info(void);
+// vks_validation_features returns a static VkValidationFeaturesEXT that
+// enables synchronization validation; next is chained behind it.
+void *vks_validation_features(void *next);
+int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out);
+void vks_destroy_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT m);
+// vks_take_messages returns the messages gathered since the last call (a
+// malloc'd string the caller frees) or NULL when there are none.
+char *vks_take_messages(void);
+
+typedef struct {
+	uint32_t subgroup_size;
+	uint32_t subgroup_stages;
+	uint32_t subgroup_ops;
+	int has_driver_props;
+	char driver_name[256];
+	char driver_info[256];
+	int float16;
+	int int8;
+	uint64_t max_memory_allocation;
+} vks_props2;
+
+void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out);
+#endif

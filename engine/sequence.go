@@ -1,0 +1,391 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// Phase labels a recorded step for timing.
+type Phase int
+
+// The phases a Timing splits a run into.
+const (
+	PhaseUpload Phase = iota
+	PhaseKernel
+	PhaseDownload
+)
+
+// Timing splits the cost of running sequences. Upload and Download include
+// the host copies into and out of staging memory; Kernel is GPU time from
+// timestamp queries when the device has them, else zero. Wall is the host
+// time from the first recorded step to the end of the last Run.
+type Timing struct {
+	Upload, Kernel, Download, Wall time.Duration
+	// GPUTimed reports whether Kernel comes from timestamps.
+	GPUTimed bool
+}
+
+// Add accumulates o into t.
+func (t *Timing) Add(o Timing) {
+	t.Upload += o.Upload
+	t.Kernel += o.Kernel
+	t.Download += o.Download
+	t.Wall += o.Wall
+	t.GPUTimed = t.GPUTimed || o.GPUTimed
+}
+
+// Binding is the byte range [Offset, Offset+Size) of a buffer bound to one
+// binding of a kernel. Size 0 means to the end of the buffer.
+type Binding struct {
+	Buf    *Buffer
+	Offset int64
+	Size   int64
+}
+
+// Bind binds the whole buffer.
+func Bind(b *Buffer) Binding { return Binding{Buf: b} }
+
+type download struct {
+	src     *Buffer // host-visible buffer holding the result
+	off     int64
+	dst     []byte
+	staging bool
+}
+
+// Sequence records uploads, dispatches and downloads into one command
+// buffer, with a memory barrier between consecutive steps, and runs them
+// in one submission.
+type Sequence struct {
+	dev       *Device
+	cmd       vk.CommandBuffer
+	pools     []vk.DescriptorPool
+	poolLeft  int
+	staging   []*Buffer
+	downloads []download
+	queries   vk.QueryPool
+	nq        uint32
+	phases    []Phase
+	hostUp    time.Duration
+	started   time.Time
+	recording bool
+	err       error
+}
+
+const maxQueries = 512
+
+// NewSequence starts recording.
+func (d *Device) NewSequence() (*Sequence, error) {
+	s := &Sequence{dev: d, started: time.Now()}
+	cmds := make([]vk.CommandBuffer, 1)
+	d.mu.Lock()
+	r := vk.AllocateCommandBuffers(d.handle, &vk.CommandBufferAllocateInfo{
+		SType:              vk.StructureTypeCommandBufferAllocateInfo,
+		CommandPool:        d.pool,
+		Level:              vk.CommandBufferLevelPrimary,
+		CommandBufferCount: 1,
+	}, cmds)
+	d.mu.Unlock()
+	if err := check(r, "vkAllocateCommandBuffers"); err != nil {
+		return nil, err
+	}
+	s.cmd = cmds[0]
+	if d.Info.Timestamps {
+		var qp vk.QueryPool
+		if err := check(vk.CreateQueryPool(d.handle, &vk.QueryPoolCreateInfo{
+			SType:      vk.StructureTypeQueryPoolCreateInfo,
+			QueryType:  vk.QueryTypeTimestamp,
+			QueryCount: maxQueries,
+		}, nil, &qp), "vkCreateQueryPool"); err != nil {
+			s.Release()
+			return nil, err
+		}
+		s.queries = qp
+	}
+	if err := check(vk.BeginCommandBuffer(s.cmd, &vk.CommandBufferBeginInfo{
+		SType: vk.StructureTypeCommandBufferBeginInfo,
+		Flags: vk.CommandBufferUsageFlags(vk.CommandBufferUsageOneTimeSubmitBit),
+	}), "vkBeginCommandBuffer"); err != nil {
+		s.Release()
+		return nil, err
+	}
+	s.recording = true
+	if s.queries != vk.NullQueryPool {
+		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
+		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
+		s.nq = 1
+	}
+	return s, nil
+}
+
+// step closes a recorded step: a timestamp, then a barrier that makes its
+// writes visible to every later transfer or shader access.
+func (s *Sequence) step(p Phase) {
+	if s.queries != vk.NullQueryPool && s.nq < maxQueries {
+		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageBottomOfPipeBit, s.queries, s.nq)
+		s.nq++
+		s.phases = append(s.phases, p)
+	}
+	stages := vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit)
+	vk.CmdPipelineBarrier(s.cmd, stages, stages, 0, 1, []vk.MemoryBarrier{{
+		SType:         vk.StructureTypeMemoryBarrier,
+		SrcAccessMask: vk.AccessFlags(vk.AccessShaderWriteBit | vk.AccessTransferWriteBit),
+		DstAccessMask: vk.AccessFlags(vk.AccessShaderReadBit | vk.AccessShaderWriteBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
+	}}, 0, nil, 0, nil)
+}
+
+func (s *Sequence) fail(err error) error {
+	if s.err == nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// Upload copies src into dst at byte offset off: directly on UMA devices,
+// otherwise through a staging buffer and a recorded copy. The host copy
+// happens now.
+func (s *Sequence) Upload(dst *Buffer, off int64, src []byte) error {
+	if s.err != nil {
+		return s.err
+	}
+	if off < 0 || off+int64(len(src)) > dst.size {
+		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", len(src), off, dst.size))
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	defer func() { s.hostUp += time.Since(t0) }()
+	if h := dst.host(off, int64(len(src))); h != nil {
+		copy(h, src)
+		return nil
+	}
+	st, err := s.dev.newStaging(int64(len(src)))
+	if err != nil {
+		return s.fail(err)
+	}
+	s.staging = append(s.staging, st)
+	copy(st.host(0, int64(len(src))), src)
+	vk.CmdCopyBuffer(s.cmd, st.handle, dst.handle, 1, []vk.BufferCopy{{SrcOffset: 0, DstOffset: vk.DeviceSize(off), Size: vk.DeviceSize(len(src))}})
+	s.step(PhaseUpload)
+	return nil
+}
+
+// Download arranges for the bytes of src at off to land in dst when Run
+// returns.
+func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
+	if s.err != nil {
+		return s.err
+	}
+	if off < 0 || off+int64(len(dst)) > src.size {
+		return s.fail(fmt.Errorf("download of %d bytes at %d overflows a buffer of %d", len(dst), off, src.size))
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	if src.host(0, 0) != nil {
+		s.downloads = append(s.downloads, download{src: src, off: off, dst: dst})
+		return nil
+	}
+	st, err := s.dev.newStaging(int64(len(dst)))
+	if err != nil {
+		return s.fail(err)
+	}
+	s.staging = append(s.staging, st)
+	vk.CmdCopyBuffer(s.cmd, src.handle, st.handle, 1, []vk.BufferCopy{{SrcOffset: vk.DeviceSize(off), DstOffset: 0, Size: vk.DeviceSize(len(dst))}})
+	s.step(PhaseDownload)
+	s.downloads = append(s.downloads, download{src: st, off: 0, dst: dst, staging: true})
+	return nil
+}
+
+func (s *Sequence) descriptorSet(k *Kernel) (vk.DescriptorSet, error) {
+	const setsPerPool = 64
+	if s.poolLeft == 0 {
+		var pool vk.DescriptorPool
+		if err := check(vk.CreateDescriptorPool(s.dev.handle, &vk.DescriptorPoolCreateInfo{
+			SType:         vk.StructureTypeDescriptorPoolCreateInfo,
+			MaxSets:       setsPerPool,
+			PoolSizeCount: 1,
+			PPoolSizes:    []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: setsPerPool * 16}},
+		}, nil, &pool), "vkCreateDescriptorPool"); err != nil {
+			return nil, err
+		}
+		s.pools = append(s.pools, pool)
+		s.poolLeft = setsPerPool
+	}
+	var set vk.DescriptorSet
+	if err := check(vk.AllocateDescriptorSets(s.dev.handle, &vk.DescriptorSetAllocateInfo{
+		SType:              vk.StructureTypeDescriptorSetAllocateInfo,
+		DescriptorPool:     s.pools[len(s.pools)-1],
+		DescriptorSetCount: 1,
+		PSetLayouts:        []vk.DescriptorSetLayout{k.setLayout},
+	}, &set), "vkAllocateDescriptorSets"); err != nil {
+		return nil, err
+	}
+	s.poolLeft--
+	return set, nil
+}
+
+// Dispatch records one dispatch of k over groups workgroups with the given
+// push constants and bindings (one per binding of the kernel, in order).
+func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...Binding) error {
+	if s.err != nil {
+		return s.err
+	}
+	if len(binds) != k.Spec.Bindings {
+		return s.fail(fmt.Errorf("kernel %s takes %d bindings, got %d", k.Spec.Name, k.Spec.Bindings, len(binds)))
+	}
+	if len(push) != k.Spec.PushSize {
+		return s.fail(fmt.Errorf("kernel %s takes %d bytes of push constants, got %d", k.Spec.Name, k.Spec.PushSize, len(push)))
+	}
+	set, err := s.descriptorSet(k)
+	if err != nil {
+		return s.fail(err)
+	}
+	writes := make([]vk.WriteDescriptorSet, len(binds))
+	for i, b := range binds {
+		size := b.Size
+		if size == 0 {
+			size = b.Buf.size - b.Offset
+		}
+		if b.Offset < 0 || size <= 0 || b.Offset+size > b.Buf.size {
+			return s.fail(fmt.Errorf("kernel %s binding %d: range [%d, %d) outside a buffer of %d bytes", k.Spec.Name, i, b.Offset, b.Offset+size, b.Buf.size))
+		}
+		if size > int64(s.dev.Info.MaxStorageBufferRange) {
+			return s.fail(fmt.Errorf("kernel %s binding %d: %d bytes exceed maxStorageBufferRange (%d); the caller must split the work", k.Spec.Name, i, size, s.dev.Info.MaxStorageBufferRange))
+		}
+		writes[i] = vk.WriteDescriptorSet{
+			SType:           vk.StructureTypeWriteDescriptorSet,
+			DstSet:          set,
+			DstBinding:      uint32(i),
+			DescriptorCount: 1,
+			DescriptorType:  vk.DescriptorTypeStorageBuffer,
+			PBufferInfo:     []vk.DescriptorBufferInfo{{Buffer: b.Buf.handle, Offset: vk.DeviceSize(b.Offset), Range: vk.DeviceSize(size)}},
+		}
+	}
+	vk.UpdateDescriptorSets(s.dev.handle, uint32(len(writes)), writes, 0, nil)
+	vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
+	vk.CmdBindDescriptorSets(s.cmd, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{set}, 0, nil)
+	if len(push) > 0 {
+		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(push)), unsafe.Pointer(&push[0]))
+	}
+	vk.CmdDispatch(s.cmd, groups[0], groups[1], groups[2])
+	s.step(PhaseKernel)
+	return nil
+}
+
+// Run submits the recorded commands, waits for them, completes the
+// downloads and returns the timing. A sequence runs once.
+func (s *Sequence) Run(ctx context.Context) (Timing, error) {
+	var t Timing
+	if s.err != nil {
+		return t, s.err
+	}
+	if !s.recording {
+		return t, errors.New("engine: sequence already ran")
+	}
+	s.recording = false
+	// Make device writes visible to host reads after the fence.
+	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit),
+		vk.PipelineStageFlags(vk.PipelineStageHostBit), 0, 1, []vk.MemoryBarrier{{
+			SType:         vk.StructureTypeMemoryBarrier,
+			SrcAccessMask: vk.AccessFlags(vk.AccessShaderWriteBit | vk.AccessTransferWriteBit),
+			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit),
+		}}, 0, nil, 0, nil)
+	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
+		return t, err
+	}
+	d := s.dev
+	d.mu.Lock()
+	err := check(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{{
+		SType:              vk.StructureTypeSubmitInfo,
+		CommandBufferCount: 1,
+		PCommandBuffers:    []vk.CommandBuffer{s.cmd},
+	}}, d.fence), "vkQueueSubmit")
+	if err == nil {
+		err = s.wait(ctx)
+		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return t, err
+	}
+	t0 := time.Now()
+	for _, dl := range s.downloads {
+		copy(dl.dst, dl.src.host(dl.off, int64(len(dl.dst))))
+	}
+	hostDown := time.Since(t0)
+	t.Upload, t.Download = s.hostUp, hostDown
+	if s.nq > 1 {
+		ts := make([]uint64, s.nq)
+		if vk.GetQueryPoolResults(d.handle, s.queries, 0, s.nq, uint(8*s.nq), unsafe.Pointer(&ts[0]), 8,
+			vk.QueryResultFlags(vk.QueryResult64Bit|vk.QueryResultWaitBit)) == vk.Success {
+			mask := uint64(1)<<d.Info.timestampBits - 1
+			if d.Info.timestampBits >= 64 {
+				mask = ^uint64(0)
+			}
+			for i, p := range s.phases {
+				dt := time.Duration(float64((ts[i+1]-ts[i])&mask) * float64(d.Info.TimestampPeriodNs))
+				switch p {
+				case PhaseUpload:
+					t.Upload += dt
+				case PhaseKernel:
+					t.Kernel += dt
+				case PhaseDownload:
+					t.Download += dt
+				}
+			}
+			t.GPUTimed = true
+		}
+	}
+	t.Wall = time.Since(s.started)
+	if err := d.Validation(); err != nil {
+		return t, err
+	}
+	return t, ctx.Err()
+}
+
+func (s *Sequence) wait(ctx context.Context) error {
+	for {
+		r := vk.WaitForFences(s.dev.handle, 1, []vk.Fence{s.dev.fence}, vk.True, uint64(100*time.Millisecond))
+		switch r {
+		case vk.Success:
+			return nil
+		case vk.Timeout:
+			// The GPU cannot be interrupted: keep waiting even when ctx is
+			// done, so that no buffer is freed under a running kernel.
+			_ = ctx
+			continue
+		default:
+			return check(r, "vkWaitForFences")
+		}
+	}
+}
+
+// Release frees the sequence's command buffer, descriptor pools, staging
+// buffers and query pool. It is safe to call more than once.
+func (s *Sequence) Release() {
+	d := s.dev
+	for _, b := range s.staging {
+		b.Release()
+	}
+	s.staging = nil
+	for _, p := range s.pools {
+		vk.DestroyDescriptorPool(d.handle, p, nil)
+	}
+	s.pools = nil
+	if s.queries != vk.NullQueryPool {
+		vk.DestroyQueryPool(d.handle, s.queries, nil)
+		s.queries = vk.NullQueryPool
+	}
+	if s.cmd != nil {
+		d.mu.Lock()
+		vk.FreeCommandBuffers(d.handle, d.pool, 1, []vk.CommandBuffer{s.cmd})
+		d.mu.Unlock()
+		s.cmd = nil
+	}
+}

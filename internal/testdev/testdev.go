@@ -1,0 +1,74 @@
+// Package testdev opens the Vulkan devices that tests run on, with the
+// validation layer on, once per test binary.
+//
+// Without a Vulkan device the tests that need one skip, except under CI
+// (CI=true), where lavapipe must be present and they fail instead.
+package testdev
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+var (
+	once    sync.Once
+	inst    *engine.Instance
+	devs    []*engine.Device
+	openErr error
+)
+
+func open() {
+	inst, openErr = engine.NewInstance(engine.Options{Validate: true})
+	if openErr != nil {
+		return
+	}
+	for _, info := range inst.Devices() {
+		d, err := inst.Open(info.Index)
+		if err != nil {
+			openErr = fmt.Errorf("opening %s: %w", info.Name, err)
+			return
+		}
+		devs = append(devs, d)
+	}
+	if len(devs) == 0 {
+		openErr = fmt.Errorf("the Vulkan loader found no device")
+	}
+}
+
+// Devices returns every Vulkan device, opened with validation. It skips the
+// test when there is none, or fails it under CI.
+func Devices(t testing.TB) []*engine.Device {
+	t.Helper()
+	once.Do(open)
+	if openErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Vulkan device under CI (install mesa-vulkan-drivers for lavapipe): %v", openErr)
+		}
+		t.Skipf("no Vulkan device: %v", openErr)
+	}
+	return devs
+}
+
+// Main runs the tests, then closes the devices and the instance and fails
+// the binary if the validation layer reported anything on the way (leaked
+// objects, say). Use it as TestMain: func TestMain(m *testing.M) { testdev.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	for _, d := range devs {
+		if err := d.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "closing device:", err)
+			code = 1
+		}
+	}
+	if inst != nil {
+		if err := inst.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "closing instance:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,108 @@
+// Package reduce computes sum, mean, variance, standard deviation, minimum and
+// maximum of an N-d array along one axis, on a Vulkan device or on the CPU.
+package reduce
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Stat is one statistic that a reduction can produce.
+type Stat int
+
+// The statistics, in the order in which kernels lay them out.
+const (
+	Sum Stat = iota
+	Mean
+	Var
+	Std
+	Min
+	Max
+	numStats
+)
+
+var statNames = [...]string{"sum", "mean", "var", "std", "min", "max"}
+
+// String returns the statistic's lower-case name.
+func (s Stat) String() string { return statNames[s] }
+
+// AllStats lists every statistic.
+func AllStats() []Stat { return []Stat{Sum, Mean, Var, Std, Min, Max} }
+
+// ParseStats parses a comma-separated list such as "mean,std".
+func ParseStats(s string) ([]Stat, error) {
+	var out []Stat
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ToLower(f))
+		if f == "" {
+			continue
+		}
+		found := false
+		for i, n := range statNames {
+			if n == f {
+				out = append(out, Stat(i))
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown statistic %q (want one of %s)", f, strings.Join(statNames[:], ", "))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no statistic given (want one or more of %s)", strings.Join(statNames[:], ", "))
+	}
+	return out, nil
+}
+
+// Options describe a reduction.
+type Options struct {
+	// Axis to reduce; negative counts from the end as in NumPy.
+	Axis int
+	// DDof is the delta degrees of freedom of var and std (0 or 1).
+	DDof int
+	// SkipNaN ignores NaN elements (NumPy's nanmean etc.); otherwise a NaN
+	// makes every statistic of its slice NaN.
+	SkipNaN bool
+}
+
+// Geometry views a row-major shape reduced along one axis as
+// (Outer, N, Inner): element (o, i, j) is at (o*N+i)*Inner+j.
+type Geometry struct {
+	Outer, N, Inner int
+	// OutShape is the shape with the axis removed.
+	OutShape []int
+}
+
+// Outputs is the number of reduced values, Outer*Inner.
+func (g Geometry) Outputs() int { return g.Outer * g.Inner }
+
+// Plan checks axis against shape and returns the geometry.
+func Plan(shape []int, axis int) (Geometry, error) {
+	nd := len(shape)
+	if nd == 0 {
+		return Geometry{}, fmt.Errorf("cannot reduce a 0-d array")
+	}
+	a := axis
+	if a < 0 {
+		a += nd
+	}
+	if a < 0 || a >= nd {
+		return Geometry{}, fmt.Errorf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", axis, nd, -nd, nd-1)
+	}
+	g := Geometry{Outer: 1, N: shape[a], Inner: 1}
+	for i, s := range shape {
+		switch {
+		case i < a:
+			g.Outer *= s
+		case i > a:
+			g.Inner *= s
+		}
+		if i != a {
+			g.OutShape = append(g.OutShape, s)
+		}
+	}
+	if g.N == 0 {
+		return Geometry{}, fmt.Errorf("cannot reduce along axis %d of length 0", axis)
+	}
+	return g, nil
+}
