@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"text/tabwriter"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+func devicesCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "devices",
+		Usage: "list the Vulkan devices and the CPU path, with what each supports",
+		Description: `Prints one row per Vulkan device the loader sees (their index is what
+--device takes) and one for the native Go CPU path. --json prints the full
+report: driver, API version, memory heaps, limits, subgroup size and
+fp16/fp64/int64 and timestamp support.
+
+Examples:
+   vkstat devices
+   vkstat devices --json > devices.json`,
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the full report as JSON"}},
+		Action: func(c *ucli.Context) error {
+			var infos []engine.DeviceInfo
+			var vkErr error
+			inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
+			if err != nil {
+				vkErr = err
+			} else {
+				infos = inst.Devices()
+				if err := inst.Close(); err != nil {
+					return err
+				}
+			}
+			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true}
+			if c.Bool("json") {
+				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version}
+				if vkErr != nil {
+					rep["vulkan_error"] = vkErr.Error()
+				}
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			w := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "DEVICE\tNAME\tTYPE\tVENDOR\tDRIVER\tVULKAN\tMEMORY\tFP64\tSUBGROUP\tTIMESTAMPS")
+			for _, d := range infos {
+				driver := d.Driver
+				if driver == "" {
+					driver = d.DriverVersion
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%.1f GiB\t%s\t%d\t%s\n", d.Index, d.Name, d.Type, d.Vendor, driver,
+					d.APIVersion, float64(d.DeviceMemory())/(1<<30), yesNo(d.Float64), d.SubgroupSize, yesNo(d.Timestamps))
+			}
+			fmt.Fprintf(w, "cpu\tnative Go CPU path\tcpu\t-\t-\t-\t-\tyes\t-\t-\n")
+			w.Flush()
+			if vkErr != nil {
+				fmt.Fprintf(c.App.ErrWriter, "no Vulkan devices: %v\n", vkErr)
+				if !errors.Is(vkErr, engine.ErrNoLoader) {
+					return vkErr
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

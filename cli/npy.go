@@ -1,0 +1,499 @@
+package cli
+
+// NPY files (NumPy's .npy format, versions 1.0, 2.0 and 3.0).
+//
+// The header dictionary is parsed by github.com/sbinet/npyio; everything
+// around it is done here, because npyio (v0.6.0) is not safe on untrusted
+// input: it panics on malformed headers, allocates whatever a header claims,
+// reads data with unchecked short reads (so a truncated file silently gives
+// zeros), and its writer only writes 1-d and 2-d arrays with misaligned
+// version 2.0 headers. So ReadNPY checks the preamble and every size against
+// the file size before allocating, runs npyio's header parser under recover on
+// a bounded in-memory copy of the header, cross-checks what it parsed, and
+// decodes the data itself; WriteNPY writes the format itself.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sbinet/npyio"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// npyMagic starts every NPY file.
+const npyMagic = "\x93NUMPY"
+
+// npyAlign is the alignment NumPy gives the start of the data.
+const npyAlign = 64
+
+// npySupported lists the dtypes ReadNPY accepts, for error messages.
+const npySupported = "float32, float64, float16 (read as float32), " +
+	"bool, int8..int64, uint8..uint64 (read as float64), in either byte order"
+
+// ReadNPY reads a NumPy .npy file into a C-order (row-major) tensor.
+//
+// float32 and float64 arrays keep their type; float16 arrays are read as
+// float32; bool, signed and unsigned integer arrays (8 to 64 bits) are
+// converted to float64 (int64 and uint64 values above 2^53 lose precision).
+// Little- and big-endian data are both accepted, and Fortran-order arrays are
+// transposed into C order. A 0-d array gives shape [] with one element.
+// Bytes after the array's data are ignored, as numpy.load does.
+//
+// Errors name the file and say what is wrong: not an NPY file, a malformed
+// header, an unsupported dtype (complex, object, string, structured, datetime
+// ...), or truncated data. ReadNPY never allocates more than the file's size
+// justifies, whatever its header claims.
+func ReadNPY(path string) (*tensor.Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // "open x.npy: no such file or directory"
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader = f
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		// A pipe or device: its size is only known once read.
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		r, size = bytes.NewReader(data), int64(len(data))
+	}
+	t, err := decodeNPY(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// npyDType is a parsed simple dtype: byte order, kind and item size.
+type npyDType struct {
+	descr string
+	order binary.ByteOrder
+	kind  byte // 'f', 'i', 'u' or 'b'
+	size  int  // bytes per element
+}
+
+// out is the tensor type the dtype is read as.
+func (d npyDType) out() tensor.DType {
+	if d.kind == 'f' && d.size <= 4 {
+		return tensor.F32
+	}
+	return tensor.F64
+}
+
+// parseNPYDType accepts the simple numeric dtypes listed in npySupported.
+func parseNPYDType(descr string) (npyDType, error) {
+	unsupported := func(what string) error {
+		return fmt.Errorf("unsupported dtype '%s' (%s); supported: %s", descr, what, npySupported)
+	}
+	if descr == "" {
+		return npyDType{}, unsupported("empty")
+	}
+	d := npyDType{descr: descr}
+	s := descr
+	switch s[0] {
+	case '<':
+		d.order, s = binary.LittleEndian, s[1:]
+	case '>':
+		d.order, s = binary.BigEndian, s[1:]
+	case '=':
+		d.order, s = binary.NativeEndian, s[1:]
+	case '|':
+		d.order, s = binary.LittleEndian, s[1:] // "not applicable": 1-byte types
+	default:
+		d.order = binary.LittleEndian
+	}
+	if s == "" {
+		return npyDType{}, unsupported("unknown")
+	}
+	d.kind = s[0]
+	d.size, _ = strconv.Atoi(s[1:]) // 0 when absent or invalid, as in "|O"
+	n := d.size
+	ok := false
+	switch d.kind {
+	case 'f':
+		ok = n == 2 || n == 4 || n == 8
+	case 'i', 'u':
+		ok = n == 1 || n == 2 || n == 4 || n == 8
+	case 'b':
+		ok = n == 1
+	}
+	if ok {
+		return d, nil
+	}
+	what := map[byte]string{
+		'f': "float of that size", 'i': "integer of that size", 'u': "integer of that size",
+		'b': "bool of that size", 'c': "complex", 'O': "Python objects", 'S': "byte strings",
+		'a': "byte strings", 'U': "unicode strings", 'V': "raw or structured records",
+		'M': "datetime", 'm': "timedelta",
+	}[d.kind]
+	if what == "" {
+		what = "unknown"
+	}
+	return npyDType{}, unsupported(what)
+}
+
+// decodeNPY reads an NPY stream of the given total size.
+func decodeNPY(r io.Reader, size int64) (*tensor.Tensor, error) {
+	// Preamble: magic, version, header length.
+	var pre [12]byte
+	if size < 10 {
+		got, _ := io.ReadFull(r, pre[:min(int(size), 6)])
+		if got < 6 || string(pre[:6]) != npyMagic {
+			return nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:got])
+		}
+		return nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+	}
+	if _, err := io.ReadFull(r, pre[:10]); err != nil {
+		return nil, fmt.Errorf("reading NPY header: %w", err)
+	}
+	if string(pre[:6]) != npyMagic {
+		return nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:6])
+	}
+	major, minor := pre[6], pre[7]
+	var hlen, prelen int64
+	switch major {
+	case 1:
+		hlen, prelen = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	case 2, 3:
+		if size < 12 {
+			return nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+		}
+		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
+			return nil, fmt.Errorf("reading NPY header: %w", err)
+		}
+		hlen, prelen = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+	default:
+		return nil, fmt.Errorf("unsupported NPY format version %d.%d (supported: 1.0, 2.0, 3.0)", major, minor)
+	}
+	if prelen+hlen > size {
+		return nil, fmt.Errorf("truncated NPY header: header length is %d bytes, file has %d bytes after the preamble",
+			hlen, size-prelen)
+	}
+	header := make([]byte, hlen)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return nil, fmt.Errorf("reading NPY header: %w", err)
+	}
+	shape, dt, fortran, err := parseNPYHeader(header)
+	if err != nil {
+		return nil, err
+	}
+
+	// Sizes, checked against the file before allocating anything.
+	n := int64(1)
+	for _, s := range shape {
+		if s < 0 {
+			return nil, fmt.Errorf("malformed NPY header: negative dimension in shape %s", tensor.ShapeString(shape))
+		}
+		if s != 0 && n > math.MaxInt64/int64(dt.size)/int64(s) {
+			return nil, fmt.Errorf("truncated data: header claims shape %s of %s, far more than the file's %d bytes",
+				tensor.ShapeString(shape), dt.descr, size)
+		}
+		n *= int64(s)
+	}
+	need, have := n*int64(dt.size), size-prelen-hlen
+	if need > have {
+		return nil, fmt.Errorf("truncated data: header says shape %s of %s = %d elements = %d bytes, file has only %d bytes of data",
+			tensor.ShapeString(shape), dt.descr, n, need, have)
+	}
+
+	t := tensor.New(dt.out(), shape...)
+	if err := readNPYData(r, dt, t); err != nil {
+		return nil, fmt.Errorf("reading data (%d elements of %s): %w", n, dt.descr, err)
+	}
+	if fortran && len(shape) > 1 {
+		if t.DType == tensor.F32 {
+			t.F32 = fortranToC(t.F32, shape)
+		} else {
+			t.F64 = fortranToC(t.F64, shape)
+		}
+	}
+	return t, nil
+}
+
+// parseNPYHeader parses the header dictionary with npyio and checks the
+// result: npyio's parser panics on some malformed headers and silently
+// misreads others, so what it returns is re-rendered and compared with the
+// header text (spaces ignored).
+func parseNPYHeader(header []byte) (shape []int, dt npyDType, fortran bool, err error) {
+	text := string(header)
+	show := strings.TrimSpace(text)
+	if len(show) > 200 {
+		show = show[:200] + "..."
+	}
+	nl := strings.LastIndexByte(text, '\n')
+	if nl < 0 {
+		return nil, dt, false, fmt.Errorf("malformed NPY header %q (no terminating newline)", show)
+	}
+	dict := strings.TrimSpace(text[:nl])
+	if strings.Contains(dict, "'descr': [") {
+		return nil, dt, false, fmt.Errorf("unsupported dtype: structured array (header %q); supported: %s", show, npySupported)
+	}
+
+	var h npyio.Header
+	perr := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("npyio: %v", p)
+			}
+		}()
+		// npyio reads magic, version 2.0, a 4-byte length and the header.
+		buf := make([]byte, 0, 12+len(header))
+		buf = append(buf, npyMagic...)
+		buf = append(buf, 2, 0)
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(header)))
+		buf = append(buf, header...)
+		rd, err := npyio.NewReader(bytes.NewReader(buf))
+		if err != nil {
+			return err
+		}
+		h = rd.Header
+		return nil
+	}()
+	if perr != nil {
+		return nil, dt, false, fmt.Errorf("malformed NPY header %q: %v", show, perr)
+	}
+	d := h.Descr
+	want := fmt.Sprintf("{'descr':'%s','fortran_order':%s,'shape':%s}",
+		d.Type, map[bool]string{false: "False", true: "True"}[d.Fortran],
+		strings.ReplaceAll(tensor.ShapeString(d.Shape), " ", ""))
+	got := strings.Join(strings.Fields(dict), "")
+	got = strings.TrimSuffix(got, ",}")
+	got = strings.TrimSuffix(got, "}") + "}"
+	if got != want {
+		return nil, dt, false, fmt.Errorf("malformed or unsupported NPY header %q "+
+			"(the layout NumPy writes is expected: {'descr': ..., 'fortran_order': ..., 'shape': (...), })", show)
+	}
+	dt, err = parseNPYDType(d.Type)
+	if err != nil {
+		return nil, dt, false, err
+	}
+	return append([]int{}, d.Shape...), dt, d.Fortran, nil
+}
+
+// readNPYData decodes len(t) elements of dt from r into t, in chunks.
+func readNPYData(r io.Reader, dt npyDType, t *tensor.Tensor) error {
+	const chunkElems = 1 << 15
+	total := t.Len()
+	buf := make([]byte, min(total, chunkElems)*dt.size)
+	for done := 0; done < total; {
+		k := min(total-done, chunkElems)
+		b := buf[:k*dt.size]
+		if _, err := io.ReadFull(r, b); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		if t.DType == tensor.F32 {
+			decodeF32(t.F32[done:done+k], b, dt)
+		} else {
+			decodeF64(t.F64[done:done+k], b, dt)
+		}
+		done += k
+	}
+	return nil
+}
+
+func decodeF32(dst []float32, b []byte, dt npyDType) {
+	o := dt.order
+	switch dt.size {
+	case 2:
+		for i := range dst {
+			dst[i] = halfToFloat32(o.Uint16(b[2*i:]))
+		}
+	case 4:
+		for i := range dst {
+			dst[i] = math.Float32frombits(o.Uint32(b[4*i:]))
+		}
+	}
+}
+
+func decodeF64(dst []float64, b []byte, dt npyDType) {
+	o := dt.order
+	switch {
+	case dt.kind == 'f': // f8
+		for i := range dst {
+			dst[i] = math.Float64frombits(o.Uint64(b[8*i:]))
+		}
+	case dt.kind == 'b':
+		for i := range dst {
+			if b[i] != 0 {
+				dst[i] = 1
+			} else {
+				dst[i] = 0
+			}
+		}
+	case dt.kind == 'i' && dt.size == 1:
+		for i := range dst {
+			dst[i] = float64(int8(b[i]))
+		}
+	case dt.kind == 'i' && dt.size == 2:
+		for i := range dst {
+			dst[i] = float64(int16(o.Uint16(b[2*i:])))
+		}
+	case dt.kind == 'i' && dt.size == 4:
+		for i := range dst {
+			dst[i] = float64(int32(o.Uint32(b[4*i:])))
+		}
+	case dt.kind == 'i' && dt.size == 8:
+		for i := range dst {
+			dst[i] = float64(int64(o.Uint64(b[8*i:])))
+		}
+	case dt.kind == 'u' && dt.size == 1:
+		for i := range dst {
+			dst[i] = float64(b[i])
+		}
+	case dt.kind == 'u' && dt.size == 2:
+		for i := range dst {
+			dst[i] = float64(o.Uint16(b[2*i:]))
+		}
+	case dt.kind == 'u' && dt.size == 4:
+		for i := range dst {
+			dst[i] = float64(o.Uint32(b[4*i:]))
+		}
+	case dt.kind == 'u' && dt.size == 8:
+		for i := range dst {
+			dst[i] = float64(o.Uint64(b[8*i:]))
+		}
+	}
+}
+
+// halfToFloat32 converts IEEE-754 binary16 bits to float32 (exactly).
+func halfToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf or NaN
+		return math.Float32frombits(sign | 0xff<<23 | mant<<13)
+	case exp != 0: // normal
+		return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+	case mant == 0: // ±0
+		return math.Float32frombits(sign)
+	}
+	// Subnormal: mant * 2^-24, exact in float32.
+	v := float32(mant) * (1.0 / (1 << 24))
+	if sign != 0 {
+		v = -v
+	}
+	return v
+}
+
+// fortranToC reorders column-major (first axis fastest) data of the given
+// shape into row-major order.
+func fortranToC[T any](src []T, shape []int) []T {
+	dst := make([]T, len(src))
+	nd := len(shape)
+	cstride := make([]int, nd)
+	s := 1
+	for j := nd - 1; j >= 0; j-- {
+		cstride[j] = s
+		s *= shape[j]
+	}
+	idx := make([]int, nd)
+	off := 0
+	for i := range src {
+		dst[off] = src[i]
+		for j := 0; j < nd; j++ { // advance the Fortran-order index
+			idx[j]++
+			off += cstride[j]
+			if idx[j] < shape[j] {
+				break
+			}
+			off -= cstride[j] * shape[j]
+			idx[j] = 0
+		}
+	}
+	return dst
+}
+
+// EncodeNPY writes t to w as an NPY (version 1.0, or 2.0 for headers that
+// need it) little-endian, C-order float32 or float64 array. It is the
+// writer to give Outputs.Add or AtomicWrite; WriteNPY writes one file.
+func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
+	if t == nil {
+		return errors.New("no tensor to write")
+	}
+	n := 1
+	for _, s := range t.Shape {
+		if s < 0 {
+			return fmt.Errorf("invalid shape %v", t.Shape)
+		}
+		n *= s
+	}
+	var descr string
+	switch t.DType {
+	case tensor.F32:
+		descr = "<f4"
+		if len(t.F32) != n {
+			return fmt.Errorf("tensor of shape %s has %d float32 values, want %d", tensor.ShapeString(t.Shape), len(t.F32), n)
+		}
+	case tensor.F64:
+		descr = "<f8"
+		if len(t.F64) != n {
+			return fmt.Errorf("tensor of shape %s has %d float64 values, want %d", tensor.ShapeString(t.Shape), len(t.F64), n)
+		}
+	default:
+		return fmt.Errorf("unsupported tensor dtype %d", t.DType)
+	}
+
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tensor.ShapeString(t.Shape))
+	// Version 1.0 has a 2-byte header length; NumPy pads the header with
+	// spaces and a final newline so that the data starts on a multiple of 64.
+	major, prelen := byte(1), 10
+	if len(dict)+1+npyAlign+prelen > math.MaxUint16 {
+		major, prelen = 2, 12
+	}
+	pad := npyAlign - (prelen+len(dict)+1)%npyAlign
+	if pad == npyAlign {
+		pad = 0
+	}
+	hlen := len(dict) + pad + 1
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(npyMagic)
+	bw.Write([]byte{major, 0})
+	if major == 1 {
+		bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
+	} else {
+		bw.Write(binary.LittleEndian.AppendUint32(nil, uint32(hlen)))
+	}
+	bw.WriteString(dict)
+	bw.WriteString(strings.Repeat(" ", pad))
+	bw.WriteByte('\n')
+
+	var b [8]byte
+	if t.DType == tensor.F32 {
+		for _, v := range t.F32 {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+			bw.Write(b[:4])
+		}
+	} else {
+		for _, v := range t.F64 {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			bw.Write(b[:])
+		}
+	}
+	return bw.Flush() // bufio keeps the first write error
+}
+
+// WriteNPY writes t to path as a little-endian C-order NPY file, atomically:
+// either the complete file appears at path (replacing any old one) or, on
+// error, nothing is changed and no temporary file is left behind.
+func WriteNPY(path string, t *tensor.Tensor) error {
+	return AtomicWrite(path, func(w io.Writer) error { return EncodeNPY(w, t) })
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// assertDir checks that dir holds exactly the named files (no temporaries).
+func assertDir(t *testing.T, dir string, want []string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	sort.Strings(got)
+	if want == nil {
+		want = []string{}
+	}
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s holds %q, want %q", dir, got, want)
+	}
+}
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func TestAtomicWrite(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	if err := AtomicWrite(p, writeString("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "hello" {
+		t.Errorf("wrote %q", b)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+
+	// A writer that fails halfway leaves the old file untouched, no temp.
+	boom := errors.New("boom")
+	err := AtomicWrite(p, func(w io.Writer) error {
+		io.WriteString(w, strings.Repeat("partial ", 1<<18)) // more than the buffer
+		return boom
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), p) {
+		t.Errorf("got %v, want boom naming %s", err, p)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "hello" {
+		t.Errorf("old file changed to %d bytes", len(b))
+	}
+	assertDir(t, dir, []string{"out.txt"})
+
+	// A failing writer and no old file: nothing at all.
+	q := filepath.Join(dir, "new.txt")
+	if err := AtomicWrite(q, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("got %v", err)
+	}
+	assertDir(t, dir, []string{"out.txt"})
+
+	// Missing directory.
+	r := filepath.Join(dir, "no", "such", "x.txt")
+	if err := AtomicWrite(r, writeString("x")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing directory: got %v", err)
+	}
+	assertDir(t, dir, []string{"out.txt"})
+
+	// Replacing keeps the old file's mode.
+	os.Chmod(p, 0o600)
+	if err := AtomicWrite(p, writeString("again")); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v after replace, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
+
+	// All succeed: nothing visible before Commit, everything after.
+	var o Outputs
+	if err := o.Add(a, writeString("A")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Add(b, writeString("B")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a); err == nil {
+		t.Error("a visible before Commit")
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	o.Abort() // harmless after Commit
+	assertDir(t, dir, []string{"a", "b"})
+
+	// One fails: Commit refuses, nothing changes, no temps.
+	boom := errors.New("boom")
+	var o2 Outputs
+	o2.Add(a, writeString("A2"))
+	if err := o2.Add(c, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("Add: got %v", err)
+	}
+	o2.Add(b, writeString("B2"))
+	if err := o2.Commit(); !errors.Is(err, boom) || !strings.Contains(err.Error(), c) {
+		t.Errorf("Commit: got %v, want boom naming %s", err, c)
+	}
+	assertDir(t, dir, []string{"a", "b"})
+	if x, _ := os.ReadFile(a); string(x) != "A" {
+		t.Errorf("a changed to %q", x)
+	}
+
+	// Abort without Commit removes the temps.
+	var o3 Outputs
+	o3.Add(c, writeString("C"))
+	o3.Abort()
+	assertDir(t, dir, []string{"a", "b"})
+
+	// The same path twice is an error.
+	var o4 Outputs
+	defer o4.Abort()
+	o4.Add(c, writeString("C"))
+	if err := o4.Add(filepath.Join(dir, ".", "c"), writeString("C")); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate: got %v", err)
+	}
+	if err := o4.Commit(); err == nil {
+		t.Error("Commit after a failed Add: no error")
+	}
+	assertDir(t, dir, []string{"a", "b"})
+
+	// A rename onto a directory fails; no temps stay.
+	os.Mkdir(c, 0o755)
+	var o5 Outputs
+	o5.Add(c, writeString("C"))
+	if err := o5.Commit(); err == nil {
+		t.Error("rename onto a directory: no error")
+	}
+	assertDir(t, dir, []string{"a", "b", "c"})
+}
+
+func TestEnsureDir(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "x", "y")
+	if err := EnsureDir(d); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureDir(d); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(d); err != nil || !st.IsDir() {
+		t.Fatalf("%s not created: %v", d, err)
+	}
+	f := filepath.Join(dir, "file")
+	os.WriteFile(f, nil, 0o644)
+	if err := EnsureDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") || !strings.Contains(err.Error(), f) {
+		t.Errorf("file in the way: got %v", err)
+	}
+	if err := EnsureDir(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "output directory") {
+		t.Errorf("file in the path: got %v", err)
+	}
+}
