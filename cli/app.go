@@ -98,6 +98,7 @@ Examples:
 			devicesCommand(),
 			mapCommand(),
 			reduceCommand(),
+			synthCommand(),
 		},
 	}
 }

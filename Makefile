@@ -1,0 +1,57 @@
+# vkstat — see README.md. `make demo` and `make test` install what they need.
+GO      ?= go
+BIN     := bin/vkstat
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
+
+.PHONY: all build demo test test-short shaders check-shaders lint bench-cpu clean deps
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+build: deps
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+
+# The main job on the default device (a GPU if there is one, else the CPU
+# path), then the same on lavapipe when it is installed.
+demo: build
+	@scripts/demo.sh $(BIN)
+
+# Every test: the CPU path and every Vulkan device (lavapipe without a GPU),
+# with the validation layer on.
+test:
+	@scripts/deps.sh test
+	$(GO) test -timeout 30m ./...
+
+test-short:
+	@scripts/deps.sh test
+	$(GO) test -short ./...
+
+# Compile shaders/*.comp (variants in shaders/variants.txt) to shaders/spv.
+shaders:
+	shaders/build.sh
+
+# Fail when a committed .spv differs from what the sources compile to.
+check-shaders:
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && shaders/build.sh $$tmp && \
+	status=0 && for f in $$tmp/*.spv; do \
+		cmp -s $$f shaders/spv/$$(basename $$f) || { echo "stale: shaders/spv/$$(basename $$f) (run make shaders)"; status=1; }; \
+	done && for f in shaders/spv/*.spv; do \
+		[ -f $$tmp/$$(basename $$f) ] || { echo "orphan: $$f is not in shaders/variants.txt"; status=1; }; \
+	done && exit $$status
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	$(GO) vet ./...
+	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
+
+# CPU-machine benchmarks: the CPU path and lavapipe against NumPy in one
+# run; writes docs/benchmarks/cpu.md.
+bench-cpu: build
+	@scripts/deps.sh bench
+	scripts/bench-cpu.sh
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func TestMain(m *testing.M) { testdev.Main(m) }
+
+// run runs vkstat with args and returns the exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), append([]string{"vkstat"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeNPY(t *testing.T, dir, name string, tt *tensor.Tensor) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := WriteNPY(p, tt); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ramp(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i%17) - 3.5
+	}
+	return v
+}
+
+// devicesUnderTest are the --device values commands are checked with: the
+// CPU path, and lavapipe/the GPU when a Vulkan device is present.
+func devicesUnderTest(t *testing.T) []string {
+	devs := []string{"cpu"}
+	if os.Getenv("CI") == "true" || os.Getenv("VKSTAT_TEST_VULKAN") != "" {
+		testdev.Devices(t) // fails under CI without lavapipe
+	}
+	if _, err := os.Stat("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"); err == nil {
+		devs = append(devs, "lavapipe")
+	}
+	return devs
+}
+
+func TestMapCommand(t *testing.T) {
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(1000), 10, 100))
+	y := writeNPY(t, dir, "y.npy", tensor.FromF64(ramp(1000), 10, 100))
+	for _, d := range devicesUnderTest(t) {
+		out := filepath.Join(dir, "z-"+d+".npy")
+		code, _, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "--time", "map", "--x", x, "--y", y, "--a", "3.5", "--b", "2.8", "--c", "10", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		if !strings.Contains(stderr, "total:") {
+			t.Errorf("%s: --time printed no total: %q", d, stderr)
+		}
+		z, err := ReadNPY(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := ramp(1000)
+		for i, v := range z.F64 {
+			want := 3.5*xs[i]*xs[i] + 2.8*xs[i] + 10
+			if math.Abs(v-want) > 1e-12*math.Abs(want) {
+				t.Fatalf("%s: z[%d] = %g, want %g", d, i, v, want)
+			}
+		}
+	}
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func TestReduceCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "in.npy", tensor.FromF64(ramp(4*5*6), 4, 5, 6))
+	for _, d := range devicesUnderTest(t) {
+		outDir := filepath.Join(dir, "out-"+d)
+		code, stdout, stderr := run(t, "--device", d, "reduce", "--in", in, "--axis", "-2", "--stat", "all", "--ddof", "1", "--out-dir", outDir)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		if !strings.Contains(stdout, "mean.npy") {
+			t.Errorf("%s: summary lacks mean.npy: %q", d, stdout)
+		}
+		for _, s := range []string{"sum", "mean", "var", "std", "min", "max"} {
+			r, err := ReadNPY(filepath.Join(outDir, s+".npy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tensor.SameShape(r.Shape, []int{4, 6}) {
+				t.Fatalf("%s: %s has shape %v", d, s, r.Shape)
+			}
+		}
+	}
+}
+
+// TestBadInput: each mistake gives a clear message, a non-zero exit and no
+// output file.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(12), 3, 4))
+	y43 := writeNPY(t, dir, "y43.npy", tensor.FromF64(ramp(12), 4, 3))
+	complexFile := filepath.Join(dir, "c.npy")
+	hdr := "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }"
+	hdr += strings.Repeat(" ", 64-(10+len(hdr)+1)%64) + "\n"
+	raw := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
+	raw = append(append(raw, hdr...), make([]byte, 32)...)
+	if err := os.WriteFile(complexFile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.npy")
+	outDir := filepath.Join(dir, "outdir")
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+		code int
+	}{
+		{"missing file", nil, []string{"--device", "cpu", "map", "--x", filepath.Join(dir, "nope.npy"), "--y", x, "--out", out}, "no such file", 1},
+		{"wrong dtype", nil, []string{"--device", "cpu", "reduce", "--in", complexFile, "--out-dir", outDir}, "unsupported dtype", 1},
+		{"shape mismatch", nil, []string{"--device", "cpu", "map", "--x", x, "--y", y43, "--out", out}, "shape mismatch", 1},
+		{"axis out of range", nil, []string{"--device", "cpu", "reduce", "--in", x, "--axis", "2", "--out-dir", outDir}, "axis 2 is out of range", 1},
+		{"unknown stat", nil, []string{"--device", "cpu", "reduce", "--in", x, "--stat", "median", "--out-dir", outDir}, "unknown statistic", 2},
+		{"missing flag", nil, []string{"map", "--x", x}, "missing required flag --y", 2},
+		{"no loader", map[string]string{"VKSTAT_VULKAN_LIB": filepath.Join(dir, "libvulkan-missing.so")},
+			[]string{"--device", "lavapipe", "map", "--x", x, "--y", x, "--out", out}, "install the Vulkan loader", 1},
+		{"unknown device", nil, []string{"--device", "no-such-gpu", "map", "--x", x, "--y", x, "--out", out}, "unknown device", 2},
+		{"bad precision", nil, []string{"--device", "cpu", "--precision", "f16", "map", "--x", x, "--y", x, "--out", out}, "unknown precision", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "unknown device" {
+				devicesUnderTest(t)
+				if _, err := os.Stat("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"); err != nil {
+					t.Skip("needs a Vulkan loader")
+				}
+			}
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			code, _, stderr := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, c.code, stderr)
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+			if _, err := os.Stat(outDir); err == nil {
+				t.Errorf("%s was created", outDir)
+			}
+			t.Logf("%s", strings.TrimSpace(stderr))
+		})
+	}
+}
