@@ -1,0 +1,110 @@
+package mapx
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// parallelMin is the element count below which CPU runs on the calling
+// goroutine only: under it, starting goroutines costs more than it saves.
+const parallelMin = 1 << 16
+
+// CPU evaluates z = a·x² + b·y + c elementwise in native Go. x and y must
+// have the same dtype and shape; z has them too. float32 inputs are computed
+// in float32 (with a, b and c rounded to float32), float64 inputs in float64.
+// Large inputs are split across runtime.GOMAXPROCS goroutines.
+func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+	if x == nil || y == nil {
+		return nil, fmt.Errorf("mapx: nil input tensor")
+	}
+	if x.DType != y.DType {
+		return nil, fmt.Errorf("mapx: x is %s but y is %s (want the same dtype)", x.DType, y.DType)
+	}
+	if !tensor.SameShape(x.Shape, y.Shape) {
+		return nil, fmt.Errorf("mapx: x has shape %s but y has shape %s (want the same shape)",
+			tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
+	}
+	n := x.Len()
+	if err := checkLen("x", x, n); err != nil {
+		return nil, err
+	}
+	if err := checkLen("y", y, n); err != nil {
+		return nil, err
+	}
+	z := tensor.New(x.DType, x.Shape...)
+	if x.DType == tensor.F64 {
+		xs, ys, zs := x.F64, y.F64, z.F64
+		a, b, c := p.A, p.B, p.C
+		parallelRange(n, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+	} else {
+		xs, ys, zs := x.F32, y.F32, z.F32
+		a, b, c := float32(p.A), float32(p.B), float32(p.C)
+		parallelRange(n, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+	}
+	return z, nil
+}
+
+// checkLen reports a tensor whose data slice does not match its shape.
+func checkLen(name string, t *tensor.Tensor, n int) error {
+	got := len(t.F32)
+	if t.DType == tensor.F64 {
+		got = len(t.F64)
+	}
+	if got != n {
+		return fmt.Errorf("mapx: %s has shape %s (%d elements) but holds %d %s values",
+			name, tensor.ShapeString(t.Shape), n, got, t.DType)
+	}
+	return nil
+}
+
+// parallelRange calls fn on contiguous pieces covering [0, n): one piece on
+// the calling goroutine when n is small, otherwise one piece per GOMAXPROCS.
+func parallelRange(n int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n <= parallelMin || workers <= 1 {
+		fn(0, n)
+		return
+	}
+	if limit := n / (parallelMin / 2); workers > limit {
+		workers = limit
+	}
+	// Pieces are multiples of 64 elements so that no cache line is shared
+	// between two writers.
+	piece := (n/workers + 63) &^ 63
+	var wg sync.WaitGroup
+	lo := 0
+	for w := 0; w < workers-1 && lo+piece < n; w++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, lo+piece)
+		lo += piece
+	}
+	fn(lo, n)
+	wg.Wait()
+}
+
+// grade2F64 writes z[i] = a*x[i]*x[i] + b*y[i] + c. The reslicing lets the
+// compiler drop the bounds checks in the loop.
+func grade2F64(z, x, y []float64, a, b, c float64) {
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for i := range z {
+		xi := x[i]
+		z[i] = a*xi*xi + b*y[i] + c
+	}
+}
+
+// grade2F32 is grade2F64 in float32 arithmetic.
+func grade2F32(z, x, y []float32, a, b, c float32) {
+	x = x[:len(z)]
+	y = y[:len(z)]
+	for i := range z {
+		xi := x[i]
+		z[i] = a*xi*xi + b*y[i] + c
+	}
+}
