@@ -1,0 +1,243 @@
+package paco
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// parallel runs fn(lo, hi) over [0, n) in chunks on every core.
+func parallel(n, grain int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n <= grain || workers == 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n/grain+1)
+	for lo := 0; lo < n; lo += grain {
+		next <- lo
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo := range next {
+				fn(lo, min(lo+grain, n))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// cholSolve factors the symmetric positive-definite c (P×P, lower triangle
+// used) in place and overwrites h with c⁻¹h. It reports false when c is not
+// positive definite.
+func cholSolve(c []float64, P int, h []float64) bool {
+	for j := 0; j < P; j++ {
+		rj := c[j*P : j*P+j+1]
+		d := rj[j]
+		for k := 0; k < j; k++ {
+			d -= rj[k] * rj[k]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		rj[j] = d
+		inv := 1 / d
+		for i := j + 1; i < P; i++ {
+			ri := c[i*P : i*P+j+1]
+			s := ri[j]
+			for k := 0; k < j; k++ {
+				s -= ri[k] * rj[k]
+			}
+			ri[j] = s * inv
+		}
+	}
+	for i := 0; i < P; i++ { // L z = h
+		s := h[i]
+		ri := c[i*P : i*P+i]
+		for k, v := range ri {
+			s -= v * h[k]
+		}
+		h[i] = s / c[i*P+i]
+	}
+	for i := P - 1; i >= 0; i-- { // Lᵀ u = z
+		s := h[i]
+		for k := i + 1; k < P; k++ {
+			s -= c[k*P+i] * h[k]
+		}
+		h[i] = s / c[i*P+i]
+	}
+	return true
+}
+
+// CPU computes the maps on the CPU in float64: centring, lagged products,
+// per-location shrinkage, Cholesky and solve, then the detection map, each
+// spread over every core.
+func CPU(ctx context.Context, in Input) (*Maps, error) {
+	p, err := Prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
+	var stages []Stage
+	t0 := time.Now()
+	lap := func(name string) {
+		stages = append(stages, Stage{name, time.Since(t0)})
+		t0 = time.Now()
+	}
+
+	// Centre: yc[p*T+t] = Y[t, p] − mean_t Y[t, p] (pixel-major, so each
+	// pixel's time series is contiguous).
+	yc := make([]float64, N*T)
+	src32, src64 := in.Cube.F32, in.Cube.F64
+	parallel(N, 512, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			row := yc[q*T : (q+1)*T]
+			var s float64
+			for t := range row {
+				if src64 != nil {
+					row[t] = src64[t*N+q]
+				} else {
+					row[t] = float64(src32[t*N+q])
+				}
+				s += row[t]
+			}
+			m := s / float64(T)
+			for t := range row {
+				row[t] -= m
+			}
+		}
+	})
+	lap("centre")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Lagged products.
+	disp, pairs := p.Lags()
+	D := len(disp)
+	scale := 1 / float64(T)
+	if p.Compat == CompatVIP {
+		scale /= 2
+	}
+	g := make([]float64, N*D)
+	parallel(H, 2, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < W; x++ {
+				q := y*W + x
+				a := yc[q*T : (q+1)*T]
+				for d, dd := range disp {
+					y2, x2 := y+dd[0], x+dd[1]
+					if y2 >= H || x2 < 0 || x2 >= W {
+						continue
+					}
+					b := yc[(y2*W+x2)*T : (y2*W+x2+1)*T]
+					b = b[:len(a)]
+					var s0, s1, s2, s3 float64
+					t := 0
+					for ; t+4 <= len(a); t += 4 {
+						s0 += a[t] * b[t]
+						s1 += a[t+1] * b[t+1]
+						s2 += a[t+2] * b[t+2]
+						s3 += a[t+3] * b[t+3]
+					}
+					for ; t < len(a); t++ {
+						s0 += a[t] * b[t]
+					}
+					g[q*D+d] = (s0 + s1 + s2 + s3) * scale
+				}
+			}
+		}
+	})
+
+	// Per location: S from G, shrinkage, Cholesky, u and α.
+	u := make([]float64, N*P)
+	alpha := make([]float64, N)
+	valid := make([]bool, N)
+	base := make([]int, P)
+	for i, o := range p.Offsets {
+		base[i] = o[0]*W + o[1]
+	}
+	parallel(H, 2, func(lo, hi int) {
+		c := make([]float64, P*P)
+		for y := lo; y < hi; y++ {
+			for x := 0; x < W; x++ {
+				k := y*W + x
+				if !p.Inside(y, x) {
+					continue
+				}
+				for _, pr := range pairs {
+					v := g[(k+base[pr.Base])*D+pr.Disp]
+					c[pr.I*P+pr.J] = v
+					c[pr.J*P+pr.I] = v
+				}
+				Shrink(c, P, T, p.Compat)
+				uk := u[k*P : (k+1)*P]
+				copy(uk, p.Hvec)
+				if !cholSolve(c, P, uk) {
+					continue
+				}
+				var a float64
+				for i, h := range p.Hvec {
+					a += h * uk[i]
+				}
+				if !math.IsNaN(a) {
+					alpha[k], valid[k] = a, true
+				}
+			}
+		}
+	})
+	lap("statistics")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	maps := newMaps(p)
+	var mu sync.Mutex
+	parallel(H, 2, func(lo, hi int) {
+		invalid := 0
+		for y0 := lo; y0 < hi; y0++ {
+			for x0 := 0; x0 < W; x0++ {
+				a, b := 0.0, 0.0
+				for l := 0; l < T; l++ {
+					yl, xl := p.Position(y0, x0, l)
+					if yl < 0 || yl >= H || xl < 0 || xl >= W || !valid[yl*W+xl] {
+						a = math.NaN()
+						break
+					}
+					k := yl*W + xl
+					a += alpha[k]
+					uk := u[k*P : (k+1)*P]
+					for i, bi := range base {
+						b += uk[i] * yc[(k+bi)*T+l]
+					}
+				}
+				i := y0*W + x0
+				if math.IsNaN(a) || math.IsNaN(b) || a <= 0 {
+					maps.SNR[i], maps.Flux[i], maps.Sigma[i] = math.NaN(), math.NaN(), math.NaN()
+					invalid++
+					continue
+				}
+				sa := math.Sqrt(a)
+				maps.SNR[i], maps.Flux[i], maps.Sigma[i] = b/sa, b/a, 1/sa
+			}
+		}
+		mu.Lock()
+		maps.InvalidPixels += invalid
+		mu.Unlock()
+	})
+	lap("detection map")
+	for _, v := range valid {
+		if !v {
+			maps.InvalidLocations++
+		}
+	}
+	maps.Stages, maps.Device, maps.Precision = stages, "cpu", "f64"
+	return maps, nil
+}

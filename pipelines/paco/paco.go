@@ -1,0 +1,270 @@
+// Package paco implements PACO (Flasseur et al. 2018), exoplanet detection
+// in angular differential imaging, as ../shared/PACO.md specifies: per
+// location a Gaussian background model (mean, shrunk covariance) learnt from
+// all frames, then for every sky pixel the likelihood-ratio SNR of a source
+// following the field rotation. Fast PACO (Algorithm 2) precomputes
+// u_k = C_k⁻¹h and α_k = hᵀu_k per location.
+//
+// Three implementations share the Input → Maps API: the float64 reference
+// (the direct formulas), the CPU path and the Vulkan path, which both build
+// each location's covariance from lagged products of the centred cube.
+package paco
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Compat selects numerics.
+type Compat int
+
+const (
+	// CompatNone computes PACO.md's formulas.
+	CompatNone Compat = iota
+	// CompatVIP reproduces VIP/PynPoint: S scaled by 1/(2T), their ρ
+	// numerator, truncated positions.
+	CompatVIP
+)
+
+// Input is one PACO run.
+type Input struct {
+	Cube   *tensor.Tensor // (T, H, W)
+	Angles []float64      // parallactic angles θ_l in degrees, T of them
+	PSF    *tensor.Tensor // odd square stamp centred on its middle pixel
+	// PSFNorm is "sum" (default: unit total sum), "peak" or "none".
+	PSFNorm string
+	Radius  int // patch radius R in pixels (default 4)
+	// Center is the star (y, x); nil means (H/2, W/2).
+	Center *[2]int
+	Compat Compat
+}
+
+// Stage is the time one step took.
+type Stage struct {
+	Name string
+	Time time.Duration
+}
+
+// Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
+type Maps struct {
+	H, W              int
+	SNR, Flux, Sigma  []float64
+	InvalidPixels     int // map pixels that are NaN
+	InvalidLocations  int // locations whose patch is outside the image or whose covariance is not positive definite
+	Stages            []Stage
+	Device, Precision string
+}
+
+// Prepared holds what every implementation derives from an Input.
+type Prepared struct {
+	T, H, W int
+	CY, CX  int
+	Offsets [][2]int  // mask (dy, dx), row-major
+	Hvec    []float64 // PSF sampled at the offsets
+	Cos     []float64 // cos θ_l
+	Sin     []float64 // sin θ_l
+	Compat  Compat
+}
+
+// P is the number of pixels in a patch.
+func (p *Prepared) P() int { return len(p.Offsets) }
+
+// Offsets returns the patch mask of radius r: (dy, dx) with dy²+dx² ≤ r²,
+// row-major.
+func Offsets(r int) [][2]int {
+	var o [][2]int
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			if dy*dy+dx*dx <= r*r {
+				o = append(o, [2]int{dy, dx})
+			}
+		}
+	}
+	return o
+}
+
+// Prepare checks in and derives the mask, h and the rotation table.
+func Prepare(in Input) (*Prepared, error) {
+	c := in.Cube
+	if c == nil || len(c.Shape) != 3 {
+		shape := "none"
+		if c != nil {
+			shape = tensor.ShapeString(c.Shape)
+		}
+		return nil, fmt.Errorf("the cube must be 3-D (T, H, W); got shape %s", shape)
+	}
+	T, H, W := c.Shape[0], c.Shape[1], c.Shape[2]
+	if T < 2 {
+		return nil, fmt.Errorf("the cube has %d frame(s); PACO needs at least 2", T)
+	}
+	if len(in.Angles) != T {
+		return nil, fmt.Errorf("%d angles for %d frames: there must be one parallactic angle per frame", len(in.Angles), T)
+	}
+	r := in.Radius
+	if r == 0 {
+		r = 4
+	}
+	if r < 1 {
+		return nil, fmt.Errorf("patch radius %d: must be at least 1", r)
+	}
+	if 2*r+1 > H || 2*r+1 > W {
+		return nil, fmt.Errorf("patch radius %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
+	}
+	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: Offsets(r), Compat: in.Compat}
+	if in.Center != nil {
+		p.CY, p.CX = in.Center[0], in.Center[1]
+	}
+	if p.CY < 0 || p.CX < 0 || p.CY >= H || p.CX >= W {
+		return nil, fmt.Errorf("centre (%d, %d) is outside the %d×%d frame", p.CY, p.CX, H, W)
+	}
+	var err error
+	if p.Hvec, err = psfVector(in.PSF, in.PSFNorm, p.Offsets); err != nil {
+		return nil, err
+	}
+	for i, a := range in.Angles {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return nil, fmt.Errorf("angle %d is %v", i, a)
+		}
+		rad := a * math.Pi / 180
+		p.Cos = append(p.Cos, math.Cos(rad))
+		p.Sin = append(p.Sin, math.Sin(rad))
+	}
+	return p, nil
+}
+
+func psfVector(psf *tensor.Tensor, norm string, offsets [][2]int) ([]float64, error) {
+	if psf == nil {
+		return nil, errors.New("no PSF given")
+	}
+	if len(psf.Shape) != 2 || psf.Shape[0] != psf.Shape[1] || psf.Shape[0]%2 == 0 {
+		return nil, fmt.Errorf("the PSF stamp must be square with an odd size, centred on its middle pixel; got shape %s", tensor.ShapeString(psf.Shape))
+	}
+	n := psf.Shape[0]
+	v := psf.Float64s()
+	var sum, peak float64
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, errors.New("the PSF stamp contains NaN or Inf")
+		}
+		sum += x
+		peak = math.Max(peak, x)
+	}
+	scale := 1.0
+	switch norm {
+	case "", "sum":
+		if sum <= 0 {
+			return nil, fmt.Errorf("the PSF stamp sums to %g; it cannot be normalised to unit sum", sum)
+		}
+		scale = 1 / sum
+	case "peak":
+		if peak <= 0 {
+			return nil, fmt.Errorf("the PSF stamp's peak is %g; it cannot be normalised to unit peak", peak)
+		}
+		scale = 1 / peak
+	case "none":
+	default:
+		return nil, fmt.Errorf("unknown PSF normalisation %q (want sum, peak or none)", norm)
+	}
+	c := n / 2
+	h := make([]float64, len(offsets))
+	for i, o := range offsets {
+		y, x := c+o[0], c+o[1]
+		if y >= 0 && y < n && x >= 0 && x < n {
+			h[i] = v[y*n+x] * scale
+		}
+	}
+	return h, nil
+}
+
+// roundHalfAway rounds half away from zero (PACO.md), or truncates in the
+// VIP compatibility mode.
+func (p *Prepared) round(v float64) int {
+	if p.Compat == CompatVIP {
+		return int(v)
+	}
+	return int(math.Round(v))
+}
+
+// Position returns k_l, the integer pixel where sky pixel (y0, x0) lies in
+// frame l. Every implementation uses this formula:
+// y_l = c_y + dy·cos θ_l − dx·sin θ_l, x_l = c_x + dx·cos θ_l + dy·sin θ_l,
+// which is PACO.md's r·sin(θ0 − θ_l), r·cos(θ0 − θ_l) expanded.
+func (p *Prepared) Position(y0, x0, l int) (int, int) {
+	dy, dx := float64(y0-p.CY), float64(x0-p.CX)
+	yl := float64(p.CY) + (dy*p.Cos[l] - dx*p.Sin[l])
+	xl := float64(p.CX) + (dx*p.Cos[l] + dy*p.Sin[l])
+	return p.round(yl), p.round(xl)
+}
+
+// Inside reports whether the patch around (y, x) lies inside the frame.
+func (p *Prepared) Inside(y, x int) bool {
+	r := 0
+	for _, o := range p.Offsets {
+		r = max(r, o[0])
+	}
+	return y-r >= 0 && y+r < p.H && x-r >= 0 && x+r < p.W
+}
+
+// Shrink turns the sample covariance S (P×P, row-major, full) into the
+// shrunk C in place and returns ρ (PACO.md; VIP's numerator with CompatVIP).
+func Shrink(s []float64, P int, T int, compat Compat) float64 {
+	var tr, tr2, diag2, all2 float64
+	for i := 0; i < P; i++ {
+		d := s[i*P+i]
+		tr += d
+		diag2 += d * d
+		for j := 0; j < P; j++ {
+			all2 += s[i*P+j] * s[i*P+j]
+		}
+	}
+	tr2 = all2
+	num := tr2 + tr*tr - 2*diag2
+	if compat == CompatVIP {
+		num = tr2 + tr*tr - 2*all2
+	}
+	den := float64(T+1) * (tr2 - diag2)
+	rho := 1.0
+	if den > 0 {
+		rho = num / den
+	}
+	if math.IsNaN(num) || math.IsNaN(den) {
+		rho = math.NaN()
+	} else {
+		rho = math.Min(math.Max(rho, 0), 1)
+	}
+	for i := 0; i < P; i++ {
+		for j := 0; j < P; j++ {
+			if i != j {
+				s[i*P+j] *= 1 - rho
+			}
+		}
+	}
+	return rho
+}
+
+// newMaps allocates NaN maps.
+func newMaps(p *Prepared) *Maps {
+	m := &Maps{H: p.H, W: p.W, SNR: make([]float64, p.H*p.W), Flux: make([]float64, p.H*p.W), Sigma: make([]float64, p.H*p.W)}
+	return m
+}
+
+// finish turns per-pixel a, b into the maps; a NaN a or b marks a pixel
+// invalid.
+func (m *Maps) set(i int, a, b float64) {
+	if math.IsNaN(a) || math.IsNaN(b) || a <= 0 {
+		m.SNR[i], m.Flux[i], m.Sigma[i] = math.NaN(), math.NaN(), math.NaN()
+		m.InvalidPixels++
+		return
+	}
+	sa := math.Sqrt(a)
+	m.SNR[i], m.Flux[i], m.Sigma[i] = b/sa, b/a, 1/sa
+}
+
+// Tensors returns the maps as (H, W) float64 tensors.
+func (m *Maps) Tensors() (snr, flux, sigma *tensor.Tensor) {
+	return tensor.FromF64(m.SNR, m.H, m.W), tensor.FromF64(m.Flux, m.H, m.W), tensor.FromF64(m.Sigma, m.H, m.W)
+}

@@ -1,0 +1,240 @@
+package paco
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+const workgroup = 256
+
+// Run computes the maps on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	if dev == nil {
+		return CPU(ctx, in)
+	}
+	return Vulkan(ctx, dev, in)
+}
+
+type variant struct {
+	suffix   string
+	es, acc  int // bytes per data element and per accumulator
+	dataType tensor.DType
+}
+
+func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
+	switch {
+	case dt == tensor.F64 && !dev.Info.Float64:
+		return variant{}, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	case dt == tensor.F64:
+		return variant{"_f64", 8, 8, tensor.F64}, nil
+	case dev.Info.Float64:
+		return variant{"_f32", 4, 8, tensor.F32}, nil
+	}
+	return variant{"_f32acc32", 4, 4, tensor.F32}, nil
+}
+
+// Vulkan computes the maps on dev. The cube is uploaded once; centring,
+// lagged products, per-location statistics (one workgroup per location) and
+// the detection map run on the device, and only the three maps come back.
+// The cube's precision (float32 or float64) is the arithmetic precision;
+// accumulations are in float64 where the device has it.
+func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	p, err := Prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pickVariant(dev, in.Cube.DType)
+	if err != nil {
+		return nil, err
+	}
+	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
+	disp, pairs := p.Lags()
+	D := len(disp)
+
+	shared := (P*(P+1)/2 + P + 3*64) * v.acc
+	if shared > int(dev.Info.MaxSharedMemory) {
+		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision needs %d bytes of shared memory; %s has %d: use a smaller --radius, float32, or --device cpu",
+			in.Radius, P, shared, dev.Info.Name, dev.Info.MaxSharedMemory)
+	}
+	maxB := dev.MaxBinding()
+	for _, b := range []struct {
+		what  string
+		bytes int64
+	}{{"the cube", int64(T * N * v.es)}, {"the lagged products", int64(N * D * v.es)}, {"u", int64(N * P * v.es)}} {
+		if b.bytes > maxB {
+			return nil, fmt.Errorf("%s takes %d MiB, more than %s binds at once (maxStorageBufferRange %d MiB): crop the cube, use float32, or --device cpu",
+				b.what, b.bytes>>20, dev.Info.Name, maxB>>20)
+		}
+	}
+
+	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
+		name += v.suffix
+		code, err := shaders.Code(name)
+		if err != nil {
+			return nil, err
+		}
+		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
+	}
+	kCenter, err := kernel("paco_center", 2, 8, workgroup)
+	if err != nil {
+		return nil, err
+	}
+	kLags, err := kernel("paco_lags", 3, 20, workgroup)
+	if err != nil {
+		return nil, err
+	}
+	kSolve, err := kernel("paco_solve", 5, 24, 64, uint32(P))
+	if err != nil {
+		return nil, err
+	}
+	kDetect, err := kernel("paco_detect", 6, 28, workgroup)
+	if err != nil {
+		return nil, err
+	}
+
+	// Host-side tables.
+	le := binary.LittleEndian
+	dispB := make([]byte, 0, 8*D)
+	for _, d := range disp {
+		dispB = le.AppendUint32(le.AppendUint32(dispB, uint32(int32(d[0]))), uint32(int32(d[1])))
+	}
+	pairB := make([]byte, 0, 16*len(pairs))
+	for _, pr := range pairs {
+		o := p.Offsets[pr.Base]
+		diag := uint32(0)
+		if pr.I == pr.J {
+			diag = 1
+		}
+		pairB = le.AppendUint32(pairB, uint32(pr.J*(pr.J+1)/2+pr.I))
+		pairB = le.AppendUint32(pairB, uint32(int32(o[0]*W+o[1])))
+		pairB = le.AppendUint32(le.AppendUint32(pairB, uint32(pr.Disp)), diag)
+	}
+	accBytes := func(xs []float64) []byte {
+		b := make([]byte, 0, len(xs)*v.acc)
+		for _, x := range xs {
+			if v.acc == 8 {
+				b = le.AppendUint64(b, math.Float64bits(x))
+			} else {
+				b = le.AppendUint32(b, math.Float32bits(float32(x)))
+			}
+		}
+		return b
+	}
+	trig := make([]float64, 0, 2*T)
+	for l := 0; l < T; l++ {
+		trig = append(trig, p.Cos[l], p.Sin[l])
+	}
+	offB := make([]byte, 0, 4*P)
+	for _, o := range p.Offsets {
+		offB = le.AppendUint32(offB, uint32(int32(o[0]*W+o[1])))
+	}
+
+	sizes := []int64{int64(T * N * v.es), int64(T * N * v.es), int64(8 * D), int64(N * D * v.es), int64(len(pairB)),
+		int64(P * v.acc), int64(N * P * v.es), int64(N * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es)}
+	bufs := make([]*engine.Buffer, len(sizes))
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	for i, s := range sizes {
+		if bufs[i], err = dev.NewBuffer(s); err != nil {
+			return nil, err
+		}
+	}
+	cube, yc, dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10]
+	scale := 1 / float64(T)
+	vip := uint32(0)
+	if p.Compat == CompatVIP {
+		scale, vip = scale/2, 1
+	}
+	groups := func(threads int) [3]uint32 { return dev.Groups((threads + workgroup - 1) / workgroup) }
+
+	maps := newMaps(p)
+	maps.Device, maps.Precision = dev.Info.Name, "f32"
+	if v.dataType == tensor.F64 {
+		maps.Precision = "f64"
+	}
+	t0 := time.Now()
+
+	// Submission 1: upload and statistics.
+	seq, err := dev.NewSequence()
+	if err != nil {
+		return nil, err
+	}
+	defer seq.Release()
+	seq.Upload(cube, 0, in.Cube.Raw())
+	seq.Upload(dispBuf, 0, dispB)
+	seq.Upload(pairBuf, 0, pairB)
+	seq.Upload(hBuf, 0, accBytes(p.Hvec))
+	seq.Upload(trigBuf, 0, accBytes(trig))
+	seq.Upload(offBuf, 0, offB)
+	var pc vkpush.Block
+	pc.U32(uint32(N)).U32(uint32(T))
+	seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cube), engine.Bind(yc))
+	pc = vkpush.Block{}
+	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).F32(float32(scale))
+	seq.Dispatch(kLags, groups(N*D), pc.Bytes(), engine.Bind(yc), engine.Bind(dispBuf), engine.Bind(lags))
+	r := 0
+	for _, o := range p.Offsets {
+		r = max(r, o[0])
+	}
+	pc = vkpush.Block{}
+	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip)
+	seq.Dispatch(kSolve, dev.Groups(N), pc.Bytes(), engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf))
+	tm1, err := seq.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	// Submission 2: detection map and download.
+	seq2, err := dev.NewSequence()
+	if err != nil {
+		return nil, err
+	}
+	defer seq2.Release()
+	pc = vkpush.Block{}
+	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip)
+	seq2.Dispatch(kDetect, groups(N), pc.Bytes(), engine.Bind(yc), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf), engine.Bind(offBuf), engine.Bind(mapsBuf))
+	out := make([]byte, 3*N*v.es)
+	seq2.Download(mapsBuf, 0, out)
+	alphaOut := make([]byte, N*v.acc)
+	seq2.Download(alphaBuf, 0, alphaOut)
+	tm2, err := seq2.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wall := time.Since(t0)
+
+	val := func(b []byte, i, size int) float64 {
+		if size == 8 {
+			return math.Float64frombits(le.Uint64(b[8*i:]))
+		}
+		return float64(math.Float32frombits(le.Uint32(b[4*i:])))
+	}
+	for i := 0; i < N; i++ {
+		maps.SNR[i], maps.Flux[i], maps.Sigma[i] = val(out, i, v.es), val(out, N+i, v.es), val(out, 2*N+i, v.es)
+		if math.IsNaN(maps.SNR[i]) {
+			maps.InvalidPixels++
+		}
+		if math.IsNaN(val(alphaOut, i, v.acc)) {
+			maps.InvalidLocations++
+		}
+	}
+	maps.Stages = []Stage{
+		{"upload", tm1.Upload},
+		{"statistics", tm1.Kernel},
+		{"detection map", tm2.Kernel},
+		{"download", tm2.Download},
+		{"total (device)", wall},
+	}
+	return maps, nil
+}

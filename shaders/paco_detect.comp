@@ -1,0 +1,80 @@
+#version 450
+// PACO, step 4: the detection map. For every sky pixel φ0, follow its
+// trajectory through the frames, k_l = round(position in frame l), and
+// accumulate a = Σ α_{k_l} and b = Σ u_{k_l}ᵀ (r_l − m_{k_l}), where
+// r_l − m_{k_l} is the centred cube around k_l. Positions are computed
+// exactly as the CPU path does (no fused multiply-add), so both round alike.
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+
+layout(std430, binding = 0) readonly buffer Centred { T yc[]; };
+layout(std430, binding = 1) readonly buffer U { T u[]; };
+layout(std430, binding = 2) readonly buffer Alpha { ACC alpha[]; };
+layout(std430, binding = 3) readonly buffer Trig { ACC trig[]; }; // cos θ_l, sin θ_l
+layout(std430, binding = 4) readonly buffer Offs { int offs[]; };  // patch pixel offsets dy·W + dx
+layout(std430, binding = 5) writeonly buffer Maps { T maps[]; };   // snr, flux, sigma: 3 × N
+
+layout(push_constant) uniform Params {
+	uint h;
+	uint w;
+	uint t;
+	uint np;  // pixels in a patch
+	int cy;
+	int cx;
+	uint vip; // 1: truncate positions instead of rounding
+} p;
+
+int to_pixel(ACC v) {
+	if (p.vip != 0u) {
+		return int(v); // truncation, as Python's int()
+	}
+	ACC r = floor(abs(v) + ACC(0.5)); // half away from zero
+	return int(v < ACC(0) ? -r : r);
+}
+
+void main() {
+	uint q = flat_index();
+	uint n = p.h * p.w;
+	if (q >= n) {
+		return;
+	}
+	ACC dy = ACC(int(q / p.w) - p.cy), dx = ACC(int(q % p.w) - p.cx);
+	ACC a = ACC(0), b = ACC(0);
+	bool ok = true;
+	for (uint l = 0u; l < p.t; ++l) {
+		ACC cs = trig[2u * l], sn = trig[2u * l + 1u];
+		precise ACC py = dy * cs;
+		precise ACC px = dx * cs;
+		precise ACC qy = dx * sn;
+		precise ACC qx = dy * sn;
+		precise ACC yl = ACC(p.cy) + (py - qy);
+		precise ACC xl = ACC(p.cx) + (px + qx);
+		int y = to_pixel(yl), x = to_pixel(xl);
+		if (y < 0 || y >= int(p.h) || x < 0 || x >= int(p.w)) {
+			ok = false;
+			break;
+		}
+		uint k = uint(y) * p.w + uint(x);
+		ACC al = alpha[k];
+		if (isnan(al)) {
+			ok = false;
+			break;
+		}
+		a += al;
+		uint base = l * n + k;
+		for (uint i = 0u; i < p.np; ++i) {
+			b += ACC(u[k * p.np + i]) * ACC(yc[uint(int(base) + offs[i])]);
+		}
+	}
+	ACC nan = ACC(0) / ACC(0);
+	if (!ok || isnan(b) || !(a > ACC(0))) {
+		maps[q] = T(nan);
+		maps[n + q] = T(nan);
+		maps[2u * n + q] = T(nan);
+		return;
+	}
+	ACC sa = sqrt(a);
+	maps[q] = T(b / sa);
+	maps[n + q] = T(b / a);
+	maps[2u * n + q] = T(ACC(1) / sa);
+}
