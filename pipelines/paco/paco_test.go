@@ -3,6 +3,7 @@ package paco
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -43,6 +44,44 @@ func runAgreement(t *testing.T, impl implFunc, dt tensor.DType, tol float64) {
 			}
 		})
 	}
+}
+
+// runBadPixels plants a NaN pixel and a dead (constant) pixel: no error,
+// NaN map pixels where their patches reach, the same ones on every path.
+func runBadPixels(t *testing.T, impl implFunc, dt tensor.DType) {
+	cube, ang := testCube(tensor.F64, 20, 25, 25, 40, 3)
+	T, H, W := 20, 25, 25
+	for tt := 0; tt < T; tt++ {
+		cube.F64[tt*H*W+12*W+7] = 5 // dead pixel
+	}
+	cube.F64[7*H*W+15*W+16] = math.NaN()
+	in := Input{Cube: cube.As(dt), Angles: ang, PSF: gaussPSF(9, 2), Radius: 2}
+	ref, err := Reference(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := impl(in)
+	if err != nil {
+		t.Fatalf("bad pixels must not be an error: %v", err)
+	}
+	clean, _ := Reference(Input{Cube: testCubeOnly(dt, T, H, W), Angles: ang, PSF: gaussPSF(9, 2), Radius: 2})
+	if ref.InvalidPixels <= clean.InvalidPixels || ref.InvalidLocations <= clean.InvalidLocations {
+		t.Errorf("bad pixels did not invalidate anything: %d/%d invalid pixels/locations, clean cube %d/%d",
+			ref.InvalidPixels, ref.InvalidLocations, clean.InvalidPixels, clean.InvalidLocations)
+	}
+	checkAgainst(t, "bad pixels", got, ref, 2e-2)
+	if got.InvalidLocations != ref.InvalidLocations {
+		t.Errorf("%d invalid locations, reference %d", got.InvalidLocations, ref.InvalidLocations)
+	}
+}
+
+func testCubeOnly(dt tensor.DType, T, H, W int) *tensor.Tensor {
+	c, _ := testCube(dt, T, H, W, 40, 3)
+	return c
+}
+
+func TestCPUBadPixels(t *testing.T) {
+	runBadPixels(t, cpuImpl, tensor.F64)
 }
 
 func TestCPUAgreesWithReference(t *testing.T) {

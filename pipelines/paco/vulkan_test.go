@@ -25,3 +25,9 @@ func TestVulkanAgreesWithReference(t *testing.T) {
 		})
 	}
 }
+
+func TestVulkanBadPixels(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) { runBadPixels(t, vulkanImpl(dev), tensor.F32) })
+	}
+}
