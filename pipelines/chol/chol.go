@@ -1,0 +1,148 @@
+// Package chol factors batches of symmetric positive-definite matrices by
+// Cholesky, A = L·Lᵀ with L lower triangular, and uses the factors to solve
+// A·X = B, to invert A and to take log det A, on a Vulkan device or on the
+// CPU. Fused runs the whole PACO statistics chain (gather, covariance,
+// shrinkage, Cholesky, solve) in one submission.
+//
+// Only the lower triangle of each A is read, as LAPACK's potrf with uplo
+// 'L' (and numpy.linalg.cholesky) read it. Each matrix gets an info code as
+// potrf gives it: 0 on success, else the 1-based index j of the first pivot
+// that is not positive (or is NaN), i.e. the order of the first leading
+// minor that is not positive definite. A matrix that fails gets NaN in every
+// output (L, X, inverse, log-det, quadratic form) and never disturbs the
+// others.
+package chol
+
+import (
+	"fmt"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Request says which matrices to factor and what to compute from the
+// factors.
+type Request struct {
+	// A holds N symmetric positive-definite P×P matrices, shape (N, P, P);
+	// only the lower triangle is read.
+	A *tensor.Tensor
+	// B, optional, holds right-hand sides: (N, P, K), or (N, P) for one
+	// each. Its dtype must be A's.
+	B *tensor.Tensor
+	// L asks for the factors, Inverse for A⁻¹, LogDet for log det A.
+	L, Inverse, LogDet bool
+	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
+	Quad bool
+}
+
+// Result holds what a Request asked for, in A's dtype (float64 for
+// Reference); fields not asked for are nil.
+type Result struct {
+	// Info is the potrf info code of each matrix: 0, or the 1-based index
+	// of the failing pivot.
+	Info []int32
+	// L is (N, P, P), lower triangular, zero above the diagonal.
+	L *tensor.Tensor
+	// X = A⁻¹B, B's shape.
+	X *tensor.Tensor
+	// Inverse is (N, P, P), symmetric.
+	Inverse *tensor.Tensor
+	// LogDet is (N,).
+	LogDet *tensor.Tensor
+	// Quad is bᵀA⁻¹b: (N, K), or (N,) when B is (N, P).
+	Quad *tensor.Tensor
+}
+
+// Failed counts the matrices whose factorisation failed (Info != 0).
+func (r *Result) Failed() int {
+	n := 0
+	for _, v := range r.Info {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// dims are a checked request's sizes.
+type dims struct {
+	n, p, k int
+	rhs     bool // B given
+	vecB    bool // B is (N, P)
+}
+
+func dataOK(t *tensor.Tensor) bool {
+	n := t.Len()
+	if t.DType == tensor.F64 {
+		return len(t.F64) == n
+	}
+	return len(t.F32) == n
+}
+
+// check validates r and returns its sizes.
+func (r Request) check() (dims, error) {
+	var d dims
+	a := r.A
+	if a == nil {
+		return d, fmt.Errorf("chol: no matrices given")
+	}
+	if len(a.Shape) != 3 {
+		return d, fmt.Errorf("chol: the matrices must be a 3-d array (N, P, P), got shape %s", tensor.ShapeString(a.Shape))
+	}
+	if a.Shape[1] != a.Shape[2] {
+		return d, fmt.Errorf("chol: the matrices must be square, got shape %s (%d×%d)", tensor.ShapeString(a.Shape), a.Shape[1], a.Shape[2])
+	}
+	if a.Shape[1] < 1 {
+		return d, fmt.Errorf("chol: empty matrices of shape %s", tensor.ShapeString(a.Shape))
+	}
+	if !dataOK(a) {
+		return d, fmt.Errorf("chol: matrices of shape %s need %d values", tensor.ShapeString(a.Shape), a.Len())
+	}
+	d.n, d.p, d.k = a.Shape[0], a.Shape[1], 0
+	if b := r.B; b != nil {
+		if b.DType != a.DType {
+			return d, fmt.Errorf("chol: the matrices are %s but the right-hand sides are %s", a.DType, b.DType)
+		}
+		switch {
+		case len(b.Shape) == 2 && b.Shape[0] == d.n && b.Shape[1] == d.p:
+			d.k, d.vecB = 1, true
+		case len(b.Shape) == 3 && b.Shape[0] == d.n && b.Shape[1] == d.p:
+			d.k = b.Shape[2]
+		default:
+			return d, fmt.Errorf("chol: right-hand sides of shape %s do not fit matrices of shape %s (want (%d, %d, K) or (%d, %d))",
+				tensor.ShapeString(b.Shape), tensor.ShapeString(a.Shape), d.n, d.p, d.n, d.p)
+		}
+		if !dataOK(b) {
+			return d, fmt.Errorf("chol: right-hand sides of shape %s need %d values", tensor.ShapeString(b.Shape), b.Len())
+		}
+		d.rhs = true
+	}
+	if r.Quad && !d.rhs {
+		return d, fmt.Errorf("chol: the quadratic form bᵀA⁻¹b needs right-hand sides")
+	}
+	return d, nil
+}
+
+// newResult allocates the outputs r asks for.
+func (r Request) newResult(d dims, dt tensor.DType) *Result {
+	res := &Result{Info: make([]int32, d.n)}
+	if r.L {
+		res.L = tensor.New(dt, d.n, d.p, d.p)
+	}
+	if d.rhs {
+		res.X = tensor.New(dt, r.B.Shape...)
+		if r.Quad {
+			if d.vecB {
+				res.Quad = tensor.New(dt, d.n)
+			} else {
+				res.Quad = tensor.New(dt, d.n, d.k)
+			}
+		}
+	}
+	if r.Inverse {
+		res.Inverse = tensor.New(dt, d.n, d.p, d.p)
+	}
+	if r.LogDet {
+		res.LogDet = tensor.New(dt, d.n)
+	}
+	return res
+}

@@ -1,0 +1,243 @@
+package chol
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// CPU serves r in native Go. Outputs have A's dtype; arithmetic is float64
+// for float32 and float64 inputs alike. The factorisation is the
+// row-oriented (Cholesky–Crout) form whose inner loops are dot products of
+// contiguous rows; the inverse is L⁻¹ (row by row) followed by L⁻ᵀL⁻¹, as
+// LAPACK's potri. Matrices are spread over runtime.GOMAXPROCS goroutines.
+func CPU(r Request) (*Result, error) {
+	d, err := r.check()
+	if err != nil {
+		return nil, err
+	}
+	res := r.newResult(d, r.A.DType)
+	p, k := d.p, d.k
+	a64, b64 := r.A.F64, []float64(nil)
+	if d.rhs {
+		b64 = r.B.F64
+	}
+	forEach(d.n, p, func(w *cpuWorker, m int) {
+		// Load A (and B) as float64.
+		if r.A.DType == tensor.F64 {
+			copy(w.a, a64[m*p*p:(m+1)*p*p])
+		} else {
+			for i, v := range r.A.F32[m*p*p : (m+1)*p*p] {
+				w.a[i] = float64(v)
+			}
+		}
+		info := factor(w.a, p)
+		res.Info[m] = info
+		ok := info == 0
+		if res.L != nil {
+			for i := 0; i < p; i++ {
+				for j := 0; j < p; j++ {
+					v := 0.0
+					switch {
+					case !ok:
+						v = math.NaN()
+					case j <= i:
+						v = w.a[i*p+j]
+					}
+					store(res.L, (m*p+i)*p+j, v)
+				}
+			}
+		}
+		if d.rhs {
+			for c := 0; c < k; c++ {
+				for i := 0; i < p; i++ {
+					if b64 != nil {
+						w.y[i] = b64[(m*p+i)*k+c]
+					} else {
+						w.y[i] = float64(r.B.F32[(m*p+i)*k+c])
+					}
+				}
+				q := solve(w.a, w.y, p)
+				for i := 0; i < p; i++ {
+					v := w.y[i]
+					if !ok {
+						v = math.NaN()
+					}
+					store(res.X, (m*p+i)*k+c, v)
+				}
+				if res.Quad != nil {
+					if !ok {
+						q = math.NaN()
+					}
+					store(res.Quad, m*k+c, q)
+				}
+			}
+		}
+		if res.LogDet != nil {
+			v := math.NaN()
+			if ok {
+				v = 0
+				for i := 0; i < p; i++ {
+					v += math.Log(w.a[i*p+i])
+				}
+				v *= 2
+			}
+			store(res.LogDet, m, v)
+		}
+		if res.Inverse != nil {
+			if ok {
+				inverse(w.inv, w.xinv, w.a, w.tmp, p)
+			}
+			for i, v := range w.inv {
+				if !ok {
+					v = math.NaN()
+				}
+				store(res.Inverse, m*p*p+i, v)
+			}
+		}
+	})
+	return res, nil
+}
+
+func store(t *tensor.Tensor, i int, v float64) {
+	if t.DType == tensor.F64 {
+		t.F64[i] = v
+	} else {
+		t.F32[i] = float32(v)
+	}
+}
+
+// dot is Σ a[i]·b[i] over len(a), with four accumulators.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+3 < len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy is y += alpha·x over len(y).
+func axpy(y []float64, alpha float64, x []float64) {
+	x = x[:len(y)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+// factor overwrites the lower triangle of the p×p row-major a with its
+// Cholesky factor and returns the potrf info code (the upper triangle is
+// neither read nor written).
+func factor(a []float64, p int) int32 {
+	for j := 0; j < p; j++ {
+		rj := a[j*p : j*p+j]
+		d := a[j*p+j] - dot(rj, rj)
+		if !(d > 0) { // also NaN
+			return int32(j + 1)
+		}
+		d = math.Sqrt(d)
+		a[j*p+j] = d
+		for i := j + 1; i < p; i++ {
+			ri := a[i*p : i*p+j]
+			a[i*p+j] = (a[i*p+j] - dot(ri, rj)) / d
+		}
+	}
+	return 0
+}
+
+// solve overwrites b with the solution of L·Lᵀx = b, L being the lower
+// triangle of l, and returns ‖L⁻¹b‖² = bᵀA⁻¹b.
+func solve(l, b []float64, p int) float64 {
+	var q float64
+	for i := 0; i < p; i++ { // L y = b
+		b[i] = (b[i] - dot(l[i*p:i*p+i], b[:i])) / l[i*p+i]
+		q += b[i] * b[i]
+	}
+	for i := p - 1; i >= 0; i-- { // Lᵀ x = y, by columns of Lᵀ (rows of L)
+		b[i] /= l[i*p+i]
+		axpy(b[:i], -b[i], l[i*p:i*p+i])
+	}
+	return q
+}
+
+// inverse writes A⁻¹ = L⁻ᵀL⁻¹ (full, symmetric) to inv, using x for L⁻¹
+// and tmp (p) as scratch.
+func inverse(inv, x, l, tmp []float64, p int) {
+	clear(x)
+	for i := 0; i < p; i++ { // row i of X = L⁻¹ from the rows above it
+		t := tmp[:i]
+		clear(t)
+		for k := 0; k < i; k++ {
+			axpy(t[:k+1], l[i*p+k], x[k*p:k*p+k+1])
+		}
+		xii := 1 / l[i*p+i]
+		for j := range t {
+			x[i*p+j] = -t[j] * xii
+		}
+		x[i*p+i] = xii
+	}
+	clear(inv)
+	for k := 0; k < p; k++ { // inv = XᵀX, lower triangle, row by row
+		xk := x[k*p : k*p+k+1]
+		for r, v := range xk {
+			axpy(inv[r*p:r*p+r+1], v, xk)
+		}
+	}
+	for i := 0; i < p; i++ {
+		for j := 0; j < i; j++ {
+			inv[j*p+i] = inv[i*p+j]
+		}
+	}
+}
+
+type cpuWorker struct {
+	a, inv, xinv []float64 // p×p
+	y, tmp       []float64 // p
+}
+
+// forEach calls fn(w, m) for m in [0, n) on GOMAXPROCS goroutines, each
+// with its own scratch memory.
+func forEach(n, p int, fn func(w *cpuWorker, m int)) {
+	newW := func() *cpuWorker {
+		return &cpuWorker{a: make([]float64, p*p), inv: make([]float64, p*p), xinv: make([]float64, p*p),
+			y: make([]float64, p), tmp: make([]float64, p)}
+	}
+	nw := min(runtime.GOMAXPROCS(0), (n+7)/8)
+	if nw <= 1 {
+		w := newW()
+		for m := 0; m < n; m++ {
+			fn(w, m)
+		}
+		return
+	}
+	const batch = 8
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < nw; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newW()
+			for {
+				m0 := int(next.Add(batch)) - batch
+				if m0 >= n {
+					return
+				}
+				for m := m0; m < min(m0+batch, n); m++ {
+					fn(w, m)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

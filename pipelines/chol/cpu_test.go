@@ -1,0 +1,5 @@
+package chol
+
+import "testing"
+
+func TestCPU(t *testing.T) { runCholSuite(t, CPU) }
