@@ -104,14 +104,14 @@ func spd(a []float64, p int, cond, scale float64, rng *rand.Rand) {
 type planted int
 
 const (
-	good         planted = iota
-	negDef               // −SPD: info 1
-	zero                 // info 1
-	diagNaN              // NaN at (j, j): info j+1
-	lowerNaN             // NaN at (i, j), i > j: info i+1
-	ldlNegative          // M·D·Mᵀ, M unit lower, D_jj < 0: info j+1 exactly
-	upperNaN             // NaN above the diagonal only: not read, succeeds
-	negEigen             // U·D·Uᵀ with one negative eigenvalue (float64 only)
+	good        planted = iota
+	negDef              // −SPD: info 1
+	zero                // info 1
+	diagNaN             // NaN at (j, j): info j+1
+	lowerNaN            // NaN at (i, j), i > j: info i+1
+	ldlNegative         // M·D·Mᵀ, M unit lower, D_jj < 0: info j+1 exactly
+	upperNaN            // NaN above the diagonal only: not read, succeeds
+	negEigen            // U·D·Uᵀ with one negative eigenvalue (float64 only)
 	numPlanted
 )
 
