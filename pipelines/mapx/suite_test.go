@@ -22,8 +22,9 @@ const (
 )
 
 // mapSuiteParams are chosen, with inputs x in [-2, 2] and y in [-1, 1], so
-// that |z| >= 7.2 and |z| >= 18.5: no cancellation, so an elementwise
-// relative tolerance is meaningful for float32.
+// that z >= 7.2 with the first and z <= -18.5 with the second: no
+// cancellation, so an elementwise relative tolerance is meaningful for
+// float32.
 var mapSuiteParams = []Params{{A: 3.5, B: 2.8, C: 10}, {A: -0.5, B: 1.5, C: -20}}
 
 // runMapSuite holds impl against Reference on sizes that straddle block and

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""NumPy peer of vkstat's reduction: times m = x.mean(axis); s = x.std(axis).
+
+Usage: /usr/bin/python3 bench/peers/numpy_reduce.py --shape 64,1024,1024 --axis 0 --repeat 5
+
+The two calls are what a NumPy user writes for a per-pixel mean and standard
+deviation of an image stack. Prints one JSON line:
+{"peer": "numpy", "op": "mean_std", "shape": [...], "axis": ..., "dtype": ..., "median_s": ..., "min_s": ...}
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def parse_shape(s):
+    try:
+        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want e.g. 64,1024,1024)")
+    if not shape or any(v < 1 for v in shape):
+        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want positive sizes)")
+    return shape
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", type=parse_shape, default=[64, 1024, 1024], help="comma-separated, e.g. 64,1024,1024")
+    ap.add_argument("--axis", type=int, default=0, help="axis to reduce (negative counts from the end)")
+    ap.add_argument("--repeat", type=int, default=5, help="timed repetitions")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    ap.add_argument("--ddof", type=int, default=0)
+    args = ap.parse_args(argv)
+    if not -len(args.shape) <= args.axis < len(args.shape):
+        ap.error(f"axis {args.axis} is out of range for shape {tuple(args.shape)}")
+    if args.repeat < 1 or args.warmup < 0:
+        ap.error("--repeat must be positive, --warmup not negative")
+
+    rng = np.random.default_rng(0)
+    dt = np.dtype(args.dtype)
+    x = rng.random(args.shape, dtype=dt)
+
+    def op():
+        m = x.mean(axis=args.axis)
+        s = x.std(axis=args.axis, ddof=args.ddof)
+        return m, s
+
+    for _ in range(args.warmup):
+        op()
+    times = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        op()
+        times.append(time.perf_counter() - t0)
+
+    print(json.dumps({
+        "peer": "numpy",
+        "op": "mean_std",
+        "shape": args.shape,
+        "axis": args.axis,
+        "n": int(x.size),
+        "dtype": dt.name,
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "repeat": args.repeat,
+        "numpy": np.__version__,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+package reduce
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+const workgroup = 256
+
+// Run reduces in on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		out, err := CPU(in, opt, stats)
+		el := time.Since(t0)
+		return out, engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return Vulkan(ctx, dev, in, opt, stats)
+}
+
+// tile is a block of the (outer, rows, inner) view that one dispatch
+// reduces: every binding it needs fits in maxStorageBufferRange.
+type tile struct {
+	o0, oCount int // outer indices
+	r0, rows   int // rows along the reduced axis
+	j0, jCount int // inner indices
+	chunk      int // rows per record
+	nchunks    int // records per output column
+}
+
+func (t tile) records() int { return t.oCount * t.jCount * t.nchunks }
+
+// planTiles splits g into tiles whose input window holds at most maxElems
+// elements and whose records number at most maxRecords. Within a tile, the
+// rows of each output column are split into chunks of at most chunkCap rows,
+// and into more chunks when there are too few outputs to give about target
+// invocations, but never below minChunk rows: merging many tiny partials
+// with Chan's formula loses relative precision of the variance when the
+// mean is large against the spread.
+func planTiles(g Geometry, maxElems, maxRecords, target, chunkCap int) []tile {
+	const minChunk = 64
+	var tiles []tile
+	jc := min(g.Inner, maxElems, maxRecords)
+	split := func(t tile) {
+		outputs := t.oCount * t.jCount
+		n := max((target+outputs-1)/outputs, (t.rows+chunkCap-1)/chunkCap, 1)
+		n = min(n, max(t.rows/minChunk, 1), max(maxRecords/outputs, 1))
+		t.chunk = (t.rows + n - 1) / n
+		t.nchunks = (t.rows + t.chunk - 1) / t.chunk
+		tiles = append(tiles, t)
+	}
+	switch {
+	case jc < g.Inner: // one row of one outer index is already too wide
+		for o := 0; o < g.Outer; o++ {
+			for r := 0; r < g.N; r++ {
+				for j := 0; j < g.Inner; j += jc {
+					split(tile{o0: o, oCount: 1, r0: r, rows: 1, j0: j, jCount: min(jc, g.Inner-j)})
+				}
+			}
+		}
+	case g.N*g.Inner > maxElems: // one outer slab is too big: blocks of rows
+		rows := max(maxElems/g.Inner, 1)
+		for o := 0; o < g.Outer; o++ {
+			for r := 0; r < g.N; r += rows {
+				split(tile{o0: o, oCount: 1, r0: r, rows: min(rows, g.N-r), jCount: g.Inner})
+			}
+		}
+	default: // whole slabs: as many outer indices per tile as fit
+		per := min(g.Outer, maxElems/(g.N*g.Inner), max(maxRecords/g.Inner, 1))
+		for o := 0; o < g.Outer; o += per {
+			split(tile{o0: o, oCount: min(per, g.Outer-o), rows: g.N, jCount: g.Inner})
+		}
+	}
+	return tiles
+}
+
+// accum holds float64 running statistics per output.
+type accum struct {
+	n, mean, m2, mn, mx, nans []float64
+}
+
+func newAccum(n int) *accum {
+	a := &accum{make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)}
+	for i := range a.mn {
+		a.mn[i], a.mx[i] = math.Inf(1), math.Inf(-1)
+	}
+	return a
+}
+
+// merge adds a partial (count nb, mean mb, M2 m2b, min, max, NaN count) to
+// output q with Chan et al.'s pairwise update.
+func (a *accum) merge(q int, nb, mb, m2b, mn, mx, nans float64) {
+	a.nans[q] += nans
+	if nb == 0 {
+		return
+	}
+	na := a.n[q]
+	n := na + nb
+	d := mb - a.mean[q]
+	a.mean[q] += d * nb / n
+	a.m2[q] += m2b + d*d*na*nb/n
+	a.n[q] = n
+	a.mn[q] = math.Min(a.mn[q], mn)
+	a.mx[q] = math.Max(a.mx[q], mx)
+}
+
+// finish turns the accumulators into the requested statistics.
+func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) map[Stat]*tensor.Tensor {
+	out := map[Stat]*tensor.Tensor{}
+	for _, s := range stats {
+		t := tensor.New(dt, g.OutShape...)
+		for q := range a.n {
+			var v float64
+			n := a.n[q]
+			switch {
+			case a.nans[q] > 0 && !opt.SkipNaN:
+				v = math.NaN()
+			case s == Sum:
+				v = a.mean[q] * n
+			case n == 0:
+				v = math.NaN()
+			case s == Mean:
+				v = a.mean[q]
+			case s == Var || s == Std:
+				if n-float64(opt.DDof) <= 0 {
+					v = math.NaN()
+				} else {
+					v = a.m2[q] / (n - float64(opt.DDof))
+					if s == Std {
+						v = math.Sqrt(v)
+					}
+				}
+			case s == Min:
+				v = a.mn[q]
+			case s == Max:
+				v = a.mx[q]
+			}
+			if dt == tensor.F64 {
+				t.F64[q] = v
+			} else {
+				t.F32[q] = float32(v)
+			}
+		}
+		out[s] = t
+	}
+	return out
+}
+
+// Vulkan reduces in on dev: the array is uploaded once; each tile is one
+// dispatch writing partial records, which the host merges in float64.
+func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
+	var tm engine.Timing
+	g, err := Plan(in.Shape, opt.Axis)
+	if err != nil {
+		return nil, tm, err
+	}
+	if opt.DDof < 0 {
+		return nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
+	}
+	name, es := "reduce_partial_f32", 4
+	accDouble := dev.Info.Float64
+	switch {
+	case in.DType == tensor.F64 && !dev.Info.Float64:
+		return nil, tm, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	case in.DType == tensor.F64:
+		name, es = "reduce_partial_f64", 8
+	case !accDouble:
+		name = "reduce_partial_f32acc32"
+	}
+	recSize := 24
+	if accDouble {
+		recSize = 40
+	}
+	code, err := shaders.Code(name)
+	if err != nil {
+		return nil, tm, err
+	}
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: 32, Spec: []uint32{workgroup}})
+	if err != nil {
+		return nil, tm, err
+	}
+	align := dev.Alignment()
+	maxElems := int((dev.MaxBinding() - align) / int64(es))
+	maxRecords := int(dev.MaxBinding() / int64(recSize))
+	tiles := planTiles(g, maxElems, maxRecords, 1<<16, 4096)
+
+	input, err := dev.NewBuffer(int64(in.Bytes()))
+	if err != nil {
+		return nil, tm, err
+	}
+	defer input.Release()
+	maxRec := 0
+	for _, t := range tiles {
+		maxRec = max(maxRec, t.records())
+	}
+	records, err := dev.NewBuffer(int64(maxRec * recSize))
+	if err != nil {
+		return nil, tm, err
+	}
+	defer records.Release()
+	host := make([]byte, maxRec*recSize)
+	acc := newAccum(g.Outputs())
+
+	for ti, t := range tiles {
+		if err := ctx.Err(); err != nil {
+			return nil, tm, err
+		}
+		seq, err := dev.NewSequence()
+		if err != nil {
+			return nil, tm, err
+		}
+		if ti == 0 {
+			seq.Upload(input, 0, in.Raw())
+		}
+		first := int64(((t.o0*g.N+t.r0)*g.Inner + t.j0) * es)
+		last := int64(((t.o0+t.oCount-1)*g.N+t.r0+t.rows-1)*g.Inner+t.j0+t.jCount) * int64(es)
+		start := first / align * align
+		var p vkpush.Block
+		p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
+			U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N * g.Inner)).U32(uint32(g.Inner))
+		nrec := t.records()
+		groups := dev.Groups((nrec + workgroup - 1) / workgroup)
+		seq.Dispatch(k, groups, p.Bytes(),
+			engine.Binding{Buf: input, Offset: start, Size: last - start},
+			engine.Binding{Buf: records, Size: int64(nrec * recSize)})
+		seq.Download(records, 0, host[:nrec*recSize])
+		st, err := seq.Run(ctx)
+		seq.Release()
+		tm.Add(st)
+		if err != nil {
+			return nil, tm, err
+		}
+		t0 := time.Now()
+		mergeRecords(acc, host[:nrec*recSize], t, g, accDouble)
+		tm.Download += time.Since(t0)
+	}
+	t0 := time.Now()
+	out := acc.finish(g, in.DType, opt, stats)
+	tm.Download += time.Since(t0)
+	return out, tm, nil
+}
+
+func mergeRecords(acc *accum, b []byte, t tile, g Geometry, double bool) {
+	le := binary.LittleEndian
+	f := func(off int) float64 {
+		if double {
+			return math.Float64frombits(le.Uint64(b[off:]))
+		}
+		return float64(math.Float32frombits(le.Uint32(b[off:])))
+	}
+	w, rec := 4, 24
+	if double {
+		w, rec = 8, 40
+	}
+	i := 0
+	for ol := 0; ol < t.oCount; ol++ {
+		for jl := 0; jl < t.jCount; jl++ {
+			q := (t.o0+ol)*g.Inner + t.j0 + jl
+			for c := 0; c < t.nchunks; c++ {
+				off := i * rec
+				n := float64(le.Uint32(b[off+4*w:]))
+				nans := float64(le.Uint32(b[off+4*w+4:]))
+				acc.merge(q, n, f(off), f(off+w), f(off+2*w), f(off+3*w), nans)
+				i++
+			}
+		}
+	}
+}
