@@ -5,8 +5,21 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// rowsDone reports progress through a stage that handles rows of the frame.
+type rowsDone struct {
+	in    *Input
+	stage string
+	total int
+	n     atomic.Int64
+}
+
+func (r *rowsDone) add(k int) {
+	r.in.report(r.stage, float64(r.n.Add(int64(k)))/float64(r.total))
+}
 
 // parallel runs fn(lo, hi) over [0, n) in chunks on every core.
 func parallel(n, grain int, fn func(lo, hi int)) {
@@ -96,21 +109,31 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	// pixel's time series is contiguous).
 	yc := make([]float64, N*T)
 	src32, src64 := in.Cube.F32, in.Cube.F64
-	parallel(N, 512, func(lo, hi int) {
-		for q := lo; q < hi; q++ {
-			row := yc[q*T : (q+1)*T]
-			var s float64
-			for t := range row {
+	const block = 256 // pixels transposed together: reads contiguous, writes within L1
+	parallel((N+block-1)/block, 1, func(lo, hi int) {
+		for bi := lo; bi < hi; bi++ {
+			q0, q1 := bi*block, min((bi+1)*block, N)
+			for t := 0; t < T; t++ {
 				if src64 != nil {
-					row[t] = src64[t*N+q]
+					for q, v := range src64[t*N+q0 : t*N+q1] {
+						yc[(q0+q)*T+t] = v
+					}
 				} else {
-					row[t] = float64(src32[t*N+q])
+					for q, v := range src32[t*N+q0 : t*N+q1] {
+						yc[(q0+q)*T+t] = float64(v)
+					}
 				}
-				s += row[t]
 			}
-			m := s / float64(T)
-			for t := range row {
-				row[t] -= m
+			for q := q0; q < q1; q++ {
+				row := yc[q*T : (q+1)*T]
+				var s float64
+				for _, v := range row {
+					s += v
+				}
+				m := s / float64(T)
+				for t := range row {
+					row[t] -= m
+				}
 			}
 		}
 	})
@@ -127,7 +150,9 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		scale /= 2
 	}
 	g := make([]float64, N*D)
+	lagsDone := &rowsDone{in: &in, stage: "lagged products", total: H}
 	parallel(H, 2, func(lo, hi int) {
+		defer lagsDone.add(hi - lo)
 		for y := lo; y < hi; y++ {
 			for x := 0; x < W; x++ {
 				q := y*W + x
@@ -164,7 +189,9 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	for i, o := range p.Offsets {
 		base[i] = o[0]*W + o[1]
 	}
+	statsDone := &rowsDone{in: &in, stage: "statistics", total: H}
 	parallel(H, 2, func(lo, hi int) {
+		defer statsDone.add(hi - lo)
 		c := make([]float64, P*P)
 		for y := lo; y < hi; y++ {
 			for x := 0; x < W; x++ {
@@ -200,7 +227,9 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 
 	maps := newMaps(p)
 	var mu sync.Mutex
+	mapDone := &rowsDone{in: &in, stage: "detection map", total: H}
 	parallel(H, 2, func(lo, hi int) {
+		defer mapDone.add(hi - lo)
 		invalid := 0
 		for y0 := lo; y0 < hi; y0++ {
 			for x0 := 0; x0 < W; x0++ {

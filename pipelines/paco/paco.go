@@ -41,6 +41,16 @@ type Input struct {
 	// Center is the star (y, x); nil means (H/2, W/2).
 	Center *[2]int
 	Compat Compat
+	// Progress, when set, is told which stage runs and how far it is (0 to
+	// 1). It may be called from several goroutines at once.
+	Progress func(stage string, frac float64)
+}
+
+// report calls in.Progress when it is set.
+func (in *Input) report(stage string, frac float64) {
+	if in.Progress != nil {
+		in.Progress(stage, frac)
+	}
 }
 
 // Stage is the time one step took.

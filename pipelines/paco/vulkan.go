@@ -166,6 +166,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	t0 := time.Now()
 
 	// Submission 1: upload and statistics.
+	in.report("statistics", 0)
 	seq, err := dev.NewSequence()
 	if err != nil {
 		return nil, err
@@ -196,6 +197,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 
 	// Submission 2: detection map and download.
+	in.report("statistics", 1)
+	in.report("detection map", 0)
 	seq2, err := dev.NewSequence()
 	if err != nil {
 		return nil, err
@@ -213,6 +216,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return nil, err
 	}
 	wall := time.Since(t0)
+	in.report("detection map", 1)
 
 	val := func(b []byte, i, size int) float64 {
 		if size == 8 {
