@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-short shaders check-shaders lint bench-cpu clean deps
+.PHONY: all build demo test test-short shaders check-shaders lint bench-cpu bench-paco clean deps
 
 all: build
 
@@ -52,6 +52,12 @@ lint:
 bench-cpu: build
 	@scripts/deps.sh bench
 	scripts/bench-cpu.sh
+
+# PACO per stage, CPU path and lavapipe against the NumPy implementation;
+# writes docs/benchmarks/paco.md.
+bench-paco: build
+	@scripts/deps.sh bench
+	scripts/bench-paco.sh
 
 clean:
 	rm -rf bin out
