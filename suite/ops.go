@@ -1,0 +1,244 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// The operations. Adding a pipeline: write a func returning its Op below
+// (cases, inputs, Run, Reference, tolerances, work) and register it here.
+func init() {
+	Register(mapOp())
+	Register(reduceOp())
+	Register(reduceNaNOp())
+	// cov: register covOp() here once pipelines/cov has a Run(ctx, dev, ...)
+	//      (its CPU and Reference exist; the Vulkan path is being written).
+	//      Cases: (N, T, P) sample sets, estimators none/paco/ledoit-wolf/oas;
+	//      outputs mean, cov, rho; Unit GFlops (N·T·P² multiply-adds).
+	// chol: register cholOp() here once pipelines/chol has a Run: batched
+	//      SPD matrices U·D·Uᵀ of chosen condition, sizes 1, 2, 3, 10, 30,
+	//      63, 65, 127, 129; outputs L (and solves); Unit Matrices.
+	// paco: register pacoOp() here once pipelines/paco has a Run: a small
+	//      synthetic cube with an injected source; outputs the detection maps.
+}
+
+const (
+	f32 = tensor.F32
+	f64 = tensor.F64
+)
+
+func numel(c Case) int64 { return int64(tensor.NumElements(c.Shape)) }
+
+func shapeArg(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, s := range shape {
+		parts[i] = strconv.Itoa(s)
+	}
+	return strings.Join(parts, ",")
+}
+
+// ---- map: z = a·x² + b·y + c ---------------------------------------------
+
+// mapParams are the seed document's coefficients. With x in [-2, 2) and y
+// in [-1, 1), |z| >= 7.2: no cancellation.
+var mapParams = mapx.Params{A: 3.5, B: 2.8, C: 10}
+
+func mapOp() Op {
+	nan := func(shape ...int) Case { return Case{Shape: shape, Note: "with NaNs", Arg: true} }
+	return Op{
+		Name:  "map",
+		Suite: "map",
+		Doc:   "z = 3.5·x² + 2.8·y + 10 elementwise (pipelines/mapx)",
+		Verify: []Case{
+			{Shape: []int{1}}, {Shape: []int{257}}, nan(1_000_003), {Shape: []int{3, 257, 5}},
+		},
+		Bench: map[Size][]BenchCase{
+			Small: {{Case{Shape: []int{1_000_000}}, f32}, {Case{Shape: []int{1_000_000}}, f64}},
+			Paper: {{Case{Shape: []int{5_000_000}}, f32}, {Case{Shape: []int{5_000_000}}, f64}},
+		},
+		Build: func(c Case, dt tensor.DType) []*tensor.Tensor {
+			x := uniform(dt, c.Shape, c.Seed, -2, 2)
+			y := uniform(dt, c.Shape, c.Seed+1, -1, 1)
+			if withNaN, _ := c.Arg.(bool); withNaN {
+				plantNaN(x, c.Seed)
+				plantNaN(y, c.Seed+1)
+			}
+			return []*tensor.Tensor{x, y}
+		},
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			z, tm, err := mapx.Run(ctx, dev, in[0], in[1], mapParams)
+			return []Output{{"z", z}}, tm, err
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			return []RefOutput{{"z", mapx.Reference(in[0].Float64s(), in[1].Float64s(), mapParams)}}, nil
+		},
+		// A few roundings of values bounded away from zero.
+		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-6, NMSE: 1e-12}, f64: {MaxErr: 1e-14, NMSE: 1e-26}},
+		Work: func(c Case, dt tensor.DType) Work {
+			n := numel(c)
+			return Work{Bytes: 3 * n * int64(dt.Size()), Flops: 5 * n}
+		},
+		Unit: GBs,
+		Peer: func(c Case, dt tensor.DType) *Peer {
+			return &Peer{Script: "map", Args: []string{"--n", strconv.FormatInt(numel(c), 10), "--dtype", dt.String()}}
+		},
+	}
+}
+
+// ---- reduce: sum, mean, var, std, min, max along an axis -------------------
+
+type reduceArg struct {
+	opt   reduce.Options
+	stats []reduce.Stat
+	nan   bool // plant NaNs along the axis
+}
+
+// reduceCase builds a case; the data are 1000 + N(0, 1), whose mean is far
+// from zero against their spread, so a float32 accumulation or a one-pass
+// variance fails the tolerance.
+func reduceCase(shape []int, axis int, opt reduce.Options, stats []reduce.Stat, nan bool) Case {
+	opt.Axis = axis
+	note := fmt.Sprintf("axis %d", axis)
+	if opt.DDof != 0 {
+		note += fmt.Sprintf(" ddof %d", opt.DDof)
+	}
+	if opt.SkipNaN {
+		note += " skip-nan"
+	}
+	if len(stats) != len(reduce.AllStats()) {
+		var names []string
+		for _, s := range stats {
+			names = append(names, s.String())
+		}
+		note += " " + strings.Join(names, ",")
+	}
+	return Case{Shape: shape, Note: note, Arg: reduceArg{opt: opt, stats: stats, nan: nan}}
+}
+
+func reduceBuild(c Case, dt tensor.DType) []*tensor.Tensor {
+	a := c.Arg.(reduceArg)
+	in := normal(dt, c.Shape, c.Seed, 1000, 1)
+	if a.nan {
+		if g, err := reduce.Plan(c.Shape, a.opt.Axis); err == nil {
+			plantNaNSlices(in, g.Outer, g.N, g.Inner, c.Seed)
+		}
+	}
+	return []*tensor.Tensor{in}
+}
+
+func reduceRun(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+	a := c.Arg.(reduceArg)
+	res, tm, err := reduce.Run(ctx, dev, in[0], a.opt, a.stats)
+	if err != nil {
+		return nil, tm, err
+	}
+	out := make([]Output, len(a.stats))
+	for i, s := range a.stats {
+		out[i] = Output{s.String(), res[s]}
+	}
+	return out, tm, nil
+}
+
+func reduceReference(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+	a := c.Arg.(reduceArg)
+	ref, err := reduce.Reference(in[0].Float64s(), in[0].Shape, a.opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RefOutput, len(a.stats))
+	for i, s := range a.stats {
+		out[i] = RefOutput{s.String(), ref[s]}
+	}
+	return out, nil
+}
+
+func reduceWork(c Case, dt tensor.DType) Work {
+	a := c.Arg.(reduceArg)
+	n := numel(c)
+	outs := int64(1)
+	if g, err := reduce.Plan(c.Shape, a.opt.Axis); err == nil {
+		outs = int64(g.Outputs())
+	}
+	// Read once; per element a sum, a squared deviation (3 flops) and
+	// min/max comparisons are counted as 4 flops.
+	return Work{Bytes: (n + outs*int64(len(a.stats))) * int64(dt.Size()), Flops: 4 * n}
+}
+
+// Float32 outputs are rounded from float64 accumulations; float64 ones agree
+// with the compensated reference to rounding.
+var reduceTol = map[tensor.DType]Tol{f32: {MaxErr: 1e-5, NMSE: 1e-10}, f64: {MaxErr: 1e-12, NMSE: 1e-24}}
+
+func reduceOp() Op {
+	all := reduce.AllStats()
+	meanStd := []reduce.Stat{reduce.Mean, reduce.Std}
+	var o reduce.Options
+	return Op{
+		Name:  "reduce",
+		Suite: "reduce",
+		Doc:   "sum, mean, var, std, min, max along one axis (pipelines/reduce)",
+		Verify: []Case{
+			reduceCase([]int{1}, 0, o, all, false),
+			reduceCase([]int{1_000_003}, 0, o, all, false),
+			reduceCase([]int{33, 257}, 0, o, all, false),
+			reduceCase([]int{33, 257}, -1, o, all, false),
+			reduceCase([]int{3, 257, 5}, 1, o, all, false),
+			reduceCase([]int{16, 64, 64}, 0, o, all, false),
+		},
+		Bench: map[Size][]BenchCase{
+			// The seed's per-pixel mean and std of an image stack, and a
+			// reduction along the last (contiguous) axis.
+			Small: {
+				{reduceCase([]int{16, 512, 512}, 0, o, meanStd, false), f32},
+				{reduceCase([]int{4096, 1024}, -1, o, meanStd, false), f32},
+			},
+			Paper: {
+				{reduceCase([]int{64, 1024, 1024}, 0, o, meanStd, false), f32},
+				{reduceCase([]int{65536, 1024}, -1, o, meanStd, false), f32},
+			},
+		},
+		Build:     reduceBuild,
+		Run:       reduceRun,
+		Reference: reduceReference,
+		Tol:       reduceTol,
+		Work:      reduceWork,
+		Unit:      GBs,
+		Peer: func(c Case, dt tensor.DType) *Peer {
+			a := c.Arg.(reduceArg)
+			if a.opt.SkipNaN || len(a.stats) != 2 || a.stats[0] != reduce.Mean || a.stats[1] != reduce.Std {
+				return nil // the peers time mean and std only
+			}
+			return &Peer{Script: "reduce", Args: []string{"--shape", shapeArg(c.Shape), "--axis", strconv.Itoa(a.opt.Axis),
+				"--ddof", strconv.Itoa(a.opt.DDof), "--dtype", dt.String()}}
+		},
+	}
+}
+
+// reduceNaNOp is reduce with NaNs planted, ignored as NumPy's nan*
+// functions do, and the sample (ddof 1) variance.
+func reduceNaNOp() Op {
+	all := reduce.AllStats()
+	o := reduce.Options{DDof: 1, SkipNaN: true}
+	return Op{
+		Name:  "reduce_nan",
+		Suite: "reduce",
+		Doc:   "reduce with NaNs planted and skipped (nanmean, nanstd, ...), ddof 1",
+		Verify: []Case{
+			reduceCase([]int{4099}, 0, o, all, true),
+			reduceCase([]int{33, 257}, 1, o, all, true),
+			reduceCase([]int{3, 257, 5}, 0, o, all, true),
+		},
+		Build:     reduceBuild,
+		Run:       reduceRun,
+		Reference: reduceReference,
+		Tol:       reduceTol,
+		Work:      reduceWork,
+		Unit:      GBs,
+	}
+}

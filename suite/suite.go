@@ -1,0 +1,308 @@
+// Package suite is the registry of the operations that `vkstat verify` and
+// `vkstat bench` run, one entry per operation of the pipelines/ packages:
+// the cases to check and to time, how to build their inputs
+// deterministically, how to run them on a Vulkan device or on the CPU path
+// (the pipelines' Run(ctx, dev, ...) with dev nil), their float64 reference,
+// tolerances, and the work they do for throughput figures.
+//
+// Adding a pipeline is one function in ops.go that returns an Op, and one
+// line in its init. Verify and Measure then cover it on every device, and
+// `vkstat verify` and `vkstat bench` list it with no other change.
+package suite
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Size selects the bench workloads.
+type Size string
+
+// The bench sizes: Small keeps `vkstat bench --suite all` on lavapipe and the
+// CPU path to a minute or two on a small machine; Paper is the seed
+// documents' workloads (5·10⁶-element map, 64×1024×1024 reduction).
+const (
+	Small Size = "small"
+	Paper Size = "paper"
+)
+
+// ParseSize accepts small and paper.
+func ParseSize(s string) (Size, error) {
+	switch Size(strings.ToLower(strings.TrimSpace(s))) {
+	case Small, "":
+		return Small, nil
+	case Paper, "large", "big":
+		return Paper, nil
+	}
+	return "", fmt.Errorf("unknown size %q (want small or paper)", s)
+}
+
+// Case is one problem of an operation.
+type Case struct {
+	// Shape is the main input's shape.
+	Shape []int
+	// Note says what else distinguishes the case ("axis 0", "skip-nan").
+	Note string
+	// Arg holds operation-specific parameters, read by the Op's functions.
+	Arg any
+	// Seed makes the inputs; Register derives it from the operation's name
+	// and the case's label when it is zero.
+	Seed uint64
+}
+
+// Label is the case's shape and note, e.g. "(33, 257) axis 1".
+func (c Case) Label() string {
+	s := tensor.ShapeString(c.Shape)
+	if c.Note != "" {
+		s += " " + c.Note
+	}
+	return s
+}
+
+// BenchCase is a case timed by bench, in one precision.
+type BenchCase struct {
+	Case
+	DType tensor.DType
+}
+
+// Tol bounds the errors of one precision (see Compare).
+type Tol struct {
+	// MaxErr bounds max|got−want| / max|want| of every output.
+	MaxErr float64 `json:"max_err"`
+	// NMSE bounds Σ(got−want)² / Σwant² of every output.
+	NMSE float64 `json:"nmse"`
+}
+
+// Unit is the unit of an operation's throughput.
+type Unit string
+
+// The throughput units.
+const (
+	GBs      Unit = "GB/s"
+	GFlops   Unit = "GFLOP/s"
+	Matrices Unit = "matrices/s"
+)
+
+// Work is what one run of a case does, for throughput figures.
+type Work struct {
+	// Bytes is the least a kernel must read and write (inputs once,
+	// outputs once): the figure compared with the copy bandwidth.
+	Bytes int64 `json:"bytes"`
+	// Flops counts floating-point operations.
+	Flops int64 `json:"flops"`
+	// Items counts independent problems (matrices) for matrices/s.
+	Items int64 `json:"items,omitempty"`
+}
+
+// Output is one named result of a run.
+type Output struct {
+	Name string
+	T    *tensor.Tensor
+}
+
+// RefOutput is one named float64 reference result, in the order of Run's
+// outputs.
+type RefOutput struct {
+	Name string
+	V    []float64
+}
+
+// Peer names the peer scripts' workload matching a bench case: Script is
+// the operation (bench/peers/numpy_<Script>.py, torch_ops.py <Script>,
+// cupy_ops.py <Script>) and Args its arguments.
+type Peer struct {
+	Script string   `json:"script"`
+	Args   []string `json:"args"`
+}
+
+// Op is one operation of the registry.
+type Op struct {
+	// Name identifies the operation on the command line and in reports.
+	Name string
+	// Suite is the bench suite it belongs to: map, reduce, cov, chol, paco.
+	Suite string
+	// Doc says in a line what it computes.
+	Doc string
+	// Verify lists the cases that verify checks, each in float32 and
+	// float64.
+	Verify []Case
+	// Bench lists the cases that bench times, per size.
+	Bench map[Size][]BenchCase
+	// Build returns the inputs of c in precision dt. It must be
+	// deterministic (seeded by c.Seed): float32 inputs should be the
+	// float64 ones rounded.
+	Build func(c Case, dt tensor.DType) []*tensor.Tensor
+	// Run runs the operation on dev, or on the CPU path when dev is nil.
+	Run func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error)
+	// Reference computes the outputs in float64 from the inputs' values.
+	Reference func(c Case, in []*tensor.Tensor) ([]RefOutput, error)
+	// Tol maps each precision to its tolerance.
+	Tol map[tensor.DType]Tol
+	// Work counts what one run does.
+	Work func(c Case, dt tensor.DType) Work
+	// Unit is the throughput unit bench reports.
+	Unit Unit
+	// Peer returns the peer scripts' matching workload, or nil.
+	Peer func(c Case, dt tensor.DType) *Peer
+	// Unsupported returns why dev cannot run precision dt, or "". Nil
+	// means float64 needs shaderFloat64 and everything else runs.
+	Unsupported func(dev *engine.Device, dt tensor.DType) string
+}
+
+// Skip returns why op cannot run precision dt on dev (nil: the CPU path),
+// or "" when it can.
+func (op Op) Skip(dev *engine.Device, dt tensor.DType) string {
+	if op.Unsupported != nil {
+		return op.Unsupported(dev, dt)
+	}
+	if dev != nil && dt == tensor.F64 && !dev.Info.Float64 {
+		return "no float64 (shaderFloat64)"
+	}
+	return ""
+}
+
+// Suites are the bench suites, in order. A suite may have no operation
+// registered yet.
+var Suites = []string{"map", "reduce", "cov", "chol", "paco"}
+
+var (
+	regMu    sync.Mutex
+	registry []Op
+)
+
+// Register adds op to the registry. It panics on an incomplete Op or a
+// duplicate name: registration happens in init, where that is a bug.
+func Register(op Op) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if op.Name == "" || op.Build == nil || op.Run == nil || op.Reference == nil || op.Work == nil {
+		panic(fmt.Sprintf("suite: incomplete operation %q", op.Name))
+	}
+	known := false
+	for _, s := range Suites {
+		known = known || s == op.Suite
+	}
+	if !known {
+		panic(fmt.Sprintf("suite: operation %q has unknown suite %q", op.Name, op.Suite))
+	}
+	for _, o := range registry {
+		if o.Name == op.Name {
+			panic(fmt.Sprintf("suite: operation %q registered twice", op.Name))
+		}
+	}
+	for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+		if _, ok := op.Tol[dt]; !ok {
+			panic(fmt.Sprintf("suite: operation %q has no %s tolerance", op.Name, dt))
+		}
+	}
+	seed := func(c *Case) {
+		if c.Seed == 0 {
+			h := fnv.New64a()
+			h.Write([]byte(op.Name + "|" + c.Label()))
+			c.Seed = h.Sum64() | 1
+		}
+	}
+	op.Verify = append([]Case(nil), op.Verify...)
+	for i := range op.Verify {
+		seed(&op.Verify[i])
+	}
+	bench := map[Size][]BenchCase{}
+	for sz, cs := range op.Bench {
+		cs = append([]BenchCase(nil), cs...)
+		for i := range cs {
+			seed(&cs[i].Case)
+		}
+		bench[sz] = cs
+	}
+	op.Bench = bench
+	registry = append(registry, op)
+}
+
+// Ops returns the registered operations, by suite then name.
+func Ops() []Op {
+	regMu.Lock()
+	out := append([]Op(nil), registry...)
+	regMu.Unlock()
+	order := map[string]int{}
+	for i, s := range Suites {
+		order[s] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Suite != out[j].Suite {
+			return order[out[i].Suite] < order[out[j].Suite]
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Select returns the operations of a suite ("all" for every one). A known
+// suite with nothing registered yet is an error that says so.
+func Select(ops []Op, suite string) ([]Op, error) {
+	suite = strings.ToLower(strings.TrimSpace(suite))
+	if suite == "" || suite == "all" {
+		return ops, nil
+	}
+	known := false
+	for _, s := range Suites {
+		known = known || s == suite
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown suite %q (want %s or all)", suite, strings.Join(Suites, ", "))
+	}
+	var out []Op
+	for _, op := range ops {
+		if op.Suite == suite {
+			out = append(out, op)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("suite %q has no operation registered in this build of vkstat (its pipeline has no Run yet)", suite)
+	}
+	return out, nil
+}
+
+// Perturb returns op with f applied to every output of its Run: a planted
+// error, which verify must report as a failure.
+func Perturb(op Op, f func(*tensor.Tensor)) Op {
+	run := op.Run
+	op.Run = func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+		out, tm, err := run(ctx, dev, c, in)
+		if err == nil {
+			for _, o := range out {
+				if o.T != nil {
+					f(o.T)
+				}
+			}
+		}
+		return out, tm, err
+	}
+	return op
+}
+
+// PlantError changes one finite element of t, the first at or after its
+// middle, by 1% of its magnitude plus 10⁻³: what a kernel with an
+// off-by-one or a lost carry might do.
+func PlantError(t *tensor.Tensor) {
+	n := t.Len()
+	for k := 0; k < n; k++ {
+		i := (n/2 + k) % n
+		if t.DType == tensor.F64 {
+			if v := t.F64[i]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				t.F64[i] = v + 0.01*math.Abs(v) + 1e-3
+				return
+			}
+		} else if v := float64(t.F32[i]); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			t.F32[i] = float32(v + 0.01*math.Abs(v) + 1e-3)
+			return
+		}
+	}
+}
