@@ -99,6 +99,8 @@ Examples:
 			mapCommand(),
 			reduceCommand(),
 			synthCommand(),
+			verifyCommand(),
+			benchCommand(),
 		},
 	}
 }

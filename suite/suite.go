@@ -270,13 +270,14 @@ func Select(ops []Op, suite string) ([]Op, error) {
 	return out, nil
 }
 
-// Perturb returns op with f applied to every output of its Run: a planted
-// error, which verify must report as a failure.
-func Perturb(op Op, f func(*tensor.Tensor)) Op {
+// Perturb returns op with f applied to every output of its Run on the
+// devices where on returns true (every device, the CPU path included, when
+// on is nil): a planted error, which verify must report as a failure.
+func Perturb(op Op, f func(*tensor.Tensor), on func(dev *engine.Device) bool) Op {
 	run := op.Run
 	op.Run = func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 		out, tm, err := run(ctx, dev, c, in)
-		if err == nil {
+		if err == nil && (on == nil || on(dev)) {
 			for _, o := range out {
 				if o.T != nil {
 					f(o.T)

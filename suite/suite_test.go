@@ -119,7 +119,7 @@ func TestVerify(t *testing.T) {
 	ctx := context.Background()
 	devs := devices(t)
 	for _, op := range Ops() {
-		bad := Perturb(op, PlantError)
+		bad := Perturb(op, PlantError, nil)
 		for _, c := range op.Verify {
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
 				p := Prepare(op, c, dt)

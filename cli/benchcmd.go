@@ -1,0 +1,398 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/vkstat/vkstat/suite"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func benchCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "bench",
+		Usage:     "time every operation on every device: upload, kernel, download, wall; throughput and fraction of copy bandwidth",
+		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]",
+		Description: `For each operation of the suite and each size, on each device: the upload,
+kernel (GPU timestamps), download and total wall time, host arrays in to
+host arrays out, each the median of --repeat runs after --warmup untimed
+ones; the throughput (GB/s, GFLOP/s or matrices/s) from the kernel time and
+from the wall time; and the fraction of the device's copy bandwidth that the
+kernel reaches (bytes it must read and write over kernel time). The copy
+bandwidth is measured first on each device: a buffer-to-buffer
+vkCmdCopyBuffer timed by GPU timestamps, or Go's copy() on every core for the
+CPU path; read and written bytes both count.
+
+--size small (the default) keeps --suite all to a minute or two on lavapipe
+with two cores; --size paper is the seed documents' workloads (a 5·10⁶-element
+map, a 64×1024×1024 float32 stack reduced along axis 0).
+
+Prints a Markdown table; --json writes every figure (and the peer scripts'
+matching workloads, see bench/peers), --png a bar chart per operation.
+
+Examples:
+   vkstat bench
+   vkstat bench --suite reduce --device lavapipe --repeat 10
+   vkstat bench --suite all --size paper --device gpu --json h100.json --png h100.png`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "suite", Value: "all", Usage: "operations to time: " + strings.Join(suite.Suites, ", ") + " or all"},
+			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to time: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},
+			&ucli.StringFlag{Name: "size", Value: "small", Usage: "workload sizes: small or paper"},
+			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "time only the f32 or f64 cases (default: auto, both; the global --precision is used when given)"},
+			&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 5, Usage: "timed runs per measurement (the median is reported)"},
+			&ucli.IntFlag{Name: "warmup", Value: 1, Usage: "untimed runs before the timed ones"},
+			&ucli.StringFlag{Name: "json", Usage: "write every figure to this file"},
+			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file"},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("bench: unexpected argument %q", c.Args().First())
+			}
+			ops, err := suite.Select(suite.Ops(), c.String("suite"))
+			if err != nil {
+				return usageError{fmt.Errorf("--suite: %w", err)}
+			}
+			size, err := suite.ParseSize(c.String("size"))
+			if err != nil {
+				return usageError{fmt.Errorf("--size: %w", err)}
+			}
+			repeat, warmup := c.Int("repeat"), c.Int("warmup")
+			if repeat < 1 || warmup < 0 {
+				return usagef("--repeat must be at least 1 and --warmup at least 0 (got %d and %d)", repeat, warmup)
+			}
+			dts, err := benchPrecisions(c)
+			if err != nil {
+				return err
+			}
+			ts, err := openTargets(c)
+			if err != nil {
+				return err
+			}
+			rep, err := runBench(c, ts, ops, size, dts, repeat, warmup)
+			if cerr := closeTargets(ts); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			printBench(c.App.Writer, rep)
+			if path := c.String("json"); path != "" {
+				if err := writeJSON(path, rep); err != nil {
+					return err
+				}
+			}
+			if path := c.String("png"); path != "" {
+				if err := AtomicWrite(path, func(w io.Writer) error { return benchChart(w, rep) }); err != nil {
+					return err
+				}
+			}
+			if rep.Errors > 0 {
+				return fmt.Errorf("bench: %d measurement(s) failed", rep.Errors)
+			}
+			return nil
+		},
+	}
+}
+
+// benchPrecisions reads the global --precision: auto keeps every bench
+// case, f32 or f64 only those of that precision.
+func benchPrecisions(c *ucli.Context) ([]tensor.DType, error) {
+	return verifyPrecisions(c)
+}
+
+type benchResult struct {
+	Op        string `json:"op"`
+	Suite     string `json:"suite"`
+	Case      string `json:"case"`
+	Shape     []int  `json:"shape"`
+	Precision string `json:"precision"`
+	// Status is ok, skip (the device lacks a feature) or error.
+	Status     string  `json:"status"`
+	Detail     string  `json:"detail,omitempty"`
+	UploadMs   float64 `json:"upload_ms"`
+	KernelMs   float64 `json:"kernel_ms"`
+	DownloadMs float64 `json:"download_ms"`
+	WallMs     float64 `json:"wall_ms"`
+	// GPUTimed reports whether kernel_ms comes from GPU timestamps (always
+	// true on the CPU path, where it is the computation's own time).
+	GPUTimed bool       `json:"gpu_timed"`
+	Work     suite.Work `json:"work"`
+	Unit     string     `json:"unit"`
+	// Throughput is work per kernel time, ThroughputWall per wall time,
+	// in Unit.
+	Throughput     float64 `json:"throughput"`
+	ThroughputWall float64 `json:"throughput_wall"`
+	// KernelGBs is Work.Bytes per kernel time; CopyFraction is that over
+	// the device's copy bandwidth.
+	KernelGBs    float64     `json:"kernel_gb_per_s"`
+	CopyFraction float64     `json:"copy_fraction"`
+	Peer         *suite.Peer `json:"peer,omitempty"`
+}
+
+type benchDevice struct {
+	Device  deviceRecord    `json:"device"`
+	Copy    suite.Bandwidth `json:"copy_bandwidth"`
+	Results []*benchResult  `json:"results"`
+}
+
+type benchReport struct {
+	Kind          string         `json:"kind"`
+	VkstatVersion string         `json:"vkstat_version"`
+	Date          string         `json:"date"`
+	Host          hostRecord     `json:"host"`
+	Validation    bool           `json:"validation"`
+	Command       string         `json:"command"`
+	Size          suite.Size     `json:"size"`
+	Repeat        int            `json:"repeat"`
+	Warmup        int            `json:"warmup"`
+	Devices       []*benchDevice `json:"devices"`
+	Errors        int            `json:"errors"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func runBench(c *ucli.Context, ts []*target, ops []suite.Op, size suite.Size, dts []tensor.DType, repeat, warmup int) (*benchReport, error) {
+	ctx := c.Context
+	errw := c.App.ErrWriter
+	rep := &benchReport{Kind: "vkstat-bench-report", VkstatVersion: Version, Date: time.Now().UTC().Format(time.RFC3339),
+		Host: hostInfo(), Validation: lineageBool(c, "validate"), Size: size, Repeat: repeat, Warmup: warmup}
+	dev, _ := lineageString(c, "device")
+	if dev == "" {
+		dev = "all"
+	}
+	rep.Command = fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
+	if rep.Validation {
+		rep.Command = strings.Replace(rep.Command, "vkstat bench", "vkstat --validate bench", 1)
+	}
+	if p, _ := lineageString(c, "precision"); p != "" && p != "auto" {
+		rep.Command = strings.Replace(rep.Command, "vkstat", "vkstat --precision "+p, 1)
+	}
+	// Large enough to defeat caches (256 MiB read, 256 MiB written).
+	const copyBytes = 256 << 20
+	for _, t := range ts {
+		bw, err := suite.CopyBandwidth(ctx, t.dev, copyBytes, repeat)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(errw, "bench: %s: copy bandwidth %.1f GB/s (%d MiB, %s)\n", t.rec.Label, bw.GBs, bw.Bytes>>20, bw.Method)
+		rep.Devices = append(rep.Devices, &benchDevice{Device: t.rec, Copy: bw})
+	}
+	for _, op := range ops {
+		for _, bc := range op.Bench[size] {
+			if !hasDType(dts, bc.DType) {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			in := op.Build(bc.Case, bc.DType)
+			w := op.Work(bc.Case, bc.DType)
+			for i, t := range ts {
+				r := &benchResult{Op: op.Name, Suite: op.Suite, Case: bc.Label(), Shape: bc.Shape, Precision: bc.DType.String(),
+					Status: "ok", Work: w, Unit: string(op.Unit)}
+				if op.Peer != nil {
+					r.Peer = op.Peer(bc.Case, bc.DType)
+				}
+				d := rep.Devices[i]
+				d.Results = append(d.Results, r)
+				if why := op.Skip(t.dev, bc.DType); why != "" {
+					r.Status, r.Detail = "skip", why
+					continue
+				}
+				m, err := suite.Measure(ctx, t.dev, op, bc.Case, in, warmup, repeat)
+				if err != nil {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					r.Status, r.Detail = "error", err.Error()
+					rep.Errors++
+					fmt.Fprintf(errw, "bench: %s %s %s on %s: %v\n", op.Name, bc.Label(), bc.DType, t.rec.Label, err)
+					continue
+				}
+				r.UploadMs, r.KernelMs, r.DownloadMs, r.WallMs = ms(m.Upload), ms(m.Kernel), ms(m.Download), ms(m.Wall)
+				r.GPUTimed = m.GPUTimed
+				if m.GPUTimed {
+					r.Throughput = suite.Rate(w, op.Unit, m.Kernel)
+					r.KernelGBs = suite.Rate(w, suite.GBs, m.Kernel)
+					if d.Copy.GBs > 0 {
+						r.CopyFraction = r.KernelGBs / d.Copy.GBs
+					}
+				}
+				r.ThroughputWall = suite.Rate(w, op.Unit, m.Wall)
+				fmt.Fprintf(errw, "bench: %s %s %s on %s: wall %.3f ms, kernel %.3f ms\n", op.Name, bc.Label(), bc.DType, t.rec.Label, r.WallMs, r.KernelMs)
+			}
+		}
+	}
+	return rep, nil
+}
+
+func hasDType(dts []tensor.DType, dt tensor.DType) bool {
+	for _, d := range dts {
+		if d == dt {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case v == 0:
+		return "–"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func printBench(w io.Writer, rep *benchReport) {
+	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %d warm-up)\n\n", rep.Size, rep.Repeat, rep.Warmup)
+	fmt.Fprintf(w, "vkstat %s, %s, %s\n\n", rep.VkstatVersion, rep.Date, rep.Host.CPU)
+	fmt.Fprintln(w, "| device | copy bandwidth | measured with |")
+	fmt.Fprintln(w, "|---|---:|---|")
+	for _, d := range rep.Devices {
+		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB |\n", d.Device.title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	for i := range maxResults(rep) {
+		for _, d := range rep.Devices {
+			if i >= len(d.Results) {
+				continue
+			}
+			r := d.Results[i]
+			if r.Status != "ok" {
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s: %s | | | | | | |\n", r.Op, r.Case, r.Precision, d.Device.Label, r.Status, r.Detail)
+				continue
+			}
+			kernel, frac := fmtNum(r.KernelMs), "–"
+			if !r.GPUTimed {
+				kernel = "n/a"
+			}
+			if r.CopyFraction > 0 {
+				frac = fmt.Sprintf("%.0f%%", 100*r.CopyFraction)
+			}
+			up, down := fmtNum(r.UploadMs), fmtNum(r.DownloadMs)
+			if d.Device.Path == "cpu" {
+				up, down = "–", "–"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s |\n", r.Op, r.Case, r.Precision, d.Device.Label,
+				up, kernel, down, fmtNum(r.WallMs), fmtNum(r.Throughput), r.Unit, fmtNum(r.ThroughputWall), r.Unit, frac)
+		}
+	}
+}
+
+func maxResults(rep *benchReport) int {
+	n := 0
+	for _, d := range rep.Devices {
+		n = max(n, len(d.Results))
+	}
+	return n
+}
+
+// benchChart draws one bar chart per operation: kernel throughput of each
+// case (x) on each device (bars), in the operation's unit.
+func benchChart(w io.Writer, rep *benchReport) error {
+	type panel struct {
+		op, unit string
+		cases    []string
+	}
+	var panels []*panel
+	byOp := map[string]*panel{}
+	for _, d := range rep.Devices {
+		for _, r := range d.Results {
+			p := byOp[r.Op]
+			if p == nil {
+				p = &panel{op: r.Op, unit: r.Unit}
+				byOp[r.Op] = p
+				panels = append(panels, p)
+			}
+			label := r.Case + " " + r.Precision
+			found := false
+			for _, c := range p.cases {
+				found = found || c == label
+			}
+			if !found {
+				p.cases = append(p.cases, label)
+			}
+		}
+	}
+	if len(panels) == 0 {
+		return fmt.Errorf("--png: no results to plot")
+	}
+	plots := make([][]*plot.Plot, len(panels))
+	nd := len(rep.Devices)
+	barWidth := vg.Points(math.Max(6, math.Min(28, 160/float64(nd))))
+	for i, pn := range panels {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", pn.op, pn.unit, rep.Size, rep.Repeat)
+		p.Y.Label.Text = pn.unit
+		p.Y.Min = 0
+		top := 0.0
+		for j, d := range rep.Devices {
+			vals := make(plotter.Values, len(pn.cases))
+			for _, r := range d.Results {
+				if r.Op != pn.op || r.Status != "ok" {
+					continue
+				}
+				for k, c := range pn.cases {
+					if c == r.Case+" "+r.Precision {
+						vals[k] = r.Throughput
+						if !r.GPUTimed {
+							vals[k] = r.ThroughputWall
+						}
+					}
+				}
+			}
+			for _, v := range vals {
+				top = math.Max(top, v)
+			}
+			bars, err := plotter.NewBarChart(vals, barWidth)
+			if err != nil {
+				return err
+			}
+			bars.LineStyle.Width = 0
+			bars.Color = plotutil.Color(j)
+			bars.Offset = vg.Length(float64(j)-float64(nd-1)/2) * barWidth
+			p.Add(bars)
+			label := d.Device.Label
+			if d.Copy.GBs > 0 {
+				label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
+			}
+			p.Legend.Add(label, bars)
+		}
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Legend.XOffs = vg.Millimeter * 4
+		// Head-room for the legend above the bars.
+		p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
+		p.X.Padding = vg.Millimeter * 10
+		p.NominalX(pn.cases...)
+		plots[i] = []*plot.Plot{p}
+	}
+	width, height := vg.Points(900), vg.Points(320*float64(len(panels)))
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 6,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(plots, tiles, dc)
+	for i := range plots {
+		plots[i][0].Draw(canvases[i][0])
+	}
+	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+	return err
+}
