@@ -47,11 +47,12 @@ lint:
 	$(GO) vet ./...
 	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
 
-# CPU-machine benchmarks: the CPU path and lavapipe against NumPy in one
-# run; writes docs/benchmarks/cpu.md.
+# CPU-machine benchmarks: vkstat bench on the CPU path and lavapipe, and
+# the NumPy peers on the same workloads, in one run; writes
+# docs/benchmarks/cpu.md (raw figures and chart in out/bench/).
 bench-cpu: build
 	@scripts/deps.sh bench
-	scripts/bench-cpu.sh
+	scripts/bench-cpu.sh $(BIN)
 
 # PACO per stage, CPU path and lavapipe against the NumPy implementation;
 # writes docs/benchmarks/paco.md.

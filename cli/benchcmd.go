@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -158,6 +159,22 @@ type benchReport struct {
 	Warmup        int            `json:"warmup"`
 	Devices       []*benchDevice `json:"devices"`
 	Errors        int            `json:"errors"`
+	// LoadAvg is /proc/loadavg's 1-, 5- and 15-minute load at the start
+	// and at the end: other work on the machine makes figures noisy.
+	LoadAvg []string `json:"load_avg,omitempty"`
+}
+
+// loadAvg returns the first three fields of /proc/loadavg, or "".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -177,6 +194,10 @@ func runBench(c *ucli.Context, ts []*target, ops []suite.Op, size suite.Size, dt
 	}
 	if p, _ := lineageString(c, "precision"); p != "" && p != "auto" {
 		rep.Command = strings.Replace(rep.Command, "vkstat", "vkstat --precision "+p, 1)
+	}
+	if l := loadAvg(); l != "" {
+		rep.LoadAvg = append(rep.LoadAvg, l)
+		defer func() { rep.LoadAvg = append(rep.LoadAvg, loadAvg()) }()
 	}
 	// Large enough to defeat caches (256 MiB read, 256 MiB written).
 	const copyBytes = 256 << 20
