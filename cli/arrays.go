@@ -1,0 +1,180 @@
+package cli
+
+// Reading input arrays whatever their format: FITS, NPY, and for vectors
+// (parallactic angles, say) plain text.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// arrayFormat is a file's format, from its name or, failing that, its first
+// bytes.
+type arrayFormat int
+
+const (
+	formatUnknown arrayFormat = iota
+	formatFITS
+	formatNPY
+	formatText
+)
+
+// fitsExts are the names FITS files go by (also with .gz).
+var fitsExts = []string{".fits", ".fit", ".fts"}
+
+// formatOf guesses the format of path from its extension, then its content.
+func formatOf(path string) arrayFormat {
+	name := strings.ToLower(filepath.Base(path))
+	trimmed := strings.TrimSuffix(name, ".gz")
+	for _, e := range fitsExts {
+		if strings.HasSuffix(trimmed, e) {
+			return formatFITS
+		}
+	}
+	switch {
+	case strings.HasSuffix(name, ".npy"):
+		return formatNPY
+	case strings.HasSuffix(name, ".txt"), strings.HasSuffix(name, ".csv"),
+		strings.HasSuffix(name, ".dat"), strings.HasSuffix(name, ".tsv"):
+		return formatText
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return formatUnknown
+	}
+	defer f.Close()
+	var b [10]byte
+	n, _ := io.ReadFull(f, b[:])
+	switch {
+	case n >= 6 && string(b[:6]) == npyMagic:
+		return formatNPY
+	case n == 10 && string(b[:]) == "SIMPLE  = ", n >= 2 && b[0] == 0x1f && b[1] == 0x8b:
+		return formatFITS
+	}
+	return formatUnknown
+}
+
+// ReadArray reads an array from a FITS (.fits, .fit, .fts, optionally
+// gzipped: .fits.gz) or NumPy (.npy) file; see ReadFITS and ReadNPY. Other
+// names are recognised by their first bytes.
+func ReadArray(path string) (*tensor.Tensor, error) {
+	switch formatOf(path) {
+	case formatFITS:
+		return ReadFITS(path)
+	case formatNPY:
+		return ReadNPY(path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%s: unknown array format: want a FITS (.fits, .fit, .fts, .fits.gz) or NumPy (.npy) file", path)
+}
+
+// maxTextVector bounds the text files ReadVector reads (they hold angles,
+// one number per frame).
+const maxTextVector = 1 << 30
+
+// ReadVector reads a vector of numbers (T parallactic angles, say) from a
+// FITS or NPY file holding a 1-d array, or an array with a single axis longer
+// than 1 (shape (1, T) or (T, 1) is read as T values), or from a text file of
+// numbers separated by spaces, tabs, commas, semicolons or newlines, where '#'
+// starts a comment that runs to the end of the line. Text numbers are parsed
+// by strconv.ParseFloat (so "nan" and "inf" are accepted; callers that
+// cannot use them check). Errors name the file, and for text the line and
+// the token.
+func ReadVector(path string) ([]float64, error) {
+	format := formatOf(path)
+	if format == formatFITS || format == formatNPY {
+		t, err := ReadArray(path)
+		if err != nil {
+			return nil, err
+		}
+		long := 0
+		for _, s := range t.Shape {
+			if s != 1 {
+				long++
+			}
+		}
+		if long > 1 {
+			return nil, fmt.Errorf("%s: want a vector (a 1-d array), got shape %s", path, tensor.ShapeString(t.Shape))
+		}
+		if t.Len() == 0 {
+			return nil, fmt.Errorf("%s: the vector is empty (shape %s)", path, tensor.ShapeString(t.Shape))
+		}
+		return append([]float64(nil), t.Float64s()...), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v, err := parseTextVector(io.LimitReader(f, maxTextVector+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// parseTextVector parses numbers separated by white space, commas or
+// semicolons, with '#' comments.
+func parseTextVector(r io.Reader) ([]float64, error) {
+	var out []float64
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxTextVector)
+	sep := func(c rune) bool {
+		return c == ' ' || c == '\t' || c == ',' || c == ';' || c == '\r' || c == '\f' || c == '\v'
+	}
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
+			if bytes.IndexByte(text, 0) >= 0 || !isText(text) {
+				return nil, fmt.Errorf("not a text file of numbers (line 1 holds binary data); " +
+					"want numbers separated by spaces, commas or newlines, or a FITS or NPY file")
+			}
+		}
+		if i := bytes.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		for _, tok := range strings.FieldsFunc(string(text), sep) {
+			v, err := strconv.ParseFloat(tok, 64)
+			if err != nil {
+				show := tok
+				if len(show) > 40 {
+					show = show[:40] + "..."
+				}
+				return nil, fmt.Errorf("line %d: %q is not a number", line, show)
+			}
+			out = append(out, v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, fmt.Errorf("a line is longer than %d bytes", maxTextVector)
+		}
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no numbers in the file")
+	}
+	return out, nil
+}
+
+// isText reports whether b looks like text (no control characters other
+// than white space).
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 32 && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
+			return false
+		}
+	}
+	return true
+}
