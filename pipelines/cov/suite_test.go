@@ -42,8 +42,7 @@ func suiteT(p int) []int { return []int{max(2, p/2), 252} }
 var allEstimators = []Estimator{None, PACO, LedoitWolf, OAS}
 
 // runCovSuite holds impl against Reference: every P of suiteP, both T, N of
-// 1, 63, 64 and 65 (all four estimators and both dtypes at N = 64, one
-// estimator each at the others), N = 10⁴ for P = 49, data with a large mean
+// 1, 63, 64 and 65 (every estimator in both dtypes over the two T), N = 10⁴ for P = 49, data with a large mean
 // (centring matters), a constant set and a set with a NaN planted. Then the
 // gather path on PACO patches and on block patches, and the refusals.
 func runCovSuite(t *testing.T, impl covImpl) {
@@ -52,16 +51,34 @@ func runCovSuite(t *testing.T, impl covImpl) {
 		for _, tt := range suiteT(p) {
 			for ni, n := range []int{64, 1, 63, 65} {
 				x := sampleSets(n, tt, p, uint64(1000*p+10*tt+n), n >= 63)
-				ests := allEstimators
-				dts := []tensor.DType{tensor.F64, tensor.F32}
-				if n != 64 {
-					ests = []Estimator{allEstimators[ni]}
-					dts = dts[ni%2 : ni%2+1]
+				// Every estimator in both dtypes for each P, over the
+				// two T: at N = 64 each estimator in one dtype, the
+				// dtypes swapped between the two T; one each at the
+				// other N.
+				type run struct {
+					est Estimator
+					dt  tensor.DType
+				}
+				var runs []run
+				flip := 0
+				if tt == 252 {
+					flip = 1
+				}
+				if n == 64 {
+					for ei, est := range allEstimators {
+						runs = append(runs, run{est, tensor.DType((ei + flip) % 2)})
+					}
+				} else {
+					runs = []run{{allEstimators[ni], tensor.DType((ni + flip) % 2)}}
+				}
+				var ests []Estimator
+				for _, r := range runs {
+					ests = append(ests, r.est)
 				}
 				refs := referenceAll(fmt.Sprintf("P%d/T%d/N%d", p, tt, n), x, ests)
-				for _, est := range ests {
-					want := refs[est]
-					for _, dt := range dts {
+				for _, r := range runs {
+					est, want := r.est, refs[r.est]
+					for _, dt := range []tensor.DType{r.dt} {
 						name := fmt.Sprintf("P%d/T%d/N%d/%s/%s", p, tt, n, est, dt)
 						t.Run(name, func(t *testing.T) {
 							got, err := impl.array(x.As(dt), Options{Estimator: est})

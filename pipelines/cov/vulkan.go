@@ -1,0 +1,358 @@
+package cov
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"time"
+	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Run estimates the covariance of each sample set of x, an (N, T, P)
+// array, on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		r, err := CPU(x, opt)
+		el := time.Since(t0)
+		return r, engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return Vulkan(ctx, dev, x, opt)
+}
+
+// RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
+func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		r, err := CPUGather(cube, g, opt)
+		el := time.Since(t0)
+		return r, engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return VulkanGather(ctx, dev, cube, g, opt)
+}
+
+// chunkBytes bounds the device memory one chunk of an (N, T, P) input
+// takes; larger inputs are streamed through it in several submissions.
+const chunkBytes = 256 << 20
+
+// forceAcc32 makes float32 kernels accumulate in float even on devices
+// with shaderFloat64, so that tests exercise that variant everywhere.
+var forceAcc32 = false
+
+// maxBlocksCap bounds the 4×4 accumulator blocks per invocation (16
+// registers each); tests lower it to exercise the multi-pass path on small
+// P.
+var maxBlocksCap = 4
+
+// Kernel is the covariance kernel compiled for one P and dtype on a device.
+// It is exported for pipelines that chain it with other kernels in one
+// submission (package chol's Fused).
+type Kernel struct {
+	k       *engine.Kernel
+	dev     *engine.Device
+	p       int
+	double  bool // T is double
+	wg      int
+	maxb    int
+	passes  int
+	tc      int
+	elemSz  int
+	nameVar string
+}
+
+// NewKernel builds (or fetches from the device's cache) the covariance
+// kernel for P variables of dtype dt.
+func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
+	double := dt == tensor.F64
+	if double && !dev.Info.Float64 {
+		return nil, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	}
+	name, es, accSz := "cov_f32", 4, 8
+	switch {
+	case double:
+		name, es = "cov_f64", 8
+	case !dev.Info.Float64 || forceAcc32:
+		name, accSz = "cov_f32acc32", 4
+	}
+	pb := (p + 3) / 4
+	nblk := pb * (pb + 1) / 2
+	wg := 64
+	for wg < 256 && wg*4 < nblk {
+		wg *= 2
+	}
+	if lim := int(dev.Info.MaxWorkgroupInvocation); lim > 0 && wg > lim {
+		wg = 1 << (bits.Len(uint(lim)) - 1) // a power of two for the tree reductions
+	}
+	maxb := min((nblk+wg-1)/wg, maxBlocksCap)
+	passes := (nblk + wg*maxb - 1) / (wg * maxb)
+	shared := int(dev.Info.MaxSharedMemory)
+	if shared <= 0 {
+		shared = 32 << 10
+	}
+	fixed := (p + 4*wg + 2) * accSz
+	tc := min((shared-fixed)/(4*pb*accSz), 64)
+	if tc < 1 {
+		return nil, fmt.Errorf("cov: P = %d variables do not fit the %d bytes of shared memory of %s", p, shared, dev.Info.Name)
+	}
+	code, err := shaders.Code(name)
+	if err != nil {
+		return nil, err
+	}
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 6, PushSize: 32,
+		Spec: []uint32{uint32(wg), uint32(p), uint32(tc), uint32(maxb)}})
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{k: k, dev: dev, p: p, double: double, wg: wg, maxb: maxb, passes: passes, tc: tc, elemSz: es, nameVar: name}, nil
+}
+
+// Record records one dispatch of the kernel over n sample sets with t
+// samples each: sample t of variable i of set k is at data[b_k + t*tstride
+// + off[i]], b_k = base[k] when gather, else k*nstride (elements of the
+// kernel's dtype; off and base are uint32 buffers, two's complement for
+// negative offsets). The outputs are mean (n·P), cov (n·P·P) and rho (n).
+func (k *Kernel) Record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
+	data, off, base, mean, cov, rho engine.Binding) error {
+	g := uint32(0)
+	if gather {
+		g = 1
+	}
+	var pc vkpush.Block
+	pc.U32(uint32(n)).U32(uint32(t)).U32(uint32(tstride)).U32(uint32(nstride)).
+		U32(g).U32(uint32(opt.Estimator)).U32(uint32(opt.DDof)).U32(uint32(k.passes))
+	return seq.Dispatch(k.k, k.dev.Groups(n), pc.Bytes(), data, off, base, mean, cov, rho)
+}
+
+// Vulkan estimates the covariance of each sample set of x, an (N, T, P)
+// array, on dev. The sets are streamed in chunks that fit
+// maxStorageBufferRange and chunkBytes, one submission per chunk (one in
+// all for inputs that fit).
+func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
+	var tm engine.Timing
+	src, err := arraySource(x, opt)
+	if err != nil {
+		return nil, tm, err
+	}
+	n, t, p := src.n, src.t, src.p
+	res := newResult(x.DType, n, p)
+	if n == 0 {
+		return res, tm, nil
+	}
+	k, err := NewKernel(dev, p, x.DType)
+	if err != nil {
+		return nil, tm, err
+	}
+	es := int64(k.elemSz)
+	per := []int64{int64(t*p) * es, int64(p) * es, int64(p*p) * es, es}
+	cn := chunkItems(dev, n, per, 1)
+	if cn < 1 {
+		return nil, tm, fmt.Errorf("cov: one sample set (%d×%d) exceeds the device's maxStorageBufferRange", t, p)
+	}
+	bufs, err := newBuffers(dev, int64(cn)*per[0], 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3])
+	if err != nil {
+		return nil, tm, err
+	}
+	defer releaseAll(bufs)
+	offs := make([]uint32, p)
+	for i := range offs {
+		offs[i] = uint32(i)
+	}
+	raw := x.Raw()
+	for k0 := 0; k0 < n; k0 += cn {
+		if err := ctx.Err(); err != nil {
+			return nil, tm, err
+		}
+		c := min(cn, n-k0)
+		seq, err := dev.NewSequence()
+		if err != nil {
+			return nil, tm, err
+		}
+		seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
+		seq.Upload(bufs[1], 0, u32Bytes(offs))
+		k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], int64(c)*per[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
+			sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]))
+		seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
+		seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
+		if err := seq.Download(bufs[5], 0, res.Rho.Raw()[int64(k0)*per[3]:int64(k0+c)*per[3]]); err != nil {
+			seq.Release()
+			return nil, tm, err
+		}
+		st, err := seq.Run(ctx)
+		seq.Release()
+		tm.Add(st)
+		if err != nil {
+			return nil, tm, err
+		}
+	}
+	return res, tm, nil
+}
+
+// GatherBuffers holds a cube and its gather on the device, for chained
+// pipelines (chol.FusedVulkan): the cube, the patch offsets and the
+// location bases.
+type GatherBuffers struct {
+	Cube, Off, Base *engine.Buffer
+	T, Tstride      int
+}
+
+// UploadGather records the upload of cube and g's offsets and locations
+// into new buffers, after checking that the cube fits one binding.
+func UploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor, g Gather, opt Options) (*GatherBuffers, error) {
+	src, err := gatherSource(cube, g, opt)
+	if err != nil {
+		return nil, err
+	}
+	if int64(cube.Bytes()) > dev.MaxBinding() {
+		return nil, fmt.Errorf("cov: the cube of %d MiB exceeds the %d MiB that one binding of %s may cover; use fewer frames, a smaller crop, or --device cpu",
+			cube.Bytes()>>20, dev.MaxBinding()>>20, dev.Info.Name)
+	}
+	offs := make([]uint32, src.p)
+	for i, o := range src.off {
+		offs[i] = uint32(int32(o))
+	}
+	bases := make([]uint32, max(src.n, 1))
+	for i, b := range src.bases {
+		bases[i] = uint32(b)
+	}
+	bufs, err := newBuffers(dev, int64(cube.Bytes()), int64(4*len(offs)), int64(4*len(bases)))
+	if err != nil {
+		return nil, err
+	}
+	seq.Upload(bufs[0], 0, cube.Raw())
+	seq.Upload(bufs[1], 0, u32Bytes(offs))
+	if err := seq.Upload(bufs[2], 0, u32Bytes(bases)); err != nil {
+		releaseAll(bufs)
+		return nil, err
+	}
+	return &GatherBuffers{Cube: bufs[0], Off: bufs[1], Base: bufs[2], T: src.t, Tstride: src.tstride}, nil
+}
+
+// Release frees the buffers.
+func (gb *GatherBuffers) Release() { releaseAll([]*engine.Buffer{gb.Cube, gb.Off, gb.Base}) }
+
+// VulkanGather is Vulkan on the sample sets that g gathers from a (T, H, W)
+// cube: the cube is uploaded once and patches are gathered by the kernel;
+// one submission in all.
+func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
+	var tm engine.Timing
+	if _, err := gatherSource(cube, g, opt); err != nil {
+		return nil, tm, err
+	}
+	n, p := len(g.Locations), len(g.Offsets)
+	res := newResult(cube.DType, n, p)
+	if n == 0 {
+		return res, tm, nil
+	}
+	k, err := NewKernel(dev, p, cube.DType)
+	if err != nil {
+		return nil, tm, err
+	}
+	seq, err := dev.NewSequence()
+	if err != nil {
+		return nil, tm, err
+	}
+	defer func() { seq.Release() }()
+	gb, err := UploadGather(dev, seq, cube, g, opt)
+	if err != nil {
+		return nil, tm, err
+	}
+	defer gb.Release()
+	es := int64(k.elemSz)
+	per := []int64{int64(p) * es, int64(p*p) * es, es, 4}
+	cn := chunkItems(dev, n, per, int(dev.Alignment()/4))
+	if cn < 1 {
+		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
+	}
+	out, err := newBuffers(dev, int64(n)*per[0], int64(cn)*per[1], int64(n)*per[2])
+	if err != nil {
+		return nil, tm, err
+	}
+	defer releaseAll(out)
+	covRaw := res.Cov.Raw()
+	for k0 := 0; k0 < n; k0 += cn {
+		c := min(cn, n-k0)
+		if k0 > 0 { // the covariance buffer is reused: run what is recorded
+			st, err := seq.Run(ctx)
+			seq.Release()
+			tm.Add(st)
+			if err != nil {
+				return nil, tm, err
+			}
+			if seq, err = dev.NewSequence(); err != nil {
+				return nil, tm, err
+			}
+		}
+		k.Record(seq, c, gb.T, gb.Tstride, 0, true, opt,
+			engine.Bind(gb.Cube), engine.Bind(gb.Off), engine.Binding{Buf: gb.Base, Offset: int64(k0) * 4, Size: int64(c) * 4},
+			engine.Binding{Buf: out[0], Offset: int64(k0) * per[0], Size: int64(c) * per[0]},
+			sized(out[1], int64(c)*per[1]),
+			engine.Binding{Buf: out[2], Offset: int64(k0) * per[2], Size: int64(c) * per[2]})
+		seq.Download(out[1], 0, covRaw[int64(k0)*per[1]:int64(k0+c)*per[1]])
+	}
+	seq.Download(out[0], 0, res.Mean.Raw())
+	if err := seq.Download(out[2], 0, res.Rho.Raw()); err != nil {
+		return nil, tm, err
+	}
+	st, err := seq.Run(ctx)
+	tm.Add(st)
+	if err != nil {
+		return nil, tm, err
+	}
+	return res, tm, nil
+}
+
+// chunkItems is how many items (of per[i] bytes in binding i) one dispatch
+// may take: every binding within maxStorageBufferRange, all of them within
+// chunkBytes, and a multiple of align items (so that bindings placed at
+// item offsets stay aligned) unless all n fit.
+func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
+	var sum int64
+	c := int64(n)
+	for _, b := range per {
+		c = min(c, dev.MaxBinding()/b)
+		sum += b
+	}
+	c = min(c, max(chunkBytes/sum, 1))
+	if c >= int64(n) {
+		return n
+	}
+	if align > 1 {
+		c = c / int64(align) * int64(align)
+	}
+	return int(c)
+}
+
+func newBuffers(dev *engine.Device, sizes ...int64) ([]*engine.Buffer, error) {
+	bufs := make([]*engine.Buffer, len(sizes))
+	for i, s := range sizes {
+		b, err := dev.NewBuffer(max(s, 4))
+		if err != nil {
+			releaseAll(bufs[:i])
+			return nil, err
+		}
+		bufs[i] = b
+	}
+	return bufs, nil
+}
+
+func releaseAll(bufs []*engine.Buffer) {
+	for _, b := range bufs {
+		b.Release()
+	}
+}
+
+func sized(b *engine.Buffer, size int64) engine.Binding {
+	return engine.Binding{Buf: b, Size: max(size, 4)}
+}
+
+func u32Bytes(v []uint32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}

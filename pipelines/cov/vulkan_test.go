@@ -1,0 +1,83 @@
+package cov
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func TestMain(m *testing.M) { testdev.Main(m) }
+
+func vulkanImpl(t *testing.T, dev *engine.Device) covImpl {
+	skip := func(dt tensor.DType) {
+		if dt == tensor.F64 && !dev.Info.Float64 {
+			t.Skipf("%s has no float64", dev.Info.Name)
+		}
+	}
+	return covImpl{
+		array: func(x *tensor.Tensor, opt Options) (*Result, error) {
+			if x != nil {
+				skip(x.DType)
+			}
+			r, _, err := Vulkan(context.Background(), dev, x, opt)
+			return r, err
+		},
+		gather: func(cube *tensor.Tensor, g Gather, opt Options) (*Result, error) {
+			if cube != nil {
+				skip(cube.DType)
+			}
+			r, _, err := VulkanGather(context.Background(), dev, cube, g, opt)
+			return r, err
+		},
+	}
+}
+
+// TestVulkan runs the suite on every Vulkan device, the validation layer on.
+func TestVulkan(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			runCovSuite(t, vulkanImpl(t, dev))
+		})
+	}
+}
+
+// TestVulkanVariants exercises, on every device, the kernel variants the
+// suite does not reach on lavapipe: float accumulation (devices without
+// shaderFloat64) and several passes over the entries (P > 128 or few
+// registers), on a few sizes and every estimator.
+func TestVulkanVariants(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			defer func(a bool, m int) { forceAcc32, maxBlocksCap = a, m }(forceAcc32, maxBlocksCap)
+			for _, c := range []struct {
+				name  string
+				acc32 bool
+				maxe  int
+			}{{"acc32", true, 4}, {"passes", false, 1}, {"acc32-passes", true, 1}} {
+				forceAcc32, maxBlocksCap = c.acc32, c.maxe
+				for _, p := range []int{1, 13, 49, 130} {
+					x := sampleSets(65, 100, p, uint64(p), true)
+					refs := referenceAll(fmt.Sprintf("variants/P%d", p), x, allEstimators)
+					for _, est := range allEstimators {
+						for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+							if dt == tensor.F64 && (c.acc32 || !dev.Info.Float64) {
+								continue
+							}
+							t.Run(fmt.Sprintf("%s/P%d/%s/%s", c.name, p, est, dt), func(t *testing.T) {
+								got, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: est})
+								if err != nil {
+									t.Fatal(err)
+								}
+								checkResult(t, got, refs[est], dt)
+							})
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,240 @@
+#version 450
+// Batched Cholesky factorisation A = L·Lᵀ, with solves, inverse, log-det
+// and the quadratic form bᵀA⁻¹b, MPW matrices per workgroup and TPM >= P
+// invocations per matrix: invocation i owns row i.
+//
+// The strictly lower triangle of L lives in workgroup memory (packed, row
+// major), or, in the GLOBAL variant, in a per-matrix slice of a scratch
+// buffer; the diagonal stays in a register of the row's invocation, which is
+// what lets P = 128 fit 32 KiB in float32. Only the lower triangle of A is
+// read. Pivot j is published by invocation j through a double-buffered
+// slot, so each step of the factorisation and of the solves needs one
+// barrier. Info is potrf's: the 1-based index of the first pivot that is not
+// positive (or NaN). A failed matrix gets NaN outputs.
+//
+// flags: 1 write L, 2 solve with B, 4 inverse, 8 log-det, 16 quadratic form.
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+#include "include/linalg.glsl"
+
+layout(constant_id = 1) const uint P = 1;   // matrix order
+layout(constant_id = 2) const uint TPM = 1; // invocations per matrix, >= P
+layout(constant_id = 3) const uint MPW = 1; // matrices per workgroup; WG_SIZE = TPM*MPW
+layout(constant_id = 4) const uint LSZ = 1; // max(P(P−1)/2, 1)
+
+layout(std430, binding = 0) readonly buffer A_ { T a[]; };
+layout(std430, binding = 1) writeonly buffer L_ { T lout[]; };
+layout(std430, binding = 2) readonly buffer B_ { T b[]; };
+layout(std430, binding = 3) writeonly buffer X_ { T xout[]; };
+layout(std430, binding = 4) writeonly buffer Inv_ { T inv[]; };
+layout(std430, binding = 5) writeonly buffer LogDet_ { T logdet[]; };
+layout(std430, binding = 6) writeonly buffer Quad_ { T quad[]; };
+layout(std430, binding = 7) writeonly buffer Info_ { int info[]; };
+
+layout(push_constant) uniform Params {
+	uint n;       // matrices in this dispatch
+	uint k;       // right-hand sides per matrix
+	uint bstride; // elements between consecutive matrices' B (0: one B for all)
+	uint flags;
+} p;
+
+#if GLOBAL
+layout(std430, binding = 8) coherent buffer Work_ { T work[]; };
+#define LS(ix) work[lbase + (ix)]
+void sync_l() {
+	memoryBarrierBuffer();
+	memoryBarrierShared();
+	barrier();
+}
+#else
+shared T sl[MPW * LSZ];
+#define LS(ix) sl[lbase + (ix)]
+void sync_l() {
+	sync_shared();
+}
+#endif
+
+shared T piv[2u * MPW];
+shared int sinfo[MPW];
+
+void main() {
+	uint lt = gl_LocalInvocationID.x;
+	uint ml = lt / TPM;
+	uint i = lt % TPM;
+	uint mat = flat_group() * MPW + ml;
+	bool live = mat < p.n;
+	bool row = live && i < P;
+	uint lbase = ml * LSZ;
+#if GLOBAL
+	lbase = mat * LSZ;
+#endif
+	uint abase = mat * P * P;
+	uint pv = 2u * ml;
+
+	// Load the strictly lower triangle, coalesced; the diagonal into d.
+	if (live) {
+		for (uint e = i; e < P * P; e += TPM) {
+			uint r = e / P, c = e % P;
+			if (c < r) {
+				LS(tri_strict(r, c)) = a[abase + e];
+			}
+		}
+	}
+	T d = row ? a[abase + i * P + i] : T(1);
+	if (i == 0u) {
+		sinfo[ml] = 0;
+		bool bad = !(d > T(0)) || isnan(d);
+		if (bad && live) {
+			sinfo[ml] = 1;
+		}
+		d = bad ? NAN_T : sqrt(d);
+		piv[pv] = d;
+	}
+	sync_l();
+
+	// Right-looking factorisation; column j's scaled values are written one
+	// step late, when no invocation reads column j any more.
+	T lprev = T(0);
+	T ld = T(0);
+	for (uint j = 0u; j < P; ++j) {
+		T pj = piv[pv + (j & 1u)];
+		if ((p.flags & 8u) != 0u) {
+			ld += log_t(pj);
+		}
+		if (row && j > 0u && i >= j) {
+			LS(tri_strict(i, j - 1u)) = lprev;
+		}
+		if (row && i > j) {
+			T inv_pj = T(1) / pj;
+			T lij = LS(tri_strict(i, j)) * inv_pj;
+			T f = lij * inv_pj;
+			for (uint c = j + 1u; c < i; ++c) {
+				LS(tri_strict(i, c)) -= f * LS(tri_strict(c, j));
+			}
+			d -= lij * lij;
+			lprev = lij;
+			if (i == j + 1u) {
+				bool bad = !(d > T(0)) || isnan(d);
+				if (bad && sinfo[ml] == 0) {
+					sinfo[ml] = int(i + 1u);
+				}
+				d = bad ? NAN_T : sqrt(d);
+				piv[pv + (i & 1u)] = d;
+			}
+		}
+		sync_l();
+	}
+	bool fail = sinfo[ml] != 0;
+
+	if (live && (p.flags & 1u) != 0u) {
+		for (uint e = i; e < P * P; e += TPM) {
+			uint r = e / P, c = e % P;
+			if (c != r) {
+				lout[abase + e] = fail ? NAN_T : (c < r ? LS(tri_strict(r, c)) : T(0));
+			}
+		}
+		if (row) {
+			lout[abase + i * P + i] = fail ? NAN_T : d;
+		}
+	}
+
+	if ((p.flags & 2u) != 0u) {
+		uint bbase = mat * p.bstride;
+		uint xbase = mat * P * p.k;
+		for (uint c = 0u; c < p.k; ++c) {
+			// L y = b: y_j is published by invocation j.
+			T bi = row ? b[bbase + i * p.k + c] : T(0);
+			if (row && i == 0u) {
+				piv[pv] = bi / d;
+			}
+			sync_l();
+			T yy = T(0);
+			for (uint j = 0u; j < P; ++j) {
+				T yj = piv[pv + (j & 1u)];
+				yy += yj * yj;
+				if (row && i > j) {
+					bi -= LS(tri_strict(i, j)) * yj;
+					if (i == j + 1u) {
+						piv[pv + (i & 1u)] = bi / d;
+					}
+				}
+				if (i == j) {
+					bi = yj;
+				}
+				sync_l();
+			}
+			// Lᵀ x = y, from the last row up.
+			if (row && i == P - 1u) {
+				piv[pv + (i & 1u)] = bi / d;
+			}
+			sync_l();
+			for (uint j = P; j-- > 0u;) {
+				T xj = piv[pv + (j & 1u)];
+				if (row && i < j) {
+					bi -= LS(tri_strict(j, i)) * xj;
+					if (i + 1u == j) {
+						piv[pv + (i & 1u)] = bi / d;
+					}
+				}
+				if (i == j) {
+					bi = xj;
+				}
+				sync_l();
+			}
+			if (row) {
+				xout[xbase + i * p.k + c] = fail ? NAN_T : bi;
+			}
+			if (live && i == 0u && (p.flags & 16u) != 0u) {
+				quad[mat * p.k + c] = fail ? NAN_T : yy;
+			}
+		}
+	}
+
+	if (live && i == 0u) {
+		info[mat] = sinfo[ml];
+		if ((p.flags & 8u) != 0u) {
+			logdet[mat] = fail ? NAN_T : T(2) * ld;
+		}
+	}
+
+	if ((p.flags & 4u) != 0u) {
+		// X = L⁻¹ in place, column j from the last; invocation i keeps X_ii.
+		T xd = T(1) / d;
+		if (row && i == P - 1u) {
+			piv[pv + (i & 1u)] = xd;
+		}
+		sync_l();
+		for (uint j = P; j-- > 0u;) {
+			T xjj = piv[pv + (j & 1u)];
+			T v = T(0);
+			if (row && i > j) {
+				T s = xd * LS(tri_strict(i, j));
+				for (uint c = j + 1u; c < i; ++c) {
+					s += LS(tri_strict(i, c)) * LS(tri_strict(c, j));
+				}
+				v = -xjj * s;
+			}
+			sync_l();
+			if (row && i > j) {
+				LS(tri_strict(i, j)) = v;
+			}
+			if (row && i + 1u == j) {
+				piv[pv + (i & 1u)] = xd;
+			}
+			sync_l();
+		}
+		// A⁻¹ = XᵀX: invocation i forms row i, (A⁻¹)_ic = Σ_{q>=i} X_qi X_qc.
+		if (row) {
+			uint ibase = mat * P * P;
+			for (uint c = 0u; c <= i; ++c) {
+				T s = xd * (c == i ? xd : LS(tri_strict(i, c)));
+				for (uint q = i + 1u; q < P; ++q) {
+					s += LS(tri_strict(q, i)) * LS(tri_strict(q, c));
+				}
+				s = fail ? NAN_T : s;
+				inv[ibase + i * P + c] = s;
+				inv[ibase + c * P + i] = s;
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+#version 450
+// Mean, covariance and shrinkage of one sample set per workgroup.
+//
+// Sample t of variable i of set k is data[b_k + t*tstride + off[i]], with
+// b_k = base[k] (gathered from a cube: base is the location, off the patch
+// offsets) or k*nstride (an (N, T, P) array: off[i] = i). The mean is taken
+// first; then the centred samples are staged through shared memory, TC at a
+// time, and each invocation accumulates MAXB 4×4 blocks of the lower
+// triangle of S in registers (outer products of 4-vectors: 16 multiply-adds
+// per 8 shared loads). When the blocks need more than one pass of
+// WG_SIZE*MAXB, S is written after each pass and read back at the end. ρ follows the package cov formulas (pipelines/cov/shrink.go, keep in
+// step); the output is C = scale·((1−ρ)S + ρ·target), both triangles.
+//
+// T is the data type, ACC the accumulator (double where the device has
+// shaderFloat64).
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+#include "include/linalg.glsl"
+
+layout(constant_id = 1) const uint P = 1;    // variables
+layout(constant_id = 2) const uint TC = 1;   // samples per staged tile
+layout(constant_id = 3) const uint MAXB = 1; // 4×4 blocks per invocation per pass
+
+#if ACC_DOUBLE
+#define ACC4 dvec4
+#define ACCM dmat4
+#else
+#define ACC4 vec4
+#define ACCM mat4
+#endif
+
+const uint PB = (P + 3u) / 4u; // 4-wide column blocks; the tile is zero-padded
+
+layout(std430, binding = 0) readonly buffer Data { T data[]; };
+layout(std430, binding = 1) readonly buffer Off { uint off[]; };
+layout(std430, binding = 2) readonly buffer Base { uint base[]; };
+layout(std430, binding = 3) writeonly buffer Mean { T mean[]; };
+layout(std430, binding = 4) buffer Cov { T cov[]; };
+layout(std430, binding = 5) writeonly buffer Rho { T rho[]; };
+
+layout(push_constant) uniform Params {
+	uint n;       // sample sets in this dispatch
+	uint t;       // samples per set
+	uint tstride; // elements between consecutive samples
+	uint nstride; // elements between consecutive sets (array layout)
+	uint gather;  // 1: set k starts at base[k]; 0: at k*nstride
+	uint est;     // 0 none, 1 PACO, 2 Ledoit-Wolf, 3 OAS
+	uint ddof;    // 0 or 1
+	uint passes;  // ceil(PB(PB+1)/2 / (WG_SIZE*MAXB))
+} p;
+
+shared ACC4 tile[TC * PB];
+shared ACC smean[P];
+shared ACC4 red[WG_SIZE];
+shared ACC srho;
+
+ACC4 wg_sum(ACC4 v) {
+	uint lt = gl_LocalInvocationID.x;
+	red[lt] = v;
+	sync_shared();
+	for (uint s = WG_SIZE / 2u; s > 0u; s >>= 1u) {
+		if (lt < s) {
+			red[lt] += red[lt + s];
+		}
+		sync_shared();
+	}
+	ACC4 r = red[0];
+	sync_shared();
+	return r;
+}
+
+ACC clip01(ACC r) {
+	if (isnan(r)) {
+		return r;
+	}
+	return clamp(r, ACC(0), ACC(1));
+}
+
+// The shrinkage weight; mirrors shrinkage() in pipelines/cov/shrink.go.
+ACC shrinkage(ACC tr, ACC fro, ACC dsq, ACC q4) {
+	if (p.est == 0u || P == 1u) {
+		return ACC(0);
+	}
+	if (isnan(tr) || isnan(fro) || isnan(dsq) || isnan(q4)) {
+		return tr + fro + dsq + q4; // NaN
+	}
+	ACC fP = ACC(P), fT = ACC(p.t);
+	ACC r = ACC(0);
+	if (p.est == 1u) { // PACO
+		ACC num = fro + tr * tr - ACC(2) * dsq;
+		ACC den = (fT + ACC(1)) * (fro - dsq);
+		r = den == ACC(0) ? ACC(1) : num / den;
+	} else if (p.est == 3u) { // OAS
+		ACC alpha = fro / (fP * fP);
+		ACC mu = tr / fP;
+		ACC num = alpha + mu * mu;
+		ACC den = (fT + ACC(1)) * (alpha - mu * mu / fP);
+		r = den == ACC(0) ? ACC(1) : num / den;
+	} else { // Ledoit-Wolf
+		ACC mu = tr / fP;
+		ACC delta = (fro - ACC(2) * mu * tr + fP * mu * mu) / fP;
+		ACC beta = (q4 / fT - fro) / (fP * fT);
+		beta = min(beta, delta);
+		r = (beta == ACC(0) || delta <= ACC(0)) ? ACC(0) : beta / delta;
+	}
+	return clip01(r);
+}
+
+void main() {
+	uint k = flat_group();
+	if (k >= p.n) {
+		return; // uniform across the workgroup
+	}
+	uint lt = gl_LocalInvocationID.x;
+	uint b0 = p.gather != 0u ? base[k] : k * p.nstride;
+	ACC invT = ACC(1) / ACC(p.t);
+
+	// Means, with a shift (the first sample) against cancellation.
+	for (uint i = lt; i < P; i += WG_SIZE) {
+		uint o = b0 + off[i];
+		ACC sh = ACC(data[o]);
+		ACC s = ACC(0);
+		for (uint t = 1u; t < p.t; ++t) {
+			s += ACC(data[o + t * p.tstride]) - sh;
+		}
+		ACC m = sh + s * invT;
+		smean[i] = m;
+		mean[k * P + i] = T(m);
+	}
+	sync_shared();
+
+	const uint nblk = PB * (PB + 1u) / 2u;
+	ACC tr = ACC(0), fro = ACC(0), dsq = ACC(0), q4 = ACC(0);
+	ACCM acc[MAXB];
+	uvec2 blk[MAXB];
+	for (uint pass = 0u; pass < p.passes; ++pass) {
+		uint e0 = pass * WG_SIZE * MAXB;
+		for (uint q = 0u; q < MAXB; ++q) {
+			uint e = e0 + q * WG_SIZE + lt;
+			blk[q] = e < nblk ? tri_unpack(e) : uvec2(0u);
+			acc[q] = ACCM(ACC(0));
+		}
+		for (uint t0 = 0u; t0 < p.t; t0 += TC) {
+			uint tc = min(TC, p.t - t0);
+			for (uint e = lt; e < tc * PB * 4u; e += WG_SIZE) {
+				uint tt = e / (PB * 4u), i = e % (PB * 4u);
+				ACC v = ACC(0);
+				if (i < P) {
+					v = ACC(data[b0 + off[i] + (t0 + tt) * p.tstride]) - smean[i];
+				}
+				tile[tt * PB + i / 4u][i % 4u] = v;
+			}
+			sync_shared();
+			if (pass == 0u && p.est == 2u) {
+				for (uint tt = lt; tt < tc; tt += WG_SIZE) {
+					ACC s2 = ACC(0);
+					for (uint b = 0u; b < PB; ++b) {
+						ACC4 x = tile[tt * PB + b];
+						s2 += dot(x, x);
+					}
+					q4 += s2 * s2;
+				}
+			}
+			for (uint tt = 0u; tt < tc; ++tt) {
+				uint row = tt * PB;
+				for (uint q = 0u; q < MAXB; ++q) {
+					acc[q] += outerProduct(tile[row + blk[q].x], tile[row + blk[q].y]);
+				}
+			}
+			sync_shared();
+		}
+		// acc[q][j][i] is Σ x_r x_c for r = 4·blk.x + i, c = 4·blk.y + j.
+		for (uint q = 0u; q < MAXB; ++q) {
+			if (e0 + q * WG_SIZE + lt >= nblk) {
+				continue;
+			}
+			for (uint j = 0u; j < 4u; ++j) {
+				for (uint i = 0u; i < 4u; ++i) {
+					uint r = 4u * blk[q].x + i, c = 4u * blk[q].y + j;
+					if (r >= P || c > r) {
+						continue;
+					}
+					ACC s = acc[q][j][i] * invT;
+					acc[q][j][i] = s;
+					if (r == c) {
+						tr += s;
+						dsq += s * s;
+						fro += s * s;
+					} else {
+						fro += ACC(2) * s * s;
+					}
+					if (p.passes > 1u) {
+						cov[k * P * P + r * P + c] = T(s);
+					}
+				}
+			}
+		}
+	}
+
+	ACC4 sums = wg_sum(ACC4(tr, fro, dsq, q4));
+	tr = sums.x;
+	fro = sums.y;
+	dsq = sums.z;
+	q4 = sums.w;
+	if (lt == 0u) {
+		ACC r = shrinkage(tr, fro, dsq, q4);
+		srho = r;
+		rho[k] = T(r);
+	}
+	sync_shared();
+	ACC rh = srho;
+	ACC mu = tr / ACC(P);
+	ACC scale = ACC(p.t) / ACC(p.t - p.ddof);
+	for (uint pass = 0u; pass < p.passes; ++pass) {
+		uint e0 = pass * WG_SIZE * MAXB;
+		for (uint q = 0u; q < MAXB; ++q) {
+			uint e = e0 + q * WG_SIZE + lt;
+			if (e >= nblk) {
+				continue;
+			}
+			uvec2 bq = tri_unpack(e);
+			for (uint j = 0u; j < 4u; ++j) {
+				for (uint i = 0u; i < 4u; ++i) {
+					uint r = 4u * bq.x + i, c = 4u * bq.y + j;
+					if (r >= P || c > r) {
+						continue;
+					}
+					uint ix = k * P * P + r * P + c;
+					ACC s = pass + 1u == p.passes ? acc[q][j][i] : ACC(cov[ix]);
+					ACC cv;
+					if (r != c) {
+						cv = (ACC(1) - rh) * s;
+					} else if (p.est == 1u) {
+						cv = isnan(rh) ? rh : s; // the target's diagonal is S's
+					} else if (p.est >= 2u) {
+						cv = (ACC(1) - rh) * s + rh * mu;
+					} else {
+						cv = s;
+					}
+					cv *= scale;
+					cov[ix] = T(cv);
+					cov[k * P * P + c * P + r] = T(cv);
+				}
+			}
+		}
+	}
+}
