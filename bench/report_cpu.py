@@ -103,10 +103,8 @@ def cmd_report(args):
         for line in open(path):
             if line.strip():
                 peers.append(json.loads(line))
-    kinds = []
-    for p in peers:
-        if p["peer"] not in kinds:
-            kinds.append(p["peer"])
+    rank = {k: i for i, k in enumerate(PEER_NAMES)}
+    kinds = sorted({p["peer"] for p in peers}, key=lambda k: (rank.get(k, len(rank)), k))
     by_key = {(p["peer"], p["key"]): p for p in peers}
     host = bench["host"]
     out = []

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# Cross-vendor GPU run: everything vkstat checks and measures on a GPU
+# machine, in one command, with no internet there. See docs/gpu.md.
+#
+#   scripts/gpu-run.sh pack [DIST]     here (with Go and apt): build DIST
+#                                      (default out/gpu-dist) and DIST.tar.gz
+#   scripts/gpu-run.sh run [options]   there: run everything, write reports
+#
+# pack builds bin/vkstat and one test binary per package that has tests
+# (with the testdata they read), downloads the Vulkan loader and validation
+# layer packages, and copies the peer scripts and this script. run, from
+# the unpacked DIST (or given --dist DIST or DIST.tar.gz):
+#   1. sets up the Vulkan loader and validation layer from DIST when the
+#      machine has none, and the NVIDIA ICD when it is there;
+#   2. vkstat devices (table and JSON);
+#   3. the test binaries, with the validation layer on (CI=true: a missing
+#      Vulkan device fails rather than skips);
+#   4. vkstat --validate verify --device all --json, and a planted-error
+#      self-check that must fail;
+#   5. vkstat bench --suite all --json --png;
+#   6. the NumPy, PyTorch and CuPy peers on bench's workloads, and a
+#      Markdown page of ratios (gpu.md).
+# Every step runs even when an earlier one failed; summary.txt lists their
+# exit statuses and the script exits 1 when any failed.
+#
+# run options:
+#   --dist DIR|TGZ   the packed folder or archive (default: this script's folder
+#                    when it sits in a packed DIST, else out/gpu-dist)
+#   --out DIR        where the reports go (default out/gpu-run-<date>)
+#   --size S         bench size, paper (default) or small
+#   --repeat N       bench and peer repetitions (default 10)
+#   --steps LIST     comma-separated subset of devices,tests,verify,bench,peers
+#   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
+#                    small sizes, 3 repetitions, short tests; peers that are not
+#                    installed are skipped
+# Environment: PYTHON (the Python with PyTorch and CuPy, default python3);
+# GPU_RUN_USE_DEBS=1 uses the packed loader and validation layer even when
+# the machine has its own.
+set -uo pipefail
+
+die() { echo "gpu-run: $*" >&2; exit 2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+
+# ---- pack ---------------------------------------------------------------
+pack() {
+	local dist=${1:-out/gpu-dist}
+	cd "$here/.." || exit 2
+	[ -f go.mod ] || die "pack runs in the vkstat source tree"
+	rm -rf "$dist"
+	mkdir -p "$dist/bin" "$dist/tests" "$dist/debs" "$dist/bench/peers" || exit 2
+	local version
+	version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+	echo "== building vkstat $version" >&2
+	go build -trimpath -ldflags "-s -w -X github.com/vkstat/vkstat/cli.Version=$version" -o "$dist/bin/vkstat" ./cmd/vkstat || exit 1
+	echo "== building test binaries" >&2
+	local pkg rel failed=()
+	for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+		rel=${pkg#github.com/vkstat/vkstat/}
+		mkdir -p "$dist/tests/$rel"
+		if ! go test -c -trimpath -ldflags "-s -w" -o "$dist/tests/$rel/$(basename "$rel").test" "./$rel"; then
+			failed+=("$rel")
+			rm -rf "${dist:?}/tests/$rel"
+			continue
+		fi
+		# Tests read ./testdata and ../testdata relative to their package.
+		[ -d "$rel/testdata" ] && cp -r "$rel/testdata" "$dist/tests/$rel/"
+	done
+	[ -d testdata ] && cp -r testdata "$dist/tests/"
+	[ ${#failed[@]} -eq 0 ] || echo "gpu-run pack: these packages' tests did not build and are left out: ${failed[*]}" >&2
+	echo "== downloading the Vulkan loader and validation layer packages" >&2
+	(cd "$dist/debs" && apt-get download libvulkan1 vulkan-validationlayers) ||
+		echo "gpu-run pack: apt-get download failed: the GPU machine must have its own Vulkan loader" >&2
+	cp bench/report_cpu.py "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
+	echo "$version" > "$dist/VERSION"
+	tar -C "$(dirname "$dist")" -czf "$dist.tar.gz" "$(basename "$dist")" || exit 1
+	du -sh "$dist" "$dist.tar.gz" >&2
+	echo "packed $dist and $dist.tar.gz; on the GPU machine: $(basename "$dist")/gpu-run.sh run --out reports/" >&2
+}
+
+# ---- run ----------------------------------------------------------------
+declare -a summary=()
+status=0
+
+# step NAME CMD...: runs CMD with stdout and stderr in $out/NAME.log, echoed,
+# and records the exit status.
+step() {
+	local name=$1
+	shift
+	echo "== $name: $*" | tee -a "$out/run.log" >&2
+	local t0=$SECONDS
+	"$@" 2>&1 | tee "$out/$name.log"
+	local rc=${PIPESTATUS[0]}
+	summary+=("$(printf '%-16s exit %-3d %4ds  %s' "$name" "$rc" $((SECONDS - t0)) "$*")")
+	[ "$rc" -eq 0 ] || status=1
+	echo "-- $name: exit $rc" | tee -a "$out/run.log" >&2
+	return "$rc"
+}
+
+# expect_fail NAME CMD...: like step, but CMD must exit 1.
+expect_fail() {
+	local name=$1
+	shift
+	echo "== $name (must fail): $*" | tee -a "$out/run.log" >&2
+	"$@" > "$out/$name.log" 2>&1
+	local rc=$?
+	local verdict="ok (failed as planted)"
+	if [ $rc -ne 1 ]; then
+		verdict="WRONG: a planted error was not caught"
+		status=1
+	fi
+	summary+=("$(printf '%-16s exit %-3d        %s: %s' "$name" "$rc" "$verdict" "$*")")
+	echo "-- $name: exit $rc, $verdict" | tee -a "$out/run.log" >&2
+}
+
+setup_vulkan() {
+	local sysroot=$dist/sysroot
+	local force=${GPU_RUN_USE_DEBS:-0}
+	if [ "$force" = 1 ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+		ls "$dist"/debs/libvulkan1_*.deb >/dev/null 2>&1 || die "no Vulkan loader on this machine and none in $dist/debs"
+		mkdir -p "$sysroot"
+		for f in "$dist"/debs/*.deb; do dpkg -x "$f" "$sysroot" || die "dpkg -x $f failed"; done
+		export LD_LIBRARY_PATH="$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		export VKSTAT_VULKAN_LIB="$sysroot/usr/lib/x86_64-linux-gnu/libvulkan.so.1"
+		echo "gpu-run: Vulkan loader from $dist/debs" >&2
+	fi
+	local layers=/usr/share/vulkan/explicit_layer.d
+	if { [ "$force" = 1 ] || [ ! -f $layers/VkLayer_khronos_validation.json ]; } && ls "$dist"/debs/vulkan-validationlayers_*.deb >/dev/null 2>&1; then
+		mkdir -p "$sysroot"
+		for f in "$dist"/debs/vulkan-validationlayers_*.deb; do dpkg -x "$f" "$sysroot"; done
+		export LD_LIBRARY_PATH="$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		# VK_ADD_LAYER_PATH for loaders from 1.3.234, VK_LAYER_PATH before.
+		export VK_ADD_LAYER_PATH="$sysroot$layers" VK_LAYER_PATH="$sysroot$layers"
+		echo "gpu-run: validation layer from $dist/debs" >&2
+	fi
+	local nv=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+	if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -f $nv ] && [ $dry -eq 0 ]; then
+		export VK_DRIVER_FILES=$nv
+		echo "gpu-run: NVIDIA ICD $nv" >&2
+	fi
+}
+
+# run_tests runs every test binary in its package's folder (tests read
+# testdata relative to it); full logs go to $out/tests/.
+run_tests() {
+	local t dir name rc=0 trc short=()
+	[ $dry -eq 1 ] && short=(-test.short)
+	mkdir -p "$out/tests"
+	while IFS= read -r t; do
+		dir=$(dirname "$t")
+		name=${dir#"$dist"/tests/}
+		name=${name//\//_}
+		(cd "$dir" && CI=true VKSTAT_TEST_VULKAN=1 "./$(basename "$t")" -test.v -test.timeout 30m "${short[@]}") > "$out/tests/$name.log" 2>&1
+		trc=$?
+		[ $trc -eq 0 ] || rc=1
+		printf '%-24s exit %d  %s\n' "$name" $trc "$(grep -cE '^\s*--- PASS' "$out/tests/$name.log") passed, $(grep -cE '^\s*--- FAIL' "$out/tests/$name.log") failed, $(grep -cE '^\s*--- SKIP' "$out/tests/$name.log") skipped"
+		grep -E '^\s*--- FAIL|^panic|^FAIL' "$out/tests/$name.log" | head -20
+	done < <(find "$dist/tests" -name '*.test' -type f | sort)
+	return $rc
+}
+
+run_peers() {
+	local kind rc=0
+	for kind in numpy torch cupy; do
+		"$py" "$dist/bench/report_cpu.py" peers --peer $kind --repeat "$repeat" --python "$py" "$out/bench.json" > "$out/$kind.jsonl" || rc=1
+		[ -s "$out/$kind.jsonl" ] || rm -f "$out/$kind.jsonl"
+	done
+	"$py" "$dist/bench/report_cpu.py" report --title "GPU-machine benchmarks" \
+		--command "scripts/gpu-run.sh run --size $size --repeat $repeat" "$out/bench.json" "$out"/*.jsonl > "$out/gpu.md" || rc=1
+	return $rc
+}
+
+run() {
+	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,bench,peers dry=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--dist) dist=$2; shift 2 ;;
+		--out) out=$2; shift 2 ;;
+		--size) size=$2; shift 2 ;;
+		--repeat) repeat=$2; shift 2 ;;
+		--steps) steps=$2; shift 2 ;;
+		--dry-run) dry=1; shift ;;
+		*) die "unknown option $1 (see the head of $0)" ;;
+		esac
+	done
+	if [ $dry -eq 1 ]; then
+		size=small
+		[ "$repeat" = 10 ] && repeat=3
+	fi
+	if [ -z "$dist" ]; then
+		if [ -x "$here/bin/vkstat" ]; then dist=$here; else dist=$here/../out/gpu-dist; fi
+	fi
+	if [ -f "$dist" ]; then # an archive: unpack beside it
+		local parent
+		parent=$(mktemp -d "${TMPDIR:-/tmp}/gpu-dist.XXXXXX")
+		tar -C "$parent" -xzf "$dist" || die "cannot unpack $dist"
+		dist=$(find "$parent" -mindepth 1 -maxdepth 1 -type d | head -1)
+	fi
+	dist=$(cd "$dist" 2>/dev/null && pwd) || die "no packed folder at $dist (run: scripts/gpu-run.sh pack)"
+	[ -x "$dist/bin/vkstat" ] || die "$dist/bin/vkstat is missing (run: scripts/gpu-run.sh pack)"
+	out=${out:-out/gpu-run-$(date -u +%Y%m%dT%H%M%SZ)}
+	mkdir -p "$out" || die "cannot create $out"
+	out=$(cd "$out" && pwd)
+	py=${PYTHON:-python3}
+	local vk=$dist/bin/vkstat
+
+	setup_vulkan
+	{
+		echo "gpu-run on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ), vkstat $(cat "$dist/VERSION" 2>/dev/null || echo '?')"
+		echo "dry run: $dry; size $size; repeat $repeat; steps $steps"
+		uname -a
+		command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+		echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} VKSTAT_VULKAN_LIB=${VKSTAT_VULKAN_LIB:-} VK_ADD_LAYER_PATH=${VK_ADD_LAYER_PATH:-}"
+	} > "$out/environment.txt" 2>&1
+	cat "$out/environment.txt" >&2
+
+	local device=all validate=(--validate)
+	has() { [[ ",$steps," == *",$1,"* ]]; }
+	if has devices; then
+		step devices "$vk" devices
+		"$vk" devices --json > "$out/devices.json" 2>>"$out/run.log"
+	fi
+	has tests && step tests run_tests
+	if has verify; then
+		step verify "$vk" "${validate[@]}" verify --device "$device" --json "$out/verify.json"
+		expect_fail verify-planted "$vk" verify --device vulkan --op map --precision f32 --plant-error map:vulkan
+	fi
+	if has bench; then
+		step bench "$vk" bench --suite all --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"
+	fi
+	if has peers; then
+		if [ -f "$out/bench.json" ]; then
+			step peers run_peers
+		else
+			summary+=("peers            skipped: no bench.json (run the bench step)")
+		fi
+	fi
+
+	{
+		echo "gpu-run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ)); reports in $out"
+		printf '%s\n' "${summary[@]}"
+		[ $status -eq 0 ] && echo "all steps passed" || echo "SOME STEPS FAILED"
+	} | tee "$out/summary.txt"
+	return $status
+}
+
+case ${1:-} in
+pack) shift; pack "$@" ;;
+run) shift; run "$@"; exit $? ;;
+*) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
