@@ -66,7 +66,7 @@ Examples:
 				}
 				return AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, t) })
 			},
-		}},
+		}, synthPacoCommand()},
 	}
 }
 

@@ -74,13 +74,13 @@ type Companion struct {
 // Noise sets the background's amplitudes, in data units. Zero turns a
 // component off.
 type Noise struct {
-	Halo     float64 // the static halo's value at the centre
-	Speckle  float64 // the quasi-static speckles' mean and standard deviation at the centre
-	Temporal float64 // the temporally varying smoothed noise's standard deviation at the centre
-	White    float64 // the white noise's standard deviation (everywhere)
+	Halo     float64 `json:"halo"`     // the static halo's value at the centre
+	Speckle  float64 `json:"speckle"`  // the quasi-static speckles' mean and standard deviation at the centre
+	Temporal float64 `json:"temporal"` // the temporally varying smoothed noise's standard deviation at the centre
+	White    float64 `json:"white"`    // the white noise's standard deviation (everywhere)
 	// Scale is the radius in pixels where the speckle and temporal
 	// amplitudes fall to half; 0 means 5·FWHM.
-	Scale float64
+	Scale float64 `json:"scale"`
 }
 
 // DefaultNoise is the background used when Config.Noise is nil.
@@ -257,7 +257,7 @@ func (cfg Config) resolve() (Config, error) {
 		for l, a := range angles {
 			y, x := FramePosition(cy, cx, c.SepPx, c.PADeg, a)
 			if y < 0 || x < 0 || y > float64(cfg.H-1) || x > float64(cfg.W-1) {
-				return cfg, fmt.Errorf("companion %d (sep %g px, pa %g°) is outside the %d×%d image in frame %d (angle %g°, at y=%.2f, x=%.2f); "+
+				return cfg, fmt.Errorf("companion %d (sep %g px, pa %g°) is outside the %d×%d image in frame %d (angle %.4g°, at y=%.2f, x=%.2f); "+
 					"with the star at (%d, %d) a separation of at most %d px stays inside",
 					i+1, c.SepPx, c.PADeg, cfg.H, cfg.W, l, a, y, x, cy, cx, min(cy, cx, cfg.H-1-cy, cfg.W-1-cx))
 			}
