@@ -3,10 +3,13 @@ package suite
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
@@ -18,10 +21,7 @@ func init() {
 	Register(mapOp())
 	Register(reduceOp())
 	Register(reduceNaNOp())
-	// cov: register covOp() here once pipelines/cov has a Run(ctx, dev, ...)
-	//      (its CPU and Reference exist; the Vulkan path is being written).
-	//      Cases: (N, T, P) sample sets, estimators none/paco/ledoit-wolf/oas;
-	//      outputs mean, cov, rho; Unit GFlops (N·T·P² multiply-adds).
+	Register(covOp())
 	// chol: register cholOp() here once pipelines/chol has a Run: batched
 	//      SPD matrices U·D·Uᵀ of chosen condition, sizes 1, 2, 3, 10, 30,
 	//      63, 65, 127, 129; outputs L (and solves); Unit Matrices.
@@ -240,5 +240,98 @@ func reduceNaNOp() Op {
 		Tol:       reduceTol,
 		Work:      reduceWork,
 		Unit:      GBs,
+	}
+}
+
+// ---- cov: batched mean and covariance with shrinkage ----------------------
+
+type covArg struct{ opt cov.Options }
+
+func covCase(n, t, p int, est cov.Estimator, ddof int) Case {
+	note := est.String()
+	if ddof != 0 {
+		note += fmt.Sprintf(" ddof %d", ddof)
+	}
+	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{cov.Options{Estimator: est, DDof: ddof}}}
+}
+
+// covBuild makes N sets of T samples of P correlated variables with means
+// around 100 (so centring matters) and spreads falling with the index.
+func covBuild(c Case, dt tensor.DType) []*tensor.Tensor {
+	n, t, p := c.Shape[0], c.Shape[1], c.Shape[2]
+	x := tensor.New(dt, n, t, p)
+	r := rand.New(rand.NewPCG(c.Seed, 0x636f76))
+	m, sd, z := make([]float64, p), make([]float64, p), make([]float64, p)
+	for k := 0; k < n; k++ {
+		for i := range m {
+			m[i] = 100 + 10*r.NormFloat64()
+			sd[i] = (0.5 + r.Float64()) * math.Exp(-2*float64(i)/float64(p))
+		}
+		for tt := 0; tt < t; tt++ {
+			for i := range z {
+				z[i] = r.NormFloat64()
+			}
+			base := (k*t + tt) * p
+			for i := range z {
+				v := z[i] + 0.3*z[(7*i+3)%p]
+				if i > 0 {
+					v += 0.6 * z[i-1]
+				}
+				set(x, base+i, m[i]+sd[i]*v)
+			}
+		}
+	}
+	return []*tensor.Tensor{x}
+}
+
+func covOp() Op {
+	none, paco, lw, oas := cov.None, cov.PACO, cov.LedoitWolf, cov.OAS
+	return Op{
+		Name:  "cov",
+		Suite: "cov",
+		Doc:   "batched mean, covariance and shrinkage weight of (N, T, P) sample sets (pipelines/cov)",
+		Verify: []Case{
+			covCase(64, 252, 5, none, 0),
+			covCase(63, 24, 13, paco, 0),
+			covCase(65, 252, 29, lw, 0),
+			covCase(1, 40, 49, oas, 0),
+			covCase(64, 64, 81, paco, 0),
+			covCase(9, 20, 7, none, 1),
+		},
+		Bench: map[Size][]BenchCase{
+			// PACO's patch of P = 49 pixels over T = 64 frames, at 2048
+			// and 16384 locations.
+			Small: {{covCase(2048, 64, 49, paco, 0), f32}},
+			Paper: {{covCase(16384, 64, 49, paco, 0), f32}},
+		},
+		Build: covBuild,
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			r, tm, err := cov.Run(ctx, dev, in[0], c.Arg.(covArg).opt)
+			if err != nil {
+				return nil, tm, err
+			}
+			return []Output{{"mean", r.Mean}, {"cov", r.Cov}, {"rho", r.Rho}}, tm, nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			r, err := cov.Reference(in[0], c.Arg.(covArg).opt)
+			if err != nil {
+				return nil, err
+			}
+			return []RefOutput{{"mean", r.Mean.Float64s()}, {"cov", r.Cov.Float64s()}, {"rho", r.Rho.Float64s()}}, nil
+		},
+		// float32 outputs are roundings of float64 accumulations (float32
+		// ones on devices without shaderFloat64).
+		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-4, NMSE: 1e-8}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},
+		Work: func(c Case, dt tensor.DType) Work {
+			n, t, p := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
+			// Centring (2 flops per sample) and the upper triangle of
+			// XᵀX (a multiply-add per pair and sample).
+			return Work{Bytes: (n*t*p + n*(p+p*p+1)) * int64(dt.Size()), Flops: n * t * (2*p + p*(p+1)), Items: n}
+		},
+		Unit: GFlops,
+		Peer: func(c Case, dt tensor.DType) *Peer {
+			return &Peer{Script: "cov", Args: []string{"--shape", shapeArg(c.Shape), "--estimator", c.Arg.(covArg).opt.Estimator.String(),
+				"--dtype", dt.String()}}
+		},
 	}
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""CuPy peer of vkstat's operations on a CUDA GPU: map and reduce.
+"""CuPy peer of vkstat's operations on a CUDA GPU: map, reduce and cov.
 
 Usage:
   python3 bench/peers/cupy_ops.py map --n 5000000 --dtype float64 --repeat 10
   python3 bench/peers/cupy_ops.py reduce --shape 64,1024,1024 --axis 0 --dtype float32
+  python3 bench/peers/cupy_ops.py cov --shape 2048,64,49 --estimator paco --dtype float32
 
 map is z = a*x**2 + b*y + c (a=3.5, b=2.8, c=10); reduce is x.mean(axis) and
 x.std(axis, ddof). The arguments are those of bench/peers/numpy_map.py and
@@ -40,11 +41,11 @@ def parse_shape(s):
 def parser():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="op", required=True)
-    for name in ("map", "reduce"):
+    for name in ("map", "reduce", "cov"):
         p = sub.add_parser(name)
         p.add_argument("--repeat", type=int, default=10, help="timed repetitions")
         p.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
-        p.add_argument("--dtype", default="float32" if name == "reduce" else "float64", choices=["float32", "float64"])
+        p.add_argument("--dtype", default="float64" if name == "map" else "float32", choices=["float32", "float64"])
     m = sub.choices["map"]
     m.add_argument("--n", type=int, default=5_000_000, help="number of elements")
     m.add_argument("--a", type=float, default=3.5)
@@ -54,6 +55,9 @@ def parser():
     r.add_argument("--shape", type=parse_shape, default=[64, 1024, 1024])
     r.add_argument("--axis", type=int, default=0)
     r.add_argument("--ddof", type=int, default=0)
+    v = sub.choices["cov"]
+    v.add_argument("--shape", type=parse_shape, default=[2048, 64, 49], help="N,T,P")
+    v.add_argument("--estimator", default="paco", choices=["none", "paco"])
     return ap
 
 
@@ -82,6 +86,17 @@ def main(argv=None):
             return (a * x * x + b * y + c,)
 
         info.update(op="grade2", n=args.n)
+    elif args.op == "cov":
+        if len(args.shape) != 3:
+            ap.error("cov takes --shape N,T,P")
+        from numpy_cov import cov_paco  # beside this script
+        hosts = [(100 + rng.standard_normal(args.shape)).astype(dt)]
+        est = args.estimator
+
+        def compute(x):
+            return cov_paco(cp, x, est)
+
+        info.update(op="cov", shape=args.shape, estimator=est, n=int(hosts[0].size))
     else:
         if not -len(args.shape) <= args.axis < len(args.shape):
             ap.error(f"axis {args.axis} is out of range for shape {tuple(args.shape)}")

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""PyTorch peer of vkstat's operations on a CUDA GPU: map and reduce.
+"""PyTorch peer of vkstat's operations on a CUDA GPU: map, reduce and cov.
 
 Usage:
   python3 bench/peers/torch_ops.py map --n 5000000 --dtype float64 --repeat 10
   python3 bench/peers/torch_ops.py reduce --shape 64,1024,1024 --axis 0 --dtype float32
+  python3 bench/peers/torch_ops.py cov --shape 2048,64,49 --estimator paco --dtype float32
 
 map is z = a*x**2 + b*y + c (a=3.5, b=2.8, c=10); reduce is the mean and the
 standard deviation (ddof) along one axis, what a PyTorch user writes for the
-per-pixel statistics of an image stack. The arguments are those of
-bench/peers/numpy_map.py and numpy_reduce.py, which `vkstat bench --json`
-records for each case.
+per-pixel statistics of an image stack; cov is the batched mean, covariance
+and PACO shrinkage of numpy_cov.py. The arguments are those of
+bench/peers/numpy_map.py, numpy_reduce.py and numpy_cov.py, which
+`vkstat bench --json` records for each case. cov is the batched mean, covariance and PACO
+shrinkage of numpy_cov.py.
 
 Two times per workload, each the median of --repeat runs after --warmup:
   median_s         end to end: host (NumPy) arrays copied to the GPU, the
@@ -42,11 +45,11 @@ def parse_shape(s):
 def parser():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="op", required=True)
-    for name in ("map", "reduce"):
+    for name in ("map", "reduce", "cov"):
         p = sub.add_parser(name)
         p.add_argument("--repeat", type=int, default=10, help="timed repetitions")
         p.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
-        p.add_argument("--dtype", default="float32" if name == "reduce" else "float64", choices=["float32", "float64"])
+        p.add_argument("--dtype", default="float64" if name == "map" else "float32", choices=["float32", "float64"])
         p.add_argument("--device", default="cuda", help="torch device (default cuda)")
     m = sub.choices["map"]
     m.add_argument("--n", type=int, default=5_000_000, help="number of elements")
@@ -57,6 +60,9 @@ def parser():
     r.add_argument("--shape", type=parse_shape, default=[64, 1024, 1024])
     r.add_argument("--axis", type=int, default=0)
     r.add_argument("--ddof", type=int, default=0)
+    v = sub.choices["cov"]
+    v.add_argument("--shape", type=parse_shape, default=[2048, 64, 49], help="N,T,P")
+    v.add_argument("--estimator", default="paco", choices=["none", "paco"])
     return ap
 
 
@@ -91,6 +97,32 @@ def main(argv=None):
             return (a * x * x + b * y + c,)
 
         info.update(op="grade2", n=args.n)
+    elif args.op == "cov":
+        if len(args.shape) != 3:
+            ap.error("cov takes --shape N,T,P")
+        hosts = [(100 + rng.standard_normal(args.shape)).astype(dt)]
+        est = args.estimator
+
+        def compute(x):
+            n, t, p = x.shape
+            m = x.mean(dim=1)
+            xc = x - m[:, None, :]
+            s = xc.transpose(1, 2) @ xc / t
+            if est == "none":
+                return (m, s, torch.zeros(n, dtype=x.dtype, device=x.device))
+            d = torch.diagonal(s, dim1=1, dim2=2)
+            tr_s2 = (s * s).sum(dim=(1, 2))
+            tr_s = d.sum(dim=1)
+            sum_d2 = (d * d).sum(dim=1)
+            den = (t + 1) * (tr_s2 - sum_d2)
+            rho = torch.where(den > 0, (tr_s2 + tr_s * tr_s - 2 * sum_d2) / torch.where(den > 0, den, torch.ones_like(den)),
+                              torch.ones_like(den)).clamp(0, 1)
+            c = (1 - rho)[:, None, None] * s
+            idx = torch.arange(p, device=x.device)
+            c[:, idx, idx] = d
+            return (m, c, rho)
+
+        info.update(op="cov", shape=args.shape, estimator=est, n=int(hosts[0].size))
     else:
         if not -len(args.shape) <= args.axis < len(args.shape):
             ap.error(f"axis {args.axis} is out of range for shape {tuple(args.shape)}")
