@@ -1,0 +1,317 @@
+package cli
+
+// Pictures of maps: an SNR (or any) map as a PNG with a colour bar, pixel
+// axes and circles around detections, drawn with the standard library and
+// x/image's 7×13 bitmap font.
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Mark is a point to circle on a map: (Y, X) in the map's pixel
+// coordinates (0-based, row Y, column X), with a short label.
+type Mark struct {
+	Y, X  float64
+	Label string
+}
+
+// viridis is matplotlib's viridis colour map at 11 evenly spaced points,
+// interpolated linearly in between: perceptually uniform, readable in grey
+// and by colour-blind readers.
+var viridis = [...]color.RGBA{
+	{0x44, 0x01, 0x54, 0xff}, {0x48, 0x24, 0x75, 0xff}, {0x41, 0x44, 0x87, 0xff}, {0x35, 0x5f, 0x8d, 0xff},
+	{0x2a, 0x78, 0x8e, 0xff}, {0x21, 0x91, 0x8c, 0xff}, {0x22, 0xa8, 0x84, 0xff}, {0x44, 0xbf, 0x70, 0xff},
+	{0x7a, 0xd1, 0x51, 0xff}, {0xbd, 0xdf, 0x26, 0xff}, {0xfd, 0xe7, 0x25, 0xff},
+}
+
+var (
+	pngNaN    = color.RGBA{0xa0, 0xa0, 0xa0, 0xff} // NaN pixels
+	pngMark   = color.RGBA{0xff, 0x20, 0x20, 0xff} // detection circles
+	pngInk    = color.RGBA{0x00, 0x00, 0x00, 0xff}
+	pngPaper  = color.RGBA{0xff, 0xff, 0xff, 0xff}
+	pngShadow = color.RGBA{0x00, 0x00, 0x00, 0xff}
+)
+
+// colormap maps f in [0, 1] to viridis.
+func colormap(f float64) color.RGBA {
+	if !(f > 0) { // also NaN
+		return viridis[0]
+	}
+	if f >= 1 {
+		return viridis[len(viridis)-1]
+	}
+	x := f * float64(len(viridis)-1)
+	i := int(x)
+	t := x - float64(i)
+	a, b := viridis[i], viridis[i+1]
+	mix := func(p, q uint8) uint8 { return uint8(math.Round(float64(p) + t*(float64(q)-float64(p)))) }
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
+}
+
+// snrLayout places the parts of the picture of an h×w map.
+type snrLayout struct {
+	scale               int             // screen pixels per map pixel
+	mapRect, barRect    image.Rectangle // the map and the colour bar
+	width, height, titY int
+}
+
+const (
+	glyphW       = 7  // basicfont.Face7x13
+	glyphAscent  = 11 //
+	glyphDescent = 2  //
+)
+
+func layoutSNR(h, w int) snrLayout {
+	s := max(1, min(8, (400+max(h, w)-1)/max(h, w)))
+	var l snrLayout
+	l.scale = s
+	left, top := 8+6*glyphW, 30
+	l.titY = 8 + glyphAscent
+	l.mapRect = image.Rect(left, top, left+w*s, top+h*s)
+	bx := l.mapRect.Max.X + 20
+	l.barRect = image.Rect(bx, top, bx+16, top+h*s)
+	l.width = l.barRect.Max.X + 6 + 10*glyphW
+	l.height = l.mapRect.Max.Y + 4 + 2*(glyphAscent+glyphDescent) + 6
+	return l
+}
+
+// WriteSNRPNG draws an (H, W) map — a PACO SNR map, say — as a PNG at path:
+// viridis colours from the map's smallest to its largest finite value, NaN
+// pixels grey, each map pixel a square of 1 to 8 screen pixels (a 100×100
+// map is drawn 4× larger), y growing upwards as astronomical images are
+// shown, pixel axes, a colour bar with values, the title above, and a red
+// circle (radius 4 map pixels) with its label around each mark. The file is
+// written atomically.
+func WriteSNRPNG(path string, snr *tensor.Tensor, detections []Mark, title string) error {
+	img, err := renderSNR(snr, detections, title)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return AtomicWrite(path, func(w io.Writer) error {
+		return (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(w, img)
+	})
+}
+
+// renderSNR draws the picture WriteSNRPNG writes.
+func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, error) {
+	if snr == nil || len(snr.Shape) != 2 || snr.Shape[0] < 1 || snr.Shape[1] < 1 {
+		shape := "none"
+		if snr != nil {
+			shape = tensor.ShapeString(snr.Shape)
+		}
+		return nil, fmt.Errorf("a map picture needs a 2-d (H, W) map, got shape %s", shape)
+	}
+	h, w := snr.Shape[0], snr.Shape[1]
+	if h > 1<<14 || w > 1<<14 {
+		return nil, fmt.Errorf("map of %d×%d pixels is too large to draw (at most 16384 a side)", h, w)
+	}
+	v := snr.Float64s()
+	if len(v) != h*w {
+		return nil, errors.New("map data does not match its shape")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if lo > hi { // nothing finite
+		lo, hi = 0, 1
+	}
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+
+	l := layoutSNR(h, w)
+	img := image.NewRGBA(image.Rect(0, 0, l.width, l.height))
+	draw.Draw(img, img.Bounds(), image.NewUniform(pngPaper), image.Point{}, draw.Src)
+
+	// The map, row y drawn at the bottom for y = 0.
+	s := l.scale
+	for y := 0; y < h; y++ {
+		sy := l.mapRect.Min.Y + (h-1-y)*s
+		for x := 0; x < w; x++ {
+			c := pngNaN
+			switch val := v[y*w+x]; {
+			case math.IsNaN(val):
+			case math.IsInf(val, 1):
+				c = colormap(1)
+			case math.IsInf(val, -1):
+				c = colormap(0)
+			default:
+				c = colormap((val - lo) / (hi - lo))
+			}
+			sx := l.mapRect.Min.X + x*s
+			draw.Draw(img, image.Rect(sx, sy, sx+s, sy+s), image.NewUniform(c), image.Point{}, draw.Src)
+		}
+	}
+	frame(img, l.mapRect.Inset(-1), pngInk)
+
+	// Pixel axes: ticks at round values of x and y, at pixel centres.
+	for _, t := range niceTicks(0, float64(w-1), max(2, min(6, w*s/60))) {
+		sx := l.mapRect.Min.X + int((t+0.5)*float64(s))
+		vline(img, sx, l.mapRect.Max.Y+1, l.mapRect.Max.Y+4, pngInk)
+		lab := formatTick(t)
+		drawText(img, sx-len(lab)*glyphW/2, l.mapRect.Max.Y+5+glyphAscent, lab, pngInk)
+	}
+	for _, t := range niceTicks(0, float64(h-1), max(2, min(6, h*s/40))) {
+		sy := l.mapRect.Min.Y + int((float64(h-1)-t+0.5)*float64(s))
+		hline(img, l.mapRect.Min.X-4, l.mapRect.Min.X-1, sy, pngInk)
+		lab := formatTick(t)
+		drawText(img, l.mapRect.Min.X-6-len(lab)*glyphW, sy+glyphAscent/2-1, lab, pngInk)
+	}
+	axisY := l.mapRect.Max.Y + 5 + 2*glyphAscent + glyphDescent
+	drawText(img, l.mapRect.Min.X+l.mapRect.Dx()/2-glyphW/2, axisY, "x", pngInk)
+	drawText(img, 4, l.mapRect.Min.Y+l.mapRect.Dy()/2, "y", pngInk)
+
+	// Colour bar: the top row is the largest value.
+	bh := l.barRect.Dy()
+	for i := 0; i < bh; i++ {
+		f := 1 - (float64(i)+0.5)/float64(bh)
+		hline(img, l.barRect.Min.X, l.barRect.Max.X-1, l.barRect.Min.Y+i, colormap(f))
+	}
+	frame(img, l.barRect.Inset(-1), pngInk)
+	for _, t := range niceTicks(lo, hi, max(2, min(7, bh/40))) {
+		sy := l.barRect.Min.Y + int(math.Round((hi-t)/(hi-lo)*float64(bh-1)))
+		hline(img, l.barRect.Max.X, l.barRect.Max.X+3, sy, pngInk)
+		drawText(img, l.barRect.Max.X+6, sy+glyphAscent/2-1, formatTick(t), pngInk)
+	}
+
+	// Marks.
+	r := max(4*float64(s), 8)
+	for _, m := range marks {
+		if math.IsNaN(m.X) || math.IsNaN(m.Y) || m.X < -0.5 || m.Y < -0.5 || m.X > float64(w)-0.5 || m.Y > float64(h)-0.5 {
+			continue
+		}
+		cx := float64(l.mapRect.Min.X) + (m.X+0.5)*float64(s)
+		cy := float64(l.mapRect.Min.Y) + (float64(h-1)-m.Y+0.5)*float64(s)
+		circle(img, cx, cy, r, 1.2, l.mapRect, pngMark)
+		if m.Label != "" {
+			tx, ty := int(cx+r*0.75)+2, int(cy-r*0.75)
+			tx = min(tx, l.mapRect.Max.X-len(m.Label)*glyphW)
+			ty = max(ty, l.mapRect.Min.Y+glyphAscent)
+			outlinedText(img, tx, ty, m.Label)
+		}
+	}
+
+	// Title, cut to the picture's width.
+	title = asciiOnly(title)
+	if n := (l.width - 16) / glyphW; len(title) > n {
+		title = title[:max(0, n-3)] + "..."
+	}
+	drawText(img, 8, l.titY, title, pngInk)
+	return img, nil
+}
+
+// asciiOnly replaces what the bitmap font cannot draw.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 32 || r > 126 {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func drawText(img *image.RGBA, x, y int, s string, c color.Color) {
+	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
+	d.DrawString(asciiOnly(s))
+}
+
+// outlinedText draws white text with a black outline, readable on any colour.
+func outlinedText(img *image.RGBA, x, y int, s string) {
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			if dx != 0 || dy != 0 {
+				drawText(img, x+dx, y+dy, s, pngShadow)
+			}
+		}
+	}
+	drawText(img, x, y, s, pngPaper)
+}
+
+func hline(img *image.RGBA, x0, x1, y int, c color.RGBA) {
+	for x := x0; x <= x1; x++ {
+		img.SetRGBA(x, y, c)
+	}
+}
+
+func vline(img *image.RGBA, x, y0, y1 int, c color.RGBA) {
+	for y := y0; y <= y1; y++ {
+		img.SetRGBA(x, y, c)
+	}
+}
+
+// frame draws the rectangle's outline (its last row and column inside).
+func frame(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	hline(img, r.Min.X, r.Max.X-1, r.Min.Y, c)
+	hline(img, r.Min.X, r.Max.X-1, r.Max.Y-1, c)
+	vline(img, r.Min.X, r.Min.Y, r.Max.Y-1, c)
+	vline(img, r.Max.X-1, r.Min.Y, r.Max.Y-1, c)
+}
+
+// circle draws a ring of radius r and half-thickness t around (cx, cy),
+// clipped to clip.
+func circle(img *image.RGBA, cx, cy, r, t float64, clip image.Rectangle, c color.RGBA) {
+	for y := int(cy - r - t - 1); y <= int(cy+r+t+1); y++ {
+		for x := int(cx - r - t - 1); x <= int(cx+r+t+1); x++ {
+			if !(image.Point{X: x, Y: y}).In(clip) {
+				continue
+			}
+			d := math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy)
+			if math.Abs(d-r) <= t {
+				img.SetRGBA(x, y, c)
+			}
+		}
+	}
+}
+
+// niceTicks returns round values (multiples of 1, 2 or 5 × 10^k) in
+// [lo, hi], about n of them.
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || n < 1 {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	var step float64 // Heckbert's "nice numbers"
+	switch f := raw / mag; {
+	case f < 1.5:
+		step = mag
+	case f < 3:
+		step = 2 * mag
+	case f < 7:
+		step = 5 * mag
+	default:
+		step = 10 * mag
+	}
+	var ticks []float64
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+1e-9*step; k++ {
+		t := k * step
+		if math.Abs(t) < step*1e-9 {
+			t = 0
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// formatTick writes a tick value briefly.
+func formatTick(t float64) string {
+	return strconv.FormatFloat(t, 'g', 4, 64)
+}
