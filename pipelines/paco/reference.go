@@ -29,54 +29,58 @@ func Reference(in Input) (*Maps, error) {
 	if p.Compat == CompatVIP {
 		scale = 1 / (2 * float64(T))
 	}
-	r := make([][]float64, T)
-	for t := range r {
-		r[t] = make([]float64, P)
-	}
-	s := make([]float64, P*P)
-	for ky := 0; ky < H; ky++ {
-		for kx := 0; kx < W; kx++ {
-			k := ky*W + kx
-			if !p.Inside(ky, kx) {
-				continue
-			}
-			m := make([]float64, P)
-			for t := 0; t < T; t++ {
-				for i, o := range p.Offsets {
-					r[t][i] = at(t, ky+o[0], kx+o[1])
-					m[i] += r[t][i]
+	// Locations are independent: rows of them run on every core, each
+	// with its own scratch, the arithmetic per location unchanged.
+	parallel(H, 1, func(lo, hi int) {
+		r := make([][]float64, T)
+		for t := range r {
+			r[t] = make([]float64, P)
+		}
+		s := make([]float64, P*P)
+		for ky := lo; ky < hi; ky++ {
+			for kx := 0; kx < W; kx++ {
+				k := ky*W + kx
+				if !p.Inside(ky, kx) {
+					continue
 				}
-			}
-			for i := range m {
-				m[i] /= float64(T)
-			}
-			for i := 0; i < P; i++ {
-				for j := 0; j < P; j++ {
-					var acc float64
-					for t := 0; t < T; t++ {
-						acc += (r[t][i] - m[i]) * (r[t][j] - m[j])
+				m := make([]float64, P)
+				for t := 0; t < T; t++ {
+					for i, o := range p.Offsets {
+						r[t][i] = at(t, ky+o[0], kx+o[1])
+						m[i] += r[t][i]
 					}
-					s[i*P+j] = acc * scale
 				}
-			}
-			Shrink(s, P, T, p.Compat)
-			var ch mat.Cholesky
-			if !ch.Factorize(mat.NewSymDense(P, append([]float64(nil), s...))) {
-				continue
-			}
-			var uk mat.VecDense
-			if err := ch.SolveVecTo(&uk, mat.NewVecDense(P, append([]float64(nil), p.Hvec...))); err != nil {
-				continue
-			}
-			mean[k], u[k], valid[k] = m, uk.RawVector().Data, true
-			for i := 0; i < P; i++ {
-				alpha[k] += p.Hvec[i] * u[k][i]
-			}
-			if math.IsNaN(alpha[k]) {
-				valid[k] = false
+				for i := range m {
+					m[i] /= float64(T)
+				}
+				for i := 0; i < P; i++ {
+					for j := i; j < P; j++ {
+						var acc float64
+						for t := 0; t < T; t++ {
+							acc += (r[t][i] - m[i]) * (r[t][j] - m[j])
+						}
+						s[i*P+j] = acc * scale
+						s[j*P+i] = s[i*P+j]
+					}
+				}
+				Shrink(s, P, T, p.Compat)
+				var ch mat.Cholesky
+				if !ch.Factorize(mat.NewSymDense(P, append([]float64(nil), s...))) {
+					continue
+				}
+				var uk mat.VecDense
+				if err := ch.SolveVecTo(&uk, mat.NewVecDense(P, append([]float64(nil), p.Hvec...))); err != nil {
+					continue
+				}
+				a := 0.0
+				u[k] = uk.RawVector().Data
+				for i := 0; i < P; i++ {
+					a += p.Hvec[i] * u[k][i]
+				}
+				mean[k], alpha[k], valid[k] = m, a, !math.IsNaN(a)
 			}
 		}
-	}
+	})
 
 	maps := newMaps(p)
 	for y0 := 0; y0 < H; y0++ {
