@@ -1,6 +1,7 @@
 package chol
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -224,6 +225,10 @@ func (c *testCase) request(dt tensor.DType) Request {
 
 var refCache sync.Map
 
+// logErrors logs the worst error of every comparison:
+// go test -v -run X ./pipelines/chol -args -errors
+var logErrors = flag.Bool("errors", false, "log the worst error of every comparison")
+
 // reference returns Reference for c, once per test binary and key.
 func (c *testCase) reference(t *testing.T, key string) *Result {
 	if r, ok := refCache.Load(key); ok {
@@ -431,6 +436,9 @@ func checkBlocks(t testing.TB, what string, got, want []float64, n int, tol floa
 				}
 			}
 		}
+	}
+	if *logErrors {
+		t.Logf("%s: worst error %.3g over %d matrices", what, worst, n)
 	}
 	if bad > 0 {
 		t.Errorf("%s: %d of %d matrices outside tolerance %g (worst %.3g):\n\t%s", what, bad, n, tol, worst, strings.Join(msgs, "\n\t"))

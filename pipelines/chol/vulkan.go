@@ -1,0 +1,266 @@
+package chol
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Run serves r on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		res, err := CPU(r)
+		el := time.Since(t0)
+		return res, engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return Vulkan(ctx, dev, r)
+}
+
+// Kernel flags (chol.comp).
+const (
+	flagL       = 1
+	flagSolve   = 2
+	flagInverse = 4
+	flagLogDet  = 8
+	flagQuad    = 16
+)
+
+// chunkBytes bounds the device memory one chunk of matrices and outputs
+// takes; larger batches are streamed through it in several submissions.
+const chunkBytes = 256 << 20
+
+// forceGlobal makes kernels keep L in a global scratch buffer even when it
+// fits workgroup memory, so that tests exercise that path on small P.
+var forceGlobal = false
+
+// maxMPW bounds the matrices per workgroup; tests set it to 1 to make small
+// batches need more than 65,535 workgroups.
+var maxMPW = 64
+
+// kernel is chol.comp compiled for one P and dtype on a device.
+type kernel struct {
+	k        *engine.Kernel
+	dev      *engine.Device
+	p        int
+	tpm, mpw int
+	lsz      int  // elements of L's strictly lower triangle per matrix (>= 1)
+	global   bool // L in the scratch binding 8
+	es       int
+}
+
+// newKernel picks the layout for P: TPM = the power of two >= P
+// invocations per matrix, 64/TPM matrices per workgroup when P <= 32, and
+// L in workgroup memory when MPW·(P(P−1)/2 + 2) elements fit the device's
+// shared memory (P <= 128 in float32, P <= 90 in float64 within 32 KiB),
+// else in a global scratch buffer.
+func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+	double := dt == tensor.F64
+	if double && !dev.Info.Float64 {
+		return nil, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	}
+	es := 4
+	if double {
+		es = 8
+	}
+	tpm := 1
+	for tpm < p {
+		tpm *= 2
+	}
+	maxInv := int(dev.Info.MaxWorkgroupInvocation)
+	if maxInv <= 0 {
+		maxInv = 128
+	}
+	if lim := int(dev.Info.MaxWorkgroupSize[0]); lim > 0 {
+		maxInv = min(maxInv, lim)
+	}
+	if tpm > maxInv {
+		return nil, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s; use --device cpu",
+			p, tpm, maxInv, dev.Info.Name)
+	}
+	mpw := min(max(1, 64/tpm), maxMPW)
+	lsz := max(p*(p-1)/2, 1)
+	shared := int(dev.Info.MaxSharedMemory)
+	if shared <= 0 {
+		shared = 32 << 10
+	}
+	global := forceGlobal || mpw*(lsz+2)*es+4*mpw > shared
+	name := "chol_f32"
+	switch {
+	case global && double:
+		name = "chol_global_f64"
+	case global:
+		name = "chol_global_f32"
+	case double:
+		name = "chol_f64"
+	}
+	code, err := shaders.Code(name)
+	if err != nil {
+		return nil, err
+	}
+	bindings := 8
+	if global {
+		bindings = 9
+	}
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: 16,
+		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})
+	if err != nil {
+		return nil, err
+	}
+	return &kernel{k: k, dev: dev, p: p, tpm: tpm, mpw: mpw, lsz: lsz, global: global, es: es}, nil
+}
+
+// binds are the buffers of one dispatch, in binding order: A, L, B, X,
+// inverse, log-det, quad, info and (global variant) the scratch.
+type binds [9]engine.Binding
+
+// record records one dispatch over n matrices with k right-hand sides, B
+// bstride elements apart (0: one B for all).
+func (k *kernel) record(seq *engine.Sequence, n, nrhs, bstride int, flags uint32, b binds) error {
+	var pc vkpush.Block
+	pc.U32(uint32(n)).U32(uint32(nrhs)).U32(uint32(bstride)).U32(flags)
+	groups := k.dev.Groups((n + k.mpw - 1) / k.mpw)
+	nb := 8
+	if k.global {
+		nb = 9
+	}
+	return seq.Dispatch(k.k, groups, pc.Bytes(), b[:nb]...)
+}
+
+// Vulkan serves r on dev. The matrices are streamed in chunks that fit
+// maxStorageBufferRange and chunkBytes, one submission per chunk (one in
+// all for batches that fit); outputs not asked for are bound to a small
+// placeholder buffer and never written.
+func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
+	var tm engine.Timing
+	d, err := r.check()
+	if err != nil {
+		return nil, tm, err
+	}
+	res := r.newResult(d, r.A.DType)
+	if d.n == 0 {
+		return res, tm, nil
+	}
+	k, err := newKernel(dev, d.p, r.A.DType)
+	if err != nil {
+		return nil, tm, err
+	}
+	n, p, nk := d.n, d.p, d.k
+	es := int64(k.es)
+	mat := int64(p*p) * es
+	// Bytes per matrix of each binding; 0 for those not used.
+	per := binds{}
+	size := func(i int, on bool, b int64) {
+		if on {
+			per[i].Size = b
+		}
+	}
+	size(0, true, mat)
+	size(1, r.L, mat)
+	size(2, d.rhs, int64(p*nk)*es)
+	size(3, d.rhs, int64(p*nk)*es)
+	size(4, r.Inverse, mat)
+	size(5, r.LogDet, es)
+	size(6, r.Quad, int64(nk)*es)
+	size(7, true, 4)
+	size(8, k.global, int64(k.lsz)*es)
+	cn := int64(n)
+	var sum int64
+	for _, b := range per {
+		if b.Size > 0 {
+			cn = min(cn, dev.MaxBinding()/b.Size)
+			sum += b.Size
+		}
+	}
+	cn = min(cn, max(chunkBytes/sum, 1))
+	if cn < 1 {
+		return nil, tm, fmt.Errorf("chol: one %d×%d matrix with its outputs exceeds the device's maxStorageBufferRange", p, p)
+	}
+	var bufs [9]*engine.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	dummy, err := dev.NewBuffer(256)
+	if err != nil {
+		return nil, tm, err
+	}
+	defer dummy.Release()
+	for i, b := range per {
+		if b.Size > 0 {
+			if bufs[i], err = dev.NewBuffer(cn * b.Size); err != nil {
+				return nil, tm, err
+			}
+		}
+	}
+	var flags uint32
+	for _, f := range []struct {
+		on   bool
+		flag uint32
+	}{{r.L, flagL}, {d.rhs, flagSolve}, {r.Inverse, flagInverse}, {r.LogDet, flagLogDet}, {r.Quad, flagQuad}} {
+		if f.on {
+			flags |= f.flag
+		}
+	}
+	// Host byte views of the inputs and outputs, indexed like the bindings.
+	var host [9][]byte
+	host[0] = r.A.Raw()
+	if d.rhs {
+		host[2] = r.B.Raw()
+		host[3] = res.X.Raw()
+	}
+	if r.L {
+		host[1] = res.L.Raw()
+	}
+	if r.Inverse {
+		host[4] = res.Inverse.Raw()
+	}
+	if r.LogDet {
+		host[5] = res.LogDet.Raw()
+	}
+	if r.Quad {
+		host[6] = res.Quad.Raw()
+	}
+	host[7] = unsafe.Slice((*byte)(unsafe.Pointer(&res.Info[0])), 4*n)
+	for m0 := int64(0); m0 < int64(n); m0 += cn {
+		if err := ctx.Err(); err != nil {
+			return nil, tm, err
+		}
+		c := min(cn, int64(n)-m0)
+		seq, err := dev.NewSequence()
+		if err != nil {
+			return nil, tm, err
+		}
+		var b binds
+		for i := range b {
+			if per[i].Size == 0 {
+				b[i] = engine.Bind(dummy)
+				continue
+			}
+			b[i] = engine.Binding{Buf: bufs[i], Size: c * per[i].Size}
+			if i == 0 || i == 2 { // inputs
+				seq.Upload(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
+			}
+		}
+		k.record(seq, int(c), nk, p*nk, flags, b)
+		for i := range b {
+			if per[i].Size > 0 && i != 0 && i != 2 && i != 8 {
+				seq.Download(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
+			}
+		}
+		st, err := seq.Run(ctx)
+		seq.Release()
+		tm.Add(st)
+		if err != nil {
+			return nil, tm, err
+		}
+	}
+	return res, tm, nil
+}
