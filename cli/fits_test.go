@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -341,6 +342,99 @@ func TestReadFITSFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file and saying %q", name, err, msg)
 		}
+	}
+}
+
+// TestReadFITSAstropy: files written by astropy (testdata/fits/make_astropy.py)
+// read as the values astropy means: unsigned and signed-byte conventions,
+// scaled integers, BLANK, int64, an image extension after a table, gzip.
+func TestReadFITSAstropy(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "fits")
+	wantF32 := map[string]bool{"astropy_ext.fits": true}
+	files, _ := filepath.Glob(filepath.Join(dir, "astropy_*.fits*"))
+	n := 0
+	for _, p := range files {
+		if strings.HasSuffix(p, ".npy") {
+			continue
+		}
+		n++
+		want, err := ReadNPY(strings.TrimSuffix(p, ".fits") + ".npy")
+		if strings.HasSuffix(p, ".gz") {
+			want, err = ReadNPY(p + ".npy")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadArray(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		name := filepath.Base(p)
+		if !tensor.SameShape(got.Shape, want.Shape) || (got.DType == tensor.F32) != wantF32[name] {
+			t.Errorf("%s: shape %v %v, want %v", name, got.Shape, got.DType, want.Shape)
+			continue
+		}
+		g, w := got.Float64s(), want.F64
+		for i := range w {
+			if g[i] != w[i] && !(math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+				t.Errorf("%s: element %d = %v, want %v", name, i, g[i], w[i])
+				break
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("found %d astropy files, want 7", n)
+	}
+}
+
+// TestAstropyReadsWriteFITS checks, where Python and astropy are installed
+// (Debian: python3-astropy), that astropy reads what WriteFITS writes, header
+// cards included, and that the files pass astropy's verification.
+func TestAstropyReadsWriteFITS(t *testing.T) {
+	py := ""
+	for _, c := range []string{"python3", "/usr/bin/python3"} {
+		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import astropy.io.fits").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("no python3 with astropy")
+	}
+	dir := t.TempDir()
+	cube := tensor.New(tensor.F32, 3, 4, 5)
+	for i := range cube.F32 {
+		cube.F32[i] = float32(i) - 0.5
+	}
+	cards := []FITSCard{{Key: "FWHM", Value: 1.0 / 3, Comment: "pixels"}, {Key: "NAME", Value: "it's " + strings.Repeat("x", 30)},
+		{Key: "LONG", Value: strings.Repeat("abc/", 40)}, {Key: "SEED", Value: 12345678901}, {Key: "OK", Value: false}}
+	if err := WriteFITS(filepath.Join(dir, "cube.fits"), cube, cards); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFITS(filepath.Join(dir, "v.fits"), tensor.FromF64([]float64{math.NaN(), 1e-300, -2}, 3), nil); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import sys, math, numpy as np
+from astropy.io import fits
+d = sys.argv[1]
+with fits.open(d + "/cube.fits") as h:
+    h.verify("exception")
+    a, hdr = h[0].data, h[0].header
+    assert a.dtype == np.dtype(">f4") and a.shape == (3, 4, 5), (a.dtype, a.shape)
+    assert (a.ravel() == np.arange(60) - 0.5).all()
+    assert hdr["FWHM"] == 1/3 and hdr.comments["FWHM"] == "pixels", repr(hdr["FWHM"])
+    assert hdr["NAME"] == "it's " + "x" * 30, hdr["NAME"]
+    assert hdr["LONG"] == "abc/" * 40, hdr["LONG"]
+    assert hdr["SEED"] == 12345678901 and hdr["OK"] is False
+with fits.open(d + "/v.fits") as h:
+    h.verify("exception")
+    v = h[0].data
+    assert v.dtype == np.dtype(">f8") and math.isnan(v[0]) and v[1] == 1e-300 and v[2] == -2
+`
+	out, err := exec.Command(py, "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("astropy could not read WriteFITS's files: %v\n%s", err, out)
 	}
 }
 
