@@ -99,6 +99,7 @@ Examples:
 			mapCommand(),
 			reduceCommand(),
 			synthCommand(),
+			pacoCommand(),
 			verifyCommand(),
 			benchCommand(),
 		},

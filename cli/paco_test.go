@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// synthADI writes a small ADI data set with one bright companion.
+func synthADI(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "adi")
+	code, _, stderr := run(t, "synth", "paco", "--size", "48", "--frames", "40", "--rotation", "90", "--fwhm", "3",
+		"--companion", "sep=12,pa=30,flux=300", "--seed", "2", "--format", "both", "--out-dir", dir)
+	if code != 0 {
+		t.Fatalf("synth paco: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+func TestPacoCommand(t *testing.T) {
+	data := synthADI(t)
+	for _, d := range devicesUnderTest(t) {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "--time", "paco",
+			"--cube", filepath.Join(data, "cube.fits"), "--angles", filepath.Join(data, "angles.fits"),
+			"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--truth", filepath.Join(data, "truth.json"),
+			"--format", "both", "--out-dir", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		for _, want := range []string{"detections: 1 above SNR 5", "statistics", "detection map", "#1"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: summary lacks %q:\n%s", d, want, stdout)
+			}
+		}
+		for _, f := range []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("%s: %v", d, err)
+			}
+		}
+		snr, hdr, err := ReadFITSHeader(filepath.Join(out, "snr.fits"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tensor.SameShape(snr.Shape, []int{48, 48}) {
+			t.Errorf("snr.fits has shape %v", snr.Shape)
+		}
+		keys := map[string]any{}
+		for _, c := range hdr {
+			keys[c.Key] = c.Value
+		}
+		if keys["PACORAD"] != 3 || keys["NFRAMES"] != 40 {
+			t.Errorf("snr.fits header lacks the run's parameters: %v", keys)
+		}
+		var dets struct {
+			Detections []struct{ Y, X int }
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "detections.json"))
+		if err := json.Unmarshal(b, &dets); err != nil || len(dets.Detections) != 1 {
+			t.Fatalf("detections.json: %v %s", err, b)
+		}
+		// sep 12, pa 30 around (24, 24): (30, 34.4).
+		if dd := math.Hypot(float64(dets.Detections[0].Y)-30, float64(dets.Detections[0].X)-34.39); dd > 1.5 {
+			t.Errorf("%s: detection at %v, %.1f px from the companion", d, dets.Detections[0], dd)
+		}
+	}
+}
+
+// TestPacoBadInput: each mistake is a clear message, a non-zero exit, and
+// no output folder content.
+func TestPacoBadInput(t *testing.T) {
+	data := synthADI(t)
+	dir := t.TempDir()
+	cube, err := ReadNPY(filepath.Join(data, "cube.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "angles39.txt")
+	os.WriteFile(short, []byte(strings.Repeat("1.5\n", 39)), 0o644)
+	even := writeNPY(t, dir, "even.npy", tensor.New(tensor.F64, 8, 8))
+	flat := writeNPY(t, dir, "flat.npy", tensor.FromF32(cube.F32[:48*48], 48, 48))
+	garbage := filepath.Join(dir, "garbage.fits")
+	os.WriteFile(garbage, []byte("SIMPLE  = not really a FITS file"), 0o644)
+	c, a, p := filepath.Join(data, "cube.npy"), filepath.Join(data, "angles.npy"), filepath.Join(data, "psf.npy")
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"angles count", []string{"--cube", c, "--angles", short, "--psf", p}, "39 angles for 40 frames", 1},
+		{"even PSF", []string{"--cube", c, "--angles", a, "--psf", even}, "odd size", 1},
+		{"radius too large", []string{"--cube", c, "--angles", a, "--psf", p, "--radius", "30"}, "needs at least 61×61", 1},
+		{"cube not 3-D", []string{"--cube", flat, "--angles", a, "--psf", p}, "must be 3-D", 1},
+		{"unreadable cube", []string{"--cube", garbage, "--angles", a, "--psf", p}, "garbage.fits", 1},
+		{"missing cube", []string{"--cube", filepath.Join(dir, "none.fits"), "--angles", a, "--psf", p}, "no such file", 1},
+		{"psf and fwhm", []string{"--cube", c, "--angles", a, "--psf", p, "--fwhm", "3"}, "exactly one of --psf and --fwhm", 2},
+		{"bad compat", []string{"--cube", c, "--angles", a, "--fwhm", "3", "--compat", "pynpoint"}, "--compat", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--device", "cpu", "paco"}, append(tc.args, "--out-dir", out)...)
+			code, _, stderr := run(t, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d (want %d), stderr %q (want %q)", code, tc.code, stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) > 0 {
+				t.Errorf("outputs left behind: %v", entries)
+			}
+		})
+	}
+}
+
+// TestPacoNaNPixels: NaNs and a dead pixel give NaN map pixels and a count,
+// not an error.
+func TestPacoNaNPixels(t *testing.T) {
+	data := synthADI(t)
+	cube, err := ReadNPY(filepath.Join(data, "cube.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	T, H, W := 40, 48, 48
+	cube.F32[5*H*W+10*W+30] = float32(math.NaN())
+	for tt := 0; tt < T; tt++ {
+		cube.F32[tt*H*W+35*W+12] = 7 // dead pixel
+	}
+	bad := writeNPY(t, t.TempDir(), "bad.npy", cube)
+	for _, d := range devicesUnderTest(t) {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := run(t, "--device", d, "paco", "--cube", bad, "--angles", filepath.Join(data, "angles.npy"),
+			"--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--out-dir", out)
+		if code != 0 {
+			t.Fatalf("%s: NaN pixels must not be an error: exit %d: %s", d, code, stderr)
+		}
+		if !strings.Contains(stdout, "1 NaN values in the cube") {
+			t.Errorf("%s: summary does not count the NaN: %s", d, stdout)
+		}
+		snr, err := ReadFITS(filepath.Join(out, "snr.fits"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nan := 0
+		for _, v := range snr.Float64s() {
+			if math.IsNaN(v) {
+				nan++
+			}
+		}
+		if nan == 0 {
+			t.Errorf("%s: no NaN map pixels", d)
+		}
+	}
+}

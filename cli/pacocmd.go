@@ -1,0 +1,357 @@
+package cli
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func pacoCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "paco",
+		Usage:     "detect faint companions in an angular differential imaging cube (PACO)",
+		UsageText: "vkstat [global options] paco --cube CUBE --angles ANGLES (--psf PSF | --fwhm PX) [options] --out-dir DIR",
+		Description: `Fast PACO (Flasseur et al. 2018, Algorithm 2): a Gaussian model of the
+background of every patch learnt from all frames (mean, covariance shrunk
+towards its diagonal), then for every sky pixel the SNR of a PSF-shaped
+source following the field rotation. Inputs are FITS or NPY: the cube is
+(T, H, W) (FITS NAXIS3 = T), the angles T parallactic angles in degrees (FITS,
+NPY or a text file), the PSF an odd square stamp (normalised to unit sum by
+default, so fluxes are in units of the stamp's total flux).
+
+Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
+the header, and/or NPY with --format), detections.csv, detections.json and
+snr.png; prints the device, the time per stage, the invalid pixels and the
+detections. Nothing is written unless the whole run succeeds.
+
+Examples:
+   vkstat synth paco --size 100 --frames 252 --companion sep=20,pa=45,flux=60 --out-dir data
+   vkstat paco --cube data/cube.fits --angles data/angles.fits --psf data/psf.fits --out-dir results
+   vkstat --device cpu paco --cube cube.npy --angles angles.txt --fwhm 4 --radius 3 --threshold 6 --out-dir results
+   vkstat paco --cube cube.fits --angles angles.fits --psf psf.fits --compat vip --format both --out-dir vip`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "cube", Usage: "the ADI cube (T, H, W): .fits or .npy"},
+			&ucli.StringFlag{Name: "angles", Usage: "T parallactic angles in degrees: .fits, .npy or text"},
+			&ucli.StringFlag{Name: "psf", Usage: "off-axis PSF stamp, odd-sized and centred: .fits or .npy"},
+			&ucli.Float64Flag{Name: "fwhm", Usage: "use a Gaussian PSF of this FWHM in pixels instead of --psf"},
+			&ucli.StringFlag{Name: "psf-norm", Value: "sum", Usage: "PSF normalisation: sum, peak or none"},
+			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
+			&ucli.StringFlag{Name: "center", Usage: "star position y,x in pixels (default H/2,W/2)"},
+			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
+			&ucli.Float64Flag{Name: "min-sep", Value: 0, Usage: "minimum distance in pixels between two detections (default: 2×radius)"},
+			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
+			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map format: fits, npy or both"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
+		},
+		Action: runPaco,
+	}
+}
+
+func runPaco(c *ucli.Context) error {
+	start := time.Now()
+	if err := requireFlag(c, "cube", "angles", "out-dir"); err != nil {
+		return err
+	}
+	if c.IsSet("psf") == c.IsSet("fwhm") {
+		return usagef("paco: give exactly one of --psf and --fwhm")
+	}
+	format := c.String("format")
+	if format != "fits" && format != "npy" && format != "both" {
+		return usagef("--format: want fits, npy or both, got %q", format)
+	}
+	compat := paco.CompatNone
+	switch c.String("compat") {
+	case "none", "":
+	case "vip":
+		compat = paco.CompatVIP
+	default:
+		return usagef("--compat: want none or vip, got %q", c.String("compat"))
+	}
+	var truth *synthTruth
+	if p := c.String("truth"); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("--truth: %w", err)
+		}
+		truth = new(synthTruth)
+		if err := json.Unmarshal(b, truth); err != nil {
+			return fmt.Errorf("--truth: %s is not a truth.json of vkstat synth paco: %w", p, err)
+		}
+	}
+	var center *[2]int
+	if s := c.String("center"); s != "" {
+		parts := strings.Split(s, ",")
+		if len(parts) != 2 {
+			return usagef("--center: want y,x, got %q", s)
+		}
+		y, err1 := strconv.Atoi(strings.TrimSpace(parts[0]))
+		x, err2 := strconv.Atoi(strings.TrimSpace(parts[1]))
+		if err1 != nil || err2 != nil {
+			return usagef("--center: want two integers y,x, got %q", s)
+		}
+		center = &[2]int{y, x}
+	}
+	radius := c.Int("radius")
+	if radius < 1 {
+		return usagef("--radius must be at least 1, got %d", radius)
+	}
+
+	for _, f := range []string{"cube", "angles", "psf"} {
+		if c.IsSet(f) {
+			if err := fileExists(f, c.String(f)); err != nil {
+				return err
+			}
+		}
+	}
+	cube, err := ReadArray(c.String("cube"))
+	if err != nil {
+		return fmt.Errorf("--cube: %w", err)
+	}
+	angles, err := ReadVector(c.String("angles"))
+	if err != nil {
+		return fmt.Errorf("--angles: %w", err)
+	}
+	var psf *tensor.Tensor
+	if c.IsSet("psf") {
+		if psf, err = ReadArray(c.String("psf")); err != nil {
+			return fmt.Errorf("--psf: %w", err)
+		}
+	} else {
+		fwhm := c.Float64("fwhm")
+		if !(fwhm > 0) || fwhm > 100 {
+			return usagef("--fwhm must be between 0 and 100 pixels, got %g", fwhm)
+		}
+		psf = GaussianPSF(fwhm)
+	}
+	dt, err := precision(c, cube.DType)
+	if err != nil {
+		return err
+	}
+	nanCount := 0
+	for _, v := range cube.Float64s() {
+		if math.IsNaN(v) {
+			nanCount++
+		}
+	}
+	in := paco.Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: c.String("psf-norm"), Radius: radius, Center: center, Compat: compat}
+	prep, err := paco.Prepare(in)
+	if err != nil {
+		return err
+	}
+	dir := c.String("out-dir")
+	if err := EnsureDir(dir); err != nil {
+		return err
+	}
+
+	s, err := openSession(c)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(c.App.ErrWriter)
+	in.Progress = bar.update
+	maps, err := paco.Run(c.Context, s.dev, in)
+	bar.done()
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	minSep := c.Float64("min-sep")
+	if minSep <= 0 {
+		minSep = float64(2 * radius)
+	}
+	dets := paco.Detect(maps, c.Float64("threshold"), prep.CY, prep.CX, minSep)
+
+	// Outputs, all or nothing.
+	cards := []FITSCard{
+		{"CREATOR", "vkstat " + Version, "software"},
+		{"PACORAD", radius, "patch radius (pixels)"},
+		{"PACONPIX", prep.P(), "pixels per patch"},
+		{"PACOCY", prep.CY, "star centre y (0-based)"},
+		{"PACOCX", prep.CX, "star centre x (0-based)"},
+		{"PACOCOMP", c.String("compat"), "numerics: none or vip"},
+		{"PSFNORM", c.String("psf-norm"), "PSF stamp normalisation"},
+		{"NFRAMES", prep.T, "frames in the cube"},
+		{"DEVICE", truncate(maps.Device, 60), "where it ran"},
+		{"PRECISIO", maps.Precision, "arithmetic precision"},
+		{"CUBE", truncate(filepath.Base(c.String("cube")), 60), "input cube"},
+	}
+	snr, flux, sigma := maps.Tensors()
+	var outs Outputs
+	defer outs.Abort()
+	for _, m := range []struct {
+		name string
+		t    *tensor.Tensor
+		unit string
+	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
+		m := m
+		if format != "npy" {
+			cc := append(append([]FITSCard(nil), cards...), FITSCard{"BUNIT", m.unit, ""})
+			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return EncodeFITS(w, m.t, cc) })
+		}
+		if format != "fits" {
+			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return EncodeNPY(w, m.t) })
+		}
+	}
+	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets) })
+	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if dets == nil {
+			dets = []paco.Detection{}
+		}
+		return enc.Encode(map[string]any{"threshold": c.Float64("threshold"), "center": []int{prep.CY, prep.CX}, "detections": dets})
+	})
+	marks := make([]Mark, len(dets))
+	for i, d := range dets {
+		marks[i] = Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
+	}
+	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", radius, prep.T)
+	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
+		img, err := renderSNR(snr, marks, title)
+		if err != nil {
+			return err
+		}
+		return png.Encode(w, img)
+	})
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+
+	// Summary.
+	w := c.App.Writer
+	fmt.Fprintf(w, "device:     %s\n", s.name())
+	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
+	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", c.String("cube"), prep.T, prep.H, prep.W, angles[0], angles[len(angles)-1])
+	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", radius, prep.P(), prep.CY, prep.CX)
+	for _, st := range maps.Stages {
+		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
+	}
+	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, prep.H*prep.W, maps.InvalidLocations, prep.H*prep.W)
+	if nanCount > 0 {
+		fmt.Fprintf(w, "; %d NaN values in the cube", nanCount)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "detections: %d above SNR %g\n", len(dets), c.Float64("threshold"))
+	if len(dets) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "#\ty\tx\tsep(px)\tPA(deg)\tSNR\tflux\tσ_flux\t")
+		for i, d := range dets {
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%.1f\t%.2f\t%.4g\t%.3g\t\n", i+1, d.Y, d.X, d.Sep, d.PA, d.SNR, d.Flux, d.SigmaFlux)
+		}
+		tw.Flush()
+	}
+	if truth != nil {
+		printTruth(w, truth, dets, maps)
+	}
+	fmt.Fprintf(w, "outputs:    %s\n", dir)
+	reportTime(c, s, totalTiming(maps), time.Since(start))
+	return nil
+}
+
+func writeDetectionsCSV(w io.Writer, dets []paco.Detection) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"rank", "y", "x", "separation_px", "position_angle_deg", "snr", "flux", "sigma_flux"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+	for i, d := range dets {
+		cw.Write([]string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), f(d.PA), f(d.SNR), f(d.Flux), f(d.SigmaFlux)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// GaussianPSF is a unit-sum Gaussian stamp of the given FWHM, of odd size
+// 2·max(⌈3σ⌉, 6)+1: wide enough for the largest patch radius.
+func GaussianPSF(fwhm float64) *tensor.Tensor {
+	sigma := fwhm / (2 * math.Sqrt(2*math.Ln2))
+	half := max(int(math.Ceil(3*sigma)), 6)
+	n := 2*half + 1
+	t := tensor.New(tensor.F64, n, n)
+	var sum float64
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			dy, dx := float64(y-half), float64(x-half)
+			v := math.Exp(-(dy*dy + dx*dx) / (2 * sigma * sigma))
+			t.F64[y*n+x] = v
+			sum += v
+		}
+	}
+	for i := range t.F64 {
+		t.F64[i] /= sum
+	}
+	return t
+}
+
+// totalTiming folds PACO's stages into the upload/kernel/download split
+// that --time prints.
+func totalTiming(m *paco.Maps) engine.Timing {
+	var t engine.Timing
+	for _, st := range m.Stages {
+		switch st.Name {
+		case "upload":
+			t.Upload += st.Time
+		case "download":
+			t.Download += st.Time
+		case "total (device)":
+		default:
+			t.Kernel += st.Time
+		}
+	}
+	t.GPUTimed = m.Device != "cpu"
+	return t
+}
+
+// printTruth lists every injected companion with the detection within
+// 1.5 px of it (if any), the SNR and flux at its pixel, and the detections
+// that match no companion.
+func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.Maps) {
+	fmt.Fprintln(w, "truth:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "sep(px)\tPA(deg)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
+	used := make([]bool, len(dets))
+	for _, tc := range truth.Companions {
+		found := "no"
+		for i, d := range dets {
+			if math.Hypot(float64(d.Y)-tc.Y, float64(d.X)-tc.X) <= 1.5 {
+				found, used[i] = fmt.Sprintf("#%d", i+1), true
+				break
+			}
+		}
+		y, x := int(math.Round(tc.Y)), int(math.Round(tc.X))
+		snr, flux := math.NaN(), math.NaN()
+		if y >= 0 && y < m.H && x >= 0 && x < m.W {
+			snr, flux = m.SNR[y*m.W+x], m.Flux[y*m.W+x]
+		}
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, snr, flux, flux/tc.Flux)
+	}
+	tw.Flush()
+	for i, d := range dets {
+		if !used[i] {
+			fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
+		}
+	}
+}
