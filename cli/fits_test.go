@@ -635,7 +635,7 @@ func FuzzReadFITS(f *testing.F) {
 	for _, s := range fitsFuzzSeeds() {
 		f.Add(s)
 	}
-	for _, name := range []string{"example.fits", "file001.fits", "issue-38.fits"} {
+	for _, name := range []string{"example.fits", "file001.fits", "issue-38.fits", "astropy_ext.fits", "astropy_i32_blank.fits", "astropy_scaled_i16.fits"} {
 		if b, err := os.ReadFile(filepath.Join("..", "testdata", "fits", name)); err == nil {
 			f.Add(b)
 		}
