@@ -248,7 +248,7 @@ func (c *testCase) reference(t *testing.T, key string) *Result {
 }
 
 // runCholSuite holds impl against Reference on every P of suiteP, for N of
-// 1, 63, 64 and 65 (and 10⁴ for P = 49), float64 and float32, with one or
+// 1, 63, 64 and 65 (and 10⁴ for P = 49 in float32), float64 and float32, with one or
 // several right-hand sides, and planted failures in the larger batches;
 // then checks the refusals.
 func runCholSuite(t *testing.T, impl cholImpl) {
@@ -260,8 +260,11 @@ func runCholSuite(t *testing.T, impl cholImpl) {
 			sizes = append(sizes, size{p, n})
 		}
 	}
-	sizes = append(sizes, size{49, 10000})
 	for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
+		sizes := sizes
+		if dt == tensor.F32 {
+			sizes = append(sizes, size{49, 10000})
+		}
 		for si, s := range sizes {
 			k := 1 + si%3
 			vecB := si%4 == 1
