@@ -31,9 +31,9 @@ host arrays out, each the median of --repeat runs after --warmup untimed
 ones; the throughput (GB/s, GFLOP/s or matrices/s) from the kernel time and
 from the wall time; and the fraction of the device's copy bandwidth that the
 kernel reaches (bytes it must read and write over kernel time). The copy
-bandwidth is measured first on each device: a buffer-to-buffer
+bandwidth is measured first on each device: a 256 MiB buffer-to-buffer
 vkCmdCopyBuffer timed by GPU timestamps, or Go's copy() on every core for the
-CPU path; read and written bytes both count.
+CPU path; read and written bytes both count, and the best run is kept.
 
 --size small (the default) keeps --suite all to a minute or two on lavapipe
 with two cores; --size paper is the seed documents' workloads (a 5·10⁶-element
