@@ -287,6 +287,16 @@ func parseNPYHeader(header []byte) (shape []int, dt npyDType, fortran bool, err 
 
 // readNPYData decodes len(t) elements of dt from r into t, in chunks.
 func readNPYData(r io.Reader, dt npyDType, t *tensor.Tensor) error {
+	if dt.kind == 'f' && dt.order == binary.LittleEndian && dt.size == t.DType.Size() {
+		// Native layout (tensor memory is little-endian): read straight in.
+		if _, err := io.ReadFull(r, t.Raw()); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		return nil
+	}
 	const chunkElems = 1 << 15
 	total := t.Len()
 	buf := make([]byte, min(total, chunkElems)*dt.size)
