@@ -43,7 +43,10 @@ const (
 
 // FITSCard is one header keyword: Key (at most 8 characters of A-Z, 0-9, '-'
 // and '_'), Value (bool, any integer type, float32/float64, string; nil for a
-// keyword without value) and an optional Comment.
+// keyword without value) and an optional Comment. EncodeFITS writes strings
+// of any length (over several CONTINUE cards when needed) and replaces
+// characters a header cannot hold (other than printable ASCII) by '?'; in
+// strings longer than a card, single quotes become double quotes.
 type FITSCard struct {
 	Key     string
 	Value   any
@@ -618,18 +621,15 @@ func checkFITSCards(cards []FITSCard) ([]fitsio.Card, error) {
 		switch x := c.Value.(type) {
 		case nil, bool:
 		case string:
-			for _, r := range x {
-				if r < 32 || r > 126 {
-					return nil, fmt.Errorf("FITS keyword %s: value %q has characters other than printable ASCII", k, x)
-				}
+			// A header is printable ASCII. fitsio writes strings as they
+			// are, so quotes are doubled here; strings longer than a card
+			// it splits over CONTINUE cards at fixed places, which could
+			// split a doubled quote, so there quotes become '"'.
+			x = asciiOnly(x)
+			if len(x) > 67 {
+				x = strings.ReplaceAll(x, "'", `"`)
 			}
-			// fitsio writes strings as they are: quotes are doubled here.
-			// Strings longer than a card are split over CONTINUE cards at
-			// fixed places, which could split a doubled quote.
 			v = strings.ReplaceAll(x, "'", "''")
-			if len(v.(string)) > 67 && strings.Contains(x, "'") {
-				return nil, fmt.Errorf("FITS keyword %s: a string longer than one card cannot hold a quote (%q)", k, x)
-			}
 		case int, int8, int16, int32, int64, uint8, uint16, uint32:
 			v = int(reflect.ValueOf(x).Convert(reflect.TypeOf(int64(0))).Int())
 		case float32, float64:
@@ -644,12 +644,7 @@ func checkFITSCards(cards []FITSCard) ([]fitsio.Card, error) {
 		if (k == "COMMENT" || k == "HISTORY") && v != nil {
 			return nil, fmt.Errorf("FITS keyword %s takes its text as the comment, not a value", k)
 		}
-		for _, r := range c.Comment {
-			if r < 32 || r > 126 {
-				return nil, fmt.Errorf("FITS keyword %s: comment %q has characters other than printable ASCII", k, c.Comment)
-			}
-		}
-		out = append(out, fitsio.Card{Name: k, Value: v, Comment: c.Comment})
+		out = append(out, fitsio.Card{Name: k, Value: v, Comment: asciiOnly(c.Comment)})
 	}
 	return out, nil
 }
