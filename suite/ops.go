@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/reduce"
@@ -22,11 +23,11 @@ func init() {
 	Register(reduceOp())
 	Register(reduceNaNOp())
 	Register(covOp())
-	// chol: register cholOp() here once pipelines/chol has a Run: batched
-	//      SPD matrices U·D·Uᵀ of chosen condition, sizes 1, 2, 3, 10, 30,
-	//      63, 65, 127, 129; outputs L (and solves); Unit Matrices.
-	// paco: register pacoOp() here once pipelines/paco has a Run: a small
-	//      synthetic cube with an injected source; outputs the detection maps.
+	Register(cholOp())
+	// paco: register pacoOp() here once pipelines/paco's Run returns an
+	//      engine.Timing (today: Run(ctx, dev, Input) (*Maps, error)): a
+	//      small synthetic cube (pipelines/synth) with injected companions;
+	//      outputs the detection maps against paco.Reference; Unit GFlops.
 }
 
 const (
@@ -332,6 +333,193 @@ func covOp() Op {
 		Peer: func(c Case, dt tensor.DType) *Peer {
 			return &Peer{Script: "cov", Args: []string{"--shape", shapeArg(c.Shape), "--estimator", c.Arg.(covArg).opt.Estimator.String(),
 				"--dtype", dt.String()}}
+		},
+	}
+}
+
+// ---- chol: batched Cholesky, solves, inverse, log det -----------------------
+
+type cholArg struct {
+	k           int  // right-hand sides per matrix; 0: B is (N, P)
+	inv, lout   bool // ask for the inverse and L
+	quad, solve bool
+}
+
+func cholCase(n, p int, a cholArg) Case {
+	var parts []string
+	if a.lout {
+		parts = append(parts, "L")
+	}
+	if a.solve {
+		parts = append(parts, "solve")
+	}
+	if a.inv {
+		parts = append(parts, "inverse")
+	}
+	parts = append(parts, "logdet")
+	if a.quad {
+		parts = append(parts, "quad")
+	}
+	return Case{Shape: []int{n, p, p}, Note: strings.Join(parts, ","), Arg: a}
+}
+
+// householder applies A ← H·A·H, H = I − 2uuᵀ for a unit vector u.
+func householder(a []float64, p int, u []float64) {
+	w := make([]float64, p)
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			w[i] += a[i*p+j] * u[j]
+		}
+	}
+	var alpha float64
+	for i := range u {
+		alpha += u[i] * w[i]
+	}
+	for i := 0; i < p; i++ {
+		for j := 0; j < p; j++ {
+			a[i*p+j] += -2*u[i]*w[j] - 2*w[i]*u[j] + 4*alpha*u[i]*u[j]
+		}
+	}
+}
+
+// cholConds are the condition numbers the matrices of a batch cycle
+// through (the float32 tolerance holds up to 10⁴).
+var cholConds = []float64{1, 10, 1e2, 1e3}
+
+// cholBuild makes N SPD matrices U·D·Uᵀ (U three random Householder
+// reflections, eigenvalues log-spaced over the condition number, as gonum's
+// testlapack does) and right-hand sides.
+func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
+	a := c.Arg.(cholArg)
+	n, p := c.Shape[0], c.Shape[1]
+	r := rand.New(rand.NewPCG(c.Seed, 0x63686f6c))
+	A := tensor.New(dt, n, p, p)
+	m := make([]float64, p*p)
+	u := make([]float64, p)
+	for k := 0; k < n; k++ {
+		clear(m)
+		cond, scale := cholConds[k%len(cholConds)], math.Exp2(float64(r.IntN(9)-4))
+		for i := 0; i < p; i++ {
+			f := 0.0
+			if p > 1 {
+				f = float64(i) / float64(p-1)
+			}
+			m[i*p+i] = scale * math.Pow(cond, -f)
+		}
+		for h := 0; h < 3 && p > 1; h++ {
+			var s float64
+			for i := range u {
+				u[i] = r.NormFloat64()
+				s += u[i] * u[i]
+			}
+			for i := range u {
+				u[i] /= math.Sqrt(s)
+			}
+			householder(m, p, u)
+		}
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				set(A, (k*p+i)*p+j, (m[i*p+j]+m[j*p+i])/2)
+			}
+		}
+	}
+	bshape := []int{n, p}
+	if a.k > 0 {
+		bshape = []int{n, p, a.k}
+	}
+	B := normal(dt, bshape, c.Seed+1, 0, 1)
+	return []*tensor.Tensor{A, B}
+}
+
+func cholRequest(c Case, in []*tensor.Tensor, dt tensor.DType) chol.Request {
+	a := c.Arg.(cholArg)
+	r := chol.Request{A: in[0].As(dt), L: a.lout, Inverse: a.inv, LogDet: true, Quad: a.quad}
+	if a.solve || a.quad {
+		r.B = in[1].As(dt)
+	}
+	return r
+}
+
+// cholOutputs lists the outputs in a fixed order; info codes become a
+// tensor of dt so that a failed factorisation shows as an error.
+func cholOutputs(r *chol.Result, dt tensor.DType) []Output {
+	info := tensor.New(dt, len(r.Info))
+	for i, v := range r.Info {
+		set(info, i, float64(v))
+	}
+	out := []Output{{"info", info}}
+	for _, o := range []Output{{"L", r.L}, {"X", r.X}, {"inverse", r.Inverse}, {"logdet", r.LogDet}, {"quad", r.Quad}} {
+		if o.T != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func cholOp() Op {
+	all := cholArg{k: 2, inv: true, lout: true, quad: true, solve: true}
+	return Op{
+		Name:  "chol",
+		Suite: "chol",
+		Doc:   "batched Cholesky of SPD matrices, solves, inverse, log det, bᵀA⁻¹b (pipelines/chol)",
+		Verify: []Case{
+			cholCase(16, 1, all), cholCase(16, 3, all), cholCase(16, 10, all), cholCase(16, 30, all),
+			cholCase(8, 63, all), cholCase(8, 65, all), cholCase(4, 129, all),
+		},
+		Bench: map[Size][]BenchCase{
+			// PACO's use: P = 49 covariance matrices, one solve each, at
+			// 4096 and 16384 locations.
+			Small: {{cholCase(4096, 49, cholArg{solve: true}), f32}},
+			Paper: {{cholCase(16384, 49, cholArg{solve: true}), f32}},
+		},
+		Build: cholBuild,
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			dt := in[0].DType
+			r, tm, err := chol.Run(ctx, dev, cholRequest(c, in, dt))
+			if err != nil {
+				return nil, tm, err
+			}
+			return cholOutputs(r, dt), tm, nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			r, err := chol.Reference(cholRequest(c, in, tensor.F64))
+			if err != nil {
+				return nil, err
+			}
+			var out []RefOutput
+			for _, o := range cholOutputs(r, tensor.F64) {
+				out = append(out, RefOutput{o.Name, o.T.Float64s()})
+			}
+			return out, nil
+		},
+		// float32 on condition numbers up to 10³: errors grow as cond·eps.
+		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},
+		Work: func(c Case, dt tensor.DType) Work {
+			a := c.Arg.(cholArg)
+			n, p := int64(c.Shape[0]), int64(c.Shape[1])
+			k := int64(max(a.k, 1))
+			flops := p * p * p / 3 // the factorisation
+			bytes := p * p         // A, read once
+			if a.solve || a.quad {
+				flops += 2 * p * p * k
+				bytes += 2 * p * k // B in, X out
+			}
+			if a.inv {
+				flops += 2 * p * p * p / 3
+				bytes += p * p
+			}
+			if a.lout {
+				bytes += p * p
+			}
+			return Work{Bytes: n * (bytes + 2) * int64(dt.Size()), Flops: n * flops, Items: n}
+		},
+		Unit: Matrices,
+		Peer: func(c Case, dt tensor.DType) *Peer {
+			a := c.Arg.(cholArg)
+			if a.inv || a.lout || a.quad || a.k > 0 {
+				return nil // the peers time factor + one solve + log det
+			}
+			return &Peer{Script: "chol", Args: []string{"--n", strconv.Itoa(c.Shape[0]), "--p", strconv.Itoa(c.Shape[1]), "--dtype", dt.String()}}
 		},
 	}
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""CuPy peer of vkstat's operations on a CUDA GPU: map, reduce and cov.
+"""CuPy peer of vkstat's operations on a CUDA GPU: map, reduce, cov and chol.
 
 Usage:
   python3 bench/peers/cupy_ops.py map --n 5000000 --dtype float64 --repeat 10
   python3 bench/peers/cupy_ops.py reduce --shape 64,1024,1024 --axis 0 --dtype float32
   python3 bench/peers/cupy_ops.py cov --shape 2048,64,49 --estimator paco --dtype float32
+  python3 bench/peers/cupy_ops.py chol --n 4096 --p 49 --dtype float32
 
 map is z = a*x**2 + b*y + c (a=3.5, b=2.8, c=10); reduce is x.mean(axis) and
 x.std(axis, ddof). The arguments are those of bench/peers/numpy_map.py and
@@ -41,7 +42,7 @@ def parse_shape(s):
 def parser():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="op", required=True)
-    for name in ("map", "reduce", "cov"):
+    for name in ("map", "reduce", "cov", "chol"):
         p = sub.add_parser(name)
         p.add_argument("--repeat", type=int, default=10, help="timed repetitions")
         p.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
@@ -58,6 +59,9 @@ def parser():
     v = sub.choices["cov"]
     v.add_argument("--shape", type=parse_shape, default=[2048, 64, 49], help="N,T,P")
     v.add_argument("--estimator", default="paco", choices=["none", "paco"])
+    h = sub.choices["chol"]
+    h.add_argument("--n", type=int, default=4096, help="number of matrices")
+    h.add_argument("--p", type=int, default=49, help="matrix size")
     return ap
 
 
@@ -86,6 +90,14 @@ def main(argv=None):
             return (a * x * x + b * y + c,)
 
         info.update(op="grade2", n=args.n)
+    elif args.op == "chol":
+        from numpy_chol import spd, chol_solve  # beside this script
+        hosts = list(spd(rng, args.n, args.p, dt))
+
+        def compute(a, b):
+            return chol_solve(cp, a, b)
+
+        info.update(op="chol", n=args.n, p=args.p)
     elif args.op == "cov":
         if len(args.shape) != 3:
             ap.error("cov takes --shape N,T,P")
