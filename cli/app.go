@@ -102,6 +102,8 @@ Examples:
 			pacoCommand(),
 			verifyCommand(),
 			benchCommand(),
+			covCommand(),
+			cholCommand(),
 		},
 	}
 }

@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/pipelines/chol"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func cholCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "chol",
+		Usage:     "batched Cholesky factorisation, solve, inverse and log-determinant",
+		UsageText: "vkstat [global options] chol --in A.npy [--out-l L.npy] [--inverse AINV.npy] [--logdet LD.npy] [--solve B.npy --out X.npy] [--out-quad Q.npy] [--out-info INFO.npy]",
+		Description: `--in holds N symmetric positive-definite matrices, shape (N, P, P), or one,
+shape (P, P); only the lower triangle is read, as LAPACK's potrf (uplo 'L')
+and numpy.linalg.cholesky read it. Each matrix is factored A = L·Lᵀ.
+
+--solve B with --out X solves A·X = B for B of shape (N, P, K) or (N, P)
+(or (P, K) and (P,) for one matrix); --out-quad writes bᵀA⁻¹b for each
+right-hand side. --out-info writes, as int32, potrf's info code per matrix:
+0, or the 1-based index of the first pivot that is not positive. A matrix
+that is not positive definite (a negative eigenvalue, a zero matrix, NaNs)
+gets NaN in every output and never disturbs the others; the summary line
+counts them.
+
+Examples:
+   vkstat chol --in C.npy --out-l L.npy --logdet ld.npy --out-info info.npy
+   vkstat chol --in C.npy --solve B.npy --out X.npy
+   vkstat --device cpu --precision f64 chol --in C.npy --inverse Cinv.npy`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "matrices (N, P, P) or one (P, P) (.npy or FITS)"},
+			&ucli.StringFlag{Name: "out-l", Usage: "Cholesky factors L, lower triangular (.npy)"},
+			&ucli.StringFlag{Name: "inverse", Usage: "inverses A⁻¹ (.npy)"},
+			&ucli.StringFlag{Name: "logdet", Usage: "log-determinants (.npy)"},
+			&ucli.StringFlag{Name: "solve", Usage: "right-hand sides B (.npy or FITS); needs --out"},
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "solutions X of A·X = B (.npy)"},
+			&ucli.StringFlag{Name: "out-quad", Usage: "bᵀA⁻¹b per right-hand side (.npy); needs --solve"},
+			&ucli.StringFlag{Name: "out-info", Usage: "potrf info codes, int32 (.npy)"},
+		},
+		Action: runChol,
+	}
+}
+
+func runChol(c *ucli.Context) error {
+	start := time.Now()
+	if err := requireFlag(c, "in"); err != nil {
+		return err
+	}
+	if c.IsSet("solve") != c.IsSet("out") {
+		return usagef("chol: --solve and --out go together")
+	}
+	if c.IsSet("out-quad") && !c.IsSet("solve") {
+		return usagef("chol: --out-quad needs --solve")
+	}
+	a, err := readArrayFlag(c, "in")
+	if err != nil {
+		return err
+	}
+	single := false
+	switch {
+	case len(a.Shape) == 2:
+		single = true
+		a = reshaped(a, 1, a.Shape[0], a.Shape[1])
+	case len(a.Shape) != 3:
+		return fmt.Errorf("--in: %s has shape %s; want matrices (N, P, P) or one (P, P)", c.String("in"), tensor.ShapeString(a.Shape))
+	}
+	if a.Shape[1] != a.Shape[2] {
+		return fmt.Errorf("--in: %s has shape %s: the matrices are not square (%d×%d)", c.String("in"), tensor.ShapeString(a.Shape), a.Shape[1], a.Shape[2])
+	}
+	if a.Shape[1] == 0 {
+		return fmt.Errorf("--in: %s has shape %s: empty matrices", c.String("in"), tensor.ShapeString(a.Shape))
+	}
+	dt, err := precision(c, a.DType)
+	if err != nil {
+		return err
+	}
+	req := chol.Request{A: a.As(dt), L: c.IsSet("out-l"), Inverse: c.IsSet("inverse"), LogDet: c.IsSet("logdet"), Quad: c.IsSet("out-quad")}
+	n, p := a.Shape[0], a.Shape[1]
+	var bShape []int
+	if c.IsSet("solve") {
+		b, err := readArrayFlag(c, "solve")
+		if err != nil {
+			return err
+		}
+		bShape = b.Shape
+		ok := false
+		switch {
+		case single && len(b.Shape) == 1 && b.Shape[0] == p:
+			b, ok = reshaped(b, 1, p), true
+		case single && len(b.Shape) == 2 && b.Shape[0] == p:
+			b, ok = reshaped(b, 1, p, b.Shape[1]), true
+		case !single && len(b.Shape) >= 2 && len(b.Shape) <= 3 && b.Shape[0] == n && b.Shape[1] == p:
+			ok = true
+		}
+		if !ok {
+			want := fmt.Sprintf("(%d, %d, K) or (%d, %d)", n, p, n, p)
+			if single {
+				want = fmt.Sprintf("(%d, K) or (%d,)", p, p)
+			}
+			return fmt.Errorf("--solve: %s has shape %s, which does not fit the matrices of %s (shape %s): want %s",
+				c.String("solve"), tensor.ShapeString(b.Shape), c.String("in"), tensor.ShapeString(a.Shape), want)
+		}
+		req.B = b.As(dt)
+	}
+
+	s, err := openSession(c)
+	if err != nil {
+		return err
+	}
+	res, tm, err := chol.Run(c.Context, s.dev, req)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if single {
+		for _, t := range []*tensor.Tensor{res.L, res.Inverse} {
+			if t != nil {
+				t.Shape = []int{p, p}
+			}
+		}
+		if res.LogDet != nil {
+			res.LogDet.Shape = []int{}
+		}
+		if res.X != nil {
+			res.X.Shape = bShape
+		}
+		if res.Quad != nil {
+			res.Quad.Shape = res.Quad.Shape[1:]
+		}
+	}
+	var outs Outputs
+	defer outs.Abort()
+	var written []string
+	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {
+		path := c.String(flag)
+		outs.Add(path, write)
+		written = append(written, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
+	}
+	for _, o := range []struct {
+		flag string
+		t    *tensor.Tensor
+	}{{"out-l", res.L}, {"inverse", res.Inverse}, {"logdet", res.LogDet}, {"out", res.X}, {"out-quad", res.Quad}} {
+		if c.IsSet(o.flag) {
+			t := o.t
+			add(o.flag, t.Shape, t.DType.String(), func(w io.Writer) error { return EncodeNPY(w, t) })
+		}
+	}
+	if c.IsSet("out-info") {
+		shape := []int{n}
+		if single {
+			shape = []int{}
+		}
+		add("out-info", shape, "int32", func(w io.Writer) error { return encodeNPYInt32(w, res.Info, shape) })
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	for _, l := range written {
+		fmt.Fprintln(c.App.Writer, l)
+	}
+	fmt.Fprintln(c.App.Writer, cholSummary(res, p))
+	reportTime(c, s, tm, time.Since(start))
+	return nil
+}
+
+// cholSummary reports how many matrices failed, and the first few with
+// their info codes.
+func cholSummary(res *chol.Result, p int) string {
+	n, failed := len(res.Info), res.Failed()
+	line := fmt.Sprintf("chol: %d matrices of %d×%d, %d failed (not positive definite)", n, p, p, failed)
+	if failed == 0 {
+		return line
+	}
+	var parts []string
+	for m, v := range res.Info {
+		if v != 0 {
+			if len(parts) == 5 {
+				parts = append(parts, "...")
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d (pivot %d)", m, v))
+		}
+	}
+	return line + ": " + strings.Join(parts, ", ")
+}
+
+func readArrayFlag(c *ucli.Context, flag string) (*tensor.Tensor, error) {
+	path := c.String(flag)
+	if err := fileExists(flag, path); err != nil {
+		return nil, err
+	}
+	t, err := ReadArray(path)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return t, nil
+}
+
+// reshaped views t with another shape of the same size.
+func reshaped(t *tensor.Tensor, shape ...int) *tensor.Tensor {
+	return &tensor.Tensor{Shape: shape, DType: t.DType, F32: t.F32, F64: t.F64}
+}
+
+// encodeNPYInt32 writes v as a little-endian int32 NPY array of the given
+// shape (version 1.0, header padded to 64 bytes as NumPy does).
+func encodeNPYInt32(w io.Writer, v []int32, shape []int) error {
+	shp := "()"
+	if len(shape) > 0 {
+		shp = tensor.ShapeString(shape)
+	}
+	dict := fmt.Sprintf("{'descr': '<i4', 'fortran_order': False, 'shape': %s, }", shp)
+	pad := (npyAlign - (10+len(dict)+1)%npyAlign) % npyAlign
+	hlen := len(dict) + pad + 1
+	bw := bufio.NewWriter(w)
+	bw.WriteString(npyMagic)
+	bw.Write([]byte{1, 0})
+	bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
+	bw.WriteString(dict + strings.Repeat(" ", pad) + "\n")
+	var b [4]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint32(b[:], uint32(x))
+		bw.Write(b[:])
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/pipelines/chol"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func covSamples(n, t, p int, seed uint64) *tensor.Tensor {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := tensor.New(tensor.F64, n, t, p)
+	for i := range x.F64 {
+		x.F64[i] = 10 + rng.NormFloat64()
+	}
+	return x
+}
+
+// maxRelDiff is max |a−b| / max(1, |b|), NaN-aware (NaN matches NaN only).
+func maxRelDiff(t *testing.T, what string, a, b []float64) float64 {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d values, want %d", what, len(a), len(b))
+	}
+	worst := 0.0
+	for i := range a {
+		if math.IsNaN(a[i]) || math.IsNaN(b[i]) {
+			if math.IsNaN(a[i]) != math.IsNaN(b[i]) {
+				t.Fatalf("%s[%d] = %g, want %g", what, i, a[i], b[i])
+			}
+			continue
+		}
+		worst = max(worst, math.Abs(a[i]-b[i])/max(1, math.Abs(b[i])))
+	}
+	return worst
+}
+
+func TestCovCommand(t *testing.T) {
+	dir := t.TempDir()
+	x := covSamples(7, 30, 5, 1)
+	x.F64[3*30*5+17] = math.NaN() // set 3 has a NaN
+	in := writeNPY(t, dir, "x.npy", x)
+	want, err := cov.Reference(x, cov.Options{Estimator: cov.PACO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devicesUnderTest(t) {
+		outC, outM, outR := filepath.Join(dir, d+"C.npy"), filepath.Join(dir, d+"m.npy"), filepath.Join(dir, d+"rho.npy")
+		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "cov", "--in", in, "--estimator", "paco",
+			"--out-cov", outC, "--out-mean", outM, "--out-rho", outR)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		if !strings.Contains(stdout, "7 sample set(s) of 30 samples × 5 variables, estimator paco") || !strings.Contains(stdout, "1 set(s) with NaN") {
+			t.Errorf("%s: summary %q", d, stdout)
+		}
+		for _, c := range []struct {
+			path  string
+			want  *tensor.Tensor
+			shape []int
+		}{{outC, want.Cov, []int{7, 5, 5}}, {outM, want.Mean, []int{7, 5}}, {outR, want.Rho, []int{7}}} {
+			got, err := ReadNPY(c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tensor.SameShape(got.Shape, c.shape) {
+				t.Fatalf("%s: %s has shape %v, want %v", d, c.path, got.Shape, c.shape)
+			}
+			if e := maxRelDiff(t, c.path, got.F64, c.want.F64); e > 1e-10 {
+				t.Errorf("%s: %s differs from the reference by %g", d, c.path, e)
+			}
+		}
+	}
+}
+
+// TestCovCommandSingleAndCube covers a single (T, P) set and the gather
+// from a cube with --radius.
+func TestCovCommandSingleAndCube(t *testing.T) {
+	dir := t.TempDir()
+	one := covSamples(1, 20, 4, 2)
+	in := writeNPY(t, dir, "one.npy", reshaped(one, 20, 4))
+	out := filepath.Join(dir, "c1.npy")
+	rho := filepath.Join(dir, "r1.npy")
+	if code, _, stderr := run(t, "--device", "cpu", "cov", "--in", in, "--estimator", "ledoit-wolf", "--out-cov", out, "--out-rho", rho); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, _ := cov.Reference(one, cov.Options{Estimator: cov.LedoitWolf})
+	got, err := ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tensor.SameShape(got.Shape, []int{4, 4}) || maxRelDiff(t, "cov", got.F64, want.Cov.F64) > 1e-12 {
+		t.Errorf("single set: shape %v", got.Shape)
+	}
+	if r, _ := ReadNPY(rho); len(r.Shape) != 0 || math.Abs(r.F64[0]-want.Rho.F64[0]) > 1e-12 {
+		t.Errorf("single set: ρ %v shape %v, want %v", r.F64, r.Shape, want.Rho.F64)
+	}
+
+	cube := covSamples(1, 25*9, 11, 3)
+	cube.Shape = []int{25, 9, 11}
+	cpath := writeNPY(t, dir, "cube.npy", cube)
+	for _, d := range devicesUnderTest(t) {
+		outC, outL := filepath.Join(dir, d+"cc.npy"), filepath.Join(dir, d+"yx.npy")
+		code, _, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "--precision", "f32", "cov", "--cube", cpath, "--radius", "2",
+			"--estimator", "oas", "--out-cov", outC, "--out-locations", outL)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		offs := cov.PatchOffsets(2)
+		locs := cov.ValidLocations(9, 11, offs)
+		want, _ := cov.ReferenceGather(cube, cov.Gather{Locations: locs, Offsets: offs}, cov.Options{Estimator: cov.OAS})
+		got, err := ReadNPY(outC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.DType != tensor.F32 || !tensor.SameShape(got.Shape, []int{len(locs), 13, 13}) {
+			t.Fatalf("%s: cube: %s %v", d, got.DType, got.Shape)
+		}
+		if e := maxRelDiff(t, "cube cov", got.Float64s(), want.Cov.F64); e > 1e-5 {
+			t.Errorf("%s: cube cov differs by %g", d, e)
+		}
+		yx, _ := ReadNPY(outL)
+		if !tensor.SameShape(yx.Shape, []int{len(locs), 2}) || yx.F64[0] != float64(locs[0][0]) || yx.F64[1] != float64(locs[0][1]) {
+			t.Errorf("%s: locations %v %v", d, yx.Shape, yx.F64[:2])
+		}
+	}
+}
+
+// spdBatch returns n SPD p×p matrices (sample covariances of random data
+// plus the identity) with matrix bad made negative definite.
+func spdBatch(n, p, bad int) *tensor.Tensor {
+	x := covSamples(n, 3*p, p, 4)
+	r, _ := cov.Reference(x, cov.Options{})
+	for k := 0; k < n; k++ {
+		for i := 0; i < p; i++ {
+			r.Cov.F64[(k*p+i)*p+i] += 1
+		}
+	}
+	for i := 0; i < p*p; i++ {
+		r.Cov.F64[bad*p*p+i] *= -1
+	}
+	return r.Cov
+}
+
+func readInt32NPY(t *testing.T, path string) ([]int32, string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hlen := int(binary.LittleEndian.Uint16(b[8:10]))
+	header := string(b[10 : 10+hlen])
+	data := b[10+hlen:]
+	if (10+hlen)%64 != 0 {
+		t.Errorf("%s: data starts at %d, not a multiple of 64", path, 10+hlen)
+	}
+	v := make([]int32, len(data)/4)
+	for i := range v {
+		v[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+	}
+	return v, header
+}
+
+func TestCholCommand(t *testing.T) {
+	dir := t.TempDir()
+	a := spdBatch(6, 5, 2)
+	b := covSamples(6, 5, 3, 5)
+	b.Shape = []int{6, 5, 3}
+	ain, bin := writeNPY(t, dir, "A.npy", a), writeNPY(t, dir, "B.npy", b)
+	want, err := chol.Reference(chol.Request{A: a, B: b, L: true, Inverse: true, LogDet: true, Quad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devicesUnderTest(t) {
+		p := func(s string) string { return filepath.Join(dir, d+s) }
+		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "chol", "--in", ain,
+			"--out-l", p("L.npy"), "--inverse", p("inv.npy"), "--logdet", p("ld.npy"),
+			"--solve", bin, "--out", p("X.npy"), "--out-quad", p("q.npy"), "--out-info", p("info.npy"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		if !strings.Contains(stdout, "6 matrices of 5×5, 1 failed") || !strings.Contains(stdout, "2 (pivot 1)") {
+			t.Errorf("%s: summary %q", d, stdout)
+		}
+		for _, c := range []struct {
+			path string
+			want *tensor.Tensor
+		}{{p("L.npy"), want.L}, {p("inv.npy"), want.Inverse}, {p("ld.npy"), want.LogDet}, {p("X.npy"), want.X}, {p("q.npy"), want.Quad}} {
+			got, err := ReadNPY(c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tensor.SameShape(got.Shape, c.want.Shape) {
+				t.Fatalf("%s: %s has shape %v, want %v", d, c.path, got.Shape, c.want.Shape)
+			}
+			if e := maxRelDiff(t, c.path, got.F64, c.want.F64); e > 1e-10 {
+				t.Errorf("%s: %s differs by %g", d, c.path, e)
+			}
+		}
+		info, header := readInt32NPY(t, p("info.npy"))
+		if !strings.Contains(header, "'<i4'") || !strings.Contains(header, "(6,)") || len(info) != 6 || info[2] != 1 || info[0] != 0 {
+			t.Errorf("%s: info %v, header %q", d, info, header)
+		}
+	}
+	// One matrix, one right-hand side vector.
+	one := reshaped(&tensor.Tensor{DType: tensor.F64, F64: a.F64[:25]}, 5, 5)
+	vec := tensor.FromF64(b.F64[:5], 5)
+	o, v := writeNPY(t, dir, "one.npy", one), writeNPY(t, dir, "vec.npy", vec)
+	out := filepath.Join(dir, "x1.npy")
+	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out", out); code != 0 || !strings.Contains(stdout, "0 failed") {
+		t.Fatalf("one matrix: exit %d: %s %s", code, stdout, stderr)
+	}
+	x, _ := ReadNPY(out)
+	if !tensor.SameShape(x.Shape, []int{5}) {
+		t.Errorf("one matrix: X has shape %v, want (5,)", x.Shape)
+	}
+}
+
+// TestCovCholBadInput checks exit codes and messages for bad command lines
+// and bad files.
+func TestCovCholBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeNPY(t, dir, "x.npy", covSamples(2, 6, 3, 1))
+	rect := writeNPY(t, dir, "rect.npy", tensor.New(tensor.F64, 2, 3, 4))
+	flat := writeNPY(t, dir, "flat.npy", tensor.New(tensor.F64, 12))
+	spd := writeNPY(t, dir, "A.npy", spdBatch(2, 3, 0))
+	badB := writeNPY(t, dir, "badB.npy", tensor.New(tensor.F64, 2, 4, 1))
+	notNPY := filepath.Join(dir, "junk.npy")
+	os.WriteFile(notNPY, []byte("not an array"), 0o644)
+	missing := filepath.Join(dir, "missing.npy")
+	out := filepath.Join(dir, "out.npy")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"cov no input", []string{"cov", "--out-cov", out}, ExitUsage, "exactly one of --in and --cube"},
+		{"cov two inputs", []string{"cov", "--in", good, "--cube", good, "--out-cov", out}, ExitUsage, "exactly one"},
+		{"cov no output", []string{"cov", "--in", good}, ExitUsage, "nothing to write"},
+		{"cov estimator", []string{"cov", "--in", good, "--estimator", "shrunk", "--out-cov", out}, ExitUsage, "unknown estimator"},
+		{"cov ddof", []string{"cov", "--in", good, "--ddof", "2", "--out-cov", out}, ExitUsage, "--ddof"},
+		{"cov missing file", []string{"cov", "--in", missing, "--out-cov", out}, ExitError, "missing.npy"},
+		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
+		{"cov rank", []string{"cov", "--in", flat, "--out-cov", out}, ExitError, "want sample sets (N, T, P)"},
+		{"cov cube rank", []string{"cov", "--cube", flat, "--out-cov", out}, ExitError, "(T, H, W)"},
+		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "no location"},
+		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", out}, ExitUsage, "--cube"},
+		{"chol no input", []string{"chol", "--out-l", out}, ExitUsage, "--in"},
+		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},
+		{"chol non-square", []string{"chol", "--in", rect, "--out-l", out}, ExitError, "not square"},
+		{"chol rank", []string{"chol", "--in", flat}, ExitError, "want matrices (N, P, P)"},
+		{"chol solve without out", []string{"chol", "--in", spd, "--solve", badB}, ExitUsage, "--solve and --out"},
+		{"chol out without solve", []string{"chol", "--in", spd, "--out", out}, ExitUsage, "--solve and --out"},
+		{"chol quad without solve", []string{"chol", "--in", spd, "--out-quad", out}, ExitUsage, "--out-quad needs --solve"},
+		{"chol B shape", []string{"chol", "--in", spd, "--solve", badB, "--out", out}, ExitError, "does not fit"},
+		{"chol missing B", []string{"chol", "--in", spd, "--solve", missing, "--out", out}, ExitError, "missing.npy"},
+		{"chol output dir", []string{"chol", "--in", spd, "--out-l", filepath.Join(dir, "no", "such", "L.npy")}, ExitError, "does not exist"},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, append([]string{"--device", "cpu"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", c.name, code, stderr, c.code, c.msg)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed command left %s behind", out)
+	}
+}

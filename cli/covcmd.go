@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+func covCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "cov",
+		Usage:     "batched mean and covariance, with PACO, Ledoit-Wolf or OAS shrinkage",
+		UsageText: "vkstat [global options] cov (--in SAMPLES | --cube CUBE --radius R) [--estimator E] --out-cov C.npy [--out-mean M.npy] [--out-rho RHO.npy]",
+		Description: `--in holds N sample sets of T samples of P variables, shape (N, T, P), or
+one set, shape (T, P). With --cube (T, H, W) and --radius R the sample sets
+are the PACO patches (offsets with dy² + dx² <= R²) at every location whose
+patch lies inside the frame, gathered on the device; --out-locations writes
+their (y, x).
+
+Outputs: the mean (N, P), the covariance (N, P, P) and the shrinkage weight
+ρ (N,) (without the N axis for a single set). The estimators:
+   none         the sample covariance S = (1/T) Σ (r−m)(r−m)ᵀ
+   paco         (1−ρ) S + ρ diag(S), ρ from Flasseur et al. 2018 (PACO.md)
+   ledoit-wolf  (1−ρ) S + ρ (tr S / P) I, ρ as scikit-learn's ledoit_wolf
+   oas          (1−ρ) S + ρ (tr S / P) I, ρ as scikit-learn's oas
+--ddof 1 rescales the covariance by T/(T−1). Sums are accumulated in
+float64 (float32 data too, on devices with shaderFloat64). A NaN sample
+makes its set's outputs NaN; the summary counts them.
+
+Examples:
+   vkstat cov --in samples.npy --estimator paco --out-cov C.npy --out-mean m.npy --out-rho rho.npy
+   vkstat --device cpu cov --in x.npy --estimator oas --out-cov C.npy
+   vkstat cov --cube cube.fits --radius 4 --estimator paco --out-cov C.npy --out-locations yx.npy`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "sample sets (N, T, P) or one set (T, P) (.npy or FITS)"},
+			&ucli.StringFlag{Name: "cube", Usage: "a (T, H, W) cube to gather PACO patches from (.npy or FITS), instead of --in"},
+			&ucli.IntFlag{Name: "radius", Value: 4, Usage: "patch radius in pixels, with --cube"},
+			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: "none", Usage: "none, paco, ledoit-wolf or oas"},
+			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
+			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy)"},
+			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy)"},
+			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy)"},
+			&ucli.StringFlag{Name: "out-locations", Usage: "with --cube: the (y, x) of each location (.npy, float64)"},
+		},
+		Action: runCov,
+	}
+}
+
+func runCov(c *ucli.Context) error {
+	start := time.Now()
+	if c.IsSet("in") == c.IsSet("cube") {
+		return usagef("cov: give exactly one of --in and --cube")
+	}
+	if !c.IsSet("out-cov") && !c.IsSet("out-mean") && !c.IsSet("out-rho") {
+		return usagef("cov: nothing to write: give --out-cov, --out-mean and/or --out-rho")
+	}
+	if c.IsSet("out-locations") && !c.IsSet("cube") {
+		return usagef("cov: --out-locations goes with --cube")
+	}
+	est, err := cov.ParseEstimator(c.String("estimator"))
+	if err != nil {
+		return usageError{fmt.Errorf("--estimator: %w", err)}
+	}
+	opt := cov.Options{Estimator: est, DDof: c.Int("ddof")}
+	if opt.DDof != 0 && opt.DDof != 1 {
+		return usagef("--ddof must be 0 or 1, got %d", opt.DDof)
+	}
+	if c.IsSet("cube") && c.Int("radius") < 0 {
+		return usagef("--radius must be 0 or more, got %d", c.Int("radius"))
+	}
+	flag := "in"
+	if c.IsSet("cube") {
+		flag = "cube"
+	}
+	path := c.String(flag)
+	if err := fileExists(flag, path); err != nil {
+		return err
+	}
+	in, err := ReadArray(path)
+	if err != nil {
+		return fmt.Errorf("--%s: %w", flag, err)
+	}
+	dt, err := precision(c, in.DType)
+	if err != nil {
+		return err
+	}
+	in = in.As(dt)
+
+	var g cov.Gather
+	single := false
+	switch {
+	case flag == "cube":
+		if len(in.Shape) != 3 {
+			return fmt.Errorf("--cube: %s has shape %s; want a (T, H, W) cube", path, tensor.ShapeString(in.Shape))
+		}
+		g.Offsets = cov.PatchOffsets(c.Int("radius"))
+		g.Locations = cov.ValidLocations(in.Shape[1], in.Shape[2], g.Offsets)
+		if len(g.Locations) == 0 {
+			return fmt.Errorf("--cube: no location of the %d×%d frames of %s holds a patch of radius %d", in.Shape[1], in.Shape[2], path, c.Int("radius"))
+		}
+	case len(in.Shape) == 2:
+		single = true
+		in = &tensor.Tensor{Shape: []int{1, in.Shape[0], in.Shape[1]}, DType: in.DType, F32: in.F32, F64: in.F64}
+	case len(in.Shape) != 3:
+		return fmt.Errorf("--in: %s has shape %s; want sample sets (N, T, P) or one set (T, P)", path, tensor.ShapeString(in.Shape))
+	}
+	if flag == "in" {
+		if in.Shape[1] < 1 || in.Shape[2] < 1 {
+			return fmt.Errorf("--in: %s has shape %s: no samples or no variables", path, tensor.ShapeString(in.Shape))
+		}
+		if in.Shape[1]-opt.DDof < 1 {
+			return fmt.Errorf("--in: %s has %d sample(s) per set; --ddof %d needs at least %d", path, in.Shape[1], opt.DDof, opt.DDof+1)
+		}
+	} else if in.Shape[0]-opt.DDof < 1 {
+		return fmt.Errorf("--cube: %s has %d frame(s); --ddof %d needs at least %d", path, in.Shape[0], opt.DDof, opt.DDof+1)
+	}
+
+	s, err := openSession(c)
+	if err != nil {
+		return err
+	}
+	var res *cov.Result
+	var tm engine.Timing
+	t := in.Shape[1]
+	if flag == "cube" {
+		t = in.Shape[0]
+		res, tm, err = cov.RunGather(c.Context, s.dev, in, g, opt)
+	} else {
+		res, tm, err = cov.Run(c.Context, s.dev, in, opt)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	n, p := res.Rho.Len(), res.Mean.Shape[1]
+	if single {
+		res.Mean.Shape = []int{p}
+		res.Cov.Shape = []int{p, p}
+		res.Rho.Shape = []int{}
+	}
+	var outs Outputs
+	defer outs.Abort()
+	var written []string
+	for _, o := range []struct {
+		flag string
+		t    *tensor.Tensor
+	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", locationsTensor(g.Locations)}} {
+		if !c.IsSet(o.flag) {
+			continue
+		}
+		t := o.t
+		path := c.String(o.flag)
+		outs.Add(path, func(w io.Writer) error { return EncodeNPY(w, t) })
+		written = append(written, fmt.Sprintf("%s\t%s %s", path, t.DType, tensor.ShapeString(t.Shape)))
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	for _, l := range written {
+		fmt.Fprintln(c.App.Writer, l)
+	}
+	fmt.Fprintln(c.App.Writer, covSummary(res, n, t, p, est))
+	reportTime(c, s, tm, time.Since(start))
+	return nil
+}
+
+// covSummary is the line that tells what was estimated: the sizes, ρ's
+// range and how many sets had NaNs.
+func covSummary(res *cov.Result, n, t, p int, est cov.Estimator) string {
+	mean, rho := res.Mean.Float64s(), res.Rho.Float64s()
+	nanSets := 0
+	for k := 0; k < n; k++ {
+		for _, v := range mean[k*p : (k+1)*p] {
+			if math.IsNaN(v) {
+				nanSets++
+				break
+			}
+		}
+	}
+	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
+	if est != cov.None {
+		lo, hi, sum, m := math.Inf(1), math.Inf(-1), 0.0, 0
+		for _, r := range rho {
+			if !math.IsNaN(r) {
+				lo, hi, sum, m = min(lo, r), max(hi, r), sum+r, m+1
+			}
+		}
+		if m > 0 {
+			line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sum/float64(m), lo, hi)
+		}
+	}
+	return line + fmt.Sprintf("; %d set(s) with NaN", nanSets)
+}
+
+// locationsTensor is the (N, 2) float64 array of (y, x) locations.
+func locationsTensor(locs [][2]int) *tensor.Tensor {
+	t := tensor.New(tensor.F64, len(locs), 2)
+	for i, l := range locs {
+		t.F64[2*i], t.F64[2*i+1] = float64(l[0]), float64(l[1])
+	}
+	return t
+}
