@@ -64,6 +64,23 @@ var globalFlags = []ucli.Flag{
 
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
+	app := newApp(stdout, stderr)
+	markUsageErrors(app.Commands)
+	return app
+}
+
+// markUsageErrors makes a bad flag value of any command exit with
+// ExitUsage, not just the top level's.
+func markUsageErrors(cmds []*ucli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return usageError{err} }
+		}
+		markUsageErrors(c.Subcommands)
+	}
+}
+
+func newApp(stdout, stderr io.Writer) *ucli.App {
 	return &ucli.App{
 		Name:    "vkstat",
 		Usage:   "batched statistics and small dense linear algebra on any Vulkan GPU, or on the CPU",
