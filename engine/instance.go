@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -70,7 +71,7 @@ func loadLoader(path string) (unsafe.Pointer, error) {
 		if env := os.Getenv("VKSTAT_VULKAN_LIB"); env != "" {
 			candidates = []string{env}
 		} else {
-			candidates = []string{"libvulkan.so.1", "libvulkan.so"}
+			candidates = defaultLoaders()
 		}
 	}
 	if loadOnce.gipa != nil {
@@ -96,6 +97,14 @@ func loadLoader(path string) (unsafe.Pointer, error) {
 	}
 	return nil, fmt.Errorf("%w (%s); install the Vulkan loader (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers) or set VKSTAT_VULKAN_LIB to its path; the CPU path (--device cpu) needs neither",
 		ErrNoLoader, strings.Join(msgs, "; "))
+}
+
+// defaultLoaders are the library names tried in order.
+func defaultLoaders() []string {
+	if runtime.GOOS == "darwin" {
+		return []string{"libvulkan.1.dylib", "libvulkan.dylib", "libMoltenVK.dylib"}
+	}
+	return []string{"libvulkan.so.1", "libvulkan.so"}
 }
 
 func cstr(s string) string { return s + "\x00" }
