@@ -23,6 +23,11 @@ def offsets(r):
     return [(dy, dx) for dy in range(-r, r + 1) for dx in range(-r, r + 1) if dy * dy + dx * dx <= r * r]
 
 
+def round_half_away(v):
+    # PACO.md rounds half away from zero; np.round rounds half to even.
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
 def gauss_psf(n, fwhm):
     s = fwhm / 2.3548
     c = n // 2
@@ -104,8 +109,8 @@ def paco(cube, angles, psf, r):
     ok = np.ones(N, bool)
     off = np.array([oy * W + ox for oy, ox in offs])
     for l in range(T):
-        yl = np.round(cy + (dy0 * np.cos(th[l]) - dx0 * np.sin(th[l])))  # numpy rounds half to even; ties are measure-zero here
-        xl = np.round(cx + (dx0 * np.cos(th[l]) + dy0 * np.sin(th[l])))
+        yl = round_half_away(cy + (dy0 * np.cos(th[l]) - dx0 * np.sin(th[l])))
+        xl = round_half_away(cx + (dx0 * np.cos(th[l]) + dy0 * np.sin(th[l])))
         inside = (yl >= 0) & (yl < H) & (xl >= 0) & (xl < W)
         kl = np.where(inside, yl * W + xl, 0).astype(np.int64)
         al = alpha[kl]
