@@ -198,31 +198,37 @@ void main() {
 	}
 
 	if ((p.flags & 4u) != 0u) {
-		// X = L⁻¹ in place, column j from the last; invocation i keeps X_ii.
+		// X = L⁻¹ in place, row by row: invocation i owns column i of X and
+		// keeps X_ii = 1/L_ii in a register. Row r of X needs row r of L and
+		// the rows of X above it; it is written one step late, when only
+		// the column owners, who wrote it, read it: one barrier per row.
 		T xd = T(1) / d;
-		if (row && i == P - 1u) {
-			piv[pv + (i & 1u)] = xd;
+		T pend = T(0);
+		if (row && i == 1u) {
+			piv[pv + 1u] = xd;
 		}
 		sync_l();
-		for (uint j = P; j-- > 0u;) {
-			T xjj = piv[pv + (j & 1u)];
-			T v = T(0);
-			if (row && i > j) {
-				T s = xd * LS(tri_strict(i, j));
-				for (uint c = j + 1u; c < i; ++c) {
-					s += LS(tri_strict(i, c)) * LS(tri_strict(c, j));
+		for (uint r = 1u; r < P; ++r) {
+			T inv_rr = piv[pv + (r & 1u)];
+			if (row && i < r) {
+				if (i + 1u < r) {
+					LS(tri_strict(r - 1u, i)) = pend;
 				}
-				v = -xjj * s;
+				T s = LS(tri_strict(r, i)) * xd;
+				for (uint q = i + 1u; q < r; ++q) {
+					s += LS(tri_strict(r, q)) * LS(tri_strict(q, i));
+				}
+				pend = -s * inv_rr;
 			}
-			sync_l();
-			if (row && i > j) {
-				LS(tri_strict(i, j)) = v;
-			}
-			if (row && i + 1u == j) {
+			if (row && i == r + 1u) {
 				piv[pv + (i & 1u)] = xd;
 			}
 			sync_l();
 		}
+		if (row && i + 1u < P) {
+			LS(tri_strict(P - 1u, i)) = pend;
+		}
+		sync_l();
 		// A⁻¹ = XᵀX: invocation i forms row i, (A⁻¹)_ic = Σ_{q>=i} X_qi X_qc.
 		if (row) {
 			uint ibase = mat * P * P;
