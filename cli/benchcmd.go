@@ -35,9 +35,11 @@ bandwidth is measured first on each device: a 256 MiB buffer-to-buffer
 vkCmdCopyBuffer timed by GPU timestamps, or Go's copy() on every core for the
 CPU path; read and written bytes both count, and the best run is kept.
 
---size small (the default) keeps --suite all to a minute or two on lavapipe
-with two cores; --size paper is the seed documents' workloads (a 5·10⁶-element
-map, a 64×1024×1024 float32 stack reduced along axis 0).
+--size small (the default) keeps --suite all to about ten seconds on lavapipe
+and the CPU path with two cores; --size paper is the seed documents'
+workloads (a 5·10⁶-element map, a 64×1024×1024 float32 stack reduced along
+axis 0) and PACO-sized batches (16384 sets of 64 samples of 49 pixels; 16384
+49×49 matrices), minutes on lavapipe.
 
 Prints a Markdown table; --json writes every figure (and the peer scripts'
 matching workloads, see bench/peers), --png a bar chart per operation.
@@ -399,6 +401,7 @@ func benchChart(w io.Writer, rep *benchReport) error {
 		p.Legend.Top = true
 		p.Legend.Left = true
 		p.Legend.XOffs = vg.Millimeter * 4
+		p.Legend.Padding = vg.Points(4)
 		// Head-room for the legend above the bars.
 		p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
 		p.X.Padding = vg.Millimeter * 10
