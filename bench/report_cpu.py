@@ -48,8 +48,10 @@ def workloads(bench):
 
 
 def peer_command(peer, kind, python, repeat):
-    if kind == "numpy":
-        cmd = [python, os.path.join(HERE, "peers", f"numpy_{peer['script']}.py")]
+    own = os.path.join(HERE, "peers", f"{kind}_{peer['script']}.py")
+    if kind == "numpy" or os.path.exists(own):
+        # numpy_<op>.py, or a peer of its own such as torch_paco.py
+        cmd = [python, own]
     else:
         cmd = [python, os.path.join(HERE, "peers", f"{kind}_ops.py"), peer["script"]]
     return cmd + list(peer["args"]) + ["--repeat", str(repeat)]

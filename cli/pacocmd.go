@@ -16,7 +16,6 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -262,7 +261,7 @@ func runPaco(c *ucli.Context) error {
 		printTruth(w, truth, dets, maps)
 	}
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
-	reportTime(c, s, totalTiming(maps), time.Since(start))
+	reportTime(c, s, maps.Timing(), time.Since(start))
 	return nil
 }
 
@@ -303,25 +302,6 @@ func GaussianPSF(fwhm float64) *tensor.Tensor {
 	for i := range t.F64 {
 		t.F64[i] /= sum
 	}
-	return t
-}
-
-// totalTiming folds PACO's stages into the upload/kernel/download split
-// that --time prints.
-func totalTiming(m *paco.Maps) engine.Timing {
-	var t engine.Timing
-	for _, st := range m.Stages {
-		switch st.Name {
-		case "upload":
-			t.Upload += st.Time
-		case "download":
-			t.Download += st.Time
-		case "total (device)":
-		default:
-			t.Kernel += st.Time
-		}
-	}
-	t.GPUTimed = m.Device != "cpu"
 	return t
 }
 

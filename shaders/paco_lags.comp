@@ -1,6 +1,6 @@
 #version 450
 // PACO, step 2: lagged products of the centred cube,
-// g[d, p] = scale · Σ_t yc[t, p] · yc[t, p + disp_d], for every pixel p and
+// g[d, p] = (1/div) · Σ_t yc[t, p] · yc[t, p + disp_d], for every pixel p and
 // canonical displacement d whose partner pixel is inside the frame.
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
@@ -14,7 +14,7 @@ layout(push_constant) uniform Params {
 	uint w;
 	uint t;
 	uint nd;
-	float scale; // 1/T, or 1/(2T) for --compat vip
+	uint div; // T, or 2T for --compat vip
 } p;
 
 void main() {
@@ -37,5 +37,5 @@ void main() {
 	for (uint t = 0u; t < p.t; ++t) {
 		s += ACC(yc[t * n + q]) * ACC(yc[t * n + q2]);
 	}
-	g[gid] = T(s * ACC(p.scale));
+	g[gid] = T(s / ACC(p.div));
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -24,10 +26,7 @@ func init() {
 	Register(reduceNaNOp())
 	Register(covOp())
 	Register(cholOp())
-	// paco: register pacoOp() here once pipelines/paco's Run returns an
-	//      engine.Timing (today: Run(ctx, dev, Input) (*Maps, error)): a
-	//      small synthetic cube (pipelines/synth) with injected companions;
-	//      outputs the detection maps against paco.Reference; Unit GFlops.
+	Register(pacoOp())
 }
 
 const (
@@ -520,6 +519,81 @@ func cholOp() Op {
 				return nil // the peers time factor + one solve + log det
 			}
 			return &Peer{Script: "chol", Args: []string{"--n", strconv.Itoa(c.Shape[0]), "--p", strconv.Itoa(c.Shape[1]), "--dtype", dt.String()}}
+		},
+	}
+}
+
+// ---- paco: detection maps of fast PACO ------------------------------------
+
+// pacoCase is a synthetic ADI sequence (T, H, W) with patch radius r and
+// companions; the case's shape is the cube's.
+func pacoCase(t, h, w, r int) Case {
+	return Case{Shape: []int{t, h, w}, Note: fmt.Sprintf("R=%d", r), Arg: r}
+}
+
+func pacoInput(c Case, in []*tensor.Tensor) paco.Input {
+	return paco.Input{Cube: in[0], Angles: in[1].Float64s(), PSF: in[2], Radius: c.Arg.(int)}
+}
+
+func pacoOp() Op {
+	return Op{
+		Name:  "paco",
+		Suite: "paco",
+		Doc:   "PACO SNR, flux and σ maps of a synthetic ADI sequence (pipelines/paco)",
+		Verify: []Case{
+			pacoCase(24, 32, 32, 2), pacoCase(40, 40, 44, 4),
+		},
+		Bench: map[Size][]BenchCase{
+			Small: {{pacoCase(64, 64, 64, 4), f32}, {pacoCase(252, 100, 100, 4), f32}},
+			Paper: {{pacoCase(252, 100, 100, 4), f32}, {pacoCase(128, 256, 256, 4), f32}},
+		},
+		Build: func(c Case, dt tensor.DType) []*tensor.Tensor {
+			t, h, w := c.Shape[0], c.Shape[1], c.Shape[2]
+			cfg := synth.Default()
+			cfg.Frames, cfg.H, cfg.W, cfg.Seed, cfg.DType = t, h, w, c.Seed, tensor.F64
+			sep := float64(min(h, w)) / 4
+			cfg.Companions = []synth.Companion{{SepPx: sep, PADeg: 45, Flux: 100}, {SepPx: 1.5 * sep, PADeg: 200, Flux: 20}}
+			ds, err := synth.Generate(cfg)
+			if err != nil {
+				panic(fmt.Sprintf("suite: paco case %s: %v", c.Label(), err)) // the cases above are valid
+			}
+			return []*tensor.Tensor{ds.Cube.As(dt), tensor.FromF64(ds.Angles, t).As(dt), ds.PSF.As(dt)}
+		},
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			m, err := paco.Run(ctx, dev, pacoInput(c, in))
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			snr, flux, sigma := m.Tensors()
+			dt := in[0].DType // the maps come back in float64 from every path
+			return []Output{{"snr", snr.As(dt)}, {"flux", flux.As(dt)}, {"sigma", sigma.As(dt)}}, m.Timing(), nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			pin := pacoInput(c, in)
+			pin.Cube = in[0].As(tensor.F64)
+			m, err := paco.Reference(pin)
+			if err != nil {
+				return nil, err
+			}
+			return []RefOutput{{"snr", m.SNR}, {"flux", m.Flux}, {"sigma", m.Sigma}}, nil
+		},
+		// float32: PACO.md allows |ΔSNR| ≤ 2e-2 on SNRs of order 10.
+		Tol: map[tensor.DType]Tol{f32: {MaxErr: 2e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-9, NMSE: 1e-18}},
+		Work: func(c Case, dt tensor.DType) Work {
+			t, h, w := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
+			r := c.Arg.(int)
+			p := int64(len(paco.Offsets(r)))
+			d := int64(len(paco.Offsets(2*r))+1) / 2 // canonical displacements, about
+			n := h * w
+			return Work{
+				Bytes: (t*n + 3*n) * int64(dt.Size()),
+				Flops: 2*n*d*t + n*(p*p*p/3+2*p*p) + 2*n*t*p,
+				Items: n,
+			}
+		},
+		Unit: GFlops,
+		Peer: func(c Case, dt tensor.DType) *Peer {
+			return &Peer{Script: "paco", Args: []string{"--frames", strconv.Itoa(c.Shape[0]), "--size", strconv.Itoa(c.Shape[1]), "--radius", strconv.Itoa(c.Arg.(int))}}
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -272,6 +273,29 @@ func (m *Maps) set(i int, a, b float64) {
 	}
 	sa := math.Sqrt(a)
 	m.SNR[i], m.Flux[i], m.Sigma[i] = b/sa, b/a, 1/sa
+}
+
+// Timing folds the stages into the upload/kernel/download split that
+// engine.Timing reports (and --time prints).
+func (m *Maps) Timing() engine.Timing {
+	var t engine.Timing
+	for _, st := range m.Stages {
+		switch st.Name {
+		case "upload":
+			t.Upload += st.Time
+		case "download":
+			t.Download += st.Time
+		case "total (device)":
+			t.Wall = st.Time
+		default:
+			t.Kernel += st.Time
+		}
+	}
+	if t.Wall == 0 {
+		t.Wall = t.Upload + t.Kernel + t.Download
+	}
+	t.GPUTimed = m.Device != "cpu" && m.Device != "reference"
+	return t
 }
 
 // Tensors returns the maps as (H, W) float64 tensors.

@@ -151,10 +151,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 	}
 	cube, yc, dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10]
-	scale := 1 / float64(T)
-	vip := uint32(0)
+	div, vip := uint32(T), uint32(0)
 	if p.Compat == CompatVIP {
-		scale, vip = scale/2, 1
+		div, vip = 2*div, 1
 	}
 	groups := func(threads int) [3]uint32 { return dev.Groups((threads + workgroup - 1) / workgroup) }
 
@@ -182,7 +181,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	pc.U32(uint32(N)).U32(uint32(T))
 	seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cube), engine.Bind(yc))
 	pc = vkpush.Block{}
-	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).F32(float32(scale))
+	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).U32(div)
 	seq.Dispatch(kLags, groups(N*D), pc.Bytes(), engine.Bind(yc), engine.Bind(dispBuf), engine.Bind(lags))
 	r := 0
 	for _, o := range p.Offsets {
