@@ -33,6 +33,6 @@ func (s *Sequence) Copy(dst, src *Buffer, dstOff, srcOff, n int64) error {
 	vk.CmdCopyBuffer(s.cmd, src.handle, dst.handle, 1, []vk.BufferCopy{{
 		SrcOffset: vk.DeviceSize(srcOff), DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(n),
 	}})
-	s.step(PhaseKernel)
+	s.step(PhaseKernel, "copy")
 	return nil
 }

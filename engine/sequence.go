@@ -28,6 +28,16 @@ type Timing struct {
 	Upload, Kernel, Download, Wall time.Duration
 	// GPUTimed reports whether Kernel comes from timestamps.
 	GPUTimed bool
+	// Steps is the GPU time of every recorded step, in order, when the
+	// device has timestamps: uploads, each kernel by name, downloads.
+	Steps []Step
+}
+
+// Step is the GPU time of one recorded command.
+type Step struct {
+	Name  string
+	Phase Phase
+	Time  time.Duration
 }
 
 // Add accumulates o into t.
@@ -37,6 +47,7 @@ func (t *Timing) Add(o Timing) {
 	t.Download += o.Download
 	t.Wall += o.Wall
 	t.GPUTimed = t.GPUTimed || o.GPUTimed
+	t.Steps = append(t.Steps, o.Steps...)
 }
 
 // Binding is the byte range [Offset, Offset+Size) of a buffer bound to one
@@ -70,6 +81,7 @@ type Sequence struct {
 	queries   vk.QueryPool
 	nq        uint32
 	phases    []Phase
+	names     []string
 	hostUp    time.Duration
 	started   time.Time
 	recording bool
@@ -124,11 +136,12 @@ func (d *Device) NewSequence() (*Sequence, error) {
 
 // step closes a recorded step: a timestamp, then a barrier that makes its
 // writes visible to every later transfer or shader access.
-func (s *Sequence) step(p Phase) {
+func (s *Sequence) step(p Phase, name string) {
 	if s.queries != vk.NullQueryPool && s.nq < maxQueries {
 		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageBottomOfPipeBit, s.queries, s.nq)
 		s.nq++
 		s.phases = append(s.phases, p)
+		s.names = append(s.names, name)
 	}
 	stages := vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit)
 	vk.CmdPipelineBarrier(s.cmd, stages, stages, 0, 1, []vk.MemoryBarrier{{
@@ -171,7 +184,7 @@ func (s *Sequence) Upload(dst *Buffer, off int64, src []byte) error {
 	s.staging = append(s.staging, st)
 	copy(st.host(0, int64(len(src))), src)
 	vk.CmdCopyBuffer(s.cmd, st.handle, dst.handle, 1, []vk.BufferCopy{{SrcOffset: 0, DstOffset: vk.DeviceSize(off), Size: vk.DeviceSize(len(src))}})
-	s.step(PhaseUpload)
+	s.step(PhaseUpload, "upload")
 	return nil
 }
 
@@ -197,7 +210,7 @@ func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	}
 	s.staging = append(s.staging, st)
 	vk.CmdCopyBuffer(s.cmd, src.handle, st.handle, 1, []vk.BufferCopy{{SrcOffset: vk.DeviceSize(off), DstOffset: 0, Size: vk.DeviceSize(len(dst))}})
-	s.step(PhaseDownload)
+	s.step(PhaseDownload, "download")
 	s.downloads = append(s.downloads, download{src: st, off: 0, dst: dst, staging: true})
 	return nil
 }
@@ -274,7 +287,7 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...B
 		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(push)), unsafe.Pointer(&push[0]))
 	}
 	vk.CmdDispatch(s.cmd, groups[0], groups[1], groups[2])
-	s.step(PhaseKernel)
+	s.step(PhaseKernel, k.Spec.Name)
 	return nil
 }
 
@@ -330,6 +343,7 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 			}
 			for i, p := range s.phases {
 				dt := time.Duration(float64((ts[i+1]-ts[i])&mask) * float64(d.Info.TimestampPeriodNs))
+				t.Steps = append(t.Steps, Step{Name: s.names[i], Phase: p, Time: dt})
 				switch p {
 				case PhaseUpload:
 					t.Upload += dt

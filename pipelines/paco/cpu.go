@@ -181,6 +181,11 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		}
 	})
 
+	lap("lagged products")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
 	// Per location: S from G, shrinkage, Cholesky, u and α.
 	u := make([]float64, N*P)
 	alpha := make([]float64, N)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -232,12 +233,17 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			maps.InvalidLocations++
 		}
 	}
-	maps.Stages = []Stage{
-		{"upload", tm1.Upload},
-		{"statistics", tm1.Kernel},
-		{"detection map", tm2.Kernel},
-		{"download", tm2.Download},
-		{"total (device)", wall},
+	maps.Stages = []Stage{{"upload", tm1.Upload}}
+	if tm1.GPUTimed && tm2.GPUTimed {
+		names := map[string]string{"paco_center": "centre", "paco_lags": "lagged products", "paco_solve": "statistics", "paco_detect": "detection map"}
+		for _, st := range append(tm1.Steps, tm2.Steps...) {
+			if st.Phase == engine.PhaseKernel {
+				maps.Stages = append(maps.Stages, Stage{names[strings.TrimSuffix(st.Name, v.suffix)], st.Time})
+			}
+		}
+	} else {
+		maps.Stages = append(maps.Stages, Stage{"statistics", tm1.Kernel}, Stage{"detection map", tm2.Kernel})
 	}
+	maps.Stages = append(maps.Stages, Stage{"download", tm2.Download}, Stage{"total (device)", wall})
 	return maps, nil
 }
