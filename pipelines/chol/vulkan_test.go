@@ -3,6 +3,7 @@ package chol
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
@@ -132,5 +133,21 @@ func TestVulkanFolded(t *testing.T) {
 			conds := make([]float64, len(g.Locations))
 			checkFusedResult(t, fg, fw, conds, tensor.F32)
 		})
+	}
+}
+
+// TestVulkanTooLarge checks that a P beyond one workgroup's invocations is
+// a clear error, not a wrong answer.
+func TestVulkanTooLarge(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		p := 2*int(dev.Info.MaxWorkgroupInvocation) + 1
+		_, err := newKernel(dev, p, tensor.F32)
+		if err == nil || !strings.Contains(err.Error(), "invocations") {
+			t.Errorf("%s: P = %d: got %v, want an error about invocations", dev.Info.Name, p, err)
+		}
+		a := tensor.New(tensor.F32, 1, p, p)
+		if _, _, err := Vulkan(context.Background(), dev, Request{A: a}); err == nil {
+			t.Errorf("%s: P = %d: Vulkan gave no error", dev.Info.Name, p)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cov
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
@@ -79,5 +80,42 @@ func TestVulkanVariants(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVulkanHandCase checks the Vulkan path against the hand-derived
+// constants of TestHandCase, in both dtypes.
+func TestVulkanHandCase(t *testing.T) {
+	x := tensor.New(tensor.F64, 1, 8, 3)
+	for i, r := range handCase.x {
+		copy(x.F64[i*3:], r[:])
+	}
+	for _, dev := range testdev.Devices(t) {
+		for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
+			if dt == tensor.F64 && !dev.Info.Float64 {
+				continue
+			}
+			for _, c := range []struct {
+				est Estimator
+				rho float64
+			}{{None, 0}, {PACO, handCase.rhoPACO}, {LedoitWolf, handCase.rhoLW}, {OAS, handCase.rhoOAS}} {
+				res, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: c.est})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkHand(t, dev.Info.Name+" "+dt.String(), c.est, res, c.rho)
+			}
+		}
+	}
+}
+
+// TestVulkanTooLarge checks that a P beyond what the kernel can stage is a
+// clear error, not a wrong answer.
+func TestVulkanTooLarge(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		_, err := NewKernel(dev, 20000, tensor.F32)
+		if err == nil || !strings.Contains(err.Error(), "shared memory") {
+			t.Errorf("%s: P = 20000: got %v, want an error about shared memory", dev.Info.Name, err)
+		}
 	}
 }
