@@ -47,7 +47,7 @@ def main():
            "Ratio = NumPy time / vkstat time (above 1: vkstat faster). Times are from host cube to host maps; for",
            "Vulkan the stages are GPU timestamps and the device was already open. The seed documents quote about",
            "8 hours serial and 10 minutes on 8 CPUs for 100×100×252 with the original Python PACO.", ""]
-    for shape in sorted({r[0] for r in rows}):
+    for shape in sorted({r[0] for r in rows}, key=lambda s: (s[1] * s[2], s[0])):
         T, H, W = shape
         out += [f"## {H}×{W} pixels, {T} frames", "",
                 "| implementation | total (ms) | centre | lagged products | statistics | detection map | upload | download | ratio vs NumPy |",
