@@ -14,6 +14,7 @@
 // T is the data type, ACC the accumulator (double where the device has
 // shaderFloat64).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "include/common.glsl"
 #include "include/linalg.glsl"
 
@@ -174,14 +175,17 @@ void main() {
 			if (e0 + q * WG_SIZE + lt >= nblk) {
 				continue;
 			}
-			for (uint j = 0u; j < 4u; ++j) {
-				for (uint i = 0u; i < 4u; ++i) {
+			ACCM m = acc[q];
+			// Rolled loops: unrolling these (and the output loops) 16 times
+			// per block made lavapipe's compile take seconds.
+			[[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
+				[[dont_unroll]] for (uint i = 0u; i < 4u; ++i) {
 					uint r = 4u * blk[q].x + i, c = 4u * blk[q].y + j;
 					if (r >= P || c > r) {
 						continue;
 					}
-					ACC s = acc[q][j][i] * invT;
-					acc[q][j][i] = s;
+					ACC s = m[j][i] * invT;
+					m[j][i] = s;
 					if (r == c) {
 						tr += s;
 						dsq += s * s;
@@ -194,6 +198,7 @@ void main() {
 					}
 				}
 			}
+			acc[q] = m;
 		}
 	}
 
@@ -219,14 +224,15 @@ void main() {
 				continue;
 			}
 			uvec2 bq = tri_unpack(e);
-			for (uint j = 0u; j < 4u; ++j) {
-				for (uint i = 0u; i < 4u; ++i) {
+			ACCM m = acc[q];
+			[[dont_unroll]] for (uint j = 0u; j < 4u; ++j) {
+				[[dont_unroll]] for (uint i = 0u; i < 4u; ++i) {
 					uint r = 4u * bq.x + i, c = 4u * bq.y + j;
 					if (r >= P || c > r) {
 						continue;
 					}
 					uint ix = k * P * P + r * P + c;
-					ACC s = pass + 1u == p.passes ? acc[q][j][i] : ACC(cov[ix]);
+					ACC s = pass + 1u == p.passes ? m[j][i] : ACC(cov[ix]);
 					ACC cv;
 					if (r != c) {
 						cv = (ACC(1) - rh) * s;
