@@ -53,16 +53,10 @@ var maxBlocksCap = 4
 // It is exported for pipelines that chain it with other kernels in one
 // submission (package chol's Fused).
 type Kernel struct {
-	k       *engine.Kernel
-	dev     *engine.Device
-	p       int
-	double  bool // T is double
-	wg      int
-	maxb    int
-	passes  int
-	tc      int
-	elemSz  int
-	nameVar string
+	k      *engine.Kernel
+	dev    *engine.Device
+	passes int // block passes per sample set (shader push constant)
+	elemSz int // bytes per element of the dtype
 }
 
 // NewKernel builds (or fetches from the device's cache) the covariance
@@ -108,7 +102,7 @@ func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Kernel{k: k, dev: dev, p: p, double: double, wg: wg, maxb: maxb, passes: passes, tc: tc, elemSz: es, nameVar: name}, nil
+	return &Kernel{k: k, dev: dev, passes: passes, elemSz: es}, nil
 }
 
 // Record records one dispatch of the kernel over n sample sets with t
