@@ -30,6 +30,12 @@ func (s *Sequence) Copy(dst, src *Buffer, dstOff, srcOff, n int64) error {
 	if n == 0 {
 		return nil
 	}
+	if err := s.touch(src); err != nil {
+		return err
+	}
+	if err := s.touch(dst); err != nil {
+		return err
+	}
 	vk.CmdCopyBuffer(s.cmd, src.handle, dst.handle, 1, []vk.BufferCopy{{
 		SrcOffset: vk.DeviceSize(srcOff), DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(n),
 	}})

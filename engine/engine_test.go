@@ -133,3 +133,57 @@ func TestValidationCatches(t *testing.T) {
 		d.Validation() // drop anything left over
 	}
 }
+
+// TestSequenceOrdering: on every device a second upload to a buffer that a
+// recorded command already read lands after that command (staged on UMA
+// devices too), and using a buffer after downloading it is refused.
+func TestSequenceOrdering(t *testing.T) {
+	code, err := shaders.Code("map_f32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32s := func(vs ...float32) []byte {
+		b := make([]byte, 4*len(vs))
+		for i, v := range vs {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+		return b
+	}
+	for _, d := range testdev.Devices(t) {
+		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{64}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := d.NewBuffer(16)
+		z1, _ := d.NewBuffer(16)
+		z2, _ := d.NewBuffer(16)
+		seq, _ := d.NewSequence()
+		var p vkpush.Block
+		p.F32(0).F32(1).F32(0).U32(4) // z = y
+		seq.Upload(x, 0, f32s(1, 2, 3, 4))
+		seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z1))
+		seq.Upload(x, 0, f32s(5, 6, 7, 8))
+		seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z2))
+		out1, out2 := make([]byte, 16), make([]byte, 16)
+		seq.Download(z1, 0, out1)
+		seq.Download(z2, 0, out2)
+		_, err = seq.Run(context.Background())
+		seq.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out1) != string(f32s(1, 2, 3, 4)) || string(out2) != string(f32s(5, 6, 7, 8)) {
+			t.Errorf("%s: the second upload overtook the first dispatch: %v %v", d.Info.Name, out1, out2)
+		}
+		seq, _ = d.NewSequence()
+		seq.Download(z1, 0, out1)
+		if err := seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z1)); err == nil && d.UMA() {
+			t.Errorf("%s: writing a buffer after downloading it was accepted", d.Info.Name)
+		}
+		seq.Release()
+		x.Release()
+		z1.Release()
+		z2.Release()
+		d.Validation()
+	}
+}

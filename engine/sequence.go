@@ -86,13 +86,29 @@ type Sequence struct {
 	started   time.Time
 	recording bool
 	err       error
+	// used holds the buffers that recorded commands touch, so that a host
+	// write on a UMA device does not overtake them; downloaded holds the
+	// buffers read back directly (UMA) at the end of the run, which no
+	// later command may touch.
+	used       map[*Buffer]bool
+	downloaded map[*Buffer]bool
+}
+
+// touch records that a command uses b, and refuses when b was already
+// arranged to be read back directly: the read would see the later write.
+func (s *Sequence) touch(b *Buffer) error {
+	if s.downloaded[b] {
+		return s.fail(fmt.Errorf("engine: a buffer downloaded earlier in this sequence is used again; on host-visible (UMA) devices the download reads it when the sequence ends, so use another buffer or another sequence"))
+	}
+	s.used[b] = true
+	return nil
 }
 
 const maxQueries = 512
 
 // NewSequence starts recording.
 func (d *Device) NewSequence() (*Sequence, error) {
-	s := &Sequence{dev: d, started: time.Now()}
+	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
 	cmds := make([]vk.CommandBuffer, 1)
 	d.mu.Lock()
 	r := vk.AllocateCommandBuffers(d.handle, &vk.CommandBufferAllocateInfo{
@@ -173,9 +189,16 @@ func (s *Sequence) Upload(dst *Buffer, off int64, src []byte) error {
 	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
-	if h := dst.host(off, int64(len(src))); h != nil {
+	if h := dst.host(off, int64(len(src))); h != nil && !s.used[dst] {
+		// Nothing recorded so far uses dst: write it directly.
+		if err := s.touch(dst); err != nil {
+			return err
+		}
 		copy(h, src)
 		return nil
+	}
+	if err := s.touch(dst); err != nil {
+		return err
 	}
 	st, err := s.dev.newStaging(int64(len(src)))
 	if err != nil {
@@ -202,7 +225,11 @@ func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	}
 	if src.host(0, 0) != nil {
 		s.downloads = append(s.downloads, download{src: src, off: off, dst: dst})
+		s.downloaded[src] = true
 		return nil
+	}
+	if err := s.touch(src); err != nil {
+		return err
 	}
 	st, err := s.dev.newStaging(int64(len(dst)))
 	if err != nil {
@@ -267,6 +294,9 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...B
 		}
 		if b.Offset < 0 || size <= 0 || b.Offset+size > b.Buf.size {
 			return s.fail(fmt.Errorf("kernel %s binding %d: range [%d, %d) outside a buffer of %d bytes", k.Spec.Name, i, b.Offset, b.Offset+size, b.Buf.size))
+		}
+		if err := s.touch(b.Buf); err != nil {
+			return err
 		}
 		if size > int64(s.dev.Info.MaxStorageBufferRange) {
 			return s.fail(fmt.Errorf("kernel %s binding %d: %d bytes exceed maxStorageBufferRange (%d); the caller must split the work", k.Spec.Name, i, size, s.dev.Info.MaxStorageBufferRange))
