@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // mapImpl is the API every implementation of the map (CPU, Vulkan) offers.
 type mapImpl func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error)
 
-// Tolerances of runMapSuite, elementwise relative (see mapCheckClose).
+// Tolerances of runMapSuite, elementwise relative (see checks.Close).
 // float64 paths must agree with Reference to rounding; float32 paths make a
 // handful of float32 roundings on values bounded away from zero.
 const (
@@ -121,59 +122,10 @@ func mapSuiteCheck(t *testing.T, impl mapImpl, x, y *tensor.Tensor, p Params) {
 	}
 	want := Reference(x.Float64s(), y.Float64s(), p)
 	if z.DType == tensor.F64 {
-		mapCheckClose(t, "z", z.F64, want, mapRTolF64, 0)
+		checks.Close(t, "z", z.F64, want, mapRTolF64, 0)
 	} else {
-		mapCheckClose(t, "z", z.F32, want, mapRTolF32, 0)
+		checks.Close(t, "z", z.F32, want, mapRTolF32, 0)
 	}
-}
-
-// mapCheckClose checks got against want elementwise:
-//
-//	|got[i] - want[i]| <= rtol*|want[i]| + atol
-//
-// and NaN exactly where want is NaN (and nowhere else), ±Inf exactly where
-// want is ±Inf. It reports the first few failures, their number and the
-// largest relative error, and returns whether all passed.
-func mapCheckClose[T float32 | float64](t testing.TB, what string, got []T, want []float64, rtol, atol float64) bool {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", what, len(got), len(want))
-		return false
-	}
-	var (
-		bad    int
-		worst  float64
-		worstI = -1
-		msgs   []string
-	)
-	for i, g := range got {
-		gv, wv := float64(g), want[i]
-		ok := true
-		switch {
-		case math.IsNaN(wv) || math.IsNaN(gv):
-			ok = math.IsNaN(wv) && math.IsNaN(gv)
-		case math.IsInf(wv, 0) || math.IsInf(gv, 0):
-			ok = gv == wv
-		default:
-			d := math.Abs(gv - wv)
-			ok = d <= rtol*math.Abs(wv)+atol
-			if r := d / math.Max(math.Abs(wv), math.SmallestNonzeroFloat64); r > worst {
-				worst, worstI = r, i
-			}
-		}
-		if !ok {
-			bad++
-			if len(msgs) < 5 {
-				msgs = append(msgs, fmt.Sprintf("[%d] got %.17g want %.17g", i, gv, wv))
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values outside rtol %g atol %g (largest relative error %.3g at [%d]):\n\t%s",
-			what, bad, len(got), rtol, atol, worst, worstI, strings.Join(msgs, "\n\t"))
-		return false
-	}
-	return true
 }
 
 func TestCPU(t *testing.T) {
@@ -226,16 +178,16 @@ func TestCPUFloat32Arithmetic(t *testing.T) {
 // TestMapCheckCloseFails makes sure the comparison can fail.
 func TestMapCheckCloseFails(t *testing.T) {
 	ft := &fakeTB{TB: t}
-	if mapCheckClose(ft, "x", []float64{1, 2, math.NaN()}, []float64{1, 2 + 1e-9, math.NaN()}, 1e-12, 0) {
+	if checks.Close(ft, "x", []float64{1, 2, math.NaN()}, []float64{1, 2 + 1e-9, math.NaN()}, 1e-12, 0) {
 		t.Errorf("relative error 5e-10 passed rtol 1e-12")
 	}
-	if mapCheckClose(ft, "x", []float64{1, 2, 3}, []float64{1, 2, math.NaN()}, 1e-12, 0) {
+	if checks.Close(ft, "x", []float64{1, 2, 3}, []float64{1, 2, math.NaN()}, 1e-12, 0) {
 		t.Errorf("a value where NaN was wanted passed")
 	}
-	if mapCheckClose(ft, "x", []float32{1, float32(math.NaN())}, []float64{1, 2}, 1e-6, 0) {
+	if checks.Close(ft, "x", []float32{1, float32(math.NaN())}, []float64{1, 2}, 1e-6, 0) {
 		t.Errorf("a NaN where 2 was wanted passed")
 	}
-	if !mapCheckClose(ft, "x", []float32{1, float32(math.NaN()), float32(math.Inf(-1))}, []float64{1, math.NaN(), math.Inf(-1)}, 1e-6, 0) {
+	if !checks.Close(ft, "x", []float32{1, float32(math.NaN()), float32(math.Inf(-1))}, []float64{1, math.NaN(), math.Inf(-1)}, 1e-6, 0) {
 		t.Errorf("equal values failed")
 	}
 }

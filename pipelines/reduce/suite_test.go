@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -14,7 +14,7 @@ import (
 // offers.
 type reduceImpl func(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error)
 
-// Tolerances of runReduceSuite, elementwise relative (see reduceCheckClose).
+// Tolerances of runReduceSuite, elementwise relative (see checks.Close).
 // The data have a mean far from zero compared with their spread (offset +
 // noise), so sums and means are not near zero and a float32 accumulation or
 // a Σx² − (Σx)²/n variance fails them.
@@ -244,60 +244,11 @@ func reduceSuiteCheck(t *testing.T, impl reduceImpl, in *tensor.Tensor, data []f
 			continue
 		}
 		if out.DType == tensor.F64 {
-			reduceCheckClose(t, name, out.F64, want[s], rtol, 0)
+			checks.Close(t, name, out.F64, want[s], rtol, 0)
 		} else {
-			reduceCheckClose(t, name, out.F32, want[s], rtol, 0)
+			checks.Close(t, name, out.F32, want[s], rtol, 0)
 		}
 	}
-}
-
-// reduceCheckClose checks got against want elementwise:
-//
-//	|got[i] - want[i]| <= rtol*|want[i]| + atol
-//
-// and NaN exactly where want is NaN (and nowhere else), ±Inf exactly where
-// want is ±Inf. It reports the first few failures, their number and the
-// largest relative error, and returns whether all passed.
-func reduceCheckClose[T float32 | float64](t testing.TB, what string, got []T, want []float64, rtol, atol float64) bool {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", what, len(got), len(want))
-		return false
-	}
-	var (
-		bad    int
-		worst  float64
-		worstI = -1
-		msgs   []string
-	)
-	for i, g := range got {
-		gv, wv := float64(g), want[i]
-		ok := true
-		switch {
-		case math.IsNaN(wv) || math.IsNaN(gv):
-			ok = math.IsNaN(wv) && math.IsNaN(gv)
-		case math.IsInf(wv, 0) || math.IsInf(gv, 0):
-			ok = gv == wv
-		default:
-			d := math.Abs(gv - wv)
-			ok = d <= rtol*math.Abs(wv)+atol
-			if r := d / math.Max(math.Abs(wv), math.SmallestNonzeroFloat64); r > worst {
-				worst, worstI = r, i
-			}
-		}
-		if !ok {
-			bad++
-			if len(msgs) < 5 {
-				msgs = append(msgs, fmt.Sprintf("[%d] got %.17g want %.17g", i, gv, wv))
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d values outside rtol %g atol %g (largest relative error %.3g at [%d]):\n\t%s",
-			what, bad, len(got), rtol, atol, worst, worstI, strings.Join(msgs, "\n\t"))
-		return false
-	}
-	return true
 }
 
 func TestCPU(t *testing.T) {
@@ -351,7 +302,7 @@ func TestReferenceKnown(t *testing.T) {
 			t.Fatal(err)
 		}
 		for s, w := range c.want {
-			reduceCheckClose(t, fmt.Sprintf("%+v %s", c.opt, s), got[s], w, 1e-15, 0)
+			checks.Close(t, fmt.Sprintf("%+v %s", c.opt, s), got[s], w, 1e-15, 0)
 		}
 	}
 	// A slice of NaNs only, skipped: nansum is 0, the rest NaN.
@@ -364,7 +315,7 @@ func TestReferenceKnown(t *testing.T) {
 		if s == Sum {
 			want = 0
 		}
-		reduceCheckClose(t, "all-NaN "+s.String(), v, []float64{want}, 0, 0)
+		checks.Close(t, "all-NaN "+s.String(), v, []float64{want}, 0, 0)
 	}
 	// Infinities: mean ±Inf, var NaN (Inf − Inf), min and max exact.
 	got, err = Reference([]float64{1, math.Inf(1), 2}, []int{3}, Options{})
@@ -372,7 +323,7 @@ func TestReferenceKnown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s, w := range map[Stat]float64{Sum: math.Inf(1), Mean: math.Inf(1), Var: nan, Min: 1, Max: math.Inf(1)} {
-		reduceCheckClose(t, "inf "+s.String(), got[s], []float64{w}, 0, 0)
+		checks.Close(t, "inf "+s.String(), got[s], []float64{w}, 0, 0)
 	}
 	if _, err := Reference(data, []int{2, 3}, Options{Axis: 2}); err == nil {
 		t.Errorf("axis 2 of a 2-d array: got no error")
@@ -407,7 +358,7 @@ func TestCPUInfinities(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range AllStats() {
-				reduceCheckClose(t, fmt.Sprintf("%s axis %d %s", tensor.ShapeString(c.shape), c.axis, s), got[s].F64, want[s], 1e-12, 0)
+				checks.Close(t, fmt.Sprintf("%s axis %d %s", tensor.ShapeString(c.shape), c.axis, s), got[s].F64, want[s], 1e-12, 0)
 			}
 		}
 	}
@@ -416,19 +367,19 @@ func TestCPUInfinities(t *testing.T) {
 // TestReduceCheckCloseFails makes sure the comparison can fail.
 func TestReduceCheckCloseFails(t *testing.T) {
 	ft := &reduceFakeTB{TB: t}
-	if reduceCheckClose(ft, "x", []float64{1, 2, math.NaN()}, []float64{1, 2 + 1e-9, math.NaN()}, 1e-12, 0) {
+	if checks.Close(ft, "x", []float64{1, 2, math.NaN()}, []float64{1, 2 + 1e-9, math.NaN()}, 1e-12, 0) {
 		t.Errorf("relative error 5e-10 passed rtol 1e-12")
 	}
-	if reduceCheckClose(ft, "x", []float64{1, 2, 3}, []float64{1, 2, math.NaN()}, 1e-12, 0) {
+	if checks.Close(ft, "x", []float64{1, 2, 3}, []float64{1, 2, math.NaN()}, 1e-12, 0) {
 		t.Errorf("a value where NaN was wanted passed")
 	}
-	if reduceCheckClose(ft, "x", []float32{1, float32(math.NaN())}, []float64{1, 2}, 1e-6, 0) {
+	if checks.Close(ft, "x", []float32{1, float32(math.NaN())}, []float64{1, 2}, 1e-6, 0) {
 		t.Errorf("a NaN where 2 was wanted passed")
 	}
-	if reduceCheckClose(ft, "x", []float32{1, 2}, []float64{1, 2, 3}, 1e-6, 0) {
+	if checks.Close(ft, "x", []float32{1, 2}, []float64{1, 2, 3}, 1e-6, 0) {
 		t.Errorf("a short result passed")
 	}
-	if !reduceCheckClose(ft, "x", []float32{1, float32(math.NaN()), float32(math.Inf(-1))}, []float64{1, math.NaN(), math.Inf(-1)}, 1e-6, 0) {
+	if !checks.Close(ft, "x", []float32{1, float32(math.NaN()), float32(math.Inf(-1))}, []float64{1, math.NaN(), math.Inf(-1)}, 1e-6, 0) {
 		t.Errorf("equal values failed")
 	}
 }
