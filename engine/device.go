@@ -221,11 +221,20 @@ func (d *Device) savePipelineCache() {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	tmp := p + ".tmp"
-	if os.WriteFile(tmp, data, 0o644) == nil {
-		if err := os.Rename(tmp, p); err != nil {
-			slog.Debug("saving pipeline cache", "err", err)
-		}
+	// A temporary file of its own: test binaries and parallel runs save
+	// the same cache at once.
+	f, err := os.CreateTemp(filepath.Dir(p), ".pipelines-*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		os.Remove(f.Name())
+		slog.Debug("saving pipeline cache", "err", err)
 	}
 }
 
