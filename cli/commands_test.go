@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,5 +173,47 @@ func TestBadInput(t *testing.T) {
 			}
 			t.Logf("%s", strings.TrimSpace(stderr))
 		})
+	}
+}
+
+// TestDevicesCommand: the table lists the CPU path and, where Vulkan is
+// installed (always under CI), lavapipe; --json carries the full report.
+func TestDevicesCommand(t *testing.T) {
+	code, stdout, stderr := run(t, "devices")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "native Go CPU path") {
+		t.Errorf("no CPU path row:\n%s", stdout)
+	}
+	code, js, stderr := run(t, "devices", "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Vulkan []struct {
+			Name                  string `json:"name"`
+			APIVersion            string `json:"api_version"`
+			MaxStorageBufferRange uint32 `json:"max_storage_buffer_range"`
+			SubgroupSize          uint32 `json:"subgroup_size"`
+		} `json:"vulkan"`
+		CPU map[string]any `json:"cpu"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, js)
+	}
+	if rep.CPU == nil {
+		t.Error("--json lacks the CPU path")
+	}
+	if len(devicesUnderTest(t)) > 1 {
+		found := false
+		for _, d := range rep.Vulkan {
+			if strings.Contains(d.Name, "llvmpipe") && d.APIVersion != "" && d.MaxStorageBufferRange > 0 && d.SubgroupSize > 0 {
+				found = true
+			}
+		}
+		if !found || !strings.Contains(stdout, "llvmpipe") {
+			t.Errorf("lavapipe missing or incomplete in the report:\n%s\n%s", stdout, js)
+		}
 	}
 }
