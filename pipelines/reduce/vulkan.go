@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -14,6 +15,10 @@ import (
 )
 
 const workgroup = 256
+
+// forceRows makes every last-axis reduction use the workgroup-per-record
+// kernel, so that tests exercise it on lavapipe too.
+var forceRows = false
 
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
@@ -179,11 +184,22 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 	if accDouble {
 		recSize = 40
 	}
+	// On GPUs, long contiguous runs (the last axis) get a workgroup per
+	// record striding over it, so that neighbouring invocations read
+	// neighbouring memory; otherwise an invocation per record walks its
+	// column or run. lavapipe runs the latter 14× faster (its barriers are
+	// emulated), so CPU-type devices keep it.
+	rows := g.Inner == 1 && (forceRows || g.N >= 4*workgroup && !dev.Info.IsCPU())
+	push := 32
+	if rows {
+		name = strings.Replace(name, "reduce_partial", "reduce_rows", 1)
+		push = 24
+	}
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: 32, Spec: []uint32{workgroup}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{workgroup}})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -191,6 +207,10 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 	maxElems := int((dev.MaxBinding() - align) / int64(es))
 	maxRecords := int(dev.MaxBinding() / int64(recSize))
 	tiles := planTiles(g, maxElems, maxRecords, 1<<16, 4096)
+	if rows {
+		// About 2048 workgroups, each over at least 64 elements.
+		tiles = planTiles(g, maxElems, maxRecords, 2048, 1<<22)
+	}
 
 	input, err := dev.NewBuffer(int64(in.Bytes()))
 	if err != nil {
@@ -224,10 +244,16 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 		last := int64(((t.o0+t.oCount-1)*g.N+t.r0+t.rows-1)*g.Inner+t.j0+t.jCount) * int64(es)
 		start := first / align * align
 		var p vkpush.Block
-		p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-			U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N * g.Inner)).U32(uint32(g.Inner))
 		nrec := t.records()
 		groups := dev.Groups((nrec + workgroup - 1) / workgroup)
+		if rows {
+			p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.rows)).
+				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
+			groups = dev.Groups(nrec)
+		} else {
+			p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
+				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N * g.Inner)).U32(uint32(g.Inner))
+		}
 		seq.Dispatch(k, groups, p.Bytes(),
 			engine.Binding{Buf: input, Offset: start, Size: last - start},
 			engine.Binding{Buf: records, Size: int64(nrec * recSize)})

@@ -25,3 +25,33 @@ func TestVulkan(t *testing.T) {
 		})
 	}
 }
+
+// TestVulkanRowsKernel runs the last-axis cases through the
+// workgroup-per-record kernel that GPUs use, on every device.
+func TestVulkanRowsKernel(t *testing.T) {
+	forceRows = true
+	defer func() { forceRows = false }()
+	cases := []struct {
+		shape []int
+		off   float64
+	}{{[]int{1_000_003}, 1000}, {[]int{5, 40_000}, 1000}, {[]int{3, 257, 5}, -40}, {[]int{7, 1}, 2}}
+	for _, dev := range testdev.Devices(t) {
+		impl := func(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error) {
+			out, _, err := Vulkan(context.Background(), dev, in, opt, stats)
+			return out, err
+		}
+		for i, c := range cases {
+			for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
+				if dt == tensor.F64 && !dev.Info.Float64 {
+					continue
+				}
+				for _, nan := range []bool{false, true} {
+					in := reduceSuiteData(dt, c.shape, -1, c.off, 1, uint64(100+i), nan)
+					for _, skip := range []bool{false, true} {
+						reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axis: -1, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol(dt))
+					}
+				}
+			}
+		}
+	}
+}
