@@ -3,9 +3,9 @@ package chol
 import (
 	"flag"
 	"fmt"
+	"github.com/vkstat/vkstat/internal/checks"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 
@@ -390,62 +390,16 @@ func checkCholResult(t *testing.T, got, want *Result, dt tensor.DType, r Request
 	}
 }
 
-// checkBlocks splits got and want into n equal blocks and compares each:
-// ‖got−want‖/‖want‖ <= tol in the Frobenius norm (‖want‖ replaced by
-// max(1, ‖want‖) when floor), NaN exactly where want is NaN.
-func checkBlocks(t testing.TB, what string, got, want []float64, n int, tol float64, floor bool) bool {
+// checkBlocks compares n matrices with checks.Blocks, relative to
+// max(1, ‖want‖) when floor, and logs the worst error under -errors.
+func checkBlocks(t testing.TB, what string, got, want []float64, n int, tol float64, floor bool) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", what, len(got), len(want))
-		return false
+	norm := checks.Relative
+	if floor {
+		norm = checks.RelativeFloor
 	}
-	if n == 0 {
-		return true
-	}
-	bs := len(want) / n
-	var msgs []string
-	bad := 0
-	worst := 0.0
-	for k := 0; k < n; k++ {
-		g, w := got[k*bs:(k+1)*bs], want[k*bs:(k+1)*bs]
-		var d2, w2 float64
-		nanBad := -1
-		for i := range w {
-			if math.IsNaN(w[i]) || math.IsNaN(g[i]) {
-				if math.IsNaN(w[i]) != math.IsNaN(g[i]) && nanBad < 0 {
-					nanBad = i
-				}
-				continue
-			}
-			d2 += (g[i] - w[i]) * (g[i] - w[i])
-			w2 += w[i] * w[i]
-		}
-		den := math.Sqrt(w2)
-		if floor {
-			den = max(den, 1)
-		}
-		e := math.Sqrt(d2)
-		if den > 0 {
-			e /= den
-		}
-		worst = max(worst, e)
-		if nanBad >= 0 || e > tol || math.IsNaN(e) || math.IsInf(e, 0) {
-			bad++
-			if len(msgs) < 4 {
-				if nanBad >= 0 {
-					msgs = append(msgs, fmt.Sprintf("matrix %d [%d]: got %g want %g (NaN mismatch)", k, nanBad, g[nanBad], w[nanBad]))
-				} else {
-					msgs = append(msgs, fmt.Sprintf("matrix %d: error %.3g", k, e))
-				}
-			}
-		}
-	}
+	worst := checks.Blocks(t, what, got, want, n, tol, norm)
 	if *logErrors {
 		t.Logf("%s: worst error %.3g over %d matrices", what, worst, n)
 	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d matrices outside tolerance %g (worst %.3g):\n\t%s", what, bad, n, tol, worst, strings.Join(msgs, "\n\t"))
-		return false
-	}
-	return true
 }

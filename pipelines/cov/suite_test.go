@@ -2,9 +2,9 @@ package cov
 
 import (
 	"fmt"
+	"github.com/vkstat/vkstat/internal/checks"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 
@@ -361,55 +361,13 @@ func checkResult(t *testing.T, got, want *Result, dt tensor.DType) {
 	checkBlocks(t, "rho", got.Rho.Float64s(), want.Rho.F64, n, tol, true)
 }
 
-// checkBlocks splits got and want into n equal blocks and compares each:
-// relative Frobenius error ‖got−want‖/‖want‖ <= tol (absolute error when
-// abs, or when want is zero), NaN exactly where want is NaN.
-func checkBlocks(t testing.TB, what string, got, want []float64, n int, tol float64, abs bool) bool {
+// checkBlocks compares n sample sets' results with checks.Blocks:
+// relative Frobenius error, or absolute when abs.
+func checkBlocks(t testing.TB, what string, got, want []float64, n int, tol float64, abs bool) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: got %d values, want %d", what, len(got), len(want))
-		return false
+	norm := checks.Relative
+	if abs {
+		norm = checks.Absolute
 	}
-	if n == 0 {
-		return true
-	}
-	bs := len(want) / n
-	var msgs []string
-	bad := 0
-	worst := 0.0
-	for k := 0; k < n; k++ {
-		g, w := got[k*bs:(k+1)*bs], want[k*bs:(k+1)*bs]
-		var d2, w2 float64
-		nanBad := -1
-		for i := range w {
-			if math.IsNaN(w[i]) || math.IsNaN(g[i]) {
-				if math.IsNaN(w[i]) != math.IsNaN(g[i]) && nanBad < 0 {
-					nanBad = i
-				}
-				continue
-			}
-			d2 += (g[i] - w[i]) * (g[i] - w[i])
-			w2 += w[i] * w[i]
-		}
-		e := math.Sqrt(d2)
-		if !abs && w2 > 0 {
-			e /= math.Sqrt(w2)
-		}
-		worst = max(worst, e)
-		if nanBad >= 0 || e > tol || math.IsNaN(e) {
-			bad++
-			if len(msgs) < 4 {
-				if nanBad >= 0 {
-					msgs = append(msgs, fmt.Sprintf("set %d [%d]: got %g want %g (NaN mismatch)", k, nanBad, g[nanBad], w[nanBad]))
-				} else {
-					msgs = append(msgs, fmt.Sprintf("set %d: error %.3g (got[0] %g want[0] %g)", k, e, g[0], w[0]))
-				}
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d sets outside tolerance %g (worst %.3g):\n\t%s", what, bad, n, tol, worst, strings.Join(msgs, "\n\t"))
-		return false
-	}
-	return true
+	checks.Blocks(t, what, got, want, n, tol, norm)
 }
