@@ -2,10 +2,8 @@ package chol
 
 import (
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -25,7 +23,7 @@ func CPU(r Request) (*Result, error) {
 	if d.rhs {
 		b64 = r.B.F64
 	}
-	forEach(d.n, p, func(w *cpuWorker, m int) {
+	par.Each(d.n, 8, func() *cpuWorker { return newCPUWorker(p) }, func(w *cpuWorker, m int) {
 		// Load A (and B) as float64.
 		if r.A.DType == tensor.F64 {
 			copy(w.a, a64[m*p*p:(m+1)*p*p])
@@ -205,39 +203,7 @@ type cpuWorker struct {
 	y, tmp       []float64 // p
 }
 
-// forEach calls fn(w, m) for m in [0, n) on GOMAXPROCS goroutines, each
-// with its own scratch memory.
-func forEach(n, p int, fn func(w *cpuWorker, m int)) {
-	newW := func() *cpuWorker {
-		return &cpuWorker{a: make([]float64, p*p), inv: make([]float64, p*p), xinv: make([]float64, p*p),
-			y: make([]float64, p), tmp: make([]float64, p)}
-	}
-	nw := min(runtime.GOMAXPROCS(0), (n+7)/8)
-	if nw <= 1 {
-		w := newW()
-		for m := 0; m < n; m++ {
-			fn(w, m)
-		}
-		return
-	}
-	const batch = 8
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for g := 0; g < nw; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newW()
-			for {
-				m0 := int(next.Add(batch)) - batch
-				if m0 >= n {
-					return
-				}
-				for m := m0; m < min(m0+batch, n); m++ {
-					fn(w, m)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+func newCPUWorker(p int) *cpuWorker {
+	return &cpuWorker{a: make([]float64, p*p), inv: make([]float64, p*p), xinv: make([]float64, p*p),
+		y: make([]float64, p), tmp: make([]float64, p)}
 }

@@ -1,10 +1,7 @@
 package cov
 
 import (
-	"runtime"
-	"sync"
-	"sync/atomic"
-
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -190,43 +187,10 @@ func syrkLower(s, x []float64, p, t int) {
 	}
 }
 
-// parallel calls fn(w, k) for k in [0, n) on GOMAXPROCS goroutines, each
-// with its own worker.
-func parallel(n, p, t int, fn func(w *worker, k int)) {
-	nw := min(runtime.GOMAXPROCS(0), n)
-	if nw <= 1 {
-		w := newWorker(p, t)
-		for k := 0; k < n; k++ {
-			fn(w, k)
-		}
-		return
-	}
-	const batch = 8
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for g := 0; g < nw; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWorker(p, t)
-			for {
-				k0 := int(next.Add(batch)) - batch
-				if k0 >= n {
-					return
-				}
-				for k := k0; k < min(k0+batch, n); k++ {
-					fn(w, k)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 func cpuRun(src *source, opt Options) *Result {
 	p := src.p
 	res := newResult(src.in.DType, src.n, p)
-	parallel(src.n, p, src.t, func(w *worker, k int) {
+	par.Each(src.n, 8, func() *worker { return newWorker(p, src.t) }, func(w *worker, k int) {
 		w.run(src, k, opt)
 		e := &w.est
 		if res.Cov.DType == tensor.F64 {
@@ -257,7 +221,7 @@ func Estimates(cube *tensor.Tensor, g Gather, opt Options, fn func(k int, mean, 
 	if err != nil {
 		return err
 	}
-	parallel(src.n, src.p, src.t, func(w *worker, k int) {
+	par.Each(src.n, 8, func() *worker { return newWorker(src.p, src.t) }, func(w *worker, k int) {
 		w.run(src, k, opt)
 		fn(k, w.est.mean, w.est.cov, w.est.rho)
 	})

@@ -3,10 +3,11 @@ package paco
 import (
 	"context"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vkstat/vkstat/internal/par"
 )
 
 // rowsDone reports progress through a stage that handles rows of the frame.
@@ -19,31 +20,6 @@ type rowsDone struct {
 
 func (r *rowsDone) add(k int) {
 	r.in.report(r.stage, float64(r.n.Add(int64(k)))/float64(r.total))
-}
-
-// parallel runs fn(lo, hi) over [0, n) in chunks on every core.
-func parallel(n, grain int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n <= grain || workers == 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, n/grain+1)
-	for lo := 0; lo < n; lo += grain {
-		next <- lo
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for lo := range next {
-				fn(lo, min(lo+grain, n))
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // cholSolve factors the symmetric positive-definite c (P×P, lower triangle
@@ -110,7 +86,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	yc := make([]float64, N*T)
 	src32, src64 := in.Cube.F32, in.Cube.F64
 	const block = 256 // pixels transposed together: reads contiguous, writes within L1
-	parallel((N+block-1)/block, 1, func(lo, hi int) {
+	par.Range((N+block-1)/block, 1, func(lo, hi int) {
 		for bi := lo; bi < hi; bi++ {
 			q0, q1 := bi*block, min((bi+1)*block, N)
 			for t := 0; t < T; t++ {
@@ -151,7 +127,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	}
 	g := make([]float64, N*D)
 	lagsDone := &rowsDone{in: &in, stage: "lagged products", total: H}
-	parallel(H, 2, func(lo, hi int) {
+	par.Range(H, 2, func(lo, hi int) {
 		defer lagsDone.add(hi - lo)
 		for y := lo; y < hi; y++ {
 			for x := 0; x < W; x++ {
@@ -195,7 +171,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		base[i] = o[0]*W + o[1]
 	}
 	statsDone := &rowsDone{in: &in, stage: "statistics", total: H}
-	parallel(H, 2, func(lo, hi int) {
+	par.Range(H, 2, func(lo, hi int) {
 		defer statsDone.add(hi - lo)
 		c := make([]float64, P*P)
 		for y := lo; y < hi; y++ {
@@ -233,7 +209,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	maps := newMaps(p)
 	var mu sync.Mutex
 	mapDone := &rowsDone{in: &in, stage: "detection map", total: H}
-	parallel(H, 2, func(lo, hi int) {
+	par.Range(H, 2, func(lo, hi int) {
 		defer mapDone.add(hi - lo)
 		invalid := 0
 		for y0 := lo; y0 < hi; y0++ {

@@ -3,6 +3,7 @@ package paco
 import (
 	"math"
 
+	"github.com/vkstat/vkstat/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,7 +32,7 @@ func Reference(in Input) (*Maps, error) {
 	}
 	// Locations are independent: rows of them run on every core, each
 	// with its own scratch, the arithmetic per location unchanged.
-	parallel(H, 1, func(lo, hi int) {
+	par.Range(H, 1, func(lo, hi int) {
 		r := make([][]float64, T)
 		for t := range r {
 			r[t] = make([]float64, P)

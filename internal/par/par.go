@@ -1,0 +1,64 @@
+// Package par spreads independent pieces of work over every core: the
+// batch loops of the CPU paths.
+package par
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Range calls fn(lo, hi) on pieces of at most grain indices covering
+// [0, n), from up to GOMAXPROCS goroutines that take pieces as they finish
+// the previous one. With one piece or one core it runs on the caller.
+func Range(n, grain int, fn func(lo, hi int)) {
+	grain = max(grain, 1)
+	workers := min(runtime.GOMAXPROCS(0), (n+grain-1)/grain)
+	if workers <= 1 {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(int64(grain))) - grain
+				if lo >= n {
+					return
+				}
+				fn(lo, min(lo+grain, n))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Each calls fn(s, i) for every i in [0, n), handing indices out in
+// batches; every goroutine gets its own scratch from newScratch.
+func Each[S any](n, batch int, newScratch func() S, fn func(s S, i int)) {
+	var mu sync.Mutex
+	free := []S{}
+	Range(n, batch, func(lo, hi int) {
+		mu.Lock()
+		var s S
+		if k := len(free); k > 0 {
+			s, free = free[k-1], free[:k-1]
+		} else {
+			mu.Unlock()
+			s = newScratch()
+			mu.Lock()
+		}
+		mu.Unlock()
+		for i := lo; i < hi; i++ {
+			fn(s, i)
+		}
+		mu.Lock()
+		free = append(free, s)
+		mu.Unlock()
+	})
+}

@@ -1,0 +1,42 @@
+package par
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+func TestRangeCoversOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 100, 1001} {
+		for _, grain := range []int{0, 1, 3, 64, 5000} {
+			seen := make([]atomic.Int32, n)
+			Range(n, grain, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("n=%d grain=%d: index %d done %d times", n, grain, i, c)
+				}
+			}
+		}
+	}
+}
+
+func TestEachScratchNotShared(t *testing.T) {
+	var made atomic.Int32
+	var busy atomic.Int32
+	Each(10000, 8, func() *int { made.Add(1); return new(int) }, func(s *int, i int) {
+		if *s != 0 {
+			busy.Add(1) // another goroutine is using this scratch
+		}
+		*s = i + 1
+		*s = 0
+	})
+	if busy.Load() != 0 {
+		t.Errorf("scratch used by two goroutines at once %d times", busy.Load())
+	}
+	if made.Load() == 0 {
+		t.Error("no scratch made")
+	}
+}
