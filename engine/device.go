@@ -16,7 +16,8 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 )
 
-// Device is an opened logical device with one compute queue.
+// Device is an opened logical device with a compute queue and, where the
+// device has one (or DeviceOptions ask), a queue for copies.
 type Device struct {
 	Info DeviceInfo
 
@@ -27,16 +28,43 @@ type Device struct {
 	pool   vk.CommandPool
 	fence  vk.Fence
 	cache  vk.PipelineCache
+	opt    DeviceOptions
 
-	mu      sync.Mutex // guards the queue, the command pool and the caches
+	// Copies: xqueue (which may be queue itself) in family xfamily, with
+	// its own command pool. separate means copies and compute are ordered
+	// by semaphores (semUp: uploads before compute; semDown: compute
+	// before downloads) rather than by queue order.
+	xqueue   vk.Queue
+	xfamily  uint32
+	xpool    vk.CommandPool
+	separate bool
+	semUp    vk.Semaphore
+	semDown  vk.Semaphore
+	families []uint32 // queue families that share buffers (concurrent sharing when 2)
+	xmu      sync.Mutex
+	ring     *ring
+
+	mu      sync.Mutex // guards the command pools, the allocators and the caches
+	qmu     sync.Mutex // guards submissions to queue and xqueue
 	kernels map[string]*Kernel
 	local   *allocator // storage buffers
 	staging *allocator // host-visible transfer buffers
 	uma     bool       // storage buffers are host-visible: no staging
+	budget  int64      // bytes of device memory the local allocator may hold
 }
 
-// Open creates a logical device on physical device index.
+// Open creates a logical device on physical device index, with the options
+// of the environment (DeviceOptionsFromEnv).
 func (in *Instance) Open(index int) (*Device, error) {
+	opt, err := DeviceOptionsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return in.OpenWith(index, opt)
+}
+
+// OpenWith creates a logical device on physical device index.
+func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if index < 0 || index >= len(in.devices) {
 		return nil, fmt.Errorf("no Vulkan device %d (found %d)", index, len(in.devices))
 	}
@@ -45,19 +73,49 @@ func (in *Instance) Open(index int) (*Device, error) {
 		return nil, fmt.Errorf("device %d (%s) has no compute queue", index, info.Name)
 	}
 	pd := in.devices[index]
-	d := &Device{Info: info, inst: in, pd: pd, kernels: map[string]*Kernel{}}
+	d := &Device{Info: info, inst: in, pd: pd, kernels: map[string]*Kernel{}, opt: opt}
+	var err error
 
+	// Where copies go: a transfer-only family, else a second queue of the
+	// compute family, else the compute queue with the same synchronisation.
+	mode := opt.Transfer
+	if mode == TransferAuto {
+		mode = TransferMain
+		if info.Type == "discrete" && info.transferFamily >= 0 {
+			mode = TransferQueue
+		}
+	}
+	queues := []vk.DeviceQueueCreateInfo{{
+		SType:            vk.StructureTypeDeviceQueueCreateInfo,
+		QueueFamilyIndex: uint32(info.queueFamily),
+		QueueCount:       1,
+		PQueuePriorities: []float32{1, 1},
+	}}
+	d.xfamily = uint32(info.queueFamily)
+	xindex := uint32(0)
+	d.families = []uint32{uint32(info.queueFamily)}
+	if mode == TransferQueue {
+		d.separate = true
+		switch {
+		case info.transferFamily >= 0:
+			d.xfamily = uint32(info.transferFamily)
+			d.families = append(d.families, d.xfamily)
+			queues = append(queues, vk.DeviceQueueCreateInfo{
+				SType:            vk.StructureTypeDeviceQueueCreateInfo,
+				QueueFamilyIndex: d.xfamily,
+				QueueCount:       1,
+				PQueuePriorities: []float32{1},
+			})
+		case info.queueCount >= 2:
+			queues[0].QueueCount, xindex = 2, 1
+		}
+	}
 	feats := vk.PhysicalDeviceFeatures{ShaderFloat64: vkBool(info.Float64), ShaderInt64: vkBool(info.Int64)}
 	dci := vk.DeviceCreateInfo{
 		SType:                vk.StructureTypeDeviceCreateInfo,
-		QueueCreateInfoCount: 1,
-		PQueueCreateInfos: []vk.DeviceQueueCreateInfo{{
-			SType:            vk.StructureTypeDeviceQueueCreateInfo,
-			QueueFamilyIndex: uint32(info.queueFamily),
-			QueueCount:       1,
-			PQueuePriorities: []float32{1},
-		}},
-		PEnabledFeatures: []vk.PhysicalDeviceFeatures{feats},
+		QueueCreateInfoCount: uint32(len(queues)),
+		PQueueCreateInfos:    queues,
+		PEnabledFeatures:     []vk.PhysicalDeviceFeatures{feats},
 	}
 	var dh vk.Device
 	if err := check(vk.CreateDevice(pd, &dci, nil, &dh), "vkCreateDevice"); err != nil {
@@ -67,31 +125,48 @@ func (in *Instance) Open(index int) (*Device, error) {
 	in.mu.Lock()
 	in.open++
 	in.mu.Unlock()
-	var q vk.Queue
+	var q, xq vk.Queue
 	vk.GetDeviceQueue(d.handle, uint32(info.queueFamily), 0, &q)
-	d.queue = q
+	vk.GetDeviceQueue(d.handle, d.xfamily, xindex, &xq)
+	d.queue, d.xqueue = q, xq
 
 	fail := func(err error) (*Device, error) {
 		d.Close()
 		return nil, err
 	}
-	var pool vk.CommandPool
-	if err := check(vk.CreateCommandPool(d.handle, &vk.CommandPoolCreateInfo{
-		SType:            vk.StructureTypeCommandPoolCreateInfo,
-		Flags:            vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
-		QueueFamilyIndex: uint32(info.queueFamily),
-	}, nil, &pool), "vkCreateCommandPool"); err != nil {
+	newPool := func(family uint32) (vk.CommandPool, error) {
+		var pool vk.CommandPool
+		err := check(vk.CreateCommandPool(d.handle, &vk.CommandPoolCreateInfo{
+			SType:            vk.StructureTypeCommandPoolCreateInfo,
+			Flags:            vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
+			QueueFamilyIndex: family,
+		}, nil, &pool), "vkCreateCommandPool")
+		return pool, err
+	}
+	if d.pool, err = newPool(uint32(info.queueFamily)); err != nil {
 		return fail(err)
 	}
-	d.pool = pool
+	if d.xpool, err = newPool(d.xfamily); err != nil {
+		return fail(err)
+	}
 	var fence vk.Fence
 	if err := check(vk.CreateFence(d.handle, &vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}, nil, &fence), "vkCreateFence"); err != nil {
 		return fail(err)
 	}
 	d.fence = fence
+	if d.separate {
+		for _, sem := range []*vk.Semaphore{&d.semUp, &d.semDown} {
+			var h vk.Semaphore // cgo: not a pointer into d, which holds Go pointers
+			if err := check(vk.CreateSemaphore(d.handle, &vk.SemaphoreCreateInfo{SType: vk.StructureTypeSemaphoreCreateInfo}, nil, &h), "vkCreateSemaphore"); err != nil {
+				return fail(err)
+			}
+			*sem = h
+		}
+	}
 	if err := d.initMemory(); err != nil {
 		return fail(err)
 	}
+	d.ring = &ring{d: d}
 	d.loadPipelineCache()
 	if err := in.takeValidation(); err != nil {
 		return fail(err)
@@ -138,22 +213,58 @@ func (d *Device) initMemory() error {
 		return fmt.Errorf("%s has no host-visible coherent memory", d.Info.Name)
 	}
 	localType := find(local, 0)
-	if d.Info.Type == "cpu" || d.Info.Type == "integrated" {
+	if (d.Info.Type == "cpu" || d.Info.Type == "integrated") && !d.opt.Discrete {
 		if t := find(local|visible|coherent, cached); t >= 0 {
 			localType, d.uma = t, true
 		}
 	}
-	if localType < 0 {
+	if localType < 0 && !d.opt.Discrete {
 		localType, d.uma = stagingType, true
 	}
-	d.local = newAllocator(d, uint32(localType), d.uma)
-	d.staging = newAllocator(d, uint32(stagingType), true)
+	if localType < 0 {
+		localType = stagingType
+	}
+	d.budget = d.opt.Budget
+	if d.budget <= 0 {
+		d.budget = int64(d.Info.DeviceMemory()) / 10 * 9
+		if d.budget <= 0 {
+			d.budget = 1 << 62
+		}
+	}
+	d.local = newAllocator(d, uint32(localType), d.uma, true)
+	d.staging = newAllocator(d, uint32(stagingType), true, false)
 	return nil
 }
 
 // UMA reports whether storage buffers are host-visible, so uploads and
 // downloads are plain memory copies with no staging.
 func (d *Device) UMA() bool { return d.uma }
+
+// Budget is the device memory, in bytes, that buffers may take together
+// (DeviceOptions.Budget, else 90 % of the device-local heaps).
+func (d *Device) Budget() int64 { return d.budget }
+
+// Available is the budget not yet taken by buffers (and by the free space
+// of the blocks small buffers are carved from).
+func (d *Device) Available() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.budget - d.local.total + d.local.idle()
+}
+
+// MaxBuffer is the largest buffer the device allocates in one piece: the
+// smaller of maxMemoryAllocationSize and the budget.
+func (d *Device) MaxBuffer() int64 {
+	m := d.budget
+	if a := int64(d.Info.MaxMemoryAllocation); a > 0 {
+		m = min(m, a)
+	}
+	return m
+}
+
+// Separate reports whether copies are submitted apart from compute (on a
+// transfer queue, or with the synchronisation one needs).
+func (d *Device) Separate() bool { return d.separate }
 
 // MaxBinding is the largest byte range one kernel binding may cover
 // (maxStorageBufferRange), rounded down to a multiple of 256.
@@ -245,6 +356,10 @@ func (d *Device) Close() error {
 		return nil
 	}
 	vk.DeviceWaitIdle(d.handle)
+	if d.ring != nil {
+		d.ring.drain()
+		d.ring.free()
+	}
 	for _, k := range d.kernels {
 		k.destroy(d.handle)
 	}
@@ -262,8 +377,15 @@ func (d *Device) Close() error {
 	if d.fence != vk.NullFence {
 		vk.DestroyFence(d.handle, d.fence, nil)
 	}
-	if d.pool != vk.NullCommandPool {
-		vk.DestroyCommandPool(d.handle, d.pool, nil)
+	for _, p := range []vk.CommandPool{d.pool, d.xpool} {
+		if p != vk.NullCommandPool {
+			vk.DestroyCommandPool(d.handle, p, nil)
+		}
+	}
+	for _, sem := range []vk.Semaphore{d.semUp, d.semDown} {
+		if sem != vk.NullSemaphore {
+			vk.DestroySemaphore(d.handle, sem, nil)
+		}
 	}
 	vk.DestroyDevice(d.handle, nil)
 	d.handle = nil

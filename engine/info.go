@@ -47,10 +47,19 @@ type DeviceInfo struct {
 	Timestamps             bool      `json:"timestamps"`
 	TimestampPeriodNs      float32   `json:"timestamp_period_ns"`
 	PipelineCacheUUID      string    `json:"pipeline_cache_uuid"`
+	// TransferQueue reports a transfer-only queue family (a DMA engine
+	// that copies while the compute queue computes).
+	TransferQueue bool `json:"transfer_queue"`
+	// ExternalMemoryHost reports VK_EXT_external_memory_host.
+	ExternalMemoryHost bool `json:"external_memory_host"`
+	// MemoryBudget reports VK_EXT_memory_budget.
+	MemoryBudget bool `json:"memory_budget"`
 
-	apiRaw        uint32
-	queueFamily   int
-	timestampBits uint32
+	apiRaw         uint32
+	queueFamily    int
+	queueCount     uint32 // queues in queueFamily
+	transferFamily int    // a transfer-only family, or -1
+	timestampBits  uint32
 }
 
 // IsCPU reports whether the device is a software rasteriser such as lavapipe.
@@ -168,6 +177,7 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 		PipelineCacheUUID:      fmt.Sprintf("%x", props.PipelineCacheUUID[:]),
 		apiRaw:                 props.ApiVersion,
 		queueFamily:            -1,
+		transferFamily:         -1,
 	}
 	for i := uint32(0); i < mem.MemoryHeapCount; i++ {
 		h := mem.MemoryHeaps[i]
@@ -186,13 +196,21 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 			// drivers tune and whose timestamps are guaranteed.
 			if info.queueFamily < 0 || q.QueueFlags&vk.QueueFlags(vk.QueueGraphicsBit) != 0 && info.timestampBits == 0 {
 				info.queueFamily = i
+				info.queueCount = q.QueueCount
 				info.timestampBits = q.TimestampValidBits
 			}
 		}
+		const computeOrGraphics = vk.QueueFlags(vk.QueueComputeBit | vk.QueueGraphicsBit)
+		if q.QueueFlags&vk.QueueFlags(vk.QueueTransferBit) != 0 && q.QueueFlags&computeOrGraphics == 0 && info.transferFamily < 0 {
+			info.transferFamily = i
+		}
 	}
+	info.TransferQueue = info.transferFamily >= 0
 	info.Timestamps = info.timestampBits > 0 && lim.TimestampPeriod > 0
 
 	exts := deviceExtensions(pd)
+	info.ExternalMemoryHost = exts["VK_EXT_external_memory_host"]
+	info.MemoryBudget = exts["VK_EXT_memory_budget"]
 	var p2 C.vks_props2
 	C.vks_query_props2(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
 		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]), &p2)

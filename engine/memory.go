@@ -12,9 +12,22 @@ import (
 // ErrOutOfMemory reports that the device could not allocate a buffer.
 var ErrOutOfMemory = errors.New("out of device memory")
 
-// blockSize is the size of the memory blocks buffers are sub-allocated from;
-// a larger buffer gets a block of its own.
-const blockSize = 256 << 20
+// ErrBudget reports that a buffer would take the device memory vkstat holds
+// past its budget (DeviceOptions.Budget).
+var ErrBudget = errors.New("over the device memory budget")
+
+// ErrTooLarge reports a single buffer larger than the device allocates in
+// one piece (maxMemoryAllocationSize); callers split the work.
+var ErrTooLarge = errors.New("buffer larger than one device allocation")
+
+// Small buffers are carved from blocks of blockSize; a buffer of
+// dedicatedFrom bytes or more gets an allocation of its own, sized to it, so
+// memory follows the work: a command on a thousand elements allocates a
+// few MiB, not hundreds.
+const (
+	blockSize     = 8 << 20
+	dedicatedFrom = 2 << 20
+)
 
 type span struct{ off, size int64 }
 
@@ -31,19 +44,23 @@ type allocator struct {
 	typ      uint32
 	hostView bool
 	blocks   []*block
+	total    int64 // bytes allocated from the driver
+	budget   bool  // total counts against the device's budget
 }
 
-func newAllocator(d *Device, typ uint32, hostVisible bool) *allocator {
-	return &allocator{dev: d, typ: typ, hostView: hostVisible}
+func newAllocator(d *Device, typ uint32, hostVisible, budget bool) *allocator {
+	return &allocator{dev: d, typ: typ, hostView: hostVisible, budget: budget}
 }
 
 func alignUp(v, a int64) int64 { return (v + a - 1) / a * a }
 
 func (a *allocator) newBlock(size int64) (*block, error) {
 	if max := a.dev.Info.MaxMemoryAllocation; max > 0 && uint64(size) > max {
-		if uint64(blockSize) <= max && size > blockSize {
-			return nil, fmt.Errorf("a single buffer of %d MiB exceeds the device's maxMemoryAllocationSize (%d MiB)", size>>20, max>>20)
-		}
+		return nil, fmt.Errorf("a single buffer of %d MiB on %s: %w (maxMemoryAllocationSize %d MiB)", size>>20, a.dev.Info.Name, ErrTooLarge, max>>20)
+	}
+	if a.budget && a.total+size > a.dev.budget {
+		return nil, fmt.Errorf("allocating %d MiB on %s with %d MiB of %d MiB in use: %w",
+			size>>20, a.dev.Info.Name, a.total>>20, a.dev.budget>>20, ErrBudget)
 	}
 	var mem vk.DeviceMemory
 	r := vk.AllocateMemory(a.dev.handle, &vk.MemoryAllocateInfo{
@@ -52,7 +69,7 @@ func (a *allocator) newBlock(size int64) (*block, error) {
 		MemoryTypeIndex: a.typ,
 	}, nil, &mem)
 	if r == vk.ErrorOutOfDeviceMemory || r == vk.ErrorOutOfHostMemory {
-		return nil, fmt.Errorf("allocating %d MiB on %s: %w (%s); try a smaller input or --device cpu", size>>20, a.dev.Info.Name, ErrOutOfMemory, resultName(r))
+		return nil, fmt.Errorf("allocating %d MiB on %s: %w (%s)", size>>20, a.dev.Info.Name, ErrOutOfMemory, resultName(r))
 	}
 	if err := check(r, "vkAllocateMemory"); err != nil {
 		return nil, err
@@ -67,6 +84,7 @@ func (a *allocator) newBlock(size int64) (*block, error) {
 		b.mapped = mapped
 	}
 	a.blocks = append(a.blocks, b)
+	a.total += size
 	return b, nil
 }
 
@@ -116,8 +134,14 @@ func (a *allocator) alloc(size, align int64) (*block, int64, error) {
 		}
 	}
 	bs := int64(blockSize)
-	if size > bs {
-		bs = alignUp(size, 1<<20)
+	if size >= dedicatedFrom {
+		bs = alignUp(size, 64<<10)
+	}
+	if a.budget && a.total+bs > a.dev.budget {
+		a.dropEmpty()
+		if a.total+bs > a.dev.budget {
+			bs = alignUp(size, 64<<10)
+		}
 	}
 	b, err := a.newBlock(bs)
 	if err != nil {
@@ -141,11 +165,36 @@ func (a *allocator) release(b *block, off, size int64) {
 	a.freeBlock(b)
 }
 
+// dropEmpty frees the blocks no buffer uses.
+func (a *allocator) dropEmpty() {
+	kept := a.blocks[:0]
+	for _, b := range a.blocks {
+		if b.used == 0 {
+			a.freeBlock(b)
+		} else {
+			kept = append(kept, b)
+		}
+	}
+	a.blocks = kept
+}
+
+// idle is the size of the blocks no buffer uses.
+func (a *allocator) idle() int64 {
+	var n int64
+	for _, b := range a.blocks {
+		if b.used == 0 {
+			n += b.size
+		}
+	}
+	return n
+}
+
 func (a *allocator) freeBlock(b *block) {
 	if b.mapped != nil {
 		vk.UnmapMemory(a.dev.handle, b.mem)
 	}
 	vk.FreeMemory(a.dev.handle, b.mem, nil)
+	a.total -= b.size
 }
 
 func (a *allocator) close() {
@@ -171,9 +220,32 @@ func (b *Buffer) Size() int64 { return b.size }
 
 // NewBuffer allocates a storage buffer of size bytes: device-local memory, or
 // host-visible memory on devices where that is the same thing (lavapipe,
-// integrated GPUs).
+// integrated GPUs). It fails with an error wrapping ErrBudget past the
+// device's budget, ErrTooLarge past one allocation, or ErrOutOfMemory.
 func (d *Device) NewBuffer(size int64) (*Buffer, error) {
 	return d.newBuffer(d.local, size, vk.BufferUsageStorageBufferBit|vk.BufferUsageTransferSrcBit|vk.BufferUsageTransferDstBit)
+}
+
+// Buffers allocates one buffer per size, all or none: on an error the ones
+// already made are released. A size of 0 or less gets a minimal buffer.
+func (d *Device) Buffers(sizes ...int64) ([]*Buffer, error) {
+	out := make([]*Buffer, len(sizes))
+	for i, s := range sizes {
+		b, err := d.NewBuffer(s)
+		if err != nil {
+			ReleaseAll(out[:i])
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// ReleaseAll releases every buffer (nil ones are skipped).
+func ReleaseAll(bufs []*Buffer) {
+	for _, b := range bufs {
+		b.Release()
+	}
 }
 
 func (d *Device) newStaging(size int64) (*Buffer, error) {
@@ -186,12 +258,20 @@ func (d *Device) newBuffer(a *allocator, size int64, usage vk.BufferUsageFlagBit
 	}
 	size = alignUp(size, 4)
 	var h vk.Buffer
-	if err := check(vk.CreateBuffer(d.handle, &vk.BufferCreateInfo{
+	bci := vk.BufferCreateInfo{
 		SType:       vk.StructureTypeBufferCreateInfo,
 		Size:        vk.DeviceSize(size),
 		Usage:       vk.BufferUsageFlags(usage),
 		SharingMode: vk.SharingModeExclusive,
-	}, nil, &h), "vkCreateBuffer"); err != nil {
+	}
+	if len(d.families) > 1 {
+		// Copies run on a queue of another family: share the buffer
+		// rather than transfer its ownership back and forth.
+		bci.SharingMode = vk.SharingModeConcurrent
+		bci.QueueFamilyIndexCount = uint32(len(d.families))
+		bci.PQueueFamilyIndices = d.families
+	}
+	if err := check(vk.CreateBuffer(d.handle, &bci, nil, &h), "vkCreateBuffer"); err != nil {
 		return nil, err
 	}
 	var req vk.MemoryRequirements

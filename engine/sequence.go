@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/vkstat/vkstat/internal/par"
 )
 
 // Phase labels a recorded step for timing.
@@ -62,10 +64,9 @@ type Binding struct {
 func Bind(b *Buffer) Binding { return Binding{Buf: b} }
 
 type download struct {
-	src     *Buffer // host-visible buffer holding the result
-	off     int64
-	dst     []byte
-	staging bool
+	src *Buffer
+	off int64
+	dst []byte
 }
 
 // Sequence records uploads, dispatches and downloads into one command
@@ -85,6 +86,7 @@ type Sequence struct {
 	hostUp    time.Duration
 	started   time.Time
 	recording bool
+	streamed  bool // uploads went through the ring: compute waits for them
 	err       error
 	// used holds the buffers that recorded commands touch, so that a host
 	// write on a UMA device does not overtake them; downloaded holds the
@@ -142,6 +144,14 @@ func (d *Device) NewSequence() (*Sequence, error) {
 		return nil, err
 	}
 	s.recording = true
+	// Streamed uploads are submitted before this command buffer: order
+	// their writes before every command in it.
+	stages := vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit)
+	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageTransferBit), stages, 0, 1, []vk.MemoryBarrier{{
+		SType:         vk.StructureTypeMemoryBarrier,
+		SrcAccessMask: vk.AccessFlags(vk.AccessTransferWriteBit),
+		DstAccessMask: vk.AccessFlags(vk.AccessShaderReadBit | vk.AccessShaderWriteBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
+	}}, 0, nil, 0, nil)
 	if s.queries != vk.NullQueryPool {
 		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
 		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
@@ -174,45 +184,82 @@ func (s *Sequence) fail(err error) error {
 	return s.err
 }
 
-// Upload copies src into dst at byte offset off: directly on UMA devices,
-// otherwise through a staging buffer and a recorded copy. The host copy
-// happens now.
+// Upload copies src into dst at byte offset off. The host copy happens
+// now: directly into dst on UMA devices, otherwise streamed through the
+// device's staging ring, whose copies are submitted as the chunks fill and
+// ordered before every command this sequence runs. When a command recorded
+// earlier in the sequence uses dst, the bytes wait in a staging buffer of
+// their own and are copied in order instead.
 func (s *Sequence) Upload(dst *Buffer, off int64, src []byte) error {
+	return s.UploadFrom(dst, off, int64(len(src)), func(p []byte, at int64) error {
+		par.Copy(p, src[at:at+int64(len(p))])
+		return nil
+	})
+}
+
+// UploadFrom is Upload with the bytes produced by fill: fill(p, at) writes
+// bytes [at, at+len(p)) of the n to upload into p, which is device or staging
+// memory. A file reader passed as fill reads straight into the memory the
+// device copies from, chunk by chunk, while earlier chunks are in flight.
+func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
 	if s.err != nil {
 		return s.err
 	}
-	if off < 0 || off+int64(len(src)) > dst.size {
-		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", len(src), off, dst.size))
+	if off < 0 || n < 0 || off+n > dst.size {
+		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
 	}
-	if len(src) == 0 {
+	if n == 0 {
 		return nil
 	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
-	if h := dst.host(off, int64(len(src))); h != nil && !s.used[dst] {
-		// Nothing recorded so far uses dst: write it directly.
-		if err := s.touch(dst); err != nil {
-			return err
-		}
-		copy(h, src)
-		return nil
-	}
+	earlier := s.used[dst]
 	if err := s.touch(dst); err != nil {
 		return err
 	}
-	st, err := s.dev.newStaging(int64(len(src)))
+	if h := dst.host(off, n); h != nil && !earlier {
+		// Nothing recorded so far uses dst: write it directly.
+		return s.fillErr(fill(h, 0))
+	}
+	if !earlier {
+		d := s.dev
+		d.xmu.Lock()
+		err := d.ring.upload(dst, off, n, fill)
+		d.xmu.Unlock()
+		s.streamed = true
+		return s.fail2(err)
+	}
+	st, err := s.dev.newStaging(n)
 	if err != nil {
 		return s.fail(err)
 	}
 	s.staging = append(s.staging, st)
-	copy(st.host(0, int64(len(src))), src)
-	vk.CmdCopyBuffer(s.cmd, st.handle, dst.handle, 1, []vk.BufferCopy{{SrcOffset: 0, DstOffset: vk.DeviceSize(off), Size: vk.DeviceSize(len(src))}})
+	if err := fill(st.host(0, n), 0); err != nil {
+		return s.fillErr(err)
+	}
+	vk.CmdCopyBuffer(s.cmd, st.handle, dst.handle, 1, []vk.BufferCopy{{SrcOffset: 0, DstOffset: vk.DeviceSize(off), Size: vk.DeviceSize(n)}})
 	s.step(PhaseUpload, "upload")
 	return nil
 }
 
+func (s *Sequence) fillErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.fail(err)
+}
+
+func (s *Sequence) fail2(err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.fail(err)
+}
+
 // Download arranges for the bytes of src at off to land in dst when Run
-// returns.
+// returns: read directly on UMA devices, otherwise streamed back through
+// the staging ring once the commands have run. No command may use src after
+// its download in the same sequence.
 func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	if s.err != nil {
 		return s.err
@@ -223,22 +270,8 @@ func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if src.host(0, 0) != nil {
-		s.downloads = append(s.downloads, download{src: src, off: off, dst: dst})
-		s.downloaded[src] = true
-		return nil
-	}
-	if err := s.touch(src); err != nil {
-		return err
-	}
-	st, err := s.dev.newStaging(int64(len(dst)))
-	if err != nil {
-		return s.fail(err)
-	}
-	s.staging = append(s.staging, st)
-	vk.CmdCopyBuffer(s.cmd, src.handle, st.handle, 1, []vk.BufferCopy{{SrcOffset: vk.DeviceSize(off), DstOffset: 0, Size: vk.DeviceSize(len(dst))}})
-	s.step(PhaseDownload, "download")
-	s.downloads = append(s.downloads, download{src: st, off: 0, dst: dst, staging: true})
+	s.downloads = append(s.downloads, download{src: src, off: off, dst: dst})
+	s.downloaded[src] = true
 	return nil
 }
 
@@ -332,23 +365,58 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		return t, errors.New("engine: sequence already ran")
 	}
 	s.recording = false
-	// Make device writes visible to host reads after the fence.
+	// Make device writes visible to host reads after the fence, and to the
+	// copies that stream downloads back.
 	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit),
-		vk.PipelineStageFlags(vk.PipelineStageHostBit), 0, 1, []vk.MemoryBarrier{{
+		vk.PipelineStageFlags(vk.PipelineStageHostBit|vk.PipelineStageTransferBit), 0, 1, []vk.MemoryBarrier{{
 			SType:         vk.StructureTypeMemoryBarrier,
 			SrcAccessMask: vk.AccessFlags(vk.AccessShaderWriteBit | vk.AccessTransferWriteBit),
-			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit),
+			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit | vk.AccessTransferReadBit),
 		}}, 0, nil, 0, nil)
 	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
 		return t, err
 	}
 	d := s.dev
-	d.mu.Lock()
-	err := check(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{{
+	var direct, streamed []download
+	for _, dl := range s.downloads {
+		if dl.src.host(0, 0) != nil {
+			direct = append(direct, dl)
+		} else {
+			streamed = append(streamed, dl)
+		}
+	}
+	info := vk.SubmitInfo{
 		SType:              vk.StructureTypeSubmitInfo,
 		CommandBufferCount: 1,
 		PCommandBuffers:    []vk.CommandBuffer{s.cmd},
-	}}, d.fence), "vkQueueSubmit")
+	}
+	var err error
+	if d.separate && s.streamed {
+		// Uploads ran on the copy queue: its semaphore, signalled after
+		// them, gates this submission.
+		d.qmu.Lock()
+		err = check(vk.QueueSubmit(d.xqueue, 1, []vk.SubmitInfo{{
+			SType:                vk.StructureTypeSubmitInfo,
+			SignalSemaphoreCount: 1,
+			PSignalSemaphores:    []vk.Semaphore{d.semUp},
+		}}, vk.NullFence), "vkQueueSubmit (transfer)")
+		d.qmu.Unlock()
+		info.WaitSemaphoreCount = 1
+		info.PWaitSemaphores = []vk.Semaphore{d.semUp}
+		info.PWaitDstStageMask = []vk.PipelineStageFlags{vk.PipelineStageFlags(vk.PipelineStageAllCommandsBit)}
+	}
+	downWait := vk.NullSemaphore
+	if d.separate && len(streamed) > 0 {
+		info.SignalSemaphoreCount = 1
+		info.PSignalSemaphores = []vk.Semaphore{d.semDown}
+		downWait = d.semDown
+	}
+	d.mu.Lock()
+	if err == nil {
+		d.qmu.Lock()
+		err = check(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{info}, d.fence), "vkQueueSubmit")
+		d.qmu.Unlock()
+	}
 	if err == nil {
 		err = s.wait(ctx)
 		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
@@ -358,8 +426,21 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		return t, err
 	}
 	t0 := time.Now()
-	for _, dl := range s.downloads {
-		copy(dl.dst, dl.src.host(dl.off, int64(len(dl.dst))))
+	for _, dl := range direct {
+		par.Copy(dl.dst, dl.src.host(dl.off, int64(len(dl.dst))))
+	}
+	if len(streamed) > 0 {
+		d.xmu.Lock()
+		for _, dl := range streamed {
+			if err = d.ring.download(dl.src, dl.off, dl.dst, downWait); err != nil {
+				break
+			}
+			downWait = vk.NullSemaphore
+		}
+		d.xmu.Unlock()
+		if err != nil {
+			return t, err
+		}
 	}
 	hostDown := time.Since(t0)
 	t.Upload, t.Download = s.hostUp, hostDown

@@ -62,3 +62,17 @@ func Each[S any](n, batch int, newScratch func() S, fn func(s S, i int)) {
 		mu.Unlock()
 	})
 }
+
+// Copy copies src into dst (the shorter length) from every core for large
+// blocks: one core cannot saturate the memory bus, nor fill staging memory
+// as fast as a PCIe link drains it.
+func Copy(dst, src []byte) {
+	n := min(len(dst), len(src))
+	const grain = 1 << 20
+	if n < 2*grain {
+		copy(dst, src)
+		return
+	}
+	piece := max((n/runtime.GOMAXPROCS(0)+4095)&^4095, grain)
+	Range(n, piece, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
+}

@@ -179,6 +179,15 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 		}
 	}
 	cn = min(cn, max(chunkBytes/sum, 1))
+	sizes := make([]int64, 0, len(per))
+	for _, b := range per {
+		sizes = append(sizes, b.Size)
+	}
+	if c, err := dev.ChunkItems(int(cn), sizes, 1<<20, 1); err != nil {
+		return nil, tm, fmt.Errorf("chol: %w", err)
+	} else {
+		cn = int64(c)
+	}
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("chol: one %d×%d matrix with its outputs exceeds the device's maxStorageBufferRange", p, p)
 	}

@@ -306,19 +306,14 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 // item offsets stay aligned) unless all n fit.
 func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
 	var sum int64
-	c := int64(n)
 	for _, b := range per {
-		c = min(c, dev.MaxBinding()/b)
 		sum += b
 	}
-	c = min(c, max(chunkBytes/sum, 1))
-	if c >= int64(n) {
-		return n
+	c, err := dev.ChunkItems(min(n, int(max(chunkBytes/sum, 1))), per, 1<<20, align)
+	if err != nil {
+		return 0
 	}
-	if align > 1 {
-		c = c / int64(align) * int64(align)
-	}
-	return int(c)
+	return c
 }
 
 func newBuffers(dev *engine.Device, sizes ...int64) ([]*engine.Buffer, error) {

@@ -34,16 +34,20 @@ func check(x, y *tensor.Tensor) error {
 	return nil
 }
 
-// Vulkan evaluates the map on dev in one submission: upload x and y, one
-// dispatch per chunk of at most maxStorageBufferRange bytes, download z.
+// Vulkan evaluates the map on dev. When x, y and z fit the device at once
+// (one submission: upload x and y, one dispatch per binding-sized piece,
+// download z); otherwise in passes of as many elements as fit the budget
+// and one allocation, the same three buffers reused.
 func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
 	var tm engine.Timing
 	if err := check(x, y); err != nil {
 		return nil, tm, err
 	}
 	double := x.DType == tensor.F64
-	if double && !dev.Info.Float64 {
-		return nil, tm, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	if double {
+		if err := dev.RequireFloat64(); err != nil {
+			return nil, tm, err
+		}
 	}
 	name, es := "map_f32", int64(4)
 	if double {
@@ -67,44 +71,54 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 	if n == 0 {
 		return z, tm, nil
 	}
-	bytes := n * es
-	bufs := make([]*engine.Buffer, 3)
-	for i := range bufs {
-		if bufs[i], err = dev.NewBuffer(bytes); err != nil {
-			for _, b := range bufs[:i] {
-				b.Release()
+	// Elements per pass: three buffers within the budget and one
+	// allocation each; whole bindings (multiples of 64 elements) within.
+	pass := int64(n)
+	if c, err := chunkElems(dev, n, es); err != nil {
+		return nil, tm, err
+	} else if c < n {
+		pass = c
+	}
+	bufs, err := dev.Buffers(pass*es, pass*es, pass*es)
+	if err != nil {
+		return nil, tm, err
+	}
+	defer engine.ReleaseAll(bufs)
+	xr, yr, zr := x.Raw(), y.Raw(), z.Raw()
+	binding := dev.MaxBinding() / es // elements per dispatch; a multiple of 64
+	for p0 := int64(0); p0 < n; p0 += pass {
+		if err := ctx.Err(); err != nil {
+			return nil, tm, err
+		}
+		m := min(pass, n-p0)
+		seq, err := dev.NewSequence()
+		if err != nil {
+			return nil, tm, err
+		}
+		seq.Upload(bufs[0], 0, xr[p0*es:(p0+m)*es])
+		seq.Upload(bufs[1], 0, yr[p0*es:(p0+m)*es])
+		for off := int64(0); off < m; off += binding {
+			c := min(binding, m-off)
+			binds := make([]engine.Binding, 3)
+			for i, b := range bufs {
+				binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: c * es}
 			}
+			seq.Dispatch(k, dev.Groups(int((c+workgroup-1)/workgroup)), push(c), binds...)
+		}
+		seq.Download(bufs[2], 0, zr[p0*es:(p0+m)*es])
+		st, err := seq.Run(ctx)
+		seq.Release()
+		tm.Add(st)
+		if err != nil {
 			return nil, tm, err
 		}
 	}
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	seq, err := dev.NewSequence()
-	if err != nil {
-		return nil, tm, err
-	}
-	defer seq.Release()
-	seq.Upload(bufs[0], 0, x.Raw())
-	seq.Upload(bufs[1], 0, y.Raw())
-	chunk := dev.MaxBinding() / es // elements per dispatch; a multiple of 64
-	for off := int64(0); off < n; off += chunk {
-		m := min(chunk, n-off)
-		binds := make([]engine.Binding, 3)
-		for i, b := range bufs {
-			binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: m * es}
-		}
-		groups := dev.Groups(int((m + workgroup - 1) / workgroup))
-		seq.Dispatch(k, groups, push(m), binds...)
-	}
-	if err := seq.Download(bufs[2], 0, z.Raw()); err != nil {
-		return nil, tm, err
-	}
-	tm, err = seq.Run(ctx)
-	if err != nil {
-		return nil, tm, err
-	}
 	return z, tm, nil
+}
+
+// chunkElems is how many elements one pass takes: n when x, y and z fit,
+// else a multiple of the binding's alignment that does.
+func chunkElems(dev *engine.Device, n, es int64) (int64, error) {
+	c, err := dev.ChunkItems(int(min(n, 1<<40)), []int64{es, es, es}, 0, int(dev.Alignment()/es))
+	return int64(c), err
 }

@@ -18,6 +18,9 @@ func TestPlanTiles(t *testing.T) {
 			for _, tl := range planTiles(g, maxElems, maxRecords, 32, 8) {
 				first := (tl.o0*g.N+tl.r0)*g.Inner + tl.j0
 				last := ((tl.o0+tl.oCount-1)*g.N+tl.r0+tl.rows-1)*g.Inner + tl.j0 + tl.jCount
+				if tl.gather {
+					last = first + tl.rows*tl.jCount // packed in the window
+				}
 				if last-first > maxElems {
 					t.Errorf("%+v lim %v: tile %+v window %d > %d", g, lim, tl, last-first, maxElems)
 				}

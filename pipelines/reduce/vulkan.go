@@ -39,6 +39,9 @@ type tile struct {
 	j0, jCount int // inner indices
 	chunk      int // rows per record
 	nchunks    int // records per output column
+	// gather: the window holds only the tile's elements, rows×jCount
+	// packed (one outer index), not the whole run from first to last.
+	gather bool
 }
 
 func (t tile) records() int { return t.oCount * t.jCount * t.nchunks }
@@ -63,11 +66,15 @@ func planTiles(g Geometry, maxElems, maxRecords, target, chunkCap int) []tile {
 		tiles = append(tiles, t)
 	}
 	switch {
-	case jc < g.Inner: // one row of one outer index is already too wide
+	case jc < g.Inner: // one row of one outer index is already too wide:
+		// blocks of columns, as many rows as fit, gathered into the window
+		// so that each column's partial covers many rows (partials of one
+		// row each would merge into a less accurate variance).
+		rows := max(min(g.N, maxElems/jc), 1)
 		for o := 0; o < g.Outer; o++ {
-			for r := 0; r < g.N; r++ {
-				for j := 0; j < g.Inner; j += jc {
-					split(tile{o0: o, oCount: 1, r0: r, rows: 1, j0: j, jCount: min(jc, g.Inner-j)})
+			for j := 0; j < g.Inner; j += jc {
+				for r := 0; r < g.N; r += rows {
+					split(tile{o0: o, oCount: 1, r0: r, rows: min(rows, g.N-r), j0: j, jCount: min(jc, g.Inner-j), gather: true})
 				}
 			}
 		}
@@ -159,11 +166,20 @@ func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) m
 	return out
 }
 
-// Vulkan reduces in on dev: the array is uploaded once; each tile is one
-// dispatch writing partial records, which the host merges in float64.
+// Vulkan reduces in on dev; see VulkanSource.
 func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
+	return VulkanSource(ctx, dev, tensor.SourceOf(in), opt, stats)
+}
+
+// VulkanSource reduces src on dev. The array streams through the device in
+// tiles: each tile's window of the input is uploaded (read from src as the
+// copies go) and reduced by one dispatch into partial records, which the
+// host merges in float64. The device never holds more than one window, so
+// an array larger than the device memory, one allocation or one binding
+// reduces in bounded memory, as does the host when src reads a file.
+func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
 	var tm engine.Timing
-	g, err := Plan(in.Shape, opt.Axis)
+	g, err := Plan(src.Shape, opt.Axis)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -173,9 +189,10 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 	name, es := "reduce_partial_f32", 4
 	accDouble := dev.Info.Float64
 	switch {
-	case in.DType == tensor.F64 && !dev.Info.Float64:
-		return nil, tm, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
-	case in.DType == tensor.F64:
+	case src.DType == tensor.F64:
+		if err := dev.RequireFloat64(); err != nil {
+			return nil, tm, err
+		}
 		name, es = "reduce_partial_f64", 8
 	case !accDouble:
 		name = "reduce_partial_f32acc32"
@@ -203,20 +220,30 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 	if err != nil {
 		return nil, tm, err
 	}
+
+	// Memory: a records buffer of at most a quarter of what is available,
+	// and one input window of what is left (an alignment's slack included),
+	// each within one binding and one allocation.
 	align := dev.Alignment()
-	maxElems := int((dev.MaxBinding() - align) / int64(es))
-	maxRecords := int(dev.MaxBinding() / int64(recSize))
-	tiles := planTiles(g, maxElems, maxRecords, 1<<16, 4096)
+	limit := min(dev.MaxBinding(), dev.MaxBuffer())
+	total := src.Bytes()
+	recCap := min(limit, dev.Available()/4) / int64(recSize)
+	if recCap < 1 {
+		return nil, tm, fmt.Errorf("reduce: %w", engine.ErrNoFit)
+	}
+	target, chunkCap := 1<<16, 4096
 	if rows {
 		// About 2048 workgroups, each over at least 64 elements.
-		tiles = planTiles(g, maxElems, maxRecords, 2048, 1<<22)
+		target, chunkCap = 2048, 1<<22
 	}
-
-	input, err := dev.NewBuffer(int64(in.Bytes()))
-	if err != nil {
-		return nil, tm, err
+	plan := func(window int64) []tile {
+		return planTiles(g, int((window-align)/int64(es)), int(recCap), target, chunkCap)
 	}
-	defer input.Release()
+	window := min(limit, total+align, dev.Available()/4*3&^(align-1))
+	if window-align < int64(es) {
+		return nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
+	}
+	tiles := plan(window)
 	maxRec := 0
 	for _, t := range tiles {
 		maxRec = max(maxRec, t.records())
@@ -226,10 +253,20 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 		return nil, tm, err
 	}
 	defer records.Release()
+	largest := int64(0)
+	for _, t := range tiles {
+		size, _, _ := t.window(g, es, align, src)
+		largest = max(largest, size)
+	}
+	input, err := dev.NewBuffer(largest)
+	if err != nil {
+		return nil, tm, err
+	}
+	defer input.Release()
 	host := make([]byte, maxRec*recSize)
 	acc := newAccum(g.Outputs())
 
-	for ti, t := range tiles {
+	for _, t := range tiles {
 		if err := ctx.Err(); err != nil {
 			return nil, tm, err
 		}
@@ -237,25 +274,25 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 		if err != nil {
 			return nil, tm, err
 		}
-		if ti == 0 {
-			seq.Upload(input, 0, in.Raw())
-		}
-		first := int64(((t.o0*g.N+t.r0)*g.Inner + t.j0) * es)
-		last := int64(((t.o0+t.oCount-1)*g.N+t.r0+t.rows-1)*g.Inner+t.j0+t.jCount) * int64(es)
-		start := first / align * align
+		size, skip, fill := t.window(g, es, align, src)
+		seq.UploadFrom(input, 0, size, fill)
 		var p vkpush.Block
 		nrec := t.records()
 		groups := dev.Groups((nrec + workgroup - 1) / workgroup)
+		ostride, stride := g.N*g.Inner, g.Inner
+		if t.gather {
+			ostride, stride = 0, t.jCount
+		}
 		if rows {
-			p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.rows)).
+			p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
 				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
 			groups = dev.Groups(nrec)
 		} else {
-			p.U32(uint32((first - start) / int64(es))).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N * g.Inner)).U32(uint32(g.Inner))
+			p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
+				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
 		}
 		seq.Dispatch(k, groups, p.Bytes(),
-			engine.Binding{Buf: input, Offset: start, Size: last - start},
+			engine.Binding{Buf: input, Size: size},
 			engine.Binding{Buf: records, Size: int64(nrec * recSize)})
 		seq.Download(records, 0, host[:nrec*recSize])
 		st, err := seq.Run(ctx)
@@ -269,9 +306,39 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 		tm.Download += time.Since(t0)
 	}
 	t0 := time.Now()
-	out := acc.finish(g, in.DType, opt, stats)
+	out := acc.finish(g, src.DType, opt, stats)
 	tm.Download += time.Since(t0)
 	return out, tm, nil
+}
+
+// span is the byte range [first, last) of the input that t reads; a
+// gathered tile reads rows runs of jCount elements within it.
+func (t tile) span(g Geometry, es int) (first, last int64) {
+	first = int64(((t.o0*g.N+t.r0)*g.Inner + t.j0) * es)
+	last = int64(((t.o0+t.oCount-1)*g.N+t.r0+t.rows-1)*g.Inner+t.j0+t.jCount) * int64(es)
+	return first, last
+}
+
+// window is the bytes of the device window t needs, and fill fills its
+// range [at, at+len(p)) from src; skip is the window's first element.
+func (t tile) window(g Geometry, es int, align int64, src tensor.Source) (size int64, skip uint32, fill func(p []byte, at int64) error) {
+	first, last := t.span(g, es)
+	if !t.gather {
+		start := first / align * align
+		return last - start, uint32((first - start) / int64(es)), func(p []byte, at int64) error { return src.Fill(p, start+at) }
+	}
+	run := int64(t.jCount * es)
+	return int64(t.rows) * run, 0, func(p []byte, at int64) error {
+		for len(p) > 0 {
+			r, in := at/run, at%run
+			n := min(run-in, int64(len(p)))
+			if err := src.Fill(p[:n], first+r*int64(g.Inner*es)+in); err != nil {
+				return err
+			}
+			p, at = p[n:], at+n
+		}
+		return nil
+	}
 }
 
 func mergeRecords(acc *accum, b []byte, t tile, g Geometry, double bool) {

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Transfer says where host↔device copies are submitted.
+type Transfer int
+
+// The transfer modes.
+const (
+	// TransferAuto uses a transfer-only queue on discrete GPUs that have
+	// one, else the compute queue.
+	TransferAuto Transfer = iota
+	// TransferMain submits copies on the compute queue.
+	TransferMain
+	// TransferQueue submits copies on a queue of their own: a
+	// transfer-only family where there is one, else a second queue of the
+	// compute family, else the compute queue itself, always synchronised
+	// with semaphores and with buffers shared concurrently, so that the
+	// code path a discrete GPU takes runs on any device.
+	TransferQueue
+)
+
+// DeviceOptions tune how a device moves data. The zero value is the
+// default: the device's own memory model, copies where they are fastest,
+// and a budget of most of the device's memory.
+type DeviceOptions struct {
+	// Budget caps the device memory vkstat allocates, in bytes; 0 means
+	// 90 % of the device-local heaps. Operations split their work to stay
+	// under it.
+	Budget int64
+	// Discrete treats the device as a discrete GPU even when its memory is
+	// host-visible (lavapipe, integrated GPUs): buffers are never mapped
+	// and every copy goes through the staging ring.
+	Discrete bool
+	// Transfer picks the queue copies are submitted on.
+	Transfer Transfer
+	// StagingChunk caps the size of one staging chunk, in bytes; 0 means
+	// 32 MiB. Tests lower it to run many chunks through the ring.
+	StagingChunk int64
+	// HostImport, when set, refuses (HostImportOff) or requires
+	// (HostImportOn) DMA straight from the caller's memory through
+	// VK_EXT_external_memory_host; HostImportAuto uses it where offered.
+	HostImport HostImport
+}
+
+// HostImport says whether uploads may DMA from the caller's memory.
+type HostImport int
+
+// The host-import modes.
+const (
+	HostImportAuto HostImport = iota
+	HostImportOff
+	HostImportOn
+)
+
+// ErrBadOption reports an engine option that cannot be parsed.
+var ErrBadOption = errors.New("bad engine option")
+
+// DeviceOptionsFromEnv reads the options from the environment:
+//
+//	VKSTAT_DEVICE_MEMORY  budget, e.g. 512MiB, 2GiB, 32M, or a number of bytes
+//	VKSTAT_DISCRETE       1: treat every device as discrete (staging copies)
+//	VKSTAT_TRANSFER       auto, main or queue
+//	VKSTAT_STAGING_CHUNK  the largest staging chunk, as a size
+//	VKSTAT_HOST_IMPORT    auto, on or off
+func DeviceOptionsFromEnv() (DeviceOptions, error) {
+	var o DeviceOptions
+	var err error
+	if v := os.Getenv("VKSTAT_DEVICE_MEMORY"); v != "" {
+		if o.Budget, err = ParseSize(v); err != nil {
+			return o, fmt.Errorf("VKSTAT_DEVICE_MEMORY: %w", err)
+		}
+	}
+	if v := os.Getenv("VKSTAT_STAGING_CHUNK"); v != "" {
+		if o.StagingChunk, err = ParseSize(v); err != nil {
+			return o, fmt.Errorf("VKSTAT_STAGING_CHUNK: %w", err)
+		}
+	}
+	switch v := strings.ToLower(os.Getenv("VKSTAT_DISCRETE")); v {
+	case "", "0", "false", "no":
+	case "1", "true", "yes":
+		o.Discrete = true
+	default:
+		return o, fmt.Errorf("VKSTAT_DISCRETE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	}
+	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
+		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)
+	}
+	switch v := strings.ToLower(os.Getenv("VKSTAT_HOST_IMPORT")); v {
+	case "", "auto":
+	case "on", "1":
+		o.HostImport = HostImportOn
+	case "off", "0":
+		o.HostImport = HostImportOff
+	default:
+		return o, fmt.Errorf("VKSTAT_HOST_IMPORT=%q: %w (want auto, on or off)", v, ErrBadOption)
+	}
+	return o, nil
+}
+
+// ParseTransfer parses auto, main or queue.
+func ParseTransfer(s string) (Transfer, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return TransferAuto, nil
+	case "main":
+		return TransferMain, nil
+	case "queue":
+		return TransferQueue, nil
+	}
+	return 0, fmt.Errorf("%q: %w (want auto, main or queue)", s, ErrBadOption)
+}
+
+// ParseSize parses a byte count: a number with an optional unit, K/M/G/T
+// (powers of 1024, with or without "iB" or "B"), e.g. "512MiB", "2G",
+// "1048576".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	u := strings.ToUpper(t)
+	mult := int64(1)
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10},
+		{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
+		{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(u, suf.s) {
+			mult, u = suf.m, strings.TrimSpace(strings.TrimSuffix(u, suf.s))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(u, 64)
+	if err != nil || v <= 0 || v*float64(mult) >= 1<<62 {
+		return 0, fmt.Errorf("%q: %w (want a positive size such as 512MiB, 2GiB or 1048576)", s, ErrBadOption)
+	}
+	return int64(v * float64(mult)), nil
+}

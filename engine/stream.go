@@ -1,0 +1,258 @@
+package engine
+
+// The staging ring: how bytes move between host memory and device-local
+// buffers on devices whose storage buffers the host cannot map (discrete
+// GPUs, or any device with DeviceOptions.Discrete). A few host-visible
+// chunks, sized to the work and reused from one transfer to the next, are
+// filled by host copies spread over the cores while the copy engine moves
+// the previous chunk: host copy and DMA overlap, and no transfer allocates
+// (and pins) memory the size of its array.
+
+import (
+	"fmt"
+	"time"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/vkstat/vkstat/internal/par"
+)
+
+const (
+	ringSlots    = 3
+	defaultChunk = 32 << 20
+	minChunk     = 64 << 10
+)
+
+type slot struct {
+	buf   *Buffer
+	cmd   vk.CommandBuffer
+	fence vk.Fence
+	busy  bool
+	after func() // runs once the slot's copy has completed
+}
+
+type ring struct {
+	d     *Device
+	slots []*slot
+	chunk int64
+	next  int
+}
+
+// chunkFor is the chunk size for a transfer of total bytes.
+func (r *ring) chunkFor(total int64) int64 {
+	limit := r.d.opt.StagingChunk
+	if limit <= 0 {
+		limit = defaultChunk
+	}
+	limit = max(alignUp(limit, 256), 256)
+	c := int64(minChunk)
+	for c < total && c < limit {
+		c *= 2
+	}
+	return min(c, limit)
+}
+
+// ensure makes the ring's chunks at least chunkFor(total) bytes.
+func (r *ring) ensure(total int64) error {
+	want := r.chunkFor(total)
+	if len(r.slots) > 0 && r.chunk >= want {
+		return nil
+	}
+	if err := r.drain(); err != nil {
+		return err
+	}
+	r.free()
+	for i := 0; i < ringSlots; i++ {
+		s := &slot{}
+		r.slots = append(r.slots, s)
+		var err error
+		if s.buf, err = r.d.newBuffer(r.d.staging, want, vk.BufferUsageTransferSrcBit|vk.BufferUsageTransferDstBit); err != nil {
+			r.free()
+			return fmt.Errorf("staging memory: %w", err)
+		}
+		cmds := make([]vk.CommandBuffer, 1)
+		if err := check(vk.AllocateCommandBuffers(r.d.handle, &vk.CommandBufferAllocateInfo{
+			SType:              vk.StructureTypeCommandBufferAllocateInfo,
+			CommandPool:        r.d.xpool,
+			Level:              vk.CommandBufferLevelPrimary,
+			CommandBufferCount: 1,
+		}, cmds), "vkAllocateCommandBuffers"); err != nil {
+			r.free()
+			return err
+		}
+		s.cmd = cmds[0]
+		var f vk.Fence
+		if err := check(vk.CreateFence(r.d.handle, &vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}, nil, &f), "vkCreateFence"); err != nil {
+			r.free()
+			return err
+		}
+		s.fence = f
+	}
+	r.chunk, r.next = want, 0
+	return nil
+}
+
+// acquire returns the next slot, waiting for its previous copy.
+func (r *ring) acquire() (*slot, error) {
+	s := r.slots[r.next]
+	r.next = (r.next + 1) % len(r.slots)
+	if err := r.finish(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// finish waits for s's copy and runs its completion.
+func (r *ring) finish(s *slot) error {
+	if !s.busy {
+		return nil
+	}
+	if err := waitFence(r.d.handle, s.fence); err != nil {
+		return err
+	}
+	vk.ResetFences(r.d.handle, 1, []vk.Fence{s.fence})
+	s.busy = false
+	if f := s.after; f != nil {
+		s.after = nil
+		f()
+	}
+	return nil
+}
+
+// drain waits for every slot, oldest first.
+func (r *ring) drain() error {
+	var first error
+	for i := range r.slots {
+		s := r.slots[(r.next+i)%len(r.slots)]
+		if err := r.finish(s); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// free destroys the slots; none may be busy.
+func (r *ring) free() {
+	for _, s := range r.slots {
+		if s.fence != vk.NullFence {
+			vk.DestroyFence(r.d.handle, s.fence, nil)
+		}
+		if s.cmd != nil {
+			vk.FreeCommandBuffers(r.d.handle, r.d.xpool, 1, []vk.CommandBuffer{s.cmd})
+		}
+		s.buf.Release()
+	}
+	r.slots, r.chunk, r.next = nil, 0, 0
+}
+
+// submit records copy into s's command buffer and submits it on the
+// transfer queue, waiting on wait (when not null) first.
+func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer)) error {
+	d := r.d
+	if err := check(vk.BeginCommandBuffer(s.cmd, &vk.CommandBufferBeginInfo{
+		SType: vk.StructureTypeCommandBufferBeginInfo,
+		Flags: vk.CommandBufferUsageFlags(vk.CommandBufferUsageOneTimeSubmitBit),
+	}), "vkBeginCommandBuffer"); err != nil {
+		return err
+	}
+	copy(s.cmd)
+	// Make the copy's writes visible to the host (downloads) and to later
+	// transfers and shaders (uploads; queue order or a semaphore orders them).
+	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageTransferBit),
+		vk.PipelineStageFlags(vk.PipelineStageHostBit|vk.PipelineStageTransferBit), 0, 1, []vk.MemoryBarrier{{
+			SType:         vk.StructureTypeMemoryBarrier,
+			SrcAccessMask: vk.AccessFlags(vk.AccessTransferWriteBit),
+			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
+		}}, 0, nil, 0, nil)
+	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
+		return err
+	}
+	info := vk.SubmitInfo{
+		SType:              vk.StructureTypeSubmitInfo,
+		CommandBufferCount: 1,
+		PCommandBuffers:    []vk.CommandBuffer{s.cmd},
+	}
+	if wait != vk.NullSemaphore {
+		info.WaitSemaphoreCount = 1
+		info.PWaitSemaphores = []vk.Semaphore{wait}
+		info.PWaitDstStageMask = []vk.PipelineStageFlags{vk.PipelineStageFlags(vk.PipelineStageTransferBit)}
+	}
+	d.qmu.Lock()
+	err := check(vk.QueueSubmit(d.xqueue, 1, []vk.SubmitInfo{info}, s.fence), "vkQueueSubmit (transfer)")
+	d.qmu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.busy = true
+	return nil
+}
+
+// upload streams n bytes into dst at off: fill writes the bytes of
+// [at, at+len(p)) of the source into p, a staging chunk. It returns once
+// the last chunk is submitted; queue order (or the semaphore a sequence
+// waits on) orders later commands after the copies.
+func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
+	if err := r.ensure(n); err != nil {
+		return err
+	}
+	for at := int64(0); at < n; at += r.chunk {
+		m := min(r.chunk, n-at)
+		s, err := r.acquire()
+		if err != nil {
+			return err
+		}
+		if err := fill(s.buf.host(0, m), at); err != nil {
+			return err
+		}
+		src, dstOff := s.buf.handle, off+at
+		if err := r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
+			vk.CmdCopyBuffer(cmd, src, dst.handle, 1, []vk.BufferCopy{{DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(m)}})
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// download streams n bytes of src at off into dst, waiting on wait (when
+// not null) before the first copy, and returns when all of dst is filled.
+func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) error {
+	n := int64(len(dst))
+	if err := r.ensure(n); err != nil {
+		return err
+	}
+	for at := int64(0); at < n; at += r.chunk {
+		m := min(r.chunk, n-at)
+		s, err := r.acquire()
+		if err != nil {
+			return err
+		}
+		srcOff, stage := off+at, s.buf
+		if err := r.submit(s, wait, func(cmd vk.CommandBuffer) {
+			vk.CmdCopyBuffer(cmd, src.handle, stage.handle, 1, []vk.BufferCopy{{SrcOffset: vk.DeviceSize(srcOff), Size: vk.DeviceSize(m)}})
+		}); err != nil {
+			return err
+		}
+		wait = vk.NullSemaphore
+		out := dst[at : at+m]
+		s.after = func() { par.Copy(out, stage.host(0, m)) }
+	}
+	return r.drain()
+}
+
+func waitFence(dev vk.Device, f vk.Fence) error {
+	for {
+		r := vk.WaitForFences(dev, 1, []vk.Fence{f}, vk.True, uint64(100*time.Millisecond))
+		switch r {
+		case vk.Success:
+			return nil
+		case vk.Timeout:
+			// The GPU cannot be interrupted: keep waiting, so that no
+			// memory is freed under a running copy or kernel.
+			continue
+		default:
+			return check(r, "vkWaitForFences")
+		}
+	}
+}
+
