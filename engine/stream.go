@@ -255,4 +255,3 @@ func waitFence(dev vk.Device, f vk.Fence) error {
 		}
 	}
 }
-
