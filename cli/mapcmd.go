@@ -36,6 +36,7 @@ Examples:
 			if err := requireFlag(c, "x", "y", "out"); err != nil {
 				return err
 			}
+			tr := time.Now()
 			x, err := readInput(c, "x")
 			if err != nil {
 				return err
@@ -52,10 +53,12 @@ Examples:
 				return err
 			}
 			x, y = x.As(dt), y.As(dt)
+			read := time.Since(tr)
 			s, err := openSession(c)
 			if err != nil {
 				return err
 			}
+			s.read = read
 			z, tm, err := mapx.Run(c.Context, s.dev, x, y, mapx.Params{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
 			if cerr := s.Close(); err == nil {
 				err = cerr
@@ -63,9 +66,11 @@ Examples:
 			if err != nil {
 				return err
 			}
+			tw := time.Now()
 			if err := AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, z) }); err != nil {
 				return err
 			}
+			s.write = time.Since(tw)
 			reportTime(c, s, tm, time.Since(start))
 			return nil
 		},

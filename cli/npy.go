@@ -149,68 +149,11 @@ func parseNPYDType(descr string) (npyDType, error) {
 
 // decodeNPY reads an NPY stream of the given total size.
 func decodeNPY(r io.Reader, size int64) (*tensor.Tensor, error) {
-	// Preamble: magic, version, header length.
-	var pre [12]byte
-	if size < 10 {
-		got, _ := io.ReadFull(r, pre[:min(int(size), 6)])
-		if got < 6 || string(pre[:6]) != npyMagic {
-			return nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:got])
-		}
-		return nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
-	}
-	if _, err := io.ReadFull(r, pre[:10]); err != nil {
-		return nil, fmt.Errorf("reading NPY header: %w", err)
-	}
-	if string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:6])
-	}
-	major, minor := pre[6], pre[7]
-	var hlen, prelen int64
-	switch major {
-	case 1:
-		hlen, prelen = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
-	case 2, 3:
-		if size < 12 {
-			return nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
-		}
-		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
-			return nil, fmt.Errorf("reading NPY header: %w", err)
-		}
-		hlen, prelen = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
-	default:
-		return nil, fmt.Errorf("unsupported NPY format version %d.%d (supported: 1.0, 2.0, 3.0)", major, minor)
-	}
-	if prelen+hlen > size {
-		return nil, fmt.Errorf("truncated NPY header: header length is %d bytes, file has %d bytes after the preamble",
-			hlen, size-prelen)
-	}
-	header := make([]byte, hlen)
-	if _, err := io.ReadFull(r, header); err != nil {
-		return nil, fmt.Errorf("reading NPY header: %w", err)
-	}
-	shape, dt, fortran, err := parseNPYHeader(header)
+	h, err := readNPYHeader(r, size)
 	if err != nil {
 		return nil, err
 	}
-
-	// Sizes, checked against the file before allocating anything.
-	n := int64(1)
-	for _, s := range shape {
-		if s < 0 {
-			return nil, fmt.Errorf("malformed NPY header: negative dimension in shape %s", tensor.ShapeString(shape))
-		}
-		if s != 0 && n > math.MaxInt64/int64(dt.size)/int64(s) {
-			return nil, fmt.Errorf("truncated data: header claims shape %s of %s, far more than the file's %d bytes",
-				tensor.ShapeString(shape), dt.descr, size)
-		}
-		n *= int64(s)
-	}
-	need, have := n*int64(dt.size), size-prelen-hlen
-	if need > have {
-		return nil, fmt.Errorf("truncated data: header says shape %s of %s = %d elements = %d bytes, file has only %d bytes of data",
-			tensor.ShapeString(shape), dt.descr, n, need, have)
-	}
-
+	shape, dt, fortran, n := h.shape, h.dt, h.fortran, h.n
 	t := tensor.New(dt.out(), shape...)
 	if err := readNPYData(r, dt, t); err != nil {
 		return nil, fmt.Errorf("reading data (%d elements of %s): %w", n, dt.descr, err)
@@ -223,6 +166,86 @@ func decodeNPY(r io.Reader, size int64) (*tensor.Tensor, error) {
 		}
 	}
 	return t, nil
+}
+
+// npyHeader is what an NPY header says: the array's shape, dtype and
+// order, its element count, and where its data starts.
+type npyHeader struct {
+	shape   []int
+	dt      npyDType
+	fortran bool
+	n       int64 // elements
+	dataOff int64 // bytes before the data
+}
+
+// readNPYHeader reads the preamble and header of an NPY stream of the given
+// total size and checks the data's size against it.
+func readNPYHeader(r io.Reader, size int64) (npyHeader, error) {
+	var h npyHeader
+	// Preamble: magic, version, header length.
+	var pre [12]byte
+	if size < 10 {
+		got, _ := io.ReadFull(r, pre[:min(int(size), 6)])
+		if got < 6 || string(pre[:6]) != npyMagic {
+			return h, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:got])
+		}
+		return h, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+	}
+	if _, err := io.ReadFull(r, pre[:10]); err != nil {
+		return h, fmt.Errorf("reading NPY header: %w", err)
+	}
+	if string(pre[:6]) != npyMagic {
+		return h, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:6])
+	}
+	major, minor := pre[6], pre[7]
+	var hlen, prelen int64
+	switch major {
+	case 1:
+		hlen, prelen = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	case 2, 3:
+		if size < 12 {
+			return h, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+		}
+		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
+			return h, fmt.Errorf("reading NPY header: %w", err)
+		}
+		hlen, prelen = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+	default:
+		return h, fmt.Errorf("unsupported NPY format version %d.%d (supported: 1.0, 2.0, 3.0)", major, minor)
+	}
+	if prelen+hlen > size {
+		return h, fmt.Errorf("truncated NPY header: header length is %d bytes, file has %d bytes after the preamble",
+			hlen, size-prelen)
+	}
+	header := make([]byte, hlen)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return h, fmt.Errorf("reading NPY header: %w", err)
+	}
+	shape, dt, fortran, err := parseNPYHeader(header)
+	if err != nil {
+		return h, err
+	}
+
+	// Sizes, checked against the file before allocating anything.
+	n := int64(1)
+	for _, s := range shape {
+		if s < 0 {
+			return h, fmt.Errorf("malformed NPY header: negative dimension in shape %s", tensor.ShapeString(shape))
+		}
+		if s != 0 && n > math.MaxInt64/int64(dt.size)/int64(s) {
+			return h, fmt.Errorf("truncated data: header claims shape %s of %s, far more than the file's %d bytes",
+				tensor.ShapeString(shape), dt.descr, size)
+		}
+		n *= int64(s)
+	}
+	need, have := n*int64(dt.size), size-prelen-hlen
+	if need > have {
+		return h, fmt.Errorf("truncated data: header says shape %s of %s = %d elements = %d bytes, file has only %d bytes of data",
+			tensor.ShapeString(shape), dt.descr, n, need, have)
+	}
+
+	h.shape, h.dt, h.fortran, h.n, h.dataOff = shape, dt, fortran, n, prelen+hlen
+	return h, nil
 }
 
 // parseNPYHeader parses the header dictionary with npyio and checks the

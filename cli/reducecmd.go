@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -51,27 +53,8 @@ Examples:
 			if d := c.Int("ddof"); d < 0 {
 				return usagef("--ddof must be 0 or more, got %d", d)
 			}
-			in, err := readInput(c, "in")
-			if err != nil {
-				return err
-			}
 			opt := reduce.Options{Axis: c.Int("axis"), DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
-			if _, err := reduce.Plan(in.Shape, opt.Axis); err != nil {
-				return fmt.Errorf("--axis: %s has shape %s: %w", c.String("in"), tensor.ShapeString(in.Shape), err)
-			}
-			dt, err := precision(c, in.DType)
-			if err != nil {
-				return err
-			}
-			in = in.As(dt)
-			s, err := openSession(c)
-			if err != nil {
-				return err
-			}
-			out, tm, err := reduce.Run(c.Context, s.dev, in, opt, stats)
-			if cerr := s.Close(); err == nil {
-				err = cerr
-			}
+			out, tm, s, err := runReduce(c, opt, stats)
 			if err != nil {
 				return err
 			}
@@ -79,6 +62,7 @@ Examples:
 			if err := EnsureDir(dir); err != nil {
 				return err
 			}
+			tw := time.Now()
 			var outs Outputs
 			defer outs.Abort()
 			for _, st := range stats {
@@ -88,6 +72,7 @@ Examples:
 			if err := outs.Commit(); err != nil {
 				return err
 			}
+			s.write = time.Since(tw)
 			for _, st := range stats {
 				fmt.Fprintf(c.App.Writer, "%s\t%s %s\n", filepath.Join(dir, st.String()+".npy"), out[st].DType, tensor.ShapeString(out[st].Shape))
 			}
@@ -95,4 +80,68 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// runReduce reads --in and reduces it on the session's device. On a Vulkan
+// device, an NPY file stored as computed (little-endian float32/float64, C
+// order) streams from disk through the device and is never held whole in
+// host memory; anything else is read whole first.
+func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out map[reduce.Stat]*tensor.Tensor, tm engine.Timing, s *session, err error) {
+	path := c.String("in")
+	if err := fileExists("in", path); err != nil {
+		return nil, tm, nil, err
+	}
+	src, file, err := openSource(path)
+	switch {
+	case err == nil:
+		defer file.Close()
+	case errors.Is(err, errNotStreamable):
+	default:
+		return nil, tm, nil, fmt.Errorf("--in: %w", err)
+	}
+	streamable := err == nil
+	shape := src.Shape
+	var in *tensor.Tensor
+	var read time.Duration
+	if !streamable {
+		t0 := time.Now()
+		if in, err = readInput(c, "in"); err != nil {
+			return nil, tm, nil, err
+		}
+		read, shape = time.Since(t0), in.Shape
+	}
+	if _, err := reduce.Plan(shape, opt.Axis); err != nil {
+		return nil, tm, nil, fmt.Errorf("--axis: %s has shape %s: %w", path, tensor.ShapeString(shape), err)
+	}
+	dtype := src.DType
+	if in != nil {
+		dtype = in.DType
+	}
+	dt, err := precision(c, dtype)
+	if err != nil {
+		return nil, tm, nil, err
+	}
+	if s, err = openSession(c); err != nil {
+		return nil, tm, nil, err
+	}
+	defer func() {
+		if cerr := s.Close(); err == nil && cerr != nil {
+			out, err = nil, cerr
+		}
+	}()
+	if streamable && s.dev != nil && dt == src.DType {
+		s.streamed = true
+		out, tm, err = reduce.VulkanSource(c.Context, s.dev, src, opt, stats)
+		return out, tm, s, err
+	}
+	if in == nil {
+		t0 := time.Now()
+		if in, err = src.Load(); err != nil {
+			return nil, tm, nil, err
+		}
+		read = time.Since(t0)
+	}
+	s.read = read
+	out, tm, err = reduce.Run(c.Context, s.dev, in.As(dt), opt, stats)
+	return out, tm, s, err
 }

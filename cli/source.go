@@ -1,0 +1,80 @@
+package cli
+
+// Arrays read as a device consumes them: a file's data section served in
+// pieces (tensor.Source), so that reading overlaps the copies to the device
+// and host memory stays bounded whatever the file's size.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// errNotStreamable says a file must be read whole (its layout needs
+// conversion: byte order, integer types, Fortran order, compression).
+var errNotStreamable = errors.New("not streamable")
+
+// openSource opens path as a Source when its data can be served as stored:
+// a regular NPY file of little-endian float32 or float64 in C order. Other
+// files give errNotStreamable (read them with ReadArray). Close the
+// returned file when done.
+func openSource(path string) (tensor.Source, io.Closer, error) {
+	var src tensor.Source
+	if formatOf(path) != formatNPY {
+		return src, nil, errNotStreamable
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return src, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return src, nil, errNotStreamable
+	}
+	h, err := readNPYHeader(f, st.Size())
+	if err != nil {
+		f.Close()
+		return src, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	le := h.dt.order.Uint16([]byte{1, 0}) == 1
+	if h.dt.kind != 'f' || (h.dt.size != 4 && h.dt.size != 8) || !le || h.fortran && len(h.shape) > 1 {
+		f.Close()
+		return src, nil, errNotStreamable
+	}
+	src = tensor.Source{Shape: h.shape, DType: h.dt.out(), Name: path, Fill: fileFill(f, path, h.dataOff)}
+	return src, f, nil
+}
+
+// fileFill reads bytes [off, off+len(p)) of the data that starts at base in
+// f, from several goroutines for large pieces (the page cache copies at
+// memory speed only from many cores). A short read is an error: the file
+// changed under us.
+func fileFill(f *os.File, path string, base int64) func(p []byte, off int64) error {
+	return func(p []byte, off int64) error {
+		const grain = 4 << 20
+		var mu sync.Mutex
+		var first error
+		par.Range(len(p), grain, func(lo, hi int) {
+			n, err := f.ReadAt(p[lo:hi], base+off+int64(lo))
+			if n < hi-lo {
+				if err == nil || err == io.EOF {
+					err = fmt.Errorf("%s: truncated: %d bytes missing at byte %d (did the file change while it was read?)", path, hi-lo-n, base+off+int64(lo+n))
+				} else {
+					err = fmt.Errorf("%s: %w", path, err)
+				}
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+		return first
+	}
+}
