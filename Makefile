@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-short shaders check-shaders lint bench-cpu bench-paco clean deps
+.PHONY: all build demo test test-datapath test-short shaders check-shaders lint bench-cpu bench-paco clean deps
 
 all: build
 
@@ -24,6 +24,7 @@ demo: build
 test:
 	@scripts/deps.sh test
 	$(GO) test -timeout 30m ./...
+	scripts/test-datapath.sh
 
 test-short:
 	@scripts/deps.sh test

@@ -144,9 +144,15 @@ type benchResult struct {
 }
 
 type benchDevice struct {
-	Device  deviceRecord    `json:"device"`
-	Copy    suite.Bandwidth `json:"copy_bandwidth"`
-	Results []*benchResult  `json:"results"`
+	Device deviceRecord `json:"device"`
+	// Copy is the bandwidth "% of copy" refers to: the faster of the copy
+	// engine (CopyEngine) and a copy shader (ShaderCopy) on Vulkan devices.
+	Copy       suite.Bandwidth  `json:"copy_bandwidth"`
+	CopyEngine *suite.Bandwidth `json:"copy_engine,omitempty"`
+	ShaderCopy *suite.Bandwidth `json:"shader_copy,omitempty"`
+	// Link is host↔device bandwidth the way operations move data.
+	Link    *suite.Link    `json:"link,omitempty"`
+	Results []*benchResult `json:"results"`
 }
 
 type benchReport struct {
@@ -201,15 +207,37 @@ func runBench(c *ucli.Context, ts []*target, ops []suite.Op, size suite.Size, dt
 		rep.LoadAvg = append(rep.LoadAvg, l)
 		defer func() { rep.LoadAvg = append(rep.LoadAvg, loadAvg()) }()
 	}
-	// Large enough to defeat caches (256 MiB read, 256 MiB written).
-	const copyBytes = 256 << 20
+	// Large enough to defeat caches (256 MiB read, 256 MiB written); the
+	// link is timed on 256 MiB each way, as the GPU peer script does.
+	const copyBytes, linkBytes = 256 << 20, 256 << 20
 	for _, t := range ts {
 		bw, err := suite.CopyBandwidth(ctx, t.dev, copyBytes, repeat)
 		if err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(errw, "bench: %s: copy bandwidth %.1f GB/s (%d MiB, %s)\n", t.rec.Label, bw.GBs, bw.Bytes>>20, bw.Method)
-		rep.Devices = append(rep.Devices, &benchDevice{Device: t.rec, Copy: bw})
+		bd := &benchDevice{Device: t.rec, Copy: bw}
+		rep.Devices = append(rep.Devices, bd)
+		if t.dev == nil {
+			continue
+		}
+		engineBW := bw
+		bd.CopyEngine = &engineBW
+		if sc, err := suite.ShaderCopyBandwidth(ctx, t.dev, copyBytes, repeat); err == nil {
+			bd.ShaderCopy = &sc
+			fmt.Fprintf(errw, "bench: %s: shader copy %.1f GB/s (%d MiB)\n", t.rec.Label, sc.GBs, sc.Bytes>>20)
+			if sc.GBs > bd.Copy.GBs {
+				bd.Copy = sc
+			}
+		} else {
+			fmt.Fprintf(errw, "bench: %s: shader copy: %v\n", t.rec.Label, err)
+		}
+		link, err := suite.LinkBandwidth(ctx, t.dev, linkBytes, repeat)
+		if err != nil {
+			return nil, fmt.Errorf("link bandwidth on %s: %w", t.rec.Label, err)
+		}
+		bd.Link = &link
+		fmt.Fprintf(errw, "bench: %s: host→device %.1f GB/s, device→host %.1f GB/s (%d MiB)\n", t.rec.Label, link.HostToDevice, link.DeviceToHost, link.Bytes>>20)
 	}
 	for _, op := range ops {
 		for _, bc := range op.Bench[size] {
@@ -284,10 +312,14 @@ func fmtNum(v float64) string {
 func printBench(w io.Writer, rep *benchReport) {
 	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %d warm-up)\n\n", rep.Size, rep.Repeat, rep.Warmup)
 	fmt.Fprintf(w, "vkstat %s, %s, %s\n\n", rep.VkstatVersion, rep.Date, rep.Host.CPU)
-	fmt.Fprintln(w, "| device | copy bandwidth | measured with |")
-	fmt.Fprintln(w, "|---|---:|---|")
+	fmt.Fprintln(w, "| device | copy bandwidth | measured with | host→device | device→host |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---:|")
 	for _, d := range rep.Devices {
-		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB |\n", d.Device.title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20)
+		h2d, d2h := "–", "–"
+		if d.Link != nil {
+			h2d, d2h = fmt.Sprintf("%.1f GB/s", d.Link.HostToDevice), fmt.Sprintf("%.1f GB/s", d.Link.DeviceToHost)
+		}
+		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB | %s | %s |\n", d.Device.title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20, h2d, d2h)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW |")

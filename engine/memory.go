@@ -133,8 +133,8 @@ func (a *allocator) alloc(size, align int64) (*block, int64, error) {
 			return b, off, nil
 		}
 	}
-	bs := int64(blockSize)
-	if size >= dedicatedFrom {
+	bs := a.dev.smallBlock()
+	if size >= min(dedicatedFrom, bs) {
 		bs = alignUp(size, 64<<10)
 	}
 	if a.budget && a.total+bs > a.dev.budget {
@@ -153,7 +153,7 @@ func (a *allocator) alloc(size, align int64) (*block, int64, error) {
 
 func (a *allocator) release(b *block, off, size int64) {
 	b.give(off, size)
-	if b.used > 0 || len(a.blocks) == 1 && b.size == blockSize {
+	if b.used > 0 || len(a.blocks) == 1 && b.size == a.dev.smallBlock() {
 		return // keep one standard block around for the next buffer
 	}
 	for i, x := range a.blocks {
@@ -317,4 +317,10 @@ func (b *Buffer) host(off, n int64) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Add(b.blk.mapped, b.off+off)), n)
+}
+
+// smallBlock is the size of the blocks small buffers are carved from:
+// blockSize, or a sixteenth of a small budget.
+func (d *Device) smallBlock() int64 {
+	return max(min(blockSize, d.budget/16)&^(64<<10-1), 256<<10)
 }

@@ -136,7 +136,7 @@ func ParseSize(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(u, 64)
-	if err != nil || v <= 0 || v*float64(mult) >= 1<<62 {
+	if err != nil || !(v > 0) || v*float64(mult) >= 1<<62 {
 		return 0, fmt.Errorf("%q: %w (want a positive size such as 512MiB, 2GiB or 1048576)", s, ErrBadOption)
 	}
 	return int64(v * float64(mult)), nil

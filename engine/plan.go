@@ -39,7 +39,8 @@ func (d *Device) ChunkItems(n int, per []int64, reserve int64, align int) (int, 
 			sum += b
 		}
 	}
-	avail := d.Available() - reserve
+	// One block of small buffers may be carved besides.
+	avail := d.Available() - reserve - d.smallBlock()
 	if sum > 0 {
 		c = min(c, avail/sum)
 	}

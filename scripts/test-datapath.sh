@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The data paths a discrete GPU takes, run on whatever Vulkan device is here
+# (lavapipe in CI), with the validation layer on:
+#   1. every device taken as discrete: device-local buffers that the host
+#      cannot map, copies through a staging ring of small chunks (many
+#      chunks per array), submitted on a separate transfer queue path
+#      synchronised by semaphores;
+#   2. a 32 MiB device-memory budget, so that operations run in passes.
+# Each runs the pipelines' suites, which hold results to the float64
+# references. PACO and the fused gather+Cholesky hold the whole cube on the
+# device; their tests run under the budget too, on inputs that fit it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export VKSTAT_VALIDATE=1
+short=${SHORT:--short}
+echo "== data path: discrete, transfer queue, 64 KiB staging chunks"
+VKSTAT_DISCRETE=1 VKSTAT_TRANSFER=queue VKSTAT_STAGING_CHUNK=64KiB \
+	go test $short -count=1 ./engine ./pipelines/... ./suite
+echo "== data path: 32 MiB device-memory budget"
+VKSTAT_DEVICE_MEMORY=32MiB VKSTAT_DISCRETE=1 \
+	go test $short -count=1 ./pipelines/mapx ./pipelines/reduce ./pipelines/cov ./pipelines/chol \
+	-run 'Vulkan'
