@@ -148,9 +148,11 @@ func decodeFITS(src *source) (*tensor.Tensor, []FITSCard, error) {
 	var zeroSize, notImage []string
 	for off, index := int64(0), 0; ; index++ {
 		if index > 0 {
-			if have, err := src.avail(off + 1); err != nil {
-				return nil, nil, fmt.Errorf("reading after HDU %d: %w", index-1, err)
-			} else if have <= off {
+			var one [1]byte
+			if n, err := src.ReadAt(one[:], off); n == 0 {
+				if err != nil && err != io.EOF {
+					return nil, nil, fmt.Errorf("reading after HDU %d: %w", index-1, err)
+				}
 				break
 			}
 		}

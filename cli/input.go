@@ -130,7 +130,8 @@ type source struct {
 	r      io.Reader // the stream
 	what   string    // what the stream is, for StreamLimitError
 	limit  int64
-	chunks [][]byte // the bytes read so far: chunk i holds [i·streamChunk, (i+1)·streamChunk)
+	chunk  int64    // the chunk size: streamChunk (smaller in tests)
+	chunks [][]byte // the bytes read so far: chunk i holds [i·chunk, (i+1)·chunk)
 	n      int64    // how many
 	err    error    // the stream's read error; io.EOF once it has ended
 }
@@ -140,7 +141,7 @@ type source struct {
 const streamChunk = 1 << 20
 
 func newStreamSource(r io.Reader, what string) *source {
-	return &source{r: r, what: what, limit: MaxStreamBytes}
+	return &source{r: r, what: what, limit: MaxStreamBytes, chunk: streamChunk}
 }
 
 // bytesSource is a source over bytes in memory (fuzz targets use it).
@@ -186,17 +187,17 @@ func (s *source) avail(n int64) (int64, error) {
 func (s *source) fill(n int64) {
 	empty := 0
 	for s.n < n && s.err == nil {
-		i := int(s.n / streamChunk)
+		i := int(s.n / s.chunk)
 		if i == len(s.chunks) {
-			c := streamChunk
+			c := s.chunk
 			if i == 0 {
-				c = int(min(max(n, 4096), streamChunk))
+				c = min(max(n, 4096), s.chunk)
 			}
 			s.chunks = append(s.chunks, make([]byte, 0, c))
 		}
 		c := s.chunks[i]
 		if len(c) == cap(c) { // only the first chunk, still growing
-			g := make([]byte, len(c), min(2*cap(c), streamChunk))
+			g := make([]byte, len(c), min(2*int64(cap(c)), s.chunk))
 			copy(g, c)
 			c = g
 		}
@@ -215,7 +216,9 @@ func (s *source) fill(n int64) {
 }
 
 // ReadAt reads len(p) bytes at off, as io.ReaderAt does: fewer only with an
-// error (io.EOF at the end of the input).
+// error (io.EOF at the end of the input). Unlike avail, it reads a stream
+// that ends before its limit like a short file, even when asked for bytes
+// past the limit; a stream that goes on past it is a *StreamLimitError.
 func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errors.New("negative offset")
@@ -223,11 +226,17 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 	if s.r == nil {
 		return s.ra.ReadAt(p, off)
 	}
-	end, err := s.avail(off + int64(len(p)))
+	want := off + int64(len(p))
+	end, err := s.avail(min(want, s.limit))
+	if err == nil && want > s.limit && s.n == s.limit {
+		if s.probe(); s.err != io.EOF {
+			err = s.err
+		}
+	}
 	n := 0
 	for pos := off; pos < end; {
-		c := s.chunks[pos/streamChunk]
-		k := copy(p[n:], c[pos%streamChunk:])
+		c := s.chunks[pos/s.chunk]
+		k := copy(p[n:], c[pos%s.chunk:]) // up to end: p ends there, or c does
 		n += k
 		pos += int64(k)
 	}
@@ -238,6 +247,28 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 		return n, err
 	}
 	return n, nil
+}
+
+// probe finds out whether a stream that has been read up to its limit goes
+// on: if it does, the stream's error becomes a *StreamLimitError (the byte
+// read to find out is not kept: nothing past the limit is ever read).
+func (s *source) probe() {
+	var b [1]byte
+	for range 100 {
+		if s.err != nil {
+			return
+		}
+		k, err := s.r.Read(b[:])
+		switch {
+		case k > 0:
+			s.err = &StreamLimitError{What: s.what, Limit: s.limit}
+		case err != nil:
+			s.err = err
+		}
+	}
+	if s.err == nil {
+		s.err = io.ErrNoProgress
+	}
 }
 
 // section is a reader of the n bytes at off.

@@ -10,6 +10,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -239,7 +240,21 @@ func TestStreamSource(t *testing.T) {
 	if _, err := s.avail(3*streamChunk + 1); !errors.As(err, &le) || le.Need != 3*streamChunk+1 {
 		t.Fatalf("avail past the limit: %v", err)
 	}
-	if r := s.section(5, 10); r == nil {
-		t.Fatal("no section")
+
+	// Past the limit, ReadAt reads a stream that ends sooner like a short
+	// file, and one that goes on is an error.
+	short := newStreamSource(bytes.NewReader(data[:100]), "not a regular file")
+	short.limit = 150
+	if n, err := short.ReadAt(p[:200], 0); n != 100 || err != io.EOF {
+		t.Errorf("ReadAt past the limit of a short stream: %d, %v", n, err)
+	}
+	long := newStreamSource(bytes.NewReader(data), "not a regular file")
+	long.limit = 150
+	if n, err := long.ReadAt(p[:200], 0); n != 150 || !errors.As(err, &le) || le.Need != 0 ||
+		!strings.Contains(err.Error(), "not a regular file and larger than 150 bytes") {
+		t.Errorf("ReadAt past the limit of a long stream: %d, %v", n, err)
+	}
+	if n, err := long.ReadAt(p[:50], 100); n != 50 || err != nil || !bytes.Equal(p[:50], data[100:150]) {
+		t.Errorf("ReadAt within the limit after that: %d, %v", n, err)
 	}
 }
