@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders lint bench-cpu bench-paco clean deps
+.PHONY: all build demo test test-datapath test-short shaders check-shaders lint lint-gofmt fuzz bench-cpu bench-paco clean deps
 
 all: build
 
@@ -43,10 +43,20 @@ check-shaders:
 		[ -f $$tmp/$$(basename $$f) ] || { echo "orphan: $$f is not in shaders/variants.txt"; status=1; }; \
 	done && exit $$status
 
-lint:
-	gofmt -l . | tee /dev/stderr | (! read)
+# gofmt, go vet and staticcheck; any finding fails.
+lint: lint-gofmt
 	$(GO) vet ./...
 	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
+
+# Fails when gofmt -l lists any file (internal/lintcheck tests that it does).
+lint-gofmt:
+	@scripts/gofmt-check.sh .
+
+# Every fuzz target for FUZZTIME each (five targets: under a minute at the
+# default), with minimising off so the time goes to fuzzing.
+FUZZTIME ?= 10s
+fuzz:
+	@GO=$(GO) scripts/fuzz.sh $(FUZZTIME)
 
 # CPU-machine benchmarks: vkstat bench on the CPU path and lavapipe, and
 # the NumPy peers on the same workloads, in one run; writes

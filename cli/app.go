@@ -91,8 +91,10 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Usage:   "batched statistics and small dense linear algebra on any Vulkan GPU, or on the CPU",
 		Version: Version,
 		Description: `vkstat runs its kernels through Vulkan on NVIDIA, AMD, Intel and Mesa's
-lavapipe, and through a native Go path where no GPU is present. Arrays are
-read and written as NumPy .npy files, row-major (C order).
+lavapipe, and through a native Go path where no GPU is present. Input
+arrays are FITS (also .fits.gz) or NumPy .npy files, row-major (C order: a
+FITS cube's NAXIS1 is its last axis); outputs are .npy files, or FITS where
+a command says so.
 
 Examples:
    vkstat devices

@@ -6,9 +6,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,9 +30,11 @@ const (
 // fitsExts are the names FITS files go by (also with .gz).
 var fitsExts = []string{".fits", ".fit", ".fts"}
 
-// formatOf guesses the format of path from its extension, then its content.
-func formatOf(path string) arrayFormat {
-	name := strings.ToLower(filepath.Base(path))
+// formatOf guesses the format of an input from its name, then its first
+// bytes (which it peeks at without consuming them, so that a pipe is read
+// once).
+func formatOf(in *inputFile) arrayFormat {
+	name := strings.ToLower(filepath.Base(in.path))
 	trimmed := strings.TrimSuffix(name, ".gz")
 	for _, e := range fitsExts {
 		if strings.HasSuffix(trimmed, e) {
@@ -46,17 +48,11 @@ func formatOf(path string) arrayFormat {
 		strings.HasSuffix(name, ".dat"), strings.HasSuffix(name, ".tsv"):
 		return formatText
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return formatUnknown
-	}
-	defer f.Close()
-	var b [10]byte
-	n, _ := io.ReadFull(f, b[:])
+	b := in.head(10)
 	switch {
-	case n >= 6 && string(b[:6]) == npyMagic:
+	case len(b) >= 6 && string(b[:6]) == npyMagic:
 		return formatNPY
-	case n == 10 && string(b[:]) == "SIMPLE  = ", n >= 2 && b[0] == 0x1f && b[1] == 0x8b:
+	case string(b) == "SIMPLE  = ", len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
 		return formatFITS
 	}
 	return formatUnknown
@@ -64,22 +60,31 @@ func formatOf(path string) arrayFormat {
 
 // ReadArray reads an array from a FITS (.fits, .fit, .fts, optionally
 // gzipped: .fits.gz) or NumPy (.npy) file; see ReadFITS and ReadNPY. Other
-// names are recognised by their first bytes.
+// names are recognised by their first bytes. Pipes and devices are read
+// once, never beyond MaxStreamBytes.
 func ReadArray(path string) (*tensor.Tensor, error) {
-	switch formatOf(path) {
-	case formatFITS:
-		return ReadFITS(path)
-	case formatNPY:
-		return ReadNPY(path)
-	}
-	if _, err := os.Stat(path); err != nil {
+	in, err := openInput(path)
+	if err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("%s: unknown array format: want a FITS (.fits, .fit, .fts, .fits.gz) or NumPy (.npy) file", path)
+	defer in.Close()
+	return readArrayInput(in, formatOf(in))
+}
+
+// readArrayInput reads an array of a known format from an open file.
+func readArrayInput(in *inputFile, format arrayFormat) (*tensor.Tensor, error) {
+	switch format {
+	case formatFITS:
+		t, _, err := readFITSInput(in)
+		return t, err
+	case formatNPY:
+		return readNPYInput(in)
+	}
+	return nil, fmt.Errorf("%s: unknown array format: want a FITS (.fits, .fit, .fts, .fits.gz) or NumPy (.npy) file", in.path)
 }
 
 // maxTextVector bounds the text files ReadVector reads (they hold angles,
-// one number per frame).
+// one number per frame); for pipes and devices, MaxStreamBytes does too.
 const maxTextVector = 1 << 30
 
 // ReadVector reads a vector of numbers (T parallactic angles, say) from a
@@ -88,12 +93,18 @@ const maxTextVector = 1 << 30
 // numbers separated by spaces, tabs, commas, semicolons or newlines, where '#'
 // starts a comment that runs to the end of the line. Text numbers are parsed
 // by strconv.ParseFloat (so "nan" and "inf" are accepted; callers that
-// cannot use them check). Errors name the file, and for text the line and
-// the token.
+// cannot use them check). Text files are read up to 1 GiB, pipes and
+// devices up to MaxStreamBytes too: a longer file is an error. Errors name
+// the file, and for text the line and the token.
 func ReadVector(path string) ([]float64, error) {
-	format := formatOf(path)
+	in, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	format := formatOf(in)
 	if format == formatFITS || format == formatNPY {
-		t, err := ReadArray(path)
+		t, err := readArrayInput(in, format)
 		if err != nil {
 			return nil, err
 		}
@@ -111,12 +122,13 @@ func ReadVector(path string) ([]float64, error) {
 		}
 		return append([]float64(nil), t.Float64s()...), nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	limit := int64(maxTextVector)
+	tooLong := fmt.Errorf("larger than %d bytes, the most read from a text file of numbers", limit)
+	if !in.regular() && MaxStreamBytes < limit {
+		limit = MaxStreamBytes
+		tooLong = &StreamLimitError{What: "not a regular file", Limit: limit}
 	}
-	defer f.Close()
-	v, err := parseTextVector(io.LimitReader(f, maxTextVector+1))
+	v, err := parseTextVector(&errLimitedReader{r: in.reader(), n: limit, err: tooLong}, int(limit))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -124,11 +136,17 @@ func ReadVector(path string) ([]float64, error) {
 }
 
 // parseTextVector parses numbers separated by white space, commas or
-// semicolons, with '#' comments.
-func parseTextVector(r io.Reader) ([]float64, error) {
+// semicolons, with '#' comments, from lines of at most maxLine bytes.
+func parseTextVector(r io.Reader, maxLine int) ([]float64, error) {
+	// Binary data (/dev/zero, say) is refused from its first bytes, before
+	// a line of it is looked for.
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(512); bytes.IndexByte(head, 0) >= 0 || !isText(bytes.ReplaceAll(head, []byte("\n"), nil)) {
+		return nil, errNotText
+	}
 	var out []float64
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxTextVector)
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
 	sep := func(c rune) bool {
 		return c == ' ' || c == '\t' || c == ',' || c == ';' || c == '\r' || c == '\f' || c == '\v'
 	}
@@ -137,8 +155,7 @@ func parseTextVector(r io.Reader) ([]float64, error) {
 		if line == 1 {
 			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 			if bytes.IndexByte(text, 0) >= 0 || !isText(text) {
-				return nil, fmt.Errorf("not a text file of numbers (line 1 holds binary data); " +
-					"want numbers separated by spaces, commas or newlines, or a FITS or NPY file")
+				return nil, errNotText
 			}
 		}
 		if i := bytes.IndexByte(text, '#'); i >= 0 {
@@ -158,7 +175,7 @@ func parseTextVector(r io.Reader) ([]float64, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
-			return nil, fmt.Errorf("a line is longer than %d bytes", maxTextVector)
+			return nil, fmt.Errorf("a line is longer than %d bytes", maxLine)
 		}
 		return nil, err
 	}
@@ -167,6 +184,9 @@ func parseTextVector(r io.Reader) ([]float64, error) {
 	}
 	return out, nil
 }
+
+var errNotText = errors.New("not a text file of numbers (it starts with binary data); " +
+	"want numbers separated by spaces, commas or newlines, or a FITS or NPY file")
 
 // isText reports whether b looks like text (no control characters other
 // than white space).

@@ -33,7 +33,7 @@ func TestBench(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Devices) != len(devs) || rep.Size != "small" || rep.Repeat != 1 || !strings.Contains(rep.Command, "vkstat bench") {
+	if len(rep.Devices) != len(devs) || rep.Size != "small" || rep.Repeat != 1 || !strings.Contains(rep.Command, "bench --suite") {
 		t.Fatalf("report header: %+v", rep)
 	}
 	for _, d := range rep.Devices {

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -108,6 +110,57 @@ func TestReduceCommand(t *testing.T) {
 			if !tensor.SameShape(r.Shape, []int{4, 6}) {
 				t.Fatalf("%s: %s has shape %v", d, s, r.Shape)
 			}
+		}
+	}
+}
+
+// TestMapReduceReadFITS: map and reduce read FITS (also gzipped) as well
+// as NPY, as the README says, and their help says so.
+func TestMapReduceReadFITS(t *testing.T) {
+	dir := t.TempDir()
+	x := filepath.Join(dir, "x.fits")
+	if err := WriteFITS(x, tensor.FromF64(ramp(12), 3, 4), nil); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeFITS(&buf, tensor.FromF32([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3, 4), nil); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(buf.Bytes())
+	zw.Close()
+	y := filepath.Join(dir, "y.fits.gz")
+	if err := os.WriteFile(y, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "z.npy")
+	if code, _, stderr := run(t, "--device", "cpu", "map", "--x", x, "--y", y, "--a", "2", "--b", "1", "--c", "0.5", "--out", out); code != 0 {
+		t.Fatalf("map of FITS files: exit %d: %s", code, stderr)
+	}
+	z, err := ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := ramp(12)
+	for i, v := range z.F64 {
+		if want := 2*xs[i]*xs[i] + float64(i+1) + 0.5; math.Abs(v-want) > 1e-12*math.Abs(want) {
+			t.Fatalf("z[%d] = %g, want %g", i, v, want)
+		}
+	}
+	outDir := filepath.Join(dir, "stats")
+	if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", y, "--axis", "0", "--stat", "sum", "--out-dir", outDir); code != 0 {
+		t.Fatalf("reduce of a FITS file: exit %d: %s", code, stderr)
+	}
+	sum, err := ReadNPY(filepath.Join(outDir, "sum.npy"))
+	if err != nil || fmt.Sprint(sum.Shape, sum.Float64s()) != "[4] [15 18 21 24]" {
+		t.Errorf("reduce sum: %v %v", sum, err)
+	}
+	for _, cmd := range [][]string{{"map", "--help"}, {"reduce", "--help"}, {"--help"}} {
+		_, stdout, _ := run(t, cmd...)
+		if !strings.Contains(stdout, "FITS") || strings.Contains(stdout, "input x (.npy)") ||
+			strings.Contains(stdout, "input array (.npy)") || strings.Contains(stdout, "read and written as NumPy") {
+			t.Errorf("vkstat %s does not say FITS files are read:\n%s", strings.Join(cmd, " "), stdout)
 		}
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -62,13 +61,15 @@ type FITSCard struct {
 // BITPIX 8, 16, 32 and 64 (integers) are read as float64 after scaling by
 // BSCALE and BZERO, with pixels equal to BLANK set to NaN; BITPIX −64 is read
 // as float64, and −32 as float32, or float64 when BSCALE or BZERO change the
-// values. gzip-compressed files (.fits.gz) are decompressed in memory;
-// tile-compressed images (.fz) are not supported.
+// values. gzip-compressed files (.fits.gz), pipes and devices are read as
+// streams, no further than the image's data, and never beyond MaxStreamBytes
+// (see there); tile-compressed images (.fz) are not supported.
 //
 // Errors name the file and say what is wrong: not a FITS file, a malformed
 // or truncated header, truncated data, no image HDU, an unsupported BITPIX,
 // zero-size axes. ReadFITS never allocates more than the file's size
-// justifies and never panics, whatever the file holds.
+// justifies (for a stream: the bytes it has delivered, at most
+// MaxStreamBytes) and never panics, whatever the file holds.
 func ReadFITS(path string) (*tensor.Tensor, error) {
 	t, _, err := ReadFITSHeader(path)
 	return t, err
@@ -77,39 +78,31 @@ func ReadFITS(path string) (*tensor.Tensor, error) {
 // ReadFITSHeader is ReadFITS that also returns the header cards of the HDU
 // the image was read from (without END, COMMENT and HISTORY cards).
 func ReadFITSHeader(path string) (*tensor.Tensor, []FITSCard, error) {
-	f, err := os.Open(path)
+	in, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	var r io.ReaderAt = f
-	size := st.Size()
-	var magic [2]byte
-	n, _ := f.ReadAt(magic[:], 0)
-	gz := n == 2 && magic == [2]byte{0x1f, 0x8b}
-	if gz || !st.Mode().IsRegular() {
-		// A gzip file, a pipe or a device: read it all first.
-		var src io.Reader = f
-		if gz {
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: gzip: %w", path, err)
-			}
-			src = zr
-		}
-		data, err := io.ReadAll(src)
+	defer in.Close()
+	return readFITSInput(in)
+}
+
+// readFITSInput is ReadFITSHeader on an open file. A gzip-compressed file
+// (or one that is not a regular file) is decompressed (or read) as a stream,
+// only as far as the image needs, and never beyond MaxStreamBytes: the
+// header is parsed from the stream's first bytes and the size it claims is
+// checked against that limit before the data is read.
+func readFITSInput(in *inputFile) (*tensor.Tensor, []FITSCard, error) {
+	src := in.source()
+	if h := in.head(2); len(h) == 2 && h[0] == 0x1f && h[1] == 0x8b {
+		zr, err := gzip.NewReader(in.reader())
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: gzip: %w", in.path, err)
 		}
-		r, size = bytes.NewReader(data), int64(len(data))
+		src = newStreamSource(zr, "gzip-compressed")
 	}
-	t, cards, err := decodeFITS(r, size)
+	t, cards, err := decodeFITS(src)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	return t, cards, nil
 }
@@ -150,14 +143,20 @@ func validBitpix(b int) bool {
 	return false
 }
 
-// decodeFITS reads the image of a FITS stream of the given size.
-func decodeFITS(r io.ReaderAt, size int64) (*tensor.Tensor, []FITSCard, error) {
+// decodeFITS reads the image of a FITS file.
+func decodeFITS(src *source) (*tensor.Tensor, []FITSCard, error) {
 	var zeroSize, notImage []string
 	for off, index := int64(0), 0; ; index++ {
-		if index > 0 && off >= size {
-			break
+		if index > 0 {
+			var one [1]byte
+			if n, err := src.ReadAt(one[:], off); n == 0 {
+				if err != nil && err != io.EOF {
+					return nil, nil, fmt.Errorf("reading after HDU %d: %w", index-1, err)
+				}
+				break
+			}
 		}
-		h, err := walkHeader(r, size, off, index)
+		h, err := walkHeader(src, off, index)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -179,7 +178,7 @@ func decodeFITS(r io.ReaderAt, size int64) (*tensor.Tensor, []FITSCard, error) {
 		case h.dataSize == 0:
 			zeroSize = append(zeroSize, fmt.Sprintf("%s has zero-size axes (NAXISn = %v)", h.name(), h.axes))
 		default:
-			return readImageHDU(r, size, h)
+			return readImageHDU(src, h)
 		}
 		off = h.end()
 	}
@@ -196,7 +195,7 @@ func decodeFITS(r io.ReaderAt, size int64) (*tensor.Tensor, []FITSCard, error) {
 // walkHeader reads the header of the HDU at off and checks its data size
 // against the file. It returns nil, nil when off holds no extension header
 // (only possible after the primary HDU).
-func walkHeader(r io.ReaderAt, size, off int64, index int) (*fitsHDU, error) {
+func walkHeader(src *source, off int64, index int) (*fitsHDU, error) {
 	h := &fitsHDU{index: index, start: off, gcount: 1}
 	where := func() string {
 		if index == 0 {
@@ -216,31 +215,38 @@ func walkHeader(r io.ReaderAt, size, off int64, index int) (*fitsHDU, error) {
 			// After the primary HDU, only an extension header counts; anything
 			// else (special records, junk) ends the file.
 			var x [10]byte
-			if n, _ := r.ReadAt(x[:min(size-pos, 10)], pos); n < 10 || string(x[:]) != "XTENSION= " {
+			if n, err := src.ReadAt(x[:], pos); n < 10 || string(x[:]) != "XTENSION= " {
+				if n < 10 && err != nil && err != io.EOF {
+					return nil, fmt.Errorf("reading %s: %w", where(), err)
+				}
 				return nil, nil
 			}
 		}
-		if pos+fitsBlock > size {
+		have, err := src.avail(pos + fitsBlock)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", where(), err)
+		}
+		if have < pos+fitsBlock {
 			if index == 0 && b == 0 {
-				if err := checkFITSMagic(r, size); err != nil {
+				if err := checkFITSMagic(src); err != nil {
 					return nil, err
 				}
 			}
 			return nil, fmt.Errorf("truncated %s: no END card before the end of the file (%d bytes, not a whole %d-byte block)",
-				where(), size, fitsBlock)
+				where(), have, fitsBlock)
 		}
-		if _, err := r.ReadAt(block, pos); err != nil {
+		if _, err := src.ReadAt(block, pos); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", where(), err)
 		}
 		if b == 0 && index == 0 {
-			if err := checkFITSMagic(bytes.NewReader(block), fitsBlock); err != nil {
+			if err := checkFITSMagic(bytes.NewReader(block)); err != nil {
 				return nil, err
 			}
 		}
 		for c := 0; c < fitsBlock/fitsCard; c++ {
 			card := block[c*fitsCard : (c+1)*fitsCard]
 			if string(card[:8]) == "END     " {
-				return finishHeader(h, naxis, axes[:], axisSet[:], groups, pos+fitsBlock, size, where())
+				return finishHeader(h, naxis, axes[:], axisSet[:], groups, pos+fitsBlock, src, where())
 			}
 			// Keys are found as fitsio finds them, so that it cannot see a
 			// structural keyword this walk did not check.
@@ -329,7 +335,7 @@ func fitsStructural(key string) bool {
 }
 
 // finishHeader checks the structural keywords and the data size.
-func finishHeader(h *fitsHDU, naxis int, axes []int64, axisSet []bool, groups bool, dataStart, size int64, where string) (*fitsHDU, error) {
+func finishHeader(h *fitsHDU, naxis int, axes []int64, axisSet []bool, groups bool, dataStart int64, src *source, where string) (*fitsHDU, error) {
 	if h.bitpix == 0 {
 		return nil, fmt.Errorf("malformed %s: no BITPIX keyword", where)
 	}
@@ -351,7 +357,7 @@ func finishHeader(h *fitsHDU, naxis int, axes []int64, axisSet []bool, groups bo
 	}
 	for n := first; n <= naxis; n++ {
 		if axes[n] != 0 && elems > math.MaxInt64/8/axes[n] {
-			return nil, fmt.Errorf("%s claims NAXISn = %v, far more data than the file's %d bytes", where, h.axes, size)
+			return nil, fmt.Errorf("%s claims NAXISn = %v, far more data than the file holds", where, h.axes)
 		}
 		elems *= axes[n]
 	}
@@ -360,12 +366,17 @@ func finishHeader(h *fitsHDU, naxis int, axes []int64, axisSet []bool, groups bo
 	}
 	if h.index > 0 || first == 2 {
 		if elems+h.pcount > math.MaxInt64/8/max(h.gcount, 1) {
-			return nil, fmt.Errorf("%s claims more data than the file's %d bytes", where, size)
+			return nil, fmt.Errorf("%s claims PCOUNT = %d and GCOUNT = %d, far more data than the file holds", where, h.pcount, h.gcount)
 		}
 		elems = h.gcount * (elems + h.pcount)
 	}
 	h.dataSize = elems * int64(abs(h.bitpix)/8)
-	if have := size - dataStart; h.dataSize > have {
+	end, err := src.avail(dataStart + h.dataSize)
+	if err != nil {
+		return nil, fmt.Errorf("the %s says NAXISn = %v of BITPIX %d = %d bytes of data: %w",
+			where, h.axes, h.bitpix, h.dataSize, err)
+	}
+	if have := end - dataStart; h.dataSize > have {
 		return nil, fmt.Errorf("truncated data: the %s says NAXISn = %v of BITPIX %d = %d bytes, the file has only %d bytes after it",
 			where, h.axes, h.bitpix, h.dataSize, max(have, 0))
 	}
@@ -380,9 +391,9 @@ func abs(x int) int {
 }
 
 // checkFITSMagic tells a FITS file from something else.
-func checkFITSMagic(r io.ReaderAt, size int64) error {
+func checkFITSMagic(r io.ReaderAt) error {
 	var b [10]byte
-	n, _ := r.ReadAt(b[:min(size, 10)], 0)
+	n, _ := r.ReadAt(b[:], 0)
 	if n == 10 && string(b[:]) == "SIMPLE  = " {
 		return nil
 	}
@@ -427,7 +438,7 @@ func fitsString(v []byte) (string, bool) {
 
 // readImageHDU has fitsio decode the HDU h (header and data) and converts
 // its data to a tensor.
-func readImageHDU(r io.ReaderAt, size int64, h *fitsHDU) (*tensor.Tensor, []FITSCard, error) {
+func readImageHDU(src *source, h *fitsHDU) (*tensor.Tensor, []FITSCard, error) {
 	if h.index > 0 && (h.pcount != 0 || h.gcount != 1) {
 		return nil, nil, fmt.Errorf("malformed %s: an IMAGE extension needs PCOUNT = 0 and GCOUNT = 1, not %d and %d",
 			h.name(), h.pcount, h.gcount)
@@ -439,10 +450,13 @@ func readImageHDU(r io.ReaderAt, size int64, h *fitsHDU) (*tensor.Tensor, []FITS
 	}
 	// fitsio reads the header, the data and the padding after it; the last
 	// HDU of a file often lacks that padding, so zeros stand in.
-	avail := min(h.end(), size) - h.start
-	src := io.MultiReader(io.NewSectionReader(r, h.start, avail),
-		bytes.NewReader(make([]byte, h.end()-h.start-avail)))
-	img, err := fitsioImage(src)
+	// A stream is not read beyond the padding (it may never end).
+	end, err := src.avail(h.end())
+	if err != nil {
+		end = h.dataStart + h.dataSize // there, whatever the padding
+	}
+	img, err := fitsioImage(io.MultiReader(src.section(h.start, end-h.start),
+		bytes.NewReader(make([]byte, h.end()-end))))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", h.name(), err)
 	}

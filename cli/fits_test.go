@@ -646,7 +646,7 @@ func FuzzReadFITS(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, _, err := decodeFITS(bytes.NewReader(b), int64(len(b)))
+		got, _, err := decodeFITS(bytesSource(b))
 		if err != nil {
 			return
 		}

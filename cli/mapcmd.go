@@ -15,17 +15,17 @@ func mapCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "map",
 		Usage:     "evaluate z = a·x² + b·y + c elementwise",
-		UsageText: "vkstat [global options] map --x X.npy --y Y.npy [--a A] [--b B] [--c C] --out Z.npy",
-		Description: `x and y must have the same shape; z gets it too. With --time, vkstat prints
-the cost of the host↔device copies next to the kernel's own time, so the
-price of moving data is plain to see.
+		UsageText: "vkstat [global options] map --x X.{fits,npy} --y Y.{fits,npy} [--a A] [--b B] [--c C] --out Z.npy",
+		Description: `x and y (FITS or NPY files) must have the same shape; z gets it too.
+With --time, vkstat prints the cost of the host↔device copies next to the
+kernel's own time, so the price of moving data is plain to see.
 
 Examples:
    vkstat map --x x.npy --y y.npy --a 3.5 --b 2.8 --c 10 --out z.npy
    vkstat --device cpu --time map --x x.npy --y y.npy --out z.npy`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "x", Usage: "input x (.npy)"},
-			&ucli.StringFlag{Name: "y", Usage: "input y (.npy), same shape as x"},
+			&ucli.StringFlag{Name: "x", Usage: "input x (FITS or .npy)"},
+			&ucli.StringFlag{Name: "y", Usage: "input y (FITS or .npy), same shape as x"},
 			&ucli.Float64Flag{Name: "a", Value: 1, Usage: "coefficient a"},
 			&ucli.Float64Flag{Name: "b", Value: 1, Usage: "coefficient b"},
 			&ucli.Float64Flag{Name: "c", Value: 0, Usage: "coefficient c"},
@@ -77,13 +77,14 @@ Examples:
 	}
 }
 
-// readInput reads the .npy file named by flag.
+// readInput reads the array (FITS or NPY; see ReadArray) in the file named
+// by flag.
 func readInput(c *ucli.Context, flag string) (*tensor.Tensor, error) {
 	path := c.String(flag)
 	if err := fileExists(flag, path); err != nil {
 		return nil, err
 	}
-	t, err := ReadNPY(path)
+	t, err := ReadArray(path)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flag, err)
 	}

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -51,30 +50,22 @@ const npySupported = "float32, float64, float16 (read as float32), " +
 // Errors name the file and say what is wrong: not an NPY file, a malformed
 // header, an unsupported dtype (complex, object, string, structured, datetime
 // ...), or truncated data. ReadNPY never allocates more than the file's size
-// justifies, whatever its header claims.
+// justifies, whatever its header claims; a pipe or device is read no further
+// than the array's data, and never beyond MaxStreamBytes.
 func ReadNPY(path string) (*tensor.Tensor, error) {
-	f, err := os.Open(path)
+	in, err := openInput(path)
 	if err != nil {
 		return nil, err // "open x.npy: no such file or directory"
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	defer in.Close()
+	return readNPYInput(in)
+}
+
+// readNPYInput is ReadNPY on an open file.
+func readNPYInput(in *inputFile) (*tensor.Tensor, error) {
+	t, err := decodeNPY(in.source())
 	if err != nil {
-		return nil, err
-	}
-	var r io.Reader = f
-	size := st.Size()
-	if !st.Mode().IsRegular() {
-		// A pipe or device: its size is only known once read.
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		r, size = bytes.NewReader(data), int64(len(data))
-	}
-	t, err := decodeNPY(r, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", in.path, err)
 	}
 	return t, nil
 }
@@ -147,9 +138,9 @@ func parseNPYDType(descr string) (npyDType, error) {
 	return npyDType{}, unsupported(what)
 }
 
-// decodeNPY reads an NPY stream of the given total size.
-func decodeNPY(r io.Reader, size int64) (*tensor.Tensor, error) {
-	h, err := readNPYHeader(r, size)
+// decodeNPY reads an NPY file.
+func decodeNPY(src *source) (*tensor.Tensor, error) {
+	h, r, err := readNPYHeader(src)
 	if err != nil {
 		return nil, err
 	}
@@ -178,24 +169,30 @@ type npyHeader struct {
 	dataOff int64 // bytes before the data
 }
 
-// readNPYHeader reads the preamble and header of an NPY stream of the given
-// total size and checks the data's size against it.
-func readNPYHeader(r io.Reader, size int64) (npyHeader, error) {
+// readNPYHeader reads the preamble and header of an NPY file, checks the
+// data's size against what the file holds, and returns a reader at the
+// start of the data.
+func readNPYHeader(src *source) (npyHeader, io.Reader, error) {
 	var h npyHeader
 	// Preamble: magic, version, header length.
 	var pre [12]byte
+	size, err := src.avail(12) // the size, when less than 12
+	if err != nil {
+		return h, nil, fmt.Errorf("reading NPY header: %w", err)
+	}
+	r := src.section(0, math.MaxInt64)
 	if size < 10 {
 		got, _ := io.ReadFull(r, pre[:min(int(size), 6)])
 		if got < 6 || string(pre[:6]) != npyMagic {
-			return h, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:got])
+			return h, nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:got])
 		}
-		return h, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+		return h, nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
 	}
 	if _, err := io.ReadFull(r, pre[:10]); err != nil {
-		return h, fmt.Errorf("reading NPY header: %w", err)
+		return h, nil, fmt.Errorf("reading NPY header: %w", err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return h, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:6])
+		return h, nil, fmt.Errorf("not an NPY file (bad magic: want %q, file starts %q)", npyMagic, pre[:6])
 	}
 	major, minor := pre[6], pre[7]
 	var hlen, prelen int64
@@ -204,48 +201,55 @@ func readNPYHeader(r io.Reader, size int64) (npyHeader, error) {
 		hlen, prelen = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
 	case 2, 3:
 		if size < 12 {
-			return h, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
+			return h, nil, fmt.Errorf("truncated NPY header (file is only %d bytes)", size)
 		}
 		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
-			return h, fmt.Errorf("reading NPY header: %w", err)
+			return h, nil, fmt.Errorf("reading NPY header: %w", err)
 		}
 		hlen, prelen = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
 	default:
-		return h, fmt.Errorf("unsupported NPY format version %d.%d (supported: 1.0, 2.0, 3.0)", major, minor)
+		return h, nil, fmt.Errorf("unsupported NPY format version %d.%d (supported: 1.0, 2.0, 3.0)", major, minor)
+	}
+	if size, err = src.avail(prelen + hlen); err != nil {
+		return h, nil, fmt.Errorf("NPY header length %d bytes: %w", hlen, err)
 	}
 	if prelen+hlen > size {
-		return h, fmt.Errorf("truncated NPY header: header length is %d bytes, file has %d bytes after the preamble",
+		return h, nil, fmt.Errorf("truncated NPY header: header length is %d bytes, file has %d bytes after the preamble",
 			hlen, size-prelen)
 	}
 	header := make([]byte, hlen)
 	if _, err := io.ReadFull(r, header); err != nil {
-		return h, fmt.Errorf("reading NPY header: %w", err)
+		return h, nil, fmt.Errorf("reading NPY header: %w", err)
 	}
 	shape, dt, fortran, err := parseNPYHeader(header)
 	if err != nil {
-		return h, err
+		return h, nil, err
 	}
 
 	// Sizes, checked against the file before allocating anything.
 	n := int64(1)
 	for _, s := range shape {
 		if s < 0 {
-			return h, fmt.Errorf("malformed NPY header: negative dimension in shape %s", tensor.ShapeString(shape))
+			return h, nil, fmt.Errorf("malformed NPY header: negative dimension in shape %s", tensor.ShapeString(shape))
 		}
 		if s != 0 && n > math.MaxInt64/int64(dt.size)/int64(s) {
-			return h, fmt.Errorf("truncated data: header claims shape %s of %s, far more than the file's %d bytes",
-				tensor.ShapeString(shape), dt.descr, size)
+			return h, nil, fmt.Errorf("truncated data: header claims shape %s of %s, far more data than the file holds",
+				tensor.ShapeString(shape), dt.descr)
 		}
 		n *= int64(s)
 	}
-	need, have := n*int64(dt.size), size-prelen-hlen
-	if need > have {
-		return h, fmt.Errorf("truncated data: header says shape %s of %s = %d elements = %d bytes, file has only %d bytes of data",
+	need := n * int64(dt.size)
+	end, err := src.avail(prelen + hlen + need)
+	if err != nil {
+		return h, nil, fmt.Errorf("header says shape %s of %s = %d bytes: %w", tensor.ShapeString(shape), dt.descr, need, err)
+	}
+	if have := end - prelen - hlen; need > have {
+		return h, nil, fmt.Errorf("truncated data: header says shape %s of %s = %d elements = %d bytes, file has only %d bytes of data",
 			tensor.ShapeString(shape), dt.descr, n, need, have)
 	}
 
 	h.shape, h.dt, h.fortran, h.n, h.dataOff = shape, dt, fortran, n, prelen+hlen
-	return h, nil
+	return h, r, nil
 }
 
 // parseNPYHeader parses the header dictionary with npyio and checks the

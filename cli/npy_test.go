@@ -469,7 +469,7 @@ func FuzzReadNPY(f *testing.F) {
 		if err := EncodeNPY(&buf, got); err != nil {
 			t.Fatal(err)
 		}
-		again, err := decodeNPY(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		again, err := decodeNPY(bytesSource(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}

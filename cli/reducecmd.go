@@ -18,9 +18,9 @@ func reduceCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "reduce",
 		Usage:     "sum, mean, var, std, min, max along one axis of an array",
-		UsageText: "vkstat [global options] reduce --in A.npy --axis N --stat mean,std --out-dir DIR",
-		Description: `Writes DIR/<stat>.npy for each statistic: the input's shape without the
-reduced axis. Accumulation is in float64 (float32 data too, on devices with
+		UsageText: "vkstat [global options] reduce --in A.{fits,npy} --axis N --stat mean,std --out-dir DIR",
+		Description: `Reads a FITS or NPY array and writes DIR/<stat>.npy for each statistic: the
+input's shape without the reduced axis. Accumulation is in float64 (float32 data too, on devices with
 shaderFloat64), merged pairwise, so long axes keep their accuracy. A NaN makes
 every statistic of its slice NaN unless --skip-nan ignores NaNs as NumPy's
 nanmean, nanstd, ... do.
@@ -30,7 +30,7 @@ Examples:
    vkstat reduce --in latents.npy --axis -1 --stat var --ddof 1 --out-dir out/
    vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (.npy)"},
+			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
 			&ucli.IntFlag{Name: "axis", Value: 0, Usage: "axis to reduce; negative counts from the end"},
 			&ucli.StringFlag{Name: "stat", Value: "mean,std", Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},

@@ -25,30 +25,26 @@ var errNotStreamable = errors.New("not streamable")
 // returned file when done.
 func openSource(path string) (tensor.Source, io.Closer, error) {
 	var src tensor.Source
-	if formatOf(path) != formatNPY {
-		return src, nil, errNotStreamable
-	}
-	f, err := os.Open(path)
+	in, err := openInput(path)
 	if err != nil {
 		return src, nil, err
 	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
+	if !in.regular() || formatOf(in) != formatNPY {
+		in.Close()
 		return src, nil, errNotStreamable
 	}
-	h, err := readNPYHeader(f, st.Size())
+	h, _, err := readNPYHeader(in.source())
 	if err != nil {
-		f.Close()
+		in.Close()
 		return src, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	le := h.dt.order.Uint16([]byte{1, 0}) == 1
 	if h.dt.kind != 'f' || (h.dt.size != 4 && h.dt.size != 8) || !le || h.fortran && len(h.shape) > 1 {
-		f.Close()
+		in.Close()
 		return src, nil, errNotStreamable
 	}
-	src = tensor.Source{Shape: h.shape, DType: h.dt.out(), Name: path, Fill: fileFill(f, path, h.dataOff)}
-	return src, f, nil
+	src = tensor.Source{Shape: h.shape, DType: h.dt.out(), Name: path, Fill: fileFill(in.f, path, h.dataOff)}
+	return src, in, nil
 }
 
 // fileFill reads bytes [off, off+len(p)) of the data that starts at base in

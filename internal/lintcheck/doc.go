@@ -1,0 +1,4 @@
+// Package lintcheck holds the tests of the repository's lint scripts and
+// Makefile targets (scripts/gofmt-check.sh, make lint-gofmt): a lint that
+// passes unformatted code is a bug no other test finds.
+package lintcheck
