@@ -141,28 +141,40 @@ func (s *session) name() string {
 	return fmt.Sprintf("%s (Vulkan %s, %s)", s.dev.Info.Name, s.dev.Info.APIVersion, s.dev.Info.Type)
 }
 
+// listDevices is the device list of an instance; tests replace it to see
+// what a machine whose Vulkan lists no device does.
+var listDevices = (*engine.Instance).Devices
+
 // openSession opens the device that --device names. "auto" falls back to
-// the CPU path when no loader or no GPU is present; any explicit Vulkan
-// choice that cannot be honoured is an error.
+// the CPU path, with a note on stderr, when Vulkan is unusable (no loader,
+// no driver, no device) or has no GPU; any explicit Vulkan choice that
+// cannot be honoured is an error naming the cause.
 func openSession(c *ucli.Context) (*session, error) {
 	spec := c.String("device")
 	s := &session{c: c}
 	if spec == "cpu" {
 		return s, nil
 	}
-	inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
+	auto := spec == "auto" || spec == ""
+	validate := c.Bool("validate")
+	inst, err := engine.NewInstance(engine.Options{Validate: validate})
+	if err == nil && len(listDevices(inst)) == 0 {
+		inst.Close()
+		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
+	}
 	if err != nil {
-		if (spec == "auto" || spec == "") && errors.Is(err, engine.ErrNoLoader) && !c.Bool("validate") {
-			slog.Info("no Vulkan loader; using the CPU path", "err", err)
+		unusable := errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver) || errors.Is(err, engine.ErrNoDevice)
+		if auto && unusable && !validate {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: no usable Vulkan device (%s); running on the CPU path\n", vulkanCause(err))
 			return s, nil
 		}
-		return nil, err
+		return nil, deviceError(spec, err)
 	}
-	idx, err := engine.Select(inst.Devices(), spec)
+	idx, err := engine.Select(listDevices(inst), spec)
 	if err != nil || idx == engine.CPUPath {
 		inst.Close()
 		if err != nil {
-			return nil, usageError{err}
+			return nil, deviceError(spec, err)
 		}
 		return s, nil
 	}
@@ -173,6 +185,46 @@ func openSession(c *ucli.Context) (*session, error) {
 	}
 	s.inst, s.dev = inst, dev
 	return s, nil
+}
+
+// vulkanCause is the short reason Vulkan cannot be used, for the one-line
+// note of --device auto.
+func vulkanCause(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return "no Vulkan loader"
+	case errors.Is(err, engine.ErrNoDriver):
+		return "no usable Vulkan driver" + driverEnvHint()
+	}
+	return "the Vulkan driver lists no device"
+}
+
+// driverEnvHint names the environment variable that selects the drivers,
+// when one is set: it is then usually the reason none loads.
+func driverEnvHint() string {
+	for _, n := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
+		if v := os.Getenv(n); v != "" {
+			return fmt.Sprintf("; %s=%s", n, v)
+		}
+	}
+	return ""
+}
+
+// deviceError words what to do when --device spec cannot be honoured.
+func deviceError(spec string, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return fmt.Errorf("--device %s: %w", spec, err)
+	case errors.Is(err, engine.ErrNoDriver):
+		advice := "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers for lavapipe, or your GPU vendor's), or use --device cpu"
+		if driverEnvHint() != "" {
+			advice = "unset it or point it at an existing ICD .json file (e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json), " + advice
+		}
+		return fmt.Errorf("--device %s: %w; %s", spec, err, advice)
+	case errors.Is(err, engine.ErrNoDevice):
+		return fmt.Errorf("--device %w; see `vkstat devices`, or use --device cpu", err)
+	}
+	return usageError{fmt.Errorf("--device %w", err)}
 }
 
 // Close releases the device; validation messages raised while closing

@@ -274,10 +274,10 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 		var err error
 		inst, err = engine.NewInstance(engine.Options{Validate: validate})
 		if err != nil {
-			if !fallback || validate || !errors.Is(err, engine.ErrNoLoader) {
-				return nil, err
+			if !fallback || validate || !(errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver)) {
+				return nil, deviceError(spec, err)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: no Vulkan loader, so the CPU path only: %v\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: %s, so the CPU path only: %v\n", vulkanCause(err), err)
 			inst = nil
 		} else {
 			infos = inst.Devices()
@@ -314,7 +314,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			i, err := engine.Select(infos, s)
 			if err != nil {
 				inst.Close()
-				return nil, usageError{err}
+				return nil, deviceError(s, err)
 			}
 			add(i)
 		}
