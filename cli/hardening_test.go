@@ -72,3 +72,23 @@ func requireVulkan(t *testing.T) {
 	}
 	inst.Close()
 }
+
+// Issue 9, item 3: an array larger than the memory is refused before it is
+// allocated, naming its size, instead of "fatal error: out of memory".
+func TestSynthRandomTooLarge(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "big.npy")
+	code, _, stderr := run(t, "synth", "random", "--shape", "1000000,1000000", "--dtype", "f64", "--out", out)
+	if code != ExitError || !strings.Contains(stderr, "7450.6 GiB") || !strings.Contains(stderr, "available") {
+		t.Errorf("exit %d, stderr %q; want %d and the size in GiB against the available memory", code, stderr, ExitError)
+	}
+	old := availableMemory
+	availableMemory = func() uint64 { return 0 } // no /proc/meminfo
+	defer func() { availableMemory = old }()
+	code, _, stderr = run(t, "synth", "random", "--shape", "1000000,1000000", "--dtype", "f64", "--out", out)
+	if code != ExitError || !strings.Contains(stderr, "GiB") {
+		t.Errorf("without meminfo: exit %d, stderr %q; want %d and the size in GiB", code, stderr, ExitError)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+}

@@ -56,14 +56,28 @@ Examples:
 				if dist == "normal" {
 					draw = func() float64 { return loc + scale*rng.NormFloat64() }
 				}
+				n := tensor.NumElements(shape)
+				if err := checkMemory(fmt.Sprintf("synth random: shape %s of %s", tensor.ShapeString(shape), dt), uint64(n)*uint64(dt.Size())); err != nil {
+					return err
+				}
 				t := tensor.New(dt, shape...)
-				for i := 0; i < t.Len(); i++ {
-					if dt == tensor.F64 {
-						t.F64[i] = draw()
-					} else {
-						t.F32[i] = float32(draw())
+				bar := newProgress(c.App.ErrWriter)
+				defer bar.done()
+				const block = 1 << 20
+				for i0 := 0; i0 < n; i0 += block {
+					if err := c.Context.Err(); err != nil {
+						return err
+					}
+					bar.update("generating", float64(i0)/float64(n))
+					for i := i0; i < min(i0+block, n); i++ {
+						if dt == tensor.F64 {
+							t.F64[i] = draw()
+						} else {
+							t.F32[i] = float32(draw())
+						}
 					}
 				}
+				bar.update("generating", 1)
 				return AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, t) })
 			},
 		}, synthPacoCommand()},

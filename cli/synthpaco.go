@@ -251,6 +251,9 @@ func synthPacoAction(c *ucli.Context) error {
 		FWHM: c.Float64("fwhm"), StampSize: c.Int("stamp"),
 		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
 	}
+	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, h, w, dt), uint64(cfg.Frames)*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
+		return err
+	}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		return usageError{err} // every input came from the command line
