@@ -49,23 +49,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-var globalFlags = []ucli.Flag{
-	&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "auto", EnvVars: []string{"VKSTAT_DEVICE"},
-		Usage: "where to run: auto (best GPU, else the CPU path), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
-	&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "auto",
-		Usage: "arithmetic precision: f32, f64, or auto (the input's own type)"},
-	&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},
-		Usage: "enable the Vulkan validation layer; any message it reports is an error"},
-	&ucli.BoolFlag{Name: "time", Usage: "print upload, kernel (GPU timestamps), download and total time"},
-	&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
-		Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
-	&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
-}
-
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
 	markUsageErrors(app.Commands)
+	harden(app)
 	return app
 }
 
@@ -96,15 +84,10 @@ Examples:
    vkstat --device cpu reduce --in cube.npy --axis -1 --stat var --ddof 1 --out-dir out/`,
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		Flags:                globalFlags,
+		Flags:                newGlobalFlags(),
 		EnableBashCompletion: true,
 		Before: func(c *ucli.Context) error {
-			level := slog.LevelWarn
-			if c.Bool("verbose") {
-				level = slog.LevelDebug
-			}
-			slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
-			shaders.SetDir(c.String("shader-dir"))
+			setupLogging(c)
 			return nil
 		},
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error {
@@ -123,6 +106,16 @@ Examples:
 			cholCommand(),
 		},
 	}
+}
+
+// setupLogging applies --verbose and --shader-dir.
+func setupLogging(c *ucli.Context) {
+	level := slog.LevelWarn
+	if c.Bool("verbose") {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
+	shaders.SetDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the

@@ -92,3 +92,133 @@ func TestSynthRandomTooLarge(t *testing.T) {
 		t.Errorf("%s was written", out)
 	}
 }
+
+// Issue 9, item 4: a stray positional argument used to end flag parsing
+// silently (reduce ... stray --stat max wrote mean and std); every command
+// without positional arguments refuses it, naming it, before any work.
+func TestStrayArgument(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	out := filepath.Join(dir, "o")
+	for _, args := range [][]string{
+		{"reduce", "--in", a, "--out-dir", out, "stray", "--stat", "max"},
+		{"map", "--x", a, "--y", a, "--out", filepath.Join(out, "z.npy"), "stray"},
+		{"cov", "--in", a, "--out-cov", filepath.Join(out, "c.npy"), "stray"},
+		{"chol", "--in", a, "--out-l", filepath.Join(out, "l.npy"), "stray"},
+		{"synth", "random", "--shape", "3", "--out", filepath.Join(out, "r.npy"), "stray"},
+		{"paco", "--cube", a, "--angles", a, "--fwhm", "3", "--out-dir", out, "stray"},
+		{"devices", "stray"},
+		{"bench", "stray"},
+		{"verify", "stray"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, `"stray"`) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming \"stray\"", args, code, stderr, ExitUsage)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created", out)
+	}
+}
+
+// Issue 9, item 4: global flags work after the command too.
+func TestGlobalFlagsAfterCommand(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	code, _, stderr := run(t, "reduce", "--device", "cpu", "--time", "--in", a, "--out-dir", filepath.Join(dir, "o"))
+	if code != 0 || !strings.Contains(stderr, "CPU path") || !strings.Contains(stderr, "total:") {
+		t.Errorf("reduce --device cpu --time: exit %d, stderr %q; want 0 and the timing of the CPU path", code, stderr)
+	}
+	// Before the command still works, and the environment too.
+	code, _, stderr = run(t, "--time", "map", "--device", "cpu", "--x", a, "--y", a, "--out", filepath.Join(dir, "z.npy"))
+	if code != 0 || !strings.Contains(stderr, "CPU path") {
+		t.Errorf("--time map --device cpu: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv("VKSTAT_DEVICE", "cpu")
+	code, _, stderr = run(t, "--time", "map", "--x", a, "--y", a, "--out", filepath.Join(dir, "z.npy"))
+	if code != 0 || !strings.Contains(stderr, "CPU path") {
+		t.Errorf("VKSTAT_DEVICE=cpu: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "map", "--device", "no-such-gpu", "--x", a, "--y", a, "--out", filepath.Join(dir, "z.npy"))
+	if code != ExitUsage || !strings.Contains(stderr, "unknown device") {
+		t.Errorf("map --device no-such-gpu: exit %d, stderr %q; want %d", code, stderr, ExitUsage)
+	}
+}
+
+// Issue 9, item 4: an unknown command is a usage error that names it and
+// lists the commands.
+func TestUnknownCommand(t *testing.T) {
+	for _, args := range [][]string{{"frobnicate"}, {"synth", "frobnicate"}} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, `"frobnicate"`) || !strings.Contains(stderr, "paco") {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming it and listing the commands", args, code, stderr, ExitUsage)
+		}
+	}
+	if code, stdout, _ := run(t); code != 0 || !strings.Contains(stdout, "COMMANDS") {
+		t.Errorf("no arguments: exit %d; want the help", code)
+	}
+}
+
+// Issue 9, item 4: output arrays are written in the format their names say.
+func TestOutputFormatByExtension(t *testing.T) {
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(60), 6, 10))
+	s := writeNPY(t, dir, "s.npy", tensor.FromF64(ramp(3*20*4), 3, 20, 4))
+	for _, c := range []struct{ args []string }{
+		{[]string{"--device", "cpu", "map", "--x", x, "--y", x, "--out", filepath.Join(dir, "z.fits")}},
+		{[]string{"--device", "cpu", "cov", "--in", s, "--out-cov", filepath.Join(dir, "C.fits"), "--out-mean", filepath.Join(dir, "m.fts")}},
+		{[]string{"synth", "random", "--shape", "4,5", "--out", filepath.Join(dir, "r.fit")}},
+	} {
+		if code, _, stderr := run(t, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+	}
+	for name, shape := range map[string][]int{"z.fits": {6, 10}, "C.fits": {3, 4, 4}, "m.fts": {3, 4}, "r.fit": {4, 5}} {
+		got, err := ReadArray(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		if !strings.HasPrefix(string(b), "SIMPLE  =") || !tensor.SameShape(got.Shape, shape) {
+			t.Errorf("%s: not a FITS file of shape %v (shape %v, starts %q)", name, shape, got.Shape, b[:min(len(b), 9)])
+		}
+	}
+	for _, args := range [][]string{
+		{"map", "--x", x, "--y", x, "--out", filepath.Join(dir, "z.txt")},
+		{"cov", "--in", s, "--out-cov", filepath.Join(dir, "C.dat")},
+		{"synth", "random", "--shape", "3", "--out", filepath.Join(dir, "r")},
+	} {
+		if code, _, stderr := run(t, args...); code != ExitUsage || !strings.Contains(stderr, ".fits") {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming the formats", args, code, stderr, ExitUsage)
+		}
+	}
+}
+
+// Issue 9, item 4: NaN and Inf in numeric flags are refused up front, and
+// paco's --precision f32 on the CPU path is refused, not ignored.
+func TestNumericFlagsAndPrecision(t *testing.T) {
+	data := synthADI(t)
+	args := func(extra ...string) []string {
+		return append(extra, "--cube", filepath.Join(data, "cube.fits"), "--angles", filepath.Join(data, "angles.fits"),
+			"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
+	}
+	for _, v := range []string{"nan", "inf", "-Inf"} {
+		code, stdout, stderr := run(t, append([]string{"--device", "cpu", "paco", "--threshold", v}, args()[0:]...)...)
+		if code != ExitUsage || !strings.Contains(stderr, "--threshold") || stdout != "" {
+			t.Errorf("--threshold %s: exit %d, stderr %q; want %d before any work", v, code, stderr, ExitUsage)
+		}
+	}
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(10), 10))
+	if code, _, stderr := run(t, "map", "--x", x, "--y", x, "--a", "NaN", "--out", filepath.Join(dir, "z.npy")); code != ExitUsage || !strings.Contains(stderr, "--a") {
+		t.Errorf("map --a NaN: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := run(t, append([]string{"--precision", "f32", "--device", "cpu", "paco"}, args()...)...)
+	if code != ExitUsage || !strings.Contains(stderr, "float64") || strings.Contains(stdout, "precision:  f64") {
+		t.Errorf("--precision f32 --device cpu paco: exit %d, stdout %q, stderr %q; want a usage error", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(t, append([]string{"--precision", "f64", "--device", "cpu", "paco"}, args()...)...); code != 0 || !strings.Contains(stdout, "precision:  f64") {
+		t.Errorf("--precision f64 --device cpu paco: exit %d: %s", code, stderr)
+	}
+}

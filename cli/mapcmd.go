@@ -29,11 +29,15 @@ Examples:
 			&ucli.Float64Flag{Name: "a", Value: 1, Usage: "coefficient a"},
 			&ucli.Float64Flag{Name: "b", Value: 1, Usage: "coefficient b"},
 			&ucli.Float64Flag{Name: "c", Value: 0, Usage: "coefficient c"},
-			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy)"},
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy, or FITS for .fits/.fit/.fts)"},
 		},
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
 			if err := requireFlag(c, "x", "y", "out"); err != nil {
+				return err
+			}
+			encode, err := arrayEncoder("out", c.String("out"))
+			if err != nil {
 				return err
 			}
 			x, err := readInput(c, "x")
@@ -63,7 +67,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, z) }); err != nil {
+			if err := AtomicWrite(c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
 				return err
 			}
 			reportTime(c, s, tm, time.Since(start))

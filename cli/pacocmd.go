@@ -52,7 +52,7 @@ Examples:
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", Usage: "star position y,x in pixels (default H/2,W/2)"},
 			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
-			&ucli.Float64Flag{Name: "min-sep", Value: 0, Usage: "minimum distance in pixels between two detections (default: 2×radius)"},
+			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map format: fits, npy or both"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
@@ -161,6 +161,10 @@ func runPaco(c *ucli.Context) error {
 	s, err := openSession(c)
 	if err != nil {
 		return err
+	}
+	if p := c.String("precision"); s.dev == nil && dt != tensor.F64 && p != "" && p != "auto" {
+		s.Close()
+		return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 	}
 	bar := newProgress(c.App.ErrWriter)
 	in.Progress = bar.update

@@ -32,10 +32,14 @@ Examples:
 				&ucli.Float64Flag{Name: "loc", Value: 0, Usage: "offset (uniform) or mean (normal)"},
 				&ucli.Float64Flag{Name: "scale", Value: 1, Usage: "width (uniform) or standard deviation (normal)"},
 				&ucli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
-				&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output (.npy)"},
+				&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output (.npy, or FITS for .fits)"},
 			},
 			Action: func(c *ucli.Context) error {
 				if err := requireFlag(c, "shape", "out"); err != nil {
+					return err
+				}
+				encode, err := arrayEncoder("out", c.String("out"))
+				if err != nil {
 					return err
 				}
 				shape, err := parseShape(c.String("shape"))
@@ -78,7 +82,7 @@ Examples:
 					}
 				}
 				bar.update("generating", 1)
-				return AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, t) })
+				return AtomicWrite(c.String("out"), func(w io.Writer) error { return encode(w, t) })
 			},
 		}, synthPacoCommand()},
 	}
