@@ -27,6 +27,8 @@ const (
 	ExitOK    = 0
 	ExitError = 1 // the command failed: bad input, no device, a failed check
 	ExitUsage = 2 // the command line itself is wrong
+	// ExitInterrupted: stopped by SIGINT or SIGTERM (the shell's 128+SIGINT).
+	ExitInterrupted = 130
 )
 
 // usageError marks errors in how the command was called.
@@ -40,6 +42,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return ExitOK
+	}
+	if ctx.Err() != nil {
+		RemoveTemporaries()
+		fmt.Fprintln(stderr, "vkstat: interrupted")
+		return ExitInterrupted
 	}
 	fmt.Fprintf(stderr, "vkstat: %v\n", err)
 	var ue usageError

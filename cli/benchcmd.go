@@ -78,6 +78,11 @@ Examples:
 			if err != nil {
 				return err
 			}
+			for _, f := range []string{"json", "png"} {
+				if err := checkOutputFile(f, c.String(f)); err != nil {
+					return err
+				}
+			}
 			ts, err := openTargets(c)
 			if err != nil {
 				return err
@@ -90,15 +95,16 @@ Examples:
 				return err
 			}
 			printBench(c.App.Writer, rep)
+			outs := Outputs{Ctx: c.Context}
+			defer outs.Abort()
 			if path := c.String("json"); path != "" {
-				if err := writeJSON(path, rep); err != nil {
-					return err
-				}
+				outs.Add(path, encodeJSON(rep))
 			}
 			if path := c.String("png"); path != "" {
-				if err := AtomicWrite(path, func(w io.Writer) error { return benchChart(w, rep) }); err != nil {
-					return err
-				}
+				outs.Add(path, func(w io.Writer) error { return benchChart(w, rep) })
+			}
+			if err := outs.Commit(); err != nil {
+				return err
 			}
 			if rep.Errors > 0 {
 				return fmt.Errorf("bench: %d measurement(s) failed", rep.Errors)

@@ -71,6 +71,9 @@ func runCov(c *ucli.Context) error {
 			if err != nil {
 				return err
 			}
+			if err := checkOutputFile(f, c.String(f)); err != nil {
+				return err
+			}
 			encoders[f] = enc
 		}
 	}
@@ -157,7 +160,7 @@ func runCov(c *ucli.Context) error {
 		res.Cov.Shape = []int{p, p}
 		res.Rho.Shape = []int{}
 	}
-	var outs Outputs
+	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
 	for _, o := range []struct {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -220,5 +221,59 @@ func TestNumericFlagsAndPrecision(t *testing.T) {
 	}
 	if code, stdout, stderr := run(t, append([]string{"--precision", "f64", "--device", "cpu", "paco"}, args()...)...); code != 0 || !strings.Contains(stdout, "precision:  f64") {
 		t.Errorf("--precision f64 --device cpu paco: exit %d: %s", code, stderr)
+	}
+}
+
+// Issue 9, item 5: when one output cannot be written (out-dir/snr.png is a
+// directory), no output is published; and a missing out-dir is created only
+// when the outputs are.
+func TestPacoOutputsAllOrNone(t *testing.T) {
+	data := synthADI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(filepath.Join(out, "snr.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.fits"), "--angles", filepath.Join(data, "angles.fits"),
+		"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--format", "both"}
+	code, _, stderr := run(t, append(args, "--out-dir", out)...)
+	if code == 0 || !strings.Contains(stderr, "snr.png") {
+		t.Errorf("snr.png a directory: exit %d, stderr %q; want an error naming it", code, stderr)
+	}
+	assertDir(t, out, []string{"snr.png"})
+
+	// A failed run creates no out-dir; a good one creates it with everything.
+	fresh := filepath.Join(t.TempDir(), "a", "b")
+	if code, _, _ := run(t, append(args, "--threshold", "5", "--psf-norm", "bogus", "--out-dir", fresh)...); code == 0 {
+		t.Fatal("--psf-norm bogus: exit 0")
+	}
+	if _, err := os.Stat(filepath.Dir(fresh)); err == nil {
+		t.Errorf("a failed run created %s", filepath.Dir(fresh))
+	}
+	if code, _, stderr := run(t, append(args, "--out-dir", fresh)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png"})
+	assertDir(t, filepath.Dir(filepath.Dir(fresh)), []string{"a"})
+}
+
+// Issue 9, item 5: output paths are checked before the run, not after it.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	for _, args := range [][]string{
+		{"verify", "--device", "cpu", "--op", "map", "--json", filepath.Join(dir, "nodir", "r.json")},
+		{"bench", "--device", "cpu", "--suite", "map", "--png", filepath.Join(file, "x.png")},
+		{"bench", "--device", "cpu", "--suite", "map", "--json", dir},
+		{"map", "--x", a, "--y", a, "--out", filepath.Join(dir, "nodir", "z.npy")},
+		{"reduce", "--in", a, "--out-dir", filepath.Join(file, "o")},
+		{"cov", "--in", a, "--out-cov", filepath.Join(dir, "nodir", "c.npy")},
+	} {
+		start := time.Now()
+		code, stdout, stderr := run(t, args...)
+		if code == 0 || stdout != "" || time.Since(start) > 2*time.Second {
+			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want an error before any work", args, code, time.Since(start), stdout, stderr)
+		}
 	}
 }

@@ -40,6 +40,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if err := checkOutputFile("out", c.String("out")); err != nil {
+				return err
+			}
 			x, err := readInput(c, "x")
 			if err != nil {
 				return err
@@ -67,7 +70,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := AtomicWrite(c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
+			if err := atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
 				return err
 			}
 			reportTime(c, s, tm, time.Since(start))

@@ -110,6 +110,10 @@ func runPaco(c *ucli.Context) error {
 	if radius < 1 {
 		return usagef("--radius must be at least 1, got %d", radius)
 	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
 
 	for _, f := range []string{"cube", "angles", "psf"} {
 		if c.IsSet(f) {
@@ -153,11 +157,6 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir := c.String("out-dir")
-	if err := EnsureDir(dir); err != nil {
-		return err
-	}
-
 	s, err := openSession(c)
 	if err != nil {
 		return err
@@ -197,8 +196,9 @@ func runPaco(c *ucli.Context) error {
 		{"CUBE", truncate(filepath.Base(c.String("cube")), 60), "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
-	var outs Outputs
+	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
+	outs.CreateDir(dir)
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor

@@ -51,6 +51,10 @@ Examples:
 			if d := c.Int("ddof"); d < 0 {
 				return usagef("--ddof must be 0 or more, got %d", d)
 			}
+			dir := c.String("out-dir")
+			if err := checkOutputDir("out-dir", dir); err != nil {
+				return err
+			}
 			in, err := readInput(c, "in")
 			if err != nil {
 				return err
@@ -75,12 +79,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			dir := c.String("out-dir")
-			if err := EnsureDir(dir); err != nil {
-				return err
-			}
-			var outs Outputs
+			outs := Outputs{Ctx: c.Context}
 			defer outs.Abort()
+			outs.CreateDir(dir)
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return EncodeNPY(w, t) })

@@ -42,6 +42,9 @@ Examples:
 				if err != nil {
 					return err
 				}
+				if err := checkOutputFile("out", c.String("out")); err != nil {
+					return err
+				}
 				shape, err := parseShape(c.String("shape"))
 				if err != nil {
 					return usageError{fmt.Errorf("--shape: %w", err)}
@@ -82,7 +85,7 @@ Examples:
 					}
 				}
 				bar.update("generating", 1)
-				return AtomicWrite(c.String("out"), func(w io.Writer) error { return encode(w, t) })
+				return atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, t) })
 			},
 		}, synthPacoCommand()},
 	}

@@ -216,6 +216,10 @@ func synthPacoAction(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("synth paco: unexpected argument %q (every input is a flag)", c.Args().First())
 	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
 	h, w, err := parseSize(c.String("size"))
 	if err != nil {
 		return usagef("--size: %v", err)
@@ -260,10 +264,6 @@ func synthPacoAction(c *ucli.Context) error {
 	}
 	cfg = ds.Config
 
-	dir := c.String("out-dir")
-	if err := EnsureDir(dir); err != nil {
-		return err
-	}
 	// Outputs renames its files into place one after another: a destination
 	// that cannot be replaced (a directory) is caught before any is written.
 	names := []string{"truth.json"}
@@ -278,8 +278,9 @@ func synthPacoAction(c *ucli.Context) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	cards := synthCards(ds)
 	files := map[string][]string{}
-	var out Outputs
+	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
+	out.CreateDir(dir)
 	for _, ext := range exts {
 		for _, a := range []struct {
 			name string

@@ -82,6 +82,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if err := checkOutputFile("json", c.String("json")); err != nil {
+				return err
+			}
 			ts, err := openTargets(c)
 			if err != nil {
 				return err
@@ -505,11 +508,16 @@ func printVerify(w io.Writer, rep *verifyReport) {
 }
 
 func writeJSON(path string, v any) error {
-	return AtomicWrite(path, func(w io.Writer) error {
+	return AtomicWrite(path, encodeJSON(v))
+}
+
+// encodeJSON writes v as indented JSON.
+func encodeJSON(v any) func(w io.Writer) error {
+	return func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
-	})
+	}
 }
 
 // ---- compare ----------------------------------------------------------------
