@@ -35,8 +35,10 @@ bandwidth is measured first on each device: a 256 MiB buffer-to-buffer
 vkCmdCopyBuffer timed by GPU timestamps, or Go's copy() on every core for the
 CPU path; read and written bytes both count, and the best run is kept.
 
---size small (the default) keeps --suite all to about ten seconds on lavapipe
-and the CPU path with two cores; --size paper is the seed documents'
+--size small (the default) keeps each operation to seconds; --suite all
+over the CPU path and lavapipe took about two and a half minutes on two
+cores (the bandwidth measurement and the PACO-sized cases dominate); pick
+one suite, --device or --repeat 1 for a quicker look. --size paper is the seed documents'
 workloads (a 5·10⁶-element map, a 64×1024×1024 float32 stack reduced along
 axis 0) and PACO-sized batches (16384 sets of 64 samples of 49 pixels; 16384
 49×49 matrices), minutes on lavapipe.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,6 +275,47 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		code, stdout, stderr := run(t, args...)
 		if code == 0 || stdout != "" || time.Since(start) > 2*time.Second {
 			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want an error before any work", args, code, time.Since(start), stdout, stderr)
+		}
+	}
+}
+
+// Issue 9, "also": degenerate inputs warn on stderr instead of silently
+// giving NaN or meaningless results.
+func TestDegenerateInputWarnings(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(6), 2, 3))
+	code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "var", "--ddof", "2", "--out-dir", filepath.Join(dir, "o"))
+	if code != 0 || !strings.Contains(stderr, "warning: --ddof 2") {
+		t.Errorf("--ddof 2 over 2 values: exit %d, stderr %q; want a warning", code, stderr)
+	}
+
+	data := synthADI(t)
+	cube, err := ReadArray(filepath.Join(data, "cube.fits"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	T := cube.Shape[0]
+	constant := tensor.New(tensor.F64, cube.Shape...)
+	for i := range constant.F64 {
+		constant.F64[i] = 3
+	}
+	nan := tensor.New(tensor.F64, cube.Shape...)
+	for i := range nan.F64 {
+		nan.F64[i] = math.NaN()
+	}
+	still := tensor.New(tensor.F64, T)
+	for i := range still.F64 {
+		still.F64[i] = 12
+	}
+	for _, c := range []struct{ cube, angles, want string }{
+		{writeNPY(t, dir, "const.npy", constant), filepath.Join(data, "angles.fits"), "constant"},
+		{writeNPY(t, dir, "nan.npy", nan), filepath.Join(data, "angles.fits"), "all NaN"},
+		{filepath.Join(data, "cube.fits"), writeNPY(t, dir, "still.npy", still), "does not rotate"},
+	} {
+		_, _, stderr := run(t, "--device", "cpu", "paco", "--cube", c.cube, "--angles", c.angles, "--psf", filepath.Join(data, "psf.fits"),
+			"--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "o"))
+		if !strings.Contains(stderr, "warning") || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: stderr %q; want a warning saying %q", c.want, stderr, c.want)
 		}
 	}
 }

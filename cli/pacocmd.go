@@ -147,9 +147,30 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	nanCount := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range cube.Float64s() {
 		if math.IsNaN(v) {
 			nanCount++
+		} else {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	warn := func(format string, args ...any) {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: "+format+"\n", args...)
+	}
+	switch {
+	case nanCount == cube.Len():
+		warn("every value of the cube is NaN: the maps will be all NaN")
+	case lo == hi:
+		warn("the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
+	}
+	if len(angles) > 0 {
+		amin, amax := angles[0], angles[0]
+		for _, a := range angles {
+			amin, amax = min(amin, a), max(amax, a)
+		}
+		if amax == amin {
+			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
 	in := paco.Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: c.String("psf-norm"), Radius: radius, Center: center, Compat: compat}

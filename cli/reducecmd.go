@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -62,6 +63,9 @@ Examples:
 			opt := reduce.Options{Axis: c.Int("axis"), DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
 			if _, err := reduce.Plan(in.Shape, opt.Axis); err != nil {
 				return fmt.Errorf("--axis: %s has shape %s: %w", c.String("in"), tensor.ShapeString(in.Shape), err)
+			}
+			if g, _ := reduce.Plan(in.Shape, opt.Axis); opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+				fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along axis %d: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, opt.Axis)
 			}
 			dt, err := precision(c, in.DType)
 			if err != nil {
