@@ -30,6 +30,13 @@ test-short:
 	@scripts/deps.sh test
 	$(GO) test -short ./...
 
+# The short tests under the race detector, three times over (CI runs it):
+# rare crashes and races show up only across repeated runs.
+.PHONY: test-race
+test-race:
+	@scripts/deps.sh test
+	for i in 1 2 3; do $(GO) test -race -short -count=1 ./... || exit 1; done
+
 # Compile shaders/*.comp (variants in shaders/variants.txt) to shaders/spv.
 shaders:
 	shaders/build.sh

@@ -27,6 +27,8 @@ const (
 	ExitOK    = 0
 	ExitError = 1 // the command failed: bad input, no device, a failed check
 	ExitUsage = 2 // the command line itself is wrong
+	// ExitInterrupted: stopped by SIGINT or SIGTERM (the shell's 128+SIGINT).
+	ExitInterrupted = 130
 )
 
 // usageError marks errors in how the command was called.
@@ -41,6 +43,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	if ctx.Err() != nil {
+		RemoveTemporaries()
+		fmt.Fprintln(stderr, "vkstat: interrupted")
+		return ExitInterrupted
+	}
 	fmt.Fprintf(stderr, "vkstat: %v\n", err)
 	if a := advice(err); a != "" {
 		fmt.Fprintf(stderr, "vkstat: %s\n", a)
@@ -52,25 +59,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitError
 }
 
-var globalFlags = []ucli.Flag{
-	&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "auto", EnvVars: []string{"VKSTAT_DEVICE"},
-		Usage: "where to run: auto (best GPU, else the CPU path), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
-	&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "auto",
-		Usage: "arithmetic precision: f32, f64, or auto (the input's own type)"},
-	&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},
-		Usage: "enable the Vulkan validation layer; any message it reports is an error"},
-	&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total"},
-	&ucli.StringFlag{Name: "device-memory", EnvVars: []string{"VKSTAT_DEVICE_MEMORY"},
-		Usage: "the most device memory to use, e.g. 2GiB or 512MiB (default: 90% of the GPU's); larger inputs run in passes"},
-	&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
-		Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
-	&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
-}
-
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
 	markUsageErrors(app.Commands)
+	harden(app)
 	return app
 }
 
@@ -103,15 +96,10 @@ Examples:
    vkstat --device cpu reduce --in cube.npy --axis -1 --stat var --ddof 1 --out-dir out/`,
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		Flags:                globalFlags,
+		Flags:                newGlobalFlags(),
 		EnableBashCompletion: true,
 		Before: func(c *ucli.Context) error {
-			level := slog.LevelWarn
-			if c.Bool("verbose") {
-				level = slog.LevelDebug
-			}
-			slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
-			shaders.SetDir(c.String("shader-dir"))
+			setupLogging(c)
 			return nil
 		},
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error {
@@ -130,6 +118,16 @@ Examples:
 			cholCommand(),
 		},
 	}
+}
+
+// setupLogging applies --verbose and --shader-dir.
+func setupLogging(c *ucli.Context) {
+	level := slog.LevelWarn
+	if c.Bool("verbose") {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
+	shaders.SetDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the
@@ -153,9 +151,14 @@ func (s *session) name() string {
 	return fmt.Sprintf("%s (Vulkan %s, %s)", s.dev.Info.Name, s.dev.Info.APIVersion, s.dev.Info.Type)
 }
 
+// listDevices is the device list of an instance; tests replace it to see
+// what a machine whose Vulkan lists no device does.
+var listDevices = (*engine.Instance).Devices
+
 // openSession opens the device that --device names. "auto" falls back to
-// the CPU path when no loader or no GPU is present; any explicit Vulkan
-// choice that cannot be honoured is an error.
+// the CPU path, with a note on stderr, when Vulkan is unusable (no loader,
+// no driver, no device) or has no GPU; any explicit Vulkan choice that
+// cannot be honoured is an error naming the cause.
 func openSession(c *ucli.Context) (*session, error) {
 	t0 := time.Now()
 	s, err := openDevice(c)
@@ -171,19 +174,26 @@ func openDevice(c *ucli.Context) (*session, error) {
 	if spec == "cpu" {
 		return s, nil
 	}
-	inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
+	auto := spec == "auto" || spec == ""
+	validate := c.Bool("validate")
+	inst, err := engine.NewInstance(engine.Options{Validate: validate})
+	if err == nil && len(listDevices(inst)) == 0 {
+		inst.Close()
+		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
+	}
 	if err != nil {
-		if (spec == "auto" || spec == "") && errors.Is(err, engine.ErrNoLoader) && !c.Bool("validate") {
-			slog.Info("no Vulkan loader; using the CPU path", "err", err)
+		unusable := errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver) || errors.Is(err, engine.ErrNoDevice)
+		if auto && unusable && !validate {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: no usable Vulkan device (%s); running on the CPU path\n", vulkanCause(err))
 			return s, nil
 		}
-		return nil, err
+		return nil, deviceError(spec, err)
 	}
-	idx, err := engine.Select(inst.Devices(), spec)
+	idx, err := engine.Select(listDevices(inst), spec)
 	if err != nil || idx == engine.CPUPath {
 		inst.Close()
 		if err != nil {
-			return nil, usageError{err}
+			return nil, deviceError(spec, err)
 		}
 		return s, nil
 	}
@@ -205,6 +215,46 @@ func openDevice(c *ucli.Context) (*session, error) {
 	}
 	s.inst, s.dev = inst, dev
 	return s, nil
+}
+
+// vulkanCause is the short reason Vulkan cannot be used, for the one-line
+// note of --device auto.
+func vulkanCause(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return "no Vulkan loader"
+	case errors.Is(err, engine.ErrNoDriver):
+		return "no usable Vulkan driver" + driverEnvHint()
+	}
+	return "the Vulkan driver lists no device"
+}
+
+// driverEnvHint names the environment variable that selects the drivers,
+// when one is set: it is then usually the reason none loads.
+func driverEnvHint() string {
+	for _, n := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
+		if v := os.Getenv(n); v != "" {
+			return fmt.Sprintf("; %s=%s", n, v)
+		}
+	}
+	return ""
+}
+
+// deviceError words what to do when --device spec cannot be honoured.
+func deviceError(spec string, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return fmt.Errorf("--device %s: %w", spec, err)
+	case errors.Is(err, engine.ErrNoDriver):
+		advice := "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers for lavapipe, or your GPU vendor's), or use --device cpu"
+		if driverEnvHint() != "" {
+			advice = "unset it or point it at an existing ICD .json file (e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json), " + advice
+		}
+		return fmt.Errorf("--device %s: %w; %s", spec, err, advice)
+	case errors.Is(err, engine.ErrNoDevice):
+		return fmt.Errorf("--device %w; see `vkstat devices`, or use --device cpu", err)
+	}
+	return usageError{fmt.Errorf("--device %w", err)}
 }
 
 // Close releases the device; validation messages raised while closing

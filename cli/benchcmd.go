@@ -35,8 +35,10 @@ bandwidth is measured first on each device: a 256 MiB buffer-to-buffer
 vkCmdCopyBuffer timed by GPU timestamps, or Go's copy() on every core for the
 CPU path; read and written bytes both count, and the best run is kept.
 
---size small (the default) keeps --suite all to about ten seconds on lavapipe
-and the CPU path with two cores; --size paper is the seed documents'
+--size small (the default) keeps each operation to seconds; --suite all
+over the CPU path and lavapipe took about two and a half minutes on two
+cores (the bandwidth measurement and the PACO-sized cases dominate); pick
+one suite, --device or --repeat 1 for a quicker look. --size paper is the seed documents'
 workloads (a 5·10⁶-element map, a 64×1024×1024 float32 stack reduced along
 axis 0) and PACO-sized batches (16384 sets of 64 samples of 49 pixels; 16384
 49×49 matrices), minutes on lavapipe.
@@ -78,6 +80,11 @@ Examples:
 			if err != nil {
 				return err
 			}
+			for _, f := range []string{"json", "png"} {
+				if err := checkOutputFile(f, c.String(f)); err != nil {
+					return err
+				}
+			}
 			ts, err := openTargets(c)
 			if err != nil {
 				return err
@@ -90,15 +97,16 @@ Examples:
 				return err
 			}
 			printBench(c.App.Writer, rep)
+			outs := Outputs{Ctx: c.Context}
+			defer outs.Abort()
 			if path := c.String("json"); path != "" {
-				if err := writeJSON(path, rep); err != nil {
-					return err
-				}
+				outs.Add(path, encodeJSON(rep))
 			}
 			if path := c.String("png"); path != "" {
-				if err := AtomicWrite(path, func(w io.Writer) error { return benchChart(w, rep) }); err != nil {
-					return err
-				}
+				outs.Add(path, func(w io.Writer) error { return benchChart(w, rep) })
+			}
+			if err := outs.Commit(); err != nil {
+				return err
 			}
 			if rep.Errors > 0 {
 				return fmt.Errorf("bench: %d measurement(s) failed", rep.Errors)

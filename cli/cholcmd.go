@@ -57,6 +57,11 @@ func runChol(c *ucli.Context) error {
 	if c.IsSet("solve") != c.IsSet("out") {
 		return usagef("chol: --solve and --out go together")
 	}
+	for _, f := range []string{"out-l", "inverse", "logdet", "out", "out-quad", "out-info"} {
+		if err := checkOutputFile(f, c.String(f)); err != nil {
+			return err
+		}
+	}
 	if c.IsSet("out-quad") && !c.IsSet("solve") {
 		return usagef("chol: --out-quad needs --solve")
 	}
@@ -138,7 +143,7 @@ func runChol(c *ucli.Context) error {
 			res.Quad.Shape = res.Quad.Shape[1:]
 		}
 	}
-	var outs Outputs
+	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
 	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {

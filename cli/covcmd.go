@@ -44,9 +44,9 @@ Examples:
 			&ucli.IntFlag{Name: "radius", Value: 4, Usage: "patch radius in pixels, with --cube"},
 			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: "none", Usage: "none, paco, ledoit-wolf or oas"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
-			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy)"},
-			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy)"},
-			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy)"},
+			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy, or FITS for .fits)"},
+			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy, or FITS for .fits)"},
+			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-locations", Usage: "with --cube: the (y, x) of each location (.npy, float64)"},
 		},
 		Action: runCov,
@@ -63,6 +63,19 @@ func runCov(c *ucli.Context) error {
 	}
 	if c.IsSet("out-locations") && !c.IsSet("cube") {
 		return usagef("cov: --out-locations goes with --cube")
+	}
+	encoders := map[string]func(io.Writer, *tensor.Tensor) error{}
+	for _, f := range []string{"out-cov", "out-mean", "out-rho", "out-locations"} {
+		if c.IsSet(f) {
+			enc, err := arrayEncoder(f, c.String(f))
+			if err != nil {
+				return err
+			}
+			if err := checkOutputFile(f, c.String(f)); err != nil {
+				return err
+			}
+			encoders[f] = enc
+		}
 	}
 	est, err := cov.ParseEstimator(c.String("estimator"))
 	if err != nil {
@@ -147,7 +160,7 @@ func runCov(c *ucli.Context) error {
 		res.Cov.Shape = []int{p, p}
 		res.Rho.Shape = []int{}
 	}
-	var outs Outputs
+	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
 	for _, o := range []struct {
@@ -157,9 +170,9 @@ func runCov(c *ucli.Context) error {
 		if !c.IsSet(o.flag) {
 			continue
 		}
-		t := o.t
+		t, enc := o.t, encoders[o.flag]
 		path := c.String(o.flag)
-		outs.Add(path, func(w io.Writer) error { return EncodeNPY(w, t) })
+		outs.Add(path, func(w io.Writer) error { return enc(w, t) })
 		written = append(written, fmt.Sprintf("%s\t%s %s", path, t.DType, tensor.ShapeString(t.Shape)))
 	}
 	if err := outs.Commit(); err != nil {

@@ -61,7 +61,7 @@ Examples:
 			w.Flush()
 			if vkErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "no Vulkan devices: %v\n", vkErr)
-				if !errors.Is(vkErr, engine.ErrNoLoader) {
+				if !errors.Is(vkErr, engine.ErrNoLoader) && !errors.Is(vkErr, engine.ErrNoDriver) {
 					return vkErr
 				}
 			}

@@ -29,11 +29,18 @@ Examples:
 			&ucli.Float64Flag{Name: "a", Value: 1, Usage: "coefficient a"},
 			&ucli.Float64Flag{Name: "b", Value: 1, Usage: "coefficient b"},
 			&ucli.Float64Flag{Name: "c", Value: 0, Usage: "coefficient c"},
-			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy)"},
+			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy, or FITS for .fits/.fit/.fts)"},
 		},
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
 			if err := requireFlag(c, "x", "y", "out"); err != nil {
+				return err
+			}
+			encode, err := arrayEncoder("out", c.String("out"))
+			if err != nil {
+				return err
+			}
+			if err := checkOutputFile("out", c.String("out")); err != nil {
 				return err
 			}
 			tr := time.Now()
@@ -67,7 +74,7 @@ Examples:
 				return err
 			}
 			tw := time.Now()
-			if err := AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, z) }); err != nil {
+			if err := atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
 				return err
 			}
 			s.write = time.Since(tw)

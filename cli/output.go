@@ -7,34 +7,63 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // Outputs stages several output files and publishes them together: Add
-// writes each one to a temporary file beside its destination; Commit renames
-// them all into place only if every Add succeeded; Abort removes the
-// temporary files. Use it as
+// writes each one to a temporary file beside its destination; Commit checks
+// every destination and then renames them all into place, only if every Add
+// succeeded; Abort removes the temporary files. Use it as
 //
-//	var out Outputs
+//	out := Outputs{Ctx: ctx}
 //	defer out.Abort()
-//	out.Add("a.npy", func(w io.Writer) error { return EncodeNPY(w, a) })
-//	out.Add("b.npy", func(w io.Writer) error { return EncodeNPY(w, b) })
+//	out.CreateDir(dir) // created at Commit, if missing
+//	out.Add(filepath.Join(dir, "a.npy"), func(w io.Writer) error { return EncodeNPY(w, a) })
+//	out.Add(filepath.Join(dir, "b.npy"), func(w io.Writer) error { return EncodeNPY(w, b) })
 //	if err := out.Commit(); err != nil { ... }
 //
 // The zero value is ready to use. New files get mode 0644; a replaced file
 // keeps its mode.
 type Outputs struct {
-	staged []stagedFile
-	err    error // first Add error
-	done   bool  // Commit was called
+	// Ctx, when set, stops writes once it is done (an interrupted command
+	// leaves no temporary file).
+	Ctx context.Context
+
+	staged  []stagedFile
+	created map[string]bool // directories CreateDir declared
+	dirs    []stagedDir     // missing directories, staged hidden
+	err     error           // first Add error
+	done    bool            // Commit was called
 }
 
-type stagedFile struct{ tmp, path string }
+// stagedFile is one output: tmp is renamed to path at Commit, unless it lies
+// in a staged directory, which is renamed as a whole.
+type stagedFile struct {
+	tmp, path string
+	inDir     bool
+}
+
+// stagedDir is a missing output directory path, built as the hidden
+// directory tmp beside it and renamed into place at Commit.
+type stagedDir struct{ tmp, path string }
+
+// CreateDir declares dir an output directory: when it (or some of its
+// parents) is missing, files added under it are staged in a hidden directory
+// that Commit renames into place, so that a failed or interrupted command
+// leaves no new directory behind.
+func (o *Outputs) CreateDir(dir string) {
+	if o.created == nil {
+		o.created = map[string]bool{}
+	}
+	o.created[filepath.Clean(dir)] = true
+}
 
 // Add writes one output, through write, to a temporary file beside path. The
 // writer given to write is buffered. On error the temporary file is removed,
@@ -47,6 +76,59 @@ func (o *Outputs) Add(path string, write func(w io.Writer) error) error {
 	return err
 }
 
+// stageDir returns where files of the missing directory dir are written:
+// inside the hidden copy of its top-most missing ancestor.
+func (o *Outputs) stageDir(dir string) (string, error) {
+	top := dir
+	for {
+		parent := filepath.Dir(top)
+		if _, err := os.Stat(parent); err == nil || parent == top {
+			break
+		}
+		top = parent
+	}
+	if err := checkDirWritable(filepath.Dir(top)); err != nil {
+		return "", fmt.Errorf("directory %s: %w", dir, err)
+	}
+	var tmp string
+	for _, d := range o.dirs {
+		if d.path == top {
+			tmp = d.tmp
+		}
+	}
+	if tmp == "" {
+		t, err := os.MkdirTemp(filepath.Dir(top), "."+filepath.Base(top)+".tmp-*")
+		if err != nil {
+			return "", fmt.Errorf("directory %s: %w", dir, err)
+		}
+		os.Chmod(t, 0o755)
+		trackTemp(t, true)
+		tmp = t
+		o.dirs = append(o.dirs, stagedDir{tmp: tmp, path: top})
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil {
+		return "", err
+	}
+	inner := filepath.Join(tmp, rel)
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		return "", fmt.Errorf("directory %s: %w", dir, err)
+	}
+	return inner, nil
+}
+
+// declared reports whether dir lies in a directory CreateDir declared.
+func (o *Outputs) declared(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if o.created[d] {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
 func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 	if o.done {
 		return fmt.Errorf("write %s: outputs already committed", path)
@@ -56,20 +138,48 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 			return fmt.Errorf("write %s: the same output file is given twice", path)
 		}
 	}
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: directory %s does not exist", path, dir)
+	if o.Ctx != nil {
+		if err := o.Ctx.Err(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("write %s: it is a directory", path)
+	}
+	var f *os.File
+	var err error
+	inDir := false
+	if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) && o.declared(dir) {
+		inner, err := o.stageDir(dir)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		f, err = os.OpenFile(filepath.Join(inner, base), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		inDir = true
+	} else {
+		f, err = os.CreateTemp(dir, "."+base+".tmp-*")
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: directory %s does not exist", path, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		trackTemp(f.Name(), false)
 	}
 	tmp := f.Name()
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		mode = st.Mode().Perm()
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
+	var dst io.Writer = f
+	if o.Ctx != nil {
+		dst = ctxWriter{o.Ctx, f}
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
@@ -84,20 +194,63 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp)
+		removeTemp(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path})
+	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir})
 	return nil
 }
 
-// Commit renames every staged file to its destination, if every Add
-// succeeded; otherwise it removes them and returns the first Add error.
-// A rename that fails (rare: the destination is a directory, say) stops
-// the commit: outputs already renamed stay, the rest are removed.
+// ctxWriter fails writes once its context is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// check verifies, before anything is renamed, that every destination can
+// take its file: a staged directory's place is still free, a file's
+// directory is still a directory and the file is not one.
+func (o *Outputs) check() error {
+	for _, d := range o.dirs {
+		if _, err := os.Lstat(d.path); err == nil {
+			return fmt.Errorf("create directory %s: it appeared while the outputs were written", d.path)
+		}
+	}
+	for _, s := range o.staged {
+		if s.inDir {
+			continue
+		}
+		if st, err := os.Lstat(s.path); err == nil && st.IsDir() {
+			return fmt.Errorf("write %s: it is a directory", s.path)
+		}
+		if st, err := os.Stat(filepath.Dir(s.path)); err != nil || !st.IsDir() {
+			return fmt.Errorf("write %s: directory %s is gone", s.path, filepath.Dir(s.path))
+		}
+	}
+	return nil
+}
+
+// Commit publishes every staged output, if every Add succeeded and every
+// destination can take its file; otherwise it removes them all and returns
+// the error, leaving every destination as it was. Only a rename failing
+// after those checks (a race with another program) can publish part of the
+// outputs.
 func (o *Outputs) Commit() error {
 	if o.done {
 		return errors.New("outputs already committed")
+	}
+	if o.err == nil && o.Ctx != nil {
+		o.err = o.Ctx.Err()
+	}
+	if o.err == nil {
+		o.err = o.check()
 	}
 	if o.err != nil {
 		o.Abort()
@@ -105,30 +258,153 @@ func (o *Outputs) Commit() error {
 	}
 	o.done = true
 	dirs := map[string]bool{}
-	for i, s := range o.staged {
-		if err := os.Rename(s.tmp, s.path); err != nil {
-			for _, r := range o.staged[i:] {
-				os.Remove(r.tmp)
-			}
-			o.staged = nil
-			return fmt.Errorf("write %s: %w", s.path, err)
-		}
-		dirs[filepath.Dir(s.path)] = true
+	fail := func(path string, err error) error {
+		o.Abort()
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	o.staged = nil
+	for len(o.dirs) > 0 {
+		d := o.dirs[0]
+		if err := os.Rename(d.tmp, d.path); err != nil {
+			return fail(d.path, err)
+		}
+		untrackTemp(d.tmp)
+		o.dirs = o.dirs[1:]
+		dirs[filepath.Dir(d.path)] = true
+	}
+	for len(o.staged) > 0 {
+		s := o.staged[0]
+		if !s.inDir {
+			if err := os.Rename(s.tmp, s.path); err != nil {
+				return fail(s.path, err)
+			}
+			untrackTemp(s.tmp)
+			dirs[filepath.Dir(s.path)] = true
+		}
+		o.staged = o.staged[1:]
+	}
 	for d := range dirs {
 		syncDir(d)
 	}
 	return nil
 }
 
-// Abort removes the staged temporary files. It does nothing after Commit, so
-// it can always be deferred.
+// Abort removes the staged temporary files and directories. It does
+// nothing after a successful Commit, so it can always be deferred.
 func (o *Outputs) Abort() {
 	for _, s := range o.staged {
-		os.Remove(s.tmp)
+		if !s.inDir {
+			removeTemp(s.tmp)
+		}
 	}
 	o.staged = nil
+	for _, d := range o.dirs {
+		removeTemp(d.tmp)
+	}
+	o.dirs = nil
+}
+
+// Temporaries in flight, so that an interrupted process that cannot wait
+// for its command to return still removes them (RemoveTemporaries).
+var temps = struct {
+	sync.Mutex
+	m map[string]bool // path → is a directory
+}{m: map[string]bool{}}
+
+func trackTemp(path string, dir bool) {
+	temps.Lock()
+	temps.m[path] = dir
+	temps.Unlock()
+}
+
+func untrackTemp(path string) {
+	temps.Lock()
+	delete(temps.m, path)
+	temps.Unlock()
+}
+
+func removeTemp(path string) {
+	os.RemoveAll(path)
+	untrackTemp(path)
+}
+
+// RemoveTemporaries removes every temporary output file and directory not
+// yet committed or removed. cmd/vkstat calls it when it must exit before the
+// command returns (a second interrupt, or a command that does not stop).
+func RemoveTemporaries() {
+	temps.Lock()
+	defer temps.Unlock()
+	for p := range temps.m {
+		os.RemoveAll(p)
+		delete(temps.m, p)
+	}
+}
+
+// checkDirWritable reports whether dir is an existing directory this
+// process can create files in.
+func checkDirWritable(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("directory %s does not exist", dir)
+		}
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	// Creating a file is the test that covers permissions, ACLs and
+	// read-only file systems alike.
+	f, err := os.CreateTemp(dir, ".vkstat-probe-*")
+	if err != nil {
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// checkOutputFile checks, before any work, that the output file path of
+// flag can be written: its directory exists and is writable, and path is
+// not a directory.
+func checkOutputFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--%s %s: is a directory; give a file name", flag, path)
+	}
+	if err := checkDirWritable(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("--%s %s: %w", flag, path, err)
+	}
+	return nil
+}
+
+// checkOutputDir checks, before any work, that the output directory of flag
+// is a writable directory or can be created: its nearest existing ancestor
+// is a writable directory.
+func checkOutputDir(flag, dir string) error {
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("--%s %s: exists and is not a directory", flag, dir)
+		}
+		if err := checkDirWritable(dir); err != nil {
+			return fmt.Errorf("--%s: %w", flag, err)
+		}
+		return nil
+	}
+	d := dir
+	for {
+		parent := filepath.Dir(d)
+		if _, err := os.Stat(parent); err == nil || parent == d {
+			d = parent
+			break
+		}
+		d = parent
+	}
+	if err := checkDirWritable(d); err != nil {
+		return fmt.Errorf("--%s %s: cannot be created: %w", flag, dir, err)
+	}
+	return nil
 }
 
 // syncDir makes renames in dir durable where the system allows it (best
@@ -145,7 +421,12 @@ func syncDir(dir string) {
 // write and every step after it succeeded; on error it is removed and path is
 // left as it was.
 func AtomicWrite(path string, write func(w io.Writer) error) error {
-	var o Outputs
+	return atomicWriteCtx(context.Background(), path, write)
+}
+
+// atomicWriteCtx is AtomicWrite that stops writing once ctx is done.
+func atomicWriteCtx(ctx context.Context, path string, write func(w io.Writer) error) error {
+	o := Outputs{Ctx: ctx}
 	defer o.Abort()
 	if err := o.Add(path, write); err != nil {
 		return err

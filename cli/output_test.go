@@ -173,3 +173,40 @@ func TestEnsureDir(t *testing.T) {
 		t.Errorf("file in the path: got %v", err)
 	}
 }
+
+// TestCommitChecksFirst: a destination that cannot take its file (it became
+// a directory after Add) stops Commit before any output is renamed.
+func TestCommitChecksFirst(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	var o Outputs
+	o.Add(a, writeString("A"))
+	o.Add(b, writeString("B"))
+	os.Mkdir(b, 0o755)
+	if err := o.Commit(); err == nil || !strings.Contains(err.Error(), b) {
+		t.Errorf("Commit: got %v, want an error naming %s", err, b)
+	}
+	assertDir(t, dir, []string{"b"})
+
+	// A declared directory is created at Commit only, with every file.
+	out := filepath.Join(dir, "new", "out")
+	var o2 Outputs
+	o2.CreateDir(out)
+	o2.Add(filepath.Join(out, "x"), writeString("X"))
+	o2.Add(filepath.Join(out, "y"), writeString("Y"))
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Error("directory visible before Commit")
+	}
+	if err := o2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	assertDir(t, out, []string{"x", "y"})
+	assertDir(t, dir, []string{"b", "new"})
+
+	// Aborted: no directory, no temporary.
+	var o3 Outputs
+	o3.CreateDir(filepath.Join(dir, "gone"))
+	o3.Add(filepath.Join(dir, "gone", "x"), writeString("X"))
+	o3.Abort()
+	assertDir(t, dir, []string{"b", "new"})
+}

@@ -52,7 +52,7 @@ Examples:
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", Usage: "star position y,x in pixels (default H/2,W/2)"},
 			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
-			&ucli.Float64Flag{Name: "min-sep", Value: 0, Usage: "minimum distance in pixels between two detections (default: 2×radius)"},
+			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map format: fits, npy or both"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
@@ -110,6 +110,10 @@ func runPaco(c *ucli.Context) error {
 	if radius < 1 {
 		return usagef("--radius must be at least 1, got %d", radius)
 	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
 
 	for _, f := range []string{"cube", "angles", "psf"} {
 		if c.IsSet(f) {
@@ -143,9 +147,30 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	nanCount := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range cube.Float64s() {
 		if math.IsNaN(v) {
 			nanCount++
+		} else {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	warn := func(format string, args ...any) {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: "+format+"\n", args...)
+	}
+	switch {
+	case nanCount == cube.Len():
+		warn("every value of the cube is NaN: the maps will be all NaN")
+	case lo == hi:
+		warn("the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
+	}
+	if len(angles) > 0 {
+		amin, amax := angles[0], angles[0]
+		for _, a := range angles {
+			amin, amax = min(amin, a), max(amax, a)
+		}
+		if amax == amin {
+			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
 	in := paco.Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: c.String("psf-norm"), Radius: radius, Center: center, Compat: compat}
@@ -153,14 +178,13 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir := c.String("out-dir")
-	if err := EnsureDir(dir); err != nil {
-		return err
-	}
-
 	s, err := openSession(c)
 	if err != nil {
 		return err
+	}
+	if p := c.String("precision"); s.dev == nil && dt != tensor.F64 && p != "" && p != "auto" {
+		s.Close()
+		return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 	}
 	bar := newProgress(c.App.ErrWriter)
 	in.Progress = bar.update
@@ -193,8 +217,9 @@ func runPaco(c *ucli.Context) error {
 		{"CUBE", truncate(filepath.Base(c.String("cube")), 60), "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
-	var outs Outputs
+	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
+	outs.CreateDir(dir)
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -53,18 +54,19 @@ Examples:
 			if d := c.Int("ddof"); d < 0 {
 				return usagef("--ddof must be 0 or more, got %d", d)
 			}
+			dir := c.String("out-dir")
+			if err := checkOutputDir("out-dir", dir); err != nil {
+				return err
+			}
 			opt := reduce.Options{Axis: c.Int("axis"), DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
 			out, tm, s, err := runReduce(c, opt, stats)
 			if err != nil {
 				return err
 			}
-			dir := c.String("out-dir")
-			if err := EnsureDir(dir); err != nil {
-				return err
-			}
 			tw := time.Now()
-			var outs Outputs
+			outs := Outputs{Ctx: c.Context}
 			defer outs.Abort()
+			outs.CreateDir(dir)
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return EncodeNPY(w, t) })
@@ -110,8 +112,12 @@ func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out ma
 		}
 		read, shape = time.Since(t0), in.Shape
 	}
-	if _, err := reduce.Plan(shape, opt.Axis); err != nil {
+	g, err := reduce.Plan(shape, opt.Axis)
+	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--axis: %s has shape %s: %w", path, tensor.ShapeString(shape), err)
+	}
+	if opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along axis %d: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, opt.Axis)
 	}
 	dtype := src.DType
 	if in != nil {

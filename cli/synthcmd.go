@@ -32,10 +32,17 @@ Examples:
 				&ucli.Float64Flag{Name: "loc", Value: 0, Usage: "offset (uniform) or mean (normal)"},
 				&ucli.Float64Flag{Name: "scale", Value: 1, Usage: "width (uniform) or standard deviation (normal)"},
 				&ucli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
-				&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output (.npy)"},
+				&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output (.npy, or FITS for .fits)"},
 			},
 			Action: func(c *ucli.Context) error {
 				if err := requireFlag(c, "shape", "out"); err != nil {
+					return err
+				}
+				encode, err := arrayEncoder("out", c.String("out"))
+				if err != nil {
+					return err
+				}
+				if err := checkOutputFile("out", c.String("out")); err != nil {
 					return err
 				}
 				shape, err := parseShape(c.String("shape"))
@@ -56,15 +63,29 @@ Examples:
 				if dist == "normal" {
 					draw = func() float64 { return loc + scale*rng.NormFloat64() }
 				}
+				n := tensor.NumElements(shape)
+				if err := checkMemory(fmt.Sprintf("synth random: shape %s of %s", tensor.ShapeString(shape), dt), uint64(n)*uint64(dt.Size())); err != nil {
+					return err
+				}
 				t := tensor.New(dt, shape...)
-				for i := 0; i < t.Len(); i++ {
-					if dt == tensor.F64 {
-						t.F64[i] = draw()
-					} else {
-						t.F32[i] = float32(draw())
+				bar := newProgress(c.App.ErrWriter)
+				defer bar.done()
+				const block = 1 << 20
+				for i0 := 0; i0 < n; i0 += block {
+					if err := c.Context.Err(); err != nil {
+						return err
+					}
+					bar.update("generating", float64(i0)/float64(n))
+					for i := i0; i < min(i0+block, n); i++ {
+						if dt == tensor.F64 {
+							t.F64[i] = draw()
+						} else {
+							t.F32[i] = float32(draw())
+						}
 					}
 				}
-				return AtomicWrite(c.String("out"), func(w io.Writer) error { return EncodeNPY(w, t) })
+				bar.update("generating", 1)
+				return atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, t) })
 			},
 		}, synthPacoCommand()},
 	}

@@ -216,6 +216,10 @@ func synthPacoAction(c *ucli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("synth paco: unexpected argument %q (every input is a flag)", c.Args().First())
 	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
 	h, w, err := parseSize(c.String("size"))
 	if err != nil {
 		return usagef("--size: %v", err)
@@ -251,16 +255,15 @@ func synthPacoAction(c *ucli.Context) error {
 		FWHM: c.Float64("fwhm"), StampSize: c.Int("stamp"),
 		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
 	}
+	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, h, w, dt), uint64(cfg.Frames)*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
+		return err
+	}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		return usageError{err} // every input came from the command line
 	}
 	cfg = ds.Config
 
-	dir := c.String("out-dir")
-	if err := EnsureDir(dir); err != nil {
-		return err
-	}
 	// Outputs renames its files into place one after another: a destination
 	// that cannot be replaced (a directory) is caught before any is written.
 	names := []string{"truth.json"}
@@ -275,8 +278,9 @@ func synthPacoAction(c *ucli.Context) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	cards := synthCards(ds)
 	files := map[string][]string{}
-	var out Outputs
+	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
+	out.CreateDir(dir)
 	for _, ext := range exts {
 		for _, a := range []struct {
 			name string

@@ -82,6 +82,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if err := checkOutputFile("json", c.String("json")); err != nil {
+				return err
+			}
 			ts, err := openTargets(c)
 			if err != nil {
 				return err
@@ -274,10 +277,10 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 		var err error
 		inst, err = engine.NewInstance(engine.Options{Validate: validate})
 		if err != nil {
-			if !fallback || validate || !errors.Is(err, engine.ErrNoLoader) {
-				return nil, err
+			if !fallback || validate || !(errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver)) {
+				return nil, deviceError(spec, err)
 			}
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: no Vulkan loader, so the CPU path only: %v\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: %s, so the CPU path only: %v\n", vulkanCause(err), err)
 			inst = nil
 		} else {
 			infos = inst.Devices()
@@ -314,7 +317,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			i, err := engine.Select(infos, s)
 			if err != nil {
 				inst.Close()
-				return nil, usageError{err}
+				return nil, deviceError(s, err)
 			}
 			add(i)
 		}
@@ -505,11 +508,16 @@ func printVerify(w io.Writer, rep *verifyReport) {
 }
 
 func writeJSON(path string, v any) error {
-	return AtomicWrite(path, func(w io.Writer) error {
+	return AtomicWrite(path, encodeJSON(v))
+}
+
+// encodeJSON writes v as indented JSON.
+func encodeJSON(v any) func(w io.Writer) error {
+	return func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
-	})
+	}
 }
 
 // ---- compare ----------------------------------------------------------------

@@ -7,11 +7,7 @@ import "C"
 
 import (
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
-	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 )
@@ -280,73 +276,6 @@ func (d *Device) Alignment() int64 {
 		a = 256
 	}
 	return a
-}
-
-func (d *Device) cachePath() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "vkstat", "pipelines-"+d.Info.PipelineCacheUUID+".bin")
-}
-
-func (d *Device) loadPipelineCache() {
-	var data []byte
-	if p := d.cachePath(); p != "" {
-		data, _ = os.ReadFile(p)
-	}
-	info := vk.PipelineCacheCreateInfo{SType: vk.StructureTypePipelineCacheCreateInfo}
-	var cdata unsafe.Pointer
-	if len(data) > 0 {
-		cdata = C.CBytes(data)
-		defer C.free(cdata)
-		info.InitialDataSize = uint(len(data))
-		info.PInitialData = cdata
-	}
-	var cache vk.PipelineCache
-	if vk.CreatePipelineCache(d.handle, &info, nil, &cache) != vk.Success {
-		// A corrupt cache file is not fatal: start empty.
-		info.InitialDataSize, info.PInitialData = 0, nil
-		if vk.CreatePipelineCache(d.handle, &info, nil, &cache) != vk.Success {
-			cache = vk.NullPipelineCache
-		}
-	}
-	d.cache = cache
-}
-
-func (d *Device) savePipelineCache() {
-	p := d.cachePath()
-	if p == "" || d.cache == vk.NullPipelineCache {
-		return
-	}
-	var n uint
-	if vk.GetPipelineCacheData(d.handle, d.cache, &n, nil) != vk.Success || n == 0 {
-		return
-	}
-	buf := C.malloc(C.size_t(n))
-	defer C.free(buf)
-	if vk.GetPipelineCacheData(d.handle, d.cache, &n, buf) != vk.Success {
-		return
-	}
-	data := C.GoBytes(buf, C.int(n))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
-	}
-	// A temporary file of its own: test binaries and parallel runs save
-	// the same cache at once.
-	f, err := os.CreateTemp(filepath.Dir(p), ".pipelines-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
-		os.Remove(f.Name())
-		slog.Debug("saving pipeline cache", "err", err)
-	}
 }
 
 // Close waits for the device to go idle and destroys everything it created.

@@ -26,6 +26,14 @@ import (
 // ErrNoLoader reports that the Vulkan loader library could not be loaded.
 var ErrNoLoader = errors.New("vulkan loader not found")
 
+// ErrNoDriver reports that the Vulkan loader is present but could not load
+// any driver (ICD): vkCreateInstance failed with VK_ERROR_INCOMPATIBLE_DRIVER.
+var ErrNoDriver = errors.New("no usable Vulkan driver")
+
+// ErrNoDevice reports that the Vulkan instance works but lists no physical
+// device, or none of the kind asked for.
+var ErrNoDevice = errors.New("no Vulkan device")
+
 // ErrValidation wraps messages from the Vulkan validation layer.
 var ErrValidation = errors.New("vulkan validation")
 
@@ -177,8 +185,12 @@ func NewInstance(opt Options) (*Instance, error) {
 		PpEnabledExtensionNames: exts,
 	}
 	var h vk.Instance
-	if err := check(vk.CreateInstance(&info, nil, &h), "vkCreateInstance"); err != nil {
-		return nil, fmt.Errorf("%w (is a Vulkan driver installed? Debian/Ubuntu: apt-get install mesa-vulkan-drivers)", err)
+	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
+		err := check(r, "vkCreateInstance")
+		if r == vk.ErrorIncompatibleDriver {
+			return nil, fmt.Errorf("%w: %w%s", err, ErrNoDriver, driverFilesNote())
+		}
+		return nil, err
 	}
 	in.handle = h
 	if err := vk.InitInstance(h); err != nil {
@@ -258,6 +270,40 @@ func (in *Instance) Close() error {
 	vk.DestroyInstance(in.handle, nil)
 	in.handle = nil
 	return in.takeValidation()
+}
+
+// driverFilesNote says, when VK_DRIVER_FILES or VK_ICD_FILENAMES choose the
+// drivers, which of the files they name do not exist: the usual reason the
+// loader finds no driver although one is installed.
+func driverFilesNote() string {
+	for _, name := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		var missing []string
+		n := 0
+		for _, f := range strings.Split(v, string(os.PathListSeparator)) {
+			if f == "" {
+				continue
+			}
+			n++
+			if _, err := os.Stat(f); err != nil {
+				missing = append(missing, f)
+			}
+		}
+		switch {
+		case n == 0:
+			return fmt.Sprintf("; %s is set but names no file", name)
+		case len(missing) == n:
+			return fmt.Sprintf("; %s=%s points nowhere: no file it names exists", name, v)
+		case len(missing) > 0:
+			return fmt.Sprintf("; %s=%s names files that do not exist: %s", name, v, strings.Join(missing, ", "))
+		default:
+			return fmt.Sprintf("; %s=%s selects the drivers, and none of them loaded", name, v)
+		}
+	}
+	return ""
 }
 
 func check(r vk.Result, op string) error {

@@ -3,6 +3,105 @@ package engine
 /*
 #include <stdlib.h>
 #include <string.h>
+#include "native.h"
+
+typedef struct {
+	VkDescriptorSetLayout set_layout;
+	VkPipelineLayout layout;
+	VkPipeline pipeline;
+	const char *failed; // the call that failed
+} vks_kernel;
+
+// vks_build_kernel builds a compute pipeline with every create-info in C
+// memory that lives through the calls (see Device.build).
+static VkResult vks_build_kernel(void *gipa, VkInstance inst, VkDevice dev, VkPipelineCache cache,
+		const uint32_t *code, size_t code_size, uint32_t bindings, uint32_t push_size,
+		const uint32_t *spec, uint32_t nspec, vks_kernel *out) {
+	memset(out, 0, sizeof *out);
+	PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)((PFN_vkGetInstanceProcAddr)gipa)(inst, "vkGetDeviceProcAddr");
+	if (!gdpa) {
+		out->failed = "vkGetDeviceProcAddr";
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	PFN_vkCreateShaderModule createModule = (PFN_vkCreateShaderModule)gdpa(dev, "vkCreateShaderModule");
+	PFN_vkDestroyShaderModule destroyModule = (PFN_vkDestroyShaderModule)gdpa(dev, "vkDestroyShaderModule");
+	PFN_vkCreateDescriptorSetLayout createSetLayout = (PFN_vkCreateDescriptorSetLayout)gdpa(dev, "vkCreateDescriptorSetLayout");
+	PFN_vkCreatePipelineLayout createLayout = (PFN_vkCreatePipelineLayout)gdpa(dev, "vkCreatePipelineLayout");
+	PFN_vkCreateComputePipelines createPipelines = (PFN_vkCreateComputePipelines)gdpa(dev, "vkCreateComputePipelines");
+	if (!createModule || !destroyModule || !createSetLayout || !createLayout || !createPipelines) {
+		out->failed = "vkGetDeviceProcAddr";
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+	mci.codeSize = code_size;
+	mci.pCode = code;
+	VkShaderModule module;
+	VkResult r = createModule(dev, &mci, NULL, &module);
+	if (r != VK_SUCCESS) {
+		out->failed = "vkCreateShaderModule";
+		return r;
+	}
+
+	VkDescriptorSetLayoutBinding *b = calloc(bindings ? bindings : 1, sizeof *b);
+	VkSpecializationMapEntry *entries = calloc(nspec ? nspec : 1, sizeof *entries);
+	if (!b || !entries) {
+		free(b);
+		free(entries);
+		destroyModule(dev, module, NULL);
+		out->failed = "malloc";
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint32_t i = 0; i < bindings; i++) {
+		b[i].binding = i;
+		b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		b[i].descriptorCount = 1;
+		b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	}
+	VkDescriptorSetLayoutCreateInfo sci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+	sci.bindingCount = bindings;
+	sci.pBindings = b;
+	r = createSetLayout(dev, &sci, NULL, &out->set_layout);
+	if (r != VK_SUCCESS) {
+		out->failed = "vkCreateDescriptorSetLayout";
+		goto done;
+	}
+	VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+	lci.setLayoutCount = 1;
+	lci.pSetLayouts = &out->set_layout;
+	if (push_size > 0) {
+		lci.pushConstantRangeCount = 1;
+		lci.pPushConstantRanges = &range;
+	}
+	r = createLayout(dev, &lci, NULL, &out->layout);
+	if (r != VK_SUCCESS) {
+		out->failed = "vkCreatePipelineLayout";
+		goto done;
+	}
+	for (uint32_t i = 0; i < nspec; i++) {
+		entries[i].constantID = i;
+		entries[i].offset = 4 * i;
+		entries[i].size = 4;
+	}
+	VkSpecializationInfo si = {nspec, entries, 4 * (size_t)nspec, spec};
+	VkComputePipelineCreateInfo pci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+	pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+	pci.stage.module = module;
+	pci.stage.pName = "main";
+	pci.stage.pSpecializationInfo = nspec > 0 ? &si : NULL;
+	pci.layout = out->layout;
+	r = createPipelines(dev, cache, 1, &pci, NULL, &out->pipeline);
+	if (r != VK_SUCCESS) {
+		out->failed = "vkCreateComputePipelines";
+	}
+done:
+	free(b);
+	free(entries);
+	destroyModule(dev, module, NULL);
+	return r;
+}
 */
 import "C"
 
@@ -72,90 +171,37 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 		return nil, fmt.Errorf("push constants of %d bytes exceed the device limit of %d", spec.PushSize, d.Info.MaxPushConstants)
 	}
 	k := &Kernel{Spec: spec}
-	words := make([]uint32, len(spec.Code)/4)
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint32(spec.Code[4*i:])
-	}
-	var module vk.ShaderModule
-	if err := check(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
-		SType:    vk.StructureTypeShaderModuleCreateInfo,
-		CodeSize: uint(len(spec.Code)),
-		PCode:    words,
-	}, nil, &module), "vkCreateShaderModule"); err != nil {
-		return nil, err
-	}
-	defer vk.DestroyShaderModule(d.handle, module, nil)
-
-	bindings := make([]vk.DescriptorSetLayoutBinding, spec.Bindings)
-	for i := range bindings {
-		bindings[i] = vk.DescriptorSetLayoutBinding{
-			Binding:         uint32(i),
-			DescriptorType:  vk.DescriptorTypeStorageBuffer,
-			DescriptorCount: 1,
-			StageFlags:      vk.ShaderStageFlags(vk.ShaderStageComputeBit),
-		}
-	}
-	var setLayout vk.DescriptorSetLayout
-	if err := check(vk.CreateDescriptorSetLayout(d.handle, &vk.DescriptorSetLayoutCreateInfo{
-		SType:        vk.StructureTypeDescriptorSetLayoutCreateInfo,
-		BindingCount: uint32(len(bindings)),
-		PBindings:    bindings,
-	}, nil, &setLayout), "vkCreateDescriptorSetLayout"); err != nil {
-		return nil, err
-	}
-	k.setLayout = setLayout
-	plci := vk.PipelineLayoutCreateInfo{
-		SType:          vk.StructureTypePipelineLayoutCreateInfo,
-		SetLayoutCount: 1,
-		PSetLayouts:    []vk.DescriptorSetLayout{setLayout},
-	}
-	if spec.PushSize > 0 {
-		plci.PushConstantRangeCount = 1
-		plci.PPushConstantRanges = []vk.PushConstantRange{{
-			StageFlags: vk.ShaderStageFlags(vk.ShaderStageComputeBit),
-			Size:       uint32(spec.PushSize),
-		}}
-	}
-	var layout vk.PipelineLayout
-	if err := check(vk.CreatePipelineLayout(d.handle, &plci, nil, &layout), "vkCreatePipelineLayout"); err != nil {
-		k.destroy(d.handle)
-		return nil, err
-	}
-	k.layout = layout
-
-	stage := vk.PipelineShaderStageCreateInfo{
-		SType:  vk.StructureTypePipelineShaderStageCreateInfo,
-		Stage:  vk.ShaderStageComputeBit,
-		Module: module,
-		PName:  cstr("main"),
-	}
+	// Every create-info lives in C memory of ours. vulkan-go's wrappers
+	// convert slices inside create-infos (bindings, set layouts,
+	// specialization entries, the create-info array of
+	// vkCreateComputePipelines) into C memory freed by a finalizer set on a
+	// variable that is dead once the conversion returns: a garbage
+	// collection finishing during the call frees what the validation layer
+	// and the driver are still reading. That was the rare SIGSEGV inside
+	// vkCreateComputePipelines under -race (issue 9).
+	code := C.CBytes(spec.Code)
+	defer C.free(code)
+	var specData unsafe.Pointer
 	if n := len(spec.Spec); n > 0 {
-		// The constants live in C memory: cgo forbids handing C a Go
-		// pointer stored inside another Go-allocated structure.
-		data := C.malloc(C.size_t(4 * n))
-		defer C.free(data)
-		entries := make([]vk.SpecializationMapEntry, n)
+		specData = C.malloc(C.size_t(4 * n))
+		defer C.free(specData)
 		for i, v := range spec.Spec {
-			*(*uint32)(unsafe.Add(data, 4*i)) = v
-			entries[i] = vk.SpecializationMapEntry{ConstantID: uint32(i), Offset: uint32(4 * i), Size: 4}
+			*(*uint32)(unsafe.Add(specData, 4*i)) = v
 		}
-		stage.PSpecializationInfo = []vk.SpecializationInfo{{
-			MapEntryCount: uint32(n),
-			PMapEntries:   entries,
-			DataSize:      uint(4 * n),
-			PData:         data,
-		}}
 	}
-	pipes := make([]vk.Pipeline, 1)
-	if err := check(vk.CreateComputePipelines(d.handle, d.cache, 1, []vk.ComputePipelineCreateInfo{{
-		SType:  vk.StructureTypeComputePipelineCreateInfo,
-		Stage:  stage,
-		Layout: k.layout,
-	}}, nil, pipes), "vkCreateComputePipelines"); err != nil {
+	var out C.vks_kernel
+	pipelineMu.Lock() // see pipelineMu: one compilation at a time per process
+	r := C.vks_build_kernel(d.inst.gipa, *(*C.VkInstance)(unsafe.Pointer(&d.inst.handle)), *(*C.VkDevice)(unsafe.Pointer(&d.handle)),
+		*(*C.VkPipelineCache)(unsafe.Pointer(&d.cache)), (*C.uint32_t)(code), C.size_t(len(spec.Code)),
+		C.uint32_t(spec.Bindings), C.uint32_t(spec.PushSize), (*C.uint32_t)(specData), C.uint32_t(len(spec.Spec)), &out)
+	pipelineMu.Unlock()
+	k.setLayout = *(*vk.DescriptorSetLayout)(unsafe.Pointer(&out.set_layout))
+	k.layout = *(*vk.PipelineLayout)(unsafe.Pointer(&out.layout))
+	k.pipeline = *(*vk.Pipeline)(unsafe.Pointer(&out.pipeline))
+	if r != C.VK_SUCCESS {
 		k.destroy(d.handle)
-		return nil, err
+		return nil, check(vk.Result(r), C.GoString(out.failed))
 	}
-	k.pipeline = pipes[0]
 	return k, nil
 }
 

@@ -19,6 +19,9 @@ const CPUPath = -1
 //	text      the first device whose name contains text (case-insensitive)
 func Select(infos []DeviceInfo, spec string) (int, error) {
 	s := strings.ToLower(strings.TrimSpace(spec))
+	if len(infos) == 0 && s != "" && s != "auto" && s != "cpu" {
+		return 0, fmt.Errorf("%s: %w: the Vulkan instance lists none", spec, ErrNoDevice)
+	}
 	switch s {
 	case "", "auto":
 		if i := bestGPU(infos); i >= 0 {
@@ -31,18 +34,18 @@ func Select(infos []DeviceInfo, spec string) (int, error) {
 		if i := bestGPU(infos); i >= 0 {
 			return i, nil
 		}
-		return 0, fmt.Errorf("--device gpu: no GPU found among %s", names(infos))
+		return 0, fmt.Errorf("gpu: %w: no GPU among %s", ErrNoDevice, names(infos))
 	case "lavapipe", "llvmpipe":
 		for _, d := range infos {
 			if d.IsLavapipe() {
 				return d.Index, nil
 			}
 		}
-		return 0, fmt.Errorf("--device lavapipe: lavapipe not found among %s (Debian/Ubuntu: apt-get install mesa-vulkan-drivers)", names(infos))
+		return 0, fmt.Errorf("lavapipe: %w: lavapipe is not among %s (Debian/Ubuntu: apt-get install mesa-vulkan-drivers)", ErrNoDevice, names(infos))
 	}
 	if n, err := strconv.Atoi(s); err == nil {
 		if n < 0 || n >= len(infos) {
-			return 0, fmt.Errorf("--device %d: no such device; found %s", n, names(infos))
+			return 0, fmt.Errorf("%d: %w with that index; found %s", n, ErrNoDevice, names(infos))
 		}
 		return n, nil
 	}
@@ -51,7 +54,7 @@ func Select(infos []DeviceInfo, spec string) (int, error) {
 			return d.Index, nil
 		}
 	}
-	return 0, fmt.Errorf("--device %q: unknown device; use auto, cpu, gpu, lavapipe, an index or part of a name among %s", spec, names(infos))
+	return 0, fmt.Errorf("%q: unknown device; use auto, cpu, gpu, lavapipe, an index or part of a name among %s", spec, names(infos))
 }
 
 func bestGPU(infos []DeviceInfo) int {

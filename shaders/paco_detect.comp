@@ -22,6 +22,8 @@ layout(push_constant) uniform Params {
 	int cy;
 	int cx;
 	uint vip; // 1: truncate positions instead of rounding
+	uint base; // first pixel of this dispatch (the host splits the work)
+	uint end;  // one past its last pixel, at most h·w
 } p;
 
 int to_pixel(ACC v) {
@@ -33,9 +35,9 @@ int to_pixel(ACC v) {
 }
 
 void main() {
-	uint q = flat_index();
+	uint q = p.base + flat_index();
 	uint n = p.h * p.w;
-	if (q >= n) {
+	if (q >= p.end) {
 		return;
 	}
 	ACC dy = ACC(int(q / p.w) - p.cy), dx = ACC(int(q % p.w) - p.cx);

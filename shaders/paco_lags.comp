@@ -15,12 +15,14 @@ layout(push_constant) uniform Params {
 	uint t;
 	uint nd;
 	uint div; // T, or 2T for --compat vip
+	uint base; // first index of this dispatch (the host splits the work)
+	uint end;  // one past its last index, at most h·w·nd
 } p;
 
 void main() {
-	uint gid = flat_index();
+	uint gid = p.base + flat_index();
 	uint n = p.h * p.w;
-	if (gid >= n * p.nd) {
+	if (gid >= p.end) {
 		return;
 	}
 	uint d = gid / n;

@@ -22,6 +22,8 @@ layout(push_constant) uniform Params {
 	uint r;      // patch radius
 	uint npairs; // P(P+1)/2
 	uint vip;    // 1: VIP's ρ numerator
+	uint base;   // first location of this dispatch (the host splits the work)
+	uint end;    // one past its last location, at most h·w
 } p;
 
 shared ACC c[P * (P + 1) / 2];
@@ -36,10 +38,10 @@ ACC nan_value() {
 }
 
 void main() {
-	uint k = flat_group();
+	uint k = p.base + flat_group();
 	uint lid = gl_LocalInvocationID.x;
 	uint n = p.h * p.w;
-	if (k >= n) {
+	if (k >= p.end) {
 		return;
 	}
 	uint ky = k / p.w, kx = k % p.w;

@@ -4,15 +4,40 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/vkstat/vkstat/cli"
 )
 
+// grace is how long an interrupted command gets to stop by itself (its
+// loops check the context; a GPU submission cannot be cut short) before the
+// process removes its temporary files and exits anyway.
+const grace = 1500 * time.Millisecond
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		stop() // a second signal ends the process at once
+		select {
+		case <-done:
+		case <-time.After(grace):
+			cli.RemoveTemporaries()
+			fmt.Fprintln(os.Stderr, "vkstat: interrupted")
+			os.Exit(cli.ExitInterrupted)
+		}
+	}()
 	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	close(done)
 	stop()
 	os.Exit(code)
 }

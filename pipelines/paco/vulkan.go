@@ -88,15 +88,15 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if err != nil {
 		return nil, err
 	}
-	kLags, err := kernel("paco_lags", 3, 20, workgroup)
+	kLags, err := kernel("paco_lags", 3, 28, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kSolve, err := kernel("paco_solve", 5, 24, 64, uint32(P))
+	kSolve, err := kernel("paco_solve", 5, 32, 64, uint32(P))
 	if err != nil {
 		return nil, err
 	}
-	kDetect, err := kernel("paco_detect", 6, 28, workgroup)
+	kDetect, err := kernel("paco_detect", 6, 36, workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -165,55 +165,103 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	t0 := time.Now()
 
-	// Submission 1: upload and statistics.
-	in.report("statistics", 0)
-	seq, err := dev.NewSequence()
-	if err != nil {
-		return nil, err
+	// The work is split into submissions of a fraction of a second each on
+	// lavapipe (a submission cannot be interrupted; ctx is checked between
+	// them, and progress reported), fewer and larger on GPUs.
+	scale := 16
+	if dev.Info.IsCPU() {
+		scale = 1
 	}
-	defer seq.Release()
-	seq.Upload(cube, 0, in.Cube.Raw())
-	seq.Upload(dispBuf, 0, dispB)
-	seq.Upload(pairBuf, 0, pairB)
-	seq.Upload(hBuf, 0, accBytes(p.Hvec))
-	seq.Upload(trigBuf, 0, accBytes(trig))
-	seq.Upload(offBuf, 0, offB)
-	var pc vkpush.Block
-	pc.U32(uint32(N)).U32(uint32(T))
-	seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cube), engine.Bind(yc))
-	pc = vkpush.Block{}
-	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).U32(div)
-	seq.Dispatch(kLags, groups(N*D), pc.Bytes(), engine.Bind(yc), engine.Bind(dispBuf), engine.Bind(lags))
+	chunks := func(total, unitsPerItem, budget int) int {
+		return max(1, min(total, budget*scale/max(unitsPerItem, 1)))
+	}
 	r := 0
 	for _, o := range p.Offsets {
 		r = max(r, o[0])
 	}
-	pc = vkpush.Block{}
-	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip)
-	seq.Dispatch(kSolve, dev.Groups(N), pc.Bytes(), engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf))
-	tm1, err := seq.Run(ctx)
-	if err != nil {
-		return nil, err
+	var tms []engine.Timing
+	submit := func(record func(seq *engine.Sequence)) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		seq, err := dev.NewSequence()
+		if err != nil {
+			return err
+		}
+		defer seq.Release()
+		record(seq)
+		tm, err := seq.Run(ctx)
+		tms = append(tms, tm)
+		return err
 	}
 
-	// Submission 2: detection map and download.
-	in.report("statistics", 1)
-	in.report("detection map", 0)
-	seq2, err := dev.NewSequence()
+	// Upload and centring.
+	in.report("statistics", 0)
+	err = submit(func(seq *engine.Sequence) {
+		seq.Upload(cube, 0, in.Cube.Raw())
+		seq.Upload(dispBuf, 0, dispB)
+		seq.Upload(pairBuf, 0, pairB)
+		seq.Upload(hBuf, 0, accBytes(p.Hvec))
+		seq.Upload(trigBuf, 0, accBytes(trig))
+		seq.Upload(offBuf, 0, offB)
+		var pc vkpush.Block
+		pc.U32(uint32(N)).U32(uint32(T))
+		seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cube), engine.Bind(yc))
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer seq2.Release()
-	pc = vkpush.Block{}
-	pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip)
-	seq2.Dispatch(kDetect, groups(N), pc.Bytes(), engine.Bind(yc), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf), engine.Bind(offBuf), engine.Bind(mapsBuf))
+	// Lagged products (N·D threads, T steps each), then the per-location
+	// statistics (P³ work each); each counts for half of the "statistics"
+	// progress, weighted by lavapipe's measured times.
+	lagsStep := chunks(N*D, T, 1<<26)
+	for base := 0; base < N*D; base += lagsStep {
+		end := min(base+lagsStep, N*D)
+		err := submit(func(seq *engine.Sequence) {
+			var pc vkpush.Block
+			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end))
+			seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(yc), engine.Bind(dispBuf), engine.Bind(lags))
+		})
+		if err != nil {
+			return nil, err
+		}
+		in.report("statistics", 0.15*float64(end)/float64(N*D))
+	}
+	solveStep := chunks(N, P*P*P, 1<<25)
+	for base := 0; base < N; base += solveStep {
+		end := min(base+solveStep, N)
+		err := submit(func(seq *engine.Sequence) {
+			var pc vkpush.Block
+			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip).U32(uint32(base)).U32(uint32(end))
+			seq.Dispatch(kSolve, dev.Groups(end-base), pc.Bytes(), engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf))
+		})
+		if err != nil {
+			return nil, err
+		}
+		in.report("statistics", 0.15+0.85*float64(end)/float64(N))
+	}
+
+	// Detection map (T·P work per pixel), then the download.
+	in.report("detection map", 0)
+	detectStep := chunks(N, T*P, 1<<23)
 	out := make([]byte, 3*N*v.es)
-	seq2.Download(mapsBuf, 0, out)
 	alphaOut := make([]byte, N*v.acc)
-	seq2.Download(alphaBuf, 0, alphaOut)
-	tm2, err := seq2.Run(ctx)
-	if err != nil {
-		return nil, err
+	for base := 0; base < N; base += detectStep {
+		end := min(base+detectStep, N)
+		last := end == N
+		err := submit(func(seq *engine.Sequence) {
+			var pc vkpush.Block
+			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end))
+			seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), engine.Bind(yc), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf), engine.Bind(offBuf), engine.Bind(mapsBuf))
+			if last {
+				seq.Download(mapsBuf, 0, out)
+				seq.Download(alphaBuf, 0, alphaOut)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		in.report("detection map", float64(end)/float64(N))
 	}
 	wall := time.Since(t0)
 	in.report("detection map", 1)
@@ -233,17 +281,31 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			maps.InvalidLocations++
 		}
 	}
-	maps.Stages = []Stage{{"upload", tm1.Upload}}
-	if tm1.GPUTimed && tm2.GPUTimed {
-		names := map[string]string{"paco_center": "centre", "paco_lags": "lagged products", "paco_solve": "statistics", "paco_detect": "detection map"}
-		for _, st := range append(tm1.Steps, tm2.Steps...) {
+	var upload, download time.Duration
+	gpuTimed := true
+	kernels := map[string]time.Duration{}
+	for _, tm := range tms {
+		upload += tm.Upload
+		download += tm.Download
+		gpuTimed = gpuTimed && tm.GPUTimed
+		for _, st := range tm.Steps {
 			if st.Phase == engine.PhaseKernel {
-				maps.Stages = append(maps.Stages, Stage{names[strings.TrimSuffix(st.Name, v.suffix)], st.Time})
+				kernels[strings.TrimSuffix(st.Name, v.suffix)] += st.Time
 			}
 		}
-	} else {
-		maps.Stages = append(maps.Stages, Stage{"statistics", tm1.Kernel}, Stage{"detection map", tm2.Kernel})
 	}
-	maps.Stages = append(maps.Stages, Stage{"download", tm2.Download}, Stage{"total (device)", wall})
+	maps.Stages = []Stage{{"upload", upload}}
+	if gpuTimed {
+		for _, k := range []struct{ kernel, stage string }{{"paco_center", "centre"}, {"paco_lags", "lagged products"}, {"paco_solve", "statistics"}, {"paco_detect", "detection map"}} {
+			maps.Stages = append(maps.Stages, Stage{k.stage, kernels[k.kernel]})
+		}
+	} else {
+		var kernel time.Duration
+		for _, tm := range tms {
+			kernel += tm.Kernel
+		}
+		maps.Stages = append(maps.Stages, Stage{"kernels", kernel})
+	}
+	maps.Stages = append(maps.Stages, Stage{"download", download}, Stage{"total (device)", wall})
 	return maps, nil
 }

@@ -91,6 +91,9 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 			out[s] = tensor.New(in.DType, g.OutShape...)
 		}
 	}
+	if g.Outputs() == 0 {
+		return out, nil // e.g. shape (0, 5) along axis 1: NumPy gives shape (0,)
+	}
 	if in.DType == tensor.F64 {
 		var outs [numStats][]float64
 		for s, t := range out {

@@ -48,6 +48,7 @@ type reduceSuiteCase struct {
 // (Vulkan's maxStorageBufferRange on lavapipe): (34000000,) along axis 0 and
 // (2, 17000000) along axis 1.
 func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
+	runEmptyOutputs(t, impl)
 	t.Helper()
 	both := []bool{false, true}
 	cases := []reduceSuiteCase{
@@ -391,3 +392,29 @@ type reduceFakeTB struct {
 
 func (*reduceFakeTB) Errorf(string, ...any) {}
 func (*reduceFakeTB) Helper()               {}
+
+// runEmptyOutputs holds impl to NumPy on inputs with no output element:
+// np.zeros((0, 5)).mean(axis=1) has shape (0,). The CPU path once divided by
+// zero here (issue 9).
+func runEmptyOutputs(t *testing.T, impl reduceImpl) {
+	t.Helper()
+	cases := []struct {
+		shape []int
+		axis  int
+		want  []int
+	}{{[]int{0, 5}, 1, []int{0}}, {[]int{0, 5}, -1, []int{0}}, {[]int{5, 0}, 0, []int{0}}, {[]int{2, 0, 3}, 2, []int{2, 0}}, {[]int{3, 4, 0}, 1, []int{3, 0}}}
+	for _, c := range cases {
+		for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+			out, err := impl(tensor.New(dt, c.shape...), Options{Axis: c.axis}, AllStats())
+			if err != nil {
+				t.Errorf("%s shape %v axis %d: %v", dt, c.shape, c.axis, err)
+				continue
+			}
+			for _, s := range AllStats() {
+				if got := out[s]; got == nil || !tensor.SameShape(got.Shape, c.want) || got.Len() != 0 {
+					t.Errorf("%s shape %v axis %d: %s = %v, want an empty array of shape %v", dt, c.shape, c.axis, s, got, c.want)
+				}
+			}
+		}
+	}
+}

@@ -186,6 +186,15 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	if opt.DDof < 0 {
 		return nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
 	}
+	if g.Outputs() == 0 {
+		// Nothing to reduce (shape (0, 5) along axis 1, say): empty
+		// outputs, as NumPy gives, and no zero-sized buffers.
+		out := make(map[Stat]*tensor.Tensor, len(stats))
+		for _, s := range stats {
+			out[s] = tensor.New(src.DType, g.OutShape...)
+		}
+		return out, tm, nil
+	}
 	name, es := "reduce_partial_f32", 4
 	accDouble := dev.Info.Float64
 	switch {

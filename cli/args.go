@@ -1,0 +1,179 @@
+package cli
+
+// Command-line checks every command shares: stray positional arguments,
+// non-finite numbers, global flags given after the command, unknown
+// commands.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// takesArgs names the commands that read positional arguments (verify
+// --compare A.json B.json); every other command refuses them.
+var takesArgs = map[string]bool{"verify": true}
+
+// globalCategory groups the global flags in a command's help.
+const globalCategory = "GLOBAL (also accepted before the command)"
+
+// harden applies the shared checks to every command of the app.
+func harden(app *ucli.App) {
+	app.Action = unknownCommand(app.Commands, "")
+	hardenCommands(app.Commands, "")
+}
+
+func hardenCommands(cmds []*ucli.Command, parent string) {
+	for _, c := range cmds {
+		path := strings.TrimSpace(parent + " " + c.Name)
+		if len(c.Subcommands) > 0 {
+			if c.Action == nil {
+				c.Action = unknownCommand(c.Subcommands, path)
+			}
+			hardenCommands(c.Subcommands, path)
+			continue
+		}
+		addGlobalFlags(c)
+		action, name := c.Action, path
+		before := c.Before
+		c.Before = func(ctx *ucli.Context) error {
+			if err := adoptGlobalFlags(ctx); err != nil {
+				return err
+			}
+			if before != nil {
+				return before(ctx)
+			}
+			return nil
+		}
+		c.Action = func(ctx *ucli.Context) error {
+			if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
+				return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
+					name, ctx.Args().First(), ctx.Args().First())
+			}
+			if err := checkFiniteFlags(ctx); err != nil {
+				return err
+			}
+			return action(ctx)
+		}
+	}
+}
+
+// unknownCommand is the action of a command line whose first word names no
+// command: with no word it shows the help, otherwise it is a usage error
+// that names the word and lists the commands.
+func unknownCommand(cmds []*ucli.Command, path string) ucli.ActionFunc {
+	return func(c *ucli.Context) error {
+		if !c.Args().Present() {
+			if c.Command != nil && c.Command.Name != "" {
+				return ucli.ShowSubcommandHelp(c)
+			}
+			return ucli.ShowAppHelp(c)
+		}
+		var names []string
+		for _, cmd := range cmds {
+			if !cmd.Hidden {
+				names = append(names, cmd.Name)
+			}
+		}
+		prefix := ""
+		if path != "" {
+			prefix = path + ": "
+		}
+		return usagef("%sunknown command %q; the commands are: %s (see vkstat %s--help)",
+			prefix, c.Args().First(), strings.Join(names, ", "), strings.TrimPrefix(path+" ", " "))
+	}
+}
+
+// newGlobalFlags are the global flags; a fresh set per app, since urfave
+// records in each flag whether it was set.
+func newGlobalFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "auto", EnvVars: []string{"VKSTAT_DEVICE"},
+			Usage: "where to run: auto (best GPU, else the CPU path), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
+		&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "auto",
+			Usage: "arithmetic precision: f32, f64, or auto (the input's own type)"},
+		&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},
+			Usage: "enable the Vulkan validation layer; any message it reports is an error"},
+		&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total"},
+		&ucli.StringFlag{Name: "device-memory", EnvVars: []string{"VKSTAT_DEVICE_MEMORY"},
+			Usage: "the most device memory to use, e.g. 2GiB or 512MiB (default: 90% of the GPU's); larger inputs run in passes"},
+		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
+			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
+		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
+	}
+}
+
+// addGlobalFlags gives c a copy of each global flag it does not define
+// itself, without environment variables (the app-level flag reads those),
+// so that `vkstat reduce --device cpu ...` works like `vkstat --device cpu
+// reduce ...`.
+func addGlobalFlags(c *ucli.Command) {
+	have := map[string]bool{}
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			have[n] = true
+		}
+	}
+	for _, g := range newGlobalFlags() {
+		name := g.Names()[0]
+		if have[name] {
+			continue
+		}
+		var aliases []string
+		for _, a := range g.Names()[1:] {
+			if !have[a] {
+				aliases = append(aliases, a)
+			}
+		}
+		switch f := g.(type) {
+		case *ucli.StringFlag:
+			c.Flags = append(c.Flags, &ucli.StringFlag{Name: name, Aliases: aliases, Value: f.Value, Usage: f.Usage, Category: globalCategory})
+		case *ucli.BoolFlag:
+			c.Flags = append(c.Flags, &ucli.BoolFlag{Name: name, Aliases: aliases, Usage: f.Usage, Category: globalCategory})
+		}
+	}
+}
+
+// adoptGlobalFlags runs before a command: a global flag that the command
+// line gave before the command, and not after it, is copied into the
+// command's own copy, so that the command reads one value whichever side it
+// was given on; the logging and shader settings are then applied again.
+func adoptGlobalFlags(c *ucli.Context) error {
+	local := c.LocalFlagNames()
+	lineage := c.Lineage()
+	for _, g := range newGlobalFlags() {
+		name := g.Names()[0]
+		if slices.Contains(local, name) {
+			continue
+		}
+		for _, x := range lineage[1:] {
+			if x.IsSet(name) {
+				if err := c.Set(name, x.String(name)); err != nil {
+					return usageError{fmt.Errorf("--%s: %w", name, err)}
+				}
+				break
+			}
+		}
+	}
+	setupLogging(c)
+	return nil
+}
+
+// checkFiniteFlags refuses NaN and ±Inf in every floating-point flag given:
+// no command has a use for them, and they would otherwise surface late (a
+// JSON encoder refusing NaN after the whole run).
+func checkFiniteFlags(c *ucli.Context) error {
+	for _, f := range c.Command.Flags {
+		ff, ok := f.(*ucli.Float64Flag)
+		if !ok || !c.IsSet(ff.Name) {
+			continue
+		}
+		if v := c.Float64(ff.Name); math.IsNaN(v) || math.IsInf(v, 0) {
+			return usagef("--%s: want a finite number, got %v", ff.Name, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// maxAllocNoMeminfo caps one array where the available memory cannot be
+// read (no /proc/meminfo): 64 GiB.
+const maxAllocNoMeminfo = 64 << 30
+
+// availableMemory is MemAvailable from /proc/meminfo in bytes, or 0 when it
+// cannot be read. Tests replace it.
+var availableMemory = func() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kib, err := strconv.ParseUint(fields[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kib << 10
+		}
+	}
+	return 0
+}
+
+// checkMemory refuses, before allocating, an array of bytes bytes that the
+// machine cannot hold: Go's runtime would otherwise die with "fatal error:
+// out of memory" and a stack trace.
+func checkMemory(what string, bytes uint64) error {
+	gib := func(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	avail := availableMemory()
+	if avail == 0 {
+		if bytes > maxAllocNoMeminfo {
+			return fmt.Errorf("%s needs %s, more than the %s vkstat allows where it cannot read the available memory", what, gib(bytes), gib(maxAllocNoMeminfo))
+		}
+		return nil
+	}
+	if bytes > avail {
+		return fmt.Errorf("%s needs %s of memory; this machine has %s available (MemAvailable in /proc/meminfo)", what, gib(bytes), gib(avail))
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package cli
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// arrayEncoder chooses how an output array is written from its file name:
+// FITS for .fits, .fit and .fts, NPY for .npy. Any other name is a usage
+// error naming the flag, rather than NPY bytes under a name that says FITS.
+func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return EncodeNPY, nil
+	case ".fits", ".fit", ".fts":
+		return func(w io.Writer, t *tensor.Tensor) error {
+			return EncodeFITS(w, t, []FITSCard{{"CREATOR", "vkstat " + Version, "software"}})
+		}, nil
+	}
+	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)
+}

@@ -1,0 +1,57 @@
+package engine_test
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/shaders"
+)
+
+// TestKernelBuildUnderGC builds pipelines while other goroutines collect
+// garbage without pause. vulkan-go frees the C copies of create-infos in
+// finalizers that may run during the call; pipelines are now built from
+// create-infos in C memory of the engine's own, so this must never crash or
+// report a validation message (issue 9: SIGSEGV in vkCreateComputePipelines
+// under -race).
+func TestKernelBuildUnderGC(t *testing.T) {
+	code, err := shaders.Code("map_f32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 48
+	if testing.Short() {
+		n = 16
+	}
+	for _, d := range testdev.Devices(t) {
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		for g := 0; g < 2; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var sink [][]byte
+				for !stop.Load() {
+					sink = append(sink, make([]byte, 1<<10))
+					if len(sink) > 256 {
+						sink = nil
+						runtime.GC()
+					}
+				}
+			}()
+		}
+		for i := 0; i < n; i++ {
+			wgSize := uint32(1 + i%64)
+			if _, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{wgSize, uint32(i)}}); err != nil {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("%s: kernel %d: %v", d.Info.Name, i, err)
+			}
+		}
+		stop.Store(true)
+		wg.Wait()
+	}
+}
