@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"fmt"
-
-	vk "github.com/vulkan-go/vulkan"
-)
+import "fmt"
 
 // Copy records a device-side copy of n bytes from src at byte offset srcOff
 // to dst at dstOff (vkCmdCopyBuffer), followed by the sequence's barrier, so
@@ -36,9 +32,7 @@ func (s *Sequence) Copy(dst, src *Buffer, dstOff, srcOff, n int64) error {
 	if err := s.touch(dst); err != nil {
 		return err
 	}
-	vk.CmdCopyBuffer(s.cmd, src.handle, dst.handle, 1, []vk.BufferCopy{{
-		SrcOffset: vk.DeviceSize(srcOff), DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(n),
-	}})
+	s.dev.cmdCopy(s.cmd, src.handle, dst.handle, srcOff, dstOff, n)
 	s.step(PhaseKernel, "copy")
 	return nil
 }

@@ -2,6 +2,7 @@ package engine
 
 /*
 #include <stdlib.h>
+#include "native.h"
 */
 import "C"
 
@@ -39,6 +40,7 @@ type Device struct {
 	families []uint32 // queue families that share buffers (concurrent sharing when 2)
 	xmu      sync.Mutex
 	ring     *ring
+	fn       *C.vks_dev // commands called from C (cmds.go)
 
 	mu      sync.Mutex // guards the command pools, the allocators and the caches
 	qmu     sync.Mutex // guards submissions to queue and xqueue
@@ -129,6 +131,9 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	fail := func(err error) (*Device, error) {
 		d.Close()
 		return nil, err
+	}
+	if err := d.loadCommands(); err != nil {
+		return fail(err)
 	}
 	newPool := func(family uint32) (vk.CommandPool, error) {
 		var pool vk.CommandPool
@@ -318,6 +323,7 @@ func (d *Device) Close() error {
 	}
 	vk.DestroyDevice(d.handle, nil)
 	d.handle = nil
+	d.freeCommands()
 	d.inst.mu.Lock()
 	d.inst.open--
 	d.inst.mu.Unlock()

@@ -35,4 +35,14 @@ typedef struct {
 } vks_props2;
 
 void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out);
+
+// vks_dev holds the device-level commands engine/cmds.go calls from C.
+typedef struct {
+	PFN_vkQueueSubmit queueSubmit;
+	PFN_vkCmdPipelineBarrier barrier;
+	PFN_vkCmdCopyBuffer copyBuffer;
+	PFN_vkUpdateDescriptorSets updateSets;
+	PFN_vkCmdBindDescriptorSets bindSets;
+	PFN_vkAllocateDescriptorSets allocSets;
+} vks_dev;
 #endif

@@ -146,12 +146,8 @@ func (d *Device) NewSequence() (*Sequence, error) {
 	s.recording = true
 	// Streamed uploads are submitted before this command buffer: order
 	// their writes before every command in it.
-	stages := vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit)
-	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageTransferBit), stages, 0, 1, []vk.MemoryBarrier{{
-		SType:         vk.StructureTypeMemoryBarrier,
-		SrcAccessMask: vk.AccessFlags(vk.AccessTransferWriteBit),
-		DstAccessMask: vk.AccessFlags(vk.AccessShaderReadBit | vk.AccessShaderWriteBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
-	}}, 0, nil, 0, nil)
+	s.dev.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit,
+		vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
 	if s.queries != vk.NullQueryPool {
 		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
 		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
@@ -169,12 +165,9 @@ func (s *Sequence) step(p Phase, name string) {
 		s.phases = append(s.phases, p)
 		s.names = append(s.names, name)
 	}
-	stages := vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit)
-	vk.CmdPipelineBarrier(s.cmd, stages, stages, 0, 1, []vk.MemoryBarrier{{
-		SType:         vk.StructureTypeMemoryBarrier,
-		SrcAccessMask: vk.AccessFlags(vk.AccessShaderWriteBit | vk.AccessTransferWriteBit),
-		DstAccessMask: vk.AccessFlags(vk.AccessShaderReadBit | vk.AccessShaderWriteBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
-	}}, 0, nil, 0, nil)
+	stages := vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit
+	s.dev.cmdBarrier(s.cmd, stages, stages, vk.AccessShaderWriteBit|vk.AccessTransferWriteBit,
+		vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
 }
 
 func (s *Sequence) fail(err error) error {
@@ -237,7 +230,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	if err := fill(st.host(0, n), 0); err != nil {
 		return s.fillErr(err)
 	}
-	vk.CmdCopyBuffer(s.cmd, st.handle, dst.handle, 1, []vk.BufferCopy{{SrcOffset: 0, DstOffset: vk.DeviceSize(off), Size: vk.DeviceSize(n)}})
+	s.dev.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
 	s.step(PhaseUpload, "upload")
 	return nil
 }
@@ -290,13 +283,8 @@ func (s *Sequence) descriptorSet(k *Kernel) (vk.DescriptorSet, error) {
 		s.pools = append(s.pools, pool)
 		s.poolLeft = setsPerPool
 	}
-	var set vk.DescriptorSet
-	if err := check(vk.AllocateDescriptorSets(s.dev.handle, &vk.DescriptorSetAllocateInfo{
-		SType:              vk.StructureTypeDescriptorSetAllocateInfo,
-		DescriptorPool:     s.pools[len(s.pools)-1],
-		DescriptorSetCount: 1,
-		PSetLayouts:        []vk.DescriptorSetLayout{k.setLayout},
-	}, &set), "vkAllocateDescriptorSets"); err != nil {
+	set, r := s.dev.allocSet(s.pools[len(s.pools)-1], k.setLayout)
+	if err := check(r, "vkAllocateDescriptorSets"); err != nil {
 		return nil, err
 	}
 	s.poolLeft--
@@ -319,7 +307,10 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...B
 	if err != nil {
 		return s.fail(err)
 	}
-	writes := make([]vk.WriteDescriptorSet, len(binds))
+	if len(binds) > maxBindings {
+		return s.fail(fmt.Errorf("kernel %s: %d bindings, more than %d", k.Spec.Name, len(binds), maxBindings))
+	}
+	sizes := make([]int64, len(binds))
 	for i, b := range binds {
 		size := b.Size
 		if size == 0 {
@@ -334,18 +325,11 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...B
 		if size > int64(s.dev.Info.MaxStorageBufferRange) {
 			return s.fail(fmt.Errorf("kernel %s binding %d: %d bytes exceed maxStorageBufferRange (%d); the caller must split the work", k.Spec.Name, i, size, s.dev.Info.MaxStorageBufferRange))
 		}
-		writes[i] = vk.WriteDescriptorSet{
-			SType:           vk.StructureTypeWriteDescriptorSet,
-			DstSet:          set,
-			DstBinding:      uint32(i),
-			DescriptorCount: 1,
-			DescriptorType:  vk.DescriptorTypeStorageBuffer,
-			PBufferInfo:     []vk.DescriptorBufferInfo{{Buffer: b.Buf.handle, Offset: vk.DeviceSize(b.Offset), Range: vk.DeviceSize(size)}},
-		}
+		sizes[i] = size
 	}
-	vk.UpdateDescriptorSets(s.dev.handle, uint32(len(writes)), writes, 0, nil)
+	s.dev.writeSet(set, binds, sizes)
 	vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
-	vk.CmdBindDescriptorSets(s.cmd, vk.PipelineBindPointCompute, k.layout, 0, 1, []vk.DescriptorSet{set}, 0, nil)
+	s.dev.cmdBindSet(s.cmd, k.layout, set)
 	if len(push) > 0 {
 		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(push)), unsafe.Pointer(&push[0]))
 	}
@@ -367,12 +351,8 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 	s.recording = false
 	// Make device writes visible to host reads after the fence, and to the
 	// copies that stream downloads back.
-	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit),
-		vk.PipelineStageFlags(vk.PipelineStageHostBit|vk.PipelineStageTransferBit), 0, 1, []vk.MemoryBarrier{{
-			SType:         vk.StructureTypeMemoryBarrier,
-			SrcAccessMask: vk.AccessFlags(vk.AccessShaderWriteBit | vk.AccessTransferWriteBit),
-			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit | vk.AccessTransferReadBit),
-		}}, 0, nil, 0, nil)
+	s.dev.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
+		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
 	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
 		return t, err
 	}
@@ -385,36 +365,24 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 			streamed = append(streamed, dl)
 		}
 	}
-	info := vk.SubmitInfo{
-		SType:              vk.StructureTypeSubmitInfo,
-		CommandBufferCount: 1,
-		PCommandBuffers:    []vk.CommandBuffer{s.cmd},
-	}
 	var err error
+	wait, signal := vk.NullSemaphore, vk.NullSemaphore
 	if d.separate && s.streamed {
 		// Uploads ran on the copy queue: its semaphore, signalled after
 		// them, gates this submission.
 		d.qmu.Lock()
-		err = check(vk.QueueSubmit(d.xqueue, 1, []vk.SubmitInfo{{
-			SType:                vk.StructureTypeSubmitInfo,
-			SignalSemaphoreCount: 1,
-			PSignalSemaphores:    []vk.Semaphore{d.semUp},
-		}}, vk.NullFence), "vkQueueSubmit (transfer)")
+		err = check(d.submit(d.xqueue, nil, vk.NullSemaphore, 0, d.semUp, vk.NullFence), "vkQueueSubmit (transfer)")
 		d.qmu.Unlock()
-		info.WaitSemaphoreCount = 1
-		info.PWaitSemaphores = []vk.Semaphore{d.semUp}
-		info.PWaitDstStageMask = []vk.PipelineStageFlags{vk.PipelineStageFlags(vk.PipelineStageAllCommandsBit)}
+		wait = d.semUp
 	}
 	downWait := vk.NullSemaphore
 	if d.separate && len(streamed) > 0 {
-		info.SignalSemaphoreCount = 1
-		info.PSignalSemaphores = []vk.Semaphore{d.semDown}
-		downWait = d.semDown
+		signal, downWait = d.semDown, d.semDown
 	}
 	d.mu.Lock()
 	if err == nil {
 		d.qmu.Lock()
-		err = check(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{info}, d.fence), "vkQueueSubmit")
+		err = check(d.submit(d.queue, s.cmd, wait, vk.PipelineStageAllCommandsBit, signal, d.fence), "vkQueueSubmit")
 		d.qmu.Unlock()
 	}
 	if err == nil {

@@ -158,27 +158,13 @@ func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer
 	copy(s.cmd)
 	// Make the copy's writes visible to the host (downloads) and to later
 	// transfers and shaders (uploads; queue order or a semaphore orders them).
-	vk.CmdPipelineBarrier(s.cmd, vk.PipelineStageFlags(vk.PipelineStageTransferBit),
-		vk.PipelineStageFlags(vk.PipelineStageHostBit|vk.PipelineStageTransferBit), 0, 1, []vk.MemoryBarrier{{
-			SType:         vk.StructureTypeMemoryBarrier,
-			SrcAccessMask: vk.AccessFlags(vk.AccessTransferWriteBit),
-			DstAccessMask: vk.AccessFlags(vk.AccessHostReadBit | vk.AccessTransferReadBit | vk.AccessTransferWriteBit),
-		}}, 0, nil, 0, nil)
+	d.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
+		vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
 	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
 		return err
 	}
-	info := vk.SubmitInfo{
-		SType:              vk.StructureTypeSubmitInfo,
-		CommandBufferCount: 1,
-		PCommandBuffers:    []vk.CommandBuffer{s.cmd},
-	}
-	if wait != vk.NullSemaphore {
-		info.WaitSemaphoreCount = 1
-		info.PWaitSemaphores = []vk.Semaphore{wait}
-		info.PWaitDstStageMask = []vk.PipelineStageFlags{vk.PipelineStageFlags(vk.PipelineStageTransferBit)}
-	}
 	d.qmu.Lock()
-	err := check(vk.QueueSubmit(d.xqueue, 1, []vk.SubmitInfo{info}, s.fence), "vkQueueSubmit (transfer)")
+	err := check(d.submit(d.xqueue, s.cmd, wait, vk.PipelineStageTransferBit, vk.NullSemaphore, s.fence), "vkQueueSubmit (transfer)")
 	d.qmu.Unlock()
 	if err != nil {
 		return err
@@ -206,7 +192,7 @@ func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) e
 		}
 		src, dstOff := s.buf.handle, off+at
 		if err := r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
-			vk.CmdCopyBuffer(cmd, src, dst.handle, 1, []vk.BufferCopy{{DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(m)}})
+			r.d.cmdCopy(cmd, src, dst.handle, 0, dstOff, m)
 		}); err != nil {
 			return err
 		}
@@ -229,7 +215,7 @@ func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) e
 		}
 		srcOff, stage := off+at, s.buf
 		if err := r.submit(s, wait, func(cmd vk.CommandBuffer) {
-			vk.CmdCopyBuffer(cmd, src.handle, stage.handle, 1, []vk.BufferCopy{{SrcOffset: vk.DeviceSize(srcOff), Size: vk.DeviceSize(m)}})
+			r.d.cmdCopy(cmd, src.handle, stage.handle, srcOff, 0, m)
 		}); err != nil {
 			return err
 		}
