@@ -114,15 +114,17 @@ def main():
     ap.add_argument("--vkstat", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--dry-run", action="store_true", help="small sizes, any Vulkan device (lavapipe)")
+    ap.add_argument("--dry-run", action="store_true", help="small sizes, on lavapipe")
+    ap.add_argument("--device", default=None, help="vkstat's --device for the Vulkan rows (default gpu; lavapipe with --dry-run)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     vk = os.path.abspath(a.vkstat)
-    gpu = "lavapipe" if a.dry_run else "gpu"
+    gpu = a.device or ("lavapipe" if a.dry_run else "gpu")
     frames = 16 if a.dry_run else 256        # 64 MiB or 1 GiB
     big_frames = 64 if a.dry_run else 1024   # 256 MiB or 4 GiB
     budget = "32MiB" if a.dry_run else "1GiB"
-    res = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "dry_run": a.dry_run, "repeat": a.repeat}
+    res = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "dry_run": a.dry_run, "repeat": a.repeat, "device": gpu,
+           "env": {k: v for k, v in os.environ.items() if k.startswith("VKSTAT_")}}
     try:
         import torch
         has_cuda = torch.cuda.is_available()
@@ -184,10 +186,11 @@ def main():
 
 
 def report(r):
-    L = [f"# GPU data path ({r['date']}{', dry run' if r['dry_run'] else ''}; medians of {r['repeat']})", ""]
+    L = [f"# GPU data path ({r['date']}{', dry run' if r['dry_run'] else ''}; medians of {r['repeat']}; --device {r['device']}"
+         + "".join(f", {k}={v}" for k, v in sorted(r['env'].items())) + ")", ""]
     L += ["## Start-up", "", "| command | wall |", "|---|---:|",
           f"| vkstat devices | {r['devices_s']*1e3:.1f} ms |",
-          f"| vkstat --device gpu map, 1,000 elements | {r['map1k_s']*1e3:.1f} ms |",
+          f"| vkstat --device {r['device']} map, 1,000 elements | {r['map1k_s']*1e3:.1f} ms |",
           f"| difference (target ≤ 30 ms) | {(r['map1k_s']-r['devices_s'])*1e3:.1f} ms |", "", "```", r["map1k_time"].strip(), "```", ""]
     link = r.get("vkstat_link")
     if link:
@@ -206,7 +209,7 @@ def report(r):
     T = r["stack_shape"][0]
     L += ["", f"## File to result: mean and std over axis 0 of a ({T}, 1024, 1024) float32 .npy ({T*4} MiB)", "",
           "| who | wall | vs NumPy |", "|---|---:|---:|"]
-    for k, name in (("vkstat_gpu_s", "vkstat --device gpu (process, start-up included)"), ("vkstat_cpu_s", "vkstat --device cpu (process)"),
+    for k, name in (("vkstat_gpu_s", f"vkstat --device {r['device']} (process, start-up included)"), ("vkstat_cpu_s", "vkstat --device cpu (process)"),
                     ("numpy_s", "NumPy np.load + mean/std + np.save (in-process)"), ("torch_s", "PyTorch, CUDA (in-process, warm)")):
         if k in r:
             L.append(f"| {name} | {r[k]*1e3:.0f} ms | {r['numpy_s']/r[k]:.2f}× |")

@@ -43,21 +43,7 @@ type DeviceOptions struct {
 	// StagingChunk caps the size of one staging chunk, in bytes; 0 means
 	// 32 MiB. Tests lower it to run many chunks through the ring.
 	StagingChunk int64
-	// HostImport, when set, refuses (HostImportOff) or requires
-	// (HostImportOn) DMA straight from the caller's memory through
-	// VK_EXT_external_memory_host; HostImportAuto uses it where offered.
-	HostImport HostImport
 }
-
-// HostImport says whether uploads may DMA from the caller's memory.
-type HostImport int
-
-// The host-import modes.
-const (
-	HostImportAuto HostImport = iota
-	HostImportOff
-	HostImportOn
-)
 
 // ErrBadOption reports an engine option that cannot be parsed.
 var ErrBadOption = errors.New("bad engine option")
@@ -68,7 +54,6 @@ var ErrBadOption = errors.New("bad engine option")
 //	VKSTAT_DISCRETE       1: treat every device as discrete (staging copies)
 //	VKSTAT_TRANSFER       auto, main or queue
 //	VKSTAT_STAGING_CHUNK  the largest staging chunk, as a size
-//	VKSTAT_HOST_IMPORT    auto, on or off
 func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	var o DeviceOptions
 	var err error
@@ -91,15 +76,6 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	}
 	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
 		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)
-	}
-	switch v := strings.ToLower(os.Getenv("VKSTAT_HOST_IMPORT")); v {
-	case "", "auto":
-	case "on", "1":
-		o.HostImport = HostImportOn
-	case "off", "0":
-		o.HostImport = HostImportOff
-	default:
-		return o, fmt.Errorf("VKSTAT_HOST_IMPORT=%q: %w (want auto, on or off)", v, ErrBadOption)
 	}
 	return o, nil
 }

@@ -19,7 +19,10 @@
 #      self-check that must fail;
 #   5. vkstat bench --suite all --json --png;
 #   6. the NumPy, PyTorch and CuPy peers on bench's workloads, and a
-#      Markdown page of ratios (gpu.md).
+#      Markdown page of ratios (gpu.md);
+#   7. the data path (bench/datapath.py): start-up, host↔device bandwidth
+#      beside PyTorch's pinned copies, file-to-result reduce against NumPy
+#      and PyTorch, peak memory under a --device-memory budget (datapath.md).
 # Every step runs even when an earlier one failed; summary.txt lists their
 # exit statuses and the script exits 1 when any failed.
 #
@@ -29,7 +32,7 @@
 #   --out DIR        where the reports go (default out/gpu-run-<date>)
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
-#   --steps LIST     comma-separated subset of devices,tests,verify,bench,peers
+#   --steps LIST     comma-separated subset of devices,tests,verify,bench,peers,datapath
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -69,9 +72,11 @@ pack() {
 	[ -d testdata ] && cp -r testdata "$dist/tests/"
 	[ ${#failed[@]} -eq 0 ] || echo "gpu-run pack: these packages' tests did not build and are left out: ${failed[*]}" >&2
 	echo "== downloading the Vulkan loader and validation layer packages" >&2
-	(cd "$dist/debs" && apt-get download libvulkan1 vulkan-validationlayers) ||
+	# The NVIDIA Vulkan driver also needs the GL vendor-neutral libraries:
+	# with the loader alone it answers VK_ERROR_INCOMPATIBLE_DRIVER.
+	(cd "$dist/debs" && apt-get download libvulkan1 vulkan-validationlayers libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0) ||
 		echo "gpu-run pack: apt-get download failed: the GPU machine must have its own Vulkan loader" >&2
-	cp bench/report_cpu.py "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
+	cp bench/report_cpu.py bench/datapath.py "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
 	echo "$version" > "$dist/VERSION"
 	tar -C "$(dirname "$dist")" -czf "$dist.tar.gz" "$(basename "$dist")" || exit 1
 	du -sh "$dist" "$dist.tar.gz" >&2
@@ -133,6 +138,12 @@ setup_vulkan() {
 		export VK_ADD_LAYER_PATH="$sysroot$layers" VK_LAYER_PATH="$sysroot$layers"
 		echo "gpu-run: validation layer from $dist/debs" >&2
 	fi
+	if ! ldconfig -p 2>/dev/null | grep -q 'libGLX\.so\.0 ' && ls "$dist"/debs/libglx0_*.deb >/dev/null 2>&1; then
+		mkdir -p "$sysroot"
+		for f in "$dist"/debs/lib{glvnd0,egl1,gl1,glx0,gles2,opengl0}_*.deb; do [ -f "$f" ] && dpkg -x "$f" "$sysroot"; done
+		export LD_LIBRARY_PATH="$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		echo "gpu-run: GL vendor-neutral libraries from $dist/debs (the NVIDIA ICD needs them)" >&2
+	fi
 	local nv=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 	if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -f $nv ] && [ $dry -eq 0 ]; then
 		export VK_DRIVER_FILES=$nv
@@ -171,7 +182,7 @@ run_peers() {
 }
 
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,bench,peers dry=0
+	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,bench,peers,datapath dry=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -236,6 +247,12 @@ run() {
 		fi
 	fi
 
+	if has datapath; then
+		local dpdry=()
+		[ $dry -eq 1 ] && dpdry=(--dry-run)
+		step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat 5 "${dpdry[@]}"
+	fi
+
 	{
 		echo "gpu-run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ)); reports in $out"
 		printf '%s\n' "${summary[@]}"
@@ -247,5 +264,5 @@ run() {
 case ${1:-} in
 pack) shift; pack "$@" ;;
 run) shift; run "$@"; exit $? ;;
-*) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+*) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -1,16 +1,24 @@
 #version 450
 // PACO, step 1: centre the cube per pixel. cube and yc are time-major,
-// (T, N) with N = H·W; yc[t, p] = cube[t, p] − mean_t cube[t, p].
-// T is the data type, ACC the accumulator.
+// (T, N) with N = H·W; yc[t, p] = cube[t, p] − mean_t cube[t, p]. The cube
+// may come in blocks of frames (one allocation cannot hold it): pass 0 adds
+// each block's sums into sums (zeroing it on the first block), pass 1
+// centres each block with sums / total. T is the data type, ACC the
+// accumulator.
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
+
 layout(std430, binding = 0) readonly buffer Cube { T cube[]; };
 layout(std430, binding = 1) writeonly buffer Centred { T yc[]; };
+layout(std430, binding = 2) buffer Sums { ACC sums[]; };
 
 layout(push_constant) uniform Params {
-	uint n; // pixels
-	uint t; // frames
+	uint n;     // pixels
+	uint t;     // frames in this block
+	uint total; // frames in the cube
+	uint pass;  // 0: accumulate sums; 1: centre
+	uint first; // pass 0: the first block (sums start at zero)
 } p;
 
 void main() {
@@ -18,11 +26,15 @@ void main() {
 	if (q >= p.n) {
 		return;
 	}
-	ACC s = ACC(0);
-	for (uint t = 0u; t < p.t; ++t) {
-		s += ACC(cube[t * p.n + q]);
+	if (p.pass == 0u) {
+		ACC s = p.first != 0u ? ACC(0) : sums[q];
+		for (uint t = 0u; t < p.t; ++t) {
+			s += ACC(cube[t * p.n + q]);
+		}
+		sums[q] = s;
+		return;
 	}
-	ACC m = s / ACC(p.t);
+	ACC m = sums[q] / ACC(p.total);
 	for (uint t = 0u; t < p.t; ++t) {
 		yc[t * p.n + q] = T(ACC(cube[t * p.n + q]) - m);
 	}

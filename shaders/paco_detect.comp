@@ -4,6 +4,9 @@
 // accumulate a = Σ α_{k_l} and b = Σ u_{k_l}ᵀ (r_l − m_{k_l}), where
 // r_l − m_{k_l} is the centred cube around k_l. Positions are computed
 // exactly as the CPU path does (no fused multiply-add), so both round alike.
+// When the cube comes in blocks of frames, a and b carry over from block to
+// block in acc (a is NaN once the trajectory has left the valid region),
+// and the last block writes the maps.
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
@@ -13,17 +16,21 @@ layout(std430, binding = 2) readonly buffer Alpha { ACC alpha[]; };
 layout(std430, binding = 3) readonly buffer Trig { ACC trig[]; }; // cos θ_l, sin θ_l
 layout(std430, binding = 4) readonly buffer Offs { int offs[]; };  // patch pixel offsets dy·W + dx
 layout(std430, binding = 5) writeonly buffer Maps { T maps[]; };   // snr, flux, sigma: 3 × N
+layout(std430, binding = 6) buffer Acc { ACC acc[]; };             // a, b: 2 × N, between blocks
 
 layout(push_constant) uniform Params {
 	uint h;
 	uint w;
-	uint t;
+	uint t;   // frames in this block
 	uint np;  // pixels in a patch
 	int cy;
 	int cx;
 	uint vip; // 1: truncate positions instead of rounding
 	uint base; // first pixel of this dispatch (the host splits the work)
 	uint end;  // one past its last pixel, at most h·w
+	uint t0;   // the block's first frame
+	uint first; // 1: the first (or only) block of frames
+	uint last;  // 1: the last (or only) block: write the maps
 } p;
 
 int to_pixel(ACC v) {
@@ -42,9 +49,14 @@ void main() {
 	}
 	ACC dy = ACC(int(q / p.w) - p.cy), dx = ACC(int(q % p.w) - p.cx);
 	ACC a = ACC(0), b = ACC(0);
-	bool ok = true;
-	for (uint l = 0u; l < p.t; ++l) {
-		ACC cs = trig[2u * l], sn = trig[2u * l + 1u];
+	if (p.first == 0u) {
+		a = acc[q];
+		b = acc[n + q];
+	}
+	bool ok = !isnan(a);
+	for (uint l = 0u; ok && l < p.t; ++l) {
+		uint lg = p.t0 + l;
+		ACC cs = trig[2u * lg], sn = trig[2u * lg + 1u];
 		precise ACC py = dy * cs;
 		precise ACC px = dx * cs;
 		precise ACC qy = dx * sn;
@@ -69,6 +81,11 @@ void main() {
 		}
 	}
 	ACC nan = ACC(0) / ACC(0);
+	if (p.last == 0u) {
+		acc[q] = ok ? a : nan;
+		acc[n + q] = b;
+		return;
+	}
 	if (!ok || isnan(b) || !(a > ACC(0))) {
 		maps[q] = T(nan);
 		maps[n + q] = T(nan);

@@ -42,11 +42,17 @@ func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
 	return variant{"_f32acc32", 4, 4, tensor.F32}, nil
 }
 
+// maxBlockFrames, when positive, caps the frames of one block below the
+// device's own limits: tests set it to run the blocked path on small cubes.
+var maxBlockFrames int
+
 // Vulkan computes the maps on dev. The cube is uploaded once; centring,
 // lagged products, per-location statistics (one workgroup per location) and
 // the detection map run on the device, and only the three maps come back.
-// The cube's precision (float32 or float64) is the arithmetic precision;
-// accumulations are in float64 where the device has it.
+// A cube larger than one binding or one allocation lives on the device in
+// blocks of frames, which every step walks in turn. The cube's precision
+// (float32 or float64) is the arithmetic precision; accumulations are in
+// float64 where the device has it.
 func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	p, err := Prepare(in)
 	if err != nil {
@@ -65,15 +71,26 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision needs %d bytes of shared memory; %s has %d: use a smaller --radius, float32, or --device cpu",
 			in.Radius, P, shared, dev.Info.Name, dev.Info.MaxSharedMemory)
 	}
-	maxB := dev.MaxBinding()
+	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
 	for _, b := range []struct {
 		what  string
 		bytes int64
-	}{{"the cube", int64(T * N * v.es)}, {"the lagged products", int64(N * D * v.es)}, {"u", int64(N * P * v.es)}} {
+	}{{"one frame", int64(N * v.es)}, {"the lagged products", int64(N * D * v.es)}, {"u", int64(N * P * v.es)}} {
 		if b.bytes > maxB {
-			return nil, fmt.Errorf("%s takes %d MiB, more than %s binds at once (maxStorageBufferRange %d MiB): crop the cube, use float32, or --device cpu",
-				b.what, b.bytes>>20, dev.Info.Name, maxB>>20)
+			return nil, fmt.Errorf("paco: %s takes %d MiB, more than %s binds at once (%d MiB): %w",
+				b.what, b.bytes>>20, dev.Info.Name, maxB>>20, engine.ErrTooLarge)
 		}
+	}
+	// Blocks of frames, each within one binding and one allocation.
+	frameBytes := int64(N * v.es)
+	perBlock := int(max(maxB/frameBytes, 1))
+	if maxBlockFrames > 0 {
+		perBlock = min(perBlock, maxBlockFrames)
+	}
+	type block struct{ t0, nt int }
+	var blocks []block
+	for t0 := 0; t0 < T; t0 += perBlock {
+		blocks = append(blocks, block{t0, min(perBlock, T-t0)})
 	}
 
 	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
@@ -84,11 +101,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
 	}
-	kCenter, err := kernel("paco_center", 2, 8, workgroup)
+	kCenter, err := kernel("paco_center", 3, 20, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kLags, err := kernel("paco_lags", 3, 28, workgroup)
+	kLags, err := kernel("paco_lags", 3, 32, workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +113,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if err != nil {
 		return nil, err
 	}
-	kDetect, err := kernel("paco_detect", 6, 36, workgroup)
+	kDetect, err := kernel("paco_detect", 7, 48, workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -138,20 +155,21 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		offB = le.AppendUint32(offB, uint32(int32(o[0]*W+o[1])))
 	}
 
-	sizes := []int64{int64(T * N * v.es), int64(T * N * v.es), int64(8 * D), int64(N * D * v.es), int64(len(pairB)),
-		int64(P * v.acc), int64(N * P * v.es), int64(N * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es)}
-	bufs := make([]*engine.Buffer, len(sizes))
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	for i, s := range sizes {
-		if bufs[i], err = dev.NewBuffer(s); err != nil {
-			return nil, err
-		}
+	sizes := []int64{int64(8 * D), int64(N * D * v.es), int64(len(pairB)), int64(P * v.acc), int64(N * P * v.es),
+		int64(N * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es), int64(N * v.acc), int64(2 * N * v.acc)}
+	for _, b := range blocks { // the cube and the centred cube, block by block
+		sizes = append(sizes, int64(b.nt)*frameBytes, int64(b.nt)*frameBytes)
 	}
-	cube, yc, dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10]
+	bufs, err := dev.Buffers(sizes...)
+	if err != nil {
+		return nil, fmt.Errorf("paco: %w", err)
+	}
+	defer engine.ReleaseAll(bufs)
+	dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf, sumsBuf, accBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10]
+	cubes, ycs := make([]*engine.Buffer, len(blocks)), make([]*engine.Buffer, len(blocks))
+	for i := range blocks {
+		cubes[i], ycs[i] = bufs[11+2*i], bufs[12+2*i]
+	}
 	div, vip := uint32(T), uint32(0)
 	if p.Compat == CompatVIP {
 		div, vip = 2*div, 1
@@ -195,18 +213,25 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return err
 	}
 
-	// Upload and centring.
+	// Upload and centring: the sums of every block, then every block centred.
 	in.report("statistics", 0)
+	raw := in.Cube.Raw()
 	err = submit(func(seq *engine.Sequence) {
-		seq.Upload(cube, 0, in.Cube.Raw())
+		for i, b := range blocks {
+			seq.Upload(cubes[i], 0, raw[int64(b.t0)*frameBytes:int64(b.t0+b.nt)*frameBytes])
+		}
 		seq.Upload(dispBuf, 0, dispB)
 		seq.Upload(pairBuf, 0, pairB)
 		seq.Upload(hBuf, 0, accBytes(p.Hvec))
 		seq.Upload(trigBuf, 0, accBytes(trig))
 		seq.Upload(offBuf, 0, offB)
-		var pc vkpush.Block
-		pc.U32(uint32(N)).U32(uint32(T))
-		seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cube), engine.Bind(yc))
+		for pass := 0; pass < 2; pass++ {
+			for i, b := range blocks {
+				var pc vkpush.Block
+				pc.U32(uint32(N)).U32(uint32(b.nt)).U32(uint32(T)).U32(uint32(pass)).U32(boolU32(i == 0))
+				seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(ycs[i]), engine.Bind(sumsBuf))
+			}
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -218,9 +243,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	for base := 0; base < N*D; base += lagsStep {
 		end := min(base+lagsStep, N*D)
 		err := submit(func(seq *engine.Sequence) {
-			var pc vkpush.Block
-			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end))
-			seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(yc), engine.Bind(dispBuf), engine.Bind(lags))
+			for i, b := range blocks {
+				var pc vkpush.Block
+				pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end)).U32(boolU32(i == 0))
+				seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(ycs[i]), engine.Bind(dispBuf), engine.Bind(lags))
+			}
 		})
 		if err != nil {
 			return nil, err
@@ -250,9 +277,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		end := min(base+detectStep, N)
 		last := end == N
 		err := submit(func(seq *engine.Sequence) {
-			var pc vkpush.Block
-			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end))
-			seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), engine.Bind(yc), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf), engine.Bind(offBuf), engine.Bind(mapsBuf))
+			for i, b := range blocks {
+				var pc vkpush.Block
+				pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
+					U32(uint32(b.t0)).U32(boolU32(i == 0)).U32(boolU32(i == len(blocks)-1))
+				seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), engine.Bind(ycs[i]), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf),
+					engine.Bind(offBuf), engine.Bind(mapsBuf), engine.Bind(accBuf))
+			}
 			if last {
 				seq.Download(mapsBuf, 0, out)
 				seq.Download(alphaBuf, 0, alphaOut)
@@ -308,4 +339,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	maps.Stages = append(maps.Stages, Stage{"download", download}, Stage{"total (device)", wall})
 	return maps, nil
+}
+
+func boolU32(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package paco
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
@@ -29,5 +30,41 @@ func TestVulkanAgreesWithReference(t *testing.T) {
 func TestVulkanBadPixels(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) { runBadPixels(t, vulkanImpl(dev), tensor.F32) })
+	}
+}
+
+// TestVulkanBlocks runs the path a cube larger than one allocation takes
+// (blocks of frames: 7, 7, 6 of 20, say) against the reference, with bad
+// pixels, and against the one-block run, which it must match to rounding.
+func TestVulkanBlocks(t *testing.T) {
+	defer func(n int) { maxBlockFrames = n }(maxBlockFrames)
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			dts := []tensor.DType{tensor.F32}
+			if dev.Info.Float64 {
+				dts = append(dts, tensor.F64)
+			}
+			for _, dt := range dts {
+				maxBlockFrames = 0
+				cube, ang := testCube(dt, 20, 23, 25, 50, 20, [3]float64{6, 30, 40})
+				in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 2}
+				one, err := Vulkan(context.Background(), dev, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				maxBlockFrames = 7
+				blocked, err := Vulkan(context.Background(), dev, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tol := 1e-10
+				if dt == tensor.F32 {
+					tol = 1e-4
+				}
+				checkAgainst(t, fmt.Sprintf("%s blocked vs one block", dt), blocked, one, tol)
+				runAgreement(t, vulkanImpl(dev), dt, map[tensor.DType]float64{tensor.F32: 2e-2, tensor.F64: 1e-3}[dt])
+				runBadPixels(t, vulkanImpl(dev), dt)
+			}
+		})
 	}
 }
