@@ -147,11 +147,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one sample set (%d×%d) exceeds the device's maxStorageBufferRange", t, p)
 	}
-	bufs, err := newBuffers(dev, int64(cn)*per[0], 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3])
+	bufs, err := dev.Buffers(int64(cn)*per[0], 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3])
 	if err != nil {
 		return nil, tm, err
 	}
-	defer releaseAll(bufs)
+	defer engine.ReleaseAll(bufs)
 	offs := make([]uint32, p)
 	for i := range offs {
 		offs[i] = uint32(i)
@@ -213,21 +213,21 @@ func UploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor,
 	for i, b := range src.bases {
 		bases[i] = uint32(b)
 	}
-	bufs, err := newBuffers(dev, int64(cube.Bytes()), int64(4*len(offs)), int64(4*len(bases)))
+	bufs, err := dev.Buffers(int64(cube.Bytes()), int64(4*len(offs)), int64(4*len(bases)))
 	if err != nil {
 		return nil, err
 	}
 	seq.Upload(bufs[0], 0, cube.Raw())
 	seq.Upload(bufs[1], 0, u32Bytes(offs))
 	if err := seq.Upload(bufs[2], 0, u32Bytes(bases)); err != nil {
-		releaseAll(bufs)
+		engine.ReleaseAll(bufs)
 		return nil, err
 	}
 	return &GatherBuffers{Cube: bufs[0], Off: bufs[1], Base: bufs[2], T: src.t, Tstride: src.tstride}, nil
 }
 
 // Release frees the buffers.
-func (gb *GatherBuffers) Release() { releaseAll([]*engine.Buffer{gb.Cube, gb.Off, gb.Base}) }
+func (gb *GatherBuffers) Release() { engine.ReleaseAll([]*engine.Buffer{gb.Cube, gb.Off, gb.Base}) }
 
 // VulkanGather is Vulkan on the sample sets that g gathers from a (T, H, W)
 // cube: the cube is uploaded once and patches are gathered by the kernel;
@@ -262,11 +262,11 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
 	}
-	out, err := newBuffers(dev, int64(n)*per[0], int64(cn)*per[1], int64(n)*per[2])
+	out, err := dev.Buffers(int64(n)*per[0], int64(cn)*per[1], int64(n)*per[2])
 	if err != nil {
 		return nil, tm, err
 	}
-	defer releaseAll(out)
+	defer engine.ReleaseAll(out)
 	covRaw := res.Cov.Raw()
 	for k0 := 0; k0 < n; k0 += cn {
 		c := min(cn, n-k0)
@@ -314,25 +314,6 @@ func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
 		return 0
 	}
 	return c
-}
-
-func newBuffers(dev *engine.Device, sizes ...int64) ([]*engine.Buffer, error) {
-	bufs := make([]*engine.Buffer, len(sizes))
-	for i, s := range sizes {
-		b, err := dev.NewBuffer(max(s, 4))
-		if err != nil {
-			releaseAll(bufs[:i])
-			return nil, err
-		}
-		bufs[i] = b
-	}
-	return bufs, nil
-}
-
-func releaseAll(bufs []*engine.Buffer) {
-	for _, b := range bufs {
-		b.Release()
-	}
 }
 
 func sized(b *engine.Buffer, size int64) engine.Binding {
