@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -46,11 +45,23 @@ def median_wall(cmd, repeat, env=None):
 
 
 def peak_rss(cmd, env=None):
-    """Peak RSS in MiB of cmd, from wait4's rusage of the child."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    _, _, ru = os.wait4(p.pid, 0)
+    """Peak RSS in MiB of cmd: the last VmHWM read from /proc while it runs.
+    (wait4's ru_maxrss would count this Python process's own memory too: a
+    forked child's high-water mark survives exec.)"""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    hwm = 0
+    while p.poll() is None:
+        try:
+            for line in open(f"/proc/{p.pid}/status"):
+                if line.startswith("VmHWM:"):
+                    hwm = max(hwm, int(line.split()[1]))
+        except OSError:
+            pass
+        time.sleep(0.005)
     err = p.stderr.read().decode()
-    return ru.ru_maxrss / 1024, err
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {err.strip()[-2000:]}")
+    return hwm / 1024, err
 
 
 def write_stack(path, T, H=1024, W=1024):

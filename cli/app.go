@@ -296,9 +296,10 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	if s.dev != nil {
 		fmt.Fprintf(w, "start-up: %s (Vulkan loader, instance, device)\n", ms(s.startup))
 	}
-	if s.streamed {
+	switch {
+	case s.streamed:
 		fmt.Fprintf(w, "read:     (streamed: the file is read as it is uploaded)\n")
-	} else {
+	case s.read > 0: // commands that time their reads
 		fmt.Fprintf(w, "read:     %s\n", ms(s.read))
 	}
 	if s.dev == nil {
@@ -314,7 +315,9 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		}
 		fmt.Fprintf(w, "upload:   %s\nkernel:   %s\ndownload: %s\n", up, kernel, ms(t.Download))
 	}
-	fmt.Fprintf(w, "write:    %s\n", ms(s.write))
+	if s.write > 0 {
+		fmt.Fprintf(w, "write:    %s\n", ms(s.write))
+	}
 	fmt.Fprintf(w, "total:    %s (wall)\n", ms(total))
 }
 
