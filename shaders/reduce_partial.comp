@@ -13,14 +13,7 @@
 
 layout(std430, binding = 0) readonly buffer In { T data[]; };
 
-struct Record {
-	ACC mean;
-	ACC m2;
-	ACC mn;
-	ACC mx;
-	uint n;
-	uint nans;
-};
+#include "include/record.glsl"
 layout(std430, binding = 1) writeonly buffer Out { Record rec[]; };
 
 layout(push_constant) uniform Params {

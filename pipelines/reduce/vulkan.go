@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -272,7 +273,22 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return nil, tm, err
 	}
 	defer input.Release()
+	// When one tile covers the array, the device merges each output's
+	// records and writes the statistics themselves: only they come back,
+	// and the host merges nothing.
+	var fin *finisher
+	if len(tiles) == 1 {
+		if fin, err = newFinisher(dev, name, g, src.DType, opt, stats); err != nil {
+			return nil, tm, err
+		}
+		if fin != nil {
+			defer fin.buf.Release()
+		}
+	}
 	host := make([]byte, maxRec*recSize)
+	if fin != nil {
+		host = nil
+	}
 	acc := newAccum(g.Outputs())
 
 	for _, t := range tiles {
@@ -303,6 +319,16 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		seq.Dispatch(k, groups, p.Bytes(),
 			engine.Binding{Buf: input, Size: size},
 			engine.Binding{Buf: records, Size: int64(nrec * recSize)})
+		if fin != nil {
+			out := fin.record(seq, records, t.nchunks)
+			st, err := seq.Run(ctx)
+			seq.Release()
+			tm.Add(st)
+			if err != nil {
+				return nil, tm, err
+			}
+			return out, tm, nil
+		}
 		seq.Download(records, 0, host[:nrec*recSize])
 		st, err := seq.Run(ctx)
 		seq.Release()
@@ -375,4 +401,76 @@ func mergeRecords(acc *accum, b []byte, t tile, g Geometry, double bool) {
 			}
 		}
 	}
+}
+
+// finisher merges a single tile's records on the device into the
+// requested statistics (reduce_finish).
+type finisher struct {
+	dev   *engine.Device
+	k     *engine.Kernel
+	buf   *engine.Buffer
+	g     Geometry
+	dt    tensor.DType
+	opt   Options
+	stats []Stat // as asked, duplicates included
+	uniq  []Stat // each once, in the order the kernel writes them
+}
+
+// newFinisher returns nil (and no error) when the statistics would not fit
+// one binding or the budget; the host then merges as for many tiles.
+func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType, opt Options, stats []Stat) (*finisher, error) {
+	f := &finisher{dev: dev, g: g, dt: dt, opt: opt, stats: stats}
+	for _, s := range stats {
+		if !slices.Contains(f.uniq, s) {
+			f.uniq = append(f.uniq, s)
+		}
+	}
+	size := int64(len(f.uniq)) * int64(g.Outputs()) * int64(dt.Size())
+	if size > min(dev.MaxBinding(), dev.MaxBuffer(), dev.Available()/2) {
+		return nil, nil
+	}
+	name := "reduce_finish" + partial[strings.LastIndex(partial, "_"):]
+	code, err := shaders.Code(name)
+	if err != nil {
+		return nil, err
+	}
+	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: 24, Spec: []uint32{workgroup}}); err != nil {
+		return nil, err
+	}
+	if f.buf, err = dev.NewBuffer(size); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// record adds the finishing dispatch and the downloads of the statistics
+// to seq, and returns the tensors they land in when seq runs.
+func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks int) map[Stat]*tensor.Tensor {
+	n := f.g.Outputs()
+	var ids uint32
+	for i, s := range f.uniq {
+		ids |= uint32(s) << (4 * i)
+	}
+	var p vkpush.Block
+	p.U32(uint32(n)).U32(uint32(nchunks)).U32(uint32(f.opt.DDof)).U32(boolU32(f.opt.SkipNaN)).U32(uint32(len(f.uniq))).U32(ids)
+	seq.Dispatch(f.k, f.dev.Groups((n+workgroup-1)/workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf))
+	es := int64(f.dt.Size())
+	byStat := map[Stat]*tensor.Tensor{}
+	for i, s := range f.uniq {
+		t := tensor.New(f.dt, f.g.OutShape...)
+		seq.Download(f.buf, int64(i)*int64(n)*es, t.Raw())
+		byStat[s] = t
+	}
+	out := map[Stat]*tensor.Tensor{}
+	for _, s := range f.stats {
+		out[s] = byStat[s]
+	}
+	return out
+}
+
+func boolU32(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
