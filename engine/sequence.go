@@ -108,6 +108,23 @@ func (s *Sequence) touch(b *Buffer) error {
 
 const maxQueries = 512
 
+// Run records one sequence with record, runs it and releases it: the loop
+// body of every pipeline that works in passes. It returns ctx's error
+// before starting, and any error recorded (Upload, Dispatch and Download
+// keep the first) or raised while running.
+func (d *Device) Run(ctx context.Context, record func(s *Sequence)) (Timing, error) {
+	if err := ctx.Err(); err != nil {
+		return Timing{}, err
+	}
+	s, err := d.NewSequence()
+	if err != nil {
+		return Timing{}, err
+	}
+	defer s.Release()
+	record(s)
+	return s.Run(ctx)
+}
+
 // NewSequence starts recording.
 func (d *Device) NewSequence() (*Sequence, error) {
 	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
@@ -170,6 +187,8 @@ func (s *Sequence) step(p Phase, name string) {
 		vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
 }
 
+// fail keeps the sequence's first error and returns it; fail(nil) on a
+// sequence without one returns nil.
 func (s *Sequence) fail(err error) error {
 	if s.err == nil {
 		s.err = err
@@ -212,7 +231,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	}
 	if h := dst.host(off, n); h != nil && !earlier {
 		// Nothing recorded so far uses dst: write it directly.
-		return s.fillErr(fill(h, 0))
+		return s.fail(fill(h, 0))
 	}
 	if !earlier {
 		d := s.dev
@@ -220,7 +239,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 		err := d.ring.upload(dst, off, n, fill)
 		d.xmu.Unlock()
 		s.streamed = true
-		return s.fail2(err)
+		return s.fail(err)
 	}
 	st, err := s.dev.newStaging(n)
 	if err != nil {
@@ -228,25 +247,11 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	}
 	s.staging = append(s.staging, st)
 	if err := fill(st.host(0, n), 0); err != nil {
-		return s.fillErr(err)
+		return s.fail(err)
 	}
 	s.dev.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
 	s.step(PhaseUpload, "upload")
 	return nil
-}
-
-func (s *Sequence) fillErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return s.fail(err)
-}
-
-func (s *Sequence) fail2(err error) error {
-	if err == nil {
-		return nil
-	}
-	return s.fail(err)
 }
 
 // Download arranges for the bytes of src at off to land in dst when Run
@@ -386,7 +391,7 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		d.qmu.Unlock()
 	}
 	if err == nil {
-		err = s.wait(ctx)
+		err = waitFence(d.handle, d.fence)
 		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
 	}
 	d.mu.Unlock()
@@ -440,23 +445,6 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		return t, err
 	}
 	return t, ctx.Err()
-}
-
-func (s *Sequence) wait(ctx context.Context) error {
-	for {
-		r := vk.WaitForFences(s.dev.handle, 1, []vk.Fence{s.dev.fence}, vk.True, uint64(100*time.Millisecond))
-		switch r {
-		case vk.Success:
-			return nil
-		case vk.Timeout:
-			// The GPU cannot be interrupted: keep waiting even when ctx is
-			// done, so that no buffer is freed under a running kernel.
-			_ = ctx
-			continue
-		default:
-			return check(r, "vkWaitForFences")
-		}
-	}
 }
 
 // Release frees the sequence's command buffer, descriptor pools, staging

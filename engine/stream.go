@@ -173,55 +173,56 @@ func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer
 	return nil
 }
 
-// upload streams n bytes into dst at off: fill writes the bytes of
-// [at, at+len(p)) of the source into p, a staging chunk. It returns once
-// the last chunk is submitted; queue order (or the semaphore a sequence
-// waits on) orders later commands after the copies.
-func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
+// chunks calls each(s, at, m) for the chunks [at, at+m) of n bytes, each
+// with a free slot.
+func (r *ring) chunks(n int64, each func(s *slot, at, m int64) error) error {
 	if err := r.ensure(n); err != nil {
 		return err
 	}
 	for at := int64(0); at < n; at += r.chunk {
-		m := min(r.chunk, n-at)
 		s, err := r.acquire()
 		if err != nil {
 			return err
 		}
-		if err := fill(s.buf.host(0, m), at); err != nil {
-			return err
-		}
-		src, dstOff := s.buf.handle, off+at
-		if err := r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
-			r.d.cmdCopy(cmd, src, dst.handle, 0, dstOff, m)
-		}); err != nil {
+		if err := each(s, at, min(r.chunk, n-at)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// download streams n bytes of src at off into dst, waiting on wait (when
-// not null) before the first copy, and returns when all of dst is filled.
-func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) error {
-	n := int64(len(dst))
-	if err := r.ensure(n); err != nil {
-		return err
-	}
-	for at := int64(0); at < n; at += r.chunk {
-		m := min(r.chunk, n-at)
-		s, err := r.acquire()
-		if err != nil {
+// upload streams n bytes into dst at off: fill writes the bytes of
+// [at, at+len(p)) of the source into p, a staging chunk. It returns once
+// the last chunk is submitted; queue order (or the semaphore a sequence
+// waits on) orders later commands after the copies.
+func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
+	return r.chunks(n, func(s *slot, at, m int64) error {
+		if err := fill(s.buf.host(0, m), at); err != nil {
 			return err
 		}
-		srcOff, stage := off+at, s.buf
+		return r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
+			r.d.cmdCopy(cmd, s.buf.handle, dst.handle, 0, off+at, m)
+		})
+	})
+}
+
+// download streams n bytes of src at off into dst, waiting on wait (when
+// not null) before the first copy, and returns when all of dst is filled:
+// each chunk is copied out of its slot when the slot is next needed.
+func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) error {
+	err := r.chunks(int64(len(dst)), func(s *slot, at, m int64) error {
 		if err := r.submit(s, wait, func(cmd vk.CommandBuffer) {
-			r.d.cmdCopy(cmd, src.handle, stage.handle, srcOff, 0, m)
+			r.d.cmdCopy(cmd, src.handle, s.buf.handle, off+at, 0, m)
 		}); err != nil {
 			return err
 		}
 		wait = vk.NullSemaphore
-		out := dst[at : at+m]
+		stage, out := s.buf, dst[at:at+m]
 		s.after = func() { par.Copy(out, stage.host(0, m)) }
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return r.drain()
 }

@@ -44,28 +44,14 @@ func LinkBandwidth(ctx context.Context, dev *engine.Device, size int64, repeat i
 	var up, down []time.Duration
 	for i := 0; i < repeat+1; i++ {
 		t0 := time.Now()
-		seq, err := dev.NewSequence()
-		if err != nil {
+		if _, err := dev.Run(ctx, func(s *engine.Sequence) { s.Upload(buf, 0, src) }); err != nil {
 			return l, err
 		}
-		seq.Upload(buf, 0, src)
-		_, err = seq.Run(ctx)
-		seq.Release()
 		t1 := time.Now()
-		if err != nil {
+		if _, err := dev.Run(ctx, func(s *engine.Sequence) { s.Download(buf, 0, dst) }); err != nil {
 			return l, err
 		}
-		seq, err = dev.NewSequence()
-		if err != nil {
-			return l, err
-		}
-		seq.Download(buf, 0, dst)
-		_, err = seq.Run(ctx)
-		seq.Release()
 		t2 := time.Now()
-		if err != nil {
-			return l, err
-		}
 		if i == 0 {
 			if !bytes.Equal(src, dst) {
 				return l, fmt.Errorf("link bandwidth on %s: the round trip changed the bytes", dev.Info.Name)
@@ -113,20 +99,16 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 	}
 	var times []time.Duration
 	for i := 0; i < repeat+1; i++ {
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return bw, err
-		}
 		got := make([]byte, 4096)
-		if i == 0 {
-			seq.Upload(bufs[0], 0, pattern)
-		}
-		seq.Dispatch(k, dev.Groups(int((n+wg-1)/wg)), p.Bytes(), engine.Bind(bufs[0]), engine.Bind(bufs[1]))
-		if i == 0 {
-			seq.Download(bufs[1], size-4096, got)
-		}
-		tm, err := seq.Run(ctx)
-		seq.Release()
+		tm, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			if i == 0 {
+				seq.Upload(bufs[0], 0, pattern)
+			}
+			seq.Dispatch(k, dev.Groups(int((n+wg-1)/wg)), p.Bytes(), engine.Bind(bufs[0]), engine.Bind(bufs[1]))
+			if i == 0 {
+				seq.Download(bufs[1], size-4096, got)
+			}
+		})
 		if err != nil {
 			return bw, err
 		}

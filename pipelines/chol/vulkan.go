@@ -62,8 +62,10 @@ type kernel struct {
 // else in a global scratch buffer.
 func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
 	double := dt == tensor.F64
-	if double && !dev.Info.Float64 {
-		return nil, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	if double {
+		if err := dev.RequireFloat64(); err != nil {
+			return nil, fmt.Errorf("chol: %w", err)
+		}
 	}
 	es := 4
 	if double {
@@ -239,33 +241,26 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 	}
 	host[7] = unsafe.Slice((*byte)(unsafe.Pointer(&res.Info[0])), 4*n)
 	for m0 := int64(0); m0 < int64(n); m0 += cn {
-		if err := ctx.Err(); err != nil {
-			return nil, tm, err
-		}
 		c := min(cn, int64(n)-m0)
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return nil, tm, err
-		}
-		var b binds
-		for i := range b {
-			if per[i].Size == 0 {
-				b[i] = engine.Bind(dummy)
-				continue
+		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			var b binds
+			for i := range b {
+				if per[i].Size == 0 {
+					b[i] = engine.Bind(dummy)
+					continue
+				}
+				b[i] = engine.Binding{Buf: bufs[i], Size: c * per[i].Size}
+				if i == 0 || i == 2 { // inputs
+					seq.Upload(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
+				}
 			}
-			b[i] = engine.Binding{Buf: bufs[i], Size: c * per[i].Size}
-			if i == 0 || i == 2 { // inputs
-				seq.Upload(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
+			k.record(seq, int(c), nk, p*nk, flags, b)
+			for i := range b {
+				if per[i].Size > 0 && i != 0 && i != 2 && i != 8 {
+					seq.Download(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
+				}
 			}
-		}
-		k.record(seq, int(c), nk, p*nk, flags, b)
-		for i := range b {
-			if per[i].Size > 0 && i != 0 && i != 2 && i != 8 {
-				seq.Download(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
-			}
-		}
-		st, err := seq.Run(ctx)
-		seq.Release()
+		})
 		tm.Add(st)
 		if err != nil {
 			return nil, tm, err

@@ -63,8 +63,10 @@ type Kernel struct {
 // kernel for P variables of dtype dt.
 func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	double := dt == tensor.F64
-	if double && !dev.Info.Float64 {
-		return nil, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+	if double {
+		if err := dev.RequireFloat64(); err != nil {
+			return nil, fmt.Errorf("cov: %w", err)
+		}
 	}
 	name, es, accSz := "cov_f32", 4, 8
 	switch {
@@ -158,26 +160,16 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 	}
 	raw := x.Raw()
 	for k0 := 0; k0 < n; k0 += cn {
-		if err := ctx.Err(); err != nil {
-			return nil, tm, err
-		}
 		c := min(cn, n-k0)
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return nil, tm, err
-		}
-		seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
-		seq.Upload(bufs[1], 0, u32Bytes(offs))
-		k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], int64(c)*per[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
-			sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]))
-		seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
-		seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
-		if err := seq.Download(bufs[5], 0, res.Rho.Raw()[int64(k0)*per[3]:int64(k0+c)*per[3]]); err != nil {
-			seq.Release()
-			return nil, tm, err
-		}
-		st, err := seq.Run(ctx)
-		seq.Release()
+		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
+			seq.Upload(bufs[1], 0, u32Bytes(offs))
+			k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], int64(c)*per[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
+				sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]))
+			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
+			seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
+			seq.Download(bufs[5], 0, res.Rho.Raw()[int64(k0)*per[3]:int64(k0+c)*per[3]])
+		})
 		tm.Add(st)
 		if err != nil {
 			return nil, tm, err
@@ -202,8 +194,8 @@ func UploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor,
 		return nil, err
 	}
 	if int64(cube.Bytes()) > dev.MaxBinding() {
-		return nil, fmt.Errorf("cov: the cube of %d MiB exceeds the %d MiB that one binding of %s may cover; use fewer frames, a smaller crop, or --device cpu",
-			cube.Bytes()>>20, dev.MaxBinding()>>20, dev.Info.Name)
+		return nil, fmt.Errorf("cov: the cube of %d MiB exceeds the %d MiB that one binding of %s may cover: %w",
+			cube.Bytes()>>20, dev.MaxBinding()>>20, dev.Info.Name, engine.ErrTooLarge)
 	}
 	offs := make([]uint32, src.p)
 	for i, o := range src.off {

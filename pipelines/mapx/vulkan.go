@@ -87,27 +87,20 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 	xr, yr, zr := x.Raw(), y.Raw(), z.Raw()
 	binding := dev.MaxBinding() / es // elements per dispatch; a multiple of 64
 	for p0 := int64(0); p0 < n; p0 += pass {
-		if err := ctx.Err(); err != nil {
-			return nil, tm, err
-		}
 		m := min(pass, n-p0)
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return nil, tm, err
-		}
-		seq.Upload(bufs[0], 0, xr[p0*es:(p0+m)*es])
-		seq.Upload(bufs[1], 0, yr[p0*es:(p0+m)*es])
-		for off := int64(0); off < m; off += binding {
-			c := min(binding, m-off)
-			binds := make([]engine.Binding, 3)
-			for i, b := range bufs {
-				binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: c * es}
+		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			seq.Upload(bufs[0], 0, xr[p0*es:(p0+m)*es])
+			seq.Upload(bufs[1], 0, yr[p0*es:(p0+m)*es])
+			for off := int64(0); off < m; off += binding {
+				c := min(binding, m-off)
+				binds := make([]engine.Binding, 3)
+				for i, b := range bufs {
+					binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: c * es}
+				}
+				seq.Dispatch(k, dev.Groups(int((c+workgroup-1)/workgroup)), push(c), binds...)
 			}
-			seq.Dispatch(k, dev.Groups(int((c+workgroup-1)/workgroup)), push(c), binds...)
-		}
-		seq.Download(bufs[2], 0, zr[p0*es:(p0+m)*es])
-		st, err := seq.Run(ctx)
-		seq.Release()
+			seq.Download(bufs[2], 0, zr[p0*es:(p0+m)*es])
+		})
 		tm.Add(st)
 		if err != nil {
 			return nil, tm, err

@@ -33,7 +33,7 @@ type variant struct {
 func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
 	switch {
 	case dt == tensor.F64 && !dev.Info.Float64:
-		return variant{}, fmt.Errorf("%s has no float64 support (shaderFloat64); use --precision f32 or --device cpu", dev.Info.Name)
+		return variant{}, fmt.Errorf("paco: %w", dev.RequireFloat64())
 	case dt == tensor.F64:
 		return variant{"_f64", 8, 8, tensor.F64}, nil
 	case dev.Info.Float64:
@@ -199,16 +199,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	var tms []engine.Timing
 	submit := func(record func(seq *engine.Sequence)) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return err
-		}
-		defer seq.Release()
-		record(seq)
-		tm, err := seq.Run(ctx)
+		tm, err := dev.Run(ctx, record)
 		tms = append(tms, tm)
 		return err
 	}

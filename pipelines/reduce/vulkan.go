@@ -292,49 +292,40 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	acc := newAccum(g.Outputs())
 
 	for _, t := range tiles {
-		if err := ctx.Err(); err != nil {
-			return nil, tm, err
-		}
-		seq, err := dev.NewSequence()
-		if err != nil {
-			return nil, tm, err
-		}
-		size, skip, fill := t.window(g, es, align, src)
-		seq.UploadFrom(input, 0, size, fill)
-		var p vkpush.Block
 		nrec := t.records()
-		groups := dev.Groups((nrec + workgroup - 1) / workgroup)
-		ostride, stride := g.N*g.Inner, g.Inner
-		if t.gather {
-			ostride, stride = 0, t.jCount
-		}
-		if rows {
-			p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
-				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
-			groups = dev.Groups(nrec)
-		} else {
-			p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-				U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
-		}
-		seq.Dispatch(k, groups, p.Bytes(),
-			engine.Binding{Buf: input, Size: size},
-			engine.Binding{Buf: records, Size: int64(nrec * recSize)})
-		if fin != nil {
-			out := fin.record(seq, records, t.nchunks)
-			st, err := seq.Run(ctx)
-			seq.Release()
-			tm.Add(st)
-			if err != nil {
-				return nil, tm, err
+		var out map[Stat]*tensor.Tensor
+		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			size, skip, fill := t.window(g, es, align, src)
+			seq.UploadFrom(input, 0, size, fill)
+			var p vkpush.Block
+			groups := dev.Groups((nrec + workgroup - 1) / workgroup)
+			ostride, stride := g.N*g.Inner, g.Inner
+			if t.gather {
+				ostride, stride = 0, t.jCount
 			}
-			return out, tm, nil
-		}
-		seq.Download(records, 0, host[:nrec*recSize])
-		st, err := seq.Run(ctx)
-		seq.Release()
+			if rows {
+				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
+					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
+				groups = dev.Groups(nrec)
+			} else {
+				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
+					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
+			}
+			seq.Dispatch(k, groups, p.Bytes(),
+				engine.Binding{Buf: input, Size: size},
+				engine.Binding{Buf: records, Size: int64(nrec * recSize)})
+			if fin != nil {
+				out = fin.record(seq, records, t.nchunks)
+			} else {
+				seq.Download(records, 0, host[:nrec*recSize])
+			}
+		})
 		tm.Add(st)
 		if err != nil {
 			return nil, tm, err
+		}
+		if fin != nil {
+			return out, tm, nil
 		}
 		t0 := time.Now()
 		mergeRecords(acc, host[:nrec*recSize], t, g, accDouble)
