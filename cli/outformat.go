@@ -17,7 +17,7 @@ func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error,
 		return EncodeNPY, nil
 	case ".fits", ".fit", ".fts":
 		return func(w io.Writer, t *tensor.Tensor) error {
-			return EncodeFITS(w, t, []FITSCard{{"CREATOR", "vkstat " + Version, "software"}})
+			return EncodeFITS(w, t, []FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"}})
 		}, nil
 	}
 	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)

@@ -204,17 +204,17 @@ func runPaco(c *ucli.Context) error {
 
 	// Outputs, all or nothing.
 	cards := []FITSCard{
-		{"CREATOR", "vkstat " + Version, "software"},
-		{"PACORAD", radius, "patch radius (pixels)"},
-		{"PACONPIX", prep.P(), "pixels per patch"},
-		{"PACOCY", prep.CY, "star centre y (0-based)"},
-		{"PACOCX", prep.CX, "star centre x (0-based)"},
-		{"PACOCOMP", c.String("compat"), "numerics: none or vip"},
-		{"PSFNORM", c.String("psf-norm"), "PSF stamp normalisation"},
-		{"NFRAMES", prep.T, "frames in the cube"},
-		{"DEVICE", truncate(maps.Device, 60), "where it ran"},
-		{"PRECISIO", maps.Precision, "arithmetic precision"},
-		{"CUBE", truncate(filepath.Base(c.String("cube")), 60), "input cube"},
+		{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
+		{Key: "PACORAD", Value: radius, Comment: "patch radius (pixels)"},
+		{Key: "PACONPIX", Value: prep.P(), Comment: "pixels per patch"},
+		{Key: "PACOCY", Value: prep.CY, Comment: "star centre y (0-based)"},
+		{Key: "PACOCX", Value: prep.CX, Comment: "star centre x (0-based)"},
+		{Key: "PACOCOMP", Value: c.String("compat"), Comment: "numerics: none or vip"},
+		{Key: "PSFNORM", Value: c.String("psf-norm"), Comment: "PSF stamp normalisation"},
+		{Key: "NFRAMES", Value: prep.T, Comment: "frames in the cube"},
+		{Key: "DEVICE", Value: truncate(maps.Device, 60), Comment: "where it ran"},
+		{Key: "PRECISIO", Value: maps.Precision, Comment: "arithmetic precision"},
+		{Key: "CUBE", Value: truncate(filepath.Base(c.String("cube")), 60), Comment: "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
 	outs := Outputs{Ctx: c.Context}
@@ -227,7 +227,7 @@ func runPaco(c *ucli.Context) error {
 	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
 		m := m
 		if format != "npy" {
-			cc := append(append([]FITSCard(nil), cards...), FITSCard{"BUNIT", m.unit, ""})
+			cc := append(append([]FITSCard(nil), cards...), FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
 			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return EncodeFITS(w, m.t, cc) })
 		}
 		if format != "fits" {

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // Fuzz targets for the stream paths (gzipped FITS; pipes and devices, which
 // are streams too) and for ReadVector (angles, PSFs). scripts/fuzz.sh (make

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // NPY files (NumPy's .npy format, versions 1.0, 2.0 and 3.0).
 //
@@ -534,3 +534,10 @@ func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 func WriteNPY(path string, t *tensor.Tensor) error {
 	return AtomicWrite(path, func(w io.Writer) error { return EncodeNPY(w, t) })
 }
+
+// NPYMagic starts every NPY file; NPYAlign is the alignment NumPy gives the
+// start of the data (for writers of other dtypes).
+const (
+	NPYMagic = npyMagic
+	NPYAlign = npyAlign
+)

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // Input files as the readers see them. A regular file has a size, known
 // before anything is read, that every size a header claims is checked

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // FITS files: images (2-d frames, 3-d cubes, 1-d vectors) in the primary HDU
 // or an IMAGE extension.

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // Arrays read as a device consumes them: a file's data section served in
 // pieces (tensor.Source), so that reading overlaps the copies to the device
@@ -74,3 +74,12 @@ func fileFill(f *os.File, path string, base int64) func(p []byte, off int64) err
 		return first
 	}
 }
+
+// ErrNotStreamable says a file must be read whole (see OpenSource).
+var ErrNotStreamable = errNotStreamable
+
+// OpenSource opens path as a Source when its data can be served as stored: a
+// regular NPY file of little-endian float32 or float64 in C order. Other
+// files give an error that errors.Is ErrNotStreamable (read them with
+// ReadArray). Close the returned file when done.
+func OpenSource(path string) (tensor.Source, io.Closer, error) { return openSource(path) }

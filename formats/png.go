@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // Pictures of maps: an SNR (or any) map as a PNG with a colour bar, pixel
 // axes and circles around detections, drawn with the standard library and
@@ -314,4 +314,15 @@ func niceTicks(lo, hi float64, n int) []float64 {
 // formatTick writes a tick value briefly.
 func formatTick(t float64) string {
 	return strconv.FormatFloat(t, 'g', 4, 64)
+}
+
+// RenderSNR draws a map with a colour bar, pixel axes and circles around
+// marks (what WriteSNRPNG writes), for callers that publish it themselves.
+func RenderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, error) {
+	return renderSNR(snr, marks, title)
+}
+
+// EncodePNG writes img as a PNG at the best compression.
+func EncodePNG(w io.Writer, img image.Image) error {
+	return (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(w, img)
 }

@@ -1,4 +1,4 @@
-package cli
+package formats
 
 // Reading input arrays whatever their format: FITS, NPY, and for vectors
 // (parallactic angles, say) plain text.
