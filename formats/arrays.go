@@ -59,10 +59,15 @@ func formatOf(in *inputFile) arrayFormat {
 }
 
 // ReadArray reads an array from a FITS (.fits, .fit, .fts, optionally
-// gzipped: .fits.gz) or NumPy (.npy) file; see ReadFITS and ReadNPY. Other
+// gzipped: .fits.gz) or NumPy (.npy) file, see ReadFITS and ReadNPY, or
+// from a real raster GDAL reads (.tif, .tiff, .img, .bin, .vrt), see
+// ReadRaster. Other
 // names are recognised by their first bytes. Pipes and devices are read
 // once, never beyond MaxStreamBytes.
 func ReadArray(path string) (*tensor.Tensor, error) {
+	if isRasterName(path) {
+		return ReadRaster(path)
+	}
 	in, err := openInput(path)
 	if err != nil {
 		return nil, err

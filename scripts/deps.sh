@@ -3,18 +3,19 @@
 # that is already there. As root it runs apt-get; otherwise it prints the
 # command to run and fails.
 #
-#   scripts/deps.sh build   gcc and the Vulkan headers (cgo), the loader and lavapipe
-#   scripts/deps.sh test    build + the validation layer, glslc and spirv-val
+#   scripts/deps.sh build   gcc, the Vulkan and GDAL headers (cgo), the loader and lavapipe
+#   scripts/deps.sh test    build + the validation layer, glslc, spirv-val and the GDAL
+#                           tools (gdal_translate, gdalinfo: the raster round-trip tests)
 #   scripts/deps.sh bench   build + NumPy for the peer scripts
 #   scripts/deps.sh ci      test + staticcheck
 set -euo pipefail
 what=${1:-build}
-pkgs=(gcc libc6-dev libvulkan-dev libvulkan1 mesa-vulkan-drivers)
+pkgs=(gcc libc6-dev pkg-config libvulkan-dev libvulkan1 mesa-vulkan-drivers libgdal-dev)
 case "$what" in
 build) ;;
-test) pkgs+=(vulkan-validationlayers glslc spirv-tools) ;;
+test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin) ;;
 bench) pkgs+=(python3-numpy) ;;
-ci) pkgs+=(vulkan-validationlayers glslc spirv-tools python3-numpy) ;;
+ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy) ;;
 *) echo "usage: $0 build|test|bench|ci" >&2; exit 2 ;;
 esac
 
