@@ -1,0 +1,170 @@
+package stack
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/vkstat/vkstat/internal/par"
+)
+
+// welford is the per-pixel state of the temporal statistics.
+type welford struct{ n, mean, m2, mn, mx []float64 }
+
+func newWelford(n int) *welford {
+	return &welford{n: make([]float64, n), mean: make([]float64, n), m2: make([]float64, n), mn: make([]float64, n), mx: make([]float64, n)}
+}
+
+// add adds sample x of pixel i (NaN is skipped).
+func (w *welford) add(i int, x float64) {
+	if math.IsNaN(x) {
+		return
+	}
+	n := w.n[i] + 1
+	d := x - w.mean[i]
+	w.mean[i] += d / n
+	w.m2[i] += d * (x - w.mean[i])
+	if n == 1 {
+		w.mn[i], w.mx[i] = x, x
+	} else {
+		w.mn[i], w.mx[i] = min(w.mn[i], x), max(w.mx[i], x)
+	}
+	w.n[i] = n
+}
+
+// look multilooks output rows [0, s.rows) of a strip into dst (row-major,
+// p.W per row), as intensity, or amplitude when amp.
+func look(p *Plan, s *strip, dst []float64, amp bool) {
+	a, r, inW := p.LooksAz, p.LooksRg, p.InW
+	nd := float64(s.nodata)
+	par.Range(s.rows, 8, func(lo, hi int) {
+		for oy := lo; oy < hi; oy++ {
+			for ox := 0; ox < p.W; ox++ {
+				var sum float64
+				n := 0
+				for dy := 0; dy < a; dy++ {
+					base := (oy*a+dy)*inW + ox*r
+					for dx := 0; dx < r; dx++ {
+						k := base + dx
+						var v float64
+						var bad bool
+						if p.Per == 2 {
+							re, im := float64(s.buf[2*k]), float64(s.buf[2*k+1])
+							bad = math.IsNaN(re) || math.IsNaN(im) || s.hasNodata && re == nd && im == nd
+							v = re*re + im*im
+						} else {
+							v = float64(s.buf[k])
+							bad = math.IsNaN(v) || s.hasNodata && v == nd
+						}
+						if !bad {
+							sum += v
+							n++
+						}
+					}
+				}
+				x := math.NaN()
+				if n > 0 {
+					x = sum / float64(n)
+				}
+				if amp {
+					x = math.Sqrt(x)
+				}
+				dst[oy*p.W+ox] = x
+			}
+		}
+	})
+}
+
+// filterImage applies p's speckle filter to img (p.H×p.W) into dst.
+func filterImage(p *Plan, img, dst []float64) {
+	h, w, k := p.H, p.W, p.Filter.Size/2
+	cu2 := 1 / p.ENL
+	par.Range(h, 4, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < w; x++ {
+				c := img[y*w+x]
+				if math.IsNaN(c) {
+					dst[y*w+x] = c
+					continue
+				}
+				y0, y1, x0, x1 := max(y-k, 0), min(y+k, h-1), max(x-k, 0), min(x+k, w-1)
+				var sum, n float64
+				for yy := y0; yy <= y1; yy++ {
+					for _, v := range img[yy*w+x0 : yy*w+x1+1] {
+						if !math.IsNaN(v) {
+							sum += v
+							n++
+						}
+					}
+				}
+				m := sum / n
+				if p.Filter.Kind == Boxcar {
+					dst[y*w+x] = m
+					continue
+				}
+				var ss float64
+				for yy := y0; yy <= y1; yy++ {
+					for _, v := range img[yy*w+x0 : yy*w+x1+1] {
+						if !math.IsNaN(v) {
+							ss += (v - m) * (v - m)
+						}
+					}
+				}
+				v := ss / n
+				wgt := 0.0
+				if m > 0 && v > 0 {
+					wgt = min(max((1-cu2/(v/(m*m)))/(1+cu2), 0), 1)
+				}
+				dst[y*w+x] = m + wgt*(c-m)
+			}
+		}
+	})
+}
+
+// CPU computes the statistics on the host: goroutines over rows, float64
+// arithmetic throughout.
+func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result, error) {
+	t0 := time.Now()
+	N := p.H * p.W
+	st := newWelford(N)
+	filter := p.Filter.Kind != NoFilter
+	amp := p.Quantity == Amplitude
+	img := make([]float64, N)
+	var filtered []float64
+	if filter {
+		filtered = make([]float64, N)
+	}
+	tm, err := run(ctx, p, dates, p.StripRows(stripBytes), func(s *strip) error {
+		rows := img[s.row0*p.W : (s.row0+s.rows)*p.W]
+		look(p, s, rows, amp && !filter)
+		if !filter {
+			addRows(st, rows, s.row0*p.W)
+			return nil
+		}
+		if s.last {
+			filterImage(p, img, filtered)
+			if amp {
+				for i, v := range filtered {
+					filtered[i] = math.Sqrt(v)
+				}
+			}
+			addRows(st, filtered, 0)
+		}
+		return nil
+	}, progress)
+	if err != nil {
+		return nil, err
+	}
+	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates))
+	res.Read, res.Wait, res.Compute, res.Wall = tm.read, tm.wait, tm.compute, time.Since(t0)
+	return res, nil
+}
+
+// addRows adds values v (pixels off, off+1, ...) to the state.
+func addRows(st *welford, v []float64, off int) {
+	par.Range(len(v), 1<<14, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			st.add(off+i, v[i])
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package stack
+
+import "math"
+
+// RefDate is one date in memory for Reference: the whole input grid,
+// 2·W·H values (re, im) for a complex grid, W·H otherwise.
+type RefDate struct {
+	Data      []float64
+	NoData    float64
+	HasNoData bool
+}
+
+// RefResult holds Reference's statistics in float64, H×W each.
+type RefResult struct {
+	Mean, Std, CV, Min, Max, Count []float64
+}
+
+// Reference computes the statistics the plain way, in float64, with every
+// date in memory: the whole grid's intensity, the whole multilooked grid,
+// then the crop, the filter, and two-pass mean and variance over the
+// valid samples. It is the check for CPU and Vulkan, independent of both.
+func Reference(p *Plan, dates []RefDate) *RefResult {
+	H, W := p.H, p.W
+	per := make([][]float64, len(dates))
+	for t, d := range dates {
+		// Intensity of every input sample; NaN where missing.
+		n := p.Width * p.Height
+		in := make([]float64, n)
+		for k := 0; k < n; k++ {
+			if p.Complex {
+				re, im := d.Data[2*k], d.Data[2*k+1]
+				if math.IsNaN(re) || math.IsNaN(im) || d.HasNoData && re == d.NoData && im == d.NoData {
+					in[k] = math.NaN()
+				} else {
+					in[k] = re*re + im*im
+				}
+			} else {
+				v := d.Data[k]
+				if d.HasNoData && v == d.NoData {
+					v = math.NaN()
+				}
+				in[k] = v
+			}
+		}
+		// Multilook the whole grid (remainder dropped), then crop.
+		ml := make([]float64, p.MLRows*p.MLCols)
+		for y := 0; y < p.MLRows; y++ {
+			for x := 0; x < p.MLCols; x++ {
+				var vals []float64
+				for dy := 0; dy < p.LooksAz; dy++ {
+					for dx := 0; dx < p.LooksRg; dx++ {
+						v := in[(y*p.LooksAz+dy)*p.Width+x*p.LooksRg+dx]
+						if !math.IsNaN(v) {
+							vals = append(vals, v)
+						}
+					}
+				}
+				ml[y*p.MLCols+x] = meanOf(vals)
+			}
+		}
+		img := make([]float64, H*W)
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
+				img[y*W+x] = ml[(y+p.Crop.Y)*p.MLCols+x+p.Crop.X]
+			}
+		}
+		if p.Filter.Kind != NoFilter {
+			img = refFilter(p, img)
+		}
+		if p.Quantity == Amplitude {
+			for i, v := range img {
+				img[i] = math.Sqrt(v)
+			}
+		}
+		per[t] = img
+	}
+	r := &RefResult{Mean: make([]float64, H*W), Std: make([]float64, H*W), CV: make([]float64, H*W),
+		Min: make([]float64, H*W), Max: make([]float64, H*W), Count: make([]float64, H*W)}
+	for i := 0; i < H*W; i++ {
+		var vals []float64
+		for t := range per {
+			if v := per[t][i]; !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		n := float64(len(vals))
+		r.Count[i] = n
+		m := meanOf(vals)
+		r.Mean[i] = m
+		r.Min[i], r.Max[i] = math.NaN(), math.NaN()
+		for j, v := range vals {
+			if j == 0 || v < r.Min[i] {
+				r.Min[i] = v
+			}
+			if j == 0 || v > r.Max[i] {
+				r.Max[i] = v
+			}
+		}
+		var ss float64
+		for _, v := range vals {
+			ss += (v - m) * (v - m)
+		}
+		r.Std[i] = math.NaN()
+		if n-float64(p.Ddof) > 0 {
+			r.Std[i] = math.Sqrt(ss / (n - float64(p.Ddof)))
+		}
+		r.CV[i] = r.Std[i] / m
+	}
+	return r
+}
+
+func meanOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// refFilter is the speckle filter written from its definition.
+func refFilter(p *Plan, img []float64) []float64 {
+	H, W, k := p.H, p.W, p.Filter.Size/2
+	out := make([]float64, len(img))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			c := img[y*W+x]
+			if math.IsNaN(c) {
+				out[y*W+x] = c
+				continue
+			}
+			var win []float64
+			for yy := y - k; yy <= y+k; yy++ {
+				for xx := x - k; xx <= x+k; xx++ {
+					if yy >= 0 && yy < H && xx >= 0 && xx < W && !math.IsNaN(img[yy*W+xx]) {
+						win = append(win, img[yy*W+xx])
+					}
+				}
+			}
+			m := meanOf(win)
+			if p.Filter.Kind == Boxcar {
+				out[y*W+x] = m
+				continue
+			}
+			var v float64
+			for _, s := range win {
+				v += (s - m) * (s - m)
+			}
+			v /= float64(len(win))
+			cu2 := 1 / p.ENL
+			w := 0.0
+			if m > 0 && v > 0 {
+				w = (1 - cu2/(v/(m*m))) / (1 + cu2)
+				w = math.Max(0, math.Min(1, w))
+			}
+			out[y*W+x] = m + w*(c-m)
+		}
+	}
+	return out
+}

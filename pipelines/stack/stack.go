@@ -1,0 +1,220 @@
+// Package stack computes per-pixel temporal statistics of a stack of SAR
+// images (one file per date), the workload of the project's SAR seed: each
+// date's |S|² intensity (or the real input, taken as intensity), an a×r
+// multilook, a crop, an optional speckle filter, then the mean, standard
+// deviation, coefficient of variation, minimum, maximum and count of valid
+// samples over the dates, accumulated in one pass (Welford) as the dates
+// stream through.
+//
+// Dates are read by a goroutine while the previous strip is uploaded and
+// reduced, through a small pool of strip buffers: memory stays bounded by a
+// few strips whatever the stack's length.
+//
+// Multilook remainder: the multilooked grid is floor(H/a) × floor(W/r);
+// the last H mod a lines and W mod r columns, which do not fill a box, are
+// dropped, as ISCE and SNAP do.
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Quantity is what is averaged over the dates.
+type Quantity int
+
+const (
+	// Intensity is |S|² (complex input) or the real input, multilooked.
+	Intensity Quantity = iota
+	// Amplitude is the square root of the multilooked (and filtered) intensity.
+	Amplitude
+)
+
+// FilterKind is a per-date speckle filter, applied to the multilooked intensity.
+type FilterKind int
+
+const (
+	// NoFilter leaves each date as multilooked.
+	NoFilter FilterKind = iota
+	// Boxcar is the mean over a k×k window.
+	Boxcar
+	// Lee is Lee's (1980) local-statistics filter over a k×k window.
+	Lee
+)
+
+func (k FilterKind) String() string {
+	switch k {
+	case Boxcar:
+		return "boxcar"
+	case Lee:
+		return "lee"
+	}
+	return "none"
+}
+
+// Filter is a speckle filter: its kind, window size (odd, ≥ 3) and, for
+// Lee, the equivalent number of looks of its input (0: the multilook's a·r).
+type Filter struct {
+	Kind FilterKind
+	Size int
+	ENL  float64
+}
+
+// Window is a rectangle of the multilooked grid: rows [Y, Y+H), columns
+// [X, X+W). H or W zero means to the grid's edge.
+type Window struct{ Y, X, H, W int }
+
+// Config is what to compute.
+type Config struct {
+	LooksAz, LooksRg int // multilook box: rows (azimuth) × columns (range); 0 means 1
+	Crop             Window
+	Quantity         Quantity
+	Filter           Filter
+	Ddof             int // delta degrees of freedom of the standard deviation (0 or 1)
+}
+
+// Grid is the geometry every date shares: the input raster's size and
+// whether its samples are complex.
+type Grid struct {
+	Width, Height int
+	Complex       bool
+}
+
+// Reader reads one date.
+type Reader interface {
+	// Read reads the w×h window at (x0, y0) of the input grid into dst:
+	// 2·w·h floats, interleaved (re, im), for a complex grid; w·h otherwise.
+	Read(x0, y0, w, h int, dst []float32) error
+	// NoData returns the value that marks missing samples, if any. A
+	// complex sample is missing when both parts equal it (0+0j for nodata
+	// 0, the usual fill of SLC borders).
+	NoData() (float64, bool)
+	Close() error
+}
+
+// Date opens one date of the stack.
+type Date interface {
+	Name() string
+	Open() (Reader, error)
+}
+
+// ErrConfig wraps errors in a Config or a crop that does not fit the grid.
+var ErrConfig = errors.New("stack")
+
+// Plan is a Config resolved against a Grid.
+type Plan struct {
+	Config
+	Grid
+	H, W   int // the output: the crop of the multilooked grid
+	InX    int // the input window read from each date: columns [InX, InX+InW)
+	InY    int // rows [InY, InY+InH)
+	InW    int
+	InH    int
+	Per    int // floats per input sample: 2 complex, 1 real
+	ENL    float64
+	MLRows int // the multilooked grid's size before the crop
+	MLCols int
+}
+
+// NewPlan checks cfg against g and works out the windows.
+func NewPlan(cfg Config, g Grid) (*Plan, error) {
+	if cfg.LooksAz == 0 {
+		cfg.LooksAz = 1
+	}
+	if cfg.LooksRg == 0 {
+		cfg.LooksRg = 1
+	}
+	a, r := cfg.LooksAz, cfg.LooksRg
+	if a < 1 || r < 1 {
+		return nil, fmt.Errorf("%w: multilook factors must be at least 1, got %d×%d", ErrConfig, a, r)
+	}
+	if g.Width < 1 || g.Height < 1 {
+		return nil, fmt.Errorf("%w: empty input grid %d×%d", ErrConfig, g.Width, g.Height)
+	}
+	p := &Plan{Config: cfg, Grid: g, MLRows: g.Height / a, MLCols: g.Width / r, Per: 1}
+	if g.Complex {
+		p.Per = 2
+	}
+	if p.MLRows < 1 || p.MLCols < 1 {
+		return nil, fmt.Errorf("%w: a %d×%d multilook leaves nothing of a %d×%d (width×height) image", ErrConfig, a, r, g.Width, g.Height)
+	}
+	c := cfg.Crop
+	if c.H == 0 {
+		c.H = p.MLRows - c.Y
+	}
+	if c.W == 0 {
+		c.W = p.MLCols - c.X
+	}
+	if c.Y < 0 || c.X < 0 || c.H < 1 || c.W < 1 || c.Y+c.H > p.MLRows || c.X+c.W > p.MLCols {
+		return nil, fmt.Errorf("%w: crop of %d×%d (rows×columns) at row %d, column %d lies outside the %d×%d multilooked image",
+			ErrConfig, c.H, c.W, c.Y, c.X, p.MLRows, p.MLCols)
+	}
+	p.Crop = c
+	p.H, p.W = c.H, c.W
+	p.InY, p.InX, p.InH, p.InW = c.Y*a, c.X*r, c.H*a, c.W*r
+	f := cfg.Filter
+	if f.Kind != NoFilter {
+		if f.Size < 3 || f.Size%2 == 0 {
+			return nil, fmt.Errorf("%w: filter window must be odd and at least 3, got %d", ErrConfig, f.Size)
+		}
+		p.ENL = f.ENL
+		if p.ENL == 0 {
+			p.ENL = float64(a * r)
+		}
+		if !(p.ENL > 0) || math.IsInf(p.ENL, 0) {
+			return nil, fmt.Errorf("%w: the equivalent number of looks must be positive, got %v", ErrConfig, f.ENL)
+		}
+	}
+	if cfg.Ddof < 0 {
+		return nil, fmt.Errorf("%w: ddof must be 0 or more, got %d", ErrConfig, cfg.Ddof)
+	}
+	return p, nil
+}
+
+// StripRows is how many output rows one strip of input holds within
+// maxBytes (at least one).
+func (p *Plan) StripRows(maxBytes int64) int {
+	row := int64(p.InW) * int64(p.LooksAz) * int64(p.Per) * 4
+	return max(1, min(p.H, int(maxBytes/row)))
+}
+
+// Result holds the statistics, each H×W float32 in row-major order. Pixels
+// with no valid sample have count 0 and NaN elsewhere; the standard deviation
+// is NaN where count ≤ ddof.
+type Result struct {
+	H, W                      int
+	Mean, Std, CV, Min, Max   []float32
+	Count                     []float32
+	Dates                     int
+	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
+}
+
+// Progress is called after each date has been reduced (done of total).
+type Progress func(done, total int)
+
+// finish turns the Welford state into the statistics.
+func finish(p *Plan, n, mean, m2, mn, mx []float64, dates int) *Result {
+	N := p.H * p.W
+	res := &Result{H: p.H, W: p.W, Dates: dates,
+		Mean: make([]float32, N), Std: make([]float32, N), CV: make([]float32, N),
+		Min: make([]float32, N), Max: make([]float32, N), Count: make([]float32, N)}
+	nan := float32(math.NaN())
+	for i := 0; i < N; i++ {
+		res.Count[i] = float32(n[i])
+		if n[i] == 0 {
+			res.Mean[i], res.Std[i], res.CV[i], res.Min[i], res.Max[i] = nan, nan, nan, nan, nan
+			continue
+		}
+		res.Mean[i], res.Min[i], res.Max[i] = float32(mean[i]), float32(mn[i]), float32(mx[i])
+		if d := n[i] - float64(p.Ddof); d > 0 {
+			s := math.Sqrt(max(m2[i], 0) / d)
+			res.Std[i] = float32(s)
+			res.CV[i] = float32(s / mean[i])
+		} else {
+			res.Std[i], res.CV[i] = nan, nan
+		}
+	}
+	return res
+}

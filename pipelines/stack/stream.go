@@ -1,0 +1,130 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// strip is rows [row0, row0+rows) of one date's output, as input samples.
+type strip struct {
+	date       int
+	row0, rows int
+	buf        []float32
+	nodata     float32
+	hasNodata  bool
+	last       bool // the date's last strip
+	err        error
+}
+
+// stripBytes bounds one strip of input: large enough that per-strip costs
+// vanish, small enough that a few of them in flight are cheap.
+var stripBytes int64 = 32 << 20
+
+// poolStrips is how many strip buffers circulate: one being reduced, one
+// being read, one ready.
+const poolStrips = 3
+
+// timing is what run measured.
+type timing struct{ read, wait, compute time.Duration }
+
+// run streams the dates strip by strip, stripRows output rows at a time, to
+// consume, from a reader goroutine that works ahead through a pool of
+// buffers; progress is told after each date's last strip.
+func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func(s *strip) error, progress Progress) (timing, error) {
+	var tm timing
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	per := stripRows * p.LooksAz * p.InW * p.Per
+	pool := make(chan []float32, poolStrips)
+	for range poolStrips {
+		pool <- make([]float32, per)
+	}
+	out := make(chan *strip, poolStrips)
+	var readTime time.Duration
+	go func() {
+		defer close(out)
+		send := func(s *strip) bool {
+			select {
+			case out <- s:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for di, d := range dates {
+			t0 := time.Now()
+			r, err := d.Open()
+			readTime += time.Since(t0)
+			if err != nil {
+				send(&strip{err: err})
+				return
+			}
+			nd, has := r.NoData()
+			for row0 := 0; row0 < p.H; row0 += stripRows {
+				var buf []float32
+				select {
+				case buf = <-pool:
+				case <-ctx.Done():
+					r.Close()
+					return
+				}
+				rows := min(stripRows, p.H-row0)
+				t0 := time.Now()
+				err := r.Read(p.InX, p.InY+row0*p.LooksAz, p.InW, rows*p.LooksAz, buf[:rows*p.LooksAz*p.InW*p.Per])
+				readTime += time.Since(t0)
+				if err != nil {
+					r.Close()
+					send(&strip{err: fmt.Errorf("%s: %w", d.Name(), err)})
+					return
+				}
+				s := &strip{date: di, row0: row0, rows: rows, buf: buf, nodata: float32(nd), hasNodata: has, last: row0+rows >= p.H}
+				if !send(s) {
+					r.Close()
+					return
+				}
+			}
+			t0 = time.Now()
+			err = r.Close()
+			readTime += time.Since(t0)
+			if err != nil {
+				send(&strip{err: fmt.Errorf("%s: %w", d.Name(), err)})
+				return
+			}
+		}
+	}()
+	var first error
+	for {
+		t0 := time.Now()
+		s, ok := <-out
+		tm.wait += time.Since(t0)
+		if !ok {
+			break
+		}
+		if first != nil {
+			continue // drain: the reader stops at the cancel below
+		}
+		if s.err == nil {
+			s.err = ctx.Err()
+		}
+		if s.err == nil {
+			t0 = time.Now()
+			s.err = consume(s)
+			tm.compute += time.Since(t0)
+		}
+		if s.err != nil {
+			first = s.err
+			cancel()
+			continue
+		}
+		pool <- s.buf
+		if s.last && progress != nil {
+			progress(s.date+1, len(dates))
+		}
+	}
+	tm.read = readTime // the reader has finished: out is closed
+	if first == nil {
+		first = ctx.Err() // cancelled before the reader sent anything
+	}
+	return tm, first
+}

@@ -1,0 +1,180 @@
+package stack
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+)
+
+const workgroup = 256
+
+// Run computes the statistics on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, progress Progress) (*Result, error) {
+	if dev == nil {
+		return CPU(ctx, p, dates, progress)
+	}
+	return Vulkan(ctx, dev, p, dates, progress)
+}
+
+func kernel(dev *engine.Device, name string, bindings int, push []byte) (*engine.Kernel, error) {
+	code, err := shaders.Code(name)
+	if err != nil {
+		return nil, err
+	}
+	return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: len(push), Spec: []uint32{workgroup}})
+}
+
+func f32bytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+}
+
+// Vulkan computes the statistics on dev: each strip of each date is
+// uploaded and multilooked (and, without a filter, added to the statistics)
+// by one dispatch; with a filter the date's image is filtered and added once
+// its last strip is in. The state (count, mean, M2, min, max) stays on the
+// device until the last date; only it comes back.
+func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, progress Progress) (*Result, error) {
+	t0 := time.Now()
+	N := int64(p.H) * int64(p.W)
+	filter := p.Filter.Kind != NoFilter
+	amp := p.Quantity == Amplitude
+	suffix := "_r"
+	if p.Complex {
+		suffix = "_c"
+	}
+	lookPush := func(rows, row0 int, s *strip, amp bool) []byte {
+		var b vkpush.Block
+		hn := uint32(0)
+		if s != nil && s.hasNodata {
+			hn = 1
+		}
+		nd := float32(0)
+		if s != nil {
+			nd = s.nodata
+		}
+		b.U32(uint32(p.InW)).U32(uint32(p.W)).U32(uint32(rows)).U32(uint32(row0)).
+			U32(uint32(p.LooksAz)).U32(uint32(p.LooksRg)).U32(hn).F32(nd).U32(b32(amp))
+		return b.Bytes()
+	}
+	filterPush := func() []byte {
+		var b vkpush.Block
+		b.U32(uint32(p.W)).U32(uint32(p.H)).U32(uint32(p.Filter.Size / 2)).F32(float32(1 / p.ENL)).U32(b32(amp))
+		return b.Bytes()
+	}
+	var look, filt *engine.Kernel
+	var err error
+	if filter {
+		if look, err = kernel(dev, "stack_look"+suffix, 2, lookPush(0, 0, nil, false)); err != nil {
+			return nil, err
+		}
+		name := "stack_boxcar"
+		if p.Filter.Kind == Lee {
+			name = "stack_lee"
+		}
+		if filt, err = kernel(dev, name, 6, filterPush()); err != nil {
+			return nil, err
+		}
+	} else if look, err = kernel(dev, "stack_look_acc"+suffix, 6, lookPush(0, 0, nil, false)); err != nil {
+		return nil, err
+	}
+	if N*4 > dev.MaxBinding() {
+		return nil, fmt.Errorf("%w: the %d×%d output takes %d bytes per statistic, more than one binding of %s (%d); crop it smaller or use the CPU path",
+			engine.ErrNoFit, p.H, p.W, N*4, dev.Info.Name, dev.MaxBinding())
+	}
+	rowBytes := int64(p.InW) * int64(p.LooksAz) * int64(p.Per) * 4
+	maxStrip := min(dev.MaxBinding(), dev.MaxBuffer())
+	if rowBytes > maxStrip {
+		return nil, fmt.Errorf("%w: one multilooked row needs %d bytes of input, more than one binding of %s (%d)", engine.ErrNoFit, rowBytes, dev.Info.Name, maxStrip)
+	}
+	stripRows := p.StripRows(min(stripBytes, maxStrip))
+	sizes := []int64{int64(stripRows) * rowBytes, N * 4, N * 4, N * 4, N * 4, N * 4}
+	if filter {
+		sizes = append(sizes, N*4)
+	}
+	bufs, err := dev.Buffers(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	defer engine.ReleaseAll(bufs)
+	in, acc := bufs[0], bufs[1:6]
+	var img *engine.Buffer
+	if filter {
+		img = bufs[6]
+	}
+	zeros := make([]byte, N*4)
+	if _, err := dev.Run(ctx, func(seq *engine.Sequence) {
+		for _, b := range acc {
+			seq.Upload(b, 0, zeros)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	accBinds := func() []engine.Binding {
+		bs := make([]engine.Binding, 5)
+		for i, b := range acc {
+			bs[i] = engine.Binding{Buf: b, Size: N * 4}
+		}
+		return bs
+	}
+	tm, err := run(ctx, p, dates, stripRows, func(s *strip) error {
+		n := int64(s.rows) * rowBytes
+		_, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			seq.Upload(in, 0, f32bytes(s.buf)[:n])
+			groups := dev.Groups((s.rows*p.W + workgroup - 1) / workgroup)
+			inb := engine.Binding{Buf: in, Size: n}
+			if filter {
+				seq.Dispatch(look, groups, lookPush(s.rows, s.row0, s, false), inb, engine.Binding{Buf: img, Size: N * 4})
+				if s.last {
+					seq.Dispatch(filt, dev.Groups(int((N+workgroup-1)/workgroup)), filterPush(),
+						append([]engine.Binding{{Buf: img, Size: N * 4}}, accBinds()...)...)
+				}
+			} else {
+				seq.Dispatch(look, groups, lookPush(s.rows, s.row0, s, amp), append([]engine.Binding{inb}, accBinds()...)...)
+			}
+		})
+		return err
+	}, progress)
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	out := make([][]byte, 5)
+	for i := range out {
+		out[i] = make([]byte, N*4)
+	}
+	if _, err := dev.Run(ctx, func(seq *engine.Sequence) {
+		for i, b := range acc {
+			seq.Download(b, 0, out[i])
+		}
+	}); err != nil {
+		return nil, err
+	}
+	st := make([][]float64, 5)
+	for i := range st {
+		st[i] = make([]float64, N)
+		for j := range st[i] {
+			st[i][j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[i][4*j:])))
+		}
+	}
+	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates))
+	res.Read, res.Wait, res.Compute = tm.read, tm.wait, tm.compute+time.Since(t1)
+	res.Wall = time.Since(t0)
+	return res, nil
+}
+
+func b32(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
