@@ -110,6 +110,7 @@ Examples:
 			devicesCommand(),
 			mapCommand(),
 			reduceCommand(),
+			stackCommand(),
 			synthCommand(),
 			pacoCommand(),
 			verifyCommand(),

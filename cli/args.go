@@ -15,7 +15,7 @@ import (
 
 // takesArgs names the commands that read positional arguments (verify
 // --compare A.json B.json); every other command refuses them.
-var takesArgs = map[string]bool{"verify": true}
+var takesArgs = map[string]bool{"verify": true, "stack": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"

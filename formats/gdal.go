@@ -21,10 +21,21 @@ package formats
 #include <cpl_error.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>
+#include <ogr_srs_api.h>
 
 static void vk_gdal_init(void) {
 	GDALAllRegister();
 	CPLSetErrorHandler(CPLQuietErrorHandler);
+}
+
+static char *vk_epsg_wkt(int code) {
+	OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+	char *wkt = NULL;
+	if (OSRImportFromEPSG(srs, code) == OGRERR_NONE) {
+		OSRExportToWkt(srs, &wkt);
+	}
+	OSRDestroySpatialReference(srs);
+	return wkt;
 }
 
 static char **vk_opts(char **l, const char *kv) { return CSLAddString(l, kv); }
@@ -416,3 +427,17 @@ func WriteRaster(path string, spec RasterSpec, bands []RasterBand) error {
 }
 
 func nanF64() float64 { return math.NaN() }
+
+// EPSGWKT returns the WKT of an EPSG coordinate system (32720: UTM 20S).
+func EPSGWKT(code int) (string, error) {
+	var w *C.char
+	err := gdalErr(fmt.Sprintf("EPSG:%d", code), func() bool {
+		w = C.vk_epsg_wkt(C.int(code))
+		return w != nil
+	})
+	if err != nil {
+		return "", err
+	}
+	defer C.CPLFree(unsafe.Pointer(w))
+	return C.GoString(w), nil
+}

@@ -13,6 +13,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,19 @@ func WriteSNRPNG(path string, snr *tensor.Tensor, detections []Mark, title strin
 
 // renderSNR draws the picture WriteSNRPNG writes.
 func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, error) {
+	return renderMap(snr, marks, title, false, false)
+}
+
+// RenderQuicklook draws an image map (a SAR statistic, say) with a colour
+// bar: row 0 at the top as images are shown, and the colours spread over the
+// 2nd to 98th percentiles of the finite values, so that a few bright
+// scatterers do not leave the rest of the picture dark (values outside
+// take the end colours).
+func RenderQuicklook(t *tensor.Tensor, title string) (*image.RGBA, error) {
+	return renderMap(t, nil, title, true, true)
+}
+
+func renderMap(snr *tensor.Tensor, marks []Mark, title string, yDown, clip bool) (*image.RGBA, error) {
 	if snr == nil || len(snr.Shape) != 2 || snr.Shape[0] < 1 || snr.Shape[1] < 1 {
 		shape := "none"
 		if snr != nil {
@@ -132,6 +146,27 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 	}
 	if lo > hi { // nothing finite
 		lo, hi = 0, 1
+	} else if clip {
+		var fin []float64
+		for _, x := range v {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				fin = append(fin, x)
+			}
+		}
+		slices.Sort(fin)
+		lo, hi = fin[len(fin)*2/100], fin[(len(fin)-1)*98/100]
+	}
+	row := func(y int) int { // screen row of map row y
+		if yDown {
+			return y
+		}
+		return h - 1 - y
+	}
+	rowF := func(y float64) float64 {
+		if yDown {
+			return y
+		}
+		return float64(h-1) - y
 	}
 	if lo == hi {
 		lo, hi = lo-0.5, hi+0.5
@@ -144,7 +179,7 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 	// The map, row y drawn at the bottom for y = 0.
 	s := l.scale
 	for y := 0; y < h; y++ {
-		sy := l.mapRect.Min.Y + (h-1-y)*s
+		sy := l.mapRect.Min.Y + row(y)*s
 		for x := 0; x < w; x++ {
 			c := pngNaN
 			switch val := v[y*w+x]; {
@@ -170,7 +205,7 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 		drawText(img, sx-len(lab)*glyphW/2, l.mapRect.Max.Y+5+glyphAscent, lab, pngInk)
 	}
 	for _, t := range niceTicks(0, float64(h-1), max(2, min(6, h*s/40))) {
-		sy := l.mapRect.Min.Y + int((float64(h-1)-t+0.5)*float64(s))
+		sy := l.mapRect.Min.Y + int((rowF(t)+0.5)*float64(s))
 		hline(img, l.mapRect.Min.X-4, l.mapRect.Min.X-1, sy, pngInk)
 		lab := formatTick(t)
 		drawText(img, l.mapRect.Min.X-6-len(lab)*glyphW, sy+glyphAscent/2-1, lab, pngInk)
@@ -199,7 +234,7 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 			continue
 		}
 		cx := float64(l.mapRect.Min.X) + (m.X+0.5)*float64(s)
-		cy := float64(l.mapRect.Min.Y) + (float64(h-1)-m.Y+0.5)*float64(s)
+		cy := float64(l.mapRect.Min.Y) + (rowF(m.Y)+0.5)*float64(s)
 		circle(img, cx, cy, r, 1.2, l.mapRect, pngMark)
 		if m.Label != "" {
 			tx, ty := int(cx+r*0.75)+2, int(cy-r*0.75)

@@ -1,0 +1,506 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/stack"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// stackStats are the statistics stack writes, in order.
+var stackStats = []string{"mean", "std", "cv", "min", "max", "count"}
+
+func stackCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "stack",
+		Usage:     "per-pixel temporal statistics of a stack of SAR images (one file per date)",
+		ArgsUsage: "FILE... | 'GLOB' | @LIST.txt",
+		UsageText: "vkstat [global options] stack [--looks 4x4] [--crop Y,X,H,W] [--filter lee --filter-size 5] [--stat all] --out-dir DIR FILE...",
+		Description: `Reads one raster per date (GeoTIFF, ENVI or anything GDAL reads; complex SLC
+such as CInt16 and CFloat32, or real intensity such as Float32; .npy and
+.fits 2-d arrays too), and for each date computes |S|² (the real input is
+taken as intensity), averages it over a multilook box of --looks a×r
+(rows × columns: azimuth × range), keeps the --crop window of the
+multilooked image, applies an optional speckle filter, and adds it to
+per-pixel temporal statistics: mean, std (--ddof), coefficient of variation
+(std/mean), min, max and count of valid samples. Samples equal to a file's
+nodata value (for complex samples: both parts) and NaN are left out of the
+multilook; a box with none is missing for that date and does not count.
+
+Multilook remainder: the multilooked image is floor(H/a) × floor(W/r); the
+last H mod a lines and W mod r columns are dropped, as ISCE and SNAP do.
+
+Dates stream through: each is read while the previous one is reduced, and
+memory holds a few strips of input, whatever the number of dates. Every
+file is checked before anything is computed: the same size, data type and
+georeferencing as the first, or an error names it. Outputs are written all
+or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
+georeferencing and projection, shifted and scaled to the crop and the
+multilook; NaN is nodata), and .npy or .fits with --format, and
+DIR/<stat>.png quicklooks with a colour bar for the statistics --png names.
+
+Files: paths, globs (quote them to let vkstat expand them, in name order),
+or @LIST: a text file with one path per line (relative paths are relative
+to the list's folder; blank lines and # comments are skipped).
+
+Examples:
+   vkstat stack --looks 4x4 --crop 0,0,1024,1024 --out-dir stats/ 'slc/*.tif'
+   vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --png mean --out-dir out/ @dates.txt
+   vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
+			&ucli.StringFlag{Name: "crop", Usage: "window of the multilooked image: first row, first column, rows, columns (Y,X,H,W); H or W 0 runs to the edge"},
+			&ucli.StringFlag{Name: "quantity", Value: "intensity", Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
+			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar or lee"},
+			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3)"},
+			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filter (default: the multilook's a·r)"},
+			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
+			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
+			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
+			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
+			&ucli.StringFlag{Name: "png", Usage: "statistics to draw as PNG quicklooks with a colour bar, e.g. mean,cv"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+		},
+		Action: runStack,
+	}
+}
+
+// parseList parses a comma-separated list of names from allowed ("all":
+// every one).
+func parseList(flag, s string, allowed []string) ([]string, error) {
+	if s == "all" {
+		return allowed, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == f
+		}
+		if !ok {
+			return nil, usagef("--%s: unknown %q; want %s", flag, f, strings.Join(allowed, ", "))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func parseLooks(s string) (int, int, error) {
+	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == 'x' || r == ',' || r == '×' })
+	if len(parts) == 1 {
+		parts = append(parts, parts[0])
+	}
+	if len(parts) != 2 {
+		return 0, 0, usagef("--looks %q: want a×r, e.g. 4x4", s)
+	}
+	a, e1 := strconv.Atoi(strings.TrimSpace(parts[0]))
+	r, e2 := strconv.Atoi(strings.TrimSpace(parts[1]))
+	if e1 != nil || e2 != nil || a < 1 || r < 1 {
+		return 0, 0, usagef("--looks %q: want two positive integers a×r, e.g. 4x4", s)
+	}
+	return a, r, nil
+}
+
+func parseCrop(s string) (stack.Window, error) {
+	var w stack.Window
+	if s == "" {
+		return w, nil
+	}
+	f := strings.Split(s, ",")
+	if len(f) != 4 {
+		return w, usagef("--crop %q: want Y,X,H,W (first row, first column, rows, columns of the multilooked image)", s)
+	}
+	v := make([]int, 4)
+	for i, x := range f {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 {
+			return w, usagef("--crop %q: want four integers ≥ 0", s)
+		}
+		v[i] = n
+	}
+	return stack.Window{Y: v[0], X: v[1], H: v[2], W: v[3]}, nil
+}
+
+// expandFiles turns the arguments into the list of dates: paths, globs
+// (expanded in name order; one that matches nothing is an error) and @lists.
+func expandFiles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "@"):
+			list := a[1:]
+			f, err := os.Open(list)
+			if err != nil {
+				return nil, fmt.Errorf("list of dates %w", err)
+			}
+			sc := bufio.NewScanner(f)
+			n := 0
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if i := strings.Index(line, "#"); i >= 0 {
+					line = strings.TrimSpace(line[:i])
+				}
+				if line == "" {
+					continue
+				}
+				if !filepath.IsAbs(line) {
+					line = filepath.Join(filepath.Dir(list), line)
+				}
+				out = append(out, line)
+				n++
+			}
+			err = sc.Err()
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("list of dates %s: %w", list, err)
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("list of dates %s names no file", list)
+			}
+		case strings.ContainsAny(a, "*?["):
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, usagef("glob %q: %v", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("glob %q matches no file", a)
+			}
+			out = append(out, m...) // filepath.Glob sorts
+		default:
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("stack: no input files: give paths, a quoted glob or @list.txt (see vkstat stack --help)")
+	}
+	return out, nil
+}
+
+// dateInfo is what is known of one date after the checks.
+type dateInfo struct {
+	path   string
+	array  bool // .npy or .fits, read whole
+	width  int
+	height int
+	typ    string
+	cplx   bool
+	georef formats.Georef
+}
+
+func isArrayFile(p string) bool {
+	n := strings.ToLower(p)
+	for _, e := range []string{".npy", ".fits", ".fit", ".fts", ".fits.gz"} {
+		if strings.HasSuffix(n, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// inspect opens a date and reports its geometry.
+func inspect(path string, band int) (dateInfo, error) {
+	d := dateInfo{path: path}
+	st, err := os.Stat(path)
+	if err != nil {
+		return d, fmt.Errorf("date %w", err)
+	}
+	if st.IsDir() {
+		return d, fmt.Errorf("date %s is a directory", path)
+	}
+	if isArrayFile(path) {
+		t, err := formats.ReadArray(path)
+		if err != nil {
+			return d, err
+		}
+		if len(t.Shape) != 2 {
+			return d, fmt.Errorf("%s: want a 2-d image per date, got shape %s", path, tensor.ShapeString(t.Shape))
+		}
+		d.array, d.height, d.width, d.typ = true, t.Shape[0], t.Shape[1], t.DType.String()
+		return d, nil
+	}
+	r, err := formats.OpenRaster(path)
+	if err != nil {
+		return d, err
+	}
+	defer r.Close()
+	if band < 1 || band > r.Bands {
+		return d, fmt.Errorf("%s: --band %d does not exist (the file has %d)", path, band, r.Bands)
+	}
+	d.width, d.height, d.typ, d.cplx, d.georef = r.Width, r.Height, r.Type, r.Complex(), r.Georef()
+	return d, nil
+}
+
+// checkDates checks every date against the first, before any work.
+func checkDates(paths []string, band int) ([]dateInfo, error) {
+	infos := make([]dateInfo, len(paths))
+	for i, p := range paths {
+		d, err := inspect(p, band)
+		if err != nil {
+			return nil, err
+		}
+		infos[i] = d
+		f := infos[0]
+		switch {
+		case d.width != f.width || d.height != f.height:
+			return nil, fmt.Errorf("%s: %d×%d pixels (width×height), but %s has %d×%d: every date must have the first's size",
+				p, d.width, d.height, f.path, f.width, f.height)
+		case d.typ != f.typ:
+			return nil, fmt.Errorf("%s: data type %s, but %s has %s: every date must have the first's type", p, d.typ, f.path, f.typ)
+		case d.georef.HasTransform != f.georef.HasTransform || d.georef.HasTransform && !closeTransforms(d.georef.Transform, f.georef.Transform):
+			return nil, fmt.Errorf("%s: geotransform %v differs from %s's %v: the stack must be co-registered on one grid",
+				p, d.georef.Transform, f.path, f.georef.Transform)
+		}
+	}
+	return infos, nil
+}
+
+func closeTransforms(a, b [6]float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-9*max(1, math.Abs(a[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// rasterDate is a date read through GDAL.
+type rasterDate struct {
+	path string
+	band int
+	cplx bool
+}
+
+func (d *rasterDate) Name() string { return d.path }
+func (d *rasterDate) Open() (stack.Reader, error) {
+	r, err := formats.OpenRaster(d.path)
+	if err != nil {
+		return nil, err
+	}
+	return &rasterReader{r: r, band: d.band, cplx: d.cplx}, nil
+}
+
+type rasterReader struct {
+	r    *formats.Raster
+	band int
+	cplx bool
+}
+
+func (r *rasterReader) Read(x0, y0, w, h int, dst []float32) error {
+	if r.cplx {
+		return r.r.ReadComplex(r.band, x0, y0, w, h, dst)
+	}
+	return r.r.ReadReal(r.band, x0, y0, w, h, dst)
+}
+func (r *rasterReader) NoData() (float64, bool) { return r.r.NoData(r.band) }
+func (r *rasterReader) Close() error            { return r.r.Close() }
+
+// arrayDate is a 2-d NPY or FITS image, read whole.
+type arrayDate struct{ path string }
+
+func (d *arrayDate) Name() string { return d.path }
+func (d *arrayDate) Open() (stack.Reader, error) {
+	t, err := formats.ReadArray(d.path)
+	if err != nil {
+		return nil, err
+	}
+	return &arrayReader{v: t.As(tensor.F32).F32, w: t.Shape[1]}, nil
+}
+
+type arrayReader struct {
+	v []float32
+	w int
+}
+
+func (r *arrayReader) Read(x0, y0, w, h int, dst []float32) error {
+	for y := 0; y < h; y++ {
+		copy(dst[y*w:(y+1)*w], r.v[(y0+y)*r.w+x0:])
+	}
+	return nil
+}
+func (r *arrayReader) NoData() (float64, bool) { return 0, false }
+func (r *arrayReader) Close() error            { return nil }
+
+func runStack(c *ucli.Context) error {
+	start := time.Now()
+	if err := requireFlag(c, "out-dir"); err != nil {
+		return err
+	}
+	a, r, err := parseLooks(c.String("looks"))
+	if err != nil {
+		return err
+	}
+	crop, err := parseCrop(c.String("crop"))
+	if err != nil {
+		return err
+	}
+	cfg := stack.Config{LooksAz: a, LooksRg: r, Crop: crop, Ddof: c.Int("ddof")}
+	switch q := c.String("quantity"); q {
+	case "intensity":
+	case "amplitude":
+		cfg.Quantity = stack.Amplitude
+	default:
+		return usagef("--quantity: want intensity or amplitude, got %q", q)
+	}
+	switch f := c.String("filter"); f {
+	case "none":
+	case "boxcar":
+		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: c.Int("filter-size")}
+	case "lee":
+		cfg.Filter = stack.Filter{Kind: stack.Lee, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
+	default:
+		return usagef("--filter: want none, boxcar or lee, got %q", f)
+	}
+	if c.Int("ddof") < 0 {
+		return usagef("--ddof must be 0 or more, got %d", c.Int("ddof"))
+	}
+	stats, err := parseList("stat", c.String("stat"), stackStats)
+	if err != nil {
+		return err
+	}
+	if len(stats) == 0 {
+		return usagef("--stat: no statistic named")
+	}
+	fmts, err := parseList("format", c.String("format"), []string{"tif", "npy", "fits"})
+	if err != nil {
+		return err
+	}
+	var pngs []string
+	if c.String("png") != "" {
+		if pngs, err = parseList("png", c.String("png"), stackStats); err != nil {
+			return err
+		}
+	}
+	if len(fmts) == 0 && len(pngs) == 0 {
+		return usagef("--format: no output format named")
+	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
+	paths, err := expandFiles(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	infos, err := checkDates(paths, c.Int("band"))
+	if err != nil {
+		return err
+	}
+	first := infos[0]
+	plan, err := stack.NewPlan(cfg, stack.Grid{Width: first.width, Height: first.height, Complex: first.cplx})
+	if err != nil {
+		if errors.Is(err, stack.ErrConfig) {
+			return fmt.Errorf("%s (%d×%d pixels, width×height): %w", first.path, first.width, first.height, err)
+		}
+		return err
+	}
+	dates := make([]stack.Date, len(infos))
+	for i, d := range infos {
+		if d.array {
+			dates[i] = &arrayDate{path: d.path}
+		} else {
+			dates[i] = &rasterDate{path: d.path, band: c.Int("band"), cplx: d.cplx}
+		}
+	}
+	check := time.Since(t0)
+
+	s, err := openSession(c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	bar := newProgress(c.App.ErrWriter)
+	res, err := stack.Run(c.Context, s.dev, plan, dates, func(done, total int) {
+		bar.update(fmt.Sprintf("date %d/%d", done, total), float64(done)/float64(total))
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+
+	tw := time.Now()
+	geo := first.georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
+	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
+	outs := Outputs{Ctx: c.Context}
+	defer outs.Abort()
+	outs.CreateDir(dir)
+	var written []string
+	add := func(name string, write func(w io.Writer) error) {
+		p := filepath.Join(dir, name)
+		outs.Add(p, write)
+		written = append(written, p)
+	}
+	for _, st := range stats {
+		t := tensor.FromF32(arrays[st], res.H, res.W)
+		desc := []string{st}
+		for _, f := range fmts {
+			switch f {
+			case "tif":
+				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
+			case "npy":
+				add(st+".npy", func(w io.Writer) error { return EncodeNPY(w, t) })
+			case "fits":
+				cards := []FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
+					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: len(dates), Comment: "dates in the stack"}}
+				add(st+".fits", func(w io.Writer) error { return EncodeFITS(w, t, cards) })
+			}
+		}
+	}
+	for _, st := range pngs {
+		t := tensor.FromF32(arrays[st], res.H, res.W)
+		title := fmt.Sprintf("%s of %s over %d dates (%dx%d looks)", st, c.String("quantity"), len(dates), a, r)
+		add(st+".png", func(w io.Writer) error {
+			img, err := formats.RenderQuicklook(t, title)
+			if err != nil {
+				return err
+			}
+			return formats.EncodePNG(w, img)
+		})
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	write := time.Since(tw)
+	for _, p := range written {
+		fmt.Fprintf(c.App.Writer, "%s\t%d×%d\n", p, res.H, res.W)
+	}
+	empty := 0
+	for _, n := range res.Count {
+		if n == 0 {
+			empty++
+		}
+	}
+	if empty > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
+	}
+	if c.Bool("time") {
+		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
+		w := c.App.ErrWriter
+		fmt.Fprintf(w, "device:   %s\n", s.name())
+		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d\n", len(dates), first.width, first.height, first.typ, res.H, res.W)
+		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
+		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
+		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Compute), "upload, multilook, filter, statistics")
+		fmt.Fprintf(w, "wait:     %s (compute waiting for reads)\n", ms(res.Wait))
+		fmt.Fprintf(w, "stack:    %s (wall of the streamed part)\n", ms(res.Wall))
+		fmt.Fprintf(w, "write:    %s\n", ms(write))
+		fmt.Fprintf(w, "total:    %s (wall)\n", ms(time.Since(start)))
+	}
+	return nil
+}
