@@ -60,7 +60,7 @@ func formatOf(in *inputFile) arrayFormat {
 
 // ReadArray reads an array from a FITS (.fits, .fit, .fts, optionally
 // gzipped: .fits.gz) or NumPy (.npy) file, see ReadFITS and ReadNPY, or
-// from a real raster GDAL reads (.tif, .tiff, .img, .bin, .vrt), see
+// from a real raster GDAL reads (.tif, .tiff, .img, .envi, .vrt), see
 // ReadRaster. Other
 // names are recognised by their first bytes. Pipes and devices are read
 // once, never beyond MaxStreamBytes.

@@ -23,9 +23,22 @@ package formats
 #include <cpl_vsi.h>
 #include <ogr_srs_api.h>
 
+static void vk_default(const char *k, const char *v) {
+	if (CPLGetConfigOption(k, NULL) == NULL) {
+		CPLSetConfigOption(k, v);
+	}
+}
+
 static void vk_gdal_init(void) {
 	GDALAllRegister();
 	CPLSetErrorHandler(CPLQuietErrorHandler);
+	// Windows are read once, in order: straight from the file into the
+	// caller's buffer where the driver can (raw formats such as ENVI,
+	// uncompressed GeoTIFF), and a small block cache for the rest, so that
+	// memory stays bounded. The environment overrides these.
+	vk_default("GDAL_ONE_BIG_READ", "YES");
+	vk_default("GTIFF_DIRECT_IO", "YES");
+	vk_default("GDAL_CACHEMAX", "128");
 }
 
 static char *vk_epsg_wkt(int code) {

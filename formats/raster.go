@@ -12,7 +12,7 @@ import (
 )
 
 // rasterExts are the names read and written through GDAL.
-var rasterExts = []string{".tif", ".tiff", ".img", ".envi", ".bin", ".vrt"}
+var rasterExts = []string{".tif", ".tiff", ".img", ".envi", ".vrt"}
 
 // isRasterName reports whether path names a GDAL raster by its extension.
 func isRasterName(path string) bool {

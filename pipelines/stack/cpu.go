@@ -33,43 +33,77 @@ func (w *welford) add(i int, x float64) {
 }
 
 // look multilooks output rows [0, s.rows) of a strip into dst (row-major,
-// p.W per row), as intensity, or amplitude when amp.
+// p.W per row), as intensity, or amplitude when amp. It runs along the
+// input lines (memory order), goroutines over output rows.
 func look(p *Plan, s *strip, dst []float64, amp bool) {
-	a, r, inW := p.LooksAz, p.LooksRg, p.InW
-	nd := float64(s.nodata)
-	par.Range(s.rows, 8, func(lo, hi int) {
+	a, r, per := p.LooksAz, p.LooksRg, p.Per
+	line := p.InW * per
+	nd, hasND := s.nodata, s.hasNodata
+	par.Range(s.rows, 4, func(lo, hi int) {
+		sums := make([]float64, p.W)
+		ns := make([]int, p.W)
 		for oy := lo; oy < hi; oy++ {
-			for ox := 0; ox < p.W; ox++ {
-				var sum float64
-				n := 0
-				for dy := 0; dy < a; dy++ {
-					base := (oy*a+dy)*inW + ox*r
-					for dx := 0; dx < r; dx++ {
-						k := base + dx
-						var v float64
-						var bad bool
-						if p.Per == 2 {
-							re, im := float64(s.buf[2*k]), float64(s.buf[2*k+1])
-							bad = math.IsNaN(re) || math.IsNaN(im) || s.hasNodata && re == nd && im == nd
-							v = re*re + im*im
+			clear(sums)
+			clear(ns)
+			for dy := 0; dy < a; dy++ {
+				in := s.buf[(oy*a+dy)*line : (oy*a+dy+1)*line]
+				for ox := range sums {
+					seg := in[ox*r*per : (ox+1)*r*per]
+					var sum float64
+					n := 0
+					if !hasND {
+						// Common case: no nodata value; NaNs are rare, so sum
+						// without branches and look again only when the sum
+						// is NaN.
+						var f float32
+						if per == 2 {
+							for k := 0; k+1 < len(seg); k += 2 {
+								f += seg[k]*seg[k] + seg[k+1]*seg[k+1]
+							}
 						} else {
-							v = float64(s.buf[k])
-							bad = math.IsNaN(v) || s.hasNodata && v == nd
+							for _, x := range seg {
+								f += x
+							}
 						}
-						if !bad {
+						if f == f {
+							sums[ox] += float64(f)
+							ns[ox] += r
+							continue
+						}
+					}
+					if per == 2 {
+						for k := 0; k+1 < len(seg); k += 2 {
+							re, im := seg[k], seg[k+1]
+							v := float64(re)*float64(re) + float64(im)*float64(im)
+							if v != v || hasND && re == nd && im == nd {
+								continue
+							}
 							sum += v
 							n++
 						}
+					} else {
+						for _, x := range seg {
+							if x != x || hasND && x == nd {
+								continue
+							}
+							sum += float64(x)
+							n++
+						}
 					}
+					sums[ox] += sum
+					ns[ox] += n
 				}
+			}
+			out := dst[oy*p.W : (oy+1)*p.W]
+			for ox, sum := range sums {
 				x := math.NaN()
-				if n > 0 {
-					x = sum / float64(n)
+				if ns[ox] > 0 {
+					x = sum / float64(ns[ox])
 				}
 				if amp {
 					x = math.Sqrt(x)
 				}
-				dst[oy*p.W+ox] = x
+				out[ox] = x
 			}
 		}
 	})
