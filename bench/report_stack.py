@@ -154,11 +154,13 @@ def main():
             cpu = re.search(r"model name\s*:\s*(.*)", f.read()).group(1)
     except Exception:
         pass
+    load = os.getloadavg()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = []
     L.append("# vkstat stack: SAR temporal statistics against NumPy\n")
     L.append(f"Measured {now} at commit {commit}{' (with uncommitted changes)' if dirty else ''} on {cpu} "
-             f"({os.cpu_count()} cores, shared with other work; {platform.system()}), no GPU: the Vulkan device is "
+             f"({os.cpu_count()} cores, shared with other engineers' builds and tests: load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} "
+             f"at the end; {platform.system()}), no GPU: the Vulkan device is "
              "lavapipe (Mesa's Vulkan on the CPU).\n")
     L.append(f"Command: `python3 bench/report_stack.py --bin {os.path.relpath(o.bin, ROOT)} --repeat {o.repeat} "
              f"--devices {o.devices} --procs {o.procs} --cases {o.cases}`\n")
@@ -168,7 +170,7 @@ def main():
              "upload + multilook + statistics; NumPy's summed over processes for the multiprocessing variants. The files "
              "are in the page cache (the stack is read once before timing): these are warm-file figures, where reading "
              "is a memory copy; on a cold disk reading dominates everything. Peak RSS is the child's ru_maxrss "
-             "(`/usr/bin/time -f %M`).\n")
+             "(`/usr/bin/time -f %M`): for the multiprocessing variants, the largest single process, not their sum.\n")
     for name in o.cases.split(","):
         info = [r for r in rows if r[0] == name and r[1] == "_what"][0][2]
         L.append(f"\n## {name}: {info['what']}\n")
