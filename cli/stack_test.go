@@ -98,6 +98,8 @@ func TestStackCommand(t *testing.T) {
 			stack.Config{LooksAz: 3, LooksRg: 2, Crop: stack.Window{Y: 1, X: 2, H: 9}}},
 		{"cint16-lee-amp", []string{filepath.Join(tif, "date_*.tif")}, []string{"--looks", "2", "--filter", "lee", "--filter-size", "3", "--quantity", "amplitude", "--ddof", "1"},
 			stack.Config{LooksAz: 2, LooksRg: 2, Filter: stack.Filter{Kind: stack.Lee, Size: 3}, Quantity: stack.Amplitude, Ddof: 1}},
+		{"cint16-refined", []string{"@" + filepath.Join(tif, "dates.txt")}, []string{"--looks", "1x1", "--filter", "refined-lee", "--filter-size", "7"},
+			stack.Config{LooksAz: 1, LooksRg: 1, Filter: stack.Filter{Kind: stack.RefinedLee, Size: 7}}},
 		{"envi-boxcar", []string{filepath.Join(envi, "date_001.bin"), filepath.Join(envi, "date_002.bin"), filepath.Join(envi, "date_003.bin")},
 			[]string{"--looks", "1x3", "--filter", "boxcar", "--filter-size", "5"},
 			stack.Config{LooksAz: 1, LooksRg: 3, Filter: stack.Filter{Kind: stack.Boxcar, Size: 5}}},

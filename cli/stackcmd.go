@@ -33,7 +33,9 @@ such as CInt16 and CFloat32, or real intensity such as Float32; .npy and
 .fits 2-d arrays too), and for each date computes |S|² (the real input is
 taken as intensity), averages it over a multilook box of --looks a×r
 (rows × columns: azimuth × range), keeps the --crop window of the
-multilooked image, applies an optional speckle filter, and adds it to
+multilooked image, applies an optional speckle filter (boxcar; Lee 1980;
+refined Lee 1981, which takes its statistics from the half window on the
+centre's side of the strongest edge), and adds it to
 per-pixel temporal statistics: mean, std (--ddof), coefficient of variation
 (std/mean), min, max and count of valid samples. Samples equal to a file's
 nodata value (for complex samples: both parts) and NaN are left out of the
@@ -58,14 +60,15 @@ to the list's folder; blank lines and # comments are skipped).
 Examples:
    vkstat stack --looks 4x4 --crop 0,0,1024,1024 --out-dir stats/ 'slc/*.tif'
    vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --png mean --out-dir out/ @dates.txt
+   vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
    vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
 			&ucli.StringFlag{Name: "crop", Usage: "window of the multilooked image: first row, first column, rows, columns (Y,X,H,W); H or W 0 runs to the edge"},
 			&ucli.StringFlag{Name: "quantity", Value: "intensity", Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
-			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar or lee"},
-			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3)"},
-			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filter (default: the multilook's a·r)"},
+			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
+			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
+			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters (default: the multilook's a·r)"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
 			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
@@ -363,8 +366,10 @@ func runStack(c *ucli.Context) error {
 		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: c.Int("filter-size")}
 	case "lee":
 		cfg.Filter = stack.Filter{Kind: stack.Lee, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
+	case "refined-lee":
+		cfg.Filter = stack.Filter{Kind: stack.RefinedLee, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
 	default:
-		return usagef("--filter: want none, boxcar or lee, got %q", f)
+		return usagef("--filter: want none, boxcar, lee or refined-lee, got %q", f)
 	}
 	if c.Int("ddof") < 0 {
 		return usagef("--ddof must be 0 or more, got %d", c.Int("ddof"))

@@ -136,10 +136,26 @@ func filterImage(p *Plan, img, dst []float64) {
 					dst[y*w+x] = m
 					continue
 				}
+				dir, side := -1, 0
+				if p.Filter.Kind == RefinedLee {
+					dir, side = edgeHalf(img, h, w, y, x, k, n)
+					if dir >= 0 {
+						sum, n = 0, 0
+						for yy := y0; yy <= y1; yy++ {
+							for xx := x0; xx <= x1; xx++ {
+								if inHalf(yy-y, xx-x, dir, side) {
+									sum += img[yy*w+xx]
+									n++
+								}
+							}
+						}
+						m = sum / n
+					}
+				}
 				var ss float64
 				for yy := y0; yy <= y1; yy++ {
-					for _, v := range img[yy*w+x0 : yy*w+x1+1] {
-						if !math.IsNaN(v) {
+					for xx := x0; xx <= x1; xx++ {
+						if v := img[yy*w+xx]; !math.IsNaN(v) && inHalf(yy-y, xx-x, dir, side) {
 							ss += (v - m) * (v - m)
 						}
 					}
@@ -201,4 +217,71 @@ func addRows(st *welford, v []float64, off int) {
 			st.add(off+i, v[i])
 		}
 	})
+}
+
+// inHalf reports whether offset (di, dj) from the centre lies in the half
+// window dir, side (see edgeHalf); dir < 0 is the whole window.
+func inHalf(di, dj, dir, side int) bool {
+	if dir < 0 {
+		return true
+	}
+	var s int
+	switch dir {
+	case 0:
+		s = dj
+	case 1:
+		s = di
+	case 2:
+		s = di + dj
+	default:
+		s = dj - di
+	}
+	if side == 0 {
+		return s <= 0
+	}
+	return s >= 0
+}
+
+// edgeHalf picks refined Lee's half window around (y, x) for a window of
+// half-size k holding n valid samples: the sums M of nine 3×3 sub-windows
+// k−1 apart, the strongest of four gradients across them (0: vertical
+// edge, 1: horizontal, 2 and 3: the diagonals), and the side whose mean is
+// closer to the centre's. A clipped window, or one with a NaN, gives -1.
+func edgeHalf(img []float64, h, w, y, x, k int, n float64) (dir, side int) {
+	if y-k < 0 || y+k >= h || x-k < 0 || x+k >= w || n != float64((2*k+1)*(2*k+1)) {
+		return -1, 0
+	}
+	d := k - 1
+	var M [3][3]float64
+	for a := 0; a < 3; a++ {
+		for b := 0; b < 3; b++ {
+			cy, cx := y+(a-1)*d, x+(b-1)*d
+			var s float64
+			for i := -1; i <= 1; i++ {
+				for j := -1; j <= 1; j++ {
+					s += img[(cy+i)*w+cx+j]
+				}
+			}
+			M[a][b] = s // sums, not means: integer intensities decide exactly
+		}
+	}
+	g := [4]float64{
+		math.Abs((M[0][2] + M[1][2] + M[2][2]) - (M[0][0] + M[1][0] + M[2][0])),
+		math.Abs((M[2][0] + M[2][1] + M[2][2]) - (M[0][0] + M[0][1] + M[0][2])),
+		math.Abs((M[1][2] + M[2][1] + M[2][2]) - (M[0][1] + M[1][0] + M[0][0])),
+		math.Abs((M[0][1] + M[0][2] + M[1][2]) - (M[1][0] + M[2][0] + M[2][1])),
+	}
+	dir = 0
+	for i := 1; i < 4; i++ {
+		if g[i] > g[dir] {
+			dir = i
+		}
+	}
+	neg := [4]float64{M[1][0], M[0][1], M[0][0], M[2][0]}[dir]
+	pos := [4]float64{M[1][2], M[2][1], M[2][2], M[0][2]}[dir]
+	c := M[1][1]
+	if math.Abs(neg-c) < math.Abs(pos-c) {
+		return dir, 0
+	}
+	return dir, 1
 }

@@ -144,6 +144,10 @@ func refFilter(p *Plan, img []float64) []float64 {
 				out[y*W+x] = m
 				continue
 			}
+			if p.Filter.Kind == RefinedLee && len(win) == (2*k+1)*(2*k+1) && y >= k && y+k < H && x >= k && x+k < W {
+				win = refinedHalf(img, W, y, x, k)
+				m = meanOf(win)
+			}
 			var v float64
 			for _, s := range win {
 				v += (s - m) * (s - m)
@@ -159,4 +163,64 @@ func refFilter(p *Plan, img []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// refinedHalf returns the samples of refined Lee's half window at (y, x),
+// written from the definition: nine 3×3 sub-window means, the edge with the
+// largest difference of the sums on its two sides, the side whose mean is
+// nearer the centre's, and every window pixel on that side (dividing line
+// included).
+func refinedHalf(img []float64, W, y, x, k int) []float64 {
+	d := k - 1
+	// The sum (9× the mean; sums decide exactly on integer intensities) of
+	// the sub-window at row offset p·d, column offset q·d.
+	mean := func(p, q int) float64 {
+		var s float64
+		for i := -1; i <= 1; i++ {
+			for j := -1; j <= 1; j++ {
+				s += img[(y+p*d+i)*W+x+q*d+j]
+			}
+		}
+		return s
+	}
+	type cell struct{ p, q int }
+	// Each edge: the sub-windows on its negative and positive sides, the
+	// side means compared with the centre, and the signed distance of a
+	// pixel offset (di, dj) from the edge.
+	edges := []struct {
+		negCells, posCells []cell
+		neg, pos           cell
+		dist               func(di, dj int) int
+	}{
+		{[]cell{{-1, -1}, {0, -1}, {1, -1}}, []cell{{-1, 1}, {0, 1}, {1, 1}}, cell{0, -1}, cell{0, 1}, func(di, dj int) int { return dj }},
+		{[]cell{{-1, -1}, {-1, 0}, {-1, 1}}, []cell{{1, -1}, {1, 0}, {1, 1}}, cell{-1, 0}, cell{1, 0}, func(di, dj int) int { return di }},
+		{[]cell{{-1, 0}, {0, -1}, {-1, -1}}, []cell{{0, 1}, {1, 0}, {1, 1}}, cell{-1, -1}, cell{1, 1}, func(di, dj int) int { return di + dj }},
+		{[]cell{{0, -1}, {1, -1}, {1, 0}}, []cell{{-1, 0}, {-1, 1}, {0, 1}}, cell{1, -1}, cell{-1, 1}, func(di, dj int) int { return dj - di }},
+	}
+	best, bestG := 0, -1.0
+	for e, ed := range edges {
+		var sn, sp float64
+		for _, c := range ed.negCells {
+			sn += mean(c.p, c.q)
+		}
+		for _, c := range ed.posCells {
+			sp += mean(c.p, c.q)
+		}
+		if g := math.Abs(sp - sn); g > bestG {
+			best, bestG = e, g
+		}
+	}
+	ed := edges[best]
+	c := mean(0, 0)
+	negSide := math.Abs(mean(ed.neg.p, ed.neg.q)-c) < math.Abs(mean(ed.pos.p, ed.pos.q)-c)
+	var half []float64
+	for di := -k; di <= k; di++ {
+		for dj := -k; dj <= k; dj++ {
+			s := ed.dist(di, dj)
+			if negSide && s <= 0 || !negSide && s >= 0 {
+				half = append(half, img[(y+di)*W+x+dj])
+			}
+		}
+	}
+	return half
 }

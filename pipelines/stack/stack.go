@@ -42,6 +42,12 @@ const (
 	Boxcar
 	// Lee is Lee's (1980) local-statistics filter over a k×k window.
 	Lee
+	// RefinedLee is Lee's (1981) refined filter: the Lee weight from the
+	// statistics of the half window on the centre's side of the strongest of
+	// four edges (vertical, horizontal, two diagonals) found from the means
+	// of nine 3×3 sub-windows. Windows clipped by the image's edge or holding
+	// a NaN fall back to plain Lee. k ≥ 5; 7 is Lee's original.
+	RefinedLee
 )
 
 func (k FilterKind) String() string {
@@ -50,6 +56,8 @@ func (k FilterKind) String() string {
 		return "boxcar"
 	case Lee:
 		return "lee"
+	case RefinedLee:
+		return "refined-lee"
 	}
 	return "none"
 }
@@ -158,6 +166,9 @@ func NewPlan(cfg Config, g Grid) (*Plan, error) {
 	if f.Kind != NoFilter {
 		if f.Size < 3 || f.Size%2 == 0 {
 			return nil, fmt.Errorf("%w: filter window must be odd and at least 3, got %d", ErrConfig, f.Size)
+		}
+		if f.Kind == RefinedLee && f.Size < 5 {
+			return nil, fmt.Errorf("%w: the refined Lee window must be odd and at least 5, got %d", ErrConfig, f.Size)
 		}
 		p.ENL = f.ENL
 		if p.ENL == 0 {

@@ -81,6 +81,8 @@ func (c refCase) config() Config {
 		cfg.Filter = Filter{Kind: Boxcar, Size: c.Size, ENL: c.ENL}
 	case "lee":
 		cfg.Filter = Filter{Kind: Lee, Size: c.Size, ENL: c.ENL}
+	case "refined":
+		cfg.Filter = Filter{Kind: RefinedLee, Size: c.Size, ENL: c.ENL}
 	}
 	return cfg
 }

@@ -78,8 +78,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 			return nil, err
 		}
 		name := "stack_boxcar"
-		if p.Filter.Kind == Lee {
+		switch p.Filter.Kind {
+		case Lee:
 			name = "stack_lee"
+		case RefinedLee:
+			name = "stack_refined_lee"
 		}
 		if filt, err = kernel(dev, name, 6, filterPush()); err != nil {
 			return nil, err

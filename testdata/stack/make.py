@@ -5,7 +5,7 @@ Each case is a tiny stack of SAR dates (complex or real), the pipeline's
 parameters, and the statistics NumPy computes in float64: |S|² (or the real
 input) with nodata and NaN samples masked, an a×r multilook of the whole
 grid with the remainder dropped (as ISCE and SNAP do), the crop, an optional
-boxcar or Lee filter, amplitude on request, then the mean, std (ddof), CV,
+boxcar, Lee or refined Lee filter, amplitude on request, then the mean, std (ddof), CV,
 min, max and count of valid samples over the dates.
 
 Files: cases.json, and per case <name>.in.f32 (dates × samples, raw
@@ -30,6 +30,33 @@ def multilook(x, a, r):
         return np.where(n > 0, s / np.maximum(n, 1), np.nan)
 
 
+# Refined Lee's four edges as signed distances from the dividing line, on
+# the window's pixel offsets (di, dj) and on the 3×3 grid of sub-windows
+# alike, and the sub-window on each side whose mean is compared with the
+# centre's.
+EDGES = [
+    (lambda di, dj: dj, (0, -1), (0, 1)),
+    (lambda di, dj: di, (-1, 0), (1, 0)),
+    (lambda di, dj: di + dj, (-1, -1), (1, 1)),
+    (lambda di, dj: dj - di, (1, -1), (-1, 1)),
+]
+
+
+def refined_half(img, y, x, k):
+    d = k - 1
+    M = np.array([[img[y + p * d - 1: y + p * d + 2, x + q * d - 1: x + q * d + 2].sum()
+                   for q in (-1, 0, 1)] for p in (-1, 0, 1)])
+    P, Q = np.mgrid[-1:2, -1:2]
+    g = [abs(M[dist(P, Q) > 0].sum() - M[dist(P, Q) < 0].sum()) for dist, _, _ in EDGES]
+    dist, neg, pos = EDGES[int(np.argmax(g))]
+    c = M[1, 1]
+    neg_side = abs(M[neg[0] + 1, neg[1] + 1] - c) < abs(M[pos[0] + 1, pos[1] + 1] - c)
+    di, dj = np.mgrid[-k:k + 1, -k:k + 1]
+    win = img[y - k: y + k + 1, x - k: x + k + 1]
+    s = dist(di, dj)
+    return win[s <= 0] if neg_side else win[s >= 0]
+
+
 def speckle(img, kind, size, enl):
     h, w = img.shape
     k = size // 2
@@ -42,11 +69,15 @@ def speckle(img, kind, size, enl):
                 out[y, x] = c
                 continue
             win = img[max(y - k, 0): y + k + 1, max(x - k, 0): x + k + 1]
+            full = win.shape == (size, size) and not np.isnan(win).any()
             win = win[~np.isnan(win)]
             m = win.mean()
             if kind == "boxcar":
                 out[y, x] = m
                 continue
+            if kind == "refined" and full:
+                win = refined_half(img, y, x, k)
+                m = win.mean()
             v = win.var()
             wgt = 0.0
             if m > 0 and v > 0:
@@ -120,6 +151,8 @@ def main():
         case(rng, "real_amp", 3, 7, 9, False, quantity="amplitude", ddof=1, holes=0.1),
         case(rng, "slc_boxcar", 4, 12, 14, True, looks=(2, 2), filt="boxcar", size=3, change=True),
         case(rng, "slc_lee", 5, 11, 13, True, looks=(1, 2), filt="lee", size=5, holes=0.03),
+        case(rng, "slc_refined", 4, 26, 30, True, looks=(2, 2), filt="refined", size=7, holes=0.01, change=True),
+        case(rng, "real_refined5", 3, 12, 13, False, filt="refined", size=5, quantity="amplitude"),
         case(rng, "real_lee_nodata", 4, 10, 9, False, looks=(2, 1), filt="lee", size=3, enl=4.0,
              quantity="amplitude", nodata=-1.0, holes=0.1),
     ]
