@@ -8,11 +8,25 @@ import (
 	"github.com/vkstat/vkstat/internal/par"
 )
 
-// welford is the per-pixel state of the temporal statistics.
-type welford struct{ n, mean, m2, mn, mx []float64 }
+// welford is the per-pixel state of the temporal statistics, and 1/n for
+// the counts a pixel can reach (a multiplication instead of a division per
+// update).
+// Mean and M2 are float64; the count and the extremes, exact in
+// less, are kept narrow to spare memory traffic.
+type welford struct {
+	n        []uint32
+	mean, m2 []float64
+	mn, mx   []float32
+	inv      []float64
+}
 
-func newWelford(n int) *welford {
-	return &welford{n: make([]float64, n), mean: make([]float64, n), m2: make([]float64, n), mn: make([]float64, n), mx: make([]float64, n)}
+func newWelford(n, dates int) *welford {
+	w := &welford{n: make([]uint32, n), mean: make([]float64, n), m2: make([]float64, n), mn: make([]float32, n), mx: make([]float32, n),
+		inv: make([]float64, dates+2)}
+	for i := 1; i < len(w.inv); i++ {
+		w.inv[i] = 1 / float64(i)
+	}
+	return w
 }
 
 // add adds sample x of pixel i (NaN is skipped).
@@ -22,26 +36,29 @@ func (w *welford) add(i int, x float64) {
 	}
 	n := w.n[i] + 1
 	d := x - w.mean[i]
-	w.mean[i] += d / n
+	w.mean[i] += d * w.inv[n]
 	w.m2[i] += d * (x - w.mean[i])
+	xf := float32(x)
 	if n == 1 {
-		w.mn[i], w.mx[i] = x, x
+		w.mn[i], w.mx[i] = xf, xf
 	} else {
-		w.mn[i], w.mx[i] = min(w.mn[i], x), max(w.mx[i], x)
+		w.mn[i], w.mx[i] = min(w.mn[i], xf), max(w.mx[i], xf)
 	}
 	w.n[i] = n
 }
 
-// look multilooks output rows [0, s.rows) of a strip into dst (row-major,
-// p.W per row), as intensity, or amplitude when amp. It runs along the
-// input lines (memory order), goroutines over output rows.
-func look(p *Plan, s *strip, dst []float64, amp bool) {
+// look multilooks output rows [0, s.rows) of a strip, as intensity, or
+// amplitude when amp, and hands each finished row (p.W values) to emit, from
+// the goroutine that made it. It runs along the input lines (memory order),
+// goroutines over output rows.
+func look(p *Plan, s *strip, amp bool, emit func(oy int, row []float64)) {
 	a, r, per := p.LooksAz, p.LooksRg, p.Per
 	line := p.InW * per
 	nd, hasND := s.nodata, s.hasNodata
 	par.Range(s.rows, 4, func(lo, hi int) {
 		sums := make([]float64, p.W)
 		ns := make([]int, p.W)
+		out := make([]float64, p.W)
 		for oy := lo; oy < hi; oy++ {
 			clear(sums)
 			clear(ns)
@@ -94,7 +111,6 @@ func look(p *Plan, s *strip, dst []float64, amp bool) {
 					ns[ox] += n
 				}
 			}
-			out := dst[oy*p.W : (oy+1)*p.W]
 			for ox, sum := range sums {
 				x := math.NaN()
 				if ns[ox] > 0 {
@@ -105,6 +121,7 @@ func look(p *Plan, s *strip, dst []float64, amp bool) {
 				}
 				out[ox] = x
 			}
+			emit(oy, out)
 		}
 	})
 }
@@ -176,21 +193,24 @@ func filterImage(p *Plan, img, dst []float64) {
 func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result, error) {
 	t0 := time.Now()
 	N := p.H * p.W
-	st := newWelford(N)
+	st := newWelford(N, len(dates))
 	filter := p.Filter.Kind != NoFilter
 	amp := p.Quantity == Amplitude
-	img := make([]float64, N)
-	var filtered []float64
+	var img, filtered []float64
 	if filter {
-		filtered = make([]float64, N)
+		img, filtered = make([]float64, N), make([]float64, N)
 	}
 	tm, err := run(ctx, p, dates, p.StripRows(stripBytes), func(s *strip) error {
-		rows := img[s.row0*p.W : (s.row0+s.rows)*p.W]
-		look(p, s, rows, amp && !filter)
 		if !filter {
-			addRows(st, rows, s.row0*p.W)
+			look(p, s, amp, func(oy int, row []float64) {
+				off := (s.row0 + oy) * p.W
+				for i, v := range row {
+					st.add(off+i, v)
+				}
+			})
 			return nil
 		}
+		look(p, s, false, func(oy int, row []float64) { copy(img[(s.row0+oy)*p.W:], row) })
 		if s.last {
 			filterImage(p, img, filtered)
 			if amp {

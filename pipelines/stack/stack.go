@@ -206,7 +206,7 @@ type Result struct {
 type Progress func(done, total int)
 
 // finish turns the Welford state into the statistics.
-func finish(p *Plan, n, mean, m2, mn, mx []float64, dates int) *Result {
+func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int) *Result {
 	N := p.H * p.W
 	res := &Result{H: p.H, W: p.W, Dates: dates,
 		Mean: make([]float32, N), Std: make([]float32, N), CV: make([]float32, N),
@@ -219,7 +219,7 @@ func finish(p *Plan, n, mean, m2, mn, mx []float64, dates int) *Result {
 			continue
 		}
 		res.Mean[i], res.Min[i], res.Max[i] = float32(mean[i]), float32(mn[i]), float32(mx[i])
-		if d := n[i] - float64(p.Ddof); d > 0 {
+		if d := float64(n[i]) - float64(p.Ddof); d > 0 {
 			s := math.Sqrt(max(m2[i], 0) / d)
 			res.Std[i] = float32(s)
 			res.CV[i] = float32(s / mean[i])
