@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "bench", "stack"))
     ap.add_argument("--cases", default="seed,large")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks", "stack.md"))
+    ap.add_argument("--notes", default=os.path.join(HERE, "stack-notes.md"), help="Markdown appended to the page (how to read it)")
     o = ap.parse_args()
     py = sys.executable
     cases = {
@@ -196,6 +197,9 @@ def main():
         for n, rss in mem:
             L.append(f"| {n} | {rss:.0f} |")
     L.append("")
+    if o.notes and os.path.exists(o.notes):
+        with open(o.notes) as f:
+            L.append(f.read())
     with open(o.out, "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))
