@@ -50,9 +50,11 @@ check-shaders:
 		[ -f $$tmp/$$(basename $$f) ] || { echo "orphan: $$f is not in shaders/variants.txt"; status=1; }; \
 	done && exit $$status
 
-# gofmt, go vet and staticcheck; any finding fails.
+# gofmt, go vet and staticcheck; any finding fails. The nogdal build (what
+# scripts/gpu-run.sh carries to machines without GDAL) is vetted too.
 lint: lint-gofmt
 	$(GO) vet ./...
+	$(GO) vet -tags nogdal ./formats ./cli ./cmd/...
 	$$( command -v staticcheck || echo $$($(GO) env GOPATH)/bin/staticcheck ) ./...
 
 # Fails when gofmt -l lists any file (internal/lintcheck tests that it does).

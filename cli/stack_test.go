@@ -16,6 +16,9 @@ import (
 // synthStack writes a small synthetic stack with vkstat synth stack.
 func synthStack(t *testing.T, dir string, args ...string) {
 	t.Helper()
+	if !formats.HaveGDAL {
+		t.Skip("built without GDAL (-tags nogdal)")
+	}
 	code, _, stderr := run(t, append([]string{"synth", "stack", "--out-dir", dir}, args...)...)
 	if code != 0 {
 		t.Fatalf("synth stack %v: exit %d: %s", args, code, stderr)

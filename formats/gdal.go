@@ -1,3 +1,5 @@
+//go:build !nogdal
+
 package formats
 
 // A thin cgo binding to GDAL (Debian's libgdal-dev), for the raster formats
@@ -59,7 +61,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -88,38 +89,16 @@ func gdalErr(what string, f func() bool) error {
 	return fmt.Errorf("%s: %s", what, msg)
 }
 
+// HaveGDAL reports whether this vkstat was built with GDAL (without the
+// nogdal build tag).
+const HaveGDAL = true
+
 // GDALVersion is the version of the GDAL library linked in ("3.6.2").
 func GDALVersion() string {
 	gdalInit()
 	k := C.CString("RELEASE_NAME")
 	defer C.free(unsafe.Pointer(k))
 	return C.GoString(C.GDALVersionInfo(k))
-}
-
-// Georef is where a raster lies: its affine geotransform (GDAL's six
-// coefficients: x0, dx/dcol, dx/drow, y0, dy/dcol, dy/drow) and projection
-// as WKT. HasTransform is false for rasters without one (plain SLC in radar
-// geometry).
-type Georef struct {
-	Transform    [6]float64
-	HasTransform bool
-	Projection   string
-}
-
-// Window returns the georeferencing of the window whose top-left pixel is
-// (x0, y0) of this raster, sampled every (sx, sy) pixels (a multilook).
-func (g Georef) Window(x0, y0, sx, sy int) Georef {
-	if !g.HasTransform {
-		return g
-	}
-	t := g.Transform
-	n := t
-	n[0] = t[0] + float64(x0)*t[1] + float64(y0)*t[2]
-	n[3] = t[3] + float64(x0)*t[4] + float64(y0)*t[5]
-	n[1], n[2] = t[1]*float64(sx), t[2]*float64(sy)
-	n[4], n[5] = t[4]*float64(sx), t[5]*float64(sy)
-	g.Transform = n
-	return g
 }
 
 // Raster is an open GDAL dataset. It is not safe for concurrent use.
@@ -256,23 +235,6 @@ func (r *Raster) ReadComplex(b, x0, y0, w, h int, dst []float32) error {
 // row-major (w·h floats). A complex band gives its real part.
 func (r *Raster) ReadReal(b, x0, y0, w, h int, dst []float32) error {
 	return r.read(b, x0, y0, w, h, dst, C.GDT_Float32, 1)
-}
-
-// RasterBand is one band to write: w·h float32 values, or 2·w·h interleaved
-// (re, im) for a complex type, with an optional description.
-type RasterBand struct {
-	Data []float32
-	Desc string
-}
-
-// RasterSpec describes a raster to write.
-type RasterSpec struct {
-	Driver        string // "GTiff" or "ENVI" (any GDAL driver that creates files)
-	Type          string // GDAL data type name: "Float32", "CFloat32", "CInt16", "Int16", ...
-	Width, Height int
-	Georef        Georef
-	NoData        *float64 // nodata value for every band, if any
-	Options       []string // creation options ("COMPRESS=DEFLATE")
 }
 
 // EncodeRaster writes a raster through GDAL to w: GDAL writes it in its
@@ -438,8 +400,6 @@ func WriteRaster(path string, spec RasterSpec, bands []RasterBand) error {
 	}
 	return nil
 }
-
-func nanF64() float64 { return math.NaN() }
 
 // EPSGWKT returns the WKT of an EPSG coordinate system (32720: UTM 20S).
 func EPSGWKT(code int) (string, error) {

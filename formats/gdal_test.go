@@ -1,3 +1,5 @@
+//go:build !nogdal
+
 package formats
 
 import (

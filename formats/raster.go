@@ -5,6 +5,7 @@ package formats
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -80,7 +81,7 @@ func EncodeGeoTIFF(w io.Writer, t *tensor.Tensor, g Georef, desc []string) error
 			bands[i].Desc = desc[i]
 		}
 	}
-	nan := nanF64()
+	nan := math.NaN()
 	_, err := EncodeRaster(w, "out.tif", RasterSpec{Driver: "GTiff", Type: "Float32", Width: wd, Height: h, Georef: g, NoData: &nan}, bands)
 	return err
 }

@@ -1,0 +1,46 @@
+package formats
+
+// What rasters are described with, with or without GDAL.
+
+// Georef is where a raster lies: its affine geotransform (GDAL's six
+// coefficients: x0, dx/dcol, dx/drow, y0, dy/dcol, dy/drow) and projection
+// as WKT. HasTransform is false for rasters without one (plain SLC in radar
+// geometry).
+type Georef struct {
+	Transform    [6]float64
+	HasTransform bool
+	Projection   string
+}
+
+// Window returns the georeferencing of the window whose top-left pixel is
+// (x0, y0) of this raster, sampled every (sx, sy) pixels (a multilook).
+func (g Georef) Window(x0, y0, sx, sy int) Georef {
+	if !g.HasTransform {
+		return g
+	}
+	t := g.Transform
+	n := t
+	n[0] = t[0] + float64(x0)*t[1] + float64(y0)*t[2]
+	n[3] = t[3] + float64(x0)*t[4] + float64(y0)*t[5]
+	n[1], n[2] = t[1]*float64(sx), t[2]*float64(sy)
+	n[4], n[5] = t[4]*float64(sx), t[5]*float64(sy)
+	g.Transform = n
+	return g
+}
+
+// RasterBand is one band to write: w·h float32 values, or 2·w·h interleaved
+// (re, im) for a complex type, with an optional description.
+type RasterBand struct {
+	Data []float32
+	Desc string
+}
+
+// RasterSpec describes a raster to write.
+type RasterSpec struct {
+	Driver        string // "GTiff" or "ENVI" (any GDAL driver that creates files)
+	Type          string // GDAL data type name: "Float32", "CFloat32", "CInt16", "Int16", ...
+	Width, Height int
+	Georef        Georef
+	NoData        *float64 // nodata value for every band, if any
+	Options       []string // creation options ("COMPRESS=DEFLATE")
+}
