@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkCPU times the CPU path on an in-memory stack (no file reads):
-// 4 dates of 1024×1024 complex samples, 4×4 multilook.
+// 4 dates of 1024×1024 complex samples, 4×4 or 2×2 multilook, with and
+// without filters.
 func BenchmarkCPU(b *testing.B) {
 	const T, H, W = 4, 1024, 1024
 	g := Grid{Width: W, Height: H, Complex: true}
@@ -19,9 +20,12 @@ func BenchmarkCPU(b *testing.B) {
 		}
 		dates[t] = &memDate{name: fmt.Sprint(t), g: g, data: data}
 	}
-	for _, f := range []FilterKind{NoFilter, Lee} {
-		b.Run(f.String(), func(b *testing.B) {
-			p, err := NewPlan(Config{LooksAz: 4, LooksRg: 4, Filter: Filter{Kind: f, Size: 5}}, g)
+	for _, c := range []struct {
+		f     FilterKind
+		looks int
+	}{{NoFilter, 4}, {NoFilter, 2}, {Lee, 4}, {RefinedLee, 4}} {
+		b.Run(fmt.Sprintf("%s-%dx%d", c.f, c.looks, c.looks), func(b *testing.B) {
+			p, err := NewPlan(Config{LooksAz: c.looks, LooksRg: c.looks, Filter: Filter{Kind: c.f, Size: 7}}, g)
 			if err != nil {
 				b.Fatal(err)
 			}
