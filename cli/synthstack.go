@@ -92,6 +92,9 @@ func runSynthStack(c *ucli.Context) error {
 	default:
 		return usagef("--format: want tif or envi, got %q", format)
 	}
+	if driver == "ENVI" && typ == "CInt16" {
+		return usagef("--type cint16 --format envi: ENVI has no complex int16 type; use --type cfloat32 for ENVI, or --format tif")
+	}
 	change := c.Float64("change")
 	if !(change > 0) || math.IsInf(change, 0) {
 		return usagef("--change: want a positive factor, got %v", change)

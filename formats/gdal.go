@@ -320,6 +320,16 @@ func encodeVSIMem(name string, spec RasterSpec, bands []RasterBand) (map[string]
 			C.GDALClose(ds)
 		}
 	}()
+	// Some drivers write another type than asked for (ENVI has no CInt16
+	// and falls back to Byte): refuse rather than write wrong data.
+	if got := C.GDALGetRasterDataType(C.GDALGetRasterBand(ds, 1)); got != dt {
+		return nil, fmt.Errorf("%s: GDAL's %s driver cannot write %s (it would write %s)", name, spec.Driver, spec.Type, C.GoString(C.GDALGetDataTypeName(got)))
+	}
+	// The dataset's description is what ENVI writes as "description": the
+	// file's name, not where in /vsimem it was made.
+	cname := C.CString(name)
+	C.GDALSetDescription(C.GDALMajorObjectH(ds), cname)
+	C.free(unsafe.Pointer(cname))
 	g := spec.Georef
 	if g.HasTransform {
 		var t [6]C.double

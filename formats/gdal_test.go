@@ -287,6 +287,15 @@ func TestGDALErrors(t *testing.T) {
 	if v := GDALVersion(); v == "" {
 		t.Error("no GDAL version")
 	}
+	// ENVI has no CInt16: GDAL would write Byte; we refuse.
+	err := WriteRaster(filepath.Join(dir, "x.bin"), RasterSpec{Driver: "ENVI", Type: "CInt16", Width: 2, Height: 1},
+		[]RasterBand{{Data: make([]float32, 4)}})
+	if err == nil || !strings.Contains(err.Error(), "cannot write CInt16") {
+		t.Errorf("ENVI CInt16: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.bin")); err == nil {
+		t.Error("ENVI CInt16: a file was written")
+	}
 }
 
 // TestArrayFaceGeoTIFF: WriteArray and ReadArray agree on .tif, .npy and .fits.
