@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -384,6 +385,9 @@ func runStack(c *ucli.Context) error {
 	fmts, err := parseList("format", c.String("format"), []string{"tif", "npy", "fits"})
 	if err != nil {
 		return err
+	}
+	if slices.Contains(fmts, "tif") && !formats.HaveGDAL {
+		return usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
 	}
 	var pngs []string
 	if c.String("png") != "" {

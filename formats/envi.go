@@ -1,0 +1,180 @@
+package formats
+
+// A small reader of ENVI raw rasters (a .hdr text header beside the raw
+// samples), in Go: what a build without GDAL (-tags nogdal, the binaries
+// carried to the offline GPU machine) reads SAR stacks from. Band-sequential
+// files of the common numeric types, either byte order.
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// enviFile is an open ENVI raster.
+type enviFile struct {
+	f             *os.File
+	width, height int
+	bands         int
+	typ           string // GDAL's name for the data type
+	size          int    // bytes per sample
+	cplx          bool
+	order         binary.ByteOrder
+	offset        int64
+}
+
+// enviTypes maps ENVI's data type codes to GDAL's names and sizes.
+var enviTypes = map[int]struct {
+	name string
+	size int
+	cplx bool
+}{
+	1: {"Byte", 1, false}, 2: {"Int16", 2, false}, 3: {"Int32", 4, false}, 4: {"Float32", 4, false},
+	5: {"Float64", 8, false}, 6: {"CFloat32", 8, true}, 9: {"CFloat64", 16, true}, 12: {"UInt16", 2, false},
+}
+
+// enviHeader finds the header of an ENVI data file: name.hdr beside
+// name.ext, or name.ext.hdr.
+func enviHeader(path string) (string, bool) {
+	for _, h := range []string{strings.TrimSuffix(path, filepath.Ext(path)) + ".hdr", path + ".hdr"} {
+		if st, err := os.Stat(h); err == nil && st.Mode().IsRegular() && h != path {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+func openENVI(path string) (*enviFile, error) {
+	hdr, ok := enviHeader(path)
+	if !ok {
+		return nil, fmt.Errorf("%s: no ENVI header (.hdr) beside it", path)
+	}
+	hf, err := os.Open(hdr)
+	if err != nil {
+		return nil, err
+	}
+	defer hf.Close()
+	keys := map[string]string{}
+	sc := bufio.NewScanner(hf)
+	first := true
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if first {
+			if line != "ENVI" {
+				return nil, fmt.Errorf("%s: not an ENVI header (it does not start with ENVI)", hdr)
+			}
+			first = false
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			keys[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", hdr, err)
+	}
+	num := func(k string, def int) (int, error) {
+		v, ok := keys[k]
+		if !ok {
+			if def >= 0 {
+				return def, nil
+			}
+			return 0, fmt.Errorf("%s: no %q", hdr, k)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%s: %s = %q is not a count", hdr, k, v)
+		}
+		return n, nil
+	}
+	e := &enviFile{order: binary.LittleEndian}
+	var dt, bo, off int
+	for _, p := range []struct {
+		k   string
+		def int
+		v   *int
+	}{{"samples", -1, &e.width}, {"lines", -1, &e.height}, {"bands", 1, &e.bands}, {"data type", -1, &dt}, {"byte order", 0, &bo}, {"header offset", 0, &off}} {
+		if *p.v, err = num(p.k, p.def); err != nil {
+			return nil, err
+		}
+	}
+	t, ok := enviTypes[dt]
+	if !ok {
+		return nil, fmt.Errorf("%s: ENVI data type %d is not read without GDAL", hdr, dt)
+	}
+	if il := strings.ToLower(keys["interleave"]); il != "" && il != "bsq" && e.bands > 1 {
+		return nil, fmt.Errorf("%s: interleave %s with %d bands is not read without GDAL (bsq is)", hdr, il, e.bands)
+	}
+	if bo == 1 {
+		e.order = binary.BigEndian
+	}
+	e.typ, e.size, e.cplx, e.offset = t.name, t.size, t.cplx, int64(off)
+	if e.width < 1 || e.height < 1 || e.bands < 1 {
+		return nil, fmt.Errorf("%s: empty raster %d×%d×%d", hdr, e.width, e.height, e.bands)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if need := e.offset + int64(e.width)*int64(e.height)*int64(e.bands)*int64(e.size); st.Size() < need {
+		f.Close()
+		return nil, fmt.Errorf("%s: %d bytes, but its header describes %d", path, st.Size(), need)
+	}
+	e.f = f
+	return e, nil
+}
+
+// read reads the w×h window at (x0, y0) of band b into dst: per floats a
+// sample (2 for complex output), converting from the file's type.
+func (e *enviFile) read(b, x0, y0, w, h, per int, dst []float32) error {
+	parts := 1
+	if e.cplx {
+		parts = 2
+	}
+	comp := e.size / parts // bytes per component
+	row := make([]byte, w*e.size)
+	for y := 0; y < h; y++ {
+		off := e.offset + ((int64(b-1)*int64(e.height)+int64(y0+y))*int64(e.width)+int64(x0))*int64(e.size)
+		if _, err := e.f.ReadAt(row, off); err != nil {
+			return fmt.Errorf("%s: %w", e.f.Name(), err)
+		}
+		out := dst[y*w*per : (y+1)*w*per]
+		for x := 0; x < w; x++ {
+			for k := 0; k < per; k++ {
+				if k >= parts {
+					out[x*per+k] = 0
+					continue
+				}
+				out[x*per+k] = e.value(row[x*e.size+k*comp:], comp)
+			}
+		}
+	}
+	return nil
+}
+
+func (e *enviFile) value(b []byte, comp int) float32 {
+	switch e.typ {
+	case "Byte":
+		return float32(b[0])
+	case "Int16":
+		return float32(int16(e.order.Uint16(b)))
+	case "UInt16":
+		return float32(e.order.Uint16(b))
+	case "Int32":
+		return float32(int32(e.order.Uint32(b)))
+	}
+	if comp == 8 {
+		return float32(math.Float64frombits(e.order.Uint64(b)))
+	}
+	return math.Float32frombits(e.order.Uint32(b))
+}
