@@ -33,7 +33,9 @@ Writes DIR/date_001.tif, ... (GeoTIFF) or DIR/date_001.bin with .hdr
 DIR/reflectivity.tif (Float32; × k in the change rectangle as
 reflectivity_changed.tif with --change), and DIR/dates.txt listing the
 dates for vkstat stack @DIR/dates.txt. --nodata-border N fills an N-sample
-border with 0+0j and marks 0 as nodata.
+border with 0+0j and marks 0 as nodata. A vkstat built without GDAL (-tags
+nogdal) writes ENVI only (.bin and .hdr, the map too), without a
+coordinate system.
 
 Examples:
    vkstat synth stack --dates 5 --shape 512,512 --out-dir slc/
@@ -115,9 +117,15 @@ func runSynthStack(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	wkt, err := formats.EPSGWKT(32720)
-	if err != nil {
-		return err
+	if !formats.HaveGDAL && driver != "ENVI" {
+		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", format)
+	}
+	wkt := "" // without GDAL: no coordinate system, only the geotransform
+	if formats.HaveGDAL {
+		var err error
+		if wkt, err = formats.EPSGWKT(32720); err != nil {
+			return err
+		}
 	}
 	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
 	spec := formats.RasterSpec{Driver: driver, Type: typ, Width: w, Height: h, Georef: geo}
@@ -130,6 +138,18 @@ func runSynthStack(c *ucli.Context) error {
 	defer outs.Abort()
 	outs.CreateDir(dir)
 	addRaster := func(name string, spec formats.RasterSpec, data []float32) error {
+		if !formats.HaveGDAL { // ENVI written in Go
+			name = strings.TrimSuffix(name, filepath.Ext(name)) + ".bin"
+			var hdr []byte
+			if err := outs.Add(filepath.Join(dir, name), func(wr io.Writer) error {
+				var err error
+				hdr, err = formats.EncodeENVI(wr, spec, formats.RasterBand{Data: data})
+				return err
+			}); err != nil {
+				return err
+			}
+			return outs.Add(filepath.Join(dir, strings.TrimSuffix(name, ".bin")+".hdr"), func(wr io.Writer) error { _, err := wr.Write(hdr); return err })
+		}
 		var side map[string][]byte
 		if err := outs.Add(filepath.Join(dir, name), func(wr io.Writer) error {
 			var err error
@@ -222,6 +242,6 @@ func runSynthStack(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), reflectivity.tif, dates.txt\n", dir, T, h, w, typ, driver)
+	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, T, h, w, typ, driver)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -177,4 +178,40 @@ func (e *enviFile) value(b []byte, comp int) float32 {
 		return float32(math.Float64frombits(e.order.Uint64(b)))
 	}
 	return math.Float32frombits(e.order.Uint32(b))
+}
+
+// EncodeENVI writes one band of Float32 or CFloat32 samples (interleaved
+// re, im) as ENVI raw data to w, little-endian, and returns the text of its
+// .hdr: what `vkstat synth stack --format envi` writes where GDAL is absent.
+// A north-up geotransform goes in "map info" (as an arbitrary projection:
+// the coordinate system needs GDAL).
+func EncodeENVI(w io.Writer, spec RasterSpec, band RasterBand) ([]byte, error) {
+	code := map[string]int{"Float32": 4, "CFloat32": 6}[spec.Type]
+	if code == 0 {
+		return nil, fmt.Errorf("ENVI without GDAL: type %s not written (Float32 or CFloat32 are)", spec.Type)
+	}
+	per := 1
+	if code == 6 {
+		per = 2
+	}
+	if len(band.Data) != per*spec.Width*spec.Height {
+		return nil, fmt.Errorf("ENVI: %d floats for %d×%d %s", len(band.Data), spec.Width, spec.Height, spec.Type)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var b [4]byte
+	for _, v := range band.Data {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		if _, err := bw.Write(b[:]); err != nil {
+			return nil, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	hdr := fmt.Sprintf("ENVI\nsamples = %d\nlines   = %d\nbands   = 1\nheader offset = 0\nfile type = ENVI Standard\ndata type = %d\ninterleave = bsq\nbyte order = 0\n",
+		spec.Width, spec.Height, code)
+	if t := spec.Georef.Transform; spec.Georef.HasTransform && t[2] == 0 && t[4] == 0 {
+		hdr += fmt.Sprintf("map info = {Arbitrary, 1, 1, %v, %v, %v, %v, units=Meters}\n", t[0], t[3], t[1], -t[5])
+	}
+	return []byte(hdr), nil
 }

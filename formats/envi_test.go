@@ -99,3 +99,37 @@ func TestENVIReader(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestEncodeENVI: what EncodeENVI writes, the ENVI reader reads back.
+func TestEncodeENVI(t *testing.T) {
+	dir := t.TempDir()
+	data := []float32{1, -2, 3.5, 4, 5, 6, -7, 8, 9, 10, 11, 12}
+	var buf bytes.Buffer
+	g := Georef{Transform: [6]float64{100, 10, 0, 200, 0, -10}, HasTransform: true}
+	hdr, err := EncodeENVI(&buf, RasterSpec{Type: "CFloat32", Width: 3, Height: 2, Georef: g}, RasterBand{Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "x.bin"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "x.hdr"), hdr, 0o644)
+	if !strings.Contains(string(hdr), "map info = {Arbitrary, 1, 1, 100, 200, 10, 10") {
+		t.Errorf("header:\n%s", hdr)
+	}
+	e, err := openENVI(filepath.Join(dir, "x.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.f.Close()
+	got := make([]float32, len(data))
+	if err := e.read(1, 0, 0, 3, 2, 2, got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		if got[i] != data[i] {
+			t.Fatalf("sample %d: %v, want %v", i, got[i], data[i])
+		}
+	}
+	if _, err := EncodeENVI(&buf, RasterSpec{Type: "CInt16", Width: 1, Height: 1}, RasterBand{Data: []float32{1, 2}}); err == nil {
+		t.Error("CInt16 accepted")
+	}
+}
