@@ -29,23 +29,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def run(cmd, env=None):
-    """Runs cmd; returns (wall seconds, stdout, stderr)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    out, err = p.communicate()
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}\n{err.decode()}")
-    return wall, out.decode(errors="replace"), err.decode(errors="replace")
-
-
 def timed(cmd):
-    """wall, peak RSS (MiB), stdout, stderr of cmd under /usr/bin/time."""
-    wall, out, err = run(["/usr/bin/time", "-f", "MAXRSS %M"] + cmd)
-    m = re.findall(r"MAXRSS (\d+)", err)
-    rss = int(m[-1]) / 1024 if m else float("nan")
-    return wall, rss, out, err
+    """wall seconds, peak RSS (MiB, the child's ru_maxrss from wait4), stdout
+    and stderr of cmd; a failure stops the benchmark."""
+    import tempfile
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        o, e = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}\n{e}")
+    return wall, ru.ru_maxrss / 1024, o, e
 
 
 def ms_field(err, name):
@@ -171,7 +170,7 @@ def main():
              "upload + multilook + statistics; NumPy's summed over processes for the multiprocessing variants. The files "
              "are in the page cache (the stack is read once before timing): these are warm-file figures, where reading "
              "is a memory copy; on a cold disk reading dominates everything. Peak RSS is the child's ru_maxrss "
-             "(`/usr/bin/time -f %M`): for the multiprocessing variants, the largest single process, not their sum.\n")
+             "(from wait4): for the multiprocessing variants, the largest single process, not their sum.\n")
     for name in o.cases.split(","):
         info = [r for r in rows if r[0] == name and r[1] == "_what"][0][2]
         L.append(f"\n## {name}: {info['what']}\n")

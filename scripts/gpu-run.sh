@@ -78,7 +78,7 @@ pack() {
 	# with the loader alone it answers VK_ERROR_INCOMPATIBLE_DRIVER.
 	(cd "$dist/debs" && apt-get download libvulkan1 vulkan-validationlayers libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0) ||
 		echo "gpu-run pack: apt-get download failed: the GPU machine must have its own Vulkan loader" >&2
-	cp bench/report_cpu.py bench/datapath.py "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
+	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
 	echo "$version" > "$dist/VERSION"
 	tar -C "$(dirname "$dist")" -czf "$dist.tar.gz" "$(basename "$dist")" || exit 1
 	du -sh "$dist" "$dist.tar.gz" >&2
