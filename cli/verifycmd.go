@@ -322,6 +322,14 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			add(i)
 		}
 	}
+	var opt engine.DeviceOptions
+	if inst != nil {
+		var err error
+		if opt, err = deviceOptions(c); err != nil {
+			inst.Close()
+			return nil, err
+		}
+	}
 	var ts []*target
 	owner := false // a target holds inst
 	for _, i := range idx {
@@ -329,7 +337,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			ts = append(ts, &target{rec: cpuRecord()})
 			continue
 		}
-		d, err := inst.Open(i)
+		d, err := inst.OpenWith(i, opt)
 		if err != nil {
 			closeTargets(ts)
 			if !owner {

@@ -1,5 +1,7 @@
 // Package testdev opens the Vulkan devices that tests run on, with the
-// validation layer on, once per test binary.
+// validation layer on, once per test binary: every device the loader lists
+// (lavapipe, and SwiftShader when its ICD is added, see scripts/deps.sh),
+// plus the first device with float64 opened again without it.
 //
 // Without a Vulkan device the tests that need one skip, except under CI
 // (CI=true), where lavapipe must be present and they fail instead.
@@ -36,6 +38,28 @@ func open() {
 	}
 	if len(devs) == 0 {
 		openErr = fmt.Errorf("the Vulkan loader found no device")
+		return
+	}
+	// The first device with float64 opens a second time without it, so that
+	// the kernels written for devices without float64 (the _f32acc32
+	// variants) run in every test run, whatever the machine has.
+	for _, d := range devs {
+		if !d.Info.Float64 {
+			continue
+		}
+		opt, err := engine.DeviceOptionsFromEnv()
+		if err != nil {
+			openErr = err
+			return
+		}
+		opt.Disable |= engine.Float64
+		nd, err := inst.OpenWith(d.Info.Index, opt)
+		if err != nil {
+			openErr = fmt.Errorf("opening %s without float64: %w", d.Info.Name, err)
+			return
+		}
+		devs = append(devs, nd)
+		break
 	}
 }
 
