@@ -587,18 +587,23 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nOPERATION\tCASE\tPRECISION\t%s\n", strings.Join(names, "\t"))
-	differ, shown, partial := 0, 0, 0
+	differ, shown, partial, skipped := 0, 0, 0, 0
 	for _, k := range keys {
 		var first suite.Result
 		statuses := map[suite.Status]bool{}
-		missing := false
+		missing, skip := false, false
 		for i := range cols {
-			if x, ok := grid[i][k]; ok {
-				statuses[x.r.Status] = true
-				first = x.r
-			} else {
+			x, ok := grid[i][k]
+			switch {
+			case !ok:
 				missing = true
+				continue
+			case x.r.Status == suite.Skip: // the device cannot run it (no float64): no outcome to compare
+				skip = true
+			default:
+				statuses[x.r.Status] = true
 			}
+			first = x.r
 		}
 		diff := len(statuses) > 1
 		if diff {
@@ -606,6 +611,9 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 		}
 		if missing {
 			partial++
+		}
+		if skip {
+			skipped++
 		}
 		if !diff && !c.Bool("all") {
 			continue
@@ -630,7 +638,10 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 	} else {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL/skip) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", differ, len(keys), len(cols))
+	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", differ, len(keys), len(cols))
+	if skipped > 0 {
+		fmt.Fprintf(w, "%d row(s) are skipped on some device that lacks what they need (float64); a skip is not a difference\n", skipped)
+	}
 	if partial > 0 {
 		fmt.Fprintf(w, "%d row(s) are missing on some device (different vkstat versions or --op/--precision selections)\n", partial)
 	}

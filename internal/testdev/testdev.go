@@ -8,6 +8,7 @@
 package testdev
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -95,4 +96,14 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// SkipNoFloat64 skips t when err reports a float64 operation on a device
+// without float64 (engine.ErrNoFloat64): call it with the error of each
+// run whose precision the suite chose, on the subtest that ran it.
+func SkipNoFloat64(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, engine.ErrNoFloat64) {
+		t.Skip(err)
+	}
 }
