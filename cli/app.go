@@ -171,6 +171,9 @@ func openSession(c *ucli.Context) (*session, error) {
 func openDevice(c *ucli.Context) (*session, error) {
 	spec := c.String("device")
 	s := &session{c: c}
+	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+		return nil, err
+	}
 	if spec == "cpu" {
 		return s, nil
 	}
