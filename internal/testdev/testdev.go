@@ -44,6 +44,11 @@ func open() {
 	// The first device with float64 opens a second time without it, so that
 	// the kernels written for devices without float64 (the _f32acc32
 	// variants) run in every test run, whatever the machine has.
+	// VKSTAT_TEST_WITHOUT_FLOAT64=0 leaves it out (make test-race, whose
+	// repeated runs look for races in Go code that one device exercises).
+	if os.Getenv("VKSTAT_TEST_WITHOUT_FLOAT64") == "0" {
+		return
+	}
 	for _, d := range devs {
 		if !d.Info.Float64 {
 			continue
