@@ -7,6 +7,7 @@ package shaders
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +15,13 @@ import (
 
 //go:embed spv/*.spv
 var embedded embed.FS
+
+//go:embed include/*.glsl
+var includes embed.FS
+
+// Includes returns the shared GLSL (include/*.glsl) that the built-in
+// shaders include, for compiling shaders that use it.
+func Includes() fs.FS { return includes }
 
 var (
 	mu  sync.RWMutex
