@@ -54,6 +54,9 @@ type DeviceInfo struct {
 	ExternalMemoryHost bool `json:"external_memory_host"`
 	// MemoryBudget reports VK_EXT_memory_budget.
 	MemoryBudget bool `json:"memory_budget"`
+	// SubgroupOps is VkPhysicalDeviceSubgroupProperties.supportedOperations
+	// when subgroups are supported in compute shaders, else 0.
+	SubgroupOps uint32 `json:"subgroup_ops"`
 
 	apiRaw         uint32
 	queueFamily    int
@@ -215,6 +218,9 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 	C.vks_query_props2(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
 		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]), &p2)
 	info.SubgroupSize = uint32(p2.subgroup_size)
+	if p2.subgroup_stages&C.VK_SHADER_STAGE_COMPUTE_BIT != 0 {
+		info.SubgroupOps = uint32(p2.subgroup_ops)
+	}
 	info.MaxMemoryAllocation = uint64(p2.max_memory_allocation)
 	info.Float16 = p2.float16 != 0
 	if p2.has_driver_props != 0 {
