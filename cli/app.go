@@ -39,7 +39,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // Main runs vkstat with args (os.Args) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := New(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, shaderFileLast(args))
 	if err == nil {
 		return ExitOK
 	}
@@ -116,6 +116,7 @@ Examples:
 			benchCommand(),
 			covCommand(),
 			cholCommand(),
+			shaderCommand(),
 		},
 	}
 }

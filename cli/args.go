@@ -14,8 +14,9 @@ import (
 )
 
 // takesArgs names the commands that read positional arguments (verify
-// --compare A.json B.json); every other command refuses them.
-var takesArgs = map[string]bool{"verify": true}
+// --compare A.json B.json, the shader subcommands' FILE); every other
+// command refuses them.
+var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"

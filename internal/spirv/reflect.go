@@ -48,8 +48,10 @@ type Binding struct {
 	// Kind is "storage" (storage buffer), "uniform" (uniform buffer) or
 	// "other" (images, samplers: not supported by vkstat shader run).
 	Kind string `json:"kind"`
-	// Name is the instance name when there is one, else the block name.
+	// Name is the instance name when there is one, else the block name;
+	// Instance is the instance name, "" for an anonymous block.
 	Name      string `json:"name"`
+	Instance  string `json:"instance,omitempty"`
 	ReadOnly  bool   `json:"readonly"`
 	WriteOnly bool   `json:"writeonly"`
 	Block     *Block `json:"block,omitempty"`
@@ -418,7 +420,7 @@ func Reflect(code []byte) (*Module, error) {
 			if !hasB {
 				continue
 			}
-			b := Binding{Set: set, Binding: bnd, Name: names[v.id]}
+			b := Binding{Set: set, Binding: bnd, Name: names[v.id], Instance: names[v.id]}
 			inner := pt.elem
 			if t := types[inner]; t != nil && (t.op == opTypeArray || t.op == opTypeRuntimeArray) {
 				inner = t.elem // arrays of blocks: describe the block
