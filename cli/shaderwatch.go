@@ -178,7 +178,9 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 				}
 				trend += " trend ms: " + strings.Join(hist, " → ") + fmt.Sprintf(" → %.3f", float64(k.Nanoseconds())/1e6)
 			}
-			fmt.Fprintf(w, "  time %s%s\n", fmtDur(k), trend)
+			if trend != "" {
+				fmt.Fprintf(w, "  time %s%s\n", fmtDur(k), trend)
+			}
 			times[i] = append(times[i], k)
 		}
 		if old := prev[i]; old != nil && len(old.outputs) == len(r.outputs) {
