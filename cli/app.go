@@ -15,7 +15,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -128,7 +127,7 @@ func setupLogging(c *ucli.Context) {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
-	shaders.SetDir(c.String("shader-dir"))
+	setShaderDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the

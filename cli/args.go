@@ -102,7 +102,7 @@ func newGlobalFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "device-memory", EnvVars: []string{"VKSTAT_DEVICE_MEMORY"},
 			Usage: "the most device memory to use, e.g. 2GiB or 512MiB (default: 90% of the GPU's); larger inputs run in passes"},
 		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
-			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
+			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
 		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
 	}
 }

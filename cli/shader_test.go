@@ -356,3 +356,55 @@ func TestShaderFileLast(t *testing.T) {
 		}
 	}
 }
+
+// TestShaderDirSources: --shader-dir on a folder of GLSL sources (a copy
+// of shaders/) compiles the edited kernel, so verify --op re-checks one
+// built-in operation against the float64 reference in one command.
+func TestShaderDirSources(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	copyTree := func(src, dst string) {
+		t.Helper()
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !(strings.HasSuffix(e.Name(), ".comp") || strings.HasSuffix(e.Name(), ".glsl") || e.Name() == "variants.txt") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dst, e.Name(), string(b))
+		}
+	}
+	copyTree("../shaders", dir)
+	copyTree("../shaders/include", filepath.Join(dir, "include"))
+	code, stdout, stderr := run(t, "--validate", "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != 0 || !strings.Contains(stdout, "all passed") {
+		t.Fatalf("unedited sources: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "map.comp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	if !strings.Contains(body, "p.c;") {
+		t.Fatal("map.comp no longer ends its store with p.c;")
+	}
+	writeFile(t, dir, "map.comp", strings.Replace(body, "p.c;", "p.c + T(1);", 1)) // a planted error
+	code, stdout, stderr = run(t, "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != ExitError || !strings.Contains(stdout, "FAIL") {
+		t.Fatalf("edited source: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	writeFile(t, dir, "map.comp", strings.Replace(body, "p.c;", "p.c", 1))
+	code, stdout, _ = run(t, "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != ExitError || !strings.Contains(stdout, "does not compile") || !strings.Contains(stdout, "map.comp:") {
+		t.Fatalf("broken source: exit %d:\n%s", code, stdout)
+	}
+}
