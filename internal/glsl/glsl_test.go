@@ -154,3 +154,25 @@ void main() {
 		t.Errorf("message %q", err)
 	}
 }
+
+// TestExamples compiles the shaders of examples/shaders and validates the
+// SPIR-V, for every target environment.
+func TestExamples(t *testing.T) {
+	needCompiler(t)
+	files, _ := filepath.Glob("../../examples/shaders/*.comp")
+	if len(files) < 4 {
+		t.Fatalf("found %d examples", len(files))
+	}
+	for _, f := range files {
+		for _, env := range []string{"vulkan1.1", "vulkan1.2", "vulkan1.3"} {
+			r, err := CompileFile(f, Options{TargetEnv: env})
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(r.Warnings) > 0 {
+				t.Errorf("%s: warnings %v", f, r.Warnings)
+			}
+			spirvVal(t, r.SPIRV, env)
+		}
+	}
+}
