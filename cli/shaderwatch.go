@@ -100,9 +100,8 @@ func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 	w := c.App.Writer
 	last := ""
 	runs := 0
-	var prev []*shaderRun // per device, the last successful run
-	prev = make([]*shaderRun, len(devs))
-	var times [][]time.Duration = make([][]time.Duration, len(devs))
+	prev := make([]*shaderRun, len(devs))       // per device, the last successful run
+	times := make([][]time.Duration, len(devs)) // per device, the GPU times so far
 	tick := time.NewTicker(c.Duration("interval"))
 	defer tick.Stop()
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
