@@ -408,3 +408,26 @@ func TestShaderDirSources(t *testing.T) {
 		t.Fatalf("broken source: exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestShaderHelp: every subcommand documents itself with examples; a .spv
+// file is reflected as it is (no compiler).
+func TestShaderHelp(t *testing.T) {
+	for _, sub := range []string{"info", "run", "check", "watch"} {
+		code, stdout, stderr := run(t, "shader", sub, "--help")
+		if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "vkstat shader "+sub) {
+			t.Errorf("shader %s --help: exit %d: %s\n%s", sub, code, stderr, stdout)
+		}
+	}
+	code, _, stderr := run(t, "shader", "compile", "x.comp")
+	if code != ExitUsage || !strings.Contains(stderr, "info, run, check, watch") {
+		t.Errorf("unknown subcommand: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "shader", "info")
+	if code != ExitUsage || !strings.Contains(stderr, "want one shader file") {
+		t.Errorf("no file: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "--device", "cpu", "shader", "info", "../shaders/spv/cov_f32.spv")
+	if code != 0 || !strings.Contains(stdout, "local size:   64 (spec 0)") || !strings.Contains(stdout, "Float64") {
+		t.Errorf("info on SPIR-V: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}

@@ -54,20 +54,26 @@ func (d *Device) waitRun(s *Sequence) error {
 // it; it reports whether the device is free of one. d.mu is not held.
 func (d *Device) settle() bool {
 	d.mu.Lock()
-	s := d.stuck
+	s, gaveUp := d.stuck, d.gaveUp
 	d.mu.Unlock()
 	if s == nil {
 		return true
 	}
 	wait := settleWait
-	if d.gaveUp {
+	if gaveUp {
 		wait = 0
 	}
 	if vk.WaitForFences(d.handle, 1, []vk.Fence{d.fence}, vk.True, uint64(wait)) != vk.Success {
+		d.mu.Lock()
 		d.gaveUp = true
+		d.mu.Unlock()
 		return false
 	}
 	d.mu.Lock()
+	if d.stuck != s { // another caller settled it meanwhile
+		d.mu.Unlock()
+		return true
+	}
 	d.gaveUp = false
 	vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
 	d.stuck = nil
