@@ -70,6 +70,9 @@ pack() {
 		[ -d "$rel/testdata" ] && cp -r "$rel/testdata" "$dist/tests/$rel/"
 	done
 	[ -d testdata ] && cp -r testdata "$dist/tests/"
+	# The shader tests read ../examples/shaders and the shader sources.
+	mkdir -p "$dist/tests/shaders" && cp -r shaders/*.comp shaders/include shaders/variants.txt shaders/spv "$dist/tests/shaders/" &&
+		cp -r examples "$dist/tests/" || exit 1
 	[ ${#failed[@]} -eq 0 ] || echo "gpu-run pack: these packages' tests did not build and are left out: ${failed[*]}" >&2
 	echo "== downloading the Vulkan loader and validation layer packages" >&2
 	# The NVIDIA Vulkan driver also needs the GL vendor-neutral libraries:
