@@ -118,16 +118,17 @@ func supports(info engine.DeviceInfo, capability string) string {
 	return "unknown"
 }
 
-// checkFeatures refuses a shader needing what the device lacks, naming it.
-func checkFeatures(mod *spirv.Module, info engine.DeviceInfo) error {
+// checkFeatures refuses a shader needing what the device lacks, naming it;
+// shared is the shared memory it uses with the constants it runs with.
+func checkFeatures(mod *spirv.Module, info engine.DeviceInfo, shared int) error {
 	var missing []string
 	for _, capability := range mod.Capabilities {
 		if s := supports(info, capability); strings.HasPrefix(s, "no") {
 			missing = append(missing, capability+" "+strings.TrimPrefix(s, "no "))
 		}
 	}
-	if mod.SharedBytes > int(info.MaxSharedMemory) && info.MaxSharedMemory > 0 {
-		missing = append(missing, fmt.Sprintf("%d bytes of shared memory (the device has %d)", mod.SharedBytes, info.MaxSharedMemory))
+	if shared > int(info.MaxSharedMemory) && info.MaxSharedMemory > 0 {
+		missing = append(missing, fmt.Sprintf("%d bytes of shared memory (the device has %d)", shared, info.MaxSharedMemory))
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("the shader needs what %s lacks: %s", info.Name, strings.Join(missing, "; "))
@@ -154,6 +155,7 @@ type shaderPlan struct {
 	local   [3]uint32
 	groups  [3]uint32
 	timeout time.Duration
+	shared  int // bytes of shared memory with these specialization constants
 }
 
 // bindingName is how messages name binding b.
@@ -415,6 +417,7 @@ func makePlan(c *ucli.Context, sh *compiledShader) (*shaderPlan, error) {
 		}
 		values[sc.ID] = bits
 	}
+	p.shared = mod.SharedBytesWith(values)
 	p.spec = make([]uint32, maxID+1)
 	for id, v := range values {
 		p.spec[id] = uint32(v)
@@ -519,7 +522,7 @@ func (p *shaderPlan) bytesMoved() int64 {
 // run executes the plan repeat times on dev (uploading the inputs each
 // time) and returns the buffers' contents after the last run.
 func (p *shaderPlan) run(ctx context.Context, dev *engine.Device, repeat int) (*shaderRun, error) {
-	if err := checkFeatures(p.sh.mod, dev.Info); err != nil {
+	if err := checkFeatures(p.sh.mod, dev.Info, p.shared); err != nil {
 		return nil, err
 	}
 	for d, g := range p.groups {

@@ -238,13 +238,14 @@ void main() {
 // lacks, for a shader needing Float64.
 func TestShaderFeatureCheck(t *testing.T) {
 	mod := &spirv.Module{Capabilities: []string{"Shader", "Float64", "GroupNonUniformArithmetic"}}
-	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: 0x1}
-	err := checkFeatures(mod, info)
-	if err == nil || !strings.Contains(err.Error(), "Old GPU lacks: Float64 (shaderFloat64); GroupNonUniformArithmetic") {
+	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: 0x1, MaxSharedMemory: 16384}
+	err := checkFeatures(mod, info, 20000)
+	if err == nil || !strings.Contains(err.Error(), "Old GPU lacks: Float64 (shaderFloat64); GroupNonUniformArithmetic") ||
+		!strings.Contains(err.Error(), "20000 bytes of shared memory (the device has 16384)") {
 		t.Errorf("got %v", err)
 	}
 	info.Float64, info.SubgroupOps = true, 0xff
-	if err := checkFeatures(mod, info); err != nil {
+	if err := checkFeatures(mod, info, 16384); err != nil {
 		t.Errorf("a capable device refused: %v", err)
 	}
 }

@@ -161,6 +161,9 @@ func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
 		return infos, nil
 	}
 	i, err := engine.Select(infos, spec)
+	if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") && len(infos) > 0 {
+		i = infos[0].Index // as shader run: no GPU, so lavapipe
+	}
 	if err != nil || i == engine.CPUPath {
 		return nil, err
 	}

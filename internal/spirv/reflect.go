@@ -39,6 +39,9 @@ type Module struct {
 	// SharedBytes is the size of the workgroup (shared) variables with
 	// every specialization constant at its default.
 	SharedBytes int `json:"shared_bytes"`
+
+	r      *reflector
+	shared []uint32 // the types of the workgroup variables
 }
 
 // Binding is one descriptor binding.
@@ -144,6 +147,7 @@ const (
 	opSpecConstantFalse     = 49
 	opSpecConstant          = 50
 	opSpecConstantComposite = 51
+	opSpecConstantOp        = 52
 	opVariable              = 59
 	opDecorate              = 71
 	opMemberDecorate        = 72
@@ -208,6 +212,7 @@ type constant struct {
 	words []uint32
 	spec  bool
 	parts []uint32 // composite constituents
+	op    uint32   // OpSpecConstantOp: the operation, on parts
 }
 
 type memberKey struct{ id, member uint32 }
@@ -320,6 +325,8 @@ func Reflect(code []byte) (*Module, error) {
 			consts[a[1]] = &constant{typ: a[0], words: []uint32{v}, spec: op == opSpecConstantTrue || op == opSpecConstantFalse}
 		case opConstantComposite, opSpecConstantComposite:
 			consts[a[1]] = &constant{typ: a[0], parts: append([]uint32(nil), a[2:]...), spec: op == opSpecConstantComposite}
+		case opSpecConstantOp:
+			consts[a[1]] = &constant{typ: a[0], op: a[2], parts: append([]uint32(nil), a[3:]...), spec: true}
 		case opVariable:
 			vars = append(vars, variable{id: a[1], ptr: a[0], storage: a[2]})
 		}
@@ -328,6 +335,7 @@ func Reflect(code []byte) (*Module, error) {
 		return nil, fmt.Errorf("the module has no GLCompute entry point: not a compute shader")
 	}
 	r := &reflector{types: types, consts: consts, names: names, memberNames: memberNames, memberDecos: memberDecos, decos: decos}
+	m.r = r
 
 	// Local size: LocalSizeId, then a WorkgroupSize built-in (which
 	// overrides LocalSize), whose constituents may be spec constants.
@@ -412,6 +420,7 @@ func Reflect(code []byte) (*Module, error) {
 		switch v.storage {
 		case scWorkgroup:
 			m.SharedBytes += r.size(pt.elem)
+			m.shared = append(m.shared, pt.elem)
 		case scPushConstant:
 			m.Push = r.block(pt.elem)
 		case scStorageBuffer, scUniform, scUniformConstant:
@@ -491,6 +500,7 @@ type reflector struct {
 	memberNames map[memberKey]string
 	memberDecos map[memberKey]map[uint32]uint32
 	decos       map[uint32]map[uint32]uint32
+	spec        map[uint32]uint64 // values given for specialization constants
 }
 
 func (r *reflector) block(id uint32) *Block {
@@ -542,10 +552,82 @@ func (r *reflector) scalar(id uint32) string {
 }
 
 func (r *reflector) arrayLen(t *typ) uint32 {
-	if c := r.consts[t.count]; c != nil && len(c.words) > 0 {
-		return c.words[0]
+	v, _ := r.eval(t.count, 0)
+	return uint32(v)
+}
+
+// eval is the value of an integer constant, with specialization constants
+// at r.spec's values or their defaults, and the integer operations glslang
+// emits for sizes (TILE + 1, WG_SIZE / 2, ...) evaluated.
+func (r *reflector) eval(id uint32, depth int) (uint64, bool) {
+	c := r.consts[id]
+	if c == nil || depth > 32 {
+		return 0, false
 	}
-	return 0
+	if c.op == 0 {
+		if sid, ok := r.decos[id][decSpecID]; ok && c.spec {
+			if v, ok := r.spec[sid]; ok {
+				return v, true
+			}
+		}
+		if len(c.words) == 0 {
+			return 0, false
+		}
+		return uint64(c.words[0]), true
+	}
+	var v [2]uint64
+	for i := 0; i < 2 && i < len(c.parts); i++ {
+		var ok bool
+		if v[i], ok = r.eval(c.parts[i], depth+1); !ok {
+			return 0, false
+		}
+	}
+	a, b := uint32(v[0]), uint32(v[1])
+	switch c.op {
+	case 128: // IAdd
+		return uint64(a + b), true
+	case 130: // ISub
+		return uint64(a - b), true
+	case 132: // IMul
+		return uint64(a * b), true
+	case 134, 135: // UDiv, SDiv
+		if b == 0 {
+			return 0, false
+		}
+		return uint64(a / b), true
+	case 137, 139: // UMod, SMod
+		if b == 0 {
+			return 0, false
+		}
+		return uint64(a % b), true
+	case 194: // ShiftRightLogical
+		return uint64(a >> (b & 31)), true
+	case 196: // ShiftLeftLogical
+		return uint64(a << (b & 31)), true
+	case 197: // BitwiseOr
+		return uint64(a | b), true
+	case 199: // BitwiseAnd
+		return uint64(a & b), true
+	case 113: // UConvert
+		return uint64(a), true
+	}
+	return 0, false
+}
+
+// SharedBytesWith is the size of the workgroup (shared) variables with the
+// given specialization constant values (constant_id → bits), the others at
+// their defaults.
+func (m *Module) SharedBytesWith(spec map[uint32]uint64) int {
+	if m.r == nil {
+		return m.SharedBytes
+	}
+	r := *m.r
+	r.spec = spec
+	n := 0
+	for _, t := range m.shared {
+		n += r.size(t)
+	}
+	return n
 }
 
 func (r *reflector) typeName(id uint32) string {

@@ -259,3 +259,25 @@ func TestParseValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedBytes: shared arrays sized by specialization constants
+// (shaders/cov.comp: tile[TC·PB] with PB = (P+3)/4, smean[P], red[WG_SIZE])
+// follow the values given.
+func TestSharedBytes(t *testing.T) {
+	code, err := os.ReadFile("../../shaders/spv/cov_f32.spv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Reflect(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dvec4 tile[1], double smean[1], dvec4 red[64], double srho.
+	if want := 32 + 8 + 32*64 + 8; m.SharedBytes != want || m.SharedBytesWith(nil) != want {
+		t.Errorf("shared bytes at the defaults: %d, want %d", m.SharedBytes, want)
+	}
+	// WG_SIZE 64, P 49, TC 8: PB = 13.
+	if got, want := m.SharedBytesWith(map[uint32]uint64{1: 49, 2: 8}), 32*8*13+8*49+32*64+8; got != want {
+		t.Errorf("shared bytes with P=49, TC=8: %d, want %d", got, want)
+	}
+}
