@@ -206,6 +206,8 @@ void main() {
 			[]string{"no specialization constants"}},
 		{"unknown binding", []string{"shader", "run", saxpy, "-b", "z=" + x, "--global", "1000"}, ExitUsage,
 			[]string{`no binding "z"`, "binding 0 (x), binding 1 (y)"}},
+		{"output to a missing folder", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--global", "1000", "-o", "y=" + filepath.Join(dir, "none", "y.npy")}, ExitError,
+			[]string{"--out", "does not exist"}},
 		{"no dispatch", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y}, ExitUsage,
 			[]string{"--groups", "--global", "256×1×1"}},
 		{"feature the device lacks", []string{"shader", "run", half, "-b", "v=float32:64", "--groups", "1"}, ExitError,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -360,13 +361,14 @@ func prepare(c *ucli.Context) (*shaderPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dir := c.String("out-dir"); dir != "" {
+	dir := c.String("out-dir")
+	if dir != "" {
 		if err := checkOutputDir("out-dir", dir); err != nil {
 			return nil, err
 		}
 	}
 	for _, bb := range p.buffers {
-		if bb.out != "" && !strings.HasPrefix(bb.out, c.String("out-dir")+"/") {
+		if bb.out != "" && (dir == "" || filepath.Dir(bb.out) != filepath.Clean(dir)) {
 			if err := checkOutputFile("out", bb.out); err != nil {
 				return nil, err
 			}
