@@ -19,12 +19,16 @@ build: deps
 demo: build
 	@scripts/demo.sh $(BIN)
 
-# Every test: the CPU path and every Vulkan device (lavapipe without a GPU),
-# with the validation layer on.
+# The Vulkan drivers tests run on: the system's (lavapipe without a GPU)
+# plus SwiftShader, fetched by scripts/deps.sh test.
+WITH_SWIFTSHADER = VK_ADD_DRIVER_FILES=$$(scripts/deps.sh swiftshader-icd)
+
+# Every test: the CPU path and every Vulkan device (lavapipe, lavapipe
+# without float64 and SwiftShader without a GPU), with the validation layer on.
 test:
 	@scripts/deps.sh test
-	$(GO) test -timeout 30m ./...
-	scripts/test-datapath.sh
+	$(WITH_SWIFTSHADER) $(GO) test -timeout 30m ./...
+	$(WITH_SWIFTSHADER) scripts/test-datapath.sh
 
 test-short:
 	@scripts/deps.sh test
@@ -35,7 +39,7 @@ test-short:
 .PHONY: test-race
 test-race:
 	@scripts/deps.sh test
-	for i in 1 2 3; do $(GO) test -race -short -count=1 ./... || exit 1; done
+	for i in 1 2 3; do $(WITH_SWIFTSHADER) $(GO) test -race -short -count=1 ./... || exit 1; done
 
 # Compile shaders/*.comp (variants in shaders/variants.txt) to shaders/spv.
 shaders:

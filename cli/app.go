@@ -171,6 +171,9 @@ func openSession(c *ucli.Context) (*session, error) {
 func openDevice(c *ucli.Context) (*session, error) {
 	spec := c.String("device")
 	s := &session{c: c}
+	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+		return nil, err
+	}
 	if spec == "cpu" {
 		return s, nil
 	}
@@ -197,13 +200,7 @@ func openDevice(c *ucli.Context) (*session, error) {
 		}
 		return s, nil
 	}
-	opt, err := engine.DeviceOptionsFromEnv()
-	if err == nil && c.String("device-memory") != "" {
-		opt.Budget, err = engine.ParseSize(c.String("device-memory"))
-		if err != nil {
-			err = usagef("--device-memory: %v", err)
-		}
-	}
+	opt, err := deviceOptions(c)
 	if err != nil {
 		inst.Close()
 		return nil, err
@@ -215,6 +212,26 @@ func openDevice(c *ucli.Context) (*session, error) {
 	}
 	s.inst, s.dev = inst, dev
 	return s, nil
+}
+
+// deviceOptions are the engine's device options from the environment and
+// the global flags.
+func deviceOptions(c *ucli.Context) (engine.DeviceOptions, error) {
+	opt, err := engine.DeviceOptionsFromEnv()
+	if err != nil {
+		return opt, err
+	}
+	if v := c.String("device-memory"); v != "" {
+		if opt.Budget, err = engine.ParseSize(v); err != nil {
+			return opt, usagef("--device-memory: %v", err)
+		}
+	}
+	if v := c.String("disable"); v != "" {
+		if opt.Disable, err = engine.ParseFeatures(v); err != nil {
+			return opt, usagef("--disable: %v", err)
+		}
+	}
+	return opt, nil
 }
 
 // vulkanCause is the short reason Vulkan cannot be used, for the one-line

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,11 +79,12 @@ func shaderArg(c *ucli.Context) (string, error) {
 
 // capability support -------------------------------------------------------
 
-// Subgroup operation bits of VkSubgroupFeatureFlagBits.
-var subgroupBits = map[string]uint32{
-	"GroupNonUniform": 0x1, "GroupNonUniformVote": 0x2, "GroupNonUniformArithmetic": 0x4,
-	"GroupNonUniformBallot": 0x8, "GroupNonUniformShuffle": 0x10, "GroupNonUniformShuffleRelative": 0x20,
-	"GroupNonUniformClustered": 0x40, "GroupNonUniformQuad": 0x80,
+// The subgroup operation (engine.DeviceInfo.SubgroupOps) each SPIR-V
+// capability needs.
+var subgroupOps = map[string]string{
+	"GroupNonUniform": "basic", "GroupNonUniformVote": "vote", "GroupNonUniformArithmetic": "arithmetic",
+	"GroupNonUniformBallot": "ballot", "GroupNonUniformShuffle": "shuffle", "GroupNonUniformShuffleRelative": "shuffle_relative",
+	"GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad",
 }
 
 // supports says whether a device runs shaders needing capability cap:
@@ -109,11 +111,11 @@ func supports(info engine.DeviceInfo, capability string) string {
 		}
 		return "no (" + has + "vkstat does not enable this feature yet)"
 	}
-	if bit, ok := subgroupBits[capability]; ok {
-		if info.SubgroupOps&bit != 0 {
+	if op, ok := subgroupOps[capability]; ok {
+		if slices.Contains(info.SubgroupOps, op) {
 			return "yes"
 		}
-		return "no (subgroup operation not supported in compute shaders)"
+		return "no (" + op + " subgroup operations in compute shaders)"
 	}
 	return "unknown"
 }

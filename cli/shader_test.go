@@ -212,6 +212,8 @@ void main() {
 			[]string{"--groups", "--global", "256×1×1"}},
 		{"feature the device lacks", []string{"shader", "run", half, "-b", "v=float32:64", "--groups", "1"}, ExitError,
 			[]string{"lacks", "Float16"}},
+		{"subgroups the device lacks", append([]string{"--disable", "subgroup", "--device", "lavapipe", "shader", "run", filepath.Join(examples, "subgroup_sum.comp")}, shaderExamples()[2].flags...), ExitError,
+			[]string{"[without subgroup]", "lacks: GroupNonUniformArithmetic"}},
 		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "20ms"}, ExitError,
 			[]string{"did not finish in time", "after 20ms", "raise --timeout"}},
 	} {
@@ -240,13 +242,13 @@ void main() {
 // lacks, for a shader needing Float64.
 func TestShaderFeatureCheck(t *testing.T) {
 	mod := &spirv.Module{Capabilities: []string{"Shader", "Float64", "GroupNonUniformArithmetic"}}
-	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: 0x1, MaxSharedMemory: 16384}
+	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: []string{"basic"}, MaxSharedMemory: 16384}
 	err := checkFeatures(mod, info, 20000)
 	if err == nil || !strings.Contains(err.Error(), "Old GPU lacks: Float64 (shaderFloat64); GroupNonUniformArithmetic") ||
 		!strings.Contains(err.Error(), "20000 bytes of shared memory (the device has 16384)") {
 		t.Errorf("got %v", err)
 	}
-	info.Float64, info.SubgroupOps = true, 0xff
+	info.Float64, info.SubgroupOps = true, []string{"basic", "arithmetic"}
 	if err := checkFeatures(mod, info, 16384); err != nil {
 		t.Errorf("a capable device refused: %v", err)
 	}

@@ -163,7 +163,7 @@ func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
 	}
 	i, err := engine.Select(infos, spec)
 	if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") && len(infos) > 0 {
-		i = infos[0].Index // as shader run: no GPU, so lavapipe
+		i = softwareDevice(infos) // as shader run
 	}
 	if err != nil || i == engine.CPUPath {
 		return nil, err
@@ -268,6 +268,17 @@ func members(bl *spirv.Block) string {
 	return s
 }
 
+// softwareDevice is where --device auto runs shaders without a GPU (the
+// CPU path has no shader runtime): lavapipe, else the first device listed.
+func softwareDevice(infos []engine.DeviceInfo) int {
+	for _, in := range infos {
+		if in.IsLavapipe() {
+			return in.Index
+		}
+	}
+	return infos[0].Index
+}
+
 // openShaderDevices opens the devices --device names: all for every
 // Vulkan device, else one; the CPU path has no shader runtime.
 func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, error) {
@@ -292,7 +303,7 @@ func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, err
 	} else {
 		i, err := engine.Select(infos, spec)
 		if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") {
-			i = infos[0].Index // no GPU: lavapipe (or whatever Vulkan lists) runs shaders
+			i = softwareDevice(infos)
 		}
 		if err == nil && i == engine.CPUPath {
 			err = fmt.Errorf("%w: no Vulkan device for --device %s", engine.ErrNoDevice, spec)
@@ -303,12 +314,7 @@ func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, err
 		}
 		idx = []int{i}
 	}
-	opt, err := engine.DeviceOptionsFromEnv()
-	if err == nil && c.String("device-memory") != "" {
-		if opt.Budget, err = engine.ParseSize(c.String("device-memory")); err != nil {
-			err = usagef("--device-memory: %v", err)
-		}
-	}
+	opt, err := deviceOptions(c)
 	var devs []*engine.Device
 	for _, i := range idx {
 		if err != nil {

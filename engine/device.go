@@ -79,6 +79,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("device %d (%s) has no compute queue", index, info.Name)
 	}
 	pd := in.devices[index]
+	info.disable(opt.Disable)
 	d := &Device{Info: info, inst: in, pd: pd, kernels: map[string]*Kernel{}, opt: opt}
 	var err error
 
