@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders lint lint-gofmt fuzz bench-cpu bench-paco clean deps
+.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps
 
 all: build
 
@@ -54,6 +54,11 @@ check-shaders:
 	done && for f in shaders/spv/*.spv; do \
 		[ -f $$tmp/$$(basename $$f) ] || { echo "orphan: $$f is not in shaders/variants.txt"; status=1; }; \
 	done && exit $$status
+
+# vkstat shader check on every example shader against its expected output
+# (examples/shaders); VKSTAT_FLAGS adds global flags, e.g. --device all.
+check-examples: build
+	examples/shaders/check.sh $(BIN) --validate $(VKSTAT_FLAGS)
 
 # gofmt, go vet and staticcheck; any finding fails.
 lint: lint-gofmt

@@ -15,7 +15,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -39,7 +38,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // Main runs vkstat with args (os.Args) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := New(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, shaderFileLast(args))
 	if err == nil {
 		return ExitOK
 	}
@@ -116,6 +115,7 @@ Examples:
 			benchCommand(),
 			covCommand(),
 			cholCommand(),
+			shaderCommand(),
 		},
 	}
 }
@@ -127,7 +127,7 @@ func setupLogging(c *ucli.Context) {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
-	shaders.SetDir(c.String("shader-dir"))
+	setShaderDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the

@@ -14,8 +14,9 @@ import (
 )
 
 // takesArgs names the commands that read positional arguments (verify
-// --compare A.json B.json); every other command refuses them.
-var takesArgs = map[string]bool{"verify": true}
+// --compare A.json B.json, the shader subcommands' FILE); every other
+// command refuses them.
+var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
@@ -103,7 +104,7 @@ func newGlobalFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "disable", EnvVars: []string{"VKSTAT_DISABLE"},
 			Usage: "run as if the device lacked these features (float64, float16, subgroup; comma-separated), to test the kernels written for such devices"},
 		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
-			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
+			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
 		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
 	}
 }

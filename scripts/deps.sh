@@ -3,7 +3,9 @@
 # that is already there. As root it runs apt-get; otherwise it prints the
 # command to run and fails.
 #
-#   scripts/deps.sh build   gcc and the Vulkan headers (cgo), the loader and lavapipe
+#   scripts/deps.sh build   gcc and the Vulkan headers (cgo), the loader and lavapipe, and
+#                           libshaderc-dev, glslang-dev, spirv-tools: the static libraries that
+#                           vkstat shader compiles GLSL with (linked in, nothing needed at run time)
 #   scripts/deps.sh test    build + the validation layer, glslc and spirv-val
 #   scripts/deps.sh bench   build + NumPy for the peer scripts
 #   scripts/deps.sh ci      test + staticcheck
@@ -53,7 +55,7 @@ if [ "$what" = swiftshader-icd ]; then
 	echo "$swiftshader_icd"
 	exit 0
 fi
-pkgs=(gcc libc6-dev libvulkan-dev libvulkan1 mesa-vulkan-drivers)
+pkgs=(gcc g++ libc6-dev libvulkan-dev libvulkan1 mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools)
 case "$what" in
 build) ;;
 test) pkgs+=(vulkan-validationlayers glslc spirv-tools) ;;
