@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -243,6 +244,14 @@ func boolInt(b bool) C.int {
 		return 1
 	}
 	return 0
+}
+
+// Without is the report of the device opened with the features f
+// disabled (DeviceOptions.Disable).
+func (info DeviceInfo) Without(f Features) DeviceInfo {
+	info.SubgroupOps = slices.Clone(info.SubgroupOps)
+	info.disable(f)
+	return info
 }
 
 // disable masks the features in f: the report says they are absent, the
