@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders lint lint-gofmt fuzz bench-cpu bench-paco clean deps
+.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps
 
 all: build
 
@@ -19,23 +19,28 @@ build: deps
 demo: build
 	@scripts/demo.sh $(BIN)
 
-# Every test: the CPU path and every Vulkan device (lavapipe without a GPU),
-# with the validation layer on.
+# The Vulkan drivers tests run on: the system's (lavapipe without a GPU)
+# plus SwiftShader, fetched by scripts/deps.sh test.
+WITH_SWIFTSHADER = VK_ADD_DRIVER_FILES=$$(scripts/deps.sh swiftshader-icd)
+
+# Every test: the CPU path and every Vulkan device (lavapipe, lavapipe
+# without float64 and SwiftShader without a GPU), with the validation layer on.
 test:
 	@scripts/deps.sh test
-	$(GO) test -timeout 30m ./...
-	scripts/test-datapath.sh
+	$(WITH_SWIFTSHADER) $(GO) test -timeout 30m ./...
+	$(WITH_SWIFTSHADER) scripts/test-datapath.sh
 
 test-short:
 	@scripts/deps.sh test
 	$(GO) test -short ./...
 
 # The short tests under the race detector, three times over (CI runs it):
-# rare crashes and races show up only across repeated runs.
+# rare crashes and races show up only across repeated runs. One device
+# (lavapipe): make test covers SwiftShader and lavapipe without float64.
 .PHONY: test-race
 test-race:
 	@scripts/deps.sh test
-	for i in 1 2 3; do $(GO) test -race -short -count=1 ./... || exit 1; done
+	for i in 1 2 3; do env -u VK_ADD_DRIVER_FILES VKSTAT_TEST_WITHOUT_FLOAT64=0 $(GO) test -race -short -count=1 ./... || exit 1; done
 
 # Compile shaders/*.comp (variants in shaders/variants.txt) to shaders/spv.
 shaders:
@@ -49,6 +54,11 @@ check-shaders:
 	done && for f in shaders/spv/*.spv; do \
 		[ -f $$tmp/$$(basename $$f) ] || { echo "orphan: $$f is not in shaders/variants.txt"; status=1; }; \
 	done && exit $$status
+
+# vkstat shader check on every example shader against its expected output
+# (examples/shaders); VKSTAT_FLAGS adds global flags, e.g. --device all.
+check-examples: build
+	examples/shaders/check.sh $(BIN) --validate $(VKSTAT_FLAGS)
 
 # gofmt, go vet and staticcheck; any finding fails. The nogdal build (what
 # scripts/gpu-run.sh carries to machines without GDAL) is vetted too.

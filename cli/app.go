@@ -15,7 +15,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -39,7 +38,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // Main runs vkstat with args (os.Args) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := New(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, shaderFileLast(args))
 	if err == nil {
 		return ExitOK
 	}
@@ -117,6 +116,7 @@ Examples:
 			benchCommand(),
 			covCommand(),
 			cholCommand(),
+			shaderCommand(),
 		},
 	}
 }
@@ -128,7 +128,7 @@ func setupLogging(c *ucli.Context) {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
-	shaders.SetDir(c.String("shader-dir"))
+	setShaderDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the
@@ -172,6 +172,9 @@ func openSession(c *ucli.Context) (*session, error) {
 func openDevice(c *ucli.Context) (*session, error) {
 	spec := c.String("device")
 	s := &session{c: c}
+	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+		return nil, err
+	}
 	if spec == "cpu" {
 		return s, nil
 	}
@@ -198,13 +201,7 @@ func openDevice(c *ucli.Context) (*session, error) {
 		}
 		return s, nil
 	}
-	opt, err := engine.DeviceOptionsFromEnv()
-	if err == nil && c.String("device-memory") != "" {
-		opt.Budget, err = engine.ParseSize(c.String("device-memory"))
-		if err != nil {
-			err = usagef("--device-memory: %v", err)
-		}
-	}
+	opt, err := deviceOptions(c)
 	if err != nil {
 		inst.Close()
 		return nil, err
@@ -216,6 +213,26 @@ func openDevice(c *ucli.Context) (*session, error) {
 	}
 	s.inst, s.dev = inst, dev
 	return s, nil
+}
+
+// deviceOptions are the engine's device options from the environment and
+// the global flags.
+func deviceOptions(c *ucli.Context) (engine.DeviceOptions, error) {
+	opt, err := engine.DeviceOptionsFromEnv()
+	if err != nil {
+		return opt, err
+	}
+	if v := c.String("device-memory"); v != "" {
+		if opt.Budget, err = engine.ParseSize(v); err != nil {
+			return opt, usagef("--device-memory: %v", err)
+		}
+	}
+	if v := c.String("disable"); v != "" {
+		if opt.Disable, err = engine.ParseFeatures(v); err != nil {
+			return opt, usagef("--disable: %v", err)
+		}
+	}
+	return opt, nil
 }
 
 // vulkanCause is the short reason Vulkan cannot be used, for the one-line

@@ -14,8 +14,9 @@ import (
 )
 
 // takesArgs names the commands that read positional arguments (verify
-// --compare A.json B.json); every other command refuses them.
-var takesArgs = map[string]bool{"verify": true, "stack": true}
+// --compare A.json B.json, the shader subcommands' FILE, stack's dates);
+// every other command refuses them.
+var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
@@ -100,8 +101,10 @@ func newGlobalFlags() []ucli.Flag {
 		&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total"},
 		&ucli.StringFlag{Name: "device-memory", EnvVars: []string{"VKSTAT_DEVICE_MEMORY"},
 			Usage: "the most device memory to use, e.g. 2GiB or 512MiB (default: 90% of the GPU's); larger inputs run in passes"},
+		&ucli.StringFlag{Name: "disable", EnvVars: []string{"VKSTAT_DISABLE"},
+			Usage: "run as if the device lacked these features (float64, float16, subgroup; comma-separated), to test the kernels written for such devices"},
 		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
-			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders"},
+			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
 		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
 	}
 }

@@ -32,7 +32,14 @@ Examples:
 			if err != nil {
 				vkErr = err
 			} else {
-				infos = inst.Devices()
+				opt, err := deviceOptions(c)
+				if err != nil {
+					inst.Close()
+					return err
+				}
+				for _, in := range inst.Devices() {
+					infos = append(infos, in.Without(opt.Disable))
+				}
 				if err := inst.Close(); err != nil {
 					return err
 				}

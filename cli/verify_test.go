@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,7 +132,7 @@ func TestVerifyUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"verify", "--compare", notReport}, ExitUsage, "two report files"},
+		{[]string{"verify", "--compare", notReport}, ExitUsage, "two or more report files"},
 		{[]string{"verify", "--compare", notReport, notReport}, ExitError, "not a verify report"},
 		{[]string{"verify", "--device", "cpu", "--op", "nope"}, ExitUsage, `no operation or suite "nope"`},
 		{[]string{"verify", "--device", "cpu", "--op", "map", "--plant-error", "reduce"}, ExitUsage, "--plant-error"},
@@ -142,5 +143,42 @@ func TestVerifyUsage(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", c.args, code, c.code, stderr, c.want)
 		}
+	}
+}
+
+// TestVerifyWithoutFloat64 runs verify on lavapipe with float64 switched
+// off (the kernels devices without it take), and compares three reports:
+// the float64 rows skipped there are not differences, the rest agree.
+func TestVerifyWithoutFloat64(t *testing.T) {
+	if !slices.Contains(devicesUnderTest(t), "lavapipe") {
+		t.Skip("no lavapipe")
+	}
+	dir := t.TempDir()
+	full, nof64 := filepath.Join(dir, "full.json"), filepath.Join(dir, "nofp64.json")
+	for _, c := range [][]string{
+		{"--validate", "verify", "--device", "cpu,lavapipe", "--op", "reduce,paco", "--json", full},
+		{"--validate", "--disable", "float64", "verify", "--device", "lavapipe", "--op", "reduce,paco", "--json", nof64},
+	} {
+		if code, stdout, stderr := run(t, c...); code != 0 {
+			t.Fatalf("%v: exit %d: %s\n%s", c, code, stderr, stdout)
+		}
+	}
+	b, err := os.ReadFile(nof64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep verifyReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Devices) != 1 || !strings.Contains(rep.Devices[0].Device.Name, "[without float64]") || rep.Skipped == 0 {
+		t.Errorf("report of lavapipe without float64: %d device(s), skipped %d: %+v", len(rep.Devices), rep.Skipped, rep.Devices)
+	}
+	code, stdout, stderr := run(t, "verify", "--compare", full, nof64, full)
+	if code != 0 || !strings.Contains(stdout, "0 of ") || !strings.Contains(stdout, "skipped on some device") {
+		t.Errorf("compare of three reports: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if code, _, stderr := run(t, "--disable", "float128", "verify", "--device", "cpu"); code != 2 || !strings.Contains(stderr, "float128") {
+		t.Errorf("--disable float128: exit %d: %s", code, stderr)
 	}
 }

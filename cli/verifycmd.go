@@ -41,30 +41,32 @@ Vulkan validation layer on: any message it reports fails the row.
 
 --json writes a report with the device, driver, Vulkan API version, vkstat
 version and host, so that reports from different machines and vendors can be
-set side by side: --compare A.json B.json prints the rows whose outcome
-differs between the devices of the two reports (--all prints every row), and
-exits 1 when there is any such row.
+set side by side: --compare A.json B.json [C.json ...] prints the rows whose
+outcome (pass or FAIL) differs between the devices of the reports (--all
+prints every row), and exits 1 when there is any such row. A row a device
+skips (it lacks float64) is not a difference.
 
 Examples:
    vkstat verify
    vkstat verify --device lavapipe --json lavapipe.json
    vkstat --validate verify --device gpu --json h100.json
-   vkstat verify --compare lavapipe.json h100.json`,
+   vkstat verify --compare lavapipe.json h100.json
+   vkstat --disable float64 verify --device lavapipe --json nofp64.json   # the kernels for devices without float64`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to check: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},
 			&ucli.StringFlag{Name: "op", Usage: "comma-separated operations or suites to check (default: every one)"},
 			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "f32, f64, or auto for both (default: auto; the global --precision is used when given)"},
 			&ucli.StringFlag{Name: "json", Usage: "write the report to this file"},
-			&ucli.BoolFlag{Name: "compare", Usage: "compare two reports given as arguments instead of running"},
+			&ucli.BoolFlag{Name: "compare", Usage: "compare the reports given as arguments (two or more) instead of running"},
 			&ucli.BoolFlag{Name: "all", Usage: "with --compare: print every row, not only the differences"},
 			&ucli.StringFlag{Name: "plant-error", Hidden: true, Usage: "OP[:cpu|vulkan|NAME]: perturb one element of every output of OP, on those devices (checks that verify catches errors)"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.Bool("compare") {
-				if c.NArg() != 2 {
-					return usagef("verify --compare takes two report files, got %d argument(s)", c.NArg())
+				if c.NArg() < 2 {
+					return usagef("verify --compare takes two or more report files, got %d argument(s)", c.NArg())
 				}
-				return compareReports(c, c.Args().Get(0), c.Args().Get(1))
+				return compareReports(c, c.Args().Slice())
 			}
 			if c.NArg() > 0 {
 				return usagef("verify: unexpected argument %q", c.Args().First())
@@ -257,6 +259,9 @@ func lineageBool(c *ucli.Context, name string) bool {
 // comma-separated list of what engine.Select takes. Without a Vulkan
 // loader, all and auto fall back to the CPU path.
 func openTargets(c *ucli.Context) ([]*target, error) {
+	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+		return nil, err
+	}
 	spec, ok := lineageString(c, "device")
 	if !ok || strings.TrimSpace(spec) == "" {
 		spec = "all"
@@ -322,6 +327,14 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			add(i)
 		}
 	}
+	var opt engine.DeviceOptions
+	if inst != nil {
+		var err error
+		if opt, err = deviceOptions(c); err != nil {
+			inst.Close()
+			return nil, err
+		}
+	}
 	var ts []*target
 	owner := false // a target holds inst
 	for _, i := range idx {
@@ -329,7 +342,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			ts = append(ts, &target{rec: cpuRecord()})
 			continue
 		}
-		d, err := inst.Open(i)
+		d, err := inst.OpenWith(i, opt)
 		if err != nil {
 			closeTargets(ts)
 			if !owner {
@@ -537,15 +550,15 @@ func readVerifyReport(path string) (*verifyReport, error) {
 	return &rep, nil
 }
 
-// compareReports sets the devices of two reports side by side, one column
+// compareReports sets the devices of the reports side by side, one column
 // per device, and prints the rows whose outcome differs between columns.
-func compareReports(c *ucli.Context, pa, pb string) error {
+func compareReports(c *ucli.Context, paths []string) error {
 	w := c.App.Writer
 	var cols []*verifyDevice
 	var names []string
 	var keys []string
 	seen := map[string]bool{}
-	for i, p := range []string{pa, pb} {
+	for i, p := range paths {
 		rep, err := readVerifyReport(p)
 		if err != nil {
 			return err
@@ -579,18 +592,23 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nOPERATION\tCASE\tPRECISION\t%s\n", strings.Join(names, "\t"))
-	differ, shown, partial := 0, 0, 0
+	differ, shown, partial, skipped := 0, 0, 0, 0
 	for _, k := range keys {
 		var first suite.Result
 		statuses := map[suite.Status]bool{}
-		missing := false
+		missing, skip := false, false
 		for i := range cols {
-			if x, ok := grid[i][k]; ok {
-				statuses[x.r.Status] = true
-				first = x.r
-			} else {
+			x, ok := grid[i][k]
+			switch {
+			case !ok:
 				missing = true
+				continue
+			case x.r.Status == suite.Skip: // the device cannot run it (no float64): no outcome to compare
+				skip = true
+			default:
+				statuses[x.r.Status] = true
 			}
+			first = x.r
 		}
 		diff := len(statuses) > 1
 		if diff {
@@ -598,6 +616,9 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 		}
 		if missing {
 			partial++
+		}
+		if skip {
+			skipped++
 		}
 		if !diff && !c.Bool("all") {
 			continue
@@ -622,7 +643,10 @@ func compareReports(c *ucli.Context, pa, pb string) error {
 	} else {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL/skip) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", differ, len(keys), len(cols))
+	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", differ, len(keys), len(cols))
+	if skipped > 0 {
+		fmt.Fprintf(w, "%d row(s) are skipped on some device that lacks what they need (float64); a skip is not a difference\n", skipped)
+	}
 	if partial > 0 {
 		fmt.Fprintf(w, "%d row(s) are missing on some device (different vkstat versions or --op/--precision selections)\n", partial)
 	}

@@ -9,6 +9,7 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	vk "github.com/vulkan-go/vulkan"
 )
@@ -49,6 +50,13 @@ type Device struct {
 	staging *allocator // host-visible transfer buffers
 	uma     bool       // storage buffers are host-visible: no staging
 	budget  int64      // bytes of device memory the local allocator may hold
+
+	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
+	// ever); stuck a submission that timed out and may still run; gaveUp
+	// that settle waited for it in vain (later calls only poll).
+	timeout time.Duration
+	stuck   *Sequence
+	gaveUp  bool
 }
 
 // Open creates a logical device on physical device index, with the options
@@ -71,6 +79,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("device %d (%s) has no compute queue", index, info.Name)
 	}
 	pd := in.devices[index]
+	info.disable(opt.Disable)
 	d := &Device{Info: info, inst: in, pd: pd, kernels: map[string]*Kernel{}, opt: opt}
 	var err error
 
@@ -288,6 +297,12 @@ func (d *Device) Alignment() int64 {
 func (d *Device) Close() error {
 	if d.handle == nil {
 		return nil
+	}
+	if !d.settle() {
+		// A runaway kernel still runs: destroying anything now would
+		// pull memory from under it. Leave the device to the process's
+		// end.
+		return d.busy()
 	}
 	vk.DeviceWaitIdle(d.handle)
 	if d.ring != nil {

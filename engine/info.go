@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -41,12 +42,16 @@ type DeviceInfo struct {
 	MaxWorkgroupCount      [3]uint32 `json:"max_workgroup_count"`
 	MaxPushConstants       uint32    `json:"max_push_constants"`
 	SubgroupSize           uint32    `json:"subgroup_size"`
-	Float16                bool      `json:"float16"`
-	Float64                bool      `json:"float64"`
-	Int64                  bool      `json:"int64"`
-	Timestamps             bool      `json:"timestamps"`
-	TimestampPeriodNs      float32   `json:"timestamp_period_ns"`
-	PipelineCacheUUID      string    `json:"pipeline_cache_uuid"`
+	// SubgroupOps names the subgroup operations compute shaders may use:
+	// basic, vote, arithmetic, ballot, shuffle, shuffle_relative,
+	// clustered, quad.
+	SubgroupOps       []string `json:"subgroup_ops"`
+	Float16           bool     `json:"float16"`
+	Float64           bool     `json:"float64"`
+	Int64             bool     `json:"int64"`
+	Timestamps        bool     `json:"timestamps"`
+	TimestampPeriodNs float32  `json:"timestamp_period_ns"`
+	PipelineCacheUUID string   `json:"pipeline_cache_uuid"`
 	// TransferQueue reports a transfer-only queue family (a DMA engine
 	// that copies while the compute queue computes).
 	TransferQueue bool `json:"transfer_queue"`
@@ -54,6 +59,9 @@ type DeviceInfo struct {
 	ExternalMemoryHost bool `json:"external_memory_host"`
 	// MemoryBudget reports VK_EXT_memory_budget.
 	MemoryBudget bool `json:"memory_budget"`
+	// Disabled lists the features this handle treats as absent
+	// (DeviceOptions.Disable), e.g. "float64".
+	Disabled string `json:"disabled,omitempty"`
 
 	apiRaw         uint32
 	queueFamily    int
@@ -215,6 +223,13 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 	C.vks_query_props2(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
 		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]), &p2)
 	info.SubgroupSize = uint32(p2.subgroup_size)
+	if p2.subgroup_stages&C.uint32_t(vk.ShaderStageComputeBit) != 0 {
+		for i, name := range []string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered", "quad"} {
+			if p2.subgroup_ops&(1<<i) != 0 {
+				info.SubgroupOps = append(info.SubgroupOps, name)
+			}
+		}
+	}
 	info.MaxMemoryAllocation = uint64(p2.max_memory_allocation)
 	info.Float16 = p2.float16 != 0
 	if p2.has_driver_props != 0 {
@@ -229,4 +244,32 @@ func boolInt(b bool) C.int {
 		return 1
 	}
 	return 0
+}
+
+// Without is the report of the device opened with the features f
+// disabled (DeviceOptions.Disable).
+func (info DeviceInfo) Without(f Features) DeviceInfo {
+	info.SubgroupOps = slices.Clone(info.SubgroupOps)
+	info.disable(f)
+	return info
+}
+
+// disable masks the features in f: the report says they are absent, the
+// device is created without them, and the name says so, so that reports
+// and errors tell this handle from the full device.
+func (info *DeviceInfo) disable(f Features) {
+	if f == 0 {
+		return
+	}
+	if f&Float64 != 0 {
+		info.Float64 = false
+	}
+	if f&Float16 != 0 {
+		info.Float16 = false
+	}
+	if f&Subgroup != 0 && len(info.SubgroupOps) > 0 {
+		info.SubgroupOps = info.SubgroupOps[:1] // basic: always there in Vulkan 1.1
+	}
+	info.Disabled = f.String()
+	info.Name += " [without " + info.Disabled + "]"
 }

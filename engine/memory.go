@@ -304,6 +304,9 @@ func (b *Buffer) Release() {
 	if b == nil || b.handle == vk.NullBuffer {
 		return
 	}
+	if !b.dev.settle() {
+		return // a timed-out kernel may still use it
+	}
 	vk.DestroyBuffer(b.dev.handle, b.handle, nil)
 	b.dev.mu.Lock()
 	b.alloc.release(b.blk, b.off, b.span)

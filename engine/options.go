@@ -43,6 +43,62 @@ type DeviceOptions struct {
 	// StagingChunk caps the size of one staging chunk, in bytes; 0 means
 	// 32 MiB. Tests lower it to run many chunks through the ring.
 	StagingChunk int64
+	// Disable makes the device behave as if it lacked these features: it
+	// reports them absent, does not enable them, and the pipelines take
+	// the variants written for devices without them.
+	Disable Features
+}
+
+// Features is a set of optional device features.
+type Features uint32
+
+// The features that can be disabled.
+const (
+	// Float64 is shaderFloat64: float64 arithmetic in shaders.
+	Float64 Features = 1 << iota
+	// Float16 is shaderFloat16: float16 arithmetic in shaders.
+	Float16
+	// Subgroup is subgroup operations beyond the basic ones in compute
+	// shaders (vote, arithmetic, ballot, shuffle, ...).
+	Subgroup
+)
+
+var featureNames = []struct {
+	f    Features
+	name string
+}{{Float64, "float64"}, {Float16, "float16"}, {Subgroup, "subgroup"}}
+
+// String lists the features, comma-separated, e.g. "float64,subgroup".
+func (f Features) String() string {
+	var names []string
+	for _, n := range featureNames {
+		if f&n.f != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseFeatures parses a comma-separated list of float64, float16 and
+// subgroup; the empty string is the empty set.
+func ParseFeatures(s string) (Features, error) {
+	var f Features
+	for _, w := range strings.Split(s, ",") {
+		w = strings.ToLower(strings.TrimSpace(w))
+		if w == "" || w == "none" {
+			continue
+		}
+		found := false
+		for _, n := range featureNames {
+			if w == n.name || w == "fp"+strings.TrimPrefix(n.name, "float") {
+				f, found = f|n.f, true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("%q: %w (want float64, float16 or subgroup, comma-separated)", w, ErrBadOption)
+		}
+	}
+	return f, nil
 }
 
 // ErrBadOption reports an engine option that cannot be parsed.
@@ -54,6 +110,7 @@ var ErrBadOption = errors.New("bad engine option")
 //	VKSTAT_DISCRETE       1: treat every device as discrete (staging copies)
 //	VKSTAT_TRANSFER       auto, main or queue
 //	VKSTAT_STAGING_CHUNK  the largest staging chunk, as a size
+//	VKSTAT_DISABLE        features to treat as absent: float64, float16, subgroup
 func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	var o DeviceOptions
 	var err error
@@ -76,6 +133,9 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	}
 	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
 		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)
+	}
+	if o.Disable, err = ParseFeatures(os.Getenv("VKSTAT_DISABLE")); err != nil {
+		return o, fmt.Errorf("VKSTAT_DISABLE: %w", err)
 	}
 	return o, nil
 }

@@ -87,6 +87,7 @@ type Sequence struct {
 	started   time.Time
 	recording bool
 	streamed  bool // uploads went through the ring: compute waits for them
+	stuck     bool // timed out (Device.SetTimeout): released once it finishes
 	err       error
 	// used holds the buffers that recorded commands touch, so that a host
 	// write on a UMA device does not overtake them; downloaded holds the
@@ -127,6 +128,9 @@ func (d *Device) Run(ctx context.Context, record func(s *Sequence)) (Timing, err
 
 // NewSequence starts recording.
 func (d *Device) NewSequence() (*Sequence, error) {
+	if !d.settle() {
+		return nil, d.busy()
+	}
 	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
 	cmds := make([]vk.CommandBuffer, 1)
 	d.mu.Lock()
@@ -391,8 +395,7 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		d.qmu.Unlock()
 	}
 	if err == nil {
-		err = waitFence(d.handle, d.fence)
-		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+		err = d.waitRun(s)
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -451,6 +454,10 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 // buffers and query pool. It is safe to call more than once.
 func (s *Sequence) Release() {
 	d := s.dev
+	if s.stuck {
+		d.settle() // releases s when its submission finishes
+		return
+	}
 	for _, b := range s.staging {
 		b.Release()
 	}

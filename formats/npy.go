@@ -541,3 +541,24 @@ const (
 	NPYMagic = npyMagic
 	NPYAlign = npyAlign
 )
+
+// NPYDType is a parsed simple NPY dtype: its descr string, byte order, kind
+// ('f', 'i', 'u' or 'b') and item size in bytes.
+type NPYDType struct {
+	Descr string
+	Order binary.ByteOrder
+	Kind  byte
+	Size  int
+}
+
+// ParseNPYHeader parses an NPY header dictionary (the bytes after the
+// preamble): the shape, dtype and Fortran order, checked as ReadNPY checks
+// them. For readers of dtypes ReadNPY converts (vkstat shader's raw
+// buffers).
+func ParseNPYHeader(header []byte) ([]int, NPYDType, bool, error) {
+	shape, dt, fortran, err := parseNPYHeader(header)
+	return shape, NPYDType{Descr: dt.descr, Order: dt.order, Kind: dt.kind, Size: dt.size}, fortran, err
+}
+
+// HalfToFloat32 converts an IEEE-754 binary16 value to float32.
+func HalfToFloat32(h uint16) float32 { return halfToFloat32(h) }

@@ -3,20 +3,66 @@
 # that is already there. As root it runs apt-get; otherwise it prints the
 # command to run and fails.
 #
-#   scripts/deps.sh build   gcc, the Vulkan and GDAL headers (cgo), the loader and lavapipe
+#   scripts/deps.sh build   gcc, the Vulkan and GDAL headers (cgo), the loader and lavapipe, and
+#                           libshaderc-dev, glslang-dev, spirv-tools: the static libraries that
+#                           vkstat shader compiles GLSL with (linked in, nothing needed at run time)
 #   scripts/deps.sh test    build + the validation layer, glslc, spirv-val and the GDAL
 #                           tools (gdal_translate, gdalinfo: the raster round-trip tests)
 #   scripts/deps.sh bench   build + NumPy for the peer scripts
 #   scripts/deps.sh ci      test + staticcheck
+#   scripts/deps.sh swiftshader-icd
+#                           prints the SwiftShader ICD file (Google's
+#                           software Vulkan, a second CPU device without
+#                           float64), fetching it first if needed
+#
+# test and ci also fetch SwiftShader: only its ICD and library (5 MB) are
+# unpacked from Debian's chromium-common into ~/.cache/vkstat/swiftshader
+# (VKSTAT_CACHE overrides the folder), without installing Chromium. Add it
+# to the drivers the loader finds with
+#   export VK_ADD_DRIVER_FILES=$(scripts/deps.sh swiftshader-icd)
 set -euo pipefail
 what=${1:-build}
-pkgs=(gcc libc6-dev pkg-config libvulkan-dev libvulkan1 mesa-vulkan-drivers libgdal-dev)
+cache=${VKSTAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vkstat}
+swiftshader_icd=$cache/swiftshader/vk_swiftshader_icd.json
+
+# fetch_swiftshader unpacks libvk_swiftshader.so and its ICD file from the
+# chromium-common package into $cache/swiftshader.
+fetch_swiftshader() {
+	[ -f "$swiftshader_icd" ] && [ -f "$(dirname "$swiftshader_icd")/libvk_swiftshader.so" ] && return 0
+	if ! command -v apt-get >/dev/null; then
+		echo "SwiftShader: no apt-get; unpack libvk_swiftshader.so and vk_swiftshader_icd.json from your distribution's Chromium into $(dirname "$swiftshader_icd")" >&2
+		return 1
+	fi
+	local tmp
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" RETURN
+	echo "fetching SwiftShader (chromium-common's Vulkan ICD) into $(dirname "$swiftshader_icd")" >&2
+	if ! (cd "$tmp" && apt-get download -qq chromium-common >/dev/null 2>&1); then
+		[ "$(id -u)" = 0 ] && apt-get update -qq
+		(cd "$tmp" && apt-get download -qq chromium-common >/dev/null) || {
+			echo "SwiftShader: apt-get download chromium-common failed" >&2
+			return 1
+		}
+	fi
+	dpkg-deb --fsys-tarfile "$tmp"/chromium-common_*.deb |
+		tar -x -C "$tmp" ./usr/lib/chromium/libvk_swiftshader.so ./usr/lib/chromium/vk_swiftshader_icd.json
+	mkdir -p "$(dirname "$swiftshader_icd")"
+	cp "$tmp/usr/lib/chromium/libvk_swiftshader.so" "$tmp/usr/lib/chromium/vk_swiftshader_icd.json" "$(dirname "$swiftshader_icd")/"
+}
+
+if [ "$what" = swiftshader-icd ]; then
+	fetch_swiftshader >&2
+	echo "$swiftshader_icd"
+	exit 0
+fi
+pkgs=(gcc g++ libc6-dev pkg-config libvulkan-dev libvulkan1 mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools libgdal-dev)
 case "$what" in
 build) ;;
 test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin) ;;
 bench) pkgs+=(python3-numpy) ;;
 ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy) ;;
-*) echo "usage: $0 build|test|bench|ci" >&2; exit 2 ;;
+*) echo "usage: $0 build|test|bench|ci|swiftshader-icd" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -43,6 +89,8 @@ if ! command -v go >/dev/null; then
 	echo "vkstat needs Go 1.24 or newer: https://go.dev/doc/install" >&2
 	exit 1
 fi
+
+case "$what" in test | ci) fetch_swiftshader ;; esac
 
 if [ "$what" = ci ] && ! command -v staticcheck >/dev/null && [ ! -x "$(go env GOPATH)/bin/staticcheck" ]; then
 	echo "installing staticcheck" >&2

@@ -32,7 +32,7 @@
 #   --out DIR        where the reports go (default out/gpu-run-<date>)
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
-#   --steps LIST     comma-separated subset of devices,tests,verify,bench,peers,datapath
+#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -72,6 +72,9 @@ pack() {
 		[ -d "$rel/testdata" ] && cp -r "$rel/testdata" "$dist/tests/$rel/"
 	done
 	[ -d testdata ] && cp -r testdata "$dist/tests/"
+	# The shader tests read ../examples/shaders and the shader sources.
+	mkdir -p "$dist/tests/shaders" && cp -r shaders/*.comp shaders/include shaders/variants.txt shaders/spv "$dist/tests/shaders/" &&
+		cp -r examples "$dist/tests/" || exit 1
 	[ ${#failed[@]} -eq 0 ] || echo "gpu-run pack: these packages' tests did not build and are left out: ${failed[*]}" >&2
 	echo "== downloading the Vulkan loader and validation layer packages" >&2
 	# The NVIDIA Vulkan driver also needs the GL vendor-neutral libraries:
@@ -184,7 +187,7 @@ run_peers() {
 }
 
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,bench,peers,datapath dry=0
+	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath dry=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -237,6 +240,10 @@ run() {
 	if has verify; then
 		step verify "$vk" "${validate[@]}" verify --device "$device" --json "$out/verify.json"
 		expect_fail verify-planted "$vk" verify --device vulkan --op map --precision f32 --plant-error map:vulkan
+	fi
+	if has shaders; then
+		# The example shaders on every device, outputs compared between them.
+		step shaders "$dist/tests/examples/shaders/check.sh" "$vk" "${validate[@]}" --device all --repeat "$repeat"
 	fi
 	if has bench; then
 		step bench "$vk" bench --suite all --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"

@@ -7,6 +7,7 @@ package shaders
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +15,13 @@ import (
 
 //go:embed spv/*.spv
 var embedded embed.FS
+
+//go:embed include/*.glsl
+var includes embed.FS
+
+// Includes returns the shared GLSL (include/*.glsl) that the built-in
+// shaders include, for compiling shaders that use it.
+func Includes() fs.FS { return includes }
 
 var (
 	mu  sync.RWMutex
@@ -36,8 +44,25 @@ func Dir() string {
 	return dir
 }
 
+var loader func(name string) ([]byte, error)
+
+// SetLoader makes Code return load(name) for every variant, ahead of
+// SetDir and the embedded copies: the command line uses it to compile
+// edited GLSL sources on the fly. nil removes it.
+func SetLoader(load func(name string) ([]byte, error)) {
+	mu.Lock()
+	loader = load
+	mu.Unlock()
+}
+
 // Code returns the SPIR-V of the named variant (see variants.txt).
 func Code(name string) ([]byte, error) {
+	mu.RLock()
+	load := loader
+	mu.RUnlock()
+	if load != nil {
+		return load(name)
+	}
 	if d := Dir(); d != "" {
 		b, err := os.ReadFile(filepath.Join(d, name+".spv"))
 		if err != nil {

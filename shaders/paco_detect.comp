@@ -2,8 +2,13 @@
 // PACO, step 4: the detection map. For every sky pixel φ0, follow its
 // trajectory through the frames, k_l = round(position in frame l), and
 // accumulate a = Σ α_{k_l} and b = Σ u_{k_l}ᵀ (r_l − m_{k_l}), where
-// r_l − m_{k_l} is the centred cube around k_l. Positions are computed
-// exactly as the CPU path does (no fused multiply-add), so both round alike.
+// r_l − m_{k_l} is the centred cube around k_l. With a float64 ACC the
+// positions are computed exactly as the CPU path does (no fused
+// multiply-add), so both round alike. Without float64 (POS_TABLE) they come
+// from a table the host computed in float64: in float32 a position near a
+// half pixel rounds to the other pixel (verify's PACO cases lost half their
+// SNR on the trajectories this happened to), and no float32 arithmetic
+// reproduces float64's rounding there.
 // When the cube comes in blocks of frames, a and b carry over from block to
 // block in acc (a is NaN once the trajectory has left the valid region),
 // and the last block writes the maps.
@@ -17,6 +22,9 @@ layout(std430, binding = 3) readonly buffer Trig { ACC trig[]; }; // cos θ_l, s
 layout(std430, binding = 4) readonly buffer Offs { int offs[]; };  // patch pixel offsets dy·W + dx
 layout(std430, binding = 5) writeonly buffer Maps { T maps[]; };   // snr, flux, sigma: 3 × N
 layout(std430, binding = 6) buffer Acc { ACC acc[]; };             // a, b: 2 × N, between blocks
+#ifdef POS_TABLE
+layout(std430, binding = 7) readonly buffer Pos { int pos[]; };    // k_l or −1 (outside): t × N
+#endif
 
 layout(push_constant) uniform Params {
 	uint h;
@@ -33,6 +41,7 @@ layout(push_constant) uniform Params {
 	uint last;  // 1: the last (or only) block: write the maps
 } p;
 
+#ifndef POS_TABLE
 int to_pixel(ACC v) {
 	if (p.vip != 0u) {
 		return int(v); // truncation, as Python's int()
@@ -40,6 +49,7 @@ int to_pixel(ACC v) {
 	ACC r = floor(abs(v) + ACC(0.5)); // half away from zero
 	return int(v < ACC(0) ? -r : r);
 }
+#endif
 
 void main() {
 	uint q = p.base + flat_index();
@@ -47,7 +57,9 @@ void main() {
 	if (q >= p.end) {
 		return;
 	}
+#ifndef POS_TABLE
 	ACC dy = ACC(int(q / p.w) - p.cy), dx = ACC(int(q % p.w) - p.cx);
+#endif
 	ACC a = ACC(0), b = ACC(0);
 	if (p.first == 0u) {
 		a = acc[q];
@@ -55,6 +67,14 @@ void main() {
 	}
 	bool ok = !isnan(a);
 	for (uint l = 0u; ok && l < p.t; ++l) {
+#ifdef POS_TABLE
+		int kt = pos[l * n + q];
+		if (kt < 0) {
+			ok = false;
+			break;
+		}
+		uint k = uint(kt);
+#else
 		uint lg = p.t0 + l;
 		ACC cs = trig[2u * lg], sn = trig[2u * lg + 1u];
 		precise ACC py = dy * cs;
@@ -69,6 +89,7 @@ void main() {
 			break;
 		}
 		uint k = uint(y) * p.w + uint(x);
+#endif
 		ACC al = alpha[k];
 		if (isnan(al)) {
 			ok = false;

@@ -27,7 +27,11 @@ void main() {
 	if (q >= p.n) {
 		return;
 	}
-	ACC cnt = ACC(0), mean = ACC(0), m2 = ACC(0), mn = ACC(0), mx = ACC(0);
+	// The running mean is the unrounded sum mh + ml (two-float where ACC
+	// is float), like the records' means.
+	// The count is an integer: in float32 it would stop counting at 2^24.
+	uint count = 0u;
+	ACC mh = ACC(0), ml = ACC(0), m2 = ACC(0), mn = ACC(0), mx = ACC(0);
 	uint nans = 0u;
 	for (uint c = 0u; c < p.nchunks; ++c) {
 		Record r = rec[q * p.nchunks + c];
@@ -36,20 +40,28 @@ void main() {
 			continue;
 		}
 		ACC nb = ACC(r.n);
-		if (cnt == ACC(0)) {
+		if (count == 0u) {
 			mn = r.mn;
 			mx = r.mx;
 		}
-		ACC na = cnt;
-		cnt = na + nb;
-		ACC d = r.mean - mean;
-		mean += d * nb / cnt;
+		ACC na = ACC(count);
+		count += r.n;
+		ACC cnt = ACC(count);
+		ACC d = (r.mean - mh) + (r.mlo - ml);
+		precise ACC inc = d * nb / cnt;
+		precise ACC s = mh + inc;
+		precise ACC bv = s - mh;
+		precise ACC e = (mh - (s - bv)) + (inc - bv); // what s lost (two-sum)
+		mh = s;
+		ml += e;
 		m2 += r.m2 + d * d * na * nb / cnt;
 		mn = min(mn, r.mn);
 		mx = max(mx, r.mx);
 	}
+	ACC mean = mh + ml;
+	ACC cnt = ACC(count);
 	ACC nan = ACC(0) / ACC(0);
-	ACC vr = cnt - ACC(p.ddof) > ACC(0) ? m2 / (cnt - ACC(p.ddof)) : nan;
+	ACC vr = count > p.ddof ? m2 / ACC(count - p.ddof) : nan;
 	for (uint i = 0u; i < p.nstats; ++i) {
 		uint s = (p.stats >> (4u * i)) & 15u;
 		ACC v;
@@ -57,7 +69,7 @@ void main() {
 			v = nan;
 		} else if (s == 0u) {
 			v = mean * cnt;
-		} else if (cnt == ACC(0)) {
+		} else if (count == 0u) {
 			v = nan;
 		} else if (s == 1u) {
 			v = mean;

@@ -42,7 +42,7 @@ void main() {
 	uint r1 = min(p.rows, r0 + p.chunk);
 	uint idx = p.skip + o * p.ostride + r0 * p.inner + j;
 
-	ACC shift = ACC(0), s1 = ACC(0), s2 = ACC(0), mn = ACC(0), mx = ACC(0);
+	ACC shift = ACC(0), s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0; r < r1; ++r, idx += p.inner) {
 		T v = data[idx];
@@ -58,18 +58,20 @@ void main() {
 		}
 		n++;
 		ACC d = x - shift;
-		s1 += d;
-		s2 += d * d;
+		acc_add(s1, c1, d);
+		acc_add(s2, c2, d * d);
 		mn = min(mn, x);
 		mx = max(mx, x);
 	}
 	Record r;
 	if (n > 0u) {
 		ACC dm = s1 / ACC(n);
-		r.mean = shift + dm;
+		r.mean = shift;
+		r.mlo = dm;
 		r.m2 = max(s2 - s1 * dm, ACC(0));
 	} else {
 		r.mean = ACC(0);
+		r.mlo = ACC(0);
 		r.m2 = ACC(0);
 	}
 	r.mn = mn;

@@ -51,7 +51,7 @@ void main() {
 			break;
 		}
 	}
-	ACC s1 = ACC(0), s2 = ACC(0), mn = ACC(0), mx = ACC(0);
+	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0 + lid; r < r1; r += WG_SIZE) {
 		T v = data[base + r];
@@ -66,8 +66,8 @@ void main() {
 		}
 		n++;
 		ACC d = x - shift;
-		s1 += d;
-		s2 += d * d;
+		acc_add(s1, c1, d);
+		acc_add(s2, c2, d * d);
 		mn = min(mn, x);
 		mx = max(mx, x);
 	}
@@ -102,10 +102,12 @@ void main() {
 		uint tn = ns[0];
 		if (tn > 0u) {
 			ACC dm = s1s[0] / ACC(tn);
-			r.mean = shift + dm;
+			r.mean = shift;
+			r.mlo = dm;
 			r.m2 = max(s2s[0] - s1s[0] * dm, ACC(0));
 		} else {
 			r.mean = ACC(0);
+			r.mlo = ACC(0);
 			r.m2 = ACC(0);
 		}
 		r.mn = mns[0];

@@ -1,11 +1,14 @@
 // Package testdev opens the Vulkan devices that tests run on, with the
-// validation layer on, once per test binary.
+// validation layer on, once per test binary: every device the loader lists
+// (lavapipe, and SwiftShader when its ICD is added, see scripts/deps.sh),
+// plus the first device with float64 opened again without it.
 //
 // Without a Vulkan device the tests that need one skip, except under CI
 // (CI=true), where lavapipe must be present and they fail instead.
 package testdev
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -36,6 +39,33 @@ func open() {
 	}
 	if len(devs) == 0 {
 		openErr = fmt.Errorf("the Vulkan loader found no device")
+		return
+	}
+	// The first device with float64 opens a second time without it, so that
+	// the kernels written for devices without float64 (the _f32acc32
+	// variants) run in every test run, whatever the machine has.
+	// VKSTAT_TEST_WITHOUT_FLOAT64=0 leaves it out (make test-race, whose
+	// repeated runs look for races in Go code that one device exercises).
+	if os.Getenv("VKSTAT_TEST_WITHOUT_FLOAT64") == "0" {
+		return
+	}
+	for _, d := range devs {
+		if !d.Info.Float64 {
+			continue
+		}
+		opt, err := engine.DeviceOptionsFromEnv()
+		if err != nil {
+			openErr = err
+			return
+		}
+		opt.Disable |= engine.Float64
+		nd, err := inst.OpenWith(d.Info.Index, opt)
+		if err != nil {
+			openErr = fmt.Errorf("opening %s without float64: %w", d.Info.Name, err)
+			return
+		}
+		devs = append(devs, nd)
+		break
 	}
 }
 
@@ -71,4 +101,14 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// SkipNoFloat64 skips t when err reports a float64 operation on a device
+// without float64 (engine.ErrNoFloat64): call it with the error of each
+// run whose precision the suite chose, on the subtest that ran it.
+func SkipNoFloat64(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, engine.ErrNoFloat64) {
+		t.Skip(err)
+	}
 }

@@ -14,17 +14,8 @@ import (
 
 func TestMain(m *testing.M) { testdev.Main(m) }
 
-func skipF64(t *testing.T, dev *engine.Device, dt tensor.DType) {
-	if dt == tensor.F64 && !dev.Info.Float64 {
-		t.Skipf("%s has no float64", dev.Info.Name)
-	}
-}
-
 func vulkanImpl(t *testing.T, dev *engine.Device) cholImpl {
 	return func(r Request) (*Result, error) {
-		if r.A != nil {
-			skipF64(t, dev, r.A.DType)
-		}
 		res, _, err := Vulkan(context.Background(), dev, r)
 		return res, err
 	}
@@ -41,9 +32,6 @@ func TestVulkan(t *testing.T) {
 
 func fusedVulkanImpl(t *testing.T, dev *engine.Device) fusedImpl {
 	return func(cube *tensor.Tensor, g cov.Gather, h []float64, opt cov.Options) (*FusedResult, error) {
-		if cube != nil {
-			skipF64(t, dev, cube.DType)
-		}
 		r, _, err := FusedVulkan(context.Background(), dev, cube, g, h, opt)
 		return r, err
 	}

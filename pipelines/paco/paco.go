@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -209,6 +210,27 @@ func (p *Prepared) Position(y0, x0, l int) (int, int) {
 	yl := float64(p.CY) + (dy*p.Cos[l] - dx*p.Sin[l])
 	xl := float64(p.CX) + (dx*p.Cos[l] + dy*p.Sin[l])
 	return p.round(yl), p.round(xl)
+}
+
+// Trajectories fills dst (nt·H·W entries, frame-major) with k_l = y·W + x
+// of every sky pixel in frames l0 … l0+nt−1, or −1 where the position
+// falls outside the frame: the table the Vulkan kernels without float64
+// read instead of rounding positions in float32.
+func (p *Prepared) Trajectories(l0, nt int, dst []int32) {
+	n := p.H * p.W
+	par.Range(n, 4096, func(lo, hi int) {
+		for l := 0; l < nt; l++ {
+			row := dst[l*n : (l+1)*n]
+			for q := lo; q < hi; q++ {
+				y, x := p.Position(q/p.W, q%p.W, l0+l)
+				k := int32(-1)
+				if y >= 0 && y < p.H && x >= 0 && x < p.W {
+					k = int32(y*p.W + x)
+				}
+				row[q] = k
+			}
+		}
+	})
 }
 
 // Inside reports whether the patch around (y, x) lies inside the frame.

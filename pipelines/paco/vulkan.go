@@ -113,7 +113,15 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if err != nil {
 		return nil, err
 	}
-	kDetect, err := kernel("paco_detect", 7, 48, workgroup)
+	// Without float64 the detection kernel reads the trajectories from a
+	// table computed here in float64 (paco_detect.comp says why), a frame's
+	// worth of int32 per frame, in the same blocks as the cube.
+	posTable := v.acc == 4
+	detectBindings := 7
+	if posTable {
+		detectBindings = 8
+	}
+	kDetect, err := kernel("paco_detect", detectBindings, 48, workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +168,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	for _, b := range blocks { // the cube and the centred cube, block by block
 		sizes = append(sizes, int64(b.nt)*frameBytes, int64(b.nt)*frameBytes)
 	}
+	if posTable {
+		for _, b := range blocks {
+			sizes = append(sizes, int64(b.nt*N*4))
+		}
+	}
 	bufs, err := dev.Buffers(sizes...)
 	if err != nil {
 		return nil, fmt.Errorf("paco: %w", err)
@@ -167,8 +180,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	defer engine.ReleaseAll(bufs)
 	dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf, sumsBuf, accBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10]
 	cubes, ycs := make([]*engine.Buffer, len(blocks)), make([]*engine.Buffer, len(blocks))
+	poss := make([]*engine.Buffer, len(blocks))
 	for i := range blocks {
 		cubes[i], ycs[i] = bufs[11+2*i], bufs[12+2*i]
+		if posTable {
+			poss[i] = bufs[11+2*len(blocks)+i]
+		}
 	}
 	div, vip := uint32(T), uint32(0)
 	if p.Compat == CompatVIP {
@@ -216,6 +233,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		seq.Upload(hBuf, 0, accBytes(p.Hvec))
 		seq.Upload(trigBuf, 0, accBytes(trig))
 		seq.Upload(offBuf, 0, offB)
+		if posTable {
+			for i, b := range blocks {
+				tab := make([]int32, b.nt*N)
+				p.Trajectories(b.t0, b.nt, tab)
+				seq.Upload(poss[i], 0, int32Bytes(tab))
+			}
+		}
 		for pass := 0; pass < 2; pass++ {
 			for i, b := range blocks {
 				var pc vkpush.Block
@@ -272,8 +296,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				var pc vkpush.Block
 				pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
 					U32(uint32(b.t0)).U32(boolU32(i == 0)).U32(boolU32(i == len(blocks)-1))
-				seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), engine.Bind(ycs[i]), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf),
-					engine.Bind(offBuf), engine.Bind(mapsBuf), engine.Bind(accBuf))
+				binds := []engine.Binding{engine.Bind(ycs[i]), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf),
+					engine.Bind(offBuf), engine.Bind(mapsBuf), engine.Bind(accBuf)}
+				if posTable {
+					binds = append(binds, engine.Bind(poss[i]))
+				}
+				seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), binds...)
 			}
 			if last {
 				seq.Download(mapsBuf, 0, out)
@@ -330,6 +358,15 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	maps.Stages = append(maps.Stages, Stage{"download", download}, Stage{"total (device)", wall})
 	return maps, nil
+}
+
+// int32Bytes is xs in little-endian bytes.
+func int32Bytes(xs []int32) []byte {
+	b := make([]byte, 4*len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return b
 }
 
 func boolU32(b bool) uint32 {

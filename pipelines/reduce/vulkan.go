@@ -207,9 +207,9 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	case !accDouble:
 		name = "reduce_partial_f32acc32"
 	}
-	recSize := 24
+	recSize := 28 // record.glsl's Record
 	if accDouble {
-		recSize = 40
+		recSize = 48
 	}
 	// On GPUs, long contiguous runs (the last axis) get a workgroup per
 	// record striding over it, so that neighbouring invocations read
@@ -375,9 +375,9 @@ func mergeRecords(acc *accum, b []byte, t tile, g Geometry, double bool) {
 		}
 		return float64(math.Float32frombits(le.Uint32(b[off:])))
 	}
-	w, rec := 4, 24
+	w, rec := 4, 28 // record.glsl's Record
 	if double {
-		w, rec = 8, 40
+		w, rec = 8, 48
 	}
 	i := 0
 	for ol := 0; ol < t.oCount; ol++ {
@@ -387,7 +387,8 @@ func mergeRecords(acc *accum, b []byte, t tile, g Geometry, double bool) {
 				off := i * rec
 				n := float64(le.Uint32(b[off+4*w:]))
 				nans := float64(le.Uint32(b[off+4*w+4:]))
-				acc.merge(q, n, f(off), f(off+w), f(off+2*w), f(off+3*w), nans)
+				mean := f(off) + f(off+4*w+8) // mean + mlo
+				acc.merge(q, n, mean, f(off+w), f(off+2*w), f(off+3*w), nans)
 				i++
 			}
 		}

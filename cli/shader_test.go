@@ -1,0 +1,438 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/spirv"
+	"github.com/vkstat/vkstat/internal/testdev"
+)
+
+const examples = "../examples/shaders"
+
+// needShaderDevice skips (or, under CI, fails) without a Vulkan device.
+func needShaderDevice(t *testing.T) {
+	t.Helper()
+	testdev.Devices(t)
+}
+
+// shaderExample is one example shader with the flags that run it and the
+// expected output of one binding.
+type shaderExample struct {
+	file     string
+	flags    []string
+	out      string // binding checked
+	expected string
+	bindings []string // names info must show
+}
+
+func shaderExamples() []shaderExample {
+	e := func(f string) string { return filepath.Join(examples, f) }
+	reduce := []string{"-b", "data=" + e("reduce_in.npy"), "-b", "sums=float32:16", "--push", "n=4000", "--push", "chunk=250", "--groups", "16"}
+	return []shaderExample{
+		{"saxpy.comp", []string{"-b", "x=" + e("saxpy_x.npy"), "-b", "y=" + e("saxpy_y.npy"), "--push", "a=2.5", "--push", "n=1000", "--global", "1000"},
+			"y", e("saxpy_expected.npy"), []string{"x", "y"}},
+		{"reduce_shared.comp", reduce, "sums", e("reduce_expected.npy"), []string{"data", "sums"}},
+		{"subgroup_sum.comp", reduce, "sums", e("reduce_expected.npy"), []string{"data", "sums"}},
+		{"tile_transpose.comp", []string{"-b", "src=" + e("tile_in.npy"), "-b", "dst=float32:48x40", "--spec", "TILE=8", "--push", "rows=40", "--push", "cols=48", "--global", "48,40"},
+			"dst", e("tile_expected.npy"), []string{"src", "dst"}},
+	}
+}
+
+// TestShaderExamples runs every example through info (table and JSON),
+// run on every device with validation (outputs compared with NumPy's) and
+// check.
+func TestShaderExamples(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	for _, ex := range shaderExamples() {
+		t.Run(strings.TrimSuffix(ex.file, ".comp"), func(t *testing.T) {
+			file := filepath.Join(examples, ex.file)
+			code, stdout, stderr := run(t, "--device", "all", "shader", "info", file)
+			if code != 0 {
+				t.Fatalf("info: exit %d: %s", code, stderr)
+			}
+			for _, want := range append(ex.bindings, "local size:", "push constants:", "capabilities:", "Shader") {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("info does not show %q:\n%s", want, stdout)
+				}
+			}
+			if strings.Contains(stdout+stderr, "warning") {
+				t.Errorf("compiler warnings:\n%s%s", stdout, stderr)
+			}
+			code, stdout, stderr = run(t, "shader", "info", "--json", file)
+			var rep struct {
+				Module spirv.Module `json:"module"`
+			}
+			if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Module.Bindings) != 2 {
+				t.Fatalf("info --json: exit %d: %s\n%s", code, stderr, stdout)
+			}
+
+			out := filepath.Join(dir, ex.file+".npy")
+			args := append([]string{"--validate", "--device", "all", "shader", "run", file}, ex.flags...)
+			code, stdout, stderr = run(t, append(args, "--repeat", "2", "-o", ex.out+"="+out)...)
+			if code != 0 {
+				t.Fatalf("run: exit %d: %s\n%s", code, stderr, stdout)
+			}
+			if !strings.Contains(stdout, "GPU time") || !strings.Contains(stdout, "moved") {
+				t.Errorf("run does not report time and bytes:\n%s", stdout)
+			}
+			got, err := readRawNPY(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := readRawNPY(ex.expected)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err := diffArrays(got, want); err != nil || !d.ok(1e-5) || !reflect.DeepEqual(got.shape, want.shape) && len(got.shape) == len(want.shape) {
+				t.Errorf("output %s: %v %v (shape %v, want %v)", ex.out, d, err, got.shape, want.shape)
+			}
+
+			args = append([]string{"--validate", "shader", "check", file}, ex.flags...)
+			code, stdout, stderr = run(t, append(args, "-e", ex.out+"="+ex.expected)...)
+			if code != 0 || !strings.Contains(stdout, "PASS") {
+				t.Fatalf("check: exit %d: %s\n%s", code, stderr, stdout)
+			}
+		})
+	}
+}
+
+// TestShaderCheck: a mismatch exits 1 and says FAIL; --against compares
+// two shaders with the same bindings.
+func TestShaderCheck(t *testing.T) {
+	needShaderDevice(t)
+	ex := shaderExamples()[2] // subgroup_sum
+	file := filepath.Join(examples, ex.file)
+	args := append([]string{"--validate", "shader", "check", file}, ex.flags...)
+	code, stdout, stderr := run(t, append(args, "--against", filepath.Join(examples, "reduce_shared.comp"))...)
+	if code != 0 || !strings.Contains(stdout, "against") || !strings.Contains(stdout, "PASS") {
+		t.Fatalf("--against: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	wrong := filepath.Join(examples, "saxpy_x.npy")
+	ex = shaderExamples()[0]
+	args = append([]string{"shader", "check", filepath.Join(examples, ex.file)}, ex.flags...)
+	code, stdout, stderr = run(t, append(args, "-e", "y="+wrong)...)
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stderr, "mismatch") {
+		t.Fatalf("mismatch: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = run(t, append(append([]string{}, args...), "--tol", "1e-5")...)
+	if code != ExitUsage || !strings.Contains(stderr, "--expect") {
+		t.Errorf("check without an expectation: exit %d: %s", code, stderr)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestShaderBadInput: each bad input gets a clear message naming what is
+// wrong, a non-zero exit, and no output file.
+func TestShaderBadInput(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	saxpy := filepath.Join(examples, "saxpy.comp")
+	x, y := filepath.Join(examples, "saxpy_x.npy"), filepath.Join(examples, "saxpy_y.npy")
+	bad := writeFile(t, dir, "bad.comp", `#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Out { float v[]; };
+void main() {
+    v[gl_GlobalInvocationID.x] = undefined_thing * 2.0;
+}
+`)
+	fixed := writeFile(t, dir, "fixed.comp", `#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer P { float v[4]; };
+void main() { v[gl_LocalInvocationID.x] *= 2.0; }
+`)
+	half := writeFile(t, dir, "half.comp", `#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Out { float v[]; };
+void main() { float16_t h = float16_t(v[gl_GlobalInvocationID.x]); v[gl_GlobalInvocationID.x] = float(h * h); }
+`)
+	slow := writeFile(t, dir, "slow.comp", `#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer O { float o[]; };
+layout(push_constant) uniform P { uint iters; } p;
+void main() {
+	float s = float(gl_GlobalInvocationID.x);
+	for (uint i = 0u; i < p.iters; i++) {
+		s = s * 0.999 + float(i & 7u);
+	}
+	o[gl_GlobalInvocationID.x] = s;
+}
+`)
+	f64 := filepath.Join(dir, "f64.npy")
+	if err := os.WriteFile(f64, mustEncode(t, &rawArray{elem: "float64", shape: []int{1000}, data: make([]byte, 8000)}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	three := filepath.Join(dir, "three.npy")
+	if err := os.WriteFile(three, mustEncode(t, &rawArray{elem: "float32", shape: []int{3}, data: make([]byte, 12)}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.npy")
+	for _, c := range []struct {
+		name string
+		args []string
+		exit int
+		want []string
+	}{
+		{"compile error", []string{"shader", "run", bad, "-b", "v=float32:64", "--groups", "1"}, ExitError,
+			[]string{bad + ":5:34: error:", "undefined_thing", "does not compile"}},
+		{"binding without data", []string{"shader", "run", saxpy, "-b", "x=" + x, "--global", "1000"}, ExitUsage,
+			[]string{"binding 1 (y) has no data", "--bind y="}},
+		{"wrong dtype", []string{"shader", "run", saxpy, "-b", "x=" + f64, "-b", "y=" + y, "--global", "1000"}, ExitError,
+			[]string{"binding 0 (x)", "float64", "the block holds float32"}},
+		{"wrong size", []string{"shader", "run", fixed, "-b", "v=" + three, "--groups", "1"}, ExitError,
+			[]string{"binding 0 (v)", "12 bytes", "the block is 16 bytes"}},
+		{"unknown push constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--push", "b=1", "--global", "1000"}, ExitUsage,
+			[]string{`no push constant "b"`, "a, n"}},
+		{"unknown spec constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--spec", "TILE=1", "--global", "1000"}, ExitUsage,
+			[]string{"no specialization constants"}},
+		{"unknown binding", []string{"shader", "run", saxpy, "-b", "z=" + x, "--global", "1000"}, ExitUsage,
+			[]string{`no binding "z"`, "binding 0 (x), binding 1 (y)"}},
+		{"output to a missing folder", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--global", "1000", "-o", "y=" + filepath.Join(dir, "none", "y.npy")}, ExitError,
+			[]string{"--out", "does not exist"}},
+		{"no dispatch", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y}, ExitUsage,
+			[]string{"--groups", "--global", "256×1×1"}},
+		{"feature the device lacks", []string{"shader", "run", half, "-b", "v=float32:64", "--groups", "1"}, ExitError,
+			[]string{"lacks", "Float16"}},
+		{"subgroups the device lacks", append([]string{"--disable", "subgroup", "--device", "lavapipe", "shader", "run", filepath.Join(examples, "subgroup_sum.comp")}, shaderExamples()[2].flags...), ExitError,
+			[]string{"[without subgroup]", "lacks: GroupNonUniformArithmetic"}},
+		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "20ms"}, ExitError,
+			[]string{"did not finish in time", "after 20ms", "raise --timeout"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(out)
+			args := append([]string{"--validate"}, c.args...)
+			// Every binding of these shaders written to out: none may appear.
+			args = append(args, "--out-dir", filepath.Join(dir, "outdir-"+strings.ReplaceAll(c.name, " ", "-")))
+			code, stdout, stderr := run(t, args...)
+			if code != c.exit {
+				t.Errorf("exit %d, want %d: %s\n%s", code, c.exit, stderr, stdout)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "outdir-"+strings.ReplaceAll(c.name, " ", "-"))); err == nil {
+				t.Errorf("an output was written")
+			}
+		})
+	}
+}
+
+// TestShaderFeatureCheck: a device without float64 is named, with what it
+// lacks, for a shader needing Float64.
+func TestShaderFeatureCheck(t *testing.T) {
+	mod := &spirv.Module{Capabilities: []string{"Shader", "Float64", "GroupNonUniformArithmetic"}}
+	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: []string{"basic"}, MaxSharedMemory: 16384}
+	err := checkFeatures(mod, info, 20000)
+	if err == nil || !strings.Contains(err.Error(), "Old GPU lacks: Float64 (shaderFloat64); GroupNonUniformArithmetic") ||
+		!strings.Contains(err.Error(), "20000 bytes of shared memory (the device has 16384)") {
+		t.Errorf("got %v", err)
+	}
+	info.Float64, info.SubgroupOps = true, []string{"basic", "arithmetic"}
+	if err := checkFeatures(mod, info, 16384); err != nil {
+		t.Errorf("a capable device refused: %v", err)
+	}
+}
+
+func mustEncode(t *testing.T, a *rawArray) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := encodeRawNPY(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the watch writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestShaderWatch scripts an editing session: the first run passes, an
+// edit re-runs and shows the change (and the failed expectation), a broken
+// edit shows the compile error with its line, and the fix runs again.
+func TestShaderWatch(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(examples, "saxpy.comp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, dir, "saxpy.comp", string(src))
+	ex := shaderExamples()[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int)
+	args := append([]string{"vkstat", "--validate", "shader", "watch", file}, ex.flags...)
+	args = append(args, "-e", "y="+ex.expected, "--interval", "20ms")
+	go func() { done <- Main(ctx, args, &out, &errb) }()
+
+	mark := 0 // the output before the last edit
+	waitFor := func(want ...string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			tail := out.String()[mark:]
+			ok := strings.Contains(tail, "── run ")
+			for _, w := range want {
+				ok = ok && strings.Contains(tail, w)
+			}
+			if ok {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("no %q after the edit in:\n%s\nstderr: %s", want, out.String()[mark:], errb.String())
+	}
+	// edit saves as editors do: a new file renamed over the old one.
+	edit := func(text string) {
+		t.Helper()
+		mark = len(out.String())
+		tmp := file + ".tmp"
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("GPU time", "PASS y")
+	edit(strings.Replace(string(src), "p.a * x[i] + y[i]", "p.a * x[i] + y[i] + 1.0", 1))
+	waitFor("change vs previous run, y: max error 1", "FAIL y", "previous", "trend ms")
+	edit(strings.Replace(string(src), "p.a * x[i] + y[i];", "p.a * x[i] + y[i]", 1))
+	waitFor("compile error", file+":1", ": error:")
+	edit(string(src) + "\n")
+	waitFor("PASS y")
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("watch did not stop when its context ended")
+	}
+	if s := errb.String(); strings.Contains(s, "validation") {
+		t.Errorf("validation messages: %s", s)
+	}
+}
+
+func TestShaderFileLast(t *testing.T) {
+	for _, c := range [][2][]string{
+		{{"vkstat", "shader", "run", "f.comp", "-b", "x=1"}, {"vkstat", "shader", "run", "-b", "x=1", "f.comp"}},
+		{{"vkstat", "--device", "all", "shader", "info", "f.comp", "--json"}, {"vkstat", "--device", "all", "shader", "info", "--json", "f.comp"}},
+		{{"vkstat", "shader", "info", "f.comp"}, {"vkstat", "shader", "info", "f.comp"}},
+		{{"vkstat", "shader", "run", "-b", "x=1", "f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "f.comp"}},
+		{{"vkstat", "map", "--x", "shader"}, {"vkstat", "map", "--x", "shader"}},
+	} {
+		if got := shaderFileLast(c[0]); !reflect.DeepEqual(got, c[1]) {
+			t.Errorf("shaderFileLast(%v) = %v, want %v", c[0], got, c[1])
+		}
+	}
+}
+
+// TestShaderDirSources: --shader-dir on a folder of GLSL sources (a copy
+// of shaders/) compiles the edited kernel, so verify --op re-checks one
+// built-in operation against the float64 reference in one command.
+func TestShaderDirSources(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	copyTree := func(src, dst string) {
+		t.Helper()
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !(strings.HasSuffix(e.Name(), ".comp") || strings.HasSuffix(e.Name(), ".glsl") || e.Name() == "variants.txt") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dst, e.Name(), string(b))
+		}
+	}
+	copyTree("../shaders", dir)
+	copyTree("../shaders/include", filepath.Join(dir, "include"))
+	code, stdout, stderr := run(t, "--validate", "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != 0 || !strings.Contains(stdout, "all passed") {
+		t.Fatalf("unedited sources: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "map.comp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	if !strings.Contains(body, "p.c;") {
+		t.Fatal("map.comp no longer ends its store with p.c;")
+	}
+	writeFile(t, dir, "map.comp", strings.Replace(body, "p.c;", "p.c + T(1);", 1)) // a planted error
+	code, stdout, stderr = run(t, "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != ExitError || !strings.Contains(stdout, "FAIL") {
+		t.Fatalf("edited source: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	writeFile(t, dir, "map.comp", strings.Replace(body, "p.c;", "p.c", 1))
+	code, stdout, _ = run(t, "--shader-dir", dir, "verify", "--op", "map", "--device", "vulkan")
+	if code != ExitError || !strings.Contains(stdout, "does not compile") || !strings.Contains(stdout, "map.comp:") {
+		t.Fatalf("broken source: exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestShaderHelp: every subcommand documents itself with examples; a .spv
+// file is reflected as it is (no compiler).
+func TestShaderHelp(t *testing.T) {
+	for _, sub := range []string{"info", "run", "check", "watch"} {
+		code, stdout, stderr := run(t, "shader", sub, "--help")
+		if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "vkstat shader "+sub) {
+			t.Errorf("shader %s --help: exit %d: %s\n%s", sub, code, stderr, stdout)
+		}
+	}
+	code, _, stderr := run(t, "shader", "compile", "x.comp")
+	if code != ExitUsage || !strings.Contains(stderr, "info, run, check, watch") {
+		t.Errorf("unknown subcommand: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "shader", "info")
+	if code != ExitUsage || !strings.Contains(stderr, "want one shader file") {
+		t.Errorf("no file: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "--device", "cpu", "shader", "info", "../shaders/spv/cov_f32.spv")
+	if code != 0 || !strings.Contains(stdout, "local size:   64 (spec 0)") || !strings.Contains(stdout, "Float64") {
+		t.Errorf("info on SPIR-V: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}

@@ -1,0 +1,666 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/glsl"
+	"github.com/vkstat/vkstat/internal/spirv"
+)
+
+func shaderCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "shader",
+		Usage: "compile, inspect, run, check and watch your own compute shaders",
+		Description: `The shader development loop: write a GLSL compute shader (.comp) or bring
+SPIR-V (.spv), see what it binds, run it on NPY data on any Vulkan device,
+check it against expected outputs, and re-run it on every save.
+
+GLSL is compiled in vkstat itself (libshaderc): #include is resolved next
+to the including file, then in the --include folders, then in vkstat's own
+shaders/include (so #include "include/common.glsl" gives flat_index() and
+WG_SIZE); -D defines macros. Bindings must be storage buffers in set 0,
+numbered 0, 1, 2, ...
+
+Examples:
+   vkstat shader info examples/shaders/saxpy.comp
+   vkstat shader run examples/shaders/saxpy.comp --bind x=examples/shaders/saxpy_x.npy \
+       --bind y=examples/shaders/saxpy_y.npy --push a=2.5 --push n=1000 --global 1000 --out y=y.npy
+   vkstat shader check examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
+   vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy`,
+		Subcommands: []*ucli.Command{shaderInfoCommand(), shaderRunCommand(), shaderCheckCommand(), shaderWatchCommand()},
+	}
+}
+
+// shaderFileLast moves the FILE of `shader info|run|check|watch FILE
+// --flags...` after the flags: urfave/cli stops reading flags at the first
+// positional argument, and the file first is how these commands read best.
+func shaderFileLast(args []string) []string {
+	for i := 1; i+2 < len(args); i++ {
+		if args[i] != "shader" {
+			continue
+		}
+		switch args[i+1] {
+		case "info", "run", "check", "watch":
+		default:
+			return args
+		}
+		f := args[i+2]
+		if strings.HasPrefix(f, "-") || i+3 == len(args) {
+			return args
+		}
+		out := append([]string{}, args[:i+2]...)
+		out = append(out, args[i+3:]...)
+		return append(out, f)
+	}
+	return args
+}
+
+func compileFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringSliceFlag{Name: "include", Aliases: []string{"I"}, Usage: "search this folder for #include files (repeatable)", Category: "COMPILE"},
+		&ucli.StringSliceFlag{Name: "define", Aliases: []string{"D"}, Usage: "define a macro, NAME or NAME=VALUE (repeatable)", Category: "COMPILE"},
+		&ucli.StringFlag{Name: "target-env", Value: "vulkan1.1", Usage: "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", Category: "COMPILE"},
+		&ucli.BoolFlag{Name: "optimize", Aliases: []string{"O"}, Usage: "optimise for performance (strips the names --bind, --push and --spec use)", Category: "COMPILE"},
+	}
+}
+
+func runFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "push", Usage: "set a push constant: NAME=VALUE (repeatable; unset members are 0)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "spec", Usage: "set a specialization constant: NAME=VALUE or ID=VALUE (repeatable)", Category: "RUN"},
+		&ucli.StringFlag{Name: "groups", Usage: "dispatch X[,Y[,Z]] workgroups", Category: "RUN"},
+		&ucli.StringFlag{Name: "global", Usage: "dispatch X[,Y[,Z]] invocations: workgroups = ceil(global / local size)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a binding after the run: NAME=FILE.npy (repeatable)", Category: "RUN"},
+		&ucli.StringFlag{Name: "out-dir", Usage: "write every binding that is not readonly to DIR/NAME.npy", Category: "RUN"},
+		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
+		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
+	}
+}
+
+func shaderInfoCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "info",
+		Usage:     "compile a shader if needed and show what it binds and needs",
+		UsageText: "vkstat shader info [-I DIR] [-D NAME=VALUE] [--json] FILE.comp|FILE.spv",
+		Description: `Prints the local size (and which dimensions are specialization constants),
+every descriptor binding (set, binding, storage or uniform, readonly or
+writeonly, the block's members with types and offsets), the push-constant
+block, the specialization constants (id, name, type, default), and the
+capabilities and extensions the module needs, with whether the selected
+device (--device; all for every one) supports each. --json for tools.
+
+Examples:
+   vkstat shader info examples/shaders/saxpy.comp
+   vkstat shader info --device all --json examples/shaders/subgroup_sum.comp
+   vkstat shader info shaders/spv/cov_f32.spv`,
+		Flags: append(compileFlags(), &ucli.BoolFlag{Name: "json", Usage: "print the reflection as JSON"}),
+		Action: func(c *ucli.Context) error {
+			path, err := shaderArg(c)
+			if err != nil {
+				return err
+			}
+			sh, err := loadShader(path, compileOptions(c))
+			if err != nil {
+				return err
+			}
+			infos, devErr := shaderDeviceInfos(c)
+			if c.Bool("json") {
+				type devSupport struct {
+					Name    string            `json:"name"`
+					Support map[string]string `json:"support"`
+				}
+				rep := struct {
+					File     string            `json:"file"`
+					Module   *spirv.Module     `json:"module"`
+					Warnings []glsl.Diagnostic `json:"warnings,omitempty"`
+					Devices  []devSupport      `json:"devices"`
+				}{File: path, Module: sh.mod, Warnings: sh.warnings, Devices: []devSupport{}}
+				for _, in := range infos {
+					d := devSupport{Name: in.Name, Support: map[string]string{}}
+					for _, cp := range sh.mod.Capabilities {
+						d.Support[cp] = supports(in, cp)
+					}
+					rep.Devices = append(rep.Devices, d)
+				}
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printShaderInfo(c.App.Writer, sh, infos)
+			if devErr != nil {
+				fmt.Fprintf(c.App.ErrWriter, "vkstat: device support not shown: %v\n", devErr)
+			}
+			return nil
+		},
+	}
+}
+
+// shaderDeviceInfos lists the devices --device names, without opening them.
+func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
+	spec := c.String("device")
+	if spec == "cpu" {
+		return nil, nil
+	}
+	inst, err := engine.NewInstance(engine.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer inst.Close()
+	infos := listDevices(inst)
+	if spec == "all" {
+		return infos, nil
+	}
+	i, err := engine.Select(infos, spec)
+	if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") && len(infos) > 0 {
+		i = softwareDevice(infos) // as shader run
+	}
+	if err != nil || i == engine.CPUPath {
+		return nil, err
+	}
+	return infos[i : i+1], nil
+}
+
+func printShaderInfo(w io.Writer, sh *compiledShader, infos []engine.DeviceInfo) {
+	m := sh.mod
+	for _, d := range sh.warnings {
+		fmt.Fprintln(w, d)
+	}
+	fmt.Fprintf(w, "%s: SPIR-V %s, entry point %s, %d bytes\n", sh.path, m.Version, m.EntryPoint, len(sh.code))
+	dims := make([]string, 3)
+	for d := range dims {
+		dims[d] = fmt.Sprint(m.LocalSize[d])
+		if m.LocalSizeSpec[d] >= 0 {
+			dims[d] += fmt.Sprintf(" (spec %d)", m.LocalSizeSpec[d])
+		}
+	}
+	fmt.Fprintf(w, "local size:   %s\n", strings.Join(dims, " × "))
+	if m.SharedBytes > 0 {
+		fmt.Fprintf(w, "shared:       %d bytes\n", m.SharedBytes)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\nbindings:")
+	if len(m.Bindings) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		fmt.Fprintln(tw, "  SET\tBINDING\tNAME\tKIND\tACCESS\tMEMBERS")
+		for _, b := range m.Bindings {
+			access := "read-write"
+			switch {
+			case b.ReadOnly:
+				access = "readonly"
+			case b.WriteOnly:
+				access = "writeonly"
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", b.Set, b.Binding, bindName(b), b.Kind, access, members(b.Block))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\npush constants:")
+	if m.Push == nil {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		fmt.Fprintf(w, "  block %s, %d bytes\n", orDash(m.Push.Name), m.Push.Size)
+		fmt.Fprintln(tw, "  OFFSET\tNAME\tTYPE\tSIZE")
+		for _, mem := range m.Push.Members {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", mem.Offset, orDash(mem.Name), mem.Type, mem.Size)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nspecialization constants:")
+	if len(m.SpecConstants) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		fmt.Fprintln(tw, "  ID\tNAME\tTYPE\tDEFAULT")
+		for _, s := range m.SpecConstants {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, orDash(s.Name), s.Type, s.Value)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\ncapabilities:")
+	head := "  CAPABILITY"
+	for _, in := range infos {
+		head += "\t" + in.Name
+	}
+	fmt.Fprintln(tw, head)
+	for _, cp := range m.Capabilities {
+		row := "  " + cp
+		for _, in := range infos {
+			row += "\t" + supports(in, cp)
+		}
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+	if len(m.Extensions) > 0 {
+		fmt.Fprintf(w, "\nextensions: %s\n", strings.Join(m.Extensions, ", "))
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func members(bl *spirv.Block) string {
+	if bl == nil {
+		return "-"
+	}
+	var parts []string
+	for _, m := range bl.Members {
+		parts = append(parts, fmt.Sprintf("%s %s @%d", m.Type, orDash(m.Name), m.Offset))
+	}
+	s := strings.Join(parts, ", ")
+	if bl.Name != "" {
+		s = bl.Name + " { " + s + " }"
+	}
+	return s
+}
+
+// softwareDevice is where --device auto runs shaders without a GPU (the
+// CPU path has no shader runtime): lavapipe, else the first device listed.
+func softwareDevice(infos []engine.DeviceInfo) int {
+	for _, in := range infos {
+		if in.IsLavapipe() {
+			return in.Index
+		}
+	}
+	return infos[0].Index
+}
+
+// openShaderDevices opens the devices --device names: all for every
+// Vulkan device, else one; the CPU path has no shader runtime.
+func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, error) {
+	spec := c.String("device")
+	if spec == "cpu" {
+		return nil, nil, usagef("--device cpu: shaders run on Vulkan devices (lavapipe runs them on the CPU: --device lavapipe)")
+	}
+	inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
+	if err == nil && len(listDevices(inst)) == 0 {
+		inst.Close()
+		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
+	}
+	if err != nil {
+		return nil, nil, deviceError(spec, err)
+	}
+	infos := listDevices(inst)
+	var idx []int
+	if spec == "all" {
+		for _, in := range infos {
+			idx = append(idx, in.Index)
+		}
+	} else {
+		i, err := engine.Select(infos, spec)
+		if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") {
+			i = softwareDevice(infos)
+		}
+		if err == nil && i == engine.CPUPath {
+			err = fmt.Errorf("%w: no Vulkan device for --device %s", engine.ErrNoDevice, spec)
+		}
+		if err != nil {
+			inst.Close()
+			return nil, nil, deviceError(spec, err)
+		}
+		idx = []int{i}
+	}
+	opt, err := deviceOptions(c)
+	var devs []*engine.Device
+	for _, i := range idx {
+		if err != nil {
+			break
+		}
+		var d *engine.Device
+		if d, err = inst.OpenWith(i, opt); err == nil {
+			devs = append(devs, d)
+		}
+	}
+	if err != nil {
+		closeShaderDevices(inst, devs)
+		return nil, nil, err
+	}
+	return inst, devs, nil
+}
+
+func closeShaderDevices(inst *engine.Instance, devs []*engine.Device) error {
+	var err error
+	for _, d := range devs {
+		err = errors.Join(err, d.Close())
+	}
+	if inst != nil {
+		err = errors.Join(err, inst.Close())
+	}
+	return err
+}
+
+// prepare compiles the shader and checks the run flags and output paths,
+// all before any device work.
+func prepare(c *ucli.Context) (*shaderPlan, error) {
+	path, err := shaderArg(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.Int("repeat") < 1 {
+		return nil, usagef("--repeat must be at least 1")
+	}
+	if c.Duration("timeout") <= 0 {
+		return nil, usagef("--timeout must be positive")
+	}
+	sh, err := loadShader(path, compileOptions(c))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range sh.warnings {
+		fmt.Fprintln(c.App.ErrWriter, d)
+	}
+	p, err := makePlan(c, sh)
+	if err != nil {
+		return nil, err
+	}
+	dir := c.String("out-dir")
+	if dir != "" {
+		if err := checkOutputDir("out-dir", dir); err != nil {
+			return nil, err
+		}
+	}
+	for _, bb := range p.buffers {
+		if bb.out != "" && (dir == "" || filepath.Dir(bb.out) != filepath.Clean(dir)) {
+			if err := checkOutputFile("out", bb.out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
+// runAll runs the plan on every device and reports each run; with more
+// than one device it compares every device's outputs with the first's.
+func runAll(c *ucli.Context, p *shaderPlan, devs []*engine.Device) ([]*shaderRun, error) {
+	var runs []*shaderRun
+	w := c.App.Writer
+	for _, d := range devs {
+		r, err := p.run(c.Context, d, c.Int("repeat"))
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", p.sh.path, d.Info.Name, err)
+		}
+		runs = append(runs, r)
+		printRun(w, p, r, c.Int("repeat"))
+	}
+	for _, r := range runs[1:] {
+		worst := arrayDiff{}
+		for i, bb := range p.buffers {
+			if bb.b.ReadOnly {
+				continue
+			}
+			d, _ := diffArrays(r.outputs[i], runs[0].outputs[i])
+			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.device, runs[0].device, bindName(bb.b), d)
+			if d.MaxRel > worst.MaxRel {
+				worst = d
+			}
+		}
+		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.device, runs[0].device, worst.MaxRel)
+	}
+	return runs, nil
+}
+
+func printRun(w io.Writer, p *shaderPlan, r *shaderRun, repeat int) {
+	g, l := p.groups, p.local
+	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.sh.path, r.device, g[0], g[1], g[2], l[0], l[1], l[2])
+	moved := p.bytesMoved()
+	if r.timed {
+		k := r.median()
+		bw := ""
+		if k > 0 {
+			bw = fmt.Sprintf(", %.2f GB/s", float64(moved)/k.Seconds()/1e9)
+		}
+		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, byteSize(moved), bw)
+	} else {
+		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.wall), repeat, byteSize(moved))
+	}
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// writeOutputs writes the --out and --out-dir files of run r, all or none.
+func writeOutputs(c *ucli.Context, p *shaderPlan, r *shaderRun) error {
+	out := Outputs{Ctx: c.Context}
+	defer out.Abort()
+	if dir := c.String("out-dir"); dir != "" {
+		out.CreateDir(dir)
+	}
+	n := 0
+	for i, bb := range p.buffers {
+		if bb.out == "" {
+			continue
+		}
+		arr := r.outputs[i]
+		if err := out.Add(bb.out, func(w io.Writer) error { return encodeRawNPY(w, arr) }); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	for _, bb := range p.buffers {
+		if bb.out != "" {
+			fmt.Fprintf(c.App.Writer, "  %s → %s\n", bindName(bb.b), bb.out)
+		}
+	}
+	return nil
+}
+
+func shaderRunCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "run",
+		Usage:     "run a shader on NPY data and write its outputs",
+		UsageText: "vkstat shader run FILE.comp|FILE.spv --bind NAME=IN.npy|TYPE:SHAPE ... [--push NAME=V] [--spec NAME=V] --groups X[,Y,Z]|--global X[,Y,Z] [--out NAME=OUT.npy] [--device all]",
+		Description: `Binds NPY files (or zeros of a type and shape) to the shader's bindings,
+sets push and specialization constants by name, dispatches, and writes the
+bindings named by --out (or every writable one with --out-dir) as NPY.
+Types and sizes are checked against the blocks before anything runs.
+Prints the GPU time from timestamps, the bytes the bindings move and the
+bandwidth that makes; --repeat N reports the median of N runs. --device
+all runs on every Vulkan device and reports the largest difference between
+their outputs. --timeout stops waiting for a runaway shader.
+
+Examples:
+   vkstat shader run examples/shaders/saxpy.comp -b x=examples/shaders/saxpy_x.npy \
+       -b y=examples/shaders/saxpy_y.npy --push a=2.5 --push n=1000 --global 1000 -o y=y.npy
+   vkstat shader run examples/shaders/tile_transpose.comp -b src=examples/shaders/tile_in.npy \
+       -b dst=float32:48x40 --spec TILE=8 --push rows=40 --push cols=48 --global 48,40 -o dst=t.npy
+   vkstat --device all shader run ... --repeat 10`,
+		Flags: append(compileFlags(), runFlags()...),
+		Action: func(c *ucli.Context) error {
+			p, err := prepare(c)
+			if err != nil {
+				return err
+			}
+			inst, devs, err := openShaderDevices(c)
+			if err != nil {
+				return err
+			}
+			runs, err := runAll(c, p, devs)
+			if cerr := closeShaderDevices(inst, devs); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			return writeOutputs(c, p, runs[0])
+		},
+	}
+}
+
+// expectations reads --expect NAME=FILE.npy.
+func expectations(c *ucli.Context, p *shaderPlan) (map[int]*rawArray, error) {
+	want := map[int]*rawArray{}
+	for _, s := range c.StringSlice("expect") {
+		k, v, err := splitAssign("expect", s)
+		if err != nil {
+			return nil, err
+		}
+		b, err := findBinding(p.sh.mod, k)
+		if err != nil {
+			return nil, usagef("--expect %s: %v", s, err)
+		}
+		if err := fileExists("expect", v); err != nil {
+			return nil, err
+		}
+		arr, err := readRawNPY(v)
+		if err != nil {
+			return nil, fmt.Errorf("--expect %s: %w", s, err)
+		}
+		if got := p.buffers[b.Binding].arr; len(arr.data)/max(elemSize(arr.elem), 1) != len(got.data)/max(elemSize(got.elem), 1) {
+			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, bindingName(*b), got.describe(), arr.describe())
+		}
+		want[int(b.Binding)] = arr
+	}
+	return want, nil
+}
+
+// checkRun compares a run's outputs with the expectations; it returns the
+// number of mismatches.
+func checkRun(w io.Writer, p *shaderPlan, r *shaderRun, want map[int]*rawArray, tol float64) int {
+	bad := 0
+	for i := range p.buffers {
+		exp, ok := want[i]
+		if !ok {
+			continue
+		}
+		d, err := diffArrays(r.outputs[i], exp)
+		verdict := "PASS"
+		if err != nil || !d.ok(tol) {
+			verdict = "FAIL"
+			bad++
+		}
+		if err != nil {
+			fmt.Fprintf(w, "  %s %s: %v\n", verdict, bindName(p.buffers[i].b), err)
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s: %s (tolerance %.3g)\n", verdict, bindName(p.buffers[i].b), d, tol)
+	}
+	return bad
+}
+
+func shaderCheckCommand() *ucli.Command {
+	flags := append(compileFlags(), runFlags()...)
+	flags = append(flags,
+		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding after the run with an NPY file: NAME=FILE.npy (repeatable)"},
+		&ucli.StringFlag{Name: "against", Usage: "compare every writable binding with what this other shader (same bindings and flags) computes"},
+		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted max |error| as a fraction of max |expected|"},
+	)
+	return &ucli.Command{
+		Name:      "check",
+		Usage:     "run a shader and compare its outputs with expected NPY files or another shader; exit 1 on mismatch",
+		UsageText: "vkstat shader check FILE.comp [run flags] --expect NAME=WANT.npy ... [--tol 1e-5] | --against OTHER.comp",
+		Description: `Runs the shader as shader run does, then compares each --expect binding
+with its NPY file: max |error|, that as a fraction of max |expected|
+(checked against --tol) and the normalised mean square error. With
+--against, the other shader runs on the same bindings and constants and
+every writable binding is compared. Exit status 1 on any mismatch, so a
+Makefile can unit-test shaders. To re-check a built-in operation after
+editing its shader, see vkstat verify --op NAME --shader-dir DIR.
+
+Examples:
+   vkstat shader check examples/shaders/reduce_shared.comp -b data=examples/shaders/reduce_in.npy \
+       -b sums=float32:16 --push n=4000 --push chunk=250 --groups 16 \
+       -e sums=examples/shaders/reduce_expected.npy --tol 1e-5
+   vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
+		Flags: flags,
+		Action: func(c *ucli.Context) error {
+			p, err := prepare(c)
+			if err != nil {
+				return err
+			}
+			want, err := expectations(c, p)
+			if err != nil {
+				return err
+			}
+			var other *shaderPlan
+			if a := c.String("against"); a != "" {
+				if err := fileExists("against", a); err != nil {
+					return err
+				}
+				sh, err := loadShader(a, compileOptions(c))
+				if err != nil {
+					return err
+				}
+				if other, err = makePlan(c, sh); err != nil {
+					return fmt.Errorf("--against %s: %w", a, err)
+				}
+			}
+			if len(want) == 0 && other == nil {
+				return usagef("shader check: give --expect NAME=FILE.npy or --against OTHER")
+			}
+			inst, devs, err := openShaderDevices(c)
+			if err != nil {
+				return err
+			}
+			bad := 0
+			runs, err := runAll(c, p, devs)
+			if err == nil {
+				for _, r := range runs {
+					if len(want) > 0 {
+						fmt.Fprintf(c.App.Writer, "%s:\n", r.device)
+						bad += checkRun(c.App.Writer, p, r, want, c.Float64("tol"))
+					}
+				}
+			}
+			if err == nil && other != nil {
+				for i, d := range devs {
+					var ro *shaderRun
+					if ro, err = other.run(c.Context, d, 1); err != nil {
+						err = fmt.Errorf("--against %s on %s: %w", other.sh.path, d.Info.Name, err)
+						break
+					}
+					ref := map[int]*rawArray{}
+					for j, bb := range p.buffers {
+						if !bb.b.ReadOnly {
+							ref[j] = ro.outputs[j]
+						}
+					}
+					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.sh.path)
+					bad += checkRun(c.App.Writer, p, runs[i], ref, c.Float64("tol"))
+				}
+			}
+			if cerr := closeShaderDevices(inst, devs); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if err := writeOutputs(c, p, runs[0]); err != nil {
+				return err
+			}
+			if bad > 0 {
+				return fmt.Errorf("shader check: %d mismatches", bad)
+			}
+			fmt.Fprintln(c.App.Writer, "shader check: all passed")
+			return nil
+		},
+	}
+}

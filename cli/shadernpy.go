@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// rawArray is an array of any numeric element type as the bytes a shader
+// sees: little-endian, C order.
+type rawArray struct {
+	elem  string // float32, float64, float16, int32, uint32, ...
+	shape []int
+	data  []byte
+}
+
+func (a *rawArray) describe() string {
+	return a.elem + tensor.ShapeString(a.shape)
+}
+
+// elemSize is the byte size of a scalar type name (float32 → 4).
+func elemSize(elem string) int {
+	i := strings.IndexAny(elem, "0123456789")
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(elem[i:])
+	return n / 8
+}
+
+var npyElem = map[string]string{
+	"f2": "float16", "f4": "float32", "f8": "float64",
+	"i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+	"u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+}
+
+func npyDescr(elem string) string {
+	for k, v := range npyElem {
+		if v == elem {
+			if k[1] == '1' {
+				return "|" + k
+			}
+			return "<" + k
+		}
+	}
+	return ""
+}
+
+// readRawNPY reads an NPY file of any numeric dtype as raw little-endian
+// C-order bytes.
+func readRawNPY(path string) (*rawArray, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 10 || string(b[:6]) != npyMagic {
+		return nil, fmt.Errorf("%s: not an NPY file", path)
+	}
+	var hlen, pre int
+	switch b[6] {
+	case 1:
+		hlen, pre = int(binary.LittleEndian.Uint16(b[8:10])), 10
+	case 2, 3:
+		if len(b) < 12 {
+			return nil, fmt.Errorf("%s: truncated NPY header", path)
+		}
+		hlen, pre = int(binary.LittleEndian.Uint32(b[8:12])), 12
+	default:
+		return nil, fmt.Errorf("%s: unsupported NPY version %d", path, b[6])
+	}
+	if pre+hlen > len(b) {
+		return nil, fmt.Errorf("%s: truncated NPY header", path)
+	}
+	shape, dt, fortran, err := parseNPYHeader(b[pre : pre+hlen])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	elem := npyElem[fmt.Sprintf("%c%d", dt.kind, dt.size)]
+	if elem == "" {
+		return nil, fmt.Errorf("%s: dtype %s cannot be bound to a shader buffer", path, dt.descr)
+	}
+	n := tensor.NumElements(shape)
+	data := b[pre+hlen:]
+	if len(data) != n*dt.size {
+		return nil, fmt.Errorf("%s: shape %s of %s needs %d bytes of data, the file has %d", path, tensor.ShapeString(shape), elem, n*dt.size, len(data))
+	}
+	if fortran && len(shape) > 1 {
+		return nil, fmt.Errorf("%s: Fortran-order array; save it C-contiguous (numpy.ascontiguousarray)", path)
+	}
+	if dt.order == binary.BigEndian && dt.size > 1 {
+		for i := 0; i < len(data); i += dt.size {
+			for l, r := i, i+dt.size-1; l < r; l, r = l+1, r-1 {
+				data[l], data[r] = data[r], data[l]
+			}
+		}
+	}
+	return &rawArray{elem: elem, shape: shape, data: data}, nil
+}
+
+// encodeRawNPY writes a as a little-endian C-order NPY file.
+func encodeRawNPY(w io.Writer, a *rawArray) error {
+	descr := npyDescr(a.elem)
+	if descr == "" {
+		return fmt.Errorf("no NPY dtype for %s", a.elem)
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tensor.ShapeString(a.shape))
+	major, prelen := byte(1), 10
+	if len(dict)+1+npyAlign+prelen > math.MaxUint16 {
+		major, prelen = 2, 12
+	}
+	pad := npyAlign - (prelen+len(dict)+1)%npyAlign
+	if pad == npyAlign {
+		pad = 0
+	}
+	hlen := len(dict) + pad + 1
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(npyMagic)
+	bw.Write([]byte{major, 0})
+	if major == 1 {
+		bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
+	} else {
+		bw.Write(binary.LittleEndian.AppendUint32(nil, uint32(hlen)))
+	}
+	bw.WriteString(dict)
+	bw.WriteString(strings.Repeat(" ", pad))
+	bw.WriteByte('\n')
+	bw.Write(a.data)
+	return bw.Flush()
+}
+
+// values returns the elements of a as float64 (for comparisons).
+func (a *rawArray) values() []float64 {
+	size := elemSize(a.elem)
+	if size == 0 {
+		return nil
+	}
+	n := len(a.data) / size
+	out := make([]float64, n)
+	for i := range out {
+		p := a.data[i*size:]
+		switch a.elem {
+		case "float32":
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(p)))
+		case "float64":
+			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(p))
+		case "float16":
+			out[i] = float64(halfToFloat32(binary.LittleEndian.Uint16(p)))
+		case "int8":
+			out[i] = float64(int8(p[0]))
+		case "uint8":
+			out[i] = float64(p[0])
+		case "int16":
+			out[i] = float64(int16(binary.LittleEndian.Uint16(p)))
+		case "uint16":
+			out[i] = float64(binary.LittleEndian.Uint16(p))
+		case "int32":
+			out[i] = float64(int32(binary.LittleEndian.Uint32(p)))
+		case "uint32":
+			out[i] = float64(binary.LittleEndian.Uint32(p))
+		case "int64":
+			out[i] = float64(int64(binary.LittleEndian.Uint64(p)))
+		case "uint64":
+			out[i] = float64(binary.LittleEndian.Uint64(p))
+		}
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Writes the inputs and expected outputs of the example shaders (NumPy,
+float64 arithmetic rounded to float32). Run from anywhere:
+
+    python3 examples/shaders/make_data.py
+"""
+import os
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(12)
+
+
+def save(name, a):
+    np.save(os.path.join(here, name), a)
+
+
+# saxpy: y = a·x + y, n = 1000 (not a multiple of the 256-wide workgroup).
+x = rng.standard_normal(1000).astype(np.float32)
+y = rng.standard_normal(1000).astype(np.float32)
+save("saxpy_x.npy", x)
+save("saxpy_y.npy", y)
+save("saxpy_expected.npy", (2.5 * x.astype(np.float64) + y).astype(np.float32))
+
+# reduce_shared / subgroup_sum: 16 sums of 250 elements each.
+data = rng.uniform(-1, 1, 4000).astype(np.float32)
+save("reduce_in.npy", data)
+save("reduce_expected.npy", data.astype(np.float64).reshape(16, 250).sum(axis=1).astype(np.float32))
+
+# tile_transpose: a 40×48 matrix (not a multiple of the tile).
+m = np.arange(40 * 48, dtype=np.float32).reshape(40, 48) / 7
+save("tile_in.npy", m)
+save("tile_expected.npy", np.ascontiguousarray(m.T))

@@ -1,0 +1,216 @@
+// Package glsl compiles GLSL compute shaders to SPIR-V in process, with
+// libshaderc (loaded at run time, so that vkstat runs without it on
+// machines that only run SPIR-V): #include resolved next to the including
+// file, then in the include directories and vkstat's own shaders/include,
+// -D macros, and a choice of Vulkan target environment. Compile errors come
+// back as diagnostics with file, line and, where the message quotes the
+// offending token, column.
+package glsl
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vkstat/vkstat/shaders"
+)
+
+// ErrNoCompiler reports that libshaderc cannot be loaded.
+var ErrNoCompiler = errors.New("no GLSL compiler")
+
+// Options shape one compilation.
+type Options struct {
+	// Includes are searched, in order, for #include files not found next
+	// to the including file; vkstat's built-in shaders/include follows
+	// them (as "include/NAME.glsl" and "NAME.glsl").
+	Includes []string
+	// Defines are NAME or NAME=VALUE macros.
+	Defines []string
+	// TargetEnv is vulkan1.0, vulkan1.1 (the default), vulkan1.2 or vulkan1.3.
+	TargetEnv string
+	// Optimize runs the performance optimiser (as make shaders does with
+	// glslc -O); it strips the names that binding and push constants by
+	// name need, so it is off by default.
+	Optimize bool
+}
+
+// Diagnostic is one compiler message.
+type Diagnostic struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col,omitempty"` // 0 when unknown
+	Severity string `json:"severity"`      // error or warning
+	Message  string `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	pos := d.File
+	if d.Line > 0 {
+		pos += ":" + strconv.Itoa(d.Line)
+		if d.Col > 0 {
+			pos += ":" + strconv.Itoa(d.Col)
+		}
+	}
+	return fmt.Sprintf("%s: %s: %s", pos, d.Severity, d.Message)
+}
+
+// CompileError is a shader that does not compile.
+type CompileError struct {
+	File        string
+	Diagnostics []Diagnostic
+	Log         string // the compiler's text, for what did not parse as a diagnostic
+}
+
+func (e *CompileError) Error() string {
+	var errs []string
+	for _, d := range e.Diagnostics {
+		if d.Severity == "error" {
+			errs = append(errs, d.String())
+		}
+	}
+	if len(errs) == 0 {
+		return fmt.Sprintf("%s does not compile: %s", e.File, strings.TrimSpace(e.Log))
+	}
+	return fmt.Sprintf("%s does not compile:\n%s", e.File, strings.Join(errs, "\n"))
+}
+
+var envs = map[string]uint32{
+	"vulkan1.0": 1 << 22, "vulkan1.1": 1<<22 | 1<<12, "vulkan1.2": 1<<22 | 2<<12, "vulkan1.3": 1<<22 | 3<<12,
+}
+
+// Result is compiled SPIR-V with the compiler's warnings.
+type Result struct {
+	SPIRV    []byte
+	Warnings []Diagnostic
+}
+
+// CompileFile compiles the GLSL compute shader in path.
+func CompileFile(path string, opt Options) (*Result, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(src, path, opt)
+}
+
+// Compile compiles src; file names it in messages and anchors relative
+// #includes.
+func Compile(src []byte, file string, opt Options) (*Result, error) {
+	envName := opt.TargetEnv
+	if envName == "" {
+		envName = "vulkan1.1"
+	}
+	env, ok := envs[envName]
+	if !ok {
+		return nil, fmt.Errorf("target environment %q: want vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", opt.TargetEnv)
+	}
+	for _, d := range opt.Defines {
+		name, _, _ := strings.Cut(d, "=")
+		if !macroName.MatchString(name) {
+			return nil, fmt.Errorf("-D %q: %q is not a macro name", d, name)
+		}
+	}
+	dirs := append([]string(nil), opt.Includes...)
+	if b, err := builtinIncludes(); err == nil {
+		dirs = append(dirs, b, filepath.Join(b, "include"))
+	}
+	spv, log, ok, err := compile(src, file, dirs, opt.Defines, env, opt.Optimize)
+	if err != nil {
+		return nil, err
+	}
+	diags := parseLog(log)
+	if !ok {
+		return nil, &CompileError{File: file, Diagnostics: diags, Log: log}
+	}
+	return &Result{SPIRV: spv, Warnings: diags}, nil
+}
+
+var macroName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// glslang: "FILE:LINE: error: 'TOKEN' : message"
+var diagLine = regexp.MustCompile(`^(.*?):(\d+): (error|warning): (.*)$`)
+var quoted = regexp.MustCompile(`^'([^']+)'`)
+
+// parseLog splits the compiler's text into diagnostics, finding the column
+// of the quoted token on the source line where there is one.
+func parseLog(log string) []Diagnostic {
+	var out []Diagnostic
+	lines := map[string][]string{}
+	for _, l := range strings.Split(log, "\n") {
+		m := diagLine.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		d := Diagnostic{File: m[1], Line: n, Severity: m[3], Message: m[4]}
+		if q := quoted.FindStringSubmatch(d.Message); q != nil && strings.TrimSpace(q[1]) != "" {
+			src, seen := lines[d.File]
+			if !seen {
+				if b, err := os.ReadFile(d.File); err == nil {
+					src = strings.Split(string(b), "\n")
+				}
+				lines[d.File] = src
+			}
+			if d.Line >= 1 && d.Line <= len(src) {
+				if i := strings.Index(src[d.Line-1], strings.TrimSpace(q[1])); i >= 0 {
+					d.Col = len([]rune(src[d.Line-1][:i])) + 1
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+var (
+	incOnce sync.Once
+	incDir  string
+	incErr  error
+)
+
+// builtinIncludes writes vkstat's shaders/include to a folder of the
+// temporary directory named by its content hash (once per process) and
+// returns the folder that holds include/.
+func builtinIncludes() (string, error) {
+	incOnce.Do(func() {
+		files := shaders.Includes()
+		h := sha256.New()
+		names, _ := fs.Glob(files, "include/*.glsl")
+		for _, n := range names {
+			b, _ := fs.ReadFile(files, n)
+			h.Write([]byte(n))
+			h.Write(b)
+		}
+		dir := filepath.Join(os.TempDir(), "vkstat-include-"+hex.EncodeToString(h.Sum(nil))[:16])
+		if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
+			incErr = err
+			return
+		}
+		for _, n := range names {
+			b, _ := fs.ReadFile(files, n)
+			dst := filepath.Join(dir, n)
+			if old, err := os.ReadFile(dst); err == nil && string(old) == string(b) {
+				continue
+			}
+			tmp := dst + ".tmp" + strconv.Itoa(os.Getpid())
+			if err := os.WriteFile(tmp, b, 0o644); err != nil {
+				incErr = err
+				return
+			}
+			if err := os.Rename(tmp, dst); err != nil {
+				incErr = err
+				return
+			}
+		}
+		incDir = dir
+	})
+	return incDir, incErr
+}

@@ -1,0 +1,178 @@
+package glsl
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/internal/spirv"
+)
+
+func needCompiler(t *testing.T) {
+	t.Helper()
+	if err := load(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// spirvVal runs spirv-val on code when it is installed.
+func spirvVal(t *testing.T, code []byte, env string) {
+	t.Helper()
+	if _, err := exec.LookPath("spirv-val"); err != nil {
+		t.Log("spirv-val not found: not validating")
+		return
+	}
+	f := filepath.Join(t.TempDir(), "x.spv")
+	if err := os.WriteFile(f, code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("spirv-val", "--target-env", env, f).CombinedOutput(); err != nil {
+		t.Fatalf("spirv-val: %v\n%s", err, out)
+	}
+}
+
+// TestBuiltinVariants compiles every built-in shader variant with
+// libshaderc, as make shaders does with glslc, and validates the result.
+func TestBuiltinVariants(t *testing.T) {
+	needCompiler(t)
+	f, err := os.Open("../../shaders/variants.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		var defs []string
+		for _, d := range fields[2:] {
+			defs = append(defs, strings.TrimPrefix(d, "-D"))
+		}
+		opts := []bool{false, true}
+		if testing.Short() {
+			opts = opts[:1]
+		}
+		for _, opt := range opts {
+			r, err := CompileFile(filepath.Join("../../shaders", fields[1]), Options{Defines: defs, Optimize: opt})
+			if err != nil {
+				t.Fatalf("%s: %v", fields[0], err)
+			}
+			spirvVal(t, r.SPIRV, "vulkan1.1")
+			m, err := spirv.Reflect(r.SPIRV)
+			if err != nil {
+				t.Fatalf("%s: %v", fields[0], err)
+			}
+			if len(m.Bindings) == 0 {
+				t.Errorf("%s: no bindings reflected", fields[0])
+			}
+		}
+		n++
+	}
+	if n < 20 {
+		t.Fatalf("compiled %d variants", n)
+	}
+}
+
+func write(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestIncludesDefinesEnv(t *testing.T) {
+	needCompiler(t)
+	dir := t.TempDir()
+	write(t, dir, "lib/near.glsl", "#define NEAR 2.0\n")
+	write(t, dir, "inc/far.glsl", "#define FAR 3.0\n")
+	src := `#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "lib/near.glsl"
+#include <far.glsl>
+#include "common.glsl"
+layout(std430, binding = 0) buffer Out { float v[]; };
+void main() { v[flat_index()] = NEAR + FAR + SCALE; }
+`
+	p := write(t, dir, "k.comp", src)
+	for _, env := range []string{"vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"} {
+		r, err := CompileFile(p, Options{Includes: []string{filepath.Join(dir, "inc")}, Defines: []string{"SCALE=4.0"}, TargetEnv: env})
+		if err != nil {
+			t.Fatalf("%s: %v", env, err)
+		}
+		spirvVal(t, r.SPIRV, env)
+	}
+	_, err := CompileFile(p, Options{Defines: []string{"SCALE=4.0"}})
+	var ce *CompileError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "far.glsl") {
+		t.Fatalf("missing include: %v", err)
+	}
+	if _, err := CompileFile(p, Options{TargetEnv: "opengl"}); err == nil || !strings.Contains(err.Error(), "vulkan1.1") {
+		t.Errorf("bad target env: %v", err)
+	}
+	if _, err := CompileFile(p, Options{Defines: []string{"1X=2"}}); err == nil {
+		t.Error("bad macro name accepted")
+	}
+}
+
+func TestCompileErrorPointsAtLine(t *testing.T) {
+	needCompiler(t)
+	p := write(t, t.TempDir(), "bad.comp", `#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Out { float v[]; };
+void main() {
+    v[gl_GlobalInvocationID.x] = undefined_thing * 2.0;
+}
+`)
+	_, err := CompileFile(p, Options{})
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a CompileError, got %v", err)
+	}
+	if len(ce.Diagnostics) == 0 {
+		t.Fatalf("no diagnostics in %q", ce.Log)
+	}
+	d := ce.Diagnostics[0]
+	if d.File != p || d.Line != 5 || d.Col != 34 || d.Severity != "error" {
+		t.Errorf("diagnostic %+v, want %s:5:34", d, p)
+	}
+	if !strings.Contains(err.Error(), p+":5:34: error:") {
+		t.Errorf("message %q", err)
+	}
+}
+
+// TestExamples compiles the shaders of examples/shaders and validates the
+// SPIR-V, for every target environment.
+func TestExamples(t *testing.T) {
+	needCompiler(t)
+	files, _ := filepath.Glob("../../examples/shaders/*.comp")
+	if len(files) < 4 {
+		t.Fatalf("found %d examples", len(files))
+	}
+	for _, f := range files {
+		for _, env := range []string{"vulkan1.1", "vulkan1.2", "vulkan1.3"} {
+			r, err := CompileFile(f, Options{TargetEnv: env})
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(r.Warnings) > 0 {
+				t.Errorf("%s: warnings %v", f, r.Warnings)
+			}
+			spirvVal(t, r.SPIRV, env)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package glsl
+
+/*
+#cgo LDFLAGS: -Wl,--start-group -l:libshaderc_combined.a -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,--end-group -lstdc++ -lm -lpthread
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <shaderc/shaderc.h>
+
+// The libshaderc entry points.
+typedef struct {
+	shaderc_compiler_t (*compiler_initialize)(void);
+	void (*compiler_release)(shaderc_compiler_t);
+	shaderc_compile_options_t (*options_initialize)(void);
+	void (*options_release)(shaderc_compile_options_t);
+	void (*add_macro)(shaderc_compile_options_t, const char *, size_t, const char *, size_t);
+	void (*set_optimization)(shaderc_compile_options_t, shaderc_optimization_level);
+	void (*set_target_env)(shaderc_compile_options_t, shaderc_target_env, uint32_t);
+	void (*set_include_callbacks)(shaderc_compile_options_t, shaderc_include_resolve_fn, shaderc_include_result_release_fn, void *);
+	void (*set_debug_info)(shaderc_compile_options_t);
+	shaderc_compilation_result_t (*compile)(const shaderc_compiler_t, const char *, size_t, shaderc_shader_kind,
+		const char *, const char *, const shaderc_compile_options_t);
+	void (*result_release)(shaderc_compilation_result_t);
+	size_t (*result_length)(const shaderc_compilation_result_t);
+	const char *(*result_bytes)(const shaderc_compilation_result_t);
+	const char *(*result_error)(const shaderc_compilation_result_t);
+	shaderc_compilation_status (*result_status)(const shaderc_compilation_result_t);
+	size_t (*result_warnings)(const shaderc_compilation_result_t);
+} vks_shaderc;
+
+static vks_shaderc sc;
+
+// vks_shaderc_load fills the table. Debian's libshaderc.so.1 leaves
+// glslang's and SPIRV-Tools' symbols to the executable (glslc carries
+// them), so vkstat links shaderc and both statically instead.
+static const char *vks_shaderc_load(void) {
+	sc.compiler_initialize = shaderc_compiler_initialize;
+	sc.compiler_release = shaderc_compiler_release;
+	sc.options_initialize = shaderc_compile_options_initialize;
+	sc.options_release = shaderc_compile_options_release;
+	sc.add_macro = shaderc_compile_options_add_macro_definition;
+	sc.set_optimization = shaderc_compile_options_set_optimization_level;
+	sc.set_target_env = shaderc_compile_options_set_target_env;
+	sc.set_include_callbacks = shaderc_compile_options_set_include_callbacks;
+	sc.set_debug_info = shaderc_compile_options_set_generate_debug_info;
+	sc.compile = shaderc_compile_into_spv;
+	sc.result_release = shaderc_result_release;
+	sc.result_length = shaderc_result_get_length;
+	sc.result_bytes = shaderc_result_get_bytes;
+	sc.result_error = shaderc_result_get_error_message;
+	sc.result_status = shaderc_result_get_compilation_status;
+	sc.result_warnings = shaderc_result_get_num_warnings;
+	return NULL;
+}
+
+typedef struct {
+	char **dirs;
+	int ndirs;
+} vks_includer;
+
+static char *vks_read(const char *path, size_t *len) {
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+		n += r;
+		if (n == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static shaderc_include_result *vks_result(char *name, size_t nlen, char *content, size_t clen) {
+	shaderc_include_result *r = calloc(1, sizeof *r);
+	r->source_name = name;
+	r->source_name_length = nlen;
+	r->content = content;
+	r->content_length = clen;
+	return r;
+}
+
+// vks_resolve finds an #include: "x" next to the including file first,
+// then in the include directories in order; <x> in the directories only.
+static shaderc_include_result *vks_resolve(void *user, const char *requested, int type, const char *requesting, size_t depth) {
+	vks_includer *inc = user;
+	size_t len;
+	char *path = malloc(4096), *content;
+	(void)depth;
+	if (requested[0] == '/') {
+		snprintf(path, 4096, "%s", requested);
+		if ((content = vks_read(path, &len)))
+			return vks_result(path, strlen(path), content, len);
+	}
+	if (type == shaderc_include_type_relative) {
+		const char *slash = strrchr(requesting, '/');
+		if (slash)
+			snprintf(path, 4096, "%.*s/%s", (int)(slash - requesting), requesting, requested);
+		else
+			snprintf(path, 4096, "%s", requested);
+		if ((content = vks_read(path, &len)))
+			return vks_result(path, strlen(path), content, len);
+	}
+	for (int i = 0; i < inc->ndirs; i++) {
+		snprintf(path, 4096, "%s/%s", inc->dirs[i], requested);
+		if ((content = vks_read(path, &len)))
+			return vks_result(path, strlen(path), content, len);
+	}
+	free(path);
+	char *msg = malloc(512);
+	snprintf(msg, 512, "cannot find \"%s\" next to %s or in the include directories (--include, and vkstat's shaders/include)", requested, requesting);
+	return vks_result(calloc(1, 1), 0, msg, strlen(msg));
+}
+
+static void vks_release(void *user, shaderc_include_result *r) {
+	(void)user;
+	free((void *)r->source_name);
+	free((void *)r->content);
+	free(r);
+}
+
+typedef struct {
+	char *spv;
+	size_t spv_len;
+	char *log;
+	int status;
+} vks_compiled;
+
+static void vks_compile(const char *src, size_t len, const char *file, char **dirs, int ndirs,
+		char **macros, int nmacros, uint32_t env, int optimize, vks_compiled *out) {
+	memset(out, 0, sizeof *out);
+	shaderc_compiler_t c = sc.compiler_initialize();
+	shaderc_compile_options_t o = sc.options_initialize();
+	if (!c || !o) {
+		out->status = -1;
+		if (c)
+			sc.compiler_release(c);
+		if (o)
+			sc.options_release(o);
+		return;
+	}
+	vks_includer inc = {dirs, ndirs};
+	sc.set_include_callbacks(o, vks_resolve, vks_release, &inc);
+	for (int i = 0; i < nmacros; i++) {
+		const char *eq = strchr(macros[i], '=');
+		if (eq)
+			sc.add_macro(o, macros[i], eq - macros[i], eq + 1, strlen(eq + 1));
+		else
+			sc.add_macro(o, macros[i], strlen(macros[i]), "1", 1);
+	}
+	sc.set_target_env(o, shaderc_target_env_vulkan, env);
+	sc.set_optimization(o, optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
+	shaderc_compilation_result_t r = sc.compile(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
+	out->status = sc.result_status(r);
+	const char *msg = sc.result_error(r);
+	if (msg && msg[0])
+		out->log = strdup(msg);
+	if (out->status == shaderc_compilation_status_success) {
+		out->spv_len = sc.result_length(r);
+		out->spv = malloc(out->spv_len);
+		memcpy(out->spv, sc.result_bytes(r), out->spv_len);
+	}
+	sc.result_release(r);
+	sc.options_release(o);
+	sc.compiler_release(c);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+)
+
+func load() error {
+	loadOnce.Do(func() {
+		if missing := C.vks_shaderc_load(); missing != nil {
+			loadErr = fmt.Errorf("%w: %s not found (Debian/Ubuntu: apt-get install libshaderc1; or compile with glslc and pass the .spv)", ErrNoCompiler, C.GoString(missing))
+		}
+	})
+	return loadErr
+}
+
+func cstrings(ss []string) (**C.char, func()) {
+	if len(ss) == 0 {
+		return nil, func() {}
+	}
+	arr := (**C.char)(C.malloc(C.size_t(len(ss)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	view := unsafe.Slice(arr, len(ss))
+	for i, s := range ss {
+		view[i] = C.CString(s)
+	}
+	return arr, func() {
+		for _, p := range view {
+			C.free(unsafe.Pointer(p))
+		}
+		C.free(unsafe.Pointer(arr))
+	}
+}
+
+// compile runs libshaderc; log is its message text (errors and warnings).
+func compile(src []byte, file string, dirs, macros []string, env uint32, optimize bool) (spv []byte, log string, ok bool, err error) {
+	if err := load(); err != nil {
+		return nil, "", false, err
+	}
+	csrc := C.CBytes(src)
+	defer C.free(csrc)
+	cfile := C.CString(file)
+	defer C.free(unsafe.Pointer(cfile))
+	cdirs, freeDirs := cstrings(dirs)
+	defer freeDirs()
+	cmacros, freeMacros := cstrings(macros)
+	defer freeMacros()
+	opt := C.int(0)
+	if optimize {
+		opt = 1
+	}
+	var out C.vks_compiled
+	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, cdirs, C.int(len(dirs)), cmacros, C.int(len(macros)), C.uint32_t(env), opt, &out)
+	if out.log != nil {
+		log = C.GoString(out.log)
+		C.free(unsafe.Pointer(out.log))
+	}
+	if out.status < 0 {
+		return nil, log, false, fmt.Errorf("libshaderc could not start a compiler")
+	}
+	if out.spv != nil {
+		spv = C.GoBytes(unsafe.Pointer(out.spv), C.int(out.spv_len))
+		C.free(unsafe.Pointer(out.spv))
+	}
+	return spv, log, out.status == C.shaderc_compilation_status_success, nil
+}
