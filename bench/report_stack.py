@@ -159,7 +159,7 @@ def main():
     L = []
     L.append("# vkstat stack: SAR temporal statistics against NumPy\n")
     L.append(f"Measured {now} at commit {commit}{' (with uncommitted changes)' if dirty else ''} on {cpu} "
-             f"({os.cpu_count()} cores, shared with other engineers' builds and tests: load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} "
+             f"({os.cpu_count()} cores, load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} "
              f"at the end; {platform.system()}), no GPU: the Vulkan device is "
              "lavapipe (Mesa's Vulkan on the CPU).\n")
     L.append(f"Command: `python3 bench/report_stack.py --bin {os.path.relpath(o.bin, ROOT)} --repeat {o.repeat} "
