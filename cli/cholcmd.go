@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -219,22 +219,9 @@ func reshaped(t *tensor.Tensor, shape ...int) *tensor.Tensor {
 // encodeNPYInt32 writes v as a little-endian int32 NPY array of the given
 // shape (version 1.0, header padded to 64 bytes as NumPy does).
 func encodeNPYInt32(w io.Writer, v []int32, shape []int) error {
-	shp := "()"
-	if len(shape) > 0 {
-		shp = tensor.ShapeString(shape)
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
 	}
-	dict := fmt.Sprintf("{'descr': '<i4', 'fortran_order': False, 'shape': %s, }", shp)
-	pad := (npyAlign - (10+len(dict)+1)%npyAlign) % npyAlign
-	hlen := len(dict) + pad + 1
-	bw := bufio.NewWriter(w)
-	bw.WriteString(npyMagic)
-	bw.Write([]byte{1, 0})
-	bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
-	bw.WriteString(dict + strings.Repeat(" ", pad) + "\n")
-	var b [4]byte
-	for _, x := range v {
-		binary.LittleEndian.PutUint32(b[:], uint32(x))
-		bw.Write(b[:])
-	}
-	return bw.Flush()
+	return formats.EncodeRawNPY(w, "<i4", shape, b)
 }

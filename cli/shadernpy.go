@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -110,29 +110,7 @@ func encodeRawNPY(w io.Writer, a *rawArray) error {
 	if descr == "" {
 		return fmt.Errorf("no NPY dtype for %s", a.elem)
 	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tensor.ShapeString(a.shape))
-	major, prelen := byte(1), 10
-	if len(dict)+1+npyAlign+prelen > math.MaxUint16 {
-		major, prelen = 2, 12
-	}
-	pad := npyAlign - (prelen+len(dict)+1)%npyAlign
-	if pad == npyAlign {
-		pad = 0
-	}
-	hlen := len(dict) + pad + 1
-	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.WriteString(npyMagic)
-	bw.Write([]byte{major, 0})
-	if major == 1 {
-		bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
-	} else {
-		bw.Write(binary.LittleEndian.AppendUint32(nil, uint32(hlen)))
-	}
-	bw.WriteString(dict)
-	bw.WriteString(strings.Repeat(" ", pad))
-	bw.WriteByte('\n')
-	bw.Write(a.data)
-	return bw.Flush()
+	return formats.EncodeRawNPY(w, descr, a.shape, a.data)
 }
 
 // values returns the elements of a as float64 (for comparisons).

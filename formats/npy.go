@@ -489,30 +489,8 @@ func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 		return fmt.Errorf("unsupported tensor dtype %d", t.DType)
 	}
 
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tensor.ShapeString(t.Shape))
-	// Version 1.0 has a 2-byte header length; NumPy pads the header with
-	// spaces and a final newline so that the data starts on a multiple of 64.
-	major, prelen := byte(1), 10
-	if len(dict)+1+npyAlign+prelen > math.MaxUint16 {
-		major, prelen = 2, 12
-	}
-	pad := npyAlign - (prelen+len(dict)+1)%npyAlign
-	if pad == npyAlign {
-		pad = 0
-	}
-	hlen := len(dict) + pad + 1
 	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.WriteString(npyMagic)
-	bw.Write([]byte{major, 0})
-	if major == 1 {
-		bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
-	} else {
-		bw.Write(binary.LittleEndian.AppendUint32(nil, uint32(hlen)))
-	}
-	bw.WriteString(dict)
-	bw.WriteString(strings.Repeat(" ", pad))
-	bw.WriteByte('\n')
-
+	writeNPYHeader(bw, descr, t.Shape)
 	var b [8]byte
 	if t.DType == tensor.F32 {
 		for _, v := range t.F32 {
@@ -526,6 +504,42 @@ func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 		}
 	}
 	return bw.Flush() // bufio keeps the first write error
+}
+
+// writeNPYHeader writes the NPY header of a C-order array of NumPy dtype
+// descr and the given shape: version 1.0, or 2.0 for headers that need it.
+func writeNPYHeader(bw *bufio.Writer, descr string, shape []int) {
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, tensor.ShapeString(shape))
+	// Version 1.0 has a 2-byte header length; NumPy pads the header with
+	// spaces and a final newline so that the data starts on a multiple of 64.
+	major, prelen := byte(1), 10
+	if len(dict)+1+npyAlign+prelen > math.MaxUint16 {
+		major, prelen = 2, 12
+	}
+	pad := npyAlign - (prelen+len(dict)+1)%npyAlign
+	if pad == npyAlign {
+		pad = 0
+	}
+	hlen := len(dict) + pad + 1
+	bw.WriteString(npyMagic)
+	bw.Write([]byte{major, 0})
+	if major == 1 {
+		bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(hlen)))
+	} else {
+		bw.Write(binary.LittleEndian.AppendUint32(nil, uint32(hlen)))
+	}
+	bw.WriteString(dict)
+	bw.WriteString(strings.Repeat(" ", pad))
+	bw.WriteByte('\n')
+}
+
+// EncodeRawNPY writes data, the little-endian C-order elements of NumPy
+// dtype descr (e.g. "<i4"), as an NPY array of the given shape.
+func EncodeRawNPY(w io.Writer, descr string, shape []int, data []byte) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	writeNPYHeader(bw, descr, shape)
+	bw.Write(data)
+	return bw.Flush()
 }
 
 // WriteNPY writes t to path as a little-endian C-order NPY file, atomically:
