@@ -18,6 +18,8 @@ func advice(err error) string {
 		return "the device is out of memory: set --device-memory below what is free so the work runs in passes, or use --device cpu"
 	case errors.Is(err, engine.ErrTimeout):
 		return "check the shader's loop bounds and the dispatch size; raise --timeout if it is only slow"
+	case errors.Is(err, engine.ErrDeviceLimit):
+		return "use a smaller problem (for paco, a smaller --radius), --precision f32, or --device cpu"
 	case errors.Is(err, engine.ErrTooLarge):
 		return "this operation cannot split its input yet: crop it, use --precision f32, or --device cpu"
 	}

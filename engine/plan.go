@@ -9,6 +9,10 @@ import (
 // shaderFloat64.
 var ErrNoFloat64 = errors.New("no float64 support (shaderFloat64)")
 
+// ErrDeviceLimit reports work whose shape exceeds a fixed limit of the
+// device (shared memory or invocations per workgroup), whatever its memory.
+var ErrDeviceLimit = errors.New("beyond a limit of the device")
+
 // ErrNoFit reports that not even one unit of an operation's work fits the
 // device: one binding, one allocation, or the memory budget.
 var ErrNoFit = errors.New("one unit of work does not fit the device")

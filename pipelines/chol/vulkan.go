@@ -83,8 +83,8 @@ func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
 		maxInv = min(maxInv, lim)
 	}
 	if tpm > maxInv {
-		return nil, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s; use --device cpu",
-			p, tpm, maxInv, dev.Info.Name)
+		return nil, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s: %w",
+			p, tpm, maxInv, dev.Info.Name, engine.ErrDeviceLimit)
 	}
 	mpw := min(max(1, 64/tpm), maxMPW)
 	lsz := max(p*(p-1)/2, 1)

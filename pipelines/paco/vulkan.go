@@ -68,8 +68,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 
 	shared := (P*(P+1)/2 + P + 3*64) * v.acc
 	if shared > int(dev.Info.MaxSharedMemory) {
-		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision needs %d bytes of shared memory; %s has %d: use a smaller --radius, float32, or --device cpu",
-			in.Radius, P, shared, dev.Info.Name, dev.Info.MaxSharedMemory)
+		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision needs %d bytes of shared memory; %s has %d: %w",
+			in.Radius, P, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
 	}
 	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
 	for _, b := range []struct {

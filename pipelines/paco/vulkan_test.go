@@ -2,7 +2,9 @@ package paco
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
@@ -66,5 +68,17 @@ func TestVulkanBlocks(t *testing.T) {
 				runBadPixels(t, vulkanImpl(dev), dt)
 			}
 		})
+	}
+}
+
+// TestVulkanDeviceLimit: a patch too large for the device's shared memory
+// is a typed error (the command line words the advice), not a crash.
+func TestVulkanDeviceLimit(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		cube, ang := testCube(tensor.F32, 10, 40, 40, 30, 1)
+		_, err := Vulkan(context.Background(), dev, Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 8})
+		if !errors.Is(err, engine.ErrDeviceLimit) || !strings.Contains(err.Error(), "shared memory") {
+			t.Errorf("%s: radius 8: %v, want ErrDeviceLimit about shared memory", dev.Info.Name, err)
+		}
 	}
 }
