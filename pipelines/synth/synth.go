@@ -101,6 +101,10 @@ type Config struct {
 	Seed       uint64
 	Noise      *Noise       // nil means DefaultNoise()
 	DType      tensor.DType // the cube's type: tensor.F32 (the zero value) or tensor.F64
+	// Star is the star's sub-pixel centre (y, x), 0-based: the halo,
+	// speckle envelope and companions' rotation centre. nil means
+	// (H/2, W/2) by integer division, PACO.md's geometric default.
+	Star *[2]float64
 }
 
 // Default returns a 100×100, 252-frame, 60° sequence with FWHM 4 and the
@@ -123,7 +127,9 @@ type Dataset struct {
 	Angles []float64      // T parallactic angles, degrees
 	PSF    *tensor.Tensor // (S, S) float64, S odd, unit sum, centred on its middle pixel
 	Truth  []Truth        // one per companion, in Config order
-	CY, CX int            // the star centre (H/2, W/2)
+	CY, CX int            // the star centre rounded to a pixel ((H/2, W/2) unless Config.Star)
+	StarY  float64        // the star centre, sub-pixel (Config.Star, or CY)
+	StarX  float64        // likewise x
 	Config Config         // the configuration with defaults filled in
 }
 
@@ -153,6 +159,21 @@ func SkyPosition(cy, cx int, sepPx, paDeg float64) (y, x float64) {
 func FramePosition(cy, cx int, sepPx, paDeg, angleDeg float64) (y, x float64) {
 	a := (paDeg - angleDeg) * math.Pi / 180
 	return float64(cy) + sepPx*math.Sin(a), float64(cx) + sepPx*math.Cos(a)
+}
+
+// starCenter is cfg's star centre, sub-pixel.
+func (cfg Config) starCenter() (y, x float64) {
+	if cfg.Star != nil {
+		return cfg.Star[0], cfg.Star[1]
+	}
+	cy, cx := Center(cfg.H, cfg.W)
+	return float64(cy), float64(cx)
+}
+
+// framePositionF is FramePosition about a sub-pixel centre.
+func framePositionF(cy, cx, sepPx, paDeg, angleDeg float64) (y, x float64) {
+	a := (paDeg - angleDeg) * math.Pi / 180
+	return cy + sepPx*math.Sin(a), cx + sepPx*math.Cos(a)
 }
 
 // Angles returns T angles linear from start to start+rotation (degrees).
@@ -247,7 +268,10 @@ func (cfg Config) resolve() (Config, error) {
 	if n.Scale == 0 {
 		n.Scale = 5 * cfg.FWHM
 	}
-	cy, cx := Center(cfg.H, cfg.W)
+	if s := cfg.Star; s != nil && (!finite(s[0]) || !finite(s[1]) || s[0] < 0 || s[1] < 0 || s[0] > float64(cfg.H-1) || s[1] > float64(cfg.W-1)) {
+		return cfg, fmt.Errorf("star centre (%g, %g) is outside the %d×%d image", s[0], s[1], cfg.H, cfg.W)
+	}
+	cy, cx := cfg.starCenter()
 	angles := Angles(cfg.Frames, cfg.StartDeg, cfg.RotationDeg)
 	for i, c := range cfg.Companions {
 		if !(c.SepPx >= 0) || !finite(c.SepPx) || !finite(c.PADeg) || !finite(c.Flux) {
@@ -255,11 +279,11 @@ func (cfg Config) resolve() (Config, error) {
 				i+1, c.SepPx, c.PADeg, c.Flux)
 		}
 		for l, a := range angles {
-			y, x := FramePosition(cy, cx, c.SepPx, c.PADeg, a)
+			y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, a)
 			if y < 0 || x < 0 || y > float64(cfg.H-1) || x > float64(cfg.W-1) {
 				return cfg, fmt.Errorf("companion %d (sep %g px, pa %g°) is outside the %d×%d image in frame %d (angle %.4g°, at y=%.2f, x=%.2f); "+
-					"with the star at (%d, %d) a separation of at most %d px stays inside",
-					i+1, c.SepPx, c.PADeg, cfg.H, cfg.W, l, a, y, x, cy, cx, min(cy, cx, cfg.H-1-cy, cfg.W-1-cx))
+					"with the star at (%g, %g) a separation of at most %d px stays inside",
+					i+1, c.SepPx, c.PADeg, cfg.H, cfg.W, l, a, y, x, cy, cx, int(math.Floor(min(cy, cx, float64(cfg.H-1)-cy, float64(cfg.W-1)-cx))))
 			}
 		}
 	}
@@ -276,14 +300,15 @@ func Generate(cfg Config) (*Dataset, error) {
 		return nil, err
 	}
 	T, H, W := cfg.Frames, cfg.H, cfg.W
-	cy, cx := Center(H, W)
+	cy, cx := cfg.starCenter()
 	n := *cfg.Noise
 	sigma := cfg.FWHM / (2 * math.Sqrt(2*math.Ln2))
 	env := make([]float64, H*W) // e(r)
 	static := make([]float64, H*W)
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
-			r2 := float64((y-cy)*(y-cy) + (x-cx)*(x-cx))
+			dy, dx := float64(y)-cy, float64(x)-cx
+			r2 := dy*dy + dx*dx
 			env[y*W+x] = 1 / (1 + r2/(n.Scale*n.Scale))
 			static[y*W+x] = n.Halo * math.Pow(1+r2/(cfg.FWHM*cfg.FWHM), -1.5)
 		}
@@ -300,7 +325,8 @@ func Generate(cfg Config) (*Dataset, error) {
 	ds := &Dataset{
 		Cube:   tensor.New(cfg.DType, T, H, W),
 		Angles: Angles(T, cfg.StartDeg, cfg.RotationDeg),
-		CY:     cy, CX: cx,
+		CY:     int(math.Round(cy)), CX: int(math.Round(cx)),
+		StarY: cy, StarX: cx,
 		Config: cfg,
 	}
 	ds.PSF, err = PSFStamp(cfg.StampSize, cfg.FWHM)
@@ -308,7 +334,7 @@ func Generate(cfg Config) (*Dataset, error) {
 		return nil, err
 	}
 	for _, c := range cfg.Companions {
-		y, x := SkyPosition(cy, cx, c.SepPx, c.PADeg)
+		y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, 0)
 		ds.Truth = append(ds.Truth, Truth{Companion: c, Y: y, X: x})
 	}
 
@@ -339,7 +365,7 @@ func Generate(cfg Config) (*Dataset, error) {
 					}
 				}
 				for _, c := range cfg.Companions {
-					y, x := FramePosition(cy, cx, c.SepPx, c.PADeg, ds.Angles[l])
+					y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, ds.Angles[l])
 					inject(frame, H, W, y, x, c.Flux, sigma, py, px)
 				}
 				if cfg.DType == tensor.F64 {
