@@ -1,0 +1,66 @@
+package paco
+
+import (
+	"math"
+)
+
+// ContrastPoint is one annulus of a contrast curve.
+type ContrastPoint struct {
+	// Sep is the annulus' separation from the centre, pixels: it holds the
+	// pixels at distance d with Sep − 0.5 ≤ d < Sep + 0.5.
+	Sep float64 `json:"separation_px"`
+	// Pixels is how many finite σ values the annulus has.
+	Pixels int `json:"pixels"`
+	// Sigma is the median of σ_flux over the annulus.
+	Sigma float64 `json:"sigma_flux"`
+	// Flux is the detection limit: threshold × Sigma, in the units of the
+	// flux map (the PSF stamp's total flux with --psf-norm sum).
+	Flux float64 `json:"flux_limit"`
+	// Contrast is Flux / the star's flux; Mag is −2.5 log10(Contrast). Both
+	// are NaN when the star's flux is not known.
+	Contrast float64 `json:"contrast"`
+	Mag      float64 `json:"delta_mag"`
+}
+
+// ContrastCurve is PACO.md's contrast curve: the detection limit at a
+// pixel is threshold · σ_flux, and the curve is its median over 1-px
+// annuli around (cy, cx), from separation 1 px out to the largest annulus
+// with a finite σ. starFlux, when positive, is the star's flux in the flux
+// map's units (1 when the PSF stamp is the star's own unsaturated image
+// normalised to unit sum); else Contrast and Mag are NaN. NaN σ values
+// (pixels without statistics) are left out; an annulus with none has
+// Pixels 0 and NaN values.
+func ContrastCurve(sigma []float64, H, W, cy, cx int, threshold, starFlux float64) []ContrastPoint {
+	maxSep := 0
+	bins := map[int][]float64{}
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			v := sigma[y*W+x]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			k := int(math.Floor(math.Hypot(float64(y-cy), float64(x-cx)) + 0.5))
+			if k < 1 {
+				continue
+			}
+			bins[k] = append(bins[k], v)
+			maxSep = max(maxSep, k)
+		}
+	}
+	var out []ContrastPoint
+	for k := 1; k <= maxSep; k++ {
+		p := ContrastPoint{Sep: float64(k), Pixels: len(bins[k]), Sigma: math.NaN(), Flux: math.NaN(), Contrast: math.NaN(), Mag: math.NaN()}
+		if p.Pixels > 0 {
+			p.Sigma = medianOf(bins[k])
+			p.Flux = threshold * p.Sigma
+			if starFlux > 0 {
+				p.Contrast = p.Flux / starFlux
+				if p.Contrast > 0 {
+					p.Mag = -2.5 * math.Log10(p.Contrast)
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
