@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -50,7 +50,8 @@ Examples:
 			&ucli.Float64Flag{Name: "fwhm", Usage: "use a Gaussian PSF of this FWHM in pixels instead of --psf"},
 			&ucli.StringFlag{Name: "psf-norm", Value: "sum", Usage: "PSF normalisation: sum, peak or none"},
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
-			&ucli.StringFlag{Name: "center", Usage: "star position y,x in pixels (default H/2,W/2)"},
+			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
+			&ucli.Float64Flag{Name: "star-flux", DefaultText: "1 with --psf and --psf-norm sum", Usage: "the star's flux in PSF-stamp units, for the contrast curve (contrast = flux limit / star flux); 0: no contrast, flux limits only"},
 			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
 			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
@@ -93,18 +94,12 @@ func runPaco(c *ucli.Context) error {
 			return fmt.Errorf("--truth: %s is not a truth.json of vkstat synth paco: %w", p, err)
 		}
 	}
-	var center *[2]int
-	if s := c.String("center"); s != "" {
-		parts := strings.Split(s, ",")
-		if len(parts) != 2 {
-			return usagef("--center: want y,x, got %q", s)
-		}
-		y, err1 := strconv.Atoi(strings.TrimSpace(parts[0]))
-		x, err2 := strconv.Atoi(strings.TrimSpace(parts[1]))
-		if err1 != nil || err2 != nil {
-			return usagef("--center: want two integers y,x, got %q", s)
-		}
-		center = &[2]int{y, x}
+	starFlux := c.Float64("star-flux")
+	if !c.IsSet("star-flux") && c.IsSet("psf") && c.String("psf-norm") == "sum" {
+		starFlux = 1
+	}
+	if !(starFlux >= 0) || math.IsInf(starFlux, 0) {
+		return usagef("--star-flux must be a finite number ≥ 0, got %g", starFlux)
 	}
 	radius := c.Int("radius")
 	if radius < 1 {
@@ -122,7 +117,7 @@ func runPaco(c *ucli.Context) error {
 			}
 		}
 	}
-	cube, err := ReadArray(c.String("cube"))
+	cube, cubeCards, err := formats.ReadArrayHeader(c.String("cube"))
 	if err != nil {
 		return fmt.Errorf("--cube: %w", err)
 	}
@@ -173,6 +168,13 @@ func runPaco(c *ucli.Context) error {
 			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
+	var center *[2]int
+	var centerInfo pacoCenterInfo
+	if len(cube.Shape) == 3 {
+		if center, centerInfo, err = pacoCenter(c.String("center"), cube, cubeCards, psf, warn); err != nil {
+			return err
+		}
+	}
 	in := paco.Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: c.String("psf-norm"), Radius: radius, Center: center, Compat: compat}
 	prep, err := paco.Prepare(in)
 	if err != nil {
@@ -209,6 +211,7 @@ func runPaco(c *ucli.Context) error {
 		{Key: "PACONPIX", Value: prep.P(), Comment: "pixels per patch"},
 		{Key: "PACOCY", Value: prep.CY, Comment: "star centre y (0-based)"},
 		{Key: "PACOCX", Value: prep.CX, Comment: "star centre x (0-based)"},
+		{Key: "PACOCSRC", Value: centerInfo.Source, Comment: "centre from: option, header, estimated, geometric"},
 		{Key: "PACOCOMP", Value: c.String("compat"), Comment: "numerics: none or vip"},
 		{Key: "PSFNORM", Value: c.String("psf-norm"), Comment: "PSF stamp normalisation"},
 		{Key: "NFRAMES", Value: prep.T, Comment: "frames in the cube"},
@@ -241,8 +244,10 @@ func runPaco(c *ucli.Context) error {
 		if dets == nil {
 			dets = []paco.Detection{}
 		}
-		return enc.Encode(map[string]any{"threshold": c.Float64("threshold"), "center": []int{prep.CY, prep.CX}, "detections": dets})
+		return enc.Encode(map[string]any{"threshold": c.Float64("threshold"), "center": []int{prep.CY, prep.CX}, "center_info": centerInfo, "detections": dets})
 	})
+	curve := paco.ContrastCurve(maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, c.Float64("threshold"), starFlux)
+	addContrastOutputs(&outs, dir, curve, c.Float64("threshold"), starFlux, c.String("psf-norm"), centerInfo)
 	marks := make([]Mark, len(dets))
 	for i, d := range dets {
 		marks[i] = Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
@@ -265,6 +270,7 @@ func runPaco(c *ucli.Context) error {
 	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", c.String("cube"), prep.T, prep.H, prep.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", radius, prep.P(), prep.CY, prep.CX)
+	fmt.Fprintf(w, "centre:     %s\n", centerInfo.describe())
 	for _, st := range maps.Stages {
 		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
 	}
@@ -285,6 +291,7 @@ func runPaco(c *ucli.Context) error {
 	if truth != nil {
 		printTruth(w, truth, dets, maps)
 	}
+	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(curve, c.Float64("threshold")))
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
 	reportTime(c, s, maps.Timing(), time.Since(start))
 	return nil

@@ -197,6 +197,7 @@ Examples:
 			&ucli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "fits, npy or both"},
+			&ucli.StringFlag{Name: "star", Usage: "the star's centre y,x in pixels, 0-based and sub-pixel (default H/2,W/2 by integer division): halo, speckles and the companions' rotation centre"},
 			&ucli.Float64Flag{Name: "halo", Value: dn.Halo, Usage: "static stellar halo at the centre"},
 			&ucli.Float64Flag{Name: "speckle", Value: dn.Speckle, Usage: "quasi-static speckle mean and standard deviation at the centre"},
 			&ucli.Float64Flag{Name: "temporal", Value: dn.Temporal, Usage: "standard deviation of the per-frame smoothed noise at the centre"},
@@ -255,6 +256,19 @@ func synthPacoAction(c *ucli.Context) error {
 		FWHM: c.Float64("fwhm"), StampSize: c.Int("stamp"),
 		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
 	}
+	if st := c.String("star"); st != "" {
+		parts := strings.Split(st, ",")
+		var y, x float64
+		var err1, err2 error
+		if len(parts) == 2 {
+			y, err1 = strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+			x, err2 = strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+		}
+		if len(parts) != 2 || err1 != nil || err2 != nil {
+			return usagef("--star: want y,x in pixels, got %q", st)
+		}
+		cfg.Star = &[2]float64{y, x}
+	}
 	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, h, w, dt), uint64(cfg.Frames)*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
 		return err
 	}
@@ -307,7 +321,7 @@ func synthPacoAction(c *ucli.Context) error {
 		Config: synthTruthConfig{Height: cfg.H, Width: cfg.W, Frames: cfg.Frames, StartDeg: cfg.StartDeg,
 			RotationDeg: cfg.RotationDeg, FWHM: cfg.FWHM, StampSize: cfg.StampSize, Seed: cfg.Seed,
 			DType: dt.String(), Noise: *cfg.Noise},
-		Center:     synthPoint{Y: float64(ds.CY), X: float64(ds.CX)},
+		Center:     synthPoint{Y: ds.StarY, X: ds.StarX},
 		Companions: []synthTruthComp{},
 		Files:      files,
 	}
