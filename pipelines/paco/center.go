@@ -79,21 +79,41 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if !(fwhm > 0) {
 		fwhm = 4
 	}
-	data := cube.Float64s()
-	// Median frame.
-	med := make([]float64, H*W)
-	col := make([]float64, 0, T)
-	for i := range med {
-		col = col[:0]
-		for l := 0; l < T; l++ {
-			if v := data[l*H*W+i]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				col = append(col, v)
-			}
-		}
-		med[i] = medianOf(col)
+	at := func(i int) float64 { return cube.F64[i] }
+	if cube.DType == tensor.F32 {
+		at = func(i int) float64 { return float64(cube.F32[i]) }
+	} else if cube.DType != tensor.F64 {
+		return CenterEstimate{}, fmt.Errorf("the cube must be float32 or float64")
 	}
 	gy, gx := float64(H/2), float64(W/2)
 	search := max(3*fwhm, 5)
+	// The median frame and the frames, only within reach of the search:
+	// the box of half-side search + 4·FWHM + 2 around the geometric centre
+	// (NaN outside), so that the cost does not grow with the frame size.
+	reach := int(math.Ceil(search + 4*fwhm + 2))
+	y0b, y1b := max(0, int(gy)-reach), min(H-1, int(gy)+reach)
+	x0b, x1b := max(0, int(gx)-reach), min(W-1, int(gx)+reach)
+	nanFrame := func() []float64 {
+		f := make([]float64, H*W)
+		for i := range f {
+			f[i] = math.NaN()
+		}
+		return f
+	}
+	med := nanFrame()
+	col := make([]float64, 0, T)
+	for y := y0b; y <= y1b; y++ {
+		for x := x0b; x <= x1b; x++ {
+			i := y*W + x
+			col = col[:0]
+			for l := 0; l < T; l++ {
+				if v := at(l*H*W + i); !math.IsNaN(v) && !math.IsInf(v, 0) {
+					col = append(col, v)
+				}
+			}
+			med[i] = medianOf(col)
+		}
+	}
 	// Core and ring statistics around a point, on the median frame.
 	stats := func(f []float64, cy, cx float64) (core, ring, ringSD float64) {
 		var cs []float64
@@ -139,6 +159,9 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 				continue
 			}
 			var s float64
+			if y <= y0b || x <= x0b || y >= y1b || x >= x1b {
+				continue
+			}
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					s += med[(y+dy)*W+x+dx]
@@ -162,8 +185,18 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	}
 	ys := make([]float64, 0, T)
 	xs := make([]float64, 0, T)
+	frame := nanFrame()
 	for l := 0; l < T; l++ {
-		if y, x, ok := windowCentroid(data[l*H*W:(l+1)*H*W], H, W, y0, x0, fwhm, sign); ok {
+		for y := y0b; y <= y1b; y++ {
+			for x := x0b; x <= x1b; x++ {
+				if v := at(l*H*W + y*W + x); !math.IsInf(v, 0) {
+					frame[y*W+x] = v
+				} else {
+					frame[y*W+x] = math.NaN()
+				}
+			}
+		}
+		if y, x, ok := windowCentroid(frame, H, W, y0, x0, fwhm, sign); ok {
 			ys, xs = append(ys, y), append(xs, x)
 		}
 	}
