@@ -33,10 +33,19 @@ source following the field rotation. Inputs are FITS or NPY: the cube is
 NPY or a text file), the PSF an odd square stamp (normalised to unit sum by
 default, so fluxes are in units of the stamp's total flux).
 
+The star centre: --center y,x, or auto (measured: a Gaussian-windowed
+centroid of the star, or of a coronagraph's dark centre, per frame, median),
+or header (CRPIX2-1, CRPIX1-1 of the FITS cube); not given, the header's if
+any, else the measured one when it is good to 0.25 px, else H/2,W/2. A
+warning says when the centre is more than 0.5 px from H/2,W/2.
+
 Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
-the header, and/or NPY with --format), detections.csv, detections.json and
-snr.png; prints the device, the time per stage, the invalid pixels and the
-detections. Nothing is written unless the whole run succeeds.
+the header, and/or NPY with --format), detections.csv, detections.json,
+snr.png, and the contrast curve (threshold × the median σ_flux in 1-px
+annuli, and its contrast in magnitudes against --star-flux) as
+contrast.csv, contrast.json and contrast.png; prints the device, the time
+per stage, the centre, the invalid pixels and the detections. Nothing is
+written unless the whole run succeeds.
 
 Examples:
    vkstat synth paco --size 100 --frames 252 --companion sep=20,pa=45,flux=60 --out-dir data
