@@ -63,7 +63,7 @@ func TestPacoCenterAuto(t *testing.T) {
 	args := []string{"--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.fits"), "--angles", filepath.Join(data, "angles.fits"),
 		"--psf", filepath.Join(data, "psf.fits"), "--radius", "3"}
 	auto := filepath.Join(t.TempDir(), "auto")
-	code, stdout, stderr := run(t, append(args, "--out-dir", auto)...)
+	code, stdout, stderr := run(t, append(args, "--star-flux", "2", "--out-dir", auto)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -118,7 +118,7 @@ func TestPacoCenterAuto(t *testing.T) {
 	}
 
 	// contrast.csv: a header and one row per separation, flux_limit = 5 σ,
-	// contrast = flux_limit (star flux 1: --psf, --psf-norm sum).
+	// contrast = flux_limit / 2 (--star-flux 2).
 	f, err := os.Open(filepath.Join(auto, "contrast.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +142,17 @@ func TestPacoCenterAuto(t *testing.T) {
 			continue
 		}
 		finite++
-		if math.Abs(lim-5*sig) > 1e-6*lim || math.Abs(con-lim) > 1e-6*lim || math.Abs(mag+2.5*math.Log10(con)) > 1e-6 {
-			t.Errorf("row %v: want flux_limit = 5·σ, contrast = flux_limit, Δmag = −2.5 log10 contrast", r)
+		if !(math.Abs(lim-5*sig) <= 1e-6*lim) || !(math.Abs(con-lim/2) <= 1e-6*lim) || !(math.Abs(mag+2.5*math.Log10(con)) <= 1e-6) {
+			t.Errorf("row %v: want flux_limit = 5·σ, contrast = flux_limit/2, Δmag = −2.5 log10 contrast", r)
+		}
+	}
+	// Without --star-flux: limits, no contrast (null in JSON).
+	if code, _, stderr := run(t, append(args, "--center", "24,24", "--out-dir", filepath.Join(geo, "nostar"))...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range readContrastJSON(t, filepath.Join(geo, "nostar")).Curve {
+		if p.Contrast != nil || p.Mag != nil {
+			t.Errorf("no --star-flux: annulus %g has contrast %v, Δmag %v", p.Sep, p.Contrast, p.Mag)
 		}
 	}
 	if finite < 5 || len(cj.Curve) != len(rows)-1 {

@@ -60,7 +60,7 @@ Examples:
 			&ucli.StringFlag{Name: "psf-norm", Value: "sum", Usage: "PSF normalisation: sum, peak or none"},
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
-			&ucli.Float64Flag{Name: "star-flux", DefaultText: "1 with --psf and --psf-norm sum", Usage: "the star's flux in PSF-stamp units, for the contrast curve (contrast = flux limit / star flux); 0: no contrast, flux limits only"},
+			&ucli.Float64Flag{Name: "star-flux", DefaultText: "unknown", Usage: "the star's flux in the flux map's units, for the contrast curve (contrast = flux limit / star flux, in magnitudes): 1 when the PSF stamp is the star's own unsaturated image with --psf-norm sum; not given or 0: flux limits only"},
 			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
 			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
@@ -104,9 +104,6 @@ func runPaco(c *ucli.Context) error {
 		}
 	}
 	starFlux := c.Float64("star-flux")
-	if !c.IsSet("star-flux") && c.IsSet("psf") && c.String("psf-norm") == "sum" {
-		starFlux = 1
-	}
 	if !(starFlux >= 0) || math.IsInf(starFlux, 0) {
 		return usagef("--star-flux must be a finite number ≥ 0, got %g", starFlux)
 	}
