@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"strconv"
 )
 
 // LinePlot is a simple x–y line plot: one curve, axes with round ticks,
@@ -28,7 +29,7 @@ func RenderLinePlot(p LinePlot) (*image.RGBA, error) {
 		return nil, errors.New("a line plot needs as many x as y values")
 	}
 	const width, height = 640, 420
-	area := image.Rect(90, 30, width-20, height-50)
+	area := image.Rect(90, 42, width-20, height-50)
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.NewUniform(pngPaper), image.Point{}, draw.Src)
 	ty := func(v float64) float64 {
@@ -81,17 +82,17 @@ func RenderLinePlot(p LinePlot) (*image.RGBA, error) {
 		hline(img, area.Min.X-4, area.Min.X-1, y, pngInk)
 		lab := formatTick(t)
 		if p.LogY {
-			lab = "1e" + formatTick(t)
+			lab = strconv.FormatFloat(math.Pow(10, t), 'g', 3, 64)
 		}
 		drawText(img, area.Min.X-6-len(lab)*glyphW, y+glyphAscent/2-1, lab, pngInk)
 	}
 	drawText(img, area.Min.X+area.Dx()/2-len(p.XLabel)*glyphW/2, height-12, p.XLabel, pngInk)
-	drawText(img, 4, 22, p.YLabel, pngInk)
+	drawText(img, 4, 34, p.YLabel, pngInk)
 	title := asciiOnly(p.Title)
 	if n := (width - 16) / glyphW; len(title) > n {
 		title = title[:max(0, n-3)] + "..."
 	}
-	drawText(img, area.Min.X, 14, title, pngInk)
+	drawText(img, 8, 16, title, pngInk)
 
 	// The curve: segments between consecutive finite points, 2 px thick.
 	prevOK := false
