@@ -300,3 +300,40 @@ func BenchmarkGenerateDefault(b *testing.B) {
 		}
 	}
 }
+
+// TestStarOffCentre: Config.Star moves the halo's peak and the companions'
+// rotation centre to a sub-pixel position; outside the image it is an
+// error.
+func TestStarOffCentre(t *testing.T) {
+	cfg := Default()
+	cfg.H, cfg.W, cfg.Frames = 40, 40, 3
+	cfg.Noise = &Noise{Halo: 100}
+	cfg.Star = &[2]float64{22.3, 17.6}
+	cfg.Companions = []Companion{{SepPx: 10, PADeg: 90, Flux: 1}}
+	ds, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.CY != 22 || ds.CX != 18 || ds.StarY != 22.3 || ds.StarX != 17.6 {
+		t.Errorf("centre (%d, %d), star (%g, %g)", ds.CY, ds.CX, ds.StarY, ds.StarX)
+	}
+	// pa 90 from +x towards +y: 10 px below the star in y.
+	if tr := ds.Truth[0]; math.Abs(tr.Y-32.3) > 1e-9 || math.Abs(tr.X-17.6) > 1e-9 {
+		t.Errorf("companion at (%g, %g), want (32.3, 17.6)", tr.Y, tr.X)
+	}
+	best, by, bx := math.Inf(-1), 0, 0
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 40; x++ {
+			if v := float64(ds.Cube.F32[y*40+x]); v > best {
+				best, by, bx = v, y, x
+			}
+		}
+	}
+	if by != 22 || bx != 18 {
+		t.Errorf("halo peak at (%d, %d), want (22, 18)", by, bx)
+	}
+	cfg.Star = &[2]float64{-1, 5}
+	if _, err := Generate(cfg); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("star outside the image: %v", err)
+	}
+}
