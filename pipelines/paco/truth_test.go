@@ -17,7 +17,6 @@ type quadrantCompanion struct {
 	sep, pa  float64 // px; degrees east of north, the quadrant's middle
 	lo, hi   float64 // the quadrant's PA range
 	flux     float64
-	minSNR   float64
 	angleCCW float64 // PACO.md's θ0 = PA + 90°, what synth places by
 }
 
