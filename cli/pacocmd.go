@@ -16,6 +16,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -38,7 +39,8 @@ the header, and/or NPY with --format), detections.csv, detections.json and
 snr.png; each detection has its separation (px, and arcsec with
 --pixel-scale) and its astronomical position angle, east of north, assuming
 north up (+y) and east left (−x) in the derotated frame (--north-offset
-adds an instrument's correction), beside its angle from +x towards +y.
+adds an instrument's correction), beside its angle from +x towards +y;
+snr.png shows N and E arrows.
 Prints the device, the time per stage, the invalid pixels and the
 detections. Nothing is written unless the whole run succeeds.
 
@@ -277,6 +279,7 @@ func runPaco(c *ucli.Context) error {
 		if err != nil {
 			return err
 		}
+		formats.DrawCompass(img, prep.H, prep.W, northOffset) // N up, E left unless --north-offset
 		return png.Encode(w, img)
 	})
 	if err := outs.Commit(); err != nil {
