@@ -86,6 +86,15 @@ func Reference(in Input) (*Maps, error) {
 			a, b := 0.0, 0.0
 			for l := 0; l < T; l++ {
 				yf, xf := refPosition(cy, cx, y0, x0, in.Angles[l])
+				if ty, tx := refTie(yf), refTie(xf); ty || tx {
+					ey, ex := refPositionAtTie(cy, cx, y0, x0, in.Angles[l])
+					if ty {
+						yf = ey
+					}
+					if tx {
+						xf = ex
+					}
+				}
 				yl, xl := refRound(yf, vip), refRound(xf, vip)
 				if yl < 0 || yl >= H || xl < 0 || xl >= W || !valid[yl*W+xl] {
 					a = math.NaN()
@@ -169,17 +178,34 @@ func refPosition(cy, cx, y0, x0 int, angleDeg float64) (float64, float64) {
 	return float64(cy) + r*math.Sin(a), float64(cx) + r*math.Cos(a)
 }
 
+// refTie reports whether v is within 1e-9 of a multiple of ½, where
+// rounding half away from zero (or VIP's truncation) jumps.
+func refTie(v float64) bool { return math.Abs(v-math.Round(2*v)/2) < 1e-9 }
+
+// refPositionAtTie is the position in the expanded form
+// y_l = c_y + (dy·cos θ_l − dx·sin θ_l), x_l = c_x + (dx·cos θ_l + dy·sin θ_l),
+// used only where the polar form lands within 1e-9 of a whole or half pixel.
+// Such positions are common (θ_l = θ0 mod 90° puts them on integers,
+// cos θ_l = ½ on halves) and PACO.md's rule cannot be applied to them in
+// float64: the polar form puts an exact 9.5 at 9.4999… as often as at 9.5,
+// and the fast paths, VIP and the NumPy and PyTorch peers all decide them by
+// the float64 value of this expression (cos 60° = 0.5000000000000001 makes
+// 16 − 13·cos 60° = 9.499999999999998, pixel 9, where the exact 9.5 would
+// round to 10). The reference decides them the same way, so that the paths
+// can be compared to 1e-9; everywhere else it places the source by the
+// polar form above.
+func refPositionAtTie(cy, cx, y0, x0 int, angleDeg float64) (float64, float64) {
+	rad := angleDeg * math.Pi / 180
+	c, s := math.Cos(rad), math.Sin(rad)
+	dy, dx := float64(y0-cy), float64(x0-cx)
+	return float64(cy) + (dy*c - dx*s), float64(cx) + (dx*c + dy*s)
+}
+
 // refRound is the nearest integer, halves away from zero (2.5 → 3,
 // −2.5 → −3); with vip, truncation towards zero as Python's int()
-// (2.7 → 2, −2.7 → −2). Truncation jumps at every integer, where the
-// trajectory lands exactly whenever θ_l = θ0 mod 90°; the polar form computes
-// such a position to within a few ulps, 4.999… as often as 5, so with vip a
-// value within 1e-9 of an integer is taken as that integer first.
+// (2.7 → 2, −2.7 → −2).
 func refRound(v float64, vip bool) int {
 	if vip {
-		if n := math.Round(v); math.Abs(v-n) < 1e-9 {
-			return int(n)
-		}
 		return int(math.Trunc(v))
 	}
 	if v < 0 {
