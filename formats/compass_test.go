@@ -36,10 +36,7 @@ func TestDrawCompass(t *testing.T) {
 		}
 		DrawCompass(img, h, w, tc.offset)
 		l := layoutSNR(h, w)
-		length := 400 / 8 // min(400, 400)/8 = 50, capped at 40
-		if length > 40 {
-			length = 40
-		}
+		length := min(40, min(l.mapRect.Dx(), l.mapRect.Dy())/8) // 350/8, capped at 40
 		ox, oy := l.mapRect.Min.X+length+2*glyphW+4, l.mapRect.Min.Y+length+glyphAscent+6
 		n := length - 8
 		if got := inkAlong(img, ox, oy, tc.north[0], tc.north[1], n); got < n/2 {
