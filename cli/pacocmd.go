@@ -43,9 +43,13 @@ Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
 the header, and/or NPY with --format), detections.csv, detections.json,
 snr.png, and the contrast curve (threshold × the median σ_flux in 1-px
 annuli, and its contrast in magnitudes against --star-flux) as
-contrast.csv, contrast.json and contrast.png; prints the device, the time
-per stage, the centre, the invalid pixels and the detections. Nothing is
-written unless the whole run succeeds.
+contrast.csv, contrast.json and contrast.png. Each detection has its
+separation (px, and arcsec with --pixel-scale) and its astronomical
+position angle, east of north, assuming north up (+y) and east left (−x) in
+the derotated frame (--north-offset adds an instrument's correction),
+beside its angle from +x towards +y; snr.png shows N and E arrows.
+Prints the device, the time per stage, the centre, the invalid pixels and
+the detections. Nothing is written unless the whole run succeeds.
 
 Examples:
    vkstat synth paco --size 100 --frames 252 --companion sep=20,pa=45,flux=60 --out-dir data
@@ -66,6 +70,8 @@ Examples:
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map format: fits, npy or both"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
+			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 		},
 		Action: runPaco,
@@ -110,6 +116,12 @@ func runPaco(c *ucli.Context) error {
 	radius := c.Int("radius")
 	if radius < 1 {
 		return usagef("--radius must be at least 1, got %d", radius)
+	}
+	if v := c.Float64("pixel-scale"); c.IsSet("pixel-scale") && !(v > 0 && v < 3600) {
+		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", v)
+	}
+	if v := c.Float64("north-offset"); math.IsNaN(v) || math.IsInf(v, 0) {
+		return usagef("--north-offset: want a finite angle in degrees, got %g", v)
 	}
 	dir := c.String("out-dir")
 	if err := checkOutputDir("out-dir", dir); err != nil {
@@ -209,6 +221,13 @@ func runPaco(c *ucli.Context) error {
 		minSep = float64(2 * radius)
 	}
 	dets := paco.Detect(maps, c.Float64("threshold"), prep.CY, prep.CX, minSep)
+	pixelScale, northOffset := c.Float64("pixel-scale"), c.Float64("north-offset")
+	for i := range dets {
+		if pixelScale > 0 {
+			dets[i].SepArcsec = dets[i].Sep * pixelScale
+		}
+		dets[i].PAEastOfNorth = paco.PositionAngle(float64(dets[i].Y-prep.CY), float64(dets[i].X-prep.CX), northOffset)
+	}
 
 	// Outputs, all or nothing.
 	cards := []FITSCard{
@@ -243,14 +262,19 @@ func runPaco(c *ucli.Context) error {
 			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return EncodeNPY(w, m.t) })
 		}
 	}
-	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets) })
+	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, pixelScale > 0) })
 	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if dets == nil {
 			dets = []paco.Detection{}
 		}
-		return enc.Encode(map[string]any{"threshold": c.Float64("threshold"), "center": []int{prep.CY, prep.CX}, "center_info": centerInfo, "detections": dets})
+		doc := map[string]any{"threshold": c.Float64("threshold"), "center": []int{prep.CY, prep.CX}, "center_info": centerInfo, "detections": dets,
+			"pa_convention": paco.PAConvention, "north_offset_deg": northOffset}
+		if pixelScale > 0 {
+			doc["pixel_scale_arcsec"] = pixelScale
+		}
+		return enc.Encode(doc)
 	})
 	curve := paco.ContrastCurve(maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, c.Float64("threshold"), starFlux)
 	addContrastOutputs(&outs, dir, curve, c.Float64("threshold"), starFlux, c.String("psf-norm"), centerInfo)
@@ -264,6 +288,7 @@ func runPaco(c *ucli.Context) error {
 		if err != nil {
 			return err
 		}
+		formats.DrawCompass(img, prep.H, prep.W, northOffset) // N up, E left unless --north-offset
 		return png.Encode(w, img)
 	})
 	if err := outs.Commit(); err != nil {
@@ -288,11 +313,20 @@ func runPaco(c *ucli.Context) error {
 	fmt.Fprintf(w, "detections: %d above SNR %g\n", len(dets), c.Float64("threshold"))
 	if len(dets) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "#\ty\tx\tsep(px)\tPA(deg)\tSNR\tflux\tσ_flux\t")
+		sepHead := "\t"
+		if pixelScale > 0 {
+			sepHead = "sep(\")\t"
+		}
+		fmt.Fprintln(tw, "#\ty\tx\tsep(px)\t"+sepHead+"PA(E of N)\tθ(+x→+y)\tSNR\tflux\tσ_flux\t")
 		for i, d := range dets {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%.1f\t%.2f\t%.4g\t%.3g\t\n", i+1, d.Y, d.X, d.Sep, d.PA, d.SNR, d.Flux, d.SigmaFlux)
+			sep := "\t"
+			if pixelScale > 0 {
+				sep = fmt.Sprintf("%.4f\t", d.SepArcsec)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%s%.1f\t%.1f\t%.2f\t%.4g\t%.3g\t\n", i+1, d.Y, d.X, d.Sep, sep, d.PAEastOfNorth, d.AngleCCWFromX, d.SNR, d.Flux, d.SigmaFlux)
 		}
 		tw.Flush()
+		fmt.Fprintf(w, "            PA: degrees east of north, north up (+y) and east left (−x) in the derotated frame, north offset %g°; θ: from +x towards +y\n", northOffset)
 	}
 	if truth != nil {
 		printTruth(w, truth, dets, maps)
@@ -303,12 +337,20 @@ func runPaco(c *ucli.Context) error {
 	return nil
 }
 
-func writeDetectionsCSV(w io.Writer, dets []paco.Detection) error {
+// writeDetectionsCSV writes one row per detection. The position angle's
+// column says its convention (paco.PAConvention): pa_east_of_north_deg is the
+// astronomical PA, angle_ccw_from_x_deg the map angle from +x towards +y;
+// separation_arcsec is empty without a pixel scale.
+func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"rank", "y", "x", "separation_px", "position_angle_deg", "snr", "flux", "sigma_flux"})
+	cw.Write([]string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for i, d := range dets {
-		cw.Write([]string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), f(d.PA), f(d.SNR), f(d.Flux), f(d.SigmaFlux)})
+		sep := ""
+		if arcsec {
+			sep = f(d.SepArcsec)
+		}
+		cw.Write([]string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -349,7 +391,7 @@ func GaussianPSF(fwhm float64) *tensor.Tensor {
 func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.Maps) {
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sep(px)\tPA(deg)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
+	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
 	used := make([]bool, len(dets))
 	for _, tc := range truth.Companions {
 		found := "no"

@@ -105,26 +105,11 @@ func RenderLinePlot(p LinePlot) (*image.RGBA, error) {
 		}
 		x1, y1 := sx(p.X[i]), sy(y)
 		if prevOK {
-			segment(img, px, py, x1, y1, area, pngCurve)
+			segment(img, px, py, x1, y1, 2, area, pngCurve)
 		} else {
-			segment(img, x1, y1, x1, y1, area, pngCurve)
+			segment(img, x1, y1, x1, y1, 2, area, pngCurve)
 		}
 		px, py, prevOK = x1, y1, true
 	}
 	return img, nil
-}
-
-// segment draws a 2-px line from (x0, y0) to (x1, y1), clipped to clip.
-func segment(img *image.RGBA, x0, y0, x1, y1 float64, clip image.Rectangle, c color.RGBA) {
-	n := int(math.Ceil(max(math.Abs(x1-x0), math.Abs(y1-y0)))) + 1
-	for i := 0; i <= n; i++ {
-		f := float64(i) / float64(n)
-		x, y := x0+f*(x1-x0), y0+f*(y1-y0)
-		for _, d := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-			pt := image.Point{X: int(x) + d[0], Y: int(y) + d[1]}
-			if pt.In(clip) {
-				img.SetRGBA(pt.X, pt.Y, c)
-			}
-		}
-	}
 }

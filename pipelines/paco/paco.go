@@ -285,18 +285,6 @@ func newMaps(p *Prepared) *Maps {
 	return m
 }
 
-// finish turns per-pixel a, b into the maps; a NaN a or b marks a pixel
-// invalid.
-func (m *Maps) set(i int, a, b float64) {
-	if math.IsNaN(a) || math.IsNaN(b) || a <= 0 {
-		m.SNR[i], m.Flux[i], m.Sigma[i] = math.NaN(), math.NaN(), math.NaN()
-		m.InvalidPixels++
-		return
-	}
-	sa := math.Sqrt(a)
-	m.SNR[i], m.Flux[i], m.Sigma[i] = b/sa, b/a, 1/sa
-}
-
 // Timing folds the stages into the upload/kernel/download split that
 // engine.Timing reports (and --time prints).
 func (m *Maps) Timing() engine.Timing {

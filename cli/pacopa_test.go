@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPacoOrientation: the detections carry their separation in pixels and,
+// with --pixel-scale, in arcsec, and the astronomical position angle east of
+// north (north up, east left in the derotated frame, plus --north-offset)
+// beside the map angle from +x, with the convention written in the JSON, the
+// CSV's column names and the summary. synthADI's companion is at θ0 = 30°
+// from +x towards +y, sep 12 about (24, 24): dy = +6 (north), dx = +10.4
+// (west), so north-west, PA = 30° − 90° = 300°.
+func TestPacoOrientation(t *testing.T) {
+	data := synthADI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"),
+		"--angles", filepath.Join(data, "angles.npy"), "--psf", filepath.Join(data, "psf.npy"), "--radius", "3",
+		"--pixel-scale", "0.0272", "--north-offset", "10", "--out-dir", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "PA: degrees east of north, north up (+y) and east left (−x)") || !strings.Contains(stdout, "north offset 10°") {
+		t.Errorf("the summary does not state the PA convention:\n%s", stdout)
+	}
+	var doc struct {
+		Convention string  `json:"pa_convention"`
+		Scale      float64 `json:"pixel_scale_arcsec"`
+		Offset     float64 `json:"north_offset_deg"`
+		Detections []struct {
+			Y, X      int
+			Sep       float64 `json:"separation_px"`
+			SepArcsec float64 `json:"separation_arcsec"`
+			PA        float64 `json:"pa_east_of_north_deg"`
+			Angle     float64 `json:"angle_ccw_from_x_deg"`
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "detections.json"))
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Detections) != 1 {
+		t.Fatalf("detections.json: %v %s", err, b)
+	}
+	if !strings.Contains(doc.Convention, "east of north") || !strings.Contains(doc.Convention, "north up (+y) and east left (-x)") || doc.Scale != 0.0272 || doc.Offset != 10 {
+		t.Errorf("detections.json does not state the convention, scale and offset: %s", b)
+	}
+	d := doc.Detections[0]
+	wantAngle := math.Atan2(float64(d.Y-24), float64(d.X-24)) * 180 / math.Pi
+	if math.Abs(d.Angle-wantAngle) > 1e-6 || math.Abs(d.Angle-30) > 5 {
+		t.Errorf("angle from +x %.3f°, want %.3f° (injected 30°)", d.Angle, wantAngle)
+	}
+	if math.Abs(d.PA-(wantAngle-90+10+360)) > 1e-6 || math.Abs(d.PA-310) > 5 {
+		t.Errorf("PA %.3f° east of north, want %.3f° (injected 300° + north offset 10°)", d.PA, wantAngle-90+10+360)
+	}
+	if math.Abs(d.Sep-12) > 1 || math.Abs(d.SepArcsec-d.Sep*0.0272) > 1e-12 {
+		t.Errorf("separation %.3f px, %.5f arcsec; want about 12 px and sep × 0.0272", d.Sep, d.SepArcsec)
+	}
+	f, err := os.Open(filepath.Join(out, "detections.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("detections.csv: %v, %d rows", err, len(rows))
+	}
+	wantHead := "rank,y,x,separation_px,separation_arcsec,pa_east_of_north_deg,angle_ccw_from_x_deg,snr,flux,sigma_flux"
+	if got := strings.Join(rows[0], ","); got != wantHead {
+		t.Errorf("detections.csv header %q, want %q", got, wantHead)
+	}
+	if pa, _ := strconv.ParseFloat(rows[1][5], 64); math.Abs(pa-d.PA) > 1e-5 {
+		t.Errorf("detections.csv PA %s, JSON %g", rows[1][5], d.PA)
+	}
+
+	// Without a pixel scale the arcsec column is empty and the JSON has none.
+	out2 := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"),
+		"--angles", filepath.Join(data, "angles.npy"), "--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--out-dir", out2); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(filepath.Join(out2, "detections.csv"))
+	if lines := strings.Split(string(b), "\n"); len(lines) < 2 || strings.Split(lines[1], ",")[4] != "" {
+		t.Errorf("without --pixel-scale the arcsec column should be empty: %s", b)
+	}
+	b, _ = os.ReadFile(filepath.Join(out2, "detections.json"))
+	if strings.Contains(string(b), "arcsec\"") {
+		t.Errorf("without --pixel-scale detections.json should have no arcsec: %s", b)
+	}
+
+	for _, bad := range [][]string{{"--pixel-scale", "-1"}, {"--pixel-scale", "0"}, {"--north-offset", "NaN"}} {
+		code, _, stderr := run(t, append([]string{"--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"),
+			"--angles", filepath.Join(data, "angles.npy"), "--fwhm", "3", "--out-dir", filepath.Join(t.TempDir(), "x")}, bad...)...)
+		if code != 2 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming the flag", bad, code, stderr)
+		}
+	}
+}
