@@ -48,6 +48,13 @@ separation (px, and arcsec with --pixel-scale) and its astronomical
 position angle, east of north, assuming north up (+y) and east left (−x) in
 the derotated frame (--north-offset adds an instrument's correction),
 beside its angle from +x towards +y; snr.png shows N and E arrows.
+With --unbiased, each detection also gets PACO's Algorithm 3 (the
+companion contaminates its own background statistics, so Algorithm 2's flux
+is low, by 20-80 % on short sequences): statistics re-learnt with the source
+removed, iterated to |Δflux| ≤ 1e-4·flux (50 iterations at most), and the
+position refined on a ±0.5 px grid in 0.1 px steps; the columns
+flux_unbiased, sigma_unbiased, snr_unbiased, y_refined, x_refined,
+iterations and converged are added beside Algorithm 2's.
 Prints the device, the time per stage, the centre, the invalid pixels and
 the detections. Nothing is written unless the whole run succeeds.
 
@@ -72,6 +79,7 @@ Examples:
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
+			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 		},
 		Action: runPaco,
@@ -228,6 +236,19 @@ func runPaco(c *ucli.Context) error {
 		}
 		dets[i].PAEastOfNorth = paco.PositionAngle(float64(dets[i].Y-prep.CY), float64(dets[i].X-prep.CX), northOffset)
 	}
+	unbiased := c.Bool("unbiased")
+	var unbiasedTime time.Duration
+	if unbiased {
+		// Algorithm 3 runs on the host in float64 on the cube as read,
+		// whatever path made the maps.
+		in3 := in
+		in3.Cube, in3.Progress = cube, nil
+		t0 := time.Now()
+		if err := paco.AddUnbiased(c.Context, in3, dets, true); err != nil {
+			return err
+		}
+		unbiasedTime = time.Since(t0)
+	}
 
 	// Outputs, all or nothing.
 	cards := []FITSCard{
@@ -262,7 +283,7 @@ func runPaco(c *ucli.Context) error {
 			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return EncodeNPY(w, m.t) })
 		}
 	}
-	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, pixelScale > 0) })
+	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, pixelScale > 0, unbiased) })
 	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -273,6 +294,9 @@ func runPaco(c *ucli.Context) error {
 			"pa_convention": paco.PAConvention, "north_offset_deg": northOffset}
 		if pixelScale > 0 {
 			doc["pixel_scale_arcsec"] = pixelScale
+		}
+		if unbiased {
+			doc["unbiased"] = unbiasedNote
 		}
 		return enc.Encode(doc)
 	})
@@ -305,6 +329,9 @@ func runPaco(c *ucli.Context) error {
 	for _, st := range maps.Stages {
 		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
 	}
+	if unbiased {
+		fmt.Fprintf(w, "  %-15s %9.3f ms (Algorithm 3, CPU, %d detections)\n", "unbiased flux", float64(unbiasedTime.Microseconds())/1e3, len(dets))
+	}
 	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, prep.H*prep.W, maps.InvalidLocations, prep.H*prep.W)
 	if nanCount > 0 {
 		fmt.Fprintf(w, "; %d NaN values in the cube", nanCount)
@@ -317,13 +344,25 @@ func runPaco(c *ucli.Context) error {
 		if pixelScale > 0 {
 			sepHead = "sep(\")\t"
 		}
-		fmt.Fprintln(tw, "#\ty\tx\tsep(px)\t"+sepHead+"PA(E of N)\tθ(+x→+y)\tSNR\tflux\tσ_flux\t")
+		head := "#\ty\tx\tsep(px)\t" + sepHead + "PA(E of N)\tθ(+x→+y)\tSNR\tflux\tσ_flux\t"
+		if unbiased {
+			head += "flux(unb.)\tσ(unb.)\tSNR(unb.)\ty(ref.)\tx(ref.)\titer\t"
+		}
+		fmt.Fprintln(tw, head)
 		for i, d := range dets {
 			sep := "\t"
 			if pixelScale > 0 {
 				sep = fmt.Sprintf("%.4f\t", d.SepArcsec)
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%s%.1f\t%.1f\t%.2f\t%.4g\t%.3g\t\n", i+1, d.Y, d.X, d.Sep, sep, d.PAEastOfNorth, d.AngleCCWFromX, d.SNR, d.Flux, d.SigmaFlux)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%.2f\t%s%.1f\t%.1f\t%.2f\t%.4g\t%.3g\t", i+1, d.Y, d.X, d.Sep, sep, d.PAEastOfNorth, d.AngleCCWFromX, d.SNR, d.Flux, d.SigmaFlux)
+			if u := d.Unbiased; u != nil {
+				conv := ""
+				if !u.Converged {
+					conv = " (not converged)"
+				}
+				fmt.Fprintf(tw, "%.4g\t%.3g\t%.2f\t%.2f\t%.2f\t%d%s\t", u.FluxUnbiased, u.SigmaUnbiased, u.SNRUnbiased, u.YRefined, u.XRefined, u.Iterations, conv)
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "            PA: degrees east of north, north up (+y) and east left (−x) in the derotated frame, north offset %g°; θ: from +x towards +y\n", northOffset)
@@ -337,20 +376,32 @@ func runPaco(c *ucli.Context) error {
 	return nil
 }
 
+// unbiasedNote is what detections.json says about the Algorithm 3 fields.
+const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
+	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
+
 // writeDetectionsCSV writes one row per detection. The position angle's
 // column says its convention (paco.PAConvention): pa_east_of_north_deg is the
 // astronomical PA, angle_ccw_from_x_deg the map angle from +x towards +y;
 // separation_arcsec is empty without a pixel scale.
-func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec bool) error {
+func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec, unbiased bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"})
+	head := []string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"}
+	if unbiased {
+		head = append(head, "flux_unbiased", "sigma_unbiased", "snr_unbiased", "y_refined", "x_refined", "iterations", "converged")
+	}
+	cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	for i, d := range dets {
 		sep := ""
 		if arcsec {
 			sep = f(d.SepArcsec)
 		}
-		cw.Write([]string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)})
+		row := []string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)}
+		if u := d.Unbiased; unbiased && u != nil {
+			row = append(row, f(u.FluxUnbiased), f(u.SigmaUnbiased), f(u.SNRUnbiased), f(u.YRefined), f(u.XRefined), strconv.Itoa(u.Iterations), strconv.FormatBool(u.Converged))
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -394,10 +445,10 @@ func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.M
 	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
 	used := make([]bool, len(dets))
 	for _, tc := range truth.Companions {
-		found := "no"
+		found, matched := "no", -1
 		for i, d := range dets {
 			if math.Hypot(float64(d.Y)-tc.Y, float64(d.X)-tc.X) <= 1.5 {
-				found, used[i] = fmt.Sprintf("#%d", i+1), true
+				found, used[i], matched = fmt.Sprintf("#%d", i+1), true, i
 				break
 			}
 		}
@@ -406,7 +457,12 @@ func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.M
 		if y >= 0 && y < m.H && x >= 0 && x < m.W {
 			snr, flux = m.SNR[y*m.W+x], m.Flux[y*m.W+x]
 		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, snr, flux, flux/tc.Flux)
+		unb := ""
+		if k := matched; k >= 0 && dets[k].Unbiased != nil {
+			u := dets[k].Unbiased
+			unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
+		}
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, snr, flux, flux/tc.Flux, unb)
 	}
 	tw.Flush()
 	for i, d := range dets {

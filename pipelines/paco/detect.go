@@ -26,6 +26,9 @@ type Detection struct {
 	SNR           float64 `json:"snr"`
 	Flux          float64 `json:"flux"`
 	SigmaFlux     float64 `json:"sigma_flux"`
+	// Unbiased is Algorithm 3's estimate (AddUnbiased), beside the fields
+	// above, which stay Algorithm 2's; nil when it was not run.
+	*Unbiased
 }
 
 // AngleCCWFromX is atan2(dy, dx) in degrees, in [0, 360): the angle from

@@ -425,3 +425,21 @@ func (u *unbiasedCtx) refineOnce(y, x, alpha float64) (float64, float64) {
 	}
 	return by, bx
 }
+
+// AddUnbiased runs Algorithm 3 for every detection, starting from its pixel
+// and Algorithm 2's flux, and sets its Unbiased field.
+func AddUnbiased(ctx context.Context, in Input, dets []Detection, refine bool) error {
+	srcs := make([]Source, len(dets))
+	for i, d := range dets {
+		srcs[i] = Source{Y: float64(d.Y), X: float64(d.X), Flux: d.Flux}
+	}
+	res, err := UnbiasedFlux(ctx, in, srcs, refine)
+	if err != nil {
+		return err
+	}
+	for i := range dets {
+		r := res[i]
+		dets[i].Unbiased = &r
+	}
+	return nil
+}
