@@ -47,7 +47,7 @@ type unbiasedCtx struct {
 	cube   []float64
 	stamp  []float64 // normalised PSF stamp, n×n
 	n      int
-	reach  float64 // farther than this (per axis) from k, h is zero on its patch
+	reach  float64 // farther than this (per axis) from k, h is zero on its patch: stamp half-size + R + the kernel's 2-pixel support
 	refine bool
 }
 
@@ -85,7 +85,7 @@ func UnbiasedFlux(ctx context.Context, in Input, srcs []Source, refine bool) ([]
 	for _, o := range p.Offsets {
 		R = max(R, o[0])
 	}
-	u := &unbiasedCtx{p: p, cube: in.Cube.Float64s(), stamp: stamp, n: n, reach: float64(n/2+R) + 1, refine: refine}
+	u := &unbiasedCtx{p: p, cube: in.Cube.Float64s(), stamp: stamp, n: n, reach: float64(n/2+R) + 2, refine: refine}
 	out := make([]Unbiased, len(srcs))
 	for i, s := range srcs {
 		if err := ctx.Err(); err != nil {
