@@ -172,7 +172,8 @@ func openSession(c *ucli.Context) (*session, error) {
 func openDevice(c *ucli.Context) (*session, error) {
 	spec := c.String("device")
 	s := &session{c: c}
-	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+	opt, err := deviceOptions(c) // a bad option is an error on every path
+	if err != nil {
 		return nil, err
 	}
 	if spec == "cpu" {
@@ -200,11 +201,6 @@ func openDevice(c *ucli.Context) (*session, error) {
 			return nil, deviceError(spec, err)
 		}
 		return s, nil
-	}
-	opt, err := deviceOptions(c)
-	if err != nil {
-		inst.Close()
-		return nil, err
 	}
 	dev, err := inst.OpenWith(idx, opt)
 	if err != nil {

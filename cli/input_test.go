@@ -4,10 +4,9 @@ package cli
 // little (the readers' own bounds are tested in package formats).
 
 import (
-	"fmt"
+	"github.com/vkstat/vkstat/internal/checks"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,40 +21,6 @@ func setStreamLimit(t *testing.T, n int64) {
 	old := formats.MaxStreamBytes
 	formats.MaxStreamBytes = n
 	t.Cleanup(func() { formats.MaxStreamBytes = old })
-}
-
-// allocDuring runs read and returns the bytes allocated meanwhile and its
-// error. A read still running after the deadline fails the test. A read
-// whose live heap passes 1 GiB is unbounded and would take the machine's
-// memory, which nothing but ending the process stops: allocDuring panics.
-func allocDuring(t *testing.T, what string, deadline time.Duration, read func() error) (uint64, error) {
-	t.Helper()
-	runtime.GC()
-	var before, ms runtime.MemStats
-	runtime.ReadMemStats(&before)
-	done := make(chan error, 1)
-	go func() { done <- read() }()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(deadline)
-	for {
-		select {
-		case err := <-done:
-			runtime.ReadMemStats(&ms)
-			return ms.TotalAlloc - before.TotalAlloc, err
-		case <-tick.C:
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > before.HeapAlloc+1<<30 {
-				runtime.GC() // what is live, not garbage, counts
-				runtime.ReadMemStats(&ms)
-			}
-			if ms.HeapAlloc > before.HeapAlloc+1<<30 {
-				panic(fmt.Sprintf("%s: still reading with %d bytes more on the heap: the read is unbounded", what, ms.HeapAlloc-before.HeapAlloc))
-			}
-		case <-timeout:
-			t.Fatalf("%s: no result after %v", what, deadline)
-		}
-	}
 }
 
 // TestCommandsBoundStreams: map and reduce given /dev/zero fail at once.
@@ -78,7 +43,7 @@ func TestCommandsBoundStreams(t *testing.T) {
 	} {
 		var code int
 		var stderr string
-		alloc, _ := allocDuring(t, strings.Join(args, " "), 20*time.Second, func() error {
+		alloc, _ := checks.AllocDuring(t, strings.Join(args, " "), 20*time.Second, func() error {
 			code, _, stderr = run(t, append([]string{"--device", "cpu"}, args...)...)
 			return nil
 		})

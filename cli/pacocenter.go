@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/vkstat/vkstat/formats"
@@ -95,14 +94,8 @@ func pacoCenter(spec string, cube *tensor.Tensor, cards []FITSCard, psf *tensor.
 		}
 		info.Source, info.Y, info.X = "header", cy1-1, cx1-1
 	default:
-		parts := strings.Split(spec, ",")
-		var y, x float64
-		var err1, err2 error
-		if len(parts) == 2 {
-			y, err1 = strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-			x, err2 = strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-		}
-		if len(parts) != 2 || err1 != nil || err2 != nil || math.IsNaN(y) || math.IsNaN(x) || math.IsInf(y, 0) || math.IsInf(x, 0) {
+		y, x, ok := parseYX(spec)
+		if !ok {
 			return nil, info, usagef("--center: want y,x (pixels, 0-based), auto or header, got %q", spec)
 		}
 		info.Source, info.Y, info.X = "option", y, x

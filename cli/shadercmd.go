@@ -423,22 +423,10 @@ func printRun(w io.Writer, p *shaderPlan, r *shaderRun, repeat int) {
 		if k > 0 {
 			bw = fmt.Sprintf(", %.2f GB/s", float64(moved)/k.Seconds()/1e9)
 		}
-		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, byteSize(moved), bw)
+		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, engine.SizeText(moved), bw)
 	} else {
-		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.wall), repeat, byteSize(moved))
+		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.wall), repeat, engine.SizeText(moved))
 	}
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.

@@ -257,14 +257,8 @@ func synthPacoAction(c *ucli.Context) error {
 		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
 	}
 	if st := c.String("star"); st != "" {
-		parts := strings.Split(st, ",")
-		var y, x float64
-		var err1, err2 error
-		if len(parts) == 2 {
-			y, err1 = strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-			x, err2 = strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-		}
-		if len(parts) != 2 || err1 != nil || err2 != nil {
+		y, x, ok := parseYX(st)
+		if !ok {
 			return usagef("--star: want y,x in pixels, got %q", st)
 		}
 		cfg.Star = &[2]float64{y, x}

@@ -259,7 +259,8 @@ func lineageBool(c *ucli.Context, name string) bool {
 // comma-separated list of what engine.Select takes. Without a Vulkan
 // loader, all and auto fall back to the CPU path.
 func openTargets(c *ucli.Context) ([]*target, error) {
-	if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+	opt, err := deviceOptions(c) // a bad option is an error on every path
+	if err != nil {
 		return nil, err
 	}
 	spec, ok := lineageString(c, "device")
@@ -325,14 +326,6 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 				return nil, deviceError(s, err)
 			}
 			add(i)
-		}
-	}
-	var opt engine.DeviceOptions
-	if inst != nil {
-		var err error
-		if opt, err = deviceOptions(c); err != nil {
-			inst.Close()
-			return nil, err
 		}
 	}
 	var ts []*target

@@ -50,7 +50,7 @@ func (d *Device) ChunkItems(n int, per []int64, reserve int64, align int) (int, 
 	}
 	if c < 1 || avail < 0 {
 		return 0, fmt.Errorf("%w: one item takes %d bytes in buffers of at most %d, with %d bytes of the %s budget left (%s)",
-			ErrNoFit, sum, limit, max(avail, 0), sizeText(d.budget), d.Info.Name)
+			ErrNoFit, sum, limit, max(avail, 0), SizeText(d.budget), d.Info.Name)
 	}
 	if c < int64(n) && align > 1 && c > int64(align) {
 		c = c / int64(align) * int64(align)
@@ -58,12 +58,16 @@ func (d *Device) ChunkItems(n int, per []int64, reserve int64, align int) (int, 
 	return int(c), nil
 }
 
-func sizeText(b int64) string {
+// SizeText writes a byte count for people: 1.5 GiB, 12.0 MiB, 3.2 KiB,
+// 100 bytes.
+func SizeText(b int64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	case b >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", b)
 }

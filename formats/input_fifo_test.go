@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/vkstat/vkstat/internal/checks"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,7 +128,7 @@ func TestReadFIFOIsBounded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p, wrote := fifo(t, dir, c.name, c.prefix, c.fill)
 			var got string
-			alloc, err := allocDuring(t, p, 20*time.Second, func() (err error) {
+			alloc, err := checks.AllocDuring(t, p, 20*time.Second, func() (err error) {
 				got, err = c.read(p)
 				return err
 			})

@@ -10,10 +10,10 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/vkstat/vkstat/internal/checks"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,40 +27,6 @@ func setStreamLimit(t *testing.T, n int64) {
 	old := MaxStreamBytes
 	MaxStreamBytes = n
 	t.Cleanup(func() { MaxStreamBytes = old })
-}
-
-// allocDuring runs read and returns the bytes allocated meanwhile and its
-// error. A read still running after the deadline fails the test. A read
-// whose live heap passes 1 GiB is unbounded and would take the machine's
-// memory, which nothing but ending the process stops: allocDuring panics.
-func allocDuring(t *testing.T, what string, deadline time.Duration, read func() error) (uint64, error) {
-	t.Helper()
-	runtime.GC()
-	var before, ms runtime.MemStats
-	runtime.ReadMemStats(&before)
-	done := make(chan error, 1)
-	go func() { done <- read() }()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(deadline)
-	for {
-		select {
-		case err := <-done:
-			runtime.ReadMemStats(&ms)
-			return ms.TotalAlloc - before.TotalAlloc, err
-		case <-tick.C:
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > before.HeapAlloc+1<<30 {
-				runtime.GC() // what is live, not garbage, counts
-				runtime.ReadMemStats(&ms)
-			}
-			if ms.HeapAlloc > before.HeapAlloc+1<<30 {
-				panic(fmt.Sprintf("%s: still reading with %d bytes more on the heap: the read is unbounded", what, ms.HeapAlloc-before.HeapAlloc))
-			}
-		case <-timeout:
-			t.Fatalf("%s: no result after %v", what, deadline)
-		}
-	}
 }
 
 // TestReadDevZeroIsBounded: /dev/zero, and links to it named like FITS, NPY
@@ -98,7 +64,7 @@ func TestReadDevZeroIsBounded(t *testing.T) {
 		{link("angles"), vector, "not a text file"},
 	}
 	for _, c := range cases {
-		alloc, err := allocDuring(t, c.path, 20*time.Second, func() error { return c.read(c.path) })
+		alloc, err := checks.AllocDuring(t, c.path, 20*time.Second, func() error { return c.read(c.path) })
 		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming the file and saying %q", c.path, err, c.want)
 		}
@@ -139,7 +105,7 @@ func TestReadFITSGzipBomb(t *testing.T) {
 	// fails before any data is decompressed.
 	setStreamLimit(t, 16<<20)
 	bomb := writeFITSBytes(t, dir, "bomb.fits.gz", gzipMembers(bombHeader(), 256))
-	alloc, err := allocDuring(t, bomb, 30*time.Second, func() error { _, err := ReadFITS(bomb); return err })
+	alloc, err := checks.AllocDuring(t, bomb, 30*time.Second, func() error { _, err := ReadFITS(bomb); return err })
 	var le *StreamLimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), bomb) || !strings.Contains(err.Error(), "NAXISn = [32768 32768 1]") ||
 		!strings.Contains(err.Error(), "gzip-compressed") {
@@ -154,7 +120,7 @@ func TestReadFITSGzipBomb(t *testing.T) {
 	// not allocated for the claim: 64 MiB of the 4 GiB are there.
 	setStreamLimit(t, 8<<30)
 	short := writeFITSBytes(t, dir, "short.fits.gz", gzipMembers(bombHeader(), 64))
-	alloc, err = allocDuring(t, short, 30*time.Second, func() error { _, err := ReadFITS(short); return err })
+	alloc, err = checks.AllocDuring(t, short, 30*time.Second, func() error { _, err := ReadFITS(short); return err })
 	if err == nil || !strings.Contains(err.Error(), "truncated data") || !strings.Contains(err.Error(), short) {
 		t.Errorf("error %v, want truncated data", err)
 	}
@@ -172,7 +138,7 @@ func TestReadFITSGzipBomb(t *testing.T) {
 	}
 	tail := writeFITSBytes(t, dir, "tail.fits.gz", gzipMembers(img.Bytes(), 256))
 	var got *tensor.Tensor
-	alloc, err = allocDuring(t, tail, 30*time.Second, func() (err error) { got, err = ReadArray(tail); return err })
+	alloc, err = checks.AllocDuring(t, tail, 30*time.Second, func() (err error) { got, err = ReadArray(tail); return err })
 	if err != nil || fmt.Sprint(got.Shape, got.F32) != fmt.Sprint(want.Shape, want.F32) {
 		t.Errorf("got %v, %v; want %v", got, err, want.F32)
 	}
