@@ -25,7 +25,10 @@
 #      skipped), and a Markdown page of ratios (gpu.md);
 #   7. the data path (bench/datapath.py): start-up, host↔device bandwidth
 #      beside PyTorch's pinned copies, file-to-result reduce against NumPy
-#      and PyTorch, peak memory under a --device-memory budget (datapath.md).
+#      and PyTorch, peak memory under a --device-memory budget (datapath.md);
+#   8. vkstat latent's statistics against PyTorch and NumPy
+#      (scripts/bench-latent.sh: N = 64 and 256 latents of [16, 16, 64, 64]
+#      on the GPU, N = 2 on any device in a dry run; latent-*.md).
 # Every step runs even when an earlier one failed; summary.txt lists their
 # exit statuses and the script exits 1 when any failed.
 #
@@ -35,7 +38,7 @@
 #   --out DIR        where the reports go (default out/gpu-run-<date>)
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
-#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath
+#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath,latent
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -100,7 +103,9 @@ pack() {
 	done
 	[ ${#missing[@]} -eq 0 ] ||
 		echo "gpu-run pack: not packed: ${missing[*]} (the GPU machine must have them, or the NVIDIA driver fails with VK_ERROR_INCOMPATIBLE_DRIVER)" >&2
-	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp "$here/gpu-run.sh" "$dist/" || exit 1
+	mkdir -p "$dist/scripts" || exit 1
+	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" &&
+		cp "$here/gpu-run.sh" "$dist/" && cp "$here/bench-latent.sh" "$dist/scripts/" || exit 1
 	echo "$version" > "$dist/VERSION"
 	tar -C "$(dirname "$dist")" -czf "$dist.tar.gz" "$(basename "$dist")" || exit 1
 	du -sh "$dist" "$dist.tar.gz" >&2
@@ -247,8 +252,29 @@ run_peers() {
 	return $rc
 }
 
+# run_latent: vkstat latent on the GPU against PyTorch (kernels and end to
+# end) and NumPy, at the issue's N = 64 and a larger N; in a dry run N = 2
+# on whatever Vulkan device there is.
+run_latent() {
+	local n peer sizes=(64 256) dev=gpu
+	if [ $dry -eq 1 ]; then sizes=(2); dev=0; fi
+	for n in "${sizes[@]}"; do
+		for peer in torch numpy; do
+			local pyp=$py
+			if [ $peer = torch ] && ! "$py" -c 'import numpy, torch; assert torch.cuda.is_available()' 2>/dev/null; then
+				summary+=("latent-torch-$n   skipped: $py has no PyTorch with a CUDA device")
+				[ $dry -eq 1 ] || status=1
+				continue
+			fi
+			[ $peer = numpy ] && command -v /usr/bin/python3 >/dev/null && ! "$py" -c 'import numpy' 2>/dev/null && pyp=/usr/bin/python3
+			PYTHON=$pyp step "latent-$peer-$n" "$dist/scripts/bench-latent.sh" "$vk" "$n" "$repeat" "$dev" "$peer"
+			grep '^|' "$out/latent-$peer-$n.log" > "$out/latent-$peer-$n.md"
+		done
+	done
+}
+
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath dry=0
+	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath,latent dry=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -321,6 +347,10 @@ run() {
 		local dpdry=()
 		[ $dry -eq 1 ] && dpdry=(--dry-run)
 		step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat 5 "${dpdry[@]}"
+	fi
+
+	if has latent; then
+		run_latent
 	fi
 
 	{
