@@ -28,7 +28,11 @@
 #      and PyTorch, peak memory under a --device-memory budget (datapath.md);
 #   8. vkstat latent's statistics against PyTorch and NumPy
 #      (scripts/bench-latent.sh: N = 64 and 256 latents of [16, 16, 64, 64]
-#      on the GPU, N = 2 on any device in a dry run; latent-*.md).
+#      on the GPU, N = 2 on any device in a dry run; latent-*.md);
+#   9. paco-time: `vkstat --time paco` three times on a synthetic 252-frame
+#      100×100 sequence, per stage, beside `vkstat bench --suite paco` in
+#      the same step (the bench-versus---time gap, 14.0 against
+#      2.85 ms on the H100, which lavapipe does not show).
 # Every step runs even when an earlier one failed; summary.txt lists their
 # exit statuses and the script exits 1 when any failed.
 #
@@ -38,7 +42,8 @@
 #   --out DIR        where the reports go (default out/gpu-run-<date>)
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
-#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath,latent
+#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath,latent,
+#                    paco-time
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -273,8 +278,24 @@ run_latent() {
 	done
 }
 
+# paco_time: the PACO kernel time as `vkstat --time paco` reports it, stage
+# by stage, and as `vkstat bench` does, on the same device in one step.
+paco_time() {
+	local d=$out/paco-synth size=100 frames=252 dev=gpu i rc=0
+	if [ $dry -eq 1 ]; then size=48 frames=32 dev=0; fi
+	"$vk" synth paco --out-dir "$d" --size $size --frames $frames >/dev/null || return 1
+	for i in 1 2 3; do
+		echo "-- vkstat --time paco, run $i"
+		"$vk" --device $dev --time paco --cube "$d/cube.fits" --angles "$d/angles.fits" --psf "$d/psf.fits" --out-dir "$d/out$i" || rc=1
+	done
+	[ $dry -eq 1 ] && return $rc
+	echo "-- vkstat bench --suite paco"
+	"$vk" bench --suite paco --device $dev --size paper --precision f32 --repeat "$repeat" || rc=1
+	return $rc
+}
+
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath,latent dry=0
+	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath,latent,paco-time dry=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -352,6 +373,7 @@ run() {
 	if has latent; then
 		run_latent
 	fi
+	has paco-time && step paco-time paco_time
 
 	{
 		echo "gpu-run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ)); reports in $out"
