@@ -274,11 +274,9 @@ func WithOverride(ctx context.Context, pipeline string, set map[string]any) cont
 	return context.WithValue(ctx, overrideKey{pipeline}, set)
 }
 
-// Resolve returns pipeline's parameters on the device info describes: the
-// defaults, then each matching rule in order, then the user's cache file
-// (CachePath) when it has this pipeline, then an override in ctx. A
-// malformed cache file is an error that names it.
-func Resolve(ctx context.Context, pipeline string, info engine.DeviceInfo) (Params, error) {
+// Builtin returns pipeline's built-in parameters on the device info
+// describes: the defaults, then each matching rule in order.
+func Builtin(pipeline string, info engine.DeviceInfo) (Params, error) {
 	f, err := Spec(pipeline)
 	if err != nil {
 		return Params{}, err
@@ -287,15 +285,30 @@ func Resolve(ctx context.Context, pipeline string, info engine.DeviceInfo) (Para
 	for k, d := range f.Params {
 		p.values[k], p.sources[k] = d.Default, "default"
 	}
-	apply := func(set map[string]any, src string) {
-		for k, v := range set {
-			p.values[k], p.sources[k] = v, src
-		}
-	}
 	for i, r := range f.Rules {
 		if r.Match.matches(info) {
 			set, _ := f.checkSet(r.Set) // checked by parseFile
-			apply(set, fmt.Sprintf("rule %d of the built-in %s tune file", i+1, pipeline))
+			for k, v := range set {
+				p.values[k], p.sources[k] = v, fmt.Sprintf("rule %d of the built-in %s tune file", i+1, pipeline)
+			}
+		}
+	}
+	return p, nil
+}
+
+// Resolve returns pipeline's parameters on the device info describes: the
+// defaults, then each matching rule in order, then the user's cache file
+// (CachePath) when it has this pipeline, then an override in ctx. A
+// malformed cache file is an error that names it.
+func Resolve(ctx context.Context, pipeline string, info engine.DeviceInfo) (Params, error) {
+	p, err := Builtin(pipeline, info)
+	if err != nil {
+		return Params{}, err
+	}
+	f, _ := Spec(pipeline)
+	apply := func(set map[string]any, src string) {
+		for k, v := range set {
+			p.values[k], p.sources[k] = v, src
 		}
 	}
 	if path, ok := CachePath(info); ok {

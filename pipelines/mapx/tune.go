@@ -41,8 +41,8 @@ func Tuner(dev *engine.Device) tune.Tuner {
 	}
 	t := tune.Tuner{Pipeline: "mapx", Cases: []string{fmt.Sprintf("%d float32", n)}}
 	builtin := 256
-	if wg, err := workgroupSize(tune.WithOverride(context.Background(), "mapx", map[string]any{}), dev.Info); err == nil {
-		builtin = wg
+	if p, err := tune.Builtin("mapx", dev.Info); err == nil {
+		builtin = min(p.Int("workgroup"), int(dev.Info.MaxWorkgroupInvocation))
 	}
 	t.Candidates = append(t.Candidates, map[string]any{"workgroup": builtin})
 	for _, wg := range []int{64, 128, 256, 512, 1024} {

@@ -66,7 +66,8 @@ func resolveTuning(ctx context.Context, info engine.DeviceInfo) (tuning, error) 
 
 // Tuner is what `vkstat bench --tune` searches for the reduce pipeline on
 // dev: the last-axis kernel (none, workgroup, and subgroup where the
-// device has subgroup arithmetic) over (rows, length) float32 arrays
+// device has subgroup arithmetic) and the shortest row it takes (rows_min)
+// over (rows, length) float32 arrays
 // reduced along axis -1 to mean and std, lengths 256 and 1024 (the H100
 // case of issue 10 is (65536, 1024)); each candidate's output is checked
 // against Reference first. The kernel time (GPU timestamps, or the wall
@@ -83,13 +84,25 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		kernels = append(kernels, "subgroup")
 	}
 	// The built-in choice first: another must beat it clearly to win.
-	if p, err := resolveTuning(tune.WithOverride(context.Background(), "reduce", map[string]any{}), dev.Info); err == nil {
-		if i := slices.Index(kernels, p.rowsKernel); i > 0 {
-			kernels[0], kernels[i] = kernels[i], kernels[0]
+	if b, err := tune.Builtin("reduce", dev.Info); err == nil {
+		first := map[string]any{"rows_kernel": b.Str("rows_kernel")}
+		if first["rows_kernel"] != "none" {
+			first["rows_min"] = b.Int("rows_min")
 		}
+		t.Candidates = append(t.Candidates, first)
 	}
+	// rows_min splits the cases: 128 sends every row length to the
+	// kernel, 512 the rows of 1024 and 65536, 2048 only the longest.
 	for _, k := range kernels {
-		t.Candidates = append(t.Candidates, map[string]any{"rows_kernel": k, "rows_min": 128})
+		if k == "none" {
+			if len(t.Candidates) == 0 || t.Candidates[0]["rows_kernel"] != "none" {
+				t.Candidates = append(t.Candidates, map[string]any{"rows_kernel": k})
+			}
+			continue
+		}
+		for _, m := range []int{128, 512, 2048} {
+			t.Candidates = append(t.Candidates, map[string]any{"rows_kernel": k, "rows_min": m})
+		}
 	}
 	for _, s := range shapes {
 		t.Cases = append(t.Cases, fmt.Sprintf("%s axis -1", tensor.ShapeString(s)))
