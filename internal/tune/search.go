@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,11 +16,11 @@ type Tuner struct {
 	Pipeline   string
 	Candidates []map[string]any
 	Cases      []string
-	// Measure runs cand on case c: it checks the output against the
-	// float64 reference first (an error when it is wrong, so that a wrong
-	// but fast variant never wins) and returns the median of repeat timed
-	// runs.
-	Measure func(ctx context.Context, cand map[string]any, c, repeat int) (time.Duration, error)
+	// Run runs the candidate that ctx carries (WithOverride) once on case
+	// c and returns its time. With check it first compares the output with
+	// the float64 reference and returns an error when it is wrong, so that
+	// a wrong but fast variant never wins.
+	Run func(ctx context.Context, c int, check bool) (time.Duration, error)
 }
 
 // Row is one candidate's times, one per case, or the error that put it out.
@@ -46,24 +47,52 @@ type Result struct {
 // per cent, and a change of kernel should rest on a clear difference.
 const margin = 0.05
 
-// Search times every candidate of t on every case. A context cancelled
-// stops it with ctx's error.
+// Search times every candidate of t on every case: each candidate is run
+// once and checked, then the candidates take turns, repeat rounds, so that
+// a machine whose load drifts slows them alike; each time is the median of
+// its rounds. A context cancelled stops it with ctx's error.
 func Search(ctx context.Context, t Tuner, repeat int) (Result, error) {
 	res := Result{Pipeline: t.Pipeline, Cases: t.Cases, Winner: -1}
-	for _, cand := range t.Candidates {
-		row := Row{Candidate: cand}
-		for c := range t.Cases {
-			d, err := t.Measure(WithOverride(ctx, t.Pipeline, cand), cand, c, repeat)
+	ctxs := make([]context.Context, len(t.Candidates))
+	for i, cand := range t.Candidates {
+		res.Rows = append(res.Rows, Row{Candidate: cand, Times: make([]time.Duration, len(t.Cases))})
+		ctxs[i] = WithOverride(ctx, t.Pipeline, cand)
+	}
+	for c := range t.Cases {
+		for i := range res.Rows {
+			if r := &res.Rows[i]; r.Err == nil {
+				if _, err := t.Run(ctxs[i], c, true); err != nil {
+					r.Err = fmt.Errorf("%s: %w", t.Cases[c], err)
+				}
+			}
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
-			if err != nil {
-				row.Err = fmt.Errorf("%s: %w", t.Cases[c], err)
-				break
-			}
-			row.Times = append(row.Times, d)
 		}
-		res.Rows = append(res.Rows, row)
+		times := make([][]time.Duration, len(res.Rows))
+		for round := 0; round < repeat; round++ {
+			for k := range res.Rows {
+				i := (k + round) % len(res.Rows) // each round starts elsewhere
+				if res.Rows[i].Err != nil {
+					continue
+				}
+				d, err := t.Run(ctxs[i], c, false)
+				if ctx.Err() != nil {
+					return res, ctx.Err()
+				}
+				if err != nil {
+					res.Rows[i].Err = fmt.Errorf("%s: %w", t.Cases[c], err)
+					continue
+				}
+				times[i] = append(times[i], d)
+			}
+		}
+		for i, ts := range times {
+			if len(ts) > 0 {
+				slices.Sort(ts)
+				res.Rows[i].Times[c] = ts[len(ts)/2]
+			}
+		}
 	}
 	best := make([]time.Duration, len(t.Cases))
 	for _, r := range res.Rows {

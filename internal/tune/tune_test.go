@@ -110,11 +110,12 @@ func TestSearch(t *testing.T) {
 		for i := 0; i < len(times); i++ {
 			tu.Candidates = append(tu.Candidates, map[string]any{"k": i})
 		}
-		tu.Measure = func(ctx context.Context, cand map[string]any, c, repeat int) (time.Duration, error) {
-			if cand["k"] == wrong {
+		tu.Run = func(ctx context.Context, c int, check bool) (time.Duration, error) {
+			k := ctx.Value(overrideKey{"p"}).(map[string]any)["k"].(int)
+			if k == wrong && check {
 				return 0, fmt.Errorf("wrong result")
 			}
-			return times[cand["k"].(int)][c], nil
+			return times[k][c], nil
 		}
 		r, err := Search(context.Background(), tu, 3)
 		if err != nil {

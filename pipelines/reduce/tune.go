@@ -114,7 +114,7 @@ func Tuner(dev *engine.Device) tune.Tuner {
 	cache := map[int]data{}
 	stats := []Stat{Mean, Std}
 	opt := Options{Axis: -1}
-	t.Measure = func(ctx context.Context, _ map[string]any, c, repeat int) (time.Duration, error) {
+	t.Run = func(ctx context.Context, c int, check bool) (time.Duration, error) {
 		d, ok := cache[c]
 		if !ok {
 			rng := rand.New(rand.NewPCG(uint64(c), 10))
@@ -130,28 +130,21 @@ func Tuner(dev *engine.Device) tune.Tuner {
 			d = data{in, ref}
 			cache[c] = d
 		}
-		var times []time.Duration
-		for i := 0; i <= repeat; i++ { // the first run warms up and is checked
-			out, tm, err := Vulkan(ctx, dev, d.in, opt, stats)
-			if err != nil {
-				return 0, err
-			}
-			if i == 0 {
-				for _, s := range stats {
-					if err := closeTo(out[s].F32, d.ref[s], 1e-5); err != nil {
-						return 0, fmt.Errorf("%s: %w", s, err)
-					}
-				}
-				continue
-			}
-			el := tm.Kernel
-			if el <= 0 {
-				el = tm.Wall
-			}
-			times = append(times, el)
+		out, tm, err := Vulkan(ctx, dev, d.in, opt, stats)
+		if err != nil {
+			return 0, err
 		}
-		slices.Sort(times)
-		return times[len(times)/2], nil
+		if check {
+			for _, s := range stats {
+				if err := closeTo(out[s].F32, d.ref[s], 1e-5); err != nil {
+					return 0, fmt.Errorf("%s: %w", s, err)
+				}
+			}
+		}
+		if tm.Kernel > 0 {
+			return tm.Kernel, nil
+		}
+		return tm.Wall, nil
 	}
 	return t
 }
