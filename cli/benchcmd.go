@@ -24,7 +24,7 @@ func benchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bench",
 		Usage:     "time every operation on every device: upload, kernel, download, wall; throughput and fraction of copy bandwidth",
-		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]",
+		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
 		Description: `For each operation of the suite and each size, on each device: the upload,
 kernel (GPU timestamps), download and total wall time, host arrays in to
 host arrays out, each the median of --repeat runs after --warmup untimed
@@ -46,10 +46,23 @@ axis 0) and PACO-sized batches (16384 sets of 64 samples of 49 pixels; 16384
 Prints a Markdown table; --json writes every figure (and the peer scripts'
 matching workloads, see bench/peers), --png a bar chart per operation.
 
+--tune searches the tunable pipelines' parameters (map: workgroup size;
+reduce: the last-axis kernel, an invocation, a workgroup or a subgroup per
+row) on each Vulkan device instead: every candidate is first checked against
+the float64 reference (a wrong one is left out however fast), then its
+kernel time is the median of --repeat runs at representative sizes; the
+winner (the built-in choice unless another is at least 5% faster) is stored
+in the device's tune cache, $VKSTAT_TUNE_DIR or <user cache dir>/vkstat/tune/
+<vendor>-<device>-<driver>.json, which every later run on that device reads
+(vkstat devices --tune says where each value comes from). --no-save prints
+the tables only. See docs/tune.md.
+
 Examples:
    vkstat bench
    vkstat bench --suite reduce --device lavapipe --repeat 10
-   vkstat bench --suite all --size paper --device gpu --json h100.json --png h100.png`,
+   vkstat bench --suite all --size paper --device gpu --json h100.json --png h100.png
+   vkstat bench --tune --device gpu
+   vkstat bench --tune --suite reduce --device lavapipe --repeat 3 --no-save`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "suite", Value: "all", Usage: "operations to time: " + strings.Join(suite.Suites, ", ") + " or all"},
 			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to time: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},
@@ -59,10 +72,18 @@ Examples:
 			&ucli.IntFlag{Name: "warmup", Value: 1, Usage: "untimed runs before the timed ones"},
 			&ucli.StringFlag{Name: "json", Usage: "write every figure to this file"},
 			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file"},
+			&ucli.BoolFlag{Name: "tune", Usage: "search the tunable pipelines' parameters on each Vulkan device and store the winners in its tune cache (see the description)"},
+			&ucli.BoolFlag{Name: "no-save", Usage: "with --tune: print the tables, leave the tune cache alone"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("bench: unexpected argument %q", c.Args().First())
+			}
+			if c.Bool("tune") {
+				return benchTune(c)
+			}
+			if c.Bool("no-save") {
+				return usagef("--no-save goes with --tune")
 			}
 			ops, err := suite.Select(suite.Ops(), c.String("suite"))
 			if err != nil {

@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"os"
 	"runtime"
+	"slices"
 	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/tune"
 )
 
 func devicesCommand() *ucli.Command {
@@ -19,12 +24,21 @@ func devicesCommand() *ucli.Command {
 		Description: `Prints one row per Vulkan device the loader sees (their index is what
 --device takes) and one for the native Go CPU path. --json prints the full
 report: driver, API version, memory heaps, limits, subgroup size and
-fp16/fp64/int64 and timestamp support.
+fp16/fp64/int64 and timestamp support, and each device's tuning (below).
+
+--tune adds, per device, every tunable pipeline's parameters (workgroup
+sizes, kernel variants; see docs/tune.md) and where each value comes from:
+the built-in default, a built-in rule matched against the device report, or
+the device's tune cache file that vkstat bench --tune wrote.
 
 Examples:
    vkstat devices
+   vkstat devices --tune
    vkstat devices --json > devices.json`,
-		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the full report as JSON"}},
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "json", Usage: "print the full report as JSON (tuning included)"},
+			&ucli.BoolFlag{Name: "tune", Usage: "print each device's tuned parameters and where they come from"},
+		},
 		Action: func(c *ucli.Context) error {
 			var infos []engine.DeviceInfo
 			var vkErr error
@@ -46,7 +60,7 @@ Examples:
 			}
 			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true}
 			if c.Bool("json") {
-				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version}
+				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version, "tune": tuneReports(c, infos)}
 				if vkErr != nil {
 					rep["vulkan_error"] = vkErr.Error()
 				}
@@ -66,6 +80,9 @@ Examples:
 			}
 			fmt.Fprintf(w, "cpu\tnative Go CPU path\tcpu\t-\t-\t-\t-\tyes\t-\t-\n")
 			w.Flush()
+			if c.Bool("tune") {
+				printTuning(c.App.Writer, tuneReports(c, infos))
+			}
 			if vkErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "no Vulkan devices: %v\n", vkErr)
 				if !errors.Is(vkErr, engine.ErrNoLoader) && !errors.Is(vkErr, engine.ErrNoDriver) {
@@ -82,4 +99,61 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// deviceTuning is one device's tuning in the devices report.
+type deviceTuning struct {
+	Device int    `json:"device"`
+	Name   string `json:"name"`
+	Cache  string `json:"cache"` // the tune cache file it reads, "" when off
+	// CacheState is "absent", "present" or the error reading it.
+	CacheState string                                 `json:"cache_state"`
+	Pipelines  map[string]map[string]tunedParamReport `json:"pipelines"`
+}
+
+type tunedParamReport struct {
+	Value  any    `json:"value"`
+	Source string `json:"source"`
+}
+
+func tuneReports(c *ucli.Context, infos []engine.DeviceInfo) []deviceTuning {
+	var out []deviceTuning
+	for _, d := range infos {
+		dt := deviceTuning{Device: d.Index, Name: d.Name, CacheState: "off", Pipelines: map[string]map[string]tunedParamReport{}}
+		if path, ok := tune.CachePath(d); ok {
+			dt.Cache, dt.CacheState = path, "present"
+			if _, err := tune.ReadCache(path); errors.Is(err, os.ErrNotExist) {
+				dt.CacheState = "absent"
+			} else if err != nil {
+				dt.CacheState = err.Error()
+			}
+		}
+		for _, name := range tune.Pipelines() {
+			p, err := tune.Resolve(c.Context, name, d)
+			if err != nil {
+				p, _ = tune.Builtin(name, d)
+			}
+			m := map[string]tunedParamReport{}
+			for _, k := range p.Names() {
+				m[k] = tunedParamReport{p.Value(k), p.Source(k)}
+			}
+			dt.Pipelines[name] = m
+		}
+		out = append(out, dt)
+	}
+	return out
+}
+
+func printTuning(w io.Writer, ts []deviceTuning) {
+	for _, d := range ts {
+		fmt.Fprintf(w, "\ntuning of device %d, %s (tune cache %s: %s)\n", d.Device, d.Name, d.Cache, d.CacheState)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, name := range slices.Sorted(maps.Keys(d.Pipelines)) {
+			ps := d.Pipelines[name]
+			for _, k := range slices.Sorted(maps.Keys(ps)) {
+				fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", name, k, ps[k].Value, ps[k].Source)
+			}
+		}
+		tw.Flush()
+	}
 }

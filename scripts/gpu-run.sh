@@ -15,11 +15,17 @@
 #      driver needs into / (and runs ldconfig) when they are missing, and
 #      points the loader at the NVIDIA ICD when it is there;
 #   2. vkstat devices (table and JSON);
+#   2b. vkstat bench --tune: each tunable pipeline's candidates timed on
+#      each Vulkan device, the winners stored in $out/tune-cache (or
+#      $VKSTAT_TUNE_DIR when set), which every later step reads: verify
+#      checks the tuned kernels, bench times them (docs/tune.md);
 #   3. the test binaries, with the validation layer on (CI=true: a missing
 #      Vulkan device fails rather than skips);
 #   4. vkstat --validate verify --device all --json, and a planted-error
 #      self-check that must fail;
-#   5. vkstat bench --suite all --json --png;
+#   5. vkstat bench --suite all --json --png (with the tuned parameters),
+#      and, when the tune step ran, the reduce suite again with the built-in
+#      ones (bench-reduce-builtin.json: the same run's before and after);
 #   6. the NumPy, PyTorch and CuPy peers on bench's workloads (a workload a
 #      peer does not implement, such as CuPy's paco, is reported and
 #      skipped), and a Markdown page of ratios (gpu.md);
@@ -42,8 +48,8 @@
 #   --out DIR        where the reports go (default out/gpu-run-<date>)
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
-#   --steps LIST     comma-separated subset of devices,tests,verify,shaders,bench,peers,datapath,latent,
-#                    paco-time
+#   --steps LIST     comma-separated subset of devices,tune,tests,verify,shaders,bench,peers,
+#                    datapath,latent,paco-time
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -295,7 +301,7 @@ paco_time() {
 }
 
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tests,verify,shaders,bench,peers,datapath,latent,paco-time dry=0
+	dist="" out="" size=paper repeat=10 steps=devices,tune,tests,verify,shaders,bench,peers,datapath,latent,paco-time dry=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -344,6 +350,13 @@ run() {
 		step devices "$vk" devices
 		"$vk" devices --json > "$out/devices.json" 2>>"$out/run.log"
 	fi
+	# The tuned parameters: found by the tune step, read by every later
+	# one (the pipelines' own tests turn the cache off).
+	export VKSTAT_TUNE_DIR=${VKSTAT_TUNE_DIR:-$out/tune-cache}
+	if has tune; then
+		step tune "$vk" bench --tune --device "$device" --repeat "$repeat" --json "$out/tune.json"
+		"$vk" devices --tune > "$out/tuning.txt" 2>>"$out/run.log"
+	fi
 	has tests && step tests run_tests
 	if has verify; then
 		step verify "$vk" "${validate[@]}" verify --device "$device" --json "$out/verify.json"
@@ -355,6 +368,9 @@ run() {
 	fi
 	if has bench; then
 		step bench "$vk" bench --suite all --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"
+		if has tune; then
+			step bench-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite reduce --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-reduce-builtin.json"
+		fi
 	fi
 	if has peers; then
 		if [ -f "$out/bench.json" ]; then

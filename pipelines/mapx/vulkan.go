@@ -11,8 +11,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-const workgroup = 256
-
 // Run evaluates z = a·x² + b·y + c on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
 	if dev == nil {
@@ -62,7 +60,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 		b.Float(p.A, double).Float(p.B, double).Float(p.C, double).U32(uint32(n))
 		return b.Bytes()
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(push(0)), Spec: []uint32{workgroup}})
+	workgroup, err := workgroupSize(ctx, dev.Info)
+	if err != nil {
+		return nil, tm, err
+	}
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(push(0)), Spec: []uint32{uint32(workgroup)}})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -97,7 +99,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 				for i, b := range bufs {
 					binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: c * es}
 				}
-				seq.Dispatch(k, dev.Groups(int((c+workgroup-1)/workgroup)), push(c), binds...)
+				seq.Dispatch(k, dev.Groups(int((c+int64(workgroup)-1)/int64(workgroup))), push(c), binds...)
 			}
 			seq.Download(bufs[2], 0, zr[p0*es:(p0+m)*es])
 		})

@@ -15,8 +15,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-const workgroup = 256
-
 // finishChunkBudget is the most records per output that one reduce_finish
 // dispatch merges: llvmpipe (lavapipe) silently ends an invocation's loops
 // after 65,535 iterations in all, and a whole-array reduction has up to
@@ -24,10 +22,6 @@ const workgroup = 256
 // dispatches on every device, carrying the merge in a buffer, in the same
 // order, so the results do not change; a GPU pays one dispatch more.
 const finishChunkBudget = 30000
-
-// forceRows makes every last-axis reduction use the workgroup-per-record
-// kernel, so that tests exercise it on lavapipe too.
-var forceRows = false
 
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
@@ -219,22 +213,34 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	if accDouble {
 		recSize = 48
 	}
-	// On GPUs, long contiguous runs (the last axis) get a workgroup per
-	// record striding over it, so that neighbouring invocations read
-	// neighbouring memory; otherwise an invocation per record walks its
-	// column or run. lavapipe runs the latter 14× faster (its barriers are
-	// emulated), so CPU-type devices keep it.
-	rows := g.Inner == 1 && (forceRows || g.N >= 4*workgroup && !dev.Info.IsCPU())
-	push := 32
+	tn, err := resolveTuning(ctx, dev.Info)
+	if err != nil {
+		return nil, tm, err
+	}
+	workgroup := tn.workgroup
+	// Long contiguous runs (the last axis) go to the rows kernel the
+	// tuning names (internal/tune, defaults/reduce.json): a workgroup
+	// (reduce_rows) or a subgroup (reduce_rows_sg) per record, striding
+	// over it so that neighbouring invocations read neighbouring memory;
+	// otherwise ("none") an invocation per record walks its column or run.
+	// lavapipe runs the latter 14× faster (its barriers are emulated), so
+	// the built-in rule keeps it on CPU-type devices.
+	rows := g.Inner == 1 && tn.rowsKernel != "none" && g.N >= tn.rowsMin
+	subgroup := rows && tn.rowsKernel == "subgroup"
+	push, spec := 32, workgroup
 	if rows {
-		name = strings.Replace(name, "reduce_partial", "reduce_rows", 1)
-		push = 24
+		kind := "reduce_rows"
+		if subgroup {
+			kind = "reduce_rows_sg"
+		}
+		name = strings.Replace(name, "reduce_partial", kind, 1)
+		push, spec = 24, tn.rowsWG
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{workgroup}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{uint32(spec)}})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -250,9 +256,22 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return nil, tm, fmt.Errorf("reduce: %w", engine.ErrNoFit)
 	}
 	target, chunkCap := 1<<16, 4096
-	if rows {
-		// About 2048 workgroups, each over at least 64 elements.
-		target, chunkCap = 2048, 1<<22
+	// Records per workgroup of the rows kernel: one, or one per subgroup.
+	perGroup := 1
+	switch {
+	case subgroup:
+		// About rows_records workgroups, each over at least 64 elements
+		// per record, and chunks that each lane walks within lavapipe's
+		// loop limit (rowsLoopBudget).
+		sg := int(dev.Info.SubgroupSize)
+		perGroup = tn.rowsWG / sg
+		target, chunkCap = tn.rowsRecords*perGroup, rowsLoopBudget/2*sg
+	case rows:
+		// About rows_records workgroups, each over at least 64 elements.
+		// Every invocation of reduce_rows scans its chunk alone for the
+		// shift while the chunk starts with NaNs: the chunk stays within
+		// lavapipe's loop limit (rowsLoopBudget) for that scan and the sums.
+		target, chunkCap = tn.rowsRecords, rowsLoopBudget/2
 	}
 	plan := func(window int64) []tile {
 		return planTiles(g, int((window-align)/int64(es)), int(recCap), target, chunkCap)
@@ -286,7 +305,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// and the host merges nothing.
 	var fin *finisher
 	if len(tiles) == 1 {
-		if fin, err = newFinisher(dev, name, g, src.DType, opt, stats, tiles[0].nchunks, recSize); err != nil {
+		if fin, err = newFinisher(dev, name, g, src.DType, opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
 			return nil, tm, err
 		}
 		if fin != nil {
@@ -314,7 +333,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 			if rows {
 				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
 					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
-				groups = dev.Groups(nrec)
+				groups = dev.Groups((nrec + perGroup - 1) / perGroup)
 			} else {
 				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
 					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
@@ -415,14 +434,16 @@ type finisher struct {
 	opt   Options
 	stats []Stat // as asked, duplicates included
 	uniq  []Stat // each once, in the order the kernel writes them
+	// workgroup is reduce_finish's workgroup size.
+	workgroup int
 }
 
 // newFinisher returns nil (and no error) when the statistics (and, for
 // more than finishChunkBudget records per output, the carried merge) would
 // not fit one binding or the budget; the host then merges as for many
 // tiles.
-func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize int) (*finisher, error) {
-	f := &finisher{dev: dev, g: g, dt: dt, opt: opt, stats: stats}
+func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize, workgroup int) (*finisher, error) {
+	f := &finisher{dev: dev, g: g, dt: dt, opt: opt, stats: stats, workgroup: workgroup}
 	for _, s := range stats {
 		if !slices.Contains(f.uniq, s) {
 			f.uniq = append(f.uniq, s)
@@ -441,7 +462,7 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	if err != nil {
 		return nil, err
 	}
-	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 40, Spec: []uint32{workgroup}}); err != nil {
+	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 40, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err
 	}
 	if f.buf, err = dev.NewBuffer(size); err != nil {
@@ -483,7 +504,7 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 		var p vkpush.Block
 		p.U32(uint32(n)).U32(uint32(nchunks)).U32(uint32(f.opt.DDof)).U32(boolU32(f.opt.SkipNaN)).U32(uint32(len(f.uniq))).U32(ids).
 			U32(uint32(c0)).U32(uint32(c1)).U32(boolU32(c0 == 0)).U32(boolU32(c1 == nchunks))
-		seq.Dispatch(f.k, f.dev.Groups((n+workgroup-1)/workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
+		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
 	}
 	es := int64(f.dt.Size())
 	byStat := map[Stat]*tensor.Tensor{}
