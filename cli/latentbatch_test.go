@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// batchTestTensor is a (5, 3, 4, 6, 5) float64 latent with correlated
+// channels, a NaN, an Inf, a constant frame and a frame of NaNs.
+func batchTestTensor() *tensor.Tensor {
+	rng := rand.New(rand.NewPCG(5, 9))
+	x := tensor.New(tensor.F64, 5, 3, 4, 6, 5)
+	for i := range x.F64 {
+		x.F64[i] = rng.NormFloat64()*(1+float64(i%7)/3) + 0.2*float64(i/360)
+	}
+	x.F64[17] = math.NaN()          // sample 0
+	x.F64[360*2+100] = math.Inf(-1) // sample 2
+	for i := range 30 {             // sample 3: channel 1 frame 2 constant, channel 2 frame 0 all NaN
+		x.F64[3*360+120+60+i] = 1.25
+		x.F64[3*360+240+i] = math.NaN()
+	}
+	return x
+}
+
+// TestLatentBatches: vkstat latent with --batch 1, 2, 3 (not dividing the
+// 5 samples) and 5 gives what one batch of all samples gives: per-sample
+// outputs identical, moments over axes that include the sample axis equal
+// within float64 rounding, the same notes, on the CPU path and Vulkan.
+func TestLatentBatches(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	for _, dev := range devicesUnderTest(t) {
+		for _, c := range []struct{ nan, axes string }{{"skip", "0,3,4"}, {"propagate", "-2,-1"}, {"propagate", "0"}} {
+			stats := "all"
+			if c.axes == "0" {
+				stats = "moments"
+			}
+			outs := map[int]string{}
+			for _, b := range []int{5, 1, 2, 3} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, c.nan, c.axes, b))
+				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stats", stats,
+					"--axes", c.axes, "--nan", c.nan, "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
+				if code != 0 {
+					t.Fatalf("%s %v --batch %d: exit %d: %s", dev, c, b, code, stderr)
+				}
+				outs[b] = out
+			}
+			merged := strings.HasPrefix(c.axes, "0")
+			for _, b := range []int{1, 2, 3} {
+				compareLatentOutputs(t, fmt.Sprintf("%s %v --batch %d", dev, c, b), outs[5], outs[b], merged)
+			}
+		}
+	}
+}
+
+// compareLatentOutputs holds the .npy files and notes of got to those of
+// want: identical, or for the moments when merged, within 1e-12 of the
+// slice's scale (|mean| + std; its square for var), 1e-9 for skew and
+// kurtosis.
+func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(want, "*.npy"))
+	if len(files) == 0 {
+		t.Fatalf("%s: no outputs in %s", what, want)
+	}
+	read := func(p string) *tensor.Tensor {
+		x, err := formats.ReadNPY(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	mean, std := read(filepath.Join(want, "mean.npy")), read(filepath.Join(want, "std.npy"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".npy")
+		w, g := read(f), read(filepath.Join(got, filepath.Base(f)))
+		if !tensor.SameShape(w.Shape, g.Shape) {
+			t.Errorf("%s: %s shape %v, want %v", what, name, g.Shape, w.Shape)
+			continue
+		}
+		moment := slices.Contains([]string{"mean", "var", "std", "min", "max", "skew", "kurt"}, name)
+		bad := 0
+		for i, wv := range w.F64 {
+			gv := g.F64[i]
+			same := gv == wv || math.IsNaN(gv) && math.IsNaN(wv)
+			if moment && merged && !same {
+				scale := math.Abs(mean.F64[i]) + std.F64[i]
+				tol := map[string]float64{"var": 1e-12 * scale * scale, "skew": 1e-9, "kurt": 1e-9}[name]
+				if tol == 0 {
+					tol = 1e-12 * scale
+				}
+				same = !math.IsNaN(gv) && !math.IsNaN(wv) && math.Abs(gv-wv) <= tol
+			}
+			if !same {
+				if bad < 3 {
+					t.Errorf("%s: %s[%d] = %v, want %v", what, name, i, gv, wv)
+				}
+				bad++
+			}
+		}
+	}
+	notes := func(dir string) []any {
+		var s map[string]any
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("%s: summary.json: %v", what, err)
+		}
+		n, _ := s["notes"].([]any)
+		return n
+	}
+	if wn, gn := notes(want), notes(got); fmt.Sprint(wn) != fmt.Sprint(gn) && len(wn) == len(gn) {
+		t.Errorf("%s: notes\n%v\nwant\n%v", what, gn, wn)
+	}
+}
+
+// TestLatentBatchPlan: --batch must be 0 or more; a --batch past N takes
+// every sample in one batch; under a small host budget the batches are
+// sized by it (and give the same outputs); a budget that cannot hold one
+// sample is refused with an error that says so.
+func TestLatentBatchPlan(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	code, _, stderr := run(t, "latent", "--in", in, "--batch", "-1", "--out", filepath.Join(dir, "neg"))
+	if code == 0 || !strings.Contains(stderr, "--batch must be 0") {
+		t.Errorf("--batch -1: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "latent", "--in", in, "--batch", "two", "--out", filepath.Join(dir, "word"))
+	if code == 0 || !strings.Contains(stderr, "batch") {
+		t.Errorf("--batch two: exit %d: %s", code, stderr)
+	}
+	batches := func(out string) map[string]any {
+		var s map[string]any
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("summary.json: %v", err)
+		}
+		return s["batches"].(map[string]any)
+	}
+	args := func(out string, more ...string) []string {
+		return append([]string{"latent", "--in", in, "--stats", "moments,corr,pca", "--axes", "0,2", "--out", out}, more...)
+	}
+	big := filepath.Join(dir, "big")
+	if code, _, stderr := run(t, args(big, "--batch", "99")...); code != 0 {
+		t.Fatalf("--batch 99: exit %d: %s", code, stderr)
+	}
+	if b := batches(big); b["batch"] != 5.0 || b["batches"] != 1.0 || b["auto"] != false {
+		t.Errorf("--batch 99 of 5 samples: %v", b)
+	}
+
+	// One sample: 360 float64 values; its host footprint is a few KiB.
+	foot := sampleFootprint(latentWork{req: latent.Request{Moments: true, Corr: true, Axes: []int{0, 2}}, pca: true}, 360, latent.Dims{N: 5, C: 3, F: 4, H: 6, W: 5}, true, tensor.F64, 360*8, tensor.F64, false)
+	saved := availableMemory
+	defer func() { availableMemory = saved }()
+	availableMemory = func() uint64 { return uint64(float64(2*foot.host+foot.host/2) / cpuBudgetFraction / batchMargin) } // 2.5 samples
+	auto := filepath.Join(dir, "auto")
+	if code, _, stderr := run(t, args(auto)...); code != 0 {
+		t.Fatalf("auto under a small budget: exit %d: %s", code, stderr)
+	}
+	if b := batches(auto); b["batch"] != 2.0 || b["batches"] != 3.0 || b["auto"] != true {
+		t.Errorf("auto batches under a budget of 2.5 samples: %v", b)
+	}
+	compareLatentOutputs(t, "auto batches of 2", big, auto, true)
+
+	availableMemory = func() uint64 { return uint64(float64(foot.host/2) / cpuBudgetFraction / batchMargin) }
+	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
+	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
+		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
+	}
+}
