@@ -36,22 +36,12 @@ type latentSpectra struct {
 	leftSpatial, leftTemporal int
 }
 
-// runLatentSpectra computes the spectra of x on dev (nil: the CPU path).
-// A frame (for the spatial spectrum) or a pixel's series (for the
-// temporal one) holding a NaN or ±Inf makes its (sample, channel) NaN
-// under propagate, and is left out of the averages under skip.
-func runLatentSpectra(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy latent.NaNPolicy) (*latentSpectra, error) {
-	s, err := latentSpectraBatch(ctx, dev, x, policy)
-	if err != nil {
-		return nil, err
-	}
-	s.finish()
-	return s, nil
-}
-
-// latentSpectraBatch computes the per-sample spectra of x (a batch of
-// samples, or all of them): everything but the per-channel slope and the
-// notes, which finish adds once the batches are joined (mergeSpectra).
+// latentSpectraBatch computes the spectra of x (a batch of samples, or all
+// of them) on dev (nil: the CPU path): everything but the per-channel
+// slope and the notes, which finish adds once the batches are joined
+// (mergeSpectra). A frame (for the spatial spectrum) or a pixel's series
+// (for the temporal one) holding a NaN or ±Inf makes its (sample, channel)
+// NaN under propagate, and is left out of the averages under skip.
 func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy latent.NaNPolicy) (*latentSpectra, error) {
 	d, err := latent.DimsOf(x.Shape)
 	if err != nil {
