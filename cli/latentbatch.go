@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -386,12 +387,14 @@ func joinResults(rs []*latent.Result) *latent.Result {
 		}
 		return concatSamples(ts)
 	}
+	var notes [][]string
 	for _, r := range rs {
 		out.NaNs += r.NaNs
 		out.Infs += r.Infs
 		out.Timing.Add(r.Timing)
-		out.Notes = append(out.Notes, r.Notes...)
+		notes = append(notes, r.Notes)
 	}
+	out.Notes = mergeNotes(notes)
 	if m := rs[0].Moments; m != nil {
 		out.Moments = &latent.Moments{Axes: m.Axes}
 		mm := func(get func(*latent.Moments) *tensor.Tensor) *tensor.Tensor {
@@ -430,4 +433,95 @@ func joinPCA(ps []*latent.PCA) *latent.PCA {
 	}
 	out.Values, out.Ratio, out.Vectors = concatSamples(v), concatSamples(r), concatSamples(vec)
 	return out
+}
+
+// noteRe parses the notes package latent words about many items
+// ("corr: 3 constant (zero-variance) channel(s), whose correlations are
+// NaN: sample 0 channel 1; ...; ... (12 in all)"): prefix, count, what,
+// items.
+var noteRe = regexp.MustCompile(`^(.*?: )?(\d+) ([^:]*): (.*)$`)
+
+var moreRe = regexp.MustCompile(`; \.\.\. \(\d+ in all\)$`)
+
+// noteItemsShown is how many items a note lists before "... (n in all)",
+// as package latent words them.
+const noteItemsShown = 8
+
+// mergeNotes joins the batches' notes (each batch's list, its samples
+// already renumbered) into the notes one batch of every sample would have:
+// a note about many items, one per kind, with the counts added and the
+// items listed in sample order (the first eight, then the count); the
+// kinds in the order package latent gives them; other notes once each,
+// after them.
+func mergeNotes(batches [][]string) []string {
+	type kind struct {
+		prefix, what string
+		count        int
+		items        []string
+		first        int // order of appearance
+	}
+	kinds := map[string]*kind{}
+	var plain []string
+	seen := map[string]bool{}
+	order := 0
+	for _, notes := range batches {
+		for _, n := range notes {
+			m := noteRe.FindStringSubmatch(n)
+			if m == nil {
+				if !seen[n] {
+					seen[n] = true
+					plain = append(plain, n)
+				}
+				continue
+			}
+			key := m[1] + "\x00" + m[3]
+			k := kinds[key]
+			if k == nil {
+				k = &kind{prefix: m[1], what: m[3], first: order}
+				order++
+				kinds[key] = k
+			}
+			c, _ := strconv.Atoi(m[2])
+			k.count += c
+			k.items = append(k.items, strings.Split(moreRe.ReplaceAllString(m[4], ""), "; ")...)
+		}
+	}
+	list := make([]*kind, 0, len(kinds))
+	for _, k := range kinds {
+		list = append(list, k)
+	}
+	rank := func(k *kind) (int, int) {
+		p := slices.Index([]string{"corr: ", "corr per frame: ", "frame corr: ", "pca: "}, k.prefix)
+		if p < 0 {
+			p = 99
+		}
+		w := 1
+		switch {
+		case strings.Contains(k.what, "constant"):
+			w = 0
+		case strings.Contains(k.what, "without"):
+			w = 2
+		}
+		return p, w
+	}
+	slices.SortFunc(list, func(a, b *kind) int {
+		pa, wa := rank(a)
+		pb, wb := rank(b)
+		if pa != pb {
+			return pa - pb
+		}
+		if wa != wb {
+			return wa - wb
+		}
+		return a.first - b.first
+	})
+	var out []string
+	for _, k := range list {
+		items := strings.Join(k.items, "; ")
+		if len(k.items) > noteItemsShown {
+			items = fmt.Sprintf("%s; ... (%d in all)", strings.Join(k.items[:noteItemsShown], "; "), k.count)
+		}
+		out = append(out, fmt.Sprintf("%s%d %s: %s", k.prefix, k.count, k.what, items))
+	}
+	return append(out, plain...)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // batchTestTensor is a (5, 3, 4, 6, 5) float64 latent with correlated
-// channels, a NaN, an Inf, a constant frame and a frame of NaNs.
+// channels, a NaN, an Inf, constant frames and a frame of NaNs.
 func batchTestTensor() *tensor.Tensor {
 	rng := rand.New(rand.NewPCG(5, 9))
 	x := tensor.New(tensor.F64, 5, 3, 4, 6, 5)
@@ -29,6 +29,7 @@ func batchTestTensor() *tensor.Tensor {
 	for i := range 30 {             // sample 3: channel 1 frame 2 constant, channel 2 frame 0 all NaN
 		x.F64[3*360+120+60+i] = 1.25
 		x.F64[3*360+240+i] = math.NaN()
+		x.F64[360+30+i] = -0.5 // sample 1: channel 0 frame 1 constant
 	}
 	return x
 }
@@ -119,7 +120,7 @@ func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
 		n, _ := s["notes"].([]any)
 		return n
 	}
-	if wn, gn := notes(want), notes(got); fmt.Sprint(wn) != fmt.Sprint(gn) && len(wn) == len(gn) {
+	if wn, gn := notes(want), notes(got); fmt.Sprint(wn) != fmt.Sprint(gn) {
 		t.Errorf("%s: notes\n%v\nwant\n%v", what, gn, wn)
 	}
 }
@@ -176,5 +177,35 @@ func TestLatentBatchPlan(t *testing.T) {
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
 		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMergeNotes: notes about many items merge into one per kind, counts
+// added, the first eight items listed in order, kinds in latent's order.
+func TestMergeNotes(t *testing.T) {
+	items := func(lo, hi int) string {
+		var s []string
+		for i := lo; i < hi; i++ {
+			s = append(s, fmt.Sprintf("sample %d channel 0", i))
+		}
+		return strings.Join(s, "; ")
+	}
+	got := mergeNotes([][]string{
+		{"frame corr: 3 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 3)},
+		{"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
+			"frame corr: 10 constant (zero-variance) frame(s), whose correlations are NaN: " + items(3, 11) + "; ... (10 in all)",
+			"a plain note"},
+		{"a plain note"},
+	})
+	want := []string{
+		"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
+		"frame corr: 13 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 8) + "; ... (13 in all)",
+		"a plain note",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged notes\n%q\nwant\n%q", got, want)
+	}
+	if got := shiftSampleNotes([]string{"pca: 1 sample(s) without a full PCA: sample 0 (x); sample 12 (y)"}, 5); got[0] != "pca: 1 sample(s) without a full PCA: sample 5 (x); sample 17 (y)" {
+		t.Errorf("shifted: %q", got[0])
 	}
 }
