@@ -26,6 +26,12 @@ import (
 // footprints below are estimates, and the allocators round up.
 const batchMargin = 0.8
 
+// deviceReserve is device memory set aside before batching: what the
+// pipelines hold whatever the batch (the allocator's blocks of at least
+// 256 KiB, reduce's records, cov's chunk buffers); measured on lavapipe,
+// a latent of a few KiB needs 2 MiB.
+const deviceReserve = 4 << 20
+
 // latentWork is what one run of vkstat latent computes.
 type latentWork struct {
 	req     latent.Request
@@ -147,22 +153,30 @@ type latentPlan struct {
 // fits.
 func planLatentBatches(n, want int, foot latentFootprint, dev *engine.Device) (latentPlan, error) {
 	p := latentPlan{n: n, foot: foot, hostBudget: cpuBudget(), auto: want == 0}
-	fits := func(b engine.MemoryBudget, per int64) int64 {
+	fits := func(b engine.MemoryBudget, per, reserve int64) int64 {
 		if per <= 0 {
 			return int64(max(n, 1))
 		}
-		return int64(float64(b.Bytes)*batchMargin) / per
+		return int64(float64(max(b.Bytes-reserve, 0))*batchMargin) / per
 	}
 	p.budget = p.hostBudget
-	fit, need, where := fits(p.hostBudget, foot.host), foot.host, "host memory"
+	fit, need, where := fits(p.hostBudget, foot.host, 0), foot.host, "host memory"
 	if dev != nil && foot.device > 0 {
-		if b := dev.MemoryBudget(); fits(b, foot.device) < fit {
-			p.budget, fit, need, where = b, fits(b, foot.device), foot.device, "device memory on "+dev.Info.Name
+		b := dev.MemoryBudget()
+		if b.Source == "DeviceOptions.Budget" {
+			b.Source = "--device-memory or VKSTAT_DEVICE_MEMORY"
+		}
+		if fits(b, foot.device, deviceReserve) < fit {
+			p.budget, fit, need, where = b, fits(b, foot.device, deviceReserve), foot.device, "device memory on "+dev.Info.Name
 		}
 	}
 	if fit < 1 && n > 0 {
-		return p, fmt.Errorf("one sample needs about %s of %s for these --stats, more than %.0f%% of its budget of %s (%s): ask for fewer --stats, or run where there is more memory",
-			engine.SizeText(need), where, 100*batchMargin, engine.SizeText(p.budget.Bytes), p.budget.Source)
+		reserve := ""
+		if p.budget != p.hostBudget {
+			reserve = fmt.Sprintf(" less %s for the pipelines", engine.SizeText(deviceReserve))
+		}
+		return p, fmt.Errorf("one sample needs about %s of %s for these --stats, more than %.0f%% of its budget of %s (%s)%s: ask for fewer --stats, or run where there is more memory",
+			engine.SizeText(need), where, 100*batchMargin, engine.SizeText(p.budget.Bytes), p.budget.Source, reserve)
 	}
 	p.fit = int(min(fit, int64(max(n, 1))))
 	p.batch = p.fit

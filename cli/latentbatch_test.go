@@ -209,3 +209,41 @@ func TestMergeNotes(t *testing.T) {
 		t.Errorf("shifted: %q", got[0])
 	}
 }
+
+// TestLatentBatchDevice: on lavapipe under --device-memory, the batches are
+// sized by the device's budget (and give what one batch gives), and a
+// budget that cannot hold one sample is refused.
+func TestLatentBatchDevice(t *testing.T) {
+	if !slices.Contains(devicesUnderTest(t), "lavapipe") {
+		t.Skip("no lavapipe")
+	}
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, 4, 4, 8, 64, 64) // 512 KiB a sample
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range x.F32 {
+		x.F32[i] = float32(rng.NormFloat64())
+	}
+	in := writeNPY(t, dir, "x.npy", x)
+	args := func(out, mem string, more ...string) []string {
+		return append([]string{"--device", "lavapipe", "--validate", "--device-memory", mem, "latent", "--in", in, "--stats", "moments,corr", "--out", out}, more...)
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := run(t, args(whole, "64MiB", "--batch", "4")...); code != 0 {
+		t.Fatalf("--batch 4: exit %d: %s", code, stderr)
+	}
+	// Per sample: 1 MiB on the device (moments: input and partials), so
+	// 0.8·(7 − 4) MiB holds 2.
+	auto := filepath.Join(dir, "auto")
+	code, stdout, stderr := run(t, args(auto, "7MiB")...)
+	if code != 0 {
+		t.Fatalf("auto under 7 MiB: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "batches: 2 of up to 2 samples (auto") || !strings.Contains(stdout, "--device-memory") {
+		t.Errorf("auto under 7 MiB:\n%s", stdout)
+	}
+	compareLatentOutputs(t, "device batches of 2", whole, auto, false)
+	code, _, stderr = run(t, args(filepath.Join(dir, "none"), "5MiB")...)
+	if code == 0 || !strings.Contains(stderr, "one sample needs about 1.0 MiB of device memory") {
+		t.Errorf("5 MiB: exit %d: %s", code, stderr)
+	}
+}

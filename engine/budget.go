@@ -31,8 +31,9 @@ type MemoryBudget struct {
 	// heapUsage summed over the device-local heaps (0 without it).
 	HeapBudget uint64 `json:"heap_budget,omitempty"`
 	HeapUsage  uint64 `json:"heap_usage,omitempty"`
-	// Source says where Bytes comes from: "VK_EXT_memory_budget" or
-	// "90% of device-local heaps".
+	// Source says where Bytes comes from: "VK_EXT_memory_budget",
+	// "90% of device-local heaps", or "DeviceOptions.Budget" where that
+	// cap is the smaller.
 	Source string `json:"source"`
 }
 
@@ -114,6 +115,9 @@ func (d *Device) MemoryBudget() MemoryBudget {
 	}
 	if b.Bytes > avail {
 		b.Bytes = avail
+		if d.opt.Budget > 0 {
+			b.Source = "DeviceOptions.Budget"
+		}
 	}
 	return b
 }
