@@ -62,6 +62,22 @@ func TestLatentBatches(t *testing.T) {
 				compareLatentOutputs(t, fmt.Sprintf("%s %v --batch %d", dev, c, b), outs[5], outs[b], merged)
 			}
 		}
+		// float32, the usual case: per-sample outputs identical, merged
+		// moments within float32 rounding (reduce returns float32 means
+		// and variances per batch).
+		for _, axes := range []string{"-2,-1", "0,3,4"} {
+			outs := map[int]string{}
+			for _, b := range []int{5, 2} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-f32-%s-%d", dev, axes, b))
+				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", "f32", "latent", "--in", in,
+					"--stats", "moments,corr,lagcorr,pca", "--axes", axes, "--nan", "skip", "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
+				if code != 0 {
+					t.Fatalf("%s f32 --batch %d: exit %d: %s", dev, b, code, stderr)
+				}
+				outs[b] = out
+			}
+			compareLatentOutputsTol(t, fmt.Sprintf("%s f32 axes %s --batch 2", dev, axes), outs[5], outs[2], axes == "0,3,4", 1e-6, 1e-5)
+		}
 	}
 }
 
@@ -70,6 +86,13 @@ func TestLatentBatches(t *testing.T) {
 // slice's scale (|mean| + std; its square for var), 1e-9 for skew and
 // kurtosis.
 func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
+	t.Helper()
+	compareLatentOutputsTol(t, what, want, got, merged, 1e-12, 1e-9)
+}
+
+// compareLatentOutputsTol is compareLatentOutputs with the merged moments'
+// tolerances: rel of the scale, shape for skew and kurtosis.
+func compareLatentOutputsTol(t *testing.T, what, want, got string, merged bool, rel, shape float64) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(want, "*.npy"))
 	if len(files) == 0 {
@@ -97,9 +120,9 @@ func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
 			same := gv == wv || math.IsNaN(gv) && math.IsNaN(wv)
 			if moment && merged && !same {
 				scale := math.Abs(mean.F64[i]) + std.F64[i]
-				tol := map[string]float64{"var": 1e-12 * scale * scale, "skew": 1e-9, "kurt": 1e-9}[name]
+				tol := map[string]float64{"var": rel * scale * scale, "skew": shape, "kurt": shape}[name]
 				if tol == 0 {
-					tol = 1e-12 * scale
+					tol = rel * scale
 				}
 				same = !math.IsNaN(gv) && !math.IsNaN(wv) && math.Abs(gv-wv) <= tol
 			}
