@@ -37,11 +37,13 @@ type latentWork struct {
 	req     latent.Request
 	pca     bool
 	spectra bool
+	nd      int // the tensor's dimensions
 }
 
 // latentFootprint is the memory one sample takes while a batch computes,
-// in bytes: on the device (zero on the CPU path), and on the host.
-type latentFootprint struct{ device, host int64 }
+// in bytes: on the device (zero on the CPU path), and on the host; and
+// the host memory its results hold until the end (outputs).
+type latentFootprint struct{ device, host, outputs int64 }
 
 // sampleFootprint estimates the memory per sample of w on a tensor whose
 // samples hold e values (d: its dims, when it has them), computed as dt
@@ -95,7 +97,8 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 	if w.req.NaN == latent.Skip {
 		copies++
 	}
-	host := 2*e*max(s, stored/max(e, 1)) + copies*e*s + outputsPerSample(w, e, d, hasDims)
+	outs := outputsPerSample(w, e, d, hasDims)
+	host := 2*e*max(s, stored/max(e, 1)) + copies*e*s + outs
 	if inDT != dt {
 		host += e * s
 	}
@@ -105,7 +108,7 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 	if !onDevice {
 		dev = 0
 	}
-	return latentFootprint{device: dev, host: host}
+	return latentFootprint{device: dev, host: host, outputs: outs}
 }
 
 // outputsPerSample is the bytes of float64 results one sample adds (the
@@ -116,7 +119,7 @@ func outputsPerSample(w latentWork, e int64, d latent.Dims, hasDims bool) int64 
 		c, f, hw = int64(d.C), int64(d.F), int64(d.H*d.W)
 	}
 	var b int64
-	if w.req.Moments && !latent.ReducesSamples(w.req.Axes, 5) {
+	if w.req.Moments && !latent.ReducesSamples(w.req.Axes, w.nd) {
 		b += 7 * e
 	}
 	if w.req.Corr {
@@ -160,7 +163,9 @@ func planLatentBatches(n, want int, foot latentFootprint, dev *engine.Device) (l
 		return int64(float64(max(b.Bytes-reserve, 0))*batchMargin) / per
 	}
 	p.budget = p.hostBudget
-	fit, need, where := fits(p.hostBudget, foot.host, 0), foot.host, "host memory"
+	// Every sample's results stay on the host to the end, twice while the
+	// batches' are joined.
+	fit, need, where := fits(p.hostBudget, foot.host, 2*int64(n)*foot.outputs), foot.host, "host memory"
 	if dev != nil && foot.device > 0 {
 		b := dev.MemoryBudget()
 		if b.Source == "DeviceOptions.Budget" {

@@ -195,7 +195,7 @@ func runLatent(c *ucli.Context) error {
 			req.Lags = max(1, min(3, x.Shape[2]-1))
 		}
 	}
-	work := latentWork{req: req, pca: slices.Contains(stats, "pca"), spectra: slices.Contains(stats, "spectra")}
+	work := latentWork{req: req, pca: slices.Contains(stats, "pca"), spectra: slices.Contains(stats, "spectra"), nd: len(x.Shape)}
 	dims, dimsErr := latent.DimsOf(x.Shape)
 	foot := sampleFootprint(work, int64(r.SampleElems()), dims, dimsErr == nil, dt, r.StoredSampleBytes(), r.DType, s.dev != nil)
 	plan, err := planLatentBatches(r.Samples(), c.Int("batch"), foot, s.dev)
