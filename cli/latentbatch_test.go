@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -268,5 +269,32 @@ func TestLatentBatchDevice(t *testing.T) {
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"), "5MiB")...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs about 1.0 MiB of device memory") {
 		t.Errorf("5 MiB: exit %d: %s", code, stderr)
+	}
+}
+
+// TestLatentBatchReadError: a read that fails on the read-ahead goroutine
+// (the file cut short after it was opened) ends the run with its error,
+// and the goroutine with it.
+func TestLatentBatchReadError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	r, err := formats.OpenSamples(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st, _ := os.Stat(in)
+	if err := os.Truncate(in, st.Size()-3*360*8); err != nil { // samples 2.. cut
+		t.Fatal(err)
+	}
+	w := latentWork{req: latent.Request{Moments: true, Axes: []int{0, 3, 4}}, nd: 5}
+	plan := latentPlan{batch: 1, batches: 5, n: 5}
+	batches := 0
+	_, err = runLatentBatches(context.Background(), nil, r, tensor.F64, w, plan, func(done, total int) { batches = done })
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("want a truncation error, got %v", err)
+	}
+	if batches != 2 {
+		t.Errorf("%d samples done before the error, want 2", batches)
 	}
 }
