@@ -156,6 +156,9 @@ func runLatent(c *ucli.Context) error {
 	if c.Int("lags") < 0 {
 		return usagef("--lags must be 1 or more, got %d", c.Int("lags"))
 	}
+	if c.Int("batch") < 0 {
+		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", c.Int("batch"))
+	}
 	dir := c.String("out")
 	if err := checkOutputDir("out", dir); err != nil {
 		return err
@@ -170,9 +173,6 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	defer s.Close()
-	if c.Int("batch") < 0 {
-		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", c.Int("batch"))
-	}
 	r, err := formats.OpenSamples(in, c.String("tensor"))
 	if err != nil {
 		return err
