@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
@@ -25,6 +26,10 @@ func devicesCommand() *ucli.Command {
 --device takes) and one for the native Go CPU path. --json prints the full
 report: driver, API version, memory heaps, limits, subgroup size and
 fp16/fp64/int64 and timestamp support, and each device's tuning (below).
+The last line gives each device's memory budget, what vkstat latent sizes
+its batches by: the driver's heapBudget − heapUsage where it has
+VK_EXT_memory_budget, else 90% of the device-local heaps; for the CPU path,
+half of MemAvailable.
 
 --tune adds, per device, every tunable pipeline's parameters (workgroup
 sizes, kernel variants; see docs/tune.md) and where each value comes from:
@@ -42,6 +47,7 @@ Examples:
 		Action: func(c *ucli.Context) error {
 			var infos []engine.DeviceInfo
 			var vkErr error
+			var budgets []engine.MemoryBudget
 			inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
 			if err != nil {
 				vkErr = err
@@ -53,14 +59,21 @@ Examples:
 				}
 				for _, in := range inst.Devices() {
 					infos = append(infos, in.Without(opt.Disable))
+					b, err := inst.MemoryBudget(in.Index)
+					if err != nil {
+						inst.Close()
+						return err
+					}
+					budgets = append(budgets, b)
 				}
 				if err := inst.Close(); err != nil {
 					return err
 				}
 			}
-			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true}
+			cpuB := cpuBudget()
+			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true, "memory_budget": cpuB}
 			if c.Bool("json") {
-				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version, "tune": tuneReports(c, infos)}
+				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version, "tune": tuneReports(c, infos), "memory_budget": budgets}
 				if vkErr != nil {
 					rep["vulkan_error"] = vkErr.Error()
 				}
@@ -80,6 +93,14 @@ Examples:
 			}
 			fmt.Fprintf(w, "cpu\tnative Go CPU path\tcpu\t-\t-\t-\t-\tyes\t-\t-\n")
 			w.Flush()
+			// One line for the memory budgets (what vkstat latent sizes its
+			// batches by), so that the table above keeps its columns.
+			var parts []string
+			for i, b := range budgets {
+				parts = append(parts, fmt.Sprintf("%d: %s", infos[i].Index, b))
+			}
+			parts = append(parts, "cpu: "+cpuB.String())
+			fmt.Fprintf(c.App.Writer, "memory budget: %s\n", strings.Join(parts, "; "))
 			if c.Bool("tune") {
 				printTuning(c.App.Writer, tuneReports(c, infos))
 			}

@@ -27,7 +27,7 @@ func latentCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "latent",
 		Usage:     "statistics of ML latent tensors (N, C, F, H, W): moments over any axes, channel and lagged frame correlations",
-		UsageText: "vkstat [global options] latent --in X.npy|X.safetensors [--tensor NAME] [--stats moments,corr,corr-frames,lagcorr,pca,spectra|all] [--axes 3,4] [--lags 3] [--nan skip|propagate] --out DIR",
+		UsageText: "vkstat [global options] latent --in X.npy|X.safetensors [--tensor NAME] [--stats moments,corr,corr-frames,lagcorr,pca,spectra|all] [--axes 3,4] [--lags 3] [--nan skip|propagate] [--batch N] --out DIR",
 		Description: `Reads a latent tensor — (N samples, C channels, F frames, H, W), or (N, C, H, W)
 as one frame — from NumPy (.npy: float16, bfloat16 as ml_dtypes' arrays are
 saved ('<V2'), float32, float64) or safetensors (.safetensors: F16, BF16,
@@ -63,6 +63,15 @@ correlation matrix is computed over the pixels at which no variable of its
 set is NaN or ±Inf. A constant channel or frame (zero variance) has NaN
 correlations, with a note; nothing fails on it.
 
+The samples are read and computed in batches: --batch 0 (the default)
+takes as many as fit 80% of the memory budget (the device's, and the
+host's for the input and the copies; vkstat devices shows both) by an
+estimate of each --stats' footprint per sample; --batch N takes N. The
+next batch is read while one computes (two batches of input in memory at
+most). Per-sample results are joined along the samples; moments over axes
+that include axis 0 are merged exactly across batches, equal to one batch's
+within float rounding (docs/latent.md, "Batches").
+
 Float16 and bfloat16 are read exactly as float32 and computed in float32
 (float64 accumulation on devices that have it); float64 input is computed
 in float64 (--precision f32 for a device without shaderFloat64). The tensor
@@ -80,7 +89,8 @@ Examples:
    vkstat synth latent --dtype bf16 --out lat.npy --truth truth.json
    vkstat latent --in lat.npy --stats all --out stats/
    vkstat latent --in model_out.safetensors --tensor latents --stats moments,corr --axes 3,4 --out stats/
-   vkstat --device gpu latent --in lat.npy --stats lagcorr --lags 3 --nan skip --out stats/`,
+   vkstat --device gpu latent --in lat.npy --stats lagcorr --lags 3 --nan skip --out stats/
+   vkstat latent --in big.npy --stats moments,pca --axes 0,3,4 --batch 64 --out stats/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
@@ -90,6 +100,7 @@ Examples:
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L (default: min(3, F−1))"},
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 		},
 		Action: runLatent,
 	}
@@ -145,6 +156,9 @@ func runLatent(c *ucli.Context) error {
 	if c.Int("lags") < 0 {
 		return usagef("--lags must be 1 or more, got %d", c.Int("lags"))
 	}
+	if c.Int("batch") < 0 {
+		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", c.Int("batch"))
+	}
 	dir := c.String("out")
 	if err := checkOutputDir("out", dir); err != nil {
 		return err
@@ -159,38 +173,49 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	defer s.Close()
-	tr := time.Now()
-	x, info, err := formats.ReadTensor(in, c.String("tensor"))
+	r, err := formats.OpenSamples(in, c.String("tensor"))
 	if err != nil {
 		return err
 	}
-	s.read = time.Since(tr)
+	defer r.Close()
+	info := r.Info
 	if info.Format == "raster" {
 		return fmt.Errorf("%s: a raster; latent tensors are read from .npy, .safetensors or FITS", in)
 	}
-	if dt, err := precision(c, x.DType); err != nil {
+	dt, err := precision(c, r.DType)
+	if err != nil {
 		return err
-	} else {
-		x = x.As(dt)
 	}
+	// x stands for the whole tensor in the summary: its shape and the
+	// type it is computed as (the data are read batch by batch).
+	x := &tensor.Tensor{Shape: r.Shape, DType: dt}
 	if req.LagCorr {
 		req.Lags = c.Int("lags")
 		if req.Lags == 0 && len(x.Shape) == 5 {
 			req.Lags = max(1, min(3, x.Shape[2]-1))
 		}
 	}
-	res, pca, err := runLatentStats(c.Context, s.dev, x, req, slices.Contains(stats, "pca"))
+	work := latentWork{req: req, pca: slices.Contains(stats, "pca"), spectra: slices.Contains(stats, "spectra"), nd: len(x.Shape)}
+	dims, dimsErr := latent.DimsOf(x.Shape)
+	foot := sampleFootprint(work, int64(r.SampleElems()), dims, dimsErr == nil, dt, r.StoredSampleBytes(), r.DType, s.dev != nil)
+	plan, err := planLatentBatches(r.Samples(), c.Int("batch"), foot, s.dev)
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
-	var spec *latentSpectra
-	if slices.Contains(stats, "spectra") {
-		if spec, err = runLatentSpectra(c.Context, s.dev, x, policy); err != nil {
-			return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
-		}
-		res.Timing.Add(spec.timing)
-		res.Notes = append(res.Notes, spec.notes...)
+	if !plan.auto && plan.batch > plan.fit {
+		fmt.Fprintf(c.App.ErrWriter, "warning: --batch %d is more than the %d samples estimated to fit (%s); it may run out of memory\n",
+			plan.batch, plan.fit, plan.budget)
 	}
+	bar := newProgress(c.App.ErrWriter)
+	out, err := runLatentBatches(c.Context, s.dev, r, dt, work, plan, func(done, total int) {
+		bar.update(fmt.Sprintf("sample %d/%d", done, total), float64(done)/float64(max(total, 1)))
+	})
+	bar.done()
+	if err != nil {
+		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
+	}
+	s.read = out.read
+	res, pca, spec := out.res, out.pca, out.spec
 
 	tw := time.Now()
 	outs := Outputs{Ctx: c.Context}
@@ -224,8 +249,9 @@ func runLatent(c *ucli.Context) error {
 	}
 	addPCAPlot(add, pca, d.N, d.C)
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table := latentTable(in, info, x, s.name(), req, res, arrays, files)
+	table := latentTable(in, info, x, s.name(), plan.describe(), req, res, arrays, files)
 	summary := latentSummary(in, info, x, s.name(), req, res, files)
+	summary["batches"] = plan.summary()
 	if pca != nil {
 		summary["pca"] = pcaSummary(pca, d.N, d.C)
 	}
@@ -342,7 +368,7 @@ func g4(v float64) string {
 }
 
 // latentTable is the summary table: the input, then each result's spread.
-func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device string, req latent.Request, res *latent.Result,
+func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, req latent.Request, res *latent.Result,
 	arrays []namedArray, files []string) string {
 	var b bytes.Buffer
 	name := ""
@@ -351,6 +377,7 @@ func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device st
 	}
 	fmt.Fprintf(&b, "input:   %s (%s%s, %s %s; computed as %s)\n", in, info.Format, name, info.DType, tensor.ShapeString(x.Shape), x.DType)
 	fmt.Fprintf(&b, "device:  %s\n", device)
+	fmt.Fprintf(&b, "batches: %s\n", batches)
 	fmt.Fprintf(&b, "NaN/Inf: %d NaN, %d ±Inf in the input (--nan %s)\n", res.NaNs, res.Infs, req.NaN)
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "result\tshape\tmin\tmedian\tmax\tNaN\t\n")

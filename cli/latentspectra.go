@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
@@ -30,13 +31,18 @@ type latentSpectra struct {
 	notes    []string
 	timing   engine.Timing
 	temporal bool
+	// leftSpatial and leftTemporal count the (sample, channel) pairs left
+	// without a finite frame or pixel series (under skip).
+	leftSpatial, leftTemporal int
 }
 
-// runLatentSpectra computes the spectra of x on dev (nil: the CPU path).
-// A frame (for the spatial spectrum) or a pixel's series (for the
-// temporal one) holding a NaN or ±Inf makes its (sample, channel) NaN
-// under propagate, and is left out of the averages under skip.
-func runLatentSpectra(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy latent.NaNPolicy) (*latentSpectra, error) {
+// latentSpectraBatch computes the spectra of x (a batch of samples, or all
+// of them) on dev (nil: the CPU path): everything but the per-channel
+// slope and the notes, which finish adds once the batches are joined
+// (mergeSpectra). A frame (for the spatial spectrum) or a pixel's series
+// (for the temporal one) holding a NaN or ±Inf makes its (sample, channel)
+// NaN under propagate, and is left out of the averages under skip.
+func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy latent.NaNPolicy) (*latentSpectra, error) {
 	d, err := latent.DimsOf(x.Shape)
 	if err != nil {
 		return nil, err
@@ -91,20 +97,12 @@ func runLatentSpectra(ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 	out.radius = sp.Radius
 	out.spatial = tensor.New(tensor.F64, d.N, d.C, k)
 	cen, hi := tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
-	left := averageSpectra(nc, d.F, k, sp.Radial, sp.Total, sp.NuSum, sp.HighSum, badFrame, policy == latent.Propagate,
+	out.leftSpatial = averageSpectra(nc, d.F, k, sp.Radial, sp.Total, sp.NuSum, sp.HighSum, badFrame, policy == latent.Propagate,
 		out.spatial.F64, cen.F64, hi.F64)
-	if left > 0 {
-		out.notes = append(out.notes, fmt.Sprintf("spectra: %d (sample, channel) pairs have no finite frame: NaN spatial spectra", left))
-	}
-	out.slope = tensor.New(tensor.F64, d.C)
-	for c := range d.C {
-		out.slope.F64[c] = radialSlope(out.radius, channelMean(out.spatial, d, c))
-	}
 	out.arrays = append(out.arrays, namedArray{"spatial_spectrum", out.spatial}, namedArray{"spatial_centroid", cen},
-		namedArray{"spatial_highfrac", hi}, namedArray{"spatial_slope", out.slope})
+		namedArray{"spatial_highfrac", hi})
 
 	if d.F < 2 {
-		out.notes = append(out.notes, "spectra: one frame, so no temporal spectrum")
 		return out, nil
 	}
 	out.temporal = true
@@ -121,14 +119,59 @@ func runLatentSpectra(ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 	kt := ts.K
 	tspec := tensor.New(tensor.F64, d.N, d.C, kt)
 	tcen, thi := tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
-	left = averageSpectra(nc, hw, kt, ts.Spectrum, ts.Total, ts.NuSum, ts.HighSum, badSeries, policy == latent.Propagate,
+	out.leftTemporal = averageSpectra(nc, hw, kt, ts.Spectrum, ts.Total, ts.NuSum, ts.HighSum, badSeries, policy == latent.Propagate,
 		tspec.F64, tcen.F64, thi.F64)
-	if left > 0 {
-		out.notes = append(out.notes, fmt.Sprintf("spectra: %d (sample, channel) pairs have no finite pixel series: NaN temporal spectra", left))
-	}
 	out.arrays = append(out.arrays, namedArray{"temporal_spectrum", tspec}, namedArray{"temporal_centroid", tcen},
 		namedArray{"temporal_highfrac", thi})
 	return out, nil
+}
+
+// finish adds what needs every sample: each channel's slope of the radial
+// spectrum averaged over samples (spatial_slope, after spatial_highfrac)
+// and the notes.
+func (s *latentSpectra) finish() {
+	d := s.d
+	s.slope = tensor.New(tensor.F64, d.C)
+	for c := range d.C {
+		s.slope.F64[c] = radialSlope(s.radius, channelMean(s.spatial, d, c))
+	}
+	s.arrays = slices.Insert(s.arrays, 3, namedArray{"spatial_slope", s.slope})
+	if s.leftSpatial > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("spectra: %d (sample, channel) pairs have no finite frame: NaN spatial spectra", s.leftSpatial))
+	}
+	if !s.temporal {
+		s.notes = append(s.notes, "spectra: one frame, so no temporal spectrum")
+	} else if s.leftTemporal > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("spectra: %d (sample, channel) pairs have no finite pixel series: NaN temporal spectra", s.leftTemporal))
+	}
+}
+
+// mergeSpectra joins batches' spectra (from latentSpectraBatch, in sample
+// order) along the sample axis; finish is still to be called.
+func mergeSpectra(parts []*latentSpectra) *latentSpectra {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := *parts[0]
+	out.arrays = nil
+	out.timing = engine.Timing{}
+	out.leftSpatial, out.leftTemporal = 0, 0
+	out.d.N = 0
+	for _, p := range parts {
+		out.d.N += p.d.N
+		out.timing.Add(p.timing)
+		out.leftSpatial += p.leftSpatial
+		out.leftTemporal += p.leftTemporal
+	}
+	for i, a := range parts[0].arrays {
+		ts := make([]*tensor.Tensor, len(parts))
+		for k, p := range parts {
+			ts[k] = p.arrays[i].t
+		}
+		out.arrays = append(out.arrays, namedArray{a.name, concatSamples(ts)})
+	}
+	out.spatial = out.arrays[0].t
+	return &out
 }
 
 // averageSpectra averages each of nc groups of m members' k-bin spectra

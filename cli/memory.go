@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vkstat/vkstat/engine"
 )
 
 // maxAllocNoMeminfo caps one array where the available memory cannot be
@@ -50,4 +52,19 @@ func checkMemory(what string, bytes uint64) error {
 		return fmt.Errorf("%s needs %s of memory; this machine has %s available (MemAvailable in /proc/meminfo)", what, gib(bytes), gib(avail))
 	}
 	return nil
+}
+
+// cpuBudgetFraction is the part of the available memory the CPU path plans
+// to use for the batches of vkstat latent: the rest is left to the outputs,
+// the page cache and other processes.
+const cpuBudgetFraction = 0.5
+
+// cpuBudget is the CPU path's memory budget: half of MemAvailable, or
+// maxAllocNoMeminfo where /proc/meminfo cannot be read.
+func cpuBudget() engine.MemoryBudget {
+	avail := availableMemory()
+	if avail == 0 {
+		return engine.MemoryBudget{Bytes: maxAllocNoMeminfo, Source: "no /proc/meminfo: a fixed 64 GiB"}
+	}
+	return engine.MemoryBudget{Bytes: int64(float64(avail) * cpuBudgetFraction), HeapSize: avail, Source: "50% of MemAvailable"}
 }

@@ -149,3 +149,20 @@ void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t
 	out->float16 = f16.shaderFloat16;
 	out->int8 = f16.shaderInt8;
 }
+
+int vks_query_memory_budget(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint64_t *budget, uint64_t *usage) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkGetPhysicalDeviceMemoryProperties2 mem2 =
+		(PFN_vkGetPhysicalDeviceMemoryProperties2)get(inst, "vkGetPhysicalDeviceMemoryProperties2");
+	if (!mem2)
+		return 0;
+	VkPhysicalDeviceMemoryBudgetPropertiesEXT b = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+	VkPhysicalDeviceMemoryProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b};
+	mem2(pd, &p);
+	uint32_t n = p.memoryProperties.memoryHeapCount;
+	for (uint32_t i = 0; i < n && i < VK_MAX_MEMORY_HEAPS; i++) {
+		budget[i] = b.heapBudget[i];
+		usage[i] = b.heapUsage[i];
+	}
+	return (int)n;
+}

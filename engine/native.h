@@ -36,6 +36,12 @@ typedef struct {
 
 void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out);
 
+// vks_query_memory_budget fills budget and usage (VK_MAX_MEMORY_HEAPS
+// entries each) from VkPhysicalDeviceMemoryBudgetPropertiesEXT and returns
+// the number of heaps, or 0 without vkGetPhysicalDeviceMemoryProperties2.
+// Call it only where the device lists VK_EXT_memory_budget.
+int vks_query_memory_budget(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint64_t *budget, uint64_t *usage);
+
 // vks_dev holds the device-level commands engine/cmds.go calls from C.
 typedef struct {
 	PFN_vkQueueSubmit queueSubmit;

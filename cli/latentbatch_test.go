@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// batchTestTensor is a (5, 3, 4, 6, 5) float64 latent with correlated
+// channels, a NaN, an Inf, constant frames and a frame of NaNs.
+func batchTestTensor() *tensor.Tensor {
+	rng := rand.New(rand.NewPCG(5, 9))
+	x := tensor.New(tensor.F64, 5, 3, 4, 6, 5)
+	for i := range x.F64 {
+		x.F64[i] = rng.NormFloat64()*(1+float64(i%7)/3) + 0.2*float64(i/360)
+	}
+	x.F64[17] = math.NaN()          // sample 0
+	x.F64[360*2+100] = math.Inf(-1) // sample 2
+	for i := range 30 {             // sample 3: channel 1 frame 2 constant, channel 2 frame 0 all NaN
+		x.F64[3*360+120+60+i] = 1.25
+		x.F64[3*360+240+i] = math.NaN()
+		x.F64[360+30+i] = -0.5 // sample 1: channel 0 frame 1 constant
+	}
+	return x
+}
+
+// TestLatentBatches: vkstat latent with --batch 1, 2, 3 (not dividing the
+// 5 samples) and 5 gives what one batch of all samples gives: per-sample
+// outputs identical, moments over axes that include the sample axis equal
+// within float64 rounding, the same notes, on the CPU path and Vulkan.
+func TestLatentBatches(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	for _, dev := range devicesUnderTest(t) {
+		for _, c := range []struct{ nan, axes string }{{"skip", "0,3,4"}, {"propagate", "-2,-1"}, {"propagate", "0"}} {
+			stats := "all"
+			if c.axes == "0" {
+				stats = "moments"
+			}
+			outs := map[int]string{}
+			for _, b := range []int{5, 1, 2, 3} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, c.nan, c.axes, b))
+				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stats", stats,
+					"--axes", c.axes, "--nan", c.nan, "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
+				if code != 0 {
+					t.Fatalf("%s %v --batch %d: exit %d: %s", dev, c, b, code, stderr)
+				}
+				outs[b] = out
+			}
+			merged := strings.HasPrefix(c.axes, "0")
+			for _, b := range []int{1, 2, 3} {
+				compareLatentOutputs(t, fmt.Sprintf("%s %v --batch %d", dev, c, b), outs[5], outs[b], merged)
+			}
+		}
+		// float32, the usual case: per-sample outputs identical, merged
+		// moments within float32 rounding (reduce returns float32 means
+		// and variances per batch).
+		for _, axes := range []string{"-2,-1", "0,3,4"} {
+			outs := map[int]string{}
+			for _, b := range []int{5, 2} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-f32-%s-%d", dev, axes, b))
+				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", "f32", "latent", "--in", in,
+					"--stats", "moments,corr,lagcorr,pca", "--axes", axes, "--nan", "skip", "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
+				if code != 0 {
+					t.Fatalf("%s f32 --batch %d: exit %d: %s", dev, b, code, stderr)
+				}
+				outs[b] = out
+			}
+			compareLatentOutputsTol(t, fmt.Sprintf("%s f32 axes %s --batch 2", dev, axes), outs[5], outs[2], axes == "0,3,4", 1e-6, 1e-5)
+		}
+	}
+}
+
+// compareLatentOutputs holds the .npy files and notes of got to those of
+// want: identical, or for the moments when merged, within 1e-12 of the
+// slice's scale (|mean| + std; its square for var), 1e-9 for skew and
+// kurtosis.
+func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
+	t.Helper()
+	compareLatentOutputsTol(t, what, want, got, merged, 1e-12, 1e-9)
+}
+
+// compareLatentOutputsTol is compareLatentOutputs with the merged moments'
+// tolerances: rel of the scale, shape for skew and kurtosis.
+func compareLatentOutputsTol(t *testing.T, what, want, got string, merged bool, rel, shape float64) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(want, "*.npy"))
+	if len(files) == 0 {
+		t.Fatalf("%s: no outputs in %s", what, want)
+	}
+	read := func(p string) *tensor.Tensor {
+		x, err := formats.ReadNPY(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	mean, std := read(filepath.Join(want, "mean.npy")), read(filepath.Join(want, "std.npy"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".npy")
+		w, g := read(f), read(filepath.Join(got, filepath.Base(f)))
+		if !tensor.SameShape(w.Shape, g.Shape) {
+			t.Errorf("%s: %s shape %v, want %v", what, name, g.Shape, w.Shape)
+			continue
+		}
+		moment := slices.Contains([]string{"mean", "var", "std", "min", "max", "skew", "kurt"}, name)
+		bad := 0
+		for i, wv := range w.F64 {
+			gv := g.F64[i]
+			same := gv == wv || math.IsNaN(gv) && math.IsNaN(wv)
+			if moment && merged && !same {
+				scale := math.Abs(mean.F64[i]) + std.F64[i]
+				tol := map[string]float64{"var": rel * scale * scale, "skew": shape, "kurt": shape}[name]
+				if tol == 0 {
+					tol = rel * scale
+				}
+				same = !math.IsNaN(gv) && !math.IsNaN(wv) && math.Abs(gv-wv) <= tol
+			}
+			if !same {
+				if bad < 3 {
+					t.Errorf("%s: %s[%d] = %v, want %v", what, name, i, gv, wv)
+				}
+				bad++
+			}
+		}
+	}
+	notes := func(dir string) []any {
+		var s map[string]any
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("%s: summary.json: %v", what, err)
+		}
+		n, _ := s["notes"].([]any)
+		return n
+	}
+	if wn, gn := notes(want), notes(got); fmt.Sprint(wn) != fmt.Sprint(gn) {
+		t.Errorf("%s: notes\n%v\nwant\n%v", what, gn, wn)
+	}
+}
+
+// TestLatentBatchPlan: --batch must be 0 or more; a --batch past N takes
+// every sample in one batch; under a small host budget the batches are
+// sized by it (and give the same outputs); a budget that cannot hold one
+// sample is refused with an error that says so.
+func TestLatentBatchPlan(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	code, _, stderr := run(t, "latent", "--in", in, "--batch", "-1", "--out", filepath.Join(dir, "neg"))
+	if code == 0 || !strings.Contains(stderr, "--batch must be 0") {
+		t.Errorf("--batch -1: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "latent", "--in", in, "--batch", "two", "--out", filepath.Join(dir, "word"))
+	if code == 0 || !strings.Contains(stderr, "batch") {
+		t.Errorf("--batch two: exit %d: %s", code, stderr)
+	}
+	batches := func(out string) map[string]any {
+		var s map[string]any
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("summary.json: %v", err)
+		}
+		return s["batches"].(map[string]any)
+	}
+	args := func(out string, more ...string) []string {
+		return append([]string{"latent", "--in", in, "--stats", "moments,corr,pca", "--axes", "0,2", "--out", out}, more...)
+	}
+	big := filepath.Join(dir, "big")
+	if code, _, stderr := run(t, args(big, "--batch", "99")...); code != 0 {
+		t.Fatalf("--batch 99: exit %d: %s", code, stderr)
+	}
+	if b := batches(big); b["batch"] != 5.0 || b["batches"] != 1.0 || b["auto"] != false {
+		t.Errorf("--batch 99 of 5 samples: %v", b)
+	}
+
+	// One sample: 360 float64 values; its host footprint is a few KiB.
+	foot := sampleFootprint(latentWork{req: latent.Request{Moments: true, Corr: true, Axes: []int{0, 2}}, pca: true}, 360, latent.Dims{N: 5, C: 3, F: 4, H: 6, W: 5}, true, tensor.F64, 360*8, tensor.F64, false)
+	saved := availableMemory
+	defer func() { availableMemory = saved }()
+	availableMemory = func() uint64 { return uint64(float64(2*foot.host+foot.host/2) / cpuBudgetFraction / batchMargin) } // 2.5 samples
+	auto := filepath.Join(dir, "auto")
+	if code, _, stderr := run(t, args(auto)...); code != 0 {
+		t.Fatalf("auto under a small budget: exit %d: %s", code, stderr)
+	}
+	if b := batches(auto); b["batch"] != 2.0 || b["batches"] != 3.0 || b["auto"] != true {
+		t.Errorf("auto batches under a budget of 2.5 samples: %v", b)
+	}
+	compareLatentOutputs(t, "auto batches of 2", big, auto, true)
+
+	availableMemory = func() uint64 { return uint64(float64(foot.host/2) / cpuBudgetFraction / batchMargin) }
+	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
+	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
+		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMergeNotes: notes about many items merge into one per kind, counts
+// added, the first eight items listed in order, kinds in latent's order.
+func TestMergeNotes(t *testing.T) {
+	items := func(lo, hi int) string {
+		var s []string
+		for i := lo; i < hi; i++ {
+			s = append(s, fmt.Sprintf("sample %d channel 0", i))
+		}
+		return strings.Join(s, "; ")
+	}
+	got := mergeNotes([][]string{
+		{"frame corr: 3 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 3)},
+		{"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
+			"frame corr: 10 constant (zero-variance) frame(s), whose correlations are NaN: " + items(3, 11) + "; ... (10 in all)",
+			"a plain note"},
+		{"a plain note"},
+	})
+	want := []string{
+		"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
+		"frame corr: 13 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 8) + "; ... (13 in all)",
+		"a plain note",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged notes\n%q\nwant\n%q", got, want)
+	}
+	if got := shiftSampleNotes([]string{"pca: 1 sample(s) without a full PCA: sample 0 (x); sample 12 (y)"}, 5); got[0] != "pca: 1 sample(s) without a full PCA: sample 5 (x); sample 17 (y)" {
+		t.Errorf("shifted: %q", got[0])
+	}
+}
+
+// TestLatentBatchDevice: on lavapipe under --device-memory, the batches are
+// sized by the device's budget (and give what one batch gives), and a
+// budget that cannot hold one sample is refused.
+func TestLatentBatchDevice(t *testing.T) {
+	if !slices.Contains(devicesUnderTest(t), "lavapipe") {
+		t.Skip("no lavapipe")
+	}
+	dir := t.TempDir()
+	x := tensor.New(tensor.F32, 4, 4, 8, 64, 64) // 512 KiB a sample
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range x.F32 {
+		x.F32[i] = float32(rng.NormFloat64())
+	}
+	in := writeNPY(t, dir, "x.npy", x)
+	args := func(out, mem string, more ...string) []string {
+		return append([]string{"--device", "lavapipe", "--validate", "--device-memory", mem, "latent", "--in", in, "--stats", "moments,corr", "--out", out}, more...)
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := run(t, args(whole, "64MiB", "--batch", "4")...); code != 0 {
+		t.Fatalf("--batch 4: exit %d: %s", code, stderr)
+	}
+	// Per sample: 1 MiB on the device (moments: input and partials), so
+	// 0.8·(7 − 4) MiB holds 2.
+	auto := filepath.Join(dir, "auto")
+	code, stdout, stderr := run(t, args(auto, "7MiB")...)
+	if code != 0 {
+		t.Fatalf("auto under 7 MiB: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "batches: 2 of up to 2 samples (auto") || !strings.Contains(stdout, "--device-memory") {
+		t.Errorf("auto under 7 MiB:\n%s", stdout)
+	}
+	compareLatentOutputs(t, "device batches of 2", whole, auto, false)
+	code, _, stderr = run(t, args(filepath.Join(dir, "none"), "5MiB")...)
+	if code == 0 || !strings.Contains(stderr, "one sample needs about 1.0 MiB of device memory") {
+		t.Errorf("5 MiB: exit %d: %s", code, stderr)
+	}
+}
+
+// TestLatentBatchReadError: a read that fails on the read-ahead goroutine
+// (the file cut short after it was opened) ends the run with its error,
+// and the goroutine with it.
+func TestLatentBatchReadError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	r, err := formats.OpenSamples(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st, _ := os.Stat(in)
+	if err := os.Truncate(in, st.Size()-3*360*8); err != nil { // samples 2.. cut
+		t.Fatal(err)
+	}
+	w := latentWork{req: latent.Request{Moments: true, Axes: []int{0, 3, 4}}, nd: 5}
+	plan := latentPlan{batch: 1, batches: 5, n: 5}
+	batches := 0
+	_, err = runLatentBatches(context.Background(), nil, r, tensor.F64, w, plan, func(done, total int) { batches = done })
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("want a truncation error, got %v", err)
+	}
+	if batches != 2 {
+		t.Errorf("%d samples done before the error, want 2", batches)
+	}
+}
