@@ -213,6 +213,9 @@ func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
 	if err != nil {
 		return 0, usageError{err}
 	}
+	if d.Is16() {
+		return 0, usagef("--precision %s: 16-bit storage is for `vkstat latent` only; this command computes in f32 or f64", p)
+	}
 	return d, nil
 }
 
