@@ -38,7 +38,8 @@ func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g G
 
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
-const chunkBytes = 256 << 20
+// (A variable so that tests can make chunks small.)
+var chunkBytes int64 = 256 << 20
 
 // forceAcc32 makes float32 kernels accumulate in float even on devices
 // with shaderFloat64, so that tests exercise that variant everywhere.
