@@ -193,11 +193,8 @@ func decodeNPYHeaderAs(src *source, keep16 bool) (*tensor.Tensor, npyHeader, err
 	return t, h, err
 }
 
-// decodeNPYData reads the data that h describes from r.
-func decodeNPYData(h npyHeader, r io.Reader) (*tensor.Tensor, error) {
-	return decodeNPYDataAs(h, r, false)
-}
-
+// decodeNPYDataAs reads the data that h describes from r; with keep16
+// float16 and bfloat16 keep their 16-bit type.
 func decodeNPYDataAs(h npyHeader, r io.Reader, keep16 bool) (*tensor.Tensor, error) {
 	shape, dt, fortran, n := h.shape, h.dt, h.fortran, h.n
 	out := dt.out()
