@@ -42,7 +42,8 @@ const npySupported = "float32, float64, float16 and bfloat16 (read as float32), 
 // ReadNPY reads a NumPy .npy file into a C-order (row-major) tensor.
 //
 // float32 and float64 arrays keep their type; float16 and bfloat16 arrays
-// are read as float32 (exactly: every value of either is a float32 value); bool, signed and unsigned integer arrays (8 to 64 bits) are
+// are read as float32 (exactly: every value of either is a float32 value;
+// ReadTensor16 keeps them 16-bit); bool, signed and unsigned integer arrays (8 to 64 bits) are
 // converted to float64 (int64 and uint64 values above 2^53 lose precision).
 // Little- and big-endian data are both accepted, and Fortran-order arrays are
 // transposed into C order. A 0-d array gives shape [] with one element.
