@@ -97,7 +97,7 @@ func newGlobalFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "auto", EnvVars: []string{"VKSTAT_DEVICE"},
 			Usage: "where to run: auto (best GPU, else the CPU path), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
 		&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "auto",
-			Usage: "arithmetic precision: f32, f64, or auto (the input's own type)"},
+			Usage: "arithmetic precision: f32, f64, or auto (the input's own type); latent also takes f16 and bf16 (16-bit storage on the device)"},
 		&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},
 			Usage: "enable the Vulkan validation layer; any message it reports is an error"},
 		&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total"},

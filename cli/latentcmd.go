@@ -72,10 +72,24 @@ most). Per-sample results are joined along the samples; moments over axes
 that include axis 0 are merged exactly across batches, equal to one batch's
 within float rounding (docs/latent.md, "Batches").
 
-Float16 and bfloat16 are read exactly as float32 and computed in float32
-(float64 accumulation on devices that have it); float64 input is computed
-in float64 (--precision f32 for a device without shaderFloat64). The tensor
-is permuted on the host before the work reaches the device (docs/latent.md).
+--precision (a global option, before "latent") says how the tensor is
+stored for the work; the arithmetic is float32 with float64 accumulation
+on devices that have it (float32, compensated, on those without) except
+under f64:
+
+  auto  the input's own type (default): float16 and bfloat16 inputs stay
+        16-bit, float32 and float64 stay as they are
+  f16   float16 storage: the device holds half the bytes of float32 for
+        moments, corr, corr-frames and lagcorr, and widens each value
+        exactly as it reads it; float32 or float64 input is rounded to
+        float16 first (to nearest, ties to even)
+  bf16  the same with bfloat16
+  f32   float32 (16-bit inputs are widened exactly on the host)
+  f64   float64 end to end (a device with shaderFloat64)
+
+pca and spectra widen 16-bit data to float32 on the host. Outputs are
+float64 files whatever the storage. The tensor is permuted on the host (in
+its storage type) before the work reaches the device (docs/latent.md).
 
 Writes into --out, all or nothing: <stat>.npy (float64) for each result,
 summary.json, summary.txt (the table printed) and, with corr, corr.png: a
@@ -90,7 +104,9 @@ Examples:
    vkstat latent --in lat.npy --stats all --out stats/
    vkstat latent --in model_out.safetensors --tensor latents --stats moments,corr --axes 3,4 --out stats/
    vkstat --device gpu latent --in lat.npy --stats lagcorr --lags 3 --nan skip --out stats/
-   vkstat latent --in big.npy --stats moments,pca --axes 0,3,4 --batch 64 --out stats/`,
+   vkstat latent --in big.npy --stats moments,pca --axes 0,3,4 --batch 64 --out stats/
+   vkstat --precision bf16 latent --in lat_f32.npy --stats moments,corr --out stats/
+   vkstat --precision f32 latent --in lat_bf16.npy --stats moments --out stats/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
@@ -104,6 +120,20 @@ Examples:
 		},
 		Action: runLatent,
 	}
+}
+
+// latentPrecision is the storage type of the latent work for an input of
+// type dt under --precision p: auto keeps dt (float16 and bfloat16
+// included); f16, bf16, f32 and f64 convert to that type.
+func latentPrecision(p string, dt tensor.DType) (tensor.DType, error) {
+	if p == "" || p == "auto" {
+		return dt, nil
+	}
+	d, err := tensor.ParseDType(p)
+	if err != nil {
+		return 0, usagef("--precision %q: want auto, f16, bf16, f32 or f64", p)
+	}
+	return d, nil
 }
 
 // parseAxes parses a comma-separated list of integers.
@@ -173,7 +203,7 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	defer s.Close()
-	r, err := formats.OpenSamples(in, c.String("tensor"))
+	r, err := formats.OpenSamples16(in, c.String("tensor"))
 	if err != nil {
 		return err
 	}
@@ -182,7 +212,7 @@ func runLatent(c *ucli.Context) error {
 	if info.Format == "raster" {
 		return fmt.Errorf("%s: a raster; latent tensors are read from .npy, .safetensors or FITS", in)
 	}
-	dt, err := precision(c, r.DType)
+	dt, err := latentPrecision(c.String("precision"), r.DType)
 	if err != nil {
 		return err
 	}

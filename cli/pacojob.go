@@ -203,6 +203,16 @@ type pacoResult struct {
 	center pacoCenterInfo
 }
 
+// parseFloatDType is tensor.ParseDType for the flags that take f32 or f64
+// only: the 16-bit storage types are refused.
+func parseFloatDType(s string) (tensor.DType, error) {
+	dt, err := tensor.ParseDType(s)
+	if err == nil && dt.Is16() {
+		err = fmt.Errorf("unknown precision %q for this command (want f32 or f64; f16 and bf16 storage is for `vkstat latent` and `synth latent`)", s)
+	}
+	return dt, err
+}
+
 // precisionOf is the dtype to compute in for an input of type dt under
 // --precision p.
 func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
@@ -212,6 +222,9 @@ func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
 	d, err := tensor.ParseDType(p)
 	if err != nil {
 		return 0, usageError{err}
+	}
+	if d.Is16() {
+		return 0, usagef("--precision %s: unknown precision for this command (want f32, f64 or auto); 16-bit storage is for `vkstat latent` only", p)
 	}
 	return d, nil
 }

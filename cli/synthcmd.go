@@ -49,7 +49,7 @@ Examples:
 				if err != nil {
 					return usageError{fmt.Errorf("--shape: %w", err)}
 				}
-				dt, err := tensor.ParseDType(c.String("dtype"))
+				dt, err := parseFloatDType(c.String("dtype"))
 				if err != nil {
 					return usageError{fmt.Errorf("--dtype: %w", err)}
 				}

@@ -225,7 +225,7 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return usagef("--size: %v", err)
 	}
-	dt, err := tensor.ParseDType(c.String("dtype"))
+	dt, err := parseFloatDType(c.String("dtype"))
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}

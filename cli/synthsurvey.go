@@ -13,7 +13,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // synthSurveyCompanion is target k's companion (k from 0): separations,
@@ -79,7 +78,7 @@ func synthSurveyAction(c *ucli.Context) error {
 	if err != nil {
 		return usagef("--size: %v", err)
 	}
-	dt, err := tensor.ParseDType(c.String("dtype"))
+	dt, err := parseFloatDType(c.String("dtype"))
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}

@@ -174,7 +174,7 @@ func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 	if p == "" || p == "auto" || p == "all" {
 		return []tensor.DType{tensor.F32, tensor.F64}, nil
 	}
-	dt, err := tensor.ParseDType(p)
+	dt, err := parseFloatDType(p)
 	if err != nil {
 		return nil, usageError{err}
 	}

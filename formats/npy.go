@@ -42,7 +42,8 @@ const npySupported = "float32, float64, float16 and bfloat16 (read as float32), 
 // ReadNPY reads a NumPy .npy file into a C-order (row-major) tensor.
 //
 // float32 and float64 arrays keep their type; float16 and bfloat16 arrays
-// are read as float32 (exactly: every value of either is a float32 value); bool, signed and unsigned integer arrays (8 to 64 bits) are
+// are read as float32 (exactly: every value of either is a float32 value;
+// ReadTensor16 keeps them 16-bit); bool, signed and unsigned integer arrays (8 to 64 bits) are
 // converted to float64 (int64 and uint64 values above 2^53 lose precision).
 // Little- and big-endian data are both accepted, and Fortran-order arrays are
 // transposed into C order. A 0-d array gives shape [] with one element.
@@ -179,25 +180,42 @@ func decodeNPY(src *source) (*tensor.Tensor, error) {
 
 // decodeNPYHeader reads an NPY file and returns its header too.
 func decodeNPYHeader(src *source) (*tensor.Tensor, npyHeader, error) {
+	return decodeNPYHeaderAs(src, false)
+}
+
+// decodeNPYHeaderAs is decodeNPYHeader; with keep16 float16 and bfloat16
+// arrays keep their 16-bit type (tensor.F16, tensor.BF16).
+func decodeNPYHeaderAs(src *source, keep16 bool) (*tensor.Tensor, npyHeader, error) {
 	h, r, err := readNPYHeader(src)
 	if err != nil {
 		return nil, h, err
 	}
-	t, err := decodeNPYData(h, r)
+	t, err := decodeNPYDataAs(h, r, keep16)
 	return t, h, err
 }
 
-// decodeNPYData reads the data that h describes from r.
-func decodeNPYData(h npyHeader, r io.Reader) (*tensor.Tensor, error) {
+// decodeNPYDataAs reads the data that h describes from r; with keep16
+// float16 and bfloat16 keep their 16-bit type.
+func decodeNPYDataAs(h npyHeader, r io.Reader, keep16 bool) (*tensor.Tensor, error) {
 	shape, dt, fortran, n := h.shape, h.dt, h.fortran, h.n
-	t := tensor.New(dt.out(), shape...)
+	out := dt.out()
+	if keep16 && dt.size == 2 && (dt.kind == 'f' || dt.kind == 'V') {
+		out = tensor.F16
+		if dt.bf16() {
+			out = tensor.BF16
+		}
+	}
+	t := tensor.New(out, shape...)
 	if err := readNPYData(r, dt, t); err != nil {
 		return nil, fmt.Errorf("reading data (%d elements of %s): %w", n, dt.descr, err)
 	}
 	if fortran && len(shape) > 1 {
-		if t.DType == tensor.F32 {
+		switch {
+		case t.DType.Is16():
+			t.U16 = fortranToC(t.U16, shape)
+		case t.DType == tensor.F32:
 			t.F32 = fortranToC(t.F32, shape)
-		} else {
+		default:
 			t.F64 = fortranToC(t.F64, shape)
 		}
 	}
@@ -359,7 +377,7 @@ func parseNPYHeader(header []byte) (shape []int, dt npyDType, fortran bool, err 
 
 // readNPYData decodes len(t) elements of dt from r into t, in chunks.
 func readNPYData(r io.Reader, dt npyDType, t *tensor.Tensor) error {
-	if dt.kind == 'f' && dt.order == binary.LittleEndian && dt.size == t.DType.Size() {
+	if (dt.kind == 'f' || t.DType.Is16()) && dt.order == binary.LittleEndian && dt.size == t.DType.Size() {
 		// Native layout (tensor memory is little-endian): read straight in.
 		if _, err := io.ReadFull(r, t.Raw()); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -381,9 +399,14 @@ func readNPYData(r io.Reader, dt npyDType, t *tensor.Tensor) error {
 			}
 			return err
 		}
-		if t.DType == tensor.F32 {
+		switch {
+		case t.DType.Is16(): // big-endian 16-bit values, kept as bits
+			for i := range k {
+				t.U16[done+i] = dt.order.Uint16(b[2*i:])
+			}
+		case t.DType == tensor.F32:
 			decodeF32(t.F32[done:done+k], b, dt)
-		} else {
+		default:
 			decodeF64(t.F64[done:done+k], b, dt)
 		}
 		done += k

@@ -195,6 +195,12 @@ func safetensorsNames(entries []SafetensorsEntry) string {
 // decodeSafetensors reads the tensor called name (the only one when name
 // is empty and the file holds one).
 func decodeSafetensors(src *source, name string) (*tensor.Tensor, SafetensorsEntry, error) {
+	return decodeSafetensorsAs(src, name, false)
+}
+
+// decodeSafetensorsAs is decodeSafetensors; with keep16 F16 and BF16
+// tensors keep their 16-bit type (tensor.F16, tensor.BF16).
+func decodeSafetensorsAs(src *source, name string, keep16 bool) (*tensor.Tensor, SafetensorsEntry, error) {
 	entries, _, base, err := readSafetensorsHeader(src)
 	if err != nil {
 		return nil, SafetensorsEntry{}, err
@@ -227,6 +233,15 @@ func decodeSafetensors(src *source, name string) (*tensor.Tensor, SafetensorsEnt
 			}
 		}
 	case "F16", "BF16":
+		if keep16 {
+			dt = map[string]tensor.DType{"F16": tensor.F16, "BF16": tensor.BF16}[e.DType]
+			conv = func(b []byte, t *tensor.Tensor, at int) {
+				for i := range len(b) / 2 {
+					t.U16[at+i] = binary.LittleEndian.Uint16(b[2*i:])
+				}
+			}
+			break
+		}
 		dt = tensor.F32
 		cv := halfToFloat32
 		if e.DType == "BF16" {

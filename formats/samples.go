@@ -19,10 +19,11 @@ import (
 // float64, either byte order) and safetensors (F16, BF16, F32, F64) in C
 // order are read from the file range by range, the stored bytes through a
 // tensor.Source and decoded as ReadTensor decodes them (float16 and
-// bfloat16 to float32). Other inputs (FITS, Fortran-order NPY, integer
+// bfloat16 to float32, or kept 16-bit by OpenSamples16). Other inputs (FITS, Fortran-order NPY, integer
 // NPY, pipes) are read whole when opened and served from memory.
 type SampleReader struct {
-	// Shape and DType are the tensor's, as read (DType: float32 or float64).
+	// Shape and DType are the tensor's, as read (DType: float32 or float64;
+	// float16 or bfloat16 from OpenSamples16).
 	Shape []int
 	DType tensor.DType
 	// Info says what the file stored.
@@ -40,13 +41,27 @@ type SampleReader struct {
 // OpenSamples opens path for reading by samples; name picks the tensor of
 // a safetensors file as ReadTensor does. Close it when done.
 func OpenSamples(path, name string) (*SampleReader, error) {
+	return openSamples(path, name, false)
+}
+
+// OpenSamples16 is OpenSamples, except that float16 and bfloat16 data keep
+// their 16-bit type (tensor.F16, tensor.BF16), as ReadTensor16 reads them.
+func OpenSamples16(path, name string) (*SampleReader, error) {
+	return openSamples(path, name, true)
+}
+
+func openSamples(path, name string, keep16 bool) (*SampleReader, error) {
 	if IsSafetensorsName(path) || !isRasterName(path) {
-		r, err := openSampleStream(path, name)
+		r, err := openSampleStream(path, name, keep16)
 		if r != nil || err != nil {
 			return r, err
 		}
 	}
-	t, info, err := ReadTensor(path, name)
+	read := ReadTensor
+	if keep16 {
+		read = ReadTensor16
+	}
+	t, info, err := read(path, name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +70,7 @@ func OpenSamples(path, name string) (*SampleReader, error) {
 
 // openSampleStream opens the files whose data can be read in ranges; it
 // returns nil and no error for the others.
-func openSampleStream(path, name string) (*SampleReader, error) {
+func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
 	if name != "" && !IsSafetensorsName(path) {
 		return nil, nil // ReadTensor words the error
 	}
@@ -124,6 +139,12 @@ func openSampleStream(path, name string) (*SampleReader, error) {
 		return nil, nil
 	}
 	r.DType = r.dt.out()
+	if keep16 && r.dt.size == 2 {
+		r.DType = tensor.F16
+		if r.dt.bf16() {
+			r.DType = tensor.BF16
+		}
+	}
 	r.src = tensor.Source{Shape: r.Shape, DType: r.DType, Name: path, Fill: fileFill(in.f, path, base)}
 	return r, nil
 }
@@ -165,15 +186,17 @@ func (r *SampleReader) Read(lo, hi int, dst *tensor.Tensor) (*tensor.Tensor, err
 		shape = nil
 	}
 	n := (hi - lo) * per
-	if dst == nil || dst.DType != r.DType || (r.DType == tensor.F32 && cap(dst.F32) < n) || (r.DType == tensor.F64 && cap(dst.F64) < n) {
+	switch {
+	case dst == nil || dst.DType != r.DType:
 		dst = tensor.New(r.DType, shape...)
-	} else {
-		dst = &tensor.Tensor{Shape: shape, DType: r.DType, F32: dst.F32[:min(n, cap(dst.F32))], F64: dst.F64[:min(n, cap(dst.F64))]}
-		if r.DType == tensor.F32 {
-			dst.F64 = nil
-		} else {
-			dst.F32 = nil
-		}
+	case r.DType == tensor.F32 && cap(dst.F32) >= n:
+		dst = &tensor.Tensor{Shape: shape, DType: r.DType, F32: dst.F32[:n]}
+	case r.DType == tensor.F64 && cap(dst.F64) >= n:
+		dst = &tensor.Tensor{Shape: shape, DType: r.DType, F64: dst.F64[:n]}
+	case r.DType.Is16() && cap(dst.U16) >= n:
+		dst = &tensor.Tensor{Shape: shape, DType: r.DType, U16: dst.U16[:n]}
+	default:
+		dst = tensor.New(r.DType, shape...)
 	}
 	if !r.Streamed {
 		src := r.whole.Raw()
@@ -183,7 +206,7 @@ func (r *SampleReader) Read(lo, hi int, dst *tensor.Tensor) (*tensor.Tensor, err
 	}
 	es := int64(r.dt.size)
 	off := int64(lo) * int64(per) * es
-	if r.dt.kind == 'f' && r.dt.order == binary.LittleEndian && r.dt.size == r.DType.Size() {
+	if (r.dt.kind == 'f' || r.dt.bf16()) && r.dt.order == binary.LittleEndian && r.dt.size == r.DType.Size() {
 		// Stored as computed: straight into dst.
 		if err := r.src.Fill(dst.Raw(), off); err != nil {
 			return nil, err
@@ -204,9 +227,14 @@ func (r *SampleReader) Read(lo, hi int, dst *tensor.Tensor) (*tensor.Tensor, err
 			mu.Unlock()
 			return
 		}
-		if r.DType == tensor.F32 {
+		switch r.DType {
+		case tensor.F16, tensor.BF16: // big-endian 16-bit patterns
+			for i := range dst.U16[a:b] {
+				dst.U16[a+i] = r.dt.order.Uint16(buf[2*i:])
+			}
+		case tensor.F32:
 			decodeF32(dst.F32[a:b], buf, r.dt)
-		} else {
+		default:
 			decodeF64(dst.F64[a:b], buf, r.dt)
 		}
 	})

@@ -27,10 +27,27 @@ func IsSafetensorsName(path string) bool {
 // from a safetensors file (see ReadSafetensors), and says what the file
 // stored. name is an error for other formats.
 func ReadTensor(path, name string) (*tensor.Tensor, TensorInfo, error) {
+	return readTensor(path, name, false)
+}
+
+// ReadTensor16 is ReadTensor, except that float16 and bfloat16 data (NPY
+// '<f2', '<V2' or 'bfloat16'; safetensors F16, BF16) keep their 16-bit
+// type, tensor.F16 or tensor.BF16, instead of being widened to float32:
+// for pipelines that store them so on the device.
+func ReadTensor16(path, name string) (*tensor.Tensor, TensorInfo, error) {
+	return readTensor(path, name, true)
+}
+
+func readTensor(path, name string, keep16 bool) (*tensor.Tensor, TensorInfo, error) {
 	if IsSafetensorsName(path) {
-		t, e, err := ReadSafetensors(path, name)
+		in, err := openInput(path)
 		if err != nil {
 			return nil, TensorInfo{}, err
+		}
+		defer in.Close()
+		t, e, err := decodeSafetensorsAs(in.source(), name, keep16)
+		if err != nil {
+			return nil, TensorInfo{}, fmt.Errorf("%s: %w", path, err)
 		}
 		dt := map[string]string{"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}[e.DType]
 		return t, TensorInfo{Format: "safetensors", DType: dt, Name: e.Name}, nil
@@ -52,7 +69,7 @@ func ReadTensor(path, name string) (*tensor.Tensor, TensorInfo, error) {
 	defer in.Close()
 	switch formatOf(in) {
 	case formatNPY:
-		t, h, err := decodeNPYHeader(in.source())
+		t, h, err := decodeNPYHeaderAs(in.source(), keep16)
 		if err != nil {
 			return nil, TensorInfo{}, fmt.Errorf("%s: %w", path, err)
 		}

@@ -1,7 +1,7 @@
 #version 450
 // Mean, covariance and shrinkage of one sample set per workgroup.
 //
-// Sample t of variable i of set k is data[b_k + t*tstride + off[i]], with
+// Sample t of variable i of set k is data[b_k + t*tstride + off[i]] (LOAD), with
 // b_k = base[k] (gathered from a cube: base is the location, off the patch
 // offsets) or k*nstride (an (N, T, P) array: off[i] = i). The mean is taken
 // first; then the centred samples are staged through shared memory, TC at a
@@ -21,6 +21,8 @@
 // accumulator blocks and the Ledoit-Wolf sums carry over from one dispatch
 // to the next in carry, in ACC and in the same order as in one dispatch,
 // so the results do not change.
+// The input is read through LOAD (include/load.glsl): T itself, or with
+// STORE16 float16 or bfloat16 packed two to a uint32, widened exactly.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "include/common.glsl"
@@ -40,7 +42,9 @@ layout(constant_id = 3) const uint MAXB = 1; // 4×4 blocks per invocation per p
 
 const uint PB = (P + 3u) / 4u; // 4-wide column blocks; the tile is zero-padded
 
-layout(std430, binding = 0) readonly buffer Data { T data[]; };
+#define IN_BINDING 0
+#define IN_NAME Data
+#include "include/load.glsl"
 layout(std430, binding = 1) readonly buffer Off { uint off[]; };
 layout(std430, binding = 2) readonly buffer Base { uint base[]; };
 layout(std430, binding = 3) writeonly buffer Mean { T mean[]; };
@@ -140,7 +144,7 @@ void main() {
 	// Means, with a shift (the first sample) against cancellation.
 	for (uint i = lt; i < P; i += WG_SIZE) {
 		uint o = b0 + off[i];
-		ACC sh = ACC(data[o]);
+		ACC sh = ACC(LOAD(o));
 		ACC s = ACC(0);
 		if ((p.mode & MEAN_CARRIED) != 0u) {
 			s = carry[cb + i];
@@ -149,7 +153,7 @@ void main() {
 				s = carry[cb + i];
 			}
 			for (uint t = max(p.t0, 1u); t < p.t1; ++t) {
-				s += ACC(data[o + t * p.tstride]) - sh;
+				s += ACC(LOAD(o + t * p.tstride)) - sh;
 			}
 			if ((p.mode & MEAN_ONLY) != 0u) {
 				carry[cb + i] = s;
@@ -190,7 +194,7 @@ void main() {
 				uint tt = e / (PB * 4u), i = e % (PB * 4u);
 				ACC v = ACC(0);
 				if (i < P) {
-					v = ACC(data[b0 + off[i] + (t0 + tt) * p.tstride]) - smean[i];
+					v = ACC(LOAD(b0 + off[i] + (t0 + tt) * p.tstride)) - smean[i];
 				}
 				tile[tt * PB + i / 4u][i % 4u] = v;
 			}

@@ -7,11 +7,15 @@
 // The host merges records across chunks and tiles with Chan's formula in
 // float64. T is the data type, ACC the accumulator (double where the device
 // has shaderFloat64).
+// The input is read through LOAD (include/load.glsl): T itself, or with
+// STORE16 float16 or bfloat16 packed two to a uint32, widened exactly.
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
 
-layout(std430, binding = 0) readonly buffer In { T data[]; };
+#define IN_BINDING 0
+#define IN_NAME In
+#include "include/load.glsl"
 
 #include "include/record.glsl"
 layout(std430, binding = 1) writeonly buffer Out { Record rec[]; };
@@ -45,7 +49,7 @@ void main() {
 	ACC shift = ACC(0), s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0; r < r1; ++r, idx += p.inner) {
-		T v = data[idx];
+		T v = LOAD(idx);
 		if (isnan(v)) {
 			nans++;
 			continue;

@@ -5,10 +5,14 @@
 // memory. Every invocation accumulates sums shifted by the same value (the
 // run's first non-NaN element when it is finite), so the workgroup combines them by
 // plain addition. The record layout is reduce_partial.comp's.
+// The input is read through LOAD (include/load.glsl): T itself, or with
+// STORE16 float16 or bfloat16 packed two to a uint32, widened exactly.
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
-layout(std430, binding = 0) readonly buffer In { T data[]; };
+#define IN_BINDING 0
+#define IN_NAME In
+#include "include/load.glsl"
 
 #include "include/record.glsl"
 layout(std430, binding = 1) writeonly buffer Out { Record rec[]; };
@@ -45,7 +49,7 @@ void main() {
 	// the same one; the scan is short unless the run starts with NaNs).
 	ACC shift = ACC(0);
 	for (uint r = r0; r < r1; ++r) {
-		T v = data[base + r];
+		T v = LOAD(base + r);
 		if (!isnan(v)) {
 			shift = isinf(v) ? ACC(0) : ACC(v);
 			break;
@@ -54,7 +58,7 @@ void main() {
 	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0 + lid; r < r1; r += WG_SIZE) {
-		T v = data[base + r];
+		T v = LOAD(base + r);
 		if (isnan(v)) {
 			nans++;
 			continue;

@@ -15,7 +15,9 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "include/common.glsl"
 
-layout(std430, binding = 0) readonly buffer In { T data[]; };
+#define IN_BINDING 0
+#define IN_NAME In
+#include "include/load.glsl"
 
 #include "include/record.glsl"
 layout(std430, binding = 1) writeonly buffer Out { Record rec[]; };
@@ -51,13 +53,13 @@ void main() {
 		uint i = r + lane;
 		bool ok = false;
 		if (i < r1) {
-			ok = !isnan(data[base + i]);
+			ok = !isnan(LOAD(base + i));
 		}
 		first = subgroupMin(ok ? i : NONE);
 	}
 	T v0 = T(0);
 	if (first != NONE) {
-		v0 = data[base + first];
+		v0 = LOAD(base + first);
 	}
 	ACC shift = isinf(v0) ? ACC(0) : ACC(v0);
 
@@ -66,7 +68,7 @@ void main() {
 	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(v0), mx = ACC(v0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0 + lane; r < r1; r += lanes) {
-		T v = data[base + r];
+		T v = LOAD(base + r);
 		if (isnan(v)) {
 			nans++;
 			continue;

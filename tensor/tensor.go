@@ -1,6 +1,8 @@
 // Package tensor holds the n-dimensional float arrays that flow between file
 // formats, pipelines and the command line: a row-major (C order) shape and
-// either float32 or float64 data.
+// float32 or float64 data, or float16 or bfloat16 data kept as their raw
+// 16-bit patterns (storage only: pipelines that take them widen each value
+// exactly to float32 as they read it).
 package tensor
 
 import (
@@ -17,54 +19,108 @@ const (
 	F32 DType = iota
 	// F64 is IEEE-754 binary64.
 	F64
+	// F16 is IEEE-754 binary16 (NumPy's float16), stored as its bits in U16.
+	F16
+	// BF16 is bfloat16 (the top half of a binary32), stored as its bits in
+	// U16.
+	BF16
 )
 
-// String returns "float32" or "float64".
+// String returns "float32", "float64", "float16" or "bfloat16".
 func (d DType) String() string {
-	if d == F64 {
+	switch d {
+	case F64:
 		return "float64"
+	case F16:
+		return "float16"
+	case BF16:
+		return "bfloat16"
 	}
 	return "float32"
 }
 
 // Size is the number of bytes per element.
 func (d DType) Size() int {
-	if d == F64 {
+	switch d {
+	case F64:
 		return 8
+	case F16, BF16:
+		return 2
 	}
 	return 4
 }
 
-// ParseDType accepts f32, float32, f64 and float64.
+// Is16 reports whether d is one of the 16-bit storage types, F16 or BF16.
+func (d DType) Is16() bool { return d == F16 || d == BF16 }
+
+// Widen returns the exact conversion of d's 16-bit patterns to float32
+// (HalfToFloat32 or BFloat16ToFloat32); nil for the other types.
+func (d DType) Widen() func(uint16) float32 {
+	switch d {
+	case F16:
+		return HalfToFloat32
+	case BF16:
+		return BFloat16ToFloat32
+	}
+	return nil
+}
+
+// ParseDType accepts f32, float32, f64 and float64, and the 16-bit storage
+// types f16, float16, half, bf16 and bfloat16.
 func ParseDType(s string) (DType, error) {
 	switch strings.ToLower(s) {
 	case "f32", "float32", "single":
 		return F32, nil
 	case "f64", "float64", "double":
 		return F64, nil
+	case "f16", "float16", "half":
+		return F16, nil
+	case "bf16", "bfloat16":
+		return BF16, nil
 	}
-	return 0, fmt.Errorf("unknown precision %q (want f32 or f64)", s)
+	return 0, fmt.Errorf("unknown precision %q (want f32, f64, f16 or bf16)", s)
 }
 
-// Tensor is a dense row-major array. Exactly one of F32 and F64 is set,
-// according to DType.
+// Tensor is a dense row-major array. Exactly one of F32, F64 and U16 is
+// set, according to DType (U16 for F16 and BF16).
 type Tensor struct {
 	Shape []int
 	DType DType
 	F32   []float32
 	F64   []float64
+	U16   []uint16
 }
 
 // New allocates a zeroed tensor.
 func New(dt DType, shape ...int) *Tensor {
 	t := &Tensor{Shape: append([]int(nil), shape...), DType: dt}
 	n := NumElements(shape)
-	if dt == F64 {
+	switch {
+	case dt == F64:
 		t.F64 = make([]float64, n)
-	} else {
+	case dt.Is16():
+		t.U16 = make([]uint16, n)
+	default:
 		t.F32 = make([]float32, n)
 	}
 	return t
+}
+
+// FromU16 wraps 16-bit patterns of dt, F16 or BF16 (not copied).
+func FromU16(dt DType, data []uint16, shape ...int) *Tensor {
+	return &Tensor{Shape: append([]int(nil), shape...), DType: dt, U16: data}
+}
+
+// HasData reports whether the slice that DType selects holds Len() values.
+func (t *Tensor) HasData() bool {
+	n := t.Len()
+	switch {
+	case t.DType == F64:
+		return len(t.F64) == n
+	case t.DType.Is16():
+		return len(t.U16) == n
+	}
+	return len(t.F32) == n
 }
 
 // FromF64 wraps data (not copied).
@@ -92,10 +148,18 @@ func (t *Tensor) Len() int { return NumElements(t.Shape) }
 // Bytes is the size of the data in bytes.
 func (t *Tensor) Bytes() int { return t.Len() * t.DType.Size() }
 
-// Float64s returns the data as float64, converting (copying) float32 data.
+// Float64s returns the data as float64, converting (copying) float32 and
+// 16-bit data.
 func (t *Tensor) Float64s() []float64 {
 	if t.DType == F64 {
 		return t.F64
+	}
+	if w := t.DType.Widen(); w != nil {
+		out := make([]float64, len(t.U16))
+		for i, v := range t.U16 {
+			out[i] = float64(w(v))
+		}
+		return out
 	}
 	out := make([]float64, len(t.F32))
 	for i, v := range t.F32 {
@@ -105,11 +169,39 @@ func (t *Tensor) Float64s() []float64 {
 }
 
 // As returns t converted to dt; t itself when it already has that type.
+// 16-bit values widen exactly; float32 rounds to float16 or bfloat16 to
+// nearest, ties to even (float64 goes through float32).
 func (t *Tensor) As(dt DType) *Tensor {
 	if t.DType == dt {
 		return t
 	}
 	out := New(dt, t.Shape...)
+	if w := t.DType.Widen(); w != nil { // exact
+		if dt.Is16() { // float16 ↔ bfloat16: through float32
+			return t.As(F32).As(dt)
+		}
+		for i, v := range t.U16 {
+			if dt == F64 {
+				out.F64[i] = float64(w(v))
+			} else {
+				out.F32[i] = w(v)
+			}
+		}
+		return out
+	}
+	if dt.Is16() { // rounded to nearest, ties to even
+		round := Float32ToHalf
+		if dt == BF16 {
+			round = Float32ToBFloat16
+		}
+		for i, v := range t.F32 {
+			out.U16[i] = round(v)
+		}
+		for i, v := range t.F64 {
+			out.U16[i] = round(float32(v))
+		}
+		return out
+	}
 	if dt == F64 {
 		for i, v := range t.F32 {
 			out.F64[i] = float64(v)
@@ -155,6 +247,12 @@ func (t *Tensor) Raw() []byte {
 			return nil
 		}
 		return unsafe.Slice((*byte)(unsafe.Pointer(&t.F64[0])), 8*len(t.F64))
+	}
+	if t.DType.Is16() {
+		if len(t.U16) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*byte)(unsafe.Pointer(&t.U16[0])), 2*len(t.U16))
 	}
 	if len(t.F32) == 0 {
 		return nil

@@ -106,11 +106,20 @@ func (o Options) scale(t int) float64 {
 }
 
 // Result holds the outputs of a covariance estimate, in the input's dtype
-// (float64 for Reference).
+// (float32 for float16 and bfloat16 inputs; float64 for Reference).
 type Result struct {
 	Mean *tensor.Tensor // (N, P)
 	Cov  *tensor.Tensor // (N, P, P), symmetric
 	Rho  *tensor.Tensor // (N,), 0 for the estimator None
+}
+
+// outType is the dtype of the outputs for an input of type dt: float32 for
+// the 16-bit storage types.
+func outType(dt tensor.DType) tensor.DType {
+	if dt.Is16() {
+		return tensor.F32
+	}
+	return dt
 }
 
 func newResult(dt tensor.DType, n, p int) *Result {
@@ -211,7 +220,7 @@ func checkData(t *tensor.Tensor, what string) error {
 		return fmt.Errorf("cov: nil %s", what)
 	}
 	n := t.Len()
-	if (t.DType == tensor.F64 && len(t.F64) != n) || (t.DType == tensor.F32 && len(t.F32) != n) {
+	if !t.HasData() {
 		return fmt.Errorf("cov: %s of shape %s needs %d values", what, tensor.ShapeString(t.Shape), n)
 	}
 	return nil

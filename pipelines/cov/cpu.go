@@ -6,7 +6,8 @@ import (
 )
 
 // CPU estimates the covariance of each sample set of x, an (N, T, P)
-// array, in native Go. Outputs have x's dtype.
+// array, in native Go. Outputs have x's dtype (float32 for float16 and
+// bfloat16, whose sets are widened exactly to float32 one at a time).
 //
 // Arithmetic is float64 for float32 and float64 data alike. Each set is
 // packed into a T×P' float64 panel (P' = P rounded up to a multiple of 8,
@@ -43,6 +44,7 @@ type worker struct {
 	mean     []float64 // p
 	rho      float64
 	cov      []float64 // p×p, both triangles (Estimates only)
+	wide     []float32 // a 16-bit set widened to float32 (t×p)
 }
 
 // panelWidth is p rounded up to the column blocking of syrkLower.
@@ -68,6 +70,18 @@ func (w *worker) run(src *source, k int, opt Options) {
 	// and centred in place.
 	contig := src.bases == nil && src.tstride == p
 	switch {
+	case contig && src.in.DType.Is16():
+		// Widened exactly to float32 one set at a time, then as float32.
+		if len(w.wide) < t*p {
+			w.wide = make([]float32, t*p)
+		}
+		d, widen := w.wide[:t*p], src.in.DType.Widen()
+		for i, v := range src.in.U16[b : b+t*p] {
+			d[i] = widen(v)
+		}
+		impl.sumF32(mean[:p], d, p, t)
+		scaleMean(mean, invT)
+		impl.centreF32(x, pp, d, p, t, mean[:p])
 	case contig && src.in.DType == tensor.F32:
 		d := src.in.F32[b : b+t*p]
 		impl.sumF32(mean[:p], d, p, t)
@@ -99,6 +113,13 @@ func (w *worker) run(src *source, k int, opt Options) {
 				d := src.in.F64
 				for i, o := range off {
 					v := d[row+o]
+					xr[i] = v
+					mean[i] += v
+				}
+			} else if widen := src.in.DType.Widen(); widen != nil {
+				d := src.in.U16
+				for i, o := range off {
+					v := float64(widen(d[row+o]))
 					xr[i] = v
 					mean[i] += v
 				}
@@ -209,7 +230,7 @@ func (w *worker) finish(opt Options, c64 []float64, c32 []float32) {
 
 func cpuRun(src *source, opt Options) *Result {
 	p := src.p
-	res := newResult(src.in.DType, src.n, p)
+	res := newResult(outType(src.in.DType), src.n, p)
 	par.Each(src.n, 8, func() *worker { return newWorker(p, src.t) }, func(w *worker, k int) {
 		w.run(src, k, opt)
 		if res.Cov.DType == tensor.F64 {

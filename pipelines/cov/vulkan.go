@@ -38,11 +38,17 @@ func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g G
 
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
-const chunkBytes = 256 << 20
+// (A variable so that tests can make chunks small.)
+var chunkBytes int64 = 256 << 20
 
 // forceAcc32 makes float32 kernels accumulate in float even on devices
 // with shaderFloat64, so that tests exercise that variant everywhere.
 var forceAcc32 = false
+
+// inputBufferHook, when set (by tests), is told the size of the device
+// buffer that Vulkan streams the samples through: float16 and bfloat16
+// take half the bytes of float32.
+var inputBufferHook func(bytes int64)
 
 // maxBlocksCap bounds the 4×4 accumulator blocks per invocation (16
 // registers each); tests lower it to exercise the multi-pass path on small
@@ -64,7 +70,8 @@ type Kernel struct {
 	k      *engine.Kernel
 	dev    *engine.Device
 	passes int // block passes per sample set (shader push constant)
-	elemSz int // bytes per element of the dtype
+	elemSz int // bytes per element of the outputs (float32 for 16-bit inputs)
+	inSz   int // bytes per element of the input
 	accSz  int // bytes per accumulator
 	p, wg  int // variables, workgroup size
 	nblk   int // 4×4 blocks of the lower triangle
@@ -73,7 +80,10 @@ type Kernel struct {
 }
 
 // NewKernel builds (or fetches from the device's cache) the covariance
-// kernel for P variables of dtype dt.
+// kernel for P variables of dtype dt. For float16 and bfloat16 (tensor.F16,
+// tensor.BF16) the data binding holds the 16-bit values packed two to a
+// uint32 word (element i in the low half of word i/2 when i is even), the
+// kernel widens them exactly to float32, and the outputs are float32.
 func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	double := dt == tensor.F64
 	if double {
@@ -85,6 +95,11 @@ func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	switch {
 	case double:
 		name, es = "cov_f64", 8
+	case dt.Is16():
+		name = map[tensor.DType]string{tensor.F16: "cov_f16", tensor.BF16: "cov_bf16"}[dt]
+		if !dev.Info.Float64 || forceAcc32 {
+			name, accSz = name+"acc32", 4
+		}
 	case !dev.Info.Float64 || forceAcc32:
 		name, accSz = "cov_f32acc32", 4
 	}
@@ -117,7 +132,7 @@ func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Kernel{k: k, dev: dev, passes: passes, elemSz: es, accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}, nil
+	return &Kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}, nil
 }
 
 // span is the most samples one dispatch of the kernel takes (a multiple
@@ -208,7 +223,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 		return nil, tm, err
 	}
 	n, t, p := src.n, src.t, src.p
-	res := newResult(x.DType, n, p)
+	res := newResult(outType(x.DType), n, p)
 	if n == 0 {
 		return res, tm, nil
 	}
@@ -217,12 +232,24 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 		return nil, tm, err
 	}
 	es := int64(k.elemSz)
-	per := []int64{int64(t*p) * es, int64(p) * es, int64(p*p) * es, es, k.CarryBytes(1, t, opt.Estimator)}
-	cn := chunkItems(dev, n, per, 1)
+	per := []int64{int64(t*p) * int64(k.inSz), int64(p) * es, int64(p*p) * es, es, k.CarryBytes(1, t, opt.Estimator)}
+	// 16-bit values are read as uint32 words, two at a time: a chunk of
+	// sets with an odd number of values each starts at an even set, so
+	// that it starts on a word, and its binding is rounded up to a whole
+	// word (the half past the last value is never used).
+	align := 1
+	if k.inSz == 2 && t*p%2 == 1 {
+		align = 2
+	}
+	cn := chunkItems(dev, n, per, align)
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one sample set (%d×%d) exceeds the device's maxStorageBufferRange", t, p)
 	}
-	bufs, err := dev.Buffers(int64(cn)*per[0], 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3], max(int64(cn)*per[4], 4))
+	inBytes := func(c int) int64 { return (int64(c)*per[0] + 3) &^ 3 }
+	if inputBufferHook != nil {
+		inputBufferHook(inBytes(cn))
+	}
+	bufs, err := dev.Buffers(inBytes(cn), 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3], max(int64(cn)*per[4], 4))
 	if err != nil {
 		return nil, tm, err
 	}
@@ -237,7 +264,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
 			seq.Upload(bufs[1], 0, u32Bytes(offs))
-			k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], int64(c)*per[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
+			k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], inBytes(c)), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
 				sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]), sized(bufs[6], int64(c)*per[4]))
 			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
 			seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
@@ -301,6 +328,11 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	var tm engine.Timing
 	if _, err := gatherSource(cube, g, opt); err != nil {
 		return nil, tm, err
+	}
+	if cube.DType.Is16() {
+		// Gathers are PACO's, which reads float32 or float64 cubes: a
+		// 16-bit cube is widened (exactly) here rather than given kernels.
+		cube = cube.As(tensor.F32)
 	}
 	n, p := len(g.Locations), len(g.Offsets)
 	res := newResult(cube.DType, n, p)

@@ -153,7 +153,7 @@ func (r Request) check(x *tensor.Tensor) (Dims, []int, error) {
 	if x == nil {
 		return Dims{}, nil, fmt.Errorf("latent: nil tensor")
 	}
-	if n := x.Len(); (x.DType == tensor.F32 && len(x.F32) != n) || (x.DType == tensor.F64 && len(x.F64) != n) {
+	if !x.HasData() {
 		return Dims{}, nil, fmt.Errorf("latent: tensor of shape %s has the wrong number of values", tensor.ShapeString(x.Shape))
 	}
 	if !r.Moments && !r.Corr && !r.CorrFrames && !r.LagCorr {
@@ -192,6 +192,16 @@ func (r Request) check(x *tensor.Tensor) (Dims, []int, error) {
 
 // countNonFinite counts the NaNs and the ±Infs of x.
 func countNonFinite(x *tensor.Tensor) (nans, infs int) {
+	if w := x.DType.Widen(); w != nil {
+		for _, h := range x.U16 {
+			if v := w(h); v != v {
+				nans++
+			} else if v-v != 0 {
+				infs++
+			}
+		}
+		return
+	}
 	if x.DType == tensor.F64 {
 		return countNF(x.F64)
 	}

@@ -51,6 +51,9 @@ func RunPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 	if x == nil {
 		return nil, fmt.Errorf("latent: nil tensor")
 	}
+	if x.DType.Is16() {
+		x = x.As(tensor.F32) // exact; the PCA works on float32
+	}
 	d, err := DimsOf(x.Shape)
 	if err != nil {
 		return nil, err

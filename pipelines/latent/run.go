@@ -15,14 +15,29 @@ import (
 
 type float interface{ ~float32 | ~float64 }
 
+// elem is a stored element: a float, or the bits of a float16 or bfloat16.
+type elem interface{ ~float32 | ~float64 | ~uint16 }
+
+// bits16 tells the finite 16-bit patterns of dt (F16 or BF16) from ±Inf
+// and NaN, and gives the one NaN that stands for both.
+func bits16(dt tensor.DType) (finite func(uint16) bool, nan uint16) {
+	if dt == tensor.BF16 {
+		return func(h uint16) bool { return h&0x7f80 != 0x7f80 }, 0x7fc0
+	}
+	return func(h uint16) bool { return h&0x7c00 != 0x7c00 }, 0x7e00
+}
+
 // finite reports whether v is neither NaN nor ±Inf.
 func finite[T float](v T) bool { return v-v == 0 }
 
 // Run computes req for x on dev, or on the CPU when dev is nil. Both paths
-// permute x on the host (a copy in x's dtype: float32, or float64) and hand
-// the result to package reduce (moments) and package cov (correlations);
-// skewness and kurtosis are computed on the host on either path. A float64
-// x needs a device with shaderFloat64 (engine.ErrNoFloat64 otherwise).
+// permute x on the host (a copy in x's dtype: float32, float64, or the bits
+// of float16 or bfloat16) and hand the result to package reduce (moments)
+// and package cov (correlations); skewness and kurtosis are computed on the
+// host on either path. A float64 x needs a device with shaderFloat64
+// (engine.ErrNoFloat64 otherwise). A float16 or bfloat16 x stays 16-bit up
+// to the device (half the device memory of float32), whose kernels widen
+// each value exactly to float32 and accumulate as for float32.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request) (*Result, error) {
 	d, axes, err := req.check(x)
 	if err != nil {
@@ -125,9 +140,12 @@ func permuted(x *tensor.Tensor, perm []int) *tensor.Tensor {
 		shape[i] = x.Shape[a]
 	}
 	out := tensor.New(x.DType, shape...)
-	if x.DType == tensor.F64 {
+	switch {
+	case x.DType == tensor.F64:
 		permute(out.F64, x.F64, x.Shape, perm)
-	} else {
+	case x.DType.Is16():
+		permute(out.U16, x.U16, x.Shape, perm)
+	default:
 		permute(out.F32, x.F32, x.Shape, perm)
 	}
 	return out
@@ -135,7 +153,7 @@ func permuted(x *tensor.Tensor, perm []int) *tensor.Tensor {
 
 // permute writes src (of shape shape) transposed by perm into dst: one
 // output row (the last output axis) at a time, rows spread over the cores.
-func permute[T float](dst, src []T, shape, perm []int) {
+func permute[T elem](dst, src []T, shape, perm []int) {
 	nd := len(shape)
 	if len(dst) == 0 {
 		return
@@ -197,7 +215,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		p = permuted(x, perm)
 		nonFiniteToNaN(p)
 	}
-	p = &tensor.Tensor{DType: p.DType, Shape: p.Shape, F32: p.F32, F64: p.F64}
+	p = &tensor.Tensor{DType: p.DType, Shape: p.Shape, F32: p.F32, F64: p.F64, U16: p.U16}
 	p.Shape = []int{outer, inner}
 	m := &Moments{Axes: axes, Shape: keep}
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
@@ -219,9 +237,25 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	}
 	t0 := time.Now()
 	m.Skew, m.Kurt = tensor.New(tensor.F64, keep...), tensor.New(tensor.F64, keep...)
-	if p.DType == tensor.F64 {
+	switch {
+	case p.DType == tensor.F64:
 		shape34(p.F64, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
-	} else {
+	case p.DType.Is16():
+		// Blocks of rows widened exactly to float32, then as float32.
+		widen := p.DType.Widen()
+		rows := max(1, (1<<20)/inner)
+		buf := make([]float32, min(rows, outer)*inner)
+		for r0 := 0; r0 < outer; r0 += rows {
+			r1 := min(r0+rows, outer)
+			src, dst := p.U16[r0*inner:r1*inner], buf[:(r1-r0)*inner]
+			par.Range(len(dst), 1<<16, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					dst[i] = widen(src[i])
+				}
+			})
+			shape34(dst, r1-r0, inner, req.NaN == Skip, m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
+		}
+	default:
 		shape34(p.F32, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
 	}
 	el := time.Since(t0)
@@ -241,6 +275,15 @@ func identity(perm []int) bool {
 
 // hasInf reports whether t holds a ±Inf.
 func hasInf(t *tensor.Tensor) bool {
+	if t.DType.Is16() {
+		widen := t.DType.Widen()
+		for _, h := range t.U16 {
+			if math.IsInf(float64(widen(h)), 0) {
+				return true
+			}
+		}
+		return false
+	}
 	if t.DType == tensor.F64 {
 		for _, v := range t.F64 {
 			if math.IsInf(v, 0) {
@@ -269,6 +312,16 @@ func contains(s []int, v int) bool {
 // nonFiniteToNaN replaces ±Inf by NaN.
 func nonFiniteToNaN(t *tensor.Tensor) {
 	nan := math.NaN()
+	if t.DType.Is16() {
+		widen := t.DType.Widen()
+		_, nan16 := bits16(t.DType)
+		for i, h := range t.U16 {
+			if math.IsInf(float64(widen(h)), 0) {
+				t.U16[i] = nan16
+			}
+		}
+		return
+	}
 	if t.DType == tensor.F64 {
 		for i, v := range t.F64 {
 			if math.IsInf(v, 0) {
@@ -349,31 +402,38 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 // variables whose correlations are NaN.
 func corrSets(ctx context.Context, dev *engine.Device, data *tensor.Tensor, b, t, p int, policy NaNPolicy,
 	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
-	if data.DType == tensor.F64 {
-		return corrSetsT(ctx, dev, data, data.F64, b, t, p, policy, tm, setName, varName)
+	switch {
+	case data.DType == tensor.F64:
+		return corrSetsT(ctx, dev, data, data.F64, finite[float64], func(x float64) float64 { return x }, b, t, p, policy, tm, setName, varName)
+	case data.DType.Is16():
+		widen := data.DType.Widen()
+		isFinite, _ := bits16(data.DType)
+		return corrSetsT(ctx, dev, data, data.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, b, t, p, policy, tm, setName, varName)
 	}
-	return corrSetsT(ctx, dev, data, data.F32, b, t, p, policy, tm, setName, varName)
+	return corrSetsT(ctx, dev, data, data.F32, finite[float32], func(x float32) float64 { return float64(x) }, b, t, p, policy, tm, setName, varName)
 }
 
-func corrSetsT[T float](ctx context.Context, dev *engine.Device, data *tensor.Tensor, v []T, b, t, p int, policy NaNPolicy,
-	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+// corrSetsT is corrSets on data's values v: isFinite tells the finite
+// values, val gives one as float64 (exactly).
+func corrSetsT[T elem](ctx context.Context, dev *engine.Device, data *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
+	b, t, p int, policy NaNPolicy, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
 	bad := make([]bool, b*p)      // a variable with a non-finite sample (Propagate): NaN row and column
 	constant := make([]bool, b*p) // a variable whose used samples are all equal
 	count := make([]int, b)       // samples used per set
 	// Scan each set: non-finite values, rows used, constant variables.
 	par.Range(b, 1, func(lo, hi int) {
-		mn, mx := make([]T, p), make([]T, p)
+		mn, mx := make([]float64, p), make([]float64, p)
 		for s := lo; s < hi; s++ {
 			set := v[s*t*p : (s+1)*t*p]
 			used := 0
 			for i := range p {
-				mn[i], mx[i] = T(math.Inf(1)), T(math.Inf(-1))
+				mn[i], mx[i] = math.Inf(1), math.Inf(-1)
 			}
 			for r := 0; r < t; r++ {
 				row := set[r*p : (r+1)*p]
 				ok := true
 				for i, x := range row {
-					if !finite(x) {
+					if !isFinite(x) {
 						ok = false
 						if policy == Propagate {
 							bad[s*p+i] = true
@@ -389,7 +449,8 @@ func corrSetsT[T float](ctx context.Context, dev *engine.Device, data *tensor.Te
 				}
 				for i, x := range set[used*p : (used+1)*p] {
 					if !bad[s*p+i] {
-						mn[i], mx[i] = min(mn[i], x), max(mx[i], x)
+						f := val(x)
+						mn[i], mx[i] = min(mn[i], f), max(mx[i], f)
 					}
 				}
 				used++
@@ -415,17 +476,20 @@ func corrSetsT[T float](ctx context.Context, dev *engine.Device, data *tensor.Te
 	for tc, sets := range groups {
 		var in *tensor.Tensor
 		if tc == t && len(sets) == b {
-			in = &tensor.Tensor{Shape: []int{b, t, p}, DType: data.DType, F32: data.F32, F64: data.F64}
+			in = &tensor.Tensor{Shape: []int{b, t, p}, DType: data.DType, F32: data.F32, F64: data.F64, U16: data.U16}
 		} else {
 			g := make([]T, len(sets)*tc*p)
 			for k, s := range sets {
 				copy(g[k*tc*p:(k+1)*tc*p], v[s*t*p:s*t*p+tc*p])
 			}
 			in = &tensor.Tensor{Shape: []int{len(sets), tc, p}, DType: data.DType}
-			if data.DType == tensor.F64 {
-				in.F64 = any(g).([]float64)
-			} else {
-				in.F32 = any(g).([]float32)
+			switch g := any(g).(type) {
+			case []float64:
+				in.F64 = g
+			case []uint16:
+				in.U16 = g
+			default:
+				in.F32 = g.([]float32)
 			}
 		}
 		r, st, err := cov.Run(ctx, dev, in, cov.Options{})

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -37,7 +38,8 @@ type float interface{ ~float32 | ~float64 }
 type needs struct{ m2, minmax bool }
 
 // CPU computes the requested statistics of in along opt.Axis in native Go.
-// Each output has shape Plan(in.Shape, opt.Axis).OutShape and in's dtype.
+// Each output has shape Plan(in.Shape, opt.Axis).OutShape and in's dtype
+// (float32 for float16 and bfloat16 inputs, which are widened exactly).
 //
 // Accumulation is in float64 for float32 and float64 data alike. Mean and
 // the sum of squared deviations (M2) are computed two-pass within blocks that
@@ -78,8 +80,11 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 	}
 	n := in.Len()
 	have := len(in.F32)
-	if in.DType == tensor.F64 {
+	switch {
+	case in.DType == tensor.F64:
 		have = len(in.F64)
+	case in.DType.Is16():
+		have = len(in.U16)
 	}
 	if have != n {
 		return nil, fmt.Errorf("reduce: input has shape %s (%d elements) but holds %d %s values",
@@ -88,11 +93,15 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 	out := make(map[Stat]*tensor.Tensor, len(stats))
 	for _, s := range stats {
 		if out[s] == nil {
-			out[s] = tensor.New(in.DType, g.OutShape...)
+			out[s] = tensor.New(outType(in.DType), g.OutShape...)
 		}
 	}
 	if g.Outputs() == 0 {
 		return out, nil // e.g. shape (0, 5) along axis 1: NumPy gives shape (0,)
+	}
+	if in.DType.Is16() {
+		cpu16(in, g, opt, nd, out)
+		return out, nil
 	}
 	if in.DType == tensor.F64 {
 		var outs [numStats][]float64
@@ -108,6 +117,33 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 		newReducer(in.F32, g, opt, nd, outs).run()
 	}
 	return out, nil
+}
+
+// cpu16Block is the most float32 values that cpu16 widens at a time.
+const cpu16Block = 1 << 22
+
+// cpu16 reduces 16-bit data as float32 (exactly widened) in blocks of
+// whole outer slabs of about cpu16Block values (one slab when a slab is
+// larger), so the host holds the 16-bit array and one block of float32.
+func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*tensor.Tensor) {
+	widen := in.DType.Widen()
+	slab := g.N * g.Inner
+	per := max(1, cpu16Block/slab)
+	buf := make([]float32, min(per, g.Outer)*slab)
+	for o0 := 0; o0 < g.Outer; o0 += per {
+		c := min(per, g.Outer-o0)
+		src, dst := in.U16[o0*slab:(o0+c)*slab], buf[:c*slab]
+		par.Range(len(dst), 1<<16, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = widen(src[i])
+			}
+		})
+		var outs [numStats][]float32
+		for s, t := range out {
+			outs[s] = t.F32[o0*g.Inner : (o0+c)*g.Inner]
+		}
+		newReducer(dst, Geometry{Outer: c, N: g.N, Inner: g.Inner}, opt, nd, outs).run()
+	}
 }
 
 // acc holds the partial statistics of a set of columns (or, for Inner == 1,

@@ -238,8 +238,8 @@ func reduceSuiteCheck(t *testing.T, impl reduceImpl, in *tensor.Tensor, data []f
 			t.Errorf("%s: missing from the result", name)
 			continue
 		}
-		if out.DType != in.DType {
-			t.Errorf("%s: result is %s, want %s", name, out.DType, in.DType)
+		if out.DType != outType(in.DType) {
+			t.Errorf("%s: result is %s, want %s", name, out.DType, outType(in.DType))
 			continue
 		}
 		if !tensor.SameShape(out.Shape, g.OutShape) {

@@ -23,6 +23,15 @@ import (
 // order, so the results do not change; a GPU pays one dispatch more.
 const finishChunkBudget = 30000
 
+// inputBufferHook, when set (by tests), is told the size of the device
+// buffer that holds the input window: float16 and bfloat16 take half the
+// bytes of float32.
+var inputBufferHook func(bytes int64)
+
+// testWindow, when positive (tests), bounds the input window in bytes, so
+// that small arrays take many tiles, starting at any element.
+var testWindow int64
+
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
 	if dev == nil {
@@ -194,7 +203,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		// outputs, as NumPy gives, and no zero-sized buffers.
 		out := make(map[Stat]*tensor.Tensor, len(stats))
 		for _, s := range stats {
-			out[s] = tensor.New(src.DType, g.OutShape...)
+			out[s] = tensor.New(outType(src.DType), g.OutShape...)
 		}
 		return out, tm, nil
 	}
@@ -206,6 +215,16 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 			return nil, tm, err
 		}
 		name, es = "reduce_partial_f64", 8
+	case src.DType.Is16():
+		// Stored packed, two values to a uint32 word, and widened to
+		// float32 by the kernel as it reads them.
+		name, es = "reduce_partial_f16", 2
+		if src.DType == tensor.BF16 {
+			name = "reduce_partial_bf16"
+		}
+		if !accDouble {
+			name += "acc32"
+		}
 	case !accDouble:
 		name = "reduce_partial_f32acc32"
 	}
@@ -277,6 +296,9 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return planTiles(g, int((window-align)/int64(es)), int(recCap), target, chunkCap)
 	}
 	window := min(limit, total+align, dev.Available()/4*3&^(align-1))
+	if testWindow > 0 {
+		window = min(window, testWindow)
+	}
 	if window-align < int64(es) {
 		return nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
@@ -295,6 +317,9 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		size, _, _ := t.window(g, es, align, src)
 		largest = max(largest, size)
 	}
+	if inputBufferHook != nil {
+		inputBufferHook(largest)
+	}
 	input, err := dev.NewBuffer(largest)
 	if err != nil {
 		return nil, tm, err
@@ -305,7 +330,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// and the host merges nothing.
 	var fin *finisher
 	if len(tiles) == 1 {
-		if fin, err = newFinisher(dev, name, g, src.DType, opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
+		if fin, err = newFinisher(dev, name, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
 			return nil, tm, err
 		}
 		if fin != nil {
@@ -359,7 +384,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		tm.Download += time.Since(t0)
 	}
 	t0 := time.Now()
-	out := acc.finish(g, src.DType, opt, stats)
+	out := acc.finish(g, outType(src.DType), opt, stats)
 	tm.Download += time.Since(t0)
 	return out, tm, nil
 }
@@ -372,9 +397,39 @@ func (t tile) span(g Geometry, es int) (first, last int64) {
 	return first, last
 }
 
+// outType is the dtype of the statistics of an input of type dt: float32
+// for the 16-bit storage types.
+func outType(dt tensor.DType) tensor.DType {
+	if dt.Is16() {
+		return tensor.F32
+	}
+	return dt
+}
+
 // window is the bytes of the device window t needs, and fill fills its
 // range [at, at+len(p)) from src; skip is the window's first element.
+// 16-bit elements are read as uint32 words, two at a time: the window is
+// rounded up to whole words, the bytes past the tile zero (the kernel
+// never uses them).
 func (t tile) window(g Geometry, es int, align int64, src tensor.Source) (size int64, skip uint32, fill func(p []byte, at int64) error) {
+	size, skip, inner := t.window1(g, es, align, src)
+	if es >= 4 || size%4 == 0 {
+		return size, skip, inner
+	}
+	n0 := size
+	return (size + 3) &^ 3, skip, func(p []byte, at int64) error {
+		if n := max(min(n0-at, int64(len(p))), 0); n > 0 {
+			if err := inner(p[:n], at); err != nil {
+				return err
+			}
+			p = p[n:]
+		}
+		clear(p)
+		return nil
+	}
+}
+
+func (t tile) window1(g Geometry, es int, align int64, src tensor.Source) (size int64, skip uint32, fill func(p []byte, at int64) error) {
 	first, last := t.span(g, es)
 	if !t.gather {
 		start := first / align * align
@@ -457,7 +512,10 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	if lim := min(dev.MaxBinding(), dev.MaxBuffer()); size > lim || carry > lim || size+carry > dev.Available()/2 {
 		return nil, nil
 	}
-	name := "reduce_finish" + partial[strings.LastIndex(partial, "_"):]
+	// The records are the same whatever the input's storage: the 16-bit
+	// variants' finisher is float32's.
+	suffix := strings.NewReplacer("bf16", "f32", "f16", "f32").Replace(partial[strings.LastIndex(partial, "_"):])
+	name := "reduce_finish" + suffix
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, err
