@@ -66,18 +66,21 @@ func TestLatentBatches(t *testing.T) {
 		// float32, the usual case: per-sample outputs identical, merged
 		// moments within float32 rounding (reduce returns float32 means
 		// and variances per batch).
-		for _, axes := range []string{"-2,-1", "0,3,4"} {
-			outs := map[int]string{}
-			for _, b := range []int{5, 2} {
-				out := filepath.Join(dir, fmt.Sprintf("%s-f32-%s-%d", dev, axes, b))
-				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", "f32", "latent", "--in", in,
-					"--stats", "moments,corr,lagcorr,pca", "--axes", axes, "--nan", "skip", "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
-				if code != 0 {
-					t.Fatalf("%s f32 --batch %d: exit %d: %s", dev, b, code, stderr)
+		// bfloat16 storage, the batches read 16-bit: the same, as float32.
+		for _, prec := range []string{"f32", "bf16"} {
+			for _, axes := range []string{"-2,-1", "0,3,4"} {
+				outs := map[int]string{}
+				for _, b := range []int{5, 2} {
+					out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, prec, axes, b))
+					code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", prec, "latent", "--in", in,
+						"--stats", "moments,corr,lagcorr,pca", "--axes", axes, "--nan", "skip", "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
+					if code != 0 {
+						t.Fatalf("%s %s --batch %d: exit %d: %s", dev, prec, b, code, stderr)
+					}
+					outs[b] = out
 				}
-				outs[b] = out
+				compareLatentOutputsTol(t, fmt.Sprintf("%s %s axes %s --batch 2", dev, prec, axes), outs[5], outs[2], axes == "0,3,4", 1e-6, 1e-5)
 			}
-			compareLatentOutputsTol(t, fmt.Sprintf("%s f32 axes %s --batch 2", dev, axes), outs[5], outs[2], axes == "0,3,4", 1e-6, 1e-5)
 		}
 	}
 }

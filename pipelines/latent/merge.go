@@ -57,17 +57,19 @@ func MomentCounts(x *tensor.Tensor, axes []int, policy NaNPolicy) ([]float64, er
 		}
 		return count, nil
 	}
+	ok := func(e int) bool { return finite(x.F32[e]) }
+	switch {
+	case x.DType == tensor.F64:
+		ok = func(e int) bool { return finite(x.F64[e]) }
+	case x.DType.Is16():
+		fin, _ := bits16(x.DType)
+		ok = func(e int) bool { return fin(x.U16[e]) }
+	}
 	idx := make([]int, nd)
 	o := 0
 	n := x.Len()
 	for e := range n {
-		var ok bool
-		if x.DType == tensor.F64 {
-			ok = finite(x.F64[e])
-		} else {
-			ok = finite(x.F32[e])
-		}
-		if ok {
+		if ok(e) {
 			count[o]++
 		}
 		for i := nd - 1; i >= 0; i-- { // odometer
