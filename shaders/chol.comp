@@ -17,9 +17,12 @@
 // an invocation's loops after 65,535 iterations in all, and each column
 // costs about 2P of them, so the host spreads many right-hand sides over
 // several dispatches (each factors again).
+//
+// The factorisation and the solves are include/linalg.glsl's row-owner
+// Cholesky (chol_factor_rows, chol_solve_rows), shared with paco_solve.comp.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "include/common.glsl"
-#include "include/linalg.glsl"
 
 layout(constant_id = 1) const uint P = 1;   // matrix order
 layout(constant_id = 2) const uint TPM = 1; // invocations per matrix, >= P
@@ -44,6 +47,8 @@ layout(push_constant) uniform Params {
 	uint c1;
 } p;
 
+uint lbase; // this matrix's first element of LS (set in main)
+
 #if GLOBAL
 layout(std430, binding = 8) coherent buffer Work_ { T work[]; };
 #define LS(ix) work[lbase + (ix)]
@@ -56,12 +61,18 @@ void sync_l() {
 shared T sl[MPW * LSZ];
 #define LS(ix) sl[lbase + (ix)]
 void sync_l() {
-	sync_shared();
+	memoryBarrierShared();
+	barrier();
 }
 #endif
 
 shared T piv[2u * MPW];
 shared int sinfo[MPW];
+
+#define CHOL_T T
+#define CHOL_NAN NAN_T
+#define CHOL_LOGDET ((p.flags & 8u) != 0u)
+#include "include/linalg.glsl"
 
 void main() {
 	uint lt = gl_LocalInvocationID.x;
@@ -70,7 +81,7 @@ void main() {
 	uint mat = flat_group() * MPW + ml;
 	bool live = mat < p.n;
 	bool row = live && i < P;
-	uint lbase = ml * LSZ;
+	lbase = ml * LSZ;
 #if GLOBAL
 	lbase = mat * LSZ;
 #endif
@@ -87,50 +98,8 @@ void main() {
 		}
 	}
 	T d = row ? a[abase + i * P + i] : T(1);
-	if (i == 0u) {
-		sinfo[ml] = 0;
-		bool bad = !(d > T(0)) || isnan(d);
-		if (bad && live) {
-			sinfo[ml] = 1;
-		}
-		d = bad ? NAN_T : sqrt(d);
-		piv[pv] = d;
-	}
-	sync_l();
-
-	// Right-looking factorisation; column j's scaled values are written one
-	// step late, when no invocation reads column j any more.
-	T lprev = T(0);
 	T ld = T(0);
-	for (uint j = 0u; j < P; ++j) {
-		T pj = piv[pv + (j & 1u)];
-		if ((p.flags & 8u) != 0u) {
-			ld += log_t(pj);
-		}
-		if (row && j > 0u && i >= j) {
-			LS(tri_strict(i, j - 1u)) = lprev;
-		}
-		if (row && i > j) {
-			T inv_pj = T(1) / pj;
-			T lij = LS(tri_strict(i, j)) * inv_pj;
-			T f = lij * inv_pj;
-			for (uint c = j + 1u; c < i; ++c) {
-				LS(tri_strict(i, c)) -= f * LS(tri_strict(c, j));
-			}
-			d -= lij * lij;
-			lprev = lij;
-			if (i == j + 1u) {
-				bool bad = !(d > T(0)) || isnan(d);
-				if (bad && sinfo[ml] == 0) {
-					sinfo[ml] = int(i + 1u);
-				}
-				d = bad ? NAN_T : sqrt(d);
-				piv[pv + (i & 1u)] = d;
-			}
-		}
-		sync_l();
-	}
-	bool fail = sinfo[ml] != 0;
+	bool fail = chol_factor_rows(i, row, live, ml, d, ld) != 0;
 
 	if (live && (p.flags & 1u) != 0u) {
 		for (uint e = i; e < P * P; e += TPM) {
@@ -148,50 +117,15 @@ void main() {
 		uint bbase = mat * p.bstride;
 		uint xbase = mat * P * p.k;
 		for (uint c = p.c0; c < p.c1; ++c) {
-			// L y = b: y_j is published by invocation j.
-			T bi = row ? b[bbase + i * p.k + c] : T(0);
-			if (row && i == 0u) {
-				piv[pv] = bi / d;
-			}
-			sync_l();
-			T yy = T(0);
-			for (uint j = 0u; j < P; ++j) {
-				T yj = piv[pv + (j & 1u)];
-				yy += yj * yj;
-				if (row && i > j) {
-					bi -= LS(tri_strict(i, j)) * yj;
-					if (i == j + 1u) {
-						piv[pv + (i & 1u)] = bi / d;
-					}
-				}
-				if (i == j) {
-					bi = yj;
-				}
-				sync_l();
-			}
-			// Lᵀ x = y, from the last row up.
-			if (row && i == P - 1u) {
-				piv[pv + (i & 1u)] = bi / d;
-			}
-			sync_l();
-			for (uint j = P; j-- > 0u;) {
-				T xj = piv[pv + (j & 1u)];
-				if (row && i < j) {
-					bi -= LS(tri_strict(j, i)) * xj;
-					if (i + 1u == j) {
-						piv[pv + (i & 1u)] = bi / d;
-					}
-				}
-				if (i == j) {
-					bi = xj;
-				}
-				sync_l();
-			}
+			T z[1], yy[1];
+			z[0] = row ? b[bbase + i * p.k + c] : T(0);
+			chol_solve_rows(i, row, ml, d, z, yy);
+			T bi = z[0];
 			if (row) {
 				xout[xbase + i * p.k + c] = fail ? NAN_T : bi;
 			}
 			if (live && i == 0u && (p.flags & 16u) != 0u) {
-				quad[mat * p.k + c] = fail ? NAN_T : yy;
+				quad[mat * p.k + c] = fail ? NAN_T : yy[0];
 			}
 		}
 	}

@@ -8,8 +8,10 @@
 // time, and each invocation accumulates MAXB 4×4 blocks of the lower
 // triangle of S in registers (outer products of 4-vectors: 16 multiply-adds
 // per 8 shared loads). When the blocks need more than one pass of
-// WG_SIZE*MAXB, S is written after each pass and read back at the end. ρ follows the package cov formulas (pipelines/cov/shrink.go, keep in
-// step); the output is C = scale·((1−ρ)S + ρ·target), both triangles.
+// WG_SIZE*MAXB, S is written after each pass and read back at the end. ρ
+// and the shrunk entries are include/linalg.glsl's (shrink_rho,
+// shrunk_entry; internal/linalg in Go); the output is
+// C = scale·((1−ρ)S + ρ·target), both triangles.
 //
 // T is the data type, ACC the accumulator (double where the device has
 // shaderFloat64).
@@ -92,41 +94,10 @@ ACC4 wg_sum(ACC4 v) {
 	return r;
 }
 
-ACC clip01(ACC r) {
-	if (isnan(r)) {
-		return r;
-	}
-	return clamp(r, ACC(0), ACC(1));
-}
-
-// The shrinkage weight; mirrors shrinkage() in pipelines/cov/shrink.go.
+// The shrinkage weight: include/linalg.glsl's shrink_rho (the one GLSL
+// implementation; internal/linalg is its Go twin). ρ = 0 for P = 1.
 ACC shrinkage(ACC tr, ACC fro, ACC dsq, ACC q4) {
-	if (p.est == 0u || P == 1u) {
-		return ACC(0);
-	}
-	if (isnan(tr) || isnan(fro) || isnan(dsq) || isnan(q4)) {
-		return tr + fro + dsq + q4; // NaN
-	}
-	ACC fP = ACC(P), fT = ACC(p.t);
-	ACC r = ACC(0);
-	if (p.est == 1u) { // PACO
-		ACC num = fro + tr * tr - ACC(2) * dsq;
-		ACC den = (fT + ACC(1)) * (fro - dsq);
-		r = den == ACC(0) ? ACC(1) : num / den;
-	} else if (p.est == 3u) { // OAS
-		ACC alpha = fro / (fP * fP);
-		ACC mu = tr / fP;
-		ACC num = alpha + mu * mu;
-		ACC den = (fT + ACC(1)) * (alpha - mu * mu / fP);
-		r = den == ACC(0) ? ACC(1) : num / den;
-	} else { // Ledoit-Wolf
-		ACC mu = tr / fP;
-		ACC delta = (fro - ACC(2) * mu * tr + fP * mu * mu) / fP;
-		ACC beta = (q4 / fT - fro) / (fP * fT);
-		beta = min(beta, delta);
-		r = (beta == ACC(0) || delta <= ACC(0)) ? ACC(0) : beta / delta;
-	}
-	return clip01(r);
+	return P == 1u ? ACC(0) : shrink_rho(p.est, P, p.t, tr, fro, dsq, q4);
 }
 
 void main() {
@@ -297,17 +268,7 @@ void main() {
 					}
 					uint ix = k * P * P + r * P + c;
 					ACC s = pass + 1u == p.passes ? m[j][i] : ACC(cov[ix]);
-					ACC cv;
-					if (r != c) {
-						cv = (ACC(1) - rh) * s;
-					} else if (p.est == 1u) {
-						cv = isnan(rh) ? rh : s; // the target's diagonal is S's
-					} else if (p.est >= 2u) {
-						cv = (ACC(1) - rh) * s + rh * mu;
-					} else {
-						cv = s;
-					}
-					cv *= scale;
+					ACC cv = shrunk_entry(p.est, s, r == c, rh, mu) * scale;
 					cov[ix] = T(cv);
 					cov[k * P * P + c * P + r] = T(cv);
 				}

@@ -1,15 +1,22 @@
 #version 450
 // PACO, step 3: one workgroup per location k. Assembles the sample
 // covariance S_k from the lagged products, shrinks it (PACO.md's ρ, or VIP's
-// numerator), factors C = L·Lᵀ in shared memory (packed lower triangle, in
-// ACC precision) and solves u_k = C⁻¹h; α_k = hᵀu_k. A location outside the
-// frame or whose C is not positive definite gets α = NaN.
+// numerator), factors C = L·Lᵀ in shared memory (packed strictly lower
+// triangle, the diagonal in registers, in ACC precision) and solves
+// u_k = C⁻¹h; α_k = hᵀu_k. A location outside the frame or whose C is not
+// positive definite gets α = NaN.
 // With SUBPIXEL (sub-pixel PSF placement) the right-hand sides are the NB
 // basis vectors of the shifted PSF (binding 2, basis-major; basis NB/2 is h),
 // all solved together: U gets C⁻¹·basis_b for every b (NB·P per location,
 // basis-major) and Gram the NB×NB matrix basis_bᵀ C⁻¹ basis_b'; α = the
 // centre basis vector's entry.
+//
+// The shrinkage (shrink_rho, shrunk_entry) and the Cholesky factorisation
+// and solves (chol_factor_rows, chol_solve_rows: invocation i owns row i,
+// so WG_SIZE >= P) are include/linalg.glsl's, shared with cov.comp and
+// chol.comp.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "include/common.glsl"
 
 layout(constant_id = 1) const uint P = 49;
@@ -37,11 +44,22 @@ layout(push_constant) uniform Params {
 	uint end;    // one past its last location, at most h·w
 } p;
 
-shared ACC c[P * (P + 1) / 2];
-shared ACC z[P * NB]; // z[i·NB + b]: row i of the NB right-hand sides
+shared ACC sl[P * (P - 1u) / 2u + 1u]; // strictly lower triangle of C, then of L
+shared ACC sdiag[P];                   // S's diagonal
+shared ACC z[P * NB]; // z[i·NB + b]: row i of the NB solutions
 shared ACC red[3 * WG_SIZE];
+shared ACC piv[2u * NB];
+shared int sinfo[1];
 
-uint tri(uint i, uint j) { return i * (i + 1u) / 2u + j; } // i ≥ j
+#define LS(ix) sl[ix]
+void sync_l() {
+	memoryBarrierShared();
+	barrier();
+}
+#define CHOL_T ACC
+#define CHOL_NAN ACC(uintBitsToFloat(0x7fc00000u))
+#define CHOL_NRHS NB
+#include "include/linalg.glsl"
 
 ACC nan_value() {
 	ACC zero = ACC(0);
@@ -66,17 +84,20 @@ void main() {
 		return;
 	}
 
-	// Load S and the sums the shrinkage needs.
+	// Load S (strictly lower triangle and diagonal) and the sums the
+	// shrinkage needs.
 	ACC tr = ACC(0), diag2 = ACC(0), all2 = ACC(0);
 	for (uint e = lid; e < p.npairs; e += WG_SIZE) {
 		ivec4 pr = pairs[e];
 		ACC v = ACC(g[uint(pr.z) * n + uint(int(k) + pr.y)]);
-		c[pr.x] = v;
+		uvec2 rc = tri_unpack(uint(pr.x));
 		if (pr.w != 0) {
+			sdiag[rc.x] = v;
 			tr += v;
 			diag2 += v * v;
 			all2 += v * v;
 		} else {
+			LS(tri_strict(rc.x, rc.y)) = v;
 			all2 += 2.0 * v * v;
 		}
 	}
@@ -95,75 +116,34 @@ void main() {
 	tr = red[0];
 	diag2 = red[WG_SIZE];
 	all2 = red[2u * WG_SIZE];
-	ACC num = (p.vip != 0u) ? all2 + tr * tr - 2.0 * all2 : all2 + tr * tr - 2.0 * diag2;
-	ACC den = ACC(p.t + 1u) * (all2 - diag2);
-	ACC rho = den > ACC(0) ? clamp(num / den, ACC(0), ACC(1)) : ACC(1);
-	bool bad = isnan(num) || isnan(den);
-	for (uint e = lid; e < p.npairs; e += WG_SIZE) {
-		if (pairs[e].w == 0) {
-			c[pairs[e].x] *= ACC(1) - rho;
-		}
-	}
-	for (uint e = lid; e < P * NB; e += WG_SIZE) {
-		uint i = e / NB, b = e % NB;
-		z[e] = hvec[b * P + i];
+	uint est = p.vip != 0u ? EST_PACO_VIP : EST_PACO;
+	ACC rho = shrink_rho(est, P, p.t, tr, all2, diag2, ACC(0));
+	for (uint e = lid; e < P * (P - 1u) / 2u; e += WG_SIZE) {
+		LS(e) = shrunk_entry(est, LS(e), false, rho, ACC(0));
 	}
 
-	// Right-looking Cholesky on the packed lower triangle.
-	for (uint col = 0u; col < P && !bad; ++col) {
-		barrier();
-		ACC piv = c[tri(col, col)];
-		if (!(piv > ACC(0))) {
-			bad = true; // the same for every invocation: they read the same value
-			break;
-		}
-		ACC d = sqrt(piv);
-		barrier();
-		for (uint i = col + 1u + lid; i < P; i += WG_SIZE) {
-			c[tri(i, col)] /= d;
-		}
-		if (lid == 0u) {
-			c[tri(col, col)] = d;
-		}
-		barrier();
-		for (uint i = col + 1u + lid; i < P; i += WG_SIZE) {
-			ACC lic = c[tri(i, col)];
-			for (uint j = col + 1u; j <= i; ++j) {
-				c[tri(i, j)] -= lic * c[tri(j, col)];
-			}
-		}
-	}
-	if (bad) {
+	// Factor (a NaN ρ makes the first pivot NaN), then solve for every
+	// right-hand side at once.
+	bool row = lid < P;
+	ACC d = row ? shrunk_entry(est, sdiag[lid], true, rho, ACC(0)) : ACC(1);
+	ACC ld = ACC(0);
+	if (chol_factor_rows(lid, row, true, 0u, d, ld) != 0) {
 		for (uint i = lid; i < P * NB; i += WG_SIZE) {
 			u[k * P * NB + i] = T(0);
 		}
 		if (lid == 0u) {
 			alpha[k] = nan_value();
 		}
-		return;
+		return; // uniform: every invocation read the same info
 	}
-	// L z = h, then Lᵀ u = z, column by column (every right-hand side).
-	for (uint col = 0u; col < P; ++col) {
-		barrier();
-		for (uint b = lid; b < NB; b += WG_SIZE) {
-			z[col * NB + b] /= c[tri(col, col)];
-		}
-		barrier();
-		for (uint e = lid; e < (P - col - 1u) * NB; e += WG_SIZE) {
-			uint i = col + 1u + e / NB, b = e % NB;
-			z[i * NB + b] -= c[tri(i, col)] * z[col * NB + b];
-		}
+	ACC zr[NB], yy[NB];
+	[[unroll]] for (uint b = 0u; b < NB; ++b) {
+		zr[b] = row ? hvec[b * P + lid] : ACC(0);
 	}
-	for (uint cc = P; cc > 0u; --cc) {
-		uint col = cc - 1u;
-		barrier();
-		for (uint b = lid; b < NB; b += WG_SIZE) {
-			z[col * NB + b] /= c[tri(col, col)];
-		}
-		barrier();
-		for (uint e = lid; e < col * NB; e += WG_SIZE) {
-			uint i = e / NB, b = e % NB;
-			z[i * NB + b] -= c[tri(col, i)] * z[col * NB + b];
+	chol_solve_rows(lid, row, 0u, d, zr, yy);
+	if (row) {
+		[[unroll]] for (uint b = 0u; b < NB; ++b) {
+			z[lid * NB + b] = zr[b];
 		}
 	}
 	barrier();

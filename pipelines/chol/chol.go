@@ -1,8 +1,7 @@
 // Package chol factors batches of symmetric positive-definite matrices by
 // Cholesky, A = L·Lᵀ with L lower triangular, and uses the factors to solve
 // A·X = B, to invert A and to take log det A, on a Vulkan device or on the
-// CPU. Fused runs the whole PACO statistics chain (gather, covariance,
-// shrinkage, Cholesky, solve) in one submission.
+// CPU.
 //
 // Only the lower triangle of each A is read, as LAPACK's potrf with uplo
 // 'L' (and numpy.linalg.cholesky) read it. Each matrix gets an info code as

@@ -3,16 +3,18 @@ package chol
 import (
 	"math"
 
+	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // CPU serves r in native Go. Outputs have A's dtype; arithmetic is float64
-// for float32 and float64 inputs alike. The factorisation is the
-// row-oriented (Cholesky–Crout) form whose inner loops are dot products of
-// contiguous rows; the inverse is L⁻¹ (row by row) followed by L⁻ᵀL⁻¹, as
-// LAPACK's potri. Matrices are spread over runtime.GOMAXPROCS goroutines.
+// for float32 and float64 inputs alike. The factorisation, solves,
+// log-determinant and inverse are internal/linalg's (the one Go
+// implementation, shared with packages cov and paco): the row-oriented
+// (Cholesky–Crout) form whose inner loops are dot products of contiguous
+// rows; the inverse is L⁻¹ (row by row) followed by L⁻ᵀL⁻¹, as LAPACK's
+// potri. Matrices are spread over runtime.GOMAXPROCS goroutines.
 func CPU(r Request) (*Result, error) {
 	d, err := r.check()
 	if err != nil {
@@ -33,7 +35,7 @@ func CPU(r Request) (*Result, error) {
 				w.a[i] = float64(v)
 			}
 		}
-		info := factor(w.a, p)
+		info := linalg.Factor(w.a, p)
 		res.Info[m] = info
 		ok := info == 0
 		if res.L != nil {
@@ -59,7 +61,7 @@ func CPU(r Request) (*Result, error) {
 						w.y[i] = float64(r.B.F32[(m*p+i)*k+c])
 					}
 				}
-				q := solve(w.a, w.y, p)
+				q := linalg.Solve(w.a, w.y, p)
 				for i := 0; i < p; i++ {
 					v := w.y[i]
 					if !ok {
@@ -78,17 +80,13 @@ func CPU(r Request) (*Result, error) {
 		if res.LogDet != nil {
 			v := math.NaN()
 			if ok {
-				v = 0
-				for i := 0; i < p; i++ {
-					v += math.Log(w.a[i*p+i])
-				}
-				v *= 2
+				v = linalg.LogDet(w.a, p)
 			}
 			store(res.LogDet, m, v)
 		}
 		if res.Inverse != nil {
 			if ok {
-				inverse(w.inv, w.xinv, w.a, w.tmp, p)
+				linalg.Inverse(w.inv, w.xinv, w.a, w.tmp, p)
 			}
 			for i, v := range w.inv {
 				if !ok {
@@ -106,79 +104,6 @@ func store(t *tensor.Tensor, i int, v float64) {
 		t.F64[i] = v
 	} else {
 		t.F32[i] = float32(v)
-	}
-}
-
-// axpy is y += alpha·x over len(y).
-func axpy(y []float64, alpha float64, x []float64) {
-	x = x[:len(y)]
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
-
-// factor overwrites the lower triangle of the p×p row-major a with its
-// Cholesky factor and returns the potrf info code (the upper triangle is
-// neither read nor written).
-func factor(a []float64, p int) int32 {
-	for j := 0; j < p; j++ {
-		rj := a[j*p : j*p+j]
-		d := a[j*p+j] - vec.Dot(rj, rj)
-		if !(d > 0) { // also NaN
-			return int32(j + 1)
-		}
-		d = math.Sqrt(d)
-		a[j*p+j] = d
-		for i := j + 1; i < p; i++ {
-			ri := a[i*p : i*p+j]
-			a[i*p+j] = (a[i*p+j] - vec.Dot(ri, rj)) / d
-		}
-	}
-	return 0
-}
-
-// solve overwrites b with the solution of L·Lᵀx = b, L being the lower
-// triangle of l, and returns ‖L⁻¹b‖² = bᵀA⁻¹b.
-func solve(l, b []float64, p int) float64 {
-	var q float64
-	for i := 0; i < p; i++ { // L y = b
-		b[i] = (b[i] - vec.Dot(l[i*p:i*p+i], b[:i])) / l[i*p+i]
-		q += b[i] * b[i]
-	}
-	for i := p - 1; i >= 0; i-- { // Lᵀ x = y, by columns of Lᵀ (rows of L)
-		b[i] /= l[i*p+i]
-		axpy(b[:i], -b[i], l[i*p:i*p+i])
-	}
-	return q
-}
-
-// inverse writes A⁻¹ = L⁻ᵀL⁻¹ (full, symmetric) to inv, using x for L⁻¹
-// and tmp (p) as scratch.
-func inverse(inv, x, l, tmp []float64, p int) {
-	clear(x)
-	for i := 0; i < p; i++ { // row i of X = L⁻¹ from the rows above it
-		t := tmp[:i]
-		clear(t)
-		for k := 0; k < i; k++ {
-			axpy(t[:k+1], l[i*p+k], x[k*p:k*p+k+1])
-		}
-		xii := 1 / l[i*p+i]
-		for j := range t {
-			x[i*p+j] = -t[j] * xii
-		}
-		x[i*p+i] = xii
-	}
-	clear(inv)
-	for k := 0; k < p; k++ { // inv = XᵀX, lower triangle, row by row
-		xk := x[k*p : k*p+k+1]
-		for r, v := range xk {
-			axpy(inv[r*p:r*p+r+1], v, xk)
-		}
-	}
-	for i := 0; i < p; i++ {
-		for j := 0; j < i; j++ {
-			inv[j*p+i] = inv[i*p+j]
-		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -27,21 +26,6 @@ func TestVulkan(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
 			runCholSuite(t, vulkanImpl(t, dev))
-		})
-	}
-}
-
-func fusedVulkanImpl(t *testing.T, dev *engine.Device) fusedImpl {
-	return func(cube *tensor.Tensor, g cov.Gather, h []float64, opt cov.Options) (*FusedResult, error) {
-		r, _, err := FusedVulkan(context.Background(), dev, cube, g, h, opt)
-		return r, err
-	}
-}
-
-func TestFusedVulkan(t *testing.T) {
-	for _, dev := range testdev.Devices(t) {
-		t.Run(dev.Info.Name, func(t *testing.T) {
-			runFusedSuite(t, fusedVulkanImpl(t, dev))
 		})
 	}
 }
@@ -204,23 +188,6 @@ func TestVulkanFolded(t *testing.T) {
 			}
 			checkCholResult(t, got, want, tensor.F32, tc.request(tensor.F32))
 
-			// Fused: one location per workgroup of the covariance kernel.
-			offs := [][2]int{{0, 0}}
-			cube := fusedCube(3, 270, 270, 9, 20, 5)
-			g := cov.Gather{Locations: cov.ValidLocations(270, 270, offs), Offsets: offs}
-			if len(g.Locations) <= 65535 {
-				t.Fatalf("only %d locations", len(g.Locations))
-			}
-			fw, err := FusedReference(cube, g, []float64{2}, cov.Options{Estimator: cov.PACO})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fg, err := fusedVulkanImpl(t, dev)(cube.As(tensor.F32), g, []float64{2}, cov.Options{Estimator: cov.PACO})
-			if err != nil {
-				t.Fatal(err)
-			}
-			conds := make([]float64, len(g.Locations))
-			checkFusedResult(t, fg, fw, conds, tensor.F32)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package cov
 
 import (
+	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -43,7 +44,6 @@ type worker struct {
 	s        []float64 // p×p, lower triangle (diagonal included) of S
 	mean     []float64 // p
 	rho      float64
-	cov      []float64 // p×p, both triangles (Estimates only)
 	wide     []float32 // a 16-bit set widened to float32 (t×p)
 }
 
@@ -195,15 +195,15 @@ func (w *worker) finish(opt Options, c64 []float64, c32 []float32) {
 		mu += s[i*p+i]
 	}
 	mu /= float64(p)
-	off := (1 - rho) * sc
+	off := linalg.ShrunkOff(sc, rho) // (1−ρ)·sc
 	for i := 0; i < p; i++ {
 		r := s[i*p : i*p+p]
 		d := r[i]
 		switch opt.Estimator {
 		case PACO:
-			d = (1-rho)*d + rho*d // d unless ρ is NaN
+			d = linalg.ShrunkDiagPACO(d, rho) // d unless ρ is NaN
 		case LedoitWolf, OAS:
-			d = (1-rho)*d + rho*mu
+			d = linalg.ShrunkDiagMean(d, rho, mu)
 		}
 		d *= sc
 		if c64 != nil {
@@ -246,26 +246,4 @@ func cpuRun(src *source, opt Options) *Result {
 		}
 	})
 	return res
-}
-
-// Estimates runs the CPU estimate of every set that g gathers from cube and
-// hands each to fn, from GOMAXPROCS goroutines, with the set's index and
-// its float64 mean (P), covariance (P×P, both triangles) and ρ. The slices
-// are reused after fn returns. It lets package chol fuse the covariance with
-// the factorisation without materialising the (N, P, P) covariances.
-func Estimates(cube *tensor.Tensor, g Gather, opt Options, fn func(k int, mean, cov []float64, rho float64)) error {
-	src, err := gatherSource(cube, g, opt)
-	if err != nil {
-		return err
-	}
-	par.Each(src.n, 8, func() *worker {
-		w := newWorker(src.p, src.t)
-		w.cov = make([]float64, src.p*src.p)
-		return w
-	}, func(w *worker, k int) {
-		w.run(src, k, opt)
-		w.finish(opt, w.cov, nil)
-		fn(k, w.mean[:src.p], w.cov, w.rho)
-	})
-	return nil
 }

@@ -1,6 +1,6 @@
 package cov
 
-import "math"
+import "github.com/vkstat/vkstat/internal/linalg"
 
 // moments are the sums the shrinkage weights are computed from, all taken
 // from S with the 1/T normalisation.
@@ -11,58 +11,19 @@ type moments struct {
 	q4  float64 // Σ_t ‖x_t‖⁴ over the centred samples (Ledoit-Wolf only)
 }
 
-// shrinkage is ρ for estimator e with p variables and t samples. The
-// shaders (cov.comp) compute the same expressions; keep them in step.
+// shrinkage is ρ for estimator e with p variables and t samples, from
+// internal/linalg (the one Go implementation; the shaders use its GLSL
+// twin, shaders/include/linalg.glsl).
 func shrinkage(e Estimator, p, t int, m moments) float64 {
-	if e == None || p == 1 {
-		return 0
-	}
-	if math.IsNaN(m.tr) || math.IsNaN(m.fro) || math.IsNaN(m.dsq) || math.IsNaN(m.q4) {
-		return math.NaN()
-	}
-	P, T := float64(p), float64(t)
-	var r float64
-	switch e {
-	case PACO:
-		num := m.fro + m.tr*m.tr - 2*m.dsq
-		den := (T + 1) * (m.fro - m.dsq)
-		if den == 0 {
-			r = 1
-		} else {
-			r = num / den
-		}
-	case OAS:
-		alpha := m.fro / (P * P)
-		mu := m.tr / P
-		num := alpha + mu*mu
-		den := (T + 1) * (alpha - mu*mu/P)
-		if den == 0 {
-			r = 1
-		} else {
-			r = num / den
-		}
-	case LedoitWolf:
-		mu := m.tr / P
-		delta := (m.fro - 2*mu*m.tr + P*mu*mu) / P
-		beta := (m.q4/T - m.fro) / (P * T)
-		beta = math.Min(beta, delta)
-		if beta == 0 || delta <= 0 {
-			r = 0
-		} else {
-			r = beta / delta
-		}
-	}
-	return clip01(r)
-}
-
-func clip01(r float64) float64 {
 	switch {
-	case math.IsNaN(r):
-		return r
-	case r < 0:
+	case e == None || p == 1:
 		return 0
-	case r > 1:
-		return 1
+	case e == PACO:
+		return linalg.RhoPACO(m.tr, m.fro, m.dsq, t, false)
+	case e == OAS:
+		return linalg.RhoOAS(m.tr, m.fro, p, t)
+	case e == LedoitWolf:
+		return linalg.RhoLedoitWolf(m.tr, m.fro, m.q4, p, t)
 	}
-	return r
+	return 0
 }

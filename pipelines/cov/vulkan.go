@@ -65,7 +65,7 @@ const loopBudget = 30000
 
 // Kernel is the covariance kernel compiled for one P and dtype on a device.
 // It is exported for pipelines that chain it with other kernels in one
-// submission (package chol's Fused).
+// submission (none does today: chol.Fused, the one that did, is gone).
 type Kernel struct {
 	k      *engine.Kernel
 	dev    *engine.Device
@@ -279,8 +279,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 }
 
 // GatherBuffers holds a cube and its gather on the device, for chained
-// pipelines (chol.FusedVulkan): the cube, the patch offsets and the
-// location bases.
+// pipelines (as Kernel): the cube, the patch offsets and the location
+// bases.
 type GatherBuffers struct {
 	Cube, Off, Base *engine.Buffer
 	T, Tstride      int

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vec"
 )
@@ -24,45 +25,14 @@ func (r *rowsDone) add(k int) {
 }
 
 // cholSolve factors the symmetric positive-definite c (P×P, lower triangle
-// used) in place and overwrites h with c⁻¹h. It reports false when c is not
+// used) in place and overwrites h with c⁻¹h, with internal/linalg's
+// Cholesky (the one Go implementation). It reports false when c is not
 // positive definite.
 func cholSolve(c []float64, P int, h []float64) bool {
-	for j := 0; j < P; j++ {
-		rj := c[j*P : j*P+j+1]
-		d := rj[j]
-		for k := 0; k < j; k++ {
-			d -= rj[k] * rj[k]
-		}
-		if !(d > 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		rj[j] = d
-		inv := 1 / d
-		for i := j + 1; i < P; i++ {
-			ri := c[i*P : i*P+j+1]
-			s := ri[j]
-			for k := 0; k < j; k++ {
-				s -= ri[k] * rj[k]
-			}
-			ri[j] = s * inv
-		}
+	if linalg.Factor(c, P) != 0 {
+		return false
 	}
-	for i := 0; i < P; i++ { // L z = h
-		s := h[i]
-		ri := c[i*P : i*P+i]
-		for k, v := range ri {
-			s -= v * h[k]
-		}
-		h[i] = s / c[i*P+i]
-	}
-	for i := P - 1; i >= 0; i-- { // Lᵀ u = z
-		s := h[i]
-		for k := i + 1; k < P; k++ {
-			s -= c[k*P+i] * h[k]
-		}
-		h[i] = s / c[i*P+i]
-	}
+	linalg.Solve(c, h, P)
 	return true
 }
 
@@ -283,45 +253,19 @@ const centreBasis = 2*5 + 2
 // gram (NBasis·NBasis) with basis_bᵀ C⁻¹ basis_b'. x (P·NBasis) is scratch.
 // False when c is not positive definite.
 func subpixelSolve(c []float64, P int, basis [][]float64, ub, gram, x []float64) bool {
-	// Factor (cholSolve with the unshifted PSF as its right-hand side).
-	first := ub[centreBasis*P : (centreBasis+1)*P]
-	copy(first, basis[centreBasis])
-	if !cholSolve(c, P, first) {
+	if linalg.Factor(c, P) != 0 {
 		return false
 	}
 	// All NBasis right-hand sides at once, row-major X[i, b], so that each
 	// factor entry is read once for NBasis products.
 	const nb = NBasis
-	for i := 0; i < P; i++ { // L Z = B
+	for i := 0; i < P; i++ {
 		xi := x[i*nb : (i+1)*nb]
 		for b, v := range basis {
 			xi[b] = v[i]
 		}
-		for k, l := range c[i*P : i*P+i] {
-			xk := x[k*nb : (k+1)*nb]
-			for b := range xi {
-				xi[b] -= l * xk[b]
-			}
-		}
-		inv := 1 / c[i*P+i]
-		for b := range xi {
-			xi[b] *= inv
-		}
 	}
-	for i := P - 1; i >= 0; i-- { // Lᵀ X = Z
-		xi := x[i*nb : (i+1)*nb]
-		for k := i + 1; k < P; k++ {
-			l := c[k*P+i]
-			xk := x[k*nb : (k+1)*nb]
-			for b := range xi {
-				xi[b] -= l * xk[b]
-			}
-		}
-		inv := 1 / c[i*P+i]
-		for b := range xi {
-			xi[b] *= inv
-		}
-	}
+	linalg.SolveMulti(c, x, P, nb)
 	for i := 0; i < P; i++ {
 		for b := 0; b < nb; b++ {
 			ub[b*P+i] = x[i*nb+b]

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -338,36 +339,26 @@ func (p *Prepared) Inside(y, x int) bool {
 }
 
 // Shrink turns the sample covariance S (P×P, row-major, full) into the
-// shrunk C in place and returns ρ (PACO.md; VIP's numerator with CompatVIP).
+// shrunk C in place and returns ρ (PACO.md; VIP's numerator with CompatVIP),
+// with internal/linalg's weight and shrunk entries (the one Go
+// implementation).
 func Shrink(s []float64, P int, T int, compat Compat) float64 {
-	var tr, tr2, diag2, all2 float64
+	var tr, fro, dsq float64
 	for i := 0; i < P; i++ {
 		d := s[i*P+i]
 		tr += d
-		diag2 += d * d
+		dsq += d * d
 		for j := 0; j < P; j++ {
-			all2 += s[i*P+j] * s[i*P+j]
+			fro += s[i*P+j] * s[i*P+j]
 		}
 	}
-	tr2 = all2
-	num := tr2 + tr*tr - 2*diag2
-	if compat == CompatVIP {
-		num = tr2 + tr*tr - 2*all2
-	}
-	den := float64(T+1) * (tr2 - diag2)
-	rho := 1.0
-	if den > 0 {
-		rho = num / den
-	}
-	if math.IsNaN(num) || math.IsNaN(den) {
-		rho = math.NaN()
-	} else {
-		rho = math.Min(math.Max(rho, 0), 1)
-	}
+	rho := linalg.RhoPACO(tr, fro, dsq, T, compat == CompatVIP)
 	for i := 0; i < P; i++ {
 		for j := 0; j < P; j++ {
 			if i != j {
-				s[i*P+j] *= 1 - rho
+				s[i*P+j] = linalg.ShrunkOff(s[i*P+j], rho)
+			} else {
+				s[i*P+i] = linalg.ShrunkDiagPACO(s[i*P+i], rho)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 )
 
@@ -242,8 +243,7 @@ func (m *locMoments) at(alpha float64, P, T int, compat Compat) locStats {
 		}
 	}
 	Shrink(s, P, T, compat)
-	// Factor only: cholSolve with a zero right-hand side factors in place.
-	if !cholSolve(s, P, make([]float64, P)) {
+	if linalg.Factor(s, P) != 0 {
 		return locStats{}
 	}
 	return locStats{mean: mean, chol: s, ok: true}
@@ -378,24 +378,6 @@ func (u *unbiasedCtx) cpuMoments(locs []int, pos [][2]float64) ([]*locMoments, e
 	return out, nil
 }
 
-// solve overwrites v with C⁻¹v from the factor.
-func solveChol(c []float64, P int, v []float64) {
-	for i := 0; i < P; i++ {
-		s := v[i]
-		for k := 0; k < i; k++ {
-			s -= c[i*P+k] * v[k]
-		}
-		v[i] = s / c[i*P+i]
-	}
-	for i := P - 1; i >= 0; i-- {
-		s := v[i]
-		for k := i + 1; k < P; k++ {
-			s -= c[k*P+i] * v[k]
-		}
-		v[i] = s / c[i*P+i]
-	}
-}
-
 // trajectory is sky (y, x)'s exact frame positions and their locations.
 func (u *unbiasedCtx) trajectory(y, x float64) (pos [][2]float64, loc []int) {
 	p := u.p
@@ -484,7 +466,7 @@ func (u *unbiasedCtx) ab(pos [][2]float64, loc []int, st map[int]locStats) (a, b
 			continue
 		}
 		copy(v, h)
-		solveChol(s.chol, P, v)
+		linalg.Solve(s.chol, v, P)
 		base := t * p.H * W
 		for i, o := range p.Offsets {
 			a += h[i] * v[i]

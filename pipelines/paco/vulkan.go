@@ -79,7 +79,21 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	disp, pairs := p.Lags()
 	D := len(disp)
 
-	shared := (P*(P+1)/2 + nb*P + 3*64) * v.acc
+	// The solve kernel's invocation i owns row i of the factor
+	// (shaders/include/linalg.glsl's row-owner Cholesky): at least P of
+	// them, a power of two for its reductions.
+	solveWG := 64
+	for solveWG < P {
+		solveWG *= 2
+	}
+	if solveWG > int(dev.Info.MaxWorkgroupInvocation) {
+		return nil, fmt.Errorf("patch radius %d (%d pixels) needs %d invocations per workgroup; %s has %d: %w",
+			in.Radius, P, solveWG, dev.Info.Name, dev.Info.MaxWorkgroupInvocation, engine.ErrDeviceLimit)
+	}
+	// Its shared memory: the strictly lower triangle, the diagonal, the
+	// solutions, the reductions and the published pivots (ACC), and the
+	// info code.
+	shared := (P*(P-1)/2+1+P+nb*P+3*solveWG+2*nb)*v.acc + 4
 	if shared > int(dev.Info.MaxSharedMemory) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision with %s PSF placement needs %d bytes of shared memory; %s has %d: %w",
 			in.Radius, P, p.Placement, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
@@ -130,7 +144,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if err != nil {
 		return nil, err
 	}
-	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 32, 64, uint32(P))
+	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 32, uint32(solveWG), uint32(P))
 	if err != nil {
 		return nil, err
 	}
