@@ -59,14 +59,14 @@ var maxBlocksCap = 4
 // invocation in one dispatch: llvmpipe (lavapipe) silently ends an
 // invocation's loops after 65,535 iterations in all (its guard against
 // endless shader loops), and the kernel loops a few times per sample, so
-// longer sample sets are split over dispatches (Kernel.Record). Applied on
+// longer sample sets are split over dispatches (kernel.record). Applied on
 // every device: a GPU pays a few dispatches more, past 10⁴ or so samples.
 const loopBudget = 30000
 
-// Kernel is the covariance kernel compiled for one P and dtype on a device.
+// kernel is the covariance kernel compiled for one P and dtype on a device.
 // It is exported for pipelines that chain it with other kernels in one
 // submission (none does today: chol.Fused, the one that did, is gone).
-type Kernel struct {
+type kernel struct {
 	k      *engine.Kernel
 	dev    *engine.Device
 	passes int // block passes per sample set (shader push constant)
@@ -79,12 +79,12 @@ type Kernel struct {
 	maxb   int // blocks per invocation per pass
 }
 
-// NewKernel builds (or fetches from the device's cache) the covariance
+// newKernel builds (or fetches from the device's cache) the covariance
 // kernel for P variables of dtype dt. For float16 and bfloat16 (tensor.F16,
 // tensor.BF16) the data binding holds the 16-bit values packed two to a
 // uint32 word (element i in the low half of word i/2 when i is even), the
 // kernel widens them exactly to float32, and the outputs are float32.
-func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
+func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -132,14 +132,14 @@ func NewKernel(dev *engine.Device, p int, dt tensor.DType) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}, nil
+	return &kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}, nil
 }
 
 // span is the most samples one dispatch of the kernel takes (a multiple
 // of the tile, so that a split set is staged in the same tiles): the
 // iterations of cov.comp's loops per tile of samples, counted as llvmpipe
 // counts them, times the tiles, within loopBudget.
-func (k *Kernel) span(est Estimator) int {
+func (k *kernel) span(est Estimator) int {
 	pb := (k.p + 3) / 4
 	ceil := func(a, b int) int { return (a + b - 1) / b }
 	perTile := 1 + ceil(k.tc*pb*4, k.wg) + k.tc*(1+k.maxb)
@@ -152,25 +152,25 @@ func (k *Kernel) span(est Estimator) int {
 	return tiles * k.tc
 }
 
-// CarryBytes is the size of the carry binding that Record needs for n sets
+// carryBytes is the size of the carry binding that record needs for n sets
 // of t samples with estimator est: 0 when each set fits one dispatch.
-func (k *Kernel) CarryBytes(n, t int, est Estimator) int64 {
+func (k *kernel) carryBytes(n, t int, est Estimator) int64 {
 	if t <= k.span(est) {
 		return 0
 	}
 	return int64(n) * int64(k.p+16*k.nblk+k.wg) * int64(k.accSz)
 }
 
-// Record records one dispatch of the kernel over n sample sets with t
+// record records one dispatch of the kernel over n sample sets with t
 // samples each: sample t of variable i of set k is at data[b_k + t*tstride
 // + off[i]], b_k = base[k] when gather, else k*nstride (elements of the
 // kernel's dtype; off and base are uint32 buffers, two's complement for
 // negative offsets). The outputs are mean (n·P), cov (n·P·P) and rho (n).
 // Sets longer than one dispatch may take (llvmpipe's loop limit, see
 // loopBudget) are split over several, which carry their sums in carry, a
-// scratch binding of CarryBytes(n, t, opt.Estimator) bytes; it is an error
+// scratch binding of carryBytes(n, t, opt.Estimator) bytes; it is an error
 // to leave it out then.
-func (k *Kernel) Record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
+func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
 	data, off, base, mean, cov, rho engine.Binding, carry ...engine.Binding) error {
 	g := uint32(0)
 	if gather {
@@ -187,7 +187,7 @@ func (k *Kernel) Record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 	if t <= span {
 		return dispatch(0, t, 0, cov) // cov stands in for the unused carry
 	}
-	if need := k.CarryBytes(n, t, opt.Estimator); len(carry) == 0 || carry[0].Buf == nil || (carry[0].Size > 0 && carry[0].Size < need) {
+	if need := k.carryBytes(n, t, opt.Estimator); len(carry) == 0 || carry[0].Buf == nil || (carry[0].Size > 0 && carry[0].Size < need) {
 		return fmt.Errorf("cov: %d samples per set need a carry binding of %d bytes (more than one dispatch's %d samples)", t, need, span)
 	}
 	const meanOnly, meanCarried, resume, save = 1, 2, 4, 8
@@ -227,12 +227,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := NewKernel(dev, p, x.DType)
+	k, err := newKernel(dev, p, x.DType)
 	if err != nil {
 		return nil, tm, err
 	}
 	es := int64(k.elemSz)
-	per := []int64{int64(t*p) * int64(k.inSz), int64(p) * es, int64(p*p) * es, es, k.CarryBytes(1, t, opt.Estimator)}
+	per := []int64{int64(t*p) * int64(k.inSz), int64(p) * es, int64(p*p) * es, es, k.carryBytes(1, t, opt.Estimator)}
 	// 16-bit values are read as uint32 words, two at a time: a chunk of
 	// sets with an odd number of values each starts at an even set, so
 	// that it starts on a word, and its binding is rounded up to a whole
@@ -264,7 +264,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
 			seq.Upload(bufs[1], 0, u32Bytes(offs))
-			k.Record(seq, c, t, p, t*p, false, opt, sized(bufs[0], inBytes(c)), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
+			k.record(seq, c, t, p, t*p, false, opt, sized(bufs[0], inBytes(c)), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
 				sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]), sized(bufs[6], int64(c)*per[4]))
 			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
 			seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
@@ -278,17 +278,17 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 	return res, tm, nil
 }
 
-// GatherBuffers holds a cube and its gather on the device, for chained
-// pipelines (as Kernel): the cube, the patch offsets and the location
+// gatherBuffers holds a cube and its gather on the device:
+// the cube, the patch offsets and the location
 // bases.
-type GatherBuffers struct {
+type gatherBuffers struct {
 	Cube, Off, Base *engine.Buffer
 	T, Tstride      int
 }
 
-// UploadGather records the upload of cube and g's offsets and locations
+// uploadGather records the upload of cube and g's offsets and locations
 // into new buffers, after checking that the cube fits one binding.
-func UploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor, g Gather, opt Options) (*GatherBuffers, error) {
+func uploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor, g Gather, opt Options) (*gatherBuffers, error) {
 	src, err := gatherSource(cube, g, opt)
 	if err != nil {
 		return nil, err
@@ -315,11 +315,11 @@ func UploadGather(dev *engine.Device, seq *engine.Sequence, cube *tensor.Tensor,
 		engine.ReleaseAll(bufs)
 		return nil, err
 	}
-	return &GatherBuffers{Cube: bufs[0], Off: bufs[1], Base: bufs[2], T: src.t, Tstride: src.tstride}, nil
+	return &gatherBuffers{Cube: bufs[0], Off: bufs[1], Base: bufs[2], T: src.t, Tstride: src.tstride}, nil
 }
 
 // Release frees the buffers.
-func (gb *GatherBuffers) Release() { engine.ReleaseAll([]*engine.Buffer{gb.Cube, gb.Off, gb.Base}) }
+func (gb *gatherBuffers) Release() { engine.ReleaseAll([]*engine.Buffer{gb.Cube, gb.Off, gb.Base}) }
 
 // VulkanGather is Vulkan on the sample sets that g gathers from a (T, H, W)
 // cube: the cube is uploaded once and patches are gathered by the kernel;
@@ -339,7 +339,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := NewKernel(dev, p, cube.DType)
+	k, err := newKernel(dev, p, cube.DType)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -348,13 +348,13 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 		return nil, tm, err
 	}
 	defer func() { seq.Release() }()
-	gb, err := UploadGather(dev, seq, cube, g, opt)
+	gb, err := uploadGather(dev, seq, cube, g, opt)
 	if err != nil {
 		return nil, tm, err
 	}
 	defer gb.Release()
 	es := int64(k.elemSz)
-	per := []int64{int64(p) * es, int64(p*p) * es, es, 4, k.CarryBytes(1, gb.T, opt.Estimator)}
+	per := []int64{int64(p) * es, int64(p*p) * es, es, 4, k.carryBytes(1, gb.T, opt.Estimator)}
 	cn := chunkItems(dev, n, per, int(dev.Alignment()/4))
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
@@ -378,7 +378,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 				return nil, tm, err
 			}
 		}
-		k.Record(seq, c, gb.T, gb.Tstride, 0, true, opt,
+		k.record(seq, c, gb.T, gb.Tstride, 0, true, opt,
 			engine.Bind(gb.Cube), engine.Bind(gb.Off), engine.Binding{Buf: gb.Base, Offset: int64(k0) * 4, Size: int64(c) * 4},
 			engine.Binding{Buf: out[0], Offset: int64(k0) * per[0], Size: int64(c) * per[0]},
 			sized(out[1], int64(c)*per[1]),
