@@ -10,15 +10,18 @@ import (
 	"github.com/vkstat/vkstat/internal/par"
 )
 
-// power2DCPU returns the power spectra P (B, H, W) of the frames of x with
-// gonum's FFTs: each row's real FFT (W/2+1 coefficients), then the complex
+// power2DCPU returns the power spectra P (B, H, W) of the frames of x:
+// power2DPow2 for power-of-two sizes, otherwise gonum's FFTs: each row's real FFT (W/2+1 coefficients), then the complex
 // FFT of each of those columns; the other half follows from
 // P[ky, kx] = P[−ky, −kx] (real input). Frames are spread over the cores.
 func power2DCPU(ctx context.Context, x []float64, b, h, w int) ([]float64, error) {
-	p := make([]float64, b*h*w)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if pow2Frames(h, w) {
+		return power2DPow2(ctx, x, b, h, w)
+	}
+	p := make([]float64, b*h*w)
 	half := w/2 + 1
 	par.Range(b, grain(b), func(lo, hi int) {
 		rows, cols := fourier.NewFFT(w), fourier.NewCmplxFFT(h)
@@ -87,12 +90,21 @@ func power1DCPU(ctx context.Context, x []float64, b, f int) ([]float64, error) {
 	return p, ctx.Err()
 }
 
+// mean is v's mean, summed in four interleaved parts (the adds of one
+// part wait on each other; four keep the adder busy).
 func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		s0 += v[i]
+		s1 += v[i+1]
+		s2 += v[i+2]
+		s3 += v[i+3]
 	}
-	return s / float64(len(v))
+	for ; i < len(v); i++ {
+		s0 += v[i]
+	}
+	return ((s0 + s1) + (s2 + s3)) / float64(len(v))
 }
 
 func checkShape(n, b int, dims ...int) error {

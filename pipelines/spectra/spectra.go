@@ -23,10 +23,12 @@
 //     frequency fraction: Σ_{ν > 1/4} P / Σ P, the energy above half the
 //     Nyquist frequency (1/2 cycle per sample). Both NaN when Σ P = 0.
 //
-// The transforms run on the CPU (gonum's dsp/fourier, float64) or on a
-// Vulkan device through VkFFT (internal/vkfft; float32, or float64 where
-// the device has shaderFloat64). Reference recomputes everything with plain
-// O(n²) DFT loops, sharing no code with either.
+// The transforms run on the CPU in float64 (fft.go's power-of-two FFT, for
+// frames of power-of-two sides and series of a power-of-two length,
+// cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
+// device through VkFFT (internal/vkfft; float32, or float64 where the
+// device has shaderFloat64). Reference recomputes everything with plain
+// O(n²) DFT loops, sharing no code with any of them.
 package spectra
 
 import (
@@ -86,14 +88,21 @@ func ratio(a, b []float64) []float64 {
 	return out
 }
 
-// spatialFrom reduces full power spectra p (B, H, W) to a Spatial.
-func spatialFrom(p []float64, b, h, w int) *Spatial {
+// newSpatial allocates the results for b frames of h×w.
+func newSpatial(b, h, w int) *Spatial {
 	k := Bins(h, w)
-	s := &Spatial{B: b, H: h, W: w, K: k, Radial: make([]float64, b*k), Count: make([]int, k), Radius: make([]float64, k),
+	return &Spatial{B: b, H: h, W: w, K: k, Radial: make([]float64, b*k), Count: make([]int, k), Radius: make([]float64, k),
 		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
+}
+
+// radialTable fills s.Count and s.Radius and returns, for every frequency
+// ky·W + kx of the full spectrum, its radial bin (−1 for none) and its
+// frequency ν = √(fy² + fx²).
+func radialTable(s *Spatial) (bin []int, nu []float64) {
+	h, w, k := s.H, s.W, s.K
 	m := float64(min(h, w))
-	bin := make([]int, h*w)
-	nu := make([]float64, h*w)
+	bin = make([]int, h*w)
+	nu = make([]float64, h*w)
 	for y := 0; y < h; y++ {
 		fy := fftfreq(y, h)
 		for x := 0; x < w; x++ {
@@ -115,6 +124,14 @@ func spatialFrom(p []float64, b, h, w int) *Spatial {
 			s.Radius[r] /= float64(n)
 		}
 	}
+	return bin, nu
+}
+
+// spatialFrom reduces full power spectra p (B, H, W) to a Spatial.
+func spatialFrom(p []float64, b, h, w int) *Spatial {
+	k := Bins(h, w)
+	s := newSpatial(b, h, w)
+	bin, nu := radialTable(s)
 	for i := 0; i < b; i++ {
 		frame := p[i*h*w : (i+1)*h*w]
 		rad := s.Radial[i*k : (i+1)*k]
