@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
@@ -52,36 +53,48 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 	}
 	opt := spectra.Options{Device: dev, Double: x.DType == tensor.F64}
 	hw, nc := d.H*d.W, d.N*d.C
-	v := x.Float64s()
-	if x.DType == tensor.F64 {
-		v = append([]float64(nil), v...)
-	}
-	// Non-finite frames and series are zeroed for the transforms (so that
-	// no path sees them) and marked.
+	// The frames in float64, non-finite ones marked, and each pixel's
+	// series taken before bad frames are zeroed (a NaN spoils its own
+	// pixel's series only): one pass per (sample, channel), in parallel.
+	v := make([]float64, x.Len())
 	badFrame := make([]bool, nc*d.F)
 	badSeries := make([]bool, nc*hw)
-	for b := range badFrame {
-		for p, e := range v[b*hw : (b+1)*hw] {
-			if math.IsNaN(e) || math.IsInf(e, 0) {
-				badFrame[b] = true
-				badSeries[(b/d.F)*hw+p] = true
-			}
-		}
-	}
-	// The series are taken before bad frames are zeroed: a NaN spoils its
-	// own pixel's series only.
 	var series []float64
 	if d.F >= 2 {
 		series = make([]float64, nc*hw*d.F)
-		for i := range nc {
+	}
+	widen := x.DType.Widen()
+	par.Range(nc, max(1, (1<<18)/(d.F*hw)), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a, b := i*d.F*hw, (i+1)*d.F*hw
+			switch {
+			case x.DType == tensor.F64:
+				copy(v[a:b], x.F64[a:b])
+			case widen != nil:
+				for j, h := range x.U16[a:b] {
+					v[a+j] = float64(widen(h))
+				}
+			default:
+				for j, e := range x.F32[a:b] {
+					v[a+j] = float64(e)
+				}
+			}
 			for f := range d.F {
 				frame := v[(i*d.F+f)*hw : (i*d.F+f+1)*hw]
 				for p, e := range frame {
-					series[(i*hw+p)*d.F+f] = e
+					if e-e != 0 { // NaN or ±Inf
+						badFrame[i*d.F+f] = true
+						badSeries[i*hw+p] = true
+					}
+				}
+				if series != nil {
+					for p, e := range frame {
+						series[(i*hw+p)*d.F+f] = e
+					}
 				}
 			}
 		}
-	}
+	})
 	for b, bad := range badFrame {
 		if bad {
 			clear(v[b*hw : (b+1)*hw])

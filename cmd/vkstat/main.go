@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -36,8 +37,31 @@ func main() {
 			os.Exit(cli.ExitInterrupted)
 		}
 	}()
+	stopProfile := profile(os.Getenv("VKSTAT_CPUPROFILE"))
 	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	stopProfile()
 	close(done)
 	stop()
 	os.Exit(code)
+}
+
+// profile writes a CPU profile of the command to path (go tool pprof reads
+// it) when path is set: VKSTAT_CPUPROFILE=cpu.out vkstat ..., for finding
+// where a command's host time goes.
+func profile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "vkstat: VKSTAT_CPUPROFILE: %v\n", err)
+		os.Exit(cli.ExitUsage)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
