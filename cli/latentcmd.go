@@ -48,8 +48,9 @@ and computes, batched over every sample, channel and frame at once:
                (pca_values, (N, C), descending), explained-variance ratios
                (pca_ratio) and components as columns (pca_vectors, (N, C, C))
   spectra      power spectra (VkFFT on a device; on the CPU our own FFT
-               for powers of two, else gonum): each frame's |FFT2(x − mean)|²/(H·W)², radially averaged in
-               integer bins of min(H,W)·|f| (f: NumPy's fftfreq) and averaged
+               for powers of two, else gonum): each frame's
+               |FFT2(x − mean)|²/(H·W)², radially averaged in integer bins
+               of min(H,W)·|f| (f: NumPy's fftfreq) and averaged
                over frames, (N, C, K = min(H,W)/2+1); each pixel's one-sided
                temporal spectrum over frames averaged over pixels,
                (N, C, F/2+1); their centroids (cycles per pixel or frame) and
