@@ -23,16 +23,22 @@ type tiledKernel struct {
 
 // newTiled builds cov_tiled.comp for p variables in variant name (the
 // blocks kernel's name with "cov_" → "cov_tiled_"), tileSz bytes per staged
-// value and accSz per accumulator, or returns nil when the sets do not fit
-// a workgroup or its shared memory (the caller keeps the blocks kernel).
+// value and accSz per accumulator, or returns nil when a set does not fit
+// a workgroup (R×R blocks of R ≤ 8) or its shared memory (the caller keeps
+// the blocks kernel).
 func newTiled(dev *engine.Device, p int, name string, tileSz, accSz int, tn tuning) (*tiledKernel, error) {
-	r := max(1, min(tn.tiledR, p))
-	pr := (p + r - 1) / r
-	nb := pr * (pr + 1) / 2
 	lim := 1024
 	if l := int(dev.Info.MaxWorkgroupInvocation); l > 0 {
 		lim = min(lim, l)
 	}
+	// A set's blocks must fit one workgroup: R grows (up to 8, 64
+	// accumulators) until they do.
+	r := max(1, min(tn.tiledR, p))
+	pr := (p + r - 1) / r
+	for ; pr*(pr+1)/2 > lim && r < 8; pr = (p + r - 1) / r {
+		r++
+	}
+	nb := pr * (pr + 1) / 2
 	if nb > lim {
 		return nil, nil
 	}
