@@ -207,3 +207,37 @@ func TestVulkanTiledSuite(t *testing.T) {
 		})
 	}
 }
+
+// TestVulkanTiledLongest runs the tiled kernel on sets of exactly the most
+// samples it takes (maxT, from its loop count), with Ledoit-Wolf (the most
+// loops), against Reference: lavapipe silently ends an invocation's loops
+// after 65,535 iterations, which would drop the last samples' products.
+func TestVulkanTiledLongest(t *testing.T) {
+	ctx := tiledCtx(nil)
+	for _, dev := range testdev.Devices(t) {
+		for _, p := range []int{1, 5, 49} {
+			t.Run(fmt.Sprintf("%s/P%d", dev.Info.Name, p), func(t *testing.T) {
+				k, err := newKernel(ctx, dev, p, tensor.F32)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k.tiled == nil {
+					t.Fatal("no tiled kernel")
+				}
+				tt := k.tiled.maxT
+				t.Logf("maxT = %d (R %d, %d sets of a workgroup of %d, tiles of %d)", tt, k.tiled.r, k.tiled.sets, k.tiled.wg, k.tiled.tt)
+				x := sampleSets(3, tt, p, uint64(p), false)
+				opt := Options{Estimator: LedoitWolf}
+				want, err := Reference(x, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := Vulkan(ctx, dev, x.As(tensor.F32), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkResult(t, got, want, tensor.F32)
+			})
+		}
+	}
+}
