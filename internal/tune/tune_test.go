@@ -21,8 +21,16 @@ var (
 
 func TestDefaults(t *testing.T) {
 	t.Setenv("VKSTAT_TUNE_DIR", "off")
-	if got := strings.Join(Pipelines(), ","); got != "mapx,reduce" {
+	if got := strings.Join(Pipelines(), ","); got != "cov,mapx,reduce" {
 		t.Errorf("pipelines: got %s", got)
+	}
+	// cov's tiled kernel runs only where a measured cache (or an override)
+	// says so: the built-in choice is the blocks kernel on every device.
+	for _, d := range []engine.DeviceInfo{gpu, lavapipe} {
+		p, err := Resolve(context.Background(), "cov", d)
+		if err != nil || p.Str("kernel") != "blocks" || p.Str("accumulate") != "double" || p.Source("kernel") != "default" {
+			t.Errorf("cov on %s: got kernel %v accumulate %v (%s), %v", d.Name, p.Str("kernel"), p.Str("accumulate"), p.Source("kernel"), err)
+		}
 	}
 	p, err := Resolve(context.Background(), "reduce", gpu)
 	if err != nil || p.Str("rows_kernel") != "workgroup" || p.Int("workgroup") != 256 || p.Source("rows_kernel") != "default" {

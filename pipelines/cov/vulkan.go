@@ -77,49 +77,62 @@ type kernel struct {
 	nblk   int // 4×4 blocks of the lower triangle
 	tc     int // samples per staged tile
 	maxb   int // blocks per invocation per pass
+	// tiled, when the tune parameter kernel is "tiled" and P fits it, runs
+	// the sets of at most tiled.maxT samples (tiled.go); nil: cov.comp
+	// runs every set.
+	tiled *tiledKernel
 }
 
 // newKernel builds (or fetches from the device's cache) the covariance
-// kernel for P variables of dtype dt. For float16 and bfloat16 (tensor.F16,
-// tensor.BF16) the data binding holds the 16-bit values packed two to a
-// uint32 word (element i in the low half of word i/2 when i is even), the
-// kernel widens them exactly to float32, and the outputs are float32.
-func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+// kernel for P variables of dtype dt, with the cov pipeline's tune
+// parameters for dev (ctx may carry an override, tune.WithOverride): the
+// blocks kernel (cov.comp), and the tiled one (cov_tiled.comp) when the
+// parameter kernel is "tiled" and P fits it. For float16 and bfloat16
+// (tensor.F16, tensor.BF16) the data binding holds the 16-bit values
+// packed two to a uint32 word (element i in the low half of word i/2 when
+// i is even), the kernel widens them exactly to float32, and the outputs
+// are float32.
+func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+	tn, err := resolveTuning(ctx, dev.Info)
+	if err != nil {
+		return nil, fmt.Errorf("cov: %w", err)
+	}
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
 			return nil, fmt.Errorf("cov: %w", err)
 		}
 	}
-	name, es, accSz := "cov_f32", 4, 8
+	acc32 := !dev.Info.Float64 || forceAcc32 || tn.acc32
+	name, es, accSz, tileSz := "cov_f32", 4, 8, 4
 	switch {
 	case double:
-		name, es = "cov_f64", 8
+		name, es, tileSz = "cov_f64", 8, 8
 	case dt.Is16():
 		name = map[tensor.DType]string{tensor.F16: "cov_f16", tensor.BF16: "cov_bf16"}[dt]
-		if !dev.Info.Float64 || forceAcc32 {
+		if acc32 {
 			name, accSz = name+"acc32", 4
 		}
-	case !dev.Info.Float64 || forceAcc32:
+	case acc32:
 		name, accSz = "cov_f32acc32", 4
 	}
 	pb := (p + 3) / 4
 	nblk := pb * (pb + 1) / 2
-	wg := 64
-	for wg < 256 && wg*4 < nblk {
+	wg := tn.blocksWGLo
+	for wg < tn.blocksWGHi && wg*4 < nblk {
 		wg *= 2
 	}
 	if lim := int(dev.Info.MaxWorkgroupInvocation); lim > 0 && wg > lim {
 		wg = 1 << (bits.Len(uint(lim)) - 1) // a power of two for the tree reductions
 	}
-	maxb := min((nblk+wg-1)/wg, maxBlocksCap)
+	maxb := min((nblk+wg-1)/wg, maxBlocksCap, tn.blocksMaxB)
 	passes := (nblk + wg*maxb - 1) / (wg * maxb)
 	shared := int(dev.Info.MaxSharedMemory)
 	if shared <= 0 {
 		shared = 32 << 10
 	}
 	fixed := (p + 4*wg + 2) * accSz
-	tc := min((shared-fixed)/(4*pb*accSz), 64)
+	tc := min((shared-fixed)/(4*pb*accSz), tn.blocksTC)
 	if tc < 1 {
 		return nil, fmt.Errorf("cov: P = %d variables do not fit the %d bytes of shared memory of %s", p, shared, dev.Info.Name)
 	}
@@ -132,8 +145,17 @@ func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}, nil
+	kn := &kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}
+	if tn.kernel == "tiled" {
+		if kn.tiled, err = newTiled(dev, p, tiledName(name), tileSz, accSz, tn); err != nil {
+			return nil, err
+		}
+	}
+	return kn, nil
 }
+
+// useTiled reports whether sets of t samples go to the tiled kernel.
+func (k *kernel) useTiled(t int) bool { return k.tiled != nil && t <= k.tiled.maxT }
 
 // span is the most samples one dispatch of the kernel takes (a multiple
 // of the tile, so that a split set is staged in the same tiles): the
@@ -155,7 +177,7 @@ func (k *kernel) span(est Estimator) int {
 // carryBytes is the size of the carry binding that record needs for n sets
 // of t samples with estimator est: 0 when each set fits one dispatch.
 func (k *kernel) carryBytes(n, t int, est Estimator) int64 {
-	if t <= k.span(est) {
+	if t <= k.span(est) || k.useTiled(t) {
 		return 0
 	}
 	return int64(n) * int64(k.p+16*k.nblk+k.wg) * int64(k.accSz)
@@ -172,6 +194,9 @@ func (k *kernel) carryBytes(n, t int, est Estimator) int64 {
 // to leave it out then.
 func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
 	data, off, base, mean, cov, rho engine.Binding, carry ...engine.Binding) error {
+	if k.useTiled(t) {
+		return k.tiled.record(seq, n, t, tstride, nstride, gather, opt, data, off, base, mean, cov, rho)
+	}
 	g := uint32(0)
 	if gather {
 		g = 1
@@ -227,7 +252,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Optio
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(dev, p, x.DType)
+	k, err := newKernel(ctx, dev, p, x.DType)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -339,7 +364,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(dev, p, cube.DType)
+	k, err := newKernel(ctx, dev, p, cube.DType)
 	if err != nil {
 		return nil, tm, err
 	}
