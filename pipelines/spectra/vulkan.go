@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vkfft"
 )
 
@@ -21,7 +22,8 @@ import (
 // other frequencies filled from P[−ky, −kx] = P[ky, kx]. Where VkFFT has
 // no real-to-complex transform of n0 (a long odd axis) the values go up
 // as complex numbers and the complex transform gives every frequency.
-// Batches are split so that one transform buffer fits one storage binding.
+// Batches are split so that one transform buffer fits one storage binding;
+// the host's packing and unpacking are spread over the cores.
 func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool) ([]float64, engine.Timing, error) {
 	var tm engine.Timing
 	if double {
@@ -119,20 +121,22 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 		}
 		bytes := host[:int64(m)*per]
 		clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
-		for i := 0; i < m; i++ {
-			v := x[(lo+i)*n : (lo+i+1)*n]
-			mu := mean(v)
-			for y := 0; y < n1; y++ {
-				base := (int64(i)*int64(n1) + int64(y)) * int64(row)
-				for j, e := range v[y*n0 : (y+1)*n0] {
-					if real {
-						put((base+int64(j))*esize, e-mu)
-					} else {
-						put((base+2*int64(j))*esize, e-mu)
+		par.Range(m, grain(m), func(ilo, ihi int) {
+			for i := ilo; i < ihi; i++ {
+				v := x[(lo+i)*n : (lo+i+1)*n]
+				mu := mean(v)
+				for y := 0; y < n1; y++ {
+					base := (int64(i)*int64(n1) + int64(y)) * int64(row)
+					for j, e := range v[y*n0 : (y+1)*n0] {
+						if real {
+							put((base+int64(j))*esize, e-mu)
+						} else {
+							put((base+2*int64(j))*esize, e-mu)
+						}
 					}
 				}
 			}
-		}
+		})
 		t, err := dev.Run(ctx, func(s *engine.Sequence) {
 			if s.Upload(buf, 0, bytes) != nil {
 				return
@@ -147,27 +151,29 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			return nil, tm, err
 		}
 		cols := row / 2 // complex values per row
-		for i := 0; i < m; i++ {
-			out := p[(lo+i)*n : (lo+i+1)*n]
-			for y := 0; y < n1; y++ {
-				base := (int64(i)*int64(n1) + int64(y)) * int64(row)
-				for kx := 0; kx < cols; kx++ {
-					at := (base + 2*int64(kx)) * esize
-					re, im := get(at), get(at+esize)
-					out[y*n0+kx] = (re*re + im*im) * norm
-				}
-			}
-			if real {
-				// The negative frequencies of the fastest axis: P[y, kx] =
-				// P[−y, −kx] for kx = n0/2+1 … n0−1.
+		par.Range(m, grain(m), func(ilo, ihi int) {
+			for i := ilo; i < ihi; i++ {
+				out := p[(lo+i)*n : (lo+i+1)*n]
 				for y := 0; y < n1; y++ {
-					my := (n1 - y) % n1
-					for kx := cols; kx < n0; kx++ {
-						out[y*n0+kx] = out[my*n0+n0-kx]
+					base := (int64(i)*int64(n1) + int64(y)) * int64(row)
+					for kx := 0; kx < cols; kx++ {
+						at := (base + 2*int64(kx)) * esize
+						re, im := get(at), get(at+esize)
+						out[y*n0+kx] = (re*re + im*im) * norm
+					}
+				}
+				if real {
+					// The negative frequencies of the fastest axis: P[y, kx] =
+					// P[−y, −kx] for kx = n0/2+1 … n0−1.
+					for y := 0; y < n1; y++ {
+						my := (n1 - y) % n1
+						for kx := cols; kx < n0; kx++ {
+							out[y*n0+kx] = out[my*n0+n0-kx]
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 	return p, tm, nil
 }
