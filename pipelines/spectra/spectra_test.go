@@ -44,7 +44,9 @@ func impls(t *testing.T) []impl {
 
 var sizes = [][2]int{{8, 8}, {12, 15}, {15, 12}, {16, 16}, {17, 16}, {16, 17}, {64, 64}, {8, 64}, {1, 12},
 	// both axes odd: the real-to-complex layouts differ for odd lengths
-	{9, 15}, {13, 17}, {1, 9}}
+	{9, 15}, {13, 17}, {1, 9},
+	// a single column (VkFFT plans no axis of 1) and a single value
+	{12, 1}, {1, 1}}
 
 // TestTone2D: a cosine at wavenumber (ky, kx) has its power, ¼ at (ky, kx)
 // and ¼ at (−ky, −kx) (½ at a Nyquist-only or self-conjugate frequency),

@@ -31,7 +31,16 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			return nil, tm, err
 		}
 	}
+	if n0 == 1 {
+		// A column of n1 values: its 2-D transform is the 1-D transform of
+		// those values, in the same order (VkFFT plans no axis of 1).
+		n0, n1 = n1, 1
+	}
 	n := n0 * n1
+	if n == 1 {
+		// One value, centred: 0.
+		return make([]float64, b), tm, nil
+	}
 	var (
 		real  = true
 		buf   *engine.Buffer
