@@ -110,6 +110,7 @@ static_assert(offsetof(glslang_resource_t, max_dual_source_draw_buffers_ext) == 
 extern "C" {
 #include "vkfft.h"
 }
+static_assert(VKS_FFT_R2C_UNSUPPORTED == VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C, "VkFFT renumbered its results");
 
 // vks_fft_update_sets passes VkFFT's descriptor writes on, except those of
 // a null buffer. VkFFT 1.2.26 plans a Bluestein (prime size) axis, writing
@@ -191,7 +192,7 @@ static int vks_fft_load(void *gipa, void *inst) {
 }
 
 extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, uint64_t n0, uint64_t n1, uint64_t batch,
-		int dbl, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err) {
+		int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err) {
 	if (!vks_fft_load(h->gipa, h->instance)) {
 		*err = -1;
 		return NULL;
@@ -217,6 +218,9 @@ extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, ui
 	c.size[2] = 1;
 	c.numberBatches = batch;
 	c.doublePrecision = dbl ? 1 : 0;
+	// In place: VkFFT's default strides for R2C are n0/2+1 complex values
+	// per row, the real input reading the same rows as 2·(n0/2+1) reals.
+	c.performR2C = r2c ? 1 : 0;
 	c.physicalDevice = &p->physical;
 	c.device = &p->device;
 	c.queue = &p->queue;
@@ -289,6 +293,8 @@ extern "C" const char *vks_fft_error(int code) {
 		return "VKFFT_ERROR_FAILED_TO_ALLOCATE_MEMORY";
 	case VKFFT_ERROR_INVALID_PHYSICAL_DEVICE:
 		return "VKFFT_ERROR_INVALID_PHYSICAL_DEVICE";
+	case VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C:
+		return "VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C";
 	default:
 		return "a VkFFT error (see VkFFTResult in vkFFT.h)";
 	}

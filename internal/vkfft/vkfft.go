@@ -16,19 +16,43 @@ package vkfft
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
 )
 
-// Plan is a batched forward complex-to-complex FFT, in place in one buffer.
+// Plan is a batched forward FFT, complex-to-complex or real-to-complex,
+// in place in one buffer.
 type Plan struct {
 	p    *C.vks_fft_plan
 	dev  *engine.Device
 	buf  *engine.Buffer
 	temp *engine.Buffer
 	name string
+}
+
+// ErrR2CUnsupported is returned (wrapped) by NewReal for a length VkFFT
+// 1.2.26 cannot transform real-to-complex: an odd fastest axis too long
+// for one upload (thousands of values). New's complex transform takes any
+// length.
+var ErrR2CUnsupported = errors.New("vkfft: VkFFT has no real-to-complex transform of this odd length")
+
+// Bytes is the size of batch transforms of n1×n0 values in a plan's
+// layout: n0 complex values per row, or n0/2+1 for a real-to-complex plan
+// (whose real input fills 2·(n0/2+1) values of each row), of 8 bytes
+// (float32 pairs) or 16 (double).
+func Bytes(n0, n1, batch int, double, real bool) int64 {
+	row := int64(n0)
+	if real {
+		row = int64(n0/2 + 1)
+	}
+	esize := int64(8)
+	if double {
+		esize = 16
+	}
+	return row * int64(max(n1, 1)) * int64(batch) * esize
 }
 
 // New plans Batch forward C2C transforms of one or two axes, in place in buf:
@@ -38,6 +62,22 @@ type Plan struct {
 // (tens of milliseconds to seconds), and may submit to the queue to upload
 // its tables; the device's locks are held meanwhile.
 func New(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer) (*Plan, error) {
+	return newPlan(dev, n0, n1, batch, double, false, buf)
+}
+
+// NewReal plans Batch forward real-to-complex transforms (VkFFT's
+// performR2C), in place in buf, with New's axes and precision. Each
+// transform is n1 rows of n0/2+1 (re, im) pairs (Bytes): the input's n0
+// real values of a row are its first n0 values (the rest is padding that
+// the transform overwrites), and the output is X[ky, kx] for kx = 0 …
+// n0/2 and every ky (the others are X[−ky, −kx]*). Half the memory,
+// traffic and work of New's transform of the same real data. An odd n0
+// that VkFFT cannot do this way is ErrR2CUnsupported.
+func NewReal(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer) (*Plan, error) {
+	return newPlan(dev, n0, n1, batch, double, true, buf)
+}
+
+func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engine.Buffer) (*Plan, error) {
 	dims := 2
 	if n1 <= 1 {
 		dims, n1 = 1, 1
@@ -48,11 +88,7 @@ func New(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer)
 	if double && !dev.Info.Float64 {
 		return nil, fmt.Errorf("vkfft: %s has no shaderFloat64 for a float64 FFT", dev.Info.Name)
 	}
-	esize := int64(8)
-	if double {
-		esize = 16
-	}
-	bytes := int64(n0) * int64(n1) * int64(batch) * esize
+	bytes := Bytes(n0, n1, batch, double, real)
 	if bytes > buf.Size() {
 		return nil, fmt.Errorf("vkfft: buffer of %d bytes for %d bytes of transforms", buf.Size(), bytes)
 	}
@@ -60,24 +96,35 @@ func New(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer)
 	if err != nil {
 		return nil, fmt.Errorf("vkfft: scratch buffer: %w", err)
 	}
-	pl := &Plan{dev: dev, buf: buf, temp: temp, name: fmt.Sprintf("vkfft %d×%d ×%d", n1, n0, batch)}
+	kind := "c2c"
+	if real {
+		kind = "r2c"
+	}
+	pl := &Plan{dev: dev, buf: buf, temp: temp, name: fmt.Sprintf("vkfft %s %d×%d ×%d", kind, n1, n0, batch)}
 	if dims == 1 {
-		pl.name = fmt.Sprintf("vkfft %d ×%d", n0, batch)
+		pl.name = fmt.Sprintf("vkfft %s %d ×%d", kind, n0, batch)
 	}
 	err = dev.WithHandles(func(h engine.Handles) error {
 		ch := C.vks_fft_handles{
 			gipa: h.GetInstanceProcAddr, instance: h.Instance, physical: h.PhysicalDevice,
 			device: h.Device, queue: h.Queue, pool: h.CommandPool, fence: h.Fence,
 		}
-		dbl := C.int(0)
+		dbl, r2c := C.int(0), C.int(0)
 		if double {
 			dbl = 1
 		}
+		if real {
+			r2c = 1
+		}
 		var code C.int
-		pl.p = C.vks_fft_plan_new(&ch, C.int(dims), C.uint64_t(n0), C.uint64_t(n1), C.uint64_t(batch), dbl,
+		pl.p = C.vks_fft_plan_new(&ch, C.int(dims), C.uint64_t(n0), C.uint64_t(n1), C.uint64_t(batch), dbl, r2c,
 			buf.Handle(), C.uint64_t(bytes), temp.Handle(), C.uint64_t(bytes), &code)
 		if pl.p == nil {
-			return fmt.Errorf("vkfft: planning %s on %s: %s (VkFFTResult %d)", pl.name, dev.Info.Name, C.GoString(C.vks_fft_error(code)), int(code))
+			err := fmt.Errorf("vkfft: planning %s on %s: %s (VkFFTResult %d)", pl.name, dev.Info.Name, C.GoString(C.vks_fft_error(code)), int(code))
+			if code == C.VKS_FFT_R2C_UNSUPPORTED {
+				err = fmt.Errorf("%w: %w", ErrR2CUnsupported, err)
+			}
+			return err
 		}
 		return nil
 	})

@@ -17,14 +17,23 @@ typedef struct {
 
 typedef struct vks_fft_plan vks_fft_plan;
 
-// vks_fft_plan_new plans an in-place batched complex-to-complex forward FFT
-// of dims (1 or 2) axes, sizes n0 (fastest) and n1, over batch transforms
-// stored one after another in buf (interleaved re, im; float32, or float64
-// when dbl). temp, when not NULL, is a scratch buffer of temp_bytes (as
-// large as buf's transforms) that VkFFT uses instead of allocating one. On failure it returns NULL and *err is VkFFT's result code
-// (or -1 when the Vulkan entry points could not be loaded).
+// vks_fft_plan_new plans an in-place batched forward FFT of dims (1 or 2)
+// axes, sizes n0 (fastest) and n1, over batch transforms stored one after
+// another in buf (float32, or float64 when dbl). Complex-to-complex (r2c
+// 0): each transform is n1 rows of n0 interleaved (re, im) pairs.
+// Real-to-complex (r2c 1, VkFFT's performR2C): each transform is n1 rows
+// of n0/2+1 pairs; the real input fills the first n0 values of each row
+// (2·(n0/2+1) values: one or two of padding), and the output is the
+// n0/2+1 non-negative frequencies of the fastest axis, every frequency of
+// the other. temp, when not NULL, is a scratch buffer of temp_bytes (as
+// large as buf's transforms) that VkFFT uses instead of allocating one. On
+// failure it returns NULL and *err is VkFFT's result code (or -1 when the
+// Vulkan entry points could not be loaded).
 vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, uint64_t n0, uint64_t n1, uint64_t batch,
-	int dbl, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err);
+	int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err);
+// VKS_FFT_R2C_UNSUPPORTED is VkFFT's result code for a real-to-complex
+// length it cannot plan (1.2.26: an odd n0 too long for one upload).
+#define VKS_FFT_R2C_UNSUPPORTED 3003
 // vks_fft_record appends the forward transform to cmd (a VkCommandBuffer
 // that is recording); it returns VkFFT's result code (0: success).
 int vks_fft_record(vks_fft_plan *p, void *cmd);

@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sbinet/npyio"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/testdev"
 )
 
@@ -40,7 +42,11 @@ func impls(t *testing.T) []impl {
 	return out
 }
 
-var sizes = [][2]int{{8, 8}, {12, 15}, {15, 12}, {16, 16}, {17, 16}, {16, 17}, {64, 64}, {8, 64}, {1, 12}}
+var sizes = [][2]int{{8, 8}, {12, 15}, {15, 12}, {16, 16}, {17, 16}, {16, 17}, {64, 64}, {8, 64}, {1, 12},
+	// both axes odd: the real-to-complex layouts differ for odd lengths
+	{9, 15}, {13, 17}, {1, 9},
+	// a single column (VkFFT plans no axis of 1) and a single value
+	{12, 1}, {1, 1}}
 
 // TestTone2D: a cosine at wavenumber (ky, kx) has its power, ¼ at (ky, kx)
 // and ¼ at (−ky, −kx) (½ at a Nyquist-only or self-conjugate frequency),
@@ -348,5 +354,61 @@ func TestVulkanLargeBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		closeTo(t, d.Info.Name+" spatial", got2, want2, 1e-5)
+	}
+}
+
+// TestVulkanLayouts: real data goes through VkFFT's real-to-complex
+// transform (odd axes included), and an odd length VkFFT 1.2.26 cannot do
+// real-to-complex (19,683 = 3⁹ frames, longer than one upload) falls back
+// to the complex transform; both match the CPU path.
+func TestVulkanLayouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ctx := context.Background()
+	frames := randomFrames(3, 13, 17, 5)
+	const long = 19683
+	series := randomFrames(2, 1, long, 6)
+	want2, err := Power2D(ctx, frames, 3, 13, 17, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want1, _, err := TemporalSpectra(ctx, series, 2, long, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kernels names the VkFFT steps that ran (timestamps give the names).
+	kernels := func(tm []engine.Step) string {
+		var s []string
+		for _, st := range tm {
+			if strings.HasPrefix(st.Name, "vkfft") {
+				s = append(s, st.Name)
+			}
+		}
+		return strings.Join(s, "; ")
+	}
+	for _, d := range testdev.Devices(t) {
+		_, tm, err := SpatialSpectra(ctx, frames, 3, 13, 17, Options{Device: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Power2D(ctx, frames, 3, 13, 17, Options{Device: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, d.Info.Name+" 13×17", p, want2, 1e-5)
+		t.Logf("%s: 13×17: %s", d.Info.Name, kernels(tm.Steps))
+		if k := kernels(tm.Steps); tm.GPUTimed && !strings.Contains(k, "vkfft r2c") {
+			t.Errorf("%s: 13×17 frames ran %q, want VkFFT's real-to-complex transform", d.Info.Name, k)
+		}
+		got1, tm, err := TemporalSpectra(ctx, series, 2, long, Options{Device: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, fmt.Sprintf("%s F=%d", d.Info.Name, long), got1.Spectrum, want1.Spectrum, 1e-5)
+		t.Logf("%s: F=%d: %s", d.Info.Name, long, kernels(tm.Steps))
+		if k := kernels(tm.Steps); tm.GPUTimed && !strings.Contains(k, "vkfft c2c") {
+			t.Errorf("%s: F=%d ran %q, want the complex transform", d.Info.Name, long, k)
+		}
 	}
 }
