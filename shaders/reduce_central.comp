@@ -3,10 +3,11 @@
 // second pass of a two-pass computation. Each record covers `chunk`
 // consecutive elements of one contiguous run (a reduction along the last
 // axis) and sums d, d², d³ and d⁴ of its non-NaN values, d = x − centre,
-// where centre is the run's mean from the first pass (binding 1, one ACC
-// per run of the tile). Records of one run add up (same centre); the host
-// turns the sums into central moments, correcting for the centre's
-// rounding with Σd.
+// where centre is the run's mean from the first pass (binding 1, one T per
+// run of the tile from element coff on: the host's upload, or the
+// statistics reduce_finish wrote, Mean among them, in the same submission).
+// Records of one run add up (same centre); the host turns the sums into
+// central moments, correcting for the centre's rounding with Σd.
 //
 // LANES (specialization constant 1) invocations share a record, striding
 // over its chunk so that neighbours read neighbouring memory (GPUs: LANES
@@ -34,7 +35,7 @@ struct Central {
 	uint n;
 	uint nans;
 };
-layout(std430, binding = 1) readonly buffer Centre { ACC centre[]; };
+layout(std430, binding = 1) readonly buffer Centre { T centre[]; };
 layout(std430, binding = 2) writeonly buffer Out { Central rec[]; };
 
 layout(push_constant) uniform Params {
@@ -44,6 +45,7 @@ layout(push_constant) uniform Params {
 	uint chunk;   // elements per record
 	uint nchunks; // records per run
 	uint ostride; // elements between consecutive runs
+	uint coff;    // index in `centre` of the tile's first run's
 } p;
 
 shared ACC sh1[WG_SIZE];
@@ -66,7 +68,10 @@ void main() {
 		uint o = g / p.nchunks;
 		uint r1 = min(p.rows, (c + 1u) * p.chunk);
 		uint base = p.skip + o * p.ostride;
-		ACC m = centre[o];
+		ACC m = ACC(centre[p.coff + o]);
+		if (isnan(m) || isinf(m)) {
+			m = ACC(0); // a run with no finite mean: its moments are NaN or unused
+		}
 		for (uint r = c * p.chunk + lane; r < r1; r += LANES) {
 			T v = LOAD(base + r);
 			if (isnan(v)) {

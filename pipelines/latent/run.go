@@ -34,7 +34,7 @@ func finite[T float](v T) bool { return v-v == 0 }
 // permute x on the host (a copy in x's dtype: float32, float64, or the bits
 // of float16 or bfloat16) and hand the result to package reduce (moments)
 // and package cov (correlations); skewness and kurtosis take a second pass
-// over the data, on dev (reduce.Central) or the CPU. A float64 x needs a device with shaderFloat64
+// over the data, on dev (reduce.RunCentral) or the CPU. A float64 x needs a device with shaderFloat64
 // (engine.ErrNoFloat64 otherwise). A float16 or bfloat16 x stays 16-bit up
 // to the device (half the device memory of float32), whose kernels widen
 // each value exactly to float32 and accumulate as for float32.
@@ -189,8 +189,8 @@ func permute[T elem](dst, src []T, shape, perm []int) {
 // runMoments reduces x over axes: x is permuted so that they come last,
 // viewed as (outer, inner) and reduced along axis 1 by package reduce
 // (on dev, or the CPU). Skewness and kurtosis take a second pass around
-// the mean: on dev, reduce.Central's central sums (the data uploaded
-// again); on the CPU, shape34.
+// the mean: on dev, reduce.RunCentral's central sums (on the data already
+// uploaded where the array fits one tile); on the CPU, shape34.
 func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
@@ -221,8 +221,17 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	p.Shape = []int{outer, inner}
 	m := &Moments{Axes: axes, Shape: keep}
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
+	var central *reduce.CentralMoments
 	if outer > 0 {
-		out, t, err := reduce.Run(ctx, dev, p, reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}, want)
+		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}
+		var out map[reduce.Stat]*tensor.Tensor
+		var t engine.Timing
+		var err error
+		if dev != nil {
+			out, central, t, err = reduce.RunCentral(ctx, dev, p, opt, want)
+		} else {
+			out, t, err = reduce.Run(ctx, nil, p, opt, want)
+		}
 		tm.Add(t)
 		if err != nil {
 			return nil, fmt.Errorf("latent: moments: %w", err)
@@ -239,13 +248,8 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	}
 	m.Skew, m.Kurt = tensor.New(tensor.F64, keep...), tensor.New(tensor.F64, keep...)
 	if dev != nil {
-		if outer > 0 {
-			c, t, err := reduce.Central(ctx, dev, tensor.SourceOf(p), m.Mean.F64)
-			tm.Add(t)
-			if err != nil {
-				return nil, fmt.Errorf("latent: skewness and kurtosis: %w", err)
-			}
-			shapeFrom(c, m.Min.F64, m.Max.F64, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		if central != nil {
+			shapeFrom(central, m.Min.F64, m.Max.F64, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
 		}
 		return m, nil
 	}

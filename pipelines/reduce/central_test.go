@@ -167,3 +167,68 @@ func TestVulkanCentral(t *testing.T) {
 		}
 	}
 }
+
+// TestVulkanRunCentral holds RunCentral against centralRef and its
+// statistics against Vulkan's, on every device and storage type, both ways
+// it runs: fused with the reduction (one tile), and as a second upload
+// (many tiles), both NaN policies.
+func TestVulkanRunCentral(t *testing.T) {
+	var fused []bool
+	centralHook = func(f bool) { fused = append(fused, f) }
+	defer func() { centralHook = nil }()
+	for _, dev := range testdev.Devices(t) {
+		for _, win := range []int64{0, 1<<12 + 64} {
+			for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
+				t.Run(fmt.Sprintf("%s/window %d/%s", dev.Info.Name, win, dt), func(t *testing.T) {
+					testWindow = win
+					defer func() { testWindow = 0 }()
+					rows, n := 9, 3001
+					in, vals, _ := centralData(dt, rows, n, -5, 17, true)
+					for _, skip := range []bool{false, true} {
+						opt := Options{Axis: 1, DDof: 1, SkipNaN: skip}
+						stats := []Stat{Mean, Std, Min, Max}
+						fused = nil
+						out, cm, _, err := RunCentral(context.Background(), dev, in, opt, stats)
+						testdev.SkipNoFloat64(t, err)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(fused) != 1 || fused[0] != (win == 0) {
+							t.Errorf("fused %v, want %v", fused, win == 0)
+						}
+						want, _, err := Vulkan(context.Background(), dev, in, opt, stats)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, s := range stats {
+							g, w := out[s].As(tensor.F64).F64, want[s].As(tensor.F64).F64
+							for i := range w {
+								if !(g[i] == w[i] || math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+									t.Errorf("%s[%d] = %v, Vulkan gives %v", s, i, g[i], w[i])
+								}
+							}
+						}
+						cnt, nans, m2, m3, m4, a3 := centralRef(vals, rows, n)
+						tol := 1e-12
+						if !dev.Info.Float64 {
+							tol = 1e-6
+						}
+						for r := range rows {
+							if cm.N[r] != cnt[r] || cm.NaNs[r] != nans[r] {
+								t.Errorf("row %d: n %d, NaNs %d, want %d, %d", r, cm.N[r], cm.NaNs[r], cnt[r], nans[r])
+							}
+							for _, q := range []struct {
+								what             string
+								got, want, scale float64
+							}{{"m2", cm.M2[r], m2[r], m2[r]}, {"m3", cm.M3[r], m3[r], a3[r]}, {"m4", cm.M4[r], m4[r], m4[r]}} {
+								if math.IsNaN(q.want) != math.IsNaN(q.got) || !math.IsNaN(q.want) && !(math.Abs(q.got-q.want) <= tol*q.scale) {
+									t.Errorf("row %d: %s = %v, want %v (tolerance %.3g of %v)", r, q.what, q.got, q.want, tol, q.scale)
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
