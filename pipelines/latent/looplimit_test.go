@@ -42,10 +42,11 @@ func TestVulkanLongLatent(t *testing.T) {
 // TestVulkanLongMoments: moments over 4·128·130 = 66,560 values a slice,
 // past lavapipe's 65,535 loop iterations per invocation, with each kernel
 // choice for the rows (an invocation per record; a workgroup of one per
-// record with one record per row asked for, so that only the chunk cap
-// splits them; a workgroup of 64), every storage type, both NaN policies:
-// channel 0 holds a NaN and a +Inf, channel 1 is constant. Skewness and
-// kurtosis come from reduce.Central there; against the reference.
+// record with one record per row asked for, so that only reduce's chunk
+// cap splits them; a workgroup of 64), every storage type, both NaN
+// policies: channel 0 holds a NaN and a +Inf, channel 1 is constant.
+// Skewness and kurtosis come from reduce.RunCentral there; against the
+// reference.
 func TestVulkanLongMoments(t *testing.T) {
 	shape := []int{1, 3, 4, 128, 130}
 	hw := 4 * 128 * 130

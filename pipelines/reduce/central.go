@@ -98,6 +98,9 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 	tiles := planTiles(g, int((window-align)/int64(es)), int(recCap), ck.target, ck.chunkCap)
 	maxRec, maxO, largest := 0, 0, int64(0)
 	for _, t := range tiles {
+		if !ck.fits(t) {
+			return nil, tm, fmt.Errorf("reduce: central moments: records of %d values: %w", t.chunk, engine.ErrNoFit)
+		}
 		maxRec, maxO = max(maxRec, t.records()), max(maxO, t.oCount)
 		size, _, _ := t.window(g, es, align, src)
 		largest = max(largest, size)
@@ -186,16 +189,18 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType) 
 		return nil, err
 	}
 	// Where the tuning keeps last-axis reductions off the workgroup
-	// kernels (CPU devices), an invocation per record, about 4,096 of
-	// them (measured on lavapipe: 65,536 records of 64 values took twice
-	// as long, the host adding the records included); otherwise a
-	// workgroup per record, and chunks of at most rowsLoopBudget values
-	// per invocation.
+	// kernels (CPU devices), an invocation per record of up to 1,024
+	// values (on lavapipe 64-value records took twice as long, the host
+	// adding the records included); otherwise a workgroup per record of up
+	// to 8 values a lane. The records' length depends on the rows' length
+	// only, not on how many rows there are, so that a row's moments do
+	// not depend on the rows beside it (a batch of samples gives what the
+	// whole tensor gives, to the bit).
 	ck.wg, ck.lanes = tn.workgroup, 1
-	ck.target, ck.chunkCap = 1<<12, 4096
+	ck.target, ck.chunkCap = 1, 1024
 	if tn.rowsKernel != "none" {
 		ck.wg, ck.lanes = tn.rowsWG, tn.rowsWG
-		ck.target, ck.chunkCap = tn.rowsRecords, rowsLoopBudget*ck.lanes
+		ck.chunkCap = 8 * ck.lanes
 	}
 	ck.perGroup = ck.wg / ck.lanes
 	code, err := shaders.Code(name)
@@ -204,6 +209,13 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType) 
 	}
 	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 28, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
 	return ck, err
+}
+
+// fits reports whether t's records stay within lavapipe's loop limit: at
+// most rowsLoopBudget values an invocation (planTiles lengthens them only
+// when the records would not fit the memory budget).
+func (ck *centralKernel) fits(t tile) bool {
+	return (t.chunk+ck.lanes-1)/ck.lanes <= rowsLoopBudget
 }
 
 // dispatch records reduce_central over tile t: the tile's window in input

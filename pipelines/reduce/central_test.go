@@ -93,8 +93,9 @@ func centralData(dt tensor.DType, rows, n int, off float64, seed uint64, nan boo
 // every storage type, both kernels (an invocation per record, and a
 // workgroup of 64 per record), rows that straddle the workgroup and chunk
 // edges, NaNs and an all-NaN row, rows past lavapipe's 65,535-iteration
-// loop limit (one lane, one record per row asked for: the chunk cap must
-// split them), and many small tiles (16-bit windows starting mid-word).
+// loop limit (with one lane a workgroup and reduce's first pass asked for
+// one record a row), and many small tiles (16-bit windows starting
+// mid-word).
 func TestVulkanCentral(t *testing.T) {
 	type tc struct {
 		name string
@@ -209,9 +210,13 @@ func TestVulkanRunCentral(t *testing.T) {
 							}
 						}
 						cnt, nans, m2, m3, m4, a3 := centralRef(vals, rows, n)
+						// Without float64, d = x − c is rounded to float32,
+						// and where |d| is large against |c| those roundings
+						// share a sign (c's low bits): on these heavy-tailed
+						// values m3 came within 1.1e-6 of Σ|d|³/n.
 						tol := 1e-12
 						if !dev.Info.Float64 {
-							tol = 1e-6
+							tol = 1e-5
 						}
 						for r := range rows {
 							if cm.N[r] != cnt[r] || cm.NaNs[r] != nans[r] {

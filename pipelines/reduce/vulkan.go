@@ -359,7 +359,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 			return nil, nil, tm, err
 		}
 		ccap := min(limit, dev.Available()/4) / int64(ck.recSize)
-		if ct := planTiles(g, int((window-align)/int64(es)), int(ccap), ck.target, ck.chunkCap); len(ct) == 1 && ccap >= 1 {
+		if ct := planTiles(g, int((window-align)/int64(es)), int(ccap), ck.target, ck.chunkCap); len(ct) == 1 && ccap >= 1 && ck.fits(ct[0]) {
 			ctile = ct[0]
 			if crec, err = dev.NewBuffer(int64(ctile.records() * ck.recSize)); err != nil {
 				return nil, nil, tm, err
