@@ -33,8 +33,8 @@ func finite[T float](v T) bool { return v-v == 0 }
 // Run computes req for x on dev, or on the CPU when dev is nil. Both paths
 // permute x on the host (a copy in x's dtype: float32, float64, or the bits
 // of float16 or bfloat16) and hand the result to package reduce (moments)
-// and package cov (correlations); skewness and kurtosis are computed on the
-// host on either path. A float64 x needs a device with shaderFloat64
+// and package cov (correlations); skewness and kurtosis take a second pass
+// over the data, on dev (reduce.RunCentral) or the CPU. A float64 x needs a device with shaderFloat64
 // (engine.ErrNoFloat64 otherwise). A float16 or bfloat16 x stays 16-bit up
 // to the device (half the device memory of float32), whose kernels widen
 // each value exactly to float32 and accumulate as for float32.
@@ -188,7 +188,9 @@ func permute[T elem](dst, src []T, shape, perm []int) {
 
 // runMoments reduces x over axes: x is permuted so that they come last,
 // viewed as (outer, inner) and reduced along axis 1 by package reduce
-// (on dev, or the CPU); skewness and kurtosis come from a host pass.
+// (on dev, or the CPU). Skewness and kurtosis take a second pass around
+// the mean: on dev, reduce.RunCentral's central sums (on the data already
+// uploaded where the array fits one tile); on the CPU, shape34.
 func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
@@ -219,8 +221,17 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	p.Shape = []int{outer, inner}
 	m := &Moments{Axes: axes, Shape: keep}
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
+	var central *reduce.CentralMoments
 	if outer > 0 {
-		out, t, err := reduce.Run(ctx, dev, p, reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}, want)
+		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}
+		var out map[reduce.Stat]*tensor.Tensor
+		var t engine.Timing
+		var err error
+		if dev != nil {
+			out, central, t, err = reduce.RunCentral(ctx, dev, p, opt, want)
+		} else {
+			out, t, err = reduce.Run(ctx, nil, p, opt, want)
+		}
 		tm.Add(t)
 		if err != nil {
 			return nil, fmt.Errorf("latent: moments: %w", err)
@@ -235,8 +246,14 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		e := func() *tensor.Tensor { return tensor.New(tensor.F64, keep...) }
 		m.Mean, m.Var, m.Std, m.Min, m.Max = e(), e(), e(), e(), e()
 	}
-	t0 := time.Now()
 	m.Skew, m.Kurt = tensor.New(tensor.F64, keep...), tensor.New(tensor.F64, keep...)
+	if dev != nil {
+		if central != nil {
+			shapeFrom(central, m.Min.F64, m.Max.F64, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		}
+		return m, nil
+	}
+	t0 := time.Now()
 	switch {
 	case p.DType == tensor.F64:
 		shape34(p.F64, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
@@ -334,6 +351,21 @@ func nonFiniteToNaN(t *tensor.Tensor) {
 		if math.IsInf(float64(v), 0) {
 			t.F32[i] = float32(nan)
 		}
+	}
+}
+
+// shapeFrom turns the central moments the device computed (reduce.Central)
+// into skewness and excess kurtosis by shape34's rules: NaN for a row
+// with no value left, a constant row (min = max) or, unless skip, a NaN.
+func shapeFrom(c *reduce.CentralMoments, mn, mx []float64, skip bool, skew, kurt []float64) {
+	for r := range skew {
+		skew[r], kurt[r] = math.NaN(), math.NaN()
+		if c.N[r] == 0 || mn[r] == mx[r] || (c.NaNs[r] > 0 && !skip) {
+			continue
+		}
+		m2 := c.M2[r]
+		skew[r] = c.M3[r] / math.Pow(m2, 1.5)
+		kurt[r] = c.M4[r]/(m2*m2) - 3
 	}
 }
 

@@ -1,5 +1,7 @@
 // Package reduce computes sum, mean, variance, standard deviation, minimum and
-// maximum of an N-d array along one axis, on a Vulkan device or on the CPU.
+// maximum of an N-d array along one axis, on a Vulkan device or on the CPU;
+// on a device, also the second, third and fourth central moments of the
+// rows of a 2-d array (RunCentral, Central).
 package reduce
 
 import (

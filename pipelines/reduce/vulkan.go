@@ -190,13 +190,23 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 // an array larger than the device memory, one allocation or one binding
 // reduces in bounded memory, as does the host when src reads a file.
 func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
+	out, _, tm, err := vulkanSource(ctx, dev, src, opt, stats, false)
+	return out, tm, err
+}
+
+// vulkanSource is VulkanSource; with central (a 2-d array reduced along
+// axis 1, Mean among stats) it also returns the central moments when one
+// tile covers the array and the device merges its records, reduce_central
+// running in the same submission on the same window (nil otherwise: see
+// RunCentral).
+func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
 	var tm engine.Timing
 	g, err := Plan(src.Shape, opt.Axis)
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 	if opt.DDof < 0 {
-		return nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
+		return nil, nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
 	}
 	if g.Outputs() == 0 {
 		// Nothing to reduce (shape (0, 5) along axis 1, say): empty
@@ -205,14 +215,14 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		for _, s := range stats {
 			out[s] = tensor.New(outType(src.DType), g.OutShape...)
 		}
-		return out, tm, nil
+		return out, nil, tm, nil
 	}
 	name, es := "reduce_partial_f32", 4
 	accDouble := dev.Info.Float64
 	switch {
 	case src.DType == tensor.F64:
 		if err := dev.RequireFloat64(); err != nil {
-			return nil, tm, err
+			return nil, nil, tm, err
 		}
 		name, es = "reduce_partial_f64", 8
 	case src.DType.Is16():
@@ -234,7 +244,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 	workgroup := tn.workgroup
 	// Long contiguous runs (the last axis) go to the rows kernel the
@@ -257,11 +267,11 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{uint32(spec)}})
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 
 	// Memory: a records buffer of at most a quarter of what is available,
@@ -272,7 +282,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	total := src.Bytes()
 	recCap := min(limit, dev.Available()/4) / int64(recSize)
 	if recCap < 1 {
-		return nil, tm, fmt.Errorf("reduce: %w", engine.ErrNoFit)
+		return nil, nil, tm, fmt.Errorf("reduce: %w", engine.ErrNoFit)
 	}
 	target, chunkCap := 1<<16, 4096
 	// Records per workgroup of the rows kernel: one, or one per subgroup.
@@ -300,7 +310,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		window = min(window, testWindow)
 	}
 	if window-align < int64(es) {
-		return nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
+		return nil, nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
 	tiles := plan(window)
 	maxRec := 0
@@ -309,7 +319,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	records, err := dev.NewBuffer(int64(maxRec * recSize))
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 	defer records.Release()
 	largest := int64(0)
@@ -322,7 +332,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	input, err := dev.NewBuffer(largest)
 	if err != nil {
-		return nil, tm, err
+		return nil, nil, tm, err
 	}
 	defer input.Release()
 	// When one tile covers the array, the device merges each output's
@@ -331,10 +341,31 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	var fin *finisher
 	if len(tiles) == 1 {
 		if fin, err = newFinisher(dev, name, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
-			return nil, tm, err
+			return nil, nil, tm, err
 		}
 		if fin != nil {
 			defer fin.release()
+		}
+	}
+	// The second pass of the central moments, fused: its one tile (the
+	// whole array, as the first pass's) reads the window already uploaded
+	// and the means that reduce_finish wrote.
+	var ck *centralKernel
+	var ctile tile
+	var crec *engine.Buffer
+	var chost []byte
+	if central && fin != nil {
+		if ck, err = newCentralKernel(ctx, dev, src.DType); err != nil {
+			return nil, nil, tm, err
+		}
+		ccap := min(limit, dev.Available()/4) / int64(ck.recSize)
+		if ct := planTiles(g, int((window-align)/int64(es)), int(ccap), ck.target, ck.chunkCap); len(ct) == 1 && ccap >= 1 && ck.fits(ct[0]) {
+			ctile = ct[0]
+			if crec, err = dev.NewBuffer(int64(ctile.records() * ck.recSize)); err != nil {
+				return nil, nil, tm, err
+			}
+			defer crec.Release()
+			chost = make([]byte, ctile.records()*ck.recSize)
 		}
 	}
 	host := make([]byte, maxRec*recSize)
@@ -367,17 +398,33 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 				engine.Binding{Buf: input, Size: size},
 				engine.Binding{Buf: records, Size: int64(nrec * recSize)})
 			if fin != nil {
-				out = fin.record(seq, records, t.nchunks)
+				out = fin.record(seq, records, t.nchunks, func() {
+					if crec == nil {
+						return
+					}
+					csize, cskip, _ := ctile.window(g, es, align, src)
+					ck.dispatch(seq, dev, ctile, g, engine.Binding{Buf: input, Size: csize}, cskip,
+						engine.Bind(fin.buf), slices.Index(fin.uniq, Mean)*g.Outputs(), crec)
+					seq.Download(crec, 0, chost)
+				})
 			} else {
 				seq.Download(records, 0, host[:nrec*recSize])
 			}
 		})
 		tm.Add(st)
 		if err != nil {
-			return nil, tm, err
+			return nil, nil, tm, err
 		}
 		if fin != nil {
-			return out, tm, nil
+			var cm *CentralMoments
+			if crec != nil {
+				t0 := time.Now()
+				a := newCentralAcc(g.Outer)
+				a.add(chost, ctile, ck.double)
+				cm = a.finish()
+				tm.Download += time.Since(t0)
+			}
+			return out, cm, tm, nil
 		}
 		t0 := time.Now()
 		mergeRecords(acc, host[:nrec*recSize], t, g, accDouble)
@@ -386,7 +433,7 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	t0 := time.Now()
 	out := acc.finish(g, outType(src.DType), opt, stats)
 	tm.Download += time.Since(t0)
-	return out, tm, nil
+	return out, nil, tm, nil
 }
 
 // span is the byte range [first, last) of the input that t reads; a
@@ -543,8 +590,10 @@ func (f *finisher) release() {
 }
 
 // record adds the finishing dispatch and the downloads of the statistics
-// to seq, and returns the tensors they land in when seq runs.
-func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks int) map[Stat]*tensor.Tensor {
+// to seq, and returns the tensors they land in when seq runs. between
+// records what must read the statistics on the device (f.buf) before
+// their downloads.
+func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks int, between func()) map[Stat]*tensor.Tensor {
 	n := f.g.Outputs()
 	var ids uint32
 	for i, s := range f.uniq {
@@ -564,6 +613,7 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 			U32(uint32(c0)).U32(uint32(c1)).U32(boolU32(c0 == 0)).U32(boolU32(c1 == nchunks))
 		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
 	}
+	between()
 	es := int64(f.dt.Size())
 	byStat := map[Stat]*tensor.Tensor{}
 	for i, s := range f.uniq {
