@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 )
@@ -22,7 +23,7 @@ import (
 var tuners = []struct {
 	suite string
 	new   func(*engine.Device) tune.Tuner
-}{{"map", mapx.Tuner}, {"reduce", reduce.Tuner}}
+}{{"map", mapx.Tuner}, {"reduce", reduce.Tuner}, {"chol", chol.Tuner}}
 
 // tuneReport is what bench --tune --json writes: per device, each
 // pipeline's table and winner, and the cache file it was stored in.

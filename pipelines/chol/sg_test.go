@@ -1,0 +1,194 @@
+package chol
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// sgP are the orders chol_sg.comp is held to: around subgroup sizes 8 and
+// 32 and the sizes PACO uses.
+var sgP = []int{1, 2, 7, 8, 9, 31, 32, 33, 49, 64, 100, 128}
+
+// TestVulkanSubgroup runs chol_sg.comp (forced through tune.WithOverride),
+// right- and left-looking, against the float64 reference on every device:
+// factor, solves with several right-hand sides, log-det and bᵀA⁻¹b, float32
+// and float64, with planted failures (non-SPD, NaN on and below the
+// diagonal) in every batch. Where planSubgroup refuses P (workgroup memory,
+// lavapipe's loop limit), the request must go to chol.comp and still be
+// right; where it allows it, chol_sg.comp must be the kernel that ran.
+func TestVulkanSubgroup(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			if !hasSubgroups(dev.Info) {
+				t.Skipf("%s has no subgroup operations in compute", dev.Info.Name)
+			}
+			for _, order := range []string{"right", "left"} {
+				for _, mpw := range []int{1, 4} {
+					set := map[string]any{"kernel": "subgroup", "sg_order": order, "sg_matrices": mpw}
+					ctx := tune.WithOverride(context.Background(), "chol", set)
+					for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+						for i, p := range sgP {
+							if mpw == 1 && i%3 != 0 {
+								continue // one matrix per workgroup: a few sizes suffice
+							}
+							runSGCase(t, ctx, dev, order, mpw, dt, p, 1+i%3)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func runSGCase(t *testing.T, ctx context.Context, dev *engine.Device, order string, mpw int, dt tensor.DType, p, k int) {
+	t.Run(fmt.Sprintf("%s/mpw%d/%s/P%d/K%d", order, mpw, dt, p, k), func(t *testing.T) {
+		if dt == tensor.F64 && !dev.Info.Float64 {
+			t.Skip("no float64")
+		}
+		n := 65
+		if p > 64 {
+			n = 22
+		}
+		c := makeCase(n, p, k, false, true, dt == tensor.F64, uint64(p*1000+k))
+		want := c.reference(t, fmt.Sprintf("sg/P%d/N%d/K%d/%v", p, n, k, dt == tensor.F64))
+		full := c.request(dt)
+		r := Request{A: full.A, B: full.B, L: true, LogDet: true, Quad: true}
+		tn, err := resolveTuning(ctx, dev.Info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, why := planSubgroup(dev.Info, p, dt == tensor.F64, flagLogDet, tn)
+		kern, err := pickKernel(ctx, dev, r, dims{n: n, p: p, k: k, rhs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (kern.sg > 0) != (m > 0) || m > 0 && kern.mpw != m {
+			t.Fatalf("planSubgroup gives %d matrices per workgroup (%s), but the kernel picked has sg %d, mpw %d", m, why, kern.sg, kern.mpw)
+		}
+		if m == 0 {
+			t.Logf("P = %d %s goes to chol.comp: %s", p, dt, why)
+		} else if m > mpw {
+			t.Fatalf("%d matrices per workgroup, over sg_matrices = %d", m, mpw)
+		}
+		got, _, err := Vulkan(ctx, dev, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCholResult(t, got, want, dt, r)
+		// Each output alone: the subgroup kernel honours every combination.
+		for _, sub := range []Request{{A: r.A, LogDet: true}, {A: r.A, B: r.B}, {A: r.A}} {
+			got, _, err := Vulkan(ctx, dev, sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCholResult(t, got, want, dt, sub)
+		}
+	})
+}
+
+// TestVulkanSubgroupManyRightHandSides: chol_sg.comp's solves spread over
+// dispatches within lavapipe's loop limit (P = 49, 300 right-hand sides:
+// about 420 iterations each per lane at 8 lanes), every output checked.
+func TestVulkanSubgroupManyRightHandSides(t *testing.T) {
+	ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup"})
+	for _, dev := range testdev.Devices(t) {
+		if !hasSubgroups(dev.Info) {
+			continue
+		}
+		c := makeCase(9, 49, 300, false, true, true, 11)
+		want := c.reference(t, "sg-many-rhs")
+		for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+			if dt == tensor.F64 && !dev.Info.Float64 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%s", dev.Info.Name, dt), func(t *testing.T) {
+				full := c.request(dt)
+				r := Request{A: full.A, B: full.B, LogDet: true, Quad: true}
+				got, _, err := Vulkan(ctx, dev, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkCholResult(t, got, want, dt, r)
+			})
+		}
+	}
+}
+
+// TestPickKernel: the built-in choice is chol.comp; the inverse, and a
+// device without subgroup operations in compute, go to chol.comp even when
+// the subgroup kernel is asked for.
+func TestPickKernel(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		a := tensor.New(tensor.F32, 3, 5, 5)
+		d := dims{n: 3, p: 5}
+		k, err := pickKernel(context.Background(), dev, Request{A: a}, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.sg != 0 {
+			t.Errorf("%s: the built-in kernel is chol_sg.comp", dev.Info.Name)
+		}
+		ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup"})
+		if k, err = pickKernel(ctx, dev, Request{A: a, Inverse: true}, d); err != nil || k.sg != 0 {
+			t.Errorf("%s: the inverse went to chol_sg.comp (%v)", dev.Info.Name, err)
+		}
+		if k, err = pickKernel(ctx, dev, Request{A: a}, d); err != nil || (k.sg != 0) != hasSubgroups(dev.Info) {
+			t.Errorf("%s: subgroup kernel asked for: sg = %d, device has subgroups %v (%v)", dev.Info.Name, k.sg, hasSubgroups(dev.Info), err)
+		}
+	}
+}
+
+// TestPlanSubgroup checks planSubgroup on hand-written device limits: one
+// matrix takes (P(P+1)/2 + P)·es bytes, so 32 KiB hold float32 P <= 126
+// (8127 elements) and float64 P <= 89 (4094); 48 KiB float32 P <= 155
+// (12245). On lavapipe with 8 lanes the factorisation's loop bound
+// (sgLoops) stops float32 before P = 127 anyway.
+func TestPlanSubgroup(t *testing.T) {
+	info := func(shared, lanes uint32, ops ...string) engine.DeviceInfo {
+		return engine.DeviceInfo{Name: "hand", MaxSharedMemory: shared, MaxWorkgroupInvocation: 1024,
+			MaxWorkgroupSize: [3]uint32{1024, 1024, 64}, SubgroupSize: lanes, SubgroupOps: ops}
+	}
+	tn := tuning{kernel: "subgroup", sgMatrices: 64, sgMaxP: 1024}
+	for _, c := range []struct {
+		shared, lanes uint32
+		double        bool
+		last          int
+	}{{32 << 10, 8, false, 126}, {32 << 10, 8, true, 89}, {48 << 10, 32, false, 155}, {48 << 10, 32, true, 109}} {
+		in := info(c.shared, c.lanes, "basic")
+		for _, p := range []int{1, c.last - 1, c.last, c.last + 1} {
+			m, why := planSubgroup(in, p, c.double, 0, tn)
+			if want := p <= c.last; (m > 0) != want {
+				t.Errorf("%d B, double %v, P = %d: %d matrices per workgroup (%s), want any: %v", c.shared, c.double, p, m, why, want)
+			}
+		}
+	}
+	// Matrices per workgroup: the fewest of sg_matrices, memory and size.
+	if m, _ := planSubgroup(info(48<<10, 32, "basic"), 49, false, 0, tuning{sgMatrices: 64, sgMaxP: 128}); m != 9 {
+		t.Errorf("P = 49 float32 in 48 KiB: %d matrices per workgroup, want 9 (5096 B each)", m)
+	}
+	if m, _ := planSubgroup(info(48<<10, 32, "basic"), 8, false, 0, tuning{sgMatrices: 64, sgMaxP: 128}); m != 32 {
+		t.Errorf("P = 8, 32 lanes: %d matrices per workgroup, want 32 (1024 invocations)", m)
+	}
+	if m, _ := planSubgroup(info(48<<10, 32, "basic"), 8, false, 0, tuning{sgMatrices: 4, sgMaxP: 128}); m != 4 {
+		t.Errorf("P = 8, sg_matrices 4: %d matrices per workgroup", m)
+	}
+	if m, _ := planSubgroup(info(48<<10, 32, "basic"), 65, false, 0, tuning{sgMatrices: 4, sgMaxP: 64}); m != 0 {
+		t.Errorf("P = 65 above sg_max_p 64: %d matrices per workgroup", m)
+	}
+	if m, _ := planSubgroup(info(48<<10, 32), 8, false, 0, tn); m != 0 {
+		t.Errorf("no subgroup operations: %d matrices per workgroup", m)
+	}
+	lvp := info(32<<10, 8, "basic")
+	lvp.Name = "llvmpipe (LLVM 15.0.6, 256 bits)"
+	for p := 1; p <= 126; p++ {
+		if m, why := planSubgroup(lvp, p, false, flagLogDet, tn); m == 0 {
+			t.Errorf("lavapipe, P = %d float32: refused (%s), want the loop bound (%d) within the limit", p, why, sgLoops(p, 8, false, flagLogDet))
+		}
+	}
+}
