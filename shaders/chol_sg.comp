@@ -26,9 +26,18 @@
 // (lavapipe's 65,535-iteration loop limit: the host splits them over
 // dispatches). Nothing assumes a subgroup size: the lanes stride by
 // gl_SubgroupSize, and only subgroup barriers (GL_KHR_shader_subgroup_basic)
-// are used. A subgroup whose matrix is past the batch returns whole.
+// are used, except in the DOT variants (chol_sg_dot_*: left-looking with
+// each row's update a dot product split over the lanes and summed with
+// subgroupAdd, GL_KHR_shader_subgroup_arithmetic; LEFT is ignored there).
+// A subgroup whose matrix is past the batch returns whole.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
+#ifndef DOT
+#define DOT 0
+#endif
+#if DOT
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #include "include/common.glsl"
 
 layout(constant_id = 1) const uint P = 1;    // matrix order
@@ -96,7 +105,24 @@ void main() {
 	T ld = T(0);
 	bool wantLD = (p.flags & 8u) != 0u;
 	for (uint j = 0u; j < P; ++j) {
-		if (LEFT != 0u) {
+#if DOT
+		// Left-looking, a dot product at a time: the lanes split row i's
+		// finished entries q < j and meet in subgroupAdd.
+		if (j > 0u) {
+			for (uint i = j; i < P; ++i) {
+				T part = T(0);
+				for (uint q = lane; q < j; q += lanes) {
+					part += S(i, q) * S(j, q);
+				}
+				T s = subgroupAdd(part);
+				if (lane == (i % lanes)) {
+					S(i, j) -= s;
+				}
+			}
+			sync_sg();
+		}
+#endif
+		if (DOT == 0 && LEFT != 0u) {
 			// Column j from the finished columns k < j: rows j … P−1.
 			if (j > 0u) {
 				for (uint i = j + lane; i < P; i += lanes) {
@@ -127,7 +153,7 @@ void main() {
 			S(i, j) *= rinv;
 		}
 		sync_sg();
-		if (LEFT == 0u) {
+		if (DOT == 0 && LEFT == 0u) {
 			// The trailing triangle: A_ic −= L_ij L_cj, j < c <= i.
 			for (uint i = j + 1u + lane; i < P; i += lanes) {
 				T lij = S(i, j);

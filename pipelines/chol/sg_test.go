@@ -28,7 +28,7 @@ func TestVulkanSubgroup(t *testing.T) {
 			if !hasSubgroups(dev.Info) {
 				t.Skipf("%s has no subgroup operations in compute", dev.Info.Name)
 			}
-			for _, order := range []string{"right", "left"} {
+			for _, order := range []string{"right", "left", "dot"} {
 				for _, mpw := range []int{1, 4} {
 					set := map[string]any{"kernel": "subgroup", "sg_order": order, "sg_matrices": mpw}
 					ctx := tune.WithOverride(context.Background(), "chol", set)
@@ -188,7 +188,27 @@ func TestPlanSubgroup(t *testing.T) {
 	lvp.Name = "llvmpipe (LLVM 15.0.6, 256 bits)"
 	for p := 1; p <= 126; p++ {
 		if m, why := planSubgroup(lvp, p, false, flagLogDet, tn); m == 0 {
-			t.Errorf("lavapipe, P = %d float32: refused (%s), want the loop bound (%d) within the limit", p, why, sgLoops(p, 8, false, flagLogDet))
+			t.Errorf("lavapipe, P = %d float32: refused (%s), want the loop bound (%d) within the limit", p, why, sgLoops(p, 8, false, false, flagLogDet))
+		}
+	}
+}
+
+// TestSubgroupDotFallback: the dot order needs subgroup arithmetic in
+// compute; without it (a device opened without subgroup operations keeps
+// the basic ones only) chol_sg.comp runs left-looking.
+func TestSubgroupDotFallback(t *testing.T) {
+	ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup", "sg_order": "dot"})
+	full := engine.DeviceInfo{Name: "hand", SubgroupSize: 32, SubgroupOps: []string{"basic", "vote", "arithmetic"}}
+	for _, c := range []struct {
+		info engine.DeviceInfo
+		want string
+	}{{full, "dot"}, {full.Without(engine.Subgroup), "left"}} {
+		tn, err := resolveTuning(ctx, c.info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tn.order != c.want {
+			t.Errorf("%s: order %q, want %q", c.info.Name, tn.order, c.want)
 		}
 	}
 }

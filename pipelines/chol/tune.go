@@ -18,7 +18,7 @@ import (
 // defaults/chol.json).
 type tuning struct {
 	kernel        string // workgroup (chol.comp) or subgroup (chol_sg.comp)
-	left          bool   // chol_sg.comp left-looking
+	order         string // chol_sg.comp's order: right, left or dot
 	sgMatrices    int    // chol_sg.comp matrices per workgroup, at most
 	sgMaxP        int    // the largest P for chol_sg.comp
 	wgInvocations int    // chol.comp's invocations per workgroup for small P
@@ -31,9 +31,12 @@ func resolveTuning(ctx context.Context, info engine.DeviceInfo) (tuning, error) 
 	if err != nil {
 		return tuning{}, err
 	}
-	t := tuning{p.Str("kernel"), p.Str("sg_order") == "left", p.Int("sg_matrices"), p.Int("sg_max_p"), p.Int("wg_invocations")}
+	t := tuning{p.Str("kernel"), p.Str("sg_order"), p.Int("sg_matrices"), p.Int("sg_max_p"), p.Int("wg_invocations")}
 	if lim := int(info.MaxWorkgroupInvocation); lim > 0 && t.wgInvocations > lim {
 		return t, p.Errorf("wg_invocations", "%s runs at most %d invocations per workgroup", info.Name, lim)
+	}
+	if t.order == "dot" && !slices.Contains(info.SubgroupOps, "arithmetic") {
+		t.order = "left"
 	}
 	return t, nil
 }
@@ -52,11 +55,15 @@ func sgBytes(p, es int) int { return (p*(p+1)/2 + p) * es }
 // sgLoops bounds the loop iterations one lane of chol_sg.comp spends on
 // everything but the solves (flags), with lanes lanes per matrix: the load
 // and the L output P²/lanes each, the factorisation P³/(6·lanes) + P²/2 +
-// P²/lanes (either order: each step loops over the lane's rows of the
-// trailing part, and over up to P − j entries of each), and the float64
-// log-det's 12 iterations per pivot.
-func sgLoops(p, lanes int, double bool, flags uint32) int {
+// P²/lanes (right and left: each step loops over the lane's rows of the
+// trailing part, and over up to P − j entries of each; dot: each step
+// loops over the P − j rows, and over j/lanes entries of each, P²/2 more),
+// and the float64 log-det's 12 iterations per pivot.
+func sgLoops(p, lanes int, double, dot bool, flags uint32) int {
 	n := p*p*p/(6*lanes) + p*p/2 + 3*p*p/lanes + 4*p + 8
+	if dot {
+		n += p * p / 2
+	}
 	if double && flags&flagLogDet != 0 {
 		n += 12 * p
 	}
@@ -102,7 +109,7 @@ func planSubgroup(info engine.DeviceInfo, p int, double bool, flags uint32, t tu
 	if mpw < 1 {
 		return 0, fmt.Sprintf("one %d×%d matrix takes %d B of workgroup memory, over the %d B of %s", p, p, sgBytes(p, es), shared, info.Name)
 	}
-	if info.IsLavapipe() && sgLoops(p, lanes, double, flags&^(flagSolve|flagQuad)) > 60000 {
+	if info.IsLavapipe() && sgLoops(p, lanes, double, t.order == "dot", flags&^(flagSolve|flagQuad)) > 60000 {
 		return 0, fmt.Sprintf("P = %d loops past lavapipe's limit", p)
 	}
 	return mpw, ""
@@ -122,21 +129,25 @@ func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*ke
 			flags |= flagLogDet
 		}
 		if mpw, _ := planSubgroup(dev.Info, d.p, r.A.DType == tensor.F64, flags, t); mpw > 0 {
-			return newSGKernel(dev, d.p, r.A.DType, mpw, t.left)
+			return newSGKernel(dev, d.p, r.A.DType, mpw, t.order)
 		}
 	}
 	return newKernelFor(dev, d.p, r.A.DType, t.wgInvocations)
 }
 
-// newSGKernel compiles chol_sg.comp for P, mpw matrices per workgroup,
-// left- or right-looking.
-func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, left bool) (*kernel, error) {
-	name, es := "chol_sg_f32", 4
+// newSGKernel compiles chol_sg.comp for P, mpw matrices per workgroup, in
+// order (right, left or dot).
+func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order string) (*kernel, error) {
+	name, es := "chol_sg_", 4
+	if order == "dot" {
+		name += "dot_"
+	}
+	name += "f32"
 	if dt == tensor.F64 {
 		if err := dev.RequireFloat64(); err != nil {
 			return nil, fmt.Errorf("chol: %w", err)
 		}
-		name, es = "chol_sg_f64", 8
+		name, es = name[:len(name)-3]+"f64", 8
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
@@ -144,7 +155,7 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, left bool)
 	}
 	lanes := int(dev.Info.SubgroupSize)
 	var l uint32
-	if left {
+	if order == "left" {
 		l = 1
 	}
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 8, PushSize: 24,
@@ -152,7 +163,7 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, left bool)
 	if err != nil {
 		return nil, err
 	}
-	return &kernel{k: k, dev: dev, p: p, tpm: lanes, mpw: mpw, lsz: max(p*(p-1)/2, 1), es: es, sg: lanes}, nil
+	return &kernel{k: k, dev: dev, p: p, tpm: lanes, mpw: mpw, lsz: max(p*(p-1)/2, 1), es: es, sg: lanes, dot: order == "dot"}, nil
 }
 
 // tuneShapes are the (N, P) batches `vkstat bench --tune` times: issue 10's
@@ -166,8 +177,9 @@ func tuneShapes(cpu bool) [][2]int {
 
 // Tuner is what `vkstat bench --tune` searches for the chol pipeline on
 // dev: chol.comp (the built-in choice first) against chol_sg.comp
-// right- and left-looking with 1, 2, 4 and 8 matrices per workgroup (where
-// the device has subgroup operations in compute), on float32
+// right- and left-looking (and dot, where the device has subgroup
+// arithmetic) with 1, 2, 4 and 8 matrices per workgroup (where the device
+// has subgroup operations in compute), on float32
 // factor + solve (one right-hand side) + log-det of tuneShapes; each
 // candidate's output is checked against Reference first. The kernel time
 // (GPU timestamps, or the wall time where the device has none) is what is
@@ -186,7 +198,11 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		t.Candidates = append(t.Candidates, map[string]any{"kernel": "workgroup"})
 	}
 	if hasSubgroups(dev.Info) {
-		for _, o := range []string{"right", "left"} {
+		orders := []string{"right", "left"}
+		if slices.Contains(dev.Info.SubgroupOps, "arithmetic") {
+			orders = append(orders, "dot")
+		}
+		for _, o := range orders {
 			for _, m := range []int{1, 2, 4, 8} {
 				c := map[string]any{"kernel": "subgroup", "sg_order": o, "sg_matrices": m}
 				if builtin["kernel"] == "subgroup" && builtin["sg_order"] == o && builtin["sg_matrices"] == m {

@@ -54,7 +54,8 @@ type kernel struct {
 	lsz      int  // elements of L's strictly lower triangle per matrix (>= 1)
 	global   bool // L in the scratch binding 8
 	es       int
-	sg       int // chol_sg.comp: the lanes of a subgroup (one matrix each); 0 for chol.comp
+	sg       int  // chol_sg.comp: the lanes of a subgroup (one matrix each); 0 for chol.comp
+	dot      bool // chol_sg.comp's dot variant
 }
 
 // layout is how chol.comp runs for one P and dtype: TPM invocations per
@@ -191,7 +192,7 @@ const loopBudget = 30000
 // outputs other than the solves (flags) ask of one invocation.
 func (k *kernel) loops(flags uint32) int {
 	if k.sg > 0 {
-		return sgLoops(k.p, k.sg, k.es == 8, flags)
+		return sgLoops(k.p, k.sg, k.es == 8, k.dot, flags)
 	}
 	n := k.p*k.p/2 + 4*k.p
 	if flags&flagInverse != 0 {
