@@ -1,6 +1,6 @@
 #version 450
-// Batched Cholesky factorisation A = L·Lᵀ with solves, log-det and the
-// quadratic form bᵀA⁻¹b: one SUBGROUP per matrix, MPW matrices per
+// Batched Cholesky factorisation A = L·Lᵀ with solves, inverse, log-det
+// and the quadratic form bᵀA⁻¹b: one SUBGROUP per matrix, MPW matrices per
 // workgroup (WG_SIZE = MPW × the device's subgroup size), the MAGMA /
 // potrfBatched layout for small matrices. chol.comp gives each matrix a
 // workgroup-wide invocation per row and a workgroup barrier per step; here
@@ -21,8 +21,8 @@
 // read by every lane from workgroup memory after a barrier, so info and the
 // log-det are the same in every lane.
 //
-// flags: 1 write L, 2 solve with B, 8 log-det, 16 quadratic form (the
-// inverse, flag 4, is chol.comp's). The solves take columns c0 … c1−1 of B
+// flags: 1 write L, 2 solve with B, 4 inverse, 8 log-det, 16 quadratic
+// form. The inverse comes last: it overwrites L with L⁻¹. The solves take columns c0 … c1−1 of B
 // (lavapipe's 65,535-iteration loop limit: the host splits them over
 // dispatches). Nothing assumes a subgroup size: the lanes stride by
 // gl_SubgroupSize, and only subgroup barriers (GL_KHR_shader_subgroup_basic)
@@ -224,6 +224,48 @@ void main() {
 				quad[mat * p.k + c] = fail ? NAN_T : yy;
 			}
 			sync_sg(); // Y is loaded again for the next column
+		}
+	}
+
+	if ((p.flags & 4u) != 0u) {
+		// X = L⁻¹ in place, a column at a time: column j solves L x = e_j
+		// by the substitution above, from row j down, and then overwrites
+		// column j of L, which no later column reads.
+		for (uint j = 0u; j < P; ++j) {
+			for (uint i = j + lane; i < P; i += lanes) {
+				Y(i) = i == j ? T(1) : T(0);
+			}
+			sync_sg();
+			T prev = T(0);
+			for (uint q = j; q < P; ++q) {
+				T yq = Y(q) / S(q, q);
+				if (lane == 0u && q > j) {
+					Y(q - 1u) = prev;
+				}
+				prev = yq;
+				for (uint i = q + 1u + lane; i < P; i += lanes) {
+					Y(i) -= S(i, q) * yq;
+				}
+				sync_sg();
+			}
+			if (lane == 0u) {
+				Y(P - 1u) = prev;
+			}
+			sync_sg();
+			for (uint i = j + lane; i < P; i += lanes) {
+				S(i, j) = Y(i);
+			}
+			sync_sg();
+		}
+		// A⁻¹ = XᵀX: (A⁻¹)_ic = Σ_{q >= max(i, c)} X_qi X_qc, both
+		// triangles written, coalesced.
+		for (uint e = lane; e < P * P; e += lanes) {
+			uint i = e / P, c = e % P;
+			T s = T(0);
+			for (uint q = max(i, c); q < P; ++q) {
+				s += S(q, i) * S(q, c);
+			}
+			inv[abase + e] = fail ? NAN_T : s;
 		}
 	}
 

@@ -17,7 +17,7 @@ var sgP = []int{1, 2, 7, 8, 9, 31, 32, 33, 49, 64, 100, 128}
 
 // TestVulkanSubgroup runs chol_sg.comp (forced through tune.WithOverride),
 // right- and left-looking, against the float64 reference on every device:
-// factor, solves with several right-hand sides, log-det and bᵀA⁻¹b, float32
+// factor, solves with several right-hand sides, inverse, log-det and bᵀA⁻¹b, float32
 // and float64, with planted failures (non-SPD, NaN on and below the
 // diagonal) in every batch. Where planSubgroup refuses P (workgroup memory,
 // lavapipe's loop limit), the request must go to chol.comp and still be
@@ -58,12 +58,12 @@ func runSGCase(t *testing.T, ctx context.Context, dev *engine.Device, order stri
 		c := makeCase(n, p, k, false, true, dt == tensor.F64, uint64(p*1000+k))
 		want := c.reference(t, fmt.Sprintf("sg/P%d/N%d/K%d/%v", p, n, k, dt == tensor.F64))
 		full := c.request(dt)
-		r := Request{A: full.A, B: full.B, L: true, LogDet: true, Quad: true}
+		r := full
 		tn, err := resolveTuning(ctx, dev.Info)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, why := planSubgroup(dev.Info, p, dt == tensor.F64, flagLogDet, tn)
+		m, why := planSubgroup(dev.Info, p, dt == tensor.F64, flagLogDet|flagInverse, tn)
 		kern, err := pickKernel(ctx, dev, r, dims{n: n, p: p, k: k, rhs: true})
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +82,7 @@ func runSGCase(t *testing.T, ctx context.Context, dev *engine.Device, order stri
 		}
 		checkCholResult(t, got, want, dt, r)
 		// Each output alone: the subgroup kernel honours every combination.
-		for _, sub := range []Request{{A: r.A, LogDet: true}, {A: r.A, B: r.B}, {A: r.A}} {
+		for _, sub := range []Request{{A: r.A, LogDet: true}, {A: r.A, B: r.B}, {A: r.A, Inverse: true}, {A: r.A, B: r.B, Quad: true, LogDet: true}, {A: r.A}} {
 			got, _, err := Vulkan(ctx, dev, sub)
 			if err != nil {
 				t.Fatal(err)
@@ -120,9 +120,9 @@ func TestVulkanSubgroupManyRightHandSides(t *testing.T) {
 	}
 }
 
-// TestPickKernel: the built-in choice is chol.comp; the inverse, and a
-// device without subgroup operations in compute, go to chol.comp even when
-// the subgroup kernel is asked for.
+// TestPickKernel: the built-in choice is chol.comp; asked for, the subgroup
+// kernel serves every output where the device has subgroup operations in
+// compute.
 func TestPickKernel(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		a := tensor.New(tensor.F32, 3, 5, 5)
@@ -135,10 +135,7 @@ func TestPickKernel(t *testing.T) {
 			t.Errorf("%s: the built-in kernel is chol_sg.comp", dev.Info.Name)
 		}
 		ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup"})
-		if k, err = pickKernel(ctx, dev, Request{A: a, Inverse: true}, d); err != nil || k.sg != 0 {
-			t.Errorf("%s: the inverse went to chol_sg.comp (%v)", dev.Info.Name, err)
-		}
-		if k, err = pickKernel(ctx, dev, Request{A: a}, d); err != nil || (k.sg != 0) != hasSubgroups(dev.Info) {
+		if k, err = pickKernel(ctx, dev, Request{A: a, Inverse: true}, d); err != nil || (k.sg != 0) != hasSubgroups(dev.Info) {
 			t.Errorf("%s: subgroup kernel asked for: sg = %d, device has subgroups %v (%v)", dev.Info.Name, k.sg, hasSubgroups(dev.Info), err)
 		}
 	}

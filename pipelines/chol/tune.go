@@ -67,6 +67,12 @@ func sgLoops(p, lanes int, double, dot bool, flags uint32) int {
 	if double && flags&flagLogDet != 0 {
 		n += 12 * p
 	}
+	if flags&flagInverse != 0 {
+		// L⁻¹ a column at a time (P³/(6·lanes) + P²/2, and 2P²/lanes to
+		// set and store the columns), then XᵀX entry by entry (P³/(3·lanes)
+		// + P²/lanes).
+		n += p*p*p/(2*lanes) + p*p/2 + 4*p*p/lanes + 4*p
+	}
 	return n
 }
 
@@ -116,17 +122,19 @@ func planSubgroup(info engine.DeviceInfo, p int, double bool, flags uint32, t tu
 }
 
 // pickKernel is the kernel that serves r on dev: chol_sg.comp where the
-// tuning asks for it and it covers the request (no inverse, planSubgroup
-// allows it), else chol.comp.
+// tuning asks for it and planSubgroup allows it, else chol.comp.
 func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*kernel, error) {
 	t, err := resolveTuning(ctx, dev.Info)
 	if err != nil {
 		return nil, err
 	}
-	if t.kernel == "subgroup" && !r.Inverse && !forceGlobal {
+	if t.kernel == "subgroup" && !forceGlobal {
 		var flags uint32
 		if r.LogDet {
 			flags |= flagLogDet
+		}
+		if r.Inverse {
+			flags |= flagInverse
 		}
 		if mpw, _ := planSubgroup(dev.Info, d.p, r.A.DType == tensor.F64, flags, t); mpw > 0 {
 			return newSGKernel(dev, d.p, r.A.DType, mpw, t.order)
