@@ -25,7 +25,8 @@
 #      self-check that must fail;
 #   5. vkstat bench --suite all --json --png (with the tuned parameters),
 #      and, when the tune step ran, the reduce suite again with the built-in
-#      ones (bench-reduce-builtin.json: the same run's before and after);
+#      ones (bench-reduce-builtin.json: the same run's before and after),
+#      and the chol suite so too (bench-chol-builtin.json);
 #   6. the NumPy, PyTorch and CuPy peers on bench's workloads (a workload a
 #      peer does not implement, such as CuPy's paco, is reported and
 #      skipped), and a Markdown page of ratios (gpu.md);
@@ -370,6 +371,7 @@ run() {
 		step bench "$vk" bench --suite all --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"
 		if has tune; then
 			step bench-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite reduce --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-reduce-builtin.json"
+			step bench-chol-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite chol --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-chol-builtin.json"
 		fi
 	fi
 	if has peers; then

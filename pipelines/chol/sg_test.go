@@ -209,3 +209,22 @@ func TestSubgroupDotFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestVulkanSubgroupSuite runs the whole chol suite (runCholSuite) with the
+// subgroup kernel asked for, so that chol_sg.comp meets every size, batch,
+// planted failure, output subset and refusal that chol.comp meets; sizes
+// it has no room for go to chol.comp.
+func TestVulkanSubgroupSuite(t *testing.T) {
+	ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup"})
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			if !hasSubgroups(dev.Info) {
+				t.Skipf("%s has no subgroup operations in compute", dev.Info.Name)
+			}
+			runCholSuite(t, func(r Request) (*Result, error) {
+				res, _, err := Vulkan(ctx, dev, r)
+				return res, err
+			})
+		})
+	}
+}
