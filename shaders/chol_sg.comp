@@ -79,17 +79,16 @@ void sync_sg() {
 	subgroupBarrier();
 }
 
-void main() {
-	if (gl_SubgroupID >= MPW) {
-		return; // never with WG_SIZE = MPW × the subgroup size
-	}
-	uint mat = flat_group() * MPW + gl_SubgroupID;
+// Factors matrix slot sg of the workgroup and writes its outputs; the
+// same for every lane of the subgroup.
+void one(uint sg) {
+	uint mat = flat_group() * MPW + sg;
 	if (mat >= p.n) {
 		return; // the whole subgroup
 	}
 	uint lane = gl_SubgroupInvocationID;
 	uint lanes = gl_SubgroupSize;
-	base = gl_SubgroupID * MSZ;
+	base = sg * MSZ;
 	uint abase = mat * P * P;
 
 	// Load the lower triangle, coalesced.
@@ -274,5 +273,14 @@ void main() {
 		if (wantLD) {
 			logdet[mat] = fail ? NAN_T : T(2) * ld;
 		}
+	}
+}
+
+void main() {
+	// One slot per subgroup when the subgroups are the size the device
+	// reports (WG_SIZE = MPW × that); were they larger, fewer subgroups
+	// would share the MPW slots between them.
+	for (uint sg = gl_SubgroupID; sg < MPW; sg += gl_NumSubgroups) {
+		one(sg);
 	}
 }
