@@ -21,8 +21,15 @@ var (
 
 func TestDefaults(t *testing.T) {
 	t.Setenv("VKSTAT_TUNE_DIR", "off")
-	if got := strings.Join(Pipelines(), ","); got != "mapx,reduce" {
+	if got := strings.Join(Pipelines(), ","); got != "chol,mapx,reduce" {
 		t.Errorf("pipelines: got %s", got)
+	}
+	// chol's built-in kernel is chol.comp everywhere until a GPU measures.
+	for _, d := range []engine.DeviceInfo{gpu, lavapipe} {
+		p, err := Resolve(context.Background(), "chol", d)
+		if err != nil || p.Str("kernel") != "workgroup" || p.Int("wg_invocations") != 64 || p.Source("kernel") != "default" {
+			t.Errorf("chol on %s: got %v %v (%s), %v", d.Name, p.Str("kernel"), p.Int("wg_invocations"), p.Source("kernel"), err)
+		}
 	}
 	p, err := Resolve(context.Background(), "reduce", gpu)
 	if err != nil || p.Str("rows_kernel") != "workgroup" || p.Int("workgroup") != 256 || p.Source("rows_kernel") != "default" {
