@@ -228,3 +228,55 @@ func TestVulkanSubgroupSuite(t *testing.T) {
 		})
 	}
 }
+
+// TestVulkanSubgroupLoopLimit runs, on each device, the largest P that
+// planSubgroup sends to chol_sg.comp in float32 for each order, with and
+// without the inverse (on lavapipe, 32 KiB and the loop bound: P = 126
+// right- and left-looking without it, up to about 57,000 iterations a
+// lane, and P = 77 with it, close to the 65,535 after which lavapipe
+// silently ends a shader's loops; P = 82 with the inverse, let through by
+// a looser bound, gave an inverse 0.4 off), with two right-hand sides,
+// against the reference.
+func TestVulkanSubgroupLoopLimit(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		if !hasSubgroups(dev.Info) || !dev.Info.Float64 && dev.Info.IsLavapipe() {
+			continue // lavapipe without float64 is the same device
+		}
+		for _, order := range []string{"right", "left", "dot"} {
+			set := map[string]any{"kernel": "subgroup", "sg_order": order, "sg_max_p": 1024}
+			ctx := tune.WithOverride(context.Background(), "chol", set)
+			tn, err := resolveTuning(ctx, dev.Info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, inv := range []bool{true, false} {
+				flags := uint32(flagLogDet)
+				if inv {
+					flags |= flagInverse
+				}
+				p := 0
+				for q := 1; q <= 1024; q++ {
+					if m, _ := planSubgroup(dev.Info, q, false, flags, tn); m > 0 {
+						p = q
+					} else if q > 16 {
+						break
+					}
+				}
+				t.Run(fmt.Sprintf("%s/%s/inverse%v/P%d", dev.Info.Name, order, inv, p), func(t *testing.T) {
+					c := makeCase(3, p, 2, false, false, false, uint64(p))
+					want := c.reference(t, fmt.Sprintf("sg-limit/P%d", p))
+					r := c.request(tensor.F32)
+					r.Inverse = inv
+					if k, err := pickKernel(ctx, dev, r, dims{n: 3, p: p, k: 2, rhs: true}); err != nil || k.sg == 0 {
+						t.Fatalf("P = %d did not go to chol_sg.comp (%v)", p, err)
+					}
+					got, _, err := Vulkan(ctx, dev, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkCholResult(t, got, want, tensor.F32, r)
+				})
+			}
+		}
+	}
+}
