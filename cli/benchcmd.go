@@ -24,7 +24,7 @@ func benchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bench",
 		Usage:     "time every operation on every device: upload, kernel, download, wall; throughput and fraction of copy bandwidth",
-		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
+		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
 		Description: `For each operation of the suite and each size, on each device: the upload,
 kernel (GPU timestamps), download and total wall time, host arrays in to
 host arrays out, each the median of --repeat runs after --warmup untimed
@@ -48,8 +48,9 @@ matching workloads, see bench/peers), --png a bar chart per operation.
 
 --tune searches the tunable pipelines' parameters (map: workgroup size;
 reduce: the last-axis kernel, an invocation, a workgroup or a subgroup per
-row; cov: the blocks or tiled covariance kernel, its accumulation and tiles)
-on each Vulkan device instead: every candidate is first checked against
+row; cov: the blocks or tiled covariance kernel, its accumulation and tiles;
+chol: a workgroup or a subgroup per matrix) on each Vulkan device instead:
+every candidate is first checked against
 the float64 reference (a wrong one is left out however fast), then its
 kernel time is the median of --repeat runs at representative sizes; the
 winner (the built-in choice unless another is at least 5% faster) is stored
@@ -64,7 +65,8 @@ Examples:
    vkstat bench --suite all --size paper --device gpu --json h100.json --png h100.png
    vkstat bench --tune --device gpu
    vkstat bench --tune --suite reduce --device lavapipe --repeat 3 --no-save
-   vkstat bench --tune --suite cov --device lavapipe --repeat 3 --no-save`,
+   vkstat bench --tune --suite cov --device lavapipe --repeat 3 --no-save
+   vkstat bench --tune --suite chol --device gpu --repeat 10`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "suite", Value: "all", Usage: "operations to time: " + strings.Join(suite.Suites, ", ") + " or all"},
 			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to time: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/reduce"
@@ -23,7 +24,7 @@ import (
 var tuners = []struct {
 	suite string
 	new   func(*engine.Device) tune.Tuner
-}{{"map", mapx.Tuner}, {"reduce", reduce.Tuner}, {"cov", cov.Tuner}}
+}{{"map", mapx.Tuner}, {"reduce", reduce.Tuner}, {"cov", cov.Tuner}, {"chol", chol.Tuner}}
 
 // tuneReport is what bench --tune --json writes: per device, each
 // pipeline's table and winner, and the cache file it was stored in.

@@ -24,9 +24,10 @@
 #   4. vkstat --validate verify --device all --json, and a planted-error
 #      self-check that must fail;
 #   5. vkstat bench --suite all --json --png (with the tuned parameters),
-#      and, when the tune step ran, the reduce and cov suites again with the
-#      built-in ones (bench-reduce-builtin.json, bench-cov-builtin.json: the
-#      same run's before and after);
+#      and, when the tune step ran, the reduce, cov and chol suites again
+#      with the built-in ones (bench-reduce-builtin.json,
+#      bench-cov-builtin.json, bench-chol-builtin.json: the same run's
+#      before and after);
 #   6. the NumPy, PyTorch and CuPy peers on bench's workloads (a workload a
 #      peer does not implement, such as CuPy's paco, is reported and
 #      skipped), and a Markdown page of ratios (gpu.md);
@@ -372,6 +373,7 @@ run() {
 		if has tune; then
 			step bench-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite reduce --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-reduce-builtin.json"
 			step bench-builtin-cov env VKSTAT_TUNE_DIR=off "$vk" bench --suite cov --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-cov-builtin.json"
+			step bench-chol-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite chol --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-chol-builtin.json"
 		fi
 	fi
 	if has peers; then

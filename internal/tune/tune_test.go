@@ -21,7 +21,7 @@ var (
 
 func TestDefaults(t *testing.T) {
 	t.Setenv("VKSTAT_TUNE_DIR", "off")
-	if got := strings.Join(Pipelines(), ","); got != "cov,mapx,reduce" {
+	if got := strings.Join(Pipelines(), ","); got != "chol,cov,mapx,reduce" {
 		t.Errorf("pipelines: got %s", got)
 	}
 	// cov's tiled kernel runs only where a measured cache (or an override)
@@ -30,6 +30,13 @@ func TestDefaults(t *testing.T) {
 		p, err := Resolve(context.Background(), "cov", d)
 		if err != nil || p.Str("kernel") != "blocks" || p.Str("accumulate") != "double" || p.Source("kernel") != "default" {
 			t.Errorf("cov on %s: got kernel %v accumulate %v (%s), %v", d.Name, p.Str("kernel"), p.Str("accumulate"), p.Source("kernel"), err)
+		}
+	}
+	// chol's built-in kernel is chol.comp everywhere until a GPU measures.
+	for _, d := range []engine.DeviceInfo{gpu, lavapipe} {
+		p, err := Resolve(context.Background(), "chol", d)
+		if err != nil || p.Str("kernel") != "workgroup" || p.Int("wg_invocations") != 64 || p.Source("kernel") != "default" {
+			t.Errorf("chol on %s: got %v %v (%s), %v", d.Name, p.Str("kernel"), p.Int("wg_invocations"), p.Source("kernel"), err)
 		}
 	}
 	p, err := Resolve(context.Background(), "reduce", gpu)

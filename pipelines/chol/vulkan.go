@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/tune"
 	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
@@ -53,6 +54,8 @@ type kernel struct {
 	lsz      int  // elements of L's strictly lower triangle per matrix (>= 1)
 	global   bool // L in the scratch binding 8
 	es       int
+	sg       int  // chol_sg.comp: the lanes of a subgroup (one matrix each); 0 for chol.comp
+	dot      bool // chol_sg.comp's dot variant
 }
 
 // layout is how chol.comp runs for one P and dtype: TPM invocations per
@@ -74,13 +77,25 @@ const defaultSharedMemory = 32 << 10
 
 // planLayout picks the layout for P on a device with the limits of info,
 // float64 when double: TPM = the power of two >= P invocations per matrix,
-// 64/TPM matrices per workgroup when P <= 32, and L in workgroup memory
+// 64/TPM matrices per workgroup when P <= 32 (64: the built-in
+// wg_invocations of internal/tune's chol.json), and L in workgroup memory
 // when sharedBytes fits the device's maxComputeSharedMemorySize, else in a
 // global scratch buffer. With 32 KiB (lavapipe) that is P <= 128 in float32
 // and P <= 90 in float64; with 48 KiB (NVIDIA) P <= 157 and P <= 111; with
 // 64 KiB P <= 181 and P <= 128. It is a function of the device report
 // alone, so that tests can ask which path a device must take.
 func planLayout(info engine.DeviceInfo, p int, double bool) (layout, error) {
+	b, err := tune.Builtin("chol", info)
+	if err != nil {
+		return layout{}, err
+	}
+	return planLayoutFor(info, p, double, b.Int("wg_invocations"))
+}
+
+// planLayoutFor is planLayout with chol.comp aiming for target invocations
+// per workgroup (the tune parameter wg_invocations) rather than the
+// built-in 64.
+func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layout, error) {
 	es := 4
 	if double {
 		es = 8
@@ -100,7 +115,7 @@ func planLayout(info engine.DeviceInfo, p int, double bool) (layout, error) {
 		return layout{}, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s: %w",
 			p, tpm, maxInv, info.Name, engine.ErrDeviceLimit)
 	}
-	l := layout{tpm: tpm, mpw: min(max(1, 64/tpm), maxMPW), lsz: max(p*(p-1)/2, 1)}
+	l := layout{tpm: tpm, mpw: min(max(1, target/tpm), maxMPW), lsz: max(p*(p-1)/2, 1)}
 	shared := int(info.MaxSharedMemory)
 	if shared <= 0 {
 		shared = defaultSharedMemory
@@ -112,6 +127,15 @@ func planLayout(info engine.DeviceInfo, p int, double bool) (layout, error) {
 // newKernel compiles chol.comp for P with the layout planLayout picks for
 // dev (L forced into global memory by forceGlobal).
 func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+	b, err := tune.Builtin("chol", dev.Info)
+	if err != nil {
+		return nil, err
+	}
+	return newKernelFor(dev, p, dt, b.Int("wg_invocations"))
+}
+
+// newKernelFor is newKernel aiming for target invocations per workgroup.
+func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -122,7 +146,7 @@ func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
 	if double {
 		es = 8
 	}
-	l, err := planLayout(dev.Info, p, double)
+	l, err := planLayoutFor(dev.Info, p, double, target)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +191,9 @@ const loopBudget = 30000
 // loops is about how many loop iterations the factorisation and the
 // outputs other than the solves (flags) ask of one invocation.
 func (k *kernel) loops(flags uint32) int {
+	if k.sg > 0 {
+		return sgLoops(k.p, k.sg, k.es == 8, k.dot, flags)
+	}
 	n := k.p*k.p/2 + 4*k.p
 	if flags&flagInverse != 0 {
 		n += k.p * k.p / 8
@@ -205,6 +232,9 @@ func (k *kernel) record(seq *engine.Sequence, n, nrhs, bstride int, flags uint32
 	}
 	solves := flags & (flagSolve | flagQuad)
 	perCol := 2*k.p + 3
+	if k.sg > 0 {
+		perCol = sgPerColumn(k.p, k.sg)
+	}
 	if solves == 0 || k.loops(flags)+nrhs*perCol <= loopBudget {
 		return dispatch(flags, 0, nrhs)
 	}
@@ -234,7 +264,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 	if d.n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(dev, d.p, r.A.DType)
+	k, err := pickKernel(ctx, dev, r, d)
 	if err != nil {
 		return nil, tm, err
 	}

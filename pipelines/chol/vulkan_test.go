@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,7 +13,13 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-func TestMain(m *testing.M) { testdev.Main(m) }
+func TestMain(m *testing.M) {
+	// The built-in tuning only: a tune cache of the machine's user must
+	// not change which kernel the tests run (the subgroup kernel's tests
+	// ask for it through tune.WithOverride).
+	os.Setenv("VKSTAT_TUNE_DIR", "off")
+	testdev.Main(m)
+}
 
 func vulkanImpl(t *testing.T, dev *engine.Device) cholImpl {
 	return func(r Request) (*Result, error) {
