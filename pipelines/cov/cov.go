@@ -206,6 +206,7 @@ type source struct {
 	bases   []int // gather: one per set; nil: s*nstride
 	nstride int
 	in      *tensor.Tensor
+	runs    bool // strided (Strided): the CPU packs each set variable by variable
 }
 
 func (s *source) base(k int) int {

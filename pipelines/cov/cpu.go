@@ -67,7 +67,8 @@ func (w *worker) run(src *source, k int, opt Options) {
 	// column means. An (N, T, P) array's set is one contiguous block: its
 	// means are summed from it, then it is read again (from cache) into
 	// the centred panel. A gathered set is packed with its sums on the way
-	// and centred in place.
+	// and centred in place; a strided set (Strided) likewise, read a block
+	// of samples of one variable at a time (packRuns).
 	contig := src.bases == nil && src.tstride == p
 	switch {
 	case contig && src.in.DType.Is16():
@@ -102,6 +103,22 @@ func (w *worker) run(src *source, k int, opt Options) {
 			xr, m := x[tt*pp : tt*pp+p][:len(sr)], mean[:len(sr)]
 			for i, v := range sr {
 				xr[i] = v - m[i]
+			}
+		}
+	case src.runs:
+		switch d := src.in; {
+		case d.DType == tensor.F64:
+			packRuns(w, d.F64, b, src.tstride, src.off)
+		case d.DType.Is16():
+			packRuns16(w, d.U16, d.DType.Widen(), b, src.tstride, src.off)
+		default:
+			packRuns(w, d.F32, b, src.tstride, src.off)
+		}
+		scaleMean(mean, invT)
+		for tt := 0; tt < t; tt++ {
+			xr := x[tt*pp : tt*pp+p]
+			for i, m := range mean[:len(xr)] {
+				xr[i] -= m
 			}
 		}
 	default:
