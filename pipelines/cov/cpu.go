@@ -67,8 +67,9 @@ func (w *worker) run(src *source, k int, opt Options) {
 	// column means. An (N, T, P) array's set is one contiguous block: its
 	// means are summed from it, then it is read again (from cache) into
 	// the centred panel. A gathered set is packed with its sums on the way
-	// and centred in place; a strided set (Strided) likewise, read a block
-	// of samples of one variable at a time (packRuns).
+	// and centred in place. A strided set (Strided) is read twice where it
+	// lies, each variable's samples for its mean, then a block of samples
+	// of one variable at a time into the centred panel (packRuns).
 	contig := src.bases == nil && src.tstride == p
 	switch {
 	case contig && src.in.DType.Is16():
@@ -108,18 +109,11 @@ func (w *worker) run(src *source, k int, opt Options) {
 	case src.runs:
 		switch d := src.in; {
 		case d.DType == tensor.F64:
-			packRuns(w, d.F64, b, src.tstride, src.off)
+			packRuns(w, d.F64, b, src.tstride, src.off, invT)
 		case d.DType.Is16():
-			packRuns16(w, d.U16, d.DType.Widen(), b, src.tstride, src.off)
+			packRuns16(w, d.U16, d.DType.Widen(), b, src.tstride, src.off, invT)
 		default:
-			packRuns(w, d.F32, b, src.tstride, src.off)
-		}
-		scaleMean(mean, invT)
-		for tt := 0; tt < t; tt++ {
-			xr := x[tt*pp : tt*pp+p]
-			for i, m := range mean[:len(xr)] {
-				xr[i] -= m
-			}
+			packRuns(w, d.F32, b, src.tstride, src.off, invT)
 		}
 	default:
 		for tt := 0; tt < t; tt++ {

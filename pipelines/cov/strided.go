@@ -83,52 +83,53 @@ func CPUStrided(x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
 	return cpuRun(src, opt), nil
 }
 
-// packBlock is the number of samples packSets reads of one variable before
-// going on to the next: 256 panel rows of up to 16 values are 32 KiB.
+// packBlock is the number of samples packRuns writes of one variable
+// before going on to the next: 256 panel rows of up to 16 values are
+// 32 KiB.
 const packBlock = 256
 
-// packRuns packs set k of src (runs) into w's panel, uncentred, adding the
-// values to the means' sums in sample order (the order of the (N, T, P)
-// path's sums, so that the means agree to the bit).
-func packRuns[E float32 | float64](w *worker, d []E, b, tstride int, off []int) {
+// packRuns packs set k of src (runs), based at b, into w's centred panel:
+// first the means, each variable's samples summed in sample order (the
+// order of the (N, T, P) path's sums, so that the means agree to the bit),
+// then the centred values, a block of samples of one variable at a time,
+// so that the panel is written once and its block stays in the L1 cache.
+func packRuns[E float32 | float64](w *worker, d []E, b, tstride int, off []int, invT float64) {
 	t, pp, x, mean := w.t, w.pp, w.x, w.mean
+	for i, o := range off {
+		var s float64
+		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
+			s += float64(d[j])
+		}
+		mean[i] = s * invT
+	}
 	for t0 := 0; t0 < t; t0 += packBlock {
 		t1 := min(t0+packBlock, t)
 		for i, o := range off {
-			s := mean[i]
-			at := b + o + t0*tstride
-			if tstride == 1 {
-				for j, v := range d[at : at+t1-t0] {
-					f := float64(v)
-					x[(t0+j)*pp+i] = f
-					s += f
-				}
-			} else {
-				for tt := t0; tt < t1; tt, at = tt+1, at+tstride {
-					f := float64(d[at])
-					x[tt*pp+i] = f
-					s += f
-				}
+			m := mean[i]
+			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
+				x[tt*pp+i] = float64(d[j]) - m
 			}
-			mean[i] = s
 		}
 	}
 }
 
 // packRuns16 is packRuns for float16 and bfloat16 data, widened exactly.
-func packRuns16(w *worker, d []uint16, widen func(uint16) float32, b, tstride int, off []int) {
+func packRuns16(w *worker, d []uint16, widen func(uint16) float32, b, tstride int, off []int, invT float64) {
 	t, pp, x, mean := w.t, w.pp, w.x, w.mean
+	for i, o := range off {
+		var s float64
+		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
+			s += float64(widen(d[j]))
+		}
+		mean[i] = s * invT
+	}
 	for t0 := 0; t0 < t; t0 += packBlock {
 		t1 := min(t0+packBlock, t)
 		for i, o := range off {
-			s := mean[i]
-			at := b + o + t0*tstride
-			for tt := t0; tt < t1; tt, at = tt+1, at+tstride {
-				f := float64(widen(d[at]))
-				x[tt*pp+i] = f
-				s += f
+			m := mean[i]
+			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
+				x[tt*pp+i] = float64(widen(d[j])) - m
 			}
-			mean[i] = s
 		}
 	}
 }

@@ -437,6 +437,47 @@ func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov
 	return corrSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, policy, tm, setName, varName)
 }
 
+// runRange returns the least and greatest finite value of the n values
+// v[at], v[at+step], …, and whether all are finite; float32 and float64
+// without calls per value.
+func runRange[T elem](v []T, at, n, step int, isFinite func(T) bool, val func(T) float64) (lo, hi float64, ok bool) {
+	switch v := any(v).(type) {
+	case []float32:
+		return runRangeF(v, at, n, step)
+	case []float64:
+		return runRangeF(v, at, n, step)
+	}
+	lo, hi, ok = math.Inf(1), math.Inf(-1), true
+	for r := 0; r < n; r, at = r+1, at+step {
+		e := v[at]
+		if !isFinite(e) {
+			ok = false
+			continue
+		}
+		f := val(e)
+		lo, hi = min(lo, f), max(hi, f)
+	}
+	return lo, hi, ok
+}
+
+func runRangeF[T float](v []T, at, n, step int) (lo, hi float64, ok bool) {
+	l, h, ok := T(math.Inf(1)), T(math.Inf(-1)), true
+	for r := 0; r < n; r, at = r+1, at+step {
+		e := v[at]
+		if e-e != 0 { // NaN or ±Inf
+			ok = false
+			continue
+		}
+		if e < l {
+			l = e
+		}
+		if e > h {
+			h = e
+		}
+	}
+	return float64(l), float64(h), ok
+}
+
 // corrSetsT is corrSets on x's values v: isFinite tells the finite values,
 // val gives one as float64 (exactly).
 func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
@@ -463,17 +504,9 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 			base := lay.Bases[s]
 			clean := true
 			for i, o := range lay.Offsets {
-				vlo, vhi := math.Inf(1), math.Inf(-1)
-				for r, at := 0, base+o; r < t; r, at = r+1, at+ts {
-					e := v[at]
-					if !isFinite(e) {
-						clean = false
-						continue
-					}
-					f := val(e)
-					vlo, vhi = min(vlo, f), max(vhi, f)
-				}
-				mn[i], mx[i] = vlo, vhi
+				var ok bool
+				mn[i], mx[i], ok = runRange(v, base+o, t, ts, isFinite, val)
+				clean = clean && ok
 			}
 			if clean {
 				count[s] = t
