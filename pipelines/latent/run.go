@@ -57,12 +57,13 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 	// The correlations read x where it lies: cov's strided sets, no
 	// permuted copy (sets with a NaN or ±Inf excepted, see corrSets).
 	fhw, hw := d.F*d.H*d.W, d.H*d.W
+	allFinite := res.NaNs+res.Infs == 0
 	if req.Corr {
 		lay := cov.Strided{Bases: make([]int, d.N), Offsets: steps(d.C, fhw), T: fhw, TStride: 1}
 		for n := range d.N {
 			lay.Bases[n] = n * d.C * fhw
 		}
-		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, &res.Timing, func(b int) string {
+		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
 			return fmt.Sprintf("sample %d", b)
 		}, "channel")
 		if err != nil {
@@ -76,7 +77,7 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		for b := range lay.Bases {
 			lay.Bases[b] = b/d.F*d.C*fhw + b%d.F*hw
 		}
-		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, &res.Timing, func(b int) string {
+		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
 			return fmt.Sprintf("sample %d frame %d", b/d.F, b%d.F)
 		}, "channel")
 		if err != nil {
@@ -90,7 +91,7 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		for b := range lay.Bases {
 			lay.Bases[b] = b * fhw
 		}
-		c, bad, notes, err := corrSets(ctx, dev, x, lay, req.NaN, &res.Timing, func(b int) string {
+		c, bad, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
 			return fmt.Sprintf("sample %d channel %d", b/d.C, b%d.C)
 		}, "frame")
 		if err != nil {
@@ -424,17 +425,22 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 // variables): its non-finite values zeroed (Propagate; its variables'
 // correlations are NaN anyway) or its samples with one left out (Skip),
 // and these copies go to cov.Run, batched by their number of samples.
-func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, policy NaNPolicy,
+//
+// allFinite says that x holds no NaN or ±Inf (Run has counted them): then
+// no set is scanned before cov, and only the variables whose variance cov
+// finds zero, or within rounding of zero, are read again to tell the
+// constant ones.
+func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, policy NaNPolicy, allFinite bool,
 	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
 	switch {
 	case x.DType == tensor.F64:
-		return corrSetsT(ctx, dev, x, x.F64, finite[float64], func(x float64) float64 { return x }, lay, policy, tm, setName, varName)
+		return corrSetsT(ctx, dev, x, x.F64, finite[float64], func(x float64) float64 { return x }, lay, policy, allFinite, tm, setName, varName)
 	case x.DType.Is16():
 		widen := x.DType.Widen()
 		isFinite, _ := bits16(x.DType)
-		return corrSetsT(ctx, dev, x, x.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, lay, policy, tm, setName, varName)
+		return corrSetsT(ctx, dev, x, x.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, lay, policy, allFinite, tm, setName, varName)
 	}
-	return corrSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, policy, tm, setName, varName)
+	return corrSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, policy, allFinite, tm, setName, varName)
 }
 
 // runRange returns the least and greatest finite value of the n values
@@ -481,7 +487,7 @@ func runRangeF[T float](v []T, at, n, step int) (lo, hi float64, ok bool) {
 // corrSetsT is corrSets on x's values v: isFinite tells the finite values,
 // val gives one as float64 (exactly).
 func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
-	lay cov.Strided, policy NaNPolicy, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+	lay cov.Strided, policy NaNPolicy, allFinite bool, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
 	// The host's share (the scan, the copies, r_ij) is timed as the
 	// moments' host pass is, so that --time's compute counts it.
 	start := time.Now()
@@ -498,7 +504,7 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 	// Scan each set where it lies, variable by variable: non-finite values,
 	// constant variables. A set with a non-finite value is then copied,
 	// sample by sample, as the policy says.
-	par.Range(b, 1, func(lo, hi int) {
+	scan := func(lo, hi int) {
 		mn, mx := make([]float64, p), make([]float64, p)
 		for s := lo; s < hi; s++ {
 			base := lay.Bases[s]
@@ -552,7 +558,14 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 				constant[s*p+i] = !bad[s*p+i] && used > 0 && mn[i] == mx[i]
 			}
 		}
-	})
+	}
+	if allFinite {
+		for s := range count {
+			count[s] = t
+		}
+	} else {
+		par.Range(b, 1, scan)
+	}
 	corr := make([]float64, b*p*p)
 	for i := range corr {
 		corr[i] = math.NaN()
@@ -604,7 +617,26 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
 		}
-		fill(r.Cov.Float64s(), clean)
+		cv := r.Cov.Float64s()
+		if allFinite {
+			// A constant variable's variance is 0, or a rounding away from
+			// it (the CPU's mean of T equal values may be an ulp off; the
+			// kernels shift by the first sample and get 0): a variance at
+			// most 1e-12·mean² is read again and checked exactly.
+			mv := r.Mean.Float64s()
+			par.Range(len(clean), 1, func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					s := clean[k]
+					for i, o := range lay.Offsets {
+						if m := mv[k*p+i]; cv[k*p*p+i*p+i] <= 1e-12*m*m {
+							l, h, _ := runRange(v, lay.Bases[s]+o, t, ts, isFinite, val)
+							constant[s*p+i] = l == h
+						}
+					}
+				}
+			})
+		}
+		fill(cv, clean)
 	}
 	for tc, sets := range groups {
 		g := make([]T, 0, len(sets)*tc*p)
