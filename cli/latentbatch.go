@@ -58,8 +58,9 @@ type latentFootprint struct{ device, host, outputs int64 }
 //
 // host: two batches of input (the one computing and the one read ahead),
 // a converted copy where --precision changes the type, a permuted copy for
-// each of moments, corr, corr-frames, lagcorr and pca and one more for
-// --nan skip's compaction, for spectra four float64 arrays of e values
+// each of moments and pca (corr, corr-frames and lagcorr read the batch
+// where it lies) and one more for --nan skip's compaction or the
+// correlations' copies of the sets holding a NaN or ±Inf, for spectra four float64 arrays of e values
 // (the centred copy, the pixel series, the transform's staging and power),
 // and the per-sample outputs.
 func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tensor.DType, stored int64, inDT tensor.DType, onDevice bool) latentFootprint {
@@ -77,15 +78,12 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 	}
 	if w.req.Corr {
 		grow(e*s + 2*c*c*8)
-		copies++
 	}
 	if w.req.CorrFrames {
 		grow(e*s + 2*f*c*c*8)
-		copies++
 	}
 	if w.req.LagCorr {
 		grow(e*s + 2*c*f*f*8)
-		copies++
 	}
 	if w.pca {
 		grow(e*s + 4*c*c*8)
@@ -94,7 +92,7 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 	if w.spectra {
 		grow(3 * e * s)
 	}
-	if w.req.NaN == latent.Skip {
+	if w.req.NaN == latent.Skip || w.req.Corr || w.req.CorrFrames || w.req.LagCorr {
 		copies++
 	}
 	outs := outputsPerSample(w, e, d, hasDims)

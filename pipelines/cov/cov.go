@@ -6,7 +6,9 @@
 // The sample sets come either from an (N, T, P) array, or are gathered from
 // a (T, H, W) cube at N locations with a fixed list of (dy, dx) offsets (the
 // PACO patch, see PACO.md), so that patches are never materialised on the
-// host.
+// host, or lie anywhere in an array at explicit set bases, variable offsets
+// and a sample stride (Strided: the transposed views of vkstat latent),
+// read without a transposed copy.
 //
 // With centred samples x_t = r_t − m (t = 1..T), the sample covariance is
 //
@@ -206,6 +208,7 @@ type source struct {
 	bases   []int // gather: one per set; nil: s*nstride
 	nstride int
 	in      *tensor.Tensor
+	runs    bool // strided (Strided): the CPU packs each set variable by variable
 }
 
 func (s *source) base(k int) int {

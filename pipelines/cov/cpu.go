@@ -67,7 +67,9 @@ func (w *worker) run(src *source, k int, opt Options) {
 	// column means. An (N, T, P) array's set is one contiguous block: its
 	// means are summed from it, then it is read again (from cache) into
 	// the centred panel. A gathered set is packed with its sums on the way
-	// and centred in place.
+	// and centred in place. A strided set (Strided) is read twice where it
+	// lies, each variable's samples for its mean, then a block of samples
+	// of one variable at a time into the centred panel (packRuns).
 	contig := src.bases == nil && src.tstride == p
 	switch {
 	case contig && src.in.DType.Is16():
@@ -103,6 +105,15 @@ func (w *worker) run(src *source, k int, opt Options) {
 			for i, v := range sr {
 				xr[i] = v - m[i]
 			}
+		}
+	case src.runs:
+		switch d := src.in; {
+		case d.DType == tensor.F64:
+			packRuns(w, d.F64, b, src.tstride, src.off, invT)
+		case d.DType.Is16():
+			packRuns16(w, d.U16, d.DType.Widen(), b, src.tstride, src.off, invT)
+		default:
+			packRuns(w, d.F32, b, src.tstride, src.off, invT)
 		}
 	default:
 		for tt := 0; tt < t; tt++ {

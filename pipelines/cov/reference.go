@@ -42,6 +42,18 @@ func ReferenceGather(cube *tensor.Tensor, g Gather, opt Options) (*Result, error
 	}), nil
 }
 
+// ReferenceStrided is Reference on the sample sets that s places in x's
+// data.
+func ReferenceStrided(x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
+	if _, err := stridedSource(x, s, opt); err != nil {
+		return nil, err
+	}
+	data := x.Float64s()
+	return referenceRun(len(s.Bases), s.T, len(s.Offsets), opt, func(k, tt, i int) float64 {
+		return data[s.Bases[k]+tt*s.TStride+s.Offsets[i]]
+	}), nil
+}
+
 func referenceRun(n, t, p int, opt Options, at func(k, t, i int) float64) *Result {
 	return referenceMulti(n, t, p, []Estimator{opt.Estimator}, opt.DDof, at)[0]
 }

@@ -208,6 +208,18 @@ func TestVulkanTiledSuite(t *testing.T) {
 	}
 }
 
+// TestVulkanTiledStrided runs the strided-sets suite (the latent layouts)
+// with the tiled kernel asked for: it reads the sets through the same
+// gather addressing.
+func TestVulkanTiledStrided(t *testing.T) {
+	ctx := tiledCtx(nil)
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) {
+			runStridedSuite(t, vulkanStridedCtx(ctx, dev), dev.Info.Float64)
+		})
+	}
+}
+
 // TestVulkanTiledLongest runs the tiled kernel on sets of exactly the most
 // samples it takes (maxT, from its loop count), with Ledoit-Wolf (the most
 // loops), against Reference: lavapipe silently ends an invocation's loops

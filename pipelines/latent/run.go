@@ -30,11 +30,14 @@ func bits16(dt tensor.DType) (finite func(uint16) bool, nan uint16) {
 // finite reports whether v is neither NaN nor ±Inf.
 func finite[T float](v T) bool { return v-v == 0 }
 
-// Run computes req for x on dev, or on the CPU when dev is nil. Both paths
-// permute x on the host (a copy in x's dtype: float32, float64, or the bits
-// of float16 or bfloat16) and hand the result to package reduce (moments)
-// and package cov (correlations); skewness and kurtosis take a second pass
-// over the data, on dev (reduce.RunCentral) or the CPU. A float64 x needs a device with shaderFloat64
+// Run computes req for x on dev, or on the CPU when dev is nil. For the
+// moments both paths permute x on the host where the reduced axes are not
+// last (a copy in x's dtype: float32, float64, or the bits of float16 or
+// bfloat16) and hand the result to package reduce; skewness and kurtosis
+// take a second pass over the data, on dev (reduce.RunCentral) or the CPU.
+// The correlations hand x itself to package cov as strided sample sets
+// (cov.Strided), without a permuted copy; only sets that hold a NaN or
+// ±Inf are copied (corrSets). A float64 x needs a device with shaderFloat64
 // (engine.ErrNoFloat64 otherwise). A float16 or bfloat16 x stays 16-bit up
 // to the device (half the device memory of float32), whose kernels widen
 // each value exactly to float32 and accumulate as for float32.
@@ -52,36 +55,44 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		}
 		res.Moments = m
 	}
-	if req.Corr || req.CorrFrames {
-		perm := []int{0, 2, 3, 4, 1} // (N, F, H, W, C)
-		if len(x.Shape) == 4 {
-			perm = []int{0, 2, 3, 1}
+	// The correlations read x where it lies: cov's strided sets, no
+	// permuted copy (sets with a NaN or ±Inf excepted, see corrSets).
+	fhw, hw := d.F*d.H*d.W, d.H*d.W
+	allFinite := res.NaNs+res.Infs == 0
+	if req.Corr {
+		lay := cov.Strided{Bases: make([]int, d.N), Offsets: steps(d.C, fhw), T: fhw, TStride: 1}
+		for n := range d.N {
+			lay.Bases[n] = n * d.C * fhw
 		}
-		// corrSets overwrites its input: each gets its own copy.
-		if req.Corr {
-			c, _, notes, err := corrSets(ctx, dev, permuted(x, perm), d.N, d.F*d.H*d.W, d.C, req.NaN, &res.Timing, func(b int) string {
-				return fmt.Sprintf("sample %d", b)
-			}, "channel")
-			if err != nil {
-				return nil, err
-			}
-			res.Corr = tensor.FromF64(c, d.N, d.C, d.C)
-			res.Notes = append(res.Notes, prefixed("corr", notes)...)
+		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
+			return fmt.Sprintf("sample %d", b)
+		}, "channel")
+		if err != nil {
+			return nil, err
 		}
-		if req.CorrFrames {
-			c, _, notes, err := corrSets(ctx, dev, permuted(x, perm), d.N*d.F, d.H*d.W, d.C, req.NaN, &res.Timing, func(b int) string {
-				return fmt.Sprintf("sample %d frame %d", b/d.F, b%d.F)
-			}, "channel")
-			if err != nil {
-				return nil, err
-			}
-			res.CorrFrames = tensor.FromF64(c, d.N, d.F, d.C, d.C)
-			res.Notes = append(res.Notes, prefixed("corr per frame", notes)...)
+		res.Corr = tensor.FromF64(c, d.N, d.C, d.C)
+		res.Notes = append(res.Notes, prefixed("corr", notes)...)
+	}
+	if req.CorrFrames {
+		lay := cov.Strided{Bases: make([]int, d.N*d.F), Offsets: steps(d.C, fhw), T: hw, TStride: 1}
+		for b := range lay.Bases {
+			lay.Bases[b] = b/d.F*d.C*fhw + b%d.F*hw
 		}
+		c, _, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
+			return fmt.Sprintf("sample %d frame %d", b/d.F, b%d.F)
+		}, "channel")
+		if err != nil {
+			return nil, err
+		}
+		res.CorrFrames = tensor.FromF64(c, d.N, d.F, d.C, d.C)
+		res.Notes = append(res.Notes, prefixed("corr per frame", notes)...)
 	}
 	if req.LagCorr {
-		p := permuted(x, []int{0, 1, 3, 4, 2}) // (N, C, H, W, F)
-		c, bad, notes, err := corrSets(ctx, dev, p, d.N*d.C, d.H*d.W, d.F, req.NaN, &res.Timing, func(b int) string {
+		lay := cov.Strided{Bases: make([]int, d.N*d.C), Offsets: steps(d.F, hw), T: hw, TStride: 1}
+		for b := range lay.Bases {
+			lay.Bases[b] = b * fhw
+		}
+		c, bad, notes, err := corrSets(ctx, dev, x, lay, req.NaN, allFinite, &res.Timing, func(b int) string {
 			return fmt.Sprintf("sample %d channel %d", b/d.C, b%d.C)
 		}, "frame")
 		if err != nil {
@@ -92,6 +103,15 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		res.Notes = append(res.Notes, prefixed("frame corr", notes)...)
 	}
 	return res, nil
+}
+
+// steps returns 0, step, 2·step, … (k values).
+func steps(k, step int) []int {
+	o := make([]int, k)
+	for i := range o {
+		o[i] = i * step
+	}
+	return o
 }
 
 func prefixed(what string, notes []string) []string {
@@ -426,110 +446,165 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 	})
 }
 
-// corrSets computes the correlation matrices of b sets of t samples of p
-// variables, data (b, t, p) in x's dtype (overwritten: non-finite values
-// are zeroed or rows compacted), with package cov on dev or the CPU.
-// It returns b·p·p correlations in float64, which variables hold a NaN or
+// corrSets computes the correlation matrices of the sets that lay places in
+// x's data (len(lay.Bases) sets of lay.T samples of len(lay.Offsets)
+// variables), with package cov on dev or the CPU, and never writes x. It
+// returns b·p·p correlations in float64, which variables hold a NaN or
 // ±Inf under Propagate (b·p flags), and notes naming the sets and
 // variables whose correlations are NaN.
-func corrSets(ctx context.Context, dev *engine.Device, data *tensor.Tensor, b, t, p int, policy NaNPolicy,
+//
+// A set free of NaN and ±Inf is read where it lies (cov.RunStrided), all
+// such sets in one batch. Only a set that holds one is copied, as (samples,
+// variables): its non-finite values zeroed (Propagate; its variables'
+// correlations are NaN anyway) or its samples with one left out (Skip),
+// and these copies go to cov.Run, batched by their number of samples.
+//
+// allFinite says that x holds no NaN or ±Inf (Run has counted them): then
+// no set is scanned before cov, and only the variables whose variance cov
+// finds zero, or within rounding of zero, are read again to tell the
+// constant ones.
+func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, policy NaNPolicy, allFinite bool,
 	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
 	switch {
-	case data.DType == tensor.F64:
-		return corrSetsT(ctx, dev, data, data.F64, finite[float64], func(x float64) float64 { return x }, b, t, p, policy, tm, setName, varName)
-	case data.DType.Is16():
-		widen := data.DType.Widen()
-		isFinite, _ := bits16(data.DType)
-		return corrSetsT(ctx, dev, data, data.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, b, t, p, policy, tm, setName, varName)
+	case x.DType == tensor.F64:
+		return corrSetsT(ctx, dev, x, x.F64, finite[float64], func(x float64) float64 { return x }, lay, policy, allFinite, tm, setName, varName)
+	case x.DType.Is16():
+		widen := x.DType.Widen()
+		isFinite, _ := bits16(x.DType)
+		return corrSetsT(ctx, dev, x, x.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, lay, policy, allFinite, tm, setName, varName)
 	}
-	return corrSetsT(ctx, dev, data, data.F32, finite[float32], func(x float32) float64 { return float64(x) }, b, t, p, policy, tm, setName, varName)
+	return corrSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, policy, allFinite, tm, setName, varName)
 }
 
-// corrSetsT is corrSets on data's values v: isFinite tells the finite
-// values, val gives one as float64 (exactly).
-func corrSetsT[T elem](ctx context.Context, dev *engine.Device, data *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
-	b, t, p int, policy NaNPolicy, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+// runRange returns the least and greatest finite value of the n values
+// v[at], v[at+step], …, and whether all are finite; float32 and float64
+// without calls per value.
+func runRange[T elem](v []T, at, n, step int, isFinite func(T) bool, val func(T) float64) (lo, hi float64, ok bool) {
+	switch v := any(v).(type) {
+	case []float32:
+		return runRangeF(v, at, n, step)
+	case []float64:
+		return runRangeF(v, at, n, step)
+	}
+	lo, hi, ok = math.Inf(1), math.Inf(-1), true
+	for r := 0; r < n; r, at = r+1, at+step {
+		e := v[at]
+		if !isFinite(e) {
+			ok = false
+			continue
+		}
+		f := val(e)
+		lo, hi = min(lo, f), max(hi, f)
+	}
+	return lo, hi, ok
+}
+
+func runRangeF[T float](v []T, at, n, step int) (lo, hi float64, ok bool) {
+	l, h, ok := T(math.Inf(1)), T(math.Inf(-1)), true
+	for r := 0; r < n; r, at = r+1, at+step {
+		e := v[at]
+		if e-e != 0 { // NaN or ±Inf
+			ok = false
+			continue
+		}
+		if e < l {
+			l = e
+		}
+		if e > h {
+			h = e
+		}
+	}
+	return float64(l), float64(h), ok
+}
+
+// corrSetsT is corrSets on x's values v: isFinite tells the finite values,
+// val gives one as float64 (exactly).
+func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
+	lay cov.Strided, policy NaNPolicy, allFinite bool, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+	// The host's share (the scan, the copies, r_ij) is timed as the
+	// moments' host pass is, so that --time's compute counts it.
+	start := time.Now()
+	var inCov time.Duration
+	defer func() {
+		el := time.Since(start) - inCov
+		tm.Add(engine.Timing{Kernel: el, Wall: el})
+	}()
+	b, t, p, ts := len(lay.Bases), lay.T, len(lay.Offsets), lay.TStride
 	bad := make([]bool, b*p)      // a variable with a non-finite sample (Propagate): NaN row and column
 	constant := make([]bool, b*p) // a variable whose used samples are all equal
 	count := make([]int, b)       // samples used per set
-	// Scan each set: non-finite values, rows used, constant variables.
-	par.Range(b, 1, func(lo, hi int) {
+	copies := make([][]T, b)      // the (used samples, p) copy of a set with a non-finite value
+	// Scan each set where it lies, variable by variable: non-finite values,
+	// constant variables. A set with a non-finite value is then copied,
+	// sample by sample, as the policy says.
+	scan := func(lo, hi int) {
 		mn, mx := make([]float64, p), make([]float64, p)
 		for s := lo; s < hi; s++ {
-			set := v[s*t*p : (s+1)*t*p]
+			base := lay.Bases[s]
+			clean := true
+			for i, o := range lay.Offsets {
+				var ok bool
+				mn[i], mx[i], ok = runRange(v, base+o, t, ts, isFinite, val)
+				clean = clean && ok
+			}
+			if clean {
+				count[s] = t
+				for i := range p {
+					constant[s*p+i] = t > 0 && mn[i] == mx[i]
+				}
+				continue
+			}
+			set := make([]T, t*p)
 			used := 0
 			for i := range p {
 				mn[i], mx[i] = math.Inf(1), math.Inf(-1)
 			}
 			for r := 0; r < t; r++ {
-				row := set[r*p : (r+1)*p]
+				row := set[used*p : (used+1)*p]
 				ok := true
-				for i, x := range row {
-					if !isFinite(x) {
+				for i, o := range lay.Offsets {
+					e := v[base+r*ts+o]
+					if !isFinite(e) {
 						ok = false
 						if policy == Propagate {
 							bad[s*p+i] = true
-							row[i] = 0
+							e = 0
 						}
 					}
+					row[i] = e
 				}
 				if policy == Skip && !ok {
 					continue
 				}
-				if policy == Skip && used != r { // compact: the set's used rows first
-					copy(set[used*p:(used+1)*p], row)
-				}
-				for i, x := range set[used*p : (used+1)*p] {
+				for i, e := range row {
 					if !bad[s*p+i] {
-						f := val(x)
+						f := val(e)
 						mn[i], mx[i] = min(mn[i], f), max(mx[i], f)
 					}
 				}
 				used++
 			}
-			count[s] = used
+			// Propagate: a variable found bad after its first samples
+			// has finite values in them; its constant flag is not used.
+			count[s], copies[s] = used, set[:used*p]
 			for i := range p {
 				constant[s*p+i] = !bad[s*p+i] && used > 0 && mn[i] == mx[i]
 			}
 		}
-	})
+	}
+	if allFinite {
+		for s := range count {
+			count[s] = t
+		}
+	} else {
+		par.Range(b, 1, scan)
+	}
 	corr := make([]float64, b*p*p)
 	for i := range corr {
 		corr[i] = math.NaN()
 	}
-	// Group the sets by the samples they use (all t unless Skip dropped
-	// some), and run cov on each group as one batch.
-	groups := map[int][]int{}
-	for s := range b {
-		if count[s] >= 2 {
-			groups[count[s]] = append(groups[count[s]], s)
-		}
-	}
-	for tc, sets := range groups {
-		var in *tensor.Tensor
-		if tc == t && len(sets) == b {
-			in = &tensor.Tensor{Shape: []int{b, t, p}, DType: data.DType, F32: data.F32, F64: data.F64, U16: data.U16}
-		} else {
-			g := make([]T, len(sets)*tc*p)
-			for k, s := range sets {
-				copy(g[k*tc*p:(k+1)*tc*p], v[s*t*p:s*t*p+tc*p])
-			}
-			in = &tensor.Tensor{Shape: []int{len(sets), tc, p}, DType: data.DType}
-			switch g := any(g).(type) {
-			case []float64:
-				in.F64 = g
-			case []uint16:
-				in.U16 = g
-			default:
-				in.F32 = g.([]float32)
-			}
-		}
-		r, st, err := cov.Run(ctx, dev, in, cov.Options{})
-		tm.Add(st)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
-		}
-		c := r.Cov.Float64s()
+	// fill turns the covariances c of sets into correlations.
+	fill := func(c []float64, sets []int) {
 		for k, s := range sets {
 			m := c[k*p*p : (k+1)*p*p]
 			out := corr[s*p*p : (s+1)*p*p]
@@ -546,6 +621,78 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, data *tensor.Ten
 				}
 			}
 		}
+	}
+	// The clean sets in one strided batch; the copies grouped by the
+	// samples they kept, one batch per group.
+	var clean []int
+	groups := map[int][]int{}
+	for s := range b {
+		switch {
+		case count[s] < 2:
+		case copies[s] == nil:
+			clean = append(clean, s)
+		default:
+			groups[count[s]] = append(groups[count[s]], s)
+		}
+	}
+	if len(clean) > 0 {
+		sl := lay
+		if len(clean) < b {
+			sl.Bases = make([]int, len(clean))
+			for k, s := range clean {
+				sl.Bases[k] = lay.Bases[s]
+			}
+		}
+		c0 := time.Now()
+		r, st, err := cov.RunStrided(ctx, dev, x, sl, cov.Options{})
+		inCov += time.Since(c0)
+		tm.Add(st)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
+		}
+		cv := r.Cov.Float64s()
+		if allFinite {
+			// A constant variable's variance is 0, or a rounding away from
+			// it (the CPU's mean of T equal values may be an ulp off; the
+			// kernels shift by the first sample and get 0): a variance at
+			// most 1e-12·mean² is read again and checked exactly.
+			mv := r.Mean.Float64s()
+			par.Range(len(clean), 1, func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					s := clean[k]
+					for i, o := range lay.Offsets {
+						if m := mv[k*p+i]; cv[k*p*p+i*p+i] <= 1e-12*m*m {
+							l, h, _ := runRange(v, lay.Bases[s]+o, t, ts, isFinite, val)
+							constant[s*p+i] = l == h
+						}
+					}
+				}
+			})
+		}
+		fill(cv, clean)
+	}
+	for tc, sets := range groups {
+		g := make([]T, 0, len(sets)*tc*p)
+		for _, s := range sets {
+			g = append(g, copies[s]...)
+		}
+		in := &tensor.Tensor{Shape: []int{len(sets), tc, p}, DType: x.DType}
+		switch g := any(g).(type) {
+		case []float64:
+			in.F64 = g
+		case []uint16:
+			in.U16 = g
+		default:
+			in.F32 = g.([]float32)
+		}
+		c0 := time.Now()
+		r, st, err := cov.Run(ctx, dev, in, cov.Options{})
+		inCov += time.Since(c0)
+		tm.Add(st)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
+		}
+		fill(r.Cov.Float64s(), sets)
 	}
 	// Notes.
 	var consts, short []string

@@ -1,0 +1,251 @@
+package cov
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Strided places N sample sets of T samples of P variables anywhere in the
+// flat (row-major) data of a tensor of any shape: sample t of variable i of
+// set k is element Bases[k] + t·TStride + Offsets[i]. Bases lists the sets
+// (N = len(Bases)) and Offsets the variables (P = len(Offsets)); offsets
+// may be negative as long as every element lies in the data. It describes
+// the sets of a transposed view without making the transposed copy: the
+// channel×channel sets of an (N, C, F, H, W) latent, for instance, are
+// Bases[n] = n·C·F·H·W, Offsets[c] = c·F·H·W, TStride 1, T = F·H·W.
+type Strided struct {
+	Bases   []int
+	Offsets []int
+	T       int
+	TStride int
+}
+
+// stridedSource checks x and s: every element of every set inside x.
+func stridedSource(x *tensor.Tensor, s Strided, opt Options) (*source, error) {
+	if err := checkData(x, "input"); err != nil {
+		return nil, err
+	}
+	if s.T < 1 || len(s.Offsets) < 1 {
+		return nil, fmt.Errorf("cov: strided sets of %d samples of %d variables: need T >= 1 and P >= 1", s.T, len(s.Offsets))
+	}
+	if s.TStride < 0 {
+		return nil, fmt.Errorf("cov: strided sets: negative sample stride %d", s.TStride)
+	}
+	if err := opt.check(s.T); err != nil {
+		return nil, err
+	}
+	lo, hi := s.offRange()
+	size := x.Len()
+	for k, b := range s.Bases {
+		if b+lo < 0 || b+hi >= size {
+			return nil, fmt.Errorf("cov: strided set %d (base %d) reaches elements %d..%d, outside the %d elements of the input of shape %s",
+				k, b, b+lo, b+hi, size, tensor.ShapeString(x.Shape))
+		}
+	}
+	return &source{n: len(s.Bases), t: s.T, p: len(s.Offsets), tstride: s.TStride, off: s.Offsets, bases: s.Bases, in: x, runs: true}, nil
+}
+
+// offRange is the lowest and highest element offset, from a set's base, of
+// a set's samples.
+func (s Strided) offRange() (lo, hi int) {
+	lo, hi = s.Offsets[0], s.Offsets[0]
+	for _, o := range s.Offsets[1:] {
+		lo, hi = min(lo, o), max(hi, o)
+	}
+	return lo, hi + (s.T-1)*s.TStride
+}
+
+// RunStrided is Run on the sample sets that s places in x's data: the same
+// outputs as Run on the (N, T, P) copy of those sets, without the copy.
+func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		r, err := CPUStrided(x, s, opt)
+		el := time.Since(t0)
+		return r, engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return VulkanStrided(ctx, dev, x, s, opt)
+}
+
+// CPUStrided is CPU on the sample sets that s places in x's data. Each set
+// is packed into its panel a block of samples at a time, variable by
+// variable (the samples of one variable are close together when TStride
+// is small), so that the panel block stays in the L1 cache.
+func CPUStrided(x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
+	src, err := stridedSource(x, s, opt)
+	if err != nil {
+		return nil, err
+	}
+	return cpuRun(src, opt), nil
+}
+
+// packBlock is the number of samples packRuns writes of one variable
+// before going on to the next: 256 panel rows of up to 16 values are
+// 32 KiB.
+const packBlock = 256
+
+// packRuns packs set k of src (runs), based at b, into w's centred panel:
+// first the means, each variable's samples summed in sample order (the
+// order of the (N, T, P) path's sums, so that the means agree to the bit),
+// then the centred values, a block of samples of one variable at a time,
+// so that the panel is written once and its block stays in the L1 cache.
+func packRuns[E float32 | float64](w *worker, d []E, b, tstride int, off []int, invT float64) {
+	t, pp, x, mean := w.t, w.pp, w.x, w.mean
+	for i, o := range off {
+		var s float64
+		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
+			s += float64(d[j])
+		}
+		mean[i] = s * invT
+	}
+	for t0 := 0; t0 < t; t0 += packBlock {
+		t1 := min(t0+packBlock, t)
+		for i, o := range off {
+			m := mean[i]
+			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
+				x[tt*pp+i] = float64(d[j]) - m
+			}
+		}
+	}
+}
+
+// packRuns16 is packRuns for float16 and bfloat16 data, widened exactly.
+func packRuns16(w *worker, d []uint16, widen func(uint16) float32, b, tstride int, off []int, invT float64) {
+	t, pp, x, mean := w.t, w.pp, w.x, w.mean
+	for i, o := range off {
+		var s float64
+		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
+			s += float64(widen(d[j]))
+		}
+		mean[i] = s * invT
+	}
+	for t0 := 0; t0 < t; t0 += packBlock {
+		t1 := min(t0+packBlock, t)
+		for i, o := range off {
+			m := mean[i]
+			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
+				x[tt*pp+i] = float64(widen(d[j])) - m
+			}
+		}
+	}
+}
+
+// VulkanStrided is Vulkan on the sample sets that s places in x's data.
+// The sets are taken in their order in chunks: a chunk's sets share one
+// upload of the elements they span (from the lowest to the highest element
+// any of them reads), which must fit maxStorageBufferRange, and the chunk
+// (that span and its outputs) fits chunkBytes unless it is a single set.
+// The kernel reads the sets through its gather addressing (base, offsets
+// and sample stride), and splits sets longer than llvmpipe's loop limit
+// allows over dispatches as Vulkan does. float16 and bfloat16 data stay
+// 16-bit on the device: a chunk's span starts on an even element, so that
+// it starts on a packed word.
+func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
+	var tm engine.Timing
+	src, err := stridedSource(x, s, opt)
+	if err != nil {
+		return nil, tm, err
+	}
+	n, t, p := src.n, src.t, src.p
+	res := newResult(outType(x.DType), n, p)
+	if n == 0 {
+		return res, tm, nil
+	}
+	k, err := newKernel(ctx, dev, p, x.DType)
+	if err != nil {
+		return nil, tm, err
+	}
+	es := int64(k.elemSz)
+	inSz := int64(k.inSz)
+	perOut := []int64{int64(p) * es, int64(p*p) * es, es, 4, k.carryBytes(1, t, opt.Estimator)}
+	var perSet int64
+	for _, b := range perOut {
+		perSet += b
+	}
+	cnOut := chunkItems(dev, n, perOut, 1)
+	if cnOut < 1 {
+		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
+	}
+	limit := min(dev.MaxBinding(), dev.MaxBuffer())
+	lo, hi := s.offRange()
+	spanOf := func(a, b int) int64 { return ((int64(b-a)+1)*inSz + 3) &^ 3 } // elements a..b, whole words
+	first := func(k int) int {
+		f := s.Bases[k] + lo
+		if inSz == 2 {
+			f &^= 1
+		}
+		return f
+	}
+	// Plan the chunks: sets k0 … k1−1 reading elements from … to.
+	type chunk struct{ k0, k1, from, to int }
+	var chunks []chunk
+	var maxIn int64
+	maxC := 0
+	for k0 := 0; k0 < n; {
+		from, to := first(k0), s.Bases[k0]+hi
+		if b := spanOf(from, to); b > limit {
+			return nil, tm, fmt.Errorf("cov: strided set %d spans %d MiB of the input, more than the %d MiB that one binding of %s may cover: %w",
+				k0, b>>20, limit>>20, dev.Info.Name, engine.ErrTooLarge)
+		}
+		k1 := k0 + 1
+		for ; k1 < n && k1-k0 < cnOut; k1++ {
+			f, e := min(from, first(k1)), max(to, s.Bases[k1]+hi)
+			b := spanOf(f, e)
+			if b > limit || b+int64(k1-k0+1)*perSet > chunkBytes {
+				break
+			}
+			from, to = f, e
+		}
+		chunks = append(chunks, chunk{k0, k1, from, to})
+		maxIn, maxC = max(maxIn, spanOf(from, to)), max(maxC, k1-k0)
+		k0 = k1
+	}
+	if inputBufferHook != nil {
+		inputBufferHook(maxIn)
+	}
+	bufs, err := dev.Buffers(maxIn, 4*int64(p), 4*int64(maxC), int64(maxC)*perOut[0], int64(maxC)*perOut[1], int64(maxC)*perOut[2],
+		max(int64(maxC)*perOut[4], 4))
+	if err != nil {
+		return nil, tm, err
+	}
+	defer engine.ReleaseAll(bufs)
+	offs := make([]uint32, p)
+	for i, o := range s.Offsets {
+		offs[i] = uint32(int32(o))
+	}
+	bases := make([]uint32, maxC)
+	raw := x.Raw()
+	for _, ch := range chunks {
+		c := ch.k1 - ch.k0
+		for i := range c {
+			bases[i] = uint32(s.Bases[ch.k0+i] - ch.from)
+		}
+		// The upload stops at the data's end; the binding covers whole words.
+		end := min(int64(ch.to+1)*inSz, int64(len(raw)))
+		inBytes := spanOf(ch.from, ch.to)
+		var recErr error
+		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
+			seq.Upload(bufs[0], 0, raw[int64(ch.from)*inSz:end])
+			seq.Upload(bufs[1], 0, u32Bytes(offs))
+			seq.Upload(bufs[2], 0, u32Bytes(bases[:c]))
+			recErr = k.record(seq, c, t, s.TStride, 0, true, opt, sized(bufs[0], inBytes), engine.Bind(bufs[1]), sized(bufs[2], 4*int64(c)),
+				sized(bufs[3], int64(c)*perOut[0]), sized(bufs[4], int64(c)*perOut[1]), sized(bufs[5], int64(c)*perOut[2]),
+				sized(bufs[6], int64(c)*perOut[4]))
+			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(ch.k0)*perOut[0]:int64(ch.k1)*perOut[0]])
+			seq.Download(bufs[4], 0, res.Cov.Raw()[int64(ch.k0)*perOut[1]:int64(ch.k1)*perOut[1]])
+			seq.Download(bufs[5], 0, res.Rho.Raw()[int64(ch.k0)*perOut[2]:int64(ch.k1)*perOut[2]])
+		})
+		tm.Add(st)
+		if err == nil {
+			err = recErr
+		}
+		if err != nil {
+			return nil, tm, err
+		}
+	}
+	return res, tm, nil
+}
