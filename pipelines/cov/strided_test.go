@@ -22,7 +22,9 @@ type stridedImpl struct {
 
 var cpuStrided = stridedImpl{strided: CPUStrided, array: CPU}
 
-func vulkanStrided(dev *engine.Device) stridedImpl { return vulkanStridedCtx(context.Background(), dev) }
+func vulkanStrided(dev *engine.Device) stridedImpl {
+	return vulkanStridedCtx(context.Background(), dev)
+}
 
 // vulkanStridedCtx is vulkanStrided with ctx's tune override (the tiled
 // kernel, say).
