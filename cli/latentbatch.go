@@ -54,7 +54,7 @@ type latentFootprint struct{ device, host, outputs int64 }
 // moments, as much again for reduce's partials; for corr, corr-frames and
 // lagcorr the C×C, F·C×C or C·F×F float64 sums and results (twice); for
 // pca the C×C covariance and eigen workspace (four C×C float64); for
-// spectra the complex transform buffer (2·e·s) on top of the input;
+// spectra VkFFT's transform and scratch buffers (spectraDeviceBytes);
 //
 // host: two batches of input (the one computing and the one read ahead),
 // a converted copy where --precision changes the type, a permuted copy for
@@ -90,7 +90,7 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 		copies++
 	}
 	if w.spectra {
-		grow(3 * e * s)
+		grow(spectraDeviceBytes(e, d, hasDims, dt))
 	}
 	if w.req.NaN == latent.Skip || w.req.Corr || w.req.CorrFrames || w.req.LagCorr {
 		copies++
@@ -541,4 +541,32 @@ func mergeNotes(batches [][]string) []string {
 		out = append(out, fmt.Sprintf("%s%d %s: %s", k.prefix, k.count, k.what, items))
 	}
 	return append(out, plain...)
+}
+
+// spectraDeviceBytes is what the device spectra of e values hold at once:
+// VkFFT's transform buffer and its scratch buffer of the same size, in
+// float32 (float64 for float64 data), for the larger of the two transforms
+// (they run one after the other). Real-to-complex rows of n values take
+// 2·(n/2+1) of them; where a length is odd the complex transform (2 per
+// value) is counted, which VkFFT falls back to for long odd lengths.
+func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) int64 {
+	se := int64(4)
+	if dt == tensor.F64 {
+		se = 8
+	}
+	if !hasDims {
+		return 2 * 2 * e * se
+	}
+	per := func(n int) int64 { // transform values per n input values, times n
+		if n%2 == 1 {
+			return 2 * int64(n)
+		}
+		return 2 * int64(n/2+1)
+	}
+	w := max(d.W, 1)
+	vals := e / int64(w) * per(w)
+	if d.F >= 2 { // the temporal spectra
+		vals = max(vals, e/int64(d.F)*per(d.F))
+	}
+	return 2 * vals * se
 }

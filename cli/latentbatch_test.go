@@ -301,3 +301,25 @@ func TestLatentBatchReadError(t *testing.T) {
 		t.Errorf("%d samples done before the error, want 2", batches)
 	}
 }
+
+// TestSpectraDeviceBytes holds the spectra's device footprint to values
+// worked out by hand from VkFFT's real-to-complex layout.
+func TestSpectraDeviceBytes(t *testing.T) {
+	for _, c := range []struct {
+		d    latent.Dims
+		dt   tensor.DType
+		want int64
+	}{
+		// 16384 rows of 64 → 66 (spatial); 65,536 series of 16 → 18 (temporal, larger); ×2 buffers ×4 bytes.
+		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2 * 65536 * 18 * 4},
+		// F = 2: each series of 2 takes 4 values.
+		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2 * 65536 * 4 * 8},
+		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra.
+		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2 * 15 * 30 * 4},
+	} {
+		e := int64(c.d.C * c.d.F * c.d.H * c.d.W)
+		if got := spectraDeviceBytes(e, c.d, true, c.dt); got != c.want {
+			t.Errorf("%+v %v: %d bytes, want %d", c.d, c.dt, got, c.want)
+		}
+	}
+}
