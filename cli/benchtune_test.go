@@ -18,7 +18,7 @@ func TestBenchTune(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "--tune", "--suite", "chol", "--device", "cpu"}, `suite "chol" has nothing to tune`},
+		{[]string{"bench", "--tune", "--suite", "paco", "--device", "cpu"}, `suite "paco" has nothing to tune`},
 		{[]string{"bench", "--no-save", "--suite", "map"}, "--no-save goes with --tune"},
 		{[]string{"bench", "--tune", "--png", filepath.Join(dir, "x.png")}, "--png does not go with --tune"},
 		{[]string{"bench", "--tune", "--device", "cpu"}, "no Vulkan device"},
