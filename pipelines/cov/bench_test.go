@@ -31,3 +31,29 @@ func BenchmarkCPU(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCPUStrided is the latent PCA's covariance (docs/latent.md): 64
+// samples of 16 channels over 16·64·64 values, each channel contiguous,
+// read in place as strided sets.
+func BenchmarkCPUStrided(b *testing.B) {
+	const n, p, t = 64, 16, 16 * 64 * 64
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := tensor.New(tensor.F32, n, p, t)
+	for i := range x.F32 {
+		x.F32[i] = float32(rng.NormFloat64())
+	}
+	s := Strided{Bases: make([]int, n), Offsets: make([]int, p), T: t, TStride: 1}
+	for k := range n {
+		s.Bases[k] = k * p * t
+	}
+	for i := range p {
+		s.Offsets[i] = i * t
+	}
+	b.SetBytes(int64(4 * n * t * p))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := CPUStrided(x, s, Options{DDof: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

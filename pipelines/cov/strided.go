@@ -95,18 +95,48 @@ const packBlock = 256
 // so that the panel is written once and its block stays in the L1 cache.
 func packRuns[E float32 | float64](w *worker, d []E, b, tstride int, off []int, invT float64) {
 	t, pp, x, mean := w.t, w.pp, w.x, w.mean
-	for i, o := range off {
+	// Four variables' sums at a time: four independent chains of adds
+	// instead of one (each still in sample order).
+	i := 0
+	for ; i+4 <= len(off); i += 4 {
+		var s0, s1, s2, s3 float64
+		j0, j1, j2, j3 := b+off[i], b+off[i+1], b+off[i+2], b+off[i+3]
+		for range t {
+			s0 += float64(d[j0])
+			s1 += float64(d[j1])
+			s2 += float64(d[j2])
+			s3 += float64(d[j3])
+			j0, j1, j2, j3 = j0+tstride, j1+tstride, j2+tstride, j3+tstride
+		}
+		mean[i], mean[i+1], mean[i+2], mean[i+3] = s0*invT, s1*invT, s2*invT, s3*invT
+	}
+	for ; i < len(off); i++ {
 		var s float64
-		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
+		for tt, j := 0, b+off[i]; tt < t; tt, j = tt+1, j+tstride {
 			s += float64(d[j])
 		}
 		mean[i] = s * invT
 	}
 	for t0 := 0; t0 < t; t0 += packBlock {
 		t1 := min(t0+packBlock, t)
-		for i, o := range off {
+		// Four variables at a time: each panel row gets 32 contiguous
+		// bytes per pass instead of 8.
+		i := 0
+		for ; i+4 <= len(off); i += 4 {
+			m0, m1, m2, m3 := mean[i], mean[i+1], mean[i+2], mean[i+3]
+			j0, j1, j2, j3 := b+off[i]+t0*tstride, b+off[i+1]+t0*tstride, b+off[i+2]+t0*tstride, b+off[i+3]+t0*tstride
+			for tt := t0; tt < t1; tt++ {
+				r := x[tt*pp+i : tt*pp+i+4 : tt*pp+i+4]
+				r[0] = float64(d[j0]) - m0
+				r[1] = float64(d[j1]) - m1
+				r[2] = float64(d[j2]) - m2
+				r[3] = float64(d[j3]) - m3
+				j0, j1, j2, j3 = j0+tstride, j1+tstride, j2+tstride, j3+tstride
+			}
+		}
+		for ; i < len(off); i++ {
 			m := mean[i]
-			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
+			for tt, j := t0, b+off[i]+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
 				x[tt*pp+i] = float64(d[j]) - m
 			}
 		}
