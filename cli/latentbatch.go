@@ -58,9 +58,9 @@ type latentFootprint struct{ device, host, outputs int64 }
 //
 // host: two batches of input (the one computing and the one read ahead),
 // a converted copy where --precision changes the type, a permuted copy for
-// each of moments and pca (corr, corr-frames and lagcorr read the batch
-// where it lies) and one more for --nan skip's compaction or the
-// correlations' copies of the sets holding a NaN or ±Inf, for spectra four float64 arrays of e values
+// moments (corr, corr-frames, lagcorr and pca read the batch where it
+// lies) and one more for --nan skip's compaction or the copies of the
+// sets holding a NaN or ±Inf, for spectra four float64 arrays of e values
 // (the centred copy, the pixel series, the transform's staging and power),
 // and the per-sample outputs.
 func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tensor.DType, stored int64, inDT tensor.DType, onDevice bool) latentFootprint {
@@ -87,12 +87,11 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 	}
 	if w.pca {
 		grow(e*s + 4*c*c*8)
-		copies++
 	}
 	if w.spectra {
 		grow(spectraDeviceBytes(e, d, hasDims, dt))
 	}
-	if w.req.NaN == latent.Skip || w.req.Corr || w.req.CorrFrames || w.req.LagCorr {
+	if w.req.NaN == latent.Skip || w.req.Corr || w.req.CorrFrames || w.req.LagCorr || w.pca {
 		copies++
 	}
 	outs := outputsPerSample(w, e, d, hasDims)

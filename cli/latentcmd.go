@@ -88,11 +88,11 @@ under f64:
   f32   float32 (16-bit inputs are widened exactly on the host)
   f64   float64 end to end (a device with shaderFloat64)
 
-pca and spectra widen 16-bit data to float32 on the host. Outputs are
-float64 files whatever the storage. For pca, and for moments over axes
-that are not last, the tensor is permuted on the host (in its storage type)
-before the work reaches the device; corr, corr-frames and lagcorr read it
-where it lies (docs/latent.md).
+spectra widen 16-bit data to float32 on the host. Outputs are float64
+files whatever the storage. For moments over axes that are not last, the
+tensor is permuted on the host (in its storage type) before the work
+reaches the device; corr, corr-frames, lagcorr and pca read it where it
+lies (docs/latent.md).
 
 Writes into --out, all or nothing: <stat>.npy (float64) for each result,
 summary.json, summary.txt (the table printed) and, with corr, corr.png: a

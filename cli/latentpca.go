@@ -24,15 +24,6 @@ func runLatentStats(ctx context.Context, dev *engine.Device, x *tensor.Tensor, r
 		if res, err = latent.Run(ctx, dev, x, req); err != nil {
 			return nil, nil, err
 		}
-	} else {
-		for _, v := range x.Float64s() {
-			switch {
-			case math.IsNaN(v):
-				res.NaNs++
-			case math.IsInf(v, 0):
-				res.Infs++
-			}
-		}
 	}
 	if !pca {
 		return res, nil, nil
@@ -41,6 +32,7 @@ func runLatentStats(ctx context.Context, dev *engine.Device, x *tensor.Tensor, r
 	if err != nil {
 		return nil, nil, err
 	}
+	res.NaNs, res.Infs = p.NaNs, p.Infs
 	res.Timing.Add(p.Timing)
 	for _, n := range p.Notes {
 		res.Notes = append(res.Notes, "pca: "+n)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/eig"
 	"github.com/vkstat/vkstat/tensor"
@@ -32,6 +32,8 @@ type PCA struct {
 	// Values[n, k], each signed so that its largest-magnitude loading is
 	// positive.
 	Vectors *tensor.Tensor
+	// NaNs and Infs count x's NaN and ±Inf values.
+	NaNs, Infs int
 	// Notes name the samples whose outputs are NaN and why.
 	Notes []string
 	// Timing adds up the device runs (or the CPU's time).
@@ -39,9 +41,11 @@ type PCA struct {
 }
 
 // RunPCA computes the PCA of every sample of x, (N, C, F, H, W) or
-// (N, C, H, W), on dev or the CPU when dev is nil: the tensor is permuted
-// on the host to (N, F·H·W, C), package cov forms the covariances and
-// package eig decomposes them, both on the same path. Outputs are float64.
+// (N, C, H, W), on dev or the CPU when dev is nil: package cov forms the
+// covariances from x where it lies (the channels as strided variables, no
+// transposed copy; float16 and bfloat16 stay 16-bit up to the device, as
+// for the correlations) and package eig decomposes them, both on the same
+// path. Outputs are float64.
 //
 // Under Propagate a sample holding a NaN or ±Inf has NaN outputs; under
 // Skip its pixels (rows across channels) holding one are left out, as
@@ -51,29 +55,14 @@ func RunPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 	if x == nil {
 		return nil, fmt.Errorf("latent: nil tensor")
 	}
-	if x.DType.Is16() {
-		x = x.As(tensor.F32) // exact; the PCA works on float32
-	}
 	d, err := DimsOf(x.Shape)
 	if err != nil {
 		return nil, err
 	}
-	if d.N*d.C*d.F*d.H*d.W == 0 {
+	n, c, t := d.N, d.C, d.F*d.H*d.W
+	if n*c*t == 0 {
 		return nil, fmt.Errorf("latent: empty tensor of shape %s", tensor.ShapeString(x.Shape))
 	}
-	perm := []int{0, 2, 3, 4, 1} // (N, F, H, W, C)
-	if len(x.Shape) == 4 {
-		perm = []int{0, 2, 3, 1}
-	}
-	data := permuted(x, perm)
-	if data.DType == tensor.F64 {
-		return runPCA(ctx, dev, data, data.F64, d, policy)
-	}
-	return runPCA(ctx, dev, data, data.F32, d, policy)
-}
-
-func runPCA[T float](ctx context.Context, dev *engine.Device, data *tensor.Tensor, v []T, d Dims, policy NaNPolicy) (*PCA, error) {
-	n, c, t := d.N, d.C, d.F*d.H*d.W
 	out := &PCA{Values: tensor.New(tensor.F64, n, c), Ratio: tensor.New(tensor.F64, n, c), Vectors: tensor.New(tensor.F64, n, c, c)}
 	nan := math.NaN()
 	for _, a := range [][]float64{out.Values.F64, out.Ratio.F64, out.Vectors.F64} {
@@ -81,65 +70,42 @@ func runPCA[T float](ctx context.Context, dev *engine.Device, data *tensor.Tenso
 			a[i] = nan
 		}
 	}
-	// Rows used per sample: all t, none (Propagate with a non-finite
-	// value), or the finite rows moved to the front (Skip).
-	count := make([]int, n)
-	par.Range(n, 1, func(lo, hi int) {
-		for s := lo; s < hi; s++ {
-			set := v[s*t*c : (s+1)*t*c]
-			used := 0
-			for r := 0; r < t; r++ {
-				row := set[r*c : (r+1)*c]
-				ok := true
-				for _, x := range row {
-					if !finite(x) {
-						ok = false
-						break
-					}
-				}
-				if !ok {
-					if policy == Propagate {
-						used = 0
-						break
-					}
-					continue
-				}
-				if used != r {
-					copy(set[used*c:(used+1)*c], row)
-				}
-				used++
-			}
-			count[s] = used
-		}
-	})
+	out.NaNs, out.Infs = countNonFinite(x)
+	lay := cov.Strided{Bases: steps(n, c*t), Offsets: steps(c, t), T: t, TStride: 1}
+	sc, err := covSets(ctx, dev, x, lay, cov.Options{DDof: 1}, policy, out.NaNs+out.Infs == 0, &out.Timing)
+	if err != nil {
+		return nil, fmt.Errorf("latent: pca covariance: %w", err)
+	}
+	// The samples with a full covariance go to eig in one batch, in
+	// float64 for a float64 x and float32 otherwise (cov's outputs, exact).
+	var sets []int
 	var short []string
-	groups := map[int][]int{}
 	for s := range n {
-		if count[s] >= 2 {
-			groups[count[s]] = append(groups[count[s]], s)
-		} else {
-			short = append(short, fmt.Sprintf("sample %d (%d usable)", s, count[s]))
+		used := sc.count[s]
+		if slices.Contains(sc.bad[s*c:(s+1)*c], true) {
+			used = 0
 		}
+		if used < 2 {
+			short = append(short, fmt.Sprintf("sample %d (%d usable)", s, used))
+			continue
+		}
+		sets = append(sets, s)
 	}
 	var failed []string
-	for tc, sets := range groups {
-		in := &tensor.Tensor{Shape: []int{len(sets), tc, c}, DType: data.DType}
-		if tc == t && len(sets) == n {
-			in.F32, in.F64 = data.F32, data.F64
-		} else {
-			g := make([]T, len(sets)*tc*c)
-			for k, s := range sets {
-				copy(g[k*tc*c:(k+1)*tc*c], v[s*t*c:s*t*c+tc*c])
-			}
-			if data.DType == tensor.F64 {
-				in.F64 = any(g).([]float64)
-			} else {
-				in.F32 = any(g).([]float32)
-			}
+	if len(sets) > 0 {
+		cv := tensor.New(tensor.F32, len(sets), c, c)
+		if x.DType == tensor.F64 {
+			cv = tensor.New(tensor.F64, len(sets), c, c)
 		}
-		cv, err := pcaCov(ctx, dev, in, &out.Timing)
-		if err != nil {
-			return nil, fmt.Errorf("latent: pca covariance: %w", err)
+		for k, s := range sets {
+			m := sc.cov[s*c*c : (s+1)*c*c]
+			if cv.DType == tensor.F64 {
+				copy(cv.F64[k*c*c:], m)
+				continue
+			}
+			for i, v := range m {
+				cv.F32[k*c*c+i] = float32(v)
+			}
 		}
 		er, st, err := eig.Run(ctx, dev, cv, eig.Options{})
 		out.Timing.Add(st)
@@ -182,17 +148,4 @@ func runPCA[T float](ctx context.Context, dev *engine.Device, data *tensor.Tenso
 		out.Notes = append(out.Notes, noteList(fmt.Sprintf("%d sample(s) without a full PCA", len(failed)), failed))
 	}
 	return out, nil
-}
-
-// pcaCov returns the covariances (ddof 1) of in's sets, (g, t, c), in in's
-// dtype. Package cov handles sets of any length on every path (on a device
-// it splits long ones over dispatches: lavapipe ends a shader's loops after
-// 65,535 iterations, TestPCALongSets).
-func pcaCov(ctx context.Context, dev *engine.Device, in *tensor.Tensor, tm *engine.Timing) (*tensor.Tensor, error) {
-	r, st, err := cov.Run(ctx, dev, in, cov.Options{DDof: 1})
-	tm.Add(st)
-	if err != nil {
-		return nil, err
-	}
-	return r.Cov, nil
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -93,26 +94,39 @@ func comparePCA(t *testing.T, got, want *PCA, c int, tol float64) {
 
 // runPCASuite holds run to PCAReference on the latent suite's shapes
 // (C = 1 .. 65 channels, 65 over 18 pixels: a rank-deficient covariance),
-// float32 and float64, both NaN policies with NaN, +Inf and a constant
-// channel planted.
+// float16, bfloat16 (kept 16-bit, the reference on the values decoded
+// independently by checks.Halves, float32's tolerance), float32 and
+// float64, both NaN policies with NaN, +Inf and a constant channel planted.
 func runPCASuite(t *testing.T, run pcaRunner, acc32 bool) {
 	for si, shape := range suiteShapes {
-		for _, st := range []storage{storages[2], storages[3]} {
+		for _, st := range storages {
 			for _, policy := range []NaNPolicy{Propagate, Skip} {
 				t.Run(fmt.Sprintf("%v/%s/%s", shape, st.name, policy), func(t *testing.T) {
 					x := latentData(shape, uint64(100*si+7), st)
 					d, _ := DimsOf(shape)
 					plant(x, d, si)
+					ref, dt := x, st.dt
+					if h, ok := map[string]tensor.DType{"float16": tensor.F16, "bfloat16": tensor.BF16}[st.name]; ok {
+						dt = h
+						x = x.As(dt) // exact: the values are 16-bit ones
+						ref = tensor.FromF64(checks.Halves(dt == tensor.BF16, x.U16), shape...)
+					}
 					got, err := run(x, policy)
 					testdev.SkipNoFloat64(t, err)
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := PCAReference(x, policy)
+					if x.DType != dt {
+						t.Fatalf("the input became %s", x.DType)
+					}
+					want, err := PCAReference(ref, policy)
 					if err != nil {
 						t.Fatal(err)
 					}
-					comparePCA(t, got, want, d.C, pcaTol(st.dt, acc32))
+					if dt.Is16() {
+						dt = tensor.F32
+					}
+					comparePCA(t, got, want, d.C, pcaTol(dt, acc32))
 				})
 			}
 		}

@@ -448,32 +448,90 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 
 // corrSets computes the correlation matrices of the sets that lay places in
 // x's data (len(lay.Bases) sets of lay.T samples of len(lay.Offsets)
-// variables), with package cov on dev or the CPU, and never writes x. It
-// returns b·p·p correlations in float64, which variables hold a NaN or
-// ±Inf under Propagate (b·p flags), and notes naming the sets and
+// variables), with package cov on dev or the CPU (covSets), and never
+// writes x. It returns b·p·p correlations in float64, which variables hold
+// a NaN or ±Inf under Propagate (b·p flags), and notes naming the sets and
 // variables whose correlations are NaN.
+func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, policy NaNPolicy, allFinite bool,
+	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+	sc, err := covSets(ctx, dev, x, lay, cov.Options{}, policy, allFinite, tm)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
+	}
+	b, p := len(lay.Bases), len(lay.Offsets)
+	corr := make([]float64, b*p*p)
+	par.Range(b, 1, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			m := sc.cov[s*p*p : (s+1)*p*p]
+			out := corr[s*p*p : (s+1)*p*p]
+			for i := range p {
+				for j := range p {
+					switch {
+					case sc.count[s] < 2 || sc.bad[s*p+i] || sc.bad[s*p+j] || sc.constant[s*p+i] || sc.constant[s*p+j]:
+						out[i*p+j] = math.NaN()
+					case i == j:
+						out[i*p+j] = 1
+					default:
+						out[i*p+j] = max(-1, min(1, m[i*p+j]/math.Sqrt(m[i*p+i]*m[j*p+j])))
+					}
+				}
+			}
+		}
+	})
+	var consts, short []string
+	for s := range b {
+		if sc.count[s] < 2 {
+			short = append(short, fmt.Sprintf("%s (%d usable)", setName(s), sc.count[s]))
+			continue
+		}
+		for i := range p {
+			if sc.constant[s*p+i] {
+				consts = append(consts, fmt.Sprintf("%s %s %d", setName(s), varName, i))
+			}
+		}
+	}
+	var notes []string
+	if len(consts) > 0 {
+		notes = append(notes, noteList(fmt.Sprintf("%d constant (zero-variance) %s(s), whose correlations are NaN", len(consts), varName), consts))
+	}
+	if len(short) > 0 {
+		notes = append(notes, noteList(fmt.Sprintf("%d set(s) with fewer than 2 samples free of NaN/Inf, all NaN", len(short)), short))
+	}
+	return corr, sc.bad, notes, nil
+}
+
+// setCovs are the covariances of strided sample sets (covSets).
+type setCovs struct {
+	cov      []float64 // b·p·p, in float64; NaN for a set with fewer than 2 usable samples
+	count    []int     // samples used per set
+	bad      []bool    // b·p: a variable with a non-finite sample (Propagate)
+	constant []bool    // b·p: a variable whose used samples are all equal
+}
+
+// covSets computes the covariance matrices (opt's ddof) of the sets that
+// lay places in x's data with package cov on dev or the CPU, and never
+// writes x.
 //
 // A set free of NaN and ±Inf is read where it lies (cov.RunStrided), all
 // such sets in one batch. Only a set that holds one is copied, as (samples,
-// variables): its non-finite values zeroed (Propagate; its variables'
-// correlations are NaN anyway) or its samples with one left out (Skip),
+// variables): its non-finite values zeroed (Propagate; its variables are
+// flagged bad) or its samples with one left out (Skip, listwise deletion),
 // and these copies go to cov.Run, batched by their number of samples.
 //
 // allFinite says that x holds no NaN or ±Inf (Run has counted them): then
 // no set is scanned before cov, and only the variables whose variance cov
 // finds zero, or within rounding of zero, are read again to tell the
 // constant ones.
-func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, policy NaNPolicy, allFinite bool,
-	tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+func covSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov.Strided, opt cov.Options, policy NaNPolicy, allFinite bool, tm *engine.Timing) (*setCovs, error) {
 	switch {
 	case x.DType == tensor.F64:
-		return corrSetsT(ctx, dev, x, x.F64, finite[float64], func(x float64) float64 { return x }, lay, policy, allFinite, tm, setName, varName)
+		return covSetsT(ctx, dev, x, x.F64, finite[float64], func(x float64) float64 { return x }, lay, opt, policy, allFinite, tm)
 	case x.DType.Is16():
 		widen := x.DType.Widen()
 		isFinite, _ := bits16(x.DType)
-		return corrSetsT(ctx, dev, x, x.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, lay, policy, allFinite, tm, setName, varName)
+		return covSetsT(ctx, dev, x, x.U16, isFinite, func(h uint16) float64 { return float64(widen(h)) }, lay, opt, policy, allFinite, tm)
 	}
-	return corrSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, policy, allFinite, tm, setName, varName)
+	return covSetsT(ctx, dev, x, x.F32, finite[float32], func(x float32) float64 { return float64(x) }, lay, opt, policy, allFinite, tm)
 }
 
 // runRange returns the least and greatest finite value of the n values
@@ -517,10 +575,10 @@ func runRangeF[T float](v []T, at, n, step int) (lo, hi float64, ok bool) {
 	return float64(l), float64(h), ok
 }
 
-// corrSetsT is corrSets on x's values v: isFinite tells the finite values,
+// covSetsT is covSets on x's values v: isFinite tells the finite values,
 // val gives one as float64 (exactly).
-func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
-	lay cov.Strided, policy NaNPolicy, allFinite bool, tm *engine.Timing, setName func(int) string, varName string) ([]float64, []bool, []string, error) {
+func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor, v []T, isFinite func(T) bool, val func(T) float64,
+	lay cov.Strided, opt cov.Options, policy NaNPolicy, allFinite bool, tm *engine.Timing) (*setCovs, error) {
 	// The host's share (the scan, the copies, r_ij) is timed as the
 	// moments' host pass is, so that --time's compute counts it.
 	start := time.Now()
@@ -599,27 +657,14 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 	} else {
 		par.Range(b, 1, scan)
 	}
-	corr := make([]float64, b*p*p)
-	for i := range corr {
-		corr[i] = math.NaN()
+	out := make([]float64, b*p*p)
+	for i := range out {
+		out[i] = math.NaN()
 	}
-	// fill turns the covariances c of sets into correlations.
-	fill := func(c []float64, sets []int) {
+	// put copies the covariances c of sets into out.
+	put := func(c []float64, sets []int) {
 		for k, s := range sets {
-			m := c[k*p*p : (k+1)*p*p]
-			out := corr[s*p*p : (s+1)*p*p]
-			for i := range p {
-				for j := range p {
-					if bad[s*p+i] || bad[s*p+j] || constant[s*p+i] || constant[s*p+j] {
-						continue
-					}
-					if i == j {
-						out[i*p+j] = 1
-						continue
-					}
-					out[i*p+j] = max(-1, min(1, m[i*p+j]/math.Sqrt(m[i*p+i]*m[j*p+j])))
-				}
-			}
+			copy(out[s*p*p:(s+1)*p*p], c[k*p*p:(k+1)*p*p])
 		}
 	}
 	// The clean sets in one strided batch; the copies grouped by the
@@ -644,11 +689,11 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 			}
 		}
 		c0 := time.Now()
-		r, st, err := cov.RunStrided(ctx, dev, x, sl, cov.Options{})
+		r, st, err := cov.RunStrided(ctx, dev, x, sl, opt)
 		inCov += time.Since(c0)
 		tm.Add(st)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
+			return nil, err
 		}
 		cv := r.Cov.Float64s()
 		if allFinite {
@@ -669,7 +714,7 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 				}
 			})
 		}
-		fill(cv, clean)
+		put(cv, clean)
 	}
 	for tc, sets := range groups {
 		g := make([]T, 0, len(sets)*tc*p)
@@ -686,33 +731,13 @@ func corrSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor
 			in.F32 = g.([]float32)
 		}
 		c0 := time.Now()
-		r, st, err := cov.Run(ctx, dev, in, cov.Options{})
+		r, st, err := cov.Run(ctx, dev, in, opt)
 		inCov += time.Since(c0)
 		tm.Add(st)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
+			return nil, err
 		}
-		fill(r.Cov.Float64s(), sets)
+		put(r.Cov.Float64s(), sets)
 	}
-	// Notes.
-	var consts, short []string
-	for s := range b {
-		if count[s] < 2 {
-			short = append(short, fmt.Sprintf("%s (%d usable)", setName(s), count[s]))
-			continue
-		}
-		for i := range p {
-			if constant[s*p+i] {
-				consts = append(consts, fmt.Sprintf("%s %s %d", setName(s), varName, i))
-			}
-		}
-	}
-	var notes []string
-	if len(consts) > 0 {
-		notes = append(notes, noteList(fmt.Sprintf("%d constant (zero-variance) %s(s), whose correlations are NaN", len(consts), varName), consts))
-	}
-	if len(short) > 0 {
-		notes = append(notes, noteList(fmt.Sprintf("%d set(s) with fewer than 2 samples free of NaN/Inf, all NaN", len(short)), short))
-	}
-	return corr, bad, notes, nil
+	return &setCovs{cov: out, count: count, bad: bad, constant: constant}, nil
 }
