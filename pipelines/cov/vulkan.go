@@ -238,69 +238,19 @@ func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 }
 
 // Vulkan estimates the covariance of each sample set of x, an (N, T, P)
-// array, on dev. The sets are streamed in chunks that fit
-// maxStorageBufferRange and chunkBytes, one submission per chunk (one in
-// all for inputs that fit).
+// array, on dev: VulkanStrided on its sets, which lie one after another
+// (one submission per chunk that fits maxStorageBufferRange and
+// chunkBytes; one in all for inputs that fit).
 func Vulkan(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
-	var tm engine.Timing
 	src, err := arraySource(x, opt)
 	if err != nil {
-		return nil, tm, err
+		return nil, engine.Timing{}, err
 	}
-	n, t, p := src.n, src.t, src.p
-	res := newResult(outType(x.DType), n, p)
-	if n == 0 {
-		return res, tm, nil
+	s := Strided{Bases: make([]int, src.n), Offsets: src.off, T: src.t, TStride: src.p}
+	for k := range s.Bases {
+		s.Bases[k] = k * src.t * src.p
 	}
-	k, err := newKernel(ctx, dev, p, x.DType)
-	if err != nil {
-		return nil, tm, err
-	}
-	es := int64(k.elemSz)
-	per := []int64{int64(t*p) * int64(k.inSz), int64(p) * es, int64(p*p) * es, es, k.carryBytes(1, t, opt.Estimator)}
-	// 16-bit values are read as uint32 words, two at a time: a chunk of
-	// sets with an odd number of values each starts at an even set, so
-	// that it starts on a word, and its binding is rounded up to a whole
-	// word (the half past the last value is never used).
-	align := 1
-	if k.inSz == 2 && t*p%2 == 1 {
-		align = 2
-	}
-	cn := chunkItems(dev, n, per, align)
-	if cn < 1 {
-		return nil, tm, fmt.Errorf("cov: one sample set (%d×%d) exceeds the device's maxStorageBufferRange", t, p)
-	}
-	inBytes := func(c int) int64 { return (int64(c)*per[0] + 3) &^ 3 }
-	if inputBufferHook != nil {
-		inputBufferHook(inBytes(cn))
-	}
-	bufs, err := dev.Buffers(inBytes(cn), 4*int64(p), 4, int64(cn)*per[1], int64(cn)*per[2], int64(cn)*per[3], max(int64(cn)*per[4], 4))
-	if err != nil {
-		return nil, tm, err
-	}
-	defer engine.ReleaseAll(bufs)
-	offs := make([]uint32, p)
-	for i := range offs {
-		offs[i] = uint32(i)
-	}
-	raw := x.Raw()
-	for k0 := 0; k0 < n; k0 += cn {
-		c := min(cn, n-k0)
-		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
-			seq.Upload(bufs[0], 0, raw[int64(k0)*per[0]:int64(k0+c)*per[0]])
-			seq.Upload(bufs[1], 0, u32Bytes(offs))
-			k.record(seq, c, t, p, t*p, false, opt, sized(bufs[0], inBytes(c)), engine.Bind(bufs[1]), engine.Bind(bufs[2]),
-				sized(bufs[3], int64(c)*per[1]), sized(bufs[4], int64(c)*per[2]), sized(bufs[5], int64(c)*per[3]), sized(bufs[6], int64(c)*per[4]))
-			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(k0)*per[1]:int64(k0+c)*per[1]])
-			seq.Download(bufs[4], 0, res.Cov.Raw()[int64(k0)*per[2]:int64(k0+c)*per[2]])
-			seq.Download(bufs[5], 0, res.Rho.Raw()[int64(k0)*per[3]:int64(k0+c)*per[3]])
-		})
-		tm.Add(st)
-		if err != nil {
-			return nil, tm, err
-		}
-	}
-	return res, tm, nil
+	return VulkanStrided(ctx, dev, x, s, opt)
 }
 
 // gatherBuffers holds a cube and its gather on the device:
