@@ -68,3 +68,51 @@ func TestBFloat16(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenTables: Widen (through Table) gives every 16-bit pattern's value
+// as the format defines it, computed here from the fields with math.Ldexp
+// (not through HalfToFloat32): (−1)^s · 1.m · 2^(e−bias), subnormals
+// 0.m · 2^(1−bias), all-ones exponent ±Inf (m = 0) or NaN. Hand values too.
+func TestWidenTables(t *testing.T) {
+	formats := []struct {
+		dt        DType
+		mantBits  int
+		bias      int
+		handValue map[uint16]float64
+	}{
+		{F16, 10, 15, map[uint16]float64{0x3c00: 1, 0xc000: -2, 0x7bff: 65504, 0x0001: 0x1p-24, 0x8000: 0}},
+		{BF16, 7, 127, map[uint16]float64{0x3f80: 1, 0xc000: -2, 0x4049: 3.140625, 0x0001: 0x1p-133}},
+	}
+	for _, f := range formats {
+		widen, expMax := f.dt.Widen(), 1<<(15-f.mantBits)-1
+		for h := range 1 << 16 {
+			s, e, m := h>>15, (h>>f.mantBits)&expMax, h&(1<<f.mantBits-1)
+			var want float64
+			switch {
+			case e == expMax && m != 0:
+				want = math.NaN()
+			case e == expMax:
+				want = math.Inf(1)
+			case e == 0:
+				want = math.Ldexp(float64(m), 1-f.bias-f.mantBits)
+			default:
+				want = math.Ldexp(float64(m|1<<f.mantBits), e-f.bias-f.mantBits)
+			}
+			if s == 1 {
+				want = -want
+			}
+			got := float64(widen(uint16(h)))
+			if math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && (got != want || math.Signbit(got) != math.Signbit(want))) {
+				t.Fatalf("%s %#04x: %v, want %v", f.dt, h, got, want)
+			}
+		}
+		for h, want := range f.handValue {
+			if got := f.dt.Table()[h]; float64(got) != want {
+				t.Errorf("%s %#04x: %v, want %v", f.dt, h, got, want)
+			}
+		}
+	}
+	if F32.Table() != nil || F32.Widen() != nil {
+		t.Error("float32 has a 16-bit table")
+	}
+}

@@ -8,6 +8,7 @@ package tensor
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -54,15 +55,42 @@ func (d DType) Size() int {
 func (d DType) Is16() bool { return d == F16 || d == BF16 }
 
 // Widen returns the exact conversion of d's 16-bit patterns to float32
-// (HalfToFloat32 or BFloat16ToFloat32); nil for the other types.
+// (HalfToFloat32 or BFloat16ToFloat32, looked up in Table); nil for the
+// other types.
 func (d DType) Widen() func(uint16) float32 {
+	t := d.Table()
+	if t == nil {
+		return nil
+	}
+	return func(h uint16) float32 { return t[h] }
+}
+
+// Table returns the float32 value of every 16-bit pattern of d (F16 or
+// BF16; nil for the other types), built on first use: 256 KiB, which stays
+// in a core's L2 cache, where a lookup is cheaper than HalfToFloat32's
+// branches. Hot loops index it directly (a uint16 index needs no bounds
+// check).
+func (d DType) Table() *[1 << 16]float32 {
 	switch d {
 	case F16:
-		return HalfToFloat32
+		return halfTable()
 	case BF16:
-		return BFloat16ToFloat32
+		return bfloat16Table()
 	}
 	return nil
+}
+
+var (
+	halfTable     = sync.OnceValue(func() *[1 << 16]float32 { return widenTable(HalfToFloat32) })
+	bfloat16Table = sync.OnceValue(func() *[1 << 16]float32 { return widenTable(BFloat16ToFloat32) })
+)
+
+func widenTable(f func(uint16) float32) *[1 << 16]float32 {
+	t := new([1 << 16]float32)
+	for h := range t {
+		t[h] = f(uint16(h))
+	}
+	return t
 }
 
 // ParseDType accepts f32, float32, f64 and float64, and the 16-bit storage

@@ -77,9 +77,9 @@ func (w *worker) run(src *source, k int, opt Options) {
 		if len(w.wide) < t*p {
 			w.wide = make([]float32, t*p)
 		}
-		d, widen := w.wide[:t*p], src.in.DType.Widen()
+		d, tab := w.wide[:t*p], src.in.DType.Table()
 		for i, v := range src.in.U16[b : b+t*p] {
-			d[i] = widen(v)
+			d[i] = tab[v]
 		}
 		impl.sumF32(mean[:p], d, p, t)
 		scaleMean(mean, invT)
@@ -111,7 +111,7 @@ func (w *worker) run(src *source, k int, opt Options) {
 		case d.DType == tensor.F64:
 			packRuns(w, d.F64, b, src.tstride, src.off, invT)
 		case d.DType.Is16():
-			packRuns16(w, d.U16, d.DType.Widen(), b, src.tstride, src.off, invT)
+			packRuns16(w, d.U16, d.DType.Table(), b, src.tstride, src.off, invT)
 		default:
 			packRuns(w, d.F32, b, src.tstride, src.off, invT)
 		}
@@ -127,10 +127,10 @@ func (w *worker) run(src *source, k int, opt Options) {
 					xr[i] = v
 					mean[i] += v
 				}
-			} else if widen := src.in.DType.Widen(); widen != nil {
+			} else if tab := src.in.DType.Table(); tab != nil {
 				d := src.in.U16
 				for i, o := range off {
-					v := float64(widen(d[row+o]))
+					v := float64(tab[d[row+o]])
 					xr[i] = v
 					mean[i] += v
 				}

@@ -143,13 +143,14 @@ func packRuns[E float32 | float64](w *worker, d []E, b, tstride int, off []int, 
 	}
 }
 
-// packRuns16 is packRuns for float16 and bfloat16 data, widened exactly.
-func packRuns16(w *worker, d []uint16, widen func(uint16) float32, b, tstride int, off []int, invT float64) {
+// packRuns16 is packRuns for float16 and bfloat16 data, widened exactly
+// through tab (tensor.DType.Table).
+func packRuns16(w *worker, d []uint16, tab *[1 << 16]float32, b, tstride int, off []int, invT float64) {
 	t, pp, x, mean := w.t, w.pp, w.x, w.mean
 	for i, o := range off {
 		var s float64
 		for tt, j := 0, b+o; tt < t; tt, j = tt+1, j+tstride {
-			s += float64(widen(d[j]))
+			s += float64(tab[d[j]])
 		}
 		mean[i] = s * invT
 	}
@@ -158,7 +159,7 @@ func packRuns16(w *worker, d []uint16, widen func(uint16) float32, b, tstride in
 		for i, o := range off {
 			m := mean[i]
 			for tt, j := t0, b+o+t0*tstride; tt < t1; tt, j = tt+1, j+tstride {
-				x[tt*pp+i] = float64(widen(d[j])) - m
+				x[tt*pp+i] = float64(tab[d[j]]) - m
 			}
 		}
 	}

@@ -193,12 +193,19 @@ func (r Request) check(x *tensor.Tensor) (Dims, []int, error) {
 
 // countNonFinite counts the NaNs and the ±Infs of x.
 func countNonFinite(x *tensor.Tensor) (nans, infs int) {
-	if w := x.DType.Widen(); w != nil {
+	if x.DType.Is16() {
+		// All exponent bits set: ±Inf with a zero mantissa, else NaN.
+		exp, mant := uint16(0x7c00), uint16(0x03ff)
+		if x.DType == tensor.BF16 {
+			exp, mant = 0x7f80, 0x007f
+		}
 		for _, h := range x.U16 {
-			if v := w(h); v != v {
-				nans++
-			} else if v-v != 0 {
-				infs++
+			if h&exp == exp {
+				if h&mant != 0 {
+					nans++
+				} else {
+					infs++
+				}
 			}
 		}
 		return

@@ -49,7 +49,7 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 	res := &Result{}
 	res.NaNs, res.Infs = countNonFinite(x)
 	if req.Moments {
-		m, err := runMoments(ctx, dev, x, axes, req, &res.Timing)
+		m, err := runMoments(ctx, dev, x, axes, req, res.Infs > 0, &res.Timing)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func permute[T elem](dst, src []T, shape, perm []int) {
 // (on dev, or the CPU). Skewness and kurtosis take a second pass around
 // the mean: on dev, reduce.RunCentral's central sums (on the data already
 // uploaded where the array fits one tile); on the CPU, shape34.
-func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, tm *engine.Timing) (*Moments, error) {
+func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, anyInf bool, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
 	inner := 1
@@ -233,7 +233,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	// already last (the spatial moments) need no permuted copy, nor any
 	// copy unless there is an Inf to replace.
 	p := x
-	if !identity(perm) || hasInf(x) {
+	if !identity(perm) || anyInf {
 		p = permuted(x, perm)
 		nonFiniteToNaN(p)
 	}
@@ -279,7 +279,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		shape34(p.F64, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
 	case p.DType.Is16():
 		// Blocks of rows widened exactly to float32, then as float32.
-		widen := p.DType.Widen()
+		tab := p.DType.Table()
 		rows := max(1, (1<<20)/inner)
 		buf := make([]float32, min(rows, outer)*inner)
 		for r0 := 0; r0 < outer; r0 += rows {
@@ -287,7 +287,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 			src, dst := p.U16[r0*inner:r1*inner], buf[:(r1-r0)*inner]
 			par.Range(len(dst), 1<<16, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
-					dst[i] = widen(src[i])
+					dst[i] = tab[src[i]]
 				}
 			})
 			shape34(dst, r1-r0, inner, req.NaN == Skip, m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
@@ -310,33 +310,6 @@ func identity(perm []int) bool {
 	return true
 }
 
-// hasInf reports whether t holds a ±Inf.
-func hasInf(t *tensor.Tensor) bool {
-	if t.DType.Is16() {
-		widen := t.DType.Widen()
-		for _, h := range t.U16 {
-			if math.IsInf(float64(widen(h)), 0) {
-				return true
-			}
-		}
-		return false
-	}
-	if t.DType == tensor.F64 {
-		for _, v := range t.F64 {
-			if math.IsInf(v, 0) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, v := range t.F32 {
-		if math.IsInf(float64(v), 0) {
-			return true
-		}
-	}
-	return false
-}
-
 func contains(s []int, v int) bool {
 	for _, x := range s {
 		if x == v {
@@ -350,10 +323,9 @@ func contains(s []int, v int) bool {
 func nonFiniteToNaN(t *tensor.Tensor) {
 	nan := math.NaN()
 	if t.DType.Is16() {
-		widen := t.DType.Widen()
-		_, nan16 := bits16(t.DType)
+		finite16, nan16 := bits16(t.DType)
 		for i, h := range t.U16 {
-			if math.IsInf(float64(widen(h)), 0) {
+			if !finite16(h) { // ±Inf, or a NaN that stays one
 				t.U16[i] = nan16
 			}
 		}

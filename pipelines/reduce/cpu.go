@@ -126,7 +126,7 @@ const cpu16Block = 1 << 22
 // whole outer slabs of about cpu16Block values (one slab when a slab is
 // larger), so the host holds the 16-bit array and one block of float32.
 func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*tensor.Tensor) {
-	widen := in.DType.Widen()
+	tab := in.DType.Table()
 	slab := g.N * g.Inner
 	per := max(1, cpu16Block/slab)
 	buf := make([]float32, min(per, g.Outer)*slab)
@@ -135,7 +135,7 @@ func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*t
 		src, dst := in.U16[o0*slab:(o0+c)*slab], buf[:c*slab]
 		par.Range(len(dst), 1<<16, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dst[i] = widen(src[i])
+				dst[i] = tab[src[i]]
 			}
 		})
 		var outs [numStats][]float32
