@@ -56,6 +56,19 @@ func devicesUnderTest(t *testing.T) []string {
 	return devs
 }
 
+// vulkanUnderTest names a Vulkan device for a test that needs one, any
+// one: lavapipe where its driver is installed, else the first device (a
+// GPU machine without Mesa, scripts/gpu-run.sh's). Without a Vulkan device
+// the test is skipped, or fails under CI.
+func vulkanUnderTest(t *testing.T) string {
+	t.Helper()
+	testdev.Devices(t)
+	if _, err := os.Stat("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"); err == nil {
+		return "lavapipe"
+	}
+	return "0"
+}
+
 func TestMapCommand(t *testing.T) {
 	dir := t.TempDir()
 	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(1000), 10, 100))

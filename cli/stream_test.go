@@ -60,7 +60,7 @@ func TestReduceStreamsLargeFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("160 MiB file")
 	}
-	testdev.Devices(t)
+	dev := vulkanUnderTest(t)
 	t.Setenv("VKSTAT_DISCRETE", "1")
 	t.Setenv("VKSTAT_TRANSFER", "queue")
 	dir := t.TempDir()
@@ -70,7 +70,7 @@ func TestReduceStreamsLargeFile(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	code, _, errOut := run(t, "--validate", "--device", "lavapipe", "--device-memory", "32MiB", "reduce",
+	code, _, errOut := run(t, "--validate", "--device", dev, "--device-memory", "32MiB", "reduce",
 		"--in", in, "--axis", "0", "--stat", "mean,var", "--out-dir", filepath.Join(dir, "out"))
 	runtime.ReadMemStats(&after)
 	if code != 0 {
@@ -123,19 +123,19 @@ func TestReduceTruncatedMidStream(t *testing.T) {
 // TestReduceBudgetTooSmall: a budget that cannot hold one unit of work is
 // a clear error with advice, and nothing is written.
 func TestReduceBudgetTooSmall(t *testing.T) {
-	testdev.Devices(t)
+	dev := vulkanUnderTest(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "x.npy")
 	writeRamp(t, in, 4, 64, 64)
 	out := filepath.Join(dir, "out")
-	code, _, errOut := run(t, "--device", "lavapipe", "--device-memory", "1K", "reduce", "--in", in, "--out-dir", out)
+	code, _, errOut := run(t, "--device", dev, "--device-memory", "1K", "reduce", "--in", in, "--out-dir", out)
 	if code != ExitError || !strings.Contains(errOut, "--device-memory") || !strings.Contains(errOut, "budget") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("out-dir exists after a failed run: %v", err)
 	}
-	code, _, errOut = run(t, "--device", "lavapipe", "--device-memory", "lots", "reduce", "--in", in, "--out-dir", out)
+	code, _, errOut = run(t, "--device", dev, "--device-memory", "lots", "reduce", "--in", in, "--out-dir", out)
 	if code != ExitUsage || !strings.Contains(errOut, "--device-memory") {
 		t.Errorf("bad size: exit %d, stderr %q", code, errOut)
 	}
