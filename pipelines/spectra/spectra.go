@@ -95,20 +95,18 @@ func newSpatial(b, h, w int) *Spatial {
 		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
 }
 
-// radialTable fills s.Count and s.Radius and returns, for every frequency
-// ky·W + kx of the full spectrum, its radial bin (−1 for none) and its
-// frequency ν = √(fy² + fx²).
-func radialTable(s *Spatial) (bin []int, nu []float64) {
+// radialTable fills s.Count and s.Radius and calls each for every
+// frequency j = ky·W + kx of the full spectrum with its radial bin (−1 for
+// none) and its frequency ν = √(fy² + fx²): the one binning of the host,
+// which the device's tables (spatialTable) take too.
+func radialTable(s *Spatial, each func(j, r int, nu float64)) {
 	h, w, k := s.H, s.W, s.K
 	m := float64(min(h, w))
-	bin = make([]int, h*w)
-	nu = make([]float64, h*w)
 	for y := 0; y < h; y++ {
 		fy := fftfreq(y, h)
 		for x := 0; x < w; x++ {
 			fx := fftfreq(x, w)
 			v := math.Hypot(fy, fx)
-			nu[y*w+x] = v
 			r := int(math.Floor(m*v + 0.5))
 			if r >= k {
 				r = -1
@@ -116,7 +114,7 @@ func radialTable(s *Spatial) (bin []int, nu []float64) {
 				s.Count[r]++
 				s.Radius[r] += m * v
 			}
-			bin[y*w+x] = r
+			each(y*w+x, r, v)
 		}
 	}
 	for r, n := range s.Count {
@@ -124,14 +122,15 @@ func radialTable(s *Spatial) (bin []int, nu []float64) {
 			s.Radius[r] /= float64(n)
 		}
 	}
-	return bin, nu
 }
 
 // spatialFrom reduces full power spectra p (B, H, W) to a Spatial.
 func spatialFrom(p []float64, b, h, w int) *Spatial {
 	k := Bins(h, w)
 	s := newSpatial(b, h, w)
-	bin, nu := radialTable(s)
+	bin := make([]int, h*w)
+	nu := make([]float64, h*w)
+	radialTable(s, func(j, r int, v float64) { bin[j], nu[j] = r, v })
 	for i := 0; i < b; i++ {
 		frame := p[i*h*w : (i+1)*h*w]
 		rad := s.Radial[i*k : (i+1)*k]
@@ -146,14 +145,22 @@ func spatialFrom(p []float64, b, h, w int) *Spatial {
 				hi += v
 			}
 		}
+		s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, hi
+	}
+	s.average()
+	return s
+}
+
+// average divides the radial sums by the bins' counts.
+func (s *Spatial) average() {
+	for i := 0; i < s.B; i++ {
+		rad := s.Radial[i*s.K : (i+1)*s.K]
 		for r := range rad {
 			if s.Count[r] > 0 {
 				rad[r] /= float64(s.Count[r])
 			}
 		}
-		s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, hi
 	}
-	return s
 }
 
 // temporalFrom reduces full two-sided power spectra p (B, F) to a Temporal.

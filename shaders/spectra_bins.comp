@@ -1,0 +1,101 @@
+#version 450
+// The radial (or one-sided) power sums of m transforms, read in place from
+// VkFFT's output (pipelines/spectra, binsVulkan): per transform, the bin
+// sums of w·|X/n|² and the totals Σ w·P, Σ w·ν·P and Σ_{ν>1/4} w·P, so
+// that only those come back to the host instead of the whole spectrum.
+//
+// The host lists the transform's E complex values (half-plane rows of
+// cols values) sorted by bin in ord (bin K: no bin, still in the totals),
+// each as its index (bits 0–29), weight 2 (bit 30: the value stands for its
+// mirror as well) and ν > 1/4 (bit 31), with the host's own bin
+// assignment; bstart (K + 2 words) is where each bin starts in ord. The
+// list is cut into segments of at most S values, and one invocation sums
+// one segment of one transform in order: llvmpipe (lavapipe) silently ends
+// an invocation's loops after 65,535 iterations in all, and a segment
+// loops over at most S values plus the bins it spans (the host keeps that
+// bounded). seg[4g … 4g+3] is segment g's start, end, first output slot
+// and first bin; it writes the sum of each bin k < K it spans to
+// out[t·slots + slot + k − first], then its three totals.
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+
+layout(std430, binding = 0) readonly buffer X { T xv[]; };   // m transforms of per values of T
+layout(std430, binding = 1) readonly buffer Tab { uint tab[]; }; // ord, then bstart, then seg
+layout(std430, binding = 2) writeonly buffer Out { ACC outv[]; };
+
+layout(push_constant) uniform Params {
+	uint m;      // transforms
+	uint nseg;   // segments per transform
+	uint per;    // values of T per transform
+	uint slots;  // outputs per transform
+	uint n1;     // rows of the transform (1 for series)
+	uint n0;     // length of the fastest axis
+	uint cols;   // complex values per row
+	uint k;      // bins (K)
+	uint boff;   // bstart's offset in tab
+	uint soff;   // seg's offset in tab
+	T scale;     // 1/n: P = |X·scale|²
+} p;
+
+// acc adds v to the sum (s, c) with Kahan's compensation where ACC is float.
+void acc(inout ACC s, inout ACC c, ACC v) {
+#if ACC_DOUBLE
+	s += v;
+#else
+	precise ACC y = v - c;
+	precise ACC t = s + y;
+	c = (t - s) - y;
+	s = t;
+#endif
+}
+
+void main() {
+	uint q = flat_index();
+	if (q >= p.m * p.nseg) {
+		return;
+	}
+	uint t = q / p.nseg;
+	uint g = q - t * p.nseg;
+	uint start = tab[p.soff + 4u * g];
+	uint end = tab[p.soff + 4u * g + 1u];
+	uint slot = t * p.slots + tab[p.soff + 4u * g + 2u];
+	uint first = tab[p.soff + 4u * g + 3u];
+	uint base = t * p.per;
+	ACC tot = ACC(0), totc = ACC(0), nus = ACC(0), nusc = ACC(0), hi = ACC(0), hic = ACC(0);
+	uint b = first;
+	uint lo = start;
+	while (lo < end) {
+		uint hiEnd = min(end, tab[p.boff + b + 1u]);
+		ACC s = ACC(0), sc = ACC(0);
+		for (uint i = lo; i < hiEnd; ++i) {
+			uint e = tab[i];
+			uint idx = e & 0x3fffffffu;
+			T re = xv[base + 2u * idx] * p.scale;
+			T im = xv[base + 2u * idx + 1u] * p.scale;
+			ACC v = ACC(re * re + im * im);
+			if ((e & 0x40000000u) != 0u) {
+				v *= ACC(2);
+			}
+			uint ky = idx / p.cols;
+			uint kx = idx - ky * p.cols;
+			ACC fy = ACC(min(ky, p.n1 - ky)) / ACC(p.n1);
+			ACC fx = ACC(min(kx, p.n0 - kx)) / ACC(p.n0);
+			ACC nu = sqrt(fy * fy + fx * fx);
+			acc(s, sc, v);
+			acc(tot, totc, v);
+			acc(nus, nusc, nu * v);
+			if ((e & 0x80000000u) != 0u) {
+				acc(hi, hic, v);
+			}
+		}
+		if (b < p.k) {
+			outv[slot + b - first] = s;
+		}
+		lo = hiEnd;
+		++b;
+	}
+	uint nb = min(b, p.k) - min(first, p.k);
+	outv[slot + nb] = tot;
+	outv[slot + nb + 1u] = nus;
+	outv[slot + nb + 2u] = hi;
+}
