@@ -6,8 +6,9 @@ import (
 
 // binSegment is how many values of a transform one invocation of
 // spectra_bins sums: with the bins it spans (at most as many), well under
-// the 65,535 loop iterations llvmpipe lets one invocation run.
-const binSegment = 4096
+// the 65,535 loop iterations llvmpipe lets one invocation run. A variable
+// so that tests can cut small spectra into many segments.
+var binSegment = 4096
 
 // binTable is what spectra_bins needs to reduce a transform's spectrum on
 // the device (shaders/spectra_bins.comp): the transform's e complex values
@@ -15,15 +16,15 @@ const binSegment = 4096
 // starts, and the segments one invocation each sums; and what the host
 // needs to read the sums back.
 type binTable struct {
-	e, k   int      // values per transform, bins
-	tab    []uint32 // ord (e), bstart (k+2), seg (4 per segment)
-	boff   int      // bstart's offset in tab
-	soff   int      // seg's offset in tab
-	nseg   int
-	slots  int   // outputs per transform
-	first  []int // per segment: its first bin, how many bins < k it
-	nb     []int // writes and where (slot) in a transform's outputs
-	slot   []int
+	e, k  int      // values per transform, bins
+	tab   []uint32 // ord (e), bstart (k+2), seg (4 per segment)
+	boff  int      // bstart's offset in tab
+	soff  int      // seg's offset in tab
+	nseg  int
+	slots int   // outputs per transform
+	first []int // per segment: its first bin, how many bins < k it
+	nb    []int // writes and where (slot) in a transform's outputs
+	slot  []int
 }
 
 const (

@@ -14,6 +14,10 @@ import (
 	"github.com/vkstat/vkstat/shaders"
 )
 
+// maxChunk, when positive, caps the transforms of one submission: tests
+// split small batches over chunks with it.
+var maxChunk int
+
 // transformSink is what runVulkan does with each chunk's transforms once
 // VkFFT has run, in the same submission.
 type transformSink struct {
@@ -81,6 +85,9 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 						n1, n0, engine.SizeText(max(per, out)), dev.Info.Name, engine.SizeText(dev.MaxBinding()))
 				}
 				chunk = min(chunk, b)
+				if maxChunk > 0 {
+					chunk = min(chunk, maxChunk)
+				}
 				m = min(m, chunk)
 				if buf, err = dev.NewBuffer(int64(chunk) * per); err != nil {
 					return nil, fmt.Errorf("spectra: transform buffer: %w", err)
