@@ -27,6 +27,22 @@ type binTable struct {
 	slot  []int
 }
 
+// SumsBytes bounds the device memory of the sums that SpatialSpectra
+// (h×w frames) or TemporalSpectra (h = 1, series of w) keeps for b
+// transforms on a device: per transform its K bins and three totals, plus
+// four values for each further segment of binSegment values, 8 bytes each.
+func SumsBytes(b, h, w int) int64 {
+	if h == 1 || w == 1 {
+		h, w = 1, h*w
+	}
+	k := min(h, w)/2 + 1
+	if h == 1 {
+		k = w/2 + 1
+	}
+	nseg := (int64(h)*int64(w) + int64(binSegment) - 1) / int64(binSegment)
+	return int64(b) * (int64(k) + 4*nseg - 1) * 8
+}
+
 const (
 	binIndexMask = 1<<30 - 1
 	binDouble    = 1 << 30 // the value stands for its mirror too

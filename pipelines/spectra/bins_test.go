@@ -200,3 +200,30 @@ func TestVulkanBinsComplexLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestSumsBytes: SumsBytes bounds the sums of every layout's table, and is
+// exact (K + 3 per transform) where one segment holds a transform.
+func TestSumsBytes(t *testing.T) {
+	for _, hw := range [][2]int{{64, 64}, {15, 15}, {1, 16}, {12, 1}, {300, 450}, {91, 90}, {1, 8505}} {
+		h, w := hw[0], hw[1]
+		for _, real := range []bool{true, false} {
+			var tbl *binTable
+			var err error
+			if h == 1 {
+				tbl, err = temporalTable(w, real)
+			} else {
+				n1, n0 := canonical(h, w)
+				tbl, err = spatialTable(newSpatial(1, h, w), n1, n0, real)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := int64(tbl.slots) * 8; got > SumsBytes(1, h, w) {
+				t.Errorf("%d×%d real=%v: %d bytes of sums, SumsBytes says %d", h, w, real, got, SumsBytes(1, h, w))
+			}
+			if tbl.nseg == 1 && tbl.slots != tbl.k+3 {
+				t.Errorf("%d×%d real=%v: %d sums in one segment, want K + 3 = %d", h, w, real, tbl.slots, tbl.k+3)
+			}
+		}
+	}
+}
