@@ -311,10 +311,10 @@ func TestSpectraDeviceBytes(t *testing.T) {
 		want int64
 	}{
 		// 16384 rows of 64 → 66 (spatial); 65,536 series of 16 → 18 (temporal, larger); ×2 buffers ×4 bytes;
-		// sums: 65,536 series × (9 bins + 3 totals) × 8 bytes (256 frames × (33 + 3) × 8 for the spatial).
-		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + 65536*12*8},
-		// F = 2: each series of 2 takes 4 values; sums 2 bins + 3 totals.
-		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + 65536*5*8},
+		// sums (at most 8 bytes each): 65,536 series × 9 bins (256 frames × (33 bins + 3 totals) for the spatial).
+		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + 65536*9*8},
+		// F = 2: each series of 2 takes 4 values; sums: 2 bins.
+		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + 65536*2*8},
 		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra; sums 8 bins + 3.
 		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2*15*30*4 + 11*8},
 	} {

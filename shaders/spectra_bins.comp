@@ -1,8 +1,10 @@
 #version 450
 // The radial (or one-sided) power sums of m transforms, read in place from
 // VkFFT's output (pipelines/spectra, binsVulkan): per transform, the bin
-// sums of w·|X/n|² and the totals Σ w·P, Σ w·ν·P and Σ_{ν>1/4} w·P, so
-// that only those come back to the host instead of the whole spectrum.
+// sums of w·|X/n|² and, where totals is set, the totals Σ w·P, Σ w·ν·P and
+// Σ_{ν>1/4} w·P (ν = √(fy² + fx²) in cycles per sample), so that only those
+// come back to the host instead of the whole spectrum. The sums accumulate
+// in ACC and are stored as T.
 //
 // The host lists the transform's E complex values (half-plane rows of
 // cols values) sorted by bin in ord (bin K: no bin, still in the totals),
@@ -15,13 +17,14 @@
 // loops over at most S values plus the bins it spans (the host keeps that
 // bounded). seg[4g … 4g+3] is segment g's start, end, first output slot
 // and first bin; it writes the sum of each bin k < K it spans to
-// out[t·slots + slot + k − first], then its three totals.
+// out[t·slots + slot + k − first], then its three totals if asked (a series'
+// ν is its bin's, so the host forms them from the bins).
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
 layout(std430, binding = 0) readonly buffer X { T xv[]; };   // m transforms of per values of T
 layout(std430, binding = 1) readonly buffer Tab { uint tab[]; }; // ord, then bstart, then seg
-layout(std430, binding = 2) writeonly buffer Out { ACC outv[]; };
+layout(std430, binding = 2) writeonly buffer Out { T outv[]; };
 
 layout(push_constant) uniform Params {
 	uint m;      // transforms
@@ -34,6 +37,7 @@ layout(push_constant) uniform Params {
 	uint k;      // bins (K)
 	uint boff;   // bstart's offset in tab
 	uint soff;   // seg's offset in tab
+	uint totals; // 1: write the three totals of each segment
 	T scale;     // 1/n: P = |X·scale|²
 } p;
 
@@ -76,26 +80,30 @@ void main() {
 			if ((e & 0x40000000u) != 0u) {
 				v *= ACC(2);
 			}
-			uint ky = idx / p.cols;
-			uint kx = idx - ky * p.cols;
-			ACC fy = ACC(min(ky, p.n1 - ky)) / ACC(p.n1);
-			ACC fx = ACC(min(kx, p.n0 - kx)) / ACC(p.n0);
-			ACC nu = sqrt(fy * fy + fx * fx);
 			acc(s, sc, v);
-			acc(tot, totc, v);
-			acc(nus, nusc, nu * v);
-			if ((e & 0x80000000u) != 0u) {
-				acc(hi, hic, v);
+			if (p.totals != 0u) {
+				uint ky = idx / p.cols;
+				uint kx = idx - ky * p.cols;
+				ACC fy = ACC(min(ky, p.n1 - ky)) / ACC(p.n1);
+				ACC fx = ACC(min(kx, p.n0 - kx)) / ACC(p.n0);
+				ACC nu = sqrt(fy * fy + fx * fx);
+				acc(tot, totc, v);
+				acc(nus, nusc, nu * v);
+				if ((e & 0x80000000u) != 0u) {
+					acc(hi, hic, v);
+				}
 			}
 		}
 		if (b < p.k) {
-			outv[slot + b - first] = s;
+			outv[slot + b - first] = T(s);
 		}
 		lo = hiEnd;
 		++b;
 	}
-	uint nb = min(b, p.k) - min(first, p.k);
-	outv[slot + nb] = tot;
-	outv[slot + nb + 1u] = nus;
-	outv[slot + nb + 2u] = hi;
+	if (p.totals != 0u) {
+		uint nb = min(b, p.k) - min(first, p.k);
+		outv[slot + nb] = T(tot);
+		outv[slot + nb + 1u] = T(nus);
+		outv[slot + nb + 2u] = T(hi);
+	}
 }

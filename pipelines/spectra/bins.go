@@ -16,31 +16,33 @@ var binSegment = 4096
 // starts, and the segments one invocation each sums; and what the host
 // needs to read the sums back.
 type binTable struct {
-	e, k  int      // values per transform, bins
-	tab   []uint32 // ord (e), bstart (k+2), seg (4 per segment)
-	boff  int      // bstart's offset in tab
-	soff  int      // seg's offset in tab
-	nseg  int
-	slots int   // outputs per transform
-	first []int // per segment: its first bin, how many bins < k it
-	nb    []int // writes and where (slot) in a transform's outputs
-	slot  []int
+	e, k   int      // values per transform, bins
+	tab    []uint32 // ord (e), bstart (k+2), seg (4 per segment)
+	boff   int      // bstart's offset in tab
+	soff   int      // seg's offset in tab
+	nseg   int
+	totals bool  // the segments' totals are summed on the device too
+	slots  int   // outputs per transform
+	first  []int // per segment: its first bin, how many bins < k it
+	nb     []int // writes and where (slot) in a transform's outputs
+	slot   []int
 }
 
 // SumsBytes bounds the device memory of the sums that SpatialSpectra
-// (h×w frames) or TemporalSpectra (h = 1, series of w) keeps for b
-// transforms on a device: per transform its K bins and three totals, plus
-// four values for each further segment of binSegment values, 8 bytes each.
+// keeps for b frames of h×w on a device (per frame its K bins and three
+// totals, plus four values for each further segment of binSegment values)
+// or TemporalSpectra for b series of w frames (h = 1: the K bins, plus one
+// for each further segment); at most 8 bytes each.
 func SumsBytes(b, h, w int) int64 {
-	if h == 1 || w == 1 {
-		h, w = 1, h*w
-	}
-	k := min(h, w)/2 + 1
+	n := int64(h) * int64(w)
+	nseg := (n + int64(binSegment) - 1) / int64(binSegment)
 	if h == 1 {
-		k = w/2 + 1
+		return int64(b) * (int64(w/2+1) + nseg - 1) * 8
 	}
-	nseg := (int64(h)*int64(w) + int64(binSegment) - 1) / int64(binSegment)
-	return int64(b) * (int64(k) + 4*nseg - 1) * 8
+	if w == 1 {
+		h, w = 1, h
+	}
+	return int64(b) * (int64(min(h, w)/2+1) + 4*nseg - 1) * 8
 }
 
 const (
@@ -51,13 +53,14 @@ const (
 
 // newBinTable sorts the e = len(bins) values by bin (bin k: none, counted
 // in the totals only), flags holding their weight and ν bits, and cuts
-// the list into segments of at most seg values.
-func newBinTable(bins []int, flags []uint32, k, seg int) (*binTable, error) {
+// the list into segments of at most seg values, each with its totals
+// (Σ P, Σ ν·P, Σ_{ν>1/4} P) where totals is set.
+func newBinTable(bins []int, flags []uint32, k, seg int, totals bool) (*binTable, error) {
 	e := len(bins)
 	if e > binIndexMask+1 {
 		return nil, fmt.Errorf("spectra: %d frequencies in one transform, more than the device reduction indexes (%d)", e, binIndexMask+1)
 	}
-	t := &binTable{e: e, k: k}
+	t := &binTable{e: e, k: k, totals: totals}
 	t.boff = e
 	t.soff = e + k + 2
 	t.nseg = (e + seg - 1) / seg
@@ -82,22 +85,28 @@ func newBinTable(bins []int, flags []uint32, k, seg int) (*binTable, error) {
 		last := bins[t.tab[hi-1]&binIndexMask]
 		t.first[g], t.nb[g], t.slot[g] = first, min(last+1, k)-min(first, k), t.slots
 		copy(t.tab[t.soff+4*g:], []uint32{uint32(lo), uint32(hi), uint32(t.slots), uint32(first)})
-		t.slots += t.nb[g] + 3
+		t.slots += t.nb[g]
+		if totals {
+			t.slots += 3
+		}
 	}
 	return t, nil
 }
 
 // sums adds the outputs of one transform (slots values) into its bins
-// (k values) and returns its totals Σ P, Σ ν·P, Σ_{ν>1/4} P.
+// (k values) and returns its totals Σ P, Σ ν·P, Σ_{ν>1/4} P (0 unless
+// t.totals).
 func (t *binTable) sums(out, bins []float64) (tot, nus, hi float64) {
 	for g := 0; g < t.nseg; g++ {
 		o := out[t.slot[g]:]
 		for j := 0; j < t.nb[g]; j++ {
 			bins[t.first[g]+j] += o[j]
 		}
-		tot += o[t.nb[g]]
-		nus += o[t.nb[g]+1]
-		hi += o[t.nb[g]+2]
+		if t.totals {
+			tot += o[t.nb[g]]
+			nus += o[t.nb[g]+1]
+			hi += o[t.nb[g]+2]
+		}
 	}
 	return tot, nus, hi
 }
@@ -133,13 +142,14 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 			flags[i] |= binHigh
 		}
 	})
-	return newBinTable(bins, flags, s.K, binSegment)
+	return newBinTable(bins, flags, s.K, binSegment, true)
 }
 
 // temporalTable is the table of series of f frames (temporalFrom's
 // one-sided spectrum): frequency j of the real-to-complex layout (j =
 // 0 … f/2) in bin j with weight 2 except j = 0 and, for even f, f/2; in
-// the complex layout, j and f − j both in bin min(j, f − j), weight 1.
+// the complex layout, j and f − j both in bin min(j, f − j), weight 1. No
+// totals: ν is the bin's, so they follow from the bins (Temporal.sums).
 func temporalTable(f int, real bool) (*binTable, error) {
 	cols := f
 	if real {
@@ -157,5 +167,5 @@ func temporalTable(f int, real bool) (*binTable, error) {
 			flags[j] |= binHigh
 		}
 	}
-	return newBinTable(bins, flags, f/2+1, binSegment)
+	return newBinTable(bins, flags, f/2+1, binSegment, false)
 }

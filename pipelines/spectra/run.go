@@ -87,6 +87,7 @@ func TemporalSpectra(ctx context.Context, x []float64, b, f int, opt Options) (*
 		if err != nil {
 			return nil, tm, err
 		}
+		t.sums()
 		return t, tm, nil
 	}
 	if err != nil {

@@ -171,14 +171,24 @@ func temporalFrom(p []float64, b, f int) *Temporal {
 	for i := 0; i < b; i++ {
 		row := p[i*f : (i+1)*f]
 		out := t.Spectrum[i*k : (i+1)*k]
-		var tot, nus, hi float64
 		for j := 0; j < k; j++ {
 			v := row[j]
 			if j > 0 && 2*j != f {
 				v += row[f-j] // the negative frequency's power, equal for real input up to rounding
 			}
 			out[j] = v
-			nu := float64(j) / float64(f)
+		}
+	}
+	t.sums()
+	return t
+}
+
+// sums fills Total, NuSum and HighSum from the one-sided spectra, ν = j/F.
+func (t *Temporal) sums() {
+	for i := 0; i < t.B; i++ {
+		var tot, nus, hi float64
+		for j, v := range t.Spectrum[i*t.K : (i+1)*t.K] {
+			nu := float64(j) / float64(t.F)
 			tot += v
 			nus += nu * v
 			if nu > 0.25 {
@@ -187,5 +197,4 @@ func temporalFrom(p []float64, b, f int) *Temporal {
 		}
 		t.Total[i], t.NuSum[i], t.HighSum[i] = tot, nus, hi
 	}
-	return t
 }

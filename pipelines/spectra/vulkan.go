@@ -273,10 +273,11 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 // values) on the device, in the submission that transforms them
 // (runVulkan, then shaders/spectra_bins.comp): per transform, the sums of
 // P over each of the table's bins into bins (b × k) and the totals into
-// tot, nus and hi (b each); only those come back. table builds the bin
-// table for the layout VkFFT runs (real-to-complex or complex) and
-// transform of n1×n0. Accumulation is in double where the device has
-// shaderFloat64, else in float with Kahan's compensation.
+// tot, nus and hi (b each; left alone where the table has no totals);
+// only those come back, stored as float32 (float64 when double).
+// table builds the bin table for the layout VkFFT runs (real-to-complex or
+// complex) and transform of n1×n0. Accumulation is in double where the
+// device has shaderFloat64, else in float with Kahan's compensation.
 func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool,
 	table func(real bool, n1, n0 int) (*binTable, error), bins, tot, nus, hi []float64) (engine.Timing, error) {
 	var tm engine.Timing
@@ -291,12 +292,12 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 		// One value, centred: no power anywhere.
 		return tm, nil
 	}
-	name, asize := "spectra_bins_f32acc32", int64(4)
+	name, asize := "spectra_bins_f32acc32", int64(4) // asize: bytes of a stored sum (T)
 	switch {
 	case double:
 		name, asize = "spectra_bins_f64", 8
 	case dev.Info.Float64:
-		name, asize = "spectra_bins_f32", 8
+		name = "spectra_bins_f32"
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
@@ -313,10 +314,14 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 		kern *engine.Kernel
 	)
 	push := func(m int) []byte {
+		totals := uint32(0)
+		if tbl.totals {
+			totals = 1
+		}
 		var p vkpush.Block
 		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).
 			U32(uint32(n1)).U32(uint32(n0)).U32(uint32(cols)).U32(uint32(tbl.k)).
-			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).Float(1/float64(n), double)
+			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(totals).Float(1/float64(n), double)
 		return p.Bytes()
 	}
 	esize := int64(4)
