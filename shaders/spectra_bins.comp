@@ -2,7 +2,7 @@
 // The radial (or one-sided) power sums of m transforms, read in place from
 // VkFFT's output (pipelines/spectra, binsVulkan): per transform, the bin
 // sums of w·|X/n|² and, where totals is set, the totals Σ w·P, Σ w·ν·P and
-// Σ_{ν>1/4} w·P (ν = √(fy² + fx²) in cycles per sample), so that only those
+// Σ_{ν>1/4} w·P (ν in cycles per sample), so that only those
 // come back to the host instead of the whole spectrum. The sums accumulate
 // in ACC and are stored as T.
 //
@@ -10,7 +10,8 @@
 // cols values) sorted by bin in ord (bin K: no bin, still in the totals),
 // each as its index (bits 0–29), weight 2 (bit 30: the value stands for its
 // mirror as well) and ν > 1/4 (bit 31), with the host's own bin
-// assignment; bstart (K + 2 words) is where each bin starts in ord. The
+// assignment, and its ν = √(fy² + fx²) in nuv (the host's too: no
+// divisions or square roots here); bstart (K + 2 words) is where each bin starts in ord. The
 // list is cut into segments of at most S values, and one invocation sums
 // one segment of one transform in order: llvmpipe (lavapipe) silently ends
 // an invocation's loops after 65,535 iterations in all, and a segment
@@ -25,15 +26,13 @@
 layout(std430, binding = 0) readonly buffer X { T xv[]; };   // m transforms of per values of T
 layout(std430, binding = 1) readonly buffer Tab { uint tab[]; }; // ord, then bstart, then seg
 layout(std430, binding = 2) writeonly buffer Out { T outv[]; };
+layout(std430, binding = 3) readonly buffer Nu { T nuv[]; };   // ν of each value of ord
 
 layout(push_constant) uniform Params {
 	uint m;      // transforms
 	uint nseg;   // segments per transform
 	uint per;    // values of T per transform
 	uint slots;  // outputs per transform
-	uint n1;     // rows of the transform (1 for series)
-	uint n0;     // length of the fastest axis
-	uint cols;   // complex values per row
 	uint k;      // bins (K)
 	uint boff;   // bstart's offset in tab
 	uint soff;   // seg's offset in tab
@@ -82,13 +81,8 @@ void main() {
 			}
 			acc(s, sc, v);
 			if (p.totals != 0u) {
-				uint ky = idx / p.cols;
-				uint kx = idx - ky * p.cols;
-				ACC fy = ACC(min(ky, p.n1 - ky)) / ACC(p.n1);
-				ACC fx = ACC(min(kx, p.n0 - kx)) / ACC(p.n0);
-				ACC nu = sqrt(fy * fy + fx * fx);
 				acc(tot, totc, v);
-				acc(nus, nusc, nu * v);
+				acc(nus, nusc, ACC(nuv[i]) * v);
 				if ((e & 0x80000000u) != 0u) {
 					acc(hi, hic, v);
 				}

@@ -16,10 +16,11 @@ var binSegment = 4096
 // starts, and the segments one invocation each sums; and what the host
 // needs to read the sums back.
 type binTable struct {
-	e, k   int      // values per transform, bins
-	tab    []uint32 // ord (e), bstart (k+2), seg (4 per segment)
-	boff   int      // bstart's offset in tab
-	soff   int      // seg's offset in tab
+	e, k   int       // values per transform, bins
+	tab    []uint32  // ord (e), bstart (k+2), seg (4 per segment)
+	nu     []float64 // ν of each value of ord
+	boff   int       // bstart's offset in tab
+	soff   int       // seg's offset in tab
 	nseg   int
 	totals bool  // the segments' totals are summed on the device too
 	slots  int   // outputs per transform
@@ -52,10 +53,11 @@ const (
 )
 
 // newBinTable sorts the e = len(bins) values by bin (bin k: none, counted
-// in the totals only), flags holding their weight and ν bits, and cuts
+// in the totals only), flags holding their weight and ν > 1/4 bits and nu
+// their ν, and cuts
 // the list into segments of at most seg values, each with its totals
 // (Σ P, Σ ν·P, Σ_{ν>1/4} P) where totals is set.
-func newBinTable(bins []int, flags []uint32, k, seg int, totals bool) (*binTable, error) {
+func newBinTable(bins []int, flags []uint32, nu []float64, k, seg int, totals bool) (*binTable, error) {
 	e := len(bins)
 	if e > binIndexMask+1 {
 		return nil, fmt.Errorf("spectra: %d frequencies in one transform, more than the device reduction indexes (%d)", e, binIndexMask+1)
@@ -65,6 +67,7 @@ func newBinTable(bins []int, flags []uint32, k, seg int, totals bool) (*binTable
 	t.soff = e + k + 2
 	t.nseg = (e + seg - 1) / seg
 	t.tab = make([]uint32, t.soff+4*t.nseg)
+	t.nu = make([]float64, e)
 	bstart := t.tab[t.boff:t.soff]
 	for _, b := range bins {
 		bstart[b+1]++
@@ -76,6 +79,7 @@ func newBinTable(bins []int, flags []uint32, k, seg int, totals bool) (*binTable
 	copy(next, bstart)
 	for i, b := range bins {
 		t.tab[next[b]] = uint32(i) | flags[i]
+		t.nu[next[b]] = nu[i]
 		next[b]++
 	}
 	t.first, t.nb, t.slot = make([]int, t.nseg), make([]int, t.nseg), make([]int, t.nseg)
@@ -125,6 +129,7 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 	}
 	bins := make([]int, n1*cols)
 	flags := make([]uint32, n1*cols)
+	nus := make([]float64, n1*cols)
 	radialTable(s, func(j, r int, nu float64) {
 		t1, t0 := j/n0, j%n0
 		if t0 >= cols {
@@ -134,7 +139,7 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 		if r < 0 {
 			r = s.K
 		}
-		bins[i] = r
+		bins[i], nus[i] = r, nu
 		if real && t0 >= 1 && t0 <= (n0+1)/2-1 {
 			flags[i] |= binDouble
 		}
@@ -142,7 +147,7 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 			flags[i] |= binHigh
 		}
 	})
-	return newBinTable(bins, flags, s.K, binSegment, true)
+	return newBinTable(bins, flags, nus, s.K, binSegment, true)
 }
 
 // temporalTable is the table of series of f frames (temporalFrom's
@@ -157,9 +162,10 @@ func temporalTable(f int, real bool) (*binTable, error) {
 	}
 	bins := make([]int, cols)
 	flags := make([]uint32, cols)
+	nus := make([]float64, cols)
 	for j := range bins {
 		b := min(j, f-j)
-		bins[j] = b
+		bins[j], nus[j] = b, float64(b)/float64(f)
 		if real && j > 0 && 2*j != f {
 			flags[j] |= binDouble
 		}
@@ -167,5 +173,5 @@ func temporalTable(f int, real bool) (*binTable, error) {
 			flags[j] |= binHigh
 		}
 	}
-	return newBinTable(bins, flags, f/2+1, binSegment, false)
+	return newBinTable(bins, flags, nus, f/2+1, binSegment, false)
 }

@@ -306,9 +306,9 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 	const wg = 64
 	var (
 		tbl  *binTable
-		cols int
 		per  int64
 		tab  *engine.Buffer
+		nub  *engine.Buffer
 		out  *engine.Buffer
 		res  []byte
 		kern *engine.Kernel
@@ -319,8 +319,7 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 			totals = 1
 		}
 		var p vkpush.Block
-		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).
-			U32(uint32(n1)).U32(uint32(n0)).U32(uint32(cols)).U32(uint32(tbl.k)).
+		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).U32(uint32(tbl.k)).
 			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(totals).Float(1/float64(n), double)
 		return p.Bytes()
 	}
@@ -331,11 +330,8 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 	sink := transformSink{
 		prepare: func(real bool) (int64, error) {
 			tab.Release()
-			tab = nil
-			cols = n0
-			if real {
-				cols = n0/2 + 1
-			}
+			nub.Release()
+			tab, nub = nil, nil
 			per = vkfft.Bytes(n0, n1, 1, double, real) / esize
 			var err error
 			if tbl, err = table(real, n1, n0); err != nil {
@@ -344,10 +340,13 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 			if per > math.MaxUint32 || int64(b)*int64(tbl.nseg) > math.MaxUint32 {
 				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
 			}
-			if kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
+			if kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
 			if tab, err = dev.NewBuffer(4 * int64(len(tbl.tab))); err != nil {
+				return 0, fmt.Errorf("spectra: bin table: %w", err)
+			}
+			if nub, err = dev.NewBuffer(esize * int64(len(tbl.nu))); err != nil {
 				return 0, fmt.Errorf("spectra: bin table: %w", err)
 			}
 			return int64(tbl.slots) * asize, nil
@@ -366,9 +365,20 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 				if err := s.Upload(tab, 0, words); err != nil {
 					return err
 				}
+				nus := make([]byte, esize*int64(len(tbl.nu)))
+				for i, v := range tbl.nu {
+					if double {
+						binary.LittleEndian.PutUint64(nus[8*i:], math.Float64bits(v))
+					} else {
+						binary.LittleEndian.PutUint32(nus[4*i:], math.Float32bits(float32(v)))
+					}
+				}
+				if err := s.Upload(nub, 0, nus); err != nil {
+					return err
+				}
 				res = make([]byte, int64(m)*int64(tbl.slots)*asize)
 			}
-			if err := s.Dispatch(kern, dev.Groups((m*tbl.nseg+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out)); err != nil {
+			if err := s.Dispatch(kern, dev.Groups((m*tbl.nseg+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
 				return err
 			}
 			return s.Download(out, 0, res[:int64(m)*int64(tbl.slots)*asize])
@@ -393,6 +403,7 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 		},
 		close: func() {
 			tab.Release()
+			nub.Release()
 			out.Release()
 		},
 	}
