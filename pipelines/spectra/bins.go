@@ -22,7 +22,7 @@ type binTable struct {
 	boff   int       // bstart's offset in tab
 	soff   int       // seg's offset in tab
 	nseg   int
-	totals bool  // the segments' totals are summed on the device too
+	perBin bool  // series: an invocation per bin, no list, no totals
 	slots  int   // outputs per transform
 	first  []int // per segment: its first bin, how many bins < k it
 	nb     []int // writes and where (slot) in a transform's outputs
@@ -32,14 +32,13 @@ type binTable struct {
 // SumsBytes bounds the device memory of the sums that SpatialSpectra
 // keeps for b frames of h×w on a device (per frame its K bins and three
 // totals, plus four values for each further segment of binSegment values)
-// or TemporalSpectra for b series of w frames (h = 1: the K bins, plus one
-// for each further segment); at most 8 bytes each.
+// or TemporalSpectra for b series of w frames (h = 1: the K bins); at most
+// 8 bytes each.
 func SumsBytes(b, h, w int) int64 {
-	n := int64(h) * int64(w)
-	nseg := (n + int64(binSegment) - 1) / int64(binSegment)
 	if h == 1 {
-		return int64(b) * (int64(w/2+1) + nseg - 1) * 8
+		return int64(b) * int64(w/2+1) * 8
 	}
+	nseg := (int64(h)*int64(w) + int64(binSegment) - 1) / int64(binSegment)
 	if w == 1 {
 		h, w = 1, h
 	}
@@ -54,15 +53,14 @@ const (
 
 // newBinTable sorts the e = len(bins) values by bin (bin k: none, counted
 // in the totals only), flags holding their weight and ν > 1/4 bits and nu
-// their ν, and cuts
-// the list into segments of at most seg values, each with its totals
-// (Σ P, Σ ν·P, Σ_{ν>1/4} P) where totals is set.
-func newBinTable(bins []int, flags []uint32, nu []float64, k, seg int, totals bool) (*binTable, error) {
+// their ν, and cuts the list into segments of at most seg values, each
+// with its bins' sums and its totals (Σ P, Σ ν·P, Σ_{ν>1/4} P).
+func newBinTable(bins []int, flags []uint32, nu []float64, k, seg int) (*binTable, error) {
 	e := len(bins)
 	if e > binIndexMask+1 {
 		return nil, fmt.Errorf("spectra: %d frequencies in one transform, more than the device reduction indexes (%d)", e, binIndexMask+1)
 	}
-	t := &binTable{e: e, k: k, totals: totals}
+	t := &binTable{e: e, k: k}
 	t.boff = e
 	t.soff = e + k + 2
 	t.nseg = (e + seg - 1) / seg
@@ -89,28 +87,29 @@ func newBinTable(bins []int, flags []uint32, nu []float64, k, seg int, totals bo
 		last := bins[t.tab[hi-1]&binIndexMask]
 		t.first[g], t.nb[g], t.slot[g] = first, min(last+1, k)-min(first, k), t.slots
 		copy(t.tab[t.soff+4*g:], []uint32{uint32(lo), uint32(hi), uint32(t.slots), uint32(first)})
-		t.slots += t.nb[g]
-		if totals {
-			t.slots += 3
-		}
+		t.slots += t.nb[g] + 3
 	}
 	return t, nil
 }
 
 // sums adds the outputs of one transform (slots values) into its bins
-// (k values) and returns its totals Σ P, Σ ν·P, Σ_{ν>1/4} P (0 unless
-// t.totals).
+// (k values) and returns its totals Σ P, Σ ν·P, Σ_{ν>1/4} P (0 where
+// t.perBin).
 func (t *binTable) sums(out, bins []float64) (tot, nus, hi float64) {
+	if t.perBin {
+		for j := range bins {
+			bins[j] += out[j]
+		}
+		return 0, 0, 0
+	}
 	for g := 0; g < t.nseg; g++ {
 		o := out[t.slot[g]:]
 		for j := 0; j < t.nb[g]; j++ {
 			bins[t.first[g]+j] += o[j]
 		}
-		if t.totals {
-			tot += o[t.nb[g]]
-			nus += o[t.nb[g]+1]
-			hi += o[t.nb[g]+2]
-		}
+		tot += o[t.nb[g]]
+		nus += o[t.nb[g]+1]
+		hi += o[t.nb[g]+2]
 	}
 	return tot, nus, hi
 }
@@ -147,31 +146,16 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 			flags[i] |= binHigh
 		}
 	})
-	return newBinTable(bins, flags, nus, s.K, binSegment, true)
+	return newBinTable(bins, flags, nus, s.K, binSegment)
 }
 
 // temporalTable is the table of series of f frames (temporalFrom's
-// one-sided spectrum): frequency j of the real-to-complex layout (j =
-// 0 … f/2) in bin j with weight 2 except j = 0 and, for even f, f/2; in
-// the complex layout, j and f − j both in bin min(j, f − j), weight 1. No
-// totals: ν is the bin's, so they follow from the bins (Temporal.sums).
-func temporalTable(f int, real bool) (*binTable, error) {
-	cols := f
-	if real {
-		cols = f/2 + 1
-	}
-	bins := make([]int, cols)
-	flags := make([]uint32, cols)
-	nus := make([]float64, cols)
-	for j := range bins {
-		b := min(j, f-j)
-		bins[j], nus[j] = b, float64(b)/float64(f)
-		if real && j > 0 && 2*j != f {
-			flags[j] |= binDouble
-		}
-		if float64(b)/float64(f) > 0.25 {
-			flags[j] |= binHigh
-		}
-	}
-	return newBinTable(bins, flags, nus, f/2+1, binSegment, false)
+// one-sided spectrum), which spectra_bins needs no list for: one
+// invocation per bin j = 0 … f/2 of each series reads value j, weight 2
+// in the real-to-complex layout except j = 0 and, for even f, f/2, or
+// values j and f − j in the complex layout, in place. No totals: ν is the
+// bin's, so they follow from the bins (Temporal.sums).
+func temporalTable(f int) *binTable {
+	k := f/2 + 1
+	return &binTable{k: k, perBin: true, slots: k, tab: []uint32{0}, nu: []float64{0}}
 }

@@ -82,7 +82,7 @@ func TemporalSpectra(ctx context.Context, x []float64, b, f int, opt Options) (*
 	} else {
 		t := &Temporal{B: b, F: f, K: f/2 + 1, Spectrum: make([]float64, b*(f/2+1)),
 			Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
-		table := func(real bool, _, n0 int) (*binTable, error) { return temporalTable(n0, real) }
+		table := func(bool, int, int) (*binTable, error) { return temporalTable(f), nil }
 		tm, err := binsVulkan(ctx, opt.Device, x, b, 1, f, opt.Double, table, t.Spectrum, t.Total, t.NuSum, t.HighSum)
 		if err != nil {
 			return nil, tm, err

@@ -273,7 +273,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 // values) on the device, in the submission that transforms them
 // (runVulkan, then shaders/spectra_bins.comp): per transform, the sums of
 // P over each of the table's bins into bins (b × k) and the totals into
-// tot, nus and hi (b each; left alone where the table has no totals);
+// tot, nus and hi (b each; left alone where the table has none, perBin);
 // only those come back, stored as float32 (float64 when double).
 // table builds the bin table for the layout VkFFT runs (real-to-complex or
 // complex) and transform of n1×n0. Accumulation is in double where the
@@ -314,13 +314,13 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 		kern *engine.Kernel
 	)
 	push := func(m int) []byte {
-		totals := uint32(0)
-		if tbl.totals {
-			totals = 1
+		perBin := uint32(0)
+		if tbl.perBin {
+			perBin = 1
 		}
 		var p vkpush.Block
 		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).U32(uint32(tbl.k)).
-			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(totals).Float(1/float64(n), double)
+			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(perBin).U32(uint32(n0)).Float(1/float64(n), double)
 		return p.Bytes()
 	}
 	esize := int64(4)
@@ -337,7 +337,7 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 			if tbl, err = table(real, n1, n0); err != nil {
 				return 0, err
 			}
-			if per > math.MaxUint32 || int64(b)*int64(tbl.nseg) > math.MaxUint32 {
+			if per > math.MaxUint32 || int64(b)*int64(max(tbl.nseg, tbl.k)) > math.MaxUint32 {
 				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
 			}
 			if kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
@@ -378,7 +378,11 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 				}
 				res = make([]byte, int64(m)*int64(tbl.slots)*asize)
 			}
-			if err := s.Dispatch(kern, dev.Groups((m*tbl.nseg+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
+			units := tbl.nseg // invocations per transform
+			if tbl.perBin {
+				units = tbl.k
+			}
+			if err := s.Dispatch(kern, dev.Groups((m*units+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
 				return err
 			}
 			return s.Download(out, 0, res[:int64(m)*int64(tbl.slots)*asize])
