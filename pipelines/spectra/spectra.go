@@ -27,8 +27,10 @@
 // frames of power-of-two sides and series of a power-of-two length,
 // cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
 // device through VkFFT (internal/vkfft; float32, or float64 where the
-// device has shaderFloat64). Reference recomputes everything with plain
-// O(n²) DFT loops, sharing no code with any of them.
+// device has shaderFloat64), where shaders/spectra_bins.comp reduces the
+// spectra to the radial bins and sums in the same submission, and only
+// those are downloaded (vulkan.go, bins.go). Reference recomputes
+// everything with plain O(n²) DFT loops, sharing no code with any of them.
 package spectra
 
 import (
