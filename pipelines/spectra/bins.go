@@ -29,21 +29,18 @@ type binTable struct {
 	slot   []int
 }
 
-// SumsBytes bounds the device memory of the sums that SpatialSpectra
-// keeps for b frames of h×w on a device (per frame its K bins and three
-// totals, plus four values for each further segment of binSegment values)
-// or TemporalSpectra for b series of w frames (h = 1: the K bins); at most
-// 8 bytes each.
-func SumsBytes(b, h, w int) int64 {
-	if h == 1 {
-		return int64(b) * int64(w/2+1) * 8
-	}
+// SpatialSumsBytes bounds the device memory of the sums SpatialSpectra
+// keeps for b frames of h×w on a device: per frame its K bins and three
+// totals, plus four values for each further segment of binSegment values,
+// at most 8 bytes each.
+func SpatialSumsBytes(b, h, w int) int64 {
 	nseg := (int64(h)*int64(w) + int64(binSegment) - 1) / int64(binSegment)
-	if w == 1 {
-		h, w = 1, h
-	}
-	return int64(b) * (int64(min(h, w)/2+1) + 4*nseg - 1) * 8
+	return int64(b) * (int64(Bins(h, w)) + 4*nseg - 1) * 8
 }
+
+// TemporalSumsBytes is the device memory of the sums TemporalSpectra keeps
+// for b series of f frames: per series its f/2+1 bins, at most 8 bytes each.
+func TemporalSumsBytes(b, f int) int64 { return int64(b) * int64(f/2+1) * 8 }
 
 const (
 	binIndexMask = 1<<30 - 1

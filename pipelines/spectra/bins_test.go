@@ -201,10 +201,11 @@ func TestVulkanBinsComplexLayout(t *testing.T) {
 	}
 }
 
-// TestSumsBytes: SumsBytes bounds the sums of every layout's table, which
-// are K + 3 per frame (K per series) where one segment holds a transform.
+// TestSumsBytes: SpatialSumsBytes and TemporalSumsBytes (h = 1 below)
+// bound the sums of every layout's table, which are K + 3 per frame (K per
+// series) where one segment holds a transform.
 func TestSumsBytes(t *testing.T) {
-	for _, hw := range [][2]int{{64, 64}, {15, 15}, {1, 16}, {12, 1}, {300, 450}, {91, 90}, {1, 8505}} {
+	for _, hw := range [][2]int{{64, 64}, {15, 15}, {1, 16}, {12, 1}, {1, 2}, {300, 450}, {91, 90}, {1, 8505}} {
 		h, w := hw[0], hw[1]
 		for _, real := range []bool{true, false} {
 			var tbl *binTable
@@ -218,8 +219,12 @@ func TestSumsBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := int64(tbl.slots) * 8; got > SumsBytes(1, h, w) {
-				t.Errorf("%d×%d real=%v: %d bytes of sums, SumsBytes says %d", h, w, real, got, SumsBytes(1, h, w))
+			bound := SpatialSumsBytes(1, h, w)
+			if h == 1 {
+				bound = TemporalSumsBytes(1, w)
+			}
+			if got := int64(tbl.slots) * 8; got > bound {
+				t.Errorf("%d×%d real=%v: %d bytes of sums, bound %d", h, w, real, got, bound)
 			}
 			want := tbl.k + 3 // the bins and the totals
 			if h == 1 {
