@@ -13,6 +13,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -547,7 +548,9 @@ func mergeNotes(batches [][]string) []string {
 // float32 (float64 for float64 data), for the larger of the two transforms
 // (they run one after the other). Real-to-complex rows of n values take
 // 2·(n/2+1) of them; where a length is odd the complex transform (2 per
-// value) is counted, which VkFFT falls back to for long odd lengths.
+// value) is counted, which VkFFT falls back to for long odd lengths. On
+// top, the bin sums the device reduces the spectra to
+// (spectra.SpatialSumsBytes, TemporalSumsBytes).
 func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) int64 {
 	se := int64(4)
 	if dt == tensor.F64 {
@@ -564,8 +567,10 @@ func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) i
 	}
 	w := max(d.W, 1)
 	vals := e / int64(w) * per(w)
+	sums := spectra.SpatialSumsBytes(int(e/int64(max(d.H*w, 1))), max(d.H, 1), w)
 	if d.F >= 2 { // the temporal spectra
 		vals = max(vals, e/int64(d.F)*per(d.F))
+		sums = max(sums, spectra.TemporalSumsBytes(int(e/int64(d.F)), d.F))
 	}
-	return 2 * vals * se
+	return 2*vals*se + sums
 }

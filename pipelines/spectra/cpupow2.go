@@ -130,7 +130,8 @@ func power2DPow2(ctx context.Context, x []float64, b, h, w int) ([]float64, erro
 // spatialPow2 is SpatialSpectra's CPU path for pow2Frames sizes.
 func spatialPow2(ctx context.Context, x []float64, b, h, w int) (*Spatial, error) {
 	s := newSpatial(b, h, w)
-	fullBin, fullNu := radialTable(s)
+	fullBin, fullNu := make([]int, h*w), make([]float64, h*w)
+	radialTable(s, func(j, r int, v float64) { fullBin[j], fullNu[j] = r, v })
 	// The half-plane's tables, laid out as halfPower's output, each
 	// frequency weighted by how many of the full plane it stands for (kx
 	// and W − kx for 0 < kx < W/2: the same power, bin and ν).

@@ -27,8 +27,10 @@
 // frames of power-of-two sides and series of a power-of-two length,
 // cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
 // device through VkFFT (internal/vkfft; float32, or float64 where the
-// device has shaderFloat64). Reference recomputes everything with plain
-// O(n²) DFT loops, sharing no code with any of them.
+// device has shaderFloat64), where shaders/spectra_bins.comp reduces the
+// spectra to the radial bins and sums in the same submission, and only
+// those are downloaded (vulkan.go, bins.go). Reference recomputes
+// everything with plain O(n²) DFT loops, sharing no code with any of them.
 package spectra
 
 import (
@@ -95,20 +97,18 @@ func newSpatial(b, h, w int) *Spatial {
 		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
 }
 
-// radialTable fills s.Count and s.Radius and returns, for every frequency
-// ky·W + kx of the full spectrum, its radial bin (−1 for none) and its
-// frequency ν = √(fy² + fx²).
-func radialTable(s *Spatial) (bin []int, nu []float64) {
+// radialTable fills s.Count and s.Radius and calls each for every
+// frequency j = ky·W + kx of the full spectrum with its radial bin (−1 for
+// none) and its frequency ν = √(fy² + fx²): the one binning of the host,
+// which the device's tables (spatialTable) take too.
+func radialTable(s *Spatial, each func(j, r int, nu float64)) {
 	h, w, k := s.H, s.W, s.K
 	m := float64(min(h, w))
-	bin = make([]int, h*w)
-	nu = make([]float64, h*w)
 	for y := 0; y < h; y++ {
 		fy := fftfreq(y, h)
 		for x := 0; x < w; x++ {
 			fx := fftfreq(x, w)
 			v := math.Hypot(fy, fx)
-			nu[y*w+x] = v
 			r := int(math.Floor(m*v + 0.5))
 			if r >= k {
 				r = -1
@@ -116,7 +116,7 @@ func radialTable(s *Spatial) (bin []int, nu []float64) {
 				s.Count[r]++
 				s.Radius[r] += m * v
 			}
-			bin[y*w+x] = r
+			each(y*w+x, r, v)
 		}
 	}
 	for r, n := range s.Count {
@@ -124,14 +124,15 @@ func radialTable(s *Spatial) (bin []int, nu []float64) {
 			s.Radius[r] /= float64(n)
 		}
 	}
-	return bin, nu
 }
 
 // spatialFrom reduces full power spectra p (B, H, W) to a Spatial.
 func spatialFrom(p []float64, b, h, w int) *Spatial {
 	k := Bins(h, w)
 	s := newSpatial(b, h, w)
-	bin, nu := radialTable(s)
+	bin := make([]int, h*w)
+	nu := make([]float64, h*w)
+	radialTable(s, func(j, r int, v float64) { bin[j], nu[j] = r, v })
 	for i := 0; i < b; i++ {
 		frame := p[i*h*w : (i+1)*h*w]
 		rad := s.Radial[i*k : (i+1)*k]
@@ -146,14 +147,22 @@ func spatialFrom(p []float64, b, h, w int) *Spatial {
 				hi += v
 			}
 		}
+		s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, hi
+	}
+	s.average()
+	return s
+}
+
+// average divides the radial sums by the bins' counts.
+func (s *Spatial) average() {
+	for i := 0; i < s.B; i++ {
+		rad := s.Radial[i*s.K : (i+1)*s.K]
 		for r := range rad {
 			if s.Count[r] > 0 {
 				rad[r] /= float64(s.Count[r])
 			}
 		}
-		s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, hi
 	}
-	return s
 }
 
 // temporalFrom reduces full two-sided power spectra p (B, F) to a Temporal.
@@ -164,14 +173,24 @@ func temporalFrom(p []float64, b, f int) *Temporal {
 	for i := 0; i < b; i++ {
 		row := p[i*f : (i+1)*f]
 		out := t.Spectrum[i*k : (i+1)*k]
-		var tot, nus, hi float64
 		for j := 0; j < k; j++ {
 			v := row[j]
 			if j > 0 && 2*j != f {
 				v += row[f-j] // the negative frequency's power, equal for real input up to rounding
 			}
 			out[j] = v
-			nu := float64(j) / float64(f)
+		}
+	}
+	t.sums()
+	return t
+}
+
+// sums fills Total, NuSum and HighSum from the one-sided spectra, ν = j/F.
+func (t *Temporal) sums() {
+	for i := 0; i < t.B; i++ {
+		var tot, nus, hi float64
+		for j, v := range t.Spectrum[i*t.K : (i+1)*t.K] {
+			nu := float64(j) / float64(t.F)
 			tot += v
 			nus += nu * v
 			if nu > 0.25 {
@@ -180,5 +199,4 @@ func temporalFrom(p []float64, b, f int) *Temporal {
 		}
 		t.Total[i], t.NuSum[i], t.HighSum[i] = tot, nus, hi
 	}
-	return t
 }

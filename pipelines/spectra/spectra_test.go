@@ -327,7 +327,8 @@ func TestNumPy(t *testing.T) {
 // TestVulkanLargeBatch: more transforms in one plan than llvmpipe lets one
 // invocation loop (65,535, docs/crossvendor.md): 70,000 series of 16
 // frames and 1,100 frames of 64×64 (70,400 rows of 64) match the CPU path,
-// so VkFFT spreads a batch over workgroups rather than looping over it.
+// so VkFFT spreads a batch over workgroups rather than looping over it,
+// and so does the reduction to bins (70,000 invocations).
 func TestVulkanLargeBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -343,6 +344,10 @@ func TestVulkanLargeBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want3, _, err := SpatialSpectra(ctx, frames, 1100, 64, 64, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range testdev.Devices(t) {
 		got1, _, err := TemporalSpectra(ctx, series, 70000, 16, Options{Device: d})
 		if err != nil {
@@ -354,6 +359,13 @@ func TestVulkanLargeBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		closeTo(t, d.Info.Name+" spatial", got2, want2, 1e-5)
+		got3, _, err := SpatialSpectra(ctx, frames, 1100, 64, 64, Options{Device: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeTo(t, d.Info.Name+" radial", got3.Radial, want3.Radial, 1e-5)
+		closeTo(t, d.Info.Name+" total", got3.Total, want3.Total, 1e-5)
+		closeTo(t, d.Info.Name+" temporal total", got1.Total, want1.Total, 1e-5)
 	}
 }
 

@@ -10,37 +10,42 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vkfft"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
 )
 
-// powerVulkan returns the power spectra of the b transforms of x (each n1×n0
-// values, n1 = 1 for series) computed by VkFFT on dev: the mean of each
-// is removed on the host in float64, the centred values are uploaded as
-// real numbers (float32, or float64 when double) in the layout of VkFFT's
-// in-place real-to-complex transform (rows of n0 values padded to
-// 2·(n0/2+1)), transformed, and the n0/2+1 non-negative frequencies of
-// each row downloaded; |X|²/n² is formed on the host in float64 and the
-// other frequencies filled from P[−ky, −kx] = P[ky, kx]. Where VkFFT has
-// no real-to-complex transform of n0 (a long odd axis) the values go up
-// as complex numbers and the complex transform gives every frequency.
-// Batches are split so that one transform buffer fits one storage binding;
-// the host's packing and unpacking are spread over the cores.
-func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool) ([]float64, engine.Timing, error) {
+// maxChunk, when positive, caps the transforms of one submission: tests
+// split small batches over chunks with it.
+var maxChunk int
+
+// transformSink is what runVulkan does with each chunk's transforms once
+// VkFFT has run, in the same submission.
+type transformSink struct {
+	// prepare is told the layout (real-to-complex or not; again if VkFFT
+	// has no real-to-complex plan) and returns the bytes of its own device
+	// output per transform, which also bounds the chunk.
+	prepare func(real bool) (int64, error)
+	// record records the chunk's work on buf (m transforms); finish reads
+	// its results for transforms lo … lo+m−1 once the submission has run.
+	record func(s *engine.Sequence, buf *engine.Buffer, m int) error
+	finish func(lo, m int)
+	close  func()
+}
+
+// runVulkan transforms the b transforms of x (each n1×n0 values, n1 = 1
+// for series; n0 ≥ 2) with VkFFT on dev and hands each chunk to sink: the
+// mean of each is removed on the host in float64, the centred values are
+// uploaded as real numbers (float32, or float64 when double) in the layout
+// of VkFFT's in-place real-to-complex transform (rows of n0 values padded
+// to 2·(n0/2+1)) and transformed, leaving the n0/2+1 non-negative
+// frequencies of each row. Where VkFFT has no real-to-complex transform of
+// n0 (a long odd axis) the values go up as complex numbers and the complex
+// transform gives every frequency. Batches are split so that one transform
+// buffer, and the sink's output, fit one storage binding; the host's
+// packing is spread over the cores.
+func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool, sink transformSink) (engine.Timing, error) {
 	var tm engine.Timing
-	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, tm, err
-		}
-	}
-	if n0 == 1 {
-		// A column of n1 values: its 2-D transform is the 1-D transform of
-		// those values, in the same order (VkFFT plans no axis of 1).
-		n0, n1 = n1, 1
-	}
 	n := n0 * n1
-	if n == 1 {
-		// One value, centred: 0.
-		return make([]float64, b), tm, nil
-	}
 	var (
 		real  = true
 		buf   *engine.Buffer
@@ -53,6 +58,9 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			p.Close()
 		}
 		buf.Release()
+		if sink.close != nil {
+			sink.close()
+		}
 	}()
 	// plan returns the plan for m transforms, planning the first in the
 	// real-to-complex layout unless VkFFT has none for n0.
@@ -63,14 +71,24 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 		for {
 			if buf == nil {
 				per = vkfft.Bytes(n0, n1, 1, double, real)
-				chunk = int(min(dev.MaxBinding(), dev.MaxBuffer()) / per)
+				out, err := sink.prepare(real)
+				if err != nil {
+					return nil, err
+				}
+				limit := min(dev.MaxBinding(), dev.MaxBuffer())
+				chunk = int(limit / per)
+				if out > 0 {
+					chunk = min(chunk, int(limit/out))
+				}
 				if chunk < 1 {
 					return nil, fmt.Errorf("spectra: one %d×%d transform (%s) exceeds a storage binding on %s (%s)",
-						n1, n0, engine.SizeText(per), dev.Info.Name, engine.SizeText(dev.MaxBinding()))
+						n1, n0, engine.SizeText(max(per, out)), dev.Info.Name, engine.SizeText(dev.MaxBinding()))
 				}
 				chunk = min(chunk, b)
+				if maxChunk > 0 {
+					chunk = min(chunk, maxChunk)
+				}
 				m = min(m, chunk)
-				var err error
 				if buf, err = dev.NewBuffer(int64(chunk) * per); err != nil {
 					return nil, fmt.Errorf("spectra: transform buffer: %w", err)
 				}
@@ -96,7 +114,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 		}
 	}
 	if _, err := plan(b); err != nil {
-		return nil, tm, err
+		return tm, err
 	}
 	esize := int64(4)
 	if double {
@@ -106,8 +124,6 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 	if real {
 		row = 2 * (n0/2 + 1)
 	}
-	p := make([]float64, b*n)
-	norm := 1 / (float64(n) * float64(n))
 	host := make([]byte, int64(chunk)*per)
 	put := func(at int64, v float64) {
 		if double {
@@ -116,17 +132,11 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			binary.LittleEndian.PutUint32(host[at:], math.Float32bits(float32(v)))
 		}
 	}
-	get := func(at int64) float64 {
-		if double {
-			return math.Float64frombits(binary.LittleEndian.Uint64(host[at:]))
-		}
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(host[at:])))
-	}
 	for lo := 0; lo < b; lo += chunk {
 		m := min(chunk, b-lo)
 		pl, err := plan(m)
 		if err != nil {
-			return nil, tm, err
+			return tm, err
 		}
 		bytes := host[:int64(m)*per]
 		clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
@@ -153,36 +163,253 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			if pl.Record(s) != nil {
 				return
 			}
-			_ = s.Download(buf, 0, bytes)
+			_ = sink.record(s, buf, m)
 		})
 		tm.Add(t)
 		if err != nil {
+			return tm, err
+		}
+		sink.finish(lo, m)
+	}
+	return tm, nil
+}
+
+// canonical turns a column of n1 values (n0 = 1) into one row: its 2-D
+// transform is the 1-D transform of those values, in the same order (VkFFT
+// plans no axis of 1).
+func canonical(n1, n0 int) (int, int) {
+	if n0 == 1 {
+		return 1, n1
+	}
+	return n1, n0
+}
+
+// powerVulkan returns the full power spectra of the b transforms of x
+// (each n1×n0 values) by runVulkan: the n0/2+1 non-negative frequencies of
+// each row (or every frequency in the complex layout) are downloaded,
+// |X|²/n² formed on the host in float64 and the other frequencies filled
+// from P[−ky, −kx] = P[ky, kx]. SpatialSpectra and TemporalSpectra reduce
+// on the device instead (binsVulkan); this is Power2D's path.
+func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool) ([]float64, engine.Timing, error) {
+	var tm engine.Timing
+	if double {
+		if err := dev.RequireFloat64(); err != nil {
 			return nil, tm, err
 		}
-		cols := row / 2 // complex values per row
-		par.Range(m, grain(m), func(ilo, ihi int) {
-			for i := ilo; i < ihi; i++ {
-				out := p[(lo+i)*n : (lo+i+1)*n]
-				for y := 0; y < n1; y++ {
-					base := (int64(i)*int64(n1) + int64(y)) * int64(row)
-					for kx := 0; kx < cols; kx++ {
-						at := (base + 2*int64(kx)) * esize
-						re, im := get(at), get(at+esize)
-						out[y*n0+kx] = (re*re + im*im) * norm
-					}
-				}
-				if real {
-					// The negative frequencies of the fastest axis: P[y, kx] =
-					// P[−y, −kx] for kx = n0/2+1 … n0−1.
+	}
+	n1, n0 = canonical(n1, n0)
+	n := n0 * n1
+	if n == 1 {
+		// One value, centred: 0.
+		return make([]float64, b), tm, nil
+	}
+	esize := int64(4)
+	if double {
+		esize = 8
+	}
+	p := make([]float64, b*n)
+	norm := 1 / (float64(n) * float64(n))
+	var (
+		real  bool
+		row   int
+		per   int64
+		bytes []byte
+	)
+	get := func(at int64) float64 {
+		if double {
+			return math.Float64frombits(binary.LittleEndian.Uint64(bytes[at:]))
+		}
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(bytes[at:])))
+	}
+	sink := transformSink{
+		prepare: func(r bool) (int64, error) {
+			real, row, per = r, 2*n0, vkfft.Bytes(n0, n1, 1, double, r)
+			if r {
+				row = 2 * (n0/2 + 1)
+			}
+			return 0, nil
+		},
+		record: func(s *engine.Sequence, buf *engine.Buffer, m int) error {
+			if len(bytes) < int(int64(m)*per) {
+				bytes = make([]byte, int64(m)*per)
+			}
+			return s.Download(buf, 0, bytes[:int64(m)*per])
+		},
+		finish: func(lo, m int) {
+			cols := row / 2 // complex values per row
+			par.Range(m, grain(m), func(ilo, ihi int) {
+				for i := ilo; i < ihi; i++ {
+					out := p[(lo+i)*n : (lo+i+1)*n]
 					for y := 0; y < n1; y++ {
-						my := (n1 - y) % n1
-						for kx := cols; kx < n0; kx++ {
-							out[y*n0+kx] = out[my*n0+n0-kx]
+						base := (int64(i)*int64(n1) + int64(y)) * int64(row)
+						for kx := 0; kx < cols; kx++ {
+							at := (base + 2*int64(kx)) * esize
+							re, im := get(at), get(at+esize)
+							out[y*n0+kx] = (re*re + im*im) * norm
+						}
+					}
+					if real {
+						// The negative frequencies of the fastest axis: P[y, kx] =
+						// P[−y, −kx] for kx = n0/2+1 … n0−1.
+						for y := 0; y < n1; y++ {
+							my := (n1 - y) % n1
+							for kx := cols; kx < n0; kx++ {
+								out[y*n0+kx] = out[my*n0+n0-kx]
+							}
 						}
 					}
 				}
-			}
-		})
+			})
+		},
+	}
+	tm, err := runVulkan(ctx, dev, x, b, n1, n0, double, sink)
+	if err != nil {
+		return nil, tm, err
 	}
 	return p, tm, nil
+}
+
+// binsVulkan reduces the spectra of the b transforms of x (each n1×n0
+// values) on the device, in the submission that transforms them
+// (runVulkan, then shaders/spectra_bins.comp): per transform, the sums of
+// P over each of the table's bins into bins (b × k) and the totals into
+// tot, nus and hi (b each; left alone where the table has none, perBin);
+// only those come back, stored as float32 (float64 when double).
+// table builds the bin table for the layout VkFFT runs (real-to-complex or
+// complex) and transform of n1×n0. Accumulation is in double where the
+// device has shaderFloat64, else in float with Kahan's compensation.
+func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool,
+	table func(real bool, n1, n0 int) (*binTable, error), bins, tot, nus, hi []float64) (engine.Timing, error) {
+	var tm engine.Timing
+	if double {
+		if err := dev.RequireFloat64(); err != nil {
+			return tm, err
+		}
+	}
+	n1, n0 = canonical(n1, n0)
+	n := n0 * n1
+	if n == 1 {
+		// One value, centred: no power anywhere.
+		return tm, nil
+	}
+	name, asize := "spectra_bins_f32acc32", int64(4) // asize: bytes of a stored sum (T)
+	switch {
+	case double:
+		name, asize = "spectra_bins_f64", 8
+	case dev.Info.Float64:
+		name = "spectra_bins_f32"
+	}
+	code, err := shaders.Code(name)
+	if err != nil {
+		return tm, err
+	}
+	const wg = 64
+	var (
+		tbl  *binTable
+		per  int64
+		tab  *engine.Buffer
+		nub  *engine.Buffer
+		out  *engine.Buffer
+		res  []byte
+		kern *engine.Kernel
+	)
+	push := func(m int) []byte {
+		perBin := uint32(0)
+		if tbl.perBin {
+			perBin = 1
+		}
+		var p vkpush.Block
+		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).U32(uint32(tbl.k)).
+			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(perBin).U32(uint32(n0)).Float(1/float64(n), double)
+		return p.Bytes()
+	}
+	esize := int64(4)
+	if double {
+		esize = 8
+	}
+	sink := transformSink{
+		prepare: func(real bool) (int64, error) {
+			tab.Release()
+			nub.Release()
+			tab, nub = nil, nil
+			per = vkfft.Bytes(n0, n1, 1, double, real) / esize
+			var err error
+			if tbl, err = table(real, n1, n0); err != nil {
+				return 0, err
+			}
+			if per > math.MaxUint32 || int64(b)*int64(max(tbl.nseg, tbl.k)) > math.MaxUint32 {
+				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
+			}
+			if kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
+				return 0, err
+			}
+			if tab, err = dev.NewBuffer(4 * int64(len(tbl.tab))); err != nil {
+				return 0, fmt.Errorf("spectra: bin table: %w", err)
+			}
+			if nub, err = dev.NewBuffer(esize * int64(len(tbl.nu))); err != nil {
+				return 0, fmt.Errorf("spectra: bin table: %w", err)
+			}
+			return int64(tbl.slots) * asize, nil
+		},
+		record: func(s *engine.Sequence, buf *engine.Buffer, m int) error {
+			if out == nil {
+				// The first chunk is the largest.
+				var err error
+				if out, err = dev.NewBuffer(int64(m) * int64(tbl.slots) * asize); err != nil {
+					return fmt.Errorf("spectra: bin sums: %w", err)
+				}
+				words := make([]byte, 4*len(tbl.tab))
+				for i, v := range tbl.tab {
+					binary.LittleEndian.PutUint32(words[4*i:], v)
+				}
+				if err := s.Upload(tab, 0, words); err != nil {
+					return err
+				}
+				nus := make([]byte, esize*int64(len(tbl.nu)))
+				for i, v := range tbl.nu {
+					if double {
+						binary.LittleEndian.PutUint64(nus[8*i:], math.Float64bits(v))
+					} else {
+						binary.LittleEndian.PutUint32(nus[4*i:], math.Float32bits(float32(v)))
+					}
+				}
+				if err := s.Upload(nub, 0, nus); err != nil {
+					return err
+				}
+				res = make([]byte, int64(m)*int64(tbl.slots)*asize)
+			}
+			units := tbl.nseg // invocations per transform
+			if tbl.perBin {
+				units = tbl.k
+			}
+			if err := s.Dispatch(kern, dev.Groups((m*units+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
+				return err
+			}
+			return s.Download(out, 0, res[:int64(m)*int64(tbl.slots)*asize])
+		},
+		finish: func(lo, m int) {
+			k := tbl.k
+			par.Range(m, grain(m), func(ilo, ihi int) {
+				sums := make([]float64, tbl.slots)
+				for i := ilo; i < ihi; i++ {
+					at := int64(i) * int64(tbl.slots) * asize
+					for j := range sums {
+						if asize == 8 {
+							sums[j] = math.Float64frombits(binary.LittleEndian.Uint64(res[at+8*int64(j):]))
+						} else {
+							sums[j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(res[at+4*int64(j):])))
+						}
+					}
+					t := lo + i
+					tot[t], nus[t], hi[t] = tbl.sums(sums, bins[t*k:(t+1)*k])
+				}
+			})
+		},
+		close: func() {
+			tab.Release()
+			nub.Release()
+			out.Release()
+		},
+	}
+	return runVulkan(ctx, dev, x, b, n1, n0, double, sink)
 }
