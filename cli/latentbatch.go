@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/vkfft"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
@@ -544,7 +545,8 @@ func mergeNotes(batches [][]string) []string {
 }
 
 // spectraDeviceBytes is what the device spectra of e values hold at once:
-// VkFFT's transform buffer and its scratch buffer of the same size, in
+// VkFFT's transform buffer and its scratch buffer (of the same size, or
+// larger for a long Bluestein axis), in
 // float32 (float64 for float64 data), for the larger of the two transforms
 // (they run one after the other). Real-to-complex rows of n values take
 // 2·(n/2+1) of them; where a length is odd the complex transform (2 per
@@ -559,18 +561,20 @@ func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) i
 	if !hasDims {
 		return 2 * 2 * e * se
 	}
-	per := func(n int) int64 { // transform values per n input values, times n
-		if n%2 == 1 {
-			return 2 * int64(n)
-		}
-		return 2 * int64(n/2+1)
+	// count transforms of n1 rows of n0: the data in VkFFT's layout (real
+	// to complex for an even n0) and its scratch (vkfft.ScratchBytes: as
+	// large, or larger for a long Bluestein axis).
+	dbl := dt == tensor.F64
+	transforms := func(n0, n1 int, count int64) int64 {
+		real := n0%2 == 0
+		return count * (vkfft.Bytes(n0, n1, 1, dbl, real) + vkfft.ScratchBytes(n0, n1, 1, dbl, real))
 	}
-	w := max(d.W, 1)
-	vals := e / int64(w) * per(w)
-	sums := spectra.SpatialSumsBytes(int(e/int64(max(d.H*w, 1))), max(d.H, 1), w)
+	w, h := max(d.W, 1), max(d.H, 1)
+	vals := transforms(w, h, e/int64(w*h))
+	sums := spectra.SpatialSumsBytes(int(e/int64(w*h)), h, w)
 	if d.F >= 2 { // the temporal spectra
-		vals = max(vals, e/int64(d.F)*per(d.F))
+		vals = max(vals, transforms(d.F, 1, e/int64(d.F)))
 		sums = max(sums, spectra.TemporalSumsBytes(int(e/int64(d.F)), d.F))
 	}
-	return 2*vals*se + sums
+	return vals + sums
 }

@@ -155,6 +155,21 @@ static VkFFTResult vks_fft_bluestein_sets(VkFFTApplication *app) {
 	return VKFFT_SUCCESS;
 }
 
+// vks_fft_delete is deleteVkFFT, first destroying what VkFFT 1.2.26's
+// deleteVkFFT leaves: the inverse Bluestein axes of an axis long enough for
+// several uploads (their pipelines, layouts and descriptor sets; their LUT
+// is the forward axes', referenced, not owned).
+static void vks_fft_delete(VkFFTApplication *app) {
+	VkFFTPlan *plan = app->localFFTPlan;
+	for (uint64_t i = 0; plan && i < app->configuration.FFTdim; i++) {
+		if (!app->useBluesteinFFT[i] || plan->numAxisUploads[i] <= 1)
+			continue;
+		for (uint64_t j = 0; j < plan->numAxisUploads[i]; j++)
+			deleteAxis(app, &plan->inverseBluesteinAxes[i][j]);
+	}
+	deleteVkFFT(app);
+}
+
 struct vks_fft_plan {
 	VkFFTApplication app;
 	VkPhysicalDevice physical;
@@ -192,7 +207,7 @@ static int vks_fft_load(void *gipa, void *inst) {
 }
 
 extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, uint64_t n0, uint64_t n1, uint64_t batch,
-		int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err) {
+		int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err, uint64_t *need_bytes) {
 	if (!vks_fft_load(h->gipa, h->instance)) {
 		*err = -1;
 		return NULL;
@@ -242,10 +257,22 @@ extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, ui
 		c.tempBufferSize = &p->temp_bytes;
 	}
 	VkFFTResult r = initializeVkFFT(&p->app, c);
+	int multi = 0; // a Bluestein axis of several uploads: the scratch is bound at its padded size
+	for (uint64_t i = 0; r == VKFFT_SUCCESS && i < c.FFTdim; i++)
+		multi |= p->app.useBluesteinFFT[i] && p->app.localFFTPlan->numAxisUploads[i] > 1;
+	if (r == VKFFT_SUCCESS && p->temp && multi && p->temp_bytes > temp_bytes) {
+		// VkFFT raised the scratch size it was given to what its plan
+		// needs (Bluestein's padded length), past the buffer's end.
+		*need_bytes = p->temp_bytes;
+		vks_fft_delete(&p->app);
+		free(p);
+		*err = VKS_FFT_SCRATCH;
+		return NULL;
+	}
 	if (r == VKFFT_SUCCESS) {
 		r = vks_fft_bluestein_sets(&p->app);
 		if (r != VKFFT_SUCCESS)
-			deleteVkFFT(&p->app);
+			vks_fft_delete(&p->app);
 	}
 	if (r != VKFFT_SUCCESS) {
 		*err = (int)r;
@@ -267,7 +294,7 @@ extern "C" int vks_fft_record(vks_fft_plan *p, void *cmd) {
 extern "C" void vks_fft_plan_free(vks_fft_plan *p) {
 	if (!p)
 		return;
-	deleteVkFFT(&p->app);
+	vks_fft_delete(&p->app);
 	free(p);
 }
 

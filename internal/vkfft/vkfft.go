@@ -55,6 +55,53 @@ func Bytes(n0, n1, batch int, double, real bool) int64 {
 	return row * int64(max(n1, 1)) * int64(batch) * esize
 }
 
+// ScratchBytes is the size of the scratch buffer a plan of Bytes(n0, n1,
+// batch, double, real) allocates beside it: as large as the transforms,
+// except for a long Bluestein axis. VkFFT 1.2.26 transforms a length with
+// a prime factor above 13 by Bluestein's algorithm, a convolution of
+// length at least 2n − 1 padded to small factors (by the next power of two
+// or a vendor's table, which for the lengths here stays within twice
+// that), and an axis too long for one workgroup's shared memory (more than
+// one upload) uses the scratch at the padded length: VkFFT binds that much
+// of it, so too small a buffer is a validation error (VUID-
+// VkDescriptorBufferInfo-range-00342) and a transform that writes past it.
+// Such an axis (n > 512: 2n − 1 past 1,024 complex values, less than any
+// device's shared memory holds) counts as complex values of twice the next
+// power of two of 2n − 1, plus one. Shorter Bluestein axes run in one
+// upload and need no more scratch than the data.
+func ScratchBytes(n0, n1, batch int, double, real bool) int64 {
+	b := Bytes(n0, n1, batch, double, real)
+	long := func(n int) bool { return n > 512 && bluestein(n) }
+	if !long(n0) && !long(n1) {
+		return b
+	}
+	pad := func(n int) int {
+		if !long(n) {
+			return max(n, 1)
+		}
+		p := 1
+		for p < 2*n-1 {
+			p *= 2
+		}
+		return 2*p + 1
+	}
+	return max(b, Bytes(pad(n0), pad(n1), batch, double, false))
+}
+
+// bluestein reports whether VkFFT 1.2.26 transforms an axis of n by
+// Bluestein's algorithm: n has a prime factor above 13, its largest radix.
+func bluestein(n int) bool {
+	if n < 2 {
+		return false
+	}
+	for f := 2; f <= 13; f++ {
+		for n%f == 0 {
+			n /= f
+		}
+	}
+	return n != 1
+}
+
 // New plans Batch forward C2C transforms of one or two axes, in place in buf:
 // n0 is the fastest axis (W), n1 the next (H; 0 or 1 for a 1-D transform).
 // Values are interleaved (re, im) float32 pairs, or float64 when double
@@ -92,7 +139,8 @@ func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engi
 	if bytes > buf.Size() {
 		return nil, fmt.Errorf("vkfft: buffer of %d bytes for %d bytes of transforms", buf.Size(), bytes)
 	}
-	temp, err := dev.NewBuffer(bytes)
+	tempBytes := ScratchBytes(n0, n1, batch, double, real)
+	temp, err := dev.NewBuffer(tempBytes)
 	if err != nil {
 		return nil, fmt.Errorf("vkfft: scratch buffer: %w", err)
 	}
@@ -117,8 +165,12 @@ func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engi
 			r2c = 1
 		}
 		var code C.int
+		var need C.uint64_t
 		pl.p = C.vks_fft_plan_new(&ch, C.int(dims), C.uint64_t(n0), C.uint64_t(n1), C.uint64_t(batch), dbl, r2c,
-			buf.Handle(), C.uint64_t(bytes), temp.Handle(), C.uint64_t(bytes), &code)
+			buf.Handle(), C.uint64_t(bytes), temp.Handle(), C.uint64_t(tempBytes), &code, &need)
+		if code == C.VKS_FFT_SCRATCH {
+			return fmt.Errorf("vkfft: planning %s on %s: VkFFT needs %d bytes of scratch, more than ScratchBytes' %d", pl.name, dev.Info.Name, uint64(need), tempBytes)
+		}
 		if pl.p == nil {
 			err := fmt.Errorf("vkfft: planning %s on %s: %s (VkFFTResult %d)", pl.name, dev.Info.Name, C.GoString(C.vks_fft_error(code)), int(code))
 			if code == C.VKS_FFT_R2C_UNSUPPORTED {

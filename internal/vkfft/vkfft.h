@@ -25,12 +25,15 @@ typedef struct vks_fft_plan vks_fft_plan;
 // of n0/2+1 pairs; the real input fills the first n0 values of each row
 // (2·(n0/2+1) values: one or two of padding), and the output is the
 // n0/2+1 non-negative frequencies of the fastest axis, every frequency of
-// the other. temp, when not NULL, is a scratch buffer of temp_bytes (as
-// large as buf's transforms) that VkFFT uses instead of allocating one. On
-// failure it returns NULL and *err is VkFFT's result code (or -1 when the
-// Vulkan entry points could not be loaded).
+// the other. temp, when not NULL, is a scratch buffer of temp_bytes (at
+// least as large as buf's transforms, more for Bluestein's axes: Go's
+// ScratchBytes) that VkFFT uses instead of allocating one. On failure it
+// returns NULL and *err is VkFFT's result code, -1 when the Vulkan entry
+// points could not be loaded, or VKS_FFT_SCRATCH when VkFFT needed more
+// scratch than temp_bytes (*need_bytes says how much).
 vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, uint64_t n0, uint64_t n1, uint64_t batch,
-	int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err);
+	int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err, uint64_t *need_bytes);
+#define VKS_FFT_SCRATCH (-2)
 // VKS_FFT_R2C_UNSUPPORTED is VkFFT's result code for a real-to-complex
 // length it cannot plan (1.2.26: an odd n0 too long for one upload).
 #define VKS_FFT_R2C_UNSUPPORTED 3003

@@ -236,3 +236,28 @@ func TestSumsBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestVulkanBluestein: series of 8,191 (a prime) and 8,193 (3·2,731)
+// frames, which VkFFT 1.2.26 transforms by Bluestein's algorithm in
+// several uploads, through a scratch buffer at the padded length
+// (vkfft.ScratchBytes): with one only as large as the data, planning
+// bound a range past its end (a validation error) and closing the plan
+// left the inverse Bluestein kernels' objects behind (caught when the
+// device closes under the validation layer). Against the reference.
+func TestVulkanBluestein(t *testing.T) {
+	ctx := context.Background()
+	for _, s := range []struct{ b, f int }{{2, 8191}, {1, 8193}} {
+		y := randomFrames(s.b, 1, s.f, uint64(s.f))
+		ref := ReferenceTemporal(y, s.b, s.f)
+		for _, im := range deviceImpls(t) {
+			t.Run(fmt.Sprintf("%s/F=%d", im.name, s.f), func(t *testing.T) {
+				got, _, err := TemporalSpectra(ctx, y, s.b, s.f, im.opt)
+				testdev.SkipNoFloat64(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkTemporal(t, got, ref, im.tol)
+			})
+		}
+	}
+}

@@ -76,13 +76,16 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 					return nil, err
 				}
 				limit := min(dev.MaxBinding(), dev.MaxBuffer())
-				chunk = int(limit / per)
+				// VkFFT's scratch (larger than the data for a long
+				// Bluestein axis) must fit a binding too.
+				scratch := vkfft.ScratchBytes(n0, n1, 1, double, real)
+				chunk = int(limit / max(per, scratch))
 				if out > 0 {
 					chunk = min(chunk, int(limit/out))
 				}
 				if chunk < 1 {
 					return nil, fmt.Errorf("spectra: one %d×%d transform (%s) exceeds a storage binding on %s (%s)",
-						n1, n0, engine.SizeText(max(per, out)), dev.Info.Name, engine.SizeText(dev.MaxBinding()))
+						n1, n0, engine.SizeText(max(per, scratch, out)), dev.Info.Name, engine.SizeText(dev.MaxBinding()))
 				}
 				chunk = min(chunk, b)
 				if maxChunk > 0 {
