@@ -39,8 +39,9 @@
 #      on the GPU, N = 2 on any device in a dry run; latent-*.md);
 #   9. paco-time: `vkstat --time paco` three times on a synthetic 252-frame
 #      100×100 sequence, per stage, beside `vkstat bench --suite paco` in
-#      the same step (the issue's bench-versus---time gap, 14.0 against
-#      2.85 ms on the H100, which lavapipe does not show).
+#      the same step, its runs' stages printed too (VKSTAT_BENCH_STAGES)
+#      (the issue's bench-versus---time gap, 14.0 against 2.85 ms on the
+#      H100, which lavapipe does not show).
 # Every step runs even when an earlier one failed; summary.txt lists their
 # exit statuses and the script exits 1 when any failed.
 #
@@ -314,8 +315,8 @@ paco_time() {
 		"$vk" --device $dev --time paco --cube "$d/cube.fits" --angles "$d/angles.fits" --psf "$d/psf.fits" --out-dir "$d/out$i" || rc=1
 	done
 	[ $dry -eq 1 ] && return $rc
-	echo "-- vkstat bench --suite paco"
-	"$vk" bench --suite paco --device $dev --size paper --precision f32 --repeat "$repeat" || rc=1
+	echo "-- vkstat bench --suite paco (VKSTAT_BENCH_STAGES: each run's stages, as --time prints them)"
+	VKSTAT_BENCH_STAGES=1 "$vk" bench --suite paco --device $dev --size paper --precision f32 --repeat "$repeat" || rc=1
 	return $rc
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 
@@ -576,6 +577,19 @@ func pacoOp() Op {
 			m, err := paco.Run(ctx, dev, pacoInput(c, in))
 			if err != nil {
 				return nil, engine.Timing{}, err
+			}
+			if os.Getenv("VKSTAT_BENCH_STAGES") != "" {
+				// Each run's stages, as `vkstat --time paco` prints them
+				// (scripts/gpu-run.sh's paco-time step compares the two).
+				where := "the CPU path"
+				if dev != nil {
+					where = dev.Info.Name
+				}
+				fmt.Fprintf(os.Stderr, "paco %s on %s:", c.Label(), where)
+				for _, st := range m.Stages {
+					fmt.Fprintf(os.Stderr, " %s %.3f ms;", st.Name, float64(st.Time.Microseconds())/1000)
+				}
+				fmt.Fprintln(os.Stderr)
 			}
 			snr, flux, sigma := m.Tensors()
 			dt := in[0].DType // the maps come back in float64 from every path
