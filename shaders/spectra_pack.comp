@@ -3,9 +3,10 @@
 // runVulkan with a raw input): reads m transforms from the batch as it is
 // stored (LOAD, include/load.glsl: float32, float64, float16 or bfloat16)
 // and writes VkFFT's transform buffer, so the host neither widens nor
-// transposes nor packs. One workgroup per transform: the transform's mean
-// (accumulated in ACC, compensated (Kahan) where ACC is float) reduced in
-// shared memory, then the centred values stored as T in the real-to-complex
+// transposes nor packs. LANES (specialization constant 1) invocations
+// share a transform: the transform's mean (accumulated in ACC, compensated
+// (Kahan) where ACC is float), reduced in shared memory when LANES > 1,
+// then the centred values stored as T in the real-to-complex
 // layout (rows of n0 values padded to 2·(n0/2+1), padding zero) or, where
 // VkFFT has no real-to-complex plan, the complex one ((re, 0) per value).
 // A transform holding a NaN or ±Inf comes out all zeros and bad[t] = 1
@@ -20,10 +21,14 @@
 // 1) is where the chunk's first value sits in the span (16-bit data are
 // uploaded from an even element).
 //
-// llvmpipe (lavapipe) silently ends an invocation's loops after 65,535
-// iterations in all: each invocation loops over about 2·n/WG_SIZE values
-// plus log2(WG_SIZE) reduction steps, and the host keeps n ≤ WG_SIZE·8,192
-// (larger transforms are packed on the host).
+// GPUs: LANES = WG_SIZE, a workgroup per transform; CPU devices (whose
+// barriers are emulated, and cost more than the work of a small
+// transform): LANES = 1, an invocation per transform, neighbours on
+// neighbouring transforms. llvmpipe (lavapipe) silently ends an
+// invocation's loops after 65,535 iterations in all: each invocation loops
+// over at most about 2·n/LANES values plus log2(LANES) reduction steps,
+// and the host keeps that under 16,400 (pipelines/spectra/pack.go; larger
+// transforms are packed on the host).
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
 
@@ -47,6 +52,8 @@ layout(push_constant) uniform Params {
 	uint lead;    // the span's element of the chunk's first value
 } p;
 
+layout(constant_id = 1) const uint LANES = 1;
+
 shared ACC shs[WG_SIZE];
 shared ACC shc[WG_SIZE];
 shared uint shb[WG_SIZE];
@@ -58,49 +65,59 @@ shared uint shb[WG_SIZE];
 #endif
 
 void main() {
-	uint t = flat_group();
-	if (t >= p.m) {
-		return; // the whole workgroup: no barrier is skipped by some only
-	}
 	uint lid = gl_LocalInvocationID.x;
+	uint lane = lid % LANES;
+	uint t = flat_group() * (WG_SIZE / LANES) + lid / LANES;
+	bool live = t < p.m;
 	uint tt = p.t0 + t;
 	uint at = p.lead + ((tt / p.g) * p.ostride + tt % p.g - p.t0);
 	uint n = p.n0 * p.n1;
 	ACC s = ACC(0), c = ACC(0);
 	uint b = 0u;
-	for (uint i = lid; i < n; i += WG_SIZE) {
-		T v = T(LOAD(at + i * p.istride));
-		if (isnan(v) || isinf(v)) {
-			b = 1u;
-		} else {
-			ADD(s, c, ACC(v));
+	if (live) {
+		for (uint i = lane; i < n; i += LANES) {
+			T v = T(LOAD(at + i * p.istride));
+			if (isnan(v) || isinf(v)) {
+				b = 1u;
+			} else {
+				ADD(s, c, ACC(v));
+			}
 		}
 	}
-	shs[lid] = s;
-	shc[lid] = c;
-	shb[lid] = b;
-	barrier();
-	for (uint k = WG_SIZE / 2u; k > 0u; k >>= 1u) {
-		if (lid < k) {
-			ACC s1 = shs[lid], c1 = shc[lid];
-			// (s1 − c1) + (s2 − c2), compensated: add s2, then −c2.
-			ADD(s1, c1, shs[lid + k]);
-			ADD(s1, c1, -shc[lid + k]);
-			shs[lid] = s1;
-			shc[lid] = c1;
-			shb[lid] |= shb[lid + k];
-		}
+	if (LANES > 1u) {
+		shs[lid] = s;
+		shc[lid] = c;
+		shb[lid] = b;
 		barrier();
+		for (uint k = LANES / 2u; k > 0u; k >>= 1u) {
+			if (lane < k) {
+				ACC s1 = shs[lid], c1 = shc[lid];
+				// (s1 − c1) + (s2 − c2), compensated: add s2, then −c2.
+				ADD(s1, c1, shs[lid + k]);
+				ADD(s1, c1, -shc[lid + k]);
+				shs[lid] = s1;
+				shc[lid] = c1;
+				shb[lid] |= shb[lid + k];
+			}
+			barrier();
+		}
+		uint root = lid - lane;
+		s = shs[root];
+		c = shc[root];
+		b = shb[root];
 	}
-	bool isBad = shb[0] != 0u;
-	ACC mu = (shs[0] - shc[0]) / ACC(n);
+	if (!live) {
+		return;
+	}
+	bool isBad = b != 0u;
+	ACC mu = (s - c) / ACC(n);
 	uint base = t * p.per;
-	if (lid == 0u) {
+	if (lane == 0u) {
 		bad[t] = isBad ? 1u : 0u;
 	}
 	if (p.real != 0u) {
 		uint cols = p.n0 / 2u + 1u; // pairs per row
-		for (uint j = lid; j < p.n1 * cols; j += WG_SIZE) {
+		for (uint j = lane; j < p.n1 * cols; j += LANES) {
 			uint y = j / cols;
 			uint x = 2u * (j - y * cols);
 			T a = T(0), e = T(0);
@@ -116,7 +133,7 @@ void main() {
 			outv[base + 2u * j + 1u] = e;
 		}
 	} else {
-		for (uint i = lid; i < n; i += WG_SIZE) {
+		for (uint i = lane; i < n; i += LANES) {
 			outv[base + 2u * i] = isBad ? T(0) : T(ACC(LOAD(at + i * p.istride)) - mu);
 			outv[base + 2u * i + 1u] = T(0);
 		}

@@ -12,16 +12,25 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// packGroup is spectra_pack's workgroup size: one workgroup per transform.
+// packGroup is spectra_pack's workgroup size.
 const packGroup = 64
 
 // packLimit is the most values a transform spectra_pack centres and packs
-// on the device: each invocation loops over about 2·n/packGroup values
-// (8,192 + 8,192 at the limit, plus the reduction's steps), well under the
-// 65,535 loop iterations llvmpipe lets one invocation run
-// (docs/crossvendor.md). Larger transforms are centred and packed on the
-// host, as float64 (input.x). A variable so that tests can move it.
+// on the device, a workgroup per transform: each invocation loops over
+// about 2·n/packGroup values (8,192 + 8,192 at the limit, plus the
+// reduction's 6 steps), well under the 65,535 loop iterations llvmpipe
+// lets one invocation run (docs/crossvendor.md). Larger transforms are
+// centred and packed on the host, as float64 (input.x). A variable so that
+// tests can move it.
 var packLimit = packGroup * 8192
+
+// packAlone is the most values a transform has for spectra_pack to give it
+// one invocation of its own (LANES = 1, at most 2 × 8,192 loop iterations)
+// on a CPU device (lavapipe, SwiftShader), whose workgroup barriers are
+// emulated: a 64-invocation workgroup per series of 16 frames took lavapipe
+// ten times longer than the transforms. GPUs, and longer transforms, take
+// a workgroup per transform. A variable so that tests can take both ways.
+var packAlone = 8192
 
 // input is what runVulkan transforms: float64 values, transform after
 // transform, that the host centres and packs (x), or a batch as stored
@@ -122,6 +131,7 @@ func (r *rawInput) widen() []float64 {
 // transform downloaded.
 type packer struct {
 	dev       *engine.Device
+	lanes     int // invocations per transform
 	raw       *rawInput
 	kern      *engine.Kernel
 	in, flags *engine.Buffer
@@ -153,7 +163,13 @@ func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double
 	if err != nil {
 		return err
 	}
-	if p.kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(packPush(0, 0, 0, 0, false, raw, 0, 0)), Spec: []uint32{packGroup}}); err != nil {
+	p.lanes = packGroup
+	if dev.Info.IsCPU() && n <= packAlone {
+		p.lanes = 1
+	}
+	spec := engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(packPush(0, 0, 0, 0, false, raw, 0, 0)),
+		Spec: []uint32{packGroup, uint32(p.lanes)}}
+	if p.kern, err = dev.Kernel(spec); err != nil {
 		return err
 	}
 	bytes := raw.maxSpan(chunk) * int64(raw.t.DType.Size())
@@ -197,7 +213,8 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 		return err
 	}
 	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
-	if err := s.Dispatch(p.kern, p.dev.Groups(m), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags)); err != nil {
+	tpg := packGroup / p.lanes // transforms per workgroup
+	if err := s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags)); err != nil {
 		return err
 	}
 	return s.Download(p.flags, 0, p.words[:4*m])

@@ -197,16 +197,24 @@ func storages(double bool) []tensor.DType {
 // TestSpectraOf: frames and series centred and packed on the device
 // (spectra_pack) from float32, float64, float16 and bfloat16 storage,
 // odd and even sizes, a NaN and an Inf planted (their frame or series
-// zeroed and flagged), against the float64 reference; and the CPU path of
-// the same entry points.
+// zeroed and flagged), against the float64 reference, with an invocation
+// per transform (CPU devices' way) and a workgroup per transform (GPUs');
+// and the CPU path of the same entry points.
 func TestSpectraOf(t *testing.T) {
 	shapes := [][3]int{{5, 12, 15}, {5, 16, 16}, {5, 13, 17}, {4, 9, 15}, {3, 1, 9}, {4, 12, 1}, {4, 8, 64}, {5, 17, 16}}
-	for _, im := range impls(t) {
-		for _, dt := range storages(im.opt.Double) {
-			for _, s := range shapes {
-				t.Run(fmt.Sprintf("%s/%v/%dx%dx%d", im.name, dt, s[0], s[1], s[2]), func(t *testing.T) {
-					packCase(t, im.opt, dt, s[0], s[1], s[2], im.tol)
-				})
+	defer func(a int) { packAlone = a }(packAlone)
+	for _, alone := range []int{packAlone, 0} {
+		packAlone = alone // 0: a workgroup per transform on CPU devices too
+		for _, im := range impls(t) {
+			if alone == 0 && im.opt.Device == nil {
+				continue
+			}
+			for _, dt := range storages(im.opt.Double) {
+				for _, s := range shapes {
+					t.Run(fmt.Sprintf("%s/alone%d/%v/%dx%dx%d", im.name, alone, dt, s[0], s[1], s[2]), func(t *testing.T) {
+						packCase(t, im.opt, dt, s[0], s[1], s[2], im.tol)
+					})
+				}
 			}
 		}
 	}
@@ -214,15 +222,18 @@ func TestSpectraOf(t *testing.T) {
 
 // TestSpectraOfChunks: batches split over submissions of 4 transforms, so
 // that chunks of series straddle their groups and 16-bit spans start on
-// an odd element (13×17 frames).
+// an odd element (13×17 frames); both ways of spectra_pack.
 func TestSpectraOfChunks(t *testing.T) {
-	defer func(m int) { maxChunk = m }(maxChunk)
+	defer func(m, a int) { maxChunk, packAlone = m, a }(maxChunk, packAlone)
 	maxChunk = 4
-	for _, im := range deviceImpls(t) {
-		for _, dt := range storages(im.opt.Double) {
-			t.Run(fmt.Sprintf("%s/%v", im.name, dt), func(t *testing.T) {
-				packCase(t, im.opt, dt, 7, 13, 17, im.tol)
-			})
+	for _, alone := range []int{packAlone, 0} {
+		packAlone = alone
+		for _, im := range deviceImpls(t) {
+			for _, dt := range storages(im.opt.Double) {
+				t.Run(fmt.Sprintf("%s/alone%d/%v", im.name, alone, dt), func(t *testing.T) {
+					packCase(t, im.opt, dt, 7, 13, 17, im.tol)
+				})
+			}
 		}
 	}
 }
