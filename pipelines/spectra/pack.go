@@ -127,15 +127,16 @@ func (r *rawInput) widen() []float64 {
 }
 
 // packer records spectra_pack for runVulkan: the chunk's span uploaded as
-// stored, centred and packed into the transform buffer, and one flag per
-// transform downloaded.
+// stored, centred and packed into the transform buffer, and a bit per
+// transform (NaN or ±Inf seen) downloaded.
 type packer struct {
 	dev       *engine.Device
 	lanes     int // invocations per transform
 	raw       *rawInput
 	kern      *engine.Kernel
 	in, flags *engine.Buffer
-	words     []byte
+	words     []byte // the chunk's flags, a bit per transform
+	zeros     []byte
 }
 
 // prepare builds the kernel and the buffers for chunks of up to chunk
@@ -176,10 +177,11 @@ func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double
 	if p.in, err = dev.NewBuffer((bytes + 3) &^ 3); err != nil {
 		return fmt.Errorf("spectra: raw input: %w", err)
 	}
-	if p.flags, err = dev.NewBuffer(4 * int64(chunk)); err != nil {
+	words := 4 * int64((chunk+31)/32)
+	if p.flags, err = dev.NewBuffer(words); err != nil {
 		return fmt.Errorf("spectra: transform flags: %w", err)
 	}
-	p.words = make([]byte, 4*chunk)
+	p.words, p.zeros = make([]byte, words), make([]byte, words)
 	return nil
 }
 
@@ -205,11 +207,16 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	have := int64(len(src))
 	err := s.UploadFrom(p.in, 0, (e-a)*es, func(dst []byte, at int64) error {
 		from := a*es + at
-		k := copy(dst, src[min(from, have):min(from+int64(len(dst)), have)])
-		clear(dst[k:]) // the last 16-bit word's missing half
+		part := src[min(from, have):min(from+int64(len(dst)), have)]
+		par.Copy(dst[:len(part)], part)
+		clear(dst[len(part):]) // the last 16-bit word's missing half
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	words := 4 * ((m + 31) / 32)
+	if err := s.Upload(p.flags, 0, p.zeros[:words]); err != nil {
 		return err
 	}
 	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
@@ -217,13 +224,13 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	if err := s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags)); err != nil {
 		return err
 	}
-	return s.Download(p.flags, 0, p.words[:4*m])
+	return s.Download(p.flags, 0, p.words[:words])
 }
 
 // finish reads the chunk's flags into raw.bad.
 func (p *packer) finish(lo, m int) {
 	for i := range m {
-		p.raw.bad[lo+i] = binary.LittleEndian.Uint32(p.words[4*i:]) != 0
+		p.raw.bad[lo+i] = binary.LittleEndian.Uint32(p.words[4*(i/32):])&(1<<(i%32)) != 0
 	}
 }
 
