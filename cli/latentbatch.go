@@ -552,7 +552,8 @@ func mergeNotes(batches [][]string) []string {
 // 2·(n/2+1) of them; where a length is odd the complex transform (2 per
 // value) is counted, which VkFFT falls back to for long odd lengths. On
 // top, the bin sums the device reduces the spectra to
-// (spectra.SpatialSumsBytes, TemporalSumsBytes).
+// (spectra.SpatialSumsBytes, TemporalSumsBytes), and the batch as stored,
+// which goes up for spectra_pack to centre and pack (at most all of it).
 func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) int64 {
 	se := int64(4)
 	if dt == tensor.F64 {
@@ -576,5 +577,5 @@ func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) i
 		vals = max(vals, transforms(d.F, 1, e/int64(d.F)))
 		sums = max(sums, spectra.TemporalSumsBytes(int(e/int64(d.F)), d.F))
 	}
-	return vals + sums
+	return vals + sums + e*int64(dt.Size())
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
@@ -53,55 +52,13 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 	}
 	opt := spectra.Options{Device: dev, Double: x.DType == tensor.F64}
 	hw, nc := d.H*d.W, d.N*d.C
-	// The frames in float64, non-finite ones marked, and each pixel's
-	// series taken before bad frames are zeroed (a NaN spoils its own
-	// pixel's series only): one pass per (sample, channel), in parallel.
-	v := make([]float64, x.Len())
-	badFrame := make([]bool, nc*d.F)
-	badSeries := make([]bool, nc*hw)
-	var series []float64
-	if d.F >= 2 {
-		series = make([]float64, nc*hw*d.F)
-	}
-	widen := x.DType.Widen()
-	par.Range(nc, max(1, (1<<18)/(d.F*hw)), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			a, b := i*d.F*hw, (i+1)*d.F*hw
-			switch {
-			case x.DType == tensor.F64:
-				copy(v[a:b], x.F64[a:b])
-			case widen != nil:
-				for j, h := range x.U16[a:b] {
-					v[a+j] = float64(widen(h))
-				}
-			default:
-				for j, e := range x.F32[a:b] {
-					v[a+j] = float64(e)
-				}
-			}
-			for f := range d.F {
-				frame := v[(i*d.F+f)*hw : (i*d.F+f+1)*hw]
-				for p, e := range frame {
-					if e-e != 0 { // NaN or ±Inf
-						badFrame[i*d.F+f] = true
-						badSeries[i*hw+p] = true
-					}
-				}
-				if series != nil {
-					for p, e := range frame {
-						series[(i*hw+p)*d.F+f] = e
-					}
-				}
-			}
-		}
-	})
-	for b, bad := range badFrame {
-		if bad {
-			clear(v[b*hw : (b+1)*hw])
-		}
-	}
+	// The spectra take x as stored: on a device the frames and each
+	// pixel's series are centred and packed there (the series transposed
+	// there too); frames and series holding a NaN or ±Inf come back marked
+	// and are transformed as zeros (a NaN spoils its own frame and its own
+	// pixel's series only).
 	out := &latentSpectra{d: d}
-	sp, tm, err := spectra.SpatialSpectra(ctx, v, nc*d.F, d.H, d.W, opt)
+	sp, badFrame, tm, err := spectra.SpatialSpectraOf(ctx, x, nc*d.F, d.H, d.W, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +76,7 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 		return out, nil
 	}
 	out.temporal = true
-	for s, bad := range badSeries {
-		if bad {
-			clear(series[s*d.F : (s+1)*d.F])
-		}
-	}
-	ts, tm, err := spectra.TemporalSpectra(ctx, series, nc*hw, d.F, opt)
+	ts, badSeries, tm, err := spectra.TemporalSpectraOf(ctx, x, nc, d.F, hw, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -37,22 +37,7 @@ func SpatialSpectra(ctx context.Context, x []float64, b, h, w int, opt Options) 
 		el := time.Since(t0) // the CPU path's compute time, as package reduce reports it
 		tm = engine.Timing{Kernel: el, Wall: el}
 	} else {
-		// The bins and sums come from the device: the spectra stay there.
-		s := newSpatial(b, h, w)
-		table := func(real bool, n1, n0 int) (*binTable, error) {
-			clear(s.Count)
-			clear(s.Radius)
-			return spatialTable(s, n1, n0, real)
-		}
-		tm, err := binsVulkan(ctx, opt.Device, x, b, h, w, opt.Double, table, s.Radial, s.Total, s.NuSum, s.HighSum)
-		if err != nil {
-			return nil, tm, err
-		}
-		if h*w == 1 {
-			radialTable(s, func(int, int, float64) {})
-		}
-		s.average()
-		return s, tm, nil
+		return spatialDevice(ctx, opt, input{x: x}, b, h, w)
 	}
 	if err != nil {
 		return nil, tm, err
@@ -80,20 +65,45 @@ func TemporalSpectra(ctx context.Context, x []float64, b, f int, opt Options) (*
 		el := time.Since(t0)
 		tm = engine.Timing{Kernel: el, Wall: el}
 	} else {
-		t := &Temporal{B: b, F: f, K: f/2 + 1, Spectrum: make([]float64, b*(f/2+1)),
-			Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
-		table := func(bool, int, int) (*binTable, error) { return temporalTable(f), nil }
-		tm, err := binsVulkan(ctx, opt.Device, x, b, 1, f, opt.Double, table, t.Spectrum, t.Total, t.NuSum, t.HighSum)
-		if err != nil {
-			return nil, tm, err
-		}
-		t.sums()
-		return t, tm, nil
+		return temporalDevice(ctx, opt, input{x: x}, b, f)
 	}
 	if err != nil {
 		return nil, tm, err
 	}
 	return temporalFrom(p, b, f), tm, nil
+}
+
+// spatialDevice is SpatialSpectra on opt.Device: the bins and sums come
+// from the device, the spectra stay there.
+func spatialDevice(ctx context.Context, opt Options, src input, b, h, w int) (*Spatial, engine.Timing, error) {
+	s := newSpatial(b, h, w)
+	table := func(real bool, n1, n0 int) (*binTable, error) {
+		clear(s.Count)
+		clear(s.Radius)
+		return spatialTable(s, n1, n0, real)
+	}
+	tm, err := binsVulkan(ctx, opt.Device, src, b, h, w, opt.Double, table, s.Radial, s.Total, s.NuSum, s.HighSum)
+	if err != nil {
+		return nil, tm, err
+	}
+	if h*w == 1 {
+		radialTable(s, func(int, int, float64) {})
+	}
+	s.average()
+	return s, tm, nil
+}
+
+// temporalDevice is TemporalSpectra on opt.Device.
+func temporalDevice(ctx context.Context, opt Options, src input, b, f int) (*Temporal, engine.Timing, error) {
+	t := &Temporal{B: b, F: f, K: f/2 + 1, Spectrum: make([]float64, b*(f/2+1)),
+		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
+	table := func(bool, int, int) (*binTable, error) { return temporalTable(f), nil }
+	tm, err := binsVulkan(ctx, opt.Device, src, b, 1, f, opt.Double, table, t.Spectrum, t.Total, t.NuSum, t.HighSum)
+	if err != nil {
+		return nil, tm, err
+	}
+	t.sums()
+	return t, tm, nil
 }
 
 // Power2D returns the full power spectra P (b, h, w) (see the package

@@ -29,7 +29,10 @@
 // device through VkFFT (internal/vkfft; float32, or float64 where the
 // device has shaderFloat64), where shaders/spectra_bins.comp reduces the
 // spectra to the radial bins and sums in the same submission, and only
-// those are downloaded (vulkan.go, bins.go). Reference recomputes
+// those are downloaded (vulkan.go, bins.go). SpatialSpectraOf and
+// TemporalSpectraOf take a batch as stored: on a device
+// shaders/spectra_pack.comp centres (and, for series, transposes) and
+// packs it for VkFFT in that submission too (pack.go). Reference recomputes
 // everything with plain O(n²) DFT loops, sharing no code with any of them.
 package spectra
 

@@ -32,19 +32,23 @@ type transformSink struct {
 	close  func()
 }
 
-// runVulkan transforms the b transforms of x (each n1×n0 values, n1 = 1
+// runVulkan transforms the b transforms of src (each n1×n0 values, n1 = 1
 // for series; n0 ≥ 2) with VkFFT on dev and hands each chunk to sink: the
-// mean of each is removed on the host in float64, the centred values are
-// uploaded as real numbers (float32, or float64 when double) in the layout
-// of VkFFT's in-place real-to-complex transform (rows of n0 values padded
-// to 2·(n0/2+1)) and transformed, leaving the n0/2+1 non-negative
-// frequencies of each row. Where VkFFT has no real-to-complex transform of
-// n0 (a long odd axis) the values go up as complex numbers and the complex
-// transform gives every frequency. Batches are split so that one transform
-// buffer, and the sink's output, fit one storage binding; the host's
-// packing is spread over the cores.
-func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool, sink transformSink) (engine.Timing, error) {
+// mean of each is removed, the centred values are laid out as real numbers
+// (float32, or float64 when double) in the layout of VkFFT's in-place
+// real-to-complex transform (rows of n0 values padded to 2·(n0/2+1)) and
+// transformed, leaving the n0/2+1 non-negative frequencies of each row.
+// Where VkFFT has no real-to-complex transform of n0 (a long odd axis) the
+// values go up as complex numbers and the complex transform gives every
+// frequency. With src.x (float64) the host centres (in float64) and packs,
+// spread over the cores, and uploads the packed chunk; with src.raw the
+// chunk's span of the batch goes up as stored and shaders/spectra_pack.comp
+// centres and packs it on the device, in the same submission (pack.go).
+// Batches are split so that one transform buffer, the raw span and the
+// sink's output fit one storage binding.
+func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool, sink transformSink) (engine.Timing, error) {
 	var tm engine.Timing
+	x, raw := src.x, src.raw
 	n := n0 * n1
 	var (
 		real  = true
@@ -52,6 +56,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 		chunk int
 		per   int64
 		plans = map[int]*vkfft.Plan{}
+		pk    packer
 	)
 	defer func() {
 		for _, p := range plans {
@@ -61,6 +66,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 		if sink.close != nil {
 			sink.close()
 		}
+		pk.close()
 	}()
 	// plan returns the plan for m transforms, planning the first in the
 	// real-to-complex layout unless VkFFT has none for n0.
@@ -82,6 +88,9 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 				chunk = int(limit / max(per, scratch))
 				if out > 0 {
 					chunk = min(chunk, int(limit/out))
+				}
+				if raw != nil {
+					chunk = min(chunk, raw.maxChunk(limit))
 				}
 				if chunk < 1 {
 					return nil, fmt.Errorf("spectra: one %d×%d transform (%s) exceeds a storage binding on %s (%s)",
@@ -127,7 +136,15 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 	if real {
 		row = 2 * (n0/2 + 1)
 	}
-	host := make([]byte, int64(chunk)*per)
+	if raw != nil {
+		if err := pk.prepare(dev, raw, chunk, n, double); err != nil {
+			return tm, err
+		}
+	}
+	var host []byte
+	if raw == nil {
+		host = make([]byte, int64(chunk)*per)
+	}
 	put := func(at int64, v float64) {
 		if double {
 			binary.LittleEndian.PutUint64(host[at:], math.Float64bits(v))
@@ -140,6 +157,24 @@ func runVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 i
 		pl, err := plan(m)
 		if err != nil {
 			return tm, err
+		}
+		if raw != nil {
+			t, err := dev.Run(ctx, func(s *engine.Sequence) {
+				if pk.record(s, buf, lo, m, n1, n0, per/esize, real) != nil {
+					return
+				}
+				if pl.Record(s) != nil {
+					return
+				}
+				_ = sink.record(s, buf, m)
+			})
+			tm.Add(t)
+			if err != nil {
+				return tm, err
+			}
+			pk.finish(lo, m)
+			sink.finish(lo, m)
+			continue
 		}
 		bytes := host[:int64(m)*per]
 		clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
@@ -265,7 +300,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			})
 		},
 	}
-	tm, err := runVulkan(ctx, dev, x, b, n1, n0, double, sink)
+	tm, err := runVulkan(ctx, dev, input{x: x}, b, n1, n0, double, sink)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -281,7 +316,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 // table builds the bin table for the layout VkFFT runs (real-to-complex or
 // complex) and transform of n1×n0. Accumulation is in double where the
 // device has shaderFloat64, else in float with Kahan's compensation.
-func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 int, double bool,
+func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool,
 	table func(real bool, n1, n0 int) (*binTable, error), bins, tot, nus, hi []float64) (engine.Timing, error) {
 	var tm engine.Timing
 	if double {
@@ -414,5 +449,5 @@ func binsVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0 
 			out.Release()
 		},
 	}
-	return runVulkan(ctx, dev, x, b, n1, n0, double, sink)
+	return runVulkan(ctx, dev, src, b, n1, n0, double, sink)
 }

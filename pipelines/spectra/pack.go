@@ -1,0 +1,279 @@
+package spectra
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/shaders"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// packGroup is spectra_pack's workgroup size.
+const packGroup = 64
+
+// packLimit is the most values a transform spectra_pack centres and packs
+// on the device, a workgroup per transform: each invocation loops over
+// about 2·n/packGroup values (8,192 + 8,192 at the limit, plus the
+// reduction's 6 steps), well under the 65,535 loop iterations llvmpipe
+// lets one invocation run (docs/crossvendor.md). Larger transforms are
+// centred and packed on the host, as float64 (input.x). A variable so that
+// tests can move it.
+var packLimit = packGroup * 8192
+
+// packAlone is the most values a transform has for spectra_pack to give it
+// one invocation of its own (LANES = 1, at most 2 × 8,192 loop iterations)
+// on a CPU device (lavapipe, SwiftShader), whose workgroup barriers are
+// emulated: a 64-invocation workgroup per series of 16 frames took lavapipe
+// ten times longer than the transforms. GPUs, and longer transforms, take
+// a workgroup per transform. A variable so that tests can take both ways.
+var packAlone = 8192
+
+// input is what runVulkan transforms: float64 values, transform after
+// transform, that the host centres and packs (x), or a batch as stored
+// that shaders/spectra_pack.comp centres and packs on the device (raw).
+type input struct {
+	x   []float64
+	raw *rawInput
+}
+
+// rawInput is a batch as stored (float32, float64, float16 or bfloat16)
+// seen as transforms of n values: value i of transform tt is element
+// (tt/g)·ostride + tt%g + i·istride of t. Frames: g = 1, ostride = n,
+// istride = 1. The series of a (G, F, H·W) batch: g = H·W, ostride = F·H·W,
+// istride = H·W. bad[tt] is set where transform tt holds a NaN or ±Inf
+// (which is transformed as zeros).
+type rawInput struct {
+	t                      *tensor.Tensor
+	n, g, ostride, istride int
+	bad                    []bool
+}
+
+// index is the element of value i of transform tt.
+func (r *rawInput) index(tt, i int) int64 {
+	return int64(tt/r.g)*int64(r.ostride) + int64(tt%r.g) + int64(i)*int64(r.istride)
+}
+
+// span is the range of elements [a, e) that transforms lo … lo+m−1 read,
+// widened to whole 32-bit words for 16-bit data.
+func (r *rawInput) span(lo, m int) (a, e int64) {
+	a, e = r.index(lo, 0), r.index(lo+m-1, r.n-1)+1
+	if r.t.DType.Is16() {
+		a, e = a&^1, (e+1)&^1
+	}
+	return a, e
+}
+
+// maxSpan bounds span's length for m transforms: the ⌈m/g⌉+1 groups they
+// touch, two elements of word alignment, never more than the batch.
+func (r *rawInput) maxSpan(m int) int64 {
+	return min((int64(m+r.g-1)/int64(r.g)+1)*int64(r.ostride), int64(r.t.Len())) + 2
+}
+
+// maxChunk is the most transforms whose span fits limit bytes (0 when not
+// even one group of series does: those are packed on the host).
+func (r *rawInput) maxChunk(limit int64) int {
+	elems := limit/int64(r.t.DType.Size()) - 2
+	if int64(r.t.Len()) <= elems {
+		return len(r.bad) // the whole batch fits
+	}
+	return int(max(0, (elems/int64(r.ostride)-1)*int64(r.g)))
+}
+
+// packable says whether spectra_pack can centre and pack r's transforms
+// on dev for a transform buffer of float64 (double) or float32: n within
+// packLimit, a chunk's span within a binding, and the storage matching
+// the transform's precision (float64 storage with double, the others
+// without). Other cases keep the host's packing.
+func (r *rawInput) packable(dev *engine.Device, double bool) bool {
+	if r.n < 2 || r.n > packLimit || double != (r.t.DType == tensor.F64) {
+		return false
+	}
+	return r.maxChunk(min(dev.MaxBinding(), dev.MaxBuffer())) >= 1
+}
+
+// widen is the host's side of a raw input: its transforms in float64, one
+// after the other, those holding a NaN or ±Inf marked in r.bad and zeroed
+// (for the CPU path, and transforms spectra_pack does not take).
+func (r *rawInput) widen() []float64 {
+	b := len(r.bad)
+	v := make([]float64, b*r.n)
+	get := func(j int64) float64 { return r.t.F64[j] }
+	switch {
+	case r.t.DType.Is16():
+		tab := r.t.DType.Table()
+		get = func(j int64) float64 { return float64(tab[r.t.U16[j]]) }
+	case r.t.DType != tensor.F64:
+		get = func(j int64) float64 { return float64(r.t.F32[j]) }
+	}
+	par.Range(b, max(1, (1<<16)/r.n), func(lo, hi int) {
+		for tt := lo; tt < hi; tt++ {
+			out := v[tt*r.n : (tt+1)*r.n]
+			at, bad := r.index(tt, 0), false
+			for i := range out {
+				e := get(at + int64(i)*int64(r.istride))
+				bad = bad || e-e != 0 // NaN or ±Inf
+				out[i] = e
+			}
+			if r.bad[tt] = bad; bad {
+				clear(out)
+			}
+		}
+	})
+	return v
+}
+
+// packer records spectra_pack for runVulkan: the chunk's span uploaded as
+// stored, centred and packed into the transform buffer, and a bit per
+// transform (NaN or ±Inf seen) downloaded.
+type packer struct {
+	dev       *engine.Device
+	lanes     int // invocations per transform
+	raw       *rawInput
+	kern      *engine.Kernel
+	in, flags *engine.Buffer
+	words     []byte // the chunk's flags, a bit per transform
+	zeros     []byte
+}
+
+// prepare builds the kernel and the buffers for chunks of up to chunk
+// transforms of n values.
+func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double bool) error {
+	p.dev, p.raw = dev, raw
+	var name string
+	switch raw.t.DType {
+	case tensor.F64:
+		name = "spectra_pack_f64"
+	case tensor.F16:
+		name = "spectra_pack_f16"
+	case tensor.BF16:
+		name = "spectra_pack_bf16"
+	default:
+		name = "spectra_pack_f32"
+	}
+	if !dev.Info.Float64 {
+		if double {
+			return dev.RequireFloat64()
+		}
+		name += "acc32"
+	}
+	code, err := shaders.Code(name)
+	if err != nil {
+		return err
+	}
+	p.lanes = packGroup
+	if dev.Info.IsCPU() && n <= packAlone {
+		p.lanes = 1
+	}
+	spec := engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(packPush(0, 0, 0, 0, false, raw, 0, 0)),
+		Spec: []uint32{packGroup, uint32(p.lanes)}}
+	if p.kern, err = dev.Kernel(spec); err != nil {
+		return err
+	}
+	bytes := raw.maxSpan(chunk) * int64(raw.t.DType.Size())
+	if p.in, err = dev.NewBuffer((bytes + 3) &^ 3); err != nil {
+		return fmt.Errorf("spectra: raw input: %w", err)
+	}
+	words := 4 * int64((chunk+31)/32)
+	if p.flags, err = dev.NewBuffer(words); err != nil {
+		return fmt.Errorf("spectra: transform flags: %w", err)
+	}
+	p.words, p.zeros = make([]byte, words), make([]byte, words)
+	return nil
+}
+
+func packPush(m, n1, n0 int, per int64, real bool, raw *rawInput, lo int, lead int64) []byte {
+	r := uint32(0)
+	if real {
+		r = 1
+	}
+	var b vkpush.Block
+	b.U32(uint32(m)).U32(uint32(n0)).U32(uint32(n1)).U32(uint32(per)).U32(r).U32(uint32(raw.g)).
+		U32(uint32(lo % raw.g)).U32(uint32(raw.ostride)).U32(uint32(raw.istride)).U32(uint32(lead))
+	return b.Bytes()
+}
+
+// record uploads the span of transforms lo … lo+m−1 and packs them into
+// buf (per values of T each, rows of n0, the real-to-complex layout when
+// real).
+func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 int, per int64, real bool) error {
+	raw := p.raw
+	a, e := raw.span(lo, m)
+	es := int64(raw.t.DType.Size())
+	src := raw.t.Raw()
+	have := int64(len(src))
+	err := s.UploadFrom(p.in, 0, (e-a)*es, func(dst []byte, at int64) error {
+		from := a*es + at
+		part := src[min(from, have):min(from+int64(len(dst)), have)]
+		par.Copy(dst[:len(part)], part)
+		clear(dst[len(part):]) // the last 16-bit word's missing half
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	words := 4 * ((m + 31) / 32)
+	if err := s.Upload(p.flags, 0, p.zeros[:words]); err != nil {
+		return err
+	}
+	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
+	tpg := packGroup / p.lanes // transforms per workgroup
+	if err := s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags)); err != nil {
+		return err
+	}
+	return s.Download(p.flags, 0, p.words[:words])
+}
+
+// finish reads the chunk's flags into raw.bad.
+func (p *packer) finish(lo, m int) {
+	for i := range m {
+		p.raw.bad[lo+i] = binary.LittleEndian.Uint32(p.words[4*(i/32):])&(1<<(i%32)) != 0
+	}
+}
+
+func (p *packer) close() {
+	p.in.Release()
+	p.flags.Release()
+}
+
+// SpatialSpectraOf is SpatialSpectra of the b frames of h×w of x as it is
+// stored (float32, float64, float16 or bfloat16; b·h·w = x.Len()), with
+// bad[i] telling which frames hold a NaN or ±Inf: those are transformed as
+// zeros (no power). On a device, frames of at most packLimit values are
+// uploaded as stored and centred and packed by spectra_pack in the
+// submission that transforms them (float64 data with opt.Double, the others
+// without; other cases, and the CPU path, widen to float64 on the host).
+func SpatialSpectraOf(ctx context.Context, x *tensor.Tensor, b, h, w int, opt Options) (*Spatial, []bool, engine.Timing, error) {
+	if err := checkShape(x.Len(), b, h, w); err != nil {
+		return nil, nil, engine.Timing{}, err
+	}
+	n := h * w
+	r := &rawInput{t: x, n: n, g: 1, ostride: n, istride: 1, bad: make([]bool, b)}
+	if opt.Device != nil && r.packable(opt.Device, opt.Double) {
+		s, tm, err := spatialDevice(ctx, opt, input{raw: r}, b, h, w)
+		return s, r.bad, tm, err
+	}
+	s, tm, err := SpatialSpectra(ctx, r.widen(), b, h, w, opt)
+	return s, r.bad, tm, err
+}
+
+// TemporalSpectraOf is TemporalSpectra of the series of x seen as (g, f,
+// hw) (g·f·hw = x.Len(); a latent's (N·C, F, H·W)): series i·hw + p is
+// values x[i, 0 … f−1, p]. bad, the device path and the host fallback are
+// as for SpatialSpectraOf; on the device the transpose happens in
+// spectra_pack.
+func TemporalSpectraOf(ctx context.Context, x *tensor.Tensor, g, f, hw int, opt Options) (*Temporal, []bool, engine.Timing, error) {
+	if err := checkShape(x.Len(), g, f, hw); err != nil {
+		return nil, nil, engine.Timing{}, err
+	}
+	r := &rawInput{t: x, n: f, g: hw, ostride: f * hw, istride: hw, bad: make([]bool, g*hw)}
+	if opt.Device != nil && r.packable(opt.Device, opt.Double) {
+		t, tm, err := temporalDevice(ctx, opt, input{raw: r}, g*hw, f)
+		return t, r.bad, tm, err
+	}
+	t, tm, err := TemporalSpectra(ctx, r.widen(), g*hw, f, opt)
+	return t, r.bad, tm, err
+}
