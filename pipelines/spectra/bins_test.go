@@ -50,6 +50,7 @@ func checkTemporal(t *testing.T, got, ref *Temporal, tol float64) {
 // that bins span segments everywhere.
 func TestVulkanBinSegments(t *testing.T) {
 	ctx := context.Background()
+	devices := deviceImpls(t) // before the references: skipped under -short
 	type shape struct{ b, h, w int }
 	frames := []shape{{2, 64, 126}, {2, 64, 127}, {2, 65, 128}, {2, 91, 90}}
 	series := []shape{{2, 1, 8085}, {2, 1, 8190}, {1, 1, 8192}, {1, 1, 8505}}
@@ -66,7 +67,7 @@ func TestVulkanBinSegments(t *testing.T) {
 		ys = append(ys, y)
 		temporalRefs = append(temporalRefs, ReferenceTemporal(y, s.b, s.w))
 	}
-	for _, im := range deviceImpls(t) {
+	for _, im := range devices {
 		for i, s := range frames {
 			t.Run(fmt.Sprintf("%s/%dx%d", im.name, s.h, s.w), func(t *testing.T) {
 				got, _, err := SpatialSpectra(ctx, xs[i], s.b, s.h, s.w, im.opt)
@@ -122,7 +123,17 @@ func TestVulkanBinsLoopLimit(t *testing.T) {
 		b = 1
 	}
 	x := randomFrames(b, h, w, 9)
-	ref := Reference(x, b, h, w)
+	var ref *Spatial
+	if testing.Short() {
+		// The plain DFT of 135,000 values takes seconds (tens under the
+		// race detector): the CPU path, itself held to it elsewhere.
+		var err error
+		if ref, _, err = SpatialSpectra(ctx, x, b, h, w, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		ref = Reference(x, b, h, w)
+	}
 	for _, d := range testdev.Devices(t) {
 		for _, double := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/double=%v", d.Info.Name, double), func(t *testing.T) {
@@ -256,10 +267,11 @@ func TestVulkanBluestein(t *testing.T) {
 		}
 		return im.tol
 	}
+	devices := deviceImpls(t) // before the references: skipped under -short
 	for _, s := range []struct{ b, f int }{{2, 8191}, {1, 8193}} {
 		y := randomFrames(s.b, 1, s.f, uint64(s.f))
 		ref := ReferenceTemporal(y, s.b, s.f)
-		for _, im := range deviceImpls(t) {
+		for _, im := range devices {
 			t.Run(fmt.Sprintf("%s/F=%d", im.name, s.f), func(t *testing.T) {
 				got, _, err := TemporalSpectra(ctx, y, s.b, s.f, im.opt)
 				testdev.SkipNoFloat64(t, err)
@@ -277,7 +289,7 @@ func TestVulkanBluestein(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, im := range deviceImpls(t) {
+		for _, im := range devices {
 			t.Run(fmt.Sprintf("%s/%dx%d", im.name, h, w), func(t *testing.T) {
 				got, _, err := SpatialSpectra(ctx, x, b, h, w, im.opt)
 				testdev.SkipNoFloat64(t, err)
