@@ -88,11 +88,11 @@ under f64:
   f32   float32 (16-bit inputs are widened exactly on the host)
   f64   float64 end to end (a device with shaderFloat64)
 
-spectra widen 16-bit data to float32 on the host. Outputs are float64
-files whatever the storage. For moments over axes that are not last, the
-tensor is permuted on the host (in its storage type) before the work
-reaches the device; corr, corr-frames, lagcorr and pca read it where it
-lies (docs/latent.md).
+On a device the spectra read 16-bit data as stored too; the CPU path
+widens them. Outputs are float64 files whatever the storage. For moments
+over axes that are not last, the tensor is permuted on the host (in its
+storage type) before the work reaches the device; corr, corr-frames,
+lagcorr and pca read it where it lies (docs/latent.md).
 
 Writes into --out, all or nothing: <stat>.npy (float64) for each result,
 summary.json, summary.txt (the table printed) and, with corr, corr.png: a
