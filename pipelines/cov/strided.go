@@ -169,7 +169,8 @@ func packRuns16(w *worker, d []uint16, tab *[1 << 16]float32, b, tstride int, of
 // The sets are taken in their order in chunks: a chunk's sets share one
 // upload of the elements they span (from the lowest to the highest element
 // any of them reads), which must fit maxStorageBufferRange, and the chunk
-// (that span and its outputs) fits chunkBytes unless it is a single set.
+// (that span and its outputs) fits chunkBytes and what the device's memory
+// budget has left (budgetBytes) unless it is a single set.
 // The kernel reads the sets through its gather addressing (base, offsets
 // and sample stride), and splits sets longer than llvmpipe's loop limit
 // allows over dispatches as Vulkan does. float16 and bfloat16 data stay
@@ -202,6 +203,7 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
 	}
 	limit := min(dev.MaxBinding(), dev.MaxBuffer())
+	capBytes := budgetBytes(dev)
 	lo, hi := s.offRange()
 	spanOf := func(a, b int) int64 { return ((int64(b-a)+1)*inSz + 3) &^ 3 } // elements a..b, whole words
 	first := func(k int) int {
@@ -226,7 +228,7 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		for ; k1 < n && k1-k0 < cnOut; k1++ {
 			f, e := min(from, first(k1)), max(to, s.Bases[k1]+hi)
 			b := spanOf(f, e)
-			if b > limit || b+int64(k1-k0+1)*perSet > chunkBytes {
+			if b > limit || b+int64(k1-k0+1)*perSet > capBytes {
 				break
 			}
 			from, to = f, e

@@ -389,6 +389,17 @@ func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
 	return c
 }
 
+// budgetBytes is how many bytes one chunk's buffers may take in all:
+// chunkBytes, within one binding and what the device's memory budget has
+// left (less a MiB and a block of small buffers, as chunkItems leaves).
+func budgetBytes(dev *engine.Device) int64 {
+	c, err := dev.ChunkItems(int(chunkBytes), []int64{1}, 1<<20, 1)
+	if err != nil {
+		return 0
+	}
+	return int64(c)
+}
+
 func sized(b *engine.Buffer, size int64) engine.Binding {
 	return engine.Binding{Buf: b, Size: max(size, 4)}
 }
