@@ -20,35 +20,27 @@ import (
 // element j (none where negative).
 func stored(dt tensor.DType, x []float64, shape []int, nan, inf int) (*tensor.Tensor, []float64) {
 	t := tensor.New(dt, shape...)
-	for i, v := range x {
+	put := func(i int, v float64) {
 		switch dt {
 		case tensor.F64:
 			t.F64[i] = v
 		case tensor.F32:
 			t.F32[i] = float32(v)
 		case tensor.F16:
-			t.U16[i] = tensor.Float32ToHalf(float32(v))
+			t.U16[i] = tensor.Float32ToHalf(float32(v)) // NaN stays NaN, Inf Inf
 		case tensor.BF16:
 			t.U16[i] = tensor.Float32ToBFloat16(float32(v))
 		}
 	}
-	plant := func(i int, v float64) {
-		if i < 0 {
-			return
-		}
-		switch dt {
-		case tensor.F64:
-			t.F64[i] = v
-		case tensor.F32:
-			t.F32[i] = float32(v)
-		case tensor.F16:
-			t.U16[i] = map[bool]uint16{true: 0x7e00, false: 0x7c00}[math.IsNaN(v)]
-		case tensor.BF16:
-			t.U16[i] = map[bool]uint16{true: 0x7fc0, false: 0x7f80}[math.IsNaN(v)]
-		}
+	for i, v := range x {
+		put(i, v)
 	}
-	plant(nan, math.NaN())
-	plant(inf, math.Inf(1))
+	if nan >= 0 {
+		put(nan, math.NaN())
+	}
+	if inf >= 0 {
+		put(inf, math.Inf(1))
+	}
 	dec := make([]float64, len(x))
 	switch dt {
 	case tensor.F64:

@@ -158,44 +158,34 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		if err != nil {
 			return tm, err
 		}
+		// fill puts the chunk's centred values into buf: spectra_pack on
+		// the raw batch, or the host's packing uploaded.
+		var fill func(s *engine.Sequence) error
 		if raw != nil {
-			t, err := dev.Run(ctx, func(s *engine.Sequence) {
-				if pk.record(s, buf, lo, m, n1, n0, per/esize, real) != nil {
-					return
-				}
-				if pl.Record(s) != nil {
-					return
-				}
-				_ = sink.record(s, buf, m)
-			})
-			tm.Add(t)
-			if err != nil {
-				return tm, err
-			}
-			pk.finish(lo, m)
-			sink.finish(lo, m)
-			continue
-		}
-		bytes := host[:int64(m)*per]
-		clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
-		par.Range(m, grain(m), func(ilo, ihi int) {
-			for i := ilo; i < ihi; i++ {
-				v := x[(lo+i)*n : (lo+i+1)*n]
-				mu := mean(v)
-				for y := 0; y < n1; y++ {
-					base := (int64(i)*int64(n1) + int64(y)) * int64(row)
-					for j, e := range v[y*n0 : (y+1)*n0] {
-						if real {
-							put((base+int64(j))*esize, e-mu)
-						} else {
-							put((base+2*int64(j))*esize, e-mu)
+			fill = func(s *engine.Sequence) error { return pk.record(s, buf, lo, m, n1, n0, per/esize, real) }
+		} else {
+			bytes := host[:int64(m)*per]
+			clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
+			par.Range(m, grain(m), func(ilo, ihi int) {
+				for i := ilo; i < ihi; i++ {
+					v := x[(lo+i)*n : (lo+i+1)*n]
+					mu := mean(v)
+					for y := 0; y < n1; y++ {
+						base := (int64(i)*int64(n1) + int64(y)) * int64(row)
+						for j, e := range v[y*n0 : (y+1)*n0] {
+							if real {
+								put((base+int64(j))*esize, e-mu)
+							} else {
+								put((base+2*int64(j))*esize, e-mu)
+							}
 						}
 					}
 				}
-			}
-		})
+			})
+			fill = func(s *engine.Sequence) error { return s.Upload(buf, 0, bytes) }
+		}
 		t, err := dev.Run(ctx, func(s *engine.Sequence) {
-			if s.Upload(buf, 0, bytes) != nil {
+			if fill(s) != nil {
 				return
 			}
 			if pl.Record(s) != nil {
@@ -206,6 +196,9 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		tm.Add(t)
 		if err != nil {
 			return tm, err
+		}
+		if raw != nil {
+			pk.finish(lo, m)
 		}
 		sink.finish(lo, m)
 	}
