@@ -324,11 +324,12 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		if !t.GPUTimed {
 			kernel = "n/a (device has no timestamps)"
 		}
-		up := ms(t.Upload)
+		up := ms(t.Upload) + " (" + engine.SizeText(t.UpBytes) + ")"
 		if s.streamed {
 			up += " (with the file read)"
 		}
-		fmt.Fprintf(w, "upload:   %s\nkernel:   %s\ndownload: %s\n", up, kernel, ms(t.Download))
+		down := ms(t.Download) + " (" + engine.SizeText(t.DownBytes) + ")"
+		fmt.Fprintf(w, "upload:   %s\nkernel:   %s\ndownload: %s\n", up, kernel, down)
 	}
 	if s.write > 0 {
 		fmt.Fprintf(w, "write:    %s\n", ms(s.write))

@@ -28,6 +28,8 @@ const (
 // time from the first recorded step to the end of the last Run.
 type Timing struct {
 	Upload, Kernel, Download, Wall time.Duration
+	// UpBytes and DownBytes count the bytes copied to and from the device.
+	UpBytes, DownBytes int64
 	// GPUTimed reports whether Kernel comes from timestamps.
 	GPUTimed bool
 	// Steps is the GPU time of every recorded step, in order, when the
@@ -45,6 +47,8 @@ type Step struct {
 // Add accumulates o into t.
 func (t *Timing) Add(o Timing) {
 	t.Upload += o.Upload
+	t.UpBytes += o.UpBytes
+	t.DownBytes += o.DownBytes
 	t.Kernel += o.Kernel
 	t.Download += o.Download
 	t.Wall += o.Wall
@@ -84,6 +88,7 @@ type Sequence struct {
 	phases    []Phase
 	names     []string
 	hostUp    time.Duration
+	upBytes   int64
 	started   time.Time
 	recording bool
 	streamed  bool // uploads went through the ring: compute waits for them
@@ -229,6 +234,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
+	s.upBytes += n
 	earlier := s.used[dst]
 	if err := s.touch(dst); err != nil {
 		return err
@@ -420,6 +426,10 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 	}
 	hostDown := time.Since(t0)
 	t.Upload, t.Download = s.hostUp, hostDown
+	t.UpBytes = s.upBytes
+	for _, dl := range s.downloads {
+		t.DownBytes += int64(len(dl.dst))
+	}
 	if s.nq > 1 {
 		ts := make([]uint64, s.nq)
 		if vk.GetQueryPoolResults(d.handle, s.queries, 0, s.nq, uint(8*s.nq), unsafe.Pointer(&ts[0]), 8,
