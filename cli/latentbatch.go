@@ -287,17 +287,31 @@ func runLatentBatches(ctx context.Context, dev *engine.Device, r *formats.Sample
 		}
 		out.read += b.took
 		x := b.x.As(dt)
+		// The statistics that read the batch on the device share one
+		// upload of it (latent.Hold).
+		var held *engine.Held
+		var holdTime engine.Timing
+		var err error
+		if latentReaders(w) > 1 {
+			if held, holdTime, err = latent.Hold(ctx, dev, x); err != nil {
+				return nil, err
+			}
+		}
 		res, pca, err := runLatentStats(ctx, dev, x, reqB, w.pca)
 		if err != nil {
+			held.Release()
 			return nil, err
 		}
+		res.Timing.Add(holdTime)
 		if w.spectra {
 			s, err := latentSpectraBatch(ctx, dev, x, w.req.NaN)
 			if err != nil {
+				held.Release()
 				return nil, err
 			}
 			specs = append(specs, s)
 		}
+		held.Release()
 		if merge {
 			cnt, err := latent.MomentCounts(x, w.req.Axes, w.req.NaN)
 			if err != nil {
@@ -350,6 +364,18 @@ func runLatentBatches(ctx context.Context, dev *engine.Device, r *formats.Sample
 		out.res.Notes = append(out.res.Notes, out.spec.notes...)
 	}
 	return out, nil
+}
+
+// latentReaders counts the statistics of w that read a batch on a device:
+// the moments, the correlations (each kind), the PCA and the spectra.
+func latentReaders(w latentWork) int {
+	n := 0
+	for _, a := range []bool{w.req.Moments, w.req.Corr, w.req.CorrFrames, w.req.LagCorr, w.pca, w.spectra} {
+		if a {
+			n++
+		}
+	}
+	return n
 }
 
 var sampleRe = regexp.MustCompile(`\bsample (\d+)`)

@@ -50,6 +50,7 @@ type Device struct {
 	staging *allocator // host-visible transfer buffers
 	uma     bool       // storage buffers are host-visible: no staging
 	budget  int64      // bytes of device memory the local allocator may hold
+	held    []*Held    // host arrays kept on the device (held.go)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp

@@ -16,6 +16,10 @@ type Source struct {
 	Fill  func(p []byte, off int64) error
 	// Name describes where the data comes from, for errors.
 	Name string
+	// Raw is the data itself when it lies in memory (SourceOf), so that a
+	// device holding it (engine.Device.Hold) need not be sent it again;
+	// nil for a file.
+	Raw []byte
 }
 
 // Len is the number of elements.
@@ -27,7 +31,7 @@ func (s Source) Bytes() int64 { return int64(s.Len()) * int64(s.DType.Size()) }
 // SourceOf serves t's memory as a Source.
 func SourceOf(t *Tensor) Source {
 	raw := t.Raw()
-	return Source{Shape: t.Shape, DType: t.DType, Name: "memory", Fill: func(p []byte, off int64) error {
+	return Source{Shape: t.Shape, DType: t.DType, Name: "memory", Raw: raw, Fill: func(p []byte, off int64) error {
 		if off < 0 || off+int64(len(p)) > int64(len(raw)) {
 			return fmt.Errorf("tensor: read of %d bytes at %d outside %d", len(p), off, len(raw))
 		}

@@ -206,18 +206,24 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 	capBytes := budgetBytes(dev)
 	lo, hi := s.offRange()
 	spanOf := func(a, b int) int64 { return ((int64(b-a)+1)*inSz + 3) &^ 3 } // elements a..b, whole words
+	// A chunk's span starts on a binding alignment, so that it may be a
+	// window of a held copy of x (engine.Device.Hold) rather than an upload;
+	// 16-bit spans thereby start on a packed word.
+	alignElems := int(dev.Alignment() / inSz)
 	first := func(k int) int {
-		f := s.Bases[k] + lo
-		if inSz == 2 {
-			f &^= 1
-		}
-		return f
+		return (s.Bases[k] + lo) / alignElems * alignElems
 	}
 	// Plan the chunks: sets k0 … k1−1 reading elements from … to.
-	type chunk struct{ k0, k1, from, to int }
+	type chunk struct {
+		k0, k1, from, to int
+		held             engine.Binding // the span in x's held copy, if any
+	}
 	var chunks []chunk
 	var maxIn int64
 	maxC := 0
+	raw := x.Raw()
+	// The upload stops at the data's end; the binding covers whole words.
+	inRaw := func(from, to int) []byte { return raw[int64(from)*inSz : min(int64(to+1)*inSz, int64(len(raw)))] }
 	for k0 := 0; k0 < n; {
 		from, to := first(k0), s.Bases[k0]+hi
 		if b := spanOf(from, to); b > limit {
@@ -233,8 +239,13 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 			}
 			from, to = f, e
 		}
-		chunks = append(chunks, chunk{k0, k1, from, to})
-		maxIn, maxC = max(maxIn, spanOf(from, to)), max(maxC, k1-k0)
+		ch := chunk{k0: k0, k1: k1, from: from, to: to}
+		var ok bool
+		if ch.held, ok = dev.Window(inRaw(from, to), spanOf(from, to)); !ok {
+			maxIn = max(maxIn, spanOf(from, to))
+		}
+		chunks = append(chunks, ch)
+		maxC = max(maxC, k1-k0)
 		k0 = k1
 	}
 	if inputBufferHook != nil {
@@ -251,21 +262,21 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		offs[i] = uint32(int32(o))
 	}
 	bases := make([]uint32, maxC)
-	raw := x.Raw()
 	for _, ch := range chunks {
 		c := ch.k1 - ch.k0
 		for i := range c {
 			bases[i] = uint32(s.Bases[ch.k0+i] - ch.from)
 		}
-		// The upload stops at the data's end; the binding covers whole words.
-		end := min(int64(ch.to+1)*inSz, int64(len(raw)))
-		inBytes := spanOf(ch.from, ch.to)
+		in := ch.held
 		var recErr error
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
-			seq.Upload(bufs[0], 0, raw[int64(ch.from)*inSz:end])
+			if in.Buf == nil {
+				in = sized(bufs[0], spanOf(ch.from, ch.to))
+				seq.Upload(bufs[0], 0, inRaw(ch.from, ch.to))
+			}
 			seq.Upload(bufs[1], 0, u32Bytes(offs))
 			seq.Upload(bufs[2], 0, u32Bytes(bases[:c]))
-			recErr = k.record(seq, c, t, s.TStride, 0, true, opt, sized(bufs[0], inBytes), engine.Bind(bufs[1]), sized(bufs[2], 4*int64(c)),
+			recErr = k.record(seq, c, t, s.TStride, 0, true, opt, in, engine.Bind(bufs[1]), sized(bufs[2], 4*int64(c)),
 				sized(bufs[3], int64(c)*perOut[0]), sized(bufs[4], int64(c)*perOut[1]), sized(bufs[5], int64(c)*perOut[2]),
 				sized(bufs[6], int64(c)*perOut[4]))
 			seq.Download(bufs[3], 0, res.Mean.Raw()[int64(ch.k0)*perOut[0]:int64(ch.k1)*perOut[0]])

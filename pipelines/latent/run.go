@@ -2,6 +2,7 @@ package latent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -47,6 +48,14 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		return nil, err
 	}
 	res := &Result{}
+	if readers(req.Moments, req.Corr, req.CorrFrames, req.LagCorr) > 1 {
+		h, tm, err := Hold(ctx, dev, x)
+		if err != nil {
+			return nil, err
+		}
+		defer h.Release()
+		res.Timing.Add(tm)
+	}
 	res.NaNs, res.Infs = countNonFinite(x)
 	if req.Moments {
 		m, err := runMoments(ctx, dev, x, axes, req, res.Infs > 0, &res.Timing)
@@ -103,6 +112,36 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 		res.Notes = append(res.Notes, prefixed("frame corr", notes)...)
 	}
 	return res, nil
+}
+
+// Hold keeps x on dev (engine.Device.Hold) while several statistics read
+// it, so that they share one upload: the moments and the covariances of
+// the correlations and the PCA bind windows of that copy rather than
+// uploading their parts of x again. It holds nothing (a nil Held, whose
+// Release does nothing) on the CPU path or when x would take more than
+// half of the memory the device has left, so that the statistics keep
+// room to work; each then uploads what it reads, as alone.
+func Hold(ctx context.Context, dev *engine.Device, x *tensor.Tensor) (*engine.Held, engine.Timing, error) {
+	raw := x.Raw()
+	if dev == nil || int64(len(raw)) > min(dev.Available()/2, dev.MaxBuffer()) {
+		return nil, engine.Timing{}, nil
+	}
+	h, tm, err := dev.Hold(ctx, raw)
+	if errors.Is(err, engine.ErrBudget) || errors.Is(err, engine.ErrOutOfMemory) || errors.Is(err, engine.ErrTooLarge) {
+		return nil, tm, nil // each statistic uploads its part, in less memory
+	}
+	return h, tm, err
+}
+
+// readers counts the statistics asked for.
+func readers(asked ...bool) int {
+	n := 0
+	for _, a := range asked {
+		if a {
+			n++
+		}
+	}
+	return n
 }
 
 // steps returns 0, step, 2·step, … (k values).

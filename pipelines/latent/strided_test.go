@@ -1,6 +1,7 @@
 package latent
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -132,6 +133,32 @@ func TestCorrConstantNoNaN(t *testing.T) {
 						t.Errorf("sample 0 channel 4 (one value an ulp apart): corr %v", corr)
 						break
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestRunUploadsOnce: the statistics of one Run read a single upload of x
+// (Hold), in every storage type: without it the moments and the three
+// correlations each upload their part of x, about four times its bytes.
+// Their agreement with Reference through the held copy is runSuite's.
+func TestRunUploadsOnce(t *testing.T) {
+	shape := []int{2, 8, 4, 32, 32}
+	for _, dev := range testdev.Devices(t) {
+		for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
+			t.Run(dev.Info.Name+"/"+dt.String(), func(t *testing.T) {
+				x := latentData(shape, 5, storages[3]).As(dt)
+				req := Request{Moments: true, Axes: []int{-2, -1}, Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+				got, err := Run(context.Background(), dev, x, req)
+				testdev.SkipNoFloat64(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Beyond x: each statistic's small tables (offsets,
+				// bases, centres), a few KiB.
+				if n := int64(len(x.Raw())); got.Timing.UpBytes < n || got.Timing.UpBytes > n+n/8 {
+					t.Errorf("%d bytes uploaded for %d bytes of x", got.Timing.UpBytes, n)
 				}
 			})
 		}

@@ -96,16 +96,14 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 		return nil, tm, fmt.Errorf("reduce: central moments: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
 	tiles := planTiles(g, int((window-align)/int64(es)), int(recCap), ck.target, ck.chunkCap)
-	maxRec, maxO, largest := 0, 0, int64(0)
+	maxRec, maxO := 0, 0
 	for _, t := range tiles {
 		if !ck.fits(t) {
 			return nil, tm, fmt.Errorf("reduce: central moments: records of %d values: %w", t.chunk, engine.ErrNoFit)
 		}
 		maxRec, maxO = max(maxRec, t.records()), max(maxO, t.oCount)
-		size, _, _ := t.window(g, es, align, src)
-		largest = max(largest, size)
 	}
-	input, err := dev.NewBuffer(largest)
+	input, err := dev.NewBuffer(inputBytes(tiles, dev, g, es, align, src))
 	if err != nil {
 		return nil, tm, err
 	}
@@ -134,10 +132,9 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 		}
 		nrec := t.records()
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
-			size, skip, fill := t.window(g, es, align, src)
-			seq.UploadFrom(input, 0, size, fill)
+			in, skip := t.input(seq, dev, input, g, es, align, src)
 			seq.Upload(centres, 0, cb[:t.oCount*ck.cw])
-			ck.dispatch(seq, dev, t, g, engine.Binding{Buf: input, Size: size}, skip,
+			ck.dispatch(seq, dev, t, g, in, skip,
 				engine.Binding{Buf: centres, Size: int64(t.oCount * ck.cw)}, 0, records)
 			seq.Download(records, 0, host[:nrec*ck.recSize])
 		})

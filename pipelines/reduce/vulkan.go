@@ -322,11 +322,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return nil, nil, tm, err
 	}
 	defer records.Release()
-	largest := int64(0)
-	for _, t := range tiles {
-		size, _, _ := t.window(g, es, align, src)
-		largest = max(largest, size)
-	}
+	largest := inputBytes(tiles, dev, g, es, align, src)
 	if inputBufferHook != nil {
 		inputBufferHook(largest)
 	}
@@ -378,8 +374,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		nrec := t.records()
 		var out map[Stat]*tensor.Tensor
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
-			size, skip, fill := t.window(g, es, align, src)
-			seq.UploadFrom(input, 0, size, fill)
+			in, skip := t.input(seq, dev, input, g, es, align, src)
 			var p vkpush.Block
 			groups := dev.Groups((nrec + workgroup - 1) / workgroup)
 			ostride, stride := g.N*g.Inner, g.Inner
@@ -394,8 +389,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
 					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
 			}
-			seq.Dispatch(k, groups, p.Bytes(),
-				engine.Binding{Buf: input, Size: size},
+			seq.Dispatch(k, groups, p.Bytes(), in,
 				engine.Binding{Buf: records, Size: int64(nrec * recSize)})
 			if fin != nil {
 				out = fin.record(seq, records, t.nchunks, func() {
@@ -403,7 +397,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 						return
 					}
 					csize, cskip, _ := ctile.window(g, es, align, src)
-					ck.dispatch(seq, dev, ctile, g, engine.Binding{Buf: input, Size: csize}, cskip,
+					ck.dispatch(seq, dev, ctile, g, engine.Binding{Buf: in.Buf, Offset: in.Offset, Size: csize}, cskip,
 						engine.Bind(fin.buf), slices.Index(fin.uniq, Mean)*g.Outputs(), crec)
 					seq.Download(crec, 0, chost)
 				})
@@ -474,6 +468,45 @@ func (t tile) window(g Geometry, es int, align int64, src tensor.Source) (size i
 		clear(p)
 		return nil
 	}
+}
+
+// held is t's window as a binding of the device's held copy of src
+// (engine.Device.Hold), when src lies in memory, t reads one contiguous
+// range and the device holds it; ok false otherwise (t's window is then
+// uploaded).
+func (t tile) held(dev *engine.Device, g Geometry, es int, align int64, src tensor.Source) (b engine.Binding, skip uint32, ok bool) {
+	if src.Raw == nil || t.gather {
+		return b, 0, false
+	}
+	size, skip, _ := t.window(g, es, align, src)
+	first, _ := t.span(g, es)
+	start := first / align * align
+	b, ok = dev.Window(src.Raw[start:min(start+size, int64(len(src.Raw)))], size)
+	return b, skip, ok
+}
+
+// input records the upload of t's window into buf, unless the device
+// holds it, and returns the binding the kernels read it from.
+func (t tile) input(seq *engine.Sequence, dev *engine.Device, buf *engine.Buffer, g Geometry, es int, align int64, src tensor.Source) (engine.Binding, uint32) {
+	if b, skip, ok := t.held(dev, g, es, align, src); ok {
+		return b, skip
+	}
+	size, skip, fill := t.window(g, es, align, src)
+	seq.UploadFrom(buf, 0, size, fill)
+	return engine.Binding{Buf: buf, Size: size}, skip
+}
+
+// inputBytes is the input buffer the tiles need: their largest window
+// that the device does not hold.
+func inputBytes(tiles []tile, dev *engine.Device, g Geometry, es int, align int64, src tensor.Source) int64 {
+	largest := int64(0)
+	for _, t := range tiles {
+		if _, _, ok := t.held(dev, g, es, align, src); !ok {
+			size, _, _ := t.window(g, es, align, src)
+			largest = max(largest, size)
+		}
+	}
+	return largest
 }
 
 func (t tile) window1(g Geometry, es int, align int64, src tensor.Source) (size int64, skip uint32, fill func(p []byte, at int64) error) {

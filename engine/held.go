@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+	"unsafe"
+)
+
+// Held is a host array kept on the device by Hold.
+type Held struct {
+	dev  *Device
+	buf  *Buffer
+	base uintptr
+	n    int64
+	raw  []byte // keeps the host array alive while its address is a key
+}
+
+// Hold uploads raw to the device and keeps it there until Release. While
+// it is held, a pipeline that would upload a part of it binds the device
+// copy instead (Window): several statistics of one batch then read one
+// upload. The caller must not change raw while it is held. Holding an
+// empty array, or one a Held already covers, uploads nothing and gives a
+// Held whose Release does nothing. Errors are NewBuffer's (ErrBudget,
+// ErrTooLarge, ErrOutOfMemory) or the upload's.
+func (d *Device) Hold(ctx context.Context, raw []byte) (*Held, Timing, error) {
+	h := &Held{dev: d}
+	if len(raw) == 0 {
+		return h, Timing{}, nil
+	}
+	if _, ok := d.Window(raw, int64(len(raw))); ok {
+		return h, Timing{}, nil
+	}
+	buf, err := d.NewBuffer(int64(len(raw)))
+	if err != nil {
+		return nil, Timing{}, err
+	}
+	tm, err := d.Run(ctx, func(s *Sequence) { s.Upload(buf, 0, raw) })
+	if err != nil {
+		buf.Release()
+		return nil, tm, err
+	}
+	h.buf, h.base, h.n, h.raw = buf, uintptr(unsafe.Pointer(&raw[0])), int64(len(raw)), raw
+	d.mu.Lock()
+	d.held = append(d.held, h)
+	d.mu.Unlock()
+	return h, tm, nil
+}
+
+// Release frees the device copy; pipelines upload the array again.
+func (h *Held) Release() {
+	if h == nil || h.buf == nil {
+		return
+	}
+	d := h.dev
+	d.mu.Lock()
+	for i, o := range d.held {
+		if o == h {
+			d.held = append(d.held[:i], d.held[i+1:]...)
+			break
+		}
+	}
+	d.mu.Unlock()
+	h.buf.Release()
+	h.buf, h.raw = nil, nil
+}
+
+// Window binds size bytes of a held array's device copy from p's first
+// byte, where p lies within an array that Hold holds, the binding's offset
+// is a multiple of minStorageBufferOffsetAlignment and the size (at least
+// len(p), a multiple of 4 past it allowed to round up to whole words) fits
+// both the copy and maxStorageBufferRange; otherwise it reports false and
+// the caller uploads p as before.
+func (d *Device) Window(p []byte, size int64) (Binding, bool) {
+	if len(p) == 0 || size < int64(len(p)) || size > int64(d.Info.MaxStorageBufferRange) {
+		return Binding{}, false
+	}
+	at := uintptr(unsafe.Pointer(&p[0]))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, h := range d.held {
+		if at < h.base || at-h.base >= uintptr(h.n) {
+			continue
+		}
+		off := int64(at - h.base)
+		align := max(int64(d.Info.MinStorageAlignment), 1)
+		if off+int64(len(p)) > h.n || off%align != 0 || off+size > h.buf.size {
+			return Binding{}, false
+		}
+		return Binding{Buf: h.buf, Offset: off, Size: size}, true
+	}
+	return Binding{}, false
+}
