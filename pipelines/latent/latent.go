@@ -27,8 +27,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -191,29 +193,41 @@ func (r Request) check(x *tensor.Tensor) (Dims, []int, error) {
 	return d, axes, nil
 }
 
-// countNonFinite counts the NaNs and the ±Infs of x.
+// countNonFinite counts the NaNs and the ±Infs of x, on every core.
 func countNonFinite(x *tensor.Tensor) (nans, infs int) {
-	if x.DType.Is16() {
+	var mu sync.Mutex
+	count := func(n, i int) {
+		mu.Lock()
+		nans, infs = nans+n, infs+i
+		mu.Unlock()
+	}
+	const grain = 1 << 20
+	switch {
+	case x.DType.Is16():
 		// All exponent bits set: ±Inf with a zero mantissa, else NaN.
 		exp, mant := uint16(0x7c00), uint16(0x03ff)
 		if x.DType == tensor.BF16 {
 			exp, mant = 0x7f80, 0x007f
 		}
-		for _, h := range x.U16 {
-			if h&exp == exp {
-				if h&mant != 0 {
-					nans++
-				} else {
-					infs++
+		par.Range(len(x.U16), grain, func(lo, hi int) {
+			n, i := 0, 0
+			for _, h := range x.U16[lo:hi] {
+				if h&exp == exp {
+					if h&mant != 0 {
+						n++
+					} else {
+						i++
+					}
 				}
 			}
-		}
-		return
+			count(n, i)
+		})
+	case x.DType == tensor.F64:
+		par.Range(len(x.F64), grain, func(lo, hi int) { count(countNF(x.F64[lo:hi])) })
+	default:
+		par.Range(len(x.F32), grain, func(lo, hi int) { count(countNF(x.F32[lo:hi])) })
 	}
-	if x.DType == tensor.F64 {
-		return countNF(x.F64)
-	}
-	return countNF(x.F32)
+	return nans, infs
 }
 
 func countNF[T float](v []T) (nans, infs int) {
