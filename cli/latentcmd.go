@@ -354,23 +354,70 @@ type spread struct {
 }
 
 func spreadOf(v []float64) spread {
-	var fin []float64
+	fin := make([]float64, 0, len(v))
 	for _, x := range v {
 		if !math.IsNaN(x) {
 			fin = append(fin, x)
 		}
 	}
 	s := spread{NaN: len(v) - len(fin), N: len(v), Min: math.NaN(), Median: math.NaN(), Max: math.NaN()}
-	if len(fin) > 0 {
-		slices.Sort(fin)
-		s.Min, s.Max = fin[0], fin[len(fin)-1]
-		if len(fin)%2 == 1 {
-			s.Median = fin[len(fin)/2]
-		} else {
-			s.Median = (fin[len(fin)/2-1] + fin[len(fin)/2]) / 2
-		}
+	if len(fin) == 0 {
+		return s
+	}
+	s.Min, s.Max = slices.Min(fin), slices.Max(fin)
+	// Selection rather than a sort: the table summarises arrays of
+	// millions of values (moments over the frames: one per pixel).
+	h := len(fin) / 2
+	s.Median = selectNth(fin, h)
+	if len(fin)%2 == 0 {
+		s.Median = (slices.Max(fin[:h]) + s.Median) / 2 // fin[:h] holds the h smallest
 	}
 	return s
+}
+
+// selectNth reorders v so that v[k] is the value a sort would put there,
+// with no larger value before it and no smaller one after, and returns it
+// (Hoare's selection, median-of-three pivots; v holds no NaN).
+func selectNth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// Median of three to v[mid], as the pivot.
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// Now v[lo..j] ≤ p ≤ v[i..hi], and v[j+1..i-1] = p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
 
 // offDiagonal returns the off-diagonal entries of (…, c, c) matrices.
