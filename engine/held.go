@@ -26,7 +26,7 @@ func (d *Device) Hold(ctx context.Context, raw []byte) (*Held, Timing, error) {
 	if len(raw) == 0 {
 		return h, Timing{}, nil
 	}
-	if _, ok := d.Window(raw, int64(len(raw))); ok {
+	if d.heldFor(raw) != nil {
 		return h, Timing{}, nil
 	}
 	buf, err := d.NewBuffer(int64(len(raw)))
@@ -73,19 +73,26 @@ func (d *Device) Window(p []byte, size int64) (Binding, bool) {
 	if len(p) == 0 || size < int64(len(p)) || size > int64(d.Info.MaxStorageBufferRange) {
 		return Binding{}, false
 	}
+	h := d.heldFor(p)
+	if h == nil {
+		return Binding{}, false
+	}
+	off := int64(uintptr(unsafe.Pointer(&p[0])) - h.base)
+	if off%max(int64(d.Info.MinStorageAlignment), 1) != 0 || off+size > h.buf.size {
+		return Binding{}, false
+	}
+	return Binding{Buf: h.buf, Offset: off, Size: size}, true
+}
+
+// heldFor is the Held whose array holds all of p (not empty), or nil.
+func (d *Device) heldFor(p []byte) *Held {
 	at := uintptr(unsafe.Pointer(&p[0]))
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, h := range d.held {
-		if at < h.base || at-h.base >= uintptr(h.n) {
-			continue
+		if at >= h.base && at-h.base+uintptr(len(p)) <= uintptr(h.n) {
+			return h
 		}
-		off := int64(at - h.base)
-		align := max(int64(d.Info.MinStorageAlignment), 1)
-		if off+int64(len(p)) > h.n || off%align != 0 || off+size > h.buf.size {
-			return Binding{}, false
-		}
-		return Binding{Buf: h.buf, Offset: off, Size: size}, true
 	}
-	return Binding{}, false
+	return nil
 }

@@ -65,3 +65,47 @@ func TestHold(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldBeyondBinding: an array longer than one binding may cover is
+// held once (holding it again, as a caller and the pipeline it calls both
+// may, uploads nothing), and its windows past the first binding's reach
+// read its bytes.
+func TestHoldBeyondBinding(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range testdev.Devices(t) {
+		lim := int64(d.Info.MaxStorageBufferRange)
+		if lim > 256<<20 || lim+(1<<20) > d.Available()/2 {
+			t.Logf("%s: bindings of %d MiB, skipped", d.Info.Name, lim>>20)
+			continue
+		}
+		raw := make([]byte, lim+(1<<20))
+		for i := range raw {
+			raw[i] = byte(i / 4096)
+		}
+		h, _, err := d.Hold(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, tm, err := d.Hold(ctx, raw)
+		if err != nil || tm.UpBytes != 0 {
+			t.Errorf("%s: holding a held array of %d bytes again uploaded %d bytes (%v)", d.Info.Name, len(raw), tm.UpBytes, err)
+		}
+		again.Release()
+		if _, ok := d.Window(raw, int64(len(raw))); ok {
+			t.Errorf("%s: a window of %d bytes, past maxStorageBufferRange", d.Info.Name, len(raw))
+		}
+		at := int64(len(raw)) - 8192
+		b, ok := d.Window(raw[at:], 8192)
+		if !ok {
+			t.Fatalf("%s: no window at %d", d.Info.Name, at)
+		}
+		got := make([]byte, 8192)
+		if _, err := d.Run(ctx, func(s *engine.Sequence) { s.Download(b.Buf, b.Offset, got) }); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, raw[at:]) {
+			t.Errorf("%s: the window at %d does not hold the array's bytes", d.Info.Name, at)
+		}
+		h.Release()
+	}
+}
