@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"unsafe"
 )
 
@@ -16,20 +17,25 @@ type Held struct {
 
 // Hold uploads raw to the device and keeps it there until Release. While
 // it is held, a pipeline that would upload a part of it binds the device
-// copy instead (Window): several statistics of one batch then read one
-// upload. The caller must not change raw while it is held. Holding an
-// empty array, or one a Held already covers, uploads nothing and gives a
-// Held whose Release does nothing. Errors are NewBuffer's (ErrBudget,
-// ErrTooLarge, ErrOutOfMemory) or the upload's.
+// copy instead (Window): several statistics of one batch, or several
+// passes of one, then read one upload. The caller must not change raw
+// while it is held.
+//
+// Holding is a saving, never a requirement: Hold holds nothing (a Held
+// whose Release does nothing, and no error) when raw is empty or already
+// held, or when it would take more than half of the memory the device has
+// left (Available) or fail for memory, so that the pipelines keep room to
+// work; they then upload their parts as without it. Errors are the
+// upload's.
 func (d *Device) Hold(ctx context.Context, raw []byte) (*Held, Timing, error) {
 	h := &Held{dev: d}
-	if len(raw) == 0 {
-		return h, Timing{}, nil
-	}
-	if d.heldFor(raw) != nil {
+	if len(raw) == 0 || d.heldFor(raw) != nil || int64(len(raw)) > min(d.Available()/2, d.MaxBuffer()) {
 		return h, Timing{}, nil
 	}
 	buf, err := d.NewBuffer(int64(len(raw)))
+	if errors.Is(err, ErrBudget) || errors.Is(err, ErrOutOfMemory) || errors.Is(err, ErrTooLarge) {
+		return h, Timing{}, nil
+	}
 	if err != nil {
 		return nil, Timing{}, err
 	}
@@ -44,6 +50,9 @@ func (d *Device) Hold(ctx context.Context, raw []byte) (*Held, Timing, error) {
 	d.mu.Unlock()
 	return h, tm, nil
 }
+
+// Holds reports whether h holds an array (Hold may hold nothing).
+func (h *Held) Holds() bool { return h != nil && h.buf != nil }
 
 // Release frees the device copy; pipelines upload the array again.
 func (h *Held) Release() {

@@ -2,7 +2,6 @@ package latent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -117,20 +116,14 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 // Hold keeps x on dev (engine.Device.Hold) while several statistics read
 // it, so that they share one upload: the moments and the covariances of
 // the correlations and the PCA bind windows of that copy rather than
-// uploading their parts of x again. It holds nothing (a nil Held, whose
-// Release does nothing) on the CPU path or when x would take more than
-// half of the memory the device has left, so that the statistics keep
-// room to work; each then uploads what it reads, as alone.
+// uploading their parts of x again. On the CPU path (dev nil), or where
+// the device has no room to spare for x, it holds nothing and each
+// statistic uploads what it reads, as alone.
 func Hold(ctx context.Context, dev *engine.Device, x *tensor.Tensor) (*engine.Held, engine.Timing, error) {
-	raw := x.Raw()
-	if dev == nil || int64(len(raw)) > min(dev.Available()/2, dev.MaxBuffer()) {
+	if dev == nil {
 		return nil, engine.Timing{}, nil
 	}
-	h, tm, err := dev.Hold(ctx, raw)
-	if errors.Is(err, engine.ErrBudget) || errors.Is(err, engine.ErrOutOfMemory) || errors.Is(err, engine.ErrTooLarge) {
-		return nil, tm, nil // each statistic uploads its part, in less memory
-	}
-	return h, tm, err
+	return dev.Hold(ctx, x.Raw())
 }
 
 // readers counts the statistics asked for.

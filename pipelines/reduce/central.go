@@ -32,8 +32,9 @@ var centralHook func(fused bool)
 // the reduction takes one tile and merges its records on the device (an
 // array within one binding and a quarter of the memory budget), the second
 // pass runs in the same submission on the window already uploaded, its
-// centres read from the device's Mean: the array is uploaded once.
-// Otherwise Central runs after it, uploading the array again.
+// centres read from the device's Mean. Otherwise Central runs after it,
+// on the device's held copy of the array (engine.Device.Hold) where it has
+// room to spare; only where it has none does the array go up twice.
 func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
 	if len(in.Shape) != 2 || opt.Axis != 1 && opt.Axis != -1 {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
@@ -41,15 +42,23 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 	if !slices.Contains(stats, Mean) {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need the mean among the statistics")
 	}
+	// Both passes read one upload: the window of a single tile, or, for
+	// an array of several tiles, the device's held copy where it has room.
+	h, tm, err := dev.Hold(ctx, in.Raw())
+	if err != nil {
+		return nil, nil, tm, err
+	}
+	defer h.Release()
 	src := tensor.SourceOf(in)
-	out, cm, tm, err := vulkanSource(ctx, dev, src, opt, stats, true)
+	out, cm, t, err := vulkanSource(ctx, dev, src, opt, stats, true)
+	tm.Add(t)
 	if centralHook != nil && err == nil {
 		centralHook(cm != nil)
 	}
 	if err != nil || cm != nil {
 		return out, cm, tm, err
 	}
-	cm, t, err := Central(ctx, dev, src, out[Mean].As(tensor.F64).F64)
+	cm, t, err = Central(ctx, dev, src, out[Mean].As(tensor.F64).F64)
 	tm.Add(t)
 	return out, cm, tm, err
 }
