@@ -28,11 +28,15 @@
 // cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
 // device through VkFFT (internal/vkfft; float32, or float64 where the
 // device has shaderFloat64), where shaders/spectra_bins.comp reduces the
-// spectra to the radial bins and sums in the same submission, and only
-// those are downloaded (vulkan.go, bins.go). SpatialSpectraOf and
-// TemporalSpectraOf take a batch as stored: on a device
-// shaders/spectra_pack.comp centres (and, for series, transposes) and
-// packs it for VkFFT in that submission too (pack.go). Reference recomputes
+// spectra to the radial bins and sums and shaders/spectra_groups.comp adds
+// those over groups of consecutive transforms in the same submission, and
+// only the groups' sums are downloaded (vulkan.go, bins.go).
+// SpatialGroupsOf and TemporalGroupsOf (groups.go) take a batch as stored:
+// on a device shaders/spectra_pack.comp centres (and, for series,
+// transposes) and packs it for VkFFT in that submission too (pack.go);
+// the CPU path adds each transform into its group as it goes. The
+// per-transform entry points (SpatialSpectra, TemporalSpectra and their
+// …Of forms) are groups of one. Reference recomputes
 // everything with plain O(n²) DFT loops, sharing no code with any of them.
 package spectra
 
