@@ -215,56 +215,50 @@ type emitFunc func(i int, bins []float64, tot, nus, hi float64)
 // each; a goroutine makes its own (plans and scratch).
 type cpuKernel func(x []float64, lo, hi int, emit emitFunc)
 
+// cpuSegment is the most members of a group the CPU path sums in one
+// accumulator (a unit); a group of more is cut into units of nearly equal
+// size, summed in member order each and then added in order, so that the
+// sums depend on the group's size only, never on the batch around it or
+// the cores (vkstat latent's --batch gives identical per-sample outputs).
+const cpuSegment = 512
+
 // cpuGroups runs the b = G·m transforms of x through kernels made by
-// newKernel, spread over the cores, adding the good ones (bad[i] false)
-// into their groups in a: a goroutine takes runs of whole groups and adds
-// straight into them, or, where groups are few and large, a part of one
-// group into an accumulator of its own, added to the group after.
+// newKernel, spread over the cores (each goroutine a run of whole units),
+// adding the good ones (bad[i] false) into their units, in order, and the
+// units into their groups in a.
 func cpuGroups(ctx context.Context, x []float64, bad []bool, a *groupAcc, newKernel func() cpuKernel) error {
 	g, m, k := len(a.tot), a.m, a.k
-	b := g * m
-	target := max(1, b/(4*runtime.GOMAXPROCS(0))) // transforms per unit
-	if m < target {
-		per := target / m // whole groups per unit
-		units := (g + per - 1) / per
-		par.Range(units, 1, func(ulo, uhi int) {
-			run := newKernel()
-			for u := ulo; u < uhi && ctx.Err() == nil; u++ {
-				lo, hi := u*per*m, min(g, (u+1)*per)*m
-				run(x, lo, hi, func(i int, bins []float64, tot, nus, his float64) {
-					if !bad[i] {
-						a.add(i/m, bins, tot, nus, his)
-					}
-				})
-			}
-		})
-		return ctx.Err()
-	}
-	nseg := (m + target - 1) / target // units per group
+	nseg := (m + cpuSegment - 1) / cpuSegment // units per group
 	per := (m + nseg - 1) / nseg
 	units := g * nseg
-	parts := &groupAcc{m: 1, k: k, bins: make([]float64, units*k), tot: make([]float64, units), nus: make([]float64, units), hi: make([]float64, units)}
-	par.Range(units, 1, func(ulo, uhi int) {
-		run := newKernel()
-		for u := ulo; u < uhi && ctx.Err() == nil; u++ {
-			grp, sg := u/nseg, u%nseg
-			lo := grp*m + sg*per
-			hi := min(lo+per, (grp+1)*m)
-			if lo >= hi {
-				continue
-			}
-			run(x, lo, hi, func(i int, bins []float64, tot, nus, his float64) {
-				if !bad[i] {
-					parts.add(u, bins, tot, nus, his)
-				}
-			})
+	parts := a // a unit per group: straight into it
+	unitOf := func(i int) int { return i / m }
+	if nseg > 1 {
+		parts = &groupAcc{m: per, k: k, bins: make([]float64, units*k), tot: make([]float64, units), nus: make([]float64, units), hi: make([]float64, units)}
+		unitOf = func(i int) int { return (i/m)*nseg + (i%m)/per }
+	}
+	start := func(u int) int { return (u/nseg)*m + min(m, (u%nseg)*per) }
+	par.Range(units, max(1, units/(8*runtime.GOMAXPROCS(0))), func(ulo, uhi int) {
+		if ctx.Err() != nil {
+			return
 		}
+		end := g * m
+		if uhi < units {
+			end = start(uhi)
+		}
+		newKernel()(x, start(ulo), end, func(i int, bins []float64, tot, nus, his float64) {
+			if !bad[i] {
+				parts.add(unitOf(i), bins, tot, nus, his)
+			}
+		})
 	})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for u := 0; u < units; u++ {
-		a.add(u/nseg, parts.bins[u*k:(u+1)*k], parts.tot[u], parts.nus[u], parts.hi[u])
+	if nseg > 1 {
+		for u := 0; u < units; u++ {
+			a.add(u/nseg, parts.bins[u*k:(u+1)*k], parts.tot[u], parts.nus[u], parts.hi[u])
+		}
 	}
 	return nil
 }
