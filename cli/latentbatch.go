@@ -577,8 +577,9 @@ func mergeNotes(batches [][]string) []string {
 // (they run one after the other). Real-to-complex rows of n values take
 // 2·(n/2+1) of them; where a length is odd the complex transform (2 per
 // value) is counted, which VkFFT falls back to for long odd lengths. On
-// top, the bin sums the device reduces the spectra to
-// (spectra.SpatialSumsBytes, TemporalSumsBytes), and the batch as stored,
+// top, the bin sums the device reduces the spectra to and their sums over
+// frames and pixels (spectra.SpatialSumsBytes, TemporalSumsBytes), and
+// the batch as stored,
 // which goes up for spectra_pack to centre and pack (at most all of it).
 func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) int64 {
 	se := int64(4)
@@ -598,10 +599,10 @@ func spectraDeviceBytes(e int64, d latent.Dims, hasDims bool, dt tensor.DType) i
 	}
 	w, h := max(d.W, 1), max(d.H, 1)
 	vals := transforms(w, h, e/int64(w*h))
-	sums := spectra.SpatialSumsBytes(int(e/int64(w*h)), h, w)
+	sums := spectra.SpatialSumsBytes(int(e/int64(w*h)), max(d.F, 1), h, w)
 	if d.F >= 2 { // the temporal spectra
 		vals = max(vals, transforms(d.F, 1, e/int64(d.F)))
-		sums = max(sums, spectra.TemporalSumsBytes(int(e/int64(d.F)), d.F))
+		sums = max(sums, spectra.TemporalSumsBytes(int(e/int64(d.F)), w*h, d.F))
 	}
 	return vals + sums + e*int64(dt.Size())
 }

@@ -311,13 +311,15 @@ func TestSpectraDeviceBytes(t *testing.T) {
 		want int64
 	}{
 		// 16384 rows of 64 → 66 (spatial); 65,536 series of 16 → 18 (temporal, larger); ×2 buffers ×4 bytes;
-		// sums (at most 8 bytes each): 65,536 series × 9 bins (256 frames × (33 bins + 3 totals) for the spatial);
-		// the batch as stored for spectra_pack: 1,048,576 values × 4 bytes.
-		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + 65536*9*8 + 1048576*4},
-		// F = 2: each series of 2 takes 4 values; sums: 2 bins; 131,072 values × 8 bytes.
-		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + 65536*2*8 + 131072*8},
-		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra; sums 8 bins + 3; 225 × 2 bytes.
-		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2*15*30*4 + 11*8 + 225*2},
+		// sums (at most 8 bytes each): 65,536 series × 9 bins (256 frames × (33 bins + 3 totals) for the spatial),
+		// and the group sums of spectra_groups: groups of 4,096 series, at most 65,536/4,096 + 1 = 17 of them
+		// in a chunk, × 9; the batch as stored for spectra_pack: 1,048,576 values × 4 bytes.
+		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + (65536+17)*9*8 + 1048576*4},
+		// F = 2: each series of 2 takes 4 values; sums: 2 bins, (65,536 + 17) × 2; 131,072 values × 8 bytes.
+		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + (65536+17)*2*8 + 131072*8},
+		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra; sums 8 bins + 3, and as
+		// many for the frame's group of one; 225 × 2 bytes.
+		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2*15*30*4 + 2*11*8 + 225*2},
 	} {
 		e := int64(c.d.C * c.d.F * c.d.H * c.d.W)
 		if got := spectraDeviceBytes(e, c.d, true, c.dt); got != c.want {

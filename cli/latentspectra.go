@@ -54,11 +54,12 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 	hw, nc := d.H*d.W, d.N*d.C
 	// The spectra take x as stored: on a device the frames and each
 	// pixel's series are centred and packed there (the series transposed
-	// there too); frames and series holding a NaN or ±Inf come back marked
-	// and are transformed as zeros (a NaN spoils its own frame and its own
+	// there too), and summed over each (sample, channel)'s frames and
+	// pixels there; frames and series holding a NaN or ±Inf are left out
+	// of the sums and counted (a NaN spoils its own frame and its own
 	// pixel's series only).
 	out := &latentSpectra{d: d}
-	sp, badFrame, tm, err := spectra.SpatialSpectraOf(ctx, x, nc*d.F, d.H, d.W, opt)
+	sp, tm, err := spectra.SpatialGroupsOf(ctx, x, nc, d.F, d.H, d.W, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 	out.radius = sp.Radius
 	out.spatial = tensor.New(tensor.F64, d.N, d.C, k)
 	cen, hi := tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
-	out.leftSpatial = averageSpectra(nc, d.F, k, sp.Radial, sp.Total, sp.NuSum, sp.HighSum, badFrame, policy == latent.Propagate,
+	out.leftSpatial = averageGroups(k, sp.Radial, sp.Total, sp.NuSum, sp.HighSum, sp.Good, sp.Bad, policy == latent.Propagate,
 		out.spatial.F64, cen.F64, hi.F64)
 	out.arrays = append(out.arrays, namedArray{"spatial_spectrum", out.spatial}, namedArray{"spatial_centroid", cen},
 		namedArray{"spatial_highfrac", hi})
@@ -76,7 +77,7 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 		return out, nil
 	}
 	out.temporal = true
-	ts, badSeries, tm, err := spectra.TemporalSpectraOf(ctx, x, nc, d.F, hw, opt)
+	ts, tm, err := spectra.TemporalGroupsOf(ctx, x, nc, d.F, hw, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func latentSpectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tenso
 	kt := ts.K
 	tspec := tensor.New(tensor.F64, d.N, d.C, kt)
 	tcen, thi := tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
-	out.leftTemporal = averageSpectra(nc, hw, kt, ts.Spectrum, ts.Total, ts.NuSum, ts.HighSum, badSeries, policy == latent.Propagate,
+	out.leftTemporal = averageGroups(kt, ts.Spectrum, ts.Total, ts.NuSum, ts.HighSum, ts.Good, ts.Bad, policy == latent.Propagate,
 		tspec.F64, tcen.F64, thi.F64)
 	out.arrays = append(out.arrays, namedArray{"temporal_spectrum", tspec}, namedArray{"temporal_centroid", tcen},
 		namedArray{"temporal_highfrac", thi})
@@ -139,43 +140,30 @@ func mergeSpectra(parts []*latentSpectra) *latentSpectra {
 	return &out
 }
 
-// averageSpectra averages each of nc groups of m members' k-bin spectra
-// (member j of group i is i·m+j) into avg, leaving out the members marked
-// bad, and gives each group its centroid (Σ nuSum / Σ total) and
-// high-frequency fraction (Σ highSum / Σ total). A group with no good
-// member, or with propagate any bad one, is NaN; it returns how many
-// groups were left without a good member while skipping.
-func averageSpectra(nc, m, k int, spec, total, nuSum, highSum []float64, bad []bool, propagate bool, avg, cen, hi []float64) (left int) {
-	for i := range nc {
-		var tot, nus, his float64
-		used, skipped := 0, 0
+// averageGroups averages each group's summed k-bin spectra (sum, from
+// spectra.SpatialGroupsOf or TemporalGroupsOf: sums over its good
+// members) over its good members into avg, and gives each group its
+// centroid (Σ nuSum / Σ total) and high-frequency fraction (Σ highSum /
+// Σ total). A group with no good member, or with propagate any bad one, is
+// NaN; it returns how many groups were left without a good member while
+// skipping.
+func averageGroups(k int, sum, total, nuSum, highSum []float64, good, bad []int, propagate bool, avg, cen, hi []float64) (left int) {
+	for i := range good {
 		acc := avg[i*k : (i+1)*k]
-		for j := range m {
-			b := i*m + j
-			if bad[b] {
-				skipped++
-				continue
-			}
-			for r := range k {
-				acc[r] += spec[b*k+r]
-			}
-			tot, nus, his = tot+total[b], nus+nuSum[b], his+highSum[b]
-			used++
-		}
-		if used == 0 || (skipped > 0 && propagate) {
+		if good[i] == 0 || (bad[i] > 0 && propagate) {
 			for r := range acc {
 				acc[r] = math.NaN()
 			}
 			cen[i], hi[i] = math.NaN(), math.NaN()
-			if skipped > 0 && !propagate {
+			if bad[i] > 0 && !propagate {
 				left++
 			}
 			continue
 		}
 		for r := range acc {
-			acc[r] /= float64(used)
+			acc[r] = sum[i*k+r] / float64(good[i])
 		}
-		cen[i], hi[i] = ratioOrNaN(nus, tot), ratioOrNaN(his, tot)
+		cen[i], hi[i] = ratioOrNaN(nuSum[i], total[i]), ratioOrNaN(highSum[i], total[i])
 	}
 	return left
 }

@@ -29,18 +29,95 @@ type binTable struct {
 	slot   []int
 }
 
-// SpatialSumsBytes bounds the device memory of the sums SpatialSpectra
-// keeps for b frames of h×w on a device: per frame its K bins and three
-// totals, plus four values for each further segment of binSegment values,
-// at most 8 bytes each.
-func SpatialSumsBytes(b, h, w int) int64 {
+// SpatialSumsBytes bounds the device memory of the sums SpatialGroupsOf
+// keeps for b frames of h×w in groups of members on a device: per frame
+// its K bins and three totals, plus four values for each further segment
+// of binSegment values, and the groups' sums (K + 3 per unit), at most 8
+// bytes each.
+func SpatialSumsBytes(b, members, h, w int) int64 {
 	nseg := (int64(h)*int64(w) + int64(binSegment) - 1) / int64(binSegment)
-	return int64(b) * (int64(Bins(h, w)) + 4*nseg - 1) * 8
+	k := int64(Bins(h, w))
+	g := groupList{members: max(members, 1)}
+	g.mseg, g.nsegm = groupUnits(g.members, int(nseg))
+	return int64(b)*(k+4*nseg-1)*8 + int64(g.maxUnits(b))*(k+3)*8
 }
 
-// TemporalSumsBytes is the device memory of the sums TemporalSpectra keeps
-// for b series of f frames: per series its f/2+1 bins, at most 8 bytes each.
-func TemporalSumsBytes(b, f int) int64 { return int64(b) * int64(f/2+1) * 8 }
+// TemporalSumsBytes is the device memory of the sums TemporalGroupsOf
+// keeps for b series of f frames in groups of members: per series its
+// f/2+1 bins, and as many per unit of a group, at most 8 bytes each.
+func TemporalSumsBytes(b, members, f int) int64 {
+	g := groupList{members: max(members, 1)}
+	g.mseg, g.nsegm = groupUnits(g.members, 1)
+	return (int64(b) + int64(g.maxUnits(b))) * int64(f/2+1) * 8
+}
+
+// groupSegment is the most members of a group one invocation of
+// spectra_groups sums (fewer where a transform's outputs gather more
+// slots: groupLoop bounds its loop iterations, well under the 65,535
+// llvmpipe lets one invocation run). A variable so that tests can cut
+// groups into many units.
+var groupSegment = 4096
+
+const groupLoop = 16384
+
+// groupList is what spectra_groups needs to add transforms' slots into
+// groups: per output (the bins, then the three totals where there are
+// some) the list of slots of a transform it sums, and the units a group is
+// cut into (nsegm of at most mseg members).
+type groupList struct {
+	tab                        []uint32 // nout+1 starts, then the lists
+	nout, members, mseg, nsegm int
+}
+
+// groupUnits cuts groups of members into the fewest units of (nearly)
+// equal size within groupSegment and groupLoop/(longest+1) members.
+func groupUnits(members, longest int) (mseg, nsegm int) {
+	most := max(1, min(groupSegment, groupLoop/(longest+1)))
+	nsegm = (members + most - 1) / most
+	return (members + nsegm - 1) / nsegm, nsegm
+}
+
+func newGroupList(t *binTable, totals bool, members int) *groupList {
+	g := &groupList{nout: t.k, members: members}
+	if totals && !t.perBin {
+		g.nout += 3
+	}
+	lists := make([][]uint32, g.nout)
+	if t.perBin {
+		for j := range t.k {
+			lists[j] = []uint32{uint32(j)}
+		}
+	} else {
+		for s := 0; s < t.nseg; s++ {
+			for j := 0; j < t.nb[s]; j++ {
+				lists[t.first[s]+j] = append(lists[t.first[s]+j], uint32(t.slot[s]+j))
+			}
+			for c := t.k; c < g.nout; c++ {
+				lists[c] = append(lists[c], uint32(t.slot[s]+t.nb[s]+c-t.k))
+			}
+		}
+	}
+	g.tab = make([]uint32, g.nout+1)
+	longest := 0
+	for o, l := range lists {
+		g.tab[o] = uint32(len(g.tab))
+		g.tab = append(g.tab, l...)
+		longest = max(longest, len(l))
+	}
+	g.tab[g.nout] = uint32(len(g.tab))
+	g.mseg, g.nsegm = groupUnits(members, longest)
+	return g
+}
+
+// unit is the unit transform tt belongs to.
+func (g *groupList) unit(tt int) int { return (tt/g.members)*g.nsegm + (tt%g.members)/g.mseg }
+
+// maxUnits bounds the units a chunk of m transforms touches: the groups it
+// touches (at most ⌈m/members⌉ + 1) times their units, and at most one per
+// transform.
+func (g *groupList) maxUnits(m int) int {
+	return min(m, ((m+g.members-1)/g.members+1)*g.nsegm)
+}
 
 const (
 	binIndexMask = 1<<30 - 1
@@ -89,28 +166,6 @@ func newBinTable(bins []int, flags []uint32, nu []float64, k, seg int) (*binTabl
 	return t, nil
 }
 
-// sums adds the outputs of one transform (slots values) into its bins
-// (k values) and returns its totals Σ P, Σ ν·P, Σ_{ν>1/4} P (0 where
-// t.perBin).
-func (t *binTable) sums(out, bins []float64) (tot, nus, hi float64) {
-	if t.perBin {
-		for j := range bins {
-			bins[j] += out[j]
-		}
-		return 0, 0, 0
-	}
-	for g := 0; g < t.nseg; g++ {
-		o := out[t.slot[g]:]
-		for j := 0; j < t.nb[g]; j++ {
-			bins[t.first[g]+j] += o[j]
-		}
-		tot += o[t.nb[g]]
-		nus += o[t.nb[g]+1]
-		hi += o[t.nb[g]+2]
-	}
-	return tot, nus, hi
-}
-
 // spatialTable is the table of the half-plane spectrum of s's frames as a
 // transform of n1 rows of n0 (the frame's rows, or one row of its H values
 // when W = 1) lays it out: rows of n0/2+1 values in the real-to-complex
@@ -118,7 +173,7 @@ func (t *binTable) sums(out, bins []float64) (tot, nus, hi float64) {
 // same ν, same power) except for column 0 and, for even n0, n0/2; every
 // value once in the complex layout. Bins and ν come from radialTable, the
 // host's own binning, which also fills s.Count and s.Radius.
-func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
+func spatialTable(s *SpatialGroups, n1, n0 int, real bool) (*binTable, error) {
 	cols := n0
 	if real {
 		cols = n0/2 + 1
@@ -126,7 +181,7 @@ func spatialTable(s *Spatial, n1, n0 int, real bool) (*binTable, error) {
 	bins := make([]int, n1*cols)
 	flags := make([]uint32, n1*cols)
 	nus := make([]float64, n1*cols)
-	radialTable(s, func(j, r int, nu float64) {
+	radialTable(s.H, s.W, s.K, s.Count, s.Radius, func(j, r int, nu float64) {
 		t1, t0 := j/n0, j%n0
 		if t0 >= cols {
 			return

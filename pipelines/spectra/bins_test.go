@@ -213,8 +213,9 @@ func TestVulkanBinsComplexLayout(t *testing.T) {
 }
 
 // TestSumsBytes: SpatialSumsBytes and TemporalSumsBytes (h = 1 below)
-// bound the sums of every layout's table, which are K + 3 per frame (K per
-// series) where one segment holds a transform.
+// bound the sums of every layout's table and the group sums spectra_groups
+// writes for them, which are K + 3 per frame (K per series) where one
+// segment holds a transform.
 func TestSumsBytes(t *testing.T) {
 	for _, hw := range [][2]int{{64, 64}, {15, 15}, {1, 16}, {12, 1}, {1, 2}, {300, 450}, {91, 90}, {1, 8505}} {
 		h, w := hw[0], hw[1]
@@ -225,16 +226,17 @@ func TestSumsBytes(t *testing.T) {
 				tbl = temporalTable(w)
 			} else {
 				n1, n0 := canonical(h, w)
-				tbl, err = spatialTable(newSpatial(1, h, w), n1, n0, real)
+				tbl, err = spatialTable(newSpatialGroups(1, 1, h, w), n1, n0, real)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			bound := SpatialSumsBytes(1, h, w)
+			bound := SpatialSumsBytes(1, 1, h, w)
 			if h == 1 {
-				bound = TemporalSumsBytes(1, w)
+				bound = TemporalSumsBytes(1, 1, w)
 			}
-			if got := int64(tbl.slots) * 8; got > bound {
+			gl := newGroupList(tbl, h != 1, 1)
+			if got := int64(tbl.slots)*8 + int64(gl.maxUnits(1)*gl.nout)*8; got > bound {
 				t.Errorf("%d×%d real=%v: %d bytes of sums, bound %d", h, w, real, got, bound)
 			}
 			want := tbl.k + 3 // the bins and the totals

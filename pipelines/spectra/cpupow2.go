@@ -127,11 +127,14 @@ func power2DPow2(ctx context.Context, x []float64, b, h, w int) ([]float64, erro
 	return p, ctx.Err()
 }
 
-// spatialPow2 is SpatialSpectra's CPU path for pow2Frames sizes.
-func spatialPow2(ctx context.Context, x []float64, b, h, w int) (*Spatial, error) {
-	s := newSpatial(b, h, w)
+// spatialPow2Kernel is spatialCPU's kernel for pow2Frames sizes: each
+// frame's half-plane power, its bins and sums taken in one pass.
+func spatialPow2Kernel(s *SpatialGroups) func() cpuKernel {
+	h, w := s.H, s.W
 	fullBin, fullNu := make([]int, h*w), make([]float64, h*w)
-	radialTable(s, func(j, r int, v float64) { fullBin[j], fullNu[j] = r, v })
+	clear(s.Count)
+	clear(s.Radius)
+	radialTable(h, w, s.K, s.Count, s.Radius, func(j, r int, v float64) { fullBin[j], fullNu[j] = r, v })
 	// The half-plane's tables, laid out as halfPower's output, each
 	// frequency weighted by how many of the full plane it stands for (kx
 	// and W − kx for 0 < kx < W/2: the same power, bin and ν).
@@ -152,49 +155,38 @@ func spatialPow2(ctx context.Context, x []float64, b, h, w int) (*Spatial, error
 			}
 		}
 	}
-	par.Range(b, grain(b), func(lo, hi int) {
-		if ctx.Err() != nil {
-			return
-		}
+	return func() cpuKernel {
 		f := newFrames2D(h, w)
 		half := make([]float64, n)
-		for i := lo; i < hi; i++ {
-			zr, zi := f.transform(x[i*h*w : (i+1)*h*w])
-			f.halfPower(zr, zi, half)
-			rad := s.Radial[i*k : (i+1)*k]
-			var tot, nus, his float64
-			for j, v := range half {
-				if r := bin[j]; r >= 0 {
-					rad[r] += wt[j] * v
+		rad := make([]float64, k)
+		return func(x []float64, lo, hi int, emit emitFunc) {
+			for i := lo; i < hi; i++ {
+				zr, zi := f.transform(x[i*h*w : (i+1)*h*w])
+				f.halfPower(zr, zi, half)
+				clear(rad)
+				var tot, nus, his float64
+				for j, v := range half {
+					if r := bin[j]; r >= 0 {
+						rad[r] += wt[j] * v
+					}
+					tot += wt[j] * v
+					nus += nuWt[j] * v
+					his += hiWt[j] * v
 				}
-				tot += wt[j] * v
-				nus += nuWt[j] * v
-				his += hiWt[j] * v
+				emit(i, rad, tot, nus, his)
 			}
-			for r := range rad {
-				if s.Count[r] > 0 {
-					rad[r] /= float64(s.Count[r])
-				}
-			}
-			s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, his
 		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
-	return s, nil
 }
 
-// temporalBlock is how many series temporalPow2 transforms at once (the
-// columns of its arrays).
+// temporalBlock is how many series temporalPow2Kernel transforms at once
+// (the columns of its arrays).
 const temporalBlock = 128
 
-// temporalPow2 is TemporalSpectra's CPU path for series of a power of two
-// frames (f ≥ 2).
-func temporalPow2(ctx context.Context, x []float64, b, f int) (*Temporal, error) {
+// temporalPow2Kernel is temporalCPU's kernel for series of a power of two
+// frames (f ≥ 2), temporalBlock series at a time.
+func temporalPow2Kernel(f int) func() cpuKernel {
 	f2, k := f/2, f/2+1
-	t := &Temporal{B: b, F: f, K: k, Spectrum: make([]float64, b*k),
-		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
 	tw := make([]float64, 2*k) // e^{−2πi j/F}
 	sc := make([]float64, k)   // c_j/(4F²): one-sided factor, unpacking's ¼, scale
 	nu := make([]float64, k)
@@ -206,51 +198,44 @@ func temporalPow2(ctx context.Context, x []float64, b, f int) (*Temporal, error)
 		}
 		nu[j] = float64(j) / float64(f)
 	}
-	blocks := (b + temporalBlock - 1) / temporalBlock
-	par.Range(blocks, grain(blocks), func(lo, hi int) {
-		if ctx.Err() != nil {
-			return
-		}
+	return func() cpuKernel {
 		plan := newFFTPlan(f2)
 		// Where Z at frequency q and at its mirror −q start (times the
 		// columns l, which is temporalBlock but for the last block).
 		zAt, cAt := make([]int, k), make([]int, k)
 		ar, ai := make([]float64, f2*temporalBlock), make([]float64, f2*temporalBlock)
 		br, bi := make([]float64, f2*temporalBlock), make([]float64, f2*temporalBlock)
-		for blk := lo; blk < hi; blk++ {
-			s0 := blk * temporalBlock
-			l := min(temporalBlock, b-s0) // the columns: series s0 … s0+l−1
-			for j := 0; j < l; j++ {
-				s := x[(s0+j)*f : (s0+j+1)*f]
-				m := mean(s)
-				for n := 0; n < f2; n++ {
-					ar[n*l+j], ai[n*l+j] = s[2*n]-m, s[2*n+1]-m
-				}
-			}
-			zr, zi := plan.transform(ar[:f2*l], ai[:f2*l], br[:f2*l], bi[:f2*l], l)
-			for q := range zAt {
-				a := q % f2
-				zAt[q], cAt[q] = a*l, ((f2-a)%f2)*l
-			}
-			for j := 0; j < l; j++ {
-				out := t.Spectrum[(s0+j)*k : (s0+j+1)*k]
-				var tot, nus, his float64
-				for q := range out {
-					a, c := zAt[q]+j, cAt[q]+j
-					v := unpack(zr[a], zi[a], zr[c], zi[c], tw[2*q], tw[2*q+1]) * sc[q]
-					out[q] = v
-					tot += v
-					nus += nu[q] * v
-					if nu[q] > 0.25 {
-						his += v
+		out := make([]float64, k)
+		return func(x []float64, lo, hi int, emit emitFunc) {
+			for s0 := lo; s0 < hi; s0 += temporalBlock {
+				l := min(temporalBlock, hi-s0) // the columns: series s0 … s0+l−1
+				for j := 0; j < l; j++ {
+					s := x[(s0+j)*f : (s0+j+1)*f]
+					m := mean(s)
+					for n := 0; n < f2; n++ {
+						ar[n*l+j], ai[n*l+j] = s[2*n]-m, s[2*n+1]-m
 					}
 				}
-				t.Total[s0+j], t.NuSum[s0+j], t.HighSum[s0+j] = tot, nus, his
+				zr, zi := plan.transform(ar[:f2*l], ai[:f2*l], br[:f2*l], bi[:f2*l], l)
+				for q := range zAt {
+					a := q % f2
+					zAt[q], cAt[q] = a*l, ((f2-a)%f2)*l
+				}
+				for j := 0; j < l; j++ {
+					var tot, nus, his float64
+					for q := range out {
+						a, c := zAt[q]+j, cAt[q]+j
+						v := unpack(zr[a], zi[a], zr[c], zi[c], tw[2*q], tw[2*q+1]) * sc[q]
+						out[q] = v
+						tot += v
+						nus += nu[q] * v
+						if nu[q] > 0.25 {
+							his += v
+						}
+					}
+					emit(s0+j, out, tot, nus, his)
+				}
 			}
 		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
-	return t, nil
 }

@@ -37,6 +37,7 @@ var packAlone = 8192
 // that shaders/spectra_pack.comp centres and packs on the device (raw).
 type input struct {
 	x   []float64
+	bad []bool // x's transforms holding a NaN or ±Inf (zeroed), or nil
 	raw *rawInput
 }
 
@@ -198,7 +199,7 @@ func packPush(m, n1, n0 int, per int64, real bool, raw *rawInput, lo int, lead i
 
 // record uploads the span of transforms lo … lo+m−1 and packs them into
 // buf (per values of T each, rows of n0, the real-to-complex layout when
-// real).
+// real); download brings their flags back.
 func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 int, per int64, real bool) error {
 	raw := p.raw
 	a, e := raw.span(lo, m)
@@ -221,10 +222,13 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	}
 	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
 	tpg := packGroup / p.lanes // transforms per workgroup
-	if err := s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags)); err != nil {
-		return err
-	}
-	return s.Download(p.flags, 0, p.words[:words])
+	return s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags))
+}
+
+// download downloads the flags of a chunk of m transforms, once the
+// submission's last use of them (spectra_groups) is recorded.
+func (p *packer) download(s *engine.Sequence, m int) error {
+	return s.Download(p.flags, 0, p.words[:4*((m+31)/32)])
 }
 
 // finish reads the chunk's flags into raw.bad.
@@ -241,39 +245,32 @@ func (p *packer) close() {
 
 // SpatialSpectraOf is SpatialSpectra of the b frames of h×w of x as it is
 // stored (float32, float64, float16 or bfloat16; b·h·w = x.Len()), with
-// bad[i] telling which frames hold a NaN or ±Inf: those are transformed as
-// zeros (no power). On a device, frames of at most packLimit values are
-// uploaded as stored and centred and packed by spectra_pack in the
-// submission that transforms them (float64 data with opt.Double, the others
-// without; other cases, and the CPU path, widen to float64 on the host).
+// bad[i] telling which frames hold a NaN or ±Inf: those come out as zeros
+// (no power). It is SpatialGroupsOf with groups of one frame.
 func SpatialSpectraOf(ctx context.Context, x *tensor.Tensor, b, h, w int, opt Options) (*Spatial, []bool, engine.Timing, error) {
-	if err := checkShape(x.Len(), b, h, w); err != nil {
-		return nil, nil, engine.Timing{}, err
+	g, tm, err := SpatialGroupsOf(ctx, x, b, 1, h, w, opt)
+	if err != nil {
+		return nil, nil, tm, err
 	}
-	n := h * w
-	r := &rawInput{t: x, n: n, g: 1, ostride: n, istride: 1, bad: make([]bool, b)}
-	if opt.Device != nil && r.packable(opt.Device, opt.Double) {
-		s, tm, err := spatialDevice(ctx, opt, input{raw: r}, b, h, w)
-		return s, r.bad, tm, err
-	}
-	s, tm, err := SpatialSpectra(ctx, r.widen(), b, h, w, opt)
-	return s, r.bad, tm, err
+	return g.spatial(false), badOf(g.Bad), tm, nil
 }
 
 // TemporalSpectraOf is TemporalSpectra of the series of x seen as (g, f,
 // hw) (g·f·hw = x.Len(); a latent's (N·C, F, H·W)): series i·hw + p is
-// values x[i, 0 … f−1, p]. bad, the device path and the host fallback are
-// as for SpatialSpectraOf; on the device the transpose happens in
-// spectra_pack.
+// values x[i, 0 … f−1, p]. bad is as for SpatialSpectraOf. It is
+// TemporalGroupsOf with groups of one series.
 func TemporalSpectraOf(ctx context.Context, x *tensor.Tensor, g, f, hw int, opt Options) (*Temporal, []bool, engine.Timing, error) {
 	if err := checkShape(x.Len(), g, f, hw); err != nil {
 		return nil, nil, engine.Timing{}, err
 	}
+	// Groups of one series: the series seen as (g·hw groups, f, 1 pixel)
+	// would number them wrongly (x's pixels are its fastest axis), so the
+	// raw input is built here with the transposing strides.
 	r := &rawInput{t: x, n: f, g: hw, ostride: f * hw, istride: hw, bad: make([]bool, g*hw)}
-	if opt.Device != nil && r.packable(opt.Device, opt.Double) {
-		t, tm, err := temporalDevice(ctx, opt, input{raw: r}, g*hw, f)
-		return t, r.bad, tm, err
+	t := newTemporalGroups(g*hw, 1, f)
+	tm, err := temporalGroups(ctx, opt, r, t)
+	if err != nil {
+		return nil, nil, tm, err
 	}
-	t, tm, err := TemporalSpectra(ctx, r.widen(), g*hw, f, opt)
-	return t, r.bad, tm, err
+	return t.temporal(false), badOf(t.Bad), tm, nil
 }

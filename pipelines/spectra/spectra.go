@@ -28,11 +28,15 @@
 // cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
 // device through VkFFT (internal/vkfft; float32, or float64 where the
 // device has shaderFloat64), where shaders/spectra_bins.comp reduces the
-// spectra to the radial bins and sums in the same submission, and only
-// those are downloaded (vulkan.go, bins.go). SpatialSpectraOf and
-// TemporalSpectraOf take a batch as stored: on a device
-// shaders/spectra_pack.comp centres (and, for series, transposes) and
-// packs it for VkFFT in that submission too (pack.go). Reference recomputes
+// spectra to the radial bins and sums and shaders/spectra_groups.comp adds
+// those over groups of consecutive transforms in the same submission, and
+// only the groups' sums are downloaded (vulkan.go, bins.go).
+// SpatialGroupsOf and TemporalGroupsOf (groups.go) take a batch as stored:
+// on a device shaders/spectra_pack.comp centres (and, for series,
+// transposes) and packs it for VkFFT in that submission too (pack.go);
+// the CPU path adds each transform into its group as it goes. The
+// per-transform entry points (SpatialSpectra, TemporalSpectra and their
+// …Of forms) are groups of one. Reference recomputes
 // everything with plain O(n²) DFT loops, sharing no code with any of them.
 package spectra
 
@@ -93,19 +97,12 @@ func ratio(a, b []float64) []float64 {
 	return out
 }
 
-// newSpatial allocates the results for b frames of h×w.
-func newSpatial(b, h, w int) *Spatial {
-	k := Bins(h, w)
-	return &Spatial{B: b, H: h, W: w, K: k, Radial: make([]float64, b*k), Count: make([]int, k), Radius: make([]float64, k),
-		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
-}
-
-// radialTable fills s.Count and s.Radius and calls each for every
-// frequency j = ky·W + kx of the full spectrum with its radial bin (−1 for
-// none) and its frequency ν = √(fy² + fx²): the one binning of the host,
-// which the device's tables (spatialTable) take too.
-func radialTable(s *Spatial, each func(j, r int, nu float64)) {
-	h, w, k := s.H, s.W, s.K
+// radialTable fills count and radius (K each) for frames of h×w and calls
+// each for every frequency j = ky·W + kx of the full spectrum with its
+// radial bin (−1 for none) and its frequency ν = √(fy² + fx²): the one
+// binning of the host, which the device's tables (spatialTable) and the
+// CPU path take.
+func radialTable(h, w, k int, count []int, radius []float64, each func(j, r int, nu float64)) {
 	m := float64(min(h, w))
 	for y := 0; y < h; y++ {
 		fy := fftfreq(y, h)
@@ -116,90 +113,61 @@ func radialTable(s *Spatial, each func(j, r int, nu float64)) {
 			if r >= k {
 				r = -1
 			} else {
-				s.Count[r]++
-				s.Radius[r] += m * v
+				count[r]++
+				radius[r] += m * v
 			}
 			each(y*w+x, r, v)
 		}
 	}
-	for r, n := range s.Count {
+	for r, n := range count {
 		if n > 0 {
-			s.Radius[r] /= float64(n)
+			radius[r] /= float64(n)
 		}
 	}
 }
 
-// spatialFrom reduces full power spectra p (B, H, W) to a Spatial.
-func spatialFrom(p []float64, b, h, w int) *Spatial {
-	k := Bins(h, w)
-	s := newSpatial(b, h, w)
-	bin := make([]int, h*w)
-	nu := make([]float64, h*w)
-	radialTable(s, func(j, r int, v float64) { bin[j], nu[j] = r, v })
-	for i := 0; i < b; i++ {
-		frame := p[i*h*w : (i+1)*h*w]
-		rad := s.Radial[i*k : (i+1)*k]
-		var tot, nus, hi float64
-		for j, v := range frame {
-			if r := bin[j]; r >= 0 {
-				rad[r] += v
-			}
-			tot += v
-			nus += nu[j] * v
-			if nu[j] > 0.25 {
-				hi += v
+// spatial is s as per-frame spectra where each group is one frame (G = B),
+// a frame holding a NaN or ±Inf all NaN when nanBad, else zeros.
+func (s *SpatialGroups) spatial(nanBad bool) *Spatial {
+	out := &Spatial{B: s.G, H: s.H, W: s.W, K: s.K, Radial: s.Radial, Count: s.Count, Radius: s.Radius,
+		Total: s.Total, NuSum: s.NuSum, HighSum: s.HighSum}
+	if nanBad {
+		for i, n := range s.Bad {
+			if n > 0 {
+				fillNaN(out.Radial[i*s.K:(i+1)*s.K], out.Total[i:i+1], out.NuSum[i:i+1], out.HighSum[i:i+1])
 			}
 		}
-		s.Total[i], s.NuSum[i], s.HighSum[i] = tot, nus, hi
 	}
-	s.average()
-	return s
+	return out
 }
 
-// average divides the radial sums by the bins' counts.
-func (s *Spatial) average() {
-	for i := 0; i < s.B; i++ {
-		rad := s.Radial[i*s.K : (i+1)*s.K]
-		for r := range rad {
-			if s.Count[r] > 0 {
-				rad[r] /= float64(s.Count[r])
+// temporal is t as per-series spectra where each group is one series, as
+// for SpatialGroups.spatial.
+func (t *TemporalGroups) temporal(nanBad bool) *Temporal {
+	out := &Temporal{B: t.G, F: t.F, K: t.K, Spectrum: t.Spectrum, Total: t.Total, NuSum: t.NuSum, HighSum: t.HighSum}
+	if nanBad {
+		for i, n := range t.Bad {
+			if n > 0 {
+				fillNaN(out.Spectrum[i*t.K:(i+1)*t.K], out.Total[i:i+1], out.NuSum[i:i+1], out.HighSum[i:i+1])
 			}
+		}
+	}
+	return out
+}
+
+func fillNaN(vs ...[]float64) {
+	for _, v := range vs {
+		for i := range v {
+			v[i] = math.NaN()
 		}
 	}
 }
 
-// temporalFrom reduces full two-sided power spectra p (B, F) to a Temporal.
-func temporalFrom(p []float64, b, f int) *Temporal {
-	k := f/2 + 1
-	t := &Temporal{B: b, F: f, K: k, Spectrum: make([]float64, b*k),
-		Total: make([]float64, b), NuSum: make([]float64, b), HighSum: make([]float64, b)}
-	for i := 0; i < b; i++ {
-		row := p[i*f : (i+1)*f]
-		out := t.Spectrum[i*k : (i+1)*k]
-		for j := 0; j < k; j++ {
-			v := row[j]
-			if j > 0 && 2*j != f {
-				v += row[f-j] // the negative frequency's power, equal for real input up to rounding
-			}
-			out[j] = v
-		}
+// badOf is which groups of one member (frames or series) were left out.
+func badOf(bad []int) []bool {
+	out := make([]bool, len(bad))
+	for i, n := range bad {
+		out[i] = n > 0
 	}
-	t.sums()
-	return t
-}
-
-// sums fills Total, NuSum and HighSum from the one-sided spectra, ν = j/F.
-func (t *Temporal) sums() {
-	for i := 0; i < t.B; i++ {
-		var tot, nus, hi float64
-		for j, v := range t.Spectrum[i*t.K : (i+1)*t.K] {
-			nu := float64(j) / float64(t.F)
-			tot += v
-			nus += nu * v
-			if nu > 0.25 {
-				hi += v
-			}
-		}
-		t.Total[i], t.NuSum[i], t.HighSum[i] = tot, nus, hi
-	}
+	return out
 }

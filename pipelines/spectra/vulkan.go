@@ -25,9 +25,10 @@ type transformSink struct {
 	// has no real-to-complex plan) and returns the bytes of its own device
 	// output per transform, which also bounds the chunk.
 	prepare func(real bool) (int64, error)
-	// record records the chunk's work on buf (m transforms); finish reads
-	// its results for transforms lo … lo+m−1 once the submission has run.
-	record func(s *engine.Sequence, buf *engine.Buffer, m int) error
+	// record records the work on buf of the chunk of transforms lo …
+	// lo+m−1, whose NaN/±Inf flags (a bit per transform of the chunk) are
+	// in flags; finish reads its results once the submission has run.
+	record func(s *engine.Sequence, buf, flags *engine.Buffer, lo, m int) error
 	finish func(lo, m int)
 	close  func()
 }
@@ -57,12 +58,14 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		per   int64
 		plans = map[int]*vkfft.Plan{}
 		pk    packer
+		flags *engine.Buffer // the host packing's flags (src.bad)
 	)
 	defer func() {
 		for _, p := range plans {
 			p.Close()
 		}
 		buf.Release()
+		flags.Release()
 		if sink.close != nil {
 			sink.close()
 		}
@@ -141,9 +144,14 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 			return tm, err
 		}
 	}
-	var host []byte
+	var host, bits []byte
 	if raw == nil {
 		host = make([]byte, int64(chunk)*per)
+		bits = make([]byte, 4*((chunk+31)/32))
+		var err error
+		if flags, err = dev.NewBuffer(int64(len(bits))); err != nil {
+			return tm, fmt.Errorf("spectra: transform flags: %w", err)
+		}
 	}
 	put := func(at int64, v float64) {
 		if double {
@@ -161,9 +169,17 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		// fill puts the chunk's centred values into buf: spectra_pack on
 		// the raw batch, or the host's packing uploaded.
 		var fill func(s *engine.Sequence) error
+		fl := flags
 		if raw != nil {
+			fl = pk.flags
 			fill = func(s *engine.Sequence) error { return pk.record(s, buf, lo, m, n1, n0, per/esize, real) }
 		} else {
+			clear(bits)
+			for i := range m {
+				if src.bad != nil && src.bad[lo+i] {
+					bits[4*(i/32)+(i%32)/8] |= 1 << (i % 8)
+				}
+			}
 			bytes := host[:int64(m)*per]
 			clear(bytes) // the padding of the real layout, the imaginary parts of the complex one
 			par.Range(m, grain(m), func(ilo, ihi int) {
@@ -182,7 +198,12 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 					}
 				}
 			})
-			fill = func(s *engine.Sequence) error { return s.Upload(buf, 0, bytes) }
+			fill = func(s *engine.Sequence) error {
+				if err := s.Upload(flags, 0, bits[:4*((m+31)/32)]); err != nil {
+					return err
+				}
+				return s.Upload(buf, 0, bytes)
+			}
 		}
 		t, err := dev.Run(ctx, func(s *engine.Sequence) {
 			if fill(s) != nil {
@@ -191,7 +212,12 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 			if pl.Record(s) != nil {
 				return
 			}
-			_ = sink.record(s, buf, m)
+			if sink.record(s, buf, fl, lo, m) != nil {
+				return
+			}
+			if raw != nil {
+				_ = pk.download(s, m)
+			}
 		})
 		tm.Add(t)
 		if err != nil {
@@ -260,7 +286,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			}
 			return 0, nil
 		},
-		record: func(s *engine.Sequence, buf *engine.Buffer, m int) error {
+		record: func(s *engine.Sequence, buf, _ *engine.Buffer, _, m int) error {
 			if len(bytes) < int(int64(m)*per) {
 				bytes = make([]byte, int64(m)*per)
 			}
@@ -300,17 +326,22 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 	return p, tm, nil
 }
 
-// binsVulkan reduces the spectra of the b transforms of x (each n1×n0
+// binsVulkan reduces the spectra of the b transforms of src (each n1×n0
 // values) on the device, in the submission that transforms them
-// (runVulkan, then shaders/spectra_bins.comp): per transform, the sums of
-// P over each of the table's bins into bins (b × k) and the totals into
-// tot, nus and hi (b each; left alone where the table has none, perBin);
-// only those come back, stored as float32 (float64 when double).
-// table builds the bin table for the layout VkFFT runs (real-to-complex or
-// complex) and transform of n1×n0. Accumulation is in double where the
-// device has shaderFloat64, else in float with Kahan's compensation.
+// (runVulkan, then shaders/spectra_bins.comp, then
+// shaders/spectra_groups.comp), and adds them into a's groups of a.m
+// consecutive transforms: the sums of P over each of the table's bins and,
+// with totals (frames), Σ P, Σ ν·P and Σ_{ν>1/4} P, over the transforms
+// not flagged as holding a NaN or ±Inf. Only units × outputs values come
+// back per chunk (a unit: the members of one group within a chunk, at most
+// groupSegment of them), stored as float32 (float64 when double), and the
+// host adds them into their groups in float64, so that a group may
+// straddle chunks. table builds the bin table for the layout VkFFT runs
+// (real-to-complex or complex) and transform of n1×n0. Accumulation is in
+// double where the device has shaderFloat64, else in float with Kahan's
+// (spectra_bins) and Neumaier's (spectra_groups) compensation.
 func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool,
-	table func(real bool, n1, n0 int) (*binTable, error), bins, tot, nus, hi []float64) (engine.Timing, error) {
+	table func(real bool, n1, n0 int) (*binTable, error), a *groupAcc, totals bool) (engine.Timing, error) {
 	var tm engine.Timing
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -323,26 +354,32 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 		// One value, centred: no power anywhere.
 		return tm, nil
 	}
-	name, asize := "spectra_bins_f32acc32", int64(4) // asize: bytes of a stored sum (T)
+	suffix, asize := "_f32acc32", int64(4) // asize: bytes of a stored sum (T)
 	switch {
 	case double:
-		name, asize = "spectra_bins_f64", 8
+		suffix, asize = "_f64", 8
 	case dev.Info.Float64:
-		name = "spectra_bins_f32"
+		suffix = "_f32"
 	}
-	code, err := shaders.Code(name)
+	code, err := shaders.Code("spectra_bins" + suffix)
+	if err != nil {
+		return tm, err
+	}
+	gcode, err := shaders.Code("spectra_groups" + suffix)
 	if err != nil {
 		return tm, err
 	}
 	const wg = 64
 	var (
-		tbl  *binTable
-		per  int64
-		tab  *engine.Buffer
-		nub  *engine.Buffer
-		out  *engine.Buffer
-		res  []byte
-		kern *engine.Kernel
+		tbl         *binTable
+		per         int64
+		tab, nub    *engine.Buffer
+		gtab        *engine.Buffer
+		out, gout   *engine.Buffer
+		res         []byte
+		kern, gkern *engine.Kernel
+		gl          *groupList
+		u0, units   int
 	)
 	push := func(m int) []byte {
 		perBin := uint32(0)
@@ -354,6 +391,12 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(perBin).U32(uint32(n0)).Float(1/float64(n), double)
 		return p.Bytes()
 	}
+	gpush := func(lo, m int) []byte {
+		var p vkpush.Block
+		p.U32(uint32(m)).U32(uint32(lo)).U32(uint32(a.m)).U32(uint32(gl.mseg)).U32(uint32(gl.nsegm)).
+			U32(uint32(u0)).U32(uint32(units)).U32(uint32(gl.nout)).U32(uint32(tbl.slots))
+		return p.Bytes()
+	}
 	esize := int64(4)
 	if double {
 		esize = 8
@@ -362,7 +405,8 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 		prepare: func(real bool) (int64, error) {
 			tab.Release()
 			nub.Release()
-			tab, nub = nil, nil
+			gtab.Release()
+			tab, nub, gtab = nil, nil, nil
 			per = vkfft.Bytes(n0, n1, 1, double, real) / esize
 			var err error
 			if tbl, err = table(real, n1, n0); err != nil {
@@ -371,7 +415,11 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 			if per > math.MaxUint32 || int64(b)*int64(max(tbl.nseg, tbl.k)) > math.MaxUint32 {
 				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
 			}
-			if kern, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
+			gl = newGroupList(tbl, totals, a.m)
+			if kern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_bins" + suffix, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
+				return 0, err
+			}
+			if gkern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_groups" + suffix, Code: gcode, Bindings: 4, PushSize: len(gpush(0, 0)), Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
 			if tab, err = dev.NewBuffer(4 * int64(len(tbl.tab))); err != nil {
@@ -380,20 +428,25 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 			if nub, err = dev.NewBuffer(esize * int64(len(tbl.nu))); err != nil {
 				return 0, fmt.Errorf("spectra: bin table: %w", err)
 			}
+			if gtab, err = dev.NewBuffer(4 * int64(len(gl.tab))); err != nil {
+				return 0, fmt.Errorf("spectra: group table: %w", err)
+			}
 			return int64(tbl.slots) * asize, nil
 		},
-		record: func(s *engine.Sequence, buf *engine.Buffer, m int) error {
+		record: func(s *engine.Sequence, buf, flags *engine.Buffer, lo, m int) error {
 			if out == nil {
 				// The first chunk is the largest.
 				var err error
 				if out, err = dev.NewBuffer(int64(m) * int64(tbl.slots) * asize); err != nil {
 					return fmt.Errorf("spectra: bin sums: %w", err)
 				}
-				words := make([]byte, 4*len(tbl.tab))
-				for i, v := range tbl.tab {
-					binary.LittleEndian.PutUint32(words[4*i:], v)
+				if gout, err = dev.NewBuffer(int64(gl.maxUnits(m)) * int64(gl.nout) * asize); err != nil {
+					return fmt.Errorf("spectra: group sums: %w", err)
 				}
-				if err := s.Upload(tab, 0, words); err != nil {
+				if err := s.Upload(tab, 0, words(tbl.tab)); err != nil {
+					return err
+				}
+				if err := s.Upload(gtab, 0, words(gl.tab)); err != nil {
 					return err
 				}
 				nus := make([]byte, esize*int64(len(tbl.nu)))
@@ -407,40 +460,58 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 				if err := s.Upload(nub, 0, nus); err != nil {
 					return err
 				}
-				res = make([]byte, int64(m)*int64(tbl.slots)*asize)
+				res = make([]byte, int64(gl.maxUnits(m))*int64(gl.nout)*asize)
 			}
-			units := tbl.nseg // invocations per transform
+			nu := tbl.nseg // invocations per transform
 			if tbl.perBin {
-				units = tbl.k
+				nu = tbl.k
 			}
-			if err := s.Dispatch(kern, dev.Groups((m*units+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
+			if err := s.Dispatch(kern, dev.Groups((m*nu+wg-1)/wg), push(m), engine.Bind(buf), engine.Bind(tab), engine.Bind(out), engine.Bind(nub)); err != nil {
 				return err
 			}
-			return s.Download(out, 0, res[:int64(m)*int64(tbl.slots)*asize])
+			u0 = gl.unit(lo)
+			units = gl.unit(lo+m-1) - u0 + 1
+			if err := s.Dispatch(gkern, dev.Groups((units*gl.nout+wg-1)/wg), gpush(lo, m), engine.Bind(out), engine.Bind(gtab), engine.Bind(flags), engine.Bind(gout)); err != nil {
+				return err
+			}
+			return s.Download(gout, 0, res[:int64(units)*int64(gl.nout)*asize])
 		},
 		finish: func(lo, m int) {
 			k := tbl.k
-			par.Range(m, grain(m), func(ilo, ihi int) {
-				sums := make([]float64, tbl.slots)
-				for i := ilo; i < ihi; i++ {
-					at := int64(i) * int64(tbl.slots) * asize
-					for j := range sums {
-						if asize == 8 {
-							sums[j] = math.Float64frombits(binary.LittleEndian.Uint64(res[at+8*int64(j):]))
-						} else {
-							sums[j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(res[at+4*int64(j):])))
-						}
+			vals := make([]float64, gl.nout)
+			for i := range units {
+				at := int64(i) * int64(gl.nout) * asize
+				for j := range vals {
+					if asize == 8 {
+						vals[j] = math.Float64frombits(binary.LittleEndian.Uint64(res[at+8*int64(j):]))
+					} else {
+						vals[j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(res[at+4*int64(j):])))
 					}
-					t := lo + i
-					tot[t], nus[t], hi[t] = tbl.sums(sums, bins[t*k:(t+1)*k])
 				}
-			})
+				grp := (u0 + i) / gl.nsegm
+				if totals {
+					a.add(grp, vals[:k], vals[k], vals[k+1], vals[k+2])
+				} else {
+					a.add(grp, vals[:k], 0, 0, 0)
+				}
+			}
 		},
 		close: func() {
 			tab.Release()
 			nub.Release()
+			gtab.Release()
 			out.Release()
+			gout.Release()
 		},
 	}
 	return runVulkan(ctx, dev, src, b, n1, n0, double, sink)
+}
+
+// words is v as little-endian bytes.
+func words(v []uint32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, w := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], w)
+	}
+	return out
 }
