@@ -366,11 +366,12 @@ func runLatentBatches(ctx context.Context, dev *engine.Device, r *formats.Sample
 	return out, nil
 }
 
-// latentReaders counts the statistics of w that read a batch on a device:
-// the moments, the correlations (each kind), the PCA and the spectra.
+// latentReaders counts the passes of w's statistics over a batch on a
+// device: the moments, the correlations (each kind), the PCA, and the
+// spectra twice (frames, then pixel series).
 func latentReaders(w latentWork) int {
 	n := 0
-	for _, a := range []bool{w.req.Moments, w.req.Corr, w.req.CorrFrames, w.req.LagCorr, w.pca, w.spectra} {
+	for _, a := range []bool{w.req.Moments, w.req.Corr, w.req.CorrFrames, w.req.LagCorr, w.pca, w.spectra, w.spectra} {
 		if a {
 			n++
 		}

@@ -93,6 +93,10 @@ func (d *Device) Window(p []byte, size int64) (Binding, bool) {
 	return Binding{Buf: h.buf, Offset: off, Size: size}, true
 }
 
+// Holding reports whether Hold holds all of p (then the pipelines that
+// read p need no input buffer of their own for it, windows permitting).
+func (d *Device) Holding(p []byte) bool { return len(p) > 0 && d.heldFor(p) != nil }
+
 // heldFor is the Held whose array holds all of p (not empty), or nil.
 func (d *Device) heldFor(p []byte) *Held {
 	at := uintptr(unsafe.Pointer(&p[0]))

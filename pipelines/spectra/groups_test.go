@@ -185,3 +185,70 @@ func TestGroupsOfLoopLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupsOfHeld: with the batch held on the device (engine.Device.Hold,
+// as vkstat latent holds it for all its statistics), spectra_pack reads
+// windows of that copy rather than uploading each chunk's span, and the
+// results are bit for bit those of the uploads (which the tests above
+// hold to the reference), in chunks too.
+func TestGroupsOfHeld(t *testing.T) {
+	defer func(m int) { maxChunk = m }(maxChunk)
+	ctx := context.Background()
+	for _, chunk := range []int{0, 5} {
+		maxChunk = chunk
+		for _, im := range deviceImpls(t) {
+			dev := im.opt.Device
+			for _, dt := range storages(im.opt.Double) {
+				g, f, h, w := 4, 5, 12, 15
+				t.Run(fmt.Sprintf("chunk%d/%s/%v", chunk, im.name, dt), func(t *testing.T) {
+					x := randomFrames(g*f, h, w, 77)
+					x[7] = math.NaN()
+					xt, _ := stored(dt, x, []int{g, f, h, w}, -1, -1)
+					n := int64(len(xt.Raw()))
+					s0, st0, err := SpatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
+					testdev.SkipNoFloat64(t, err)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t0, tt0, err := TemporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					held, _, err := dev.Hold(ctx, xt.Raw())
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer held.Release()
+					if !held.Holds() {
+						t.Fatalf("%d bytes not held", n)
+					}
+					s1, st1, err := SpatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t1, tt1, err := TemporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range []struct {
+						what          string
+						before, after int64
+						same          bool
+					}{
+						{"spatial", st0.UpBytes, st1.UpBytes, slices.Equal(s0.Radial, s1.Radial) && slices.Equal(s0.Total, s1.Total) &&
+							slices.Equal(s0.NuSum, s1.NuSum) && slices.Equal(s0.HighSum, s1.HighSum) && slices.Equal(s0.Bad, s1.Bad)},
+						{"temporal", tt0.UpBytes, tt1.UpBytes, slices.Equal(t0.Spectrum, t1.Spectrum) && slices.Equal(t0.Total, t1.Total) &&
+							slices.Equal(t0.Bad, t1.Bad)},
+					} {
+						if !c.same {
+							t.Errorf("%s: the held batch's results differ from the uploaded one's", c.what)
+						}
+						if c.after > c.before-n {
+							t.Errorf("%s: %d bytes uploaded with the batch held, %d without (the batch is %d)", c.what, c.after, c.before, n)
+						}
+					}
+				})
+			}
+		}
+	}
+}

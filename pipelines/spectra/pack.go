@@ -135,8 +135,9 @@ type packer struct {
 	lanes     int // invocations per transform
 	raw       *rawInput
 	kern      *engine.Kernel
-	in, flags *engine.Buffer
-	words     []byte // the chunk's flags, a bit per transform
+	in, flags *engine.Buffer // in: nil while the chunks bind windows of a held batch
+	inBytes   int64          // in's size, for a chunk's span
+	words     []byte         // the chunk's flags, a bit per transform
 	zeros     []byte
 }
 
@@ -174,9 +175,12 @@ func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double
 	if p.kern, err = dev.Kernel(spec); err != nil {
 		return err
 	}
-	bytes := raw.maxSpan(chunk) * int64(raw.t.DType.Size())
-	if p.in, err = dev.NewBuffer((bytes + 3) &^ 3); err != nil {
-		return fmt.Errorf("spectra: raw input: %w", err)
+	p.inBytes = (raw.maxSpan(chunk)*int64(raw.t.DType.Size()) + 3) &^ 3
+	if !dev.Holding(raw.t.Raw()) {
+		// Otherwise the chunks bind windows of the held batch (record).
+		if p.in, err = dev.NewBuffer(p.inBytes); err != nil {
+			return fmt.Errorf("spectra: raw input: %w", err)
+		}
 	}
 	words := 4 * int64((chunk+31)/32)
 	if p.flags, err = dev.NewBuffer(words); err != nil {
@@ -206,15 +210,30 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	es := int64(raw.t.DType.Size())
 	src := raw.t.Raw()
 	have := int64(len(src))
-	err := s.UploadFrom(p.in, 0, (e-a)*es, func(dst []byte, at int64) error {
-		from := a*es + at
-		part := src[min(from, have):min(from+int64(len(dst)), have)]
-		par.Copy(dst[:len(part)], part)
-		clear(dst[len(part):]) // the last 16-bit word's missing half
-		return nil
-	})
-	if err != nil {
-		return err
+	// A window of the batch the device holds (engine.Device.Hold), from an
+	// aligned element before a; else the span goes up into p.in.
+	al := a / (p.dev.Alignment() / es) * (p.dev.Alignment() / es)
+	in, ok := p.dev.Window(src[al*es:min(e*es, have)], ((e-al)*es+3)&^3)
+	if ok {
+		a = al
+	} else {
+		if p.in == nil {
+			var err error
+			if p.in, err = p.dev.NewBuffer(p.inBytes); err != nil {
+				return fmt.Errorf("spectra: raw input: %w", err)
+			}
+		}
+		in = engine.Bind(p.in)
+		err := s.UploadFrom(p.in, 0, (e-a)*es, func(dst []byte, at int64) error {
+			from := a*es + at
+			part := src[min(from, have):min(from+int64(len(dst)), have)]
+			par.Copy(dst[:len(part)], part)
+			clear(dst[len(part):]) // the last 16-bit word's missing half
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	words := 4 * ((m + 31) / 32)
 	if err := s.Upload(p.flags, 0, p.zeros[:words]); err != nil {
@@ -222,7 +241,7 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	}
 	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
 	tpg := packGroup / p.lanes // transforms per workgroup
-	return s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, engine.Bind(p.in), engine.Bind(buf), engine.Bind(p.flags))
+	return s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, in, engine.Bind(buf), engine.Bind(p.flags))
 }
 
 // download downloads the flags of a chunk of m transforms, once the
