@@ -21,8 +21,16 @@ var (
 
 func TestDefaults(t *testing.T) {
 	t.Setenv("VKSTAT_TUNE_DIR", "off")
-	if got := strings.Join(Pipelines(), ","); got != "chol,cov,mapx,reduce" {
+	if got := strings.Join(Pipelines(), ","); got != "chol,cov,mapx,reduce,spectra" {
 		t.Errorf("pipelines: got %s", got)
+	}
+	// spectra_pack: a workgroup per transform on GPUs, an invocation per
+	// transform of up to 8,192 values on CPU devices.
+	for d, want := range map[*engine.DeviceInfo]int{&gpu: 0, &lavapipe: 8192} {
+		p, err := Resolve(context.Background(), "spectra", *d)
+		if err != nil || p.Int("pack_alone") != want {
+			t.Errorf("spectra on %s: pack_alone %v (%s), want %d, %v", d.Name, p.Int("pack_alone"), p.Source("pack_alone"), want, err)
+		}
 	}
 	// cov's tiled kernel runs only where a measured cache (or an override)
 	// says so: the built-in choice is the blocks kernel on every device.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/internal/tune"
 	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
@@ -23,14 +24,6 @@ const packGroup = 64
 // centred and packed on the host, as float64 (input.x). A variable so that
 // tests can move it.
 var packLimit = packGroup * 8192
-
-// packAlone is the most values a transform has for spectra_pack to give it
-// one invocation of its own (LANES = 1, at most 2 × 8,192 loop iterations)
-// on a CPU device (lavapipe, SwiftShader), whose workgroup barriers are
-// emulated: a 64-invocation workgroup per series of 16 frames took lavapipe
-// ten times longer than the transforms. GPUs, and longer transforms, take
-// a workgroup per transform. A variable so that tests can take both ways.
-var packAlone = 8192
 
 // input is what runVulkan transforms: float64 values, transform after
 // transform, that the host centres and packs (x), or a batch as stored
@@ -143,7 +136,7 @@ type packer struct {
 
 // prepare builds the kernel and the buffers for chunks of up to chunk
 // transforms of n values.
-func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double bool) error {
+func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput, chunk, n int, double bool) error {
 	p.dev, p.raw = dev, raw
 	var name string
 	switch raw.t.DType {
@@ -166,8 +159,15 @@ func (p *packer) prepare(dev *engine.Device, raw *rawInput, chunk, n int, double
 	if err != nil {
 		return err
 	}
+	// A workgroup per transform, or an invocation per transform of at
+	// most pack_alone values (internal/tune: CPU devices, whose barriers
+	// are emulated).
+	tp, err := tune.Resolve(ctx, "spectra", dev.Info)
+	if err != nil {
+		return err
+	}
 	p.lanes = packGroup
-	if dev.Info.IsCPU() && n <= packAlone {
+	if n <= tp.Int("pack_alone") {
 		p.lanes = 1
 	}
 	spec := engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(packPush(0, 0, 0, 0, false, raw, 0, 0)),

@@ -11,6 +11,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -105,9 +106,8 @@ func ran(tm engine.Timing, name string) bool {
 // on the same data seen as (b, h, w) (series of h values, w pixels) against
 // the reference, a NaN and +Inf planted, and checks the flags and whether
 // spectra_pack ran (on transforms of at most packLimit values).
-func packCase(t *testing.T, opt Options, dt tensor.DType, b, h, w int, tol float64) {
+func packCase(t *testing.T, ctx context.Context, opt Options, dt tensor.DType, b, h, w int, tol float64) {
 	t.Helper()
-	ctx := context.Background()
 	x := randomFrames(b, h, w, uint64(h*131+w*7+int(dt)))
 	nan, inf := -1, -1
 	if b >= 2 {
@@ -186,6 +186,19 @@ func storages(double bool) []tensor.DType {
 	return []tensor.DType{tensor.F32, tensor.F16, tensor.BF16}
 }
 
+// packWays are spectra_pack's two ways: the device's tuning (an
+// invocation per transform on CPU devices), and a workgroup per transform
+// (GPUs' way) forced on every device.
+func packWays() []struct {
+	name string
+	ctx  context.Context
+} {
+	return []struct {
+		name string
+		ctx  context.Context
+	}{{"tuned", context.Background()}, {"workgroup", tune.WithOverride(context.Background(), "spectra", map[string]any{"pack_alone": 0})}}
+}
+
 // TestSpectraOf: frames and series centred and packed on the device
 // (spectra_pack) from float32, float64, float16 and bfloat16 storage,
 // odd and even sizes, a NaN and an Inf planted (their frame or series
@@ -194,17 +207,15 @@ func storages(double bool) []tensor.DType {
 // and the CPU path of the same entry points.
 func TestSpectraOf(t *testing.T) {
 	shapes := [][3]int{{5, 12, 15}, {5, 16, 16}, {5, 13, 17}, {4, 9, 15}, {3, 1, 9}, {4, 12, 1}, {4, 8, 64}, {5, 17, 16}}
-	defer func(a int) { packAlone = a }(packAlone)
-	for _, alone := range []int{packAlone, 0} {
-		packAlone = alone // 0: a workgroup per transform on CPU devices too
+	for _, way := range packWays() {
 		for _, im := range impls(t) {
-			if alone == 0 && im.opt.Device == nil {
+			if way.name != "tuned" && im.opt.Device == nil {
 				continue
 			}
 			for _, dt := range storages(im.opt.Double) {
 				for _, s := range shapes {
-					t.Run(fmt.Sprintf("%s/alone%d/%v/%dx%dx%d", im.name, alone, dt, s[0], s[1], s[2]), func(t *testing.T) {
-						packCase(t, im.opt, dt, s[0], s[1], s[2], im.tol)
+					t.Run(fmt.Sprintf("%s/%s/%v/%dx%dx%d", im.name, way.name, dt, s[0], s[1], s[2]), func(t *testing.T) {
+						packCase(t, way.ctx, im.opt, dt, s[0], s[1], s[2], im.tol)
 					})
 				}
 			}
@@ -216,14 +227,13 @@ func TestSpectraOf(t *testing.T) {
 // that chunks of series straddle their groups and 16-bit spans start on
 // an odd element (13×17 frames); both ways of spectra_pack.
 func TestSpectraOfChunks(t *testing.T) {
-	defer func(m, a int) { maxChunk, packAlone = m, a }(maxChunk, packAlone)
+	defer func(m int) { maxChunk = m }(maxChunk)
 	maxChunk = 4
-	for _, alone := range []int{packAlone, 0} {
-		packAlone = alone
+	for _, way := range packWays() {
 		for _, im := range deviceImpls(t) {
 			for _, dt := range storages(im.opt.Double) {
-				t.Run(fmt.Sprintf("%s/alone%d/%v", im.name, alone, dt), func(t *testing.T) {
-					packCase(t, im.opt, dt, 7, 13, 17, im.tol)
+				t.Run(fmt.Sprintf("%s/%s/%v", im.name, way.name, dt), func(t *testing.T) {
+					packCase(t, way.ctx, im.opt, dt, 7, 13, 17, im.tol)
 				})
 			}
 		}
@@ -243,8 +253,8 @@ func TestSpectraOfPackLimit(t *testing.T) {
 			defer func(l int) { packLimit = l }(packLimit)
 			packLimit = 100
 			for _, dt := range storages(im.opt.Double) {
-				packCase(t, im.opt, dt, 5, 8, 12, im.tol)
-				packCase(t, im.opt, dt, 5, 8, 13, im.tol)
+				packCase(t, context.Background(), im.opt, dt, 5, 8, 12, im.tol)
+				packCase(t, context.Background(), im.opt, dt, 5, 8, 13, im.tol)
 			}
 		})
 	}

@@ -140,7 +140,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		row = 2 * (n0/2 + 1)
 	}
 	if raw != nil {
-		if err := pk.prepare(dev, raw, chunk, n, double); err != nil {
+		if err := pk.prepare(ctx, dev, raw, chunk, n, double); err != nil {
 			return tm, err
 		}
 	}
