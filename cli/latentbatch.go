@@ -62,9 +62,10 @@ type latentFootprint struct{ device, host, outputs int64 }
 // a converted copy where --precision changes the type, a permuted copy for
 // moments (corr, corr-frames, lagcorr and pca read the batch where it
 // lies) and one more for --nan skip's compaction or the copies of the
-// sets holding a NaN or ±Inf, for spectra four float64 arrays of e values
-// (the centred copy, the pixel series, the transform's staging and power),
-// and the per-sample outputs.
+// sets holding a NaN or ±Inf, for spectra a float64 copy of the e values
+// (where a device cannot centre and pack them itself: the CPU path and
+// spectra_pack read the batch as stored, a transform at a time), and the
+// per-sample outputs.
 func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tensor.DType, stored int64, inDT tensor.DType, onDevice bool) latentFootprint {
 	s := int64(dt.Size())
 	c, f := int64(1), int64(1)
@@ -102,7 +103,7 @@ func sampleFootprint(w latentWork, e int64, d latent.Dims, hasDims bool, dt tens
 		host += e * s
 	}
 	if w.spectra {
-		host += 4 * e * 8
+		host += e * 8
 	}
 	if !onDevice {
 		dev = 0

@@ -89,10 +89,14 @@ func spatialGonumKernel(s *SpatialGroups) func() cpuKernel {
 	return func() cpuKernel {
 		g := newGonum2D(h, w)
 		p := make([]float64, h*w)
+		frame := make([]float64, h*w)
 		rad := make([]float64, k)
-		return func(x []float64, lo, hi int, emit emitFunc) {
+		return func(load func(int, []float64) bool, lo, hi int, emit emitFunc) {
 			for i := lo; i < hi; i++ {
-				g.power(x[i*h*w:(i+1)*h*w], p)
+				if load(i, frame) {
+					continue
+				}
+				g.power(frame, p)
 				clear(rad)
 				var tot, nus, his float64
 				for j, v := range p {
@@ -122,9 +126,12 @@ func temporalGonumKernel(f int) func() cpuKernel {
 		coef := make([]complex128, k)
 		out := make([]float64, k)
 		norm := 1 / (float64(f) * float64(f))
-		return func(x []float64, lo, hi int, emit emitFunc) {
+		s := make([]float64, f)
+		return func(load func(int, []float64) bool, lo, hi int, emit emitFunc) {
 			for i := lo; i < hi; i++ {
-				s := x[i*f : (i+1)*f]
+				if load(i, s) {
+					continue
+				}
 				m := mean(s)
 				for j, v := range s {
 					seq[j] = v - m

@@ -158,10 +158,14 @@ func spatialPow2Kernel(s *SpatialGroups) func() cpuKernel {
 	return func() cpuKernel {
 		f := newFrames2D(h, w)
 		half := make([]float64, n)
+		frame := make([]float64, h*w)
 		rad := make([]float64, k)
-		return func(x []float64, lo, hi int, emit emitFunc) {
+		return func(load func(int, []float64) bool, lo, hi int, emit emitFunc) {
 			for i := lo; i < hi; i++ {
-				zr, zi := f.transform(x[i*h*w : (i+1)*h*w])
+				if load(i, frame) {
+					continue
+				}
+				zr, zi := f.transform(frame)
 				f.halfPower(zr, zi, half)
 				clear(rad)
 				var tot, nus, his float64
@@ -206,11 +210,13 @@ func temporalPow2Kernel(f int) func() cpuKernel {
 		ar, ai := make([]float64, f2*temporalBlock), make([]float64, f2*temporalBlock)
 		br, bi := make([]float64, f2*temporalBlock), make([]float64, f2*temporalBlock)
 		out := make([]float64, k)
-		return func(x []float64, lo, hi int, emit emitFunc) {
+		s := make([]float64, f)
+		bad := make([]bool, temporalBlock)
+		return func(load func(int, []float64) bool, lo, hi int, emit emitFunc) {
 			for s0 := lo; s0 < hi; s0 += temporalBlock {
 				l := min(temporalBlock, hi-s0) // the columns: series s0 … s0+l−1
 				for j := 0; j < l; j++ {
-					s := x[(s0+j)*f : (s0+j+1)*f]
+					bad[j] = load(s0+j, s) // a bad series goes through as zeros
 					m := mean(s)
 					for n := 0; n < f2; n++ {
 						ar[n*l+j], ai[n*l+j] = s[2*n]-m, s[2*n+1]-m
@@ -222,6 +228,9 @@ func temporalPow2Kernel(f int) func() cpuKernel {
 					zAt[q], cAt[q] = a*l, ((f2-a)%f2)*l
 				}
 				for j := 0; j < l; j++ {
+					if bad[j] {
+						continue
+					}
 					var tot, nus, his float64
 					for q := range out {
 						a, c := zAt[q]+j, cAt[q]+j

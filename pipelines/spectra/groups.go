@@ -154,9 +154,8 @@ func spatialGroups(ctx context.Context, opt Options, r *rawInput, s *SpatialGrou
 		}
 		tm, err = spatialDevice(ctx, opt, src, b, s, a)
 	} else {
-		v := r.widen()
 		t0 := time.Now()
-		err = spatialCPU(ctx, v, r.bad, s, a)
+		err = spatialCPU(ctx, r, s, a)
 		el := time.Since(t0) // the CPU path's compute time, as package reduce reports it
 		tm = engine.Timing{Kernel: el, Wall: el}
 	}
@@ -193,9 +192,8 @@ func temporalGroups(ctx context.Context, opt Options, r *rawInput, t *TemporalGr
 		}
 		tm, err = temporalDevice(ctx, opt, src, b, t, a)
 	} else {
-		v := r.widen()
 		t0 := time.Now()
-		err = temporalCPU(ctx, v, r.bad, t, a)
+		err = temporalCPU(ctx, r, t, a)
 		el := time.Since(t0)
 		tm = engine.Timing{Kernel: el, Wall: el}
 	}
@@ -211,9 +209,10 @@ func temporalGroups(ctx context.Context, opt Options, r *rawInput, t *TemporalGr
 // the call.
 type emitFunc func(i int, bins []float64, tot, nus, hi float64)
 
-// cpuKernel transforms transforms lo … hi−1 of x (n values each) and emits
-// each; a goroutine makes its own (plans and scratch).
-type cpuKernel func(x []float64, lo, hi int, emit emitFunc)
+// cpuKernel transforms transforms lo … hi−1, each read into its own
+// scratch by load (n values, widened; bad: it holds a NaN or ±Inf), and
+// emits the good ones; a goroutine makes its own (plans and scratch).
+type cpuKernel func(load func(i int, dst []float64) (bad bool), lo, hi int, emit emitFunc)
 
 // cpuSegment is the most members of a group the CPU path sums in one
 // accumulator (a unit); a group of more is cut into units of nearly equal
@@ -222,11 +221,12 @@ type cpuKernel func(x []float64, lo, hi int, emit emitFunc)
 // the cores (vkstat latent's --batch gives identical per-sample outputs).
 const cpuSegment = 512
 
-// cpuGroups runs the b = G·m transforms of x through kernels made by
+// cpuGroups runs the b = G·m transforms of r through kernels made by
 // newKernel, spread over the cores (each goroutine a run of whole units),
-// adding the good ones (bad[i] false) into their units, in order, and the
-// units into their groups in a.
-func cpuGroups(ctx context.Context, x []float64, bad []bool, a *groupAcc, newKernel func() cpuKernel) error {
+// adding the good ones (r.bad[i] false once loaded) into their units, in
+// order, and the units into their groups in a.
+func cpuGroups(ctx context.Context, r *rawInput, a *groupAcc, newKernel func() cpuKernel) error {
+	load := r.loader()
 	g, m, k := len(a.tot), a.m, a.k
 	nseg := (m + cpuSegment - 1) / cpuSegment // units per group
 	per := (m + nseg - 1) / nseg
@@ -246,10 +246,8 @@ func cpuGroups(ctx context.Context, x []float64, bad []bool, a *groupAcc, newKer
 		if uhi < units {
 			end = start(uhi)
 		}
-		newKernel()(x, start(ulo), end, func(i int, bins []float64, tot, nus, his float64) {
-			if !bad[i] {
-				parts.add(unitOf(i), bins, tot, nus, his)
-			}
+		newKernel()(load, start(ulo), end, func(i int, bins []float64, tot, nus, his float64) {
+			parts.add(unitOf(i), bins, tot, nus, his)
 		})
 	})
 	if err := ctx.Err(); err != nil {
@@ -263,21 +261,21 @@ func cpuGroups(ctx context.Context, x []float64, bad []bool, a *groupAcc, newKer
 	return nil
 }
 
-// spatialCPU is the CPU path of s's frames x (bad ones zeroed): fftPlan's
-// transforms for power-of-two sides (cpupow2.go), gonum's for others.
-func spatialCPU(ctx context.Context, x []float64, bad []bool, s *SpatialGroups, a *groupAcc) error {
+// spatialCPU is the CPU path of r's frames: fftPlan's transforms for
+// power-of-two sides (cpupow2.go), gonum's for others.
+func spatialCPU(ctx context.Context, r *rawInput, s *SpatialGroups, a *groupAcc) error {
 	if pow2Frames(s.H, s.W) {
-		return cpuGroups(ctx, x, bad, a, spatialPow2Kernel(s))
+		return cpuGroups(ctx, r, a, spatialPow2Kernel(s))
 	}
-	return cpuGroups(ctx, x, bad, a, spatialGonumKernel(s))
+	return cpuGroups(ctx, r, a, spatialGonumKernel(s))
 }
 
-// temporalCPU is the CPU path of t's series x (bad ones zeroed).
-func temporalCPU(ctx context.Context, x []float64, bad []bool, t *TemporalGroups, a *groupAcc) error {
+// temporalCPU is the CPU path of r's series.
+func temporalCPU(ctx context.Context, r *rawInput, t *TemporalGroups, a *groupAcc) error {
 	if isPow2(t.F) && t.F >= 2 {
-		return cpuGroups(ctx, x, bad, a, temporalPow2Kernel(t.F))
+		return cpuGroups(ctx, r, a, temporalPow2Kernel(t.F))
 	}
-	return cpuGroups(ctx, x, bad, a, temporalGonumKernel(t.F))
+	return cpuGroups(ctx, r, a, temporalGonumKernel(t.F))
 }
 
 // temporalTotals fills a's totals from its summed one-sided spectra (ν =

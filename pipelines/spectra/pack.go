@@ -95,29 +95,61 @@ func (r *rawInput) packable(dev *engine.Device, double bool) bool {
 func (r *rawInput) widen() []float64 {
 	b := len(r.bad)
 	v := make([]float64, b*r.n)
-	get := func(j int64) float64 { return r.t.F64[j] }
-	switch {
-	case r.t.DType.Is16():
-		tab := r.t.DType.Table()
-		get = func(j int64) float64 { return float64(tab[r.t.U16[j]]) }
-	case r.t.DType != tensor.F64:
-		get = func(j int64) float64 { return float64(r.t.F32[j]) }
-	}
+	load := r.loader()
 	par.Range(b, max(1, (1<<16)/r.n), func(lo, hi int) {
 		for tt := lo; tt < hi; tt++ {
-			out := v[tt*r.n : (tt+1)*r.n]
-			at, bad := r.index(tt, 0), false
-			for i := range out {
-				e := get(at + int64(i)*int64(r.istride))
-				bad = bad || e-e != 0 // NaN or ±Inf
-				out[i] = e
-			}
-			if r.bad[tt] = bad; bad {
-				clear(out)
-			}
+			load(tt, v[tt*r.n:(tt+1)*r.n])
 		}
 	})
 	return v
+}
+
+// loader returns a function that widens transform tt into dst (n values)
+// and marks it in r.bad when it holds a NaN or ±Inf (dst zeroed then): the
+// CPU path's kernels read the batch as stored through it, a transform at a
+// time, rather than a float64 copy of the whole batch. Calls for different
+// transforms may run at once.
+func (r *rawInput) loader() func(tt int, dst []float64) (bad bool) {
+	step := int64(r.istride)
+	fill := func(dst []float64, at int64) bool {
+		bad := false
+		for i := range dst {
+			e := r.t.F64[at+int64(i)*step]
+			bad = bad || e-e != 0 // NaN or ±Inf
+			dst[i] = e
+		}
+		return bad
+	}
+	switch {
+	case r.t.DType.Is16():
+		tab := r.t.DType.Table()
+		fill = func(dst []float64, at int64) bool {
+			bad := false
+			for i := range dst {
+				e := tab[r.t.U16[at+int64(i)*step]]
+				bad = bad || e-e != 0
+				dst[i] = float64(e)
+			}
+			return bad
+		}
+	case r.t.DType != tensor.F64:
+		fill = func(dst []float64, at int64) bool {
+			bad := false
+			for i := range dst {
+				e := r.t.F32[at+int64(i)*step]
+				bad = bad || e-e != 0
+				dst[i] = float64(e)
+			}
+			return bad
+		}
+	}
+	return func(tt int, dst []float64) bool {
+		bad := fill(dst, r.index(tt, 0))
+		if r.bad[tt] = bad; bad {
+			clear(dst)
+		}
+		return bad
+	}
 }
 
 // packer records spectra_pack for runVulkan: the chunk's span uploaded as
