@@ -141,24 +141,38 @@ func TemporalGroupsOf(ctx context.Context, x *tensor.Tensor, groups, f, pixels i
 	return t, tm, nil
 }
 
-// spatialGroups runs r's frames on opt's path into s.
-func spatialGroups(ctx context.Context, opt Options, r *rawInput, s *SpatialGroups) (engine.Timing, error) {
+// onPath runs r's transforms on opt's path: on the device (r as stored
+// where spectra_pack can centre and pack it, else widened on the host),
+// or on the CPU, timed as package reduce times its CPU path. It counts
+// the good and bad members into a.
+func onPath(ctx context.Context, opt Options, r *rawInput, a *groupAcc,
+	device func(src input, b int) (engine.Timing, error), cpu func() error) (engine.Timing, error) {
 	var tm engine.Timing
 	var err error
-	a := s.acc()
-	b := len(r.bad)
 	if opt.Device != nil {
 		src := input{raw: r}
 		if !r.packable(opt.Device, opt.Double) {
 			src = input{x: r.widen(), bad: r.bad}
 		}
-		tm, err = spatialDevice(ctx, opt, src, b, s, a)
+		tm, err = device(src, len(r.bad))
 	} else {
 		t0 := time.Now()
-		err = spatialCPU(ctx, r, s, a)
-		el := time.Since(t0) // the CPU path's compute time, as package reduce reports it
+		err = cpu()
+		el := time.Since(t0)
 		tm = engine.Timing{Kernel: el, Wall: el}
 	}
+	if err == nil {
+		a.count(r.bad)
+	}
+	return tm, err
+}
+
+// spatialGroups runs r's frames on opt's path into s.
+func spatialGroups(ctx context.Context, opt Options, r *rawInput, s *SpatialGroups) (engine.Timing, error) {
+	a := s.acc()
+	tm, err := onPath(ctx, opt, r, a,
+		func(src input, b int) (engine.Timing, error) { return spatialDevice(ctx, opt, src, b, s, a) },
+		func() error { return spatialCPU(ctx, r, s, a) })
 	if err != nil {
 		return tm, err
 	}
@@ -175,33 +189,15 @@ func spatialGroups(ctx context.Context, opt Options, r *rawInput, s *SpatialGrou
 			}
 		}
 	}
-	a.count(r.bad)
 	return tm, nil
 }
 
 // temporalGroups runs r's series on opt's path into t.
 func temporalGroups(ctx context.Context, opt Options, r *rawInput, t *TemporalGroups) (engine.Timing, error) {
-	var tm engine.Timing
-	var err error
 	a := t.acc()
-	b := len(r.bad)
-	if opt.Device != nil {
-		src := input{raw: r}
-		if !r.packable(opt.Device, opt.Double) {
-			src = input{x: r.widen(), bad: r.bad}
-		}
-		tm, err = temporalDevice(ctx, opt, src, b, t, a)
-	} else {
-		t0 := time.Now()
-		err = temporalCPU(ctx, r, t, a)
-		el := time.Since(t0)
-		tm = engine.Timing{Kernel: el, Wall: el}
-	}
-	if err != nil {
-		return tm, err
-	}
-	a.count(r.bad)
-	return tm, nil
+	return onPath(ctx, opt, r, a,
+		func(src input, b int) (engine.Timing, error) { return temporalDevice(ctx, opt, src, b, t, a) },
+		func() error { return temporalCPU(ctx, r, t, a) })
 }
 
 // emitFunc receives transform i's bins (sums over each bin's frequencies)
