@@ -6,18 +6,26 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/internal/checks"
+	"github.com/vkstat/vkstat/internal/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// TestMomentsRunOfAxes checks that the CPU path takes the moments over one
-// run of axes that is not last ({1}, {2}, {1, 2}, {2, 3}, {0, 1}, {0, 1,
-// 2}) where they lie, without a permuted copy (permutedHook counts them),
-// in every storage, with a NaN, an Inf (a plain copy then, to make it NaN),
-// a constant channel and a constant frame planted, against Reference; and
-// that sets that are no run ({1, 3}, {0, 2, 3, 4}) still take the permute.
-// The shapes put more than 512 values after the run (several column blocks
-// of shape34Strided) and fewer.
+// TestMomentsRunOfAxes checks that the CPU path and every device take the
+// moments over one run of axes that is not last ({1}, {2}, {1, 2}, {2, 3},
+// {0, 1}, {0, 1, 2}) where they lie, without a permuted copy (permutedHook
+// counts them), in every storage, with a NaN, an Inf (a plain copy then,
+// to make it NaN), a constant channel and a constant frame planted,
+// against Reference; and that sets that are no run ({1, 3}, {0, 2, 3, 4})
+// still take the permute. The shapes put more than 512 values after the
+// run (several column blocks of shape34Strided) and fewer.
 func TestMomentsRunOfAxes(t *testing.T) {
+	t.Run("cpu", func(t *testing.T) { runOfAxes(t, cpuRunner, false) })
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) { runOfAxes(t, deviceRunner(dev), !dev.Info.Float64) })
+	}
+}
+
+func runOfAxes(t *testing.T, run runner, acc32 bool) {
 	count := 0
 	permutedHook = func() { count++ }
 	defer func() { permutedHook = nil }()
@@ -64,7 +72,8 @@ func TestMomentsRunOfAxes(t *testing.T) {
 								}
 								req := Request{Moments: true, Axes: set.axes, DDof: si % 2, NaN: policy}
 								count = 0
-								got, err := cpuRunner(x, req)
+								got, err := run(x, req)
+								testdev.SkipNoFloat64(t, err)
 								if err != nil {
 									t.Fatal(err)
 								}
@@ -79,7 +88,7 @@ func TestMomentsRunOfAxes(t *testing.T) {
 								if dt.Is16() {
 									tdt = tensor.F32
 								}
-								compare(t, got, want, tolFor(tdt, false))
+								compare(t, got, want, tolFor(tdt, acc32))
 							})
 						}
 					}

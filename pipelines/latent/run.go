@@ -31,10 +31,10 @@ func bits16(dt tensor.DType) (finite func(uint16) bool, nan uint16) {
 func finite[T float](v T) bool { return v-v == 0 }
 
 // Run computes req for x on dev, or on the CPU when dev is nil. For the
-// moments the CPU path reduces a run of consecutive axes where x lies, as
-// (outer, n, inner); other axis sets, and on dev every set whose axes are
-// not last, are permuted on the host first (a copy in x's dtype: float32,
-// float64, or the bits of float16 or bfloat16). Package reduce does the
+// moments both paths reduce a run of consecutive axes where x lies, as
+// (outer, n, inner); other axis sets are permuted on the host first (a
+// copy in x's dtype: float32, float64, or the bits of float16 or
+// bfloat16). Package reduce does the
 // reduction; skewness and kurtosis take a second pass over the data, on
 // dev (reduce.RunCentral) or the CPU.
 // The correlations hand x itself to package cov as strided sample sets
@@ -253,9 +253,9 @@ var permutedHook func()
 // the last axis). Otherwise x is permuted on the host so that they come
 // last. Package reduce reduces axis 1 of that view (on dev, or the CPU).
 // Skewness and kurtosis take a second pass around the mean: on dev,
-// reduce.RunCentral's central sums (rows only: a run that is not last is
-// permuted on a device too, see docs/latent.md), on the CPU shape34, or
-// shape34Strided for a run that is not last.
+// reduce.RunCentral's central sums of the rows or columns of that view (on
+// the data already uploaded where the array fits one tile); on the CPU,
+// shape34, or shape34Strided for a run that is not last.
 func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, anyInf bool, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
@@ -274,17 +274,17 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		return nil, fmt.Errorf("latent: cannot take moments over axes %v of length 0 (shape %s)", axes, tensor.ShapeString(x.Shape))
 	}
 	rows := tensor.NumElements(keep)
-	// A run of axes (axes is sorted) that is not last: reduced in place on
-	// the CPU path, as (outer, n, inner).
+	// A run of axes (axes is sorted) that is not last: reduced where it
+	// lies, as (outer, n, inner).
 	first, last := axes[0], axes[len(axes)-1]
-	strided := dev == nil && last-first+1 == len(axes) && last < nd-1
+	strided := last-first+1 == len(axes) && last < nd-1
 	outer, inner := rows, 1
 	if strided {
 		outer, inner = tensor.NumElements(x.Shape[:first]), tensor.NumElements(x.Shape[last+1:])
 	}
 	// ±Inf is treated as NaN: skipped, or making its slice NaN. The axes
-	// already last (the spatial moments), or a run of axes on the CPU,
-	// need no permuted copy, nor any copy unless there is an Inf to
+	// already last (the spatial moments), or any other run of axes, need
+	// no permuted copy, nor any copy unless there is an Inf to
 	// replace.
 	p := x
 	switch {
