@@ -546,7 +546,7 @@ func shape34Strided(p *tensor.Tensor, outer, n, inner int, skip bool, centre, mn
 				m2 := max(a2-d2, 0)
 				m3 := a3 - 3*dl*a2 + 2*d2*dl
 				m4 := max(a4-4*dl*a3+6*d2*a2-3*d2*d2, 0)
-				skew[q] = m3 / math.Pow(m2, 1.5)
+				skew[q] = m3 / (m2 * math.Sqrt(m2)) // m2^1.5; math.Pow took a third of the pass
 				kurt[q] = m4/(m2*m2) - 3
 			}
 		}
