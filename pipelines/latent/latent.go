@@ -11,8 +11,10 @@
 //     the mean over f of corr(x[n, c, f], x[n, c, f+l]).
 //
 // Moments reuse package reduce and correlations package cov (the batched
-// covariance kernels), on a Vulkan device or on the CPU: for moments the
-// tensor is permuted on the host so that the reduced axes are contiguous;
+// covariance kernels), on a Vulkan device or on the CPU: moments over one
+// run of consecutive axes read the tensor where it lies, as (outer, n,
+// inner); over other axis sets it is permuted on the host so that the
+// reduced axes are contiguous;
 // the correlations hand it to package cov as it lies, as strided sample
 // sets (cov.Strided), copying only the sets that hold a NaN or ±Inf. Reference computes
 // everything again in plain float64 loops over the original layout, sharing

@@ -31,10 +31,12 @@ func bits16(dt tensor.DType) (finite func(uint16) bool, nan uint16) {
 func finite[T float](v T) bool { return v-v == 0 }
 
 // Run computes req for x on dev, or on the CPU when dev is nil. For the
-// moments both paths permute x on the host where the reduced axes are not
-// last (a copy in x's dtype: float32, float64, or the bits of float16 or
-// bfloat16) and hand the result to package reduce; skewness and kurtosis
-// take a second pass over the data, on dev (reduce.RunCentral) or the CPU.
+// moments both paths reduce a run of consecutive axes where x lies, as
+// (outer, n, inner); other axis sets are permuted on the host first (a
+// copy in x's dtype: float32, float64, or the bits of float16 or
+// bfloat16). Package reduce does the
+// reduction; skewness and kurtosis take a second pass over the data, on
+// dev (reduce.RunCentral) or the CPU.
 // The correlations hand x itself to package cov as strided sample sets
 // (cov.Strided), without a permuted copy; only sets that hold a NaN or
 // ±Inf are copied (corrSets). A float64 x needs a device with shaderFloat64
@@ -187,6 +189,9 @@ func lagMeans(fc []float64, bad []bool, n, c, f, lags int) *tensor.Tensor {
 // permuted returns x's data transposed by perm (output axis i is input
 // axis perm[i]), as a new tensor of x's dtype.
 func permuted(x *tensor.Tensor, perm []int) *tensor.Tensor {
+	if permutedHook != nil {
+		permutedHook()
+	}
 	shape := make([]int, len(perm))
 	for i, a := range perm {
 		shape[i] = x.Shape[a]
@@ -238,15 +243,23 @@ func permute[T elem](dst, src []T, shape, perm []int) {
 	})
 }
 
-// runMoments reduces x over axes: x is permuted so that they come last,
-// viewed as (outer, inner) and reduced along axis 1 by package reduce
-// (on dev, or the CPU). Skewness and kurtosis take a second pass around
-// the mean: on dev, reduce.RunCentral's central sums (on the data already
-// uploaded where the array fits one tile); on the CPU, shape34.
+// permutedHook, when set (by tests), is told of each permuted copy that
+// runMoments takes.
+var permutedHook func()
+
+// runMoments reduces x over axes. Where they form one contiguous run of
+// axes a..b, x is viewed without a copy as (outer, n, inner): the axes
+// before a, the run, the axes after b (inner = 1 where the run ends at
+// the last axis). Otherwise x is permuted on the host so that they come
+// last. Package reduce reduces axis 1 of that view (on dev, or the CPU).
+// Skewness and kurtosis take a second pass around the mean: on dev,
+// reduce.RunCentral's central sums of the rows or columns of that view (on
+// the data already uploaded where the array fits one tile); on the CPU,
+// shape34, or shape34Strided for a run that is not last.
 func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, anyInf bool, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
-	inner := 1
+	n := 1
 	for i := 0; i < nd; i++ {
 		if !contains(axes, i) {
 			perm = append(perm, i)
@@ -255,26 +268,41 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	}
 	for _, a := range axes {
 		perm = append(perm, a)
-		inner *= x.Shape[a]
+		n *= x.Shape[a]
 	}
-	if inner == 0 {
+	if n == 0 {
 		return nil, fmt.Errorf("latent: cannot take moments over axes %v of length 0 (shape %s)", axes, tensor.ShapeString(x.Shape))
 	}
-	outer := tensor.NumElements(keep)
+	rows := tensor.NumElements(keep)
+	// A run of axes (axes is sorted) that is not last: reduced where it
+	// lies, as (outer, n, inner).
+	first, last := axes[0], axes[len(axes)-1]
+	strided := last-first+1 == len(axes) && last < nd-1
+	outer, inner := rows, 1
+	if strided {
+		outer, inner = tensor.NumElements(x.Shape[:first]), tensor.NumElements(x.Shape[last+1:])
+	}
 	// ±Inf is treated as NaN: skipped, or making its slice NaN. The axes
-	// already last (the spatial moments) need no permuted copy, nor any
-	// copy unless there is an Inf to replace.
+	// already last (the spatial moments), or any other run of axes, need
+	// no permuted copy, nor any copy unless there is an Inf to
+	// replace.
 	p := x
-	if !identity(perm) || anyInf {
+	switch {
+	case !strided && !identity(perm):
 		p = permuted(x, perm)
 		nonFiniteToNaN(p)
+	case anyInf:
+		p = copied(x)
+		nonFiniteToNaN(p)
 	}
-	p = &tensor.Tensor{DType: p.DType, Shape: p.Shape, F32: p.F32, F64: p.F64, U16: p.U16}
-	p.Shape = []int{outer, inner}
+	p = &tensor.Tensor{DType: p.DType, Shape: []int{outer, n}, F32: p.F32, F64: p.F64, U16: p.U16}
+	if strided {
+		p.Shape = []int{outer, n, inner}
+	}
 	m := &Moments{Axes: axes, Shape: keep}
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
 	var central *reduce.CentralMoments
-	if outer > 0 {
+	if rows > 0 {
 		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}
 		var out map[reduce.Stat]*tensor.Tensor
 		var t engine.Timing
@@ -307,29 +335,42 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	}
 	t0 := time.Now()
 	switch {
+	case strided:
+		if rows > 0 {
+			shape34Strided(p, outer, n, inner, req.NaN == Skip, m.Mean.F64, m.Min.F64, m.Max.F64, m.Skew.F64, m.Kurt.F64)
+		}
 	case p.DType == tensor.F64:
-		shape34(p.F64, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		shape34(p.F64, outer, n, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
 	case p.DType.Is16():
 		// Blocks of rows widened exactly to float32, then as float32.
 		tab := p.DType.Table()
-		rows := max(1, (1<<20)/inner)
-		buf := make([]float32, min(rows, outer)*inner)
+		rows := max(1, (1<<20)/n)
+		buf := make([]float32, min(rows, outer)*n)
 		for r0 := 0; r0 < outer; r0 += rows {
 			r1 := min(r0+rows, outer)
-			src, dst := p.U16[r0*inner:r1*inner], buf[:(r1-r0)*inner]
+			src, dst := p.U16[r0*n:r1*n], buf[:(r1-r0)*n]
 			par.Range(len(dst), 1<<16, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					dst[i] = tab[src[i]]
 				}
 			})
-			shape34(dst, r1-r0, inner, req.NaN == Skip, m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
+			shape34(dst, r1-r0, n, req.NaN == Skip, m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
 		}
 	default:
-		shape34(p.F32, outer, inner, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		shape34(p.F32, outer, n, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
 	}
 	el := time.Since(t0)
 	tm.Add(engine.Timing{Kernel: el, Wall: el})
 	return m, nil
+}
+
+// copied returns a copy of x in its dtype.
+func copied(x *tensor.Tensor) *tensor.Tensor {
+	out := tensor.New(x.DType, x.Shape...)
+	copy(out.F32, x.F32)
+	copy(out.F64, x.F64)
+	copy(out.U16, x.U16)
+	return out
 }
 
 // identity reports whether perm leaves every axis in place.
@@ -448,6 +489,122 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 			kurt[r] = m4/(m2*m2) - 3
 		}
 	})
+}
+
+// shape34Strided is shape34 for the columns of p, an (outer, n, inner)
+// array reduced along axis 1 where it lies (no copy): output q = o·inner+j
+// takes the n values p[o, :, j]. Blocks of up to 512 columns of one outer
+// index are spread over the cores, and each walks its n rows of
+// contiguous values, adding the powers of d = x − centre[q] (centre: the
+// mean from package reduce; NaN or ±Inf stands for 0) in float64 per
+// column. As for reduce.Central, the moments about the mean centre + δ
+// come from those sums with δ = Σd/n, so a centre rounded to float32
+// costs nothing. NaNs are left out (the caller has made ±Inf NaN) and,
+// unless skip, make their column's values NaN; a column with no value
+// left or whose values are all equal (mn = mx, from reduce) has NaN for
+// both, as in shape34.
+func shape34Strided(p *tensor.Tensor, outer, n, inner int, skip bool, centre, mn, mx, skew, kurt []float64) {
+	const width = 512
+	nJB := (inner + width - 1) / width
+	var tab *[1 << 16]float32
+	if p.DType.Is16() {
+		tab = p.DType.Table()
+	}
+	par.Range(outer*nJB, max(1, (1<<16)/(n*min(width, inner))), func(lo, hi int) {
+		sc := newColSums(width)
+		buf := make([]float32, width)
+		for it := lo; it < hi; it++ {
+			o, j0 := it/nJB, it%nJB*width
+			w := min(width, inner-j0)
+			q0 := o*inner + j0
+			sc.reset(centre[q0 : q0+w])
+			for i := range n {
+				off := (o*n+i)*inner + j0
+				switch {
+				case p.DType == tensor.F64:
+					sc.add64(p.F64[off : off+w])
+				case tab != nil:
+					row := buf[:w]
+					for k, h := range p.U16[off : off+w] {
+						row[k] = tab[h]
+					}
+					sc.add32(row)
+				default:
+					sc.add32(p.F32[off : off+w])
+				}
+			}
+			for k := range w {
+				q := q0 + k
+				skew[q], kurt[q] = math.NaN(), math.NaN()
+				cnt := sc.n[k]
+				if cnt == 0 || mn[q] == mx[q] || (sc.nans[k] > 0 && !skip) {
+					continue
+				}
+				nf := float64(cnt)
+				dl, a2, a3, a4 := sc.s1[k]/nf, sc.s2[k]/nf, sc.s3[k]/nf, sc.s4[k]/nf
+				d2 := dl * dl
+				m2 := max(a2-d2, 0)
+				m3 := a3 - 3*dl*a2 + 2*d2*dl
+				m4 := max(a4-4*dl*a3+6*d2*a2-3*d2*d2, 0)
+				skew[q] = m3 / (m2 * math.Sqrt(m2)) // m2^1.5; math.Pow took a third of the pass
+				kurt[q] = m4/(m2*m2) - 3
+			}
+		}
+	})
+}
+
+// colSums are the sums of shape34Strided for a block of columns: Σd, Σd²,
+// Σd³, Σd⁴ about each column's centre c, the values and the NaNs.
+type colSums struct {
+	c, s1, s2, s3, s4 []float64
+	n, nans           []int
+}
+
+func newColSums(w int) *colSums {
+	f := func() []float64 { return make([]float64, w) }
+	return &colSums{c: f(), s1: f(), s2: f(), s3: f(), s4: f(), n: make([]int, w), nans: make([]int, w)}
+}
+
+// reset starts a block of len(centre) columns about centre.
+func (s *colSums) reset(centre []float64) {
+	w := len(centre)
+	s.c, s.s1, s.s2, s.s3, s.s4 = s.c[:w], s.s1[:w], s.s2[:w], s.s3[:w], s.s4[:w]
+	s.n, s.nans = s.n[:w], s.nans[:w]
+	for k, c := range centre {
+		if c-c != 0 {
+			c = 0 // no finite mean: the column's values are NaN anyway
+		}
+		s.c[k] = c
+	}
+	clear(s.s1)
+	clear(s.s2)
+	clear(s.s3)
+	clear(s.s4)
+	clear(s.n)
+	clear(s.nans)
+}
+
+func (s *colSums) add32(row []float32) { addCols(s, row) }
+func (s *colSums) add64(row []float64) { addCols(s, row) }
+
+// addCols adds one row of the block's columns to s.
+func addCols[T float](s *colSums, row []T) {
+	c, s1, s2, s3, s4 := s.c[:len(row)], s.s1[:len(row)], s.s2[:len(row)], s.s3[:len(row)], s.s4[:len(row)]
+	cnt, nans := s.n[:len(row)], s.nans[:len(row)]
+	for k, v := range row {
+		f := float64(v)
+		if f != f {
+			nans[k]++
+			continue
+		}
+		d := f - c[k]
+		d2 := d * d
+		s1[k] += d
+		s2[k] += d2
+		s3[k] += d2 * d
+		s4[k] += d2 * d2
+		cnt[k]++
+	}
 }
 
 // corrSets computes the correlation matrices of the sets that lay places in

@@ -16,7 +16,8 @@ import (
 
 // CentralMoments are the second, third and fourth central moments (divisor
 // n, as scipy.stats.skew and kurtosis use) of the non-NaN values of each
-// row, with the counts they come from.
+// row (each output column o·inner + j of an (outer, n, inner) array), with
+// the counts they come from.
 type CentralMoments struct {
 	N, NaNs    []int
 	M2, M3, M4 []float64
@@ -26,8 +27,9 @@ type CentralMoments struct {
 // pass ran fused with the reduction.
 var centralHook func(fused bool)
 
-// RunCentral is Vulkan on a 2-D (rows, n) array reduced along axis 1, with
-// the central moments of each row as well (see Central), computed around
+// RunCentral is Vulkan on a 2-D (rows, n) or 3-D (outer, n, inner) array
+// reduced along axis 1, with the central moments of each row or output
+// column as well (see Central), computed around
 // the Mean that the reduction computes, so stats must include Mean. Where
 // the reduction takes one tile and merges its records on the device (an
 // array within one binding and a quarter of the memory budget), the second
@@ -36,8 +38,8 @@ var centralHook func(fused bool)
 // on the device's held copy of the array (engine.Device.Hold) where it has
 // room to spare; only where it has none does the array go up twice.
 func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
-	if len(in.Shape) != 2 || opt.Axis != 1 && opt.Axis != -1 {
-		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
+	if nd := len(in.Shape); nd != 2 && nd != 3 || opt.Axis != 1 && opt.Axis != 1-nd {
+		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
 	}
 	if !slices.Contains(stats, Mean) {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need the mean among the statistics")
@@ -64,10 +66,11 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 }
 
 // Central computes the central moments of each row of src, a 2-D (rows, n)
-// array of float32, float64, float16 or bfloat16, on dev: the second pass
-// of a two-pass computation around centre, one value per row, which should
-// be the row's mean (Vulkan's Mean; NaN or ±Inf where the row has none is
-// fine). The array streams through the device in tiles as in VulkanSource;
+// array of float32, float64, float16 or bfloat16, on dev, or of each
+// output column (o, j) of a 3-D (outer, n, inner) one, reduced along axis
+// 1 where it lies: the second pass of a two-pass computation around
+// centre, one value per row or column (o·inner + j), which should be its
+// mean (Vulkan's Mean; NaN or ±Inf where it has none is fine). The array streams through the device in tiles as in VulkanSource;
 // each record sums d, d², d³ and d⁴ (d = x − centre, NaNs left out and
 // counted) in float64, or in compensated float32 where the device has no
 // float64, and the host adds the records and corrects for the centre's
@@ -75,21 +78,21 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 // with no non-NaN value has NaN moments.
 func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64) (*CentralMoments, engine.Timing, error) {
 	var tm engine.Timing
-	if len(src.Shape) != 2 {
-		return nil, tm, fmt.Errorf("reduce: central moments need a 2-d (rows, n) array, got shape %s", tensor.ShapeString(src.Shape))
+	if nd := len(src.Shape); nd != 2 && nd != 3 {
+		return nil, tm, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array, got shape %s", tensor.ShapeString(src.Shape))
 	}
 	g, err := Plan(src.Shape, 1)
 	if err != nil {
 		return nil, tm, err
 	}
-	if len(centre) != g.Outer {
-		return nil, tm, fmt.Errorf("reduce: central moments: %d centres for %d rows", len(centre), g.Outer)
+	if len(centre) != g.Outputs() {
+		return nil, tm, fmt.Errorf("reduce: central moments: %d centres for %d outputs", len(centre), g.Outputs())
 	}
-	acc := newCentralAcc(g.Outer)
-	if g.Outer == 0 {
+	acc := newCentralAcc(g.Outputs())
+	if g.Outputs() == 0 {
 		return acc.finish(), tm, nil
 	}
-	ck, err := newCentralKernel(ctx, dev, src.DType)
+	ck, err := newCentralKernel(ctx, dev, src.DType, g.Inner > 1)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -110,7 +113,7 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 		if !ck.fits(t) {
 			return nil, tm, fmt.Errorf("reduce: central moments: records of %d values: %w", t.chunk, engine.ErrNoFit)
 		}
-		maxRec, maxO = max(maxRec, t.records()), max(maxO, t.oCount)
+		maxRec, maxO = max(maxRec, t.records()), max(maxO, t.oCount*t.jCount)
 	}
 	input, err := dev.NewBuffer(inputBytes(tiles, dev, g, es, align, src))
 	if err != nil {
@@ -132,8 +135,9 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 	cb := make([]byte, maxO*ck.cw)
 	le := binary.LittleEndian
 	for _, t := range tiles {
-		for i := 0; i < t.oCount; i++ {
-			if c := centre[t.o0+i]; ck.cw == 8 {
+		// The tile's outputs' centres, o·jCount + j.
+		for i := 0; i < t.oCount*t.jCount; i++ {
+			if c := centre[(t.o0+i/t.jCount)*g.Inner+t.j0+i%t.jCount]; ck.cw == 8 {
 				le.PutUint64(cb[i*8:], math.Float64bits(c))
 			} else {
 				le.PutUint32(cb[i*4:], math.Float32bits(float32(c)))
@@ -142,9 +146,9 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 		nrec := t.records()
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			in, skip := t.input(seq, dev, input, g, es, align, src)
-			seq.Upload(centres, 0, cb[:t.oCount*ck.cw])
+			seq.Upload(centres, 0, cb[:t.oCount*t.jCount*ck.cw])
 			ck.dispatch(seq, dev, t, g, in, skip,
-				engine.Binding{Buf: centres, Size: int64(t.oCount * ck.cw)}, 0, records)
+				engine.Binding{Buf: centres, Size: int64(t.oCount * t.jCount * ck.cw)}, 0, records)
 			seq.Download(records, 0, host[:nrec*ck.recSize])
 		})
 		tm.Add(st)
@@ -152,7 +156,7 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 			return nil, tm, err
 		}
 		t0 := time.Now()
-		acc.add(host[:nrec*ck.recSize], t, ck.double)
+		acc.add(host[:nrec*ck.recSize], t, g, ck.double)
 		tm.Download += time.Since(t0)
 	}
 	return acc.finish(), tm, nil
@@ -171,7 +175,9 @@ type centralKernel struct {
 	perGroup  int  // records per workgroup
 }
 
-func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType) (*centralKernel, error) {
+// newCentralKernel gives the kernel for rows (inner false: a reduction
+// along the last axis) or for the columns of an (outer, n, inner) array.
+func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, inner bool) (*centralKernel, error) {
 	ck := &centralKernel{double: dev.Info.Float64, cw: 4, recSize: 24} // reduce_central.comp's Central
 	name := "reduce_central_f32"
 	switch dt {
@@ -202,9 +208,11 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType) 
 	// only, not on how many rows there are, so that a row's moments do
 	// not depend on the rows beside it (a batch of samples gives what the
 	// whole tensor gives, to the bit).
+	// Columns (inner > 1) take an invocation per record everywhere, as
+	// reduce_partial does, neighbours on neighbouring columns.
 	ck.wg, ck.lanes = tn.workgroup, 1
 	ck.target, ck.chunkCap = 1, 1024
-	if tn.rowsKernel != "none" {
+	if tn.rowsKernel != "none" && !inner {
 		ck.wg, ck.lanes = tn.rowsWG, tn.rowsWG
 		ck.chunkCap = 8 * ck.lanes
 	}
@@ -213,7 +221,7 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType) 
 	if err != nil {
 		return nil, err
 	}
-	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 28, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
+	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 36, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
 	return ck, err
 }
 
@@ -225,20 +233,25 @@ func (ck *centralKernel) fits(t tile) bool {
 }
 
 // dispatch records reduce_central over tile t: the tile's window in input
-// from element skip on, its runs' centres in centres from element coff on,
-// its records into records.
+// from element skip on, its outputs' centres in centres from element coff
+// on (o·jCount + j), its records into records.
 func (ck *centralKernel) dispatch(seq *engine.Sequence, dev *engine.Device, t tile, g Geometry, input engine.Binding, skip uint32,
 	centres engine.Binding, coff int, records *engine.Buffer) {
+	ostride, stride := g.N*g.Inner, g.Inner
+	if t.gather {
+		ostride, stride = 0, t.jCount
+	}
 	var p vkpush.Block
-	p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
-		U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N)).U32(uint32(coff))
+	p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
+		U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride)).U32(uint32(coff))
 	nrec := t.records()
 	seq.Dispatch(ck.k, dev.Groups((nrec+ck.perGroup-1)/ck.perGroup), p.Bytes(), input, centres,
 		engine.Binding{Buf: records, Size: int64(nrec * ck.recSize)})
 }
 
-// centralAcc adds up the records of each row: Σd, Σd², Σd³, Σd⁴ about the
-// row's centre, the values and the NaNs.
+// centralAcc adds up the records of each output (a row, or a column
+// o·inner + j): Σd, Σd², Σd³, Σd⁴ about its centre, the values and the
+// NaNs.
 type centralAcc struct {
 	s       [][4]float64
 	n, nans []int
@@ -248,8 +261,8 @@ func newCentralAcc(rows int) *centralAcc {
 	return &centralAcc{make([][4]float64, rows), make([]int, rows), make([]int, rows)}
 }
 
-// add adds tile t's records b.
-func (a *centralAcc) add(b []byte, t tile, double bool) {
+// add adds tile t's records b, (o·jCount + j)·nchunks + c.
+func (a *centralAcc) add(b []byte, t tile, g Geometry, double bool) {
 	le := binary.LittleEndian
 	w, rec := 4, 24
 	if double {
@@ -262,7 +275,8 @@ func (a *centralAcc) add(b []byte, t tile, double bool) {
 		return float64(math.Float32frombits(le.Uint32(b[off:])))
 	}
 	for i := 0; i < t.records(); i++ {
-		o := t.o0 + i/t.nchunks
+		col := i / t.nchunks
+		o := (t.o0+col/t.jCount)*g.Inner + t.j0 + col%t.jCount
 		off := i * rec
 		for j := range 4 {
 			a.s[o][j] += f(off + j*w)

@@ -1,7 +1,8 @@
 // Package reduce computes sum, mean, variance, standard deviation, minimum and
 // maximum of an N-d array along one axis, on a Vulkan device or on the CPU;
 // on a device, also the second, third and fourth central moments of the
-// rows of a 2-d array (RunCentral, Central).
+// rows of a 2-d array or the columns of a 3-d one reduced along its middle
+// axis (RunCentral, Central).
 package reduce
 
 import (

@@ -194,8 +194,8 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	return out, tm, err
 }
 
-// vulkanSource is VulkanSource; with central (a 2-d array reduced along
-// axis 1, Mean among stats) it also returns the central moments when one
+// vulkanSource is VulkanSource; with central (a 2-d or 3-d array reduced
+// along axis 1, Mean among stats) it also returns the central moments when one
 // tile covers the array and the device merges its records, reduce_central
 // running in the same submission on the same window (nil otherwise: see
 // RunCentral).
@@ -351,7 +351,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	var crec *engine.Buffer
 	var chost []byte
 	if central && fin != nil {
-		if ck, err = newCentralKernel(ctx, dev, src.DType); err != nil {
+		if ck, err = newCentralKernel(ctx, dev, src.DType, g.Inner > 1); err != nil {
 			return nil, nil, tm, err
 		}
 		ccap := min(limit, dev.Available()/4) / int64(ck.recSize)
@@ -413,8 +413,8 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 			var cm *CentralMoments
 			if crec != nil {
 				t0 := time.Now()
-				a := newCentralAcc(g.Outer)
-				a.add(chost, ctile, ck.double)
+				a := newCentralAcc(g.Outputs())
+				a.add(chost, ctile, g, ck.double)
 				cm = a.finish()
 				tm.Download += time.Since(t0)
 			}
