@@ -100,7 +100,7 @@ func newGlobalFlags() []ucli.Flag {
 			Usage: "arithmetic precision: f32, f64, or auto (the input's own type); latent also takes f16 and bf16 (16-bit storage on the device)"},
 		&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},
 			Usage: "enable the Vulkan validation layer; any message it reports is an error"},
-		&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total"},
+		&ucli.BoolFlag{Name: "time", Usage: "print where the time goes: start-up, read, upload, kernel (GPU timestamps), download, write, total; and the bytes copied to and from the device"},
 		&ucli.StringFlag{Name: "device-memory", EnvVars: []string{"VKSTAT_DEVICE_MEMORY"},
 			Usage: "the most device memory to use, e.g. 2GiB or 512MiB (default: 90% of the GPU's); larger inputs run in passes"},
 		&ucli.StringFlag{Name: "disable", EnvVars: []string{"VKSTAT_DISABLE"},
