@@ -189,13 +189,22 @@ func TestGroupsOfLoopLimit(t *testing.T) {
 // as vkstat latent holds it for all its statistics), spectra_pack reads
 // windows of that copy rather than uploading each chunk's span, and the
 // results are bit for bit those of the uploads (which the tests above
-// hold to the reference), in chunks too.
+// hold to the reference), in chunks too. It runs under -short as well, so
+// that the data-path runs (scripts/test-datapath.sh: device-local memory
+// behind a staging ring, as on a GPU) cover the held copy.
 func TestGroupsOfHeld(t *testing.T) {
 	defer func(m int) { maxChunk = m }(maxChunk)
 	ctx := context.Background()
 	for _, chunk := range []int{0, 5} {
 		maxChunk = chunk
-		for _, im := range deviceImpls(t) {
+		var devs []impl
+		for _, d := range testdev.Devices(t) {
+			devs = append(devs, impl{name: d.Info.Name + "/f32", opt: Options{Device: d}})
+			if d.Info.Float64 {
+				devs = append(devs, impl{name: d.Info.Name + "/f64", opt: Options{Device: d, Double: true}})
+			}
+		}
+		for _, im := range devs {
 			dev := im.opt.Device
 			for _, dt := range storages(im.opt.Double) {
 				g, f, h, w := 4, 5, 12, 15
