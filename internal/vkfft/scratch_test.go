@@ -1,6 +1,9 @@
 package vkfft
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestScratchBytes: hand-worked sizes. No Bluestein axis, or a short one
 // (n ≤ 512): the data's size. A long one: complex values of twice the next
@@ -24,5 +27,13 @@ func TestScratchBytes(t *testing.T) {
 		if got := ScratchBytes(c.n0, c.n1, c.batch, c.double, c.real); got != c.want {
 			t.Errorf("ScratchBytes(%d, %d, %d) = %d, want %d", c.n0, c.n1, c.batch, got, c.want)
 		}
+	}
+}
+
+// TestMaxBatch2D: a plan of more 2-D transforms than MaxBatch2D is refused
+// before anything is allocated or planned (VkFFT would record a hazard).
+func TestMaxBatch2D(t *testing.T) {
+	if _, err := NewReal(nil, 4, 4, MaxBatch2D+1, false, nil); err == nil || !strings.Contains(err.Error(), "65535") {
+		t.Errorf("a batch of %d 4×4 transforms: %v", MaxBatch2D+1, err)
 	}
 }

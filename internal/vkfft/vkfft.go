@@ -39,6 +39,12 @@ type Plan struct {
 // length.
 var ErrR2CUnsupported = errors.New("vkfft: VkFFT has no real-to-complex transform of this odd length")
 
+// MaxBatch2D is the most 2-D transforms one plan takes: VkFFT 1.2.26
+// dispatches a larger batch (past 65,535, the least maxComputeWorkGroupCount
+// in y and z a device may have) in pieces with no barrier between its axes,
+// a read-after-write hazard the validation layer reports.
+const MaxBatch2D = 65535
+
 // Bytes is the size of batch transforms of n1×n0 values in a plan's
 // layout: n0 complex values per row, or n0/2+1 for a real-to-complex plan
 // (whose real input fills 2·(n0/2+1) values of each row), of 8 bytes
@@ -131,6 +137,9 @@ func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engi
 	}
 	if n0 < 1 || batch < 1 {
 		return nil, fmt.Errorf("vkfft: bad sizes %d×%d, batch %d", n1, n0, batch)
+	}
+	if n1 > 1 && batch > MaxBatch2D {
+		return nil, fmt.Errorf("vkfft: a batch of %d 2-D transforms, more than the %d one plan may take", batch, MaxBatch2D)
 	}
 	if double && !dev.Info.Float64 {
 		return nil, fmt.Errorf("vkfft: %s has no shaderFloat64 for a float64 FFT", dev.Info.Name)

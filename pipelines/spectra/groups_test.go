@@ -167,7 +167,7 @@ func TestGroupsOfChunks(t *testing.T) {
 // iterations in all, past which llvmpipe silently stops): spectra_groups
 // sums them in units of at most groupSegment members. Against the
 // reference (cheap at these sizes), and the CPU path, which cuts a large
-// group over goroutines. The 70,000 frames also cross max2DBatch: VkFFT
+// group over goroutines. The 70,000 frames also cross vkfft.MaxBatch2D: VkFFT
 // 1.2.26's 2-D plans for more than 65,535 frames at once trip the
 // validation layer's synchronisation checks (SYNC-HAZARD between its own
 // dispatches), so they go in two chunks, the first still summing 65,535

@@ -18,10 +18,6 @@ import (
 // split small batches over chunks with it.
 var maxChunk int
 
-// max2DBatch caps the frames of one submission of 2-D transforms (see
-// runVulkan's plan).
-const max2DBatch = 65535
-
 // transformSink is what runVulkan does with each chunk's transforms once
 // VkFFT has run, in the same submission.
 type transformSink struct {
@@ -105,12 +101,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 				}
 				chunk = min(chunk, b)
 				if n1 > 1 {
-					// VkFFT 1.2.26 dispatches a 2-D batch of more than
-					// 65,535 (the least maxComputeWorkGroupCount[1..2] a
-					// device may have) in pieces without a barrier between
-					// its axes: a read-after-write hazard that the
-					// validation layer reports (frames of 4×4, say).
-					chunk = min(chunk, max2DBatch)
+					chunk = min(chunk, vkfft.MaxBatch2D)
 				}
 				if maxChunk > 0 {
 					chunk = min(chunk, maxChunk)
