@@ -68,7 +68,7 @@ Examples:
    vkstat bench --tune --suite cov --device lavapipe --repeat 3 --no-save
    vkstat bench --tune --suite chol --device gpu --repeat 10`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "suite", Value: "all", Usage: "operations to time: " + strings.Join(suite.Suites, ", ") + " or all"},
+			&ucli.StringFlag{Name: "suite", Value: "all", Usage: "operations to time: " + strings.Join(suite.Suites, ", ") + ", a comma-separated list of them, or all"},
 			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to time: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},
 			&ucli.StringFlag{Name: "size", Value: "small", Usage: "workload sizes: small or paper"},
 			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "time only the f32 or f64 cases (default: auto, both; the global --precision is used when given)"},

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -244,28 +245,29 @@ func Ops() []Op {
 	return out
 }
 
-// Select returns the operations of a suite ("all" for every one). A known
-// suite with nothing registered yet is an error that says so.
-func Select(ops []Op, suite string) ([]Op, error) {
-	suite = strings.ToLower(strings.TrimSpace(suite))
-	if suite == "" || suite == "all" {
-		return ops, nil
-	}
-	known := false
-	for _, s := range Suites {
-		known = known || s == suite
-	}
-	if !known {
-		return nil, fmt.Errorf("unknown suite %q (want %s or all)", suite, strings.Join(Suites, ", "))
+// Select returns the operations of the named suites: one, a comma-separated
+// list (map,reduce) or "all". A known suite with nothing registered yet is
+// an error that says so.
+func Select(ops []Op, suites string) ([]Op, error) {
+	var want []string
+	for _, s := range strings.Split(strings.ToLower(suites), ",") {
+		s = strings.TrimSpace(s)
+		if s == "" || s == "all" {
+			return ops, nil
+		}
+		if !slices.Contains(Suites, s) {
+			return nil, fmt.Errorf("unknown suite %q (want %s or all, or a comma-separated list)", s, strings.Join(Suites, ", "))
+		}
+		want = append(want, s)
 	}
 	var out []Op
 	for _, op := range ops {
-		if op.Suite == suite {
+		if slices.Contains(want, op.Suite) {
 			out = append(out, op)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("suite %q has no operation registered in this build of vkstat (its pipeline has no Run yet)", suite)
+		return nil, fmt.Errorf("suite %q has no operation registered in this build of vkstat (its pipeline has no Run yet)", suites)
 	}
 	return out, nil
 }

@@ -41,8 +41,25 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Select(%q) = %d ops, %v", s, len(got), err)
 		}
 	}
-	if _, err := Select(ops, "nope"); err == nil || !strings.Contains(err.Error(), "unknown suite") {
-		t.Errorf("Select(nope): %v", err)
+	for _, s := range []string{"nope", "map,nope"} {
+		if _, err := Select(ops, s); err == nil || !strings.Contains(err.Error(), "unknown suite") {
+			t.Errorf("Select(%q): %v", s, err)
+		}
+	}
+	// A list is the union of its suites, each operation once.
+	both, err := Select(ops, "map, reduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := Select(ops, "map")
+	r, _ := Select(ops, "reduce")
+	if len(both) != len(m)+len(r) {
+		t.Errorf("Select(map, reduce) = %d ops, want %d + %d", len(both), len(m), len(r))
+	}
+	for _, op := range both {
+		if op.Suite != "map" && op.Suite != "reduce" {
+			t.Errorf("Select(map, reduce) has %s of suite %s", op.Name, op.Suite)
+		}
 	}
 }
 
