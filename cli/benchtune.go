@@ -97,7 +97,9 @@ func runTune(c *ucli.Context, w io.Writer, ts []*target, suites string, repeat i
 		}
 		e := tuneDeviceEntry{Device: info.Name, Key: tune.DeviceKey(info), Tables: map[string][]string{}, Chosen: map[string]string{}}
 		fmt.Fprintf(w, "## %s (tune key %s)\n\n", info.Name, e.Key)
-		winners := map[string]map[string]any{}
+		// Each winner is stored as soon as it is found, so a search stopped
+		// part way (a time limit, an interrupt) keeps what it measured.
+		stored := false
 		for _, i := range picked {
 			tu := tuners[i].new(t.dev)
 			res, err := tune.Search(c.Context, tu, repeat)
@@ -116,34 +118,18 @@ func runTune(c *ucli.Context, w io.Writer, ts []*target, suites string, repeat i
 				fmt.Fprintf(w, "%s: every candidate failed; nothing stored\n\n", tu.Pipeline)
 				continue
 			}
-			winners[tu.Pipeline] = res.Rows[res.Winner].Candidate
 			e.Chosen[tu.Pipeline] = tune.Format(res.Rows[res.Winner].Candidate)
-		}
-		if !noSave && len(winners) > 0 {
-			path, ok := tune.CachePath(info)
-			if !ok {
-				return rep, fmt.Errorf("--tune: no cache folder to store the winners in (VKSTAT_TUNE_DIR is off, or the user has no cache dir); use --no-save")
+			if noSave {
+				continue
 			}
-			cache, err := tune.ReadCache(path)
+			path, err := storeWinner(info, e.Key, rep.Measured, tu.Pipeline, res.Rows[res.Winner].Candidate, lines)
 			if err != nil {
-				cache = &tune.Cache{}
-			}
-			cache.Device, cache.Key, cache.Measured, cache.Version = info.Name, e.Key, rep.Measured, Version
-			if cache.Pipelines == nil {
-				cache.Pipelines = map[string]map[string]any{}
-			}
-			if cache.Tables == nil {
-				cache.Tables = map[string][]string{}
-			}
-			for p, cand := range winners {
-				cache.Pipelines[p] = cand
-				cache.Tables[p] = e.Tables[p]
-			}
-			if err := tune.WriteCache(path, cache); err != nil {
 				return rep, err
 			}
-			e.Cache = path
-			fmt.Fprintf(w, "stored in %s: %s\n\n", path, formatChosen(e.Chosen))
+			e.Cache, stored = path, true
+		}
+		if stored {
+			fmt.Fprintf(w, "stored in %s: %s\n\n", e.Cache, formatChosen(e.Chosen))
 		} else {
 			fmt.Fprintf(w, "chosen (not stored): %s\n\n", formatChosen(e.Chosen))
 		}
@@ -153,6 +139,29 @@ func runTune(c *ucli.Context, w io.Writer, ts []*target, suites string, repeat i
 		return rep, fmt.Errorf("--tune: no Vulkan device among --device's (the CPU path has nothing to tune)")
 	}
 	return rep, nil
+}
+
+// storeWinner writes one pipeline's winner and its table into the
+// device's tune cache, keeping the other pipelines' entries.
+func storeWinner(info engine.DeviceInfo, key, measured, pipeline string, cand map[string]any, table []string) (string, error) {
+	path, ok := tune.CachePath(info)
+	if !ok {
+		return "", fmt.Errorf("--tune: no cache folder to store the winners in (VKSTAT_TUNE_DIR is off, or the user has no cache dir); use --no-save")
+	}
+	cache, err := tune.ReadCache(path)
+	if err != nil {
+		cache = &tune.Cache{}
+	}
+	cache.Device, cache.Key, cache.Measured, cache.Version = info.Name, key, measured, Version
+	if cache.Pipelines == nil {
+		cache.Pipelines = map[string]map[string]any{}
+	}
+	if cache.Tables == nil {
+		cache.Tables = map[string][]string{}
+	}
+	cache.Pipelines[pipeline] = cand
+	cache.Tables[pipeline] = table
+	return path, tune.WriteCache(path, cache)
 }
 
 func formatChosen(m map[string]string) string {
