@@ -65,7 +65,10 @@ func TestStreamRoundTrip(t *testing.T) {
 		if want := d.Info.Type != "discrete" && !opt.Discrete; d.UMA() != want {
 			t.Errorf("UMA %v on a %s device with %+v", d.UMA(), d.Info.Type, opt)
 		}
-		if want := opt.Transfer == engine.TransferQueue; d.Separate() != want {
+		// TransferAuto takes a transfer-only family on a discrete GPU that
+		// has one (the H100's copy engines), the compute queue elsewhere.
+		auto := opt.Transfer == engine.TransferAuto && d.Info.Type == "discrete" && d.Info.TransferQueue
+		if want := opt.Transfer == engine.TransferQueue || auto; d.Separate() != want {
 			t.Errorf("Separate %v with %+v", d.Separate(), opt)
 		}
 		for _, n := range []int{4, 1000, 64 << 10, 64<<10 + 4, 3<<20 + 12} {
