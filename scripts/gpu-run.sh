@@ -53,6 +53,13 @@
 #   --repeat N       bench and peer repetitions (default 10)
 #   --steps LIST     comma-separated subset of devices,tune,tests,verify,shaders,bench,peers,
 #                    datapath,latent,paco-time
+#   --budget SECONDS the short GPU check (docs/gpu.md): the steps that matter most, in the
+#                    order of what is still unmeasured (devices, verify, datapath, tune,
+#                    bench, peers, paco-time, latent, tests), each stopped at its own cap
+#                    (scaled to SECONDS; 420 fits a 15-minute GPU lease) and all of them
+#                    within SECONDS; bench times map,reduce,cov,chol, latent N = 64, tests
+#                    run -short with the GPU's packages first, as far as time allows. A step
+#                    that hits its cap exits 124; one with no time left is listed as skipped
 #   --dry-run        rehearse on this machine: any Vulkan device (lavapipe),
 #                    small sizes, 3 repetitions, short tests; peers that are not
 #                    installed are skipped
@@ -147,14 +154,70 @@ unpack() {
 declare -a summary=()
 status=0
 
-# step NAME CMD...: runs CMD with stdout and stderr in $out/NAME.log, echoed,
-# and records the exit status.
-step() {
-	local name=$1
+# capped SECS CMD...: runs CMD (a command or a function) in a process group
+# of its own and stops the whole group after SECS (0: no cap); exit 124 then.
+capped() {
+	local cap=$1 mark rc
 	shift
-	echo "== $name: $*" | tee -a "$out/run.log" >&2
+	if [ "$cap" -le 0 ]; then
+		"$@"
+		return
+	fi
+	mark=$(mktemp)
+	set -m
+	"$@" &
+	local pid=$!
+	set +m
+	# The watchdog: its sleep killed early (CMD ended) fails the && chain.
+	(
+		sleep "$cap" && echo fired >"$mark" && kill -TERM -- -"$pid" &&
+			sleep 5 && kill -KILL -- -"$pid"
+	) >/dev/null 2>&1 &
+	local dog=$!
+	wait "$pid"
+	rc=$?
+	pkill -P "$dog" 2>/dev/null
+	kill "$dog" 2>/dev/null
+	if [ -s "$mark" ]; then
+		echo "gpu-run: stopped at its cap of ${cap}s" >&2
+		rc=124
+	fi
+	rm -f "$mark"
+	return $rc
+}
+
+# Budget mode (--budget): each step's cap in seconds for a 420 s budget,
+# scaled to the budget given. Caps are ceilings: a step that ends early
+# leaves its time to the later ones, and tests take whatever is left.
+declare -A caps=([devices]=15 [verify]=45 [verify-planted]=15 [datapath]=80 [tune]=45
+	[bench]=45 [bench-builtin]=35 [peers]=60 [paco-time]=40 [latent]=40 [tests]=420)
+
+# cap_for NAME: the seconds NAME may run: 0 without a budget; else its own
+# cap (scaled), clipped to what is left of the budget; -1 when too little
+# is left to start it.
+cap_for() {
+	[ "$budget" -gt 0 ] || { echo 0; return; }
+	local left=$((deadline - SECONDS)) own=${caps[$1]:-${caps[${1%%-*}]:-30}}
+	own=$((own * budget / 420))
+	if [ $left -lt 5 ]; then echo -1; elif [ $own -lt $left ]; then echo $own; else echo $left; fi
+}
+
+# step NAME CMD...: runs CMD with stdout and stderr in $out/NAME.log, echoed,
+# and records the exit status; under a budget, within the step's cap.
+step() {
+	local name=$1 cap
+	shift
+	cap=$(cap_for "$name")
+	if [ "$cap" -lt 0 ]; then
+		summary+=("$(printf '%-16s skipped: the budget of %ds is spent' "$name" "$budget")")
+		status=1
+		return 1
+	fi
+	local note=""
+	[ "$cap" -gt 0 ] && note=" (cap ${cap}s)"
+	echo "== $name$note: $*" | tee -a "$out/run.log" >&2
 	local t0=$SECONDS
-	"$@" 2>&1 | tee "$out/$name.log"
+	capped "$cap" "$@" 2>&1 | tee "$out/$name.log"
 	local rc=${PIPESTATUS[0]}
 	summary+=("$(printf '%-16s exit %-3d %4ds  %s' "$name" "$rc" $((SECONDS - t0)) "$*")")
 	[ "$rc" -eq 0 ] || status=1
@@ -164,10 +227,16 @@ step() {
 
 # expect_fail NAME CMD...: like step, but CMD must exit 1.
 expect_fail() {
-	local name=$1
+	local name=$1 cap
 	shift
+	cap=$(cap_for "$name")
+	if [ "$cap" -lt 0 ]; then
+		summary+=("$(printf '%-16s skipped: the budget of %ds is spent' "$name" "$budget")")
+		status=1
+		return
+	fi
 	echo "== $name (must fail): $*" | tee -a "$out/run.log" >&2
-	"$@" > "$out/$name.log" 2>&1
+	capped "$cap" "$@" > "$out/$name.log" 2>&1
 	local rc=$?
 	local verdict="ok (failed as planted)"
 	if [ $rc -ne 1 ]; then
@@ -253,23 +322,41 @@ setup_vulkan() {
 	fi
 }
 
+# Tests that read the source tree or run go or make: they cannot pass in a
+# packed DIST, and a failure in a GPU report must mean one on the GPU.
+source_tests='^(TestReferencesIndependent|TestGofmtCheck|TestMakeLintFailsOnUnformattedCode|TestInterruptSynthRandom|TestSurveyInterrupt)$'
+
 # run_tests runs every test binary in its package's folder (tests read
-# testdata relative to it); full logs go to $out/tests/.
+# testdata relative to it), less source_tests; full logs go to $out/tests/.
 run_tests() {
 	local t dir name rc=0 trc short=()
-	[ $dry -eq 1 ] && short=(-test.short)
+	[ $dry -eq 1 ] || [ "$budget" -gt 0 ] && short=(-test.short)
 	mkdir -p "$out/tests"
 	while IFS= read -r t; do
 		dir=$(dirname "$t")
 		name=${dir#"$dist"/tests/}
 		name=${name//\//_}
-		(cd "$dir" && CI=true VKSTAT_TEST_VULKAN=1 "./$(basename "$t")" -test.v -test.timeout 30m "${short[@]}") > "$out/tests/$name.log" 2>&1
+		(cd "$dir" && CI=true VKSTAT_TEST_VULKAN=1 "./$(basename "$t")" -test.v -test.timeout 30m -test.skip "$source_tests" "${short[@]}") > "$out/tests/$name.log" 2>&1
 		trc=$?
 		[ $trc -eq 0 ] || rc=1
 		printf '%-24s exit %d  %s\n' "$name" $trc "$(grep -cE '^\s*--- PASS' "$out/tests/$name.log") passed, $(grep -cE '^\s*--- FAIL' "$out/tests/$name.log") failed, $(grep -cE '^\s*--- SKIP' "$out/tests/$name.log") skipped"
 		grep -E '^\s*--- FAIL|^panic|^FAIL' "$out/tests/$name.log" | head -20
-	done < <(find "$dist/tests" -name '*.test' -type f | sort)
+	done < <(find "$dist/tests" -name '*.test' -type f | sort | test_order)
 	return $rc
+}
+
+# test_order: the test binaries on stdin, those that drive the GPU first
+# (engine, pipelines, suite, tensor) under a budget, where the last ones
+# may not run; as given otherwise.
+test_order() {
+	if [ "$budget" -gt 0 ]; then
+		local all
+		all=$(cat)
+		grep -E '/tests/(engine|pipelines|suite|tensor)/' <<<"$all"
+		grep -vE '/tests/(engine|pipelines|suite|tensor)/' <<<"$all"
+	else
+		cat
+	fi
 }
 
 run_peers() {
@@ -287,10 +374,11 @@ run_peers() {
 # end) and NumPy, at the issue's N = 64 and a larger N; in a dry run N = 2
 # on whatever Vulkan device there is.
 run_latent() {
-	local n peer sizes=(64 256) dev=gpu
+	local n peer sizes=(64 256) peers=(torch numpy) dev=gpu
+	[ "$budget" -gt 0 ] && sizes=(64) peers=(torch)
 	if [ $dry -eq 1 ]; then sizes=(2); dev=0; fi
 	for n in "${sizes[@]}"; do
-		for peer in torch numpy; do
+		for peer in "${peers[@]}"; do
 			local pyp=$py
 			if [ $peer = torch ] && ! "$py" -c 'import numpy, torch; assert torch.cuda.is_available()' 2>/dev/null; then
 				summary+=("latent-torch-$n   skipped: $py has no PyTorch with a CUDA device")
@@ -307,13 +395,24 @@ run_latent() {
 # paco_time: the PACO kernel time as `vkstat --time paco` reports it, stage
 # by stage, and as `vkstat bench` does, on the same device in one step.
 paco_time() {
-	local d=$out/paco-synth size=100 frames=252 dev=gpu i rc=0
+	local d=$out/paco-synth size=100 frames=252 dev=gpu i rc=0 runs=3
 	if [ $dry -eq 1 ]; then size=48 frames=32 dev=0; fi
+	[ "$budget" -gt 0 ] && runs=2
 	"$vk" synth paco --out-dir "$d" --size $size --frames $frames >/dev/null || return 1
-	for i in 1 2 3; do
+	local files=(--cube "$d/cube.fits" --angles "$d/angles.fits" --psf "$d/psf.fits") TIMEFORMAT="process wall time: %R s"
+	for i in $(seq $runs); do
 		echo "-- vkstat --time paco, run $i"
-		"$vk" --device $dev --time paco --cube "$d/cube.fits" --angles "$d/angles.fits" --psf "$d/psf.fits" --out-dir "$d/out$i" || rc=1
+		time "$vk" --device $dev --time paco "${files[@]}" --out-dir "$d/out$i" || rc=1
 	done
+	if [ "$budget" -gt 0 ]; then
+		# From the same files on the CPU path, and the PyTorch peer on the
+		# same size (host cube to host maps, CUDA events).
+		echo "-- vkstat --device cpu --time paco"
+		time "$vk" --device cpu --time paco "${files[@]}" --out-dir "$d/out-cpu" || rc=1
+		echo "-- torch_paco.py --size $size --frames $frames"
+		"$py" "$dist/bench/peers/torch_paco.py" --size $size --frames $frames --radius 4 --repeat 3
+		case $? in 0 | 3) ;; *) rc=1 ;; esac # 3: no PyTorch, skipped
+	fi
 	[ $dry -eq 1 ] && return $rc
 	echo "-- vkstat bench --suite paco (VKSTAT_BENCH_STAGES: each run's stages, as --time prints them)"
 	VKSTAT_BENCH_STAGES=1 "$vk" bench --suite paco --device $dev --size paper --precision f32 --repeat "$repeat" || rc=1
@@ -321,7 +420,7 @@ paco_time() {
 }
 
 run() {
-	dist="" out="" size=paper repeat=10 steps=devices,tune,tests,verify,shaders,bench,peers,datapath,latent,paco-time dry=0
+	dist="" out="" size=paper repeat="" steps="" dry=0 budget=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dist) dist=$2; shift 2 ;;
@@ -329,10 +428,25 @@ run() {
 		--size) size=$2; shift 2 ;;
 		--repeat) repeat=$2; shift 2 ;;
 		--steps) steps=$2; shift 2 ;;
+		--budget) budget=$2; shift 2 ;;
 		--dry-run) dry=1; shift ;;
 		*) die "unknown option $1 (see the head of $0)" ;;
 		esac
 	done
+	if ! [[ $budget =~ ^[0-9]+$ ]] || { [ "$budget" -gt 0 ] && [ "$budget" -lt 60 ]; }; then
+		die "--budget wants whole seconds, 60 or more (420 fits a 15-minute GPU lease)"
+	fi
+	# The order steps run in: everything's, or under a budget the order of
+	# what is still unmeasured on the GPU, tests last with what is left.
+	local order=(devices tune tests verify shaders bench peers datapath latent paco-time)
+	if [ "$budget" -gt 0 ]; then
+		order=(devices verify datapath tune bench peers paco-time latent tests shaders)
+		steps=${steps:-devices,verify,datapath,tune,bench,peers,paco-time,latent,tests}
+		repeat=${repeat:-5}
+		deadline=$((SECONDS + budget))
+	fi
+	steps=${steps:-devices,tune,tests,verify,shaders,bench,peers,datapath,latent,paco-time}
+	repeat=${repeat:-10}
 	if [ $dry -eq 1 ]; then
 		size=small
 		[ "$repeat" = 10 ] && repeat=3
@@ -364,54 +478,63 @@ run() {
 	} > "$out/environment.txt" 2>&1
 	cat "$out/environment.txt" >&2
 
-	local device=all validate=(--validate)
+	local device=all validate=(--validate) suites=all tunes=all dpr=5
+	if [ "$budget" -gt 0 ]; then suites=map,reduce,cov,chol tunes=cov,chol,reduce,map dpr=3; fi
 	has() { [[ ",$steps," == *",$1,"* ]]; }
-	if has devices; then
-		step devices "$vk" devices
-		"$vk" devices --json > "$out/devices.json" 2>>"$out/run.log"
-	fi
 	# The tuned parameters: found by the tune step, read by every later
 	# one (the pipelines' own tests turn the cache off).
 	export VKSTAT_TUNE_DIR=${VKSTAT_TUNE_DIR:-$out/tune-cache}
-	if has tune; then
-		step tune "$vk" bench --tune --device "$device" --repeat "$repeat" --json "$out/tune.json"
-		"$vk" devices --tune > "$out/tuning.txt" 2>>"$out/run.log"
-	fi
-	has tests && step tests run_tests
-	if has verify; then
-		step verify "$vk" "${validate[@]}" verify --device "$device" --json "$out/verify.json"
-		expect_fail verify-planted "$vk" verify --device vulkan --op map --precision f32 --plant-error map:vulkan
-	fi
-	if has shaders; then
-		# The example shaders on every device, outputs compared between them.
-		step shaders "$dist/tests/examples/shaders/check.sh" "$vk" "${validate[@]}" --device all --repeat "$repeat"
-	fi
-	if has bench; then
-		step bench "$vk" bench --suite all --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"
-		if has tune; then
+	local s
+	for s in "${order[@]}"; do
+		has "$s" || continue
+		case $s in
+		devices)
+			step devices "$vk" devices
+			"$vk" devices --json > "$out/devices.json" 2>>"$out/run.log"
+			;;
+		tune)
+			# Under a budget the slowest kernels first: a search stopped at its
+			# cap keeps the winners it stored.
+			step tune "$vk" bench --tune --suite "$tunes" --device "$device" --repeat "$repeat" --json "$out/tune.json"
+			"$vk" devices --tune > "$out/tuning.txt" 2>>"$out/run.log"
+			;;
+		tests) step tests run_tests ;;
+		verify)
+			step verify "$vk" "${validate[@]}" verify --device "$device" --json "$out/verify.json"
+			expect_fail verify-planted "$vk" verify --device vulkan --op map --precision f32 --plant-error map:vulkan
+			;;
+		shaders)
+			# The example shaders on every device, outputs compared between them.
+			step shaders "$dist/tests/examples/shaders/check.sh" "$vk" "${validate[@]}" --device all --repeat "$repeat"
+			;;
+		bench)
+			step bench "$vk" bench --suite "$suites" --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench.json" --png "$out/bench.png"
+			has tune || continue
+			# The same run's figures with the built-in parameters (no tune cache).
+			if [ "$budget" -gt 0 ]; then
+				step bench-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite reduce,cov,chol --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-builtin.json"
+				continue
+			fi
 			step bench-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite reduce --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-reduce-builtin.json"
 			step bench-builtin-cov env VKSTAT_TUNE_DIR=off "$vk" bench --suite cov --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-cov-builtin.json"
 			step bench-chol-builtin env VKSTAT_TUNE_DIR=off "$vk" bench --suite chol --device "$device" --size "$size" --repeat "$repeat" --json "$out/bench-chol-builtin.json"
-		fi
-	fi
-	if has peers; then
-		if [ -f "$out/bench.json" ]; then
-			step peers run_peers
-		else
-			summary+=("peers            skipped: no bench.json (run the bench step)")
-		fi
-	fi
-
-	if has datapath; then
-		local dpdry=()
-		[ $dry -eq 1 ] && dpdry=(--dry-run)
-		step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat 5 "${dpdry[@]}"
-	fi
-
-	if has latent; then
-		run_latent
-	fi
-	has paco-time && step paco-time paco_time
+			;;
+		peers)
+			if [ -f "$out/bench.json" ]; then
+				step peers run_peers
+			else
+				summary+=("peers            skipped: no bench.json (run the bench step)")
+			fi
+			;;
+		datapath)
+			local dpdry=()
+			[ $dry -eq 1 ] && dpdry=(--dry-run)
+			step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat "$dpr" "${dpdry[@]}"
+			;;
+		latent) run_latent ;;
+		paco-time) step paco-time paco_time ;;
+		esac
+	done
 
 	{
 		echo "gpu-run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ)); reports in $out"
