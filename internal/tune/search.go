@@ -21,6 +21,14 @@ type Tuner struct {
 	// the float64 reference and returns an error when it is wrong, so that
 	// a wrong but fast variant never wins.
 	Run func(ctx context.Context, c int, check bool) (time.Duration, error)
+	// Hard names cases that every candidate must get right before it is
+	// timed, and Check runs one of them against the float64 reference:
+	// long sets, large means, nearly constant data, 16-bit storage, where
+	// a fast variant can lose accuracy that the timed cases do not show.
+	// The pipelines' test suites hold every candidate to the same cases,
+	// so a tuned cache cannot fail them.
+	Hard  []string
+	Check func(ctx context.Context, h int) error
 }
 
 // Row is one candidate's times, one per case, or the error that put it out.
@@ -57,6 +65,18 @@ func Search(ctx context.Context, t Tuner, repeat int) (Result, error) {
 	for i, cand := range t.Candidates {
 		res.Rows = append(res.Rows, Row{Candidate: cand, Times: make([]time.Duration, len(t.Cases))})
 		ctxs[i] = WithOverride(ctx, t.Pipeline, cand)
+	}
+	for h := range t.Hard {
+		for i := range res.Rows {
+			if r := &res.Rows[i]; r.Err == nil {
+				if err := t.Check(ctxs[i], h); err != nil {
+					r.Err = fmt.Errorf("%s: %w", t.Hard[h], err)
+				}
+			}
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+		}
 	}
 	for c := range t.Cases {
 		for i := range res.Rows {

@@ -32,9 +32,16 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("spectra on %s: pack_alone %v (%s), want %d, %v", d.Name, p.Int("pack_alone"), p.Source("pack_alone"), want, err)
 		}
 	}
-	// cov's tiled kernel runs only where a measured cache (or an override)
-	// says so: the built-in choice is the blocks kernel on every device.
-	for _, d := range []engine.DeviceInfo{gpu, lavapipe} {
+	// cov: the tiled kernel with double sums on NVIDIA's discrete GPUs,
+	// where the H100 measured it (rule 1); the blocks kernel elsewhere.
+	p, err := Resolve(context.Background(), "cov", gpu)
+	if err != nil || p.Str("kernel") != "tiled" || p.Str("accumulate") != "double" || p.Int("tiled_r") != 4 || p.Int("tiled_tt") != 16 ||
+		p.Int("tiled_wg") != 128 || !strings.HasPrefix(p.Source("kernel"), "rule 1 ") || p.Source("accumulate") != "default" {
+		t.Errorf("cov on %s: got kernel %v accumulate %v (%s), %v", gpu.Name, p.Str("kernel"), p.Str("accumulate"), p.Source("kernel"), err)
+	}
+	amd := gpu
+	amd.Name, amd.VendorID = "AMD Radeon", 0x1002
+	for _, d := range []engine.DeviceInfo{amd, lavapipe} {
 		p, err := Resolve(context.Background(), "cov", d)
 		if err != nil || p.Str("kernel") != "blocks" || p.Str("accumulate") != "double" || p.Source("kernel") != "default" {
 			t.Errorf("cov on %s: got kernel %v accumulate %v (%s), %v", d.Name, p.Str("kernel"), p.Str("accumulate"), p.Source("kernel"), err)
@@ -47,9 +54,10 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("chol on %s: got %v %v (%s), %v", d.Name, p.Str("kernel"), p.Int("wg_invocations"), p.Source("kernel"), err)
 		}
 	}
-	p, err := Resolve(context.Background(), "reduce", gpu)
-	if err != nil || p.Str("rows_kernel") != "workgroup" || p.Int("workgroup") != 256 || p.Source("rows_kernel") != "default" {
-		t.Errorf("reduce on a GPU: got %v %v (%s), %v", p.Str("rows_kernel"), p.Int("workgroup"), p.Source("rows_kernel"), err)
+	p, err = Resolve(context.Background(), "reduce", gpu)
+	if err != nil || p.Str("rows_kernel") != "workgroup" || p.Int("workgroup") != 256 || p.Source("rows_kernel") != "default" ||
+		p.Int("rows_min") != 2048 || !strings.HasPrefix(p.Source("rows_min"), "rule 2 ") {
+		t.Errorf("reduce on a GPU: got %v %v rows_min %v (%s), %v", p.Str("rows_kernel"), p.Int("workgroup"), p.Int("rows_min"), p.Source("rows_min"), err)
 	}
 	p, err = Resolve(context.Background(), "reduce", lavapipe)
 	if err != nil || p.Str("rows_kernel") != "none" || !strings.HasPrefix(p.Source("rows_kernel"), "rule 1 ") {
@@ -158,5 +166,44 @@ func TestSearch(t *testing.T) {
 	r = run(map[int][]time.Duration{0: {10 * ms, 10 * ms}, 1: {20 * ms, 20 * ms}}, 0)
 	if r.Winner != 1 {
 		t.Errorf("the built-in choice wrong: winner %d, table %q", r.Winner, r.Table())
+	}
+}
+
+// TestSearchHard: a candidate right on every timed case but wrong on a hard
+// one is out, and never timed; the others are checked on every hard case.
+func TestSearchHard(t *testing.T) {
+	tu := Tuner{Pipeline: "p", Cases: []string{"a"}, Hard: []string{"long", "big mean"}}
+	for k := 0; k < 3; k++ {
+		tu.Candidates = append(tu.Candidates, map[string]any{"k": k})
+	}
+	k := func(ctx context.Context) int { return ctx.Value(overrideKey{"p"}).(map[string]any)["k"].(int) }
+	timed, checked := map[int]int{}, map[[2]int]bool{}
+	tu.Run = func(ctx context.Context, c int, check bool) (time.Duration, error) {
+		timed[k(ctx)]++
+		return time.Duration(10-k(ctx)) * time.Millisecond, nil // 2 fastest, then 1
+	}
+	tu.Check = func(ctx context.Context, h int) error {
+		checked[[2]int{k(ctx), h}] = true
+		if k(ctx) == 2 && h == 1 {
+			return fmt.Errorf("relative error 1e-2")
+		}
+		return nil
+	}
+	r, err := Search(context.Background(), tu, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Winner != 1 || r.Rows[2].Err == nil || !strings.Contains(r.Rows[2].Err.Error(), "big mean") {
+		t.Errorf("winner %d, table %q", r.Winner, r.Table())
+	}
+	if timed[2] != 0 {
+		t.Errorf("the candidate that failed a hard case was timed %d times", timed[2])
+	}
+	for c := 0; c < 2; c++ {
+		for h := 0; h < 2; h++ {
+			if !checked[[2]int{c, h}] {
+				t.Errorf("candidate %d not checked on hard case %d", c, h)
+			}
+		}
 	}
 }
