@@ -272,9 +272,9 @@ func runLatent(c *ucli.Context) error {
 	d, _ := latent.DimsOf(x.Shape)
 	if res.Corr != nil {
 		mean := meanMatrix(res.Corr, d.N, d.C)
-		title := fmt.Sprintf("channel corr, mean of %d", d.N)
+		title := fmt.Sprintf("correlation between channels, mean of %d latents", d.N)
 		add("corr.png", func(w io.Writer) error {
-			img, err := formats.RenderHeatmap(mean, title, "channel", "ch", -1, 1)
+			img, err := formats.RenderHeatmap(mean, title, "channel", "channel", "Pearson r", -1, 1)
 			if err != nil {
 				return err
 			}

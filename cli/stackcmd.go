@@ -471,11 +471,28 @@ func runStack(c *ucli.Context) error {
 			}
 		}
 	}
+	// Quicklooks at the ground shape of a pixel: the geotransform's, else
+	// the looks' (input pixels taken as square); intensities in dB.
+	aspect, ok := geo.PixelAspect()
+	if !ok {
+		aspect = float64(a) / float64(r)
+	}
 	for _, st := range pngs {
 		t := tensor.FromF32(arrays[st], res.H, res.W)
-		title := fmt.Sprintf("%s of %s over %d dates (%dx%d looks)", st, c.String("quantity"), len(dates), a, r)
+		q := formats.Quicklook{Title: fmt.Sprintf("%s of %s, %d dates, %dx%d looks", st, c.String("quantity"), len(dates), a, r), Aspect: aspect}
+		switch st {
+		case "mean", "std", "min", "max":
+			q.DB, q.Units = true, "dB"
+			if c.String("quantity") == "amplitude" {
+				q.Units = "dB (10 log10 of amplitude)"
+			}
+		case "cv":
+			q.Units = "std / mean"
+		case "count":
+			q.Units = "valid dates"
+		}
 		add(st+".png", func(w io.Writer) error {
-			img, err := formats.RenderQuicklook(t, title)
+			img, err := formats.RenderQuicklook(t, q)
 			if err != nil {
 				return err
 			}

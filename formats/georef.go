@@ -2,6 +2,8 @@ package formats
 
 // What rasters are described with, with or without GDAL.
 
+import "math"
+
 // Georef is where a raster lies: its affine geotransform (GDAL's six
 // coefficients: x0, dx/dcol, dx/drow, y0, dy/dcol, dy/drow) and projection
 // as WKT. HasTransform is false for rasters without one (plain SLC in radar
@@ -26,6 +28,20 @@ func (g Georef) Window(x0, y0, sx, sy int) Georef {
 	n[4], n[5] = t[4]*float64(sx), t[5]*float64(sy)
 	g.Transform = n
 	return g
+}
+
+// PixelAspect is a pixel's height over its width on the ground, from the
+// geotransform; false without one (or a degenerate one).
+func (g Georef) PixelAspect() (float64, bool) {
+	if !g.HasTransform {
+		return 0, false
+	}
+	t := g.Transform
+	w, h := math.Hypot(t[1], t[4]), math.Hypot(t[2], t[5])
+	if !(w > 0) || !(h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
+		return 0, false
+	}
+	return h / w, true
 }
 
 // RasterBand is one band to write: w·h float32 values, or 2·w·h interleaved

@@ -66,7 +66,8 @@ func colormap(f float64) color.RGBA {
 
 // snrLayout places the parts of the picture of an h×w map.
 type snrLayout struct {
-	scale               int             // screen pixels per map pixel
+	scale               int             // screen pixels per map pixel, when square and whole (else 0)
+	sx, sy              float64         // screen pixels per map column and per map row
 	mapRect, barRect    image.Rectangle // the map and the colour bar
 	width, height, titY int
 }
@@ -77,15 +78,28 @@ const (
 	glyphDescent = 2  //
 )
 
-func layoutSNR(h, w int) snrLayout {
-	s := max(1, min(8, (400+max(h, w)-1)/max(h, w)))
+// layoutSNR lays out an h×w map of square pixels: each map pixel a square
+// of 1 to 32 screen pixels, the map's longer side about 400 screen pixels
+// where that needs no shrinking.
+func layoutSNR(h, w int) snrLayout { return layoutMap(h, w, 1) }
+
+// layoutMap lays out an h×w map whose pixels are aspect times as tall on
+// the ground as they are wide (a multilooked SAR image, say), drawn at that
+// aspect with its longer side 400 screen pixels.
+func layoutMap(h, w int, aspect float64) snrLayout {
 	var l snrLayout
-	l.scale = s
-	left, top := 8+6*glyphW, 30
+	if aspect <= 0 || aspect == 1 || math.IsNaN(aspect) || math.IsInf(aspect, 0) {
+		l.scale = max(1, min(32, (400+max(h, w)-1)/max(h, w)))
+		l.sx, l.sy = float64(l.scale), float64(l.scale)
+	} else {
+		k := 400 / max(float64(w), float64(h)*aspect)
+		l.sx, l.sy = k, k*aspect
+	}
+	left, top := 8+6*glyphW+2*glyphAscent, 44
 	l.titY = 8 + glyphAscent
-	l.mapRect = image.Rect(left, top, left+w*s, top+h*s)
+	l.mapRect = image.Rect(left, top, left+max(1, int(math.Round(float64(w)*l.sx))), top+max(1, int(math.Round(float64(h)*l.sy))))
 	bx := l.mapRect.Max.X + 20
-	l.barRect = image.Rect(bx, top, bx+16, top+h*s)
+	l.barRect = image.Rect(bx, top, bx+16, l.mapRect.Max.Y)
 	l.width = l.barRect.Max.X + 6 + 10*glyphW
 	l.height = l.mapRect.Max.Y + 4 + 2*(glyphAscent+glyphDescent) + 6
 	return l
@@ -110,7 +124,20 @@ func WriteSNRPNG(path string, snr *tensor.Tensor, detections []Mark, title strin
 
 // renderSNR draws the picture WriteSNRPNG writes.
 func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, error) {
-	return renderMap(snr, marks, title, mapStyle{})
+	return renderMap(snr, marks, title, mapStyle{barLabel: "SNR"})
+}
+
+// Quicklook says how RenderQuicklook draws a map.
+type Quicklook struct {
+	Title string
+	// Units labels the colour bar ("dB", "m", ...); empty for none.
+	Units string
+	// DB draws 10·log10 of the values: SAR intensities, whose range spans
+	// decades (a value of 0 or less is drawn as the bottom colour).
+	DB bool
+	// Aspect is a pixel's height on the ground over its width (0 or 1:
+	// square), so that a multilooked image keeps its ground shape.
+	Aspect float64
 }
 
 // RenderQuicklook draws an image map (a SAR statistic, say) with a colour
@@ -118,29 +145,33 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 // 2nd to 98th percentiles of the finite values, so that a few bright
 // scatterers do not leave the rest of the picture dark (values outside
 // take the end colours).
-func RenderQuicklook(t *tensor.Tensor, title string) (*image.RGBA, error) {
-	return renderMap(t, nil, title, mapStyle{yDown: true, clip: true})
+func RenderQuicklook(t *tensor.Tensor, q Quicklook) (*image.RGBA, error) {
+	return renderMap(t, nil, q.Title, mapStyle{yDown: true, clip: true, db: q.DB, aspect: q.Aspect, barLabel: q.Units})
 }
 
 // mapStyle says how renderMap draws: row 0 at the top (yDown), colours over
 // the 2nd to 98th percentiles (clip) or over a fixed range, a colour map
-// (viridis unless set), and the axes' labels (x and y unless set).
+// (viridis unless set), the axes' labels (x and y unless set), the colour
+// bar's label, values in decibels (db) and the pixels' aspect.
 type mapStyle struct {
 	yDown, clip    bool
 	fixed          bool
 	lo, hi         float64
 	cmap           func(float64) color.RGBA
 	xLabel, yLabel string
+	barLabel       string
+	db             bool
+	aspect         float64
 }
 
 // RenderHeatmap draws a matrix (a correlation matrix, say) with a colour
 // bar over the fixed range [lo, hi] in a diverging blue–white–red map
-// (NaN grey), row 0 at the top, with the given axis labels.
-func RenderHeatmap(t *tensor.Tensor, title, xLabel, yLabel string, lo, hi float64) (*image.RGBA, error) {
+// (NaN grey), row 0 at the top, with the given axis and colour bar labels.
+func RenderHeatmap(t *tensor.Tensor, title, xLabel, yLabel, barLabel string, lo, hi float64) (*image.RGBA, error) {
 	if !(hi > lo) {
 		return nil, fmt.Errorf("heat map range [%v, %v] is empty", lo, hi)
 	}
-	return renderMap(t, nil, title, mapStyle{yDown: true, fixed: true, lo: lo, hi: hi, cmap: diverging, xLabel: xLabel, yLabel: yLabel})
+	return renderMap(t, nil, title, mapStyle{yDown: true, fixed: true, lo: lo, hi: hi, cmap: diverging, xLabel: xLabel, yLabel: yLabel, barLabel: barLabel})
 }
 
 // rdbu are ColorBrewer's RdBu stops, blue to red.
@@ -181,6 +212,20 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 	if len(v) != h*w {
 		return nil, errors.New("map data does not match its shape")
 	}
+	if st.db {
+		d := make([]float64, len(v))
+		for i, x := range v {
+			switch {
+			case x > 0:
+				d[i] = 10 * math.Log10(x)
+			case x <= 0:
+				d[i] = math.Inf(-1)
+			default:
+				d[i] = x // NaN
+			}
+		}
+		v = d
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range v {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
@@ -199,13 +244,7 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 		slices.Sort(fin)
 		lo, hi = fin[len(fin)*2/100], fin[(len(fin)-1)*98/100]
 	}
-	row := func(y int) int { // screen row of map row y
-		if yDown {
-			return y
-		}
-		return h - 1 - y
-	}
-	rowF := func(y float64) float64 {
+	rowF := func(y float64) float64 { // screen row (in map rows) of map row y
 		if yDown {
 			return y
 		}
@@ -218,40 +257,48 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 		lo, hi = st.lo, st.hi
 	}
 
-	l := layoutSNR(h, w)
+	l := layoutMap(h, w, st.aspect)
+	title = asciiOnly(title)
+	// Wide enough for the title and the colour bar's label, within reason.
+	l.width = max(l.width, min(16+len(title)*glyphW, 1600), l.barRect.Min.X+len(st.barLabel)*glyphW+8)
 	img := image.NewRGBA(image.Rect(0, 0, l.width, l.height))
 	draw.Draw(img, img.Bounds(), image.NewUniform(pngPaper), image.Point{}, draw.Src)
 
-	// The map, row y drawn at the bottom for y = 0.
-	s := l.scale
-	for y := 0; y < h; y++ {
-		sy := l.mapRect.Min.Y + row(y)*s
-		for x := 0; x < w; x++ {
-			c := pngNaN
-			switch val := v[y*w+x]; {
-			case math.IsNaN(val):
-			case math.IsInf(val, 1):
-				c = colormap(1)
-			case math.IsInf(val, -1):
-				c = colormap(0)
-			default:
-				c = colormap((val - lo) / (hi - lo))
-			}
-			sx := l.mapRect.Min.X + x*s
-			draw.Draw(img, image.Rect(sx, sy, sx+s, sy+s), image.NewUniform(c), image.Point{}, draw.Src)
+	// The map, each screen pixel the colour of the map pixel under it (row
+	// y = 0 at the bottom unless yDown).
+	colour := func(val float64) color.RGBA {
+		switch {
+		case math.IsNaN(val):
+			return pngNaN
+		case math.IsInf(val, 1):
+			return colormap(1)
+		case math.IsInf(val, -1):
+			return colormap(0)
+		}
+		return colormap((val - lo) / (hi - lo))
+	}
+	for py := l.mapRect.Min.Y; py < l.mapRect.Max.Y; py++ {
+		r := min(h-1, int(float64(py-l.mapRect.Min.Y)/l.sy))
+		y := r
+		if !yDown {
+			y = h - 1 - r
+		}
+		for px := l.mapRect.Min.X; px < l.mapRect.Max.X; px++ {
+			x := min(w-1, int(float64(px-l.mapRect.Min.X)/l.sx))
+			img.SetRGBA(px, py, colour(v[y*w+x]))
 		}
 	}
 	frame(img, l.mapRect.Inset(-1), pngInk)
 
 	// Pixel axes: ticks at round values of x and y, at pixel centres.
-	for _, t := range niceTicks(0, float64(w-1), max(2, min(6, w*s/60))) {
-		sx := l.mapRect.Min.X + int((t+0.5)*float64(s))
+	for _, t := range niceTicks(0, float64(w-1), max(2, min(6, l.mapRect.Dx()/60))) {
+		sx := l.mapRect.Min.X + int((t+0.5)*l.sx)
 		vline(img, sx, l.mapRect.Max.Y+1, l.mapRect.Max.Y+4, pngInk)
 		lab := formatTick(t)
 		drawText(img, sx-len(lab)*glyphW/2, l.mapRect.Max.Y+5+glyphAscent, lab, pngInk)
 	}
-	for _, t := range niceTicks(0, float64(h-1), max(2, min(6, h*s/40))) {
-		sy := l.mapRect.Min.Y + int((rowF(t)+0.5)*float64(s))
+	for _, t := range niceTicks(0, float64(h-1), max(2, min(6, l.mapRect.Dy()/40))) {
+		sy := l.mapRect.Min.Y + int((rowF(t)+0.5)*l.sy)
 		hline(img, l.mapRect.Min.X-4, l.mapRect.Min.X-1, sy, pngInk)
 		lab := formatTick(t)
 		drawText(img, l.mapRect.Min.X-6-len(lab)*glyphW, sy+glyphAscent/2-1, lab, pngInk)
@@ -262,9 +309,9 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 		xl, yl = asciiOnly(st.xLabel), asciiOnly(st.yLabel)
 	}
 	drawText(img, l.mapRect.Min.X+l.mapRect.Dx()/2-len(xl)*glyphW/2, axisY, xl, pngInk)
-	drawText(img, 4, l.mapRect.Min.Y+l.mapRect.Dy()/2, yl[:min(len(yl), 2)], pngInk)
+	drawTextUp(img, 4, l.mapRect.Min.Y+l.mapRect.Dy()/2, yl, pngInk)
 
-	// Colour bar: the top row is the largest value.
+	// Colour bar: the top row is the largest value; its label above it.
 	bh := l.barRect.Dy()
 	for i := 0; i < bh; i++ {
 		f := 1 - (float64(i)+0.5)/float64(bh)
@@ -276,15 +323,18 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 		hline(img, l.barRect.Max.X, l.barRect.Max.X+3, sy, pngInk)
 		drawText(img, l.barRect.Max.X+6, sy+glyphAscent/2-1, formatTick(t), pngInk)
 	}
+	if st.barLabel != "" {
+		drawText(img, l.barRect.Min.X, l.barRect.Min.Y-8, st.barLabel, pngInk)
+	}
 
 	// Marks.
-	r := max(4*float64(s), 8)
+	r := max(4*min(l.sx, l.sy), 8)
 	for _, m := range marks {
 		if math.IsNaN(m.X) || math.IsNaN(m.Y) || m.X < -0.5 || m.Y < -0.5 || m.X > float64(w)-0.5 || m.Y > float64(h)-0.5 {
 			continue
 		}
-		cx := float64(l.mapRect.Min.X) + (m.X+0.5)*float64(s)
-		cy := float64(l.mapRect.Min.Y) + (rowF(m.Y)+0.5)*float64(s)
+		cx := float64(l.mapRect.Min.X) + (m.X+0.5)*l.sx
+		cy := float64(l.mapRect.Min.Y) + (rowF(m.Y)+0.5)*l.sy
 		circle(img, cx, cy, r, 1.2, l.mapRect, pngMark)
 		if m.Label != "" {
 			tx, ty := int(cx+r*0.75)+2, int(cy-r*0.75)
@@ -295,12 +345,28 @@ func renderMap(snr *tensor.Tensor, marks []Mark, title string, st mapStyle) (*im
 	}
 
 	// Title, cut to the picture's width.
-	title = asciiOnly(title)
 	if n := (l.width - 16) / glyphW; len(title) > n {
 		title = title[:max(0, n-3)] + "..."
 	}
 	drawText(img, 8, l.titY, title, pngInk)
 	return img, nil
+}
+
+// drawTextUp draws s reading upwards (turned 90° anticlockwise), its
+// glyphs' tops to the left at x, centred on row yMid: a y axis's label.
+func drawTextUp(img *image.RGBA, x, yMid int, s string, c color.Color) {
+	s = asciiOnly(s)
+	tw, th := len(s)*glyphW, glyphAscent+glyphDescent
+	tmp := image.NewRGBA(image.Rect(0, 0, tw, th))
+	drawText(tmp, 0, glyphAscent, s, c)
+	y0 := yMid + tw/2
+	for ty := 0; ty < th; ty++ {
+		for tx := 0; tx < tw; tx++ {
+			if p := tmp.RGBAAt(tx, ty); p.A != 0 {
+				img.SetRGBA(x+ty, y0-tx, p)
+			}
+		}
+	}
 }
 
 // asciiOnly replaces what the bitmap font cannot draw.

@@ -167,7 +167,7 @@ func TestNiceTicks(t *testing.T) {
 func TestRenderHeatmap(t *testing.T) {
 	nan := math.NaN()
 	m := tensor.FromF64([]float64{1, -1, nan, -1, 1, nan, nan, nan, 0}, 3, 3)
-	img, err := RenderHeatmap(m, "corr", "channel", "ch", -1, 1)
+	img, err := RenderHeatmap(m, "corr", "channel", "channel", "r", -1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,56 @@ func TestRenderHeatmap(t *testing.T) {
 	if at(0, 0) != rdbu[len(rdbu)-1] || at(0, 1) != rdbu[0] || at(2, 2) != rdbu[3] || at(0, 2) != pngNaN {
 		t.Errorf("colours: +1 %v, -1 %v, 0 %v, NaN %v", at(0, 0), at(0, 1), at(2, 2), at(0, 2))
 	}
-	if _, err := RenderHeatmap(m, "", "", "", 1, 1); err == nil {
+	if _, err := RenderHeatmap(m, "", "", "", "", 1, 1); err == nil {
 		t.Error("empty range accepted")
+	}
+}
+
+// TestRenderQuicklook: a 2×8-look SAR map (256 rows of 64 columns, each
+// pixel a quarter as tall as wide on the ground) is drawn square, as the
+// ground it covers; intensities in dB put 10 and 1000 at the two ends of
+// the colour bar with 100 halfway; the bar's label and a long title fit.
+func TestRenderQuicklook(t *testing.T) {
+	const h, w = 256, 64
+	v := make([]float64, h*w)
+	for i := range v {
+		v[i] = 100
+	}
+	for i := 0; i < w*h/4; i++ {
+		v[i] = 10 // the top quarter
+	}
+	for i := w * h * 3 / 4; i < w*h; i++ {
+		v[i] = 1000 // the bottom quarter
+	}
+	title := "mean of intensity, 6 dates, 2x8 looks, refined Lee 7x7, cropped to the first 1024 lines"
+	img, err := RenderQuicklook(tensor.FromF64(v, h, w), Quicklook{Title: title, Units: "dB", DB: true, Aspect: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := layoutMap(h, w, 0.25)
+	if dx, dy := l.mapRect.Dx(), l.mapRect.Dy(); dx != 400 || dy != 400 {
+		t.Errorf("map drawn %dx%d, want 400x400 (its ground shape)", dx, dy)
+	}
+	at := func(y, x int) color.RGBA { // middle of map pixel (y, x), row 0 at the top
+		return img.RGBAAt(l.mapRect.Min.X+int((float64(x)+0.5)*l.sx), l.mapRect.Min.Y+int((float64(y)+0.5)*l.sy))
+	}
+	// dB: 10, 20, 30; the colours span the 2nd to 98th percentiles, here
+	// the whole range.
+	if at(0, 0) != viridis[0] || at(h-1, 0) != viridis[len(viridis)-1] || at(h/2, 0) != colormap(0.5) {
+		t.Errorf("dB colours: 10 %v, 100 %v, 1000 %v", at(0, 0), at(h/2, 0), at(h-1, 0))
+	}
+	if img.Bounds().Dx() < 16+len(title)*glyphW {
+		t.Errorf("picture %d wide: the title (%d characters) is cut", img.Bounds().Dx(), len(title))
+	}
+	ink := 0
+	for y := l.barRect.Min.Y - 8 - glyphAscent; y < l.barRect.Min.Y-6; y++ {
+		for x := l.barRect.Min.X; x < l.barRect.Min.X+2*glyphW; x++ {
+			if img.RGBAAt(x, y) == pngInk {
+				ink++
+			}
+		}
+	}
+	if ink < 10 {
+		t.Errorf("no label above the colour bar (%d ink pixels)", ink)
 	}
 }
