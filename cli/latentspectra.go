@@ -228,11 +228,11 @@ func (s *latentSpectra) writePNG(w io.Writer) error {
 		p := channelMean(s.spatial, s.d, c)
 		var xs, ys []float64
 		for k := 1; k < len(p); k++ {
-			xs, ys = append(xs, math.Log10(s.radius[k])), append(ys, p[k])
+			xs, ys = append(xs, s.radius[k]), append(ys, p[k])
 		}
-		img, err := formats.RenderLinePlot(formats.LinePlot{X: xs, Y: ys, LogY: true,
+		img, err := formats.RenderLinePlot(formats.LinePlot{X: xs, Y: ys, LogX: true, LogY: true,
 			Title:  fmt.Sprintf("channel %d: radial power, mean of %d (slope %s)", c, s.d.N, g4(s.slope.F64[c])),
-			XLabel: "log10 k (cycles per frame side)", YLabel: "power"})
+			XLabel: "k (cycles per frame side)", YLabel: "power"})
 		if err != nil {
 			return err
 		}
