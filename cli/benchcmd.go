@@ -429,8 +429,8 @@ func benchChart(w io.Writer, rep *benchReport) error {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", pn.op, pn.unit, rep.Size, rep.Repeat)
 		p.Y.Label.Text = pn.unit
-		p.Y.Min = 0
-		top := 0.0
+		devVals := make([]plotter.Values, nd)
+		top, low := 0.0, math.Inf(1)
 		for j, d := range rep.Devices {
 			vals := make(plotter.Values, len(pn.cases))
 			for _, r := range d.Results {
@@ -448,10 +448,47 @@ func benchChart(w io.Writer, rep *benchReport) error {
 			}
 			for _, v := range vals {
 				top = math.Max(top, v)
+				if v > 0 {
+					low = math.Min(low, v)
+				}
+			}
+			devVals[j] = vals
+		}
+		// A log axis where the bars span more than a decade (a small case
+		// beside a large one, a CPU beside a GPU): on a linear one the
+		// small bars vanish. Log bars stand on a hidden floor of round value.
+		var floor *plotter.BarChart
+		logY := top > 10*low
+		if logY {
+			base := math.Pow(10, math.Ceil(math.Log10(low))-1) // below the lowest bar
+			fv := make(plotter.Values, len(pn.cases))
+			for k := range fv {
+				fv[k] = base
+			}
+			var err error
+			if floor, err = plotter.NewBarChart(fv, barWidth); err != nil {
+				return err
+			}
+			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+			p.Y.Min, p.Y.Max = base, top*math.Pow(10, 0.2+0.35*float64(nd)) // room for the legend
+		} else {
+			p.Y.Min = 0
+			// Head-room for the legend above the bars.
+			p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
+		}
+		for j, d := range rep.Devices {
+			vals := devVals[j]
+			if logY {
+				for k, v := range vals {
+					vals[k] = math.Max(0, v-floor.Values[k])
+				}
 			}
 			bars, err := plotter.NewBarChart(vals, barWidth)
 			if err != nil {
 				return err
+			}
+			if logY {
+				bars.StackOn(floor)
 			}
 			bars.LineStyle.Width = 0
 			bars.Color = plotutil.Color(j)
@@ -467,8 +504,6 @@ func benchChart(w io.Writer, rep *benchReport) error {
 		p.Legend.Left = true
 		p.Legend.XOffs = vg.Millimeter * 4
 		p.Legend.Padding = vg.Points(4)
-		// Head-room for the legend above the bars.
-		p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
 		p.X.Padding = vg.Millimeter * 10
 		p.NominalX(pn.cases...)
 		plots[i] = []*plot.Plot{p}
