@@ -16,7 +16,7 @@ func synthADI(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "adi")
 	code, _, stderr := run(t, "synth", "paco", "--size", "48", "--frames", "40", "--rotation", "90", "--fwhm", "3",
-		"--companion", "sep=12,pa=30,flux=300", "--seed", "2", "--format", "both", "--out-dir", dir)
+		"--companion", "sep=12,theta=30,flux=300", "--seed", "2", "--format", "both", "--out-dir", dir)
 	if code != 0 {
 		t.Fatalf("synth paco: exit %d: %s", code, stderr)
 	}

@@ -20,7 +20,7 @@ func synthOffCentre(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "adi")
 	code, _, stderr := run(t, "synth", "paco", "--size", "48", "--frames", "30", "--rotation", "90", "--fwhm", "3",
-		"--star", "25.3,22.6", "--halo", "1000", "--companion", "sep=12,pa=30,flux=300", "--seed", "3",
+		"--star", "25.3,22.6", "--halo", "1000", "--companion", "sep=12,theta=30,flux=300", "--seed", "3",
 		"--format", "both", "--out-dir", dir)
 	if code != 0 {
 		t.Fatalf("synth paco: exit %d: %s", code, stderr)

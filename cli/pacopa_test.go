@@ -100,3 +100,42 @@ func TestPacoOrientation(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthPAMatchesPaco: one angle convention in and out. A companion
+// injected with `synth paco --companion pa=P` is reported by paco at PA P
+// east of north, for P in each quadrant; theta=T is the map angle, P + 90°.
+func TestSynthPAMatchesPaco(t *testing.T) {
+	for _, c := range []struct {
+		spec   string
+		wantPA float64
+	}{{"sep=12,pa=45,flux=300", 45}, {"sep=12,pa=200,flux=300", 200}, {"sep=12,theta=30,flux=300", 300}} {
+		dir := filepath.Join(t.TempDir(), "adi")
+		if code, _, stderr := run(t, "synth", "paco", "--size", "48", "--frames", "40", "--rotation", "90", "--fwhm", "3",
+			"--companion", c.spec, "--seed", "2", "--format", "npy", "--out-dir", dir); code != 0 {
+			t.Fatalf("synth paco %s: exit %d: %s", c.spec, code, stderr)
+		}
+		var truth synthTruth
+		b, _ := os.ReadFile(filepath.Join(dir, "truth.json"))
+		if err := json.Unmarshal(b, &truth); err != nil || len(truth.Companions) != 1 || truth.Companions[0].PA != c.wantPA {
+			t.Fatalf("%s: truth.json %s (%v), want PA %g", c.spec, b, err, c.wantPA)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if code, _, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(dir, "cube.npy"),
+			"--angles", filepath.Join(dir, "angles.npy"), "--psf", filepath.Join(dir, "psf.npy"), "--radius", "3", "--out-dir", out); code != 0 {
+			t.Fatalf("%s: paco exit %d: %s", c.spec, code, stderr)
+		}
+		var doc struct {
+			Detections []struct {
+				PA float64 `json:"pa_east_of_north_deg"`
+			}
+		}
+		b, _ = os.ReadFile(filepath.Join(out, "detections.json"))
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Detections) == 0 {
+			t.Fatalf("%s: detections.json: %v %s", c.spec, err, b)
+		}
+		// A whole-pixel detection 12 px out: within atan(0.71/12) ≈ 3.4°.
+		if d := math.Abs(math.Remainder(doc.Detections[0].PA-c.wantPA, 360)); d > 4 {
+			t.Errorf("%s: paco reports PA %.1f°, want %g°", c.spec, doc.Detections[0].PA, c.wantPA)
+		}
+	}
+}

@@ -19,7 +19,9 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values.
+// companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values:
+// pa is the position angle east of north, the angle vkstat paco reports;
+// theta= gives the map angle from +x towards +y instead.
 // (A StringSliceFlag would split the value at its commas.)
 type companionFlag struct{ list []synth.Companion }
 
@@ -29,7 +31,7 @@ func (f *companionFlag) String() string {
 	}
 	parts := make([]string, len(f.list))
 	for i, c := range f.list {
-		parts[i] = fmt.Sprintf("sep=%g,pa=%g,flux=%g", c.SepPx, c.PADeg, c.Flux)
+		parts[i] = fmt.Sprintf("sep=%g,pa=%g,flux=%g", c.SepPx, c.PA(), c.Flux)
 	}
 	return strings.Join(parts, " ")
 }
@@ -44,9 +46,10 @@ func (f *companionFlag) Set(s string) error {
 }
 
 // parseCompanion reads "sep=20,pa=45,flux=50" (any order; commas,
-// semicolons or spaces between the fields).
+// semicolons or spaces between the fields): pa east of north, or theta
+// from +x towards +y.
 func parseCompanion(s string) (synth.Companion, error) {
-	const form = `want "sep=PIXELS,pa=DEGREES,flux=FLUX", e.g. "sep=20,pa=45,flux=30"`
+	const form = `want "sep=PIXELS,pa=DEGREES,flux=FLUX" (pa east of north; or theta=DEGREES from +x towards +y), e.g. "sep=20,pa=45,flux=30"`
 	var c synth.Companion
 	seen := map[string]bool{}
 	norm := s
@@ -77,12 +80,20 @@ func parseCompanion(s string) (synth.Companion, error) {
 			}
 			c.SepPx = x
 		case "pa":
-			c.PADeg = x
+			c.ThetaDeg = synth.PAToTheta(x)
+		case "theta":
+			c.ThetaDeg = x
 		case "flux":
 			c.Flux = x
 		default:
 			return c, fmt.Errorf("companion %q: unknown key %q; %s", s, k, form)
 		}
+	}
+	if seen["pa"] && seen["theta"] {
+		return c, fmt.Errorf("companion %q: pa and theta both given (pa is theta − 90°); %s", s, form)
+	}
+	if seen["theta"] {
+		seen["pa"] = true
 	}
 	for _, k := range []string{"sep", "pa", "flux"} {
 		if !seen[k] {
@@ -141,11 +152,12 @@ type synthPoint struct {
 }
 
 type synthTruthComp struct {
-	Sep  float64 `json:"sep"`
-	PA   float64 `json:"pa"`
-	Flux float64 `json:"flux"`
-	Y    float64 `json:"y"`
-	X    float64 `json:"x"`
+	Sep   float64 `json:"sep"`
+	PA    float64 `json:"pa_east_of_north_deg"`
+	Theta float64 `json:"angle_ccw_from_x_deg"`
+	Flux  float64 `json:"flux"`
+	Y     float64 `json:"y"`
+	X     float64 `json:"x"`
 }
 
 const synthConvention = "pixel coordinates are 0-based (y, x) in C order; the star is at (H/2, W/2) by integer division; " +
@@ -299,8 +311,8 @@ func synthPacoAction(c *ucli.Context) error {
 		cfg.StampSize, cfg.StampSize, cfg.FWHM)
 	fmt.Fprintf(wout, "star at (y, x) = (%d, %d)\n", ds.CY, ds.CX)
 	for i, t := range ds.Truth {
-		fmt.Fprintf(wout, "companion %d: sep %g px, pa %g°, flux %g at sky (y, x) = (%.2f, %.2f)\n",
-			i+1, t.SepPx, t.PADeg, t.Flux, t.Y, t.X)
+		fmt.Fprintf(wout, "companion %d: sep %g px, PA %g° east of north (θ %g° from +x), flux %g at sky (y, x) = (%.2f, %.2f)\n",
+			i+1, t.SepPx, synth.ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
 	}
 	return nil
 }
@@ -343,7 +355,7 @@ func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, dt tensor.DTyp
 		Files:      files,
 	}
 	for _, t := range ds.Truth {
-		truth.Companions = append(truth.Companions, synthTruthComp{Sep: t.SepPx, PA: t.PADeg, Flux: t.Flux, Y: t.Y, X: t.X})
+		truth.Companions = append(truth.Companions, synthTruthComp{Sep: t.SepPx, PA: synth.ThetaToPA(t.ThetaDeg), Theta: t.ThetaDeg, Flux: t.Flux, Y: t.Y, X: t.X})
 	}
 	return out.Add(filepath.Join(dir, "truth.json"), func(wr io.Writer) error {
 		enc := json.NewEncoder(wr)
@@ -385,7 +397,8 @@ func synthCards(ds *synth.Dataset) []FITSCard {
 		p := fmt.Sprintf("C%d", i+1)
 		cards = append(cards,
 			FITSCard{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
-			FITSCard{Key: p + "PA", Value: t.PADeg, Comment: "[deg] position angle, from +x towards +y"},
+			FITSCard{Key: p + "PA", Value: synth.ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
+			FITSCard{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
 			FITSCard{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
 			FITSCard{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
 			FITSCard{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},

@@ -16,8 +16,8 @@ import (
 func TestSynthPaco(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "adi")
 	code, stdout, stderr := run(t, "synth", "paco", "--size", "48,56", "--frames", "12", "--rotation", "40",
-		"--start-angle", "-5", "--fwhm", "3", "--companion", "sep=12,pa=30,flux=40",
-		"--companion", "flux=7.5; pa=-100; sep=9.5", "--seed", "3", "--format", "both", "--out-dir", dir)
+		"--start-angle", "-5", "--fwhm", "3", "--companion", "sep=12,theta=30,flux=40",
+		"--companion", "flux=7.5; theta=-100; sep=9.5", "--seed", "3", "--format", "both", "--out-dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -25,7 +25,7 @@ func TestSynthPaco(t *testing.T) {
 		t.Errorf("summary: %q", stdout)
 	}
 	want, err := synth.Generate(synth.Config{H: 48, W: 56, Frames: 12, StartDeg: -5, RotationDeg: 40, FWHM: 3, Seed: 3,
-		Companions: []synth.Companion{{SepPx: 12, PADeg: 30, Flux: 40}, {SepPx: 9.5, PADeg: -100, Flux: 7.5}}})
+		Companions: []synth.Companion{{SepPx: 12, ThetaDeg: 30, Flux: 40}, {SepPx: 9.5, ThetaDeg: -100, Flux: 7.5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestSynthPaco(t *testing.T) {
 	}
 	for i, c := range truth.Companions {
 		w := want.Truth[i]
-		if c.Sep != w.SepPx || c.PA != w.PADeg || c.Flux != w.Flux || math.Abs(c.Y-w.Y) > 1e-12 || math.Abs(c.X-w.X) > 1e-12 {
+		if c.Sep != w.SepPx || c.Theta != w.ThetaDeg || c.PA != synth.ThetaToPA(w.ThetaDeg) || c.Flux != w.Flux || math.Abs(c.Y-w.Y) > 1e-12 || math.Abs(c.X-w.X) > 1e-12 {
 			t.Errorf("truth companion %d: %+v, want %+v", i, c, w)
 		}
 	}
@@ -176,11 +176,16 @@ func TestSynthPacoAllOrNothing(t *testing.T) {
 }
 
 func TestParseCompanion(t *testing.T) {
+	// pa is east of north: θ = PA + 90° (PA −30° is θ 60°); theta is θ.
 	c, err := parseCompanion(" SEP=1.5e1 , pa = -30 ;flux=2")
-	if err != nil || c != (synth.Companion{SepPx: 15, PADeg: -30, Flux: 2}) {
-		t.Errorf("got %+v, %v", c, err)
+	if err != nil || c != (synth.Companion{SepPx: 15, ThetaDeg: 60, Flux: 2}) || c.PA() != 330 {
+		t.Errorf("got %+v (PA %g), %v", c, c.PA(), err)
 	}
-	for _, s := range []string{"", "sep=1,pa=2,flux=inf", "sep=1,pa=NaN,flux=1", "sep,pa,flux"} {
+	c, err = parseCompanion("sep=3,theta=-30,flux=2")
+	if err != nil || c != (synth.Companion{SepPx: 3, ThetaDeg: -30, Flux: 2}) || c.PA() != 240 {
+		t.Errorf("theta: got %+v (PA %g), %v", c, c.PA(), err)
+	}
+	for _, s := range []string{"", "sep=1,pa=2,flux=inf", "sep=1,pa=NaN,flux=1", "sep,pa,flux", "sep=1,pa=2,theta=92,flux=1", "sep=1,flux=1"} {
 		if _, err := parseCompanion(s); err == nil {
 			t.Errorf("%q: no error", s)
 		}

@@ -24,9 +24,9 @@ func synthSurveyCompanion(k, h, w int, fwhm float64) synth.Companion {
 	span := maxSep - minSep
 	sep := minSep + span*float64((k*7)%11)/10
 	return synth.Companion{
-		SepPx: math.Round(sep*10) / 10,
-		PADeg: float64((k * 73) % 360),
-		Flux:  float64(150 + 50*(k%5)),
+		SepPx:    math.Round(sep*10) / 10,
+		ThetaDeg: float64((k * 73) % 360),
+		Flux:     float64(150 + 50*(k%5)),
 	}
 }
 
@@ -152,7 +152,7 @@ func synthSurveyAction(c *ucli.Context) error {
 	fmt.Fprintf(wout, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
 		dir, n, c.Int("frames"), h, w, dt, c.Float64("rotation"), fwhm, c.Uint64("seed"), c.Uint64("seed")+uint64(n-1))
 	for _, e := range entries {
-		fmt.Fprintf(wout, "%s: companion sep %g px, pa %g°, flux %g\n", e.name, e.comp.SepPx, e.comp.PADeg, e.comp.Flux)
+		fmt.Fprintf(wout, "%s: companion sep %g px, PA %g° east of north, flux %g\n", e.name, e.comp.SepPx, e.comp.PA(), e.comp.Flux)
 	}
 	return nil
 }

@@ -566,7 +566,7 @@ func pacoOp() Op {
 			cfg := synth.Default()
 			cfg.Frames, cfg.H, cfg.W, cfg.Seed, cfg.DType = t, h, w, c.Seed, tensor.F64
 			sep := float64(min(h, w)) / 4
-			cfg.Companions = []synth.Companion{{SepPx: sep, PADeg: 45, Flux: 100}, {SepPx: 1.5 * sep, PADeg: 200, Flux: 20}}
+			cfg.Companions = []synth.Companion{{SepPx: sep, ThetaDeg: 45, Flux: 100}, {SepPx: 1.5 * sep, ThetaDeg: 200, Flux: 20}}
 			ds, err := synth.Generate(cfg)
 			if err != nil {
 				panic(fmt.Sprintf("suite: paco case %s: %v", c.Label(), err)) // the cases above are valid

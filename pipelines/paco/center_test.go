@@ -22,7 +22,7 @@ func TestEstimateCenterSynth(t *testing.T) {
 		n.Halo = 1000
 		cfg.Noise = &n
 		cfg.Star = &[2]float64{star[0], star[1]}
-		cfg.Companions = []synth.Companion{{SepPx: 20, PADeg: 30, Flux: 200}}
+		cfg.Companions = []synth.Companion{{SepPx: 20, ThetaDeg: 30, Flux: 200}}
 		ds, err := synth.Generate(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -17,10 +17,10 @@ func checksData(t *testing.T) *synth.Dataset {
 	cfg := synth.Default()
 	cfg.Seed = 5
 	cfg.Companions = []synth.Companion{
-		{SepPx: 15, PADeg: 45, Flux: 150},
-		{SepPx: 35, PADeg: 160, Flux: 15},
-		{SepPx: 40, PADeg: 280, Flux: 12},
-		{SepPx: 30, PADeg: 340, Flux: 18},
+		{SepPx: 15, ThetaDeg: 45, Flux: 150},
+		{SepPx: 35, ThetaDeg: 160, Flux: 15},
+		{SepPx: 40, ThetaDeg: 280, Flux: 12},
+		{SepPx: 30, ThetaDeg: 340, Flux: 18},
 	}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestPACOChecks(t *testing.T) {
 				}
 			}
 			i := at(m, tr)
-			t.Logf("companion sep %.0f θ0 %.0f flux %.0f: SNR %.2f, flux %.2f (%.0f %%) at its pixel", tr.SepPx, tr.PADeg, tr.Flux, m.SNR[i], m.Flux[i], 100*m.Flux[i]/tr.Flux)
+			t.Logf("companion sep %.0f θ0 %.0f flux %.0f: SNR %.2f, flux %.2f (%.0f %%) at its pixel", tr.SepPx, tr.ThetaDeg, tr.Flux, m.SNR[i], m.Flux[i], 100*m.Flux[i]/tr.Flux)
 			if found == nil {
 				t.Errorf("companion at (%.1f, %.1f) not detected within 1.5 px", tr.Y, tr.X)
 			} else if found.SNR < floor {

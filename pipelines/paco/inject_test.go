@@ -63,7 +63,7 @@ func TestInjectMatchesSynth(t *testing.T) {
 		t.Fatal(err)
 	}
 	const sep, angle, flux = 11.3, 37.0, 200.0
-	cfg.Companions = []synth.Companion{{SepPx: sep, PADeg: angle, Flux: flux}}
+	cfg.Companions = []synth.Companion{{SepPx: sep, ThetaDeg: angle, Flux: flux}}
 	with, err := synth.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -183,10 +183,10 @@ func subpixelGainData(t *testing.T, seed uint64) *synth.Dataset {
 	cfg := synth.Default()
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed = 64, 64, 60, 60, 3, seed
 	cfg.Companions = []synth.Companion{
-		{SepPx: 12.37, PADeg: 33, Flux: 60},
-		{SepPx: 17.61, PADeg: 152, Flux: 40},
-		{SepPx: 22.45, PADeg: 251, Flux: 30},
-		{SepPx: 26.83, PADeg: 318, Flux: 30},
+		{SepPx: 12.37, ThetaDeg: 33, Flux: 60},
+		{SepPx: 17.61, ThetaDeg: 152, Flux: 40},
+		{SepPx: 22.45, ThetaDeg: 251, Flux: 30},
+		{SepPx: 26.83, ThetaDeg: 318, Flux: 30},
 	}
 	cfg.DType = tensor.F64
 	ds, err := synth.Generate(cfg)

@@ -35,7 +35,7 @@ func quadrantData(t *testing.T) (*synth.Dataset, []quadrantCompanion) {
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed = 64, 64, 48, 90, 3, 9
 	for i := range comps {
 		comps[i].angleCCW = math.Mod(comps[i].pa+90, 360)
-		cfg.Companions = append(cfg.Companions, synth.Companion{SepPx: comps[i].sep, PADeg: comps[i].angleCCW, Flux: comps[i].flux})
+		cfg.Companions = append(cfg.Companions, synth.Companion{SepPx: comps[i].sep, ThetaDeg: comps[i].angleCCW, Flux: comps[i].flux})
 	}
 	cfg.DType = tensor.F64
 	ds, err := synth.Generate(cfg)

@@ -93,7 +93,7 @@ func TestUnbiasedAgainstReference(t *testing.T) {
 	cfg := synth.Default()
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed = 32, 32, 12, 40, 3, 3
 	cfg.DType = tensor.F64
-	cfg.Companions = []synth.Companion{{SepPx: 9.3, PADeg: 70, Flux: 150}}
+	cfg.Companions = []synth.Companion{{SepPx: 9.3, ThetaDeg: 70, Flux: 150}}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)

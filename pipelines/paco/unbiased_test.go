@@ -25,7 +25,7 @@ func runUnbiasedCase(t *testing.T, c unbiasedCase) {
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed = 48, 48, c.frames, c.rotation, 3, 5
 	cfg.DType = tensor.F64
 	if c.flux > 0 {
-		cfg.Companions = []synth.Companion{{SepPx: c.sep, PADeg: c.angle, Flux: c.flux}}
+		cfg.Companions = []synth.Companion{{SepPx: c.sep, ThetaDeg: c.angle, Flux: c.flux}}
 	}
 	ds, err := synth.Generate(cfg)
 	if err != nil {

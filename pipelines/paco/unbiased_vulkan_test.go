@@ -18,7 +18,7 @@ func unbiasedDeviceCase(t *testing.T, dt tensor.DType) (Input, Source) {
 	t.Helper()
 	cfg := synth.Default()
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed, cfg.DType = 32, 32, 13, 40, 3, 3, dt
-	cfg.Companions = []synth.Companion{{SepPx: 9.3, PADeg: 70, Flux: 150}}
+	cfg.Companions = []synth.Companion{{SepPx: 9.3, ThetaDeg: 70, Flux: 150}}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestUnbiasedVulkanLongSequence(t *testing.T) {
 	}
 	cfg := synth.Default()
 	cfg.H, cfg.W, cfg.Frames, cfg.RotationDeg, cfg.FWHM, cfg.Seed, cfg.DType = 17, 17, 9000, 90, 2, 4, tensor.F32
-	cfg.Companions = []synth.Companion{{SepPx: 5.2, PADeg: 20, Flux: 40}}
+	cfg.Companions = []synth.Companion{{SepPx: 5.2, ThetaDeg: 20, Flux: 40}}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -66,9 +66,31 @@ import (
 
 // Companion is a point source on the sky.
 type Companion struct {
-	SepPx float64 // separation from the star, pixels
-	PADeg float64 // position angle, degrees from +x towards +y (atan2(dy, dx))
-	Flux  float64 // total flux (PSF stamp sum × Flux), data units
+	SepPx    float64 // separation from the star, pixels
+	ThetaDeg float64 // map angle, degrees from +x towards +y (atan2(dy, dx)); see PA
+	Flux     float64 // total flux (PSF stamp sum × Flux), data units
+}
+
+// PA is c's astronomical position angle, degrees east of north in [0, 360),
+// in the derotated frame the cube is made in: north up (+y), east left
+// (−x), so PA = θ − 90°. It is the angle vkstat paco reports.
+func (c Companion) PA() float64 { return ThetaToPA(c.ThetaDeg) }
+
+// ThetaToPA turns a map angle (degrees from +x towards +y) into a position
+// angle east of north in [0, 360), north up and east left; PAToTheta is its
+// inverse.
+func ThetaToPA(theta float64) float64 { return wrap360(theta - 90) }
+
+// PAToTheta turns a position angle east of north into the map angle from
+// +x towards +y, in [0, 360).
+func PAToTheta(pa float64) float64 { return wrap360(pa + 90) }
+
+func wrap360(a float64) float64 {
+	a = math.Mod(a, 360)
+	if a < 0 {
+		a += 360
+	}
+	return a
 }
 
 // Noise sets the background's amplitudes, in data units. Zero turns a
@@ -274,16 +296,16 @@ func (cfg Config) resolve() (Config, error) {
 	cy, cx := cfg.starCenter()
 	angles := Angles(cfg.Frames, cfg.StartDeg, cfg.RotationDeg)
 	for i, c := range cfg.Companions {
-		if !(c.SepPx >= 0) || !finite(c.SepPx) || !finite(c.PADeg) || !finite(c.Flux) {
+		if !(c.SepPx >= 0) || !finite(c.SepPx) || !finite(c.ThetaDeg) || !finite(c.Flux) {
 			return cfg, fmt.Errorf("companion %d (sep %g px, pa %g°, flux %g): want a finite separation ≥ 0, angle and flux",
-				i+1, c.SepPx, c.PADeg, c.Flux)
+				i+1, c.SepPx, c.ThetaDeg, c.Flux)
 		}
 		for l, a := range angles {
-			y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, a)
+			y, x := framePositionF(cy, cx, c.SepPx, c.ThetaDeg, a)
 			if y < 0 || x < 0 || y > float64(cfg.H-1) || x > float64(cfg.W-1) {
 				return cfg, fmt.Errorf("companion %d (sep %g px, pa %g°) is outside the %d×%d image in frame %d (angle %.4g°, at y=%.2f, x=%.2f); "+
 					"with the star at (%g, %g) a separation of at most %d px stays inside",
-					i+1, c.SepPx, c.PADeg, cfg.H, cfg.W, l, a, y, x, cy, cx, int(math.Floor(min(cy, cx, float64(cfg.H-1)-cy, float64(cfg.W-1)-cx))))
+					i+1, c.SepPx, c.ThetaDeg, cfg.H, cfg.W, l, a, y, x, cy, cx, int(math.Floor(min(cy, cx, float64(cfg.H-1)-cy, float64(cfg.W-1)-cx))))
 			}
 		}
 	}
@@ -334,7 +356,7 @@ func Generate(cfg Config) (*Dataset, error) {
 		return nil, err
 	}
 	for _, c := range cfg.Companions {
-		y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, 0)
+		y, x := framePositionF(cy, cx, c.SepPx, c.ThetaDeg, 0)
 		ds.Truth = append(ds.Truth, Truth{Companion: c, Y: y, X: x})
 	}
 
@@ -365,7 +387,7 @@ func Generate(cfg Config) (*Dataset, error) {
 					}
 				}
 				for _, c := range cfg.Companions {
-					y, x := framePositionF(cy, cx, c.SepPx, c.PADeg, ds.Angles[l])
+					y, x := framePositionF(cy, cx, c.SepPx, c.ThetaDeg, ds.Angles[l])
 					inject(frame, H, W, y, x, c.Flux, sigma, py, px)
 				}
 				if cfg.DType == tensor.F64 {

@@ -17,7 +17,7 @@ func small() Config {
 
 func TestDeterministic(t *testing.T) {
 	cfg := small()
-	cfg.Companions = []Companion{{SepPx: 15, PADeg: 30, Flux: 200}}
+	cfg.Companions = []Companion{{SepPx: 15, ThetaDeg: 30, Flux: 200}}
 	a, err := Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestCompanionPositions(t *testing.T) {
 	cfg := small()
 	cfg.DType = tensor.F64
 	cfg.RotationDeg = 90
-	comps := []Companion{{SepPx: 17.3, PADeg: 37, Flux: 500}, {SepPx: 9.6, PADeg: 200, Flux: 80}}
+	comps := []Companion{{SepPx: 17.3, ThetaDeg: 37, Flux: 500}, {SepPx: 9.6, ThetaDeg: 200, Flux: 80}}
 	bg, err := Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -119,14 +119,14 @@ func TestCompanionPositions(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := d.Truth[0]
-		wy := float64(d.CY) + c.SepPx*math.Sin(c.PADeg*math.Pi/180)
-		wx := float64(d.CX) + c.SepPx*math.Cos(c.PADeg*math.Pi/180)
+		wy := float64(d.CY) + c.SepPx*math.Sin(c.ThetaDeg*math.Pi/180)
+		wx := float64(d.CX) + c.SepPx*math.Cos(c.ThetaDeg*math.Pi/180)
 		if math.Abs(tr.Y-wy) > 1e-12 || math.Abs(tr.X-wx) > 1e-12 {
 			t.Fatalf("truth (%g, %g), want (%g, %g)", tr.Y, tr.X, wy, wx)
 		}
 		for _, l := range []int{0, 1, T / 3, T / 2, T - 1} {
 			th := d.Angles[l] * math.Pi / 180
-			a := c.PADeg*math.Pi/180 - th
+			a := c.ThetaDeg*math.Pi/180 - th
 			py := float64(d.CY) + c.SepPx*math.Sin(a)
 			px := float64(d.CX) + c.SepPx*math.Cos(a)
 			var s, sy, sx float64
@@ -148,7 +148,7 @@ func TestCompanionPositions(t *testing.T) {
 			}
 		}
 		// Frame 0 has angle 0: the companion is at its sky position there.
-		if l0y, l0x := FramePosition(d.CY, d.CX, c.SepPx, c.PADeg, d.Angles[0]); l0y != tr.Y || l0x != tr.X {
+		if l0y, l0x := FramePosition(d.CY, d.CX, c.SepPx, c.ThetaDeg, d.Angles[0]); l0y != tr.Y || l0x != tr.X {
 			t.Errorf("frame 0 position (%g, %g) differs from the sky position", l0y, l0x)
 		}
 	}
@@ -281,11 +281,11 @@ func TestInvalidConfig(t *testing.T) {
 	// circle leaves the image in some frame is not, even if its sky position
 	// is inside.
 	c := small() // 64×72, star at (32, 36)
-	c.Companions = []Companion{{SepPx: 31, PADeg: 0, Flux: 1}}
+	c.Companions = []Companion{{SepPx: 31, ThetaDeg: 0, Flux: 1}}
 	if _, err := Generate(c); err != nil {
 		t.Errorf("sep 31: %v", err)
 	}
-	c.Companions = []Companion{{SepPx: 34, PADeg: -60, Flux: 1}} // sky (2.6, 53), frame 20 at y < 0
+	c.Companions = []Companion{{SepPx: 34, ThetaDeg: -60, Flux: 1}} // sky (2.6, 53), frame 20 at y < 0
 	if _, err := Generate(c); err == nil || !strings.Contains(err.Error(), "in frame") {
 		t.Errorf("sep 34 at pa -60 rotating 60°: %v", err)
 	}
@@ -293,7 +293,7 @@ func TestInvalidConfig(t *testing.T) {
 
 func BenchmarkGenerateDefault(b *testing.B) {
 	cfg := Default()
-	cfg.Companions = []Companion{{SepPx: 20, PADeg: 45, Flux: 100}}
+	cfg.Companions = []Companion{{SepPx: 20, ThetaDeg: 45, Flux: 100}}
 	for b.Loop() {
 		if _, err := Generate(cfg); err != nil {
 			b.Fatal(err)
@@ -309,7 +309,7 @@ func TestStarOffCentre(t *testing.T) {
 	cfg.H, cfg.W, cfg.Frames = 40, 40, 3
 	cfg.Noise = &Noise{Halo: 100}
 	cfg.Star = &[2]float64{22.3, 17.6}
-	cfg.Companions = []Companion{{SepPx: 10, PADeg: 90, Flux: 1}}
+	cfg.Companions = []Companion{{SepPx: 10, ThetaDeg: 90, Flux: 1}}
 	ds, err := Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
