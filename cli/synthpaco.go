@@ -161,8 +161,9 @@ type synthTruthComp struct {
 }
 
 const synthConvention = "pixel coordinates are 0-based (y, x) in C order; the star is at (H/2, W/2) by integer division; " +
-	"pa is atan2(dy, dx) in degrees from +x towards +y in the sky frame (parallactic angle 0); a companion at pa appears in " +
-	"frame l at angle pa - angles[l]: y = cy + sep*sin(a), x = cx + sep*cos(a); flux is the companion's total flux " +
+	"pa_east_of_north_deg is the position angle east of north in the sky frame (parallactic angle 0, north up (+y), east left (-x)), " +
+	"the angle vkstat paco reports; angle_ccw_from_x_deg is theta = atan2(dy, dx) = pa + 90 in degrees from +x towards +y; " +
+	"a companion at theta appears in frame l at angle a = theta - angles[l]: y = cy + sep*sin(a), x = cx + sep*cos(a); flux is the companion's total flux " +
 	"(the PSF stamp has unit sum)"
 
 func synthPacoCommand() *ucli.Command {
@@ -205,7 +206,7 @@ Examples:
 			// calling Set again with String(), which would add every
 			// companion twice.
 			&ucli.GenericFlag{Name: "companion", Value: &companionFlag{},
-				Usage: `a companion "sep=PIXELS,pa=DEGREES,flux=FLUX"; repeat for more`},
+				Usage: `a companion "sep=PIXELS,pa=DEGREES,flux=FLUX", pa east of north as paco reports it (or theta=DEGREES from +x towards +y); repeat for more`},
 			&ucli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "fits, npy or both"},
