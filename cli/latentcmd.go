@@ -117,7 +117,7 @@ Examples:
 			&ucli.StringFlag{Name: "stats", Value: "moments,corr", Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
 			&ucli.StringFlag{Name: "axes", Value: "-2,-1", Usage: "axes the moments reduce, comma-separated (NumPy numbering)"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std"},
-			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L (default: min(3, F−1))"},
+			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},

@@ -69,7 +69,7 @@ Examples:
 			&ucli.StringFlag{Name: "quantity", Value: "intensity", Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
 			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
 			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
-			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters (default: the multilook's a·r)"},
+			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
 			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
