@@ -209,6 +209,16 @@ func TestStackBadInput(t *testing.T) {
 	junk := filepath.Join(dir, "junk.tif")
 	os.WriteFile(junk, []byte("II*\x00 this is not a TIFF"), 0o644)
 	d1, d2 := filepath.Join(a, "date_001.tif"), filepath.Join(a, "date_002.tif")
+	// A date re-tagged in another coordinate system, on the same grid
+	// numbers: GDAL's own tool writes it (independent of vkstat's writer).
+	wgs84 := filepath.Join(dir, "wgs84.tif")
+	if gt, err := exec.LookPath("gdal_translate"); err == nil {
+		if out, err := exec.Command(gt, "-q", "-a_srs", "EPSG:4326", d2, wgs84).CombinedOutput(); err != nil {
+			t.Fatalf("gdal_translate: %v\n%s", err, out)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("gdal_translate missing under CI (scripts/deps.sh test installs gdal-bin)")
+	}
 	for _, c := range []struct {
 		name  string
 		args  []string
@@ -218,6 +228,7 @@ func TestStackBadInput(t *testing.T) {
 		{"missing date", []string{d1, filepath.Join(a, "date_009.tif")}, 1, []string{"date_009.tif", "no such file"}},
 		{"other size", []string{d1, filepath.Join(other, "date_001.tif")}, 1, []string{filepath.Join(other, "date_001.tif"), "10×12", "11×12"}},
 		{"other type", []string{d1, d2, filepath.Join(typ, "date_001.tif")}, 1, []string{filepath.Join(typ, "date_001.tif"), "CFloat32", "CInt16"}},
+		{"other crs", []string{d1, wgs84}, 1, []string{wgs84, "EPSG:4326", "EPSG:32720", "co-registered"}},
 		{"corrupt", []string{d1, corrupt}, 1, []string{corrupt}},
 		{"junk", []string{d1, junk}, 1, []string{junk}},
 		{"glob", []string{filepath.Join(dir, "nothing*.tif")}, 1, []string{"nothing*.tif", "matches no file"}},

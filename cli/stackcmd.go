@@ -270,6 +270,10 @@ func checkDates(paths []string, band int) ([]dateInfo, error) {
 			return nil, fmt.Errorf("%s: geotransform %v differs from %s's %v: the stack must be co-registered on one grid",
 				p, d.georef.Transform, f.path, f.georef.Transform)
 		}
+		if same, nd, nf := formats.SameCRS(d.georef.Projection, f.georef.Projection); !same {
+			return nil, fmt.Errorf("%s: coordinate system %s differs from %s's %s: the stack must be co-registered on one grid (reproject it, e.g. with gdalwarp -t_srs)",
+				p, nd, f.path, nf)
+		}
 	}
 	return infos, nil
 }

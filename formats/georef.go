@@ -2,7 +2,11 @@ package formats
 
 // What rasters are described with, with or without GDAL.
 
-import "math"
+import (
+	"math"
+	"regexp"
+	"strings"
+)
 
 // Georef is where a raster lies: its affine geotransform (GDAL's six
 // coefficients: x0, dx/dcol, dx/drow, y0, dy/dcol, dy/drow) and projection
@@ -59,4 +63,33 @@ type RasterSpec struct {
 	Georef        Georef
 	NoData        *float64 // nodata value for every band, if any
 	Options       []string // creation options ("COMPRESS=DEFLATE")
+}
+
+// crsID matches the authority code that closes a WKT definition: WKT2's
+// ID["EPSG",32720]] or WKT1's AUTHORITY["EPSG","32720"]] at the very end
+// (inner codes name the datum, units and axes).
+var crsID = regexp.MustCompile(`(?:ID|AUTHORITY)\["([^"]+)",\s*"?([^"\]]+)"?\]\]\s*$`)
+
+// SameCRS reports whether two projections (WKT, as Georef holds them) name
+// the same coordinate reference system: by their authority codes where
+// both have one (EPSG:32720, whatever the WKT's version or layout), else by
+// their text with white space ignored; two empty projections agree. It
+// also returns how each is named, for messages.
+func SameCRS(a, b string) (same bool, nameA, nameB string) {
+	name := func(w string) (string, bool) {
+		if strings.TrimSpace(w) == "" {
+			return "no projection", false
+		}
+		if m := crsID.FindStringSubmatch(w); m != nil {
+			return m[1] + ":" + strings.TrimSpace(m[2]), true
+		}
+		return "a projection without an authority code", false
+	}
+	na, ca := name(a)
+	nb, cb := name(b)
+	if ca && cb {
+		return strings.EqualFold(na, nb), na, nb
+	}
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	return squash(a) == squash(b), na, nb
 }
