@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -323,5 +324,37 @@ func TestArrayFaceGeoTIFF(t *testing.T) {
 	}
 	if err := WriteArray(filepath.Join(dir, "a.xyz"), a); err == nil {
 		t.Error("unknown extension accepted")
+	}
+}
+
+// TestGDALLoadFailure: GDAL is loaded at first use, so a missing or wrong
+// library is an error of that operation, naming what failed, never a crash
+// at start-up. Runs itself again with VKSTAT_GDAL_LIB pointing at a file
+// that is not a library and at a library that is not GDAL (libm): each
+// process loads GDAL once.
+func TestGDALLoadFailure(t *testing.T) {
+	if lib := os.Getenv("VKSTAT_TEST_GDAL_LIB"); lib != "" {
+		os.Setenv("VKSTAT_GDAL_LIB", lib)
+		_, err := OpenRaster(filepath.Join(t.TempDir(), "a.tif"))
+		if !errors.Is(err, ErrNoGDAL) {
+			t.Fatalf("OpenRaster: %v, want ErrNoGDAL", err)
+		}
+		if GDALVersion() != "" {
+			t.Error("a GDAL version without GDAL")
+		}
+		os.Stdout.WriteString("ERR " + err.Error() + "\n")
+		return
+	}
+	notLib := filepath.Join(t.TempDir(), "libgdal.so")
+	if err := os.WriteFile(notLib, []byte("not a library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for lib, want := range map[string]string{notLib: notLib, "libm.so.6": "CPLQuietErrorHandler: missing"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGDALLoadFailure$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "VKSTAT_TEST_GDAL_LIB="+lib)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ERR ") || !strings.Contains(string(out), want) {
+			t.Errorf("VKSTAT_GDAL_LIB=%s: %v\n%s\n(want the error to name %q)", lib, err, out, want)
+		}
 	}
 }
