@@ -15,7 +15,7 @@ const HugeMin = 4 << 20
 // for a 40 MB array that is 10,000 faults, tens of milliseconds, paid again
 // by each new buffer. The slice is ordinary Go memory: the garbage
 // collector frees it, and nothing needs releasing.
-func Make[T float32 | float64 | uint16 | byte | complex64 | complex128 | int32 | int64](n int) []T {
+func Make[T ~float32 | ~float64 | ~complex64 | ~complex128 | ~uint8 | ~uint16 | ~uint32 | ~int32 | ~int64 | ~int](n int) []T {
 	s := make([]T, n)
 	if n > 0 {
 		if b := n * int(unsafe.Sizeof(s[0])); b >= HugeMin {
