@@ -607,6 +607,13 @@ func EncodeRawNPY(w io.Writer, descr string, shape []int, data []byte) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	// When w buffers (Outputs' writer does), the header goes out first, so
+	// that the data goes to the file in one write, not through the buffer.
+	if f, ok := w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
 	_, err := w.Write(data)
 	return err
 }

@@ -12,6 +12,7 @@ Usage: /usr/bin/python3 bench/e2e/numpy_e2e.py WORKLOAD ARGS...
 """
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -21,9 +22,16 @@ def save(d, name, a):
 
 
 def map_(x, y, a, b, c, out):
+    t0 = time.perf_counter()
     x, y = np.load(x), np.load(y)
+    t1 = time.perf_counter()
     a, b, c = (x.dtype.type(float(v)) for v in (a, b, c))
-    np.save(out, a * x**2 + b * y + c)
+    z = a * x**2 + b * y + c
+    t2 = time.perf_counter()
+    np.save(out, z)
+    t3 = time.perf_counter()
+    # Where the time goes, as vkstat --time prints it.
+    print(f"read: {(t1 - t0) * 1e3:.3f} ms\ncompute: {(t2 - t1) * 1e3:.3f} ms\nwrite: {(t3 - t2) * 1e3:.3f} ms", file=sys.stderr)
 
 
 def reduce_(path, axis, stats, d):

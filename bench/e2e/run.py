@@ -142,6 +142,40 @@ def timed(cmd):
     return wall, kib / 1024
 
 
+def phases(cmd, runs):
+    """Medians of the read, compute and write lines cmd prints to stderr
+    (vkstat --time, numpy_e2e.py map), over runs fresh processes, each
+    writing a new file."""
+    got = {"read": [], "compute": [], "write": []}
+    for _ in range(runs):
+        out = cmd[-1]
+        if os.path.exists(out):
+            os.remove(out)
+        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+        for line in err.splitlines():
+            k, _, v = line.partition(":")
+            if k.strip() in got and v.split():
+                got[k.strip()].append(float(v.split()[0]))
+    return {k: statistics.median(v) for k, v in got.items() if v}
+
+
+def map_phases(bin_, device, d, runs):
+    """vkstat --time map's read, compute and write against NumPy's (the same
+    phases timed inside its script), and bench's kernel time for the map."""
+    j = os.path.join
+    vk = phases([bin_, "--device", device, "--time", "map", "--x", j(d, "x.npy"), "--y", j(d, "y.npy"),
+                 "--a", "3.5", "--b", "2.8", "--c", "10", "--out", j(d, "z-phases.npy")], runs)
+    nq = phases([PY, PEER, "map", j(d, "x.npy"), j(d, "y.npy"), "3.5", "2.8", "10", j(d, "zn-phases.npy")], runs)
+    bench = subprocess.run([bin_, "--device", device, "bench", "--suite", "map", "--size", "paper", "--precision", "f64",
+                            "--repeat", "10"], capture_output=True, text=True).stdout
+    kernel = float("nan")
+    for line in bench.splitlines():
+        f = [c.strip() for c in line.split("|")]
+        if len(f) > 6 and f[1] == "map" and f[3] == "float64":
+            kernel = float(f[6])
+    return vk, nq, kernel
+
+
 def agreement(pairs):
     """Largest |vkstat − NumPy| relative to NumPy's largest |value| over the pairs."""
     worst = 0.0
@@ -231,6 +265,7 @@ def main():
             print(f"{w.name:12s} vkstat {vk:.3f} s  NumPy {nq:.3f} s  NumPy/vkstat {nq / vk:.2f}x  "
                   f"peak RSS {row[4]:.0f} / {row[5]:.0f} MiB  agreement {agree}  (runs: vkstat "
                   + " ".join(f"{t:.3f}" for t in vk_t) + "; NumPy " + " ".join(f"{t:.3f}" for t in np_t) + ")", file=sys.stderr)
+        split = map_phases(bin_, o.device, work, runs) if any(w.name == "map" for w in ws) else None
         load1 = os.getloadavg()
     finally:
         if not o.work:
@@ -254,6 +289,20 @@ def main():
           "|---|---:|---:|---:|---:|---:|---:|"]
     for what, vk, nq, ratio, mv, mn, agree in rows:
         L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {ratio:.2f}× | {mv:.0f} | {mn:.0f} | {agree} |")
+    if split:
+        vk, nq, kernel = split
+        mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
+        L += ["", "## Where map's time goes\n",
+              f"`vkstat --device {o.device} --time map` against the same phases timed inside the NumPy script (np.load of both "
+              f"inputs; the expression; np.save), medians of {runs} fresh processes each writing a new file; `vkstat bench "
+              f"--suite map --size paper` times the kernel alone on data in memory.\n",
+              "| phase | vkstat ms | NumPy ms | vkstat MB/s | NumPy MB/s |", "|---|---:|---:|---:|---:|"]
+        for k, size in (("read", mb), ("compute", None), ("write", mb / 2)):
+            v, n = vk.get(k, float("nan")), nq.get(k, float("nan"))
+            rate = (lambda ms: f"{size / ms * 1e3:.0f}") if size else (lambda ms: "")
+            L.append(f"| {k} | {v:.1f} | {n:.1f} | {rate(v)} | {rate(n)} |")
+        L.append(f"\nbench's kernel: {kernel:.2f} ms; the command's compute is {vk.get('compute', float('nan')) / kernel:.2f}× that.")
+        print(f"map phases: vkstat {vk}, NumPy {nq}, bench kernel {kernel} ms", file=sys.stderr)
     with open(out, "w") as f:
         f.write("\n".join(L) + "\n")
     print(f"wrote {out}", file=sys.stderr)
