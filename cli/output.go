@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/vkstat/vkstat/formats"
 )
 
 // Outputs stages several output files and publishes them together: Add
@@ -186,7 +188,7 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 		dst = ctxWriter{o.Ctx, f}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	err = write(bw)
+	err = write(outFile{bw, f})
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -203,6 +205,18 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir})
 	return nil
 }
+
+// outFile is the writer an output's encoder gets: buffered, and told the
+// size of what is coming by encoders that know it (Allocate, which
+// formats.EncodeNPY calls), so that the file system reserves it at once.
+type outFile struct {
+	*bufio.Writer
+	f *os.File
+}
+
+// Allocate reserves room for what is buffered and the n bytes coming
+// (formats.Preallocate).
+func (o outFile) Allocate(n int64) { formats.Preallocate(o.f, int64(o.Buffered())+n) }
 
 // ctxWriter fails writes once its context is done.
 type ctxWriter struct {

@@ -602,9 +602,12 @@ func writeNPYHeader(bw *bufio.Writer, descr string, shape []int) {
 // EncodeRawNPY writes data, the little-endian C-order elements of NumPy
 // dtype descr (e.g. "<i4"), as an NPY array of the given shape.
 func EncodeRawNPY(w io.Writer, descr string, shape []int, data []byte) error {
-	bw := bufio.NewWriterSize(w, 1<<10)
+	var head bytes.Buffer
+	bw := bufio.NewWriterSize(&head, 1<<10)
 	writeNPYHeader(bw, descr, shape)
-	if err := bw.Flush(); err != nil {
+	bw.Flush()
+	reserve(w, int64(head.Len()+len(data)))
+	if _, err := w.Write(head.Bytes()); err != nil {
 		return err
 	}
 	// When w buffers (Outputs' writer does), the header goes out first, so

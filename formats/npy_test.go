@@ -519,3 +519,33 @@ func TestReadNPYLarge(t *testing.T) {
 		t.Error("EncodeNPY's bytes differ from the file read")
 	}
 }
+
+// TestEncodeNPYToFile: written to a file (which EncodeNPY preallocates,
+// from the file's offset, keeping its size), at its start and after other
+// bytes, the file holds exactly what EncodeNPY writes to memory.
+func TestEncodeNPYToFile(t *testing.T) {
+	x := tensor.FromF32([]float32{1, -2.5, 3, 1e30, 0, 7}, 2, 3)
+	var want bytes.Buffer
+	if err := EncodeNPY(&want, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, lead := range []string{"", "some bytes before"} {
+		p := filepath.Join(t.TempDir(), "x.npy")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(lead)
+		if err := EncodeNPY(f, x); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append([]byte(lead), want.Bytes()...)) {
+			t.Errorf("lead %q: the file holds %d bytes, want %d", lead, len(got), len(lead)+want.Len())
+		}
+	}
+}

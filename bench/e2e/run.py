@@ -142,30 +142,30 @@ def timed(cmd):
     return wall, kib / 1024
 
 
-def phases(cmd, runs):
-    """Medians of the read, compute and write lines cmd prints to stderr
-    (vkstat --time, numpy_e2e.py map), over runs fresh processes, each
-    writing a new file."""
-    got = {"read": [], "compute": [], "write": []}
+def phases(cmds, runs):
+    """For each command, the medians of the read, compute and write lines it
+    prints to stderr (vkstat --time, numpy_e2e.py map), over runs fresh
+    processes in turn, each writing a new file (its last argument)."""
+    got = [{"read": [], "compute": [], "write": []} for _ in cmds]
     for _ in range(runs):
-        out = cmd[-1]
-        if os.path.exists(out):
-            os.remove(out)
-        err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
-        for line in err.splitlines():
-            k, _, v = line.partition(":")
-            if k.strip() in got and v.split():
-                got[k.strip()].append(float(v.split()[0]))
-    return {k: statistics.median(v) for k, v in got.items() if v}
+        for cmd, g in zip(cmds, got):
+            if os.path.exists(cmd[-1]):
+                os.remove(cmd[-1])
+            err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+            for line in err.splitlines():
+                k, _, v = line.partition(":")
+                if k.strip() in g and v.split():
+                    g[k.strip()].append(float(v.split()[0]))
+    return [{k: statistics.median(v) for k, v in g.items() if v} for g in got]
 
 
 def map_phases(bin_, device, d, runs):
     """vkstat --time map's read, compute and write against NumPy's (the same
     phases timed inside its script), and bench's kernel time for the map."""
     j = os.path.join
-    vk = phases([bin_, "--device", device, "--time", "map", "--x", j(d, "x.npy"), "--y", j(d, "y.npy"),
-                 "--a", "3.5", "--b", "2.8", "--c", "10", "--out", j(d, "z-phases.npy")], runs)
-    nq = phases([PY, PEER, "map", j(d, "x.npy"), j(d, "y.npy"), "3.5", "2.8", "10", j(d, "zn-phases.npy")], runs)
+    vk, nq = phases([[bin_, "--device", device, "--time", "map", "--x", j(d, "x.npy"), "--y", j(d, "y.npy"),
+                      "--a", "3.5", "--b", "2.8", "--c", "10", "--out", j(d, "z-phases.npy")],
+                     [PY, PEER, "map", j(d, "x.npy"), j(d, "y.npy"), "3.5", "2.8", "10", j(d, "zn-phases.npy")]], runs)
     bench = subprocess.run([bin_, "--device", device, "bench", "--suite", "map", "--size", "paper", "--precision", "f64",
                             "--repeat", "10"], capture_output=True, text=True).stdout
     kernel = float("nan")
@@ -294,7 +294,7 @@ def main():
         mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
         L += ["", "## Where map's time goes\n",
               f"`vkstat --device {o.device} --time map` against the same phases timed inside the NumPy script (np.load of both "
-              f"inputs; the expression; np.save), medians of {runs} fresh processes each writing a new file; `vkstat bench "
+              f"inputs; the expression; np.save), medians of {runs} fresh processes of each in turn, each writing a new file; `vkstat bench "
               f"--suite map --size paper` times the kernel alone on data in memory.\n",
               "| phase | vkstat ms | NumPy ms | vkstat MB/s | NumPy MB/s |", "|---|---:|---:|---:|---:|"]
         for k, size in (("read", mb), ("compute", None), ("write", mb / 2)):
