@@ -266,6 +266,8 @@ def main():
                   f"peak RSS {row[4]:.0f} / {row[5]:.0f} MiB  agreement {agree}  (runs: vkstat "
                   + " ".join(f"{t:.3f}" for t in vk_t) + "; NumPy " + " ".join(f"{t:.3f}" for t in np_t) + ")", file=sys.stderr)
         split = map_phases(bin_, o.device, work, runs) if any(w.name == "map" for w in ws) else None
+        if split:
+            print(f"map phases: vkstat {split[0]}, NumPy {split[1]}, bench kernel {split[2]} ms", file=sys.stderr)
         load1 = os.getloadavg()
     finally:
         if not o.work:
@@ -302,7 +304,6 @@ def main():
             rate = (lambda ms: f"{size / ms * 1e3:.0f}") if size else (lambda ms: "")
             L.append(f"| {k} | {v:.1f} | {n:.1f} | {rate(v)} | {rate(n)} |")
         L.append(f"\nbench's kernel: {kernel:.2f} ms; the command's compute is {vk.get('compute', float('nan')) / kernel:.2f}× that.")
-        print(f"map phases: vkstat {vk}, NumPy {nq}, bench kernel {kernel} ms", file=sys.stderr)
     with open(out, "w") as f:
         f.write("\n".join(L) + "\n")
     print(f"wrote {out}", file=sys.stderr)
