@@ -3,7 +3,7 @@
 # workload as one vkstat command and one NumPy script, paired runs, medians;
 # writes docs/benchmarks/e2e.md. bench/e2e/run.py says how it measures.
 #
-#   scripts/bench-e2e.sh [--bin bin/vkstat] [--device cpu|gpu|...] [--runs 7 | --quick]
+#   scripts/bench-e2e.sh [--bin bin/vkstat] [--device cpu|gpu|...] [--runs 7 | --quick] [--baseline OLD-BIN]
 #                        [--only map,sum,stack-axis0,rows-axis-1,cov,paco,sar,latent]
 #                        [--out FILE.md | --out -] [--note TEXT]
 #

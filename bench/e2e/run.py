@@ -3,8 +3,9 @@
 
 Each workload runs as one vkstat command and as one NumPy script doing the
 same (np.load, the computation, np.save; bench/e2e/numpy_e2e.py, or
-bench/peers where a peer fits), in paired runs (vkstat and NumPy in turn,
-the order swapped every round), timed from outside: process start to exit,
+bench/peers where a peer fits), in rounds of paired runs (vkstat, NumPy and
+a --baseline vkstat if given, each first in turn), timed from outside:
+process start to exit,
 NumPy's import and vkstat's start-up included. The figures are medians of
 --runs rounds; peak RSS is the child's ru_maxrss (wait4). The inputs are
 made in a temporary folder (NumPy, or vkstat synth for PACO, SAR and latent
@@ -12,7 +13,8 @@ data) and are in the page cache when timed. After the rounds each pair's
 main outputs are compared.
 
 Usage: /usr/bin/python3 bench/e2e/run.py [--bin bin/vkstat] [--device cpu]
-       [--runs 7 | --quick] [--only map,sum,...] [--out docs/benchmarks/e2e.md]
+       [--runs 7 | --quick] [--only map,sum,...] [--baseline OLD-BIN]
+       [--out docs/benchmarks/e2e.md]
 (scripts/bench-e2e.sh runs this.)
 """
 import argparse
@@ -213,12 +215,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "bin", "vkstat"))
     ap.add_argument("--device", default="cpu", help="vkstat's --device (cpu, gpu, lavapipe, an index...)")
-    ap.add_argument("--runs", type=int, default=7, help="paired rounds; the medians are reported")
+    ap.add_argument("--runs", type=int, default=7, help="rounds; the medians are reported")
     ap.add_argument("--quick", action="store_true", help="3 rounds")
     ap.add_argument("--only", default="", help="comma-separated workloads (default: all)")
     ap.add_argument("--work", default="", help="folder for the inputs (kept); default a temporary one, removed")
     ap.add_argument("--out", default="", help="Markdown report (default docs/benchmarks/e2e.md, e2e-DEVICE.md for other devices; - for none)")
     ap.add_argument("--note", default="", help="a sentence for the report (e.g. that the machine was shared)")
+    ap.add_argument("--baseline", default="", help="another vkstat binary (an earlier build) to run in the same rounds")
     o = ap.parse_args()
     runs = 3 if o.quick else o.runs
     if runs < 1:
@@ -226,6 +229,9 @@ def main():
     bin_ = os.path.abspath(o.bin)
     if not os.access(bin_, os.X_OK):
         raise SystemExit(f"{bin_}: no vkstat binary (make build)")
+    base = os.path.abspath(o.baseline) if o.baseline else ""
+    if base and not os.access(base, os.X_OK):
+        raise SystemExit(f"{base}: no such vkstat binary (--baseline)")
     out = o.out or os.path.join(ROOT, "docs", "benchmarks", "e2e.md" if o.device == "cpu" else f"e2e-{o.device}.md")
     work = o.work or tempfile.mkdtemp(prefix="vkstat-e2e-")
     os.makedirs(work, exist_ok=True)
@@ -242,29 +248,27 @@ def main():
             w.make()
         subprocess.run(["sync"])
         rows = []
+        who = ["vk", "np"] + (["base"] if base else [])
         for w in ws:
-            vk_t, np_t, vk_m, np_m = [], [], [], []
+            t_, m_ = {k: [] for k in who}, {k: [] for k in who}
             for r in range(runs):
-                order = ["vk", "np"] if r % 2 == 0 else ["np", "vk"]
-                for who in order:
-                    res = os.path.join(work, "out-" + who)
+                for k in who[r % len(who):] + who[:r % len(who)]:  # each goes first in turn
+                    res = os.path.join(work, "out-" + k)
                     shutil.rmtree(res, ignore_errors=True)
                     os.makedirs(res)
-                    if who == "vk":
-                        t, m = timed([bin_, "--device", o.device] + w.vk(res))
-                        vk_t.append(t)
-                        vk_m.append(m)
-                    else:
-                        t, m = timed([PY] + w.np(res))
-                        np_t.append(t)
-                        np_m.append(m)
+                    cmd = {"vk": lambda: [bin_, "--device", o.device] + w.vk(res), "np": lambda: [PY] + w.np(res),
+                           "base": lambda: [base, "--device", o.device] + w.vk(res)}[k]()
+                    t, m = timed(cmd)
+                    t_[k].append(t)
+                    m_[k].append(m)
             agree = agreement(w.compare(os.path.join(work, "out-vk"), os.path.join(work, "out-np")))
-            vk, nq = statistics.median(vk_t), statistics.median(np_t)
-            row = (w.what, vk, nq, nq / vk, max(vk_m), max(np_m), agree)
-            rows.append(row)
-            print(f"{w.name:12s} vkstat {vk:.3f} s  NumPy {nq:.3f} s  NumPy/vkstat {nq / vk:.2f}x  "
-                  f"peak RSS {row[4]:.0f} / {row[5]:.0f} MiB  agreement {agree}  (runs: vkstat "
-                  + " ".join(f"{t:.3f}" for t in vk_t) + "; NumPy " + " ".join(f"{t:.3f}" for t in np_t) + ")", file=sys.stderr)
+            med = {k: statistics.median(v) for k, v in t_.items()}
+            peak = {k: max(v) for k, v in m_.items()}
+            rows.append((w.what, med, peak, agree))
+            print(f"{w.name:12s} vkstat {med['vk']:.3f} s  NumPy {med['np']:.3f} s  NumPy/vkstat {med['np'] / med['vk']:.2f}x  "
+                  f"peak RSS {peak['vk']:.0f} / {peak['np']:.0f} MiB  agreement {agree}"
+                  + (f"  baseline {med['base']:.3f} s, {peak['base']:.0f} MiB" if base else "")
+                  + "  (runs: " + "; ".join(k + " " + " ".join(f"{t:.3f}" for t in t_[k]) for k in who) + ")", file=sys.stderr)
         split = map_phases(bin_, o.device, work, runs) if any(w.name == "map" for w in ws) else None
         if split:
             print(f"map phases: vkstat {split[0]}, NumPy {split[1]}, bench kernel {split[2]} ms", file=sys.stderr)
@@ -279,7 +283,7 @@ def main():
     L = ["# vkstat against NumPy, from input files to output files\n",
          f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at commit {commit} on {machine()}; "
          f"load average {load0[0]:.1f} before, {load1[0]:.1f} after. NumPy {np.__version__} ({PY}).\n",
-         f"Command: `{cmd.strip()}` ({runs} paired rounds; vkstat `--device {o.device}`).\n",
+         f"Command: `{cmd.strip()}` ({runs} rounds, each program first in turn; vkstat `--device {o.device}`).\n",
          "Each workload is one vkstat command against one NumPy script doing the same (bench/e2e/numpy_e2e.py, or "
          "bench/peers where named): read the input files, compute, write every output file. Times are wall seconds "
          "from process start to exit (start-up, NumPy's import, reading and writing included), medians of the rounds; "
@@ -287,10 +291,20 @@ def main():
          "|vkstat − NumPy| over the main outputs, relative to NumPy's largest value.\n"]
     if o.note:
         L.append(o.note + "\n")
-    L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | peak RSS vkstat MiB | peak RSS NumPy MiB | agreement |",
-          "|---|---:|---:|---:|---:|---:|---:|"]
-    for what, vk, nq, ratio, mv, mn, agree in rows:
-        L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {ratio:.2f}× | {mv:.0f} | {mn:.0f} | {agree} |")
+    if base:
+        L.append(f"The baseline is `{o.baseline}` ({sh(base + ' --version')}), run in the same rounds.\n")
+        L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | baseline s | NumPy / baseline | peak RSS vkstat MiB | baseline MiB | NumPy MiB | agreement |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    else:
+        L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | peak RSS vkstat MiB | peak RSS NumPy MiB | agreement |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for what, med, peak, agree in rows:
+        vk, nq = med["vk"], med["np"]
+        if base:
+            L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {nq / vk:.2f}× | {med['base']:.3f} | {nq / med['base']:.2f}× | "
+                     f"{peak['vk']:.0f} | {peak['base']:.0f} | {peak['np']:.0f} | {agree} |")
+        else:
+            L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {nq / vk:.2f}× | {peak['vk']:.0f} | {peak['np']:.0f} | {agree} |")
     if split:
         vk, nq, kernel = split
         mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
