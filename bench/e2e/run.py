@@ -123,7 +123,8 @@ TIME = "/usr/bin/time"
 
 
 def timed(cmd):
-    """Wall seconds and peak RSS (MiB) of cmd; a failure stops the benchmark.
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of cmd;
+    a failure stops the benchmark.
     The peak is GNU time's %M where it is installed: a child's own ru_maxrss
     would count this (NumPy-holding) process's RSS at the fork, which Linux
     carries across exec."""
@@ -141,7 +142,7 @@ def timed(cmd):
         kib = ru.ru_maxrss
         if cmd[0] == TIME:
             kib = int(rss.read().split()[-1])
-    return wall, kib / 1024
+    return wall, ru.ru_utime + ru.ru_stime, kib / 1024
 
 
 def phases(cmds, runs):
@@ -250,7 +251,7 @@ def main():
         rows = []
         who = ["vk", "np"] + (["base"] if base else [])
         for w in ws:
-            t_, m_ = {k: [] for k in who}, {k: [] for k in who}
+            t_, c_, m_ = {k: [] for k in who}, {k: [] for k in who}, {k: [] for k in who}
             for r in range(runs):
                 for k in who[r % len(who):] + who[:r % len(who)]:  # each goes first in turn
                     res = os.path.join(work, "out-" + k)
@@ -258,16 +259,18 @@ def main():
                     os.makedirs(res)
                     cmd = {"vk": lambda: [bin_, "--device", o.device] + w.vk(res), "np": lambda: [PY] + w.np(res),
                            "base": lambda: [base, "--device", o.device] + w.vk(res)}[k]()
-                    t, m = timed(cmd)
+                    t, cpu, m = timed(cmd)
                     t_[k].append(t)
+                    c_[k].append(cpu)
                     m_[k].append(m)
             agree = agreement(w.compare(os.path.join(work, "out-vk"), os.path.join(work, "out-np")))
             med = {k: statistics.median(v) for k, v in t_.items()}
             peak = {k: max(v) for k, v in m_.items()}
-            rows.append((w.what, med, peak, agree))
+            cpu = {k: statistics.median(v) for k, v in c_.items()}
+            rows.append((w.what, med, cpu, peak, agree))
             print(f"{w.name:12s} vkstat {med['vk']:.3f} s  NumPy {med['np']:.3f} s  NumPy/vkstat {med['np'] / med['vk']:.2f}x  "
-                  f"peak RSS {peak['vk']:.0f} / {peak['np']:.0f} MiB  agreement {agree}"
-                  + (f"  baseline {med['base']:.3f} s, {peak['base']:.0f} MiB" if base else "")
+                  f"CPU {cpu['vk']:.3f} / {cpu['np']:.3f} s  peak RSS {peak['vk']:.0f} / {peak['np']:.0f} MiB  agreement {agree}"
+                  + (f"  baseline {med['base']:.3f} s, CPU {cpu['base']:.3f} s, {peak['base']:.0f} MiB" if base else "")
                   + "  (runs: " + "; ".join(k + " " + " ".join(f"{t:.3f}" for t in t_[k]) for k in who) + ")", file=sys.stderr)
         split = map_phases(bin_, o.device, work, runs) if any(w.name == "map" for w in ws) else None
         if split:
@@ -279,7 +282,11 @@ def main():
     if out == "-":
         return
     commit = sh(f"git -C {ROOT} describe --always --dirty")
-    cmd = "scripts/bench-e2e.sh " + " ".join(sys.argv[1:])
+    args = sys.argv[1:]
+    if "--note" in args:  # the note is printed below
+        i = args.index("--note")
+        args[i + 1:i + 2] = ["..."]
+    cmd = "scripts/bench-e2e.sh " + " ".join(args)
     L = ["# vkstat against NumPy, from input files to output files\n",
          f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at commit {commit} on {machine()}; "
          f"load average {load0[0]:.1f} before, {load1[0]:.1f} after. NumPy {np.__version__} ({PY}).\n",
@@ -287,24 +294,25 @@ def main():
          "Each workload is one vkstat command against one NumPy script doing the same (bench/e2e/numpy_e2e.py, or "
          "bench/peers where named): read the input files, compute, write every output file. Times are wall seconds "
          "from process start to exit (start-up, NumPy's import, reading and writing included), medians of the rounds; "
-         "the inputs are in the page cache. Peak RSS is the largest of the rounds. Agreement is the largest "
+         "the inputs are in the page cache. CPU is user + system seconds (all threads; medians), which other jobs on "
+         "the machine disturb far less than wall time. Peak RSS is the largest of the rounds. Agreement is the largest "
          "|vkstat − NumPy| over the main outputs, relative to NumPy's largest value.\n"]
     if o.note:
         L.append(o.note + "\n")
     if base:
-        L.append(f"The baseline is `{o.baseline}` ({sh(base + ' --version')}), run in the same rounds.\n")
-        L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | baseline s | NumPy / baseline | peak RSS vkstat MiB | baseline MiB | NumPy MiB | agreement |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    else:
-        L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | peak RSS vkstat MiB | peak RSS NumPy MiB | agreement |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
-    for what, med, peak, agree in rows:
-        vk, nq = med["vk"], med["np"]
-        if base:
-            L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {nq / vk:.2f}× | {med['base']:.3f} | {nq / med['base']:.2f}× | "
-                     f"{peak['vk']:.0f} | {peak['base']:.0f} | {peak['np']:.0f} | {agree} |")
-        else:
-            L.append(f"| {what} | {vk:.3f} | {nq:.3f} | {nq / vk:.2f}× | {peak['vk']:.0f} | {peak['np']:.0f} | {agree} |")
+        L.append(f"The baseline is `{o.baseline}`, run in the same rounds.\n")
+    L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | CPU vkstat s | CPU NumPy s | peak RSS vkstat MiB | NumPy MiB | agreement |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for what, med, cpu, peak, agree in rows:
+        L.append(f"| {what} | {med['vk']:.3f} | {med['np']:.3f} | {med['np'] / med['vk']:.2f}× | {cpu['vk']:.3f} | {cpu['np']:.3f} | "
+                 f"{peak['vk']:.0f} | {peak['np']:.0f} | {agree} |")
+    if base:
+        L += ["", "### Against the baseline\n",
+              "| workload | vkstat s | baseline s | baseline / vkstat | CPU vkstat s | CPU baseline s | peak RSS vkstat MiB | baseline MiB | NumPy / baseline |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for what, med, cpu, peak, agree in rows:
+            L.append(f"| {what} | {med['vk']:.3f} | {med['base']:.3f} | {med['base'] / med['vk']:.2f}× | {cpu['vk']:.3f} | "
+                     f"{cpu['base']:.3f} | {peak['vk']:.0f} | {peak['base']:.0f} | {med['np'] / med['base']:.2f}× |")
     if split:
         vk, nq, kernel = split
         mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
