@@ -66,7 +66,8 @@ Examples:
 				return err
 			}
 			s.read = read
-			z, tm, err := mapx.Run(c.Context, s.dev, x, y, mapx.Params{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
+			// x is not needed after: on the CPU path z takes its memory.
+			z, tm, err := mapx.RunOver(c.Context, s.dev, x, y, mapx.Params{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
 			if cerr := s.Close(); err == nil {
 				err = cerr
 			}

@@ -200,6 +200,7 @@ func expandFiles(args []string) ([]string, error) {
 type dateInfo struct {
 	path   string
 	array  bool // .npy or .fits, read whole
+	envi   bool // an ENVI file read without GDAL (formats.OpenENVI)
 	width  int
 	height int
 	typ    string
@@ -217,8 +218,10 @@ func isArrayFile(p string) bool {
 	return false
 }
 
-// inspect opens a date and reports its geometry.
-func inspect(path string, band int) (dateInfo, error) {
+// inspect opens a date and reports its geometry. With noGDAL an ENVI file
+// that formats.OpenENVI reads is read without GDAL, whose loading costs
+// more than reading a date (the outputs must not need the projection).
+func inspect(path string, band int, noGDAL bool) (dateInfo, error) {
 	d := dateInfo{path: path}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -238,6 +241,16 @@ func inspect(path string, band int) (dateInfo, error) {
 		d.array, d.height, d.width, d.typ = true, t.Shape[0], t.Shape[1], t.DType.String()
 		return d, nil
 	}
+	if noGDAL {
+		if r, err := formats.OpenENVI(path); err == nil {
+			defer r.Close()
+			if band < 1 || band > r.Bands {
+				return d, fmt.Errorf("%s: --band %d does not exist (the file has %d)", path, band, r.Bands)
+			}
+			d.envi, d.width, d.height, d.typ, d.cplx, d.georef = true, r.Width, r.Height, r.Type, r.Complex(), r.Georef()
+			return d, nil
+		}
+	}
 	r, err := formats.OpenRaster(path)
 	if err != nil {
 		return d, err
@@ -250,11 +263,12 @@ func inspect(path string, band int) (dateInfo, error) {
 	return d, nil
 }
 
-// checkDates checks every date against the first, before any work.
-func checkDates(paths []string, band int) ([]dateInfo, error) {
+// checkDates checks every date against the first, before any work (noGDAL:
+// see inspect).
+func checkDates(paths []string, band int, noGDAL bool) ([]dateInfo, error) {
 	infos := make([]dateInfo, len(paths))
 	for i, p := range paths {
-		d, err := inspect(p, band)
+		d, err := inspect(p, band, noGDAL)
 		if err != nil {
 			return nil, err
 		}
@@ -287,24 +301,39 @@ func closeTransforms(a, b [6]float64) bool {
 	return true
 }
 
-// rasterDate is a date read through GDAL.
+// rasterDate is a date read through GDAL, or without it (envi).
 type rasterDate struct {
 	path string
 	band int
 	cplx bool
+	envi bool
 }
 
 func (d *rasterDate) Name() string { return d.path }
 func (d *rasterDate) Open() (stack.Reader, error) {
-	r, err := formats.OpenRaster(d.path)
+	var r raster
+	var err error
+	if d.envi {
+		r, err = formats.OpenENVI(d.path)
+	} else {
+		r, err = formats.OpenRaster(d.path)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &rasterReader{r: r, band: d.band, cplx: d.cplx}, nil
 }
 
+// raster is what rasterReader reads: a formats.Raster or ENVIRaster.
+type raster interface {
+	ReadComplex(b, x0, y0, w, h int, dst []float32) error
+	ReadReal(b, x0, y0, w, h int, dst []float32) error
+	NoData(b int) (float64, bool)
+	Close() error
+}
+
 type rasterReader struct {
-	r    *formats.Raster
+	r    raster
 	band int
 	cplx bool
 }
@@ -411,7 +440,8 @@ func runStack(c *ucli.Context) error {
 		return err
 	}
 	t0 := time.Now()
-	infos, err := checkDates(paths, c.Int("band"))
+	// GeoTIFF outputs carry the projection, which only GDAL reads.
+	infos, err := checkDates(paths, c.Int("band"), !slices.Contains(fmts, "tif"))
 	if err != nil {
 		return err
 	}
@@ -428,7 +458,7 @@ func runStack(c *ucli.Context) error {
 		if d.array {
 			dates[i] = &arrayDate{path: d.path}
 		} else {
-			dates[i] = &rasterDate{path: d.path, band: c.Int("band"), cplx: d.cplx}
+			dates[i] = &rasterDate{path: d.path, band: c.Int("band"), cplx: d.cplx, envi: d.envi}
 		}
 	}
 	check := time.Since(t0)

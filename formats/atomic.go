@@ -8,10 +8,12 @@ import (
 )
 
 // AtomicWrite writes one file atomically: write's output goes to a temporary
-// file in the same directory, which is synced and renamed to path only if
-// write and every step after it succeeded; on error it is removed and path is
-// left as it was. (Commands that write several files publish them all or none
-// through their own machinery; this is for library callers.)
+// file in the same directory, which is renamed to path only if write and
+// every step after it succeeded; on error it is removed and path is left as
+// it was. Like np.save, it does not sync the file to disk: a crash of the
+// machine itself (power loss) soon after may lose the file. (Commands that
+// write several files publish them all or none through their own
+// machinery; this is for library callers.)
 func AtomicWrite(path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil {
@@ -31,9 +33,6 @@ func AtomicWrite(path string, write func(w io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(f); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {

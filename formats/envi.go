@@ -2,8 +2,12 @@ package formats
 
 // A small reader of ENVI raw rasters (a .hdr text header beside the raw
 // samples), in Go: what a build without GDAL (-tags nogdal, the binaries
-// carried to the offline GPU machine) reads SAR stacks from. Band-sequential
-// files of the common numeric types, either byte order.
+// carried to the offline GPU machine) reads SAR stacks from, and what
+// vkstat stack reads ENVI dates with when no output needs GDAL (loading
+// GDAL costs about 60 ms). Band-sequential files of the common numeric
+// types, either byte order; the geotransform of "map info" (without
+// rotation) and the nodata value of "data ignore value", as GDAL reads
+// them; no projection.
 
 import (
 	"bufio"
@@ -15,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // enviFile is an open ENVI raster.
@@ -27,6 +32,10 @@ type enviFile struct {
 	cplx          bool
 	order         binary.ByteOrder
 	offset        int64
+	georef        Georef  // from "map info"
+	geoErr        error   // a "map info" not read (rotated, malformed)
+	nodata        float64 // "data ignore value"
+	hasNodata     bool
 }
 
 // enviTypes maps ENVI's data type codes to GDAL's names and sizes.
@@ -62,7 +71,9 @@ func openENVI(path string) (*enviFile, error) {
 	defer hf.Close()
 	keys := map[string]string{}
 	sc := bufio.NewScanner(hf)
+	sc.Buffer(nil, 1<<20) // a coordinate system string can be long
 	first := true
+	open := "" // a key whose {value} goes on over the next lines
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if first {
@@ -72,8 +83,19 @@ func openENVI(path string) (*enviFile, error) {
 			first = false
 			continue
 		}
+		if open != "" {
+			keys[open] += " " + line
+			if strings.Contains(line, "}") {
+				open = ""
+			}
+			continue
+		}
 		if k, v, ok := strings.Cut(line, "="); ok {
-			keys[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+			k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+			keys[k] = v
+			if strings.HasPrefix(v, "{") && !strings.Contains(v, "}") {
+				open = k
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -115,6 +137,17 @@ func openENVI(path string) (*enviFile, error) {
 		e.order = binary.BigEndian
 	}
 	e.typ, e.size, e.cplx, e.offset = t.name, t.size, t.cplx, int64(off)
+	if mi, ok := keys["map info"]; ok {
+		if e.georef, err = enviMapInfo(mi); err != nil {
+			e.geoErr = fmt.Errorf("%s: map info %s: %w", hdr, mi, err)
+		}
+	}
+	if v, ok := keys["data ignore value"]; ok {
+		if e.nodata, err = strconv.ParseFloat(v, 64); err != nil {
+			return nil, fmt.Errorf("%s: data ignore value = %q is not a number", hdr, v)
+		}
+		e.hasNodata = true
+	}
 	if e.width < 1 || e.height < 1 || e.bands < 1 {
 		return nil, fmt.Errorf("%s: empty raster %d×%d×%d", hdr, e.width, e.height, e.bands)
 	}
@@ -135,12 +168,41 @@ func openENVI(path string) (*enviFile, error) {
 	return e, nil
 }
 
+// enviMapInfo is the geotransform of an ENVI "map info" value, {projection,
+// reference pixel x, y (1-based), its easting, northing, pixel size x, y,
+// ...}, as GDAL computes it; a rotated grid (rotation=) is refused.
+func enviMapInfo(v string) (Georef, error) {
+	var g Georef
+	f := strings.Split(strings.Trim(strings.TrimSpace(v), "{}"), ",")
+	if len(f) < 7 {
+		return g, fmt.Errorf("fewer than 7 fields")
+	}
+	if strings.Contains(strings.ToLower(v), "rotation") {
+		return g, fmt.Errorf("a rotated grid is read with GDAL only")
+	}
+	var n [6]float64
+	for i := range n {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f[i+1]), 64)
+		if err != nil {
+			return g, fmt.Errorf("field %d (%q) is not a number", i+2, f[i+1])
+		}
+		n[i] = x
+	}
+	rx, ry, east, north, dx, dy := n[0], n[1], n[2], n[3], n[4], n[5]
+	g.Transform = [6]float64{east - (rx-1)*dx, dx, 0, north + (ry-1)*dy, 0, -dy}
+	g.HasTransform = true
+	return g, nil
+}
+
 // read reads the w×h window at (x0, y0) of band b into dst: per floats a
 // sample (2 for complex output), converting from the file's type.
 func (e *enviFile) read(b, x0, y0, w, h, per int, dst []float32) error {
 	parts := 1
 	if e.cplx {
 		parts = 2
+	}
+	if per == parts && e.size == 4*parts && e.typ != "Int32" && e.order == binary.LittleEndian {
+		return e.readNative(b, x0, y0, w, h, dst)
 	}
 	comp := e.size / parts // bytes per component
 	row := make([]byte, w*e.size)
@@ -158,6 +220,29 @@ func (e *enviFile) read(b, x0, y0, w, h, per int, dst []float32) error {
 				}
 				out[x*per+k] = e.value(row[x*e.size+k*comp:], comp)
 			}
+		}
+	}
+	return nil
+}
+
+// readNative is read where the file holds little-endian float32 samples
+// of the kind asked for (Float32 as real, CFloat32 as complex): straight
+// into dst, the whole window at once when it spans whole lines.
+func (e *enviFile) readNative(b, x0, y0, w, h int, dst []float32) error {
+	per := e.size / 4
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*w*h*per)
+	row := int64(e.width) * int64(e.size)
+	base := e.offset + (int64(b-1)*int64(e.height)+int64(y0))*row + int64(x0)*int64(e.size)
+	if w == e.width {
+		if err := readParallel(e.f, raw, base); err != nil {
+			return fmt.Errorf("%s: %w", e.f.Name(), err)
+		}
+		return nil
+	}
+	n := w * e.size
+	for y := 0; y < h; y++ {
+		if _, err := e.f.ReadAt(raw[y*n:(y+1)*n], base+int64(y)*row); err != nil {
+			return fmt.Errorf("%s: %w", e.f.Name(), err)
 		}
 	}
 	return nil
@@ -214,4 +299,99 @@ func EncodeENVI(w io.Writer, spec RasterSpec, band RasterBand) ([]byte, error) {
 		hdr += fmt.Sprintf("map info = {Arbitrary, 1, 1, %v, %v, %v, %v, units=Meters}\n", t[0], t[3], t[1], -t[5])
 	}
 	return []byte(hdr), nil
+}
+
+// ENVIRaster is an ENVI file open with vkstat's own reader (OpenENVI): what
+// Raster is in a build without GDAL.
+type ENVIRaster struct {
+	Path          string
+	Width, Height int
+	Bands         int
+	Type, Driver  string // GDAL's name of the data type; "ENVI"
+	e             *enviFile
+}
+
+// OpenENVI opens an ENVI file (with its .hdr beside it) without GDAL. It
+// refuses what its reader does not read as GDAL does: other data types,
+// several bands not band-sequential, a "map info" it cannot read (a rotated
+// grid); read those with OpenRaster. Its Georef has the geotransform but no
+// projection.
+func OpenENVI(path string) (*ENVIRaster, error) {
+	e, err := openENVI(path)
+	if err != nil {
+		return nil, err
+	}
+	if e.geoErr != nil {
+		e.f.Close()
+		return nil, e.geoErr
+	}
+	return newENVIRaster(path, e), nil
+}
+
+func newENVIRaster(path string, e *enviFile) *ENVIRaster {
+	return &ENVIRaster{Path: path, Width: e.width, Height: e.height, Bands: e.bands, Type: e.typ, Driver: "ENVI", e: e}
+}
+
+// Close closes the file; a closed raster may be closed again.
+func (r *ENVIRaster) Close() error {
+	if r == nil || r.e == nil {
+		return nil
+	}
+	err := r.e.f.Close()
+	r.e = nil
+	return err
+}
+
+// Complex reports whether the samples are complex.
+func (r *ENVIRaster) Complex() bool { return r.e != nil && r.e.cplx }
+
+func (r *ENVIRaster) check(b, x0, y0, w, h, per int, dst []float32) error {
+	if r.e == nil {
+		return fmt.Errorf("%s: raster is closed", r.Path)
+	}
+	if b < 1 || b > r.Bands {
+		return fmt.Errorf("%s: band %d does not exist (the file has %d)", r.Path, b, r.Bands)
+	}
+	if x0 < 0 || y0 < 0 || w < 1 || h < 1 || x0+w > r.Width || y0+h > r.Height {
+		return fmt.Errorf("%s: window %d×%d at (x %d, y %d) lies outside the %d×%d raster", r.Path, w, h, x0, y0, r.Width, r.Height)
+	}
+	if len(dst) < w*h*per {
+		return fmt.Errorf("%s: buffer of %d floats for a %d×%d window", r.Path, len(dst), w, h)
+	}
+	return nil
+}
+
+// NoData returns the header's "data ignore value", if it has one.
+func (r *ENVIRaster) NoData(b int) (float64, bool) {
+	if r.e == nil {
+		return 0, false
+	}
+	return r.e.nodata, r.e.hasNodata
+}
+
+// Georef returns the geotransform of the header's "map info", if any; the
+// projection is not read without GDAL.
+func (r *ENVIRaster) Georef() Georef {
+	if r.e == nil {
+		return Georef{}
+	}
+	return r.e.georef
+}
+
+// ReadComplex reads the w×h window at (x0, y0) of band b into dst as
+// interleaved (re, im) float32 pairs; real samples get a zero imaginary
+// part.
+func (r *ENVIRaster) ReadComplex(b, x0, y0, w, h int, dst []float32) error {
+	if err := r.check(b, x0, y0, w, h, 2, dst); err != nil {
+		return err
+	}
+	return r.e.read(b, x0, y0, w, h, 2, dst)
+}
+
+// ReadReal reads a window as float32 (the real part of complex samples).
+func (r *ENVIRaster) ReadReal(b, x0, y0, w, h int, dst []float32) error {
+	if err := r.check(b, x0, y0, w, h, 1, dst); err != nil {
+		return err
+	}
+	return r.e.read(b, x0, y0, w, h, 1, dst)
 }

@@ -2,13 +2,23 @@
 
 package formats
 
-// A thin cgo binding to GDAL (Debian's libgdal-dev), for the raster formats
-// SAR users have: GeoTIFF, ENVI and whatever else the installed GDAL reads.
-// There is no Go binding on the module proxy, so this is our own, kept to
-// what vkstat needs: open a raster, its size, bands, data type, nodata,
-// geotransform and projection; read a window of a band as complex or real
-// float32; write float32 GeoTIFFs and complex or real ENVI files with the
-// georeferencing of an input.
+// A thin cgo binding to GDAL, for the raster formats SAR users have:
+// GeoTIFF, ENVI and whatever else the installed GDAL reads. There is no Go
+// binding on the module proxy, so this is our own, kept to what vkstat
+// needs: open a raster, its size, bands, data type, nodata, geotransform
+// and projection; read a window of a band as complex or real float32; write
+// float32 GeoTIFFs and complex or real ENVI files with the georeferencing of
+// an input.
+//
+// GDAL is loaded at run time (dlopen) when a raster is first opened or
+// written, not linked: libgdal and the hundred libraries it pulls in cost
+// every process about 80 ms of start-up (loading, relocation, C++
+// constructors), which commands that touch no raster should not pay. The
+// functions below are GDAL's C API (gdal.h, cpl_*.h, ogr_srs_api.h; all
+// there since GDAL 2.3), declared here with the values of the enums used,
+// and called through pointers that dlsym fills; so building vkstat needs no
+// GDAL headers. VKSTAT_GDAL_LIB names the library to load; else libgdal.so,
+// then the sonames of GDAL 3.x (gdalLibs).
 //
 // GDAL keeps its last error per OS thread, so every call that may fail runs
 // with the goroutine locked to its thread, the error reset before and read
@@ -16,14 +26,113 @@ package formats
 // its messages reach the user in our errors, which name the file.
 
 /*
-#cgo pkg-config: gdal
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
 #include <stdlib.h>
-#include <gdal.h>
-#include <cpl_conv.h>
-#include <cpl_error.h>
-#include <cpl_string.h>
-#include <cpl_vsi.h>
-#include <ogr_srs_api.h>
+
+typedef void *GDALMajorObjectH;
+typedef void *GDALDatasetH;
+typedef void *GDALRasterBandH;
+typedef void *GDALDriverH;
+typedef void *OGRSpatialReferenceH;
+typedef int GDALDataType;
+typedef int CPLErr;
+typedef int OGRErr;
+typedef unsigned long long vsi_l_offset;
+typedef void (*CPLErrorHandler)(CPLErr, int, const char *);
+
+// The values of the enums of gdal.h, cpl_error.h and ogr_core.h used here.
+enum {
+	GDT_Unknown = 0, GDT_Float32 = 6, GDT_CFloat32 = 10,
+	GA_ReadOnly = 0, GF_Read = 0, GF_Write = 1,
+	CE_None = 0, CE_Failure = 3, OGRERR_NONE = 0,
+};
+
+// Every GDAL function used: X(return type, name, parameters, arguments),
+// XV(name, parameters, arguments) for those returning void.
+#define VK_GDAL_FUNCS(X, XV) \
+	XV(GDALAllRegister, (void), ()) \
+	X(CPLErrorHandler, CPLSetErrorHandler, (CPLErrorHandler a), (a)) \
+	X(const char *, CPLGetConfigOption, (const char *a, const char *b), (a, b)) \
+	XV(CPLSetConfigOption, (const char *a, const char *b), (a, b)) \
+	XV(CPLErrorReset, (void), ()) \
+	X(const char *, CPLGetLastErrorMsg, (void), ()) \
+	X(CPLErr, CPLGetLastErrorType, (void), ()) \
+	XV(VSIFree, (void *a), (a)) \
+	X(char **, CSLAddString, (char **a, const char *b), (a, b)) \
+	XV(CSLDestroy, (char **a), (a)) \
+	X(int, CSLCount, (char **a), (a)) \
+	X(const char *, CSLGetField, (char **a, int b), (a, b)) \
+	X(OGRSpatialReferenceH, OSRNewSpatialReference, (const char *a), (a)) \
+	X(OGRErr, OSRImportFromEPSG, (OGRSpatialReferenceH a, int b), (a, b)) \
+	X(OGRErr, OSRExportToWkt, (OGRSpatialReferenceH a, char **b), (a, b)) \
+	XV(OSRDestroySpatialReference, (OGRSpatialReferenceH a), (a)) \
+	X(const char *, GDALVersionInfo, (const char *a), (a)) \
+	X(GDALDatasetH, GDALOpen, (const char *a, int b), (a, b)) \
+	XV(GDALClose, (GDALDatasetH a), (a)) \
+	X(int, GDALGetRasterXSize, (GDALDatasetH a), (a)) \
+	X(int, GDALGetRasterYSize, (GDALDatasetH a), (a)) \
+	X(int, GDALGetRasterCount, (GDALDatasetH a), (a)) \
+	X(GDALDriverH, GDALGetDatasetDriver, (GDALDatasetH a), (a)) \
+	X(const char *, GDALGetDriverShortName, (GDALDriverH a), (a)) \
+	X(GDALDriverH, GDALGetDriverByName, (const char *a), (a)) \
+	X(GDALRasterBandH, GDALGetRasterBand, (GDALDatasetH a, int b), (a, b)) \
+	X(GDALDataType, GDALGetRasterDataType, (GDALRasterBandH a), (a)) \
+	X(const char *, GDALGetDataTypeName, (GDALDataType a), (a)) \
+	X(GDALDataType, GDALGetDataTypeByName, (const char *a), (a)) \
+	X(int, GDALDataTypeIsComplex, (GDALDataType a), (a)) \
+	X(double, GDALGetRasterNoDataValue, (GDALRasterBandH a, int *b), (a, b)) \
+	X(CPLErr, GDALSetRasterNoDataValue, (GDALRasterBandH a, double b), (a, b)) \
+	X(CPLErr, GDALGetGeoTransform, (GDALDatasetH a, double *b), (a, b)) \
+	X(CPLErr, GDALSetGeoTransform, (GDALDatasetH a, double *b), (a, b)) \
+	X(const char *, GDALGetProjectionRef, (GDALDatasetH a), (a)) \
+	X(CPLErr, GDALSetProjection, (GDALDatasetH a, const char *b), (a, b)) \
+	XV(GDALSetDescription, (GDALMajorObjectH a, const char *b), (a, b)) \
+	X(GDALDatasetH, GDALCreate, (GDALDriverH a, const char *b, int c, int d, int e, GDALDataType f, char **g), \
+		(a, b, c, d, e, f, g)) \
+	X(CPLErr, GDALRasterIO, (GDALRasterBandH a, int b, int c, int d, int e, int f, void *g, int h, int i, \
+		GDALDataType j, int k, int l), (a, b, c, d, e, f, g, h, i, j, k, l)) \
+	X(int, VSIMkdir, (const char *a, long b), (a, b)) \
+	X(int, VSIRmdirRecursive, (const char *a), (a)) \
+	X(char **, VSIReadDir, (const char *a), (a)) \
+	X(unsigned char *, VSIGetMemFileBuffer, (const char *a, vsi_l_offset *b, int c), (a, b, c))
+
+// A pointer per function, and a static function of GDAL's name that calls
+// through it.
+#define VK_PTR(ret, name, params, args) \
+	static ret (*p_##name) params; \
+	static ret name params { return p_##name args; }
+#define VK_PTRV(name, params, args) \
+	static void (*p_##name) params; \
+	static void name params { p_##name args; }
+VK_GDAL_FUNCS(VK_PTR, VK_PTRV)
+
+static void CPLFree(void *p) { VSIFree(p); }
+
+// vk_gdal_load loads lib and every function, registers GDAL's drivers and
+// quiets its printing; NULL when it worked, else what failed (dlerror's
+// text, or the missing function).
+static const char *vk_gdal_load(const char *lib) {
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		return dlerror();
+	}
+	void *quiet = dlsym(h, "CPLQuietErrorHandler");
+	if (quiet == NULL) {
+		dlclose(h);
+		return "CPLQuietErrorHandler: missing";
+	}
+#define VK_LOAD(ret, name, params, args) \
+	if ((*(void **)&p_##name = dlsym(h, #name)) == NULL) { \
+		dlclose(h); \
+		return #name ": missing"; \
+	}
+#define VK_LOADV(name, params, args) VK_LOAD(void, name, params, args)
+	VK_GDAL_FUNCS(VK_LOAD, VK_LOADV)
+	GDALAllRegister();
+	CPLSetErrorHandler((CPLErrorHandler)quiet);
+	return NULL;
+}
 
 static void vk_default(const char *k, const char *v) {
 	if (CPLGetConfigOption(k, NULL) == NULL) {
@@ -32,8 +141,6 @@ static void vk_default(const char *k, const char *v) {
 }
 
 static void vk_gdal_init(void) {
-	GDALAllRegister();
-	CPLSetErrorHandler(CPLQuietErrorHandler);
 	// Windows are read once, in order: straight from the file into the
 	// caller's buffer where the driver can (raw formats such as ENVI,
 	// uncompressed GeoTIFF), and a small block cache for the rest, so that
@@ -61,6 +168,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -68,14 +176,55 @@ import (
 	"unsafe"
 )
 
-var gdalOnce sync.Once
+// gdalLibs are the libraries tried, in order, when $VKSTAT_GDAL_LIB is not
+// set: the development symlink, then the sonames of GDAL 3.14 (40) down to
+// 3.0 (26), then macOS's name.
+func gdalLibs() []string {
+	libs := []string{"libgdal.so"}
+	for v := 40; v >= 26; v-- {
+		libs = append(libs, fmt.Sprintf("libgdal.so.%d", v))
+	}
+	return append(libs, "libgdal.dylib")
+}
 
-func gdalInit() { gdalOnce.Do(func() { C.vk_gdal_init() }) }
+// gdalLoad loads GDAL on first use; later calls return the first's error.
+var gdalLoad = sync.OnceValue(func() error {
+	libs := gdalLibs()
+	if env := os.Getenv("VKSTAT_GDAL_LIB"); env != "" {
+		libs = []string{env}
+	}
+	var why []string
+	for _, lib := range libs {
+		cl := C.CString(lib)
+		msg := C.vk_gdal_load(cl)
+		C.free(unsafe.Pointer(cl))
+		if msg == nil {
+			C.vk_gdal_init()
+			return nil
+		}
+		// A library that is not there is the common case, not worth
+		// naming; one that is there but fails to load, or lacks a
+		// function, is.
+		if m := C.GoString(msg); !strings.Contains(m, "No such file") || len(libs) == 1 {
+			why = append(why, m)
+		}
+	}
+	detail := "no libgdal.so found"
+	if len(why) > 0 {
+		detail = strings.Join(why, "; ")
+	}
+	return fmt.Errorf("%w (%s): install it (Debian, Ubuntu: apt install libgdal-dev), or set VKSTAT_GDAL_LIB to the library's path", ErrNoGDAL, detail)
+})
+
+// ErrNoGDAL is the error of raster operations when GDAL cannot be loaded.
+var ErrNoGDAL = errors.New("GDAL, which vkstat loads to read and write rasters other than ENVI, cannot be loaded")
 
 // gdalErr runs f on one OS thread with GDAL's error state reset, and returns
 // GDAL's last message (or what, when GDAL left none) when f reports failure.
 func gdalErr(what string, f func() bool) error {
-	gdalInit()
+	if err := gdalLoad(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	C.CPLErrorReset()
@@ -93,9 +242,12 @@ func gdalErr(what string, f func() bool) error {
 // nogdal build tag).
 const HaveGDAL = true
 
-// GDALVersion is the version of the GDAL library linked in ("3.6.2").
+// GDALVersion is the version of the GDAL library loaded ("3.6.2"); empty
+// when it cannot be loaded.
 func GDALVersion() string {
-	gdalInit()
+	if gdalLoad() != nil {
+		return ""
+	}
 	k := C.CString("RELEASE_NAME")
 	defer C.free(unsafe.Pointer(k))
 	return C.GoString(C.GDALVersionInfo(k))
@@ -183,7 +335,6 @@ func (r *Raster) Georef() Georef {
 		return g
 	}
 	var t [6]C.double
-	gdalInit()
 	runtime.LockOSThread()
 	if C.GDALGetGeoTransform(r.ds, &t[0]) == C.CE_None {
 		g.HasTransform = true
@@ -264,7 +415,9 @@ var vsimemSeq struct {
 }
 
 func encodeVSIMem(name string, spec RasterSpec, bands []RasterBand) (map[string][]byte, error) {
-	gdalInit()
+	if err := gdalLoad(); err != nil {
+		return nil, err
+	}
 	if len(bands) == 0 {
 		return nil, fmt.Errorf("%s: no bands to write", name)
 	}

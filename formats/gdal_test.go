@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -323,5 +325,110 @@ func TestArrayFaceGeoTIFF(t *testing.T) {
 	}
 	if err := WriteArray(filepath.Join(dir, "a.xyz"), a); err == nil {
 		t.Error("unknown extension accepted")
+	}
+}
+
+// TestGDALLoadFailure: GDAL is loaded at first use, so a missing or wrong
+// library is an error of that operation, naming what failed, never a crash
+// at start-up. Runs itself again with VKSTAT_GDAL_LIB pointing at a file
+// that is not a library and at a library that is not GDAL (libm): each
+// process loads GDAL once.
+func TestGDALLoadFailure(t *testing.T) {
+	if lib := os.Getenv("VKSTAT_TEST_GDAL_LIB"); lib != "" {
+		os.Setenv("VKSTAT_GDAL_LIB", lib)
+		_, err := OpenRaster(filepath.Join(t.TempDir(), "a.tif"))
+		if !errors.Is(err, ErrNoGDAL) {
+			t.Fatalf("OpenRaster: %v, want ErrNoGDAL", err)
+		}
+		if GDALVersion() != "" {
+			t.Error("a GDAL version without GDAL")
+		}
+		os.Stdout.WriteString("ERR " + err.Error() + "\n")
+		return
+	}
+	notLib := filepath.Join(t.TempDir(), "libgdal.so")
+	if err := os.WriteFile(notLib, []byte("not a library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for lib, want := range map[string]string{notLib: notLib, "libm.so.6": "CPLQuietErrorHandler: missing"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGDALLoadFailure$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "VKSTAT_TEST_GDAL_LIB="+lib)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ERR ") || !strings.Contains(string(out), want) {
+			t.Errorf("VKSTAT_GDAL_LIB=%s: %v\n%s\n(want the error to name %q)", lib, err, out, want)
+		}
+	}
+}
+
+// TestOpenENVIAsGDAL: vkstat's own ENVI reader (what vkstat stack reads
+// ENVI dates with when no output needs GDAL) gives what GDAL gives on the
+// same files, written by hand: the samples of whole lines and of windows
+// (complex float32 read straight in, int16 converted), the geotransform of
+// a "map info" whose reference pixel is not (1, 1), and the nodata value of
+// "data ignore value"; a rotated grid is left to GDAL.
+func TestOpenENVIAsGDAL(t *testing.T) {
+	dir := t.TempDir()
+	const w, h = 7, 5
+	cf := make([]float32, 2*w*h)
+	for i := range cf {
+		cf[i] = float32(i)*0.25 - 4
+	}
+	i16 := make([]int16, w*h)
+	for i := range i16 {
+		i16[i] = int16(i*37 - 500)
+	}
+	extra := "description = {\n  made by hand}\nmap info = {UTM, 2.5, 3, 400000, 6300000, 10, 20, 20, South, WGS-84, units=Meters}\ndata ignore value = -9999\n"
+	write := func(name string, typ int, data any, more string) string {
+		var buf bytes.Buffer
+		binary.Write(&buf, binary.LittleEndian, data)
+		p := filepath.Join(dir, name+".bin")
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		hdr := "ENVI\nsamples = " + strconv.Itoa(w) + "\nlines = " + strconv.Itoa(h) + "\nbands = 1\nheader offset = 0\n" +
+			"file type = ENVI Standard\ndata type = " + strconv.Itoa(typ) + "\ninterleave = bsq\nbyte order = 0\n" + more
+		os.WriteFile(filepath.Join(dir, name+".hdr"), []byte(hdr), 0o644)
+		return p
+	}
+	for _, p := range []string{write("c", 6, cf, extra), write("i", 2, i16, extra)} {
+		g, err := OpenRaster(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := OpenENVI(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Width != g.Width || e.Height != g.Height || e.Type != g.Type || e.Complex() != g.Complex() {
+			t.Errorf("%s: %d×%d %s, GDAL %d×%d %s", p, e.Width, e.Height, e.Type, g.Width, g.Height, g.Type)
+		}
+		if eg, gg := e.Georef(), g.Georef(); eg.HasTransform != gg.HasTransform || eg.Transform != gg.Transform {
+			t.Errorf("%s: geotransform %v, GDAL's %v", p, eg.Transform, gg.Transform)
+		}
+		ev, eok := e.NoData(1)
+		gv, gok := g.NoData(1)
+		if ev != gv || eok != gok || !eok {
+			t.Errorf("%s: nodata %v %v, GDAL's %v %v", p, ev, eok, gv, gok)
+		}
+		for _, win := range [][4]int{{0, 0, w, h}, {0, 1, w, 3}, {2, 1, 4, 3}} {
+			for per, read := range map[int][2]func(b, x0, y0, w, h int, dst []float32) error{
+				1: {e.ReadReal, g.ReadReal}, 2: {e.ReadComplex, g.ReadComplex}} {
+				n := win[2] * win[3] * per
+				a, b := make([]float32, n), make([]float32, n)
+				if err := read[0](1, win[0], win[1], win[2], win[3], a); err != nil {
+					t.Fatal(err)
+				}
+				if err := read[1](1, win[0], win[1], win[2], win[3], b); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("%s window %v per %d: %v, GDAL %v", p, win, per, a, b)
+				}
+			}
+		}
+		e.Close()
+		g.Close()
+	}
+	rot := write("r", 6, cf, "map info = {UTM, 1, 1, 400000, 6300000, 10, 10, 20, South, WGS-84, units=Meters, rotation=30}\n")
+	if _, err := OpenENVI(rot); err == nil || !strings.Contains(err.Error(), "rotated") {
+		t.Errorf("rotated grid: %v, want a refusal", err)
 	}
 }

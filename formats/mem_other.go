@@ -2,5 +2,9 @@
 
 package formats
 
+import "os"
+
 // physicalMemory returns 0: the physical memory is only looked up on Linux.
 func physicalMemory() int64 { return 0 }
+
+func preallocate(f *os.File, off, n int64) {}

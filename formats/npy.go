@@ -190,8 +190,27 @@ func decodeNPYHeaderAs(src *source, keep16 bool) (*tensor.Tensor, npyHeader, err
 	if err != nil {
 		return nil, h, err
 	}
+	if src.r == nil { // a regular file: its data is read in parallel where it is stored as kept
+		r = &atReader{src.ra, h.dataOff}
+	}
 	t, err := decodeNPYDataAs(h, r, keep16)
 	return t, h, err
+}
+
+// atReader is a reader of a file's data from off whose data, when stored
+// as kept in memory, readNPYData reads in one parallel ReadAt.
+type atReader struct {
+	ra  io.ReaderAt
+	off int64
+}
+
+func (a *atReader) Read(p []byte) (int, error) {
+	n, err := a.ra.ReadAt(p, a.off)
+	a.off += int64(n)
+	if n == len(p) && err == io.EOF {
+		err = nil
+	}
+	return n, err
 }
 
 // decodeNPYDataAs reads the data that h describes from r; with keep16
@@ -379,6 +398,9 @@ func parseNPYHeader(header []byte) (shape []int, dt npyDType, fortran bool, err 
 func readNPYData(r io.Reader, dt npyDType, t *tensor.Tensor) error {
 	if (dt.kind == 'f' || t.DType.Is16()) && dt.order == binary.LittleEndian && dt.size == t.DType.Size() {
 		// Native layout (tensor memory is little-endian): read straight in.
+		if a, ok := r.(*atReader); ok {
+			return readParallel(a.ra, t.Raw(), a.off)
+		}
 		if _, err := io.ReadFull(r, t.Raw()); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
@@ -545,21 +567,9 @@ func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 		return fmt.Errorf("unsupported tensor dtype %d", t.DType)
 	}
 
-	bw := bufio.NewWriterSize(w, 1<<16)
-	writeNPYHeader(bw, descr, t.Shape)
-	var b [8]byte
-	if t.DType == tensor.F32 {
-		for _, v := range t.F32 {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-			bw.Write(b[:4])
-		}
-	} else {
-		for _, v := range t.F64 {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			bw.Write(b[:])
-		}
-	}
-	return bw.Flush() // bufio keeps the first write error
+	// The data as it lies in memory (little-endian, as every platform
+	// vkstat supports): one write of the tensor's own bytes, no copy.
+	return EncodeRawNPY(w, descr, t.Shape, t.Raw())
 }
 
 // writeNPYHeader writes the NPY header of a C-order array of NumPy dtype
@@ -592,10 +602,23 @@ func writeNPYHeader(bw *bufio.Writer, descr string, shape []int) {
 // EncodeRawNPY writes data, the little-endian C-order elements of NumPy
 // dtype descr (e.g. "<i4"), as an NPY array of the given shape.
 func EncodeRawNPY(w io.Writer, descr string, shape []int, data []byte) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+	var head bytes.Buffer
+	bw := bufio.NewWriterSize(&head, 1<<10)
 	writeNPYHeader(bw, descr, shape)
-	bw.Write(data)
-	return bw.Flush()
+	bw.Flush()
+	reserve(w, int64(head.Len()+len(data)))
+	if _, err := w.Write(head.Bytes()); err != nil {
+		return err
+	}
+	// When w buffers (Outputs' writer does), the header goes out first, so
+	// that the data goes to the file in one write, not through the buffer.
+	if f, ok := w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(data)
+	return err
 }
 
 // WriteNPY writes t to path as a little-endian C-order NPY file, atomically:

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -485,4 +486,66 @@ func FuzzReadNPY(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadNPYLarge: data larger than one piece of the parallel read (4 MiB),
+// not a multiple of it, read into the right places (each value is its own
+// index), from a file built by hand; and EncodeNPY writes the same bytes
+// back (it writes the tensor's memory as is).
+func TestReadNPYLarge(t *testing.T) {
+	const n = 9<<20/8 + 3 // float64: two whole pieces and a short third
+	data := make([]byte, 8*n)
+	for i := range n {
+		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(float64(i)))
+	}
+	file := npyFile(npyDict("<f8", false, "(3, "+strconv.Itoa(n/3)+")"), data)
+	got, err := ReadNPY(writeTemp(t, "large.npy", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Shape, []int{3, n / 3}) || len(got.F64) != n {
+		t.Fatalf("shape %v, %d values", got.Shape, len(got.F64))
+	}
+	for i, v := range got.F64 {
+		if v != float64(i) {
+			t.Fatalf("value %d is %v", i, v)
+		}
+	}
+	var back bytes.Buffer
+	if err := EncodeNPY(&back, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.Bytes(), file) {
+		t.Error("EncodeNPY's bytes differ from the file read")
+	}
+}
+
+// TestEncodeNPYToFile: written to a file (which EncodeNPY preallocates,
+// from the file's offset, keeping its size), at its start and after other
+// bytes, the file holds exactly what EncodeNPY writes to memory.
+func TestEncodeNPYToFile(t *testing.T) {
+	x := tensor.FromF32([]float32{1, -2.5, 3, 1e30, 0, 7}, 2, 3)
+	var want bytes.Buffer
+	if err := EncodeNPY(&want, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, lead := range []string{"", "some bytes before"} {
+		p := filepath.Join(t.TempDir(), "x.npy")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(lead)
+		if err := EncodeNPY(f, x); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append([]byte(lead), want.Bytes()...)) {
+			t.Errorf("lead %q: the file holds %d bytes, want %d", lead, len(got), len(lead)+want.Len())
+		}
+	}
 }

@@ -48,31 +48,37 @@ func openSource(path string) (tensor.Source, io.Closer, error) {
 }
 
 // fileFill reads bytes [off, off+len(p)) of the data that starts at base in
-// f, from several goroutines for large pieces (the page cache copies at
-// memory speed only from many cores). A short read is an error: the file
-// changed under us.
+// f (readParallel), naming path in its errors.
 func fileFill(f *os.File, path string, base int64) func(p []byte, off int64) error {
 	return func(p []byte, off int64) error {
-		const grain = 4 << 20
-		var mu sync.Mutex
-		var first error
-		par.Range(len(p), grain, func(lo, hi int) {
-			n, err := f.ReadAt(p[lo:hi], base+off+int64(lo))
-			if n < hi-lo {
-				if err == nil || err == io.EOF {
-					err = fmt.Errorf("%s: truncated: %d bytes missing at byte %d (did the file change while it was read?)", path, hi-lo-n, base+off+int64(lo+n))
-				} else {
-					err = fmt.Errorf("%s: %w", path, err)
-				}
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-			}
-		})
-		return first
+		if err := readParallel(f, p, base+off); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
 	}
+}
+
+// readParallel reads len(p) bytes at off from r, from several goroutines
+// for large pieces (the page cache copies at memory speed only from many
+// cores). A short read is an error: the file changed under us.
+func readParallel(r io.ReaderAt, p []byte, off int64) error {
+	const grain = 4 << 20
+	var mu sync.Mutex
+	var first error
+	par.Range(len(p), grain, func(lo, hi int) {
+		n, err := r.ReadAt(p[lo:hi], off+int64(lo))
+		if n < hi-lo {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("truncated: %d bytes missing at byte %d (did the file change while it was read?)", hi-lo-n, off+int64(lo+n))
+			}
+			mu.Lock()
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}
+	})
+	return first
 }
 
 // ErrNotStreamable says a file must be read whole (see OpenSource).

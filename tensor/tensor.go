@@ -119,17 +119,17 @@ type Tensor struct {
 	U16   []uint16
 }
 
-// New allocates a zeroed tensor.
+// New allocates a zeroed tensor (large ones on huge pages: Make).
 func New(dt DType, shape ...int) *Tensor {
 	t := &Tensor{Shape: append([]int(nil), shape...), DType: dt}
 	n := NumElements(shape)
 	switch {
 	case dt == F64:
-		t.F64 = make([]float64, n)
+		t.F64 = Make[float64](n)
 	case dt.Is16():
-		t.U16 = make([]uint16, n)
+		t.U16 = Make[uint16](n)
 	default:
-		t.F32 = make([]float32, n)
+		t.F32 = Make[float32](n)
 	}
 	return t
 }

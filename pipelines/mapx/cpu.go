@@ -17,24 +17,38 @@ const parallelMin = 1 << 16
 // in float32 (with a, b and c rounded to float32), float64 inputs in float64.
 // Large inputs are split across runtime.GOMAXPROCS goroutines.
 func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+	if err := checkCPU(x, y); err != nil {
+		return nil, err
+	}
+	z := tensor.New(x.DType, x.Shape...)
+	cpuInto(z, x, y, p)
+	return z, nil
+}
+
+// checkCPU checks the CPU path's inputs: the same dtype and shape, and
+// data that matches it.
+func checkCPU(x, y *tensor.Tensor) error {
 	if x == nil || y == nil {
-		return nil, fmt.Errorf("mapx: nil input tensor")
+		return fmt.Errorf("mapx: nil input tensor")
 	}
 	if x.DType != y.DType {
-		return nil, fmt.Errorf("mapx: x is %s but y is %s (want the same dtype)", x.DType, y.DType)
+		return fmt.Errorf("mapx: x is %s but y is %s (want the same dtype)", x.DType, y.DType)
 	}
 	if !tensor.SameShape(x.Shape, y.Shape) {
-		return nil, fmt.Errorf("mapx: x has shape %s but y has shape %s (want the same shape)",
+		return fmt.Errorf("mapx: x has shape %s but y has shape %s (want the same shape)",
 			tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
 	}
 	n := x.Len()
 	if err := checkLen("x", x, n); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkLen("y", y, n); err != nil {
-		return nil, err
-	}
-	z := tensor.New(x.DType, x.Shape...)
+	return checkLen("y", y, n)
+}
+
+// cpuInto writes z = a·x² + b·y + c into z, which has x's dtype and shape
+// and may be x or y itself (each z[i] depends on x[i] and y[i] only).
+func cpuInto(z, x, y *tensor.Tensor, p Params) {
+	n := x.Len()
 	if x.DType == tensor.F64 {
 		xs, ys, zs := x.F64, y.F64, z.F64
 		a, b, c := p.A, p.B, p.C
@@ -44,7 +58,6 @@ func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
 		a, b, c := float32(p.A), float32(p.B), float32(p.C)
 		parallelRange(n, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
 	}
-	return z, nil
 }
 
 // checkLen reports a tensor whose data slice does not match its shape.

@@ -1,6 +1,7 @@
 package mapx
 
 import (
+	"context"
 	"fmt"
 	"github.com/vkstat/vkstat/internal/testdev"
 	"math"
@@ -201,3 +202,17 @@ type fakeTB struct {
 
 func (*fakeTB) Errorf(string, ...any) {}
 func (*fakeTB) Helper()               {}
+
+// TestRunOverCPU: RunOver on the CPU path passes the suite on a copy of x
+// (it writes z over its x) and returns that copy's memory as z.
+func TestRunOverCPU(t *testing.T) {
+	runMapSuite(t, func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+		xc := tensor.New(x.DType, x.Shape...)
+		copy(xc.Raw(), x.Raw())
+		z, _, err := RunOver(context.Background(), nil, xc, y, p)
+		if err == nil && z.Len() > 0 && &z.Raw()[0] != &xc.Raw()[0] {
+			t.Errorf("%s: z is not x's memory", tensor.ShapeString(x.Shape))
+		}
+		return z, err
+	}, false)
+}

@@ -22,6 +22,23 @@ func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params)
 	return Vulkan(ctx, dev, x, y, p)
 }
 
+// RunOver is Run for callers done with x: on the CPU path z is written
+// over x's memory and x is returned as z, which saves allocating (and, for
+// a large array, faulting in) an output of the input's size; on a device it
+// is Run, and x is left as it was.
+func RunOver(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
+	if dev != nil {
+		return Vulkan(ctx, dev, x, y, p)
+	}
+	t0 := time.Now()
+	if err := checkCPU(x, y); err != nil {
+		return nil, engine.Timing{}, err
+	}
+	cpuInto(x, x, y, p)
+	el := time.Since(t0)
+	return x, engine.Timing{Kernel: el, Wall: el}, nil
+}
+
 func check(x, y *tensor.Tensor) error {
 	if x.DType != y.DType {
 		return fmt.Errorf("x is %s but y is %s", x.DType, y.DType)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // welford is the per-pixel state of the temporal statistics, and 1/n for
@@ -21,7 +22,7 @@ type welford struct {
 }
 
 func newWelford(n, dates int) *welford {
-	w := &welford{n: make([]uint32, n), mean: make([]float64, n), m2: make([]float64, n), mn: make([]float32, n), mx: make([]float32, n),
+	w := &welford{n: tensor.Make[uint32](n), mean: tensor.Make[float64](n), m2: tensor.Make[float64](n), mn: tensor.Make[float32](n), mx: tensor.Make[float32](n),
 		inv: make([]float64, dates+2)}
 	for i := 1; i < len(w.inv); i++ {
 		w.inv[i] = 1 / float64(i)
@@ -198,7 +199,7 @@ func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result
 	amp := p.Quantity == Amplitude
 	var img, filtered []float64
 	if filter {
-		img, filtered = make([]float64, N), make([]float64, N)
+		img, filtered = tensor.Make[float64](N), tensor.Make[float64](N)
 	}
 	tm, err := run(ctx, p, dates, p.StripRows(stripBytes), func(s *strip) error {
 		if !filter {

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // Quantity is what is averaged over the dates.
@@ -209,8 +211,8 @@ type Progress func(done, total int)
 func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int) *Result {
 	N := p.H * p.W
 	res := &Result{H: p.H, W: p.W, Dates: dates,
-		Mean: make([]float32, N), Std: make([]float32, N), CV: make([]float32, N),
-		Min: make([]float32, N), Max: make([]float32, N), Count: make([]float32, N)}
+		Mean: tensor.Make[float32](N), Std: tensor.Make[float32](N), CV: tensor.Make[float32](N),
+		Min: tensor.Make[float32](N), Max: tensor.Make[float32](N), Count: tensor.Make[float32](N)}
 	nan := float32(math.NaN())
 	for i := 0; i < N; i++ {
 		res.Count[i] = float32(n[i])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // strip is rows [row0, row0+rows) of one date's output, as input samples.
@@ -38,7 +40,7 @@ func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func
 	per := stripRows * p.LooksAz * p.InW * p.Per
 	pool := make(chan []float32, poolStrips)
 	for range poolStrips {
-		pool <- make([]float32, per)
+		pool <- tensor.Make[float32](per)
 	}
 	out := make(chan *strip, poolStrips)
 	var readTime time.Duration
