@@ -100,7 +100,7 @@ func (j *pacoJob) check() (*synthTruth, error) {
 	}
 	var truth *synthTruth
 	if p := j.Truth; p != "" {
-		b, err := os.ReadFile(p)
+		b, err := formats.ReadText(p, 0, "a truth.json")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", j.word("truth"), err)
 		}

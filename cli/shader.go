@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/glsl"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/tensor"
@@ -43,10 +43,14 @@ func compileOptions(c *ucli.Context) glsl.Options {
 	}
 }
 
+// maxShaderBytes is the most read of a shader file: GLSL sources and
+// SPIR-V modules are kilobytes.
+const maxShaderBytes = 16 << 20
+
 // loadShader reads a SPIR-V file (by its magic number) or compiles a GLSL
 // one, and reflects it.
 func loadShader(path string, opt glsl.Options) (*compiledShader, error) {
-	src, err := os.ReadFile(path)
+	src, err := formats.ReadFileLimit(path, maxShaderBytes, "a shader (GLSL or SPIR-V)")
 	if err != nil {
 		return nil, err
 	}

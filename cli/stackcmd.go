@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -149,11 +150,11 @@ func expandFiles(args []string) ([]string, error) {
 		switch {
 		case strings.HasPrefix(a, "@"):
 			list := a[1:]
-			f, err := os.Open(list)
+			b, err := formats.ReadText(list, 0, "a list of dates")
 			if err != nil {
 				return nil, fmt.Errorf("list of dates %w", err)
 			}
-			sc := bufio.NewScanner(f)
+			sc := bufio.NewScanner(bytes.NewReader(b))
 			n := 0
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
@@ -169,9 +170,7 @@ func expandFiles(args []string) ([]string, error) {
 				out = append(out, line)
 				n++
 			}
-			err = sc.Err()
-			f.Close()
-			if err != nil {
+			if err := sc.Err(); err != nil {
 				return nil, fmt.Errorf("list of dates %s: %w", list, err)
 			}
 			if n == 0 {

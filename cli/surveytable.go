@@ -19,6 +19,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
@@ -245,7 +246,7 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 		}
 	}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := formats.ReadText(p, 0, "a survey shard file")
 		if err != nil {
 			return nil, err
 		}

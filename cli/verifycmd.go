@@ -16,6 +16,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -529,7 +530,7 @@ func encodeJSON(v any) func(w io.Writer) error {
 // ---- compare ----------------------------------------------------------------
 
 func readVerifyReport(path string) (*verifyReport, error) {
-	b, err := os.ReadFile(path)
+	b, err := formats.ReadText(path, 0, "a verify report")
 	if err != nil {
 		return nil, err
 	}
