@@ -436,3 +436,21 @@ func TestShaderHelp(t *testing.T) {
 		t.Errorf("info on SPIR-V: exit %d: %s\n%s", code, stderr, stdout)
 	}
 }
+
+// Issue 25, item 2: a shader that includes itself is one compile error
+// naming the cycle, in info and in watch (which printed 74,148 lines).
+func TestShaderIncludeCycle(t *testing.T) {
+	dir := t.TempDir()
+	self := writeFile(t, dir, "self.comp", "#version 450\n#include \"self.comp\"\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { float v[]; };\nvoid main() {}\n")
+	code, _, stderr := run(t, "shader", "info", self)
+	if code != ExitError || strings.Count(stderr, "#include cycle: "+self+" → "+self) != 1 {
+		t.Errorf("info: exit %d, stderr %q; want %d and the cycle named once", code, stderr, ExitError)
+	}
+	t.Run("watch", func(t *testing.T) {
+		needShaderDevice(t)
+		code, stdout, stderr := run(t, "shader", "watch", self, "-b", "v=float32:4", "--groups", "1", "--max-runs", "1")
+		if code != 0 || strings.Count(stdout, "#include cycle") != 1 || strings.Count(stdout, "\n") > 5 {
+			t.Errorf("watch: exit %d, stdout %q, stderr %q; want the cycle named once", code, stdout, stderr)
+		}
+	})
+}

@@ -28,7 +28,8 @@ check it against expected outputs, and re-run it on every save.
 GLSL is compiled in vkstat itself (libshaderc): #include is resolved next
 to the including file, then in the --include folders, then in vkstat's own
 shaders/include (so #include "include/common.glsl" gives flat_index() and
-WG_SIZE); -D defines macros. Bindings must be storage buffers in set 0,
+WG_SIZE); an #include cycle, or a chain over 32 files deep, is an error
+naming the chain; -D defines macros. Bindings must be storage buffers in set 0,
 numbered 0, 1, 2, ...
 
 Examples:

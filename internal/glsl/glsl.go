@@ -40,6 +40,10 @@ type Options struct {
 	// glslc -O); it strips the names that binding and push constants by
 	// name need, so it is off by default.
 	Optimize bool
+
+	// readFile reads an included file (tests: files in memory); nil reads
+	// from disk.
+	readFile func(path string) ([]byte, error)
 }
 
 // Diagnostic is one compiler message.
@@ -67,6 +71,7 @@ type CompileError struct {
 	File        string
 	Diagnostics []Diagnostic
 	Log         string // the compiler's text, for what did not parse as a diagnostic
+	Include     error  // an #include cycle, or a chain too deep
 }
 
 func (e *CompileError) Error() string {
@@ -75,6 +80,9 @@ func (e *CompileError) Error() string {
 		if d.Severity == "error" {
 			errs = append(errs, d.String())
 		}
+	}
+	if e.Include != nil && !strings.Contains(strings.Join(errs, "\n"), e.Include.Error()) {
+		errs = append([]string{e.Include.Error()}, errs...)
 	}
 	if len(errs) == 0 {
 		return fmt.Sprintf("%s does not compile: %s", e.File, strings.TrimSpace(e.Log))
@@ -92,9 +100,16 @@ type Result struct {
 	Warnings []Diagnostic
 }
 
-// CompileFile compiles the GLSL compute shader in path.
+// CompileFile compiles the GLSL compute shader in path (at most
+// MaxSourceBytes).
 func CompileFile(path string, opt Options) (*Result, error) {
-	src, err := os.ReadFile(path)
+	src, err := readSource(path)
+	if errors.Is(err, errNotFound) {
+		_, err = os.Stat(path) // the error naming the file
+		if err == nil {
+			err = fmt.Errorf("%s: is a directory, not a shader", path)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -118,17 +133,15 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("-D %q: %q is not a macro name", d, name)
 		}
 	}
-	dirs := append([]string(nil), opt.Includes...)
-	if b, err := builtinIncludes(); err == nil {
-		dirs = append(dirs, b, filepath.Join(b, "include"))
-	}
-	spv, log, ok, err := compile(src, file, dirs, opt.Defines, env, opt.Optimize)
+	inc := newIncluder(file, opt.Includes, opt.readFile)
+	spv, log, ok, err := compile(src, file, inc, opt.Defines, env, opt.Optimize)
 	if err != nil {
 		return nil, err
 	}
-	diags := parseLog(log)
-	if !ok {
-		return nil, &CompileError{File: file, Diagnostics: diags, Log: log}
+	inc.sources[file] = src
+	diags := parseLog(log, inc.sources)
+	if !ok || inc.err != nil {
+		return nil, &CompileError{File: file, Diagnostics: diags, Log: log, Include: inc.err}
 	}
 	return &Result{SPIRV: spv, Warnings: diags}, nil
 }
@@ -140,8 +153,9 @@ var diagLine = regexp.MustCompile(`^(.*?):(\d+): (error|warning): (.*)$`)
 var quoted = regexp.MustCompile(`^'([^']+)'`)
 
 // parseLog splits the compiler's text into diagnostics, finding the column
-// of the quoted token on the source line where there is one.
-func parseLog(log string) []Diagnostic {
+// of the quoted token on the source line (in sources, by file name) where
+// there is one.
+func parseLog(log string, sources map[string][]byte) []Diagnostic {
 	var out []Diagnostic
 	lines := map[string][]string{}
 	for _, l := range strings.Split(log, "\n") {
@@ -154,7 +168,7 @@ func parseLog(log string) []Diagnostic {
 		if q := quoted.FindStringSubmatch(d.Message); q != nil && strings.TrimSpace(q[1]) != "" {
 			src, seen := lines[d.File]
 			if !seen {
-				if b, err := os.ReadFile(d.File); err == nil {
+				if b, ok := sources[d.File]; ok {
 					src = strings.Split(string(b), "\n")
 				}
 				lines[d.File] = src

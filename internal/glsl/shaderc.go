@@ -2,7 +2,6 @@ package glsl
 
 /*
 #cgo LDFLAGS: -Wl,--start-group -l:libshaderc_combined.a -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,--end-group -lstdc++ -lm -lpthread
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <shaderc/shaderc.h>
@@ -53,72 +52,11 @@ static const char *vks_shaderc_load(void) {
 	return NULL;
 }
 
-typedef struct {
-	char **dirs;
-	int ndirs;
-} vks_includer;
+// vksInclude (callback.go) resolves an #include in Go.
+extern shaderc_include_result *vksInclude(uintptr_t, char *, int, char *, size_t);
 
-static char *vks_read(const char *path, size_t *len) {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-		n += r;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-		}
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-static shaderc_include_result *vks_result(char *name, size_t nlen, char *content, size_t clen) {
-	shaderc_include_result *r = calloc(1, sizeof *r);
-	r->source_name = name;
-	r->source_name_length = nlen;
-	r->content = content;
-	r->content_length = clen;
-	return r;
-}
-
-// vks_resolve finds an #include: "x" next to the including file first,
-// then in the include directories in order; <x> in the directories only.
 static shaderc_include_result *vks_resolve(void *user, const char *requested, int type, const char *requesting, size_t depth) {
-	vks_includer *inc = user;
-	size_t len;
-	char *path = malloc(4096), *content;
-	(void)depth;
-	if (requested[0] == '/') {
-		snprintf(path, 4096, "%s", requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	if (type == shaderc_include_type_relative) {
-		const char *slash = strrchr(requesting, '/');
-		if (slash)
-			snprintf(path, 4096, "%.*s/%s", (int)(slash - requesting), requesting, requested);
-		else
-			snprintf(path, 4096, "%s", requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	for (int i = 0; i < inc->ndirs; i++) {
-		snprintf(path, 4096, "%s/%s", inc->dirs[i], requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	free(path);
-	char *msg = malloc(512);
-	snprintf(msg, 512, "cannot find \"%s\" next to %s or in the include directories (--include, and vkstat's shaders/include)", requested, requesting);
-	return vks_result(calloc(1, 1), 0, msg, strlen(msg));
+	return vksInclude(*(uintptr_t *)user, (char *)requested, type, (char *)requesting, depth);
 }
 
 static void vks_release(void *user, shaderc_include_result *r) {
@@ -135,7 +73,7 @@ typedef struct {
 	int status;
 } vks_compiled;
 
-static void vks_compile(const char *src, size_t len, const char *file, char **dirs, int ndirs,
+static void vks_compile(const char *src, size_t len, const char *file, uintptr_t includer,
 		char **macros, int nmacros, uint32_t env, int optimize, vks_compiled *out) {
 	memset(out, 0, sizeof *out);
 	shaderc_compiler_t c = sc.compiler_initialize();
@@ -148,8 +86,7 @@ static void vks_compile(const char *src, size_t len, const char *file, char **di
 			sc.options_release(o);
 		return;
 	}
-	vks_includer inc = {dirs, ndirs};
-	sc.set_include_callbacks(o, vks_resolve, vks_release, &inc);
+	sc.set_include_callbacks(o, vks_resolve, vks_release, &includer);
 	for (int i = 0; i < nmacros; i++) {
 		const char *eq = strchr(macros[i], '=');
 		if (eq)
@@ -178,6 +115,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"sync"
 	"unsafe"
 )
@@ -213,8 +151,9 @@ func cstrings(ss []string) (**C.char, func()) {
 	}
 }
 
-// compile runs libshaderc; log is its message text (errors and warnings).
-func compile(src []byte, file string, dirs, macros []string, env uint32, optimize bool) (spv []byte, log string, ok bool, err error) {
+// compile runs libshaderc, resolving #includes with inc; log is its
+// message text (errors and warnings).
+func compile(src []byte, file string, inc *includer, macros []string, env uint32, optimize bool) (spv []byte, log string, ok bool, err error) {
 	if err := load(); err != nil {
 		return nil, "", false, err
 	}
@@ -222,8 +161,8 @@ func compile(src []byte, file string, dirs, macros []string, env uint32, optimiz
 	defer C.free(csrc)
 	cfile := C.CString(file)
 	defer C.free(unsafe.Pointer(cfile))
-	cdirs, freeDirs := cstrings(dirs)
-	defer freeDirs()
+	h := cgo.NewHandle(inc)
+	defer h.Delete()
 	cmacros, freeMacros := cstrings(macros)
 	defer freeMacros()
 	opt := C.int(0)
@@ -231,7 +170,7 @@ func compile(src []byte, file string, dirs, macros []string, env uint32, optimiz
 		opt = 1
 	}
 	var out C.vks_compiled
-	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, cdirs, C.int(len(dirs)), cmacros, C.int(len(macros)), C.uint32_t(env), opt, &out)
+	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, C.uintptr_t(h), cmacros, C.int(len(macros)), C.uint32_t(env), opt, &out)
 	if out.log != nil {
 		log = C.GoString(out.log)
 		C.free(unsafe.Pointer(out.log))
