@@ -8,17 +8,13 @@
 package glsl
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/vkstat/vkstat/shaders"
 )
@@ -184,47 +180,5 @@ func parseLog(log string, sources map[string][]byte) []Diagnostic {
 	return out
 }
 
-var (
-	incOnce sync.Once
-	incDir  string
-	incErr  error
-)
-
-// builtinIncludes writes vkstat's shaders/include to a folder of the
-// temporary directory named by its content hash (once per process) and
-// returns the folder that holds include/.
-func builtinIncludes() (string, error) {
-	incOnce.Do(func() {
-		files := shaders.Includes()
-		h := sha256.New()
-		names, _ := fs.Glob(files, "include/*.glsl")
-		for _, n := range names {
-			b, _ := fs.ReadFile(files, n)
-			h.Write([]byte(n))
-			h.Write(b)
-		}
-		dir := filepath.Join(os.TempDir(), "vkstat-include-"+hex.EncodeToString(h.Sum(nil))[:16])
-		if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
-			incErr = err
-			return
-		}
-		for _, n := range names {
-			b, _ := fs.ReadFile(files, n)
-			dst := filepath.Join(dir, n)
-			if old, err := os.ReadFile(dst); err == nil && string(old) == string(b) {
-				continue
-			}
-			tmp := dst + ".tmp" + strconv.Itoa(os.Getpid())
-			if err := os.WriteFile(tmp, b, 0o644); err != nil {
-				incErr = err
-				return
-			}
-			if err := os.Rename(tmp, dst); err != nil {
-				incErr = err
-				return
-			}
-		}
-		incDir = dir
-	})
-	return incDir, incErr
-}
+// builtinFS holds vkstat's shaders/include, the built-in includes.
+func builtinFS() fs.FS { return shaders.Includes() }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -55,6 +56,9 @@ func newIncluder(file string, dirs []string, read func(string) ([]byte, error)) 
 // followed), so that two names of one file are one link; a name that is
 // not a file on disk is its own identity.
 func fileID(name string) string {
+	if strings.HasPrefix(name, builtinPrefix) {
+		return name
+	}
 	if p, err := filepath.EvalSymlinks(name); err == nil {
 		name = p
 	}
@@ -139,7 +143,15 @@ func (in *includer) find(requested string, relative bool, requesting string) (st
 		}
 	} else {
 		if relative {
-			if p, b, err := try(filepath.Join(filepath.Dir(requesting), requested)); !errors.Is(err, errNotFound) {
+			var p string
+			var b []byte
+			var err error
+			if rel, ok := strings.CutPrefix(requesting, builtinPrefix); ok {
+				p, b, err = readBuiltin(path.Join(path.Dir(rel), requested))
+			} else {
+				p, b, err = try(filepath.Join(filepath.Dir(requesting), requested))
+			}
+			if !errors.Is(err, errNotFound) {
 				return p, b, err
 			}
 		}
@@ -148,15 +160,31 @@ func (in *includer) find(requested string, relative bool, requesting string) (st
 				return p, b, err
 			}
 		}
-		if b, err := builtinIncludes(); err == nil {
-			for _, d := range []string{b, filepath.Join(b, "include")} {
-				if p, b, err := try(filepath.Join(d, requested)); !errors.Is(err, errNotFound) {
-					return p, b, err
-				}
+		for _, p := range []string{requested, path.Join("include", requested)} {
+			if p, b, err := readBuiltin(p); err == nil {
+				return p, b, nil
 			}
 		}
 	}
 	return "", nil, fmt.Errorf("cannot find %q next to %s or in the include directories (--include, and vkstat's shaders/include)", requested, requesting)
+}
+
+// builtinPrefix names vkstat's built-in includes (shaders/include,
+// embedded in the binary): "<vkstat>/include/common.glsl".
+const builtinPrefix = "<vkstat>/"
+
+// readBuiltin reads a built-in include by its path in shaders' file system
+// (include/NAME.glsl).
+func readBuiltin(name string) (string, []byte, error) {
+	name = path.Clean(name)
+	if !fs.ValidPath(name) || !strings.HasPrefix(name, "include/") {
+		return "", nil, errNotFound
+	}
+	b, err := fs.ReadFile(builtinFS(), name)
+	if err != nil {
+		return "", nil, errNotFound
+	}
+	return builtinPrefix + name, b, nil
 }
 
 // readSource reads a shader source: at most MaxSourceBytes, from a file (a

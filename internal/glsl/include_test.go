@@ -3,6 +3,8 @@ package glsl
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,28 @@ func TestIncludeDepth(t *testing.T) {
 	files[fmt.Sprintf("/mem/f%d.glsl", maxIncludeDepth-2)] = "// the end\n"
 	if _, err := Compile([]byte(src), "/mem/main.comp", Options{readFile: read}); err != nil {
 		t.Errorf("a chain of %d files: %v", maxIncludeDepth, err)
+	}
+}
+
+// Issue 25, item 8: vkstat's built-in includes are read from the binary,
+// not from a shared folder of the temporary directory: nothing is written
+// there, and a temporary directory that cannot be written to does not
+// matter.
+func TestBuiltinIncludesInMemory(t *testing.T) {
+	needCompiler(t)
+	src := []byte("#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"include/common.glsl\"\n#define ACC float\n#include <record.glsl>\nlayout(std430, binding = 0) buffer Out { float v[]; };\nvoid main() { v[flat_index()] = 1.0; }\n")
+	for _, tmp := range []string{t.TempDir(), "/nonexistent/tmp"} {
+		t.Setenv("TMPDIR", tmp)
+		if _, err := Compile(src, filepath.Join(t.TempDir(), "k.comp"), Options{}); err != nil {
+			t.Errorf("TMPDIR=%s: %v", tmp, err)
+		}
+		if e, _ := os.ReadDir(tmp); len(e) > 0 {
+			t.Errorf("TMPDIR=%s: %s written", tmp, e[0].Name())
+		}
+	}
+	// An error in a built-in include names it as such.
+	_, err := Compile([]byte("#version 450\n#define WG_SIZE oops(\n#include \"include/common.glsl\"\nvoid main() {}\n"), "k.comp", Options{})
+	if err == nil || !strings.Contains(err.Error(), builtinPrefix+"include/common.glsl") {
+		t.Errorf("an error in common.glsl: %v; want it named %sinclude/common.glsl", err, builtinPrefix)
 	}
 }
