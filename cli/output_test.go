@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"github.com/vkstat/vkstat/tensor"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -209,4 +215,41 @@ func TestCommitChecksFirst(t *testing.T) {
 	o3.Add(filepath.Join(dir, "gone", "x"), writeString("X"))
 	o3.Abort()
 	assertDir(t, dir, []string{"b", "new"})
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// Issue 25, item 7: a command whose standard output cannot be written
+// fails, saying so on stderr, instead of exiting 0 with its result lost.
+func TestStdoutWriteError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	for _, args := range [][]string{
+		{"devices"},
+		{"devices", "--json"},
+		{"--help"},
+		{"--device", "cpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "r")},
+	} {
+		var stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vkstat"}, args...), failWriter{}, &stderr)
+		if code != ExitError || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%v to a full disk: exit %d, stderr %q; want %d and the write error", args, code, stderr.String(), ExitError)
+		}
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil || runtime.GOOS != "linux" {
+		return
+	}
+	// Closed (>&-): Go's runtime puts /dev/null there, read-write.
+	cmd := exec.Command("/bin/sh", "-c", `"$0" devices --json >&-`, buildVkstat(t))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "standard output is closed") {
+		t.Errorf("devices --json >&-: %v, %q; want a failure naming the closed standard output", err, out)
+	}
+	cmd = exec.Command("/bin/sh", "-c", `"$0" devices --json >/dev/null`, buildVkstat(t))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("devices --json >/dev/null: %v, %q; want success", err, out)
+	}
 }
