@@ -319,3 +319,47 @@ func TestDegenerateInputWarnings(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25, item 6: impossible values are usage errors naming the flag,
+// before any work, not silently replaced or run with.
+func TestImpossibleValues(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	cube := writeNPY(t, dir, "cube.npy", tensor.FromF64(ramp(6*9*9), 6, 9, 9))
+	angles := writeNPY(t, dir, "angles.npy", tensor.FromF64([]float64{0, 1, 2, 3, 4, 5}, 6))
+	out := filepath.Join(dir, "out")
+	dates := []string{a, a, a} // refused before they are read
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"synth", "random", "--shape", "3", "--dist", "normal", "--scale", "-1", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
+		{[]string{"synth", "random", "--shape", "3", "--scale", "-0.5", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
+		{[]string{"paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--min-sep", "-3", "--out-dir", out}, "--min-sep"},
+		{[]string{"cov", "--in", a, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
+		{[]string{"cov", "--cube", cube, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
+		{append([]string{"stack", "--filter", "boxcar", "--filter-size", "-5", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter", "lee", "--filter-size", "4", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter-size", "7", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter", "lee", "--enl", "-2", "--out-dir", out}, dates...), "--enl"},
+		{append([]string{"stack", "--band", "0", "--out-dir", out}, dates...), "--band"},
+		{[]string{"shader", "check", filepath.Join(examples, "saxpy.comp"), "-b", "x=" + filepath.Join(examples, "saxpy_x.npy"), "-b", "y=" + filepath.Join(examples, "saxpy_y.npy"),
+			"--global", "1000", "-e", "y=" + filepath.Join(examples, "saxpy_expected.npy"), "--tol", "-1"}, "--tol"},
+	} {
+		code, _, stderr := run(t, append([]string{"--device", "cpu"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming %s", c.args, code, stderr, ExitUsage, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+
+	// A --ddof that leaves no degrees of freedom is run (NaN, as NumPy
+	// gives), with a warning, as reduce does.
+	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
+	code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--ddof", "16", "--out", filepath.Join(dir, "lat"))
+	if code != 0 || !strings.Contains(stderr, "--ddof 16 with 16 value(s)") || !strings.Contains(stderr, "NaN") {
+		t.Errorf("latent --ddof 16 over 4×4: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	}
+}

@@ -118,6 +118,9 @@ func (j *pacoJob) check() (*synthTruth, error) {
 	if v := j.PixelScale; j.PixelScaleSet && !(v > 0 && v < 3600) {
 		return nil, usagef("%s: want arcseconds per pixel, a number above 0, got %g", j.word("pixel-scale"), v)
 	}
+	if v := j.MinSep; !(v >= 0) || math.IsInf(v, 0) {
+		return nil, usagef("%s: want a distance in pixels of 0 (2×radius) or more, got %g", j.word("min-sep"), v)
+	}
 	if v := j.NorthOffset; math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil, usagef("%s: want a finite angle in degrees, got %g", j.word("north-offset"), v)
 	}

@@ -506,6 +506,9 @@ Examples:
 
 // expectations reads --expect NAME=FILE.npy.
 func expectations(c *ucli.Context, p *shaderPlan) (map[int]*rawArray, error) {
+	if tol := c.Float64("tol"); tol < 0 {
+		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
+	}
 	want := map[int]*rawArray{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)

@@ -360,7 +360,23 @@ func runStack(c *ucli.Context) error {
 	default:
 		return usagef("--quantity: want intensity or amplitude, got %q", q)
 	}
-	switch f := c.String("filter"); f {
+	f := c.String("filter")
+	if (c.IsSet("filter-size") || c.IsSet("enl")) && f == "none" {
+		return usagef("--filter-size and --enl go with --filter (boxcar, lee or refined-lee)")
+	}
+	if c.IsSet("enl") && f == "boxcar" {
+		return usagef("--enl goes with the Lee filters (--filter lee or refined-lee)")
+	}
+	if n, least := c.Int("filter-size"), map[bool]int{true: 5, false: 3}[f == "refined-lee"]; f != "none" && (n < least || n%2 == 0) {
+		return usagef("--filter-size: want an odd window of at least %d for --filter %s, got %d", least, f, n)
+	}
+	if v := c.Float64("enl"); c.IsSet("enl") && !(v > 0) {
+		return usagef("--enl: want a positive number of looks, got %g", v)
+	}
+	if b := c.Int("band"); b < 1 {
+		return usagef("--band: bands are numbered from 1, got %d", b)
+	}
+	switch f {
 	case "none":
 	case "boxcar":
 		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: c.Int("filter-size")}
