@@ -166,8 +166,17 @@ func (j *pacoJob) read() (*pacoData, error) {
 		if d.angles, err = headerAngles(d.cards, T); err != nil {
 			return nil, fmt.Errorf("%s header: %w", j.word("angles"), err)
 		}
-	} else if d.angles, err = ReadVector(j.Angles); err != nil {
-		return nil, fmt.Errorf("%s: %w", j.word("angles"), err)
+	} else {
+		T := 0 // one angle per frame: a longer file (or stream) is not read past T+1 numbers
+		if len(d.cube.Shape) == 3 {
+			T = d.cube.Shape[0]
+		}
+		if d.angles, err = formats.ReadVectorMax(j.Angles, T); err != nil {
+			if T > 0 {
+				return nil, fmt.Errorf("%s (one angle per frame of the %d-frame cube): %w", j.word("angles"), T, err)
+			}
+			return nil, fmt.Errorf("%s: %w", j.word("angles"), err)
+		}
 	}
 	if j.PSF != "" {
 		if d.psf, err = ReadArray(j.PSF); err != nil {
