@@ -73,21 +73,27 @@ type surveyTiming struct {
 type survey struct {
 	Manifest       string // the manifest's file name
 	ManifestSHA256 string
-	Targets        int // in the manifest
-	Shard, Shards  int // 0 for a whole survey
+	Targets        int               // in the manifest
+	Shard, Shards  int               // 0 for a whole survey
+	Settings       map[string]string // what the run was given (see surveySettings)
 	Rows           []surveyRow
 	Timings        []surveyTiming
 }
 
 // surveyShardJSON is survey-shard-I-of-N.json.
 type surveyShardJSON struct {
-	Shard          int            `json:"shard"`
-	Shards         int            `json:"shards"`
-	Manifest       string         `json:"manifest"`
-	ManifestSHA256 string         `json:"manifest_sha256"`
-	Targets        int            `json:"targets"`
-	Rows           []surveyRow    `json:"rows"`
-	Timings        []surveyTiming `json:"timings"`
+	Shard          int    `json:"shard"`
+	Shards         int    `json:"shards"`
+	Manifest       string `json:"manifest"`
+	ManifestSHA256 string `json:"manifest_sha256"`
+	Targets        int    `json:"targets"`
+	// Settings are the run's survey flags and --precision, by flag name,
+	// with the values given (paths made absolute); a flag left at its
+	// default is absent. Shards of one survey must agree. Files written
+	// before vkstat recorded them have none.
+	Settings map[string]string `json:"settings,omitempty"`
+	Rows     []surveyRow       `json:"rows"`
+	Timings  []surveyTiming    `json:"timings"`
 }
 
 // surveyJSON is survey.json.
@@ -182,7 +188,7 @@ func (s *survey) writeTables(ctx context.Context, dir string) error {
 // writeShard writes one shard's file.
 func (s *survey) writeShard(ctx context.Context, dir, path string) error {
 	doc := surveyShardJSON{Shard: s.Shard, Shards: s.Shards, Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256,
-		Targets: s.Targets, Rows: s.Rows, Timings: s.Timings}
+		Targets: s.Targets, Settings: s.Settings, Rows: s.Rows, Timings: s.Timings}
 	if doc.Rows == nil {
 		doc.Rows = []surveyRow{}
 	}
@@ -264,6 +270,61 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 	return files, nil
 }
 
+// sameSettings refuses shard files (paths, sorted) whose runs were given
+// different settings, naming the first setting that differs and the shards
+// on each side: their targets were analysed differently, and one table of
+// them would hide it.
+func sameSettings(files map[string]surveyShardJSON, paths []string) error {
+	keys := map[string]bool{}
+	var unknown []string
+	for _, p := range paths {
+		if files[p].Settings == nil {
+			unknown = append(unknown, p)
+		}
+		for k := range files[p].Settings {
+			keys[k] = true
+		}
+	}
+	if len(unknown) > 0 {
+		if len(unknown) == len(paths) {
+			return nil // all from a vkstat that did not record settings
+		}
+		return fmt.Errorf("%s record no settings (written by an older vkstat), so they cannot be checked against the other shards': run those shards again", strings.Join(unknown, ", "))
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		var values []string // in order of first appearance
+		byValue := map[string][]string{}
+		for _, p := range paths {
+			v, ok := files[p].Settings[k]
+			if !ok {
+				v = "the default"
+			} else {
+				v = "--" + k + " " + v
+			}
+			if _, seen := byValue[v]; !seen {
+				values = append(values, v)
+			}
+			f := files[p]
+			byValue[v] = append(byValue[v], fmt.Sprintf("%d", f.Shard))
+		}
+		if len(values) < 2 {
+			continue
+		}
+		var sides []string
+		for _, v := range values {
+			sides = append(sides, fmt.Sprintf("%s in shard %s", v, strings.Join(byValue[v], ", ")))
+		}
+		return fmt.Errorf("the shards were run with different settings: %s (of %d): run them again with the same settings",
+			strings.Join(sides, "; "), files[paths[0]].Shards)
+	}
+	return nil
+}
+
 // mergeShards checks that files are the N shards of one survey, each
 // once, and returns the survey in manifest order. where names the places
 // searched, for the message about a missing shard.
@@ -292,6 +353,9 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 			return nil, fmt.Errorf("shard %d of %d is given twice: %s and %s", f.Shard, f.Shards, q, p)
 		}
 		byShard[f.Shard] = p
+	}
+	if err := sameSettings(files, paths); err != nil {
+		return nil, err
 	}
 	var missing []string
 	for i := 1; i <= first.Shards; i++ {
