@@ -253,7 +253,7 @@ func TestPacoOutputsAllOrNone(t *testing.T) {
 	if code, _, stderr := run(t, append(args, "--out-dir", fresh)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png"})
+	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", outputsList})
 	assertDir(t, filepath.Dir(filepath.Dir(fresh)), []string{"a"})
 }
 

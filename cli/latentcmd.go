@@ -269,7 +269,7 @@ func runLatent(c *ucli.Context) error {
 	tw := time.Now()
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	var files []string
 	add := func(name string, write func(w io.Writer) error) {
 		outs.Add(filepath.Join(dir, name), write)

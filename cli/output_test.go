@@ -253,3 +253,53 @@ func TestStdoutWriteError(t *testing.T) {
 		t.Errorf("devices --json >/dev/null: %v, %q; want success", err, out)
 	}
 }
+
+// Issue 25, item 14: an output folder describes one run. latent run again
+// into the same --out with fewer --stats used to leave the first run's
+// corr files beside the new summary; the next run removes the outputs of
+// the one before that it does not write again, and nothing else.
+func TestOutputFolderOneRun(t *testing.T) {
+	dir := t.TempDir()
+	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments,corr", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mine := filepath.Join(out, "notes.txt") // not vkstat's: stays
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "corr.npy")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertDir(t, out, []string{"mean.npy", "var.npy", "std.npy", "min.npy", "max.npy", "skew.npy", "kurt.npy",
+		"summary.json", "summary.txt", "notes.txt", outputsList})
+
+	// reduce the same way: --stat max after --stat mean,std.
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	rout := filepath.Join(dir, "r")
+	for _, stat := range []string{"mean,std", "max"} {
+		if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", stat, "--out-dir", rout); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	assertDir(t, rout, []string{"max.npy", outputsList})
+
+	// A list naming what is not a plain file of the folder removes nothing.
+	if err := os.WriteFile(filepath.Join(rout, outputsList), []byte("../a.npy\nsub\n/etc/passwd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(rout, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "min", "--out-dir", rout); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertDir(t, rout, []string{"max.npy", "min.npy", "sub", outputsList})
+	if _, err := os.Stat(a); err != nil {
+		t.Errorf("%s removed: %v", a, err)
+	}
+}

@@ -398,7 +398,7 @@ func (j *pacoJob) run(ctx context.Context, d *pacoData, env pacoEnv) (*pacoResul
 	snr, flux, sigma := maps.Tensors()
 	outs := Outputs{Ctx: ctx}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor

@@ -435,7 +435,7 @@ func writeOutputs(c *ucli.Context, p *shaderPlan, r *shaderRun) error {
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
-		out.CreateDir(dir)
+		out.OwnDir(dir)
 	}
 	n := 0
 	for i, bb := range p.buffers {

@@ -463,7 +463,7 @@ func runStack(c *ucli.Context) error {
 	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	var written []string
 	add := func(name string, write func(w io.Writer) error) {
 		p := filepath.Join(dir, name)
