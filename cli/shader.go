@@ -458,7 +458,50 @@ func makePlan(c *ucli.Context, sh *compiledShader) (*shaderPlan, error) {
 	default:
 		return nil, usagef("give the dispatch: --groups X[,Y,Z] workgroups, or --global X[,Y,Z] invocations (divided by the local size %d×%d×%d)", p.local[0], p.local[1], p.local[2])
 	}
+	if err := p.checkReach(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkReach refuses a binding too short for the dispatch, where the code
+// tells: a runtime array indexed by gl_GlobalInvocationID.x itself is
+// reached up to the dispatch's invocations along x, or to the smallest
+// constant or push constant (with the values given) that index is compared
+// with. Other indexing (offsets, strides, helper functions, comparisons
+// with an array's length) is not checked: the device's robust buffer
+// access (or undefined behaviour) is all that stands there.
+func (p *shaderPlan) checkReach() error {
+	g := p.sh.mod.GID
+	invocations := uint64(p.groups[0]) * uint64(p.local[0])
+	n, ok := g.Reach(invocations, p.push)
+	if !ok || n == 0 {
+		return nil
+	}
+	for _, b := range g.Bindings {
+		if int(b) >= len(p.buffers) {
+			continue
+		}
+		bb := p.buffers[b]
+		bl := bb.b.Block
+		if bl == nil || len(bl.Members) == 0 || bb.arr == nil {
+			continue
+		}
+		last := bl.Members[len(bl.Members)-1]
+		if !last.Runtime || last.Stride <= 0 {
+			continue
+		}
+		elems := uint64(max(len(bb.arr.data)-last.Offset, 0) / last.Stride)
+		if elems < n {
+			why := fmt.Sprintf("%d invocations along x", invocations)
+			if n < invocations {
+				why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
+			}
+			return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
+				bindingName(bb.b), last.Name, n-1, why, bb.source, elems, n)
+		}
+	}
+	return nil
 }
 
 // bindName is how a binding is named on the command line and in output

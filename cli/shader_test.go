@@ -181,6 +181,10 @@ void main() {
 	if err := os.WriteFile(f64, mustEncode(t, &rawArray{elem: "float64", shape: []int{1000}, data: make([]byte, 8000)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	y500 := filepath.Join(dir, "y500.npy")
+	if err := os.WriteFile(y500, mustEncode(t, &rawArray{elem: "float32", shape: []int{500}, data: make([]byte, 2000)}), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	three := filepath.Join(dir, "three.npy")
 	if err := os.WriteFile(three, mustEncode(t, &rawArray{elem: "float32", shape: []int{3}, data: make([]byte, 12)}), 0o644); err != nil {
 		t.Fatal(err)
@@ -200,6 +204,8 @@ void main() {
 			[]string{"binding 0 (x)", "float64", "the block holds float32"}},
 		{"wrong size", []string{"shader", "run", fixed, "-b", "v=" + three, "--groups", "1"}, ExitError,
 			[]string{"binding 0 (v)", "12 bytes", "the block is 16 bytes"}},
+		{"binding shorter than the dispatch", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y500, "--push", "n=1000", "--global", "1000"}, ExitError,
+			[]string{"binding 1 (y)", "reaches element 999", "gives it 500 elements: bind at least 1000"}},
 		{"unknown push constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--push", "b=1", "--global", "1000"}, ExitUsage,
 			[]string{`no push constant "b"`, "a, n"}},
 		{"unknown spec constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--spec", "TILE=1", "--global", "1000"}, ExitUsage,
