@@ -91,11 +91,17 @@ var subgroupOps = map[string]string{
 	"GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad",
 }
 
-// supports says whether a device runs shaders needing capability cap:
-// "yes", "no (why)" or "unknown".
+// supports says whether a device, as vkstat opens it, runs shaders needing
+// capability: "yes" or "no (why)". vkstat enables shaderFloat64 and
+// shaderInt64 where the device has them and the subgroup operations
+// Vulkan 1.1 gives, and no other feature or extension: every other
+// capability (buffer_reference's PhysicalStorageBufferAddresses, variable
+// pointers, 8- and 16-bit types, atomics on floats, the memory model, ...)
+// needs something the device was not created with, and a pipeline using it
+// is undefined behaviour (a crash on lavapipe), so it is refused.
 func supports(info engine.DeviceInfo, capability string) string {
 	switch capability {
-	case "Shader", "Matrix", "StorageImageExtendedFormats", "VariablePointersStorageBuffer":
+	case "Shader", "Matrix", "StorageImageExtendedFormats":
 		return "yes"
 	case "Float64":
 		if info.Float64 {
@@ -114,6 +120,10 @@ func supports(info engine.DeviceInfo, capability string) string {
 			has = "the device has shaderFloat16, but "
 		}
 		return "no (" + has + "vkstat does not enable this feature yet)"
+	case "PhysicalStorageBufferAddresses":
+		return "no (buffer_reference needs bufferDeviceAddress, which vkstat does not enable)"
+	case "VariablePointers", "VariablePointersStorageBuffer":
+		return "no (variable pointers, which vkstat does not enable)"
 	}
 	if op, ok := subgroupOps[capability]; ok {
 		if slices.Contains(info.SubgroupOps, op) {
@@ -121,7 +131,7 @@ func supports(info engine.DeviceInfo, capability string) string {
 		}
 		return "no (" + op + " subgroup operations in compute shaders)"
 	}
-	return "unknown"
+	return "no (vkstat does not enable the feature or extension it needs)"
 }
 
 // checkFeatures refuses a shader needing what the device lacks, naming it;

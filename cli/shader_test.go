@@ -165,6 +165,13 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer Out { float v[]; };
 void main() { float16_t h = float16_t(v[gl_GlobalInvocationID.x]); v[gl_GlobalInvocationID.x] = float(h * h); }
 `)
+	bref := writeFile(t, dir, "bref.comp", `#version 450
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 64) in;
+layout(buffer_reference, std430) buffer Ptr { float v[]; };
+layout(std430, binding = 0) buffer B { Ptr p; float o[]; };
+void main() { o[gl_GlobalInvocationID.x] = p.v[gl_GlobalInvocationID.x]; }
+`)
 	slow := writeFile(t, dir, "slow.comp", `#version 450
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer O { float o[]; };
@@ -218,6 +225,8 @@ void main() {
 			[]string{"--groups", "--global", "256×1×1"}},
 		{"feature the device lacks", []string{"--disable", "float16", "shader", "run", half, "-b", "v=float32:64", "--groups", "1"}, ExitError,
 			[]string{"lacks", "Float16"}},
+		{"buffer_reference", []string{"shader", "run", bref, "-b", "B=float32:66", "--groups", "1"}, ExitError,
+			[]string{"PhysicalStorageBufferAddresses", "bufferDeviceAddress"}},
 		{"subgroups the device lacks", append([]string{"--disable", "subgroup", "shader", "run", filepath.Join(examples, "subgroup_sum.comp")}, shaderExamples()[2].flags...), ExitError,
 			[]string{"[without subgroup]", "lacks: GroupNonUniformArithmetic"}},
 		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "1us"}, ExitError,
@@ -257,6 +266,13 @@ func TestShaderFeatureCheck(t *testing.T) {
 	info.Float64, info.SubgroupOps = true, []string{"basic", "arithmetic"}
 	if err := checkFeatures(mod, info, 16384); err != nil {
 		t.Errorf("a capable device refused: %v", err)
+	}
+	// Issue 25, item 10: what vkstat does not enable is refused, known or
+	// not (a buffer_reference shader crashed lavapipe with SIGSEGV).
+	for _, c := range []string{"PhysicalStorageBufferAddresses", "VariablePointersStorageBuffer", "VulkanMemoryModel", "Capability9999"} {
+		if err := checkFeatures(&spirv.Module{Capabilities: []string{"Shader", c}}, info, 0); err == nil || !strings.Contains(err.Error(), c) {
+			t.Errorf("%s: %v; want a refusal naming it", c, err)
+		}
 	}
 }
 
