@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -475,4 +477,37 @@ func TestShaderIncludeCycle(t *testing.T) {
 			t.Errorf("watch: exit %d, stdout %q, stderr %q; want the cycle named once", code, stdout, stderr)
 		}
 	})
+}
+
+// Issue 25, item 11: shaders built for Vulkan 1.2 and 1.3 (SPIR-V 1.5,
+// 1.6) run under the validation layer on devices of those versions: the
+// instance is created for the loader's version, not 1.1, and a 1.3 device
+// gets maintenance4 (SPIR-V 1.6's LocalSizeId needs it).
+func TestShaderTargetEnvValidated(t *testing.T) {
+	needShaderDevice(t)
+	saxpy := filepath.Join(examples, "saxpy.comp")
+	ran := 0
+	for _, env := range []struct {
+		name  string
+		minor int
+	}{{"vulkan1.2", 2}, {"vulkan1.3", 3}} {
+		for _, d := range testdev.Devices(t) {
+			var major, minor int
+			fmt.Sscanf(d.Info.APIVersion, "%d.%d", &major, &minor)
+			if major != 1 || minor < env.minor {
+				continue
+			}
+			ran++
+			code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "check", saxpy,
+				"-b", "x="+filepath.Join(examples, "saxpy_x.npy"), "-b", "y="+filepath.Join(examples, "saxpy_y.npy"),
+				"--push", "a=2.5", "--push", "n=1000", "--global", "1000", "--target-env", env.name,
+				"-e", "y="+filepath.Join(examples, "saxpy_expected.npy"))
+			if code != 0 {
+				t.Errorf("%s on %s (Vulkan %s): exit %d: %s%s", env.name, d.Info.Name, d.Info.APIVersion, code, stdout, stderr)
+			}
+		}
+	}
+	if ran == 0 {
+		t.Skip("no device of Vulkan 1.2 or later")
+	}
 }

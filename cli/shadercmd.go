@@ -70,7 +70,7 @@ func compileFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "include", Aliases: []string{"I"}, Usage: "search this folder for #include files (repeatable)", Category: "COMPILE"},
 		&ucli.StringSliceFlag{Name: "define", Aliases: []string{"D"}, Usage: "define a macro, NAME or NAME=VALUE (repeatable)", Category: "COMPILE"},
-		&ucli.StringFlag{Name: "target-env", Value: "vulkan1.1", Usage: "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", Category: "COMPILE"},
+		&ucli.StringFlag{Name: "target-env", Value: "vulkan1.1", Usage: "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (1.2 and 1.3 run on devices of that version or later)", Category: "COMPILE"},
 		&ucli.BoolFlag{Name: "optimize", Aliases: []string{"O"}, Usage: "optimise for performance (strips the names --bind, --push and --spec use)", Category: "COMPILE"},
 	}
 }
