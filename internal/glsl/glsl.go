@@ -40,6 +40,9 @@ type Options struct {
 	// readFile reads an included file (tests: files in memory); nil reads
 	// from disk.
 	readFile func(path string) ([]byte, error)
+	// preprocessOnly makes Compile stop after the preprocessor (fuzzing the
+	// includes): Result.SPIRV is then the preprocessed text.
+	preprocessOnly bool
 }
 
 // Diagnostic is one compiler message.
@@ -130,7 +133,7 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 		}
 	}
 	inc := newIncluder(file, opt.Includes, opt.readFile)
-	spv, log, ok, err := compile(src, file, inc, opt.Defines, env, opt.Optimize)
+	spv, log, ok, err := compile(src, file, inc, opt.Defines, env, opt.Optimize, opt.preprocessOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ package glsl
 // The libshaderc entry points.
 typedef struct {
 	shaderc_compiler_t (*compiler_initialize)(void);
-	void (*compiler_release)(shaderc_compiler_t);
 	shaderc_compile_options_t (*options_initialize)(void);
 	void (*options_release)(shaderc_compile_options_t);
 	void (*add_macro)(shaderc_compile_options_t, const char *, size_t, const char *, size_t);
@@ -18,6 +17,8 @@ typedef struct {
 	void (*set_include_callbacks)(shaderc_compile_options_t, shaderc_include_resolve_fn, shaderc_include_result_release_fn, void *);
 	void (*set_debug_info)(shaderc_compile_options_t);
 	shaderc_compilation_result_t (*compile)(const shaderc_compiler_t, const char *, size_t, shaderc_shader_kind,
+		const char *, const char *, const shaderc_compile_options_t);
+	shaderc_compilation_result_t (*preprocess)(const shaderc_compiler_t, const char *, size_t, shaderc_shader_kind,
 		const char *, const char *, const shaderc_compile_options_t);
 	void (*result_release)(shaderc_compilation_result_t);
 	size_t (*result_length)(const shaderc_compilation_result_t);
@@ -34,7 +35,6 @@ static vks_shaderc sc;
 // them), so vkstat links shaderc and both statically instead.
 static const char *vks_shaderc_load(void) {
 	sc.compiler_initialize = shaderc_compiler_initialize;
-	sc.compiler_release = shaderc_compiler_release;
 	sc.options_initialize = shaderc_compile_options_initialize;
 	sc.options_release = shaderc_compile_options_release;
 	sc.add_macro = shaderc_compile_options_add_macro_definition;
@@ -43,6 +43,7 @@ static const char *vks_shaderc_load(void) {
 	sc.set_include_callbacks = shaderc_compile_options_set_include_callbacks;
 	sc.set_debug_info = shaderc_compile_options_set_generate_debug_info;
 	sc.compile = shaderc_compile_into_spv;
+	sc.preprocess = shaderc_compile_into_preprocessed_text;
 	sc.result_release = shaderc_result_release;
 	sc.result_length = shaderc_result_get_length;
 	sc.result_bytes = shaderc_result_get_bytes;
@@ -73,17 +74,25 @@ typedef struct {
 	int status;
 } vks_compiled;
 
+// vks_compiler is the process's one compiler, made on first use and kept:
+// glslang builds its tables of built-ins when the first compiler is made
+// and drops them when the last is released, which made every compilation
+// pay for them (70 ms). Compiling with it takes it as const, which shaderc
+// allows from several threads at once.
+static shaderc_compiler_t vks_compiler;
+
+static int vks_compiler_init(void) {
+	vks_compiler = sc.compiler_initialize();
+	return vks_compiler != NULL;
+}
+
 static void vks_compile(const char *src, size_t len, const char *file, uintptr_t includer,
-		char **macros, int nmacros, uint32_t env, int optimize, vks_compiled *out) {
+		char **macros, int nmacros, uint32_t env, int optimize, int preprocess_only, vks_compiled *out) {
 	memset(out, 0, sizeof *out);
-	shaderc_compiler_t c = sc.compiler_initialize();
+	shaderc_compiler_t c = vks_compiler;
 	shaderc_compile_options_t o = sc.options_initialize();
-	if (!c || !o) {
+	if (!o) {
 		out->status = -1;
-		if (c)
-			sc.compiler_release(c);
-		if (o)
-			sc.options_release(o);
 		return;
 	}
 	sc.set_include_callbacks(o, vks_resolve, vks_release, &includer);
@@ -96,7 +105,7 @@ static void vks_compile(const char *src, size_t len, const char *file, uintptr_t
 	}
 	sc.set_target_env(o, shaderc_target_env_vulkan, env);
 	sc.set_optimization(o, optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
-	shaderc_compilation_result_t r = sc.compile(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
+	shaderc_compilation_result_t r = (preprocess_only ? sc.preprocess : sc.compile)(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
 	out->status = sc.result_status(r);
 	const char *msg = sc.result_error(r);
 	if (msg && msg[0])
@@ -108,7 +117,6 @@ static void vks_compile(const char *src, size_t len, const char *file, uintptr_t
 	}
 	sc.result_release(r);
 	sc.options_release(o);
-	sc.compiler_release(c);
 }
 */
 import "C"
@@ -129,6 +137,10 @@ func load() error {
 	loadOnce.Do(func() {
 		if missing := C.vks_shaderc_load(); missing != nil {
 			loadErr = fmt.Errorf("%w: %s not found (Debian/Ubuntu: apt-get install libshaderc1; or compile with glslc and pass the .spv)", ErrNoCompiler, C.GoString(missing))
+			return
+		}
+		if C.vks_compiler_init() == 0 {
+			loadErr = fmt.Errorf("%w: libshaderc could not start a compiler", ErrNoCompiler)
 		}
 	})
 	return loadErr
@@ -152,8 +164,9 @@ func cstrings(ss []string) (**C.char, func()) {
 }
 
 // compile runs libshaderc, resolving #includes with inc; log is its
-// message text (errors and warnings).
-func compile(src []byte, file string, inc *includer, macros []string, env uint32, optimize bool) (spv []byte, log string, ok bool, err error) {
+// message text (errors and warnings). With preprocessOnly, out is the
+// preprocessed text instead of SPIR-V.
+func compile(src []byte, file string, inc *includer, macros []string, env uint32, optimize, preprocessOnly bool) (out []byte, log string, ok bool, err error) {
 	if err := load(); err != nil {
 		return nil, "", false, err
 	}
@@ -169,18 +182,22 @@ func compile(src []byte, file string, inc *includer, macros []string, env uint32
 	if optimize {
 		opt = 1
 	}
-	var out C.vks_compiled
-	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, C.uintptr_t(h), cmacros, C.int(len(macros)), C.uint32_t(env), opt, &out)
-	if out.log != nil {
-		log = C.GoString(out.log)
-		C.free(unsafe.Pointer(out.log))
+	pre := C.int(0)
+	if preprocessOnly {
+		pre = 1
 	}
-	if out.status < 0 {
+	var res C.vks_compiled
+	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, C.uintptr_t(h), cmacros, C.int(len(macros)), C.uint32_t(env), opt, pre, &res)
+	if res.log != nil {
+		log = C.GoString(res.log)
+		C.free(unsafe.Pointer(res.log))
+	}
+	if res.status < 0 {
 		return nil, log, false, fmt.Errorf("libshaderc could not start a compiler")
 	}
-	if out.spv != nil {
-		spv = C.GoBytes(unsafe.Pointer(out.spv), C.int(out.spv_len))
-		C.free(unsafe.Pointer(out.spv))
+	if res.spv != nil {
+		out = C.GoBytes(unsafe.Pointer(res.spv), C.int(res.spv_len))
+		C.free(unsafe.Pointer(res.spv))
 	}
-	return spv, log, out.status == C.shaderc_compilation_status_success, nil
+	return out, log, res.status == C.shaderc_compilation_status_success, nil
 }
