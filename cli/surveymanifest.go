@@ -189,9 +189,15 @@ func readSurveyManifest(path string, defaults surveyDefaults) (*surveyManifest, 
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	return parseSurveyManifest(path, b, defaults)
+}
+
+// parseSurveyManifest is readSurveyManifest on the manifest's bytes b.
+func parseSurveyManifest(path string, b []byte, defaults surveyDefaults) (*surveyManifest, error) {
 	sum := sha256.Sum256(b)
 	m := &surveyManifest{Path: path, SHA256: hex.EncodeToString(sum[:])}
 	var rows []manifestRow
+	var err error
 	trimmed := bytes.TrimSpace(b)
 	if strings.HasSuffix(strings.ToLower(path), ".json") || (len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{')) {
 		rows, err = parseManifestJSON(trimmed)

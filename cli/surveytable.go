@@ -4,6 +4,7 @@ package cli
 // two runs' tables compare equal), the shards' files and their merge.
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -256,14 +257,9 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 		if err != nil {
 			return nil, err
 		}
-		var f surveyShardJSON
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("%s: not a shard file of vkstat survey run: %w", p, err)
-		}
-		if f.Shards < 1 || f.Shard < 1 || f.Shard > f.Shards {
-			return nil, fmt.Errorf("%s: shard %d of %d: not a shard file of vkstat survey run", p, f.Shard, f.Shards)
+		f, err := parseShardFile(p, b)
+		if err != nil {
+			return nil, err
 		}
 		files[p] = f
 	}
@@ -325,6 +321,32 @@ func sameSettings(files map[string]surveyShardJSON, paths []string) error {
 	return nil
 }
 
+// maxSurveyShards bounds the shard count a shard file may claim (merge
+// lists the missing ones); maxSurveyTargets the target count (merge keeps
+// a flag per target).
+const (
+	maxSurveyShards  = 1 << 20
+	maxSurveyTargets = 1 << 24
+)
+
+// parseShardFile decodes the shard file p, whose bytes are b, and checks
+// its counts.
+func parseShardFile(p string, b []byte) (surveyShardJSON, error) {
+	var f surveyShardJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: not a shard file of vkstat survey run: %w", p, err)
+	}
+	switch {
+	case f.Shards < 1 || f.Shard < 1 || f.Shard > f.Shards || f.Shards > maxSurveyShards:
+		return f, fmt.Errorf("%s: shard %d of %d: not a shard file of vkstat survey run", p, f.Shard, f.Shards)
+	case f.Targets < 1 || f.Targets > maxSurveyTargets || len(f.Rows) > f.Targets:
+		return f, fmt.Errorf("%s: %d rows of %d targets: not a shard file of vkstat survey run", p, len(f.Rows), f.Targets)
+	}
+	return f, nil
+}
+
 // mergeShards checks that files are the N shards of one survey, each
 // once, and returns the survey in manifest order. where names the places
 // searched, for the message about a missing shard.
@@ -363,6 +385,9 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 			missing = append(missing, fmt.Sprintf("shard %d of %d (%s)", i, first.Shards, shardFileName(i, first.Shards)))
 		}
 	}
+	if len(missing) > 10 {
+		missing = append(missing[:10], fmt.Sprintf("%d more", len(missing)-10))
+	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing %s: not found in %s; run vkstat survey run --shard for it, then merge again", strings.Join(missing, ", "), strings.Join(where, ", "))
 	}
@@ -385,10 +410,16 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 		s.Timings = append(s.Timings, f.Timings...)
 	}
 	var lack []string
+	nlack := 0
 	for k := 1; k <= first.Targets; k++ {
 		if !seen[k] {
-			lack = append(lack, fmt.Sprintf("#%d (shard %d)", k, (k-1)%first.Shards+1))
+			if nlack++; nlack <= 10 {
+				lack = append(lack, fmt.Sprintf("#%d (shard %d)", k, (k-1)%first.Shards+1))
+			}
 		}
+	}
+	if nlack > 10 {
+		lack = append(lack, fmt.Sprintf("%d more", nlack-10))
 	}
 	if len(lack) > 0 {
 		return nil, fmt.Errorf("targets %s are in no shard file: was a shard cut short?", strings.Join(lack, ", "))
