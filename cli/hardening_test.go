@@ -363,3 +363,27 @@ func TestImpossibleValues(t *testing.T) {
 		t.Errorf("latent --ddof 16 over 4×4: exit %d, stderr %q; want 0 and a warning", code, stderr)
 	}
 }
+
+// Issue 25, messages: a malformed driver manifest makes the loader fail
+// vkCreateInstance with VK_ERROR_OUT_OF_HOST_MEMORY; that is no usable
+// driver too: --device auto runs on the CPU path, an explicit device names
+// the likely cause.
+func TestMalformedICDFallsBackOnAuto(t *testing.T) {
+	requireVulkan(t)
+	dir := t.TempDir()
+	icd := filepath.Join(dir, "bad_icd.json")
+	if err := os.WriteFile(icd, []byte(`{"file_format_version": "1.0.0", "ICD": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	t.Setenv("VK_DRIVER_FILES", icd)
+	t.Setenv("VKSTAT_VALIDATE", "")
+	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
+	if code != 0 || !strings.Contains(stderr, "CPU path") {
+		t.Errorf("--device auto with a malformed ICD: exit %d, stderr %q; want 0 and the CPU path", code, stderr)
+	}
+	code, _, stderr = run(t, "--device", "gpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "gpu"))
+	if code != ExitError || !strings.Contains(stderr, "no usable Vulkan driver") || !strings.Contains(stderr, icd) {
+		t.Errorf("--device gpu with a malformed ICD: exit %d, stderr %q; want %d naming the driver files", code, stderr, ExitError)
+	}
+}

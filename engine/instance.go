@@ -200,8 +200,13 @@ func NewInstance(opt Options) (*Instance, error) {
 	var h vk.Instance
 	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
 		err := check(r, "vkCreateInstance")
-		if r == vk.ErrorIncompatibleDriver {
+		switch r {
+		case vk.ErrorIncompatibleDriver:
 			return nil, fmt.Errorf("%w: %w%s", err, ErrNoDriver, driverFilesNote())
+		case vk.ErrorOutOfHostMemory, vk.ErrorInitializationFailed:
+			// What the loader says of a driver manifest (.json) it cannot
+			// parse, before any driver is asked.
+			return nil, fmt.Errorf("%w: %w (the Vulkan loader says this too when a driver manifest .json is malformed)%s", err, ErrNoDriver, driverFilesNote())
 		}
 		return nil, err
 	}
