@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -55,7 +56,14 @@ func loadShader(path string, opt glsl.Options) (*compiledShader, error) {
 		return nil, err
 	}
 	s := &compiledShader{path: path, code: src}
-	if len(src) < 4 || binary.LittleEndian.Uint32(src) != spirv.Magic {
+	isSPIRV := len(src) >= 4 && (binary.LittleEndian.Uint32(src) == spirv.Magic || binary.BigEndian.Uint32(src) == spirv.Magic)
+	if !isSPIRV && strings.EqualFold(filepath.Ext(path), ".spv") {
+		return nil, fmt.Errorf("%s: not a SPIR-V module: it starts with % x, not the magic number %#08x", path, src[:min(len(src), 4)], spirv.Magic)
+	}
+	if i := bytes.IndexByte(src, 0); !isSPIRV && i >= 0 {
+		return nil, fmt.Errorf("%s: neither GLSL (it holds binary data: a NUL byte at byte %d) nor SPIR-V (no magic number %#08x)", path, i, spirv.Magic)
+	}
+	if !isSPIRV {
 		r, err := glsl.Compile(src, path, opt)
 		if err != nil {
 			return nil, err

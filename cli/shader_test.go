@@ -363,7 +363,11 @@ func TestShaderWatch(t *testing.T) {
 	waitFor("PASS y")
 	cancel()
 	select {
-	case <-done:
+	case code := <-done:
+		// Issue 25, messages: Ctrl-C ends watch with 130, as every command.
+		if code != ExitInterrupted {
+			t.Errorf("watch ended by its context: exit %d, want %d", code, ExitInterrupted)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("watch did not stop when its context ended")
 	}
@@ -509,5 +513,22 @@ func TestShaderTargetEnvValidated(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Skip("no device of Vulkan 1.2 or later")
+	}
+}
+
+// Issue 25, messages: a .spv that is not SPIR-V, and binary data that is
+// not GLSL, are said to be so, not compiled as GLSL into a heap of errors.
+func TestShaderNotSPIRVNorGLSL(t *testing.T) {
+	dir := t.TempDir()
+	junk := writeFile(t, dir, "junk.spv", "void main() {}\n")
+	zeros := writeFile(t, dir, "zeros.comp", string(make([]byte, 64)))
+	for _, c := range []struct{ file, want string }{
+		{junk, "not a SPIR-V module: it starts with 76 6f 69 64"},
+		{zeros, "neither GLSL (it holds binary data: a NUL byte at byte 0) nor SPIR-V"},
+	} {
+		code, _, stderr := run(t, "shader", "info", c.file)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "does not compile") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", c.file, code, stderr, ExitError, c.want)
+		}
 	}
 }

@@ -63,7 +63,15 @@ Examples:
 			&ucli.StringFlag{Name: "plant-error", Hidden: true, Usage: "OP[:cpu|vulkan|NAME]: perturb one element of every output of OP, on those devices (checks that verify catches errors)"},
 		},
 		Action: func(c *ucli.Context) error {
+			if !c.Bool("compare") && c.IsSet("all") {
+				return usagef("verify: --all goes with --compare (it prints every row of the comparison, not only the differences)")
+			}
 			if c.Bool("compare") {
+				for _, f := range []string{"device", "op", "precision", "json", "plant-error"} {
+					if c.IsSet(f) {
+						return usagef("verify --compare: --%s is for a run, not a comparison of reports", f)
+					}
+				}
 				if c.NArg() < 2 {
 					return usagef("verify --compare takes two or more report files, got %d argument(s)", c.NArg())
 				}
