@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -75,11 +76,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // write error is kept for Main, and every later write fails with it
 // without writing, so that nothing half-printed follows a lost line.
 type checkedWriter struct {
+	mu  sync.Mutex // commands may print from several goroutines
 	w   io.Writer
 	err error
 }
 
 func (c *checkedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.err != nil {
 		return 0, c.err
 	}
