@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -40,8 +41,14 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 // Main runs vkstat with args (os.Args) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	app := New(stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	app := New(out, stderr)
 	err := app.RunContext(ctx, surveyArgsLast(shaderFileLast(args)))
+	if err == nil && out.err != nil {
+		// What the command printed did not arrive (a full disk, a closed
+		// standard output): its result is lost, so it failed.
+		err = fmt.Errorf("writing standard output: %w", out.err)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -63,6 +70,29 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// checkedWriter is standard output as the commands see it: the first
+// write error is kept for Main, and every later write fails with it
+// without writing, so that nothing half-printed follows a lost line.
+type checkedWriter struct {
+	mu  sync.Mutex // commands may print from several goroutines
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
 }
 
 // New builds the application.

@@ -85,7 +85,10 @@ func runCov(c *ucli.Context) error {
 	if opt.DDof != 0 && opt.DDof != 1 {
 		return usagef("--ddof must be 0 or 1, got %d", opt.DDof)
 	}
-	if c.IsSet("cube") && c.Int("radius") < 0 {
+	if c.IsSet("radius") && !c.IsSet("cube") {
+		return usagef("cov: --radius goes with --cube")
+	}
+	if c.Int("radius") < 0 {
 		return usagef("--radius must be 0 or more, got %d", c.Int("radius"))
 	}
 	flag := "in"

@@ -6,7 +6,6 @@ package cli
 // tracks temporaries for clean interruption.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"image"
 	"io"
@@ -23,11 +22,6 @@ type Mark = formats.Mark
 
 // StreamLimitError is formats.StreamLimitError.
 type StreamLimitError = formats.StreamLimitError
-
-const (
-	npyMagic = formats.NPYMagic
-	npyAlign = formats.NPYAlign
-)
 
 var errNotStreamable = formats.ErrNotStreamable
 
@@ -80,19 +74,5 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 }
 
 func openSource(path string) (tensor.Source, io.Closer, error) { return formats.OpenSource(path) }
-
-// npyDType is formats.NPYDType under the names cli's raw NPY reader
-// (shadernpy.go) has used since NPY parsing lived here.
-type npyDType struct {
-	descr string
-	order binary.ByteOrder
-	kind  byte
-	size  int
-}
-
-func parseNPYHeader(header []byte) ([]int, npyDType, bool, error) {
-	shape, d, fortran, err := formats.ParseNPYHeader(header)
-	return shape, npyDType{descr: d.Descr, order: d.Order, kind: d.Kind, size: d.Size}, fortran, err
-}
 
 func halfToFloat32(h uint16) float32 { return formats.HalfToFloat32(h) }

@@ -253,7 +253,7 @@ func TestPacoOutputsAllOrNone(t *testing.T) {
 	if code, _, stderr := run(t, append(args, "--out-dir", fresh)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png"})
+	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", outputsList})
 	assertDir(t, filepath.Dir(filepath.Dir(fresh)), []string{"a"})
 }
 
@@ -317,5 +317,73 @@ func TestDegenerateInputWarnings(t *testing.T) {
 		if !strings.Contains(stderr, "warning") || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: stderr %q; want a warning saying %q", c.want, stderr, c.want)
 		}
+	}
+}
+
+// Issue 25, item 6: impossible values are usage errors naming the flag,
+// before any work, not silently replaced or run with.
+func TestImpossibleValues(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	cube := writeNPY(t, dir, "cube.npy", tensor.FromF64(ramp(6*9*9), 6, 9, 9))
+	angles := writeNPY(t, dir, "angles.npy", tensor.FromF64([]float64{0, 1, 2, 3, 4, 5}, 6))
+	out := filepath.Join(dir, "out")
+	dates := []string{a, a, a} // refused before they are read
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"synth", "random", "--shape", "3", "--dist", "normal", "--scale", "-1", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
+		{[]string{"synth", "random", "--shape", "3", "--scale", "-0.5", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
+		{[]string{"paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--min-sep", "-3", "--out-dir", out}, "--min-sep"},
+		{[]string{"cov", "--in", a, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
+		{[]string{"cov", "--cube", cube, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
+		{append([]string{"stack", "--filter", "boxcar", "--filter-size", "-5", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter", "lee", "--filter-size", "4", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter-size", "7", "--out-dir", out}, dates...), "--filter-size"},
+		{append([]string{"stack", "--filter", "lee", "--enl", "-2", "--out-dir", out}, dates...), "--enl"},
+		{append([]string{"stack", "--band", "0", "--out-dir", out}, dates...), "--band"},
+		{[]string{"shader", "check", filepath.Join(examples, "saxpy.comp"), "-b", "x=" + filepath.Join(examples, "saxpy_x.npy"), "-b", "y=" + filepath.Join(examples, "saxpy_y.npy"),
+			"--global", "1000", "-e", "y=" + filepath.Join(examples, "saxpy_expected.npy"), "--tol", "-1"}, "--tol"},
+	} {
+		code, _, stderr := run(t, append([]string{"--device", "cpu"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming %s", c.args, code, stderr, ExitUsage, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
+	}
+
+	// A --ddof that leaves no degrees of freedom is run (NaN, as NumPy
+	// gives), with a warning, as reduce does.
+	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
+	code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--ddof", "16", "--out", filepath.Join(dir, "lat"))
+	if code != 0 || !strings.Contains(stderr, "--ddof 16 with 16 value(s)") || !strings.Contains(stderr, "NaN") {
+		t.Errorf("latent --ddof 16 over 4×4: exit %d, stderr %q; want 0 and a warning", code, stderr)
+	}
+}
+
+// Issue 25, messages: a malformed driver manifest makes the loader fail
+// vkCreateInstance with VK_ERROR_OUT_OF_HOST_MEMORY; that is no usable
+// driver too: --device auto runs on the CPU path, an explicit device names
+// the likely cause.
+func TestMalformedICDFallsBackOnAuto(t *testing.T) {
+	requireVulkan(t)
+	dir := t.TempDir()
+	icd := filepath.Join(dir, "bad_icd.json")
+	if err := os.WriteFile(icd, []byte(`{"file_format_version": "1.0.0", "ICD": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
+	t.Setenv("VK_DRIVER_FILES", icd)
+	t.Setenv("VKSTAT_VALIDATE", "")
+	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
+	if code != 0 || !strings.Contains(stderr, "CPU path") {
+		t.Errorf("--device auto with a malformed ICD: exit %d, stderr %q; want 0 and the CPU path", code, stderr)
+	}
+	code, _, stderr = run(t, "--device", "gpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "gpu"))
+	if code != ExitError || !strings.Contains(stderr, "no usable Vulkan driver") || !strings.Contains(stderr, icd) {
+		t.Errorf("--device gpu with a malformed ICD: exit %d, stderr %q; want %d naming the driver files", code, stderr, ExitError)
 	}
 }

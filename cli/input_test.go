@@ -55,3 +55,54 @@ func TestCommandsBoundStreams(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25, item 1: every other reader of a user's file goes through a
+// bounded path too: shader sources and buffers, survey manifests and shard
+// files, verify reports. /dev/zero (directly, or behind a .npy link) is
+// refused having read at most a shader's limit.
+func TestTextInputsBoundStreams(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	setStreamLimit(t, 4<<20)
+	dir := t.TempDir()
+	zeroNPY := filepath.Join(dir, "zero.npy")
+	if err := os.Symlink("/dev/zero", zeroNPY); err != nil {
+		t.Skipf("cannot make a symbolic link: %v", err)
+	}
+	refused := func(t *testing.T, args ...string) {
+		t.Helper()
+		var code int
+		var stdout, stderr string
+		alloc, _ := checks.AllocDuring(t, strings.Join(args, " "), 20*time.Second, func() error {
+			code, stdout, stderr = run(t, args...)
+			return nil
+		})
+		msg := stderr
+		if args[1] == "watch" {
+			msg = stdout // watch prints what failed and waits for a change
+		} else if code != 1 {
+			t.Errorf("%v: exit %d, want 1: %s", args, code, stderr)
+		}
+		if !strings.Contains(msg, "not an NPY file") && !strings.Contains(msg, "not a text file") && !strings.Contains(msg, "longer than") {
+			t.Errorf("%v: exit %d, output %q; want a refusal of /dev/zero", args, code, msg)
+		}
+		if alloc > 64<<20 {
+			t.Errorf("%v: allocated %d bytes to fail", args, alloc)
+		}
+	}
+	refused(t, "shader", "info", "/dev/zero")
+	refused(t, "survey", "run", "/dev/zero", "--out-dir", filepath.Join(dir, "survey"))
+	refused(t, "survey", "merge", "/dev/zero")
+	refused(t, "verify", "--compare", "/dev/zero", "/dev/zero")
+	t.Run("buffers", func(t *testing.T) {
+		needShaderDevice(t)
+		saxpy := filepath.Join(examples, "saxpy.comp")
+		x := filepath.Join(examples, "saxpy_x.npy")
+		for _, sub := range []string{"run", "check"} {
+			refused(t, "shader", sub, saxpy, "-b", "x="+zeroNPY, "-b", "y="+x, "--global", "1000")
+		}
+		refused(t, "shader", "check", saxpy, "-b", "x="+x, "-b", "y="+x, "-e", "y="+zeroNPY, "--global", "1000")
+		refused(t, "shader", "watch", saxpy, "--max-runs", "1", "-b", "x="+zeroNPY, "-b", "y="+x, "--global", "1000")
+	})
+}

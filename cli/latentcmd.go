@@ -223,6 +223,21 @@ func runLatent(c *ucli.Context) error {
 	// x stands for the whole tensor in the summary: its shape and the
 	// type it is computed as (the data are read batch by batch).
 	x := &tensor.Tensor{Shape: r.Shape, DType: dt}
+	if req.Moments {
+		n := 1
+		for _, a := range req.Axes {
+			if a < 0 {
+				a += len(x.Shape)
+			}
+			if a >= 0 && a < len(x.Shape) {
+				n *= x.Shape[a]
+			}
+		}
+		if req.DDof >= n {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) over axes %s: var and std are NaN (they divide by n − ddof)\n",
+				req.DDof, n, c.String("axes"))
+		}
+	}
 	if req.LagCorr {
 		req.Lags = c.Int("lags")
 		if req.Lags == 0 && len(x.Shape) == 5 {
@@ -254,7 +269,7 @@ func runLatent(c *ucli.Context) error {
 	tw := time.Now()
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	var files []string
 	add := func(name string, write func(w io.Writer) error) {
 		outs.Add(filepath.Join(dir, name), write)

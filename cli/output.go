@@ -20,6 +20,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/vkstat/vkstat/formats"
@@ -46,6 +48,7 @@ type Outputs struct {
 
 	staged  []stagedFile
 	created map[string]bool // directories CreateDir declared
+	owned   []string        // directories OwnDir declared
 	dirs    []stagedDir     // missing directories, staged hidden
 	err     error           // first Add error
 	done    bool            // Commit was called
@@ -71,6 +74,54 @@ func (o *Outputs) CreateDir(dir string) {
 		o.created = map[string]bool{}
 	}
 	o.created[filepath.Clean(dir)] = true
+}
+
+// OwnDir declares dir (as CreateDir does) a folder that holds the outputs
+// of one run: Commit lists this run's outputs in dir/.vkstat-outputs and
+// removes those of the run before (listed there) that this one did not
+// write, so that the folder never mixes two runs' files. Other files in it
+// are left alone.
+func (o *Outputs) OwnDir(dir string) {
+	o.CreateDir(dir)
+	if !slices.Contains(o.owned, filepath.Clean(dir)) {
+		o.owned = append(o.owned, filepath.Clean(dir))
+	}
+}
+
+// outputsList is the file in an OwnDir folder that names the outputs of
+// the last run there.
+const outputsList = ".vkstat-outputs"
+
+// listOwned stages the new list of every owned folder and returns, per
+// folder, the outputs of the previous run that this one does not replace.
+func (o *Outputs) listOwned() (map[string][]string, error) {
+	stale := map[string][]string{}
+	for _, dir := range o.owned {
+		names := map[string]bool{}
+		var list []string
+		for _, s := range o.staged {
+			if filepath.Dir(filepath.Clean(s.path)) == dir {
+				names[filepath.Base(s.path)] = true
+				list = append(list, filepath.Base(s.path))
+			}
+		}
+		if old, err := os.ReadFile(filepath.Join(dir, outputsList)); err == nil {
+			for _, name := range strings.Split(string(old), "\n") {
+				if name == "" || strings.HasPrefix(name, "#") || names[name] || name != filepath.Base(name) || name == "." || name == ".." {
+					continue
+				}
+				if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+					stale[dir] = append(stale[dir], name)
+				}
+			}
+		}
+		text := "# The outputs of the last vkstat run in this folder: the next run here\n# removes those it does not write again.\n" +
+			strings.Join(list, "\n") + "\n"
+		if err := o.add(filepath.Join(dir, outputsList), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
 }
 
 // Add writes one output, through write, to a temporary file beside path. The
@@ -266,6 +317,10 @@ func (o *Outputs) Commit() error {
 	if o.err == nil && o.Ctx != nil {
 		o.err = o.Ctx.Err()
 	}
+	var stale map[string][]string
+	if o.err == nil {
+		stale, o.err = o.listOwned()
+	}
 	if o.err == nil {
 		o.err = o.check()
 	}
@@ -295,6 +350,11 @@ func (o *Outputs) Commit() error {
 			untrackTemp(s.tmp)
 		}
 		o.staged = o.staged[1:]
+	}
+	for dir, names := range stale {
+		for _, name := range names {
+			os.Remove(filepath.Join(dir, name))
+		}
 	}
 	return nil
 }

@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"github.com/vkstat/vkstat/tensor"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -209,4 +215,91 @@ func TestCommitChecksFirst(t *testing.T) {
 	o3.Add(filepath.Join(dir, "gone", "x"), writeString("X"))
 	o3.Abort()
 	assertDir(t, dir, []string{"b", "new"})
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// Issue 25, item 7: a command whose standard output cannot be written
+// fails, saying so on stderr, instead of exiting 0 with its result lost.
+func TestStdoutWriteError(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	for _, args := range [][]string{
+		{"devices"},
+		{"devices", "--json"},
+		{"--help"},
+		{"--device", "cpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "r")},
+	} {
+		var stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vkstat"}, args...), failWriter{}, &stderr)
+		if code != ExitError || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%v to a full disk: exit %d, stderr %q; want %d and the write error", args, code, stderr.String(), ExitError)
+		}
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil || runtime.GOOS != "linux" {
+		return
+	}
+	// Closed (>&-): Go's runtime puts /dev/null there, read-write.
+	cmd := exec.Command("/bin/sh", "-c", `"$0" devices --json >&-`, buildVkstat(t))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "standard output is closed") {
+		t.Errorf("devices --json >&-: %v, %q; want a failure naming the closed standard output", err, out)
+	}
+	cmd = exec.Command("/bin/sh", "-c", `"$0" devices --json >/dev/null`, buildVkstat(t))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("devices --json >/dev/null: %v, %q; want success", err, out)
+	}
+}
+
+// Issue 25, item 14: an output folder describes one run. latent run again
+// into the same --out with fewer --stats used to leave the first run's
+// corr files beside the new summary; the next run removes the outputs of
+// the one before that it does not write again, and nothing else.
+func TestOutputFolderOneRun(t *testing.T) {
+	dir := t.TempDir()
+	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments,corr", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mine := filepath.Join(out, "notes.txt") // not vkstat's: stays
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "corr.npy")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertDir(t, out, []string{"mean.npy", "var.npy", "std.npy", "min.npy", "max.npy", "skew.npy", "kurt.npy",
+		"summary.json", "summary.txt", "notes.txt", outputsList})
+
+	// reduce the same way: --stat max after --stat mean,std.
+	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	rout := filepath.Join(dir, "r")
+	for _, stat := range []string{"mean,std", "max"} {
+		if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", stat, "--out-dir", rout); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	assertDir(t, rout, []string{"max.npy", outputsList})
+
+	// A list naming what is not a plain file of the folder removes nothing.
+	if err := os.WriteFile(filepath.Join(rout, outputsList), []byte("../a.npy\nsub\n/etc/passwd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(rout, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "min", "--out-dir", rout); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertDir(t, rout, []string{"max.npy", "min.npy", "sub", outputsList})
+	if _, err := os.Stat(a); err != nil {
+		t.Errorf("%s removed: %v", a, err)
+	}
 }

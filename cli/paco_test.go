@@ -206,3 +206,16 @@ func TestPacoUnbiased(t *testing.T) {
 		t.Errorf("Algorithm 2's flux %.1f is not below Algorithm 3's %.1f", f2, f3)
 	}
 }
+
+// Issue 25, messages: a budget too small for the work names the sizes in
+// units that show them ("allocating 0 MiB ... with 0 MiB of 1 MiB in use").
+func TestPacoSmallBudgetMessage(t *testing.T) {
+	dev := vulkanUnderTest(t)
+	data := synthADI(t)
+	code, _, stderr := run(t, "--device", dev, "--device-memory", "1MiB", "paco",
+		"--cube", filepath.Join(data, "cube.fits"), "--angles", filepath.Join(data, "angles.fits"),
+		"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
+	if code != ExitError || !strings.Contains(stderr, "budget in use") || strings.Contains(stderr, " 0 MiB") || !strings.Contains(stderr, "KiB") {
+		t.Errorf("exit %d, stderr %q; want %d and sizes in KiB, none of them 0 MiB", code, stderr, ExitError)
+	}
+}

@@ -100,7 +100,7 @@ func (j *pacoJob) check() (*synthTruth, error) {
 	}
 	var truth *synthTruth
 	if p := j.Truth; p != "" {
-		b, err := os.ReadFile(p)
+		b, err := formats.ReadText(p, 0, "a truth.json")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", j.word("truth"), err)
 		}
@@ -117,6 +117,9 @@ func (j *pacoJob) check() (*synthTruth, error) {
 	}
 	if v := j.PixelScale; j.PixelScaleSet && !(v > 0 && v < 3600) {
 		return nil, usagef("%s: want arcseconds per pixel, a number above 0, got %g", j.word("pixel-scale"), v)
+	}
+	if v := j.MinSep; !(v >= 0) || math.IsInf(v, 0) {
+		return nil, usagef("%s: want a distance in pixels of 0 (2×radius) or more, got %g", j.word("min-sep"), v)
 	}
 	if v := j.NorthOffset; math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil, usagef("%s: want a finite angle in degrees, got %g", j.word("north-offset"), v)
@@ -163,8 +166,17 @@ func (j *pacoJob) read() (*pacoData, error) {
 		if d.angles, err = headerAngles(d.cards, T); err != nil {
 			return nil, fmt.Errorf("%s header: %w", j.word("angles"), err)
 		}
-	} else if d.angles, err = ReadVector(j.Angles); err != nil {
-		return nil, fmt.Errorf("%s: %w", j.word("angles"), err)
+	} else {
+		T := 0 // one angle per frame: a longer file (or stream) is not read past T+1 numbers
+		if len(d.cube.Shape) == 3 {
+			T = d.cube.Shape[0]
+		}
+		if d.angles, err = formats.ReadVectorMax(j.Angles, T); err != nil {
+			if T > 0 {
+				return nil, fmt.Errorf("%s (one angle per frame of the %d-frame cube): %w", j.word("angles"), T, err)
+			}
+			return nil, fmt.Errorf("%s: %w", j.word("angles"), err)
+		}
 	}
 	if j.PSF != "" {
 		if d.psf, err = ReadArray(j.PSF); err != nil {
@@ -386,7 +398,7 @@ func (j *pacoJob) run(ctx context.Context, d *pacoData, env pacoEnv) (*pacoResul
 	snr, flux, sigma := maps.Tensors()
 	outs := Outputs{Ctx: ctx}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor

@@ -66,7 +66,7 @@ Examples:
 			tw := time.Now()
 			outs := Outputs{Ctx: c.Context}
 			defer outs.Abort()
-			outs.CreateDir(dir)
+			outs.OwnDir(dir)
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return EncodeNPY(w, t) })

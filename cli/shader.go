@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -8,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +20,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/glsl"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/tensor"
@@ -43,15 +44,26 @@ func compileOptions(c *ucli.Context) glsl.Options {
 	}
 }
 
+// maxShaderBytes is the most read of a shader file: GLSL sources and
+// SPIR-V modules are kilobytes.
+const maxShaderBytes = 16 << 20
+
 // loadShader reads a SPIR-V file (by its magic number) or compiles a GLSL
 // one, and reflects it.
 func loadShader(path string, opt glsl.Options) (*compiledShader, error) {
-	src, err := os.ReadFile(path)
+	src, err := formats.ReadFileLimit(path, maxShaderBytes, "a shader (GLSL or SPIR-V)")
 	if err != nil {
 		return nil, err
 	}
 	s := &compiledShader{path: path, code: src}
-	if len(src) < 4 || binary.LittleEndian.Uint32(src) != spirv.Magic {
+	isSPIRV := len(src) >= 4 && (binary.LittleEndian.Uint32(src) == spirv.Magic || binary.BigEndian.Uint32(src) == spirv.Magic)
+	if !isSPIRV && strings.EqualFold(filepath.Ext(path), ".spv") {
+		return nil, fmt.Errorf("%s: not a SPIR-V module: it starts with % x, not the magic number %#08x", path, src[:min(len(src), 4)], spirv.Magic)
+	}
+	if i := bytes.IndexByte(src, 0); !isSPIRV && i >= 0 {
+		return nil, fmt.Errorf("%s: neither GLSL (it holds binary data: a NUL byte at byte %d) nor SPIR-V (no magic number %#08x)", path, i, spirv.Magic)
+	}
+	if !isSPIRV {
 		r, err := glsl.Compile(src, path, opt)
 		if err != nil {
 			return nil, err
@@ -87,11 +99,17 @@ var subgroupOps = map[string]string{
 	"GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad",
 }
 
-// supports says whether a device runs shaders needing capability cap:
-// "yes", "no (why)" or "unknown".
+// supports says whether a device, as vkstat opens it, runs shaders needing
+// capability: "yes" or "no (why)". vkstat enables shaderFloat64 and
+// shaderInt64 where the device has them and the subgroup operations
+// Vulkan 1.1 gives, and no other feature or extension: every other
+// capability (buffer_reference's PhysicalStorageBufferAddresses, variable
+// pointers, 8- and 16-bit types, atomics on floats, the memory model, ...)
+// needs something the device was not created with, and a pipeline using it
+// is undefined behaviour (a crash on lavapipe), so it is refused.
 func supports(info engine.DeviceInfo, capability string) string {
 	switch capability {
-	case "Shader", "Matrix", "StorageImageExtendedFormats", "VariablePointersStorageBuffer":
+	case "Shader", "Matrix", "StorageImageExtendedFormats":
 		return "yes"
 	case "Float64":
 		if info.Float64 {
@@ -110,6 +128,10 @@ func supports(info engine.DeviceInfo, capability string) string {
 			has = "the device has shaderFloat16, but "
 		}
 		return "no (" + has + "vkstat does not enable this feature yet)"
+	case "PhysicalStorageBufferAddresses":
+		return "no (buffer_reference needs bufferDeviceAddress, which vkstat does not enable)"
+	case "VariablePointers", "VariablePointersStorageBuffer":
+		return "no (variable pointers, which vkstat does not enable)"
 	}
 	if op, ok := subgroupOps[capability]; ok {
 		if slices.Contains(info.SubgroupOps, op) {
@@ -117,7 +139,7 @@ func supports(info engine.DeviceInfo, capability string) string {
 		}
 		return "no (" + op + " subgroup operations in compute shaders)"
 	}
-	return "unknown"
+	return "no (vkstat does not enable the feature or extension it needs)"
 }
 
 // checkFeatures refuses a shader needing what the device lacks, naming it;
@@ -454,7 +476,50 @@ func makePlan(c *ucli.Context, sh *compiledShader) (*shaderPlan, error) {
 	default:
 		return nil, usagef("give the dispatch: --groups X[,Y,Z] workgroups, or --global X[,Y,Z] invocations (divided by the local size %d×%d×%d)", p.local[0], p.local[1], p.local[2])
 	}
+	if err := p.checkReach(); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkReach refuses a binding too short for the dispatch, where the code
+// tells: a runtime array indexed by gl_GlobalInvocationID.x itself is
+// reached up to the dispatch's invocations along x, or to the smallest
+// constant or push constant (with the values given) that index is compared
+// with. Other indexing (offsets, strides, helper functions, comparisons
+// with an array's length) is not checked: the device's robust buffer
+// access (or undefined behaviour) is all that stands there.
+func (p *shaderPlan) checkReach() error {
+	g := p.sh.mod.GID
+	invocations := uint64(p.groups[0]) * uint64(p.local[0])
+	n, ok := g.Reach(invocations, p.push)
+	if !ok || n == 0 {
+		return nil
+	}
+	for _, b := range g.Bindings {
+		if int(b) >= len(p.buffers) {
+			continue
+		}
+		bb := p.buffers[b]
+		bl := bb.b.Block
+		if bl == nil || len(bl.Members) == 0 || bb.arr == nil {
+			continue
+		}
+		last := bl.Members[len(bl.Members)-1]
+		if !last.Runtime || last.Stride <= 0 {
+			continue
+		}
+		elems := uint64(max(len(bb.arr.data)-last.Offset, 0) / last.Stride)
+		if elems < n {
+			why := fmt.Sprintf("%d invocations along x", invocations)
+			if n < invocations {
+				why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
+			}
+			return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
+				bindingName(bb.b), last.Name, n-1, why, bb.source, elems, n)
+		}
+	}
+	return nil
 }
 
 // bindName is how a binding is named on the command line and in output

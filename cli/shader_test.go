@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -165,6 +167,13 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer Out { float v[]; };
 void main() { float16_t h = float16_t(v[gl_GlobalInvocationID.x]); v[gl_GlobalInvocationID.x] = float(h * h); }
 `)
+	bref := writeFile(t, dir, "bref.comp", `#version 450
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 64) in;
+layout(buffer_reference, std430) buffer Ptr { float v[]; };
+layout(std430, binding = 0) buffer B { Ptr p; float o[]; };
+void main() { o[gl_GlobalInvocationID.x] = p.v[gl_GlobalInvocationID.x]; }
+`)
 	slow := writeFile(t, dir, "slow.comp", `#version 450
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer O { float o[]; };
@@ -179,6 +188,10 @@ void main() {
 `)
 	f64 := filepath.Join(dir, "f64.npy")
 	if err := os.WriteFile(f64, mustEncode(t, &rawArray{elem: "float64", shape: []int{1000}, data: make([]byte, 8000)}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y500 := filepath.Join(dir, "y500.npy")
+	if err := os.WriteFile(y500, mustEncode(t, &rawArray{elem: "float32", shape: []int{500}, data: make([]byte, 2000)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	three := filepath.Join(dir, "three.npy")
@@ -200,6 +213,8 @@ void main() {
 			[]string{"binding 0 (x)", "float64", "the block holds float32"}},
 		{"wrong size", []string{"shader", "run", fixed, "-b", "v=" + three, "--groups", "1"}, ExitError,
 			[]string{"binding 0 (v)", "12 bytes", "the block is 16 bytes"}},
+		{"binding shorter than the dispatch", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y500, "--push", "n=1000", "--global", "1000"}, ExitError,
+			[]string{"binding 1 (y)", "reaches element 999", "gives it 500 elements: bind at least 1000"}},
 		{"unknown push constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--push", "b=1", "--global", "1000"}, ExitUsage,
 			[]string{`no push constant "b"`, "a, n"}},
 		{"unknown spec constant", []string{"shader", "run", saxpy, "-b", "x=" + x, "-b", "y=" + y, "--spec", "TILE=1", "--global", "1000"}, ExitUsage,
@@ -212,6 +227,8 @@ void main() {
 			[]string{"--groups", "--global", "256×1×1"}},
 		{"feature the device lacks", []string{"--disable", "float16", "shader", "run", half, "-b", "v=float32:64", "--groups", "1"}, ExitError,
 			[]string{"lacks", "Float16"}},
+		{"buffer_reference", []string{"shader", "run", bref, "-b", "B=float32:66", "--groups", "1"}, ExitError,
+			[]string{"PhysicalStorageBufferAddresses", "bufferDeviceAddress"}},
 		{"subgroups the device lacks", append([]string{"--disable", "subgroup", "shader", "run", filepath.Join(examples, "subgroup_sum.comp")}, shaderExamples()[2].flags...), ExitError,
 			[]string{"[without subgroup]", "lacks: GroupNonUniformArithmetic"}},
 		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "1us"}, ExitError,
@@ -251,6 +268,13 @@ func TestShaderFeatureCheck(t *testing.T) {
 	info.Float64, info.SubgroupOps = true, []string{"basic", "arithmetic"}
 	if err := checkFeatures(mod, info, 16384); err != nil {
 		t.Errorf("a capable device refused: %v", err)
+	}
+	// Issue 25, item 10: what vkstat does not enable is refused, known or
+	// not (a buffer_reference shader crashed lavapipe with SIGSEGV).
+	for _, c := range []string{"PhysicalStorageBufferAddresses", "VariablePointersStorageBuffer", "VulkanMemoryModel", "Capability9999"} {
+		if err := checkFeatures(&spirv.Module{Capabilities: []string{"Shader", c}}, info, 0); err == nil || !strings.Contains(err.Error(), c) {
+			t.Errorf("%s: %v; want a refusal naming it", c, err)
+		}
 	}
 }
 
@@ -339,7 +363,11 @@ func TestShaderWatch(t *testing.T) {
 	waitFor("PASS y")
 	cancel()
 	select {
-	case <-done:
+	case code := <-done:
+		// Issue 25, messages: Ctrl-C ends watch with 130, as every command.
+		if code != ExitInterrupted {
+			t.Errorf("watch ended by its context: exit %d, want %d", code, ExitInterrupted)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("watch did not stop when its context ended")
 	}
@@ -434,5 +462,73 @@ func TestShaderHelp(t *testing.T) {
 	code, stdout, stderr := run(t, "--device", "cpu", "shader", "info", "../shaders/spv/cov_f32.spv")
 	if code != 0 || !strings.Contains(stdout, "local size:   64 (spec 0)") || !strings.Contains(stdout, "Float64") {
 		t.Errorf("info on SPIR-V: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}
+
+// Issue 25, item 2: a shader that includes itself is one compile error
+// naming the cycle, in info and in watch (which printed 74,148 lines).
+func TestShaderIncludeCycle(t *testing.T) {
+	dir := t.TempDir()
+	self := writeFile(t, dir, "self.comp", "#version 450\n#include \"self.comp\"\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { float v[]; };\nvoid main() {}\n")
+	code, _, stderr := run(t, "shader", "info", self)
+	if code != ExitError || strings.Count(stderr, "#include cycle: "+self+" → "+self) != 1 {
+		t.Errorf("info: exit %d, stderr %q; want %d and the cycle named once", code, stderr, ExitError)
+	}
+	t.Run("watch", func(t *testing.T) {
+		needShaderDevice(t)
+		code, stdout, stderr := run(t, "shader", "watch", self, "-b", "v=float32:4", "--groups", "1", "--max-runs", "1")
+		if code != 0 || strings.Count(stdout, "#include cycle") != 1 || strings.Count(stdout, "\n") > 5 {
+			t.Errorf("watch: exit %d, stdout %q, stderr %q; want the cycle named once", code, stdout, stderr)
+		}
+	})
+}
+
+// Issue 25, item 11: shaders built for Vulkan 1.2 and 1.3 (SPIR-V 1.5,
+// 1.6) run under the validation layer on devices of those versions: the
+// instance is created for the loader's version, not 1.1, and a 1.3 device
+// gets maintenance4 (SPIR-V 1.6's LocalSizeId needs it).
+func TestShaderTargetEnvValidated(t *testing.T) {
+	needShaderDevice(t)
+	saxpy := filepath.Join(examples, "saxpy.comp")
+	ran := 0
+	for _, env := range []struct {
+		name  string
+		minor int
+	}{{"vulkan1.2", 2}, {"vulkan1.3", 3}} {
+		for _, d := range testdev.Devices(t) {
+			var major, minor int
+			fmt.Sscanf(d.Info.APIVersion, "%d.%d", &major, &minor)
+			if major != 1 || minor < env.minor {
+				continue
+			}
+			ran++
+			code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "check", saxpy,
+				"-b", "x="+filepath.Join(examples, "saxpy_x.npy"), "-b", "y="+filepath.Join(examples, "saxpy_y.npy"),
+				"--push", "a=2.5", "--push", "n=1000", "--global", "1000", "--target-env", env.name,
+				"-e", "y="+filepath.Join(examples, "saxpy_expected.npy"))
+			if code != 0 {
+				t.Errorf("%s on %s (Vulkan %s): exit %d: %s%s", env.name, d.Info.Name, d.Info.APIVersion, code, stdout, stderr)
+			}
+		}
+	}
+	if ran == 0 {
+		t.Skip("no device of Vulkan 1.2 or later")
+	}
+}
+
+// Issue 25, messages: a .spv that is not SPIR-V, and binary data that is
+// not GLSL, are said to be so, not compiled as GLSL into a heap of errors.
+func TestShaderNotSPIRVNorGLSL(t *testing.T) {
+	dir := t.TempDir()
+	junk := writeFile(t, dir, "junk.spv", "void main() {}\n")
+	zeros := writeFile(t, dir, "zeros.comp", string(make([]byte, 64)))
+	for _, c := range []struct{ file, want string }{
+		{junk, "not a SPIR-V module: it starts with 76 6f 69 64"},
+		{zeros, "neither GLSL (it holds binary data: a NUL byte at byte 0) nor SPIR-V"},
+	} {
+		code, _, stderr := run(t, "shader", "info", c.file)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "does not compile") {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", c.file, code, stderr, ExitError, c.want)
+		}
 	}
 }

@@ -28,7 +28,8 @@ check it against expected outputs, and re-run it on every save.
 GLSL is compiled in vkstat itself (libshaderc): #include is resolved next
 to the including file, then in the --include folders, then in vkstat's own
 shaders/include (so #include "include/common.glsl" gives flat_index() and
-WG_SIZE); -D defines macros. Bindings must be storage buffers in set 0,
+WG_SIZE); an #include cycle, or a chain over 32 files deep, is an error
+naming the chain; -D defines macros. Bindings must be storage buffers in set 0,
 numbered 0, 1, 2, ...
 
 Examples:
@@ -69,7 +70,7 @@ func compileFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "include", Aliases: []string{"I"}, Usage: "search this folder for #include files (repeatable)", Category: "COMPILE"},
 		&ucli.StringSliceFlag{Name: "define", Aliases: []string{"D"}, Usage: "define a macro, NAME or NAME=VALUE (repeatable)", Category: "COMPILE"},
-		&ucli.StringFlag{Name: "target-env", Value: "vulkan1.1", Usage: "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3", Category: "COMPILE"},
+		&ucli.StringFlag{Name: "target-env", Value: "vulkan1.1", Usage: "vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3 (1.2 and 1.3 run on devices of that version or later)", Category: "COMPILE"},
 		&ucli.BoolFlag{Name: "optimize", Aliases: []string{"O"}, Usage: "optimise for performance (strips the names --bind, --push and --spec use)", Category: "COMPILE"},
 	}
 }
@@ -434,7 +435,7 @@ func writeOutputs(c *ucli.Context, p *shaderPlan, r *shaderRun) error {
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
-		out.CreateDir(dir)
+		out.OwnDir(dir)
 	}
 	n := 0
 	for i, bb := range p.buffers {
@@ -505,6 +506,9 @@ Examples:
 
 // expectations reads --expect NAME=FILE.npy.
 func expectations(c *ucli.Context, p *shaderPlan) (map[int]*rawArray, error) {
+	if tol := c.Float64("tol"); tol < 0 {
+		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
+	}
 	want := map[int]*rawArray{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)

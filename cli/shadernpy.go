@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -54,54 +53,17 @@ func npyDescr(elem string) string {
 }
 
 // readRawNPY reads an NPY file of any numeric dtype as raw little-endian
-// C-order bytes.
+// C-order bytes (formats.ReadRawNPY, bounded as every reader is).
 func readRawNPY(path string) (*rawArray, error) {
-	b, err := os.ReadFile(path)
+	a, err := formats.ReadRawNPY(path)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 10 || string(b[:6]) != npyMagic {
-		return nil, fmt.Errorf("%s: not an NPY file", path)
-	}
-	var hlen, pre int
-	switch b[6] {
-	case 1:
-		hlen, pre = int(binary.LittleEndian.Uint16(b[8:10])), 10
-	case 2, 3:
-		if len(b) < 12 {
-			return nil, fmt.Errorf("%s: truncated NPY header", path)
-		}
-		hlen, pre = int(binary.LittleEndian.Uint32(b[8:12])), 12
-	default:
-		return nil, fmt.Errorf("%s: unsupported NPY version %d", path, b[6])
-	}
-	if pre+hlen > len(b) {
-		return nil, fmt.Errorf("%s: truncated NPY header", path)
-	}
-	shape, dt, fortran, err := parseNPYHeader(b[pre : pre+hlen])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	elem := npyElem[fmt.Sprintf("%c%d", dt.kind, dt.size)]
+	elem := npyElem[fmt.Sprintf("%c%d", a.DType.Kind, a.DType.Size)]
 	if elem == "" {
-		return nil, fmt.Errorf("%s: dtype %s cannot be bound to a shader buffer", path, dt.descr)
+		return nil, fmt.Errorf("%s: dtype %s cannot be bound to a shader buffer", path, a.DType.Descr)
 	}
-	n := tensor.NumElements(shape)
-	data := b[pre+hlen:]
-	if len(data) != n*dt.size {
-		return nil, fmt.Errorf("%s: shape %s of %s needs %d bytes of data, the file has %d", path, tensor.ShapeString(shape), elem, n*dt.size, len(data))
-	}
-	if fortran && len(shape) > 1 {
-		return nil, fmt.Errorf("%s: Fortran-order array; save it C-contiguous (numpy.ascontiguousarray)", path)
-	}
-	if dt.order == binary.BigEndian && dt.size > 1 {
-		for i := 0; i < len(data); i += dt.size {
-			for l, r := i, i+dt.size-1; l < r; l, r = l+1, r-1 {
-				data[l], data[r] = data[r], data[l]
-			}
-		}
-	}
-	return &rawArray{elem: elem, shape: shape, data: data}, nil
+	return &rawArray{elem: elem, shape: a.Shape, data: a.Data}, nil
 }
 
 // encodeRawNPY writes a as a little-endian C-order NPY file.

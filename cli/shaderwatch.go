@@ -117,7 +117,7 @@ func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 		}
 		select {
 		case <-c.Context.Done():
-			return nil
+			return c.Context.Err() // Ctrl-C: exit 130, as every command
 		case <-tick.C:
 		}
 	}

@@ -235,7 +235,7 @@ func TestStackBadInput(t *testing.T) {
 		{"list", []string{"@" + filepath.Join(dir, "nolist.txt")}, 1, []string{"nolist.txt"}},
 		{"crop", []string{"--looks", "2x2", "--crop", "4,0,3,0", d1, d2}, 1, []string{"crop", "outside", "6×5"}},
 		{"looks", []string{"--looks", "0x2", d1}, 2, []string{"--looks"}},
-		{"filter", []string{"--filter", "lee", "--filter-size", "4", d1}, 1, []string{"odd"}},
+		{"filter", []string{"--filter", "lee", "--filter-size", "4", d1}, 2, []string{"odd"}},
 		{"no files", nil, 2, []string{"no input files"}},
 	} {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))

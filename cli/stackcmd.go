@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -149,11 +150,11 @@ func expandFiles(args []string) ([]string, error) {
 		switch {
 		case strings.HasPrefix(a, "@"):
 			list := a[1:]
-			f, err := os.Open(list)
+			b, err := formats.ReadText(list, 0, "a list of dates")
 			if err != nil {
 				return nil, fmt.Errorf("list of dates %w", err)
 			}
-			sc := bufio.NewScanner(f)
+			sc := bufio.NewScanner(bytes.NewReader(b))
 			n := 0
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
@@ -169,9 +170,7 @@ func expandFiles(args []string) ([]string, error) {
 				out = append(out, line)
 				n++
 			}
-			err = sc.Err()
-			f.Close()
-			if err != nil {
+			if err := sc.Err(); err != nil {
 				return nil, fmt.Errorf("list of dates %s: %w", list, err)
 			}
 			if n == 0 {
@@ -394,7 +393,23 @@ func runStack(c *ucli.Context) error {
 	default:
 		return usagef("--quantity: want intensity or amplitude, got %q", q)
 	}
-	switch f := c.String("filter"); f {
+	f := c.String("filter")
+	if (c.IsSet("filter-size") || c.IsSet("enl")) && f == "none" {
+		return usagef("--filter-size and --enl go with --filter (boxcar, lee or refined-lee)")
+	}
+	if c.IsSet("enl") && f == "boxcar" {
+		return usagef("--enl goes with the Lee filters (--filter lee or refined-lee)")
+	}
+	if n, least := c.Int("filter-size"), map[bool]int{true: 5, false: 3}[f == "refined-lee"]; f != "none" && (n < least || n%2 == 0) {
+		return usagef("--filter-size: want an odd window of at least %d for --filter %s, got %d", least, f, n)
+	}
+	if v := c.Float64("enl"); c.IsSet("enl") && !(v > 0) {
+		return usagef("--enl: want a positive number of looks, got %g", v)
+	}
+	if b := c.Int("band"); b < 1 {
+		return usagef("--band: bands are numbered from 1, got %d", b)
+	}
+	switch f {
 	case "none":
 	case "boxcar":
 		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: c.Int("filter-size")}
@@ -482,7 +497,7 @@ func runStack(c *ucli.Context) error {
 	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	var written []string
 	add := func(name string, write func(w io.Writer) error) {
 		p := filepath.Join(dir, name)

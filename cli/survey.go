@@ -95,7 +95,8 @@ Examples:
 given), checks that they are the N shards of one manifest, each once, and
 writes survey.csv, survey.json and survey-timings.csv to --out-dir (default:
 the first folder given). The tables are byte-identical to those of the same
-survey run in one process. A missing shard is an error naming it. Exit
+survey run in one process. A missing shard is an error naming it, and so
+are shards run with different settings (survey flags, --precision). Exit
 status 3 when the table lists failed targets.
 
 Examples:
@@ -107,6 +108,30 @@ Examples:
 			Action: surveyMergeAction,
 		}},
 	}
+}
+
+// surveySettings are what a shard file records of the run's settings: the
+// survey flags given (paths made absolute, so that shards run from
+// different folders on one file system compare as equal) and --precision.
+// The device is not among them: shards may run on different machines.
+func surveySettings(c *ucli.Context, defaults surveyDefaults) map[string]string {
+	s := map[string]string{"precision": c.String("precision")}
+	if s["precision"] == "" {
+		s["precision"] = "auto"
+	}
+	for _, o := range surveyOptions {
+		v, ok := defaults[o.name]
+		if !ok {
+			continue
+		}
+		if o.path && !(o.name == "angles" && v == "header") {
+			if a, err := filepath.Abs(v); err == nil {
+				v = a
+			}
+		}
+		s[o.name] = v
+	}
+	return s
 }
 
 // surveyLoaded is one target's job and files, read ahead.
@@ -267,7 +292,8 @@ func surveyRunAction(c *ucli.Context) error {
 		return err
 	}
 
-	table := survey{Manifest: filepath.Base(man.Path), ManifestSHA256: man.SHA256, Targets: len(man.Targets), Rows: rows, Timings: times}
+	table := survey{Manifest: filepath.Base(man.Path), ManifestSHA256: man.SHA256, Targets: len(man.Targets),
+		Settings: surveySettings(c, defaults), Rows: rows, Timings: times}
 	var written []string
 	if shard != nil {
 		table.Shard, table.Shards = shard.I, shard.N

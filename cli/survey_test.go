@@ -371,6 +371,20 @@ func TestSurveyMerge(t *testing.T) {
 	if code != ExitError || !strings.Contains(stderr, "given twice") {
 		t.Errorf("shard twice: exit %d: %s", code, stderr)
 	}
+
+	// Issue 25, item 5: shard 2 run again with the default radius does not
+	// merge with shards 1 and 3 run with --radius 3.
+	node3 := filepath.Join(tmp, "node3")
+	if code, _, stderr := run(t, "--device", "cpu", "survey", "run", filepath.Join(data, "manifest.csv"), "--shard", "2/3", "--out-dir", node3); code != 0 {
+		t.Fatalf("shard 2 again: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "survey", "merge", shards[1], node3, "--out-dir", filepath.Join(tmp, "m4"))
+	if code != ExitError || !strings.Contains(stderr, "different settings: --radius 3 in shard 1, 3; the default in shard 2 (of 3)") {
+		t.Errorf("mixed settings: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "m4")); err == nil {
+		t.Error("a merge of mixed settings wrote something")
+	}
 }
 
 // TestSurveyMergeFailedRows: a merged table with failed targets exits 3.

@@ -11,9 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vkstat/vkstat/formats"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -185,13 +185,19 @@ var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$`)
 // name the line or target; a bad value fails only its target (the
 // target's err).
 func readSurveyManifest(path string, defaults surveyDefaults) (*surveyManifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := formats.ReadText(path, 0, "a survey manifest")
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	return parseSurveyManifest(path, b, defaults)
+}
+
+// parseSurveyManifest is readSurveyManifest on the manifest's bytes b.
+func parseSurveyManifest(path string, b []byte, defaults surveyDefaults) (*surveyManifest, error) {
 	sum := sha256.Sum256(b)
 	m := &surveyManifest{Path: path, SHA256: hex.EncodeToString(sum[:])}
 	var rows []manifestRow
+	var err error
 	trimmed := bytes.TrimSpace(b)
 	if strings.HasSuffix(strings.ToLower(path), ".json") || (len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{')) {
 		rows, err = parseManifestJSON(trimmed)

@@ -4,6 +4,7 @@ package cli
 // two runs' tables compare equal), the shards' files and their merge.
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
@@ -72,21 +74,27 @@ type surveyTiming struct {
 type survey struct {
 	Manifest       string // the manifest's file name
 	ManifestSHA256 string
-	Targets        int // in the manifest
-	Shard, Shards  int // 0 for a whole survey
+	Targets        int               // in the manifest
+	Shard, Shards  int               // 0 for a whole survey
+	Settings       map[string]string // what the run was given (see surveySettings)
 	Rows           []surveyRow
 	Timings        []surveyTiming
 }
 
 // surveyShardJSON is survey-shard-I-of-N.json.
 type surveyShardJSON struct {
-	Shard          int            `json:"shard"`
-	Shards         int            `json:"shards"`
-	Manifest       string         `json:"manifest"`
-	ManifestSHA256 string         `json:"manifest_sha256"`
-	Targets        int            `json:"targets"`
-	Rows           []surveyRow    `json:"rows"`
-	Timings        []surveyTiming `json:"timings"`
+	Shard          int    `json:"shard"`
+	Shards         int    `json:"shards"`
+	Manifest       string `json:"manifest"`
+	ManifestSHA256 string `json:"manifest_sha256"`
+	Targets        int    `json:"targets"`
+	// Settings are the run's survey flags and --precision, by flag name,
+	// with the values given (paths made absolute); a flag left at its
+	// default is absent. Shards of one survey must agree. Files written
+	// before vkstat recorded them have none.
+	Settings map[string]string `json:"settings,omitempty"`
+	Rows     []surveyRow       `json:"rows"`
+	Timings  []surveyTiming    `json:"timings"`
 }
 
 // surveyJSON is survey.json.
@@ -181,7 +189,7 @@ func (s *survey) writeTables(ctx context.Context, dir string) error {
 // writeShard writes one shard's file.
 func (s *survey) writeShard(ctx context.Context, dir, path string) error {
 	doc := surveyShardJSON{Shard: s.Shard, Shards: s.Shards, Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256,
-		Targets: s.Targets, Rows: s.Rows, Timings: s.Timings}
+		Targets: s.Targets, Settings: s.Settings, Rows: s.Rows, Timings: s.Timings}
 	if doc.Rows == nil {
 		doc.Rows = []surveyRow{}
 	}
@@ -245,22 +253,98 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 		}
 	}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := formats.ReadText(p, 0, "a survey shard file")
 		if err != nil {
 			return nil, err
 		}
-		var f surveyShardJSON
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("%s: not a shard file of vkstat survey run: %w", p, err)
-		}
-		if f.Shards < 1 || f.Shard < 1 || f.Shard > f.Shards {
-			return nil, fmt.Errorf("%s: shard %d of %d: not a shard file of vkstat survey run", p, f.Shard, f.Shards)
+		f, err := parseShardFile(p, b)
+		if err != nil {
+			return nil, err
 		}
 		files[p] = f
 	}
 	return files, nil
+}
+
+// sameSettings refuses shard files (paths, sorted) whose runs were given
+// different settings, naming the first setting that differs and the shards
+// on each side: their targets were analysed differently, and one table of
+// them would hide it.
+func sameSettings(files map[string]surveyShardJSON, paths []string) error {
+	keys := map[string]bool{}
+	var unknown []string
+	for _, p := range paths {
+		if files[p].Settings == nil {
+			unknown = append(unknown, p)
+		}
+		for k := range files[p].Settings {
+			keys[k] = true
+		}
+	}
+	if len(unknown) > 0 {
+		if len(unknown) == len(paths) {
+			return nil // all from a vkstat that did not record settings
+		}
+		return fmt.Errorf("%s record no settings (written by an older vkstat), so they cannot be checked against the other shards': run those shards again", strings.Join(unknown, ", "))
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		var values []string // in order of first appearance
+		byValue := map[string][]string{}
+		for _, p := range paths {
+			v, ok := files[p].Settings[k]
+			if !ok {
+				v = "the default"
+			} else {
+				v = "--" + k + " " + v
+			}
+			if _, seen := byValue[v]; !seen {
+				values = append(values, v)
+			}
+			f := files[p]
+			byValue[v] = append(byValue[v], fmt.Sprintf("%d", f.Shard))
+		}
+		if len(values) < 2 {
+			continue
+		}
+		var sides []string
+		for _, v := range values {
+			sides = append(sides, fmt.Sprintf("%s in shard %s", v, strings.Join(byValue[v], ", ")))
+		}
+		return fmt.Errorf("the shards were run with different settings: %s (of %d): run them again with the same settings",
+			strings.Join(sides, "; "), files[paths[0]].Shards)
+	}
+	return nil
+}
+
+// maxSurveyShards bounds the shard count a shard file may claim (merge
+// lists the missing ones); maxSurveyTargets the target count (merge keeps
+// a flag per target).
+const (
+	maxSurveyShards  = 1 << 20
+	maxSurveyTargets = 1 << 24
+)
+
+// parseShardFile decodes the shard file p, whose bytes are b, and checks
+// its counts.
+func parseShardFile(p string, b []byte) (surveyShardJSON, error) {
+	var f surveyShardJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: not a shard file of vkstat survey run: %w", p, err)
+	}
+	switch {
+	case f.Shards < 1 || f.Shard < 1 || f.Shard > f.Shards || f.Shards > maxSurveyShards:
+		return f, fmt.Errorf("%s: shard %d of %d: not a shard file of vkstat survey run", p, f.Shard, f.Shards)
+	case f.Targets < 1 || f.Targets > maxSurveyTargets || len(f.Rows) > f.Targets:
+		return f, fmt.Errorf("%s: %d rows of %d targets: not a shard file of vkstat survey run", p, len(f.Rows), f.Targets)
+	}
+	return f, nil
 }
 
 // mergeShards checks that files are the N shards of one survey, each
@@ -292,11 +376,17 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 		}
 		byShard[f.Shard] = p
 	}
+	if err := sameSettings(files, paths); err != nil {
+		return nil, err
+	}
 	var missing []string
 	for i := 1; i <= first.Shards; i++ {
 		if _, ok := byShard[i]; !ok {
 			missing = append(missing, fmt.Sprintf("shard %d of %d (%s)", i, first.Shards, shardFileName(i, first.Shards)))
 		}
+	}
+	if len(missing) > 10 {
+		missing = append(missing[:10], fmt.Sprintf("%d more", len(missing)-10))
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing %s: not found in %s; run vkstat survey run --shard for it, then merge again", strings.Join(missing, ", "), strings.Join(where, ", "))
@@ -320,10 +410,16 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 		s.Timings = append(s.Timings, f.Timings...)
 	}
 	var lack []string
+	nlack := 0
 	for k := 1; k <= first.Targets; k++ {
 		if !seen[k] {
-			lack = append(lack, fmt.Sprintf("#%d (shard %d)", k, (k-1)%first.Shards+1))
+			if nlack++; nlack <= 10 {
+				lack = append(lack, fmt.Sprintf("#%d (shard %d)", k, (k-1)%first.Shards+1))
+			}
 		}
+	}
+	if nlack > 10 {
+		lack = append(lack, fmt.Sprintf("%d more", nlack-10))
 	}
 	if len(lack) > 0 {
 		return nil, fmt.Errorf("targets %s are in no shard file: was a shard cut short?", strings.Join(lack, ", "))

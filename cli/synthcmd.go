@@ -59,6 +59,9 @@ Examples:
 				}
 				rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x766b73746174))
 				loc, scale := c.Float64("loc"), c.Float64("scale")
+				if scale < 0 {
+					return usagef("--scale: want a width (uniform) or a standard deviation (normal) of 0 or more, got %g", scale)
+				}
 				draw := func() float64 { return loc + scale*rng.Float64() }
 				if dist == "normal" {
 					draw = func() float64 { return loc + scale*rng.NormFloat64() }

@@ -298,7 +298,7 @@ func synthPacoAction(c *ucli.Context) error {
 	}
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
-	out.CreateDir(dir)
+	out.OwnDir(dir)
 	if err := addSynthDataset(&out, dir, ds, dt, exts); err != nil {
 		return err
 	}

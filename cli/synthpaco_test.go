@@ -93,8 +93,8 @@ func TestSynthPaco(t *testing.T) {
 		t.Errorf("truth files: %v", truth.Files)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 7 {
-		t.Errorf("out-dir holds %d entries, want 7 (no temporary files)", len(entries))
+	if len(entries) != 8 {
+		t.Errorf("out-dir holds %d entries, want 7 and %s (no temporary files)", len(entries), outputsList)
 	}
 }
 

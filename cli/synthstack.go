@@ -136,7 +136,7 @@ func runSynthStack(c *ucli.Context) error {
 
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.CreateDir(dir)
+	outs.OwnDir(dir)
 	addRaster := func(name string, spec formats.RasterSpec, data []float32) error {
 		if !formats.HaveGDAL { // ENVI written in Go
 			name = strings.TrimSuffix(name, filepath.Ext(name)) + ".bin"

@@ -182,3 +182,18 @@ func TestVerifyWithoutFloat64(t *testing.T) {
 		t.Errorf("--disable float128: exit %d: %s", code, stderr)
 	}
 }
+
+// Issue 25, messages: --all without --compare, and a run's flags with
+// --compare, are usage errors instead of being ignored.
+func TestVerifyFlagMismatch(t *testing.T) {
+	for _, args := range [][]string{
+		{"verify", "--all"},
+		{"verify", "--compare", "--op", "map", "a.json", "b.json"},
+		{"verify", "--compare", "--json", "x.json", "a.json", "b.json"},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "--") {
+			t.Errorf("%v: exit %d, stderr %q; want %d", args, code, stderr, ExitUsage)
+		}
+	}
+}

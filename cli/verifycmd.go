@@ -16,6 +16,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -62,7 +63,15 @@ Examples:
 			&ucli.StringFlag{Name: "plant-error", Hidden: true, Usage: "OP[:cpu|vulkan|NAME]: perturb one element of every output of OP, on those devices (checks that verify catches errors)"},
 		},
 		Action: func(c *ucli.Context) error {
+			if !c.Bool("compare") && c.IsSet("all") {
+				return usagef("verify: --all goes with --compare (it prints every row of the comparison, not only the differences)")
+			}
 			if c.Bool("compare") {
+				for _, f := range []string{"device", "op", "precision", "json", "plant-error"} {
+					if c.IsSet(f) {
+						return usagef("verify --compare: --%s is for a run, not a comparison of reports", f)
+					}
+				}
 				if c.NArg() < 2 {
 					return usagef("verify --compare takes two or more report files, got %d argument(s)", c.NArg())
 				}
@@ -529,7 +538,7 @@ func encodeJSON(v any) func(w io.Writer) error {
 // ---- compare ----------------------------------------------------------------
 
 func readVerifyReport(path string) (*verifyReport, error) {
-	b, err := os.ReadFile(path)
+	b, err := formats.ReadText(path, 0, "a verify report")
 	if err != nil {
 		return nil, err
 	}

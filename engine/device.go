@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 )
@@ -124,6 +125,12 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 		QueueCreateInfoCount: uint32(len(queues)),
 		PQueueCreateInfos:    queues,
 		PEnabledFeatures:     []vk.PhysicalDeviceFeatures{feats},
+	}
+	// The device runs at the lower of its version and the instance's.
+	if m4 := C.vks_maintenance4(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
+		C.uint32_t(min(info.apiRaw, in.api))); m4 != nil {
+		defer C.free(m4)
+		dci.PNext = m4
 	}
 	var dh vk.Device
 	if err := check(vk.CreateDevice(pd, &dci, nil, &dh), "vkCreateDevice"); err != nil {

@@ -58,6 +58,7 @@ type Instance struct {
 	handle    vk.Instance
 	gipa      unsafe.Pointer
 	validate  bool
+	api       uint32 // the version the instance was created for (instanceAPI)
 	messenger C.VkDebugUtilsMessengerEXT
 	devices   []vk.PhysicalDevice
 	infos     []DeviceInfo
@@ -148,6 +149,18 @@ func instanceExtensions() map[string]bool {
 	return out
 }
 
+// instanceAPI is the Vulkan version the instance is created for: the
+// highest the loader offers (vkEnumerateInstanceVersion), at least 1.1.
+// Each device then runs at the lower of it and its own version, so that
+// shaders built for Vulkan 1.2 or 1.3 (SPIR-V 1.5, 1.6) run, and pass the
+// validation layer, on devices that support those versions. vkstat itself
+// uses 1.1's API only.
+func instanceAPI(gipa unsafe.Pointer) uint32 {
+	v := uint32(C.vks_instance_version(gipa))
+	v &^= 0xfff // the patch number is not the application's to claim
+	return max(v, vk.MakeVersion(1, 1, 0))
+}
+
 // NewInstance loads the Vulkan loader and creates an instance. It fails with
 // an error wrapping ErrNoLoader when no loader is installed.
 func NewInstance(opt Options) (*Instance, error) {
@@ -155,7 +168,7 @@ func NewInstance(opt Options) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Instance{gipa: gipa, validate: opt.Validate}
+	in := &Instance{gipa: gipa, validate: opt.Validate, api: instanceAPI(gipa)}
 	var layers, exts []string
 	var pNext unsafe.Pointer
 	if opt.Validate {
@@ -177,7 +190,7 @@ func NewInstance(opt Options) (*Instance, error) {
 			SType:            vk.StructureTypeApplicationInfo,
 			PApplicationName: cstr("vkstat"),
 			PEngineName:      cstr("vkstat"),
-			ApiVersion:       vk.MakeVersion(1, 1, 0),
+			ApiVersion:       in.api,
 		},
 		EnabledLayerCount:       uint32(len(layers)),
 		PpEnabledLayerNames:     layers,
@@ -187,8 +200,13 @@ func NewInstance(opt Options) (*Instance, error) {
 	var h vk.Instance
 	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
 		err := check(r, "vkCreateInstance")
-		if r == vk.ErrorIncompatibleDriver {
+		switch r {
+		case vk.ErrorIncompatibleDriver:
 			return nil, fmt.Errorf("%w: %w%s", err, ErrNoDriver, driverFilesNote())
+		case vk.ErrorOutOfHostMemory, vk.ErrorInitializationFailed:
+			// What the loader says of a driver manifest (.json) it cannot
+			// parse, before any driver is asked.
+			return nil, fmt.Errorf("%w: %w (the Vulkan loader says this too when a driver manifest .json is malformed)%s", err, ErrNoDriver, driverFilesNote())
 		}
 		return nil, err
 	}

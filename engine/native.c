@@ -96,6 +96,37 @@ void *vks_validation_features(void *next) {
 	return &features;
 }
 
+uint32_t vks_instance_version(void *gipa) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkEnumerateInstanceVersion version =
+		(PFN_vkEnumerateInstanceVersion)get(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+	uint32_t v = VK_API_VERSION_1_0;
+	if (!version || version(&v) != VK_SUCCESS)
+		return VK_API_VERSION_1_0;
+	return v;
+}
+
+void *vks_maintenance4(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api) {
+	if (VK_API_VERSION_MAJOR(api) == 1 && VK_API_VERSION_MINOR(api) < 3)
+		return NULL;
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkGetPhysicalDeviceFeatures2 feats2 =
+		(PFN_vkGetPhysicalDeviceFeatures2)get(inst, "vkGetPhysicalDeviceFeatures2");
+	if (!feats2)
+		return NULL;
+	VkPhysicalDeviceMaintenance4Features m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES};
+	VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &m4};
+	feats2(pd, &f);
+	if (!m4.maintenance4)
+		return NULL;
+	VkPhysicalDeviceMaintenance4Features *out = calloc(1, sizeof *out);
+	if (out) {
+		out->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES;
+		out->maintenance4 = VK_TRUE;
+	}
+	return out;
+}
+
 int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out) {
 	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
 	PFN_vkCreateDebugUtilsMessengerEXT create =

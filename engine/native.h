@@ -16,6 +16,15 @@ void *vks_messenger_info(void);
 // vks_validation_features returns a static VkValidationFeaturesEXT that
 // enables synchronization validation; next is chained behind it.
 void *vks_validation_features(void *next);
+// vks_instance_version is what vkEnumerateInstanceVersion says the loader
+// offers, or VK_API_VERSION_1_0 for a loader without it.
+uint32_t vks_instance_version(void *gipa);
+// vks_maintenance4 returns a VkPhysicalDeviceMaintenance4Features (malloc'd:
+// free it) enabling maintenance4 for chaining into VkDeviceCreateInfo.pNext,
+// where api (the version the device runs at) is 1.3 or later and the
+// device has the feature; else NULL. SPIR-V 1.6 (Vulkan 1.3 targets) sets
+// the local size with LocalSizeId, which needs it.
+void *vks_maintenance4(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api);
 int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out);
 void vks_destroy_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT m);
 // vks_take_messages returns the messages gathered since the last call (a

@@ -102,6 +102,13 @@ const maxTextVector = 1 << 30
 // devices up to MaxStreamBytes too: a longer file is an error. Errors name
 // the file, and for text the line and the token.
 func ReadVector(path string) ([]float64, error) {
+	return ReadVectorMax(path, 0)
+}
+
+// ReadVectorMax is ReadVector for a vector of at most max numbers (max > 0):
+// a longer one is an error, and a text file, pipe or device is read no
+// further than its number max+1 (yes 1.0 | ... ends there).
+func ReadVectorMax(path string, max int) ([]float64, error) {
 	in, err := openInput(path)
 	if err != nil {
 		return nil, err
@@ -125,6 +132,9 @@ func ReadVector(path string) ([]float64, error) {
 		if t.Len() == 0 {
 			return nil, fmt.Errorf("%s: the vector is empty (shape %s)", path, tensor.ShapeString(t.Shape))
 		}
+		if max > 0 && t.Len() > max {
+			return nil, fmt.Errorf("%s: %d numbers, more than %d", path, t.Len(), max)
+		}
 		return append([]float64(nil), t.Float64s()...), nil
 	}
 	limit := int64(maxTextVector)
@@ -133,7 +143,7 @@ func ReadVector(path string) ([]float64, error) {
 		limit = MaxStreamBytes
 		tooLong = &StreamLimitError{What: "not a regular file", Limit: limit}
 	}
-	v, err := parseTextVector(&errLimitedReader{r: in.reader(), n: limit, err: tooLong}, int(limit))
+	v, err := parseTextVector(&errLimitedReader{r: in.reader(), n: limit, err: tooLong}, int(limit), max)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -141,8 +151,9 @@ func ReadVector(path string) ([]float64, error) {
 }
 
 // parseTextVector parses numbers separated by white space, commas or
-// semicolons, with '#' comments, from lines of at most maxLine bytes.
-func parseTextVector(r io.Reader, maxLine int) ([]float64, error) {
+// semicolons, with '#' comments, from lines of at most maxLine bytes; with
+// max > 0, number max+1 is an error, where it is read.
+func parseTextVector(r io.Reader, maxLine, max int) ([]float64, error) {
 	// Binary data (/dev/zero, say) is refused from its first bytes, before
 	// a line of it is looked for.
 	br := bufio.NewReader(r)
@@ -174,6 +185,9 @@ func parseTextVector(r io.Reader, maxLine int) ([]float64, error) {
 					show = show[:40] + "..."
 				}
 				return nil, fmt.Errorf("line %d: %q is not a number", line, show)
+			}
+			if max > 0 && len(out) == max {
+				return nil, fmt.Errorf("more than %d numbers (number %d is on line %d)", max, max+1, line)
 			}
 			out = append(out, v)
 		}

@@ -29,6 +29,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/astrogo/fitsio"
 
@@ -448,15 +449,12 @@ func readImageHDU(src *source, h *fitsHDU) (*tensor.Tensor, []FITSCard, error) {
 			return nil, nil, fmt.Errorf("%s has zero-size axes (NAXISn = %v)", h.name(), h.axes)
 		}
 	}
-	// fitsio reads the header, the data and the padding after it; the last
-	// HDU of a file often lacks that padding, so zeros stand in.
-	// A stream is not read beyond the padding (it may never end).
-	end, err := src.avail(h.end())
-	if err != nil {
-		end = h.dataStart + h.dataSize // there, whatever the padding
-	}
-	img, err := fitsioImage(io.MultiReader(src.section(h.start, end-h.start),
-		bytes.NewReader(make([]byte, h.end()-end))))
+	// fitsio reads the header, the data and the padding after it; zeros
+	// stand in for the padding, which the last HDU of a file often lacks
+	// and a stream may follow with anything. The data are read once, and a
+	// stream's copy of them is given back as fitsio reads it.
+	img, err := fitsioImage(io.MultiReader(src.section(h.start, h.dataStart-h.start),
+		src.drain(h.dataStart, h.dataSize), bytes.NewReader(make([]byte, h.end()-h.dataStart-h.dataSize))))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", h.name(), err)
 	}
@@ -554,17 +552,32 @@ type fitsScaling struct {
 	hasBlank      bool
 }
 
-// decodeFITSData converts big-endian FITS data to a tensor.
+// decodeFITSData converts big-endian FITS data to a tensor. Where the
+// tensor's elements are as wide as the file's (BITPIX -32 unscaled to
+// float32, -64 and 64 to float64), they are converted in raw's own memory,
+// which the tensor then holds: a large image is in memory once, not twice.
 func decodeFITSData(raw []byte, bitpix int, shape []int, sc fitsScaling) *tensor.Tensor {
 	scaled := sc.bscale != 1 || sc.bzero != 0
+	n := tensor.NumElements(shape)
+	inPlace := n > 0 && uintptr(unsafe.Pointer(&raw[0]))%8 == 0
 	if bitpix == -32 && !scaled {
-		t := tensor.New(tensor.F32, shape...)
+		t := &tensor.Tensor{Shape: shape, DType: tensor.F32}
+		if inPlace {
+			t.F32 = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), n)
+		} else {
+			t.F32 = make([]float32, n)
+		}
 		for i := range t.F32 {
 			t.F32[i] = math.Float32frombits(binary.BigEndian.Uint32(raw[4*i:]))
 		}
 		return t
 	}
-	t := tensor.New(tensor.F64, shape...)
+	t := &tensor.Tensor{Shape: shape, DType: tensor.F64}
+	if inPlace && (bitpix == -64 || bitpix == 64) {
+		t.F64 = unsafe.Slice((*float64)(unsafe.Pointer(&raw[0])), n)
+	} else {
+		t.F64 = make([]float64, n)
+	}
 	out := t.F64
 	be := binary.BigEndian
 	switch bitpix {

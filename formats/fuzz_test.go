@@ -139,8 +139,8 @@ func FuzzReadStream(f *testing.F) {
 
 		limit := (int64(limitKiB) + 1) << 10
 		v, err := parseTextVector(&errLimitedReader{r: iotest.HalfReader(bytes.NewReader(b)), n: limit,
-			err: &StreamLimitError{What: "not a regular file", Limit: limit}}, int(limit))
-		w, werr := parseTextVector(bytes.NewReader(b), int(limit))
+			err: &StreamLimitError{What: "not a regular file", Limit: limit}}, int(limit), 0)
+		w, werr := parseTextVector(bytes.NewReader(b), int(limit), 0)
 		var le *StreamLimitError
 		switch {
 		case int64(len(b)) > limit:

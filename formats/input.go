@@ -134,6 +134,7 @@ type source struct {
 	chunks [][]byte // the bytes read so far: chunk i holds [i·chunk, (i+1)·chunk)
 	n      int64    // how many
 	err    error    // the stream's read error; io.EOF once it has ended
+	freed  int64    // the bytes below this offset have been given back (drain)
 }
 
 // streamChunk is the size of a stream's chunks in memory (the first grows
@@ -233,6 +234,9 @@ func (s *source) ReadAt(p []byte, off int64) (int, error) {
 			err = s.err
 		}
 	}
+	if off < s.freed && off < end {
+		return 0, errors.New("reading bytes of a stream that were read once and given back")
+	}
 	n := 0
 	for pos := off; pos < end; {
 		c := s.chunks[pos/s.chunk]
@@ -274,6 +278,36 @@ func (s *source) probe() {
 // section is a reader of the n bytes at off.
 func (s *source) section(off, n int64) io.Reader {
 	return io.NewSectionReader(s, off, n)
+}
+
+// drain is a reader of the n bytes at off that a decoder reads once, to
+// its end: a stream's chunks are given back to the system as it passes
+// them (the bytes before off too), so that decoding a stream into an array
+// holds the stream's bytes and the array's only where they overlap, not
+// both whole. The source cannot read them again.
+func (s *source) drain(off, n int64) io.Reader {
+	if s.r == nil {
+		return s.section(off, n)
+	}
+	return &drainReader{s: s, r: s.section(off, n), pos: off}
+}
+
+type drainReader struct {
+	s   *source
+	r   io.Reader
+	pos int64
+}
+
+func (d *drainReader) Read(p []byte) (int, error) {
+	k, err := d.r.Read(p[:min(len(p), int(d.s.chunk))]) // a chunk at a time, each given back once copied
+	d.pos += int64(k)
+	s := d.s
+	for i := s.freed / s.chunk; (i+1)*s.chunk <= d.pos && int(i) < len(s.chunks); i++ {
+		releaseMemory(s.chunks[i][:cap(s.chunks[i])])
+		s.chunks[i] = nil
+		s.freed = (i + 1) * s.chunk
+	}
+	return k, err
 }
 
 // errLimitedReader reads at most n bytes from r and fails with err when r

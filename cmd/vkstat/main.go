@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -38,12 +40,21 @@ func main() {
 		}
 	}()
 	stopProfile := profile(os.Getenv("VKSTAT_CPUPROFILE"))
-	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	var stdout io.Writer = os.Stdout
+	if stdoutClosed() {
+		stdout = failingWriter{errors.New("standard output is closed")}
+	}
+	code := cli.Main(ctx, os.Args, stdout, os.Stderr)
 	stopProfile()
 	close(done)
 	stop()
 	os.Exit(code)
 }
+
+// failingWriter fails every write with err.
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
 
 // profile writes a CPU profile of the command to path (go tool pprof reads
 // it) when path is set: VKSTAT_CPUPROFILE=cpu.out vkstat ..., for finding

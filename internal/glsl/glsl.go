@@ -8,17 +8,13 @@
 package glsl
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/vkstat/vkstat/shaders"
 )
@@ -40,6 +36,13 @@ type Options struct {
 	// glslc -O); it strips the names that binding and push constants by
 	// name need, so it is off by default.
 	Optimize bool
+
+	// readFile reads an included file (tests: files in memory); nil reads
+	// from disk.
+	readFile func(path string) ([]byte, error)
+	// preprocessOnly makes Compile stop after the preprocessor (fuzzing the
+	// includes): Result.SPIRV is then the preprocessed text.
+	preprocessOnly bool
 }
 
 // Diagnostic is one compiler message.
@@ -67,6 +70,7 @@ type CompileError struct {
 	File        string
 	Diagnostics []Diagnostic
 	Log         string // the compiler's text, for what did not parse as a diagnostic
+	Include     error  // an #include cycle, or a chain too deep
 }
 
 func (e *CompileError) Error() string {
@@ -75,6 +79,9 @@ func (e *CompileError) Error() string {
 		if d.Severity == "error" {
 			errs = append(errs, d.String())
 		}
+	}
+	if e.Include != nil && !strings.Contains(strings.Join(errs, "\n"), e.Include.Error()) {
+		errs = append([]string{e.Include.Error()}, errs...)
 	}
 	if len(errs) == 0 {
 		return fmt.Sprintf("%s does not compile: %s", e.File, strings.TrimSpace(e.Log))
@@ -92,9 +99,16 @@ type Result struct {
 	Warnings []Diagnostic
 }
 
-// CompileFile compiles the GLSL compute shader in path.
+// CompileFile compiles the GLSL compute shader in path (at most
+// MaxSourceBytes).
 func CompileFile(path string, opt Options) (*Result, error) {
-	src, err := os.ReadFile(path)
+	src, err := readSource(path)
+	if errors.Is(err, errNotFound) {
+		_, err = os.Stat(path) // the error naming the file
+		if err == nil {
+			err = fmt.Errorf("%s: is a directory, not a shader", path)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -118,17 +132,15 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("-D %q: %q is not a macro name", d, name)
 		}
 	}
-	dirs := append([]string(nil), opt.Includes...)
-	if b, err := builtinIncludes(); err == nil {
-		dirs = append(dirs, b, filepath.Join(b, "include"))
-	}
-	spv, log, ok, err := compile(src, file, dirs, opt.Defines, env, opt.Optimize)
+	inc := newIncluder(file, opt.Includes, opt.readFile)
+	spv, log, ok, err := compile(src, file, inc, opt.Defines, env, opt.Optimize, opt.preprocessOnly)
 	if err != nil {
 		return nil, err
 	}
-	diags := parseLog(log)
-	if !ok {
-		return nil, &CompileError{File: file, Diagnostics: diags, Log: log}
+	inc.sources[file] = src
+	diags := parseLog(log, inc.sources)
+	if !ok || inc.err != nil {
+		return nil, &CompileError{File: file, Diagnostics: diags, Log: log, Include: inc.err}
 	}
 	return &Result{SPIRV: spv, Warnings: diags}, nil
 }
@@ -140,8 +152,9 @@ var diagLine = regexp.MustCompile(`^(.*?):(\d+): (error|warning): (.*)$`)
 var quoted = regexp.MustCompile(`^'([^']+)'`)
 
 // parseLog splits the compiler's text into diagnostics, finding the column
-// of the quoted token on the source line where there is one.
-func parseLog(log string) []Diagnostic {
+// of the quoted token on the source line (in sources, by file name) where
+// there is one.
+func parseLog(log string, sources map[string][]byte) []Diagnostic {
 	var out []Diagnostic
 	lines := map[string][]string{}
 	for _, l := range strings.Split(log, "\n") {
@@ -154,7 +167,7 @@ func parseLog(log string) []Diagnostic {
 		if q := quoted.FindStringSubmatch(d.Message); q != nil && strings.TrimSpace(q[1]) != "" {
 			src, seen := lines[d.File]
 			if !seen {
-				if b, err := os.ReadFile(d.File); err == nil {
+				if b, ok := sources[d.File]; ok {
 					src = strings.Split(string(b), "\n")
 				}
 				lines[d.File] = src
@@ -170,47 +183,5 @@ func parseLog(log string) []Diagnostic {
 	return out
 }
 
-var (
-	incOnce sync.Once
-	incDir  string
-	incErr  error
-)
-
-// builtinIncludes writes vkstat's shaders/include to a folder of the
-// temporary directory named by its content hash (once per process) and
-// returns the folder that holds include/.
-func builtinIncludes() (string, error) {
-	incOnce.Do(func() {
-		files := shaders.Includes()
-		h := sha256.New()
-		names, _ := fs.Glob(files, "include/*.glsl")
-		for _, n := range names {
-			b, _ := fs.ReadFile(files, n)
-			h.Write([]byte(n))
-			h.Write(b)
-		}
-		dir := filepath.Join(os.TempDir(), "vkstat-include-"+hex.EncodeToString(h.Sum(nil))[:16])
-		if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
-			incErr = err
-			return
-		}
-		for _, n := range names {
-			b, _ := fs.ReadFile(files, n)
-			dst := filepath.Join(dir, n)
-			if old, err := os.ReadFile(dst); err == nil && string(old) == string(b) {
-				continue
-			}
-			tmp := dst + ".tmp" + strconv.Itoa(os.Getpid())
-			if err := os.WriteFile(tmp, b, 0o644); err != nil {
-				incErr = err
-				return
-			}
-			if err := os.Rename(tmp, dst); err != nil {
-				incErr = err
-				return
-			}
-		}
-		incDir = dir
-	})
-	return incDir, incErr
-}
+// builtinFS holds vkstat's shaders/include, the built-in includes.
+func builtinFS() fs.FS { return shaders.Includes() }

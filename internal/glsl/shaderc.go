@@ -2,7 +2,6 @@ package glsl
 
 /*
 #cgo LDFLAGS: -Wl,--start-group -l:libshaderc_combined.a -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,--end-group -lstdc++ -lm -lpthread
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <shaderc/shaderc.h>
@@ -10,7 +9,6 @@ package glsl
 // The libshaderc entry points.
 typedef struct {
 	shaderc_compiler_t (*compiler_initialize)(void);
-	void (*compiler_release)(shaderc_compiler_t);
 	shaderc_compile_options_t (*options_initialize)(void);
 	void (*options_release)(shaderc_compile_options_t);
 	void (*add_macro)(shaderc_compile_options_t, const char *, size_t, const char *, size_t);
@@ -19,6 +17,8 @@ typedef struct {
 	void (*set_include_callbacks)(shaderc_compile_options_t, shaderc_include_resolve_fn, shaderc_include_result_release_fn, void *);
 	void (*set_debug_info)(shaderc_compile_options_t);
 	shaderc_compilation_result_t (*compile)(const shaderc_compiler_t, const char *, size_t, shaderc_shader_kind,
+		const char *, const char *, const shaderc_compile_options_t);
+	shaderc_compilation_result_t (*preprocess)(const shaderc_compiler_t, const char *, size_t, shaderc_shader_kind,
 		const char *, const char *, const shaderc_compile_options_t);
 	void (*result_release)(shaderc_compilation_result_t);
 	size_t (*result_length)(const shaderc_compilation_result_t);
@@ -35,7 +35,6 @@ static vks_shaderc sc;
 // them), so vkstat links shaderc and both statically instead.
 static const char *vks_shaderc_load(void) {
 	sc.compiler_initialize = shaderc_compiler_initialize;
-	sc.compiler_release = shaderc_compiler_release;
 	sc.options_initialize = shaderc_compile_options_initialize;
 	sc.options_release = shaderc_compile_options_release;
 	sc.add_macro = shaderc_compile_options_add_macro_definition;
@@ -44,6 +43,7 @@ static const char *vks_shaderc_load(void) {
 	sc.set_include_callbacks = shaderc_compile_options_set_include_callbacks;
 	sc.set_debug_info = shaderc_compile_options_set_generate_debug_info;
 	sc.compile = shaderc_compile_into_spv;
+	sc.preprocess = shaderc_compile_into_preprocessed_text;
 	sc.result_release = shaderc_result_release;
 	sc.result_length = shaderc_result_get_length;
 	sc.result_bytes = shaderc_result_get_bytes;
@@ -53,72 +53,11 @@ static const char *vks_shaderc_load(void) {
 	return NULL;
 }
 
-typedef struct {
-	char **dirs;
-	int ndirs;
-} vks_includer;
+// vksInclude (callback.go) resolves an #include in Go.
+extern shaderc_include_result *vksInclude(uintptr_t, char *, int, char *, size_t);
 
-static char *vks_read(const char *path, size_t *len) {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-		n += r;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-		}
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-static shaderc_include_result *vks_result(char *name, size_t nlen, char *content, size_t clen) {
-	shaderc_include_result *r = calloc(1, sizeof *r);
-	r->source_name = name;
-	r->source_name_length = nlen;
-	r->content = content;
-	r->content_length = clen;
-	return r;
-}
-
-// vks_resolve finds an #include: "x" next to the including file first,
-// then in the include directories in order; <x> in the directories only.
 static shaderc_include_result *vks_resolve(void *user, const char *requested, int type, const char *requesting, size_t depth) {
-	vks_includer *inc = user;
-	size_t len;
-	char *path = malloc(4096), *content;
-	(void)depth;
-	if (requested[0] == '/') {
-		snprintf(path, 4096, "%s", requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	if (type == shaderc_include_type_relative) {
-		const char *slash = strrchr(requesting, '/');
-		if (slash)
-			snprintf(path, 4096, "%.*s/%s", (int)(slash - requesting), requesting, requested);
-		else
-			snprintf(path, 4096, "%s", requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	for (int i = 0; i < inc->ndirs; i++) {
-		snprintf(path, 4096, "%s/%s", inc->dirs[i], requested);
-		if ((content = vks_read(path, &len)))
-			return vks_result(path, strlen(path), content, len);
-	}
-	free(path);
-	char *msg = malloc(512);
-	snprintf(msg, 512, "cannot find \"%s\" next to %s or in the include directories (--include, and vkstat's shaders/include)", requested, requesting);
-	return vks_result(calloc(1, 1), 0, msg, strlen(msg));
+	return vksInclude(*(uintptr_t *)user, (char *)requested, type, (char *)requesting, depth);
 }
 
 static void vks_release(void *user, shaderc_include_result *r) {
@@ -135,21 +74,28 @@ typedef struct {
 	int status;
 } vks_compiled;
 
-static void vks_compile(const char *src, size_t len, const char *file, char **dirs, int ndirs,
-		char **macros, int nmacros, uint32_t env, int optimize, vks_compiled *out) {
+// vks_compiler is the process's one compiler, made on first use and kept:
+// glslang builds its tables of built-ins when the first compiler is made
+// and drops them when the last is released, which made every compilation
+// pay for them (70 ms). Compiling with it takes it as const, which shaderc
+// allows from several threads at once.
+static shaderc_compiler_t vks_compiler;
+
+static int vks_compiler_init(void) {
+	vks_compiler = sc.compiler_initialize();
+	return vks_compiler != NULL;
+}
+
+static void vks_compile(const char *src, size_t len, const char *file, uintptr_t includer,
+		char **macros, int nmacros, uint32_t env, int optimize, int preprocess_only, vks_compiled *out) {
 	memset(out, 0, sizeof *out);
-	shaderc_compiler_t c = sc.compiler_initialize();
+	shaderc_compiler_t c = vks_compiler;
 	shaderc_compile_options_t o = sc.options_initialize();
-	if (!c || !o) {
+	if (!o) {
 		out->status = -1;
-		if (c)
-			sc.compiler_release(c);
-		if (o)
-			sc.options_release(o);
 		return;
 	}
-	vks_includer inc = {dirs, ndirs};
-	sc.set_include_callbacks(o, vks_resolve, vks_release, &inc);
+	sc.set_include_callbacks(o, vks_resolve, vks_release, &includer);
 	for (int i = 0; i < nmacros; i++) {
 		const char *eq = strchr(macros[i], '=');
 		if (eq)
@@ -159,7 +105,7 @@ static void vks_compile(const char *src, size_t len, const char *file, char **di
 	}
 	sc.set_target_env(o, shaderc_target_env_vulkan, env);
 	sc.set_optimization(o, optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
-	shaderc_compilation_result_t r = sc.compile(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
+	shaderc_compilation_result_t r = (preprocess_only ? sc.preprocess : sc.compile)(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
 	out->status = sc.result_status(r);
 	const char *msg = sc.result_error(r);
 	if (msg && msg[0])
@@ -171,13 +117,13 @@ static void vks_compile(const char *src, size_t len, const char *file, char **di
 	}
 	sc.result_release(r);
 	sc.options_release(o);
-	sc.compiler_release(c);
 }
 */
 import "C"
 
 import (
 	"fmt"
+	"runtime/cgo"
 	"sync"
 	"unsafe"
 )
@@ -191,6 +137,10 @@ func load() error {
 	loadOnce.Do(func() {
 		if missing := C.vks_shaderc_load(); missing != nil {
 			loadErr = fmt.Errorf("%w: %s not found (Debian/Ubuntu: apt-get install libshaderc1; or compile with glslc and pass the .spv)", ErrNoCompiler, C.GoString(missing))
+			return
+		}
+		if C.vks_compiler_init() == 0 {
+			loadErr = fmt.Errorf("%w: libshaderc could not start a compiler", ErrNoCompiler)
 		}
 	})
 	return loadErr
@@ -213,8 +163,10 @@ func cstrings(ss []string) (**C.char, func()) {
 	}
 }
 
-// compile runs libshaderc; log is its message text (errors and warnings).
-func compile(src []byte, file string, dirs, macros []string, env uint32, optimize bool) (spv []byte, log string, ok bool, err error) {
+// compile runs libshaderc, resolving #includes with inc; log is its
+// message text (errors and warnings). With preprocessOnly, out is the
+// preprocessed text instead of SPIR-V.
+func compile(src []byte, file string, inc *includer, macros []string, env uint32, optimize, preprocessOnly bool) (out []byte, log string, ok bool, err error) {
 	if err := load(); err != nil {
 		return nil, "", false, err
 	}
@@ -222,26 +174,30 @@ func compile(src []byte, file string, dirs, macros []string, env uint32, optimiz
 	defer C.free(csrc)
 	cfile := C.CString(file)
 	defer C.free(unsafe.Pointer(cfile))
-	cdirs, freeDirs := cstrings(dirs)
-	defer freeDirs()
+	h := cgo.NewHandle(inc)
+	defer h.Delete()
 	cmacros, freeMacros := cstrings(macros)
 	defer freeMacros()
 	opt := C.int(0)
 	if optimize {
 		opt = 1
 	}
-	var out C.vks_compiled
-	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, cdirs, C.int(len(dirs)), cmacros, C.int(len(macros)), C.uint32_t(env), opt, &out)
-	if out.log != nil {
-		log = C.GoString(out.log)
-		C.free(unsafe.Pointer(out.log))
+	pre := C.int(0)
+	if preprocessOnly {
+		pre = 1
 	}
-	if out.status < 0 {
+	var res C.vks_compiled
+	C.vks_compile((*C.char)(csrc), C.size_t(len(src)), cfile, C.uintptr_t(h), cmacros, C.int(len(macros)), C.uint32_t(env), opt, pre, &res)
+	if res.log != nil {
+		log = C.GoString(res.log)
+		C.free(unsafe.Pointer(res.log))
+	}
+	if res.status < 0 {
 		return nil, log, false, fmt.Errorf("libshaderc could not start a compiler")
 	}
-	if out.spv != nil {
-		spv = C.GoBytes(unsafe.Pointer(out.spv), C.int(out.spv_len))
-		C.free(unsafe.Pointer(out.spv))
+	if res.spv != nil {
+		out = C.GoBytes(unsafe.Pointer(res.spv), C.int(res.spv_len))
+		C.free(unsafe.Pointer(res.spv))
 	}
-	return spv, log, out.status == C.shaderc_compilation_status_success, nil
+	return out, log, res.status == C.shaderc_compilation_status_success, nil
 }

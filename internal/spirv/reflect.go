@@ -39,6 +39,9 @@ type Module struct {
 	// SharedBytes is the size of the workgroup (shared) variables with
 	// every specialization constant at its default.
 	SharedBytes int `json:"shared_bytes"`
+	// GID is what the code says of gl_GlobalInvocationID.x as an index
+	// into the bindings' runtime arrays (see GIDIndex).
+	GID *GIDIndex `json:"-"`
 
 	r      *reflector
 	shared []uint32 // the types of the workgroup variables
@@ -490,6 +493,11 @@ func Reflect(code []byte) (*Module, error) {
 	if m.SpecConstants == nil {
 		m.SpecConstants = []SpecConstant{}
 	}
+	vm := make(map[uint32][2]uint32, len(vars))
+	for _, v := range vars {
+		vm[v.id] = [2]uint32{v.storage, v.ptr}
+	}
+	m.GID = gidIndexing(words, r, vm)
 	return m, nil
 }
 
