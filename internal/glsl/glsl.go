@@ -140,6 +140,18 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 	inc.sources[file] = src
 	diags := parseLog(log, inc.sources)
 	if !ok || inc.err != nil {
+		if inc.err != nil {
+			// The rest is the consequence of the cycle (a file pasted into
+			// itself 32 times over): keep the diagnostic that names it.
+			var keep []Diagnostic
+			for _, d := range diags {
+				if strings.Contains(d.Message, inc.err.Error()) {
+					keep = append(keep, d)
+					break
+				}
+			}
+			diags = keep
+		}
 		return nil, &CompileError{File: file, Diagnostics: diags, Log: log, Include: inc.err}
 	}
 	return &Result{SPIRV: spv, Warnings: diags}, nil

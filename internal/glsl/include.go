@@ -4,8 +4,11 @@ package glsl
 // (through vksInclude, callback.go). glslang's preprocessor has no limit of
 // its own: a file that includes itself is expanded until memory runs out.
 // So the includer keeps the chain of files being included and refuses a
-// file already on it, and a chain deeper than maxIncludeDepth, naming the
-// chain.
+// chain deeper than maxIncludeDepth, naming the cycle in it when there is
+// one, and more than maxIncludes #includes in one compilation (a file that
+// includes itself twice doubles at each level). A file may come back on
+// the chain: headers that include each other behind include guards are
+// legal, and the guard ends the chain on the second visit.
 
 import (
 	"errors"
@@ -18,8 +21,12 @@ import (
 	"strings"
 )
 
-// maxIncludeDepth is the deepest chain of #includes accepted.
-const maxIncludeDepth = 32
+// maxIncludeDepth is the deepest chain of #includes accepted, and
+// maxIncludes the most #includes resolved in one compilation.
+const (
+	maxIncludeDepth = 32
+	maxIncludes     = 4096
+)
 
 // MaxSourceBytes is the most read of a shader source or an included file.
 const MaxSourceBytes = 16 << 20
@@ -30,6 +37,7 @@ type includer struct {
 	read func(path string) ([]byte, error)
 
 	chain   []link            // the files being included, the shader first
+	count   int               // #includes resolved so far
 	err     error             // the first cycle or depth error: Compile returns it
 	last    [3]string         // the last refused #include: requested, requesting, depth
 	lastErr error             // and why
@@ -92,21 +100,38 @@ func (in *includer) resolve(requested string, relative bool, requesting string, 
 		return "", nil, err
 	}
 	id := fileID(name)
-	for i, l := range in.chain {
-		if l.id == id {
-			err := fmt.Errorf("#include cycle: %s", in.show(in.chain[i:], name))
-			in.fail(err, call)
-			return "", nil, err
+	in.count++
+	var err2 error
+	switch {
+	case len(in.chain) > maxIncludeDepth:
+		if cyc := in.cycle(); cyc != "" {
+			err2 = fmt.Errorf("#include cycle that no include guard ends (%d files deep): %s", maxIncludeDepth, cyc)
+		} else {
+			err2 = fmt.Errorf("#include nested deeper than %d files: %s", maxIncludeDepth, in.show(in.chain, name))
 		}
+	case in.count > maxIncludes:
+		err2 = fmt.Errorf("more than %d #includes in one compilation (the last %s from %s): a file included several times over without include guards?", maxIncludes, requested, requesting)
 	}
-	if len(in.chain) > maxIncludeDepth {
-		err := fmt.Errorf("#include nested deeper than %d files: %s", maxIncludeDepth, in.show(in.chain, name))
-		in.fail(err, call)
-		return "", nil, err
+	if err2 != nil {
+		in.fail(err2, call)
+		return "", nil, err2
 	}
 	in.chain = append(in.chain, link{name: name, id: id})
 	in.sources[name] = content
 	return name, content, nil
+}
+
+// cycle writes the first cycle on the chain, "a.glsl → b.glsl → a.glsl",
+// or "" when no file is on it twice.
+func (in *includer) cycle() string {
+	for j, l := range in.chain {
+		for i := range j {
+			if in.chain[i].id == l.id {
+				return in.show(in.chain[i:j], l.name)
+			}
+		}
+	}
+	return ""
 }
 
 func (in *includer) fail(err error, call [3]string) {

@@ -27,9 +27,41 @@ func TestIncludeCycle(t *testing.T) {
 	} {
 		_, err := CompileFile(c.file, Options{})
 		var ce *CompileError
-		if !errors.As(err, &ce) || ce.Include == nil || !strings.Contains(err.Error(), "#include cycle: "+c.chain) {
+		if !errors.As(err, &ce) || ce.Include == nil || !strings.Contains(err.Error(), "#include cycle that no include guard ends") || !strings.Contains(err.Error(), "): "+c.chain) {
 			t.Errorf("%s: %v; want a CompileError naming the cycle %s", c.file, err, c.chain)
 		}
+	}
+}
+
+// Headers that include each other behind include guards compile: the
+// guard ends the chain on the second visit. A file included many times
+// over without guards (each level including the next twice) is stopped by
+// the count of #includes, not by memory.
+func TestIncludeGuardsAndFanOut(t *testing.T) {
+	needCompiler(t)
+	dir := t.TempDir()
+	write(t, dir, "a.glsl", "#ifndef A_GLSL\n#define A_GLSL\n#include \"b.glsl\"\nfloat fa() { return 1.0; }\n#endif\n")
+	write(t, dir, "b.glsl", "#ifndef B_GLSL\n#define B_GLSL\n#include \"a.glsl\"\nfloat fb() { return 2.0; }\n#endif\n")
+	guarded := write(t, dir, "guarded.comp", "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"a.glsl\"\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { float o[]; };\nvoid main() { o[0] = fa() + fb(); }\n")
+	if _, err := CompileFile(guarded, Options{}); err != nil {
+		t.Errorf("guarded headers that include each other: %v", err)
+	}
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("/mem/g%d.glsl", i)] = fmt.Sprintf("#include \"g%d.glsl\"\n#include \"g%d.glsl\"\n", i+1, i+1)
+	}
+	files["/mem/g20.glsl"] = "// leaf\n"
+	read := func(p string) ([]byte, error) {
+		if s, ok := files[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, errNotFound
+	}
+	src := "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"g0.glsl\"\nlayout(local_size_x = 1) in;\nvoid main() {}\n"
+	_, err := Compile([]byte(src), "/mem/main.comp", Options{readFile: read})
+	var ce *CompileError
+	if !errors.As(err, &ce) || ce.Include == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d #includes", maxIncludes)) {
+		t.Errorf("2^20 includes: %v; want a CompileError counting them", err)
 	}
 }
 
