@@ -162,9 +162,12 @@ type benchResult struct {
 	WallMs     float64 `json:"wall_ms"`
 	// GPUTimed reports whether kernel_ms comes from GPU timestamps (always
 	// true on the CPU path, where it is the computation's own time).
-	GPUTimed bool       `json:"gpu_timed"`
-	Work     suite.Work `json:"work"`
-	Unit     string     `json:"unit"`
+	GPUTimed bool `json:"gpu_timed"`
+	// ComputedAs is the precision the computation ran in where it is not
+	// the input's (the CPU path's PACO is float64 only).
+	ComputedAs string     `json:"computed_as,omitempty"`
+	Work       suite.Work `json:"work"`
+	Unit       string     `json:"unit"`
 	// Throughput is work per kernel time, ThroughputWall per wall time,
 	// in Unit.
 	Throughput     float64 `json:"throughput"`
@@ -285,6 +288,9 @@ func runBench(c *ucli.Context, ts []*target, ops []suite.Op, size suite.Size, dt
 			for i, t := range ts {
 				r := &benchResult{Op: op.Name, Suite: op.Suite, Case: bc.Label(), Shape: bc.Shape, Precision: bc.DType.String(),
 					Status: "ok", Work: w, Unit: string(op.Unit)}
+				if t.dev == nil && op.CPUComputes != 0 && op.CPUComputes != bc.DType {
+					r.ComputedAs = op.CPUComputes.String()
+				}
 				if op.Peer != nil {
 					r.Peer = op.Peer(bc.Case, bc.DType)
 				}
@@ -378,7 +384,11 @@ func printBench(w io.Writer, rep *benchReport) {
 			if d.Device.Path == "cpu" {
 				up, down = "–", "–"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s |\n", r.Op, r.Case, r.Precision, d.Device.Label,
+			prec := r.Precision
+			if r.ComputedAs != "" {
+				prec += " (computed in " + r.ComputedAs + ")"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s |\n", r.Op, r.Case, prec, d.Device.Label,
 				up, kernel, down, fmtNum(r.WallMs), fmtNum(r.Throughput), r.Unit, fmtNum(r.ThroughputWall), r.Unit, frac)
 		}
 	}

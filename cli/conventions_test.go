@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,4 +37,37 @@ func TestFlagConventions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRenamedFlags: an old spelling still works, with a one-line note
+// naming the new one; the new one gives no note.
+func TestRenamedFlags(t *testing.T) {
+	dir := t.TempDir()
+	lat := filepath.Join(dir, "lat.npy")
+	if code, _, stderr := run(t, "synth", "latent", "--shape", "2,3,4,8,8", "--out", lat); code != 0 {
+		t.Fatalf("synth latent: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"latent", "--in", lat, "--stats", "moments", "--out=" + filepath.Join(dir, "a")}, "latent --stats is now --stat\nvkstat: note: latent --out is now --out-dir\n"},
+		{[]string{"latent", "--in", lat, "--stat", "moments", "--out-dir", filepath.Join(dir, "b")}, ""},
+	} {
+		code, _, stderr := run(t, append([]string{"--device", "cpu"}, c.args...)...)
+		if code != 0 || !strings.Contains(stderr, c.note) || c.note == "" && strings.Contains(stderr, "note:") {
+			t.Errorf("%v: exit %d, stderr %q; want the note %q", c.args, code, stderr, c.note)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "summary.json")); err != nil {
+		t.Errorf("the old spellings did not write: %v", err)
+	}
+}
+
+func TestRateText(t *testing.T) {
+	for v, want := range map[float64]string{12.34e6: "12.3 MB/s", 2.5e9: "2.5 GB/s", 999: "999 B/s", 3.2e12: "3.2 TB/s", 4500: "4.5 kB/s"} {
+		if got := rateText(v); got != want {
+			t.Errorf("rateText(%g) = %q, want %q", v, got, want)
+		}
+	}
 }

@@ -336,6 +336,8 @@ func TestImpossibleValues(t *testing.T) {
 		{[]string{"synth", "random", "--shape", "3", "--dist", "normal", "--scale", "-1", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
 		{[]string{"synth", "random", "--shape", "3", "--scale", "-0.5", "--out", filepath.Join(dir, "r.npy")}, "--scale"},
 		{[]string{"paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--min-sep", "-3", "--out-dir", out}, "--min-sep"},
+		{[]string{"paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--psf-norm", "max", "--out-dir", out}, "--psf-norm"},
+		{[]string{"paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--format", "fits,png", "--out-dir", out}, "--format"},
 		{[]string{"cov", "--in", a, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
 		{[]string{"cov", "--cube", cube, "--radius", "-1", "--out-cov", filepath.Join(dir, "c.npy")}, "--radius"},
 		{append([]string{"stack", "--filter", "boxcar", "--filter-size", "-5", "--out-dir", out}, dates...), "--filter-size"},
@@ -358,7 +360,7 @@ func TestImpossibleValues(t *testing.T) {
 	// A --ddof that leaves no degrees of freedom is run (NaN, as NumPy
 	// gives), with a warning, as reduce does.
 	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
-	code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--ddof", "16", "--out", filepath.Join(dir, "lat"))
+	code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stat", "moments", "--ddof", "16", "--out-dir", filepath.Join(dir, "lat"))
 	if code != 0 || !strings.Contains(stderr, "--ddof 16 with 16 value(s)") || !strings.Contains(stderr, "NaN") {
 		t.Errorf("latent --ddof 16 over 4×4: exit %d, stderr %q; want 0 and a warning", code, stderr)
 	}

@@ -36,7 +36,7 @@ func TestLatentCommand(t *testing.T) {
 				}
 			}
 			out := filepath.Join(dir, "out_"+dev+"_"+dt)
-			args := []string{"--device", dev, "--validate=" + boolStr(dev != "cpu"), "latent", "--in", in, "--stats", "all", "--axes", "0,3,4", "--lags", "2", "--out", out}
+			args := []string{"--device", dev, "--validate=" + boolStr(dev != "cpu"), "latent", "--in", in, "--stat", "all", "--axes", "0,3,4", "--lags", "2", "--out-dir", out}
 			if dev != "cpu" && dt == "f64" {
 				args = append([]string{"--precision", "f32"}, args...) // the device may lack float64
 			}
@@ -106,7 +106,7 @@ func TestLatentBadInput(t *testing.T) {
 	in := writeNPY(t, dir, "nan.npy", x)
 	for _, policy := range []string{"propagate", "skip"} {
 		out := filepath.Join(dir, "out_"+policy)
-		code, stdout, stderr := run(t, "latent", "--in", in, "--stats", "moments,corr", "--nan", policy, "--out", out)
+		code, stdout, stderr := run(t, "latent", "--in", in, "--stat", "moments,corr", "--nan", policy, "--out-dir", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", policy, code, stderr)
 		}
@@ -143,7 +143,7 @@ func TestLatentBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(dir, "none")
-		code, _, stderr := run(t, append(append([]string{"latent"}, c.args...), "--out", out)...)
+		code, _, stderr := run(t, append(append([]string{"latent"}, c.args...), "--out-dir", out)...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want an error with %q", c.args, code, stderr, c.want)
 		}

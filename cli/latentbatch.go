@@ -180,7 +180,7 @@ func planLatentBatches(n, want int, foot latentFootprint, dev *engine.Device) (l
 		if p.budget != p.hostBudget {
 			reserve = fmt.Sprintf(" less %s for the pipelines", engine.SizeText(deviceReserve))
 		}
-		return p, fmt.Errorf("one sample needs about %s of %s for these --stats, more than %.0f%% of its budget of %s (%s)%s: ask for fewer --stats, or run where there is more memory",
+		return p, fmt.Errorf("one sample needs about %s of %s for these statistics (--stat), more than %.0f%% of its budget of %s (%s)%s: ask for fewer, or run where there is more memory",
 			engine.SizeText(need), where, 100*batchMargin, engine.SizeText(p.budget.Bytes), p.budget.Source, reserve)
 	}
 	p.fit = int(min(fit, int64(max(n, 1))))

@@ -51,7 +51,7 @@ func TestLatentBatches(t *testing.T) {
 			outs := map[int]string{}
 			for _, b := range []int{5, 1, 2, 3} {
 				out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, c.nan, c.axes, b))
-				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stats", stats,
+				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stat", stats,
 					"--axes", c.axes, "--nan", c.nan, "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
 				if code != 0 {
 					t.Fatalf("%s %v --batch %d: exit %d: %s", dev, c, b, code, stderr)
@@ -159,11 +159,11 @@ func compareLatentOutputsTol(t *testing.T, what, want, got string, merged bool, 
 func TestLatentBatchPlan(t *testing.T) {
 	dir := t.TempDir()
 	in := writeNPY(t, dir, "x.npy", batchTestTensor())
-	code, _, stderr := run(t, "latent", "--in", in, "--batch", "-1", "--out", filepath.Join(dir, "neg"))
+	code, _, stderr := run(t, "latent", "--in", in, "--batch", "-1", "--out-dir", filepath.Join(dir, "neg"))
 	if code == 0 || !strings.Contains(stderr, "--batch must be 0") {
 		t.Errorf("--batch -1: exit %d: %s", code, stderr)
 	}
-	code, _, stderr = run(t, "latent", "--in", in, "--batch", "two", "--out", filepath.Join(dir, "word"))
+	code, _, stderr = run(t, "latent", "--in", in, "--batch", "two", "--out-dir", filepath.Join(dir, "word"))
 	if code == 0 || !strings.Contains(stderr, "batch") {
 		t.Errorf("--batch two: exit %d: %s", code, stderr)
 	}
@@ -176,7 +176,7 @@ func TestLatentBatchPlan(t *testing.T) {
 		return s["batches"].(map[string]any)
 	}
 	args := func(out string, more ...string) []string {
-		return append([]string{"latent", "--in", in, "--stats", "moments,corr,pca", "--axes", "0,2", "--out", out}, more...)
+		return append([]string{"latent", "--in", in, "--stat", "moments,corr,pca", "--axes", "0,2", "--out-dir", out}, more...)
 	}
 	big := filepath.Join(dir, "big")
 	if code, _, stderr := run(t, args(big, "--batch", "99")...); code != 0 {
@@ -252,7 +252,7 @@ func TestLatentBatchDevice(t *testing.T) {
 	}
 	in := writeNPY(t, dir, "x.npy", x)
 	args := func(out, mem string, more ...string) []string {
-		return append([]string{"--device", "lavapipe", "--validate", "--device-memory", mem, "latent", "--in", in, "--stats", "moments,corr", "--out", out}, more...)
+		return append([]string{"--device", "lavapipe", "--validate", "--device-memory", mem, "latent", "--in", in, "--stat", "moments,corr", "--out-dir", out}, more...)
 	}
 	whole := filepath.Join(dir, "whole")
 	if code, _, stderr := run(t, args(whole, "64MiB", "--batch", "4")...); code != 0 {

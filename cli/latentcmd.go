@@ -20,14 +20,14 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// latentStats are what --stats names.
+// latentStats are what --stat names.
 var latentStats = []string{"moments", "corr", "corr-frames", "lagcorr", "pca", "spectra"}
 
 func latentCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "latent",
 		Usage:     "statistics of ML latent tensors (N, C, F, H, W): moments over any axes, channel and lagged frame correlations",
-		UsageText: "vkstat [global options] latent --in X.npy|X.safetensors [--tensor NAME] [--stats moments,corr,corr-frames,lagcorr,pca,spectra|all] [--axes 3,4] [--lags 3] [--nan skip|propagate] [--batch N] --out DIR",
+		UsageText: "vkstat [global options] latent --in X.npy|X.safetensors [--tensor NAME] [--stat moments,corr,corr-frames,lagcorr,pca,spectra|all] [--axes 3,4] [--lags 3] [--nan skip|propagate] [--batch N] --out-dir DIR",
 		Description: `Reads a latent tensor — (N samples, C channels, F frames, H, W), or (N, C, H, W)
 as one frame — from NumPy (.npy: float16, bfloat16 as ml_dtypes' arrays are
 saved ('<V2'), float32, float64) or safetensors (.safetensors: F16, BF16,
@@ -67,7 +67,7 @@ correlations, with a note; nothing fails on it.
 The samples are read and computed in batches: --batch 0 (the default)
 takes as many as fit 80% of the memory budget (the device's, and the
 host's for the input and the copies; vkstat devices shows both) by an
-estimate of each --stats' footprint per sample; --batch N takes N. The
+estimate of each statistic's footprint per sample; --batch N takes N. The
 next batch is read while one computes (two batches of input in memory at
 most). Per-sample results are joined along the samples; moments over axes
 that include axis 0 are merged exactly across batches, equal to one batch's
@@ -105,21 +105,21 @@ a NaN PCA.
 
 Examples:
    vkstat synth latent --dtype bf16 --out lat.npy --truth truth.json
-   vkstat latent --in lat.npy --stats all --out stats/
-   vkstat latent --in model_out.safetensors --tensor latents --stats moments,corr --axes 3,4 --out stats/
-   vkstat --device gpu latent --in lat.npy --stats lagcorr --lags 3 --nan skip --out stats/
-   vkstat latent --in big.npy --stats moments,pca --axes 0,3,4 --batch 64 --out stats/
-   vkstat --precision bf16 latent --in lat_f32.npy --stats moments,corr --out stats/
-   vkstat --precision f32 latent --in lat_bf16.npy --stats moments --out stats/`,
+   vkstat latent --in lat.npy --stat all --out-dir stats/
+   vkstat latent --in model_out.safetensors --tensor latents --stat moments,corr --axes 3,4 --out-dir stats/
+   vkstat --device gpu latent --in lat.npy --stat lagcorr --lags 3 --nan skip --out-dir stats/
+   vkstat latent --in big.npy --stat moments,pca --axes 0,3,4 --batch 64 --out-dir stats/
+   vkstat --precision bf16 latent --in lat_f32.npy --stat moments,corr --out-dir stats/
+   vkstat --precision f32 latent --in lat_bf16.npy --stat moments --out-dir stats/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
-			&ucli.StringFlag{Name: "stats", Value: "moments,corr", Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
+			&ucli.StringFlag{Name: "stat", Value: "moments,corr", Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
 			&ucli.StringFlag{Name: "axes", Value: "-2,-1", Usage: "axes the moments reduce, comma-separated (NumPy numbering)"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std"},
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
-			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 		},
 		Action: runLatent,
@@ -162,15 +162,15 @@ func parseAxes(s string) ([]int, error) {
 
 func runLatent(c *ucli.Context) error {
 	start := time.Now()
-	if err := requireFlag(c, "in", "out"); err != nil {
+	if err := requireFlag(c, "in", "out-dir"); err != nil {
 		return err
 	}
-	stats, err := parseList("stats", c.String("stats"), latentStats)
+	stats, err := parseList("stat", c.String("stat"), latentStats)
 	if err != nil {
 		return err
 	}
 	if len(stats) == 0 {
-		return usagef("--stats: nothing named")
+		return usagef("--stat: nothing named")
 	}
 	policy, err := latent.ParseNaNPolicy(c.String("nan"))
 	if err != nil {
@@ -193,8 +193,8 @@ func runLatent(c *ucli.Context) error {
 	if c.Int("batch") < 0 {
 		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", c.Int("batch"))
 	}
-	dir := c.String("out")
-	if err := checkOutputDir("out", dir); err != nil {
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
 	in := c.String("in")

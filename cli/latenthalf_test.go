@@ -29,7 +29,7 @@ func TestLatentPrecision(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(dir, "out_"+name)
 		for _, dev := range devicesUnderTest(t)[:1] {
-			code, stdout, stderr := run(t, append(append([]string{"--device", dev}, global...), "latent", "--in", in, "--stats", "moments,corr", "--out", out)...)
+			code, stdout, stderr := run(t, append(append([]string{"--device", dev}, global...), "latent", "--in", in, "--stat", "moments,corr", "--out-dir", out)...)
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", name, code, stderr)
 			}
@@ -56,7 +56,7 @@ func TestLatentPrecision(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--precision", "f8", "latent", "--in", in, "--out", filepath.Join(dir, "x")}, `--precision "f8": want auto, f16, bf16, f32 or f64`},
+		{[]string{"--precision", "f8", "latent", "--in", in, "--out-dir", filepath.Join(dir, "x")}, `--precision "f8": want auto, f16, bf16, f32 or f64`},
 		{[]string{"--precision", "f16", "reduce", "--in", in32, "--axis", "0", "--stat", "mean", "--out-dir", filepath.Join(dir, "y")}, "16-bit storage is for `vkstat latent` only"},
 	} {
 		code, _, stderr := run(t, c.args...)

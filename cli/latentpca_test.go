@@ -45,7 +45,7 @@ func TestLatentPCA(t *testing.T) {
 	want := es.Values(nil)
 	for _, dev := range devicesUnderTest(t) {
 		out := filepath.Join(dir, "out_"+dev)
-		code, stdout, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stats", "pca", "--out", out)
+		code, stdout, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stat", "pca", "--out-dir", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", dev, code, stderr)
 		}
@@ -106,7 +106,7 @@ func TestLatentPCA(t *testing.T) {
 	}
 	f.Close()
 	out := filepath.Join(dir, "out_nan")
-	code, stdout, stderr := run(t, "--device", "cpu", "latent", "--in", nanIn, "--stats", "pca", "--out", out)
+	code, stdout, stderr := run(t, "--device", "cpu", "latent", "--in", nanIn, "--stat", "pca", "--out-dir", out)
 	if code != 0 {
 		t.Fatalf("NaN input: exit %d: %s", code, stderr)
 	}

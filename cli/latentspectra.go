@@ -17,7 +17,7 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// latentSpectra holds vkstat latent --stats spectra's results
+// latentSpectra holds vkstat latent --stat spectra's results
 // (docs/latent.md, "Spectra"): per sample and channel, the radially
 // averaged spatial power spectrum averaged over frames, the temporal
 // spectrum averaged over pixels, their centroids and high-frequency

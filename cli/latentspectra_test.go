@@ -27,7 +27,7 @@ func TestLatentSpectraSlope(t *testing.T) {
 		}
 		for _, dev := range devicesUnderTest(t) {
 			out := filepath.Join(dir, fmt.Sprintf("out%g_%s", beta, dev))
-			code, stdout, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stats", "spectra", "--out", out)
+			code, stdout, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stat", "spectra", "--out-dir", out)
 			if code != 0 {
 				t.Fatalf("%s β %g: exit %d: %s", dev, beta, code, stderr)
 			}
@@ -69,7 +69,7 @@ func TestLatentSpectraValues(t *testing.T) {
 		for _, policy := range []string{"propagate", "skip"} {
 			out := filepath.Join(dir, dev+"_"+policy)
 			code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", "f32",
-				"latent", "--in", in, "--stats", "spectra", "--nan", policy, "--out", out)
+				"latent", "--in", in, "--stat", "spectra", "--nan", policy, "--out-dir", out)
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", dev, code, stderr)
 			}

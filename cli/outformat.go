@@ -22,3 +22,29 @@ func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error,
 	}
 	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)
 }
+
+// mapFormats reads a --format of FITS and NPY maps as every command takes
+// formats: a comma-separated list ("fits", "npy", "fits,npy"; "both" is
+// kept for fits,npy). It returns fits, npy or both.
+func mapFormats(flag, v string) (string, error) {
+	if strings.TrimSpace(strings.ToLower(v)) == "both" {
+		return "both", nil
+	}
+	list, err := parseList(flag, strings.ToLower(v), []string{"fits", "npy"})
+	if err != nil {
+		return "", err
+	}
+	fits, npy := false, false
+	for _, f := range list {
+		fits, npy = fits || f == "fits", npy || f == "npy"
+	}
+	switch {
+	case fits && npy:
+		return "both", nil
+	case npy:
+		return "npy", nil
+	case fits:
+		return "fits", nil
+	}
+	return "", usagef("--%s: nothing named; want fits, npy or fits,npy", flag)
+}

@@ -262,7 +262,7 @@ func TestOutputFolderOneRun(t *testing.T) {
 	dir := t.TempDir()
 	lat := writeNPY(t, dir, "lat.npy", tensor.FromF64(ramp(2*3*4*4), 1, 2, 3, 4, 4))
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments,corr", "--out", out); code != 0 {
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stat", "moments,corr", "--out-dir", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	mine := filepath.Join(out, "notes.txt") // not vkstat's: stays
@@ -272,7 +272,7 @@ func TestOutputFolderOneRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "corr.npy")); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stats", "moments", "--out", out); code != 0 {
+	if code, _, stderr := run(t, "--device", "cpu", "latent", "--in", lat, "--stat", "moments", "--out-dir", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	assertDir(t, out, []string{"mean.npy", "var.npy", "std.npy", "min.npy", "max.npy", "skew.npy", "kurt.npy",

@@ -76,7 +76,7 @@ Examples:
 			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
 			&ucli.StringFlag{Name: "psf-placement", Value: "nearest", Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
-			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map format: fits, npy or both"},
+			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},

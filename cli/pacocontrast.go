@@ -88,10 +88,10 @@ func fluxUnits(psfNorm string) string {
 	return "PSF stamp total flux"
 }
 
-// contrastSummary is the contrast curve's line in the summary: the limit at
-// a few separations.
-func contrastSummary(curve []paco.ContrastPoint, threshold float64) string {
-	s := fmt.Sprintf("%g-σ limit", threshold)
+// contrastSummary is the contrast curve's line in the summary: the flux
+// limit (in the units the PSF's normalisation gives) at a few separations.
+func contrastSummary(curve []paco.ContrastPoint, threshold float64, psfNorm string) string {
+	s := fmt.Sprintf("%g-σ flux limit (units: %s)", threshold, fluxUnits(psfNorm))
 	n := 0
 	for _, sep := range []int{2, 5, 10, 20, 40} {
 		if sep > len(curve) || math.IsNaN(curve[sep-1].Flux) {

@@ -89,11 +89,18 @@ func (j *pacoJob) placement() (paco.Placement, error) {
 // array is read: every mistake a user can make in the options is found
 // here.
 func (j *pacoJob) check() (*synthTruth, error) {
-	if j.Format != "fits" && j.Format != "npy" && j.Format != "both" {
-		return nil, usagef("%s: want fits, npy or both, got %q", j.word("format"), j.Format)
+	f, err := mapFormats("format", j.Format)
+	if err != nil {
+		return nil, err
 	}
+	j.Format = f
 	if _, err := j.compat(); err != nil {
 		return nil, err
+	}
+	switch j.PSFNorm {
+	case "", "sum", "peak", "none":
+	default:
+		return nil, usagef("%s: want sum, peak or none, got %q", j.word("psf-norm"), j.PSFNorm)
 	}
 	if _, err := j.placement(); err != nil {
 		return nil, err
@@ -506,7 +513,7 @@ func (j *pacoJob) run(ctx context.Context, d *pacoData, env pacoEnv) (*pacoResul
 	if d.truth != nil {
 		printTruth(w, d.truth, dets, maps)
 	}
-	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(curve, threshold))
+	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(curve, threshold, j.PSFNorm))
 	if j.ContrastCheck {
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(checks, threshold))
 	}

@@ -422,7 +422,7 @@ func printRun(w io.Writer, p *shaderPlan, r *shaderRun, repeat int) {
 		k := r.median()
 		bw := ""
 		if k > 0 {
-			bw = fmt.Sprintf(", %.2f GB/s", float64(moved)/k.Seconds()/1e9)
+			bw = ", " + rateText(float64(moved)/k.Seconds())
 		}
 		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, engine.SizeText(moved), bw)
 	} else {
@@ -655,4 +655,18 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// rateText writes bytes per second with the unit that keeps three
+// significant figures in view: 12.3 MB/s, not 0.01 GB/s.
+func rateText(bps float64) string {
+	for _, u := range []struct {
+		scale float64
+		name  string
+	}{{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}} {
+		if bps >= u.scale {
+			return fmt.Sprintf("%.3g %s", bps/u.scale, u.name)
+		}
+	}
+	return fmt.Sprintf("%.3g B/s", bps)
 }

@@ -114,12 +114,10 @@ var surveyOptions = []surveyOption{
 		j.Placement = v
 		return nil
 	}},
-	{name: "format", usage: "map format: fits, npy or both (default fits)", set: func(j *pacoJob, v string) error {
-		if v != "fits" && v != "npy" && v != "both" {
-			return fmt.Errorf("want fits, npy or both, got %q", v)
-		}
-		j.Format = v
-		return nil
+	{name: "format", usage: "map formats, comma-separated: fits, npy (default fits)", set: func(j *pacoJob, v string) error {
+		f, err := mapFormats("format", v)
+		j.Format = f
+		return err
 	}},
 	{name: "unbiased", bool: true, usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: func(j *pacoJob, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))

@@ -43,7 +43,7 @@ as JSON.
 Examples:
    vkstat synth latent --out latents.npy
    vkstat synth latent --shape 8,16,16,64,64 --dtype bf16 --rho 0.8 --slope 2.5 --out lat.safetensors --truth truth.json
-   vkstat latent --in lat.safetensors --tensor latent --stats all --out out/`,
+   vkstat latent --in lat.safetensors --tensor latent --stat all --out-dir out/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "shape", Value: "2,16,8,32,32", Usage: "N,C,F,H,W"},
 			&ucli.Float64Flag{Name: "rho", Value: 0.6, Usage: "channel correlation ρ: R_ij = ρ^|i−j|"},

@@ -209,7 +209,7 @@ Examples:
 				Usage: `a companion "sep=PIXELS,pa=DEGREES,flux=FLUX", pa east of north as paco reports it (or theta=DEGREES from +x towards +y); repeat for more`},
 			&ucli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
-			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "fits, npy or both"},
+			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "file formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "star", Usage: "the star's centre y,x in pixels, 0-based and sub-pixel (default H/2,W/2 by integer division): halo, speckles and the companions' rotation centre"},
 			&ucli.Float64Flag{Name: "halo", Value: dn.Halo, Usage: "static stellar halo at the centre"},
 			&ucli.Float64Flag{Name: "speckle", Value: dn.Speckle, Usage: "quasi-static speckle mean and standard deviation at the centre"},
@@ -242,7 +242,10 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}
-	format := c.String("format")
+	format, err := mapFormats("format", c.String("format"))
+	if err != nil {
+		return err
+	}
 	var exts []string
 	switch format {
 	case "fits":

@@ -42,7 +42,7 @@ for stat in moments corr lagcorr pca spectra; do
 	ts=() ks=()
 	for ((i = 0; i < repeat; i++)); do
 		rm -rf "$tmp/out"
-		"$vkstat" --device "$device" --time latent --in "$tmp/lat.npy" --stats "$stat" --out "$tmp/out" >/dev/null 2>"$tmp/time"
+		"$vkstat" --device "$device" --time latent --in "$tmp/lat.npy" --stat "$stat" --out-dir "$tmp/out" >/dev/null 2>"$tmp/time"
 		ts+=("$(awk '$1 == "compute:" { c = $2 } $1 == "total:" { t = $2 } $1 == "start-up:" || $1 == "read:" || $1 == "write:" { o += $2 }
 			END { print (c != "" ? c : t - o) }' "$tmp/time")")
 		ks+=("$(awk '$1 == "kernel:" { print $2 }' "$tmp/time")")

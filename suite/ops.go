@@ -551,9 +551,10 @@ func pacoInput(c Case, in []*tensor.Tensor) paco.Input {
 
 func pacoOp() Op {
 	return Op{
-		Name:  "paco",
-		Suite: "paco",
-		Doc:   "PACO SNR, flux and σ maps of a synthetic ADI sequence (pipelines/paco)",
+		Name:        "paco",
+		Suite:       "paco",
+		Doc:         "PACO SNR, flux and σ maps of a synthetic ADI sequence (pipelines/paco)",
+		CPUComputes: tensor.F64,
 		Verify: []Case{
 			pacoCase(24, 32, 32, 2), pacoCase(40, 40, 44, 4), pacoSubpixelCase(24, 32, 32, 2),
 		},

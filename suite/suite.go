@@ -153,6 +153,9 @@ type Op struct {
 	Unit Unit
 	// Peer returns the peer scripts' matching workload, or nil.
 	Peer func(c Case, dt tensor.DType) *Peer
+	// CPUComputes is the precision the CPU path computes in whatever the
+	// input's (PACO's is float64 only), or 0 for the input's own.
+	CPUComputes tensor.DType
 	// Unsupported returns why dev cannot run precision dt, or "". Nil
 	// means float64 needs shaderFloat64 and everything else runs.
 	Unsupported func(dev *engine.Device, dt tensor.DType) string

@@ -113,7 +113,7 @@ def workloads(d, bin_):
                  lambda v, n: [(j(v, "mean.npy"), j(n, "mean_std.npy"), 0), (j(v, "std.npy"), j(n, "mean_std.npy"), 1)]),
         Workload("latent", "latent: 16 × [16, 16, 64, 64] float32, moments + corr + lagcorr",
                  synth(["synth", "latent", "--shape", "16,16,16,64,64", "--dtype", "f32", "--seed", "1", "--out", j(d, "lat.npy")], "lat.npy"),
-                 lambda o: ["latent", "--in", j(d, "lat.npy"), "--stats", "moments,corr,lagcorr", "--out", o],
+                 lambda o: ["latent", "--in", j(d, "lat.npy"), "--stat", "moments,corr,lagcorr", "--out-dir", o],
                  lambda o: [PEER, "latent", j(d, "lat.npy"), o],
                  lambda v, n: [(j(v, s + ".npy"), j(n, s + ".npy"), None) for s in ("mean", "std", "kurt", "corr", "frame_corr", "lagcorr")]),
     ]
