@@ -1,6 +1,7 @@
 package mapx
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -20,31 +21,64 @@ func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("mapx: nil input tensor")
 	}
-	if x.DType != y.DType {
-		return nil, fmt.Errorf("mapx: x is %s but y is %s (want the same dtype)", x.DType, y.DType)
-	}
-	if !tensor.SameShape(x.Shape, y.Shape) {
-		return nil, fmt.Errorf("mapx: x has shape %s but y has shape %s (want the same shape)",
-			tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
-	}
-	n := x.Len()
-	if err := checkLen("x", x, n); err != nil {
-		return nil, err
-	}
-	if err := checkLen("y", y, n); err != nil {
-		return nil, err
-	}
 	z := tensor.New(x.DType, x.Shape...)
-	if x.DType == tensor.F64 {
-		xs, ys, zs := x.F64, y.F64, z.F64
-		a, b, c := p.A, p.B, p.C
-		parallelRange(n, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
-	} else {
-		xs, ys, zs := x.F32, y.F32, z.F32
-		a, b, c := float32(p.A), float32(p.B), float32(p.C)
-		parallelRange(n, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+	if err := cpuInto(context.Background(), z, x, y, p); err != nil {
+		return nil, err
 	}
 	return z, nil
+}
+
+// cpuPiece is the most elements cpuInto computes between two looks at its
+// context: a millisecond or so, so that a cancelled map stops at once.
+const cpuPiece = 1 << 20
+
+// cpuInto is CPU writing into z, which must have x's dtype and shape; it
+// stops with ctx's error when ctx ends.
+func cpuInto(ctx context.Context, z, x, y *tensor.Tensor, p Params) error {
+	if x == nil || y == nil || z == nil {
+		return fmt.Errorf("mapx: nil tensor")
+	}
+	if err := checkPair(x, y); err != nil {
+		return fmt.Errorf("mapx: %w", err)
+	}
+	if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
+		return fmt.Errorf("mapx: z is %s %s but x is %s %s (want the same dtype and shape)",
+			z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
+	}
+	if err := checkLens(x, y, z); err != nil {
+		return err
+	}
+	n := x.Len()
+	for lo := 0; lo < n; lo += cpuPiece {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+cpuPiece, n)
+		if x.DType == tensor.F64 {
+			xs, ys, zs := x.F64[lo:hi], y.F64[lo:hi], z.F64[lo:hi]
+			a, b, c := p.A, p.B, p.C
+			parallelRange(hi-lo, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+		} else {
+			xs, ys, zs := x.F32[lo:hi], y.F32[lo:hi], z.F32[lo:hi]
+			a, b, c := float32(p.A), float32(p.B), float32(p.C)
+			parallelRange(hi-lo, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+		}
+	}
+	return nil
+}
+
+// checkLens reports an x, y or z whose data slice does not match its shape.
+func checkLens(x, y, z *tensor.Tensor) error {
+	n := x.Len()
+	for _, t := range []struct {
+		name string
+		t    *tensor.Tensor
+	}{{"x", x}, {"y", y}, {"z", z}} {
+		if err := checkLen(t.name, t.t, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkLen reports a tensor whose data slice does not match its shape.
