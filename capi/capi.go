@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -120,6 +121,29 @@ type Result struct {
 	Outputs  []Output `json:"outputs"`
 	Info     any      `json:"info,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Timing is where the library's time went, as `vkstat --time` reports
+	// it; nil for operations that do not time themselves (verify).
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Timing is engine.Timing in milliseconds: the copies to and from the
+// device, the kernels (GPU timestamps when GPUTimed; the compute on the
+// CPU path), and the pipeline's wall time.
+type Timing struct {
+	UploadMs   float64 `json:"upload_ms"`
+	KernelMs   float64 `json:"kernel_ms"`
+	DownloadMs float64 `json:"download_ms"`
+	WallMs     float64 `json:"wall_ms"`
+	UpBytes    int64   `json:"up_bytes"`
+	DownBytes  int64   `json:"down_bytes"`
+	GPUTimed   bool    `json:"gpu_timed"`
+}
+
+func (r *Result) timed(t engine.Timing) *Result {
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	r.Timing = &Timing{UploadMs: ms(t.Upload), KernelMs: ms(t.Kernel), DownloadMs: ms(t.Download), WallMs: ms(t.Wall),
+		UpBytes: t.UpBytes, DownBytes: t.DownBytes, GPUTimed: t.GPUTimed}
+	return r
 }
 
 // add appends t (nil: nothing) as output name.

@@ -85,18 +85,19 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
 			return nil, inputf("out is %s %s; want x's %s %s", z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
 		}
-		if _, err := mapx.RunInto(ctx, dev, z, x, y, mp); err != nil {
+		tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
+		if err != nil {
 			return nil, err
 		}
 		res.addWritten("z", c.Spec("out"))
-		return res, nil
+		return res.timed(tm), nil
 	}
-	z, _, err := mapx.Run(ctx, dev, x, y, mp)
+	z, tm, err := mapx.Run(ctx, dev, x, y, mp)
 	if err != nil {
 		return nil, err
 	}
 	res.add("z", z)
-	return res, nil
+	return res.timed(tm), nil
 }
 
 // ---- reduce -------------------------------------------------------------------
@@ -141,14 +142,14 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
 		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
 	}
-	out, _, err := reduce.Run(ctx, dev, in, reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN}, stats)
+	out, tm, err := reduce.Run(ctx, dev, in, reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN}, stats)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range stats {
 		res.add(s.String(), out[s])
 	}
-	return res, nil
+	return res.timed(tm), nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
@@ -260,7 +261,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		if len(g.Locations) == 0 {
 			return nil, inputf("no location of the %d×%d frames holds a patch of radius %d", x.Shape[1], x.Shape[2], *p.Radius)
 		}
-		r, _, err := cov.RunGather(ctx, dev, x, g, opt)
+		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +274,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 			binary.LittleEndian.PutUint64(loc[16*i+8:], uint64(l[1]))
 		}
 		res.addRaw("locations", "int64", []int{len(g.Locations), 2}, loc)
-		return res, nil
+		return res.timed(tm), nil
 	}
 	single := false
 	switch {
@@ -289,7 +290,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if x.Shape[1]-opt.DDof < 1 {
 		return nil, inputf("x has %d sample(s) per set; ddof %d needs at least %d", x.Shape[1], opt.DDof, opt.DDof+1)
 	}
-	r, _, err := cov.Run(ctx, dev, x, opt)
+	r, tm, err := cov.Run(ctx, dev, x, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +301,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
-	return res, nil
+	return res.timed(tm), nil
 }
 
 // ---- chol -------------------------------------------------------------------------
@@ -371,7 +372,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		}
 		req.B = b
 	}
-	r, _, err := chol.Run(ctx, dev, req)
+	r, tm, err := chol.Run(ctx, dev, req)
 	if err != nil {
 		return nil, err
 	}
@@ -404,5 +405,5 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
 	}
 	res.addRaw("info", "int32", infoShape, info)
-	return res, nil
+	return res.timed(tm), nil
 }

@@ -207,3 +207,14 @@ def test_module_functions_use_one_default_session():
     np.testing.assert_allclose(vkstat.reduce(x, "std"), np.std(x))
     assert vkstat.chol(np.eye(2) * 4).l[1, 1] == 2.0
     assert vkstat.cov(np.eye(3)).cov.shape == (3, 3)
+
+
+def test_last_timing(dev):
+    x = np.ones(4096, np.float32)
+    dev.map(x, x)
+    t = dev.last_timing
+    assert t["wall_ms"] >= t["kernel_ms"] >= 0
+    if dev.device["path"] == "vulkan":  # x and y up, z down
+        assert t["up_bytes"] == 2 * x.nbytes and t["down_bytes"] == x.nbytes
+    else:
+        assert t["up_bytes"] == t["down_bytes"] == 0

@@ -233,6 +233,12 @@ class Session:
         self._tokens: set[int] = set()
         self._lock = threading.Lock()
         self._last_copied: tuple[str, ...] = ()
+        self.last_timing: dict[str, Any] | None = None
+        """Where the library's time went in the last call, as ``vkstat
+        --time`` reports it: ``upload_ms``, ``kernel_ms`` (GPU timestamps
+        when ``gpu_timed``; the compute on the CPU path), ``download_ms``,
+        ``wall_ms`` (the pipeline's), ``up_bytes``, ``down_bytes``. None
+        after verify."""
         handle, info = _lib.open_session(str(device), _options(validate, memory, disable))
         self._handle = handle
         _open_sessions.add(self)
@@ -320,7 +326,7 @@ class Session:
         keep = (arrays, outs)  # the lent memory lives as long as the job
         self._last_copied = tuple(n for n in names if arrays[n].copied)
 
-        def job_fn() -> tuple[dict[str, np.ndarray], Any, list[str]]:
+        def job_fn() -> tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None]:
             try:
                 res, desc = _lib.call(handle, token, op, request, ptrs)
             finally:
@@ -339,7 +345,7 @@ class Session:
             finally:
                 if res:
                     _lib.lib.vks_result_free(res)
-            return got, desc.get("info"), desc.get("warnings") or []
+            return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing")
 
         job = _Job(job_fn)
         q.put(job)
@@ -354,7 +360,7 @@ class Session:
             if isinstance(job.exc, _lib.Cancelled):
                 raise KeyboardInterrupt from None
             raise job.exc
-        got, info, warns = job.result
+        got, info, warns, self.last_timing = job.result
         for w in warns:
             warnings.warn(w, RuntimeWarning, stacklevel=3)
         return got, info, warns
