@@ -137,3 +137,17 @@ def test_many_small_calls_keep_memory_flat(device):
     assert grown < 4 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 1,000 calls"
     _, results, tokens = _lib.live()
     assert results == 0 and tokens == 0
+
+
+def test_large_calls_run_on_the_worker(dev):
+    """Calls on more than 1 MiB go through the session's thread: same
+    results, and the library holds nothing afterwards."""
+    a = np.random.default_rng(4).normal(5, 2, (600, 500))  # 2.4 MB
+    got = dev.reduce(a, ["mean", "var"], axis=0, ddof=1)
+    np.testing.assert_allclose(got["mean"], a.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(got["var"], a.var(axis=0, ddof=1), rtol=1e-12)
+    assert dev._q is not None  # the worker was started
+    r = dev.cov(a.reshape(30, 20, 500)[:, :, :8].copy())  # small: the calling thread
+    assert r.cov.shape == (30, 8, 8)
+    _, results, tokens = _lib.live()
+    assert results == 0 and tokens == 0
