@@ -117,6 +117,16 @@ def test_dlpack_elsewhere_than_the_cpu_is_refused(cpu):
     with pytest.raises(ValueError, match="CPU memory"):
         cpu.map(OnGPU(np.ones(3)), np.ones(3))
 
+    class CudaTensor(ArrayOnly):  # as a torch tensor on a GPU: both protocols, device type 2
+        def __dlpack__(self, stream=None, **kw):
+            raise AssertionError("not to be read")
+
+        def __dlpack_device__(self):
+            return (2, 0)
+
+    with pytest.raises(ValueError, match=r"x is on a device \(DLPack device type 2\)"):
+        cpu.map(CudaTensor(np.ones(3)), np.ones(3))
+
 
 def test_results_own_their_memory(cpu):
     r = cpu.chol(np.eye(3) * 4, inverse=True)

@@ -63,3 +63,32 @@ def test_closed_session(cpu):
     assert s.closed
     with pytest.raises(ValueError, match="the session is closed"):
         s.map(np.ones(2), np.ones(2))
+
+
+def test_without_a_vulkan_loader():
+    """No loader: devices() lists the CPU path with a warning, "auto" falls
+    back to it with a warning, a named device is a DeviceError."""
+    import os
+    import subprocess
+    import sys
+
+    child = """
+import warnings, numpy as np, vkstat
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    print([d["path"] for d in vkstat.devices()], "|", w[0].message)
+    s = vkstat.open("auto")
+    print(s.device["path"], "|", w[1].message, "|", s.map(np.ones(2), np.ones(2)).tolist())
+try:
+    vkstat.open("lavapipe")
+except vkstat.DeviceError as e:
+    print("DeviceError |", e)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), VKSTAT_VULKAN_LIB="/nonexistent/libvulkan.so.1")
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=60)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3, out.stderr
+    assert lines[0].startswith("['cpu'] | no Vulkan devices: vulkan loader not found")
+    assert lines[1] == "cpu | vkstat: no usable Vulkan device (no Vulkan loader); running on the CPU path | [2.0, 2.0]"
+    assert lines[2].startswith('DeviceError | device "lavapipe": vulkan loader not found')
+    assert "apt-get install libvulkan1" in lines[2]

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 _F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+_DL_CPU, _DL_CUDA_HOST = 1, 3  # DLPack device types whose memory the CPU reads
 
 
 class Lent:
@@ -59,6 +60,11 @@ def as_numpy(obj: Any, name: str) -> Peeked:
         if bf is not None:
             return Peeked(bf, "bfloat16")
         if hasattr(obj, "__dlpack__"):
+            where = getattr(obj, "__dlpack_device__", None)
+            kind = where()[0] if where is not None else _DL_CPU
+            if kind not in (_DL_CPU, _DL_CUDA_HOST):
+                raise ValueError(f"{name} is on a device (DLPack device type {kind}), not in CPU memory; "
+                                 "vkstat reads host arrays and moves them itself (move it with .cpu())")
             try:
                 a = np.from_dlpack(obj)
             except (BufferError, RuntimeError, TypeError) as e:
