@@ -114,7 +114,7 @@ wheel: pylib
 
 test-python: pylib
 	@scripts/deps.sh test
-	PYTHONPATH=python $(PYTHON) -m pytest -q python/tests
+	PYTHONPATH=python $(PYTHON) -m pytest -q --doctest-modules python/tests python/vkstat
 	PYTHON=$(PYTHON) scripts/test-wheel.sh
 
 clean:

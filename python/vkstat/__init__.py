@@ -428,7 +428,7 @@ class Session:
         --------
         >>> import numpy as np, vkstat
         >>> vkstat.map(np.array([1.0, 2.0]), np.array([0.5, 1.0]), a=2, b=4, c=1)
-        array([5., 13.])
+        array([ 5., 13.])
         """
         xs, ys = as_numpy(x, "x"), as_numpy(y, "y")
         if dtype is None:
@@ -593,7 +593,7 @@ class Session:
         >>> import numpy as np, vkstat
         >>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
         >>> r = vkstat.chol(a, np.array([1.0, 2.0]), logdet=True)
-        >>> np.allclose(r.x, np.linalg.solve(a, [1.0, 2.0])), float(r.logdet) == np.log(8.0)
+        >>> np.allclose(r.x, np.linalg.solve(a, [1.0, 2.0])), np.isclose(r.logdet, np.log(8.0))
         (True, True)
         """
         peeked = [as_numpy(a, "a")] + ([as_numpy(b, "b")] if b is not None else [])
