@@ -151,3 +151,27 @@ def test_large_calls_run_on_the_worker(dev):
     assert r.cov.shape == (30, 8, 8)
     _, results, tokens = _lib.live()
     assert results == 0 and tokens == 0
+
+
+def test_fork_child_gets_its_own_sessions():
+    """After a fork the parent's sessions are closed in the child and the
+    default session opens afresh there."""
+    x = np.ones(3)
+    vkstat.map(x, x)
+    mine = vkstat.open("cpu")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave at once
+        os.environ["VKSTAT_DEVICE"] = "cpu"  # no Vulkan in a forked child
+        try:
+            msg = f"{mine.closed} {vkstat.map(x, x, 1, 1, 1).tolist()}"
+        except BaseException as e:  # reported to the parent
+            msg = repr(e)
+        os.write(w, msg.encode())
+        os._exit(0)
+    os.close(w)
+    got = os.read(r, 1000).decode()
+    os.waitpid(pid, 0)
+    assert got == "True [3.0, 3.0, 3.0]"
+    assert not mine.closed
+    mine.close()

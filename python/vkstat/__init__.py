@@ -691,6 +691,21 @@ def set_default(device: str | int = "auto", **options: Any) -> Session:
 _open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
 
 
+def _forget_all() -> None:
+    """In a forked child: the parent's sessions (their devices, their
+    worker threads) are not the child's; mark them closed without touching
+    the library, and let the default session open afresh."""
+    global _default
+    for s in list(_open_sessions):
+        s._handle, s._q, s._tokens = 0, None, set()
+    _open_sessions.clear()
+    _default = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_all)
+
+
 @atexit.register
 def _close_all() -> None:
     for s in list(_open_sessions):
