@@ -93,7 +93,7 @@ def big_map(vkstat_bin: str, rounds: int, repeat: int) -> list[dict]:
             y = rng.uniform(-1, 1, n).astype(dt)
             z = np.empty_like(x)
             a, b, c = dt(A), dt(B), dt(C)
-            figs: dict[str, list[float]] = {"bench": [], "vkstat": [], "go_kernel": [], "out": [], "numpy": []}
+            figs: dict[str, list[float]] = {"bench": [], "vkstat": [], "go_kernel": [], "out": [], "numpy": [], "alloc": []}
             s.map(x, y, A, B, C)  # warm
             for _ in range(rounds):
                 figs["bench"].append(bench_kernel_ms(vkstat_bin)[np.dtype(dt).name])
@@ -107,6 +107,9 @@ def big_map(vkstat_bin: str, rounds: int, repeat: int) -> list[dict]:
                 figs["go_kernel"].append(statistics.median(ks))
                 figs["out"].append(median_time(lambda: s.map(x, y, A, B, C, out=z), repeat) * 1e3)
                 figs["numpy"].append(median_time(lambda: a * x * x + b * y + c, repeat) * 1e3)
+                # what a fresh z costs over a reused one: NumPy's allocation and its page faults
+                figs["alloc"].append((median_time(lambda: np.empty(n, dt).fill(1), repeat)
+                                      - median_time(lambda: z.fill(1), repeat)) * 1e3)
             rows.append({"dtype": np.dtype(dt).name, **{k: statistics.median(v) for k, v in figs.items()}})
     return rows
 
@@ -169,18 +172,21 @@ def main() -> None:
         f"--repeat 5` (its kernel time, which on the CPU path includes allocating z) and the Python calls (median of "
         f"{args.repeat} each); medians over the rounds, ms.",
         "",
-        "| dtype | vkstat bench kernel | vkstat.map | its Go pipeline (last_timing) | vkstat.map(out=z) | NumPy | vkstat.map / bench |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| dtype | vkstat bench kernel | vkstat.map | its Go pipeline (last_timing) | a fresh z (NumPy) | vkstat.map(out=z) | NumPy | vkstat.map / bench |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in big:
-        lines.append(f"| {r['dtype']} | {r['bench']:.2f} | {r['vkstat']:.2f} | {r['go_kernel']:.2f} | {r['out']:.2f} | "
-                     f"{r['numpy']:.2f} | {r['vkstat'] / r['bench']:.2f} |")
+        lines.append(f"| {r['dtype']} | {r['bench']:.2f} | {r['vkstat']:.2f} | {r['go_kernel']:.2f} | {r['alloc']:.2f} | "
+                     f"{r['out']:.2f} | {r['numpy']:.2f} | {r['vkstat'] / r['bench']:.2f} |")
     lines += [
         "",
         "vkstat.map reads x and y where NumPy holds them and writes z into a NumPy array allocated for it: no copy "
-        "on either side, so it costs what the pipeline costs (the 'Go pipeline' column, `last_timing`'s kernel time, "
-        "allocation of z excluded) plus NumPy's allocation of z and the page faults of its first writes; `out=z` "
-        "reuses one. `vkstat bench`'s kernel time on the CPU path includes allocating and zeroing z in Go.",
+        "on either side, so it costs what the Go pipeline costs (`last_timing`'s kernel time, which takes the page "
+        "faults of z's first writes) plus NumPy's allocating and freeing z. "
+        "'A fresh z' is what a new array costs over a reused one (`np.empty(n).fill(1)` against `z.fill(1)`): "
+        "glibc hands a 20 MB float32 z back from its heap, warm, but maps a 40 MB float64 z afresh (over its 32 MiB "
+        "mmap threshold), and its first writes take page faults. `out=z` reuses one and is faster than `vkstat "
+        "bench`, whose CPU kernel time includes allocating and zeroing z in Go (from a heap that reuses it).",
     ]
     text = "\n".join(lines) + "\n"
     print(text)
