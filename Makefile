@@ -4,7 +4,7 @@ BIN     := bin/vkstat
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps
+.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps pylib wheel test-python
 
 all: build
 
@@ -36,6 +36,7 @@ test:
 	$(WITH_SWIFTSHADER) scripts/test-tuned.sh
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
 	scripts/test-slurm.sh $(BIN)
+	$(MAKE) test-python
 
 test-short:
 	@scripts/deps.sh test
@@ -97,5 +98,24 @@ bench-paco: build
 	@scripts/deps.sh bench
 	scripts/bench-paco.sh
 
+# The Python package (python/vkstat) over the library's C ABI: the shared
+# library beside the package's sources, a wheel that bundles it, and the
+# package's tests (Debian's python3-numpy and python3-pytest, under
+# $(PYTHON), then the wheel installed into a fresh venv).
+PYTHON  ?= /usr/bin/python3
+PYLIB   := python/vkstat/libvkstat.so
+
+pylib: deps
+	$(GO) build -buildmode=c-shared -ldflags "-s -w -X github.com/vkstat/vkstat/capi.Version=$(VERSION)" -o $(PYLIB) ./cmd/libvkstat
+	@rm -f python/vkstat/libvkstat.h
+
+wheel: pylib
+	$(PYTHON) python/build_wheel.py --version "$(VERSION)" --out dist
+
+test-python: pylib
+	@scripts/deps.sh test
+	PYTHONPATH=python $(PYTHON) -m pytest -q --doctest-modules python/tests python/vkstat
+	PYTHON=$(PYTHON) scripts/test-wheel.sh
+
 clean:
-	rm -rf bin out
+	rm -rf bin out dist $(PYLIB)

@@ -10,7 +10,9 @@
 #   scripts/deps.sh test    build + the validation layer, glslc, spirv-val, the GDAL
 #                           tools (gdal_translate, gdalinfo: the raster round-trip tests),
 #                           and slurm-wlm and munge (scripts/test-slurm.sh: a one-node
-#                           Slurm cluster for vkstat survey's shards)
+#                           Slurm cluster for vkstat survey's shards), and python3-numpy,
+#                           python3-pytest and python3-venv (the Python package's tests,
+#                           and its wheel installed into a venv)
 #   scripts/deps.sh bench   build + NumPy for the peer scripts
 #   scripts/deps.sh ci      test + staticcheck
 #   scripts/deps.sh swiftshader-icd
@@ -62,9 +64,9 @@ fi
 pkgs=(gcc g++ libc6-dev pkg-config libvulkan-dev libvulkan1 mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools libvkfft-dev libgdal-dev)
 case "$what" in
 build) ;;
-test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin slurm-wlm munge) ;;
+test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin slurm-wlm munge python3-numpy python3-pytest python3-venv) ;;
 bench) pkgs+=(python3-numpy) ;;
-ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy slurm-wlm munge) ;;
+ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy slurm-wlm munge python3-pytest python3-venv) ;;
 *) echo "usage: $0 build|test|bench|ci|swiftshader-icd" >&2; exit 2 ;;
 esac
 

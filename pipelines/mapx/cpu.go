@@ -1,6 +1,7 @@
 package mapx
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -17,47 +18,67 @@ const parallelMin = 1 << 16
 // in float32 (with a, b and c rounded to float32), float64 inputs in float64.
 // Large inputs are split across runtime.GOMAXPROCS goroutines.
 func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
-	if err := checkCPU(x, y); err != nil {
-		return nil, err
+	if x == nil || y == nil {
+		return nil, fmt.Errorf("mapx: nil input tensor")
 	}
 	z := tensor.New(x.DType, x.Shape...)
-	cpuInto(z, x, y, p)
+	if err := cpuInto(context.Background(), z, x, y, p); err != nil {
+		return nil, err
+	}
 	return z, nil
 }
 
-// checkCPU checks the CPU path's inputs: the same dtype and shape, and
-// data that matches it.
-func checkCPU(x, y *tensor.Tensor) error {
-	if x == nil || y == nil {
-		return fmt.Errorf("mapx: nil input tensor")
+// cpuPiece is the most elements cpuInto computes between two looks at its
+// context: a millisecond or so, so that a cancelled map stops at once.
+const cpuPiece = 1 << 20
+
+// cpuInto is CPU writing into z, which must have x's dtype and shape; it
+// stops with ctx's error when ctx ends.
+func cpuInto(ctx context.Context, z, x, y *tensor.Tensor, p Params) error {
+	if x == nil || y == nil || z == nil {
+		return fmt.Errorf("mapx: nil tensor")
 	}
-	if x.DType != y.DType {
-		return fmt.Errorf("mapx: x is %s but y is %s (want the same dtype)", x.DType, y.DType)
+	if err := checkPair(x, y); err != nil {
+		return fmt.Errorf("mapx: %w", err)
 	}
-	if !tensor.SameShape(x.Shape, y.Shape) {
-		return fmt.Errorf("mapx: x has shape %s but y has shape %s (want the same shape)",
-			tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
+	if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
+		return fmt.Errorf("mapx: z is %s %s but x is %s %s (want the same dtype and shape)",
+			z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
 	}
-	n := x.Len()
-	if err := checkLen("x", x, n); err != nil {
+	if err := checkLens(x, y, z); err != nil {
 		return err
 	}
-	return checkLen("y", y, n)
+	n := x.Len()
+	for lo := 0; lo < n; lo += cpuPiece {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+cpuPiece, n)
+		if x.DType == tensor.F64 {
+			xs, ys, zs := x.F64[lo:hi], y.F64[lo:hi], z.F64[lo:hi]
+			a, b, c := p.A, p.B, p.C
+			parallelRange(hi-lo, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+		} else {
+			xs, ys, zs := x.F32[lo:hi], y.F32[lo:hi], z.F32[lo:hi]
+			a, b, c := float32(p.A), float32(p.B), float32(p.C)
+			parallelRange(hi-lo, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+		}
+	}
+	return nil
 }
 
-// cpuInto writes z = a·x² + b·y + c into z, which has x's dtype and shape
-// and may be x or y itself (each z[i] depends on x[i] and y[i] only).
-func cpuInto(z, x, y *tensor.Tensor, p Params) {
+// checkLens reports an x, y or z whose data slice does not match its shape.
+func checkLens(x, y, z *tensor.Tensor) error {
 	n := x.Len()
-	if x.DType == tensor.F64 {
-		xs, ys, zs := x.F64, y.F64, z.F64
-		a, b, c := p.A, p.B, p.C
-		parallelRange(n, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
-	} else {
-		xs, ys, zs := x.F32, y.F32, z.F32
-		a, b, c := float32(p.A), float32(p.B), float32(p.C)
-		parallelRange(n, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
+	for _, t := range []struct {
+		name string
+		t    *tensor.Tensor
+	}{{"x", x}, {"y", y}, {"z", z}} {
+		if err := checkLen(t.name, t.t, n); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // checkLen reports a tensor whose data slice does not match its shape.

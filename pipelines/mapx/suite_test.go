@@ -2,14 +2,16 @@ package mapx
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/testdev"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
+	"github.com/vkstat/vkstat/internal/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -215,4 +217,60 @@ func TestRunOverCPU(t *testing.T) {
 		}
 		return z, err
 	}, false)
+}
+
+// intoImpl runs RunInto on dev (nil: the CPU path) into a z the test
+// allocates, so that the suite checks that the results land in the
+// caller's memory.
+func intoImpl(dev *engine.Device) mapImpl {
+	return func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+		if x == nil {
+			return nil, fmt.Errorf("nil x")
+		}
+		z := tensor.New(x.DType, x.Shape...)
+		_, err := RunInto(context.Background(), dev, z, x, y, p)
+		return z, err
+	}
+}
+
+func TestRunIntoCPU(t *testing.T) {
+	runMapSuite(t, intoImpl(nil), false)
+}
+
+func TestRunIntoVulkan(t *testing.T) {
+	for _, dev := range testdev.Devices(t) {
+		t.Run(dev.Info.Name, func(t *testing.T) { runMapSuite(t, intoImpl(dev), false) })
+	}
+}
+
+// TestRunIntoRefusesWrongZ: a z of another dtype or shape than x is an
+// error naming both, on every path.
+func TestRunIntoRefusesWrongZ(t *testing.T) {
+	x, y := tensor.New(tensor.F32, 3, 4), tensor.New(tensor.F32, 3, 4)
+	for _, z := range []*tensor.Tensor{tensor.New(tensor.F64, 3, 4), tensor.New(tensor.F32, 4, 3)} {
+		_, err := RunInto(context.Background(), nil, z, x, y, Params{})
+		if err == nil || !strings.Contains(err.Error(), "z is "+z.DType.String()+" "+tensor.ShapeString(z.Shape)) {
+			t.Errorf("z %s %s: got %v, want an error naming it", z.DType, tensor.ShapeString(z.Shape), err)
+		}
+	}
+}
+
+// TestCPUCancelled: the CPU path stops with the context's error, before
+// the first piece when the context is already done, and writes nothing.
+func TestCPUCancelled(t *testing.T) {
+	n := 3*cpuPiece + 5
+	x, y, z := tensor.New(tensor.F32, n), tensor.New(tensor.F32, n), tensor.New(tensor.F32, n)
+	for i := range x.F32 {
+		x.F32[i], z.F32[i] = 1, -1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunInto(ctx, nil, z, x, y, Params{A: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: got %v, want context.Canceled", err)
+	}
+	for i, v := range z.F32 {
+		if v != -1 {
+			t.Fatalf("z[%d] = %g after a cancelled run, want it untouched (-1)", i, v)
+		}
+	}
 }

@@ -13,38 +13,45 @@ import (
 
 // Run evaluates z = a·x² + b·y + c on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
-	if dev == nil {
-		t0 := time.Now()
-		z, err := CPU(x, y, p)
-		el := time.Since(t0)
-		return z, engine.Timing{Kernel: el, Wall: el}, err
-	}
-	return Vulkan(ctx, dev, x, y, p)
-}
-
-// RunOver is Run for callers done with x: on the CPU path z is written
-// over x's memory and x is returned as z, which saves allocating (and, for
-// a large array, faulting in) an output of the input's size; on a device it
-// is Run, and x is left as it was.
-func RunOver(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
-	if dev != nil {
-		return Vulkan(ctx, dev, x, y, p)
+	if x == nil || y == nil {
+		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
 	}
 	t0 := time.Now()
-	if err := checkCPU(x, y); err != nil {
-		return nil, engine.Timing{}, err
+	z := tensor.New(x.DType, x.Shape...)
+	tm, err := RunInto(ctx, dev, z, x, y, p)
+	if dev == nil {
+		// The CPU path's time includes allocating z, as it always has.
+		el := time.Since(t0)
+		tm.Kernel, tm.Wall = el, el
 	}
-	cpuInto(x, x, y, p)
-	el := time.Since(t0)
-	return x, engine.Timing{Kernel: el, Wall: el}, nil
+	if err != nil {
+		return nil, tm, err
+	}
+	return z, tm, nil
 }
 
-func check(x, y *tensor.Tensor) error {
+// RunInto is Run writing into z, which must have x's dtype and shape: the
+// caller's memory (a NumPy array's, through the C ABI) takes the result
+// without a copy on the CPU path, and the download writes straight into it
+// on a device. On the CPU path it looks at ctx between pieces of a million
+// elements or so.
+func RunInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
+	if dev == nil {
+		t0 := time.Now()
+		err := cpuInto(ctx, z, x, y, p)
+		el := time.Since(t0)
+		return engine.Timing{Kernel: el, Wall: el}, err
+	}
+	return vulkanInto(ctx, dev, z, x, y, p)
+}
+
+// checkPair checks that x and y have the same dtype and shape.
+func checkPair(x, y *tensor.Tensor) error {
 	if x.DType != y.DType {
-		return fmt.Errorf("x is %s but y is %s", x.DType, y.DType)
+		return fmt.Errorf("x is %s but y is %s (want the same dtype)", x.DType, y.DType)
 	}
 	if !tensor.SameShape(x.Shape, y.Shape) {
-		return fmt.Errorf("x has shape %s but y has shape %s", tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
+		return fmt.Errorf("x has shape %s but y has shape %s (want the same shape)", tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
 	}
 	return nil
 }
@@ -54,14 +61,40 @@ func check(x, y *tensor.Tensor) error {
 // download z); otherwise in passes of as many elements as fit the budget
 // and one allocation, the same three buffers reused.
 func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
-	var tm engine.Timing
-	if err := check(x, y); err != nil {
+	if x == nil || y == nil {
+		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
+	}
+	z := tensor.New(x.DType, x.Shape...)
+	tm, err := vulkanInto(ctx, dev, z, x, y, p)
+	if err != nil {
 		return nil, tm, err
+	}
+	return z, tm, nil
+}
+
+// vulkanInto is Vulkan downloading into z.
+func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
+	var tm engine.Timing
+	if x == nil || y == nil || z == nil {
+		return tm, fmt.Errorf("mapx: nil tensor")
+	}
+	if err := checkPair(x, y); err != nil {
+		return tm, fmt.Errorf("mapx: %w", err)
+	}
+	if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
+		return tm, fmt.Errorf("mapx: z is %s %s but x is %s %s (want the same dtype and shape)",
+			z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
+	}
+	if x.DType != tensor.F32 && x.DType != tensor.F64 {
+		return tm, fmt.Errorf("mapx: x is %s (want float32 or float64)", x.DType)
+	}
+	if err := checkLens(x, y, z); err != nil {
+		return tm, err
 	}
 	double := x.DType == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
-			return nil, tm, err
+			return tm, err
 		}
 	}
 	name, es := "map_f32", int64(4)
@@ -70,7 +103,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
-		return nil, tm, err
+		return tm, err
 	}
 	push := func(n int64) []byte {
 		var b vkpush.Block
@@ -79,28 +112,27 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 	}
 	workgroup, err := workgroupSize(ctx, dev.Info)
 	if err != nil {
-		return nil, tm, err
+		return tm, err
 	}
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(push(0)), Spec: []uint32{uint32(workgroup)}})
 	if err != nil {
-		return nil, tm, err
+		return tm, err
 	}
 	n := int64(x.Len())
-	z := tensor.New(x.DType, x.Shape...)
 	if n == 0 {
-		return z, tm, nil
+		return tm, nil
 	}
 	// Elements per pass: three buffers within the budget and one
 	// allocation each; whole bindings (multiples of 64 elements) within.
 	pass := int64(n)
 	if c, err := chunkElems(dev, n, es); err != nil {
-		return nil, tm, err
+		return tm, err
 	} else if c < n {
 		pass = c
 	}
 	bufs, err := dev.Buffers(pass*es, pass*es, pass*es)
 	if err != nil {
-		return nil, tm, err
+		return tm, err
 	}
 	defer engine.ReleaseAll(bufs)
 	xr, yr, zr := x.Raw(), y.Raw(), z.Raw()
@@ -122,10 +154,10 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 		})
 		tm.Add(st)
 		if err != nil {
-			return nil, tm, err
+			return tm, err
 		}
 	}
-	return z, tm, nil
+	return tm, nil
 }
 
 // chunkElems is how many elements one pass takes: n when x, y and z fit,
@@ -133,4 +165,22 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 func chunkElems(dev *engine.Device, n, es int64) (int64, error) {
 	c, err := dev.ChunkItems(int(min(n, 1<<40)), []int64{es, es, es}, 0, int(dev.Alignment()/es))
 	return int64(c), err
+}
+
+// RunOver is Run for callers done with x: on the CPU path z is written
+// over x's memory and x is returned as z, which saves allocating (and, for
+// a large array, faulting in) an output of the input's size; on a device it
+// is Run, and x is left as it was.
+func RunOver(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
+	if dev != nil {
+		return Run(ctx, dev, x, y, p)
+	}
+	if x == nil || y == nil {
+		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
+	}
+	tm, err := RunInto(ctx, nil, x, x, y, p)
+	if err != nil {
+		return nil, tm, err
+	}
+	return x, tm, nil
 }

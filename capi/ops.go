@@ -1,0 +1,409 @@
+package capi
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/chol"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Op runs one operation on dev (nil: the CPU path).
+type Op func(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
+
+// ops are the operations by name. The library's other analyses (paco,
+// stack, latent) join here the same way: a function of this type.
+var ops = map[string]Op{
+	"map":    runMap,
+	"reduce": runReduce,
+	"cov":    runCov,
+	"chol":   runChol,
+	"verify": runVerify,
+}
+
+// OpNames lists the operations.
+func OpNames() []string {
+	var names []string
+	for n := range ops {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ---- map ----------------------------------------------------------------------
+
+type mapParams struct {
+	A *float64 `json:"a"`
+	B *float64 `json:"b"`
+	C *float64 `json:"c"`
+}
+
+// runMap evaluates z = a·x² + b·y + c on arrays x and y (the same dtype and
+// shape), writing into array out when the caller lends one.
+func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p mapParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	mp := mapx.Params{A: 1, B: 1, C: 0} // the command line's defaults
+	for _, f := range []struct {
+		dst *float64
+		src *float64
+	}{{&mp.A, p.A}, {&mp.B, p.B}, {&mp.C, p.C}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	x, err := c.Tensor("x", Floats...)
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.Tensor("y", Floats...)
+	if err != nil {
+		return nil, err
+	}
+	if !tensor.SameShape(x.Shape, y.Shape) {
+		return nil, inputf("shape mismatch: x is %s but y is %s", tensor.ShapeString(x.Shape), tensor.ShapeString(y.Shape))
+	}
+	if x.DType != y.DType {
+		return nil, inputf("dtype mismatch: x is %s but y is %s", x.DType, y.DType)
+	}
+	res := &Result{}
+	if c.Has("out") {
+		z, err := c.Tensor("out", Floats...)
+		if err != nil {
+			return nil, err
+		}
+		if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
+			return nil, inputf("out is %s %s; want x's %s %s", z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
+		}
+		tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
+		if err != nil {
+			return nil, err
+		}
+		res.addWritten("z", c.Spec("out"))
+		return res.timed(tm), nil
+	}
+	z, tm, err := mapx.Run(ctx, dev, x, y, mp)
+	if err != nil {
+		return nil, err
+	}
+	res.add("z", z)
+	return res.timed(tm), nil
+}
+
+// ---- reduce -------------------------------------------------------------------
+
+type reduceParams struct {
+	Stats []string `json:"stats"`
+	// Axis is an int, null (every axis: the array flattened) or a list of
+	// adjacent axes, merged into one.
+	Axis    any  `json:"axis"`
+	DDof    int  `json:"ddof"`
+	SkipNaN bool `json:"skipnan"`
+}
+
+// runReduce computes statistics of array a along one axis (or adjacent
+// axes, or all), one output per statistic, named by it.
+func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p reduceParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	stats, err := reduce.ParseStats(strings.Join(p.Stats, ","))
+	if err != nil {
+		return nil, InputError{err}
+	}
+	if p.DDof < 0 {
+		return nil, inputf("ddof must be 0 or more, got %d", p.DDof)
+	}
+	a, err := c.Tensor("a", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	shape, axis, err := mergeAxes(a.Shape, p.Axis)
+	if err != nil {
+		return nil, err
+	}
+	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	g, err := reduce.Plan(shape, axis)
+	if err != nil {
+		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
+	}
+	res := &Result{}
+	if p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
+	}
+	out, tm, err := reduce.Run(ctx, dev, in, reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN}, stats)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stats {
+		res.add(s.String(), out[s])
+	}
+	return res.timed(tm), nil
+}
+
+// mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
+// axis of a view of shape: None flattens the array, a tuple of adjacent
+// axes merges them (a C-order array views either way without a copy).
+func mergeAxes(shape []int, axis any) ([]int, int, error) {
+	nd := len(shape)
+	norm := func(v float64) (int, error) {
+		a := int(v)
+		if float64(a) != v {
+			return 0, inputf("axis %v is not an integer", v)
+		}
+		if a < -nd || a >= nd {
+			return 0, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
+		}
+		if a < 0 {
+			a += nd
+		}
+		return a, nil
+	}
+	switch ax := axis.(type) {
+	case nil:
+		return []int{tensor.NumElements(shape)}, 0, nil
+	case float64:
+		if nd == 0 {
+			return nil, 0, inputf("cannot reduce a 0-d array along axis %v", ax)
+		}
+		a, err := norm(ax)
+		return shape, a, err
+	case []any:
+		if len(ax) == 0 {
+			return nil, 0, inputf("axis: an empty tuple of axes")
+		}
+		var axes []int
+		for _, v := range ax {
+			f, ok := v.(float64)
+			if !ok {
+				return nil, 0, inputf("axis: %v is not an integer", v)
+			}
+			a, err := norm(f)
+			if err != nil {
+				return nil, 0, err
+			}
+			axes = append(axes, a)
+		}
+		slices.Sort(axes)
+		for i := 1; i < len(axes); i++ {
+			if axes[i] == axes[i-1] {
+				return nil, 0, inputf("axis: axis %d given twice", axes[i])
+			}
+			if axes[i] != axes[i-1]+1 {
+				return nil, 0, inputf("axis: axes %v are not adjacent; vkstat reduces one axis or a run of adjacent axes", axes)
+			}
+		}
+		lo, hi := axes[0], axes[len(axes)-1]
+		merged := append(append(append([]int{}, shape[:lo]...), tensor.NumElements(shape[lo:hi+1])), shape[hi+1:]...)
+		return merged, lo, nil
+	}
+	return nil, 0, inputf("axis: %v is not an integer, a tuple of integers or None", axis)
+}
+
+// ---- cov ------------------------------------------------------------------------
+
+type covParams struct {
+	Estimator string `json:"estimator"`
+	DDof      int    `json:"ddof"`
+	// Radius, when set, makes array x a (T, H, W) cube whose PACO patches
+	// of that radius are the sample sets.
+	Radius *int `json:"radius"`
+}
+
+// runCov estimates means and covariances of sample sets, array x of shape
+// (N, T, P) or (T, P), or the patches of a cube.
+func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p covParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	est, err := cov.ParseEstimator(p.Estimator)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	opt := cov.Options{Estimator: est, DDof: p.DDof}
+	if opt.DDof != 0 && opt.DDof != 1 {
+		return nil, inputf("ddof must be 0 or 1, got %d", opt.DDof)
+	}
+	allowed := Floats16
+	if p.Radius != nil {
+		allowed = Floats // a 16-bit cube would be widened (copied) by the pipeline
+	}
+	x, err := c.Tensor("x", allowed...)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if p.Radius != nil {
+		if len(x.Shape) != 3 {
+			return nil, inputf("x has shape %s; want a (T, H, W) cube with radius", tensor.ShapeString(x.Shape))
+		}
+		if *p.Radius < 0 {
+			return nil, inputf("radius must be 0 or more, got %d", *p.Radius)
+		}
+		if x.Shape[0]-opt.DDof < 1 {
+			return nil, inputf("the cube has %d frame(s); ddof %d needs at least %d", x.Shape[0], opt.DDof, opt.DDof+1)
+		}
+		var g cov.Gather
+		g.Offsets = cov.PatchOffsets(*p.Radius)
+		g.Locations = cov.ValidLocations(x.Shape[1], x.Shape[2], g.Offsets)
+		if len(g.Locations) == 0 {
+			return nil, inputf("no location of the %d×%d frames holds a patch of radius %d", x.Shape[1], x.Shape[2], *p.Radius)
+		}
+		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.add("mean", r.Mean)
+		res.add("cov", r.Cov)
+		res.add("rho", r.Rho)
+		loc := make([]byte, 16*len(g.Locations))
+		for i, l := range g.Locations {
+			binary.LittleEndian.PutUint64(loc[16*i:], uint64(l[0]))
+			binary.LittleEndian.PutUint64(loc[16*i+8:], uint64(l[1]))
+		}
+		res.addRaw("locations", "int64", []int{len(g.Locations), 2}, loc)
+		return res.timed(tm), nil
+	}
+	single := false
+	switch {
+	case len(x.Shape) == 2:
+		single = true
+		x = &tensor.Tensor{Shape: []int{1, x.Shape[0], x.Shape[1]}, DType: x.DType, F32: x.F32, F64: x.F64, U16: x.U16}
+	case len(x.Shape) != 3:
+		return nil, inputf("x has shape %s; want sample sets (N, T, P) or one set (T, P)", tensor.ShapeString(x.Shape))
+	}
+	if x.Shape[1] < 1 || x.Shape[2] < 1 {
+		return nil, inputf("x has shape %s: no samples or no variables", tensor.ShapeString(c.Spec("x").Shape))
+	}
+	if x.Shape[1]-opt.DDof < 1 {
+		return nil, inputf("x has %d sample(s) per set; ddof %d needs at least %d", x.Shape[1], opt.DDof, opt.DDof+1)
+	}
+	r, tm, err := cov.Run(ctx, dev, x, opt)
+	if err != nil {
+		return nil, err
+	}
+	if single {
+		pp := r.Mean.Shape[1]
+		r.Mean.Shape, r.Cov.Shape, r.Rho.Shape = []int{pp}, []int{pp, pp}, []int{}
+	}
+	res.add("mean", r.Mean)
+	res.add("cov", r.Cov)
+	res.add("rho", r.Rho)
+	return res.timed(tm), nil
+}
+
+// ---- chol -------------------------------------------------------------------------
+
+type cholParams struct {
+	L       bool `json:"l"`
+	Inverse bool `json:"inverse"`
+	LogDet  bool `json:"logdet"`
+	Quad    bool `json:"quad"`
+}
+
+// runChol factors matrices a, (N, P, P) or (P, P), and solves with
+// right-hand sides b when given.
+func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p cholParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	a, err := c.Tensor("a", Floats...)
+	if err != nil {
+		return nil, err
+	}
+	single := false
+	switch {
+	case len(a.Shape) == 2:
+		single = true
+		a = &tensor.Tensor{Shape: []int{1, a.Shape[0], a.Shape[1]}, DType: a.DType, F32: a.F32, F64: a.F64}
+	case len(a.Shape) != 3:
+		return nil, inputf("a has shape %s; want matrices (N, P, P) or one (P, P)", tensor.ShapeString(c.Spec("a").Shape))
+	}
+	if a.Shape[1] != a.Shape[2] {
+		return nil, inputf("a has shape %s: the matrices are not square (%d×%d)", tensor.ShapeString(c.Spec("a").Shape), a.Shape[1], a.Shape[2])
+	}
+	if a.Shape[1] == 0 {
+		return nil, inputf("a has shape %s: empty matrices", tensor.ShapeString(c.Spec("a").Shape))
+	}
+	if p.Quad && !c.Has("b") {
+		return nil, inputf("quad needs right-hand sides b")
+	}
+	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad}
+	n, pp := a.Shape[0], a.Shape[1]
+	var bShape []int
+	if c.Has("b") {
+		b, err := c.Tensor("b", Floats...)
+		if err != nil {
+			return nil, err
+		}
+		if b.DType != a.DType {
+			return nil, inputf("dtype mismatch: a is %s but b is %s", a.DType, b.DType)
+		}
+		bShape = b.Shape
+		ok := false
+		switch {
+		case single && len(b.Shape) == 1 && b.Shape[0] == pp:
+			b, ok = &tensor.Tensor{Shape: []int{1, pp}, DType: b.DType, F32: b.F32, F64: b.F64}, true
+		case single && len(b.Shape) == 2 && b.Shape[0] == pp:
+			b, ok = &tensor.Tensor{Shape: []int{1, pp, b.Shape[1]}, DType: b.DType, F32: b.F32, F64: b.F64}, true
+		case !single && len(b.Shape) >= 2 && len(b.Shape) <= 3 && b.Shape[0] == n && b.Shape[1] == pp:
+			ok = true
+		}
+		if !ok {
+			want := fmt.Sprintf("(%d, %d, K) or (%d, %d)", n, pp, n, pp)
+			if single {
+				want = fmt.Sprintf("(%d, K) or (%d,)", pp, pp)
+			}
+			return nil, inputf("b has shape %s, which does not fit the matrices of shape %s: want %s",
+				tensor.ShapeString(bShape), tensor.ShapeString(c.Spec("a").Shape), want)
+		}
+		req.B = b
+	}
+	r, tm, err := chol.Run(ctx, dev, req)
+	if err != nil {
+		return nil, err
+	}
+	infoShape := []int{n}
+	if single {
+		for _, t := range []*tensor.Tensor{r.L, r.Inverse} {
+			if t != nil {
+				t.Shape = []int{pp, pp}
+			}
+		}
+		if r.LogDet != nil {
+			r.LogDet.Shape = []int{}
+		}
+		if r.X != nil {
+			r.X.Shape = bShape
+		}
+		if r.Quad != nil {
+			r.Quad.Shape = r.Quad.Shape[1:]
+		}
+		infoShape = []int{}
+	}
+	res := &Result{}
+	res.add("l", r.L)
+	res.add("x", r.X)
+	res.add("inverse", r.Inverse)
+	res.add("logdet", r.LogDet)
+	res.add("quad", r.Quad)
+	info := make([]byte, 4*len(r.Info))
+	for i, v := range r.Info {
+		binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
+	}
+	res.addRaw("info", "int32", infoShape, info)
+	return res.timed(tm), nil
+}

@@ -1,0 +1,358 @@
+package capi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+// OpenOptions configure a session, over what the environment says
+// (VKSTAT_VALIDATE and engine.DeviceOptionsFromEnv's variables).
+type OpenOptions struct {
+	// Validate turns the Vulkan validation layer on: any message it
+	// reports fails the call.
+	Validate bool `json:"validate"`
+	// Memory caps the device memory vkstat allocates, e.g. "2GiB"
+	// (engine.ParseSize); "" leaves the default.
+	Memory string `json:"memory"`
+	// Disable lists features to treat as absent: float64, float16,
+	// subgroup.
+	Disable string `json:"disable"`
+}
+
+// deviceOptions are the engine's options from the environment and o.
+func (o OpenOptions) deviceOptions() (engine.DeviceOptions, error) {
+	opt, err := engine.DeviceOptionsFromEnv()
+	if err != nil {
+		return opt, InputError{err}
+	}
+	if o.Memory != "" {
+		if opt.Budget, err = engine.ParseSize(o.Memory); err != nil {
+			return opt, inputf("memory: %v", err)
+		}
+	}
+	if o.Disable != "" {
+		if opt.Disable, err = engine.ParseFeatures(o.Disable); err != nil {
+			return opt, inputf("disable: %v", err)
+		}
+	}
+	return opt, nil
+}
+
+// DeviceRecord describes where a session runs: the CPU path or a Vulkan
+// device (with its full report).
+type DeviceRecord struct {
+	// Path is "cpu" or "vulkan".
+	Path string `json:"path"`
+	// Index is the Vulkan device's index, -1 for the CPU path.
+	Index   int    `json:"index"`
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Threads int    `json:"threads,omitempty"`
+	// Float64 says whether float64 runs there.
+	Float64 bool               `json:"float64"`
+	Vulkan  *engine.DeviceInfo `json:"vulkan,omitempty"`
+}
+
+func cpuRecord() DeviceRecord {
+	return DeviceRecord{Path: "cpu", Index: engine.CPUPath, Name: "CPU path (native Go)", Type: "cpu", Threads: runtime.GOMAXPROCS(0), Float64: true}
+}
+
+func vulkanRecord(in engine.DeviceInfo) DeviceRecord {
+	return DeviceRecord{Path: "vulkan", Index: in.Index, Name: in.Name, Type: in.Type, Float64: in.Float64, Vulkan: &in}
+}
+
+// Session is a device kept open across calls, with its pipelines and
+// caches, or the CPU path. Calls on one session run one at a time.
+type Session struct {
+	mu     sync.Mutex
+	inst   *engine.Instance
+	dev    *engine.Device // nil: the CPU path
+	closed bool
+	// Device says where the session runs.
+	Device DeviceRecord `json:"device"`
+	// Note says why "auto" runs on the CPU path when Vulkan is unusable.
+	Note string `json:"note,omitempty"`
+}
+
+// Open opens the device spec names: auto, cpu, gpu, lavapipe, an index or
+// part of a name, as the command line's --device takes them. auto falls
+// back to the CPU path, with a note, when Vulkan is unusable (no loader, no
+// driver, no device); any explicit Vulkan choice that cannot be honoured
+// is an error naming the cause.
+//
+// This is cli's openDevice without the command line's words; it is to
+// become one library function that both call.
+func Open(spec string, o OpenOptions) (*Session, error) {
+	opt, err := o.deviceOptions()
+	if err != nil {
+		return nil, err
+	}
+	validate := o.Validate || engine.ValidateFromEnv()
+	s := &Session{Device: cpuRecord()}
+	if spec == "cpu" {
+		return s, nil
+	}
+	auto := spec == "auto" || spec == ""
+	inst, err := engine.NewInstance(engine.Options{Validate: validate})
+	if err == nil && len(inst.Devices()) == 0 {
+		inst.Close()
+		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
+	}
+	if err != nil {
+		unusable := errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver) || errors.Is(err, engine.ErrNoDevice)
+		if auto && unusable && !validate {
+			s.Note = fmt.Sprintf("no usable Vulkan device (%s); running on the CPU path", vulkanCause(err))
+			return s, nil
+		}
+		return nil, deviceError(spec, err)
+	}
+	idx, err := engine.Select(inst.Devices(), spec)
+	if err != nil || idx == engine.CPUPath {
+		inst.Close()
+		if err != nil {
+			return nil, deviceError(spec, err)
+		}
+		return s, nil
+	}
+	dev, err := inst.OpenWith(idx, opt)
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	s.inst, s.dev, s.Device = inst, dev, vulkanRecord(dev.Info)
+	return s, nil
+}
+
+// vulkanCause is the short reason Vulkan cannot be used.
+func vulkanCause(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return "no Vulkan loader"
+	case errors.Is(err, engine.ErrNoDriver):
+		return "no usable Vulkan driver" + driverEnvHint()
+	}
+	return "the Vulkan driver lists no device"
+}
+
+// driverEnvHint names the environment variable that selects the drivers,
+// when one is set: it is then usually the reason none loads.
+func driverEnvHint() string {
+	for _, n := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
+		if v := os.Getenv(n); v != "" {
+			return fmt.Sprintf("; %s=%s", n, v)
+		}
+	}
+	return ""
+}
+
+// deviceError words what to do when device spec cannot be honoured; a spec
+// that names nothing there is is the caller's error.
+func deviceError(spec string, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrNoLoader):
+		return fmt.Errorf("device %q: %w", spec, err)
+	case errors.Is(err, engine.ErrNoDriver):
+		advice := "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers for lavapipe, or your GPU vendor's), or use device \"cpu\""
+		if driverEnvHint() != "" {
+			advice = "unset it or point it at an existing ICD .json file (e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json), " + advice
+		}
+		return fmt.Errorf("device %q: %w; %s", spec, err, advice)
+	case errors.Is(err, engine.ErrNoDevice):
+		return fmt.Errorf("device %w; see vkstat.devices(), or use device \"cpu\"", err)
+	}
+	return inputf("device %w", err)
+}
+
+// OnDevice reports whether the session runs on a Vulkan device.
+func (s *Session) OnDevice() bool { return s.dev != nil }
+
+// Close releases the device; validation messages raised while closing
+// (leaks) are returned. Closing twice is a no-op.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.dev != nil {
+		err = s.dev.Close()
+	}
+	if s.inst != nil {
+		err = errors.Join(err, s.inst.Close())
+	}
+	s.dev, s.inst = nil, nil
+	return err
+}
+
+// Run runs operation op with req on the session, one call at a time.
+func (s *Session) Run(ctx context.Context, op string, c *Call) (*Result, error) {
+	f, ok := ops[op]
+	if !ok {
+		return nil, inputf("unknown operation %q", op)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, inputf("the session is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return f(ctx, s.dev, c)
+}
+
+// DevicesReport is what Devices returns: every Vulkan device and the CPU
+// path, and why Vulkan is unusable when it is.
+type DevicesReport struct {
+	Devices     []DeviceRecord `json:"devices"`
+	VulkanError string         `json:"vulkan_error,omitempty"`
+}
+
+// Devices lists the Vulkan devices the loader sees (with o's disabled
+// features taken away) and the CPU path. A missing loader or driver is
+// reported, not an error; any other Vulkan failure is.
+func Devices(o OpenOptions) (*DevicesReport, error) {
+	opt, err := o.deviceOptions()
+	if err != nil {
+		return nil, err
+	}
+	rep := &DevicesReport{}
+	inst, err := engine.NewInstance(engine.Options{Validate: o.Validate || engine.ValidateFromEnv()})
+	if err != nil {
+		if !errors.Is(err, engine.ErrNoLoader) && !errors.Is(err, engine.ErrNoDriver) {
+			return nil, err
+		}
+		rep.VulkanError = err.Error()
+	} else {
+		for _, in := range inst.Devices() {
+			rep.Devices = append(rep.Devices, vulkanRecord(in.Without(opt.Disable)))
+		}
+		if err := inst.Close(); err != nil {
+			return nil, err
+		}
+	}
+	rep.Devices = append(rep.Devices, cpuRecord())
+	return rep, nil
+}
+
+// ---- handles and tokens ------------------------------------------------------
+
+// Handles maps the integers the C side holds to Go values: sessions and
+// results. 0 is never a handle.
+type Handles struct {
+	mu   sync.Mutex
+	next int64
+	m    map[int64]any
+}
+
+// Put stores v and returns its handle.
+func (h *Handles) Put(v any) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[int64]any{}
+	}
+	h.next++
+	h.m[h.next] = v
+	return h.next
+}
+
+// Get returns the value of handle id, nil when there is none.
+func (h *Handles) Get(id int64) any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.m[id]
+}
+
+// Take removes handle id and returns its value.
+func (h *Handles) Take(id int64) any {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := h.m[id]
+	delete(h.m, id)
+	return v
+}
+
+// Len is the number of live handles (tests: nothing leaks).
+func (h *Handles) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.m)
+}
+
+// Tokens are cancellable contexts the caller names by number: it takes one
+// (New) before a call, passes it to the call (Context) and may cancel it
+// from another thread at any time (Cancel); the call ends it (Done).
+type Tokens struct {
+	mu   sync.Mutex
+	next int64
+	m    map[int64]tokenCtx
+}
+
+type tokenCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// New returns a fresh token.
+func (t *Tokens) New() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[int64]tokenCtx{}
+	}
+	t.next++
+	ctx, cancel := context.WithCancel(context.Background())
+	t.m[t.next] = tokenCtx{ctx, cancel}
+	return t.next
+}
+
+// Context is token id's context; an unknown or ended token (0 included)
+// gets a context that is never cancelled.
+func (t *Tokens) Context(id int64) context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.m[id]; ok {
+		return c.ctx
+	}
+	return context.Background()
+}
+
+// Cancel cancels token id; the call using it stops at its next look at
+// the context. The token stays until Done.
+func (t *Tokens) Cancel(id int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.m[id]; ok {
+		c.cancel()
+	}
+}
+
+// Done ends token id.
+func (t *Tokens) Done(id int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.m[id]; ok {
+		c.cancel()
+		delete(t.m, id)
+	}
+}
+
+// Len is the number of live tokens.
+func (t *Tokens) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
+// since is time.Since in seconds, for reports.
+func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Writes dist/vkstat-<version>-py3-none-<platform>.whl: the package in
+python/vkstat with the shared library built from cmd/libvkstat, using only
+the standard library (zipfile, hashlib): no pip, setuptools or wheel at
+build time.
+
+    python3 python/build_wheel.py --version "$(git describe --tags --always --dirty)" --out dist
+
+The tag is py3-none-<platform>: the package is pure Python over ctypes, so
+any Python 3 on the platform the library was built for loads it. The
+library needs only the C and C++ runtimes at load time (the Vulkan loader
+is opened with dlopen when a device is used). Older vkstat wheels in the
+output folder are removed, so that ``pip install dist/*.whl`` sees one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import os
+import re
+import sys
+import sysconfig
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PKG = HERE / "vkstat"
+LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
+
+
+def pep440(describe: str) -> str:
+    """A PEP 440 version from git describe: v1.2.3 → 1.2.3,
+    v1.2.3-4-gabc → 1.2.3.post4+gabc, a bare hash abc → 0.0.0+gabc, with
+    .dirty appended to the local part when the tree was dirty."""
+    d = describe.strip()
+    dirty = d.endswith("-dirty")
+    if dirty:
+        d = d[: -len("-dirty")]
+    m = re.fullmatch(r"v?(\d+(?:\.\d+)*)(?:-(\d+)-g([0-9a-f]+))?", d)
+    if m:
+        v = m.group(1)
+        local = []
+        if m.group(2):
+            v += f".post{m.group(2)}"
+            local.append("g" + m.group(3))
+    elif re.fullmatch(r"[0-9a-f]{4,40}", d):
+        v, local = "0.0.0", ["g" + d]
+    elif d in ("", "dev"):
+        v, local = "0.0.0", ["dev"]
+    else:
+        raise SystemExit(f"build_wheel: cannot make a version of {describe!r}")
+    if dirty:
+        local.append("dirty")
+    return v + ("+" + ".".join(local) if local else "")
+
+
+def platform_tag() -> str:
+    return re.sub(r"[-.]", "_", sysconfig.get_platform())
+
+
+def record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def metadata(version: str) -> str:
+    return f"""Metadata-Version: 2.1
+Name: vkstat
+Version: {version}
+Summary: Batched statistics and small dense linear algebra on any Vulkan GPU, or on the CPU, on NumPy arrays
+Requires-Python: >=3.9
+Requires-Dist: numpy
+Description-Content-Type: text/markdown
+
+vkstat's Go library through its C ABI: map, reduce, cov, chol and verify on
+NumPy arrays (and anything with __array__ or DLPack on the CPU), lent by
+pointer without a copy. Needs the Vulkan loader (libvulkan1) to use a GPU or
+lavapipe; the CPU path needs nothing. See docs/python.md.
+"""
+
+
+def build(version: str, out: Path, lib: Path) -> Path:
+    if not lib.is_file():
+        raise SystemExit(f"build_wheel: {lib} is missing; build it first (make pylib)")
+    tag = f"py3-none-{platform_tag()}"
+    name = f"vkstat-{version}-{tag}.whl"
+    dist_info = f"vkstat-{version}.dist-info"
+    files: list[tuple[str, bytes, int]] = []
+    for p in sorted(PKG.glob("*.py")) + [PKG / "py.typed"]:
+        files.append((f"vkstat/{p.name}", p.read_bytes(), 0o644))
+    files.append((f"vkstat/{LIBNAME}", lib.read_bytes(), 0o755))
+    files.append((f"{dist_info}/METADATA", metadata(version).encode(), 0o644))
+    files.append((f"{dist_info}/WHEEL", (
+        "Wheel-Version: 1.0\nGenerator: vkstat build_wheel.py\nRoot-Is-Purelib: false\n"
+        f"Tag: {tag}\n").encode(), 0o644))
+    files.append((f"{dist_info}/top_level.txt", b"vkstat\n", 0o644))
+    record = "".join(f"{path},{record_hash(data)},{len(data)}\n" for path, data, _ in files)
+    record += f"{dist_info}/RECORD,,\n"
+    files.append((f"{dist_info}/RECORD", record.encode(), 0o644))
+
+    out.mkdir(parents=True, exist_ok=True)
+    # Reproducible: a fixed date (SOURCE_DATE_EPOCH when set), fixed modes.
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))
+    date = time.gmtime(max(epoch, 315532800))[:6]
+    fd, tmp = tempfile.mkstemp(prefix=".vkstat-", suffix=".whl", dir=out)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+            for path, data, mode in files:
+                info = zipfile.ZipInfo(path, date_time=date)
+                info.external_attr = (0o100000 | mode) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, data)
+        os.chmod(tmp, 0o644)
+        for old in out.glob("vkstat-*.whl"):
+            if old.name != name:
+                old.unlink()
+        os.replace(tmp, out / name)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return out / name
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--version", default="dev", help="git describe output (made PEP 440)")
+    ap.add_argument("--out", default="dist", type=Path, help="output folder")
+    ap.add_argument("--lib", default=PKG / LIBNAME, type=Path, help="the shared library to bundle")
+    args = ap.parse_args()
+    print(build(pep440(args.version), args.out, args.lib))
+
+
+if __name__ == "__main__":
+    main()

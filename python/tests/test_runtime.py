@@ -1,0 +1,177 @@
+"""Ctrl-C, the GIL, threads and memory across many calls."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import vkstat
+from vkstat import _lib
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    import vkstat
+    from vkstat import _lib
+    dev = vkstat.open(sys.argv[1])
+    x = np.ones(3)
+    dev.map(x, x)
+    print("ready", flush=True)
+    try:
+        dev.verify()  # every operation: seconds on either device
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", time.monotonic(), flush=True)
+    z = dev.map(x, x, 1, 1, 1)
+    print("after", z.tolist(), flush=True)
+    dev.close()
+    print("live", *_lib.live(), flush=True)
+""")
+
+
+@pytest.mark.parametrize("device", ["cpu", "lavapipe"])
+def test_ctrl_c(device):
+    """SIGINT during a long call raises KeyboardInterrupt within 2 s, and
+    the session serves the next call."""
+    if device == "lavapipe" and not any(d["vulkan"]["name"].startswith("llvmpipe") for d in vkstat.devices()[:-1]):
+        pytest.skip("no lavapipe")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-c", CHILD, device], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    try:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        time.sleep(0.3)
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    lines = out.splitlines()
+    assert lines and lines[0].startswith("interrupted"), (out, err)
+    assert float(lines[0].split()[1]) - sent < 2.0
+    assert lines[1] == "after [3.0, 3.0, 3.0]", (out, err)
+    assert lines[2] == "live 0 0 0", (out, err)
+    assert p.returncode == 0, err
+
+
+def test_gil_is_released(cpu):
+    """Another Python thread runs while vkstat computes."""
+    ticks = 0
+    stop = threading.Event()
+
+    def tick():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        t0 = time.monotonic()
+        cpu.verify(["map"])
+        elapsed = time.monotonic() - t0
+    finally:
+        stop.set()
+        t.join()
+    assert ticks > 0.2 * elapsed / 0.001 and ticks > 20, (ticks, elapsed)
+
+
+def test_threads_share_a_session_and_sessions_run_apart(cpu):
+    """Calls from many threads on one session queue up; other sessions
+    run beside them; every result is right."""
+    other = vkstat.open("cpu")
+    rng = np.random.default_rng(5)
+    xs = [rng.normal(0, 1, 1000) for _ in range(8)]
+    errors = []
+
+    def work(s, x):
+        try:
+            for _ in range(20):
+                np.testing.assert_allclose(s.reduce(x, "std"), np.std(x), rtol=1e-13)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(cpu if i % 2 else other, x)) for i, x in enumerate(xs)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    other.close()
+    assert not errors, errors
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.parametrize("device", ["cpu", "lavapipe"])
+def test_many_small_calls_keep_memory_flat(device):
+    """A session reused for 1,000 small calls: resident memory stays flat
+    and the library holds no result or token afterwards. (Without the
+    validation layer, as users run: the layer's own records grow by tens of
+    kilobytes per submission.)"""
+    try:
+        dev = vkstat.open(device)
+    except vkstat.Error as e:
+        pytest.skip(f"{device}: {e}")
+    x = np.random.default_rng(3).normal(0, 1, 1000).astype(np.float32)
+
+    def calls(n):
+        for _ in range(n):
+            dev.map(x, x, 3.5, 2.8, 10)
+            dev.reduce(x, "mean")
+
+    with dev:
+        calls(300)
+        before = rss_bytes()
+        calls(1000)
+        grown = rss_bytes() - before
+    assert grown < 4 << 20, f"RSS grew by {grown / 2**20:.1f} MiB over 1,000 calls"
+    _, results, tokens = _lib.live()
+    assert results == 0 and tokens == 0
+
+
+def test_large_calls_run_on_the_worker(dev):
+    """Calls on more than 1 MiB go through the session's thread: same
+    results, and the library holds nothing afterwards."""
+    a = np.random.default_rng(4).normal(5, 2, (600, 500))  # 2.4 MB
+    got = dev.reduce(a, ["mean", "var"], axis=0, ddof=1)
+    np.testing.assert_allclose(got["mean"], a.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(got["var"], a.var(axis=0, ddof=1), rtol=1e-12)
+    assert dev._q is not None  # the worker was started
+    r = dev.cov(a.reshape(30, 20, 500)[:, :, :8].copy())  # small: the calling thread
+    assert r.cov.shape == (30, 8, 8)
+    _, results, tokens = _lib.live()
+    assert results == 0 and tokens == 0
+
+
+def test_fork_child_gets_its_own_sessions():
+    """After a fork the parent's sessions are closed in the child and the
+    default session opens afresh there."""
+    x = np.ones(3)
+    vkstat.map(x, x)
+    mine = vkstat.open("cpu")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave at once
+        os.environ["VKSTAT_DEVICE"] = "cpu"  # no Vulkan in a forked child
+        try:
+            msg = f"{mine.closed} {vkstat.map(x, x, 1, 1, 1).tolist()}"
+        except BaseException as e:  # reported to the parent
+            msg = repr(e)
+        os.write(w, msg.encode())
+        os._exit(0)
+    os.close(w)
+    got = os.read(r, 1000).decode()
+    os.waitpid(pid, 0)
+    assert got == "True [3.0, 3.0, 3.0]"
+    assert not mine.closed
+    mine.close()

@@ -1,0 +1,140 @@
+"""Arrays in: anything NumPy, ``__array__`` or DLPack gives, lent to the
+library by pointer without a copy when it is already what the operation
+reads (C-contiguous, aligned, native byte order, a dtype it takes)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NamedTuple
+
+import numpy as np
+
+_F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+_DL_CPU, _DL_CUDA_HOST = 1, 3  # DLPack device types whose memory the CPU reads
+
+
+class Lent:
+    """An array lent to the library: the NumPy array whose memory the
+    library reads, the dtype name the library sees (``bfloat16`` for 16-bit
+    patterns held as uint16), and whether making it took a copy."""
+
+    __slots__ = ("array", "dtype", "copied")
+
+    def __init__(self, array: np.ndarray, dtype: str, copied: bool) -> None:
+        self.array, self.dtype, self.copied = array, dtype, copied
+
+    def spec(self, ptr: int) -> dict[str, Any]:
+        a = self.array
+        return {"dtype": self.dtype, "shape": list(a.shape), "nbytes": int(a.nbytes), "ptr": ptr}
+
+
+def _torch_bfloat16(obj: Any) -> np.ndarray | None:
+    """A CPU torch.bfloat16 tensor's 16-bit patterns as uint16, without a
+    copy (NumPy has no bfloat16, so DLPack cannot hand it over as is)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor) or obj.dtype != torch.bfloat16:
+        return None
+    if obj.device.type != "cpu":
+        raise ValueError(f"the tensor is on {obj.device}; vkstat reads arrays in CPU memory (move it with .cpu())")
+    return np.from_dlpack(obj.detach().view(torch.int16)).view(np.uint16)
+
+
+class Peeked(NamedTuple):
+    """An input as NumPy sees it, and "bfloat16" when its uint16 elements
+    are bfloat16 patterns; converted when making it took new memory (a
+    list, a scalar)."""
+    array: np.ndarray
+    tag: str | None
+    converted: bool = False
+
+
+def as_numpy(obj: Any, name: str) -> Peeked:
+    """obj as a NumPy array without a copy where it can be, and "bfloat16"
+    when its elements are bfloat16 patterns held as uint16."""
+    if isinstance(obj, Peeked):
+        return obj
+    if isinstance(obj, np.ndarray):
+        a = obj
+    else:
+        bf = _torch_bfloat16(obj)
+        if bf is not None:
+            return Peeked(bf, "bfloat16")
+        if hasattr(obj, "__dlpack__"):
+            where = getattr(obj, "__dlpack_device__", None)
+            kind = where()[0] if where is not None else _DL_CPU
+            if kind not in (_DL_CPU, _DL_CUDA_HOST):
+                raise ValueError(f"{name} is on a device (DLPack device type {kind}), not in CPU memory; "
+                                 "vkstat reads host arrays and moves them itself (move it with .cpu())")
+            try:
+                a = np.from_dlpack(obj)
+            except (BufferError, RuntimeError, TypeError) as e:
+                if not hasattr(obj, "__array__"):
+                    raise ValueError(f"{name}: cannot read it through DLPack ({e}); vkstat reads arrays in CPU memory") from e
+                a = np.asarray(obj)
+        else:
+            a = np.asarray(obj)
+            if not (hasattr(obj, "__array__") or hasattr(obj, "__array_interface__")):
+                return Peeked(a, None, True)  # built from Python objects
+    if a.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
+        return Peeked(a.view(np.uint16), "bfloat16")
+    return Peeked(a, None)
+
+
+def _widen_bf16(u: np.ndarray) -> np.ndarray:
+    """bfloat16 patterns (uint16) as float32: exact, one copy."""
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def lend(obj: Any, name: str, *, dtype: Any = None, half: bool = False) -> Lent:
+    """Makes obj an array the library can read.
+
+    dtype, when given (float32 or float64), is the precision to compute in.
+    Otherwise float32 and float64 stay as they are; float16 and bfloat16
+    stay 16-bit where the operation takes 16-bit storage (half), else become
+    float32; integers and booleans become float64. Anything that is not
+    already C-contiguous, aligned, in native byte order and of that dtype is
+    copied once.
+    """
+    orig, tag, converted = as_numpy(obj, name)
+    a = orig
+    if tag is None and a.dtype.kind not in "biuf":
+        also = ", float16, bfloat16" if half else ""
+        raise ValueError(f"{name} has dtype {a.dtype}; vkstat takes real numbers "
+                         f"(float32, float64{also}; integers become float64)")
+    if dtype is not None:
+        want = np.dtype(dtype)
+        if want not in (_F32, _F64):
+            raise ValueError(f"dtype {want}: vkstat computes in float32 or float64")
+        if tag == "bfloat16":
+            a, tag = _widen_bf16(a), None
+    elif tag == "bfloat16":
+        if half:
+            want = np.dtype(np.uint16)
+        else:
+            a, tag, want = _widen_bf16(a), None, _F32
+    else:
+        kind, size = a.dtype.kind, a.dtype.itemsize
+        if kind == "f" and size in (4, 8):
+            want = np.dtype(a.dtype.type)  # native byte order
+        elif kind == "f" and size == 2:
+            want = _F16 if half else _F32
+        elif kind in "biu":
+            want = _F64
+        else:  # long double
+            raise ValueError(f"{name} has dtype {a.dtype}; vkstat computes in float32 or float64 (convert it first)")
+    b = np.require(a, dtype=want, requirements=("C", "A"))
+    copied = converted or (b.size > 0 and not np.may_share_memory(orig, b))
+    return Lent(b, tag or b.dtype.name, copied)
+
+
+def out_array(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str = "out") -> np.ndarray:
+    """Checks an output array the caller gives: it is written in place, so
+    it must be a writeable, C-contiguous, aligned NumPy array of exactly the
+    result's shape and dtype."""
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"{name} must be a NumPy array, got {type(out).__name__}")
+    if out.shape != tuple(shape) or out.dtype != dtype:
+        raise ValueError(f"{name} is {out.dtype} {out.shape}; want {dtype} {tuple(shape)}")
+    if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable and out.dtype.isnative):
+        raise ValueError(f"{name} must be writeable, C-contiguous and aligned, in native byte order")
+    return out

@@ -1,0 +1,139 @@
+"""The shared library (cmd/libvkstat) through ctypes: loading, status codes
+to exceptions, and the raw calls. Nothing here knows about operations."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+
+class Error(RuntimeError):
+    """A vkstat call failed (base class of vkstat's exceptions)."""
+
+
+class DeviceError(Error):
+    """The device failed, or cannot do what was asked (no Vulkan loader or
+    driver, no such device, no float64, out of device memory, a validation
+    message, a timeout)."""
+
+
+class InputError(Error, ValueError):
+    """Bad input: a wrong shape, dtype, parameter or device name. A
+    ValueError, so ``except ValueError`` catches it."""
+
+
+class Cancelled(Exception):
+    """The call's token was cancelled (internal: becomes KeyboardInterrupt)."""
+
+
+STATUS_OK, STATUS_VALUE, STATUS_DEVICE, STATUS_CANCELLED, STATUS_ERROR = range(5)
+
+_LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
+
+
+def _load() -> ctypes.CDLL:
+    path = os.environ.get("VKSTAT_LIBRARY") or str(Path(__file__).with_name(_LIBNAME))
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(
+            f"vkstat: cannot load its shared library {path} ({e}); "
+            "install the wheel (make wheel; pip install dist/*.whl) or build it with "
+            "make pylib") from e
+    vp, i64, cint = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+    pvp, pi64 = ctypes.POINTER(vp), ctypes.POINTER(i64)
+    cs = ctypes.c_char_p
+    sigs = {
+        "vks_version": (vp, []),
+        "vks_free": (None, [vp]),
+        "vks_devices": (cint, [cs, pvp, pvp]),
+        "vks_open": (cint, [cs, cs, pi64, pvp, pvp]),
+        "vks_close": (cint, [i64, pvp]),
+        "vks_token_new": (i64, []),
+        "vks_token_cancel": (None, [i64]),
+        "vks_token_end": (None, [i64]),
+        "vks_call": (cint, [i64, i64, cs, cs, pvp, cint, pi64, pvp, pvp]),
+        "vks_result_copy": (cint, [i64, cint, vp, i64, pvp]),
+        "vks_result_free": (None, [i64]),
+        "vks_live": (None, [pi64, pi64, pi64]),
+    }
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    return lib
+
+
+lib = _load()
+
+
+def _take(p: ctypes.c_void_p) -> str:
+    """The malloc'd string at p, freed."""
+    if not p.value:
+        return ""
+    try:
+        return ctypes.string_at(p.value).decode("utf-8", "replace")
+    finally:
+        lib.vks_free(p.value)
+
+
+def check(status: int, err: ctypes.c_void_p) -> None:
+    """Raises the exception for status, with the library's message."""
+    msg = _take(err)
+    if status == STATUS_OK:
+        return
+    if status == STATUS_VALUE:
+        raise InputError(msg)
+    if status == STATUS_DEVICE:
+        raise DeviceError(msg)
+    if status == STATUS_CANCELLED:
+        raise Cancelled(msg)
+    raise Error(msg)
+
+
+def version() -> str:
+    return _take(ctypes.c_void_p(lib.vks_version()))
+
+
+def devices(options: dict[str, Any]) -> dict[str, Any]:
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    st = lib.vks_devices(json.dumps(options).encode(), ctypes.byref(out), ctypes.byref(err))
+    check(st, err)
+    return json.loads(_take(out))
+
+
+def open_session(spec: str, options: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    h, info, err = ctypes.c_int64(), ctypes.c_void_p(), ctypes.c_void_p()
+    st = lib.vks_open(spec.encode(), json.dumps(options).encode(), ctypes.byref(h), ctypes.byref(info), ctypes.byref(err))
+    check(st, err)
+    return h.value, json.loads(_take(info))
+
+
+def close_session(handle: int) -> None:
+    err = ctypes.c_void_p()
+    check(lib.vks_close(handle, ctypes.byref(err)), err)
+
+
+def call(handle: int, token: int, op: str, request: bytes, ptrs: Sequence[int]) -> tuple[int, dict[str, Any]]:
+    """Runs op; returns the result handle (0: nothing to copy) and its
+    description."""
+    arr = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+    res, desc, err = ctypes.c_int64(), ctypes.c_void_p(), ctypes.c_void_p()
+    st = lib.vks_call(handle, token, op.encode(), request, arr, len(ptrs), ctypes.byref(res), ctypes.byref(desc), ctypes.byref(err))
+    check(st, err)
+    return res.value, json.loads(_take(desc))
+
+
+def copy_output(res: int, index: int, dst: int, nbytes: int) -> None:
+    err = ctypes.c_void_p()
+    check(lib.vks_result_copy(res, index, dst, nbytes, ctypes.byref(err)), err)
+
+
+def live() -> tuple[int, int, int]:
+    """Sessions, results and tokens the library holds (tests: no leaks)."""
+    s, r, t = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    lib.vks_live(ctypes.byref(s), ctypes.byref(r), ctypes.byref(t))
+    return s.value, r.value, t.value

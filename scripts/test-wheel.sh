@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The Python package as a user gets it: builds the wheel (python/build_wheel.py,
+# from python/vkstat and the library make pylib built), installs it with pip
+# into a fresh venv that sees the system's NumPy (python3 -m venv
+# --system-site-packages, no network: pip --no-index), and runs vkstat from
+# there, outside the source tree: devices(), a map and a reduce checked
+# against NumPy, on the CPU path and, when present, lavapipe.
+set -euo pipefail
+PYTHON=${PYTHON:-/usr/bin/python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$PYTHON" "$root/python/build_wheel.py" --version "$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" --out "$tmp/dist" >/dev/null
+"$PYTHON" -m venv --system-site-packages "$tmp/venv"
+"$tmp/venv/bin/pip" install --quiet --no-index --disable-pip-version-check "$tmp"/dist/vkstat-*.whl
+cd "$tmp"
+"$tmp/venv/bin/python" - "$tmp/venv" <<'PY'
+import sys
+import numpy as np
+import vkstat
+assert vkstat.__file__.startswith(sys.argv[1]), vkstat.__file__
+devs = vkstat.devices()
+print("vkstat", vkstat.__version__, "from the wheel:", ", ".join(d["name"] for d in devs))
+x = np.linspace(-2, 2, 1001)
+for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v in devs[:-1]) else []):
+    with vkstat.open(d) as s:
+        np.testing.assert_allclose(s.map(x, x, 3.5, 2.8, 10), 3.5 * x * x + 2.8 * x + 10, rtol=1e-14)
+        np.testing.assert_allclose(s.reduce(x.reshape(7, 143), "std", axis=1, ddof=1), x.reshape(7, 143).std(axis=1, ddof=1), rtol=1e-13)
+print("the wheel works")
+PY
