@@ -36,6 +36,20 @@ func TestFlagConventions(t *testing.T) {
 				t.Errorf("%s: a default stated twice: %s", name, strings.TrimSpace(line))
 			}
 		}
+		// One name per concept: --stat for what to compute, --out-dir for
+		// a folder of outputs (--out is one file).
+		for _, f := range c.Flags {
+			df, ok := f.(ucli.DocGenerationFlag)
+			if !ok {
+				continue
+			}
+			switch n := f.Names()[0]; {
+			case n == "stats":
+				t.Errorf("%s --stats: the flag is --stat everywhere", name)
+			case n == "out" && strings.Contains(df.GetUsage(), "folder"):
+				t.Errorf("%s --out names a folder (%q): that is --out-dir", name, df.GetUsage())
+			}
+		}
 	})
 }
 
