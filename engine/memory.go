@@ -56,11 +56,11 @@ func alignUp(v, a int64) int64 { return (v + a - 1) / a * a }
 
 func (a *allocator) newBlock(size int64) (*block, error) {
 	if max := a.dev.Info.MaxMemoryAllocation; max > 0 && uint64(size) > max {
-		return nil, fmt.Errorf("a single buffer of %d MiB on %s: %w (maxMemoryAllocationSize %d MiB)", size>>20, a.dev.Info.Name, ErrTooLarge, max>>20)
+		return nil, fmt.Errorf("a single buffer of %s on %s: %w (maxMemoryAllocationSize %s)", SizeText(size), a.dev.Info.Name, ErrTooLarge, SizeText(int64(max)))
 	}
 	if a.budget && a.total+size > a.dev.budget {
-		return nil, fmt.Errorf("allocating %d MiB on %s with %d MiB of %d MiB in use: %w",
-			size>>20, a.dev.Info.Name, a.total>>20, a.dev.budget>>20, ErrBudget)
+		return nil, fmt.Errorf("allocating %s on %s with %s of %s in use: %w",
+			SizeText(size), a.dev.Info.Name, SizeText(a.total), SizeText(a.dev.budget), ErrBudget)
 	}
 	var mem vk.DeviceMemory
 	r := vk.AllocateMemory(a.dev.handle, &vk.MemoryAllocateInfo{
@@ -69,7 +69,7 @@ func (a *allocator) newBlock(size int64) (*block, error) {
 		MemoryTypeIndex: a.typ,
 	}, nil, &mem)
 	if r == vk.ErrorOutOfDeviceMemory || r == vk.ErrorOutOfHostMemory {
-		return nil, fmt.Errorf("allocating %d MiB on %s: %w (%s)", size>>20, a.dev.Info.Name, ErrOutOfMemory, resultName(r))
+		return nil, fmt.Errorf("allocating %s on %s: %w (%s)", SizeText(size), a.dev.Info.Name, ErrOutOfMemory, resultName(r))
 	}
 	if err := check(r, "vkAllocateMemory"); err != nil {
 		return nil, err
