@@ -567,12 +567,14 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	maps.InvalidLocations = invalid
 	var upload, download time.Duration
-	gpuTimed := true
+	// GPU-timed when the submissions with kernels were (the first, of
+	// uploads only, has no timestamps on some devices).
+	gpuTimed := false
 	kernels := map[string]time.Duration{}
 	for _, tm := range tms {
 		upload += tm.Upload
 		download += tm.Download
-		gpuTimed = gpuTimed && tm.GPUTimed
+		gpuTimed = gpuTimed || tm.GPUTimed
 		for _, st := range tm.Steps {
 			if st.Phase == engine.PhaseKernel {
 				kernels[strings.TrimSuffix(st.Name, v.suffix)] += st.Time
