@@ -15,7 +15,7 @@ import (
 type pacoCenterInfo struct {
 	// Source is "option" (--center y,x), "header" (CRPIX1/CRPIX2),
 	// "estimated" (measured on the data) or "geometric" ((H/2, W/2): no
-	// header and no reliable estimate).
+	// header, and no measurement that rules it out).
 	Source string `json:"source"`
 	// Y and X are the centre as given or measured, sub-pixel, 0-based.
 	Y float64 `json:"y"`
@@ -29,22 +29,30 @@ type pacoCenterInfo struct {
 }
 
 type pacoCenterEstimate struct {
-	Y           float64 `json:"y"`
-	X           float64 `json:"x"`
-	Method      string  `json:"method"`
+	Y      float64 `json:"y"`
+	X      float64 `json:"x"`
+	Method string  `json:"method"`
+	// Uncertainty is the 95 % radius of the measurement, pixels.
 	Uncertainty float64 `json:"uncertainty_px"`
 	Frames      int     `json:"frames"`
-	Reliable    bool    `json:"reliable"`
-	Error       string  `json:"error,omitempty"`
+	// RulesOutGeometric: (H/2, W/2) lies beyond the uncertainty, so the
+	// measurement is the better centre.
+	RulesOutGeometric bool   `json:"rules_out_geometric"`
+	Error             string `json:"error,omitempty"`
+	est               paco.CenterEstimate
 }
 
 // pacoCenter decides the star centre from --center (y,x, auto, header or
 // not given), the cube's FITS header and the data, PACO.md's "Star
 // centre": not given means the header's CRPIX2−1, CRPIX1−1 when the cube
-// is FITS and has both, else the centre measured on the data when it is
-// reliable (paco.MaxCenterUncertainty), else (H/2, W/2). It warns when the
-// centre it takes is more than half a pixel from (H/2, W/2), and when a
-// header centre and a reliable measurement disagree by more than that.
+// is FITS and has both, else the better of the measured centre and (H/2,
+// W/2): the measurement when it rules the geometric centre out (it lies
+// beyond the measurement's 95 % uncertainty), else the geometric centre,
+// which the data cannot tell from the measurement and where cubes are
+// usually centred (a faint star's measurement, 0.7 px off with ±0.9 px,
+// had moved the maps to the wrong pixel). It warns when the centre it
+// takes is more than half a pixel from (H/2, W/2), and when the
+// measurement rules out a header's centre by more than that.
 func pacoCenter(spec string, cube *tensor.Tensor, cards []FITSCard, psf *tensor.Tensor, warn func(string, ...any)) (*[2]int, pacoCenterInfo, error) {
 	H, W := cube.Shape[1], cube.Shape[2]
 	info := pacoCenterInfo{Geometric: [2]int{H / 2, W / 2}}
@@ -55,7 +63,7 @@ func pacoCenter(spec string, cube *tensor.Tensor, cards []FITSCard, psf *tensor.
 			return &pacoCenterEstimate{Error: err.Error()}
 		}
 		return &pacoCenterEstimate{Y: est.Y, X: est.X, Method: est.Method, Uncertainty: est.Uncertainty, Frames: est.Frames,
-			Reliable: est.Uncertainty <= paco.MaxCenterUncertainty}
+			RulesOutGeometric: est.RulesOut(float64(H/2), float64(W/2)), est: est}
 	}
 	// The header's centre: FITS pixels are 1-based and NAXIS1 is x.
 	cx1, okx := formats.CardFloat(cards, "CRPIX1")
@@ -65,10 +73,10 @@ func pacoCenter(spec string, cube *tensor.Tensor, cards []FITSCard, psf *tensor.
 	case "":
 		if hasHeader {
 			info.Source, info.Y, info.X = "header", cy1-1, cx1-1
-			if e := estimate(); e.Reliable {
+			if e := estimate(); e.Error == "" {
 				info.Estimate = e
-				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 {
-					warn("the star measured at (%.2f, %.2f) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; give --center auto to use the measurement", e.Y, e.X, d, info.Y, info.X)
+				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 && e.est.RulesOut(info.Y, info.X) {
+					warn("the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; give --center auto to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
 				}
 			}
 			break
@@ -76,16 +84,16 @@ func pacoCenter(spec string, cube *tensor.Tensor, cards []FITSCard, psf *tensor.
 		fallthrough
 	case "auto":
 		info.Estimate = estimate()
-		if e := info.Estimate; e.Reliable {
+		if e := info.Estimate; e.RulesOutGeometric {
 			info.Source, info.Y, info.X = "estimated", e.Y, e.X
 		} else {
 			info.Source, info.Y, info.X = "geometric", float64(H/2), float64(W/2)
 			if spec == "auto" {
-				why := e.Error
-				if why == "" {
-					why = fmt.Sprintf("measured (%.2f, %.2f) but only to ±%.2f px, the star is too faint against its speckles", e.Y, e.X, e.Uncertainty)
+				if e.Error != "" {
+					warn("--center auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give --center y,x", e.Error, H/2, W/2)
+				} else {
+					warn("--center auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give --center y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
 				}
-				warn("--center auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give --center y,x", why, H/2, W/2)
 			}
 		}
 	case "header":
@@ -115,12 +123,12 @@ func (i pacoCenterInfo) describe() string {
 	s := fmt.Sprintf("(%d, %d), %s", i.Used[0], i.Used[1], i.Source)
 	switch i.Source {
 	case "estimated":
-		s += fmt.Sprintf(" %s centre (%.3f, %.3f) ± %.2f px over %d frames", i.Estimate.Method, i.Y, i.X, i.Estimate.Uncertainty, i.Estimate.Frames)
+		s += fmt.Sprintf(" %s centre (%.3f, %.3f) ± %.2f px (95 %%) over %d frames, which rules out (H/2, W/2)", i.Estimate.Method, i.Y, i.X, i.Estimate.Uncertainty, i.Estimate.Frames)
 	case "header":
 		s += fmt.Sprintf(" CRPIX (%.3f, %.3f) 0-based", i.Y, i.X)
 	case "geometric":
 		if e := i.Estimate; e != nil && e.Error == "" {
-			s += fmt.Sprintf(" (H/2, W/2); the star measured at (%.2f, %.2f) only to ±%.2f px", e.Y, e.X, e.Uncertainty)
+			s += fmt.Sprintf(" (H/2, W/2); the star measured at (%.2f, %.2f) ± %.2f px (95 %%), which does not rule it out", e.Y, e.X, e.Uncertainty)
 		} else {
 			s += " (H/2, W/2); no star to measure"
 		}

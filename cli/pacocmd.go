@@ -29,10 +29,11 @@ NPY or a text file), the PSF an odd square stamp (normalised to unit sum by
 default, so fluxes are in units of the stamp's total flux).
 
 The star centre: --center y,x, or auto (measured: a Gaussian-windowed
-centroid of the star, or of a coronagraph's dark centre, per frame, median),
-or header (CRPIX2-1, CRPIX1-1 of the FITS cube); not given, the header's if
-any, else the measured one when it is good to 0.25 px, else H/2,W/2. A
-warning says when the centre is more than 0.5 px from H/2,W/2.
+centroid of the star, or of a coronagraph's dark centre, per frame, median,
+with a 95 % uncertainty; used when H/2,W/2 lies outside that, else H/2,W/2,
+which the data cannot tell from it), or header (CRPIX2-1, CRPIX1-1 of the
+FITS cube); not given, the header's if any, else auto. A warning says when
+the centre is more than 0.5 px from H/2,W/2.
 
 Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
 the header, and/or NPY with --format), detections.csv, detections.json,

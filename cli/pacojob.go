@@ -353,7 +353,7 @@ func (j *pacoJob) run(ctx context.Context, d *pacoData, env pacoEnv) (*pacoResul
 		}
 		if dev != nil {
 			err = paco.AddUnbiased(ctx, dev, in3, dets, true)
-			if errors.Is(err, engine.ErrTooLarge) {
+			if errors.Is(err, engine.ErrTooLarge) || errors.Is(err, engine.ErrBudget) || errors.Is(err, engine.ErrNoFit) {
 				fmt.Fprintf(env.errw, "note: %v; Algorithm 3 runs on the CPU instead\n", err)
 				dev, err = nil, nil
 			}
@@ -462,6 +462,9 @@ func (j *pacoJob) run(ctx context.Context, d *pacoData, env pacoEnv) (*pacoResul
 	// Summary.
 	w := env.out
 	fmt.Fprintf(w, "device:     %s\n", s.name())
+	if maps.Passes > 1 {
+		fmt.Fprintf(w, "passes:     %d over bands of location rows, to stay within the device memory budget\n", maps.Passes)
+	}
 	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", j.Cube, prep.T, prep.H, prep.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", radius, prep.P(), prep.CY, prep.CX)

@@ -1,7 +1,8 @@
 #version 450
-// PACO, step 1: centre the cube per pixel. cube and yc are time-major,
-// (T, N) with N = H·W; yc[t, p] = cube[t, p] − mean_t cube[t, p]. The cube
-// may come in blocks of frames (one allocation cannot hold it): pass 0 adds
+// PACO, step 1: centre the cube per pixel, in place. The cube is
+// time-major, (T, N): N pixels per frame (a frame, or a band of its rows);
+// afterwards cube[t, p] holds cube[t, p] − mean_t cube[t, p]. The cube may
+// come in blocks of frames (one allocation cannot hold it): pass 0 adds
 // each block's sums into sums (zeroing it on the first block), pass 1
 // centres each block with sums / total. T is the data type, ACC the
 // accumulator.
@@ -9,9 +10,8 @@
 #include "include/common.glsl"
 
 
-layout(std430, binding = 0) readonly buffer Cube { T cube[]; };
-layout(std430, binding = 1) writeonly buffer Centred { T yc[]; };
-layout(std430, binding = 2) buffer Sums { ACC sums[]; };
+layout(std430, binding = 0) buffer Cube { T cube[]; };
+layout(std430, binding = 1) buffer Sums { ACC sums[]; };
 
 layout(push_constant) uniform Params {
 	uint n;     // pixels
@@ -36,6 +36,6 @@ void main() {
 	}
 	ACC m = sums[q] / ACC(p.total);
 	for (uint t = 0u; t < p.t; ++t) {
-		yc[t * p.n + q] = T(ACC(cube[t * p.n + q]) - m);
+		cube[t * p.n + q] = T(ACC(cube[t * p.n + q]) - m);
 	}
 }

@@ -12,7 +12,11 @@
 // When the cube comes in blocks of frames, or the frames of a block in
 // several dispatches, a and b carry over from one to the next in acc (a is
 // NaN once the trajectory has left the valid region), and the last writes
-// the maps. Lavapipe (llvmpipe) ends any invocation's loops after 65,535
+// the maps. So do they between passes over bands of location rows (the
+// device holds U, α and the centred cube of one band at a time): a pass
+// adds the frames whose k_l lies in its rows [klo, khi) (as flat indices),
+// the others wait for their own pass; yc holds the band's pixel rows, from
+// flat index yoff on, nband pixels per frame. Lavapipe (llvmpipe) ends any invocation's loops after 65,535
 // iterations in all, silently: the host gives each dispatch few enough
 // frames to stay below that.
 // With SUBPIXEL the PSF model of frame l sits at the exact position: δ =
@@ -57,6 +61,11 @@ layout(push_constant) uniform Params {
 	uint last;  // 1: the last (or only) block: write the maps
 	uint l0;    // frames l0 … l1−1 of the block in this dispatch (the host
 	uint l1;    // splits them so that no invocation loops 65,535 times: llvmpipe stops there)
+	uint klo;   // the locations of this pass, klo … khi−1: U, α and Gram
+	uint khi;   // hold them from klo on
+	uint yoff;  // the flat index of yc's first pixel
+	uint nband; // yc's pixels per frame
+	uint pt0;   // POS_TABLE: the first frame (of the cube) that pos holds
 } p;
 
 #ifndef POS_TABLE
@@ -100,7 +109,7 @@ void main() {
 	bool ok = !isnan(a);
 	for (uint l = p.l0; ok && l < p.l1; ++l) {
 #ifdef POS_TABLE
-		int kt = pos[l * n + q];
+		int kt = pos[(p.t0 + l - p.pt0) * n + q];
 		if (kt < 0) {
 			ok = false;
 			break;
@@ -122,12 +131,16 @@ void main() {
 		}
 		uint k = uint(y) * p.w + uint(x);
 #endif
-		ACC al = alpha[k];
+		if (k < p.klo || k >= p.khi) {
+			continue; // another pass's location
+		}
+		uint ko = k - p.klo;
+		ACC al = alpha[ko];
 		if (isnan(al)) {
 			ok = false;
 			break;
 		}
-		uint base = l * n + k;
+		uint base = l * p.nband + k - p.yoff;
 #ifdef SUBPIXEL
 #ifdef POS_TABLE
 		uint lg = p.t0 + l;
@@ -153,7 +166,7 @@ void main() {
 				}
 			}
 		}
-		uint gk = k * NB * NB;
+		uint gk = ko * NB * NB;
 		for (uint m = 0u; m < nc; ++m) {
 			uint row = gk + idx[m] * NB;
 			ACC s = ACC(0);
@@ -161,7 +174,7 @@ void main() {
 				s += coef[q2] * gram[row + idx[q2]];
 			}
 			a += coef[m] * (coef[m] * gram[row + idx[m]] + ACC(2) * s);
-			uint ub = (k * NB + idx[m]) * p.np;
+			uint ub = (ko * NB + idx[m]) * p.np;
 			ACC d = ACC(0);
 			for (uint i = 0u; i < p.np; ++i) {
 				d += ACC(u[ub + i]) * ACC(yc[uint(int(base) + offs[i])]);
@@ -171,7 +184,7 @@ void main() {
 #else
 		a += al;
 		for (uint i = 0u; i < p.np; ++i) {
-			b += ACC(u[k * p.np + i]) * ACC(yc[uint(int(base) + offs[i])]);
+			b += ACC(u[ko * p.np + i]) * ACC(yc[uint(int(base) + offs[i])]);
 		}
 #endif
 	}

@@ -4,7 +4,9 @@
 // numerator), factors C = L·Lᵀ in shared memory (packed strictly lower
 // triangle, the diagonal in registers, in ACC precision) and solves
 // u_k = C⁻¹h; α_k = hᵀu_k. A location outside the frame or whose C is not
-// positive definite gets α = NaN.
+// positive definite gets α = NaN. The image may be a band of rows of the
+// frame (h rows: the host runs the locations in passes over bands); U,
+// Alpha and Gram hold the locations from k0 on.
 // With SUBPIXEL (sub-pixel PSF placement) the right-hand sides are the NB
 // basis vectors of the shifted PSF (binding 2, basis-major; basis NB/2 is h),
 // all solved together: U gets C⁻¹·basis_b for every b (NB·P per location,
@@ -42,6 +44,7 @@ layout(push_constant) uniform Params {
 	uint vip;    // 1: VIP's ρ numerator
 	uint base;   // first location of this dispatch (the host splits the work)
 	uint end;    // one past its last location, at most h·w
+	uint k0;     // the location U, Alpha and Gram start at (a pass over some rows)
 } p;
 
 shared ACC sl[P * (P - 1u) / 2u + 1u]; // strictly lower triangle of C, then of L
@@ -74,12 +77,13 @@ void main() {
 		return;
 	}
 	uint ky = k / p.w, kx = k % p.w;
+	uint ko = k - p.k0; // its place in U, Alpha and Gram
 	if (ky < p.r || kx < p.r || ky + p.r >= p.h || kx + p.r >= p.w) {
 		for (uint i = lid; i < P * NB; i += WG_SIZE) {
-			u[k * P * NB + i] = T(0);
+			u[ko * P * NB + i] = T(0);
 		}
 		if (lid == 0u) {
-			alpha[k] = nan_value();
+			alpha[ko] = nan_value();
 		}
 		return;
 	}
@@ -129,10 +133,10 @@ void main() {
 	ACC ld = ACC(0);
 	if (chol_factor_rows(lid, row, true, 0u, d, ld) != 0) {
 		for (uint i = lid; i < P * NB; i += WG_SIZE) {
-			u[k * P * NB + i] = T(0);
+			u[ko * P * NB + i] = T(0);
 		}
 		if (lid == 0u) {
-			alpha[k] = nan_value();
+			alpha[ko] = nan_value();
 		}
 		return; // uniform: every invocation read the same info
 	}
@@ -149,7 +153,7 @@ void main() {
 	barrier();
 	for (uint e = lid; e < P * NB; e += WG_SIZE) {
 		uint b = e / P, i = e % P;
-		u[(k * NB + b) * P + i] = T(z[i * NB + b]);
+		u[(ko * NB + b) * P + i] = T(z[i * NB + b]);
 	}
 #ifdef SUBPIXEL
 	for (uint e = lid; e < NB * NB; e += WG_SIZE) {
@@ -158,9 +162,9 @@ void main() {
 		for (uint i = 0u; i < P; ++i) {
 			s += hvec[b * P + i] * z[i * NB + b2];
 		}
-		gram[k * NB * NB + e] = s;
+		gram[ko * NB * NB + e] = s;
 		if (b == NB / 2u && b2 == NB / 2u) {
-			alpha[k] = s;
+			alpha[ko] = s;
 		}
 	}
 #else
@@ -169,7 +173,7 @@ void main() {
 		for (uint i = 0u; i < P; ++i) {
 			a += hvec[i] * z[i];
 		}
-		alpha[k] = a;
+		alpha[ko] = a;
 	}
 #endif
 }

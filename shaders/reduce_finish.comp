@@ -5,7 +5,9 @@
 // requested statistics written as T, stat s of output q at out[s·n + q]. A
 // NaN makes every statistic NaN unless skipnan; an empty slice gives a sum
 // of 0 and NaN otherwise; var and std divide by count − ddof (NaN when that
-// is not positive).
+// is not positive). ±Inf among the values make sum and mean ±Inf (NaN
+// with both signs) and var and std NaN; finite values whose sum or squared
+// deviations overflow give ±Inf, as NumPy's sum, mean and var do.
 // llvmpipe (lavapipe) silently ends an invocation's loops after 65,535
 // iterations in all, and a whole-array reduction has up to 65,536 records
 // per output: the host gives each dispatch records c0 … c1−1 (at most
@@ -68,13 +70,23 @@ void main() {
 		count += r.n;
 		ACC cnt = ACC(count);
 		ACC d = (r.mean - mh) + (r.mlo - ml);
-		precise ACC inc = d * nb / cnt;
-		precise ACC s = mh + inc;
-		precise ACC bv = s - mh;
-		precise ACC e = (mh - (s - bv)) + (inc - bv); // what s lost (two-sum)
-		mh = s;
-		ml += e;
-		m2 += r.m2 + d * d * na * nb / cnt;
+		if (isinf(d) || isnan(d)) {
+			// A mean that overflowed (a shifted sum of finite values
+			// past ACC's range: ±Inf, a sum that overflows) or two far
+			// apart: the weighted mean without d, and M2 overflows. (A
+			// record with ±Inf values may hold NaN here: unused.)
+			mh = mh * (na / cnt) + (r.mean + r.mlo) * (nb / cnt);
+			ml = ACC(0);
+			m2 = ACC_INF;
+		} else {
+			precise ACC inc = d * (nb / cnt); // d·nb would overflow first
+			precise ACC s = mh + inc;
+			precise ACC bv = s - mh;
+			precise ACC e = (mh - (s - bv)) + (inc - bv); // what s lost (two-sum)
+			mh = s;
+			ml += e;
+			m2 += r.m2 + d * d * na * nb / cnt;
+		}
 		mn = min(mn, r.mn);
 		mx = max(mx, r.mx);
 	}
@@ -93,26 +105,49 @@ void main() {
 	ACC mean = mh + ml;
 	ACC cnt = ACC(count);
 	ACC nan = ACC(0) / ACC(0);
+	// ±Inf among the values (min −Inf or max +Inf): sum and mean are that
+	// infinity, NaN when both signs occur; var and std NaN (Inf − Inf, as
+	// NumPy). mean and m2 are then unused: the records' sums are not.
+	bool pinf = isinf(mx) && mx > ACC(0);
+	bool minf = isinf(mn) && mn < ACC(0);
+	ACC inf = pinf ? (minf ? nan : ACC_INF) : -ACC_INF;
+	ACC sum = mean * cnt;
+#ifndef ACC32
+	// Finite values whose sum overflows: NumPy's mean (the sum over n) is
+	// the sum's infinity. (Without float64 the data are float32, whose
+	// sums cannot overflow a float64, the CPU path's accumulator.)
+	if (isinf(sum)) {
+		mean = sum;
+	}
+#endif
+	// A NaN M2 from finite values is an overflow too (Inf − Inf).
+	if (isnan(m2)) {
+		m2 = ACC_INF;
+	}
 	ACC vr = count > p.ddof ? m2 / ACC(count - p.ddof) : nan;
 	for (uint i = 0u; i < p.nstats; ++i) {
 		uint s = (p.stats >> (4u * i)) & 15u;
 		ACC v;
 		if (nans > 0u && p.skipnan == 0u) {
 			v = nan;
-		} else if (s == 0u) {
-			v = mean * cnt;
+		} else if (s == 0u && count == 0u) {
+			v = ACC(0);
 		} else if (count == 0u) {
 			v = nan;
+		} else if (s == 4u) {
+			v = mn;
+		} else if (s == 5u) {
+			v = mx;
+		} else if (pinf || minf) {
+			v = s <= 1u ? inf : nan;
+		} else if (s == 0u) {
+			v = sum;
 		} else if (s == 1u) {
 			v = mean;
 		} else if (s == 2u) {
 			v = vr;
-		} else if (s == 3u) {
-			v = sqrt(vr);
-		} else if (s == 4u) {
-			v = mn;
 		} else {
-			v = mx;
+			v = sqrt(vr);
 		}
 		outv[i * p.n + q] = T(v);
 	}

@@ -72,7 +72,7 @@ void main() {
 		ACC dm = s1 / ACC(n);
 		r.mean = shift;
 		r.mlo = dm;
-		r.m2 = max(s2 - s1 * dm, ACC(0));
+		r.m2 = record_m2(s1, s2, dm);
 	} else {
 		r.mean = ACC(0);
 		r.mlo = ACC(0);

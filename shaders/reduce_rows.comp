@@ -108,7 +108,7 @@ void main() {
 			ACC dm = s1s[0] / ACC(tn);
 			r.mean = shift;
 			r.mlo = dm;
-			r.m2 = max(s2s[0] - s1s[0] * dm, ACC(0));
+			r.m2 = record_m2(s1s[0], s2s[0], dm);
 		} else {
 			r.mean = ACC(0);
 			r.mlo = ACC(0);

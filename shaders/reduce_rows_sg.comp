@@ -98,7 +98,7 @@ void main() {
 			ACC dm = ts1 / ACC(tn);
 			r.mean = shift;
 			r.mlo = dm;
-			r.m2 = max(ts2 - ts1 * dm, ACC(0));
+			r.m2 = record_m2(ts1, ts2, dm);
 			r.mn = tmn;
 			r.mx = tmx;
 		} else {

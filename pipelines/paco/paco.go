@@ -110,6 +110,9 @@ type Maps struct {
 	InvalidLocations  int // locations whose patch is outside the image or whose covariance is not positive definite
 	Stages            []Stage
 	Device, Precision string
+	// Passes is the number of passes over bands of location rows that the
+	// device memory budget asked for (Vulkan; 1 when everything fit).
+	Passes int
 }
 
 // Prepared holds what every implementation derives from an Input.

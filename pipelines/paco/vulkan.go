@@ -3,6 +3,7 @@ package paco
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -54,11 +55,55 @@ const blockFrameBudget = 30000
 // device's own limits: tests set it to run the blocked path on small cubes.
 var maxBlockFrames int
 
-// Vulkan computes the maps on dev. The cube is uploaded once; centring,
-// lagged products, per-location statistics (one workgroup per location) and
-// the detection map run on the device, and only the three maps come back.
-// A cube larger than one binding or one allocation lives on the device in
-// blocks of frames, which every step walks in turn. The cube's precision
+// maxPassRows, when positive, caps the location rows of one pass below
+// what the memory budget allows: tests set it to run several passes.
+var maxPassRows int
+
+// vkPlan is how the work of Vulkan meets the device's memory: passes over
+// bands of rows rows of locations, each band's pixel rows (the locations'
+// and R more on either side, which their patches reach) held for all
+// frames in blocks of perBlock frames; and, without float64, the
+// trajectory table in chunks of tabFrames frames (all T: uploaded once).
+type vkPlan struct {
+	rows, hb  int // location rows per pass; pixel rows of the largest band
+	perBlock  int
+	tabFrames int
+	// sizes is every buffer: the 7 globals, sums, lags, u, alpha,
+	// gram, the cube's blocks and the table's chunks.
+	sizes  []int64
+	blocks int // cube blocks, after the band buffers
+	tabs   int // table buffers, last
+}
+
+// need is what buffers of sizes take from a budget at most: engine
+// carves buffers below its small-block size from shared blocks, and gives
+// the others allocations of their own, rounded up to 64 KiB; one more
+// small block covers the carving's waste.
+func need(sizes []int64, budget int64) int64 {
+	block := max(min(8<<20, budget/16)&^(64<<10-1), 256<<10) // engine's smallBlock
+	n := block
+	for _, s := range sizes {
+		s = (max(s, 4) + 255) &^ 255
+		if s >= min(2<<20, block) {
+			s = (s + 64<<10 - 1) &^ (64<<10 - 1)
+		}
+		n += s
+	}
+	return n
+}
+
+// Vulkan computes the maps on dev. The centring, lagged products,
+// per-location statistics (one workgroup per location) and the detection
+// map run on the device, and only the three maps come back. Where the
+// device memory budget holds the whole cube, its lagged products, u and α,
+// the cube is uploaded once and each step runs once; otherwise the
+// locations run in passes over bands of rows, the device holding one
+// band's pixel rows (for all frames), lagged products, u and α at a time,
+// and the detection map adding each pass's frames to every pixel's sums:
+// the maps are the same, any budget that holds one row of locations
+// works, and the error of a smaller one says how much that takes. A cube
+// larger than one binding or one allocation lives on the device in blocks
+// of frames, which every step walks in turn. The cube's precision
 // (float32 or float64) is the arithmetic precision; accumulations are in
 // float64 where the device has it.
 func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
@@ -98,65 +143,14 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision with %s PSF placement needs %d bytes of shared memory; %s has %d: %w",
 			in.Radius, P, p.Placement, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
 	}
-	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
-	for _, b := range []struct {
-		what  string
-		bytes int64
-	}{{"one frame", int64(N * v.es)}, {"the lagged products", int64(N * D * v.es)}, {"u", int64(N * nb * P * v.es)}, {"the Gram matrices", int64(N * nb * nb * v.acc)}} {
-		if b.bytes > maxB {
-			return nil, fmt.Errorf("paco: %s takes %d MiB, more than %s binds at once (%d MiB): %w",
-				b.what, b.bytes>>20, dev.Info.Name, maxB>>20, engine.ErrTooLarge)
-		}
-	}
-	// Blocks of frames, each within one binding and one allocation.
-	frameBytes := int64(N * v.es)
-	// Also at most blockFrameBudget: the centring and lagged-product
-	// kernels loop once per frame of a block, and llvmpipe (lavapipe)
-	// silently ends an invocation's loops after 65,535 iterations (70,000
-	// frames of 9×9 pixels, one block, gave SNRs off by 191).
-	perBlock := int(max(min(maxB/frameBytes, blockFrameBudget), 1))
-	if maxBlockFrames > 0 {
-		perBlock = min(perBlock, maxBlockFrames)
-	}
-	type block struct{ t0, nt int }
-	var blocks []block
-	for t0 := 0; t0 < T; t0 += perBlock {
-		blocks = append(blocks, block{t0, min(perBlock, T-t0)})
-	}
-
-	subName := ""
-	if sub {
-		subName = "_sub"
-	}
-	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
-		name += v.suffix
-		code, err := shaders.Code(name)
-		if err != nil {
-			return nil, err
-		}
-		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
-	}
-	kCenter, err := kernel("paco_center", 3, 20, workgroup)
-	if err != nil {
-		return nil, err
-	}
-	kLags, err := kernel("paco_lags", 3, 32, workgroup)
-	if err != nil {
-		return nil, err
-	}
-	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 32, uint32(solveWG), uint32(P))
-	if err != nil {
-		return nil, err
+	r := 0
+	for _, o := range p.Offsets {
+		r = max(r, o[0])
 	}
 	// Without float64 the detection kernel reads the trajectories from a
 	// table computed here in float64 (paco_detect.comp says why), a frame's
-	// worth of int32 per frame, in the same blocks as the cube.
+	// worth of int32 per frame.
 	posTable := v.acc == 4
-	detectBindings := 7 + boolInt(sub) + boolInt(posTable)
-	kDetect, err := kernel("paco_detect"+subName, detectBindings, 56, workgroup)
-	if err != nil {
-		return nil, err
-	}
 
 	// Host-side tables.
 	le := binary.LittleEndian
@@ -195,30 +189,146 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		offB = le.AppendUint32(offB, uint32(int32(o[0]*W+o[1])))
 	}
 
-	sizes := []int64{int64(8 * D), int64(N * D * v.es), int64(len(pairB)), int64(nb * P * v.acc), int64(N * nb * P * v.es),
-		int64(N * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es), int64(N * v.acc), int64(2 * N * v.acc),
-		int64(N * nb * nb * v.acc)}
-	for _, b := range blocks { // the cube and the centred cube, block by block
-		sizes = append(sizes, int64(b.nt)*frameBytes, int64(b.nt)*frameBytes)
-	}
-	if posTable {
-		for _, b := range blocks {
-			sizes = append(sizes, int64(b.nt*N*4))
+	// The plan: as many location rows per pass as the budget holds.
+	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
+	for _, b := range []struct {
+		what  string
+		bytes int64
+	}{{"the maps", int64(3 * N * v.es)}, {"the detection sums", int64(2 * N * v.acc)}, {"one row of a frame", int64(W * v.es)}} {
+		if b.bytes > maxB {
+			return nil, fmt.Errorf("paco: %s take %s, more than %s binds at once (%s): %w",
+				b.what, engine.SizeText(b.bytes), dev.Info.Name, engine.SizeText(maxB), engine.ErrTooLarge)
 		}
 	}
-	bufs, err := dev.Buffers(sizes...)
+	globals := []int64{int64(8 * D), int64(len(pairB)), int64(nb * P * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es), int64(2 * N * v.acc)}
+	tabCap := int(max(maxB/int64(4*N), 1)) // table frames per binding
+	// plan returns the plan for rows location rows per pass and a table
+	// of tf frames per chunk, and whether its bindings are within maxB.
+	plan := func(rows, tf int) (vkPlan, bool) {
+		hb := min(H, rows+2*r)
+		band := int64(hb * W)
+		pl := vkPlan{rows: rows, hb: hb, tabFrames: tf}
+		pl.perBlock = int(max(min(maxB/(band*int64(v.es)), blockFrameBudget), 1))
+		if maxBlockFrames > 0 {
+			pl.perBlock = min(pl.perBlock, maxBlockFrames)
+		}
+		gram := int64(4)
+		if sub {
+			gram = int64(rows*W*nb*nb) * int64(v.acc)
+		}
+		pl.sizes = append(append([]int64{}, globals...), band*int64(v.acc), band*int64(D*v.es), int64(rows*W*nb*P*v.es), int64(rows*W*v.acc), gram)
+		ok := true
+		for _, s := range pl.sizes {
+			ok = ok && s <= maxB
+		}
+		for t0 := 0; t0 < T; t0 += pl.perBlock {
+			pl.sizes = append(pl.sizes, int64(min(pl.perBlock, T-t0))*band*int64(v.es))
+			pl.blocks++
+		}
+		if posTable {
+			for t0 := 0; t0 < T; t0 += tf {
+				pl.sizes = append(pl.sizes, int64(min(tf, T-t0)*N*4))
+				pl.tabs++
+				if tf < T {
+					break // one chunk, uploaded in turn
+				}
+			}
+		}
+		return pl, ok
+	}
+	avail, budget := dev.Available(), dev.Budget()
+	fits := func(pl vkPlan, ok bool) bool { return ok && need(pl.sizes, budget) <= avail }
+	// The trajectory table: uploaded once when it fits with everything
+	// else, or in a quarter of the budget; otherwise in chunks, each pass
+	// uploading them in turn.
+	tf := 0
+	if posTable {
+		tf = min(T, tabCap)
+		if !fits(plan(H, tf)) {
+			tf = int(min(int64(T), int64(tabCap), max(avail/4/int64(4*N), 1)))
+			if !fits(plan(1, tf)) {
+				tf = 1
+			}
+		}
+	}
+	minPlan, ok := plan(1, min(tf, 1))
+	if !fits(minPlan, ok) {
+		what := "one row of locations at a time (its band of pixel rows for every frame, its lagged products, u and α) and the maps"
+		if least := need(minPlan.sizes, budget); !ok && least <= budget {
+			// The device's own binding or allocation limit, not the
+			// budget (which caps one allocation too).
+			return nil, fmt.Errorf("paco: a %d×%d×%d cube does not fit %s's bindings (%s) even with %s: %w",
+				T, H, W, dev.Info.Name, engine.SizeText(maxB), what, engine.ErrTooLarge)
+		}
+		return nil, fmt.Errorf("paco: a %d×%d×%d cube needs at least %s of device memory, for %s; %s of the %s budget is free on %s: %w",
+			T, H, W, kib((need(minPlan.sizes, budget)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
+	}
+	lo, hi := 1, H // the most rows that fit: in [lo, hi]
+	if maxPassRows > 0 {
+		hi = min(hi, maxPassRows)
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(plan(mid, tf)) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	pl, _ := plan(lo, tf)
+	bufs, err := dev.Buffers(pl.sizes...)
+	for err != nil && errors.Is(err, engine.ErrBudget) && pl.rows > 1 {
+		// The estimate of the allocator's slack was short: fewer rows.
+		pl, _ = plan(max(pl.rows*3/4, 1), tf)
+		bufs, err = dev.Buffers(pl.sizes...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("paco: %w", err)
 	}
 	defer engine.ReleaseAll(bufs)
-	dispBuf, lags, pairBuf, hBuf, uBuf, alphaBuf, trigBuf, offBuf, mapsBuf, sumsBuf, accBuf, gramBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10], bufs[11]
-	cubes, ycs := make([]*engine.Buffer, len(blocks)), make([]*engine.Buffer, len(blocks))
-	poss := make([]*engine.Buffer, len(blocks))
-	for i := range blocks {
-		cubes[i], ycs[i] = bufs[12+2*i], bufs[13+2*i]
-		if posTable {
-			poss[i] = bufs[12+2*len(blocks)+i]
+	dispBuf, pairBuf, hBuf, trigBuf, offBuf, mapsBuf, accBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6]
+	sumsBuf, lags, uBuf, alphaBuf, gramBuf := bufs[7], bufs[8], bufs[9], bufs[10], bufs[11]
+	cubes := bufs[12 : 12+pl.blocks]
+	tabs := bufs[12+pl.blocks:]
+	type block struct{ t0, nt int }
+	var blocks []block
+	for t0 := 0; t0 < T; t0 += pl.perBlock {
+		blocks = append(blocks, block{t0, min(pl.perBlock, T-t0)})
+	}
+	type pass struct{ y0, y1, ya, yb int } // location rows [y0, y1), pixel rows [ya, yb)
+	var passes []pass
+	for y0 := 0; y0 < H; y0 += pl.rows {
+		y1 := min(y0+pl.rows, H)
+		passes = append(passes, pass{y0, y1, max(y0-r, 0), min(y1+r, H)})
+	}
+
+	subName := ""
+	if sub {
+		subName = "_sub"
+	}
+	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
+		name += v.suffix
+		code, err := shaders.Code(name)
+		if err != nil {
+			return nil, err
 		}
+		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
+	}
+	kCenter, err := kernel("paco_center", 2, 20, workgroup)
+	if err != nil {
+		return nil, err
+	}
+	kLags, err := kernel("paco_lags", 3, 32, workgroup)
+	if err != nil {
+		return nil, err
+	}
+	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 36, uint32(solveWG), uint32(P))
+	if err != nil {
+		return nil, err
+	}
+	kDetect, err := kernel("paco_detect"+subName, 7+boolInt(sub)+boolInt(posTable), 76, workgroup)
+	if err != nil {
+		return nil, err
 	}
 	div, vip := uint32(T), uint32(0)
 	if p.Compat == CompatVIP {
@@ -227,7 +337,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	groups := func(threads int) [3]uint32 { return dev.Groups((threads + workgroup - 1) / workgroup) }
 
 	maps := newMaps(p)
-	maps.Device, maps.Precision = dev.Info.Name, "f32"
+	maps.Device, maps.Precision, maps.Passes = dev.Info.Name, "f32", len(passes)
 	if v.dataType == tensor.F64 {
 		maps.Precision = "f64"
 	}
@@ -243,24 +353,25 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	chunks := func(total, unitsPerItem, budget int) int {
 		return max(1, min(total, budget*scale/max(unitsPerItem, 1)))
 	}
-	r := 0
-	for _, o := range p.Offsets {
-		r = max(r, o[0])
-	}
 	var tms []engine.Timing
 	submit := func(record func(seq *engine.Sequence)) error {
 		tm, err := dev.Run(ctx, record)
 		tms = append(tms, tm)
 		return err
 	}
-
-	// Upload and centring: the sums of every block, then every block centred.
-	in.report("statistics", 0)
-	raw := in.Cube.Raw()
-	err = submit(func(seq *engine.Sequence) {
-		for i, b := range blocks {
-			seq.Upload(cubes[i], 0, raw[int64(b.t0)*frameBytes:int64(b.t0+b.nt)*frameBytes])
+	// table fills buf with the trajectory table's chunk from frame c0 on,
+	// computed once (passes upload its chunks again and again).
+	var tabB []byte
+	table := func(seq *engine.Sequence, buf *engine.Buffer, c0 int) {
+		if tabB == nil {
+			tab := make([]int32, T*N)
+			p.Trajectories(0, T, tab)
+			tabB = int32Bytes(tab)
 		}
+		nt := min(pl.tabFrames, T-c0)
+		seq.Upload(buf, 0, tabB[c0*N*4:(c0+nt)*N*4])
+	}
+	err = submit(func(seq *engine.Sequence) {
 		seq.Upload(dispBuf, 0, dispB)
 		seq.Upload(pairBuf, 0, pairB)
 		if sub {
@@ -274,64 +385,19 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 		seq.Upload(trigBuf, 0, accBytes(trig))
 		seq.Upload(offBuf, 0, offB)
-		if posTable {
-			for i, b := range blocks {
-				tab := make([]int32, b.nt*N)
-				p.Trajectories(b.t0, b.nt, tab)
-				seq.Upload(poss[i], 0, int32Bytes(tab))
-			}
-		}
-		for pass := 0; pass < 2; pass++ {
-			for i, b := range blocks {
-				var pc vkpush.Block
-				pc.U32(uint32(N)).U32(uint32(b.nt)).U32(uint32(T)).U32(uint32(pass)).U32(boolU32(i == 0))
-				seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(ycs[i]), engine.Bind(sumsBuf))
+		if posTable && pl.tabFrames == T {
+			for i, c0 := 0, 0; c0 < T; i, c0 = i+1, c0+pl.tabFrames {
+				table(seq, tabs[i], c0)
 			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Lagged products (N·D threads, T steps each), then the per-location
-	// statistics (P³ work each); each counts for half of the "statistics"
-	// progress, weighted by lavapipe's measured times.
-	lagsStep := chunks(N*D, T, 1<<26)
-	for base := 0; base < N*D; base += lagsStep {
-		end := min(base+lagsStep, N*D)
-		err := submit(func(seq *engine.Sequence) {
-			for i, b := range blocks {
-				var pc vkpush.Block
-				pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end)).U32(boolU32(i == 0))
-				seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(ycs[i]), engine.Bind(dispBuf), engine.Bind(lags))
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		in.report("statistics", 0.15*float64(end)/float64(N*D))
-	}
-	solveStep := chunks(N, P*P*P+nb*nb*P, 1<<25)
-	for base := 0; base < N; base += solveStep {
-		end := min(base+solveStep, N)
-		err := submit(func(seq *engine.Sequence) {
-			var pc vkpush.Block
-			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip).U32(uint32(base)).U32(uint32(end))
-			binds := []engine.Binding{engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf)}
-			if sub {
-				binds = append(binds, engine.Bind(gramBuf))
-			}
-			seq.Dispatch(kSolve, dev.Groups(end-base), pc.Bytes(), binds...)
-		})
-		if err != nil {
-			return nil, err
-		}
-		in.report("statistics", 0.15+0.85*float64(end)/float64(N))
-	}
 
-	// Detection map (T·P work per pixel), then the download.
-	in.report("detection map", 0)
-	detectStep := chunks(N, T*P*min(nb, 16), 1<<23)
-	// Frames per dispatch: llvmpipe (lavapipe) silently ends an
+	raw := in.Cube.Raw()
+	frameBytes := int64(N * v.es)
+	// Frames per detection dispatch: llvmpipe (lavapipe) silently ends an
 	// invocation's loops after 65,535 iterations in all (its guard against
 	// endless shader loops; the sub-pixel map lost every frame past about
 	// the 127th to it), so no dispatch may ask for more. Per frame the
@@ -342,38 +408,144 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		perFrame = 16*P + 160
 	}
 	span := max(1, detectLoopBudget/perFrame)
-	out := make([]byte, 3*N*v.es)
-	alphaOut := make([]byte, N*v.acc)
-	for base := 0; base < N; base += detectStep {
-		end := min(base+detectStep, N)
-		last := end == N
-		err := submit(func(seq *engine.Sequence) {
-			for i, b := range blocks {
-				binds := []engine.Binding{engine.Bind(ycs[i]), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf),
-					engine.Bind(offBuf), engine.Bind(mapsBuf), engine.Bind(accBuf)}
-				if sub {
-					binds = append(binds, engine.Bind(gramBuf))
-				}
-				if posTable {
-					binds = append(binds, engine.Bind(poss[i]))
-				}
-				for l0 := 0; l0 < b.nt; l0 += span {
-					l1 := min(l0+span, b.nt)
-					var pc vkpush.Block
-					pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
-						U32(uint32(b.t0)).U32(boolU32(i == 0 && l0 == 0)).U32(boolU32(i == len(blocks)-1 && l1 == b.nt)).U32(uint32(l0)).U32(uint32(l1))
-					seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), binds...)
+	if posTable {
+		span = min(span, pl.tabFrames)
+	}
+	// The spans of frames the detection map runs in: within a block of the
+	// cube, a chunk of the table, and the loop budget.
+	type frameSpan struct{ block, l0, l1, tab, pt0 int }
+	var spans []frameSpan
+	for i, b := range blocks {
+		for l0 := 0; l0 < b.nt; {
+			sp := frameSpan{block: i, l0: l0, l1: min(l0+span, b.nt)}
+			if posTable {
+				sp.tab = (b.t0 + l0) / pl.tabFrames
+				sp.pt0 = sp.tab * pl.tabFrames
+				sp.l1 = min(sp.l1, sp.pt0+pl.tabFrames-b.t0)
+				if pl.tabFrames < T {
+					sp.tab = 0 // one buffer, each chunk uploaded in turn
 				}
 			}
-			if last {
-				seq.Download(mapsBuf, 0, out)
-				seq.Download(alphaBuf, 0, alphaOut)
+			spans = append(spans, sp)
+			l0 = sp.l1
+		}
+	}
+	// Progress: each pass's statistics are its share of the locations;
+	// the detection map runs once per pass over every pixel.
+	out := make([]byte, 3*N*v.es)
+	alphaOut := make([]byte, N*v.acc)
+	invalid := 0
+	for pi, ps := range passes {
+		nband := (ps.yb - ps.ya) * W
+		bandBytes := int64(nband * v.es)
+		locs := (ps.y1 - ps.y0) * W
+		done := func(frac float64) float64 { return (float64(ps.y0*W) + frac*float64(locs)) / float64(N) }
+		// Upload of the band's pixel rows, frame by frame, and centring:
+		// the sums of every block, then every block centred in place.
+		in.report("statistics", done(0))
+		err = submit(func(seq *engine.Sequence) {
+			for i, b := range blocks {
+				seq.UploadFrom(cubes[i], 0, int64(b.nt)*bandBytes, func(dst []byte, at int64) error {
+					for len(dst) > 0 {
+						t, off := at/bandBytes, at%bandBytes
+						src := raw[int64(b.t0+int(t))*frameBytes+int64(ps.ya*W*v.es)+off:][:min(bandBytes-off, int64(len(dst)))]
+						n := copy(dst, src)
+						dst, at = dst[n:], at+int64(n)
+					}
+					return nil
+				})
+			}
+			for pass := 0; pass < 2; pass++ {
+				for i, b := range blocks {
+					var pc vkpush.Block
+					pc.U32(uint32(nband)).U32(uint32(b.nt)).U32(uint32(T)).U32(uint32(pass)).U32(boolU32(i == 0))
+					seq.Dispatch(kCenter, groups(nband), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(sumsBuf))
+				}
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		in.report("detection map", float64(end)/float64(N))
+		// Lagged products of the band (nband·D threads, T steps each),
+		// then the statistics of its locations (P³ work each); each counts
+		// for half of the "statistics" progress, weighted by lavapipe's
+		// measured times.
+		hb := ps.yb - ps.ya
+		lagsStep := chunks(nband*D, T, 1<<26)
+		for base := 0; base < nband*D; base += lagsStep {
+			end := min(base+lagsStep, nband*D)
+			err := submit(func(seq *engine.Sequence) {
+				for i, b := range blocks {
+					var pc vkpush.Block
+					pc.U32(uint32(hb)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end)).U32(boolU32(i == 0))
+					seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(dispBuf), engine.Bind(lags))
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			in.report("statistics", done(0.15*float64(end)/float64(nband*D)))
+		}
+		// The band's locations, as flat indices of the band.
+		k0 := (ps.y0 - ps.ya) * W
+		solveStep := chunks(locs, P*P*P+nb*nb*P, 1<<25)
+		for base := k0; base < k0+locs; base += solveStep {
+			end := min(base+solveStep, k0+locs)
+			err := submit(func(seq *engine.Sequence) {
+				var pc vkpush.Block
+				pc.U32(uint32(hb)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip).U32(uint32(base)).U32(uint32(end)).U32(uint32(k0))
+				binds := []engine.Binding{engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf)}
+				if sub {
+					binds = append(binds, engine.Bind(gramBuf))
+				}
+				seq.Dispatch(kSolve, dev.Groups(end-base), pc.Bytes(), binds...)
+				if end == k0+locs {
+					seq.Download(alphaBuf, 0, alphaOut[ps.y0*W*v.acc:ps.y1*W*v.acc])
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			in.report("statistics", done(0.15+0.85*float64(end-k0)/float64(locs)))
+		}
+
+		// Detection map (T·P work per pixel): every pixel's frames whose
+		// location lies in this pass's rows, span after span of frames.
+		in.report("detection map", float64(pi)/float64(len(passes)))
+		klo, khi := ps.y0*W, ps.y1*W
+		for si, sp := range spans {
+			b := blocks[sp.block]
+			step := chunks(N, (sp.l1-sp.l0)*P*min(nb, 16), 1<<23)
+			for base := 0; base < N; base += step {
+				end := min(base+step, N)
+				last := pi == len(passes)-1 && si == len(spans)-1 && end == N
+				err := submit(func(seq *engine.Sequence) {
+					if posTable && pl.tabFrames < T && base == 0 {
+						table(seq, tabs[0], sp.pt0)
+					}
+					binds := []engine.Binding{engine.Bind(cubes[sp.block]), engine.Bind(uBuf), engine.Bind(alphaBuf), engine.Bind(trigBuf),
+						engine.Bind(offBuf), engine.Bind(mapsBuf), engine.Bind(accBuf)}
+					if sub {
+						binds = append(binds, engine.Bind(gramBuf))
+					}
+					if posTable {
+						binds = append(binds, engine.Bind(tabs[sp.tab]))
+					}
+					var pc vkpush.Block
+					pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
+						U32(uint32(b.t0)).U32(boolU32(pi == 0 && si == 0)).U32(boolU32(pi == len(passes)-1 && si == len(spans)-1)).U32(uint32(sp.l0)).U32(uint32(sp.l1)).
+						U32(uint32(klo)).U32(uint32(khi)).U32(uint32(ps.ya * W)).U32(uint32(nband)).U32(uint32(sp.pt0))
+					seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), binds...)
+					if last {
+						seq.Download(mapsBuf, 0, out)
+					}
+				})
+				if err != nil {
+					return nil, err
+				}
+				in.report("detection map", (float64(pi)+(float64(si)+float64(end)/float64(N))/float64(len(spans)))/float64(len(passes)))
+			}
+		}
 	}
 	wall := time.Since(t0)
 	in.report("detection map", 1)
@@ -390,16 +562,19 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			maps.InvalidPixels++
 		}
 		if math.IsNaN(val(alphaOut, i, v.acc)) {
-			maps.InvalidLocations++
+			invalid++
 		}
 	}
+	maps.InvalidLocations = invalid
 	var upload, download time.Duration
-	gpuTimed := true
+	// GPU-timed when the submissions with kernels were (the first, of
+	// uploads only, has no timestamps on some devices).
+	gpuTimed := false
 	kernels := map[string]time.Duration{}
 	for _, tm := range tms {
 		upload += tm.Upload
 		download += tm.Download
-		gpuTimed = gpuTimed && tm.GPUTimed
+		gpuTimed = gpuTimed || tm.GPUTimed
 		for _, st := range tm.Steps {
 			if st.Phase == engine.PhaseKernel {
 				kernels[strings.TrimSuffix(st.Name, v.suffix)] += st.Time
@@ -420,6 +595,18 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	maps.Stages = append(maps.Stages, Stage{"download", download}, Stage{"total (device)", wall})
 	return maps, nil
+}
+
+// kib writes n KiB for people, precisely: "1,229 KiB (1.2 MiB)".
+func kib(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n < 1024 {
+		return s + " KiB"
+	}
+	return fmt.Sprintf("%s KiB (%s)", s, engine.SizeText(n<<10))
 }
 
 // int32Bytes is xs in little-endian bytes.

@@ -3,6 +3,12 @@
 // on a device, also the second, third and fourth central moments of the
 // rows of a 2-d array or the columns of a 3-d one reduced along its middle
 // axis (RunCentral, Central).
+//
+// Every path gives NumPy's answer for ±Inf and overflow: a slice holding
+// +Inf (or −Inf) has that sum and mean, NaN with both; its var and std are
+// NaN; min and max are exact; finite values whose sum or squared deviations
+// overflow the float64 accumulator give ±Inf (float32 data are accumulated
+// in float64, except on devices without float64).
 package reduce
 
 import (

@@ -129,14 +129,28 @@ func (a *accum) merge(q int, nb, mb, m2b, mn, mx, nans float64) {
 	na := a.n[q]
 	n := na + nb
 	d := mb - a.mean[q]
-	a.mean[q] += d * nb / n
-	a.m2[q] += m2b + d*d*na*nb/n
+	if math.IsInf(d, 0) || math.IsNaN(d) {
+		// A mean that overflowed (finite values whose shifted sum passed
+		// the accumulator's range, ±Inf: a sum that overflows), or two
+		// far apart: the weighted mean without d, and M2 overflows. (A
+		// record with ±Inf values may hold NaN here: finish ignores it.)
+		a.mean[q] = a.mean[q]*(na/n) + mb*(nb/n)
+		a.m2[q] = math.Inf(1)
+	} else {
+		a.mean[q] += d * (nb / n) // d·nb would overflow first
+		a.m2[q] += m2b + d*d*na*nb/n
+	}
 	a.n[q] = n
 	a.mn[q] = math.Min(a.mn[q], mn)
 	a.mx[q] = math.Max(a.mx[q], mx)
 }
 
-// finish turns the accumulators into the requested statistics.
+// finish turns the accumulators into the requested statistics by
+// reduce_finish.comp's rules: ±Inf among the values (min −Inf or max +Inf)
+// make sum and mean ±Inf (NaN with both signs) and var and std NaN, the
+// merged mean and M2 being unused then; finite values whose sum overflows
+// have a ±Inf mean, and a NaN M2 from finite values is an overflow (+Inf),
+// as NumPy and the CPU path give.
 func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) map[Stat]*tensor.Tensor {
 	out := map[Stat]*tensor.Tensor{}
 	for _, s := range stats {
@@ -144,28 +158,43 @@ func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) m
 		for q := range a.n {
 			var v float64
 			n := a.n[q]
+			pinf, minf := math.IsInf(a.mx[q], 1), math.IsInf(a.mn[q], -1)
 			switch {
 			case a.nans[q] > 0 && !opt.SkipNaN:
 				v = math.NaN()
-			case s == Sum:
-				v = a.mean[q] * n
+			case n == 0 && s == Sum:
+				v = 0
 			case n == 0:
 				v = math.NaN()
-			case s == Mean:
-				v = a.mean[q]
-			case s == Var || s == Std:
-				if n-float64(opt.DDof) <= 0 {
-					v = math.NaN()
-				} else {
-					v = a.m2[q] / (n - float64(opt.DDof))
-					if s == Std {
-						v = math.Sqrt(v)
-					}
-				}
 			case s == Min:
 				v = a.mn[q]
 			case s == Max:
 				v = a.mx[q]
+			case pinf || minf:
+				v = math.NaN()
+				if s == Sum || s == Mean {
+					v = infOf(pinf, minf)
+				}
+			case s == Sum:
+				v = a.mean[q] * n
+			case s == Mean:
+				v = a.mean[q]
+				if sum := v * n; math.IsInf(sum, 0) {
+					v = sum
+				}
+			default: // Var, Std
+				m2 := a.m2[q]
+				if math.IsNaN(m2) {
+					m2 = math.Inf(1)
+				}
+				if n-float64(opt.DDof) <= 0 {
+					v = math.NaN()
+				} else {
+					v = m2 / (n - float64(opt.DDof))
+					if s == Std {
+						v = math.Sqrt(v)
+					}
+				}
 			}
 			if dt == tensor.F64 {
 				t.F64[q] = v
@@ -176,6 +205,18 @@ func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) m
 		out[s] = t
 	}
 	return out
+}
+
+// infOf is the sum (and mean) of values among which are +Inf (pinf), −Inf
+// (minf) or both: that infinity, or NaN.
+func infOf(pinf, minf bool) float64 {
+	switch {
+	case pinf && minf:
+		return math.NaN()
+	case pinf:
+		return math.Inf(1)
+	}
+	return math.Inf(-1)
 }
 
 // Vulkan reduces in on dev; see VulkanSource.
