@@ -74,5 +74,3 @@ func renderSNR(snr *tensor.Tensor, marks []Mark, title string) (*image.RGBA, err
 }
 
 func openSource(path string) (tensor.Source, io.Closer, error) { return formats.OpenSource(path) }
-
-func halfToFloat32(h uint16) float32 { return formats.HalfToFloat32(h) }

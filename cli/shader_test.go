@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/shaderlab"
 )
 
 const examples = "../examples/shaders"
@@ -96,8 +96,8 @@ func TestShaderExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d, err := diffArrays(got, want); err != nil || !d.ok(1e-5) || !reflect.DeepEqual(got.shape, want.shape) && len(got.shape) == len(want.shape) {
-				t.Errorf("output %s: %v %v (shape %v, want %v)", ex.out, d, err, got.shape, want.shape)
+			if d, err := shaderlab.Compare(got, want); err != nil || !d.OK(1e-5) || !reflect.DeepEqual(got.Shape, want.Shape) && len(got.Shape) == len(want.Shape) {
+				t.Errorf("output %s: %v %v (shape %v, want %v)", ex.out, d, err, got.Shape, want.Shape)
 			}
 
 			args = append([]string{"--validate", "shader", "check", file}, ex.flags...)
@@ -187,15 +187,15 @@ void main() {
 }
 `)
 	f64 := filepath.Join(dir, "f64.npy")
-	if err := os.WriteFile(f64, mustEncode(t, &rawArray{elem: "float64", shape: []int{1000}, data: make([]byte, 8000)}), 0o644); err != nil {
+	if err := os.WriteFile(f64, mustEncode(t, &shaderlab.Array{Elem: "float64", Shape: []int{1000}, Data: make([]byte, 8000)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	y500 := filepath.Join(dir, "y500.npy")
-	if err := os.WriteFile(y500, mustEncode(t, &rawArray{elem: "float32", shape: []int{500}, data: make([]byte, 2000)}), 0o644); err != nil {
+	if err := os.WriteFile(y500, mustEncode(t, &shaderlab.Array{Elem: "float32", Shape: []int{500}, Data: make([]byte, 2000)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	three := filepath.Join(dir, "three.npy")
-	if err := os.WriteFile(three, mustEncode(t, &rawArray{elem: "float32", shape: []int{3}, data: make([]byte, 12)}), 0o644); err != nil {
+	if err := os.WriteFile(three, mustEncode(t, &shaderlab.Array{Elem: "float32", Shape: []int{3}, Data: make([]byte, 12)}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.npy")
@@ -255,30 +255,7 @@ void main() {
 	}
 }
 
-// TestShaderFeatureCheck: a device without float64 is named, with what it
-// lacks, for a shader needing Float64.
-func TestShaderFeatureCheck(t *testing.T) {
-	mod := &spirv.Module{Capabilities: []string{"Shader", "Float64", "GroupNonUniformArithmetic"}}
-	info := engine.DeviceInfo{Name: "Old GPU", Float64: false, SubgroupOps: []string{"basic"}, MaxSharedMemory: 16384}
-	err := checkFeatures(mod, info, 20000)
-	if err == nil || !strings.Contains(err.Error(), "Old GPU lacks: Float64 (shaderFloat64); GroupNonUniformArithmetic") ||
-		!strings.Contains(err.Error(), "20000 bytes of shared memory (the device has 16384)") {
-		t.Errorf("got %v", err)
-	}
-	info.Float64, info.SubgroupOps = true, []string{"basic", "arithmetic"}
-	if err := checkFeatures(mod, info, 16384); err != nil {
-		t.Errorf("a capable device refused: %v", err)
-	}
-	// Issue 25, item 10: what vkstat does not enable is refused, known or
-	// not (a buffer_reference shader crashed lavapipe with SIGSEGV).
-	for _, c := range []string{"PhysicalStorageBufferAddresses", "VariablePointersStorageBuffer", "VulkanMemoryModel", "Capability9999"} {
-		if err := checkFeatures(&spirv.Module{Capabilities: []string{"Shader", c}}, info, 0); err == nil || !strings.Contains(err.Error(), c) {
-			t.Errorf("%s: %v; want a refusal naming it", c, err)
-		}
-	}
-}
-
-func mustEncode(t *testing.T, a *rawArray) []byte {
+func mustEncode(t *testing.T, a *shaderlab.Array) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := encodeRawNPY(&b, a); err != nil {

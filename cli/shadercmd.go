@@ -13,8 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/glsl"
-	"github.com/vkstat/vkstat/internal/spirv"
+	"github.com/vkstat/vkstat/shaderlab"
 )
 
 func shaderCommand() *ucli.Command {
@@ -111,7 +110,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			sh, err := loadShader(path, compileOptions(c))
+			sh, err := shaderlab.Load(path, compileOptions(c))
 			if err != nil {
 				return err
 			}
@@ -122,15 +121,15 @@ Examples:
 					Support map[string]string `json:"support"`
 				}
 				rep := struct {
-					File     string            `json:"file"`
-					Module   *spirv.Module     `json:"module"`
-					Warnings []glsl.Diagnostic `json:"warnings,omitempty"`
-					Devices  []devSupport      `json:"devices"`
-				}{File: path, Module: sh.mod, Warnings: sh.warnings, Devices: []devSupport{}}
+					File     string                 `json:"file"`
+					Module   *shaderlab.Module      `json:"module"`
+					Warnings []shaderlab.Diagnostic `json:"warnings,omitempty"`
+					Devices  []devSupport           `json:"devices"`
+				}{File: path, Module: sh.Module, Warnings: sh.Warnings, Devices: []devSupport{}}
 				for _, in := range infos {
 					d := devSupport{Name: in.Name, Support: map[string]string{}}
-					for _, cp := range sh.mod.Capabilities {
-						d.Support[cp] = supports(in, cp)
+					for _, cp := range sh.Module.Capabilities {
+						d.Support[cp] = shaderlab.Supports(in, cp)
 					}
 					rep.Devices = append(rep.Devices, d)
 				}
@@ -172,12 +171,12 @@ func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
 	return infos[i : i+1], nil
 }
 
-func printShaderInfo(w io.Writer, sh *compiledShader, infos []engine.DeviceInfo) {
-	m := sh.mod
-	for _, d := range sh.warnings {
+func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {
+	m := sh.Module
+	for _, d := range sh.Warnings {
 		fmt.Fprintln(w, d)
 	}
-	fmt.Fprintf(w, "%s: SPIR-V %s, entry point %s, %d bytes\n", sh.path, m.Version, m.EntryPoint, len(sh.code))
+	fmt.Fprintf(w, "%s: SPIR-V %s, entry point %s, %d bytes\n", sh.Path, m.Version, m.EntryPoint, len(sh.SPIRV))
 	dims := make([]string, 3)
 	for d := range dims {
 		dims[d] = fmt.Sprint(m.LocalSize[d])
@@ -203,7 +202,7 @@ func printShaderInfo(w io.Writer, sh *compiledShader, infos []engine.DeviceInfo)
 			case b.WriteOnly:
 				access = "writeonly"
 			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", b.Set, b.Binding, bindName(b), b.Kind, access, members(b.Block))
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", b.Set, b.Binding, shaderlab.BindName(b), b.Kind, access, members(b.Block))
 		}
 		tw.Flush()
 	}
@@ -237,7 +236,7 @@ func printShaderInfo(w io.Writer, sh *compiledShader, infos []engine.DeviceInfo)
 	for _, cp := range m.Capabilities {
 		row := "  " + cp
 		for _, in := range infos {
-			row += "\t" + supports(in, cp)
+			row += "\t" + shaderlab.Supports(in, cp)
 		}
 		fmt.Fprintln(tw, row)
 	}
@@ -254,7 +253,7 @@ func orDash(s string) string {
 	return s
 }
 
-func members(bl *spirv.Block) string {
+func members(bl *shaderlab.Block) string {
 	if bl == nil {
 		return "-"
 	}
@@ -346,7 +345,7 @@ func closeShaderDevices(inst *engine.Instance, devs []*engine.Device) error {
 
 // prepare compiles the shader and checks the run flags and output paths,
 // all before any device work.
-func prepare(c *ucli.Context) (*shaderPlan, error) {
+func prepare(c *ucli.Context) (*shaderJob, error) {
 	path, err := shaderArg(c)
 	if err != nil {
 		return nil, err
@@ -357,14 +356,14 @@ func prepare(c *ucli.Context) (*shaderPlan, error) {
 	if c.Duration("timeout") <= 0 {
 		return nil, usagef("--timeout must be positive")
 	}
-	sh, err := loadShader(path, compileOptions(c))
+	sh, err := shaderlab.Load(path, compileOptions(c))
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range sh.warnings {
+	for _, d := range sh.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, d)
 	}
-	p, err := makePlan(c, sh)
+	j, err := makePlan(c, sh, c.Int("repeat"))
 	if err != nil {
 		return nil, err
 	}
@@ -374,76 +373,72 @@ func prepare(c *ucli.Context) (*shaderPlan, error) {
 			return nil, err
 		}
 	}
-	for _, bb := range p.buffers {
-		if bb.out != "" && (dir == "" || filepath.Dir(bb.out) != filepath.Clean(dir)) {
-			if err := checkOutputFile("out", bb.out); err != nil {
+	for _, out := range j.outs {
+		if out != "" && (dir == "" || filepath.Dir(out) != filepath.Clean(dir)) {
+			if err := checkOutputFile("out", out); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return p, nil
+	return j, nil
 }
 
 // runAll runs the plan on every device and reports each run; with more
 // than one device it compares every device's outputs with the first's.
-func runAll(c *ucli.Context, p *shaderPlan, devs []*engine.Device) ([]*shaderRun, error) {
-	var runs []*shaderRun
+func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.Result, error) {
+	var runs []*shaderlab.Result
 	w := c.App.Writer
 	for _, d := range devs {
-		r, err := p.run(c.Context, d, c.Int("repeat"))
+		r, err := j.Run(c.Context, d)
 		if err != nil {
-			return nil, fmt.Errorf("%s on %s: %w", p.sh.path, d.Info.Name, err)
+			return nil, fmt.Errorf("%s on %s: %w", j.Shader.Path, d.Info.Name, err)
 		}
 		runs = append(runs, r)
-		printRun(w, p, r, c.Int("repeat"))
+		printRun(w, j.Plan, r)
 	}
 	for _, r := range runs[1:] {
-		worst := arrayDiff{}
-		for i, bb := range p.buffers {
-			if bb.b.ReadOnly {
-				continue
-			}
-			d, _ := diffArrays(r.outputs[i], runs[0].outputs[i])
-			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.device, runs[0].device, bindName(bb.b), d)
-			if d.MaxRel > worst.MaxRel {
-				worst = d
+		worst := shaderlab.Diff{}
+		for _, v := range j.Check(r, j.Written(runs[0]), 0) {
+			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
+			if v.Diff.MaxRel > worst.MaxRel {
+				worst = v.Diff
 			}
 		}
-		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.device, runs[0].device, worst.MaxRel)
+		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, worst.MaxRel)
 	}
 	return runs, nil
 }
 
-func printRun(w io.Writer, p *shaderPlan, r *shaderRun, repeat int) {
-	g, l := p.groups, p.local
-	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.sh.path, r.device, g[0], g[1], g[2], l[0], l[1], l[2])
-	moved := p.bytesMoved()
-	if r.timed {
-		k := r.median()
+func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
+	g, l := p.Groups, p.Local
+	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.Shader.Path, r.Device, g[0], g[1], g[2], l[0], l[1], l[2])
+	moved, repeat := p.BytesMoved(), len(r.Kernel)
+	if r.Timed {
+		k := r.Median()
 		bw := ""
 		if k > 0 {
 			bw = ", " + rateText(float64(moved)/k.Seconds())
 		}
 		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, engine.SizeText(moved), bw)
 	} else {
-		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.wall), repeat, engine.SizeText(moved))
+		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.Wall), repeat, engine.SizeText(moved))
 	}
 }
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.
-func writeOutputs(c *ucli.Context, p *shaderPlan, r *shaderRun) error {
+func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
 		out.OwnDir(dir)
 	}
 	n := 0
-	for i, bb := range p.buffers {
-		if bb.out == "" {
+	for i, path := range j.outs {
+		if path == "" {
 			continue
 		}
-		arr := r.outputs[i]
-		if err := out.Add(bb.out, func(w io.Writer) error { return encodeRawNPY(w, arr) }); err != nil {
+		arr := r.Outputs[i]
+		if err := out.Add(path, func(w io.Writer) error { return encodeRawNPY(w, arr) }); err != nil {
 			return err
 		}
 		n++
@@ -454,9 +449,9 @@ func writeOutputs(c *ucli.Context, p *shaderPlan, r *shaderRun) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	for _, bb := range p.buffers {
-		if bb.out != "" {
-			fmt.Fprintf(c.App.Writer, "  %s → %s\n", bindName(bb.b), bb.out)
+	for i, path := range j.outs {
+		if path != "" {
+			fmt.Fprintf(c.App.Writer, "  %s → %s\n", shaderlab.BindName(j.Shader.Module.Bindings[i]), path)
 		}
 	}
 	return nil
@@ -505,17 +500,17 @@ Examples:
 }
 
 // expectations reads --expect NAME=FILE.npy.
-func expectations(c *ucli.Context, p *shaderPlan) (map[int]*rawArray, error) {
+func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
 	if tol := c.Float64("tol"); tol < 0 {
 		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
 	}
-	want := map[int]*rawArray{}
+	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)
 		if err != nil {
 			return nil, err
 		}
-		b, err := findBinding(p.sh.mod, k)
+		b, err := shaderlab.FindBinding(j.Shader.Module, k)
 		if err != nil {
 			return nil, usagef("--expect %s: %v", s, err)
 		}
@@ -526,34 +521,30 @@ func expectations(c *ucli.Context, p *shaderPlan) (map[int]*rawArray, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
-		if got := p.buffers[b.Binding].arr; len(arr.data)/max(elemSize(arr.elem), 1) != len(got.data)/max(elemSize(got.elem), 1) {
-			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, bindingName(*b), got.describe(), arr.describe())
+		size := func(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
+		if got := j.Inputs[b.Binding]; size(arr) != size(got) {
+			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, shaderlab.Describe(*b), got, arr)
 		}
 		want[int(b.Binding)] = arr
 	}
 	return want, nil
 }
 
-// checkRun compares a run's outputs with the expectations; it returns the
-// number of mismatches.
-func checkRun(w io.Writer, p *shaderPlan, r *shaderRun, want map[int]*rawArray, tol float64) int {
+// checkRun prints how a run's outputs compare with the expectations; it
+// returns the number of mismatches.
+func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol float64) int {
 	bad := 0
-	for i := range p.buffers {
-		exp, ok := want[i]
-		if !ok {
-			continue
-		}
-		d, err := diffArrays(r.outputs[i], exp)
+	for _, v := range p.Check(r, want, tol) {
 		verdict := "PASS"
-		if err != nil || !d.ok(tol) {
+		if !v.Pass {
 			verdict = "FAIL"
 			bad++
 		}
-		if err != nil {
-			fmt.Fprintf(w, "  %s %s: %v\n", verdict, bindName(p.buffers[i].b), err)
+		if v.Err != nil {
+			fmt.Fprintf(w, "  %s %s: %v\n", verdict, shaderlab.BindName(v.Binding), v.Err)
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s: %s (tolerance %.3g)\n", verdict, bindName(p.buffers[i].b), d, tol)
+		fmt.Fprintf(w, "  %s %s: %s (tolerance %.3g)\n", verdict, shaderlab.BindName(v.Binding), v.Diff, tol)
 	}
 	return bad
 }
@@ -592,16 +583,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var other *shaderPlan
+			var other *shaderJob
 			if a := c.String("against"); a != "" {
 				if err := fileExists("against", a); err != nil {
 					return err
 				}
-				sh, err := loadShader(a, compileOptions(c))
+				sh, err := shaderlab.Load(a, compileOptions(c))
 				if err != nil {
 					return err
 				}
-				if other, err = makePlan(c, sh); err != nil {
+				if other, err = makePlan(c, sh, 1); err != nil {
 					return fmt.Errorf("--against %s: %w", a, err)
 				}
 			}
@@ -617,26 +608,20 @@ Examples:
 			if err == nil {
 				for _, r := range runs {
 					if len(want) > 0 {
-						fmt.Fprintf(c.App.Writer, "%s:\n", r.device)
-						bad += checkRun(c.App.Writer, p, r, want, c.Float64("tol"))
+						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
+						bad += checkRun(c.App.Writer, p.Plan, r, want, c.Float64("tol"))
 					}
 				}
 			}
 			if err == nil && other != nil {
 				for i, d := range devs {
-					var ro *shaderRun
-					if ro, err = other.run(c.Context, d, 1); err != nil {
-						err = fmt.Errorf("--against %s on %s: %w", other.sh.path, d.Info.Name, err)
+					var ro *shaderlab.Result
+					if ro, err = other.Run(c.Context, d); err != nil {
+						err = fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 						break
 					}
-					ref := map[int]*rawArray{}
-					for j, bb := range p.buffers {
-						if !bb.b.ReadOnly {
-							ref[j] = ro.outputs[j]
-						}
-					}
-					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.sh.path)
-					bad += checkRun(c.App.Writer, p, runs[i], ref, c.Float64("tol"))
+					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
+					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), c.Float64("tol"))
 				}
 			}
 			if cerr := closeShaderDevices(inst, devs); err == nil {
@@ -655,18 +640,4 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// rateText writes bytes per second with the unit that keeps three
-// significant figures in view: 12.3 MB/s, not 0.01 GB/s.
-func rateText(bps float64) string {
-	for _, u := range []struct {
-		scale float64
-		name  string
-	}{{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}} {
-		if bps >= u.scale {
-			return fmt.Sprintf("%.3g %s", bps/u.scale, u.name)
-		}
-	}
-	return fmt.Sprintf("%.3g B/s", bps)
 }

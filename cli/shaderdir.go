@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 
-	"github.com/vkstat/vkstat/internal/glsl"
+	"github.com/vkstat/vkstat/shaderlab"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -21,50 +18,18 @@ import (
 func setShaderDir(dir string) {
 	if dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "variants.txt")); err == nil {
+			load := shaderlab.VariantLoader(dir)
 			shaders.SetDir("")
-			shaders.SetLoader(sourceLoader(dir))
+			shaders.SetLoader(func(name string) ([]byte, error) {
+				b, err := load(name)
+				if err != nil {
+					return nil, fmt.Errorf("--shader-dir: %w", err)
+				}
+				return b, nil
+			})
 			return
 		}
 	}
 	shaders.SetLoader(nil)
 	shaders.SetDir(dir)
-}
-
-// sourceLoader compiles the variants listed in dir/variants.txt on demand,
-// each once.
-func sourceLoader(dir string) func(name string) ([]byte, error) {
-	var mu sync.Mutex
-	done := map[string][]byte{}
-	return func(name string) ([]byte, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if b, ok := done[name]; ok {
-			return b, nil
-		}
-		list := filepath.Join(dir, "variants.txt")
-		f, err := os.Open(list)
-		if err != nil {
-			return nil, fmt.Errorf("--shader-dir: %w", err)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 2 || fields[0] != name {
-				continue
-			}
-			var defs []string
-			for _, d := range fields[2:] {
-				defs = append(defs, strings.TrimPrefix(d, "-D"))
-			}
-			src := filepath.Join(dir, fields[1])
-			r, err := glsl.CompileFile(src, glsl.Options{Defines: defs, Optimize: true, TargetEnv: "vulkan1.1"})
-			if err != nil {
-				return nil, fmt.Errorf("--shader-dir: shader %s (%s %s): %w", name, src, strings.Join(fields[2:], " "), err)
-			}
-			done[name] = r.SPIRV
-			return r.SPIRV, nil
-		}
-		return nil, fmt.Errorf("--shader-dir: shader %s is not listed in %s", name, list)
-	}
 }

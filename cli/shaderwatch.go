@@ -4,15 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/glsl"
+	"github.com/vkstat/vkstat/shaderlab"
 )
 
 func shaderWatchCommand() *ucli.Command {
@@ -62,16 +60,10 @@ Examples:
 	}
 }
 
-// watchedFiles are the files whose change triggers a run.
+// watchedFiles are the files whose change triggers a run: the shader's
+// sources and the NPY files it reads.
 func watchedFiles(c *ucli.Context, path string) []string {
-	files := []string{path}
-	dirs := append([]string{filepath.Dir(path)}, c.StringSlice("include")...)
-	for _, d := range dirs {
-		for _, pat := range []string{"*.glsl", "*.comp"} {
-			m, _ := filepath.Glob(filepath.Join(d, pat))
-			files = append(files, m...)
-		}
-	}
+	files := shaderlab.SourceFiles(path, c.StringSlice("include"))
 	for _, flag := range []string{"bind", "expect"} {
 		for _, s := range c.StringSlice(flag) {
 			if _, v, ok := strings.Cut(s, "="); ok && strings.HasSuffix(v, ".npy") {
@@ -82,52 +74,28 @@ func watchedFiles(c *ucli.Context, path string) []string {
 	return files
 }
 
-// stamp is what a change of the watched files changes.
-func stamp(files []string) string {
-	var b strings.Builder
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil {
-			fmt.Fprintf(&b, "%s %d %d\n", f, st.Size(), st.ModTime().UnixNano())
-		} else {
-			fmt.Fprintf(&b, "%s missing\n", f)
-		}
-	}
-	return b.String()
-}
-
 // watch runs the loop until the context ends (or --max-runs).
 func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 	w := c.App.Writer
-	last := ""
 	runs := 0
-	prev := make([]*shaderRun, len(devs))       // per device, the last successful run
-	times := make([][]time.Duration, len(devs)) // per device, the GPU times so far
-	tick := time.NewTicker(c.Duration("interval"))
-	defer tick.Stop()
+	prev := make([]*shaderlab.Result, len(devs)) // per device, the last successful run
+	times := make([][]time.Duration, len(devs))  // per device, the GPU times so far
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
-	for {
-		if s := stamp(watchedFiles(c, path)); s != last {
-			last = s
-			runs++
-			fmt.Fprintf(w, "── run %d at %s\n", runs, time.Now().Format("15:04:05"))
-			watchOnce(c, w, path, devs, prev, times)
-			if m := c.Int("max-runs"); m > 0 && runs >= m {
-				return nil
-			}
-		}
-		select {
-		case <-c.Context.Done():
-			return c.Context.Err() // Ctrl-C: exit 130, as every command
-		case <-tick.C:
-		}
-	}
+	// Ctrl-C: exit 130, as every command.
+	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(c, path) }, c.Duration("interval"), func() bool {
+		runs++
+		fmt.Fprintf(w, "── run %d at %s\n", runs, time.Now().Format("15:04:05"))
+		watchOnce(c, w, path, devs, prev, times)
+		m := c.Int("max-runs")
+		return m <= 0 || runs < m
+	})
 }
 
 // watchOnce compiles and runs once, printing what went wrong rather than
 // stopping.
-func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device, prev []*shaderRun, times [][]time.Duration) {
-	sh, err := loadShader(path, compileOptions(c))
-	var ce *glsl.CompileError
+func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device, prev []*shaderlab.Result, times [][]time.Duration) {
+	sh, err := shaderlab.Load(path, compileOptions(c))
+	var ce *shaderlab.CompileError
 	switch {
 	case errors.As(err, &ce):
 		fmt.Fprintf(w, "compile error:\n")
@@ -142,21 +110,21 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
-	for _, d := range sh.warnings {
+	for _, d := range sh.Warnings {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
-	p, err := makePlan(c, sh)
+	j, err := makePlan(c, sh, c.Int("repeat"))
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
-	want, err := expectations(c, p)
+	want, err := expectations(c, j)
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
 	for i, d := range devs {
-		r, err := p.run(c.Context, d, c.Int("repeat"))
+		r, err := j.Run(c.Context, d)
 		if err != nil {
 			fmt.Fprintf(w, "error on %s: %v\n", d.Info.Name, err)
 			if a := advice(err); a != "" {
@@ -164,9 +132,9 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			}
 			continue
 		}
-		printRun(w, p, r, c.Int("repeat"))
-		if r.timed {
-			k := r.median()
+		printRun(w, j.Plan, r)
+		if r.Timed {
+			k := r.Median()
 			trend := ""
 			if ts := times[i]; len(ts) > 0 {
 				old := ts[len(ts)-1]
@@ -182,27 +150,24 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			}
 			times[i] = append(times[i], k)
 		}
-		if old := prev[i]; old != nil && len(old.outputs) == len(r.outputs) {
-			for j, bb := range p.buffers {
-				if bb.b.ReadOnly {
-					continue
-				}
-				if d, err := diffArrays(r.outputs[j], old.outputs[j]); err == nil {
-					if d.MaxAbs == 0 && d.NaNs == 0 {
-						fmt.Fprintf(w, "  change vs previous run, %s: none\n", bindName(bb.b))
-					} else {
-						fmt.Fprintf(w, "  change vs previous run, %s: %s\n", bindName(bb.b), d)
-					}
+		if old := prev[i]; old != nil && len(old.Outputs) == len(r.Outputs) {
+			for _, v := range j.Check(r, j.Written(old), 0) {
+				switch {
+				case v.Err != nil:
+				case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
+					fmt.Fprintf(w, "  change vs previous run, %s: none\n", shaderlab.BindName(v.Binding))
+				default:
+					fmt.Fprintf(w, "  change vs previous run, %s: %s\n", shaderlab.BindName(v.Binding), v.Diff)
 				}
 			}
 		}
 		prev[i] = r
 		if len(want) > 0 {
-			checkRun(w, p, r, want, c.Float64("tol"))
+			checkRun(w, j.Plan, r, want, c.Float64("tol"))
 		}
 	}
-	if r := prev[0]; r != nil && len(r.outputs) == len(p.buffers) {
-		if err := writeOutputs(c, p, r); err != nil {
+	if r := prev[0]; r != nil && len(r.Outputs) == len(j.Inputs) {
+		if err := writeOutputs(c, j, r); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 		}
 	}

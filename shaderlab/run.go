@@ -1,0 +1,191 @@
+package shaderlab
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+// The subgroup operation (engine.DeviceInfo.SubgroupOps) each SPIR-V
+// capability needs.
+var subgroupOps = map[string]string{
+	"GroupNonUniform": "basic", "GroupNonUniformVote": "vote", "GroupNonUniformArithmetic": "arithmetic",
+	"GroupNonUniformBallot": "ballot", "GroupNonUniformShuffle": "shuffle", "GroupNonUniformShuffleRelative": "shuffle_relative",
+	"GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad",
+}
+
+// Supports says whether a device, as vkstat opens it, runs shaders needing
+// capability: "yes" or "no (why)". vkstat enables shaderFloat64 and
+// shaderInt64 where the device has them and the subgroup operations
+// Vulkan 1.1 gives, and no other feature or extension: every other
+// capability (buffer_reference's PhysicalStorageBufferAddresses, variable
+// pointers, 8- and 16-bit types, atomics on floats, the memory model, ...)
+// needs something the device was not created with, and a pipeline using it
+// is undefined behaviour (a crash on lavapipe), so it is refused.
+func Supports(info engine.DeviceInfo, capability string) string {
+	switch capability {
+	case "Shader", "Matrix", "StorageImageExtendedFormats":
+		return "yes"
+	case "Float64":
+		if info.Float64 {
+			return "yes"
+		}
+		return "no (shaderFloat64)"
+	case "Int64":
+		if info.Int64 {
+			return "yes"
+		}
+		return "no (shaderInt64)"
+	case "Float16", "Int8", "Int16", "StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess",
+		"StoragePushConstant16", "StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8":
+		has := ""
+		if capability == "Float16" && info.Float16 {
+			has = "the device has shaderFloat16, but "
+		}
+		return "no (" + has + "vkstat does not enable this feature yet)"
+	case "PhysicalStorageBufferAddresses":
+		return "no (buffer_reference needs bufferDeviceAddress, which vkstat does not enable)"
+	case "VariablePointers", "VariablePointersStorageBuffer":
+		return "no (variable pointers, which vkstat does not enable)"
+	}
+	if op, ok := subgroupOps[capability]; ok {
+		if slices.Contains(info.SubgroupOps, op) {
+			return "yes"
+		}
+		return "no (" + op + " subgroup operations in compute shaders)"
+	}
+	return "no (vkstat does not enable the feature or extension it needs)"
+}
+
+// CheckFeatures refuses a shader needing what the device lacks, naming it;
+// shared is the shared memory it uses with the constants it runs with.
+func CheckFeatures(mod *Module, info engine.DeviceInfo, shared int) error {
+	var missing []string
+	for _, capability := range mod.Capabilities {
+		if s := Supports(info, capability); strings.HasPrefix(s, "no") {
+			missing = append(missing, capability+" "+strings.TrimPrefix(s, "no "))
+		}
+	}
+	if shared > int(info.MaxSharedMemory) && info.MaxSharedMemory > 0 {
+		missing = append(missing, fmt.Sprintf("%d bytes of shared memory (the device has %d)", shared, info.MaxSharedMemory))
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the shader needs what %s lacks: %s", info.Name, strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// Result is a plan run on one device.
+type Result struct {
+	Device  string          // the device's name
+	Outputs []*Array        // per binding number, its contents after the last run
+	Kernel  []time.Duration // per run, the GPU time from timestamps (when Timed)
+	Timed   bool            // whether the device gave timestamps
+	Wall    time.Duration   // all the runs, uploads and downloads included
+}
+
+// Median is the middle of the GPU times.
+func (r *Result) Median() time.Duration {
+	if len(r.Kernel) == 0 {
+		return 0
+	}
+	k := slices.Clone(r.Kernel)
+	slices.Sort(k)
+	return k[len(k)/2]
+}
+
+// ErrNoDevice is a run without a Vulkan device: shaders do not run on the
+// CPU path (lavapipe runs them on the CPU).
+var ErrNoDevice = errors.New("shaders run on Vulkan devices, not on the CPU path (lavapipe runs them on the CPU)")
+
+// Run makes the plan (NewPlan) and runs it on dev (Plan.Run).
+func Run(ctx context.Context, dev *engine.Device, sh *Shader, opt Options) (*Result, error) {
+	p, err := NewPlan(sh, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, dev)
+}
+
+// Run executes the plan Options.Repeat times on dev, uploading the inputs
+// each time, and returns the buffers' contents after the last run. The
+// shader's needs are checked against the device first.
+func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
+	if dev == nil {
+		return nil, ErrNoDevice
+	}
+	if err := CheckFeatures(p.Shader.Module, dev.Info, p.Shared); err != nil {
+		return nil, err
+	}
+	for d, g := range p.Groups {
+		if lim := dev.Info.MaxWorkgroupCount[d]; lim > 0 && g > lim {
+			return nil, fmt.Errorf("%d workgroups in dimension %d exceed the device limit of %d", g, d, lim)
+		}
+		if lim := dev.Info.MaxWorkgroupSize[d]; lim > 0 && p.Local[d] > lim {
+			return nil, fmt.Errorf("local size %d in dimension %d exceeds the device limit of %d", p.Local[d], d, lim)
+		}
+	}
+	if n := p.Local[0] * p.Local[1] * p.Local[2]; dev.Info.MaxWorkgroupInvocation > 0 && n > dev.Info.MaxWorkgroupInvocation {
+		return nil, fmt.Errorf("local size %d×%d×%d = %d invocations exceeds the device limit of %d", p.Local[0], p.Local[1], p.Local[2], n, dev.Info.MaxWorkgroupInvocation)
+	}
+	sum := sha256.Sum256(p.Shader.SPIRV)
+	k, err := dev.Kernel(engine.KernelSpec{
+		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: p.Shader.SPIRV,
+		Bindings: len(p.Inputs), PushSize: len(p.Push), Spec: p.Spec,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sizes := make([]int64, len(p.Inputs))
+	for i, a := range p.Inputs {
+		sizes[i] = max((int64(len(a.Data))+3)/4*4, 4)
+	}
+	bufs, err := dev.Buffers(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	defer engine.ReleaseAll(bufs)
+	timeout := p.opt.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	dev.SetTimeout(timeout)
+	defer dev.SetTimeout(0)
+	r := &Result{Device: dev.Info.Name}
+	repeat := max(p.opt.Repeat, 1)
+	t0 := time.Now()
+	for it := 0; it < repeat; it++ {
+		r.Outputs = make([]*Array, len(p.Inputs))
+		tm, err := dev.Run(ctx, func(s *engine.Sequence) {
+			binds := make([]engine.Binding, len(bufs))
+			for i, a := range p.Inputs {
+				binds[i] = engine.Bind(bufs[i])
+				s.Upload(bufs[i], 0, a.Data) // zeros too: outputs never show stale memory
+			}
+			s.Dispatch(k, p.Groups, p.Push, binds...)
+			for i, a := range p.Inputs {
+				out := &Array{Elem: a.Elem, Shape: a.Shape, Data: make([]byte, len(a.Data))}
+				r.Outputs[i] = out
+				s.Download(bufs[i], 0, out.Data)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.Kernel = append(r.Kernel, tm.Kernel)
+		r.Timed = tm.GPUTimed
+		if p.opt.Progress != nil {
+			p.opt.Progress(it+1, repeat)
+		}
+	}
+	r.Wall = time.Since(t0)
+	return r, nil
+}
