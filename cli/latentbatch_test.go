@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -187,10 +186,16 @@ func TestLatentBatchPlan(t *testing.T) {
 	}
 
 	// One sample: 360 float64 values; its host footprint is a few KiB.
-	foot := sampleFootprint(latentWork{req: latent.Request{Moments: true, Corr: true, Axes: []int{0, 2}}, pca: true}, 360, latent.Dims{N: 5, C: 3, F: 4, H: 6, W: 5}, true, tensor.F64, 360*8, tensor.F64, false)
+	plan, err := latent.PlanBatches(nil, latent.Source{Shape: []int{5, 3, 4, 6, 5}, DType: tensor.F64}, latent.Options{Moments: true, Corr: true, Axes: []int{0, 2}, PCA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foot := plan.Footprint
 	saved := availableMemory
 	defer func() { availableMemory = saved }()
-	availableMemory = func() uint64 { return uint64(float64(2*foot.host+foot.host/2) / cpuBudgetFraction / batchMargin) } // 2.5 samples
+	availableMemory = func() uint64 {
+		return uint64(float64(2*foot.Host+foot.Host/2) / cpuBudgetFraction / latent.BatchMargin)
+	} // 2.5 samples
 	auto := filepath.Join(dir, "auto")
 	if code, _, stderr := run(t, args(auto)...); code != 0 {
 		t.Fatalf("auto under a small budget: exit %d: %s", code, stderr)
@@ -200,40 +205,10 @@ func TestLatentBatchPlan(t *testing.T) {
 	}
 	compareLatentOutputs(t, "auto batches of 2", big, auto, true)
 
-	availableMemory = func() uint64 { return uint64(float64(foot.host/2) / cpuBudgetFraction / batchMargin) }
+	availableMemory = func() uint64 { return uint64(float64(foot.Host/2) / cpuBudgetFraction / latent.BatchMargin) }
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
 		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
-	}
-}
-
-// TestMergeNotes: notes about many items merge into one per kind, counts
-// added, the first eight items listed in order, kinds in latent's order.
-func TestMergeNotes(t *testing.T) {
-	items := func(lo, hi int) string {
-		var s []string
-		for i := lo; i < hi; i++ {
-			s = append(s, fmt.Sprintf("sample %d channel 0", i))
-		}
-		return strings.Join(s, "; ")
-	}
-	got := mergeNotes([][]string{
-		{"frame corr: 3 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 3)},
-		{"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
-			"frame corr: 10 constant (zero-variance) frame(s), whose correlations are NaN: " + items(3, 11) + "; ... (10 in all)",
-			"a plain note"},
-		{"a plain note"},
-	})
-	want := []string{
-		"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
-		"frame corr: 13 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 8) + "; ... (13 in all)",
-		"a plain note",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("merged notes\n%q\nwant\n%q", got, want)
-	}
-	if got := shiftSampleNotes([]string{"pca: 1 sample(s) without a full PCA: sample 0 (x); sample 12 (y)"}, 5); got[0] != "pca: 1 sample(s) without a full PCA: sample 5 (x); sample 17 (y)" {
-		t.Errorf("shifted: %q", got[0])
 	}
 }
 
@@ -272,58 +247,5 @@ func TestLatentBatchDevice(t *testing.T) {
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"), "5MiB")...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs about 1.0 MiB of device memory") {
 		t.Errorf("5 MiB: exit %d: %s", code, stderr)
-	}
-}
-
-// TestLatentBatchReadError: a read that fails on the read-ahead goroutine
-// (the file cut short after it was opened) ends the run with its error,
-// and the goroutine with it.
-func TestLatentBatchReadError(t *testing.T) {
-	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", batchTestTensor())
-	r, err := formats.OpenSamples(in, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	st, _ := os.Stat(in)
-	if err := os.Truncate(in, st.Size()-3*360*8); err != nil { // samples 2.. cut
-		t.Fatal(err)
-	}
-	w := latentWork{req: latent.Request{Moments: true, Axes: []int{0, 3, 4}}, nd: 5}
-	plan := latentPlan{batch: 1, batches: 5, n: 5}
-	batches := 0
-	_, err = runLatentBatches(context.Background(), nil, r, tensor.F64, w, plan, func(done, total int) { batches = done })
-	if err == nil || !strings.Contains(err.Error(), "truncated") {
-		t.Fatalf("want a truncation error, got %v", err)
-	}
-	if batches != 2 {
-		t.Errorf("%d samples done before the error, want 2", batches)
-	}
-}
-
-// TestSpectraDeviceBytes holds the spectra's device footprint to values
-// worked out by hand from VkFFT's real-to-complex layout.
-func TestSpectraDeviceBytes(t *testing.T) {
-	for _, c := range []struct {
-		d    latent.Dims
-		dt   tensor.DType
-		want int64
-	}{
-		// 16384 rows of 64 → 66 (spatial); 65,536 series of 16 → 18 (temporal, larger); ×2 buffers ×4 bytes;
-		// sums (at most 8 bytes each): 65,536 series × 9 bins (256 frames × (33 bins + 3 totals) for the spatial),
-		// and the group sums of spectra_groups: groups of 4,096 series, at most 65,536/4,096 + 1 = 17 of them
-		// in a chunk, × 9; the batch as stored for spectra_pack: 1,048,576 values × 4 bytes.
-		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + (65536+17)*9*8 + 1048576*4},
-		// F = 2: each series of 2 takes 4 values; sums: 2 bins, (65,536 + 17) × 2; 131,072 values × 8 bytes.
-		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + (65536+17)*2*8 + 131072*8},
-		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra; sums 8 bins + 3, and as
-		// many for the frame's group of one; 225 × 2 bytes.
-		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2*15*30*4 + 2*11*8 + 225*2},
-	} {
-		e := int64(c.d.C * c.d.F * c.d.H * c.d.W)
-		if got := spectraDeviceBytes(e, c.d, true, c.dt); got != c.want {
-			t.Errorf("%+v %v: %d bytes, want %d", c.d, c.dt, got, c.want)
-		}
 	}
 }
