@@ -409,7 +409,7 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 		}
 	}()
 
-	merge := opt.Moments && plan.Batches > 1 && ReducesSamples(opt.Axes, len(src.Shape))
+	merge := opt.Moments && n > plan.Batch && ReducesSamples(opt.Axes, len(src.Shape))
 	optB := opt
 	if merge {
 		optB.DDof = 0 // var·n is the batch's M2 (MergeMoments)
