@@ -561,20 +561,24 @@ func shiftSampleNotes(notes []string, off int) []string {
 	return out
 }
 
-// concatSamples joins float64 tensors along axis 0.
-func concatSamples(ts []*tensor.Tensor) *tensor.Tensor {
-	if len(ts) == 1 {
-		return ts[0]
+// catSamples joins get's float64 tensor of each part along axis 0 (nil
+// where the first part has none).
+func catSamples[T any](parts []T, get func(T) *tensor.Tensor) *tensor.Tensor {
+	if get(parts[0]) == nil {
+		return nil
 	}
-	shape := append([]int{}, ts[0].Shape...)
+	if len(parts) == 1 {
+		return get(parts[0])
+	}
+	shape := append([]int{}, get(parts[0]).Shape...)
 	shape[0] = 0
-	for _, t := range ts {
-		shape[0] += t.Shape[0]
+	for _, p := range parts {
+		shape[0] += get(p).Shape[0]
 	}
 	out := tensor.New(tensor.F64, shape...)
 	at := 0
-	for _, t := range ts {
-		at += copy(out.F64[at:], t.F64)
+	for _, p := range parts {
+		at += copy(out.F64[at:], get(p).F64)
 	}
 	return out
 }
@@ -587,16 +591,7 @@ func joinResults(rs []*Result) *Result {
 		return rs[0]
 	}
 	out := &Result{}
-	cat := func(get func(*Result) *tensor.Tensor) *tensor.Tensor {
-		if get(rs[0]) == nil {
-			return nil
-		}
-		ts := make([]*tensor.Tensor, len(rs))
-		for i, r := range rs {
-			ts[i] = get(r)
-		}
-		return concatSamples(ts)
-	}
+	cat := func(get func(*Result) *tensor.Tensor) *tensor.Tensor { return catSamples(rs, get) }
 	var notes [][]string
 	for _, r := range rs {
 		out.NaNs += r.NaNs
@@ -635,13 +630,13 @@ func joinPCA(ps []*PCA) *PCA {
 		return ps[0]
 	}
 	out := &PCA{}
-	var v, r, vec []*tensor.Tensor
 	for _, p := range ps {
-		v, r, vec = append(v, p.Values), append(r, p.Ratio), append(vec, p.Vectors)
 		out.Notes = append(out.Notes, p.Notes...)
 		out.Timing.Add(p.Timing)
 	}
-	out.Values, out.Ratio, out.Vectors = concatSamples(v), concatSamples(r), concatSamples(vec)
+	out.Values = catSamples(ps, func(p *PCA) *tensor.Tensor { return p.Values })
+	out.Ratio = catSamples(ps, func(p *PCA) *tensor.Tensor { return p.Ratio })
+	out.Vectors = catSamples(ps, func(p *PCA) *tensor.Tensor { return p.Vectors })
 	return out
 }
 

@@ -118,27 +118,17 @@ func mergeSpectra(parts []*Spectra) *Spectra {
 		return parts[0]
 	}
 	out := &Spectra{Radius: parts[0].Radius}
-	cat := func(get func(*Spectra) *tensor.Tensor) *tensor.Tensor {
-		if get(parts[0]) == nil {
-			return nil
-		}
-		ts := make([]*tensor.Tensor, len(parts))
-		for i, p := range parts {
-			ts[i] = get(p)
-		}
-		return concatSamples(ts)
-	}
 	for _, p := range parts {
 		out.Timing.Add(p.Timing)
 		out.leftSpatial += p.leftSpatial
 		out.leftTemporal += p.leftTemporal
 	}
-	out.Spatial = cat(func(s *Spectra) *tensor.Tensor { return s.Spatial })
-	out.SpatialCentroid = cat(func(s *Spectra) *tensor.Tensor { return s.SpatialCentroid })
-	out.SpatialHighFrac = cat(func(s *Spectra) *tensor.Tensor { return s.SpatialHighFrac })
-	out.Temporal = cat(func(s *Spectra) *tensor.Tensor { return s.Temporal })
-	out.TemporalCentroid = cat(func(s *Spectra) *tensor.Tensor { return s.TemporalCentroid })
-	out.TemporalHighFrac = cat(func(s *Spectra) *tensor.Tensor { return s.TemporalHighFrac })
+	out.Spatial = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.Spatial })
+	out.SpatialCentroid = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.SpatialCentroid })
+	out.SpatialHighFrac = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.SpatialHighFrac })
+	out.Temporal = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.Temporal })
+	out.TemporalCentroid = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.TemporalCentroid })
+	out.TemporalHighFrac = catSamples(parts, func(s *Spectra) *tensor.Tensor { return s.TemporalHighFrac })
 	return out
 }
 
@@ -180,20 +170,10 @@ func ratioOrNaN(a, b float64) float64 {
 // ChannelMean is channel c's radial spectrum averaged over the samples
 // (NaN samples left out; NaN where all are): K values, at Radius.
 func (s *Spectra) ChannelMean(c int) []float64 {
-	n, nc, k := s.Spatial.Shape[0], s.Spatial.Shape[1], s.Spatial.Shape[2]
+	nc, k := s.Spatial.Shape[1], s.Spatial.Shape[2]
 	out := make([]float64, k)
-	for r := range k {
-		sum, m := 0.0, 0
-		for i := range n {
-			if v := s.Spatial.F64[(i*nc+c)*k+r]; !math.IsNaN(v) {
-				sum += v
-				m++
-			}
-		}
-		out[r] = math.NaN()
-		if m > 0 {
-			out[r] = sum / float64(m)
-		}
+	for r := range out {
+		out[r] = nanMean(s.Spatial.F64, c*k+r, nc*k)
 	}
 	return out
 }

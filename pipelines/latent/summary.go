@@ -50,20 +50,10 @@ func (r *Result) MeanCorr() *tensor.Tensor {
 	if r.Corr == nil {
 		return nil
 	}
-	n, c := r.Corr.Shape[0], r.Corr.Shape[1]
+	c := r.Corr.Shape[1]
 	out := tensor.New(tensor.F64, c, c)
-	for i := range c * c {
-		s, k := 0.0, 0
-		for b := range n {
-			if v := r.Corr.F64[b*c*c+i]; !math.IsNaN(v) {
-				s += v
-				k++
-			}
-		}
-		out.F64[i] = math.NaN()
-		if k > 0 {
-			out.F64[i] = s / float64(k)
-		}
+	for i := range out.F64 {
+		out.F64[i] = nanMean(r.Corr.F64, i, c*c)
 	}
 	return out
 }
@@ -75,22 +65,27 @@ func (r *Result) LagMeans() []float64 {
 	if r.LagCorr == nil {
 		return nil
 	}
-	lags := r.LagCorr.Shape[2]
-	out := make([]float64, lags)
-	for l := range lags {
-		s, k := 0.0, 0
-		for i := l; i < len(r.LagCorr.F64); i += lags {
-			if v := r.LagCorr.F64[i]; !math.IsNaN(v) {
-				s += v
-				k++
-			}
-		}
-		out[l] = math.NaN()
-		if k > 0 {
-			out[l] = s / float64(k)
-		}
+	out := make([]float64, r.LagCorr.Shape[2])
+	for l := range out {
+		out[l] = nanMean(r.LagCorr.F64, l, len(out))
 	}
 	return out
+}
+
+// nanMean is the mean of v[start], v[start+stride], … that are not NaN
+// (NaN where all are).
+func nanMean(v []float64, start, stride int) float64 {
+	s, k := 0.0, 0
+	for i := start; i < len(v); i += stride {
+		if !math.IsNaN(v[i]) {
+			s += v[i]
+			k++
+		}
+	}
+	if k == 0 {
+		return math.NaN()
+	}
+	return s / float64(k)
 }
 
 // MeanRatio is the explained-variance ratio of each component and its
