@@ -15,8 +15,8 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Run works on the samples of its tensor (axis 0) in batches sized by
-// memory (docs/latent.md, "Batches"): the next batch is read on a
+// Run and RunBatches work on the samples of a tensor (axis 0) in batches
+// sized by memory (docs/latent.md, "Batches"): the next batch is read on a
 // goroutine while the current one computes, per-sample results are joined
 // along the sample axis, and moments over axes that include the sample
 // axis are merged exactly (MergeMoments).
@@ -44,8 +44,9 @@ type Source struct {
 	StoredSampleBytes int64
 	// Read returns samples [lo, hi) as a tensor of shape (hi−lo,
 	// Shape[1:]...) and DType, in buf's memory where it has room (buf may
-	// be nil; it is a tensor Read returned before, which Run no longer
-	// reads). Run calls it from one goroutine at a time, not its own.
+	// be nil; it is a tensor Read returned before, which RunBatches no
+	// longer reads). RunBatches calls it on a goroutine of its own, one
+	// call at a time.
 	Read func(lo, hi int, buf *tensor.Tensor) (*tensor.Tensor, error)
 }
 

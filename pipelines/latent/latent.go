@@ -113,7 +113,9 @@ type Options struct {
 	// Spectra: the spatial and temporal power spectra of every sample and
 	// channel and their summaries (Spectra).
 	Spectra bool
-	NaN     NaNPolicy
+	// NaN says what a NaN or ±Inf does: Propagate (the zero value) or
+	// Skip.
+	NaN NaNPolicy
 
 	// Convert, when set, stores each batch as DType (tensor.F16, BF16, F32
 	// or F64) for the work, rounding or widening it on the host; unset, the
