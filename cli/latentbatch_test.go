@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -17,87 +16,13 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// batchTestTensor is a (5, 3, 4, 6, 5) float64 latent with correlated
-// channels, a NaN, an Inf, constant frames and a frame of NaNs.
-func batchTestTensor() *tensor.Tensor {
-	rng := rand.New(rand.NewPCG(5, 9))
-	x := tensor.New(tensor.F64, 5, 3, 4, 6, 5)
-	for i := range x.F64 {
-		x.F64[i] = rng.NormFloat64()*(1+float64(i%7)/3) + 0.2*float64(i/360)
-	}
-	x.F64[17] = math.NaN()          // sample 0
-	x.F64[360*2+100] = math.Inf(-1) // sample 2
-	for i := range 30 {             // sample 3: channel 1 frame 2 constant, channel 2 frame 0 all NaN
-		x.F64[3*360+120+60+i] = 1.25
-		x.F64[3*360+240+i] = math.NaN()
-		x.F64[360+30+i] = -0.5 // sample 1: channel 0 frame 1 constant
-	}
-	return x
-}
-
-// TestLatentBatches: vkstat latent with --batch 1, 2, 3 (not dividing the
-// 5 samples) and 5 gives what one batch of all samples gives: per-sample
-// outputs identical, moments over axes that include the sample axis equal
-// within float64 rounding, the same notes, on the CPU path and Vulkan.
-func TestLatentBatches(t *testing.T) {
-	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", batchTestTensor())
-	for _, dev := range devicesUnderTest(t) {
-		for _, c := range []struct{ nan, axes string }{{"skip", "0,3,4"}, {"propagate", "-2,-1"}, {"propagate", "0"}} {
-			stats := "all"
-			if c.axes == "0" {
-				stats = "moments"
-			}
-			outs := map[int]string{}
-			for _, b := range []int{5, 1, 2, 3} {
-				out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, c.nan, c.axes, b))
-				code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "latent", "--in", in, "--stat", stats,
-					"--axes", c.axes, "--nan", c.nan, "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
-				if code != 0 {
-					t.Fatalf("%s %v --batch %d: exit %d: %s", dev, c, b, code, stderr)
-				}
-				outs[b] = out
-			}
-			merged := strings.HasPrefix(c.axes, "0")
-			for _, b := range []int{1, 2, 3} {
-				compareLatentOutputs(t, fmt.Sprintf("%s %v --batch %d", dev, c, b), outs[5], outs[b], merged)
-			}
-		}
-		// float32, the usual case: per-sample outputs identical, merged
-		// moments within float32 rounding (reduce returns float32 means
-		// and variances per batch).
-		// bfloat16 storage, the batches read 16-bit: the same, as float32.
-		for _, prec := range []string{"f32", "bf16"} {
-			for _, axes := range []string{"-2,-1", "0,3,4"} {
-				outs := map[int]string{}
-				for _, b := range []int{5, 2} {
-					out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s-%d", dev, prec, axes, b))
-					code, _, stderr := run(t, "--device", dev, "--validate="+boolStr(dev != "cpu"), "--precision", prec, "latent", "--in", in,
-						"--stats", "moments,corr,lagcorr,pca", "--axes", axes, "--nan", "skip", "--lags", "2", "--batch", fmt.Sprint(b), "--out", out)
-					if code != 0 {
-						t.Fatalf("%s %s --batch %d: exit %d: %s", dev, prec, b, code, stderr)
-					}
-					outs[b] = out
-				}
-				compareLatentOutputsTol(t, fmt.Sprintf("%s %s axes %s --batch 2", dev, prec, axes), outs[5], outs[2], axes == "0,3,4", 1e-6, 1e-5)
-			}
-		}
-	}
-}
-
 // compareLatentOutputs holds the .npy files and notes of got to those of
 // want: identical, or for the moments when merged, within 1e-12 of the
 // slice's scale (|mean| + std; its square for var), 1e-9 for skew and
 // kurtosis.
 func compareLatentOutputs(t *testing.T, what, want, got string, merged bool) {
 	t.Helper()
-	compareLatentOutputsTol(t, what, want, got, merged, 1e-12, 1e-9)
-}
-
-// compareLatentOutputsTol is compareLatentOutputs with the merged moments'
-// tolerances: rel of the scale, shape for skew and kurtosis.
-func compareLatentOutputsTol(t *testing.T, what, want, got string, merged bool, rel, shape float64) {
-	t.Helper()
+	const rel, shape = 1e-12, 1e-9
 	files, _ := filepath.Glob(filepath.Join(want, "*.npy"))
 	if len(files) == 0 {
 		t.Fatalf("%s: no outputs in %s", what, want)
@@ -158,7 +83,11 @@ func compareLatentOutputsTol(t *testing.T, what, want, got string, merged bool, 
 // sample is refused with an error that says so.
 func TestLatentBatchPlan(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", batchTestTensor())
+	x := tensor.New(tensor.F64, 5, 3, 4, 6, 5)
+	for i := range x.F64 {
+		x.F64[i] = math.Sin(float64(i)*0.37) + float64(i%7)*0.1
+	}
+	in := writeNPY(t, dir, "x.npy", x)
 	code, _, stderr := run(t, "latent", "--in", in, "--batch", "-1", "--out-dir", filepath.Join(dir, "neg"))
 	if code == 0 || !strings.Contains(stderr, "--batch must be 0") {
 		t.Errorf("--batch -1: exit %d: %s", code, stderr)
@@ -187,10 +116,16 @@ func TestLatentBatchPlan(t *testing.T) {
 	}
 
 	// One sample: 360 float64 values; its host footprint is a few KiB.
-	foot := sampleFootprint(latentWork{req: latent.Request{Moments: true, Corr: true, Axes: []int{0, 2}}, pca: true}, 360, latent.Dims{N: 5, C: 3, F: 4, H: 6, W: 5}, true, tensor.F64, 360*8, tensor.F64, false)
+	plan, err := latent.PlanBatches(nil, latent.Source{Shape: []int{5, 3, 4, 6, 5}, DType: tensor.F64}, latent.Options{Moments: true, Corr: true, Axes: []int{0, 2}, PCA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foot := plan.Footprint
 	saved := availableMemory
 	defer func() { availableMemory = saved }()
-	availableMemory = func() uint64 { return uint64(float64(2*foot.host+foot.host/2) / cpuBudgetFraction / batchMargin) } // 2.5 samples
+	availableMemory = func() uint64 {
+		return uint64(float64(2*foot.Host+foot.Host/2) / cpuBudgetFraction / latent.BatchMargin)
+	} // 2.5 samples
 	auto := filepath.Join(dir, "auto")
 	if code, _, stderr := run(t, args(auto)...); code != 0 {
 		t.Fatalf("auto under a small budget: exit %d: %s", code, stderr)
@@ -200,40 +135,10 @@ func TestLatentBatchPlan(t *testing.T) {
 	}
 	compareLatentOutputs(t, "auto batches of 2", big, auto, true)
 
-	availableMemory = func() uint64 { return uint64(float64(foot.host/2) / cpuBudgetFraction / batchMargin) }
+	availableMemory = func() uint64 { return uint64(float64(foot.Host/2) / cpuBudgetFraction / latent.BatchMargin) }
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
 		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
-	}
-}
-
-// TestMergeNotes: notes about many items merge into one per kind, counts
-// added, the first eight items listed in order, kinds in latent's order.
-func TestMergeNotes(t *testing.T) {
-	items := func(lo, hi int) string {
-		var s []string
-		for i := lo; i < hi; i++ {
-			s = append(s, fmt.Sprintf("sample %d channel 0", i))
-		}
-		return strings.Join(s, "; ")
-	}
-	got := mergeNotes([][]string{
-		{"frame corr: 3 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 3)},
-		{"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
-			"frame corr: 10 constant (zero-variance) frame(s), whose correlations are NaN: " + items(3, 11) + "; ... (10 in all)",
-			"a plain note"},
-		{"a plain note"},
-	})
-	want := []string{
-		"corr: 1 constant (zero-variance) channel(s), whose correlations are NaN: sample 4 channel 2",
-		"frame corr: 13 constant (zero-variance) frame(s), whose correlations are NaN: " + items(0, 8) + "; ... (13 in all)",
-		"a plain note",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("merged notes\n%q\nwant\n%q", got, want)
-	}
-	if got := shiftSampleNotes([]string{"pca: 1 sample(s) without a full PCA: sample 0 (x); sample 12 (y)"}, 5); got[0] != "pca: 1 sample(s) without a full PCA: sample 5 (x); sample 17 (y)" {
-		t.Errorf("shifted: %q", got[0])
 	}
 }
 
@@ -272,58 +177,5 @@ func TestLatentBatchDevice(t *testing.T) {
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"), "5MiB")...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs about 1.0 MiB of device memory") {
 		t.Errorf("5 MiB: exit %d: %s", code, stderr)
-	}
-}
-
-// TestLatentBatchReadError: a read that fails on the read-ahead goroutine
-// (the file cut short after it was opened) ends the run with its error,
-// and the goroutine with it.
-func TestLatentBatchReadError(t *testing.T) {
-	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", batchTestTensor())
-	r, err := formats.OpenSamples(in, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	st, _ := os.Stat(in)
-	if err := os.Truncate(in, st.Size()-3*360*8); err != nil { // samples 2.. cut
-		t.Fatal(err)
-	}
-	w := latentWork{req: latent.Request{Moments: true, Axes: []int{0, 3, 4}}, nd: 5}
-	plan := latentPlan{batch: 1, batches: 5, n: 5}
-	batches := 0
-	_, err = runLatentBatches(context.Background(), nil, r, tensor.F64, w, plan, func(done, total int) { batches = done })
-	if err == nil || !strings.Contains(err.Error(), "truncated") {
-		t.Fatalf("want a truncation error, got %v", err)
-	}
-	if batches != 2 {
-		t.Errorf("%d samples done before the error, want 2", batches)
-	}
-}
-
-// TestSpectraDeviceBytes holds the spectra's device footprint to values
-// worked out by hand from VkFFT's real-to-complex layout.
-func TestSpectraDeviceBytes(t *testing.T) {
-	for _, c := range []struct {
-		d    latent.Dims
-		dt   tensor.DType
-		want int64
-	}{
-		// 16384 rows of 64 → 66 (spatial); 65,536 series of 16 → 18 (temporal, larger); ×2 buffers ×4 bytes;
-		// sums (at most 8 bytes each): 65,536 series × 9 bins (256 frames × (33 bins + 3 totals) for the spatial),
-		// and the group sums of spectra_groups: groups of 4,096 series, at most 65,536/4,096 + 1 = 17 of them
-		// in a chunk, × 9; the batch as stored for spectra_pack: 1,048,576 values × 4 bytes.
-		{latent.Dims{N: 1, C: 16, F: 16, H: 64, W: 64}, tensor.F32, 2*65536*18*4 + (65536+17)*9*8 + 1048576*4},
-		// F = 2: each series of 2 takes 4 values; sums: 2 bins, (65,536 + 17) × 2; 131,072 values × 8 bytes.
-		{latent.Dims{N: 1, C: 16, F: 2, H: 64, W: 64}, tensor.F64, 2*65536*4*8 + (65536+17)*2*8 + 131072*8},
-		// odd W: the complex transform, 2 values per value; F = 1: no temporal spectra; sums 8 bins + 3, and as
-		// many for the frame's group of one; 225 × 2 bytes.
-		{latent.Dims{N: 1, C: 1, F: 1, H: 15, W: 15}, tensor.BF16, 2*15*30*4 + 2*11*8 + 225*2},
-	} {
-		e := int64(c.d.C * c.d.F * c.d.H * c.d.W)
-		if got := spectraDeviceBytes(e, c.d, true, c.dt); got != c.want {
-			t.Errorf("%+v %v: %d bytes, want %d", c.d, c.dt, got, c.want)
-		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
@@ -176,22 +178,23 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	req := latent.Request{NaN: policy, DDof: c.Int("ddof"),
+	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch"),
 		Moments: slices.Contains(stats, "moments"), Corr: slices.Contains(stats, "corr"),
-		CorrFrames: slices.Contains(stats, "corr-frames"), LagCorr: slices.Contains(stats, "lagcorr")}
-	if req.Moments {
-		if req.Axes, err = parseAxes(c.String("axes")); err != nil {
+		CorrFrames: slices.Contains(stats, "corr-frames"), LagCorr: slices.Contains(stats, "lagcorr"),
+		PCA: slices.Contains(stats, "pca"), Spectra: slices.Contains(stats, "spectra")}
+	if opt.Moments {
+		if opt.Axes, err = parseAxes(c.String("axes")); err != nil {
 			return err
 		}
-		if req.DDof < 0 {
-			return usagef("--ddof must be 0 or more, got %d", req.DDof)
+		if opt.DDof < 0 {
+			return usagef("--ddof must be 0 or more, got %d", opt.DDof)
 		}
 	}
-	if c.Int("lags") < 0 {
-		return usagef("--lags must be 1 or more, got %d", c.Int("lags"))
+	if opt.Lags < 0 {
+		return usagef("--lags must be 1 or more, got %d", opt.Lags)
 	}
-	if c.Int("batch") < 0 {
-		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", c.Int("batch"))
+	if opt.Batch < 0 {
+		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", opt.Batch)
 	}
 	dir := c.String("out-dir")
 	if err := checkOutputDir("out-dir", dir); err != nil {
@@ -216,16 +219,16 @@ func runLatent(c *ucli.Context) error {
 	if info.Format == "raster" {
 		return fmt.Errorf("%s: a raster; latent tensors are read from .npy, .safetensors or FITS", in)
 	}
-	dt, err := latentPrecision(c.String("precision"), r.DType)
-	if err != nil {
+	if opt.DType, err = latentPrecision(c.String("precision"), r.DType); err != nil {
 		return err
 	}
+	opt.Convert = true
 	// x stands for the whole tensor in the summary: its shape and the
 	// type it is computed as (the data are read batch by batch).
-	x := &tensor.Tensor{Shape: r.Shape, DType: dt}
-	if req.Moments {
+	x := &tensor.Tensor{Shape: r.Shape, DType: opt.DType}
+	if opt.Moments {
 		n := 1
-		for _, a := range req.Axes {
+		for _, a := range opt.Axes {
 			if a < 0 {
 				a += len(x.Shape)
 			}
@@ -233,38 +236,31 @@ func runLatent(c *ucli.Context) error {
 				n *= x.Shape[a]
 			}
 		}
-		if req.DDof >= n {
+		if opt.DDof >= n {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) over axes %s: var and std are NaN (they divide by n − ddof)\n",
-				req.DDof, n, c.String("axes"))
+				opt.DDof, n, c.String("axes"))
 		}
 	}
-	if req.LagCorr {
-		req.Lags = c.Int("lags")
-		if req.Lags == 0 && len(x.Shape) == 5 {
-			req.Lags = max(1, min(3, x.Shape[2]-1))
-		}
-	}
-	work := latentWork{req: req, pca: slices.Contains(stats, "pca"), spectra: slices.Contains(stats, "spectra"), nd: len(x.Shape)}
-	dims, dimsErr := latent.DimsOf(x.Shape)
-	foot := sampleFootprint(work, int64(r.SampleElems()), dims, dimsErr == nil, dt, r.StoredSampleBytes(), r.DType, s.dev != nil)
-	plan, err := planLatentBatches(r.Samples(), c.Int("batch"), foot, s.dev)
+	opt.HostBudget = cpuBudget()
+	src := latent.Source{Shape: r.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), Read: r.Read}
+	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
-		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
+		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), latentMemoryWords(err))
 	}
-	if !plan.auto && plan.batch > plan.fit {
+	if !plan.Auto && plan.Batch > plan.Fit {
 		fmt.Fprintf(c.App.ErrWriter, "warning: --batch %d is more than the %d samples estimated to fit (%s); it may run out of memory\n",
-			plan.batch, plan.fit, plan.budget)
+			plan.Batch, plan.Fit, budgetWords(plan.Budget))
 	}
 	bar := newProgress(c.App.ErrWriter)
-	out, err := runLatentBatches(c.Context, s.dev, r, dt, work, plan, func(done, total int) {
+	opt.Progress = func(done, total int) {
 		bar.update(fmt.Sprintf("sample %d/%d", done, total), float64(done)/float64(max(total, 1)))
-	})
+	}
+	res, err := latent.RunBatches(c.Context, s.dev, src, plan, opt)
 	bar.done()
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
-	s.read = out.read
-	res, pca, spec := out.res, out.pca, out.spec
+	s.read = res.Read
 
 	tw := time.Now()
 	outs := Outputs{Ctx: c.Context}
@@ -275,19 +271,17 @@ func runLatent(c *ucli.Context) error {
 		outs.Add(filepath.Join(dir, name), write)
 		files = append(files, filepath.Join(dir, name))
 	}
-	arrays := append(latentArrays(res), pcaArrays(pca)...)
-	if spec != nil {
-		arrays = append(arrays, spec.arrays...)
-		add("spectra.png", spec.writePNG)
+	arrays := res.Arrays()
+	if res.Spectra != nil {
+		add("spectra.png", func(w io.Writer) error { return writeSpectraPNG(w, res.Spectra) })
 	}
 	for _, a := range arrays {
-		t := a.t
-		add(a.name+".npy", func(w io.Writer) error { return EncodeNPY(w, t) })
+		t := a.T
+		add(a.Name+".npy", func(w io.Writer) error { return EncodeNPY(w, t) })
 	}
-	d, _ := latent.DimsOf(x.Shape)
 	if res.Corr != nil {
-		mean := meanMatrix(res.Corr, d.N, d.C)
-		title := fmt.Sprintf("correlation between channels, mean of %d latents", d.N)
+		mean := res.MeanCorr()
+		title := fmt.Sprintf("correlation between channels, mean of %d latents", res.Corr.Shape[0])
 		add("corr.png", func(w io.Writer) error {
 			img, err := formats.RenderHeatmap(mean, title, "channel", "channel", "Pearson r", -1, 1)
 			if err != nil {
@@ -296,17 +290,18 @@ func runLatent(c *ucli.Context) error {
 			return formats.EncodePNG(w, img)
 		})
 	}
-	addPCAPlot(add, pca, d.N, d.C)
+	if res.PCA != nil {
+		add("pca.png", func(w io.Writer) error {
+			img, err := renderPCA(res.PCA)
+			if err != nil {
+				return err
+			}
+			return formats.EncodePNG(w, img)
+		})
+	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table := latentTable(in, info, x, s.name(), plan.describe(), req, res, arrays, files)
-	summary := latentSummary(in, info, x, s.name(), req, res, files)
-	summary["batches"] = plan.summary()
-	if pca != nil {
-		summary["pca"] = pcaSummary(pca, d.N, d.C)
-	}
-	if spec != nil {
-		summary["spectra"] = spec.summary()
-	}
+	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, arrays, files)
+	summary := latentSummary(in, info, x, s.name(), opt, res, files)
 	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
 	add("summary.json", func(w io.Writer) error {
 		e := json.NewEncoder(w)
@@ -322,44 +317,45 @@ func runLatent(c *ucli.Context) error {
 	return nil
 }
 
-type namedArray struct {
-	name string
-	t    *tensor.Tensor
+// budgetWords is b with its source in the command line's words: a device
+// budget capped by DeviceOptions.Budget comes from --device-memory.
+func budgetWords(b engine.MemoryBudget) engine.MemoryBudget {
+	if b.Source == "DeviceOptions.Budget" {
+		b.Source = "--device-memory or VKSTAT_DEVICE_MEMORY"
+	}
+	return b
 }
 
-// latentArrays lists the results to write, in a fixed order.
-func latentArrays(res *latent.Result) []namedArray {
-	var out []namedArray
-	if m := res.Moments; m != nil {
-		out = append(out, namedArray{"mean", m.Mean}, namedArray{"var", m.Var}, namedArray{"std", m.Std},
-			namedArray{"min", m.Min}, namedArray{"max", m.Max}, namedArray{"skew", m.Skew}, namedArray{"kurt", m.Kurt})
+// latentMemoryWords rewords latent's *MemoryError with the flags behind
+// it.
+func latentMemoryWords(err error) error {
+	var me *latent.MemoryError
+	if !errors.As(err, &me) {
+		return err
 	}
-	for _, a := range []namedArray{{"corr", res.Corr}, {"corr_frames", res.CorrFrames}, {"frame_corr", res.FrameCorr}, {"lagcorr", res.LagCorr}} {
-		if a.t != nil {
-			out = append(out, a)
-		}
+	reserve := ""
+	if me.Reserve > 0 {
+		reserve = fmt.Sprintf(" less %s for the pipelines", engine.SizeText(me.Reserve))
 	}
-	return out
+	return fmt.Errorf("one sample needs about %s of %s for these statistics (--stat), more than %.0f%% of its budget of %s (%s)%s: ask for fewer, or run where there is more memory",
+		engine.SizeText(me.Need), me.Where, 100*me.Margin, engine.SizeText(me.Budget.Bytes), budgetWords(me.Budget).Source, reserve)
 }
 
-// meanMatrix is the mean over n of (n, c, c) matrices, NaNs left out (NaN
-// where every sample's entry is NaN).
-func meanMatrix(t *tensor.Tensor, n, c int) *tensor.Tensor {
-	out := tensor.New(tensor.F64, c, c)
-	for i := range c * c {
-		s, k := 0.0, 0
-		for b := range n {
-			if v := t.F64[b*c*c+i]; !math.IsNaN(v) {
-				s += v
-				k++
-			}
-		}
-		out.F64[i] = math.NaN()
-		if k > 0 {
-			out.F64[i] = s / float64(k)
-		}
+// planWords words the batch plan for the summary table.
+func planWords(p latent.Plan) string {
+	how := fmt.Sprintf("auto: %.0f%% of %s budget (%s), about %s per sample", 100*p.Margin,
+		engine.SizeText(p.Budget.Bytes), budgetWords(p.Budget).Source, engine.SizeText(max(p.Footprint.Device, p.Footprint.Host)))
+	if !p.Auto {
+		how = fmt.Sprintf("--batch %d; %d would fit", p.Batch, p.Fit)
 	}
-	return out
+	return fmt.Sprintf("%d of up to %d samples (%s)", p.Batches, p.Batch, how)
+}
+
+// planSummary is summary.json's "batches".
+func planSummary(p latent.Plan) map[string]any {
+	return map[string]any{"batch": p.Batch, "batches": p.Batches, "auto": p.Auto, "fit": p.Fit,
+		"budget_bytes": p.Budget.Bytes, "budget_source": budgetWords(p.Budget).Source,
+		"sample_bytes_device": p.Footprint.Device, "sample_bytes_host": p.Footprint.Host, "margin": p.Margin}
 }
 
 // spread is the minimum, median and maximum of v's non-NaN values, and
@@ -464,8 +460,8 @@ func g4(v float64) string {
 }
 
 // latentTable is the summary table: the input, then each result's spread.
-func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, req latent.Request, res *latent.Result,
-	arrays []namedArray, files []string) string {
+func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, policy latent.NaNPolicy, res *latent.Result,
+	arrays []latent.Named, files []string) string {
 	var b bytes.Buffer
 	name := ""
 	if info.Name != "" {
@@ -474,7 +470,7 @@ func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, b
 	fmt.Fprintf(&b, "input:   %s (%s%s, %s %s; computed as %s)\n", in, info.Format, name, info.DType, tensor.ShapeString(x.Shape), x.DType)
 	fmt.Fprintf(&b, "device:  %s\n", device)
 	fmt.Fprintf(&b, "batches: %s\n", batches)
-	fmt.Fprintf(&b, "NaN/Inf: %d NaN, %d ±Inf in the input (--nan %s)\n", res.NaNs, res.Infs, req.NaN)
+	fmt.Fprintf(&b, "NaN/Inf: %d NaN, %d ±Inf in the input (--nan %s)\n", res.NaNs, res.Infs, policy)
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "result\tshape\tmin\tmedian\tmax\tNaN\t\n")
 	row := func(what string, shape []int, v []float64) {
@@ -482,25 +478,26 @@ func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, b
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", what, tensor.ShapeString(shape), g4(s.Min), g4(s.Median), g4(s.Max), s.NaN)
 	}
 	d, _ := latent.DimsOf(x.Shape)
-	for i, a := range arrays {
-		switch a.name {
+	for _, a := range arrays {
+		switch a.Name {
 		case "corr", "corr_frames":
-			row(a.name+" (off-diagonal)", a.t.Shape, offDiagonal(a.t, d.C))
+			row(a.Name+" (off-diagonal)", a.T.Shape, offDiagonal(a.T, d.C))
 		case "frame_corr":
-			row(a.name+" (off-diagonal)", a.t.Shape, offDiagonal(a.t, d.F))
+			row(a.Name+" (off-diagonal)", a.T.Shape, offDiagonal(a.T, d.F))
 		case "pca_values":
-			pcaRows(row, &latent.PCA{Values: a.t, Ratio: arrays[i+1].t}, d.N, d.C)
+			pcaRows(row, res.PCA, d.N, d.C)
 		case "pca_ratio", "pca_vectors":
 		case "lagcorr":
-			for l := 1; l <= req.Lags; l++ {
-				row(fmt.Sprintf("lagcorr lag %d", l), []int{d.N, d.C}, lagColumn(a.t, l, req.Lags))
+			lags := a.T.Shape[2]
+			for l := 1; l <= lags; l++ {
+				row(fmt.Sprintf("lagcorr lag %d", l), []int{d.N, d.C}, lagColumn(a.T, l, lags))
 			}
 		default:
-			label := a.name
-			if a.name == "mean" {
+			label := a.Name
+			if a.Name == "mean" {
 				label = fmt.Sprintf("mean over axes %v", res.Moments.Axes)
 			}
-			row(label, a.t.Shape, a.t.F64)
+			row(label, a.T.Shape, a.T.F64)
 		}
 	}
 	tw.Flush()
@@ -534,53 +531,57 @@ func jsonSpread(v []float64) map[string]any {
 	return map[string]any{"min": jsonNum(s.Min), "median": jsonNum(s.Median), "max": jsonNum(s.Max), "nan": s.NaN, "count": s.N}
 }
 
-// latentSummary is summary.json: the input, the request, each result's
-// shape, file and spread, the mean channel correlation matrix and the mean
-// lagged correlation by lag, and the notes. NaN is null.
-func latentSummary(in string, info formats.TensorInfo, x *tensor.Tensor, device string, req latent.Request, res *latent.Result, files []string) map[string]any {
+// latentSummary is summary.json: the input, the options, the batches,
+// each result's shape and spread, the mean channel correlation matrix and
+// the mean lagged correlation by lag, the PCA's and the spectra's
+// summaries, and the notes. NaN is null.
+func latentSummary(in string, info formats.TensorInfo, x *tensor.Tensor, device string, opt latent.Options, res *latent.Result, files []string) map[string]any {
 	d, _ := latent.DimsOf(x.Shape)
 	out := map[string]any{
 		"input":      map[string]any{"path": in, "format": info.Format, "dtype": info.DType, "tensor": info.Name, "shape": x.Shape, "computed_as": x.DType.String()},
 		"device":     device,
-		"nan_policy": req.NaN.String(),
+		"nan_policy": opt.NaN.String(),
 		"nans":       res.NaNs,
 		"infs":       res.Infs,
 		"notes":      append([]string{}, res.Notes...),
 		"files":      files,
+		"batches":    planSummary(res.Plan),
 	}
 	if m := res.Moments; m != nil {
-		ms := map[string]any{"axes": m.Axes, "shape": m.Shape, "ddof": req.DDof}
-		for _, a := range latentArrays(&latent.Result{Moments: m}) {
-			ms[a.name] = jsonSpread(a.t.F64)
+		ms := map[string]any{"axes": m.Axes, "shape": m.Shape, "ddof": opt.DDof}
+		for _, a := range (&latent.Result{Moments: m}).Arrays() {
+			ms[a.Name] = jsonSpread(a.T.F64)
 		}
 		out["moments"] = ms
 	}
 	if res.Corr != nil {
-		mean := meanMatrix(res.Corr, d.N, d.C)
 		out["corr"] = map[string]any{"shape": res.Corr.Shape, "off_diagonal": jsonSpread(offDiagonal(res.Corr, d.C)),
-			"mean_over_samples": jsonNums(mean.F64)}
+			"mean_over_samples": jsonNums(res.MeanCorr().F64)}
 	}
 	if res.CorrFrames != nil {
 		out["corr_frames"] = map[string]any{"shape": res.CorrFrames.Shape, "off_diagonal": jsonSpread(offDiagonal(res.CorrFrames, d.C))}
 	}
 	if res.LagCorr != nil {
-		byLag := make([]any, req.Lags)
-		for l := 1; l <= req.Lags; l++ {
-			v := lagColumn(res.LagCorr, l, req.Lags)
-			s, k := 0.0, 0
-			for _, x := range v {
-				if !math.IsNaN(x) {
-					s += x
-					k++
-				}
-			}
-			byLag[l-1] = nil
-			if k > 0 {
-				byLag[l-1] = s / float64(k)
-			}
-		}
-		out["lagcorr"] = map[string]any{"shape": res.LagCorr.Shape, "lags": req.Lags, "mean_by_lag": byLag,
+		out["lagcorr"] = map[string]any{"shape": res.LagCorr.Shape, "lags": res.LagCorr.Shape[2], "mean_by_lag": jsonNums(res.LagMeans()),
 			"frame_corr_shape": res.FrameCorr.Shape}
+	}
+	if p := res.PCA; p != nil {
+		ratio, cum := p.MeanRatio()
+		out["pca"] = map[string]any{"shape": p.Values.Shape, "features": "channels", "observations": "frames × pixels", "ddof": 1,
+			"mean_ratio": jsonNums(ratio), "mean_cumulative": jsonNums(cum)}
+	}
+	if sp := res.Spectra; sp != nil {
+		sum := map[string]any{
+			"conventions": "P = |FFT2(x - mean)|^2/(H*W)^2 per frame; radial bin k = round(min(H,W)*|f|), f in cycles per pixel (numpy fftfreq); " +
+				"temporal one-sided, summing to the variance; centroid in cycles per sample; highfrac = energy above 1/4 cycle per sample",
+			"spatial_slope_by_channel": jsonNums(sp.SpatialSlope.F64),
+			"radial_bins":              sp.Spatial.Shape[2],
+			"radial_bin_mean_radius":   jsonNums(sp.Radius),
+		}
+		for _, a := range (&latent.Result{Spectra: sp}).Arrays() {
+			sum[a.Name] = map[string]any{"shape": a.T.Shape, "spread": jsonSpread(a.T.F64)}
+		}
+		out["spectra"] = sum
 	}
 	return out
 }

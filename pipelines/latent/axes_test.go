@@ -70,7 +70,7 @@ func runOfAxes(t *testing.T, run runner, acc32 bool) {
 									x = x.As(dt) // exact: the values are 16-bit ones
 									ref = tensor.FromF64(checks.Halves(dt == tensor.BF16, x.U16), shape...)
 								}
-								req := Request{Moments: true, Axes: set.axes, DDof: si % 2, NaN: policy}
+								req := Options{Moments: true, Axes: set.axes, DDof: si % 2, NaN: policy}
 								count = 0
 								got, err := run(x, req)
 								testdev.SkipNoFloat64(t, err)

@@ -17,7 +17,7 @@ func BenchmarkCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	x32 := x.As(tensor.F32)
-	req := Request{Moments: true, Axes: []int{3, 4}, Corr: true, LagCorr: true, Lags: 3}
+	req := Options{Moments: true, Axes: []int{3, 4}, Corr: true, LagCorr: true, Lags: 3}
 	b.SetBytes(int64(x32.Bytes()))
 	b.ResetTimer()
 	for range b.N {

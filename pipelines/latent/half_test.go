@@ -25,7 +25,7 @@ func runHalfSuite(t *testing.T, run runner, acc32 bool) {
 					plant(x, d, si)
 					x16 := x.As(dt) // exact: the values are 16-bit ones
 					ref := tensor.FromF64(checks.Halves(dt == tensor.BF16, x16.U16), shape...)
-					req := Request{Moments: true, Axes: axesFor(si, len(shape)), DDof: si % 2, Corr: true, CorrFrames: true,
+					req := Options{Moments: true, Axes: axesFor(si, len(shape)), DDof: si % 2, Corr: true, CorrFrames: true,
 						LagCorr: len(shape) == 5, Lags: max(1, min(3, d.F-1)), NaN: policy}
 					got, err := run(x16, req)
 					if err != nil {

@@ -1,6 +1,7 @@
 // Package latent computes statistics of ML latent tensors shaped
 // (N samples, C channels, F frames, H, W) — or (N, C, H, W), read as one
-// frame — batched over every sample, channel and frame at once:
+// frame — batched over every sample, channel and frame at once. It holds
+// the whole analysis behind vkstat latent, on arrays in memory:
 //
 //   - moments over any set of axes: mean, variance, standard deviation,
 //     minimum, maximum, skewness and excess kurtosis;
@@ -8,20 +9,35 @@
 //     frames and pixels), and of every sample and frame (over its pixels);
 //   - the frame×frame correlation matrix of every sample and channel (over
 //     pixels), and from it the lagged temporal correlation at lags 1..L:
-//     the mean over f of corr(x[n, c, f], x[n, c, f+l]).
+//     the mean over f of corr(x[n, c, f], x[n, c, f+l]);
+//   - the PCA of every sample, channels as features (PCA);
+//   - spatial and temporal power spectra, their centroids, high-frequency
+//     fractions and each channel's spectral slope (Spectra, on package
+//     spectra).
+//
+// Run takes a tensor in memory and Options saying what to compute, on a
+// Vulkan device or on the CPU (dev nil), and returns a Result of float64
+// tensors (Result.Arrays lists them by name). The samples go through in
+// batches sized by the memory budgets (PlanBatches); RunBatches takes a
+// Source instead, a function that reads samples [lo, hi), and reads the
+// next batch while one computes, so that a tensor larger than memory can
+// stream from a file. Per-sample results are joined along the samples and
+// moments over axes that include the sample axis are merged exactly
+// (MergeMoments). Options.Progress hears of each batch; the context
+// cancels the run.
 //
 // Moments reuse package reduce and correlations package cov (the batched
-// covariance kernels), on a Vulkan device or on the CPU: moments over one
-// run of consecutive axes read the tensor where it lies, as (outer, n,
-// inner); over other axis sets it is permuted on the host so that the
-// reduced axes are contiguous;
+// covariance kernels): moments over one run of consecutive axes read the
+// tensor where it lies, as (outer, n, inner); over other axis sets it is
+// permuted on the host so that the reduced axes are contiguous;
 // the correlations hand it to package cov as it lies, as strided sample
 // sets (cov.Strided), copying only the sets that hold a NaN or ±Inf. Reference computes
-// everything again in plain float64 loops over the original layout, sharing
-// no code with either path; the tests hold both to it.
+// the moments and correlations again in plain float64 loops over the
+// original layout, sharing no code with either path (PCAReference and
+// spectra.Reference the rest); the tests hold both paths to them.
 //
-// See docs/latent.md for the formulas, the NaN and zero-variance rules and
-// the error bounds.
+// See docs/latent.md for the formulas, the NaN and zero-variance rules, the
+// batches and the error bounds.
 package latent
 
 import (
@@ -30,6 +46,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
@@ -72,8 +89,9 @@ func (p NaNPolicy) String() string {
 	return "propagate"
 }
 
-// Request says what to compute.
-type Request struct {
+// Options says what Run computes and how. The zero value computes
+// nothing: ask for at least one statistic.
+type Options struct {
 	// Moments over Axes (negative counts from the end, as in NumPy), with
 	// variance M2/(n−DDof).
 	Moments bool
@@ -85,10 +103,34 @@ type Request struct {
 	// (N, F, C, C).
 	CorrFrames bool
 	// LagCorr: the frame×frame correlation of every sample and channel
-	// (N, C, F, F) and the lagged correlation (N, C, Lags).
+	// (N, C, F, F) and the lagged correlation (N, C, Lags). Lags 0: min(3,
+	// F−1), at least 1.
 	LagCorr bool
 	Lags    int
-	NaN     NaNPolicy
+	// PCA: the principal components of every sample, channels as features
+	// (RunPCA).
+	PCA bool
+	// Spectra: the spatial and temporal power spectra of every sample and
+	// channel and their summaries (Spectra).
+	Spectra bool
+	// NaN says what a NaN or ±Inf does: Propagate (the zero value) or
+	// Skip.
+	NaN NaNPolicy
+
+	// Convert, when set, stores each batch as DType (tensor.F16, BF16, F32
+	// or F64) for the work, rounding or widening it on the host; unset, the
+	// work is done in the input's own type.
+	Convert bool
+	DType   tensor.DType
+	// Batch is the number of samples read and computed at once; 0 takes
+	// as many as fit BatchMargin of the memory budgets (PlanBatches).
+	Batch int
+	// HostBudget is the host memory the batches may plan on (the input
+	// batches, their copies and the results); Bytes 0: no bound.
+	HostBudget engine.MemoryBudget
+	// Progress, if not nil, hears of each batch done: samples done, and
+	// of how many.
+	Progress func(done, total int)
 }
 
 // Moments are the moments over the requested axes, each of shape Shape
@@ -99,20 +141,28 @@ type Moments struct {
 	Mean, Var, Std, Min, Max, Skew, Kurt *tensor.Tensor
 }
 
-// Result holds what a Request asked for (nil for the rest), in float64.
+// Result holds what the Options asked for (nil for the rest), in float64.
 type Result struct {
 	Moments    *Moments
 	Corr       *tensor.Tensor // (N, C, C)
 	CorrFrames *tensor.Tensor // (N, F, C, C)
 	FrameCorr  *tensor.Tensor // (N, C, F, F)
 	LagCorr    *tensor.Tensor // (N, C, Lags)
+	PCA        *PCA
+	Spectra    *Spectra
 	// NaNs and Infs count the NaN and ±Inf elements of the input.
 	NaNs, Infs int
 	// Notes say which correlations are NaN and why: variables that are
-	// constant (zero variance), sets left with fewer than 2 samples.
+	// constant (zero variance), sets left with fewer than 2 samples; and
+	// the same for the PCA ("pca: ...") and the spectra ("spectra: ...").
 	Notes []string
 	// Timing adds up the device runs (or the CPU's time).
 	Timing engine.Timing
+	// Plan is how the samples were batched (Run, RunBatches).
+	Plan Plan
+	// Read is the time spent reading batches from the Source, overlapped
+	// with computing after the first.
+	Read time.Duration
 }
 
 // Dims is the (N, C, F, H, W) view of a latent tensor's shape.
@@ -153,8 +203,8 @@ func normAxes(axes []int, nd int) ([]int, error) {
 	return out, nil
 }
 
-// check validates the request against the input.
-func (r Request) check(x *tensor.Tensor) (Dims, []int, error) {
+// check validates the moments and correlations asked for against x.
+func (r Options) check(x *tensor.Tensor) (Dims, []int, error) {
 	if x == nil {
 		return Dims{}, nil, fmt.Errorf("latent: nil tensor")
 	}

@@ -21,7 +21,7 @@ func TestVulkanLongLatent(t *testing.T) {
 	shape := []int{1, 4, 16, 48, 48}
 	for _, st := range []storage{storages[2], storages[3]} { // float32, float64
 		x := latentData(shape, 11, st)
-		req := Request{Corr: true}
+		req := Options{Corr: true}
 		want, err := Reference(x, req)
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +70,7 @@ func TestVulkanLongMoments(t *testing.T) {
 			ref = tensor.FromF64(checks.Halves(dt == tensor.BF16, in.U16), shape...)
 		}
 		for _, policy := range []NaNPolicy{Propagate, Skip} {
-			req := Request{Moments: true, Axes: []int{2, 3, 4}, NaN: policy}
+			req := Options{Moments: true, Axes: []int{2, 3, 4}, NaN: policy}
 			want, err := Reference(ref, req)
 			if err != nil {
 				t.Fatal(err)

@@ -54,7 +54,7 @@ func mergeSuite(t *testing.T, dev *engine.Device, name string, x *tensor.Tensor,
 		for _, axes := range [][]int{{0}, {0, 3, 4}, {-5, 2}, {0, 1, 2, 3, 4}} {
 			for _, policy := range []NaNPolicy{Propagate, Skip} {
 				for _, ddof := range []int{0, 1} {
-					req := Request{Moments: true, Axes: axes, DDof: ddof, NaN: policy}
+					req := Options{Moments: true, Axes: axes, DDof: ddof, NaN: policy}
 					whole, err := Run(context.Background(), dev, x, req)
 					if err != nil {
 						testdev.SkipNoFloat64(t, err)

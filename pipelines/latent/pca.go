@@ -138,7 +138,7 @@ func RunPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 		}
 	}
 	if len(short) > 0 {
-		what := "samples with a NaN/Inf (--nan propagate), PCA NaN"
+		what := "samples with a NaN/Inf (propagate), PCA NaN"
 		if policy == Skip {
 			what = "samples with fewer than 2 pixels free of NaN/Inf, PCA NaN"
 		}

@@ -7,12 +7,13 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Reference computes req for x in float64 with plain loops over x's own
-// layout: no permutation, no package reduce or cov, nothing shared with Run
-// beyond checking the request. It follows the same rules (NaN policy,
+// Reference computes the moments and correlations req asks for (the PCA
+// has PCAReference, the spectra spectra.Reference) for x in float64 with
+// plain loops over x's own layout: no permutation, no package reduce or
+// cov, nothing shared with Run beyond checking the request. It follows the same rules (NaN policy,
 // constant variables, lag means over defined pairs) and is the value the
 // tests hold Run to. It is slow: O(N·C²·F·H·W) for the correlations.
-func Reference(x *tensor.Tensor, req Request) (*Result, error) {
+func Reference(x *tensor.Tensor, req Options) (*Result, error) {
 	d, axes, err := req.check(x)
 	if err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func Reference(x *tensor.Tensor, req Request) (*Result, error) {
 // refMoments gathers every output's values by walking x's elements and
 // dropping the reduced axes from each one's index, then computes the
 // moments of each list.
-func refMoments(data []float64, shape, axes []int, req Request) *Moments {
+func refMoments(data []float64, shape, axes []int, req Options) *Moments {
 	nd := len(shape)
 	reduced := make([]bool, nd)
 	for _, a := range axes {

@@ -30,7 +30,8 @@ func bits16(dt tensor.DType) (finite func(uint16) bool, nan uint16) {
 // finite reports whether v is neither NaN nor ±Inf.
 func finite[T float](v T) bool { return v-v == 0 }
 
-// Run computes req for x on dev, or on the CPU when dev is nil. For the
+// runStats computes the moments and correlations req asks for, for x
+// (one batch) on dev, or on the CPU when dev is nil. For the
 // moments both paths reduce a run of consecutive axes where x lies, as
 // (outer, n, inner); other axis sets are permuted on the host first (a
 // copy in x's dtype: float32, float64, or the bits of float16 or
@@ -43,14 +44,14 @@ func finite[T float](v T) bool { return v-v == 0 }
 // (engine.ErrNoFloat64 otherwise). A float16 or bfloat16 x stays 16-bit up
 // to the device (half the device memory of float32), whose kernels widen
 // each value exactly to float32 and accumulate as for float32.
-func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request) (*Result, error) {
+func runStats(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Options) (*Result, error) {
 	d, axes, err := req.check(x)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{}
 	if readers(req.Moments, req.Corr, req.CorrFrames, req.LagCorr) > 1 {
-		h, tm, err := Hold(ctx, dev, x)
+		h, tm, err := hold(ctx, dev, x)
 		if err != nil {
 			return nil, err
 		}
@@ -115,13 +116,13 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, req Request)
 	return res, nil
 }
 
-// Hold keeps x on dev (engine.Device.Hold) while several statistics read
+// hold keeps x on dev (engine.Device.Hold) while several statistics read
 // it, so that they share one upload: the moments and the covariances of
 // the correlations and the PCA bind windows of that copy rather than
 // uploading their parts of x again. On the CPU path (dev nil), or where
 // the device has no room to spare for x, it holds nothing and each
 // statistic uploads what it reads, as alone.
-func Hold(ctx context.Context, dev *engine.Device, x *tensor.Tensor) (*engine.Held, engine.Timing, error) {
+func hold(ctx context.Context, dev *engine.Device, x *tensor.Tensor) (*engine.Held, engine.Timing, error) {
 	if dev == nil {
 		return nil, engine.Timing{}, nil
 	}
@@ -256,7 +257,7 @@ var permutedHook func()
 // reduce.RunCentral's central sums of the rows or columns of that view (on
 // the data already uploaded where the array fits one tile); on the CPU,
 // shape34, or shape34Strided for a run that is not last.
-func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Request, anyInf bool, tm *engine.Timing) (*Moments, error) {
+func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Options, anyInf bool, tm *engine.Timing) (*Moments, error) {
 	nd := len(x.Shape)
 	var perm, keep []int
 	n := 1

@@ -34,7 +34,7 @@ func TestCorrLeavesInput(t *testing.T) {
 					x = x.As(dt)
 					before := x.Raw()
 					before = slices.Clone(before)
-					req := Request{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2, NaN: policy}
+					req := Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2, NaN: policy}
 					got, err := run(x, req)
 					testdev.SkipNoFloat64(t, err)
 					if err != nil {
@@ -96,7 +96,7 @@ func TestCorrConstantNoNaN(t *testing.T) {
 				}
 				x.F64[at(0, 4, 1, 3)] = float64(math.Nextafter32(2, 3)) // 2 again in bfloat16
 				x = x.As(dt)
-				req := Request{Corr: true, CorrFrames: true, LagCorr: true, Lags: 1}
+				req := Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 1}
 				got, err := run(x, req)
 				testdev.SkipNoFloat64(t, err)
 				if err != nil {
@@ -149,7 +149,7 @@ func TestRunUploadsOnce(t *testing.T) {
 		for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
 			t.Run(dev.Info.Name+"/"+dt.String(), func(t *testing.T) {
 				x := latentData(shape, 5, storages[3]).As(dt)
-				req := Request{Moments: true, Axes: []int{-2, -1}, Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+				req := Options{Moments: true, Axes: []int{-2, -1}, Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
 				got, err := Run(context.Background(), dev, x, req)
 				testdev.SkipNoFloat64(t, err)
 				if err != nil {

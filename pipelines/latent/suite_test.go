@@ -107,14 +107,14 @@ func setAt(x *tensor.Tensor, i int, v float64) {
 }
 
 // runner is the API every path offers.
-type runner func(x *tensor.Tensor, req Request) (*Result, error)
+type runner func(x *tensor.Tensor, req Options) (*Result, error)
 
-func cpuRunner(x *tensor.Tensor, req Request) (*Result, error) {
+func cpuRunner(x *tensor.Tensor, req Options) (*Result, error) {
 	return Run(context.Background(), nil, x, req)
 }
 
 func deviceRunner(dev *engine.Device) runner {
-	return func(x *tensor.Tensor, req Request) (*Result, error) {
+	return func(x *tensor.Tensor, req Options) (*Result, error) {
 		return Run(context.Background(), dev, x, req)
 	}
 }
@@ -131,7 +131,7 @@ func runSuite(t *testing.T, run runner, acc32 bool) {
 					x := latentData(shape, uint64(100*si+7), st)
 					d, _ := DimsOf(shape)
 					plant(x, d, si)
-					req := Request{Moments: true, Axes: axesFor(si, len(shape)), DDof: si % 2, Corr: true, CorrFrames: true,
+					req := Options{Moments: true, Axes: axesFor(si, len(shape)), DDof: si % 2, Corr: true, CorrFrames: true,
 						LagCorr: len(shape) == 5, Lags: max(1, min(3, d.F-1)), NaN: policy}
 					got, err := run(x, req)
 					testdev.SkipNoFloat64(t, err)
@@ -266,7 +266,7 @@ func TestVulkan(t *testing.T) {
 // (Σd⁴/n)/(Σd²/n)² − 3 = 2.5625/1.5625 − 3 = −1.36.
 func TestHandCase(t *testing.T) {
 	x := tensor.FromF64([]float64{1, 2, 3, 4, 2, 4, 6, 9}, 1, 2, 2, 2)
-	req := Request{Moments: true, Axes: []int{2, 3}, Corr: true}
+	req := Options{Moments: true, Axes: []int{2, 3}, Corr: true}
 	wantCorr := 11.5 / math.Sqrt(5*26.75)
 	for name, run := range map[string]runner{"cpu": cpuRunner, "reference": Reference} {
 		r, err := run(x, req)
@@ -302,7 +302,7 @@ func TestNaNRules(t *testing.T) {
 			x.F64[(1*3+1)*16+p] = math.Inf(-1)
 		}
 	}
-	prop, err := Run(context.Background(), nil, x, Request{Corr: true})
+	prop, err := Run(context.Background(), nil, x, Options{Corr: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestNaNRules(t *testing.T) {
 	if !math.IsNaN(c[0*3+1]) || !math.IsNaN(c[1*3+0]) || !math.IsNaN(c[0]) || math.IsNaN(c[1*3+2]) || c[4] != 1 {
 		t.Errorf("propagate, sample 0: %v", c[:9])
 	}
-	skip, err := Run(context.Background(), nil, x, Request{Corr: true, NaN: Skip})
+	skip, err := Run(context.Background(), nil, x, Options{Corr: true, NaN: Skip})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestNaNRules(t *testing.T) {
 			}
 		}
 	}
-	r, err := Run(context.Background(), nil, y, Request{Corr: true})
+	r, err := Run(context.Background(), nil, y, Options{Corr: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,18 +349,18 @@ func TestNaNRules(t *testing.T) {
 func TestRequestErrors(t *testing.T) {
 	x := tensor.New(tensor.F32, 2, 3, 4, 5, 6)
 	cases := []struct {
-		req  Request
+		req  Options
 		x    *tensor.Tensor
 		want string
 	}{
-		{Request{}, x, "nothing to compute"},
-		{Request{Moments: true}, x, "no axes"},
-		{Request{Moments: true, Axes: []int{5}}, x, "axis 5 is out of range"},
-		{Request{Moments: true, Axes: []int{1, -4}}, x, "given twice"},
-		{Request{LagCorr: true, Lags: 4}, x, "lags must be 1..F−1 = 3"},
-		{Request{LagCorr: true, Lags: 1}, tensor.New(tensor.F32, 2, 3, 5, 6), "needs frames"},
-		{Request{Corr: true}, tensor.New(tensor.F32, 3, 5, 6), "want a 5-d"},
-		{Request{Corr: true}, tensor.New(tensor.F32, 0, 3, 2, 5, 6), "empty tensor"},
+		{Options{}, x, "nothing to compute"},
+		{Options{Moments: true}, x, "no axes"},
+		{Options{Moments: true, Axes: []int{5}}, x, "axis 5 is out of range"},
+		{Options{Moments: true, Axes: []int{1, -4}}, x, "given twice"},
+		{Options{LagCorr: true, Lags: 4}, x, "lags must be 1..F−1 = 3"},
+		{Options{LagCorr: true, Lags: 1}, tensor.New(tensor.F32, 2, 3, 5, 6), "needs frames"},
+		{Options{Corr: true}, tensor.New(tensor.F32, 3, 5, 6), "want a 5-d"},
+		{Options{Corr: true}, tensor.New(tensor.F32, 0, 3, 2, 5, 6), "empty tensor"},
 	}
 	for _, c := range cases {
 		_, err := Run(context.Background(), nil, c.x, c.req)

@@ -36,7 +36,7 @@ func TestSynthRecoversChannelCorrelation(t *testing.T) {
 	}
 	want := cfg.ChannelCorr()
 	for _, st := range storages {
-		r, err := Run(context.Background(), nil, quantise(x, st), Request{Corr: true})
+		r, err := Run(context.Background(), nil, quantise(x, st), Options{Corr: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestSynthLagAndSlope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Run(context.Background(), nil, x, Request{LagCorr: true, Lags: 3})
+		r, err := Run(context.Background(), nil, x, Options{LagCorr: true, Lags: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,6 +33,17 @@ type transformSink struct {
 	close  func()
 }
 
+// TransformBytes is the device memory VkFFT holds for count transforms of
+// n1 rows of n0 values: the data in its layout and its scratch buffer (as
+// large, or larger for a long Bluestein axis), float32 or, with double,
+// float64. Rows of an even n0 go real to complex (2·(n0/2+1) values each);
+// an odd n0 is counted as the complex transform (2 per value), which VkFFT
+// falls back to for long odd lengths.
+func TransformBytes(n0, n1 int, count int64, double bool) int64 {
+	real := n0%2 == 0
+	return count * (vkfft.Bytes(n0, n1, 1, double, real) + vkfft.ScratchBytes(n0, n1, 1, double, real))
+}
+
 // runVulkan transforms the b transforms of src (each n1×n0 values, n1 = 1
 // for series; n0 ≥ 2) with VkFFT on dev and hands each chunk to sink: the
 // mean of each is removed, the centred values are laid out as real numbers
