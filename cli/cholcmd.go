@@ -65,7 +65,7 @@ func runChol(c *ucli.Context) error {
 	if c.IsSet("out-quad") && !c.IsSet("solve") {
 		return usagef("chol: --out-quad needs --solve")
 	}
-	a, err := readArrayFlag(c, "in")
+	a, err := readInput(c, "in")
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func runChol(c *ucli.Context) error {
 	n, p := a.Shape[0], a.Shape[1]
 	var bShape []int
 	if c.IsSet("solve") {
-		b, err := readArrayFlag(c, "solve")
+		b, err := readInput(c, "solve")
 		if err != nil {
 			return err
 		}
@@ -197,18 +197,6 @@ func cholSummary(res *chol.Result, p int) string {
 		}
 	}
 	return line + ": " + strings.Join(parts, ", ")
-}
-
-func readArrayFlag(c *ucli.Context, flag string) (*tensor.Tensor, error) {
-	path := c.String(flag)
-	if err := fileExists(flag, path); err != nil {
-		return nil, err
-	}
-	t, err := ReadArray(path)
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %w", flag, err)
-	}
-	return t, nil
 }
 
 // reshaped views t with another shape of the same size.

@@ -96,12 +96,9 @@ func runCov(c *ucli.Context) error {
 		flag = "cube"
 	}
 	path := c.String(flag)
-	if err := fileExists(flag, path); err != nil {
-		return err
-	}
-	in, err := ReadArray(path)
+	in, err := readInput(c, flag)
 	if err != nil {
-		return fmt.Errorf("--%s: %w", flag, err)
+		return err
 	}
 	dt, err := precision(c, in.DType)
 	if err != nil {
