@@ -12,7 +12,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func pacoCommand() *ucli.Command {
@@ -167,28 +166,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// GaussianPSF is a unit-sum Gaussian stamp of the given FWHM, of odd size
-// 2·max(⌈3σ⌉, 6)+1: wide enough for the largest patch radius.
-func GaussianPSF(fwhm float64) *tensor.Tensor {
-	sigma := fwhm / (2 * math.Sqrt(2*math.Ln2))
-	half := max(int(math.Ceil(3*sigma)), 6)
-	n := 2*half + 1
-	t := tensor.New(tensor.F64, n, n)
-	var sum float64
-	for y := 0; y < n; y++ {
-		for x := 0; x < n; x++ {
-			dy, dx := float64(y-half), float64(x-half)
-			v := math.Exp(-(dy*dy + dx*dx) / (2 * sigma * sigma))
-			t.F64[y*n+x] = v
-			sum += v
-		}
-	}
-	for i := range t.F64 {
-		t.F64[i] /= sum
-	}
-	return t
 }
 
 // printTruth lists every injected companion with the detection within

@@ -23,6 +23,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -193,7 +194,9 @@ func (j *pacoJob) read() (*pacoData, error) {
 		if !(j.FWHM > 0) || j.FWHM > 100 {
 			return nil, usagef("%s must be between 0 and 100 pixels, got %g", j.word("fwhm"), j.FWHM)
 		}
-		d.psf = GaussianPSF(j.FWHM)
+		if d.psf, err = synth.PSF(j.FWHM); err != nil {
+			return nil, err
+		}
 	}
 	return &d, nil
 }

@@ -248,6 +248,17 @@ func PSFStamp(size int, fwhm float64) (*tensor.Tensor, error) {
 	return t, nil
 }
 
+// PSF is the PSF stamp Generate injects for a FWHM, at the default stamp
+// size: PSFStamp(DefaultStampSize(fwhm), fwhm). It is PACO's Gaussian PSF
+// model too (paco.Options.FWHM without a stamp), so that a companion synth
+// injects is the source PACO looks for.
+func PSF(fwhm float64) (*tensor.Tensor, error) {
+	if !(fwhm > 0) || fwhm > MaxStamp/6 {
+		return nil, fmt.Errorf("FWHM %g: want a positive number of pixels below %d", fwhm, MaxStamp/6)
+	}
+	return PSFStamp(DefaultStampSize(fwhm), fwhm)
+}
+
 // resolve fills in defaults and checks cfg.
 func (cfg Config) resolve() (Config, error) {
 	if cfg.Noise == nil {
