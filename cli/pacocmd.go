@@ -81,7 +81,7 @@ Examples:
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
-			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(contrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
+			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 		},
 		Action: runPaco,
@@ -96,14 +96,29 @@ func runPaco(c *ucli.Context) error {
 	if c.IsSet("psf") == c.IsSet("fwhm") {
 		return usagef("paco: give exactly one of --psf and --fwhm")
 	}
-	j := pacoJob{
-		Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), FWHM: c.Float64("fwhm"),
-		PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"), Center: c.String("center"),
+	opt := paco.Options{FWHM: c.Float64("fwhm"), PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"),
 		StarFlux: c.Float64("star-flux"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
-		Compat: c.String("compat"), Placement: c.String("psf-placement"), Format: c.String("format"), OutDir: c.String("out-dir"),
-		PixelScale: c.Float64("pixel-scale"), PixelScaleSet: c.IsSet("pixel-scale"), NorthOffset: c.Float64("north-offset"),
-		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check"), Truth: c.String("truth"),
+		PixelScale: c.Float64("pixel-scale"), NorthOffset: c.Float64("north-offset"),
+		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check")}
+	var err error
+	if opt.Compat, err = paco.ParseCompat(c.String("compat")); err != nil {
+		return usagef("--compat: %v", err)
 	}
+	if opt.Placement, err = paco.ParsePlacement(c.String("psf-placement")); err != nil {
+		return usagef("--psf-placement: %v", err)
+	}
+	if opt.Center, opt.CenterYX, err = paco.ParseCenter(c.String("center")); err != nil {
+		return usagef("--center: %v", err)
+	}
+	// 0 is the library's default for these two; on the command line it is a mistake.
+	if opt.Radius < 1 {
+		return usagef("--radius must be at least 1, got %d", opt.Radius)
+	}
+	if c.IsSet("pixel-scale") && !(opt.PixelScale > 0) {
+		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", opt.PixelScale)
+	}
+	j := pacoJob{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"),
+		Format: c.String("format"), OutDir: c.String("out-dir"), Truth: c.String("truth"), Opt: opt}
 	truth, err := j.check()
 	if err != nil {
 		return err
@@ -113,26 +128,31 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	d.truth = truth
-	res, err := j.run(c.Context, d, pacoEnv{
-		open:      func() (*session, error) { return openSession(c) },
-		release:   (*session).Close,
+	s, err := openSession(c)
+	if err != nil {
+		return err
+	}
+	res, err := j.analyse(c.Context, d, pacoEnv{
+		sess:      s,
 		precision: c.String("precision"),
-		out:       c.App.Writer,
 		errw:      c.App.ErrWriter,
 		warn: func(format string, args ...any) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: "+format+"\n", args...)
 		},
 	})
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
-	reportTime(c, res.sess, res.timing(), time.Since(start))
+	if err := j.write(c.Context, res); err != nil {
+		return err
+	}
+	j.summary(c.App.Writer, d, res, s.name())
+	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }
-
-// unbiasedNote is what detections.json says about the Algorithm 3 fields.
-const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
-	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
 
 // writeDetectionsCSV writes one row per detection. The position angle's
 // column says its convention (paco.PAConvention): pa_east_of_north_deg is the

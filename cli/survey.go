@@ -17,6 +17,8 @@ import (
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
 // targetsFailedError is returned when a survey ran (its tables are
@@ -237,12 +239,7 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 	}()
 
-	env := pacoEnv{
-		open:      func() (*session, error) { return s, nil },
-		release:   func(*session) error { return nil },
-		precision: c.String("precision"),
-		errw:      errw,
-	}
+	env := pacoEnv{sess: s, precision: c.String("precision"), errw: errw}
 	rows := make([]surveyRow, 0, len(targets))
 	times := make([]surveyTiming, 0, len(targets))
 	var readTotal, runTotal time.Duration
@@ -253,17 +250,20 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		t0 := time.Now()
 		row := surveyRow{Index: t.Index, Name: t.Name}
-		var res *pacoResult
+		var res *paco.Result
 		err := l.err
 		if err == nil {
-			var summary bytes.Buffer
-			env.out = &summary
 			name := t.Name
 			env.warn = func(format string, args ...any) {
 				fmt.Fprintf(errw, "vkstat: warning: %s: "+format+"\n", append([]any{name}, args...)...)
 			}
-			res, err = l.job.run(ctx, l.data, env)
+			res, err = l.job.analyse(ctx, l.data, env)
 			if err == nil {
+				err = l.job.write(ctx, res)
+			}
+			if err == nil {
+				var summary bytes.Buffer
+				l.job.summary(&summary, l.data, res, s.name())
 				err = atomicWriteCtx(ctx, filepath.Join(l.job.OutDir, "summary.txt"), func(w io.Writer) error {
 					_, err := w.Write(summary.Bytes())
 					return err
@@ -325,15 +325,15 @@ func surveyRunAction(c *ucli.Context) error {
 }
 
 // fill records a target's result.
-func (r *surveyRow) fill(j *pacoJob, res *pacoResult) {
+func (r *surveyRow) fill(j *pacoJob, res *paco.Result) {
 	r.Status = "ok"
-	th, n := j.Threshold, len(res.dets)
+	th, n := j.Opt.Threshold, len(res.Detections)
 	r.Threshold, r.Detections = &th, &n
-	r.Center = &surveyCenter{Y: res.prep.CY, X: res.prep.CX, Source: res.center.Source}
+	r.Center = &surveyCenter{Y: res.Center.Used[0], X: res.Center.Used[1], Source: res.Center.Source}
 	if n > 0 {
-		d := res.dets[0] // strongest first
+		d := res.Detections[0] // strongest first
 		b := &surveyBest{Y: d.Y, X: d.X, SepPx: d.Sep, PA: d.PAEastOfNorth, SNR: d.SNR, Flux: d.Flux, SigmaFlux: d.SigmaFlux}
-		if j.PixelScale > 0 {
+		if j.Opt.PixelScale > 0 {
 			v := d.SepArcsec
 			b.SepArcsec = &v
 		}
@@ -404,10 +404,4 @@ func surveyArgsLast(args []string) []string {
 		return out
 	}
 	return args
-}
-
-// cpuPrecisionError refuses --precision p (not f64) on the CPU path, as
-// vkstat paco does, before any target runs.
-func cpuPrecisionError(p string) error {
-	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }

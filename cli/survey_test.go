@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
 // synthSurvey writes n small synthetic targets and their manifests.
@@ -92,12 +94,12 @@ func TestSurveyManifestCSVAndJSON(t *testing.T) {
 	}
 	a, b := jobs[0][0], jobs[0][1]
 	want := pacoJob{Cube: filepath.Join(dir, "a/cube.fits"), Angles: filepath.Join(dir, "a/angles.txt"), PSF: filepath.Join(dir, "a/psf.fits"),
-		PSFNorm: "sum", Radius: 3, Center: "51.5,48", Threshold: 6, MinSep: 9, Compat: "none", Format: "fits",
-		PixelScale: 0.0272, PixelScaleSet: true, Unbiased: true}
+		Format: "fits", Opt: paco.Options{PSFNorm: "sum", Radius: 3, Center: paco.CenterGiven, CenterYX: [2]float64{51.5, 48}, Threshold: 6, MinSep: 9,
+			PixelScale: 0.0272, Unbiased: true}}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("target a:\n got %+v\nwant %+v", a, want)
 	}
-	if b.Cube != "/abs/cube.npy" || b.PSF != "" || b.FWHM != 4.5 || b.Radius != 4 || b.Threshold != 7 || b.Center != "auto" || b.PixelScaleSet {
+	if b.Cube != "/abs/cube.npy" || b.PSF != "" || b.Opt.FWHM != 4.5 || b.Opt.Radius != 4 || b.Opt.Threshold != 7 || b.Opt.Center != paco.CenterAuto || b.Opt.PixelScale != 0 {
 		t.Errorf("target b: %+v (want the absolute cube kept, fwhm 4.5, paco's radius 4, the default threshold 7)", b)
 	}
 }
@@ -161,7 +163,7 @@ func TestSurveyManifestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tg := m.Targets[4]; tg.err != nil || tg.job.FWHM != 4 {
+	if tg := m.Targets[4]; tg.err != nil || tg.job.Opt.FWHM != 4 {
 		t.Errorf("nopsf with --fwhm 4: %v, %+v", tg.err, tg.job)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"io"
 	"math"
 	"path/filepath"
@@ -46,17 +47,17 @@ func anyFloat(float64) bool { return true }
 var surveyOptions = []surveyOption{
 	{name: "cube", path: true, usage: "the ADI cube (T, H, W): .fits or .npy", set: func(j *pacoJob, v string) error { j.Cube = v; return nil }},
 	{name: "angles", path: true, usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(j *pacoJob, v string) error { j.Angles = v; return nil }},
-	{name: "psf", path: true, usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(j *pacoJob, v string) error { j.PSF, j.FWHM = v, 0; return nil }},
+	{name: "psf", path: true, usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(j *pacoJob, v string) error { j.PSF, j.Opt.FWHM = v, 0; return nil }},
 	{name: "fwhm", usage: "a Gaussian PSF of this FWHM in pixels instead of psf", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x <= 100 }, "a FWHM in pixels between 0 and 100")
-		j.FWHM, j.PSF = x, ""
+		j.Opt.FWHM, j.PSF = x, ""
 		return err
 	}},
 	{name: "psf-norm", usage: "PSF normalisation: sum, peak or none (default sum)", set: func(j *pacoJob, v string) error {
 		if v != "sum" && v != "peak" && v != "none" {
 			return fmt.Errorf("want sum, peak or none, got %q", v)
 		}
-		j.PSFNorm = v
+		j.Opt.PSFNorm = v
 		return nil
 	}},
 	{name: "radius", usage: "patch radius in pixels (default 4)", set: func(j *pacoJob, v string) error {
@@ -64,54 +65,50 @@ var surveyOptions = []surveyOption{
 		if err != nil || n < 1 {
 			return fmt.Errorf("want a whole number of pixels ≥ 1, got %q", v)
 		}
-		j.Radius = n
+		j.Opt.Radius = n
 		return nil
 	}},
 	{name: "center", usage: "star centre: y,x (0-based pixels), auto or header (default: header, else auto)", set: func(j *pacoJob, v string) error {
-		s := strings.ToLower(strings.TrimSpace(v))
-		if _, _, ok := parseYX(s); !ok && s != "auto" && s != "header" {
-			return fmt.Errorf("want y,x (pixels, 0-based), auto or header, got %q", v)
-		}
-		j.Center = s
-		return nil
+		var err error
+		j.Opt.Center, j.Opt.CenterYX, err = paco.ParseCenter(v)
+		return err
 	}},
 	{name: "threshold", usage: "SNR above which local maxima are detections (default 5)", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, anyFloat, "an SNR")
-		j.Threshold = x
+		j.Opt.Threshold = x
 		return err
 	}},
 	{name: "min-sep", usage: "minimum distance in pixels between two detections (default 2×radius)", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a distance in pixels ≥ 0")
-		j.MinSep = x
+		j.Opt.MinSep = x
 		return err
 	}},
 	{name: "star-flux", usage: "the star's flux in the flux map's units, for the contrast curve", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a flux ≥ 0")
-		j.StarFlux = x
+		j.Opt.StarFlux = x
 		return err
 	}},
 	{name: "pixel-scale", usage: "arcseconds per pixel", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x < 3600 }, "arcseconds per pixel, above 0")
-		j.PixelScale, j.PixelScaleSet = x, err == nil
+		j.Opt.PixelScale = x
 		return err
 	}},
 	{name: "north-offset", usage: "true-north correction in degrees, added to position angles", set: func(j *pacoJob, v string) error {
 		x, err := parseFloatOpt(v, anyFloat, "an angle in degrees")
-		j.NorthOffset = x
+		j.Opt.NorthOffset = x
 		return err
 	}},
 	{name: "compat", usage: "none, or vip to reproduce VIP/PynPoint's numerics", set: func(j *pacoJob, v string) error {
-		if v != "none" && v != "vip" {
-			return fmt.Errorf("want none or vip, got %q", v)
-		}
-		j.Compat = v
-		return nil
+		var err error
+		j.Opt.Compat, err = paco.ParseCompat(v)
+		return err
 	}},
 	{name: "psf-placement", usage: "PSF model in each frame: nearest (default) or subpixel", set: func(j *pacoJob, v string) error {
-		if v != "nearest" && v != "subpixel" {
+		p, err := paco.ParsePlacement(v)
+		if err != nil {
 			return fmt.Errorf("want nearest or subpixel, got %q", v)
 		}
-		j.Placement = v
+		j.Opt.Placement = p
 		return nil
 	}},
 	{name: "format", usage: "map formats, comma-separated: fits, npy (default fits)", set: func(j *pacoJob, v string) error {
@@ -124,15 +121,15 @@ var surveyOptions = []surveyOption{
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
-		j.Unbiased = b
+		j.Opt.Unbiased = b
 		return nil
 	}},
-	{name: "contrast-check", bool: true, usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(contrastCheckRuns) + " more runs of the maps)", set: func(j *pacoJob, v string) error {
+	{name: "contrast-check", bool: true, usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: func(j *pacoJob, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
-		j.ContrastCheck = b
+		j.Opt.ContrastCheck = b
 		return nil
 	}},
 	{name: "truth", path: true, usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(j *pacoJob, v string) error { j.Truth = v; return nil }},
@@ -237,7 +234,7 @@ func surveyReserved(name string) bool {
 // surveyJob is a target's pacoJob: vkstat paco's defaults, then the
 // survey's (flags), then the target's own cells.
 func surveyJob(cells map[string]string, defaults surveyDefaults, base string) (pacoJob, error) {
-	j := pacoJob{PSFNorm: "sum", Radius: 4, Threshold: 5, Compat: "none", Format: "fits", Word: func(s string) string { return s }}
+	j := pacoJob{Opt: paco.DefaultOptions(), Format: "fits", Word: func(s string) string { return s }}
 	for _, o := range surveyOptions {
 		if v, ok := defaults[o.name]; ok {
 			if err := o.set(&j, v); err != nil {
@@ -265,7 +262,7 @@ func surveyJob(cells map[string]string, defaults surveyDefaults, base string) (p
 		return j, errors.New("cube: not given")
 	case j.Angles == "":
 		return j, errors.New("angles: not given")
-	case j.PSF == "" && j.FWHM == 0:
+	case j.PSF == "" && j.Opt.FWHM == 0:
 		return j, errors.New("psf: not given (give psf or fwhm, in the manifest or as survey run --psf/--fwhm)")
 	}
 	return j, nil
