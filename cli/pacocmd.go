@@ -12,6 +12,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 func pacoCommand() *ucli.Command {
@@ -191,7 +192,7 @@ func truncate(s string, n int) string {
 // printTruth lists every injected companion with the detection within
 // 1.5 px of it (if any), the SNR and flux at its pixel, and the detections
 // that match no companion.
-func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.Maps) {
+func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *paco.Maps) {
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -55,7 +56,7 @@ var optionNames = map[string]string{"FWHM": "fwhm", "PSFNorm": "psf-norm", "Radi
 // check validates the settings and reads the truth file, before any
 // array is read: every mistake a user can make in the options is found
 // here.
-func (j *pacoJob) check() (*synthTruth, error) {
+func (j *pacoJob) check() (*synth.TruthFile, error) {
 	f, err := mapFormats("format", j.Format)
 	if err != nil {
 		return nil, err
@@ -72,13 +73,13 @@ func (j *pacoJob) check() (*synthTruth, error) {
 		}
 		return nil, usageError{err}
 	}
-	var truth *synthTruth
+	var truth *synth.TruthFile
 	if p := j.Truth; p != "" {
 		b, err := formats.ReadText(p, 0, "a truth.json")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", j.word("truth"), err)
 		}
-		truth = new(synthTruth)
+		truth = new(synth.TruthFile)
 		if err := json.Unmarshal(b, truth); err != nil {
 			return nil, fmt.Errorf("%s: %s is not a truth.json of vkstat synth paco: %w", j.word("truth"), p, err)
 		}
@@ -104,7 +105,7 @@ func (j *pacoJob) check() (*synthTruth, error) {
 type pacoData struct {
 	cube   *tensor.Tensor
 	angles []float64
-	truth  *synthTruth
+	truth  *synth.TruthFile
 }
 
 // read reads the cube (with its FITS header's centre, Opt.HeaderCenter),

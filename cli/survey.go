@@ -19,6 +19,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 // targetsFailedError is returned when a survey ran (its tables are
@@ -223,7 +224,7 @@ func surveyRunAction(c *ucli.Context) error {
 			t0 := time.Now()
 			if l.err = t.err; l.err == nil {
 				l.job.OutDir = filepath.Join(dir, t.Name)
-				var truth *synthTruth
+				var truth *synth.TruthFile
 				if truth, l.err = l.job.check(); l.err == nil {
 					if l.data, l.err = l.job.read(); l.err == nil {
 						l.data.truth = truth

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 // synthSurvey writes n small synthetic targets and their manifests.
@@ -417,7 +418,7 @@ func TestSurveyDevices(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s %s", d, code, stdout, stderr)
 		}
 		for i, r := range readCSVRows(t, filepath.Join(out, "survey.csv")) {
-			var truth synthTruth
+			var truth synth.TruthFile
 			b, _ := os.ReadFile(filepath.Join(data, r["name"], "truth.json"))
 			if err := json.Unmarshal(b, &truth); err != nil {
 				t.Fatal(err)

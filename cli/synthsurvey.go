@@ -118,7 +118,7 @@ func synthSurveyAction(c *ucli.Context) error {
 		if err != nil {
 			return usageError{err}
 		}
-		if err := addSynthDataset(&out, filepath.Join(dir, name), ds, dt, []string{".fits"}); err != nil {
+		if err := addSynthDataset(&out, filepath.Join(dir, name), ds, []string{".fits"}); err != nil {
 			return err
 		}
 		entries = append(entries, entry{name, comp})
