@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
 )
 
 func pacoCommand() *ucli.Command {
@@ -118,39 +120,51 @@ func runPaco(c *ucli.Context) error {
 	if c.IsSet("pixel-scale") && !(opt.PixelScale > 0) {
 		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", opt.PixelScale)
 	}
-	j := pacoJob{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"),
-		Format: c.String("format"), OutDir: c.String("out-dir"), Truth: c.String("truth"), Opt: opt}
-	truth, err := j.check()
+	f, err := mapFormats("format", c.String("format"))
 	if err != nil {
 		return err
 	}
-	d, err := j.read()
+	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
+		Format: f, Options: opt, Word: flagWord}
+	if err := checkTarget(t); err != nil {
+		return err
+	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
+	in, err := t.Read()
 	if err != nil {
 		return err
 	}
-	d.truth = truth
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
-	res, err := j.analyse(c.Context, d, pacoEnv{
-		sess:      s,
-		precision: c.String("precision"),
-		errw:      c.App.ErrWriter,
-		warn: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: "+format+"\n", args...)
-		},
-	})
+	if p := c.String("precision"); p != "" && p != "auto" {
+		if t.Options.DType, err = precisionOf(p, in.Cube.DType); err != nil {
+			s.Close()
+			return err
+		}
+		t.Options.Convert = true
+	}
+	o := t.Options
+	done := reportTo(&o, c.App.ErrWriter, "")
+	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
+	done()
+	if errors.Is(err, paco.ErrCPUFloat64) {
+		err = cpuPrecisionError(c.String("precision"))
+	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
+		return pacoError(t, err)
+	}
+	if err := writePaco(c.Context, t, dir, res); err != nil {
 		return err
 	}
-	if err := j.write(c.Context, res); err != nil {
-		return err
-	}
-	j.summary(c.App.Writer, d, res, s.name())
+	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }

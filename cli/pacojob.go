@@ -1,12 +1,9 @@
 package cli
 
-// One PACO run, whoever asks for it: `vkstat paco` (one target, its flags)
-// and `vkstat survey run` (many targets from a manifest, one device). The
-// analysis is pipelines/paco's Run; this is the files around it, split so
-// that a survey can read the next target's files while the current one
-// computes: check (settings, no I/O but the truth file and the output
-// folder), read (the cube, angles and PSF), analyse (paco.Run), write (the
-// outputs, all or none, and the summary).
+// A PACO target's outputs, whoever runs it: `vkstat paco` (one target, its
+// flags) and `vkstat survey run` (many targets from a manifest, one
+// device). The target, its files and its analysis are survey.Target and
+// paco.Run; these are the files it writes and the summary it prints.
 
 import (
 	"context"
@@ -15,145 +12,27 @@ import (
 	"fmt"
 	"image/png"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// pacoJob is one PACO run's settings: vkstat paco's flags, or one row of a
-// survey manifest.
-type pacoJob struct {
-	Cube, Angles, PSF string // Angles "header": from the cube's FITS header; PSF "": Opt.FWHM's Gaussian
-	Format            string // fits, npy or both
-	OutDir            string
-	Truth             string
-	Opt               paco.Options
-	// Word names an option in messages: "--cube" for vkstat paco, "cube"
-	// (the manifest's column) for a survey.
-	Word func(string) string
-}
 
 // flagWord names options as command-line flags.
 func flagWord(name string) string { return "--" + name }
 
-func (j *pacoJob) word(name string) string {
-	if j.Word == nil {
-		return flagWord(name)
+// checkTarget is t.Check with a bad option a usage error.
+func checkTarget(t *survey.Target) error {
+	err := t.Check()
+	var ve *survey.ValueError
+	if errors.As(err, &ve) {
+		return usageError{err}
 	}
-	return j.Word(name)
-}
-
-// optionNames are the flags (and manifest columns) of paco.Options' fields.
-var optionNames = map[string]string{"FWHM": "fwhm", "PSFNorm": "psf-norm", "Radius": "radius", "Center": "center", "CenterYX": "center",
-	"Threshold": "threshold", "MinSep": "min-sep", "StarFlux": "star-flux", "PixelScale": "pixel-scale", "NorthOffset": "north-offset"}
-
-// check validates the settings and reads the truth file, before any
-// array is read: every mistake a user can make in the options is found
-// here.
-func (j *pacoJob) check() (*synth.TruthFile, error) {
-	f, err := mapFormats("format", j.Format)
-	if err != nil {
-		return nil, err
-	}
-	j.Format = f
-	opt := j.Opt
-	if j.PSF != "" {
-		opt.FWHM = 1 // the stamp, read later, is the PSF
-	}
-	if err := opt.Check(); err != nil {
-		var oe *paco.OptionError
-		if errors.As(err, &oe) && optionNames[oe.Field] != "" {
-			return nil, usagef("%s%s", j.word(optionNames[oe.Field]), oe.Msg)
-		}
-		return nil, usageError{err}
-	}
-	var truth *synth.TruthFile
-	if p := j.Truth; p != "" {
-		b, err := formats.ReadText(p, 0, "a truth.json")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", j.word("truth"), err)
-		}
-		truth = new(synth.TruthFile)
-		if err := json.Unmarshal(b, truth); err != nil {
-			return nil, fmt.Errorf("%s: %s is not a truth.json of vkstat synth paco: %w", j.word("truth"), p, err)
-		}
-	}
-	if err := checkOutputDir("out-dir", j.OutDir); err != nil {
-		return nil, err
-	}
-	for _, f := range []struct{ name, path string }{{"cube", j.Cube}, {"angles", j.Angles}, {"psf", j.PSF}} {
-		if f.path != "" && !(f.name == "angles" && f.path == "header") {
-			st, err := os.Stat(f.path)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", j.word(f.name), err)
-			}
-			if st.IsDir() {
-				return nil, fmt.Errorf("%s: %s is a directory, not a file", j.word(f.name), f.path)
-			}
-		}
-	}
-	return truth, nil
-}
-
-// pacoData is what a job reads from its files.
-type pacoData struct {
-	cube   *tensor.Tensor
-	angles []float64
-	truth  *synth.TruthFile
-}
-
-// read reads the cube (with its FITS header's centre, Opt.HeaderCenter),
-// the angles and the PSF (Opt.PSF).
-func (j *pacoJob) read() (*pacoData, error) {
-	var d pacoData
-	var cards []FITSCard
-	var err error
-	if d.cube, cards, err = formats.ReadArrayHeader(j.Cube); err != nil {
-		return nil, fmt.Errorf("%s: %w", j.word("cube"), err)
-	}
-	// The header's centre: FITS pixels are 1-based and NAXIS1 is x.
-	cx1, okx := formats.CardFloat(cards, "CRPIX1")
-	cy1, oky := formats.CardFloat(cards, "CRPIX2")
-	j.Opt.HeaderCenter = nil
-	if okx && oky {
-		j.Opt.HeaderCenter = &[2]float64{cy1 - 1, cx1 - 1}
-	}
-	T := 0 // one angle per frame: a longer file (or stream) is not read past T+1 numbers
-	if len(d.cube.Shape) == 3 {
-		T = d.cube.Shape[0]
-	}
-	if j.Angles == "header" {
-		if d.angles, err = headerAngles(cards, T); err != nil {
-			return nil, fmt.Errorf("%s header: %w", j.word("angles"), err)
-		}
-	} else if d.angles, err = formats.ReadVectorMax(j.Angles, T); err != nil {
-		if T > 0 {
-			return nil, fmt.Errorf("%s (one angle per frame of the %d-frame cube): %w", j.word("angles"), T, err)
-		}
-		return nil, fmt.Errorf("%s: %w", j.word("angles"), err)
-	}
-	j.Opt.PSF = nil
-	if j.PSF != "" {
-		if j.Opt.PSF, err = ReadArray(j.PSF); err != nil {
-			return nil, fmt.Errorf("%s: %w", j.word("psf"), err)
-		}
-	}
-	return &d, nil
-}
-
-// pacoEnv is where a job runs and reports.
-type pacoEnv struct {
-	sess *session // its dev nil: the CPU path
-	// precision is the global --precision.
-	precision string
-	errw      io.Writer // the progress bar and notes
-	warn      func(format string, args ...any)
+	return err
 }
 
 // parseFloatDType is tensor.ParseDType for the flags that take f32 or f64
@@ -191,38 +70,35 @@ func cpuPrecisionError(p string) error {
 var centerWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
 	"ask for the measured centre (auto)", "give --center auto")
 
-// analyse runs PACO on d with the job's options on env's device.
-func (j *pacoJob) analyse(ctx context.Context, d *pacoData, env pacoEnv) (*paco.Result, error) {
-	opt := j.Opt
-	if p := env.precision; p != "" && p != "auto" {
-		dt, err := precisionOf(p, d.cube.DType)
-		if err != nil {
-			return nil, err
-		}
-		opt.Convert, opt.DType = true, dt
-	}
-	bar := newProgress(env.errw)
+// reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
+// errw, progress to a bar there, which the returned function ends.
+func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
+	bar := newProgress(errw)
 	opt.Progress = bar.update
-	opt.Warn = func(msg string) { env.warn("%s", centerWords.Replace(msg)) }
-	opt.Note = func(msg string) { fmt.Fprintln(env.errw, msg) }
-	res, err := paco.Run(ctx, env.sess.dev, d.cube, d.angles, opt)
-	bar.done()
-	switch {
-	case errors.Is(err, paco.ErrCPUFloat64):
-		return nil, cpuPrecisionError(env.precision)
-	case errors.Is(err, paco.ErrNoHeaderCenter):
-		return nil, usagef("%s header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give %s auto or y,x", j.word("center"), j.word("center"))
+	opt.Warn = func(msg string) { fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, centerWords.Replace(msg)) }
+	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
+	return bar.done
+}
+
+// pacoError words paco.Run's errors for t's options' names.
+func pacoError(t *survey.Target, err error) error {
+	if errors.Is(err, paco.ErrNoHeaderCenter) {
+		w := "--center"
+		if t.Word == nil {
+			w = "center"
+		}
+		return usagef("%s header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give %s auto or y,x", w, w)
 	}
-	return res, err
+	return err
 }
 
 // unbiasedNote is what detections.json says about the Algorithm 3 fields.
 const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
 	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
 
-// write writes res's outputs to j.OutDir, all or none.
-func (j *pacoJob) write(ctx context.Context, res *paco.Result) error {
-	dir, format, o, maps, dets := j.OutDir, j.Format, j.Opt, res.Maps, res.Detections
+// writePaco writes res's outputs to dir, all or none.
+func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Result) error {
+	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []FITSCard{
 		{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
 		{Key: "PACORAD", Value: res.Radius, Comment: "patch radius (pixels)"},
@@ -236,7 +112,7 @@ func (j *pacoJob) write(ctx context.Context, res *paco.Result) error {
 		{Key: "NFRAMES", Value: res.T, Comment: "frames in the cube"},
 		{Key: "DEVICE", Value: truncate(maps.Device, 60), Comment: "where it ran"},
 		{Key: "PRECISIO", Value: maps.Precision, Comment: "arithmetic precision"},
-		{Key: "CUBE", Value: truncate(filepath.Base(j.Cube), 60), Comment: "input cube"},
+		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
 	outs := Outputs{Ctx: ctx}
@@ -293,15 +169,15 @@ func (j *pacoJob) write(ctx context.Context, res *paco.Result) error {
 	return outs.Commit()
 }
 
-// summary prints what the run found.
-func (j *pacoJob) summary(w io.Writer, d *pacoData, res *paco.Result, device string) {
-	o, maps, dets, angles := j.Opt, res.Maps, res.Detections, d.angles
+// pacoSummary prints what the run found.
+func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string) {
+	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
 	if maps.Passes > 1 {
 		fmt.Fprintf(w, "passes:     %d over bands of location rows, to stay within the device memory budget\n", maps.Passes)
 	}
 	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
-	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", j.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
+	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
 	fmt.Fprintf(w, "centre:     %s\n", describeCenter(res.Center))
 	for _, st := range maps.Stages {
@@ -348,14 +224,14 @@ func (j *pacoJob) summary(w io.Writer, d *pacoData, res *paco.Result, device str
 		tw.Flush()
 		fmt.Fprintf(w, "            PA: degrees east of north, north up (+y) and east left (−x) in the derotated frame, north offset %g°; θ: from +x towards +y\n", o.NorthOffset)
 	}
-	if d.truth != nil {
-		printTruth(w, d.truth, dets, maps)
+	if in.Truth != nil {
+		printTruth(w, in.Truth, dets, maps)
 	}
 	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res.Contrast, o.Threshold, o.PSFNorm))
 	if o.ContrastCheck {
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
-	fmt.Fprintf(w, "outputs:    %s\n", j.OutDir)
+	fmt.Fprintf(w, "outputs:    %s\n", dir)
 }
 
 // describeCenter is the centre's line in the summary.
