@@ -554,3 +554,22 @@ func (d *Dataset) Background() (mean, std *tensor.Tensor, err error) {
 	}
 	return mean, std, nil
 }
+
+// SurveyTarget is target k's (from 0) configuration in a synthetic survey
+// (vkstat synth survey) made from base: seed base.Seed + k and one
+// companion whose separation, angle and flux vary with k, deterministic,
+// every one inside the frame with room for the patches.
+func SurveyTarget(base Config, k int) Config {
+	h, w, fwhm := base.H, base.W, base.FWHM
+	maxSep := float64(min(h, w))/2 - 3*fwhm - 2
+	minSep := min(3*fwhm+2, maxSep)
+	span := maxSep - minSep
+	sep := minSep + span*float64((k*7)%11)/10
+	base.Companions = []Companion{{
+		SepPx:    math.Round(sep*10) / 10,
+		ThetaDeg: float64((k * 73) % 360),
+		Flux:     float64(150 + 50*(k%5)),
+	}}
+	base.Seed += uint64(k)
+	return base
+}
