@@ -10,11 +10,11 @@ import (
 )
 
 // PACO on a small synthetic ADI sequence held in memory, on the CPU path
-// (a nil device; open one with engine.Open to run on a GPU): one companion
-// of flux 150 injected 10 px from the star at position angle 300°, found
-// again. On 24 frames the companion's own light inflates the background
-// Algorithm 2 learns, which keeps a third of its flux; Algorithm 3 gets it
-// back.
+// (a nil device; one opened with package engine runs it there): one
+// companion of flux 150 injected 10 px from the star at position angle
+// 300°, found again. On 24 frames the companion's own light inflates the
+// background Algorithm 2 learns, which keeps a third of its flux;
+// Algorithm 3 gets it back.
 func Example() {
 	ds, err := synth.Generate(synth.Config{H: 40, W: 40, Frames: 24, RotationDeg: 90, FWHM: 3, Seed: 1,
 		Companions: []synth.Companion{{SepPx: 10, ThetaDeg: synth.PAToTheta(300), Flux: 150}}})
