@@ -194,8 +194,14 @@ func surveyRunAction(c *ucli.Context) error {
 	var done func()
 	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
 	opt.Start = func(t *survey.Target, o *paco.Options) { done = reportTo(o, errw, t.Name+": ") }
+	endBar := func() {
+		if done != nil {
+			done()
+			done = nil
+		}
+	}
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
-		done()
+		endBar()
 		if err := writePaco(c.Context, t, outDir(t), res); err != nil {
 			return err
 		}
@@ -217,6 +223,7 @@ func surveyRunAction(c *ucli.Context) error {
 		return err.Error()
 	}
 	opt.Finish = func(k, n int, row *survey.Row, elapsed time.Duration) {
+		endBar() // a target that failed in paco.Run
 		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(n)), k, n, row.ProgressLine(elapsed))
 	}
 	table, err := survey.Run(c.Context, s.dev, man, opt)
