@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -27,24 +28,9 @@ func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error,
 // formats: a comma-separated list ("fits", "npy", "fits,npy"; "both" is
 // kept for fits,npy). It returns fits, npy or both.
 func mapFormats(flag, v string) (string, error) {
-	if strings.TrimSpace(strings.ToLower(v)) == "both" {
-		return "both", nil
-	}
-	list, err := parseList(flag, strings.ToLower(v), []string{"fits", "npy"})
+	f, err := survey.ParseFormat(v)
 	if err != nil {
-		return "", err
+		return "", usagef("--%s: %v", flag, err)
 	}
-	fits, npy := false, false
-	for _, f := range list {
-		fits, npy = fits || f == "fits", npy || f == "npy"
-	}
-	switch {
-	case fits && npy:
-		return "both", nil
-	case npy:
-		return "npy", nil
-	case fits:
-		return "fits", nil
-	}
-	return "", usagef("--%s: nothing named; want fits, npy or fits,npy", flag)
+	return f, nil
 }

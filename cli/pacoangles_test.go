@@ -11,24 +11,6 @@ import (
 	"testing"
 )
 
-// TestHeaderAnglesHandValues: START 170°, END −170° is a 20° turn through
-// 180° (not −340°), and four frames sit at the middles of their quarters.
-func TestHeaderAnglesHandValues(t *testing.T) {
-	cards := []FITSCard{{Key: "ESO TEL PARANG START", Value: 170.0}, {Key: "ESO TEL PARANG END", Value: -170.0}}
-	got, err := headerAngles(cards, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []float64{172.5, 177.5, 182.5, 187.5} {
-		if math.Abs(got[i]-want) > 1e-12 {
-			t.Errorf("frame %d: %g, want %g", i, got[i], want)
-		}
-	}
-	if _, err := headerAngles(cards[:1], 4); err == nil || !strings.Contains(err.Error(), "ESO TEL PARANG END") {
-		t.Errorf("without END: %v, want an error naming the keyword", err)
-	}
-}
-
 // fitsCubeWithCards writes data (T, H, W) as a float32 FITS cube whose
 // header has the given extra cards (HIERARCH ones included), by hand.
 func fitsCubeWithCards(t *testing.T, path string, data []float64, T, H, W int, extra ...string) {

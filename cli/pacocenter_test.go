@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
 // synthOffCentre writes a 48×48 sequence whose star sits at (25.3, 22.6),
@@ -29,7 +31,7 @@ func synthOffCentre(t *testing.T) string {
 }
 
 type centerJSON struct {
-	Center pacoCenterInfo `json:"center"`
+	Center paco.CenterInfo `json:"center"`
 	Curve  []struct {
 		Sep      float64  `json:"separation_px"`
 		Pixels   int      `json:"pixels"`

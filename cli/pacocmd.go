@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
 )
 
 func pacoCommand() *ucli.Command {
@@ -82,7 +84,7 @@ Examples:
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
-			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(contrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
+			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 		},
 		Action: runPaco,
@@ -97,43 +99,75 @@ func runPaco(c *ucli.Context) error {
 	if c.IsSet("psf") == c.IsSet("fwhm") {
 		return usagef("paco: give exactly one of --psf and --fwhm")
 	}
-	j := pacoJob{
-		Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), FWHM: c.Float64("fwhm"),
-		PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"), Center: c.String("center"),
+	opt := paco.Options{FWHM: c.Float64("fwhm"), PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"),
 		StarFlux: c.Float64("star-flux"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
-		Compat: c.String("compat"), Placement: c.String("psf-placement"), Format: c.String("format"), OutDir: c.String("out-dir"),
-		PixelScale: c.Float64("pixel-scale"), PixelScaleSet: c.IsSet("pixel-scale"), NorthOffset: c.Float64("north-offset"),
-		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check"), Truth: c.String("truth"),
+		PixelScale: c.Float64("pixel-scale"), NorthOffset: c.Float64("north-offset"),
+		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check")}
+	var err error
+	if opt.Compat, err = paco.ParseCompat(c.String("compat")); err != nil {
+		return usagef("--compat: %v", err)
 	}
-	truth, err := j.check()
+	if opt.Placement, err = paco.ParsePlacement(c.String("psf-placement")); err != nil {
+		return usagef("--psf-placement: %v", err)
+	}
+	if opt.Center, opt.CenterYX, err = paco.ParseCenter(c.String("center")); err != nil {
+		return usagef("--center: %v", err)
+	}
+	// 0 is the library's default for these two; on the command line it is a mistake.
+	if opt.Radius < 1 {
+		return usagef("--radius must be at least 1, got %d", opt.Radius)
+	}
+	if c.IsSet("pixel-scale") && !(opt.PixelScale > 0) {
+		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", opt.PixelScale)
+	}
+	f, err := mapFormats("format", c.String("format"))
 	if err != nil {
 		return err
 	}
-	d, err := j.read()
+	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
+		Format: f, Options: opt, Word: flagWord}
+	if err := checkTarget(t); err != nil {
+		return err
+	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
+	}
+	in, err := t.Read()
 	if err != nil {
 		return err
 	}
-	d.truth = truth
-	res, err := j.run(c.Context, d, pacoEnv{
-		open:      func() (*session, error) { return openSession(c) },
-		release:   (*session).Close,
-		precision: c.String("precision"),
-		out:       c.App.Writer,
-		errw:      c.App.ErrWriter,
-		warn: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: "+format+"\n", args...)
-		},
-	})
+	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
-	reportTime(c, res.sess, res.timing(), time.Since(start))
+	if p := c.String("precision"); p != "" && p != "auto" {
+		if t.Options.DType, err = precisionOf(p, in.Cube.DType); err != nil {
+			s.Close()
+			return err
+		}
+		t.Options.Convert = true
+	}
+	o := t.Options
+	done := reportTo(&o, c.App.ErrWriter, "")
+	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
+	done()
+	if errors.Is(err, paco.ErrCPUFloat64) {
+		err = cpuPrecisionError(c.String("precision"))
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return pacoError(t, err)
+	}
+	if err := writePaco(c.Context, t, dir, res); err != nil {
+		return err
+	}
+	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
+	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }
-
-// unbiasedNote is what detections.json says about the Algorithm 3 fields.
-const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
-	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
 
 // writeDetectionsCSV writes one row per detection. The position angle's
 // column says its convention (paco.PAConvention): pa_east_of_north_deg is the
@@ -169,32 +203,10 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// GaussianPSF is a unit-sum Gaussian stamp of the given FWHM, of odd size
-// 2·max(⌈3σ⌉, 6)+1: wide enough for the largest patch radius.
-func GaussianPSF(fwhm float64) *tensor.Tensor {
-	sigma := fwhm / (2 * math.Sqrt(2*math.Ln2))
-	half := max(int(math.Ceil(3*sigma)), 6)
-	n := 2*half + 1
-	t := tensor.New(tensor.F64, n, n)
-	var sum float64
-	for y := 0; y < n; y++ {
-		for x := 0; x < n; x++ {
-			dy, dx := float64(y-half), float64(x-half)
-			v := math.Exp(-(dy*dy + dx*dx) / (2 * sigma * sigma))
-			t.F64[y*n+x] = v
-			sum += v
-		}
-	}
-	for i := range t.F64 {
-		t.F64[i] /= sum
-	}
-	return t
-}
-
 // printTruth lists every injected companion with the detection within
 // 1.5 px of it (if any), the SNR and flux at its pixel, and the detections
 // that match no companion.
-func printTruth(w io.Writer, truth *synthTruth, dets []paco.Detection, m *paco.Maps) {
+func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *paco.Maps) {
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 // TestPacoOrientation: the detections carry their separation in pixels and,
@@ -114,7 +116,7 @@ func TestSynthPAMatchesPaco(t *testing.T) {
 			"--companion", c.spec, "--seed", "2", "--format", "npy", "--out-dir", dir); code != 0 {
 			t.Fatalf("synth paco %s: exit %d: %s", c.spec, code, stderr)
 		}
-		var truth synthTruth
+		var truth synth.TruthFile
 		b, _ := os.ReadFile(filepath.Join(dir, "truth.json"))
 		if err := json.Unmarshal(b, &truth); err != nil || len(truth.Companions) != 1 || truth.Companions[0].PA != c.wantPA {
 			t.Fatalf("%s: truth.json %s (%v), want PA %g", c.spec, b, err, c.wantPA)

@@ -17,6 +17,10 @@ import (
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/survey"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // targetsFailedError is returned when a survey ran (its tables are
@@ -35,16 +39,16 @@ func surveyCommand() *ucli.Command {
 		&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs: DIR/<target>/ per target and the survey table (created if missing)"},
 		&ucli.StringFlag{Name: "shard", Usage: "run shard I of N only (I = 1..N; the target at manifest position k, from 1, is in shard ((k-1) mod N)+1) and write DIR/survey-shard-I-of-N.json for survey merge"},
 	}
-	for _, o := range surveyOptions {
-		if o.name == "cube" || o.name == "angles" {
+	for _, o := range survey.Columns {
+		if o.Name == "cube" || o.Name == "angles" {
 			continue
 		}
-		usage := "default for targets whose " + o.name + " is empty: " + o.usage
-		if o.bool {
-			flags = append(flags, &ucli.BoolFlag{Name: o.name, Usage: usage})
+		usage := "default for targets whose " + o.Name + " is empty: " + o.Usage
+		if o.Bool {
+			flags = append(flags, &ucli.BoolFlag{Name: o.Name, Usage: usage})
 			continue
 		}
-		flags = append(flags, &ucli.StringFlag{Name: o.name, Usage: usage})
+		flags = append(flags, &ucli.StringFlag{Name: o.Name, Usage: usage})
 	}
 	return &ucli.Command{
 		Name:  "survey",
@@ -110,38 +114,6 @@ Examples:
 	}
 }
 
-// surveySettings are what a shard file records of the run's settings: the
-// survey flags given (paths made absolute, so that shards run from
-// different folders on one file system compare as equal) and --precision.
-// The device is not among them: shards may run on different machines.
-func surveySettings(c *ucli.Context, defaults surveyDefaults) map[string]string {
-	s := map[string]string{"precision": c.String("precision")}
-	if s["precision"] == "" {
-		s["precision"] = "auto"
-	}
-	for _, o := range surveyOptions {
-		v, ok := defaults[o.name]
-		if !ok {
-			continue
-		}
-		if o.path && !(o.name == "angles" && v == "header") {
-			if a, err := filepath.Abs(v); err == nil {
-				v = a
-			}
-		}
-		s[o.name] = v
-	}
-	return s
-}
-
-// surveyLoaded is one target's job and files, read ahead.
-type surveyLoaded struct {
-	job  pacoJob
-	data *pacoData
-	err  error
-	read time.Duration
-}
-
 func surveyRunAction(c *ucli.Context) error {
 	start := time.Now()
 	if c.NArg() != 1 {
@@ -151,218 +123,222 @@ func surveyRunAction(c *ucli.Context) error {
 		return err
 	}
 	dir := c.String("out-dir")
-	var shard *surveyShard
+	opt := survey.RunOptions{}
 	if c.IsSet("shard") {
-		s, err := parseShard(c.String("shard"))
+		s, err := survey.ParseShard(c.String("shard"))
 		if err != nil {
-			return err
+			return usagef("--shard %s: %v", strconv.Quote(c.String("shard")), err)
 		}
-		shard = &s
+		opt.Shard = &s
 	}
-	defaults := surveyDefaults{}
-	var scratch pacoJob
-	for _, o := range surveyOptions {
-		if !c.IsSet(o.name) {
+	defaults := survey.Defaults{}
+	var scratch survey.Target
+	for _, o := range survey.Columns {
+		if !c.IsSet(o.Name) {
 			continue
 		}
-		v := c.String(o.name)
-		if o.bool {
-			v = strconv.FormatBool(c.Bool(o.name))
+		v := c.String(o.Name)
+		if o.Bool {
+			v = strconv.FormatBool(c.Bool(o.Name))
 		}
-		if err := o.set(&scratch, v); err != nil {
-			return usagef("--%s: %v", o.name, err)
+		if err := o.Set(&scratch, v); err != nil {
+			return usagef("--%s: %v", o.Name, err)
 		}
-		defaults[o.name] = v
+		defaults[o.Name] = v
 	}
 	if c.IsSet("psf") && c.IsSet("fwhm") {
 		return usagef("survey run: give at most one of --psf and --fwhm")
 	}
-	if p := c.String("precision"); c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
+	p := c.String("precision")
+	if c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
 		return cpuPrecisionError(p)
 	}
-	man, err := readSurveyManifest(c.Args().First(), defaults)
+	if p != "" && p != "auto" {
+		dt, err := precisionOf(p, tensor.F32)
+		if err != nil {
+			return err
+		}
+		opt.Convert, opt.DType = true, dt
+	}
+	man, err := survey.ReadManifest(c.Args().First(), defaults)
 	if err != nil {
 		return err
 	}
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	var targets []surveyTarget
-	for _, t := range man.Targets {
-		if shard == nil || shard.has(t.Index) {
-			targets = append(targets, t)
-		}
-	}
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
-	if p := c.String("precision"); s.dev == nil && p != "" && p != "auto" && p != "f64" {
+	if s.dev == nil && p != "" && p != "auto" && p != "f64" {
 		s.Close()
 		return cpuPrecisionError(p)
 	}
-	host, _ := os.Hostname()
+	opt.Host, _ = os.Hostname()
+	opt.Device = s.name()
+	opt.Settings = survey.Settings(defaults, p)
 	errw := c.App.ErrWriter
-	where := "all"
-	if shard != nil {
-		where = fmt.Sprintf("shard %d/%d", shard.I, shard.N)
+	where, n := "all", len(man.Targets)
+	if sh := opt.Shard; sh != nil {
+		where, n = fmt.Sprintf("shard %d/%d", sh.I, sh.N), 0
+		for _, t := range man.Targets {
+			if sh.Has(t.Index) {
+				n++
+			}
+		}
 	}
-	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, len(targets), where, s.name())
+	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, n, where, s.name())
 
-	// Reading runs one target ahead: the channel is unbuffered, so at most
-	// two targets' arrays are in memory.
-	ctx, cancel := context.WithCancel(c.Context)
-	defer cancel()
-	loaded := make(chan surveyLoaded)
-	go func() {
-		defer close(loaded)
-		for _, t := range targets {
-			l := surveyLoaded{job: t.job}
-			t0 := time.Now()
-			if l.err = t.err; l.err == nil {
-				l.job.OutDir = filepath.Join(dir, t.Name)
-				var truth *synthTruth
-				if truth, l.err = l.job.check(); l.err == nil {
-					if l.data, l.err = l.job.read(); l.err == nil {
-						l.data.truth = truth
-					}
-				}
-			}
-			l.read = time.Since(t0)
-			select {
-			case loaded <- l:
-			case <-ctx.Done():
-				return
-			}
+	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
+	var done func()
+	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
+	opt.Start = func(t *survey.Target, o *paco.Options) { done = reportTo(o, errw, t.Name+": ") }
+	endBar := func() {
+		if done != nil {
+			done()
+			done = nil
 		}
-	}()
-
-	env := pacoEnv{
-		open:      func() (*session, error) { return s, nil },
-		release:   func(*session) error { return nil },
-		precision: c.String("precision"),
-		errw:      errw,
 	}
-	rows := make([]surveyRow, 0, len(targets))
-	times := make([]surveyTiming, 0, len(targets))
-	var readTotal, runTotal time.Duration
-	for k, t := range targets {
-		l, ok := <-loaded
-		if !ok { // interrupted
-			break
+	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
+		endBar()
+		if err := writePaco(c.Context, t, outDir(t), res); err != nil {
+			return err
 		}
-		t0 := time.Now()
-		row := surveyRow{Index: t.Index, Name: t.Name}
-		var res *pacoResult
-		err := l.err
-		if err == nil {
-			var summary bytes.Buffer
-			env.out = &summary
-			name := t.Name
-			env.warn = func(format string, args ...any) {
-				fmt.Fprintf(errw, "vkstat: warning: %s: "+format+"\n", append([]any{name}, args...)...)
-			}
-			res, err = l.job.run(ctx, l.data, env)
-			if err == nil {
-				err = atomicWriteCtx(ctx, filepath.Join(l.job.OutDir, "summary.txt"), func(w io.Writer) error {
-					_, err := w.Write(summary.Bytes())
-					return err
-				})
-			}
-		}
-		if c.Context.Err() != nil {
-			s.Close()
-			return c.Context.Err()
-		}
-		elapsed := time.Since(t0)
-		readTotal += l.read
-		runTotal += elapsed
-		if err != nil {
-			row.fail(err)
-		} else {
-			row.fill(&l.job, res)
-		}
-		rows = append(rows, row)
-		times = append(times, surveyTiming{Index: t.Index, Name: t.Name, Status: row.Status, Host: host,
-			Device: s.name(), ReadMs: ms(l.read), RunMs: ms(elapsed)})
-		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(len(targets))), k+1, len(targets), row.progressLine(elapsed))
+		var summary bytes.Buffer
+		pacoSummary(&summary, t, outDir(t), in, res, s.name())
+		return atomicWriteCtx(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
+			_, err := w.Write(summary.Bytes())
+			return err
+		})
 	}
+	opt.Reason = func(t *survey.Target, err error) string {
+		if errors.Is(err, survey.ErrNoPSF) {
+			return "psf: not given (give psf or fwhm, in the manifest or as survey run --psf/--fwhm)"
+		}
+		err = pacoError(t, err)
+		if a := advice(err); a != "" {
+			return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ") + " (" + a + ")"
+		}
+		return err.Error()
+	}
+	opt.Finish = func(k, n int, row *survey.Row, elapsed time.Duration) {
+		endBar() // a target that failed in paco.Run
+		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(n)), k, n, row.ProgressLine(elapsed))
+	}
+	table, err := survey.Run(c.Context, s.dev, man, opt)
 	cerr := s.Close()
-	if err := c.Context.Err(); err != nil {
+	if err != nil {
 		return err
 	}
-
-	table := survey{Manifest: filepath.Base(man.Path), ManifestSHA256: man.SHA256, Targets: len(man.Targets),
-		Settings: surveySettings(c, defaults), Rows: rows, Timings: times}
 	var written []string
-	if shard != nil {
-		table.Shard, table.Shards = shard.I, shard.N
-		p := filepath.Join(dir, shardFileName(shard.I, shard.N))
-		if err := table.writeShard(c.Context, dir, p); err != nil {
+	if sh := opt.Shard; sh != nil {
+		p := filepath.Join(dir, survey.ShardFileName(sh.I, sh.N))
+		out := Outputs{Ctx: c.Context}
+		defer out.Abort()
+		out.CreateDir(dir)
+		out.Add(p, table.WriteShard)
+		if err := out.Commit(); err != nil {
 			return errors.Join(err, cerr)
 		}
 		written = []string{p}
 	} else {
-		if err := table.writeTables(c.Context, dir); err != nil {
+		if err := writeSurveyTables(c.Context, table, dir); err != nil {
 			return errors.Join(err, cerr)
 		}
-		written = []string{filepath.Join(dir, "survey.csv"), filepath.Join(dir, "survey.json"), filepath.Join(dir, surveyTimingsFile)}
+		written = []string{filepath.Join(dir, "survey.csv"), filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile)}
 	}
 
+	var readTotal, runTotal float64
+	for _, t := range table.Timings {
+		readTotal, runTotal = readTotal+t.ReadMs, runTotal+t.RunMs
+	}
 	w := c.App.Writer
-	failed := table.printSummary(w)
+	failed := printSurveySummary(w, table)
 	fmt.Fprintf(w, "device:     %s\n", s.name())
 	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
-		time.Since(start).Seconds(), readTotal.Seconds(), runTotal.Seconds())
+		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
 	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
 	if cerr != nil {
 		return cerr
 	}
 	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(rows), table: written[0]}
+		return targetsFailedError{failed: failed, total: len(table.Rows), table: written[0]}
 	}
 	return nil
 }
 
-// fill records a target's result.
-func (r *surveyRow) fill(j *pacoJob, res *pacoResult) {
-	r.Status = "ok"
-	th, n := j.Threshold, len(res.dets)
-	r.Threshold, r.Detections = &th, &n
-	r.Center = &surveyCenter{Y: res.prep.CY, X: res.prep.CX, Source: res.center.Source}
-	if n > 0 {
-		d := res.dets[0] // strongest first
-		b := &surveyBest{Y: d.Y, X: d.X, SepPx: d.Sep, PA: d.PAEastOfNorth, SNR: d.SNR, Flux: d.Flux, SigmaFlux: d.SigmaFlux}
-		if j.PixelScale > 0 {
-			v := d.SepArcsec
-			b.SepArcsec = &v
+// writeSurveyTables writes survey.csv, survey.json and survey-timings.csv
+// to dir, all or none.
+func writeSurveyTables(ctx context.Context, s *survey.Table, dir string) error {
+	out := Outputs{Ctx: ctx}
+	defer out.Abort()
+	out.CreateDir(dir)
+	out.Add(filepath.Join(dir, "survey.csv"), s.WriteCSV)
+	out.Add(filepath.Join(dir, "survey.json"), s.WriteJSON)
+	out.Add(filepath.Join(dir, survey.TimingsFile), s.WriteTimings)
+	return out.Commit()
+}
+
+// printSurveySummary prints the counts and every failed target; it returns
+// the number of failed targets.
+func printSurveySummary(w io.Writer, s *survey.Table) int {
+	ok, failed := s.Counts()
+	part := ""
+	if s.Shards > 0 {
+		part = fmt.Sprintf(", shard %d/%d: %d of them", s.Shard, s.Shards, len(s.Rows))
+	}
+	fmt.Fprintf(w, "survey:     %s, %d targets%s: %d ok, %d failed\n", s.Manifest, s.Targets, part, ok, failed)
+	if failed > 0 {
+		fmt.Fprintln(w, "failed:")
+		for _, r := range s.Rows {
+			if r.Status != "ok" {
+				fmt.Fprintf(w, "  %s (#%d): %s\n", r.Name, r.Index, r.Reason)
+			}
 		}
-		r.Best = b
 	}
+	return failed
 }
 
-// fail records a failed target.
-func (r *surveyRow) fail(err error) {
-	r.Status = "failed"
-	r.Reason = strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	if a := advice(err); a != "" {
-		r.Reason += " (" + a + ")"
+func surveyMergeAction(c *ucli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("survey merge: give the folders (or survey-shard-I-of-N.json files) of the shards")
 	}
-}
-
-// progressLine is the target's line on stderr.
-func (r *surveyRow) progressLine(d time.Duration) string {
-	if r.Status != "ok" {
-		return fmt.Sprintf("%s FAILED: %s", r.Name, r.Reason)
+	args := c.Args().Slice()
+	dir := c.String("out-dir")
+	if dir == "" {
+		dir = args[0]
+		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+			dir = filepath.Dir(dir)
+		}
 	}
-	s := fmt.Sprintf("%s ok: %d detection", r.Name, *r.Detections)
-	if *r.Detections != 1 {
-		s += "s"
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return err
 	}
-	if b := r.Best; b != nil {
-		s += fmt.Sprintf(", best SNR %.2f at (%d, %d), sep %.1f px, PA %.1f°", b.SNR, b.Y, b.X, b.SepPx, b.PA)
+	files, err := survey.ReadShardFiles(args)
+	if err != nil {
+		return fmt.Errorf("survey merge: %w", err)
 	}
-	return s + fmt.Sprintf(" (%.2f s)", d.Seconds())
+	s, err := survey.Merge(files, args)
+	var se *survey.SettingsError
+	if errors.As(err, &se) {
+		return errors.New("survey merge: " + se.Format(func(k, v string) string { return "--" + k + " " + v }))
+	}
+	if err != nil {
+		return fmt.Errorf("survey merge: %w", err)
+	}
+	if err := writeSurveyTables(c.Context, s, dir); err != nil {
+		return err
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
+	failed := printSurveySummary(w, s)
+	table := filepath.Join(dir, "survey.csv")
+	fmt.Fprintf(w, "tables:     %s, %s, %s\n", table, filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile))
+	if failed > 0 {
+		return targetsFailedError{failed: failed, total: len(s.Rows), table: table}
+	}
+	return nil
 }
 
 // surveyArgsLast moves the positional arguments of `survey run MANIFEST
@@ -376,8 +352,8 @@ func surveyArgsLast(args []string) []string {
 			continue
 		}
 		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "help": true, "h": true}
-		for _, o := range surveyOptions {
-			bools[o.name] = o.bool
+		for _, o := range survey.Columns {
+			bools[o.Name] = o.Bool
 		}
 		var flags, pos []string
 		rest := args[i+2:]
@@ -404,10 +380,4 @@ func surveyArgsLast(args []string) []string {
 		return out
 	}
 	return args
-}
-
-// cpuPrecisionError refuses --precision p (not f64) on the CPU path, as
-// vkstat paco does, before any target runs.
-func cpuPrecisionError(p string) error {
-	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
 )
 
 // synthSurvey writes n small synthetic targets and their manifests.
@@ -55,158 +58,6 @@ func readCSVRows(t *testing.T, path string) []map[string]string {
 
 // TestSurveyManifestCSVAndJSON: the same targets as CSV and JSON give the
 // same jobs; relative paths are the manifest's folder's; empty cells take
-// the defaults (survey run's flags), then paco's.
-func TestSurveyManifestCSVAndJSON(t *testing.T) {
-	dir := t.TempDir()
-	csvPath := writeText(t, filepath.Join(dir, "m.csv"), "# a comment line\n"+
-		"name,cube,angles,psf,fwhm,Radius,center,pixel_scale,threshold,unbiased\n"+
-		"a,a/cube.fits,a/angles.txt,a/psf.fits,,3,\"51.5,48\",0.0272,6,true\n"+
-		"b,/abs/cube.npy,b/angles.fits,,4.5,,auto,,,\n")
-	jsonPath := writeText(t, filepath.Join(dir, "m.json"), `{"targets": [
-		{"name": "a", "cube": "a/cube.fits", "angles": "a/angles.txt", "psf": "a/psf.fits", "radius": 3,
-		 "center": [51.5, 48], "pixel-scale": 0.0272, "threshold": 6, "unbiased": true},
-		{"name": "b", "cube": "/abs/cube.npy", "angles": "b/angles.fits", "fwhm": 4.5, "center": "auto", "psf_norm": null}]}`)
-	defaults := surveyDefaults{"threshold": "7", "min-sep": "9"}
-	var jobs [][]pacoJob
-	for _, p := range []string{csvPath, jsonPath} {
-		m, err := readSurveyManifest(p, defaults)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if len(m.Targets) != 2 || m.Targets[0].Name != "a" || m.Targets[1].Index != 2 || len(m.SHA256) != 64 {
-			t.Fatalf("%s: targets %+v", p, m.Targets)
-		}
-		var js []pacoJob
-		for _, tg := range m.Targets {
-			if tg.err != nil {
-				t.Fatalf("%s: %s: %v", p, tg.Name, tg.err)
-			}
-			j := tg.job
-			j.Word = nil
-			js = append(js, j)
-		}
-		jobs = append(jobs, js)
-	}
-	if !reflect.DeepEqual(jobs[0], jobs[1]) {
-		t.Errorf("CSV and JSON manifests differ:\n%+v\n%+v", jobs[0], jobs[1])
-	}
-	a, b := jobs[0][0], jobs[0][1]
-	want := pacoJob{Cube: filepath.Join(dir, "a/cube.fits"), Angles: filepath.Join(dir, "a/angles.txt"), PSF: filepath.Join(dir, "a/psf.fits"),
-		PSFNorm: "sum", Radius: 3, Center: "51.5,48", Threshold: 6, MinSep: 9, Compat: "none", Format: "fits",
-		PixelScale: 0.0272, PixelScaleSet: true, Unbiased: true}
-	if !reflect.DeepEqual(a, want) {
-		t.Errorf("target a:\n got %+v\nwant %+v", a, want)
-	}
-	if b.Cube != "/abs/cube.npy" || b.PSF != "" || b.FWHM != 4.5 || b.Radius != 4 || b.Threshold != 7 || b.Center != "auto" || b.PixelScaleSet {
-		t.Errorf("target b: %+v (want the absolute cube kept, fwhm 4.5, paco's radius 4, the default threshold 7)", b)
-	}
-}
-
-// TestSurveyManifestErrors: structural mistakes fail the manifest and name
-// the column, key, line or target; bad values fail only their target.
-func TestSurveyManifestErrors(t *testing.T) {
-	dir := t.TempDir()
-	cases := []struct{ name, file, text, want string }{
-		{"unknown column", "m.csv", "name,cube,angles,psf,radiu\na,c,a,p,3\n", `unknown column "radiu"`},
-		{"unknown key", "m.json", `[{"name": "a", "cube": "c", "angles": "a", "fwhm": 3, "treshold": 5}]`, `target 1: unknown key "treshold"`},
-		{"unknown top-level key", "m.json", `{"targets": [], "defaults": {}}`, `unknown key "defaults"`},
-		{"no name column", "m.csv", "cube,angles,psf\nc,a,p\n", `no "name" column`},
-		{"empty name", "m.csv", "name,cube,angles,psf\na,c,a,p\n,c,a,p\n", "line 3 has no name"},
-		{"name twice", "m.csv", "name,cube,angles,psf\na,c,a,p\nb,c,a,p\na,c,a,p\n", `line 4: name "a" is already the name of line 2`},
-		{"name with a slash", "m.json", `[{"name": "../up", "cube": "c", "angles": "a", "fwhm": 3}]`, `target 1: name "../up"`},
-		{"reserved name", "m.csv", "name,cube,angles,psf\nsurvey.csv,c,a,p\n", `name "survey.csv"`},
-		{"column twice", "m.csv", "name,pixel-scale,pixel_scale\na,1,2\n", `column "pixel_scale" given twice`},
-		{"short row", "m.csv", "name,cube,angles,psf\na,c,a\n", "line 2"},
-		{"bad JSON value", "m.json", `[{"name": "a", "cube": "c", "angles": "a", "radius": {"r": 3}}]`, "target 1: radius"},
-		{"no targets", "m.csv", "name,cube,angles,psf\n", "no targets"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeText(t, filepath.Join(dir, tc.file), tc.text)
-			_, err := readSurveyManifest(p, nil)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want an error containing %q", err, tc.want)
-			}
-		})
-	}
-	if _, err := readSurveyManifest(filepath.Join(dir, "none.csv"), nil); err == nil || !strings.Contains(err.Error(), "none.csv") {
-		t.Errorf("missing manifest: %v", err)
-	}
-
-	// Bad values: the manifest reads, the target carries its error.
-	p := writeText(t, filepath.Join(dir, "values.csv"), "name,cube,angles,psf,fwhm,radius,center\n"+
-		"ok,c,a,p,,,\n"+
-		"radius,c,a,p,,three,\n"+
-		"centre,c,a,p,,,middle\n"+
-		"both,c,a,p,3,,\n"+
-		"nopsf,c,a,,,,\n"+
-		"nocube,,a,p,,,\n")
-	m, err := readSurveyManifest(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"ok": "", "radius": `radius: want a whole number`, "centre": `center: want y,x`,
-		"both": "psf and fwhm both given", "nopsf": "psf: not given", "nocube": "cube: not given"}
-	for _, tg := range m.Targets {
-		w := want[tg.Name]
-		switch {
-		case w == "" && tg.err != nil:
-			t.Errorf("%s: %v", tg.Name, tg.err)
-		case w != "" && (tg.err == nil || !strings.Contains(tg.err.Error(), w)):
-			t.Errorf("%s: got %v, want %q", tg.Name, tg.err, w)
-		}
-	}
-	// A default (survey run flag) supplies what the cells lack.
-	m, err = readSurveyManifest(p, surveyDefaults{"fwhm": "4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg := m.Targets[4]; tg.err != nil || tg.job.FWHM != 4 {
-		t.Errorf("nopsf with --fwhm 4: %v, %+v", tg.err, tg.job)
-	}
-}
-
-// TestSurveyShards: shards are numbered from 1; every target is in
-// exactly one shard, also when N does not divide the count; shard I holds
-// manifest positions I, I+N, I+2N, ...
-func TestSurveyShards(t *testing.T) {
-	for _, bad := range []struct{ in, want string }{
-		{"0/4", "numbered from 1"}, {"5/4", "numbered from 1 to 4"}, {"1/0", "want I/N"}, {"2", "want I/N"}, {"a/b", "want I/N"},
-	} {
-		if _, err := parseShard(bad.in); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("--shard %s: got %v, want %q", bad.in, err, bad.want)
-		}
-	}
-	const count = 10
-	for _, n := range []int{1, 3, 4, 10, 12} {
-		in := make([]int, count+1)
-		for i := 1; i <= n; i++ {
-			s, err := parseShard(itoa(i) + "/" + itoa(n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int
-			for k := 1; k <= count; k++ {
-				if s.has(k) {
-					got = append(got, k)
-					in[k]++
-				}
-			}
-			if i <= count && (len(got) == 0 || got[0] != i) {
-				t.Errorf("shard %d/%d holds %v: want it to start at position %d", i, n, got, i)
-			}
-			if want := (count - i + n) / n; len(got) != max(want, 0) {
-				t.Errorf("shard %d/%d holds %d targets %v, want %d", i, n, len(got), got, want)
-			}
-		}
-		for k := 1; k <= count; k++ {
-			if in[k] != 1 {
-				t.Errorf("N=%d: target %d is in %d shards", n, k, in[k])
-			}
-		}
-	}
-}
-
 // TestSurveyArgsLast: flags after the manifest or folders are read.
 func TestSurveyArgsLast(t *testing.T) {
 	got := surveyArgsLast([]string{"vkstat", "--device", "cpu", "survey", "run", "m.csv", "--out", "o", "--time", "--shard=1/2", "--unbiased", "--radius", "3"})
@@ -283,7 +134,7 @@ func TestSurveyFailures(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "detections: 1 above SNR 5") || strings.Contains(string(b), "truth:") {
 		t.Errorf("good1/summary.txt: %v %s", err, b)
 	}
-	var doc surveyJSON
+	var doc survey.TableJSON
 	b, _ = os.ReadFile(filepath.Join(out, "survey.json"))
 	if err := json.Unmarshal(b, &doc); err != nil || doc.OK != 2 || doc.Failed != 4 || doc.Targets != 6 || doc.Rows[3].Best != nil || doc.Rows[0].Best == nil {
 		t.Errorf("survey.json: %v %s", err, b)
@@ -340,7 +191,7 @@ func TestSurveyMerge(t *testing.T) {
 			t.Errorf("%s: the merged table differs from the one-process table (%v):\n%s\n%s", f, err, a, b)
 		}
 	}
-	if rows := readCSVRows(t, filepath.Join(merged, surveyTimingsFile)); len(rows) != 5 || rows[4]["name"] != "t05" {
+	if rows := readCSVRows(t, filepath.Join(merged, survey.TimingsFile)); len(rows) != 5 || rows[4]["name"] != "t05" {
 		t.Errorf("timings: %v", rows)
 	}
 
@@ -415,7 +266,7 @@ func TestSurveyDevices(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s %s", d, code, stdout, stderr)
 		}
 		for i, r := range readCSVRows(t, filepath.Join(out, "survey.csv")) {
-			var truth synthTruth
+			var truth synth.TruthFile
 			b, _ := os.ReadFile(filepath.Join(data, r["name"], "truth.json"))
 			if err := json.Unmarshal(b, &truth); err != nil {
 				t.Fatal(err)

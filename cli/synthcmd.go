@@ -3,12 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -57,37 +57,21 @@ Examples:
 				if dist != "uniform" && dist != "normal" {
 					return usagef("--dist: want uniform or normal, got %q", dist)
 				}
-				rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x766b73746174))
-				loc, scale := c.Float64("loc"), c.Float64("scale")
-				if scale < 0 {
-					return usagef("--scale: want a width (uniform) or a standard deviation (normal) of 0 or more, got %g", scale)
-				}
-				draw := func() float64 { return loc + scale*rng.Float64() }
-				if dist == "normal" {
-					draw = func() float64 { return loc + scale*rng.NormFloat64() }
+				r := synth.Random{Normal: dist == "normal", Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
+				if r.Scale < 0 {
+					return usagef("--scale: want a width (uniform) or a standard deviation (normal) of 0 or more, got %g", r.Scale)
 				}
 				n := tensor.NumElements(shape)
 				if err := checkMemory(fmt.Sprintf("synth random: shape %s of %s", tensor.ShapeString(shape), dt), uint64(n)*uint64(dt.Size())); err != nil {
 					return err
 				}
-				t := tensor.New(dt, shape...)
 				bar := newProgress(c.App.ErrWriter)
 				defer bar.done()
-				const block = 1 << 20
-				for i0 := 0; i0 < n; i0 += block {
-					if err := c.Context.Err(); err != nil {
-						return err
-					}
-					bar.update("generating", float64(i0)/float64(n))
-					for i := i0; i < min(i0+block, n); i++ {
-						if dt == tensor.F64 {
-							t.F64[i] = draw()
-						} else {
-							t.F32[i] = float32(draw())
-						}
-					}
+				r.Progress = func(done, total int) { bar.update("generating", float64(done)/float64(total)) }
+				t, err := r.Draw(c.Context, dt, shape...)
+				if err != nil {
+					return err
 				}
-				bar.update("generating", 1)
 				return atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, t) })
 			},
 		}, synthPacoCommand(), synthStackCommand(), synthLatentCommand(), synthSurveyCommand()},

@@ -122,50 +122,6 @@ func parseSize(s string) (h, w int, err error) {
 	return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
 }
 
-// synthTruth is truth.json.
-type synthTruth struct {
-	Generator  string              `json:"generator"`
-	Version    string              `json:"version"`
-	Convention string              `json:"convention"`
-	Config     synthTruthConfig    `json:"config"`
-	Center     synthPoint          `json:"center"`
-	Companions []synthTruthComp    `json:"companions"`
-	Files      map[string][]string `json:"files"`
-}
-
-type synthTruthConfig struct {
-	Height      int         `json:"height"`
-	Width       int         `json:"width"`
-	Frames      int         `json:"frames"`
-	StartDeg    float64     `json:"start_deg"`
-	RotationDeg float64     `json:"rotation_deg"`
-	FWHM        float64     `json:"fwhm"`
-	StampSize   int         `json:"stamp_size"`
-	Seed        uint64      `json:"seed"`
-	DType       string      `json:"dtype"`
-	Noise       synth.Noise `json:"noise"`
-}
-
-type synthPoint struct {
-	Y float64 `json:"y"`
-	X float64 `json:"x"`
-}
-
-type synthTruthComp struct {
-	Sep   float64 `json:"sep"`
-	PA    float64 `json:"pa_east_of_north_deg"`
-	Theta float64 `json:"angle_ccw_from_x_deg"`
-	Flux  float64 `json:"flux"`
-	Y     float64 `json:"y"`
-	X     float64 `json:"x"`
-}
-
-const synthConvention = "pixel coordinates are 0-based (y, x) in C order; the star is at (H/2, W/2) by integer division; " +
-	"pa_east_of_north_deg is the position angle east of north in the sky frame (parallactic angle 0, north up (+y), east left (-x)), " +
-	"the angle vkstat paco reports; angle_ccw_from_x_deg is theta = atan2(dy, dx) = pa + 90 in degrees from +x towards +y; " +
-	"a companion at theta appears in frame l at angle a = theta - angles[l]: y = cy + sep*sin(a), x = cx + sep*cos(a); flux is the companion's total flux " +
-	"(the PSF stamp has unit sum)"
-
 func synthPacoCommand() *ucli.Command {
 	def := synth.Default()
 	dn := synth.DefaultNoise()
@@ -302,7 +258,7 @@ func synthPacoAction(c *ucli.Context) error {
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir)
-	if err := addSynthDataset(&out, dir, ds, dt, exts); err != nil {
+	if err := addSynthDataset(&out, dir, ds, exts); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
@@ -323,8 +279,7 @@ func synthPacoAction(c *ucli.Context) error {
 
 // addSynthDataset stages ds's files in out: cube, angles and PSF in each
 // of exts (".fits", ".npy") and truth.json, in dir.
-func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, dt tensor.DType, exts []string) error {
-	cfg := ds.Config
+func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, exts []string) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	cards := synthCards(ds)
 	files := map[string][]string{}
@@ -347,20 +302,7 @@ func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, dt tensor.DTyp
 			files[a.name] = append(files[a.name], a.name+ext)
 		}
 	}
-	truth := synthTruth{
-		Generator:  "vkstat synth paco",
-		Version:    Version,
-		Convention: synthConvention,
-		Config: synthTruthConfig{Height: cfg.H, Width: cfg.W, Frames: cfg.Frames, StartDeg: cfg.StartDeg,
-			RotationDeg: cfg.RotationDeg, FWHM: cfg.FWHM, StampSize: cfg.StampSize, Seed: cfg.Seed,
-			DType: dt.String(), Noise: *cfg.Noise},
-		Center:     synthPoint{Y: ds.StarY, X: ds.StarX},
-		Companions: []synthTruthComp{},
-		Files:      files,
-	}
-	for _, t := range ds.Truth {
-		truth.Companions = append(truth.Companions, synthTruthComp{Sep: t.SepPx, PA: synth.ThetaToPA(t.ThetaDeg), Theta: t.ThetaDeg, Flux: t.Flux, Y: t.Y, X: t.X})
-	}
+	truth := ds.TruthFile("vkstat synth paco", Version, files)
 	return out.Add(filepath.Join(dir, "truth.json"), func(wr io.Writer) error {
 		enc := json.NewEncoder(wr)
 		enc.SetIndent("", "  ")

@@ -73,14 +73,14 @@ func TestSynthPaco(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var truth synthTruth
+	var truth synth.TruthFile
 	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}
 	noise := synth.DefaultNoise()
 	noise.Scale = 15 // resolved: 5·FWHM
 	if truth.Config.Height != 48 || truth.Config.Width != 56 || truth.Config.Seed != 3 || truth.Config.StampSize != 19 ||
-		truth.Center != (synthPoint{Y: 24, X: 28}) || len(truth.Companions) != 2 || truth.Config.Noise != noise {
+		truth.Center != (synth.TruthPoint{Y: 24, X: 28}) || len(truth.Companions) != 2 || truth.Config.Noise != noise {
 		t.Errorf("truth: %+v", truth)
 	}
 	for i, c := range truth.Companions {

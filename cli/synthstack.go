@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 // synthStackCommand writes a synthetic stack of co-registered SLC dates.
@@ -55,19 +54,6 @@ Examples:
 	}
 }
 
-// reflectivity is the known backscatter σ at (y, x) of an h×w map: patches
-// of 64×64 pixels with levels 10, 100, 1000, 10000 in turn, times a ramp
-// from 1 to 2 across the columns.
-func reflectivity(y, x, h, w int) float64 {
-	levels := [...]float64{10, 100, 1000, 10000}
-	p := (y/64 + 3*(x/64)) % len(levels)
-	return levels[p] * (1 + float64(x)/float64(max(w-1, 1)))
-}
-
-func inChange(y, x, h, w int) bool {
-	return y >= h/3 && y < 2*h/3 && x >= w/3 && x < 2*w/3
-}
-
 func runSynthStack(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
@@ -97,17 +83,17 @@ func runSynthStack(c *ucli.Context) error {
 	if driver == "ENVI" && typ == "CInt16" {
 		return usagef("--type cint16 --format envi: ENVI has no complex int16 type; use --type cfloat32 for ENVI, or --format tif")
 	}
-	change := c.Float64("change")
-	if !(change > 0) || math.IsInf(change, 0) {
-		return usagef("--change: want a positive factor, got %v", change)
+	st := synth.Stack{H: h, W: w, Dates: T, Complex: typ != "Float32", Int16: typ == "CInt16",
+		Change: c.Float64("change"), Border: c.Int("nodata-border"), Seed: c.Uint64("seed")}
+	if !(st.Change > 0) || math.IsInf(st.Change, 0) {
+		return usagef("--change: want a positive factor, got %v", st.Change)
 	}
-	border := c.Int("nodata-border")
+	border := st.Border
 	if border < 0 || 2*border >= min(h, w) {
 		return usagef("--nodata-border %d: want 0 up to less than half the image", border)
 	}
-	cplx := typ != "Float32"
 	per := 1
-	if cplx {
+	if st.Complex {
 		per = 2
 	}
 	if err := checkMemory(fmt.Sprintf("synth stack: one %d×%d %s date", h, w, typ), uint64(h)*uint64(w)*uint64(per)*4*3); err != nil {
@@ -165,23 +151,12 @@ func runSynthStack(c *ucli.Context) error {
 		}
 		return nil
 	}
-	sigma := make([]float32, h*w)
-	changed := make([]float32, h*w)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			s := reflectivity(y, x, h, w)
-			sigma[y*w+x] = float32(s)
-			if inChange(y, x, h, w) {
-				s *= change
-			}
-			changed[y*w+x] = float32(s)
-		}
-	}
+	sigma, changed := st.Maps()
 	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
 	if err := addRaster("reflectivity.tif", mapSpec, sigma); err != nil {
 		return err
 	}
-	if change != 1 {
+	if st.Change != 1 {
 		if err := addRaster("reflectivity_changed.tif", mapSpec, changed); err != nil {
 			return err
 		}
@@ -196,39 +171,9 @@ func runSynthStack(c *ucli.Context) error {
 			return err
 		}
 		bar.update(fmt.Sprintf("date %d/%d", t+1, T), float64(t)/float64(T))
-		sig := sigma
-		if t >= T/2 && change != 1 {
-			sig = changed
+		if err := st.Date(c.Context, t, sigma, changed, data); err != nil {
+			return err
 		}
-		seed := c.Uint64("seed")
-		par.Range(h, 16, func(lo, hi int) {
-			rng := rand.New(rand.NewPCG(seed, uint64(t)<<32|uint64(lo)))
-			for y := lo; y < hi; y++ {
-				for x := 0; x < w; x++ {
-					i := y*w + x
-					if y < border || x < border || y >= h-border || x >= w-border {
-						for k := 0; k < per; k++ {
-							data[per*i+k] = 0
-						}
-						continue
-					}
-					s := float64(sig[i])
-					if !cplx {
-						data[i] = float32(s * rng.ExpFloat64())
-						continue
-					}
-					a := math.Sqrt(s / 2)
-					re, im := a*rng.NormFloat64(), a*rng.NormFloat64()
-					if typ == "CInt16" {
-						re, im = math.Round(re), math.Round(im)
-						if re == 0 && im == 0 && border > 0 {
-							re = 1 // keep 0+0j for nodata
-						}
-					}
-					data[2*i], data[2*i+1] = float32(re), float32(im)
-				}
-			}
-		})
 		name := fmt.Sprintf("date_%03d%s", t+1, ext)
 		if err := addRaster(name, spec, data); err != nil {
 			return err

@@ -7,28 +7,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
 )
-
-// synthSurveyCompanion is target k's companion (k from 0): separations,
-// angles and fluxes spread over the targets, deterministic, every one
-// inside the frame with room for the patches.
-func synthSurveyCompanion(k, h, w int, fwhm float64) synth.Companion {
-	maxSep := float64(min(h, w))/2 - 3*fwhm - 2
-	minSep := min(3*fwhm+2, maxSep)
-	span := maxSep - minSep
-	sep := minSep + span*float64((k*7)%11)/10
-	return synth.Companion{
-		SepPx:    math.Round(sep*10) / 10,
-		ThetaDeg: float64((k * 73) % 360),
-		Flux:     float64(150 + 50*(k%5)),
-	}
-}
 
 func synthSurveyCommand() *ucli.Command {
 	return &ucli.Command{
@@ -93,6 +77,9 @@ func synthSurveyAction(c *ucli.Context) error {
 		uint64(n)*uint64(c.Int("frames"))*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
 		return err
 	}
+	noise := synth.DefaultNoise()
+	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
+		Seed: c.Uint64("seed"), Noise: &noise, DType: dt}
 	out := Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)
@@ -110,18 +97,15 @@ func synthSurveyAction(c *ucli.Context) error {
 			return err
 		}
 		name := fmt.Sprintf("t%0*d", digits, k+1)
-		comp := synthSurveyCompanion(k, h, w, fwhm)
-		noise := synth.DefaultNoise()
-		cfg := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
-			Companions: []synth.Companion{comp}, Seed: c.Uint64("seed") + uint64(k), Noise: &noise, DType: dt}
+		cfg := synth.SurveyTarget(base, k)
 		ds, err := synth.Generate(cfg)
 		if err != nil {
 			return usageError{err}
 		}
-		if err := addSynthDataset(&out, filepath.Join(dir, name), ds, dt, []string{".fits"}); err != nil {
+		if err := addSynthDataset(&out, filepath.Join(dir, name), ds, []string{".fits"}); err != nil {
 			return err
 		}
-		entries = append(entries, entry{name, comp})
+		entries = append(entries, entry{name, cfg.Companions[0]})
 	}
 	cols := []string{"name", "cube", "angles", "psf", "truth"}
 	files := func(name string) []string {

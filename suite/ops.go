@@ -575,7 +575,7 @@ func pacoOp() Op {
 			return []*tensor.Tensor{ds.Cube.As(dt), tensor.FromF64(ds.Angles, t).As(dt), ds.PSF.As(dt)}
 		},
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			m, err := paco.Run(ctx, dev, pacoInput(c, in))
+			m, err := paco.RunMaps(ctx, dev, pacoInput(c, in))
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}

@@ -5,9 +5,19 @@
 // following the field rotation. Fast PACO (Algorithm 2) precomputes
 // u_k = C_k⁻¹h and α_k = hᵀu_k per location.
 //
-// Three implementations share the Input → Maps API: the float64 reference
-// (the direct formulas), the CPU path and the Vulkan path, which both build
-// each location's covariance from lagged products of the centred cube.
+// Run is the whole analysis on arrays in memory, as `vkstat paco` does it:
+// a cube (T, H, W), T parallactic angles and Options (the PSF stamp or a
+// FWHM, patch radius, centre, threshold, Algorithm 3, contrast check, ...)
+// in, a Result out (the SNR, flux and σ maps, the detections, the centre
+// chosen, the contrast curve and its check). A nil *engine.Device runs it
+// on the CPU, a device opened with package engine on that device. Its
+// stages are exported too: EstimateCenter, RunMaps (the maps), Detect,
+// UnbiasedFlux (Algorithm 3), ContrastCurve, Inject and Recover.
+//
+// Three implementations share the maps' Input → Maps API: the float64
+// reference (the direct formulas), the CPU path and the Vulkan path, which
+// both build each location's covariance from lagged products of the centred
+// cube.
 package paco
 
 import (

@@ -21,8 +21,9 @@ const workgroup = 256
 // invocation in one dispatch, under llvmpipe's limit of 65,535.
 const detectLoopBudget = 60000
 
-// Run computes the maps on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+// RunMaps computes the maps on dev, or on the CPU when dev is nil: the
+// maps stage of Run.
+func RunMaps(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if dev == nil {
 		return CPU(ctx, in)
 	}

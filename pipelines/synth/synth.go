@@ -248,6 +248,17 @@ func PSFStamp(size int, fwhm float64) (*tensor.Tensor, error) {
 	return t, nil
 }
 
+// PSF is the PSF stamp Generate injects for a FWHM, at the default stamp
+// size: PSFStamp(DefaultStampSize(fwhm), fwhm). It is PACO's Gaussian PSF
+// model too (paco.Options.FWHM without a stamp), so that a companion synth
+// injects is the source PACO looks for.
+func PSF(fwhm float64) (*tensor.Tensor, error) {
+	if !(fwhm > 0) || fwhm > MaxStamp/6 {
+		return nil, fmt.Errorf("FWHM %g: want a positive number of pixels below %d", fwhm, MaxStamp/6)
+	}
+	return PSFStamp(DefaultStampSize(fwhm), fwhm)
+}
+
 // resolve fills in defaults and checks cfg.
 func (cfg Config) resolve() (Config, error) {
 	if cfg.Noise == nil {
@@ -542,4 +553,23 @@ func (d *Dataset) Background() (mean, std *tensor.Tensor, err error) {
 		}
 	}
 	return mean, std, nil
+}
+
+// SurveyTarget is target k's (from 0) configuration in a synthetic survey
+// (vkstat synth survey) made from base: seed base.Seed + k and one
+// companion whose separation, angle and flux vary with k, deterministic,
+// every one inside the frame with room for the patches.
+func SurveyTarget(base Config, k int) Config {
+	h, w, fwhm := base.H, base.W, base.FWHM
+	maxSep := float64(min(h, w))/2 - 3*fwhm - 2
+	minSep := min(3*fwhm+2, maxSep)
+	span := maxSep - minSep
+	sep := minSep + span*float64((k*7)%11)/10
+	base.Companions = []Companion{{
+		SepPx:    math.Round(sep*10) / 10,
+		ThetaDeg: float64((k * 73) % 360),
+		Flux:     float64(150 + 50*(k%5)),
+	}}
+	base.Seed += uint64(k)
+	return base
 }

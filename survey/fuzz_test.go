@@ -1,8 +1,9 @@
-package cli
+package survey
 
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -21,10 +22,10 @@ func FuzzSurveyManifest(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	defaults := surveyDefaults{"radius": "3", "fwhm": "2.5"}
+	defaults := Defaults{"radius": "3", "fwhm": "2.5"}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, name := range []string{"m.csv", "m.json"} {
-			m, err := parseSurveyManifest(filepath.Join("/data", name), b, defaults)
+			m, err := ParseManifest(filepath.Join("/data", name), b, defaults)
 			if err != nil {
 				continue
 			}
@@ -33,7 +34,7 @@ func FuzzSurveyManifest(f *testing.F) {
 			}
 			seen := map[string]bool{}
 			for i, tg := range m.Targets {
-				if tg.Index != i+1 || !targetName.MatchString(tg.Name) || surveyReserved(tg.Name) || seen[tg.Name] {
+				if tg.Index != i+1 || !TargetName.MatchString(tg.Name) || Reserved(tg.Name) || seen[tg.Name] {
 					t.Fatalf("%s: target %d: index %d, name %q (seen %v)", name, i, tg.Index, tg.Name, seen[tg.Name])
 				}
 				seen[tg.Name] = true
@@ -47,20 +48,22 @@ func FuzzSurveyManifest(f *testing.F) {
 // accepts has every target once, in manifest order.
 func FuzzShardFiles(f *testing.F) {
 	shard := func(i, n, targets int, rows string, settings string) []byte {
-		return []byte(`{"shard": ` + itoa(i) + `, "shards": ` + itoa(n) + `, "manifest": "m.csv", "manifest_sha256": "ab", "targets": ` + itoa(targets) +
+		return []byte(`{"shard": ` + strconv.Itoa(i) + `, "shards": ` + strconv.Itoa(n) + `, "manifest": "m.csv", "manifest_sha256": "ab", "targets": ` + strconv.Itoa(targets) +
 			settings + `, "rows": [` + rows + `], "timings": []}`)
 	}
-	row := func(k int) string { return `{"index": ` + itoa(k) + `, "name": "t` + itoa(k) + `", "status": "ok"}` }
+	row := func(k int) string {
+		return `{"index": ` + strconv.Itoa(k) + `, "name": "t` + strconv.Itoa(k) + `", "status": "ok"}`
+	}
 	f.Add(shard(1, 2, 3, row(1)+","+row(3), ""), shard(2, 2, 3, row(2), ""))
 	f.Add(shard(1, 2, 3, row(1)+","+row(3), `, "settings": {"radius": "3"}`), shard(2, 2, 3, row(2), `, "settings": {}`))
 	f.Add(shard(1, 1, 2, row(1)+","+row(2), ""), shard(1, 1, 2, row(1)+","+row(2), ""))
 	f.Add(shard(1, 2, 1000000000, "", ""), shard(2, 2000000000, 3, "", ""))
 	f.Add([]byte(`{"shard": 1}`), []byte("not json"))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		files := map[string]surveyShardJSON{}
+		files := map[string]ShardFile{}
 		for i, data := range [][]byte{a, b} {
-			p := "/r/shard" + itoa(i) + ".json"
-			sf, err := parseShardFile(p, data)
+			p := "/r/shard" + strconv.Itoa(i) + ".json"
+			sf, err := ParseShardFile(p, data)
 			if err != nil {
 				continue
 			}
@@ -69,7 +72,7 @@ func FuzzShardFiles(f *testing.F) {
 		if len(files) == 0 {
 			return
 		}
-		s, err := mergeShards(files, []string{"/r"})
+		s, err := Merge(files, []string{"/r"})
 		if err != nil {
 			return
 		}
@@ -82,7 +85,7 @@ func FuzzShardFiles(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := writeSurveyCSV(&buf, s.Rows); err != nil {
+		if err := s.WriteCSV(&buf); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,4 +1,4 @@
-package cli
+package survey
 
 // A survey manifest: one PACO target per CSV row or JSON object, with the
 // options of vkstat paco as columns or keys.
@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vkstat/vkstat/formats"
 	"io"
 	"math"
 	"path/filepath"
@@ -19,16 +18,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
-// surveyOption is one manifest column (or JSON key) and the survey run
-// flag of the same name that gives its default.
-type surveyOption struct {
-	name  string
-	usage string
-	path  bool // a file: relative to the manifest's folder (a flag's: to the working directory)
-	bool  bool // true/false: survey run's flag is a boolean (--unbiased)
-	set   func(j *pacoJob, v string) error
+// Column is one manifest column (or JSON key): a target's option, whose
+// default a survey's caller may give (vkstat survey run's flag of the same
+// name).
+type Column struct {
+	Name  string
+	Usage string
+	Path  bool // a file: relative to the manifest's folder (a default's: to the working directory)
+	Bool  bool // true/false
+	set   func(t *Target, v string) error
 }
 
 func parseFloatOpt(v string, ok func(float64) bool, want string) (float64, error) {
@@ -41,107 +44,103 @@ func parseFloatOpt(v string, ok func(float64) bool, want string) (float64, error
 
 func anyFloat(float64) bool { return true }
 
-// surveyOptions are the per-target options, in the order the survey
-// table's documentation lists them. "name" is handled apart.
-var surveyOptions = []surveyOption{
-	{name: "cube", path: true, usage: "the ADI cube (T, H, W): .fits or .npy", set: func(j *pacoJob, v string) error { j.Cube = v; return nil }},
-	{name: "angles", path: true, usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(j *pacoJob, v string) error { j.Angles = v; return nil }},
-	{name: "psf", path: true, usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(j *pacoJob, v string) error { j.PSF, j.FWHM = v, 0; return nil }},
-	{name: "fwhm", usage: "a Gaussian PSF of this FWHM in pixels instead of psf", set: func(j *pacoJob, v string) error {
+// Columns are the per-target options, in the order the survey table's
+// documentation lists them; "name" is the target's folder, apart.
+var Columns = []Column{
+	{Name: "cube", Path: true, Usage: "the ADI cube (T, H, W): .fits or .npy", set: func(t *Target, v string) error { t.Cube = v; return nil }},
+	{Name: "angles", Path: true, Usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(t *Target, v string) error { t.Angles = v; return nil }},
+	{Name: "psf", Path: true, Usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(t *Target, v string) error { t.PSF, t.Options.FWHM = v, 0; return nil }},
+	{Name: "fwhm", Usage: "a Gaussian PSF of this FWHM in pixels instead of psf", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x <= 100 }, "a FWHM in pixels between 0 and 100")
-		j.FWHM, j.PSF = x, ""
+		t.Options.FWHM, t.PSF = x, ""
 		return err
 	}},
-	{name: "psf-norm", usage: "PSF normalisation: sum, peak or none (default sum)", set: func(j *pacoJob, v string) error {
+	{Name: "psf-norm", Usage: "PSF normalisation: sum, peak or none (default sum)", set: func(t *Target, v string) error {
 		if v != "sum" && v != "peak" && v != "none" {
 			return fmt.Errorf("want sum, peak or none, got %q", v)
 		}
-		j.PSFNorm = v
+		t.Options.PSFNorm = v
 		return nil
 	}},
-	{name: "radius", usage: "patch radius in pixels (default 4)", set: func(j *pacoJob, v string) error {
+	{Name: "radius", Usage: "patch radius in pixels (default 4)", set: func(t *Target, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 {
 			return fmt.Errorf("want a whole number of pixels ≥ 1, got %q", v)
 		}
-		j.Radius = n
+		t.Options.Radius = n
 		return nil
 	}},
-	{name: "center", usage: "star centre: y,x (0-based pixels), auto or header (default: header, else auto)", set: func(j *pacoJob, v string) error {
-		s := strings.ToLower(strings.TrimSpace(v))
-		if _, _, ok := parseYX(s); !ok && s != "auto" && s != "header" {
-			return fmt.Errorf("want y,x (pixels, 0-based), auto or header, got %q", v)
-		}
-		j.Center = s
-		return nil
+	{Name: "center", Usage: "star centre: y,x (0-based pixels), auto or header (default: header, else auto)", set: func(t *Target, v string) error {
+		var err error
+		t.Options.Center, t.Options.CenterYX, err = paco.ParseCenter(v)
+		return err
 	}},
-	{name: "threshold", usage: "SNR above which local maxima are detections (default 5)", set: func(j *pacoJob, v string) error {
+	{Name: "threshold", Usage: "SNR above which local maxima are detections (default 5)", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, anyFloat, "an SNR")
-		j.Threshold = x
+		t.Options.Threshold = x
 		return err
 	}},
-	{name: "min-sep", usage: "minimum distance in pixels between two detections (default 2×radius)", set: func(j *pacoJob, v string) error {
+	{Name: "min-sep", Usage: "minimum distance in pixels between two detections (default 2×radius)", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a distance in pixels ≥ 0")
-		j.MinSep = x
+		t.Options.MinSep = x
 		return err
 	}},
-	{name: "star-flux", usage: "the star's flux in the flux map's units, for the contrast curve", set: func(j *pacoJob, v string) error {
+	{Name: "star-flux", Usage: "the star's flux in the flux map's units, for the contrast curve", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a flux ≥ 0")
-		j.StarFlux = x
+		t.Options.StarFlux = x
 		return err
 	}},
-	{name: "pixel-scale", usage: "arcseconds per pixel", set: func(j *pacoJob, v string) error {
+	{Name: "pixel-scale", Usage: "arcseconds per pixel", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x < 3600 }, "arcseconds per pixel, above 0")
-		j.PixelScale, j.PixelScaleSet = x, err == nil
+		t.Options.PixelScale = x
 		return err
 	}},
-	{name: "north-offset", usage: "true-north correction in degrees, added to position angles", set: func(j *pacoJob, v string) error {
+	{Name: "north-offset", Usage: "true-north correction in degrees, added to position angles", set: func(t *Target, v string) error {
 		x, err := parseFloatOpt(v, anyFloat, "an angle in degrees")
-		j.NorthOffset = x
+		t.Options.NorthOffset = x
 		return err
 	}},
-	{name: "compat", usage: "none, or vip to reproduce VIP/PynPoint's numerics", set: func(j *pacoJob, v string) error {
-		if v != "none" && v != "vip" {
-			return fmt.Errorf("want none or vip, got %q", v)
-		}
-		j.Compat = v
-		return nil
+	{Name: "compat", Usage: "none, or vip to reproduce VIP/PynPoint's numerics", set: func(t *Target, v string) error {
+		var err error
+		t.Options.Compat, err = paco.ParseCompat(v)
+		return err
 	}},
-	{name: "psf-placement", usage: "PSF model in each frame: nearest (default) or subpixel", set: func(j *pacoJob, v string) error {
-		if v != "nearest" && v != "subpixel" {
+	{Name: "psf-placement", Usage: "PSF model in each frame: nearest (default) or subpixel", set: func(t *Target, v string) error {
+		p, err := paco.ParsePlacement(v)
+		if err != nil {
 			return fmt.Errorf("want nearest or subpixel, got %q", v)
 		}
-		j.Placement = v
+		t.Options.Placement = p
 		return nil
 	}},
-	{name: "format", usage: "map formats, comma-separated: fits, npy (default fits)", set: func(j *pacoJob, v string) error {
-		f, err := mapFormats("format", v)
-		j.Format = f
+	{Name: "format", Usage: "map formats, comma-separated: fits, npy (default fits)", set: func(t *Target, v string) error {
+		f, err := ParseFormat(v)
+		t.Format = f
 		return err
 	}},
-	{name: "unbiased", bool: true, usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: func(j *pacoJob, v string) error {
+	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: func(t *Target, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
-		j.Unbiased = b
+		t.Options.Unbiased = b
 		return nil
 	}},
-	{name: "contrast-check", bool: true, usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(contrastCheckRuns) + " more runs of the maps)", set: func(j *pacoJob, v string) error {
+	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: func(t *Target, v string) error {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
-		j.ContrastCheck = b
+		t.Options.ContrastCheck = b
 		return nil
 	}},
-	{name: "truth", path: true, usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(j *pacoJob, v string) error { j.Truth = v; return nil }},
+	{Name: "truth", Path: true, Usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(t *Target, v string) error { t.Truth = v; return nil }},
 }
 
-func findSurveyOption(name string) *surveyOption {
-	for i := range surveyOptions {
-		if surveyOptions[i].name == name {
-			return &surveyOptions[i]
+func findColumn(name string) *Column {
+	for i := range Columns {
+		if Columns[i].Name == name {
+			return &Columns[i]
 		}
 	}
 	return nil
@@ -153,47 +152,38 @@ func canonicalColumn(s string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
 }
 
-// surveyTarget is one manifest entry.
-type surveyTarget struct {
-	Index int    // 1-based position in the manifest
-	Name  string // its folder under the survey's output
-	Where string // "line 4" or "target 3", for messages
-	job   pacoJob
-	err   error // a bad value: this target fails with it, the others run
-}
-
-// surveyManifest is a parsed manifest.
-type surveyManifest struct {
+// Manifest is a parsed manifest.
+type Manifest struct {
 	Path    string
 	SHA256  string // of the file's bytes: shards of one survey must agree
-	Targets []surveyTarget
+	Targets []Target
 }
 
-// surveyDefaults are the values that a target's empty cells (missing keys)
-// take: the survey run flags, as text, with paths relative to the working
-// directory.
-type surveyDefaults map[string]string
+// Defaults are the values, by column, that a target's empty cells (missing
+// keys) take, as text, with paths relative to the working directory: vkstat
+// survey run's flags.
+type Defaults map[string]string
 
-var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$`)
+var TargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$`)
 
-// readSurveyManifest reads a CSV (header row, one target per row) or JSON
+// ReadManifest reads a CSV (header row, one target per row) or JSON
 // (an array of objects, or {"targets": [...]}) manifest. Paths in it are
 // relative to its folder. Errors in its structure (unknown column, no
 // name, a name twice, malformed CSV or JSON) fail the whole manifest and
 // name the line or target; a bad value fails only its target (the
 // target's err).
-func readSurveyManifest(path string, defaults surveyDefaults) (*surveyManifest, error) {
+func ReadManifest(path string, defaults Defaults) (*Manifest, error) {
 	b, err := formats.ReadText(path, 0, "a survey manifest")
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	return parseSurveyManifest(path, b, defaults)
+	return ParseManifest(path, b, defaults)
 }
 
-// parseSurveyManifest is readSurveyManifest on the manifest's bytes b.
-func parseSurveyManifest(path string, b []byte, defaults surveyDefaults) (*surveyManifest, error) {
+// ParseManifest is ReadManifest on the manifest's bytes b.
+func ParseManifest(path string, b []byte, defaults Defaults) (*Manifest, error) {
 	sum := sha256.Sum256(b)
-	m := &surveyManifest{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	m := &Manifest{Path: path, SHA256: hex.EncodeToString(sum[:])}
 	var rows []manifestRow
 	var err error
 	trimmed := bytes.TrimSpace(b)
@@ -215,60 +205,64 @@ func parseSurveyManifest(path string, b []byte, defaults surveyDefaults) (*surve
 		switch {
 		case name == "":
 			return nil, fmt.Errorf("manifest %s: %s has no name", path, r.where)
-		case !targetName.MatchString(name) || surveyReserved(name):
+		case !TargetName.MatchString(name) || Reserved(name):
 			return nil, fmt.Errorf("manifest %s: %s: name %q: want letters, digits, '.', '_', '+' or '-', starting with a letter or digit, at most 100 characters, and not a survey table's name (it is the target's folder)", path, r.where, name)
 		case seen[name] != "":
 			return nil, fmt.Errorf("manifest %s: %s: name %q is already the name of %s", path, r.where, name, seen[name])
 		}
 		seen[name] = r.where
-		t := surveyTarget{Index: i + 1, Name: name, Where: r.where}
-		t.job, t.err = surveyJob(r.cells, defaults, base)
+		t, err := target(r.cells, defaults, base)
+		t.Index, t.Name, t.Where, t.Err = i+1, name, r.where, err
 		m.Targets = append(m.Targets, t)
 	}
 	return m, nil
 }
 
-// surveyReserved reports whether name is one of the survey's own files.
-func surveyReserved(name string) bool {
+// Reserved reports whether name is one of the survey's own files.
+func Reserved(name string) bool {
 	l := strings.ToLower(name)
-	return l == "survey.csv" || l == "survey.json" || l == surveyTimingsFile || strings.HasPrefix(l, "survey-shard-")
+	return l == "survey.csv" || l == "survey.json" || l == TimingsFile || strings.HasPrefix(l, "survey-shard-")
 }
 
-// surveyJob is a target's pacoJob: vkstat paco's defaults, then the
-// survey's (flags), then the target's own cells.
-func surveyJob(cells map[string]string, defaults surveyDefaults, base string) (pacoJob, error) {
-	j := pacoJob{PSFNorm: "sum", Radius: 4, Threshold: 5, Compat: "none", Format: "fits", Word: func(s string) string { return s }}
-	for _, o := range surveyOptions {
-		if v, ok := defaults[o.name]; ok {
-			if err := o.set(&j, v); err != nil {
-				return j, fmt.Errorf("--%s: %w", o.name, err)
+// ErrNoPSF is a target's error when neither its cells nor the defaults
+// give a PSF stamp or a FWHM.
+var ErrNoPSF = errors.New("psf: not given (give psf or fwhm, in the manifest or as a default for every target)")
+
+// target is a target's settings: vkstat paco's defaults, then the
+// survey's (defaults), then the target's own cells.
+func target(cells map[string]string, defaults Defaults, base string) (Target, error) {
+	t := Target{Options: paco.DefaultOptions(), Format: "fits"}
+	for _, o := range Columns {
+		if v, ok := defaults[o.Name]; ok {
+			if err := o.set(&t, v); err != nil {
+				return t, fmt.Errorf("the default %s: %w", o.Name, err)
 			}
 		}
 	}
 	if cells["psf"] != "" && cells["fwhm"] != "" {
-		return j, errors.New("psf and fwhm both given: give one")
+		return t, errors.New("psf and fwhm both given: give one")
 	}
-	for _, o := range surveyOptions {
-		v := strings.TrimSpace(cells[o.name])
+	for _, o := range Columns {
+		v := strings.TrimSpace(cells[o.Name])
 		if v == "" {
 			continue
 		}
-		if o.path && !filepath.IsAbs(v) && !(o.name == "angles" && v == "header") {
+		if o.Path && !filepath.IsAbs(v) && !(o.Name == "angles" && v == "header") {
 			v = filepath.Join(base, v)
 		}
-		if err := o.set(&j, v); err != nil {
-			return j, fmt.Errorf("%s: %w", o.name, err)
+		if err := o.set(&t, v); err != nil {
+			return t, fmt.Errorf("%s: %w", o.Name, err)
 		}
 	}
 	switch {
-	case j.Cube == "":
-		return j, errors.New("cube: not given")
-	case j.Angles == "":
-		return j, errors.New("angles: not given")
-	case j.PSF == "" && j.FWHM == 0:
-		return j, errors.New("psf: not given (give psf or fwhm, in the manifest or as survey run --psf/--fwhm)")
+	case t.Cube == "":
+		return t, errors.New("cube: not given")
+	case t.Angles == "":
+		return t, errors.New("angles: not given")
+	case t.PSF == "" && t.Options.FWHM == 0:
+		return t, ErrNoPSF
 	}
-	return j, nil
+	return t, nil
 }
 
 // manifestRow is one target's cells, by canonical column name.
@@ -279,12 +273,12 @@ type manifestRow struct {
 
 // checkColumn errors on a column that is neither name nor an option.
 func checkColumn(col, raw string) error {
-	if col == "name" || findSurveyOption(col) != nil {
+	if col == "name" || findColumn(col) != nil {
 		return nil
 	}
 	known := []string{"name"}
-	for _, o := range surveyOptions {
-		known = append(known, o.name)
+	for _, o := range Columns {
+		known = append(known, o.Name)
 	}
 	return fmt.Errorf("unknown column %q; the columns are %s (_ may stand for -)", raw, strings.Join(known, ", "))
 }
@@ -413,23 +407,57 @@ func jsonCell(v any) (string, error) {
 	return "", fmt.Errorf("want a string, a number, true/false or [y, x], got %v", v)
 }
 
-// surveyShard is --shard I/N: shards are numbered from 1 (I = 1..N); the
+// Shard is shard I of N: shards are numbered from 1 (I = 1..N); the
 // target at 1-based manifest position k belongs to shard ((k−1) mod N) + 1.
-type surveyShard struct{ I, N int }
+type Shard struct{ I, N int }
 
-func parseShard(s string) (surveyShard, error) {
+// ParseShard reads "I/N".
+func ParseShard(s string) (Shard, error) {
 	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 {
-		return surveyShard{}, usagef("--shard %q: want I/N, shard I of N, numbered from 1 (1/4 … 4/4)", s)
+		return Shard{}, errors.New("want I/N, shard I of N, numbered from 1 (1/4 … 4/4)")
 	}
 	if i < 1 || i > n {
-		return surveyShard{}, usagef("--shard %s: shards are numbered from 1 to %d; Kubernetes' JOB_COMPLETION_INDEX and Slurm arrays started at 0 count from 0: add 1", s, n)
+		return Shard{}, fmt.Errorf("shards are numbered from 1 to %d; Kubernetes' JOB_COMPLETION_INDEX and Slurm arrays started at 0 count from 0: add 1", n)
 	}
-	return surveyShard{i, n}, nil
+	return Shard{i, n}, nil
 }
 
-// has reports whether the target at 1-based manifest position k is in the
+// Has reports whether the target at 1-based manifest position k is in the
 // shard.
-func (s surveyShard) has(k int) bool { return (k-1)%s.N == s.I-1 }
+func (s Shard) Has(k int) bool { return (k-1)%s.N == s.I-1 }
+
+// Set sets the column's option of t to v, as a cell would.
+func (c Column) Set(t *Target, v string) error { return c.set(t, v) }
+
+// ParseFormat reads the map formats: fits, npy, both, or a comma-separated
+// list of fits and npy; it returns fits, npy or both.
+func ParseFormat(v string) (string, error) {
+	v = strings.TrimSpace(strings.ToLower(v))
+	if v == "both" || v == "all" {
+		return "both", nil
+	}
+	fits, npy := false, false
+	for _, f := range strings.Split(v, ",") {
+		switch strings.TrimSpace(f) {
+		case "":
+		case "fits":
+			fits = true
+		case "npy":
+			npy = true
+		default:
+			return "", fmt.Errorf("unknown %q; want fits, npy", strings.TrimSpace(f))
+		}
+	}
+	switch {
+	case fits && npy:
+		return "both", nil
+	case npy:
+		return "npy", nil
+	case fits:
+		return "fits", nil
+	}
+	return "", errors.New("nothing named; want fits, npy or fits,npy")
+}

@@ -1,11 +1,10 @@
-package cli
+package survey
 
 // The survey table (survey.csv, survey.json), its timings (apart, so that
 // two runs' tables compare equal), the shards' files and their merge.
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -18,30 +17,29 @@ import (
 	"strconv"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
-
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
-const surveyTimingsFile = "survey-timings.csv"
+// TimingsFile is the timings table's name beside survey.csv.
+const TimingsFile = "survey-timings.csv"
 
-// surveyRow is one target's line in the survey table. Failed targets have
+// Row is one target's line in the survey table. Failed targets have
 // no threshold, detections, best detection or centre (null in JSON, empty
 // in CSV).
-type surveyRow struct {
-	Index      int           `json:"index"` // 1-based position in the manifest
-	Name       string        `json:"name"`
-	Status     string        `json:"status"` // ok or failed
-	Reason     string        `json:"reason,omitempty"`
-	Threshold  *float64      `json:"threshold"`
-	Detections *int          `json:"detections"`
-	Best       *surveyBest   `json:"best"`
-	Center     *surveyCenter `json:"center"`
+type Row struct {
+	Index      int         `json:"index"` // 1-based position in the manifest
+	Name       string      `json:"name"`
+	Status     string      `json:"status"` // ok or failed
+	Reason     string      `json:"reason,omitempty"`
+	Threshold  *float64    `json:"threshold"`
+	Detections *int        `json:"detections"`
+	Best       *Best       `json:"best"`
+	Center     *CenterUsed `json:"center"`
 }
 
-// surveyBest is a target's strongest detection.
-type surveyBest struct {
+// Best is a target's strongest detection.
+type Best struct {
 	Y         int      `json:"y"`
 	X         int      `json:"x"`
 	SepPx     float64  `json:"separation_px"`
@@ -52,15 +50,15 @@ type surveyBest struct {
 	SigmaFlux float64  `json:"sigma_flux"`
 }
 
-// surveyCenter is the star centre the maps used.
-type surveyCenter struct {
+// CenterUsed is the star centre the maps used.
+type CenterUsed struct {
 	Y      int    `json:"y"`
 	X      int    `json:"x"`
 	Source string `json:"source"` // option, header, estimated or geometric
 }
 
-// surveyTiming is where and how long a target ran: survey-timings.csv.
-type surveyTiming struct {
+// Timing is where and how long a target ran: survey-timings.csv.
+type Timing struct {
 	Index  int     `json:"index"`
 	Name   string  `json:"name"`
 	Status string  `json:"status"`
@@ -70,45 +68,46 @@ type surveyTiming struct {
 	RunMs  float64 `json:"run_ms"`  // centre, maps, detections, outputs
 }
 
-// survey is a survey's (or one shard's) results.
-type survey struct {
+// Table is a survey's (or one shard's) results.
+type Table struct {
 	Manifest       string // the manifest's file name
 	ManifestSHA256 string
 	Targets        int               // in the manifest
 	Shard, Shards  int               // 0 for a whole survey
-	Settings       map[string]string // what the run was given (see surveySettings)
-	Rows           []surveyRow
-	Timings        []surveyTiming
+	Settings       map[string]string // what the run was given (Settings)
+	Rows           []Row
+	Timings        []Timing
 }
 
-// surveyShardJSON is survey-shard-I-of-N.json.
-type surveyShardJSON struct {
+// ShardFile is survey-shard-I-of-N.json.
+type ShardFile struct {
 	Shard          int    `json:"shard"`
 	Shards         int    `json:"shards"`
 	Manifest       string `json:"manifest"`
 	ManifestSHA256 string `json:"manifest_sha256"`
 	Targets        int    `json:"targets"`
-	// Settings are the run's survey flags and --precision, by flag name,
-	// with the values given (paths made absolute); a flag left at its
-	// default is absent. Shards of one survey must agree. Files written
+	// Settings are the run's defaults and precision, by column name (and
+	// "precision"), with the values given (paths made absolute); an option
+	// left at vkstat paco's default is absent. Shards of one survey must agree. Files written
 	// before vkstat recorded them have none.
 	Settings map[string]string `json:"settings,omitempty"`
-	Rows     []surveyRow       `json:"rows"`
-	Timings  []surveyTiming    `json:"timings"`
+	Rows     []Row             `json:"rows"`
+	Timings  []Timing          `json:"timings"`
 }
 
-// surveyJSON is survey.json.
-type surveyJSON struct {
-	Manifest       string      `json:"manifest"`
-	ManifestSHA256 string      `json:"manifest_sha256"`
-	Targets        int         `json:"targets"`
-	OK             int         `json:"ok"`
-	Failed         int         `json:"failed"`
-	PAConvention   string      `json:"pa_convention"`
-	Rows           []surveyRow `json:"rows"`
+// TableJSON is survey.json.
+type TableJSON struct {
+	Manifest       string `json:"manifest"`
+	ManifestSHA256 string `json:"manifest_sha256"`
+	Targets        int    `json:"targets"`
+	OK             int    `json:"ok"`
+	Failed         int    `json:"failed"`
+	PAConvention   string `json:"pa_convention"`
+	Rows           []Row  `json:"rows"`
 }
 
-func shardFileName(i, n int) string { return fmt.Sprintf("survey-shard-%d-of-%d.json", i, n) }
+// ShardFileName is shard I of N's file name.
+func ShardFileName(i, n int) string { return fmt.Sprintf("survey-shard-%d-of-%d.json", i, n) }
 
 var shardFilePattern = regexp.MustCompile(`^survey-shard-(\d+)-of-(\d+)\.json$`)
 
@@ -116,7 +115,9 @@ var surveyCSVHead = []string{"index", "name", "status", "reason", "threshold", "
 	"best_y", "best_x", "best_separation_px", "best_separation_arcsec", "best_pa_east_of_north_deg",
 	"best_snr", "best_flux", "best_sigma_flux", "center_y", "center_x", "center_source"}
 
-func writeSurveyCSV(w io.Writer, rows []surveyRow) error {
+// WriteCSV writes survey.csv.
+func (s *Table) WriteCSV(w io.Writer) error {
+	rows := s.Rows
 	cw := csv.NewWriter(w)
 	cw.Write(surveyCSVHead)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
@@ -145,7 +146,9 @@ func writeSurveyCSV(w io.Writer, rows []surveyRow) error {
 	return cw.Error()
 }
 
-func writeTimingsCSV(w io.Writer, ts []surveyTiming) error {
+// WriteTimings writes survey-timings.csv.
+func (s *Table) WriteTimings(w io.Writer) error {
+	ts := s.Timings
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"index", "name", "status", "host", "device", "read_ms", "run_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
@@ -156,7 +159,8 @@ func writeTimingsCSV(w io.Writer, ts []surveyTiming) error {
 	return cw.Error()
 }
 
-func (s *survey) counts() (ok, failed int) {
+// Counts are the targets that ran and that failed.
+func (s *Table) Counts() (ok, failed int) {
 	for _, r := range s.Rows {
 		if r.Status == "ok" {
 			ok++
@@ -167,66 +171,40 @@ func (s *survey) counts() (ok, failed int) {
 	return ok, failed
 }
 
-// writeTables writes survey.csv, survey.json and survey-timings.csv to
-// dir, all or none.
-func (s *survey) writeTables(ctx context.Context, dir string) error {
-	ok, failed := s.counts()
+// WriteJSON writes survey.json.
+func (s *Table) WriteJSON(w io.Writer) error {
+	ok, failed := s.Counts()
 	rows := s.Rows
 	if rows == nil {
-		rows = []surveyRow{}
+		rows = []Row{}
 	}
-	doc := surveyJSON{Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256, Targets: s.Targets, OK: ok, Failed: failed,
-		PAConvention: paco.PAConvention, Rows: rows}
-	out := Outputs{Ctx: ctx}
-	defer out.Abort()
-	out.CreateDir(dir)
-	out.Add(filepath.Join(dir, "survey.csv"), func(w io.Writer) error { return writeSurveyCSV(w, s.Rows) })
-	out.Add(filepath.Join(dir, "survey.json"), encodeJSON(doc))
-	out.Add(filepath.Join(dir, surveyTimingsFile), func(w io.Writer) error { return writeTimingsCSV(w, s.Timings) })
-	return out.Commit()
+	return encodeJSON(w, TableJSON{Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256, Targets: s.Targets, OK: ok, Failed: failed,
+		PAConvention: paco.PAConvention, Rows: rows})
 }
 
-// writeShard writes one shard's file.
-func (s *survey) writeShard(ctx context.Context, dir, path string) error {
-	doc := surveyShardJSON{Shard: s.Shard, Shards: s.Shards, Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256,
+// WriteShard writes the shard's file (ShardFileName).
+func (s *Table) WriteShard(w io.Writer) error {
+	doc := ShardFile{Shard: s.Shard, Shards: s.Shards, Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256,
 		Targets: s.Targets, Settings: s.Settings, Rows: s.Rows, Timings: s.Timings}
 	if doc.Rows == nil {
-		doc.Rows = []surveyRow{}
+		doc.Rows = []Row{}
 	}
 	if doc.Timings == nil {
-		doc.Timings = []surveyTiming{}
+		doc.Timings = []Timing{}
 	}
-	out := Outputs{Ctx: ctx}
-	defer out.Abort()
-	out.CreateDir(dir)
-	out.Add(path, encodeJSON(doc))
-	return out.Commit()
+	return encodeJSON(w, doc)
 }
 
-// printSummary prints the counts and every failed target; it returns the
-// number of failed targets.
-func (s *survey) printSummary(w io.Writer) int {
-	ok, failed := s.counts()
-	part := ""
-	if s.Shards > 0 {
-		part = fmt.Sprintf(", shard %d/%d: %d of them", s.Shard, s.Shards, len(s.Rows))
-	}
-	fmt.Fprintf(w, "survey:     %s, %d targets%s: %d ok, %d failed\n", s.Manifest, s.Targets, part, ok, failed)
-	if failed > 0 {
-		fmt.Fprintln(w, "failed:")
-		for _, r := range s.Rows {
-			if r.Status != "ok" {
-				fmt.Fprintf(w, "  %s (#%d): %s\n", r.Name, r.Index, r.Reason)
-			}
-		}
-	}
-	return failed
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
-// readShardFiles finds the shard files among args: folders (every
+// ReadShardFiles finds the shard files among args: folders (every
 // survey-shard-I-of-N.json in them) and files.
-func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
-	files := map[string]surveyShardJSON{}
+func ReadShardFiles(args []string) (map[string]ShardFile, error) {
+	files := map[string]ShardFile{}
 	var paths []string
 	for _, a := range args {
 		st, err := os.Stat(a)
@@ -249,7 +227,7 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s has no survey-shard-I-of-N.json (written by vkstat survey run --shard I/N)", a)
+			return nil, fmt.Errorf("%s has no survey-shard-I-of-N.json (a survey run in shards writes one per shard)", a)
 		}
 	}
 	for _, p := range paths {
@@ -257,7 +235,7 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := parseShardFile(p, b)
+		f, err := ParseShardFile(p, b)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +248,7 @@ func readShardFiles(args []string) (map[string]surveyShardJSON, error) {
 // different settings, naming the first setting that differs and the shards
 // on each side: their targets were analysed differently, and one table of
 // them would hide it.
-func sameSettings(files map[string]surveyShardJSON, paths []string) error {
+func sameSettings(files map[string]ShardFile, paths []string) error {
 	keys := map[string]bool{}
 	var unknown []string
 	for _, p := range paths {
@@ -293,32 +271,65 @@ func sameSettings(files map[string]surveyShardJSON, paths []string) error {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		var values []string // in order of first appearance
-		byValue := map[string][]string{}
+		e := &SettingsError{Key: k, Of: files[paths[0]].Shards}
+		at := map[string]int{} // side by value ("\x00" for the default)
 		for _, p := range paths {
 			v, ok := files[p].Settings[k]
+			key := v
 			if !ok {
-				v = "the default"
-			} else {
-				v = "--" + k + " " + v
+				key = "\x00"
 			}
-			if _, seen := byValue[v]; !seen {
-				values = append(values, v)
+			i, seen := at[key]
+			if !seen {
+				i = len(e.Sides)
+				at[key] = i
+				e.Sides = append(e.Sides, SettingsSide{Value: v, Default: !ok})
 			}
-			f := files[p]
-			byValue[v] = append(byValue[v], fmt.Sprintf("%d", f.Shard))
+			e.Sides[i].Shards = append(e.Sides[i].Shards, files[p].Shard)
 		}
-		if len(values) < 2 {
-			continue
+		if len(e.Sides) > 1 {
+			return e
 		}
-		var sides []string
-		for _, v := range values {
-			sides = append(sides, fmt.Sprintf("%s in shard %s", v, strings.Join(byValue[v], ", ")))
-		}
-		return fmt.Errorf("the shards were run with different settings: %s (of %d): run them again with the same settings",
-			strings.Join(sides, "; "), files[paths[0]].Shards)
 	}
 	return nil
+}
+
+// SettingsError is Merge's error for shards run with different settings:
+// their targets were analysed differently, and one table of them would
+// hide it.
+type SettingsError struct {
+	Key   string         // the first setting that differs
+	Sides []SettingsSide // its values, in the order the shards (by path) show them
+	Of    int            // shards in all
+}
+
+// SettingsSide is one value of a setting and the shards run with it.
+type SettingsSide struct {
+	Value   string
+	Default bool // not given: vkstat paco's default
+	Shards  []int
+}
+
+func (e *SettingsError) Error() string {
+	return e.Format(func(k, v string) string { return k + " " + v })
+}
+
+// Format is the error's message with each setting given (not a default)
+// worded by name(key, value).
+func (e *SettingsError) Format(name func(key, value string) string) string {
+	var sides []string
+	for _, s := range e.Sides {
+		v := "the default"
+		if !s.Default {
+			v = name(e.Key, s.Value)
+		}
+		nums := make([]string, len(s.Shards))
+		for i, n := range s.Shards {
+			nums[i] = strconv.Itoa(n)
+		}
+		sides = append(sides, fmt.Sprintf("%s in shard %s", v, strings.Join(nums, ", ")))
+	}
+	return fmt.Sprintf("the shards were run with different settings: %s (of %d): run them again with the same settings", strings.Join(sides, "; "), e.Of)
 }
 
 // maxSurveyShards bounds the shard count a shard file may claim (merge
@@ -329,10 +340,10 @@ const (
 	maxSurveyTargets = 1 << 24
 )
 
-// parseShardFile decodes the shard file p, whose bytes are b, and checks
+// ParseShardFile decodes the shard file p, whose bytes are b, and checks
 // its counts.
-func parseShardFile(p string, b []byte) (surveyShardJSON, error) {
-	var f surveyShardJSON
+func ParseShardFile(p string, b []byte) (ShardFile, error) {
+	var f ShardFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
@@ -347,10 +358,10 @@ func parseShardFile(p string, b []byte) (surveyShardJSON, error) {
 	return f, nil
 }
 
-// mergeShards checks that files are the N shards of one survey, each
+// Merge checks that files are the N shards of one survey, each
 // once, and returns the survey in manifest order. where names the places
 // searched, for the message about a missing shard.
-func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, error) {
+func Merge(files map[string]ShardFile, where []string) (*Table, error) {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -382,23 +393,23 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 	var missing []string
 	for i := 1; i <= first.Shards; i++ {
 		if _, ok := byShard[i]; !ok {
-			missing = append(missing, fmt.Sprintf("shard %d of %d (%s)", i, first.Shards, shardFileName(i, first.Shards)))
+			missing = append(missing, fmt.Sprintf("shard %d of %d (%s)", i, first.Shards, ShardFileName(i, first.Shards)))
 		}
 	}
 	if len(missing) > 10 {
 		missing = append(missing[:10], fmt.Sprintf("%d more", len(missing)-10))
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("missing %s: not found in %s; run vkstat survey run --shard for it, then merge again", strings.Join(missing, ", "), strings.Join(where, ", "))
+		return nil, fmt.Errorf("missing %s: not found in %s; run that shard, then merge again", strings.Join(missing, ", "), strings.Join(where, ", "))
 	}
-	s := &survey{Manifest: first.Manifest, ManifestSHA256: first.ManifestSHA256, Targets: first.Targets}
+	s := &Table{Manifest: first.Manifest, ManifestSHA256: first.ManifestSHA256, Targets: first.Targets}
 	seen := make([]bool, first.Targets+1)
 	for i := 1; i <= first.Shards; i++ {
 		p := byShard[i]
 		f := files[p]
-		sh := surveyShard{I: f.Shard, N: f.Shards}
+		sh := Shard{I: f.Shard, N: f.Shards}
 		for _, r := range f.Rows {
-			if r.Index < 1 || r.Index > first.Targets || !sh.has(r.Index) {
+			if r.Index < 1 || r.Index > first.Targets || !sh.Has(r.Index) {
 				return nil, fmt.Errorf("%s: target %s (#%d) does not belong to shard %d of %d", p, r.Name, r.Index, f.Shard, f.Shards)
 			}
 			if seen[r.Index] {
@@ -427,41 +438,4 @@ func mergeShards(files map[string]surveyShardJSON, where []string) (*survey, err
 	sort.Slice(s.Rows, func(a, b int) bool { return s.Rows[a].Index < s.Rows[b].Index })
 	sort.SliceStable(s.Timings, func(a, b int) bool { return s.Timings[a].Index < s.Timings[b].Index })
 	return s, nil
-}
-
-func surveyMergeAction(c *ucli.Context) error {
-	if c.NArg() == 0 {
-		return usagef("survey merge: give the folders (or survey-shard-I-of-N.json files) of the shards")
-	}
-	args := c.Args().Slice()
-	dir := c.String("out-dir")
-	if dir == "" {
-		dir = args[0]
-		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-			dir = filepath.Dir(dir)
-		}
-	}
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
-	files, err := readShardFiles(args)
-	if err != nil {
-		return fmt.Errorf("survey merge: %w", err)
-	}
-	s, err := mergeShards(files, args)
-	if err != nil {
-		return fmt.Errorf("survey merge: %w", err)
-	}
-	if err := s.writeTables(c.Context, dir); err != nil {
-		return err
-	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	failed := s.printSummary(w)
-	table := filepath.Join(dir, "survey.csv")
-	fmt.Fprintf(w, "tables:     %s, %s, %s\n", table, filepath.Join(dir, "survey.json"), filepath.Join(dir, surveyTimingsFile))
-	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(s.Rows), table: table}
-	}
-	return nil
 }

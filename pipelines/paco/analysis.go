@@ -1,0 +1,533 @@
+package paco
+
+// The whole analysis, as `vkstat paco` and a survey run it: star centre,
+// maps, detections, Algorithm 3, contrast curve and its injection check.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// CenterChoice is how Run places the star (PACO.md, "Star centre").
+type CenterChoice int
+
+const (
+	// CenterDefault takes Options.HeaderCenter when there is one (warning
+	// when the measurement rules it out by more than half a pixel), else
+	// does as CenterAuto without its warnings.
+	CenterDefault CenterChoice = iota
+	// CenterAuto measures the star on the data (EstimateCenter) and uses
+	// the measurement when it rules out the geometric centre (H/2, W/2),
+	// which the data cannot tell from it otherwise; the header is ignored.
+	CenterAuto
+	// CenterHeader takes Options.HeaderCenter, which must be set.
+	CenterHeader
+	// CenterGiven takes Options.CenterYX.
+	CenterGiven
+)
+
+// ParseCenter reads a centre as the command line and survey manifests
+// give it: "" (CenterDefault), "auto", "header" or "y,x" (pixels, 0-based).
+func ParseCenter(spec string) (CenterChoice, [2]float64, error) {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	switch s {
+	case "":
+		return CenterDefault, [2]float64{}, nil
+	case "auto":
+		return CenterAuto, [2]float64{}, nil
+	case "header":
+		return CenterHeader, [2]float64{}, nil
+	}
+	if a, b, ok := strings.Cut(s, ","); ok {
+		y, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+		x, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+		if err1 == nil && err2 == nil && finite(y) && finite(x) {
+			return CenterGiven, [2]float64{y, x}, nil
+		}
+	}
+	return 0, [2]float64{}, fmt.Errorf("want y,x (pixels, 0-based), auto or header, got %q", spec)
+}
+
+// ParseCompat reads "none" (or "") and "vip".
+func ParseCompat(s string) (Compat, error) {
+	switch s {
+	case "none", "":
+		return CompatNone, nil
+	case "vip":
+		return CompatVIP, nil
+	}
+	return 0, fmt.Errorf("want none or vip, got %q", s)
+}
+
+// String is the compat mode's name: none or vip.
+func (c Compat) String() string {
+	if c == CompatVIP {
+		return "vip"
+	}
+	return "none"
+}
+
+// ContrastCheckRuns is how many runs of the maps the contrast check adds:
+// each injects its own set of fakes, a third of a turn and a third of the
+// spacing on from the last.
+const ContrastCheckRuns = 3
+
+// Options are one analysis' settings. The zero value, with a PSF or a
+// FWHM, runs PACO.md's defaults but for Threshold (0: every positive local
+// maximum is a detection); DefaultOptions has PACO.md's threshold of 5.
+type Options struct {
+	// PSF is the off-axis PSF stamp, odd-sized, square and centred on its
+	// middle pixel. nil: the Gaussian of FWHM that synth injects
+	// (synth.PSF).
+	PSF *tensor.Tensor
+	// FWHM is the Gaussian PSF's full width at half maximum in pixels,
+	// (0, 100], used when PSF is nil.
+	FWHM float64
+	// PSFNorm is how the stamp is normalised: "sum" (the default, ""),
+	// "peak" or "none". Fluxes are in units of the normalised stamp.
+	PSFNorm string
+	// Radius is the patch radius in pixels; 0 means 4.
+	Radius int
+	// Center chooses the star centre; CenterYX is the centre CenterGiven
+	// takes ((y, x), 0-based, rounded for the maps) and HeaderCenter the
+	// one the cube's header records (FITS: CRPIX2−1, CRPIX1−1), nil when
+	// it records none.
+	Center       CenterChoice
+	CenterYX     [2]float64
+	HeaderCenter *[2]float64
+	// Threshold is the SNR above which local maxima of the SNR map are
+	// detections.
+	Threshold float64
+	// MinSep is the least distance in pixels between two detections;
+	// 0 means 2×Radius.
+	MinSep    float64
+	Compat    Compat
+	Placement Placement
+	// Convert computes the maps in DType (tensor.F32 or F64) instead of the
+	// cube's own type. The CPU path (dev nil) computes in float64 only and
+	// refuses anything else (ErrCPUFloat64).
+	Convert bool
+	DType   tensor.DType
+	// Unbiased adds Algorithm 3's flux, σ, SNR and refined position to
+	// every detection.
+	Unbiased bool
+	// ContrastCheck injects fake companions at the contrast curve's limit
+	// in ContrastCheckRuns more runs of the maps and reports what came back.
+	ContrastCheck bool
+	// StarFlux is the star's flux in the flux map's units, for the contrast
+	// curve's contrast and magnitudes; 0: unknown.
+	StarFlux float64
+	// PixelScale is arcseconds per pixel (detections' SepArcsec); 0: none.
+	PixelScale float64
+	// NorthOffset is the true-north correction in degrees, added to the
+	// position angles.
+	NorthOffset float64
+	// Progress, when set, is told which stage runs ("statistics",
+	// "detection map", "unbiased flux") and how far it is (0 to 1). It may
+	// be called from several goroutines at once.
+	Progress func(stage string, frac float64)
+	// Warn, when set, hears each warning as it arises (they are also in
+	// Result.Warnings); Note hears what a person watching would want to
+	// know (a contrast-check run starting, Algorithm 3 moving to the CPU).
+	Warn, Note func(msg string)
+}
+
+// DefaultOptions are PACO.md's defaults: radius 4, threshold 5, the PSF
+// normalised to unit sum. Set PSF or FWHM.
+func DefaultOptions() Options {
+	return Options{Radius: 4, Threshold: 5, PSFNorm: "sum"}
+}
+
+// OptionError is an option Run cannot use. Its message starts with the
+// field's name, which callers with other names for it (a command-line
+// flag, a manifest column) replace.
+type OptionError struct {
+	Field string // the Options field: "Radius", "FWHM", ...
+	Msg   string // what is wrong, starting with ": " or " "
+}
+
+func (e *OptionError) Error() string { return e.Field + e.Msg }
+
+// ErrCPUFloat64 is Run's error for Convert to anything but float64 on the
+// CPU path, which computes in float64 only.
+var ErrCPUFloat64 = errors.New("the PACO CPU path computes in float64 only")
+
+// ErrNoHeaderCenter is Run's error for CenterHeader without HeaderCenter.
+var ErrNoHeaderCenter = errors.New("the centre from the header: the cube's header records none (FITS: CRPIX1 and CRPIX2)")
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Check reports the first option Run cannot use, as an *OptionError.
+func (o Options) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &OptionError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case o.PSF == nil && (!(o.FWHM > 0) || o.FWHM > 100):
+		return bad("FWHM", " must be between 0 and 100 pixels, got %g", o.FWHM)
+	case o.PSFNorm != "" && o.PSFNorm != "sum" && o.PSFNorm != "peak" && o.PSFNorm != "none":
+		return bad("PSFNorm", ": want sum, peak or none, got %q", o.PSFNorm)
+	case !(o.StarFlux >= 0) || math.IsInf(o.StarFlux, 0):
+		return bad("StarFlux", " must be a finite number ≥ 0, got %g", o.StarFlux)
+	case o.Radius < 0:
+		return bad("Radius", " must be at least 1, got %d", o.Radius)
+	case !(o.PixelScale >= 0 && o.PixelScale < 3600):
+		return bad("PixelScale", ": want arcseconds per pixel, a number above 0, got %g", o.PixelScale)
+	case !(o.MinSep >= 0) || math.IsInf(o.MinSep, 0):
+		return bad("MinSep", ": want a distance in pixels of 0 (2×radius) or more, got %g", o.MinSep)
+	case !finite(o.NorthOffset):
+		return bad("NorthOffset", ": want a finite angle in degrees, got %g", o.NorthOffset)
+	case !finite(o.Threshold):
+		return bad("Threshold", ": want a finite SNR, got %g", o.Threshold)
+	case o.Center == CenterGiven && !(finite(o.CenterYX[0]) && finite(o.CenterYX[1])):
+		return bad("CenterYX", ": want finite pixel coordinates, got %v", o.CenterYX)
+	case o.Center < CenterDefault || o.Center > CenterGiven:
+		return bad("Center", ": unknown choice %d", o.Center)
+	}
+	return nil
+}
+
+// CenterInfo is how Run chose the star centre (written beside the
+// detections and the contrast curve).
+type CenterInfo struct {
+	// Source is "option" (CenterGiven), "header" (HeaderCenter),
+	// "estimated" (measured on the data) or "geometric" ((H/2, W/2): no
+	// header, and no measurement that rules it out).
+	Source string `json:"source"`
+	// Y and X are the centre as given or measured, sub-pixel, 0-based.
+	Y float64 `json:"y"`
+	X float64 `json:"x"`
+	// Used is the pixel the maps use: (Y, X) rounded.
+	Used [2]int `json:"used"`
+	// Geometric is (H/2, W/2), the default before the centre was measured.
+	Geometric [2]int `json:"geometric"`
+	// Estimate is the measurement on the data, when one was made.
+	Estimate *CenterMeasurement `json:"estimate,omitempty"`
+}
+
+// CenterMeasurement is EstimateCenter's result as CenterInfo records it.
+type CenterMeasurement struct {
+	Y      float64 `json:"y"`
+	X      float64 `json:"x"`
+	Method string  `json:"method"`
+	// Uncertainty is the 95 % radius of the measurement, pixels.
+	Uncertainty float64 `json:"uncertainty_px"`
+	Frames      int     `json:"frames"`
+	// RulesOutGeometric: (H/2, W/2) lies beyond the uncertainty, so the
+	// measurement is the better centre.
+	RulesOutGeometric bool `json:"rules_out_geometric"`
+	// Error says why the centre could not be measured ("" when it was).
+	Error string `json:"error,omitempty"`
+	est   CenterEstimate
+}
+
+// chooseCenter decides the star centre of a (T, H, W) cube, PACO.md's
+// "Star centre": CenterDefault takes the header's centre when there is
+// one, else the better of the measured centre and (H/2, W/2): the
+// measurement when it rules the geometric centre out (it lies beyond the
+// measurement's 95 % uncertainty), else the geometric centre, which the
+// data cannot tell from the measurement and where cubes are usually
+// centred (a faint star's measurement, 0.7 px off with ±0.9 px, had moved
+// the maps to the wrong pixel). It warns when the centre it takes is more
+// than half a pixel from (H/2, W/2), and when the measurement rules out a
+// header's centre by more than that.
+func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)) (CenterInfo, error) {
+	H, W := cube.Shape[1], cube.Shape[2]
+	info := CenterInfo{Geometric: [2]int{H / 2, W / 2}}
+	estimate := func() *CenterMeasurement {
+		est, err := EstimateCenter(cube, FWHMOfStamp(psf))
+		if err != nil {
+			return &CenterMeasurement{Error: err.Error()}
+		}
+		return &CenterMeasurement{Y: est.Y, X: est.X, Method: est.Method, Uncertainty: est.Uncertainty, Frames: est.Frames,
+			RulesOutGeometric: est.RulesOut(float64(H/2), float64(W/2)), est: est}
+	}
+	hdr := o.HeaderCenter
+	switch o.Center {
+	case CenterDefault, CenterAuto:
+		if o.Center == CenterDefault && hdr != nil {
+			info.Source, info.Y, info.X = "header", hdr[0], hdr[1]
+			if e := estimate(); e.Error == "" {
+				info.Estimate = e
+				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 && e.est.RulesOut(info.Y, info.X) {
+					warn("the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
+				}
+			}
+			break
+		}
+		info.Estimate = estimate()
+		if e := info.Estimate; e.RulesOutGeometric {
+			info.Source, info.Y, info.X = "estimated", e.Y, e.X
+		} else {
+			info.Source, info.Y, info.X = "geometric", float64(H/2), float64(W/2)
+			if o.Center == CenterAuto {
+				if e.Error != "" {
+					warn("centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
+				} else {
+					warn("centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
+				}
+			}
+		}
+	case CenterHeader:
+		if hdr == nil {
+			return info, ErrNoHeaderCenter
+		}
+		info.Source, info.Y, info.X = "header", hdr[0], hdr[1]
+	case CenterGiven:
+		info.Source, info.Y, info.X = "option", o.CenterYX[0], o.CenterYX[1]
+	}
+	info.Used = [2]int{int(math.Round(info.Y)), int(math.Round(info.X))}
+	if info.Source == "estimated" || info.Source == "header" {
+		if d := math.Hypot(info.Y-float64(H/2), info.X-float64(W/2)); d > 0.5 {
+			warn("the star centre (%.2f, %.2f, %s) is %.2f px from the geometric centre (%d, %d) that PACO assumed by default before: the maps use (%d, %d)",
+				info.Y, info.X, info.Source, d, H/2, W/2, info.Used[0], info.Used[1])
+		}
+	}
+	return info, nil
+}
+
+// CheckRow is one fake companion of the contrast check and what came back
+// of it.
+type CheckRow struct {
+	Run int // 1-based
+	Recovery
+	PA float64 // east of north
+}
+
+// Result is what Run found.
+type Result struct {
+	// Maps are the SNR, flux and σ maps in the sky frame, with their
+	// invalid counts, stages' times, device and precision.
+	Maps *Maps
+	// Detections are the local maxima above the threshold, strongest
+	// first, with separations (and arcsec with a pixel scale) and position
+	// angles east of north (PAConvention), and Algorithm 3's estimate with
+	// Options.Unbiased.
+	Detections []Detection
+	// T, H, W are the cube's shape, P the pixels per patch, Radius the
+	// patch radius used.
+	T, H, W, P, Radius int
+	Center             CenterInfo
+	// PSF is the stamp the maps used, before normalisation (Options.PSF, or
+	// the Gaussian of Options.FWHM).
+	PSF *tensor.Tensor
+	// Contrast is the contrast curve (ContrastCurve).
+	Contrast []ContrastPoint
+	// Checks are the contrast check's fakes, by separation (nil without
+	// Options.ContrastCheck).
+	Checks []CheckRow
+	// NaNs counts the cube's NaN values.
+	NaNs int
+	// Warnings are the warnings given, in order.
+	Warnings []string
+	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
+	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
+	// contrast check.
+	UnbiasedOn              string
+	UnbiasedTime, CheckTime time.Duration
+}
+
+// Run is the whole PACO analysis of an ADI cube (T, H, W) with T
+// parallactic angles in degrees, on dev, or on the CPU when dev is nil:
+// the star centre, the maps (Algorithm 2), the detections, Algorithm 3
+// for each (Options.Unbiased), the contrast curve and its injection check
+// (Options.ContrastCheck). Warnings (a NaN or constant cube, a field that
+// does not rotate, a centre away from (H/2, W/2)) do not stop it.
+func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []float64, opt Options) (*Result, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	if cube == nil {
+		return nil, errors.New("no cube given")
+	}
+	psf := opt.PSF
+	if psf == nil {
+		var err error
+		if psf, err = synth.PSF(opt.FWHM); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{PSF: psf}
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		res.Warnings = append(res.Warnings, msg)
+		if opt.Warn != nil {
+			opt.Warn(msg)
+		}
+	}
+	note := func(format string, args ...any) {
+		if opt.Note != nil {
+			opt.Note(fmt.Sprintf(format, args...))
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range cube.Float64s() {
+		if math.IsNaN(v) {
+			res.NaNs++
+		} else {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	switch {
+	case res.NaNs == cube.Len():
+		warn("every value of the cube is NaN: the maps will be all NaN")
+	case lo == hi:
+		warn("the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
+	}
+	if len(angles) > 0 {
+		amin, amax := angles[0], angles[0]
+		for _, a := range angles {
+			amin, amax = min(amin, a), max(amax, a)
+		}
+		if amax == amin {
+			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
+		}
+	}
+	var center *[2]int
+	if len(cube.Shape) == 3 {
+		var err error
+		if res.Center, err = chooseCenter(cube, psf, opt, warn); err != nil {
+			return nil, err
+		}
+		center = &res.Center.Used
+	}
+	dt := cube.DType
+	if opt.Convert {
+		dt = opt.DType
+	}
+	in := Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: opt.PSFNorm, Radius: opt.Radius, Center: center, Compat: opt.Compat, Placement: opt.Placement}
+	prep, err := Prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	if dev == nil && dt != tensor.F64 && opt.Convert {
+		return nil, ErrCPUFloat64
+	}
+	res.T, res.H, res.W, res.P = prep.T, prep.H, prep.W, prep.P()
+	res.Radius = prep.Offsets[len(prep.Offsets)-1][0] // the last offset is (R, 0)
+	in.Progress = opt.Progress
+	if res.Maps, err = RunMaps(ctx, dev, in); err != nil {
+		return nil, err
+	}
+	in.Progress = nil
+	minSep := opt.MinSep
+	if minSep <= 0 {
+		minSep = float64(2 * res.Radius)
+	}
+	dets := Detect(res.Maps, opt.Threshold, prep.CY, prep.CX, minSep)
+	for i := range dets {
+		if opt.PixelScale > 0 {
+			dets[i].SepArcsec = dets[i].Sep * opt.PixelScale
+		}
+		dets[i].PAEastOfNorth = PositionAngle(float64(dets[i].Y-prep.CY), float64(dets[i].X-prep.CX), opt.NorthOffset)
+	}
+	res.Detections = dets
+	if opt.Unbiased {
+		t0 := time.Now()
+		if res.UnbiasedOn, err = addUnbiased(ctx, dev, in, cube, dets, note); err != nil {
+			return nil, err
+		}
+		res.UnbiasedTime = time.Since(t0)
+	}
+	res.Contrast = ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux)
+	if opt.ContrastCheck {
+		t0 := time.Now()
+		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {
+			return nil, err
+		}
+		res.CheckTime = time.Since(t0)
+	}
+	return res, nil
+}
+
+// addUnbiased runs Algorithm 3 for dets on the GPU that made the maps, in
+// the maps' precision (its moments there, the iteration on the host), else
+// on the host in float64 on the cube as given; it returns where it ran.
+func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor.Tensor, dets []Detection, note func(string, ...any)) (string, error) {
+	if dev != nil && dev.Info.IsCPU() {
+		// A software device (lavapipe, SwiftShader) is the host's own
+		// cores, and on them Algorithm 3's moments run about 10× faster
+		// in native Go (docs/paco.md).
+		dev = nil
+	}
+	if dev != nil {
+		err := AddUnbiased(ctx, dev, in, dets, true)
+		if errors.Is(err, engine.ErrTooLarge) || errors.Is(err, engine.ErrBudget) || errors.Is(err, engine.ErrNoFit) {
+			note("note: %v; Algorithm 3 runs on the CPU instead", err)
+		} else if err != nil {
+			return "", err
+		} else {
+			return dev.Info.Name, nil
+		}
+	}
+	host := in
+	host.Cube = cube
+	return "CPU", AddUnbiased(ctx, nil, host, dets, true)
+}
+
+// contrastCheck injects fakes at the curve's flux limit into in.Cube, runs
+// the maps again on dev (nil: the CPU path) for each set and reads the
+// fakes back. Within a set fakes are a patch plus two FWHM apart in
+// separation, so that none is in another's statistics; the first is at 2
+// FWHM. A fake that would fall within that distance of a detection is left
+// out: a real source would count towards it.
+func contrastCheck(ctx context.Context, dev *engine.Device, in Input, prep *Prepared, curve []ContrastPoint,
+	dets []Detection, threshold, northOffset float64, note func(string, ...any)) ([]CheckRow, error) {
+	fwhm := FWHMOfStamp(in.PSF)
+	if !(fwhm > 0) || math.IsInf(fwhm, 0) {
+		return nil, fmt.Errorf("contrast check: the PSF stamp's FWHM cannot be measured (got %g), so fakes cannot be spaced", fwhm)
+	}
+	R := 0
+	for _, o := range prep.Offsets {
+		R = max(R, o[0])
+	}
+	gap := float64(2*R+1) + 2*fwhm
+	plan, err := FakePlan(curve, float64(prep.CY), float64(prep.CX), prep.H, prep.W, 2*fwhm, gap, ContrastCheckRuns, 1)
+	if err != nil {
+		return nil, fmt.Errorf("contrast check: %w", err)
+	}
+	var rows []CheckRow
+	for r, all := range plan {
+		var srcs []Source
+		for _, f := range all {
+			near := false
+			for _, d := range dets {
+				near = near || math.Hypot(f.Y-float64(d.Y), f.X-float64(d.X)) < gap
+			}
+			if !near {
+				srcs = append(srcs, f)
+			}
+		}
+		if len(srcs) == 0 {
+			continue
+		}
+		note("contrast check: run %d of %d, %d fake companions", r+1, len(plan), len(srcs))
+		inj := in
+		cube, err := Inject(in, srcs)
+		if err != nil {
+			return nil, fmt.Errorf("contrast check: %w", err)
+		}
+		inj.Cube = cube.As(in.Cube.DType)
+		m, err := RunMaps(ctx, dev, inj)
+		if err != nil {
+			return nil, fmt.Errorf("contrast check, run %d: %w", r+1, err)
+		}
+		for _, rec := range Recover(m, srcs, threshold) {
+			rec.Sep = math.Hypot(rec.Y-float64(prep.CY), rec.X-float64(prep.CX))
+			pa := PositionAngle(rec.Y-float64(prep.CY), rec.X-float64(prep.CX), northOffset)
+			rows = append(rows, CheckRow{Run: r + 1, Recovery: rec, PA: pa})
+		}
+	}
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Sep < rows[b].Sep })
+	return rows, nil
+}

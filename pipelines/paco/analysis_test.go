@@ -1,0 +1,96 @@
+package paco
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// TestDefaultPSFIsSynths: without a stamp, the PSF Run uses for a FWHM is
+// bit for bit the stamp synth injects companions with for that FWHM (a
+// Gaussian integrated over each pixel), not a Gaussian sampled at pixel
+// centres: so that PACO looks for the source synth puts in.
+func TestDefaultPSFIsSynths(t *testing.T) {
+	for _, fwhm := range []float64{1, 2.5, 4, 7.3} {
+		ds, err := synth.Generate(synth.Config{H: 24, W: 24, Frames: 4, RotationDeg: 30, FWHM: fwhm, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, Options{FWHM: fwhm, Radius: 2, Center: CenterGiven, CenterYX: [2]float64{12, 12}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := res.PSF, ds.PSF
+		if !tensor.SameShape(got.Shape, want.Shape) {
+			t.Fatalf("FWHM %g: paco's PSF is %v, synth's %v", fwhm, got.Shape, want.Shape)
+		}
+		for i := range want.F64 {
+			if math.Float64bits(got.F64[i]) != math.Float64bits(want.F64[i]) {
+				t.Fatalf("FWHM %g: paco's PSF[%d] = %v, synth's %v", fwhm, i, got.F64[i], want.F64[i])
+			}
+		}
+		// A sampled Gaussian's centre is 1/(2πσ²) of its sum: the pixel
+		// integral's is lower, most for the narrowest PSF.
+		n := got.Shape[0]
+		sigma := fwhm / (2 * math.Sqrt(2*math.Ln2))
+		if c, sampled := got.F64[n*n/2], 1/(2*math.Pi*sigma*sigma); !(c < sampled) {
+			t.Errorf("FWHM %g: centre %v, not below the sampled Gaussian's %v", fwhm, c, sampled)
+		}
+	}
+}
+
+// TestRunRefuses: bad options are *OptionError naming the field, float32
+// on the CPU path and the header's centre of a cube without one are the
+// errors callers reword.
+func TestRunRefuses(t *testing.T) {
+	ds, err := synth.Generate(synth.Config{H: 20, W: 20, Frames: 6, RotationDeg: 40, FWHM: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(o Options) error {
+		_, err := Run(context.Background(), nil, ds.Cube, ds.Angles, o)
+		return err
+	}
+	for field, o := range map[string]Options{
+		"FWHM":        {},
+		"PSFNorm":     {FWHM: 2, PSFNorm: "max"},
+		"Radius":      {FWHM: 2, Radius: -1},
+		"MinSep":      {FWHM: 2, MinSep: math.NaN()},
+		"PixelScale":  {FWHM: 2, PixelScale: -1},
+		"NorthOffset": {FWHM: 2, NorthOffset: math.Inf(1)},
+		"StarFlux":    {FWHM: 2, StarFlux: -2},
+	} {
+		var oe *OptionError
+		if err := run(o); !errors.As(err, &oe) || oe.Field != field {
+			t.Errorf("%+v: %v, want an OptionError for %s", o, err, field)
+		}
+	}
+	if err := run(Options{FWHM: 2, Convert: true, DType: tensor.F32}); !errors.Is(err, ErrCPUFloat64) {
+		t.Errorf("float32 on the CPU path: %v", err)
+	}
+	if err := run(Options{FWHM: 2, Center: CenterHeader}); !errors.Is(err, ErrNoHeaderCenter) {
+		t.Errorf("the header's centre without one: %v", err)
+	}
+	res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, Options{FWHM: 2, Center: CenterHeader, HeaderCenter: &[2]float64{9.4, 11.6}})
+	if err != nil || res.Center.Source != "header" || res.Center.Used != [2]int{9, 12} {
+		t.Errorf("the header's centre (9.4, 11.6): %+v, %v; want (9, 12) from the header", res.Center, err)
+	}
+}
+
+func TestParseCenter(t *testing.T) {
+	for s, want := range map[string]CenterChoice{"": CenterDefault, " AUTO": CenterAuto, "header": CenterHeader, "51.5, 48": CenterGiven} {
+		c, yx, err := ParseCenter(s)
+		if err != nil || c != want || (c == CenterGiven && yx != [2]float64{51.5, 48}) {
+			t.Errorf("ParseCenter(%q) = %v, %v, %v", s, c, yx, err)
+		}
+	}
+	for _, s := range []string{"51", "a,b", "nan,1", "1,2,3"} {
+		if _, _, err := ParseCenter(s); err == nil {
+			t.Errorf("ParseCenter(%q): no error", s)
+		}
+	}
+}
