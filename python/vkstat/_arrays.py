@@ -77,6 +77,10 @@ def as_numpy(obj: Any, name: str) -> Peeked:
                 return Peeked(a, None, True)  # built from Python objects
     if a.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
         return Peeked(a.view(np.uint16), "bfloat16")
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2 and a.dtype.names is None:
+        # np.load of a .npy that ml_dtypes saved ('<V2'): bfloat16, as the
+        # command line reads it (no NumPy numeric type saves as V2)
+        return Peeked(a.view(np.uint16), "bfloat16")
     return Peeked(a, None)
 
 
