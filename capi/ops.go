@@ -28,6 +28,7 @@ var ops = map[string]Op{
 	"chol":   runChol,
 	"verify": runVerify,
 	"latent": runLatent,
+	"stack":  runStack,
 }
 
 // OpNames lists the operations.

@@ -142,3 +142,28 @@ def out_array(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str = "ou
     if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable and out.dtype.isnative):
         raise ValueError(f"{name} must be writeable, C-contiguous and aligned, in native byte order")
     return out
+
+
+_C64 = np.dtype(np.complex64)
+
+
+def lend_date(obj: Any, name: str) -> Lent:
+    """Makes obj a date of a stack the library reads: complex64 (SLC, read
+    as interleaved float32 pairs) or float32 (intensity), as it is when it
+    is C-contiguous and aligned in native byte order, else converted once
+    (complex128 to complex64; float64, float16, bfloat16 and integers to
+    float32)."""
+    orig, tag, converted = as_numpy(obj, name)
+    a = orig
+    if tag == "bfloat16":
+        a = _widen_bf16(a)
+    kind = a.dtype.kind
+    if kind == "c":
+        want = _C64
+    elif kind in "biuf":
+        want = _F32
+    else:
+        raise ValueError(f"{name} has dtype {a.dtype}; a date is complex (SLC) or real (intensity)")
+    b = np.require(a, dtype=want, requirements=("C", "A"))
+    copied = converted or tag is not None or (b.size > 0 and not np.may_share_memory(orig, b))
+    return Lent(b, b.dtype.name, copied)

@@ -131,9 +131,6 @@ class LatentResult:
         return _describe(self, self.names)
 
 
-STACK_STATS = ("mean", "std", "cv", "min", "max", "count")
-
-
 @dataclass(repr=False)
 class StackResult:
     """What :func:`vkstat.stack` returns: per-pixel statistics over the
