@@ -15,8 +15,10 @@
 // other output is Go memory that the caller copies into memory of its own
 // (CopyOutput) and then frees (FreeResult).
 //
-// Adding an operation (paco, stack, latent): one function of type Op in a
-// file of its own, and one line in the ops table.
+// Adding an operation: one function of type Op in a file of its own, over
+// the workload's library (latent.go over latent.Run, stack.go over
+// stack.Run; PACO joins the same way over paco.Run), and one line in the
+// ops table. The ABI does not change.
 package capi
 
 import (

@@ -108,8 +108,9 @@ def test_stack_real_npy_dates_match_the_command(dev, cli, tmp_path):
     out = tmp_path / "out"
     cli(dev, "stack", "--looks", "3", "--quantity", "amplitude", "--filter", "refined-lee", "--filter-size", "5",
         "--format", "npy", "--stat", "mean,std", "--out-dir", out, *paths)
-    for dates in (x, paths, list(x.astype(np.float64))):  # a cube, files, a list converted once
+    for dates, copied in ((x, ()), (paths, ()), (list(x.astype(np.float64)), ("date0", "date1", "date2", "date3"))):
         r = dev.stack(dates, looks="3x3", quantity="amplitude", filter="refined-lee", stat=["mean", "std"])
+        assert dev._last_copied == copied  # a float32 cube lent as it is; float64 dates converted once
         assert r.names == ("mean", "std") and r.cv is None
         for name in r.names:
             np.testing.assert_array_equal(getattr(r, name), np.load(out / f"{name}.npy"), err_msg=name)
