@@ -16,6 +16,11 @@ Examples
 >>> with vkstat.open("lavapipe") as dev:              # doctest: +SKIP
 ...     m = dev.reduce(x.reshape(10, 100), "mean", axis=1)
 
+The workloads of the command line run on arrays too: :func:`latent`
+(statistics of ML latents, named as ``vkstat latent``'s files) and
+:func:`stack` (per-pixel statistics of SAR stacks, in memory or from
+rasters).
+
 See docs/python.md.
 """
 
