@@ -304,7 +304,9 @@ func TestStackDatesBorrowed(t *testing.T) {
 	s := openCPU(t)
 	// Two 1×2 dates: (3+4i, 1) and (0, 2i): intensities (25, 1) and (0, 4).
 	d0, d1 := []float32{3, 4, 1, 0}, []float32{0, 0, 0, 2}
-	spec := func(ptr int) ArraySpec { return ArraySpec{DType: "complex64", Shape: []int{1, 2}, NBytes: 16, Ptr: ptr} }
+	spec := func(ptr int) ArraySpec {
+		return ArraySpec{DType: "complex64", Shape: []int{1, 2}, NBytes: 16, Ptr: ptr}
+	}
 	r, err := call(t, s, context.Background(), "stack", map[string]any{"stats": []string{"mean", "max"}},
 		map[string]ArraySpec{"date0": spec(0), "date1": spec(1)}, ptrOf(d0), ptrOf(d1))
 	if err != nil {

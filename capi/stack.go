@@ -100,7 +100,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 		grid = stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
 		georef = &f.Georef
 		for _, f := range files {
-			dates = append(dates, fileDate{f})
+			dates = append(dates, stack.DateOf(f.Path, f.Open))
 		}
 	} else {
 		if p.Band != 0 {
@@ -246,16 +246,4 @@ func memoryDates(c *Call, nodata *float64) ([]stack.Date, stack.Grid, error) {
 		}
 	}
 	return ds, g, nil
-}
-
-// fileDate is a date of the stack read from its file.
-type fileDate struct{ f formats.DateFile }
-
-func (d fileDate) Name() string { return d.f.Path }
-func (d fileDate) Open() (stack.Reader, error) {
-	r, err := d.f.Open()
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
 }

@@ -193,18 +193,6 @@ func expandFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
-// fileDate is a date of the stack read from its file.
-type fileDate struct{ f formats.DateFile }
-
-func (d fileDate) Name() string { return d.f.Path }
-func (d fileDate) Open() (stack.Reader, error) {
-	r, err := d.f.Open()
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
 func runStack(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "out-dir"); err != nil {
@@ -303,7 +291,7 @@ func runStack(c *ucli.Context) error {
 	}
 	dates := make([]stack.Date, len(infos))
 	for i, d := range infos {
-		dates[i] = fileDate{d}
+		dates[i] = stack.DateOf(d.Path, d.Open)
 	}
 	check := time.Since(t0)
 
