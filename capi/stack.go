@@ -92,7 +92,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 		if band == 0 {
 			band = 1
 		}
-		files, err := formats.CheckDates(p.Paths, band, false)
+		files, err := formats.CheckDates(p.Paths, band, !formats.HaveGDAL) // GDAL for the projection, where there is one
 		if err != nil {
 			return nil, InputError{err}
 		}

@@ -136,3 +136,15 @@ def test_stack_bad_input(dev, tmp_path):
     np.save(b, np.ones((4, 5), np.float32))
     with pytest.raises(ValueError, match="every date must have the first's size"):
         dev.stack([a, b])
+
+
+def test_stack_on_files_runs_on_the_worker(tmp_path):
+    """Reading files may take long whatever the arrays' size: the call runs
+    on the session's thread, where Ctrl-C cancels it between strips."""
+    paths = [tmp_path / f"i{k}.npy" for k in range(2)]
+    for k, p in enumerate(paths):
+        np.save(p, np.full((4, 4), k + 1, np.float32))
+    with vkstat.open("cpu") as s:
+        r = s.stack(paths, stat="mean")
+        assert s._q is not None
+    np.testing.assert_array_equal(r.mean, 1.5)
