@@ -128,6 +128,8 @@ def test_stack_bad_input(dev, tmp_path):
         dev.stack(s, stat="median")
     with pytest.raises(ValueError, match="paths or arrays, not both"):
         dev.stack([s[0], str(tmp_path / "x.npy")])
+    with pytest.raises(ValueError, match=r"dates has shape \(6, 6\); want one \(T, H, W\) array"):
+        dev.stack(s[0])
     with pytest.raises(FileNotFoundError):
         dev.stack([str(tmp_path / "missing.tif")])
     a = tmp_path / "a.npy"

@@ -780,7 +780,9 @@ class Session:
         arrays: dict[str, Lent] = {}
         if isinstance(dates, (str, os.PathLike)):
             raise ValueError("dates: give a sequence of paths or arrays, not one path")
-        if isinstance(dates, np.ndarray) and dates.ndim == 3:
+        if isinstance(dates, np.ndarray):
+            if dates.ndim != 3:
+                raise ValueError(f"dates has shape {dates.shape}; want one (T, H, W) array or a sequence of 2-d dates")
             arrays["dates"] = lend_date(dates, "dates")
         else:
             dates = list(dates)
