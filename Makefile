@@ -115,7 +115,7 @@ pylib: deps
 wheel: pylib
 	$(PYTHON) python/build_wheel.py --version "$(VERSION)" --out dist
 
-test-python: pylib
+test-python: pylib build
 	@scripts/deps.sh test
 	PYTHONPATH=python $(PYTHON) -m pytest -q --doctest-modules python/tests python/vkstat
 	PYTHON=$(PYTHON) scripts/test-wheel.sh

@@ -15,8 +15,10 @@
 // other output is Go memory that the caller copies into memory of its own
 // (CopyOutput) and then frees (FreeResult).
 //
-// Adding an operation (paco, stack, latent): one function of type Op in a
-// file of its own, and one line in the ops table.
+// Adding an operation: one function of type Op in a file of its own, over
+// the workload's library (latent.go over latent.Run, stack.go over
+// stack.Run; PACO joins the same way over paco.Run), and one line in the
+// ops table. The ABI does not change.
 package capi
 
 import (
@@ -246,25 +248,9 @@ func (c *Call) Tensor(name string, allowed ...tensor.DType) (*tensor.Tensor, err
 		}
 		return nil, inputf("%s is %s; want %s", name, a.DType, strings.Join(names, " or "))
 	}
-	n := 1
-	for _, s := range a.Shape {
-		if s < 0 {
-			return nil, inputf("%s: negative dimension in shape %v", name, a.Shape)
-		}
-		if s > 0 && n > (1<<62)/s {
-			return nil, inputf("%s: shape %v is too large", name, a.Shape)
-		}
-		n *= s
-	}
-	if int64(n)*int64(dt.Size()) != a.NBytes {
-		return nil, inputf("%s: shape %s of %s needs %d bytes, the array has %d", name, tensor.ShapeString(a.Shape), dt, n*dt.Size(), a.NBytes)
-	}
-	p := c.ptrs[a.Ptr]
-	if p == nil && n > 0 {
-		return nil, inputf("%s: null data pointer", name)
-	}
-	if uintptr(p)%uintptr(dt.Size()) != 0 {
-		return nil, inputf("%s: data pointer %p is not aligned to %d bytes", name, p, dt.Size())
+	p, n, err := c.data(name, dt.Size(), dt.Size())
+	if err != nil {
+		return nil, err
 	}
 	t := &tensor.Tensor{Shape: append([]int{}, a.Shape...), DType: dt}
 	switch {
@@ -285,6 +271,56 @@ func (c *Call) Tensor(name string, allowed ...tensor.DType) (*tensor.Tensor, err
 		t.F32 = unsafe.Slice((*float32)(p), n)
 	}
 	return t, nil
+}
+
+// Float32s wraps the caller's array name, float32 or complex64 (as
+// interleaved re, im float32 pairs), without copying it; complex says
+// which.
+func (c *Call) Float32s(name string) (v []float32, complex bool, err error) {
+	a, ok := c.specs[name]
+	if !ok {
+		return nil, false, inputf("%s: no such array given", name)
+	}
+	size := 4
+	switch a.DType {
+	case "float32":
+	case "complex64":
+		size, complex = 8, true
+	default:
+		return nil, false, inputf("%s is %s; want float32 or complex64", name, a.DType)
+	}
+	p, n, err := c.data(name, size, 4)
+	if err != nil || n == 0 {
+		return []float32{}, complex, err
+	}
+	return unsafe.Slice((*float32)(p), n*size/4), complex, nil
+}
+
+// data checks array name's size (n elements of size bytes) against its
+// shape and its pointer's alignment to align bytes, and returns them.
+func (c *Call) data(name string, size, align int) (unsafe.Pointer, int, error) {
+	a := c.specs[name]
+	n := 1
+	for _, s := range a.Shape {
+		if s < 0 {
+			return nil, 0, inputf("%s: negative dimension in shape %v", name, a.Shape)
+		}
+		if s > 0 && n > (1<<62)/s {
+			return nil, 0, inputf("%s: shape %v is too large", name, a.Shape)
+		}
+		n *= s
+	}
+	if int64(n)*int64(size) != a.NBytes {
+		return nil, 0, inputf("%s: shape %s of %s needs %d bytes, the array has %d", name, tensor.ShapeString(a.Shape), a.DType, n*size, a.NBytes)
+	}
+	p := c.ptrs[a.Ptr]
+	if p == nil && n > 0 {
+		return nil, 0, inputf("%s: null data pointer", name)
+	}
+	if uintptr(p)%uintptr(align) != 0 {
+		return nil, 0, inputf("%s: data pointer %p is not aligned to %d bytes", name, p, align)
+	}
+	return p, n, nil
 }
 
 func dtypeIn(dt tensor.DType, set []tensor.DType) bool {

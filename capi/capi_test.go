@@ -296,3 +296,49 @@ func TestHandles(t *testing.T) {
 		t.Errorf("OpenHandle on a device that does not exist: no error (%v)", err)
 	}
 }
+
+// TestStackDatesBorrowed: complex64 dates are the caller's memory, read as
+// interleaved (re, im) pairs: |S|² of hand-picked samples, averaged over the
+// dates, is the mean; one date of another shape is refused, naming it.
+func TestStackDatesBorrowed(t *testing.T) {
+	s := openCPU(t)
+	// Two 1×2 dates: (3+4i, 1) and (0, 2i): intensities (25, 1) and (0, 4).
+	d0, d1 := []float32{3, 4, 1, 0}, []float32{0, 0, 0, 2}
+	spec := func(ptr int) ArraySpec {
+		return ArraySpec{DType: "complex64", Shape: []int{1, 2}, NBytes: 16, Ptr: ptr}
+	}
+	r, err := call(t, s, context.Background(), "stack", map[string]any{"stats": []string{"mean", "max"}},
+		map[string]ArraySpec{"date0": spec(0), "date1": spec(1)}, ptrOf(d0), ptrOf(d1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := unsafe.Slice((*float32)(unsafe.Pointer(&r.Outputs[0].data[0])), 2)
+	if r.Outputs[0].Name != "mean" || r.Outputs[1].Name != "max" || mean[0] != 12.5 || mean[1] != 2.5 {
+		t.Errorf("outputs %s, %s: mean %v; want mean, max and [12.5 2.5]", r.Outputs[0].Name, r.Outputs[1].Name, mean)
+	}
+	bad := ArraySpec{DType: "complex64", Shape: []int{2, 1}, NBytes: 16, Ptr: 1}
+	_, err = call(t, s, context.Background(), "stack", nil, map[string]ArraySpec{"date0": spec(0), "date1": bad}, ptrOf(d0), ptrOf(d1))
+	var ie InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "date1 is complex64 (2, 1), but date0 is complex64 (1, 2)") {
+		t.Errorf("a date of another shape: got %v", err)
+	}
+}
+
+// TestLatentRefusesOnDevice: options that do not fit the tensor are the
+// input's fault (ValueError) on a Vulkan device too, where any other
+// failure is the device's.
+func TestLatentRefusesOnDevice(t *testing.T) {
+	s := openLavapipe(t)
+	x := make([]float32, 2*3*2*4*4)
+	spec := map[string]ArraySpec{"x": {DType: "float32", Shape: []int{2, 3, 2, 4, 4}, NBytes: int64(4 * len(x))}}
+	for _, p := range []map[string]any{
+		{"stats": []string{"lagcorr"}, "lags": 2},
+		{"stats": []string{"moments"}, "axes": []int{5}},
+		{"stats": []string{"spectra"}, "nan": "drop"},
+	} {
+		_, err := call(t, s, context.Background(), "latent", p, spec, ptrOf(x))
+		if Status(err, s.OnDevice()) != StatusValue {
+			t.Errorf("%v: got %v (status %d); want a ValueError", p, err, Status(err, s.OnDevice()))
+		}
+	}
+}

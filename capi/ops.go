@@ -18,14 +18,17 @@ import (
 // Op runs one operation on dev (nil: the CPU path).
 type Op func(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 
-// ops are the operations by name. The library's other analyses (paco,
-// stack, latent) join here the same way: a function of this type.
+// ops are the operations by name; each workload's is in a file of its own
+// (latent.go, stack.go). PACO joins the same way: a function of this type
+// over its library's Run, and one line here.
 var ops = map[string]Op{
 	"map":    runMap,
 	"reduce": runReduce,
 	"cov":    runCov,
 	"chol":   runChol,
 	"verify": runVerify,
+	"latent": runLatent,
+	"stack":  runStack,
 }
 
 // OpNames lists the operations.

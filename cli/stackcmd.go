@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -195,183 +193,6 @@ func expandFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
-// dateInfo is what is known of one date after the checks.
-type dateInfo struct {
-	path   string
-	array  bool // .npy or .fits, read whole
-	envi   bool // an ENVI file read without GDAL (formats.OpenENVI)
-	width  int
-	height int
-	typ    string
-	cplx   bool
-	georef formats.Georef
-}
-
-func isArrayFile(p string) bool {
-	n := strings.ToLower(p)
-	for _, e := range []string{".npy", ".fits", ".fit", ".fts", ".fits.gz"} {
-		if strings.HasSuffix(n, e) {
-			return true
-		}
-	}
-	return false
-}
-
-// inspect opens a date and reports its geometry. With noGDAL an ENVI file
-// that formats.OpenENVI reads is read without GDAL, whose loading costs
-// more than reading a date (the outputs must not need the projection).
-func inspect(path string, band int, noGDAL bool) (dateInfo, error) {
-	d := dateInfo{path: path}
-	st, err := os.Stat(path)
-	if err != nil {
-		return d, fmt.Errorf("date %w", err)
-	}
-	if st.IsDir() {
-		return d, fmt.Errorf("date %s is a directory", path)
-	}
-	if isArrayFile(path) {
-		t, err := formats.ReadArray(path)
-		if err != nil {
-			return d, err
-		}
-		if len(t.Shape) != 2 {
-			return d, fmt.Errorf("%s: want a 2-d image per date, got shape %s", path, tensor.ShapeString(t.Shape))
-		}
-		d.array, d.height, d.width, d.typ = true, t.Shape[0], t.Shape[1], t.DType.String()
-		return d, nil
-	}
-	if noGDAL {
-		if r, err := formats.OpenENVI(path); err == nil {
-			defer r.Close()
-			if band < 1 || band > r.Bands {
-				return d, fmt.Errorf("%s: --band %d does not exist (the file has %d)", path, band, r.Bands)
-			}
-			d.envi, d.width, d.height, d.typ, d.cplx, d.georef = true, r.Width, r.Height, r.Type, r.Complex(), r.Georef()
-			return d, nil
-		}
-	}
-	r, err := formats.OpenRaster(path)
-	if err != nil {
-		return d, err
-	}
-	defer r.Close()
-	if band < 1 || band > r.Bands {
-		return d, fmt.Errorf("%s: --band %d does not exist (the file has %d)", path, band, r.Bands)
-	}
-	d.width, d.height, d.typ, d.cplx, d.georef = r.Width, r.Height, r.Type, r.Complex(), r.Georef()
-	return d, nil
-}
-
-// checkDates checks every date against the first, before any work (noGDAL:
-// see inspect).
-func checkDates(paths []string, band int, noGDAL bool) ([]dateInfo, error) {
-	infos := make([]dateInfo, len(paths))
-	for i, p := range paths {
-		d, err := inspect(p, band, noGDAL)
-		if err != nil {
-			return nil, err
-		}
-		infos[i] = d
-		f := infos[0]
-		switch {
-		case d.width != f.width || d.height != f.height:
-			return nil, fmt.Errorf("%s: %d×%d pixels (width×height), but %s has %d×%d: every date must have the first's size",
-				p, d.width, d.height, f.path, f.width, f.height)
-		case d.typ != f.typ:
-			return nil, fmt.Errorf("%s: data type %s, but %s has %s: every date must have the first's type", p, d.typ, f.path, f.typ)
-		case d.georef.HasTransform != f.georef.HasTransform || d.georef.HasTransform && !closeTransforms(d.georef.Transform, f.georef.Transform):
-			return nil, fmt.Errorf("%s: geotransform %v differs from %s's %v: the stack must be co-registered on one grid",
-				p, d.georef.Transform, f.path, f.georef.Transform)
-		}
-		if same, nd, nf := formats.SameCRS(d.georef.Projection, f.georef.Projection); !same {
-			return nil, fmt.Errorf("%s: coordinate system %s differs from %s's %s: the stack must be co-registered on one grid (reproject it, e.g. with gdalwarp -t_srs)",
-				p, nd, f.path, nf)
-		}
-	}
-	return infos, nil
-}
-
-func closeTransforms(a, b [6]float64) bool {
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > 1e-9*max(1, math.Abs(a[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-// rasterDate is a date read through GDAL, or without it (envi).
-type rasterDate struct {
-	path string
-	band int
-	cplx bool
-	envi bool
-}
-
-func (d *rasterDate) Name() string { return d.path }
-func (d *rasterDate) Open() (stack.Reader, error) {
-	var r raster
-	var err error
-	if d.envi {
-		r, err = formats.OpenENVI(d.path)
-	} else {
-		r, err = formats.OpenRaster(d.path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &rasterReader{r: r, band: d.band, cplx: d.cplx}, nil
-}
-
-// raster is what rasterReader reads: a formats.Raster or ENVIRaster.
-type raster interface {
-	ReadComplex(b, x0, y0, w, h int, dst []float32) error
-	ReadReal(b, x0, y0, w, h int, dst []float32) error
-	NoData(b int) (float64, bool)
-	Close() error
-}
-
-type rasterReader struct {
-	r    raster
-	band int
-	cplx bool
-}
-
-func (r *rasterReader) Read(x0, y0, w, h int, dst []float32) error {
-	if r.cplx {
-		return r.r.ReadComplex(r.band, x0, y0, w, h, dst)
-	}
-	return r.r.ReadReal(r.band, x0, y0, w, h, dst)
-}
-func (r *rasterReader) NoData() (float64, bool) { return r.r.NoData(r.band) }
-func (r *rasterReader) Close() error            { return r.r.Close() }
-
-// arrayDate is a 2-d NPY or FITS image, read whole.
-type arrayDate struct{ path string }
-
-func (d *arrayDate) Name() string { return d.path }
-func (d *arrayDate) Open() (stack.Reader, error) {
-	t, err := formats.ReadArray(d.path)
-	if err != nil {
-		return nil, err
-	}
-	return &arrayReader{v: t.As(tensor.F32).F32, w: t.Shape[1]}, nil
-}
-
-type arrayReader struct {
-	v []float32
-	w int
-}
-
-func (r *arrayReader) Read(x0, y0, w, h int, dst []float32) error {
-	for y := 0; y < h; y++ {
-		copy(dst[y*w:(y+1)*w], r.v[(y0+y)*r.w+x0:])
-	}
-	return nil
-}
-func (r *arrayReader) NoData() (float64, bool) { return 0, false }
-func (r *arrayReader) Close() error            { return nil }
-
 func runStack(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "out-dir"); err != nil {
@@ -456,25 +277,21 @@ func runStack(c *ucli.Context) error {
 	}
 	t0 := time.Now()
 	// GeoTIFF outputs carry the projection, which only GDAL reads.
-	infos, err := checkDates(paths, c.Int("band"), !slices.Contains(fmts, "tif"))
+	infos, err := formats.CheckDates(paths, c.Int("band"), !slices.Contains(fmts, "tif"))
 	if err != nil {
 		return err
 	}
 	first := infos[0]
-	plan, err := stack.NewPlan(cfg, stack.Grid{Width: first.width, Height: first.height, Complex: first.cplx})
+	plan, err := stack.NewPlan(cfg, stack.Grid{Width: first.Width, Height: first.Height, Complex: first.Complex})
 	if err != nil {
 		if errors.Is(err, stack.ErrConfig) {
-			return fmt.Errorf("%s (%d×%d pixels, width×height): %w", first.path, first.width, first.height, err)
+			return fmt.Errorf("%s (%d×%d pixels, width×height): %w", first.Path, first.Width, first.Height, err)
 		}
 		return err
 	}
 	dates := make([]stack.Date, len(infos))
 	for i, d := range infos {
-		if d.array {
-			dates[i] = &arrayDate{path: d.path}
-		} else {
-			dates[i] = &rasterDate{path: d.path, band: c.Int("band"), cplx: d.cplx, envi: d.envi}
-		}
+		dates[i] = stack.DateOf(d.Path, d.Open)
 	}
 	check := time.Since(t0)
 
@@ -493,7 +310,7 @@ func runStack(c *ucli.Context) error {
 	}
 
 	tw := time.Now()
-	geo := first.georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
+	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
 	outs := Outputs{Ctx: c.Context}
 	defer outs.Abort()
@@ -568,7 +385,7 @@ func runStack(c *ucli.Context) error {
 		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
 		w := c.App.ErrWriter
 		fmt.Fprintf(w, "device:   %s\n", s.name())
-		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d\n", len(dates), first.width, first.height, first.typ, res.H, res.W)
+		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d\n", len(dates), first.Width, first.Height, first.Type, res.H, res.W)
 		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
 		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
 		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Compute), "upload, multilook, filter, statistics")

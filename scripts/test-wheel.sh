@@ -3,8 +3,8 @@
 # from python/vkstat and the library make pylib built), installs it with pip
 # into a fresh venv that sees the system's NumPy (python3 -m venv
 # --system-site-packages, no network: pip --no-index), and runs vkstat from
-# there, outside the source tree: devices(), a map and a reduce checked
-# against NumPy, on the CPU path and, when present, lavapipe.
+# there, outside the source tree: devices(), a map, a reduce, a latent and a
+# stack checked against NumPy, on the CPU path and, when present, lavapipe.
 set -euo pipefail
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,5 +26,9 @@ for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v i
     with vkstat.open(d) as s:
         np.testing.assert_allclose(s.map(x, x, 3.5, 2.8, 10), 3.5 * x * x + 2.8 * x + 10, rtol=1e-14)
         np.testing.assert_allclose(s.reduce(x.reshape(7, 143), "std", axis=1, ddof=1), x.reshape(7, 143).std(axis=1, ddof=1), rtol=1e-13)
+        lat = x[:1000].reshape(2, 5, 1, 10, 10)
+        np.testing.assert_allclose(s.latent(lat, "moments").mean, lat.mean(axis=(3, 4)), rtol=1e-13)
+        np.testing.assert_allclose(s.stack(x[:1000].reshape(10, 10, 10) ** 2, looks=2, stat="mean").mean,
+                                   (x[:1000].reshape(10, 5, 2, 5, 2) ** 2).mean(axis=(0, 2, 4)), rtol=1e-5)
 print("the wheel works")
 PY

@@ -26,13 +26,27 @@ func MemoryDates(data []float32, T int, g Grid, nodata *float64) ([]Date, error)
 	}
 	ds := make([]Date, T)
 	for t := range ds {
-		d := &memoryDate{name: fmt.Sprintf("date %d", t+1), g: g, data: data[t*per : (t+1)*per]}
-		if nodata != nil {
-			d.nodata, d.has = *nodata, true
-		}
-		ds[t] = d
+		ds[t], _ = MemoryDate(fmt.Sprintf("date %d", t+1), data[t*per:(t+1)*per], g, nodata)
 	}
 	return ds, nil
+}
+
+// MemoryDate wraps one date held in memory, read where it lies (no copy):
+// 2·W·H floats, interleaved re, im, for a complex grid; W·H otherwise.
+// nodata, when not nil, marks missing samples.
+func MemoryDate(name string, data []float32, g Grid, nodata *float64) (Date, error) {
+	per := g.Width * g.Height
+	if g.Complex {
+		per *= 2
+	}
+	if len(data) != per {
+		return nil, fmt.Errorf("%w: %s: %d floats for a date of %d×%d (complex %v)", ErrConfig, name, len(data), g.Width, g.Height, g.Complex)
+	}
+	d := &memoryDate{name: name, g: g, data: data}
+	if nodata != nil {
+		d.nodata, d.has = *nodata, true
+	}
+	return d, nil
 }
 
 func (d *memoryDate) Name() string            { return d.name }

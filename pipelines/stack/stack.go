@@ -110,6 +110,26 @@ type Date interface {
 	Open() (Reader, error)
 }
 
+// DateOf is a Date named name that open opens: a file's reader, say,
+// whose Open returns its own type.
+func DateOf[R Reader](name string, open func() (R, error)) Date {
+	return funcDate[R]{name, open}
+}
+
+type funcDate[R Reader] struct {
+	name string
+	open func() (R, error)
+}
+
+func (d funcDate[R]) Name() string { return d.name }
+func (d funcDate[R]) Open() (Reader, error) {
+	r, err := d.open()
+	if err != nil {
+		return nil, err // not a nil R in a non-nil Reader
+	}
+	return r, nil
+}
+
 // ErrConfig wraps errors in a Config or a crop that does not fit the grid.
 var ErrConfig = errors.New("stack")
 

@@ -16,6 +16,11 @@ Examples
 >>> with vkstat.open("lavapipe") as dev:              # doctest: +SKIP
 ...     m = dev.reduce(x.reshape(10, 100), "mean", axis=1)
 
+The workloads of the command line run on arrays too: :func:`latent`
+(statistics of ML latents, named as ``vkstat latent``'s files) and
+:func:`stack` (per-pixel statistics of SAR stacks, in memory or from
+rasters).
+
 See docs/python.md.
 """
 
@@ -36,12 +41,14 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _lib
-from ._arrays import Lent, Peeked, as_numpy, lend, out_array
+from ._arrays import Lent, Peeked, as_numpy, lend, lend_date, out_array
 from ._lib import DeviceError, Error, InputError
+from ._results import LatentResult, StackResult, fill
 
 __all__ = [
     "devices", "open", "Session", "map", "reduce", "cov", "chol", "verify",
-    "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
+    "latent", "stack", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
+    "LatentResult", "StackResult",
     "Error", "DeviceError", "InputError", "__version__",
 ]
 
@@ -314,12 +321,13 @@ class Session:
     # -- the call ----------------------------------------------------------
 
     def _run(self, op: str, params: Mapping[str, Any], arrays: Mapping[str, Lent],
-             outs: Mapping[str, np.ndarray] | None = None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+             outs: Mapping[str, np.ndarray] | None = None, *, reads_files: bool = False
+             ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
         """Runs op, on the session's thread (waiting for it there, so that
-        Ctrl-C cancels it) unless its arrays are small. Returns the outputs
-        by name, the Info and the warnings."""
+        Ctrl-C cancels it) unless its arrays are small and it reads no
+        files. Returns the outputs by name, the Info and the warnings."""
         nbytes = sum(a.array.nbytes for a in arrays.values())
-        inline = op != "verify" and nbytes <= _INLINE_BYTES
+        inline = op != "verify" and not reads_files and nbytes <= _INLINE_BYTES
         with self._lock:
             if not self._handle:
                 raise InputError("the session is closed")
@@ -603,6 +611,201 @@ class Session:
         got, _, _ = self._run("chol", {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}, arrays)
         return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
 
+    def latent(self, x: npt.ArrayLike, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Sequence[int] | int = (-2, -1),
+               lags: int | None = None, nan: str = "propagate", ddof: int = 0, precision: DTypeLike = None,
+               batch: int = 0) -> LatentResult:
+        """Statistics of an ML latent tensor (N samples, C channels, F
+        frames, H, W), batched over every sample, channel and frame: what
+        ``vkstat latent`` computes, on an array in memory.
+
+        Parameters
+        ----------
+        x : array_like
+            (N, C, F, H, W), or (N, C, H, W) read as one frame (any shape for
+            moments alone). float16, bfloat16 (ml_dtypes, or a PyTorch
+            tensor), float32 and float64 are read where they lie, without a
+            copy; integers become float64 (one copy).
+        stat : str or sequence of str, optional
+            What to compute, as ``--stat``: ``"moments"`` (mean, var, std,
+            min, max, skew, kurt over ``axes``), ``"corr"`` (the C×C channel
+            correlation of each sample), ``"corr-frames"`` (the same per
+            frame), ``"lagcorr"`` (the F×F frame correlation of each sample
+            and channel and its lags), ``"pca"`` (each sample's PCA, channels
+            as features), ``"spectra"`` (spatial and temporal power spectra),
+            or ``"all"``. Default: moments and corr. A comma-separated string
+            is split.
+        axes : int or sequence of int, optional
+            The axes the moments reduce, NumPy's numbering (default the
+            spatial axes, -2 and -1).
+        lags : int, optional
+            lagcorr's lags 1..L (L ≤ F − 1); default min(3, F − 1).
+        nan : {"propagate", "skip"}, optional
+            ``propagate``: a NaN or ±Inf makes the moments of its slice NaN,
+            and its channel's (or frame's) row and column of a correlation
+            matrix, and its sample's PCA. ``skip``: moments leave such values
+            out (as :func:`numpy.nanmean`), correlations and the PCA use the
+            pixels at which no variable of the set is NaN or ±Inf.
+        ddof : int, optional
+            Delta degrees of freedom of var and std.
+        precision : {None, "auto", "float16", "bfloat16", "float32", "float64"}, optional
+            How the tensor is stored for the work, as ``--precision``
+            (``f16``, ``bf16``, ``f32``, ``f64`` too): by default the
+            input's own type. Other types are converted a batch at a time.
+        batch : int, optional
+            Samples per batch; 0 (the default) takes as many as fit the
+            device's memory budget (on the CPU path: all of them).
+
+        Returns
+        -------
+        LatentResult
+            The arrays (float64), named as the command's files:
+            ``mean``, ``var``, ``std``, ``min``, ``max``, ``skew``, ``kurt``,
+            ``corr``, ``corr_frames``, ``frame_corr``, ``lagcorr``,
+            ``pca_values``, ``pca_ratio``, ``pca_vectors``,
+            ``spatial_spectrum``, ... (None for what was not asked;
+            ``arrays()`` lists those computed), and the summary: ``nans``,
+            ``infs``, ``notes``, ``mean_corr``, ``lag_means``,
+            ``pca_mean_ratio``, ``pca_mean_cumulative``,
+            ``radial_bin_radius``, ``axes``, ``lags``, ``batches``.
+
+        Warns
+        -----
+        RuntimeWarning
+            When ``ddof`` is at least the number of values reduced.
+
+        Examples
+        --------
+        >>> import numpy as np, vkstat
+        >>> x = np.random.default_rng(0).standard_normal((2, 3, 4, 8, 8), dtype=np.float32)
+        >>> r = vkstat.latent(x, ["moments", "corr"], axes=(3, 4))
+        >>> r.mean.shape, r.corr.shape
+        ((2, 3, 4), (2, 3, 3))
+        >>> np.allclose(r.std, x.std(axis=(3, 4), dtype=np.float64))
+        True
+        """
+        stats = _names(stat)
+        ax = [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]
+        params = {"stats": stats, "axes": ax, "ddof": int(ddof), "lags": 0 if lags is None else int(lags),
+                  "nan": str(nan), "precision": _precision(precision), "batch": int(batch)}
+        got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)})
+        return fill(LatentResult, got, info, names=info["arrays"])
+
+    def stack(self, dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
+              filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
+              stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
+              nodata: float | None = None, band: int = 1) -> StackResult:
+        """Per-pixel temporal statistics of a stack of SAR images, one per
+        date: what ``vkstat stack`` computes, on arrays in memory or on
+        raster files.
+
+        Each date's intensity (|S|² of complex SLC samples; real samples are
+        taken as intensity) is averaged over a multilook box, cropped,
+        optionally speckle-filtered, and added to the statistics over the
+        dates (Welford, as the dates stream through).
+
+        Parameters
+        ----------
+        dates : sequence of array_like, ndarray or sequence of path
+            The dates: 2-d arrays of one shape and kind, complex (SLC) or
+            real (intensity), or one (T, H, W) array; or paths of rasters
+            (GeoTIFF, ENVI, anything GDAL reads, .npy and FITS 2-d arrays),
+            co-registered on one grid. complex64 and float32 arrays that are
+            C-contiguous are read where they lie; other dtypes are converted
+            once (complex128 to complex64, real to float32). GDAL is loaded
+            when a raster is first opened.
+        looks : int or (int, int) or str, optional
+            The multilook box, rows (azimuth) × columns (range): ``4``,
+            ``(2, 8)`` or ``"2x8"``. The last rows and columns that do not
+            fill a box are dropped, as ISCE and SNAP do.
+        crop : (int, int, int, int), optional
+            The window of the multilooked image kept: first row, first
+            column, rows, columns (rows or columns 0: to the edge).
+        filter : {None, "none", "boxcar", "lee", "refined-lee"}, optional
+            A speckle filter of each date's multilooked intensity: the mean
+            over a window, Lee's (1980) or Lee's refined (1981) filter.
+        filter_size : int, optional
+            The filter's window, odd: at least 3 (5 for refined-lee);
+            default 5.
+        enl : float, optional
+            The equivalent number of looks for the Lee filters; default the
+            multilook's rows × columns.
+        stat : str or sequence of str, optional
+            The statistics to return: ``mean``, ``std``, ``cv`` (std/mean),
+            ``min``, ``max``, ``count`` (valid dates), or ``"all"`` (the
+            default).
+        quantity : {"intensity", "amplitude"}, optional
+            ``amplitude`` takes the square root of the multilooked, filtered
+            intensity before the statistics.
+        ddof : int, optional
+            Delta degrees of freedom of std and cv (0: population, 1:
+            sample).
+        nodata : float, optional
+            For arrays: the value that marks missing samples (a complex
+            sample: both parts), left out of the multilook like NaN. Files
+            say their own.
+        band : int, optional
+            The raster band read from each file (from 1).
+
+        Returns
+        -------
+        StackResult
+            The statistics, float32 arrays of the multilooked, cropped grid
+            (None for those not asked; ``arrays()`` lists those asked), the
+            number of dates, and for files the outputs' ``geotransform``
+            (the first date's, moved to the crop and scaled by the looks)
+            and ``projection`` (WKT).
+
+        Raises
+        ------
+        FileNotFoundError
+            When a path does not exist.
+        ValueError
+            When the dates differ in shape, type, geotransform or coordinate
+            system, or a parameter does not fit them.
+
+        Examples
+        --------
+        >>> import numpy as np, vkstat
+        >>> rng = np.random.default_rng(0)
+        >>> slc = [(rng.standard_normal((8, 8)) + 1j * rng.standard_normal((8, 8))).astype(np.complex64) for _ in range(5)]
+        >>> r = vkstat.stack(slc, looks=2, stat=["mean", "count"])
+        >>> r.mean.shape, int(r.count.max())
+        ((4, 4), 5)
+        """
+        looks_ar = _looks(looks)
+        params: dict[str, Any] = {"looks": looks_ar, "crop": [int(v) for v in crop] if crop is not None else [],
+                                  "quantity": str(quantity), "filter": str(filter or "none"),
+                                  "filter_size": int(filter_size or 0), "enl": float(enl or 0), "ddof": int(ddof),
+                                  "stats": _names(stat)}
+        arrays: dict[str, Lent] = {}
+        if isinstance(dates, (str, os.PathLike)):
+            raise ValueError("dates: give a sequence of paths or arrays, not one path")
+        if isinstance(dates, np.ndarray):
+            if dates.ndim != 3:
+                raise ValueError(f"dates has shape {dates.shape}; want one (T, H, W) array or a sequence of 2-d dates")
+            arrays["dates"] = lend_date(dates, "dates")
+        else:
+            dates = list(dates)
+            paths = [isinstance(d, (str, os.PathLike)) for d in dates]
+            if dates and all(paths):
+                params["paths"] = [os.fspath(d) for d in dates]
+                params["band"] = int(band)
+                for p in params["paths"]:
+                    if not os.path.exists(p):
+                        raise FileNotFoundError(2, "no such date file", p)
+            elif any(paths):
+                raise ValueError("dates: give paths or arrays, not both")
+            else:
+                arrays = {f"date{i}": lend_date(d, f"dates[{i}]") for i, d in enumerate(dates)}
+                if band != 1:
+                    raise ValueError("band is for dates read from files")
+        if nodata is not None:
+            if "paths" in params:
+                raise ValueError("nodata is for arrays; files say their own")
+            params["nodata"] = float(nodata)
+        got, info, _ = self._run("stack", params, arrays, reads_files="paths" in params)
+        return fill(StackResult, got, info)
+
     def verify(self, ops: str | Sequence[str] | None = None, precisions: str | Sequence[str] | None = None) -> VerifyReport:
         """Check every operation on this session's device against the
         float64 reference, as ``vkstat verify`` does.
@@ -640,6 +843,42 @@ def _float_result(*arrays: Peeked) -> np.dtype:
         if tag is None and (d.kind in "biu" or (d.kind == "f" and d.itemsize == 8)):
             out = np.dtype(np.float64)
     return out
+
+
+def _names(v: str | Sequence[str]) -> list[str]:
+    """A list of names from a sequence or a comma-separated string."""
+    if isinstance(v, str):
+        return [n.strip() for n in v.split(",") if n.strip()]
+    return [str(n).strip() for n in v]
+
+
+def _looks(v: int | str | Sequence[int]) -> list[int]:
+    """A multilook box [rows, columns] from 4, (2, 8) or "2x8"."""
+    if isinstance(v, str):
+        parts = v.lower().replace("×", "x").replace(",", "x").split("x")
+        try:
+            vals = [int(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"looks {v!r}: want rows×columns, e.g. 4x4") from None
+    elif isinstance(v, (int, np.integer)):
+        vals = [int(v)]
+    else:
+        vals = [int(p) for p in v]
+    if len(vals) == 1:
+        vals *= 2
+    if len(vals) != 2:
+        raise ValueError(f"looks {v!r}: want rows×columns, e.g. 4x4")
+    return vals
+
+
+def _precision(p: DTypeLike) -> str:
+    """A storage type's name for the library: "" (the input's own), or
+    NumPy's or the command line's name of a float type."""
+    if p is None:
+        return ""
+    if isinstance(p, str):
+        return p
+    return np.dtype(p).name
 
 
 def open(device: str | int = "auto", *, validate: bool = False, memory: str | int | None = None,  # noqa: A001
@@ -742,3 +981,19 @@ def chol(a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: bool = True, in
 def verify(ops: str | Sequence[str] | None = None, precisions: str | Sequence[str] | None = None) -> VerifyReport:
     """:meth:`Session.verify` on the default session."""
     return default_session().verify(ops, precisions)
+
+
+def latent(x: npt.ArrayLike, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Sequence[int] | int = (-2, -1),
+           lags: int | None = None, nan: str = "propagate", ddof: int = 0, precision: DTypeLike = None,
+           batch: int = 0) -> LatentResult:
+    """:meth:`Session.latent` on the default session."""
+    return default_session().latent(x, stat, axes=axes, lags=lags, nan=nan, ddof=ddof, precision=precision, batch=batch)
+
+
+def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
+          filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
+          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
+          nodata: float | None = None, band: int = 1) -> StackResult:
+    """:meth:`Session.stack` on the default session."""
+    return default_session().stack(dates, looks=looks, crop=crop, filter=filter, filter_size=filter_size, enl=enl,
+                                   stat=stat, quantity=quantity, ddof=ddof, nodata=nodata, band=band)

@@ -77,6 +77,10 @@ def as_numpy(obj: Any, name: str) -> Peeked:
                 return Peeked(a, None, True)  # built from Python objects
     if a.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
         return Peeked(a.view(np.uint16), "bfloat16")
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2 and a.dtype.names is None:
+        # np.load of a .npy that ml_dtypes saved ('<V2'): bfloat16, as the
+        # command line reads it (no NumPy numeric type saves as V2)
+        return Peeked(a.view(np.uint16), "bfloat16")
     return Peeked(a, None)
 
 
@@ -138,3 +142,28 @@ def out_array(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str = "ou
     if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable and out.dtype.isnative):
         raise ValueError(f"{name} must be writeable, C-contiguous and aligned, in native byte order")
     return out
+
+
+_C64 = np.dtype(np.complex64)
+
+
+def lend_date(obj: Any, name: str) -> Lent:
+    """Makes obj a date of a stack the library reads: complex64 (SLC, read
+    as interleaved float32 pairs) or float32 (intensity), as it is when it
+    is C-contiguous and aligned in native byte order, else converted once
+    (complex128 to complex64; float64, float16, bfloat16 and integers to
+    float32)."""
+    orig, tag, converted = as_numpy(obj, name)
+    a = orig
+    if tag == "bfloat16":
+        a = _widen_bf16(a)
+    kind = a.dtype.kind
+    if kind == "c":
+        want = _C64
+    elif kind in "biuf":
+        want = _F32
+    else:
+        raise ValueError(f"{name} has dtype {a.dtype}; a date is complex (SLC) or real (intensity)")
+    b = np.require(a, dtype=want, requirements=("C", "A"))
+    copied = converted or tag is not None or (b.size > 0 and not np.may_share_memory(orig, b))
+    return Lent(b, b.dtype.name, copied)

@@ -1,0 +1,222 @@
+package capi
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// latentStats are what the stats parameter names, as vkstat latent's
+// --stat does.
+var latentStats = []string{"moments", "corr", "corr-frames", "lagcorr", "pca", "spectra"}
+
+type latentParams struct {
+	// Stats are names from latentStats, or "all".
+	Stats []string `json:"stats"`
+	// Axes the moments reduce (NumPy numbering); empty: −2, −1.
+	Axes []int `json:"axes"`
+	DDof int   `json:"ddof"`
+	// Lags of lagcorr: 1..F−1; 0: min(3, F−1).
+	Lags int `json:"lags"`
+	// NaN is propagate (default) or skip.
+	NaN string `json:"nan"`
+	// Precision is the storage type of the work (f16, bf16, f32, f64 or
+	// NumPy's names); "" or auto: the input's own.
+	Precision string `json:"precision"`
+	// Batch is the number of samples per batch; 0: as many as fit the
+	// device's memory budget.
+	Batch int `json:"batch"`
+}
+
+// LatentInfo is latent's Info: what vkstat latent prints and writes in
+// summary.json besides its arrays, where that is data. The summary's
+// vectors (the mean channel correlation, the mean lagged correlation, the
+// PCA's mean ratios, the spectra's bin radii) are outputs, since they may
+// hold NaN, which JSON cannot.
+type LatentInfo struct {
+	// Arrays names the outputs that are vkstat latent's files, in its
+	// order (latent.Result.Arrays); the other outputs are summaries.
+	Arrays []string `json:"arrays"`
+	// Shape and DType of the input; ComputedAs is the storage of the work.
+	Shape      []int  `json:"shape"`
+	DType      string `json:"dtype"`
+	ComputedAs string `json:"computed_as"`
+	NaNPolicy  string `json:"nan_policy"`
+	// NaNs and Infs count the input's NaN and ±Inf values.
+	NaNs  int      `json:"nans"`
+	Infs  int      `json:"infs"`
+	Notes []string `json:"notes"`
+	// Axes are the moments' reduced axes, sorted and non-negative; Lags
+	// the lagged correlation's lags (0 without them).
+	Axes []int `json:"axes,omitempty"`
+	DDof int   `json:"ddof"`
+	Lags int   `json:"lags"`
+	// Batches is how the samples were batched.
+	Batches LatentBatches `json:"batches"`
+}
+
+// LatentBatches is latent.Plan as summary.json's "batches" words it.
+type LatentBatches struct {
+	Batch             int    `json:"batch"`
+	Batches           int    `json:"batches"`
+	Auto              bool   `json:"auto"`
+	Fit               int    `json:"fit"`
+	BudgetBytes       int64  `json:"budget_bytes"`
+	BudgetSource      string `json:"budget_source"`
+	SampleBytesDevice int64  `json:"sample_bytes_device"`
+	SampleBytesHost   int64  `json:"sample_bytes_host"`
+}
+
+// runLatent runs latent.Run on array x, (N, C, F, H, W) or (N, C, H, W)
+// (any shape for moments alone) of float16, bfloat16, float32 or float64,
+// read where it lies. Its outputs are latent.Result.Arrays (float64,
+// named as vkstat latent's files), then the summary vectors mean_corr
+// (C, C), lag_means (L), pca_mean_ratio and pca_mean_cumulative (C) and
+// radial_bin_radius (K), those computed.
+func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p latentParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := latentOptions(p, x.Shape)
+	if err != nil {
+		return nil, err
+	}
+	opt.DType = x.DType
+	if p.Precision != "" && p.Precision != "auto" {
+		if opt.DType, err = tensor.ParseDType(p.Precision); err != nil {
+			return nil, inputf("precision %q: want auto, float16, bfloat16, float32 or float64 (f16, bf16, f32, f64)", p.Precision)
+		}
+		opt.Convert = opt.DType != x.DType
+	}
+	res := &Result{}
+	if opt.Moments {
+		n := 1
+		for _, a := range opt.Axes {
+			n *= x.Shape[(a+len(x.Shape))%len(x.Shape)]
+		}
+		if opt.DDof >= n {
+			res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
+		}
+	}
+	r, err := latent.Run(ctx, dev, x, opt)
+	if err != nil {
+		var me *latent.MemoryError
+		if errors.As(err, &me) {
+			return nil, InputError{err} // the input's size, not the device's fault
+		}
+		return nil, err
+	}
+	info := &LatentInfo{Shape: nonNil(x.Shape), DType: x.DType.String(), ComputedAs: opt.DType.String(), NaNPolicy: opt.NaN.String(),
+		NaNs: r.NaNs, Infs: r.Infs, Notes: append([]string{}, r.Notes...), DDof: opt.DDof}
+	for _, a := range r.Arrays() {
+		res.add(a.Name, a.T)
+		info.Arrays = append(info.Arrays, a.Name)
+	}
+	if m := r.Moments; m != nil {
+		info.Axes = m.Axes
+	}
+	if r.Corr != nil {
+		res.add("mean_corr", r.MeanCorr())
+	}
+	if r.LagCorr != nil {
+		lm := r.LagMeans()
+		info.Lags = len(lm)
+		res.add("lag_means", tensor.FromF64(lm, len(lm)))
+	}
+	if r.PCA != nil {
+		ratio, cum := r.PCA.MeanRatio()
+		res.add("pca_mean_ratio", tensor.FromF64(ratio, len(ratio)))
+		res.add("pca_mean_cumulative", tensor.FromF64(cum, len(cum)))
+	}
+	if s := r.Spectra; s != nil {
+		res.add("radial_bin_radius", tensor.FromF64(s.Radius, len(s.Radius)))
+	}
+	pl := r.Plan
+	info.Batches = LatentBatches{Batch: pl.Batch, Batches: pl.Batches, Auto: pl.Auto, Fit: pl.Fit, BudgetBytes: pl.Budget.Bytes,
+		BudgetSource: pl.Budget.Source, SampleBytesDevice: pl.Footprint.Device, SampleBytesHost: pl.Footprint.Host}
+	res.Info = info
+	return res.timed(r.Timing), nil
+}
+
+// latentOptions turns p into latent.Options for a tensor of shape,
+// checking what the library would refuse, so that the refusal is the
+// input's (ValueError) on a device too.
+func latentOptions(p latentParams, shape []int) (latent.Options, error) {
+	var opt latent.Options
+	stats := p.Stats
+	if len(stats) == 1 && stats[0] == "all" {
+		stats = latentStats
+	}
+	if len(stats) == 0 {
+		return opt, inputf("stat: nothing named; want %s, or all", strings.Join(latentStats, ", "))
+	}
+	for _, s := range stats {
+		if !slices.Contains(latentStats, s) {
+			return opt, inputf("stat: unknown %q; want %s, or all", s, strings.Join(latentStats, ", "))
+		}
+	}
+	policy, err := latent.ParseNaNPolicy(p.NaN)
+	if err != nil {
+		return opt, InputError{err}
+	}
+	opt = latent.Options{NaN: policy, DDof: p.DDof, Lags: p.Lags, Batch: p.Batch, Axes: p.Axes,
+		Moments: slices.Contains(stats, "moments"), Corr: slices.Contains(stats, "corr"),
+		CorrFrames: slices.Contains(stats, "corr-frames"), LagCorr: slices.Contains(stats, "lagcorr"),
+		PCA: slices.Contains(stats, "pca"), Spectra: slices.Contains(stats, "spectra")}
+	if opt.Batch < 0 {
+		return opt, inputf("batch must be 0 (sized by memory) or a number of samples, got %d", opt.Batch)
+	}
+	nd := len(shape)
+	if opt.Moments {
+		if len(opt.Axes) == 0 {
+			opt.Axes = []int{-2, -1}
+		}
+		seen := map[int]bool{}
+		for _, a := range opt.Axes {
+			if a < -nd || a >= nd {
+				return opt, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
+			}
+			if seen[(a+nd)%nd] {
+				return opt, inputf("axis %d is given twice", a)
+			}
+			seen[(a+nd)%nd] = true
+		}
+		if opt.DDof < 0 {
+			return opt, inputf("ddof must be 0 or more, got %d", opt.DDof)
+		}
+	}
+	if opt.Corr || opt.CorrFrames || opt.LagCorr || opt.PCA || opt.Spectra {
+		d, err := latent.DimsOf(shape)
+		if err != nil {
+			return opt, InputError{err}
+		}
+		if d.N*d.C*d.F*d.H*d.W == 0 {
+			return opt, inputf("x has shape %s: empty", tensor.ShapeString(shape))
+		}
+		if opt.LagCorr {
+			if nd != 5 {
+				return opt, inputf("lagcorr needs frames: a 5-d (N, C, F, H, W) array, got shape %s", tensor.ShapeString(shape))
+			}
+			if d.F < 2 {
+				return opt, inputf("lagcorr needs at least 2 frames, got shape %s", tensor.ShapeString(shape))
+			}
+			if opt.Lags < 0 || opt.Lags >= d.F {
+				return opt, inputf("lags must be 1..F−1 = %d, got %d", d.F-1, opt.Lags)
+			}
+		}
+		if opt.Spectra && (d.H < 2 || d.W < 2) {
+			return opt, inputf("spectra: frames of %d×%d pixels have no spatial spectrum (want H, W ≥ 2)", d.H, d.W)
+		}
+	}
+	return opt, nil
+}

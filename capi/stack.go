@@ -1,0 +1,249 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/stack"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// stackStats are the statistics stack returns, in vkstat stack's order.
+var stackStats = []string{"mean", "std", "cv", "min", "max", "count"}
+
+type stackParams struct {
+	// Looks is the multilook box [rows, columns]; empty: 1×1.
+	Looks []int `json:"looks"`
+	// Crop is the window of the multilooked image [y, x, h, w] (h or w 0:
+	// to the edge); empty: all of it.
+	Crop     []int  `json:"crop"`
+	Quantity string `json:"quantity"` // intensity (default) or amplitude
+	// Filter is none (default), boxcar, lee or refined-lee, of window
+	// FilterSize (0: 5) and, for Lee, ENL looks (0: the multilook's).
+	Filter     string  `json:"filter"`
+	FilterSize int     `json:"filter_size"`
+	ENL        float64 `json:"enl"`
+	DDof       int     `json:"ddof"`
+	// Stats are the statistics to return (empty: all).
+	Stats []string `json:"stats"`
+	// NoData marks missing samples of arrays in memory (a complex sample:
+	// both parts); files say their own.
+	NoData *float64 `json:"nodata"`
+	// Paths, when given, are the dates' files (read with package formats;
+	// GDAL is loaded when a raster is first opened), and Band the band
+	// read (0: 1). Otherwise the dates are the call's arrays: "dates", (T,
+	// H, W), or "date0", "date1", ... each (H, W), float32 (intensity) or
+	// complex64 (SLC), read where they lie.
+	Paths []string `json:"paths"`
+	Band  int      `json:"band"`
+}
+
+// StackInfo is stack's Info.
+type StackInfo struct {
+	Names      []string `json:"names"` // the statistics returned, in order
+	Dates      int      `json:"dates"`
+	InputShape []int    `json:"input_shape"` // (H, W) of a date
+	Complex    bool     `json:"complex"`
+	// Window is the input window read: first row, first column, rows,
+	// columns.
+	Window []int `json:"window"`
+	// Geotransform (GDAL's six coefficients) and Projection (WKT) of the
+	// outputs' grid, for dates from files; Geotransform is null when the
+	// first file has none.
+	Geotransform []float64 `json:"geotransform,omitempty"`
+	Projection   *string   `json:"projection,omitempty"`
+	FromFiles    bool      `json:"from_files"`
+}
+
+// runStack computes per-pixel temporal statistics of a stack of dates
+// (stack.Run): the arrays the caller lends, or the files Paths names.
+// Outputs: the statistics asked for, float32 (H, W), named as vkstat
+// stack's files.
+func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p stackParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	cfg, err := stackConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	names := p.Stats
+	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
+		names = stackStats
+	}
+	for _, n := range names {
+		if !slices.Contains(stackStats, n) {
+			return nil, inputf("stat: unknown %q; want %s, or all", n, strings.Join(stackStats, ", "))
+		}
+	}
+	var dates []stack.Date
+	var grid stack.Grid
+	var georef *formats.Georef
+	if len(p.Paths) > 0 {
+		if len(c.specs) > 0 {
+			return nil, inputf("dates: give paths or arrays, not both")
+		}
+		band := p.Band
+		if band == 0 {
+			band = 1
+		}
+		files, err := formats.CheckDates(p.Paths, band, !formats.HaveGDAL) // GDAL for the projection, where there is one
+		if err != nil {
+			return nil, InputError{err}
+		}
+		f := files[0]
+		grid = stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
+		georef = &f.Georef
+		for _, f := range files {
+			dates = append(dates, stack.DateOf(f.Path, f.Open))
+		}
+	} else {
+		if p.Band != 0 {
+			return nil, inputf("band is for dates read from files")
+		}
+		if dates, grid, err = memoryDates(c, p.NoData); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := stack.NewPlan(cfg, grid)
+	if err != nil {
+		return nil, InputError{fmt.Errorf("dates of %d×%d pixels (width×height): %w", grid.Width, grid.Height, err)}
+	}
+	r, err := stack.Run(ctx, dev, plan, dates, nil)
+	if err != nil {
+		return nil, err
+	}
+	arrays := map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}
+	res := &Result{}
+	for _, n := range names {
+		res.add(n, tensor.FromF32(arrays[n], r.H, r.W))
+	}
+	info := &StackInfo{Names: names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
+		Window: []int{plan.InY, plan.InX, plan.InH, plan.InW}}
+	if georef != nil {
+		g := georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
+		info.FromFiles, info.Projection = true, &g.Projection
+		if g.HasTransform {
+			info.Geotransform = g.Transform[:]
+		}
+	}
+	res.Info = info
+	// stack.Result times its stages, not the copies: the compute is the
+	// kernel time, the wall the pipeline's.
+	return res.timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
+}
+
+// stackConfig turns p into stack.Config, checking what NewPlan does not.
+func stackConfig(p stackParams) (stack.Config, error) {
+	cfg := stack.Config{LooksAz: 1, LooksRg: 1, Ddof: p.DDof}
+	switch len(p.Looks) {
+	case 0:
+	case 2:
+		cfg.LooksAz, cfg.LooksRg = p.Looks[0], p.Looks[1]
+	default:
+		return cfg, inputf("looks: want (rows, columns), got %v", p.Looks)
+	}
+	if cfg.LooksAz < 1 || cfg.LooksRg < 1 {
+		return cfg, inputf("looks: want two positive integers, got %d×%d", cfg.LooksAz, cfg.LooksRg)
+	}
+	switch len(p.Crop) {
+	case 0:
+	case 4:
+		if slices.Min(p.Crop) < 0 {
+			return cfg, inputf("crop: want four integers ≥ 0 (first row, first column, rows, columns), got %v", p.Crop)
+		}
+		cfg.Crop = stack.Window{Y: p.Crop[0], X: p.Crop[1], H: p.Crop[2], W: p.Crop[3]}
+	default:
+		return cfg, inputf("crop: want (first row, first column, rows, columns) of the multilooked image, got %v", p.Crop)
+	}
+	switch p.Quantity {
+	case "", "intensity":
+	case "amplitude":
+		cfg.Quantity = stack.Amplitude
+	default:
+		return cfg, inputf("quantity: want intensity or amplitude, got %q", p.Quantity)
+	}
+	size := p.FilterSize
+	if size == 0 {
+		size = 5
+	}
+	switch p.Filter {
+	case "", "none":
+		if p.FilterSize != 0 || p.ENL != 0 {
+			return cfg, inputf("filter_size and enl go with a filter (boxcar, lee or refined-lee)")
+		}
+	case "boxcar":
+		if p.ENL != 0 {
+			return cfg, inputf("enl goes with the Lee filters (lee or refined-lee)")
+		}
+		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: size}
+	case "lee":
+		cfg.Filter = stack.Filter{Kind: stack.Lee, Size: size, ENL: p.ENL}
+	case "refined-lee":
+		cfg.Filter = stack.Filter{Kind: stack.RefinedLee, Size: size, ENL: p.ENL}
+	default:
+		return cfg, inputf("filter: want none, boxcar, lee or refined-lee, got %q", p.Filter)
+	}
+	return cfg, nil
+}
+
+// memoryDates wraps the call's arrays as dates, where they lie: "dates"
+// (T, H, W), or "date0", "date1", ... each (H, W); float32 or complex64,
+// all alike.
+func memoryDates(c *Call, nodata *float64) ([]stack.Date, stack.Grid, error) {
+	var g stack.Grid
+	if c.Has("dates") {
+		if len(c.specs) > 1 {
+			return nil, g, inputf("dates: give one (T, H, W) array or date0, date1, ..., not both")
+		}
+		v, cplx, err := c.Float32s("dates")
+		if err != nil {
+			return nil, g, err
+		}
+		sh := c.Spec("dates").Shape
+		if len(sh) != 3 || sh[0] < 1 {
+			return nil, g, inputf("dates has shape %s; want (T, H, W) with T ≥ 1", tensor.ShapeString(sh))
+		}
+		g = stack.Grid{Width: sh[2], Height: sh[1], Complex: cplx}
+		ds, err := stack.MemoryDates(v, sh[0], g, nodata)
+		if err != nil {
+			return nil, g, InputError{err}
+		}
+		return ds, g, nil
+	}
+	n := len(c.specs)
+	if n == 0 {
+		return nil, g, inputf("dates: none given")
+	}
+	ds := make([]stack.Date, n)
+	var first ArraySpec
+	for i := range n {
+		name := fmt.Sprintf("date%d", i)
+		if !c.Has(name) {
+			return nil, g, inputf("dates: %d arrays but no %s", n, name)
+		}
+		v, cplx, err := c.Float32s(name)
+		if err != nil {
+			return nil, g, err
+		}
+		a := c.Spec(name)
+		if len(a.Shape) != 2 {
+			return nil, g, inputf("%s has shape %s; want a 2-d image per date", name, tensor.ShapeString(a.Shape))
+		}
+		if i == 0 {
+			first, g = a, stack.Grid{Width: a.Shape[1], Height: a.Shape[0], Complex: cplx}
+		} else if !tensor.SameShape(a.Shape, first.Shape) || a.DType != first.DType {
+			return nil, g, inputf("%s is %s %s, but date0 is %s %s: every date must have the first's shape and type",
+				name, a.DType, tensor.ShapeString(a.Shape), first.DType, tensor.ShapeString(first.Shape))
+		}
+		if ds[i], err = stack.MemoryDate(fmt.Sprintf("date %d", i+1), v, g, nodata); err != nil {
+			return nil, g, InputError{err}
+		}
+	}
+	return ds, g, nil
+}

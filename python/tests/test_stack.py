@@ -1,0 +1,152 @@
+"""vkstat.stack against NumPy (the mean and std of multilooked intensity)
+and against ``vkstat stack --format npy`` on the same dates, in memory and
+as files, on the CPU path and lavapipe."""
+
+import numpy as np
+import pytest
+
+import vkstat
+
+RNG = np.random.default_rng(20261128)
+STATS = ("mean", "std", "cv", "min", "max", "count")
+
+
+def slc_dates(t=6, h=11, w=13):
+    """t complex64 SLC dates of h × w, with a bright, varying scatterer."""
+    s = (RNG.standard_normal((t, h, w)) + 1j * RNG.standard_normal((t, h, w))) * np.sqrt(0.5)
+    s[:, h // 2, w // 2] *= 1 + 3 * np.arange(t)
+    return s.astype(np.complex64)
+
+
+def multilook(intensity, a, r):
+    """(T, H, W) float64 intensity averaged over a×r boxes, the remainder
+    dropped."""
+    t, h, w = intensity.shape
+    hh, ww = h // a * a, w // r * r
+    return intensity[:, :hh, :ww].reshape(t, h // a, a, w // r, r).mean(axis=(2, 4))
+
+
+@pytest.mark.parametrize("quantity", ["intensity", "amplitude"])
+def test_stack_against_numpy(dev, quantity):
+    s = slc_dates()
+    r = dev.stack(list(s), looks=(2, 3), crop=(1, 1, 0, 0), quantity=quantity, ddof=1)
+    assert dev._last_copied == ()  # complex64 dates are read where they lie
+    ml = multilook(np.abs(s.astype(np.complex128)) ** 2, 2, 3)[:, 1:, 1:]  # (6, 4, 3)
+    if quantity == "amplitude":
+        ml = np.sqrt(ml)
+    assert r.mean.shape == (4, 3) and r.mean.dtype == np.float32 and r.dates == 6 and r.complex
+    np.testing.assert_allclose(r.mean, ml.mean(axis=0), rtol=2e-6)
+    np.testing.assert_allclose(r.std, ml.std(axis=0, ddof=1), rtol=2e-5)
+    np.testing.assert_allclose(r.cv, ml.std(axis=0, ddof=1) / ml.mean(axis=0), rtol=2e-5)
+    np.testing.assert_allclose(r.min, ml.min(axis=0), rtol=2e-6)
+    np.testing.assert_allclose(r.max, ml.max(axis=0), rtol=2e-6)
+    np.testing.assert_array_equal(r.count, 6)
+    assert r.window == (2, 3, 8, 9) and r.geotransform is None and r.projection is None
+
+
+def test_stack_intensity_cube_nodata_and_nan(dev):
+    x = RNG.gamma(2.0, 1.0, (5, 6, 8)).astype(np.float32)  # real dates: intensity as it is
+    x[0, :2, :2] = -1  # nodata: the whole first box of date 0
+    x[1, 0, 0] = np.nan  # NaN: left out of the box
+    x[:, 4:, 6:] = -1  # no valid sample in any date
+    r = dev.stack(x, looks=2, nodata=-1, stat="mean,count")
+    assert r.names == ("mean", "count") and r.std is None and not r.complex
+    v = np.where(x == -1, np.nan, x.astype(np.float64))
+    boxes = v.reshape(5, 3, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(5, 3, 4, 4)  # date, row, column, sample
+    n = (~np.isnan(boxes)).sum(axis=3)
+    ml = np.where(n > 0, np.nansum(boxes, axis=3) / np.maximum(n, 1), np.nan)  # a box with no sample is missing
+    dates = (~np.isnan(ml)).sum(axis=0)
+    np.testing.assert_array_equal(r.count, dates)
+    assert r.count[0, 0] == 4 and r.count[2, 3] == 0 and np.isnan(r.mean[2, 3])
+    want = np.where(dates > 0, np.nansum(ml, axis=0) / np.maximum(dates, 1), np.nan)
+    np.testing.assert_allclose(r.mean, want, rtol=2e-6)
+
+
+def write_envi(path, a, map_info=None):
+    """a (H, W) as an ENVI file GDAL and vkstat read: complex64 (data type
+    6) or float32 (4), band-sequential, little-endian."""
+    h, w = a.shape
+    code = 6 if a.dtype == np.complex64 else 4
+    a.astype(a.dtype.newbyteorder("<")).tofile(path)
+    hdr = ["ENVI", f"samples = {w}", f"lines = {h}", "bands = 1", "header offset = 0", "file type = ENVI Standard",
+           f"data type = {code}", "interleave = bsq", "byte order = 0"]
+    if map_info:
+        hdr.append(f"map info = {{{map_info}}}")
+    path.with_suffix(".hdr").write_text("\n".join(hdr) + "\n")
+
+
+STACK_ARGS = {"looks": (2, 3), "crop": (1, 0, 3, 0), "filter": "lee", "filter_size": 3, "ddof": 1}
+CLI_ARGS = ["--looks", "2x3", "--crop", "1,0,3,0", "--filter", "lee", "--filter-size", "3", "--ddof", "1"]
+
+
+def test_stack_matches_the_command(dev, cli, tmp_path):
+    s = slc_dates()
+    paths = []
+    for i, d in enumerate(s):
+        paths.append(tmp_path / f"d{i}.slc")
+        write_envi(paths[-1], d, "UTM, 1, 1, 500000, 4000000, 10, 5, 32, North, WGS-84")
+    out = tmp_path / "out"
+    cli(dev, "stack", *CLI_ARGS, "--format", "npy", "--out-dir", out, *paths)
+    mem = dev.stack(list(s), **STACK_ARGS)
+    files = dev.stack(paths, **STACK_ARGS)
+    for name in STATS:
+        want = np.load(out / f"{name}.npy")
+        assert want.dtype == np.float32 and want.shape == (3, 4)
+        np.testing.assert_array_equal(getattr(mem, name), want, err_msg=name)
+        np.testing.assert_array_equal(getattr(files, name), want, err_msg=name)
+    # the outputs' grid: the first date's, moved by the crop's first row (1
+    # row of 2 looks) and scaled by the looks
+    assert files.geotransform == (500000.0, 30.0, 0.0, 4000000.0 - 2 * 5.0, 0.0, -10.0)
+    assert "\"central_meridian\",9]" in files.projection and files.dates == 6 and files.complex  # UTM zone 32
+
+
+def test_stack_real_npy_dates_match_the_command(dev, cli, tmp_path):
+    x = RNG.gamma(3.0, 2.0, (4, 9, 10)).astype(np.float32)
+    paths = [tmp_path / f"i{k}.npy" for k in range(4)]
+    for p, d in zip(paths, x):
+        np.save(p, d)
+    out = tmp_path / "out"
+    cli(dev, "stack", "--looks", "3", "--quantity", "amplitude", "--filter", "refined-lee", "--filter-size", "5",
+        "--format", "npy", "--stat", "mean,std", "--out-dir", out, *paths)
+    for dates, copied in ((x, ()), (paths, ()), (list(x.astype(np.float64)), ("date0", "date1", "date2", "date3"))):
+        r = dev.stack(dates, looks="3x3", quantity="amplitude", filter="refined-lee", stat=["mean", "std"])
+        assert dev._last_copied == copied  # a float32 cube lent as it is; float64 dates converted once
+        assert r.names == ("mean", "std") and r.cv is None
+        for name in r.names:
+            np.testing.assert_array_equal(getattr(r, name), np.load(out / f"{name}.npy"), err_msg=name)
+
+
+def test_stack_bad_input(dev, tmp_path):
+    s = slc_dates(3, 6, 6)
+    with pytest.raises(ValueError, match="every date must have the first's shape and type"):
+        dev.stack([s[0], s[1][:5]])
+    with pytest.raises(ValueError, match="crop of 4×1 .* lies outside the 3×3 multilooked image"):
+        dev.stack(s, looks=2, crop=(0, 0, 4, 1))
+    with pytest.raises(ValueError, match="filter window must be odd"):
+        dev.stack(s, filter="boxcar", filter_size=4)
+    with pytest.raises(ValueError, match='unknown "median"'):
+        dev.stack(s, stat="median")
+    with pytest.raises(ValueError, match="paths or arrays, not both"):
+        dev.stack([s[0], str(tmp_path / "x.npy")])
+    with pytest.raises(ValueError, match=r"dates has shape \(6, 6\); want one \(T, H, W\) array"):
+        dev.stack(s[0])
+    with pytest.raises(FileNotFoundError):
+        dev.stack([str(tmp_path / "missing.tif")])
+    a = tmp_path / "a.npy"
+    np.save(a, np.ones((4, 4), np.float32))
+    b = tmp_path / "b.npy"
+    np.save(b, np.ones((4, 5), np.float32))
+    with pytest.raises(ValueError, match="every date must have the first's size"):
+        dev.stack([a, b])
+
+
+def test_stack_on_files_runs_on_the_worker(tmp_path):
+    """Reading files may take long whatever the arrays' size: the call runs
+    on the session's thread, where Ctrl-C cancels it between strips."""
+    paths = [tmp_path / f"i{k}.npy" for k in range(2)]
+    for k, p in enumerate(paths):
+        np.save(p, np.full((4, 4), k + 1, np.float32))
+    with vkstat.open("cpu") as s:
+        r = s.stack(paths, stat="mean")
+        assert s._q is not None
+    np.testing.assert_array_equal(r.mean, 1.5)

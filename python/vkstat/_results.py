@@ -1,0 +1,181 @@
+"""The result objects of the workloads (latent, stack): NumPy arrays named
+as the command line's output files, and the numbers it prints where they
+are data. Each is filled from a call's outputs and Info by :func:`fill`,
+which a further workload (PACO) reuses with a dataclass of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+
+def fill(cls: type[T], got: Mapping[str, np.ndarray], info: Mapping[str, Any] | None, **extra: Any) -> T:
+    """An instance of the dataclass cls whose fields are the outputs of that
+    name, else the Info's values of that name, else extra's, else their
+    defaults."""
+    info = info or {}
+    kw: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in got:
+            kw[f.name] = got[f.name]
+        elif f.name in info:
+            kw[f.name] = info[f.name]
+        elif f.name in extra:
+            kw[f.name] = extra[f.name]
+    return cls(**kw)
+
+
+def _describe(obj: Any, names: tuple[str, ...]) -> str:
+    """``Class(name=shape dtype, ...)`` for the arrays present."""
+    parts = []
+    for n in names:
+        a = getattr(obj, n)
+        if a is not None:
+            parts.append(f"{n}={'×'.join(map(str, a.shape)) or '()'} {a.dtype}")
+    return f"{type(obj).__name__}({', '.join(parts)})"
+
+
+Array = Optional[np.ndarray]
+
+
+@dataclass(repr=False)
+class LatentResult:
+    """What :func:`vkstat.latent` returns: float64 arrays named as ``vkstat
+    latent``'s files (None for what was not asked), and its summary.
+
+    ``arrays()`` lists the arrays that are files, in the command's order.
+    """
+
+    # -- moments over `axes`: the input's shape without them
+    mean: Array = None
+    var: Array = None
+    std: Array = None
+    min: Array = None
+    max: Array = None
+    skew: Array = None
+    """Skewness, m3 / m2^1.5 (population moments)."""
+    kurt: Array = None
+    """Excess kurtosis, m4 / m2² − 3."""
+    # -- correlations
+    corr: Array = None
+    """(N, C, C): the channel correlation of each sample, over its frames and pixels."""
+    corr_frames: Array = None
+    """(N, F, C, C): the channel correlation of each sample and frame, over its pixels."""
+    frame_corr: Array = None
+    """(N, C, F, F): the frame correlation of each sample and channel, over its pixels."""
+    lagcorr: Array = None
+    """(N, C, L): mean over f of corr(x[n, c, f], x[n, c, f + l]), l = 1..L."""
+    # -- PCA of each sample, channels as features
+    pca_values: Array = None
+    """(N, C): the eigenvalues of each sample's channel covariance (ddof 1), descending."""
+    pca_ratio: Array = None
+    """(N, C): the explained-variance ratios."""
+    pca_vectors: Array = None
+    """(N, C, C): the components as columns, pca_vectors[n, :, k] for pca_values[n, k]."""
+    # -- spectra
+    spatial_spectrum: Array = None
+    """(N, C, K): each frame's radially averaged power spectrum, averaged over frames."""
+    spatial_centroid: Array = None
+    spatial_highfrac: Array = None
+    spatial_slope: Array = None
+    """(C,): the log-log slope of each channel's radial spectrum."""
+    temporal_spectrum: Array = None
+    """(N, C, F/2+1): each pixel's one-sided temporal spectrum, averaged over pixels."""
+    temporal_centroid: Array = None
+    temporal_highfrac: Array = None
+    # -- the summary (summary.json)
+    mean_corr: Array = None
+    """(C, C): corr averaged over the samples, NaNs left out (corr.png)."""
+    lag_means: Array = None
+    """(L,): lagcorr averaged over samples and channels, NaNs left out."""
+    pca_mean_ratio: Array = None
+    """(C,): pca_ratio averaged over the samples that have one."""
+    pca_mean_cumulative: Array = None
+    """(C,): its cumulative sum, averaged likewise."""
+    radial_bin_radius: Array = None
+    """(K,): each radial bin's mean radius, in cycles per frame side."""
+    nans: int = 0
+    """NaN values in the input."""
+    infs: int = 0
+    """±Inf values in the input."""
+    notes: list[str] = field(default_factory=list)
+    """Which correlations, PCAs and spectra are NaN and why."""
+    axes: Optional[tuple[int, ...]] = None
+    """The moments' reduced axes, sorted and non-negative."""
+    ddof: int = 0
+    lags: int = 0
+    nan_policy: str = "propagate"
+    computed_as: str = ""
+    """The storage type the work was done in (float16, bfloat16, float32, float64)."""
+    batches: dict[str, Any] = field(default_factory=dict)
+    """How the samples were batched: batch, batches, auto, fit, budget_bytes, ..."""
+    names: tuple[str, ...] = ()
+    """The arrays that are ``vkstat latent``'s files, in its order."""
+
+    def __post_init__(self) -> None:
+        if self.axes is not None:
+            self.axes = tuple(self.axes)
+        self.names = tuple(self.names)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays ``vkstat latent`` writes as ``<name>.npy``, by name, in
+        its order."""
+        return {n: getattr(self, n) for n in self.names}
+
+    def __repr__(self) -> str:
+        return _describe(self, self.names)
+
+
+@dataclass(repr=False)
+class StackResult:
+    """What :func:`vkstat.stack` returns: per-pixel statistics over the
+    dates, float32 (H, W) arrays named as ``vkstat stack``'s files (None for
+    those not asked), and where they lie.
+
+    Pixels with no valid sample have count 0 and NaN elsewhere; std and cv
+    are NaN where count ≤ ddof.
+    """
+
+    mean: Array = None
+    std: Array = None
+    cv: Array = None
+    """std / mean."""
+    min: Array = None
+    max: Array = None
+    count: Array = None
+    """Valid dates per pixel (float32, as the command writes it)."""
+    dates: int = 0
+    """Dates in the stack."""
+    geotransform: Optional[tuple[float, ...]] = None
+    """GDAL's six coefficients of the outputs' grid (the first date's,
+    shifted to the crop and scaled by the looks); None for arrays in memory
+    or rasters without one."""
+    projection: Optional[str] = None
+    """The first date's coordinate system as WKT; None for arrays in memory
+    ("" for rasters without one)."""
+    input_shape: tuple[int, ...] = ()
+    """(H, W) of one date."""
+    complex: bool = False
+    """Whether the dates were complex (SLC): |S|² was taken."""
+    window: tuple[int, ...] = ()
+    """The input window read: first row, first column, rows, columns."""
+    names: tuple[str, ...] = ()
+    """The statistics asked for, in the command's order."""
+
+    def __post_init__(self) -> None:
+        if self.geotransform is not None:
+            self.geotransform = tuple(self.geotransform)
+        self.input_shape, self.window, self.names = tuple(self.input_shape), tuple(self.window), tuple(self.names)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The statistics asked for, by name, as ``vkstat stack`` writes
+        ``<name>.npy``."""
+        return {n: getattr(self, n) for n in self.names}
+
+    def __repr__(self) -> str:
+        return _describe(self, self.names)
