@@ -12,11 +12,14 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import vkstat
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Two companions on a 48×48×40 sequence with 90° of rotation: bright enough
 # to be found at radius 3, far enough apart to be two detections.
@@ -212,3 +215,13 @@ def test_paco_ctrl_c_cancels_it():
     assert out.splitlines() == ["interrupted", "after [2.0, 2.0, 2.0] cancelled finished", "live 0 0 0"], (out, err)
     assert p.returncode == 0, err
 
+
+def test_example_paco_adi(cli_exe, dev):
+    """examples/python/paco_adi.py runs (it checks itself against vkstat
+    paco on the same files) on the CPU path and lavapipe."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), VKSTAT_CLI=cli_exe)
+    where = "cpu" if dev.device["path"] == "cpu" else "lavapipe"
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "paco_adi.py"), "--device", where],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "the same maps and detections as vkstat paco" in p.stdout, p.stdout
