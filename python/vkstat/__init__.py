@@ -116,6 +116,21 @@ class _Job:
             self.done.set()
 
 
+def _reraise(job: _Job) -> None:
+    """Raises the exception the worker's job raised (KeyboardInterrupt for a
+    cancelled call) without a reference cycle: the exception's traceback
+    holds the job's frames, so neither the job nor this frame may hold the
+    exception, or the arrays lent to a failed call would stay alive until
+    the cyclic garbage collector ran."""
+    exc, job.exc = job.exc, None
+    try:
+        if isinstance(exc, _lib.Cancelled):
+            raise KeyboardInterrupt from None
+        raise exc
+    finally:
+        del exc
+
+
 def _work(q: queue.SimpleQueue) -> None:
     while True:
         job = q.get()
@@ -303,7 +318,7 @@ class Session:
         while not job.done.wait(_POLL_S):
             pass
         if job.exc is not None:
-            raise job.exc
+            _reraise(job)
 
     def __enter__(self) -> "Session":
         return self
@@ -390,9 +405,7 @@ class Session:
             job.done.wait(_CANCEL_GRACE_S)
             raise
         if job.exc is not None:
-            if isinstance(job.exc, _lib.Cancelled):
-                raise KeyboardInterrupt from None
-            raise job.exc
+            _reraise(job)
         return self._finish(job.result)
 
     def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None]
