@@ -204,7 +204,8 @@ def test_paco_ctrl_c_cancels_it():
     analysis in the library (it reports the call cancelled, not finished),
     and the session serves the next call."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         encoding="utf-8", env=env)
     try:
         assert p.stdout.readline().strip() == "ready", p.stderr.read()
         time.sleep(0.5)
@@ -222,6 +223,6 @@ def test_example_paco_adi(cli_exe, dev):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), VKSTAT_CLI=cli_exe)
     where = "cpu" if dev.device["path"] == "cpu" else "lavapipe"
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "paco_adi.py"), "--device", where],
-                       capture_output=True, text=True, env=env, timeout=120)
+                       capture_output=True, text=True, encoding="utf-8", env=env, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "the same maps and detections as vkstat paco" in p.stdout, p.stdout
