@@ -42,9 +42,9 @@ def adi(cli, cpu, tmp_path_factory):
 CASES = {
     "psf": ({"radius": 3}, ["--radius", "3"]),
     "fwhm-unbiased": ({"fwhm": 3, "radius": 3, "unbiased": True, "threshold": 6, "min_sep": 5, "center": "auto",
-                       "pixel_scale": 0.0272, "north_offset": -1.75, "star_flux": 2000},
+                       "pixel_scale": 0.0272, "north_offset": -1.75, "star_flux": 2000, "contrast_check": True},
                       ["--fwhm", "3", "--radius", "3", "--unbiased", "--threshold", "6", "--min-sep", "5", "--center", "auto",
-                       "--pixel-scale", "0.0272", "--north-offset", "-1.75", "--star-flux", "2000"]),
+                       "--pixel-scale", "0.0272", "--north-offset", "-1.75", "--star-flux", "2000", "--contrast-check"]),
 }
 
 
@@ -102,6 +102,21 @@ def test_paco_matches_the_command(dev, cpu, cli, adi, tmp_path, case):
         if kw.get("unbiased"):
             assert abs(det.flux_unbiased[k] / c["flux"] - 1) < 0.1, (c["flux"], det.flux_unbiased[k])
             assert det.converged[k] and det.iterations[k] >= 1
+    # the contrast check's fakes: contrast_check.csv (its 8 digits)
+    if kw.get("contrast_check"):
+        with open(out / "contrast_check.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        chk = r.contrast_check
+        assert list(chk.dtype.names) == rows[0] and len(chk) == len(rows) - 1 > 0
+        assert any(n.startswith("contrast check: run ") for n in r.notes), r.notes
+        for rec, row in zip(chk, rows[1:]):
+            for col, v in zip(rows[0], row):
+                if col == "detected":
+                    assert rec[col] == (v == "true")
+                else:
+                    np.testing.assert_allclose(rec[col], float(v), rtol=1e-7, err_msg=col)
+    else:
+        assert r.contrast_check is None
     if kw.get("star_flux"):
         np.testing.assert_allclose(r.contrast.contrast, r.contrast.flux_limit / 2000, rtol=1e-15)
     # lavapipe computes the float32 cube in float32 (float64 accumulators):
