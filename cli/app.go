@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -53,7 +55,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	if ctx.Err() != nil {
-		RemoveTemporaries()
+		formats.RemoveTemporaries()
 		fmt.Fprintln(stderr, "vkstat: interrupted")
 		return ExitInterrupted
 	}

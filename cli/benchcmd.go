@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -122,7 +124,7 @@ Examples:
 				return err
 			}
 			printBench(c.App.Writer, rep)
-			outs := Outputs{Ctx: c.Context}
+			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
 			if path := c.String("json"); path != "" {
 				outs.Add(path, encodeJSON(rep))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -196,7 +198,7 @@ func benchTune(c *ucli.Context) error {
 		return err
 	}
 	if path := c.String("json"); path != "" {
-		outs := Outputs{Ctx: c.Context}
+		outs := formats.Outputs{Ctx: c.Context}
 		defer outs.Abort()
 		outs.Add(path, encodeJSON(rep))
 		return outs.Commit()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -176,7 +178,7 @@ func TestOutputFormatByExtension(t *testing.T) {
 		}
 	}
 	for name, shape := range map[string][]int{"z.fits": {6, 10}, "C.fits": {3, 4, 4}, "m.fts": {3, 4}, "r.fit": {4, 5}} {
-		got, err := ReadArray(filepath.Join(dir, name))
+		got, err := formats.ReadArray(filepath.Join(dir, name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -253,7 +255,7 @@ func TestPacoOutputsAllOrNone(t *testing.T) {
 	if code, _, stderr := run(t, append(args, "--out-dir", fresh)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", outputsList})
+	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", formats.OutputsList})
 	assertDir(t, filepath.Dir(filepath.Dir(fresh)), []string{"a"})
 }
 
@@ -290,7 +292,7 @@ func TestDegenerateInputWarnings(t *testing.T) {
 	}
 
 	data := synthADI(t)
-	cube, err := ReadArray(filepath.Join(data, "cube.fits"))
+	cube, err := formats.ReadArray(filepath.Join(data, "cube.fits"))
 	if err != nil {
 		t.Fatal(err)
 	}

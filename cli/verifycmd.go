@@ -523,7 +523,7 @@ func printVerify(w io.Writer, rep *verifyReport) {
 }
 
 func writeJSON(path string, v any) error {
-	return AtomicWrite(path, encodeJSON(v))
+	return formats.AtomicWrite(path, encodeJSON(v))
 }
 
 // encodeJSON writes v as indented JSON.
