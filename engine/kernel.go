@@ -234,6 +234,10 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	return k, nil
 }
 
+// Bindings is the number of storage buffers a dispatch of k binds: the
+// shader's bindings 0 … Bindings()−1 of set 0.
+func (k *Kernel) Bindings() int { return k.io.bindings }
+
 func (k *Kernel) destroy(dev vk.Device) {
 	if k.pipeline != vk.NullPipeline {
 		vk.DestroyPipeline(dev, k.pipeline, nil)

@@ -172,7 +172,7 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order stri
 	if order == "left" {
 		l = 1
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 8, PushSize: 24,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
 		Spec: []uint32{uint32(mpw * lanes), uint32(p), uint32(mpw), l}})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/tune"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -165,16 +164,19 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kern
 	if err != nil {
 		return nil, err
 	}
-	bindings := 8
-	if global {
-		bindings = 9
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: 24,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
 		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})
 	if err != nil {
 		return nil, err
 	}
 	return &kernel{k: k, dev: dev, p: p, tpm: tpm, mpw: mpw, lsz: lsz, global: global, es: es}, nil
+}
+
+// cholPush is chol.comp's and chol_sg.comp's push constants.
+type cholPush struct {
+	n, k, bstride int
+	flags         uint32
+	c0, c1        int
 }
 
 // binds are the buffers of one dispatch, in binding order: A, L, B, X,
@@ -221,14 +223,9 @@ func (k *kernel) checkLoops(flags uint32) error {
 // a few per cent of so many solves).
 func (k *kernel) record(seq *engine.Sequence, n, nrhs, bstride int, flags uint32, b binds) error {
 	groups := k.dev.Groups((n + k.mpw - 1) / k.mpw)
-	nb := 8
-	if k.global {
-		nb = 9
-	}
 	dispatch := func(flags uint32, c0, c1 int) error {
-		var pc vkpush.Block
-		pc.U32(uint32(n)).U32(uint32(nrhs)).U32(uint32(bstride)).U32(flags).U32(uint32(c0)).U32(uint32(c1))
-		return seq.Dispatch(k.k, groups, pc.Bytes(), b[:nb]...)
+		pc := cholPush{n: n, k: nrhs, bstride: bstride, flags: flags, c0: c0, c1: c1}
+		return seq.Dispatch(k.k, groups, pc, b[:k.k.Bindings()]...)
 	}
 	solves := flags & (flagSolve | flagQuad)
 	perCol := 2*k.p + 3
