@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -140,7 +139,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 7, PushSize: 44,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: covPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tc), uint32(maxb)}})
 	if err != nil {
 		return nil, err
@@ -197,16 +196,10 @@ func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 	if k.useTiled(t) {
 		return k.tiled.record(seq, n, t, tstride, nstride, gather, opt, data, off, base, mean, cov, rho)
 	}
-	g := uint32(0)
-	if gather {
-		g = 1
-	}
 	dispatch := func(t0, t1, mode int, cb engine.Binding) error {
-		var pc vkpush.Block
-		pc.U32(uint32(n)).U32(uint32(t)).U32(uint32(tstride)).U32(uint32(nstride)).
-			U32(g).U32(uint32(opt.Estimator)).U32(uint32(opt.DDof)).U32(uint32(k.passes)).
-			U32(uint32(t0)).U32(uint32(t1)).U32(uint32(mode))
-		return seq.Dispatch(k.k, k.dev.Groups(n), pc.Bytes(), data, off, base, mean, cov, rho, cb)
+		pc := covPush{n: n, t: t, tstride: tstride, nstride: nstride, gather: gather, est: opt.Estimator, ddof: opt.DDof,
+			passes: k.passes, t0: t0, t1: t1, mode: mode}
+		return seq.Dispatch(k.k, k.dev.Groups(n), pc, data, off, base, mean, cov, rho, cb)
 	}
 	span := k.span(opt.Estimator)
 	if t <= span {
@@ -235,6 +228,15 @@ func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 		}
 	}
 	return nil
+}
+
+// covPush is cov.comp's push constants.
+type covPush struct {
+	n, t, tstride, nstride int
+	gather                 bool
+	est                    Estimator
+	ddof, passes           int
+	t0, t1, mode           int
 }
 
 // Vulkan estimates the covariance of each sample set of x, an (N, T, P)
