@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -141,12 +140,19 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 5, PushSize: 20,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: eigPush{},
 		Spec: []uint32{uint32(wg), uint32(n), uint32(m)}})
 	if err != nil {
 		return nil, err
 	}
 	return &kernel{k: k, dev: dev, n: n, m: m, wg: wg, global: global, es: es, rounds: rounds}, nil
+}
+
+// eigPush is eig.comp's push constants.
+type eigPush struct {
+	n, round0, rounds int
+	flags             bool
+	maxSweeps         int
 }
 
 // Vulkan decomposes a's matrices on dev in a's precision. Each chunk of
@@ -222,13 +228,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Optio
 					seq.Upload(bufs[0], 0, inRaw[int64(m0)*mat:int64(m0+c)*mat])
 				}
 				for r := round; r < end; r += k.rounds {
-					var pc vkpush.Block
-					flags := uint32(0)
-					if r == 0 {
-						flags = 1
-					}
-					pc.U32(uint32(c)).U32(uint32(r)).U32(uint32(min(k.rounds, end-r))).U32(flags).U32(uint32(maxSweeps))
-					seq.Dispatch(k.k, groups, pc.Bytes(), binds...)
+					// flags 1: initialise W, V and the state from ain.
+					pc := eigPush{n: c, round0: r, rounds: min(k.rounds, end-r), flags: r == 0, maxSweeps: maxSweeps}
+					seq.Dispatch(k.k, groups, pc, binds...)
 				}
 				seq.Download(bufs[4], 0, stateRaw[:16*c])
 			})
