@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -128,23 +127,23 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if sub {
 		subName = "_sub"
 	}
-	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
+	kernel := func(name string, push any, spec ...uint32) (*engine.Kernel, error) {
 		name += v.suffix
 		code, err := shaders.Code(name)
 		if err != nil {
 			return nil, err
 		}
-		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
+		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: spec})
 	}
-	kCenter, err := kernel("paco_center", 3, 20, workgroup)
+	kCenter, err := kernel("paco_center", centerPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kLags, err := kernel("paco_lags", 3, 32, workgroup)
+	kLags, err := kernel("paco_lags", lagsPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 32, uint32(solveWG), uint32(P))
+	kSolve, err := kernel("paco_solve"+subName, solvePush{}, uint32(solveWG), uint32(P))
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +151,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	// table computed here in float64 (paco_detect.comp says why), a frame's
 	// worth of int32 per frame, in the same blocks as the cube.
 	posTable := v.acc == 4
-	detectBindings := 7 + boolInt(sub) + boolInt(posTable)
-	kDetect, err := kernel("paco_detect"+subName, detectBindings, 56, workgroup)
+	kDetect, err := kernel("paco_detect"+subName, detectPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +218,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			poss[i] = bufs[12+2*len(blocks)+i]
 		}
 	}
-	div, vip := uint32(T), uint32(0)
-	if p.Compat == CompatVIP {
-		div, vip = 2*div, 1
+	div, vip := T, p.Compat == CompatVIP
+	if vip {
+		div *= 2
 	}
 	groups := func(threads int) [3]uint32 { return dev.Groups((threads + workgroup - 1) / workgroup) }
 
@@ -283,9 +281,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 		for pass := 0; pass < 2; pass++ {
 			for i, b := range blocks {
-				var pc vkpush.Block
-				pc.U32(uint32(N)).U32(uint32(b.nt)).U32(uint32(T)).U32(uint32(pass)).U32(boolU32(i == 0))
-				seq.Dispatch(kCenter, groups(N), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(ycs[i]), engine.Bind(sumsBuf))
+				pc := centerPush{n: N, t: b.nt, total: T, pass: pass, first: i == 0}
+				seq.Dispatch(kCenter, groups(N), pc, engine.Bind(cubes[i]), engine.Bind(ycs[i]), engine.Bind(sumsBuf))
 			}
 		}
 	})
@@ -300,9 +297,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		end := min(base+lagsStep, N*D)
 		err := submit(func(seq *engine.Sequence) {
 			for i, b := range blocks {
-				var pc vkpush.Block
-				pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end)).U32(boolU32(i == 0))
-				seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(ycs[i]), engine.Bind(dispBuf), engine.Bind(lags))
+				pc := lagsPush{h: H, w: W, t: b.nt, nd: D, div: div, base: base, end: end, first: i == 0}
+				seq.Dispatch(kLags, groups(end-base), pc, engine.Bind(ycs[i]), engine.Bind(dispBuf), engine.Bind(lags))
 			}
 		})
 		if err != nil {
@@ -314,13 +310,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	for base := 0; base < N; base += solveStep {
 		end := min(base+solveStep, N)
 		err := submit(func(seq *engine.Sequence) {
-			var pc vkpush.Block
-			pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip).U32(uint32(base)).U32(uint32(end))
+			pc := solvePush{h: H, w: W, t: T, r: r, npairs: len(pairs), vip: vip, base: base, end: end}
 			binds := []engine.Binding{engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf)}
 			if sub {
 				binds = append(binds, engine.Bind(gramBuf))
 			}
-			seq.Dispatch(kSolve, dev.Groups(end-base), pc.Bytes(), binds...)
+			seq.Dispatch(kSolve, dev.Groups(end-base), pc, binds...)
 		})
 		if err != nil {
 			return nil, err
@@ -359,10 +354,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				}
 				for l0 := 0; l0 < b.nt; l0 += span {
 					l1 := min(l0+span, b.nt)
-					var pc vkpush.Block
-					pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
-						U32(uint32(b.t0)).U32(boolU32(i == 0 && l0 == 0)).U32(boolU32(i == len(blocks)-1 && l1 == b.nt)).U32(uint32(l0)).U32(uint32(l1))
-					seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), binds...)
+					pc := detectPush{h: H, w: W, t: b.nt, np: P, cy: p.CY, cx: p.CX, vip: vip, base: base, end: end,
+						t0: b.t0, first: i == 0 && l0 == 0, last: i == len(blocks)-1 && l1 == b.nt, l0: l0, l1: l1}
+					seq.Dispatch(kDetect, groups(end-base), pc, binds...)
 				}
 			}
 			if last {
@@ -431,16 +425,28 @@ func int32Bytes(xs []int32) []byte {
 	return b
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// The push constants of paco_center.comp, paco_lags.comp, paco_solve.comp
+// and paco_detect.comp.
+type (
+	centerPush struct {
+		n, t, total, pass int
+		first             bool
 	}
-	return 0
-}
-
-func boolU32(b bool) uint32 {
-	if b {
-		return 1
+	lagsPush struct {
+		h, w, t, nd, div, base, end int
+		first                       bool
 	}
-	return 0
-}
+	solvePush struct {
+		h, w, t, r, npairs int
+		vip                bool
+		base, end          int
+	}
+	detectPush struct {
+		h, w, t, np   int
+		cy, cx        int
+		vip           bool
+		base, end, t0 int
+		first, last   bool
+		l0, l1        int
+	}
+)
