@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -221,8 +220,20 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, 
 	if err != nil {
 		return nil, err
 	}
-	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 36, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
+	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: centralPush{}, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
 	return ck, err
+}
+
+// centralPush is reduce_central.comp's push constants.
+type centralPush struct {
+	skip                 uint32
+	ocount, jcount, rows int
+	chunk, nchunks       int
+	// The strides wrap to 32 bits as the shaders' uint arithmetic does:
+	// past 2³² elements (a tile of a larger array) they only multiply
+	// index 0, the tile holding one outer index, one row.
+	ostride, inner uint32
+	coff           int
 }
 
 // fits reports whether t's records stay within lavapipe's loop limit: at
@@ -241,11 +252,10 @@ func (ck *centralKernel) dispatch(seq *engine.Sequence, dev *engine.Device, t ti
 	if t.gather {
 		ostride, stride = 0, t.jCount
 	}
-	var p vkpush.Block
-	p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-		U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride)).U32(uint32(coff))
+	p := centralPush{skip: skip, ocount: t.oCount, jcount: t.jCount, rows: t.rows, chunk: t.chunk, nchunks: t.nchunks,
+		ostride: uint32(ostride), inner: uint32(stride), coff: coff}
 	nrec := t.records()
-	seq.Dispatch(ck.k, dev.Groups((nrec+ck.perGroup-1)/ck.perGroup), p.Bytes(), input, centres,
+	seq.Dispatch(ck.k, dev.Groups((nrec+ck.perGroup-1)/ck.perGroup), p, input, centres,
 		engine.Binding{Buf: records, Size: int64(nrec * ck.recSize)})
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -256,20 +255,21 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// the built-in rule keeps it on CPU-type devices.
 	rows := g.Inner == 1 && tn.rowsKernel != "none" && g.N >= tn.rowsMin
 	subgroup := rows && tn.rowsKernel == "subgroup"
-	push, spec := 32, workgroup
+	var push any = partialPush{}
+	spec := workgroup
 	if rows {
 		kind := "reduce_rows"
 		if subgroup {
 			kind = "reduce_rows_sg"
 		}
 		name = strings.Replace(name, "reduce_partial", kind, 1)
-		push, spec = 24, tn.rowsWG
+		push, spec = rowsPush{}, tn.rowsWG
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, nil, tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{uint32(spec)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{uint32(spec)}})
 	if err != nil {
 		return nil, nil, tm, err
 	}
@@ -375,21 +375,18 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		var out map[Stat]*tensor.Tensor
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			in, skip := t.input(seq, dev, input, g, es, align, src)
-			var p vkpush.Block
 			groups := dev.Groups((nrec + workgroup - 1) / workgroup)
 			ostride, stride := g.N*g.Inner, g.Inner
 			if t.gather {
 				ostride, stride = 0, t.jCount
 			}
+			var p any = partialPush{skip: skip, ocount: t.oCount, jcount: t.jCount, rows: t.rows,
+				chunk: t.chunk, nchunks: t.nchunks, ostride: uint32(ostride), inner: uint32(stride)}
 			if rows {
-				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
-					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
+				p = rowsPush{skip: skip, ocount: t.oCount, rows: t.rows, chunk: t.chunk, nchunks: t.nchunks, ostride: uint32(g.N)}
 				groups = dev.Groups((nrec + perGroup - 1) / perGroup)
-			} else {
-				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
 			}
-			seq.Dispatch(k, groups, p.Bytes(), in,
+			seq.Dispatch(k, groups, p, in,
 				engine.Binding{Buf: records, Size: int64(nrec * recSize)})
 			if fin != nil {
 				out = fin.record(seq, records, t.nchunks, func() {
@@ -600,7 +597,7 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	if err != nil {
 		return nil, err
 	}
-	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 40, Spec: []uint32{uint32(workgroup)}}); err != nil {
+	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err
 	}
 	if f.buf, err = dev.NewBuffer(size); err != nil {
@@ -641,10 +638,9 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 	}
 	for c0 := 0; c0 < nchunks; c0 += finishChunkBudget {
 		c1 := min(c0+finishChunkBudget, nchunks)
-		var p vkpush.Block
-		p.U32(uint32(n)).U32(uint32(nchunks)).U32(uint32(f.opt.DDof)).U32(boolU32(f.opt.SkipNaN)).U32(uint32(len(f.uniq))).U32(ids).
-			U32(uint32(c0)).U32(uint32(c1)).U32(boolU32(c0 == 0)).U32(boolU32(c1 == nchunks))
-		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
+		p := finishPush{n: n, nchunks: nchunks, ddof: f.opt.DDof, skipnan: f.opt.SkipNaN, nstats: len(f.uniq), stats: ids,
+			c0: c0, c1: c1, first: c0 == 0, last: c1 == nchunks}
+		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p, engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
 	}
 	between()
 	es := int64(f.dt.Size())
@@ -661,9 +657,27 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 	return out
 }
 
-func boolU32(b bool) uint32 {
-	if b {
-		return 1
+// The push constants of reduce_partial.comp, reduce_rows.comp (and
+// reduce_rows_sg.comp) and reduce_finish.comp.
+type (
+	partialPush struct {
+		skip                 uint32
+		ocount, jcount, rows int
+		chunk, nchunks       int
+		ostride, inner       uint32 // wrapped to 32 bits: see centralPush
 	}
-	return 0
-}
+	rowsPush struct {
+		skip           uint32
+		ocount, rows   int
+		chunk, nchunks int
+		ostride        uint32 // wrapped to 32 bits: see centralPush
+	}
+	finishPush struct {
+		n, nchunks, ddof int
+		skipnan          bool
+		nstats           int
+		stats            uint32
+		c0, c1           int
+		first, last      bool
+	}
+)
