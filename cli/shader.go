@@ -605,8 +605,7 @@ func (p *shaderPlan) run(ctx context.Context, dev *engine.Device, repeat int) (*
 	}
 	sum := sha256.Sum256(p.sh.code)
 	k, err := dev.Kernel(engine.KernelSpec{
-		Name: filepath.Base(p.sh.path) + "@" + hex.EncodeToString(sum[:6]), Code: p.sh.code,
-		Bindings: len(p.buffers), PushSize: len(p.push), Spec: p.spec,
+		Name: filepath.Base(p.sh.path) + "@" + hex.EncodeToString(sum[:6]), Code: p.sh.code, Spec: p.spec,
 	})
 	if err != nil {
 		return nil, err

@@ -134,11 +134,6 @@ type KernelSpec struct {
 	// the build of the kernel. nil: dispatches give raw bytes (or nothing,
 	// for a shader without push constants).
 	Push any
-
-	// Bindings and PushSize, when not zero, must be what the module
-	// declares.
-	Bindings int
-	PushSize int
 }
 
 func (s KernelSpec) key() string {
@@ -189,9 +184,6 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	io, err := reflectLayout(spec.Code, spec.Push)
 	if err != nil {
 		return nil, err
-	}
-	if spec.Bindings != 0 && spec.Bindings != io.bindings || spec.PushSize != 0 && spec.PushSize != io.pushSize {
-		return nil, fmt.Errorf("the shader declares %d bindings and %d bytes of push constants, not %d and %d", io.bindings, io.pushSize, spec.Bindings, spec.PushSize)
 	}
 	if io.pushSize > int(d.Info.MaxPushConstants) {
 		return nil, fmt.Errorf("push constants of %d bytes exceed the device limit of %d", io.pushSize, d.Info.MaxPushConstants)
