@@ -37,6 +37,16 @@ type Timing struct {
 	Steps []Step
 }
 
+// TimeCPU runs cpu, an operation's CPU path (the path taken when there is
+// no device), and times it as the CPU path is timed: the whole call is
+// kernel time and wall time, there being no copies.
+func TimeCPU[T any](cpu func() (T, error)) (T, Timing, error) {
+	t0 := time.Now()
+	v, err := cpu()
+	el := time.Since(t0)
+	return v, Timing{Kernel: el, Wall: el}, err
+}
+
 // Step is the GPU time of one recorded command.
 type Step struct {
 	Name  string

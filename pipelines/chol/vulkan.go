@@ -3,7 +3,6 @@ package chol
 import (
 	"context"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -15,10 +14,7 @@ import (
 // Run serves r on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		res, err := CPU(r)
-		el := time.Since(t0)
-		return res, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(r) })
 	}
 	return Vulkan(ctx, dev, r)
 }

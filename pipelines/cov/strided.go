@@ -3,7 +3,6 @@ package cov
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -63,10 +62,7 @@ func (s Strided) offRange() (lo, hi int) {
 // outputs as Run on the (N, T, P) copy of those sets, without the copy.
 func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPUStrided(x, s, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, s, opt) })
 	}
 	return VulkanStrided(ctx, dev, x, s, opt)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -16,10 +15,7 @@ import (
 // array, on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPU(x, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) })
 	}
 	return Vulkan(ctx, dev, x, opt)
 }
@@ -27,10 +23,7 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options)
 // RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
 func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPUGather(cube, g, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) })
 	}
 	return VulkanGather(ctx, dev, cube, g, opt)
 }

@@ -3,7 +3,6 @@ package eig
 import (
 	"context"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -14,10 +13,7 @@ import (
 // Run decomposes a's matrices on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		res, err := CPU(a, opt)
-		el := time.Since(t0)
-		return res, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
 	}
 	return Vulkan(ctx, dev, a, opt)
 }

@@ -36,10 +36,8 @@ func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params)
 // elements or so.
 func RunInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		err := cpuInto(ctx, z, x, y, p)
-		el := time.Since(t0)
-		return engine.Timing{Kernel: el, Wall: el}, err
+		_, tm, err := engine.TimeCPU(func() (*tensor.Tensor, error) { return z, cpuInto(ctx, z, x, y, p) })
+		return tm, err
 	}
 	return vulkanInto(ctx, dev, z, x, y, p)
 }

@@ -34,10 +34,7 @@ var testWindow int64
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		out, err := CPU(in, opt, stats)
-		el := time.Since(t0)
-		return out, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, stats) })
 	}
 	return Vulkan(ctx, dev, in, opt, stats)
 }
