@@ -134,7 +134,10 @@ func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*ke
 	if err != nil {
 		return nil, err
 	}
-	if t.kernel == "subgroup" && !forceGlobal {
+	if m := r.test.mpwCap(); m < t.sgMatrices {
+		t.sgMatrices = m
+	}
+	if t.kernel == "subgroup" && !r.test.get().global {
 		var flags uint32
 		if r.LogDet {
 			flags |= flagLogDet
@@ -146,7 +149,7 @@ func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*ke
 			return newSGKernel(dev, d.p, r.A.DType, mpw, t.order)
 		}
 	}
-	return newKernelFor(dev, d.p, r.A.DType, t.wgInvocations)
+	return newKernelFor(dev, d.p, r.A.DType, t.wgInvocations, r.test)
 }
 
 // newSGKernel compiles chol_sg.comp for P, mpw matrices per workgroup, in

@@ -32,13 +32,35 @@ const (
 // takes; larger batches are streamed through it in several submissions.
 const chunkBytes = 256 << 20
 
-// forceGlobal makes kernels keep L in a global scratch buffer even when it
-// fits workgroup memory, so that tests exercise that path on small P.
-var forceGlobal = false
+// maxMPW bounds the matrices per workgroup.
+const maxMPW = 64
 
-// maxMPW bounds the matrices per workgroup; tests set it to 1 to make small
-// batches need more than 65,535 workgroups.
-var maxMPW = 64
+// testOptions steer the Vulkan path in tests (Request.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// global makes kernels keep L in a global scratch buffer even when it
+	// fits workgroup memory, so that tests exercise that path on small P.
+	global bool
+	// maxMPW, when positive, replaces maxMPW: 1 makes small batches need
+	// more than 65,535 workgroups.
+	maxMPW int
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
+
+// mpwCap is the bound on the matrices per workgroup.
+func (o *testOptions) mpwCap() int {
+	if m := o.get().maxMPW; m > 0 {
+		return m
+	}
+	return maxMPW
+}
 
 // kernel is chol.comp compiled for one P and dtype on a device.
 type kernel struct {
@@ -84,13 +106,13 @@ func planLayout(info engine.DeviceInfo, p int, double bool) (layout, error) {
 	if err != nil {
 		return layout{}, err
 	}
-	return planLayoutFor(info, p, double, b.Int("wg_invocations"))
+	return planLayoutFor(info, p, double, b.Int("wg_invocations"), maxMPW)
 }
 
 // planLayoutFor is planLayout with chol.comp aiming for target invocations
 // per workgroup (the tune parameter wg_invocations) rather than the
-// built-in 64.
-func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layout, error) {
+// built-in 64, and at most mpwCap matrices per workgroup.
+func planLayoutFor(info engine.DeviceInfo, p int, double bool, target, mpwCap int) (layout, error) {
 	es := 4
 	if double {
 		es = 8
@@ -110,7 +132,7 @@ func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layo
 		return layout{}, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s: %w",
 			p, tpm, maxInv, info.Name, engine.ErrDeviceLimit)
 	}
-	l := layout{tpm: tpm, mpw: min(max(1, target/tpm), maxMPW), lsz: max(p*(p-1)/2, 1)}
+	l := layout{tpm: tpm, mpw: min(max(1, target/tpm), mpwCap), lsz: max(p*(p-1)/2, 1)}
 	shared := int(info.MaxSharedMemory)
 	if shared <= 0 {
 		shared = defaultSharedMemory
@@ -120,17 +142,17 @@ func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layo
 }
 
 // newKernel compiles chol.comp for P with the layout planLayout picks for
-// dev (L forced into global memory by forceGlobal).
-func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+// dev (L forced into global memory by test.global).
+func newKernel(dev *engine.Device, p int, dt tensor.DType, test *testOptions) (*kernel, error) {
 	b, err := tune.Builtin("chol", dev.Info)
 	if err != nil {
 		return nil, err
 	}
-	return newKernelFor(dev, p, dt, b.Int("wg_invocations"))
+	return newKernelFor(dev, p, dt, b.Int("wg_invocations"), test)
 }
 
 // newKernelFor is newKernel aiming for target invocations per workgroup.
-func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kernel, error) {
+func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int, test *testOptions) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -141,12 +163,12 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kern
 	if double {
 		es = 8
 	}
-	l, err := planLayoutFor(dev.Info, p, double, target)
+	l, err := planLayoutFor(dev.Info, p, double, target, test.mpwCap())
 	if err != nil {
 		return nil, err
 	}
 	tpm, mpw, lsz := l.tpm, l.mpw, l.lsz
-	global := forceGlobal || l.global
+	global := test.get().global || l.global
 	name := "chol_f32"
 	switch {
 	case global && double:
