@@ -20,13 +20,26 @@ func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options)
 
 // loopBudget bounds the loop iterations one invocation runs in one
 // dispatch: llvmpipe (lavapipe) silently ends a shader's loops after
-// 65,535 iterations in all. Tests raise it to show what happens without
-// the split.
-var loopBudget = 60000
+// 65,535 iterations in all.
+const loopBudget = 60000
 
-// forceGlobal makes the kernel keep A in global memory even when it fits
-// workgroup memory, so that tests exercise that path on small n.
-var forceGlobal = false
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// global makes the kernel keep A in global memory even when it fits
+	// workgroup memory, so that tests exercise that path on small n.
+	global bool
+	// loopBudget, when positive, replaces loopBudget.
+	loopBudget int
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
 
 // maxOrder is the largest n the kernel's packing of a pair's indices
 // (15 bits each) takes.
@@ -96,7 +109,7 @@ func layout(dev *engine.Device, n int, dt tensor.DType) (wg int, fits bool) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
+func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -111,17 +124,21 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
 		es = 8
 	}
 	wg, fits := layout(dev, n, dt)
-	global := forceGlobal || !fits
+	global := test.get().global || !fits
+	budget := loopBudget
+	if b := test.get().loopBudget; b > 0 {
+		budget = b
+	}
 	m := n + n%2
 	// Loop iterations per invocation: the load, store and diagonal loops
 	// once, and per round the round itself, phase 1, phases 2 and 3 and
 	// the sweep's reduction (charged to every round).
 	over := 3*ceilDiv(n*n, wg) + ceilDiv(n, wg) + 8
 	perRound := 1 + ceilDiv(m/2, wg) + 2*ceilDiv(m/2*n, wg) + ceilDiv(n*n, wg) + 12
-	rounds := (loopBudget - over) / perRound
+	rounds := (budget - over) / perRound
 	if rounds < 1 {
 		return nil, fmt.Errorf("eig: n = %d needs %d loop iterations per invocation for one Jacobi round, beyond the %d one dispatch may run (lavapipe's loop limit): %w",
-			n, over+perRound, loopBudget, engine.ErrDeviceLimit)
+			n, over+perRound, budget, engine.ErrDeviceLimit)
 	}
 	name := "eig_f32"
 	switch {
@@ -168,7 +185,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Optio
 	if b == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(dev, n, a.DType)
+	k, err := newKernel(dev, n, a.DType, opt.test)
 	if err != nil {
 		return nil, tm, err
 	}
