@@ -49,9 +49,12 @@ func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
 // device, on every device (a GPU pays a few more dispatches past it).
 const blockFrameBudget = 30000
 
-// maxBlockFrames, when positive, caps the frames of one block below the
-// device's own limits: tests set it to run the blocked path on small cubes.
-var maxBlockFrames int
+// testOptions steer the Vulkan path in tests (Input.test).
+type testOptions struct {
+	// maxBlockFrames, when positive, caps the frames of one block below
+	// the device's own limits, to run the blocked path on small cubes.
+	maxBlockFrames int
+}
 
 // Vulkan computes the maps on dev. The cube is uploaded once; centring,
 // lagged products, per-location statistics (one workgroup per location) and
@@ -114,8 +117,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	// silently ends an invocation's loops after 65,535 iterations (70,000
 	// frames of 9×9 pixels, one block, gave SNRs off by 191).
 	perBlock := int(max(min(maxB/frameBytes, blockFrameBudget), 1))
-	if maxBlockFrames > 0 {
-		perBlock = min(perBlock, maxBlockFrames)
+	if in.test != nil && in.test.maxBlockFrames > 0 {
+		perBlock = min(perBlock, in.test.maxBlockFrames)
 	}
 	type block struct{ t0, nt int }
 	var blocks []block
