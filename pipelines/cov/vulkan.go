@@ -30,22 +30,45 @@ func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g G
 
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
-// (A variable so that tests can make chunks small.)
-var chunkBytes int64 = 256 << 20
+const chunkBytes = 256 << 20
 
-// forceAcc32 makes float32 kernels accumulate in float even on devices
-// with shaderFloat64, so that tests exercise that variant everywhere.
-var forceAcc32 = false
+// maxBlocks bounds the 4×4 accumulator blocks per invocation (16
+// registers each).
+const maxBlocks = 4
 
-// inputBufferHook, when set (by tests), is told the size of the device
-// buffer that Vulkan streams the samples through: float16 and bfloat16
-// take half the bytes of float32.
-var inputBufferHook func(bytes int64)
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// chunkBytes, when positive, replaces chunkBytes, so that small inputs
+	// take many chunks.
+	chunkBytes int64
+	// acc32 makes float32 kernels accumulate in float even on devices
+	// with shaderFloat64, so that tests exercise that variant everywhere.
+	acc32 bool
+	// maxBlocks, when positive, replaces maxBlocks: a lower cap
+	// exercises the multi-pass path on small P.
+	maxBlocks int
+	// inputBuffer, when set, is told the size of the device buffer that
+	// the samples stream through: float16 and bfloat16 take half the bytes
+	// of float32.
+	inputBuffer func(bytes int64)
+}
 
-// maxBlocksCap bounds the 4×4 accumulator blocks per invocation (16
-// registers each); tests lower it to exercise the multi-pass path on small
-// P.
-var maxBlocksCap = 4
+// chunk is the bound on one chunk's device memory.
+func (o *testOptions) chunk() int64 {
+	if o != nil && o.chunkBytes > 0 {
+		return o.chunkBytes
+	}
+	return chunkBytes
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
 
 // loopBudget is the most loop iterations the covariance kernel asks of one
 // invocation in one dispatch: llvmpipe (lavapipe) silently ends an
@@ -84,7 +107,7 @@ type kernel struct {
 // packed two to a uint32 word (element i in the low half of word i/2 when
 // i is even), the kernel widens them exactly to float32, and the outputs
 // are float32.
-func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType, test testOptions) (*kernel, error) {
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {
 		return nil, fmt.Errorf("cov: %w", err)
@@ -95,7 +118,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 			return nil, fmt.Errorf("cov: %w", err)
 		}
 	}
-	acc32 := !dev.Info.Float64 || forceAcc32 || tn.acc32
+	acc32 := !dev.Info.Float64 || test.acc32 || tn.acc32
 	name, es, accSz, tileSz := "cov_f32", 4, 8, 4
 	switch {
 	case double:
@@ -117,7 +140,11 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 	if lim := int(dev.Info.MaxWorkgroupInvocation); lim > 0 && wg > lim {
 		wg = 1 << (bits.Len(uint(lim)) - 1) // a power of two for the tree reductions
 	}
-	maxb := min((nblk+wg-1)/wg, maxBlocksCap, tn.blocksMaxB)
+	capB := maxBlocks
+	if test.maxBlocks > 0 {
+		capB = test.maxBlocks
+	}
+	maxb := min((nblk+wg-1)/wg, capB, tn.blocksMaxB)
 	passes := (nblk + wg*maxb - 1) / (wg * maxb)
 	shared := int(dev.Info.MaxSharedMemory)
 	if shared <= 0 {
@@ -309,7 +336,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, cube.DType)
+	k, err := newKernel(ctx, dev, p, cube.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}
@@ -325,7 +352,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	defer gb.Release()
 	es := int64(k.elemSz)
 	per := []int64{int64(p) * es, int64(p*p) * es, es, 4, k.carryBytes(1, gb.T, opt.Estimator)}
-	cn := chunkItems(dev, n, per, int(dev.Alignment()/4))
+	cn := chunkItems(dev, opt.test.chunk(), n, per, int(dev.Alignment()/4))
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
 	}
@@ -370,14 +397,14 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 
 // chunkItems is how many items (of per[i] bytes in binding i) one dispatch
 // may take: every binding within maxStorageBufferRange, all of them within
-// chunkBytes, and a multiple of align items (so that bindings placed at
+// chunk bytes, and a multiple of align items (so that bindings placed at
 // item offsets stay aligned) unless all n fit.
-func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
+func chunkItems(dev *engine.Device, chunk int64, n int, per []int64, align int) int {
 	var sum int64
 	for _, b := range per {
 		sum += b
 	}
-	c, err := dev.ChunkItems(min(n, int(max(chunkBytes/sum, 1))), per, 1<<20, align)
+	c, err := dev.ChunkItems(min(n, int(max(chunk/sum, 1))), per, 1<<20, align)
 	if err != nil {
 		return 0
 	}
@@ -385,10 +412,10 @@ func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
 }
 
 // budgetBytes is how many bytes one chunk's buffers may take in all:
-// chunkBytes, within one binding and what the device's memory budget has
-// left (less a MiB and a block of small buffers, as chunkItems leaves).
-func budgetBytes(dev *engine.Device) int64 {
-	c, err := dev.ChunkItems(int(chunkBytes), []int64{1}, 1<<20, 1)
+// chunk, within one binding and what the device's memory budget has left
+// (less a MiB and a block of small buffers, as chunkItems leaves).
+func budgetBytes(dev *engine.Device, chunk int64) int64 {
+	c, err := dev.ChunkItems(int(chunk), []int64{1}, 1<<20, 1)
 	if err != nil {
 		return 0
 	}
