@@ -104,7 +104,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 	if rowBytes > maxStrip {
 		return nil, fmt.Errorf("%w: one multilooked row needs %d bytes of input, more than one binding of %s (%d)", engine.ErrNoFit, rowBytes, dev.Info.Name, maxStrip)
 	}
-	stripRows := p.StripRows(min(stripBytes, maxStrip))
+	stripRows := p.StripRows(min(p.stripBytes(), maxStrip))
 	sizes := []int64{int64(stripRows) * rowBytes, N * 4, N * 4, N * 4, N * 4, N * 4}
 	if filter {
 		sizes = append(sizes, N*4)
