@@ -22,10 +22,6 @@ type CentralMoments struct {
 	M2, M3, M4 []float64
 }
 
-// centralHook, when set (by tests), is told whether RunCentral's second
-// pass ran fused with the reduction.
-var centralHook func(fused bool)
-
 // RunCentral is Vulkan on a 2-D (rows, n) or 3-D (outer, n, inner) array
 // reduced along axis 1, with the central moments of each row or output
 // column as well (see Central), computed around
@@ -53,13 +49,13 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 	src := tensor.SourceOf(in)
 	out, cm, t, err := vulkanSource(ctx, dev, src, opt, stats, true)
 	tm.Add(t)
-	if centralHook != nil && err == nil {
-		centralHook(cm != nil)
+	if hook := opt.test.get().central; hook != nil && err == nil {
+		hook(cm != nil)
 	}
 	if err != nil || cm != nil {
 		return out, cm, tm, err
 	}
-	cm, t, err = Central(ctx, dev, src, out[Mean].As(tensor.F64).F64)
+	cm, t, err = central(ctx, dev, src, out[Mean].As(tensor.F64).F64, opt.test)
 	tm.Add(t)
 	return out, cm, tm, err
 }
@@ -76,6 +72,11 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 // rounding with Σd, so a centre rounded to float32 costs nothing. A row
 // with no non-NaN value has NaN moments.
 func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64) (*CentralMoments, engine.Timing, error) {
+	return central(ctx, dev, src, centre, nil)
+}
+
+// central is Central steered by test.
+func central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64, test *testOptions) (*CentralMoments, engine.Timing, error) {
 	var tm engine.Timing
 	if nd := len(src.Shape); nd != 2 && nd != 3 {
 		return nil, tm, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array, got shape %s", tensor.ShapeString(src.Shape))
@@ -100,9 +101,7 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 	limit := min(dev.MaxBinding(), dev.MaxBuffer())
 	recCap := min(limit, dev.Available()/4) / int64(ck.recSize)
 	window := min(limit, src.Bytes()+align, dev.Available()/2&^(align-1))
-	if testWindow > 0 {
-		window = min(window, testWindow)
-	}
+	window = test.bound(window)
 	if recCap < 1 || window-align < int64(es) {
 		return nil, tm, fmt.Errorf("reduce: central moments: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}

@@ -22,14 +22,36 @@ import (
 // order, so the results do not change; a GPU pays one dispatch more.
 const finishChunkBudget = 30000
 
-// inputBufferHook, when set (by tests), is told the size of the device
-// buffer that holds the input window: float16 and bfloat16 take half the
-// bytes of float32.
-var inputBufferHook func(bytes int64)
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// window, when positive, bounds the input window in bytes, so that
+	// small arrays take many tiles, starting at any element.
+	window int64
+	// inputBuffer, when set, is told the size of the device buffer that
+	// holds the input window: float16 and bfloat16 take half the bytes of
+	// float32.
+	inputBuffer func(bytes int64)
+	// central, when set, is told whether RunCentral's second pass ran
+	// fused with the reduction.
+	central func(fused bool)
+}
 
-// testWindow, when positive (tests), bounds the input window in bytes, so
-// that small arrays take many tiles, starting at any element.
-var testWindow int64
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
+
+// bound is window bounded by the test's window.
+func (o *testOptions) bound(window int64) int64 {
+	if w := o.get().window; w > 0 {
+		return min(window, w)
+	}
+	return window
+}
 
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
@@ -303,9 +325,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return planTiles(g, int((window-align)/int64(es)), int(recCap), target, chunkCap)
 	}
 	window := min(limit, total+align, dev.Available()/4*3&^(align-1))
-	if testWindow > 0 {
-		window = min(window, testWindow)
-	}
+	window = opt.test.bound(window)
 	if window-align < int64(es) {
 		return nil, nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
@@ -320,8 +340,8 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	defer records.Release()
 	largest := inputBytes(tiles, dev, g, es, align, src)
-	if inputBufferHook != nil {
-		inputBufferHook(largest)
+	if hook := opt.test.get().inputBuffer; hook != nil {
+		hook(largest)
 	}
 	input, err := dev.NewBuffer(largest)
 	if err != nil {
