@@ -52,6 +52,8 @@ type testOptions struct {
 	// the samples stream through: float16 and bfloat16 take half the bytes
 	// of float32.
 	inputBuffer func(bytes int64)
+	// kernels, when set, replaces impl on the CPU path.
+	kernels *kernels
 }
 
 // chunk is the bound on one chunk's device memory.
