@@ -375,6 +375,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 	host[7] = unsafe.Slice((*byte)(unsafe.Pointer(&res.Info[0])), 4*n)
 	for m0 := int64(0); m0 < int64(n); m0 += cn {
 		c := min(cn, int64(n)-m0)
+		var recErr error
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			var b binds
 			for i := range b {
@@ -387,7 +388,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 					seq.Upload(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
 				}
 			}
-			k.record(seq, int(c), nk, p*nk, flags, b)
+			recErr = k.record(seq, int(c), nk, p*nk, flags, b)
 			for i := range b {
 				if per[i].Size > 0 && i != 0 && i != 2 && i != 8 {
 					seq.Download(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
@@ -395,6 +396,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 			}
 		})
 		tm.Add(st)
+		if err == nil {
+			err = recErr
+		}
 		if err != nil {
 			return nil, tm, err
 		}

@@ -377,12 +377,15 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 				return nil, tm, err
 			}
 		}
-		k.record(seq, c, gb.T, gb.Tstride, 0, true, opt,
+		err := k.record(seq, c, gb.T, gb.Tstride, 0, true, opt,
 			engine.Bind(gb.Cube), engine.Bind(gb.Off), engine.Binding{Buf: gb.Base, Offset: int64(k0) * 4, Size: int64(c) * 4},
 			engine.Binding{Buf: out[0], Offset: int64(k0) * per[0], Size: int64(c) * per[0]},
 			sized(out[1], int64(c)*per[1]),
 			engine.Binding{Buf: out[2], Offset: int64(k0) * per[2], Size: int64(c) * per[2]},
 			sized(out[3], int64(c)*per[4]))
+		if err != nil {
+			return nil, tm, err
+		}
 		seq.Download(out[1], 0, covRaw[int64(k0)*per[1]:int64(k0+c)*per[1]])
 	}
 	seq.Download(out[0], 0, res.Mean.Raw())
