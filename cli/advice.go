@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // advice words what a user can do about an engine error, in terms of the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/internal/vkfft"
+	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"

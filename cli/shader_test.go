@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
-	"github.com/vkstat/vkstat/internal/testdev"
 )
 
 const examples = "../examples/shaders"

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/glsl"
-	"github.com/vkstat/vkstat/internal/testdev"
 )
 
 // slowShader keeps every invocation busy for iters dependent steps

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"math"
 	"math/rand/v2"
 	"sync"

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// tuning is the chol pipeline's resolved parameters (internal/tune,
+// tuning is the chol pipeline's resolved parameters (internal/device/tune,
 // defaults/chol.json).
 type tuning struct {
 	kernel        string // workgroup (chol.comp) or subgroup (chol_sg.comp)

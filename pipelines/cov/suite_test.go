@@ -3,7 +3,7 @@ package cov
 import (
 	"fmt"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"math"
 	"math/rand/v2"
 	"sync"

@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 

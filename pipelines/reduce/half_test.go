@@ -3,11 +3,11 @@ package reduce
 import (
 	"context"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"testing"
 
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

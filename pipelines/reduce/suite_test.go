@@ -2,7 +2,7 @@ package reduce
 
 import (
 	"fmt"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"math"
 	"math/rand/v2"
 	"testing"

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/internal/tune"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -191,7 +191,7 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 		return err
 	}
 	// A workgroup per transform, or an invocation per transform of at
-	// most pack_alone values (internal/tune: CPU devices, whose barriers
+	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
 	// are emulated).
 	tp, err := tune.Resolve(ctx, "spectra", dev.Info)
 	if err != nil {

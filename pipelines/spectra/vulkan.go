@@ -8,8 +8,8 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/internal/vkfft"
 	"github.com/vkstat/vkstat/shaders"
 )
 

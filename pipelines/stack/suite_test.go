@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }
