@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,28 +42,7 @@ func TestNoFlagWordsBelowCLI(t *testing.T) {
 func flagWordsIn(t *testing.T, root string) []string {
 	t.Helper()
 	var hits []string
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			switch {
-			case rel == "cli", rel == "cmd", rel == "testdata", rel == "python",
-				strings.HasPrefix(d.Name(), ".") && rel != ".":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	walkGo(t, root, []string{"cli", "cmd"}, parser.SkipObjectResolution, func(rel string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || !isErrorConstructor(call.Fun) {
@@ -80,12 +60,41 @@ func flagWordsIn(t *testing.T, root string) []string {
 			}
 			return true
 		})
+	})
+	return hits
+}
+
+// walkGo parses every non-test Go file under root with mode, outside the
+// folders skip (paths relative to root), testdata, python and hidden ones,
+// and calls fn with its path relative to root.
+func walkGo(t *testing.T, root string, skip []string, mode parser.Mode, fn func(rel string, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if n := d.Name(); rel != "." && (slices.Contains(skip, rel) || n == "testdata" || n == "python" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, mode)
+		if err != nil {
+			return err
+		}
+		fn(rel, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return hits
 }
 
 // isErrorConstructor reports whether fun is fmt.Errorf or errors.New.

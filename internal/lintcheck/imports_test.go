@@ -1,11 +1,12 @@
 package lintcheck
 
 import (
+	"go/ast"
 	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,48 +160,17 @@ func importGraph(t *testing.T, root string) map[string][]string {
 		t.Fatal("go.mod names no module")
 	}
 	g := map[string][]string{}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "python") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(p))
-		pkg := filepath.ToSlash(rel)
+	walkGo(t, root, nil, parser.ImportsOnly, func(rel string, f *ast.File) {
+		pkg := path.Dir(rel)
 		if _, ok := g[pkg]; !ok {
 			g[pkg] = nil
 		}
 		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			if q, ok := strings.CutPrefix(path, module+"/"); ok && !contains(g[pkg], q) {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if q, ok := strings.CutPrefix(p, module+"/"); ok && !slices.Contains(g[pkg], q) {
 				g[pkg] = append(g[pkg], q)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return g
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
