@@ -13,8 +13,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
-
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

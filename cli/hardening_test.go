@@ -47,26 +47,6 @@ func TestNoDriverFallsBackOnAuto(t *testing.T) {
 	}
 }
 
-// Issue 9, item 2: a Vulkan instance that lists no device is the same case.
-func TestNoDeviceFallsBackOnAuto(t *testing.T) {
-	requireVulkan(t)
-	old := listDevices
-	listDevices = func(*engine.Instance) []engine.DeviceInfo { return nil }
-	t.Cleanup(func() { listDevices = old })
-	t.Setenv("VKSTAT_VALIDATE", "")
-	dir := t.TempDir()
-	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
-
-	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
-	if code != 0 || !strings.Contains(stderr, "CPU path") {
-		t.Fatalf("--device auto with no device: exit %d, stderr %q; want 0 and a note", code, stderr)
-	}
-	code, _, stderr = run(t, "--device", "gpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "gpu"))
-	if code != ExitError || !strings.Contains(stderr, "no Vulkan device") {
-		t.Errorf("--device gpu with no device: exit %d, stderr %q; want %d naming no Vulkan device", code, stderr, ExitError)
-	}
-}
-
 // requireVulkan skips a test that needs a working Vulkan loader and driver.
 func requireVulkan(t *testing.T) {
 	t.Helper()

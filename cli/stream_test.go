@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
-
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
