@@ -3,8 +3,6 @@ package capi
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -72,8 +70,8 @@ func vulkanRecord(in engine.DeviceInfo) DeviceRecord {
 // caches, or the CPU path. Calls on one session run one at a time.
 type Session struct {
 	mu     sync.Mutex
-	inst   *engine.Instance
-	dev    *engine.Device // nil: the CPU path
+	es     *engine.Session
+	dev    *engine.Device // es.Device; nil: the CPU path
 	closed bool
 	// Device says where the session runs.
 	Device DeviceRecord `json:"device"`
@@ -82,93 +80,38 @@ type Session struct {
 }
 
 // Open opens the device spec names: auto, cpu, gpu, lavapipe, an index or
-// part of a name, as the command line's --device takes them. auto falls
-// back to the CPU path, with a note, when Vulkan is unusable (no loader, no
-// driver, no device); any explicit Vulkan choice that cannot be honoured
-// is an error naming the cause.
-//
-// This is cli's openDevice without the command line's words; it is to
-// become one library function that both call.
+// part of a name, as the command line's --device takes them (engine.Open).
+// auto falls back to the CPU path, with a note, when Vulkan is unusable
+// (no loader, no driver, no device); any explicit Vulkan choice that
+// cannot be honoured is an error naming the cause.
 func Open(spec string, o OpenOptions) (*Session, error) {
 	opt, err := o.deviceOptions()
 	if err != nil {
 		return nil, err
 	}
-	validate := o.Validate || engine.ValidateFromEnv()
-	s := &Session{Device: cpuRecord()}
-	if spec == "cpu" {
-		return s, nil
-	}
-	auto := spec == "auto" || spec == ""
-	inst, err := engine.NewInstance(engine.Options{Validate: validate})
-	if err == nil && len(inst.Devices()) == 0 {
-		inst.Close()
-		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
-	}
-	if err != nil {
-		unusable := errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver) || errors.Is(err, engine.ErrNoDevice)
-		if auto && unusable && !validate {
-			s.Note = fmt.Sprintf("no usable Vulkan device (%s); running on the CPU path", vulkanCause(err))
-			return s, nil
+	es, err := engine.Open(spec, engine.OpenOptions{Validate: o.Validate || engine.ValidateFromEnv(), Device: opt})
+	var oe *engine.OpenError
+	if errors.As(err, &oe) {
+		err = openError{oe}
+		if oe.BadSpec() {
+			err = InputError{err}
 		}
-		return nil, deviceError(spec, err)
-	}
-	idx, err := engine.Select(inst.Devices(), spec)
-	if err != nil || idx == engine.CPUPath {
-		inst.Close()
-		if err != nil {
-			return nil, deviceError(spec, err)
-		}
-		return s, nil
-	}
-	dev, err := inst.OpenWith(idx, opt)
-	if err != nil {
-		inst.Close()
 		return nil, err
 	}
-	s.inst, s.dev, s.Device = inst, dev, vulkanRecord(dev.Info)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{es: es, dev: es.Device, Device: cpuRecord(), Note: es.Fallback}
+	if es.Device != nil {
+		s.Device = vulkanRecord(es.Device.Info)
+	}
 	return s, nil
 }
 
-// vulkanCause is the short reason Vulkan cannot be used.
-func vulkanCause(err error) string {
-	switch {
-	case errors.Is(err, engine.ErrNoLoader):
-		return "no Vulkan loader"
-	case errors.Is(err, engine.ErrNoDriver):
-		return "no usable Vulkan driver" + driverEnvHint()
-	}
-	return "the Vulkan driver lists no device"
-}
+// openError is an engine.OpenError worded for Python.
+type openError struct{ *engine.OpenError }
 
-// driverEnvHint names the environment variable that selects the drivers,
-// when one is set: it is then usually the reason none loads.
-func driverEnvHint() string {
-	for _, n := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
-		if v := os.Getenv(n); v != "" {
-			return fmt.Sprintf("; %s=%s", n, v)
-		}
-	}
-	return ""
-}
-
-// deviceError words what to do when device spec cannot be honoured; a spec
-// that names nothing there is is the caller's error.
-func deviceError(spec string, err error) error {
-	switch {
-	case errors.Is(err, engine.ErrNoLoader):
-		return fmt.Errorf("device %q: %w", spec, err)
-	case errors.Is(err, engine.ErrNoDriver):
-		advice := "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers for lavapipe, or your GPU vendor's), or use device \"cpu\""
-		if driverEnvHint() != "" {
-			advice = "unset it or point it at an existing ICD .json file (e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json), " + advice
-		}
-		return fmt.Errorf("device %q: %w; %s", spec, err, advice)
-	case errors.Is(err, engine.ErrNoDevice):
-		return fmt.Errorf("device %w; see vkstat.devices(), or use device \"cpu\"", err)
-	}
-	return inputf("device %w", err)
-}
+func (e openError) Error() string { return e.Words("device", true, `device "cpu"`, "vkstat.devices()") }
 
 // OnDevice reports whether the session runs on a Vulkan device.
 func (s *Session) OnDevice() bool { return s.dev != nil }
@@ -182,15 +125,8 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	var err error
-	if s.dev != nil {
-		err = s.dev.Close()
-	}
-	if s.inst != nil {
-		err = errors.Join(err, s.inst.Close())
-	}
-	s.dev, s.inst = nil, nil
-	return err
+	s.dev = nil
+	return s.es.Close()
 }
 
 // Run runs operation op with req on the session, one call at a time.

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // advice words what a user can do about an engine error, in terms of the
@@ -22,6 +23,8 @@ func advice(err error) string {
 		return "use a smaller problem (for paco, a smaller --radius), --precision f32, or --device cpu"
 	case errors.Is(err, engine.ErrTooLarge):
 		return "this operation cannot split its input yet: crop it, use --precision f32, or --device cpu"
+	case errors.Is(err, tune.ErrBad):
+		return "delete the tune cache, or run vkstat bench --tune again"
 	}
 	return ""
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -53,7 +55,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	if ctx.Err() != nil {
-		RemoveTemporaries()
+		formats.RemoveTemporaries()
 		fmt.Fprintln(stderr, "vkstat: interrupted")
 		return ExitInterrupted
 	}
@@ -191,63 +193,32 @@ func (s *session) name() string {
 	return fmt.Sprintf("%s (Vulkan %s, %s)", s.dev.Info.Name, s.dev.Info.APIVersion, s.dev.Info.Type)
 }
 
-// listDevices is the device list of an instance; tests replace it to see
-// what a machine whose Vulkan lists no device does.
+// listDevices is the device list of an instance (the shader commands').
 var listDevices = (*engine.Instance).Devices
 
-// openSession opens the device that --device names. "auto" falls back to
-// the CPU path, with a note on stderr, when Vulkan is unusable (no loader,
-// no driver, no device) or has no GPU; any explicit Vulkan choice that
-// cannot be honoured is an error naming the cause.
+// openSession opens the device that --device names (engine.Open): "auto"
+// falls back to the CPU path, with a note on stderr, when Vulkan is
+// unusable (no loader, no driver, no device) or has no GPU; any explicit
+// Vulkan choice that cannot be honoured is an error naming the cause.
 func openSession(c *ucli.Context) (*session, error) {
 	t0 := time.Now()
-	s, err := openDevice(c)
-	if s != nil {
-		s.startup = time.Since(t0)
-	}
-	return s, err
-}
-
-func openDevice(c *ucli.Context) (*session, error) {
-	spec := c.String("device")
-	s := &session{c: c}
 	opt, err := deviceOptions(c) // a bad option is an error on every path
 	if err != nil {
 		return nil, err
 	}
-	if spec == "cpu" {
-		return s, nil
-	}
-	auto := spec == "auto" || spec == ""
-	validate := c.Bool("validate")
-	inst, err := engine.NewInstance(engine.Options{Validate: validate})
-	if err == nil && len(listDevices(inst)) == 0 {
-		inst.Close()
-		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
-	}
-	if err != nil {
-		unusable := errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver) || errors.Is(err, engine.ErrNoDevice)
-		if auto && unusable && !validate {
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: no usable Vulkan device (%s); running on the CPU path\n", vulkanCause(err))
-			return s, nil
-		}
+	spec := c.String("device")
+	es, err := engine.Open(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt})
+	var oe *engine.OpenError
+	if errors.As(err, &oe) {
 		return nil, deviceError(spec, err)
 	}
-	idx, err := engine.Select(listDevices(inst), spec)
-	if err != nil || idx == engine.CPUPath {
-		inst.Close()
-		if err != nil {
-			return nil, deviceError(spec, err)
-		}
-		return s, nil
-	}
-	dev, err := inst.OpenWith(idx, opt)
 	if err != nil {
-		inst.Close()
 		return nil, err
 	}
-	s.inst, s.dev = inst, dev
-	return s, nil
+	if es.Fallback != "" {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", es.Fallback)
+	}
+	return &session{inst: es.Instance, dev: es.Device, c: c, startup: time.Since(t0)}, nil
 }
 
 // deviceOptions are the engine's device options from the environment and
@@ -270,57 +241,37 @@ func deviceOptions(c *ucli.Context) (engine.DeviceOptions, error) {
 	return opt, nil
 }
 
-// vulkanCause is the short reason Vulkan cannot be used, for the one-line
-// note of --device auto.
+// vulkanCause is the short reason Vulkan cannot be used, for a one-line
+// note.
 func vulkanCause(err error) string {
-	switch {
-	case errors.Is(err, engine.ErrNoLoader):
-		return "no Vulkan loader"
-	case errors.Is(err, engine.ErrNoDriver):
-		return "no usable Vulkan driver" + driverEnvHint()
-	}
-	return "the Vulkan driver lists no device"
+	reason, _ := engine.Unusable(err)
+	return reason
 }
 
-// driverEnvHint names the environment variable that selects the drivers,
-// when one is set: it is then usually the reason none loads.
-func driverEnvHint() string {
-	for _, n := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES"} {
-		if v := os.Getenv(n); v != "" {
-			return fmt.Sprintf("; %s=%s", n, v)
-		}
-	}
-	return ""
-}
-
-// deviceError words what to do when --device spec cannot be honoured.
+// deviceError words, with the flag's name, what to do when --device spec
+// cannot be honoured; a spec that names no device is a usage error.
 func deviceError(spec string, err error) error {
-	switch {
-	case errors.Is(err, engine.ErrNoLoader):
-		return fmt.Errorf("--device %s: %w", spec, err)
-	case errors.Is(err, engine.ErrNoDriver):
-		advice := "install a Vulkan driver (Debian/Ubuntu: apt-get install mesa-vulkan-drivers for lavapipe, or your GPU vendor's), or use --device cpu"
-		if driverEnvHint() != "" {
-			advice = "unset it or point it at an existing ICD .json file (e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json), " + advice
-		}
-		return fmt.Errorf("--device %s: %w; %s", spec, err, advice)
-	case errors.Is(err, engine.ErrNoDevice):
-		return fmt.Errorf("--device %w; see `vkstat devices`, or use --device cpu", err)
+	var oe *engine.OpenError
+	if !errors.As(err, &oe) {
+		oe = &engine.OpenError{Spec: spec, Err: err}
 	}
-	return usageError{fmt.Errorf("--device %w", err)}
+	if oe.BadSpec() {
+		return usageError{cliWords{oe}}
+	}
+	return cliWords{oe}
+}
+
+// cliWords is an engine.OpenError worded with the command line's names.
+type cliWords struct{ *engine.OpenError }
+
+func (w cliWords) Error() string {
+	return w.Words("--device", false, "--device cpu", "`vkstat devices`")
 }
 
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
 func (s *session) Close() error {
-	var err error
-	if s.dev != nil {
-		err = s.dev.Close()
-	}
-	if s.inst != nil {
-		err = errors.Join(err, s.inst.Close())
-	}
-	return err
+	return (&engine.Session{Instance: s.inst, Device: s.dev}).Close()
 }
 
 // precision returns the dtype to compute in for an input of type dt.

@@ -3,19 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
-	"os"
+	"slices"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/bars"
 	"github.com/vkstat/vkstat/suite"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -114,7 +108,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep, err := runBench(c, ts, ops, size, dts, repeat, warmup)
+			errw := c.App.ErrWriter
+			rep, err := suite.Bench(c.Context, devices(ts), ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
+				Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: lineageBool(c, "validate"),
+				Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
 			if cerr := closeTargets(ts); err == nil {
 				err = cerr
 			}
@@ -122,7 +119,7 @@ Examples:
 				return err
 			}
 			printBench(c.App.Writer, rep)
-			outs := Outputs{Ctx: c.Context}
+			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
 			if path := c.String("json"); path != "" {
 				outs.Add(path, encodeJSON(rep))
@@ -147,193 +144,21 @@ func benchPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 	return verifyPrecisions(c)
 }
 
-type benchResult struct {
-	Op        string `json:"op"`
-	Suite     string `json:"suite"`
-	Case      string `json:"case"`
-	Shape     []int  `json:"shape"`
-	Precision string `json:"precision"`
-	// Status is ok, skip (the device lacks a feature) or error.
-	Status     string  `json:"status"`
-	Detail     string  `json:"detail,omitempty"`
-	UploadMs   float64 `json:"upload_ms"`
-	KernelMs   float64 `json:"kernel_ms"`
-	DownloadMs float64 `json:"download_ms"`
-	WallMs     float64 `json:"wall_ms"`
-	// GPUTimed reports whether kernel_ms comes from GPU timestamps (always
-	// true on the CPU path, where it is the computation's own time).
-	GPUTimed bool `json:"gpu_timed"`
-	// ComputedAs is the precision the computation ran in where it is not
-	// the input's (the CPU path's PACO is float64 only).
-	ComputedAs string     `json:"computed_as,omitempty"`
-	Work       suite.Work `json:"work"`
-	Unit       string     `json:"unit"`
-	// Throughput is work per kernel time, ThroughputWall per wall time,
-	// in Unit.
-	Throughput     float64 `json:"throughput"`
-	ThroughputWall float64 `json:"throughput_wall"`
-	// KernelGBs is Work.Bytes per kernel time; CopyFraction is that over
-	// the device's copy bandwidth.
-	KernelGBs    float64     `json:"kernel_gb_per_s"`
-	CopyFraction float64     `json:"copy_fraction"`
-	Peer         *suite.Peer `json:"peer,omitempty"`
-}
-
-type benchDevice struct {
-	Device deviceRecord `json:"device"`
-	// Copy is the bandwidth "% of copy" refers to: the faster of the copy
-	// engine (CopyEngine) and a copy shader (ShaderCopy) on Vulkan devices.
-	Copy       suite.Bandwidth  `json:"copy_bandwidth"`
-	CopyEngine *suite.Bandwidth `json:"copy_engine,omitempty"`
-	ShaderCopy *suite.Bandwidth `json:"shader_copy,omitempty"`
-	// Link is host↔device bandwidth the way operations move data.
-	Link    *suite.Link    `json:"link,omitempty"`
-	Results []*benchResult `json:"results"`
-}
-
-type benchReport struct {
-	Kind          string         `json:"kind"`
-	VkstatVersion string         `json:"vkstat_version"`
-	Date          string         `json:"date"`
-	Host          hostRecord     `json:"host"`
-	Validation    bool           `json:"validation"`
-	Command       string         `json:"command"`
-	Size          suite.Size     `json:"size"`
-	Repeat        int            `json:"repeat"`
-	Warmup        int            `json:"warmup"`
-	Devices       []*benchDevice `json:"devices"`
-	Errors        int            `json:"errors"`
-	// LoadAvg is /proc/loadavg's 1-, 5- and 15-minute load at the start
-	// and at the end: other work on the machine makes figures noisy.
-	LoadAvg []string `json:"load_avg,omitempty"`
-}
-
-// loadAvg returns the first three fields of /proc/loadavg, or "".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-func runBench(c *ucli.Context, ts []*target, ops []suite.Op, size suite.Size, dts []tensor.DType, repeat, warmup int) (*benchReport, error) {
-	ctx := c.Context
-	errw := c.App.ErrWriter
-	rep := &benchReport{Kind: "vkstat-bench-report", VkstatVersion: Version, Date: time.Now().UTC().Format(time.RFC3339),
-		Host: hostInfo(), Validation: lineageBool(c, "validate"), Size: size, Repeat: repeat, Warmup: warmup}
+// benchCommandLine is the command that repeats the run, recorded in the
+// report.
+func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) string {
 	dev, _ := lineageString(c, "device")
 	if dev == "" {
 		dev = "all"
 	}
-	rep.Command = fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
-	if rep.Validation {
-		rep.Command = strings.Replace(rep.Command, "vkstat bench", "vkstat --validate bench", 1)
+	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
+	if lineageBool(c, "validate") {
+		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
 	}
 	if p, _ := lineageString(c, "precision"); p != "" && p != "auto" {
-		rep.Command = strings.Replace(rep.Command, "vkstat", "vkstat --precision "+p, 1)
+		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+p, 1)
 	}
-	if l := loadAvg(); l != "" {
-		rep.LoadAvg = append(rep.LoadAvg, l)
-		defer func() { rep.LoadAvg = append(rep.LoadAvg, loadAvg()) }()
-	}
-	// Large enough to defeat caches (256 MiB read, 256 MiB written); the
-	// link is timed on 256 MiB each way, as the GPU peer script does.
-	const copyBytes, linkBytes = 256 << 20, 256 << 20
-	for _, t := range ts {
-		bw, err := suite.CopyBandwidth(ctx, t.dev, copyBytes, repeat)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(errw, "bench: %s: copy bandwidth %.1f GB/s (%d MiB, %s)\n", t.rec.Label, bw.GBs, bw.Bytes>>20, bw.Method)
-		bd := &benchDevice{Device: t.rec, Copy: bw}
-		rep.Devices = append(rep.Devices, bd)
-		if t.dev == nil {
-			continue
-		}
-		engineBW := bw
-		bd.CopyEngine = &engineBW
-		if sc, err := suite.ShaderCopyBandwidth(ctx, t.dev, copyBytes, repeat); err == nil {
-			bd.ShaderCopy = &sc
-			fmt.Fprintf(errw, "bench: %s: shader copy %.1f GB/s (%d MiB)\n", t.rec.Label, sc.GBs, sc.Bytes>>20)
-			if sc.GBs > bd.Copy.GBs {
-				bd.Copy = sc
-			}
-		} else {
-			fmt.Fprintf(errw, "bench: %s: shader copy: %v\n", t.rec.Label, err)
-		}
-		link, err := suite.LinkBandwidth(ctx, t.dev, linkBytes, repeat)
-		if err != nil {
-			return nil, fmt.Errorf("link bandwidth on %s: %w", t.rec.Label, err)
-		}
-		bd.Link = &link
-		fmt.Fprintf(errw, "bench: %s: host→device %.1f GB/s, device→host %.1f GB/s (%d MiB)\n", t.rec.Label, link.HostToDevice, link.DeviceToHost, link.Bytes>>20)
-	}
-	for _, op := range ops {
-		for _, bc := range op.Bench[size] {
-			if !hasDType(dts, bc.DType) {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			in := op.Build(bc.Case, bc.DType)
-			w := op.Work(bc.Case, bc.DType)
-			for i, t := range ts {
-				r := &benchResult{Op: op.Name, Suite: op.Suite, Case: bc.Label(), Shape: bc.Shape, Precision: bc.DType.String(),
-					Status: "ok", Work: w, Unit: string(op.Unit)}
-				if t.dev == nil && op.CPUComputes != 0 && op.CPUComputes != bc.DType {
-					r.ComputedAs = op.CPUComputes.String()
-				}
-				if op.Peer != nil {
-					r.Peer = op.Peer(bc.Case, bc.DType)
-				}
-				d := rep.Devices[i]
-				d.Results = append(d.Results, r)
-				if why := op.Skip(t.dev, bc.DType); why != "" {
-					r.Status, r.Detail = "skip", why
-					continue
-				}
-				m, err := suite.Measure(ctx, t.dev, op, bc.Case, in, warmup, repeat)
-				if err != nil {
-					if ctx.Err() != nil {
-						return nil, ctx.Err()
-					}
-					r.Status, r.Detail = "error", err.Error()
-					rep.Errors++
-					fmt.Fprintf(errw, "bench: %s %s %s on %s: %v\n", op.Name, bc.Label(), bc.DType, t.rec.Label, err)
-					continue
-				}
-				r.UploadMs, r.KernelMs, r.DownloadMs, r.WallMs = ms(m.Upload), ms(m.Kernel), ms(m.Download), ms(m.Wall)
-				r.GPUTimed = m.GPUTimed
-				if m.GPUTimed {
-					r.Throughput = suite.Rate(w, op.Unit, m.Kernel)
-					r.KernelGBs = suite.Rate(w, suite.GBs, m.Kernel)
-					if d.Copy.GBs > 0 {
-						r.CopyFraction = r.KernelGBs / d.Copy.GBs
-					}
-				}
-				r.ThroughputWall = suite.Rate(w, op.Unit, m.Wall)
-				fmt.Fprintf(errw, "bench: %s %s %s on %s: wall %.3f ms, kernel %.3f ms\n", op.Name, bc.Label(), bc.DType, t.rec.Label, r.WallMs, r.KernelMs)
-			}
-		}
-	}
-	return rep, nil
-}
-
-func hasDType(dts []tensor.DType, dt tensor.DType) bool {
-	for _, d := range dts {
-		if d == dt {
-			return true
-		}
-	}
-	return false
+	return cmd
 }
 
 func fmtNum(v float64) string {
@@ -348,7 +173,7 @@ func fmtNum(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-func printBench(w io.Writer, rep *benchReport) {
+func printBench(w io.Writer, rep *suite.BenchReport) {
 	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %d warm-up)\n\n", rep.Size, rep.Repeat, rep.Warmup)
 	fmt.Fprintf(w, "vkstat %s, %s, %s\n\n", rep.VkstatVersion, rep.Date, rep.Host.CPU)
 	fmt.Fprintln(w, "| device | copy bandwidth | measured with | host→device | device→host |")
@@ -358,7 +183,7 @@ func printBench(w io.Writer, rep *benchReport) {
 		if d.Link != nil {
 			h2d, d2h = fmt.Sprintf("%.1f GB/s", d.Link.HostToDevice), fmt.Sprintf("%.1f GB/s", d.Link.DeviceToHost)
 		}
-		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB | %s | %s |\n", d.Device.title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20, h2d, d2h)
+		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB | %s | %s |\n", d.Device.Title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20, h2d, d2h)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW |")
@@ -394,7 +219,7 @@ func printBench(w io.Writer, rep *benchReport) {
 	}
 }
 
-func maxResults(rep *benchReport) int {
+func maxResults(rep *suite.BenchReport) int {
 	n := 0
 	for _, d := range rep.Devices {
 		n = max(n, len(d.Results))
@@ -404,129 +229,43 @@ func maxResults(rep *benchReport) int {
 
 // benchChart draws one bar chart per operation: kernel throughput of each
 // case (x) on each device (bars), in the operation's unit.
-func benchChart(w io.Writer, rep *benchReport) error {
-	type panel struct {
-		op, unit string
-		cases    []string
-	}
-	var panels []*panel
-	byOp := map[string]*panel{}
+func benchChart(w io.Writer, rep *suite.BenchReport) error {
+	var panels []bars.Panel
+	index := map[string]int{} // operation → panel
 	for _, d := range rep.Devices {
 		for _, r := range d.Results {
-			p := byOp[r.Op]
-			if p == nil {
-				p = &panel{op: r.Op, unit: r.Unit}
-				byOp[r.Op] = p
-				panels = append(panels, p)
+			i, ok := index[r.Op]
+			if !ok {
+				i = len(panels)
+				index[r.Op] = i
+				panels = append(panels, bars.Panel{Title: fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", r.Op, r.Unit, rep.Size, rep.Repeat),
+					YLabel: r.Unit})
 			}
-			label := r.Case + " " + r.Precision
-			found := false
-			for _, c := range p.cases {
-				found = found || c == label
-			}
-			if !found {
-				p.cases = append(p.cases, label)
+			if label := r.Case + " " + r.Precision; !slices.Contains(panels[i].Categories, label) {
+				panels[i].Categories = append(panels[i].Categories, label)
 			}
 		}
 	}
 	if len(panels) == 0 {
 		return fmt.Errorf("--png: no results to plot")
 	}
-	plots := make([][]*plot.Plot, len(panels))
-	nd := len(rep.Devices)
-	barWidth := vg.Points(math.Max(6, math.Min(28, 160/float64(nd))))
-	for i, pn := range panels {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", pn.op, pn.unit, rep.Size, rep.Repeat)
-		p.Y.Label.Text = pn.unit
-		devVals := make([]plotter.Values, nd)
-		top, low := 0.0, math.Inf(1)
-		for j, d := range rep.Devices {
-			vals := make(plotter.Values, len(pn.cases))
+	for op, i := range index {
+		pn := &panels[i]
+		for _, d := range rep.Devices {
+			s := bars.Series{Label: d.Device.Label, Values: make([]float64, len(pn.Categories))}
+			if d.Copy.GBs > 0 {
+				s.Label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
+			}
 			for _, r := range d.Results {
-				if r.Op != pn.op || r.Status != "ok" {
-					continue
-				}
-				for k, c := range pn.cases {
-					if c == r.Case+" "+r.Precision {
-						vals[k] = r.Throughput
-						if !r.GPUTimed {
-							vals[k] = r.ThroughputWall
-						}
+				if k := slices.Index(pn.Categories, r.Case+" "+r.Precision); r.Op == op && r.Status == "ok" && k >= 0 {
+					s.Values[k] = r.Throughput
+					if !r.GPUTimed {
+						s.Values[k] = r.ThroughputWall
 					}
 				}
 			}
-			for _, v := range vals {
-				top = math.Max(top, v)
-				if v > 0 {
-					low = math.Min(low, v)
-				}
-			}
-			devVals[j] = vals
+			pn.Series = append(pn.Series, s)
 		}
-		// A log axis where the bars span more than a decade (a small case
-		// beside a large one, a CPU beside a GPU): on a linear one the
-		// small bars vanish. Log bars stand on a hidden floor of round value.
-		var floor *plotter.BarChart
-		logY := top > 10*low
-		if logY {
-			base := math.Pow(10, math.Ceil(math.Log10(low))-1) // below the lowest bar
-			fv := make(plotter.Values, len(pn.cases))
-			for k := range fv {
-				fv[k] = base
-			}
-			var err error
-			if floor, err = plotter.NewBarChart(fv, barWidth); err != nil {
-				return err
-			}
-			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-			p.Y.Min, p.Y.Max = base, top*math.Pow(10, 0.2+0.35*float64(nd)) // room for the legend
-		} else {
-			p.Y.Min = 0
-			// Head-room for the legend above the bars.
-			p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
-		}
-		for j, d := range rep.Devices {
-			vals := devVals[j]
-			if logY {
-				for k, v := range vals {
-					vals[k] = math.Max(0, v-floor.Values[k])
-				}
-			}
-			bars, err := plotter.NewBarChart(vals, barWidth)
-			if err != nil {
-				return err
-			}
-			if logY {
-				bars.StackOn(floor)
-			}
-			bars.LineStyle.Width = 0
-			bars.Color = plotutil.Color(j)
-			bars.Offset = vg.Length(float64(j)-float64(nd-1)/2) * barWidth
-			p.Add(bars)
-			label := d.Device.Label
-			if d.Copy.GBs > 0 {
-				label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
-			}
-			p.Legend.Add(label, bars)
-		}
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Millimeter * 4
-		p.Legend.Padding = vg.Points(4)
-		p.X.Padding = vg.Millimeter * 10
-		p.NominalX(pn.cases...)
-		plots[i] = []*plot.Plot{p}
 	}
-	width, height := vg.Points(900), vg.Points(320*float64(len(panels)))
-	img := vgimg.New(width, height)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 6,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		plots[i][0].Draw(canvases[i][0])
-	}
-	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-	return err
+	return bars.WritePNG(w, panels)
 }

@@ -143,7 +143,7 @@ func runChol(c *ucli.Context) error {
 			res.Quad.Shape = res.Quad.Shape[1:]
 		}
 	}
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
 	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {
@@ -157,7 +157,7 @@ func runChol(c *ucli.Context) error {
 	}{{"out-l", res.L}, {"inverse", res.Inverse}, {"logdet", res.LogDet}, {"out", res.X}, {"out-quad", res.Quad}} {
 		if c.IsSet(o.flag) {
 			t := o.t
-			add(o.flag, t.Shape, t.DType.String(), func(w io.Writer) error { return EncodeNPY(w, t) })
+			add(o.flag, t.Shape, t.DType.String(), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 		}
 	}
 	if c.IsSet("out-info") {

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -29,7 +30,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func writeNPY(t *testing.T, dir, name string, tt *tensor.Tensor) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := WriteNPY(p, tt); err != nil {
+	if err := formats.WriteNPY(p, tt); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -82,7 +83,7 @@ func TestMapCommand(t *testing.T) {
 		if !strings.Contains(stderr, "total:") {
 			t.Errorf("%s: --time printed no total: %q", d, stderr)
 		}
-		z, err := ReadNPY(out)
+		z, err := formats.ReadNPY(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestReduceCommand(t *testing.T) {
 			t.Errorf("%s: summary lacks mean.npy: %q", d, stdout)
 		}
 		for _, s := range []string{"sum", "mean", "var", "std", "min", "max"} {
-			r, err := ReadNPY(filepath.Join(outDir, s+".npy"))
+			r, err := formats.ReadNPY(filepath.Join(outDir, s+".npy"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,11 +133,11 @@ func TestReduceCommand(t *testing.T) {
 func TestMapReduceReadFITS(t *testing.T) {
 	dir := t.TempDir()
 	x := filepath.Join(dir, "x.fits")
-	if err := WriteFITS(x, tensor.FromF64(ramp(12), 3, 4), nil); err != nil {
+	if err := formats.WriteFITS(x, tensor.FromF64(ramp(12), 3, 4), nil); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := EncodeFITS(&buf, tensor.FromF32([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3, 4), nil); err != nil {
+	if err := formats.EncodeFITS(&buf, tensor.FromF32([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 3, 4), nil); err != nil {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
@@ -151,7 +152,7 @@ func TestMapReduceReadFITS(t *testing.T) {
 	if code, _, stderr := run(t, "--device", "cpu", "map", "--x", x, "--y", y, "--a", "2", "--b", "1", "--c", "0.5", "--out", out); code != 0 {
 		t.Fatalf("map of FITS files: exit %d: %s", code, stderr)
 	}
-	z, err := ReadNPY(out)
+	z, err := formats.ReadNPY(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestMapReduceReadFITS(t *testing.T) {
 	if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", y, "--axis", "0", "--stat", "sum", "--out-dir", outDir); code != 0 {
 		t.Fatalf("reduce of a FITS file: exit %d: %s", code, stderr)
 	}
-	sum, err := ReadNPY(filepath.Join(outDir, "sum.npy"))
+	sum, err := formats.ReadNPY(filepath.Join(outDir, "sum.npy"))
 	if err != nil || fmt.Sprint(sum.Shape, sum.Float64s()) != "[4] [15 18 21 24]" {
 		t.Errorf("reduce sum: %v %v", sum, err)
 	}

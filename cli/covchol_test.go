@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
@@ -66,7 +68,7 @@ func TestCovCommand(t *testing.T) {
 			want  *tensor.Tensor
 			shape []int
 		}{{outC, want.Cov, []int{7, 5, 5}}, {outM, want.Mean, []int{7, 5}}, {outR, want.Rho, []int{7}}} {
-			got, err := ReadNPY(c.path)
+			got, err := formats.ReadNPY(c.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,14 +94,14 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want, _ := cov.Reference(one, cov.Options{Estimator: cov.LedoitWolf})
-	got, err := ReadNPY(out)
+	got, err := formats.ReadNPY(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !tensor.SameShape(got.Shape, []int{4, 4}) || maxRelDiff(t, "cov", got.F64, want.Cov.F64) > 1e-12 {
 		t.Errorf("single set: shape %v", got.Shape)
 	}
-	if r, _ := ReadNPY(rho); len(r.Shape) != 0 || math.Abs(r.F64[0]-want.Rho.F64[0]) > 1e-12 {
+	if r, _ := formats.ReadNPY(rho); len(r.Shape) != 0 || math.Abs(r.F64[0]-want.Rho.F64[0]) > 1e-12 {
 		t.Errorf("single set: ρ %v shape %v, want %v", r.F64, r.Shape, want.Rho.F64)
 	}
 
@@ -116,7 +118,7 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 		offs := cov.PatchOffsets(2)
 		locs := cov.ValidLocations(9, 11, offs)
 		want, _ := cov.ReferenceGather(cube, cov.Gather{Locations: locs, Offsets: offs}, cov.Options{Estimator: cov.OAS})
-		got, err := ReadNPY(outC)
+		got, err := formats.ReadNPY(outC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +128,7 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 		if e := maxRelDiff(t, "cube cov", got.Float64s(), want.Cov.F64); e > 1e-5 {
 			t.Errorf("%s: cube cov differs by %g", d, e)
 		}
-		yx, _ := ReadNPY(outL)
+		yx, _ := formats.ReadNPY(outL)
 		if !tensor.SameShape(yx.Shape, []int{len(locs), 2}) || yx.F64[0] != float64(locs[0][0]) || yx.F64[1] != float64(locs[0][1]) {
 			t.Errorf("%s: locations %v %v", d, yx.Shape, yx.F64[:2])
 		}
@@ -193,7 +195,7 @@ func TestCholCommand(t *testing.T) {
 			path string
 			want *tensor.Tensor
 		}{{p("L.npy"), want.L}, {p("inv.npy"), want.Inverse}, {p("ld.npy"), want.LogDet}, {p("X.npy"), want.X}, {p("q.npy"), want.Quad}} {
-			got, err := ReadNPY(c.path)
+			got, err := formats.ReadNPY(c.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +219,7 @@ func TestCholCommand(t *testing.T) {
 	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out", out); code != 0 || !strings.Contains(stdout, "0 failed") {
 		t.Fatalf("one matrix: exit %d: %s %s", code, stdout, stderr)
 	}
-	x, _ := ReadNPY(out)
+	x, _ := formats.ReadNPY(out)
 	if !tensor.SameShape(x.Shape, []int{5}) {
 		t.Errorf("one matrix: X has shape %v, want (5,)", x.Shape)
 	}

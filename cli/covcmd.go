@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -160,7 +162,7 @@ func runCov(c *ucli.Context) error {
 		res.Cov.Shape = []int{p, p}
 		res.Rho.Shape = []int{}
 	}
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
 	for _, o := range []struct {

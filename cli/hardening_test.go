@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -42,26 +44,6 @@ func TestNoDriverFallsBackOnAuto(t *testing.T) {
 				t.Errorf("--device %s: stderr %q does not say %q", dev, stderr, want)
 			}
 		}
-	}
-}
-
-// Issue 9, item 2: a Vulkan instance that lists no device is the same case.
-func TestNoDeviceFallsBackOnAuto(t *testing.T) {
-	requireVulkan(t)
-	old := listDevices
-	listDevices = func(*engine.Instance) []engine.DeviceInfo { return nil }
-	t.Cleanup(func() { listDevices = old })
-	t.Setenv("VKSTAT_VALIDATE", "")
-	dir := t.TempDir()
-	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
-
-	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
-	if code != 0 || !strings.Contains(stderr, "CPU path") {
-		t.Fatalf("--device auto with no device: exit %d, stderr %q; want 0 and a note", code, stderr)
-	}
-	code, _, stderr = run(t, "--device", "gpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "gpu"))
-	if code != ExitError || !strings.Contains(stderr, "no Vulkan device") {
-		t.Errorf("--device gpu with no device: exit %d, stderr %q; want %d naming no Vulkan device", code, stderr, ExitError)
 	}
 }
 
@@ -176,7 +158,7 @@ func TestOutputFormatByExtension(t *testing.T) {
 		}
 	}
 	for name, shape := range map[string][]int{"z.fits": {6, 10}, "C.fits": {3, 4, 4}, "m.fts": {3, 4}, "r.fit": {4, 5}} {
-		got, err := ReadArray(filepath.Join(dir, name))
+		got, err := formats.ReadArray(filepath.Join(dir, name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -253,7 +235,7 @@ func TestPacoOutputsAllOrNone(t *testing.T) {
 	if code, _, stderr := run(t, append(args, "--out-dir", fresh)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", outputsList})
+	assertDir(t, fresh, []string{"snr.fits", "flux.fits", "sigma.fits", "snr.npy", "flux.npy", "sigma.npy", "detections.csv", "detections.json", "snr.png", "contrast.csv", "contrast.json", "contrast.png", formats.OutputsList})
 	assertDir(t, filepath.Dir(filepath.Dir(fresh)), []string{"a"})
 }
 
@@ -290,7 +272,7 @@ func TestDegenerateInputWarnings(t *testing.T) {
 	}
 
 	data := synthADI(t)
-	cube, err := ReadArray(filepath.Join(data, "cube.fits"))
+	cube, err := formats.ReadArray(filepath.Join(data, "cube.fits"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,13 @@ package cli
 // little (the readers' own bounds are tested in package formats).
 
 import (
-	"github.com/vkstat/vkstat/internal/checks"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkstat/vkstat/internal/checks"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"

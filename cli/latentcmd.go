@@ -91,7 +91,7 @@ under f64:
   f64   float64 end to end (a device with shaderFloat64)
 
 On a device the spectra read 16-bit data as stored too; the CPU path
-widens them. Outputs are float64 files whatever the storage. Moments over
+widens them. formats.Outputs are float64 files whatever the storage. Moments over
 one run of consecutive axes (--axes 2, --axes 1,2, --axes 3,4) read the
 tensor where it lies; over other sets (--axes 1,3) it is permuted on the
 host (in its storage type) before the work reaches the device; corr,
@@ -263,7 +263,7 @@ func runLatent(c *ucli.Context) error {
 	s.read = res.Read
 
 	tw := time.Now()
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir)
 	var files []string
@@ -277,7 +277,7 @@ func runLatent(c *ucli.Context) error {
 	}
 	for _, a := range arrays {
 		t := a.T
-		add(a.Name+".npy", func(w io.Writer) error { return EncodeNPY(w, t) })
+		add(a.Name+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 	}
 	if res.Corr != nil {
 		mean := res.MeanCorr()

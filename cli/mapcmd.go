@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/mapx"
@@ -75,7 +77,7 @@ Examples:
 				return err
 			}
 			tw := time.Now()
-			if err := atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
+			if err := formats.AtomicWriteContext(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
 				return err
 			}
 			s.write = time.Since(tw)
@@ -92,7 +94,7 @@ func readInput(c *ucli.Context, flag string) (*tensor.Tensor, error) {
 	if err := fileExists(flag, path); err != nil {
 		return nil, err
 	}
-	t, err := ReadArray(path)
+	t, err := formats.ReadArray(path)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flag, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -15,10 +17,10 @@ import (
 func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".npy":
-		return EncodeNPY, nil
+		return formats.EncodeNPY, nil
 	case ".fits", ".fit", ".fts":
 		return func(w io.Writer, t *tensor.Tensor) error {
-			return EncodeFITS(w, t, []FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"}})
+			return formats.EncodeFITS(w, t, []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"}})
 		}, nil
 	}
 	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/vkstat/vkstat/tensor"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // assertDir checks that dir holds exactly the named files (no temporaries).
@@ -45,7 +47,7 @@ func writeString(s string) func(io.Writer) error {
 func TestAtomicWrite(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.txt")
-	if err := AtomicWrite(p, writeString("hello")); err != nil {
+	if err := formats.AtomicWrite(p, writeString("hello")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "hello" {
@@ -57,7 +59,7 @@ func TestAtomicWrite(t *testing.T) {
 
 	// A writer that fails halfway leaves the old file untouched, no temp.
 	boom := errors.New("boom")
-	err := AtomicWrite(p, func(w io.Writer) error {
+	err := formats.AtomicWrite(p, func(w io.Writer) error {
 		io.WriteString(w, strings.Repeat("partial ", 1<<18)) // more than the buffer
 		return boom
 	})
@@ -71,21 +73,21 @@ func TestAtomicWrite(t *testing.T) {
 
 	// A failing writer and no old file: nothing at all.
 	q := filepath.Join(dir, "new.txt")
-	if err := AtomicWrite(q, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+	if err := formats.AtomicWrite(q, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("got %v", err)
 	}
 	assertDir(t, dir, []string{"out.txt"})
 
 	// Missing directory.
 	r := filepath.Join(dir, "no", "such", "x.txt")
-	if err := AtomicWrite(r, writeString("x")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if err := formats.AtomicWrite(r, writeString("x")); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing directory: got %v", err)
 	}
 	assertDir(t, dir, []string{"out.txt"})
 
 	// Replacing keeps the old file's mode.
 	os.Chmod(p, 0o600)
-	if err := AtomicWrite(p, writeString("again")); err != nil {
+	if err := formats.AtomicWrite(p, writeString("again")); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
@@ -98,7 +100,7 @@ func TestOutputs(t *testing.T) {
 	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
 
 	// All succeed: nothing visible before Commit, everything after.
-	var o Outputs
+	var o formats.Outputs
 	if err := o.Add(a, writeString("A")); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestOutputs(t *testing.T) {
 
 	// One fails: Commit refuses, nothing changes, no temps.
 	boom := errors.New("boom")
-	var o2 Outputs
+	var o2 formats.Outputs
 	o2.Add(a, writeString("A2"))
 	if err := o2.Add(c, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("Add: got %v", err)
@@ -131,13 +133,13 @@ func TestOutputs(t *testing.T) {
 	}
 
 	// Abort without Commit removes the temps.
-	var o3 Outputs
+	var o3 formats.Outputs
 	o3.Add(c, writeString("C"))
 	o3.Abort()
 	assertDir(t, dir, []string{"a", "b"})
 
 	// The same path twice is an error.
-	var o4 Outputs
+	var o4 formats.Outputs
 	defer o4.Abort()
 	o4.Add(c, writeString("C"))
 	if err := o4.Add(filepath.Join(dir, ".", "c"), writeString("C")); err == nil || !strings.Contains(err.Error(), "twice") {
@@ -150,7 +152,7 @@ func TestOutputs(t *testing.T) {
 
 	// A rename onto a directory fails; no temps stay.
 	os.Mkdir(c, 0o755)
-	var o5 Outputs
+	var o5 formats.Outputs
 	o5.Add(c, writeString("C"))
 	if err := o5.Commit(); err == nil {
 		t.Error("rename onto a directory: no error")
@@ -161,10 +163,10 @@ func TestOutputs(t *testing.T) {
 func TestEnsureDir(t *testing.T) {
 	dir := t.TempDir()
 	d := filepath.Join(dir, "x", "y")
-	if err := EnsureDir(d); err != nil {
+	if err := formats.EnsureDir(d); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureDir(d); err != nil {
+	if err := formats.EnsureDir(d); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(d); err != nil || !st.IsDir() {
@@ -172,10 +174,10 @@ func TestEnsureDir(t *testing.T) {
 	}
 	f := filepath.Join(dir, "file")
 	os.WriteFile(f, nil, 0o644)
-	if err := EnsureDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") || !strings.Contains(err.Error(), f) {
+	if err := formats.EnsureDir(f); err == nil || !strings.Contains(err.Error(), "not a directory") || !strings.Contains(err.Error(), f) {
 		t.Errorf("file in the way: got %v", err)
 	}
-	if err := EnsureDir(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "output directory") {
+	if err := formats.EnsureDir(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "output directory") {
 		t.Errorf("file in the path: got %v", err)
 	}
 }
@@ -185,7 +187,7 @@ func TestEnsureDir(t *testing.T) {
 func TestCommitChecksFirst(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	var o Outputs
+	var o formats.Outputs
 	o.Add(a, writeString("A"))
 	o.Add(b, writeString("B"))
 	os.Mkdir(b, 0o755)
@@ -196,7 +198,7 @@ func TestCommitChecksFirst(t *testing.T) {
 
 	// A declared directory is created at Commit only, with every file.
 	out := filepath.Join(dir, "new", "out")
-	var o2 Outputs
+	var o2 formats.Outputs
 	o2.CreateDir(out)
 	o2.Add(filepath.Join(out, "x"), writeString("X"))
 	o2.Add(filepath.Join(out, "y"), writeString("Y"))
@@ -210,7 +212,7 @@ func TestCommitChecksFirst(t *testing.T) {
 	assertDir(t, dir, []string{"b", "new"})
 
 	// Aborted: no directory, no temporary.
-	var o3 Outputs
+	var o3 formats.Outputs
 	o3.CreateDir(filepath.Join(dir, "gone"))
 	o3.Add(filepath.Join(dir, "gone", "x"), writeString("X"))
 	o3.Abort()
@@ -276,7 +278,7 @@ func TestOutputFolderOneRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	assertDir(t, out, []string{"mean.npy", "var.npy", "std.npy", "min.npy", "max.npy", "skew.npy", "kurt.npy",
-		"summary.json", "summary.txt", "notes.txt", outputsList})
+		"summary.json", "summary.txt", "notes.txt", formats.OutputsList})
 
 	// reduce the same way: --stat max after --stat mean,std.
 	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(12), 3, 4))
@@ -286,10 +288,10 @@ func TestOutputFolderOneRun(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	assertDir(t, rout, []string{"max.npy", outputsList})
+	assertDir(t, rout, []string{"max.npy", formats.OutputsList})
 
 	// A list naming what is not a plain file of the folder removes nothing.
-	if err := os.WriteFile(filepath.Join(rout, outputsList), []byte("../a.npy\nsub\n/etc/passwd\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(rout, formats.OutputsList), []byte("../a.npy\nsub\n/etc/passwd\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(rout, "sub"), 0o755); err != nil {
@@ -298,7 +300,7 @@ func TestOutputFolderOneRun(t *testing.T) {
 	if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "min", "--out-dir", rout); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	assertDir(t, rout, []string{"max.npy", "min.npy", "sub", outputsList})
+	assertDir(t, rout, []string{"max.npy", "min.npy", "sub", formats.OutputsList})
 	if _, err := os.Stat(a); err != nil {
 		t.Errorf("%s removed: %v", a, err)
 	}

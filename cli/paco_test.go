@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -44,7 +46,7 @@ func TestPacoCommand(t *testing.T) {
 				t.Errorf("%s: %v", d, err)
 			}
 		}
-		snr, hdr, err := ReadFITSHeader(filepath.Join(out, "snr.fits"))
+		snr, hdr, err := formats.ReadFITSHeader(filepath.Join(out, "snr.fits"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +79,7 @@ func TestPacoCommand(t *testing.T) {
 func TestPacoBadInput(t *testing.T) {
 	data := synthADI(t)
 	dir := t.TempDir()
-	cube, err := ReadNPY(filepath.Join(data, "cube.npy"))
+	cube, err := formats.ReadNPY(filepath.Join(data, "cube.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestPacoBadInput(t *testing.T) {
 // not an error.
 func TestPacoNaNPixels(t *testing.T) {
 	data := synthADI(t)
-	cube, err := ReadNPY(filepath.Join(data, "cube.npy"))
+	cube, err := formats.ReadNPY(filepath.Join(data, "cube.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestPacoNaNPixels(t *testing.T) {
 		if !strings.Contains(stdout, "1 NaN values in the cube") {
 			t.Errorf("%s: summary does not count the NaN: %s", d, stdout)
 		}
-		snr, err := ReadFITS(filepath.Join(out, "snr.fits"))
+		snr, err := formats.ReadFITS(filepath.Join(out, "snr.fits"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/formats"
 )
 
 // fitsCubeWithCards writes data (T, H, W) as a float32 FITS cube whose
@@ -45,7 +47,7 @@ func fitsCubeWithCards(t *testing.T, path string, data []float64, T, H, W int, e
 // the same SNR; a cube without the keywords is refused with their names.
 func TestPacoAnglesHeader(t *testing.T) {
 	data := synthADI(t)
-	cube, err := ReadArray(filepath.Join(data, "cube.npy"))
+	cube, err := formats.ReadArray(filepath.Join(data, "cube.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
@@ -100,7 +102,7 @@ func TestPacoCenterAuto(t *testing.T) {
 	}
 	// The companion, sep 12 at pa 30 around (25.3, 22.6): (31.3, 33.0).
 	snrAt := func(dir string) float64 {
-		m, err := ReadFITS(filepath.Join(dir, "snr.fits"))
+		m, err := formats.ReadFITS(filepath.Join(dir, "snr.fits"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,13 +177,13 @@ func TestPacoCenterAuto(t *testing.T) {
 // the cards, and a malformed --center, are usage errors.
 func TestPacoCenterHeader(t *testing.T) {
 	data := synthOffCentre(t)
-	cube, err := ReadNPY(filepath.Join(data, "cube.npy"))
+	cube, err := formats.ReadNPY(filepath.Join(data, "cube.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	hdrCube := filepath.Join(t.TempDir(), "cube.fits")
 	// CRPIX (1-based x, y) = (24.6, 26.3): 0-based (y, x) = (25.3, 23.6).
-	if err := WriteFITS(hdrCube, cube, []FITSCard{{Key: "CRPIX1", Value: 24.6}, {Key: "CRPIX2", Value: 26.3}}); err != nil {
+	if err := formats.WriteFITS(hdrCube, cube, []formats.FITSCard{{Key: "CRPIX1", Value: 24.6}, {Key: "CRPIX2", Value: 26.3}}); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"--device", "cpu", "paco", "--angles", filepath.Join(data, "angles.fits"),

@@ -12,11 +12,13 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
 // addContrastCheckOutputs declares contrast_check.csv.
-func addContrastCheckOutputs(outs *Outputs, dir string, rows []paco.CheckRow) {
+func addContrastCheckOutputs(outs *formats.Outputs, dir string, rows []paco.CheckRow) {
 	outs.Add(filepath.Join(dir, "contrast_check.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"run", "separation_px", "y", "x", "pa_east_of_north_deg", "flux_injected", "snr", "flux", "throughput", "detected"})

@@ -15,7 +15,7 @@ import (
 
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
 // (PACO.md's contrast curve) in outs.
-func addContrastOutputs(outs *Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
+func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil

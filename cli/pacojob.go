@@ -99,7 +99,7 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // writePaco writes res's outputs to dir, all or none.
 func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Result) error {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
-	cards := []FITSCard{
+	cards := []formats.FITSCard{
 		{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
 		{Key: "PACORAD", Value: res.Radius, Comment: "patch radius (pixels)"},
 		{Key: "PACONPIX", Value: res.P, Comment: "pixels per patch"},
@@ -115,7 +115,7 @@ func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Resu
 		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
-	outs := Outputs{Ctx: ctx}
+	outs := formats.Outputs{Ctx: ctx}
 	defer outs.Abort()
 	outs.OwnDir(dir)
 	for _, m := range []struct {
@@ -124,11 +124,11 @@ func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Resu
 		unit string
 	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
 		if format != "npy" {
-			cc := append(append([]FITSCard(nil), cards...), FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
-			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return EncodeFITS(w, m.t, cc) })
+			cc := append(append([]formats.FITSCard(nil), cards...), formats.FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
+			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
 		}
 		if format != "fits" {
-			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return EncodeNPY(w, m.t) })
+			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
 		}
 	}
 	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
@@ -153,13 +153,13 @@ func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Resu
 	if o.ContrastCheck {
 		addContrastCheckOutputs(&outs, dir, res.Checks)
 	}
-	marks := make([]Mark, len(dets))
+	marks := make([]formats.Mark, len(dets))
 	for i, d := range dets {
-		marks[i] = Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
+		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
 	}
 	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
 	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
-		img, err := renderSNR(snr, marks, title)
+		img, err := formats.RenderSNR(snr, marks, title)
 		if err != nil {
 			return err
 		}

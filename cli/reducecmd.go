@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -64,12 +66,12 @@ Examples:
 				return err
 			}
 			tw := time.Now()
-			outs := Outputs{Ctx: c.Context}
+			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
 			outs.OwnDir(dir)
 			for _, st := range stats {
 				t := out[st]
-				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return EncodeNPY(w, t) })
+				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 			}
 			if err := outs.Commit(); err != nil {
 				return err
@@ -93,11 +95,11 @@ func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out ma
 	if err := fileExists("in", path); err != nil {
 		return nil, tm, nil, err
 	}
-	src, file, err := openSource(path)
+	src, file, err := formats.OpenSource(path)
 	switch {
 	case err == nil:
 		defer file.Close()
-	case errors.Is(err, errNotStreamable):
+	case errors.Is(err, formats.ErrNotStreamable):
 	default:
 		return nil, tm, nil, fmt.Errorf("--in: %w", err)
 	}

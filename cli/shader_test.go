@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
-	"github.com/vkstat/vkstat/internal/testdev"
 	"github.com/vkstat/vkstat/shaderlab"
 )
 

@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
@@ -427,7 +429,7 @@ func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.
 func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
-	out := Outputs{Ctx: c.Context}
+	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
 		out.OwnDir(dir)

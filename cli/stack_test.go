@@ -124,7 +124,7 @@ func TestStackCommand(t *testing.T) {
 				t.Fatalf("%s on %s: exit %d: %s", c.name, d, code, stderr)
 			}
 			for _, st := range stackStats {
-				a, err := ReadNPY(filepath.Join(out, st+".npy"))
+				a, err := formats.ReadNPY(filepath.Join(out, st+".npy"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -187,8 +187,8 @@ func TestStackGdalTranslateInputs(t *testing.T) {
 		}
 	}
 	for _, st := range stackStats {
-		a, _ := ReadNPY(filepath.Join(outs[0], st+".npy"))
-		b, _ := ReadNPY(filepath.Join(outs[1], st+".npy"))
+		a, _ := formats.ReadNPY(filepath.Join(outs[0], st+".npy"))
+		b, _ := formats.ReadNPY(filepath.Join(outs[1], st+".npy"))
 		checkStat(t, st, b.Float64s(), a.Float64s(), 0)
 	}
 }

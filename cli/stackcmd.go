@@ -47,7 +47,7 @@ last H mod a lines and W mod r columns are dropped, as ISCE and SNAP do.
 Dates stream through: each is read while the previous one is reduced, and
 memory holds a few strips of input, whatever the number of dates. Every
 file is checked before anything is computed: the same size, data type and
-georeferencing as the first, or an error names it. Outputs are written all
+georeferencing as the first, or an error names it. formats.Outputs are written all
 or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
 georeferencing and projection, shifted and scaled to the crop and the
 multilook; NaN is nodata), and .npy or .fits with --format, and
@@ -312,7 +312,7 @@ func runStack(c *ucli.Context) error {
 	tw := time.Now()
 	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir)
 	var written []string
@@ -329,11 +329,11 @@ func runStack(c *ucli.Context) error {
 			case "tif":
 				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
 			case "npy":
-				add(st+".npy", func(w io.Writer) error { return EncodeNPY(w, t) })
+				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 			case "fits":
-				cards := []FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
+				cards := []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
 					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: len(dates), Comment: "dates in the stack"}}
-				add(st+".fits", func(w io.Writer) error { return EncodeFITS(w, t, cards) })
+				add(st+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, t, cards) })
 			}
 		}
 	}

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -80,11 +81,11 @@ func TestReduceStreamsLargeFile(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 100<<20 {
 		t.Errorf("the Go heap allocated %d MiB for a %d MiB file: it was not streamed", grew>>20, T*H*W*4>>20)
 	}
-	mean, err := ReadNPY(filepath.Join(dir, "out", "mean.npy"))
+	mean, err := formats.ReadNPY(filepath.Join(dir, "out", "mean.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vr, err := ReadNPY(filepath.Join(dir, "out", "var.npy"))
+	vr, err := formats.ReadNPY(filepath.Join(dir, "out", "var.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestReduceTruncatedMidStream(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cut.npy")
 	writeRamp(t, path, 8, 256, 256)
-	src, f, err := openSource(path)
+	src, f, err := formats.OpenSource(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestSourceMatchesReader(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.npy")
 	writeRamp(t, path, 3, 5, 7)
-	src, f, err := openSource(path)
+	src, f, err := formats.OpenSource(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestSourceMatchesReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReadNPY(path)
+	want, err := formats.ReadNPY(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestSourceMatchesReader(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"f8_be_fortran_2x3x4.npy", "i2_3x2.npy", "f2_4.npy"} {
-		if _, _, err := openSource(filepath.Join("..", "testdata", "npy", name)); err != errNotStreamable {
+		if _, _, err := formats.OpenSource(filepath.Join("..", "testdata", "npy", name)); err != formats.ErrNotStreamable {
 			t.Errorf("%s: want errNotStreamable, got %v", name, err)
 		}
 	}

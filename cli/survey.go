@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -207,7 +209,7 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		var summary bytes.Buffer
 		pacoSummary(&summary, t, outDir(t), in, res, s.name())
-		return atomicWriteCtx(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
+		return formats.AtomicWriteContext(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
 			_, err := w.Write(summary.Bytes())
 			return err
 		})
@@ -234,7 +236,7 @@ func surveyRunAction(c *ucli.Context) error {
 	var written []string
 	if sh := opt.Shard; sh != nil {
 		p := filepath.Join(dir, survey.ShardFileName(sh.I, sh.N))
-		out := Outputs{Ctx: c.Context}
+		out := formats.Outputs{Ctx: c.Context}
 		defer out.Abort()
 		out.CreateDir(dir)
 		out.Add(p, table.WriteShard)
@@ -271,7 +273,7 @@ func surveyRunAction(c *ucli.Context) error {
 // writeSurveyTables writes survey.csv, survey.json and survey-timings.csv
 // to dir, all or none.
 func writeSurveyTables(ctx context.Context, s *survey.Table, dir string) error {
-	out := Outputs{Ctx: ctx}
+	out := formats.Outputs{Ctx: ctx}
 	defer out.Abort()
 	out.CreateDir(dir)
 	out.Add(filepath.Join(dir, "survey.csv"), s.WriteCSV)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -72,7 +74,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return atomicWriteCtx(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, t) })
+				return formats.AtomicWriteContext(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, t) })
 			},
 		}, synthPacoCommand(), synthStackCommand(), synthLatentCommand(), synthSurveyCommand()},
 	}

@@ -131,7 +131,7 @@ func runSynthLatent(c *ucli.Context) error {
 	data := encodeLatentData(x.F64, dt)
 	meta := map[string]string{"generator": "vkstat synth latent", "shape": c.String("shape"),
 		"rho": fmt.Sprint(cfg.Rho), "time_rho": fmt.Sprint(cfg.TimeRho), "slope": fmt.Sprint(cfg.Slope), "seed": fmt.Sprint(cfg.Seed)}
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	if st {
 		outs.Add(out, func(w io.Writer) error {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -255,7 +257,7 @@ func synthPacoAction(c *ucli.Context) error {
 			return fmt.Errorf("cannot write %s: it exists and is not a regular file", filepath.Join(dir, n))
 		}
 	}
-	out := Outputs{Ctx: c.Context}
+	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir)
 	if err := addSynthDataset(&out, dir, ds, exts); err != nil {
@@ -279,7 +281,7 @@ func synthPacoAction(c *ucli.Context) error {
 
 // addSynthDataset stages ds's files in out: cube, angles and PSF in each
 // of exts (".fits", ".npy") and truth.json, in dir.
-func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, exts []string) error {
+func addSynthDataset(out *formats.Outputs, dir string, ds *synth.Dataset, exts []string) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	cards := synthCards(ds)
 	files := map[string][]string{}
@@ -292,9 +294,9 @@ func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, exts []string)
 			t := a.t
 			var write func(io.Writer) error
 			if ext == ".fits" {
-				write = func(wr io.Writer) error { return EncodeFITS(wr, t, cards) }
+				write = func(wr io.Writer) error { return formats.EncodeFITS(wr, t, cards) }
 			} else {
-				write = func(wr io.Writer) error { return EncodeNPY(wr, t) }
+				write = func(wr io.Writer) error { return formats.EncodeNPY(wr, t) }
 			}
 			if err := out.Add(path, write); err != nil {
 				return err
@@ -311,10 +313,10 @@ func addSynthDataset(out *Outputs, dir string, ds *synth.Dataset, exts []string)
 }
 
 // synthCards are the FITS header cards recording how a dataset was made.
-func synthCards(ds *synth.Dataset) []FITSCard {
+func synthCards(ds *synth.Dataset) []formats.FITSCard {
 	cfg := ds.Config
 	n := cfg.Noise
-	cards := []FITSCard{
+	cards := []formats.FITSCard{
 		{Key: "ORIGIN", Value: "vkstat synth paco", Comment: "synthetic ADI data"},
 		{Key: "VKSTATV", Value: Version, Comment: "vkstat version"},
 		{Key: "SEED", Value: int64(cfg.Seed), Comment: "random seed"},
@@ -337,17 +339,17 @@ func synthCards(ds *synth.Dataset) []FITSCard {
 	}
 	for i, t := range ds.Truth {
 		if i >= 99 {
-			cards = append(cards, FITSCard{Key: "COMMENT", Comment: "more companions in truth.json"})
+			cards = append(cards, formats.FITSCard{Key: "COMMENT", Comment: "more companions in truth.json"})
 			break
 		}
 		p := fmt.Sprintf("C%d", i+1)
 		cards = append(cards,
-			FITSCard{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
-			FITSCard{Key: p + "PA", Value: synth.ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
-			FITSCard{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
-			FITSCard{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
-			FITSCard{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
-			FITSCard{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},
+			formats.FITSCard{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
+			formats.FITSCard{Key: p + "PA", Value: synth.ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
+			formats.FITSCard{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
+			formats.FITSCard{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
+			formats.FITSCard{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
+			formats.FITSCard{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},
 		)
 	}
 	return cards

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/formats"
+
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -30,11 +32,11 @@ func TestSynthPaco(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cubeFITS, hdr, err := ReadFITSHeader(filepath.Join(dir, "cube.fits"))
+	cubeFITS, hdr, err := formats.ReadFITSHeader(filepath.Join(dir, "cube.fits"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cubeNPY, err := ReadNPY(filepath.Join(dir, "cube.npy"))
+	cubeNPY, err := formats.ReadNPY(filepath.Join(dir, "cube.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestSynthPaco(t *testing.T) {
 		t.Errorf("cube header: %v", cards)
 	}
 	for _, name := range []string{"angles.fits", "angles.npy"} {
-		a, err := ReadVector(filepath.Join(dir, name))
+		a, err := formats.ReadVector(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +62,7 @@ func TestSynthPaco(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"psf.fits", "psf.npy"} {
-		p, err := ReadArray(filepath.Join(dir, name))
+		p, err := formats.ReadArray(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +96,7 @@ func TestSynthPaco(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 8 {
-		t.Errorf("out-dir holds %d entries, want 7 and %s (no temporary files)", len(entries), outputsList)
+		t.Errorf("out-dir holds %d entries, want 7 and %s (no temporary files)", len(entries), formats.OutputsList)
 	}
 }
 
@@ -104,7 +106,7 @@ func TestSynthPacoNPYOnly(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	c, err := ReadNPY(filepath.Join(dir, "cube.npy"))
+	c, err := formats.ReadNPY(filepath.Join(dir, "cube.npy"))
 	if err != nil || c.DType != tensor.F64 || !tensor.SameShape(c.Shape, []int{4, 32, 32}) {
 		t.Fatalf("cube.npy: %v %v", c, err)
 	}

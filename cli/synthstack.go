@@ -120,7 +120,7 @@ func runSynthStack(c *ucli.Context) error {
 		spec.NoData = &zero
 	}
 
-	outs := Outputs{Ctx: c.Context}
+	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir)
 	addRaster := func(name string, spec formats.RasterSpec, data []float32) error {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/vkstat/vkstat/formats"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -80,7 +82,7 @@ func synthSurveyAction(c *ucli.Context) error {
 	noise := synth.DefaultNoise()
 	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
 		Seed: c.Uint64("seed"), Noise: &noise, DType: dt}
-	out := Outputs{Ctx: c.Context}
+	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)
 	digits := len(fmt.Sprint(n))

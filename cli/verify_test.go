@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/suite"
 )
 
 // TestVerify: `vkstat verify --device all` passes on the CPU path and every
@@ -27,7 +29,7 @@ func TestVerify(t *testing.T) {
 	if !strings.Contains(stdout, "verify: all passed") || strings.Contains(stdout, "FAIL") {
 		t.Errorf("no clean verdict:\n%s", stdout)
 	}
-	var rep verifyReport
+	var rep suite.VerifyReport
 	b, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func TestVerify(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kind != verifyKind || rep.VkstatVersion == "" || rep.Date == "" || rep.Failed != 0 || rep.Passed == 0 {
+	if rep.Kind != suite.VerifyKind || rep.VkstatVersion == "" || rep.Date == "" || rep.Failed != 0 || rep.Passed == 0 {
 		t.Errorf("report header: %+v", rep)
 	}
 	seen := map[string]bool{}
@@ -167,7 +169,7 @@ func TestVerifyWithoutFloat64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep verifyReport
+	var rep suite.VerifyReport
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"math"
-	"os"
-	"runtime"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -80,13 +75,14 @@ Examples:
 			if c.NArg() > 0 {
 				return usagef("verify: unexpected argument %q", c.Args().First())
 			}
-			ops, err := selectOps(suite.Ops(), c.String("op"))
+			ops, err := suite.SelectOps(suite.Ops(), strings.Split(c.String("op"), ","))
 			if err != nil {
-				return err
+				return usageError{fmt.Errorf("--op: %w", err)}
 			}
 			if spec := c.String("plant-error"); spec != "" {
-				if ops, err = plantError(ops, spec); err != nil {
-					return err
+				name, where, _ := strings.Cut(spec, ":")
+				if ops, err = suite.PlantIn(ops, name, where); err != nil {
+					return usageError{fmt.Errorf("--plant-error: %w", err)}
 				}
 			}
 			dts, err := verifyPrecisions(c)
@@ -100,8 +96,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep := runVerify(c, ts, ops, dts)
-			if err := closeTargets(ts); err != nil {
+			rep, err := suite.Verify(c.Context, devices(ts), ops, suite.VerifyOptions{Precisions: dts, Version: Version, Validation: lineageBool(c, "validate")})
+			if cerr := closeTargets(ts); err == nil {
+				err = cerr
+			}
+			if err != nil {
 				return err
 			}
 			printVerify(c.App.Writer, rep)
@@ -116,64 +115,6 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// plantError perturbs the outputs of the operation that spec names,
-// OP or OP:WHERE, WHERE being cpu, vulkan, or part of a Vulkan device's
-// name: the check that verify catches a wrong kernel.
-func plantError(ops []suite.Op, spec string) ([]suite.Op, error) {
-	name, where, _ := strings.Cut(spec, ":")
-	where = strings.ToLower(strings.TrimSpace(where))
-	on := func(dev *engine.Device) bool {
-		switch where {
-		case "":
-			return true
-		case "cpu":
-			return dev == nil
-		case "vulkan":
-			return dev != nil
-		}
-		return dev != nil && strings.Contains(strings.ToLower(dev.Info.Name), where)
-	}
-	out := append([]suite.Op(nil), ops...)
-	for i, op := range out {
-		if op.Name == name {
-			out[i] = suite.Perturb(op, suite.PlantError, on)
-			return out, nil
-		}
-	}
-	return nil, usagef("--plant-error: no operation %q among those selected", name)
-}
-
-// selectOps keeps the operations named in spec (operation or suite names,
-// comma-separated); empty keeps all.
-func selectOps(all []suite.Op, spec string) ([]suite.Op, error) {
-	if strings.TrimSpace(spec) == "" || spec == "all" {
-		return all, nil
-	}
-	var out []suite.Op
-	seen := map[string]bool{}
-	for _, name := range strings.Split(spec, ",") {
-		name = strings.TrimSpace(strings.ToLower(name))
-		if name == "" {
-			continue
-		}
-		n := len(out)
-		for _, op := range all {
-			if (op.Name == name || op.Suite == name) && !seen[op.Name] {
-				out = append(out, op)
-				seen[op.Name] = true
-			}
-		}
-		if len(out) == n {
-			var names []string
-			for _, op := range all {
-				names = append(names, op.Name)
-			}
-			return nil, usagef("--op: no operation or suite %q (have %s)", name, strings.Join(names, ", "))
-		}
-	}
-	return out, nil
 }
 
 // verifyPrecisions reads --precision (the command's, else the global one):
@@ -192,53 +133,20 @@ func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 
 // ---- devices --------------------------------------------------------------
 
-// deviceRecord identifies a device in reports so that reports from
-// different machines can be compared.
-type deviceRecord struct {
-	Label         string `json:"label"`
-	Path          string `json:"path"` // "vulkan" or "cpu"
-	Index         int    `json:"index"`
-	Name          string `json:"name"`
-	Type          string `json:"type"`
-	Vendor        string `json:"vendor"`
-	Driver        string `json:"driver,omitempty"`
-	DriverInfo    string `json:"driver_info,omitempty"`
-	DriverVersion string `json:"driver_version,omitempty"`
-	APIVersion    string `json:"api_version,omitempty"`
-	Float64       bool   `json:"float64"`
-	Timestamps    bool   `json:"timestamps"`
-	Threads       int    `json:"threads,omitempty"`
-}
-
-// title is the device's one-line description.
-func (d deviceRecord) title() string {
-	if d.Path == "cpu" {
-		return fmt.Sprintf("cpu: %s (%s, %d threads)", d.Name, d.Driver, d.Threads)
-	}
-	drv := strings.TrimSpace(d.Driver + " " + d.DriverInfo)
-	if drv == "" {
-		drv = "driver " + d.DriverVersion
-	}
-	return fmt.Sprintf("%d: %s (%s, %s, %s, Vulkan %s)", d.Index, d.Name, d.Type, d.Vendor, drv, d.APIVersion)
-}
-
-func cpuRecord() deviceRecord {
-	return deviceRecord{Label: "cpu", Path: "cpu", Index: engine.CPUPath, Name: "CPU path (native Go)", Type: "cpu",
-		Vendor: cpuModel(), Driver: runtime.Version(), Float64: true, Timestamps: false, Threads: runtime.GOMAXPROCS(0)}
-}
-
-func vulkanRecord(in engine.DeviceInfo) deviceRecord {
-	return deviceRecord{Label: in.Name, Path: "vulkan", Index: in.Index, Name: in.Name, Type: in.Type, Vendor: in.Vendor,
-		Driver: in.Driver, DriverInfo: in.DriverInfo, DriverVersion: in.DriverVersion, APIVersion: in.APIVersion,
-		Float64: in.Float64, Timestamps: in.Timestamps}
-}
-
 // target is one device a multi-device command runs on; dev is nil for the
 // CPU path.
 type target struct {
-	rec  deviceRecord
 	dev  *engine.Device
 	inst *engine.Instance // set on the first Vulkan target: closed last
+}
+
+// devices are the targets' devices, nil for the CPU path.
+func devices(ts []*target) []*engine.Device {
+	devs := make([]*engine.Device, len(ts))
+	for i, t := range ts {
+		devs[i] = t.dev
+	}
+	return devs
 }
 
 // lineageString returns the value of flag name from the innermost command
@@ -341,7 +249,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 	owner := false // a target holds inst
 	for _, i := range idx {
 		if i == engine.CPUPath {
-			ts = append(ts, &target{rec: cpuRecord()})
+			ts = append(ts, &target{})
 			continue
 		}
 		d, err := inst.OpenWith(i, opt)
@@ -352,7 +260,7 @@ func openTargets(c *ucli.Context) ([]*target, error) {
 			}
 			return nil, err
 		}
-		t := &target{rec: vulkanRecord(d.Info), dev: d}
+		t := &target{dev: d}
 		if !owner {
 			t.inst, owner = inst, true
 		}
@@ -388,102 +296,6 @@ func closeTargets(ts []*target) error {
 
 // ---- reports --------------------------------------------------------------
 
-type hostRecord struct {
-	Hostname string `json:"hostname"`
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
-	CPU      string `json:"cpu"`
-	CPUs     int    `json:"cpus"`
-	Go       string `json:"go"`
-}
-
-func hostInfo() hostRecord {
-	h, _ := os.Hostname()
-	return hostRecord{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPU: cpuModel(), CPUs: runtime.NumCPU(), Go: runtime.Version()}
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
-}
-
-type verifyDevice struct {
-	Device  deviceRecord   `json:"device"`
-	Results []suite.Result `json:"results"`
-	Passed  int            `json:"passed"`
-	Failed  int            `json:"failed"`
-	Skipped int            `json:"skipped"`
-}
-
-type verifyReport struct {
-	Kind          string          `json:"kind"`
-	VkstatVersion string          `json:"vkstat_version"`
-	Date          string          `json:"date"`
-	Host          hostRecord      `json:"host"`
-	Validation    bool            `json:"validation"`
-	Devices       []*verifyDevice `json:"devices"`
-	Passed        int             `json:"passed"`
-	Failed        int             `json:"failed"`
-	Skipped       int             `json:"skipped"`
-}
-
-const verifyKind = "vkstat-verify-report"
-
-// runVerify checks each case once per precision on every target: inputs and
-// reference are built once and shared by the devices.
-func runVerify(c *ucli.Context, ts []*target, ops []suite.Op, dts []tensor.DType) *verifyReport {
-	rep := &verifyReport{Kind: verifyKind, VkstatVersion: Version, Date: time.Now().UTC().Format(time.RFC3339),
-		Host: hostInfo(), Validation: lineageBool(c, "validate")}
-	for _, t := range ts {
-		rep.Devices = append(rep.Devices, &verifyDevice{Device: t.rec})
-	}
-	for _, op := range ops {
-		for _, cs := range op.Verify {
-			for _, dt := range dts {
-				if c.Context.Err() != nil {
-					return rep
-				}
-				p := suite.Prepare(op, cs, dt)
-				for i, t := range ts {
-					r := p.Verify(c.Context, t.dev)
-					r.MaxErr, r.NMSE = finite(r.MaxErr), finite(r.NMSE)
-					slog.Debug("verify", "device", t.rec.Label, "op", r.Op, "case", r.Case, "precision", r.Precision, "status", r.Status, "max_err", r.MaxErr, "nmse", r.NMSE)
-					d := rep.Devices[i]
-					d.Results = append(d.Results, r)
-					switch r.Status {
-					case suite.Pass:
-						d.Passed++
-						rep.Passed++
-					case suite.Fail:
-						d.Failed++
-						rep.Failed++
-					default:
-						d.Skipped++
-						rep.Skipped++
-					}
-				}
-			}
-		}
-	}
-	return rep
-}
-
-// finite keeps a JSON-encodable number: ±Inf and NaN become the largest
-// float64.
-func finite(v float64) float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return math.MaxFloat64
-	}
-	return v
-}
-
 func fmtErr(v float64) string {
 	if v == 0 {
 		return "0"
@@ -498,9 +310,9 @@ func statusWord(s suite.Status) string {
 	return string(s)
 }
 
-func printVerify(w io.Writer, rep *verifyReport) {
+func printVerify(w io.Writer, rep *suite.VerifyReport) {
 	for _, d := range rep.Devices {
-		fmt.Fprintf(w, "== %s\n", d.Device.title())
+		fmt.Fprintf(w, "== %s\n", d.Device.Title())
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "OPERATION\tCASE\tPRECISION\tMAX ERR\tNMSE\tTOL (MAX/NMSE)\tRESULT\tDETAIL")
 		for _, r := range d.Results {
@@ -523,7 +335,7 @@ func printVerify(w io.Writer, rep *verifyReport) {
 }
 
 func writeJSON(path string, v any) error {
-	return AtomicWrite(path, encodeJSON(v))
+	return formats.AtomicWrite(path, encodeJSON(v))
 }
 
 // encodeJSON writes v as indented JSON.
@@ -537,123 +349,74 @@ func encodeJSON(v any) func(w io.Writer) error {
 
 // ---- compare ----------------------------------------------------------------
 
-func readVerifyReport(path string) (*verifyReport, error) {
+func readVerifyReport(path string) (*suite.VerifyReport, error) {
 	b, err := formats.ReadText(path, 0, "a verify report")
 	if err != nil {
 		return nil, err
 	}
-	var rep verifyReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("%s: not a verify report: %w", path, err)
+	rep, err := suite.ParseVerifyReport(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if rep.Kind != verifyKind {
-		return nil, fmt.Errorf("%s: not a verify report (kind %q, want %q)", path, rep.Kind, verifyKind)
-	}
-	return &rep, nil
+	return rep, nil
 }
 
 // compareReports sets the devices of the reports side by side, one column
 // per device, and prints the rows whose outcome differs between columns.
 func compareReports(c *ucli.Context, paths []string) error {
 	w := c.App.Writer
-	var cols []*verifyDevice
+	var reps []*suite.VerifyReport
 	var names []string
-	var keys []string
-	seen := map[string]bool{}
 	for i, p := range paths {
 		rep, err := readVerifyReport(p)
 		if err != nil {
 			return err
 		}
+		reps = append(reps, rep)
 		tag := string(rune('A' + i))
 		fmt.Fprintf(w, "%s: %s — vkstat %s, %s, %s/%s, %s, validation %v\n", tag, p, rep.VkstatVersion, rep.Date,
 			rep.Host.OS, rep.Host.Arch, rep.Host.Hostname, rep.Validation)
 		for j, d := range rep.Devices {
-			name := fmt.Sprintf("%s%d", tag, j+1)
-			fmt.Fprintf(w, "  %s = %s\n", name, d.Device.title())
-			cols = append(cols, d)
-			names = append(names, name)
-			for _, r := range d.Results {
-				if k := r.Key(); !seen[k] {
-					seen[k] = true
-					keys = append(keys, k)
-				}
-			}
+			names = append(names, fmt.Sprintf("%s%d", tag, j+1))
+			fmt.Fprintf(w, "  %s = %s\n", names[len(names)-1], d.Device.Title())
 		}
 	}
-	type cell struct {
-		r  suite.Result
-		ok bool
-	}
-	grid := make([]map[string]cell, len(cols))
-	for i, d := range cols {
-		grid[i] = map[string]cell{}
-		for _, r := range d.Results {
-			grid[i][r.Key()] = cell{r, true}
-		}
-	}
+	cmp := suite.CompareReports(reps...)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nOPERATION\tCASE\tPRECISION\t%s\n", strings.Join(names, "\t"))
-	differ, shown, partial, skipped := 0, 0, 0, 0
-	for _, k := range keys {
-		var first suite.Result
-		statuses := map[suite.Status]bool{}
-		missing, skip := false, false
-		for i := range cols {
-			x, ok := grid[i][k]
-			switch {
-			case !ok:
-				missing = true
-				continue
-			case x.r.Status == suite.Skip: // the device cannot run it (no float64): no outcome to compare
-				skip = true
-			default:
-				statuses[x.r.Status] = true
-			}
-			first = x.r
-		}
-		diff := len(statuses) > 1
-		if diff {
-			differ++
-		}
-		if missing {
-			partial++
-		}
-		if skip {
-			skipped++
-		}
-		if !diff && !c.Bool("all") {
+	shown := 0
+	for _, row := range cmp.Rows {
+		if !row.Differs && !c.Bool("all") {
 			continue
 		}
 		shown++
-		cells := make([]string, len(cols))
-		for i := range cols {
-			x, ok := grid[i][k]
+		cells := make([]string, len(row.Cells))
+		for i, r := range row.Cells {
 			switch {
-			case !ok:
+			case r == nil:
 				cells[i] = "-"
-			case x.r.Status == suite.Skip:
+			case r.Status == suite.Skip:
 				cells[i] = "skip"
 			default:
-				cells[i] = fmt.Sprintf("%s %s/%s", statusWord(x.r.Status), fmtErr(x.r.MaxErr), fmtErr(x.r.NMSE))
+				cells[i] = fmt.Sprintf("%s %s/%s", statusWord(r.Status), fmtErr(r.MaxErr), fmtErr(r.NMSE))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", first.Op, first.Case, first.Precision, strings.Join(cells, "\t"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Op, row.Case, row.Precision, strings.Join(cells, "\t"))
 	}
 	if shown > 0 {
 		tw.Flush()
 	} else {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", differ, len(keys), len(cols))
-	if skipped > 0 {
-		fmt.Fprintf(w, "%d row(s) are skipped on some device that lacks what they need (float64); a skip is not a difference\n", skipped)
+	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", cmp.Differ, len(cmp.Rows), len(cmp.Columns))
+	if cmp.Skipped > 0 {
+		fmt.Fprintf(w, "%d row(s) are skipped on some device that lacks what they need (float64); a skip is not a difference\n", cmp.Skipped)
 	}
-	if partial > 0 {
-		fmt.Fprintf(w, "%d row(s) are missing on some device (different vkstat versions or --op/--precision selections)\n", partial)
+	if cmp.Partial > 0 {
+		fmt.Fprintf(w, "%d row(s) are missing on some device (different vkstat versions or --op/--precision selections)\n", cmp.Partial)
 	}
-	if differ > 0 {
-		return fmt.Errorf("verify --compare: %d row(s) differ", differ)
+	if cmp.Differ > 0 {
+		return fmt.Errorf("verify --compare: %d row(s) differ", cmp.Differ)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 // TestMemoryBudget: every device reports a budget within its heaps and its

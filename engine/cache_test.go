@@ -81,7 +81,7 @@ func TestPipelineCacheFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.Kernel(KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{64}}); err != nil {
+		if _, err := d.Kernel(KernelSpec{Name: "map_f32", Code: code, Spec: []uint32{64}}); err != nil {
 			t.Fatal(err)
 		}
 		return d

@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -38,6 +37,12 @@ func TestDeviceReport(t *testing.T) {
 	}
 }
 
+// mapPush is map.comp's push constants: z = a·x² + b·y + c over n.
+type mapPush struct {
+	A, B, C float64
+	N       int
+}
+
 // TestRoundTrip uploads, runs a kernel over a range offset into a buffer
 // and downloads, checking the bytes that the kernel must not touch too.
 func TestRoundTrip(t *testing.T) {
@@ -46,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range testdev.Devices(t) {
-		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{64}})
+		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Push: mapPush{}, Spec: []uint32{64}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,10 +69,9 @@ func TestRoundTrip(t *testing.T) {
 		seq.Upload(bx, 0, in)
 		seq.Upload(bz, 0, make([]byte, 4*n))
 		// z[256+i] = 1*x[256+i]^2 + 1*x[256+i] + 0.5 for i < 300.
-		var p vkpush.Block
-		p.F32(1).F32(1).F32(0.5).U32(300)
+		p := mapPush{A: 1, B: 1, C: 0.5, N: 300}
 		b := engine.Binding{Buf: bx, Offset: 1024, Size: 1200}
-		seq.Dispatch(k, d.Groups(5), p.Bytes(), b, b, engine.Binding{Buf: bz, Offset: 1024, Size: 1200})
+		seq.Dispatch(k, d.Groups(5), p, b, b, engine.Binding{Buf: bz, Offset: 1024, Size: 1200})
 		out := make([]byte, 4*n)
 		seq.Download(bz, 0, out)
 		tm, err := seq.Run(context.Background())
@@ -113,16 +117,15 @@ func TestValidationCatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range testdev.Devices(t) {
-		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{64}})
+		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Push: mapPush{}, Spec: []uint32{64}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := d.NewBuffer(4096)
 		seq, _ := d.NewSequence()
-		var p vkpush.Block
-		p.F32(1).F32(1).F32(1).U32(4)
+		p := mapPush{A: 1, B: 1, C: 1, N: 4}
 		bad := engine.Binding{Buf: b, Offset: 4, Size: 16} // not a multiple of minStorageBufferOffsetAlignment
-		seq.Dispatch(k, d.Groups(1), p.Bytes(), bad, bad, bad)
+		seq.Dispatch(k, d.Groups(1), p, bad, bad, bad)
 		_, err = seq.Run(context.Background())
 		seq.Release()
 		b.Release()
@@ -150,7 +153,7 @@ func TestSequenceOrdering(t *testing.T) {
 		return b
 	}
 	for _, d := range testdev.Devices(t) {
-		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{64}})
+		k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Push: mapPush{}, Spec: []uint32{64}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,12 +161,11 @@ func TestSequenceOrdering(t *testing.T) {
 		z1, _ := d.NewBuffer(16)
 		z2, _ := d.NewBuffer(16)
 		seq, _ := d.NewSequence()
-		var p vkpush.Block
-		p.F32(0).F32(1).F32(0).U32(4) // z = y
+		p := mapPush{B: 1, N: 4} // z = y
 		seq.Upload(x, 0, f32s(1, 2, 3, 4))
-		seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z1))
+		seq.Dispatch(k, d.Groups(1), p, engine.Bind(x), engine.Bind(x), engine.Bind(z1))
 		seq.Upload(x, 0, f32s(5, 6, 7, 8))
-		seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z2))
+		seq.Dispatch(k, d.Groups(1), p, engine.Bind(x), engine.Bind(x), engine.Bind(z2))
 		out1, out2 := make([]byte, 16), make([]byte, 16)
 		seq.Download(z1, 0, out1)
 		seq.Download(z2, 0, out2)
@@ -177,7 +179,7 @@ func TestSequenceOrdering(t *testing.T) {
 		}
 		seq, _ = d.NewSequence()
 		seq.Download(z1, 0, out1)
-		if err := seq.Dispatch(k, d.Groups(1), p.Bytes(), engine.Bind(x), engine.Bind(x), engine.Bind(z1)); err == nil && d.UMA() {
+		if err := seq.Dispatch(k, d.Groups(1), p, engine.Bind(x), engine.Bind(x), engine.Bind(z1)); err == nil && d.UMA() {
 			t.Errorf("%s: writing a buffer after downloading it was accepted", d.Info.Name)
 		}
 		seq.Release()

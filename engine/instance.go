@@ -104,7 +104,7 @@ func loadLoader(path string) (unsafe.Pointer, error) {
 		}
 		msgs = append(msgs, C.GoString(&buf[0]))
 	}
-	return nil, fmt.Errorf("%w (%s); install the Vulkan loader (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers) or set VKSTAT_VULKAN_LIB to its path; the CPU path (--device cpu) needs neither",
+	return nil, fmt.Errorf("%w (%s); install the Vulkan loader (Debian/Ubuntu: apt-get install libvulkan1 mesa-vulkan-drivers) or set VKSTAT_VULKAN_LIB to its path",
 		ErrNoLoader, strings.Join(msgs, "; "))
 }
 

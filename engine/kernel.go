@@ -108,6 +108,7 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
 	"strings"
 	"unsafe"
 
@@ -115,15 +116,24 @@ import (
 )
 
 // KernelSpec describes a compute pipeline: a SPIR-V module whose entry point
-// is main, its storage-buffer bindings (0..Bindings-1 in set 0), the size of
-// its push-constant block, and the values of its specialization constants
-// (constant_id 0, 1, ... as 32-bit words).
+// is main, and the values of its specialization constants (constant_id 0,
+// 1, ... as 32-bit words). Its storage-buffer bindings (set 0, numbered
+// from 0) and its push-constant block come from the module's own
+// reflection when the kernel is built.
 type KernelSpec struct {
-	Name     string
-	Code     []byte
-	Bindings int
-	PushSize int
-	Spec     []uint32
+	Name string
+	Code []byte
+	Spec []uint32
+	// Push is a value of the struct the kernel's dispatches give their
+	// push constants in (its zero value will do). Each field is a member
+	// of the shader's push-constant block, matched by name with case and
+	// underscores ignored (maxSweeps is max_sweeps); integer and bool
+	// fields fill int32 and uint32 members, float fields float32 and
+	// float64 members, whichever the variant declares. A field without a
+	// member, a member without a field or a type that does not fit fails
+	// the build of the kernel. nil: dispatches give raw bytes (or nothing,
+	// for a shader without push constants).
+	Push any
 }
 
 func (s KernelSpec) key() string {
@@ -139,6 +149,7 @@ func (s KernelSpec) key() string {
 // by the device.
 type Kernel struct {
 	Spec      KernelSpec
+	io        *layout // bindings and push constants, from the SPIR-V
 	setLayout vk.DescriptorSetLayout
 	layout    vk.PipelineLayout
 	pipeline  vk.Pipeline
@@ -149,6 +160,9 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if k, ok := d.kernels[spec.key()]; ok {
+		if reflect.TypeOf(spec.Push) != k.io.typ {
+			return nil, fmt.Errorf("kernel %s is built for push constants as %v, not %T", spec.Name, k.io.typ, spec.Push)
+		}
 		return k, nil
 	}
 	k, err := d.build(spec)
@@ -167,10 +181,17 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	if len(spec.Code) == 0 || len(spec.Code)%4 != 0 || binary.LittleEndian.Uint32(spec.Code) != 0x07230203 {
 		return nil, fmt.Errorf("not a SPIR-V module (%d bytes)", len(spec.Code))
 	}
-	if spec.PushSize > int(d.Info.MaxPushConstants) {
-		return nil, fmt.Errorf("push constants of %d bytes exceed the device limit of %d", spec.PushSize, d.Info.MaxPushConstants)
+	io, err := reflectLayout(spec.Code, spec.Push)
+	if err != nil {
+		return nil, err
 	}
-	k := &Kernel{Spec: spec}
+	if io.pushSize > int(d.Info.MaxPushConstants) {
+		return nil, fmt.Errorf("push constants of %d bytes exceed the device limit of %d", io.pushSize, d.Info.MaxPushConstants)
+	}
+	if io.bindings > maxBindings {
+		return nil, fmt.Errorf("%d bindings, more than %d", io.bindings, maxBindings)
+	}
+	k := &Kernel{Spec: spec, io: io}
 	// Every create-info lives in C memory of ours. vulkan-go's wrappers
 	// convert slices inside create-infos (bindings, set layouts,
 	// specialization entries, the create-info array of
@@ -193,7 +214,7 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	pipelineMu.Lock() // see pipelineMu: one compilation at a time per process
 	r := C.vks_build_kernel(d.inst.gipa, *(*C.VkInstance)(unsafe.Pointer(&d.inst.handle)), *(*C.VkDevice)(unsafe.Pointer(&d.handle)),
 		*(*C.VkPipelineCache)(unsafe.Pointer(&d.cache)), (*C.uint32_t)(code), C.size_t(len(spec.Code)),
-		C.uint32_t(spec.Bindings), C.uint32_t(spec.PushSize), (*C.uint32_t)(specData), C.uint32_t(len(spec.Spec)), &out)
+		C.uint32_t(io.bindings), C.uint32_t(io.pushSize), (*C.uint32_t)(specData), C.uint32_t(len(spec.Spec)), &out)
 	pipelineMu.Unlock()
 	k.setLayout = *(*vk.DescriptorSetLayout)(unsafe.Pointer(&out.set_layout))
 	k.layout = *(*vk.PipelineLayout)(unsafe.Pointer(&out.layout))
@@ -204,6 +225,10 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	}
 	return k, nil
 }
+
+// Bindings is the number of storage buffers a dispatch of k binds: the
+// shader's bindings 0 … Bindings()−1 of set 0.
+func (k *Kernel) Bindings() int { return k.io.bindings }
 
 func (k *Kernel) destroy(dev vk.Device) {
 	if k.pipeline != vk.NullPipeline {

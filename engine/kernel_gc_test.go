@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -45,7 +45,7 @@ func TestKernelBuildUnderGC(t *testing.T) {
 		}
 		for i := 0; i < n; i++ {
 			wgSize := uint32(1 + i%64)
-			if _, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Bindings: 3, PushSize: 16, Spec: []uint32{wgSize, uint32(i)}}); err != nil {
+			if _, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Spec: []uint32{wgSize, uint32(i)}}); err != nil {
 				stop.Store(true)
 				wg.Wait()
 				t.Fatalf("%s: kernel %d: %v", d.Info.Name, i, err)

@@ -37,6 +37,16 @@ type Timing struct {
 	Steps []Step
 }
 
+// TimeCPU runs cpu, an operation's CPU path (the path taken when there is
+// no device), and times it as the CPU path is timed: the whole call is
+// kernel time and wall time, there being no copies.
+func TimeCPU[T any](cpu func() (T, error)) (T, Timing, error) {
+	t0 := time.Now()
+	v, err := cpu()
+	el := time.Since(t0)
+	return v, Timing{Kernel: el, Wall: el}, err
+}
+
 // Step is the GPU time of one recorded command.
 type Step struct {
 	Name  string
@@ -307,23 +317,22 @@ func (s *Sequence) descriptorSet(k *Kernel) (vk.DescriptorSet, error) {
 }
 
 // Dispatch records one dispatch of k over groups workgroups with the given
-// push constants and bindings (one per binding of the kernel, in order).
-func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...Binding) error {
+// push constants (a value of the kernel's KernelSpec.Push type, raw bytes,
+// or nil for none) and bindings (one per binding of the kernel, in order).
+func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Binding) error {
 	if s.err != nil {
 		return s.err
 	}
-	if len(binds) != k.Spec.Bindings {
-		return s.fail(fmt.Errorf("kernel %s takes %d bindings, got %d", k.Spec.Name, k.Spec.Bindings, len(binds)))
+	if len(binds) != k.io.bindings {
+		return s.fail(fmt.Errorf("kernel %s takes %d bindings, got %d", k.Spec.Name, k.io.bindings, len(binds)))
 	}
-	if len(push) != k.Spec.PushSize {
-		return s.fail(fmt.Errorf("kernel %s takes %d bytes of push constants, got %d", k.Spec.Name, k.Spec.PushSize, len(push)))
+	pc, err := k.io.pack(k.Spec.Name, push)
+	if err != nil {
+		return s.fail(err)
 	}
 	set, err := s.descriptorSet(k)
 	if err != nil {
 		return s.fail(err)
-	}
-	if len(binds) > maxBindings {
-		return s.fail(fmt.Errorf("kernel %s: %d bindings, more than %d", k.Spec.Name, len(binds), maxBindings))
 	}
 	sizes := make([]int64, len(binds))
 	for i, b := range binds {
@@ -345,8 +354,8 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push []byte, binds ...B
 	s.dev.writeSet(set, binds, sizes)
 	vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
 	s.dev.cmdBindSet(s.cmd, k.layout, set)
-	if len(push) > 0 {
-		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(push)), unsafe.Pointer(&push[0]))
+	if len(pc) > 0 {
+		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(pc)), unsafe.Pointer(&pc[0]))
 	}
 	vk.CmdDispatch(s.cmd, groups[0], groups[1], groups[2])
 	s.step(PhaseKernel, k.Spec.Name)

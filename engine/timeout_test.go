@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/glsl"
-	"github.com/vkstat/vkstat/internal/testdev"
 )
 
 // slowShader keeps every invocation busy for iters dependent steps
@@ -40,7 +40,7 @@ func TestTimeout(t *testing.T) {
 		if !d.Info.IsLavapipe() {
 			continue // sized for lavapipe; a GPU finishes it before any timeout worth testing
 		}
-		k, err := d.Kernel(engine.KernelSpec{Name: "slow", Code: r.SPIRV, Bindings: 1, PushSize: 4})
+		k, err := d.Kernel(engine.KernelSpec{Name: "slow", Code: r.SPIRV})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/checks"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vkstat/vkstat/internal/checks"
 
 	"github.com/vkstat/vkstat/tensor"
 )

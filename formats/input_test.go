@@ -10,13 +10,14 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/checks"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkstat/vkstat/internal/checks"
 
 	"github.com/vkstat/vkstat/tensor"
 )

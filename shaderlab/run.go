@@ -138,8 +138,7 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	}
 	sum := sha256.Sum256(p.Shader.SPIRV)
 	k, err := dev.Kernel(engine.KernelSpec{
-		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: p.Shader.SPIRV,
-		Bindings: len(p.Inputs), PushSize: len(p.Push), Spec: p.Spec,
+		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: p.Shader.SPIRV, Spec: p.Spec,
 	})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -81,7 +80,7 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 		return bw, err
 	}
 	const wg = 256
-	k, err := dev.Kernel(engine.KernelSpec{Name: "copy_u32x4", Code: code, Bindings: 2, PushSize: 4, Spec: []uint32{wg}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: "copy_u32x4", Code: code, Push: copyPush{}, Spec: []uint32{wg}})
 	if err != nil {
 		return bw, err
 	}
@@ -91,8 +90,6 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 	}
 	defer engine.ReleaseAll(bufs)
 	n := size / 16
-	var p vkpush.Block
-	p.U32(uint32(n))
 	pattern := make([]byte, size)
 	for i := range pattern {
 		pattern[i] = byte(i*7 + i>>12)
@@ -104,7 +101,7 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 			if i == 0 {
 				seq.Upload(bufs[0], 0, pattern)
 			}
-			seq.Dispatch(k, dev.Groups(int((n+wg-1)/wg)), p.Bytes(), engine.Bind(bufs[0]), engine.Bind(bufs[1]))
+			seq.Dispatch(k, dev.Groups(int((n+wg-1)/wg)), copyPush{n: n}, engine.Bind(bufs[0]), engine.Bind(bufs[1]))
 			if i == 0 {
 				seq.Download(bufs[1], size-4096, got)
 			}
@@ -125,3 +122,6 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 	}
 	return bw, nil
 }
+
+// copyPush is copy.comp's push constants: n uvec4 elements.
+type copyPush struct{ n int64 }

@@ -1,13 +1,28 @@
-// Package suite is the registry of the operations that `vkstat verify` and
-// `vkstat bench` run, one entry per operation of the pipelines/ packages:
-// the cases to check and to time, how to build their inputs
-// deterministically, how to run them on a Vulkan device or on the CPU path
-// (the pipelines' Run(ctx, dev, ...) with dev nil), their float64 reference,
-// tolerances, and the work they do for throughput figures.
+// Package suite is vkstat's cross-device checking and timing: the registry
+// of the operations of the pipelines/ packages, and the runs that `vkstat
+// verify` and `vkstat bench` are, as library calls on devices a caller
+// opened (a nil *engine.Device is the CPU path).
 //
-// Adding a pipeline is one function in ops.go that returns an Op, and one
-// line in its init. Verify and Measure then cover it on every device, and
-// `vkstat verify` and `vkstat bench` list it with no other change.
+//   - Verify checks every case of the chosen operations (SelectOps), in
+//     float32 and float64, on every device against the float64 reference,
+//     and returns a VerifyReport: per device and row, the normwise max
+//     error, the NMSE, the tolerance and pass, fail or skip (a device that
+//     lacks float64). CompareReports sets reports from different machines
+//     side by side; ParseVerifyReport reads one back from its JSON.
+//   - Bench measures each device's copy and link bandwidth, then times
+//     every bench case (upload, kernel, download, wall) and returns a
+//     BenchReport with throughputs and the fraction of copy bandwidth.
+//   - Tune searches the tunable pipelines' parameters on each Vulkan
+//     device and, asked to, stores the winners in its tune cache.
+//
+// Each registry entry holds the cases to check and to time, how to build
+// their inputs deterministically, how to run them on a Vulkan device or on
+// the CPU path (the pipelines' Run(ctx, dev, ...) with dev nil), their
+// float64 reference, tolerances, and the work they do for throughput
+// figures. Adding a pipeline is one function in ops.go that returns an Op,
+// and one line in its init. Verify and Bench then cover it on every
+// device, and `vkstat verify` and `vkstat bench` list it with no other
+// change.
 package suite
 
 import (

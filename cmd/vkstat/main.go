@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/cli"
+	"github.com/vkstat/vkstat/formats"
 )
 
 // grace is how long an interrupted command gets to stop by itself (its
@@ -34,7 +35,7 @@ func main() {
 		select {
 		case <-done:
 		case <-time.After(grace):
-			cli.RemoveTemporaries()
+			formats.RemoveTemporaries()
 			fmt.Fprintln(os.Stderr, "vkstat: interrupted")
 			os.Exit(cli.ExitInterrupted)
 		}

@@ -32,9 +32,8 @@ type Options struct {
 	Defines []string
 	// TargetEnv is vulkan1.0, vulkan1.1 (the default), vulkan1.2 or vulkan1.3.
 	TargetEnv string
-	// Optimize runs the performance optimiser (as make shaders does with
-	// glslc -O); it strips the names that binding and push constants by
-	// name need, so it is off by default.
+	// Optimize runs the performance optimiser, as make shaders does
+	// (glslc -O0, then spirv-opt -O: the names stay).
 	Optimize bool
 
 	// readFile reads an included file (tests: files in memory); nil reads

@@ -191,7 +191,7 @@ func (in *includer) find(requested string, relative bool, requesting string) (st
 			}
 		}
 	}
-	return "", nil, fmt.Errorf("cannot find %q next to %s or in the include directories (--include, and vkstat's shaders/include)", requested, requesting)
+	return "", nil, fmt.Errorf("cannot find %q next to %s or in the include directories (those given, then vkstat's shaders/include)", requested, requesting)
 }
 
 // builtinPrefix names vkstat's built-in includes (shaders/include,

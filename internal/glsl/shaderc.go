@@ -1,10 +1,14 @@
 package glsl
 
 /*
+#cgo CXXFLAGS: -O2 -std=c++17
 #cgo LDFLAGS: -Wl,--start-group -l:libshaderc_combined.a -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,--end-group -lstdc++ -lm -lpthread
 #include <stdlib.h>
 #include <string.h>
 #include <shaderc/shaderc.h>
+
+// vks_optimize (optimize.cpp) runs SPIRV-Tools' performance passes.
+int vks_optimize(const uint32_t *in, size_t words, int env, uint32_t **out, size_t *out_words);
 
 // The libshaderc entry points.
 typedef struct {
@@ -104,7 +108,10 @@ static void vks_compile(const char *src, size_t len, const char *file, uintptr_t
 			sc.add_macro(o, macros[i], strlen(macros[i]), "1", 1);
 	}
 	sc.set_target_env(o, shaderc_target_env_vulkan, env);
-	sc.set_optimization(o, optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
+	// Optimised code comes from vks_optimize, after: libshaderc's own
+	// optimisation strips the names.
+	(void)optimize;
+	sc.set_optimization(o, shaderc_optimization_level_zero);
 	shaderc_compilation_result_t r = (preprocess_only ? sc.preprocess : sc.compile)(c, src, len, shaderc_glsl_compute_shader, file, "main", o);
 	out->status = sc.result_status(r);
 	const char *msg = sc.result_error(r);
@@ -199,5 +206,27 @@ func compile(src []byte, file string, inc *includer, macros []string, env uint32
 		out = C.GoBytes(unsafe.Pointer(res.spv), C.int(res.spv_len))
 		C.free(unsafe.Pointer(res.spv))
 	}
-	return out, log, res.status == C.shaderc_compilation_status_success, nil
+	ok = res.status == C.shaderc_compilation_status_success
+	if ok && optimize && !preprocessOnly {
+		if out, err = optimizeSPIRV(out, env); err != nil {
+			return nil, log, false, err
+		}
+	}
+	return out, log, ok, nil
+}
+
+// optimizeSPIRV runs the performance passes over code, as spirv-opt -O
+// does after glslc -O0 in make shaders: the code glslc -O makes, with the
+// names of blocks and members kept (the engine writes push constants by
+// name).
+func optimizeSPIRV(code []byte, env uint32) ([]byte, error) {
+	in := C.CBytes(code)
+	defer C.free(in)
+	var out *C.uint32_t
+	var n C.size_t
+	if C.vks_optimize((*C.uint32_t)(in), C.size_t(len(code)/4), C.int(env>>12&0x3ff), &out, &n) == 0 {
+		return nil, fmt.Errorf("the SPIR-V optimiser failed on the compiled shader")
+	}
+	defer C.free(unsafe.Pointer(out))
+	return C.GoBytes(unsafe.Pointer(out), C.int(4*n)), nil
 }

@@ -31,6 +31,9 @@ type Request struct {
 	L, Inverse, LogDet bool
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
 	Quad bool
+
+	// test steers the Vulkan path in tests; nil is what runs otherwise.
+	test *testOptions
 }
 
 // Result holds what a Request asked for, in A's dtype (float64 for

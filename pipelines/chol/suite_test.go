@@ -3,12 +3,13 @@ package chol
 import (
 	"flag"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
 	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/vkstat/vkstat/internal/checks"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 
 	"github.com/vkstat/vkstat/tensor"
 )

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// tuning is the chol pipeline's resolved parameters (internal/tune,
+// tuning is the chol pipeline's resolved parameters (internal/device/tune,
 // defaults/chol.json).
 type tuning struct {
 	kernel        string // workgroup (chol.comp) or subgroup (chol_sg.comp)
@@ -134,7 +134,10 @@ func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*ke
 	if err != nil {
 		return nil, err
 	}
-	if t.kernel == "subgroup" && !forceGlobal {
+	if m := r.test.mpwCap(); m < t.sgMatrices {
+		t.sgMatrices = m
+	}
+	if t.kernel == "subgroup" && !r.test.get().global {
 		var flags uint32
 		if r.LogDet {
 			flags |= flagLogDet
@@ -146,7 +149,7 @@ func pickKernel(ctx context.Context, dev *engine.Device, r Request, d dims) (*ke
 			return newSGKernel(dev, d.p, r.A.DType, mpw, t.order)
 		}
 	}
-	return newKernelFor(dev, d.p, r.A.DType, t.wgInvocations)
+	return newKernelFor(dev, d.p, r.A.DType, t.wgInvocations, r.test)
 }
 
 // newSGKernel compiles chol_sg.comp for P, mpw matrices per workgroup, in
@@ -172,7 +175,7 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order stri
 	if order == "left" {
 		l = 1
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 8, PushSize: 24,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
 		Spec: []uint32{uint32(mpw * lanes), uint32(p), uint32(mpw), l}})
 	if err != nil {
 		return nil, err

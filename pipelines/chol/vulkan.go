@@ -3,12 +3,10 @@ package chol
 import (
 	"context"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
-	"github.com/vkstat/vkstat/internal/vkpush"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -16,10 +14,7 @@ import (
 // Run serves r on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		res, err := CPU(r)
-		el := time.Since(t0)
-		return res, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(r) })
 	}
 	return Vulkan(ctx, dev, r)
 }
@@ -37,13 +32,35 @@ const (
 // takes; larger batches are streamed through it in several submissions.
 const chunkBytes = 256 << 20
 
-// forceGlobal makes kernels keep L in a global scratch buffer even when it
-// fits workgroup memory, so that tests exercise that path on small P.
-var forceGlobal = false
+// maxMPW bounds the matrices per workgroup.
+const maxMPW = 64
 
-// maxMPW bounds the matrices per workgroup; tests set it to 1 to make small
-// batches need more than 65,535 workgroups.
-var maxMPW = 64
+// testOptions steer the Vulkan path in tests (Request.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// global makes kernels keep L in a global scratch buffer even when it
+	// fits workgroup memory, so that tests exercise that path on small P.
+	global bool
+	// maxMPW, when positive, replaces maxMPW: 1 makes small batches need
+	// more than 65,535 workgroups.
+	maxMPW int
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
+
+// mpwCap is the bound on the matrices per workgroup.
+func (o *testOptions) mpwCap() int {
+	if m := o.get().maxMPW; m > 0 {
+		return m
+	}
+	return maxMPW
+}
 
 // kernel is chol.comp compiled for one P and dtype on a device.
 type kernel struct {
@@ -78,7 +95,7 @@ const defaultSharedMemory = 32 << 10
 // planLayout picks the layout for P on a device with the limits of info,
 // float64 when double: TPM = the power of two >= P invocations per matrix,
 // 64/TPM matrices per workgroup when P <= 32 (64: the built-in
-// wg_invocations of internal/tune's chol.json), and L in workgroup memory
+// wg_invocations of internal/device/tune's chol.json), and L in workgroup memory
 // when sharedBytes fits the device's maxComputeSharedMemorySize, else in a
 // global scratch buffer. With 32 KiB (lavapipe) that is P <= 128 in float32
 // and P <= 90 in float64; with 48 KiB (NVIDIA) P <= 157 and P <= 111; with
@@ -89,13 +106,13 @@ func planLayout(info engine.DeviceInfo, p int, double bool) (layout, error) {
 	if err != nil {
 		return layout{}, err
 	}
-	return planLayoutFor(info, p, double, b.Int("wg_invocations"))
+	return planLayoutFor(info, p, double, b.Int("wg_invocations"), maxMPW)
 }
 
 // planLayoutFor is planLayout with chol.comp aiming for target invocations
 // per workgroup (the tune parameter wg_invocations) rather than the
-// built-in 64.
-func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layout, error) {
+// built-in 64, and at most mpwCap matrices per workgroup.
+func planLayoutFor(info engine.DeviceInfo, p int, double bool, target, mpwCap int) (layout, error) {
 	es := 4
 	if double {
 		es = 8
@@ -115,7 +132,7 @@ func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layo
 		return layout{}, fmt.Errorf("chol: P = %d needs %d invocations per matrix, more than the %d of a workgroup on %s: %w",
 			p, tpm, maxInv, info.Name, engine.ErrDeviceLimit)
 	}
-	l := layout{tpm: tpm, mpw: min(max(1, target/tpm), maxMPW), lsz: max(p*(p-1)/2, 1)}
+	l := layout{tpm: tpm, mpw: min(max(1, target/tpm), mpwCap), lsz: max(p*(p-1)/2, 1)}
 	shared := int(info.MaxSharedMemory)
 	if shared <= 0 {
 		shared = defaultSharedMemory
@@ -125,17 +142,17 @@ func planLayoutFor(info engine.DeviceInfo, p int, double bool, target int) (layo
 }
 
 // newKernel compiles chol.comp for P with the layout planLayout picks for
-// dev (L forced into global memory by forceGlobal).
-func newKernel(dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+// dev (L forced into global memory by test.global).
+func newKernel(dev *engine.Device, p int, dt tensor.DType, test *testOptions) (*kernel, error) {
 	b, err := tune.Builtin("chol", dev.Info)
 	if err != nil {
 		return nil, err
 	}
-	return newKernelFor(dev, p, dt, b.Int("wg_invocations"))
+	return newKernelFor(dev, p, dt, b.Int("wg_invocations"), test)
 }
 
 // newKernelFor is newKernel aiming for target invocations per workgroup.
-func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kernel, error) {
+func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int, test *testOptions) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -146,12 +163,12 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kern
 	if double {
 		es = 8
 	}
-	l, err := planLayoutFor(dev.Info, p, double, target)
+	l, err := planLayoutFor(dev.Info, p, double, target, test.mpwCap())
 	if err != nil {
 		return nil, err
 	}
 	tpm, mpw, lsz := l.tpm, l.mpw, l.lsz
-	global := forceGlobal || l.global
+	global := test.get().global || l.global
 	name := "chol_f32"
 	switch {
 	case global && double:
@@ -165,16 +182,19 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int) (*kern
 	if err != nil {
 		return nil, err
 	}
-	bindings := 8
-	if global {
-		bindings = 9
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: 24,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
 		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})
 	if err != nil {
 		return nil, err
 	}
 	return &kernel{k: k, dev: dev, p: p, tpm: tpm, mpw: mpw, lsz: lsz, global: global, es: es}, nil
+}
+
+// cholPush is chol.comp's and chol_sg.comp's push constants.
+type cholPush struct {
+	n, k, bstride int
+	flags         uint32
+	c0, c1        int
 }
 
 // binds are the buffers of one dispatch, in binding order: A, L, B, X,
@@ -221,14 +241,9 @@ func (k *kernel) checkLoops(flags uint32) error {
 // a few per cent of so many solves).
 func (k *kernel) record(seq *engine.Sequence, n, nrhs, bstride int, flags uint32, b binds) error {
 	groups := k.dev.Groups((n + k.mpw - 1) / k.mpw)
-	nb := 8
-	if k.global {
-		nb = 9
-	}
 	dispatch := func(flags uint32, c0, c1 int) error {
-		var pc vkpush.Block
-		pc.U32(uint32(n)).U32(uint32(nrhs)).U32(uint32(bstride)).U32(flags).U32(uint32(c0)).U32(uint32(c1))
-		return seq.Dispatch(k.k, groups, pc.Bytes(), b[:nb]...)
+		pc := cholPush{n: n, k: nrhs, bstride: bstride, flags: flags, c0: c0, c1: c1}
+		return seq.Dispatch(k.k, groups, pc, b[:k.k.Bindings()]...)
 	}
 	solves := flags & (flagSolve | flagQuad)
 	perCol := 2*k.p + 3
@@ -360,6 +375,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 	host[7] = unsafe.Slice((*byte)(unsafe.Pointer(&res.Info[0])), 4*n)
 	for m0 := int64(0); m0 < int64(n); m0 += cn {
 		c := min(cn, int64(n)-m0)
+		var recErr error
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			var b binds
 			for i := range b {
@@ -372,7 +388,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 					seq.Upload(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
 				}
 			}
-			k.record(seq, int(c), nk, p*nk, flags, b)
+			recErr = k.record(seq, int(c), nk, p*nk, flags, b)
 			for i := range b {
 				if per[i].Size > 0 && i != 0 && i != 2 && i != 8 {
 					seq.Download(bufs[i], 0, host[i][m0*per[i].Size:(m0+c)*per[i].Size])
@@ -380,6 +396,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine
 			}
 		})
 		tm.Add(st)
+		if err == nil {
+			err = recErr
+		}
 		if err != nil {
 			return nil, tm, err
 		}

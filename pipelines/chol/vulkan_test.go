@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -75,7 +75,7 @@ func TestVulkanGlobal(t *testing.T) {
 							c.p, c.dt, plan.sharedBytes(c.dt.Size()), dev.Info.MaxSharedMemory)
 					}
 					// The path the device's report calls for, unforced.
-					k, err := newKernel(dev, c.p, c.dt)
+					k, err := newKernel(dev, c.p, c.dt, nil)
 					if err != nil {
 						if c.dt == tensor.F64 && !dev.Info.Float64 {
 							t.Skip(err)
@@ -86,9 +86,8 @@ func TestVulkanGlobal(t *testing.T) {
 						t.Fatalf("P = %d %s: global = %v, but the device's limits (%d B of workgroup memory) call for %v",
 							c.p, c.dt, k.global, dev.Info.MaxSharedMemory, plan.global)
 					}
-					defer func(f bool) { forceGlobal = f }(forceGlobal)
-					forceGlobal = c.force || !plan.global
-					if k, err = newKernel(dev, c.p, c.dt); err != nil {
+					test := &testOptions{global: c.force || !plan.global}
+					if k, err = newKernel(dev, c.p, c.dt, test); err != nil {
 						t.Fatal(err)
 					}
 					if !k.global {
@@ -100,7 +99,9 @@ func TestVulkanGlobal(t *testing.T) {
 					}
 					tc := makeCase(n, c.p, 2, false, true, c.dt == tensor.F64, uint64(c.p))
 					want := tc.reference(t, fmt.Sprintf("global/P%d/%v", c.p, c.dt == tensor.F64))
-					got, err := vulkanImpl(t, dev)(tc.request(c.dt))
+					r := tc.request(c.dt)
+					r.test = test
+					got, err := vulkanImpl(t, dev)(r)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -184,12 +185,12 @@ func TestPlanLayout(t *testing.T) {
 func TestVulkanFolded(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
-			defer func(m int) { maxMPW = m }(maxMPW)
-			maxMPW = 1
 			const n = 70000
 			tc := makeCase(n, 2, 1, true, true, false, 7)
 			want := tc.reference(t, "folded")
-			got, err := vulkanImpl(t, dev)(tc.request(tensor.F32))
+			r := tc.request(tensor.F32)
+			r.test = &testOptions{maxMPW: 1}
+			got, err := vulkanImpl(t, dev)(r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +205,7 @@ func TestVulkanFolded(t *testing.T) {
 func TestVulkanTooLarge(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		p := 2*int(dev.Info.MaxWorkgroupInvocation) + 1
-		_, err := newKernel(dev, p, tensor.F32)
+		_, err := newKernel(dev, p, tensor.F32, nil)
 		if err == nil || !strings.Contains(err.Error(), "invocations") {
 			t.Errorf("%s: P = %d: got %v, want an error about invocations", dev.Info.Name, p, err)
 		}

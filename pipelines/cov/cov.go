@@ -87,6 +87,10 @@ type Options struct {
 	// DDof is 0 (S with 1/T, the default) or 1 (the output covariance is
 	// rescaled by T/(T−1)).
 	DDof int
+
+	// test steers the Vulkan path in tests; nil is what runs otherwise.
+	// (A pointer, so that Options stay comparable.)
+	test *testOptions
 }
 
 func (o Options) check(t int) error {

@@ -38,6 +38,7 @@ func CPUGather(cube *tensor.Tensor, g Gather, opt Options) (*Result, error) {
 // worker holds one goroutine's scratch memory and what it computes for one
 // sample set, in float64.
 type worker struct {
+	k        kernels // impl, or the set a test asks for
 	p, t, pp int
 	x        []float64 // T×pp centred panel, row-major; columns p..pp−1 zero
 	tile     [32]float64
@@ -50,9 +51,9 @@ type worker struct {
 // panelWidth is p rounded up to the column blocking of syrkLower.
 func panelWidth(p int) int { return (p + 7) &^ 7 }
 
-func newWorker(p, t int) *worker {
+func newWorker(p, t int, k kernels) *worker {
 	pp := panelWidth(p)
-	return &worker{p: p, t: t, pp: pp, x: make([]float64, t*pp), s: make([]float64, p*p), mean: make([]float64, pp)}
+	return &worker{k: k, p: p, t: t, pp: pp, x: make([]float64, t*pp), s: make([]float64, p*p), mean: make([]float64, pp)}
 }
 
 // run computes the lower triangle of S (scaled by 1/T) and ρ of set k of
@@ -81,14 +82,14 @@ func (w *worker) run(src *source, k int, opt Options) {
 		for i, v := range src.in.U16[b : b+t*p] {
 			d[i] = tab[v]
 		}
-		impl.sumF32(mean[:p], d, p, t)
+		w.k.sumF32(mean[:p], d, p, t)
 		scaleMean(mean, invT)
-		impl.centreF32(x, pp, d, p, t, mean[:p])
+		w.k.centreF32(x, pp, d, p, t, mean[:p])
 	case contig && src.in.DType == tensor.F32:
 		d := src.in.F32[b : b+t*p]
-		impl.sumF32(mean[:p], d, p, t)
+		w.k.sumF32(mean[:p], d, p, t)
 		scaleMean(mean, invT)
-		impl.centreF32(x, pp, d, p, t, mean[:p])
+		w.k.centreF32(x, pp, d, p, t, mean[:p])
 	case contig:
 		d := src.in.F64[b : b+t*p]
 		for tt := 0; tt < t; tt++ {
@@ -152,7 +153,7 @@ func (w *worker) run(src *source, k int, opt Options) {
 		}
 	}
 	var mo moments
-	mo.tr, mo.fro, mo.dsq = syrkLower(w.s, x, p, t, pp, invT, &w.tile)
+	mo.tr, mo.fro, mo.dsq = syrkLower(w.k.kern4x8, w.s, x, p, t, pp, invT, &w.tile)
 	if opt.Estimator == LedoitWolf {
 		for tt := 0; tt < t; tt++ {
 			var n2 float64
@@ -242,7 +243,11 @@ func (w *worker) finish(opt Options, c64 []float64, c32 []float32) {
 func cpuRun(src *source, opt Options) *Result {
 	p := src.p
 	res := newResult(outType(src.in.DType), src.n, p)
-	par.Each(src.n, 8, func() *worker { return newWorker(p, src.t) }, func(w *worker, k int) {
+	kern := impl
+	if k := opt.test.get().kernels; k != nil {
+		kern = *k
+	}
+	par.Each(src.n, 8, func() *worker { return newWorker(p, src.t, kern) }, func(w *worker, k int) {
 		w.run(src, k, opt)
 		if res.Cov.DType == tensor.F64 {
 			copy(res.Mean.F64[k*p:], w.mean[:p])

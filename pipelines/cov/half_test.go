@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -60,7 +60,7 @@ func TestVulkanHalf(t *testing.T) {
 			// float32's tolerance, as it does for float32 inputs, it holds
 			// it instead to the float32 kernel on the same (widened) values:
 			// the 16-bit storage adds no error of its own.
-			check := func(t *testing.T, n, tt, p int, seed uint64, long bool) {
+			check := func(t *testing.T, n, tt, p int, seed uint64, long bool, test *testOptions) {
 				for _, dt := range []tensor.DType{tensor.F16, tensor.BF16} {
 					x := sampleSets(n, tt, p, seed, false).As(dt)
 					ref := tensor.FromF64(checks.Halves(dt == tensor.BF16, x.U16), x.Shape...)
@@ -69,15 +69,15 @@ func TestVulkanHalf(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						got, err := impl.array(x, Options{Estimator: est})
+						got, err := impl.array(x, Options{Estimator: est, test: test})
 						if err != nil {
 							t.Fatal(err)
 						}
-						if !long || (dev.Info.Float64 && !forceAcc32) {
+						if !long || (dev.Info.Float64 && !test.get().acc32) {
 							checkResult(t, got, want, tensor.F32)
 							continue
 						}
-						got32, err := impl.array(ref.As(tensor.F32), Options{Estimator: est})
+						got32, err := impl.array(ref.As(tensor.F32), Options{Estimator: est, test: test})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -87,17 +87,13 @@ func TestVulkanHalf(t *testing.T) {
 				}
 			}
 			t.Run("chunks", func(t *testing.T) {
-				defer func(c int64) { chunkBytes = c }(chunkBytes)
-				chunkBytes = 3000
-				check(t, 37, 11, 7, 5, false) // 77 values a set, a few sets a chunk
+				check(t, 37, 11, 7, 5, false, &testOptions{chunkBytes: 3000}) // 77 values a set, a few sets a chunk
 			})
 			t.Run("acc32", func(t *testing.T) {
-				defer func(a bool) { forceAcc32 = a }(forceAcc32)
-				forceAcc32 = true
-				check(t, 9, 45, 13, 6, false)
+				check(t, 9, 45, 13, 6, false, &testOptions{acc32: true})
 			})
 			t.Run("long", func(t *testing.T) {
-				check(t, 2, 30_011, 3, 8, true) // split over dispatches (as TestVulkanLongSets, whose T it keeps)
+				check(t, 2, 30_011, 3, 8, true, &testOptions{}) // split over dispatches (as TestVulkanLongSets, whose T it keeps)
 			})
 		})
 	}
@@ -112,9 +108,7 @@ func TestVulkanHalfMemory(t *testing.T) {
 			size := map[tensor.DType]int64{}
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
 				x := sampleSets(shape[0], shape[1], shape[2], 1, false).As(dt)
-				inputBufferHook = func(b int64) { size[dt] = b }
-				_, _, err := Vulkan(context.Background(), dev, x, Options{})
-				inputBufferHook = nil
+				_, _, err := Vulkan(context.Background(), dev, x, Options{test: &testOptions{inputBuffer: func(b int64) { size[dt] = b }}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,7 +3,6 @@ package cov
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -63,10 +62,7 @@ func (s Strided) offRange() (lo, hi int) {
 // outputs as Run on the (N, T, P) copy of those sets, without the copy.
 func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPUStrided(x, s, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, s, opt) })
 	}
 	return VulkanStrided(ctx, dev, x, s, opt)
 }
@@ -187,7 +183,7 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, x.DType)
+	k, err := newKernel(ctx, dev, p, x.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}
@@ -198,12 +194,12 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 	for _, b := range perOut {
 		perSet += b
 	}
-	cnOut := chunkItems(dev, n, perOut, 1)
+	cnOut := chunkItems(dev, opt.test.chunk(), n, perOut, 1)
 	if cnOut < 1 {
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
 	}
 	limit := min(dev.MaxBinding(), dev.MaxBuffer())
-	capBytes := budgetBytes(dev)
+	capBytes := budgetBytes(dev, opt.test.chunk())
 	lo, hi := s.offRange()
 	spanOf := func(a, b int) int64 { return ((int64(b-a)+1)*inSz + 3) &^ 3 } // elements a..b, whole words
 	// A chunk's span starts on a binding alignment, so that it may be a
@@ -248,8 +244,8 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		maxC = max(maxC, k1-k0)
 		k0 = k1
 	}
-	if inputBufferHook != nil {
-		inputBufferHook(maxIn)
+	if hook := opt.test.get().inputBuffer; hook != nil {
+		hook(maxIn)
 	}
 	bufs, err := dev.Buffers(maxIn, 4*int64(p), 4*int64(maxC), int64(maxC)*perOut[0], int64(maxC)*perOut[1], int64(maxC)*perOut[2],
 		max(int64(maxC)*perOut[4], 4))

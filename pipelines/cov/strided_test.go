@@ -9,7 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -286,15 +286,14 @@ func TestVulkanStrided(t *testing.T) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
 			runStridedSuite(t, impl, dev.Info.Float64)
 			t.Run("chunks", func(t *testing.T) {
-				defer func(c int64) { chunkBytes = c }(chunkBytes)
-				chunkBytes = 6000             // the whole array is 7,560 bytes in float32
-				shape := []int{7, 6, 5, 3, 3} // 9 pixels: odd bases for the frame sets
+				small := &testOptions{chunkBytes: 6000} // the whole array is 7,560 bytes in float32
+				shape := []int{7, 6, 5, 3, 3}           // 9 pixels: odd bases for the frame sets
 				base := latentData(shape, 21)
 				for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
 					x := base.As(dt)
 					vals := decoded(x)
 					for _, l := range latentLayouts(7, 6, 5, 3, 3) {
-						got, err := impl.strided(x, l.s, Options{Estimator: LedoitWolf})
+						got, err := impl.strided(x, l.s, Options{Estimator: LedoitWolf, test: small})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -307,11 +306,9 @@ func TestVulkanStrided(t *testing.T) {
 				}
 			})
 			t.Run("one-set-too-large", func(t *testing.T) {
-				defer func(c int64) { chunkBytes = c }(chunkBytes)
-				chunkBytes = 100 // below one set: each chunk is one set
 				x := latentData([]int{3, 4, 2, 3, 3}, 5).As(tensor.F32)
 				l := latentLayouts(3, 4, 2, 3, 3)[1]
-				got, err := impl.strided(x, l.s, Options{})
+				got, err := impl.strided(x, l.s, Options{test: &testOptions{chunkBytes: 100}}) // below one set: each chunk is one set
 				if err != nil {
 					t.Fatal(err)
 				}

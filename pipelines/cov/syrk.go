@@ -9,14 +9,14 @@ package cov
 // columns, each one pass over the t rows of the panel (kern4x8); the
 // entries of a tile above the diagonal or beyond row p−1 are computed and
 // dropped. tile is scratch.
-func syrkLower(s, x []float64, p, t, pp int, scale float64, tile *[32]float64) (tr, fro, dsq float64) {
+func syrkLower(kern4x8 func(x []float64, pp, t, i0, jb int, tile *[32]float64), s, x []float64, p, t, pp int, scale float64, tile *[32]float64) (tr, fro, dsq float64) {
 	if pp%8 != 0 || pp < p || len(x) < t*pp || len(s) < p*p {
 		panic("cov: syrkLower: bad panel")
 	}
 	var off float64 // Σ of the squares below the diagonal
 	for jb := 0; jb < p; jb += 8 {
 		for i0 := jb; i0 < p; i0 += 4 {
-			impl.kern4x8(x, pp, t, i0, jb, tile)
+			kern4x8(x, pp, t, i0, jb, tile)
 			for r := 0; r < 4 && i0+r < p; r++ {
 				i := i0 + r
 				n := min(i-jb, 8) // columns jb..jb+n−1 are below the diagonal
@@ -52,7 +52,8 @@ type kernels struct {
 var goKernels = kernels{"go", kern4x8Go, sumF32Go, centreF32Go}
 
 // impl is the set the CPU path uses: goKernels, or assembly where the
-// processor has it (syrk_amd64.go). Tests switch it.
+// processor has it (syrk_amd64.go); a test's Options.test may ask for
+// another.
 var impl = goKernels
 
 // kern4x8Go sets tile[r*8+c] to Σ_tt x[tt*pp+i0+r]·x[tt*pp+jb+c] for

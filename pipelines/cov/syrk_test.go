@@ -18,12 +18,10 @@ func kernelSets() []kernels {
 	return k
 }
 
-// withKernels runs fn with the CPU path using k.
-func withKernels(k kernels, fn func()) {
-	saved := impl
-	impl = k
-	defer func() { impl = saved }()
-	fn()
+// using is opt making the CPU path use k.
+func using(k kernels, opt Options) Options {
+	opt.test = &testOptions{kernels: &k}
+	return opt
 }
 
 // blockEdgeP straddle the 4-row and 8-column tiles of syrkLower and the
@@ -51,8 +49,7 @@ func TestCPUBlockEdges(t *testing.T) {
 					}
 					for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
 						t.Run(fmt.Sprintf("%s/P%d/T%d/%s/%s", kname, p, tt, est, dt), func(t *testing.T) {
-							var got *Result
-							withKernels(k, func() { got, err = CPU(x.As(dt), Options{Estimator: est}) })
+							got, err := CPU(x.As(dt), using(k, Options{Estimator: est}))
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -72,8 +69,7 @@ func TestCPUBlockEdges(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
-						var got *Result
-						withKernels(k, func() { got, err = CPUGather(cube.As(dt), g, Options{Estimator: est}) })
+						got, err := CPUGather(cube.As(dt), g, using(k, Options{Estimator: est}))
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -104,9 +100,7 @@ func TestCPUHandRankOne(t *testing.T) {
 						}
 					}
 				}
-				var got *Result
-				var err error
-				withKernels(k, func() { got, err = CPU(x, Options{}) })
+				got, err := CPU(x, using(k, Options{}))
 				if err != nil {
 					t.Fatal(err)
 				}

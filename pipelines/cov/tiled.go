@@ -2,7 +2,6 @@ package cov
 
 import (
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -80,7 +79,7 @@ func newTiled(dev *engine.Device, p int, name string, tileSz, accSz int, tn tuni
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 6, PushSize: 28,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: tiledPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(r), uint32(sets), uint32(tt)}})
 	if err != nil {
 		return nil, err
@@ -95,12 +94,14 @@ func tiledName(name string) string { return "cov_tiled_" + name[len("cov_"):] }
 // as kernel.record's.
 func (tk *tiledKernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
 	data, off, base, mean, cov, rho engine.Binding) error {
-	g := uint32(0)
-	if gather {
-		g = 1
-	}
-	var pc vkpush.Block
-	pc.U32(uint32(n)).U32(uint32(t)).U32(uint32(tstride)).U32(uint32(nstride)).
-		U32(g).U32(uint32(opt.Estimator)).U32(uint32(opt.DDof))
-	return seq.Dispatch(tk.k, tk.dev.Groups((n+tk.sets-1)/tk.sets), pc.Bytes(), data, off, base, mean, cov, rho)
+	pc := tiledPush{n: n, t: t, tstride: tstride, nstride: nstride, gather: gather, est: opt.Estimator, ddof: opt.DDof}
+	return seq.Dispatch(tk.k, tk.dev.Groups((n+tk.sets-1)/tk.sets), pc, data, off, base, mean, cov, rho)
+}
+
+// tiledPush is cov_tiled.comp's push constants.
+type tiledPush struct {
+	n, t, tstride, nstride int
+	gather                 bool
+	est                    Estimator
+	ddof                   int
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -28,7 +28,7 @@ func tiledCtx(set map[string]any) context.Context {
 // dev; it reports whether it does.
 func requireTiled(t *testing.T, ctx context.Context, dev *engine.Device, p, tt int, dt tensor.DType) bool {
 	t.Helper()
-	k, err := newKernel(ctx, dev, p, dt)
+	k, err := newKernel(ctx, dev, p, dt, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestVulkanTiledParams(t *testing.T) {
 				ctx := tiledCtx(map[string]any{"tiled_max_t": 10})
 				x := sampleSets(6, 63, 13, 3, true)
 				refs := tiledRefs(t, x)
-				k, err := newKernel(ctx, dev, 13, tensor.F32)
+				k, err := newKernel(ctx, dev, 13, tensor.F32, testOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -232,7 +232,7 @@ func TestVulkanTiledLongest(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		for _, p := range []int{1, 5, 49} {
 			t.Run(fmt.Sprintf("%s/P%d", dev.Info.Name, p), func(t *testing.T) {
-				k, err := newKernel(ctx, dev, p, tensor.F32)
+				k, err := newKernel(ctx, dev, p, tensor.F32, testOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

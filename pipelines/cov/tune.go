@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// tuning is the cov pipeline's resolved parameters (internal/tune,
+// tuning is the cov pipeline's resolved parameters (internal/device/tune,
 // defaults/cov.json; docs/tune.md).
 type tuning struct {
 	kernel     string // blocks or tiled

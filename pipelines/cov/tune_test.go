@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // TestTunerHardCases: on a device with float64, the built-in parameters

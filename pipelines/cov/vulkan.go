@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -17,10 +15,7 @@ import (
 // array, on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPU(x, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) })
 	}
 	return Vulkan(ctx, dev, x, opt)
 }
@@ -28,32 +23,54 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options)
 // RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
 func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		r, err := CPUGather(cube, g, opt)
-		el := time.Since(t0)
-		return r, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) })
 	}
 	return VulkanGather(ctx, dev, cube, g, opt)
 }
 
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
-// (A variable so that tests can make chunks small.)
-var chunkBytes int64 = 256 << 20
+const chunkBytes = 256 << 20
 
-// forceAcc32 makes float32 kernels accumulate in float even on devices
-// with shaderFloat64, so that tests exercise that variant everywhere.
-var forceAcc32 = false
+// maxBlocks bounds the 4×4 accumulator blocks per invocation (16
+// registers each).
+const maxBlocks = 4
 
-// inputBufferHook, when set (by tests), is told the size of the device
-// buffer that Vulkan streams the samples through: float16 and bfloat16
-// take half the bytes of float32.
-var inputBufferHook func(bytes int64)
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// chunkBytes, when positive, replaces chunkBytes, so that small inputs
+	// take many chunks.
+	chunkBytes int64
+	// acc32 makes float32 kernels accumulate in float even on devices
+	// with shaderFloat64, so that tests exercise that variant everywhere.
+	acc32 bool
+	// maxBlocks, when positive, replaces maxBlocks: a lower cap
+	// exercises the multi-pass path on small P.
+	maxBlocks int
+	// inputBuffer, when set, is told the size of the device buffer that
+	// the samples stream through: float16 and bfloat16 take half the bytes
+	// of float32.
+	inputBuffer func(bytes int64)
+	// kernels, when set, replaces impl on the CPU path.
+	kernels *kernels
+}
 
-// maxBlocksCap bounds the 4×4 accumulator blocks per invocation (16
-// registers each); tests lower it to exercise the multi-pass path on small
-// P.
-var maxBlocksCap = 4
+// chunk is the bound on one chunk's device memory.
+func (o *testOptions) chunk() int64 {
+	if o != nil && o.chunkBytes > 0 {
+		return o.chunkBytes
+	}
+	return chunkBytes
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
 
 // loopBudget is the most loop iterations the covariance kernel asks of one
 // invocation in one dispatch: llvmpipe (lavapipe) silently ends an
@@ -92,7 +109,7 @@ type kernel struct {
 // packed two to a uint32 word (element i in the low half of word i/2 when
 // i is even), the kernel widens them exactly to float32, and the outputs
 // are float32.
-func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) (*kernel, error) {
+func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType, test testOptions) (*kernel, error) {
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {
 		return nil, fmt.Errorf("cov: %w", err)
@@ -103,7 +120,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 			return nil, fmt.Errorf("cov: %w", err)
 		}
 	}
-	acc32 := !dev.Info.Float64 || forceAcc32 || tn.acc32
+	acc32 := !dev.Info.Float64 || test.acc32 || tn.acc32
 	name, es, accSz, tileSz := "cov_f32", 4, 8, 4
 	switch {
 	case double:
@@ -125,7 +142,11 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 	if lim := int(dev.Info.MaxWorkgroupInvocation); lim > 0 && wg > lim {
 		wg = 1 << (bits.Len(uint(lim)) - 1) // a power of two for the tree reductions
 	}
-	maxb := min((nblk+wg-1)/wg, maxBlocksCap, tn.blocksMaxB)
+	capB := maxBlocks
+	if test.maxBlocks > 0 {
+		capB = test.maxBlocks
+	}
+	maxb := min((nblk+wg-1)/wg, capB, tn.blocksMaxB)
 	passes := (nblk + wg*maxb - 1) / (wg * maxb)
 	shared := int(dev.Info.MaxSharedMemory)
 	if shared <= 0 {
@@ -140,7 +161,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType) 
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 7, PushSize: 44,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: covPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tc), uint32(maxb)}})
 	if err != nil {
 		return nil, err
@@ -197,16 +218,10 @@ func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 	if k.useTiled(t) {
 		return k.tiled.record(seq, n, t, tstride, nstride, gather, opt, data, off, base, mean, cov, rho)
 	}
-	g := uint32(0)
-	if gather {
-		g = 1
-	}
 	dispatch := func(t0, t1, mode int, cb engine.Binding) error {
-		var pc vkpush.Block
-		pc.U32(uint32(n)).U32(uint32(t)).U32(uint32(tstride)).U32(uint32(nstride)).
-			U32(g).U32(uint32(opt.Estimator)).U32(uint32(opt.DDof)).U32(uint32(k.passes)).
-			U32(uint32(t0)).U32(uint32(t1)).U32(uint32(mode))
-		return seq.Dispatch(k.k, k.dev.Groups(n), pc.Bytes(), data, off, base, mean, cov, rho, cb)
+		pc := covPush{n: n, t: t, tstride: tstride, nstride: nstride, gather: gather, est: opt.Estimator, ddof: opt.DDof,
+			passes: k.passes, t0: t0, t1: t1, mode: mode}
+		return seq.Dispatch(k.k, k.dev.Groups(n), pc, data, off, base, mean, cov, rho, cb)
 	}
 	span := k.span(opt.Estimator)
 	if t <= span {
@@ -235,6 +250,15 @@ func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather
 		}
 	}
 	return nil
+}
+
+// covPush is cov.comp's push constants.
+type covPush struct {
+	n, t, tstride, nstride int
+	gather                 bool
+	est                    Estimator
+	ddof, passes           int
+	t0, t1, mode           int
 }
 
 // Vulkan estimates the covariance of each sample set of x, an (N, T, P)
@@ -314,7 +338,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, cube.DType)
+	k, err := newKernel(ctx, dev, p, cube.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}
@@ -330,7 +354,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 	defer gb.Release()
 	es := int64(k.elemSz)
 	per := []int64{int64(p) * es, int64(p*p) * es, es, 4, k.carryBytes(1, gb.T, opt.Estimator)}
-	cn := chunkItems(dev, n, per, int(dev.Alignment()/4))
+	cn := chunkItems(dev, opt.test.chunk(), n, per, int(dev.Alignment()/4))
 	if cn < 1 {
 		return nil, tm, fmt.Errorf("cov: one %d×%d covariance exceeds the device's maxStorageBufferRange", p, p)
 	}
@@ -353,12 +377,15 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 				return nil, tm, err
 			}
 		}
-		k.record(seq, c, gb.T, gb.Tstride, 0, true, opt,
+		err := k.record(seq, c, gb.T, gb.Tstride, 0, true, opt,
 			engine.Bind(gb.Cube), engine.Bind(gb.Off), engine.Binding{Buf: gb.Base, Offset: int64(k0) * 4, Size: int64(c) * 4},
 			engine.Binding{Buf: out[0], Offset: int64(k0) * per[0], Size: int64(c) * per[0]},
 			sized(out[1], int64(c)*per[1]),
 			engine.Binding{Buf: out[2], Offset: int64(k0) * per[2], Size: int64(c) * per[2]},
 			sized(out[3], int64(c)*per[4]))
+		if err != nil {
+			return nil, tm, err
+		}
 		seq.Download(out[1], 0, covRaw[int64(k0)*per[1]:int64(k0+c)*per[1]])
 	}
 	seq.Download(out[0], 0, res.Mean.Raw())
@@ -375,14 +402,14 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 
 // chunkItems is how many items (of per[i] bytes in binding i) one dispatch
 // may take: every binding within maxStorageBufferRange, all of them within
-// chunkBytes, and a multiple of align items (so that bindings placed at
+// chunk bytes, and a multiple of align items (so that bindings placed at
 // item offsets stay aligned) unless all n fit.
-func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
+func chunkItems(dev *engine.Device, chunk int64, n int, per []int64, align int) int {
 	var sum int64
 	for _, b := range per {
 		sum += b
 	}
-	c, err := dev.ChunkItems(min(n, int(max(chunkBytes/sum, 1))), per, 1<<20, align)
+	c, err := dev.ChunkItems(min(n, int(max(chunk/sum, 1))), per, 1<<20, align)
 	if err != nil {
 		return 0
 	}
@@ -390,10 +417,10 @@ func chunkItems(dev *engine.Device, n int, per []int64, align int) int {
 }
 
 // budgetBytes is how many bytes one chunk's buffers may take in all:
-// chunkBytes, within one binding and what the device's memory budget has
-// left (less a MiB and a block of small buffers, as chunkItems leaves).
-func budgetBytes(dev *engine.Device) int64 {
-	c, err := dev.ChunkItems(int(chunkBytes), []int64{1}, 1<<20, 1)
+// chunk, within one binding and what the device's memory budget has left
+// (less a MiB and a block of small buffers, as chunkItems leaves).
+func budgetBytes(dev *engine.Device, chunk int64) int64 {
+	c, err := dev.ChunkItems(int(chunk), []int64{1}, 1<<20, 1)
 	if err != nil {
 		return 0
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -42,14 +42,13 @@ func TestVulkan(t *testing.T) {
 func TestVulkanVariants(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
-			defer func(a bool, m int) { forceAcc32, maxBlocksCap = a, m }(forceAcc32, maxBlocksCap)
 			for _, c := range []struct {
 				name  string
 				acc32 bool
 				maxe  int
 				ps    []int
 			}{{"acc32", true, 4, []int{13, 130}}, {"passes", false, 1, []int{49, 130}}, {"acc32-passes", true, 1, []int{49}}} {
-				forceAcc32, maxBlocksCap = c.acc32, c.maxe
+				test := &testOptions{acc32: c.acc32, maxBlocks: c.maxe}
 				for _, p := range c.ps {
 					x := sampleSets(65, 100, p, uint64(p), true)
 					refs := referenceAll(fmt.Sprintf("variants/P%d", p), x, allEstimators)
@@ -59,7 +58,7 @@ func TestVulkanVariants(t *testing.T) {
 								continue
 							}
 							t.Run(fmt.Sprintf("%s/P%d/%s/%s", c.name, p, est, dt), func(t *testing.T) {
-								got, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: est})
+								got, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: est, test: test})
 								if err != nil {
 									t.Fatal(err)
 								}
@@ -103,7 +102,7 @@ func TestVulkanHandCase(t *testing.T) {
 // clear error, not a wrong answer.
 func TestVulkanTooLarge(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
-		_, err := newKernel(context.Background(), dev, 20000, tensor.F32)
+		_, err := newKernel(context.Background(), dev, 20000, tensor.F32, testOptions{})
 		if err == nil || !strings.Contains(err.Error(), "shared memory") {
 			t.Errorf("%s: P = 20000: got %v, want an error about shared memory", dev.Info.Name, err)
 		}
@@ -124,14 +123,13 @@ func TestVulkanLongSets(t *testing.T) {
 	const T = 30000
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
-			defer func(a bool, m int) { forceAcc32, maxBlocksCap = a, m }(forceAcc32, maxBlocksCap)
 			for _, c := range []struct {
 				name  string
 				acc32 bool
 				maxe  int
 				p, t  int
 			}{{"default", false, 4, 5, T}, {"acc32", true, 4, 5, T}, {"passes", false, 1, 41, 25000}} { // two passes: 3 loops a sample
-				forceAcc32, maxBlocksCap = c.acc32, c.maxe
+				test := &testOptions{acc32: c.acc32, maxBlocks: c.maxe}
 				x := sampleSets(3, c.t, c.p, uint64(c.p), true)
 				refs := referenceAll(fmt.Sprintf("long/P%d/T%d", c.p, c.t), x, allEstimators)
 				ests := allEstimators
@@ -152,7 +150,7 @@ func TestVulkanLongSets(t *testing.T) {
 							continue
 						}
 						t.Run(fmt.Sprintf("%s/%s/%s", c.name, est, dt), func(t *testing.T) {
-							got, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: est})
+							got, _, err := Vulkan(context.Background(), dev, x.As(dt), Options{Estimator: est, test: test})
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -161,7 +159,6 @@ func TestVulkanLongSets(t *testing.T) {
 					}
 				}
 			}
-			forceAcc32, maxBlocksCap = false, 4
 			if !dev.Info.IsLavapipe() {
 				return
 			}

@@ -50,6 +50,9 @@ const DefaultMaxSweeps = 40
 type Options struct {
 	// MaxSweeps bounds the sweeps per matrix (0: DefaultMaxSweeps).
 	MaxSweeps int
+
+	// test steers the Vulkan path in tests; nil is what runs otherwise.
+	test *testOptions
 }
 
 func (o Options) maxSweeps() int {

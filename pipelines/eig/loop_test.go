@@ -3,7 +3,7 @@ package eig
 import (
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -19,7 +19,7 @@ func TestVulkanLoopSplit(t *testing.T) {
 	const n = 200
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
-			k, err := newKernel(dev, n, tensor.F32)
+			k, err := newKernel(dev, n, tensor.F32, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

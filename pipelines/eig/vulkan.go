@@ -3,11 +3,9 @@ package eig
 import (
 	"context"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -15,23 +13,33 @@ import (
 // Run decomposes a's matrices on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		res, err := CPU(a, opt)
-		el := time.Since(t0)
-		return res, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
 	}
 	return Vulkan(ctx, dev, a, opt)
 }
 
 // loopBudget bounds the loop iterations one invocation runs in one
 // dispatch: llvmpipe (lavapipe) silently ends a shader's loops after
-// 65,535 iterations in all. Tests raise it to show what happens without
-// the split.
-var loopBudget = 60000
+// 65,535 iterations in all.
+const loopBudget = 60000
 
-// forceGlobal makes the kernel keep A in global memory even when it fits
-// workgroup memory, so that tests exercise that path on small n.
-var forceGlobal = false
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// global makes the kernel keep A in global memory even when it fits
+	// workgroup memory, so that tests exercise that path on small n.
+	global bool
+	// loopBudget, when positive, replaces loopBudget.
+	loopBudget int
+}
+
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
 
 // maxOrder is the largest n the kernel's packing of a pair's indices
 // (15 bits each) takes.
@@ -101,7 +109,7 @@ func layout(dev *engine.Device, n int, dt tensor.DType) (wg int, fits bool) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
+func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*kernel, error) {
 	double := dt == tensor.F64
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -116,17 +124,21 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
 		es = 8
 	}
 	wg, fits := layout(dev, n, dt)
-	global := forceGlobal || !fits
+	global := test.get().global || !fits
+	budget := loopBudget
+	if b := test.get().loopBudget; b > 0 {
+		budget = b
+	}
 	m := n + n%2
 	// Loop iterations per invocation: the load, store and diagonal loops
 	// once, and per round the round itself, phase 1, phases 2 and 3 and
 	// the sweep's reduction (charged to every round).
 	over := 3*ceilDiv(n*n, wg) + ceilDiv(n, wg) + 8
 	perRound := 1 + ceilDiv(m/2, wg) + 2*ceilDiv(m/2*n, wg) + ceilDiv(n*n, wg) + 12
-	rounds := (loopBudget - over) / perRound
+	rounds := (budget - over) / perRound
 	if rounds < 1 {
 		return nil, fmt.Errorf("eig: n = %d needs %d loop iterations per invocation for one Jacobi round, beyond the %d one dispatch may run (lavapipe's loop limit): %w",
-			n, over+perRound, loopBudget, engine.ErrDeviceLimit)
+			n, over+perRound, budget, engine.ErrDeviceLimit)
 	}
 	name := "eig_f32"
 	switch {
@@ -141,12 +153,19 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 5, PushSize: 20,
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: eigPush{},
 		Spec: []uint32{uint32(wg), uint32(n), uint32(m)}})
 	if err != nil {
 		return nil, err
 	}
 	return &kernel{k: k, dev: dev, n: n, m: m, wg: wg, global: global, es: es, rounds: rounds}, nil
+}
+
+// eigPush is eig.comp's push constants.
+type eigPush struct {
+	n, round0, rounds int
+	flags             bool
+	maxSweeps         int
 }
 
 // Vulkan decomposes a's matrices on dev in a's precision. Each chunk of
@@ -166,7 +185,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Optio
 	if b == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(dev, n, a.DType)
+	k, err := newKernel(dev, n, a.DType, opt.test)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -222,13 +241,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Optio
 					seq.Upload(bufs[0], 0, inRaw[int64(m0)*mat:int64(m0+c)*mat])
 				}
 				for r := round; r < end; r += k.rounds {
-					var pc vkpush.Block
-					flags := uint32(0)
-					if r == 0 {
-						flags = 1
-					}
-					pc.U32(uint32(c)).U32(uint32(r)).U32(uint32(min(k.rounds, end-r))).U32(flags).U32(uint32(maxSweeps))
-					seq.Dispatch(k.k, groups, pc.Bytes(), binds...)
+					// flags 1: initialise W, V and the state from ain.
+					pc := eigPush{n: c, round0: r, rounds: min(k.rounds, end-r), flags: r == 0, maxSweeps: maxSweeps}
+					seq.Dispatch(k.k, groups, pc, binds...)
 				}
 				seq.Download(bufs[4], 0, stateRaw[:16*c])
 			})

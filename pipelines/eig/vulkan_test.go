@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -49,9 +49,8 @@ func TestVulkanGlobal(t *testing.T) {
 						}
 					}
 					t.Run(fmt.Sprintf("n%d/%s", n, dt), func(t *testing.T) {
-						defer func(f bool) { forceGlobal = f }(forceGlobal)
-						forceGlobal = c.force
-						k, err := newKernel(dev, n, dt)
+						test := &testOptions{global: c.force}
+						k, err := newKernel(dev, n, dt, test)
 						if err != nil {
 							skipNoFloat64(t, err)
 							t.Fatal(err)
@@ -60,7 +59,7 @@ func TestVulkanGlobal(t *testing.T) {
 							t.Skipf("n = %d %s fits workgroup memory on this device", n, dt)
 						}
 						a := batch(2, n, uint64(n)+1)
-						check(t, a, run(t, vulkanImpl(dev), a.As(dt), Options{}), dt)
+						check(t, a, run(t, vulkanImpl(dev), a.As(dt), Options{test: test}), dt)
 					})
 				}
 			}
@@ -72,10 +71,8 @@ func TestVulkanGlobal(t *testing.T) {
 // per-dispatch loop budget is an error wrapping engine.ErrDeviceLimit, not
 // a wrong answer (the budget is lowered here so that n = 40 needs it).
 func TestVulkanTooLarge(t *testing.T) {
-	defer func(b int) { loopBudget = b }(loopBudget)
-	loopBudget = 40
 	for _, dev := range testdev.Devices(t) {
-		_, _, err := Vulkan(context.Background(), dev, batch(1, 40, 1).As(tensor.F32), Options{})
+		_, _, err := Vulkan(context.Background(), dev, batch(1, 40, 1).As(tensor.F32), Options{test: &testOptions{loopBudget: 40}})
 		if !errors.Is(err, engine.ErrDeviceLimit) {
 			t.Errorf("%s: n = 40 under a budget of 40 iterations: got %v, want ErrDeviceLimit", dev.Info.Name, err)
 		}

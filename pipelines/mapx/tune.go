@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// workgroupSize is map.comp's workgroup size on info's device (internal/tune,
+// workgroupSize is map.comp's workgroup size on info's device (internal/device/tune,
 // defaults/mapx.json; ctx may carry an override), checked against its
 // limit.
 func workgroupSize(ctx context.Context, info engine.DeviceInfo) (int, error) {

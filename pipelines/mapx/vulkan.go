@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -37,10 +36,8 @@ func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params)
 // elements or so.
 func RunInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		err := cpuInto(ctx, z, x, y, p)
-		el := time.Since(t0)
-		return engine.Timing{Kernel: el, Wall: el}, err
+		_, tm, err := engine.TimeCPU(func() (*tensor.Tensor, error) { return z, cpuInto(ctx, z, x, y, p) })
+		return tm, err
 	}
 	return vulkanInto(ctx, dev, z, x, y, p)
 }
@@ -105,16 +102,11 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 	if err != nil {
 		return tm, err
 	}
-	push := func(n int64) []byte {
-		var b vkpush.Block
-		b.Float(p.A, double).Float(p.B, double).Float(p.C, double).U32(uint32(n))
-		return b.Bytes()
-	}
 	workgroup, err := workgroupSize(ctx, dev.Info)
 	if err != nil {
 		return tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(push(0)), Spec: []uint32{uint32(workgroup)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: mapPush{}, Spec: []uint32{uint32(workgroup)}})
 	if err != nil {
 		return tm, err
 	}
@@ -148,7 +140,7 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 				for i, b := range bufs {
 					binds[i] = engine.Binding{Buf: b, Offset: off * es, Size: c * es}
 				}
-				seq.Dispatch(k, dev.Groups(int((c+int64(workgroup)-1)/int64(workgroup))), push(c), binds...)
+				seq.Dispatch(k, dev.Groups(int((c+int64(workgroup)-1)/int64(workgroup))), mapPush{a: p.A, b: p.B, c: p.C, n: c}, binds...)
 			}
 			seq.Download(bufs[2], 0, zr[p0*es:(p0+m)*es])
 		})
@@ -158,6 +150,13 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 		}
 	}
 	return tm, nil
+}
+
+// mapPush is map.comp's push constants; a, b and c are float or double
+// as the variant's T.
+type mapPush struct {
+	a, b, c float64
+	n       int64
 }
 
 // chunkElems is how many elements one pass takes: n when x, y and z fit,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -29,7 +29,7 @@ func TestVulkanVeryLongSequences(t *testing.T) {
 	}
 	for _, dev := range testdev.Devices(t) {
 		if !dev.Info.IsLavapipe() {
-			continue // no loop limit; blocks are tested on every device (maxBlockFrames)
+			continue // no loop limit; blocks are tested on every device (testOptions.maxBlockFrames)
 		}
 		for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
 			if dt == tensor.F64 && !dev.Info.Float64 {

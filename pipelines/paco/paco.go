@@ -97,6 +97,9 @@ type Input struct {
 	// Progress, when set, is told which stage runs and how far it is (0 to
 	// 1). It may be called from several goroutines at once.
 	Progress func(stage string, frac float64)
+
+	// test steers the Vulkan path in tests; nil is what runs otherwise.
+	test *testOptions
 }
 
 // report calls in.Progress when it is set.

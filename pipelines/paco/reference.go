@@ -3,8 +3,9 @@ package paco
 import (
 	"math"
 
-	"github.com/vkstat/vkstat/internal/par"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vkstat/vkstat/internal/par"
 )
 
 // Reference computes the maps with PACO.md's formulas taken literally, in

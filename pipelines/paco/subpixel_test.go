@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -70,15 +70,17 @@ func TestSubpixelCPUAgreesWithReference(t *testing.T) {
 // float32 without float64, whose positions come from the host's table),
 // in one block of frames and in several.
 func TestSubpixelVulkanAgreesWithReference(t *testing.T) {
-	defer func(n int) { maxBlockFrames = n }(maxBlockFrames)
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
 			for _, blocks := range []int{0, 7} {
-				maxBlockFrames = blocks
-				if dev.Info.Float64 {
-					runSubpixelAgreement(t, vulkanImpl(dev), tensor.F64, 1e-3)
+				impl := func(in Input) (*Maps, error) {
+					in.test = &testOptions{maxBlockFrames: blocks}
+					return Vulkan(context.Background(), dev, in)
 				}
-				runSubpixelAgreement(t, vulkanImpl(dev), tensor.F32, 2e-2)
+				if dev.Info.Float64 {
+					runSubpixelAgreement(t, impl, tensor.F64, 1e-3)
+				}
+				runSubpixelAgreement(t, impl, tensor.F32, 2e-2)
 			}
 		})
 	}

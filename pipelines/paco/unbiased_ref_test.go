@@ -4,9 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
-	"gonum.org/v1/gonum/mat"
 )
 
 // keysRef is the cubic-convolution kernel (a = −½) written out.

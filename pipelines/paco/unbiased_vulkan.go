@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -29,6 +28,12 @@ type deviceMoments struct {
 	maxB   int64
 }
 
+// unbiasedPush is paco_unbiased.comp's push constants.
+type unbiasedPush struct {
+	h, w, t, s, nlocs, t0, t1, pass int
+	first                           bool
+}
+
 // newDeviceMoments uploads in's cube to dev. It fails with
 // engine.ErrTooLarge when the cube does not fit one binding.
 func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbiasedCtx) (*deviceMoments, error) {
@@ -47,7 +52,7 @@ func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbi
 	if err != nil {
 		return nil, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 6, PushSize: 36, Spec: []uint32{workgroup, uint32(p.P())}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: unbiasedPush{}, Spec: []uint32{workgroup, uint32(p.P())}})
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +151,8 @@ func (d *deviceMoments) moments(locs []int, pos [][2]float64) ([]*locMoments, er
 			seq.Upload(locBuf, 0, locB)
 			for pass := 0; pass < 2; pass++ {
 				for t0 := 0; t0 < T; t0 += block {
-					var pc vkpush.Block
-					pc.U32(uint32(p.H)).U32(uint32(p.W)).U32(uint32(T)).U32(uint32(s)).U32(uint32(n)).
-						U32(uint32(t0)).U32(uint32(min(t0+block, T))).U32(uint32(pass)).U32(boolU32(t0 == 0))
-					seq.Dispatch(d.kernel, d.dev.Groups(n), pc.Bytes(), engine.Bind(d.cube), engine.Bind(d.offs), engine.Bind(winBuf),
+					pc := unbiasedPush{h: p.H, w: p.W, t: T, s: s, nlocs: n, t0: t0, t1: min(t0+block, T), pass: pass, first: t0 == 0}
+					seq.Dispatch(d.kernel, d.dev.Groups(n), pc, engine.Bind(d.cube), engine.Bind(d.offs), engine.Bind(winBuf),
 						engine.Bind(orgBuf), engine.Bind(locBuf), engine.Bind(momBuf))
 				}
 			}

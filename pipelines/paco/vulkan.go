@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -52,13 +51,15 @@ func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
 // device, on every device (a GPU pays a few more dispatches past it).
 const blockFrameBudget = 30000
 
-// maxBlockFrames, when positive, caps the frames of one block below the
-// device's own limits: tests set it to run the blocked path on small cubes.
-var maxBlockFrames int
-
-// maxPassRows, when positive, caps the location rows of one pass below
-// what the memory budget allows: tests set it to run several passes.
-var maxPassRows int
+// testOptions steer the Vulkan path in tests (Input.test).
+type testOptions struct {
+	// maxBlockFrames, when positive, caps the frames of one block below
+	// the device's own limits, to run the blocked path on small cubes.
+	maxBlockFrames int
+	// maxPassRows, when positive, caps the location rows of one pass below
+	// what the memory budget allows, to run several passes.
+	maxPassRows int
+}
 
 // vkPlan is how the work of Vulkan meets the device's memory: passes over
 // bands of rows rows of locations, each band's pixel rows (the locations'
@@ -210,8 +211,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		band := int64(hb * W)
 		pl := vkPlan{rows: rows, hb: hb, tabFrames: tf}
 		pl.perBlock = int(max(min(maxB/(band*int64(v.es)), blockFrameBudget), 1))
-		if maxBlockFrames > 0 {
-			pl.perBlock = min(pl.perBlock, maxBlockFrames)
+		if in.test != nil && in.test.maxBlockFrames > 0 {
+			pl.perBlock = min(pl.perBlock, in.test.maxBlockFrames)
 		}
 		gram := int64(4)
 		if sub {
@@ -265,8 +266,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			T, H, W, kib((need(minPlan.sizes, budget)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
 	}
 	lo, hi := 1, H // the most rows that fit: in [lo, hi]
-	if maxPassRows > 0 {
-		hi = min(hi, maxPassRows)
+	if in.test != nil && in.test.maxPassRows > 0 {
+		hi = min(hi, in.test.maxPassRows)
 	}
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -307,33 +308,33 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if sub {
 		subName = "_sub"
 	}
-	kernel := func(name string, bindings, push int, spec ...uint32) (*engine.Kernel, error) {
+	kernel := func(name string, push any, spec ...uint32) (*engine.Kernel, error) {
 		name += v.suffix
 		code, err := shaders.Code(name)
 		if err != nil {
 			return nil, err
 		}
-		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: push, Spec: spec})
+		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: spec})
 	}
-	kCenter, err := kernel("paco_center", 2, 20, workgroup)
+	kCenter, err := kernel("paco_center", centerPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kLags, err := kernel("paco_lags", 3, 32, workgroup)
+	kLags, err := kernel("paco_lags", lagsPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	kSolve, err := kernel("paco_solve"+subName, 5+boolInt(sub), 36, uint32(solveWG), uint32(P))
+	kSolve, err := kernel("paco_solve"+subName, solvePush{}, uint32(solveWG), uint32(P))
 	if err != nil {
 		return nil, err
 	}
-	kDetect, err := kernel("paco_detect"+subName, 7+boolInt(sub)+boolInt(posTable), 76, workgroup)
+	kDetect, err := kernel("paco_detect"+subName, detectPush{}, workgroup)
 	if err != nil {
 		return nil, err
 	}
-	div, vip := uint32(T), uint32(0)
+	div, vip := T, false
 	if p.Compat == CompatVIP {
-		div, vip = 2*div, 1
+		div, vip = 2*div, true
 	}
 	groups := func(threads int) [3]uint32 { return dev.Groups((threads + workgroup - 1) / workgroup) }
 
@@ -458,9 +459,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			}
 			for pass := 0; pass < 2; pass++ {
 				for i, b := range blocks {
-					var pc vkpush.Block
-					pc.U32(uint32(nband)).U32(uint32(b.nt)).U32(uint32(T)).U32(uint32(pass)).U32(boolU32(i == 0))
-					seq.Dispatch(kCenter, groups(nband), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(sumsBuf))
+					pc := centerPush{n: nband, t: b.nt, total: T, pass: pass, first: i == 0}
+					seq.Dispatch(kCenter, groups(nband), pc, engine.Bind(cubes[i]), engine.Bind(sumsBuf))
 				}
 			}
 		})
@@ -477,9 +477,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			end := min(base+lagsStep, nband*D)
 			err := submit(func(seq *engine.Sequence) {
 				for i, b := range blocks {
-					var pc vkpush.Block
-					pc.U32(uint32(hb)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(D)).U32(div).U32(uint32(base)).U32(uint32(end)).U32(boolU32(i == 0))
-					seq.Dispatch(kLags, groups(end-base), pc.Bytes(), engine.Bind(cubes[i]), engine.Bind(dispBuf), engine.Bind(lags))
+					pc := lagsPush{h: hb, w: W, t: b.nt, nd: D, div: div, base: base, end: end, first: i == 0}
+					seq.Dispatch(kLags, groups(end-base), pc, engine.Bind(cubes[i]), engine.Bind(dispBuf), engine.Bind(lags))
 				}
 			})
 			if err != nil {
@@ -493,13 +492,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		for base := k0; base < k0+locs; base += solveStep {
 			end := min(base+solveStep, k0+locs)
 			err := submit(func(seq *engine.Sequence) {
-				var pc vkpush.Block
-				pc.U32(uint32(hb)).U32(uint32(W)).U32(uint32(T)).U32(uint32(r)).U32(uint32(len(pairs))).U32(vip).U32(uint32(base)).U32(uint32(end)).U32(uint32(k0))
+				pc := solvePush{h: hb, w: W, t: T, r: r, npairs: len(pairs), vip: vip, base: base, end: end, k0: k0}
 				binds := []engine.Binding{engine.Bind(lags), engine.Bind(pairBuf), engine.Bind(hBuf), engine.Bind(uBuf), engine.Bind(alphaBuf)}
 				if sub {
 					binds = append(binds, engine.Bind(gramBuf))
 				}
-				seq.Dispatch(kSolve, dev.Groups(end-base), pc.Bytes(), binds...)
+				seq.Dispatch(kSolve, dev.Groups(end-base), pc, binds...)
 				if end == k0+locs {
 					seq.Download(alphaBuf, 0, alphaOut[ps.y0*W*v.acc:ps.y1*W*v.acc])
 				}
@@ -532,11 +530,10 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 					if posTable {
 						binds = append(binds, engine.Bind(tabs[sp.tab]))
 					}
-					var pc vkpush.Block
-					pc.U32(uint32(H)).U32(uint32(W)).U32(uint32(b.nt)).U32(uint32(P)).U32(uint32(int32(p.CY))).U32(uint32(int32(p.CX))).U32(vip).U32(uint32(base)).U32(uint32(end)).
-						U32(uint32(b.t0)).U32(boolU32(pi == 0 && si == 0)).U32(boolU32(pi == len(passes)-1 && si == len(spans)-1)).U32(uint32(sp.l0)).U32(uint32(sp.l1)).
-						U32(uint32(klo)).U32(uint32(khi)).U32(uint32(ps.ya * W)).U32(uint32(nband)).U32(uint32(sp.pt0))
-					seq.Dispatch(kDetect, groups(end-base), pc.Bytes(), binds...)
+					pc := detectPush{h: H, w: W, t: b.nt, np: P, cy: p.CY, cx: p.CX, vip: vip, base: base, end: end,
+						t0: b.t0, first: pi == 0 && si == 0, last: pi == len(passes)-1 && si == len(spans)-1, l0: sp.l0, l1: sp.l1,
+						klo: klo, khi: khi, yoff: ps.ya * W, nband: nband, pt0: sp.pt0}
+					seq.Dispatch(kDetect, groups(end-base), pc, binds...)
 					if last {
 						seq.Download(mapsBuf, 0, out)
 					}
@@ -619,16 +616,29 @@ func int32Bytes(xs []int32) []byte {
 	return b
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// The push constants of paco_center.comp, paco_lags.comp, paco_solve.comp
+// and paco_detect.comp, matched to the blocks' members by name.
+type (
+	centerPush struct {
+		n, t, total, pass int
+		first             bool
 	}
-	return 0
-}
-
-func boolU32(b bool) uint32 {
-	if b {
-		return 1
+	lagsPush struct {
+		h, w, t, nd, div, base, end int
+		first                       bool
 	}
-	return 0
-}
+	solvePush struct {
+		h, w, t, r, npairs int
+		vip                bool
+		base, end, k0      int
+	}
+	detectPush struct {
+		h, w, t, np            int
+		cy, cx                 int
+		vip                    bool
+		base, end, t0          int
+		first, last            bool
+		l0, l1, klo, khi, yoff int
+		nband, pt0             int
+	}
+)

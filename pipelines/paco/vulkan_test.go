@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -39,7 +39,6 @@ func TestVulkanBadPixels(t *testing.T) {
 // (blocks of frames: 7, 7, 6 of 20, say) against the reference, with bad
 // pixels, and against the one-block run, which it must match to rounding.
 func TestVulkanBlocks(t *testing.T) {
-	defer func(n int) { maxBlockFrames = n }(maxBlockFrames)
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
 			dts := []tensor.DType{tensor.F32}
@@ -47,14 +46,13 @@ func TestVulkanBlocks(t *testing.T) {
 				dts = append(dts, tensor.F64)
 			}
 			for _, dt := range dts {
-				maxBlockFrames = 0
 				cube, ang := testCube(dt, 20, 23, 25, 50, 20, [3]float64{6, 30, 40})
 				in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 2}
 				one, err := Vulkan(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)
 				}
-				maxBlockFrames = 7
+				in.test = &testOptions{maxBlockFrames: 7}
 				blocked, err := Vulkan(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -22,10 +21,6 @@ type CentralMoments struct {
 	N, NaNs    []int
 	M2, M3, M4 []float64
 }
-
-// centralHook, when set (by tests), is told whether RunCentral's second
-// pass ran fused with the reduction.
-var centralHook func(fused bool)
 
 // RunCentral is Vulkan on a 2-D (rows, n) or 3-D (outer, n, inner) array
 // reduced along axis 1, with the central moments of each row or output
@@ -54,13 +49,13 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 	src := tensor.SourceOf(in)
 	out, cm, t, err := vulkanSource(ctx, dev, src, opt, stats, true)
 	tm.Add(t)
-	if centralHook != nil && err == nil {
-		centralHook(cm != nil)
+	if hook := opt.test.get().central; hook != nil && err == nil {
+		hook(cm != nil)
 	}
 	if err != nil || cm != nil {
 		return out, cm, tm, err
 	}
-	cm, t, err = Central(ctx, dev, src, out[Mean].As(tensor.F64).F64)
+	cm, t, err = central(ctx, dev, src, out[Mean].As(tensor.F64).F64, opt.test)
 	tm.Add(t)
 	return out, cm, tm, err
 }
@@ -77,6 +72,11 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 // rounding with Σd, so a centre rounded to float32 costs nothing. A row
 // with no non-NaN value has NaN moments.
 func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64) (*CentralMoments, engine.Timing, error) {
+	return central(ctx, dev, src, centre, nil)
+}
+
+// central is Central steered by test.
+func central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64, test *testOptions) (*CentralMoments, engine.Timing, error) {
 	var tm engine.Timing
 	if nd := len(src.Shape); nd != 2 && nd != 3 {
 		return nil, tm, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array, got shape %s", tensor.ShapeString(src.Shape))
@@ -101,9 +101,7 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 	limit := min(dev.MaxBinding(), dev.MaxBuffer())
 	recCap := min(limit, dev.Available()/4) / int64(ck.recSize)
 	window := min(limit, src.Bytes()+align, dev.Available()/2&^(align-1))
-	if testWindow > 0 {
-		window = min(window, testWindow)
-	}
+	window = test.bound(window)
 	if recCap < 1 || window-align < int64(es) {
 		return nil, tm, fmt.Errorf("reduce: central moments: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
@@ -221,8 +219,20 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, 
 	if err != nil {
 		return nil, err
 	}
-	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 36, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
+	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: centralPush{}, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
 	return ck, err
+}
+
+// centralPush is reduce_central.comp's push constants.
+type centralPush struct {
+	skip                 uint32
+	ocount, jcount, rows int
+	chunk, nchunks       int
+	// The strides wrap to 32 bits as the shaders' uint arithmetic does:
+	// past 2³² elements (a tile of a larger array) they only multiply
+	// index 0, the tile holding one outer index, one row.
+	ostride, inner uint32
+	coff           int
 }
 
 // fits reports whether t's records stay within lavapipe's loop limit: at
@@ -241,11 +251,10 @@ func (ck *centralKernel) dispatch(seq *engine.Sequence, dev *engine.Device, t ti
 	if t.gather {
 		ostride, stride = 0, t.jCount
 	}
-	var p vkpush.Block
-	p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-		U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride)).U32(uint32(coff))
+	p := centralPush{skip: skip, ocount: t.oCount, jcount: t.jCount, rows: t.rows, chunk: t.chunk, nchunks: t.nchunks,
+		ostride: uint32(ostride), inner: uint32(stride), coff: coff}
 	nrec := t.records()
-	seq.Dispatch(ck.k, dev.Groups((nrec+ck.perGroup-1)/ck.perGroup), p.Bytes(), input, centres,
+	seq.Dispatch(ck.k, dev.Groups((nrec+ck.perGroup-1)/ck.perGroup), p, input, centres,
 		engine.Binding{Buf: records, Size: int64(nrec * ck.recSize)})
 }
 

@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -37,8 +37,6 @@ func columnsData(dt tensor.DType, outer, n, inner int, seed uint64) (*tensor.Ten
 // invocation per record either way), and RunCentral both fused and not.
 func TestVulkanCentralColumns(t *testing.T) {
 	var fused []bool
-	centralHook = func(f bool) { fused = append(fused, f) }
-	defer func() { centralHook = nil }()
 	shapes := [][3]int{{1, 5, 3}, {3, 64, 257}, {2, 1, 7}, {4, 1025, 5}, {2, 40, 1500}}
 	for _, dev := range testdev.Devices(t) {
 		for _, kernel := range []string{"none", "workgroup"} {
@@ -46,12 +44,11 @@ func TestVulkanCentralColumns(t *testing.T) {
 				for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
 					t.Run(fmt.Sprintf("%s/%s/window %d/%s", dev.Info.Name, kernel, win, dt), func(t *testing.T) {
 						ctx := tune.WithOverride(context.Background(), "reduce", map[string]any{"rows_kernel": kernel, "rows_wg": 64, "rows_min": 1})
-						testWindow = win
-						defer func() { testWindow = 0 }()
+						test := &testOptions{window: win, central: func(f bool) { fused = append(fused, f) }}
 						for _, sh := range shapes {
 							outer, n, inner := sh[0], sh[1], sh[2]
 							in, vals, mean := columnsData(dt, outer, n, inner, uint64(outer*n*inner))
-							got, _, err := Central(ctx, dev, tensor.SourceOf(in), mean)
+							got, _, err := central(ctx, dev, tensor.SourceOf(in), mean, test)
 							testdev.SkipNoFloat64(t, err)
 							if err != nil {
 								t.Fatal(err)
@@ -81,7 +78,7 @@ func TestVulkanCentralColumns(t *testing.T) {
 							}
 							check("Central", got)
 							fused = nil
-							opt := Options{Axis: 1, SkipNaN: true}
+							opt := Options{Axis: 1, SkipNaN: true, test: test}
 							out, cm, _, err := RunCentral(ctx, dev, in, opt, []Stat{Mean, Min, Max})
 							if err != nil {
 								t.Fatal(err)

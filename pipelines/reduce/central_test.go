@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -115,12 +115,11 @@ func TestVulkanCentral(t *testing.T) {
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
 				t.Run(fmt.Sprintf("%s/%s/%s", dev.Info.Name, c.name, dt), func(t *testing.T) {
 					ctx := tune.WithOverride(context.Background(), "reduce", c.set)
-					testWindow = c.win
-					defer func() { testWindow = 0 }()
+					test := &testOptions{window: c.win}
 					for _, rows := range c.rows {
 						for _, n := range c.ns {
 							in, vals, mean := centralData(dt, rows, n, 10, uint64(rows*n), n > 2)
-							got, _, err := Central(ctx, dev, tensor.SourceOf(in), mean)
+							got, _, err := central(ctx, dev, tensor.SourceOf(in), mean, test)
 							testdev.SkipNoFloat64(t, err)
 							if err != nil {
 								t.Fatal(err)
@@ -175,18 +174,15 @@ func TestVulkanCentral(t *testing.T) {
 // (many tiles), both NaN policies.
 func TestVulkanRunCentral(t *testing.T) {
 	var fused []bool
-	centralHook = func(f bool) { fused = append(fused, f) }
-	defer func() { centralHook = nil }()
 	for _, dev := range testdev.Devices(t) {
 		for _, win := range []int64{0, 1<<12 + 64} {
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16} {
 				t.Run(fmt.Sprintf("%s/window %d/%s", dev.Info.Name, win, dt), func(t *testing.T) {
-					testWindow = win
-					defer func() { testWindow = 0 }()
+					test := &testOptions{window: win, central: func(f bool) { fused = append(fused, f) }}
 					rows, n := 9, 3001
 					in, vals, _ := centralData(dt, rows, n, -5, 17, true)
 					for _, skip := range []bool{false, true} {
-						opt := Options{Axis: 1, DDof: 1, SkipNaN: skip}
+						opt := Options{Axis: 1, DDof: 1, SkipNaN: skip, test: test}
 						stats := []Stat{Mean, Std, Min, Max}
 						fused = nil
 						out, cm, _, err := RunCentral(context.Background(), dev, in, opt, stats)

@@ -3,11 +3,12 @@ package reduce
 import (
 	"context"
 	"fmt"
-	"github.com/vkstat/vkstat/internal/tune"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/device/tune"
+
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -102,16 +103,15 @@ func TestVulkanHalf(t *testing.T) {
 				})
 			}
 			t.Run("tiles", func(t *testing.T) {
-				testWindow = 1<<12 + 64
-				defer func() { testWindow = 0 }()
+				small := &testOptions{window: 1<<12 + 64}
 				for i, c := range []struct {
 					shape []int
 					axis  int
 				}{{[]int{20_001}, 0}, {[]int{7, 3001}, 1}, {[]int{3, 999, 7}, 1}, {[]int{3, 5, 4097}, 1}, {[]int{2, 3, 5001}, 2}} {
 					for _, dt := range []tensor.DType{tensor.F16, tensor.BF16} {
 						in, ref := halfSuiteData(dt, c.shape, c.axis, 100, 1, uint64(60+i), true)
-						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, DDof: 1, SkipNaN: true}, AllStats(), reduceRTol16)
-						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis}, AllStats(), reduceRTol16)
+						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, DDof: 1, SkipNaN: true, test: small}, AllStats(), reduceRTol16)
+						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, test: small}, AllStats(), reduceRTol16)
 					}
 				}
 			})
@@ -128,9 +128,8 @@ func TestVulkanHalfMemory(t *testing.T) {
 			size := map[tensor.DType]int64{}
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
 				in := reduceSuiteData(tensor.F32, shape, -1, 1, 1, 3, false).As(dt)
-				inputBufferHook = func(b int64) { size[dt] = b }
-				_, _, err := Vulkan(context.Background(), dev, in, Options{Axis: -1}, []Stat{Mean, Var})
-				inputBufferHook = nil
+				opt := Options{Axis: -1, test: &testOptions{inputBuffer: func(b int64) { size[dt] = b }}}
+				_, _, err := Vulkan(context.Background(), dev, in, opt, []Stat{Mean, Var})
 				if err != nil {
 					t.Fatal(err)
 				}

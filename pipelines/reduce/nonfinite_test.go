@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/testdev"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -179,9 +179,10 @@ func TestNonFinite(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%s/%s/window %d", dev.Info.Name, kernel, win), func(t *testing.T) {
 					ctx := tune.WithOverride(context.Background(), "reduce", map[string]any{"rows_kernel": kernel, "rows_min": 1})
-					testWindow = win
-					defer func() { testWindow = 0 }()
 					runNonFinite(t, func(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error) {
+						if win > 0 {
+							opt.test = &testOptions{window: win}
+						}
 						out, _, err := Vulkan(ctx, dev, in, opt, stats)
 						return out, err
 					}, !dev.Info.Float64, kernel != "none")

@@ -72,6 +72,10 @@ type Options struct {
 	// SkipNaN ignores NaN elements (NumPy's nanmean etc.); otherwise a NaN
 	// makes every statistic of its slice NaN.
 	SkipNaN bool
+
+	// test steers the Vulkan path in tests; nil is what runs otherwise.
+	// (A pointer, so that Options stay comparable.)
+	test *testOptions
 }
 
 // Geometry views a row-major shape reduced along one axis as

@@ -2,10 +2,11 @@ package reduce
 
 import (
 	"fmt"
-	"github.com/vkstat/vkstat/internal/testdev"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vkstat/vkstat/internal/device/testdev"
 
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"

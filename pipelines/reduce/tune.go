@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/tune"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -21,7 +21,7 @@ import (
 // size.
 const rowsLoopBudget = 60000
 
-// tuning is the reduce pipeline's resolved parameters (internal/tune,
+// tuning is the reduce pipeline's resolved parameters (internal/device/tune,
 // defaults/reduce.json).
 type tuning struct {
 	workgroup   int    // reduce_partial and reduce_finish

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -23,22 +22,41 @@ import (
 // order, so the results do not change; a GPU pays one dispatch more.
 const finishChunkBudget = 30000
 
-// inputBufferHook, when set (by tests), is told the size of the device
-// buffer that holds the input window: float16 and bfloat16 take half the
-// bytes of float32.
-var inputBufferHook func(bytes int64)
+// testOptions steer the Vulkan path in tests (Options.test); nil, or the
+// zero value, is what runs otherwise.
+type testOptions struct {
+	// window, when positive, bounds the input window in bytes, so that
+	// small arrays take many tiles, starting at any element.
+	window int64
+	// inputBuffer, when set, is told the size of the device buffer that
+	// holds the input window: float16 and bfloat16 take half the bytes of
+	// float32.
+	inputBuffer func(bytes int64)
+	// central, when set, is told whether RunCentral's second pass ran
+	// fused with the reduction.
+	central func(fused bool)
+}
 
-// testWindow, when positive (tests), bounds the input window in bytes, so
-// that small arrays take many tiles, starting at any element.
-var testWindow int64
+// get is o, or the zero value for nil.
+func (o *testOptions) get() testOptions {
+	if o == nil {
+		return testOptions{}
+	}
+	return *o
+}
+
+// bound is window bounded by the test's window.
+func (o *testOptions) bound(window int64) int64 {
+	if w := o.get().window; w > 0 {
+		return min(window, w)
+	}
+	return window
+}
 
 // Run reduces in on dev, or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
 	if dev == nil {
-		t0 := time.Now()
-		out, err := CPU(in, opt, stats)
-		el := time.Since(t0)
-		return out, engine.Timing{Kernel: el, Wall: el}, err
+		return engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, stats) })
 	}
 	return Vulkan(ctx, dev, in, opt, stats)
 }
@@ -289,7 +307,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	workgroup := tn.workgroup
 	// Long contiguous runs (the last axis) go to the rows kernel the
-	// tuning names (internal/tune, defaults/reduce.json): a workgroup
+	// tuning names (internal/device/tune, defaults/reduce.json): a workgroup
 	// (reduce_rows) or a subgroup (reduce_rows_sg) per record, striding
 	// over it so that neighbouring invocations read neighbouring memory;
 	// otherwise ("none") an invocation per record walks its column or run.
@@ -297,20 +315,21 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// the built-in rule keeps it on CPU-type devices.
 	rows := g.Inner == 1 && tn.rowsKernel != "none" && g.N >= tn.rowsMin
 	subgroup := rows && tn.rowsKernel == "subgroup"
-	push, spec := 32, workgroup
+	var push any = partialPush{}
+	spec := workgroup
 	if rows {
 		kind := "reduce_rows"
 		if subgroup {
 			kind = "reduce_rows_sg"
 		}
 		name = strings.Replace(name, "reduce_partial", kind, 1)
-		push, spec = 24, tn.rowsWG
+		push, spec = rowsPush{}, tn.rowsWG
 	}
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, nil, tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 2, PushSize: push, Spec: []uint32{uint32(spec)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{uint32(spec)}})
 	if err != nil {
 		return nil, nil, tm, err
 	}
@@ -347,9 +366,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		return planTiles(g, int((window-align)/int64(es)), int(recCap), target, chunkCap)
 	}
 	window := min(limit, total+align, dev.Available()/4*3&^(align-1))
-	if testWindow > 0 {
-		window = min(window, testWindow)
-	}
+	window = opt.test.bound(window)
 	if window-align < int64(es) {
 		return nil, nil, tm, fmt.Errorf("reduce: the input window: %w (%d bytes left)", engine.ErrNoFit, dev.Available())
 	}
@@ -364,8 +381,8 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	defer records.Release()
 	largest := inputBytes(tiles, dev, g, es, align, src)
-	if inputBufferHook != nil {
-		inputBufferHook(largest)
+	if hook := opt.test.get().inputBuffer; hook != nil {
+		hook(largest)
 	}
 	input, err := dev.NewBuffer(largest)
 	if err != nil {
@@ -416,21 +433,18 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		var out map[Stat]*tensor.Tensor
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			in, skip := t.input(seq, dev, input, g, es, align, src)
-			var p vkpush.Block
 			groups := dev.Groups((nrec + workgroup - 1) / workgroup)
 			ostride, stride := g.N*g.Inner, g.Inner
 			if t.gather {
 				ostride, stride = 0, t.jCount
 			}
+			var p any = partialPush{skip: skip, ocount: t.oCount, jcount: t.jCount, rows: t.rows,
+				chunk: t.chunk, nchunks: t.nchunks, ostride: uint32(ostride), inner: uint32(stride)}
 			if rows {
-				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.rows)).
-					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(g.N))
+				p = rowsPush{skip: skip, ocount: t.oCount, rows: t.rows, chunk: t.chunk, nchunks: t.nchunks, ostride: uint32(g.N)}
 				groups = dev.Groups((nrec + perGroup - 1) / perGroup)
-			} else {
-				p.U32(skip).U32(uint32(t.oCount)).U32(uint32(t.jCount)).U32(uint32(t.rows)).
-					U32(uint32(t.chunk)).U32(uint32(t.nchunks)).U32(uint32(ostride)).U32(uint32(stride))
 			}
-			seq.Dispatch(k, groups, p.Bytes(), in,
+			seq.Dispatch(k, groups, p, in,
 				engine.Binding{Buf: records, Size: int64(nrec * recSize)})
 			if fin != nil {
 				out = fin.record(seq, records, t.nchunks, func() {
@@ -641,7 +655,7 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	if err != nil {
 		return nil, err
 	}
-	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: 40, Spec: []uint32{uint32(workgroup)}}); err != nil {
+	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err
 	}
 	if f.buf, err = dev.NewBuffer(size); err != nil {
@@ -682,10 +696,9 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 	}
 	for c0 := 0; c0 < nchunks; c0 += finishChunkBudget {
 		c1 := min(c0+finishChunkBudget, nchunks)
-		var p vkpush.Block
-		p.U32(uint32(n)).U32(uint32(nchunks)).U32(uint32(f.opt.DDof)).U32(boolU32(f.opt.SkipNaN)).U32(uint32(len(f.uniq))).U32(ids).
-			U32(uint32(c0)).U32(uint32(c1)).U32(boolU32(c0 == 0)).U32(boolU32(c1 == nchunks))
-		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p.Bytes(), engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
+		p := finishPush{n: n, nchunks: nchunks, ddof: f.opt.DDof, skipnan: f.opt.SkipNaN, nstats: len(f.uniq), stats: ids,
+			c0: c0, c1: c1, first: c0 == 0, last: c1 == nchunks}
+		seq.Dispatch(f.k, f.dev.Groups((n+f.workgroup-1)/f.workgroup), p, engine.Bind(records), engine.Bind(f.buf), engine.Bind(carry))
 	}
 	between()
 	es := int64(f.dt.Size())
@@ -702,9 +715,27 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 	return out
 }
 
-func boolU32(b bool) uint32 {
-	if b {
-		return 1
+// The push constants of reduce_partial.comp, reduce_rows.comp (and
+// reduce_rows_sg.comp) and reduce_finish.comp.
+type (
+	partialPush struct {
+		skip                 uint32
+		ocount, jcount, rows int
+		chunk, nchunks       int
+		ostride, inner       uint32 // wrapped to 32 bits: see centralPush
 	}
-	return 0
-}
+	rowsPush struct {
+		skip           uint32
+		ocount, rows   int
+		chunk, nchunks int
+		ostride        uint32 // wrapped to 32 bits: see centralPush
+	}
+	finishPush struct {
+		n, nchunks, ddof int
+		skipnan          bool
+		nstats           int
+		stats            uint32
+		c0, c1           int
+		first, last      bool
+	}
+)

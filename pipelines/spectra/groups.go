@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
@@ -156,10 +155,7 @@ func onPath(ctx context.Context, opt Options, r *rawInput, a *groupAcc,
 		}
 		tm, err = device(src, len(r.bad))
 	} else {
-		t0 := time.Now()
-		err = cpu()
-		el := time.Since(t0)
-		tm = engine.Timing{Kernel: el, Wall: el}
+		_, tm, err = engine.TimeCPU(func() (any, error) { return nil, cpu() })
 	}
 	if err == nil {
 		a.count(r.bad)

@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/internal/tune"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -192,7 +191,7 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 		return err
 	}
 	// A workgroup per transform, or an invocation per transform of at
-	// most pack_alone values (internal/tune: CPU devices, whose barriers
+	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
 	// are emulated).
 	tp, err := tune.Resolve(ctx, "spectra", dev.Info)
 	if err != nil {
@@ -202,8 +201,7 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 	if n <= tp.Int("pack_alone") {
 		p.lanes = 1
 	}
-	spec := engine.KernelSpec{Name: name, Code: code, Bindings: 3, PushSize: len(packPush(0, 0, 0, 0, false, raw, 0, 0)),
-		Spec: []uint32{packGroup, uint32(p.lanes)}}
+	spec := engine.KernelSpec{Name: name, Code: code, Push: packPush{}, Spec: []uint32{packGroup, uint32(p.lanes)}}
 	if p.kern, err = dev.Kernel(spec); err != nil {
 		return err
 	}
@@ -222,15 +220,15 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 	return nil
 }
 
-func packPush(m, n1, n0 int, per int64, real bool, raw *rawInput, lo int, lead int64) []byte {
-	r := uint32(0)
-	if real {
-		r = 1
-	}
-	var b vkpush.Block
-	b.U32(uint32(m)).U32(uint32(n0)).U32(uint32(n1)).U32(uint32(per)).U32(r).U32(uint32(raw.g)).
-		U32(uint32(lo % raw.g)).U32(uint32(raw.ostride)).U32(uint32(raw.istride)).U32(uint32(lead))
-	return b.Bytes()
+// packPush is spectra_pack.comp's push constants.
+type packPush struct {
+	m, n0, n1 int
+	per       int64
+	real      bool
+	g, t0     int
+	ostride   int
+	istride   int
+	lead      int64
 }
 
 // record uploads the span of transforms lo … lo+m−1 and packs them into
@@ -271,7 +269,8 @@ func (p *packer) record(s *engine.Sequence, buf *engine.Buffer, lo, m, n1, n0 in
 	if err := s.Upload(p.flags, 0, p.zeros[:words]); err != nil {
 		return err
 	}
-	push := packPush(m, n1, n0, per, real, raw, lo, raw.index(lo, 0)-a)
+	push := packPush{m: m, n0: n0, n1: n1, per: per, real: real, g: raw.g, t0: lo % raw.g,
+		ostride: raw.ostride, istride: raw.istride, lead: raw.index(lo, 0) - a}
 	tpg := packGroup / p.lanes // transforms per workgroup
 	return s.Dispatch(p.kern, p.dev.Groups((m+tpg-1)/tpg), push, in, engine.Bind(buf), engine.Bind(p.flags))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/sbinet/npyio"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }

@@ -8,9 +8,8 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/internal/vkfft"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -395,21 +394,12 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 		gl          *groupList
 		u0, units   int
 	)
-	push := func(m int) []byte {
-		perBin := uint32(0)
-		if tbl.perBin {
-			perBin = 1
-		}
-		var p vkpush.Block
-		p.U32(uint32(m)).U32(uint32(tbl.nseg)).U32(uint32(per)).U32(uint32(tbl.slots)).U32(uint32(tbl.k)).
-			U32(uint32(tbl.boff)).U32(uint32(tbl.soff)).U32(perBin).U32(uint32(n0)).Float(1/float64(n), double)
-		return p.Bytes()
+	push := func(m int) binsPush {
+		return binsPush{m: m, nseg: tbl.nseg, per: per, slots: tbl.slots, k: tbl.k, boff: tbl.boff, soff: tbl.soff,
+			perbin: tbl.perBin, f: n0, scale: 1 / float64(n)}
 	}
-	gpush := func(lo, m int) []byte {
-		var p vkpush.Block
-		p.U32(uint32(m)).U32(uint32(lo)).U32(uint32(a.m)).U32(uint32(gl.mseg)).U32(uint32(gl.nsegm)).
-			U32(uint32(u0)).U32(uint32(units)).U32(uint32(gl.nout)).U32(uint32(tbl.slots))
-		return p.Bytes()
+	gpush := func(lo, m int) groupsPush {
+		return groupsPush{m: m, lo: lo, members: a.m, mseg: gl.mseg, nsegm: gl.nsegm, u0: u0, units: units, nout: gl.nout, slots: tbl.slots}
 	}
 	esize := int64(4)
 	if double {
@@ -430,10 +420,10 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
 			}
 			gl = newGroupList(tbl, totals, a.m)
-			if kern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_bins" + suffix, Code: code, Bindings: 4, PushSize: len(push(0)), Spec: []uint32{wg}}); err != nil {
+			if kern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_bins" + suffix, Code: code, Push: binsPush{}, Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
-			if gkern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_groups" + suffix, Code: gcode, Bindings: 4, PushSize: len(gpush(0, 0)), Spec: []uint32{wg}}); err != nil {
+			if gkern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_groups" + suffix, Code: gcode, Push: groupsPush{}, Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
 			if tab, err = dev.NewBuffer(4 * int64(len(tbl.tab))); err != nil {
@@ -528,4 +518,20 @@ func words(v []uint32) []byte {
 		binary.LittleEndian.PutUint32(out[4*i:], w)
 	}
 	return out
+}
+
+// binsPush is spectra_bins.comp's push constants; scale is float or
+// double as the variant's T.
+type binsPush struct {
+	m, nseg              int
+	per                  int64
+	slots, k, boff, soff int
+	perbin               bool
+	f                    int
+	scale                float64
+}
+
+// groupsPush is spectra_groups.comp's push constants.
+type groupsPush struct {
+	m, lo, members, mseg, nsegm, u0, units, nout, slots int
 }

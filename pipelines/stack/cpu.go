@@ -201,7 +201,7 @@ func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result
 	if filter {
 		img, filtered = tensor.Make[float64](N), tensor.Make[float64](N)
 	}
-	tm, err := run(ctx, p, dates, p.StripRows(stripBytes), func(s *strip) error {
+	tm, err := run(ctx, p, dates, p.StripRows(p.stripBytes()), func(s *strip) error {
 		if !filter {
 			look(p, s, amp, func(oy int, row []float64) {
 				off := (s.row0 + oy) * p.W

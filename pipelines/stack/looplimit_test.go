@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 // TestVulkanLoopLimit: llvmpipe (lavapipe) silently ends a shader

@@ -146,6 +146,9 @@ type Plan struct {
 	ENL    float64
 	MLRows int // the multilooked grid's size before the crop
 	MLCols int
+
+	// test steers the strips in tests; nil is what runs otherwise.
+	test *testOptions
 }
 
 // NewPlan checks cfg against g and works out the windows.

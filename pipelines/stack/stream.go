@@ -21,7 +21,22 @@ type strip struct {
 
 // stripBytes bounds one strip of input: large enough that per-strip costs
 // vanish, small enough that a few of them in flight are cheap.
-var stripBytes int64 = 32 << 20
+const stripBytes = 32 << 20
+
+// testOptions steer a Plan's run in tests (Plan.test).
+type testOptions struct {
+	// stripBytes, when positive, replaces stripBytes: 1 makes a strip of
+	// each row, cycling the buffer pool.
+	stripBytes int64
+}
+
+// stripBytes is the bound on one strip of input.
+func (p *Plan) stripBytes() int64 {
+	if p.test != nil && p.test.stripBytes > 0 {
+		return p.test.stripBytes
+	}
+	return stripBytes
+}
 
 // poolStrips is how many strip buffers circulate: one being reduced, one
 // being read, one ready.

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/testdev"
+	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }
@@ -206,10 +206,9 @@ type impl func(ctx context.Context, p *Plan, dates []Date) (*Result, error)
 func runSuite(t *testing.T, run impl) {
 	for _, c := range loadCases(t) {
 		for _, sb := range []int64{stripBytes, 1} {
-			old := stripBytes
-			stripBytes = sb
+			c.plan.test = &testOptions{stripBytes: sb}
 			res, err := run(context.Background(), c.plan, c.dates)
-			stripBytes = old
+			c.plan.test = nil
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}

@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/vkpush"
 	"github.com/vkstat/vkstat/shaders"
 )
 
@@ -23,13 +22,30 @@ func Run(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, progres
 	return Vulkan(ctx, dev, p, dates, progress)
 }
 
-func kernel(dev *engine.Device, name string, bindings int, push []byte) (*engine.Kernel, error) {
+func kernel(dev *engine.Device, name string, push any) (*engine.Kernel, error) {
 	code, err := shaders.Code(name)
 	if err != nil {
 		return nil, err
 	}
-	return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Bindings: bindings, PushSize: len(push), Spec: []uint32{workgroup}})
+	return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{workgroup}})
 }
+
+// lookPush is stack_look.comp's push constants, filterPush
+// stack_filter.comp's.
+type (
+	lookPush struct {
+		inW, outW, rows, row0 int
+		la, lr                int
+		hasNodata             bool
+		nodata                float32
+		amplitude             bool
+	}
+	filterPush struct {
+		w, h, halfK int
+		cu2         float64
+		amplitude   bool
+	}
+)
 
 func f32bytes(v []float32) []byte {
 	if len(v) == 0 {
@@ -52,32 +68,18 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 	if p.Complex {
 		suffix = "_c"
 	}
-	lookPush := func(rows, row0 int, s *strip, amp bool) []byte {
-		var b vkpush.Block
-		hn := uint32(0)
-		if s != nil && s.hasNodata {
-			hn = 1
-		}
-		nd := float32(0)
-		if s != nil {
-			nd = s.nodata
-		}
-		b.U32(uint32(p.InW)).U32(uint32(p.W)).U32(uint32(rows)).U32(uint32(row0)).
-			U32(uint32(p.LooksAz)).U32(uint32(p.LooksRg)).U32(hn).F32(nd).U32(b32(amp))
-		return b.Bytes()
+	look1 := func(s *strip, amp bool) lookPush {
+		return lookPush{inW: p.InW, outW: p.W, rows: s.rows, row0: s.row0, la: p.LooksAz, lr: p.LooksRg,
+			hasNodata: s.hasNodata, nodata: s.nodata, amplitude: amp}
 	}
-	filterPush := func() []byte {
-		var b vkpush.Block
-		b.U32(uint32(p.W)).U32(uint32(p.H)).U32(uint32(p.Filter.Size / 2)).F32(float32(1 / p.ENL)).U32(b32(amp))
-		return b.Bytes()
-	}
+	filter1 := filterPush{w: p.W, h: p.H, halfK: p.Filter.Size / 2, cu2: 1 / p.ENL, amplitude: amp}
 	if err := checkLoops(dev, p); err != nil {
 		return nil, err
 	}
 	var look, filt *engine.Kernel
 	var err error
 	if filter {
-		if look, err = kernel(dev, "stack_look"+suffix, 2, lookPush(0, 0, nil, false)); err != nil {
+		if look, err = kernel(dev, "stack_look"+suffix, lookPush{}); err != nil {
 			return nil, err
 		}
 		name := "stack_boxcar"
@@ -87,10 +89,10 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 		case RefinedLee:
 			name = "stack_refined_lee"
 		}
-		if filt, err = kernel(dev, name, 6, filterPush()); err != nil {
+		if filt, err = kernel(dev, name, filterPush{}); err != nil {
 			return nil, err
 		}
-	} else if look, err = kernel(dev, "stack_look_acc"+suffix, 6, lookPush(0, 0, nil, false)); err != nil {
+	} else if look, err = kernel(dev, "stack_look_acc"+suffix, lookPush{}); err != nil {
 		return nil, err
 	}
 	if N*4 > dev.MaxBinding() {
@@ -102,7 +104,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 	if rowBytes > maxStrip {
 		return nil, fmt.Errorf("%w: one multilooked row needs %d bytes of input, more than one binding of %s (%d)", engine.ErrNoFit, rowBytes, dev.Info.Name, maxStrip)
 	}
-	stripRows := p.StripRows(min(stripBytes, maxStrip))
+	stripRows := p.StripRows(min(p.stripBytes(), maxStrip))
 	sizes := []int64{int64(stripRows) * rowBytes, N * 4, N * 4, N * 4, N * 4, N * 4}
 	if filter {
 		sizes = append(sizes, N*4)
@@ -139,13 +141,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 			groups := dev.Groups((s.rows*p.W + workgroup - 1) / workgroup)
 			inb := engine.Binding{Buf: in, Size: n}
 			if filter {
-				seq.Dispatch(look, groups, lookPush(s.rows, s.row0, s, false), inb, engine.Binding{Buf: img, Size: N * 4})
+				seq.Dispatch(look, groups, look1(s, false), inb, engine.Binding{Buf: img, Size: N * 4})
 				if s.last {
-					seq.Dispatch(filt, dev.Groups(int((N+workgroup-1)/workgroup)), filterPush(),
+					seq.Dispatch(filt, dev.Groups(int((N+workgroup-1)/workgroup)), filter1,
 						append([]engine.Binding{{Buf: img, Size: N * 4}}, accBinds()...)...)
 				}
 			} else {
-				seq.Dispatch(look, groups, lookPush(s.rows, s.row0, s, amp), append([]engine.Binding{inb}, accBinds()...)...)
+				seq.Dispatch(look, groups, look1(s, amp), append([]engine.Binding{inb}, accBinds()...)...)
 			}
 		})
 		return err
@@ -176,13 +178,6 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 	res.Read, res.Wait, res.Compute = tm.read, tm.wait, tm.compute+time.Since(t1)
 	res.Wall = time.Since(t0)
 	return res, nil
-}
-
-func b32(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // checkLoops refuses, on lavapipe, a multilook box or a filter window whose

@@ -394,7 +394,7 @@ func ReadCache(path string) (*Cache, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("tune cache %s: %w: %w (delete it, or run vkstat bench --tune again)", path, ErrBad, err)
+		return nil, fmt.Errorf("tune cache %s: %w: %w (delete it, or tune the device again to rewrite it)", path, ErrBad, err)
 	}
 	for name, set := range c.Pipelines {
 		f, err := Spec(name)
