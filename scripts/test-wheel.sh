@@ -5,7 +5,8 @@
 # --system-site-packages, no network: pip --no-index), and runs vkstat from
 # there, outside the source tree: devices(), a map, a reduce, a latent and a
 # stack checked against NumPy, and a paco's maps and tables, on the CPU path
-# and, when present, lavapipe.
+# and, when present, lavapipe; then the worked example
+# (examples/python/paco_adi.py) on the CPU path, checked against bin/vkstat.
 set -euo pipefail
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,3 +36,4 @@ for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v i
         assert pc.snr.shape == (16, 16) and pc.center["used"] == [8, 8] and pc.detections.dtype.names[:3] == ("rank", "y", "x")
 print("the wheel works")
 PY
+env -u PYTHONPATH VKSTAT_CLI="$root/bin/vkstat" "$tmp/venv/bin/python" "$root/examples/python/paco_adi.py" --device cpu | tail -n 1
