@@ -185,6 +185,11 @@ def test_paco_runs_on_the_worker(adi):
 
 CHILD = textwrap.dedent("""
     import sys
+    import signal
+    # Python leaves SIGINT ignored when it starts with it ignored (a job
+    # that a shell started in the background): Ctrl-C is then no
+    # KeyboardInterrupt anywhere, and this test is about ours.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import vkstat
     from vkstat import _lib

@@ -18,6 +18,11 @@ from vkstat import _lib
 
 CHILD = textwrap.dedent("""
     import sys, time
+    import signal
+    # Python leaves SIGINT ignored when it starts with it ignored (a job
+    # that a shell started in the background): Ctrl-C is then no
+    # KeyboardInterrupt anywhere, and this test is about ours.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import vkstat
     from vkstat import _lib
