@@ -8,6 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/bars"
 	"github.com/vkstat/vkstat/suite"
@@ -104,18 +105,14 @@ Examples:
 					return err
 				}
 			}
-			ts, err := openTargets(c)
-			if err != nil {
-				return err
-			}
 			errw := c.App.ErrWriter
-			rep, err := suite.Bench(c.Context, devices(ts), ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
-				Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: lineageBool(c, "validate"),
-				Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
-			if cerr := closeTargets(ts); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			var rep *suite.BenchReport
+			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
+				rep, err = suite.Bench(c.Context, devs, ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
+					Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: c.Bool("validate"),
+					Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
+				return err
+			}); err != nil {
 				return err
 			}
 			printBench(c.App.Writer, rep)
@@ -147,15 +144,15 @@ func benchPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 // benchCommandLine is the command that repeats the run, recorded in the
 // report.
 func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) string {
-	dev, _ := lineageString(c, "device")
+	dev := c.String("device")
 	if dev == "" {
 		dev = "all"
 	}
 	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
-	if lineageBool(c, "validate") {
+	if c.Bool("validate") {
 		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
 	}
-	if p, _ := lineageString(c, "precision"); p != "" && p != "auto" {
+	if p := c.String("precision"); p != "" && p != "auto" {
 		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+p, 1)
 	}
 	return cmd

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -159,18 +158,13 @@ func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
 		return nil, err
 	}
 	defer inst.Close()
-	infos := listDevices(inst)
-	if spec == "all" {
-		return infos, nil
+	all := inst.Devices()
+	idx, err := engine.SelectAll(all, strings.Split(spec, ","), true)
+	var infos []engine.DeviceInfo
+	for _, i := range idx {
+		infos = append(infos, all[i])
 	}
-	i, err := engine.Select(infos, spec)
-	if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") && len(infos) > 0 {
-		i = softwareDevice(infos) // as shader run
-	}
-	if err != nil || i == engine.CPUPath {
-		return nil, err
-	}
-	return infos[i : i+1], nil
+	return infos, err
 }
 
 func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {
@@ -270,79 +264,13 @@ func members(bl *shaderlab.Block) string {
 	return s
 }
 
-// softwareDevice is where --device auto runs shaders without a GPU (the
-// CPU path has no shader runtime): lavapipe, else the first device listed.
-func softwareDevice(infos []engine.DeviceInfo) int {
-	for _, in := range infos {
-		if in.IsLavapipe() {
-			return in.Index
-		}
+// onShaderDevices runs f on the devices --device names: all for every
+// Vulkan device, else the ones named; the CPU path has no shader runtime.
+func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error {
+	if c.String("device") == "cpu" {
+		return usagef("--device cpu: shaders run on Vulkan devices (lavapipe runs them on the CPU: --device lavapipe)")
 	}
-	return infos[0].Index
-}
-
-// openShaderDevices opens the devices --device names: all for every
-// Vulkan device, else one; the CPU path has no shader runtime.
-func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, error) {
-	spec := c.String("device")
-	if spec == "cpu" {
-		return nil, nil, usagef("--device cpu: shaders run on Vulkan devices (lavapipe runs them on the CPU: --device lavapipe)")
-	}
-	inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
-	if err == nil && len(listDevices(inst)) == 0 {
-		inst.Close()
-		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
-	}
-	if err != nil {
-		return nil, nil, deviceError(spec, err)
-	}
-	infos := listDevices(inst)
-	var idx []int
-	if spec == "all" {
-		for _, in := range infos {
-			idx = append(idx, in.Index)
-		}
-	} else {
-		i, err := engine.Select(infos, spec)
-		if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") {
-			i = softwareDevice(infos)
-		}
-		if err == nil && i == engine.CPUPath {
-			err = fmt.Errorf("%w: no Vulkan device for --device %s", engine.ErrNoDevice, spec)
-		}
-		if err != nil {
-			inst.Close()
-			return nil, nil, deviceError(spec, err)
-		}
-		idx = []int{i}
-	}
-	opt, err := deviceOptions(c)
-	var devs []*engine.Device
-	for _, i := range idx {
-		if err != nil {
-			break
-		}
-		var d *engine.Device
-		if d, err = inst.OpenWith(i, opt); err == nil {
-			devs = append(devs, d)
-		}
-	}
-	if err != nil {
-		closeShaderDevices(inst, devs)
-		return nil, nil, err
-	}
-	return inst, devs, nil
-}
-
-func closeShaderDevices(inst *engine.Instance, devs []*engine.Device) error {
-	var err error
-	for _, d := range devs {
-		err = errors.Join(err, d.Close())
-	}
-	if inst != nil {
-		err = errors.Join(err, inst.Close())
-	}
-	return err
+	return onDevices(c, "auto", true, f)
 }
 
 // prepare compiles the shader and checks the run flags and output paths,
@@ -485,15 +413,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			inst, devs, err := openShaderDevices(c)
-			if err != nil {
+			var runs []*shaderlab.Result
+			if err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
+				runs, err = runAll(c, p, devs)
 				return err
-			}
-			runs, err := runAll(c, p, devs)
-			if cerr := closeShaderDevices(inst, devs); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			return writeOutputs(c, p, runs[0])
@@ -601,34 +525,29 @@ Examples:
 			if len(want) == 0 && other == nil {
 				return usagef("shader check: give --expect NAME=FILE.npy or --against OTHER")
 			}
-			inst, devs, err := openShaderDevices(c)
-			if err != nil {
-				return err
-			}
 			bad := 0
-			runs, err := runAll(c, p, devs)
-			if err == nil {
+			var runs []*shaderlab.Result
+			err = onShaderDevices(c, func(devs []*engine.Device) (err error) {
+				if runs, err = runAll(c, p, devs); err != nil {
+					return err
+				}
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
 						bad += checkRun(c.App.Writer, p.Plan, r, want, c.Float64("tol"))
 					}
 				}
-			}
-			if err == nil && other != nil {
-				for i, d := range devs {
-					var ro *shaderlab.Result
-					if ro, err = other.Run(c.Context, d); err != nil {
-						err = fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
-						break
+				for i := 0; other != nil && i < len(devs); i++ {
+					d := devs[i]
+					ro, err := other.Run(c.Context, d)
+					if err != nil {
+						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
 					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), c.Float64("tol"))
 				}
-			}
-			if cerr := closeShaderDevices(inst, devs); err == nil {
-				err = cerr
-			}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
