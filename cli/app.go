@@ -291,6 +291,14 @@ func (w cliWords) Error() string {
 // (leaks) are returned.
 func (s *session) Close() error { return s.set.Close() }
 
+// availableMemory is engine.AvailableMemory; tests replace it.
+var availableMemory = engine.AvailableMemory
+
+// checkMemory refuses an array of bytes bytes that the machine cannot hold.
+func checkMemory(what string, bytes uint64) error {
+	return engine.CheckHostMemory(what, bytes, availableMemory())
+}
+
 // precision returns the dtype to compute in for an input of type dt.
 func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
 	return precisionOf(c.String("precision"), dt)

@@ -70,7 +70,7 @@ Examples:
 					return err
 				}
 			}
-			cpuB := cpuBudget()
+			cpuB := engine.HostBudget(availableMemory())
 			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true, "memory_budget": cpuB}
 			if c.Bool("json") {
 				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version, "tune": tuneReports(c, infos), "memory_budget": budgets}

@@ -241,7 +241,7 @@ func runLatent(c *ucli.Context) error {
 				opt.DDof, n, c.String("axes"))
 		}
 	}
-	opt.HostBudget = cpuBudget()
+	opt.HostBudget = engine.HostBudget(availableMemory())
 	src := latent.Source{Shape: r.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), Read: r.Read}
 	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
