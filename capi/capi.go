@@ -17,8 +17,9 @@
 //
 // Adding an operation: one function of type Op in a file of its own, over
 // the workload's library (latent.go over latent.Run, stack.go over
-// stack.Run; PACO joins the same way over paco.Run), and one line in the
-// ops table. The ABI does not change.
+// stack.Run, paco.go over paco.Run), and one line in the ops table. The
+// ABI does not change. Tables (PACO's detections) go as one output per
+// column, named table.column, each of its own dtype.
 package capi
 
 import (

@@ -342,3 +342,91 @@ func TestLatentRefusesOnDevice(t *testing.T) {
 		}
 	}
 }
+
+// pacoCall is a PACO request on a random (T, H, W) float32 cube with T
+// angles over 90° and a Gaussian PSF of FWHM 2 (or arrays of its own).
+func pacoCall(t *testing.T, T, H, W int, params map[string]any, arrays map[string]ArraySpec, ptrs ...unsafe.Pointer) *Call {
+	t.Helper()
+	cube := make([]float32, T*H*W)
+	for i := range cube {
+		cube[i] = float32(math.Sin(float64(i) * 12.9898))
+	}
+	angles := make([]float64, T)
+	for i := range angles {
+		angles[i] = 90 * float64(i) / float64(T-1)
+	}
+	if params == nil {
+		params = map[string]any{"fwhm": 2.0, "radius": 2}
+	}
+	specs := map[string]ArraySpec{"cube": {DType: "float32", Shape: []int{T, H, W}, NBytes: int64(4 * len(cube)), Ptr: 0},
+		"angles": lendF64(angles, []int{T}, 1)}
+	all := []unsafe.Pointer{ptrOf(cube), ptrOf(angles)}
+	for name, a := range arrays {
+		a.Ptr += 2
+		specs[name] = a
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCall(Request{Params: p, Arrays: specs}, append(all, ptrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestPacoCancelled: paco.Run hears the call's context: a cancelled token
+// stops it (KeyboardInterrupt in Python) instead of running the analysis.
+func TestPacoCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := runPaco(ctx, nil, pacoCall(t, 6, 16, 16, nil, nil))
+	if Status(err, false) != StatusCancelled {
+		t.Fatalf("a cancelled paco: got %v, want cancelled", err)
+	}
+	r, err := runPaco(context.Background(), nil, pacoCall(t, 6, 16, 16, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range r.Outputs {
+		names = append(names, o.Name)
+	}
+	if got := strings.Join(names[:5], " "); got != "snr flux sigma psf detections.rank" {
+		t.Errorf("outputs %v: want the maps, the PSF, then the detections' columns", names)
+	}
+}
+
+// TestPacoRefusesOnDevice: a cube, angles, PSF or option paco.Run would
+// refuse is the input's fault (ValueError) on a Vulkan device too, in the
+// Python parameters' words.
+func TestPacoRefusesOnDevice(t *testing.T) {
+	s := openLavapipe(t)
+	even := make([]float64, 16)
+	evenSpec := map[string]ArraySpec{"psf": lendF64(even, []int{4, 4}, 0)}
+	cases := []struct {
+		T, H, W int
+		params  map[string]any
+		arrays  map[string]ArraySpec
+		want    string
+	}{
+		{1, 16, 16, nil, nil, "PACO needs at least 2"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 8}, nil, "patch radius 8 needs at least 17×17 pixels"},
+		{6, 16, 16, map[string]any{"radius": 2}, evenSpec, "square with an odd size"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2}, evenSpec, "give psf or fwhm, not both"},
+		{6, 16, 16, map[string]any{"radius": 2}, nil, "give psf (the off-axis PSF stamp) or fwhm"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 0}, nil, "radius must be at least 1"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "center": "given", "center_yx": []float64{3, 20}}, nil, "centre (3, 20) is outside the 16×16 frame"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "pixel_scale": 0.0}, nil, "pixel_scale: want arcseconds per pixel"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "star_flux": -1.0}, nil, "star_flux must be a finite number ≥ 0"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "precision": "f16"}, nil, `precision "f16": want float32 or float64`},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "placement": "exact"}, nil, "unknown PSF placement"},
+	}
+	for _, cs := range cases {
+		_, err := s.Run(context.Background(), "paco", pacoCall(t, cs.T, cs.H, cs.W, cs.params, cs.arrays, ptrOf(even)))
+		if Status(err, s.OnDevice()) != StatusValue || !strings.Contains(err.Error(), cs.want) {
+			t.Errorf("%+v: got %v (status %d); want a ValueError containing %q", cs.params, err, Status(err, s.OnDevice()), cs.want)
+		}
+	}
+}

@@ -19,8 +19,7 @@ import (
 type Op func(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 
 // ops are the operations by name; each workload's is in a file of its own
-// (latent.go, stack.go). PACO joins the same way: a function of this type
-// over its library's Run, and one line here.
+// over its library's Run (latent.go, stack.go, paco.go).
 var ops = map[string]Op{
 	"map":    runMap,
 	"reduce": runReduce,
@@ -29,6 +28,7 @@ var ops = map[string]Op{
 	"verify": runVerify,
 	"latent": runLatent,
 	"stack":  runStack,
+	"paco":   runPaco,
 }
 
 // OpNames lists the operations.

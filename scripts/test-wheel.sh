@@ -4,7 +4,8 @@
 # into a fresh venv that sees the system's NumPy (python3 -m venv
 # --system-site-packages, no network: pip --no-index), and runs vkstat from
 # there, outside the source tree: devices(), a map, a reduce, a latent and a
-# stack checked against NumPy, on the CPU path and, when present, lavapipe.
+# stack checked against NumPy, and a paco's maps and tables, on the CPU path
+# and, when present, lavapipe.
 set -euo pipefail
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,5 +31,7 @@ for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v i
         np.testing.assert_allclose(s.latent(lat, "moments").mean, lat.mean(axis=(3, 4)), rtol=1e-13)
         np.testing.assert_allclose(s.stack(x[:1000].reshape(10, 10, 10) ** 2, looks=2, stat="mean").mean,
                                    (x[:1000].reshape(10, 5, 2, 5, 2) ** 2).mean(axis=(0, 2, 4)), rtol=1e-5)
+        pc = s.paco(np.sin(np.arange(8 * 16 * 16.0)).reshape(8, 16, 16), np.linspace(0, 90, 8), fwhm=2, radius=2, center=(8, 8))
+        assert pc.snr.shape == (16, 16) and pc.center["used"] == [8, 8] and pc.detections.dtype.names[:3] == ("rank", "y", "x")
 print("the wheel works")
 PY

@@ -37,9 +37,8 @@ def cpu():
 
 
 @pytest.fixture(scope="session")
-def cli():
-    """Runs the vkstat command on the device a session runs on; returns its
-    standard output, failing on a non-zero exit with its standard error."""
+def cli_exe():
+    """The vkstat command's path: $VKSTAT_CLI, bin/vkstat, or on the PATH."""
     exe = os.environ.get("VKSTAT_CLI") or str(Path(__file__).resolve().parents[2] / "bin" / "vkstat")
     if not Path(exe).is_file():
         exe = shutil.which("vkstat") or ""
@@ -47,6 +46,14 @@ def cli():
         if os.environ.get("CI") == "true":
             pytest.fail("no vkstat command: make build, or set VKSTAT_CLI")
         pytest.skip("no vkstat command (make build, or set VKSTAT_CLI)")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def cli(cli_exe):
+    """Runs the vkstat command on the device a session runs on; returns its
+    standard output, failing on a non-zero exit with its standard error."""
+    exe = cli_exe
 
     def run(session, *args):
         where = "cpu" if session.device["path"] == "cpu" else str(session.device["index"])

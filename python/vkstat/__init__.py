@@ -17,9 +17,10 @@ Examples
 ...     m = dev.reduce(x.reshape(10, 100), "mean", axis=1)
 
 The workloads of the command line run on arrays too: :func:`latent`
-(statistics of ML latents, named as ``vkstat latent``'s files) and
+(statistics of ML latents, named as ``vkstat latent``'s files),
 :func:`stack` (per-pixel statistics of SAR stacks, in memory or from
-rasters).
+rasters) and :func:`paco` (exoplanet detection in an ADI sequence: maps,
+detections, contrast curve).
 
 See docs/python.md.
 """
@@ -43,12 +44,12 @@ import numpy.typing as npt
 from . import _lib
 from ._arrays import Lent, Peeked, as_numpy, lend, lend_date, out_array
 from ._lib import DeviceError, Error, InputError
-from ._results import LatentResult, StackResult, fill
+from ._results import LatentResult, PacoResult, StackResult, fill, table
 
 __all__ = [
     "devices", "open", "Session", "map", "reduce", "cov", "chol", "verify",
-    "latent", "stack", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
-    "LatentResult", "StackResult",
+    "latent", "stack", "paco", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
+    "LatentResult", "StackResult", "PacoResult",
     "Error", "DeviceError", "InputError", "__version__",
 ]
 
@@ -115,6 +116,21 @@ class _Job:
             self.done.set()
 
 
+def _reraise(job: _Job) -> None:
+    """Raises the exception the worker's job raised (KeyboardInterrupt for a
+    cancelled call) without a reference cycle: the exception's traceback
+    holds the job's frames, so neither the job nor this frame may hold the
+    exception, or the arrays lent to a failed call would stay alive until
+    the cyclic garbage collector ran."""
+    exc, job.exc = job.exc, None
+    try:
+        if isinstance(exc, _lib.Cancelled):
+            raise KeyboardInterrupt from None
+        raise exc
+    finally:
+        del exc
+
+
 def _work(q: queue.SimpleQueue) -> None:
     while True:
         job = q.get()
@@ -129,11 +145,14 @@ def _work(q: queue.SimpleQueue) -> None:
 # raises KeyboardInterrupt anyway.
 _POLL_S = 0.05
 _CANCEL_GRACE_S = 1.5
-# Calls on arrays of at most this many bytes in all (besides verify) run on
-# the calling thread, the GIL released: they take milliseconds at most, so
-# a Ctrl-C raises as soon as they return, and they save the two thread
+# Calls on arrays of at most this many bytes in all (besides _LONG_OPS) run
+# on the calling thread, the GIL released: they take milliseconds at most,
+# so a Ctrl-C raises as soon as they return, and they save the two thread
 # switches of the worker (~50 µs).
 _INLINE_BYTES = 1 << 20
+# Operations that may run long whatever their arrays' size: always on the
+# session's thread, where Ctrl-C cancels them.
+_LONG_OPS = frozenset({"verify", "paco"})
 
 
 class CovResult(NamedTuple):
@@ -233,7 +252,7 @@ class Session:
     Notes
     -----
     Calls on one session run one at a time, with the GIL released. Calls on
-    more than 1 MiB of arrays, and verify, run on a thread of the
+    more than 1 MiB of arrays, verify and paco, run on a thread of the
     session's own while the calling thread waits, responsive to Ctrl-C,
     which cancels the call; smaller calls (milliseconds at most) run on the
     calling thread. Sessions are independent: calls on two sessions run
@@ -299,7 +318,7 @@ class Session:
         while not job.done.wait(_POLL_S):
             pass
         if job.exc is not None:
-            raise job.exc
+            _reraise(job)
 
     def __enter__(self) -> "Session":
         return self
@@ -327,7 +346,7 @@ class Session:
         Ctrl-C cancels it) unless its arrays are small and it reads no
         files. Returns the outputs by name, the Info and the warnings."""
         nbytes = sum(a.array.nbytes for a in arrays.values())
-        inline = op != "verify" and not reads_files and nbytes <= _INLINE_BYTES
+        inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
         with self._lock:
             if not self._handle:
                 raise InputError("the session is closed")
@@ -386,9 +405,7 @@ class Session:
             job.done.wait(_CANCEL_GRACE_S)
             raise
         if job.exc is not None:
-            if isinstance(job.exc, _lib.Cancelled):
-                raise KeyboardInterrupt from None
-            raise job.exc
+            _reraise(job)
         return self._finish(job.result)
 
     def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None]
@@ -806,6 +823,137 @@ class Session:
         got, info, _ = self._run("stack", params, arrays, reads_files="paths" in params)
         return fill(StackResult, got, info)
 
+    def paco(self, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.ArrayLike | None = None,
+             fwhm: float | None = None, *, radius: int = 4, threshold: float = 5.0, min_sep: float | None = None,
+             center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
+             star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
+             psf_norm: str = "sum", placement: str = "nearest", compat: str = "none",
+             precision: DTypeLike = None) -> PacoResult:
+        """PACO (Flasseur et al. 2018): faint companions in an angular
+        differential imaging sequence, what ``vkstat paco`` does, on arrays
+        in memory.
+
+        A Gaussian model of every patch's background is learnt from all
+        frames (its mean, and its covariance shrunk towards the diagonal);
+        then every sky pixel gets the SNR and flux of a PSF-shaped source
+        following the field rotation (Algorithm 2). Local maxima above
+        ``threshold`` are detections; the contrast curve is threshold × the
+        median σ_flux in 1-px annuli.
+
+        Parameters
+        ----------
+        cube : array_like
+            The ADI cube (T, H, W), centred on the star. float32 and float64
+            are read where they lie when C-contiguous; other dtypes are
+            converted once (integers to float64, float16 to float32).
+        angles : array_like
+            T parallactic angles in degrees.
+        psf : array_like, optional
+            The off-axis PSF stamp: odd-sized, square, centred on its middle
+            pixel; normalised by ``psf_norm``.
+        fwhm : float, optional
+            Instead of ``psf``: a Gaussian PSF of this FWHM in pixels (the
+            one ``vkstat synth paco`` injects). Give one of psf and fwhm.
+        radius : int, optional
+            The patch radius in pixels (4: 49-pixel patches).
+        threshold : float, optional
+            The SNR above which local maxima are detections.
+        min_sep : float, optional
+            The least distance between two detections, pixels; default
+            2 × radius.
+        center : (float, float) or "auto", optional
+            The star's (y, x), pixels, 0-based (rounded for the maps).
+            ``"auto"``: measured on the data, and used when it rules out
+            (H/2, W/2), else (H/2, W/2), with a warning saying which. By
+            default the same, warning only when the centre is moved.
+        unbiased : bool, optional
+            Add Algorithm 3's flux, σ, SNR and sub-pixel position to every
+            detection (the statistics re-learnt without the source, which
+            Algorithm 2's flux underestimates).
+        contrast_check : bool, optional
+            Check the contrast curve by injecting fake companions at its
+            limit and finding them again (three more runs of the maps).
+        star_flux : float, optional
+            The star's flux in the flux map's units, for the contrast
+            curve's contrast and delta_mag.
+        pixel_scale : float, optional
+            Arcseconds per pixel (VIP's pxscale): detections get
+            separation_arcsec.
+        north_offset : float, optional
+            True-north correction in degrees, added to the position angles.
+        psf_norm : {"sum", "peak", "none"}, optional
+            How the stamp is normalised: fluxes are in its units.
+        placement : {"nearest", "subpixel"}, optional
+            Where the PSF model sits in each frame's patch: on the pixel the
+            trajectory rounds to, or interpolated at the exact position.
+        compat : {"none", "vip"}, optional
+            ``vip`` reproduces VIP/PynPoint's numerics.
+        precision : {None, "float32", "float64"}, optional
+            What the maps are computed in on a device; by default the
+            cube's type. The CPU path computes in float64 only.
+
+        Returns
+        -------
+        PacoResult
+            ``snr``, ``flux``, ``sigma`` (float64 (H, W)), ``detections``
+            and ``contrast`` (record arrays with the columns of
+            detections.csv and contrast.csv), ``center`` (the pixel used
+            and why), ``warnings``, ... The maps and detections are ``vkstat
+            paco``'s on the same arrays and device, bit for bit.
+
+        Raises
+        ------
+        ValueError
+            When the cube is not (T, H, W) with T ≥ 2, the angles are not T,
+            the stamp is not odd and square, the patch does not fit the
+            frames, both or neither of psf and fwhm are given, or a
+            parameter is out of range.
+
+        Warns
+        -----
+        RuntimeWarning
+            For a NaN or constant cube, a field that does not rotate, a
+            centre more than half a pixel from (H/2, W/2).
+
+        Notes
+        -----
+        The call runs on the session's thread, where Ctrl-C cancels it
+        between the stages of the maps, Algorithm 3's detections and the
+        contrast check's runs.
+
+        Examples
+        --------
+        >>> import numpy as np, vkstat
+        >>> rng = np.random.default_rng(0)
+        >>> cube = rng.standard_normal((20, 32, 32)).astype(np.float32)
+        >>> r = vkstat.paco(cube, np.linspace(0, 90, 20), fwhm=3, radius=3, center=(16, 16))
+        >>> r.snr.shape, r.center["source"], list(r.detections.dtype.names[:3])
+        ((32, 32), 'option', ['rank', 'y', 'x'])
+        """
+        params: dict[str, Any] = {"fwhm": 0.0 if fwhm is None else float(fwhm), "psf_norm": str(psf_norm),
+                                  "radius": int(radius), "threshold": float(threshold),
+                                  "min_sep": 0.0 if min_sep is None else float(min_sep), "compat": str(compat),
+                                  "placement": str(placement), "precision": _precision(precision),
+                                  "unbiased": bool(unbiased), "contrast_check": bool(contrast_check),
+                                  "star_flux": 0.0 if star_flux is None else float(star_flux),
+                                  "pixel_scale": None if pixel_scale is None else float(pixel_scale),
+                                  "north_offset": float(north_offset)}
+        if center is None:
+            params["center"] = ""
+        elif isinstance(center, str):
+            params["center"] = center.strip().lower()
+        else:
+            yx = [float(v) for v in center]
+            if len(yx) != 2:
+                raise ValueError(f"center: want (y, x) in pixels, 0-based, or 'auto'; got {center!r}")
+            params["center"], params["center_yx"] = "given", yx
+        arrays = {"cube": lend(cube, "cube"), "angles": lend(angles, "angles", dtype=np.float64)}
+        if psf is not None:
+            arrays["psf"] = lend(psf, "psf")
+        got, info, warns = self._run("paco", params, arrays)
+        return fill(PacoResult, got, info, detections=table(got, "detections"), contrast=table(got, "contrast"),
+                    contrast_check=table(got, "contrast_check"), warnings=warns)
+
     def verify(self, ops: str | Sequence[str] | None = None, precisions: str | Sequence[str] | None = None) -> VerifyReport:
         """Check every operation on this session's device against the
         float64 reference, as ``vkstat verify`` does.
@@ -997,3 +1145,16 @@ def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[in
     """:meth:`Session.stack` on the default session."""
     return default_session().stack(dates, looks=looks, crop=crop, filter=filter, filter_size=filter_size, enl=enl,
                                    stat=stat, quantity=quantity, ddof=ddof, nodata=nodata, band=band)
+
+
+def paco(cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.ArrayLike | None = None, fwhm: float | None = None, *,
+         radius: int = 4, threshold: float = 5.0, min_sep: float | None = None,
+         center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
+         star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
+         psf_norm: str = "sum", placement: str = "nearest", compat: str = "none",
+         precision: DTypeLike = None) -> PacoResult:
+    """:meth:`Session.paco` on the default session."""
+    return default_session().paco(cube, angles, psf, fwhm, radius=radius, threshold=threshold, min_sep=min_sep,
+                                  center=center, unbiased=unbiased, contrast_check=contrast_check, star_flux=star_flux,
+                                  pixel_scale=pixel_scale, north_offset=north_offset, psf_norm=psf_norm,
+                                  placement=placement, compat=compat, precision=precision)

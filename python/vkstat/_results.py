@@ -1,7 +1,8 @@
-"""The result objects of the workloads (latent, stack): NumPy arrays named
-as the command line's output files, and the numbers it prints where they
-are data. Each is filled from a call's outputs and Info by :func:`fill`,
-which a further workload (PACO) reuses with a dataclass of its own."""
+"""The result objects of the workloads (latent, stack, paco): NumPy arrays
+named as the command line's output files, and the numbers it prints where
+they are data. Each is filled from a call's outputs and Info by
+:func:`fill`; tables (PACO's detections) come as one output per column,
+``table.column``, gathered by :func:`table`."""
 
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ def fill(cls: type[T], got: Mapping[str, np.ndarray], info: Mapping[str, Any] | 
         elif f.name in extra:
             kw[f.name] = extra[f.name]
     return cls(**kw)
+
+
+def table(got: Mapping[str, np.ndarray], name: str) -> np.recarray | None:
+    """The outputs ``name.column`` as one record array, the columns in the
+    library's order (each of its own dtype); None when there are none."""
+    cols = [(k[len(name) + 1:], v) for k, v in got.items() if k.startswith(name + ".")]
+    if not cols:
+        return None
+    return np.rec.fromarrays([v for _, v in cols], names=[c for c, _ in cols])
 
 
 def _describe(obj: Any, names: tuple[str, ...]) -> str:
@@ -179,3 +189,94 @@ class StackResult:
 
     def __repr__(self) -> str:
         return _describe(self, self.names)
+
+
+@dataclass(repr=False)
+class PacoResult:
+    """What :func:`vkstat.paco` returns: PACO's maps, named as ``vkstat
+    paco``'s files, its detections and contrast curve as record arrays with
+    the columns of its CSV files, the centre it used and why, and its
+    warnings.
+
+    The maps are in the derotated sky frame (parallactic angle 0), NaN where
+    a location has no statistics (its patch leaves the frame) or no
+    trajectory inside it.
+    """
+
+    snr: Array = None
+    """(H, W) float64: the likelihood-ratio SNR, b/√a."""
+    flux: Array = None
+    """(H, W) float64: the flux estimate b/a, in units of the normalised PSF
+    (the stamp's total flux with psf_norm "sum")."""
+    sigma: Array = None
+    """(H, W) float64: the flux's standard deviation, 1/√a."""
+    detections: Optional[np.recarray] = None
+    """One record per local maximum of the SNR above ``threshold``,
+    strongest first, with detections.csv's columns: rank, y, x,
+    separation_px, separation_arcsec (NaN without a pixel scale),
+    pa_east_of_north_deg, angle_ccw_from_x_deg, snr, flux, sigma_flux, and
+    with ``unbiased`` Algorithm 3's flux_unbiased, sigma_unbiased,
+    snr_unbiased, y_refined, x_refined, iterations and converged."""
+    contrast: Optional[np.recarray] = None
+    """The contrast curve, contrast.csv's columns: separation_px, pixels,
+    sigma_flux (the annulus' median σ), flux_limit (threshold × that),
+    contrast and delta_mag (NaN without star_flux)."""
+    contrast_check: Optional[np.recarray] = None
+    """With ``contrast_check``: each fake companion injected at the curve's
+    limit and what came back, contrast_check.csv's columns."""
+    psf: Array = None
+    """The PSF stamp used, before normalisation (the one given, or the
+    Gaussian of ``fwhm``)."""
+    center: dict[str, Any] = field(default_factory=dict)
+    """How the star centre was chosen, as detections.json's center_info:
+    ``used`` (the pixel the maps use), ``source`` (option, estimated or
+    geometric), ``y``, ``x``, ``geometric`` and the ``estimate`` made on
+    the data."""
+    shape: tuple[int, ...] = ()
+    """The cube's (T, H, W)."""
+    radius: int = 0
+    patch_pixels: int = 0
+    """Pixels of a patch of ``radius``."""
+    device: str = ""
+    precision: str = ""
+    """What the maps were computed in: f64 on the CPU path, the cube's type
+    (or ``precision``) on a device."""
+    passes: int = 1
+    invalid_pixels: int = 0
+    """Map pixels that are NaN."""
+    invalid_locations: int = 0
+    """Locations without statistics."""
+    nans: int = 0
+    """NaN values in the cube."""
+    stages: dict[str, float] = field(default_factory=dict)
+    """The maps' stages and their times, ms."""
+    threshold: float = 5.0
+    min_sep: float = 0.0
+    north_offset: float = 0.0
+    pixel_scale: Optional[float] = None
+    star_flux: Optional[float] = None
+    pa_convention: str = ""
+    """How pa_east_of_north_deg and angle_ccw_from_x_deg are measured."""
+    unbiased_on: str = ""
+    """Where Algorithm 3 ran ("" without it)."""
+    unbiased_ms: float = 0.0
+    contrast_check_ms: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    """The warnings given (also raised as RuntimeWarnings)."""
+    notes: list[str] = field(default_factory=list)
+    """What the command prints while it runs (Algorithm 3 moving to the
+    CPU, the contrast check's runs)."""
+
+    def __post_init__(self) -> None:
+        self.shape = tuple(self.shape)
+        if isinstance(self.stages, list):
+            self.stages = {s["name"]: s["ms"] for s in self.stages}
+        self.notes, self.warnings = list(self.notes or []), list(self.warnings or [])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The maps, as ``vkstat paco --format npy`` writes ``<name>.npy``."""
+        return {"snr": self.snr, "flux": self.flux, "sigma": self.sigma}
+
+    def __repr__(self) -> str:
+        n = 0 if self.detections is None else len(self.detections)
+        return f"{_describe(self, ('snr', 'flux', 'sigma'))[:-1]}, detections={n}, center={tuple(self.center.get('used', ()))})"
