@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -161,46 +159,12 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return pacoError(t, err)
 	}
-	if err := writePaco(c.Context, t, dir, res); err != nil {
+	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version); err != nil {
 		return err
 	}
 	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
-}
-
-// writeDetectionsCSV writes one row per detection. The position angle's
-// column says its convention (paco.PAConvention): pa_east_of_north_deg is the
-// astronomical PA, angle_ccw_from_x_deg the map angle from +x towards +y;
-// separation_arcsec is empty without a pixel scale.
-func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec, unbiased bool) error {
-	cw := csv.NewWriter(w)
-	head := []string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"}
-	if unbiased {
-		head = append(head, "flux_unbiased", "sigma_unbiased", "snr_unbiased", "y_refined", "x_refined", "iterations", "converged")
-	}
-	cw.Write(head)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	for i, d := range dets {
-		sep := ""
-		if arcsec {
-			sep = f(d.SepArcsec)
-		}
-		row := []string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)}
-		if u := d.Unbiased; unbiased && u != nil {
-			row = append(row, f(u.FluxUnbiased), f(u.SigmaUnbiased), f(u.SNRUnbiased), f(u.YRefined), f(u.XRefined), strconv.Itoa(u.Iterations), strconv.FormatBool(u.Converged))
-		}
-		cw.Write(row)
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // printTruth lists every injected companion with the detection within
