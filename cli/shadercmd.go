@@ -368,7 +368,7 @@ func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 			continue
 		}
 		arr := r.Outputs[i]
-		if err := out.Add(path, func(w io.Writer) error { return encodeRawNPY(w, arr) }); err != nil {
+		if err := out.Add(path, func(w io.Writer) error { return arr.EncodeNPY(w) }); err != nil {
 			return err
 		}
 		n++
@@ -443,7 +443,7 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 		if err := fileExists("expect", v); err != nil {
 			return nil, err
 		}
-		arr, err := readRawNPY(v)
+		arr, err := shaderlab.ReadNPY(v)
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
