@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"text/tabwriter"
 	"time"
 
@@ -174,31 +173,20 @@ func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *p
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
-	used := make([]bool, len(dets))
-	for _, tc := range truth.Companions {
-		found, matched := "no", -1
-		for i, d := range dets {
-			if math.Hypot(float64(d.Y)-tc.Y, float64(d.X)-tc.X) <= 1.5 {
-				found, used[i], matched = fmt.Sprintf("#%d", i+1), true, i
-				break
+	matches, unmatched := paco.MatchTruth(truth.Companions, dets, m)
+	for _, mt := range matches {
+		tc, found, unb := mt.Companion, "no", ""
+		if k := mt.Detection; k >= 0 {
+			found = fmt.Sprintf("#%d", k+1)
+			if u := dets[k].Unbiased; u != nil {
+				unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
 			}
 		}
-		y, x := int(math.Round(tc.Y)), int(math.Round(tc.X))
-		snr, flux := math.NaN(), math.NaN()
-		if y >= 0 && y < m.H && x >= 0 && x < m.W {
-			snr, flux = m.SNR[y*m.W+x], m.Flux[y*m.W+x]
-		}
-		unb := ""
-		if k := matched; k >= 0 && dets[k].Unbiased != nil {
-			u := dets[k].Unbiased
-			unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
-		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, snr, flux, flux/tc.Flux, unb)
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
 	}
 	tw.Flush()
-	for i, d := range dets {
-		if !used[i] {
-			fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
-		}
+	for _, i := range unmatched {
+		d := dets[i]
+		fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
 	}
 }
