@@ -180,16 +180,11 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Device = s.name()
 	opt.Settings = survey.Settings(defaults, p)
 	errw := c.App.ErrWriter
-	where, n := "all", len(man.Targets)
+	where := "all"
 	if sh := opt.Shard; sh != nil {
-		where, n = fmt.Sprintf("shard %d/%d", sh.I, sh.N), 0
-		for _, t := range man.Targets {
-			if sh.Has(t.Index) {
-				n++
-			}
-		}
+		where = fmt.Sprintf("shard %d/%d", sh.I, sh.N)
 	}
-	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, n, where, s.name())
+	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, man.Count(opt.Shard), where, s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
 	var done func()
@@ -250,10 +245,7 @@ func surveyRunAction(c *ucli.Context) error {
 		written = []string{filepath.Join(dir, "survey.csv"), filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile)}
 	}
 
-	var readTotal, runTotal float64
-	for _, t := range table.Timings {
-		readTotal, runTotal = readTotal+t.ReadMs, runTotal+t.RunMs
-	}
+	readTotal, runTotal := table.TimeTotals()
 	w := c.App.Writer
 	failed := printSurveySummary(w, table)
 	fmt.Fprintf(w, "device:     %s\n", s.name())

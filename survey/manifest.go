@@ -429,6 +429,18 @@ func ParseShard(s string) (Shard, error) {
 // shard.
 func (s Shard) Has(k int) bool { return (k-1)%s.N == s.I-1 }
 
+// Count is how many of m's targets shard s holds (all of them when s is
+// nil).
+func (m *Manifest) Count(s *Shard) int {
+	n := 0
+	for _, t := range m.Targets {
+		if s == nil || s.Has(t.Index) {
+			n++
+		}
+	}
+	return n
+}
+
 // Set sets the column's option of t to v, as a cell would.
 func (c Column) Set(t *Target, v string) error { return c.set(t, v) }
 

@@ -173,7 +173,8 @@ func TestSurveyShards(t *testing.T) {
 }
 
 // TestDatasetManifest: the manifest synth survey writes reads back, as
-// CSV and as JSON, as the targets it names, their files in their folders.
+// CSV and as JSON, as the targets it names, their files in their folders;
+// Count counts them in all and in shards.
 func TestDatasetManifest(t *testing.T) {
 	csvFile, jsonFile := DatasetManifest([]string{"t01", "t02"})
 	for _, c := range []struct {
@@ -188,8 +189,8 @@ func TestDatasetManifest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.name, err, b.String())
 		}
-		if len(m.Targets) != 2 {
-			t.Fatalf("%s: %d targets", c.name, len(m.Targets))
+		if len(m.Targets) != 2 || m.Count(nil) != 2 || m.Count(&Shard{I: 2, N: 2}) != 1 || m.Count(&Shard{I: 3, N: 3}) != 0 {
+			t.Fatalf("%s: %d targets, counted %d, %d in shard 2/2, %d in 3/3", c.name, len(m.Targets), m.Count(nil), m.Count(&Shard{I: 2, N: 2}), m.Count(&Shard{I: 3, N: 3}))
 		}
 		for i, tg := range m.Targets {
 			n := []string{"t01", "t02"}[i]
