@@ -115,7 +115,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			infos, devErr := shaderDeviceInfos(c)
+			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
 				type devSupport struct {
 					Name    string            `json:"name"`
@@ -145,26 +145,6 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// shaderDeviceInfos lists the devices --device names, without opening them.
-func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
-	spec := c.String("device")
-	if spec == "cpu" {
-		return nil, nil
-	}
-	inst, err := engine.NewInstance(engine.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer inst.Close()
-	all := inst.Devices()
-	idx, err := engine.SelectAll(all, strings.Split(spec, ","), true)
-	var infos []engine.DeviceInfo
-	for _, i := range idx {
-		infos = append(infos, all[i])
-	}
-	return infos, err
 }
 
 func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {

@@ -71,6 +71,28 @@ type Set struct {
 	Fallback string
 }
 
+// ListAll lists the Vulkan devices that spec names (as OpenAll with
+// VulkanOnly; "cpu" alone lists none) without opening them: what a device
+// could run, asked before running anything. The devices found are
+// returned with the error of a name that finds none.
+func ListAll(spec string) ([]DeviceInfo, error) {
+	if spec == "cpu" {
+		return nil, nil
+	}
+	inst, err := NewInstance(Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer inst.Close()
+	all := inst.Devices()
+	idx, err := SelectAll(all, strings.Split(spec, ","), true)
+	var infos []DeviceInfo
+	for _, i := range idx {
+		infos = append(infos, all[i])
+	}
+	return infos, err
+}
+
 // OpenAll opens the devices that spec names: a comma-separated list of
 // what Select takes, "all" (the CPU path and every Vulkan device) and
 // "vulkan" (every Vulkan device). "" is "auto". A spec of only "cpu" never
