@@ -346,10 +346,6 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("inverse", r.Inverse)
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
-	info := make([]byte, 4*len(r.Info))
-	for i, v := range r.Info {
-		binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
-	}
-	res.addRaw("info", "int32", infoShape, info)
+	res.addRaw("info", "int32", infoShape, r.InfoBytes())
 	return res.timed(tm), nil
 }

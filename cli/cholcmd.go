@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -129,7 +128,7 @@ func runChol(c *ucli.Context) error {
 		if single {
 			shape = []int{}
 		}
-		add("out-info", shape, "int32", func(w io.Writer) error { return encodeNPYInt32(w, res.Info, shape) })
+		add("out-info", shape, "int32", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) })
 	}
 	if err := outs.Commit(); err != nil {
 		return err
@@ -161,14 +160,4 @@ func cholSummary(res *chol.Result, p int) string {
 		}
 	}
 	return line + ": " + strings.Join(parts, ", ")
-}
-
-// encodeNPYInt32 writes v as a little-endian int32 NPY array of the given
-// shape (version 1.0, header padded to 64 bytes as NumPy does).
-func encodeNPYInt32(w io.Writer, v []int32, shape []int) error {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-	}
-	return formats.EncodeRawNPY(w, "<i4", shape, b)
 }

@@ -315,13 +315,7 @@ func runStack(c *ucli.Context) error {
 	for _, p := range written {
 		fmt.Fprintf(c.App.Writer, "%s\t%d×%d\n", p, res.H, res.W)
 	}
-	empty := 0
-	for _, n := range res.Count {
-		if n == 0 {
-			empty++
-		}
-	}
-	if empty > 0 {
+	if empty := res.Empty(); empty > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
 	}
 	if c.Bool("time") {

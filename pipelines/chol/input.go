@@ -1,6 +1,7 @@
 package chol
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -55,6 +56,16 @@ func RightHandSides(b *tensor.Tensor, aShape []int) (*tensor.Tensor, error) {
 		want = fmt.Sprintf("(%d, K) or (%d,)", p, p)
 	}
 	return nil, fmt.Errorf("shape %s, which does not fit the matrices of shape %s: want %s", tensor.ShapeString(b.Shape), tensor.ShapeString(aShape), want)
+}
+
+// InfoBytes is Info as little-endian int32 bytes, for writers of raw
+// arrays.
+func (r *Result) InfoBytes() []byte {
+	b := make([]byte, 4*len(r.Info))
+	for i, v := range r.Info {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	}
+	return b
 }
 
 // Squeeze gives the result of one matrix (Matrices' single) that

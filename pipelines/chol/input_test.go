@@ -10,7 +10,7 @@ import (
 // TestInputChecks: one matrix (P, P) becomes (1, P, P) and its right-hand
 // sides (P,) and (P, K) gain the axis, N matrices keep theirs; shapes
 // that do not fit are refused with the shape wanted, and Squeeze gives a
-// one-matrix result its shapes back.
+// one-matrix result its shapes back; InfoBytes is little-endian int32.
 func TestInputChecks(t *testing.T) {
 	m, single, err := Matrices(tensor.New(tensor.F64, 3, 3))
 	if err != nil || !single || tensor.ShapeString(m.Shape) != "(1, 3, 3)" {
@@ -41,6 +41,10 @@ func TestInputChecks(t *testing.T) {
 		}
 	}
 	r := &Result{L: tensor.New(tensor.F64, 1, 3, 3), LogDet: tensor.New(tensor.F64, 1), X: tensor.New(tensor.F64, 1, 3), Quad: tensor.New(tensor.F64, 1)}
+	r.Info = []int32{0, 3, -1}
+	if b := r.InfoBytes(); string(b) != "\x00\x00\x00\x00\x03\x00\x00\x00\xff\xff\xff\xff" {
+		t.Errorf("InfoBytes = % x", b)
+	}
 	r.Squeeze([]int{3})
 	if tensor.ShapeString(r.L.Shape) != "(3, 3)" || len(r.LogDet.Shape) != 0 || tensor.ShapeString(r.X.Shape) != "(3,)" || len(r.Quad.Shape) != 0 {
 		t.Errorf("Squeeze: L %v, logdet %v, X %v, quad %v", r.L.Shape, r.LogDet.Shape, r.X.Shape, r.Quad.Shape)

@@ -235,6 +235,17 @@ func (r *Result) Stat(name string) []float32 {
 	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}[name]
 }
 
+// Empty is how many pixels have no valid sample in any date (count 0).
+func (r *Result) Empty() int {
+	n := 0
+	for _, c := range r.Count {
+		if c == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // ParseFilter is the filter kind of that name: none (or ""), boxcar, lee
 // or refined-lee.
 func ParseFilter(name string) (FilterKind, error) {
