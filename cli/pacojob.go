@@ -97,7 +97,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
-	fmt.Fprintf(w, "centre:     %s\n", describeCenter(res.Center))
+	fmt.Fprintf(w, "centre:     %s\n", res.Center)
 	for _, st := range maps.Stages {
 		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
 	}
@@ -150,22 +150,4 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
-}
-
-// describeCenter is the centre's line in the summary.
-func describeCenter(i paco.CenterInfo) string {
-	s := fmt.Sprintf("(%d, %d), %s", i.Used[0], i.Used[1], i.Source)
-	switch i.Source {
-	case "estimated":
-		s += fmt.Sprintf(" %s centre (%.3f, %.3f) ± %.2f px (95 %%) over %d frames, which rules out (H/2, W/2)", i.Estimate.Method, i.Y, i.X, i.Estimate.Uncertainty, i.Estimate.Frames)
-	case "header":
-		s += fmt.Sprintf(" CRPIX (%.3f, %.3f) 0-based", i.Y, i.X)
-	case "geometric":
-		if e := i.Estimate; e != nil && e.Error == "" {
-			s += fmt.Sprintf(" (H/2, W/2); the star measured at (%.2f, %.2f) ± %.2f px (95 %%), which does not rule it out", e.Y, e.X, e.Uncertainty)
-		} else {
-			s += " (H/2, W/2); no star to measure"
-		}
-	}
-	return s
 }

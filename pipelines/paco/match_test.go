@@ -24,3 +24,21 @@ func TestMatchTruth(t *testing.T) {
 		t.Errorf("a detection 1.66 px away matched: %+v", got)
 	}
 }
+
+// TestCenterInfoString holds each source's wording to hand-written lines.
+func TestCenterInfoString(t *testing.T) {
+	for _, c := range []struct {
+		i    CenterInfo
+		want string
+	}{
+		{CenterInfo{Source: "option", Used: [2]int{3, 4}}, "(3, 4), option"},
+		{CenterInfo{Source: "header", Y: 3.25, X: 4, Used: [2]int{3, 4}}, "(3, 4), header CRPIX (3.250, 4.000) 0-based"},
+		{CenterInfo{Source: "estimated", Y: 5.5, X: 6.25, Used: [2]int{6, 6}, Estimate: &CenterMeasurement{Method: "radial", Uncertainty: 0.2, Frames: 9}},
+			"(6, 6), estimated radial centre (5.500, 6.250) ± 0.20 px (95 %) over 9 frames, which rules out (H/2, W/2)"},
+		{CenterInfo{Source: "geometric", Used: [2]int{8, 8}}, "(8, 8), geometric (H/2, W/2); no star to measure"},
+	} {
+		if got := c.i.String(); got != c.want {
+			t.Errorf("String() = %q\nwant       %q", got, c.want)
+		}
+	}
+}
