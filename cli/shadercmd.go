@@ -307,14 +307,11 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		printRun(w, j.Plan, r)
 	}
 	for _, r := range runs[1:] {
-		worst := shaderlab.Diff{}
-		for _, v := range j.Check(r, j.Written(runs[0]), 0) {
+		vs := j.Check(r, j.Written(runs[0]), 0)
+		for _, v := range vs {
 			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
-			if v.Diff.MaxRel > worst.MaxRel {
-				worst = v.Diff
-			}
 		}
-		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, worst.MaxRel)
+		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, shaderlab.Worst(vs).MaxRel)
 	}
 	return runs, nil
 }
