@@ -3,7 +3,6 @@ package capi
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
@@ -11,12 +10,8 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// latentStats are what the stats parameter names, as vkstat latent's
-// --stat does.
-var latentStats = []string{"moments", "corr", "corr-frames", "lagcorr", "pca", "spectra"}
-
 type latentParams struct {
-	// Stats are names from latentStats, or "all".
+	// Stats are names from latent.StatNames, or "all".
 	Stats []string `json:"stats"`
 	// Axes the moments reduce (NumPy numbering); empty: −2, −1.
 	Axes []int `json:"axes"`
@@ -57,19 +52,7 @@ type LatentInfo struct {
 	DDof int   `json:"ddof"`
 	Lags int   `json:"lags"`
 	// Batches is how the samples were batched.
-	Batches LatentBatches `json:"batches"`
-}
-
-// LatentBatches is latent.Plan as summary.json's "batches" words it.
-type LatentBatches struct {
-	Batch             int    `json:"batch"`
-	Batches           int    `json:"batches"`
-	Auto              bool   `json:"auto"`
-	Fit               int    `json:"fit"`
-	BudgetBytes       int64  `json:"budget_bytes"`
-	BudgetSource      string `json:"budget_source"`
-	SampleBytesDevice int64  `json:"sample_bytes_device"`
-	SampleBytesHost   int64  `json:"sample_bytes_host"`
+	Batches latent.BatchSummary `json:"batches"`
 }
 
 // runLatent runs latent.Run on array x, (N, C, F, H, W) or (N, C, H, W)
@@ -99,14 +82,8 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		opt.Convert = opt.DType != x.DType
 	}
 	res := &Result{}
-	if opt.Moments {
-		n := 1
-		for _, a := range opt.Axes {
-			n *= x.Shape[(a+len(x.Shape))%len(x.Shape)]
-		}
-		if opt.DDof >= n {
-			res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
-		}
+	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
+		res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
 	}
 	r, err := latent.Run(ctx, dev, x, opt)
 	if err != nil {
@@ -141,9 +118,7 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if s := r.Spectra; s != nil {
 		res.add("radial_bin_radius", tensor.FromF64(s.Radius, len(s.Radius)))
 	}
-	pl := r.Plan
-	info.Batches = LatentBatches{Batch: pl.Batch, Batches: pl.Batches, Auto: pl.Auto, Fit: pl.Fit, BudgetBytes: pl.Budget.Bytes,
-		BudgetSource: pl.Budget.Source, SampleBytesDevice: pl.Footprint.Device, SampleBytesHost: pl.Footprint.Host}
+	info.Batches = r.Plan.Summary()
 	res.Info = info
 	return res.timed(r.Timing), nil
 }
@@ -153,26 +128,17 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 // input's (ValueError) on a device too.
 func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 	var opt latent.Options
-	stats := p.Stats
-	if len(stats) == 1 && stats[0] == "all" {
-		stats = latentStats
+	if len(p.Stats) == 0 {
+		return opt, inputf("stat: nothing named; want %s, or all", strings.Join(latent.StatNames, ", "))
 	}
-	if len(stats) == 0 {
-		return opt, inputf("stat: nothing named; want %s, or all", strings.Join(latentStats, ", "))
-	}
-	for _, s := range stats {
-		if !slices.Contains(latentStats, s) {
-			return opt, inputf("stat: unknown %q; want %s, or all", s, strings.Join(latentStats, ", "))
-		}
+	if err := opt.Select(p.Stats); err != nil {
+		return opt, inputf("stat: %v", err)
 	}
 	policy, err := latent.ParseNaNPolicy(p.NaN)
 	if err != nil {
 		return opt, InputError{err}
 	}
-	opt = latent.Options{NaN: policy, DDof: p.DDof, Lags: p.Lags, Batch: p.Batch, Axes: p.Axes,
-		Moments: slices.Contains(stats, "moments"), Corr: slices.Contains(stats, "corr"),
-		CorrFrames: slices.Contains(stats, "corr-frames"), LagCorr: slices.Contains(stats, "lagcorr"),
-		PCA: slices.Contains(stats, "pca"), Spectra: slices.Contains(stats, "spectra")}
+	opt.NaN, opt.DDof, opt.Lags, opt.Batch, opt.Axes = policy, p.DDof, p.Lags, p.Batch, p.Axes
 	if opt.Batch < 0 {
 		return opt, inputf("batch must be 0 (sized by memory) or a number of samples, got %d", opt.Batch)
 	}

@@ -3,7 +3,6 @@ package capi
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -249,20 +248,12 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	}
 	res := &Result{}
 	if p.Radius != nil {
-		if len(x.Shape) != 3 {
-			return nil, inputf("x has shape %s; want a (T, H, W) cube with radius", tensor.ShapeString(x.Shape))
-		}
 		if *p.Radius < 0 {
 			return nil, inputf("radius must be 0 or more, got %d", *p.Radius)
 		}
-		if x.Shape[0]-opt.DDof < 1 {
-			return nil, inputf("the cube has %d frame(s); ddof %d needs at least %d", x.Shape[0], opt.DDof, opt.DDof+1)
-		}
-		var g cov.Gather
-		g.Offsets = cov.PatchOffsets(*p.Radius)
-		g.Locations = cov.ValidLocations(x.Shape[1], x.Shape[2], g.Offsets)
-		if len(g.Locations) == 0 {
-			return nil, inputf("no location of the %d×%d frames holds a patch of radius %d", x.Shape[1], x.Shape[2], *p.Radius)
+		g, err := cov.CubePatches(x.Shape, *p.Radius, opt.DDof)
+		if err != nil {
+			return nil, inputf("x has %v", err)
 		}
 		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
 		if err != nil {
@@ -279,27 +270,16 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		res.addRaw("locations", "int64", []int{len(g.Locations), 2}, loc)
 		return res.timed(tm), nil
 	}
-	single := false
-	switch {
-	case len(x.Shape) == 2:
-		single = true
-		x = &tensor.Tensor{Shape: []int{1, x.Shape[0], x.Shape[1]}, DType: x.DType, F32: x.F32, F64: x.F64, U16: x.U16}
-	case len(x.Shape) != 3:
-		return nil, inputf("x has shape %s; want sample sets (N, T, P) or one set (T, P)", tensor.ShapeString(x.Shape))
-	}
-	if x.Shape[1] < 1 || x.Shape[2] < 1 {
-		return nil, inputf("x has shape %s: no samples or no variables", tensor.ShapeString(c.Spec("x").Shape))
-	}
-	if x.Shape[1]-opt.DDof < 1 {
-		return nil, inputf("x has %d sample(s) per set; ddof %d needs at least %d", x.Shape[1], opt.DDof, opt.DDof+1)
+	x, single, err := cov.Sets(x, opt.DDof)
+	if err != nil {
+		return nil, inputf("x has %v", err)
 	}
 	r, tm, err := cov.Run(ctx, dev, x, opt)
 	if err != nil {
 		return nil, err
 	}
 	if single {
-		pp := r.Mean.Shape[1]
-		r.Mean.Shape, r.Cov.Shape, r.Rho.Shape = []int{pp}, []int{pp, pp}, []int{}
+		r.Squeeze()
 	}
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
@@ -327,25 +307,15 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	single := false
-	switch {
-	case len(a.Shape) == 2:
-		single = true
-		a = &tensor.Tensor{Shape: []int{1, a.Shape[0], a.Shape[1]}, DType: a.DType, F32: a.F32, F64: a.F64}
-	case len(a.Shape) != 3:
-		return nil, inputf("a has shape %s; want matrices (N, P, P) or one (P, P)", tensor.ShapeString(c.Spec("a").Shape))
-	}
-	if a.Shape[1] != a.Shape[2] {
-		return nil, inputf("a has shape %s: the matrices are not square (%d×%d)", tensor.ShapeString(c.Spec("a").Shape), a.Shape[1], a.Shape[2])
-	}
-	if a.Shape[1] == 0 {
-		return nil, inputf("a has shape %s: empty matrices", tensor.ShapeString(c.Spec("a").Shape))
+	a, single, err := chol.Matrices(a)
+	if err != nil {
+		return nil, inputf("a has %v", err)
 	}
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
 	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad}
-	n, pp := a.Shape[0], a.Shape[1]
+	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {
 		b, err := c.Tensor("b", Floats...)
@@ -356,22 +326,8 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 			return nil, inputf("dtype mismatch: a is %s but b is %s", a.DType, b.DType)
 		}
 		bShape = b.Shape
-		ok := false
-		switch {
-		case single && len(b.Shape) == 1 && b.Shape[0] == pp:
-			b, ok = &tensor.Tensor{Shape: []int{1, pp}, DType: b.DType, F32: b.F32, F64: b.F64}, true
-		case single && len(b.Shape) == 2 && b.Shape[0] == pp:
-			b, ok = &tensor.Tensor{Shape: []int{1, pp, b.Shape[1]}, DType: b.DType, F32: b.F32, F64: b.F64}, true
-		case !single && len(b.Shape) >= 2 && len(b.Shape) <= 3 && b.Shape[0] == n && b.Shape[1] == pp:
-			ok = true
-		}
-		if !ok {
-			want := fmt.Sprintf("(%d, %d, K) or (%d, %d)", n, pp, n, pp)
-			if single {
-				want = fmt.Sprintf("(%d, K) or (%d,)", pp, pp)
-			}
-			return nil, inputf("b has shape %s, which does not fit the matrices of shape %s: want %s",
-				tensor.ShapeString(bShape), tensor.ShapeString(c.Spec("a").Shape), want)
+		if b, err = chol.RightHandSides(b, c.Spec("a").Shape); err != nil {
+			return nil, inputf("b has %v", err)
 		}
 		req.B = b
 	}
@@ -381,20 +337,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	}
 	infoShape := []int{n}
 	if single {
-		for _, t := range []*tensor.Tensor{r.L, r.Inverse} {
-			if t != nil {
-				t.Shape = []int{pp, pp}
-			}
-		}
-		if r.LogDet != nil {
-			r.LogDet.Shape = []int{}
-		}
-		if r.X != nil {
-			r.X.Shape = bShape
-		}
-		if r.Quad != nil {
-			r.Quad.Shape = r.Quad.Shape[1:]
-		}
+		r.Squeeze(bShape)
 		infoShape = []int{}
 	}
 	res := &Result{}
@@ -403,10 +346,6 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("inverse", r.Inverse)
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
-	info := make([]byte, 4*len(r.Info))
-	for i, v := range r.Info {
-		binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
-	}
-	res.addRaw("info", "int32", infoShape, info)
+	res.addRaw("info", "int32", infoShape, r.InfoBytes())
 	return res.timed(tm), nil
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// stackStats are the statistics stack returns, in vkstat stack's order.
-var stackStats = []string{"mean", "std", "cv", "min", "max", "count"}
-
 type stackParams struct {
 	// Looks is the multilook box [rows, columns]; empty: 1×1.
 	Looks []int `json:"looks"`
@@ -74,11 +71,11 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	}
 	names := p.Stats
 	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
-		names = stackStats
+		names = stack.Stats
 	}
 	for _, n := range names {
-		if !slices.Contains(stackStats, n) {
-			return nil, inputf("stat: unknown %q; want %s, or all", n, strings.Join(stackStats, ", "))
+		if !slices.Contains(stack.Stats, n) {
+			return nil, inputf("stat: unknown %q; want %s, or all", n, strings.Join(stack.Stats, ", "))
 		}
 	}
 	var dates []stack.Date
@@ -118,10 +115,9 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	arrays := map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}
 	res := &Result{}
 	for _, n := range names {
-		res.add(n, tensor.FromF32(arrays[n], r.H, r.W))
+		res.add(n, tensor.FromF32(r.Stat(n), r.H, r.W))
 	}
 	info := &StackInfo{Names: names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
 		Window: []int{plan.InY, plan.InX, plan.InH, plan.InW}}
@@ -172,22 +168,16 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	if size == 0 {
 		size = 5
 	}
-	switch p.Filter {
-	case "", "none":
-		if p.FilterSize != 0 || p.ENL != 0 {
-			return cfg, inputf("filter_size and enl go with a filter (boxcar, lee or refined-lee)")
-		}
-	case "boxcar":
-		if p.ENL != 0 {
-			return cfg, inputf("enl goes with the Lee filters (lee or refined-lee)")
-		}
-		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: size}
-	case "lee":
-		cfg.Filter = stack.Filter{Kind: stack.Lee, Size: size, ENL: p.ENL}
-	case "refined-lee":
-		cfg.Filter = stack.Filter{Kind: stack.RefinedLee, Size: size, ENL: p.ENL}
-	default:
-		return cfg, inputf("filter: want none, boxcar, lee or refined-lee, got %q", p.Filter)
+	kind, err := stack.ParseFilter(p.Filter)
+	switch {
+	case err != nil:
+		return cfg, inputf("filter: %v", err)
+	case kind == stack.NoFilter && (p.FilterSize != 0 || p.ENL != 0):
+		return cfg, inputf("filter_size and enl go with a filter (boxcar, lee or refined-lee)")
+	case kind == stack.Boxcar && p.ENL != 0:
+		return cfg, inputf("enl goes with the Lee filters (lee or refined-lee)")
+	case kind != stack.NoFilter:
+		cfg.Filter = stack.Filter{Kind: kind, Size: size, ENL: p.ENL}
 	}
 	return cfg, nil
 }

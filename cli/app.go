@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,9 +176,9 @@ func setupLogging(c *ucli.Context) {
 // session is the device a command runs on: a Vulkan device, or nil for the
 // CPU path.
 type session struct {
-	inst *engine.Instance
-	dev  *engine.Device
-	c    *ucli.Context
+	set *engine.Set
+	dev *engine.Device
+	c   *ucli.Context
 	// startup is the time to load Vulkan and open the device; read and
 	// write the time commands spend on their files (streamed reads overlap
 	// the upload and count there).
@@ -193,32 +194,56 @@ func (s *session) name() string {
 	return fmt.Sprintf("%s (Vulkan %s, %s)", s.dev.Info.Name, s.dev.Info.APIVersion, s.dev.Info.Type)
 }
 
-// listDevices is the device list of an instance (the shader commands').
-var listDevices = (*engine.Instance).Devices
-
-// openSession opens the device that --device names (engine.Open): "auto"
-// falls back to the CPU path, with a note on stderr, when Vulkan is
-// unusable (no loader, no driver, no device) or has no GPU; any explicit
-// Vulkan choice that cannot be honoured is an error naming the cause.
+// openSession opens the one device that --device names (engine.OpenAll).
 func openSession(c *ucli.Context) (*session, error) {
 	t0 := time.Now()
+	set, err := openDevices(c, "auto", false)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(set.Devices); n != 1 {
+		set.Close()
+		return nil, usagef("--device %s names %d devices; %s runs on one", c.String("device"), n, c.Command.Name)
+	}
+	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0)}, nil
+}
+
+// openDevices opens the devices that --device names, def when it is not
+// given (engine.OpenAll): "auto" and "all" fall back to the CPU path, with
+// a note on stderr, when Vulkan is unusable (no loader, no driver, no
+// device); any explicit Vulkan choice that cannot be honoured is an error
+// naming the cause.
+func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, error) {
 	opt, err := deviceOptions(c) // a bad option is an error on every path
 	if err != nil {
 		return nil, err
 	}
 	spec := c.String("device")
-	es, err := engine.Open(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt})
-	var oe *engine.OpenError
-	if errors.As(err, &oe) {
-		return nil, deviceError(spec, err)
+	if strings.TrimSpace(spec) == "" {
+		spec = def
 	}
+	set, err := engine.OpenAll(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt, VulkanOnly: vulkanOnly})
 	if err != nil {
-		return nil, err
+		return nil, deviceError(err)
 	}
-	if es.Fallback != "" {
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", es.Fallback)
+	if set.Fallback != "" {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", set.Fallback)
 	}
-	return &session{inst: es.Instance, dev: es.Device, c: c, startup: time.Since(t0)}, nil
+	return set, nil
+}
+
+// onDevices runs f on the devices that --device names (openDevices) and
+// closes them; validation messages raised while closing fail the command.
+func onDevices(c *ucli.Context, def string, vulkanOnly bool, f func(devs []*engine.Device) error) error {
+	set, err := openDevices(c, def, vulkanOnly)
+	if err != nil {
+		return err
+	}
+	err = f(set.Devices)
+	if cerr := set.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // deviceOptions are the engine's device options from the environment and
@@ -241,19 +266,13 @@ func deviceOptions(c *ucli.Context) (engine.DeviceOptions, error) {
 	return opt, nil
 }
 
-// vulkanCause is the short reason Vulkan cannot be used, for a one-line
-// note.
-func vulkanCause(err error) string {
-	reason, _ := engine.Unusable(err)
-	return reason
-}
-
-// deviceError words, with the flag's name, what to do when --device spec
-// cannot be honoured; a spec that names no device is a usage error.
-func deviceError(spec string, err error) error {
+// deviceError words, with the flag's name, what to do when a --device spec
+// cannot be honoured (an *engine.OpenError); a spec that names no device
+// is a usage error.
+func deviceError(err error) error {
 	var oe *engine.OpenError
 	if !errors.As(err, &oe) {
-		oe = &engine.OpenError{Spec: spec, Err: err}
+		return err
 	}
 	if oe.BadSpec() {
 		return usageError{cliWords{oe}}
@@ -270,8 +289,14 @@ func (w cliWords) Error() string {
 
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
-func (s *session) Close() error {
-	return (&engine.Session{Instance: s.inst, Device: s.dev}).Close()
+func (s *session) Close() error { return s.set.Close() }
+
+// availableMemory is engine.AvailableMemory; tests replace it.
+var availableMemory = engine.AvailableMemory
+
+// checkMemory refuses an array of bytes bytes that the machine cannot hold.
+func checkMemory(what string, bytes uint64) error {
+	return engine.CheckHostMemory(what, bytes, availableMemory())
 }
 
 // precision returns the dtype to compute in for an input of type dt.

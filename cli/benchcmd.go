@@ -3,11 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/bars"
 	"github.com/vkstat/vkstat/suite"
@@ -104,18 +104,14 @@ Examples:
 					return err
 				}
 			}
-			ts, err := openTargets(c)
-			if err != nil {
-				return err
-			}
 			errw := c.App.ErrWriter
-			rep, err := suite.Bench(c.Context, devices(ts), ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
-				Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: lineageBool(c, "validate"),
-				Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
-			if cerr := closeTargets(ts); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			var rep *suite.BenchReport
+			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
+				rep, err = suite.Bench(c.Context, devs, ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
+					Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: c.Bool("validate"),
+					Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
+				return err
+			}); err != nil {
 				return err
 			}
 			printBench(c.App.Writer, rep)
@@ -147,15 +143,15 @@ func benchPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 // benchCommandLine is the command that repeats the run, recorded in the
 // report.
 func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) string {
-	dev, _ := lineageString(c, "device")
+	dev := c.String("device")
 	if dev == "" {
 		dev = "all"
 	}
 	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
-	if lineageBool(c, "validate") {
+	if c.Bool("validate") {
 		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
 	}
-	if p, _ := lineageString(c, "precision"); p != "" && p != "auto" {
+	if p := c.String("precision"); p != "" && p != "auto" {
 		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+p, 1)
 	}
 	return cmd
@@ -227,45 +223,11 @@ func maxResults(rep *suite.BenchReport) int {
 	return n
 }
 
-// benchChart draws one bar chart per operation: kernel throughput of each
-// case (x) on each device (bars), in the operation's unit.
+// benchChart draws the report's chart (suite.BenchReport.Chart).
 func benchChart(w io.Writer, rep *suite.BenchReport) error {
-	var panels []bars.Panel
-	index := map[string]int{} // operation → panel
-	for _, d := range rep.Devices {
-		for _, r := range d.Results {
-			i, ok := index[r.Op]
-			if !ok {
-				i = len(panels)
-				index[r.Op] = i
-				panels = append(panels, bars.Panel{Title: fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", r.Op, r.Unit, rep.Size, rep.Repeat),
-					YLabel: r.Unit})
-			}
-			if label := r.Case + " " + r.Precision; !slices.Contains(panels[i].Categories, label) {
-				panels[i].Categories = append(panels[i].Categories, label)
-			}
-		}
-	}
+	panels := rep.Chart()
 	if len(panels) == 0 {
 		return fmt.Errorf("--png: no results to plot")
-	}
-	for op, i := range index {
-		pn := &panels[i]
-		for _, d := range rep.Devices {
-			s := bars.Series{Label: d.Device.Label, Values: make([]float64, len(pn.Categories))}
-			if d.Copy.GBs > 0 {
-				s.Label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
-			}
-			for _, r := range d.Results {
-				if k := slices.Index(pn.Categories, r.Case+" "+r.Precision); r.Op == op && r.Status == "ok" && k >= 0 {
-					s.Values[k] = r.Throughput
-					if !r.GPUTimed {
-						s.Values[k] = r.ThroughputWall
-					}
-				}
-			}
-			pn.Series = append(pn.Series, s)
-		}
 	}
 	return bars.WritePNG(w, panels)
 }

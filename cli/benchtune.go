@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
 )
@@ -31,17 +32,14 @@ func benchTune(c *ucli.Context) error {
 	if err := checkOutputFile("json", c.String("json")); err != nil {
 		return err
 	}
-	ts, err := openTargets(c)
-	if err != nil {
-		return err
-	}
 	w := c.App.Writer
-	rep, err := suite.Tune(c.Context, devices(ts), suites, suite.TuneOptions{Repeat: repeat, Store: !c.Bool("no-save"), Version: Version,
-		Log:      func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) },
-		Progress: func(s suite.TuneStep) { printTuneStep(w, s) }})
-	if cerr := closeTargets(ts); err == nil {
-		err = cerr
-	}
+	var rep *suite.TuneReport
+	err = onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
+		rep, err = suite.Tune(c.Context, devs, suites, suite.TuneOptions{Repeat: repeat, Store: !c.Bool("no-save"), Version: Version,
+			Log:      func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) },
+			Progress: func(s suite.TuneStep) { printTuneStep(w, s) }})
+		return err
+	})
 	switch {
 	case errors.Is(err, suite.ErrNothingToTune):
 		return fmt.Errorf("--tune: no Vulkan device among --device's (the CPU path has nothing to tune)")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
@@ -69,19 +68,10 @@ func runChol(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	single := false
-	switch {
-	case len(a.Shape) == 2:
-		single = true
-		a = reshaped(a, 1, a.Shape[0], a.Shape[1])
-	case len(a.Shape) != 3:
-		return fmt.Errorf("--in: %s has shape %s; want matrices (N, P, P) or one (P, P)", c.String("in"), tensor.ShapeString(a.Shape))
-	}
-	if a.Shape[1] != a.Shape[2] {
-		return fmt.Errorf("--in: %s has shape %s: the matrices are not square (%d×%d)", c.String("in"), tensor.ShapeString(a.Shape), a.Shape[1], a.Shape[2])
-	}
-	if a.Shape[1] == 0 {
-		return fmt.Errorf("--in: %s has shape %s: empty matrices", c.String("in"), tensor.ShapeString(a.Shape))
+	aShape := a.Shape
+	a, single, err := chol.Matrices(a)
+	if err != nil {
+		return fmt.Errorf("--in: %s has %w", c.String("in"), err)
 	}
 	dt, err := precision(c, a.DType)
 	if err != nil {
@@ -96,22 +86,8 @@ func runChol(c *ucli.Context) error {
 			return err
 		}
 		bShape = b.Shape
-		ok := false
-		switch {
-		case single && len(b.Shape) == 1 && b.Shape[0] == p:
-			b, ok = reshaped(b, 1, p), true
-		case single && len(b.Shape) == 2 && b.Shape[0] == p:
-			b, ok = reshaped(b, 1, p, b.Shape[1]), true
-		case !single && len(b.Shape) >= 2 && len(b.Shape) <= 3 && b.Shape[0] == n && b.Shape[1] == p:
-			ok = true
-		}
-		if !ok {
-			want := fmt.Sprintf("(%d, %d, K) or (%d, %d)", n, p, n, p)
-			if single {
-				want = fmt.Sprintf("(%d, K) or (%d,)", p, p)
-			}
-			return fmt.Errorf("--solve: %s has shape %s, which does not fit the matrices of %s (shape %s): want %s",
-				c.String("solve"), tensor.ShapeString(b.Shape), c.String("in"), tensor.ShapeString(a.Shape), want)
+		if b, err = chol.RightHandSides(b, aShape); err != nil {
+			return fmt.Errorf("--solve: %s has %w", c.String("solve"), err)
 		}
 		req.B = b.As(dt)
 	}
@@ -128,20 +104,7 @@ func runChol(c *ucli.Context) error {
 		return err
 	}
 	if single {
-		for _, t := range []*tensor.Tensor{res.L, res.Inverse} {
-			if t != nil {
-				t.Shape = []int{p, p}
-			}
-		}
-		if res.LogDet != nil {
-			res.LogDet.Shape = []int{}
-		}
-		if res.X != nil {
-			res.X.Shape = bShape
-		}
-		if res.Quad != nil {
-			res.Quad.Shape = res.Quad.Shape[1:]
-		}
+		res.Squeeze(bShape)
 	}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
@@ -165,7 +128,7 @@ func runChol(c *ucli.Context) error {
 		if single {
 			shape = []int{}
 		}
-		add("out-info", shape, "int32", func(w io.Writer) error { return encodeNPYInt32(w, res.Info, shape) })
+		add("out-info", shape, "int32", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) })
 	}
 	if err := outs.Commit(); err != nil {
 		return err
@@ -197,19 +160,4 @@ func cholSummary(res *chol.Result, p int) string {
 		}
 	}
 	return line + ": " + strings.Join(parts, ", ")
-}
-
-// reshaped views t with another shape of the same size.
-func reshaped(t *tensor.Tensor, shape ...int) *tensor.Tensor {
-	return &tensor.Tensor{Shape: shape, DType: t.DType, F32: t.F32, F64: t.F64}
-}
-
-// encodeNPYInt32 writes v as a little-endian int32 NPY array of the given
-// shape (version 1.0, header padded to 64 bytes as NumPy does).
-func encodeNPYInt32(w io.Writer, v []int32, shape []int) error {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-	}
-	return formats.EncodeRawNPY(w, "<i4", shape, b)
 }

@@ -87,7 +87,7 @@ func TestCovCommand(t *testing.T) {
 func TestCovCommandSingleAndCube(t *testing.T) {
 	dir := t.TempDir()
 	one := covSamples(1, 20, 4, 2)
-	in := writeNPY(t, dir, "one.npy", reshaped(one, 20, 4))
+	in := writeNPY(t, dir, "one.npy", &tensor.Tensor{Shape: []int{20, 4}, DType: one.DType, F32: one.F32, F64: one.F64})
 	out := filepath.Join(dir, "c1.npy")
 	rho := filepath.Join(dir, "r1.npy")
 	if code, _, stderr := run(t, "--device", "cpu", "cov", "--in", in, "--estimator", "ledoit-wolf", "--out-cov", out, "--out-rho", rho); code != 0 {
@@ -212,7 +212,7 @@ func TestCholCommand(t *testing.T) {
 		}
 	}
 	// One matrix, one right-hand side vector.
-	one := reshaped(&tensor.Tensor{DType: tensor.F64, F64: a.F64[:25]}, 5, 5)
+	one := tensor.FromF64(a.F64[:25], 5, 5)
 	vec := tensor.FromF64(b.F64[:5], 5)
 	o, v := writeNPY(t, dir, "one.npy", one), writeNPY(t, dir, "vec.npy", vec)
 	out := filepath.Join(dir, "x1.npy")

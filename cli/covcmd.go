@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/vkstat/vkstat/formats"
@@ -110,31 +109,13 @@ func runCov(c *ucli.Context) error {
 
 	var g cov.Gather
 	single := false
-	switch {
-	case flag == "cube":
-		if len(in.Shape) != 3 {
-			return fmt.Errorf("--cube: %s has shape %s; want a (T, H, W) cube", path, tensor.ShapeString(in.Shape))
-		}
-		g.Offsets = cov.PatchOffsets(c.Int("radius"))
-		g.Locations = cov.ValidLocations(in.Shape[1], in.Shape[2], g.Offsets)
-		if len(g.Locations) == 0 {
-			return fmt.Errorf("--cube: no location of the %d×%d frames of %s holds a patch of radius %d", in.Shape[1], in.Shape[2], path, c.Int("radius"))
-		}
-	case len(in.Shape) == 2:
-		single = true
-		in = &tensor.Tensor{Shape: []int{1, in.Shape[0], in.Shape[1]}, DType: in.DType, F32: in.F32, F64: in.F64}
-	case len(in.Shape) != 3:
-		return fmt.Errorf("--in: %s has shape %s; want sample sets (N, T, P) or one set (T, P)", path, tensor.ShapeString(in.Shape))
+	if flag == "cube" {
+		g, err = cov.CubePatches(in.Shape, c.Int("radius"), opt.DDof)
+	} else {
+		in, single, err = cov.Sets(in, opt.DDof)
 	}
-	if flag == "in" {
-		if in.Shape[1] < 1 || in.Shape[2] < 1 {
-			return fmt.Errorf("--in: %s has shape %s: no samples or no variables", path, tensor.ShapeString(in.Shape))
-		}
-		if in.Shape[1]-opt.DDof < 1 {
-			return fmt.Errorf("--in: %s has %d sample(s) per set; --ddof %d needs at least %d", path, in.Shape[1], opt.DDof, opt.DDof+1)
-		}
-	} else if in.Shape[0]-opt.DDof < 1 {
-		return fmt.Errorf("--cube: %s has %d frame(s); --ddof %d needs at least %d", path, in.Shape[0], opt.DDof, opt.DDof+1)
+	if err != nil {
+		return fmt.Errorf("--%s: %s has %w", flag, path, err)
 	}
 
 	s, err := openSession(c)
@@ -158,9 +139,7 @@ func runCov(c *ucli.Context) error {
 	}
 	n, p := res.Rho.Len(), res.Mean.Shape[1]
 	if single {
-		res.Mean.Shape = []int{p}
-		res.Cov.Shape = []int{p, p}
-		res.Rho.Shape = []int{}
+		res.Squeeze()
 	}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
@@ -191,29 +170,12 @@ func runCov(c *ucli.Context) error {
 // covSummary is the line that tells what was estimated: the sizes, ρ's
 // range and how many sets had NaNs.
 func covSummary(res *cov.Result, n, t, p int, est cov.Estimator) string {
-	mean, rho := res.Mean.Float64s(), res.Rho.Float64s()
-	nanSets := 0
-	for k := 0; k < n; k++ {
-		for _, v := range mean[k*p : (k+1)*p] {
-			if math.IsNaN(v) {
-				nanSets++
-				break
-			}
-		}
-	}
+	sp := res.Spread(n, p)
 	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
-	if est != cov.None {
-		lo, hi, sum, m := math.Inf(1), math.Inf(-1), 0.0, 0
-		for _, r := range rho {
-			if !math.IsNaN(r) {
-				lo, hi, sum, m = min(lo, r), max(hi, r), sum+r, m+1
-			}
-		}
-		if m > 0 {
-			line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sum/float64(m), lo, hi)
-		}
+	if est != cov.None && sp.Finite > 0 {
+		line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sp.RhoMean, sp.RhoMin, sp.RhoMax)
 	}
-	return line + fmt.Sprintf("; %d set(s) with NaN", nanSets)
+	return line + fmt.Sprintf("; %d set(s) with NaN", sp.NaNSets)
 }
 
 // locationsTensor is the (N, 2) float64 array of (y, x) locations.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -70,7 +69,7 @@ Examples:
 					return err
 				}
 			}
-			cpuB := cpuBudget()
+			cpuB := engine.HostBudget(availableMemory())
 			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true, "memory_budget": cpuB}
 			if c.Bool("json") {
 				rep := map[string]any{"vulkan": infos, "cpu": cpu, "vkstat_version": Version, "tune": tuneReports(c, infos), "memory_budget": budgets}
@@ -122,50 +121,15 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// deviceTuning is one device's tuning in the devices report.
-type deviceTuning struct {
-	Device int    `json:"device"`
-	Name   string `json:"name"`
-	Cache  string `json:"cache"` // the tune cache file it reads, "" when off
-	// CacheState is "absent", "present" or the error reading it.
-	CacheState string                                 `json:"cache_state"`
-	Pipelines  map[string]map[string]tunedParamReport `json:"pipelines"`
-}
-
-type tunedParamReport struct {
-	Value  any    `json:"value"`
-	Source string `json:"source"`
-}
-
-func tuneReports(c *ucli.Context, infos []engine.DeviceInfo) []deviceTuning {
-	var out []deviceTuning
+func tuneReports(c *ucli.Context, infos []engine.DeviceInfo) []tune.DeviceReport {
+	var out []tune.DeviceReport
 	for _, d := range infos {
-		dt := deviceTuning{Device: d.Index, Name: d.Name, CacheState: "off", Pipelines: map[string]map[string]tunedParamReport{}}
-		if path, ok := tune.CachePath(d); ok {
-			dt.Cache, dt.CacheState = path, "present"
-			if _, err := tune.ReadCache(path); errors.Is(err, os.ErrNotExist) {
-				dt.CacheState = "absent"
-			} else if err != nil {
-				dt.CacheState = err.Error()
-			}
-		}
-		for _, name := range tune.Pipelines() {
-			p, err := tune.Resolve(c.Context, name, d)
-			if err != nil {
-				p, _ = tune.Builtin(name, d)
-			}
-			m := map[string]tunedParamReport{}
-			for _, k := range p.Names() {
-				m[k] = tunedParamReport{p.Value(k), p.Source(k)}
-			}
-			dt.Pipelines[name] = m
-		}
-		out = append(out, dt)
+		out = append(out, tune.Report(c.Context, d))
 	}
 	return out
 }
 
-func printTuning(w io.Writer, ts []deviceTuning) {
+func printTuning(w io.Writer, ts []tune.DeviceReport) {
 	for _, d := range ts {
 		fmt.Fprintf(w, "\ntuning of device %d, %s (tune cache %s: %s)\n", d.Device, d.Name, d.Cache, d.CacheState)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

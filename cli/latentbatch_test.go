@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
@@ -124,7 +125,7 @@ func TestLatentBatchPlan(t *testing.T) {
 	saved := availableMemory
 	defer func() { availableMemory = saved }()
 	availableMemory = func() uint64 {
-		return uint64(float64(2*foot.Host+foot.Host/2) / cpuBudgetFraction / latent.BatchMargin)
+		return uint64(float64(2*foot.Host+foot.Host/2) / engine.HostMemoryFraction / latent.BatchMargin)
 	} // 2.5 samples
 	auto := filepath.Join(dir, "auto")
 	if code, _, stderr := run(t, args(auto)...); code != 0 {
@@ -135,7 +136,7 @@ func TestLatentBatchPlan(t *testing.T) {
 	}
 	compareLatentOutputs(t, "auto batches of 2", big, auto, true)
 
-	availableMemory = func() uint64 { return uint64(float64(foot.Host/2) / cpuBudgetFraction / latent.BatchMargin) }
+	availableMemory = func() uint64 { return uint64(float64(foot.Host/2) / engine.HostMemoryFraction / latent.BatchMargin) }
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
 	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
 		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)

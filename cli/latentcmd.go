@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,9 +20,6 @@ import (
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// latentStats are what --stat names.
-var latentStats = []string{"moments", "corr", "corr-frames", "lagcorr", "pca", "spectra"}
 
 func latentCommand() *ucli.Command {
 	return &ucli.Command{
@@ -167,7 +163,7 @@ func runLatent(c *ucli.Context) error {
 	if err := requireFlag(c, "in", "out-dir"); err != nil {
 		return err
 	}
-	stats, err := parseList("stat", c.String("stat"), latentStats)
+	stats, err := parseList("stat", c.String("stat"), latent.StatNames)
 	if err != nil {
 		return err
 	}
@@ -178,10 +174,10 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch"),
-		Moments: slices.Contains(stats, "moments"), Corr: slices.Contains(stats, "corr"),
-		CorrFrames: slices.Contains(stats, "corr-frames"), LagCorr: slices.Contains(stats, "lagcorr"),
-		PCA: slices.Contains(stats, "pca"), Spectra: slices.Contains(stats, "spectra")}
+	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch")}
+	if err := opt.Select(stats); err != nil {
+		return err
+	}
 	if opt.Moments {
 		if opt.Axes, err = parseAxes(c.String("axes")); err != nil {
 			return err
@@ -226,22 +222,11 @@ func runLatent(c *ucli.Context) error {
 	// x stands for the whole tensor in the summary: its shape and the
 	// type it is computed as (the data are read batch by batch).
 	x := &tensor.Tensor{Shape: r.Shape, DType: opt.DType}
-	if opt.Moments {
-		n := 1
-		for _, a := range opt.Axes {
-			if a < 0 {
-				a += len(x.Shape)
-			}
-			if a >= 0 && a < len(x.Shape) {
-				n *= x.Shape[a]
-			}
-		}
-		if opt.DDof >= n {
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) over axes %s: var and std are NaN (they divide by n − ddof)\n",
-				opt.DDof, n, c.String("axes"))
-		}
+	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) over axes %s: var and std are NaN (they divide by n − ddof)\n",
+			opt.DDof, n, c.String("axes"))
 	}
-	opt.HostBudget = cpuBudget()
+	opt.HostBudget = engine.HostBudget(availableMemory())
 	src := latent.Source{Shape: r.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), Read: r.Read}
 	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
@@ -261,6 +246,7 @@ func runLatent(c *ucli.Context) error {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
 	s.read = res.Read
+	res.Plan.Budget = budgetWords(res.Plan.Budget)
 
 	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
@@ -271,11 +257,10 @@ func runLatent(c *ucli.Context) error {
 		outs.Add(filepath.Join(dir, name), write)
 		files = append(files, filepath.Join(dir, name))
 	}
-	arrays := res.Arrays()
 	if res.Spectra != nil {
 		add("spectra.png", func(w io.Writer) error { return writeSpectraPNG(w, res.Spectra) })
 	}
-	for _, a := range arrays {
+	for _, a := range res.Arrays() {
 		t := a.T
 		add(a.Name+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 	}
@@ -300,7 +285,7 @@ func runLatent(c *ucli.Context) error {
 		})
 	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, arrays, files)
+	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, files)
 	summary := latentSummary(in, info, x, s.name(), opt, res, files)
 	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
 	add("summary.json", func(w io.Writer) error {
@@ -351,107 +336,6 @@ func planWords(p latent.Plan) string {
 	return fmt.Sprintf("%d of up to %d samples (%s)", p.Batches, p.Batch, how)
 }
 
-// planSummary is summary.json's "batches".
-func planSummary(p latent.Plan) map[string]any {
-	return map[string]any{"batch": p.Batch, "batches": p.Batches, "auto": p.Auto, "fit": p.Fit,
-		"budget_bytes": p.Budget.Bytes, "budget_source": budgetWords(p.Budget).Source,
-		"sample_bytes_device": p.Footprint.Device, "sample_bytes_host": p.Footprint.Host, "margin": p.Margin}
-}
-
-// spread is the minimum, median and maximum of v's non-NaN values, and
-// how many are NaN.
-type spread struct {
-	Min, Median, Max float64
-	NaN, N           int
-}
-
-func spreadOf(v []float64) spread {
-	fin := make([]float64, 0, len(v))
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			fin = append(fin, x)
-		}
-	}
-	s := spread{NaN: len(v) - len(fin), N: len(v), Min: math.NaN(), Median: math.NaN(), Max: math.NaN()}
-	if len(fin) == 0 {
-		return s
-	}
-	s.Min, s.Max = slices.Min(fin), slices.Max(fin)
-	// Selection rather than a sort: the table summarises arrays of
-	// millions of values (moments over the frames: one per pixel).
-	h := len(fin) / 2
-	s.Median = selectNth(fin, h)
-	if len(fin)%2 == 0 {
-		s.Median = (slices.Max(fin[:h]) + s.Median) / 2 // fin[:h] holds the h smallest
-	}
-	return s
-}
-
-// selectNth reorders v so that v[k] is the value a sort would put there,
-// with no larger value before it and no smaller one after, and returns it
-// (Hoare's selection, median-of-three pivots; v holds no NaN).
-func selectNth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		// Median of three to v[mid], as the pivot.
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		p := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < p {
-				i++
-			}
-			for v[j] > p {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		// Now v[lo..j] ≤ p ≤ v[i..hi], and v[j+1..i-1] = p.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
-}
-
-// offDiagonal returns the off-diagonal entries of (…, c, c) matrices.
-func offDiagonal(t *tensor.Tensor, c int) []float64 {
-	var out []float64
-	for i, v := range t.F64 {
-		if r, q := i/c%c, i%c; r != q {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// lagColumn returns lag l's values of an (N, C, L) array.
-func lagColumn(t *tensor.Tensor, l, lags int) []float64 {
-	var out []float64
-	for i := l - 1; i < len(t.F64); i += lags {
-		out = append(out, t.F64[i])
-	}
-	return out
-}
-
 func g4(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
@@ -460,8 +344,7 @@ func g4(v float64) string {
 }
 
 // latentTable is the summary table: the input, then each result's spread.
-func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, policy latent.NaNPolicy, res *latent.Result,
-	arrays []latent.Named, files []string) string {
+func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, policy latent.NaNPolicy, res *latent.Result, files []string) string {
 	var b bytes.Buffer
 	name := ""
 	if info.Name != "" {
@@ -473,32 +356,9 @@ func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, b
 	fmt.Fprintf(&b, "NaN/Inf: %d NaN, %d ±Inf in the input (--nan %s)\n", res.NaNs, res.Infs, policy)
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "result\tshape\tmin\tmedian\tmax\tNaN\t\n")
-	row := func(what string, shape []int, v []float64) {
-		s := spreadOf(v)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", what, tensor.ShapeString(shape), g4(s.Min), g4(s.Median), g4(s.Max), s.NaN)
-	}
-	d, _ := latent.DimsOf(x.Shape)
-	for _, a := range arrays {
-		switch a.Name {
-		case "corr", "corr_frames":
-			row(a.Name+" (off-diagonal)", a.T.Shape, offDiagonal(a.T, d.C))
-		case "frame_corr":
-			row(a.Name+" (off-diagonal)", a.T.Shape, offDiagonal(a.T, d.F))
-		case "pca_values":
-			pcaRows(row, res.PCA, d.N, d.C)
-		case "pca_ratio", "pca_vectors":
-		case "lagcorr":
-			lags := a.T.Shape[2]
-			for l := 1; l <= lags; l++ {
-				row(fmt.Sprintf("lagcorr lag %d", l), []int{d.N, d.C}, lagColumn(a.T, l, lags))
-			}
-		default:
-			label := a.Name
-			if a.Name == "mean" {
-				label = fmt.Sprintf("mean over axes %v", res.Moments.Axes)
-			}
-			row(label, a.T.Shape, a.T.F64)
-		}
+	for _, r := range res.Rows(x.Shape) {
+		s := r.Spread
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Label, tensor.ShapeString(r.Shape), g4(s.Min), g4(s.Median), g4(s.Max), s.NaN)
 	}
 	tw.Flush()
 	for _, n := range res.Notes {
@@ -510,78 +370,12 @@ func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, b
 	return b.String()
 }
 
-// jsonNum is a float64 for JSON, null for NaN and ±Inf.
-func jsonNum(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
-}
-
-func jsonNums(v []float64) []any {
-	out := make([]any, len(v))
-	for i, x := range v {
-		out[i] = jsonNum(x)
-	}
-	return out
-}
-
-func jsonSpread(v []float64) map[string]any {
-	s := spreadOf(v)
-	return map[string]any{"min": jsonNum(s.Min), "median": jsonNum(s.Median), "max": jsonNum(s.Max), "nan": s.NaN, "count": s.N}
-}
-
-// latentSummary is summary.json: the input, the options, the batches,
-// each result's shape and spread, the mean channel correlation matrix and
-// the mean lagged correlation by lag, the PCA's and the spectra's
-// summaries, and the notes. NaN is null.
+// latentSummary is summary.json: the input, the device, the files and
+// the run's summary (latent.Result.Summary).
 func latentSummary(in string, info formats.TensorInfo, x *tensor.Tensor, device string, opt latent.Options, res *latent.Result, files []string) map[string]any {
-	d, _ := latent.DimsOf(x.Shape)
-	out := map[string]any{
-		"input":      map[string]any{"path": in, "format": info.Format, "dtype": info.DType, "tensor": info.Name, "shape": x.Shape, "computed_as": x.DType.String()},
-		"device":     device,
-		"nan_policy": opt.NaN.String(),
-		"nans":       res.NaNs,
-		"infs":       res.Infs,
-		"notes":      append([]string{}, res.Notes...),
-		"files":      files,
-		"batches":    planSummary(res.Plan),
-	}
-	if m := res.Moments; m != nil {
-		ms := map[string]any{"axes": m.Axes, "shape": m.Shape, "ddof": opt.DDof}
-		for _, a := range (&latent.Result{Moments: m}).Arrays() {
-			ms[a.Name] = jsonSpread(a.T.F64)
-		}
-		out["moments"] = ms
-	}
-	if res.Corr != nil {
-		out["corr"] = map[string]any{"shape": res.Corr.Shape, "off_diagonal": jsonSpread(offDiagonal(res.Corr, d.C)),
-			"mean_over_samples": jsonNums(res.MeanCorr().F64)}
-	}
-	if res.CorrFrames != nil {
-		out["corr_frames"] = map[string]any{"shape": res.CorrFrames.Shape, "off_diagonal": jsonSpread(offDiagonal(res.CorrFrames, d.C))}
-	}
-	if res.LagCorr != nil {
-		out["lagcorr"] = map[string]any{"shape": res.LagCorr.Shape, "lags": res.LagCorr.Shape[2], "mean_by_lag": jsonNums(res.LagMeans()),
-			"frame_corr_shape": res.FrameCorr.Shape}
-	}
-	if p := res.PCA; p != nil {
-		ratio, cum := p.MeanRatio()
-		out["pca"] = map[string]any{"shape": p.Values.Shape, "features": "channels", "observations": "frames × pixels", "ddof": 1,
-			"mean_ratio": jsonNums(ratio), "mean_cumulative": jsonNums(cum)}
-	}
-	if sp := res.Spectra; sp != nil {
-		sum := map[string]any{
-			"conventions": "P = |FFT2(x - mean)|^2/(H*W)^2 per frame; radial bin k = round(min(H,W)*|f|), f in cycles per pixel (numpy fftfreq); " +
-				"temporal one-sided, summing to the variance; centroid in cycles per sample; highfrac = energy above 1/4 cycle per sample",
-			"spatial_slope_by_channel": jsonNums(sp.SpatialSlope.F64),
-			"radial_bins":              sp.Spatial.Shape[2],
-			"radial_bin_mean_radius":   jsonNums(sp.Radius),
-		}
-		for _, a := range (&latent.Result{Spectra: sp}).Arrays() {
-			sum[a.Name] = map[string]any{"shape": a.T.Shape, "spread": jsonSpread(a.T.F64)}
-		}
-		out["spectra"] = sum
-	}
+	out := res.Summary(x.Shape, opt)
+	out["input"] = map[string]any{"path": in, "format": info.Format, "dtype": info.DType, "tensor": info.Name, "shape": x.Shape, "computed_as": x.DType.String()}
+	out["device"] = device
+	out["files"] = files
 	return out
 }

@@ -12,42 +12,6 @@ import (
 	"github.com/vkstat/vkstat/pipelines/latent"
 )
 
-// pcaRows adds to the summary table, for the first few components (all
-// when C <= 8, else 1..4 and C), the spread over samples of the ratio and
-// of the cumulative ratio.
-func pcaRows(row func(string, []int, []float64), p *latent.PCA, n, c int) {
-	shown := []int{}
-	if c < 2 {
-		shown = append(shown, 1) // no cumulative rows
-	}
-	for k := 1; k <= c; k++ {
-		if c <= 8 || k <= 4 || k == c {
-			shown = append(shown, k)
-		}
-	}
-	row("pca λ1", []int{n}, column(p.Values.F64, c, 0))
-	for _, k := range shown {
-		row(fmt.Sprintf("pca ratio PC%d", k), []int{n}, column(p.Ratio.F64, c, k-1))
-	}
-	for _, k := range shown[1:] {
-		cum := make([]float64, n)
-		for s := range n {
-			for i := range k {
-				cum[s] += p.Ratio.F64[s*c+i]
-			}
-		}
-		row(fmt.Sprintf("pca cumulative PC1..%d", k), []int{n}, cum)
-	}
-}
-
-func column(v []float64, c, k int) []float64 {
-	out := make([]float64, 0, len(v)/c)
-	for i := k; i < len(v); i += c {
-		out = append(out, v[i])
-	}
-	return out
-}
-
 // renderPCA draws pca.png: the mean explained-variance ratio by component
 // above its cumulative sum.
 func renderPCA(p *latent.PCA) (image.Image, error) {

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -161,46 +158,12 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return pacoError(t, err)
 	}
-	if err := writePaco(c.Context, t, dir, res); err != nil {
+	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version); err != nil {
 		return err
 	}
 	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
-}
-
-// writeDetectionsCSV writes one row per detection. The position angle's
-// column says its convention (paco.PAConvention): pa_east_of_north_deg is the
-// astronomical PA, angle_ccw_from_x_deg the map angle from +x towards +y;
-// separation_arcsec is empty without a pixel scale.
-func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec, unbiased bool) error {
-	cw := csv.NewWriter(w)
-	head := []string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"}
-	if unbiased {
-		head = append(head, "flux_unbiased", "sigma_unbiased", "snr_unbiased", "y_refined", "x_refined", "iterations", "converged")
-	}
-	cw.Write(head)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	for i, d := range dets {
-		sep := ""
-		if arcsec {
-			sep = f(d.SepArcsec)
-		}
-		row := []string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)}
-		if u := d.Unbiased; unbiased && u != nil {
-			row = append(row, f(u.FluxUnbiased), f(u.SigmaUnbiased), f(u.SNRUnbiased), f(u.YRefined), f(u.XRefined), strconv.Itoa(u.Iterations), strconv.FormatBool(u.Converged))
-		}
-		cw.Write(row)
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // printTruth lists every injected companion with the detection within
@@ -210,31 +173,20 @@ func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *p
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
-	used := make([]bool, len(dets))
-	for _, tc := range truth.Companions {
-		found, matched := "no", -1
-		for i, d := range dets {
-			if math.Hypot(float64(d.Y)-tc.Y, float64(d.X)-tc.X) <= 1.5 {
-				found, used[i], matched = fmt.Sprintf("#%d", i+1), true, i
-				break
+	matches, unmatched := paco.MatchTruth(truth.Companions, dets, m)
+	for _, mt := range matches {
+		tc, found, unb := mt.Companion, "no", ""
+		if k := mt.Detection; k >= 0 {
+			found = fmt.Sprintf("#%d", k+1)
+			if u := dets[k].Unbiased; u != nil {
+				unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
 			}
 		}
-		y, x := int(math.Round(tc.Y)), int(math.Round(tc.X))
-		snr, flux := math.NaN(), math.NaN()
-		if y >= 0 && y < m.H && x >= 0 && x < m.W {
-			snr, flux = m.SNR[y*m.W+x], m.Flux[y*m.W+x]
-		}
-		unb := ""
-		if k := matched; k >= 0 && dets[k].Unbiased != nil {
-			u := dets[k].Unbiased
-			unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
-		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, snr, flux, flux/tc.Flux, unb)
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
 	}
 	tw.Flush()
-	for i, d := range dets {
-		if !used[i] {
-			fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
-		}
+	for _, i := range unmatched {
+		d := dets[i]
+		fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
 	}
 }

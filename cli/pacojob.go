@@ -6,17 +6,12 @@ package cli
 // paco.Run; these are the files it writes and the summary it prints.
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"image/png"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -92,83 +87,6 @@ func pacoError(t *survey.Target, err error) error {
 	return err
 }
 
-// unbiasedNote is what detections.json says about the Algorithm 3 fields.
-const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
-	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
-
-// writePaco writes res's outputs to dir, all or none.
-func writePaco(ctx context.Context, t *survey.Target, dir string, res *paco.Result) error {
-	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
-	cards := []formats.FITSCard{
-		{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
-		{Key: "PACORAD", Value: res.Radius, Comment: "patch radius (pixels)"},
-		{Key: "PACONPIX", Value: res.P, Comment: "pixels per patch"},
-		{Key: "PACOCY", Value: res.Center.Used[0], Comment: "star centre y (0-based)"},
-		{Key: "PACOCX", Value: res.Center.Used[1], Comment: "star centre x (0-based)"},
-		{Key: "PACOCSRC", Value: res.Center.Source, Comment: "centre from: option, header, estimated, geometric"},
-		{Key: "PACOCOMP", Value: o.Compat.String(), Comment: "numerics: none or vip"},
-		{Key: "PACOPSFP", Value: o.Placement.String(), Comment: "PSF placement: nearest or subpixel"},
-		{Key: "PSFNORM", Value: o.PSFNorm, Comment: "PSF stamp normalisation"},
-		{Key: "NFRAMES", Value: res.T, Comment: "frames in the cube"},
-		{Key: "DEVICE", Value: truncate(maps.Device, 60), Comment: "where it ran"},
-		{Key: "PRECISIO", Value: maps.Precision, Comment: "arithmetic precision"},
-		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
-	}
-	snr, flux, sigma := maps.Tensors()
-	outs := formats.Outputs{Ctx: ctx}
-	defer outs.Abort()
-	outs.OwnDir(dir)
-	for _, m := range []struct {
-		name string
-		t    *tensor.Tensor
-		unit string
-	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
-		if format != "npy" {
-			cc := append(append([]formats.FITSCard(nil), cards...), formats.FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
-			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
-		}
-		if format != "fits" {
-			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
-		}
-	}
-	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
-	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		list := dets
-		if list == nil {
-			list = []paco.Detection{}
-		}
-		doc := map[string]any{"threshold": o.Threshold, "center": []int{res.Center.Used[0], res.Center.Used[1]}, "center_info": res.Center, "detections": list,
-			"pa_convention": paco.PAConvention, "north_offset_deg": o.NorthOffset}
-		if o.PixelScale > 0 {
-			doc["pixel_scale_arcsec"] = o.PixelScale
-		}
-		if o.Unbiased {
-			doc["unbiased"] = unbiasedNote
-		}
-		return enc.Encode(doc)
-	})
-	addContrastOutputs(&outs, dir, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
-	if o.ContrastCheck {
-		addContrastCheckOutputs(&outs, dir, res.Checks)
-	}
-	marks := make([]formats.Mark, len(dets))
-	for i, d := range dets {
-		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
-	}
-	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
-	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
-		img, err := formats.RenderSNR(snr, marks, title)
-		if err != nil {
-			return err
-		}
-		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless --north-offset
-		return png.Encode(w, img)
-	})
-	return outs.Commit()
-}
-
 // pacoSummary prints what the run found.
 func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
@@ -179,7 +97,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "precision:  %s\n", maps.Precision)
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
-	fmt.Fprintf(w, "centre:     %s\n", describeCenter(res.Center))
+	fmt.Fprintf(w, "centre:     %s\n", res.Center)
 	for _, st := range maps.Stages {
 		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
 	}
@@ -232,22 +150,4 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
-}
-
-// describeCenter is the centre's line in the summary.
-func describeCenter(i paco.CenterInfo) string {
-	s := fmt.Sprintf("(%d, %d), %s", i.Used[0], i.Used[1], i.Source)
-	switch i.Source {
-	case "estimated":
-		s += fmt.Sprintf(" %s centre (%.3f, %.3f) ± %.2f px (95 %%) over %d frames, which rules out (H/2, W/2)", i.Estimate.Method, i.Y, i.X, i.Estimate.Uncertainty, i.Estimate.Frames)
-	case "header":
-		s += fmt.Sprintf(" CRPIX (%.3f, %.3f) 0-based", i.Y, i.X)
-	case "geometric":
-		if e := i.Estimate; e != nil && e.Error == "" {
-			s += fmt.Sprintf(" (H/2, W/2); the star measured at (%.2f, %.2f) ± %.2f px (95 %%), which does not rule it out", e.Y, e.X, e.Uncertainty)
-		} else {
-			s += " (H/2, W/2); no star to measure"
-		}
-	}
-	return s
 }

@@ -89,7 +89,7 @@ func parseDims(flag, s string) ([3]uint64, error) {
 func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 	var arr *shaderlab.Array
 	if m := zerosSpec.FindStringSubmatch(v); m != nil && !strings.HasSuffix(v, ".npy") {
-		if npyDescr(m[1]) == "" {
+		if shaderlab.NPYDescr(m[1]) == "" {
 			return nil, usagef("--bind %s: unknown element type %q (float32, float64, int32, uint32, ...)", s, m[1])
 		}
 		var shape []int
@@ -107,7 +107,7 @@ func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 			return nil, fmt.Errorf("--bind %s: %w", s, errors.Unwrap(err))
 		}
 		var err error
-		if arr, err = readRawNPY(v); err != nil {
+		if arr, err = shaderlab.ReadNPY(v); err != nil {
 			return nil, fmt.Errorf("--bind %s: %w", s, err)
 		}
 		arr.Source = v

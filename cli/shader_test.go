@@ -88,11 +88,11 @@ func TestShaderExamples(t *testing.T) {
 			if !strings.Contains(stdout, "GPU time") || !strings.Contains(stdout, "moved") {
 				t.Errorf("run does not report time and bytes:\n%s", stdout)
 			}
-			got, err := readRawNPY(out)
+			got, err := shaderlab.ReadNPY(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := readRawNPY(ex.expected)
+			want, err := shaderlab.ReadNPY(ex.expected)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ void main() {
 func mustEncode(t *testing.T, a *shaderlab.Array) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := encodeRawNPY(&b, a); err != nil {
+	if err := a.EncodeNPY(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -116,7 +115,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			infos, devErr := shaderDeviceInfos(c)
+			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
 				type devSupport struct {
 					Name    string            `json:"name"`
@@ -146,31 +145,6 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// shaderDeviceInfos lists the devices --device names, without opening them.
-func shaderDeviceInfos(c *ucli.Context) ([]engine.DeviceInfo, error) {
-	spec := c.String("device")
-	if spec == "cpu" {
-		return nil, nil
-	}
-	inst, err := engine.NewInstance(engine.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer inst.Close()
-	infos := listDevices(inst)
-	if spec == "all" {
-		return infos, nil
-	}
-	i, err := engine.Select(infos, spec)
-	if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") && len(infos) > 0 {
-		i = softwareDevice(infos) // as shader run
-	}
-	if err != nil || i == engine.CPUPath {
-		return nil, err
-	}
-	return infos[i : i+1], nil
 }
 
 func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {
@@ -270,79 +244,13 @@ func members(bl *shaderlab.Block) string {
 	return s
 }
 
-// softwareDevice is where --device auto runs shaders without a GPU (the
-// CPU path has no shader runtime): lavapipe, else the first device listed.
-func softwareDevice(infos []engine.DeviceInfo) int {
-	for _, in := range infos {
-		if in.IsLavapipe() {
-			return in.Index
-		}
+// onShaderDevices runs f on the devices --device names: all for every
+// Vulkan device, else the ones named; the CPU path has no shader runtime.
+func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error {
+	if c.String("device") == "cpu" {
+		return usagef("--device cpu: shaders run on Vulkan devices (lavapipe runs them on the CPU: --device lavapipe)")
 	}
-	return infos[0].Index
-}
-
-// openShaderDevices opens the devices --device names: all for every
-// Vulkan device, else one; the CPU path has no shader runtime.
-func openShaderDevices(c *ucli.Context) (*engine.Instance, []*engine.Device, error) {
-	spec := c.String("device")
-	if spec == "cpu" {
-		return nil, nil, usagef("--device cpu: shaders run on Vulkan devices (lavapipe runs them on the CPU: --device lavapipe)")
-	}
-	inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
-	if err == nil && len(listDevices(inst)) == 0 {
-		inst.Close()
-		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, engine.ErrNoDevice)
-	}
-	if err != nil {
-		return nil, nil, deviceError(spec, err)
-	}
-	infos := listDevices(inst)
-	var idx []int
-	if spec == "all" {
-		for _, in := range infos {
-			idx = append(idx, in.Index)
-		}
-	} else {
-		i, err := engine.Select(infos, spec)
-		if err == nil && i == engine.CPUPath && (spec == "auto" || spec == "") {
-			i = softwareDevice(infos)
-		}
-		if err == nil && i == engine.CPUPath {
-			err = fmt.Errorf("%w: no Vulkan device for --device %s", engine.ErrNoDevice, spec)
-		}
-		if err != nil {
-			inst.Close()
-			return nil, nil, deviceError(spec, err)
-		}
-		idx = []int{i}
-	}
-	opt, err := deviceOptions(c)
-	var devs []*engine.Device
-	for _, i := range idx {
-		if err != nil {
-			break
-		}
-		var d *engine.Device
-		if d, err = inst.OpenWith(i, opt); err == nil {
-			devs = append(devs, d)
-		}
-	}
-	if err != nil {
-		closeShaderDevices(inst, devs)
-		return nil, nil, err
-	}
-	return inst, devs, nil
-}
-
-func closeShaderDevices(inst *engine.Instance, devs []*engine.Device) error {
-	var err error
-	for _, d := range devs {
-		err = errors.Join(err, d.Close())
-	}
-	if inst != nil {
-		err = errors.Join(err, inst.Close())
-	}
-	return err
+	return onDevices(c, "auto", true, f)
 }
 
 // prepare compiles the shader and checks the run flags and output paths,
@@ -399,14 +307,11 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		printRun(w, j.Plan, r)
 	}
 	for _, r := range runs[1:] {
-		worst := shaderlab.Diff{}
-		for _, v := range j.Check(r, j.Written(runs[0]), 0) {
+		vs := j.Check(r, j.Written(runs[0]), 0)
+		for _, v := range vs {
 			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
-			if v.Diff.MaxRel > worst.MaxRel {
-				worst = v.Diff
-			}
 		}
-		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, worst.MaxRel)
+		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, shaderlab.Worst(vs).MaxRel)
 	}
 	return runs, nil
 }
@@ -440,7 +345,7 @@ func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 			continue
 		}
 		arr := r.Outputs[i]
-		if err := out.Add(path, func(w io.Writer) error { return encodeRawNPY(w, arr) }); err != nil {
+		if err := out.Add(path, func(w io.Writer) error { return arr.EncodeNPY(w) }); err != nil {
 			return err
 		}
 		n++
@@ -485,15 +390,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			inst, devs, err := openShaderDevices(c)
-			if err != nil {
+			var runs []*shaderlab.Result
+			if err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
+				runs, err = runAll(c, p, devs)
 				return err
-			}
-			runs, err := runAll(c, p, devs)
-			if cerr := closeShaderDevices(inst, devs); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			return writeOutputs(c, p, runs[0])
@@ -519,7 +420,7 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 		if err := fileExists("expect", v); err != nil {
 			return nil, err
 		}
-		arr, err := readRawNPY(v)
+		arr, err := shaderlab.ReadNPY(v)
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
@@ -601,34 +502,29 @@ Examples:
 			if len(want) == 0 && other == nil {
 				return usagef("shader check: give --expect NAME=FILE.npy or --against OTHER")
 			}
-			inst, devs, err := openShaderDevices(c)
-			if err != nil {
-				return err
-			}
 			bad := 0
-			runs, err := runAll(c, p, devs)
-			if err == nil {
+			var runs []*shaderlab.Result
+			err = onShaderDevices(c, func(devs []*engine.Device) (err error) {
+				if runs, err = runAll(c, p, devs); err != nil {
+					return err
+				}
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
 						bad += checkRun(c.App.Writer, p.Plan, r, want, c.Float64("tol"))
 					}
 				}
-			}
-			if err == nil && other != nil {
-				for i, d := range devs {
-					var ro *shaderlab.Result
-					if ro, err = other.Run(c.Context, d); err != nil {
-						err = fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
-						break
+				for i := 0; other != nil && i < len(devs); i++ {
+					d := devs[i]
+					ro, err := other.Run(c.Context, d)
+					if err != nil {
+						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
 					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), c.Float64("tol"))
 				}
-			}
-			if cerr := closeShaderDevices(inst, devs); err == nil {
-				err = cerr
-			}
+				return nil
+			})
 			if err != nil {
 				return err
 			}

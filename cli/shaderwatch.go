@@ -47,15 +47,7 @@ Examples:
 			if c.Int("repeat") < 1 || c.Duration("timeout") <= 0 || c.Duration("interval") <= 0 {
 				return usagef("--repeat, --timeout and --interval must be positive")
 			}
-			inst, devs, err := openShaderDevices(c)
-			if err != nil {
-				return err
-			}
-			werr := watch(c, path, devs)
-			if cerr := closeShaderDevices(inst, devs); werr == nil {
-				werr = cerr
-			}
-			return werr
+			return onShaderDevices(c, func(devs []*engine.Device) error { return watch(c, path, devs) })
 		},
 	}
 }

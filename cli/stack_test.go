@@ -110,7 +110,7 @@ func TestStackCommand(t *testing.T) {
 	for _, c := range cases {
 		var paths []string
 		if strings.HasPrefix(c.files[0], "@") || strings.Contains(c.files[0], "*") {
-			paths, _ = expandFiles(c.files)
+			paths, _ = formats.ExpandDates(c.files)
 		} else {
 			paths = c.files
 		}
@@ -123,7 +123,7 @@ func TestStackCommand(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s on %s: exit %d: %s", c.name, d, code, stderr)
 			}
-			for _, st := range stackStats {
+			for _, st := range stack.Stats {
 				a, err := formats.ReadNPY(filepath.Join(out, st+".npy"))
 				if err != nil {
 					t.Fatal(err)
@@ -186,7 +186,7 @@ func TestStackGdalTranslateInputs(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	for _, st := range stackStats {
+	for _, st := range stack.Stats {
 		a, _ := formats.ReadNPY(filepath.Join(outs[0], st+".npy"))
 		b, _ := formats.ReadNPY(filepath.Join(outs[1], st+".npy"))
 		checkStat(t, st, b.Float64s(), a.Float64s(), 0)

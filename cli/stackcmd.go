@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +16,6 @@ import (
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// stackStats are the statistics stack writes, in order.
-var stackStats = []string{"mean", "std", "cv", "min", "max", "count"}
 
 func stackCommand() *ucli.Command {
 	return &ucli.Command{
@@ -140,59 +135,6 @@ func parseCrop(s string) (stack.Window, error) {
 	return stack.Window{Y: v[0], X: v[1], H: v[2], W: v[3]}, nil
 }
 
-// expandFiles turns the arguments into the list of dates: paths, globs
-// (expanded in name order; one that matches nothing is an error) and @lists.
-func expandFiles(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "@"):
-			list := a[1:]
-			b, err := formats.ReadText(list, 0, "a list of dates")
-			if err != nil {
-				return nil, fmt.Errorf("list of dates %w", err)
-			}
-			sc := bufio.NewScanner(bytes.NewReader(b))
-			n := 0
-			for sc.Scan() {
-				line := strings.TrimSpace(sc.Text())
-				if i := strings.Index(line, "#"); i >= 0 {
-					line = strings.TrimSpace(line[:i])
-				}
-				if line == "" {
-					continue
-				}
-				if !filepath.IsAbs(line) {
-					line = filepath.Join(filepath.Dir(list), line)
-				}
-				out = append(out, line)
-				n++
-			}
-			if err := sc.Err(); err != nil {
-				return nil, fmt.Errorf("list of dates %s: %w", list, err)
-			}
-			if n == 0 {
-				return nil, fmt.Errorf("list of dates %s names no file", list)
-			}
-		case strings.ContainsAny(a, "*?["):
-			m, err := filepath.Glob(a)
-			if err != nil {
-				return nil, usagef("glob %q: %v", a, err)
-			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("glob %q matches no file", a)
-			}
-			out = append(out, m...) // filepath.Glob sorts
-		default:
-			out = append(out, a)
-		}
-	}
-	if len(out) == 0 {
-		return nil, usagef("stack: no input files: give paths, a quoted glob or @list.txt (see vkstat stack --help)")
-	}
-	return out, nil
-}
-
 func runStack(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "out-dir"); err != nil {
@@ -215,6 +157,10 @@ func runStack(c *ucli.Context) error {
 		return usagef("--quantity: want intensity or amplitude, got %q", q)
 	}
 	f := c.String("filter")
+	kind, err := stack.ParseFilter(f)
+	if err != nil {
+		return usagef("--filter: %v", err)
+	}
 	if (c.IsSet("filter-size") || c.IsSet("enl")) && f == "none" {
 		return usagef("--filter-size and --enl go with --filter (boxcar, lee or refined-lee)")
 	}
@@ -230,21 +176,13 @@ func runStack(c *ucli.Context) error {
 	if b := c.Int("band"); b < 1 {
 		return usagef("--band: bands are numbered from 1, got %d", b)
 	}
-	switch f {
-	case "none":
-	case "boxcar":
-		cfg.Filter = stack.Filter{Kind: stack.Boxcar, Size: c.Int("filter-size")}
-	case "lee":
-		cfg.Filter = stack.Filter{Kind: stack.Lee, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
-	case "refined-lee":
-		cfg.Filter = stack.Filter{Kind: stack.RefinedLee, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
-	default:
-		return usagef("--filter: want none, boxcar, lee or refined-lee, got %q", f)
+	if kind != stack.NoFilter {
+		cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
 	}
 	if c.Int("ddof") < 0 {
 		return usagef("--ddof must be 0 or more, got %d", c.Int("ddof"))
 	}
-	stats, err := parseList("stat", c.String("stat"), stackStats)
+	stats, err := parseList("stat", c.String("stat"), stack.Stats)
 	if err != nil {
 		return err
 	}
@@ -260,7 +198,7 @@ func runStack(c *ucli.Context) error {
 	}
 	var pngs []string
 	if c.String("png") != "" {
-		if pngs, err = parseList("png", c.String("png"), stackStats); err != nil {
+		if pngs, err = parseList("png", c.String("png"), stack.Stats); err != nil {
 			return err
 		}
 	}
@@ -271,9 +209,15 @@ func runStack(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	paths, err := expandFiles(c.Args().Slice())
+	paths, err := formats.ExpandDates(c.Args().Slice())
+	if errors.Is(err, filepath.ErrBadPattern) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
+	}
+	if len(paths) == 0 {
+		return usagef("stack: no input files: give paths, a quoted glob or @list.txt (see vkstat stack --help)")
 	}
 	t0 := time.Now()
 	// GeoTIFF outputs carry the projection, which only GDAL reads.
@@ -311,7 +255,6 @@ func runStack(c *ucli.Context) error {
 
 	tw := time.Now()
 	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
-	arrays := map[string][]float32{"mean": res.Mean, "std": res.Std, "cv": res.CV, "min": res.Min, "max": res.Max, "count": res.Count}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir)
@@ -322,7 +265,7 @@ func runStack(c *ucli.Context) error {
 		written = append(written, p)
 	}
 	for _, st := range stats {
-		t := tensor.FromF32(arrays[st], res.H, res.W)
+		t := tensor.FromF32(res.Stat(st), res.H, res.W)
 		desc := []string{st}
 		for _, f := range fmts {
 			switch f {
@@ -344,7 +287,7 @@ func runStack(c *ucli.Context) error {
 		aspect = float64(a) / float64(r)
 	}
 	for _, st := range pngs {
-		t := tensor.FromF32(arrays[st], res.H, res.W)
+		t := tensor.FromF32(res.Stat(st), res.H, res.W)
 		q := formats.Quicklook{Title: fmt.Sprintf("%s of %s, %d dates, %dx%d looks", st, c.String("quantity"), len(dates), a, r), Aspect: aspect}
 		switch st {
 		case "mean", "std", "min", "max":
@@ -372,13 +315,7 @@ func runStack(c *ucli.Context) error {
 	for _, p := range written {
 		fmt.Fprintf(c.App.Writer, "%s\t%d×%d\n", p, res.H, res.W)
 	}
-	empty := 0
-	for _, n := range res.Count {
-		if n == 0 {
-			empty++
-		}
-	}
-	if empty > 0 {
+	if empty := res.Empty(); empty > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
 	}
 	if c.Bool("time") {

@@ -6,7 +6,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -181,16 +180,11 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Device = s.name()
 	opt.Settings = survey.Settings(defaults, p)
 	errw := c.App.ErrWriter
-	where, n := "all", len(man.Targets)
+	where := "all"
 	if sh := opt.Shard; sh != nil {
-		where, n = fmt.Sprintf("shard %d/%d", sh.I, sh.N), 0
-		for _, t := range man.Targets {
-			if sh.Has(t.Index) {
-				n++
-			}
-		}
+		where = fmt.Sprintf("shard %d/%d", sh.I, sh.N)
 	}
-	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, n, where, s.name())
+	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, man.Count(opt.Shard), where, s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
 	var done func()
@@ -204,7 +198,7 @@ func surveyRunAction(c *ucli.Context) error {
 	}
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
-		if err := writePaco(c.Context, t, outDir(t), res); err != nil {
+		if err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version); err != nil {
 			return err
 		}
 		var summary bytes.Buffer
@@ -245,16 +239,13 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		written = []string{p}
 	} else {
-		if err := writeSurveyTables(c.Context, table, dir); err != nil {
+		if err := table.WriteTables(c.Context, dir); err != nil {
 			return errors.Join(err, cerr)
 		}
 		written = []string{filepath.Join(dir, "survey.csv"), filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile)}
 	}
 
-	var readTotal, runTotal float64
-	for _, t := range table.Timings {
-		readTotal, runTotal = readTotal+t.ReadMs, runTotal+t.RunMs
-	}
+	readTotal, runTotal := table.TimeTotals()
 	w := c.App.Writer
 	failed := printSurveySummary(w, table)
 	fmt.Fprintf(w, "device:     %s\n", s.name())
@@ -268,18 +259,6 @@ func surveyRunAction(c *ucli.Context) error {
 		return targetsFailedError{failed: failed, total: len(table.Rows), table: written[0]}
 	}
 	return nil
-}
-
-// writeSurveyTables writes survey.csv, survey.json and survey-timings.csv
-// to dir, all or none.
-func writeSurveyTables(ctx context.Context, s *survey.Table, dir string) error {
-	out := formats.Outputs{Ctx: ctx}
-	defer out.Abort()
-	out.CreateDir(dir)
-	out.Add(filepath.Join(dir, "survey.csv"), s.WriteCSV)
-	out.Add(filepath.Join(dir, "survey.json"), s.WriteJSON)
-	out.Add(filepath.Join(dir, survey.TimingsFile), s.WriteTimings)
-	return out.Commit()
 }
 
 // printSurveySummary prints the counts and every failed target; it returns
@@ -329,7 +308,7 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("survey merge: %w", err)
 	}
-	if err := writeSurveyTables(c.Context, s, dir); err != nil {
+	if err := s.WriteTables(c.Context, dir); err != nil {
 		return err
 	}
 	w := c.App.Writer

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -59,40 +58,6 @@ Examples:
 	}
 }
 
-// latentDTypes maps --dtype to the NPY descr and safetensors dtype.
-var latentDTypes = map[string]struct{ descr, st string }{
-	"f16": {"<f2", "F16"}, "bf16": {"<V2", "BF16"}, "f32": {"<f4", "F32"}, "f64": {"<f8", "F64"},
-}
-
-// encodeLatentData returns x's values as little-endian bytes of dtype dt
-// (f16, bf16, f32, f64), rounded to nearest even.
-func encodeLatentData(x []float64, dt string) []byte {
-	var b []byte
-	switch dt {
-	case "f16":
-		b = make([]byte, 0, 2*len(x))
-		for _, v := range x {
-			b = binary.LittleEndian.AppendUint16(b, tensor.Float32ToHalf(float32(v)))
-		}
-	case "bf16":
-		b = make([]byte, 0, 2*len(x))
-		for _, v := range x {
-			b = binary.LittleEndian.AppendUint16(b, tensor.Float32ToBFloat16(float32(v)))
-		}
-	case "f32":
-		b = make([]byte, 0, 4*len(x))
-		for _, v := range x {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
-		}
-	default:
-		b = make([]byte, 0, 8*len(x))
-		for _, v := range x {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-		}
-	}
-	return b
-}
-
 func runSynthLatent(c *ucli.Context) error {
 	if err := requireFlag(c, "out"); err != nil {
 		return err
@@ -115,10 +80,10 @@ func runSynthLatent(c *ucli.Context) error {
 		return usagef("--shape %q: want N,C,F,H,W (five positive integers)", c.String("shape"))
 	}
 	dt := strings.ToLower(c.String("dtype"))
-	enc, ok := latentDTypes[dt]
-	if !ok {
+	if !slices.Contains([]string{"f16", "bf16", "f32", "f64"}, dt) {
 		return usagef("--dtype %q: want f16, bf16, f32 or f64", c.String("dtype"))
 	}
+	dtype, _ := tensor.ParseDType(dt)
 	cfg := latent.SynthConfig{N: shape[0], C: shape[1], F: shape[2], H: shape[3], W: shape[4],
 		Rho: c.Float64("rho"), TimeRho: c.Float64("time-rho"), Slope: c.Float64("slope"), Seed: c.Uint64("seed")}
 	if err := cfg.Check(); err != nil {
@@ -128,17 +93,17 @@ func runSynthLatent(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	data := encodeLatentData(x.F64, dt)
+	x = x.As(dtype)
 	meta := map[string]string{"generator": "vkstat synth latent", "shape": c.String("shape"),
 		"rho": fmt.Sprint(cfg.Rho), "time_rho": fmt.Sprint(cfg.TimeRho), "slope": fmt.Sprint(cfg.Slope), "seed": fmt.Sprint(cfg.Seed)}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	if st {
 		outs.Add(out, func(w io.Writer) error {
-			return formats.EncodeSafetensors(w, []formats.SafetensorsTensor{{Name: c.String("tensor"), DType: enc.st, Shape: shape, Data: data}}, meta)
+			return formats.EncodeSafetensors(w, []formats.SafetensorsTensor{formats.SafetensorsOf(c.String("tensor"), x)}, meta)
 		})
 	} else {
-		outs.Add(out, func(w io.Writer) error { return formats.EncodeRawNPY(w, enc.descr, shape, data) })
+		outs.Add(out, func(w io.Writer) error { return formats.EncodeNPY(w, x) })
 	}
 	if t := c.String("truth"); t != "" {
 		lags := make([]float64, cfg.F)

@@ -312,45 +312,12 @@ func addSynthDataset(out *formats.Outputs, dir string, ds *synth.Dataset, exts [
 	})
 }
 
-// synthCards are the FITS header cards recording how a dataset was made.
+// synthCards are ds's header cards (synth.Dataset.Header) for FITS.
 func synthCards(ds *synth.Dataset) []formats.FITSCard {
-	cfg := ds.Config
-	n := cfg.Noise
-	cards := []formats.FITSCard{
-		{Key: "ORIGIN", Value: "vkstat synth paco", Comment: "synthetic ADI data"},
-		{Key: "VKSTATV", Value: Version, Comment: "vkstat version"},
-		{Key: "SEED", Value: int64(cfg.Seed), Comment: "random seed"},
-		{Key: "NFRAMES", Value: cfg.Frames, Comment: "frames T"},
-		{Key: "ANGSTART", Value: cfg.StartDeg, Comment: "[deg] parallactic angle of the first frame"},
-		{Key: "ROTATION", Value: cfg.RotationDeg, Comment: "[deg] total field rotation"},
-		{Key: "FWHM", Value: cfg.FWHM, Comment: "[pix] PSF FWHM (Gaussian)"},
-		{Key: "STAMP", Value: cfg.StampSize, Comment: "[pix] PSF stamp side"},
-		{Key: "CENTERY", Value: ds.CY, Comment: "star y, 0-based pixel (H/2)"},
-		{Key: "CENTERX", Value: ds.CX, Comment: "star x, 0-based pixel (W/2)"},
-		{Key: "HALO", Value: n.Halo, Comment: "static halo at the centre"},
-		{Key: "SPECKLE", Value: n.Speckle, Comment: "quasi-static speckle level at the centre"},
-		{Key: "TEMPORAL", Value: n.Temporal, Comment: "per-frame smoothed noise std at the centre"},
-		{Key: "WHITE", Value: n.White, Comment: "white noise std"},
-		{Key: "NOISESCL", Value: n.Scale, Comment: "[pix] radius where noise amplitudes halve"},
-		{Key: "NCOMP", Value: len(ds.Truth), Comment: "injected companions"},
-	}
-	if cfg.Seed > math.MaxInt64 {
-		cards[2].Value = strconv.FormatUint(cfg.Seed, 10)
-	}
-	for i, t := range ds.Truth {
-		if i >= 99 {
-			cards = append(cards, formats.FITSCard{Key: "COMMENT", Comment: "more companions in truth.json"})
-			break
-		}
-		p := fmt.Sprintf("C%d", i+1)
-		cards = append(cards,
-			formats.FITSCard{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
-			formats.FITSCard{Key: p + "PA", Value: synth.ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
-			formats.FITSCard{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
-			formats.FITSCard{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
-			formats.FITSCard{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
-			formats.FITSCard{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},
-		)
+	h := ds.Header("vkstat synth paco", Version)
+	cards := make([]formats.FITSCard, len(h))
+	for i, c := range h {
+		cards[i] = formats.FITSCard(c)
 	}
 	return cards
 }

@@ -123,41 +123,13 @@ func runSynthStack(c *ucli.Context) error {
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir)
-	addRaster := func(name string, spec formats.RasterSpec, data []float32) error {
-		if !formats.HaveGDAL { // ENVI written in Go
-			name = strings.TrimSuffix(name, filepath.Ext(name)) + ".bin"
-			var hdr []byte
-			if err := outs.Add(filepath.Join(dir, name), func(wr io.Writer) error {
-				var err error
-				hdr, err = formats.EncodeENVI(wr, spec, formats.RasterBand{Data: data})
-				return err
-			}); err != nil {
-				return err
-			}
-			return outs.Add(filepath.Join(dir, strings.TrimSuffix(name, ".bin")+".hdr"), func(wr io.Writer) error { _, err := wr.Write(hdr); return err })
-		}
-		var side map[string][]byte
-		if err := outs.Add(filepath.Join(dir, name), func(wr io.Writer) error {
-			var err error
-			side, err = formats.EncodeRaster(wr, name, spec, []formats.RasterBand{{Data: data}})
-			return err
-		}); err != nil {
-			return err
-		}
-		for f, b := range side {
-			if err := outs.Add(filepath.Join(dir, f), func(wr io.Writer) error { _, err := wr.Write(b); return err }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	sigma, changed := st.Maps()
 	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
-	if err := addRaster("reflectivity.tif", mapSpec, sigma); err != nil {
+	if err := outs.AddRaster(filepath.Join(dir, "reflectivity.tif"), mapSpec, sigma); err != nil {
 		return err
 	}
 	if st.Change != 1 {
-		if err := addRaster("reflectivity_changed.tif", mapSpec, changed); err != nil {
+		if err := outs.AddRaster(filepath.Join(dir, "reflectivity_changed.tif"), mapSpec, changed); err != nil {
 			return err
 		}
 	}
@@ -175,7 +147,7 @@ func runSynthStack(c *ucli.Context) error {
 			return err
 		}
 		name := fmt.Sprintf("date_%03d%s", t+1, ext)
-		if err := addRaster(name, spec, data); err != nil {
+		if err := outs.AddRaster(filepath.Join(dir, name), spec, data); err != nil {
 			return err
 		}
 		list.WriteString(name + "\n")

@@ -4,9 +4,7 @@ package cli
 // for trying vkstat survey and for its tests.
 
 import (
-	"encoding/csv"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/vkstat/vkstat/formats"
@@ -14,6 +12,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
 )
 
 func synthSurveyCommand() *ucli.Command {
@@ -109,28 +108,13 @@ func synthSurveyAction(c *ucli.Context) error {
 		}
 		entries = append(entries, entry{name, cfg.Companions[0]})
 	}
-	cols := []string{"name", "cube", "angles", "psf", "truth"}
-	files := func(name string) []string {
-		return []string{name, name + "/cube.fits", name + "/angles.fits", name + "/psf.fits", name + "/truth.json"}
-	}
-	out.Add(filepath.Join(dir, "manifest.csv"), func(wr io.Writer) error {
-		cw := csv.NewWriter(wr)
-		cw.Write(cols)
-		for _, e := range entries {
-			cw.Write(files(e.name))
-		}
-		cw.Flush()
-		return cw.Error()
-	})
-	list := make([]map[string]string, len(entries))
+	names := make([]string, len(entries))
 	for i, e := range entries {
-		m := map[string]string{}
-		for j, v := range files(e.name) {
-			m[cols[j]] = v
-		}
-		list[i] = m
+		names[i] = e.name
 	}
-	out.Add(filepath.Join(dir, "manifest.json"), encodeJSON(map[string]any{"targets": list}))
+	csvFile, jsonFile := survey.DatasetManifest(names)
+	out.Add(filepath.Join(dir, "manifest.csv"), csvFile)
+	out.Add(filepath.Join(dir, "manifest.json"), jsonFile)
 	if err := out.Commit(); err != nil {
 		return err
 	}

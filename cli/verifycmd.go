@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -92,15 +91,11 @@ Examples:
 			if err := checkOutputFile("json", c.String("json")); err != nil {
 				return err
 			}
-			ts, err := openTargets(c)
-			if err != nil {
+			var rep *suite.VerifyReport
+			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
+				rep, err = suite.Verify(c.Context, devs, ops, suite.VerifyOptions{Precisions: dts, Version: Version, Validation: c.Bool("validate")})
 				return err
-			}
-			rep, err := suite.Verify(c.Context, devices(ts), ops, suite.VerifyOptions{Precisions: dts, Version: Version, Validation: lineageBool(c, "validate")})
-			if cerr := closeTargets(ts); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			printVerify(c.App.Writer, rep)
@@ -120,7 +115,7 @@ Examples:
 // verifyPrecisions reads --precision (the command's, else the global one):
 // auto checks both.
 func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
-	p, _ := lineageString(c, "precision")
+	p := c.String("precision")
 	if p == "" || p == "auto" || p == "all" {
 		return []tensor.DType{tensor.F32, tensor.F64}, nil
 	}
@@ -129,169 +124,6 @@ func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 		return nil, usageError{err}
 	}
 	return []tensor.DType{dt}, nil
-}
-
-// ---- devices --------------------------------------------------------------
-
-// target is one device a multi-device command runs on; dev is nil for the
-// CPU path.
-type target struct {
-	dev  *engine.Device
-	inst *engine.Instance // set on the first Vulkan target: closed last
-}
-
-// devices are the targets' devices, nil for the CPU path.
-func devices(ts []*target) []*engine.Device {
-	devs := make([]*engine.Device, len(ts))
-	for i, t := range ts {
-		devs[i] = t.dev
-	}
-	return devs
-}
-
-// lineageString returns the value of flag name from the innermost command
-// where it was set (on the command line or by its environment variable).
-func lineageString(c *ucli.Context, name string) (string, bool) {
-	for _, x := range c.Lineage() {
-		if x.IsSet(name) {
-			return x.String(name), true
-		}
-	}
-	return "", false
-}
-
-// lineageBool reports whether a boolean flag is on at any level.
-func lineageBool(c *ucli.Context, name string) bool {
-	for _, x := range c.Lineage() {
-		if x.IsSet(name) && x.Bool(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// openTargets opens the devices that --device names (the command's own
-// flag, else the global one, else all): "all" is the CPU path and every
-// Vulkan device, "vulkan" every Vulkan device, anything else a
-// comma-separated list of what engine.Select takes. Without a Vulkan
-// loader, all and auto fall back to the CPU path.
-func openTargets(c *ucli.Context) ([]*target, error) {
-	opt, err := deviceOptions(c) // a bad option is an error on every path
-	if err != nil {
-		return nil, err
-	}
-	spec, ok := lineageString(c, "device")
-	if !ok || strings.TrimSpace(spec) == "" {
-		spec = "all"
-	}
-	validate := lineageBool(c, "validate")
-	var items []string
-	needVulkan, fallback := false, true
-	for _, s := range strings.Split(spec, ",") {
-		if s = strings.TrimSpace(strings.ToLower(s)); s != "" {
-			items = append(items, s)
-			needVulkan = needVulkan || s != "cpu"
-			fallback = fallback && (s == "all" || s == "auto" || s == "cpu")
-		}
-	}
-	var inst *engine.Instance
-	var infos []engine.DeviceInfo
-	if needVulkan {
-		var err error
-		inst, err = engine.NewInstance(engine.Options{Validate: validate})
-		if err != nil {
-			if !fallback || validate || !(errors.Is(err, engine.ErrNoLoader) || errors.Is(err, engine.ErrNoDriver)) {
-				return nil, deviceError(spec, err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: %s, so the CPU path only: %v\n", vulkanCause(err), err)
-			inst = nil
-		} else {
-			infos = inst.Devices()
-		}
-	}
-	var idx []int
-	seen := map[int]bool{}
-	add := func(i int) {
-		if !seen[i] {
-			seen[i] = true
-			idx = append(idx, i)
-		}
-	}
-	for _, s := range items {
-		switch {
-		case s == "cpu":
-			add(engine.CPUPath)
-		case s == "all":
-			add(engine.CPUPath)
-			for _, in := range infos {
-				add(in.Index)
-			}
-		case s == "vulkan":
-			if len(infos) == 0 {
-				inst.Close()
-				return nil, fmt.Errorf("--device vulkan: the Vulkan loader found no device")
-			}
-			for _, in := range infos {
-				add(in.Index)
-			}
-		case inst == nil: // auto without a loader
-			add(engine.CPUPath)
-		default:
-			i, err := engine.Select(infos, s)
-			if err != nil {
-				inst.Close()
-				return nil, deviceError(s, err)
-			}
-			add(i)
-		}
-	}
-	var ts []*target
-	owner := false // a target holds inst
-	for _, i := range idx {
-		if i == engine.CPUPath {
-			ts = append(ts, &target{})
-			continue
-		}
-		d, err := inst.OpenWith(i, opt)
-		if err != nil {
-			closeTargets(ts)
-			if !owner {
-				inst.Close()
-			}
-			return nil, err
-		}
-		t := &target{dev: d}
-		if !owner {
-			t.inst, owner = inst, true
-		}
-		ts = append(ts, t)
-	}
-	if inst != nil && !owner {
-		if err := inst.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return ts, nil
-}
-
-// closeTargets closes every device, then the instance; validation messages
-// raised on the way (leaks) are returned.
-func closeTargets(ts []*target) error {
-	var err error
-	var inst *engine.Instance
-	for _, t := range ts {
-		if t.dev != nil {
-			err = errors.Join(err, t.dev.Close())
-			t.dev = nil
-		}
-		if t.inst != nil {
-			inst, t.inst = t.inst, nil
-		}
-	}
-	if inst != nil {
-		err = errors.Join(err, inst.Close())
-	}
-	return err
 }
 
 // ---- reports --------------------------------------------------------------

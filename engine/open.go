@@ -4,16 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 )
 
-// OpenOptions configure Open.
+// OpenOptions configure Open and OpenAll.
 type OpenOptions struct {
 	// Validate turns the Vulkan validation layer on (Options.Validate). It
 	// also turns the fallback of "auto" off: a validated run that cannot
 	// validate is an error, not a run on the CPU path.
 	Validate bool
-	// Device are the options of the device opened.
+	// Device are the options of the devices opened.
 	Device DeviceOptions
+	// VulkanOnly is for work that has no CPU path (the shader lab): "all"
+	// is every Vulkan device, "auto" the best GPU, else lavapipe, else the
+	// first device listed, and the CPU path is an error.
+	VulkanOnly bool
 
 	// devices lists an instance's devices; tests replace it to see what
 	// an instance that lists none does. nil: Instance.Devices.
@@ -39,54 +45,200 @@ type Session struct {
 // device) or lists no GPU; any explicit Vulkan choice that cannot be
 // honoured is an *OpenError naming the cause.
 func Open(spec string, opt OpenOptions) (*Session, error) {
-	s := &Session{}
-	if spec == "cpu" {
-		return s, nil
-	}
-	list := opt.devices
-	if list == nil {
-		list = (*Instance).Devices
-	}
-	auto := spec == "auto" || spec == ""
-	inst, err := NewInstance(Options{Validate: opt.Validate})
-	if err == nil && len(list(inst)) == 0 {
-		inst.Close()
-		inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, ErrNoDevice)
-	}
+	set, err := OpenAll(spec, opt)
 	if err != nil {
-		if reason, unusable := Unusable(err); auto && unusable && !opt.Validate {
-			s.Fallback = fmt.Sprintf("no usable Vulkan device (%s); running on the CPU path", reason)
-			return s, nil
-		}
-		return nil, &OpenError{Spec: spec, Err: err}
+		return nil, err
 	}
-	idx, err := Select(list(inst), spec)
-	if err != nil || idx == CPUPath {
-		inst.Close()
+	if len(set.Devices) != 1 {
+		n := len(set.Devices)
+		set.Close()
+		return nil, &OpenError{Spec: spec, Err: fmt.Errorf("%q names %d devices, where one is wanted", spec, n)}
+	}
+	return &Session{Instance: set.Instance, Device: set.Devices[0], Fallback: set.Fallback}, nil
+}
+
+// Set is several devices opened together on one instance: for work that
+// runs on each of them in turn (verify, bench, the shader lab).
+type Set struct {
+	Instance *Instance
+	// Devices are the devices opened, each once, in the order the spec
+	// names them; nil stands for the CPU path.
+	Devices []*Device
+	// Fallback says, in one line, why the set is the CPU path only
+	// although the spec asked for Vulkan devices too ("auto", "all"):
+	// Vulkan is unusable (no loader, no driver, no device). Empty
+	// otherwise. Callers print it as a note.
+	Fallback string
+}
+
+// ListAll lists the Vulkan devices that spec names (as OpenAll with
+// VulkanOnly; "cpu" alone lists none) without opening them: what a device
+// could run, asked before running anything. The devices found are
+// returned with the error of a name that finds none.
+func ListAll(spec string) ([]DeviceInfo, error) {
+	if spec == "cpu" {
+		return nil, nil
+	}
+	inst, err := NewInstance(Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer inst.Close()
+	all := inst.Devices()
+	idx, err := SelectAll(all, strings.Split(spec, ","), true)
+	var infos []DeviceInfo
+	for _, i := range idx {
+		infos = append(infos, all[i])
+	}
+	return infos, err
+}
+
+// OpenAll opens the devices that spec names: a comma-separated list of
+// what Select takes, "all" (the CPU path and every Vulkan device) and
+// "vulkan" (every Vulkan device). "" is "auto". A spec of only "cpu" never
+// touches Vulkan. When Vulkan is unusable and spec names nothing but
+// "all", "auto" and "cpu", the set is the CPU path, saying why in
+// Set.Fallback (not under Validate); any explicit Vulkan choice that
+// cannot be honoured is an *OpenError naming the cause. With
+// opt.VulkanOnly, see OpenOptions.
+func OpenAll(spec string, opt OpenOptions) (*Set, error) {
+	var items []string
+	for _, s := range strings.Split(spec, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			items = append(items, s)
+		}
+	}
+	if len(items) == 0 {
+		items = []string{"auto"}
+	}
+	needVulkan, fallback := opt.VulkanOnly, !opt.VulkanOnly && !opt.Validate
+	for _, s := range items {
+		s = strings.ToLower(s)
+		needVulkan = needVulkan || s != "cpu"
+		fallback = fallback && (s == "all" || s == "auto" || s == "cpu")
+	}
+	set := &Set{}
+	var infos []DeviceInfo
+	if needVulkan {
+		list := opt.devices
+		if list == nil {
+			list = (*Instance).Devices
+		}
+		inst, err := NewInstance(Options{Validate: opt.Validate})
+		if err == nil && len(list(inst)) == 0 {
+			inst.Close()
+			inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, ErrNoDevice)
+		}
+		if reason, unusable := Unusable(err); err != nil && fallback && unusable {
+			set.Devices = []*Device{nil}
+			set.Fallback = fmt.Sprintf("no usable Vulkan device (%s); running on the CPU path", reason)
+			return set, nil
+		}
 		if err != nil {
 			return nil, &OpenError{Spec: spec, Err: err}
 		}
-		return s, nil
+		set.Instance, infos = inst, list(inst)
 	}
-	dev, err := inst.OpenWith(idx, opt.Device)
+	idx, err := SelectAll(infos, items, opt.VulkanOnly)
 	if err != nil {
-		inst.Close()
+		set.Close()
 		return nil, err
 	}
-	s.Instance, s.Device = inst, dev
-	return s, nil
+	for _, i := range idx {
+		var d *Device
+		if i != CPUPath {
+			if d, err = set.Instance.OpenWith(i, opt.Device); err != nil {
+				set.Close()
+				return nil, err
+			}
+		}
+		set.Devices = append(set.Devices, d)
+	}
+	if set.Instance != nil && !slices.ContainsFunc(set.Devices, func(d *Device) bool { return d != nil }) {
+		// The CPU path only ("auto" without a GPU): no instance held.
+		err := set.Instance.Close()
+		set.Instance = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// SelectAll picks the devices that items name among infos, each once, in
+// order: what Select takes, "all" (the CPU path, unless vulkanOnly, and
+// every device) and "vulkan" (every device). With vulkanOnly, "auto" falls
+// back from the best GPU to lavapipe, else the first device, and "cpu" is
+// an error. A name that picks no device is an *OpenError.
+func SelectAll(infos []DeviceInfo, items []string, vulkanOnly bool) ([]int, error) {
+	if vulkanOnly && len(infos) == 0 {
+		spec := strings.Join(items, ",")
+		return nil, &OpenError{Spec: spec, Err: fmt.Errorf("%s: %w: the Vulkan instance lists none", spec, ErrNoDevice)}
+	}
+	var idx []int
+	add := func(i int) {
+		if !slices.Contains(idx, i) {
+			idx = append(idx, i)
+		}
+	}
+	for _, s := range items {
+		switch k := strings.ToLower(s); {
+		case k == "all" || k == "vulkan":
+			if k == "all" && !vulkanOnly {
+				add(CPUPath)
+			} else if len(infos) == 0 {
+				return nil, &OpenError{Spec: s, Err: fmt.Errorf("%s: %w: the Vulkan instance lists none", s, ErrNoDevice)}
+			}
+			for _, in := range infos {
+				add(in.Index)
+			}
+		case k == "cpu" && vulkanOnly:
+			return nil, &OpenError{Spec: s, Err: fmt.Errorf("%s: %w: the CPU path runs no shaders (lavapipe runs them on the CPU)", s, ErrNoDevice)}
+		default:
+			i, err := Select(infos, s)
+			if err != nil {
+				return nil, &OpenError{Spec: s, Err: err}
+			}
+			if i == CPUPath && vulkanOnly {
+				i = softwareDevice(infos)
+			}
+			add(i)
+		}
+	}
+	return idx, nil
+}
+
+// softwareDevice is where work without a CPU path runs when there is no
+// GPU: lavapipe, else the first device listed.
+func softwareDevice(infos []DeviceInfo) int {
+	for _, in := range infos {
+		if in.IsLavapipe() {
+			return in.Index
+		}
+	}
+	return infos[0].Index
+}
+
+// Close releases the devices, then the instance; validation messages
+// raised while closing (leaks) are returned. Closing twice is a no-op.
+func (s *Set) Close() error {
+	var err error
+	for _, d := range s.Devices {
+		if d != nil {
+			err = errors.Join(err, d.Close())
+		}
+	}
+	if s.Instance != nil {
+		err = errors.Join(err, s.Instance.Close())
+	}
+	s.Devices, s.Instance = nil, nil
+	return err
 }
 
 // Close releases the device and the instance; validation messages raised
 // while closing (leaks) are returned. Closing twice is a no-op.
 func (s *Session) Close() error {
-	var err error
-	if s.Device != nil {
-		err = s.Device.Close()
-	}
-	if s.Instance != nil {
-		err = errors.Join(err, s.Instance.Close())
-	}
+	err := (&Set{Instance: s.Instance, Devices: []*Device{s.Device}}).Close()
 	s.Device, s.Instance = nil, nil
 	return err
 }

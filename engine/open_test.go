@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,81 @@ func TestOpenBadSpec(t *testing.T) {
 	var oe *OpenError
 	if !errors.As(err, &oe) || !oe.BadSpec() || !strings.Contains(err.Error(), "unknown device") {
 		t.Errorf("an unknown name: %v; want an *OpenError that is BadSpec", err)
+	}
+}
+
+// SelectAll reads lists, "all" and "vulkan", each device once in order;
+// without a CPU path "all" is every Vulkan device and "auto" falls back
+// from the best GPU to lavapipe.
+func TestSelectAll(t *testing.T) {
+	lvp := DeviceInfo{Index: 0, Name: "llvmpipe (LLVM 15.0.6, 256 bits)", Type: "cpu"}
+	gpu := DeviceInfo{Index: 1, Name: "NVIDIA H100", Type: "discrete"}
+	both, soft := []DeviceInfo{lvp, gpu}, []DeviceInfo{lvp}
+	for _, c := range []struct {
+		infos      []DeviceInfo
+		items      []string
+		vulkanOnly bool
+		want       []int
+	}{
+		{both, []string{"all"}, false, []int{CPUPath, 0, 1}},
+		{both, []string{"all"}, true, []int{0, 1}},
+		{both, []string{"cpu", "ALL", "cpu", "1"}, false, []int{CPUPath, 0, 1}},
+		{both, []string{"vulkan"}, false, []int{0, 1}},
+		{both, []string{"auto"}, false, []int{1}},
+		{both, []string{"lavapipe", "gpu"}, true, []int{0, 1}},
+		{soft, []string{"auto"}, false, []int{CPUPath}},
+		{soft, []string{"auto"}, true, []int{0}},
+		{nil, []string{"all"}, false, []int{CPUPath}},
+	} {
+		got, err := SelectAll(c.infos, c.items, c.vulkanOnly)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("SelectAll(%d devices, %q, vulkanOnly %v) = %v, %v; want %v", len(c.infos), c.items, c.vulkanOnly, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		infos      []DeviceInfo
+		items      []string
+		vulkanOnly bool
+		badSpec    bool
+	}{
+		{both, []string{"cpu"}, true, false},
+		{nil, []string{"auto"}, true, false},
+		{nil, []string{"vulkan"}, false, false},
+		{both, []string{"cpu", "no-such-device"}, false, true},
+	} {
+		_, err := SelectAll(c.infos, c.items, c.vulkanOnly)
+		var oe *OpenError
+		if !errors.As(err, &oe) || oe.BadSpec() != c.badSpec || !c.badSpec && !errors.Is(err, ErrNoDevice) {
+			t.Errorf("SelectAll(%d devices, %q, vulkanOnly %v): %v; want an *OpenError, BadSpec %v", len(c.infos), c.items, c.vulkanOnly, err, c.badSpec)
+		}
+	}
+}
+
+// OpenAll on an instance that lists no device: "all" is the CPU path
+// with a note, "vulkan" and a validated "all" are errors, "cpu" never
+// opens Vulkan.
+func TestOpenAllNoDevice(t *testing.T) {
+	s, err := OpenAll("cpu", OpenOptions{devices: func(*Instance) []DeviceInfo { panic("cpu opened Vulkan") }})
+	if err != nil || len(s.Devices) != 1 || s.Devices[0] != nil || s.Instance != nil || s.Fallback != "" {
+		t.Fatalf("cpu: %+v, %v; want the CPU path alone", s, err)
+	}
+	inst, err := NewInstance(Options{})
+	if err != nil {
+		t.Skipf("no Vulkan loader and driver to start from: %v", err)
+	}
+	inst.Close()
+	none := OpenOptions{devices: func(*Instance) []DeviceInfo { return nil }}
+	s, err = OpenAll("all", none)
+	if err != nil || len(s.Devices) != 1 || s.Devices[0] != nil || !strings.Contains(s.Fallback, "running on the CPU path") {
+		t.Fatalf("all with no device: %+v, %v; want the CPU path with a note", s, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Error(err)
+	}
+	none.Validate = true
+	for spec, opt := range map[string]OpenOptions{"vulkan": {devices: none.devices}, "all": none, "cpu,auto": none} {
+		if _, err := OpenAll(spec, opt); !errors.Is(err, ErrNoDevice) {
+			t.Errorf("%s with no device (validate %v): %v; want ErrNoDevice", spec, opt.Validate, err)
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package formats
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -196,4 +199,57 @@ func (r *DateReader) Close() error {
 		return nil
 	}
 	return r.r.Close()
+}
+
+// ExpandDates turns a command's arguments into the list of dates' files:
+// paths, globs (expanded in name order; one that matches nothing is an
+// error, a malformed one wraps filepath.ErrBadPattern) and @LIST, a text
+// file with one path per line (relative to the list's folder; blank lines
+// and # comments skipped).
+func ExpandDates(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "@"):
+			list := a[1:]
+			b, err := ReadText(list, 0, "a list of dates")
+			if err != nil {
+				return nil, fmt.Errorf("list of dates %w", err)
+			}
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			n := 0
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if i := strings.Index(line, "#"); i >= 0 {
+					line = strings.TrimSpace(line[:i])
+				}
+				if line == "" {
+					continue
+				}
+				if !filepath.IsAbs(line) {
+					line = filepath.Join(filepath.Dir(list), line)
+				}
+				out = append(out, line)
+				n++
+			}
+			if err := sc.Err(); err != nil {
+				return nil, fmt.Errorf("list of dates %s: %w", list, err)
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("list of dates %s names no file", list)
+			}
+		case strings.ContainsAny(a, "*?["):
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("glob %q: %w", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("glob %q matches no file", a)
+			}
+			out = append(out, m...) // filepath.Glob sorts
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }

@@ -538,7 +538,8 @@ func fortranToC[T any](src []T, shape []int) []T {
 }
 
 // EncodeNPY writes t to w as an NPY (version 1.0, or 2.0 for headers that
-// need it) little-endian, C-order float32 or float64 array. It is the
+// need it) little-endian, C-order float32 or float64 array, or float16
+// ('<f2') or bfloat16 as ml_dtypes saves it ('<V2'). It is the
 // writer to give Outputs.Add or AtomicWrite; WriteNPY writes one file.
 func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 	if t == nil {
@@ -562,6 +563,11 @@ func EncodeNPY(w io.Writer, t *tensor.Tensor) error {
 		descr = "<f8"
 		if len(t.F64) != n {
 			return fmt.Errorf("tensor of shape %s has %d float64 values, want %d", tensor.ShapeString(t.Shape), len(t.F64), n)
+		}
+	case tensor.F16, tensor.BF16:
+		descr = map[tensor.DType]string{tensor.F16: "<f2", tensor.BF16: "<V2"}[t.DType]
+		if len(t.U16) != n {
+			return fmt.Errorf("tensor of shape %s has %d 16-bit values, want %d", tensor.ShapeString(t.Shape), len(t.U16), n)
 		}
 	default:
 		return fmt.Errorf("unsupported tensor dtype %d", t.DType)

@@ -101,3 +101,37 @@ func WriteArray(path string, t *tensor.Tensor) error {
 	}
 	return fmt.Errorf("%s: unknown array format: want .npy, .fits or .tif", path)
 }
+
+// AddRaster declares a one-band raster of spec at path: through GDAL
+// (EncodeRaster) with the side files its driver writes, or, where GDAL is
+// absent (HaveGDAL false), as ENVI written in Go (EncodeENVI): path with
+// the extension .bin and its .hdr.
+func (o *Outputs) AddRaster(path string, spec RasterSpec, data []float32) error {
+	dir, name := filepath.Split(path)
+	if !HaveGDAL {
+		base := strings.TrimSuffix(path, filepath.Ext(name))
+		var hdr []byte
+		if err := o.Add(base+".bin", func(wr io.Writer) error {
+			var err error
+			hdr, err = EncodeENVI(wr, spec, RasterBand{Data: data})
+			return err
+		}); err != nil {
+			return err
+		}
+		return o.Add(base+".hdr", func(wr io.Writer) error { _, err := wr.Write(hdr); return err })
+	}
+	var side map[string][]byte
+	if err := o.Add(path, func(wr io.Writer) error {
+		var err error
+		side, err = EncodeRaster(wr, name, spec, []RasterBand{{Data: data}})
+		return err
+	}); err != nil {
+		return err
+	}
+	for f, b := range side {
+		if err := o.Add(filepath.Join(dir, f), func(wr io.Writer) error { _, err := wr.Write(b); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}

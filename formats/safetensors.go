@@ -335,6 +335,13 @@ type SafetensorsTensor struct {
 	Data  []byte
 }
 
+// SafetensorsOf is t to write under name: its dtype (F16, BF16, F32 or
+// F64), shape and bytes, where they lie.
+func SafetensorsOf(name string, t *tensor.Tensor) SafetensorsTensor {
+	dt := map[tensor.DType]string{tensor.F16: "F16", tensor.BF16: "BF16", tensor.F32: "F32", tensor.F64: "F64"}[t.DType]
+	return SafetensorsTensor{Name: name, DType: dt, Shape: t.Shape, Data: t.Raw()}
+}
+
 // EncodeSafetensors writes tensors (in the order given) and meta as a
 // safetensors file: the header padded with spaces to a multiple of 8
 // bytes, then the data, each tensor's bytes following the previous one's.

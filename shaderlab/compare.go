@@ -83,6 +83,18 @@ func (p *Plan) Check(r *Result, want map[int]*Array, tol float64) []Verdict {
 	return out
 }
 
+// Worst is the verdict's Diff of the largest MaxRel (the zero Diff for
+// none).
+func Worst(vs []Verdict) Diff {
+	var w Diff
+	for _, v := range vs {
+		if v.Diff.MaxRel > w.MaxRel {
+			w = v.Diff
+		}
+	}
+	return w
+}
+
 // Written is what r holds of the bindings the shader may write (all but
 // the readonly ones), by binding number: the reference to Check another
 // run, on another device or of another shader, against.

@@ -268,3 +268,15 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWorst: the verdict of the largest relative error, the zero Diff for
+// none.
+func TestWorst(t *testing.T) {
+	vs := []shaderlab.Verdict{{Diff: shaderlab.Diff{MaxRel: 0.1, MaxAbs: 1}}, {Diff: shaderlab.Diff{MaxRel: 0.3, MaxAbs: 2}}, {Diff: shaderlab.Diff{MaxRel: 0.2}}}
+	if w := shaderlab.Worst(vs); w.MaxRel != 0.3 || w.MaxAbs != 2 {
+		t.Errorf("Worst = %+v", w)
+	}
+	if w := shaderlab.Worst(nil); w != (shaderlab.Diff{}) {
+		t.Errorf("shaderlab.Worst(nil) = %+v", w)
+	}
+}

@@ -429,6 +429,18 @@ func ParseShard(s string) (Shard, error) {
 // shard.
 func (s Shard) Has(k int) bool { return (k-1)%s.N == s.I-1 }
 
+// Count is how many of m's targets shard s holds (all of them when s is
+// nil).
+func (m *Manifest) Count(s *Shard) int {
+	n := 0
+	for _, t := range m.Targets {
+		if s == nil || s.Has(t.Index) {
+			n++
+		}
+	}
+	return n
+}
+
 // Set sets the column's option of t to v, as a cell would.
 func (c Column) Set(t *Target, v string) error { return c.set(t, v) }
 
@@ -460,4 +472,34 @@ func ParseFormat(v string) (string, error) {
 		return "fits", nil
 	}
 	return "", errors.New("nothing named; want fits, npy or fits,npy")
+}
+
+// DatasetManifest is the manifest of targets each in a folder of its name
+// that holds cube.fits, angles.fits, psf.fits and truth.json, as vkstat
+// synth survey writes them: manifest.csv's and manifest.json's writers,
+// with paths relative to the manifest's folder.
+func DatasetManifest(names []string) (csvFile, jsonFile func(io.Writer) error) {
+	cols := []string{"name", "cube", "angles", "psf", "truth"}
+	files := func(name string) []string {
+		return []string{name, name + "/cube.fits", name + "/angles.fits", name + "/psf.fits", name + "/truth.json"}
+	}
+	csvFile = func(wr io.Writer) error {
+		cw := csv.NewWriter(wr)
+		cw.Write(cols)
+		for _, n := range names {
+			cw.Write(files(n))
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	list := make([]map[string]string, len(names))
+	for i, n := range names {
+		m := map[string]string{}
+		for j, v := range files(n) {
+			m[cols[j]] = v
+		}
+		list[i] = m
+	}
+	jsonFile = func(w io.Writer) error { return encodeJSON(w, map[string]any{"targets": list}) }
+	return csvFile, jsonFile
 }

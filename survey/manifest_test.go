@@ -1,6 +1,8 @@
 package survey
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -165,6 +167,36 @@ func TestSurveyShards(t *testing.T) {
 		for k := 1; k <= count; k++ {
 			if in[k] != 1 {
 				t.Errorf("N=%d: target %d is in %d shards", n, k, in[k])
+			}
+		}
+	}
+}
+
+// TestDatasetManifest: the manifest synth survey writes reads back, as
+// CSV and as JSON, as the targets it names, their files in their folders;
+// Count counts them in all and in shards.
+func TestDatasetManifest(t *testing.T) {
+	csvFile, jsonFile := DatasetManifest([]string{"t01", "t02"})
+	for _, c := range []struct {
+		name  string
+		write func(w io.Writer) error
+	}{{"manifest.csv", csvFile}, {"manifest.json", jsonFile}} {
+		var b bytes.Buffer
+		if err := c.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseManifest(filepath.Join("/data", c.name), b.Bytes(), Defaults{})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, b.String())
+		}
+		if len(m.Targets) != 2 || m.Count(nil) != 2 || m.Count(&Shard{I: 2, N: 2}) != 1 || m.Count(&Shard{I: 3, N: 3}) != 0 {
+			t.Fatalf("%s: %d targets, counted %d, %d in shard 2/2, %d in 3/3", c.name, len(m.Targets), m.Count(nil), m.Count(&Shard{I: 2, N: 2}), m.Count(&Shard{I: 3, N: 3}))
+		}
+		for i, tg := range m.Targets {
+			n := []string{"t01", "t02"}[i]
+			if tg.Err != nil || tg.Name != n || tg.Cube != "/data/"+n+"/cube.fits" || tg.Angles != "/data/"+n+"/angles.fits" ||
+				tg.PSF != "/data/"+n+"/psf.fits" || tg.Truth != "/data/"+n+"/truth.json" {
+				t.Errorf("%s: target %d = %+v", c.name, i, tg)
 			}
 		}
 	}

@@ -159,6 +159,15 @@ func (s *Table) WriteTimings(w io.Writer) error {
 	return cw.Error()
 }
 
+// TimeTotals are the targets' times, summed: reading their files and
+// running them (Timing's ReadMs and RunMs), in milliseconds.
+func (s *Table) TimeTotals() (readMs, runMs float64) {
+	for _, t := range s.Timings {
+		readMs, runMs = readMs+t.ReadMs, runMs+t.RunMs
+	}
+	return readMs, runMs
+}
+
 // Counts are the targets that ran and that failed.
 func (s *Table) Counts() (ok, failed int) {
 	for _, r := range s.Rows {

@@ -215,6 +215,25 @@ type CenterInfo struct {
 	Estimate *CenterMeasurement `json:"estimate,omitempty"`
 }
 
+// String says which centre was used and why: the source, and the
+// measurement or header values behind it.
+func (i CenterInfo) String() string {
+	s := fmt.Sprintf("(%d, %d), %s", i.Used[0], i.Used[1], i.Source)
+	switch i.Source {
+	case "estimated":
+		s += fmt.Sprintf(" %s centre (%.3f, %.3f) ± %.2f px (95 %%) over %d frames, which rules out (H/2, W/2)", i.Estimate.Method, i.Y, i.X, i.Estimate.Uncertainty, i.Estimate.Frames)
+	case "header":
+		s += fmt.Sprintf(" CRPIX (%.3f, %.3f) 0-based", i.Y, i.X)
+	case "geometric":
+		if e := i.Estimate; e != nil && e.Error == "" {
+			s += fmt.Sprintf(" (H/2, W/2); the star measured at (%.2f, %.2f) ± %.2f px (95 %%), which does not rule it out", e.Y, e.X, e.Uncertainty)
+		} else {
+			s += " (H/2, W/2); no star to measure"
+		}
+	}
+	return s
+}
+
 // CenterMeasurement is EstimateCenter's result as CenterInfo records it.
 type CenterMeasurement struct {
 	Y      float64 `json:"y"`

@@ -227,6 +227,39 @@ type Result struct {
 	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
 }
 
+// Stats names the statistics of a Result, in order.
+var Stats = []string{"mean", "std", "cv", "min", "max", "count"}
+
+// Stat is the statistic of that name (Stats), nil for another name.
+func (r *Result) Stat(name string) []float32 {
+	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}[name]
+}
+
+// Empty is how many pixels have no valid sample in any date (count 0).
+func (r *Result) Empty() int {
+	n := 0
+	for _, c := range r.Count {
+		if c == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// ParseFilter is the filter kind of that name: none (or ""), boxcar, lee
+// or refined-lee.
+func ParseFilter(name string) (FilterKind, error) {
+	for _, k := range []FilterKind{NoFilter, Boxcar, Lee, RefinedLee} {
+		if name == k.String() {
+			return k, nil
+		}
+	}
+	if name == "" {
+		return NoFilter, nil
+	}
+	return NoFilter, fmt.Errorf("want none, boxcar, lee or refined-lee, got %q", name)
+}
+
 // Progress is called after each date has been reduced (done of total).
 type Progress func(done, total int)
 

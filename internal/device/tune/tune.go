@@ -435,3 +435,46 @@ func WriteCache(path string, c *Cache) error {
 	}
 	return nil
 }
+
+// DeviceReport is a device's tuning as vkstat devices reports it: the
+// tune cache it reads and every pipeline's parameters with their sources.
+type DeviceReport struct {
+	Device int    `json:"device"`
+	Name   string `json:"name"`
+	Cache  string `json:"cache"` // the tune cache file it reads, "" when off
+	// CacheState is "off", "absent", "present" or the error reading it.
+	CacheState string                            `json:"cache_state"`
+	Pipelines  map[string]map[string]ParamReport `json:"pipelines"`
+}
+
+// ParamReport is a tuned parameter's value and where it comes from.
+type ParamReport struct {
+	Value  any    `json:"value"`
+	Source string `json:"source"`
+}
+
+// Report is d's DeviceReport: Resolve's parameters for every pipeline
+// (Builtin's where Resolve fails).
+func Report(ctx context.Context, d engine.DeviceInfo) DeviceReport {
+	dt := DeviceReport{Device: d.Index, Name: d.Name, CacheState: "off", Pipelines: map[string]map[string]ParamReport{}}
+	if path, ok := CachePath(d); ok {
+		dt.Cache, dt.CacheState = path, "present"
+		if _, err := ReadCache(path); errors.Is(err, os.ErrNotExist) {
+			dt.CacheState = "absent"
+		} else if err != nil {
+			dt.CacheState = err.Error()
+		}
+	}
+	for _, name := range Pipelines() {
+		p, err := Resolve(ctx, name, d)
+		if err != nil {
+			p, _ = Builtin(name, d)
+		}
+		m := map[string]ParamReport{}
+		for _, k := range p.Names() {
+			m[k] = ParamReport{p.Value(k), p.Source(k)}
+		}
+		dt.Pipelines[name] = m
+	}
+	return dt
+}

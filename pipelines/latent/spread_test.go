@@ -1,4 +1,4 @@
-package cli
+package latent
 
 import (
 	"math"
@@ -24,12 +24,12 @@ func TestSpreadOf(t *testing.T) {
 		{[]float64{-1, 7, 0, 0.5, nan, nan}, -1, 0.25, 7, 2},
 		{[]float64{math.Inf(-1), 1, math.Inf(1)}, math.Inf(-1), 1, math.Inf(1), 0},
 	} {
-		s := spreadOf(c.v)
+		s := SpreadOf(c.v)
 		if s.Min != c.min || s.Median != c.med || s.Max != c.max || s.NaN != c.nans || s.N != len(c.v) {
-			t.Errorf("spreadOf(%v) = %+v, want min %v median %v max %v, %d NaN", c.v, s, c.min, c.med, c.max, c.nans)
+			t.Errorf("SpreadOf(%v) = %+v, want min %v median %v max %v, %d NaN", c.v, s, c.min, c.med, c.max, c.nans)
 		}
 	}
-	if s := spreadOf([]float64{nan, nan}); !math.IsNaN(s.Min) || !math.IsNaN(s.Median) || !math.IsNaN(s.Max) || s.NaN != 2 {
+	if s := SpreadOf([]float64{nan, nan}); !math.IsNaN(s.Min) || !math.IsNaN(s.Median) || !math.IsNaN(s.Max) || s.NaN != 2 {
 		t.Errorf("all NaN: %+v", s)
 	}
 	rng := rand.New(rand.NewPCG(3, 9))
@@ -47,7 +47,7 @@ func TestSpreadOf(t *testing.T) {
 			if n%2 == 0 {
 				want = (sorted[n/2-1] + sorted[n/2]) / 2
 			}
-			if s := spreadOf(v); s.Median != want || s.Min != sorted[0] || s.Max != sorted[n-1] {
+			if s := SpreadOf(v); s.Median != want || s.Min != sorted[0] || s.Max != sorted[n-1] {
 				t.Errorf("n %d ties %v: %+v, want median %v", n, ties, s, want)
 			}
 			if n > 64 {
@@ -64,6 +64,29 @@ func TestSpreadOf(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSelectAndMomentCount holds the statistics' names to the Options
+// fields they set, and the moments' value count to hand-worked shapes.
+func TestSelectAndMomentCount(t *testing.T) {
+	var o Options
+	if err := o.Select([]string{"all"}); err != nil || !(o.Moments && o.Corr && o.CorrFrames && o.LagCorr && o.PCA && o.Spectra) {
+		t.Errorf("Select(all) = %+v, %v: want every statistic", o, err)
+	}
+	if err := o.Select([]string{"corr-frames", "pca"}); err != nil || o.Moments || o.Corr || !o.CorrFrames || o.LagCorr || !o.PCA || o.Spectra {
+		t.Errorf("Select(corr-frames, pca) = %+v, %v", o, err)
+	}
+	if err := o.Select([]string{"mom"}); err == nil {
+		t.Error(`Select("mom") accepted an unknown statistic`)
+	}
+	for _, c := range []struct {
+		shape, axes []int
+		want        int
+	}{{[]int{2, 3, 4, 5, 6}, []int{-2, -1}, 30}, {[]int{2, 3, 4, 5, 6}, []int{0, 2}, 8}, {[]int{2, 3}, []int{7}, 1}} {
+		if got := MomentCount(c.shape, c.axes); got != c.want {
+			t.Errorf("MomentCount(%v, %v) = %d, want %d", c.shape, c.axes, got, c.want)
 		}
 	}
 }

@@ -1,11 +1,13 @@
-package cli
+package shaderlab
+
+// NPY files as the shader lab's raw arrays (package formats reads and
+// writes them).
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/shaderlab"
 )
 
 // The shader lab's element types by NPY dtype (kind and size).
@@ -15,7 +17,8 @@ var npyElem = map[string]string{
 	"u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
 }
 
-func npyDescr(elem string) string {
+// NPYDescr is the NPY dtype of element type elem ("" for none).
+func NPYDescr(elem string) string {
 	for k, v := range npyElem {
 		if v == elem {
 			if k[1] == '1' {
@@ -27,9 +30,9 @@ func npyDescr(elem string) string {
 	return ""
 }
 
-// readRawNPY reads an NPY file of any numeric dtype as raw little-endian
+// ReadNPY reads an NPY file of any numeric dtype as raw little-endian
 // C-order bytes (formats.ReadRawNPY, bounded as every reader is).
-func readRawNPY(path string) (*shaderlab.Array, error) {
+func ReadNPY(path string) (*Array, error) {
 	a, err := formats.ReadRawNPY(path)
 	if err != nil {
 		return nil, err
@@ -38,12 +41,12 @@ func readRawNPY(path string) (*shaderlab.Array, error) {
 	if elem == "" {
 		return nil, fmt.Errorf("%s: dtype %s cannot be bound to a shader buffer", path, a.DType.Descr)
 	}
-	return &shaderlab.Array{Elem: elem, Shape: a.Shape, Data: a.Data}, nil
+	return &Array{Elem: elem, Shape: a.Shape, Data: a.Data}, nil
 }
 
-// encodeRawNPY writes a as a little-endian C-order NPY file.
-func encodeRawNPY(w io.Writer, a *shaderlab.Array) error {
-	descr := npyDescr(a.Elem)
+// EncodeNPY writes a as a little-endian C-order NPY file.
+func (a *Array) EncodeNPY(w io.Writer) error {
+	descr := NPYDescr(a.Elem)
 	if descr == "" {
 		return fmt.Errorf("no NPY dtype for %s", a.Elem)
 	}

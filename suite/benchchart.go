@@ -1,0 +1,50 @@
+package suite
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vkstat/vkstat/formats/bars"
+)
+
+// Chart is the report as bar charts, one panel per operation: the
+// throughput of each case (x) on each device (bars), in the operation's
+// unit, from the kernel time (the wall time where the device has no
+// timestamps); nil without results.
+func (rep *BenchReport) Chart() []bars.Panel {
+	var panels []bars.Panel
+	index := map[string]int{} // operation → panel
+	for _, d := range rep.Devices {
+		for _, r := range d.Results {
+			i, ok := index[r.Op]
+			if !ok {
+				i = len(panels)
+				index[r.Op] = i
+				panels = append(panels, bars.Panel{Title: fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", r.Op, r.Unit, rep.Size, rep.Repeat),
+					YLabel: r.Unit})
+			}
+			if label := r.Case + " " + r.Precision; !slices.Contains(panels[i].Categories, label) {
+				panels[i].Categories = append(panels[i].Categories, label)
+			}
+		}
+	}
+	for op, i := range index {
+		pn := &panels[i]
+		for _, d := range rep.Devices {
+			s := bars.Series{Label: d.Device.Label, Values: make([]float64, len(pn.Categories))}
+			if d.Copy.GBs > 0 {
+				s.Label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
+			}
+			for _, r := range d.Results {
+				if k := slices.Index(pn.Categories, r.Case+" "+r.Precision); r.Op == op && r.Status == "ok" && k >= 0 {
+					s.Values[k] = r.Throughput
+					if !r.GPUTimed {
+						s.Values[k] = r.ThroughputWall
+					}
+				}
+			}
+			pn.Series = append(pn.Series, s)
+		}
+	}
+	return panels
+}
