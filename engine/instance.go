@@ -2,6 +2,9 @@
 // enumerates and opens devices, allocates buffers, builds compute pipelines
 // and records and submits command sequences. It knows nothing about
 // statistics; the pipelines/ packages build on it.
+//
+// The way in is Open (one device, or the CPU path) or OpenAll (several):
+// each pipeline's Run takes the Session's Device, nil meaning the CPU path.
 package engine
 
 /*
