@@ -244,15 +244,20 @@ func TestStdoutWriteError(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil || runtime.GOOS != "linux" {
 		return
 	}
-	// Closed (>&-): Go's runtime puts /dev/null there, read-write.
+	// Closed (>&-): Go's runtime puts /dev/null there, read-write, after
+	// cmd/vkstat has looked.
 	cmd := exec.Command("/bin/sh", "-c", `"$0" devices --json >&-`, buildVkstat(t))
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "standard output is closed") {
 		t.Errorf("devices --json >&-: %v, %q; want a failure naming the closed standard output", err, out)
 	}
-	cmd = exec.Command("/bin/sh", "-c", `"$0" devices --json >/dev/null`, buildVkstat(t))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("devices --json >/dev/null: %v, %q; want success", err, out)
+	// /dev/null given by the parent, write-only (a shell's >) or
+	// read-write (1<>, Python's subprocess.DEVNULL), is a standard output.
+	for _, redir := range []string{">/dev/null", "1<>/dev/null"} {
+		cmd = exec.Command("/bin/sh", "-c", `"$0" devices --json `+redir, buildVkstat(t))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("devices --json %s: %v, %q; want success", redir, err, out)
+		}
 	}
 }
 

@@ -1,20 +1,24 @@
 package main
 
-import "syscall"
+/*
+#include <fcntl.h>
+
+// Standard output as the process found it, looked at before Go's runtime
+// starts: the runtime puts /dev/null (read-write) on a standard descriptor
+// that is closed at start, after which a closed one cannot be told from a
+// /dev/null that the parent gave (Python's subprocess.DEVNULL is
+// read-write too).
+static int vkstat_stdout_closed;
+
+__attribute__((constructor)) static void vkstat_look_at_stdout(void) {
+	vkstat_stdout_closed = fcntl(1, F_GETFD) < 0;
+}
+
+static int vkstat_stdout_was_closed(void) { return vkstat_stdout_closed; }
+*/
+import "C"
 
 // stdoutClosed reports whether vkstat was started with standard output
-// closed (vkstat ... >&-). Go's runtime opens /dev/null read-write on a
-// standard descriptor that is closed at start, so writes to it would
-// succeed and the output be lost without a word; a shell's >/dev/null
-// opens it write-only, and a pipe or file is something else.
-func stdoutClosed() bool {
-	var st, null syscall.Stat_t
-	if syscall.Fstat(1, &st) != nil || syscall.Stat("/dev/null", &null) != nil {
-		return false
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != null.Rdev {
-		return false
-	}
-	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, 1, syscall.F_GETFL, 0)
-	return errno == 0 && flags&syscall.O_ACCMODE == syscall.O_RDWR
-}
+// closed (vkstat ... >&-): writes would then go to the runtime's /dev/null
+// and the output be lost without a word.
+func stdoutClosed() bool { return C.vkstat_stdout_was_closed() != 0 }
