@@ -37,6 +37,10 @@
 #   8. vkstat latent's statistics against PyTorch and NumPy
 #      (scripts/bench-latent.sh: N = 64 and 256 latents of [16, 16, 64, 64]
 #      on the GPU, N = 2 on any device in a dry run; latent-*.md);
+#   8b. e2e: the figure users feel (bench/e2e/run.py, docs/benchmarks/e2e.md):
+#      whole vkstat processes on the GPU, input files to output files, against
+#      the NumPy scripts doing the same, 3 paired rounds (e2e.md); under a
+#      budget map, sum, cov and PACO only;
 #   9. paco-time: `vkstat --time paco` three times on a synthetic 252-frame
 #      100×100 sequence, per stage, beside `vkstat bench --suite paco` in
 #      the same step, its runs' stages printed too (VKSTAT_BENCH_STAGES)
@@ -52,10 +56,10 @@
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
 #   --steps LIST     comma-separated subset of devices,tune,tests,verify,shaders,bench,peers,
-#                    datapath,latent,paco-time
+#                    datapath,e2e,latent,paco-time
 #   --budget SECONDS the short GPU check (docs/gpu.md): the steps that matter most, in the
 #                    order of what is still unmeasured (devices, verify, datapath, tune,
-#                    bench, peers, paco-time, latent, tests), each stopped at its own cap
+#                    bench, peers, paco-time, e2e, latent, tests), each stopped at its own cap
 #                    (scaled to SECONDS; 420 fits a 15-minute GPU lease) and all of them
 #                    within SECONDS; bench times map,reduce,cov,chol, latent N = 64, tests
 #                    run -short with the GPU's packages first, as far as time allows. A step
@@ -86,7 +90,7 @@ pack() {
 	cd "$here/.." || exit 2
 	[ -f go.mod ] || die "pack runs in the vkstat source tree"
 	rm -rf "$dist"
-	mkdir -p "$dist/bin" "$dist/tests" "$dist/debs" "$dist/bench/peers" || exit 2
+	mkdir -p "$dist/bin" "$dist/tests" "$dist/debs" "$dist/bench/peers" "$dist/bench/e2e" || exit 2
 	local version
 	version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 	echo "== building vkstat $version" >&2
@@ -125,7 +129,7 @@ pack() {
 	[ ${#missing[@]} -eq 0 ] ||
 		echo "gpu-run pack: not packed: ${missing[*]} (the GPU machine must have them, or the NVIDIA driver fails with VK_ERROR_INCOMPATIBLE_DRIVER)" >&2
 	mkdir -p "$dist/scripts" || exit 1
-	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" &&
+	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp bench/e2e/*.py "$dist/bench/e2e/" &&
 		cp "$here/gpu-run.sh" "$dist/" && cp "$here/bench-latent.sh" "$dist/scripts/" || exit 1
 	echo "$version" > "$dist/VERSION"
 	# xz with a dictionary larger than the folder: the test binaries share
@@ -190,7 +194,7 @@ capped() {
 # scaled to the budget given. Caps are ceilings: a step that ends early
 # leaves its time to the later ones, and tests take whatever is left.
 declare -A caps=([devices]=15 [verify]=45 [verify-planted]=15 [datapath]=80 [tune]=45
-	[bench]=45 [bench-builtin]=35 [peers]=60 [paco-time]=40 [latent]=40 [tests]=420)
+	[bench]=45 [bench-builtin]=35 [peers]=60 [paco-time]=40 [e2e]=45 [latent]=40 [tests]=420)
 
 # cap_for NAME: the seconds NAME may run: 0 without a budget; else its own
 # cap (scaled), clipped to what is left of the budget; -1 when too little
@@ -438,14 +442,14 @@ run() {
 	fi
 	# The order steps run in: everything's, or under a budget the order of
 	# what is still unmeasured on the GPU, tests last with what is left.
-	local order=(devices tune tests verify shaders bench peers datapath latent paco-time)
+	local order=(devices tune tests verify shaders bench peers datapath e2e latent paco-time)
 	if [ "$budget" -gt 0 ]; then
-		order=(devices verify datapath tune bench peers paco-time latent tests shaders)
-		steps=${steps:-devices,verify,datapath,tune,bench,peers,paco-time,latent,tests}
+		order=(devices verify datapath tune bench peers paco-time e2e latent tests shaders)
+		steps=${steps:-devices,verify,datapath,tune,bench,peers,paco-time,e2e,latent,tests}
 		repeat=${repeat:-5}
 		deadline=$((SECONDS + budget))
 	fi
-	steps=${steps:-devices,tune,tests,verify,shaders,bench,peers,datapath,latent,paco-time}
+	steps=${steps:-devices,tune,tests,verify,shaders,bench,peers,datapath,e2e,latent,paco-time}
 	repeat=${repeat:-10}
 	if [ $dry -eq 1 ]; then
 		size=small
@@ -530,6 +534,13 @@ run() {
 			local dpdry=()
 			[ $dry -eq 1 ] && dpdry=(--dry-run)
 			step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat "$dpr" "${dpdry[@]}"
+			;;
+		e2e)
+			# The GPU where the user's whole job runs (the dry run: lavapipe).
+			local e2edev=gpu e2eonly=map,sum,stack-axis0,rows-axis-1,cov,paco,latent
+			[ $dry -eq 1 ] && e2edev=lavapipe
+			[ "$budget" -gt 0 ] || [ $dry -eq 1 ] && e2eonly=map,sum,cov,paco
+			step e2e "$py" "$dist/bench/e2e/run.py" --bin "$vk" --device "$e2edev" --runs 3 --only "$e2eonly" --out "$out/e2e.md"
 			;;
 		latent) run_latent ;;
 		paco-time) step paco-time paco_time ;;

@@ -32,7 +32,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+# The NumPy side runs under this Python (scripts/bench-e2e.sh runs it with
+# /usr/bin/python3; gpu-run.sh with $PYTHON, the one with NumPy there).
+PY = sys.executable
 PEER = os.path.join(HERE, "numpy_e2e.py")
 
 
@@ -69,7 +71,9 @@ def workloads(d, bin_):
     def synth(args, marker):
         def make():
             if not os.path.exists(j(d, marker)):
-                subprocess.run([bin_] + args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                p = subprocess.run([bin_] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if p.returncode:
+                    raise SystemExit(f"making the inputs: vkstat {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
         return make
 
     reduce_cmp = lambda stats: lambda v, n: [(j(v, s + ".npy"), j(n, s + ".npy"), None) for s in stats]
@@ -234,6 +238,62 @@ def main():
     if base and not os.access(base, os.X_OK):
         raise SystemExit(f"{base}: no such vkstat binary (--baseline)")
     out = o.out or os.path.join(ROOT, "docs", "benchmarks", "e2e.md" if o.device == "cpu" else f"e2e-{o.device}.md")
+
+    def write_report(rows, split, load1):
+        """The Markdown report of the workloads measured so far: written after
+        each one, so that a run stopped at a cap (gpu-run.sh) leaves what it
+        measured."""
+        if out == "-":
+            return
+        commit = sh(f"git -C {ROOT} describe --always --dirty")
+        args = sys.argv[1:]
+        if "--note" in args:  # the note is printed below
+            i = args.index("--note")
+            args[i + 1:i + 2] = ["..."]
+        cmd = "scripts/bench-e2e.sh " + " ".join(args)
+        L = ["# vkstat against NumPy, from input files to output files\n",
+             f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at commit {commit} on {machine()}; "
+             f"load average {load0[0]:.1f} before, {load1[0]:.1f} after. NumPy {np.__version__} ({PY}).\n",
+             f"Command: `{cmd.strip()}` ({runs} rounds, each program first in turn; vkstat `--device {o.device}`).\n",
+             "Each workload is one vkstat command against one NumPy script doing the same (bench/e2e/numpy_e2e.py, or "
+             "bench/peers where named): read the input files, compute, write every output file. Times are wall seconds "
+             "from process start to exit (start-up, NumPy's import, reading and writing included), medians of the rounds; "
+             "the inputs are in the page cache. CPU is user + system seconds (all threads; medians), which other jobs on "
+             "the machine disturb far less than wall time. Peak RSS is the largest of the rounds. Agreement is the largest "
+             "|vkstat − NumPy| over the main outputs, relative to NumPy's largest value.\n"]
+        if o.note:
+            L.append(o.note + "\n")
+        if base:
+            L.append(f"The baseline is `{o.baseline}`, run in the same rounds.\n")
+        L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | CPU vkstat s | CPU NumPy s | peak RSS vkstat MiB | NumPy MiB | agreement |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for what, med, cpu, peak, agree in rows:
+            L.append(f"| {what} | {med['vk']:.3f} | {med['np']:.3f} | {med['np'] / med['vk']:.2f}× | {cpu['vk']:.3f} | {cpu['np']:.3f} | "
+                     f"{peak['vk']:.0f} | {peak['np']:.0f} | {agree} |")
+        if base:
+            L += ["", "### Against the baseline\n",
+                  "| workload | vkstat s | baseline s | baseline / vkstat | CPU vkstat s | CPU baseline s | peak RSS vkstat MiB | baseline MiB | NumPy / baseline |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            for what, med, cpu, peak, agree in rows:
+                L.append(f"| {what} | {med['vk']:.3f} | {med['base']:.3f} | {med['base'] / med['vk']:.2f}× | {cpu['vk']:.3f} | "
+                         f"{cpu['base']:.3f} | {peak['vk']:.0f} | {peak['base']:.0f} | {med['np'] / med['base']:.2f}× |")
+        if split:
+            vk, nq, kernel = split
+            mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
+            L += ["", "## Where map's time goes\n",
+                  f"`vkstat --device {o.device} --time map` against the same phases timed inside the NumPy script (np.load of both "
+                  f"inputs; the expression; np.save), medians of {runs} fresh processes of each in turn, each writing a new file; `vkstat bench "
+                  f"--suite map --size paper` times the kernel alone on data in memory.\n",
+                  "| phase | vkstat ms | NumPy ms | vkstat MB/s | NumPy MB/s |", "|---|---:|---:|---:|---:|"]
+            for k, size in (("read", mb), ("compute", None), ("write", mb / 2)):
+                v, n = vk.get(k, float("nan")), nq.get(k, float("nan"))
+                rate = (lambda ms: f"{size / ms * 1e3:.0f}") if size else (lambda ms: "")
+                L.append(f"| {k} | {v:.1f} | {n:.1f} | {rate(v)} | {rate(n)} |")
+            L.append(f"\nbench's kernel: {kernel:.2f} ms; the command's compute is {vk.get('compute', float('nan')) / kernel:.2f}× that.")
+        with open(out, "w") as f:
+            f.write("\n".join(L) + "\n")
+        print(f"wrote {out}", file=sys.stderr)
+
     work = o.work or tempfile.mkdtemp(prefix="vkstat-e2e-")
     os.makedirs(work, exist_ok=True)
     try:
@@ -268,6 +328,7 @@ def main():
             peak = {k: max(v) for k, v in m_.items()}
             cpu = {k: statistics.median(v) for k, v in c_.items()}
             rows.append((w.what, med, cpu, peak, agree))
+            write_report(rows, None, os.getloadavg())
             print(f"{w.name:12s} vkstat {med['vk']:.3f} s  NumPy {med['np']:.3f} s  NumPy/vkstat {med['np'] / med['vk']:.2f}x  "
                   f"CPU {cpu['vk']:.3f} / {cpu['np']:.3f} s  peak RSS {peak['vk']:.0f} / {peak['np']:.0f} MiB  agreement {agree}"
                   + (f"  baseline {med['base']:.3f} s, CPU {cpu['base']:.3f} s, {peak['base']:.0f} MiB" if base else "")
@@ -275,60 +336,10 @@ def main():
         split = map_phases(bin_, o.device, work, runs) if any(w.name == "map" for w in ws) else None
         if split:
             print(f"map phases: vkstat {split[0]}, NumPy {split[1]}, bench kernel {split[2]} ms", file=sys.stderr)
-        load1 = os.getloadavg()
+        write_report(rows, split, os.getloadavg())
     finally:
         if not o.work:
             shutil.rmtree(work, ignore_errors=True)
-    if out == "-":
-        return
-    commit = sh(f"git -C {ROOT} describe --always --dirty")
-    args = sys.argv[1:]
-    if "--note" in args:  # the note is printed below
-        i = args.index("--note")
-        args[i + 1:i + 2] = ["..."]
-    cmd = "scripts/bench-e2e.sh " + " ".join(args)
-    L = ["# vkstat against NumPy, from input files to output files\n",
-         f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at commit {commit} on {machine()}; "
-         f"load average {load0[0]:.1f} before, {load1[0]:.1f} after. NumPy {np.__version__} ({PY}).\n",
-         f"Command: `{cmd.strip()}` ({runs} rounds, each program first in turn; vkstat `--device {o.device}`).\n",
-         "Each workload is one vkstat command against one NumPy script doing the same (bench/e2e/numpy_e2e.py, or "
-         "bench/peers where named): read the input files, compute, write every output file. Times are wall seconds "
-         "from process start to exit (start-up, NumPy's import, reading and writing included), medians of the rounds; "
-         "the inputs are in the page cache. CPU is user + system seconds (all threads; medians), which other jobs on "
-         "the machine disturb far less than wall time. Peak RSS is the largest of the rounds. Agreement is the largest "
-         "|vkstat − NumPy| over the main outputs, relative to NumPy's largest value.\n"]
-    if o.note:
-        L.append(o.note + "\n")
-    if base:
-        L.append(f"The baseline is `{o.baseline}`, run in the same rounds.\n")
-    L += ["| workload | vkstat s | NumPy s | NumPy / vkstat | CPU vkstat s | CPU NumPy s | peak RSS vkstat MiB | NumPy MiB | agreement |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for what, med, cpu, peak, agree in rows:
-        L.append(f"| {what} | {med['vk']:.3f} | {med['np']:.3f} | {med['np'] / med['vk']:.2f}× | {cpu['vk']:.3f} | {cpu['np']:.3f} | "
-                 f"{peak['vk']:.0f} | {peak['np']:.0f} | {agree} |")
-    if base:
-        L += ["", "### Against the baseline\n",
-              "| workload | vkstat s | baseline s | baseline / vkstat | CPU vkstat s | CPU baseline s | peak RSS vkstat MiB | baseline MiB | NumPy / baseline |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for what, med, cpu, peak, agree in rows:
-            L.append(f"| {what} | {med['vk']:.3f} | {med['base']:.3f} | {med['base'] / med['vk']:.2f}× | {cpu['vk']:.3f} | "
-                     f"{cpu['base']:.3f} | {peak['vk']:.0f} | {peak['base']:.0f} | {med['np'] / med['base']:.2f}× |")
-    if split:
-        vk, nq, kernel = split
-        mb = 2 * 40e6 / 1e6  # two 40 MB inputs; one 40 MB output
-        L += ["", "## Where map's time goes\n",
-              f"`vkstat --device {o.device} --time map` against the same phases timed inside the NumPy script (np.load of both "
-              f"inputs; the expression; np.save), medians of {runs} fresh processes of each in turn, each writing a new file; `vkstat bench "
-              f"--suite map --size paper` times the kernel alone on data in memory.\n",
-              "| phase | vkstat ms | NumPy ms | vkstat MB/s | NumPy MB/s |", "|---|---:|---:|---:|---:|"]
-        for k, size in (("read", mb), ("compute", None), ("write", mb / 2)):
-            v, n = vk.get(k, float("nan")), nq.get(k, float("nan"))
-            rate = (lambda ms: f"{size / ms * 1e3:.0f}") if size else (lambda ms: "")
-            L.append(f"| {k} | {v:.1f} | {n:.1f} | {rate(v)} | {rate(n)} |")
-        L.append(f"\nbench's kernel: {kernel:.2f} ms; the command's compute is {vk.get('compute', float('nan')) / kernel:.2f}× that.")
-    with open(out, "w") as f:
-        f.write("\n".join(L) + "\n")
-    print(f"wrote {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
