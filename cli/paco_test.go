@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,5 +222,55 @@ func TestPacoSmallBudgetMessage(t *testing.T) {
 		"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
 	if code != ExitError || !strings.Contains(stderr, "needs at least") || strings.Contains(stderr, " 0 MiB") || !strings.Contains(stderr, "KiB") {
 		t.Errorf("exit %d, stderr %q; want %d and sizes in KiB, none of them 0 MiB", code, stderr, ExitError)
+	}
+}
+
+// TestPacoTimePhases (issue 31): the summary's phases are every step of
+// the command, from the inputs' reads to the last output written, and add
+// up to at least 95 % of the wall time --time reports.
+func TestPacoTimePhases(t *testing.T) {
+	data := synthADI(t)
+	for _, d := range devicesUnderTest(t) {
+		code, stdout, stderr := run(t, "--device", d, "--time", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+			"--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		_, list, _ := strings.Cut(stdout, "\ntime: ")
+		phases := map[string]float64{}
+		var sum float64
+		for _, line := range strings.Split(list, "\n")[1:] {
+			f := strings.Fields(line)
+			i := slices.Index(f, "ms")
+			if !strings.HasPrefix(line, "  ") || i < 2 {
+				break
+			}
+			v, err := strconv.ParseFloat(f[i-1], 64)
+			if err != nil {
+				t.Fatalf("%s: phase line %q", d, line)
+			}
+			phases[strings.Join(f[:i-1], " ")] = v
+			sum += v
+		}
+		for _, want := range []string{"read cube", "read angles", "read PSF", "open device", "scan cube", "star centre", "detections",
+			"contrast curve", "write snr.fits", "write snr.png", "write contrast.png", "commit outputs"} {
+			if _, ok := phases[want]; !ok {
+				t.Errorf("%s: no phase %q in\n%s", d, want, stdout)
+			}
+		}
+		maps := []string{"centre", "lagged products", "statistics", "detection map"}
+		if d != "cpu" {
+			maps = []string{"tables", "buffers", "pipelines", "device run", "maps readback"}
+		}
+		for _, want := range maps {
+			if _, ok := phases[want]; !ok {
+				t.Errorf("%s: no maps phase %q in\n%s", d, want, stdout)
+			}
+		}
+		_, total, _ := strings.Cut(stderr, "total:")
+		wall, err := strconv.ParseFloat(strings.Fields(total + " x")[0], 64)
+		if err != nil || !(sum >= 0.95*wall && sum <= wall) {
+			t.Errorf("%s: the phases add up to %.3f ms of a %.3f ms wall (%v): want at least 95 %%\n%s\n%s", d, sum, wall, err, stdout, stderr)
+		}
 	}
 }

@@ -90,6 +90,8 @@ Examples:
 
 func runPaco(c *ucli.Context) error {
 	start := time.Now()
+	var phases paco.Phases // the command's steps, wall-clock, from start
+	clock := phases.Clock()
 	if err := requireFlag(c, "cube", "angles", "out-dir"); err != nil {
 		return err
 	}
@@ -130,14 +132,17 @@ func runPaco(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	clock.Lap("check inputs")
 	in, err := t.Read()
 	if err != nil {
 		return err
 	}
+	clock.Include(in.Phases)
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
+	clock.Lap("open device")
 	if p := c.String("precision"); p != "" && p != "auto" {
 		if t.Options.DType, err = precisionOf(p, in.Cube.DType); err != nil {
 			s.Close()
@@ -152,16 +157,23 @@ func runPaco(c *ucli.Context) error {
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}
+	if err == nil {
+		clock.Include(res.Phases)
+	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return pacoError(t, err)
 	}
-	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version); err != nil {
+	clock.Lap("close device")
+	var writes paco.Phases
+	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes); err != nil {
 		return err
 	}
-	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
+	clock.Include(writes)
+	clock.Lap("other")
+	pacoSummary(c.App.Writer, t, dir, in, res, s.name(), phases, time.Since(start))
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }

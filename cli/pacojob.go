@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
@@ -87,8 +88,9 @@ func pacoError(t *survey.Target, err error) error {
 	return err
 }
 
-// pacoSummary prints what the run found.
-func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string) {
+// pacoSummary prints what the run found, and where its wall time went:
+// phases, adding up to wall (0: not known).
+func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
 	if maps.Passes > 1 {
@@ -98,15 +100,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
 	fmt.Fprintf(w, "centre:     %s\n", res.Center)
-	for _, st := range maps.Stages {
-		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
-	}
-	if o.Unbiased {
-		fmt.Fprintf(w, "  %-15s %9.3f ms (Algorithm 3, %s, %d detections)\n", "unbiased flux", float64(res.UnbiasedTime.Microseconds())/1e3, res.UnbiasedOn, len(dets))
-	}
-	if o.ContrastCheck {
-		fmt.Fprintf(w, "  %-15s %9.3f ms (%d maps with fakes)\n", "contrast check", float64(res.CheckTime.Microseconds())/1e3, paco.ContrastCheckRuns)
-	}
+	printPhases(w, phases, wall, res, len(dets))
 	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, res.H*res.W, maps.InvalidLocations, res.H*res.W)
 	if res.NaNs > 0 {
 		fmt.Fprintf(w, "; %d NaN values in the cube", res.NaNs)
@@ -150,4 +144,35 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
+}
+
+// printPhases lists phases, wall-clock, with their share of wall (when
+// known) and what each holds where a name does not say it: the device's
+// own stages under its run, where Algorithm 3 ran.
+func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.Result, dets int) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	sum := phases.Total()
+	if wall > 0 {
+		fmt.Fprintf(w, "time:       %.1f ms wall, in these phases (%.1f %% of it):\n", ms(wall), 100*float64(sum)/float64(wall))
+	} else {
+		fmt.Fprintf(w, "time:       %.1f ms, in these phases:\n", ms(sum))
+	}
+	for _, st := range phases {
+		note := ""
+		switch st.Name {
+		case "device run":
+			var parts []string
+			for _, d := range res.Maps.Stages {
+				if d.Name != "total (device)" {
+					parts = append(parts, fmt.Sprintf("%s %.3f", d.Name, ms(d.Time)))
+				}
+			}
+			note = " (" + strings.Join(parts, ", ") + ")"
+		case "unbiased flux":
+			note = fmt.Sprintf(" (Algorithm 3, %s, %d detections)", res.UnbiasedOn, dets)
+		case "contrast check":
+			note = fmt.Sprintf(" (%d maps with fakes)", paco.ContrastCheckRuns)
+		}
+		fmt.Fprintf(w, "  %-18s %10.3f ms%s\n", st.Name, ms(st.Time), note)
+	}
 }

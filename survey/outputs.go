@@ -13,6 +13,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -27,8 +28,9 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // all or none: the SNR, flux and σ maps (FITS, with the run's header
 // cards and creator, and/or NPY as t.Format says), detections.csv and
 // .json, contrast.csv, .json and .png, contrast_check.csv with the check,
-// and snr.png with the detections circled.
-func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string) error {
+// and snr.png with the detections circled. With phases, each file's time
+// is added there ("write snr.fits", ..., "commit").
+func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) error {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []formats.FITSCard{
 		{Key: "CREATOR", Value: creator, Comment: "software"},
@@ -46,7 +48,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
 	}
 	snr, flux, sigma := maps.Tensors()
-	outs := formats.Outputs{Ctx: ctx}
+	outs := &targetOutputs{Outputs: formats.Outputs{Ctx: ctx}, dir: dir, phases: phases}
 	defer outs.Abort()
 	outs.OwnDir(dir)
 	for _, m := range []struct {
@@ -56,14 +58,14 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
 		if format != "npy" {
 			cc := append(append([]formats.FITSCard(nil), cards...), formats.FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
-			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
+			outs.add(m.name+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
 		}
 		if format != "fits" {
-			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
+			outs.add(m.name+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
 		}
 	}
-	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
-	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
+	outs.add("detections.csv", func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
+	outs.add("detections.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		list := dets
@@ -80,16 +82,16 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(&outs, dir, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
+	addContrastOutputs(outs, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
 	if o.ContrastCheck {
-		addContrastCheckOutputs(&outs, dir, res.Checks)
+		addContrastCheckOutputs(outs, res.Checks)
 	}
 	marks := make([]formats.Mark, len(dets))
 	for i, d := range dets {
 		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
 	}
 	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
-	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
+	outs.add("snr.png", func(w io.Writer) error {
 		img, err := formats.RenderSNR(snr, marks, title)
 		if err != nil {
 			return err
@@ -97,19 +99,41 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless a north offset
 		return png.Encode(w, img)
 	})
-	return outs.Commit()
+	t0 := time.Now()
+	err := outs.Commit()
+	if phases != nil {
+		phases.AddPhase("commit outputs", time.Since(t0))
+	}
+	return err
+}
+
+// targetOutputs are a target's output files, each timed into phases
+// when that is set.
+type targetOutputs struct {
+	formats.Outputs
+	dir    string
+	phases *paco.Phases
+}
+
+// add writes the file name in the folder through write.
+func (o *targetOutputs) add(name string, write func(w io.Writer) error) {
+	t0 := time.Now()
+	o.Add(filepath.Join(o.dir, name), write)
+	if o.phases != nil {
+		o.phases.AddPhase("write "+name, time.Since(t0))
+	}
 }
 
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
 // (PACO.md's contrast curve) in outs.
-func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
+func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
 		}
 		return v
 	}
-	outs.Add(filepath.Join(dir, "contrast.csv"), func(w io.Writer) error {
+	outs.add("contrast.csv", func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"separation_px", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
@@ -119,7 +143,7 @@ func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.Contrast
 		cw.Flush()
 		return cw.Error()
 	})
-	outs.Add(filepath.Join(dir, "contrast.json"), func(w io.Writer) error {
+	outs.add("contrast.json", func(w io.Writer) error {
 		rows := make([]map[string]any, len(curve))
 		for i, p := range curve {
 			rows[i] = map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma),
@@ -137,7 +161,7 @@ func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.Contrast
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	})
-	outs.Add(filepath.Join(dir, "contrast.png"), func(w io.Writer) error {
+	outs.add("contrast.png", func(w io.Writer) error {
 		p := formats.LinePlot{Title: fmt.Sprintf("PACO %g-sigma detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
 		useMag := false
@@ -176,8 +200,8 @@ func FluxUnits(psfNorm string) string {
 }
 
 // addContrastCheckOutputs declares contrast_check.csv.
-func addContrastCheckOutputs(outs *formats.Outputs, dir string, rows []paco.CheckRow) {
-	outs.Add(filepath.Join(dir, "contrast_check.csv"), func(w io.Writer) error {
+func addContrastCheckOutputs(outs *targetOutputs, rows []paco.CheckRow) {
+	outs.add("contrast_check.csv", func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"run", "separation_px", "y", "x", "pa_east_of_north_deg", "flux_injected", "snr", "flux", "throughput", "detected"})
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }

@@ -354,6 +354,11 @@ type Result struct {
 	// contrast check.
 	UnbiasedOn              string
 	UnbiasedTime, CheckTime time.Duration
+	// Phases are Run's steps in wall-clock time, in order, adding up to
+	// its wall: the cube's scan, the star centre, the preparation, the
+	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
+	// contrast curve and its check.
+	Phases Phases
 }
 
 // Run is the whole PACO analysis of an ADI cube (T, H, W) with T
@@ -389,6 +394,8 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			opt.Note(fmt.Sprintf(format, args...))
 		}
 	}
+	clock := res.Phases.Clock()
+	lap := clock.Lap
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range cube.Float64s() {
 		if math.IsNaN(v) {
@@ -397,6 +404,7 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
+	lap("scan cube")
 	switch {
 	case res.NaNs == cube.Len():
 		warn("every value of the cube is NaN: the maps will be all NaN")
@@ -420,6 +428,7 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		}
 		center = &res.Center.Used
 	}
+	lap("star centre")
 	dt := cube.DType
 	if opt.Convert {
 		dt = opt.DType
@@ -435,9 +444,11 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	res.T, res.H, res.W, res.P = prep.T, prep.H, prep.W, prep.P()
 	res.Radius = prep.Offsets[len(prep.Offsets)-1][0] // the last offset is (R, 0)
 	in.Progress = opt.Progress
+	lap("prepare")
 	if res.Maps, err = RunMaps(ctx, dev, in); err != nil {
 		return nil, err
 	}
+	clock.Include(res.Maps.Phases)
 	in.Progress = nil
 	minSep := opt.MinSep
 	if minSep <= 0 {
@@ -451,20 +462,22 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		dets[i].PAEastOfNorth = PositionAngle(float64(dets[i].Y-prep.CY), float64(dets[i].X-prep.CX), opt.NorthOffset)
 	}
 	res.Detections = dets
+	lap("detections")
 	if opt.Unbiased {
-		t0 := time.Now()
 		if res.UnbiasedOn, err = addUnbiased(ctx, dev, in, cube, dets, note); err != nil {
 			return nil, err
 		}
-		res.UnbiasedTime = time.Since(t0)
+		lap("unbiased flux")
+		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
 	}
 	res.Contrast = ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux)
+	lap("contrast curve")
 	if opt.ContrastCheck {
-		t0 := time.Now()
 		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {
 			return nil, err
 		}
-		res.CheckTime = time.Since(t0)
+		lap("contrast check")
+		res.CheckTime = res.Phases[len(res.Phases)-1].Time
 	}
 	return res, nil
 }
