@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,5 +55,25 @@ func TestPacoContrastCheck(t *testing.T) {
 				t.Errorf("%s: fake at %.2f px: detected %s at SNR %g (threshold 5)", d, sep, r["detected"], snr)
 			}
 		}
+	}
+}
+
+// TestPacoRefusesNegativeThreshold (issue 34, item 10): a threshold below
+// 0 would make every local maximum of the background a detection; it is a
+// usage error naming the flag, before anything is read or written.
+func TestPacoRefusesNegativeThreshold(t *testing.T) {
+	data := synthADI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+		"--fwhm", "3", "--threshold", "-1", "--out-dir", out)
+	if code != ExitUsage || !strings.Contains(stderr, "--threshold: want an SNR of 0 or more") || !strings.Contains(stderr, "got -1") || stdout != "" {
+		t.Errorf("--threshold -1: exit %d, stderr %q; want %d and the reason", code, stderr, ExitUsage)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("--threshold -1 created %s", out)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+		"--fwhm", "3", "--radius", "3", "--threshold", "0", "--out-dir", out); code != 0 {
+		t.Errorf("--threshold 0: exit %d, %s", code, stderr)
 	}
 }

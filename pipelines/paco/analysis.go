@@ -187,8 +187,8 @@ func (o Options) Check() error {
 		return bad("MinSep", ": want a distance in pixels of 0 (2×radius) or more, got %g", o.MinSep)
 	case !finite(o.NorthOffset):
 		return bad("NorthOffset", ": want a finite angle in degrees, got %g", o.NorthOffset)
-	case !finite(o.Threshold):
-		return bad("Threshold", ": want a finite SNR, got %g", o.Threshold)
+	case !finite(o.Threshold) || o.Threshold < 0:
+		return bad("Threshold", ": want an SNR of 0 or more (detections are the SNR map's local maxima above it; below 0 every local maximum of the background is one), got %g", o.Threshold)
 	case o.Center == CenterGiven && !(finite(o.CenterYX[0]) && finite(o.CenterYX[1])):
 		return bad("CenterYX", ": want finite pixel coordinates, got %v", o.CenterYX)
 	case o.Center < CenterDefault || o.Center > CenterGiven:

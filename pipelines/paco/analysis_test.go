@@ -63,6 +63,7 @@ func TestRunRefuses(t *testing.T) {
 		"PixelScale":  {FWHM: 2, PixelScale: -1},
 		"NorthOffset": {FWHM: 2, NorthOffset: math.Inf(1)},
 		"StarFlux":    {FWHM: 2, StarFlux: -2},
+		"Threshold":   {FWHM: 2, Threshold: -1},
 	} {
 		var oe *OptionError
 		if err := run(o); !errors.As(err, &oe) || oe.Field != field {
