@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
@@ -141,3 +142,58 @@ func TestSynthPAMatchesPaco(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthPacoHelpConvention (issue 33, item 1): what `synth paco --help`
+// says of pa and theta is what synth does. Each claim of the help is
+// checked against the companion's place in frame 0 (parallactic angle 0,
+// so the sky frame) and in truth.json: pa=0 lands north (+y), pa=90 east
+// (−x), theta=0 on +x.
+func TestSynthPacoHelpConvention(t *testing.T) {
+	code, help, stderr := run(t, "synth", "paco", "--help")
+	if code != 0 {
+		t.Fatalf("synth paco --help: exit %d: %s", code, stderr)
+	}
+	help = strings.Join(strings.Fields(help), " ")
+	if strings.Contains(help, "pa is measured from +x") || strings.Contains(help, "pa - angle") {
+		t.Errorf("the help still places pa from +x:\n%s", help)
+	}
+	for _, c := range []struct {
+		claim, spec string
+		dy, dx      float64 // from the star, pixels
+	}{
+		{"pa=0 lands north of the star (+y)", "sep=20,pa=0,flux=3000", 20, 0},
+		{"pa=90 east (-x)", "sep=20,pa=90,flux=3000", 0, -20},
+		{"theta=0 lands on +x", "sep=20,theta=0,flux=3000", 0, 20},
+	} {
+		if !strings.Contains(help, c.claim) {
+			t.Errorf("the help does not say %q", c.claim)
+		}
+		dir := filepath.Join(t.TempDir(), "adi")
+		if code, _, stderr := run(t, "synth", "paco", "--size", "64", "--frames", "3", "--rotation", "20", "--fwhm", "3",
+			"--companion", c.spec, "--format", "npy", "--out-dir", dir); code != 0 {
+			t.Fatalf("synth paco %s: exit %d: %s", c.spec, code, stderr)
+		}
+		var truth synth.TruthFile
+		b, _ := os.ReadFile(filepath.Join(dir, "truth.json"))
+		if err := json.Unmarshal(b, &truth); err != nil || len(truth.Companions) != 1 {
+			t.Fatalf("%s: truth.json %s (%v)", c.spec, b, err)
+		}
+		tc := truth.Companions[0]
+		if math.Abs(tc.Y-32-c.dy) > 1e-9 || math.Abs(tc.X-32-c.dx) > 1e-9 {
+			t.Errorf("%s: truth.json puts it at (%g, %g), the help at (%g, %g)", c.spec, tc.Y, tc.X, 32+c.dy, 32+c.dx)
+		}
+		cube, err := formats.ReadNPY(filepath.Join(dir, "cube.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Frame 0 (angle 0): the companion outshines the other three
+		// places 20 px from the star.
+		at := func(dy, dx float64) float64 { return float64(cube.F32[int(32+dy)*64+int(32+dx)]) }
+		for _, o := range [][2]float64{{20, 0}, {0, -20}, {0, 20}, {-20, 0}} {
+			if o != [2]float64{c.dy, c.dx} && !(at(c.dy, c.dx) > at(o[0], o[1])+50) {
+				t.Errorf("%s: frame 0 holds %g at (%+g, %+g) from the star, %g at (%+g, %+g)", c.spec, at(c.dy, c.dx), c.dy, c.dx, at(o[0], o[1]), o[0], o[1])
+			}
+		}
+	}
+}
+
