@@ -184,7 +184,7 @@ func runPaco(c *ucli.Context) error {
 func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *paco.Maps) {
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
+	fmt.Fprintln(tw, "sep(px)\tPA(E of N)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
 	matches, unmatched := paco.MatchTruth(truth.Companions, dets, m)
 	for _, mt := range matches {
 		tc, found, unb := mt.Companion, "no", ""
@@ -194,7 +194,7 @@ func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *p
 				unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
 			}
 		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Theta, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
 	}
 	tw.Flush()
 	for _, i := range unmatched {

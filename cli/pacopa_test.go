@@ -197,3 +197,24 @@ func TestSynthPacoHelpConvention(t *testing.T) {
 	}
 }
 
+// TestPacoTruthColumns (issue 33, item 2): --truth's table puts each
+// companion's position angle east of north under "PA(E of N)" and its map
+// angle under "θ(+x→+y)" (synthADI's companion: θ 30°, PA 300°).
+func TestPacoTruthColumns(t *testing.T) {
+	data := synthADI(t)
+	code, stdout, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+		"--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--truth", filepath.Join(data, "truth.json"), "--out-dir", filepath.Join(t.TempDir(), "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, table, ok := strings.Cut(stdout, "truth:\n")
+	lines := strings.Split(table, "\n")
+	if !ok || len(lines) < 2 {
+		t.Fatalf("no truth table:\n%s", stdout)
+	}
+	head, row := lines[0], strings.Fields(lines[1])
+	pa, theta := strings.Index(head, "PA(E of N)"), strings.Index(head, "θ(+x→+y)")
+	if !(strings.Index(head, "sep(px)") < pa && pa < theta) || len(row) < 3 || row[1] != "300.0" || row[2] != "30.0" {
+		t.Errorf("want columns sep(px), PA(E of N) 300.0, θ(+x→+y) 30.0:\n%s\n%s", head, lines[1])
+	}
+}
