@@ -253,7 +253,7 @@ func TestPacoTimePhases(t *testing.T) {
 			sum += v
 		}
 		for _, want := range []string{"read cube", "read angles", "read PSF", "open device", "scan cube", "star centre", "detections",
-			"contrast curve", "write snr.fits", "write snr.png", "write contrast.png", "commit outputs"} {
+			"contrast curve", "encode outputs", "write files", "commit outputs"} {
 			if _, ok := phases[want]; !ok {
 				t.Errorf("%s: no phase %q in\n%s", d, want, stdout)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -361,6 +362,69 @@ type Result struct {
 	Phases Phases
 }
 
+// scanCube counts the cube's NaN values and finds the range of the
+// others, over every core, reading the cube as it is stored (no float64
+// copy of a float32 cube).
+func scanCube(cube *tensor.Tensor) (nans int, lo, hi float64) {
+	n := cube.Len()
+	if !cube.HasData() {
+		return 0, math.Inf(1), math.Inf(-1)
+	}
+	const grain = 1 << 20
+	type part struct {
+		nans   int
+		lo, hi float64
+	}
+	parts := make([]part, (n+grain-1)/grain)
+	widen := cube.DType.Widen()
+	par.Range(n, grain, func(a, b int) {
+		pt := part{lo: math.Inf(1), hi: math.Inf(-1)}
+		switch {
+		case cube.DType == tensor.F64:
+			pt.nans, pt.lo, pt.hi = scanRange(cube.F64[a:b])
+		case widen != nil:
+			for _, u := range cube.U16[a:b] {
+				if v := float64(widen(u)); v != v {
+					pt.nans++
+				} else {
+					pt.lo, pt.hi = min(pt.lo, v), max(pt.hi, v)
+				}
+			}
+		default:
+			var lo, hi float32
+			pt.nans, lo, hi = scanRange(cube.F32[a:b])
+			pt.lo, pt.hi = float64(lo), float64(hi)
+		}
+		parts[a/grain] = pt
+	})
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, pt := range parts {
+		nans += pt.nans
+		lo, hi = min(lo, pt.lo), max(hi, pt.hi)
+	}
+	return nans, lo, hi
+}
+
+// scanRange counts v's NaN values and finds the range of the others
+// (+Inf, −Inf when there are none).
+func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
+	lo, hi = F(math.Inf(1)), F(math.Inf(-1))
+	for _, x := range v {
+		switch {
+		case x != x:
+			nans++
+		case x < lo:
+			lo = x
+			if x > hi { // the first value
+				hi = x
+			}
+		case x > hi:
+			hi = x
+		}
+	}
+	return nans, lo, hi
+}
+
 // Run is the whole PACO analysis of an ADI cube (T, H, W) with T
 // parallactic angles in degrees, on dev, or on the CPU when dev is nil:
 // the star centre, the maps (Algorithm 2), the detections, Algorithm 3
@@ -396,14 +460,8 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	}
 	clock := res.Phases.Clock()
 	lap := clock.Lap
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range cube.Float64s() {
-		if math.IsNaN(v) {
-			res.NaNs++
-		} else {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-	}
+	var lo, hi float64
+	res.NaNs, lo, hi = scanCube(cube)
 	lap("scan cube")
 	switch {
 	case res.NaNs == cube.Len():
