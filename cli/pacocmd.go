@@ -152,6 +152,9 @@ func runPaco(c *ucli.Context) error {
 	}
 	o := t.Options
 	done := reportTo(&o, c.App.ErrWriter, "")
+	for _, w := range paco.TruthAngleWarnings(in.Truth, in.Angles) {
+		o.Warn(w)
+	}
 	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
 	done()
 	if errors.Is(err, paco.ErrCPUFloat64) {

@@ -62,16 +62,18 @@ func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// centerWords puts the centre's flag into the library's warnings.
-var centerWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
-	"ask for the measured centre (auto)", "give --center auto")
+// warningWords puts the flags into the library's warnings.
+var warningWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
+	"ask for the measured centre (auto)", "give --center auto", "a patch radius near the FWHM", "a --radius near the FWHM")
 
 // reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
 // errw, progress to a bar there, which the returned function ends.
 func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
 	bar := newProgress(errw)
 	opt.Progress = bar.update
-	opt.Warn = func(msg string) { fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, centerWords.Replace(msg)) }
+	opt.Warn = func(w paco.Warning) {
+		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, warningWords.Replace(w.Message))
+	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
 	return bar.done
 }

@@ -4,6 +4,7 @@ package paco
 // maps, detections, Algorithm 3, contrast curve and its injection check.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -138,9 +139,11 @@ type Options struct {
 	// be called from several goroutines at once.
 	Progress func(stage string, frac float64)
 	// Warn, when set, hears each warning as it arises (they are also in
-	// Result.Warnings); Note hears what a person watching would want to
-	// know (a contrast-check run starting, Algorithm 3 moving to the CPU).
-	Warn, Note func(msg string)
+	// Result.Warnings).
+	Warn func(Warning)
+	// Note hears what a person watching would want to know (a
+	// contrast-check run starting, Algorithm 3 moving to the CPU).
+	Note func(msg string)
 }
 
 // DefaultOptions are PACO.md's defaults: radius 4, threshold 5, the PSF
@@ -261,7 +264,7 @@ type CenterMeasurement struct {
 // the maps to the wrong pixel). It warns when the centre it takes is more
 // than half a pixel from (H/2, W/2), and when the measurement rules out a
 // header's centre by more than that.
-func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)) (CenterInfo, error) {
+func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, data map[string]float64, format string, args ...any)) (CenterInfo, error) {
 	H, W := cube.Shape[1], cube.Shape[2]
 	info := CenterInfo{Geometric: [2]int{H / 2, W / 2}}
 	estimate := func() *CenterMeasurement {
@@ -280,7 +283,8 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 			if e := estimate(); e.Error == "" {
 				info.Estimate = e
 				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 && e.est.RulesOut(info.Y, info.X) {
-					warn("the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
+					warn(WarnCenterHeader, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty, "header_y": info.Y, "header_x": info.X},
+						"the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
 				}
 			}
 			break
@@ -292,9 +296,9 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 			info.Source, info.Y, info.X = "geometric", float64(H/2), float64(W/2)
 			if o.Center == CenterAuto {
 				if e.Error != "" {
-					warn("centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
+					warn(WarnCenterUnmeasured, nil, "centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
 				} else {
-					warn("centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
+					warn(WarnCenterKept, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty}, "centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
 				}
 			}
 		}
@@ -309,7 +313,7 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 	info.Used = [2]int{int(math.Round(info.Y)), int(math.Round(info.X))}
 	if info.Source == "estimated" || info.Source == "header" {
 		if d := math.Hypot(info.Y-float64(H/2), info.X-float64(W/2)); d > 0.5 {
-			warn("the star centre (%.2f, %.2f, %s) is %.2f px from the geometric centre (%d, %d) that PACO assumed by default before: the maps use (%d, %d)",
+			warn(WarnCenterMoved, map[string]float64{"y": info.Y, "x": info.X, "distance_px": d}, "the star centre (%.2f, %.2f, %s) is %.2f px from the geometric centre (%d, %d) that PACO assumed by default before: the maps use (%d, %d)",
 				info.Y, info.X, info.Source, d, H/2, W/2, info.Used[0], info.Used[1])
 		}
 	}
@@ -349,7 +353,11 @@ type Result struct {
 	// NaNs counts the cube's NaN values.
 	NaNs int
 	// Warnings are the warnings given, in order.
-	Warnings []string
+	Warnings []Warning
+	// FWHM is the PSF's, pixels: Options.FWHM, or measured on the stamp
+	// (FWHMOfStamp). InnerWorkingAngle is where the contrast curve starts
+	// (the function of that name).
+	FWHM, InnerWorkingAngle float64
 	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
 	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
 	// contrast check.
@@ -446,12 +454,14 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		}
 	}
 	res := &Result{PSF: psf}
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		res.Warnings = append(res.Warnings, msg)
+	warn := func(w Warning) {
+		res.Warnings = append(res.Warnings, w)
 		if opt.Warn != nil {
-			opt.Warn(msg)
+			opt.Warn(w)
 		}
+	}
+	warnf := func(code string, data map[string]float64, format string, args ...any) {
+		warn(Warning{Code: code, Message: fmt.Sprintf(format, args...), Data: data})
 	}
 	note := func(format string, args ...any) {
 		if opt.Note != nil {
@@ -465,9 +475,9 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	lap("scan cube")
 	switch {
 	case res.NaNs == cube.Len():
-		warn("every value of the cube is NaN: the maps will be all NaN")
+		warnf(WarnAllNaN, nil, "every value of the cube is NaN: the maps will be all NaN")
 	case lo == hi:
-		warn("the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
+		warnf(WarnConstant, map[string]float64{"value": lo}, "the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
 	}
 	if len(angles) > 0 {
 		amin, amax := angles[0], angles[0]
@@ -475,16 +485,41 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			amin, amax = min(amin, a), max(amax, a)
 		}
 		if amax == amin {
-			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
+			warnf(WarnNoRotation, map[string]float64{"angle_deg": amin}, "the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
 	var center *[2]int
 	if len(cube.Shape) == 3 {
 		var err error
-		if res.Center, err = chooseCenter(cube, psf, opt, warn); err != nil {
+		if res.Center, err = chooseCenter(cube, psf, opt, warnf); err != nil {
 			return nil, err
 		}
 		center = &res.Center.Used
+	}
+	// The PSF's width against a pixel, its stamp and the patch, and the
+	// field's rotation at the inner working angle.
+	radius := cmp.Or(opt.Radius, 4)
+	res.FWHM = opt.FWHM
+	if opt.PSF != nil {
+		res.FWHM = FWHMOfStamp(psf)
+		if len(psf.Shape) == 2 {
+			for _, w := range fwhmWarnings(stampFWHM(psf), true, psf.Shape[0], radius, opt.PixelScale) {
+				warn(w)
+			}
+		}
+	} else {
+		for _, w := range fwhmWarnings(opt.FWHM, false, psf.Shape[0], radius, opt.PixelScale) {
+			warn(w)
+		}
+	}
+	res.InnerWorkingAngle = InnerWorkingAngle(res.FWHM, radius)
+	if center != nil && len(angles) > 0 {
+		H, W := cube.Shape[1], cube.Shape[2]
+		cy, cx := float64(center[0]), float64(center[1])
+		maxSep := math.Hypot(max(cy, float64(H-1)-cy), max(cx, float64(W-1)-cx))
+		for _, w := range rotationWarnings(angles, res.FWHM, res.InnerWorkingAngle, maxSep) {
+			warn(w)
+		}
 	}
 	lap("star centre")
 	dt := cube.DType

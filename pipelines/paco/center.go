@@ -52,19 +52,11 @@ func (c CenterEstimate) Rounded() [2]int {
 // peak-to-sum ratio (for a unit-sum Gaussian the peak is 1/(2πσ²)): the
 // width EstimateCenter needs, from the PSF the run already has.
 func FWHMOfStamp(psf *tensor.Tensor) float64 {
-	v := psf.Float64s()
-	var sum, peak float64
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			sum += x
-			peak = max(peak, x)
-		}
-	}
-	if !(sum > 0) || !(peak > 0) || peak >= sum {
+	f := stampFWHM(psf)
+	if math.IsNaN(f) {
 		return 2
 	}
-	sigma := math.Sqrt(sum / (2 * math.Pi * peak))
-	return min(max(sigma*2*math.Sqrt(2*math.Ln2), 1), 50)
+	return min(max(f, 1), 50)
 }
 
 // EstimateCenter measures the star centre of a (T, H, W) cube, PACO.md's
