@@ -37,8 +37,9 @@ the centre is more than 0.5 px from H/2,W/2.
 Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
 the header, and/or NPY with --format), detections.csv, detections.json,
 snr.png, and the contrast curve (threshold × the median σ_flux in 1-px
-annuli, and its contrast in magnitudes against --star-flux) as
-contrast.csv, contrast.json and contrast.png; with --contrast-check, fake
+annuli from the inner working angle, max(FWHM, patch radius), out, and
+its contrast in magnitudes against --star-flux) as contrast.csv,
+contrast.json and contrast.png; with --contrast-check, fake
 companions at that limit are injected into the cube (the PSF interpolated
 on their exact trajectories) and found again in a few more runs of the maps,
 and contrast_check.csv says how much of their flux and SNR came back: the
@@ -78,7 +79,7 @@ Examples:
 			&ucli.StringFlag{Name: "psf-placement", Value: "nearest", Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
-			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
+			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
 			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},

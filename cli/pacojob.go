@@ -141,7 +141,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	if in.Truth != nil {
 		printTruth(w, in.Truth, dets, maps)
 	}
-	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res.Contrast, o.Threshold, o.PSFNorm))
+	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res, o))
 	if o.ContrastCheck {
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}

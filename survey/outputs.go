@@ -50,6 +50,9 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		{Key: "PRECISIO", Value: maps.Precision, Comment: "arithmetic precision"},
 		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
 	}
+	if o.PixelScale > 0 {
+		cards = append(cards, offsetWCS(res.Center.Used, o.PixelScale, o.NorthOffset)...)
+	}
 	snr, flux, sigma := maps.Tensors()
 	outs := &targetOutputs{Outputs: formats.Outputs{Ctx: ctx}, dir: dir}
 	defer outs.Abort()
@@ -85,7 +88,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(outs, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
+	addContrastOutputs(outs, res, o)
 	if o.ContrastCheck {
 		addContrastCheckOutputs(outs, res.Checks)
 	}
@@ -93,7 +96,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	for i, d := range dets {
 		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
 	}
-	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
+	title := fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T)
 	outs.add("snr.png", func(w io.Writer) error {
 		img, err := formats.RenderSNR(snr, marks, title)
 		if err != nil {
@@ -163,9 +166,50 @@ func (o *targetOutputs) commit(phases *paco.Phases) error {
 	return err
 }
 
+// offsetWCS are the FITS cards of a linear world coordinate frame of
+// offsets from the star, in arcsec, for a map whose star is at pixel
+// center (y, x) and whose pixels are scale arcsec: axis 1 the offset east,
+// axis 2 north, as the detections' position angles assume (north up and
+// east left in the derotated frame, turned by the north offset, which the
+// PC matrix carries). No celestial coordinates: the star's RA and Dec are
+// not known here.
+func offsetWCS(center [2]int, scale, northOffset float64) []formats.FITSCard {
+	s, c := math.Sincos(northOffset * math.Pi / 180)
+	cards := []formats.FITSCard{
+		{Key: "PIXSCALE", Value: scale, Comment: "arcsec per pixel"},
+		{Key: "WCSNAME", Value: "offset from the star", Comment: "a linear frame, not celestial"},
+		{Key: "CTYPE1", Value: "EOFFSET", Comment: "offset east of the star (linear)"},
+		{Key: "CTYPE2", Value: "NOFFSET", Comment: "offset north of the star (linear)"},
+		{Key: "CUNIT1", Value: "arcsec", Comment: ""},
+		{Key: "CUNIT2", Value: "arcsec", Comment: ""},
+		{Key: "CRPIX1", Value: float64(center[1] + 1), Comment: "the star, x (1-based)"},
+		{Key: "CRPIX2", Value: float64(center[0] + 1), Comment: "the star, y (1-based)"},
+		{Key: "CRVAL1", Value: 0.0, Comment: ""},
+		{Key: "CRVAL2", Value: 0.0, Comment: ""},
+		{Key: "CDELT1", Value: -scale, Comment: "east is left (-x)"},
+		{Key: "CDELT2", Value: scale, Comment: "north is up (+y)"},
+	}
+	if northOffset != 0 {
+		cards = append(cards, formats.FITSCard{Key: "PC1_1", Value: c, Comment: "north offset rotation"},
+			formats.FITSCard{Key: "PC1_2", Value: -s, Comment: ""}, formats.FITSCard{Key: "PC2_1", Value: s, Comment: ""},
+			formats.FITSCard{Key: "PC2_2", Value: c, Comment: ""})
+	}
+	return append(cards, formats.FITSCard{Key: "NORTHOFF", Value: northOffset, Comment: "true-north correction (deg), added to PAs"})
+}
+
+// Title names the target in pictures: its name in the manifest, or its
+// cube's file name.
+func (t *Target) Title() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return filepath.Base(t.Cube)
+}
+
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
-// (PACO.md's contrast curve) in outs.
-func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
+// (PACO.md's contrast curve, from the inner working angle out) in outs.
+func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options) {
+	curve, center, threshold, scale := res.Contrast, res.Center, o.Threshold, o.PixelScale
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
@@ -174,10 +218,14 @@ func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, thresho
 	}
 	outs.add("contrast.csv", func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"separation_px", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
+		cw.Write([]string{"separation_px", "separation_arcsec", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		for _, p := range curve {
-			cw.Write([]string{f(p.Sep), strconv.Itoa(p.Pixels), f(p.Sigma), f(p.Flux), f(p.Contrast), f(p.Mag)})
+			arcsec := ""
+			if scale > 0 {
+				arcsec = f(p.SepArcsec)
+			}
+			cw.Write([]string{f(p.Sep), arcsec, strconv.Itoa(p.Pixels), f(p.Sigma), f(p.Flux), f(p.Contrast), f(p.Mag)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -187,14 +235,24 @@ func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, thresho
 		for i, p := range curve {
 			rows[i] = map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma),
 				"flux_limit": num(p.Flux), "contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
+			if scale > 0 {
+				rows[i]["separation_arcsec"] = p.SepArcsec
+			}
 		}
 		doc := map[string]any{
-			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast)",
-			"threshold":  threshold,
-			"star_flux":  num(starFlux),
-			"flux_units": FluxUnits(psfNorm),
-			"center":     center,
-			"curve":      rows,
+			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
+				"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core",
+			"inner_working_angle_px": res.InnerWorkingAngle,
+			"fwhm_px":                res.FWHM,
+			"threshold":              threshold,
+			"star_flux":              num(o.StarFlux),
+			"flux_units":             FluxUnits(o.PSFNorm),
+			"center":                 center,
+			"curve":                  rows,
+		}
+		if scale > 0 {
+			doc["pixel_scale_arcsec"] = scale
+			doc["inner_working_angle_arcsec"] = res.InnerWorkingAngle * scale
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -203,6 +261,9 @@ func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, thresho
 	outs.add("contrast.png", func(w io.Writer) error {
 		p := formats.LinePlot{Title: fmt.Sprintf("PACO %g-sigma detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
+		if scale > 0 {
+			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
+		}
 		useMag := false
 		for _, c := range curve {
 			if !math.IsNaN(c.Mag) {
@@ -214,6 +275,9 @@ func addContrastOutputs(outs *targetOutputs, curve []paco.ContrastPoint, thresho
 		}
 		for _, c := range curve {
 			p.X = append(p.X, c.Sep)
+			if scale > 0 {
+				p.X[len(p.X)-1] = c.SepArcsec
+			}
 			if useMag {
 				p.Y = append(p.Y, c.Mag)
 			} else {

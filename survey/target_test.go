@@ -25,3 +25,14 @@ func TestHeaderAnglesHandValues(t *testing.T) {
 		t.Errorf("without END: %v, want an error naming the keyword", err)
 	}
 }
+
+// TestTargetTitle: pictures name a survey target by its manifest name, a
+// single run by its cube's file name.
+func TestTargetTitle(t *testing.T) {
+	if got := (&Target{Name: "HD 95086", Cube: "data/hd95086/cube.fits"}).Title(); got != "HD 95086" {
+		t.Errorf("named target: %q", got)
+	}
+	if got := (&Target{Cube: "data/hd95086/cube.fits"}).Title(); got != "cube.fits" {
+		t.Errorf("single run: %q", got)
+	}
+}

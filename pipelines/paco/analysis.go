@@ -345,7 +345,8 @@ type Result struct {
 	// PSF is the stamp the maps used, before normalisation (Options.PSF, or
 	// the Gaussian of Options.FWHM).
 	PSF *tensor.Tensor
-	// Contrast is the contrast curve (ContrastCurve).
+	// Contrast is the contrast curve (ContrastCurve) from the inner
+	// working angle out, with separations in arcsec given a pixel scale.
 	Contrast []ContrastPoint
 	// Checks are the contrast check's fakes, by separation (nil without
 	// Options.ContrastCheck).
@@ -355,8 +356,8 @@ type Result struct {
 	// Warnings are the warnings given, in order.
 	Warnings []Warning
 	// FWHM is the PSF's, pixels: Options.FWHM, or measured on the stamp
-	// (FWHMOfStamp). InnerWorkingAngle is where the contrast curve starts
-	// (the function of that name).
+	// (FWHMOfStamp). InnerWorkingAngle (the function of that name) is
+	// where the contrast curve starts.
 	FWHM, InnerWorkingAngle float64
 	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
 	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
@@ -563,7 +564,10 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		lap("unbiased flux")
 		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
 	}
-	res.Contrast = ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux)
+	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux), res.InnerWorkingAngle)
+	for i := range res.Contrast {
+		res.Contrast[i].SepArcsec = res.Contrast[i].Sep * opt.PixelScale
+	}
 	lap("contrast curve")
 	if opt.ContrastCheck {
 		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {

@@ -10,8 +10,11 @@ import (
 // ContrastPoint is one annulus of a contrast curve.
 type ContrastPoint struct {
 	// Sep is the annulus' separation from the centre, pixels: it holds the
-	// pixels at distance d with Sep − 0.5 ≤ d < Sep + 0.5.
-	Sep float64 `json:"separation_px"`
+	// pixels at distance d with Sep − 0.5 ≤ d < Sep + 0.5. SepArcsec is
+	// Sep times the pixel scale, when the caller knows it (Run, with
+	// Options.PixelScale).
+	Sep       float64 `json:"separation_px"`
+	SepArcsec float64 `json:"separation_arcsec,omitempty"`
 	// Pixels is how many finite σ values the annulus has.
 	Pixels int `json:"pixels"`
 	// Sigma is the median of σ_flux over the annulus.
@@ -90,4 +93,15 @@ func ContrastCurve(sigma []float64, H, W, cy, cx int, threshold, starFlux float6
 		}
 	})
 	return out
+}
+
+// From is the curve from separation sep out: the annuli whose separation
+// is sep or more (an inner working angle).
+func From(curve []ContrastPoint, sep float64) []ContrastPoint {
+	for i, p := range curve {
+		if p.Sep >= sep {
+			return curve[i:]
+		}
+	}
+	return nil
 }
