@@ -56,8 +56,12 @@ removed, iterated to |Δflux| ≤ 1e-4·flux (50 iterations at most), and the
 position refined on a ±0.5 px grid in 0.1 px steps; the columns
 flux_unbiased, sigma_unbiased, snr_unbiased, y_refined, x_refined,
 iterations and converged are added beside Algorithm 2's.
-Prints the device, the time per stage, the centre, the invalid pixels and
-the detections. Nothing is written unless the whole run succeeds.
+Prints the device, the time of every phase (wall clock, adding up to the
+command's), the centre, the invalid pixels and the detections, or with
+--json all of that as one JSON object. Warnings (too little field
+rotation, angles that look like radians, a FWHM implausible for a pixel,
+the stamp or the patch, the centre) go to stderr. Nothing is written
+unless the whole run succeeds.
 
 Examples:
    vkstat synth paco --size 100 --frames 252 --companion sep=20,pa=45,flux=60 --out-dir data
@@ -84,6 +88,7 @@ Examples:
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
 			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the summary on standard output as one JSON object (the device, centre, detections, contrast curve, warnings with their codes, each phase's time and the files written) instead of text"},
 		},
 		Action: runPaco,
 	}
@@ -153,7 +158,8 @@ func runPaco(c *ucli.Context) error {
 	}
 	o := t.Options
 	done := reportTo(&o, c.App.ErrWriter, "")
-	for _, w := range paco.TruthAngleWarnings(in.Truth, in.Angles) {
+	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
+	for _, w := range before {
 		o.Warn(w)
 	}
 	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
@@ -172,12 +178,19 @@ func runPaco(c *ucli.Context) error {
 	}
 	clock.Lap("close device")
 	var writes paco.Phases
-	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes); err != nil {
+	files, err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes)
+	if err != nil {
 		return err
 	}
 	clock.Include(writes)
 	clock.Lap("other")
-	pacoSummary(c.App.Writer, t, dir, in, res, s.name(), phases, time.Since(start))
+	if c.Bool("json") {
+		if err := pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), phases, time.Since(start)); err != nil {
+			return err
+		}
+	} else {
+		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), phases, time.Since(start))
+	}
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }

@@ -6,9 +6,12 @@ package cli
 // paco.Run; these are the files it writes and the summary it prints.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -177,4 +180,112 @@ func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.
 		}
 		fmt.Fprintf(w, "  %-18s %10.3f ms%s\n", st.Name, ms(st.Time), note)
 	}
+}
+
+// pacoJSON prints what pacoSummary prints as one JSON object: the run's
+// device and inputs, the centre, the detections (detections.json's), the
+// contrast curve (contrast.json's rows), the check's fakes, the warnings
+// (code, message, data), the time of each phase and the files written
+// (path, and dtype and shape for the maps).
+//
+// before are the warnings given before the run (the truth file's).
+func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases paco.Phases, wall time.Duration) error {
+	o, maps := t.Options, res.Maps
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	num := func(v float64) any { // JSON has no NaN
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	timing := func(st []paco.Stage) []map[string]any {
+		out := []map[string]any{}
+		for _, p := range st {
+			out = append(out, map[string]any{"name": p.Name, "ms": ms(p.Time)})
+		}
+		return out
+	}
+	dets := res.Detections
+	if dets == nil {
+		dets = []paco.Detection{}
+	}
+	curve := []map[string]any{}
+	for _, p := range res.Contrast {
+		row := map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma), "flux_limit": num(p.Flux),
+			"contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
+		if o.PixelScale > 0 {
+			row["separation_arcsec"] = p.SepArcsec
+		}
+		curve = append(curve, row)
+	}
+	warnings := append(append([]paco.Warning{}, before...), res.Warnings...)
+	list := []map[string]any{}
+	for _, f := range files {
+		e := map[string]any{"path": filepath.Join(dir, f)}
+		if ext := filepath.Ext(f); ext == ".fits" || ext == ".npy" {
+			e["dtype"], e["shape"] = "float64", []int{res.H, res.W}
+		}
+		list = append(list, e)
+	}
+	doc := map[string]any{
+		"command":                "paco",
+		"device":                 device,
+		"precision":              maps.Precision,
+		"passes":                 maps.Passes,
+		"cube":                   map[string]any{"path": t.Cube, "frames": res.T, "height": res.H, "width": res.W},
+		"rotation_deg":           paco.Rotation(in.Angles),
+		"patch":                  map[string]any{"radius": res.Radius, "pixels": res.P},
+		"center":                 res.Center,
+		"fwhm_px":                res.FWHM,
+		"inner_working_angle_px": res.InnerWorkingAngle,
+		"threshold":              o.Threshold,
+		"north_offset_deg":       o.NorthOffset,
+		"pa_convention":          paco.PAConvention,
+		"invalid_pixels":         maps.InvalidPixels,
+		"invalid_locations":      maps.InvalidLocations,
+		"nans":                   res.NaNs,
+		"detections":             dets,
+		"contrast":               curve,
+		"flux_units":             survey.FluxUnits(o.PSFNorm),
+		"star_flux":              num(o.StarFlux),
+		"warnings":               warnings,
+		"timing":                 map[string]any{"wall_ms": ms(wall), "phases": timing(phases), "device_stages": timing(maps.Stages)},
+		"outputs":                dir,
+		"files":                  list,
+	}
+	if o.PixelScale > 0 {
+		doc["pixel_scale_arcsec"] = o.PixelScale
+	}
+	if o.Unbiased {
+		doc["unbiased_on"] = res.UnbiasedOn
+	}
+	if o.ContrastCheck {
+		var rows []map[string]any
+		for _, r := range res.Checks {
+			rows = append(rows, map[string]any{"run": r.Run, "separation_px": r.Sep, "y": r.Y, "x": r.X, "pa_east_of_north_deg": r.PA,
+				"flux_injected": r.Injected, "snr": num(r.SNR), "flux": num(r.Flux), "throughput": num(r.Throughput), "detected": r.Detected})
+		}
+		doc["contrast_check"] = rows
+	}
+	if in.Truth != nil {
+		matches, unmatched := paco.MatchTruth(in.Truth.Companions, res.Detections, maps)
+		var rows []map[string]any
+		for _, mt := range matches {
+			c := mt.Companion
+			var rank any // the detection's rank, null for none
+			if mt.Detection >= 0 {
+				rank = mt.Detection + 1
+			}
+			rows = append(rows, map[string]any{"separation_px": c.Sep, "pa_east_of_north_deg": c.PA, "angle_ccw_from_x_deg": c.Theta,
+				"flux_injected": c.Flux, "y": c.Y, "x": c.X, "detection": rank, "snr": num(mt.SNR), "flux": num(mt.Flux)})
+		}
+		ranks := []int{}
+		for _, i := range unmatched {
+			ranks = append(ranks, i+1)
+		}
+		doc["truth"] = map[string]any{"companions": rows, "unmatched_detections": ranks}
+	}
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(doc)
 }

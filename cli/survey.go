@@ -198,7 +198,7 @@ func surveyRunAction(c *ucli.Context) error {
 	}
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
-		if err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version, nil); err != nil {
+		if _, err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version, nil); err != nil {
 			return err
 		}
 		var summary bytes.Buffer

@@ -32,8 +32,8 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // and snr.png with the detections circled. The files are encoded at
 // once, each on its own goroutine, then written in turn. With phases, the
 // steps' times are added there: "encode outputs", "write files" and
-// "commit outputs".
-func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) error {
+// "commit outputs". It returns the files' names, in the folder.
+func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) ([]string, error) {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []formats.FITSCard{
 		{Key: "CREATOR", Value: creator, Comment: "software"},
@@ -105,7 +105,11 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless a north offset
 		return png.Encode(w, img)
 	})
-	return outs.commit(phases)
+	var names []string
+	for _, f := range outs.files {
+		names = append(names, f.name)
+	}
+	return names, outs.commit(phases)
 }
 
 // targetOutputs are a target's output files in a folder: add declares

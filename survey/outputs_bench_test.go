@@ -51,7 +51,7 @@ func BenchmarkWriteTarget(b *testing.B) {
 		sum := map[string]float64{}
 		for b.Loop() {
 			var ph paco.Phases
-			if err := WriteTarget(context.Background(), t, dir, res, "bench", &ph); err != nil {
+			if _, err := WriteTarget(context.Background(), t, dir, res, "bench", &ph); err != nil {
 				b.Fatal(err)
 			}
 			for _, st := range ph {
