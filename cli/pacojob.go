@@ -94,8 +94,8 @@ func pacoError(t *survey.Target, err error) error {
 }
 
 // pacoSummary prints what the run found, and where its wall time went:
-// phases, adding up to wall (0: not known).
-func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration) {
+// phases, adding up to wall (0: not known), with notes on some of them.
+func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration, notes map[string]string) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
 	if maps.Passes > 1 {
@@ -105,7 +105,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
 	fmt.Fprintf(w, "centre:     %s\n", res.Center)
-	printPhases(w, phases, wall, res, len(dets))
+	printPhases(w, phases, wall, res, len(dets), notes)
 	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, res.H*res.W, maps.InvalidLocations, res.H*res.W)
 	if res.NaNs > 0 {
 		fmt.Fprintf(w, "; %d NaN values in the cube", res.NaNs)
@@ -153,8 +153,8 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 
 // printPhases lists phases, wall-clock, with their share of wall (when
 // known) and what each holds where a name does not say it: the device's
-// own stages under its run, where Algorithm 3 ran.
-func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.Result, dets int) {
+// own stages under its run, where Algorithm 3 ran, and notes by name.
+func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.Result, dets int, notes map[string]string) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	sum := phases.Total()
 	if wall > 0 {
@@ -163,7 +163,7 @@ func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.
 		fmt.Fprintf(w, "time:       %.1f ms, in these phases:\n", ms(sum))
 	}
 	for _, st := range phases {
-		note := ""
+		note := notes[st.Name]
 		switch st.Name {
 		case "device run":
 			var parts []string
@@ -189,7 +189,7 @@ func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.
 // (path, and dtype and shape for the maps).
 //
 // before are the warnings given before the run (the truth file's).
-func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases paco.Phases, wall time.Duration) error {
+func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases paco.Phases, wall, startup time.Duration) error {
 	o, maps := t.Options, res.Maps
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	num := func(v float64) any { // JSON has no NaN
@@ -249,7 +249,7 @@ func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *sur
 		"flux_units":             survey.FluxUnits(o.PSFNorm),
 		"star_flux":              num(o.StarFlux),
 		"warnings":               warnings,
-		"timing":                 map[string]any{"wall_ms": ms(wall), "phases": timing(phases), "device_stages": timing(maps.Stages)},
+		"timing":                 map[string]any{"wall_ms": ms(wall), "phases": timing(phases), "device_stages": timing(maps.Stages), "device_open_ms": ms(startup)},
 		"outputs":                dir,
 		"files":                  list,
 	}

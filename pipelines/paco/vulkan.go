@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -453,11 +454,16 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		in.report("statistics", done(0))
 		err = submit(func(seq *engine.Sequence) {
 			for i, b := range blocks {
+				if bandBytes == frameBytes { // whole frames: one contiguous run of the cube
+					seq.Upload(cubes[i], 0, raw[int64(b.t0)*frameBytes:int64(b.t0+b.nt)*frameBytes])
+					continue
+				}
 				seq.UploadFrom(cubes[i], 0, int64(b.nt)*bandBytes, func(dst []byte, at int64) error {
 					for len(dst) > 0 {
 						t, off := at/bandBytes, at%bandBytes
 						src := raw[int64(b.t0+int(t))*frameBytes+int64(ps.ya*W*v.es)+off:][:min(bandBytes-off, int64(len(dst)))]
-						n := copy(dst, src)
+						par.Copy(dst, src)
+						n := len(src)
 						dst, at = dst[n:], at+int64(n)
 					}
 					return nil
