@@ -64,10 +64,10 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
 		if format != "npy" {
 			cc := append(append([]formats.FITSCard(nil), cards...), formats.FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
-			outs.add(m.name+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
+			outs.addSized(m.name+".fits", m.t.Bytes()+16<<10, func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
 		}
 		if format != "fits" {
-			outs.add(m.name+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
+			outs.addSized(m.name+".npy", m.t.Bytes()+4<<10, func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
 		}
 	}
 	outs.add("detections.csv", func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
@@ -126,13 +126,18 @@ type targetOutputs struct {
 type encodedFile struct {
 	name  string
 	write func(w io.Writer) error
+	size  int // bytes to hold at once, when known
 	buf   bytes.Buffer
 	err   error
 }
 
 // add declares the file name in the folder, which write encodes.
-func (o *targetOutputs) add(name string, write func(w io.Writer) error) {
-	o.files = append(o.files, &encodedFile{name: name, write: write})
+func (o *targetOutputs) add(name string, write func(w io.Writer) error) { o.addSized(name, 0, write) }
+
+// addSized is add for a file of about size bytes (its buffer is made that
+// large at once, not grown through every power of two on the way).
+func (o *targetOutputs) addSized(name string, size int, write func(w io.Writer) error) {
+	o.files = append(o.files, &encodedFile{name: name, write: write, size: size})
 }
 
 // commit encodes every file, each on its own goroutine, writes them in
@@ -146,6 +151,7 @@ func (o *targetOutputs) commit(phases *paco.Phases) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			f.buf.Grow(f.size)
 			f.err = f.write(&f.buf)
 		}()
 	}
