@@ -125,8 +125,10 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Description: `vkstat runs its kernels through Vulkan on NVIDIA, AMD, Intel and Mesa's
 lavapipe, and through a native Go path where no GPU is present. Input
 arrays are FITS (also .fits.gz) or NumPy .npy files, row-major (C order: a
-FITS cube's NAXIS1 is its last axis); outputs are .npy files, or FITS where
-a command says so.
+FITS cube's NAXIS1 is its last axis); latent also reads safetensors, and
+stack reads rasters (GeoTIFF, ENVI, anything GDAL reads). Outputs are .npy
+files, or FITS (and GeoTIFF for stack) where a command says so. Each
+command's --help says what it reads and writes, with examples.
 
 Examples:
    vkstat devices

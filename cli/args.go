@@ -23,6 +23,21 @@ var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "chec
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
 
+func init() {
+	plain := ucli.FlagStringer
+	ucli.FlagStringer = func(f ucli.Flag) string { return longFirst(f, plain(f)) }
+}
+
+// longFirst writes a flag's own name in its help line with two dashes, as
+// the README and the examples spell it, even a one-letter one (map's --x
+// and --a; urfave/cli writes -x); one-letter aliases keep one (-o, -d).
+func longFirst(f ucli.Flag, line string) string {
+	if n := f.Names(); len(n) > 0 && len(n[0]) == 1 && strings.HasPrefix(line, "-"+n[0]) {
+		return "-" + line
+	}
+	return line
+}
+
 // harden applies the shared checks to every command of the app.
 func harden(app *ucli.App) {
 	app.Action = unknownCommand(app.Commands, "")

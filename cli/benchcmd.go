@@ -18,7 +18,7 @@ func benchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bench",
 		Usage:     "time every operation on every device: upload, kernel, download, wall; throughput and fraction of copy bandwidth",
-		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
+		UsageText: "vkstat bench [--suite " + strings.Join(suite.Suites, "|") + "|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
 		Description: `For each operation of the suite and each size, on each device: the upload,
 kernel (GPU timestamps), download and total wall time, host arrays in to
 host arrays out, each the median of --repeat runs after --warmup untimed

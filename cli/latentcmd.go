@@ -87,13 +87,13 @@ under f64:
   f64   float64 end to end (a device with shaderFloat64)
 
 On a device the spectra read 16-bit data as stored too; the CPU path
-widens them. formats.Outputs are float64 files whatever the storage. Moments over
+widens them. The outputs are float64 files whatever the storage. Moments over
 one run of consecutive axes (--axes 2, --axes 1,2, --axes 3,4) read the
 tensor where it lies; over other sets (--axes 1,3) it is permuted on the
 host (in its storage type) before the work reaches the device; corr,
 corr-frames, lagcorr and pca read it where it lies (docs/latent.md).
 
-Writes into --out, all or nothing: <stat>.npy (float64) for each result,
+Writes into --out-dir, all or nothing: <stat>.npy (float64) for each result,
 summary.json, summary.txt (the table printed) and, with corr, corr.png: a
 heat map of the channel correlation averaged over samples; with pca,
 pca.png: the mean explained-variance ratio by component and its cumulative

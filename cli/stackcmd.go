@@ -42,8 +42,8 @@ last H mod a lines and W mod r columns are dropped, as ISCE and SNAP do.
 Dates stream through: each is read while the previous one is reduced, and
 memory holds a few strips of input, whatever the number of dates. Every
 file is checked before anything is computed: the same size, data type and
-georeferencing as the first, or an error names it. formats.Outputs are written all
-or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
+georeferencing as the first, or an error names it. The outputs are written
+all or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
 georeferencing and projection, shifted and scaled to the crop and the
 multilook; NaN is nodata), and .npy or .fits with --format, and
 DIR/<stat>.png quicklooks with a colour bar for the statistics --png names.
