@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -101,20 +102,82 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
-	markUsageErrors(app.Commands)
+	markUsageErrors(app.Commands, "")
 	harden(app)
 	return app
 }
 
 // markUsageErrors makes a bad flag value of any command exit with
-// ExitUsage, not just the top level's.
-func markUsageErrors(cmds []*ucli.Command) {
+// ExitUsage, not just the top level's, and words an unknown flag with the
+// closest one the command takes.
+func markUsageErrors(cmds []*ucli.Command, parent string) {
 	for _, c := range cmds {
+		path := strings.TrimSpace(parent + " " + c.Name)
 		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return usageError{err} }
+			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
 		}
-		markUsageErrors(c.Subcommands)
+		markUsageErrors(c.Subcommands, path)
 	}
+}
+
+// closestFlag is the flag among flags whose name (or alias, or earlier
+// spelling in old) is closest to name, with its dashes; "" for none.
+func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
+	if ucli.SuggestFlag == nil { // built with urfave_cli_no_suggest
+		return ""
+	}
+	// The candidates as flags of their own, each name one, so that an
+	// earlier spelling leads to today's.
+	var cands []ucli.Flag
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			cands = append(cands, &ucli.BoolFlag{Name: n})
+		}
+	}
+	for n := range old {
+		cands = append(cands, &ucli.BoolFlag{Name: n})
+	}
+	s := strings.TrimLeft(ucli.SuggestFlag(cands, name, true), "-")
+	if n, ok := old[s]; ok {
+		s = n
+	}
+	for _, f := range flags { // an alias leads to the flag's own name
+		if slices.Contains(f.Names(), s) {
+			s = f.Names()[0]
+		}
+	}
+	if s == "" {
+		return ""
+	}
+	if len(s) == 1 {
+		return "-" + s
+	}
+	return "--" + s
+}
+
+// flagError is a usage error; Go's "flag provided but not defined: -outdir"
+// becomes "reduce: unknown flag --outdir; did you mean --out-dir?", the
+// suggestion the closest of flags by name.
+func flagError(err error, path string, flags []ucli.Flag) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return usageError{err}
+	}
+	name = strings.TrimLeft(name, "-")
+	dashes := "--"
+	if len(name) == 1 {
+		dashes = "-"
+	}
+	msg := fmt.Sprintf("unknown flag %s%s", dashes, name)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	cmd, _, _ := strings.Cut(path, " ") // renamed is by the first word
+	if s := closestFlag(name, flags, renamed[cmd]); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	help := strings.Join(strings.Fields("vkstat "+path+" --help"), " ")
+	return usagef("%s (%s lists the flags)", msg, help)
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
@@ -144,7 +207,7 @@ Examples:
 			return nil
 		},
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error {
-			return usageError{err}
+			return flagError(err, "", c.App.Flags)
 		},
 		ExitErrHandler: func(*ucli.Context, error) {}, // Main reports errors
 		Commands: []*ucli.Command{

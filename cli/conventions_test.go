@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/suite"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // walkCommands calls fn for every command and subcommand of the app, with
@@ -47,6 +49,10 @@ func TestFlagConventions(t *testing.T) {
 				continue
 			}
 			switch n := f.Names()[0]; {
+			case n == "out-dir" && !slices.Contains(f.Names(), "out") && !hasFlag(c, "out"):
+				t.Errorf("%s --out-dir: --out is its alias in every command that has no --out of its own", name)
+			case n == "out" && hasFlagPrefix(c, "out-", "out-dir"):
+				t.Errorf("%s: --out beside --out-WHAT flags: name each of several outputs --out-WHAT", name)
 			case n == "stats":
 				t.Errorf("%s --stats: the flag is --stat everywhere", name)
 			case n == "out" && strings.Contains(df.GetUsage(), "folder"):
@@ -54,6 +60,38 @@ func TestFlagConventions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// hasFlag says whether c has a flag of that name (its own name, not an alias).
+func hasFlag(c *ucli.Command, name string) bool {
+	return slices.ContainsFunc(c.Flags, func(f ucli.Flag) bool { return f.Names()[0] == name })
+}
+
+// hasFlagPrefix says whether c has a flag named prefix... other than except.
+func hasFlagPrefix(c *ucli.Command, prefix, except string) bool {
+	return slices.ContainsFunc(c.Flags, func(f ucli.Flag) bool {
+		n := f.Names()[0]
+		return strings.HasPrefix(n, prefix) && n != except
+	})
+}
+
+// TestUnknownFlag: a flag a command does not take is a usage error that
+// spells it with two dashes and names the closest flag the command takes.
+func TestUnknownFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"reduce", "--outdir", "x"}, "reduce: unknown flag --outdir; did you mean --out-dir?"},
+		{[]string{"synth", "latent", "-seeed", "3"}, "synth latent: unknown flag --seeed; did you mean --seed?"},
+		{[]string{"--devce", "cpu", "devices"}, "unknown flag --devce; did you mean --device? (vkstat --help lists the flags)"},
+		{[]string{"chol", "--inverted", "x.npy"}, "did you mean --out-inverse?"},
+	} {
+		code, _, stderr := run(t, c.args...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want a usage error with %q", c.args, code, stderr, c.want)
+		}
+	}
 }
 
 // TestRenamedFlags: an old spelling still works, with a one-line note
@@ -64,20 +102,26 @@ func TestRenamedFlags(t *testing.T) {
 	if code, _, stderr := run(t, "synth", "latent", "--shape", "2,3,4,8,8", "--out", lat); code != 0 {
 		t.Fatalf("synth latent: exit %d: %s", code, stderr)
 	}
+	spd := writeNPY(t, dir, "spd.npy", tensor.FromF64([]float64{4, 2, 2, 3}, 2, 2))
+	rhs := writeNPY(t, dir, "b.npy", tensor.FromF64([]float64{1, 2}, 2))
 	for _, c := range []struct {
 		args []string
 		note string
 	}{
-		{[]string{"latent", "--in", lat, "--stats", "moments", "--out=" + filepath.Join(dir, "a")}, "latent --stats is now --stat\nvkstat: note: latent --out is now --out-dir\n"},
+		{[]string{"latent", "--in", lat, "--stats", "moments", "--out=" + filepath.Join(dir, "a")}, "latent --stats is now --stat\n"},
 		{[]string{"latent", "--in", lat, "--stat", "moments", "--out-dir", filepath.Join(dir, "b")}, ""},
+		{[]string{"chol", "--in", spd, "--inverse", filepath.Join(dir, "inv.npy"), "-logdet=" + filepath.Join(dir, "ld.npy"), "--solve", rhs, "-o", filepath.Join(dir, "x.npy")},
+			"chol --inverse is now --out-inverse\nvkstat: note: chol -logdet is now --out-logdet\nvkstat: note: chol -o is now --out-x\n"},
 	} {
 		code, _, stderr := run(t, append([]string{"--device", "cpu"}, c.args...)...)
 		if code != 0 || !strings.Contains(stderr, c.note) || c.note == "" && strings.Contains(stderr, "note:") {
 			t.Errorf("%v: exit %d, stderr %q; want the note %q", c.args, code, stderr, c.note)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a", "summary.json")); err != nil {
-		t.Errorf("the old spellings did not write: %v", err)
+	for _, p := range []string{filepath.Join(dir, "a", "summary.json"), filepath.Join(dir, "inv.npy"), filepath.Join(dir, "ld.npy"), filepath.Join(dir, "x.npy")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the old spellings did not write: %v", err)
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ Examples:
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std"},
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 		},
 		Action: runLatent,
