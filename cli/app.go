@@ -228,11 +228,14 @@ Examples:
 	}
 }
 
-// setupLogging applies --verbose and --shader-dir.
+// setupLogging applies --verbose, --quiet and --shader-dir.
 func setupLogging(c *ucli.Context) {
 	level := slog.LevelWarn
 	if c.Bool("verbose") {
 		level = slog.LevelDebug
+	}
+	if _, quiet := c.App.ErrWriter.(quietWriter); c.Bool("quiet") && !quiet {
+		c.App.ErrWriter = quietWriter{c.App.ErrWriter}
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
 	setShaderDir(c.String("shader-dir"))
@@ -293,6 +296,14 @@ func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, err
 	}
 	if set.Fallback != "" {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", set.Fallback)
+	}
+	for _, d := range set.Devices {
+		if d == nil {
+			slog.Debug("device opened", "name", "CPU path (native Go)", "threads", runtime.GOMAXPROCS(0))
+			continue
+		}
+		slog.Debug("device opened", "name", d.Info.Name, "type", d.Info.Type, "driver", d.Info.DriverInfo, "vulkan", d.Info.APIVersion,
+			"float64", d.Info.Float64, "subgroup", d.Info.SubgroupSize)
 	}
 	return set, nil
 }

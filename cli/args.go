@@ -122,7 +122,8 @@ func newGlobalFlags() []ucli.Flag {
 			Usage: "run as if the device lacked these features (float64, float16, subgroup; comma-separated), to test the kernels written for such devices"},
 		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
 			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
-		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
+		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr at debug level: each device opened (name, type, driver, Vulkan version, float64 and subgroup size), the pipeline cache's loads and saves, and verify's rows as they finish"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "draw no progress bars on stderr (warnings and errors still print)"},
 	}
 }
 

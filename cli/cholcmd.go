@@ -43,6 +43,7 @@ Examples:
 			&ucli.StringFlag{Name: "out-x", Usage: "solutions X of A·X = B (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-quad", Usage: "bᵀA⁻¹b per right-hand side (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-info", Usage: "potrf info codes, int32 (.npy)"},
+			jsonFlag(),
 		},
 		Action: runChol,
 	}
@@ -108,11 +109,11 @@ func runChol(c *ucli.Context) error {
 	}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	var written []string
+	sum := newSummary(c)
 	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {
 		path := c.String(flag)
 		outs.Add(path, write)
-		written = append(written, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
+		sum.file(path, dt, shape, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
 	}
 	for _, o := range []struct {
 		flag string
@@ -133,13 +134,30 @@ func runChol(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	for _, l := range written {
-		fmt.Fprintln(c.App.Writer, l)
+	sum.line("%s", cholSummary(res, p))
+	sum.set("input", c.String("in"))
+	sum.set("device", s.name())
+	sum.set("matrices", len(res.Info))
+	sum.set("size", p)
+	sum.set("failed", res.Failed())
+	var failures []map[string]int
+	for m, v := range res.Info {
+		if v != 0 && len(failures) < maxFailuresListed {
+			failures = append(failures, map[string]int{"matrix": m, "info": int(v)})
+		}
 	}
-	fmt.Fprintln(c.App.Writer, cholSummary(res, p))
+	if failures != nil {
+		sum.set("failures", failures) // the first few; --out-info has all
+	}
+	if err := sum.print(c); err != nil {
+		return err
+	}
 	reportTime(c, s, tm, time.Since(start))
 	return nil
 }
+
+// maxFailuresListed is how many failed matrices --json lists.
+const maxFailuresListed = 100
 
 // cholSummary reports how many matrices failed, and the first few with
 // their info codes.

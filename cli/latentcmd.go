@@ -119,6 +119,7 @@ Examples:
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
+			jsonFlag(),
 		},
 		Action: runLatent,
 	}
@@ -297,7 +298,14 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	s.write = time.Since(tw)
-	io.WriteString(c.App.Writer, table)
+	sum := newSummary(c)
+	sum.text.WriteString(table)
+	for k, v := range summary { // summary.json's content
+		sum.set(k, v)
+	}
+	if err := sum.print(c); err != nil {
+		return err
+	}
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
 }

@@ -44,6 +44,7 @@ Examples:
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
+			jsonFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
@@ -86,8 +87,15 @@ Examples:
 				return err
 			}
 			s.write = time.Since(tw)
+			sum := newSummary(c)
+			sum.set("input", c.String("in"))
+			sum.set("axis", c.String("axis"))
+			sum.set("device", s.name())
 			for _, st := range stats {
-				fmt.Fprintf(c.App.Writer, "%s\t%s %s\n", filepath.Join(dir, st.String()+".npy"), out[st].DType, tensor.ShapeString(out[st].Shape))
+				sum.array(filepath.Join(dir, st.String()+".npy"), out[st])
+			}
+			if err := sum.print(c); err != nil {
+				return err
 			}
 			reportTime(c, s, tm, time.Since(start))
 			return nil

@@ -76,6 +76,7 @@ Examples:
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "png", Usage: "statistics to draw as PNG quicklooks with a colour bar, e.g. mean,cv"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
+			jsonFlag(),
 		},
 		Action: runStack,
 	}
@@ -333,10 +334,23 @@ func runStack(c *ucli.Context) error {
 		return err
 	}
 	write := time.Since(tw)
+	sum := newSummary(c)
 	for _, p := range written {
-		fmt.Fprintf(c.App.Writer, "%s\t%d×%d (columns×rows)\n", p, res.W, res.H)
+		sum.file(p, "", nil, fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H))
 	}
-	if empty := res.Empty(); empty > 0 {
+	sum.set("dates", len(dates))
+	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
+	sum.set("looks", map[string]int{"rows": a, "columns": r})
+	sum.set("window", map[string]int{"x": plan.Crop.X, "y": plan.Crop.Y, "columns": plan.Crop.W, "rows": plan.Crop.H})
+	sum.set("columns", res.W)
+	sum.set("rows", res.H)
+	sum.set("device", s.name())
+	empty := res.Empty()
+	sum.set("empty_pixels", empty)
+	if err := sum.print(c); err != nil {
+		return err
+	}
+	if empty > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
 	}
 	if c.Bool("time") {
