@@ -1,10 +1,13 @@
 # vkstat — see README.md. `make demo` and `make test` install what they need.
 GO      ?= go
 BIN     := bin/vkstat
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The VERSION file's release, with the commit unless HEAD is its tag
+# (scripts/version.sh): 0.1.0+ga6372c6.
+VERSION := $(shell scripts/version.sh 2>/dev/null || echo dev)
+PREFIX  ?= /usr/local
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps pylib wheel test-python
+.PHONY: all build install man demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps pylib wheel test-python
 
 all: build
 
@@ -13,6 +16,18 @@ deps:
 
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+
+# bin/vkstat, its manual page and its shell completions under $(PREFIX)
+# (/usr/local: run as root, or PREFIX=$$HOME/.local make install).
+install: build man
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/vkstat
+	install -D -m 644 bin/vkstat.1 $(DESTDIR)$(PREFIX)/share/man/man1/vkstat.1
+	$(BIN) completion bash >bin/vkstat.bash
+	install -D -m 644 bin/vkstat.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vkstat
+
+# The manual page, made from the help: bin/vkstat.1 (man -l bin/vkstat.1).
+man: build
+	$(BIN) man >bin/vkstat.1
 
 # The main job on the default device (a GPU if there is one, else the CPU
 # path), then the same on lavapipe when it is installed.

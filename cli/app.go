@@ -224,6 +224,8 @@ Examples:
 			covCommand(),
 			cholCommand(),
 			shaderCommand(),
+			completionCommand(),
+			manCommand(),
 		},
 	}
 }

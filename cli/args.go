@@ -18,7 +18,7 @@ import (
 // --compare A.json B.json, the shader subcommands' FILE, stack's dates,
 // survey run's MANIFEST and survey merge's folders);
 // every other command refuses them.
-var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true}
+var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"

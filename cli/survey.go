@@ -332,7 +332,7 @@ func surveyArgsLast(args []string) []string {
 		if args[i] != "survey" || (args[i+1] != "run" && args[i+1] != "merge") {
 			continue
 		}
-		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "help": true, "h": true}
+		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
 		for _, o := range survey.Columns {
 			bools[o.Name] = o.Bool
 		}

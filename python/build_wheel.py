@@ -4,7 +4,7 @@ python/vkstat with the shared library built from cmd/libvkstat, using only
 the standard library (zipfile, hashlib): no pip, setuptools or wheel at
 build time.
 
-    python3 python/build_wheel.py --version "$(git describe --tags --always --dirty)" --out dist
+    python3 python/build_wheel.py --version "$(scripts/version.sh)" --out dist
 
 The tag is py3-none-<platform>: the package is pure Python over ctypes, so
 any Python 3 on the platform the library was built for loads it. The
@@ -33,10 +33,13 @@ LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
 
 
 def pep440(describe: str) -> str:
-    """A PEP 440 version from git describe: v1.2.3 → 1.2.3,
-    v1.2.3-4-gabc → 1.2.3.post4+gabc, a bare hash abc → 0.0.0+gabc, with
-    .dirty appended to the local part when the tree was dirty."""
+    """A PEP 440 version: scripts/version.sh's (0.1.0, 0.1.0+gabc.dirty)
+    as it is; from git describe, v1.2.3 → 1.2.3, v1.2.3-4-gabc →
+    1.2.3.post4+gabc, a bare hash abc → 0.0.0+gabc, with .dirty appended to
+    the local part when the tree was dirty."""
     d = describe.strip()
+    if re.fullmatch(r"\d+(?:\.\d+)*(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?", d):
+        return d
     dirty = d.endswith("-dirty")
     if dirty:
         d = d[: -len("-dirty")]
@@ -127,7 +130,7 @@ def build(version: str, out: Path, lib: Path) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--version", default="dev", help="git describe output (made PEP 440)")
+    ap.add_argument("--version", default="dev", help="scripts/version.sh's output (or git describe's, made PEP 440)")
     ap.add_argument("--out", default="dist", type=Path, help="output folder")
     ap.add_argument("--lib", default=PKG / LIBNAME, type=Path, help="the shared library to bundle")
     args = ap.parse_args()

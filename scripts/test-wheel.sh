@@ -12,7 +12,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$PYTHON" "$root/python/build_wheel.py" --version "$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" --out "$tmp/dist" >/dev/null
+"$PYTHON" "$root/python/build_wheel.py" --version "$("$root/scripts/version.sh")" --out "$tmp/dist" >/dev/null
 "$PYTHON" -m venv --system-site-packages "$tmp/venv"
 "$tmp/venv/bin/pip" install --quiet --no-index --disable-pip-version-check "$tmp"/dist/vkstat-*.whl
 cd "$tmp"
