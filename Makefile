@@ -42,19 +42,22 @@ WITH_SWIFTSHADER = VK_ADD_DRIVER_FILES=$$(scripts/deps.sh swiftshader-icd)
 # without float64 and SwiftShader without a GPU), with the validation layer on;
 # then the data paths of a discrete GPU (scripts/test-datapath.sh); then
 # the cov and latent suites under a tune cache written here
-# (scripts/test-tuned.sh); then the README's examples, top to bottom in a
-# fresh folder (scripts/readme-test.sh); then vkstat survey's Slurm path on
-# a one-node Slurm cluster started for it (scripts/test-slurm.sh, as root).
+# (scripts/test-tuned.sh); then the Python package (test-python, which
+# builds the C library the README's pip install then finds compiled);
+# then the README's examples, top to bottom in a clean clone
+# (scripts/readme-test.sh: pip install . among them); then vkstat survey's
+# Slurm path on a one-node Slurm cluster started for it
+# (scripts/test-slurm.sh, as root).
 test:
 	@scripts/deps.sh test
 	$(WITH_SWIFTSHADER) $(GO) test -timeout 30m ./...
 	$(WITH_SWIFTSHADER) scripts/test-datapath.sh
 	$(WITH_SWIFTSHADER) scripts/test-tuned.sh
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+	$(MAKE) test-python
 	scripts/readme-test.sh --self-check --bin $(BIN)
 	scripts/readme-test.sh --bin $(BIN)
 	scripts/test-slurm.sh $(BIN)
-	$(MAKE) test-python
 
 test-short:
 	@scripts/deps.sh test

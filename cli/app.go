@@ -362,6 +362,9 @@ func deviceError(err error) error {
 type cliWords struct{ *engine.OpenError }
 
 func (w cliWords) Error() string {
+	if errors.Is(w.Err, engine.ErrNoValidation) {
+		return "--validate (or VKSTAT_VALIDATE=1): " + w.Err.Error()
+	}
 	return w.Words("--device", false, "--device cpu", "`vkstat devices`")
 }
 

@@ -131,3 +131,19 @@ func TestQuiet(t *testing.T) {
 		t.Errorf("reduce --quiet: stderr is %T, not the quiet writer progress bars check", app.ErrWriter)
 	}
 }
+
+// TestNoValidationLayer: --validate without the validation layer installed
+// is an error that names --validate and the package to install, not a
+// usage error worded as if --device were wrong.
+func TestNoValidationLayer(t *testing.T) {
+	vulkanUnderTest(t)
+	t.Setenv("VK_LAYER_PATH", t.TempDir()) // no layers there
+	t.Setenv("VK_ADD_LAYER_PATH", "")
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(4), 4))
+	code, _, stderr := run(t, "--validate", "reduce", "--in", x, "--out-dir", filepath.Join(dir, "o"))
+	if code != ExitError || !strings.Contains(stderr, "vkstat: --validate (or VKSTAT_VALIDATE=1): the Vulkan validation layer is not available") ||
+		!strings.Contains(stderr, "vulkan-validationlayers") || strings.Contains(stderr, "--device validation") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -22,6 +22,8 @@ import numpy as np
 import vkstat
 assert vkstat.__file__.startswith(sys.argv[1]), vkstat.__file__
 devs = vkstat.devices()
+import importlib.metadata
+assert vkstat.__version__ == importlib.metadata.version("vkstat"), (vkstat.__version__, importlib.metadata.version("vkstat"))
 print("vkstat", vkstat.__version__, "from the wheel:", ", ".join(d["name"] for d in devs))
 x = np.linspace(-2, 2, 1001)
 for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v in devs[:-1]) else []):
