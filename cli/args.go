@@ -124,6 +124,8 @@ func newGlobalFlags() []ucli.Flag {
 			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
 		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr at debug level: each device opened (name, type, driver, Vulkan version, float64 and subgroup size), the pipeline cache's loads and saves, and verify's rows as they finish"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "draw no progress bars on stderr (warnings and errors still print)"},
+		&ucli.StringFlag{Name: "plot-format", Value: "png", EnvVars: []string{"VKSTAT_PLOT_FORMAT"},
+			Usage: "format of the pictures commands draw (snr, contrast, corr, pca, spectra, stack's): png, or svg and pdf (vector, for papers)"},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -98,7 +99,9 @@ summary.json, summary.txt (the table printed) and, with corr, corr.png: a
 heat map of the channel correlation averaged over samples; with pca,
 pca.png: the mean explained-variance ratio by component and its cumulative
 sum; with spectra, spectra.png: each channel's radial spectrum (mean over
-samples), log-log. Under --nan propagate a sample holding a NaN or ±Inf has
+samples), log-log, every panel on one scale, with the fitted slope's line
+(and the true one's with --truth T.json of vkstat synth latent). The
+pictures are PNG, or SVG or PDF with --plot-format. Under --nan propagate a sample holding a NaN or ±Inf has
 a NaN PCA.
 
 Examples:
@@ -119,6 +122,7 @@ Examples:
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
+			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
 			jsonFlag(),
 		},
 		Action: runLatent,
@@ -197,6 +201,19 @@ func runLatent(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
+	}
+	var truthSlope *float64
+	if t := c.String("truth"); t != "" {
+		if !opt.Spectra {
+			return usagef("--truth draws the true slope on spectra.png: it goes with --stat spectra")
+		}
+		if truthSlope, err = readTruthSlope(t); err != nil {
+			return err
+		}
+	}
 	in := c.String("in")
 	if c.String("tensor") != "" && !formats.IsSafetensorsName(in) {
 		return usagef("--tensor is for safetensors files (.safetensors); %s is not one", in)
@@ -259,7 +276,8 @@ func runLatent(c *ucli.Context) error {
 		files = append(files, filepath.Join(dir, name))
 	}
 	if res.Spectra != nil {
-		add("spectra.png", func(w io.Writer) error { return writeSpectraPNG(w, res.Spectra) })
+		f := spectraFigure(res.Spectra, truthSlope)
+		add(plot.File("spectra"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	for _, a := range res.Arrays() {
 		t := a.T
@@ -268,22 +286,13 @@ func runLatent(c *ucli.Context) error {
 	if res.Corr != nil {
 		mean := res.MeanCorr()
 		title := fmt.Sprintf("correlation between channels, mean of %d latents", res.Corr.Shape[0])
-		add("corr.png", func(w io.Writer) error {
-			img, err := formats.RenderHeatmap(mean, title, "channel", "channel", "Pearson r", -1, 1)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		m := figure.Map{Data: mean, Title: title, Colors: figure.Diverging, Range: &[2]float64{-1, 1}, RowsDown: true,
+			X: figure.Axis{Label: "channel"}, Y: figure.Axis{Label: "channel"}, BarLabel: "Pearson r"}
+		add(plot.File("corr"), func(w io.Writer) error { return figure.Encode(w, m, plot) })
 	}
 	if res.PCA != nil {
-		add("pca.png", func(w io.Writer) error {
-			img, err := renderPCA(res.PCA)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		f := pcaFigure(res.PCA)
+		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
 	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, files)

@@ -121,8 +121,12 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
+	}
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
-		Format: f, Options: opt, Word: flagWord}
+		Format: f, Plot: plot, Options: opt, Word: flagWord}
 	if err := checkTarget(t); err != nil {
 		return err
 	}

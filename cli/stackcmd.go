@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -50,7 +51,10 @@ georeferencing as the first, or an error names it. The outputs are written
 all or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
 georeferencing and projection, shifted and scaled to the crop and the
 multilook; NaN is nodata), and .npy or .fits with --format, and
-DIR/<stat>.png quicklooks with a colour bar for the statistics --png names.
+DIR/<stat>.png quicklooks with a colour bar for the statistics --plot names
+(.svg or .pdf with --plot-format): in map coordinates with a scale bar
+where the dates are georeferenced in metres, else in the input's range
+columns and azimuth lines.
 
 Files: paths, globs (quote them to let vkstat expand them, in name order),
 or @LIST: a text file with one path per line (relative paths are relative
@@ -58,7 +62,7 @@ to the list's folder; blank lines and # comments are skipped).
 
 Examples:
    vkstat stack --looks 4x4 --window 0,0,1024,512 --out-dir stats/ 'slc/*.tif'
-   vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --png mean --out-dir out/ @dates.txt
+   vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --plot mean --out-dir out/ @dates.txt
    vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
    vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif`,
 		Flags: []ucli.Flag{
@@ -74,7 +78,7 @@ Examples:
 			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
-			&ucli.StringFlag{Name: "png", Usage: "statistics to draw as PNG quicklooks with a colour bar, e.g. mean,cv"},
+			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			jsonFlag(),
 		},
@@ -120,6 +124,26 @@ func parseLooks(s string) (int, int, error) {
 		return 0, 0, usagef("--looks %q: want two positive integers a×r, e.g. 4x4", s)
 	}
 	return a, r, nil
+}
+
+// sarAxes are a quicklook's axes: map coordinates where the dates have a
+// north-up geotransform (easting and northing with a scale bar in metres
+// for a projected CRS, longitude and latitude for a geographic one), else
+// the input's range columns and azimuth lines.
+func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure.Axis, bar *figure.ScaleBar) {
+	t := geo.Transform
+	if georeferenced && t[2] == 0 && t[4] == 0 && t[1] != 0 && t[5] != 0 {
+		wkt := strings.TrimSpace(geo.Projection)
+		switch {
+		case (strings.HasPrefix(wkt, "PROJCS[") || strings.HasPrefix(wkt, "PROJCRS[")) && (strings.Contains(wkt, `"metre"`) || strings.Contains(wkt, `"meter"`)):
+			return figure.Axis{Label: "easting (m)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "northing (m)", Origin: t[3], Step: t[5]}, &figure.ScaleBar{Unit: "m"}
+		case strings.HasPrefix(wkt, "GEOGCS[") || strings.HasPrefix(wkt, "GEOGCRS["):
+			return figure.Axis{Label: "longitude (°)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "latitude (°)", Origin: t[3], Step: t[5]}, nil
+		}
+		return figure.Axis{Label: "x (map units)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "y (map units)", Origin: t[3], Step: t[5]}, nil
+	}
+	return figure.Axis{Label: "range (input column)", Origin: float64(p.InX), Step: float64(p.LooksRg)},
+		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
 }
 
 // parseWindow reads --window X,Y,W,H (x first, as GDAL's -srcwin) or the
@@ -219,10 +243,14 @@ func runStack(c *ucli.Context) error {
 		return usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
 	}
 	var pngs []string
-	if c.String("png") != "" {
-		if pngs, err = parseList("png", c.String("png"), stack.Stats); err != nil {
+	if c.String("plot") != "" {
+		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
 			return err
 		}
+	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
 	}
 	if len(fmts) == 0 && len(pngs) == 0 {
 		return usagef("--format: no output format named")
@@ -310,25 +338,21 @@ func runStack(c *ucli.Context) error {
 	}
 	for _, st := range pngs {
 		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		q := formats.Quicklook{Title: fmt.Sprintf("%s of %s, %d dates, %dx%d looks", st, c.String("quantity"), len(dates), a, r), Aspect: aspect}
+		q := figure.Map{Data: t, Title: fmt.Sprintf("%s of %s, %d dates, %d×%d looks", st, c.String("quantity"), len(dates), a, r),
+			Aspect: aspect, RowsDown: true, Clip: true}
+		q.X, q.Y, q.ScaleBar = sarAxes(geo, plan, first.Georef.HasTransform)
 		switch st {
 		case "mean", "std", "min", "max":
-			q.DB, q.Units = true, "dB"
+			q.DB, q.BarLabel = true, "dB"
 			if c.String("quantity") == "amplitude" {
-				q.Units = "dB (10 log10 of amplitude)"
+				q.BarLabel = "dB (10 log10 of amplitude)"
 			}
 		case "cv":
-			q.Units = "std / mean"
+			q.BarLabel = "std / mean"
 		case "count":
-			q.Units = "valid dates"
+			q.BarLabel = "valid dates"
 		}
-		add(st+".png", func(w io.Writer) error {
-			img, err := formats.RenderQuicklook(t, q)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		add(plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, plot) })
 	}
 	if err := outs.Commit(); err != nil {
 		return err
