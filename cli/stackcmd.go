@@ -30,11 +30,11 @@ such as CInt16 and CFloat32, or real intensity such as Float32; .npy and
 taken as intensity), averages it over a multilook box of --looks a×r
 (rows × columns: azimuth × range), keeps the --window of the multilooked
 image (first column, first row, columns, rows: x first, in the order of
-GDAL's -srcwin, but in multilooked pixels), applies an optional speckle filter (boxcar; Lee 1980;
-refined Lee 1981, which takes its statistics from the half window on the
-centre's side of the strongest edge), and adds it to
-per-pixel temporal statistics: mean, std (--ddof), coefficient of variation
-(std/mean), min, max and count of valid samples. Samples equal to a file's
+GDAL's -srcwin, but in multilooked pixels), applies an optional speckle
+filter (boxcar; Lee 1980; refined Lee 1981, which takes its statistics
+from the half window on the centre's side of the strongest edge), and
+adds it to per-pixel temporal statistics: mean, std (--ddof), coefficient
+of variation (std/mean), min, max and count of valid samples. Samples equal to a file's
 nodata value (for complex samples: both parts) and NaN are left out of the
 multilook; a box with none is missing for that date and does not count.
 
@@ -49,7 +49,7 @@ memory holds a few strips of input, whatever the number of dates. Every
 file is checked before anything is computed: the same size, data type and
 georeferencing as the first, or an error names it. The outputs are written
 all or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
-georeferencing and projection, shifted and scaled to the crop and the
+georeferencing and projection, shifted and scaled to the window and the
 multilook; NaN is nodata), and .npy or .fits with --format, and
 DIR/<stat>.png quicklooks with a colour bar for the statistics --plot names
 (.svg or .pdf with --plot-format): in map coordinates with a scale bar
