@@ -43,6 +43,20 @@ func render(t *testing.T, f Figure) *image.RGBA {
 	return rgba
 }
 
+// pixelsOf counts img's pixels of colour c.
+func pixelsOf(img *image.RGBA, c color.Color) int {
+	r, g, b, _ := c.RGBA()
+	n := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			if p := img.RGBAAt(x, y); p.R == uint8(r>>8) && p.G == uint8(g>>8) && p.B == uint8(b>>8) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // dot is the PNG pixel at point p of a picture h points high.
 func dot(p vg.Point, h vg.Length) image.Point {
 	return image.Pt(int(p.X.Dots(DPI)), int((h - p.Y).Dots(DPI)))
@@ -261,16 +275,7 @@ func TestLines(t *testing.T) {
 		{Label: "model", X: []float64{1, 4}, Y: []float64{1e-3, 3e-5}, Dashed: true}}}
 	img := render(t, l)
 	for i := range l.Series {
-		r, g, b, _ := plotutil.Color(i).RGBA()
-		n := 0
-		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-				if p := img.RGBAAt(x, y); p.R == uint8(r>>8) && p.G == uint8(g>>8) && p.B == uint8(b>>8) {
-					n++
-				}
-			}
-		}
-		if n < 50 {
+		if n := pixelsOf(img, plotutil.Color(i)); n < 50 {
 			t.Errorf("series %d: %d pixels of its colour, want a visible line", i, n)
 		}
 	}
@@ -306,16 +311,7 @@ func TestLines(t *testing.T) {
 func TestBarsLogAxis(t *testing.T) {
 	img := render(t, Bars{{Title: "map", YLabel: "GB/s", Categories: []string{"(10,) float32"},
 		Series: []BarSeries{{Label: "slow", Values: []float64{1}}, {Label: "fast", Values: []float64{1000}}}}})
-	r, g, b, _ := plotutil.Color(0).RGBA()
-	n := 0
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			if p := img.RGBAAt(x, y); p.R == uint8(r>>8) && p.G == uint8(g>>8) && p.B == uint8(b>>8) {
-				n++
-			}
-		}
-	}
-	if n < 2000 {
+	if n := pixelsOf(img, plotutil.Color(0)); n < 2000 {
 		t.Errorf("the slow series' colour covers %d pixels: its bar is not visible", n)
 	}
 }

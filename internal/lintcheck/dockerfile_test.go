@@ -64,13 +64,7 @@ func parseDockerfile(t *testing.T, text string) []instruction {
 // the one its usage builds.
 func TestDockerfile(t *testing.T) {
 	root := repoRoot(t)
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(name string) string { return readRepoFile(t, root, name) }
 	text := read("Dockerfile")
 	ins := parseDockerfile(t, text)
 	ignored := map[string]bool{}

@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// readRepoFile is the text of the repository's file name.
+func readRepoFile(t *testing.T, root, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestReleaseFiles: the files that let others use and cite vkstat agree
 // with each other: VERSION is a release number (MAJOR.MINOR.PATCH), which
 // CITATION.cff cites and scripts/version.sh (what `vkstat --version` and the
@@ -16,13 +26,7 @@ import (
 // names; CHANGELOG.md has a section for the release or the unreleased work.
 func TestReleaseFiles(t *testing.T) {
 	root := repoRoot(t)
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(name string) string { return readRepoFile(t, root, name) }
 	version := strings.TrimSpace(read("VERSION"))
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(version) {
 		t.Fatalf("VERSION %q is not MAJOR.MINOR.PATCH", version)
