@@ -17,13 +17,16 @@ deps:
 build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
 
-# bin/vkstat, its manual page and its shell completions under $(PREFIX)
-# (/usr/local: run as root, or PREFIX=$$HOME/.local make install).
-install: build man
+# bin/vkstat, its manual page and its bash completion under $(PREFIX)
+# (/usr/local: sudo make install, or PREFIX=$$HOME/.local make install).
+# It installs what make build made (root's PATH may have no Go) and
+# writes nothing into the tree.
+install:
+	@[ -x $(BIN) ] || { echo "make install: no $(BIN); run make build (as yourself) first" >&2; exit 1; }
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/vkstat
-	install -D -m 644 bin/vkstat.1 $(DESTDIR)$(PREFIX)/share/man/man1/vkstat.1
-	$(BIN) completion bash >bin/vkstat.bash
-	install -D -m 644 bin/vkstat.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vkstat
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	$(BIN) man >$(DESTDIR)$(PREFIX)/share/man/man1/vkstat.1
+	$(BIN) completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vkstat
 
 # The manual page, made from the help: bin/vkstat.1 (man -l bin/vkstat.1).
 man: build
