@@ -19,6 +19,7 @@ import (
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -316,7 +317,20 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	reportTime(c, s, res.Timing, time.Since(start))
+	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
+		// phase: fft-plan (a phase of engine.Timing once the data path's phases land)
+		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
+			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+	}
 	return nil
+}
+
+// orNone is s, or "nothing (off)" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "nothing (off)"
+	}
+	return s
 }
 
 // budgetWords is b with its source in the command line's words: a device
