@@ -138,7 +138,8 @@ func TestVerifyUsage(t *testing.T) {
 		{[]string{"verify", "--compare", notReport, notReport}, ExitError, "not a verify report"},
 		{[]string{"verify", "--device", "cpu", "--op", "nope"}, ExitUsage, `no operation or suite "nope"`},
 		{[]string{"verify", "--device", "cpu", "--op", "map", "--plant-error", "reduce"}, ExitUsage, "--plant-error"},
-		{[]string{"verify", "--device", "cpu", "--precision", "f16"}, ExitUsage, "unknown precision"},
+		{[]string{"verify", "--device", "cpu", "--precision", "f8"}, ExitUsage, "unknown precision"},
+		{[]string{"verify", "--device", "cpu", "--op", "cov", "--precision", "f16"}, ExitUsage, "none of the operations selected keeps float16"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, c.args...)

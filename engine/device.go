@@ -52,6 +52,8 @@ type Device struct {
 	uma     bool       // storage buffers are host-visible: no staging
 	budget  int64      // bytes of device memory the local allocator may hold
 	held    []*Held    // host arrays kept on the device (held.go)
+	values  []value    // what packages keep for the device's life (values.go)
+	vmu     sync.Mutex // guards values (mk may take mu)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -313,6 +315,7 @@ func (d *Device) Close() error {
 		return d.busy()
 	}
 	vk.DeviceWaitIdle(d.handle)
+	d.releaseValues()
 	if d.ring != nil {
 		d.ring.drain()
 		d.ring.free()

@@ -9,7 +9,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -29,8 +29,9 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // all or none: the SNR, flux and σ maps (FITS, with the run's header
 // cards and creator, and/or NPY as t.Format says), detections.csv and
 // .json, contrast.csv, .json and .png, contrast_check.csv with the check,
-// and snr.png with the detections circled. The files are encoded at
-// once, each on its own goroutine, then written in turn. With phases, the
+// and snr.png with the detections circled (the pictures in t.Plot's
+// format: .svg or .pdf instead of .png). The files are encoded at once,
+// each on its own goroutine, then written in turn. With phases, the
 // steps' times are added there: "encode outputs", "write files" and
 // "commit outputs". It returns the files' names, in the folder.
 func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) ([]string, error) {
@@ -88,23 +89,21 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(outs, res, o)
+	addContrastOutputs(outs, res, o, t.Plot)
 	if o.ContrastCheck {
 		addContrastCheckOutputs(outs, res.Checks)
 	}
-	marks := make([]formats.Mark, len(dets))
+	marks := make([]figure.Mark, len(dets))
 	for i, d := range dets {
-		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
+		marks[i] = figure.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
 	}
-	title := fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T)
-	outs.add("snr.png", func(w io.Writer) error {
-		img, err := formats.RenderSNR(snr, marks, title)
-		if err != nil {
-			return err
-		}
-		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless a north offset
-		return png.Encode(w, img)
-	})
+	// N up, E left unless a north offset; the star marked.
+	m := figure.Map{Data: snr, Title: fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T), BarLabel: "SNR",
+		Marks: marks, Compass: &figure.Compass{NorthOffset: o.NorthOffset}}
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	outs.add(t.Plot.File("snr"), func(w io.Writer) error { return figure.Encode(w, m, t.Plot) })
 	var names []string
 	for _, f := range outs.files {
 		names = append(names, f.name)
@@ -217,8 +216,9 @@ func (t *Target) Title() string {
 }
 
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
-// (PACO.md's contrast curve, from the inner working angle out) in outs.
-func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options) {
+// (PACO.md's contrast curve, from the inner working angle out; .svg or
+// .pdf in plot) in outs.
+func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, plot figure.Format) {
 	curve, center, threshold, scale := res.Contrast, res.Center, o.Threshold, o.PixelScale
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -268,8 +268,8 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options) {
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	})
-	outs.add("contrast.png", func(w io.Writer) error {
-		p := formats.LinePlot{Title: fmt.Sprintf("PACO %g-sigma detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
+	outs.add(plot.File("contrast"), func(w io.Writer) error {
+		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
 		if scale > 0 {
 			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
@@ -283,22 +283,20 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options) {
 		if useMag {
 			p.YLabel, p.LogY, p.InvertY = "contrast (delta mag)", false, true
 		}
+		var s figure.Series
 		for _, c := range curve {
-			p.X = append(p.X, c.Sep)
+			s.X = append(s.X, c.Sep)
 			if scale > 0 {
-				p.X[len(p.X)-1] = c.SepArcsec
+				s.X[len(s.X)-1] = c.SepArcsec
 			}
 			if useMag {
-				p.Y = append(p.Y, c.Mag)
+				s.Y = append(s.Y, c.Mag)
 			} else {
-				p.Y = append(p.Y, c.Flux)
+				s.Y = append(s.Y, c.Flux)
 			}
 		}
-		img, err := formats.RenderLinePlot(p)
-		if err != nil {
-			return err
-		}
-		return formats.EncodePNG(w, img)
+		p.Series = []figure.Series{s}
+		return figure.Encode(w, p, plot)
 	})
 }
 

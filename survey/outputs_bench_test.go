@@ -2,7 +2,6 @@ package survey
 
 import (
 	"context"
-	"image/png"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -42,7 +42,7 @@ func benchResult(n int) *paco.Result {
 
 // BenchmarkWriteTarget writes a 1024×1024 run's outputs (FITS maps,
 // tables, pictures) and reports its steps; the sub-benchmarks encode one
-// file each, to show which costs what.
+// file each (the SNR picture in each format), to show which costs what.
 func BenchmarkWriteTarget(b *testing.B) {
 	res := benchResult(1024)
 	t := &Target{Cube: "cube.npy", Format: "fits", Options: paco.DefaultOptions()}
@@ -70,18 +70,11 @@ func BenchmarkWriteTarget(b *testing.B) {
 			}
 		}
 	})
-	b.Run("snr.png-render", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := formats.RenderSNR(snr, nil, "bench"); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	img, _ := formats.RenderSNR(snr, nil, "bench")
-	for _, lv := range []png.CompressionLevel{png.DefaultCompression, png.BestSpeed, png.BestCompression} {
-		b.Run("snr.png-encode-"+map[png.CompressionLevel]string{png.DefaultCompression: "default", png.BestSpeed: "speed", png.BestCompression: "best"}[lv], func(b *testing.B) {
+	m := figure.Map{Data: snr, Title: "bench", BarLabel: "SNR", Compass: &figure.Compass{}}
+	for _, f := range figure.Formats {
+		b.Run("snr."+string(f), func(b *testing.B) {
 			for b.Loop() {
-				if err := (&png.Encoder{CompressionLevel: lv}).Encode(io.Discard, img); err != nil {
+				if err := figure.Encode(io.Discard, m, f); err != nil {
 					b.Fatal(err)
 				}
 			}

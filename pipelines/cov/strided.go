@@ -183,7 +183,7 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, x.DType, opt.test.get())
+	k, err := newKernel(ctx, dev, p, t, opt.Estimator, x.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}
