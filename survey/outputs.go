@@ -89,17 +89,11 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(outs, res, o, t.Plot)
+	addContrastOutputs(outs, res, o, t.Plot, t.Title())
 	if o.ContrastCheck {
 		addContrastCheckOutputs(outs, res.Checks)
 	}
-	marks := make([]figure.Mark, len(dets))
-	for i, d := range dets {
-		marks[i] = figure.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
-	}
-	// N up, E left unless a north offset; the star marked.
-	m := figure.Map{Data: snr, Title: fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T), BarLabel: "SNR",
-		Marks: marks, Compass: &figure.Compass{NorthOffset: o.NorthOffset}}
+	m := snrFigure(t, res, snr)
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
@@ -109,6 +103,29 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		names = append(names, f.name)
 	}
 	return names, outs.commit(phases)
+}
+
+// snrFigure is the SNR map's picture: titled with the target, the
+// detections circled and numbered, the star marked, N and E arrows (N up,
+// E left unless a north offset), and with a pixel scale the axes in
+// arcsec from the star.
+func snrFigure(t *Target, res *paco.Result, snr *tensor.Tensor) figure.Map {
+	o := t.Options
+	var marks []figure.Mark
+	for i, d := range res.Detections {
+		marks = append(marks, figure.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)})
+	}
+	cy, cx := float64(res.Center.Used[0]), float64(res.Center.Used[1])
+	marks = append(marks, figure.Mark{Y: cy, X: cx, Star: true})
+	m := figure.Map{Data: snr, Title: fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T), BarLabel: "SNR",
+		Marks: marks, Compass: &figure.Compass{NorthOffset: o.NorthOffset}}
+	if s := o.PixelScale; s > 0 {
+		// A pixel edge at p (from the first pixel's outer edge) is at
+		// Origin + Step·p: the star's pixel centre, p = c + ½, at 0.
+		m.X = figure.Axis{Label: "x offset from the star (arcsec)", Origin: -(cx + 0.5) * s, Step: s}
+		m.Y = figure.Axis{Label: "y offset from the star (arcsec)", Origin: -(cy + 0.5) * s, Step: s}
+	}
+	return m
 }
 
 // targetOutputs are a target's output files in a folder: add declares
@@ -218,7 +235,7 @@ func (t *Target) Title() string {
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
 // (PACO.md's contrast curve, from the inner working angle out; .svg or
 // .pdf in plot) in outs.
-func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, plot figure.Format) {
+func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, plot figure.Format, target string) {
 	curve, center, threshold, scale := res.Contrast, res.Center, o.Threshold, o.PixelScale
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -269,7 +286,7 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 		return enc.Encode(doc)
 	})
 	outs.add(plot.File("contrast"), func(w io.Writer) error {
-		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
+		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, %s, centre (%d, %d)", threshold, target, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
 		if scale > 0 {
 			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
