@@ -145,7 +145,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		addChecks(res, r.Checks)
 	}
 	for _, w := range r.Warnings {
-		res.Warnings = append(res.Warnings, pacoWords.Replace(w))
+		res.Warnings = append(res.Warnings, pacoWords.Replace(w.Message))
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	info.Center, info.Shape, info.Radius, info.PatchPixels = r.Center, []int{r.T, r.H, r.W}, r.Radius, r.P

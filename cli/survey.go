@@ -203,11 +203,11 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
 		t.Plot = plot
-		if err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version); err != nil {
+		if _, err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version, nil); err != nil {
 			return err
 		}
 		var summary bytes.Buffer
-		pacoSummary(&summary, t, outDir(t), in, res, s.name())
+		pacoSummary(&summary, t, outDir(t), in, res, s.name(), res.Phases, 0, nil)
 		return formats.AtomicWriteContext(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
 			_, err := w.Write(summary.Bytes())
 			return err
