@@ -84,6 +84,17 @@ def as_numpy(obj: Any, name: str) -> Peeked:
     return Peeked(a, None)
 
 
+def float_result(*arrays: Peeked) -> np.dtype:
+    """The dtype inputs compute in together: float64 when any is float64
+    or an integer, else float32."""
+    out = np.dtype(np.float32)
+    for p in arrays:
+        d, tag = p.array.dtype, p.tag
+        if tag is None and (d.kind in "biu" or (d.kind == "f" and d.itemsize == 8)):
+            out = np.dtype(np.float64)
+    return out
+
+
 def _widen_bf16(u: np.ndarray) -> np.ndarray:
     """bfloat16 patterns (uint16) as float32: exact, one copy."""
     return (u.astype(np.uint32) << 16).view(np.float32)

@@ -1,6 +1,7 @@
-"""The result objects of the workloads (latent, stack, paco): NumPy arrays
-named as the command line's output files, and the numbers it prints where
-they are data. Each is filled from a call's outputs and Info by
+"""The result objects: cov's and chol's named tuples, verify's report, and
+the workloads' (latent, stack, paco): NumPy arrays named as the command
+line's output files, and the numbers it prints where they are data. Each
+workload's is filled from a call's outputs and Info by
 :func:`fill`; tables (PACO's detections) come as one output per column,
 ``table.column``, gathered by :func:`table`."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, TypeVar
+from typing import Any, Mapping, NamedTuple, Optional, TypeVar
 
 import numpy as np
 
@@ -48,6 +49,63 @@ def _describe(obj: Any, names: tuple[str, ...]) -> str:
         if a is not None:
             parts.append(f"{n}={'×'.join(map(str, a.shape)) or '()'} {a.dtype}")
     return f"{type(obj).__name__}({', '.join(parts)})"
+
+
+class CovResult(NamedTuple):
+    """What :func:`cov` returns."""
+    cov: np.ndarray
+    """(N, P, P) covariance matrices, or (P, P) for one sample set."""
+    mean: np.ndarray
+    """(N, P) means, or (P,)."""
+    rho: np.ndarray
+    """(N,) shrinkage weights ρ, or a 0-d array; 0 for the estimator none."""
+    locations: np.ndarray | None = None
+    """With ``radius``: the (y, x) of each patch centre, int64 (N, 2)."""
+
+
+class CholResult(NamedTuple):
+    """What :func:`chol` returns; what was not asked for is None."""
+    l: np.ndarray | None  # noqa: E741 (L, as LAPACK names it)
+    """Lower-triangular factors L, A = L·Lᵀ, zero above the diagonal."""
+    x: np.ndarray | None
+    """Solutions X of A·X = B, B's shape."""
+    inverse: np.ndarray | None
+    """A⁻¹."""
+    logdet: np.ndarray | None
+    """log det A, (N,) or 0-d."""
+    quad: np.ndarray | None
+    """bᵀA⁻¹b per right-hand side b."""
+    info: np.ndarray
+    """int32 potrf info per matrix: 0, or the 1-based index of the first
+    pivot that is not positive (that matrix's outputs are NaN)."""
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify` returns: one row per operation, case and
+    precision on the session's device."""
+    device: dict[str, Any]
+    results: list[dict[str, Any]]
+    passed: int
+    failed: int
+    skipped: int
+    seconds: float
+    version: str = ""
+    info: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when no row failed."""
+        return self.failed == 0
+
+    def __str__(self) -> str:
+        lines = [f"== {self.device.get('name')}"]
+        for r in self.results:
+            detail = "" if r["status"] == "pass" else r.get("detail", "")
+            lines.append(f"{r['op']:<14} {r['case']:<28} {r['precision']:<8} max err {r['max_err']:.2e} "
+                         f"nmse {r['nmse']:.2e}  {r['status'].upper() if r['status'] == 'fail' else r['status']} {detail}".rstrip())
+        lines.append(f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped in {self.seconds:.2f} s")
+        return "\n".join(lines)
 
 
 Array = Optional[np.ndarray]
