@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import Lent, as_numpy, float_result, lend, out_array
-from ._params import DTypeLike
+from ._arrays import as_numpy, float_result, lend
+from ._params import DTypeLike, _names
 
 if TYPE_CHECKING:
     from ._session import Session
 
-
-STATS = ("sum", "mean", "var", "std", "min", "max")
 
 Axis = Union[int, Sequence[int], None]
 
@@ -34,8 +32,10 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     a, b, c : float, optional
         The coefficients (1, 1 and 0 by default).
     out : ndarray, optional
-        Where to write z: a writeable C-contiguous array of x's shape
-        and the computed dtype. By default a new array.
+        Where to write z: an array of x's shape. Written in place when it
+        is C-contiguous and of the computed dtype (x itself, or y, is
+        fine); otherwise, as NumPy does, through a temporary cast into it
+        (``same_kind``), as also when it overlaps x or y partially.
     dtype : {None, "float32", "float64"}, optional
         The precision to compute in, instead of the inputs'.
 
@@ -60,20 +60,16 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     """
     xs, ys = as_numpy(x, "x"), as_numpy(y, "y")
     if dtype is None:
-        dtype = float_result(xs, ys)
-    lx, ly = lend(xs, "x", dtype=dtype), lend(ys, "y", dtype=dtype)
-    arrays = {"x": lx, "y": ly}
-    zo = None
-    if lx.array.shape == ly.array.shape:  # else the library words the mismatch
-        shape, dt = lx.array.shape, lx.array.dtype
-        zo = np.empty(shape, dt) if out is None else out_array(out, shape, dt)
-        arrays["out"] = Lent(zo, dt.name, False)
-    got, _, _ = self._run("map", {"a": float(a), "b": float(b), "c": float(c)}, arrays, {"z": zo})
+        dtype = float_result(x=xs, y=ys)
+    arrays = {"x": lend(xs, "x", dtype=dtype), "y": lend(ys, "y", dtype=dtype)}
+    got, _, _ = self._run("map", {"a": a, "b": b, "c": c}, arrays, {"z": out}, elementwise=True, label="out")
     return got["z"]
 
 
-def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] = "mean", axis: Axis = None, *,
-           ddof: int = 0, skipnan: bool = False, dtype: DTypeLike = None) -> np.ndarray | dict[str, np.ndarray]:
+def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "mean", axis: Axis = None, *,
+           ddof: int = 0, skipnan: bool = False, keepdims: bool = False,
+           out: np.ndarray | Mapping[str, np.ndarray] | None = None,
+           dtype: DTypeLike = None) -> Any:
     """Statistics of an array along an axis: sum, mean, var, std, min,
     max, accumulated in float64 (pairwise, two-pass within blocks).
 
@@ -84,8 +80,10 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] = "mean", 
         bfloat16 too (16-bit storage, widened exactly as it is read).
     stat : str or sequence of str, optional
         One of ``"sum"``, ``"mean"``, ``"var"``, ``"std"``, ``"min"``,
-        ``"max"``, or several (``"all"`` for every one). Default
-        ``"mean"``.
+        ``"max"``, or several (a list or a comma string, ``"all"`` for
+        every one). Default ``"mean"``. An int or a tuple of ints here is
+        the axis, as NumPy's second argument: ``reduce(a, 0)`` is
+        ``np.mean(a, 0)``.
     axis : None or int or tuple of ints, optional
         The axis to reduce, negative from the end, as NumPy's. None (the
         default) reduces the flattened array; a tuple must name adjacent
@@ -97,15 +95,23 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] = "mean", 
     skipnan : bool, optional
         Ignore NaNs as :func:`numpy.nanmean`, :func:`numpy.nanvar`, ...
         do. By default a NaN makes every statistic of its slice NaN.
+    keepdims : bool, optional
+        Keep the reduced axes, of length 1, as NumPy's ``keepdims``.
+    out : ndarray or dict of str to ndarray, optional
+        Where to write the statistic (a dict by name for several), as
+        NumPy's ``out``: of the result's shape, written in place when it is
+        C-contiguous and of the result's dtype, else through a temporary
+        cast into it (``same_kind``).
     dtype : {None, "float32", "float64"}, optional
         Convert the input first (one copy).
 
     Returns
     -------
-    ndarray or dict of str to ndarray
+    ndarray, NumPy scalar or dict of str to ndarray
         The statistic, of a's shape without the reduced axes, in a's
-        dtype (float32 for 16-bit inputs); a dict by name when ``stat``
-        is a sequence or ``"all"``.
+        dtype (float32 for 16-bit inputs): a NumPy scalar where NumPy
+        gives one (every axis reduced, without ``keepdims`` or ``out``);
+        a dict by name when ``stat`` names several or ``"all"``.
 
     Warns
     -----
@@ -120,17 +126,32 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] = "mean", 
     array([1., 4.])
     >>> vkstat.reduce(x, ["min", "max"], axis=0)
     {'min': array([0., 1., 2.]), 'max': array([3., 4., 5.])}
+    >>> vkstat.reduce(x, 1)
+    array([1., 4.])
+    >>> float(vkstat.reduce(x))  # every axis: a NumPy scalar, as np.mean(x)
+    2.5
     """
-    one = isinstance(stat, str) and stat != "all"
-    stats = list(STATS) if stat == "all" else [stat] if isinstance(stat, str) else list(stat)
-    if isinstance(axis, (list, tuple)):
-        ax: Any = [int(v) for v in axis]
-    elif axis is None:
-        ax = None
-    else:
-        ax = int(axis)
+    if _is_axis(stat):  # reduce(a, 0): NumPy's positional axis
+        if axis is not None:
+            raise TypeError("reduce() got the axis twice: as its second argument and as axis=")
+        stat, axis = "mean", stat  # type: ignore[assignment]
+    stats = _names(stat)  # type: ignore[arg-type]
+    one = len(stats) == 1 and stats[0].lower() != "all"
+    if out is not None and not isinstance(out, Mapping):
+        if not one:
+            raise TypeError(f"out: give a dict by statistic for several statistics ({', '.join(stats)})")
+        out = {stats[0].lower(): out}
     la = lend(a, "a", dtype=dtype, half=True)
-    got, _, _ = self._run("reduce", {"stats": stats, "axis": ax, "ddof": int(ddof), "skipnan": bool(skipnan)}, {"a": la})
-    if one:
-        return got[stats[0].strip().lower()]
-    return got
+    params = {"stats": stats, "axis": axis, "ddof": ddof, "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
+    got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None)
+    if not one:
+        return got
+    r = next(iter(got.values()))
+    return r[()] if r.ndim == 0 and out is None else r
+
+
+def _is_axis(v: Any) -> bool:
+    """Whether v is an axis (an int, or a tuple of ints), not a statistic."""
+    if isinstance(v, tuple):
+        return len(v) > 0 and all(isinstance(a, (int, np.integer)) for a in v)
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)

@@ -3,7 +3,7 @@ latent`` computes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moments", "corr"), *,
            axes: Sequence[int] | int = (-2, -1), lags: int | None = None, nan: str = "propagate", ddof: int = 0,
-           precision: DTypeLike = None, batch: int = 0) -> LatentResult:
+           precision: DTypeLike = None, batch: int = 0, out: Mapping[str, np.ndarray] | None = None) -> LatentResult:
     """Statistics of an ML latent tensor (N samples, C channels, F
     frames, H, W), batched over every sample, channel and frame: what
     ``vkstat latent`` computes, on an array in memory.
@@ -59,6 +59,10 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     batch : int, optional
         Samples per batch; 0 (the default) takes as many as fit the
         device's memory budget (on the CPU path: all of them).
+    out : dict of str to ndarray, optional
+        Where to write arrays, by name, each as NumPy's ``out`` (of the
+        array's shape; cast into it through a temporary when it is not
+        C-contiguous float64).
 
     Returns
     -------
@@ -66,8 +70,9 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
         The arrays (float64), named as the command's files:
         ``mean``, ``var``, ``std``, ``min``, ``max``, ``skew``, ``kurt``,
         ``corr``, ``corr_frames``, ``frame_corr``, ``lagcorr``,
-        ``pca_values``, ``pca_ratio``, ``pca_vectors``,
-        ``spatial_spectrum``, ... (None for what was not asked;
+        ``pca_values``, ``pca_ratio``, ``pca_components`` (the components
+        as rows, scikit-learn's ``components_``: ``pca_vectors.npy``
+        transposed), ``spatial_spectrum``, ... (None for what was not asked;
         ``arrays()`` lists those computed), and the summary: ``nans``,
         ``infs``, ``notes``, ``mean_corr``, ``lag_means``,
         ``pca_mean_ratio``, ``pca_mean_cumulative``,
@@ -88,9 +93,7 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     >>> np.allclose(r.std, x.std(axis=(3, 4), dtype=np.float64))
     True
     """
-    stats = _names(stat)
-    ax = [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]
-    params = {"stats": stats, "axes": ax, "ddof": int(ddof), "lags": 0 if lags is None else int(lags),
-              "nan": str(nan), "precision": _precision(precision), "batch": int(batch)}
-    got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)})
+    params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else axes, "ddof": ddof,
+              "lags": lags, "nan": nan, "precision": _precision(precision), "batch": batch}
+    got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)}, out)
     return fill(LatentResult, got, info, names=info["arrays"])

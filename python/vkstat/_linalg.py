@@ -3,21 +3,22 @@ small matrices: :meth:`Session.cov` and :meth:`Session.chol`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import as_numpy, float_result, lend
+from ._arrays import as_numpy, float_result, lend, out_names
 from ._params import DTypeLike
 from ._results import CholResult, CovResult
 
 if TYPE_CHECKING:
     from ._session import Session
 
+Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
 
 def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int = 0, radius: int | None = None,
-        dtype: DTypeLike = None) -> CovResult:
+        out: Out = None, dtype: DTypeLike = None) -> CovResult:
     """Means and covariance matrices of batches of sample sets, with
     shrinkage.
 
@@ -40,6 +41,11 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
         for the estimator none); ρ is always from the 1/T statistics.
     radius : int, optional
         Makes x a cube and the sample sets its patches.
+    out : dict or tuple of ndarray, optional
+        Where to write the outputs: a dict by name (``cov``, ``mean``,
+        ``rho``, ``locations``) or a tuple in CovResult's order, None for
+        a new array; each as NumPy's ``out`` (in place when C-contiguous
+        and of the output's dtype, else through a temporary).
     dtype : {None, "float32", "float64"}, optional
         Convert the input first (one copy).
 
@@ -58,16 +64,15 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     >>> np.allclose(r.cov, np.cov(x, rowvar=False))
     True
     """
-    params: dict[str, Any] = {"estimator": str(estimator), "ddof": int(ddof)}
-    if radius is not None:
-        params["radius"] = int(radius)
+    params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
-    got, _, _ = self._run("cov", params, {"x": lx})
+    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields))
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
 
 
 def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: bool = True,  # noqa: E741
-         inverse: bool = False, logdet: bool = False, quad: bool = False, dtype: DTypeLike = None) -> CholResult:
+         inverse: bool = False, logdet: bool = False, quad: bool = False, out: Out = None,
+         dtype: DTypeLike = None) -> CholResult:
     """Batched Cholesky factorisation A = L·Lᵀ, and what it gives:
     solves, inverses, log-determinants, quadratic forms.
 
@@ -88,6 +93,10 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         Return log det A.
     quad : bool, optional
         Return bᵀA⁻¹b for each right-hand side (needs b).
+    out : dict or tuple of ndarray, optional
+        Where to write the outputs: a dict by name (``l``, ``x``,
+        ``inverse``, ``logdet``, ``quad``, ``info``) or a tuple in
+        CholResult's order, None for a new array; each as NumPy's ``out``.
     dtype : {None, "float32", "float64"}, optional
         The precision to compute in; by default a's and b's, float64
         when either is float64.
@@ -107,9 +116,12 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     >>> np.allclose(r.x, np.linalg.solve(a, [1.0, 2.0])), np.isclose(r.logdet, np.log(8.0))
     (True, True)
     """
-    peeked = [as_numpy(a, "a")] + ([as_numpy(b, "b")] if b is not None else [])
+    peeked = {"a": as_numpy(a, "a")}
+    if b is not None:
+        peeked["b"] = as_numpy(b, "b")
     if dtype is None:
-        dtype = float_result(*peeked)
-    arrays = {name: lend(p, name, dtype=dtype) for name, p in zip("ab", peeked)}
-    got, _, _ = self._run("chol", {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}, arrays)
+        dtype = float_result(**peeked)
+    arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
+    params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
+    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields))
     return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])

@@ -3,7 +3,7 @@ paco`` does."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,7 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
          center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
          star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
          psf_norm: str = "sum", placement: str = "nearest", compat: str = "none",
-         precision: DTypeLike = None) -> PacoResult:
+         precision: DTypeLike = None, out: Mapping[str, np.ndarray] | None = None) -> PacoResult:
     """PACO (Flasseur et al. 2018): faint companions in an angular
     differential imaging sequence, what ``vkstat paco`` does, on arrays
     in memory.
@@ -84,6 +84,9 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     precision : {None, "float32", "float64"}, optional
         What the maps are computed in on a device; by default the
         cube's type. The CPU path computes in float64 only.
+    out : dict of str to ndarray, optional
+        Where to write the maps (``snr``, ``flux``, ``sigma``) or the stamp
+        (``psf``), by name, each as NumPy's ``out``.
 
     Returns
     -------
@@ -123,26 +126,13 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     >>> r.snr.shape, r.center["source"], list(r.detections.dtype.names[:3])
     ((32, 32), 'option', ['rank', 'y', 'x'])
     """
-    params: dict[str, Any] = {"fwhm": 0.0 if fwhm is None else float(fwhm), "psf_norm": str(psf_norm),
-                              "radius": int(radius), "threshold": float(threshold),
-                              "min_sep": 0.0 if min_sep is None else float(min_sep), "compat": str(compat),
-                              "placement": str(placement), "precision": _precision(precision),
-                              "unbiased": bool(unbiased), "contrast_check": bool(contrast_check),
-                              "star_flux": 0.0 if star_flux is None else float(star_flux),
-                              "pixel_scale": None if pixel_scale is None else float(pixel_scale),
-                              "north_offset": float(north_offset)}
-    if center is None:
-        params["center"] = ""
-    elif isinstance(center, str):
-        params["center"] = center.strip().lower()
-    else:
-        yx = [float(v) for v in center]
-        if len(yx) != 2:
-            raise ValueError(f"center: want (y, x) in pixels, 0-based, or 'auto'; got {center!r}")
-        params["center"], params["center_yx"] = "given", yx
+    params = {"fwhm": fwhm, "psf_norm": psf_norm, "radius": radius, "threshold": threshold, "min_sep": min_sep,
+              "compat": compat, "placement": placement, "precision": _precision(precision), "unbiased": bool(unbiased),
+              "contrast_check": bool(contrast_check), "star_flux": star_flux, "pixel_scale": pixel_scale,
+              "north_offset": north_offset, "center": center}
     arrays = {"cube": lend(cube, "cube"), "angles": lend(angles, "angles", dtype=np.float64)}
     if psf is not None:
         arrays["psf"] = lend(psf, "psf")
-    got, info, warns = self._run("paco", params, arrays)
+    got, info, warns = self._run("paco", params, arrays, out)
     return fill(PacoResult, got, info, detections=table(got, "detections"), contrast=table(got, "contrast"),
                 contrast_check=table(got, "contrast_check"), warnings=warns)

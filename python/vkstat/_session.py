@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import atexit
 import inspect
-import json
 import os
 import queue
 import sys
 import threading
+import time
 import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import _array_ops, _latent, _lib, _linalg, _paco, _stack, _verify
-from ._arrays import Lent
+from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
+from ._arrays import Lent, Outputs
 from ._lib import InputError
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 def _options(validate: bool, memory: str | int | None, disable: str | Iterable[str] | None) -> dict[str, Any]:
     if isinstance(disable, (list, tuple, set, frozenset)):
         disable = ",".join(disable)
-    return {"validate": bool(validate), "memory": "" if memory is None else str(memory), "disable": disable or ""}
+    return {"validate": validate, "memory": "" if memory is None else str(memory), "disable": disable or ""}
 
 
 def devices(*, validate: bool = False, disable: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -62,7 +62,7 @@ def devices(*, validate: bool = False, disable: str | Iterable[str] | None = Non
         When Vulkan is unusable (no loader or no driver): the list then holds
         the CPU path only.
     """
-    rep = _lib.devices(_options(validate, None, disable))
+    rep = _lib.devices(_params.encode(_options(validate, None, disable)))
     if rep.get("vulkan_error"):
         warnings.warn(f"no Vulkan devices: {rep['vulkan_error']}", RuntimeWarning, stacklevel=2)
     return rep["devices"]
@@ -87,15 +87,17 @@ class _Job:
 
 
 def _reraise(job: _Job) -> None:
-    """Raises the exception the worker's job raised (KeyboardInterrupt for a
-    cancelled call) without a reference cycle: the exception's traceback
-    holds the job's frames, so neither the job nor this frame may hold the
-    exception, or the arrays lent to a failed call would stay alive until
-    the cyclic garbage collector ran."""
+    """Raises the exception the worker's job raised without a reference
+    cycle: the exception's traceback holds the job's frames, so neither the
+    job nor this frame may hold the exception, or the arrays lent to a
+    failed call would stay alive until the cyclic garbage collector ran. A
+    call its waiting caller did not cancel (Ctrl-C raises at once, not
+    here) was cancelled by close() from another thread: that is a closed
+    session, not a KeyboardInterrupt."""
     exc, job.exc = job.exc, None
     try:
         if isinstance(exc, _lib.Cancelled):
-            raise KeyboardInterrupt from None
+            raise InputError("the session was closed (from another thread) during the call") from None
         raise exc
     finally:
         del exc
@@ -178,14 +180,15 @@ class Session:
         self._q: queue.SimpleQueue | None = None
         self._tokens: set[int] = set()
         self._lock = threading.Lock()
-        self._last_copied: tuple[str, ...] = ()
+        self._last_copied: tuple[str, ...] = ()  # the inputs converted (copied) for the last call
+        self._last_out_copied = 0  # bytes of its outputs the library copied into their arrays
         self.last_timing: dict[str, Any] | None = None
         """Where the library's time went in the last call, as ``vkstat
         --time`` reports it: ``upload_ms``, ``kernel_ms`` (GPU timestamps
         when ``gpu_timed``; the compute on the CPU path), ``download_ms``,
         ``wall_ms`` (the pipeline's), ``up_bytes``, ``down_bytes``. None
         after verify."""
-        handle, info = _lib.open_session(str(device), _options(validate, memory, disable))
+        handle, info = _lib.open_session(_params.encode({"device": device, **_options(validate, memory, disable)}))
         self._handle = handle
         _open_sessions.add(self)
         self.device: dict[str, Any] = info["device"]
@@ -202,7 +205,11 @@ class Session:
 
     def close(self) -> None:
         """Release the device. A call still running (one abandoned by
-        Ctrl-C) is cancelled first and waited for.
+        Ctrl-C, or one another thread waits for, which then raises
+        ValueError) is cancelled first and waited for, 1.5 s at most: a
+        call that does not stop by then (blocked reading a FIFO nobody
+        writes, say) releases the device when it returns, with a
+        RuntimeWarning saying so, and close() returns.
 
         Raises
         ------
@@ -228,8 +235,12 @@ class Session:
         job = _Job(lambda: _lib.close_session(h))
         q.put(job)
         q.put(None)
+        deadline = time.monotonic() + _CANCEL_GRACE_S
         while not job.done.wait(_POLL_S):
-            pass
+            if tokens and time.monotonic() > deadline:
+                warnings.warn("vkstat: a cancelled call is still running (blocked in a read?); the session's device "
+                              "is released when it returns", RuntimeWarning, stacklevel=2)
+                return
         if job.exc is not None:
             _reraise(job)
 
@@ -253,11 +264,16 @@ class Session:
     # -- the call ----------------------------------------------------------
 
     def _run(self, op: str, params: Mapping[str, Any], arrays: Mapping[str, Lent],
-             outs: Mapping[str, np.ndarray] | None = None, *, reads_files: bool = False
-             ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+             out: Mapping[str, Any] | None = None, *, reads_files: bool = False, elementwise: bool = False,
+             label: str | None = None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
         """Runs op, on the session's thread (waiting for it there, so that
         Ctrl-C cancels it) unless its arrays are small and it reads no
-        files. Returns the outputs by name, the Info and the warnings."""
+        files. Its outputs go into new arrays, or those of ``out`` by name
+        (see :class:`Outputs`: ``elementwise`` and ``label`` are its).
+        Returns the outputs by name, the Info and the warnings."""
+        names = list(arrays)
+        specs = {n: arrays[n].spec(i) for i, n in enumerate(names)}
+        request = _params.encode({"params": params, "arrays": specs})
         nbytes = sum(a.array.nbytes for a in arrays.values())
         inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
         with self._lock:
@@ -273,34 +289,24 @@ class Session:
                 q = self._q
                 token = _lib.lib.vks_token_new()
                 self._tokens.add(token)
-        names = list(arrays)
-        specs = {n: arrays[n].spec(i) for i, n in enumerate(names)}
         ptrs = [arrays[n].array.ctypes.data for n in names]
-        request = json.dumps({"params": params, "arrays": specs}).encode()
-        keep = (arrays, outs)  # the lent memory lives as long as the job
+        # outs holds the lent arrays too: their memory lives as long as the job
+        outs = Outputs(out, (a.array for a in arrays.values()), elementwise=elementwise, label=label)
         self._last_copied = tuple(n for n in names if arrays[n].copied)
 
-        def job_fn() -> tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None]:
+        def job_fn() -> tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]:
             try:
-                res, desc = _lib.call(handle, token, op, request, ptrs)
+                desc = _lib.call(handle, token, op, request, ptrs, outs)
+            except BaseException:
+                outs.raise_()  # an output refused: the caller's reason
+                raise
             finally:
                 if token:
                     _lib.lib.vks_token_end(token)
                     with self._lock:
                         self._tokens.discard(token)
-            got: dict[str, np.ndarray] = {}
-            try:
-                for i, o in enumerate(desc.get("outputs") or []):
-                    if o["written"]:
-                        got[o["name"]] = keep[1][o["name"]] if keep[1] else None
-                        continue
-                    a = np.empty(o["shape"], dtype=np.dtype(o["dtype"]))
-                    _lib.copy_output(res, i, a.ctypes.data, a.nbytes)
-                    got[o["name"]] = a
-            finally:
-                if res:
-                    _lib.lib.vks_result_free(res)
-            return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing")
+            got = outs.take(desc["outputs"])
+            return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing"), desc.get("copied_bytes", 0)
 
         if inline:
             try:
@@ -321,9 +327,9 @@ class Session:
             _reraise(job)
         return self._finish(job.result)
 
-    def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None]
+    def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]
                 ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
-        got, info, warns, self.last_timing = result
+        got, info, warns, self.last_timing, self._last_out_copied = result
         for w in warns:
             warnings.warn(w, RuntimeWarning, stacklevel=4)
         return got, info, warns

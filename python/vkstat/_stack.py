@@ -4,7 +4,7 @@ stack`` computes."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
           filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
           stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
-          nodata: float | None = None, band: int = 1) -> StackResult:
+          nodata: float | None = None, band: int = 1, out: Mapping[str, np.ndarray] | None = None) -> StackResult:
     """Per-pixel temporal statistics of a stack of SAR images, one per
     date: what ``vkstat stack`` computes, on arrays in memory or on
     raster files.
@@ -70,7 +70,10 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         sample: both parts), left out of the multilook like NaN. Files
         say their own.
     band : int, optional
-        The raster band read from each file (from 1).
+        The raster band read from each file (from 1; a .npy or FITS date
+        has one).
+    out : dict of str to ndarray, optional
+        Where to write statistics, by name, each as NumPy's ``out``.
 
     Returns
     -------
@@ -98,11 +101,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     >>> r.mean.shape, int(r.count.max())
     ((4, 4), 5)
     """
-    looks_ar = _looks(looks)
-    params: dict[str, Any] = {"looks": looks_ar, "crop": [int(v) for v in crop] if crop is not None else [],
-                              "quantity": str(quantity), "filter": str(filter or "none"),
-                              "filter_size": int(filter_size or 0), "enl": float(enl or 0), "ddof": int(ddof),
-                              "stats": _names(stat)}
+    params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
+                              "filter_size": filter_size, "enl": enl, "ddof": ddof, "stats": _names(stat),
+                              "nodata": nodata, "band": band}
     arrays: dict[str, Lent] = {}
     if isinstance(dates, (str, os.PathLike)):
         raise ValueError("dates: give a sequence of paths or arrays, not one path")
@@ -115,7 +116,6 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         paths = [isinstance(d, (str, os.PathLike)) for d in dates]
         if dates and all(paths):
             params["paths"] = [os.fspath(d) for d in dates]
-            params["band"] = int(band)
             for p in params["paths"]:
                 if not os.path.exists(p):
                     raise FileNotFoundError(2, "no such date file", p)
@@ -123,30 +123,6 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
             raise ValueError("dates: give paths or arrays, not both")
         else:
             arrays = {f"date{i}": lend_date(d, f"dates[{i}]") for i, d in enumerate(dates)}
-            if band != 1:
-                raise ValueError("band is for dates read from files")
-    if nodata is not None:
-        if "paths" in params:
-            raise ValueError("nodata is for arrays; files say their own")
-        params["nodata"] = float(nodata)
-    got, info, _ = self._run("stack", params, arrays, reads_files="paths" in params)
+    got, info, _ = self._run("stack", params, arrays, out, reads_files="paths" in params)
     return fill(StackResult, got, info)
 
-
-def _looks(v: int | str | Sequence[int]) -> list[int]:
-    """A multilook box [rows, columns] from 4, (2, 8) or "2x8"."""
-    if isinstance(v, str):
-        parts = v.lower().replace("×", "x").replace(",", "x").split("x")
-        try:
-            vals = [int(p) for p in parts]
-        except ValueError:
-            raise ValueError(f"looks {v!r}: want rows×columns, e.g. 4x4") from None
-    elif isinstance(v, (int, np.integer)):
-        vals = [int(v)]
-    else:
-        vals = [int(p) for p in v]
-    if len(vals) == 1:
-        vals *= 2
-    if len(vals) != 2:
-        raise ValueError(f"looks {v!r}: want rows×columns, e.g. 4x4")
-    return vals
