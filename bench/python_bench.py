@@ -99,25 +99,46 @@ def spd(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
 
 
 def overhead(devices: list[str], n: int) -> list[dict]:
-    """Per call and device: the Python wall and the library's wall
-    (last_timing), medians of n calls after one warm-up, and the median
-    of their differences, ms."""
+    """Per call and device, medians of n calls after one warm-up, ms: the
+    Python wall, the time inside the C ABI's vks_call, the library's own
+    wall (last_timing), and per call the differences: wall − library wall
+    (the overhead), wall − vks_call (Python's share: lending, JSON, the
+    outputs' arrays and, before, copying the results out) and vks_call −
+    library wall (the library's, outside its pipelines' timers)."""
+    from vkstat import _lib
+    inner: list[float] = []
+    plain = _lib.call
+
+    def timed_call(*a, **k):  # the time inside vks_call, any build of the package
+        t0 = time.perf_counter()
+        try:
+            return plain(*a, **k)
+        finally:
+            inner.append((time.perf_counter() - t0) * 1e3)
+
+    _lib.call = timed_call
     rng = np.random.default_rng(3)
     rows = []
-    for d in devices:
-        with vkstat.open(d) as s:
-            for name, make, call in OVERHEAD:
-                args = make(rng)
-                call(s, args)  # warm: pipelines built
-                walls, libs = [], []
-                for _ in range(n):
-                    t0 = time.perf_counter()
-                    call(s, args)
-                    walls.append((time.perf_counter() - t0) * 1e3)
-                    libs.append(s.last_timing["wall_ms"])
-                rows.append({"device": s.device["name"], "call": name, "wall_ms": statistics.median(walls),
-                             "lib_ms": statistics.median(libs),
-                             "overhead_ms": statistics.median([w - lb for w, lb in zip(walls, libs)])})
+    try:
+        for d in devices:
+            with vkstat.open(d) as s:
+                for name, make, call in OVERHEAD:
+                    args = make(rng)
+                    call(s, args)  # warm: pipelines built
+                    walls, libs, ins = [], [], []
+                    for _ in range(n):
+                        t0 = time.perf_counter()
+                        call(s, args)
+                        walls.append((time.perf_counter() - t0) * 1e3)
+                        libs.append(s.last_timing["wall_ms"])
+                        ins.append(inner[-1])
+                    rows.append({"device": s.device["name"], "call": name, "wall_ms": statistics.median(walls),
+                                 "lib_ms": statistics.median(libs),
+                                 "overhead_ms": statistics.median([w - lb for w, lb in zip(walls, libs)]),
+                                 "python_ms": statistics.median([w - i for w, i in zip(walls, ins)]),
+                                 "untimed_ms": statistics.median([i - lb for i, lb in zip(ins, libs)])})
+    finally:
+        _lib.call = plain
     return rows
 
 
@@ -129,7 +150,8 @@ def merged(files: str) -> dict[tuple[str, str], dict]:
     for r in runs[0]:
         key = (r["device"], r["call"])
         same = [x for run in runs for x in run if (x["device"], x["call"]) == key]
-        out[key] = {**r, **{k: statistics.median(x[k] for x in same) for k in ("wall_ms", "lib_ms", "overhead_ms")}}
+        out[key] = {**r, **{k: statistics.median(x[k] for x in same)
+                            for k in ("wall_ms", "lib_ms", "overhead_ms", "python_ms", "untimed_ms")}}
     return out
 
 
@@ -183,6 +205,50 @@ def cpu_model() -> str:
     return platform.processor()
 
 
+def overhead_section(over: list[dict], before: dict, b: dict, args: argparse.Namespace) -> list[str]:
+    """The markdown of part 3: this build's overhead, beside before's."""
+    lines = [
+        "",
+        "## What a call adds to the library's own time",
+        "",
+        f"The Python wall time of a call on arrays in memory less the library's own wall time for it "
+        f"(`Session.last_timing['wall_ms']`), paired per call, median of {args.overhead_calls} calls after one "
+        f"warm-up{'; the median over ' + str(len(args.now.split(','))) + ' runs, alternated with the old build' if args.now else ''}; ms.",
+        "",
+    ]
+    lines += [
+        "The overhead splits into Python's share (the call's wall less the time inside the C ABI's `vks_call`: "
+        "lending the arrays, the JSON request and description, the outputs' arrays, and before this build the "
+        "copy of each result out of Go memory, `vks_result_copy`) and the library's own outside its pipelines' "
+        "timers (`vks_call` less `last_timing`: the parameters, plans, tuning look-ups; issue 31's phases will "
+        "name it).",
+        "",
+    ]
+    if before:
+        lines += [
+            f"'Before' is vkstat {b['version']} (main), whose results were made in Go memory and then copied into new "
+            f"NumPy arrays (`np.empty` + `vks_result_copy`); 'now', the library writing each result into an array the "
+            f"package allocated for it (asked for through a callback, page-aligned when large). The two builds ran "
+            f"alternately on the same machine the same hour (`--only overhead --json`, each with its own package).",
+            "",
+            "| device | call | wall ms | library wall ms | overhead ms (before) | Python's share ms (before) "
+            "| library outside its timers ms (before) |",
+            "|---|---|---:|---:|---:|---:|---:|",
+        ]
+    else:
+        lines += ["| device | call | wall ms | library wall ms | overhead ms | Python's share ms | library outside its timers ms |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+    for r in over:
+        o = before.get((r["device"], r["call"]))
+
+        def fig(k: str) -> str:
+            return f"{r[k]:.2f}" + (f" ({o[k]:.2f})" if o and k in o else "")
+
+        lines.append(f"| {r['device']} | {r['call']} | {r['wall_ms']:.2f} | {r['lib_ms']:.2f} | {fig('overhead_ms')} | "
+                     f"{fig('python_ms')} | {fig('untimed_ms')} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vkstat", default="bin/vkstat")
@@ -190,7 +256,8 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=999)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--only", choices=["overhead"], help="measure only this, printed as JSON (or to --json)")
+    ap.add_argument("--only", choices=["overhead"], help="measure only this, printed as JSON (or to --json); with "
+                    "--now, print its section from those measurements")
     ap.add_argument("--json", help="with --only: write the figures here")
     ap.add_argument("--before", help="--only overhead's JSON files (comma-separated: their medians) of an earlier "
                     "build, shown beside this one's")
@@ -199,6 +266,11 @@ def main() -> None:
     ap.add_argument("--overhead-calls", type=int, default=9)
     args = ap.parse_args()
     devs = ["cpu"] + (["lavapipe"] if any(d["name"].startswith("llvmpipe") for d in vkstat.devices()[:-1]) else [])
+    if args.only == "overhead" and args.now:  # the section from measurements made already
+        before = merged(args.before) if args.before else {}
+        b = {"version": json.load(open(args.before.split(",")[0]))["version"]} if args.before else {}
+        print("\n".join(overhead_section(list(merged(args.now).values()), before, b, args)))
+        return
     if args.only == "overhead":
         rep = {"version": vkstat.__version__, "rows": overhead(devs, args.overhead_calls)}
         text = json.dumps(rep, indent=1)
@@ -265,33 +337,7 @@ def main() -> None:
         "mmap threshold), and its first writes take page faults. `out=z` reuses one and is faster than `vkstat "
         "bench`, whose CPU kernel time includes allocating and zeroing z in Go (from a heap that reuses it).",
     ]
-    lines += [
-        "",
-        "## What a call adds to the library's own time",
-        "",
-        f"The Python wall time of a call on arrays in memory less the library's own wall time for it "
-        f"(`Session.last_timing['wall_ms']`), paired per call, median of {args.overhead_calls} calls after one "
-        f"warm-up{'; the median over the runs ' + str(len(args.now.split(','))) + ' runs, alternated with the old build' if args.now else ''}; ms.",
-        "",
-    ]
-    if before:
-        lines += [
-            f"'Before' is vkstat {b['version']}, whose results were made in Go memory and then copied into new NumPy "
-            f"arrays (`np.empty` + `vks_result_copy`), measured on the same machine the same day "
-            f"(`--only overhead --json`, with that build's package); 'now', the library writing each result into an "
-            f"array the package allocated for it (its memory asked for through a callback, page-aligned when large).",
-            "",
-            "| device | call | wall ms | library wall ms | overhead ms | overhead before ms | wall before ms |",
-            "|---|---|---:|---:|---:|---:|---:|",
-        ]
-    else:
-        lines += ["| device | call | wall ms | library wall ms | overhead ms |", "|---|---|---:|---:|---:|"]
-    for r in over:
-        row = f"| {r['device']} | {r['call']} | {r['wall_ms']:.2f} | {r['lib_ms']:.2f} | {r['overhead_ms']:.2f} |"
-        if before:
-            o = before.get((r["device"], r["call"]))
-            row += f" {o['overhead_ms']:.2f} | {o['wall_ms']:.2f} |" if o else " – | – |"
-        lines.append(row)
+    lines += overhead_section(over, before, b, args)
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.out, "w") as f:

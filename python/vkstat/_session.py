@@ -137,7 +137,8 @@ class Session:
     device : str or int, optional
         ``"auto"`` (the best GPU, else the CPU path; the default), ``"cpu"``
         (the native Go CPU path, no Vulkan), ``"gpu"``, ``"lavapipe"``, a
-        device index from :func:`devices`, or part of a device's name.
+        device index from :func:`devices` (-1: the CPU path), or part of a
+        device's name.
     validate : bool, optional
         Turn the Vulkan validation layer on: any message it reports makes
         the call raise :class:`DeviceError`. ``VKSTAT_VALIDATE=1`` does the
