@@ -37,26 +37,21 @@ func decodeOptions(js string) (openRequest, error) {
 // spec is the device the request names, as engine.Open reads it: a name
 // (not empty), or an index, -1 being the CPU path.
 func (o openRequest) spec() (string, error) {
-	switch d := o.Device.(type) {
-	case string:
-		if strings.TrimSpace(d) == "" {
-			return "", inputf("device: an empty name; want auto, cpu, gpu, lavapipe, an index from vkstat.devices() or part of a device's name")
-		}
-		if i, err := strconv.Atoi(strings.TrimSpace(d)); err == nil && i == engine.CPUPath {
-			return "cpu", nil
-		}
-		return d, nil
-	case json.Number:
-		i, err := strconv.Atoi(string(d))
-		if err != nil {
-			return "", inputf("device: want a name or an index from vkstat.devices(), got %s", d)
-		}
-		if i == engine.CPUPath {
-			return "cpu", nil
-		}
-		return strconv.Itoa(i), nil
+	d, ok := o.Device.(string)
+	if n, isNum := o.Device.(json.Number); isNum {
+		_, err := strconv.Atoi(string(n))
+		d, ok = string(n), err == nil
 	}
-	return "", inputf("device: want a name or an index from vkstat.devices(), got %s", jsonWords(o.Device))
+	switch {
+	case !ok:
+		return "", inputf("device: want a name or an index from vkstat.devices(), got %s", jsonWords(o.Device))
+	case strings.TrimSpace(d) == "":
+		return "", inputf("device: an empty name; want auto, cpu, gpu, lavapipe, an index from vkstat.devices() or part of a device's name")
+	}
+	if i, err := strconv.Atoi(strings.TrimSpace(d)); err == nil && i == engine.CPUPath {
+		return "cpu", nil
+	}
+	return d, nil
 }
 
 // DevicesJSON is Devices as JSON.
