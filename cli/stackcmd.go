@@ -111,17 +111,9 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 }
 
 func parseLooks(s string) (int, int, error) {
-	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == 'x' || r == ',' || r == '×' })
-	if len(parts) == 1 {
-		parts = append(parts, parts[0])
-	}
-	if len(parts) != 2 {
-		return 0, 0, usagef("--looks %q: want a×r, e.g. 4x4", s)
-	}
-	a, e1 := strconv.Atoi(strings.TrimSpace(parts[0]))
-	r, e2 := strconv.Atoi(strings.TrimSpace(parts[1]))
-	if e1 != nil || e2 != nil || a < 1 || r < 1 {
-		return 0, 0, usagef("--looks %q: want two positive integers a×r, e.g. 4x4", s)
+	a, r, err := stack.ParseLooks(s)
+	if err != nil {
+		return 0, 0, usagef("--looks %v", err)
 	}
 	return a, r, nil
 }

@@ -57,6 +57,9 @@ func InspectDate(path string, band int, noGDAL bool) (DateFile, error) {
 		return d, fmt.Errorf("date %s is a directory", path)
 	}
 	if isArrayFile(path) {
+		if band != 1 {
+			return d, fmt.Errorf("%s: band %d: a .npy or FITS date has one band", path, band)
+		}
 		t, err := ReadArray(path)
 		if err != nil {
 			return d, err

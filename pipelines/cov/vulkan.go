@@ -375,7 +375,7 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 		cube = cube.As(tensor.F32)
 	}
 	n, p := len(g.Locations), len(g.Offsets)
-	res := newResult(cube.DType, n, p)
+	res := newResult(opt.Out, cube.DType, n, p)
 	if n == 0 {
 		return res, tm, nil
 	}
