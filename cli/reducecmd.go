@@ -68,7 +68,7 @@ Examples:
 			tw := time.Now()
 			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
-			outs.OwnDir(dir)
+			outs.OwnDir(dir, "reduce")
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })

@@ -48,7 +48,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	snr, flux, sigma := maps.Tensors()
 	outs := formats.Outputs{Ctx: ctx}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "paco")
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor
