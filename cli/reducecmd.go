@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -95,23 +94,18 @@ func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out ma
 	if err := fileExists("in", path); err != nil {
 		return nil, tm, nil, err
 	}
-	src, file, err := formats.OpenSource(path)
-	switch {
-	case err == nil:
-		defer file.Close()
-	case errors.Is(err, formats.ErrNotStreamable):
-	default:
+	t0 := time.Now()
+	src, in, file, err := formats.OpenArray(path) // once: a FIFO gives its bytes to the first open only
+	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--in: %w", err)
 	}
-	streamable := err == nil
+	if file != nil {
+		defer file.Close()
+	}
+	streamable := in == nil
 	shape := src.Shape
-	var in *tensor.Tensor
 	var read time.Duration
 	if !streamable {
-		t0 := time.Now()
-		if in, err = readInput(c, "in"); err != nil {
-			return nil, tm, nil, err
-		}
 		read, shape = time.Since(t0), in.Shape
 	}
 	g, err := reduce.Plan(shape, opt.Axis)
