@@ -253,7 +253,7 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
 		{"cov rank", []string{"cov", "--in", flat, "--out-cov", out}, ExitError, "want sample sets (N, T, P)"},
 		{"cov cube rank", []string{"cov", "--cube", flat, "--out-cov", out}, ExitError, "(T, H, W)"},
-		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "no location"},
+		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "rect.npy has 3×4 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 1)"},
 		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", out}, ExitUsage, "--cube"},
 		{"chol no input", []string{"chol", "--out-l", out}, ExitUsage, "--in"},
 		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},
