@@ -53,7 +53,7 @@ func TestCovCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		outC, outM, outR := filepath.Join(dir, d+"C.npy"), filepath.Join(dir, d+"m.npy"), filepath.Join(dir, d+"rho.npy")
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "cov", "--in", in, "--estimator", "paco",
 			"--out-cov", outC, "--out-mean", outM, "--out-rho", outR)
@@ -180,7 +180,7 @@ func TestCholCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		p := func(s string) string { return filepath.Join(dir, d+s) }
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "chol", "--in", ain,
 			"--out-l", p("L.npy"), "--inverse", p("inv.npy"), "--logdet", p("ld.npy"),
