@@ -7,14 +7,20 @@
 # lavapipe by name, go, GDAL or the source tree must pass there anyway or
 # skip saying what a packed binary lacks (issue 34, defect 9).
 #
-#   scripts/packed-tests.sh [-run REGEXP] [PKG...]   default: capi cli
+#   scripts/packed-tests.sh [-run RE] [-skip RE] [-v] [PKG...]   default: capi cli
+# (-run, -skip and -v are go test's). CI runs it once, less cli's TestBench
+# and TestVerify (6 minutes on SwiftShader; vkstat verify --device all runs
+# there anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run=()
-if [ "${1:-}" = -run ]; then
-	run=(-test.run "$2")
-	shift 2
-fi
+flags=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-run | -skip) flags+=("-test.${1#-}" "$2") && shift 2 ;;
+	-v) flags+=(-test.v) && shift ;;
+	*) break ;;
+	esac
+done
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(capi cli)
 
@@ -41,6 +47,6 @@ rc=0
 for rel in "${pkgs[@]}"; do
 	echo "== $rel (packed, SwiftShader only, no go)"
 	(cd "$dist/tests/$rel" && env -u VK_ADD_DRIVER_FILES -u VK_ICD_FILENAMES PATH="$path" VK_DRIVER_FILES="$icd" \
-		CI=true VKSTAT_TEST_VULKAN=1 "./$(basename "$rel").test" -test.short -test.timeout 20m "${run[@]}") || rc=1
+		CI=true VKSTAT_TEST_VULKAN=1 "./$(basename "$rel").test" -test.short -test.timeout 20m "${flags[@]}") || rc=1
 done
 exit $rc
