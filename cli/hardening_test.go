@@ -406,7 +406,7 @@ func TestCentreOutsideFrame(t *testing.T) {
 	}
 }
 
-// Issue 34: --out-dir '' is refused; it wrote into the current directory.
+// Issue 34: an empty --out-dir is refused; it wrote into the current directory.
 func TestOutDirEmpty(t *testing.T) {
 	a := writeNPY(t, t.TempDir(), "a.npy", tensor.FromF64(ramp(12), 3, 4))
 	for _, args := range [][]string{
