@@ -249,7 +249,7 @@ func TestBadInput(t *testing.T) {
 		{"no loader", map[string]string{"VKSTAT_VULKAN_LIB": filepath.Join(dir, "libvulkan-missing.so")},
 			[]string{"--device", "lavapipe", "map", "--x", x, "--y", x, "--out", out}, "install the Vulkan loader", 1},
 		{"unknown device", nil, []string{"--device", "no-such-gpu", "map", "--x", x, "--y", x, "--out", out}, "unknown device", 2},
-		{"bad flag value", nil, []string{"--device", "cpu", "reduce", "--in", x, "--axis", "abc", "--out-dir", outDir}, "invalid value", 2},
+		{"bad flag value", nil, []string{"--device", "cpu", "reduce", "--in", x, "--axis", "abc", "--out-dir", outDir}, "want an axis", 2},
 		{"bad precision", nil, []string{"--device", "cpu", "--precision", "f16", "map", "--x", x, "--y", x, "--out", out}, "unknown precision", 2},
 	}
 	for _, c := range cases {

@@ -183,8 +183,8 @@ func TestCholCommand(t *testing.T) {
 	for _, d := range float64DevicesUnderTest(t) {
 		p := func(s string) string { return filepath.Join(dir, d+s) }
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "chol", "--in", ain,
-			"--out-l", p("L.npy"), "--inverse", p("inv.npy"), "--logdet", p("ld.npy"),
-			"--solve", bin, "--out", p("X.npy"), "--out-quad", p("q.npy"), "--out-info", p("info.npy"))
+			"--out-l", p("L.npy"), "--out-inverse", p("inv.npy"), "--out-logdet", p("ld.npy"),
+			"--solve", bin, "--out-x", p("X.npy"), "--out-quad", p("q.npy"), "--out-info", p("info.npy"))
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", d, code, stderr)
 		}
@@ -216,7 +216,7 @@ func TestCholCommand(t *testing.T) {
 	vec := tensor.FromF64(b.F64[:5], 5)
 	o, v := writeNPY(t, dir, "one.npy", one), writeNPY(t, dir, "vec.npy", vec)
 	out := filepath.Join(dir, "x1.npy")
-	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out", out); code != 0 || !strings.Contains(stdout, "0 failed") {
+	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out-x", out); code != 0 || !strings.Contains(stdout, "0 failed") {
 		t.Fatalf("one matrix: exit %d: %s %s", code, stdout, stderr)
 	}
 	x, _ := formats.ReadNPY(out)
@@ -259,10 +259,10 @@ func TestCovCholBadInput(t *testing.T) {
 		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},
 		{"chol non-square", []string{"chol", "--in", rect, "--out-l", out}, ExitError, "not square"},
 		{"chol rank", []string{"chol", "--in", flat}, ExitError, "want matrices (N, P, P)"},
-		{"chol solve without out", []string{"chol", "--in", spd, "--solve", badB}, ExitUsage, "--solve and --out"},
-		{"chol out without solve", []string{"chol", "--in", spd, "--out", out}, ExitUsage, "--solve and --out"},
+		{"chol solve without out", []string{"chol", "--in", spd, "--solve", badB}, ExitUsage, "--solve and --out-x"},
+		{"chol out without solve", []string{"chol", "--in", spd, "--out-x", out}, ExitUsage, "--solve and --out-x"},
 		{"chol quad without solve", []string{"chol", "--in", spd, "--out-quad", out}, ExitUsage, "--out-quad needs --solve"},
-		{"chol B shape", []string{"chol", "--in", spd, "--solve", badB, "--out", out}, ExitError, "does not fit"},
+		{"chol B shape", []string{"chol", "--in", spd, "--solve", badB, "--out-x", out}, ExitError, "does not fit"},
 		{"chol missing B", []string{"chol", "--in", spd, "--solve", missing, "--out", out}, ExitError, "missing.npy"},
 		{"chol output dir", []string{"chol", "--in", spd, "--out-l", filepath.Join(dir, "no", "such", "L.npy")}, ExitError, "does not exist"},
 	}

@@ -21,7 +21,7 @@ func TestLatentSpectraSlope(t *testing.T) {
 	dir := t.TempDir()
 	for _, beta := range []float64{0, 1, 2, 3} {
 		in := filepath.Join(dir, fmt.Sprintf("lat%g.npy", beta))
-		code, _, stderr := run(t, "synth", "latent", "--shape", "4,4,8,32,32", "--time-rho", "0", "--slope", fmt.Sprint(beta), "--seed", "3", "--out", in)
+		code, _, stderr := run(t, "synth", "latent", "--shape", "4,4,8,32,32", "--time-rho", "0", "--slope", fmt.Sprint(-beta), "--seed", "3", "--out", in)
 		if code != 0 {
 			t.Fatalf("synth latent: %s", stderr)
 		}

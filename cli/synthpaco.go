@@ -153,7 +153,7 @@ Examples:
        --companion sep=15,pa=0,flux=40 --companion sep=35,pa=200,flux=15 \
        --seed 7 --format both --out-dir adi2/`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "output directory (created if needed)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "output directory (created if needed)"},
 			&ucli.StringFlag{Name: "size", Value: "100", Usage: "frame size: N (N×N) or H,W pixels"},
 			&ucli.IntFlag{Name: "frames", Value: def.Frames, Usage: "number of frames T (at least 2)"},
 			&ucli.Float64Flag{Name: "rotation", Value: def.RotationDeg, Usage: "total field rotation over the sequence, degrees"},

@@ -48,7 +48,7 @@ Examples:
 			&ucli.Float64Flag{Name: "change", Value: 1, Usage: "factor on σ in the change rectangle from the middle date on (1: no change)"},
 			&ucli.IntFlag{Name: "nodata-border", Usage: "width of a 0+0j border marked as nodata (0: none)"},
 			&ucli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the dates (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the dates (created if missing)"},
 		},
 		Action: runSynthStack,
 	}

@@ -781,3 +781,14 @@ func EncodeFITS(w io.Writer, t *tensor.Tensor, cards []FITSCard) (err error) {
 func WriteFITS(path string, t *tensor.Tensor, cards []FITSCard) error {
 	return AtomicWrite(path, func(w io.Writer) error { return EncodeFITS(w, t, cards) })
 }
+
+// asciiOnly replaces what a FITS header cannot hold (printable ASCII only)
+// with '?'.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 32 || r > 126 {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -8,13 +8,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -27,7 +27,8 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // all or none: the SNR, flux and σ maps (FITS, with the run's header
 // cards and creator, and/or NPY as t.Format says), detections.csv and
 // .json, contrast.csv, .json and .png, contrast_check.csv with the check,
-// and snr.png with the detections circled.
+// and snr.png with the detections circled (the pictures in t.Plot's
+// format: .svg or .pdf instead of .png).
 func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string) error {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []formats.FITSCard{
@@ -80,29 +81,27 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(&outs, dir, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
+	addContrastOutputs(&outs, dir, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center, t.Plot)
 	if o.ContrastCheck {
 		addContrastCheckOutputs(&outs, dir, res.Checks)
 	}
-	marks := make([]formats.Mark, len(dets))
+	marks := make([]figure.Mark, len(dets))
 	for i, d := range dets {
-		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
+		marks[i] = figure.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
 	}
-	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
-	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
-		img, err := formats.RenderSNR(snr, marks, title)
-		if err != nil {
-			return err
-		}
-		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless a north offset
-		return png.Encode(w, img)
-	})
+	// N up, E left unless a north offset.
+	m := figure.Map{Data: snr, Title: fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T), BarLabel: "SNR",
+		Marks: marks, Compass: &figure.Compass{NorthOffset: o.NorthOffset}}
+	if err := m.Check(); err != nil {
+		return err
+	}
+	outs.Add(filepath.Join(dir, t.Plot.File("snr")), func(w io.Writer) error { return figure.Encode(w, m, t.Plot) })
 	return outs.Commit()
 }
 
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
-// (PACO.md's contrast curve) in outs.
-func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
+// (PACO.md's contrast curve; .svg or .pdf in plot) in outs.
+func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo, plot figure.Format) {
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
@@ -137,8 +136,8 @@ func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.Contrast
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	})
-	outs.Add(filepath.Join(dir, "contrast.png"), func(w io.Writer) error {
-		p := formats.LinePlot{Title: fmt.Sprintf("PACO %g-sigma detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
+	outs.Add(filepath.Join(dir, plot.File("contrast")), func(w io.Writer) error {
+		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
 		useMag := false
 		for _, c := range curve {
@@ -149,19 +148,17 @@ func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.Contrast
 		if useMag {
 			p.YLabel, p.LogY, p.InvertY = "contrast (delta mag)", false, true
 		}
+		var s figure.Series
 		for _, c := range curve {
-			p.X = append(p.X, c.Sep)
+			s.X = append(s.X, c.Sep)
 			if useMag {
-				p.Y = append(p.Y, c.Mag)
+				s.Y = append(s.Y, c.Mag)
 			} else {
-				p.Y = append(p.Y, c.Flux)
+				s.Y = append(s.Y, c.Flux)
 			}
 		}
-		img, err := formats.RenderLinePlot(p)
-		if err != nil {
-			return err
-		}
-		return formats.EncodePNG(w, img)
+		p.Series = []figure.Series{s}
+		return figure.Encode(w, p, plot)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
@@ -27,6 +28,8 @@ type Target struct {
 	Cube, Angles, PSF, Truth string
 	// Format names the map files a writer makes: fits, npy or both.
 	Format string
+	// Plot is the pictures' format (snr.png, contrast.png): "" is PNG.
+	Plot figure.Format
 	// Options are the analysis'; Read sets PSF and HeaderCenter from the
 	// files.
 	Options paco.Options

@@ -181,8 +181,8 @@ func NewPlan(cfg Config, g Grid) (*Plan, error) {
 		c.W = p.MLCols - c.X
 	}
 	if c.Y < 0 || c.X < 0 || c.H < 1 || c.W < 1 || c.Y+c.H > p.MLRows || c.X+c.W > p.MLCols {
-		return nil, fmt.Errorf("%w: crop of %d×%d (rows×columns) at row %d, column %d lies outside the %d×%d multilooked image",
-			ErrConfig, c.H, c.W, c.Y, c.X, p.MLRows, p.MLCols)
+		return nil, fmt.Errorf("%w: crop of %d×%d (columns×rows) at column %d, row %d lies outside the %d×%d (columns×rows) multilooked image",
+			ErrConfig, c.W, c.H, c.X, c.Y, p.MLCols, p.MLRows)
 	}
 	p.Crop = c
 	p.H, p.W = c.H, c.W
