@@ -609,45 +609,57 @@ func decodeFITSData(raw []byte, bitpix int, shape []int, sc fitsScaling) *tensor
 		return t
 	}
 	t := &tensor.Tensor{Shape: shape, DType: tensor.F64}
-	if inPlace && (bitpix == -64 || bitpix == 64) {
+	size := abs(bitpix) / 8
+	inPlace = inPlace && size == 8
+	if inPlace {
 		t.F64 = unsafe.Slice((*float64)(unsafe.Pointer(&raw[0])), n)
 	} else {
 		t.F64 = make([]float64, n)
 	}
 	out := t.F64
 	be := binary.BigEndian
+	var get func(i int) int64
 	switch bitpix {
-	case -32:
-		for i := range out {
-			out[i] = float64(math.Float32frombits(be.Uint32(raw[4*i:])))
-		}
-	case -64:
-		for i := range out {
-			out[i] = math.Float64frombits(be.Uint64(raw[8*i:]))
-		}
-	default:
-		var get func(i int) int64
+	case 8:
+		get = func(i int) int64 { return int64(raw[i]) }
+	case 16:
+		get = func(i int) int64 { return int64(int16(be.Uint16(raw[2*i:]))) }
+	case 32:
+		get = func(i int) int64 { return int64(int32(be.Uint32(raw[4*i:]))) }
+	case 64:
+		get = func(i int) int64 { return int64(be.Uint64(raw[8*i:])) }
+	}
+	// Block by block; raw's pages are given back behind the conversion
+	// when it is not the output, so that a narrower image (int16: 2 bytes
+	// an element) is never held whole beside its float64 array (10 bytes an
+	// element at the peak, not 8).
+	const block = 1 << 17
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
 		switch bitpix {
-		case 8:
-			get = func(i int) int64 { return int64(raw[i]) }
-		case 16:
-			get = func(i int) int64 { return int64(int16(be.Uint16(raw[2*i:]))) }
-		case 32:
-			get = func(i int) int64 { return int64(int32(be.Uint32(raw[4*i:]))) }
-		default:
-			get = func(i int) int64 { return int64(be.Uint64(raw[8*i:])) }
-		}
-		for i := range out {
-			v := get(i)
-			if sc.hasBlank && v == sc.blank {
-				out[i] = math.NaN()
-				continue
+		case -32:
+			for i := lo; i < hi; i++ {
+				out[i] = float64(math.Float32frombits(be.Uint32(raw[4*i:])))
 			}
-			out[i] = float64(v)
+		case -64:
+			for i := lo; i < hi; i++ {
+				out[i] = math.Float64frombits(be.Uint64(raw[8*i:]))
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				if v := get(i); sc.hasBlank && v == sc.blank {
+					out[i] = math.NaN()
+				} else {
+					out[i] = float64(v)
+				}
+			}
 		}
-		if !scaled {
-			return t
+		if !inPlace {
+			releaseMemory(raw[lo*size : hi*size])
 		}
+	}
+	if bitpix > 0 && !scaled {
+		return t
 	}
 	for i, v := range out {
 		out[i] = sc.bzero + sc.bscale*v
