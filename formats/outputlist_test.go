@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,28 +35,6 @@ func commitOwned(t *testing.T, dir, by string, names ...string) {
 	}
 }
 
-// dirNames lists dir, sorted.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-func wantNames(t *testing.T, dir string, want ...string) {
-	t.Helper()
-	slices.Sort(want)
-	if got := dirNames(t, dir); !slices.Equal(got, want) {
-		t.Errorf("%s holds %q, want %q", dir, got, want)
-	}
-}
-
 // Issue 34, defect 1: the output list removes only what the last run of the
 // same command wrote and nobody changed since, never an input of this
 // process, never through a symbolic link; other commands' outputs and the
@@ -78,10 +55,10 @@ func TestOutputListRemovesOnlyItsOwn(t *testing.T) {
 	commitOwned(t, d, "reduce", "var.npy")
 	// max.npy and mean.npy were reduce's and unchanged: gone; std.npy is the
 	// user's now, min.npy an input, truth.json and cube.npy synth's.
-	wantNames(t, d, "var.npy", "std.npy", "min.npy", "truth.json", "cube.npy", OutputsList)
+	assertDir(t, d, []string{"var.npy", "std.npy", "min.npy", "truth.json", "cube.npy", OutputsList})
 	// synth run again without cube.npy removes its own.
 	commitOwned(t, d, "synth", "truth.json")
-	wantNames(t, d, "var.npy", "std.npy", "min.npy", "truth.json", OutputsList)
+	assertDir(t, d, []string{"var.npy", "std.npy", "min.npy", "truth.json", OutputsList})
 
 	// A list of bare names (the old format, or forged) removes nothing.
 	f := t.TempDir()
@@ -90,7 +67,7 @@ func TestOutputListRemovesOnlyItsOwn(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(f, OutputsList), []byte("notes.txt\nmean.npy\r\n"), 0o644)
 	commitOwned(t, f, "reduce", "max.npy")
-	wantNames(t, f, "notes.txt", "mean.npy", "max.npy", OutputsList)
+	assertDir(t, f, []string{"notes.txt", "mean.npy", "max.npy", OutputsList})
 
 	// A list that is a symbolic link to another folder's is not read: here
 	// a copy of d made of hard links, which d's list names exactly.
@@ -103,11 +80,11 @@ func TestOutputListRemovesOnlyItsOwn(t *testing.T) {
 	}
 	os.Symlink(filepath.Join(d, OutputsList), filepath.Join(g, OutputsList))
 	commitOwned(t, g, "reduce", "c.npy")
-	wantNames(t, g, "a.npy", "b.npy", "c.npy", OutputsList)
+	assertDir(t, g, []string{"a.npy", "b.npy", "c.npy", OutputsList})
 	if st, err := os.Lstat(filepath.Join(g, OutputsList)); err != nil || !st.Mode().IsRegular() {
 		t.Errorf("the symbolic link %s is not replaced by a list: %v", OutputsList, st.Mode())
 	}
-	wantNames(t, d, "std.npy", "min.npy", "truth.json", "a.npy", "b.npy", OutputsList) // var.npy: reduce's, not written again
+	assertDir(t, d, []string{"std.npy", "min.npy", "truth.json", "a.npy", "b.npy", OutputsList}) // var.npy: reduce's, not written again
 }
 
 // The list's lines survive an editor's CRLF and name any file name: one
@@ -126,7 +103,7 @@ func TestOutputListNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	commitOwned(t, d, "latent", "x.npy")
-	wantNames(t, d, "x.npy", OutputsList)
+	assertDir(t, d, []string{"x.npy", OutputsList})
 
 	// A line naming the list itself, with its identity: nothing removed.
 	st, _ := os.Lstat(list)
@@ -139,7 +116,7 @@ func TestOutputListNames(t *testing.T) {
 		t.Errorf("a line naming the list itself is read: %q", self)
 	}
 	commitOwned(t, d, "latent", "y.npy")
-	wantNames(t, d, "x.npy", "y.npy", OutputsList)
+	assertDir(t, d, []string{"x.npy", "y.npy", OutputsList})
 }
 
 // Issue 34, defect 2: the list is read only when it is a regular file, and
@@ -175,7 +152,7 @@ func TestOutputListReadBounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantNames(t, d, "x.npy", OutputsList)
+			assertDir(t, d, []string{"x.npy", OutputsList})
 			if st, err := os.Lstat(list); err != nil || !st.Mode().IsRegular() || st.Size() > 4096 {
 				t.Errorf("the list is not replaced by a small regular file: %v %v", st.Mode(), err)
 			}
@@ -297,5 +274,5 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	if err := o.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	wantNames(t, d, append(kept, "mean.npy", "S")...)
+	assertDir(t, d, append(kept, "mean.npy", "S"))
 }
