@@ -53,7 +53,7 @@ func TestCovCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		outC, outM, outR := filepath.Join(dir, d+"C.npy"), filepath.Join(dir, d+"m.npy"), filepath.Join(dir, d+"rho.npy")
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "cov", "--in", in, "--estimator", "paco",
 			"--out-cov", outC, "--out-mean", outM, "--out-rho", outR)
@@ -180,7 +180,7 @@ func TestCholCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		p := func(s string) string { return filepath.Join(dir, d+s) }
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "chol", "--in", ain,
 			"--out-l", p("L.npy"), "--out-inverse", p("inv.npy"), "--out-logdet", p("ld.npy"),
@@ -253,7 +253,7 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
 		{"cov rank", []string{"cov", "--in", flat, "--out-cov", out}, ExitError, "want sample sets (N, T, P)"},
 		{"cov cube rank", []string{"cov", "--cube", flat, "--out-cov", out}, ExitError, "(T, H, W)"},
-		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "no location"},
+		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "rect.npy has 3×4 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 1)"},
 		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", out}, ExitUsage, "--cube"},
 		{"chol no input", []string{"chol", "--out-l", out}, ExitUsage, "--in"},
 		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},

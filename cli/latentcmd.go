@@ -270,7 +270,7 @@ func runLatent(c *ucli.Context) error {
 	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "latent")
 	var files []string
 	add := func(name string, write func(w io.Writer) error) {
 		outs.Add(filepath.Join(dir, name), write)

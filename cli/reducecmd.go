@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -78,7 +77,7 @@ Examples:
 			tw := time.Now()
 			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
-			outs.OwnDir(dir)
+			outs.OwnDir(dir, "reduce")
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
@@ -126,23 +125,18 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if err := fileExists("in", path); err != nil {
 		return nil, tm, nil, err
 	}
-	src, file, err := formats.OpenSource(path)
-	switch {
-	case err == nil:
-		defer file.Close()
-	case errors.Is(err, formats.ErrNotStreamable):
-	default:
+	t0 := time.Now()
+	src, in, file, err := formats.OpenArray(path) // once: a FIFO gives its bytes to the first open only
+	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--in: %w", err)
 	}
-	streamable := err == nil
+	if file != nil {
+		defer file.Close()
+	}
+	streamable := in == nil
 	shape := src.Shape
-	var in *tensor.Tensor
 	var read time.Duration
 	if !streamable {
-		t0 := time.Now()
-		if in, err = readInput(c, "in"); err != nil {
-			return nil, tm, nil, err
-		}
 		read, shape = time.Since(t0), in.Shape
 	}
 	view, axis, err := reduce.MergeAxes(shape, axes)

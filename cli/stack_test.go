@@ -161,6 +161,9 @@ func TestStackCommand(t *testing.T) {
 // TestStackGdalTranslateInputs: dates converted to GeoTIFF by gdal_translate
 // (an independent writer) give the statistics the ENVI originals give.
 func TestStackGdalTranslateInputs(t *testing.T) {
+	if !formats.HaveGDAL {
+		t.Skip("built without GDAL (-tags nogdal, as scripts/gpu-run.sh packs): reads no GeoTIFF")
+	}
 	gt, err := exec.LookPath("gdal_translate")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

@@ -299,7 +299,7 @@ func runStack(c *ucli.Context) error {
 	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "stack")
 	var written []string
 	add := func(name string, write func(w io.Writer) error) {
 		p := filepath.Join(dir, name)

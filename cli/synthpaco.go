@@ -264,7 +264,7 @@ func synthPacoAction(c *ucli.Context) error {
 	}
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
-	out.OwnDir(dir)
+	out.OwnDir(dir, "synth paco")
 	if err := addSynthDataset(&out, dir, ds, exts); err != nil {
 		return err
 	}

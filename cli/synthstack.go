@@ -122,7 +122,7 @@ func runSynthStack(c *ucli.Context) error {
 
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "synth stack")
 	sigma, changed := st.Maps()
 	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
 	if err := outs.AddRaster(filepath.Join(dir, "reflectivity.tif"), mapSpec, sigma); err != nil {

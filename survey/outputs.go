@@ -57,7 +57,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	snr, flux, sigma := maps.Tensors()
 	outs := &targetOutputs{Outputs: formats.Outputs{Ctx: ctx}, dir: dir}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "paco")
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor

@@ -310,6 +310,12 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 	case CenterGiven:
 		info.Source, info.Y, info.X = "option", o.CenterYX[0], o.CenterYX[1]
 	}
+	// Outside the frame is refused here, in the centre's own numbers: as
+	// ints, 1e30 printed as −9223372036854775808.
+	if !(info.Y > -0.5 && info.Y < float64(H)-0.5 && info.X > -0.5 && info.X < float64(W)-0.5) {
+		from := map[string]string{"option": "given", "header": "the header's CRPIX2−1, CRPIX1−1", "estimated": "measured"}[info.Source]
+		return info, fmt.Errorf("centre (%g, %g) is outside the %d×%d frame (%s)", info.Y, info.X, H, W, from)
+	}
 	info.Used = [2]int{int(math.Round(info.Y)), int(math.Round(info.X))}
 	if info.Source == "estimated" || info.Source == "header" {
 		if d := math.Hypot(info.Y-float64(H/2), info.X-float64(W/2)); d > 0.5 {
