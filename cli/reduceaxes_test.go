@@ -11,7 +11,7 @@ import (
 )
 
 // TestReduceAdjacentAxes: --axis takes adjacent axes as NumPy's axis=(1, 2)
-// does, and all as axis=None, on every device under test (a Vulkan device
+// does, and all as axis=None, on every device under test with float64 (a Vulkan device
 // streams the NPY file): the means of a (3, 4, 5) ramp over axes 1,2 are
 // each frame's mean, computed here by hand; the sum over all is one value;
 // axes that are not adjacent are an error saying so.
@@ -23,7 +23,7 @@ func TestReduceAdjacentAxes(t *testing.T) {
 		x.F64[i] = float64(i*i%23) - 4
 	}
 	in := writeNPY(t, dir, "x.npy", x)
-	for _, dev := range devicesUnderTest(t) {
+	for _, dev := range float64DevicesUnderTest(t) {
 		out := filepath.Join(dir, dev)
 		if code, _, stderr := run(t, "--device", dev, "reduce", "--in", in, "--axis", "2,-2", "--stat", "mean", "--out-dir", out); code != 0 {
 			t.Fatalf("%s: exit %d: %s", dev, code, stderr)
