@@ -41,9 +41,13 @@ typedef struct {
 	int float16;
 	int int8;
 	uint64_t max_memory_allocation;
+	// min_import_alignment is VK_EXT_external_memory_host's
+	// minImportedHostPointerAlignment (0 without the extension).
+	uint64_t min_import_alignment;
 } vks_props2;
 
-void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out);
+void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext,
+	int has_host_import_ext, vks_props2 *out);
 
 // vks_query_memory_budget fills budget and usage (VK_MAX_MEMORY_HEAPS
 // entries each) from VkPhysicalDeviceMemoryBudgetPropertiesEXT and returns
@@ -59,5 +63,17 @@ typedef struct {
 	PFN_vkUpdateDescriptorSets updateSets;
 	PFN_vkCmdBindDescriptorSets bindSets;
 	PFN_vkAllocateDescriptorSets allocSets;
+	// The calls that take a create-info, made from C (cmds.go): vulkan-go
+	// copies create-infos into C memory it never frees.
+	PFN_vkBeginCommandBuffer beginCmd;
+	PFN_vkAllocateCommandBuffers allocCmds;
+	PFN_vkCreateBuffer createBuffer;
+	PFN_vkGetBufferMemoryRequirements bufferReqs;
+	PFN_vkAllocateMemory allocMemory;
+	PFN_vkCreateQueryPool createQueryPool;
+	PFN_vkCreateDescriptorPool createDescriptorPool;
+	PFN_vkCreateFence createFence;
+	// hostPointerProps is NULL unless VK_EXT_external_memory_host is enabled.
+	PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProps;
 } vks_dev;
 #endif

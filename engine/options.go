@@ -47,6 +47,14 @@ type DeviceOptions struct {
 	// reports them absent, does not enable them, and the pipelines take
 	// the variants written for devices without them.
 	Disable Features
+	// NoImport keeps the data path from importing the caller's memory
+	// (VK_EXT_external_memory_host): every copy goes through staging.
+	NoImport bool
+	// NoCache frees device and staging memory as soon as no buffer uses
+	// it, rather than keeping it for the next buffers (memory.go), as
+	// PYTORCH_NO_CUDA_MEMORY_CACHING=1 does for PyTorch: for measuring
+	// what the cache saves, and for tools that watch allocations.
+	NoCache bool
 }
 
 // Features is a set of optional device features.
@@ -111,6 +119,8 @@ var ErrBadOption = errors.New("bad engine option")
 //	VKSTAT_TRANSFER       auto, main or queue
 //	VKSTAT_STAGING_CHUNK  the largest staging chunk, as a size
 //	VKSTAT_DISABLE        features to treat as absent: float64, float16, subgroup
+//	VKSTAT_IMPORT         0: never import host memory (copies go through staging)
+//	VKSTAT_NO_CACHE       1: free device memory when no buffer uses it (no cache)
 func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	var o DeviceOptions
 	var err error
@@ -130,6 +140,20 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 		o.Discrete = true
 	default:
 		return o, fmt.Errorf("VKSTAT_DISCRETE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	}
+	switch v := strings.ToLower(os.Getenv("VKSTAT_NO_CACHE")); v {
+	case "", "0", "false", "no":
+	case "1", "true", "yes":
+		o.NoCache = true
+	default:
+		return o, fmt.Errorf("VKSTAT_NO_CACHE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	}
+	switch v := strings.ToLower(os.Getenv("VKSTAT_IMPORT")); v {
+	case "", "1", "true", "yes":
+	case "0", "false", "no":
+		o.NoImport = true
+	default:
+		return o, fmt.Errorf("VKSTAT_IMPORT=%q: %w (want 0 or 1)", v, ErrBadOption)
 	}
 	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
 		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)

@@ -12,13 +12,16 @@ import (
 
 // dataPathModes are the ways a device can move data; every one must give
 // the same bytes. The discrete modes run the staging ring with chunks far
-// smaller than the data, so that slots are reused many times.
+// smaller than the data, so that slots are reused many times; where the
+// device imports host memory, large arrays skip the ring except in
+// discrete+staging.
 var dataPathModes = []struct {
 	name string
 	opt  engine.DeviceOptions
 }{
 	{"default", engine.DeviceOptions{}},
 	{"discrete", engine.DeviceOptions{Discrete: true, StagingChunk: 64 << 10}},
+	{"discrete+staging", engine.DeviceOptions{Discrete: true, NoImport: true, StagingChunk: 64 << 10}},
 	{"discrete+queue", engine.DeviceOptions{Discrete: true, Transfer: engine.TransferQueue, StagingChunk: 4 << 10}},
 	{"queue", engine.DeviceOptions{Transfer: engine.TransferQueue}},
 }
