@@ -323,8 +323,8 @@ func (gb *gatherBuffers) Release() { engine.ReleaseAll([]*engine.Buffer{gb.Cube,
 // VulkanGather is Vulkan on the sample sets that g gathers from a (T, H, W)
 // cube: the cube is uploaded once and patches are gathered by the kernel;
 // one submission in all.
-func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
-	var tm engine.Timing
+func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (_ *Result, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	if _, err := gatherSource(cube, g, opt); err != nil {
 		return nil, tm, err
 	}

@@ -258,8 +258,8 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 // tile covers the array and the device merges its records, reduce_central
 // running in the same submission on the same window (nil otherwise: see
 // RunCentral).
-func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
-	var tm engine.Timing
+func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	g, err := Plan(src.Shape, opt.Axis)
 	if err != nil {
 		return nil, nil, tm, err
@@ -472,16 +472,19 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 				a.add(chost, ctile, g, ck.double)
 				cm = a.finish()
 				tm.Download += time.Since(t0)
+				tm.AddPhase(engine.TimeConvert, time.Since(t0))
 			}
 			return out, cm, tm, nil
 		}
 		t0 := time.Now()
 		mergeRecords(acc, host[:nrec*recSize], t, g, accDouble)
 		tm.Download += time.Since(t0)
+		tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	}
 	t0 := time.Now()
 	out := acc.finish(g, outType(src.DType), opt, stats)
 	tm.Download += time.Since(t0)
+	tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	return out, nil, tm, nil
 }
 
