@@ -97,6 +97,7 @@ func runCov(c *ucli.Context) error {
 		flag = "cube"
 	}
 	path := c.String(flag)
+	tr := time.Now()
 	in, err := readInput(c, flag)
 	if err != nil {
 		return err
@@ -118,10 +119,12 @@ func runCov(c *ucli.Context) error {
 		return fmt.Errorf("--%s: %s has %w", flag, path, err)
 	}
 
+	read := time.Since(tr)
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
+	s.read = read
 	var res *cov.Result
 	var tm engine.Timing
 	t := in.Shape[1]
@@ -141,6 +144,7 @@ func runCov(c *ucli.Context) error {
 	if single {
 		res.Squeeze()
 	}
+	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	var written []string
@@ -159,6 +163,7 @@ func runCov(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
+	s.write = time.Since(tw)
 	for _, l := range written {
 		fmt.Fprintln(c.App.Writer, l)
 	}
