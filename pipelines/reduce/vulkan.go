@@ -554,8 +554,27 @@ func (t tile) input(seq *engine.Sequence, dev *engine.Device, buf *engine.Buffer
 		return b, skip
 	}
 	size, skip, fill := t.window(g, es, align, src)
-	seq.UploadFrom(buf, 0, size, fill)
+	if raw := t.raw(g, es, align, src, size); raw != nil {
+		// From memory: the device may copy straight from it (imported).
+		seq.Upload(buf, 0, raw)
+	} else {
+		seq.UploadFrom(buf, 0, size, fill)
+	}
 	return engine.Binding{Buf: buf, Size: size}, skip
+}
+
+// raw is t's window of size bytes as a part of src's memory, where src
+// lies in memory and the window is one run of it; nil otherwise.
+func (t tile) raw(g Geometry, es int, align int64, src tensor.Source, size int64) []byte {
+	if src.Raw == nil || t.gather {
+		return nil
+	}
+	first, _ := t.span(g, es)
+	start := first / align * align
+	if start+size > int64(len(src.Raw)) {
+		return nil
+	}
+	return src.Raw[start : start+size]
 }
 
 // inputBytes is the input buffer the tiles need: their largest window
