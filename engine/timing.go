@@ -77,6 +77,11 @@ const (
 	// TimeConvert: the host's work on downloaded results (merging
 	// partials, converting types), which pipelines add.
 	TimeConvert = "convert"
+	// TimeResults: allocating the host arrays results are written into
+	// (a fresh 256 MiB array is zeroed or faulted in page by page), which
+	// pipelines add; none where the caller lends them (mapx.RunInto, the
+	// C ABI's out=).
+	TimeResults = "results"
 )
 
 // enginePhases are the phases a Device accumulates, indexed by the ph*

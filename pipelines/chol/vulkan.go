@@ -3,6 +3,7 @@ package chol
 import (
 	"context"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -275,7 +276,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, r Request) (_ *Result, tm e
 	if err != nil {
 		return nil, tm, err
 	}
+	t0 := time.Now()
 	res := r.newResult(d, r.A.DType)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if d.n == 0 {
 		return res, tm, nil
 	}

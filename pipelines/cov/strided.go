@@ -3,6 +3,7 @@ package cov
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -179,7 +180,9 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		return nil, tm, err
 	}
 	n, t, p := src.n, src.t, src.p
+	t0 := time.Now()
 	res := newResult(outType(x.DType), n, p)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if n == 0 {
 		return res, tm, nil
 	}

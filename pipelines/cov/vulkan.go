@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -334,7 +335,9 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 		cube = cube.As(tensor.F32)
 	}
 	n, p := len(g.Locations), len(g.Offsets)
+	t0 := time.Now()
 	res := newResult(cube.DType, n, p)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if n == 0 {
 		return res, tm, nil
 	}

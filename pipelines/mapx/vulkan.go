@@ -18,7 +18,9 @@ func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params)
 	m := engine.Begin(dev)
 	t0 := time.Now()
 	z := tensor.New(x.DType, x.Shape...)
+	made := time.Since(t0)
 	tm, err := RunInto(ctx, dev, z, x, y, p)
+	tm.AddPhase(engine.TimeResults, made)
 	if dev == nil {
 		// The CPU path's time includes allocating z, as it always has.
 		el := time.Since(t0)
@@ -64,8 +66,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
 	}
 	m := engine.Begin(dev)
+	t0 := time.Now()
 	z := tensor.New(x.DType, x.Shape...)
+	made := time.Since(t0)
 	tm, err := vulkanInto(ctx, dev, z, x, y, p)
+	tm.AddPhase(engine.TimeResults, made)
 	m.End(&tm)
 	if err != nil {
 		return nil, tm, err

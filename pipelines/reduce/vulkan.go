@@ -429,7 +429,9 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	var host []byte
 	var acc *accum
 	if fin == nil {
+		t0 := time.Now()
 		host, acc = make([]byte, maxRec*recSize), newAccum(g.Outputs())
+		tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	}
 
 	for _, t := range tiles {
