@@ -38,7 +38,11 @@ type ring struct {
 	next  int
 }
 
-// chunkFor is the chunk size for a transfer of total bytes.
+// chunkFor is the chunk size for a transfer of total bytes: a quarter of
+// it, as a power of two from minChunk to the limit, so that a transfer
+// takes at least four chunks where it can and the host copy of one overlaps
+// the device's copy of the one before (one chunk the size of the array
+// would leave the two in turn).
 func (r *ring) chunkFor(total int64) int64 {
 	limit := r.d.opt.StagingChunk
 	if limit <= 0 {
@@ -46,7 +50,7 @@ func (r *ring) chunkFor(total int64) int64 {
 	}
 	limit = max(alignUp(limit, 256), 256)
 	c := int64(minChunk)
-	for c < total && c < limit {
+	for 4*c < total && c < limit {
 		c *= 2
 	}
 	return min(c, limit)
