@@ -230,3 +230,53 @@ func TestCacheWithinBudget(t *testing.T) {
 		t.Errorf("after Trim: %+v", u)
 	}
 }
+
+// TestRegisterImportsOnce: memory registered with Device.Register is
+// imported once, not by every call that copies from or into a part of it,
+// until Release.
+func TestRegisterImportsOnce(t *testing.T) {
+	openModes(t, func(t *testing.T, d *engine.Device, opt engine.DeviceOptions) {
+		if !d.Imports() {
+			if d.Register(make([]byte, 4<<20)).Holds() {
+				t.Error("Register held memory on a device that does not import it")
+			}
+			return
+		}
+		host := pattern(8<<20, 3)
+		r := d.Register(host)
+		if !r.Holds() {
+			t.Fatal("Register held nothing")
+		}
+		b, err := d.NewBuffer(4 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Release()
+		roundTrip := func() engine.Counts {
+			before := d.Counts()
+			seq, _ := d.NewSequence()
+			seq.Upload(b, 0, host[1<<20:5<<20])
+			seq.Download(b, 0, host[4<<20:8<<20])
+			if _, err := seq.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			seq.Release()
+			return d.Counts().Sub(before)
+		}
+		for i := 0; i < 2; i++ {
+			want := pattern(8<<20, 3)
+			copy(want[4<<20:], host[1<<20:5<<20])
+			if c := roundTrip(); c.Imports != 0 || c.HostCopied() != 0 || c.Imported != 8<<20 {
+				t.Errorf("call %d on registered memory: %+v; want no import, no host copy, 8 MiB imported", i, c)
+			}
+			if !bytes.Equal(host, want) {
+				t.Fatalf("call %d: the round trip through registered memory gave wrong bytes", i)
+			}
+			copy(host, pattern(8<<20, 3))
+		}
+		r.Release()
+		if c := roundTrip(); c.Imports != 2 {
+			t.Errorf("after Release: %d imports, want the call's own 2", c.Imports)
+		}
+	})
+}

@@ -61,6 +61,7 @@ type Device struct {
 	// importAlign is minImportedHostPointerAlignment where host memory is
 	// imported (import.go), else 0.
 	importAlign int64
+	registered  []*Registered // host ranges imported until their owner releases them
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -341,6 +342,11 @@ func (d *Device) Close() error {
 		d.ring.drain()
 		d.ring.free()
 	}
+	for _, r := range d.registered {
+		d.unimport(r.imp)
+		r.imp = nil
+	}
+	d.registered = nil
 	for _, k := range d.kernels {
 		k.destroy(d.handle)
 	}

@@ -10,10 +10,12 @@ package engine
 // (minImportedHostPointerAlignment) becomes device memory bound to a
 // transfer buffer, looked up by address for every upload and download of
 // the sequence, and released with it (Sequence.Release), after the copies
-// that use it have completed. Go memory is pinned (runtime.Pinner) for
-// that time, so that the driver may keep its address after the cgo call;
-// memory from C (a NumPy array through the C ABI) must stay allocated, as
-// any array passed to an upload or download must, until the sequence ends.
+// that use it have completed. Memory its owner keeps from call to call can
+// instead be registered (Device.Register) once, until the owner releases
+// it. Go memory is pinned (runtime.Pinner) for that time, so that the
+// driver may keep its address after the cgo call; memory from C (a NumPy
+// array through the C ABI) must stay allocated, as any array passed to an
+// upload or download must, until the sequence ends (or the registration).
 // The span's pages outside the array are imported too but never read or
 // written. Where an array is too small to be worth it (importMin), the
 // device or the driver refuses (an address range imported twice, say), the
@@ -49,8 +51,17 @@ func (s *Sequence) importFor(p []byte) (*imported, int64) {
 		return nil, 0
 	}
 	at := uintptr(unsafe.Pointer(&p[0]))
+	covers := func(imp *imported) bool { return at >= imp.base && at+uintptr(len(p)) <= imp.base+uintptr(imp.size) }
+	d.mu.Lock()
+	for _, r := range d.registered {
+		if covers(r.imp) {
+			d.mu.Unlock()
+			return r.imp, int64(at - r.imp.base)
+		}
+	}
+	d.mu.Unlock()
 	for _, imp := range s.imports {
-		if at >= imp.base && at+uintptr(len(p)) <= imp.base+uintptr(imp.size) {
+		if covers(imp) {
 			return imp, int64(at - imp.base)
 		}
 	}
@@ -118,6 +129,57 @@ func (d *Device) unimport(imp *imported) {
 		vk.FreeMemory(d.handle, imp.mem, nil)
 	}
 	imp.pin.Unpin()
+}
+
+// Registered is host memory imported for as long as its owner keeps it
+// (Register), rather than for one sequence.
+type Registered struct {
+	dev *Device
+	imp *imported
+}
+
+// Register imports p for every later upload from, or download into, any
+// part of it, until Release: the pages are pinned once rather than at
+// every call, as cudaHostRegister does. It suits memory a caller reuses
+// from call to call (a pool of output arrays, a buffer refilled in a loop).
+// The owner guarantees that p stays allocated and is not released while a
+// sequence that uses it runs. It registers nothing (a Registered whose
+// Release does nothing, and no error) where the device does not import
+// host memory (Imports) or refuses this range; the copies then go through
+// staging.
+func (d *Device) Register(p []byte) *Registered {
+	r := &Registered{dev: d}
+	if !d.Imports() || len(p) == 0 {
+		return r
+	}
+	if r.imp = d.importRange(p); r.imp != nil {
+		d.mu.Lock()
+		d.registered = append(d.registered, r)
+		d.mu.Unlock()
+	}
+	return r
+}
+
+// Holds reports whether r imported its range.
+func (r *Registered) Holds() bool { return r != nil && r.imp != nil }
+
+// Release ends the registration; later copies of the range go through a
+// sequence's own import or staging.
+func (r *Registered) Release() {
+	if r == nil || r.imp == nil {
+		return
+	}
+	d := r.dev
+	d.mu.Lock()
+	for i, o := range d.registered {
+		if o == r {
+			d.registered = append(d.registered[:i], d.registered[i+1:]...)
+			break
+		}
+	}
+	d.mu.Unlock()
+	d.unimport(r.imp)
+	r.imp = nil
 }
 
 // Imports reports whether the data path imports host memory: the device
