@@ -168,20 +168,7 @@ func TestImportUnaligned(t *testing.T) {
 // memory counts against the budget and is freed when a new block needs
 // the room, and Trim frees it.
 func TestCacheWithinBudget(t *testing.T) {
-	in, err := engine.NewInstance(engine.Options{Validate: true})
-	if err != nil {
-		t.Skipf("no Vulkan: %v", err)
-	}
-	defer in.Close()
-	d, err := in.OpenWith(0, engine.DeviceOptions{Budget: 16 << 20, Discrete: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := d.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	d := openFirst(t, engine.DeviceOptions{Budget: 16 << 20, Discrete: true})
 	within := func(when string) {
 		t.Helper()
 		if u := d.MemoryUse(); u.Device > d.Budget() || u.DeviceCached > u.Device {

@@ -134,27 +134,17 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 			return o, fmt.Errorf("VKSTAT_STAGING_CHUNK: %w", err)
 		}
 	}
-	switch v := strings.ToLower(os.Getenv("VKSTAT_DISCRETE")); v {
-	case "", "0", "false", "no":
-	case "1", "true", "yes":
-		o.Discrete = true
-	default:
-		return o, fmt.Errorf("VKSTAT_DISCRETE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	if o.Discrete, err = envFlag("VKSTAT_DISCRETE", false); err != nil {
+		return o, err
 	}
-	switch v := strings.ToLower(os.Getenv("VKSTAT_NO_CACHE")); v {
-	case "", "0", "false", "no":
-	case "1", "true", "yes":
-		o.NoCache = true
-	default:
-		return o, fmt.Errorf("VKSTAT_NO_CACHE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	if o.NoCache, err = envFlag("VKSTAT_NO_CACHE", false); err != nil {
+		return o, err
 	}
-	switch v := strings.ToLower(os.Getenv("VKSTAT_IMPORT")); v {
-	case "", "1", "true", "yes":
-	case "0", "false", "no":
-		o.NoImport = true
-	default:
-		return o, fmt.Errorf("VKSTAT_IMPORT=%q: %w (want 0 or 1)", v, ErrBadOption)
+	imports, err := envFlag("VKSTAT_IMPORT", true)
+	if err != nil {
+		return o, err
 	}
+	o.NoImport = !imports
 	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
 		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)
 	}
@@ -162,6 +152,21 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 		return o, fmt.Errorf("VKSTAT_DISABLE: %w", err)
 	}
 	return o, nil
+}
+
+// envFlag reads the 0-or-1 variable name (true, yes, false and no too),
+// def when it is unset or empty.
+func envFlag(name string, def bool) (bool, error) {
+	switch v := strings.ToLower(os.Getenv(name)); v {
+	case "":
+		return def, nil
+	case "1", "true", "yes":
+		return true, nil
+	case "0", "false", "no":
+		return false, nil
+	default:
+		return def, fmt.Errorf("%s=%q: %w (want 0 or 1)", name, v, ErrBadOption)
+	}
 }
 
 // ParseTransfer parses auto, main or queue.

@@ -188,17 +188,13 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	if s.err != nil {
 		return s.err
 	}
-	if off < 0 || n < 0 || off+n > dst.size {
-		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
-	}
-	if n == 0 {
+	if n == 0 && off >= 0 && off <= dst.size {
 		return nil
 	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
-	s.upBytes += n
-	earlier := s.used[dst]
-	if err := s.touch(dst); err != nil {
+	earlier, err := s.beginUpload(dst, off, n)
+	if err != nil {
 		return err
 	}
 	d := s.dev
@@ -210,7 +206,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	}
 	if !earlier {
 		d.xmu.Lock()
-		err := d.ring.upload(dst, off, n, fill)
+		err = d.ring.upload(dst, off, n, fill)
 		d.xmu.Unlock()
 		s.streamed = true
 		return s.fail(err)
@@ -233,18 +229,26 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	return nil
 }
 
+// beginUpload checks an upload of n bytes into dst at off, counts it and
+// marks dst as used; earlier reports that a command recorded before uses
+// dst.
+func (s *Sequence) beginUpload(dst *Buffer, off, n int64) (earlier bool, err error) {
+	if off < 0 || n < 0 || off+n > dst.size {
+		return false, s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
+	}
+	s.upBytes += n
+	earlier = s.used[dst]
+	return earlier, s.touch(dst)
+}
+
 // uploadImported is Upload of n bytes at offset at of imp, imported host
 // memory: the device copies them, in order when a command recorded earlier
 // uses dst, else on the copy queue ahead of the sequence.
 func (s *Sequence) uploadImported(dst *Buffer, off int64, imp *imported, at, n int64) error {
-	if off < 0 || off+n > dst.size {
-		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
-	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
-	s.upBytes += n
-	earlier := s.used[dst]
-	if err := s.touch(dst); err != nil {
+	earlier, err := s.beginUpload(dst, off, n)
+	if err != nil {
 		return err
 	}
 	d := s.dev
@@ -256,7 +260,7 @@ func (s *Sequence) uploadImported(dst *Buffer, off int64, imp *imported, at, n i
 		return nil
 	}
 	d.xmu.Lock()
-	err := d.ring.copy(imp.buf, dst.handle, at, off, n, vk.NullSemaphore)
+	err = d.ring.copy(imp.buf, dst.handle, at, off, n, vk.NullSemaphore)
 	d.xmu.Unlock()
 	s.streamed = true
 	return s.fail(err)

@@ -13,31 +13,13 @@ import (
 // program calling the library in a loop makes it: the wall of a call
 // (ns/op), the phases that split it (ms/op each) and what the device
 // counted (per op: vkAllocateMemory calls, host MiB copied, MiB imported).
-// The device is lavapipe unless VKSTAT_BENCH_DEVICE names another by index,
-// opened with the environment's options, so (docs/benchmarks/datapath.md):
+// The device is lavapipe, opened with the environment's options, so
+// (docs/benchmarks/datapath.md):
 //
 //	VKSTAT_DISCRETE=1 go test -run '^$' -bench RepeatCall -benchtime 5x ./suite
 //	VKSTAT_DISCRETE=1 VKSTAT_NO_CACHE=1 VKSTAT_IMPORT=0 go test ...   (as before the cache and imports)
 func BenchmarkRepeatCall(b *testing.B) {
-	in, err := engine.NewInstance(engine.Options{})
-	if err != nil {
-		b.Skipf("no Vulkan: %v", err)
-	}
-	defer in.Close()
-	idx := -1
-	for _, info := range in.Devices() {
-		if info.IsLavapipe() {
-			idx = info.Index
-		}
-	}
-	if idx < 0 {
-		b.Skip("no lavapipe")
-	}
-	dev, err := in.Open(idx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer dev.Close()
+	dev := openLavapipe(b)
 	ops := map[string]Op{}
 	for _, op := range Ops() {
 		ops[op.Name] = op

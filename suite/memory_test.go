@@ -3,42 +3,56 @@ package suite
 import (
 	"context"
 	"math"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// rssBytes is the process's resident memory (VmRSS), or -1.
-func rssBytes() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return -1
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return pages * int64(os.Getpagesize())
-}
 
 // settledRSS is the resident memory once the Go heap has given back what it
 // can, so that what remains is what the process holds.
 func settledRSS() int64 {
 	runtime.GC()
 	debug.FreeOSMemory()
-	return rssBytes()
+	return checks.RSS()
+}
+
+// openLavapipe opens lavapipe without the validation layer (whose records
+// grow with every submission, and which users run without), with the
+// environment's options; it skips tb without it, and closes it at the end.
+func openLavapipe(tb testing.TB) *engine.Device {
+	tb.Helper()
+	in, err := engine.NewInstance(engine.Options{})
+	if err != nil {
+		tb.Skipf("no Vulkan: %v", err)
+	}
+	idx := -1
+	for _, info := range in.Devices() {
+		if info.IsLavapipe() {
+			idx = info.Index
+		}
+	}
+	if idx < 0 {
+		in.Close()
+		tb.Skip("no lavapipe")
+	}
+	dev, err := in.Open(idx)
+	if err != nil {
+		in.Close()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := dev.Close(); err != nil {
+			tb.Error(err)
+		}
+		in.Close()
+	})
+	return dev
 }
 
 // TestLongSessionMemoryFlat (issue 34, item 7): a session on lavapipe that
@@ -53,32 +67,10 @@ func TestLongSessionMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("6,000 calls on lavapipe")
 	}
-	if rssBytes() < 0 {
+	if checks.RSS() < 0 {
 		t.Skip("no /proc/self/statm")
 	}
-	in, err := engine.NewInstance(engine.Options{})
-	if err != nil {
-		t.Skipf("no Vulkan: %v", err)
-	}
-	defer in.Close()
-	idx := -1
-	for _, info := range in.Devices() {
-		if info.IsLavapipe() {
-			idx = info.Index
-		}
-	}
-	if idx < 0 {
-		t.Skip("no lavapipe")
-	}
-	dev, err := in.Open(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := dev.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	dev := openLavapipe(t)
 	const n, p = 16, 8
 	a, b := tensor.New(tensor.F64, n, p, p), tensor.New(tensor.F64, n, p)
 	for k := 0; k < n; k++ {
