@@ -1,7 +1,9 @@
 // native.h: the few Vulkan calls that vulkan-go (headers 1.1.88) does not
 // wrap: loading the loader from a chosen path, the debug-utils messenger that
-// turns validation messages into Go errors, and the Properties2/Features2
-// queries behind the device report.
+// turns validation messages into Go errors, the Properties2/Features2
+// queries behind the device report; and the device-level commands a call
+// makes, whose create-infos vulkan-go would copy into C memory it never
+// frees (vks_dev, cmds.go), host-memory import among them.
 #ifndef VKSTAT_NATIVE_H
 #define VKSTAT_NATIVE_H
 #define VK_NO_PROTOTYPES 1
