@@ -62,6 +62,8 @@ type Device struct {
 	// imported (import.go), else 0.
 	importAlign int64
 	registered  []*Registered // host ranges imported until their owner releases them
+	values      []value       // what packages keep for the device's life (values.go)
+	vmu         sync.Mutex    // guards values (mk may take mu)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -338,6 +340,7 @@ func (d *Device) Close() error {
 		return d.busy()
 	}
 	vk.DeviceWaitIdle(d.handle)
+	d.releaseValues()
 	if d.ring != nil {
 		d.ring.drain()
 		d.ring.free()

@@ -181,12 +181,12 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 	}
 	n, t, p := src.n, src.t, src.p
 	t0 := time.Now()
-	res := newResult(outType(x.DType), n, p)
+	res := newResult(opt.Out, outType(x.DType), n, p)
 	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, x.DType, opt.test.get())
+	k, err := newKernel(ctx, dev, p, t, opt.Estimator, x.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}
