@@ -35,7 +35,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -146,23 +145,17 @@ type Result struct {
 	call        *Call
 }
 
-// Timing is engine.Timing in milliseconds: the copies to and from the
-// device, the kernels (GPU timestamps when GPUTimed; the compute on the
-// CPU path), and the pipeline's wall time.
-type Timing struct {
-	UploadMs   float64 `json:"upload_ms"`
-	KernelMs   float64 `json:"kernel_ms"`
-	DownloadMs float64 `json:"download_ms"`
-	WallMs     float64 `json:"wall_ms"`
-	UpBytes    int64   `json:"up_bytes"`
-	DownBytes  int64   `json:"down_bytes"`
-	GPUTimed   bool    `json:"gpu_timed"`
-}
+// Timing is engine.Timing in milliseconds (engine.TimingReport): the
+// copies to and from the device, the kernels (GPU timestamps when
+// GPUTimed; the compute on the CPU path), the call's wall time, the phases
+// that split it ("phases": [{"name", "ms"}], with "other_ms" what they
+// leave) and what the device counted over the call ("counts":
+// allocations, pipelines, submits, host bytes copied, ...).
+type Timing = engine.TimingReport
 
 func (r *Result) timed(t engine.Timing) *Result {
-	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	r.Timing = &Timing{UploadMs: ms(t.Upload), KernelMs: ms(t.Kernel), DownloadMs: ms(t.Download), WallMs: ms(t.Wall),
-		UpBytes: t.UpBytes, DownBytes: t.DownBytes, GPUTimed: t.GPUTimed}
+	rep := t.Report()
+	r.Timing = &rep
 	return r
 }
 

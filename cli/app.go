@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -252,8 +253,8 @@ type session struct {
 	// startup is the time to load Vulkan and open the device; read and
 	// write the time commands spend on their files (streamed reads overlap
 	// the upload and count there).
-	startup, read, write time.Duration
-	streamed             bool
+	startup, read, write, close time.Duration
+	streamed                    bool
 }
 
 // name describes where the command runs.
@@ -370,7 +371,12 @@ func (w cliWords) Error() string {
 
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
-func (s *session) Close() error { return s.set.Close() }
+func (s *session) Close() error {
+	t0 := time.Now()
+	err := s.set.Close()
+	s.close += time.Since(t0)
+	return err
+}
 
 // availableMemory is engine.AvailableMemory; tests replace it.
 var availableMemory = engine.AvailableMemory
@@ -387,8 +393,25 @@ func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
 
 // reportTime prints where the time went when --time is set: start-up
 // (loading Vulkan, opening the device), reading inputs, the device's
-// copies and kernels, writing outputs, and the wall time of the command.
+// copies and kernels, writing outputs, and the wall time of the command;
+// then the phases that split that wall time and what the device counted
+// (allocations, pipelines, submits, host bytes copied). --time-json FILE
+// writes the same as JSON (timeReport).
 func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duration) {
+	if !c.Bool("time") && c.String("time-json") == "" {
+		return
+	}
+	r := newTimeReport(s, t, total)
+	if path := c.String("time-json"); path != "" {
+		err := formats.AtomicWriteContext(c.Context, path, func(w io.Writer) error {
+			e := json.NewEncoder(w)
+			e.SetIndent("", "  ")
+			return e.Encode(r)
+		})
+		if err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
+		}
+	}
 	if !c.Bool("time") {
 		return
 	}
@@ -422,6 +445,52 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		fmt.Fprintf(w, "write:    %s\n", ms(s.write))
 	}
 	fmt.Fprintf(w, "total:    %s (wall)\n", ms(total))
+	fmt.Fprintf(w, "phases of the total (%.1f%% named):\n", 100-100*r.OtherMs/max(r.TotalMs, 1e-9))
+	for _, p := range r.Phases {
+		fmt.Fprintf(w, "  %-10s%9.3f ms\n", p.Name, p.Ms)
+	}
+	fmt.Fprintf(w, "  %-10s%9.3f ms (named by no phase)\n", "other", r.OtherMs)
+	if s.dev != nil {
+		fmt.Fprintf(w, "counts:   %s\n", countsText(t.Counts))
+	}
+}
+
+// timeReport is what --time-json writes: the library call's timing
+// (engine.TimingReport, as the C ABI's timing gives it) with the command's
+// own phases (start-up, read, write, close) among its phases, and other_ms
+// what no phase names of the command's whole wall time, total_ms.
+type timeReport struct {
+	Device  string  `json:"device"`
+	TotalMs float64 `json:"total_ms"`
+	engine.TimingReport
+}
+
+func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport {
+	var all engine.Timing
+	all.AddPhase("start-up", s.startup)
+	if s.read > 0 {
+		all.AddPhase("read", s.read)
+	}
+	for _, p := range t.Phases {
+		all.AddPhase(p.Name, p.Time)
+	}
+	if s.write > 0 {
+		all.AddPhase("write", s.write)
+	}
+	all.AddPhase("close", s.close)
+	r := timeReport{Device: s.name(), TotalMs: engine.Ms(total), TimingReport: t.Report()}
+	all.Wall = total
+	r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())
+	return r
+}
+
+// countsText words what the device counted over a call.
+func countsText(c engine.Counts) string {
+	return fmt.Sprintf("%d allocations (%s), %d frees, %d imports (%s), %d pipelines, %d descriptor pools, %d sets, "+
+		"%d command buffers, %d query pools, %d dispatches, %d submits, %d fence waits; host bytes copied: %s in, %s out; %s moved by the device from or into imported memory",
+		c.Allocs, engine.SizeText(c.AllocBytes), c.Frees, c.Imports, engine.SizeText(c.ImportBytes), c.Pipelines, c.DescriptorPools, c.DescriptorSets,
+		c.CommandBuffers, c.QueryPools, c.Dispatches, c.Submits, c.FenceWaits,
+		engine.SizeText(c.StagingIn+c.MappedIn), engine.SizeText(c.StagingOut+c.MappedOut), engine.SizeText(c.Imported))
 }
 
 func requireFlag(c *ucli.Context, names ...string) error {

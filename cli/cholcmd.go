@@ -65,6 +65,7 @@ func runChol(c *ucli.Context) error {
 	if c.IsSet("out-quad") && !c.IsSet("solve") {
 		return usagef("chol: --out-quad needs --solve")
 	}
+	tr := time.Now()
 	a, err := readInput(c, "in")
 	if err != nil {
 		return err
@@ -93,10 +94,12 @@ func runChol(c *ucli.Context) error {
 		req.B = b.As(dt)
 	}
 
+	read := time.Since(tr)
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
+	s.read = read
 	res, tm, err := chol.Run(c.Context, s.dev, req)
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -107,6 +110,7 @@ func runChol(c *ucli.Context) error {
 	if single {
 		res.Squeeze(bShape)
 	}
+	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	sum := newSummary(c)
@@ -134,6 +138,7 @@ func runChol(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
+	s.write = time.Since(tw)
 	sum.line("%s", cholSummary(res, p))
 	sum.set("input", c.String("in"))
 	sum.set("device", s.name())

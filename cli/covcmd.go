@@ -98,6 +98,7 @@ func runCov(c *ucli.Context) error {
 		flag = "cube"
 	}
 	path := c.String(flag)
+	tr := time.Now()
 	in, err := readInput(c, flag)
 	if err != nil {
 		return err
@@ -119,10 +120,12 @@ func runCov(c *ucli.Context) error {
 		return fmt.Errorf("--%s: %s has %w", flag, path, err)
 	}
 
+	read := time.Since(tr)
 	s, err := openSession(c)
 	if err != nil {
 		return err
 	}
+	s.read = read
 	var res *cov.Result
 	var tm engine.Timing
 	t := in.Shape[1]
@@ -142,6 +145,7 @@ func runCov(c *ucli.Context) error {
 	if single {
 		res.Squeeze()
 	}
+	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	sum := newSummary(c)
@@ -160,6 +164,7 @@ func runCov(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
+	s.write = time.Since(tw)
 	sum.line("%s", covSummary(res, n, t, p, est))
 	sp := res.Spread(n, p)
 	sum.set("input", path)

@@ -52,8 +52,18 @@ type Device struct {
 	uma     bool       // storage buffers are host-visible: no staging
 	budget  int64      // bytes of device memory the local allocator may hold
 	held    []*Held    // host arrays kept on the device (held.go)
-	values  []value    // what packages keep for the device's life (values.go)
-	vmu     sync.Mutex // guards values (mk may take mu)
+	meter   meter      // counts and phase times (timing.go)
+	// Objects sequences reuse (d.mu): command buffers of pool, descriptor
+	// pools (reset when given back) and timestamp query pools.
+	freeCmds    []vk.CommandBuffer
+	freeSets    []vk.DescriptorPool
+	freeQueries []vk.QueryPool
+	// importAlign is minImportedHostPointerAlignment where host memory is
+	// imported (import.go), else 0.
+	importAlign int64
+	registered  []*Registered // host ranges imported until their owner releases them
+	values      []value       // what packages keep for the device's life (values.go)
+	vmu         sync.Mutex    // guards values (mk may take mu)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -128,6 +138,13 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 		PQueueCreateInfos:    queues,
 		PEnabledFeatures:     []vk.PhysicalDeviceFeatures{feats},
 	}
+	// Host memory is imported where the device offers it (Vulkan 1.1 has
+	// the external-memory core it builds on) and the data path copies.
+	if info.ExternalMemoryHost && info.importAlign > 0 && min(info.apiRaw, in.api) >= vk.MakeVersion(1, 1, 0) && !opt.NoImport {
+		d.importAlign = info.importAlign
+		dci.EnabledExtensionCount = 1
+		dci.PpEnabledExtensionNames = []string{"VK_EXT_external_memory_host\x00"}
+	}
 	// The device runs at the lower of its version and the instance's.
 	if m4 := C.vks_maintenance4(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
 		C.uint32_t(min(info.apiRaw, in.api))); m4 != nil {
@@ -169,11 +186,9 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if d.xpool, err = newPool(d.xfamily); err != nil {
 		return fail(err)
 	}
-	var fence vk.Fence
-	if err := check(vk.CreateFence(d.handle, &vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}, nil, &fence), "vkCreateFence"); err != nil {
+	if d.fence, err = d.createFence(); err != nil {
 		return fail(err)
 	}
-	d.fence = fence
 	if d.separate {
 		for _, sem := range []*vk.Semaphore{&d.semUp, &d.semDown} {
 			var h vk.Semaphore // cgo: not a pointer into d, which holds Go pointers
@@ -251,8 +266,18 @@ func (d *Device) initMemory() error {
 			d.budget = 1 << 62
 		}
 	}
-	d.local = newAllocator(d, uint32(localType), d.uma, true)
-	d.staging = newAllocator(d, uint32(stagingType), true, false)
+	// The cache keeps up to the whole budget of device memory, as
+	// PyTorch's does; where buffers live in the host's memory (UMA, CPU
+	// drivers), a quarter of it.
+	keep, keepStaging := d.budget, int64(stagingKeep)
+	if d.uma {
+		keep = d.budget / 4
+	}
+	if d.opt.NoCache {
+		keep, keepStaging = 0, 0
+	}
+	d.local = newAllocator(d, uint32(localType), d.uma, true, keep)
+	d.staging = newAllocator(d, uint32(stagingType), true, false, keepStaging)
 	return nil
 }
 
@@ -320,6 +345,11 @@ func (d *Device) Close() error {
 		d.ring.drain()
 		d.ring.free()
 	}
+	for _, r := range d.registered {
+		d.unimport(r.imp)
+		r.imp = nil
+	}
+	d.registered = nil
 	for _, k := range d.kernels {
 		k.destroy(d.handle)
 	}
@@ -328,6 +358,13 @@ func (d *Device) Close() error {
 		d.savePipelineCache()
 		vk.DestroyPipelineCache(d.handle, d.cache, nil)
 	}
+	for _, p := range d.freeSets {
+		vk.DestroyDescriptorPool(d.handle, p, nil)
+	}
+	for _, q := range d.freeQueries {
+		vk.DestroyQueryPool(d.handle, q, nil)
+	}
+	d.freeCmds, d.freeSets, d.freeQueries = nil, nil, nil // the command pools free the buffers
 	if d.local != nil {
 		d.local.close()
 	}

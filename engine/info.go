@@ -55,7 +55,8 @@ type DeviceInfo struct {
 	// TransferQueue reports a transfer-only queue family (a DMA engine
 	// that copies while the compute queue computes).
 	TransferQueue bool `json:"transfer_queue"`
-	// ExternalMemoryHost reports VK_EXT_external_memory_host.
+	// ExternalMemoryHost reports VK_EXT_external_memory_host: the device
+	// can copy straight from and into the caller's memory.
 	ExternalMemoryHost bool `json:"external_memory_host"`
 	// MemoryBudget reports VK_EXT_memory_budget.
 	MemoryBudget bool `json:"memory_budget"`
@@ -68,6 +69,7 @@ type DeviceInfo struct {
 	queueCount     uint32 // queues in queueFamily
 	transferFamily int    // a transfer-only family, or -1
 	timestampBits  uint32
+	importAlign    int64 // minImportedHostPointerAlignment; 0 where host memory cannot be imported
 }
 
 // IsCPU reports whether the device is a software rasteriser such as lavapipe.
@@ -221,7 +223,8 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 	info.MemoryBudget = exts["VK_EXT_memory_budget"]
 	var p2 C.vks_props2
 	C.vks_query_props2(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
-		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]), &p2)
+		C.uint32_t(props.ApiVersion), boolInt(exts["VK_KHR_driver_properties"]), boolInt(exts["VK_KHR_shader_float16_int8"]),
+		boolInt(info.ExternalMemoryHost), &p2)
 	info.SubgroupSize = uint32(p2.subgroup_size)
 	if p2.subgroup_stages&C.uint32_t(vk.ShaderStageComputeBit) != 0 {
 		for i, name := range []string{"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered", "quad"} {
@@ -231,6 +234,7 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 		}
 	}
 	info.MaxMemoryAllocation = uint64(p2.max_memory_allocation)
+	info.importAlign = int64(p2.min_import_alignment)
 	info.Float16 = p2.float16 != 0
 	if p2.has_driver_props != 0 {
 		info.Driver = C.GoString(&p2.driver_name[0])

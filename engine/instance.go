@@ -5,6 +5,18 @@
 //
 // The way in is Open (one device, or the CPU path) or OpenAll (several):
 // each pipeline's Run takes the Session's Device, nil meaning the CPU path.
+//
+// A call costs no more on its second run than the work: buffers come from a
+// cache of device and staging memory (memory.go: freed blocks are kept,
+// within the budget, for the next buffers of their size), command buffers,
+// descriptor pools and query pools are the device's and reused, and
+// pipelines are built once. Host arrays cross by the cheapest way the
+// device offers (Sequence.Upload, Download): a plain copy where its memory
+// is host-visible, the device's own copy from or into the caller's pages
+// where it imports host memory (import.go), else a ring of staging chunks
+// (stream.go). Every call is measured: Begin/End give its Timing the phases
+// that split its wall time and the device's counts over it (allocations,
+// pipelines, submits, host bytes copied; timing.go), which tests hold.
 package engine
 
 /*

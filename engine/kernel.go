@@ -110,6 +110,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -165,10 +166,14 @@ func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
 		}
 		return k, nil
 	}
+	t0 := time.Now()
 	k, err := d.build(spec)
+	d.since(phPipeline, t0)
 	if err != nil {
 		return nil, fmt.Errorf("building kernel %s: %w", spec.Name, err)
 	}
+	d.count(cPipelines, 1)
+	d.count(cShaderModules, 1)
 	if err := d.inst.takeValidation(); err != nil {
 		k.destroy(d.handle)
 		return nil, fmt.Errorf("building kernel %s: %w", spec.Name, err)

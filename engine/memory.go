@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -21,12 +22,23 @@ var ErrBudget = errors.New("over the device memory budget")
 var ErrTooLarge = errors.New("buffer larger than one device allocation")
 
 // Small buffers are carved from blocks of blockSize; a buffer of
-// dedicatedFrom bytes or more gets an allocation of its own, sized to it, so
+// dedicatedFrom bytes or more gets a block of its own, sized to it, so
 // memory follows the work: a command on a thousand elements allocates a
 // few MiB, not hundreds.
+//
+// Blocks no buffer uses stay cached, as PyTorch's CUDA caching allocator
+// and CuPy's memory pool keep theirs: the next buffer of a size the block
+// fits (a large block serves a buffer of 80 % of its size or more) takes it
+// with no vkAllocateMemory, so a repeated call allocates nothing. Cached
+// blocks count against the budget; they are freed, least recently used
+// first, when a new block would pass the budget or the driver is out of
+// memory (then the allocation is retried), when more than the cache's cap
+// sits idle (allocator.keep), at Device.Trim and at Close.
 const (
 	blockSize     = 8 << 20
 	dedicatedFrom = 2 << 20
+	// stagingKeep caps the idle staging (pinned host) memory kept cached.
+	stagingKeep = 256 << 20
 )
 
 type span struct{ off, size int64 }
@@ -37,6 +49,8 @@ type block struct {
 	mapped unsafe.Pointer
 	free   []span // sorted by offset, coalesced
 	used   int
+	large  bool   // holds one buffer (a dedicated block), never carved
+	idleAt uint64 // the allocator's clock when it last became idle
 }
 
 type allocator struct {
@@ -46,10 +60,12 @@ type allocator struct {
 	blocks   []*block
 	total    int64 // bytes allocated from the driver
 	budget   bool  // total counts against the device's budget
+	keep     int64 // idle bytes kept cached at most
+	clock    uint64
 }
 
-func newAllocator(d *Device, typ uint32, hostVisible, budget bool) *allocator {
-	return &allocator{dev: d, typ: typ, hostView: hostVisible, budget: budget}
+func newAllocator(d *Device, typ uint32, hostVisible, budget bool, keep int64) *allocator {
+	return &allocator{dev: d, typ: typ, hostView: hostVisible, budget: budget, keep: keep}
 }
 
 func alignUp(v, a int64) int64 { return (v + a - 1) / a * a }
@@ -59,26 +75,32 @@ func (a *allocator) newBlock(size int64) (*block, error) {
 		return nil, fmt.Errorf("a single buffer of %s on %s: %w (maxMemoryAllocationSize %s)", SizeText(size), a.dev.Info.Name, ErrTooLarge, SizeText(int64(max)))
 	}
 	if a.budget && a.total+size > a.dev.budget {
-		return nil, fmt.Errorf("allocating %s on %s with %s of its %s budget in use: %w",
-			SizeText(size), a.dev.Info.Name, SizeText(a.total), SizeText(a.dev.budget), ErrBudget)
+		a.evict(a.total + size - a.dev.budget)
+		if a.total+size > a.dev.budget {
+			return nil, fmt.Errorf("allocating %s on %s with %s of its %s budget in use: %w",
+				SizeText(size), a.dev.Info.Name, SizeText(a.total), SizeText(a.dev.budget), ErrBudget)
+		}
 	}
-	var mem vk.DeviceMemory
-	r := vk.AllocateMemory(a.dev.handle, &vk.MemoryAllocateInfo{
-		SType:           vk.StructureTypeMemoryAllocateInfo,
-		AllocationSize:  vk.DeviceSize(size),
-		MemoryTypeIndex: a.typ,
-	}, nil, &mem)
+	mem, r := a.dev.allocMemory(size, a.typ, 0)
+	if r == vk.ErrorOutOfDeviceMemory || r == vk.ErrorOutOfHostMemory {
+		// Memory held in the caches may be what the driver lacks.
+		if a.dev.trim() > 0 {
+			mem, r = a.dev.allocMemory(size, a.typ, 0)
+		}
+	}
 	if r == vk.ErrorOutOfDeviceMemory || r == vk.ErrorOutOfHostMemory {
 		return nil, fmt.Errorf("allocating %s on %s: %w (%s)", SizeText(size), a.dev.Info.Name, ErrOutOfMemory, resultName(r))
 	}
 	if err := check(r, "vkAllocateMemory"); err != nil {
 		return nil, err
 	}
+	a.dev.count(cAllocs, 1)
+	a.dev.count(cAllocBytes, size)
 	b := &block{mem: mem, size: size, free: []span{{0, size}}}
 	if a.hostView {
 		var mapped unsafe.Pointer
 		if err := check(vk.MapMemory(a.dev.handle, mem, 0, vk.DeviceSize(size), 0, &mapped), "vkMapMemory"); err != nil {
-			vk.FreeMemory(a.dev.handle, mem, nil)
+			a.freeMemory(mem, size)
 			return nil, err
 		}
 		b.mapped = mapped
@@ -128,17 +150,33 @@ func (b *block) give(off, size int64) {
 }
 
 func (a *allocator) alloc(size, align int64) (*block, int64, error) {
-	for _, b := range a.blocks {
-		if off, ok := b.take(size, align); ok {
-			return b, off, nil
+	large := size >= min(dedicatedFrom, a.dev.smallBlock())
+	if large {
+		// The smallest idle block that fits, wasting at most a fifth.
+		var best *block
+		for _, b := range a.blocks {
+			if b.large && b.used == 0 && b.size >= size && b.size-b.size/5 <= size && (best == nil || b.size < best.size) {
+				best = b
+			}
+		}
+		if best != nil {
+			off, _ := best.take(size, align) // an empty block: offset 0
+			return best, off, nil
+		}
+	} else {
+		for _, b := range a.blocks {
+			if !b.large {
+				if off, ok := b.take(size, align); ok {
+					return b, off, nil
+				}
+			}
 		}
 	}
 	bs := a.dev.smallBlock()
-	if size >= min(dedicatedFrom, bs) {
+	if large {
 		bs = alignUp(size, 64<<10)
-	}
-	if a.budget && a.total+bs > a.dev.budget {
-		a.dropEmpty()
+	} else if a.budget && a.total+bs > a.dev.budget {
+		a.evict(a.total + bs - a.dev.budget)
 		if a.total+bs > a.dev.budget {
 			bs = alignUp(size, 64<<10)
 		}
@@ -147,15 +185,45 @@ func (a *allocator) alloc(size, align int64) (*block, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	b.large = large
 	off, _ := b.take(size, align)
 	return b, off, nil
 }
 
 func (a *allocator) release(b *block, off, size int64) {
 	b.give(off, size)
-	if b.used > 0 || len(a.blocks) == 1 && b.size == a.dev.smallBlock() {
-		return // keep one standard block around for the next buffer
+	if b.used > 0 {
+		return
 	}
+	a.clock++
+	b.idleAt = a.clock
+	if idle := a.idle(); idle > a.keep {
+		a.evict(idle - a.keep)
+	}
+}
+
+// evict frees idle blocks, least recently used first, until at least
+// need bytes are freed or none is idle; it returns the bytes freed.
+func (a *allocator) evict(need int64) int64 {
+	var freed int64
+	for freed < need {
+		var lru *block
+		for _, b := range a.blocks {
+			if b.used == 0 && (lru == nil || b.idleAt < lru.idleAt) {
+				lru = b
+			}
+		}
+		if lru == nil {
+			break
+		}
+		a.drop(lru)
+		freed += lru.size
+	}
+	return freed
+}
+
+// drop frees b, which no buffer uses.
+func (a *allocator) drop(b *block) {
 	for i, x := range a.blocks {
 		if x == b {
 			a.blocks = append(a.blocks[:i], a.blocks[i+1:]...)
@@ -163,19 +231,6 @@ func (a *allocator) release(b *block, off, size int64) {
 		}
 	}
 	a.freeBlock(b)
-}
-
-// dropEmpty frees the blocks no buffer uses.
-func (a *allocator) dropEmpty() {
-	kept := a.blocks[:0]
-	for _, b := range a.blocks {
-		if b.used == 0 {
-			a.freeBlock(b)
-		} else {
-			kept = append(kept, b)
-		}
-	}
-	a.blocks = kept
 }
 
 // idle is the size of the blocks no buffer uses.
@@ -193,8 +248,14 @@ func (a *allocator) freeBlock(b *block) {
 	if b.mapped != nil {
 		vk.UnmapMemory(a.dev.handle, b.mem)
 	}
-	vk.FreeMemory(a.dev.handle, b.mem, nil)
+	a.freeMemory(b.mem, b.size)
 	a.total -= b.size
+}
+
+func (a *allocator) freeMemory(mem vk.DeviceMemory, size int64) {
+	vk.FreeMemory(a.dev.handle, mem, nil)
+	a.dev.count(cFrees, 1)
+	a.dev.count(cFreeBytes, size)
 }
 
 func (a *allocator) close() {
@@ -202,6 +263,43 @@ func (a *allocator) close() {
 		a.freeBlock(b)
 	}
 	a.blocks = nil
+}
+
+// trim frees the cached memory of both allocators that no buffer uses
+// (d.mu held) and returns the bytes freed.
+func (d *Device) trim() int64 {
+	n := d.local.evict(1 << 62)
+	if d.staging != d.local {
+		n += d.staging.evict(1 << 62)
+	}
+	return n
+}
+
+// Trim frees the device and staging memory that vkstat keeps cached for
+// later buffers (as torch.cuda.empty_cache does) and returns its size in
+// bytes. Memory that buffers use stays.
+func (d *Device) Trim() int64 {
+	defer d.since(phAlloc, time.Now())
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.trim()
+}
+
+// MemoryUse is what a device's allocators hold from the driver.
+type MemoryUse struct {
+	// Device is the device memory held (what counts against the budget),
+	// DeviceCached the part of it no buffer uses, kept for later buffers.
+	Device, DeviceCached int64
+	// Staging and StagingCached are the same for host-visible staging
+	// memory (none on UMA devices, whose buffers are host-visible).
+	Staging, StagingCached int64
+}
+
+// MemoryUse reports the memory the device holds.
+func (d *Device) MemoryUse() MemoryUse {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return MemoryUse{Device: d.local.total, DeviceCached: d.local.idle(), Staging: d.staging.total, StagingCached: d.staging.idle()}
 }
 
 // Buffer is a storage buffer sub-allocated from a device memory block.
@@ -253,37 +351,22 @@ func (d *Device) newStaging(size int64) (*Buffer, error) {
 }
 
 func (d *Device) newBuffer(a *allocator, size int64, usage vk.BufferUsageFlagBits) (*Buffer, error) {
+	defer d.since(phAlloc, time.Now())
 	if size <= 0 {
 		size = 4
 	}
 	size = alignUp(size, 4)
-	var h vk.Buffer
-	bci := vk.BufferCreateInfo{
-		SType:       vk.StructureTypeBufferCreateInfo,
-		Size:        vk.DeviceSize(size),
-		Usage:       vk.BufferUsageFlags(usage),
-		SharingMode: vk.SharingModeExclusive,
-	}
-	if len(d.families) > 1 {
-		// Copies run on a queue of another family: share the buffer
-		// rather than transfer its ownership back and forth.
-		bci.SharingMode = vk.SharingModeConcurrent
-		bci.QueueFamilyIndexCount = uint32(len(d.families))
-		bci.PQueueFamilyIndices = d.families
-	}
-	if err := check(vk.CreateBuffer(d.handle, &bci, nil, &h), "vkCreateBuffer"); err != nil {
+	h, req, err := d.createBuffer(size, usage, false)
+	if err != nil {
 		return nil, err
 	}
-	var req vk.MemoryRequirements
-	vk.GetBufferMemoryRequirements(d.handle, h, &req)
-	req.Deref()
-	if req.MemoryTypeBits&(1<<a.typ) == 0 {
+	if req.types&(1<<a.typ) == 0 {
 		vk.DestroyBuffer(d.handle, h, nil)
 		return nil, fmt.Errorf("buffer cannot live in memory type %d on %s", a.typ, d.Info.Name)
 	}
-	need := alignUp(int64(req.Size), 256)
+	need := alignUp(req.size, 256)
 	d.mu.Lock()
-	blk, off, err := a.alloc(need, int64(req.Alignment))
+	blk, off, err := a.alloc(need, req.align)
 	d.mu.Unlock()
 	if err != nil {
 		vk.DestroyBuffer(d.handle, h, nil)
@@ -299,7 +382,8 @@ func (d *Device) newBuffer(a *allocator, size int64, usage vk.BufferUsageFlagBit
 	return &Buffer{dev: d, alloc: a, handle: h, blk: blk, off: off, span: need, size: size}, nil
 }
 
-// Release destroys the buffer and returns its memory to the allocator.
+// Release destroys the buffer and returns its memory to the allocator's
+// cache.
 func (b *Buffer) Release() {
 	if b == nil || b.handle == vk.NullBuffer {
 		return
@@ -307,6 +391,7 @@ func (b *Buffer) Release() {
 	if !b.dev.settle() {
 		return // a timed-out kernel may still use it
 	}
+	defer b.dev.since(phAlloc, time.Now())
 	vk.DestroyBuffer(b.dev.handle, b.handle, nil)
 	b.dev.mu.Lock()
 	b.alloc.release(b.blk, b.off, b.span)

@@ -146,7 +146,8 @@ void vks_destroy_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT
 		destroy(inst, messenger, NULL);
 }
 
-void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out) {
+void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext,
+		int has_host_import_ext, vks_props2 *out) {
 	memset(out, 0, sizeof *out);
 	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
 	PFN_vkGetPhysicalDeviceProperties2 props2 =
@@ -159,14 +160,20 @@ void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t
 	VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
 	VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, .pNext = &sub};
 	VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, .pNext = &m3};
+	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
 	VkPhysicalDeviceProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
 	p.pNext = has_driver_ext ? (void *)&drv : (void *)&m3;
+	if (has_host_import_ext) {
+		host.pNext = p.pNext;
+		p.pNext = &host;
+	}
 	props2(pd, &p);
+	out->min_import_alignment = has_host_import_ext ? host.minImportedHostPointerAlignment : 0;
 	out->subgroup_size = sub.subgroupSize;
 	out->subgroup_stages = sub.supportedStages;
 	out->subgroup_ops = sub.supportedOperations;
 	out->max_memory_allocation = m3.maxMemoryAllocationSize;
-	if (p.pNext == (void *)&drv) {
+	if (has_driver_ext) {
 		out->has_driver_props = 1;
 		snprintf(out->driver_name, sizeof out->driver_name, "%s", drv.driverName);
 		snprintf(out->driver_info, sizeof out->driver_info, "%s", drv.driverInfo);

@@ -1,7 +1,9 @@
 // native.h: the few Vulkan calls that vulkan-go (headers 1.1.88) does not
 // wrap: loading the loader from a chosen path, the debug-utils messenger that
-// turns validation messages into Go errors, and the Properties2/Features2
-// queries behind the device report.
+// turns validation messages into Go errors, the Properties2/Features2
+// queries behind the device report; and the device-level commands a call
+// makes, whose create-infos vulkan-go would copy into C memory it never
+// frees (vks_dev, cmds.go), host-memory import among them.
 #ifndef VKSTAT_NATIVE_H
 #define VKSTAT_NATIVE_H
 #define VK_NO_PROTOTYPES 1
@@ -41,9 +43,13 @@ typedef struct {
 	int float16;
 	int int8;
 	uint64_t max_memory_allocation;
+	// min_import_alignment is VK_EXT_external_memory_host's
+	// minImportedHostPointerAlignment (0 without the extension).
+	uint64_t min_import_alignment;
 } vks_props2;
 
-void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext, vks_props2 *out);
+void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api, int has_driver_ext, int has_f16_ext,
+	int has_host_import_ext, vks_props2 *out);
 
 // vks_query_memory_budget fills budget and usage (VK_MAX_MEMORY_HEAPS
 // entries each) from VkPhysicalDeviceMemoryBudgetPropertiesEXT and returns
@@ -59,5 +65,17 @@ typedef struct {
 	PFN_vkUpdateDescriptorSets updateSets;
 	PFN_vkCmdBindDescriptorSets bindSets;
 	PFN_vkAllocateDescriptorSets allocSets;
+	// The calls that take a create-info, made from C (cmds.go): vulkan-go
+	// copies create-infos into C memory it never frees.
+	PFN_vkBeginCommandBuffer beginCmd;
+	PFN_vkAllocateCommandBuffers allocCmds;
+	PFN_vkCreateBuffer createBuffer;
+	PFN_vkGetBufferMemoryRequirements bufferReqs;
+	PFN_vkAllocateMemory allocMemory;
+	PFN_vkCreateQueryPool createQueryPool;
+	PFN_vkCreateDescriptorPool createDescriptorPool;
+	PFN_vkCreateFence createFence;
+	// hostPointerProps is NULL unless VK_EXT_external_memory_host is enabled.
+	PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProps;
 } vks_dev;
 #endif

@@ -47,6 +47,14 @@ type DeviceOptions struct {
 	// reports them absent, does not enable them, and the pipelines take
 	// the variants written for devices without them.
 	Disable Features
+	// NoImport keeps the data path from importing the caller's memory
+	// (VK_EXT_external_memory_host): every copy goes through staging.
+	NoImport bool
+	// NoCache frees device and staging memory as soon as no buffer uses
+	// it, rather than keeping it for the next buffers (memory.go), as
+	// PYTORCH_NO_CUDA_MEMORY_CACHING=1 does for PyTorch: for measuring
+	// what the cache saves, and for tools that watch allocations.
+	NoCache bool
 }
 
 // Features is a set of optional device features.
@@ -111,6 +119,8 @@ var ErrBadOption = errors.New("bad engine option")
 //	VKSTAT_TRANSFER       auto, main or queue
 //	VKSTAT_STAGING_CHUNK  the largest staging chunk, as a size
 //	VKSTAT_DISABLE        features to treat as absent: float64, float16, subgroup
+//	VKSTAT_IMPORT         0: never import host memory (copies go through staging)
+//	VKSTAT_NO_CACHE       1: free device memory when no buffer uses it (no cache)
 func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	var o DeviceOptions
 	var err error
@@ -124,13 +134,17 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 			return o, fmt.Errorf("VKSTAT_STAGING_CHUNK: %w", err)
 		}
 	}
-	switch v := strings.ToLower(os.Getenv("VKSTAT_DISCRETE")); v {
-	case "", "0", "false", "no":
-	case "1", "true", "yes":
-		o.Discrete = true
-	default:
-		return o, fmt.Errorf("VKSTAT_DISCRETE=%q: %w (want 0 or 1)", v, ErrBadOption)
+	if o.Discrete, err = envFlag("VKSTAT_DISCRETE", false); err != nil {
+		return o, err
 	}
+	if o.NoCache, err = envFlag("VKSTAT_NO_CACHE", false); err != nil {
+		return o, err
+	}
+	imports, err := envFlag("VKSTAT_IMPORT", true)
+	if err != nil {
+		return o, err
+	}
+	o.NoImport = !imports
 	if o.Transfer, err = ParseTransfer(os.Getenv("VKSTAT_TRANSFER")); err != nil {
 		return o, fmt.Errorf("VKSTAT_TRANSFER: %w", err)
 	}
@@ -138,6 +152,21 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 		return o, fmt.Errorf("VKSTAT_DISABLE: %w", err)
 	}
 	return o, nil
+}
+
+// envFlag reads the 0-or-1 variable name (true, yes, false and no too),
+// def when it is unset or empty.
+func envFlag(name string, def bool) (bool, error) {
+	switch v := strings.ToLower(os.Getenv(name)); v {
+	case "":
+		return def, nil
+	case "1", "true", "yes":
+		return true, nil
+	case "0", "false", "no":
+		return false, nil
+	default:
+		return def, fmt.Errorf("%s=%q: %w (want 0 or 1)", name, v, ErrBadOption)
+	}
 }
 
 // ParseTransfer parses auto, main or queue.

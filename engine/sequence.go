@@ -12,60 +12,6 @@ import (
 	"github.com/vkstat/vkstat/internal/par"
 )
 
-// Phase labels a recorded step for timing.
-type Phase int
-
-// The phases a Timing splits a run into.
-const (
-	PhaseUpload Phase = iota
-	PhaseKernel
-	PhaseDownload
-)
-
-// Timing splits the cost of running sequences. Upload and Download include
-// the host copies into and out of staging memory; Kernel is GPU time from
-// timestamp queries when the device has them, else zero. Wall is the host
-// time from the first recorded step to the end of the last Run.
-type Timing struct {
-	Upload, Kernel, Download, Wall time.Duration
-	// UpBytes and DownBytes count the bytes copied to and from the device.
-	UpBytes, DownBytes int64
-	// GPUTimed reports whether Kernel comes from timestamps.
-	GPUTimed bool
-	// Steps is the GPU time of every recorded step, in order, when the
-	// device has timestamps: uploads, each kernel by name, downloads.
-	Steps []Step
-}
-
-// TimeCPU runs cpu, an operation's CPU path (the path taken when there is
-// no device), and times it as the CPU path is timed: the whole call is
-// kernel time and wall time, there being no copies.
-func TimeCPU[T any](cpu func() (T, error)) (T, Timing, error) {
-	t0 := time.Now()
-	v, err := cpu()
-	el := time.Since(t0)
-	return v, Timing{Kernel: el, Wall: el}, err
-}
-
-// Step is the GPU time of one recorded command.
-type Step struct {
-	Name  string
-	Phase Phase
-	Time  time.Duration
-}
-
-// Add accumulates o into t.
-func (t *Timing) Add(o Timing) {
-	t.Upload += o.Upload
-	t.UpBytes += o.UpBytes
-	t.DownBytes += o.DownBytes
-	t.Kernel += o.Kernel
-	t.Download += o.Download
-	t.Wall += o.Wall
-	t.GPUTimed = t.GPUTimed || o.GPUTimed
-	t.Steps = append(t.Steps, o.Steps...)
-}
-
 // Binding is the byte range [Offset, Offset+Size) of a buffer bound to one
 // binding of a kernel. Size 0 means to the end of the buffer.
 type Binding struct {
@@ -81,17 +27,21 @@ type download struct {
 	src *Buffer
 	off int64
 	dst []byte
+	imp *imported // dst's import, or nil: through staging
+	at  int64     // dst's offset in imp
 }
 
 // Sequence records uploads, dispatches and downloads into one command
 // buffer, with a memory barrier between consecutive steps, and runs them
-// in one submission.
+// in one submission. Its command buffer, descriptor pools and query pool
+// are the device's, reused from one sequence to the next.
 type Sequence struct {
 	dev       *Device
 	cmd       vk.CommandBuffer
 	pools     []vk.DescriptorPool
 	poolLeft  int
 	staging   []*Buffer
+	imports   []*imported // host ranges imported for this sequence (import.go)
 	downloads []download
 	queries   vk.QueryPool
 	nq        uint32
@@ -100,6 +50,7 @@ type Sequence struct {
 	hostUp    time.Duration
 	upBytes   int64
 	started   time.Time
+	mark      Mark
 	recording bool
 	streamed  bool // uploads went through the ring: compute waits for them
 	stuck     bool // timed out (Device.SetTimeout): released once it finishes
@@ -147,35 +98,27 @@ func (d *Device) NewSequence() (*Sequence, error) {
 		return nil, d.busy()
 	}
 	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
-	cmds := make([]vk.CommandBuffer, 1)
+	s.mark = Begin(d)
+	defer d.since(phRecord, time.Now())
 	d.mu.Lock()
-	r := vk.AllocateCommandBuffers(d.handle, &vk.CommandBufferAllocateInfo{
-		SType:              vk.StructureTypeCommandBufferAllocateInfo,
-		CommandPool:        d.pool,
-		Level:              vk.CommandBufferLevelPrimary,
-		CommandBufferCount: 1,
-	}, cmds)
-	d.mu.Unlock()
-	if err := check(r, "vkAllocateCommandBuffers"); err != nil {
-		return nil, err
+	var err error
+	if n := len(d.freeCmds); n > 0 {
+		s.cmd, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
+	} else {
+		s.cmd, err = d.allocCmd(d.pool)
 	}
-	s.cmd = cmds[0]
-	if d.Info.Timestamps {
-		var qp vk.QueryPool
-		if err := check(vk.CreateQueryPool(d.handle, &vk.QueryPoolCreateInfo{
-			SType:      vk.StructureTypeQueryPoolCreateInfo,
-			QueryType:  vk.QueryTypeTimestamp,
-			QueryCount: maxQueries,
-		}, nil, &qp), "vkCreateQueryPool"); err != nil {
-			s.Release()
-			return nil, err
+	if err == nil && d.Info.Timestamps {
+		if n := len(d.freeQueries); n > 0 {
+			s.queries, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
+		} else {
+			s.queries, err = d.createQueryPool(maxQueries)
 		}
-		s.queries = qp
 	}
-	if err := check(vk.BeginCommandBuffer(s.cmd, &vk.CommandBufferBeginInfo{
-		SType: vk.StructureTypeCommandBufferBeginInfo,
-		Flags: vk.CommandBufferUsageFlags(vk.CommandBufferUsageOneTimeSubmitBit),
-	}), "vkBeginCommandBuffer"); err != nil {
+	d.mu.Unlock()
+	if err == nil {
+		err = d.beginCmd(s.cmd)
+	}
+	if err != nil {
 		s.Release()
 		return nil, err
 	}
@@ -218,10 +161,19 @@ func (s *Sequence) fail(err error) error {
 // Upload copies src into dst at byte offset off. The host copy happens
 // now: directly into dst on UMA devices, otherwise streamed through the
 // device's staging ring, whose copies are submitted as the chunks fill and
-// ordered before every command this sequence runs. When a command recorded
+// ordered before every command this sequence runs. Where the device
+// imports host memory (VK_EXT_external_memory_host) and src is large
+// enough, the device copies straight from src, with no host copy: src must
+// then stay unchanged until the sequence has run. When a command recorded
 // earlier in the sequence uses dst, the bytes wait in a staging buffer of
-// their own and are copied in order instead.
+// their own (or in src, imported) and are copied in order instead.
 func (s *Sequence) Upload(dst *Buffer, off int64, src []byte) error {
+	if s.err != nil {
+		return s.err
+	}
+	if imp, at := s.importFor(src); imp != nil {
+		return s.uploadImported(dst, off, imp, at, int64(len(src)))
+	}
 	return s.UploadFrom(dst, off, int64(len(src)), func(p []byte, at int64) error {
 		par.Copy(p, src[at:at+int64(len(p))])
 		return nil
@@ -236,48 +188,91 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	if s.err != nil {
 		return s.err
 	}
-	if off < 0 || n < 0 || off+n > dst.size {
-		return s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
-	}
-	if n == 0 {
+	if n == 0 && off >= 0 && off <= dst.size {
 		return nil
 	}
 	t0 := time.Now()
 	defer func() { s.hostUp += time.Since(t0) }()
-	s.upBytes += n
-	earlier := s.used[dst]
-	if err := s.touch(dst); err != nil {
+	earlier, err := s.beginUpload(dst, off, n)
+	if err != nil {
 		return err
 	}
+	d := s.dev
 	if h := dst.host(off, n); h != nil && !earlier {
 		// Nothing recorded so far uses dst: write it directly.
+		defer d.since(phCopyIn, time.Now())
+		d.count(cMappedIn, n)
 		return s.fail(fill(h, 0))
 	}
 	if !earlier {
-		d := s.dev
 		d.xmu.Lock()
-		err := d.ring.upload(dst, off, n, fill)
+		err = d.ring.upload(dst, off, n, fill)
 		d.xmu.Unlock()
 		s.streamed = true
 		return s.fail(err)
 	}
-	st, err := s.dev.newStaging(n)
+	st, err := d.newStaging(n)
 	if err != nil {
 		return s.fail(err)
 	}
 	s.staging = append(s.staging, st)
-	if err := fill(st.host(0, n), 0); err != nil {
+	tc := time.Now()
+	err = fill(st.host(0, n), 0)
+	d.since(phCopyIn, tc)
+	d.count(cStagingIn, n)
+	if err != nil {
 		return s.fail(err)
 	}
-	s.dev.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
+	defer d.since(phRecord, time.Now())
+	d.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
 	s.step(PhaseUpload, "upload")
 	return nil
 }
 
+// beginUpload checks an upload of n bytes into dst at off, counts it and
+// marks dst as used; earlier reports that a command recorded before uses
+// dst.
+func (s *Sequence) beginUpload(dst *Buffer, off, n int64) (earlier bool, err error) {
+	if off < 0 || n < 0 || off+n > dst.size {
+		return false, s.fail(fmt.Errorf("upload of %d bytes at %d overflows a buffer of %d", n, off, dst.size))
+	}
+	s.upBytes += n
+	earlier = s.used[dst]
+	return earlier, s.touch(dst)
+}
+
+// uploadImported is Upload of n bytes at offset at of imp, imported host
+// memory: the device copies them, in order when a command recorded earlier
+// uses dst, else on the copy queue ahead of the sequence.
+func (s *Sequence) uploadImported(dst *Buffer, off int64, imp *imported, at, n int64) error {
+	t0 := time.Now()
+	defer func() { s.hostUp += time.Since(t0) }()
+	earlier, err := s.beginUpload(dst, off, n)
+	if err != nil {
+		return err
+	}
+	d := s.dev
+	d.count(cImported, n)
+	if earlier {
+		defer d.since(phRecord, time.Now())
+		d.cmdCopy(s.cmd, imp.buf, dst.handle, at, off, n)
+		s.step(PhaseUpload, "upload")
+		return nil
+	}
+	d.xmu.Lock()
+	err = d.ring.copy(imp.buf, dst.handle, at, off, n, vk.NullSemaphore)
+	d.xmu.Unlock()
+	s.streamed = true
+	return s.fail(err)
+}
+
 // Download arranges for the bytes of src at off to land in dst when Run
 // returns: read directly on UMA devices, otherwise streamed back through
-// the staging ring once the commands have run. No command may use src after
-// its download in the same sequence.
+// the staging ring once the commands have run, or copied by the device
+// straight into dst where the device imports host memory and dst is large
+// enough (see Upload). dst is the caller's: a result array, or memory the
+// caller lent (a NumPy array through the C ABI), with no copy after. No
+// command may use src after its download in the same sequence.
 func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	if s.err != nil {
 		return s.err
@@ -288,21 +283,32 @@ func (s *Sequence) Download(src *Buffer, off int64, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	s.downloads = append(s.downloads, download{src: src, off: off, dst: dst})
+	dl := download{src: src, off: off, dst: dst}
+	if src.host(0, 0) == nil {
+		dl.imp, dl.at = s.importFor(dst)
+	}
+	s.downloads = append(s.downloads, dl)
 	s.downloaded[src] = true
 	return nil
 }
 
+// setsPerPool is the descriptor sets of one pool: pools are the device's,
+// reset and reused by later sequences.
+const setsPerPool = 64
+
 func (s *Sequence) descriptorSet(k *Kernel) (vk.DescriptorSet, error) {
-	const setsPerPool = 64
 	if s.poolLeft == 0 {
+		d := s.dev
+		d.mu.Lock()
 		var pool vk.DescriptorPool
-		if err := check(vk.CreateDescriptorPool(s.dev.handle, &vk.DescriptorPoolCreateInfo{
-			SType:         vk.StructureTypeDescriptorPoolCreateInfo,
-			MaxSets:       setsPerPool,
-			PoolSizeCount: 1,
-			PPoolSizes:    []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: setsPerPool * 16}},
-		}, nil, &pool), "vkCreateDescriptorPool"); err != nil {
+		var err error
+		if n := len(d.freeSets); n > 0 {
+			pool, d.freeSets = d.freeSets[n-1], d.freeSets[:n-1]
+		} else {
+			pool, err = d.createDescriptorPool(setsPerPool, setsPerPool*maxBindings)
+		}
+		d.mu.Unlock()
+		if err != nil {
 			return nil, err
 		}
 		s.pools = append(s.pools, pool)
@@ -326,6 +332,8 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 	if len(binds) != k.io.bindings {
 		return s.fail(fmt.Errorf("kernel %s takes %d bindings, got %d", k.Spec.Name, k.io.bindings, len(binds)))
 	}
+	defer s.dev.since(phRecord, time.Now())
+	s.dev.count(cDispatches, 1)
 	pc, err := k.io.pack(k.Spec.Name, push)
 	if err != nil {
 		return s.fail(err)
@@ -373,14 +381,17 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		return t, errors.New("engine: sequence already ran")
 	}
 	s.recording = false
+	d := s.dev
+	tr := time.Now()
 	// Make device writes visible to host reads after the fence, and to the
 	// copies that stream downloads back.
-	s.dev.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
+	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
 		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
-	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
+	err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
+	d.since(phRecord, tr)
+	if err != nil {
 		return t, err
 	}
-	d := s.dev
 	var direct, streamed []download
 	for _, dl := range s.downloads {
 		if dl.src.host(0, 0) != nil {
@@ -389,7 +400,6 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 			streamed = append(streamed, dl)
 		}
 	}
-	var err error
 	wait, signal := vk.NullSemaphore, vk.NullSemaphore
 	if d.separate && s.streamed {
 		// Uploads ran on the copy queue: its semaphore, signalled after
@@ -410,7 +420,9 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		d.qmu.Unlock()
 	}
 	if err == nil {
+		tw := time.Now()
 		err = d.waitRun(s)
+		d.since(phWait, tw)
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -418,15 +430,27 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 	}
 	t0 := time.Now()
 	for _, dl := range direct {
+		tc := time.Now()
 		par.Copy(dl.dst, dl.src.host(dl.off, int64(len(dl.dst))))
+		d.since(phCopyOut, tc)
+		d.count(cMappedOut, int64(len(dl.dst)))
 	}
 	if len(streamed) > 0 {
 		d.xmu.Lock()
 		for _, dl := range streamed {
-			if err = d.ring.download(dl.src, dl.off, dl.dst, downWait); err != nil {
+			if dl.imp != nil {
+				d.count(cImported, int64(len(dl.dst)))
+				err = d.ring.copy(dl.src.handle, dl.imp.buf, dl.off, dl.at, int64(len(dl.dst)), downWait)
+			} else {
+				err = d.ring.download(dl.src, dl.off, dl.dst, downWait)
+			}
+			if err != nil {
 				break
 			}
 			downWait = vk.NullSemaphore
+		}
+		if err == nil {
+			err = d.ring.drain()
 		}
 		d.xmu.Unlock()
 		if err != nil {
@@ -440,6 +464,7 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		t.DownBytes += int64(len(dl.dst))
 	}
 	if s.nq > 1 {
+		tq := time.Now()
 		ts := make([]uint64, s.nq)
 		if vk.GetQueryPoolResults(d.handle, s.queries, 0, s.nq, uint(8*s.nq), unsafe.Pointer(&ts[0]), 8,
 			vk.QueryResultFlags(vk.QueryResult64Bit|vk.QueryResultWaitBit)) == vk.Success {
@@ -461,16 +486,18 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 			}
 			t.GPUTimed = true
 		}
+		d.since(phRecord, tq)
 	}
-	t.Wall = time.Since(s.started)
+	s.mark.End(&t)
 	if err := d.Validation(); err != nil {
 		return t, err
 	}
 	return t, ctx.Err()
 }
 
-// Release frees the sequence's command buffer, descriptor pools, staging
-// buffers and query pool. It is safe to call more than once.
+// Release gives the sequence's command buffer, descriptor pools and query
+// pool back to the device for later sequences, and releases its staging
+// buffers and imports. It is safe to call more than once.
 func (s *Sequence) Release() {
 	d := s.dev
 	if s.stuck {
@@ -481,18 +508,36 @@ func (s *Sequence) Release() {
 		b.Release()
 	}
 	s.staging = nil
+	if len(s.imports) > 0 {
+		// Copies from the imports may be in flight when the sequence did
+		// not run.
+		d.xmu.Lock()
+		d.ring.drain()
+		d.xmu.Unlock()
+		for _, imp := range s.imports {
+			d.unimport(imp)
+		}
+		s.imports = nil
+	}
+	defer d.since(phRecord, time.Now())
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, p := range s.pools {
-		vk.DestroyDescriptorPool(d.handle, p, nil)
+		vk.ResetDescriptorPool(d.handle, p, 0)
+		d.freeSets = append(d.freeSets, p)
 	}
 	s.pools = nil
 	if s.queries != vk.NullQueryPool {
-		vk.DestroyQueryPool(d.handle, s.queries, nil)
+		d.freeQueries = append(d.freeQueries, s.queries)
 		s.queries = vk.NullQueryPool
 	}
 	if s.cmd != nil {
-		d.mu.Lock()
-		vk.FreeCommandBuffers(d.handle, d.pool, 1, []vk.CommandBuffer{s.cmd})
-		d.mu.Unlock()
+		if s.recording {
+			// Never run: back to the initial state for the next begin.
+			vk.ResetCommandBuffer(s.cmd, 0)
+			s.recording = false
+		}
+		d.freeCmds = append(d.freeCmds, s.cmd)
 		s.cmd = nil
 	}
 }

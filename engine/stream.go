@@ -38,7 +38,11 @@ type ring struct {
 	next  int
 }
 
-// chunkFor is the chunk size for a transfer of total bytes.
+// chunkFor is the chunk size for a transfer of total bytes: a quarter of
+// it, as a power of two from minChunk to the limit, so that a transfer
+// takes at least four chunks where it can and the host copy of one overlaps
+// the device's copy of the one before (one chunk the size of the array
+// would leave the two in turn).
 func (r *ring) chunkFor(total int64) int64 {
 	limit := r.d.opt.StagingChunk
 	if limit <= 0 {
@@ -46,7 +50,7 @@ func (r *ring) chunkFor(total int64) int64 {
 	}
 	limit = max(alignUp(limit, 256), 256)
 	c := int64(minChunk)
-	for c < total && c < limit {
+	for 4*c < total && c < limit {
 		c *= 2
 	}
 	return min(c, limit)
@@ -70,23 +74,16 @@ func (r *ring) ensure(total int64) error {
 			r.free()
 			return fmt.Errorf("staging memory: %w", err)
 		}
-		cmds := make([]vk.CommandBuffer, 1)
-		if err := check(vk.AllocateCommandBuffers(r.d.handle, &vk.CommandBufferAllocateInfo{
-			SType:              vk.StructureTypeCommandBufferAllocateInfo,
-			CommandPool:        r.d.xpool,
-			Level:              vk.CommandBufferLevelPrimary,
-			CommandBufferCount: 1,
-		}, cmds), "vkAllocateCommandBuffers"); err != nil {
+		t0 := time.Now()
+		s.cmd, err = r.d.allocCmd(r.d.xpool) // xmu guards xpool
+		if err == nil {
+			s.fence, err = r.d.createFence()
+		}
+		r.d.since(phAlloc, t0)
+		if err != nil {
 			r.free()
 			return err
 		}
-		s.cmd = cmds[0]
-		var f vk.Fence
-		if err := check(vk.CreateFence(r.d.handle, &vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}, nil, &f), "vkCreateFence"); err != nil {
-			r.free()
-			return err
-		}
-		s.fence = f
 	}
 	r.chunk, r.next = want, 0
 	return nil
@@ -107,10 +104,15 @@ func (r *ring) finish(s *slot) error {
 	if !s.busy {
 		return nil
 	}
-	if err := waitFence(r.d.handle, s.fence); err != nil {
+	t0 := time.Now()
+	err := r.d.waitFence(s.fence)
+	if err == nil {
+		vk.ResetFences(r.d.handle, 1, []vk.Fence{s.fence})
+	}
+	r.d.since(phWait, t0)
+	if err != nil {
 		return err
 	}
-	vk.ResetFences(r.d.handle, 1, []vk.Fence{s.fence})
 	s.busy = false
 	if f := s.after; f != nil {
 		s.after = nil
@@ -149,10 +151,8 @@ func (r *ring) free() {
 // transfer queue, waiting on wait (when not null) first.
 func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer)) error {
 	d := r.d
-	if err := check(vk.BeginCommandBuffer(s.cmd, &vk.CommandBufferBeginInfo{
-		SType: vk.StructureTypeCommandBufferBeginInfo,
-		Flags: vk.CommandBufferUsageFlags(vk.CommandBufferUsageOneTimeSubmitBit),
-	}), "vkBeginCommandBuffer"); err != nil {
+	t0 := time.Now()
+	if err := d.beginCmd(s.cmd); err != nil {
 		return err
 	}
 	copy(s.cmd)
@@ -160,11 +160,13 @@ func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer
 	// transfers and shaders (uploads; queue order or a semaphore orders them).
 	d.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
 		vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
-	if err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer"); err != nil {
+	err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
+	d.since(phRecord, t0)
+	if err != nil {
 		return err
 	}
 	d.qmu.Lock()
-	err := check(d.submit(d.xqueue, s.cmd, wait, vk.PipelineStageTransferBit, vk.NullSemaphore, s.fence), "vkQueueSubmit (transfer)")
+	err = check(d.submit(d.xqueue, s.cmd, wait, vk.PipelineStageTransferBit, vk.NullSemaphore, s.fence), "vkQueueSubmit (transfer)")
 	d.qmu.Unlock()
 	if err != nil {
 		return err
@@ -197,7 +199,11 @@ func (r *ring) chunks(n int64, each func(s *slot, at, m int64) error) error {
 // waits on) orders later commands after the copies.
 func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
 	return r.chunks(n, func(s *slot, at, m int64) error {
-		if err := fill(s.buf.host(0, m), at); err != nil {
+		t0 := time.Now()
+		err := fill(s.buf.host(0, m), at)
+		r.d.since(phCopyIn, t0)
+		r.d.count(cStagingIn, m)
+		if err != nil {
 			return err
 		}
 		return r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
@@ -218,13 +224,38 @@ func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) e
 		}
 		wait = vk.NullSemaphore
 		stage, out := s.buf, dst[at:at+m]
-		s.after = func() { par.Copy(out, stage.host(0, m)) }
+		s.after = func() {
+			defer r.d.since(phCopyOut, time.Now())
+			par.Copy(out, stage.host(0, m))
+			r.d.count(cStagingOut, m)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return r.drain()
+}
+
+// copy copies n bytes from src at srcOff to dst at dstOff on the copy
+// queue, waiting on wait (when not null) first: for imported host memory,
+// which the device reads or writes itself. It returns once the copy is
+// submitted; drain (or a later use of the slot) waits for it.
+func (r *ring) copy(src, dst vk.Buffer, srcOff, dstOff, n int64, wait vk.Semaphore) error {
+	if err := r.ensure(1); err != nil {
+		return err
+	}
+	s, err := r.acquire()
+	if err != nil {
+		return err
+	}
+	return r.submit(s, wait, func(cmd vk.CommandBuffer) { r.d.cmdCopy(cmd, src, dst, srcOff, dstOff, n) })
+}
+
+// waitFence waits for f, counted as a fence wait.
+func (d *Device) waitFence(f vk.Fence) error {
+	d.count(cFenceWaits, 1)
+	return waitFence(d.handle, f)
 }
 
 func waitFence(dev vk.Device, f vk.Fence) error {

@@ -32,6 +32,7 @@ func (d *Device) SetTimeout(t time.Duration) {
 // held. On a timeout the fence stays unsignalled and s is marked stuck:
 // its release, and every later use of the device, first settles it.
 func (d *Device) waitRun(s *Sequence) error {
+	d.count(cFenceWaits, 1)
 	if d.timeout <= 0 {
 		err := waitFence(d.handle, d.fence)
 		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})

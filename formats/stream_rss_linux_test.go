@@ -11,25 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // rssBytes is the process's resident memory (VmRSS), or -1.
-func rssBytes() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return -1
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return pages * int64(os.Getpagesize())
-}
+var rssBytes = checks.RSS
 
 // peakRSSDuring runs f and returns how far the resident memory rose above
 // where it started, sampled every millisecond.

@@ -3,6 +3,7 @@ package chol
 import (
 	"context"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -269,13 +270,15 @@ func (k *kernel) record(seq *engine.Sequence, n, nrhs, bstride int, flags uint32
 // maxStorageBufferRange and chunkBytes, one submission per chunk (one in
 // all for batches that fit); outputs not asked for are bound to a small
 // placeholder buffer and never written.
-func Vulkan(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
-	var tm engine.Timing
+func Vulkan(ctx context.Context, dev *engine.Device, r Request) (_ *Result, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	d, err := r.check()
 	if err != nil {
 		return nil, tm, err
 	}
+	t0 := time.Now()
 	res := r.newResult(d, r.A.DType)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if d.n == 0 {
 		return res, tm, nil
 	}

@@ -3,6 +3,7 @@ package cov
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -172,14 +173,16 @@ func packRuns16(w *worker, d []uint16, tab *[1 << 16]float32, b, tstride int, of
 // allows over dispatches as Vulkan does. float16 and bfloat16 data stay
 // 16-bit on the device: a chunk's span starts on an even element, so that
 // it starts on a packed word.
-func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
-	var tm engine.Timing
+func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (_ *Result, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	src, err := stridedSource(x, s, opt)
 	if err != nil {
 		return nil, tm, err
 	}
 	n, t, p := src.n, src.t, src.p
+	t0 := time.Now()
 	res := newResult(opt.Out, outType(x.DType), n, p)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if n == 0 {
 		return res, tm, nil
 	}

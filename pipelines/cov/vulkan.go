@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -364,8 +365,8 @@ func (gb *gatherBuffers) Release() { engine.ReleaseAll([]*engine.Buffer{gb.Cube,
 // VulkanGather is Vulkan on the sample sets that g gathers from a (T, H, W)
 // cube: the cube is uploaded once and patches are gathered by the kernel;
 // one submission in all.
-func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
-	var tm engine.Timing
+func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (_ *Result, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	if _, err := gatherSource(cube, g, opt); err != nil {
 		return nil, tm, err
 	}
@@ -375,7 +376,9 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 		cube = cube.As(tensor.F32)
 	}
 	n, p := len(g.Locations), len(g.Offsets)
+	t0 := time.Now()
 	res := newResult(opt.Out, cube.DType, n, p)
+	tm.AddPhase(engine.TimeResults, time.Since(t0))
 	if n == 0 {
 		return res, tm, nil
 	}

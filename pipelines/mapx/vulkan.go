@@ -15,14 +15,18 @@ func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params)
 	if x == nil || y == nil {
 		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
 	}
+	m := engine.Begin(dev)
 	t0 := time.Now()
 	z := tensor.New(x.DType, x.Shape...)
+	made := time.Since(t0)
 	tm, err := RunInto(ctx, dev, z, x, y, p)
+	tm.AddPhase(engine.TimeResults, made)
 	if dev == nil {
 		// The CPU path's time includes allocating z, as it always has.
 		el := time.Since(t0)
-		tm.Kernel, tm.Wall = el, el
+		tm.Kernel, tm.Phases = el, []engine.PhaseTime{{Name: engine.TimeCompute, Time: el}}
 	}
+	m.End(&tm)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -61,8 +65,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 	if x == nil || y == nil {
 		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
 	}
+	m := engine.Begin(dev)
+	t0 := time.Now()
 	z := tensor.New(x.DType, x.Shape...)
+	made := time.Since(t0)
 	tm, err := vulkanInto(ctx, dev, z, x, y, p)
+	tm.AddPhase(engine.TimeResults, made)
+	m.End(&tm)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -70,8 +79,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 }
 
 // vulkanInto is Vulkan downloading into z.
-func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
-	var tm engine.Timing
+func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (tm engine.Timing, err error) {
+	defer engine.Begin(dev).End(&tm)
 	if x == nil || y == nil || z == nil {
 		return tm, fmt.Errorf("mapx: nil tensor")
 	}

@@ -32,7 +32,8 @@ type CentralMoments struct {
 // centres read from the device's Mean. Otherwise Central runs after it,
 // on the device's held copy of the array (engine.Device.Hold) where it has
 // room to spare; only where it has none does the array go up twice.
-func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
+func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	if nd := len(in.Shape); nd != 2 && nd != 3 || opt.Axis != 1 && opt.Axis != 1-nd {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
 	}
@@ -76,8 +77,8 @@ func Central(ctx context.Context, dev *engine.Device, src tensor.Source, centre 
 }
 
 // central is Central steered by test.
-func central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64, test *testOptions) (*CentralMoments, engine.Timing, error) {
-	var tm engine.Timing
+func central(ctx context.Context, dev *engine.Device, src tensor.Source, centre []float64, test *testOptions) (_ *CentralMoments, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	if nd := len(src.Shape); nd != 2 && nd != 3 {
 		return nil, tm, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array, got shape %s", tensor.ShapeString(src.Shape))
 	}

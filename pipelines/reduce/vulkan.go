@@ -258,8 +258,8 @@ func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 // tile covers the array and the device merges its records, reduce_central
 // running in the same submission on the same window (nil otherwise: see
 // RunCentral).
-func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (map[Stat]*tensor.Tensor, *CentralMoments, engine.Timing, error) {
-	var tm engine.Timing
+func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
+	defer engine.Begin(dev).End(&tm)
 	g, err := Plan(src.Shape, opt.Axis)
 	if err != nil {
 		return nil, nil, tm, err
@@ -426,11 +426,17 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 			chost = make([]byte, ctile.records()*ck.recSize)
 		}
 	}
-	host := make([]byte, maxRec*recSize)
-	if fin != nil {
-		host = nil
+	// The host merges records only where the device does not: one tile
+	// the device finishes needs neither the records' copy nor the
+	// accumulators (12 MiB each for a 512×512 output, and the page faults
+	// of filling them).
+	var host []byte
+	var acc *accum
+	if fin == nil {
+		t0 := time.Now()
+		host, acc = make([]byte, maxRec*recSize), newAccum(g.Outputs())
+		tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	}
-	acc := newAccum(g.Outputs())
 
 	for _, t := range tiles {
 		nrec := t.records()
@@ -476,16 +482,19 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 				a.add(chost, ctile, g, ck.double)
 				cm = a.finish()
 				tm.Download += time.Since(t0)
+				tm.AddPhase(engine.TimeConvert, time.Since(t0))
 			}
 			return out, cm, tm, nil
 		}
 		t0 := time.Now()
 		mergeRecords(acc, host[:nrec*recSize], t, g, accDouble)
 		tm.Download += time.Since(t0)
+		tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	}
 	t0 := time.Now()
 	out := acc.finish(g, outType(src.DType), opt, stats)
 	tm.Download += time.Since(t0)
+	tm.AddPhase(engine.TimeConvert, time.Since(t0))
 	return out, nil, tm, nil
 }
 
@@ -551,8 +560,27 @@ func (t tile) input(seq *engine.Sequence, dev *engine.Device, buf *engine.Buffer
 		return b, skip
 	}
 	size, skip, fill := t.window(g, es, align, src)
-	seq.UploadFrom(buf, 0, size, fill)
+	if raw := t.raw(g, es, align, src, size); raw != nil {
+		// From memory: the device may copy straight from it (imported).
+		seq.Upload(buf, 0, raw)
+	} else {
+		seq.UploadFrom(buf, 0, size, fill)
+	}
 	return engine.Binding{Buf: buf, Size: size}, skip
+}
+
+// raw is t's window of size bytes as a part of src's memory, where src
+// lies in memory and the window is one run of it; nil otherwise.
+func (t tile) raw(g Geometry, es int, align int64, src tensor.Source, size int64) []byte {
+	if src.Raw == nil || t.gather {
+		return nil
+	}
+	first, _ := t.span(g, es)
+	start := first / align * align
+	if start+size > int64(len(src.Raw)) {
+		return nil
+	}
+	return src.Raw[start : start+size]
 }
 
 // inputBytes is the input buffer the tiles need: their largest window
