@@ -179,11 +179,15 @@ type session struct {
 	set *engine.Set
 	dev *engine.Device
 	c   *ucli.Context
-	// startup is the time to load Vulkan and open the device; read and
+	// startup is the time to load Vulkan and open the device, phases its
+	// parts; pipelines the time the device spent creating pipelines (built
+	// of them), inside the run as each kernel is first used; read and
 	// write the time commands spend on their files (streamed reads overlap
 	// the upload and count there).
-	startup, read, write time.Duration
-	streamed             bool
+	startup, pipelines, read, write, closing time.Duration
+	phases                                   engine.Startup
+	built                                    int
+	streamed                                 bool
 }
 
 // name describes where the command runs.
@@ -205,7 +209,7 @@ func openSession(c *ucli.Context) (*session, error) {
 		set.Close()
 		return nil, usagef("--device %s names %d devices; %s runs on one", c.String("device"), n, c.Command.Name)
 	}
-	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0)}, nil
+	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0), phases: set.Startup()}, nil
 }
 
 // openDevices opens the devices that --device names, def when it is not
@@ -289,7 +293,14 @@ func (w cliWords) Error() string {
 
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
-func (s *session) Close() error { return s.set.Close() }
+func (s *session) Close() error {
+	if s.dev != nil {
+		s.pipelines, s.built = s.dev.Pipelines()
+	}
+	t0 := time.Now()
+	defer func() { s.closing = time.Since(t0) }()
+	return s.set.Close()
+}
 
 // availableMemory is engine.AvailableMemory; tests replace it.
 var availableMemory = engine.AvailableMemory
@@ -315,7 +326,7 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
 	fmt.Fprintf(w, "device:   %s\n", s.name())
 	if s.dev != nil {
-		fmt.Fprintf(w, "start-up: %s (Vulkan loader, instance, device)\n", ms(s.startup))
+		fmt.Fprintf(w, "start-up: %s (%s)\npipelines:%s (%d created in the run)\nclose:    %s (device idle, pipeline cache saved, device destroyed)\n", ms(s.startup), s.phases, ms(s.pipelines), s.built, ms(s.closing))
 	}
 	switch {
 	case s.streamed:

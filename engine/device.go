@@ -47,11 +47,12 @@ type Device struct {
 	mu      sync.Mutex // guards the command pools, the allocators and the caches
 	qmu     sync.Mutex // guards submissions to queue and xqueue
 	kernels map[string]*Kernel
-	local   *allocator // storage buffers
-	staging *allocator // host-visible transfer buffers
-	uma     bool       // storage buffers are host-visible: no staging
-	budget  int64      // bytes of device memory the local allocator may hold
-	held    []*Held    // host arrays kept on the device (held.go)
+	modules map[string]vk.ShaderModule // by SPIR-V code (kernel.go)
+	local   *allocator                 // storage buffers
+	staging *allocator                 // host-visible transfer buffers
+	uma     bool                       // storage buffers are host-visible: no staging
+	budget  int64                      // bytes of device memory the local allocator may hold
+	held    []*Held                    // host arrays kept on the device (held.go)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -59,6 +60,12 @@ type Device struct {
 	timeout time.Duration
 	stuck   *Sequence
 	gaveUp  bool
+
+	// Start-up (startup.go): the time OpenWith took, of which the
+	// pipeline cache's load; pipelines built and the time it took.
+	opened, cacheLoad, buildTime time.Duration
+	built                        int
+	cacheSum                     [32]byte // SHA-256 of the pipeline cache data loaded (cache.go)
 }
 
 // Open creates a logical device on physical device index, with the options
@@ -76,6 +83,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if index < 0 || index >= len(in.devices) {
 		return nil, fmt.Errorf("no Vulkan device %d (found %d)", index, len(in.devices))
 	}
+	t0 := time.Now()
 	info := in.infos[index]
 	if info.queueFamily < 0 {
 		return nil, fmt.Errorf("device %d (%s) has no compute queue", index, info.Name)
@@ -189,6 +197,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if err := in.takeValidation(); err != nil {
 		return fail(err)
 	}
+	d.opened = time.Since(t0)
 	return d, nil
 }
 
@@ -317,10 +326,7 @@ func (d *Device) Close() error {
 		d.ring.drain()
 		d.ring.free()
 	}
-	for _, k := range d.kernels {
-		k.destroy(d.handle)
-	}
-	d.kernels = nil
+	d.destroyKernels()
 	if d.cache != vk.NullPipelineCache {
 		d.savePipelineCache()
 		vk.DestroyPipelineCache(d.handle, d.cache, nil)

@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -67,6 +68,7 @@ type Instance struct {
 	infos     []DeviceInfo
 	mu        sync.Mutex
 	open      int
+	startup   Startup // Loader, Instance and Devices
 }
 
 var loadOnce struct {
@@ -167,11 +169,14 @@ func instanceAPI(gipa unsafe.Pointer) uint32 {
 // NewInstance loads the Vulkan loader and creates an instance. It fails with
 // an error wrapping ErrNoLoader when no loader is installed.
 func NewInstance(opt Options) (*Instance, error) {
+	t0 := time.Now()
 	gipa, err := loadLoader(opt.LibPath)
 	if err != nil {
 		return nil, err
 	}
 	in := &Instance{gipa: gipa, validate: opt.Validate, api: instanceAPI(gipa)}
+	in.startup.Loader = time.Since(t0)
+	t0 = time.Now()
 	var layers, exts []string
 	var pNext unsafe.Pointer
 	if opt.Validate {
@@ -226,10 +231,13 @@ func NewInstance(opt Options) (*Instance, error) {
 		}
 		in.messenger = m
 	}
+	in.startup.Instance = time.Since(t0)
+	t0 = time.Now()
 	if err := in.enumerate(); err != nil {
 		in.Close()
 		return nil, err
 	}
+	in.startup.Devices = time.Since(t0)
 	return in, in.takeValidation()
 }
 
