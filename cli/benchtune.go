@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/suite"
 )
 
@@ -38,6 +39,12 @@ func benchTune(c *ucli.Context) error {
 		rep, err = suite.Tune(c.Context, devs, suites, suite.TuneOptions{Repeat: repeat, Store: !c.Bool("no-save"), Version: Version,
 			Log:      func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) },
 			Progress: func(s suite.TuneStep) { printTuneStep(w, s) }})
+		if errors.Is(err, suite.ErrNothingToTune) && slices.Contains(devs, nil) {
+			err = nil // the CPU path alone: its rates only
+		}
+		if err == nil {
+			err = storeRates(c, devs, repeat)
+		}
 		return err
 	})
 	switch {
@@ -53,6 +60,32 @@ func benchTune(c *ucli.Context) error {
 		defer outs.Abort()
 		outs.Add(path, encodeJSON(rep))
 		return outs.Commit()
+	}
+	return nil
+}
+
+// storeRates measures what --device auto weighs on each device
+// (suite.MeasureRates) and stores it beside the tune cache
+// (tune.RatesPath), or only prints it with --no-save.
+func storeRates(c *ucli.Context, devs []*engine.Device, repeat int) error {
+	for _, dev := range devs {
+		r, err := suite.MeasureRates(c.Context, dev, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
+		if err != nil {
+			return fmt.Errorf("--tune: rates: %w", err)
+		}
+		var info *engine.DeviceInfo
+		if dev != nil {
+			info = &dev.Info
+		}
+		path, ok := tune.RatesPath(info, engine.CPUThreads())
+		if !ok || c.Bool("no-save") {
+			fmt.Fprintf(c.App.Writer, "rates (not stored): %s\n", r.Source)
+			continue
+		}
+		if err := tune.WriteRates(path, r); err != nil {
+			return fmt.Errorf("--tune: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "rates stored in %s\n", path)
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func runChol(c *ucli.Context) error {
 		req.B = b.As(dt)
 	}
 
-	s, err := openSession(c)
+	s, err := openSessionFor(c, autoJob("chol", []int{n, p, p}, dt, 0))
 	if err != nil {
 		return err
 	}

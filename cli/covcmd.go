@@ -118,7 +118,7 @@ func runCov(c *ucli.Context) error {
 		return fmt.Errorf("--%s: %s has %w", flag, path, err)
 	}
 
-	s, err := openSession(c)
+	s, err := openSessionFor(c, covJob(in.Shape, g, dt))
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,7 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(c)
+	s, err := openSessionFor(c, autoJob("paco", in.Cube.Shape, in.Cube.DType, opt.Radius))
 	if err != nil {
 		return err
 	}

@@ -129,7 +129,7 @@ func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out ma
 	if err != nil {
 		return nil, tm, nil, err
 	}
-	if s, err = openSession(c); err != nil {
+	if s, err = openSessionFor(c, autoJob("reduce", shape, dt, opt.Axis)); err != nil {
 		return nil, tm, nil, err
 	}
 	defer func() {

@@ -67,3 +67,17 @@ func (d *Device) Pipelines() (time.Duration, int) {
 	defer d.mu.Unlock()
 	return d.buildTime, d.built
 }
+
+// Again opens another logical device on d's physical device with d's
+// options, and says what opening it took with the instance's share:
+// what a new process would open, for measuring its start-up and first
+// calls (bench --tune's rates) apart from d's built pipelines.
+func (d *Device) Again() (*Device, Startup, error) {
+	nd, err := d.inst.OpenWith(d.Info.Index, d.opt)
+	if err != nil {
+		return nil, Startup{}, err
+	}
+	st := d.inst.startup
+	st.Device, st.Cache = nd.opened-nd.cacheLoad, nd.cacheLoad
+	return nd, st, nil
+}

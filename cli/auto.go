@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/suite"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// openSessionFor opens the device --device names for a call that does
+// job. With --device auto (the default) it is the path whose estimate for
+// the job is least, the CPU path included, from each path's rates (tune
+// rates files that `vkstat bench --tune` writes, else built-in estimates;
+// engine.Choose), counting a device's start-up, since the command is a
+// process of its own. A job the CPU path finishes before any GPU could
+// start runs there without loading Vulkan at all. With --validate, auto
+// is the best GPU as before: a validated run is a check of the GPU path.
+func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
+	if spec := strings.TrimSpace(c.String("device")); spec != "" && !strings.EqualFold(spec, "auto") || c.Bool("validate") || job.Op == "" {
+		return openSession(c)
+	}
+	job.Process = true
+	threads := engine.CPUThreads()
+	cpu := tune.RatesFor(nil, threads)
+	if ch, ok := engine.CPUOnly(cpu, job, tune.StartupFloor()); ok {
+		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+			return nil, err
+		}
+		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
+	}
+	return openSessionWith(c, func(infos []engine.DeviceInfo) engine.Choice {
+		cands := []engine.Candidate{{Index: engine.CPUPath, Name: "the CPU path", Rates: cpu}}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
+			}
+		}
+		return engine.Choose(cands, job)
+	})
+}
+
+// autoJob is the job of op on an input of shape in precision dt
+// (suite.AutoJob); a job it cannot size is the zero Job, for which auto
+// is the best GPU as without a job.
+func autoJob(op string, shape []int, dt tensor.DType, arg int) engine.Job {
+	j, _ := suite.AutoJob(op, shape, dt, arg)
+	return j
+}
+
+// covJob is cov's job: sets of shape (N, T, P), or a cube (T, H, W)
+// gathered by g into a set of T samples of len(g.Offsets) pixels per
+// location.
+func covJob(shape []int, g cov.Gather, dt tensor.DType) engine.Job {
+	if len(g.Locations) > 0 && len(shape) == 3 {
+		shape = []int{len(g.Locations), shape[0], len(g.Offsets)}
+	}
+	return autoJob("cov", shape, dt, 0)
+}
