@@ -243,8 +243,15 @@ func NewInstance(opt Options) (*Instance, error) {
 
 func (in *Instance) enumerate() error {
 	var n uint32
-	if err := check(vk.EnumeratePhysicalDevices(in.handle, &n, nil), "vkEnumeratePhysicalDevices"); err != nil {
-		return err
+	switch r := vk.EnumeratePhysicalDevices(in.handle, &n, nil); r {
+	case vk.Success:
+	case vk.ErrorInitializationFailed:
+		// What the loader says when no driver it loaded lists a device
+		// (VK_LOADER_DRIVERS_DISABLE leaving only drivers without
+		// hardware, say).
+		return fmt.Errorf("%w: the Vulkan drivers list none (vkEnumeratePhysicalDevices: %s)", ErrNoDevice, resultName(r))
+	default:
+		return check(r, "vkEnumeratePhysicalDevices")
 	}
 	devs := make([]vk.PhysicalDevice, n)
 	if n > 0 {

@@ -136,6 +136,9 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 			list = (*Instance).Devices
 		}
 		inst, err := NewInstance(Options{Validate: opt.Validate})
+		if errors.Is(err, ErrNoDevice) {
+			err = fmt.Errorf("%s: %w", spec, err)
+		}
 		if err == nil && len(list(inst)) == 0 {
 			inst.Close()
 			inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, ErrNoDevice)

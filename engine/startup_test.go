@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -93,5 +94,32 @@ func TestKernelsShareModules(t *testing.T) {
 		if _, n := d.Pipelines(); again != ks[1] || n != variants || d.Modules() != modules {
 			t.Errorf("%s: asking again built %d more pipelines, %d more modules", d.Info.Name, n-variants, d.Modules()-modules)
 		}
+	}
+}
+
+// A loader whose drivers list no device fails vkEnumeratePhysicalDevices
+// with VK_ERROR_INITIALIZATION_FAILED: that is no device (auto falls back
+// to the CPU path), not an unknown failure. Mesa's Intel driver on a
+// machine without an Intel GPU is such a driver.
+func TestDriversWithoutDevices(t *testing.T) {
+	if _, err := os.Stat("/usr/share/vulkan/icd.d/intel_icd.x86_64.json"); err != nil {
+		t.Skip("no Mesa Intel driver to select")
+	}
+	for _, v := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_DISABLE"} {
+		t.Setenv(v, "") // restored after the test
+		os.Unsetenv(v)
+	}
+	t.Setenv("VK_LOADER_DRIVERS_SELECT", "*intel_icd*")
+	inst, err := NewInstance(Options{})
+	if err == nil {
+		n := len(inst.Devices())
+		inst.Close()
+		t.Skipf("the loader lists %d device(s) (an Intel GPU, or a loader older than 1.3.234)", n)
+	}
+	if !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("%v; want ErrNoDevice", err)
+	}
+	if _, unusable := Unusable(err); !unusable {
+		t.Errorf("%v is not unusable Vulkan", err)
 	}
 }
