@@ -43,7 +43,7 @@ func benchTune(c *ucli.Context) error {
 			err = nil // the CPU path alone: its rates only
 		}
 		if err == nil {
-			err = storeRates(c, devs, repeat)
+			err = storeRates(c, devs, rateOps(c.String("suite")), repeat)
 		}
 		return err
 	})
@@ -64,12 +64,31 @@ func benchTune(c *ucli.Context) error {
 	return nil
 }
 
-// storeRates measures what --device auto weighs on each device
+// rateOps are the operations of the suites spec names whose rates
+// --device auto weighs (suite.RateOps).
+func rateOps(spec string) []string {
+	if strings.TrimSpace(spec) == "all" {
+		return suite.RateOps
+	}
+	var out []string
+	for _, s := range strings.Split(spec, ",") {
+		if s = strings.TrimSpace(s); slices.Contains(suite.RateOps, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// storeRates measures what --device auto weighs of ops on each device
 // (suite.MeasureRates) and stores it beside the tune cache
-// (tune.RatesPath), or only prints it with --no-save.
-func storeRates(c *ucli.Context, devs []*engine.Device, repeat int) error {
+// (tune.RatesPath), over the rates of other operations measured before;
+// with --no-save it prints them only.
+func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int) error {
+	if len(ops) == 0 {
+		return nil
+	}
 	for _, dev := range devs {
-		r, err := suite.MeasureRates(c.Context, dev, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
+		r, err := suite.MeasureRates(c.Context, dev, ops, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
 		if err != nil {
 			return fmt.Errorf("--tune: rates: %w", err)
 		}
@@ -78,9 +97,23 @@ func storeRates(c *ucli.Context, devs []*engine.Device, repeat int) error {
 			info = &dev.Info
 		}
 		path, ok := tune.RatesPath(info, engine.CPUThreads())
-		if !ok || c.Bool("no-save") {
+		if !ok || c.Bool("no-save") || len(r.Ops) == 0 {
 			fmt.Fprintf(c.App.Writer, "rates (not stored): %s\n", r.Source)
 			continue
+		}
+		if old, err := tune.ReadRates(path); err == nil {
+			for k, v := range old.Ops {
+				if _, ok := r.Ops[k]; !ok {
+					r.Ops[k] = v
+				}
+			}
+		}
+		r.Default = r.Ops["reduce"]
+		if _, ok := r.Ops["reduce"]; !ok {
+			for _, v := range r.Ops { // any measured rate beats none
+				r.Default = v
+				break
+			}
 		}
 		if err := tune.WriteRates(path, r); err != nil {
 			return fmt.Errorf("--tune: %w", err)
