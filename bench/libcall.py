@@ -364,7 +364,7 @@ def targets(res, dp):
     if "warm_ms" in st:
         d = st["warm_ms"] - st["devices_ms"]
         rows.append(("process start to first kernel ≤ `vkstat devices` + 30 ms (a 1,000-element map's process, warm caches)",
-                     f"+{d:.0f} ms ({st['warm_ms']:.0f} against {st['devices_ms']:.0f} ms)", d <= 30))
+                     f"{d:+.0f} ms ({st['warm_ms']:.0f} against {st['devices_ms']:.0f} ms)", d <= 30))
     link, tl = (dp or {}).get("vkstat_link"), (dp or {}).get("torch_link")
     if link and tl:
         for k, t in (("host_to_device_gb_per_s", "h2d"), ("device_to_host_gb_per_s", "d2h")):
@@ -386,7 +386,7 @@ def report(res, dp):
                         ("no_vkstat_cache", "later, VKSTAT_PIPELINE_CACHE=off"), ("no_driver_cache", "later, __GL_SHADER_DISK_CACHE=0"),
                         ("no_cache", "later, neither cache")):
             if k + "_ms" in st:
-                L.append(f"| {what} | {f1(st[k + '_ms'])} (+{st[k + '_ms'] - st['devices_ms']:.0f} over devices) |")
+                L.append(f"| {what} | {f1(st[k + '_ms'])} ({st[k + '_ms'] - st['devices_ms']:+.0f} over devices) |")
         L += ["", f"NVIDIA shader disk cache files written: {st.get('nv_cache_files', 0)}; vkstat's: {', '.join(st.get('vkstat_cache_files') or []) or 'none'}.",
               "", "```", (st.get("warm_time") or "").strip(), "```", ""]
     if res.get("calls"):

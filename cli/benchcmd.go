@@ -54,9 +54,10 @@ winner (the built-in choice unless another is at least 5% faster) is stored
 in the device's tune cache, $VKSTAT_TUNE_DIR or <user cache dir>/vkstat/tune/
 <vendor>-<device>-<driver>.json, which every later run on that device reads
 (vkstat devices --tune says where each value comes from). It then measures
-what --device auto weighs on each device, the CPU path included: start-up,
-each operation's first call, fixed cost per call and rate, stored beside the
-tune cache as <key>.rates.json (cpu-<threads>.rates.json for the CPU path).
+what --device auto weighs on each GPU and the CPU path, for the --suite's
+operations: start-up, each operation's first call, fixed cost per call and
+rate, stored beside the tune cache as <key>.rates.json
+(cpu-<threads>.rates.json for the CPU path).
 With --device cpu it measures the CPU path's rates only. --no-save prints
 the tables only. See docs/tune.md.
 

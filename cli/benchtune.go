@@ -79,8 +79,9 @@ func rateOps(spec string) []string {
 	return out
 }
 
-// storeRates measures what --device auto weighs of ops on each device
-// (suite.MeasureRates) and stores it beside the tune cache
+// storeRates measures what --device auto weighs of ops on each GPU and
+// the CPU path (suite.MeasureRates; not lavapipe or SwiftShader, which
+// auto does not weigh) and stores it beside the tune cache
 // (tune.RatesPath), over the rates of other operations measured before;
 // with --no-save it prints them only.
 func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int) error {
@@ -88,6 +89,10 @@ func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int
 		return nil
 	}
 	for _, dev := range devs {
+		if dev != nil && !dev.Info.IsGPU() {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: rates: %s skipped (a CPU-type device, which --device auto does not weigh)\n", dev.Info.Name)
+			continue
+		}
 		r, err := suite.MeasureRates(c.Context, dev, ops, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
 		if err != nil {
 			return fmt.Errorf("--tune: rates: %w", err)

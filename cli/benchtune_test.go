@@ -44,6 +44,9 @@ func TestBenchTune(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "| mapx candidate |") || !strings.Contains(stdout, "(chosen)") {
 		t.Fatalf("bench --tune: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	if !strings.Contains(stderr, "skipped (a CPU-type device") {
+		t.Errorf("bench --tune measured lavapipe's rates, which auto does not weigh: %s", stderr)
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*[0-9].json")) // not *.rates.json
 	if len(files) != 1 {
 		t.Fatalf("tune cache files: %v", files)
