@@ -23,7 +23,7 @@ func benchCommand() *ucli.Command {
 kernel (GPU timestamps), download and total wall time, host arrays in to
 host arrays out, each the median of --repeat runs after untimed warm-up
 runs: for a time by default (until a second of kernel time has run, or the
-medians of two successive batches of 3 runs agree within 5%, at most 2 s or
+medians of two successive batches of 3 runs agree within 5%, at most 1 s or
 30 runs; an idle GPU raises its clocks under load), or --warmup N runs; the
 report says what each case got; the throughput (GB/s, GFLOP/s or matrices/s) from the kernel time and
 from the wall time; and the fraction of the device's copy bandwidth that the

@@ -206,8 +206,8 @@ capped() {
 # Budget mode (--budget): each step's cap in seconds for a 420 s budget,
 # scaled to the budget given. Caps are ceilings: a step that ends early
 # leaves its time to the later ones, and tests take whatever is left.
-declare -A caps=([devices]=15 [verify]=40 [verify-planted]=15 [tune]=50 [libcall]=90 [datapath]=45
-	[bench]=40 [bench-builtin]=30 [peers]=55 [paco-time]=30 [e2e]=35 [latent]=35 [tests]=420)
+declare -A caps=([devices]=15 [verify]=35 [verify-planted]=15 [tune]=55 [libcall]=85 [datapath]=55
+	[bench]=40 [bench-builtin]=30 [peers]=65 [paco-time]=30 [e2e]=35 [latent]=40 [tests]=420)
 
 # cap_for NAME: the seconds NAME may run: 0 without a budget; else its own
 # cap (scaled), clipped to what is left of the budget; -1 when too little

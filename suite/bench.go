@@ -47,7 +47,7 @@ const (
 	warmKernel  = time.Second
 	warmAgree   = 0.05
 	warmBatch   = 3
-	warmCap     = 2 * time.Second
+	warmCap     = time.Second
 	warmMaxRuns = 30
 )
 
