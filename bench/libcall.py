@@ -12,8 +12,10 @@ measured).
      the map's process also writes its output and closes the device), the
      first process with empty caches and later ones, and later ones without
      vkstat's pipeline cache file (VKSTAT_PIPELINE_CACHE=off), without the
-     NVIDIA driver's shader disk cache (__GL_SHADER_DISK_CACHE=0) and
-     without either; the warm run's --time start-up phases;
+     NVIDIA driver's shader disk cache (__GL_SHADER_DISK_CACHE=0), without
+     either, and without the loader's implicit layers
+     (VK_LOADER_LAYERS_DISABLE=~implicit~); the warm run's --time start-up
+     phases;
   2. the calls: map 5·10⁶ float64; mean and std of (64, 1024, 1024) float32
      along axis 0 and of (65536, 1024) along axis −1; cov (16384, 64, 49)
      float32 with PACO's shrinkage; chol (16384, 49, 49) float32, one
@@ -205,7 +207,8 @@ def startup(vk, gpu, repeat, work, res, save):
     st["cold_ms"], st["cold_time"] = dt * 1e3, err
     for name, extra in (("warm", {}), ("no_vkstat_cache", {"VKSTAT_PIPELINE_CACHE": "off"}),
                         ("no_driver_cache", {"__GL_SHADER_DISK_CACHE": "0"}),
-                        ("no_cache", {"VKSTAT_PIPELINE_CACHE": "off", "__GL_SHADER_DISK_CACHE": "0"})):
+                        ("no_cache", {"VKSTAT_PIPELINE_CACHE": "off", "__GL_SHADER_DISK_CACHE": "0"}),
+                        ("no_implicit_layers", {"VK_LOADER_LAYERS_DISABLE": "~implicit~"})):
         e = dict(env, **extra)
         runs = [run(cmd, e) for _ in range(repeat)]
         st[name + "_ms"] = statistics.median(r[0] for r in runs) * 1e3
@@ -384,7 +387,7 @@ def report(res, dp):
         L += ["## Start-up", "", "| process | wall |", "|---|---:|", f"| vkstat devices | {f1(st['devices_ms'])} |"]
         for k, what in (("cold", "map, 1,000 elements, first process (empty caches)"), ("warm", "the same, later processes"),
                         ("no_vkstat_cache", "later, VKSTAT_PIPELINE_CACHE=off"), ("no_driver_cache", "later, __GL_SHADER_DISK_CACHE=0"),
-                        ("no_cache", "later, neither cache")):
+                        ("no_cache", "later, neither cache"), ("no_implicit_layers", "later, VK_LOADER_LAYERS_DISABLE=~implicit~")):
             if k + "_ms" in st:
                 L.append(f"| {what} | {f1(st[k + '_ms'])} ({st[k + '_ms'] - st['devices_ms']:+.0f} over devices) |")
         L += ["", f"NVIDIA shader disk cache files written: {st.get('nv_cache_files', 0)}; vkstat's: {', '.join(st.get('vkstat_cache_files') or []) or 'none'}.",
