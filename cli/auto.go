@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -17,30 +18,43 @@ import (
 // the job is least, the CPU path included, from each path's rates (tune
 // rates files that `vkstat bench --tune` writes, else built-in estimates;
 // engine.Choose), counting a device's start-up, since the command is a
-// process of its own. A job the CPU path finishes before any GPU could
-// start runs there without loading Vulkan at all. With --validate, auto
-// is the best GPU as before: a validated run is a check of the GPU path.
+// process of its own. A job the CPU path wins runs there without loading
+// Vulkan at all when the machine's GPUs are known from an earlier listing
+// (tune.Census), or when no GPU could start before the CPU path is done.
+// With --validate, auto is the best GPU as before: a validated run is a
+// check of the GPU path.
 func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 	if spec := strings.TrimSpace(c.String("device")); spec != "" && !strings.EqualFold(spec, "auto") || c.Bool("validate") || job.Op == "" {
 		return openSession(c)
 	}
 	job.Process = true
 	threads := engine.CPUThreads()
-	cpu := tune.RatesFor(nil, threads)
-	if ch, ok := engine.CPUOnly(cpu, job, tune.StartupFloor()); ok {
+	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads)}
+	gpus := func(infos []engine.DeviceInfo) []engine.Candidate {
+		cands := []engine.Candidate{cpu}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
+			}
+		}
+		return cands
+	}
+	ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor())
+	if census, known := tune.ReadCensus(); !ok && known {
+		if ch = engine.Choose(gpus(census.GPUs), job); ch.Index == engine.CPUPath {
+			ch.Why += fmt.Sprintf("; Vulkan not loaded (the GPUs as listed %s)", census.Written)
+			ok = true
+		}
+	}
+	if ok {
 		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
 			return nil, err
 		}
 		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
 	}
 	return openSessionWith(c, func(infos []engine.DeviceInfo) engine.Choice {
-		cands := []engine.Candidate{{Index: engine.CPUPath, Name: "the CPU path", Rates: cpu}}
-		for _, in := range infos {
-			if in.IsGPU() {
-				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
-			}
-		}
-		return engine.Choose(cands, job)
+		tune.WriteCensus(infos)
+		return engine.Choose(gpus(infos), job)
 	})
 }
 

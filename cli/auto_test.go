@@ -68,6 +68,21 @@ func TestAutoWeighsTheJob(t *testing.T) {
 		if code != 0 || !strings.Contains(stderr, "auto: the CPU path") || !strings.Contains(stderr, "no GPU to weigh it against") || strings.Contains(stderr, "start-up:") {
 			t.Errorf("tiny map, slow CPU path, no GPU: exit %d, stderr %q", code, stderr)
 		}
+		// That listing is the machine's census: the next job the CPU path
+		// wins does not load Vulkan; a new driver manifest makes it stale.
+		code, _, stderr = run(t, mapArgs("z4.npy")...)
+		if code != 0 || !strings.Contains(stderr, "Vulkan not loaded (the GPUs as listed") {
+			t.Errorf("second tiny map: exit %d, stderr %q; want the census's decision", code, stderr)
+		}
+		manifest := filepath.Join(t.TempDir(), "extra_icd.json")
+		if err := os.WriteFile(manifest, []byte(`{"file_format_version": "1.0.0", "ICD": {"library_path": "/nonexistent.so", "api_version": "1.3.0"}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("VK_ADD_DRIVER_FILES", strings.Trim(os.Getenv("VK_ADD_DRIVER_FILES")+":"+manifest, ":"))
+		code, _, stderr = run(t, mapArgs("z5.npy")...)
+		if code != 0 || strings.Contains(stderr, "as listed") || !strings.Contains(stderr, "no GPU to weigh it against") {
+			t.Errorf("tiny map after a new driver manifest: exit %d, stderr %q; want the devices listed again", code, stderr)
+		}
 	})
 	if _, err := os.Stat(filepath.Join(dir, "z.npy")); err != nil {
 		t.Error(err)

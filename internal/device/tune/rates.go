@@ -2,6 +2,7 @@ package tune
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,4 +128,91 @@ func StartupFloor() time.Duration {
 		}
 	}
 	return max(least, floor)
+}
+
+// Census is the GPUs a Vulkan instance listed on this machine, kept beside
+// the tune cache (Dir()/census.json) by --device auto whenever it lists
+// the devices, so that a later job the CPU path wins is decided without
+// loading Vulkan at all. Fingerprint ties it to what decides which devices
+// the loader lists: the driver manifests, the variables that select them,
+// and the GPU device nodes; any change makes it stale.
+type Census struct {
+	Fingerprint string              `json:"fingerprint"`
+	Written     string              `json:"written"`
+	GPUs        []engine.DeviceInfo `json:"gpus"`
+}
+
+const censusFile = "census.json"
+
+// ReadCensus is the machine's census when there is one and it is not
+// stale.
+func ReadCensus() (Census, bool) {
+	var c Census
+	d, ok := Dir()
+	if !ok {
+		return c, false
+	}
+	b, err := os.ReadFile(filepath.Join(d, censusFile))
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Fingerprint != fingerprint() {
+		return Census{}, false
+	}
+	return c, true
+}
+
+// WriteCensus records the GPUs among infos (a failure to write is left
+// silent: the census only saves time).
+func WriteCensus(infos []engine.DeviceInfo) {
+	d, ok := Dir()
+	if !ok {
+		return
+	}
+	c := Census{Fingerprint: fingerprint(), Written: time.Now().UTC().Format(time.RFC3339), GPUs: []engine.DeviceInfo{}}
+	for _, in := range infos {
+		if in.IsGPU() {
+			c.GPUs = append(c.GPUs, in)
+		}
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil || os.MkdirAll(d, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(d, ".census-*.json")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(d, censusFile)) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// fingerprint names what decides the devices the loader lists: the
+// variables that choose drivers, each driver manifest in the loader's
+// search folders (name, size, time), and the GPU device nodes.
+func fingerprint() string {
+	var b strings.Builder
+	for _, v := range []string{"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT",
+		"VK_LOADER_DRIVERS_DISABLE", "VKSTAT_VULKAN_LIB", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_DATA_HOME"} {
+		fmt.Fprintf(&b, "%s=%s\n", v, os.Getenv(v))
+	}
+	home, _ := os.UserHomeDir()
+	dirs := []string{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d",
+		filepath.Join(home, ".local/share/vulkan/icd.d"), filepath.Join(home, ".config/vulkan/icd.d"), "/usr/local/nvidia/share/vulkan/icd.d"}
+	for _, x := range filepath.SplitList(os.Getenv("XDG_DATA_DIRS") + ":" + os.Getenv("XDG_CONFIG_DIRS")) {
+		if x != "" {
+			dirs = append(dirs, filepath.Join(x, "vulkan/icd.d"))
+		}
+	}
+	for _, pattern := range append(dirs, "/dev/dri/render*", "/dev/nvidia[0-9]*") {
+		names, _ := filepath.Glob(pattern)
+		if !strings.ContainsAny(pattern, "*[") {
+			names, _ = filepath.Glob(filepath.Join(pattern, "*"))
+		}
+		for _, n := range names {
+			if st, err := os.Stat(n); err == nil {
+				fmt.Fprintf(&b, "%s %d %d\n", n, st.Size(), st.ModTime().UnixNano())
+			}
+		}
+	}
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(b.String())))
 }
