@@ -55,7 +55,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "peers"))
+sys.path.insert(0, HERE)
 from numpy_chol import spd  # noqa: E402  (bench/peers, the PyTorch peer's inputs too)
+from datapath import run  # noqa: E402  (beside this script: wall seconds, stdout, stderr)
 
 LINK = 50e9  # bytes/s: the issue's host↔device yardstick (PyTorch pinned on the H100: 55)
 
@@ -96,15 +98,6 @@ def workloads(dry):
     return out
 
 
-def run(cmd, env=None):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-1500:]}")
-    return dt, p.stderr
-
-
 def timed_lines(stderr):
     """--time's lines as {name: ms} and the device line; the map of phases a
     binary without --time-json gives."""
@@ -142,7 +135,7 @@ def cli_calls(vk, devs, args, repeat, has_json, work):
             if key in out:
                 continue
             try:
-                dt, err = run(head(dev) + args)
+                dt, _, err = run(head(dev) + args)
             except RuntimeError as e:
                 out[key] = {"error": str(e)}
                 continue
@@ -203,7 +196,7 @@ def startup(vk, gpu, repeat, work, res, save):
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(caches, "xdg"), __GL_SHADER_DISK_CACHE="1",
                __GL_SHADER_DISK_CACHE_PATH=os.path.join(caches, "nv"), __GL_SHADER_DISK_CACHE_SKIP_CLEANUP="1")
     os.makedirs(env["__GL_SHADER_DISK_CACHE_PATH"])
-    dt, err = run(cmd, env)
+    dt, _, err = run(cmd, env)
     st["cold_ms"], st["cold_time"] = dt * 1e3, err
     for name, extra in (("warm", {}), ("no_vkstat_cache", {"VKSTAT_PIPELINE_CACHE": "off"}),
                         ("no_driver_cache", {"__GL_SHADER_DISK_CACHE": "0"}),
@@ -212,7 +205,7 @@ def startup(vk, gpu, repeat, work, res, save):
         e = dict(env, **extra)
         runs = [run(cmd, e) for _ in range(repeat)]
         st[name + "_ms"] = statistics.median(r[0] for r in runs) * 1e3
-        st[name + "_time"] = runs[-1][1]
+        st[name + "_time"] = runs[-1][2]
     st["nv_cache_files"] = sum(len(f) for _, _, f in os.walk(env["__GL_SHADER_DISK_CACHE_PATH"]))
     st["vkstat_cache_files"] = sorted(os.listdir(os.path.join(env["XDG_CACHE_HOME"], "vkstat"))) if os.path.isdir(os.path.join(env["XDG_CACHE_HOME"], "vkstat")) else []
     save()

@@ -75,7 +75,7 @@ Examples:
 			&ucli.StringFlag{Name: "size", Value: "small", Usage: "workload sizes: small or paper"},
 			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "time only the f32 or f64 cases (default: auto, both; the global --precision is used when given)"},
 			&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 5, Usage: "timed runs per measurement (the median is reported)"},
-			&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the timed ones (default: warm up for a time, see the description)"},
+			&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the timed ones", DefaultText: "warm up for a time, see the description"},
 			&ucli.StringFlag{Name: "json", Usage: "write every figure to this file"},
 			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file"},
 			&ucli.BoolFlag{Name: "tune", Usage: "search the tunable pipelines' parameters on each Vulkan device and store the winners in its tune cache (see the description)"},

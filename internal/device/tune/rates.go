@@ -59,27 +59,8 @@ func ReadRates(path string) (engine.Rates, error) {
 
 // WriteRates stores r at path, replacing it atomically.
 func WriteRates(path string, r engine.Rates) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := writeJSON(path, r); err != nil {
 		return fmt.Errorf("rates: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rates-*.json")
-	if err != nil {
-		return fmt.Errorf("rates: %w", err)
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("rates %s: %w", path, err)
 	}
 	return nil
 }
@@ -172,18 +153,7 @@ func WriteCensus(infos []engine.DeviceInfo) {
 			c.GPUs = append(c.GPUs, in)
 		}
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil || os.MkdirAll(d, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(d, ".census-*.json")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(d, censusFile)) != nil {
-		os.Remove(tmp.Name())
-	}
+	writeJSON(filepath.Join(d, censusFile), c) // best effort: the census only saves time
 }
 
 // fingerprint names what decides the devices the loader lists: the
