@@ -1,10 +1,17 @@
 # vkstat — see README.md. `make demo` and `make test` install what they need.
 GO      ?= go
 BIN     := bin/vkstat
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The VERSION file's release, with the commit unless HEAD is its tag
+# (scripts/version.sh): 0.1.0+ga6372c6.
+VERSION := $(shell scripts/version.sh 2>/dev/null || echo dev)
+PREFIX  ?= /usr/local
 LDFLAGS := -X github.com/vkstat/vkstat/cli.Version=$(VERSION)
+# urfave_cli_no_docs leaves out urfave/cli's man-page and Markdown writers,
+# which vkstat does not use: their Markdown parser's tables cost every run
+# 1.2-1.4 ms of start-up.
+BUILDTAGS := urfave_cli_no_docs
 
-.PHONY: all build demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps pylib wheel test-python
+.PHONY: all build install man demo test test-datapath test-short shaders check-shaders check-examples lint lint-gofmt fuzz bench-cpu bench-paco clean deps pylib wheel test-python
 
 all: build
 
@@ -12,7 +19,22 @@ deps:
 	@scripts/deps.sh build
 
 build: deps
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+	$(GO) build -tags $(BUILDTAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+
+# bin/vkstat, its manual page and its bash completion under $(PREFIX)
+# (/usr/local: sudo make install, or PREFIX=$$HOME/.local make install).
+# It installs what make build made (root's PATH may have no Go) and
+# writes nothing into the tree.
+install:
+	@[ -x $(BIN) ] || { echo "make install: no $(BIN); run make build (as yourself) first" >&2; exit 1; }
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/vkstat
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	$(BIN) man >$(DESTDIR)$(PREFIX)/share/man/man1/vkstat.1
+	$(BIN) completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vkstat
+
+# The manual page, made from the help: bin/vkstat.1 (man -l bin/vkstat.1).
+man: build
+	$(BIN) man >bin/vkstat.1
 
 # The main job on the default device (a GPU if there is one, else the CPU
 # path), then the same on lavapipe when it is installed.
@@ -27,19 +49,22 @@ WITH_SWIFTSHADER = VK_ADD_DRIVER_FILES=$$(scripts/deps.sh swiftshader-icd)
 # without float64 and SwiftShader without a GPU), with the validation layer on;
 # then the data paths of a discrete GPU (scripts/test-datapath.sh); then
 # the cov and latent suites under a tune cache written here
-# (scripts/test-tuned.sh); then the README's examples, top to bottom in a
-# fresh folder (scripts/readme-test.sh); then vkstat survey's Slurm path on
-# a one-node Slurm cluster started for it (scripts/test-slurm.sh, as root).
+# (scripts/test-tuned.sh); then the Python package (test-python, which
+# builds the C library the README's pip install then finds compiled);
+# then the README's examples, top to bottom in a clean clone
+# (scripts/readme-test.sh: pip install . among them); then vkstat survey's
+# Slurm path on a one-node Slurm cluster started for it
+# (scripts/test-slurm.sh, as root).
 test:
 	@scripts/deps.sh test
 	$(WITH_SWIFTSHADER) $(GO) test -timeout 30m ./...
 	$(WITH_SWIFTSHADER) scripts/test-datapath.sh
 	$(WITH_SWIFTSHADER) scripts/test-tuned.sh
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+	$(GO) build -tags $(BUILDTAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkstat
+	$(MAKE) test-python
 	scripts/readme-test.sh --self-check --bin $(BIN)
 	scripts/readme-test.sh --bin $(BIN)
 	scripts/test-slurm.sh $(BIN)
-	$(MAKE) test-python
 
 test-short:
 	@scripts/deps.sh test

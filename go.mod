@@ -3,11 +3,13 @@ module github.com/vkstat/vkstat
 go 1.24.0
 
 require (
+	git.sr.ht/~sbinet/gg v0.7.0
 	github.com/astrogo/fitsio v0.3.0
 	github.com/sbinet/npyio v0.6.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/vulkan-go/vulkan v0.0.0-20210402152248-956e3850d8f9
 	golang.org/x/image v0.30.0
+	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -16,7 +18,6 @@ require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
-	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
@@ -24,5 +25,4 @@ require (
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/text v0.28.0 // indirect
 )

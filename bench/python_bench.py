@@ -14,6 +14,11 @@
    `vkstat bench --suite map --device cpu --size paper` reports. Rounds
    alternate bench and Python (A B A B); each figure is the median over the
    rounds of each round's median.
+3. The call's overhead: a Python call's wall time less the library's own
+   (`Session.last_timing`'s wall_ms), for map, reduce, cov and chol on the
+   CPU path and lavapipe, median over the calls. `--only overhead --json
+   F` measures only that (with any build of the package: run it with the
+   old one to get the figures `--before F` then puts beside the new).
 """
 
 from __future__ import annotations
@@ -74,6 +79,82 @@ def small_calls(devices: list[str], n: int) -> list[dict]:
     return rows
 
 
+# The overhead's calls: sizes this 2-core machine runs in well under a
+# second on lavapipe.
+OVERHEAD = [
+    ("map 10⁶ f64", lambda rng: (rng.uniform(-2, 2, 1_000_000), rng.uniform(-1, 1, 1_000_000)),
+     lambda s, a: s.map(a[0], a[1], A, B, C)),
+    ("reduce (16,512,512) f32 axis 0 mean,std", lambda rng: (rng.standard_normal((16, 512, 512), np.float32),),
+     lambda s, a: s.reduce(a[0], ["mean", "std"], axis=0)),
+    ("cov (1024,64,49) f32 paco", lambda rng: (rng.standard_normal((1024, 64, 49), np.float32),),
+     lambda s, a: s.cov(a[0], "paco")),
+    ("chol (1024,49,49) f32 L, solve, logdet", lambda rng: (spd(rng, 1024, 49), rng.standard_normal((1024, 49), np.float32)),
+     lambda s, a: s.chol(a[0], a[1], logdet=True)),
+]
+
+
+def spd(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
+    g = rng.standard_normal((n, p, p), np.float32)
+    return g @ g.transpose(0, 2, 1) + np.float32(p) * np.eye(p, dtype=np.float32)
+
+
+def overhead(devices: list[str], n: int) -> list[dict]:
+    """Per call and device, medians of n calls after one warm-up, ms: the
+    Python wall, the time inside the C ABI's vks_call, the library's own
+    wall (last_timing), and per call the differences: wall − library wall
+    (the overhead), wall − vks_call (Python's share: lending, JSON, the
+    outputs' arrays and, before, copying the results out) and vks_call −
+    library wall (the library's, outside its pipelines' timers)."""
+    from vkstat import _lib
+    inner: list[float] = []
+    plain = _lib.call
+
+    def timed_call(*a, **k):  # the time inside vks_call, any build of the package
+        t0 = time.perf_counter()
+        try:
+            return plain(*a, **k)
+        finally:
+            inner.append((time.perf_counter() - t0) * 1e3)
+
+    _lib.call = timed_call
+    rng = np.random.default_rng(3)
+    rows = []
+    try:
+        for d in devices:
+            with vkstat.open(d) as s:
+                for name, make, call in OVERHEAD:
+                    args = make(rng)
+                    call(s, args)  # warm: pipelines built
+                    walls, libs, ins = [], [], []
+                    for _ in range(n):
+                        t0 = time.perf_counter()
+                        call(s, args)
+                        walls.append((time.perf_counter() - t0) * 1e3)
+                        libs.append(s.last_timing["wall_ms"])
+                        ins.append(inner[-1])
+                    rows.append({"device": s.device["name"], "call": name, "wall_ms": statistics.median(walls),
+                                 "lib_ms": statistics.median(libs),
+                                 "overhead_ms": statistics.median([w - lb for w, lb in zip(walls, libs)]),
+                                 "python_ms": statistics.median([w - i for w, i in zip(walls, ins)]),
+                                 "untimed_ms": statistics.median([i - lb for i, lb in zip(ins, libs)])})
+    finally:
+        _lib.call = plain
+    return rows
+
+
+def merged(files: str) -> dict[tuple[str, str], dict]:
+    """The rows of --only overhead's JSON files, each figure the median
+    over the files."""
+    runs = [json.load(open(f))["rows"] for f in files.split(",")]
+    out = {}
+    for r in runs[0]:
+        key = (r["device"], r["call"])
+        same = [x for run in runs for x in run if (x["device"], x["call"]) == key]
+        out[key] = {**r, **{k: statistics.median(x[k] for x in same)
+                            for k in ("wall_ms", "lib_ms", "overhead_ms", "python_ms", "untimed_ms")}}
+    return out
+
+
 def bench_kernel_ms(vkstat_bin: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "b.json")
@@ -124,6 +205,50 @@ def cpu_model() -> str:
     return platform.processor()
 
 
+def overhead_section(over: list[dict], before: dict, b: dict, args: argparse.Namespace) -> list[str]:
+    """The markdown of part 3: this build's overhead, beside before's."""
+    lines = [
+        "",
+        "## What a call adds to the library's own time",
+        "",
+        f"The Python wall time of a call on arrays in memory less the library's own wall time for it "
+        f"(`Session.last_timing['wall_ms']`), paired per call, median of {args.overhead_calls} calls after one "
+        f"warm-up{'; the median over ' + str(len(args.now.split(','))) + ' runs, alternated with the old build' if args.now else ''}; ms.",
+        "",
+    ]
+    lines += [
+        "The overhead splits into Python's share (the call's wall less the time inside the C ABI's `vks_call`: "
+        "lending the arrays, the JSON request and description, the outputs' arrays, and before this build the "
+        "copy of each result out of Go memory, `vks_result_copy`) and the library's own outside its pipelines' "
+        "timers (`vks_call` less `last_timing`: the parameters, plans, tuning look-ups; issue 31's phases will "
+        "name it).",
+        "",
+    ]
+    if before:
+        lines += [
+            f"'Before' is vkstat {b['version']} (main), whose results were made in Go memory and then copied into new "
+            f"NumPy arrays (`np.empty` + `vks_result_copy`); 'now', the library writing each result into an array the "
+            f"package allocated for it (asked for through a callback, page-aligned when large). The two builds ran "
+            f"alternately on the same machine the same hour (`--only overhead --json`, each with its own package).",
+            "",
+            "| device | call | wall ms | library wall ms | overhead ms (before) | Python's share ms (before) "
+            "| library outside its timers ms (before) |",
+            "|---|---|---:|---:|---:|---:|---:|",
+        ]
+    else:
+        lines += ["| device | call | wall ms | library wall ms | overhead ms | Python's share ms | library outside its timers ms |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+    for r in over:
+        o = before.get((r["device"], r["call"]))
+
+        def fig(k: str) -> str:
+            return f"{r[k]:.2f}" + (f" ({o[k]:.2f})" if o and k in o else "")
+
+        lines.append(f"| {r['device']} | {r['call']} | {r['wall_ms']:.2f} | {r['lib_ms']:.2f} | {fig('overhead_ms')} | "
+                     f"{fig('python_ms')} | {fig('untimed_ms')} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vkstat", default="bin/vkstat")
@@ -131,10 +256,34 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=999)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--only", choices=["overhead"], help="measure only this, printed as JSON (or to --json); with "
+                    "--now, print its section from those measurements")
+    ap.add_argument("--json", help="with --only: write the figures here")
+    ap.add_argument("--before", help="--only overhead's JSON files (comma-separated: their medians) of an earlier "
+                    "build, shown beside this one's")
+    ap.add_argument("--now", help="--only overhead's JSON files of this build (comma-separated: their medians), "
+                    "measured alternately with --before's, instead of measuring here")
+    ap.add_argument("--overhead-calls", type=int, default=9)
     args = ap.parse_args()
     devs = ["cpu"] + (["lavapipe"] if any(d["name"].startswith("llvmpipe") for d in vkstat.devices()[:-1]) else [])
+    if args.only == "overhead" and args.now:  # the section from measurements made already
+        before = merged(args.before) if args.before else {}
+        b = {"version": json.load(open(args.before.split(",")[0]))["version"]} if args.before else {}
+        print("\n".join(overhead_section(list(merged(args.now).values()), before, b, args)))
+        return
+    if args.only == "overhead":
+        rep = {"version": vkstat.__version__, "rows": overhead(devs, args.overhead_calls)}
+        text = json.dumps(rep, indent=1)
+        print(text)
+        if args.json:
+            with open(args.json, "w") as f:
+                f.write(text + "\n")
+        return
     small = small_calls(devs, args.calls)
     big = big_map(args.vkstat, args.rounds, args.repeat)
+    over = list(merged(args.now).values()) if args.now else overhead(devs, args.overhead_calls)
+    before = merged(args.before) if args.before else {}
+    b = {"version": json.load(open(args.before.split(",")[0]))["version"]} if args.before else {}
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     load = os.getloadavg()
     lines = [
@@ -188,6 +337,7 @@ def main() -> None:
         "mmap threshold), and its first writes take page faults. `out=z` reuses one and is faster than `vkstat "
         "bench`, whose CPU kernel time includes allocating and zeroing z in Go (from a heap that reuses it).",
     ]
+    lines += overhead_section(over, before, b, args)
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.out, "w") as f:

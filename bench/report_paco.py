@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes docs/benchmarks/paco.md from `go test -bench PACO` output and the
-NumPy peer's JSON lines: per-stage times and end-to-end ratios.
+NumPy peer's JSON lines: per-stage times and end-to-end ratios. The part of
+the current file from the KEEP line on (measurements made by hand: the
+whole command from files) is kept, after the tables.
 
-Usage: report_paco.py paco-go.txt paco-numpy.jsonl > docs/benchmarks/paco.md
+Usage: report_paco.py paco-go.txt paco-numpy.jsonl > docs/benchmarks/paco.new
 """
 import datetime
 import json
@@ -10,6 +12,9 @@ import os
 import re
 import subprocess
 import sys
+
+KEEP = "<!-- report_paco.py keeps what follows -->"
+DOC = os.path.join(os.path.dirname(__file__), "..", "docs", "benchmarks", "paco.md")
 
 
 def cpu_model():
@@ -65,6 +70,12 @@ def main():
             out.append(f"| vkstat, {dev} | {ms:.0f} | {f('centre')} | {f('lagged products')} | {f('statistics')} | {f('detection map')} | "
                        f"{f('upload')} | {f('download')} | {ratio} |")
         out.append("")
+    try:
+        old = open(DOC, encoding="utf-8").read()
+        if KEEP in old:
+            out.append(old[old.index(KEEP):].rstrip("\n"))
+    except OSError:
+        pass
     print("\n".join(out))
 
 

@@ -3,27 +3,55 @@ package capi
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
 )
 
-// The process's sessions, results and tokens, named by the integers the C
-// side holds.
+// The process's sessions and tokens, named by the integers the C side
+// holds.
 var (
 	sessions Handles
-	results  Handles
 	tokens   Tokens
 )
 
-// decodeOptions reads OpenOptions from JSON ("" or null: the defaults).
-func decodeOptions(js string) (OpenOptions, error) {
-	var o OpenOptions
+// openRequest is what the caller sends to open a session: the device, as
+// the command line's --device names it or as an index (a JSON number, -1
+// for the CPU path, as devices lists it), and the options.
+type openRequest struct {
+	Device any `json:"device"`
+	OpenOptions
+}
+
+// decodeOptions reads an openRequest from JSON ("" or null: the defaults).
+func decodeOptions(js string) (openRequest, error) {
+	var o openRequest
 	if js == "" || js == "null" {
 		return o, nil
 	}
-	if err := json.Unmarshal([]byte(js), &o); err != nil {
-		return o, inputf("options: %v", err)
+	return o, decodeStrict([]byte(js), &o, "options")
+}
+
+// spec is the device the request names, as engine.Open reads it: a name
+// (not empty), or an index, -1 being the CPU path.
+func (o openRequest) spec() (string, error) {
+	d, ok := o.Device.(string)
+	if n, isNum := o.Device.(json.Number); isNum {
+		_, err := strconv.Atoi(string(n))
+		d, ok = string(n), err == nil
 	}
-	return o, nil
+	switch {
+	case !ok:
+		return "", inputf("device: want a name or an index from vkstat.devices(), got %s", jsonWords(o.Device))
+	case strings.TrimSpace(d) == "":
+		return "", inputf("device: an empty name; want auto, cpu, gpu, lavapipe, an index from vkstat.devices() or part of a device's name")
+	}
+	if i, err := strconv.Atoi(strings.TrimSpace(d)); err == nil && i == engine.CPUPath {
+		return "cpu", nil
+	}
+	return d, nil
 }
 
 // DevicesJSON is Devices as JSON.
@@ -32,7 +60,7 @@ func DevicesJSON(optsJSON string) ([]byte, int, error) {
 	if err != nil {
 		return nil, StatusValue, err
 	}
-	rep, err := Devices(o)
+	rep, err := Devices(o.OpenOptions)
 	if err != nil {
 		return nil, Status(err, true), err
 	}
@@ -43,14 +71,18 @@ func DevicesJSON(optsJSON string) ([]byte, int, error) {
 	return b, StatusOK, nil
 }
 
-// OpenHandle opens a session and returns its handle and, as JSON, its
-// device record and note.
-func OpenHandle(spec, optsJSON string) (int64, []byte, int, error) {
-	o, err := decodeOptions(optsJSON)
+// OpenHandle opens the session reqJSON asks for (an openRequest) and
+// returns its handle and, as JSON, its device record and note.
+func OpenHandle(reqJSON string) (int64, []byte, int, error) {
+	o, err := decodeOptions(reqJSON)
 	if err != nil {
 		return 0, nil, StatusValue, err
 	}
-	s, err := Open(spec, o)
+	spec, err := o.spec()
+	if err != nil {
+		return 0, nil, StatusValue, err
+	}
+	s, err := Open(spec, o.OpenOptions)
 	if err != nil {
 		return 0, nil, Status(err, true), err
 	}
@@ -75,50 +107,31 @@ func CloseHandle(h int64) (int, error) {
 }
 
 // CallHandle runs op on session h with the request in reqJSON and the
-// caller's array pointers, under token's context. It returns the result's
-// handle (0 when there is no output to copy) and its description as JSON.
-func CallHandle(h, token int64, op string, reqJSON []byte, ptrs []unsafe.Pointer) (int64, []byte, int, error) {
+// caller's array pointers, under token's context; alloc gives the memory
+// of the outputs. It returns the result's description as JSON.
+func CallHandle(h, token int64, op string, reqJSON []byte, ptrs []unsafe.Pointer, alloc Alloc) ([]byte, int, error) {
 	s, ok := sessions.Get(h).(*Session)
 	if !ok {
-		return 0, nil, StatusValue, fmt.Errorf("the session is closed")
+		return nil, StatusValue, fmt.Errorf("the session is closed")
 	}
 	var req Request
 	if err := json.Unmarshal(reqJSON, &req); err != nil {
-		return 0, nil, StatusValue, inputf("request: %v", err)
+		return nil, StatusValue, inputf("request: %v", err)
 	}
-	c, err := NewCall(req, ptrs)
+	c, err := NewCall(req, ptrs, alloc)
 	if err != nil {
-		return 0, nil, StatusValue, err
+		return nil, StatusValue, err
 	}
 	r, err := s.Run(tokens.Context(token), op, c)
 	if err != nil {
-		return 0, nil, Status(err, s.OnDevice()), err
+		return nil, Status(err, s.OnDevice()), err
 	}
 	desc, err := json.Marshal(r)
 	if err != nil {
-		return 0, nil, StatusError, err
+		return nil, StatusError, err
 	}
-	var id int64
-	for _, o := range r.Outputs {
-		if !o.Written {
-			id = results.Put(r)
-			break
-		}
-	}
-	return id, desc, StatusOK, nil
+	return desc, StatusOK, nil
 }
-
-// CopyResult copies output i of result res into dst.
-func CopyResult(res int64, i int, dst []byte) error {
-	r, ok := results.Get(res).(*Result)
-	if !ok {
-		return fmt.Errorf("no result %d", res)
-	}
-	return CopyOutput(r, i, dst)
-}
-
-// FreeResult forgets result res.
-func FreeResult(res int64) { results.Take(res) }
 
 // NewToken, CancelToken and EndToken manage the cancellable contexts of
 // calls (Tokens).
@@ -130,7 +143,7 @@ func CancelToken(id int64) { tokens.Cancel(id) }
 // EndToken ends token id.
 func EndToken(id int64) { tokens.Done(id) }
 
-// Live counts the sessions, results and tokens held (tests: nothing leaks).
-func Live() (nSessions, nResults, nTokens int) {
-	return sessions.Len(), results.Len(), tokens.Len()
+// Live counts the sessions and tokens held (tests: nothing leaks).
+func Live() (nSessions, nTokens int) {
+	return sessions.Len(), tokens.Len()
 }

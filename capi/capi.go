@@ -1,8 +1,8 @@
 // Package capi is the Go side of vkstat's C ABI (cmd/libvkstat, built with
 // -buildmode=c-shared and loaded by the Python package in python/): sessions
 // that keep a device open across calls, one entry point that runs any
-// operation by name on arrays the caller lends by pointer, results held
-// until the caller copies them out, and cancellation by token.
+// operation by name on arrays the caller lends by pointer, results written
+// into memory the caller gives, and cancellation by token.
 //
 // Everything here is plain Go, testable with go test; cmd/libvkstat only
 // converts C types and calls these functions.
@@ -10,10 +10,13 @@
 // An operation (ops.go) takes its parameters as JSON and its arrays by
 // name. Arrays in are borrowed for the call: their memory belongs to the
 // caller, who keeps it alive and unchanged until the call returns; nothing
-// here keeps a reference to it afterwards. An operation may write an
-// output straight into an array the caller lends for it ("out"); every
-// other output is Go memory that the caller copies into memory of its own
-// (CopyOutput) and then frees (FreeResult).
+// here keeps a reference to it afterwards. Outputs go where the caller
+// wants them: the operation asks the caller for each output's memory
+// (Alloc: its name, dtype and shape, known before it computes; Python
+// answers with a NumPy array of its own, or the out= array it was given)
+// and the pipeline writes the result there (tensor.Outputs), so nothing is
+// copied out afterwards. Outputs a pipeline makes in Go memory (small:
+// tables, the workloads' summaries) are copied into the caller's.
 //
 // Adding an operation: one function of type Op in a file of its own, over
 // the workload's library (latent.go over latent.Run, stack.go over
@@ -23,11 +26,15 @@
 package capi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -105,17 +112,22 @@ type Request struct {
 	Arrays map[string]ArraySpec `json:"arrays"`
 }
 
-// Output is one result array.
+// Alloc gives the memory of one output of a call: nbytes bytes of the
+// caller's for output name, of dtype (NumPy's name) and shape, which the
+// operation writes. It returns nil when the caller refuses (a NumPy out=
+// array that does not fit: the caller raises its own error then).
+type Alloc func(name, dtype string, shape []int, nbytes int64) unsafe.Pointer
+
+// Output is one result array, in the caller's memory.
 type Output struct {
 	Name  string `json:"name"`
-	DType string `json:"dtype"` // NumPy's name: float32, float64, int32, int64
+	DType string `json:"dtype"` // NumPy's name: float32, float64, int32, int64, bool
 	Shape []int  `json:"shape"`
 	// NBytes is the size of the data.
 	NBytes int64 `json:"nbytes"`
-	// Written says the operation wrote this output into the array the
-	// caller lent for it: there is nothing to copy.
-	Written bool   `json:"written"`
-	data    []byte // Go memory, when not Written
+	// Buffer is the caller's buffer that holds it: the index, from 0, of
+	// the Alloc call that gave its memory.
+	Buffer int `json:"buffer"`
 }
 
 // Result is what a call returns: its outputs in order, anything else it
@@ -127,6 +139,11 @@ type Result struct {
 	// Timing is where the library's time went, as `vkstat --time` reports
 	// it; nil for operations that do not time themselves (verify).
 	Timing *Timing `json:"timing,omitempty"`
+	// CopiedBytes counts the bytes of outputs the pipeline made in Go
+	// memory, copied into the caller's: none for map, reduce, cov and
+	// chol, whose pipelines write into the caller's memory.
+	CopiedBytes int64 `json:"copied_bytes"`
+	call        *Call
 }
 
 // Timing is engine.Timing in milliseconds: the copies to and from the
@@ -149,22 +166,37 @@ func (r *Result) timed(t engine.Timing) *Result {
 	return r
 }
 
-// add appends t (nil: nothing) as output name.
+// add appends t (nil: nothing) as output name: where it lies when the
+// pipeline wrote it into the caller's memory (Call.outputs), else copied
+// into memory the caller gives for it.
 func (r *Result) add(name string, t *tensor.Tensor) {
 	if t == nil {
 		return
 	}
-	r.Outputs = append(r.Outputs, Output{Name: name, DType: t.DType.String(), Shape: nonNil(t.Shape), NBytes: int64(len(t.Raw())), data: t.Raw()})
+	raw := t.Raw()
+	c := r.call
+	k, shape := c.holding(raw), t.Shape
+	if k >= 0 {
+		shape = c.bufs[k].shape // the caller's view (keepdims)
+	} else {
+		var b []byte
+		if b, k = c.buffer(name, t.DType.String(), t.Shape, int64(len(raw))); b == nil {
+			return
+		}
+		r.CopiedBytes += int64(copy(b, raw))
+	}
+	r.Outputs = append(r.Outputs, Output{Name: name, DType: t.DType.String(), Shape: nonNil(shape), NBytes: int64(len(raw)), Buffer: k})
 }
 
-// addRaw appends little-endian data of a NumPy dtype as output name.
-func (r *Result) addRaw(name, dtype string, shape []int, data []byte) {
-	r.Outputs = append(r.Outputs, Output{Name: name, DType: dtype, Shape: nonNil(shape), NBytes: int64(len(data)), data: data})
-}
-
-// addWritten records that output name went into the caller's array.
-func (r *Result) addWritten(name string, a ArraySpec) {
-	r.Outputs = append(r.Outputs, Output{Name: name, DType: a.DType, Shape: nonNil(a.Shape), NBytes: a.NBytes, Written: true})
+// addRaw appends output name, of a NumPy dtype and shape, filled by fill
+// in the caller's memory (little-endian, nbytes bytes).
+func (r *Result) addRaw(name, dtype string, shape []int, nbytes int64, fill func(b []byte)) {
+	b, k := r.call.buffer(name, dtype, shape, nbytes)
+	if b == nil {
+		return
+	}
+	fill(b)
+	r.Outputs = append(r.Outputs, Output{Name: name, DType: dtype, Shape: nonNil(shape), NBytes: nbytes, Buffer: k})
 }
 
 func (r *Result) warnf(format string, args ...any) {
@@ -179,50 +211,196 @@ func nonNil(s []int) []int {
 	return s
 }
 
-// CopyOutput copies output i of r into dst, which holds nbytes bytes.
-func CopyOutput(r *Result, i int, dst []byte) error {
-	if i < 0 || i >= len(r.Outputs) {
-		return fmt.Errorf("no output %d (the result has %d)", i, len(r.Outputs))
-	}
-	o := r.Outputs[i]
-	if o.Written {
-		return fmt.Errorf("output %s was written into the caller's array: nothing to copy", o.Name)
-	}
-	if len(dst) != len(o.data) {
-		return fmt.Errorf("output %s holds %d bytes, the destination %d", o.Name, len(o.data), len(dst))
-	}
-	copy(dst, o.data)
-	return nil
-}
-
-// Call is one operation's view of a request: its parameters and arrays.
+// Call is one operation's view of a request: its parameters, its arrays
+// and where its outputs go.
 type Call struct {
 	params json.RawMessage
 	specs  map[string]ArraySpec
 	ptrs   []unsafe.Pointer
+	alloc  Alloc
+
+	mu      sync.Mutex
+	bufs    []outBuf // the memory the caller gave, in order
+	refused error    // the first output the caller refused
+	cancel  context.CancelFunc
 }
 
-// NewCall checks req against the pointers the caller passed.
-func NewCall(req Request, ptrs []unsafe.Pointer) (*Call, error) {
+// outBuf is one buffer the caller gave: where, its size, and the shape it
+// was asked for.
+type outBuf struct {
+	p     unsafe.Pointer
+	n     int64
+	shape []int
+}
+
+// NewCall checks req against the pointers the caller passed; alloc gives
+// the outputs' memory (nil: Go memory, for callers in Go).
+func NewCall(req Request, ptrs []unsafe.Pointer, alloc Alloc) (*Call, error) {
 	for name, a := range req.Arrays {
 		if a.Ptr < 0 || a.Ptr >= len(ptrs) {
 			return nil, inputf("array %s: pointer %d of %d", name, a.Ptr, len(ptrs))
 		}
 	}
-	return &Call{params: req.Params, specs: req.Arrays, ptrs: ptrs}, nil
+	if alloc == nil {
+		alloc = goAlloc
+	}
+	return &Call{params: req.Params, specs: req.Arrays, ptrs: ptrs, alloc: alloc, cancel: func() {}}, nil
 }
 
-// Params decodes the parameters into v, refusing unknown ones.
+// goAlloc is Go memory, 8-byte aligned, for calls from Go.
+func goAlloc(_, _ string, _ []int, nbytes int64) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (nbytes+7)/8+1)))
+}
+
+// Result is an empty result of the call, whose outputs go into the
+// caller's memory.
+func (c *Call) Result() *Result { return &Result{call: c} }
+
+// Bytes is the memory that holds output o (tests, and callers in Go).
+func (c *Call) Bytes(o Output) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return unsafe.Slice((*byte)(c.bufs[o.Buffer].p), c.bufs[o.Buffer].n)
+}
+
+// buffer asks the caller for nbytes of memory for output name of dtype and
+// shape; it returns the memory and its index, or nil when the caller
+// refuses, recording the refusal and cancelling the call.
+func (c *Call) buffer(name, dtype string, shape []int, nbytes int64) ([]byte, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refused != nil {
+		return nil, -1
+	}
+	p := c.alloc(name, dtype, nonNil(shape), nbytes)
+	if p == nil {
+		c.refused = inputf("output %s: the caller gave no memory for it", name)
+		c.cancel()
+		return nil, -1
+	}
+	c.bufs = append(c.bufs, outBuf{p, nbytes, append([]int{}, shape...)})
+	return unsafe.Slice((*byte)(p), nbytes), len(c.bufs) - 1
+}
+
+// holding is the index of the caller's buffer that is exactly b, -1 for
+// none.
+func (c *Call) holding(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	for i, o := range c.bufs {
+		if o.p == p && o.n == int64(len(b)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// outputs is a pipeline's tensor.Outputs for this call: each result is
+// asked of the caller under the pipeline's name for it, with the shape
+// view gives (nil: the pipeline's shape; the caller's may drop or add axes
+// of length 1), and the pipeline writes it there. A result the caller
+// refuses gets Go memory, and the call fails when the pipeline returns.
+func (c *Call) outputs(view func(shape []int) []int) *tensor.Outputs {
+	return &tensor.Outputs{Alloc: func(name string, dt tensor.DType, shape []int) *tensor.Tensor {
+		caller := shape
+		if view != nil {
+			caller = view(shape)
+		}
+		b, _ := c.buffer(name, dt.String(), caller, int64(tensor.NumElements(shape))*int64(dt.Size()))
+		if b == nil {
+			return tensor.New(dt, shape...)
+		}
+		return tensor.Over(b, dt, shape...)
+	}}
+}
+
+// Params decodes the parameters into v, refusing unknown ones. Numbers
+// in fields of type any are json.Number, so that 1 and 1.0 differ (an axis
+// is an integer). Errors name the parameter and what it takes, in the
+// caller's words, not Go's types.
 func (c *Call) Params(v any) error {
 	if len(c.params) == 0 || string(c.params) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(c.params)))
+	return decodeStrict(c.params, v, "parameters")
+}
+
+// decodeStrict decodes the JSON object js into v as Params does; what
+// names the object in messages.
+func decodeStrict(js []byte, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return inputf("parameters: %v", err)
+	dec.UseNumber()
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		te.Field = te.Field[strings.LastIndex(te.Field, ".")+1:] // OpenOptions.disable: the parameter's own name
+		num, isNum := strings.CutPrefix(te.Value, "number ")
+		switch {
+		case isNum && kindWords(te.Type.Kind()) == "an integer" && !strings.ContainsAny(num, ".eE"):
+			return inputf("%s: %s is out of range", te.Field, num)
+		case isNum:
+			return inputf("%s: want %s, got %s", te.Field, kindWords(te.Type.Kind()), num)
+		}
+		return inputf("%s: want %s, got %s", te.Field, kindWords(te.Type.Kind()), kindWords(jsonKind(te.Value)))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return inputf("%s: unknown %s", what, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return nil
+	return inputf("%s: %v", what, err)
+}
+
+// jsonKind is the Go kind a JSON value of UnmarshalTypeError.Value decodes
+// to.
+func jsonKind(value string) reflect.Kind {
+	switch {
+	case strings.HasPrefix(value, "number"):
+		return reflect.Float64
+	case value == "string":
+		return reflect.String
+	case value == "bool":
+		return reflect.Bool
+	case value == "array":
+		return reflect.Slice
+	}
+	return reflect.Map
+}
+
+// kindWords says what a value of kind k is, in words.
+func kindWords(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "True or False"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "a mapping"
+}
+
+// jsonWords is a decoded JSON value as the caller wrote it: "0" for a
+// string, 1.5 for a number.
+func jsonWords(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // Has reports whether the caller passed array name.
@@ -253,25 +431,7 @@ func (c *Call) Tensor(name string, allowed ...tensor.DType) (*tensor.Tensor, err
 	if err != nil {
 		return nil, err
 	}
-	t := &tensor.Tensor{Shape: append([]int{}, a.Shape...), DType: dt}
-	switch {
-	case n == 0:
-		switch {
-		case dt == tensor.F64:
-			t.F64 = []float64{}
-		case dt.Is16():
-			t.U16 = []uint16{}
-		default:
-			t.F32 = []float32{}
-		}
-	case dt == tensor.F64:
-		t.F64 = unsafe.Slice((*float64)(p), n)
-	case dt.Is16():
-		t.U16 = unsafe.Slice((*uint16)(p), n)
-	default:
-		t.F32 = unsafe.Slice((*float32)(p), n)
-	}
-	return t, nil
+	return tensor.Over(unsafe.Slice((*byte)(p), n*dt.Size()), dt, a.Shape...), nil
 }
 
 // Float32s wraps the caller's array name, float32 or complex64 (as
@@ -306,7 +466,13 @@ func (c *Call) data(name string, size, align int) (unsafe.Pointer, int, error) {
 		if s < 0 {
 			return nil, 0, inputf("%s: negative dimension in shape %v", name, a.Shape)
 		}
-		if s > 0 && n > (1<<62)/s {
+	}
+	for _, s := range a.Shape {
+		if s == 0 {
+			n = 0
+			break
+		}
+		if n > (1<<62)/size/s { // the bytes, not only the elements, within int64
 			return nil, 0, inputf("%s: shape %v is too large", name, a.Shape)
 		}
 		n *= s

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -33,11 +35,17 @@ func call(t *testing.T, s *Session, ctx context.Context, op string, params any, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCall(Request{Params: p, Arrays: arrays}, ptrs)
+	c, err := NewCall(Request{Params: p, Arrays: arrays}, ptrs, nil)
 	if err != nil {
 		return nil, err
 	}
 	return s.Run(ctx, op, c)
+}
+
+// f64s is output o of r as float64s.
+func f64s(r *Result, o Output) []float64 {
+	b := r.call.Bytes(o)
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
 func openCPU(t *testing.T) *Session {
@@ -50,20 +58,21 @@ func openCPU(t *testing.T) *Session {
 	return s
 }
 
-// openLavapipe opens lavapipe with the validation layer on; without it the
-// test skips (fails under CI).
-func openLavapipe(t *testing.T) *Session {
+// openVulkan opens a Vulkan device, any one (index 0: lavapipe here, the
+// GPU on a machine whose only driver is NVIDIA's or SwiftShader's), with
+// the validation layer on; without one the test skips (fails under CI).
+func openVulkan(t *testing.T) *Session {
 	t.Helper()
-	s, err := Open("lavapipe", OpenOptions{Validate: true})
+	s, err := Open("0", OpenOptions{Validate: true})
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("lavapipe: %v", err)
+			t.Fatalf("Vulkan device 0: %v", err)
 		}
-		t.Skipf("no lavapipe: %v", err)
+		t.Skipf("no Vulkan device: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
-			t.Errorf("closing lavapipe: %v", err)
+			t.Errorf("closing %s: %v", s.Device.Name, err)
 		}
 	})
 	return s
@@ -73,7 +82,7 @@ func openLavapipe(t *testing.T) *Session {
 // copy: a write through the caller's slice shows in it.
 func TestTensorBorrows(t *testing.T) {
 	v := []float64{1, 2, 3, 4, 5, 6}
-	c, err := NewCall(Request{Arrays: map[string]ArraySpec{"a": lendF64(v, []int{2, 3}, 0)}}, []unsafe.Pointer{ptrOf(v)})
+	c, err := NewCall(Request{Arrays: map[string]ArraySpec{"a": lendF64(v, []int{2, 3}, 0)}}, []unsafe.Pointer{ptrOf(v)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +112,7 @@ func TestTensorRefuses(t *testing.T) {
 		{ArraySpec{DType: "float64", Shape: []int{4}, NBytes: 32, Ptr: 3}, "pointer 3 of 1"},
 	}
 	for _, cs := range cases {
-		c, err := NewCall(Request{Arrays: map[string]ArraySpec{"a": cs.spec}}, p)
+		c, err := NewCall(Request{Arrays: map[string]ArraySpec{"a": cs.spec}}, p, nil)
 		if err == nil {
 			_, err = c.Tensor("a", Floats...)
 		}
@@ -114,26 +123,76 @@ func TestTensorRefuses(t *testing.T) {
 	}
 }
 
-// TestMapWritesIntoOut: with an out array the map writes the caller's
-// memory and reports it written, with nothing left to copy; the values are
-// a·x² + b·y + c computed by hand.
-func TestMapWritesIntoOut(t *testing.T) {
-	for _, s := range []*Session{openCPU(t), openLavapipe(t)} {
-		x, y, z := []float64{1, 2, -3}, []float64{0.5, -1, 2}, []float64{0, 0, 0}
-		arr := map[string]ArraySpec{"x": lendF64(x, []int{3}, 0), "y": lendF64(y, []int{3}, 1), "out": lendF64(z, []int{3}, 2)}
-		r, err := call(t, s, context.Background(), "map", map[string]float64{"a": 2, "b": 4, "c": 1}, arr, ptrOf(x), ptrOf(y), ptrOf(z))
-		if err != nil {
-			t.Fatalf("%s: %v", s.Device.Name, err)
+// TestOutputsInCallersMemory: the outputs of map, reduce, cov and chol
+// are written by the pipeline into the memory the caller gives for them
+// (Alloc, asked with the shape the caller sees: one matrix without the
+// batch axis, keepdims), with nothing copied afterwards; the values are
+// computed by hand.
+func TestOutputsInCallersMemory(t *testing.T) {
+	for _, s := range []*Session{openCPU(t), openVulkan(t)} {
+		if !s.Device.Float64 {
+			t.Logf("%s has no float64: the float64 outputs are held on the other sessions", s.Device.Name)
+			continue
 		}
-		want := []float64{5, 5, 27} // 2·1+2+1, 2·4−4+1, 2·9+8+1
-		for i := range want {
-			if z[i] != want[i] {
-				t.Errorf("%s: z[%d] = %g, want %g", s.Device.Name, i, z[i], want[i])
+		mem := map[string][]float64{}
+		asked := map[string][]int{}
+		alloc := func(name, dtype string, shape []int, nbytes int64) unsafe.Pointer {
+			v := make([]float64, max(nbytes/8, 1))
+			mem[name], asked[name] = v, shape
+			return unsafe.Pointer(&v[0])
+		}
+		run := func(op string, params any, arrays map[string]ArraySpec, ptrs ...unsafe.Pointer) *Result {
+			t.Helper()
+			p, _ := json.Marshal(params)
+			c, err := NewCall(Request{Params: p, Arrays: arrays}, ptrs, alloc)
+			if err != nil {
+				t.Fatal(err)
 			}
+			r, err := s.Run(context.Background(), op, c)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", s.Device.Name, op, err)
+			}
+			if r.CopiedBytes != 0 {
+				t.Errorf("%s: %s copied %d bytes of outputs into the caller's memory, want none", s.Device.Name, op, r.CopiedBytes)
+			}
+			return r
 		}
-		if len(r.Outputs) != 1 || !r.Outputs[0].Written {
-			t.Errorf("%s: outputs %+v, want z written", s.Device.Name, r.Outputs)
+		x, y := []float64{1, 2, -3}, []float64{0.5, -1, 2}
+		r := run("map", map[string]float64{"a": 2, "b": 4, "c": 1}, map[string]ArraySpec{"x": lendF64(x, []int{3}, 0), "y": lendF64(y, []int{3}, 1)}, ptrOf(x), ptrOf(y))
+		if z := mem["z"]; z[0] != 5 || z[1] != 5 || z[2] != 27 || len(r.Outputs) != 1 || r.Outputs[0].Buffer != 0 { // 2·1+2+1, 2·4−4+1, 2·9+8+1
+			t.Errorf("%s: map wrote %v (outputs %+v), want [5 5 27] in buffer 0", s.Device.Name, z, r.Outputs)
 		}
+		a := []float64{1, 2, 3, 4, 5, 6} // (2, 3)
+		run("reduce", map[string]any{"stats": []string{"sum", "max"}, "axis": 1, "keepdims": true}, map[string]ArraySpec{"a": lendF64(a, []int{2, 3}, 0)}, ptrOf(a))
+		if sum := mem["sum"]; sum[0] != 6 || sum[1] != 15 || mem["max"][1] != 6 || !slices.Equal(asked["sum"], []int{2, 1}) {
+			t.Errorf("%s: reduce wrote sum %v (asked %v), max %v; want [6 15] as (2, 1), max 6", s.Device.Name, sum, asked["sum"], mem["max"])
+		}
+		m := []float64{4, 2, 2, 3} // [[4, 2], [2, 3]]: L = [[2, 0], [1, √2]]
+		run("chol", map[string]bool{"l": true, "logdet": true}, map[string]ArraySpec{"a": lendF64(m, []int{2, 2}, 0)}, ptrOf(m))
+		if l := mem["l"]; l[0] != 2 || l[1] != 0 || l[2] != 1 || math.Abs(l[3]-math.Sqrt2) > 1e-15 || math.Abs(mem["logdet"][0]-math.Log(8)) > 1e-14 ||
+			!slices.Equal(asked["l"], []int{2, 2}) || len(asked["logdet"]) != 0 {
+			t.Errorf("%s: chol wrote l %v (asked %v), logdet %v (asked %v)", s.Device.Name, l, asked["l"], mem["logdet"], asked["logdet"])
+		}
+		smp := []float64{1, 0, 3, 2} // (T=2, P=2): mean (2, 1), cov [[1, 1], [1, 1]]
+		run("cov", map[string]any{}, map[string]ArraySpec{"x": lendF64(smp, []int{2, 2}, 0)}, ptrOf(smp))
+		if mean, cv := mem["mean"], mem["cov"]; mean[0] != 2 || mean[1] != 1 || !slices.Equal(cv, []float64{1, 1, 1, 1}) || !slices.Equal(asked["cov"], []int{2, 2}) {
+			t.Errorf("%s: cov wrote mean %v, cov %v (asked %v)", s.Device.Name, mean, cv, asked["cov"])
+		}
+	}
+}
+
+// TestRefusedOutput: an output the caller refuses (nil) fails the call as
+// bad input, naming it.
+func TestRefusedOutput(t *testing.T) {
+	s := openCPU(t)
+	a := []float64{1, 2}
+	c, err := NewCall(Request{Params: []byte(`{"stats": ["mean"]}`), Arrays: map[string]ArraySpec{"a": lendF64(a, []int{2}, 0)}}, []unsafe.Pointer{ptrOf(a)},
+		func(string, string, []int, int64) unsafe.Pointer { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "reduce", c); Status(err, false) != StatusValue || !strings.Contains(err.Error(), "output mean") {
+		t.Errorf("a refused output: got %v, want bad input naming mean", err)
 	}
 }
 
@@ -164,11 +223,7 @@ func TestReduceAxes(t *testing.T) {
 			return nil, nil, err
 		}
 		o := r.Outputs[0]
-		out := make([]float64, o.NBytes/8)
-		for i := range out {
-			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(o.data[8*i:]))
-		}
-		return out, o.Shape, nil
+		return f64s(r, o), o.Shape, nil
 	}
 	got, shape, err := run(nil)
 	if err != nil || len(shape) != 0 || got[0] != 276 {
@@ -207,11 +262,11 @@ func TestCholInfo(t *testing.T) {
 			logdet = o
 		}
 	}
-	if info.DType != "int32" || binary.LittleEndian.Uint32(info.data) != 0 || binary.LittleEndian.Uint32(info.data[4:]) != 2 {
+	ib := r.call.Bytes(info)
+	if info.DType != "int32" || binary.LittleEndian.Uint32(ib) != 0 || binary.LittleEndian.Uint32(ib[4:]) != 2 {
 		t.Errorf("info %+v, want int32 [0 2]", info)
 	}
-	ld0 := math.Float64frombits(binary.LittleEndian.Uint64(logdet.data))
-	ld1 := math.Float64frombits(binary.LittleEndian.Uint64(logdet.data[8:]))
+	ld0, ld1 := f64s(r, logdet)[0], f64s(r, logdet)[1]
 	if math.Abs(ld0-math.Log(8)) > 1e-14 || !math.IsNaN(ld1) {
 		t.Errorf("logdet [%g %g], want [log 8, NaN]", ld0, ld1)
 	}
@@ -263,37 +318,49 @@ func TestStatus(t *testing.T) {
 }
 
 // TestHandles: the C side's integers round-trip and nothing stays after
-// Close and Free.
+// Close; a device is a name or an index (-1: the CPU path), not "".
 func TestHandles(t *testing.T) {
-	h, info, st, err := OpenHandle("cpu", `{"memory": "1GiB"}`)
+	h, info, st, err := OpenHandle(`{"device": "cpu", "memory": "1GiB"}`)
 	if err != nil || st != StatusOK || !strings.Contains(string(info), `"path":"cpu"`) {
 		t.Fatalf("OpenHandle: %d %s %v", st, info, err)
 	}
 	x := []float64{1, 2}
+	var out []float64
+	alloc := func(name, dtype string, shape []int, nbytes int64) unsafe.Pointer {
+		out = make([]float64, nbytes/8)
+		return unsafe.Pointer(&out[0])
+	}
 	req := `{"params": {"stats": ["mean"]}, "arrays": {"a": {"dtype": "float64", "shape": [2], "nbytes": 16, "ptr": 0}}}`
-	id, desc, st, err := CallHandle(h, 0, "reduce", []byte(req), []unsafe.Pointer{ptrOf(x)})
-	if err != nil || st != StatusOK || id == 0 {
-		t.Fatalf("CallHandle: %d %s %v", st, desc, err)
+	desc, st, err := CallHandle(h, 0, "reduce", []byte(req), []unsafe.Pointer{ptrOf(x)}, alloc)
+	if err != nil || st != StatusOK || len(out) != 1 || out[0] != 1.5 || !strings.Contains(string(desc), `"buffer":0`) {
+		t.Fatalf("CallHandle: %d %s %v, wrote %v; want 1.5 in buffer 0", st, desc, err, out)
 	}
-	dst := make([]byte, 8)
-	if err := CopyResult(id, 0, dst); err != nil || math.Float64frombits(binary.LittleEndian.Uint64(dst)) != 1.5 {
-		t.Errorf("CopyResult: %v %v, want 1.5", dst, err)
-	}
-	if err := CopyResult(id, 0, make([]byte, 4)); err == nil {
-		t.Errorf("CopyResult into 4 bytes: no error")
-	}
-	FreeResult(id)
 	if _, err := CloseHandle(h); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, st, _ := CallHandle(h, 0, "reduce", []byte(req), []unsafe.Pointer{ptrOf(x)}); st != StatusValue {
+	if _, st, _ := CallHandle(h, 0, "reduce", []byte(req), []unsafe.Pointer{ptrOf(x)}, alloc); st != StatusValue {
 		t.Errorf("a call on a closed session: status %d, want %d", st, StatusValue)
 	}
-	if s, r, tk := Live(); s != 0 || r != 0 || tk != 0 {
-		t.Errorf("live after close: %d sessions, %d results, %d tokens", s, r, tk)
+	for _, js := range []string{`{"device": -1}`, `{"device": "-1"}`} {
+		h, info, st, err := OpenHandle(js)
+		if err != nil || !strings.Contains(string(info), `"path":"cpu"`) {
+			t.Errorf("OpenHandle(%s): %d %s %v; want the CPU path", js, st, info, err)
+		}
+		CloseHandle(h)
 	}
-	if _, _, st, err := OpenHandle("no-such-device", ""); st == StatusOK {
-		t.Errorf("OpenHandle on a device that does not exist: no error (%v)", err)
+	if s, tk := Live(); s != 0 || tk != 0 {
+		t.Errorf("live after close: %d sessions, %d tokens", s, tk)
+	}
+	for js, want := range map[string]string{
+		`{"device": "no-such-device"}`:      "no-such-device",
+		`{"device": ""}`:                    "device: an empty name",
+		`{"device": "cpu\u0000gpu"}`:        `cpu\x00gpu`,
+		`{"device": 1.5}`:                   "device: want a name or an index",
+		`{"device": "cpu", "disable": 123}`: "disable: want a string, got a number",
+	} {
+		if _, _, st, err := OpenHandle(js); st != StatusValue || !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("OpenHandle(%s): status %d, %v; want bad input containing %q", js, st, err, want)
+		}
 	}
 }
 
@@ -312,7 +379,7 @@ func TestStackDatesBorrowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean := unsafe.Slice((*float32)(unsafe.Pointer(&r.Outputs[0].data[0])), 2)
+	mean := unsafe.Slice((*float32)(unsafe.Pointer(&r.call.Bytes(r.Outputs[0])[0])), 2)
 	if r.Outputs[0].Name != "mean" || r.Outputs[1].Name != "max" || mean[0] != 12.5 || mean[1] != 2.5 {
 		t.Errorf("outputs %s, %s: mean %v; want mean, max and [12.5 2.5]", r.Outputs[0].Name, r.Outputs[1].Name, mean)
 	}
@@ -328,7 +395,7 @@ func TestStackDatesBorrowed(t *testing.T) {
 // input's fault (ValueError) on a Vulkan device too, where any other
 // failure is the device's.
 func TestLatentRefusesOnDevice(t *testing.T) {
-	s := openLavapipe(t)
+	s := openVulkan(t)
 	x := make([]float32, 2*3*2*4*4)
 	spec := map[string]ArraySpec{"x": {DType: "float32", Shape: []int{2, 3, 2, 4, 4}, NBytes: int64(4 * len(x))}}
 	for _, p := range []map[string]any{
@@ -369,7 +436,7 @@ func pacoCall(t *testing.T, T, H, W int, params map[string]any, arrays map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCall(Request{Params: p, Arrays: specs}, append(all, ptrs...))
+	c, err := NewCall(Request{Params: p, Arrays: specs}, append(all, ptrs...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +469,7 @@ func TestPacoCancelled(t *testing.T) {
 // refuse is the input's fault (ValueError) on a Vulkan device too, in the
 // Python parameters' words.
 func TestPacoRefusesOnDevice(t *testing.T) {
-	s := openLavapipe(t)
+	s := openVulkan(t)
 	even := make([]float64, 16)
 	evenSpec := map[string]ArraySpec{"psf": lendF64(even, []int{4, 4}, 0)}
 	cases := []struct {
@@ -417,7 +484,7 @@ func TestPacoRefusesOnDevice(t *testing.T) {
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2}, evenSpec, "give psf or fwhm, not both"},
 		{6, 16, 16, map[string]any{"radius": 2}, nil, "give psf (the off-axis PSF stamp) or fwhm"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 0}, nil, "radius must be at least 1"},
-		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "center": "given", "center_yx": []float64{3, 20}}, nil, "centre (3, 20) is outside the 16×16 frame"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "center": []float64{3, 20}}, nil, "centre (3, 20) is outside the 16×16 frame"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "pixel_scale": 0.0}, nil, "pixel_scale: want arcseconds per pixel"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "star_flux": -1.0}, nil, "star_flux must be a finite number ≥ 0"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "precision": "f16"}, nil, `precision "f16": want float32 or float64`},

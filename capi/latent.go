@@ -55,10 +55,26 @@ type LatentInfo struct {
 	Batches latent.BatchSummary `json:"batches"`
 }
 
+// transposeMatrices is t, float64 (..., C, C), with each C×C matrix
+// transposed.
+func transposeMatrices(t *tensor.Tensor) *tensor.Tensor {
+	c := t.Shape[len(t.Shape)-1]
+	out := tensor.New(tensor.F64, t.Shape...)
+	for m := 0; m+c*c <= len(t.F64); m += c * c {
+		for i := range c {
+			for j := range c {
+				out.F64[m+j*c+i] = t.F64[m+i*c+j]
+			}
+		}
+	}
+	return out
+}
+
 // runLatent runs latent.Run on array x, (N, C, F, H, W) or (N, C, H, W)
 // (any shape for moments alone) of float16, bfloat16, float32 or float64,
 // read where it lies. Its outputs are latent.Result.Arrays (float64,
-// named as vkstat latent's files), then the summary vectors mean_corr
+// named as vkstat latent's files, but pca_vectors given as
+// pca_components, each matrix transposed), then the summary vectors mean_corr
 // (C, C), lag_means (L), pca_mean_ratio and pca_mean_cumulative (C) and
 // radial_bin_radius (K), those computed.
 func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
@@ -81,7 +97,7 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		}
 		opt.Convert = opt.DType != x.DType
 	}
-	res := &Result{}
+	res := c.Result()
 	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
 		res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
 	}
@@ -96,6 +112,9 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	info := &LatentInfo{Shape: nonNil(x.Shape), DType: x.DType.String(), ComputedAs: opt.DType.String(), NaNPolicy: opt.NaN.String(),
 		NaNs: r.NaNs, Infs: r.Infs, Notes: append([]string{}, r.Notes...), DDof: opt.DDof}
 	for _, a := range r.Arrays() {
+		if a.Name == "pca_vectors" { // components as rows for Python, as scikit-learn's
+			a.Name, a.T = "pca_components", transposeMatrices(a.T)
+		}
 		res.add(a.Name, a.T)
 		info.Arrays = append(info.Arrays, a.Name)
 	}

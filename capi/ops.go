@@ -3,7 +3,9 @@ package capi
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
@@ -49,7 +51,7 @@ type mapParams struct {
 }
 
 // runMap evaluates z = a·x² + b·y + c on arrays x and y (the same dtype and
-// shape), writing into array out when the caller lends one.
+// shape), writing z into the caller's memory.
 func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	var p mapParams
 	if err := c.Params(&p); err != nil {
@@ -78,23 +80,9 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if x.DType != y.DType {
 		return nil, inputf("dtype mismatch: x is %s but y is %s", x.DType, y.DType)
 	}
-	res := &Result{}
-	if c.Has("out") {
-		z, err := c.Tensor("out", Floats...)
-		if err != nil {
-			return nil, err
-		}
-		if z.DType != x.DType || !tensor.SameShape(z.Shape, x.Shape) {
-			return nil, inputf("out is %s %s; want x's %s %s", z.DType, tensor.ShapeString(z.Shape), x.DType, tensor.ShapeString(x.Shape))
-		}
-		tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
-		if err != nil {
-			return nil, err
-		}
-		res.addWritten("z", c.Spec("out"))
-		return res.timed(tm), nil
-	}
-	z, tm, err := mapx.Run(ctx, dev, x, y, mp)
+	res := c.Result()
+	z := c.outputs(nil).New("z", x.DType, x.Shape...)
+	tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
 	if err != nil {
 		return nil, err
 	}
@@ -105,12 +93,16 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 // ---- reduce -------------------------------------------------------------------
 
 type reduceParams struct {
+	// Stats are statistics' names, or "all".
 	Stats []string `json:"stats"`
 	// Axis is an int, null (every axis: the array flattened) or a list of
 	// adjacent axes, merged into one.
 	Axis    any  `json:"axis"`
 	DDof    int  `json:"ddof"`
 	SkipNaN bool `json:"skipnan"`
+	// KeepDims keeps the reduced axes as axes of length 1, as NumPy's
+	// keepdims.
+	KeepDims bool `json:"keepdims"`
 }
 
 // runReduce computes statistics of array a along one axis (or adjacent
@@ -121,6 +113,9 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		return nil, err
 	}
 	stats, err := reduce.ParseStats(strings.Join(p.Stats, ","))
+	if len(p.Stats) == 1 && strings.EqualFold(strings.TrimSpace(p.Stats[0]), "all") {
+		stats, err = reduce.AllStats(), nil
+	}
 	if err != nil {
 		return nil, InputError{err}
 	}
@@ -131,7 +126,7 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	shape, axis, err := mergeAxes(a.Shape, p.Axis)
+	shape, axis, kept, err := mergeAxes(a.Shape, p.Axis)
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +135,16 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
 	}
-	res := &Result{}
+	res := c.Result()
 	if p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
 		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
 	}
-	out, tm, err := reduce.Run(ctx, dev, in, reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN}, stats)
+	var view func([]int) []int
+	if p.KeepDims {
+		view = func([]int) []int { return kept }
+	}
+	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view)}
+	out, tm, err := reduce.Run(ctx, dev, in, opt, stats)
 	if err != nil {
 		return nil, err
 	}
@@ -157,12 +157,15 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
 // axis of a view of shape: None flattens the array, a tuple of adjacent
 // axes merges them (a C-order array views either way without a copy).
-func mergeAxes(shape []int, axis any) ([]int, int, error) {
+// kept is the output's shape with the reduced axes kept, of length 1
+// (NumPy's keepdims).
+func mergeAxes(shape []int, axis any) (view []int, a int, kept []int, err error) {
 	nd := len(shape)
-	norm := func(v float64) (int, error) {
-		a := int(v)
-		if float64(a) != v {
-			return 0, inputf("axis %v is not an integer", v)
+	norm := func(v any) (int, error) {
+		n, ok := v.(json.Number)
+		a, err := strconv.Atoi(string(n))
+		if !ok || err != nil {
+			return 0, inputf("axis: %s is not an integer", jsonWords(v))
 		}
 		if a < -nd || a >= nd {
 			return 0, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
@@ -172,45 +175,48 @@ func mergeAxes(shape []int, axis any) ([]int, int, error) {
 		}
 		return a, nil
 	}
+	keep := func(lo, hi int) []int {
+		k := append([]int{}, shape...)
+		for i := lo; i <= hi; i++ {
+			k[i] = 1
+		}
+		return k
+	}
 	switch ax := axis.(type) {
 	case nil:
-		return []int{tensor.NumElements(shape)}, 0, nil
-	case float64:
+		return []int{tensor.NumElements(shape)}, 0, keep(0, nd-1), nil
+	case json.Number:
 		if nd == 0 {
-			return nil, 0, inputf("cannot reduce a 0-d array along axis %v", ax)
+			return nil, 0, nil, inputf("cannot reduce a 0-d array along axis %v", ax)
 		}
 		a, err := norm(ax)
-		return shape, a, err
+		return shape, a, keep(a, a), err
 	case []any:
 		if len(ax) == 0 {
-			return nil, 0, inputf("axis: an empty tuple of axes")
+			return nil, 0, nil, inputf("axis: an empty tuple of axes")
 		}
 		var axes []int
 		for _, v := range ax {
-			f, ok := v.(float64)
-			if !ok {
-				return nil, 0, inputf("axis: %v is not an integer", v)
-			}
-			a, err := norm(f)
+			a, err := norm(v)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			axes = append(axes, a)
 		}
 		slices.Sort(axes)
 		for i := 1; i < len(axes); i++ {
 			if axes[i] == axes[i-1] {
-				return nil, 0, inputf("axis: axis %d given twice", axes[i])
+				return nil, 0, nil, inputf("axis: axis %d given twice", axes[i])
 			}
 			if axes[i] != axes[i-1]+1 {
-				return nil, 0, inputf("axis: axes %v are not adjacent; vkstat reduces one axis or a run of adjacent axes", axes)
+				return nil, 0, nil, inputf("axis: axes %v are not adjacent; vkstat reduces one axis or a run of adjacent axes", axes)
 			}
 		}
 		lo, hi := axes[0], axes[len(axes)-1]
 		merged := append(append(append([]int{}, shape[:lo]...), tensor.NumElements(shape[lo:hi+1])), shape[hi+1:]...)
-		return merged, lo, nil
+		return merged, lo, keep(lo, hi), nil
 	}
-	return nil, 0, inputf("axis: %v is not an integer, a tuple of integers or None", axis)
+	return nil, 0, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
 }
 
 // ---- cov ------------------------------------------------------------------------
@@ -246,7 +252,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := c.Result()
 	if p.Radius != nil {
 		if *p.Radius < 0 {
 			return nil, inputf("radius must be 0 or more, got %d", *p.Radius)
@@ -255,6 +261,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		if err != nil {
 			return nil, inputf("x has %v", err)
 		}
+		opt.Out = c.outputs(nil)
 		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
 		if err != nil {
 			return nil, err
@@ -262,18 +269,19 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		res.add("mean", r.Mean)
 		res.add("cov", r.Cov)
 		res.add("rho", r.Rho)
-		loc := make([]byte, 16*len(g.Locations))
-		for i, l := range g.Locations {
-			binary.LittleEndian.PutUint64(loc[16*i:], uint64(l[0]))
-			binary.LittleEndian.PutUint64(loc[16*i+8:], uint64(l[1]))
-		}
-		res.addRaw("locations", "int64", []int{len(g.Locations), 2}, loc)
+		res.addRaw("locations", "int64", []int{len(g.Locations), 2}, 16*int64(len(g.Locations)), func(b []byte) {
+			for i, l := range g.Locations {
+				binary.LittleEndian.PutUint64(b[16*i:], uint64(l[0]))
+				binary.LittleEndian.PutUint64(b[16*i+8:], uint64(l[1]))
+			}
+		})
 		return res.timed(tm), nil
 	}
 	x, single, err := cov.Sets(x, opt.DDof)
 	if err != nil {
 		return nil, inputf("x has %v", err)
 	}
+	opt.Out = c.outputs(squeezed(single))
 	r, tm, err := cov.Run(ctx, dev, x, opt)
 	if err != nil {
 		return nil, err
@@ -285,6 +293,15 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
 	return res.timed(tm), nil
+}
+
+// squeezed is the view of a call on one matrix or sample set made a batch
+// of one: the outputs without their leading axis (nil: as they are).
+func squeezed(single bool) func([]int) []int {
+	if !single {
+		return nil
+	}
+	return func(shape []int) []int { return shape[1:] }
 }
 
 // ---- chol -------------------------------------------------------------------------
@@ -314,7 +331,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad}
+	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {
@@ -340,12 +357,12 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		r.Squeeze(bShape)
 		infoShape = []int{}
 	}
-	res := &Result{}
+	res := c.Result()
 	res.add("l", r.L)
 	res.add("x", r.X)
 	res.add("inverse", r.Inverse)
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
-	res.addRaw("info", "int32", infoShape, r.InfoBytes())
+	res.addRaw("info", "int32", infoShape, 4*int64(len(r.Info)), func(b []byte) { copy(b, r.InfoBytes()) })
 	return res.timed(tm), nil
 }

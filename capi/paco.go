@@ -3,6 +3,7 @@ package capi
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -20,14 +21,13 @@ type pacoParams struct {
 	FWHM    float64 `json:"fwhm"`
 	PSFNorm string  `json:"psf_norm"` // sum (default), peak or none
 	Radius  int     `json:"radius"`   // at least 1
-	// Center is "" (measured, used when it rules out (H/2, W/2)), "auto"
-	// (the same, with warnings) or "given", with CenterYX.
-	Center    string     `json:"center"`
-	CenterYX  [2]float64 `json:"center_yx"`
-	Threshold float64    `json:"threshold"`
-	MinSep    float64    `json:"min_sep"` // 0: 2×radius
-	Compat    string     `json:"compat"`
-	Placement string     `json:"placement"`
+	// Center is null or "" (measured, used when it rules out (H/2, W/2)),
+	// "auto" (the same, with warnings) or [y, x], pixels, 0-based.
+	Center    any     `json:"center"`
+	Threshold float64 `json:"threshold"`
+	MinSep    float64 `json:"min_sep"` // 0: 2×radius
+	Compat    string  `json:"compat"`
+	Placement string  `json:"placement"`
 	// Precision is f32 or f64 (or NumPy's names); "" or auto: the cube's.
 	Precision     string  `json:"precision"`
 	Unbiased      bool    `json:"unbiased"`
@@ -126,7 +126,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err := checkPaco(cube, at.F64, opt); err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := c.Result()
 	info := &PacoInfo{}
 	opt.Note = func(msg string) { info.Notes = append(info.Notes, msg) }
 	r, err := paco.Run(ctx, dev, cube, at.F64, opt)
@@ -145,7 +145,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		addChecks(res, r.Checks)
 	}
 	for _, w := range r.Warnings {
-		res.Warnings = append(res.Warnings, pacoWords.Replace(w))
+		res.Warnings = append(res.Warnings, pacoWords.Replace(w.Message))
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	info.Center, info.Shape, info.Radius, info.PatchPixels = r.Center, []int{r.T, r.H, r.W}, r.Radius, r.P
@@ -188,14 +188,8 @@ func pacoOptions(p pacoParams, dt tensor.DType, onCPU bool) (paco.Options, error
 	if opt.Placement, err = paco.ParsePlacement(p.Placement); err != nil {
 		return opt, InputError{err}
 	}
-	switch p.Center {
-	case "":
-	case "auto":
-		opt.Center = paco.CenterAuto
-	case "given":
-		opt.Center, opt.CenterYX = paco.CenterGiven, p.CenterYX
-	default:
-		return opt, inputf("center: want (y, x) in pixels, 0-based, or auto; got %q", p.Center)
+	if opt.Center, opt.CenterYX, err = pacoCenter(p.Center); err != nil {
+		return opt, err
 	}
 	if opt.Radius < 1 {
 		return opt, inputf("radius must be at least 1, got %d", opt.Radius)
@@ -229,6 +223,35 @@ func pacoOptions(p pacoParams, dt tensor.DType, onCPU bool) (paco.Options, error
 		return opt, inputf("precision %s: the PACO CPU path computes in float64 only; ask for float64 (or None) there, or open a Vulkan device (lavapipe, gpu) for float32", dt)
 	}
 	return opt, nil
+}
+
+// pacoCenter reads the centre: null or "" (measured, used when it rules
+// out (H/2, W/2)), "auto", or [y, x] in pixels, 0-based.
+func pacoCenter(v any) (paco.CenterChoice, [2]float64, error) {
+	var yx [2]float64
+	switch c := v.(type) {
+	case nil:
+		return paco.CenterDefault, yx, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(c)) {
+		case "":
+			return paco.CenterDefault, yx, nil
+		case "auto":
+			return paco.CenterAuto, yx, nil
+		}
+	case []any:
+		ok := len(c) == 2
+		for i := 0; ok && i < 2; i++ {
+			n, isNum := c[i].(json.Number)
+			var err error
+			yx[i], err = n.Float64()
+			ok = isNum && err == nil
+		}
+		if ok {
+			return paco.CenterGiven, yx, nil
+		}
+	}
+	return 0, yx, inputf("center: want (y, x) in pixels, 0-based, or auto; got %s", jsonWords(v))
 }
 
 // pacoParamNames are the Python parameters of paco.Options' fields.
@@ -265,29 +288,30 @@ type table struct {
 }
 
 func (t table) f64(col string, v func(i int) float64) {
-	b := make([]byte, 8*t.n)
-	for i := range t.n {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v(i)))
-	}
-	t.r.addRaw(t.name+"."+col, "float64", []int{t.n}, b)
+	t.r.addRaw(t.name+"."+col, "float64", []int{t.n}, 8*int64(t.n), func(b []byte) {
+		for i := range t.n {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v(i)))
+		}
+	})
 }
 
 func (t table) i64(col string, v func(i int) int) {
-	b := make([]byte, 8*t.n)
-	for i := range t.n {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v(i))))
-	}
-	t.r.addRaw(t.name+"."+col, "int64", []int{t.n}, b)
+	t.r.addRaw(t.name+"."+col, "int64", []int{t.n}, 8*int64(t.n), func(b []byte) {
+		for i := range t.n {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v(i))))
+		}
+	})
 }
 
 func (t table) bool(col string, v func(i int) bool) {
-	b := make([]byte, t.n)
-	for i := range t.n {
-		if v(i) {
-			b[i] = 1
+	t.r.addRaw(t.name+"."+col, "bool", []int{t.n}, int64(t.n), func(b []byte) {
+		for i := range t.n {
+			b[i] = 0
+			if v(i) {
+				b[i] = 1
+			}
 		}
-	}
-	t.r.addRaw(t.name+"."+col, "bool", []int{t.n}, b)
+	})
 }
 
 // addDetections adds the detections as detections.csv's columns:

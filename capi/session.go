@@ -146,7 +146,15 @@ func (s *Session) Run(ctx context.Context, op string, c *Call) (*Result, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return f(ctx, s.dev, c)
+	ctx, c.cancel = context.WithCancel(ctx) // an output the caller refuses stops the call
+	defer c.cancel()
+	r, err := f(ctx, s.dev, c)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refused != nil {
+		return nil, c.refused
+	}
+	return r, err
 }
 
 // DevicesReport is what Devices returns: every Vulkan device and the CPU
@@ -185,8 +193,8 @@ func Devices(o OpenOptions) (*DevicesReport, error) {
 
 // ---- handles and tokens ------------------------------------------------------
 
-// Handles maps the integers the C side holds to Go values: sessions and
-// results. 0 is never a handle.
+// Handles maps the integers the C side holds to Go values (sessions). 0 is
+// never a handle.
 type Handles struct {
 	mu   sync.Mutex
 	next int64

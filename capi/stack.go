@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,8 +14,9 @@ import (
 )
 
 type stackParams struct {
-	// Looks is the multilook box [rows, columns]; empty: 1×1.
-	Looks []int `json:"looks"`
+	// Looks is the multilook box, rows × columns: a number (n×n), a
+	// string as --looks takes it ("2x8") or [rows, columns]; null: 1×1.
+	Looks any `json:"looks"`
 	// Crop is the window of the multilooked image [y, x, h, w] (h or w 0:
 	// to the edge); empty: all of it.
 	Crop     []int  `json:"crop"`
@@ -32,11 +34,11 @@ type stackParams struct {
 	NoData *float64 `json:"nodata"`
 	// Paths, when given, are the dates' files (read with package formats;
 	// GDAL is loaded when a raster is first opened), and Band the band
-	// read (0: 1). Otherwise the dates are the call's arrays: "dates", (T,
-	// H, W), or "date0", "date1", ... each (H, W), float32 (intensity) or
-	// complex64 (SLC), read where they lie.
+	// read (null: 1). Otherwise the dates are the call's arrays: "dates",
+	// (T, H, W), or "date0", "date1", ... each (H, W), float32 (intensity)
+	// or complex64 (SLC), read where they lie.
 	Paths []string `json:"paths"`
-	Band  int      `json:"band"`
+	Band  *int     `json:"band"`
 }
 
 // StackInfo is stack's Info.
@@ -81,13 +83,19 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	var dates []stack.Date
 	var grid stack.Grid
 	var georef *formats.Georef
+	band := 1
+	if p.Band != nil {
+		band = *p.Band
+	}
+	if band < 1 {
+		return nil, inputf("band: bands are numbered from 1, got %d", band)
+	}
 	if len(p.Paths) > 0 {
 		if len(c.specs) > 0 {
 			return nil, inputf("dates: give paths or arrays, not both")
 		}
-		band := p.Band
-		if band == 0 {
-			band = 1
+		if p.NoData != nil {
+			return nil, inputf("nodata is for arrays; files say their own")
 		}
 		files, err := formats.CheckDates(p.Paths, band, !formats.HaveGDAL) // GDAL for the projection, where there is one
 		if err != nil {
@@ -100,7 +108,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 			dates = append(dates, stack.DateOf(f.Path, f.Open))
 		}
 	} else {
-		if p.Band != 0 {
+		if band != 1 {
 			return nil, inputf("band is for dates read from files")
 		}
 		if dates, grid, err = memoryDates(c, p.NoData); err != nil {
@@ -115,7 +123,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := c.Result()
 	for _, n := range names {
 		res.add(n, tensor.FromF32(r.Stat(n), r.H, r.W))
 	}
@@ -137,15 +145,9 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 // stackConfig turns p into stack.Config, checking what NewPlan does not.
 func stackConfig(p stackParams) (stack.Config, error) {
 	cfg := stack.Config{LooksAz: 1, LooksRg: 1, Ddof: p.DDof}
-	switch len(p.Looks) {
-	case 0:
-	case 2:
-		cfg.LooksAz, cfg.LooksRg = p.Looks[0], p.Looks[1]
-	default:
-		return cfg, inputf("looks: want (rows, columns), got %v", p.Looks)
-	}
-	if cfg.LooksAz < 1 || cfg.LooksRg < 1 {
-		return cfg, inputf("looks: want two positive integers, got %d×%d", cfg.LooksAz, cfg.LooksRg)
+	var err error
+	if cfg.LooksAz, cfg.LooksRg, err = parseLooks(p.Looks); err != nil {
+		return cfg, err
 	}
 	switch len(p.Crop) {
 	case 0:
@@ -180,6 +182,39 @@ func stackConfig(p stackParams) (stack.Config, error) {
 		cfg.Filter = stack.Filter{Kind: kind, Size: size, ENL: p.ENL}
 	}
 	return cfg, nil
+}
+
+// parseLooks reads the multilook box: n (n×n), a string as --looks takes it
+// (stack.ParseLooks: "2x8") or [rows, columns]; nil is 1×1.
+func parseLooks(v any) (az, rg int, err error) {
+	want := func() error {
+		return inputf("looks: want rows×columns: an integer, (rows, columns) or a string such as \"2x8\"; got %s", jsonWords(v))
+	}
+	var s string
+	switch l := v.(type) {
+	case nil:
+		return 1, 1, nil
+	case string:
+		s = l
+	case json.Number:
+		s = string(l)
+	case []any:
+		if len(l) != 2 {
+			return 0, 0, want()
+		}
+		a, ok1 := l[0].(json.Number)
+		r, ok2 := l[1].(json.Number)
+		if !ok1 || !ok2 {
+			return 0, 0, want()
+		}
+		s = string(a) + "x" + string(r)
+	default:
+		return 0, 0, want()
+	}
+	if az, rg, err = stack.ParseLooks(s); err != nil {
+		return 0, 0, inputf("looks %v", err)
+	}
+	return az, rg, nil
 }
 
 // memoryDates wraps the call's arrays as dates, where they lie: "dates"

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -101,20 +102,82 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
-	markUsageErrors(app.Commands)
+	markUsageErrors(app.Commands, "")
 	harden(app)
 	return app
 }
 
 // markUsageErrors makes a bad flag value of any command exit with
-// ExitUsage, not just the top level's.
-func markUsageErrors(cmds []*ucli.Command) {
+// ExitUsage, not just the top level's, and words an unknown flag with the
+// closest one the command takes.
+func markUsageErrors(cmds []*ucli.Command, parent string) {
 	for _, c := range cmds {
+		path := strings.TrimSpace(parent + " " + c.Name)
 		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return usageError{err} }
+			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
 		}
-		markUsageErrors(c.Subcommands)
+		markUsageErrors(c.Subcommands, path)
 	}
+}
+
+// closestFlag is the flag among flags whose name (or alias, or earlier
+// spelling in old) is closest to name, with its dashes; "" for none.
+func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
+	if ucli.SuggestFlag == nil { // built with urfave_cli_no_suggest
+		return ""
+	}
+	// The candidates as flags of their own, each name one, so that an
+	// earlier spelling leads to today's.
+	var cands []ucli.Flag
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			cands = append(cands, &ucli.BoolFlag{Name: n})
+		}
+	}
+	for n := range old {
+		cands = append(cands, &ucli.BoolFlag{Name: n})
+	}
+	s := strings.TrimLeft(ucli.SuggestFlag(cands, name, true), "-")
+	if n, ok := old[s]; ok {
+		s = n
+	}
+	for _, f := range flags { // an alias leads to the flag's own name
+		if slices.Contains(f.Names(), s) {
+			s = f.Names()[0]
+		}
+	}
+	if s == "" {
+		return ""
+	}
+	if len(s) == 1 {
+		return "-" + s
+	}
+	return "--" + s
+}
+
+// flagError is a usage error; Go's "flag provided but not defined: -outdir"
+// becomes "reduce: unknown flag --outdir; did you mean --out-dir?", the
+// suggestion the closest of flags by name.
+func flagError(err error, path string, flags []ucli.Flag) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return usageError{err}
+	}
+	name = strings.TrimLeft(name, "-")
+	dashes := "--"
+	if len(name) == 1 {
+		dashes = "-"
+	}
+	msg := fmt.Sprintf("unknown flag %s%s", dashes, name)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	cmd, _, _ := strings.Cut(path, " ") // renamed is by the first word
+	if s := closestFlag(name, flags, renamed[cmd]); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	help := strings.Join(strings.Fields("vkstat "+path+" --help"), " ")
+	return usagef("%s (%s lists the flags)", msg, help)
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
@@ -125,8 +188,10 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Description: `vkstat runs its kernels through Vulkan on NVIDIA, AMD, Intel and Mesa's
 lavapipe, and through a native Go path where no GPU is present. Input
 arrays are FITS (also .fits.gz) or NumPy .npy files, row-major (C order: a
-FITS cube's NAXIS1 is its last axis); outputs are .npy files, or FITS where
-a command says so.
+FITS cube's NAXIS1 is its last axis); latent also reads safetensors, and
+stack reads rasters (GeoTIFF, ENVI, anything GDAL reads). Outputs are .npy
+files, or FITS (and GeoTIFF for stack) where a command says so. Each
+command's --help says what it reads and writes, with examples.
 
 Examples:
    vkstat devices
@@ -142,7 +207,7 @@ Examples:
 			return nil
 		},
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error {
-			return usageError{err}
+			return flagError(err, "", c.App.Flags)
 		},
 		ExitErrHandler: func(*ucli.Context, error) {}, // Main reports errors
 		Commands: []*ucli.Command{
@@ -159,15 +224,20 @@ Examples:
 			covCommand(),
 			cholCommand(),
 			shaderCommand(),
+			completionCommand(),
+			manCommand(),
 		},
 	}
 }
 
-// setupLogging applies --verbose and --shader-dir.
+// setupLogging applies --verbose, --quiet and --shader-dir.
 func setupLogging(c *ucli.Context) {
 	level := slog.LevelWarn
 	if c.Bool("verbose") {
 		level = slog.LevelDebug
+	}
+	if _, quiet := c.App.ErrWriter.(quietWriter); c.Bool("quiet") && !quiet {
+		c.App.ErrWriter = quietWriter{c.App.ErrWriter}
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
 	setShaderDir(c.String("shader-dir"))
@@ -247,6 +317,14 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	if set.Fallback != "" {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", set.Fallback)
 	}
+	for _, d := range set.Devices {
+		if d == nil {
+			slog.Debug("device opened", "name", "CPU path (native Go)", "threads", runtime.GOMAXPROCS(0))
+			continue
+		}
+		slog.Debug("device opened", "name", d.Info.Name, "type", d.Info.Type, "driver", d.Info.DriverInfo, "vulkan", d.Info.APIVersion,
+			"float64", d.Info.Float64, "subgroup", d.Info.SubgroupSize)
+	}
 	return set, nil
 }
 
@@ -302,6 +380,9 @@ func deviceError(err error) error {
 type cliWords struct{ *engine.OpenError }
 
 func (w cliWords) Error() string {
+	if errors.Is(w.Err, engine.ErrNoValidation) {
+		return "--validate (or VKSTAT_VALIDATE=1): " + w.Err.Error()
+	}
 	return w.Words("--device", false, "--device cpu", "`vkstat devices`")
 }
 

@@ -18,10 +18,25 @@ import (
 // --compare A.json B.json, the shader subcommands' FILE, stack's dates,
 // survey run's MANIFEST and survey merge's folders);
 // every other command refuses them.
-var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true}
+var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
 
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
+
+func init() {
+	plain := ucli.FlagStringer
+	ucli.FlagStringer = func(f ucli.Flag) string { return longFirst(f, plain(f)) }
+}
+
+// longFirst writes a flag's own name in its help line with two dashes, as
+// the README and the examples spell it, even a one-letter one (map's --x
+// and --a; urfave/cli writes -x); one-letter aliases keep one (-o, -d).
+func longFirst(f ucli.Flag, line string) string {
+	if n := f.Names(); len(n) > 0 && len(n[0]) == 1 && strings.HasPrefix(line, "-"+n[0]) {
+		return "-" + line
+	}
+	return line
+}
 
 // harden applies the shared checks to every command of the app.
 func harden(app *ucli.App) {
@@ -107,7 +122,10 @@ func newGlobalFlags() []ucli.Flag {
 			Usage: "run as if the device lacked these features (float64, float16, subgroup; comma-separated), to test the kernels written for such devices"},
 		&ucli.StringFlag{Name: "shader-dir", EnvVars: []string{"VKSTAT_SHADER_DIR"},
 			Usage: "load SPIR-V (NAME.spv) from this folder instead of the built-in shaders; a folder with variants.txt and GLSL sources (shaders/) is compiled on the fly"},
-		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr"},
+		&ucli.BoolFlag{Name: "verbose", Usage: "log diagnostics to stderr at debug level: each device opened (name, type, driver, Vulkan version, float64 and subgroup size), the pipeline cache's loads and saves, and verify's rows as they finish"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "draw no progress bars on stderr (warnings and errors still print)"},
+		&ucli.StringFlag{Name: "plot-format", Value: "png", EnvVars: []string{"VKSTAT_PLOT_FORMAT"},
+			Usage: "format of the pictures commands draw (snr, contrast, corr, pca, spectra, stack's): png, or svg and pdf (vector, for papers)"},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/suite"
@@ -64,6 +65,19 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 func autoJob(op string, shape []int, dt tensor.DType, arg int) engine.Job {
 	j, _ := suite.AutoJob(op, shape, dt, arg)
 	return j
+}
+
+// headerJob is autoJob of op on the array in file path, sized from its
+// header alone (an NPY file's; formats.OpenSource), for a command that
+// opens the device while it reads its inputs; a file whose header is not
+// read so (FITS) is the zero Job: auto is then the best GPU.
+func headerJob(op, path string, arg int) engine.Job {
+	src, c, err := formats.OpenSource(path)
+	if err != nil {
+		return engine.Job{}
+	}
+	c.Close()
+	return autoJob(op, src.Shape, src.DType, arg)
 }
 
 // covJob is cov's job: sets of shape (N, T, P), or a cube (T, H, W)

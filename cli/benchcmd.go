@@ -9,7 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/formats/bars"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/suite"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -18,7 +18,7 @@ func benchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bench",
 		Usage:     "time every operation on every device: upload, kernel, download, wall; throughput and fraction of copy bandwidth",
-		UsageText: "vkstat bench [--suite map|reduce|cov|chol|paco|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
+		UsageText: "vkstat bench [--suite " + strings.Join(suite.Suites, "|") + "|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
 		Description: `For each operation of the suite and each size, on each device: the upload,
 kernel (GPU timestamps), download and total wall time, host arrays in to
 host arrays out, each the median of --repeat runs after untimed warm-up
@@ -77,7 +77,7 @@ Examples:
 			&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 5, Usage: "timed runs per measurement (the median is reported)"},
 			&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the timed ones", DefaultText: "warm up for a time, see the description"},
 			&ucli.StringFlag{Name: "json", Usage: "write every figure to this file"},
-			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file"},
+			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file (SVG or PDF for a name ending .svg or .pdf)"},
 			&ucli.BoolFlag{Name: "tune", Usage: "search the tunable pipelines' parameters on each Vulkan device and store the winners in its tune cache (see the description)"},
 			&ucli.BoolFlag{Name: "no-save", Usage: "with --tune: print the tables, leave the tune cache alone"},
 		},
@@ -134,7 +134,11 @@ Examples:
 				outs.Add(path, encodeJSON(rep))
 			}
 			if path := c.String("png"); path != "" {
-				outs.Add(path, func(w io.Writer) error { return benchChart(w, rep) })
+				f, ok := figure.FormatOf(path) // bench.svg, bench.pdf
+				if !ok {
+					f = figure.PNG
+				}
+				outs.Add(path, func(w io.Writer) error { return benchChart(w, rep, f) })
 			}
 			if err := outs.Commit(); err != nil {
 				return err
@@ -244,13 +248,13 @@ func maxResults(rep *suite.BenchReport) int {
 	return n
 }
 
-// benchChart draws the report's chart (suite.BenchReport.Chart).
-func benchChart(w io.Writer, rep *suite.BenchReport) error {
+// benchChart draws the report's chart (suite.BenchReport.Chart) in f.
+func benchChart(w io.Writer, rep *suite.BenchReport, f figure.Format) error {
 	panels := rep.Chart()
 	if len(panels) == 0 {
 		return fmt.Errorf("--png: no results to plot")
 	}
-	return bars.WritePNG(w, panels)
+	return figure.Encode(w, panels, f)
 }
 
 // plural is "s" unless n is 1.

@@ -17,12 +17,12 @@ func cholCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "chol",
 		Usage:     "batched Cholesky factorisation, solve, inverse and log-determinant",
-		UsageText: "vkstat [global options] chol --in A.npy [--out-l L.npy] [--inverse AINV.npy] [--logdet LD.npy] [--solve B.npy --out X.npy] [--out-quad Q.npy] [--out-info INFO.npy]",
+		UsageText: "vkstat [global options] chol --in A.npy [--out-l L.npy] [--out-inverse AINV.npy] [--out-logdet LD.npy] [--solve B.npy --out-x X.npy] [--out-quad Q.npy] [--out-info INFO.npy]",
 		Description: `--in holds N symmetric positive-definite matrices, shape (N, P, P), or one,
 shape (P, P); only the lower triangle is read, as LAPACK's potrf (uplo 'L')
 and numpy.linalg.cholesky read it. Each matrix is factored A = L·Lᵀ.
 
---solve B with --out X solves A·X = B for B of shape (N, P, K) or (N, P)
+--solve B with --out-x X solves A·X = B for B of shape (N, P, K) or (N, P)
 (or (P, K) and (P,) for one matrix); --out-quad writes bᵀA⁻¹b for each
 right-hand side. --out-info writes, as int32, potrf's info code per matrix:
 0, or the 1-based index of the first pivot that is not positive. A matrix
@@ -31,18 +31,19 @@ gets NaN in every output and never disturbs the others; the summary line
 counts them.
 
 Examples:
-   vkstat chol --in C.npy --out-l L.npy --logdet ld.npy --out-info info.npy
-   vkstat chol --in C.npy --solve B.npy --out X.npy
-   vkstat --device cpu --precision f64 chol --in C.npy --inverse Cinv.npy`,
+   vkstat chol --in C.npy --out-l L.npy --out-logdet ld.npy --out-info info.npy
+   vkstat chol --in C.npy --solve B.npy --out-x X.npy
+   vkstat --device cpu --precision f64 chol --in C.npy --out-inverse Cinv.npy`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "matrices (N, P, P) or one (P, P) (.npy or FITS)"},
 			&ucli.StringFlag{Name: "out-l", Usage: "Cholesky factors L, lower triangular (.npy)"},
-			&ucli.StringFlag{Name: "inverse", Usage: "inverses A⁻¹ (.npy)"},
-			&ucli.StringFlag{Name: "logdet", Usage: "log-determinants (.npy)"},
-			&ucli.StringFlag{Name: "solve", Usage: "right-hand sides B (.npy or FITS); needs --out"},
-			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "solutions X of A·X = B (.npy)"},
+			&ucli.StringFlag{Name: "out-inverse", Usage: "inverses A⁻¹ (.npy)"},
+			&ucli.StringFlag{Name: "out-logdet", Usage: "log-determinants (.npy)"},
+			&ucli.StringFlag{Name: "solve", Usage: "right-hand sides B (.npy or FITS); needs --out-x"},
+			&ucli.StringFlag{Name: "out-x", Usage: "solutions X of A·X = B (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-quad", Usage: "bᵀA⁻¹b per right-hand side (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-info", Usage: "potrf info codes, int32 (.npy)"},
+			jsonFlag(),
 		},
 		Action: runChol,
 	}
@@ -53,10 +54,10 @@ func runChol(c *ucli.Context) error {
 	if err := requireFlag(c, "in"); err != nil {
 		return err
 	}
-	if c.IsSet("solve") != c.IsSet("out") {
-		return usagef("chol: --solve and --out go together")
+	if c.IsSet("solve") != c.IsSet("out-x") {
+		return usagef("chol: --solve and --out-x go together")
 	}
-	for _, f := range []string{"out-l", "inverse", "logdet", "out", "out-quad", "out-info"} {
+	for _, f := range []string{"out-l", "out-inverse", "out-logdet", "out-x", "out-quad", "out-info"} {
 		if err := checkOutputFile(f, c.String(f)); err != nil {
 			return err
 		}
@@ -77,7 +78,7 @@ func runChol(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := chol.Request{A: a.As(dt), L: c.IsSet("out-l"), Inverse: c.IsSet("inverse"), LogDet: c.IsSet("logdet"), Quad: c.IsSet("out-quad")}
+	req := chol.Request{A: a.As(dt), L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad")}
 	n, p := a.Shape[0], a.Shape[1]
 	var bShape []int
 	if c.IsSet("solve") {
@@ -108,16 +109,16 @@ func runChol(c *ucli.Context) error {
 	}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	var written []string
+	sum := newSummary(c)
 	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {
 		path := c.String(flag)
 		outs.Add(path, write)
-		written = append(written, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
+		sum.file(path, dt, shape, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
 	}
 	for _, o := range []struct {
 		flag string
 		t    *tensor.Tensor
-	}{{"out-l", res.L}, {"inverse", res.Inverse}, {"logdet", res.LogDet}, {"out", res.X}, {"out-quad", res.Quad}} {
+	}{{"out-l", res.L}, {"out-inverse", res.Inverse}, {"out-logdet", res.LogDet}, {"out-x", res.X}, {"out-quad", res.Quad}} {
 		if c.IsSet(o.flag) {
 			t := o.t
 			add(o.flag, t.Shape, t.DType.String(), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
@@ -133,13 +134,30 @@ func runChol(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	for _, l := range written {
-		fmt.Fprintln(c.App.Writer, l)
+	sum.line("%s", cholSummary(res, p))
+	sum.set("input", c.String("in"))
+	sum.set("device", s.name())
+	sum.set("matrices", len(res.Info))
+	sum.set("size", p)
+	sum.set("failed", res.Failed())
+	var failures []map[string]int
+	for m, v := range res.Info {
+		if v != 0 && len(failures) < maxFailuresListed {
+			failures = append(failures, map[string]int{"matrix": m, "info": int(v)})
+		}
 	}
-	fmt.Fprintln(c.App.Writer, cholSummary(res, p))
+	if failures != nil {
+		sum.set("failures", failures) // the first few; --out-info has all
+	}
+	if err := sum.print(c); err != nil {
+		return err
+	}
 	reportTime(c, s, tm, time.Since(start))
 	return nil
 }
+
+// maxFailuresListed is how many failed matrices --json lists.
+const maxFailuresListed = 100
 
 // cholSummary reports how many matrices failed, and the first few with
 // their info codes.

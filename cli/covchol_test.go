@@ -53,7 +53,7 @@ func TestCovCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		outC, outM, outR := filepath.Join(dir, d+"C.npy"), filepath.Join(dir, d+"m.npy"), filepath.Join(dir, d+"rho.npy")
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "cov", "--in", in, "--estimator", "paco",
 			"--out-cov", outC, "--out-mean", outM, "--out-rho", outR)
@@ -180,11 +180,11 @@ func TestCholCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range devicesUnderTest(t) {
+	for _, d := range float64DevicesUnderTest(t) {
 		p := func(s string) string { return filepath.Join(dir, d+s) }
 		code, stdout, stderr := run(t, "--device", d, "--validate="+boolStr(d != "cpu"), "chol", "--in", ain,
-			"--out-l", p("L.npy"), "--inverse", p("inv.npy"), "--logdet", p("ld.npy"),
-			"--solve", bin, "--out", p("X.npy"), "--out-quad", p("q.npy"), "--out-info", p("info.npy"))
+			"--out-l", p("L.npy"), "--out-inverse", p("inv.npy"), "--out-logdet", p("ld.npy"),
+			"--solve", bin, "--out-x", p("X.npy"), "--out-quad", p("q.npy"), "--out-info", p("info.npy"))
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", d, code, stderr)
 		}
@@ -216,7 +216,7 @@ func TestCholCommand(t *testing.T) {
 	vec := tensor.FromF64(b.F64[:5], 5)
 	o, v := writeNPY(t, dir, "one.npy", one), writeNPY(t, dir, "vec.npy", vec)
 	out := filepath.Join(dir, "x1.npy")
-	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out", out); code != 0 || !strings.Contains(stdout, "0 failed") {
+	if code, stdout, stderr := run(t, "--device", "cpu", "chol", "--in", o, "--solve", v, "--out-x", out); code != 0 || !strings.Contains(stdout, "0 failed") {
 		t.Fatalf("one matrix: exit %d: %s %s", code, stdout, stderr)
 	}
 	x, _ := formats.ReadNPY(out)
@@ -253,16 +253,16 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
 		{"cov rank", []string{"cov", "--in", flat, "--out-cov", out}, ExitError, "want sample sets (N, T, P)"},
 		{"cov cube rank", []string{"cov", "--cube", flat, "--out-cov", out}, ExitError, "(T, H, W)"},
-		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "no location"},
+		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "rect.npy has 3×4 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 1)"},
 		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", out}, ExitUsage, "--cube"},
 		{"chol no input", []string{"chol", "--out-l", out}, ExitUsage, "--in"},
 		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},
 		{"chol non-square", []string{"chol", "--in", rect, "--out-l", out}, ExitError, "not square"},
 		{"chol rank", []string{"chol", "--in", flat}, ExitError, "want matrices (N, P, P)"},
-		{"chol solve without out", []string{"chol", "--in", spd, "--solve", badB}, ExitUsage, "--solve and --out"},
-		{"chol out without solve", []string{"chol", "--in", spd, "--out", out}, ExitUsage, "--solve and --out"},
+		{"chol solve without out", []string{"chol", "--in", spd, "--solve", badB}, ExitUsage, "--solve and --out-x"},
+		{"chol out without solve", []string{"chol", "--in", spd, "--out-x", out}, ExitUsage, "--solve and --out-x"},
 		{"chol quad without solve", []string{"chol", "--in", spd, "--out-quad", out}, ExitUsage, "--out-quad needs --solve"},
-		{"chol B shape", []string{"chol", "--in", spd, "--solve", badB, "--out", out}, ExitError, "does not fit"},
+		{"chol B shape", []string{"chol", "--in", spd, "--solve", badB, "--out-x", out}, ExitError, "does not fit"},
 		{"chol missing B", []string{"chol", "--in", spd, "--solve", missing, "--out", out}, ExitError, "missing.npy"},
 		{"chol output dir", []string{"chol", "--in", spd, "--out-l", filepath.Join(dir, "no", "such", "L.npy")}, ExitError, "does not exist"},
 	}

@@ -49,6 +49,7 @@ Examples:
 			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-locations", Usage: "with --cube: the (y, x) of each location (.npy, float64)"},
+			jsonFlag(),
 		},
 		Action: runCov,
 	}
@@ -143,7 +144,7 @@ func runCov(c *ucli.Context) error {
 	}
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	var written []string
+	sum := newSummary(c)
 	for _, o := range []struct {
 		flag string
 		t    *tensor.Tensor
@@ -154,15 +155,26 @@ func runCov(c *ucli.Context) error {
 		t, enc := o.t, encoders[o.flag]
 		path := c.String(o.flag)
 		outs.Add(path, func(w io.Writer) error { return enc(w, t) })
-		written = append(written, fmt.Sprintf("%s\t%s %s", path, t.DType, tensor.ShapeString(t.Shape)))
+		sum.array(path, t)
 	}
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	for _, l := range written {
-		fmt.Fprintln(c.App.Writer, l)
+	sum.line("%s", covSummary(res, n, t, p, est))
+	sp := res.Spread(n, p)
+	sum.set("input", path)
+	sum.set("device", s.name())
+	sum.set("sets", n)
+	sum.set("samples", t)
+	sum.set("variables", p)
+	sum.set("estimator", est.String())
+	sum.set("nan_sets", sp.NaNSets)
+	if est != cov.None && sp.Finite > 0 {
+		sum.set("rho", map[string]any{"mean": jsonNumber(sp.RhoMean), "min": jsonNumber(sp.RhoMin), "max": jsonNumber(sp.RhoMax)})
 	}
-	fmt.Fprintln(c.App.Writer, covSummary(res, n, t, p, est))
+	if err := sum.print(c); err != nil {
+		return err
+	}
 	reportTime(c, s, tm, time.Since(start))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -371,5 +372,95 @@ func TestMalformedICDFallsBackOnAuto(t *testing.T) {
 	code, _, stderr = run(t, "--device", "gpu", "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "gpu"))
 	if code != ExitError || !strings.Contains(stderr, "no usable Vulkan driver") || !strings.Contains(stderr, icd) {
 		t.Errorf("--device gpu with a malformed ICD: exit %d, stderr %q; want %d naming the driver files", code, stderr, ExitError)
+	}
+}
+
+// Issue 34: a centre far outside the frames, given or from the header, is
+// refused in its own numbers (it printed as −9223372036854775808).
+func TestCentreOutsideFrame(t *testing.T) {
+	w := t.TempDir()
+	if code, _, stderr := run(t, "synth", "paco", "--size", "24", "--frames", "8", "--out-dir", w); code != 0 {
+		t.Fatalf("synth paco: exit %d: %s", code, stderr)
+	}
+	cube, err := formats.ReadFITS(filepath.Join(w, "cube.fits"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := filepath.Join(w, "far.fits")
+	if err := formats.WriteFITS(far, cube, []formats.FITSCard{{Key: "CRPIX1", Value: 5.0}, {Key: "CRPIX2", Value: 1e30}}); err != nil {
+		t.Fatal(err)
+	}
+	args := func(cube string, more ...string) []string {
+		return append([]string{"--device", "cpu", "paco", "--cube", cube, "--angles", filepath.Join(w, "angles.fits"),
+			"--psf", filepath.Join(w, "psf.fits"), "--radius", "2", "--format", "npy", "--out-dir", filepath.Join(w, "out")}, more...)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{args(filepath.Join(w, "cube.fits"), "--center", "1e30,5"), "centre (1e+30, 5) is outside the 24×24 frame (given)"},
+		{args(far), "centre (1e+30, 4) is outside the 24×24 frame (the header's CRPIX2−1, CRPIX1−1)"},
+	} {
+		code, _, stderr := run(t, c.args...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "9223372036854775808") {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args[4:], code, stderr, ExitError, c.want)
+		}
+	}
+}
+
+// Issue 34: an empty --out-dir is refused; it wrote into the current directory.
+func TestOutDirEmpty(t *testing.T) {
+	a := writeNPY(t, t.TempDir(), "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	for _, args := range [][]string{
+		{"--device", "cpu", "reduce", "--in", a, "--out-dir", ""},
+		{"--device", "cpu", "latent", "--in", a, "--out-dir", ""},
+		{"synth", "paco", "--size", "16", "--frames", "4", "--out-dir", ""},
+	} {
+		code, _, stderr := run(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "--out-dir: empty; give a folder (. for the current one)") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}
+
+// Issue 34, defect 5: an output that is a device or a FIFO is written
+// into, never replaced by a regular file: verify --json through a link to
+// /dev/null (as root, --json /dev/null replaced the system's), map --out a
+// FIFO whose reader gets the NPY file.
+func TestOutputsIntoDevices(t *testing.T) {
+	dir := t.TempDir()
+	null := filepath.Join(dir, "null")
+	if err := os.Symlink("/dev/null", null); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "verify", "--device", "cpu", "--op", "map", "--json", null); code != 0 {
+		t.Fatalf("verify --json %s: exit %d: %s", null, code, stderr)
+	}
+	if st, err := os.Stat(null); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("%s is no longer /dev/null: %v %v", null, st.Mode(), err)
+	}
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64([]float64{1, 2, 3}, 3))
+	fifo := filepath.Join(dir, "z.npy")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan *tensor.Tensor, 1)
+	go func() {
+		z, _ := formats.ReadNPY(fifo)
+		got <- z
+	}()
+	if code, _, stderr := run(t, "--device", "cpu", "map", "--x", x, "--y", x, "--a", "1", "--b", "0", "--c", "0", "--out", fifo); code != 0 {
+		t.Fatalf("map --out FIFO: exit %d: %s", code, stderr)
+	}
+	select {
+	case z := <-got:
+		if z == nil || len(z.F64) != 3 || z.F64[2] != 9 {
+			t.Errorf("the FIFO's reader got %v, want [1 4 9]", z)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the FIFO's reader got nothing in 10 s")
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a FIFO: %v %v", fifo, st.Mode(), err)
 	}
 }

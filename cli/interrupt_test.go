@@ -22,6 +22,12 @@ var vkstatBin struct {
 // in its main.
 func buildVkstat(t *testing.T) string {
 	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs go to build cmd/vkstat from the source tree, which a packed test binary (scripts/gpu-run.sh) has not")
+	}
+	if _, err := os.Stat("../cmd/vkstat"); err != nil {
+		t.Skip("needs the source tree's cmd/vkstat, which a packed test binary (scripts/gpu-run.sh) has not")
+	}
 	vkstatBin.once.Do(func() {
 		dir, err := os.MkdirTemp("", "vkstat-bin-")
 		if err != nil {

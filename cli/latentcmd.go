@@ -17,7 +17,9 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -87,18 +89,20 @@ under f64:
   f64   float64 end to end (a device with shaderFloat64)
 
 On a device the spectra read 16-bit data as stored too; the CPU path
-widens them. formats.Outputs are float64 files whatever the storage. Moments over
+widens them. The outputs are float64 files whatever the storage. Moments over
 one run of consecutive axes (--axes 2, --axes 1,2, --axes 3,4) read the
 tensor where it lies; over other sets (--axes 1,3) it is permuted on the
 host (in its storage type) before the work reaches the device; corr,
 corr-frames, lagcorr and pca read it where it lies (docs/latent.md).
 
-Writes into --out, all or nothing: <stat>.npy (float64) for each result,
+Writes into --out-dir, all or nothing: <stat>.npy (float64) for each result,
 summary.json, summary.txt (the table printed) and, with corr, corr.png: a
 heat map of the channel correlation averaged over samples; with pca,
 pca.png: the mean explained-variance ratio by component and its cumulative
 sum; with spectra, spectra.png: each channel's radial spectrum (mean over
-samples), log-log. Under --nan propagate a sample holding a NaN or ±Inf has
+samples), log-log, every panel on one scale, with the fitted slope's line
+(and the true one's with --truth T.json of vkstat synth latent). The
+pictures are PNG, or SVG or PDF with --plot-format. Under --nan propagate a sample holding a NaN or ±Inf has
 a NaN PCA.
 
 Examples:
@@ -117,8 +121,10 @@ Examples:
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std"},
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
 			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
+			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
+			jsonFlag(),
 		},
 		Action: runLatent,
 	}
@@ -196,6 +202,19 @@ func runLatent(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
+	}
+	var truthSlope *float64
+	if t := c.String("truth"); t != "" {
+		if !opt.Spectra {
+			return usagef("--truth draws the true slope on spectra.png: it goes with --stat spectra")
+		}
+		if truthSlope, err = readTruthSlope(t); err != nil {
+			return err
+		}
+	}
 	in := c.String("in")
 	if c.String("tensor") != "" && !formats.IsSafetensorsName(in) {
 		return usagef("--tensor is for safetensors files (.safetensors); %s is not one", in)
@@ -251,14 +270,15 @@ func runLatent(c *ucli.Context) error {
 	tw := time.Now()
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "latent")
 	var files []string
 	add := func(name string, write func(w io.Writer) error) {
 		outs.Add(filepath.Join(dir, name), write)
 		files = append(files, filepath.Join(dir, name))
 	}
 	if res.Spectra != nil {
-		add("spectra.png", func(w io.Writer) error { return writeSpectraPNG(w, res.Spectra) })
+		f := spectraFigure(res.Spectra, truthSlope)
+		add(plot.File("spectra"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	for _, a := range res.Arrays() {
 		t := a.T
@@ -267,22 +287,13 @@ func runLatent(c *ucli.Context) error {
 	if res.Corr != nil {
 		mean := res.MeanCorr()
 		title := fmt.Sprintf("correlation between channels, mean of %d latents", res.Corr.Shape[0])
-		add("corr.png", func(w io.Writer) error {
-			img, err := formats.RenderHeatmap(mean, title, "channel", "channel", "Pearson r", -1, 1)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		m := figure.Map{Data: mean, Title: title, Colors: figure.Diverging, Range: &[2]float64{-1, 1}, RowsDown: true,
+			X: figure.Axis{Label: "channel"}, Y: figure.Axis{Label: "channel"}, BarLabel: "Pearson r"}
+		add(plot.File("corr"), func(w io.Writer) error { return figure.Encode(w, m, plot) })
 	}
 	if res.PCA != nil {
-		add("pca.png", func(w io.Writer) error {
-			img, err := renderPCA(res.PCA)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		f := pcaFigure(res.PCA)
+		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
 	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, files)
@@ -297,9 +308,29 @@ func runLatent(c *ucli.Context) error {
 		return err
 	}
 	s.write = time.Since(tw)
-	io.WriteString(c.App.Writer, table)
+	sum := newSummary(c)
+	sum.text.WriteString(table)
+	for k, v := range summary { // summary.json's content
+		sum.set(k, v)
+	}
+	if err := sum.print(c); err != nil {
+		return err
+	}
 	reportTime(c, s, res.Timing, time.Since(start))
+	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
+		// phase: fft-plan (a phase of engine.Timing once the data path's phases land)
+		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
+			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+	}
 	return nil
+}
+
+// orNone is s, or "nothing (off)" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "nothing (off)"
+	}
+	return s
 }
 
 // budgetWords is b with its source in the command line's words: a device

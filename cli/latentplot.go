@@ -1,72 +1,99 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
-	"image"
-	"image/draw"
-	"image/png"
-	"io"
 	"math"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/latent"
 )
 
-// renderPCA draws pca.png: the mean explained-variance ratio by component
+// pcaFigure is pca.png: the mean explained-variance ratio by component
 // above its cumulative sum.
-func renderPCA(p *latent.PCA) (image.Image, error) {
+func pcaFigure(p *latent.PCA) figure.Figure {
 	ratio, cum := p.MeanRatio()
 	x := make([]float64, len(ratio))
 	for i := range x {
 		x[i] = float64(i + 1)
 	}
-	top, err := formats.RenderLinePlot(formats.LinePlot{X: x, Y: ratio, Title: fmt.Sprintf("PCA explained-variance ratio, mean of %d", p.Ratio.Shape[0]),
-		XLabel: "component", YLabel: "ratio"})
-	if err != nil {
-		return nil, err
-	}
-	bottom, err := formats.RenderLinePlot(formats.LinePlot{X: x, Y: cum, Title: "PCA cumulative explained-variance ratio", XLabel: "component", YLabel: "cumulative ratio"})
-	if err != nil {
-		return nil, err
-	}
-	tb, bb := top.Bounds(), bottom.Bounds()
-	img := image.NewRGBA(image.Rect(0, 0, max(tb.Dx(), bb.Dx()), tb.Dy()+bb.Dy()))
-	draw.Draw(img, tb.Sub(tb.Min), top, tb.Min, draw.Src)
-	draw.Draw(img, bb.Sub(bb.Min).Add(image.Pt(0, tb.Dy())), bottom, bb.Min, draw.Src)
-	return img, nil
+	return figure.Grid{Cols: 1, Panels: []figure.Figure{
+		figure.Lines{Title: fmt.Sprintf("PCA explained-variance ratio, mean of %d", p.Ratio.Shape[0]), XLabel: "component", YLabel: "ratio",
+			Series: []figure.Series{{X: x, Y: ratio}}},
+		figure.Lines{Title: "PCA cumulative explained-variance ratio", XLabel: "component", YLabel: "cumulative ratio",
+			Series: []figure.Series{{X: x, Y: cum}}},
+	}}
 }
 
 // maxSpectraPanels is how many channels spectra.png shows.
 const maxSpectraPanels = 16
 
-// writeSpectraPNG draws spectra.png: one log-log panel per channel (the
-// first 16) of the radial spectrum averaged over samples, in a grid.
-func writeSpectraPNG(w io.Writer, s *latent.Spectra) error {
+// spectraFigure is spectra.png: one log-log panel per channel (the first
+// 16) of the radial spectrum averaged over samples, every panel on one
+// power scale, with the fitted slope's line (and the true slope's, when
+// truth, a synth latent's truth.json spatial_slope, is known) through the
+// points' centroid, where a least-squares line passes.
+func spectraFigure(s *latent.Spectra, truth *float64) figure.Figure {
 	n := min(s.Spatial.Shape[1], maxSpectraPanels)
-	cols := int(math.Ceil(math.Sqrt(float64(n))))
-	rows := (n + cols - 1) / cols
-	var grid *image.RGBA
+	lo, hi := math.Inf(1), math.Inf(-1)
+	panels := make([]figure.Figure, n)
 	for c := range n {
 		p := s.ChannelMean(c)
 		var xs, ys []float64
+		var mx, my float64
 		for k := 1; k < len(p); k++ {
-			xs, ys = append(xs, s.Radius[k]), append(ys, p[k])
+			if p[k] > 0 && !math.IsInf(p[k], 0) {
+				xs, ys = append(xs, s.Radius[k]), append(ys, p[k])
+				mx, my = mx+math.Log(s.Radius[k]), my+math.Log(p[k])
+				lo, hi = min(lo, p[k]), max(hi, p[k])
+			}
 		}
-		img, err := formats.RenderLinePlot(formats.LinePlot{X: xs, Y: ys, LogX: true, LogY: true,
-			Title:  fmt.Sprintf("channel %d: radial power, mean of %d (slope %s)", c, s.Spatial.Shape[0], g4(s.SpatialSlope.F64[c])),
-			XLabel: "k (cycles per frame side)", YLabel: "power"})
-		if err != nil {
-			return err
+		slope := s.SpatialSlope.F64[c]
+		series := []figure.Series{{Label: fmt.Sprintf("mean of %d", s.Spatial.Shape[0]), X: xs, Y: ys}}
+		line := func(label string, b float64, dotted bool) figure.Series {
+			m := float64(len(xs))
+			f := figure.Series{Label: label, Dashed: !dotted, Dotted: dotted}
+			for _, x := range []float64{xs[0], xs[len(xs)-1]} {
+				f.X = append(f.X, x)
+				f.Y = append(f.Y, math.Exp(my/m+b*(math.Log(x)-mx/m)))
+			}
+			return f
 		}
-		b := img.Bounds()
-		if grid == nil {
-			grid = image.NewRGBA(image.Rect(0, 0, cols*b.Dx(), rows*b.Dy()))
+		if len(xs) >= 2 && !math.IsNaN(slope) {
+			series = append(series, line("fitted slope "+g4(slope), slope, false))
+			if truth != nil {
+				series = append(series, line("true slope "+g4(*truth), *truth, true))
+			}
 		}
-		at := image.Pt((c%cols)*b.Dx(), (c/cols)*b.Dy())
-		draw.Draw(grid, b.Add(at), img, b.Min, draw.Src)
+		panels[c] = figure.Lines{Title: fmt.Sprintf("channel %d: radial power spectrum", c), XLabel: "k (cycles per frame side)", YLabel: "power",
+			LogX: true, LogY: true, Series: series, Width: 340, Height: 250}
 	}
-	// Default rather than formats.EncodePNG's best compression: on a grid
-	// of 16 panels (4.3 megapixels) best takes about a second, default a
-	// fraction of that for a file a little larger.
-	return (&png.Encoder{CompressionLevel: png.DefaultCompression}).Encode(w, grid)
+	if lo < hi { // one scale for every panel, with a margin
+		f := math.Pow(hi/lo, 0.05)
+		for i := range panels {
+			l := panels[i].(figure.Lines)
+			l.YRange = &[2]float64{lo / f, hi * f}
+			panels[i] = l
+		}
+	}
+	return figure.Grid{Panels: panels, Cols: int(math.Ceil(math.Sqrt(float64(n))))}
+}
+
+// readTruthSlope reads spatial_slope from synth latent's truth.json.
+func readTruthSlope(path string) (*float64, error) {
+	raw, err := formats.ReadText(path, 0, "truth file")
+	if err != nil {
+		return nil, fmt.Errorf("--truth: %w", err)
+	}
+	var t struct {
+		Slope *float64 `json:"spatial_slope"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("--truth %s: %w", path, err)
+	}
+	if t.Slope == nil {
+		return nil, fmt.Errorf("--truth %s: no spatial_slope (a truth.json of vkstat synth latent has one)", path)
+	}
+	return t.Slope, nil
 }

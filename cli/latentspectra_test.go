@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,7 +23,7 @@ func TestLatentSpectraSlope(t *testing.T) {
 	dir := t.TempDir()
 	for _, beta := range []float64{0, 1, 2, 3} {
 		in := filepath.Join(dir, fmt.Sprintf("lat%g.npy", beta))
-		code, _, stderr := run(t, "synth", "latent", "--shape", "4,4,8,32,32", "--time-rho", "0", "--slope", fmt.Sprint(beta), "--seed", "3", "--out", in)
+		code, _, stderr := run(t, "synth", "latent", "--shape", "4,4,8,32,32", "--time-rho", "0", "--slope", fmt.Sprint(-beta), "--seed", "3", "--out", in)
 		if code != 0 {
 			t.Fatalf("synth latent: %s", stderr)
 		}
@@ -168,4 +170,51 @@ func sum(v []float64) float64 {
 		s += e
 	}
 	return s
+}
+
+// TestLatentSpectraPlansSaved: VkFFT's plans are compiled once per machine.
+// The first `vkstat latent --stat spectra` on a shape builds its plans
+// (the frames' and the series'), saves their SPIR-V under
+// VKSTAT_FFT_CACHE, and a second run, a device opened anew as by another
+// process, loads them all and builds none: the "fft plans:" line of
+// --time says so. The outputs are the same to the bit.
+func TestLatentSpectraPlansSaved(t *testing.T) {
+	dev := vulkanUnderTest(t)
+	dir := t.TempDir()
+	t.Setenv("VKSTAT_FFT_CACHE", filepath.Join(dir, "fft"))
+	in := filepath.Join(dir, "lat.npy")
+	if code, _, stderr := run(t, "synth", "latent", "--shape", "2,3,6,16,16", "--seed", "4", "--out", in); code != 0 {
+		t.Fatalf("synth latent: %s", stderr)
+	}
+	plans := regexp.MustCompile(`fft plans: (\d+) built, (\d+) loaded from disk, (\d+) reused`)
+	var outs [2][]byte
+	first := ""
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		code, _, stderr := run(t, "--device", dev, "--validate", "--time", "latent", "--in", in, "--stat", "spectra", "--out-dir", out)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+		m := plans.FindStringSubmatch(stderr)
+		if m == nil {
+			t.Fatalf("run %d: no fft plans line in --time:\n%s", i, stderr)
+		}
+		t.Logf("run %d: %s", i, m[0])
+		built, loaded := m[1], m[2]
+		switch {
+		case i == 0 && (built == "0" || loaded != "0"):
+			t.Errorf("first run: %s, want the plans built", m[0])
+		case i == 1 && (built != "0" || loaded != first):
+			t.Errorf("second run: %s, want the first run's %s plans loaded from disk and none built", m[0], first)
+		}
+		first = built
+		b, err := os.ReadFile(filepath.Join(out, "spatial_spectrum.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = b
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("the spatial spectra of the second run differ from the first's")
+	}
 }

@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -24,6 +27,15 @@ func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error,
 		}, nil
 	}
 	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)
+}
+
+// plotFormat is --plot-format: the format of the pictures a command draws.
+func plotFormat(c *ucli.Context) (figure.Format, error) {
+	f, err := figure.ParseFormat(c.String("plot-format"))
+	if err != nil {
+		return "", usagef("--plot-format: %v", err)
+	}
+	return f, nil
 }
 
 // mapFormats reads a --format of FITS and NPY maps as every command takes

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"
@@ -309,4 +310,133 @@ func TestOutputFolderOneRun(t *testing.T) {
 	if _, err := os.Stat(a); err != nil {
 		t.Errorf("%s removed: %v", a, err)
 	}
+}
+
+// Issue 34, defect 1: a folder's list of outputs removes only the outputs
+// the last run of the same command wrote there and nobody changed since:
+// not a user's file a forged list names, not a user's file copied over an
+// earlier output, not an input of the running command (the cube of a synth
+// paco folder that paco writes into, a stack's dates, reduce's --in), not
+// through a list that is a link to another folder's. On main each of these
+// files was removed, the command exiting 0.
+func TestOutputFolderKeepsWhatIsNotItsOwn(t *testing.T) {
+	a := writeNPY(t, t.TempDir(), "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	reduce := func(dir, in, stat string) {
+		t.Helper()
+		if code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", in, "--axis", "0", "--stat", stat, "--out-dir", dir); code != 0 {
+			t.Fatalf("reduce --stat %s: exit %d: %s", stat, code, stderr)
+		}
+	}
+	// A forged list, and an old list of bare names: nothing checks them.
+	d := t.TempDir()
+	os.WriteFile(filepath.Join(d, "notes.txt"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(d, formats.OutputsList), []byte("notes.txt\n"), 0o644)
+	reduce(d, a, "mean")
+	assertDir(t, d, []string{"notes.txt", "mean.npy", formats.OutputsList})
+
+	// A user's file copied over an earlier output.
+	reduce(d, a, "mean,std")
+	os.WriteFile(filepath.Join(d, "std.npy"), []byte("my own std"), 0o644)
+	reduce(d, a, "mean")
+	assertDir(t, d, []string{"notes.txt", "mean.npy", "std.npy", formats.OutputsList})
+
+	// An input of the command: reduce --in D/mean.npy --out-dir D.
+	reduce(d, filepath.Join(d, "mean.npy"), "max")
+	assertDir(t, d, []string{"notes.txt", "mean.npy", "std.npy", "max.npy", formats.OutputsList})
+
+	// paco writing into the folder synth paco made keeps synth's files.
+	w := filepath.Join(t.TempDir(), "work")
+	if code, _, stderr := run(t, "synth", "paco", "--size", "24", "--frames", "8", "--out-dir", w); code != 0 {
+		t.Fatalf("synth paco: exit %d: %s", code, stderr)
+	}
+	synth := dirNames(t, w)
+	if code, _, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(w, "cube.fits"), "--angles", filepath.Join(w, "angles.fits"),
+		"--psf", filepath.Join(w, "psf.fits"), "--radius", "2", "--format", "npy", "--out-dir", w); code != 0 {
+		t.Fatalf("paco: exit %d: %s", code, stderr)
+	}
+	for _, n := range synth {
+		if _, err := os.Stat(filepath.Join(w, n)); err != nil {
+			t.Errorf("paco into synth paco's folder removed %s", n)
+		}
+	}
+
+	// A list that links to another folder's list: here a copy of d made
+	// of hard links, which d's list names exactly.
+	reduce(d, a, "min,var")
+	g := t.TempDir()
+	for _, n := range []string{"min.npy", "var.npy"} {
+		if err := os.Link(filepath.Join(d, n), filepath.Join(g, n)); err != nil {
+			t.Skipf("no hard links: %v", err)
+		}
+	}
+	os.Symlink(filepath.Join(d, formats.OutputsList), filepath.Join(g, formats.OutputsList))
+	reduce(g, a, "sum")
+	assertDir(t, g, []string{"min.npy", "var.npy", "sum.npy", formats.OutputsList})
+}
+
+// Issue 34, defect 1: stack into the folder synth stack made keeps the dates
+// it read (on main: removed, exit 0).
+func TestStackIntoSynthFolderKeepsDates(t *testing.T) {
+	d := t.TempDir()
+	synthStack(t, d, "--dates", "3", "--shape", "16,16")
+	before := dirNames(t, d)
+	if code, _, stderr := run(t, "--device", "cpu", "stack", "--format", "npy", "--stat", "mean", "--out-dir", d, "@"+filepath.Join(d, "dates.txt")); code != 0 {
+		t.Fatalf("stack: exit %d: %s", code, stderr)
+	}
+	for _, n := range before {
+		if _, err := os.Stat(filepath.Join(d, n)); err != nil {
+			t.Errorf("stack into synth stack's folder removed %s", n)
+		}
+	}
+}
+
+// Issue 34, defect 2: a list that is a FIFO, a link to /dev/zero or a
+// 64 GiB sparse file neither stops nor sinks the command (on main: a hang,
+// memory without bound, death out of memory leaving .mean.npy.tmp-*).
+func TestOutputFolderListBounded(t *testing.T) {
+	a := writeNPY(t, t.TempDir(), "a.npy", tensor.FromF64(ramp(12), 3, 4))
+	for name, mk := range map[string]func(string) error{
+		"fifo": func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"64GiB": func(p string) error {
+			f, err := os.Create(p)
+			f.Close()
+			return errors.Join(err, os.Truncate(p, 64<<30))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := t.TempDir()
+			if err := mk(filepath.Join(d, formats.OutputsList)); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan int, 1)
+			go func() {
+				code, _, _ := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "mean", "--out-dir", d)
+				done <- code
+			}()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Errorf("exit %d", code)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("reduce still runs after 20 s")
+			}
+			assertDir(t, d, []string{"mean.npy", formats.OutputsList})
+		})
+	}
+}
+
+// dirNames lists dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }

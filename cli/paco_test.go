@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,5 +222,146 @@ func TestPacoSmallBudgetMessage(t *testing.T) {
 		"--psf", filepath.Join(data, "psf.fits"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
 	if code != ExitError || !strings.Contains(stderr, "needs at least") || strings.Contains(stderr, " 0 MiB") || !strings.Contains(stderr, "KiB") {
 		t.Errorf("exit %d, stderr %q; want %d and sizes in KiB, none of them 0 MiB", code, stderr, ExitError)
+	}
+}
+
+// TestPacoTimePhases (issue 31): the summary's phases are every step of
+// the command, from the inputs' reads to the last output written, and add
+// up to at least 95 % of the wall time --time reports.
+func TestPacoTimePhases(t *testing.T) {
+	data := synthADI(t)
+	for _, d := range devicesUnderTest(t) {
+		code, stdout, stderr := run(t, "--device", d, "--time", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+			"--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		_, list, _ := strings.Cut(stdout, "\ntime: ")
+		phases := map[string]float64{}
+		var sum float64
+		for _, line := range strings.Split(list, "\n")[1:] {
+			f := strings.Fields(line)
+			i := slices.Index(f, "ms")
+			if !strings.HasPrefix(line, "  ") || i < 2 {
+				break
+			}
+			v, err := strconv.ParseFloat(f[i-1], 64)
+			if err != nil {
+				t.Fatalf("%s: phase line %q", d, line)
+			}
+			phases[strings.Join(f[:i-1], " ")] = v
+			sum += v
+		}
+		for _, want := range []string{"read cube", "read angles", "read PSF", "open device", "scan cube", "star centre", "detections",
+			"contrast curve", "encode outputs", "write files", "commit outputs"} {
+			if _, ok := phases[want]; !ok {
+				t.Errorf("%s: no phase %q in\n%s", d, want, stdout)
+			}
+		}
+		maps := []string{"centre", "lagged products", "statistics", "detection map"}
+		if d != "cpu" {
+			maps = []string{"tables", "buffers", "pipelines", "device run", "maps readback"}
+		}
+		for _, want := range maps {
+			if _, ok := phases[want]; !ok {
+				t.Errorf("%s: no maps phase %q in\n%s", d, want, stdout)
+			}
+		}
+		_, total, _ := strings.Cut(stderr, "total:")
+		wall, err := strconv.ParseFloat(strings.Fields(total + " x")[0], 64)
+		if err != nil || !(sum >= 0.95*wall && sum <= wall) {
+			t.Errorf("%s: the phases add up to %.3f ms of a %.3f ms wall (%v): want at least 95 %%\n%s\n%s", d, sum, wall, err, stdout, stderr)
+		}
+	}
+}
+
+// TestPacoJSON (issue 33, item 14): paco --json prints one JSON object on
+// stdout and nothing else there: the detections as detections.json has
+// them, the contrast curve as contrast.csv's rows, the centre, the truth
+// match, the warnings with their codes and data, every phase's time and
+// the files written.
+func TestPacoJSON(t *testing.T) {
+	data := synthADI(t)
+	angles, err := formats.ReadVector(filepath.Join(data, "angles.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range angles {
+		angles[i] *= math.Pi / 180 // radians: a warning with data
+	}
+	rad := writeNPY(t, t.TempDir(), "rad.npy", tensor.FromF64(angles, len(angles)))
+	for _, c := range []struct {
+		angles, warning string
+	}{{filepath.Join(data, "angles.npy"), ""}, {rad, "angles-radians"}} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := run(t, "--device", "cpu", "--time", "paco", "--json", "--cube", filepath.Join(data, "cube.npy"), "--angles", c.angles,
+			"--psf", filepath.Join(data, "psf.npy"), "--radius", "3", "--pixel-scale", "0.0272", "--truth", filepath.Join(data, "truth.json"), "--out-dir", out)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var doc struct {
+			Command    string
+			Center     struct{ Used [2]int }
+			Detections []struct{ Y, X int }
+			Contrast   []map[string]any
+			Warnings   []struct {
+				Code, Message string
+				Data          map[string]float64
+			}
+			Timing struct {
+				WallMs float64 `json:"wall_ms"`
+				Phases []struct {
+					Name string
+					Ms   float64
+				}
+			}
+			Truth struct {
+				Companions []struct{ Detection *int }
+			}
+			Files []struct {
+				Path  string
+				Shape []int
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Command != "paco" {
+			t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+		}
+		var fileDets struct{ Detections []struct{ Y, X int } }
+		b, _ := os.ReadFile(filepath.Join(out, "detections.json"))
+		json.Unmarshal(b, &fileDets)
+		if c.warning == "" && (len(doc.Detections) != 1 || len(fileDets.Detections) != 1 || doc.Detections[0] != fileDets.Detections[0] ||
+			len(doc.Truth.Companions) != 1 || doc.Truth.Companions[0].Detection == nil || *doc.Truth.Companions[0].Detection != 1) {
+			t.Errorf("detections %v, detections.json %v, truth %+v", doc.Detections, fileDets.Detections, doc.Truth)
+		}
+		rows := readCSVRows(t, filepath.Join(out, "contrast.csv"))
+		if first, _ := strconv.ParseFloat(rows[0]["separation_px"], 64); len(doc.Contrast) != len(rows) ||
+			doc.Contrast[0]["separation_px"] != first || doc.Contrast[0]["separation_arcsec"] == nil {
+			t.Errorf("contrast: %d rows in JSON, contrast.csv %d", len(doc.Contrast), len(rows))
+		}
+		var sum float64
+		names := map[string]bool{}
+		for _, p := range doc.Timing.Phases {
+			sum += p.Ms
+			names[p.Name] = true
+		}
+		if !names["read cube"] || !names["encode outputs"] || !(sum <= doc.Timing.WallMs && sum >= 0.95*doc.Timing.WallMs) {
+			t.Errorf("timing: %+v", doc.Timing)
+		}
+		found := false
+		for _, f := range doc.Files {
+			found = found || filepath.Base(f.Path) == "snr.fits" && slices.Equal(f.Shape, []int{48, 48})
+		}
+		if !found || doc.Center.Used != [2]int{24, 24} {
+			t.Errorf("files %+v, centre %v", doc.Files, doc.Center.Used)
+		}
+		got := ""
+		for _, w := range doc.Warnings {
+			if w.Code == "angles-radians" && math.Abs(w.Data["rotation_if_radians_deg"]-90) < 1e-6 {
+				got = w.Code
+			}
+		}
+		if got != c.warning {
+			t.Errorf("%s: warnings %+v, want %q", c.angles, doc.Warnings, c.warning)
+		}
 	}
 }

@@ -121,25 +121,31 @@ func TestPacoCenterAuto(t *testing.T) {
 		t.Errorf("companion SNR %.2f with the measured centre, not above %.2f with the geometric one", sa, sg)
 	}
 
-	// contrast.csv: a header and one row per separation, flux_limit = 5 σ,
-	// contrast = flux_limit / 2 (--star-flux 2).
+	// contrast.csv: a header and one row per separation from the inner
+	// working angle out (max(FWHM 3, radius 3): from 3 px, or 4 when the
+	// stamp's FWHM measures above 3), flux_limit = 5 σ, contrast =
+	// flux_limit / 2 (--star-flux 2).
 	f, err := os.Open(filepath.Join(auto, "contrast.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "separation_px,pixels,sigma_flux,flux_limit,contrast,delta_mag" {
+	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "separation_px,separation_arcsec,pixels,sigma_flux,flux_limit,contrast,delta_mag" {
 		t.Fatalf("contrast.csv: %v, %d rows, header %v", err, len(rows), rows[0])
 	}
 	finite := 0
+	first, _ := strconv.ParseFloat(rows[1][0], 64)
+	if first != 3 && first != 4 {
+		t.Errorf("contrast.csv starts at %g px, not at the inner working angle", first)
+	}
 	for i, r := range rows[1:] {
 		sep, _ := strconv.ParseFloat(r[0], 64)
-		sig, _ := strconv.ParseFloat(r[2], 64)
-		lim, _ := strconv.ParseFloat(r[3], 64)
-		con, _ := strconv.ParseFloat(r[4], 64)
-		mag, _ := strconv.ParseFloat(r[5], 64)
-		if sep != float64(i+1) {
+		sig, _ := strconv.ParseFloat(r[3], 64)
+		lim, _ := strconv.ParseFloat(r[4], 64)
+		con, _ := strconv.ParseFloat(r[5], 64)
+		mag, _ := strconv.ParseFloat(r[6], 64)
+		if sep != first+float64(i) {
 			t.Errorf("row %d: separation %g", i+1, sep)
 		}
 		if math.IsNaN(sig) {

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // TestPacoContrastCheck: --contrast-check injects fakes at the contrast
@@ -52,6 +56,64 @@ func TestPacoContrastCheck(t *testing.T) {
 			}
 			if (r["detected"] == "true") != (snr >= 5) {
 				t.Errorf("%s: fake at %.2f px: detected %s at SNR %g (threshold 5)", d, sep, r["detected"], snr)
+			}
+		}
+	}
+}
+
+// TestPacoRefusesNegativeThreshold (issue 34, item 10): a threshold below
+// 0 would make every local maximum of the background a detection; it is a
+// usage error naming the flag, before anything is read or written.
+func TestPacoRefusesNegativeThreshold(t *testing.T) {
+	data := synthADI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+		"--fwhm", "3", "--threshold", "-1", "--out-dir", out)
+	if code != ExitUsage || !strings.Contains(stderr, "--threshold: want an SNR of 0 or more") || !strings.Contains(stderr, "got -1") || stdout != "" {
+		t.Errorf("--threshold -1: exit %d, stderr %q; want %d and the reason", code, stderr, ExitUsage)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("--threshold -1 created %s", out)
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--angles", filepath.Join(data, "angles.npy"),
+		"--fwhm", "3", "--radius", "3", "--threshold", "0", "--out-dir", out); code != 0 {
+		t.Errorf("--threshold 0: exit %d, %s", code, stderr)
+	}
+}
+
+// TestPacoWarnsAngles (issue 33, item 6): angles in radians, a FWHM in
+// arcseconds and, with --truth, negated angles each get a warning on
+// stderr, and the run goes on.
+func TestPacoWarnsAngles(t *testing.T) {
+	data := synthADI(t)
+	angles, err := formats.ReadVector(filepath.Join(data, "angles.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rad, neg := make([]float64, len(angles)), make([]float64, len(angles))
+	for i, a := range angles {
+		rad[i], neg[i] = a*math.Pi/180, -a
+	}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		wants []string
+	}{
+		{"radians", []string{"--angles", writeNPY(t, dir, "rad.npy", tensor.FromF64(rad, len(rad))), "--fwhm", "3"},
+			[]string{"vkstat: warning: the field rotates 1.57° in all", "vkstat: warning: the angles look like radians", "the field would rotate 90°: give the parallactic angles in degrees"}},
+		{"arcsec", []string{"--angles", filepath.Join(data, "angles.npy"), "--fwhm", "0.108", "--pixel-scale", "0.0272"},
+			[]string{"vkstat: warning: the FWHM, 0.108 px, is below a pixel", "at 0.0272″ per pixel it is 3.97 px"}},
+		{"negated", []string{"--angles", writeNPY(t, dir, "neg.npy", tensor.FromF64(neg, len(neg))), "--fwhm", "3", "--truth", filepath.Join(data, "truth.json")},
+			[]string{"vkstat: warning: the angles are the truth file's negated"}},
+	} {
+		code, _, stderr := run(t, append([]string{"--device", "cpu", "paco", "--cube", filepath.Join(data, "cube.npy"), "--radius", "3", "--out-dir", filepath.Join(t.TempDir(), "out")}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, w, stderr)
 			}
 		}
 	}

@@ -37,8 +37,9 @@ the centre is more than 0.5 px from H/2,W/2.
 Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
 the header, and/or NPY with --format), detections.csv, detections.json,
 snr.png, and the contrast curve (threshold × the median σ_flux in 1-px
-annuli, and its contrast in magnitudes against --star-flux) as
-contrast.csv, contrast.json and contrast.png; with --contrast-check, fake
+annuli from the inner working angle, max(FWHM, patch radius), out, and
+its contrast in magnitudes against --star-flux) as contrast.csv,
+contrast.json and contrast.png; with --contrast-check, fake
 companions at that limit are injected into the cube (the PSF interpolated
 on their exact trajectories) and found again in a few more runs of the maps,
 and contrast_check.csv says how much of their flux and SNR came back: the
@@ -55,8 +56,12 @@ removed, iterated to |Δflux| ≤ 1e-4·flux (50 iterations at most), and the
 position refined on a ±0.5 px grid in 0.1 px steps; the columns
 flux_unbiased, sigma_unbiased, snr_unbiased, y_refined, x_refined,
 iterations and converged are added beside Algorithm 2's.
-Prints the device, the time per stage, the centre, the invalid pixels and
-the detections. Nothing is written unless the whole run succeeds.
+Prints the device, the time of every phase (wall clock, adding up to the
+command's), the centre, the invalid pixels and the detections, or with
+--json all of that as one JSON object. Warnings (too little field
+rotation, angles that look like radians, a FWHM implausible for a pixel,
+the stamp or the patch, the centre) go to stderr. Nothing is written
+unless the whole run succeeds.
 
 Examples:
    vkstat synth paco --size 100 --frames 252 --companion sep=20,pa=45,flux=60 --out-dir data
@@ -77,12 +82,13 @@ Examples:
 			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
 			&ucli.StringFlag{Name: "psf-placement", Value: "nearest", Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map formats, comma-separated: fits, npy (both: fits,npy)"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
-			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: detections also report their separation in arcsec"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
 			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
+			jsonFlag(),
 		},
 		Action: runPaco,
 	}
@@ -90,6 +96,8 @@ Examples:
 
 func runPaco(c *ucli.Context) error {
 	start := time.Now()
+	var phases paco.Phases // the command's steps, wall-clock, from start
+	clock := phases.Clock()
 	if err := requireFlag(c, "cube", "angles", "out-dir"); err != nil {
 		return err
 	}
@@ -121,8 +129,12 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
+	}
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
-		Format: f, Options: opt, Word: flagWord}
+		Format: f, Plot: plot, Options: opt, Word: flagWord}
 	if err := checkTarget(t); err != nil {
 		return err
 	}
@@ -130,14 +142,32 @@ func runPaco(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	clock.Lap("check inputs")
+	// The device opens while the inputs are read: loading Vulkan and
+	// creating the device (0.1–0.2 s on a GPU) overlaps reading the cube.
+	type opening struct {
+		s   *session
+		err error
+	}
+	opened := make(chan opening, 1)
+	go func() {
+		s, err := openSessionFor(c, headerJob("paco", t.Cube, opt.Radius))
+		opened <- opening{s, err}
+	}()
 	in, err := t.Read()
+	op := <-opened
 	if err != nil {
+		if op.s != nil {
+			op.s.Close()
+		}
 		return err
 	}
-	s, err := openSessionFor(c, autoJob("paco", in.Cube.Shape, in.Cube.DType, opt.Radius))
-	if err != nil {
-		return err
+	clock.Include(in.Phases)
+	if op.err != nil {
+		return op.err
 	}
+	s := op.s
+	clock.Lap("open device") // what the opening took beyond the reads
 	if p := c.String("precision"); p != "" && p != "auto" {
 		if t.Options.DType, err = precisionOf(p, in.Cube.DType); err != nil {
 			s.Close()
@@ -147,10 +177,17 @@ func runPaco(c *ucli.Context) error {
 	}
 	o := t.Options
 	done := reportTo(&o, c.App.ErrWriter, "")
+	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
+	for _, w := range before {
+		o.Warn(w)
+	}
 	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
 	done()
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
+	}
+	if err == nil {
+		clock.Include(res.Phases)
 	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -158,10 +195,22 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return pacoError(t, err)
 	}
-	if err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version); err != nil {
+	clock.Lap("close device")
+	var writes paco.Phases
+	files, err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes)
+	if err != nil {
 		return err
 	}
-	pacoSummary(c.App.Writer, t, dir, in, res, s.name())
+	clock.Include(writes)
+	clock.Lap("other")
+	if c.Bool("json") {
+		if err := pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), phases, time.Since(start), s.startup); err != nil {
+			return err
+		}
+	} else {
+		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), phases, time.Since(start), map[string]string{
+			"open device": fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)})
+	}
 	reportTime(c, s, res.Maps.Timing(), time.Since(start))
 	return nil
 }
@@ -172,7 +221,7 @@ func runPaco(c *ucli.Context) error {
 func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *paco.Maps) {
 	fmt.Fprintln(w, "truth:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sep(px)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
+	fmt.Fprintln(tw, "sep(px)\tPA(E of N)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
 	matches, unmatched := paco.MatchTruth(truth.Companions, dets, m)
 	for _, mt := range matches {
 		tc, found, unb := mt.Companion, "no", ""
@@ -182,7 +231,7 @@ func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *p
 				unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
 			}
 		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
+		fmt.Fprintf(tw, "%.1f\t%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Theta, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
 	}
 	tw.Flush()
 	for _, i := range unmatched {

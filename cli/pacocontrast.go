@@ -13,20 +13,27 @@ import (
 )
 
 // contrastSummary is the contrast curve's line in the summary: the flux
-// limit (in the units the PSF's normalisation gives) at a few separations.
-func contrastSummary(curve []paco.ContrastPoint, threshold float64, psfNorm string) string {
-	s := fmt.Sprintf("%g-σ flux limit (units: %s)", threshold, survey.FluxUnits(psfNorm))
+// limit (in the units the PSF's normalisation gives) at the inner working
+// angle and a few separations beyond, with arcsec given a pixel scale.
+func contrastSummary(res *paco.Result, o paco.Options) string {
+	curve := res.Contrast
+	arcsec := func(sep float64) string {
+		if o.PixelScale > 0 {
+			return fmt.Sprintf(" (%.3g″)", sep*o.PixelScale)
+		}
+		return ""
+	}
+	s := fmt.Sprintf("%g-σ flux limit (units: %s) from the inner working angle, %.3g px%s = max(FWHM, patch radius):", o.Threshold, survey.FluxUnits(o.PSFNorm), res.InnerWorkingAngle, arcsec(res.InnerWorkingAngle))
 	n := 0
-	for _, sep := range []int{2, 5, 10, 20, 40} {
-		if sep > len(curve) || math.IsNaN(curve[sep-1].Flux) {
+	for _, p := range curve {
+		if math.IsNaN(p.Flux) || !(p.Sep == curve[0].Sep || p.Sep == 5 || p.Sep == 10 || p.Sep == 20 || p.Sep == 40) {
 			continue
 		}
-		p := curve[sep-1]
 		if n > 0 {
 			s += ","
 		}
 		n++
-		s += fmt.Sprintf(" %.3g at %d px", p.Flux, sep)
+		s += fmt.Sprintf(" %.3g at %g px%s", p.Flux, p.Sep, arcsec(p.Sep))
 		if !math.IsNaN(p.Mag) {
 			s += fmt.Sprintf(" (Δmag %.2f)", p.Mag)
 		}

@@ -6,11 +6,15 @@ package cli
 // paco.Run; these are the files it writes and the summary it prints.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
@@ -61,16 +65,18 @@ func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// centerWords puts the centre's flag into the library's warnings.
-var centerWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
-	"ask for the measured centre (auto)", "give --center auto")
+// warningWords puts the flags into the library's warnings.
+var warningWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
+	"ask for the measured centre (auto)", "give --center auto", "a patch radius near the FWHM", "a --radius near the FWHM")
 
 // reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
 // errw, progress to a bar there, which the returned function ends.
 func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
 	bar := newProgress(errw)
 	opt.Progress = bar.update
-	opt.Warn = func(msg string) { fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, centerWords.Replace(msg)) }
+	opt.Warn = func(w paco.Warning) {
+		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, warningWords.Replace(w.Message))
+	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
 	return bar.done
 }
@@ -87,8 +93,9 @@ func pacoError(t *survey.Target, err error) error {
 	return err
 }
 
-// pacoSummary prints what the run found.
-func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string) {
+// pacoSummary prints what the run found, and where its wall time went:
+// phases, adding up to wall (0: not known), with notes on some of them.
+func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration, notes map[string]string) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
 	if maps.Passes > 1 {
@@ -98,15 +105,7 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
 	fmt.Fprintf(w, "centre:     %s\n", res.Center)
-	for _, st := range maps.Stages {
-		fmt.Fprintf(w, "  %-15s %9.3f ms\n", st.Name, float64(st.Time.Microseconds())/1e3)
-	}
-	if o.Unbiased {
-		fmt.Fprintf(w, "  %-15s %9.3f ms (Algorithm 3, %s, %d detections)\n", "unbiased flux", float64(res.UnbiasedTime.Microseconds())/1e3, res.UnbiasedOn, len(dets))
-	}
-	if o.ContrastCheck {
-		fmt.Fprintf(w, "  %-15s %9.3f ms (%d maps with fakes)\n", "contrast check", float64(res.CheckTime.Microseconds())/1e3, paco.ContrastCheckRuns)
-	}
+	printPhases(w, phases, wall, res, len(dets), notes)
 	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, res.H*res.W, maps.InvalidLocations, res.H*res.W)
 	if res.NaNs > 0 {
 		fmt.Fprintf(w, "; %d NaN values in the cube", res.NaNs)
@@ -145,9 +144,148 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	if in.Truth != nil {
 		printTruth(w, in.Truth, dets, maps)
 	}
-	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res.Contrast, o.Threshold, o.PSFNorm))
+	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res, o))
 	if o.ContrastCheck {
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
 	fmt.Fprintf(w, "outputs:    %s\n", dir)
+}
+
+// printPhases lists phases, wall-clock, with their share of wall (when
+// known) and what each holds where a name does not say it: the device's
+// own stages under its run, where Algorithm 3 ran, and notes by name.
+func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.Result, dets int, notes map[string]string) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	sum := phases.Total()
+	if wall > 0 {
+		fmt.Fprintf(w, "time:       %.1f ms wall, in these phases (%.1f %% of it):\n", ms(wall), 100*float64(sum)/float64(wall))
+	} else {
+		fmt.Fprintf(w, "time:       %.1f ms, in these phases:\n", ms(sum))
+	}
+	for _, st := range phases {
+		note := notes[st.Name]
+		switch st.Name {
+		case "device run":
+			var parts []string
+			for _, d := range res.Maps.Stages {
+				if d.Name != "total (device)" {
+					parts = append(parts, fmt.Sprintf("%s %.3f", d.Name, ms(d.Time)))
+				}
+			}
+			note = " (" + strings.Join(parts, ", ") + ")"
+		case "unbiased flux":
+			note = fmt.Sprintf(" (Algorithm 3, %s, %d detections)", res.UnbiasedOn, dets)
+		case "contrast check":
+			note = fmt.Sprintf(" (%d maps with fakes)", paco.ContrastCheckRuns)
+		}
+		fmt.Fprintf(w, "  %-18s %10.3f ms%s\n", st.Name, ms(st.Time), note)
+	}
+}
+
+// pacoJSON prints what pacoSummary prints as one JSON object: the run's
+// device and inputs, the centre, the detections (detections.json's), the
+// contrast curve (contrast.json's rows), the check's fakes, the warnings
+// (code, message, data), the time of each phase and the files written
+// (path, and dtype and shape for the maps).
+//
+// before are the warnings given before the run (the truth file's).
+func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases paco.Phases, wall, startup time.Duration) error {
+	o, maps := t.Options, res.Maps
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	num := func(v float64) any { // JSON has no NaN
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	timing := func(st []paco.Stage) []map[string]any {
+		out := []map[string]any{}
+		for _, p := range st {
+			out = append(out, map[string]any{"name": p.Name, "ms": ms(p.Time)})
+		}
+		return out
+	}
+	dets := res.Detections
+	if dets == nil {
+		dets = []paco.Detection{}
+	}
+	curve := []map[string]any{}
+	for _, p := range res.Contrast {
+		row := map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma), "flux_limit": num(p.Flux),
+			"contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
+		if o.PixelScale > 0 {
+			row["separation_arcsec"] = p.SepArcsec
+		}
+		curve = append(curve, row)
+	}
+	warnings := append(append([]paco.Warning{}, before...), res.Warnings...)
+	list := []map[string]any{}
+	for _, f := range files {
+		e := map[string]any{"path": filepath.Join(dir, f)}
+		if ext := filepath.Ext(f); ext == ".fits" || ext == ".npy" {
+			e["dtype"], e["shape"] = "float64", []int{res.H, res.W}
+		}
+		list = append(list, e)
+	}
+	doc := map[string]any{
+		"command":                "paco",
+		"device":                 device,
+		"precision":              maps.Precision,
+		"passes":                 maps.Passes,
+		"cube":                   map[string]any{"path": t.Cube, "frames": res.T, "height": res.H, "width": res.W},
+		"rotation_deg":           paco.Rotation(in.Angles),
+		"patch":                  map[string]any{"radius": res.Radius, "pixels": res.P},
+		"center":                 res.Center,
+		"fwhm_px":                res.FWHM,
+		"inner_working_angle_px": res.InnerWorkingAngle,
+		"threshold":              o.Threshold,
+		"north_offset_deg":       o.NorthOffset,
+		"pa_convention":          paco.PAConvention,
+		"invalid_pixels":         maps.InvalidPixels,
+		"invalid_locations":      maps.InvalidLocations,
+		"nans":                   res.NaNs,
+		"detections":             dets,
+		"contrast":               curve,
+		"flux_units":             survey.FluxUnits(o.PSFNorm),
+		"star_flux":              num(o.StarFlux),
+		"warnings":               warnings,
+		"timing":                 map[string]any{"wall_ms": ms(wall), "phases": timing(phases), "device_stages": timing(maps.Stages), "device_open_ms": ms(startup)},
+		"outputs":                dir,
+		"files":                  list,
+	}
+	if o.PixelScale > 0 {
+		doc["pixel_scale_arcsec"] = o.PixelScale
+	}
+	if o.Unbiased {
+		doc["unbiased_on"] = res.UnbiasedOn
+	}
+	if o.ContrastCheck {
+		var rows []map[string]any
+		for _, r := range res.Checks {
+			rows = append(rows, map[string]any{"run": r.Run, "separation_px": r.Sep, "y": r.Y, "x": r.X, "pa_east_of_north_deg": r.PA,
+				"flux_injected": r.Injected, "snr": num(r.SNR), "flux": num(r.Flux), "throughput": num(r.Throughput), "detected": r.Detected})
+		}
+		doc["contrast_check"] = rows
+	}
+	if in.Truth != nil {
+		matches, unmatched := paco.MatchTruth(in.Truth.Companions, res.Detections, maps)
+		var rows []map[string]any
+		for _, mt := range matches {
+			c := mt.Companion
+			var rank any // the detection's rank, null for none
+			if mt.Detection >= 0 {
+				rank = mt.Detection + 1
+			}
+			rows = append(rows, map[string]any{"separation_px": c.Sep, "pa_east_of_north_deg": c.PA, "angle_ccw_from_x_deg": c.Theta,
+				"flux_injected": c.Flux, "y": c.Y, "x": c.X, "detection": rank, "snr": num(mt.SNR), "flux": num(mt.Flux)})
+		}
+		ranks := []int{}
+		for _, i := range unmatched {
+			ranks = append(ranks, i+1)
+		}
+		doc["truth"] = map[string]any{"companions": rows, "unmatched_detections": ranks}
+	}
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(doc)
 }

@@ -14,6 +14,7 @@ import (
 // few seconds when stderr is a file or a pipe.
 type progress struct {
 	w     io.Writer
+	off   bool // --quiet
 	tty   bool
 	start time.Time
 	mu    sync.Mutex
@@ -21,7 +22,14 @@ type progress struct {
 	drawn bool
 }
 
+// quietWriter is stderr under --quiet: everything written passes, but no
+// progress bar is drawn on it.
+type quietWriter struct{ io.Writer }
+
 func newProgress(w io.Writer) *progress {
+	if _, quiet := w.(quietWriter); quiet {
+		return &progress{off: true}
+	}
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
@@ -33,6 +41,9 @@ func newProgress(w io.Writer) *progress {
 
 // update reports that stage is frac (0..1) done.
 func (p *progress) update(stage string, frac float64) {
+	if p.off {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()

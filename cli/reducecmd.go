@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/formats"
@@ -20,25 +20,30 @@ import (
 func reduceCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "reduce",
-		Usage:     "sum, mean, var, std, min, max along one axis of an array",
-		UsageText: "vkstat [global options] reduce --in A.{fits,npy} --axis N --stat mean,std --out-dir DIR",
+		Usage:     "sum, mean, var, std, min, max along an axis (or adjacent axes) of an array",
+		UsageText: "vkstat [global options] reduce --in A.{fits,npy} --axis N[,M...]|all --stat mean,std --out-dir DIR",
 		Description: `Reads a FITS or NPY array and writes DIR/<stat>.npy for each statistic: the
-input's shape without the reduced axis. Accumulation is in float64 (float32 data too, on devices with
-shaderFloat64), merged pairwise, so long axes keep their accuracy. A NaN makes
-every statistic of its slice NaN unless --skip-nan ignores NaNs as NumPy's
-nanmean, nanstd, ... do.
+input's shape without the reduced axes. --axis takes one axis (NumPy
+numbering, negative from the end), adjacent axes as NumPy's axis=(1, 2)
+(--axis 1,2: the pixels of each frame of a cube), or all (NumPy's
+axis=None: one value per statistic). Accumulation is in float64 (float32
+data too, on devices with shaderFloat64), merged pairwise, so long axes
+keep their accuracy. A NaN makes every statistic of its slice NaN unless
+--skip-nan ignores NaNs as NumPy's nanmean, nanstd, ... do.
 
 Examples:
    vkstat reduce --in stack.npy --axis 0 --stat mean,std --out-dir stats/
+   vkstat reduce --in cube.fits --axis 1,2 --stat mean,max --out-dir per-frame/
    vkstat reduce --in latents.npy --axis -1 --stat var --ddof 1 --out-dir out/
    vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.IntFlag{Name: "axis", Value: 0, Usage: "axis to reduce; negative counts from the end"},
+			&ucli.StringFlag{Name: "axis", Value: "0", Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
 			&ucli.StringFlag{Name: "stat", Value: "mean,std", Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
+			jsonFlag(),
 		},
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
@@ -60,15 +65,19 @@ Examples:
 			if err := checkOutputDir("out-dir", dir); err != nil {
 				return err
 			}
-			opt := reduce.Options{Axis: c.Int("axis"), DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
-			out, tm, s, err := runReduce(c, opt, stats)
+			axes, err := parseReduceAxes(c.String("axis"))
+			if err != nil {
+				return err
+			}
+			opt := reduce.Options{DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
+			out, tm, s, err := runReduce(c, axes, opt, stats)
 			if err != nil {
 				return err
 			}
 			tw := time.Now()
 			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
-			outs.OwnDir(dir)
+			outs.OwnDir(dir, "reduce")
 			for _, st := range stats {
 				t := out[st]
 				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
@@ -77,8 +86,15 @@ Examples:
 				return err
 			}
 			s.write = time.Since(tw)
+			sum := newSummary(c)
+			sum.set("input", c.String("in"))
+			sum.set("axis", c.String("axis"))
+			sum.set("device", s.name())
 			for _, st := range stats {
-				fmt.Fprintf(c.App.Writer, "%s\t%s %s\n", filepath.Join(dir, st.String()+".npy"), out[st].DType, tensor.ShapeString(out[st].Shape))
+				sum.array(filepath.Join(dir, st.String()+".npy"), out[st])
+			}
+			if err := sum.print(c); err != nil {
+				return err
 			}
 			reportTime(c, s, tm, time.Since(start))
 			return nil
@@ -86,40 +102,58 @@ Examples:
 	}
 }
 
-// runReduce reads --in and reduces it on the session's device. On a Vulkan
+// parseReduceAxes reads --axis: an axis, a comma-separated run of adjacent
+// axes, or all (nil: every axis).
+func parseReduceAxes(v string) ([]int, error) {
+	if strings.TrimSpace(v) == "all" {
+		return nil, nil
+	}
+	axes, err := parseAxes(v)
+	if err != nil {
+		return nil, usagef("--axis %q: want an axis (0, -1), adjacent axes (1,2) or all", v)
+	}
+	return axes, nil
+}
+
+// runReduce reads --in and reduces it over axes on the session's device
+// (adjacent axes are merged into one; reduce.MergeAxes). On a Vulkan
 // device, an NPY file stored as computed (little-endian float32/float64, C
 // order) streams from disk through the device and is never held whole in
 // host memory; anything else is read whole first.
-func runReduce(c *ucli.Context, opt reduce.Options, stats []reduce.Stat) (out map[reduce.Stat]*tensor.Tensor, tm engine.Timing, s *session, err error) {
+func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.Stat) (out map[reduce.Stat]*tensor.Tensor, tm engine.Timing, s *session, err error) {
 	path := c.String("in")
 	if err := fileExists("in", path); err != nil {
 		return nil, tm, nil, err
 	}
-	src, file, err := formats.OpenSource(path)
-	switch {
-	case err == nil:
-		defer file.Close()
-	case errors.Is(err, formats.ErrNotStreamable):
-	default:
+	t0 := time.Now()
+	src, in, file, err := formats.OpenArray(path) // once: a FIFO gives its bytes to the first open only
+	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--in: %w", err)
 	}
-	streamable := err == nil
+	if file != nil {
+		defer file.Close()
+	}
+	streamable := in == nil
 	shape := src.Shape
-	var in *tensor.Tensor
 	var read time.Duration
 	if !streamable {
-		t0 := time.Now()
-		if in, err = readInput(c, "in"); err != nil {
-			return nil, tm, nil, err
-		}
 		read, shape = time.Since(t0), in.Shape
 	}
-	g, err := reduce.Plan(shape, opt.Axis)
+	view, axis, err := reduce.MergeAxes(shape, axes)
 	if err != nil {
-		return nil, tm, nil, fmt.Errorf("--axis: %s has shape %s: %w", path, tensor.ShapeString(shape), err)
+		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
+	}
+	g, err := reduce.Plan(view, axis)
+	if err != nil {
+		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
+	}
+	opt.Axis = axis
+	src.Shape = view
+	if in != nil {
+		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}
 	}
 	if opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along axis %d: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, opt.Axis)
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along --axis %s: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, c.String("axis"))
 	}
 	dtype := src.DType
 	if in != nil {

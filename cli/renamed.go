@@ -10,9 +10,12 @@ import (
 
 // renamed holds, per command, the old spellings of flags that now have one
 // name across commands (--stat for what to compute, --out-dir for a folder
-// of outputs, --out for one file): still accepted, with a one-line note.
+// of outputs (--out is its alias), --out for a command's one output file,
+// --out-WHAT for each of several): still accepted, with a one-line note,
+// and not shown in help.
 var renamed = map[string]map[string]string{
-	"latent": {"stats": "stat", "out": "out-dir"},
+	"latent": {"stats": "stat"},
+	"chol":   {"inverse": "out-inverse", "logdet": "out-logdet", "out": "out-x", "o": "out-x"},
 }
 
 // renameFlags rewrites the old spellings among the command's own flags in
@@ -59,8 +62,8 @@ func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
 		dashes := a[:len(a)-len(strings.TrimLeft(a, "-"))]
 		name, value, hasValue := strings.Cut(a[len(dashes):], "=")
 		if n, ok := table[name]; ok {
-			fmt.Fprintf(stderr, "vkstat: note: %s --%s is now --%s\n", args[i], name, n)
-			out[j] = dashes + n
+			fmt.Fprintf(stderr, "vkstat: note: %s %s%s is now --%s\n", args[i], dashes, name, n)
+			out[j] = "--" + n
 			if hasValue {
 				out[j] += "=" + value
 			}

@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +12,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/shaderlab"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // compileOptions reads the compile flags.
@@ -43,7 +42,19 @@ type shaderJob struct {
 	outs []string // per binding, its --out or --out-dir file, or ""
 }
 
-var zerosSpec = regexp.MustCompile(`^([a-z]+[0-9]+):([0-9]+(?:x[0-9]+)*)$`)
+// maxZeros is the most a TYPE:SHAPE binding of zeros may hold.
+const maxZeros = 16 << 30
+
+// zerosType is the element type of a TYPE:SHAPE binding (float32:1024),
+// "" for anything else (a file).
+func zerosType(v string) (elem, shape string) {
+	elem, shape, ok := strings.Cut(v, ":")
+	letters := strings.TrimRight(elem, "0123456789")
+	if !ok || letters == "" || letters == elem || strings.Trim(letters, "abcdefghijklmnopqrstuvwxyz") != "" || strings.HasSuffix(v, ".npy") {
+		return "", ""
+	}
+	return elem, shape
+}
 
 // splitAssign splits NAME=VALUE.
 func splitAssign(flag, s string) (string, string, error) {
@@ -88,20 +99,24 @@ func parseDims(flag, s string) ([3]uint64, error) {
 // against binding b.
 func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 	var arr *shaderlab.Array
-	if m := zerosSpec.FindStringSubmatch(v); m != nil && !strings.HasSuffix(v, ".npy") {
-		if shaderlab.NPYDescr(m[1]) == "" {
-			return nil, usagef("--bind %s: unknown element type %q (float32, float64, int32, uint32, ...)", s, m[1])
+	if elem, dims := zerosType(v); elem != "" && !fileThere(v) {
+		if shaderlab.NPYDescr(elem) == "" {
+			return nil, usagef("--bind %s: unknown element type %q (float32, float64, int32, uint32, ...)", s, elem)
 		}
 		var shape []int
-		for _, d := range strings.Split(m[2], "x") {
-			n, _ := strconv.Atoi(d)
-			shape = append(shape, n)
+		n := int64(shaderlab.ElemSize(elem))
+		for _, d := range strings.Split(dims, "x") {
+			k, err := strconv.ParseInt(d, 10, 64)
+			switch {
+			case errors.Is(err, strconv.ErrRange) || err == nil && k >= 1 && n > maxZeros/k:
+				return nil, usagef("--bind %s: more than the 16 GiB of zeros a binding may hold (a device binds at most its maxStorageBufferRange, 128 MiB to 4 GiB: see vkstat devices)", s)
+			case err != nil || k < 1:
+				return nil, usagef("--bind %s: want TYPE:SHAPE, sizes of 1 or more, e.g. float32:1024 or uint32:16x16", s)
+			}
+			n *= k
+			shape = append(shape, int(k))
 		}
-		n := tensor.NumElements(shape) * shaderlab.ElemSize(m[1])
-		if n <= 0 || n > 1<<34 {
-			return nil, usagef("--bind %s: %d bytes", s, n)
-		}
-		arr = &shaderlab.Array{Elem: m[1], Shape: shape, Data: make([]byte, n), Source: "zeros " + v}
+		arr = &shaderlab.Array{Elem: elem, Shape: shape, Data: make([]byte, n), Source: "zeros " + v}
 	} else {
 		if err := fileExists("bind", v); err != nil {
 			return nil, fmt.Errorf("--bind %s: %w", s, errors.Unwrap(err))
@@ -212,4 +227,11 @@ func rateText(bps float64) string {
 		}
 	}
 	return fmt.Sprintf("%.3g B/s", bps)
+}
+
+// fileThere reports whether path names something (a file named like
+// float32:16 is a file).
+func fileThere(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -278,7 +278,7 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 		return nil, err
 	}
 	dir := c.String("out-dir")
-	if dir != "" {
+	if dir != "" || c.IsSet("out-dir") {
 		if err := checkOutputDir("out-dir", dir); err != nil {
 			return nil, err
 		}
@@ -337,7 +337,7 @@ func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
-		out.OwnDir(dir)
+		out.OwnDir(dir, "shader")
 	}
 	n := 0
 	for i, path := range j.outs {

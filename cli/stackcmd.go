@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -22,44 +23,53 @@ func stackCommand() *ucli.Command {
 		Name:      "stack",
 		Usage:     "per-pixel temporal statistics of a stack of SAR images (one file per date)",
 		ArgsUsage: "FILE... | 'GLOB' | @LIST.txt",
-		UsageText: "vkstat [global options] stack [--looks 4x4] [--crop Y,X,H,W] [--filter lee --filter-size 5] [--stat all] --out-dir DIR FILE...",
+		UsageText: "vkstat [global options] stack [--looks 4x4] [--window X,Y,W,H] [--filter lee --filter-size 5] [--stat all] --out-dir DIR FILE...",
 		Description: `Reads one raster per date (GeoTIFF, ENVI or anything GDAL reads; complex SLC
 such as CInt16 and CFloat32, or real intensity such as Float32; .npy and
 .fits 2-d arrays too), and for each date computes |S|² (the real input is
 taken as intensity), averages it over a multilook box of --looks a×r
-(rows × columns: azimuth × range), keeps the --crop window of the
-multilooked image, applies an optional speckle filter (boxcar; Lee 1980;
-refined Lee 1981, which takes its statistics from the half window on the
-centre's side of the strongest edge), and adds it to
-per-pixel temporal statistics: mean, std (--ddof), coefficient of variation
-(std/mean), min, max and count of valid samples. Samples equal to a file's
+(rows × columns: azimuth × range), keeps the --window of the multilooked
+image (first column, first row, columns, rows: x first, in the order of
+GDAL's -srcwin, but in multilooked pixels), applies an optional speckle
+filter (boxcar; Lee 1980; refined Lee 1981, which takes its statistics
+from the half window on the centre's side of the strongest edge), and
+adds it to per-pixel temporal statistics: mean, std (--ddof), coefficient
+of variation (std/mean), min, max and count of valid samples. Samples equal to a file's
 nodata value (for complex samples: both parts) and NaN are left out of the
 multilook; a box with none is missing for that date and does not count.
 
-Multilook remainder: the multilooked image is floor(H/a) × floor(W/r); the
-last H mod a lines and W mod r columns are dropped, as ISCE and SNAP do.
+Multilook remainder: the multilooked image of a W×H date (columns×rows, as
+gdalinfo's "Size is W, H") is floor(W/r) × floor(H/a); the last W mod r
+columns and H mod a lines are dropped, as ISCE and SNAP do. Sizes are
+printed columns×rows throughout, as GDAL prints them; the .npy and .fits
+outputs are (rows, columns) arrays, as NumPy reads them.
 
 Dates stream through: each is read while the previous one is reduced, and
 memory holds a few strips of input, whatever the number of dates. Every
 file is checked before anything is computed: the same size, data type and
-georeferencing as the first, or an error names it. formats.Outputs are written all
-or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
-georeferencing and projection, shifted and scaled to the crop and the
+georeferencing as the first, or an error names it. The outputs are written
+all or none: DIR/<stat>.tif (float32 GeoTIFF with the first date's
+georeferencing and projection, shifted and scaled to the window and the
 multilook; NaN is nodata), and .npy or .fits with --format, and
-DIR/<stat>.png quicklooks with a colour bar for the statistics --png names.
+DIR/<stat>.png quicklooks with a colour bar for the statistics --plot names
+(.svg or .pdf with --plot-format): in map coordinates with a scale bar
+where the dates are georeferenced in metres, else in the input's range
+columns and azimuth lines.
 
 Files: paths, globs (quote them to let vkstat expand them, in name order),
 or @LIST: a text file with one path per line (relative paths are relative
 to the list's folder; blank lines and # comments are skipped).
 
 Examples:
-   vkstat stack --looks 4x4 --crop 0,0,1024,1024 --out-dir stats/ 'slc/*.tif'
-   vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --png mean --out-dir out/ @dates.txt
+   vkstat stack --looks 4x4 --window 0,0,1024,512 --out-dir stats/ 'slc/*.tif'
+   vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --plot mean --out-dir out/ @dates.txt
    vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
    vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
-			&ucli.StringFlag{Name: "crop", Usage: "window of the multilooked image: first row, first column, rows, columns (Y,X,H,W); H or W 0 runs to the edge"},
+			&ucli.StringFlag{Name: "window", Usage: "window of the multilooked image, x first as GDAL's -srcwin: first column, first row, columns, rows (X,Y,W,H); W or H 0 runs to the edge"},
+			// --crop Y,X,H,W (rows first) is --window's earlier spelling.
+			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H"},
 			&ucli.StringFlag{Name: "quantity", Value: "intensity", Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
 			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
 			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
@@ -68,8 +78,9 @@ Examples:
 			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
-			&ucli.StringFlag{Name: "png", Usage: "statistics to draw as PNG quicklooks with a colour bar, e.g. mean,cv"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
+			jsonFlag(),
 		},
 		Action: runStack,
 	}
@@ -100,39 +111,66 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 }
 
 func parseLooks(s string) (int, int, error) {
-	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == 'x' || r == ',' || r == '×' })
-	if len(parts) == 1 {
-		parts = append(parts, parts[0])
-	}
-	if len(parts) != 2 {
-		return 0, 0, usagef("--looks %q: want a×r, e.g. 4x4", s)
-	}
-	a, e1 := strconv.Atoi(strings.TrimSpace(parts[0]))
-	r, e2 := strconv.Atoi(strings.TrimSpace(parts[1]))
-	if e1 != nil || e2 != nil || a < 1 || r < 1 {
-		return 0, 0, usagef("--looks %q: want two positive integers a×r, e.g. 4x4", s)
+	a, r, err := stack.ParseLooks(s)
+	if err != nil {
+		return 0, 0, usagef("--looks %v", err)
 	}
 	return a, r, nil
 }
 
-func parseCrop(s string) (stack.Window, error) {
+// sarAxes are a quicklook's axes: map coordinates where the dates have a
+// north-up geotransform (easting and northing with a scale bar in metres
+// for a projected CRS, longitude and latitude for a geographic one), else
+// the input's range columns and azimuth lines.
+func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure.Axis, bar *figure.ScaleBar) {
+	t := geo.Transform
+	if georeferenced && t[2] == 0 && t[4] == 0 && t[1] != 0 && t[5] != 0 {
+		wkt := strings.TrimSpace(geo.Projection)
+		switch {
+		case (strings.HasPrefix(wkt, "PROJCS[") || strings.HasPrefix(wkt, "PROJCRS[")) && (strings.Contains(wkt, `"metre"`) || strings.Contains(wkt, `"meter"`)):
+			return figure.Axis{Label: "easting (m)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "northing (m)", Origin: t[3], Step: t[5]}, &figure.ScaleBar{Unit: "m"}
+		case strings.HasPrefix(wkt, "GEOGCS[") || strings.HasPrefix(wkt, "GEOGCRS["):
+			return figure.Axis{Label: "longitude (°)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "latitude (°)", Origin: t[3], Step: t[5]}, nil
+		}
+		return figure.Axis{Label: "x (map units)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "y (map units)", Origin: t[3], Step: t[5]}, nil
+	}
+	return figure.Axis{Label: "range (input column)", Origin: float64(p.InX), Step: float64(p.LooksRg)},
+		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
+}
+
+// parseWindow reads --window X,Y,W,H (x first, as GDAL's -srcwin) or the
+// earlier --crop Y,X,H,W (rows first), with a note naming --window.
+func parseWindow(c *ucli.Context) (stack.Window, error) {
 	var w stack.Window
+	flag, order := "window", "X,Y,W,H (first column, first row, columns, rows of the multilooked image)"
+	if c.IsSet("crop") {
+		if c.IsSet("window") {
+			return w, usagef("--crop and --window are one window: give --window X,Y,W,H")
+		}
+		flag, order = "crop", "Y,X,H,W (first row, first column, rows, columns of the multilooked image)"
+	}
+	s := c.String(flag)
 	if s == "" {
 		return w, nil
 	}
 	f := strings.Split(s, ",")
 	if len(f) != 4 {
-		return w, usagef("--crop %q: want Y,X,H,W (first row, first column, rows, columns of the multilooked image)", s)
+		return w, usagef("--%s %q: want %s", flag, s, order)
 	}
 	v := make([]int, 4)
 	for i, x := range f {
 		n, err := strconv.Atoi(strings.TrimSpace(x))
 		if err != nil || n < 0 {
-			return w, usagef("--crop %q: want four integers ≥ 0", s)
+			return w, usagef("--%s %q: want four integers ≥ 0: %s", flag, s, order)
 		}
 		v[i] = n
 	}
-	return stack.Window{Y: v[0], X: v[1], H: v[2], W: v[3]}, nil
+	if flag == "crop" {
+		w = stack.Window{Y: v[0], X: v[1], H: v[2], W: v[3]}
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: note: stack --crop Y,X,H,W (rows first) is now --window X,Y,W,H (x first, as GDAL's -srcwin): --window %d,%d,%d,%d\n", w.X, w.Y, w.W, w.H)
+		return w, nil
+	}
+	return stack.Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
 }
 
 func runStack(c *ucli.Context) error {
@@ -144,7 +182,7 @@ func runStack(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	crop, err := parseCrop(c.String("crop"))
+	crop, err := parseWindow(c)
 	if err != nil {
 		return err
 	}
@@ -197,10 +235,14 @@ func runStack(c *ucli.Context) error {
 		return usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
 	}
 	var pngs []string
-	if c.String("png") != "" {
-		if pngs, err = parseList("png", c.String("png"), stack.Stats); err != nil {
+	if c.String("plot") != "" {
+		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
 			return err
 		}
+	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
 	}
 	if len(fmts) == 0 && len(pngs) == 0 {
 		return usagef("--format: no output format named")
@@ -229,7 +271,7 @@ func runStack(c *ucli.Context) error {
 	plan, err := stack.NewPlan(cfg, stack.Grid{Width: first.Width, Height: first.Height, Complex: first.Complex})
 	if err != nil {
 		if errors.Is(err, stack.ErrConfig) {
-			return fmt.Errorf("%s (%d×%d pixels, width×height): %w", first.Path, first.Width, first.Height, err)
+			return fmt.Errorf("%s (%d×%d pixels, columns×rows): %w", first.Path, first.Width, first.Height, err)
 		}
 		return err
 	}
@@ -257,7 +299,7 @@ func runStack(c *ucli.Context) error {
 	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "stack")
 	var written []string
 	add := func(name string, write func(w io.Writer) error) {
 		p := filepath.Join(dir, name)
@@ -288,41 +330,50 @@ func runStack(c *ucli.Context) error {
 	}
 	for _, st := range pngs {
 		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		q := formats.Quicklook{Title: fmt.Sprintf("%s of %s, %d dates, %dx%d looks", st, c.String("quantity"), len(dates), a, r), Aspect: aspect}
+		q := figure.Map{Data: t, Title: fmt.Sprintf("%s of %s, %d dates, %d×%d looks", st, c.String("quantity"), len(dates), a, r),
+			Aspect: aspect, RowsDown: true, Clip: true}
+		q.X, q.Y, q.ScaleBar = sarAxes(geo, plan, first.Georef.HasTransform)
 		switch st {
 		case "mean", "std", "min", "max":
-			q.DB, q.Units = true, "dB"
+			q.DB, q.BarLabel = true, "dB"
 			if c.String("quantity") == "amplitude" {
-				q.Units = "dB (10 log10 of amplitude)"
+				q.BarLabel = "dB (10 log10 of amplitude)"
 			}
 		case "cv":
-			q.Units = "std / mean"
+			q.BarLabel = "std / mean"
 		case "count":
-			q.Units = "valid dates"
+			q.BarLabel = "valid dates"
 		}
-		add(st+".png", func(w io.Writer) error {
-			img, err := formats.RenderQuicklook(t, q)
-			if err != nil {
-				return err
-			}
-			return formats.EncodePNG(w, img)
-		})
+		add(plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, plot) })
 	}
 	if err := outs.Commit(); err != nil {
 		return err
 	}
 	write := time.Since(tw)
+	sum := newSummary(c)
 	for _, p := range written {
-		fmt.Fprintf(c.App.Writer, "%s\t%d×%d\n", p, res.H, res.W)
+		sum.file(p, "", nil, fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H))
 	}
-	if empty := res.Empty(); empty > 0 {
+	sum.set("dates", len(dates))
+	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
+	sum.set("looks", map[string]int{"rows": a, "columns": r})
+	sum.set("window", map[string]int{"x": plan.Crop.X, "y": plan.Crop.Y, "columns": plan.Crop.W, "rows": plan.Crop.H})
+	sum.set("columns", res.W)
+	sum.set("rows", res.H)
+	sum.set("device", s.name())
+	empty := res.Empty()
+	sum.set("empty_pixels", empty)
+	if err := sum.print(c); err != nil {
+		return err
+	}
+	if empty > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
 	}
 	if c.Bool("time") {
 		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
 		w := c.App.ErrWriter
 		fmt.Fprintf(w, "device:   %s\n", s.name())
-		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d\n", len(dates), first.Width, first.Height, first.Type, res.H, res.W)
+		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d (columns×rows)\n", len(dates), first.Width, first.Height, first.Type, res.W, res.H)
 		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
 		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
 		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Compute), "upload, multilook, filter, statistics")

@@ -165,6 +165,10 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return err
+	}
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
@@ -198,11 +202,12 @@ func surveyRunAction(c *ucli.Context) error {
 	}
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
-		if err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version); err != nil {
+		t.Plot = plot
+		if _, err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version, nil); err != nil {
 			return err
 		}
 		var summary bytes.Buffer
-		pacoSummary(&summary, t, outDir(t), in, res, s.name())
+		pacoSummary(&summary, t, outDir(t), in, res, s.name(), res.Phases, 0, nil)
 		return formats.AtomicWriteContext(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
 			_, err := w.Write(summary.Bytes())
 			return err
@@ -332,7 +337,7 @@ func surveyArgsLast(args []string) []string {
 		if args[i] != "survey" || (args[i+1] != "run" && args[i+1] != "merge") {
 			continue
 		}
-		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "help": true, "h": true}
+		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
 		for _, o := range survey.Columns {
 			bools[o.Name] = o.Bool
 		}

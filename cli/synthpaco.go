@@ -141,10 +141,15 @@ together or not at all.
 The background is stationary in time at every pixel (PACO's model): a static
 stellar halo and quasi-static speckles fixed in the frame, plus smoothed noise
 and white noise drawn afresh for every frame, with amplitudes falling with
-radius (--halo, --speckle, --temporal, --white, --noise-scale). A companion at
-(sep, pa) is a Gaussian PSF of --fwhm placed with sub-pixel accuracy at angle
-pa - angle[l] in frame l, so that PACO's detection map shows it at its sky
-position; pa is measured from +x towards +y. Its flux is its total flux.
+radius (--halo, --speckle, --temporal, --white, --noise-scale).
+
+A companion at (sep, pa) is a Gaussian PSF of --fwhm, its flux the total
+flux. pa is the position angle east of north, as paco reports it, with north
+up (+y) and east left (-x) in the derotated frame: pa=0 lands north of the
+star (+y), pa=90 east (-x). Its map angle, from +x towards +y, is
+theta = pa + 90 (give theta= instead of pa= to set it: theta=0 lands on +x).
+In frame l it is placed, with sub-pixel accuracy, at map angle
+theta - angle[l], so that PACO's detection map shows it at its sky position.
 With the defaults, flux 20 at sep 20 gives a PACO SNR of about 8.
 
 Examples:
@@ -153,7 +158,7 @@ Examples:
        --companion sep=15,pa=0,flux=40 --companion sep=35,pa=200,flux=15 \
        --seed 7 --format both --out-dir adi2/`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "output directory (created if needed)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "output directory (created if needed)"},
 			&ucli.StringFlag{Name: "size", Value: "100", Usage: "frame size: N (N×N) or H,W pixels"},
 			&ucli.IntFlag{Name: "frames", Value: def.Frames, Usage: "number of frames T (at least 2)"},
 			&ucli.Float64Flag{Name: "rotation", Value: def.RotationDeg, Usage: "total field rotation over the sequence, degrees"},
@@ -259,7 +264,7 @@ func synthPacoAction(c *ucli.Context) error {
 	}
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
-	out.OwnDir(dir)
+	out.OwnDir(dir, "synth paco")
 	if err := addSynthDataset(&out, dir, ds, exts); err != nil {
 		return err
 	}

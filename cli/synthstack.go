@@ -48,7 +48,7 @@ Examples:
 			&ucli.Float64Flag{Name: "change", Value: 1, Usage: "factor on σ in the change rectangle from the middle date on (1: no change)"},
 			&ucli.IntFlag{Name: "nodata-border", Usage: "width of a 0+0j border marked as nodata (0: none)"},
 			&ucli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed"},
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"o"}, Usage: "folder for the dates (created if missing)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the dates (created if missing)"},
 		},
 		Action: runSynthStack,
 	}
@@ -122,7 +122,7 @@ func runSynthStack(c *ucli.Context) error {
 
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "synth stack")
 	sigma, changed := st.Maps()
 	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
 	if err := outs.AddRaster(filepath.Join(dir, "reflectivity.tif"), mapSpec, sigma); err != nil {

@@ -31,7 +31,7 @@ Examples:
    vkstat synth survey --targets 20 --out-dir data
    vkstat --device cpu survey run data/manifest.csv --out-dir results`,
 		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "output directory (created if needed)"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the targets and manifest.csv (created if missing)"},
 			&ucli.IntFlag{Name: "targets", Value: 20, Usage: "number of targets"},
 			&ucli.StringFlag{Name: "size", Value: "64", Usage: "frame size: N (N×N) or H,W pixels"},
 			&ucli.IntFlag{Name: "frames", Value: 48, Usage: "frames per target (at least 2)"},

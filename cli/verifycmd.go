@@ -22,8 +22,9 @@ func verifyCommand() *ucli.Command {
 		UsageText: `vkstat verify [--device all|cpu|lavapipe|N|name,...] [--op NAME,...] [--json report.json]
    vkstat verify --compare a.json b.json [--all]`,
 		Description: `Runs every operation of the registry, on a set of shapes, in float32 and
-float64, on each selected device, and compares each output with the float64
-reference: max err is max|got−want|/max|want|, NMSE is Σ(got−want)²/Σwant²,
+float64 (and the latent operations in float16 and bfloat16 storage too,
+against the reference of the same rounded values), on each selected device,
+and compares each output with the float64 reference: max err is max|got−want|/max|want|, NMSE is Σ(got−want)²/Σwant²,
 and a NaN or Inf where the reference has none (or the other way round) is a
 failure. Each operation has its own tolerances. A device without a feature
 (float64 on a GPU without shaderFloat64) has those rows skipped, not failed.
@@ -50,7 +51,7 @@ Examples:
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Usage: "devices to check: all, vulkan, or a comma-separated list (default: all; the global --device is used when given)"},
 			&ucli.StringFlag{Name: "op", Usage: "comma-separated operations or suites to check (default: every one)"},
-			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "f32, f64, or auto for both (default: auto; the global --precision is used when given)"},
+			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "f32, f64, f16 or bf16 (16-bit storage: the latent operations), or auto for every one an operation has (default: auto; the global --precision is used when given)"},
 			&ucli.StringFlag{Name: "json", Usage: "write the report to this file"},
 			&ucli.BoolFlag{Name: "compare", Usage: "compare the reports given as arguments (two or more) instead of running"},
 			&ucli.BoolFlag{Name: "all", Usage: "with --compare: print every row, not only the differences"},
@@ -85,6 +86,9 @@ Examples:
 				}
 			}
 			dts, err := verifyPrecisions(c)
+			if err == nil {
+				err = checkPrecisions(ops, dts)
+			}
 			if err != nil {
 				return err
 			}
@@ -113,17 +117,38 @@ Examples:
 }
 
 // verifyPrecisions reads --precision (the command's, else the global one):
-// auto checks both.
+// auto checks every precision an operation has (f32, f64, and f16 and bf16
+// storage for the latent operations); f16 and bf16 alone check the
+// operations that keep 16-bit storage.
 func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
 	p := c.String("precision")
 	if p == "" || p == "auto" || p == "all" {
-		return []tensor.DType{tensor.F32, tensor.F64}, nil
+		return suite.AllPrecisions, nil
 	}
-	dt, err := parseFloatDType(p)
-	if err != nil {
-		return nil, usageError{err}
+	var dt tensor.DType
+	switch p {
+	case "f16", "float16":
+		dt = tensor.F16
+	case "bf16", "bfloat16":
+		dt = tensor.BF16
+	default:
+		var err error
+		if dt, err = parseFloatDType(p); err != nil {
+			return nil, usageError{fmt.Errorf("%w; verify also takes f16 and bf16 (the latent operations' 16-bit storage)", err)}
+		}
 	}
 	return []tensor.DType{dt}, nil
+}
+
+// checkPrecisions refuses precisions that none of ops is checked in (f16
+// for the cov operations, say).
+func checkPrecisions(ops []suite.Op, dts []tensor.DType) error {
+	for _, op := range ops {
+		if len(op.Precisions(dts)) > 0 {
+			return nil
+		}
+	}
+	return usageError{fmt.Errorf("--precision: none of the operations selected keeps %s storage (the latent operations do)", dts[0])}
 }
 
 // ---- reports --------------------------------------------------------------

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vkstat/vkstat/internal/smallfile"
 	vk "github.com/vulkan-go/vulkan"
 )
 
@@ -115,12 +116,16 @@ func unwrapCache(file []byte, info DeviceInfo) ([]byte, error) {
 	return data, nil
 }
 
+// maxPipelineCache bounds the pipeline cache file read: far above any
+// driver's (lavapipe's holds every kernel's machine code, a few MB).
+const maxPipelineCache = 256 << 20
+
 func (d *Device) loadPipelineCache() {
 	t0 := time.Now()
 	defer func() { d.cacheLoad = time.Since(t0) }()
 	var data []byte
 	if p := d.cachePath(); p != "" {
-		if file, err := os.ReadFile(p); err == nil {
+		if file, err := smallfile.Read(p, maxPipelineCache); err == nil {
 			if data, err = unwrapCache(file, d.Info); err != nil {
 				slog.Debug("ignoring the pipeline cache file", "path", p, "err", err)
 				data = nil

@@ -47,12 +47,13 @@ type Device struct {
 	mu      sync.Mutex // guards the command pools, the allocators and the caches
 	qmu     sync.Mutex // guards submissions to queue and xqueue
 	kernels map[string]*Kernel
-	modules map[string]vk.ShaderModule // by SPIR-V code (kernel.go)
-	local   *allocator                 // storage buffers
-	staging *allocator                 // host-visible transfer buffers
-	uma     bool                       // storage buffers are host-visible: no staging
-	budget  int64                      // bytes of device memory the local allocator may hold
-	held    []*Held                    // host arrays kept on the device (held.go)
+	local   *allocator // storage buffers
+	staging *allocator // host-visible transfer buffers
+	uma     bool       // storage buffers are host-visible: no staging
+	budget  int64      // bytes of device memory the local allocator may hold
+	held    []*Held    // host arrays kept on the device (held.go)
+	values  []value    // what packages keep for the device's life (values.go)
+	vmu     sync.Mutex // guards values (mk may take mu)
 
 	// Runaway kernels (timeout.go): timeout is SetTimeout's (0: wait for
 	// ever); stuck a submission that timed out and may still run; gaveUp
@@ -65,7 +66,8 @@ type Device struct {
 	// pipeline cache's load; pipelines built and the time it took.
 	opened, cacheLoad, buildTime time.Duration
 	built                        int
-	cacheSum                     [32]byte // SHA-256 of the pipeline cache data loaded (cache.go)
+	cacheSum                     [32]byte                   // SHA-256 of the pipeline cache data loaded (cache.go)
+	modules                      map[string]vk.ShaderModule // by SPIR-V code (kernel.go)
 }
 
 // Open creates a logical device on physical device index, with the options
@@ -322,6 +324,7 @@ func (d *Device) Close() error {
 		return d.busy()
 	}
 	vk.DeviceWaitIdle(d.handle)
+	d.releaseValues()
 	if d.ring != nil {
 		d.ring.drain()
 		d.ring.free()

@@ -38,6 +38,10 @@ var ErrNoDriver = errors.New("no usable Vulkan driver")
 // device, or none of the kind asked for.
 var ErrNoDevice = errors.New("no Vulkan device")
 
+// ErrNoValidation reports that validation was asked for but the validation
+// layer (or the loader's VK_EXT_debug_utils) is not installed.
+var ErrNoValidation = errors.New("the Vulkan validation layer is not available")
+
 // ErrValidation wraps messages from the Vulkan validation layer.
 var ErrValidation = errors.New("vulkan validation")
 
@@ -182,10 +186,10 @@ func NewInstance(opt Options) (*Instance, error) {
 	if opt.Validate {
 		const layer = "VK_LAYER_KHRONOS_validation"
 		if !layerPresent(layer) {
-			return nil, fmt.Errorf("validation requested but %s is not installed (Debian/Ubuntu: apt-get install vulkan-validationlayers)", layer)
+			return nil, fmt.Errorf("%w: %s is not installed (Debian/Ubuntu: apt-get install vulkan-validationlayers)", ErrNoValidation, layer)
 		}
 		if !instanceExtensions()["VK_EXT_debug_utils"] {
-			return nil, fmt.Errorf("validation requested but the loader lacks VK_EXT_debug_utils")
+			return nil, fmt.Errorf("%w: the Vulkan loader lacks VK_EXT_debug_utils", ErrNoValidation)
 		}
 		layers = append(layers, cstr(layer))
 		exts = append(exts, cstr("VK_EXT_debug_utils"))

@@ -323,7 +323,7 @@ func (e *OpenError) Error() string {
 // there is a kind of), as opposed to Vulkan being unusable.
 func (e *OpenError) BadSpec() bool {
 	_, unusable := Unusable(e.Err)
-	return !unusable
+	return !unusable && !errors.Is(e.Err, ErrNoValidation)
 }
 
 // Words words the error with the caller's names for things: option is how
@@ -347,6 +347,8 @@ func (e *OpenError) Words(option string, quoted bool, cpu, list string) string {
 	case errors.Is(e.Err, ErrNoDevice):
 		// The cause names the spec.
 		return fmt.Sprintf("%s %v; see %s, or use %s", option, e.Err, list, cpu)
+	case errors.Is(e.Err, ErrNoValidation):
+		return e.Err.Error() // whatever the device
 	}
 	return fmt.Sprintf("%s %v", option, e.Err)
 }

@@ -28,8 +28,9 @@ type DateFile struct {
 	Georef  Georef
 	// Band is the raster band read (from 1).
 	Band  int
-	array bool // .npy or .fits, read whole
-	envi  bool // an ENVI file read without GDAL (OpenENVI)
+	array bool           // .npy or .fits, read whole
+	whole *tensor.Tensor // an array date that is not a regular file, read when inspected
+	envi  bool           // an ENVI file read without GDAL (OpenENVI)
 }
 
 // isArrayFile reports whether path names a .npy or FITS file, which a date
@@ -44,7 +45,10 @@ func isArrayFile(path string) bool {
 	return false
 }
 
-// InspectDate opens a date and reports its geometry. With noGDAL an ENVI
+// InspectDate opens a date and reports its geometry. An array date that is
+// a regular NPY file is read as far as its header; another (FITS, a pipe)
+// is read whole, and one that is not a regular file is kept in memory, as
+// a pipe cannot be read again. With noGDAL an ENVI
 // file that OpenENVI reads is read without GDAL, whose loading costs more
 // than reading a date (then the projection is what the ENVI header says).
 func InspectDate(path string, band int, noGDAL bool) (DateFile, error) {
@@ -57,15 +61,10 @@ func InspectDate(path string, band int, noGDAL bool) (DateFile, error) {
 		return d, fmt.Errorf("date %s is a directory", path)
 	}
 	if isArrayFile(path) {
-		t, err := ReadArray(path)
-		if err != nil {
-			return d, err
+		if band != 1 {
+			return d, fmt.Errorf("%s: band %d: a .npy or FITS date has one band", path, band)
 		}
-		if len(t.Shape) != 2 {
-			return d, fmt.Errorf("%s: want a 2-d image per date, got shape %s", path, tensor.ShapeString(t.Shape))
-		}
-		d.array, d.Height, d.Width, d.Type = true, t.Shape[0], t.Shape[1], t.DType.String()
-		return d, nil
+		return inspectArrayDate(d)
 	}
 	if noGDAL {
 		if r, err := OpenENVI(path); err == nil {
@@ -86,6 +85,37 @@ func InspectDate(path string, band int, noGDAL bool) (DateFile, error) {
 		return d, fmt.Errorf("%s: band %d does not exist (the file has %d)", path, band, r.Bands)
 	}
 	d.Width, d.Height, d.Type, d.Complex, d.Georef = r.Width, r.Height, r.Type, r.Complex(), r.Georef()
+	return d, nil
+}
+
+func inspectArrayDate(d DateFile) (DateFile, error) {
+	in, err := openInput(d.Path) // once: a FIFO gives its bytes to the first open only
+	if err != nil {
+		return d, err
+	}
+	defer in.Close()
+	var shape []int
+	var dtype tensor.DType
+	if format := formatOf(in); in.regular() && format == formatNPY {
+		h, _, err := readNPYHeader(in.source())
+		if err != nil {
+			return d, fmt.Errorf("%s: %w", d.Path, err)
+		}
+		shape, dtype = h.shape, h.dt.out()
+	} else {
+		t, err := readArrayInput(in, format)
+		if err != nil {
+			return d, err
+		}
+		shape, dtype = t.Shape, t.DType
+		if !in.regular() {
+			d.whole = t
+		}
+	}
+	if len(shape) != 2 {
+		return d, fmt.Errorf("%s: want a 2-d image per date, got shape %s", d.Path, tensor.ShapeString(shape))
+	}
+	d.array, d.Height, d.Width, d.Type = true, shape[0], shape[1], dtype.String()
 	return d, nil
 }
 
@@ -151,9 +181,12 @@ type DateReader struct {
 // Open opens the date for reading windows.
 func (d DateFile) Open() (*DateReader, error) {
 	if d.array {
-		t, err := ReadArray(d.Path)
-		if err != nil {
-			return nil, err
+		t := d.whole
+		if t == nil {
+			var err error
+			if t, err = ReadArray(d.Path); err != nil {
+				return nil, err
+			}
 		}
 		return &DateReader{v: t.As(tensor.F32).F32, w: t.Shape[1]}, nil
 	}

@@ -64,11 +64,15 @@ func openENVI(path string) (*enviFile, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no ENVI header (.hdr) beside it", path)
 	}
+	if err := checkRasterFile(path); err != nil {
+		return nil, err
+	}
 	hf, err := os.Open(hdr)
 	if err != nil {
 		return nil, err
 	}
 	defer hf.Close()
+	noteInputPath(hdr)
 	keys := map[string]string{}
 	sc := bufio.NewScanner(hf)
 	sc.Buffer(nil, 1<<20) // a coordinate system string can be long
@@ -160,6 +164,7 @@ func openENVI(path string) (*enviFile, error) {
 		f.Close()
 		return nil, err
 	}
+	noteInput(st)
 	if need := e.offset + int64(e.width)*int64(e.height)*int64(e.bands)*int64(e.size); st.Size() < need {
 		f.Close()
 		return nil, fmt.Errorf("%s: %d bytes, but its header describes %d", path, st.Size(), need)

@@ -233,8 +233,12 @@ func walkHeader(src *source, off int64, index int) (*fitsHDU, error) {
 					return nil, err
 				}
 			}
-			return nil, fmt.Errorf("truncated %s: no END card before the end of the file (%d bytes, not a whole %d-byte block)",
-				where(), have, fitsBlock)
+			if have%fitsBlock != 0 {
+				return nil, fmt.Errorf("truncated %s: no END card before the end of the file (%d bytes, not a whole number of %d-byte blocks)",
+					where(), have, fitsBlock)
+			}
+			return nil, fmt.Errorf("malformed %s: no END card in the file's %d bytes (a FITS header is 80-character cards ending with END)",
+				where(), have)
 		}
 		if _, err := src.ReadAt(block, pos); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", where(), err)
@@ -453,7 +457,12 @@ func readImageHDU(src *source, h *fitsHDU) (*tensor.Tensor, []FITSCard, error) {
 	// stand in for the padding, which the last HDU of a file often lacks
 	// and a stream may follow with anything. The data are read once, and a
 	// stream's copy of them is given back as fitsio reads it.
-	img, err := fitsioImage(io.MultiReader(src.section(h.start, h.dataStart-h.start),
+	header := make([]byte, h.dataStart-h.start)
+	if _, err := src.ReadAt(header, h.start); err != nil {
+		return nil, nil, fmt.Errorf("reading the %s's header: %w", h.name(), err)
+	}
+	upperExponents(header)
+	img, err := fitsioImage(io.MultiReader(bytes.NewReader(header),
 		src.drain(h.dataStart, h.dataSize), bytes.NewReader(make([]byte, h.end()-h.dataStart-h.dataSize))))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", h.name(), err)
@@ -494,6 +503,33 @@ func readImageHDU(src *source, h *fitsHDU) (*tensor.Tensor, []FITSCard, error) {
 		shape[len(h.axes)-1-i] = a
 	}
 	return decodeFITSData(raw, h.bitpix, shape, sc), cards, nil
+}
+
+// upperExponents writes the exponent of every numeric card value of
+// header in upper case, as the standard has it (1.5E2, 1.5D2) and fitsio
+// reads it: 1.5e2 is read either way, but 1e2 was read as no value (a
+// missing CRPIX2) and 1.5d2 failed the whole file.
+func upperExponents(header []byte) {
+	for c := 0; c+fitsCard <= len(header); c += fitsCard {
+		card := header[c : c+fitsCard]
+		if string(card[8:10]) != "= " {
+			continue
+		}
+		v := card[10:]
+		v = v[len(v)-len(bytes.TrimLeft(v, " ")):]
+		if end := bytes.Index(v, []byte(" /")); end >= 0 {
+			v = v[:end]
+		}
+		v = bytes.TrimRight(v, " ")
+		if len(v) == 0 || len(bytes.Trim(v, "+-.0123456789eEdD")) > 0 {
+			continue
+		}
+		for i, b := range v {
+			if b == 'e' || b == 'd' {
+				v[i] = b - 'a' + 'A'
+			}
+		}
+	}
 }
 
 // fitsioImage runs fitsio's decoder on one HDU, turning its panics into
@@ -573,45 +609,57 @@ func decodeFITSData(raw []byte, bitpix int, shape []int, sc fitsScaling) *tensor
 		return t
 	}
 	t := &tensor.Tensor{Shape: shape, DType: tensor.F64}
-	if inPlace && (bitpix == -64 || bitpix == 64) {
+	size := abs(bitpix) / 8
+	inPlace = inPlace && size == 8
+	if inPlace {
 		t.F64 = unsafe.Slice((*float64)(unsafe.Pointer(&raw[0])), n)
 	} else {
 		t.F64 = make([]float64, n)
 	}
 	out := t.F64
 	be := binary.BigEndian
+	var get func(i int) int64
 	switch bitpix {
-	case -32:
-		for i := range out {
-			out[i] = float64(math.Float32frombits(be.Uint32(raw[4*i:])))
-		}
-	case -64:
-		for i := range out {
-			out[i] = math.Float64frombits(be.Uint64(raw[8*i:]))
-		}
-	default:
-		var get func(i int) int64
+	case 8:
+		get = func(i int) int64 { return int64(raw[i]) }
+	case 16:
+		get = func(i int) int64 { return int64(int16(be.Uint16(raw[2*i:]))) }
+	case 32:
+		get = func(i int) int64 { return int64(int32(be.Uint32(raw[4*i:]))) }
+	case 64:
+		get = func(i int) int64 { return int64(be.Uint64(raw[8*i:])) }
+	}
+	// Block by block; raw's pages are given back behind the conversion
+	// when it is not the output, so that a narrower image (int16: 2 bytes
+	// an element) is never held whole beside its float64 array (10 bytes an
+	// element at the peak, not 8).
+	const block = 1 << 17
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
 		switch bitpix {
-		case 8:
-			get = func(i int) int64 { return int64(raw[i]) }
-		case 16:
-			get = func(i int) int64 { return int64(int16(be.Uint16(raw[2*i:]))) }
-		case 32:
-			get = func(i int) int64 { return int64(int32(be.Uint32(raw[4*i:]))) }
-		default:
-			get = func(i int) int64 { return int64(be.Uint64(raw[8*i:])) }
-		}
-		for i := range out {
-			v := get(i)
-			if sc.hasBlank && v == sc.blank {
-				out[i] = math.NaN()
-				continue
+		case -32:
+			for i := lo; i < hi; i++ {
+				out[i] = float64(math.Float32frombits(be.Uint32(raw[4*i:])))
 			}
-			out[i] = float64(v)
+		case -64:
+			for i := lo; i < hi; i++ {
+				out[i] = math.Float64frombits(be.Uint64(raw[8*i:]))
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				if v := get(i); sc.hasBlank && v == sc.blank {
+					out[i] = math.NaN()
+				} else {
+					out[i] = float64(v)
+				}
+			}
 		}
-		if !scaled {
-			return t
+		if !inPlace {
+			releaseMemory(raw[lo*size : hi*size])
 		}
+	}
+	if bitpix > 0 && !scaled {
+		return t
 	}
 	for i, v := range out {
 		out[i] = sc.bzero + sc.bscale*v
@@ -744,4 +792,15 @@ func EncodeFITS(w io.Writer, t *tensor.Tensor, cards []FITSCard) (err error) {
 // either the complete file appears at path or nothing is changed.
 func WriteFITS(path string, t *tensor.Tensor, cards []FITSCard) error {
 	return AtomicWrite(path, func(w io.Writer) error { return EncodeFITS(w, t, cards) })
+}
+
+// asciiOnly replaces what a FITS header cannot hold (printable ASCII only)
+// with '?'.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 32 || r > 126 {
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -481,7 +481,12 @@ func TestReadFITSErrors(t *testing.T) {
 		{"garbage", []byte("hello, world: this is not FITS at all"), "not a FITS file"},
 		{"npy", npy.Bytes(), "this is an NPY file"},
 		{"short-header", img[:1000], "truncated primary header"},
-		{"no-end", fitsPrimary(nil, "BITPIX", "8", "NAXIS", "0")[:80*3], "truncated primary header"},
+		{"no-end", fitsPrimary(nil, "BITPIX", "8", "NAXIS", "0")[:80*3], "truncated primary header: no END card before the end of the file (240 bytes, not a whole number of 2880-byte blocks)"},
+		// Issue 34: whole blocks and no END said "28802880 bytes, not a
+		// whole 2880-byte block".
+		{"no-end-whole-blocks", []byte(strings.Replace(string(fitsPrimary(make([]byte, 4*6), "BITPIX", "-32", "NAXIS", "2", "NAXIS1", "3", "NAXIS2", "2")),
+			fitsCardLine("END", ""), fitsCardLine("COMMENT", ""), 1)),
+			"malformed primary header: no END card in the file's 5760 bytes (a FITS header is 80-character cards ending with END)"},
 		{"truncated-data", img[:fitsBlock+10], "truncated data"},
 		{"no-data", fitsPrimary(nil, "BITPIX", "8", "NAXIS", "0"), "no image HDU"},
 		{"bitpix", fitsPrimary(make([]byte, 6), "BITPIX", "24", "NAXIS", "1", "NAXIS1", "2"), "unsupported BITPIX = 24"},
@@ -521,6 +526,34 @@ func TestReadFITSErrors(t *testing.T) {
 	}
 	if _, err := ReadFITS(filepath.Join(dir, "missing.fits")); err == nil || !strings.Contains(err.Error(), "missing.fits") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// Issue 34: numbers with a lower-case or no decimal point exponent, which
+// the standard writes 1.5E2 but writers write 1e2 and 1.5d2, are read: 1e2
+// was read as no value (CRPIX2 missing), 1.5d2 failed the file with
+// "strconv.ParseFloat: parsing "1.5d2"".
+func TestReadFITSExponents(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		v    string
+		want float64
+	}{{"1e2", 100}, {"15e1", 150}, {"1.5d2", 150}, {"-2.5d-1", -0.25}, {"1.5e2", 150}, {"1.5D+02", 150}, {"150", 150}} {
+		p := writeFITSBytes(t, dir, "e.fits", fitsPrimary(make([]byte, 4*6), "BITPIX", "-32", "NAXIS", "2", "NAXIS1", "3", "NAXIS2", "2",
+			"CRPIX2", c.v, "OBJECT", "'1e2'"))
+		_, cards, err := ReadFITSHeader(p)
+		if err != nil {
+			t.Errorf("CRPIX2 = %s: %v", c.v, err)
+			continue
+		}
+		if got, ok := CardFloat(cards, "CRPIX2"); !ok || got != c.want {
+			t.Errorf("CRPIX2 = %s: read %v, %v; want %v", c.v, got, ok, c.want)
+		}
+		for _, k := range cards {
+			if k.Key == "OBJECT" && k.Value != "1e2" {
+				t.Errorf("the string '1e2' read as %v", k.Value)
+			}
+		}
 	}
 }
 

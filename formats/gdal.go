@@ -268,6 +268,9 @@ type Raster struct {
 // OpenRaster opens a raster file read-only through GDAL. Errors name the
 // file and carry GDAL's message (a corrupt GeoTIFF, an unknown format).
 func OpenRaster(path string) (*Raster, error) {
+	if err := checkRasterFile(path); err != nil {
+		return nil, err
+	}
 	r := &Raster{Path: path}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))

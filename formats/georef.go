@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Georef is where a raster lies: its affine geotransform (GDAL's six
@@ -68,7 +69,9 @@ type RasterSpec struct {
 // crsID matches the authority code that closes a WKT definition: WKT2's
 // ID["EPSG",32720]] or WKT1's AUTHORITY["EPSG","32720"]] at the very end
 // (inner codes name the datum, units and axes).
-var crsID = regexp.MustCompile(`(?:ID|AUTHORITY)\["([^"]+)",\s*"?([^"\]]+)"?\]\]\s*$`)
+var crsID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:ID|AUTHORITY)\["([^"]+)",\s*"?([^"\]]+)"?\]\]\s*$`)
+})
 
 // SameCRS reports whether two projections (WKT, as Georef holds them) name
 // the same coordinate reference system: by their authority codes where
@@ -80,7 +83,7 @@ func SameCRS(a, b string) (same bool, nameA, nameB string) {
 		if strings.TrimSpace(w) == "" {
 			return "no projection", false
 		}
-		if m := crsID.FindStringSubmatch(w); m != nil {
+		if m := crsID().FindStringSubmatch(w); m != nil {
 			return m[1] + ":" + strings.TrimSpace(m[2]), true
 		}
 		return "a projection without an authority code", false

@@ -77,11 +77,17 @@ func openInput(path string) (*inputFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: is a directory, not a file", path)
 	}
+	noteInput(st)
+	return newInputFile(path, f, st), nil
+}
+
+// newInputFile is the input f, which os.Stat described as st.
+func newInputFile(path string, f *os.File, st os.FileInfo) *inputFile {
 	in := &inputFile{path: path, f: f, size: st.Size()}
 	if !st.Mode().IsRegular() {
 		in.br = bufio.NewReaderSize(f, 64<<10)
 	}
-	return in, nil
+	return in
 }
 
 func (in *inputFile) Close() error { return in.f.Close() }

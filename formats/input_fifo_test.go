@@ -156,3 +156,112 @@ func TestReadFIFOIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// once runs read, which reads the FIFO path, and fails the test if it is
+// still running after 10 s: it opened the FIFO a second time, after its
+// writer had gone, and waits for another (then a writer that writes
+// nothing is let in, so that read returns).
+func once(t *testing.T, path string, read func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- read() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatalf("%s: still reading after 10 s: the FIFO was opened again after its writer had gone", path)
+		return nil
+	}
+}
+
+// Issue 34, defect 3: every input is opened once, and what the first open
+// gives is read: a stack's date, reduce's --in (OpenArray), latent's
+// (OpenSamples) that is a FIFO. On main each was opened twice, the second
+// open waiting forever for a writer (stack hung in 3 of 4 runs, reduce and
+// latent now and then). Rasters that are not regular files are refused:
+// GDAL opens them more than once.
+func TestFIFOInputsOpenedOnce(t *testing.T) {
+	dir := t.TempDir()
+	img := tensor.FromF64(ramp(12), 3, 4)
+	var paths []string
+	for _, n := range []string{"d0.npy", "d1.npy"} {
+		p := filepath.Join(dir, n)
+		if err := WriteNPY(p, img); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	want := fmt.Sprint(img.As(tensor.F32).F32)
+
+	var b bytes.Buffer
+	if err := EncodeFITS(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	fits, wrote := fifo(t, dir, "d2.fits", b.Bytes(), nil)
+	err := once(t, fits, func() error {
+		dates, err := CheckDates(append(paths, fits), 1, true)
+		if err != nil {
+			return err
+		}
+		for _, d := range dates {
+			r, err := d.Open()
+			if err != nil {
+				return err
+			}
+			got := make([]float32, 12)
+			if err := r.Read(0, 0, 4, 3, got); err != nil {
+				return err
+			}
+			if fmt.Sprint(got) != want {
+				t.Errorf("%s: read %v, want %v", d.Path, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote()
+
+	for _, c := range []struct {
+		name string
+		read func(string) (*tensor.Tensor, error)
+	}{
+		{"OpenArray", func(p string) (*tensor.Tensor, error) {
+			src, whole, c, err := OpenArray(p)
+			if c != nil || src.Fill != nil {
+				return nil, fmt.Errorf("a FIFO served as a Source")
+			}
+			return whole, err
+		}},
+		{"OpenSamples", func(p string) (*tensor.Tensor, error) {
+			r, err := OpenSamples(p, "")
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			return r.Read(0, r.Samples(), nil)
+		}},
+	} {
+		p, wrote := fifo(t, dir, c.name+".npy", npyBytes(t, img), nil)
+		var got *tensor.Tensor
+		if err := once(t, p, func() (err error) { got, err = c.read(p); return err }); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got == nil || fmt.Sprint(got.As(tensor.F32).F32) != want {
+			t.Errorf("%s: read %v, want %s", c.name, got, want)
+		}
+		wrote()
+	}
+
+	tif := filepath.Join(dir, "date.tif")
+	if err := syscall.Mkfifo(tif, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckDates([]string{tif}, 1, false); err == nil || !strings.Contains(err.Error(), tif+": not a regular file (a pipe or a device): rasters are read from regular files only") {
+		t.Errorf("a FIFO raster: %v", err)
+	}
+}

@@ -23,8 +23,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sbinet/npyio"
-
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -334,64 +332,136 @@ func readNPYHeader(src *source) (npyHeader, io.Reader, error) {
 	return h, r, nil
 }
 
-// parseNPYHeader parses the header dictionary with npyio and checks the
-// result: npyio's parser panics on some malformed headers and silently
-// misreads others, so what it returns is re-rendered and compared with the
-// header text (spaces ignored).
+// parseNPYHeader parses the header dictionary as NumPy writes it,
+// {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }: these keys
+// in this order, spaces anywhere between tokens, a comma after the last
+// entry or not ('"' quotes and Python 2's 3L taken too). Errors say what
+// is wrong in the header's words.
 func parseNPYHeader(header []byte) (shape []int, dt npyDType, fortran bool, err error) {
 	text := string(header)
 	show := strings.TrimSpace(text)
 	if len(show) > 200 {
 		show = show[:200] + "..."
 	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("malformed NPY header %q: %s (NumPy writes {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), })",
+			show, fmt.Sprintf(format, a...))
+	}
 	nl := strings.LastIndexByte(text, '\n')
 	if nl < 0 {
-		return nil, dt, false, fmt.Errorf("malformed NPY header %q (no terminating newline)", show)
+		return nil, dt, false, bad("no terminating newline")
 	}
-	dict := strings.TrimSpace(text[:nl])
-	if strings.Contains(dict, "'descr': [") {
+	p := npyScanner{strings.TrimSpace(text[:nl])}
+	if !p.lit("{") {
+		return nil, dt, false, bad("not a dictionary {...}")
+	}
+	if !p.key("descr") {
+		return nil, dt, false, bad("want 'descr' first")
+	}
+	if p.lit("[") {
 		return nil, dt, false, fmt.Errorf("unsupported dtype: structured array (header %q); supported: %s", show, npySupported)
 	}
+	descr, ok := p.quoted()
+	if !ok {
+		return nil, dt, false, bad("'descr' is not a quoted type such as '<f8'")
+	}
+	if !p.lit(",") || !p.key("fortran_order") {
+		return nil, dt, false, bad("want 'fortran_order' after 'descr'")
+	}
+	switch w := p.word(); w {
+	case "True", "False":
+		fortran = w == "True"
+	default:
+		return nil, dt, false, bad("'fortran_order' is %q; want True or False", w)
+	}
+	if !p.lit(",") || !p.key("shape") {
+		return nil, dt, false, bad("want 'shape' after 'fortran_order'")
+	}
+	if shape, err = p.shape(); err != nil {
+		return nil, dt, false, bad("'shape' %v", err)
+	}
+	p.lit(",")
+	if !p.lit("}") || p.s != "" {
+		return nil, dt, false, bad("want } after 'shape', got %q", p.s)
+	}
+	dt, err = parseNPYDType(descr)
+	return shape, dt, fortran, err
+}
 
-	var h npyio.Header
-	perr := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("npyio: %v", p)
-			}
-		}()
-		// npyio reads magic, version 2.0, a 4-byte length and the header.
-		buf := make([]byte, 0, 12+len(header))
-		buf = append(buf, npyMagic...)
-		buf = append(buf, 2, 0)
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(header)))
-		buf = append(buf, header...)
-		rd, err := npyio.NewReader(bytes.NewReader(buf))
-		if err != nil {
-			return err
+// npyScanner reads the tokens of an NPY header's dictionary from s.
+type npyScanner struct{ s string }
+
+// lit consumes t, after spaces, if s starts with it.
+func (p *npyScanner) lit(t string) bool {
+	p.s = strings.TrimLeft(p.s, " \t")
+	rest, ok := strings.CutPrefix(p.s, t)
+	if ok {
+		p.s = rest
+	}
+	return ok
+}
+
+// key consumes 'k': (or "k":).
+func (p *npyScanner) key(k string) bool {
+	return (p.lit("'"+k+"'") || p.lit(`"`+k+`"`)) && p.lit(":")
+}
+
+// quoted consumes a quoted string and returns what it holds.
+func (p *npyScanner) quoted() (string, bool) {
+	for _, q := range []string{"'", `"`} {
+		if p.lit(q) {
+			v, rest, ok := strings.Cut(p.s, q)
+			p.s = rest
+			return v, ok
 		}
-		h = rd.Header
-		return nil
-	}()
-	if perr != nil {
-		return nil, dt, false, fmt.Errorf("malformed NPY header %q: %v", show, perr)
 	}
-	d := h.Descr
-	want := fmt.Sprintf("{'descr':'%s','fortran_order':%s,'shape':%s}",
-		d.Type, map[bool]string{false: "False", true: "True"}[d.Fortran],
-		strings.ReplaceAll(tensor.ShapeString(d.Shape), " ", ""))
-	got := strings.Join(strings.Fields(dict), "")
-	got = strings.TrimSuffix(got, ",}")
-	got = strings.TrimSuffix(got, "}") + "}"
-	if got != want {
-		return nil, dt, false, fmt.Errorf("malformed or unsupported NPY header %q "+
-			"(the layout NumPy writes is expected: {'descr': ..., 'fortran_order': ..., 'shape': (...), })", show)
+	return "", false
+}
+
+// word consumes the letters and digits that come next.
+func (p *npyScanner) word() string {
+	p.s = strings.TrimLeft(p.s, " \t")
+	i := strings.IndexFunc(p.s, func(r rune) bool {
+		return !(r == '-' || r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	})
+	if i < 0 {
+		i = len(p.s)
 	}
-	dt, err = parseNPYDType(d.Type)
-	if err != nil {
-		return nil, dt, false, err
+	w := p.s[:i]
+	p.s = p.s[i:]
+	return w
+}
+
+// shape consumes a tuple of integers: (), (4,), (3, 4).
+func (p *npyScanner) shape() ([]int, error) {
+	start := p.s
+	if !p.lit("(") {
+		return nil, fmt.Errorf("is not a tuple of integers such as (3, 4): %.20q", strings.TrimSpace(start))
 	}
-	return append([]int{}, d.Shape...), dt, d.Fortran, nil
+	shape := []int{}
+	for !p.lit(")") {
+		w := strings.TrimSuffix(p.word(), "L")
+		n, err := strconv.Atoi(w)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return nil, fmt.Errorf("has a dimension too large, %s", w)
+		case err != nil:
+			return nil, fmt.Errorf("is not a tuple of integers such as (3, 4): %.20q", strings.TrimSpace(start))
+		case n < 0:
+			return nil, fmt.Errorf("has a negative dimension, %d", n)
+		}
+		shape = append(shape, n)
+		if !p.lit(",") {
+			if !p.lit(")") {
+				return nil, fmt.Errorf("is not a tuple of integers such as (3, 4): %.20q", strings.TrimSpace(start))
+			}
+			if len(shape) == 1 {
+				return nil, fmt.Errorf("(%d) is a number, not a tuple: a 1-d shape is written (%d,)", n, n)
+			}
+			break
+		}
+	}
+	return shape, nil
 }
 
 // readNPYData decodes len(t) elements of dt from r into t, in chunks.

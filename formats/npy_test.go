@@ -337,8 +337,19 @@ func TestReadNPYErrors(t *testing.T) {
 		{"no newline", []byte("\x93NUMPY\x01\x00\x05\x00{    "), []string{"malformed NPY header", "newline"}},
 		{"garbage header", npyFile("hello world", nil), []string{"malformed NPY header"}},
 		{"keys out of order", npyFile("{'shape': (2,), 'fortran_order': False, 'descr': '<f8', }", make([]byte, 16)), []string{"NPY header"}},
-		{"missing trailing comma", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}", make([]byte, 48)), []string{"NPY header"}},
 		{"bad fortran_order", npyFile(npyDict("<f8", false, "(2,)")[:0]+"{'descr': '<f8', 'fortran_order': 1, 'shape': (2,), }", make([]byte, 16)), []string{"malformed NPY header"}},
+		// Issue 34: messages in the header's words, not Go's ("slice bounds
+		// out of range [:-3]", `strconv.Atoi: parsing "4)"`).
+		{"shape a number", npyFile(npyDict("<f8", false, "(4)"), make([]byte, 32)),
+			[]string{`'shape' (4) is a number, not a tuple: a 1-d shape is written (4,)`}},
+		{"shape without (", npyFile(npyDict("<f8", false, "4)"), make([]byte, 32)), []string{`'shape' is not a tuple of integers such as (3, 4): "4), }"`}},
+		{"shape unclosed", npyFile(npyDict("<f8", false, "(4,"), make([]byte, 32)), []string{`'shape' is not a tuple of integers such as (3, 4): "(4,, }"`}},
+		{"shape empty", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': }", nil), []string{`'shape' is not a tuple of integers`}},
+		{"dimension too large", npyFile(npyDict("<f8", false, "(99999999999999999999,)"), nil), []string{"'shape' has a dimension too large, 99999999999999999999"}},
+		{"no shape", npyFile("{'descr': '<f8', 'fortran_order': False}", nil), []string{"want 'shape' after 'fortran_order'", "NumPy writes {'descr': '<f8'"}},
+		{"fortran_order Maybe", npyFile("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2,), }", make([]byte, 16)), []string{`'fortran_order' is "Maybe"; want True or False`}},
+		{"descr unquoted", npyFile("{'descr': f8, 'fortran_order': False, 'shape': (2,), }", make([]byte, 16)), []string{"'descr' is not a quoted type such as '<f8'"}},
+		{"after shape", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", make([]byte, 16)), []string{`want } after 'shape', got "'x': 1}"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -358,6 +369,11 @@ func TestReadNPYErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	// np.load reads a header without the comma after the last entry.
+	if a, err := ReadNPY(writeTemp(t, "comma.npy", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}", make([]byte, 48)))); err != nil || tensor.ShapeString(a.Shape) != "(2, 3)" {
+		t.Errorf("header without the trailing comma: %v %v", a, err)
 	}
 
 	t.Run("missing file", func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -45,19 +46,28 @@ type Outputs struct {
 	Ctx context.Context
 
 	staged  []stagedFile
-	created map[string]bool // directories CreateDir declared
-	owned   []string        // directories OwnDir declared
-	dirs    []stagedDir     // missing directories, staged hidden
-	err     error           // first Add error
-	done    bool            // Commit was called
+	created map[string]bool     // directories CreateDir declared
+	owned   []ownedDir          // directories OwnDir declared
+	dirs    []stagedDir         // missing directories, staged hidden
+	err     error               // first Add error
+	done    bool                // Commit was called
+	swept   map[string]bool     // dir/base whose stale temporaries sweep removed
+	names   map[string][]string // the names in each directory sweep looked at
 }
 
 // stagedFile is one output: tmp is renamed to path at Commit, unless it lies
-// in a staged directory, which is renamed as a whole.
+// in a staged directory, which is renamed as a whole, or was written
+// straight into path (a device or FIFO).
 type stagedFile struct {
 	tmp, path string
 	inDir     bool
+	direct    bool
+	id        fileID // tmp's identity, which the rename keeps
+	hasID     bool
 }
+
+// ownedDir is a folder OwnDir declared, and the command that writes it.
+type ownedDir struct{ dir, by string }
 
 // stagedDir is a missing output directory path, built as the hidden
 // directory tmp beside it and renamed into place at Commit.
@@ -75,58 +85,28 @@ func (o *Outputs) CreateDir(dir string) {
 }
 
 // OwnDir declares dir (as CreateDir does) a folder that holds the outputs
-// of one run: Commit lists this run's outputs in dir/.vkstat-outputs and
-// removes those of the run before (listed there) that this one did not
-// write, so that the folder never mixes two runs' files. Other files in it
-// are left alone.
-func (o *Outputs) OwnDir(dir string) {
+// of one run of the command by ("reduce", "synth paco"): Commit lists this
+// run's outputs in dir/.vkstat-outputs and removes those of the command's
+// run before (listed there) that this one did not write, so that the
+// folder never mixes two runs' files. Only files still as that run wrote
+// them are removed, never one this process read; other files, and other
+// commands' outputs, are left alone (see OutputsList).
+func (o *Outputs) OwnDir(dir, by string) {
 	o.CreateDir(dir)
-	if !slices.Contains(o.owned, filepath.Clean(dir)) {
-		o.owned = append(o.owned, filepath.Clean(dir))
+	d := ownedDir{filepath.Clean(dir), by}
+	if !slices.ContainsFunc(o.owned, func(x ownedDir) bool { return x.dir == d.dir }) {
+		o.owned = append(o.owned, d)
 	}
-}
-
-// OutputsList is the file in an OwnDir folder that names the outputs of
-// the last run there.
-const OutputsList = ".vkstat-outputs"
-
-// listOwned stages the new list of every owned folder and returns, per
-// folder, the outputs of the previous run that this one does not replace.
-func (o *Outputs) listOwned() (map[string][]string, error) {
-	stale := map[string][]string{}
-	for _, dir := range o.owned {
-		names := map[string]bool{}
-		var list []string
-		for _, s := range o.staged {
-			if filepath.Dir(filepath.Clean(s.path)) == dir {
-				names[filepath.Base(s.path)] = true
-				list = append(list, filepath.Base(s.path))
-			}
-		}
-		if old, err := os.ReadFile(filepath.Join(dir, OutputsList)); err == nil {
-			for _, name := range strings.Split(string(old), "\n") {
-				if name == "" || strings.HasPrefix(name, "#") || names[name] || name != filepath.Base(name) || name == "." || name == ".." {
-					continue
-				}
-				if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
-					stale[dir] = append(stale[dir], name)
-				}
-			}
-		}
-		text := "# The outputs of the last vkstat run in this folder: the next run here\n# removes those it does not write again.\n" +
-			strings.Join(list, "\n") + "\n"
-		if err := o.add(filepath.Join(dir, OutputsList), func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
-			return nil, err
-		}
-	}
-	return stale, nil
 }
 
 // Add writes one output, through write, to a temporary file beside path. The
 // writer given to write is buffered. On error the temporary file is removed,
 // the error (naming path) is returned and remembered, and Commit will refuse.
+// A path that is a device or a FIFO (/dev/null, a pipe's reader) is not
+// replaced: write writes into it at once, and what it wrote stays written
+// whatever happens after.
 func (o *Outputs) Add(path string, write func(w io.Writer) error) error {
-	err := o.add(path, write)
+	err := o.add(path, write, false)
 	if err != nil && o.err == nil {
 		o.err = err
 	}
@@ -154,7 +134,8 @@ func (o *Outputs) stageDir(dir string) (string, error) {
 		}
 	}
 	if tmp == "" {
-		t, err := os.MkdirTemp(filepath.Dir(top), "."+filepath.Base(top)+".tmp-*")
+		o.sweep(filepath.Dir(top), filepath.Base(top))
+		t, err := os.MkdirTemp(filepath.Dir(top), tempPattern(filepath.Base(top)))
 		if err != nil {
 			return "", fmt.Errorf("directory %s: %w", dir, err)
 		}
@@ -186,7 +167,9 @@ func (o *Outputs) declared(dir string) bool {
 	}
 }
 
-func (o *Outputs) add(path string, write func(w io.Writer) error) error {
+// add is Add; with replace, a path that is not a regular file (but a
+// device, a FIFO) is replaced all the same (the output list).
+func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) error {
 	if o.done {
 		return fmt.Errorf("write %s: outputs already committed", path)
 	}
@@ -203,7 +186,14 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("write %s: it is a directory", path)
+	} else if err == nil && !st.Mode().IsRegular() && !replace {
+		if err := o.writeInto(path, write); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		o.staged = append(o.staged, stagedFile{path: path, direct: true})
+		return nil
 	}
+	o.sweep(dir, base)
 	var f *os.File
 	var err error
 	inDir := false
@@ -218,7 +208,7 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 		}
 		inDir = true
 	} else {
-		f, err = os.CreateTemp(dir, "."+base+".tmp-*")
+		f, err = os.CreateTemp(dir, tempPattern(base))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("write %s: directory %s does not exist", path, dir)
 		}
@@ -244,6 +234,10 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 	if err == nil {
 		err = f.Chmod(mode)
 	}
+	var st fs.FileInfo
+	if err == nil {
+		st, err = f.Stat()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -251,8 +245,30 @@ func (o *Outputs) add(path string, write func(w io.Writer) error) error {
 		removeTemp(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir})
+	id, hasID := idOf(st)
+	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir, id: id, hasID: hasID})
 	return nil
+}
+
+// writeInto writes an output straight into path, a device or a FIFO.
+func (o *Outputs) writeInto(path string, write func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	var dst io.Writer = f
+	if o.Ctx != nil {
+		dst = ctxWriter{o.Ctx, f}
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // outFile is the writer an output's encoder gets: buffered, and told the
@@ -290,7 +306,7 @@ func (o *Outputs) check() error {
 		}
 	}
 	for _, s := range o.staged {
-		if s.inDir {
+		if s.inDir || s.direct {
 			continue
 		}
 		if st, err := os.Lstat(s.path); err == nil && st.IsDir() {
@@ -315,7 +331,7 @@ func (o *Outputs) Commit() error {
 	if o.err == nil && o.Ctx != nil {
 		o.err = o.Ctx.Err()
 	}
-	var stale map[string][]string
+	var stale map[string][]listEntry
 	if o.err == nil {
 		stale, o.err = o.listOwned()
 	}
@@ -341,7 +357,7 @@ func (o *Outputs) Commit() error {
 	}
 	for len(o.staged) > 0 {
 		s := o.staged[0]
-		if !s.inDir {
+		if !s.inDir && !s.direct {
 			if err := os.Rename(s.tmp, s.path); err != nil {
 				return fail(s.path, err)
 			}
@@ -349,10 +365,8 @@ func (o *Outputs) Commit() error {
 		}
 		o.staged = o.staged[1:]
 	}
-	for dir, names := range stale {
-		for _, name := range names {
-			os.Remove(filepath.Join(dir, name))
-		}
+	for dir, list := range stale {
+		removeStale(dir, list)
 	}
 	return nil
 }
@@ -361,7 +375,7 @@ func (o *Outputs) Commit() error {
 // nothing after a successful Commit, so it can always be deferred.
 func (o *Outputs) Abort() {
 	for _, s := range o.staged {
-		if !s.inDir {
+		if !s.inDir && !s.direct {
 			removeTemp(s.tmp)
 		}
 	}
@@ -370,6 +384,69 @@ func (o *Outputs) Abort() {
 		removeTemp(d.tmp)
 	}
 	o.dirs = nil
+}
+
+// A temporary's name says which process made it, ".NAME.tmp-PID@HOST-N",
+// so that a later run may remove what a killed one left (sweep).
+func tempPattern(base string) string {
+	return fmt.Sprintf(".%s.tmp-%d@%s-*", base, os.Getpid(), hostTag())
+}
+
+// hostTag is the host's name as it goes into a temporary's name.
+var hostTag = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '*' || r == '-' || r == '@' || r == os.PathSeparator {
+			return '_'
+		}
+		return r
+	}, h)
+})
+
+// sweep removes the temporaries of base in dir (files and staged
+// directories) that processes of this host left when they were killed:
+// only names of tempPattern's form, only of processes no longer running.
+func (o *Outputs) sweep(dir, base string) {
+	if o.swept == nil {
+		o.swept, o.names = map[string]bool{}, map[string][]string{}
+	}
+	key := filepath.Join(dir, base)
+	if o.swept[key] {
+		return
+	}
+	o.swept[key] = true
+	names, ok := o.names[dir]
+	if !ok {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp-") {
+				names = append(names, e.Name())
+			}
+		}
+		o.names[dir] = names
+	}
+	prefix := "." + base + ".tmp-"
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, prefix)
+		if !ok {
+			continue
+		}
+		owner, random, ok := cutLast(rest, "-")
+		pidText, host, ok2 := strings.Cut(owner, "@")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !ok2 || err != nil || pid <= 0 || host != hostTag() || strings.Trim(random, "0123456789") != "" ||
+			pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, n))
+	}
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // Temporaries in flight, so that an interrupted process that cannot wait

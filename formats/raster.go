@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -133,5 +134,22 @@ func (o *Outputs) AddRaster(path string, spec RasterSpec, data []float32) error 
 			return err
 		}
 	}
+	return nil
+}
+
+// checkRasterFile refuses a raster that is not a regular file: GDAL and the
+// ENVI reader seek in it and open it more than once, which a pipe cannot
+// serve (nothing is read twice from a FIFO; a second open waits for a
+// writer that never comes). A regular file is noted as this process's
+// input. A path the system does not know (GDAL's /vsi paths) passes.
+func checkRasterFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // GDAL words it
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return fmt.Errorf("%s: not a regular file (a pipe or a device): rasters are read from regular files only; save it to a file first", path)
+	}
+	noteInput(st)
 	return nil
 }

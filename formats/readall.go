@@ -57,6 +57,12 @@ func readLimit(path string, limit int64, what string, text bool) ([]byte, error)
 		return nil, err
 	}
 	defer in.Close()
+	return readInputLimit(in, limit, what, text)
+}
+
+// readInputLimit is readLimit on an open input (limit > 0).
+func readInputLimit(in *inputFile, limit int64, what string, text bool) ([]byte, error) {
+	path := in.path
 	if in.regular() {
 		if in.size > limit {
 			return nil, &TooLargeError{Path: path, What: what, Size: in.size, Limit: limit}

@@ -51,35 +51,41 @@ func OpenSamples16(path, name string) (*SampleReader, error) {
 }
 
 func openSamples(path, name string, keep16 bool) (*SampleReader, error) {
-	if IsSafetensorsName(path) || !isRasterName(path) {
-		r, err := openSampleStream(path, name, keep16)
-		if r != nil || err != nil {
-			return r, err
+	if err := checkTensorName(path, name); err != nil || isRasterName(path) && !IsSafetensorsName(path) {
+		if err != nil {
+			return nil, err
 		}
+		t, info, err := readTensor(path, name, keep16)
+		if err != nil {
+			return nil, err
+		}
+		return &SampleReader{Shape: t.Shape, DType: t.DType, Info: info, whole: t}, nil
 	}
-	read := ReadTensor
-	if keep16 {
-		read = ReadTensor16
+	in, err := openInput(path) // once: a FIFO gives its bytes to the first open only
+	if err != nil {
+		return nil, err
 	}
-	t, info, err := read(path, name)
+	r, err := sampleStream(in, name, keep16)
+	if r != nil || err != nil {
+		if err != nil {
+			in.Close()
+		}
+		return r, err
+	}
+	defer in.Close()
+	t, info, err := readTensorInput(in, name, keep16)
 	if err != nil {
 		return nil, err
 	}
 	return &SampleReader{Shape: t.Shape, DType: t.DType, Info: info, whole: t}, nil
 }
 
-// openSampleStream opens the files whose data can be read in ranges; it
-// returns nil and no error for the others.
-func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
-	if name != "" && !IsSafetensorsName(path) {
-		return nil, nil // ReadTensor words the error
-	}
-	in, err := openInput(path)
-	if err != nil {
-		return nil, err
-	}
+// sampleStream makes the reader of an open input whose data can be read
+// in ranges (which then owns in); it returns nil and no error for the
+// others, having read no more than a regular file's header.
+func sampleStream(in *inputFile, name string, keep16 bool) (*SampleReader, error) {
+	path := in.path
 	if !in.regular() {
-		in.Close()
 		return nil, nil
 	}
 	r := &SampleReader{Streamed: true, f: in}
@@ -88,7 +94,6 @@ func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
 	case IsSafetensorsName(path):
 		entries, _, off, err := readSafetensorsHeader(in.source())
 		if err != nil {
-			in.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		var e *SafetensorsEntry
@@ -98,7 +103,6 @@ func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
 			}
 		}
 		if e == nil {
-			in.Close()
 			return nil, nil // ReadTensor words the error: no such tensor, or several
 		}
 		le := binary.LittleEndian
@@ -112,11 +116,9 @@ func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
 		case "F64":
 			r.dt = npyDType{descr: "<f8", order: le, kind: 'f', size: 8}
 		default:
-			in.Close()
 			return nil, nil
 		}
 		if have := in.size; off+e.End > have {
-			in.Close()
 			return nil, nil // truncated: ReadTensor words the error
 		}
 		base = off + e.Begin
@@ -125,17 +127,14 @@ func openSampleStream(path, name string, keep16 bool) (*SampleReader, error) {
 	case formatOf(in) == formatNPY:
 		h, _, err := readNPYHeader(in.source())
 		if err != nil {
-			in.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if (h.dt.kind != 'f' && !h.dt.bf16()) || h.fortran && len(h.shape) > 1 {
-			in.Close()
 			return nil, nil
 		}
 		r.dt, base, r.Shape = h.dt, h.dataOff, h.shape
 		r.Info = TensorInfo{Format: "npy", DType: h.dt.name()}
 	default:
-		in.Close()
 		return nil, nil
 	}
 	r.DType = r.dt.out()

@@ -24,27 +24,63 @@ var errNotStreamable = errors.New("not streamable")
 // files give errNotStreamable (read them with ReadArray). Close the
 // returned file when done.
 func openSource(path string) (tensor.Source, io.Closer, error) {
-	var src tensor.Source
 	in, err := openInput(path)
 	if err != nil {
+		return tensor.Source{}, nil, err
+	}
+	src, ok, err := inputSource(in)
+	if err != nil || !ok {
+		in.Close()
+		if err == nil {
+			err = errNotStreamable
+		}
 		return src, nil, err
 	}
+	return src, in, nil
+}
+
+// inputSource is the Source of an open input whose data can be served as
+// stored (see openSource); false for any other, leaving nothing but the
+// first bytes peeked at, so that it can still be read whole.
+func inputSource(in *inputFile) (tensor.Source, bool, error) {
+	var src tensor.Source
 	if !in.regular() || formatOf(in) != formatNPY {
-		in.Close()
-		return src, nil, errNotStreamable
+		return src, false, nil
 	}
 	h, _, err := readNPYHeader(in.source())
 	if err != nil {
-		in.Close()
-		return src, nil, fmt.Errorf("%s: %w", path, err)
+		return src, false, fmt.Errorf("%s: %w", in.path, err)
 	}
 	le := h.dt.order.Uint16([]byte{1, 0}) == 1
 	if h.dt.kind != 'f' || (h.dt.size != 4 && h.dt.size != 8) || !le || h.fortran && len(h.shape) > 1 {
-		in.Close()
-		return src, nil, errNotStreamable
+		return src, false, nil
 	}
-	src = tensor.Source{Shape: h.shape, DType: h.dt.out(), Name: path, Fill: fileFill(in.f, path, h.dataOff)}
-	return src, in, nil
+	return tensor.Source{Shape: h.shape, DType: h.dt.out(), Name: in.path, Fill: fileFill(in.f, in.path, h.dataOff)}, true, nil
+}
+
+// OpenArray opens path once and gives what it holds: the Source of a file
+// OpenSource serves (close the Closer when done), or else the whole array,
+// read as ReadArray reads it from that same open (a FIFO's writer is read
+// once), with a nil Closer.
+func OpenArray(path string) (src tensor.Source, whole *tensor.Tensor, c io.Closer, err error) {
+	if isRasterName(path) {
+		whole, err = ReadRaster(path)
+		return src, whole, nil, err
+	}
+	in, err := openInput(path)
+	if err != nil {
+		return src, nil, nil, err
+	}
+	src, ok, err := inputSource(in)
+	if ok {
+		return src, nil, in, nil
+	}
+	defer in.Close()
+	if err != nil {
+		return src, nil, nil, err
+	}
+	whole, err = readArrayInput(in, formatOf(in))
+	return src, whole, nil, err
 }
 
 // fileFill reads bytes [off, off+len(p)) of the data that starts at base in

@@ -124,3 +124,36 @@ func TestReadVectorMax(t *testing.T) {
 		t.Errorf("an NPY vector of 4, at most 3: %v", err)
 	}
 }
+
+// Issue 34: an integer FITS image was held twice while read, its raw data
+// (fitsio's) and its float64 array: 12 bytes an element for BITPIX 32 at
+// the peak (96 MiB here), not 8 (64 MiB). The raw pages are given back
+// behind the conversion.
+func TestReadFITSIntegerMemory(t *testing.T) {
+	if rssBytes() < 0 {
+		t.Skip("no /proc/self/statm")
+	}
+	if raceDetector {
+		t.Skip("the race detector's shadow memory counts as resident memory (2-3× what the program holds)")
+	}
+	const n = 8 << 20 // elements: 32 MiB of int32, 64 MiB of float64
+	hdr := fitsHeader("SIMPLE", "T", "BITPIX", "32", "NAXIS", "2", "NAXIS1", "1024", "NAXIS2", strconv.Itoa(n/1024))
+	p := filepath.Join(t.TempDir(), "int32.fits")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(hdr)
+	f.Truncate(int64(len(hdr) + 4*n)) // zeros
+	f.Close()
+	var x *tensor.Tensor
+	rise := peakRSSDuring(func() { x, err = ReadFITS(p) })
+	if err != nil || x.DType != tensor.F64 || x.Len() != n {
+		t.Fatalf("%v %v", x, err)
+	}
+	t.Logf("resident memory rose by %.0f MiB for a 64 MiB float64 array from 32 MiB of int32", float64(rise)/(1<<20))
+	if rise > 80<<20 {
+		t.Errorf("resident memory rose by %d MiB for a 64 MiB float64 array; want at most 80 (raw data and array at once: 96)", rise>>20)
+	}
+	runtime.KeepAlive(x)
+}

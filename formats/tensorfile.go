@@ -39,12 +39,36 @@ func ReadTensor16(path, name string) (*tensor.Tensor, TensorInfo, error) {
 }
 
 func readTensor(path, name string, keep16 bool) (*tensor.Tensor, TensorInfo, error) {
-	if IsSafetensorsName(path) {
-		in, err := openInput(path)
+	if isRasterName(path) && !IsSafetensorsName(path) && name == "" {
+		t, err := ReadRaster(path)
 		if err != nil {
 			return nil, TensorInfo{}, err
 		}
-		defer in.Close()
+		return t, TensorInfo{Format: "raster", DType: t.DType.String()}, nil
+	}
+	if err := checkTensorName(path, name); err != nil {
+		return nil, TensorInfo{}, err
+	}
+	in, err := openInput(path)
+	if err != nil {
+		return nil, TensorInfo{}, err
+	}
+	defer in.Close()
+	return readTensorInput(in, name, keep16)
+}
+
+// checkTensorName refuses a tensor name for a file that is not safetensors.
+func checkTensorName(path, name string) error {
+	if name != "" && !IsSafetensorsName(path) {
+		return fmt.Errorf("%s: a tensor name (%q) is only for safetensors files (.safetensors)", path, name)
+	}
+	return nil
+}
+
+// readTensorInput is readTensor on an open input that is not a raster.
+func readTensorInput(in *inputFile, name string, keep16 bool) (*tensor.Tensor, TensorInfo, error) {
+	path := in.path
+	if IsSafetensorsName(path) {
 		t, e, err := decodeSafetensorsAs(in.source(), name, keep16)
 		if err != nil {
 			return nil, TensorInfo{}, fmt.Errorf("%s: %w", path, err)
@@ -52,21 +76,6 @@ func readTensor(path, name string, keep16 bool) (*tensor.Tensor, TensorInfo, err
 		dt := map[string]string{"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}[e.DType]
 		return t, TensorInfo{Format: "safetensors", DType: dt, Name: e.Name}, nil
 	}
-	if name != "" {
-		return nil, TensorInfo{}, fmt.Errorf("%s: a tensor name (%q) is only for safetensors files (.safetensors)", path, name)
-	}
-	if isRasterName(path) {
-		t, err := ReadRaster(path)
-		if err != nil {
-			return nil, TensorInfo{}, err
-		}
-		return t, TensorInfo{Format: "raster", DType: t.DType.String()}, nil
-	}
-	in, err := openInput(path)
-	if err != nil {
-		return nil, TensorInfo{}, err
-	}
-	defer in.Close()
 	switch formatOf(in) {
 	case formatNPY:
 		t, h, err := decodeNPYHeaderAs(in.source(), keep16)

@@ -42,7 +42,7 @@ step "SAR: 6 synthetic SLC dates (CInt16 GeoTIFF, 1024×1024, a 3× change from 
 $bin synth stack --dates 6 --shape 1024,1024 --change 3 --seed 4 --out-dir $dir/slc
 for d in "${devices[@]}"; do
 	echo "-- --device $d: |S|², 4×4 multilook, refined Lee 7×7, temporal mean/std/cv/min/max/count"
-	$bin --device "$d" --time stack --looks 4x4 --filter refined-lee --filter-size 7 --png mean,cv \
+	$bin --device "$d" --time stack --looks 4x4 --filter refined-lee --filter-size 7 --plot mean,cv \
 		--out-dir $dir/sar-$d @$dir/slc/dates.txt
 done
 echo "GeoTIFFs with the dates' georeferencing and quicklooks: $dir/sar-auto/{mean,cv}.png (the change shows in cv)"

@@ -90,8 +90,19 @@ if ((${#missing[@]})); then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! command -v go >/dev/null; then
-	echo "vkstat needs Go 1.24 or newer: https://go.dev/doc/install" >&2
+# Go 1.24 or newer; Go 1.21 to 1.23 fetch the 1.24 toolchain that go.mod
+# asks for by themselves (unless GOTOOLCHAIN=local). Debian 12's golang-go
+# is 1.19, older: then this prints how to install Go from go.dev.
+gov=$(go env GOVERSION 2>/dev/null || true)
+minor=$(sed -n 's/^go1\.\([0-9]*\).*/\1/p' <<<"$gov")
+if [ -z "$minor" ] || [ "$minor" -lt 21 ] || { [ "$minor" -lt 24 ] && [ "$(go env GOTOOLCHAIN)" = local ]; }; then
+	arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+	cat >&2 <<EOF
+vkstat needs Go 1.24 or newer (found: ${gov:-no go on PATH}; Debian 12's golang-go is 1.19).
+Install Go from go.dev into /usr/local/go and put it on PATH:
+  curl -fsSL https://go.dev/dl/go1.24.0.linux-$arch.tar.gz | sudo tar -C /usr/local -xz
+  export PATH=\$PATH:/usr/local/go/bin    # and add this line to ~/.profile
+EOF
 	exit 1
 fi
 

@@ -12,7 +12,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$PYTHON" "$root/python/build_wheel.py" --version "$(git -C "$root" describe --tags --always --dirty 2>/dev/null || echo dev)" --out "$tmp/dist" >/dev/null
+"$PYTHON" "$root/python/build_wheel.py" --version "$("$root/scripts/version.sh")" --out "$tmp/dist" >/dev/null
 "$PYTHON" -m venv --system-site-packages "$tmp/venv"
 "$tmp/venv/bin/pip" install --quiet --no-index --disable-pip-version-check "$tmp"/dist/vkstat-*.whl
 cd "$tmp"
@@ -22,6 +22,8 @@ import numpy as np
 import vkstat
 assert vkstat.__file__.startswith(sys.argv[1]), vkstat.__file__
 devs = vkstat.devices()
+import importlib.metadata
+assert vkstat.__version__ == importlib.metadata.version("vkstat"), (vkstat.__version__, importlib.metadata.version("vkstat"))
 print("vkstat", vkstat.__version__, "from the wheel:", ", ".join(d["name"] for d in devs))
 x = np.linspace(-2, 2, 1001)
 for d in ["cpu"] + (["lavapipe"] if any(v["name"].startswith("llvmpipe") for v in devs[:-1]) else []):

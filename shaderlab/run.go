@@ -136,6 +136,14 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	if n := p.Local[0] * p.Local[1] * p.Local[2]; dev.Info.MaxWorkgroupInvocation > 0 && n > dev.Info.MaxWorkgroupInvocation {
 		return nil, fmt.Errorf("local size %d×%d×%d = %d invocations exceeds the device limit of %d", p.Local[0], p.Local[1], p.Local[2], n, dev.Info.MaxWorkgroupInvocation)
 	}
+	// Before any memory is taken: a binding past the device's range was
+	// refused only when dispatched, after seconds of allocating and
+	// uploading zeros (3.2 GB for float32:20000x20000 on lavapipe).
+	for i, a := range p.Inputs {
+		if lim := int64(dev.Info.MaxStorageBufferRange); lim > 0 && int64(len(a.Data)) > lim {
+			return nil, fmt.Errorf("binding %d holds %d bytes, more than the device binds (maxStorageBufferRange %d)", i, len(a.Data), lim)
+		}
+	}
 	sum := sha256.Sum256(p.Shader.SPIRV)
 	k, err := dev.Kernel(engine.KernelSpec{
 		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: p.Shader.SPIRV, Spec: p.Spec,

@@ -46,7 +46,7 @@ void main() {
 	uint r1 = min(p.rows, r0 + p.chunk);
 	uint idx = p.skip + o * p.ostride + r0 * p.inner + j;
 
-	ACC shift = ACC(0), s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
+	ACC shift = ACC(0), s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0), s0 = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0; r < r1; ++r, idx += p.inner) {
 		T v = LOAD(idx);
@@ -64,22 +64,20 @@ void main() {
 		ACC d = x - shift;
 		acc_add(s1, c1, d);
 		acc_add(s2, c2, d * d);
+		s0 += x * RESCUE;
 		mn = min(mn, x);
 		mx = max(mx, x);
 	}
 	Record r;
+	r.mn = mn;
+	r.mx = mx;
 	if (n > 0u) {
-		ACC dm = s1 / ACC(n);
-		r.mean = shift;
-		r.mlo = dm;
-		r.m2 = record_m2(s1, s2, dm);
+		record_stats(r, shift, s1, s2, s0, n);
 	} else {
 		r.mean = ACC(0);
 		r.mlo = ACC(0);
 		r.m2 = ACC(0);
 	}
-	r.mn = mn;
-	r.mx = mx;
 	r.n = n;
 	r.nans = nans;
 	rec[(o * p.jcount + j) * p.nchunks + c] = r;

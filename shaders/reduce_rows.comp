@@ -55,7 +55,7 @@ void main() {
 			break;
 		}
 	}
-	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0);
+	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(0), mx = ACC(0), s0 = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0 + lid; r < r1; r += WG_SIZE) {
 		T v = LOAD(base + r);
@@ -72,6 +72,7 @@ void main() {
 		ACC d = x - shift;
 		acc_add(s1, c1, d);
 		acc_add(s2, c2, d * d);
+		s0 += x * RESCUE;
 		mn = min(mn, x);
 		mx = max(mx, x);
 	}
@@ -101,21 +102,33 @@ void main() {
 		}
 		barrier();
 	}
+	// The plain sum only where the shifted one overflowed (the same answer
+	// in every invocation, so the barriers below are met by all): summed
+	// in s1s, whose total is then unused.
+	uint tn = ns[0];
+	ACC ts1 = s1s[0], ts2 = s2s[0];
+	if (tn > 0u && record_rescued(ts1, tn, mns[0], mxs[0])) {
+		barrier();
+		s1s[lid] = s0;
+		barrier();
+		for (uint s = WG_SIZE / 2u; s > 0u; s >>= 1u) {
+			if (lid < s) {
+				s1s[lid] += s1s[lid + s];
+			}
+			barrier();
+		}
+	}
 	if (lid == 0u) {
 		Record r;
-		uint tn = ns[0];
+		r.mn = mns[0];
+		r.mx = mxs[0];
 		if (tn > 0u) {
-			ACC dm = s1s[0] / ACC(tn);
-			r.mean = shift;
-			r.mlo = dm;
-			r.m2 = record_m2(s1s[0], s2s[0], dm);
+			record_stats(r, shift, ts1, ts2, s1s[0], tn);
 		} else {
 			r.mean = ACC(0);
 			r.mlo = ACC(0);
 			r.m2 = ACC(0);
 		}
-		r.mn = mns[0];
-		r.mx = mxs[0];
 		r.n = tn;
 		r.nans = nanss[0];
 		rec[o * p.nchunks + c] = r;

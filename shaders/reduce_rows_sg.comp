@@ -65,7 +65,7 @@ void main() {
 
 	// A lane without values keeps v0 (an element of the run) as its min
 	// and max, which then cannot change the subgroup's.
-	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(v0), mx = ACC(v0);
+	ACC s1 = ACC(0), s2 = ACC(0), c1 = ACC(0), c2 = ACC(0), mn = ACC(v0), mx = ACC(v0), s0 = ACC(0);
 	uint n = 0u, nans = 0u;
 	for (uint r = r0 + lane; r < r1; r += lanes) {
 		T v = LOAD(base + r);
@@ -78,6 +78,7 @@ void main() {
 		ACC d = x - shift;
 		acc_add(s1, c1, d);
 		acc_add(s2, c2, d * d);
+		s0 += x * RESCUE;
 		mn = min(mn, x);
 		mx = max(mx, x);
 	}
@@ -92,15 +93,18 @@ void main() {
 #endif
 	ACC tmn = subgroupMin(mn);
 	ACC tmx = subgroupMax(mx);
+	// The plain sum only where the shifted one overflowed (the same
+	// answer in every lane).
+	ACC ts0 = ACC(0);
+	if (tn > 0u && record_rescued(ts1, tn, tmn, tmx)) {
+		ts0 = subgroupAdd(s0);
+	}
 	if (subgroupElect()) {
 		Record r;
 		if (tn > 0u) {
-			ACC dm = ts1 / ACC(tn);
-			r.mean = shift;
-			r.mlo = dm;
-			r.m2 = record_m2(ts1, ts2, dm);
 			r.mn = tmn;
 			r.mx = tmx;
+			record_stats(r, shift, ts1, ts2, ts0, tn);
 		} else {
 			r.mean = ACC(0);
 			r.mlo = ACC(0);

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/vkstat/vkstat/formats/bars"
+	"github.com/vkstat/vkstat/formats/figure"
 )
 
 // Chart is the report as bar charts, one panel per operation: the
 // throughput of each case (x) on each device (bars), in the operation's
 // unit, from the kernel time (the wall time where the device has no
 // timestamps); nil without results.
-func (rep *BenchReport) Chart() []bars.Panel {
-	var panels []bars.Panel
+func (rep *BenchReport) Chart() figure.Bars {
+	var panels figure.Bars
 	index := map[string]int{} // operation → panel
 	for _, d := range rep.Devices {
 		for _, r := range d.Results {
@@ -20,7 +20,7 @@ func (rep *BenchReport) Chart() []bars.Panel {
 			if !ok {
 				i = len(panels)
 				index[r.Op] = i
-				panels = append(panels, bars.Panel{Title: fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", r.Op, r.Unit, rep.Size, rep.Repeat),
+				panels = append(panels, figure.BarPanel{Title: fmt.Sprintf("%s: throughput from kernel time (%s), %s size, median of %d", r.Op, r.Unit, rep.Size, rep.Repeat),
 					YLabel: r.Unit})
 			}
 			if label := r.Case + " " + r.Precision; !slices.Contains(panels[i].Categories, label) {
@@ -31,7 +31,7 @@ func (rep *BenchReport) Chart() []bars.Panel {
 	for op, i := range index {
 		pn := &panels[i]
 		for _, d := range rep.Devices {
-			s := bars.Series{Label: d.Device.Label, Values: make([]float64, len(pn.Categories))}
+			s := figure.BarSeries{Label: d.Device.Label, Values: make([]float64, len(pn.Categories))}
 			if d.Copy.GBs > 0 {
 				s.Label += fmt.Sprintf(" (copy %.0f GB/s)", d.Copy.GBs)
 			}

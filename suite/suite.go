@@ -143,7 +143,7 @@ type Peer struct {
 type Op struct {
 	// Name identifies the operation on the command line and in reports.
 	Name string
-	// Suite is the bench suite it belongs to: map, reduce, cov, chol, eig, paco, stack, spectra.
+	// Suite is the bench suite it belongs to: map, reduce, cov, chol, eig, paco, stack, spectra, latent.
 	Suite string
 	// Doc says in a line what it computes.
 	Doc string
@@ -160,7 +160,10 @@ type Op struct {
 	Run func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error)
 	// Reference computes the outputs in float64 from the inputs' values.
 	Reference func(c Case, in []*tensor.Tensor) ([]RefOutput, error)
-	// Tol maps each precision to its tolerance.
+	// Tol maps each precision to its tolerance: float32 and float64, and
+	// float16 and bfloat16 for the operations that keep 16-bit storage
+	// (verify checks an operation in the precisions it has a tolerance
+	// for; its 16-bit rows' outputs are float32).
 	Tol map[tensor.DType]Tol
 	// Work counts what one run does.
 	Work func(c Case, dt tensor.DType) Work
@@ -174,6 +177,19 @@ type Op struct {
 	// Unsupported returns why dev cannot run precision dt, or "". Nil
 	// means float64 needs shaderFloat64 and everything else runs.
 	Unsupported func(dev *engine.Device, dt tensor.DType) string
+}
+
+// Precisions is the part of dts that op is checked in: those it has a
+// tolerance for (every operation has float32 and float64; the 16-bit
+// storage types only those that keep it).
+func (op Op) Precisions(dts []tensor.DType) []tensor.DType {
+	var out []tensor.DType
+	for _, dt := range dts {
+		if _, ok := op.Tol[dt]; ok {
+			out = append(out, dt)
+		}
+	}
+	return out
 }
 
 // Skip returns why op cannot run precision dt on dev (nil: the CPU path),
@@ -190,7 +206,7 @@ func (op Op) Skip(dev *engine.Device, dt tensor.DType) string {
 
 // Suites are the bench suites, in order. A suite may have no operation
 // registered yet.
-var Suites = []string{"map", "reduce", "cov", "chol", "eig", "paco", "stack", "spectra"}
+var Suites = []string{"map", "reduce", "cov", "chol", "eig", "paco", "stack", "spectra", "latent"}
 
 var (
 	regMu    sync.Mutex

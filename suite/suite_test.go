@@ -138,7 +138,7 @@ func TestVerify(t *testing.T) {
 	for _, op := range Ops() {
 		bad := Perturb(op, PlantError, nil)
 		for _, c := range op.Verify {
-			for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
+			for _, dt := range op.Precisions([]tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16}) {
 				p := Prepare(op, c, dt)
 				pb := &Prepared{Op: bad, Case: p.Case, DType: dt, In: p.In, Ref: p.Ref}
 				for _, d := range devs {

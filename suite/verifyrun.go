@@ -18,8 +18,9 @@ const VerifyKind = "vkstat-verify-report"
 // VerifyOptions shape a Verify run. The zero value checks float32 and
 // float64.
 type VerifyOptions struct {
-	// Precisions are checked in this order for every case; nil checks
-	// float32 then float64.
+	// Precisions are checked in this order for every case of the
+	// operations that have a tolerance for them (Op.Precisions); nil
+	// checks float32, float64, then float16 and bfloat16 storage.
 	Precisions []tensor.DType
 	// Version is the caller's vkstat version, recorded in the report.
 	Version string
@@ -67,6 +68,10 @@ func count(passed, failed, skipped *int, s Status) {
 	}
 }
 
+// AllPrecisions are what Verify checks by default: float32, float64, and
+// the 16-bit storage types where an operation keeps them.
+var AllPrecisions = []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16}
+
 // Verify checks every verify case of ops, in each precision, on every
 // device of devs (a nil entry is the CPU path) against the float64
 // reference: inputs and reference are built once per case and shared by
@@ -76,7 +81,7 @@ func count(passed, failed, skipped *int, s Status) {
 func Verify(ctx context.Context, devs []*engine.Device, ops []Op, opt VerifyOptions) (*VerifyReport, error) {
 	dts := opt.Precisions
 	if len(dts) == 0 {
-		dts = []tensor.DType{tensor.F32, tensor.F64}
+		dts = AllPrecisions
 	}
 	rep := &VerifyReport{Kind: VerifyKind, VkstatVersion: opt.Version, Date: time.Now().UTC().Format(time.RFC3339),
 		Host: hostInfo(), Validation: opt.Validation}
@@ -85,11 +90,11 @@ func Verify(ctx context.Context, devs []*engine.Device, ops []Op, opt VerifyOpti
 	}
 	total, done := 0, 0
 	for _, op := range ops {
-		total += len(op.Verify) * len(dts)
+		total += len(op.Verify) * len(op.Precisions(dts))
 	}
 	for _, op := range ops {
 		for _, cs := range op.Verify {
-			for _, dt := range dts {
+			for _, dt := range op.Precisions(dts) {
 				if err := ctx.Err(); err != nil {
 					return rep, err
 				}

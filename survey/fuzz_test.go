@@ -34,7 +34,7 @@ func FuzzSurveyManifest(f *testing.F) {
 			}
 			seen := map[string]bool{}
 			for i, tg := range m.Targets {
-				if tg.Index != i+1 || !TargetName.MatchString(tg.Name) || Reserved(tg.Name) || seen[tg.Name] {
+				if tg.Index != i+1 || !TargetName().MatchString(tg.Name) || Reserved(tg.Name) || seen[tg.Name] {
 					t.Fatalf("%s: target %d: index %d, name %q (seen %v)", name, i, tg.Index, tg.Name, seen[tg.Name])
 				}
 				seen[tg.Name] = true

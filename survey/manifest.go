@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -164,7 +165,7 @@ type Manifest struct {
 // survey run's flags.
 type Defaults map[string]string
 
-var TargetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$`)
+var TargetName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$`) })
 
 // ReadManifest reads a CSV (header row, one target per row) or JSON
 // (an array of objects, or {"targets": [...]}) manifest. Paths in it are
@@ -205,7 +206,7 @@ func ParseManifest(path string, b []byte, defaults Defaults) (*Manifest, error) 
 		switch {
 		case name == "":
 			return nil, fmt.Errorf("manifest %s: %s has no name", path, r.where)
-		case !TargetName.MatchString(name) || Reserved(name):
+		case !TargetName().MatchString(name) || Reserved(name):
 			return nil, fmt.Errorf("manifest %s: %s: name %q: want letters, digits, '.', '_', '+' or '-', starting with a letter or digit, at most 100 characters, and not a survey table's name (it is the target's folder)", path, r.where, name)
 		case seen[name] != "":
 			return nil, fmt.Errorf("manifest %s: %s: name %q is already the name of %s", path, r.where, name, seen[name])

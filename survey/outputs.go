@@ -4,17 +4,19 @@ package survey
 // and survey runs (many targets from a manifest, one device).
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -27,8 +29,12 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // all or none: the SNR, flux and σ maps (FITS, with the run's header
 // cards and creator, and/or NPY as t.Format says), detections.csv and
 // .json, contrast.csv, .json and .png, contrast_check.csv with the check,
-// and snr.png with the detections circled.
-func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string) error {
+// and snr.png with the detections circled (the pictures in t.Plot's
+// format: .svg or .pdf instead of .png). The files are encoded at once,
+// each on its own goroutine, then written in turn. With phases, the
+// steps' times are added there: "encode outputs", "write files" and
+// "commit outputs". It returns the files' names, in the folder.
+func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) ([]string, error) {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []formats.FITSCard{
 		{Key: "CREATOR", Value: creator, Comment: "software"},
@@ -45,10 +51,13 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		{Key: "PRECISIO", Value: maps.Precision, Comment: "arithmetic precision"},
 		{Key: "CUBE", Value: truncate(filepath.Base(t.Cube), 60), Comment: "input cube"},
 	}
+	if o.PixelScale > 0 {
+		cards = append(cards, offsetWCS(res.Center.Used, o.PixelScale, o.NorthOffset)...)
+	}
 	snr, flux, sigma := maps.Tensors()
-	outs := formats.Outputs{Ctx: ctx}
+	outs := &targetOutputs{Outputs: formats.Outputs{Ctx: ctx}, dir: dir}
 	defer outs.Abort()
-	outs.OwnDir(dir)
+	outs.OwnDir(dir, "paco")
 	for _, m := range []struct {
 		name string
 		t    *tensor.Tensor
@@ -56,14 +65,14 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	}{{"snr", snr, "signal-to-noise ratio"}, {"flux", flux, "flux in PSF-stamp units"}, {"sigma", sigma, "flux standard deviation"}} {
 		if format != "npy" {
 			cc := append(append([]formats.FITSCard(nil), cards...), formats.FITSCard{Key: "BUNIT", Value: m.unit, Comment: ""})
-			outs.Add(filepath.Join(dir, m.name+".fits"), func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
+			outs.addSized(m.name+".fits", m.t.Bytes()+16<<10, func(w io.Writer) error { return formats.EncodeFITS(w, m.t, cc) })
 		}
 		if format != "fits" {
-			outs.Add(filepath.Join(dir, m.name+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
+			outs.addSized(m.name+".npy", m.t.Bytes()+4<<10, func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
 		}
 	}
-	outs.Add(filepath.Join(dir, "detections.csv"), func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
-	outs.Add(filepath.Join(dir, "detections.json"), func(w io.Writer) error {
+	outs.add("detections.csv", func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
+	outs.add("detections.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		list := dets
@@ -80,66 +89,208 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		}
 		return enc.Encode(doc)
 	})
-	addContrastOutputs(&outs, dir, res.Contrast, o.Threshold, o.StarFlux, o.PSFNorm, res.Center)
+	addContrastOutputs(outs, res, o, t.Plot, t.Title())
 	if o.ContrastCheck {
-		addContrastCheckOutputs(&outs, dir, res.Checks)
+		addContrastCheckOutputs(outs, res.Checks)
 	}
-	marks := make([]formats.Mark, len(dets))
-	for i, d := range dets {
-		marks[i] = formats.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)}
+	m := snrFigure(t, res, snr)
+	if err := m.Check(); err != nil {
+		return nil, err
 	}
-	title := fmt.Sprintf("PACO SNR, R=%d, %d frames", res.Radius, res.T)
-	outs.Add(filepath.Join(dir, "snr.png"), func(w io.Writer) error {
-		img, err := formats.RenderSNR(snr, marks, title)
-		if err != nil {
+	outs.add(t.Plot.File("snr"), func(w io.Writer) error { return figure.Encode(w, m, t.Plot) })
+	var names []string
+	for _, f := range outs.files {
+		names = append(names, f.name)
+	}
+	return names, outs.commit(phases)
+}
+
+// snrFigure is the SNR map's picture: titled with the target, the
+// detections circled and numbered, the star marked, N and E arrows (N up,
+// E left unless a north offset), and with a pixel scale the axes in
+// arcsec from the star.
+func snrFigure(t *Target, res *paco.Result, snr *tensor.Tensor) figure.Map {
+	o := t.Options
+	var marks []figure.Mark
+	for i, d := range res.Detections {
+		marks = append(marks, figure.Mark{Y: float64(d.Y), X: float64(d.X), Label: fmt.Sprintf("%d", i+1)})
+	}
+	cy, cx := float64(res.Center.Used[0]), float64(res.Center.Used[1])
+	marks = append(marks, figure.Mark{Y: cy, X: cx, Star: true})
+	m := figure.Map{Data: snr, Title: fmt.Sprintf("PACO SNR, %s, R=%d, %d frames", t.Title(), res.Radius, res.T), BarLabel: "SNR",
+		Marks: marks, Compass: &figure.Compass{NorthOffset: o.NorthOffset}}
+	if s := o.PixelScale; s > 0 {
+		// A pixel edge at p (from the first pixel's outer edge) is at
+		// Origin + Step·p: the star's pixel centre, p = c + ½, at 0.
+		m.X = figure.Axis{Label: "x offset from the star (arcsec)", Origin: -(cx + 0.5) * s, Step: s}
+		m.Y = figure.Axis{Label: "y offset from the star (arcsec)", Origin: -(cy + 0.5) * s, Step: s}
+	}
+	return m
+}
+
+// targetOutputs are a target's output files in a folder: add declares
+// one, commit encodes them all at once (the maps' FITS files and the
+// pictures take tens to hundreds of milliseconds each at 1024×1024), then
+// writes and commits them as formats.Outputs does.
+type targetOutputs struct {
+	formats.Outputs
+	dir   string
+	files []*encodedFile
+}
+
+// encodedFile is one output, encoded in memory.
+type encodedFile struct {
+	name  string
+	write func(w io.Writer) error
+	size  int // bytes to hold at once, when known
+	buf   bytes.Buffer
+	err   error
+}
+
+// add declares the file name in the folder, which write encodes.
+func (o *targetOutputs) add(name string, write func(w io.Writer) error) { o.addSized(name, 0, write) }
+
+// addSized is add for a file of about size bytes (its buffer is made that
+// large at once, not grown through every power of two on the way).
+func (o *targetOutputs) addSized(name string, size int, write func(w io.Writer) error) {
+	o.files = append(o.files, &encodedFile{name: name, write: write, size: size})
+}
+
+// commit encodes every file, each on its own goroutine, writes them in
+// the order they were added, and commits them, adding each step's time
+// to phases (when not nil).
+func (o *targetOutputs) commit(phases *paco.Phases) error {
+	var ph paco.Phases
+	clock := ph.Clock()
+	var wg sync.WaitGroup
+	for _, f := range o.files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.buf.Grow(f.size)
+			f.err = f.write(&f.buf)
+		}()
+	}
+	wg.Wait()
+	clock.Lap("encode outputs")
+	for _, f := range o.files {
+		o.Add(filepath.Join(o.dir, f.name), func(w io.Writer) error {
+			if f.err != nil {
+				return f.err
+			}
+			_, err := w.Write(f.buf.Bytes())
 			return err
-		}
-		formats.DrawCompass(img, res.H, res.W, o.NorthOffset) // N up, E left unless a north offset
-		return png.Encode(w, img)
-	})
-	return outs.Commit()
+		})
+		f.buf = bytes.Buffer{}
+	}
+	clock.Lap("write files")
+	err := o.Commit()
+	clock.Lap("commit outputs")
+	if phases != nil {
+		*phases = append(*phases, ph...)
+	}
+	return err
+}
+
+// offsetWCS are the FITS cards of a linear world coordinate frame of
+// offsets from the star, in arcsec, for a map whose star is at pixel
+// center (y, x) and whose pixels are scale arcsec: axis 1 the offset east,
+// axis 2 north, as the detections' position angles assume (north up and
+// east left in the derotated frame, turned by the north offset, which the
+// PC matrix carries). No celestial coordinates: the star's RA and Dec are
+// not known here.
+func offsetWCS(center [2]int, scale, northOffset float64) []formats.FITSCard {
+	s, c := math.Sincos(northOffset * math.Pi / 180)
+	cards := []formats.FITSCard{
+		{Key: "PIXSCALE", Value: scale, Comment: "arcsec per pixel"},
+		{Key: "WCSNAME", Value: "offset from the star", Comment: "a linear frame, not celestial"},
+		{Key: "CTYPE1", Value: "EOFFSET", Comment: "offset east of the star (linear)"},
+		{Key: "CTYPE2", Value: "NOFFSET", Comment: "offset north of the star (linear)"},
+		{Key: "CUNIT1", Value: "arcsec", Comment: ""},
+		{Key: "CUNIT2", Value: "arcsec", Comment: ""},
+		{Key: "CRPIX1", Value: float64(center[1] + 1), Comment: "the star, x (1-based)"},
+		{Key: "CRPIX2", Value: float64(center[0] + 1), Comment: "the star, y (1-based)"},
+		{Key: "CRVAL1", Value: 0.0, Comment: ""},
+		{Key: "CRVAL2", Value: 0.0, Comment: ""},
+		{Key: "CDELT1", Value: -scale, Comment: "east is left (-x)"},
+		{Key: "CDELT2", Value: scale, Comment: "north is up (+y)"},
+	}
+	if northOffset != 0 {
+		cards = append(cards, formats.FITSCard{Key: "PC1_1", Value: c, Comment: "north offset rotation"},
+			formats.FITSCard{Key: "PC1_2", Value: -s, Comment: ""}, formats.FITSCard{Key: "PC2_1", Value: s, Comment: ""},
+			formats.FITSCard{Key: "PC2_2", Value: c, Comment: ""})
+	}
+	return append(cards, formats.FITSCard{Key: "NORTHOFF", Value: northOffset, Comment: "true-north correction (deg), added to PAs"})
+}
+
+// Title names the target in pictures: its name in the manifest, or its
+// cube's file name.
+func (t *Target) Title() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return filepath.Base(t.Cube)
 }
 
 // addContrastOutputs declares contrast.csv, contrast.json and contrast.png
-// (PACO.md's contrast curve) in outs.
-func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.ContrastPoint, threshold, starFlux float64, psfNorm string, center paco.CenterInfo) {
+// (PACO.md's contrast curve, from the inner working angle out; .svg or
+// .pdf in plot) in outs.
+func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, plot figure.Format, target string) {
+	curve, center, threshold, scale := res.Contrast, res.Center, o.Threshold, o.PixelScale
 	num := func(v float64) any { // JSON has no NaN
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
 		}
 		return v
 	}
-	outs.Add(filepath.Join(dir, "contrast.csv"), func(w io.Writer) error {
+	outs.add("contrast.csv", func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"separation_px", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
+		cw.Write([]string{"separation_px", "separation_arcsec", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 		for _, p := range curve {
-			cw.Write([]string{f(p.Sep), strconv.Itoa(p.Pixels), f(p.Sigma), f(p.Flux), f(p.Contrast), f(p.Mag)})
+			arcsec := ""
+			if scale > 0 {
+				arcsec = f(p.SepArcsec)
+			}
+			cw.Write([]string{f(p.Sep), arcsec, strconv.Itoa(p.Pixels), f(p.Sigma), f(p.Flux), f(p.Contrast), f(p.Mag)})
 		}
 		cw.Flush()
 		return cw.Error()
 	})
-	outs.Add(filepath.Join(dir, "contrast.json"), func(w io.Writer) error {
+	outs.add("contrast.json", func(w io.Writer) error {
 		rows := make([]map[string]any, len(curve))
 		for i, p := range curve {
 			rows[i] = map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma),
 				"flux_limit": num(p.Flux), "contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
+			if scale > 0 {
+				rows[i]["separation_arcsec"] = p.SepArcsec
+			}
 		}
 		doc := map[string]any{
-			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast)",
-			"threshold":  threshold,
-			"star_flux":  num(starFlux),
-			"flux_units": FluxUnits(psfNorm),
-			"center":     center,
-			"curve":      rows,
+			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
+				"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core",
+			"inner_working_angle_px": res.InnerWorkingAngle,
+			"fwhm_px":                res.FWHM,
+			"threshold":              threshold,
+			"star_flux":              num(o.StarFlux),
+			"flux_units":             FluxUnits(o.PSFNorm),
+			"center":                 center,
+			"curve":                  rows,
+		}
+		if scale > 0 {
+			doc["pixel_scale_arcsec"] = scale
+			doc["inner_working_angle_arcsec"] = res.InnerWorkingAngle * scale
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	})
-	outs.Add(filepath.Join(dir, "contrast.png"), func(w io.Writer) error {
-		p := formats.LinePlot{Title: fmt.Sprintf("PACO %g-sigma detection limit, centre (%d, %d)", threshold, center.Used[0], center.Used[1]),
+	outs.add(plot.File("contrast"), func(w io.Writer) error {
+		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, %s, centre (%d, %d)", threshold, target, center.Used[0], center.Used[1]),
 			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
+		if scale > 0 {
+			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
+		}
 		useMag := false
 		for _, c := range curve {
 			if !math.IsNaN(c.Mag) {
@@ -149,19 +300,20 @@ func addContrastOutputs(outs *formats.Outputs, dir string, curve []paco.Contrast
 		if useMag {
 			p.YLabel, p.LogY, p.InvertY = "contrast (delta mag)", false, true
 		}
+		var s figure.Series
 		for _, c := range curve {
-			p.X = append(p.X, c.Sep)
+			s.X = append(s.X, c.Sep)
+			if scale > 0 {
+				s.X[len(s.X)-1] = c.SepArcsec
+			}
 			if useMag {
-				p.Y = append(p.Y, c.Mag)
+				s.Y = append(s.Y, c.Mag)
 			} else {
-				p.Y = append(p.Y, c.Flux)
+				s.Y = append(s.Y, c.Flux)
 			}
 		}
-		img, err := formats.RenderLinePlot(p)
-		if err != nil {
-			return err
-		}
-		return formats.EncodePNG(w, img)
+		p.Series = []figure.Series{s}
+		return figure.Encode(w, p, plot)
 	})
 }
 
@@ -176,8 +328,8 @@ func FluxUnits(psfNorm string) string {
 }
 
 // addContrastCheckOutputs declares contrast_check.csv.
-func addContrastCheckOutputs(outs *formats.Outputs, dir string, rows []paco.CheckRow) {
-	outs.Add(filepath.Join(dir, "contrast_check.csv"), func(w io.Writer) error {
+func addContrastCheckOutputs(outs *targetOutputs, rows []paco.CheckRow) {
+	outs.add("contrast_check.csv", func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"run", "separation_px", "y", "x", "pa_east_of_north_deg", "flux_injected", "snr", "flux", "throughput", "detected"})
 		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }

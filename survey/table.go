@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -109,7 +110,7 @@ type TableJSON struct {
 // ShardFileName is shard I of N's file name.
 func ShardFileName(i, n int) string { return fmt.Sprintf("survey-shard-%d-of-%d.json", i, n) }
 
-var shardFilePattern = regexp.MustCompile(`^survey-shard-(\d+)-of-(\d+)\.json$`)
+var shardFilePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^survey-shard-(\d+)-of-(\d+)\.json$`) })
 
 var surveyCSVHead = []string{"index", "name", "status", "reason", "threshold", "detections",
 	"best_y", "best_x", "best_separation_px", "best_separation_arcsec", "best_pa_east_of_north_deg",
@@ -230,7 +231,7 @@ func ReadShardFiles(args []string) (map[string]ShardFile, error) {
 		}
 		n := 0
 		for _, e := range entries {
-			if shardFilePattern.MatchString(e.Name()) && !e.IsDir() {
+			if shardFilePattern().MatchString(e.Name()) && !e.IsDir() {
 				paths = append(paths, filepath.Join(a, e.Name()))
 				n++
 			}

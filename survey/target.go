@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
@@ -27,6 +28,8 @@ type Target struct {
 	Cube, Angles, PSF, Truth string
 	// Format names the map files a writer makes: fits, npy or both.
 	Format string
+	// Plot is the pictures' format (snr.png, contrast.png): "" is PNG.
+	Plot figure.Format
 	// Options are the analysis'; Read sets PSF and HeaderCenter from the
 	// files.
 	Options paco.Options
@@ -112,6 +115,9 @@ type Inputs struct {
 	Cube   *tensor.Tensor
 	Angles []float64
 	Truth  *synth.TruthFile // nil without a truth file
+	// Phases are the reads' times: the truth file, the cube, the angles
+	// and the PSF stamp.
+	Phases paco.Phases
 }
 
 // Read reads t's cube (with its FITS header's centre, into
@@ -121,12 +127,17 @@ func (t *Target) Read() (*Inputs, error) {
 	var in Inputs
 	var cards []formats.FITSCard
 	var err error
+	clock := in.Phases.Clock()
 	if in.Truth, err = t.readTruth(); err != nil {
 		return nil, err
+	}
+	if in.Truth != nil {
+		clock.Lap("read truth")
 	}
 	if in.Cube, cards, err = formats.ReadArrayHeader(t.Cube); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.word("cube"), err)
 	}
+	clock.Lap("read cube")
 	// The header's centre: FITS pixels are 1-based and NAXIS1 is x.
 	cx1, okx := formats.CardFloat(cards, "CRPIX1")
 	cy1, oky := formats.CardFloat(cards, "CRPIX2")
@@ -148,11 +159,13 @@ func (t *Target) Read() (*Inputs, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", t.word("angles"), err)
 	}
+	clock.Lap("read angles")
 	t.Options.PSF = nil
 	if t.PSF != "" {
 		if t.Options.PSF, err = formats.ReadArray(t.PSF); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.word("psf"), err)
 		}
+		clock.Lap("read PSF")
 	}
 	return &in, nil
 }

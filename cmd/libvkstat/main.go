@@ -14,6 +14,18 @@ package main
 /*
 #include <stdint.h>
 #include <stdlib.h>
+
+// vks_alloc gives the memory of one output of a call: nbytes bytes for the
+// output named name (name_len bytes, not NUL-terminated), of dtype (NumPy's
+// name, dtype_len bytes) and shape (ndim sizes); NULL refuses it. ctx is
+// the caller's, passed to vks_call.
+typedef void *(*vks_alloc)(uintptr_t ctx, const char *name, int64_t name_len, const char *dtype, int64_t dtype_len,
+                           int ndim, const int64_t *shape, int64_t nbytes);
+
+static void *vks_call_alloc(vks_alloc f, uintptr_t ctx, const char *name, int64_t name_len, const char *dtype,
+                            int64_t dtype_len, int ndim, const int64_t *shape, int64_t nbytes) {
+	return f(ctx, name, name_len, dtype, dtype_len, ndim, shape, nbytes);
+}
 */
 import "C"
 
@@ -61,9 +73,9 @@ func vks_devices(opts *C.char, out **C.char, errOut **C.char) (status C.int) {
 }
 
 //export vks_open
-func vks_open(spec, opts *C.char, handle *C.int64_t, info **C.char, errOut **C.char) (status C.int) {
+func vks_open(req *C.char, handle *C.int64_t, info **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	h, b, st, err := capi.OpenHandle(C.GoString(spec), C.GoString(opts))
+	h, b, st, err := capi.OpenHandle(C.GoString(req))
 	if err != nil {
 		setErr(errOut, err)
 		return C.int(st)
@@ -91,42 +103,32 @@ func vks_token_cancel(t C.int64_t) { capi.CancelToken(int64(t)) }
 func vks_token_end(t C.int64_t) { capi.EndToken(int64(t)) }
 
 //export vks_call
-func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C.int,
-	res *C.int64_t, desc **C.char, errOut **C.char) (status C.int) {
+func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C.int, alloc C.vks_alloc, allocCtx C.uintptr_t,
+	desc **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
 	var ps []unsafe.Pointer
 	if nptrs > 0 {
 		ps = unsafe.Slice(ptrs, int(nptrs))
 	}
-	id, b, st, err := capi.CallHandle(int64(h), int64(token), C.GoString(op), []byte(C.GoString(req)), ps)
+	give := func(name, dtype string, shape []int, nbytes int64) unsafe.Pointer {
+		sh := make([]C.int64_t, len(shape)+1)
+		for i, n := range shape {
+			sh[i] = C.int64_t(n)
+		}
+		return C.vks_call_alloc(alloc, allocCtx, (*C.char)(unsafe.Pointer(unsafe.StringData(name))), C.int64_t(len(name)),
+			(*C.char)(unsafe.Pointer(unsafe.StringData(dtype))), C.int64_t(len(dtype)), C.int(len(shape)), &sh[0], C.int64_t(nbytes))
+	}
+	b, st, err := capi.CallHandle(int64(h), int64(token), C.GoString(op), []byte(C.GoString(req)), ps, give)
 	if err != nil {
 		setErr(errOut, err)
 		return C.int(st)
 	}
-	*res = C.int64_t(id)
 	*desc = C.CString(string(b))
 	return 0
 }
 
-//export vks_result_copy
-func vks_result_copy(res C.int64_t, i C.int, dst unsafe.Pointer, nbytes C.int64_t, errOut **C.char) (status C.int) {
-	defer guard(&status, errOut)
-	var d []byte
-	if nbytes > 0 {
-		d = unsafe.Slice((*byte)(dst), int(nbytes))
-	}
-	if err := capi.CopyResult(int64(res), int(i), d); err != nil {
-		setErr(errOut, err)
-		return capi.StatusError
-	}
-	return 0
-}
-
-//export vks_result_free
-func vks_result_free(res C.int64_t) { capi.FreeResult(int64(res)) }
-
 //export vks_live
-func vks_live(sessions, results, tokens *C.int64_t) {
-	s, r, t := capi.Live()
-	*sessions, *results, *tokens = C.int64_t(s), C.int64_t(r), C.int64_t(t)
+func vks_live(sessions, tokens *C.int64_t) {
+	s, t := capi.Live()
+	*sessions, *tokens = C.int64_t(s), C.int64_t(t)
 }

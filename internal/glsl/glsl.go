@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/shaders"
 )
@@ -127,7 +128,7 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 	}
 	for _, d := range opt.Defines {
 		name, _, _ := strings.Cut(d, "=")
-		if !macroName.MatchString(name) {
+		if !macroName().MatchString(name) {
 			return nil, fmt.Errorf("-D %q: %q is not a macro name", d, name)
 		}
 	}
@@ -156,11 +157,11 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 	return &Result{SPIRV: spv, Warnings: diags}, nil
 }
 
-var macroName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var macroName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // glslang: "FILE:LINE: error: 'TOKEN' : message"
-var diagLine = regexp.MustCompile(`^(.*?):(\d+): (error|warning): (.*)$`)
-var quoted = regexp.MustCompile(`^'([^']+)'`)
+var diagLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?):(\d+): (error|warning): (.*)$`) })
+var quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^'([^']+)'`) })
 
 // parseLog splits the compiler's text into diagnostics, finding the column
 // of the quoted token on the source line (in sources, by file name) where
@@ -169,13 +170,13 @@ func parseLog(log string, sources map[string][]byte) []Diagnostic {
 	var out []Diagnostic
 	lines := map[string][]string{}
 	for _, l := range strings.Split(log, "\n") {
-		m := diagLine.FindStringSubmatch(strings.TrimSpace(l))
+		m := diagLine().FindStringSubmatch(strings.TrimSpace(l))
 		if m == nil {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
 		d := Diagnostic{File: m[1], Line: n, Severity: m[3], Message: m[4]}
-		if q := quoted.FindStringSubmatch(d.Message); q != nil && strings.TrimSpace(q[1]) != "" {
+		if q := quoted().FindStringSubmatch(d.Message); q != nil && strings.TrimSpace(q[1]) != "" {
 			src, seen := lines[d.File]
 			if !seen {
 				if b, ok := sources[d.File]; ok {

@@ -31,6 +31,9 @@ type Request struct {
 	L, Inverse, LogDet bool
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
 	Quad bool
+	// Out gives the results their memory (nil: Go memory), named l, x,
+	// quad, inverse and logdet.
+	Out *tensor.Outputs
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
@@ -128,23 +131,23 @@ func (r Request) check() (dims, error) {
 func (r Request) newResult(d dims, dt tensor.DType) *Result {
 	res := &Result{Info: make([]int32, d.n)}
 	if r.L {
-		res.L = tensor.New(dt, d.n, d.p, d.p)
+		res.L = r.Out.New("l", dt, d.n, d.p, d.p)
 	}
 	if d.rhs {
-		res.X = tensor.New(dt, r.B.Shape...)
+		res.X = r.Out.New("x", dt, r.B.Shape...)
 		if r.Quad {
 			if d.vecB {
-				res.Quad = tensor.New(dt, d.n)
+				res.Quad = r.Out.New("quad", dt, d.n)
 			} else {
-				res.Quad = tensor.New(dt, d.n, d.k)
+				res.Quad = r.Out.New("quad", dt, d.n, d.k)
 			}
 		}
 	}
 	if r.Inverse {
-		res.Inverse = tensor.New(dt, d.n, d.p, d.p)
+		res.Inverse = r.Out.New("inverse", dt, d.n, d.p, d.p)
 	}
 	if r.LogDet {
-		res.LogDet = tensor.New(dt, d.n)
+		res.LogDet = r.Out.New("logdet", dt, d.n)
 	}
 	return res
 }

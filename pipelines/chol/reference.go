@@ -23,6 +23,7 @@ func Reference(r Request) (*Result, error) {
 		return nil, err
 	}
 	n, p, k := d.n, d.p, d.k
+	r.Out = nil // the reference's own float64 results
 	res := r.newResult(d, tensor.F64)
 	a := r.A.Float64s()
 	var b []float64

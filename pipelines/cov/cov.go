@@ -87,6 +87,9 @@ type Options struct {
 	// DDof is 0 (S with 1/T, the default) or 1 (the output covariance is
 	// rescaled by T/(T−1)).
 	DDof int
+	// Out gives the results their memory (nil: Go memory), named mean,
+	// cov and rho.
+	Out *tensor.Outputs
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	// (A pointer, so that Options stay comparable.)
@@ -128,8 +131,9 @@ func outType(dt tensor.DType) tensor.DType {
 	return dt
 }
 
-func newResult(dt tensor.DType, n, p int) *Result {
-	return &Result{Mean: tensor.New(dt, n, p), Cov: tensor.New(dt, n, p, p), Rho: tensor.New(dt, n)}
+// newResult allocates the outputs of n sets of p variables through out.
+func newResult(out *tensor.Outputs, dt tensor.DType, n, p int) *Result {
+	return &Result{Mean: out.New("mean", dt, n, p), Cov: out.New("cov", dt, n, p, p), Rho: out.New("rho", dt, n)}
 }
 
 // Gather places N sample sets in a (T, H, W) cube: sample t of variable i of

@@ -242,7 +242,7 @@ func (w *worker) finish(opt Options, c64 []float64, c32 []float32) {
 
 func cpuRun(src *source, opt Options) *Result {
 	p := src.p
-	res := newResult(outType(src.in.DType), src.n, p)
+	res := newResult(opt.Out, outType(src.in.DType), src.n, p)
 	kern := impl
 	if k := opt.test.get().kernels; k != nil {
 		kern = *k

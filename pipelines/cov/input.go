@@ -42,12 +42,33 @@ func CubePatches(shape []int, r, ddof int) (Gather, error) {
 	if shape[0]-ddof < 1 {
 		return g, fmt.Errorf("%d frame(s); ddof %d needs at least %d", shape[0], ddof, ddof+1)
 	}
+	if err := CheckPatchRadius(r, shape[1], shape[2]); err != nil {
+		return g, fmt.Errorf("%d×%d frames: %w", shape[1], shape[2], err)
+	}
 	g.Offsets = PatchOffsets(r)
 	g.Locations = ValidLocations(shape[1], shape[2], g.Offsets)
 	if len(g.Locations) == 0 {
 		return g, fmt.Errorf("no location of its %d×%d frames that holds a patch of radius %d", shape[1], shape[2], r)
 	}
 	return g, nil
+}
+
+// CheckPatchRadius refuses a patch radius r (0 or more) whose patch, 2r+1
+// pixels each way, does not fit an h×w frame: before anything is built
+// from it, whatever its size (a radius of 5,000 listed some 78 million
+// offsets first). PACO's patches are the same.
+func CheckPatchRadius(r, h, w int) error {
+	if r < 0 {
+		return fmt.Errorf("patch radius %d: must be 0 or more", r)
+	}
+	if most := (min(h, w) - 1) / 2; r > most {
+		need := "2·radius+1"
+		if r < 1<<30 {
+			need = fmt.Sprintf("%d×%d", 2*r+1, 2*r+1)
+		}
+		return fmt.Errorf("patch radius %d needs at least %s pixels (the largest radius that fits is %d)", r, need, most)
+	}
+	return nil
 }
 
 // Squeeze gives the result of one set (Sets' single) that set's shapes:

@@ -34,10 +34,19 @@ func TestInputChecks(t *testing.T) {
 		shape   []int
 		r, ddof int
 		want    string
-	}{{[]int{3, 5}, 1, 0, "want a (T, H, W) cube"}, {[]int{1, 5, 5}, 1, 1, "1 frame(s)"}, {[]int{3, 5, 5}, 3, 0, "no location of its 5×5 frames"}} {
+	}{{[]int{3, 5}, 1, 0, "want a (T, H, W) cube"}, {[]int{1, 5, 5}, 1, 1, "1 frame(s)"}, {[]int{3, 5, 5}, 3, 0, "5×5 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 2)"},
+		{[]int{3, 0, 5}, 0, 0, "no location of its 0×5 frames"}, {[]int{3, 5, 5}, -1, 0, "patch radius -1: must be 0 or more"},
+		{[]int{20, 32, 32}, 5000, 0, "patch radius 5000 needs at least 10001×10001 pixels (the largest radius that fits is 15)"},
+		{[]int{10, 20, 20}, 1 << 40, 0, "patch radius 1099511627776 needs at least 2·radius+1 pixels"}} {
 		if _, err := CubePatches(c.shape, c.r, c.ddof); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CubePatches(%v, %d, %d) = %v, want %q", c.shape, c.r, c.ddof, err, c.want)
 		}
+	}
+	// Issue 34, defect 4: a radius too large is refused before its
+	// offsets are listed (on main: 3.1 million offsets, 50 MB, at radius
+	// 1,000; minutes and gigabytes at 5,000 and 2⁴⁰).
+	if a := testing.AllocsPerRun(1, func() { CubePatches([]int{20, 32, 32}, 1000, 0) }); a > 20 {
+		t.Errorf("CubePatches with radius 1000 over 32×32 frames made %v allocations before refusing", a)
 	}
 	nan := math.NaN()
 	r := &Result{Mean: tensor.FromF64([]float64{1, nan, 2, 3, nan, nan}, 3, 2), Rho: tensor.FromF64([]float64{0.2, nan, 0.6}, 3)}

@@ -63,7 +63,7 @@ func referenceRun(n, t, p int, opt Options, at func(k, t, i int) float64) *Resul
 func referenceMulti(n, t, p int, ests []Estimator, ddof int, at func(k, t, i int) float64) []*Result {
 	res := make([]*Result, len(ests))
 	for e := range res {
-		res[e] = newResult(tensor.F64, n, p)
+		res[e] = newResult(nil, tensor.F64, n, p)
 	}
 	X := mat.NewDense(t, p, nil)
 	raw := X.RawMatrix()

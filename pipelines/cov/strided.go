@@ -179,11 +179,11 @@ func VulkanStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s 
 		return nil, tm, err
 	}
 	n, t, p := src.n, src.t, src.p
-	res := newResult(outType(x.DType), n, p)
+	res := newResult(opt.Out, outType(x.DType), n, p)
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, x.DType, opt.test.get())
+	k, err := newKernel(ctx, dev, p, t, opt.Estimator, x.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}

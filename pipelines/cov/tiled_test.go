@@ -13,9 +13,9 @@ import (
 )
 
 // tiledCtx forces the tiled kernel (cov_tiled.comp) with the parameters set
-// adds.
+// adds (split-K off: it would take the long sets of estimator None).
 func tiledCtx(set map[string]any) context.Context {
-	m := map[string]any{"kernel": "tiled"}
+	m := map[string]any{"kernel": "tiled", "splitk_min_t": 0}
 	for k, v := range set {
 		m[k] = v
 	}
@@ -28,7 +28,7 @@ func tiledCtx(set map[string]any) context.Context {
 // dev; it reports whether it does.
 func requireTiled(t *testing.T, ctx context.Context, dev *engine.Device, p, tt int, dt tensor.DType) bool {
 	t.Helper()
-	k, err := newKernel(ctx, dev, p, dt, testOptions{})
+	k, err := newKernel(ctx, dev, p, 0, None, dt, testOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestVulkanTiledParams(t *testing.T) {
 				ctx := tiledCtx(map[string]any{"tiled_max_t": 10})
 				x := sampleSets(6, 63, 13, 3, true)
 				refs := tiledRefs(t, x)
-				k, err := newKernel(ctx, dev, 13, tensor.F32, testOptions{})
+				k, err := newKernel(ctx, dev, 13, 0, None, tensor.F32, testOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -232,7 +232,7 @@ func TestVulkanTiledLongest(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		for _, p := range []int{1, 5, 49} {
 			t.Run(fmt.Sprintf("%s/P%d", dev.Info.Name, p), func(t *testing.T) {
-				k, err := newKernel(ctx, dev, p, tensor.F32, testOptions{})
+				k, err := newKernel(ctx, dev, p, 0, None, tensor.F32, testOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -25,6 +25,9 @@ type tuning struct {
 	tiledWG    int    // tiled: workgroup size aimed at
 	tiledTT    int    // tiled: samples per staged tile
 	tiledMaxT  int    // tiled: longest set
+	// split-K (estimator None, sets of at least splitkMinT samples; 0: never)
+	splitkMinT, splitkLen, splitkGroups int
+	splitkR, splitkWG, splitkTT         int
 }
 
 // resolveTuning reads the parameters for info's device (ctx may carry an
@@ -38,6 +41,8 @@ func resolveTuning(ctx context.Context, info engine.DeviceInfo) (tuning, error) 
 		kernel: p.Str("kernel"), acc32: p.Str("accumulate") == "float",
 		blocksWGLo: p.Int("blocks_wg_min"), blocksWGHi: p.Int("blocks_wg_max"), blocksTC: p.Int("blocks_tc"), blocksMaxB: p.Int("blocks_maxb"),
 		tiledR: p.Int("tiled_r"), tiledWG: p.Int("tiled_wg"), tiledTT: p.Int("tiled_tt"), tiledMaxT: p.Int("tiled_max_t"),
+		splitkMinT: p.Int("splitk_min_t"), splitkLen: p.Int("splitk_len"), splitkGroups: p.Int("splitk_groups"),
+		splitkR: p.Int("splitk_r"), splitkWG: p.Int("splitk_wg"), splitkTT: p.Int("splitk_tt"),
 	}
 	if t.blocksWGLo > t.blocksWGHi {
 		return t, p.Errorf("blocks_wg_min", "more than blocks_wg_max = %d", t.blocksWGHi)

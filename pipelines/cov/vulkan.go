@@ -48,6 +48,11 @@ type testOptions struct {
 	// maxBlocks, when positive, replaces maxBlocks: a lower cap
 	// exercises the multi-pass path on small P.
 	maxBlocks int
+	// splitkMinT, when positive, replaces the tune parameter splitk_min_t
+	// (sets of at least this many samples go to the split-K kernel), and
+	// splitkLen splitk_len (the samples a split aims at): small inputs then
+	// take the split-K path, in many splits.
+	splitkMinT, splitkLen int
 	// inputBuffer, when set, is told the size of the device buffer that
 	// the samples stream through: float16 and bfloat16 take half the bytes
 	// of float32.
@@ -98,18 +103,23 @@ type kernel struct {
 	// the sets of at most tiled.maxT samples (tiled.go); nil: cov.comp
 	// runs every set.
 	tiled *tiledKernel
+	// splitk, built for sets of at least splitkMinT samples, runs them
+	// when the estimator is None (splitk.go), before tiled and cov.comp.
+	splitk     *splitKernel
+	splitkMinT int
 }
 
 // newKernel builds (or fetches from the device's cache) the covariance
 // kernel for P variables of dtype dt, with the cov pipeline's tune
 // parameters for dev (ctx may carry an override, tune.WithOverride): the
-// blocks kernel (cov.comp), and the tiled one (cov_tiled.comp) when the
-// parameter kernel is "tiled" and P fits it. For float16 and bfloat16
+// blocks kernel (cov.comp), the tiled one (cov_tiled.comp) when the
+// parameter kernel is "tiled" and P fits it, and the split-K one
+// (cov_splitk.comp) when sets of t samples with estimator est take it. For float16 and bfloat16
 // (tensor.F16, tensor.BF16) the data binding holds the 16-bit values
 // packed two to a uint32 word (element i in the low half of word i/2 when
 // i is even), the kernel widens them exactly to float32, and the outputs
 // are float32.
-func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType, test testOptions) (*kernel, error) {
+func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator, dt tensor.DType, test testOptions) (*kernel, error) {
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {
 		return nil, fmt.Errorf("cov: %w", err)
@@ -172,7 +182,29 @@ func newKernel(ctx context.Context, dev *engine.Device, p int, dt tensor.DType, 
 			return nil, err
 		}
 	}
+	kn.splitkMinT = tn.splitkMinT
+	if test.splitkMinT > 0 {
+		kn.splitkMinT = test.splitkMinT
+	}
+	if kn.splitkMinT > 0 && t >= kn.splitkMinT && est == None {
+		out := "f32"
+		switch {
+		case double:
+			out = "f64"
+		case accSz == 4:
+			out = "f32acc32"
+		}
+		if kn.splitk, err = newSplitK(dev, p, name[len("cov_"):], out, tileSz, accSz, tn, test); err != nil {
+			return nil, err
+		}
+	}
 	return kn, nil
+}
+
+// useSplitK reports whether sets of t samples with estimator est go to the
+// split-K kernel.
+func (k *kernel) useSplitK(t int, est Estimator) bool {
+	return k.splitk != nil && est == None && t >= k.splitkMinT
 }
 
 // useTiled reports whether sets of t samples go to the tiled kernel.
@@ -198,6 +230,9 @@ func (k *kernel) span(est Estimator) int {
 // carryBytes is the size of the carry binding that record needs for n sets
 // of t samples with estimator est: 0 when each set fits one dispatch.
 func (k *kernel) carryBytes(n, t int, est Estimator) int64 {
+	if k.useSplitK(t, est) {
+		return k.splitk.partBytes(n, t)
+	}
 	if t <= k.span(est) || k.useTiled(t) {
 		return 0
 	}
@@ -215,6 +250,12 @@ func (k *kernel) carryBytes(n, t int, est Estimator) int64 {
 // to leave it out then.
 func (k *kernel) record(seq *engine.Sequence, n, t, tstride, nstride int, gather bool, opt Options,
 	data, off, base, mean, cov, rho engine.Binding, carry ...engine.Binding) error {
+	if k.useSplitK(t, opt.Estimator) {
+		if len(carry) == 0 {
+			return fmt.Errorf("cov: %d samples per set need a scratch binding for the split-K kernel", t)
+		}
+		return k.splitk.record(seq, n, t, tstride, nstride, gather, opt, data, off, base, mean, cov, rho, carry[0])
+	}
 	if k.useTiled(t) {
 		return k.tiled.record(seq, n, t, tstride, nstride, gather, opt, data, off, base, mean, cov, rho)
 	}
@@ -334,11 +375,11 @@ func VulkanGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, 
 		cube = cube.As(tensor.F32)
 	}
 	n, p := len(g.Locations), len(g.Offsets)
-	res := newResult(cube.DType, n, p)
+	res := newResult(opt.Out, cube.DType, n, p)
 	if n == 0 {
 		return res, tm, nil
 	}
-	k, err := newKernel(ctx, dev, p, cube.DType, opt.test.get())
+	k, err := newKernel(ctx, dev, p, cube.Shape[0], opt.Estimator, cube.DType, opt.test.get())
 	if err != nil {
 		return nil, tm, err
 	}

@@ -102,7 +102,7 @@ func TestVulkanHandCase(t *testing.T) {
 // clear error, not a wrong answer.
 func TestVulkanTooLarge(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
-		_, err := newKernel(context.Background(), dev, 20000, tensor.F32, testOptions{})
+		_, err := newKernel(context.Background(), dev, 20000, 0, None, tensor.F32, testOptions{})
 		if err == nil || !strings.Contains(err.Error(), "shared memory") {
 			t.Errorf("%s: P = 20000: got %v, want an error about shared memory", dev.Info.Name, err)
 		}

@@ -39,6 +39,10 @@ type Spectra struct {
 	Notes []string
 	// Timing adds up the device runs (or the CPU's time).
 	Timing engine.Timing
+	// Plans count the VkFFT plans the spectra took on a device: built,
+	// loaded from disk or reused, and the time making them took (part of
+	// the wall time, none of the kernels').
+	Plans spectra.PlanStats
 
 	// leftSpatial and leftTemporal count the (sample, channel) pairs left
 	// without a finite frame or pixel series (under Skip).
@@ -57,7 +61,8 @@ func spectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, pol
 	if d.H < 2 || d.W < 2 {
 		return nil, fmt.Errorf("spectra: frames of %d×%d pixels have no spatial spectrum (want H, W ≥ 2)", d.H, d.W)
 	}
-	opt := spectra.Options{Device: dev, Double: x.DType == tensor.F64}
+	out := &Spectra{}
+	opt := spectra.Options{Device: dev, Double: x.DType == tensor.F64, Plans: &out.Plans}
 	hw, nc := d.H*d.W, d.N*d.C
 	// The spectra take x as stored: on a device the frames and each
 	// pixel's series are centred and packed there (the series transposed
@@ -65,7 +70,6 @@ func spectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, pol
 	// pixels there; frames and series holding a NaN or ±Inf are left out
 	// of the sums and counted (a NaN spoils its own frame and its own
 	// pixel's series only).
-	out := &Spectra{}
 	sp, tm, err := spectra.SpatialGroupsOf(ctx, x, nc, d.F, d.H, d.W, opt)
 	if err != nil {
 		return nil, err
@@ -120,6 +124,7 @@ func mergeSpectra(parts []*Spectra) *Spectra {
 	out := &Spectra{Radius: parts[0].Radius}
 	for _, p := range parts {
 		out.Timing.Add(p.Timing)
+		out.Plans.Add(p.Plans)
 		out.leftSpatial += p.leftSpatial
 		out.leftTemporal += p.leftTemporal
 	}

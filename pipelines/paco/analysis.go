@@ -4,6 +4,7 @@ package paco
 // maps, detections, Algorithm 3, contrast curve and its injection check.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -137,9 +139,11 @@ type Options struct {
 	// be called from several goroutines at once.
 	Progress func(stage string, frac float64)
 	// Warn, when set, hears each warning as it arises (they are also in
-	// Result.Warnings); Note hears what a person watching would want to
-	// know (a contrast-check run starting, Algorithm 3 moving to the CPU).
-	Warn, Note func(msg string)
+	// Result.Warnings).
+	Warn func(Warning)
+	// Note hears what a person watching would want to know (a
+	// contrast-check run starting, Algorithm 3 moving to the CPU).
+	Note func(msg string)
 }
 
 // DefaultOptions are PACO.md's defaults: radius 4, threshold 5, the PSF
@@ -187,8 +191,8 @@ func (o Options) Check() error {
 		return bad("MinSep", ": want a distance in pixels of 0 (2×radius) or more, got %g", o.MinSep)
 	case !finite(o.NorthOffset):
 		return bad("NorthOffset", ": want a finite angle in degrees, got %g", o.NorthOffset)
-	case !finite(o.Threshold):
-		return bad("Threshold", ": want a finite SNR, got %g", o.Threshold)
+	case !finite(o.Threshold) || o.Threshold < 0:
+		return bad("Threshold", ": want an SNR of 0 or more (detections are the SNR map's local maxima above it; below 0 every local maximum of the background is one), got %g", o.Threshold)
 	case o.Center == CenterGiven && !(finite(o.CenterYX[0]) && finite(o.CenterYX[1])):
 		return bad("CenterYX", ": want finite pixel coordinates, got %v", o.CenterYX)
 	case o.Center < CenterDefault || o.Center > CenterGiven:
@@ -260,7 +264,7 @@ type CenterMeasurement struct {
 // the maps to the wrong pixel). It warns when the centre it takes is more
 // than half a pixel from (H/2, W/2), and when the measurement rules out a
 // header's centre by more than that.
-func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)) (CenterInfo, error) {
+func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, data map[string]float64, format string, args ...any)) (CenterInfo, error) {
 	H, W := cube.Shape[1], cube.Shape[2]
 	info := CenterInfo{Geometric: [2]int{H / 2, W / 2}}
 	estimate := func() *CenterMeasurement {
@@ -279,7 +283,8 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 			if e := estimate(); e.Error == "" {
 				info.Estimate = e
 				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 && e.est.RulesOut(info.Y, info.X) {
-					warn("the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
+					warn(WarnCenterHeader, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty, "header_y": info.Y, "header_x": info.X},
+						"the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
 				}
 			}
 			break
@@ -291,9 +296,9 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 			info.Source, info.Y, info.X = "geometric", float64(H/2), float64(W/2)
 			if o.Center == CenterAuto {
 				if e.Error != "" {
-					warn("centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
+					warn(WarnCenterUnmeasured, nil, "centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
 				} else {
-					warn("centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
+					warn(WarnCenterKept, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty}, "centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
 				}
 			}
 		}
@@ -305,10 +310,16 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(string, ...any)
 	case CenterGiven:
 		info.Source, info.Y, info.X = "option", o.CenterYX[0], o.CenterYX[1]
 	}
+	// Outside the frame is refused here, in the centre's own numbers: as
+	// ints, 1e30 printed as −9223372036854775808.
+	if !(info.Y > -0.5 && info.Y < float64(H)-0.5 && info.X > -0.5 && info.X < float64(W)-0.5) {
+		from := map[string]string{"option": "given", "header": "the header's CRPIX2−1, CRPIX1−1", "estimated": "measured"}[info.Source]
+		return info, fmt.Errorf("centre (%g, %g) is outside the %d×%d frame (%s)", info.Y, info.X, H, W, from)
+	}
 	info.Used = [2]int{int(math.Round(info.Y)), int(math.Round(info.X))}
 	if info.Source == "estimated" || info.Source == "header" {
 		if d := math.Hypot(info.Y-float64(H/2), info.X-float64(W/2)); d > 0.5 {
-			warn("the star centre (%.2f, %.2f, %s) is %.2f px from the geometric centre (%d, %d) that PACO assumed by default before: the maps use (%d, %d)",
+			warn(WarnCenterMoved, map[string]float64{"y": info.Y, "x": info.X, "distance_px": d}, "the star centre (%.2f, %.2f, %s) is %.2f px from the geometric centre (%d, %d) that PACO assumed by default before: the maps use (%d, %d)",
 				info.Y, info.X, info.Source, d, H/2, W/2, info.Used[0], info.Used[1])
 		}
 	}
@@ -340,7 +351,8 @@ type Result struct {
 	// PSF is the stamp the maps used, before normalisation (Options.PSF, or
 	// the Gaussian of Options.FWHM).
 	PSF *tensor.Tensor
-	// Contrast is the contrast curve (ContrastCurve).
+	// Contrast is the contrast curve (ContrastCurve) from the inner
+	// working angle out, with separations in arcsec given a pixel scale.
 	Contrast []ContrastPoint
 	// Checks are the contrast check's fakes, by separation (nil without
 	// Options.ContrastCheck).
@@ -348,12 +360,84 @@ type Result struct {
 	// NaNs counts the cube's NaN values.
 	NaNs int
 	// Warnings are the warnings given, in order.
-	Warnings []string
+	Warnings []Warning
+	// FWHM is the PSF's, pixels: Options.FWHM, or measured on the stamp
+	// (FWHMOfStamp). InnerWorkingAngle (the function of that name) is
+	// where the contrast curve starts.
+	FWHM, InnerWorkingAngle float64
 	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
 	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
 	// contrast check.
 	UnbiasedOn              string
 	UnbiasedTime, CheckTime time.Duration
+	// Phases are Run's steps in wall-clock time, in order, adding up to
+	// its wall: the cube's scan, the star centre, the preparation, the
+	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
+	// contrast curve and its check.
+	Phases Phases
+}
+
+// scanCube counts the cube's NaN values and finds the range of the
+// others, over every core, reading the cube as it is stored (no float64
+// copy of a float32 cube).
+func scanCube(cube *tensor.Tensor) (nans int, lo, hi float64) {
+	n := cube.Len()
+	if !cube.HasData() {
+		return 0, math.Inf(1), math.Inf(-1)
+	}
+	const grain = 1 << 20
+	type part struct {
+		nans   int
+		lo, hi float64
+	}
+	parts := make([]part, (n+grain-1)/grain)
+	widen := cube.DType.Widen()
+	par.Range(n, grain, func(a, b int) {
+		pt := part{lo: math.Inf(1), hi: math.Inf(-1)}
+		switch {
+		case cube.DType == tensor.F64:
+			pt.nans, pt.lo, pt.hi = scanRange(cube.F64[a:b])
+		case widen != nil:
+			for _, u := range cube.U16[a:b] {
+				if v := float64(widen(u)); v != v {
+					pt.nans++
+				} else {
+					pt.lo, pt.hi = min(pt.lo, v), max(pt.hi, v)
+				}
+			}
+		default:
+			var lo, hi float32
+			pt.nans, lo, hi = scanRange(cube.F32[a:b])
+			pt.lo, pt.hi = float64(lo), float64(hi)
+		}
+		parts[a/grain] = pt
+	})
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, pt := range parts {
+		nans += pt.nans
+		lo, hi = min(lo, pt.lo), max(hi, pt.hi)
+	}
+	return nans, lo, hi
+}
+
+// scanRange counts v's NaN values and finds the range of the others
+// (+Inf, −Inf when there are none).
+func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
+	lo, hi = F(math.Inf(1)), F(math.Inf(-1))
+	for _, x := range v {
+		switch {
+		case x != x:
+			nans++
+		case x < lo:
+			lo = x
+			if x > hi { // the first value
+				hi = x
+			}
+		case x > hi:
+			hi = x
+		}
+	}
+	return nans, lo, hi
 }
 
 // Run is the whole PACO analysis of an ADI cube (T, H, W) with T
@@ -377,31 +461,30 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		}
 	}
 	res := &Result{PSF: psf}
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		res.Warnings = append(res.Warnings, msg)
+	warn := func(w Warning) {
+		res.Warnings = append(res.Warnings, w)
 		if opt.Warn != nil {
-			opt.Warn(msg)
+			opt.Warn(w)
 		}
+	}
+	warnf := func(code string, data map[string]float64, format string, args ...any) {
+		warn(Warning{Code: code, Message: fmt.Sprintf(format, args...), Data: data})
 	}
 	note := func(format string, args ...any) {
 		if opt.Note != nil {
 			opt.Note(fmt.Sprintf(format, args...))
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range cube.Float64s() {
-		if math.IsNaN(v) {
-			res.NaNs++
-		} else {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-	}
+	clock := res.Phases.Clock()
+	lap := clock.Lap
+	var lo, hi float64
+	res.NaNs, lo, hi = scanCube(cube)
+	lap("scan cube")
 	switch {
 	case res.NaNs == cube.Len():
-		warn("every value of the cube is NaN: the maps will be all NaN")
+		warnf(WarnAllNaN, nil, "every value of the cube is NaN: the maps will be all NaN")
 	case lo == hi:
-		warn("the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
+		warnf(WarnConstant, map[string]float64{"value": lo}, "the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
 	}
 	if len(angles) > 0 {
 		amin, amax := angles[0], angles[0]
@@ -409,17 +492,43 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			amin, amax = min(amin, a), max(amax, a)
 		}
 		if amax == amin {
-			warn("the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
+			warnf(WarnNoRotation, map[string]float64{"angle_deg": amin}, "the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
 	var center *[2]int
 	if len(cube.Shape) == 3 {
 		var err error
-		if res.Center, err = chooseCenter(cube, psf, opt, warn); err != nil {
+		if res.Center, err = chooseCenter(cube, psf, opt, warnf); err != nil {
 			return nil, err
 		}
 		center = &res.Center.Used
 	}
+	// The PSF's width against a pixel, its stamp and the patch, and the
+	// field's rotation at the inner working angle.
+	radius := cmp.Or(opt.Radius, 4)
+	res.FWHM = opt.FWHM
+	if opt.PSF != nil {
+		res.FWHM = FWHMOfStamp(psf)
+		if len(psf.Shape) == 2 {
+			for _, w := range fwhmWarnings(stampFWHM(psf), true, psf.Shape[0], radius, opt.PixelScale) {
+				warn(w)
+			}
+		}
+	} else {
+		for _, w := range fwhmWarnings(opt.FWHM, false, psf.Shape[0], radius, opt.PixelScale) {
+			warn(w)
+		}
+	}
+	res.InnerWorkingAngle = InnerWorkingAngle(res.FWHM, radius)
+	if center != nil && len(angles) > 0 {
+		H, W := cube.Shape[1], cube.Shape[2]
+		cy, cx := float64(center[0]), float64(center[1])
+		maxSep := math.Hypot(max(cy, float64(H-1)-cy), max(cx, float64(W-1)-cx))
+		for _, w := range rotationWarnings(angles, res.FWHM, res.InnerWorkingAngle, maxSep) {
+			warn(w)
+		}
+	}
+	lap("star centre")
 	dt := cube.DType
 	if opt.Convert {
 		dt = opt.DType
@@ -435,9 +544,11 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	res.T, res.H, res.W, res.P = prep.T, prep.H, prep.W, prep.P()
 	res.Radius = prep.Offsets[len(prep.Offsets)-1][0] // the last offset is (R, 0)
 	in.Progress = opt.Progress
+	lap("prepare")
 	if res.Maps, err = RunMaps(ctx, dev, in); err != nil {
 		return nil, err
 	}
+	clock.Include(res.Maps.Phases)
 	in.Progress = nil
 	minSep := opt.MinSep
 	if minSep <= 0 {
@@ -451,20 +562,25 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		dets[i].PAEastOfNorth = PositionAngle(float64(dets[i].Y-prep.CY), float64(dets[i].X-prep.CX), opt.NorthOffset)
 	}
 	res.Detections = dets
+	lap("detections")
 	if opt.Unbiased {
-		t0 := time.Now()
 		if res.UnbiasedOn, err = addUnbiased(ctx, dev, in, cube, dets, note); err != nil {
 			return nil, err
 		}
-		res.UnbiasedTime = time.Since(t0)
+		lap("unbiased flux")
+		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
 	}
-	res.Contrast = ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux)
+	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux), res.InnerWorkingAngle)
+	for i := range res.Contrast {
+		res.Contrast[i].SepArcsec = res.Contrast[i].Sep * opt.PixelScale
+	}
+	lap("contrast curve")
 	if opt.ContrastCheck {
-		t0 := time.Now()
 		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {
 			return nil, err
 		}
-		res.CheckTime = time.Since(t0)
+		lap("contrast check")
+		res.CheckTime = res.Phases[len(res.Phases)-1].Time
 	}
 	return res, nil
 }

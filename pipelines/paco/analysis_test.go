@@ -63,6 +63,7 @@ func TestRunRefuses(t *testing.T) {
 		"PixelScale":  {FWHM: 2, PixelScale: -1},
 		"NorthOffset": {FWHM: 2, NorthOffset: math.Inf(1)},
 		"StarFlux":    {FWHM: 2, StarFlux: -2},
+		"Threshold":   {FWHM: 2, Threshold: -1},
 	} {
 		var oe *OptionError
 		if err := run(o); !errors.As(err, &oe) || oe.Field != field {
@@ -91,6 +92,38 @@ func TestParseCenter(t *testing.T) {
 	for _, s := range []string{"51", "a,b", "nan,1", "1,2,3"} {
 		if _, _, err := ParseCenter(s); err == nil {
 			t.Errorf("ParseCenter(%q): no error", s)
+		}
+	}
+}
+
+// TestScanCube: the NaN count and the range of the other values, for each
+// storage type and across the pieces the scan splits a large cube into
+// (values placed by hand in the first, a middle and the last piece).
+func TestScanCube(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	vals := []float64{nan, 3, -2, inf, nan, 0.5}
+	f32 := tensor.New(tensor.F32, 1, 2, 3)
+	f16 := tensor.New(tensor.F16, 1, 2, 3)
+	for i, v := range vals {
+		f32.F32[i] = float32(v)
+		f16.U16[i] = tensor.Float32ToHalf(float32(v))
+	}
+	f64 := tensor.FromF64(vals, 1, 2, 3)
+	big := tensor.New(tensor.F32, 3, 1024, 1025) // 3.0 pieces of 2^20
+	big.F32[0], big.F32[1<<20+7], big.F32[len(big.F32)-1] = float32(nan), -5, 9
+	for _, c := range []struct {
+		name   string
+		cube   *tensor.Tensor
+		nans   int
+		lo, hi float64
+	}{
+		{"float32", f32, 2, -2, inf}, {"float64", f64, 2, -2, inf}, {"float16", f16, 2, -2, inf},
+		{"pieces", big, 1, -5, 9},
+		{"all NaN", tensor.FromF64([]float64{nan, nan}, 2, 1, 1), 2, inf, -inf},
+	} {
+		n, lo, hi := scanCube(c.cube)
+		if n != c.nans || lo != c.lo || hi != c.hi {
+			t.Errorf("%s: %d NaNs, range [%g, %g]; want %d, [%g, %g]", c.name, n, lo, hi, c.nans, c.lo, c.hi)
 		}
 	}
 }

@@ -3,11 +3,15 @@ package paco
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -103,4 +107,61 @@ func BenchmarkPACOCPUSubpixel(b *testing.B) {
 		}
 	}
 	reportStages(b, sum)
+}
+
+// BenchmarkHostStages times Run's host-side steps on a 128×1024×1024
+// float32 cube (noise around a Gaussian star, FWHM 4): the cube's scan,
+// the star centre's measurement, the contrast curve and the detections
+// of 1024×1024 maps. (docs/benchmarks/paco.md, "From files".)
+func BenchmarkHostStages(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a 512 MiB cube")
+	}
+	const T, H, W = 128, 1024, 1024
+	cube := tensor.New(tensor.F32, T, H, W)
+	par.Range(T, 1, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			rng := rand.New(rand.NewPCG(uint64(t), 1))
+			f := cube.F32[t*H*W : (t+1)*H*W]
+			for i := range f {
+				y, x := float64(i/W-H/2)+0.3, float64(i%W-W/2)-0.2
+				f[i] = float32(100*math.Exp(-(y*y+x*x)/(2*1.7*1.7)) + rng.Float64())
+			}
+		}
+	})
+	psf := gaussPSF(25, 4)
+	m := benchInput(2, H, W).Cube // noise: an SNR map without sources
+	snr, sigma := make([]float64, H*W), make([]float64, H*W)
+	for i := range sigma {
+		snr[i], sigma[i] = float64(m.F32[i])-10, 1+0.1*float64(m.F32[i])
+	}
+	maps := &Maps{H: H, W: W, SNR: snr, Flux: snr, Sigma: sigma}
+	for _, st := range []struct {
+		name string
+		run  func() error
+	}{
+		{"scan", func() error { scanCube(cube); return nil }},
+		{"centre", func() error { _, err := EstimateCenter(cube, FWHMOfStamp(psf)); return err }},
+		{"contrast", func() error { ContrastCurve(sigma, H, W, H/2, W/2, 5, 0); return nil }},
+		{"detect", func() error { Detect(maps, 5, H/2, W/2, 8); return nil }},
+	} {
+		b.Run(st.name, func(b *testing.B) {
+			c0 := cpuTime()
+			for b.Loop() {
+				if err := st.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the process' CPU time so far, user and system: on a shared
+// machine a step's CPU time says what it costs where its wall time does
+// not.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -51,19 +52,11 @@ func (c CenterEstimate) Rounded() [2]int {
 // peak-to-sum ratio (for a unit-sum Gaussian the peak is 1/(2πσ²)): the
 // width EstimateCenter needs, from the PSF the run already has.
 func FWHMOfStamp(psf *tensor.Tensor) float64 {
-	v := psf.Float64s()
-	var sum, peak float64
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			sum += x
-			peak = max(peak, x)
-		}
-	}
-	if !(sum > 0) || !(peak > 0) || peak >= sum {
+	f := stampFWHM(psf)
+	if math.IsNaN(f) {
 		return 2
 	}
-	sigma := math.Sqrt(sum / (2 * math.Pi * peak))
-	return min(max(sigma*2*math.Sqrt(2*math.Ln2), 1), 50)
+	return min(max(f, 1), 50)
 }
 
 // EstimateCenter measures the star centre of a (T, H, W) cube, PACO.md's
@@ -89,10 +82,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if !(fwhm > 0) {
 		fwhm = 4
 	}
-	at := func(i int) float64 { return cube.F64[i] }
-	if cube.DType == tensor.F32 {
-		at = func(i int) float64 { return float64(cube.F32[i]) }
-	} else if cube.DType != tensor.F64 {
+	if cube.DType != tensor.F32 && cube.DType != tensor.F64 {
 		return CenterEstimate{}, fmt.Errorf("the cube must be float32 or float64")
 	}
 	gy, gx := float64(H/2), float64(W/2)
@@ -100,30 +90,49 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	// The median frame and the frames, only within reach of the search:
 	// the box of half-side search + 4·FWHM + 2 around the geometric centre
 	// (NaN outside), so that the cost does not grow with the frame size.
+	// The frames' boxes are read once, over every core (±Inf as NaN).
 	reach := int(math.Ceil(search + 4*fwhm + 2))
 	y0b, y1b := max(0, int(gy)-reach), min(H-1, int(gy)+reach)
 	x0b, x1b := max(0, int(gx)-reach), min(W-1, int(gx)+reach)
-	nanFrame := func() []float64 {
-		f := make([]float64, H*W)
-		for i := range f {
-			f[i] = math.NaN()
+	bh, bw := y1b-y0b+1, x1b-x0b+1
+	nb := bh * bw
+	box := make([]float64, T*nb)
+	par.Range(T, 1, func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			for y := y0b; y <= y1b; y++ {
+				dst := box[l*nb+(y-y0b)*bw:][:bw]
+				i := (l*H+y)*W + x0b
+				if cube.DType == tensor.F32 {
+					for x, v := range cube.F32[i : i+bw] {
+						dst[x] = float64(v)
+					}
+				} else {
+					copy(dst, cube.F64[i:i+bw])
+				}
+				for x, v := range dst {
+					if math.IsInf(v, 0) {
+						dst[x] = math.NaN()
+					}
+				}
+			}
 		}
-		return f
+	})
+	med := make([]float64, H*W)
+	for i := range med {
+		med[i] = math.NaN()
 	}
-	med := nanFrame()
-	col := make([]float64, 0, T)
-	for y := y0b; y <= y1b; y++ {
-		for x := x0b; x <= x1b; x++ {
-			i := y*W + x
+	par.Range(nb, 64, func(lo, hi int) {
+		col := make([]float64, 0, T)
+		for j := lo; j < hi; j++ {
 			col = col[:0]
 			for l := 0; l < T; l++ {
-				if v := at(l*H*W + i); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				if v := box[l*nb+j]; !math.IsNaN(v) {
 					col = append(col, v)
 				}
 			}
-			med[i] = medianOf(col)
+			med[(y0b+j/bw)*W+x0b+j%bw] = sortedMedian(col)
 		}
-	}
+	})
 	// Core and ring statistics around a point, on the median frame.
 	stats := func(f []float64, cy, cx float64) (core, ring, ringSD float64) {
 		var cs []float64
@@ -169,25 +178,22 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if !(sign*(core-ring) > 5*sd) || math.IsNaN(sd) {
 		return CenterEstimate{}, fmt.Errorf("no star stands out near the geometric centre (core %.4g, ring %.4g ± %.3g)", core, ring, sd)
 	}
-	y0, x0, ok := windowCentroid(med, H, W, float64(by), float64(bx), fwhm, sign)
+	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W}, H, W, float64(by), float64(bx), fwhm, sign)
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("the centroid of the median frame does not converge")
 	}
+	// Every frame's centroid, over every core, kept in frame order.
+	fy, fx, fok := make([]float64, T), make([]float64, T), make([]bool, T)
+	par.Range(T, 1, func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw}, H, W, y0, x0, fwhm, sign)
+		}
+	})
 	ys := make([]float64, 0, T)
 	xs := make([]float64, 0, T)
-	frame := nanFrame()
-	for l := 0; l < T; l++ {
-		for y := y0b; y <= y1b; y++ {
-			for x := x0b; x <= x1b; x++ {
-				if v := at(l*H*W + y*W + x); !math.IsInf(v, 0) {
-					frame[y*W+x] = v
-				} else {
-					frame[y*W+x] = math.NaN()
-				}
-			}
-		}
-		if y, x, ok := windowCentroid(frame, H, W, y0, x0, fwhm, sign); ok {
-			ys, xs = append(ys, y), append(xs, x)
+	for l, ok := range fok {
+		if ok {
+			ys, xs = append(ys, fy[l]), append(xs, fx[l])
 		}
 	}
 	if len(ys) == 0 {
@@ -216,6 +222,14 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 // 3 % of synth's cubes whose star is 10× its speckles).
 func smoothedPeak(f []float64, W int, cy, cx, search, fwhm, sign float64, y0, y1, x0, x1 int) (by, bx int, best float64) {
 	kr := int(math.Ceil(2 * fwhm))
+	// The kernel's weights, the same for every candidate.
+	kw := 2*kr + 1
+	ker := make([]float64, kw*kw)
+	for dy := -kr; dy <= kr; dy++ {
+		for dx := -kr; dx <= kr; dx++ {
+			ker[(dy+kr)*kw+dx+kr] = math.Exp(-float64(dy*dy+dx*dx) / (2 * fwhm * fwhm))
+		}
+	}
 	by, bx, best = -1, -1, math.Inf(-1)
 	for y := int(cy - search); y <= int(cy+search); y++ {
 		for x := int(cx - search); x <= int(cx+search); x++ {
@@ -226,7 +240,7 @@ func smoothedPeak(f []float64, W int, cy, cx, search, fwhm, sign float64, y0, y1
 			for dy := -kr; dy <= kr; dy++ {
 				for dx := -kr; dx <= kr; dx++ {
 					if v := f[(y+dy)*W+x+dx]; !math.IsNaN(v) && dy*dy+dx*dx <= kr*kr {
-						w := math.Exp(-float64(dy*dy+dx*dx) / (2 * fwhm * fwhm))
+						w := ker[(dy+kr)*kw+dx+kr]
 						s += w * v
 						sw += w
 					}
@@ -240,25 +254,42 @@ func smoothedPeak(f []float64, W int, cy, cx, search, fwhm, sign float64, y0, y1
 	return by, bx, best
 }
 
+// window is rows y0…y0+h−1 and columns x0…x0+w−1 of a frame, f holding
+// them row-major; pixels outside it read as NaN.
+type window struct {
+	f            []float64
+	y0, x0, h, w int
+}
+
+// at is pixel (y, x) of the frame, NaN outside the window.
+func (g window) at(y, x int) float64 {
+	if y < g.y0 || x < g.x0 || y >= g.y0+g.h || x >= g.x0+g.w {
+		return math.NaN()
+	}
+	return g.f[(y-g.y0)*g.w+x-g.x0]
+}
+
 // windowCentroid iterates the Gaussian-windowed centroid from (y, x):
 // c ← c + 2 Σ w I (p − c) / Σ w I, with w = exp(−|p − c|²/(2σ²)), σ the
-// FWHM's, over pixels within 4σ, I = sign × (frame − the window's minimum).
-func windowCentroid(f []float64, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
+// FWHM's, over pixels within 4σ, I = sign × (frame − the window's minimum),
+// in a frame of H×W pixels of which g holds those it reads.
+func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
 	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
 	rad := 4 * s
 	for it := 0; it < 100; it++ {
 		lo := math.Inf(1)
 		for py := int(math.Floor(y - rad)); py <= int(math.Ceil(y+rad)); py++ {
 			for px := int(math.Floor(x - rad)); px <= int(math.Ceil(x+rad)); px++ {
-				if py >= 0 && px >= 0 && py < H && px < W && !math.IsNaN(f[py*W+px]) {
-					lo = min(lo, sign*f[py*W+px])
+				if v := g.at(py, px); !math.IsNaN(v) {
+					lo = min(lo, sign*v)
 				}
 			}
 		}
 		var sw, sy, sx float64
 		for py := int(math.Floor(y - rad)); py <= int(math.Ceil(y+rad)); py++ {
 			for px := int(math.Floor(x - rad)); px <= int(math.Ceil(x+rad)); px++ {
-				if py < 0 || px < 0 || py >= H || px >= W || math.IsNaN(f[py*W+px]) {
+				fv := g.at(py, px)
+				if math.IsNaN(fv) {
 					continue
 				}
 				dy, dx := float64(py)-y, float64(px)-x
@@ -266,7 +297,7 @@ func windowCentroid(f []float64, H, W int, y, x, fwhm, sign float64) (float64, f
 				if d2 > rad*rad {
 					continue
 				}
-				v := (sign*f[py*W+px] - lo) * math.Exp(-d2/(2*s*s))
+				v := (sign*fv - lo) * math.Exp(-d2/(2*s*s))
 				sw += v
 				sy += v * dy
 				sx += v * dx
@@ -288,11 +319,13 @@ func windowCentroid(f []float64, H, W int, y, x, fwhm, sign float64) (float64, f
 	return y, x, true
 }
 
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
+func medianOf(v []float64) float64 { return sortedMedian(slices.Clone(v)) }
+
+// sortedMedian sorts s and returns its median (NaN when s is empty).
+func sortedMedian(s []float64) float64 {
+	if len(s) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(v)
 	slices.Sort(s)
 	n := len(s)
 	if n%2 == 1 {
@@ -484,44 +517,56 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	for i := range ker {
 		ker[i] /= math.Sqrt(k2) // unit variance after both passes
 	}
+	// The draws' white noise in the order one generator gives it, then
+	// the draws over every core.
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
 	m := g + 2*kr
-	white := make([]float64, m*m)
-	rows := make([]float64, m*g)
-	img := make([]float64, g*g)
-	errs := make([]float64, 0, mcDraws)
-	for range mcDraws {
-		for i := range white {
-			white[i] = rng.NormFloat64()
-		}
-		for j := 0; j < m; j++ { // along x
-			for i := 0; i < g; i++ {
-				var a float64
-				for k, w := range ker {
-					a += w * white[j*m+i+k]
-				}
-				rows[j*g+i] = a
-			}
-		}
-		for j := 0; j < g; j++ { // along y; a² − 1 has mean 0, variance 2
-			for i := 0; i < g; i++ {
-				var a float64
-				for k, w := range ker {
-					a += w * rows[(j+k)*g+i]
-				}
-				img[j*g+i] = sym[j*g+i] + sdAt(j, i)*(a*a-1)/math.Sqrt2
-			}
-		}
-		e := math.Inf(1) // lost: as bad as can be
-		if py, px, _ := smoothedPeak(img, g, ly, lx, search, fwhm, 1, 0, g-1, 0, g-1); py >= 0 {
-			if y, x, ok := windowCentroid(img, g, g, float64(py), float64(px), fwhm, 1); ok {
-				e = math.Hypot(y-ly, x-lx)
-			}
-		}
-		errs = append(errs, e)
+	whites := make([]float64, mcDraws*m*m)
+	for i := range whites {
+		whites[i] = rng.NormFloat64()
 	}
+	errs := make([]float64, mcDraws)
+	par.Range(mcDraws, 1, func(lo, hi int) {
+		rows := make([]float64, m*g)
+		img := make([]float64, g*g)
+		for d := lo; d < hi; d++ {
+			errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, rows, img, sym, sdAt, ly, lx, search, fwhm)
+		}
+	})
 	slices.Sort(errs)
 	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+}
+
+// staticDraw is one of staticError95's draws: the m×m white noise
+// smoothed by ker along x then y (into rows, m×g, and img, g×g), squared
+// into the ring profile sym with the rings' spread sdAt, and the distance
+// from (ly, lx) at which the centre is then measured (+Inf when lost).
+func staticDraw(white []float64, m, g int, ker, rows, img, sym []float64, sdAt func(j, i int) float64, ly, lx, search, fwhm float64) float64 {
+	for j := 0; j < m; j++ { // along x
+		for i := 0; i < g; i++ {
+			var a float64
+			for k, w := range ker {
+				a += w * white[j*m+i+k]
+			}
+			rows[j*g+i] = a
+		}
+	}
+	for j := 0; j < g; j++ { // along y; a² − 1 has mean 0, variance 2
+		for i := 0; i < g; i++ {
+			var a float64
+			for k, w := range ker {
+				a += w * rows[(j+k)*g+i]
+			}
+			img[j*g+i] = sym[j*g+i] + sdAt(j, i)*(a*a-1)/math.Sqrt2
+		}
+	}
+	e := math.Inf(1) // lost: as bad as can be
+	if py, px, _ := smoothedPeak(img, g, ly, lx, search, fwhm, 1, 0, g-1, 0, g-1); py >= 0 {
+		if y, x, ok := windowCentroid(window{img, 0, 0, g, g}, g, g, float64(py), float64(px), fwhm, 1); ok {
+			e = math.Hypot(y-ly, x-lx)
+		}
+	}
+	return e
 }
 
 // stdOf is the sample standard deviation of v (NaN for fewer than two).

@@ -2,13 +2,19 @@ package paco
 
 import (
 	"math"
+	"slices"
+
+	"github.com/vkstat/vkstat/internal/par"
 )
 
 // ContrastPoint is one annulus of a contrast curve.
 type ContrastPoint struct {
 	// Sep is the annulus' separation from the centre, pixels: it holds the
-	// pixels at distance d with Sep − 0.5 ≤ d < Sep + 0.5.
-	Sep float64 `json:"separation_px"`
+	// pixels at distance d with Sep − 0.5 ≤ d < Sep + 0.5. SepArcsec is
+	// Sep times the pixel scale, when the caller knows it (Run, with
+	// Options.PixelScale).
+	Sep       float64 `json:"separation_px"`
+	SepArcsec float64 `json:"separation_arcsec,omitempty"`
 	// Pixels is how many finite σ values the annulus has.
 	Pixels int `json:"pixels"`
 	// Sigma is the median of σ_flux over the annulus.
@@ -31,36 +37,71 @@ type ContrastPoint struct {
 // (pixels without statistics) are left out; an annulus with none has
 // Pixels 0 and NaN values.
 func ContrastCurve(sigma []float64, H, W, cy, cx int, threshold, starFlux float64) []ContrastPoint {
-	maxSep := 0
-	bins := map[int][]float64{}
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			v := sigma[y*W+x]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				continue
-			}
-			k := int(math.Floor(math.Hypot(float64(y-cy), float64(x-cx)) + 0.5))
-			if k < 1 {
-				continue
-			}
-			bins[k] = append(bins[k], v)
-			maxSep = max(maxSep, k)
-		}
-	}
-	var out []ContrastPoint
-	for k := 1; k <= maxSep; k++ {
-		p := ContrastPoint{Sep: float64(k), Pixels: len(bins[k]), Sigma: math.NaN(), Flux: math.NaN(), Contrast: math.NaN(), Mag: math.NaN()}
-		if p.Pixels > 0 {
-			p.Sigma = medianOf(bins[k])
-			p.Flux = threshold * p.Sigma
-			if starFlux > 0 {
-				p.Contrast = p.Flux / starFlux
-				if p.Contrast > 0 {
-					p.Mag = -2.5 * math.Log10(p.Contrast)
+	// Each pixel's annulus (0: none, or a NaN σ), over every core; then
+	// the finite σ values grouped by annulus, in pixel order, and each
+	// group's median.
+	ring := make([]int32, H*W)
+	par.Range(H, 16, func(lo, hi int) {
+		for y := lo; y < hi; y++ {
+			for x := 0; x < W; x++ {
+				if v := sigma[y*W+x]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+					ring[y*W+x] = int32(math.Floor(math.Hypot(float64(y-cy), float64(x-cx)) + 0.5))
 				}
 			}
 		}
-		out = append(out, p)
+	})
+	maxSep := 0
+	for _, k := range ring {
+		maxSep = max(maxSep, int(k))
 	}
+	if maxSep == 0 {
+		return nil
+	}
+	start := make([]int, maxSep+2) // annulus k holds vals[start[k]:start[k+1]]
+	for _, k := range ring {
+		if k > 0 {
+			start[k+1]++
+		}
+	}
+	for k := 1; k <= maxSep+1; k++ {
+		start[k] += start[k-1]
+	}
+	vals := make([]float64, start[maxSep+1])
+	next := slices.Clone(start)
+	for i, k := range ring {
+		if k > 0 {
+			vals[next[k]] = sigma[i]
+			next[k]++
+		}
+	}
+	out := make([]ContrastPoint, maxSep)
+	par.Range(maxSep, 8, func(lo, hi int) {
+		for k := lo + 1; k <= hi; k++ {
+			b := vals[start[k]:start[k+1]]
+			p := ContrastPoint{Sep: float64(k), Pixels: len(b), Sigma: math.NaN(), Flux: math.NaN(), Contrast: math.NaN(), Mag: math.NaN()}
+			if p.Pixels > 0 {
+				p.Sigma = sortedMedian(b)
+				p.Flux = threshold * p.Sigma
+				if starFlux > 0 {
+					p.Contrast = p.Flux / starFlux
+					if p.Contrast > 0 {
+						p.Mag = -2.5 * math.Log10(p.Contrast)
+					}
+				}
+			}
+			out[k-1] = p
+		}
+	})
 	return out
+}
+
+// From is the curve from separation sep out: the annuli whose separation
+// is sep or more (an inner working angle).
+func From(curve []ContrastPoint, sep float64) []ContrastPoint {
+	for i, p := range curve {
+		if p.Sep >= sep {
+			return curve[i:]
+		}
+	}
+	return nil
 }

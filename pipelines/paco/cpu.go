@@ -5,7 +5,6 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
@@ -45,12 +44,8 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		return nil, err
 	}
 	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
-	var stages []Stage
-	t0 := time.Now()
-	lap := func(name string) {
-		stages = append(stages, Stage{name, time.Since(t0)})
-		t0 = time.Now()
-	}
+	var stages Phases
+	lap := stages.Clock().Lap
 
 	// Centre: yc[p*T+t] = Y[t, p] − mean_t Y[t, p] (pixel-major, so each
 	// pixel's time series is contiguous).
@@ -196,7 +191,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 				maps.InvalidLocations++
 			}
 		}
-		maps.Stages, maps.Device, maps.Precision = stages, "cpu", "f64"
+		maps.Stages, maps.Phases, maps.Device, maps.Precision = stages, stages, "cpu", "f64"
 		return maps, nil
 	}
 	var mu sync.Mutex
@@ -236,7 +231,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 			maps.InvalidLocations++
 		}
 	}
-	maps.Stages, maps.Device, maps.Precision = stages, "cpu", "f64"
+	maps.Stages, maps.Phases, maps.Device, maps.Precision = stages, stages, "cpu", "f64"
 	return maps, nil
 }
 

@@ -103,11 +103,14 @@ func FakePlan(curve []ContrastPoint, cy, cx float64, H, W int, minSep, gap float
 		return nil, errors.New("injection plan: runs ≥ 1, a positive gap and scale and a non-negative minimum separation are needed")
 	}
 	limit := func(sep float64) float64 {
-		k := int(math.Floor(sep + 0.5))
-		if k < 1 || k > len(curve) {
+		if len(curve) == 0 {
 			return math.NaN()
 		}
-		return curve[k-1].Flux
+		k := int(math.Floor(sep+0.5)) - int(curve[0].Sep) // the curve's annuli are 1 px apart
+		if k < 0 || k >= len(curve) {
+			return math.NaN()
+		}
+		return curve[k].Flux
 	}
 	// The largest separation whose circle stays gap/2 inside the frame in
 	// every direction, so rotated positions are inside too.

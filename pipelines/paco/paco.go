@@ -115,13 +115,63 @@ type Stage struct {
 	Time time.Duration
 }
 
+// Phases are named steps in wall-clock time, in the order they ran, each
+// from the end of the one before: they add up to the wall time of what
+// they time. (engine.Timing's phases have the same shape: AddPhase is the
+// one call a step makes.)
+type Phases []Stage
+
+// AddPhase adds the step name that took d.
+func (p *Phases) AddPhase(name string, d time.Duration) { *p = append(*p, Stage{name, d}) }
+
+// Clock starts timing steps into p, from now.
+func (p *Phases) Clock() *Clock { return &Clock{p, time.Now()} }
+
+// A Clock times consecutive steps: each Lap adds the time since the last.
+type Clock struct {
+	phases *Phases
+	t0     time.Time
+}
+
+// Lap adds the time since the last Lap (or Include, or the start) as the
+// step name.
+func (c *Clock) Lap(name string) {
+	now := time.Now()
+	c.phases.AddPhase(name, now.Sub(c.t0))
+	c.t0 = now
+}
+
+// Include adds sub, the phases of a step that timed itself, and moves the
+// clock on by their total: what they leave out is in the next Lap.
+func (c *Clock) Include(sub Phases) {
+	*c.phases = append(*c.phases, sub...)
+	c.t0 = c.t0.Add(sub.Total())
+}
+
+// Total is the phases' sum.
+func (p Phases) Total() time.Duration {
+	var t time.Duration
+	for _, st := range p {
+		t += st.Time
+	}
+	return t
+}
+
 // Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
 type Maps struct {
-	H, W              int
-	SNR, Flux, Sigma  []float64
-	InvalidPixels     int // map pixels that are NaN
-	InvalidLocations  int // locations whose patch is outside the image or whose covariance is not positive definite
-	Stages            []Stage
+	H, W             int
+	SNR, Flux, Sigma []float64
+	InvalidPixels    int // map pixels that are NaN
+	InvalidLocations int // locations whose patch is outside the image or whose covariance is not positive definite
+	// Stages are the maps' stages: on the CPU path each step's wall
+	// time (as Phases), on a device the upload, each kernel's GPU time,
+	// the download and the device's wall time ("total (device)").
+	Stages []Stage
+	// Phases are RunMaps' steps in wall-clock time, adding up to its wall:
+	// on the CPU path its stages; on a device the host's set-up (tables,
+	// buffers, pipelines), the device's run (uploads, kernels and
+	// downloads, waited on, which Stages splits) and the maps' readback.
+	Phases            Phases
 	Device, Precision string
 	// Passes is the number of passes over bands of location rows that the
 	// device memory budget asked for (Vulkan; 1 when everything fit).

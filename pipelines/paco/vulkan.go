@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -109,6 +110,8 @@ func need(sizes []int64, budget int64) int64 {
 // (float32 or float64) is the arithmetic precision; accumulations are in
 // float64 where the device has it.
 func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	var phases Phases
+	lap := phases.Clock().Lap
 	p, err := Prepare(in)
 	if err != nil {
 		return nil, err
@@ -190,6 +193,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	for _, o := range p.Offsets {
 		offB = le.AppendUint32(offB, uint32(int32(o[0]*W+o[1])))
 	}
+
+	lap("tables")
 
 	// The plan: as many location rows per pass as the budget holds.
 	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
@@ -288,6 +293,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return nil, fmt.Errorf("paco: %w", err)
 	}
 	defer engine.ReleaseAll(bufs)
+	lap("buffers")
 	dispBuf, pairBuf, hBuf, trigBuf, offBuf, mapsBuf, accBuf := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6]
 	sumsBuf, lags, uBuf, alphaBuf, gramBuf := bufs[7], bufs[8], bufs[9], bufs[10], bufs[11]
 	cubes := bufs[12 : 12+pl.blocks]
@@ -332,6 +338,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	if err != nil {
 		return nil, err
 	}
+	lap("pipelines")
 	div, vip := T, false
 	if p.Compat == CompatVIP {
 		div, vip = 2*div, true
@@ -447,11 +454,16 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		in.report("statistics", done(0))
 		err = submit(func(seq *engine.Sequence) {
 			for i, b := range blocks {
+				if bandBytes == frameBytes { // whole frames: one contiguous run of the cube
+					seq.Upload(cubes[i], 0, raw[int64(b.t0)*frameBytes:int64(b.t0+b.nt)*frameBytes])
+					continue
+				}
 				seq.UploadFrom(cubes[i], 0, int64(b.nt)*bandBytes, func(dst []byte, at int64) error {
 					for len(dst) > 0 {
 						t, off := at/bandBytes, at%bandBytes
 						src := raw[int64(b.t0+int(t))*frameBytes+int64(ps.ya*W*v.es)+off:][:min(bandBytes-off, int64(len(dst)))]
-						n := copy(dst, src)
+						par.Copy(dst, src)
+						n := len(src)
 						dst, at = dst[n:], at+int64(n)
 					}
 					return nil
@@ -546,6 +558,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 	}
 	wall := time.Since(t0)
+	lap("device run")
 	in.report("detection map", 1)
 
 	val := func(b []byte, i, size int) float64 {
@@ -564,6 +577,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		}
 	}
 	maps.InvalidLocations = invalid
+	lap("maps readback")
+	maps.Phases = phases
 	var upload, download time.Duration
 	// GPU-timed when the submissions with kernels were (the first, of
 	// uploads only, has no timestamps on some devices).

@@ -93,7 +93,7 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 	out := make(map[Stat]*tensor.Tensor, len(stats))
 	for _, s := range stats {
 		if out[s] == nil {
-			out[s] = tensor.New(outType(in.DType), g.OutShape...)
+			out[s] = opt.Out.New(s.String(), outType(in.DType), g.OutShape...)
 		}
 	}
 	if g.Outputs() == 0 {

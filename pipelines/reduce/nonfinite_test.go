@@ -44,6 +44,15 @@ var nonFiniteCases = []nonFiniteCase{
 	// (NumPy's var is inf); float32: 1e308 is already +Inf.
 	{name: "overflow", values: []float64{1e308, 1e308, 0}, pad: true,
 		f64: [numStats]float64{inf, inf, inf, inf, 0, 1e308}, f32: [numStats]float64{inf, inf, nan, nan, 0, inf}},
+	// Issue 34, defect 8: four values, so that the sums shifted by the first
+	// (0, 0, −1e308, −1e308) overflow to −Inf where the plain sum is +Inf;
+	// lavapipe gave sum and mean −Inf.
+	{name: "overflow, four values", values: []float64{1e308, 1e308, 0, 0}, pad: true,
+		f64: [numStats]float64{inf, inf, inf, inf, 0, 1e308}, f32: [numStats]float64{inf, inf, nan, nan, 0, inf}},
+	// The shifted sums overflow (−2e308), the sum does not: NumPy's sum is
+	// finite, its var +Inf (deviations of 1.1e308 squared). float32: ±Inf.
+	{name: "overflowing deviations", values: []float64{1e308, -1e308, -1e308, 5e307},
+		f64: [numStats]float64{-5e307, -1.25e307, inf, inf, -1e308, 1e308}, f32: [numStats]float64{nan, nan, nan, nan, -inf, inf}},
 	{name: "nan+inf", values: []float64{nan, inf, 1, 2}, pad: true, nanRaw: true,
 		f64: [numStats]float64{inf, inf, nan, nan, 1, inf}, f32: [numStats]float64{inf, inf, nan, nan, 1, inf}},
 	{name: "both infinities", values: []float64{inf, -inf, 1}, pad: true,

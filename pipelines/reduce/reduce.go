@@ -14,6 +14,8 @@ package reduce
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // Stat is one statistic that a reduction can produce.
@@ -72,6 +74,9 @@ type Options struct {
 	// SkipNaN ignores NaN elements (NumPy's nanmean etc.); otherwise a NaN
 	// makes every statistic of its slice NaN.
 	SkipNaN bool
+	// Out gives the results their memory (nil: Go memory); each is named
+	// by its statistic.
+	Out *tensor.Outputs
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	// (A pointer, so that Options stay comparable.)

@@ -172,7 +172,7 @@ func (a *accum) merge(q int, nb, mb, m2b, mn, mx, nans float64) {
 func (a *accum) finish(g Geometry, dt tensor.DType, opt Options, stats []Stat) map[Stat]*tensor.Tensor {
 	out := map[Stat]*tensor.Tensor{}
 	for _, s := range stats {
-		t := tensor.New(dt, g.OutShape...)
+		t := opt.Out.New(s.String(), dt, g.OutShape...)
 		for q := range a.n {
 			var v float64
 			n := a.n[q]
@@ -267,12 +267,16 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	if opt.DDof < 0 {
 		return nil, nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
 	}
+	// var and std are NaN wherever n − ddof ≤ 0, n ≤ N: a ddof beyond the
+	// axis length means what the length does (as on the CPU path), and
+	// fits the kernel's uint32.
+	opt.DDof = min(opt.DDof, g.N)
 	if g.Outputs() == 0 {
 		// Nothing to reduce (shape (0, 5) along axis 1, say): empty
 		// outputs, as NumPy gives, and no zero-sized buffers.
 		out := make(map[Stat]*tensor.Tensor, len(stats))
 		for _, s := range stats {
-			out[s] = tensor.New(outType(src.DType), g.OutShape...)
+			out[s] = opt.Out.New(s.String(), outType(src.DType), g.OutShape...)
 		}
 		return out, nil, tm, nil
 	}
@@ -704,7 +708,7 @@ func (f *finisher) record(seq *engine.Sequence, records *engine.Buffer, nchunks 
 	es := int64(f.dt.Size())
 	byStat := map[Stat]*tensor.Tensor{}
 	for i, s := range f.uniq {
-		t := tensor.New(f.dt, f.g.OutShape...)
+		t := f.opt.Out.New(s.String(), f.dt, f.g.OutShape...)
 		seq.Download(f.buf, int64(i)*int64(n)*es, t.Raw())
 		byStat[s] = t
 	}

@@ -4,17 +4,30 @@ import (
 	"context"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // Options choose the path: Device nil runs the CPU path (float64: fftPlan
 // for power-of-two sizes, gonum's FFT for others);
 // a device runs VkFFT on it, in float32 unless Double (float64, which the
-// device must support).
+// device must support). Plans, when set, counts the VkFFT plans the run
+// took: built (compiled), loaded from disk or reused from the device.
 type Options struct {
 	Device *engine.Device
 	Double bool
+	Plans  *PlanStats
 }
+
+// PlanStats count VkFFT plans and the time spent making them: a device
+// keeps the plans it made for its life, and their compiled shaders are
+// saved on disk (vkfft.CacheDir) for the next process.
+type PlanStats = vkfft.Stats
+
+// PlanCacheDir is the folder the compiled VkFFT plans are saved in
+// ($VKSTAT_FFT_CACHE, or vkstat/vkfft under the user cache directory), or
+// "" when VKSTAT_FFT_CACHE=off turns the saving off.
+func PlanCacheDir() string { return vkfft.CacheDir() }
 
 // SpatialSpectra returns the radially averaged power spectra and summaries
 // of the b frames of x, (b, h, w) row-major: SpatialGroupsOf with groups
@@ -52,14 +65,14 @@ func spatialDevice(ctx context.Context, opt Options, src input, b int, s *Spatia
 		clear(s.Radius)
 		return spatialTable(s, n1, n0, real)
 	}
-	return binsVulkan(ctx, opt.Device, src, b, s.H, s.W, opt.Double, table, a, true)
+	return binsVulkan(ctx, opt.Device, src, b, s.H, s.W, opt.Double, table, a, true, opt.Plans)
 }
 
 // temporalDevice runs t's b series on opt.Device into a; the totals follow
 // from the group sums of the spectra (temporalTotals).
 func temporalDevice(ctx context.Context, opt Options, src input, b int, t *TemporalGroups, a *groupAcc) (engine.Timing, error) {
 	table := func(bool, int, int) (*binTable, error) { return temporalTable(t.F), nil }
-	tm, err := binsVulkan(ctx, opt.Device, src, b, 1, t.F, opt.Double, table, a, false)
+	tm, err := binsVulkan(ctx, opt.Device, src, b, 1, t.F, opt.Double, table, a, false, opt.Plans)
 	if err != nil {
 		return tm, err
 	}

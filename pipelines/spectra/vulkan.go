@@ -57,13 +57,14 @@ func TransformBytes(n0, n1 int, count int64, double bool) int64 {
 // centres and packs it on the device, in the same submission (pack.go).
 // Batches are split so that one transform buffer, the raw span and the
 // sink's output fit one storage binding.
-func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool, sink transformSink) (engine.Timing, error) {
+func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool, sink transformSink, stats *PlanStats) (engine.Timing, error) {
 	var tm engine.Timing
 	x, raw := src.x, src.raw
 	n := n0 * n1
 	var (
 		real  = true
 		buf   *engine.Buffer
+		temp  *engine.Buffer // VkFFT's scratch
 		chunk int
 		per   int64
 		plans = map[int]*vkfft.Plan{}
@@ -72,9 +73,10 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 	)
 	defer func() {
 		for _, p := range plans {
-			p.Close()
+			p.Release()
 		}
 		buf.Release()
+		temp.Release()
 		flags.Release()
 		if sink.close != nil {
 			sink.close()
@@ -82,7 +84,9 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		pk.close()
 	}()
 	// plan returns the plan for m transforms, planning the first in the
-	// real-to-complex layout unless VkFFT has none for n0.
+	// real-to-complex layout unless VkFFT has none for n0. The device
+	// keeps its plans (vkfft.Get): a later call of the same shape plans
+	// nothing, and a plan compiled in another process is loaded from disk.
 	plan := func(m int) (*vkfft.Plan, error) {
 		if p := plans[m]; p != nil {
 			return p, nil
@@ -120,18 +124,20 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 				if buf, err = dev.NewBuffer(int64(chunk) * per); err != nil {
 					return nil, fmt.Errorf("spectra: transform buffer: %w", err)
 				}
+				if temp, err = dev.NewBuffer(vkfft.ScratchBytes(n0, n1, chunk, double, real)); err != nil {
+					return nil, fmt.Errorf("spectra: VkFFT's scratch buffer: %w", err)
+				}
 			}
-			var p *vkfft.Plan
-			var err error
-			if real {
-				p, err = vkfft.NewReal(dev, n0, n1, m, double, buf)
-			} else {
-				p, err = vkfft.New(dev, n0, n1, m, double, buf)
+			// phase: fft-plan (engine.Timing.AddPhase once the data path's phases land; until then PlanStats)
+			p, st, err := vkfft.Get(dev, vkfft.Config{N0: n0, N1: n1, Batch: m, Double: double, Real: real}, buf, temp)
+			if stats != nil {
+				stats.Add(st)
 			}
 			if real && len(plans) == 0 && errors.Is(err, vkfft.ErrR2CUnsupported) {
 				real = false
 				buf.Release()
-				buf = nil
+				temp.Release()
+				buf, temp = nil, nil
 				continue
 			}
 			if err != nil {
@@ -222,7 +228,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 			if fill(s) != nil {
 				return
 			}
-			if pl.Record(s) != nil {
+			if pl.Record(s, buf, temp) != nil {
 				return
 			}
 			if sink.record(s, buf, fl, lo, m) != nil {
@@ -332,7 +338,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 			})
 		},
 	}
-	tm, err := runVulkan(ctx, dev, input{x: x}, b, n1, n0, double, sink)
+	tm, err := runVulkan(ctx, dev, input{x: x}, b, n1, n0, double, sink, nil)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -354,7 +360,7 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 // double where the device has shaderFloat64, else in float with Kahan's
 // (spectra_bins) and Neumaier's (spectra_groups) compensation.
 func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool,
-	table func(real bool, n1, n0 int) (*binTable, error), a *groupAcc, totals bool) (engine.Timing, error) {
+	table func(real bool, n1, n0 int) (*binTable, error), a *groupAcc, totals bool, plans *PlanStats) (engine.Timing, error) {
 	var tm engine.Timing
 	if double {
 		if err := dev.RequireFloat64(); err != nil {
@@ -508,7 +514,7 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 			gout.Release()
 		},
 	}
-	return runVulkan(ctx, dev, src, b, n1, n0, double, sink)
+	return runVulkan(ctx, dev, src, b, n1, n0, double, sink, plans)
 }
 
 // words is v as little-endian bytes.

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -181,8 +183,8 @@ func NewPlan(cfg Config, g Grid) (*Plan, error) {
 		c.W = p.MLCols - c.X
 	}
 	if c.Y < 0 || c.X < 0 || c.H < 1 || c.W < 1 || c.Y+c.H > p.MLRows || c.X+c.W > p.MLCols {
-		return nil, fmt.Errorf("%w: crop of %d×%d (rows×columns) at row %d, column %d lies outside the %d×%d multilooked image",
-			ErrConfig, c.H, c.W, c.Y, c.X, p.MLRows, p.MLCols)
+		return nil, fmt.Errorf("%w: crop of %d×%d (columns×rows) at column %d, row %d lies outside the %d×%d (columns×rows) multilooked image",
+			ErrConfig, c.W, c.H, c.X, c.Y, p.MLCols, p.MLRows)
 	}
 	p.Crop = c
 	p.H, p.W = c.H, c.W
@@ -258,6 +260,25 @@ func ParseFilter(name string) (FilterKind, error) {
 		return NoFilter, nil
 	}
 	return NoFilter, fmt.Errorf("want none, boxcar, lee or refined-lee, got %q", name)
+}
+
+// ParseLooks reads a multilook box, rows (azimuth) × columns (range), as
+// the command line and the Python package take it: "4" (4×4), "2x8",
+// "2×8" or "2,8"; both positive integers.
+func ParseLooks(s string) (az, rg int, err error) {
+	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == 'x' || r == ',' || r == '×' })
+	if len(parts) == 1 {
+		parts = append(parts, parts[0])
+	}
+	if len(parts) != 2 {
+		return 0, 0, fmt.Errorf("%q: want a×r, e.g. 4x4", s)
+	}
+	a, e1 := strconv.Atoi(strings.TrimSpace(parts[0]))
+	r, e2 := strconv.Atoi(strings.TrimSpace(parts[1]))
+	if e1 != nil || e2 != nil || a < 1 || r < 1 {
+		return 0, 0, fmt.Errorf("%q: want two positive integers a×r, e.g. 4x4", s)
+	}
+	return a, r, nil
 }
 
 // Progress is called after each date has been reduced (done of total).

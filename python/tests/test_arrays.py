@@ -1,5 +1,6 @@
 """Arrays in by pointer without a copy when they are already what the
-library reads, one copy otherwise; results that own their memory."""
+library reads, one copy otherwise; results that own their memory (out=:
+test_out.py)."""
 
 import tracemalloc
 
@@ -38,18 +39,6 @@ def test_map_lends_inputs_and_writes_output_in_place(dev):
     xs = np.ones(2 * N, np.float32)[::2]
     peak = peak_bytes(lambda: dev.map(xs, xs))
     assert dev._last_copied == ("x", "y") and peak >= 3 * x.nbytes, peak
-
-
-def test_out_is_written(dev):
-    x = np.arange(5, dtype=np.float64)
-    out = np.full(5, -1.0)
-    z = dev.map(x, x, 1, 0, 0, out=out)
-    assert z is out
-    np.testing.assert_array_equal(out, x * x)
-    with pytest.raises(ValueError, match="out is float32"):
-        dev.map(x, x, out=np.empty(5, np.float32))
-    with pytest.raises(ValueError, match="C-contiguous"):
-        dev.map(x, x, out=np.empty(10)[::2])
 
 
 def test_reduce_cov_chol_lend_their_inputs(dev):

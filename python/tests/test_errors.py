@@ -92,3 +92,125 @@ except vkstat.DeviceError as e:
     assert lines[1] == "cpu | vkstat: no usable Vulkan device (no Vulkan loader); running on the CPU path | [2.0, 2.0]"
     assert lines[2].startswith('DeviceError | device "lavapipe": vulkan loader not found')
     assert "apt-get install libvulkan1" in lines[2]
+
+
+# ---- issue 34: the Python surface as strict as the command line -----------------
+
+CUBE = np.random.default_rng(0).standard_normal((6, 16, 16))
+ANGLES = np.linspace(0, 90, 6)
+NONFINITE = [
+    ("paco threshold", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, threshold=v)),
+    ("paco fwhm", lambda s, v: s.paco(CUBE, ANGLES, fwhm=v, radius=2)),
+    ("paco center", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, center=(8, v))),
+    ("paco north_offset", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, north_offset=v)),
+    ("paco min_sep", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, min_sep=v)),
+    ("paco star_flux", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, star_flux=v)),
+    ("paco pixel_scale", lambda s, v: s.paco(CUBE, ANGLES, fwhm=2, radius=2, pixel_scale=v)),
+    ("map a", lambda s, v: s.map(np.ones(3), np.ones(3), a=v)),
+    ("map b", lambda s, v: s.map(np.ones(3), np.ones(3), b=v)),
+    ("map c", lambda s, v: s.map(np.ones(3), np.ones(3), c=v)),
+    ("stack enl", lambda s, v: s.stack(np.ones((2, 6, 6), np.float32), filter="lee", enl=v)),
+    ("stack nodata", lambda s, v: s.stack(np.ones((2, 6, 6), np.float32), nodata=v)),
+]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -np.inf, np.float32("nan")])
+@pytest.mark.parametrize("what,call", NONFINITE, ids=[n for n, _ in NONFINITE])
+def test_nonfinite_keywords_are_refused(cpu, what, call, value):
+    key = what.split()[1]
+    with pytest.raises(ValueError, match=rf"^{key}: want a finite number, got (nan|inf|-inf)$"):
+        call(cpu, value)
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda s: s.reduce(np.ones(3), axis=1.5), "axis: 1.5 is not an integer"),
+    (lambda s: s.reduce(np.ones(3), axis="0"), 'axis: "0" is not an integer'),
+    (lambda s: s.reduce(np.ones(3), axis=1.0), "axis: 1.0 is not an integer"),
+    (lambda s: s.reduce(np.ones(3), ddof=1.5), "ddof: want an integer, got 1.5"),
+    (lambda s: s.reduce(np.ones(3), ddof=2 ** 63), "ddof: 9223372036854775808 is out of range"),
+    (lambda s: s.cov(np.ones((3, 4, 4)), radius=2.7), "radius: want an integer, got 2.7"),
+    (lambda s: s.paco(CUBE, ANGLES, fwhm=2, radius=2.9), "radius: want an integer, got 2.9"),
+    (lambda s: s.stack(np.ones((2, 6, 6), np.float32), crop=(0, 0, 2.5, 0)), "crop: want an integer, got 2.5"),
+    (lambda s: s.verify(["map", 3]), "ops: want a string, got a number"),
+    (lambda s: s.latent(np.ones((2, 2, 4, 4)), "moments", lags="x"), "lags: want an integer, got a string"),
+])
+def test_non_integers_and_types_are_refused_in_the_callers_words(cpu, call, words):
+    with pytest.raises(ValueError) as e:
+        call(cpu)
+    msg = str(e.value)
+    assert msg == words or msg.startswith(words), msg
+    assert "json" not in msg and "Go struct" not in msg and "unmarshal" not in msg, msg
+
+
+def test_devices_options_are_worded():
+    with pytest.raises(ValueError, match="^disable: want a string, got a number$"):
+        vkstat.devices(disable=123)
+
+
+def test_long_double_and_masked_arrays_are_refused(cpu):
+    x = np.full(3, 3.0000001, np.longdouble)
+    if np.finfo(np.longdouble).bits <= 64:
+        pytest.skip("long double is float64 here")
+    for call in (lambda: cpu.map(x, x), lambda: cpu.chol(np.eye(2, dtype=np.longdouble)), lambda: cpu.reduce(x)):
+        with pytest.raises(ValueError, match=f"has dtype {x.dtype}; vkstat computes in float32 or float64"):
+            call()
+    np.testing.assert_allclose(cpu.map(x, x, 1, 0, 0, dtype="float64"), 9.0000006, rtol=1e-12)  # asked for
+    m = np.ma.masked_array([1.0, 2.0, 100.0], mask=[0, 0, 1])
+    with pytest.raises(ValueError, match="a is a masked array"):
+        cpu.reduce(m)
+    np.testing.assert_allclose(cpu.reduce(np.ma.filled(m, np.nan), skipnan=True), 1.5)  # the way the message gives
+
+
+def test_huge_ddof_is_the_same_everywhere(dev):
+    """ddof beyond the axis length: a warning and NaN var on every device
+    (lavapipe refused it as a push constant out of uint32's range)."""
+    with pytest.warns(RuntimeWarning, match="var and std are NaN"):
+        v = dev.reduce(np.ones((2, 3)), "var", axis=1, ddof=2 ** 62)
+    assert v.shape == (2,) and np.isnan(v).all()
+
+
+def test_a_shape_whose_bytes_overflow_is_bad_input(cpu):
+    """A C-ABI array of shape [2**61] and 0 bytes: its size in bytes
+    overflows int64 to 0; refused as bad input, not a Go panic."""
+    from vkstat import _lib, _params
+    x = np.ones(1)
+    req = _params.encode({"params": {"stats": ["mean"]},
+                          "arrays": {"a": {"dtype": "float64", "shape": [2 ** 61], "nbytes": 0, "ptr": 0}}})
+    with pytest.raises(vkstat.InputError, match=r"a: shape \[2305843009213693952\] is too large"):
+        _lib.call(cpu._handle, 0, "reduce", req, [x.ctypes.data], lambda *a: None)
+
+
+def test_device_specs():
+    """open('') and a name with a NUL are refused; -1, the CPU path's index
+    in devices(), opens it."""
+    with pytest.raises(ValueError, match="device: an empty name"):
+        vkstat.open("")
+    with pytest.raises(ValueError, match=r'device "cpu\\x00lavapipe": unknown device'):
+        vkstat.open("cpu\x00lavapipe")
+    assert vkstat.devices()[-1]["index"] == -1
+    with vkstat.open(-1) as s:
+        assert s.device["path"] == "cpu"
+
+
+def test_close_from_another_thread_is_no_keyboard_interrupt():
+    """close() from another thread cancels the call in flight, which raises
+    ValueError (a closed session), not KeyboardInterrupt."""
+    import threading
+    import time
+    s = vkstat.open("cpu")
+    s.map(np.ones(3), np.ones(3))
+    got = []
+
+    def call():
+        try:
+            s.verify()  # every operation: seconds
+            got.append("finished")
+        except BaseException as e:  # reported below
+            got.append(e)
+
+    t = threading.Thread(target=call)
+    t.start()
+    time.sleep(0.3)
+    s.close()
+    t.join(30)
+    assert len(got) == 1 and isinstance(got[0], ValueError) and "closed" in str(got[0]), got

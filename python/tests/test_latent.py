@@ -59,6 +59,17 @@ def same(a, b, what):
     np.testing.assert_array_equal(a, b, err_msg=what)
 
 
+# The arrays named otherwise than the command's files: the PCA's components
+# are rows in Python (scikit-learn's components_), columns in pca_vectors.npy.
+FILE = {"pca_components": "pca_vectors"}
+
+
+def command_file(out, name):
+    """The command's file of array name, as Python gives it."""
+    a = np.load(out / f"{FILE.get(name, name)}.npy")
+    return a.swapaxes(-1, -2) if name == "pca_components" else a
+
+
 def nums(v):
     """summary.json's numbers (null for NaN) as floats."""
     return np.array([np.nan if x is None else x for x in v], dtype=np.float64)
@@ -71,9 +82,9 @@ def test_latent_matches_the_command(dev, cli, tmp_path, dt):
     assert dev._last_copied == ()  # every one of these dtypes is read where it lies
     out, summary = run_cli(cli, dev, tmp_path, x, "--stat", "all", "--axes", "0,3,4")
     files = sorted(p.stem for p in out.glob("*.npy"))
-    assert sorted(r.names) == files and len(files) == 21
+    assert sorted(FILE.get(n, n) for n in r.names) == files and len(files) == 21
     for name, a in r.arrays().items():
-        same(a, np.load(out / f"{name}.npy"), name)
+        same(a, command_file(out, name), name)
     assert r.notes == summary["notes"] and r.notes  # the NaN and the constant channel
     assert (r.nans, r.infs) == (summary["nans"], summary["infs"]) == (1, 0)
     assert list(r.axes) == summary["moments"]["axes"] == [0, 3, 4]
@@ -95,7 +106,7 @@ def test_latent_skip_and_options_match_the_command(dev, cli, tmp_path):
     assert r.computed_as == "float32" and summary["input"]["computed_as"] == "bfloat16"
     # the command computes as stored (bfloat16 widened exactly): the same values as the float32 conversion
     for name, a in r.arrays().items():
-        np.testing.assert_allclose(a, np.load(out / f"{name}.npy"), rtol=1e-12, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(a, command_file(out, name), rtol=1e-12, atol=1e-14, err_msg=name)
     assert r.notes == summary["notes"] and r.nan_policy == "skip" and r.lags == 2
 
 
@@ -126,9 +137,15 @@ def test_latent_against_numpy(dev, dt):
             np.testing.assert_allclose(r.frame_corr[s, ch], fc, rtol=rtol, atol=rtol)
             lagged = [np.mean([fc[i, i + lag] for i in range(f - lag)]) for lag in (1, 2, 3)]
             np.testing.assert_allclose(r.lagcorr[s, ch], lagged, rtol=rtol, atol=rtol)
-        ev = np.linalg.eigvalsh(np.cov(ref[s].reshape(c, -1)))[::-1]
+        cv = np.cov(ref[s].reshape(c, -1))
+        ev = np.linalg.eigvalsh(cv)[::-1]
         np.testing.assert_allclose(r.pca_values[s], ev, rtol=rtol * 10, atol=rtol * ev[0])
         np.testing.assert_allclose(r.pca_ratio[s], ev / ev.sum(), rtol=rtol * 10, atol=rtol)
+        # the components are rows, as scikit-learn's components_: C·v_k = λ_k·v_k
+        # for v_k = pca_components[s, k], orthonormal
+        comp = r.pca_components[s]
+        np.testing.assert_allclose(comp @ cv, ev[:, None] * comp, atol=rtol * 10 * ev[0])
+        np.testing.assert_allclose(comp @ comp.T, np.eye(c), atol=rtol * 10)
     np.testing.assert_allclose(r.mean_corr, r.corr.mean(axis=0), rtol=1e-14)
 
 

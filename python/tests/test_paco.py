@@ -233,7 +233,7 @@ def test_paco_ctrl_c_cancels_it():
         out, err = p.communicate(timeout=120)
     finally:
         p.kill()
-    assert out.splitlines() == ["interrupted", "after [2.0, 2.0, 2.0] cancelled finished", "live 0 0 0"], (out, err)
+    assert out.splitlines() == ["interrupted", "after [2.0, 2.0, 2.0] cancelled finished", "live 0 0"], (out, err)
     assert p.returncode == 0, err
 
 

@@ -150,3 +150,72 @@ def test_stack_on_files_runs_on_the_worker(tmp_path):
         r = s.stack(paths, stat="mean")
         assert s._q is not None
     np.testing.assert_array_equal(r.mean, 1.5)
+
+
+def georeferenced(tmp_path):
+    """Three ENVI dates on a 10 m × 5 m UTM grid, and their stack with
+    2×3 looks."""
+    s = slc_dates(3, 8, 9)
+    paths = []
+    for i, d in enumerate(s):
+        paths.append(tmp_path / f"d{i}.slc")
+        write_envi(paths[-1], d, "UTM, 1, 1, 500000, 4000000, 10, 5, 32, North, WGS-84")
+    return vkstat.stack(paths, looks=(2, 3), stat="mean,count")
+
+
+def test_stack_affine(tmp_path):
+    """Issue 33, item 10: the outputs' grid as rasterio's Affine."""
+    affine = pytest.importorskip("affine", reason="the affine package (rasterio's transform type) is not installed")
+    r = georeferenced(tmp_path)
+    a = r.affine()
+    assert isinstance(a, affine.Affine) and a.to_gdal() == r.geotransform
+    assert a * (0, 0) == (500000.0, 4000000.0) and a * (1, 1) == (500030.0, 4000000.0 - 10.0)  # columns of 3×10 m, rows of 2×5 m
+    with pytest.raises(ValueError, match="no geotransform"):
+        vkstat.stack(slc_dates(2, 4, 4)).affine()
+
+
+def test_stack_to_xarray(tmp_path):
+    """Issue 33, item 10: the statistics as an xarray Dataset on the map's
+    coordinates (pixel centres), with rioxarray's CRS where it is
+    installed."""
+    pytest.importorskip("xarray", reason="xarray is not installed")
+    r = georeferenced(tmp_path)
+    ds = r.to_xarray()
+    assert list(ds.data_vars) == ["mean", "count"] and ds["mean"].dims == ("y", "x")
+    np.testing.assert_array_equal(ds["mean"].values, r.mean)
+    np.testing.assert_array_equal(ds.x.values, 500000 + 30 * (np.arange(3) + 0.5))
+    np.testing.assert_array_equal(ds.y.values, 4000000 - 10 * (np.arange(4) + 0.5))
+    assert ds.attrs["geotransform"] == r.geotransform and "WGS" in ds.attrs["crs_wkt"]
+    try:
+        import rioxarray  # noqa: F401
+    except ImportError:
+        return
+    assert ds.rio.crs is not None and ds.rio.transform().to_gdal() == r.geotransform
+
+
+def test_stack_band_of_a_npy_date(cpu, tmp_path):
+    """Issue 34: band= on .npy dates, which have one band, is refused, not
+    ignored; band 0 is refused everywhere."""
+    paths = [tmp_path / f"i{k}.npy" for k in range(2)]
+    for p in paths:
+        np.save(p, np.ones((4, 4), np.float32))
+    np.testing.assert_array_equal(cpu.stack(paths, band=1, stat="mean").mean, 1)
+    with pytest.raises(ValueError, match="band 2: a .npy or FITS date has one band"):
+        cpu.stack(paths, band=2)
+    with pytest.raises(ValueError, match="bands are numbered from 1, got 0"):
+        cpu.stack(paths, band=0)
+    with pytest.raises(ValueError, match="band is for dates read from files"):
+        cpu.stack(np.ones((2, 4, 4), np.float32), band=2)
+
+
+def test_stack_looks_as_the_command_takes_them(cpu):
+    """The multilook box is parsed by the library, as --looks is: 4, (2, 8),
+    "2x8", "2×8"; anything else refused in its words."""
+    x = np.ones((2, 8, 16), np.float32)
+    for looks in (2, (2, 4), "2x4", "2×4", "2,4", [2, 4]):
+        r = cpu.stack(x, looks=looks, stat="mean")
+        assert r.mean.shape == (4, 8 if looks == 2 else 4), looks
+    for bad, words in (("3x4x5", 'looks "3x4x5": want a×r'), (0, 'looks "0": want two positive integers'),
+                       ((2, 3, 4), "looks: want rows×columns"), (2.5, 'looks "2.5": want two positive integers')):
+        with pytest.raises(ValueError, match=words):
+            cpu.stack(x, looks=bad)

@@ -1,13 +1,18 @@
 """Arrays in: anything NumPy, ``__array__`` or DLPack gives, lent to the
 library by pointer without a copy when it is already what the operation
-reads (C-contiguous, aligned, native byte order, a dtype it takes)."""
+reads (C-contiguous, aligned, native byte order, a dtype it takes). Arrays
+out: memory the caller's NumPy arrays own, given to the library as it asks
+for each output (:class:`Outputs`), written there in place."""
 
 from __future__ import annotations
 
+import mmap
 import sys
-from typing import Any, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
+
+from ._lib import InputError
 
 _F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
 _DL_CPU, _DL_CUDA_HOST = 1, 3  # DLPack device types whose memory the CPU reads
@@ -53,6 +58,9 @@ def as_numpy(obj: Any, name: str) -> Peeked:
     when its elements are bfloat16 patterns held as uint16."""
     if isinstance(obj, Peeked):
         return obj
+    if isinstance(obj, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array, whose mask vkstat would not see: pass np.ma.filled({name}, np.nan) "
+                         "(with skipnan, NaNs are left out) or its data")
     if isinstance(obj, np.ndarray):
         a = obj
     else:
@@ -82,6 +90,21 @@ def as_numpy(obj: Any, name: str) -> Peeked:
         # command line reads it (no NumPy numeric type saves as V2)
         return Peeked(a.view(np.uint16), "bfloat16")
     return Peeked(a, None)
+
+
+def float_result(**arrays: Peeked) -> np.dtype:
+    """The dtype inputs compute in together: float64 when any is float64
+    or an integer, else float32. Wider floats (long double) are refused,
+    not computed in less than they hold."""
+    out = np.dtype(np.float32)
+    for name, p in arrays.items():
+        d, tag = p.array.dtype, p.tag
+        if tag is None and d.kind == "f" and d.itemsize > 8:
+            raise ValueError(f"{name} has dtype {d}; vkstat computes in float32 or float64 (convert it first, "
+                             "or pass dtype=)")
+        if tag is None and (d.kind in "biu" or (d.kind == "f" and d.itemsize == 8)):
+            out = np.dtype(np.float64)
+    return out
 
 
 def _widen_bf16(u: np.ndarray) -> np.ndarray:
@@ -131,17 +154,116 @@ def lend(obj: Any, name: str, *, dtype: Any = None, half: bool = False) -> Lent:
     return Lent(b, tag or b.dtype.name, copied)
 
 
-def out_array(out: Any, shape: tuple[int, ...], dtype: np.dtype, name: str = "out") -> np.ndarray:
-    """Checks an output array the caller gives: it is written in place, so
-    it must be a writeable, C-contiguous, aligned NumPy array of exactly the
-    result's shape and dtype."""
-    if not isinstance(out, np.ndarray):
-        raise ValueError(f"{name} must be a NumPy array, got {type(out).__name__}")
-    if out.shape != tuple(shape) or out.dtype != dtype:
-        raise ValueError(f"{name} is {out.dtype} {out.shape}; want {dtype} {tuple(shape)}")
-    if not (out.flags.c_contiguous and out.flags.aligned and out.flags.writeable and out.dtype.isnative):
-        raise ValueError(f"{name} must be writeable, C-contiguous and aligned, in native byte order")
-    return out
+# Outputs of at least this many bytes are page-aligned, whole pages, so
+# that a device can import their memory and write into it directly.
+_ALIGN_MIN = 1 << 20
+_PAGE = mmap.PAGESIZE
+
+
+def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A new array for an output: np.empty, page-aligned and of whole pages
+    when large (a view of a uint8 array that owns the memory)."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes < _ALIGN_MIN:
+        return np.empty(shape, dtype)
+    buf = np.empty(-(-nbytes // _PAGE) * _PAGE + _PAGE, np.uint8)
+    off = -buf.ctypes.data % _PAGE
+    return buf[off:off + nbytes].view(dtype).reshape(shape)
+
+
+class Outputs:
+    """Where a call's outputs go: the library asks for each (its name,
+    dtype and shape, known before it computes) and writes it there. An
+    output the caller passed in ``out`` goes into that array when the
+    library can write it as it is (writeable, C-contiguous, aligned, native
+    byte order, of the output's dtype, not overlapping an input but where
+    an elementwise operation reads and writes the same elements); otherwise,
+    when NumPy's rules allow it (the same shape, a ``same_kind`` cast),
+    through a temporary copied into it after the call. Every other output
+    is a new array (:func:`empty`).
+
+    An instance is the call's giver (see ``_lib.call``): it refuses an
+    output that cannot go where asked, keeping the reason for ``raise_()``.
+    """
+
+    __slots__ = ("out", "label", "inputs", "elementwise", "arrays", "back", "exc")
+
+    def __init__(self, out: Mapping[str, Any] | None, inputs: Iterable[np.ndarray], *, elementwise: bool = False,
+                 label: str | None = None) -> None:
+        self.out = {k: v for k, v in (out or {}).items() if v is not None}
+        self.label = label  # how messages name the one out array ("out"); else out['name']
+        self.inputs, self.elementwise = list(inputs), elementwise
+        self.arrays: list[np.ndarray] = []  # by buffer, what the caller gets
+        self.back: list[tuple[np.ndarray, np.ndarray]] = []  # (written, out) to copy after the call
+        self.exc: BaseException | None = None
+
+    def __call__(self, name: str, dtype: str, shape: tuple, nbytes: int) -> int | None:
+        try:
+            dt = np.dtype(dtype)
+            o = self.out.get(name)
+            a = empty(shape, dt) if o is None else self._into(name, o, dt, shape)
+        except BaseException as e:  # the library sees a refusal; the caller gets e
+            e.__traceback__ = None
+            self.exc = e
+            return None
+        self.arrays.append(a if o is None else o)
+        return int(a.ctypes.data)
+
+    def _into(self, name: str, o: Any, dt: np.dtype, shape: tuple) -> np.ndarray:
+        """The array output name is written into, for the caller's o."""
+        what = self.label or f"out[{name!r}]"
+        if not isinstance(o, np.ndarray):
+            raise TypeError(f"{what} must be a NumPy array, got {type(o).__name__}")
+        if o.shape != shape:
+            raise ValueError(f"{what} has shape {o.shape}; the output {name} has shape {shape}")
+        if not o.flags.writeable:
+            raise ValueError(f"{what} is read-only")
+        if (o.dtype == dt and o.flags.c_contiguous and o.flags.aligned and o.dtype.isnative
+                and not any(self._clash(o, i) for i in self.inputs)):
+            return o
+        if not np.can_cast(dt, o.dtype, casting="same_kind"):
+            raise TypeError(f"{what} is {o.dtype}: cannot cast the output {name} from {dt} to it with casting rule 'same_kind'")
+        tmp = np.empty(shape, dt)
+        self.back.append((tmp, o))
+        return tmp
+
+    def _clash(self, o: np.ndarray, i: np.ndarray) -> bool:
+        """Whether writing o while reading i may go wrong: they may share
+        memory, and are not the same elements of an elementwise operation."""
+        if not np.may_share_memory(o, i):
+            return False
+        same = (o.ctypes.data == i.ctypes.data and o.shape == i.shape and o.strides == i.strides
+                and o.dtype.itemsize == i.dtype.itemsize)
+        return not (self.elementwise and same)
+
+    def raise_(self) -> None:
+        """Raises the reason an output was refused, if one was."""
+        exc, self.exc = self.exc, None
+        if exc is not None:
+            raise exc
+
+    def take(self, outputs: Iterable[Mapping[str, Any]] | None) -> dict[str, np.ndarray]:
+        """The outputs by name, as the call's description lists them, once
+        the temporaries are copied into their out= arrays."""
+        for tmp, o in self.back:
+            np.copyto(o, tmp, casting="same_kind")
+        got = {d["name"]: self.arrays[d["buffer"]] for d in outputs or ()}
+        unused = sorted(set(self.out) - set(got))
+        if unused:
+            raise InputError(f"out: no output named {', '.join(unused)} in this call (it gives {', '.join(got)})")
+        return got
+
+
+def out_names(out: Any, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """out= of an operation with several outputs as a dict by name: a dict
+    as it is, or a tuple in the order of names (None: a new array)."""
+    if out is None or isinstance(out, Mapping):
+        return out
+    if isinstance(out, (tuple, list)):
+        if len(out) > len(names):
+            raise ValueError(f"out: {len(out)} arrays for {len(names)} outputs ({', '.join(names)})")
+        return dict(zip(names, out))
+    raise TypeError(f"out: want a dict by output name or a tuple in the order {', '.join(names)}; got {type(out).__name__}")
 
 
 _C64 = np.dtype(np.complex64)

@@ -1,14 +1,16 @@
 """The shared library (cmd/libvkstat) through ctypes: loading, status codes
-to exceptions, and the raw calls. Nothing here knows about operations."""
+to exceptions, and the raw calls, whose outputs go into memory the caller
+gives through a callback. Nothing here knows about operations."""
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 
 class Error(RuntimeError):
@@ -34,6 +36,11 @@ STATUS_OK, STATUS_VALUE, STATUS_DEVICE, STATUS_CANCELLED, STATUS_ERROR = range(5
 
 _LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
 
+# vks_alloc: the memory of one output (ctx, name, name length, dtype, dtype
+# length, ndim, shape, nbytes) -> its address, or NULL to refuse it.
+_ALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                          ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64)
+
 
 def _load() -> ctypes.CDLL:
     path = os.environ.get("VKSTAT_LIBRARY") or str(Path(__file__).with_name(_LIBNAME))
@@ -51,15 +58,13 @@ def _load() -> ctypes.CDLL:
         "vks_version": (vp, []),
         "vks_free": (None, [vp]),
         "vks_devices": (cint, [cs, pvp, pvp]),
-        "vks_open": (cint, [cs, cs, pi64, pvp, pvp]),
+        "vks_open": (cint, [cs, pi64, pvp, pvp]),
         "vks_close": (cint, [i64, pvp]),
         "vks_token_new": (i64, []),
         "vks_token_cancel": (None, [i64]),
         "vks_token_end": (None, [i64]),
-        "vks_call": (cint, [i64, i64, cs, cs, pvp, cint, pi64, pvp, pvp]),
-        "vks_result_copy": (cint, [i64, cint, vp, i64, pvp]),
-        "vks_result_free": (None, [i64]),
-        "vks_live": (None, [pi64, pi64, pi64]),
+        "vks_call": (cint, [i64, i64, cs, cs, pvp, cint, _ALLOC, ctypes.c_size_t, pvp, pvp]),
+        "vks_live": (None, [pi64, pi64]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -98,16 +103,19 @@ def version() -> str:
     return _take(ctypes.c_void_p(lib.vks_version()))
 
 
-def devices(options: dict[str, Any]) -> dict[str, Any]:
+def devices(options: bytes) -> dict[str, Any]:
+    """The devices report; options as JSON."""
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    st = lib.vks_devices(json.dumps(options).encode(), ctypes.byref(out), ctypes.byref(err))
+    st = lib.vks_devices(options, ctypes.byref(out), ctypes.byref(err))
     check(st, err)
     return json.loads(_take(out))
 
 
-def open_session(spec: str, options: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def open_session(request: bytes) -> tuple[int, dict[str, Any]]:
+    """Opens the session request (JSON: the device and the options) asks
+    for; returns its handle and its device record."""
     h, info, err = ctypes.c_int64(), ctypes.c_void_p(), ctypes.c_void_p()
-    st = lib.vks_open(spec.encode(), json.dumps(options).encode(), ctypes.byref(h), ctypes.byref(info), ctypes.byref(err))
+    st = lib.vks_open(request, ctypes.byref(h), ctypes.byref(info), ctypes.byref(err))
     check(st, err)
     return h.value, json.loads(_take(info))
 
@@ -117,23 +125,42 @@ def close_session(handle: int) -> None:
     check(lib.vks_close(handle, ctypes.byref(err)), err)
 
 
-def call(handle: int, token: int, op: str, request: bytes, ptrs: Sequence[int]) -> tuple[int, dict[str, Any]]:
-    """Runs op; returns the result handle (0: nothing to copy) and its
+# A giver answers the library's requests for output memory during one
+# call: (name, dtype, shape, nbytes) -> an address, or None to refuse (it
+# keeps its own reason, raised after the call).
+Giver = Callable[[str, str, tuple, int], Optional[int]]
+_givers: dict[int, Giver] = {}
+_keys = itertools.count(1)
+
+
+def _give(key: int, name: int, name_len: int, dtype: int, dtype_len: int, ndim: int, shape: Any, nbytes: int) -> int | None:
+    giver = _givers.get(key)
+    if giver is None:
+        return None
+    return giver(ctypes.string_at(name, name_len).decode(), ctypes.string_at(dtype, dtype_len).decode(),
+                 tuple(shape[i] for i in range(ndim)), nbytes)
+
+
+_give_c = _ALLOC(_give)  # one callback for the process: calls name their giver by key
+
+
+def call(handle: int, token: int, op: str, request: bytes, ptrs: Sequence[int], give: Giver) -> dict[str, Any]:
+    """Runs op, its outputs going where give says; returns the call's
     description."""
     arr = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
-    res, desc, err = ctypes.c_int64(), ctypes.c_void_p(), ctypes.c_void_p()
-    st = lib.vks_call(handle, token, op.encode(), request, arr, len(ptrs), ctypes.byref(res), ctypes.byref(desc), ctypes.byref(err))
+    desc, err = ctypes.c_void_p(), ctypes.c_void_p()
+    key = next(_keys)
+    _givers[key] = give
+    try:
+        st = lib.vks_call(handle, token, op.encode(), request, arr, len(ptrs), _give_c, key, ctypes.byref(desc), ctypes.byref(err))
+    finally:
+        del _givers[key]
     check(st, err)
-    return res.value, json.loads(_take(desc))
+    return json.loads(_take(desc))
 
 
-def copy_output(res: int, index: int, dst: int, nbytes: int) -> None:
-    err = ctypes.c_void_p()
-    check(lib.vks_result_copy(res, index, dst, nbytes, ctypes.byref(err)), err)
-
-
-def live() -> tuple[int, int, int]:
-    """Sessions, results and tokens the library holds (tests: no leaks)."""
-    s, r, t = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
-    lib.vks_live(ctypes.byref(s), ctypes.byref(r), ctypes.byref(t))
-    return s.value, r.value, t.value
+def live() -> tuple[int, int]:
+    """Sessions and tokens the library holds (tests: no leaks)."""
+    s, t = ctypes.c_int64(), ctypes.c_int64()
+    lib.vks_live(ctypes.byref(s), ctypes.byref(t))
+    return s.value, t.value

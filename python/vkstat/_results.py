@@ -1,6 +1,7 @@
-"""The result objects of the workloads (latent, stack, paco): NumPy arrays
-named as the command line's output files, and the numbers it prints where
-they are data. Each is filled from a call's outputs and Info by
+"""The result objects: cov's and chol's named tuples, verify's report, and
+the workloads' (latent, stack, paco): NumPy arrays named as the command
+line's output files, and the numbers it prints where they are data. Each
+workload's is filled from a call's outputs and Info by
 :func:`fill`; tables (PACO's detections) come as one output per column,
 ``table.column``, gathered by :func:`table`."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, TypeVar
+from typing import Any, Mapping, NamedTuple, Optional, TypeVar
 
 import numpy as np
 
@@ -50,6 +51,63 @@ def _describe(obj: Any, names: tuple[str, ...]) -> str:
     return f"{type(obj).__name__}({', '.join(parts)})"
 
 
+class CovResult(NamedTuple):
+    """What :func:`cov` returns."""
+    cov: np.ndarray
+    """(N, P, P) covariance matrices, or (P, P) for one sample set."""
+    mean: np.ndarray
+    """(N, P) means, or (P,)."""
+    rho: np.ndarray
+    """(N,) shrinkage weights ρ, or a 0-d array; 0 for the estimator none."""
+    locations: np.ndarray | None = None
+    """With ``radius``: the (y, x) of each patch centre, int64 (N, 2)."""
+
+
+class CholResult(NamedTuple):
+    """What :func:`chol` returns; what was not asked for is None."""
+    l: np.ndarray | None  # noqa: E741 (L, as LAPACK names it)
+    """Lower-triangular factors L, A = L·Lᵀ, zero above the diagonal."""
+    x: np.ndarray | None
+    """Solutions X of A·X = B, B's shape."""
+    inverse: np.ndarray | None
+    """A⁻¹."""
+    logdet: np.ndarray | None
+    """log det A, (N,) or 0-d."""
+    quad: np.ndarray | None
+    """bᵀA⁻¹b per right-hand side b."""
+    info: np.ndarray
+    """int32 potrf info per matrix: 0, or the 1-based index of the first
+    pivot that is not positive (that matrix's outputs are NaN)."""
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify` returns: one row per operation, case and
+    precision on the session's device."""
+    device: dict[str, Any]
+    results: list[dict[str, Any]]
+    passed: int
+    failed: int
+    skipped: int
+    seconds: float
+    version: str = ""
+    info: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when no row failed."""
+        return self.failed == 0
+
+    def __str__(self) -> str:
+        lines = [f"== {self.device.get('name')}"]
+        for r in self.results:
+            detail = "" if r["status"] == "pass" else r.get("detail", "")
+            lines.append(f"{r['op']:<14} {r['case']:<28} {r['precision']:<8} max err {r['max_err']:.2e} "
+                         f"nmse {r['nmse']:.2e}  {r['status'].upper() if r['status'] == 'fail' else r['status']} {detail}".rstrip())
+        lines.append(f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped in {self.seconds:.2f} s")
+        return "\n".join(lines)
+
+
 Array = Optional[np.ndarray]
 
 
@@ -58,7 +116,8 @@ class LatentResult:
     """What :func:`vkstat.latent` returns: float64 arrays named as ``vkstat
     latent``'s files (None for what was not asked), and its summary.
 
-    ``arrays()`` lists the arrays that are files, in the command's order.
+    ``arrays()`` lists the arrays that are files, in the command's order
+    (``pca_components`` standing for pca_vectors.npy, transposed).
     """
 
     # -- moments over `axes`: the input's shape without them
@@ -85,8 +144,10 @@ class LatentResult:
     """(N, C): the eigenvalues of each sample's channel covariance (ddof 1), descending."""
     pca_ratio: Array = None
     """(N, C): the explained-variance ratios."""
-    pca_vectors: Array = None
-    """(N, C, C): the components as columns, pca_vectors[n, :, k] for pca_values[n, k]."""
+    pca_components: Array = None
+    """(N, C, C): the components as rows, as scikit-learn's ``components_``:
+    pca_components[n, k] for pca_values[n, k] (the command's
+    pca_vectors.npy, which holds them as columns, transposed)."""
     # -- spectra
     spatial_spectrum: Array = None
     """(N, C, K): each frame's radially averaged power spectrum, averaged over frames."""
@@ -134,7 +195,8 @@ class LatentResult:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays ``vkstat latent`` writes as ``<name>.npy``, by name, in
-        its order."""
+        its order; ``pca_components`` is pca_vectors.npy with each sample's
+        matrix transposed."""
         return {n: getattr(self, n) for n in self.names}
 
     def __repr__(self) -> str:
@@ -145,7 +207,10 @@ class LatentResult:
 class StackResult:
     """What :func:`vkstat.stack` returns: per-pixel statistics over the
     dates, float32 (H, W) arrays named as ``vkstat stack``'s files (None for
-    those not asked), and where they lie.
+    those not asked), and where they lie: ``geotransform`` and
+    ``projection``, or as ``affine()`` (rasterio's) and ``to_xarray()``
+    (xarray, and rioxarray's CRS and transform) where those packages are
+    installed.
 
     Pixels with no valid sample have count 0 and NaN elsewhere; std and cv
     are NaN where count ≤ ddof.
@@ -186,6 +251,50 @@ class StackResult:
         """The statistics asked for, by name, as ``vkstat stack`` writes
         ``<name>.npy``."""
         return {n: getattr(self, n) for n in self.names}
+
+    def affine(self) -> Any:
+        """The outputs' grid as an ``affine.Affine`` (rasterio's transform
+        type): ``Affine.from_gdal(*geotransform)``. Needs the affine package
+        (rasterio brings it); raises ValueError without a geotransform
+        (dates in memory, or rasters without one)."""
+        if self.geotransform is None:
+            raise ValueError("no geotransform: the dates were arrays in memory, or rasters without one")
+        try:
+            from affine import Affine
+        except ImportError:
+            raise ImportError("StackResult.affine() needs the affine package (rasterio brings it)") from None
+        return Affine.from_gdal(*self.geotransform)
+
+    def to_xarray(self) -> Any:
+        """The statistics as an ``xarray.Dataset`` of (y, x) variables,
+        with the pixel centres' map coordinates where the geotransform has
+        no rotation, and the geotransform (GDAL's order) and the WKT as
+        attributes; with rioxarray installed, also its transform and CRS
+        (``ds.rio``), as rioxarray.open_rasterio gives them. Needs xarray."""
+        try:
+            import xarray as xr
+        except ImportError:
+            raise ImportError("StackResult.to_xarray() needs xarray") from None
+        attrs: dict[str, Any] = {"dates": self.dates, "complex": self.complex}
+        coords: dict[str, np.ndarray] = {}
+        gt = self.geotransform
+        if gt is not None:
+            attrs["geotransform"] = gt
+            h, w = next(iter(self.arrays().values())).shape if self.names else (0, 0)
+            if gt[2] == 0 and gt[4] == 0:
+                coords = {"y": gt[3] + gt[5] * (np.arange(h) + 0.5), "x": gt[0] + gt[1] * (np.arange(w) + 0.5)}
+        if self.projection:
+            attrs["crs_wkt"] = self.projection
+        ds = xr.Dataset({n: (("y", "x"), a) for n, a in self.arrays().items()}, coords=coords, attrs=attrs)
+        try:
+            import rioxarray  # noqa: F401 (registers the .rio accessor)
+        except ImportError:
+            return ds
+        if gt is not None:
+            ds = ds.rio.write_transform(self.affine())
+        if self.projection:
+            ds = ds.rio.write_crs(self.projection)
+        return ds
 
     def __repr__(self) -> str:
         return _describe(self, self.names)

@@ -40,3 +40,33 @@ ACC record_m2(ACC s1, ACC s2, ACC dm) {
 	ACC m2 = s2 - s1 * dm;
 	return (isnan(m2) || isinf(m2)) ? ACC_INF : max(m2, ACC(0));
 }
+
+// RESCUE is 2^-40: a plain sum of up to 2^32 values of ACC's range, each
+// scaled by it, cannot overflow (float: 2^128 · 2^32 · 2^-40 < 2^128).
+#define RESCUE ACC(1.0 / 1099511627776.0)
+
+// record_rescued reports whether the shifted sum s1 of n > 0 values is
+// not finite though every value is (mn, mx finite): it overflowed where the
+// values' own sum may not, or with the other sign. [1e308, 1e308, 0, 0]
+// shifted by 1e308 sums to −2e308 = −Inf where the sum is +Inf (issue 34).
+bool record_rescued(ACC s1, uint n, ACC mn, ACC mx) {
+	ACC dm = s1 / ACC(n);
+	return (isinf(dm) || isnan(dm)) && !isinf(mn) && !isinf(mx);
+}
+
+// record_stats fills r's mean and M2 from the sums of its n > 0 values
+// (r.mn and r.mx set): shifted by shift (s1, s2), or, where record_rescued,
+// from s0, their plain sum scaled by RESCUE; M2 is then +Inf (deviations
+// that large square past ACC's range).
+void record_stats(inout Record r, ACC shift, ACC s1, ACC s2, ACC s0, uint n) {
+	if (record_rescued(s1, n, r.mn, r.mx)) {
+		r.mean = ACC(0);
+		r.mlo = (s0 / ACC(n)) / RESCUE;
+		r.m2 = ACC_INF;
+	} else {
+		ACC dm = s1 / ACC(n);
+		r.mean = shift;
+		r.mlo = dm;
+		r.m2 = record_m2(s1, s2, dm);
+	}
+}

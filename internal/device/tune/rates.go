@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/smallfile"
 )
 
 // Rates files hold what --device auto weighs (engine.Rates), measured by
@@ -38,7 +39,7 @@ func RatesPath(info *engine.DeviceInfo, threads int) (string, bool) {
 // os.ErrNotExist, a malformed one's names the file.
 func ReadRates(path string) (engine.Rates, error) {
 	var r engine.Rates
-	b, err := os.ReadFile(path)
+	b, err := smallfile.Read(path, 1<<20) // a few KB
 	if err != nil {
 		return r, err
 	}
@@ -133,7 +134,7 @@ func ReadCensus() (Census, bool) {
 	if !ok {
 		return c, false
 	}
-	b, err := os.ReadFile(filepath.Join(d, censusFile))
+	b, err := smallfile.Read(filepath.Join(d, censusFile), 1<<20)
 	if err != nil || json.Unmarshal(b, &c) != nil || c.Fingerprint != fingerprint() {
 		return Census{}, false
 	}

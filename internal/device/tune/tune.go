@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/smallfile"
 )
 
 //go:embed defaults/*.json
@@ -386,7 +387,7 @@ func CachePath(info engine.DeviceInfo) (string, bool) {
 // ReadCache reads and checks a cache file; a missing file's error wraps
 // os.ErrNotExist, a malformed one's names the file.
 func ReadCache(path string) (*Cache, error) {
-	b, err := os.ReadFile(path)
+	b, err := smallfile.Read(path, 16<<20) // a few KB per device
 	if err != nil {
 		return nil, err
 	}

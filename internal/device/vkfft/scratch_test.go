@@ -33,7 +33,7 @@ func TestScratchBytes(t *testing.T) {
 // TestMaxBatch2D: a plan of more 2-D transforms than MaxBatch2D is refused
 // before anything is allocated or planned (VkFFT would record a hazard).
 func TestMaxBatch2D(t *testing.T) {
-	if _, err := NewReal(nil, 4, 4, MaxBatch2D+1, false, nil); err == nil || !strings.Contains(err.Error(), "65535") {
+	if _, _, err := build(nil, Config{N0: 4, N1: 4, Batch: MaxBatch2D + 1, Real: true}, nil, nil, nil, false); err == nil || !strings.Contains(err.Error(), "65535") {
 		t.Errorf("a batch of %d 4×4 transforms: %v", MaxBatch2D+1, err)
 	}
 }

@@ -181,6 +181,13 @@ struct vks_fft_plan {
 	uint64_t bytes;
 	VkBuffer temp;
 	uint64_t temp_bytes;
+	// The buffers a launch binds. VkFFT 1.2.26 notices other buffers by
+	// the address of the VkBuffer it is handed (VkFFTCheckUpdateBufferSet
+	// compares pointers, not handles), so a new pair goes into the other
+	// slot and its address tells VkFFT to rewrite its descriptor sets; the
+	// same pair keeps the same address and the sets as they are.
+	VkBuffer slot_buf[2], slot_temp[2];
+	int cur;
 };
 
 static pthread_mutex_t vks_fft_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -207,7 +214,8 @@ static int vks_fft_load(void *gipa, void *inst) {
 }
 
 extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, uint64_t n0, uint64_t n1, uint64_t batch,
-		int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, int *err, uint64_t *need_bytes) {
+		int dbl, int r2c, void *buf, uint64_t bytes, void *temp, uint64_t temp_bytes, const void *load, int save,
+		int *err, uint64_t *need_bytes) {
 	if (!vks_fft_load(h->gipa, h->instance)) {
 		*err = -1;
 		return NULL;
@@ -244,6 +252,17 @@ extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, ui
 	c.buffer = &p->buffer;
 	c.bufferSize = &p->bytes;
 	c.makeForwardPlanOnly = 1;
+	// glslang's process is initialised once (vks_fft_load), not by each
+	// plan (whose deleteVkFFT would then finalise it).
+	c.isCompilerInitialized = 1;
+	if (load) {
+		// The SPIR-V of an earlier plan of this very configuration
+		// (checked by the caller): no GLSL is generated or compiled.
+		c.loadApplicationFromString = 1;
+		c.loadApplicationString = (void *)load;
+	} else if (save) {
+		c.saveApplicationToString = 1;
+	}
 	// Twiddle factors from a table computed on the host in double, not by
 	// the shader's sin/cos: SwiftShader's single-precision sin/cos put
 	// float32 spectra 4e-5 of the peak off, past the 1e-5 lavapipe meets.
@@ -279,15 +298,32 @@ extern "C" vks_fft_plan *vks_fft_plan_new(const vks_fft_handles *h, int dims, ui
 		free(p);
 		return NULL;
 	}
+	p->slot_buf[0] = p->buffer;
+	p->slot_temp[0] = p->temp;
+	p->app.configuration.buffer = &p->slot_buf[0];
+	if (p->temp)
+		p->app.configuration.tempBuffer = &p->slot_temp[0];
 	*err = 0;
 	return p;
 }
 
-extern "C" int vks_fft_record(vks_fft_plan *p, void *cmd) {
+extern "C" const void *vks_fft_binary(vks_fft_plan *p, uint64_t *size) {
+	*size = p->app.applicationStringSize;
+	return p->app.saveApplicationString;
+}
+
+extern "C" int vks_fft_record(vks_fft_plan *p, void *cmd, void *buf, void *temp) {
 	VkCommandBuffer cb = (VkCommandBuffer)cmd;
 	VkFFTLaunchParams lp = {};
 	lp.commandBuffer = &cb;
-	lp.buffer = &p->buffer;
+	if ((VkBuffer)buf != p->slot_buf[p->cur] || (p->temp && (VkBuffer)temp != p->slot_temp[p->cur])) {
+		p->cur ^= 1;
+		p->slot_buf[p->cur] = (VkBuffer)buf;
+		p->slot_temp[p->cur] = p->temp ? (VkBuffer)temp : VK_NULL_HANDLE;
+	}
+	lp.buffer = &p->slot_buf[p->cur];
+	if (p->temp)
+		lp.tempBuffer = &p->slot_temp[p->cur];
 	return (int)VkFFTAppend(&p->app, -1, &lp);
 }
 
@@ -297,6 +333,8 @@ extern "C" void vks_fft_plan_free(vks_fft_plan *p) {
 	vks_fft_delete(&p->app);
 	free(p);
 }
+
+extern "C" int vks_fft_version(void) { return VkFFTGetVersion(); }
 
 extern "C" const char *vks_fft_error(int code) {
 	switch (code) {

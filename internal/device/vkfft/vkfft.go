@@ -23,16 +23,6 @@ import (
 	"github.com/vkstat/vkstat/engine"
 )
 
-// Plan is a batched forward FFT, complex-to-complex or real-to-complex,
-// in place in one buffer.
-type Plan struct {
-	p    *C.vks_fft_plan
-	dev  *engine.Device
-	buf  *engine.Buffer
-	temp *engine.Buffer
-	name string
-}
-
 // ErrR2CUnsupported is returned (wrapped) by NewReal for a length VkFFT
 // 1.2.26 cannot transform real-to-complex: an odd fastest axis too long
 // for one upload (thousands of values). New's complex transform takes any
@@ -108,75 +98,111 @@ func bluestein(n int) bool {
 	return n != 1
 }
 
-// New plans Batch forward C2C transforms of one or two axes, in place in buf:
-// n0 is the fastest axis (W), n1 the next (H; 0 or 1 for a 1-D transform).
-// Values are interleaved (re, im) float32 pairs, or float64 when double
-// (the device must have shaderFloat64). VkFFT compiles its shaders here
-// (tens of milliseconds to seconds), and may submit to the queue to upload
-// its tables; the device's locks are held meanwhile.
-func New(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer) (*Plan, error) {
-	return newPlan(dev, n0, n1, batch, double, false, buf)
+// Config is one plan's configuration: Batch forward transforms of one or
+// two axes, in place, N0 the fastest axis (W) and N1 the next (H; 0 or 1
+// for a 1-D transform), complex-to-complex or, with Real, real-to-complex
+// (VkFFT's performR2C: each transform is N1 rows of N0/2+1 (re, im) pairs,
+// Bytes; the input's N0 real values of a row are its first N0 values, the
+// rest padding the transform overwrites, and the output is X[ky, kx] for
+// kx = 0 … N0/2 and every ky, the others being X[−ky, −kx]*), in float32
+// or, with Double, float64 (the device must have shaderFloat64).
+type Config struct {
+	N0, N1, Batch int
+	Double, Real  bool
 }
 
-// NewReal plans Batch forward real-to-complex transforms (VkFFT's
-// performR2C), in place in buf, with New's axes and precision. Each
-// transform is n1 rows of n0/2+1 (re, im) pairs (Bytes): the input's n0
-// real values of a row are its first n0 values (the rest is padding that
-// the transform overwrites), and the output is X[ky, kx] for kx = 0 …
-// n0/2 and every ky (the others are X[−ky, −kx]*). Half the memory,
-// traffic and work of New's transform of the same real data. An odd n0
-// that VkFFT cannot do this way is ErrR2CUnsupported.
-func NewReal(dev *engine.Device, n0, n1, batch int, double bool, buf *engine.Buffer) (*Plan, error) {
-	return newPlan(dev, n0, n1, batch, double, true, buf)
+// canonical is c with a 1-D transform's N1 as 1.
+func (c Config) canonical() Config {
+	if c.N1 <= 1 {
+		c.N1 = 1
+	}
+	return c
 }
 
-func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engine.Buffer) (*Plan, error) {
-	dims := 2
-	if n1 <= 1 {
-		dims, n1 = 1, 1
+func (c Config) dims() int {
+	if c.N1 <= 1 {
+		return 1
 	}
-	if n0 < 1 || batch < 1 {
-		return nil, fmt.Errorf("vkfft: bad sizes %d×%d, batch %d", n1, n0, batch)
-	}
-	if n1 > 1 && batch > MaxBatch2D {
-		return nil, fmt.Errorf("vkfft: a batch of %d 2-D transforms, more than the %d one plan may take", batch, MaxBatch2D)
-	}
-	if double && !dev.Info.Float64 {
-		return nil, fmt.Errorf("vkfft: %s has no shaderFloat64 for a float64 FFT", dev.Info.Name)
-	}
-	bytes := Bytes(n0, n1, batch, double, real)
-	if bytes > buf.Size() {
-		return nil, fmt.Errorf("vkfft: buffer of %d bytes for %d bytes of transforms", buf.Size(), bytes)
-	}
-	tempBytes := ScratchBytes(n0, n1, batch, double, real)
-	temp, err := dev.NewBuffer(tempBytes)
-	if err != nil {
-		return nil, fmt.Errorf("vkfft: scratch buffer: %w", err)
-	}
+	return 2
+}
+
+// String names the plan in timings and messages.
+func (c Config) String() string {
 	kind := "c2c"
-	if real {
+	if c.Real {
 		kind = "r2c"
 	}
-	pl := &Plan{dev: dev, buf: buf, temp: temp, name: fmt.Sprintf("vkfft %s %d×%d ×%d", kind, n1, n0, batch)}
-	if dims == 1 {
-		pl.name = fmt.Sprintf("vkfft %s %d ×%d", kind, n0, batch)
+	if c.Double {
+		kind += " f64"
 	}
-	err = dev.WithHandles(func(h engine.Handles) error {
+	if c.dims() == 1 {
+		return fmt.Sprintf("vkfft %s %d ×%d", kind, c.N0, c.Batch)
+	}
+	return fmt.Sprintf("vkfft %s %d×%d ×%d", kind, c.N1, c.N0, c.Batch)
+}
+
+// Bytes is the size of the plan's transforms (Bytes above).
+func (c Config) Bytes() int64 { return Bytes(c.N0, c.N1, c.Batch, c.Double, c.Real) }
+
+// ScratchBytes is the size of the scratch buffer the plan's launches
+// take (ScratchBytes above).
+func (c Config) ScratchBytes() int64 { return ScratchBytes(c.N0, c.N1, c.Batch, c.Double, c.Real) }
+
+// Plan is a VkFFT plan on a device: its pipelines, descriptor sets and
+// tables. A plan is lent by Get and given back by Release.
+type Plan struct {
+	p    *C.vks_fft_plan
+	dev  *engine.Device
+	cfg  Config
+	name string
+}
+
+// build makes a plan of cfg on dev, its first launch on buf and temp
+// (VkFFT uploads its tables, and runs Bluestein's preparation, with them).
+// With load it takes that SPIR-V (vks_fft_binary of a plan of cfg on such a
+// device, checked by the caller) instead of compiling; otherwise, with
+// save, it returns the SPIR-V it compiled too.
+func build(dev *engine.Device, cfg Config, buf, temp *engine.Buffer, load []byte, save bool) (*Plan, []byte, error) {
+	cfg = cfg.canonical()
+	if cfg.N0 < 1 || cfg.Batch < 1 {
+		return nil, nil, fmt.Errorf("vkfft: bad sizes %d×%d, batch %d", cfg.N1, cfg.N0, cfg.Batch)
+	}
+	if cfg.N1 > 1 && cfg.Batch > MaxBatch2D {
+		return nil, nil, fmt.Errorf("vkfft: a batch of %d 2-D transforms, more than the %d one plan may take", cfg.Batch, MaxBatch2D)
+	}
+	if cfg.Double && !dev.Info.Float64 {
+		return nil, nil, fmt.Errorf("vkfft: %s has no shaderFloat64 for a float64 FFT", dev.Info.Name)
+	}
+	bytes, tempBytes := cfg.Bytes(), cfg.ScratchBytes()
+	if bytes > buf.Size() || tempBytes > temp.Size() {
+		return nil, nil, fmt.Errorf("vkfft: buffers of %d and %d bytes for %d bytes of transforms and %d of scratch", buf.Size(), temp.Size(), bytes, tempBytes)
+	}
+	pl := &Plan{dev: dev, cfg: cfg, name: cfg.String()}
+	var bin []byte
+	err := dev.WithHandles(func(h engine.Handles) error {
 		ch := C.vks_fft_handles{
 			gipa: h.GetInstanceProcAddr, instance: h.Instance, physical: h.PhysicalDevice,
 			device: h.Device, queue: h.Queue, pool: h.CommandPool, fence: h.Fence,
 		}
-		dbl, r2c := C.int(0), C.int(0)
-		if double {
+		var cload unsafe.Pointer
+		if len(load) > 0 {
+			cload = C.CBytes(load)
+			defer C.free(cload)
+		}
+		dbl, r2c, csave := C.int(0), C.int(0), C.int(0)
+		if cfg.Double {
 			dbl = 1
 		}
-		if real {
+		if cfg.Real {
 			r2c = 1
+		}
+		if save && cload == nil {
+			csave = 1
 		}
 		var code C.int
 		var need C.uint64_t
-		pl.p = C.vks_fft_plan_new(&ch, C.int(dims), C.uint64_t(n0), C.uint64_t(n1), C.uint64_t(batch), dbl, r2c,
-			buf.Handle(), C.uint64_t(bytes), temp.Handle(), C.uint64_t(tempBytes), &code, &need)
+		pl.p = C.vks_fft_plan_new(&ch, C.int(cfg.dims()), C.uint64_t(cfg.N0), C.uint64_t(cfg.N1), C.uint64_t(cfg.Batch), dbl, r2c,
+			buf.Handle(), C.uint64_t(bytes), temp.Handle(), C.uint64_t(tempBytes), cload, csave, &code, &need)
 		if code == C.VKS_FFT_SCRATCH {
 			return fmt.Errorf("vkfft: planning %s on %s: VkFFT needs %d bytes of scratch, more than ScratchBytes' %d", pl.name, dev.Info.Name, uint64(need), tempBytes)
 		}
@@ -187,32 +213,47 @@ func newPlan(dev *engine.Device, n0, n1, batch int, double, real bool, buf *engi
 			}
 			return err
 		}
+		if csave != 0 {
+			var n C.uint64_t
+			if b := C.vks_fft_binary(pl.p, &n); b != nil && n > 0 {
+				bin = C.GoBytes(b, C.int(n))
+			}
+		}
 		return nil
 	})
 	if err != nil {
-		temp.Release()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := dev.Validation(); err != nil {
-		pl.Close()
-		return nil, fmt.Errorf("vkfft: planning %s: %w", pl.name, err)
+		pl.destroy()
+		return nil, nil, fmt.Errorf("vkfft: planning %s: %w", pl.name, err)
 	}
-	return pl, nil
+	return pl, bin, nil
 }
 
-// Record appends the transform to s as one kernel step.
-func (p *Plan) Record(s *engine.Sequence) error {
+// Config is the plan's configuration.
+func (p *Plan) Config() Config { return p.cfg }
+
+// Record appends the transform of buf, with temp as its scratch (buffers
+// of at least Config's Bytes and ScratchBytes), to s as one kernel step.
+// A plan records for one submission at a time: the sequence must have
+// run before the plan records again (other buffers rewrite its
+// descriptor sets).
+func (p *Plan) Record(s *engine.Sequence, buf, temp *engine.Buffer) error {
+	if buf.Size() < p.cfg.Bytes() || temp.Size() < p.cfg.ScratchBytes() {
+		return fmt.Errorf("vkfft: %s: buffers of %d and %d bytes for %d and %d", p.name, buf.Size(), temp.Size(), p.cfg.Bytes(), p.cfg.ScratchBytes())
+	}
 	return s.Record(p.name, func(cmd unsafe.Pointer) error {
-		if r := C.vks_fft_record(p.p, cmd); r != 0 {
+		if r := C.vks_fft_record(p.p, cmd, buf.Handle(), temp.Handle()); r != 0 {
 			return fmt.Errorf("vkfft: recording %s: %s (VkFFTResult %d)", p.name, C.GoString(C.vks_fft_error(r)), int(r))
 		}
 		return nil
-	}, p.buf, p.temp)
+	}, buf, temp)
 }
 
-// Close destroys the plan's pipelines, descriptor sets and tables. The
+// destroy frees the plan's pipelines, descriptor sets and tables. The
 // sequences it recorded into must have run.
-func (p *Plan) Close() {
+func (p *Plan) destroy() {
 	if p == nil || p.p == nil {
 		return
 	}
@@ -221,5 +262,7 @@ func (p *Plan) Close() {
 		return nil
 	})
 	p.p = nil
-	p.temp.Release()
 }
+
+// version is VkFFTGetVersion(): 10226 for VkFFT 1.2.26.
+func version() int { return int(C.vks_fft_version()) }

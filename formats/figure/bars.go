@@ -1,13 +1,6 @@
-// Package bars draws grouped bar charts as PNG: one panel per quantity,
-// a group of bars per category, a bar per series (a device, say), each
-// series in its colour (plotutil.Color(i)) with a legend. vkstat bench draws its kernel
-// throughputs with it. It is apart from package formats so that what
-// reads and writes arrays does not carry a plotting library.
-package bars
+package figure
 
 import (
-	"errors"
-	"io"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -15,60 +8,62 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// Panel is one chart.
-type Panel struct {
+// Bars is grouped bar charts, one panel above another: a group of bars
+// per category, a bar per series (a device, say), each series in its
+// colour (plotutil.Color(i)) with a legend. vkstat bench draws its kernel
+// throughputs with it. A panel whose bars span more than a decade (a small
+// case beside a large one, a CPU beside a GPU) has a log axis: on a linear
+// one the small bars vanish.
+type Bars []BarPanel
+
+// BarPanel is one chart.
+type BarPanel struct {
 	Title, YLabel string
 	// Categories label the groups along x.
 	Categories []string
 	// Series are the bars of each group, one value per category (0: no
 	// bar).
-	Series []Series
+	Series []BarSeries
 }
 
-// Series is one bar of each group.
-type Series struct {
+// BarSeries is one bar of each group.
+type BarSeries struct {
 	Label  string
 	Values []float64
 }
 
-// WritePNG draws the panels one above another, 900 points wide and 320
-// high each, and writes the picture to w as a PNG. A panel whose bars span
-// more than a decade (a small case beside a large one, a CPU beside a GPU)
-// has a log axis: on a linear one the small bars vanish.
-func WritePNG(w io.Writer, panels []Panel) error {
-	if len(panels) == 0 {
-		return errors.New("no bars to draw")
+// Size is 900 points wide and 320 high a panel.
+func (b Bars) Size() (vg.Length, vg.Length) { return 900, 320 * vg.Length(max(1, len(b))) }
+
+// Draw draws the panels one above another.
+func (b Bars) Draw(c draw.Canvas) {
+	c.SetColor(paper)
+	c.Fill(c.Rectangle.Path())
+	if len(b) == 0 {
+		return
 	}
-	plots := make([][]*plot.Plot, len(panels))
-	for i, pn := range panels {
-		p, err := panel(pn)
-		if err != nil {
-			return err
-		}
-		plots[i] = []*plot.Plot{p}
+	plots := make([][]*plot.Plot, len(b))
+	for i, pn := range b {
+		plots[i] = []*plot.Plot{pn.plot()}
 	}
-	width, height := vg.Points(900), vg.Points(320*float64(len(panels)))
-	img := vgimg.New(width, height)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 6,
+	tiles := draw.Tiles{Rows: len(b), Cols: 1, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 6,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(plots, tiles, dc)
+	canvases := plot.Align(plots, tiles, c)
 	for i := range plots {
 		plots[i][0].Draw(canvases[i][0])
 	}
-	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-	return err
 }
 
-func panel(pn Panel) (*plot.Plot, error) {
+func (pn BarPanel) plot() *plot.Plot {
 	p := plot.New()
 	p.Title.Text = pn.Title
+	p.Title.TextStyle.Font.Size = titleSize
 	p.Y.Label.Text = pn.YLabel
+	p.Legend.TextStyle.Font.Size = tickSize
 	nd := len(pn.Series)
-	barWidth := vg.Points(math.Max(6, math.Min(28, 160/float64(nd))))
+	barWidth := vg.Points(math.Max(6, math.Min(28, 160/float64(max(nd, 1)))))
 	top, low := 0.0, math.Inf(1)
 	for _, s := range pn.Series {
 		for _, v := range s.Values {
@@ -87,16 +82,14 @@ func panel(pn Panel) (*plot.Plot, error) {
 		for k := range fv {
 			fv[k] = base
 		}
-		var err error
-		if floor, err = plotter.NewBarChart(fv, barWidth); err != nil {
-			return nil, err
-		}
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		floor, _ = plotter.NewBarChart(fv, barWidth)
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, roundTicks{log: true}
 		p.Y.Min, p.Y.Max = base, top*math.Pow(10, 0.2+0.35*float64(nd)) // room for the legend
 	} else {
 		p.Y.Min = 0
 		// Head-room for the legend above the bars.
 		p.Y.Max = math.Max(top, 1e-9) * (1.15 + 0.07*float64(nd))
+		p.Y.Tick.Marker = roundTicks{}
 	}
 	for j, s := range pn.Series {
 		vals := make(plotter.Values, len(pn.Categories))
@@ -108,7 +101,7 @@ func panel(pn Panel) (*plot.Plot, error) {
 		}
 		bars, err := plotter.NewBarChart(vals, barWidth)
 		if err != nil {
-			return nil, err
+			continue
 		}
 		if logY {
 			bars.StackOn(floor)
@@ -125,5 +118,5 @@ func panel(pn Panel) (*plot.Plot, error) {
 	p.Legend.Padding = vg.Points(4)
 	p.X.Padding = vg.Millimeter * 10
 	p.NominalX(pn.Categories...)
-	return p, nil
+	return p
 }

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// TestReduceAdjacentAxes: --axis takes adjacent axes as NumPy's axis=(1, 2)
+// does, and all as axis=None, on every device under test (a Vulkan device
+// streams the NPY file): the means of a (3, 4, 5) ramp over axes 1,2 are
+// each frame's mean, computed here by hand; the sum over all is one value;
+// axes that are not adjacent are an error saying so.
+func TestReduceAdjacentAxes(t *testing.T) {
+	dir := t.TempDir()
+	const a, b, c = 3, 4, 5
+	x := tensor.New(tensor.F64, a, b, c)
+	for i := range x.F64 {
+		x.F64[i] = float64(i*i%23) - 4
+	}
+	in := writeNPY(t, dir, "x.npy", x)
+	for _, dev := range devicesUnderTest(t) {
+		out := filepath.Join(dir, dev)
+		if code, _, stderr := run(t, "--device", dev, "reduce", "--in", in, "--axis", "2,-2", "--stat", "mean", "--out-dir", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", dev, code, stderr)
+		}
+		mean, err := formats.ReadNPY(filepath.Join(out, "mean.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tensor.ShapeString(mean.Shape) != tensor.ShapeString([]int{a}) {
+			t.Fatalf("%s: mean has shape %v, want (%d)", dev, mean.Shape, a)
+		}
+		for f := range a {
+			want := 0.0
+			for _, v := range x.F64[f*b*c : (f+1)*b*c] {
+				want += v
+			}
+			want /= b * c
+			if math.Abs(mean.F64[f]-want) > 1e-12 {
+				t.Errorf("%s: frame %d's mean %g, want %g", dev, f, mean.F64[f], want)
+			}
+		}
+		all := filepath.Join(dir, dev+"-all")
+		if code, _, stderr := run(t, "--device", dev, "reduce", "--in", in, "--axis", "all", "--stat", "sum", "--out-dir", all); code != 0 {
+			t.Fatalf("%s --axis all: exit %d: %s", dev, code, stderr)
+		}
+		sum, err := formats.ReadNPY(filepath.Join(all, "sum.npy"))
+		want := 0.0
+		for _, v := range x.F64 {
+			want += v
+		}
+		if err != nil || len(sum.Shape) != 0 || math.Abs(sum.F64[0]-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%s --axis all: %v (shape %v, %v), want the 0-d sum %g", dev, err, sum.Shape, sum.F64, want)
+		}
+	}
+	code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", in, "--axis", "0,2", "--out-dir", filepath.Join(dir, "gap"))
+	if code != ExitError || !strings.Contains(stderr, "not adjacent") {
+		t.Errorf("--axis 0,2: exit %d, %q; want an error saying the axes are not adjacent", code, stderr)
+	}
+}

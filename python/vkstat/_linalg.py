@@ -1,0 +1,127 @@
+"""Covariance estimation and Cholesky-based linear algebra on batches of
+small matrices: :meth:`Session.cov` and :meth:`Session.chol`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._arrays import as_numpy, float_result, lend, out_names
+from ._params import DTypeLike
+from ._results import CholResult, CovResult
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
+
+def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int = 0, radius: int | None = None,
+        out: Out = None, dtype: DTypeLike = None) -> CovResult:
+    """Means and covariance matrices of batches of sample sets, with
+    shrinkage.
+
+    Parameters
+    ----------
+    x : array_like
+        N sample sets of T samples of P variables, shape (N, T, P), or
+        one set (T, P), as ``numpy.cov(x, rowvar=False)`` reads it. With
+        ``radius``: a (T, H, W) cube whose sample sets are the PACO
+        patches (offsets with dy² + dx² ≤ radius²) at every location
+        whose patch lies inside the frame. float16 and bfloat16 are
+        read as 16-bit storage (not with ``radius``).
+    estimator : {"none", "paco", "ledoit-wolf", "oas"}, optional
+        ``none``: the sample covariance S = (1/T) Σ (r−m)(r−m)ᵀ;
+        ``paco``: (1−ρ) S + ρ diag(S) (Flasseur et al. 2018);
+        ``ledoit-wolf`` and ``oas``: (1−ρ) S + ρ (tr S / P) I with
+        scikit-learn's ρ.
+    ddof : {0, 1}, optional
+        1 rescales the covariance by T/(T−1) (``numpy.cov``'s default
+        for the estimator none); ρ is always from the 1/T statistics.
+    radius : int, optional
+        Makes x a cube and the sample sets its patches.
+    out : dict or tuple of ndarray, optional
+        Where to write the outputs: a dict by name (``cov``, ``mean``,
+        ``rho``, ``locations``) or a tuple in CovResult's order, None for
+        a new array; each as NumPy's ``out`` (in place when C-contiguous
+        and of the output's dtype, else through a temporary).
+    dtype : {None, "float32", "float64"}, optional
+        Convert the input first (one copy).
+
+    Returns
+    -------
+    CovResult
+        ``(cov, mean, rho, locations)``: cov (N, P, P), mean (N, P), rho
+        (N,), without the N axis for one set; locations (N, 2) int64 with
+        ``radius``, else None. float32 for 16-bit input.
+
+    Examples
+    --------
+    >>> import numpy as np, vkstat
+    >>> x = np.random.default_rng(0).standard_normal((100, 3))
+    >>> r = vkstat.cov(x, ddof=1)
+    >>> np.allclose(r.cov, np.cov(x, rowvar=False))
+    True
+    """
+    params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
+    lx = lend(x, "x", dtype=dtype, half=radius is None)
+    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields))
+    return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
+
+
+def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: bool = True,  # noqa: E741
+         inverse: bool = False, logdet: bool = False, quad: bool = False, out: Out = None,
+         dtype: DTypeLike = None) -> CholResult:
+    """Batched Cholesky factorisation A = L·Lᵀ, and what it gives:
+    solves, inverses, log-determinants, quadratic forms.
+
+    Parameters
+    ----------
+    a : array_like
+        N symmetric positive-definite matrices (N, P, P), or one (P, P).
+        Only the lower triangle is read, as LAPACK's potrf (uplo 'L')
+        and :func:`numpy.linalg.cholesky` read it.
+    b : array_like, optional
+        Right-hand sides: (N, P, K) or (N, P), or (P, K) or (P,) for one
+        matrix. Gives X = A⁻¹B.
+    l : bool, optional
+        Return the factors L (default True).
+    inverse : bool, optional
+        Return A⁻¹.
+    logdet : bool, optional
+        Return log det A.
+    quad : bool, optional
+        Return bᵀA⁻¹b for each right-hand side (needs b).
+    out : dict or tuple of ndarray, optional
+        Where to write the outputs: a dict by name (``l``, ``x``,
+        ``inverse``, ``logdet``, ``quad``, ``info``) or a tuple in
+        CholResult's order, None for a new array; each as NumPy's ``out``.
+    dtype : {None, "float32", "float64"}, optional
+        The precision to compute in; by default a's and b's, float64
+        when either is float64.
+
+    Returns
+    -------
+    CholResult
+        ``(l, x, inverse, logdet, quad, info)``, None for what was not
+        asked. A matrix that is not positive definite gets NaN in every
+        output and its potrf code in info; the others are unaffected.
+
+    Examples
+    --------
+    >>> import numpy as np, vkstat
+    >>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> r = vkstat.chol(a, np.array([1.0, 2.0]), logdet=True)
+    >>> np.allclose(r.x, np.linalg.solve(a, [1.0, 2.0])), np.isclose(r.logdet, np.log(8.0))
+    (True, True)
+    """
+    peeked = {"a": as_numpy(a, "a")}
+    if b is not None:
+        peeked["b"] = as_numpy(b, "b")
+    if dtype is None:
+        dtype = float_result(**peeked)
+    arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
+    params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
+    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields))
+    return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])

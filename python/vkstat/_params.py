@@ -1,0 +1,57 @@
+"""Parameters on their way to the library: names from lists or comma
+strings, storage types by name, and the request as JSON, which carries
+numbers, strings and lists as Python holds them (the library checks them:
+an integer where it wants one, its ranges) but cannot carry NaN or ±Inf."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence, Union
+
+import numpy as np
+
+from ._lib import InputError
+
+DTypeLike = Union[str, type, np.dtype, None]
+
+
+def _names(v: str | Sequence[str]) -> list[str]:
+    """A list of names from a sequence or a comma-separated string."""
+    if isinstance(v, str):
+        return [n.strip() for n in v.split(",") if n.strip()]
+    return [str(n).strip() for n in v]
+
+
+def _precision(p: DTypeLike) -> str:
+    """A storage type's name for the library: "" (the input's own), or
+    NumPy's or the command line's name of a float type."""
+    if p is None:
+        return ""
+    if isinstance(p, str):
+        return p
+    return np.dtype(p).name
+
+
+def _plain(v: Any, key: str) -> Any:
+    """v as JSON takes it: NumPy scalars as Python's, tuples as lists; a
+    NaN or ±Inf refused, as the command line refuses it, naming key."""
+    if v is None or isinstance(v, (bool, str, np.bool_)):
+        return bool(v) if isinstance(v, np.bool_) else v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if not math.isfinite(f):
+            raise InputError(f"{key}: want a finite number, got {f}")
+        return f
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x, str(k)) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x, key) for x in v]
+    raise InputError(f"{key}: want a number, a string or a list of them, got {type(v).__name__}")
+
+
+def encode(request: Mapping[str, Any]) -> bytes:
+    """The request as the library reads it (JSON, UTF-8)."""
+    return json.dumps(_plain(request, "request"), allow_nan=False).encode()

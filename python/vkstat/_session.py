@@ -1,0 +1,439 @@
+"""Sessions: a device kept open across calls (:class:`Session`), the worker
+thread that runs long calls where Ctrl-C cancels them, opening and closing,
+the default session of the module-level functions, and those functions,
+made from the Session's methods (:func:`on_default`)."""
+
+from __future__ import annotations
+
+import atexit
+import inspect
+import os
+import queue
+import sys
+import threading
+import time
+import warnings
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
+from ._arrays import Lent, Outputs
+from ._lib import InputError
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from typing_extensions import Concatenate, ParamSpec  # typing's from Python 3.10
+
+    P = ParamSpec("P")
+    R = TypeVar("R")
+
+
+def _options(validate: bool, memory: str | int | None, disable: str | Iterable[str] | None) -> dict[str, Any]:
+    if isinstance(disable, (list, tuple, set, frozenset)):
+        disable = ",".join(disable)
+    return {"validate": validate, "memory": "" if memory is None else str(memory), "disable": disable or ""}
+
+
+def devices(*, validate: bool = False, disable: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """List the Vulkan devices and the CPU path.
+
+    Parameters
+    ----------
+    validate : bool, optional
+        Load the Vulkan validation layer while listing.
+    disable : str or iterable of str, optional
+        Features to report as absent: ``float64``, ``float16``, ``subgroup``.
+
+    Returns
+    -------
+    list of dict
+        One dict per device: ``path`` (``"vulkan"`` or ``"cpu"``), ``index``
+        (what :func:`open` takes; -1 for the CPU path), ``name``, ``type``,
+        ``float64``, and for Vulkan devices the full report under
+        ``vulkan`` (driver, API version, memory heaps, limits, subgroup
+        size, features). The CPU path is last.
+
+    Warns
+    -----
+    RuntimeWarning
+        When Vulkan is unusable (no loader or no driver): the list then holds
+        the CPU path only.
+    """
+    rep = _lib.devices(_params.encode(_options(validate, None, disable)))
+    if rep.get("vulkan_error"):
+        warnings.warn(f"no Vulkan devices: {rep['vulkan_error']}", RuntimeWarning, stacklevel=2)
+    return rep["devices"]
+
+
+# ---- the worker: calls run on a thread of their own ---------------------------
+
+class _Job:
+    __slots__ = ("fn", "done", "result", "exc")
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn, self.done, self.result, self.exc = fn, threading.Event(), None, None
+
+    def run(self) -> None:
+        try:
+            self.result = self.fn()
+        except BaseException as e:  # handed to the waiting thread
+            self.exc = e
+        finally:
+            self.fn = None
+            self.done.set()
+
+
+def _reraise(job: _Job) -> None:
+    """Raises the exception the worker's job raised without a reference
+    cycle: the exception's traceback holds the job's frames, so neither the
+    job nor this frame may hold the exception, or the arrays lent to a
+    failed call would stay alive until the cyclic garbage collector ran. A
+    call its waiting caller did not cancel (Ctrl-C raises at once, not
+    here) was cancelled by close() from another thread: that is a closed
+    session, not a KeyboardInterrupt."""
+    exc, job.exc = job.exc, None
+    try:
+        if isinstance(exc, _lib.Cancelled):
+            raise InputError("the session was closed (from another thread) during the call") from None
+        raise exc
+    finally:
+        del exc
+
+
+def _work(q: queue.SimpleQueue) -> None:
+    while True:
+        job = q.get()
+        if job is None:
+            return
+        job.run()
+        del job
+
+
+# How often the waiting thread wakes to let Python run signal handlers
+# (Ctrl-C), and how long it waits for a cancelled call to stop before it
+# raises KeyboardInterrupt anyway.
+_POLL_S = 0.05
+_CANCEL_GRACE_S = 1.5
+# Calls on arrays of at most this many bytes in all (besides _LONG_OPS) run
+# on the calling thread, the GIL released: they take milliseconds at most,
+# so a Ctrl-C raises as soon as they return, and they save the two thread
+# switches of the worker (~50 µs).
+_INLINE_BYTES = 1 << 20
+# Operations that may run long whatever their arrays' size: always on the
+# session's thread, where Ctrl-C cancels them.
+_LONG_OPS = frozenset({"verify", "paco"})
+
+
+class Session:
+    """A device kept open across calls: its Vulkan device, compiled
+    pipelines and caches stay until :meth:`close` (or the end of a ``with``
+    block).
+
+    Parameters
+    ----------
+    device : str or int, optional
+        ``"auto"`` (the best GPU, else the CPU path; the default), ``"cpu"``
+        (the native Go CPU path, no Vulkan), ``"gpu"``, ``"lavapipe"``, a
+        device index from :func:`devices` (-1: the CPU path), or part of a
+        device's name.
+    validate : bool, optional
+        Turn the Vulkan validation layer on: any message it reports makes
+        the call raise :class:`DeviceError`. ``VKSTAT_VALIDATE=1`` does the
+        same.
+    memory : str or int, optional
+        Cap on the device memory vkstat allocates, e.g. ``"2GiB"``; work is
+        split to stay under it.
+    disable : str or iterable of str, optional
+        Features to treat as absent (``float64``, ``float16``,
+        ``subgroup``): the pipelines take the kernels written for devices
+        without them.
+
+    Raises
+    ------
+    DeviceError
+        When the device cannot be opened, or Vulkan is unusable and the
+        device was named explicitly.
+    ValueError
+        When ``device`` names no device.
+
+    Warns
+    -----
+    RuntimeWarning
+        When ``"auto"`` falls back to the CPU path because Vulkan is
+        unusable.
+
+    Notes
+    -----
+    Calls on one session run one at a time, with the GIL released. Calls on
+    more than 1 MiB of arrays, verify and paco, run on a thread of the
+    session's own while the calling thread waits, responsive to Ctrl-C,
+    which cancels the call; smaller calls (milliseconds at most) run on the
+    calling thread. Sessions are independent: calls on two sessions run
+    concurrently.
+    """
+
+    def __init__(self, device: str | int = "auto", *, validate: bool = False,
+                 memory: str | int | None = None, disable: str | Iterable[str] | None = None) -> None:
+        self._handle = 0
+        self._q: queue.SimpleQueue | None = None
+        self._tokens: set[int] = set()
+        self._lock = threading.Lock()
+        self._last_copied: tuple[str, ...] = ()  # the inputs converted (copied) for the last call
+        self._last_out_copied = 0  # bytes of its outputs the library copied into their arrays
+        self.last_timing: dict[str, Any] | None = None
+        """Where the library's time went in the last call, as ``vkstat
+        --time`` reports it: ``upload_ms``, ``kernel_ms`` (GPU timestamps
+        when ``gpu_timed``; the compute on the CPU path), ``download_ms``,
+        ``wall_ms`` (the pipeline's), ``up_bytes``, ``down_bytes``. None
+        after verify."""
+        handle, info = _lib.open_session(_params.encode({"device": device, **_options(validate, memory, disable)}))
+        self._handle = handle
+        _open_sessions.add(self)
+        self.device: dict[str, Any] = info["device"]
+        """Where the session runs: the record :func:`devices` lists, and
+        for ``"auto"`` why it was chosen (``"reason"``)."""
+        if info.get("note"):
+            warnings.warn(f"vkstat: {info['note']}", RuntimeWarning, stacklevel=2)
+
+    # -- life --------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once the session is closed."""
+        return self._handle == 0
+
+    def close(self) -> None:
+        """Release the device. A call still running (one abandoned by
+        Ctrl-C, or one another thread waits for, which then raises
+        ValueError) is cancelled first and waited for, 1.5 s at most: a
+        call that does not stop by then (blocked reading a FIFO nobody
+        writes, say) releases the device when it returns, with a
+        RuntimeWarning saying so, and close() returns.
+
+        Raises
+        ------
+        DeviceError
+            When closing reports validation messages (leaks).
+        """
+        with self._lock:
+            h, self._handle = self._handle, 0
+            q, self._q = self._q, None
+            tokens = list(self._tokens)
+        if not h:
+            return
+        _open_sessions.discard(self)
+        for t in tokens:
+            _lib.lib.vks_token_cancel(t)
+        if q is None:
+            _lib.close_session(h)
+            return
+        if sys.is_finalizing():
+            # The worker thread cannot run Python any more: leave the
+            # device to the process's end.
+            return
+        job = _Job(lambda: _lib.close_session(h))
+        q.put(job)
+        q.put(None)
+        deadline = time.monotonic() + _CANCEL_GRACE_S
+        while not job.done.wait(_POLL_S):
+            if tokens and time.monotonic() > deadline:
+                warnings.warn("vkstat: a cancelled call is still running (blocked in a read?); the session's device "
+                              "is released when it returns", RuntimeWarning, stacklevel=2)
+                return
+        if job.exc is not None:
+            _reraise(job)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if self._handle:
+                self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else self.device.get("name")
+        return f"<vkstat.Session {state}>"
+
+    # -- the call ----------------------------------------------------------
+
+    def _run(self, op: str, params: Mapping[str, Any], arrays: Mapping[str, Lent],
+             out: Mapping[str, Any] | None = None, *, reads_files: bool = False, elementwise: bool = False,
+             label: str | None = None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+        """Runs op, on the session's thread (waiting for it there, so that
+        Ctrl-C cancels it) unless its arrays are small and it reads no
+        files. Its outputs go into new arrays, or those of ``out`` by name
+        (see :class:`Outputs`: ``elementwise`` and ``label`` are its).
+        Returns the outputs by name, the Info and the warnings."""
+        names = list(arrays)
+        specs = {n: arrays[n].spec(i) for i, n in enumerate(names)}
+        request = _params.encode({"params": params, "arrays": specs})
+        nbytes = sum(a.array.nbytes for a in arrays.values())
+        inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
+        with self._lock:
+            if not self._handle:
+                raise InputError("the session is closed")
+            handle = self._handle
+            if inline:
+                token = 0  # never cancelled: the call is short
+            else:
+                if self._q is None:
+                    self._q = queue.SimpleQueue()
+                    threading.Thread(target=_work, args=(self._q,), name="vkstat", daemon=True).start()
+                q = self._q
+                token = _lib.lib.vks_token_new()
+                self._tokens.add(token)
+        ptrs = [arrays[n].array.ctypes.data for n in names]
+        # outs holds the lent arrays too: their memory lives as long as the job
+        outs = Outputs(out, (a.array for a in arrays.values()), elementwise=elementwise, label=label)
+        self._last_copied = tuple(n for n in names if arrays[n].copied)
+
+        def job_fn() -> tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]:
+            try:
+                desc = _lib.call(handle, token, op, request, ptrs, outs)
+            except BaseException:
+                outs.raise_()  # an output refused: the caller's reason
+                raise
+            finally:
+                if token:
+                    _lib.lib.vks_token_end(token)
+                    with self._lock:
+                        self._tokens.discard(token)
+            got = outs.take(desc["outputs"])
+            return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing"), desc.get("copied_bytes", 0)
+
+        if inline:
+            try:
+                result = job_fn()
+            except _lib.Cancelled:
+                raise KeyboardInterrupt from None
+            return self._finish(result)
+        job = _Job(job_fn)
+        q.put(job)
+        try:
+            while not job.done.wait(_POLL_S):
+                pass
+        except KeyboardInterrupt:
+            _lib.lib.vks_token_cancel(token)
+            job.done.wait(_CANCEL_GRACE_S)
+            raise
+        if job.exc is not None:
+            _reraise(job)
+        return self._finish(job.result)
+
+    def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]
+                ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+        got, info, warns, self.last_timing, self._last_out_copied = result
+        for w in warns:
+            warnings.warn(w, RuntimeWarning, stacklevel=4)
+        return got, info, warns
+
+    # -- operations, one module per family: each a function of the session --
+
+    map = _array_ops.map
+    reduce = _array_ops.reduce
+    cov = _linalg.cov
+    chol = _linalg.chol
+    latent = _latent.latent
+    stack = _stack.stack
+    paco = _paco.paco
+    verify = _verify.verify
+
+
+def open(device: str | int = "auto", *, validate: bool = False, memory: str | int | None = None,  # noqa: A001
+         disable: str | Iterable[str] | None = None) -> Session:
+    """Open a session on a device; see :class:`Session`.
+
+    Examples
+    --------
+    >>> import vkstat
+    >>> with vkstat.open("cpu") as dev:
+    ...     dev.device["path"]
+    'cpu'
+    """
+    return Session(device, validate=validate, memory=memory, disable=disable)
+
+
+# ---- the default session -------------------------------------------------------
+
+_default: Session | None = None
+_default_lock = threading.Lock()
+
+
+def default_session() -> Session:
+    """The session the module-level functions use, opened on first use on
+    ``$VKSTAT_DEVICE`` (default ``"auto"``)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.closed:
+            _default = Session(os.environ.get("VKSTAT_DEVICE", "auto"))
+        return _default
+
+
+def set_default(device: str | int = "auto", **options: Any) -> Session:
+    """Close the default session and open another on ``device``
+    (options as :class:`Session`'s); returns it."""
+    global _default
+    with _default_lock:
+        old, _default = _default, None
+    if old is not None:
+        old.close()
+    s = Session(device, **options)
+    with _default_lock:
+        _default = s
+    return s
+
+
+# Sessions still open when the interpreter exits are closed by an atexit
+# hook, while their worker threads can still run.
+_open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
+
+
+def _forget_all() -> None:
+    """In a forked child: the parent's sessions (their devices, their
+    worker threads) are not the child's; mark them closed without touching
+    the library, and let the default session open afresh."""
+    global _default
+    for s in list(_open_sessions):
+        s._handle, s._q, s._tokens = 0, None, set()
+    _open_sessions.clear()
+    _default = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_all)
+
+
+@atexit.register
+def _close_all() -> None:
+    for s in list(_open_sessions):
+        try:
+            s.close()
+        except Exception:
+            pass
+
+
+def on_default(meth: Callable[Concatenate[Session, P], R]) -> Callable[P, R]:
+    """The module-level function of a Session method: the method on
+    :func:`default_session`, with its signature (less ``self``) and its
+    docstring."""
+    name = meth.__name__
+    sig = inspect.signature(meth)
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        return getattr(default_session(), name)(*args, **kwargs)
+
+    f.__name__ = f.__qualname__ = name
+    f.__module__ = "vkstat"
+    f.__doc__ = meth.__doc__
+    f.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])  # type: ignore[attr-defined]
+    f.__annotations__ = {k: v for k, v in meth.__annotations__.items() if k != "self"}
+    return f  # type: ignore[return-value]

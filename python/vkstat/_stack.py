@@ -1,0 +1,128 @@
+"""Per-pixel statistics of SAR stacks: :meth:`Session.stack`, what ``vkstat
+stack`` computes."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+from ._arrays import Lent, lend_date
+from ._params import _names
+from ._results import StackResult, fill
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+
+def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
+          filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
+          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
+          nodata: float | None = None, band: int = 1, out: Mapping[str, np.ndarray] | None = None) -> StackResult:
+    """Per-pixel temporal statistics of a stack of SAR images, one per
+    date: what ``vkstat stack`` computes, on arrays in memory or on
+    raster files.
+
+    Each date's intensity (|S|² of complex SLC samples; real samples are
+    taken as intensity) is averaged over a multilook box, cropped,
+    optionally speckle-filtered, and added to the statistics over the
+    dates (Welford, as the dates stream through).
+
+    Parameters
+    ----------
+    dates : sequence of array_like, ndarray or sequence of path
+        The dates: 2-d arrays of one shape and kind, complex (SLC) or
+        real (intensity), or one (T, H, W) array; or paths of rasters
+        (GeoTIFF, ENVI, anything GDAL reads, .npy and FITS 2-d arrays),
+        co-registered on one grid. complex64 and float32 arrays that are
+        C-contiguous are read where they lie; other dtypes are converted
+        once (complex128 to complex64, real to float32). GDAL is loaded
+        when a raster is first opened.
+    looks : int or (int, int) or str, optional
+        The multilook box, rows (azimuth) × columns (range): ``4``,
+        ``(2, 8)`` or ``"2x8"``. The last rows and columns that do not
+        fill a box are dropped, as ISCE and SNAP do.
+    crop : (int, int, int, int), optional
+        The window of the multilooked image kept: first row, first
+        column, rows, columns (rows or columns 0: to the edge).
+    filter : {None, "none", "boxcar", "lee", "refined-lee"}, optional
+        A speckle filter of each date's multilooked intensity: the mean
+        over a window, Lee's (1980) or Lee's refined (1981) filter.
+    filter_size : int, optional
+        The filter's window, odd: at least 3 (5 for refined-lee);
+        default 5.
+    enl : float, optional
+        The equivalent number of looks for the Lee filters; default the
+        multilook's rows × columns.
+    stat : str or sequence of str, optional
+        The statistics to return: ``mean``, ``std``, ``cv`` (std/mean),
+        ``min``, ``max``, ``count`` (valid dates), or ``"all"`` (the
+        default).
+    quantity : {"intensity", "amplitude"}, optional
+        ``amplitude`` takes the square root of the multilooked, filtered
+        intensity before the statistics.
+    ddof : int, optional
+        Delta degrees of freedom of std and cv (0: population, 1:
+        sample).
+    nodata : float, optional
+        For arrays: the value that marks missing samples (a complex
+        sample: both parts), left out of the multilook like NaN. Files
+        say their own.
+    band : int, optional
+        The raster band read from each file (from 1; a .npy or FITS date
+        has one).
+    out : dict of str to ndarray, optional
+        Where to write statistics, by name, each as NumPy's ``out``.
+
+    Returns
+    -------
+    StackResult
+        The statistics, float32 arrays of the multilooked, cropped grid
+        (None for those not asked; ``arrays()`` lists those asked), the
+        number of dates, and for files the outputs' ``geotransform``
+        (the first date's, moved to the crop and scaled by the looks)
+        and ``projection`` (WKT).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a path does not exist.
+    ValueError
+        When the dates differ in shape, type, geotransform or coordinate
+        system, or a parameter does not fit them.
+
+    Examples
+    --------
+    >>> import numpy as np, vkstat
+    >>> rng = np.random.default_rng(0)
+    >>> slc = [(rng.standard_normal((8, 8)) + 1j * rng.standard_normal((8, 8))).astype(np.complex64) for _ in range(5)]
+    >>> r = vkstat.stack(slc, looks=2, stat=["mean", "count"])
+    >>> r.mean.shape, int(r.count.max())
+    ((4, 4), 5)
+    """
+    params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
+                              "filter_size": filter_size, "enl": enl, "ddof": ddof, "stats": _names(stat),
+                              "nodata": nodata, "band": band}
+    arrays: dict[str, Lent] = {}
+    if isinstance(dates, (str, os.PathLike)):
+        raise ValueError("dates: give a sequence of paths or arrays, not one path")
+    if isinstance(dates, np.ndarray):
+        if dates.ndim != 3:
+            raise ValueError(f"dates has shape {dates.shape}; want one (T, H, W) array or a sequence of 2-d dates")
+        arrays["dates"] = lend_date(dates, "dates")
+    else:
+        dates = list(dates)
+        paths = [isinstance(d, (str, os.PathLike)) for d in dates]
+        if dates and all(paths):
+            params["paths"] = [os.fspath(d) for d in dates]
+            for p in params["paths"]:
+                if not os.path.exists(p):
+                    raise FileNotFoundError(2, "no such date file", p)
+        elif any(paths):
+            raise ValueError("dates: give paths or arrays, not both")
+        else:
+            arrays = {f"date{i}": lend_date(d, f"dates[{i}]") for i, d in enumerate(dates)}
+    got, info, _ = self._run("stack", params, arrays, out, reads_files="paths" in params)
+    return fill(StackResult, got, info)
+

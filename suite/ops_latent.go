@@ -1,0 +1,261 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/spectra"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// ---- latent: statistics of (N, C, F, H, W) latent tensors --------------------
+//
+// vkstat latent's moments, correlations and spectra, on latents from
+// latent.Synth (correlated channels, frames in AR(1), a power-law spatial
+// spectrum), in float32 and float64 and, as `vkstat latent` keeps them,
+// float16 and bfloat16 storage: each 16-bit row's reference is computed
+// from the stored values decoded independently (checks.Halves), so it
+// holds the kernels' 16-bit reads and their float32 arithmetic, not the
+// data's own rounding. The outputs are float64; they are handed back in
+// the row's precision (float32 for 16-bit storage, which computes as
+// float32).
+
+func init() {
+	Register(latentMomentsOp())
+	Register(latentCorrOp())
+	Register(latentSpectraOp())
+}
+
+func latentCase(n, c, f, h, w int, note string) Case {
+	return Case{Shape: []int{n, c, f, h, w}, Note: note}
+}
+
+// latentInput is a synthetic latent of c's shape in dt (16-bit types
+// rounded to nearest even from float32).
+func latentInput(c Case, dt tensor.DType) []*tensor.Tensor {
+	s := c.Shape
+	cfg := latent.DefaultSynth()
+	cfg.N, cfg.C, cfg.F, cfg.H, cfg.W, cfg.Seed = s[0], s[1], s[2], s[3], s[4], c.Seed
+	x, err := latent.Synth(cfg)
+	if err != nil {
+		panic(fmt.Sprintf("suite: latent case %s: %v", c.Label(), err))
+	}
+	// Channel offsets, so that centring matters.
+	per := s[2] * s[3] * s[4]
+	for i := range x.F64 {
+		x.F64[i] += float64(i/per%s[1]) * 0.75
+	}
+	if dt.Is16() {
+		return []*tensor.Tensor{x.As(tensor.F32).As(dt)}
+	}
+	return []*tensor.Tensor{x.As(dt)}
+}
+
+// latentValues is what the reference reads: x's values, 16-bit ones
+// decoded by checks.Halves (sharing no code with tensor or the shaders).
+func latentValues(x *tensor.Tensor) *tensor.Tensor {
+	if x.DType.Is16() {
+		return tensor.FromF64(checks.Halves(x.DType == tensor.BF16, x.U16), x.Shape...)
+	}
+	return x.As(tensor.F64)
+}
+
+// outType is the precision a row's outputs come back in.
+func outType(dt tensor.DType) tensor.DType {
+	if dt.Is16() {
+		return tensor.F32
+	}
+	return dt
+}
+
+// latentTol: float32's bounds hold float32 and 16-bit storage (computed
+// in float32); the latent suite's (pipelines/latent) are absolute 2e-6
+// for correlations (2e-5 without float64) and relative 2e-6 for moments
+// (1e-5), normwise here.
+func latentTol(t32 Tol) map[tensor.DType]Tol {
+	return map[tensor.DType]Tol{f32: t32, tensor.F16: t32, tensor.BF16: t32, f64: {MaxErr: 1e-10, NMSE: 1e-20}}
+}
+
+// latentWork is one read of the latent.
+func latentWork(c Case, dt tensor.DType) Work {
+	n := int64(tensor.NumElements(c.Shape))
+	return Work{Bytes: n * int64(dt.Size()), Flops: 4 * n, Items: int64(c.Shape[0])}
+}
+
+func named(names []string, ts []*tensor.Tensor, dt tensor.DType) []Output {
+	out := make([]Output, len(ts))
+	for i, t := range ts {
+		out[i] = Output{names[i], t.As(outType(dt))}
+	}
+	return out
+}
+
+func refs(names []string, ts []*tensor.Tensor) []RefOutput {
+	out := make([]RefOutput, len(ts))
+	for i, t := range ts {
+		out[i] = RefOutput{names[i], t.F64}
+	}
+	return out
+}
+
+var momentNames = []string{"mean", "var", "std", "min", "max", "skew", "kurt"}
+
+func momentTensors(m *latent.Moments) []*tensor.Tensor {
+	return []*tensor.Tensor{m.Mean, m.Var, m.Std, m.Min, m.Max, m.Skew, m.Kurt}
+}
+
+func latentMomentsOp() Op {
+	axes := func(c Case) []int {
+		if c.Note == "frames" {
+			return []int{2}
+		}
+		return []int{3, 4}
+	}
+	opt := func(c Case) latent.Options { return latent.Options{Moments: true, Axes: axes(c)} }
+	return Op{
+		Name:  "latent-moments",
+		Suite: "latent",
+		Doc:   "mean, variance, std, min, max, skewness and excess kurtosis of a latent over its pixels or its frames (vkstat latent --stat moments)",
+		Verify: []Case{
+			latentCase(2, 5, 3, 9, 11, ""),
+			latentCase(2, 4, 5, 16, 16, "frames"),
+			latentCase(1, 3, 2, 33, 40, ""),
+		},
+		Build: latentInput,
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			r, err := latent.Run(ctx, dev, in[0], opt(c))
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			return named(momentNames, momentTensors(r.Moments), in[0].DType), r.Timing, nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			r, err := latent.Reference(latentValues(in[0]), opt(c))
+			if err != nil {
+				return nil, err
+			}
+			return refs(momentNames, momentTensors(r.Moments)), nil
+		},
+		Tol:  latentTol(Tol{MaxErr: 1e-5, NMSE: 1e-10}),
+		Work: latentWork,
+		Unit: GBs,
+	}
+}
+
+var corrNames = []string{"corr", "corr_frames", "frame_corr", "lagcorr"}
+
+func latentCorrOp() Op {
+	opt := latent.Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+	return Op{
+		Name:  "latent-corr",
+		Suite: "latent",
+		Doc:   "channel correlations per sample and per frame, frame correlations per channel and their lag means (vkstat latent --stat corr,corr-frames,lagcorr)",
+		Verify: []Case{
+			latentCase(2, 6, 3, 5, 7, ""),
+			latentCase(1, 17, 4, 8, 8, ""),
+			latentCase(2, 5, 4, 32, 32, "split-K"), // sets of 4,096 and 1,024 samples
+		},
+		Build: latentInput,
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			r, err := latent.Run(ctx, dev, in[0], opt)
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			return named(corrNames, []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr}, in[0].DType), r.Timing, nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			r, err := latent.Reference(latentValues(in[0]), opt)
+			if err != nil {
+				return nil, err
+			}
+			return refs(corrNames, []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr}), nil
+		},
+		Tol:  latentTol(Tol{MaxErr: 5e-5, NMSE: 1e-9}),
+		Work: latentWork,
+		Unit: GBs,
+	}
+}
+
+var latentSpectraNames = []string{"spatial_spectrum", "spatial_centroid", "spatial_highfrac", "temporal_spectrum", "temporal_centroid", "temporal_highfrac"}
+
+func latentSpectraOp() Op {
+	return Op{
+		Name:  "latent-spectra",
+		Suite: "latent",
+		Doc:   "radial spatial and temporal power spectra of every (sample, channel), averaged over its frames and pixels, centroids, energy above half Nyquist (vkstat latent --stat spectra; VkFFT on a device)",
+		Verify: []Case{
+			latentCase(2, 3, 6, 16, 16, ""),
+			latentCase(1, 2, 5, 12, 15, "mixed radix"),
+			latentCase(2, 2, 4, 17, 16, "prime (Bluestein)"),
+		},
+		Build: latentInput,
+		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
+			r, err := latent.Run(ctx, dev, in[0], latent.Options{Spectra: true})
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			s := r.Spectra
+			return named(latentSpectraNames, []*tensor.Tensor{s.Spatial, s.SpatialCentroid, s.SpatialHighFrac,
+				s.Temporal, s.TemporalCentroid, s.TemporalHighFrac}, in[0].DType), r.Timing, nil
+		},
+		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+			x := latentValues(in[0]).F64
+			n, ch, f, h, w := c.Shape[0], c.Shape[1], c.Shape[2], c.Shape[3], c.Shape[4]
+			hw := h * w
+			k, kt := spectra.Bins(h, w), f/2+1
+			out := make([][]float64, 6)
+			for i := range n * ch {
+				// Every frame's spectrum by a plain DFT, averaged over
+				// the frames; every pixel's series', over the pixels.
+				sp := spectra.Reference(x[i*f*hw:(i+1)*f*hw], f, h, w)
+				series := make([]float64, 0, f*hw)
+				for p := range hw {
+					for ff := range f {
+						series = append(series, x[(i*f+ff)*hw+p])
+					}
+				}
+				tp := spectra.ReferenceTemporal(series, hw, f)
+				out[0] = append(out[0], colMeans(sp.Radial, f, k)...)
+				out[1] = append(out[1], sum(sp.NuSum)/sum(sp.Total))
+				out[2] = append(out[2], sum(sp.HighSum)/sum(sp.Total))
+				out[3] = append(out[3], colMeans(tp.Spectrum, hw, kt)...)
+				out[4] = append(out[4], sum(tp.NuSum)/sum(tp.Total))
+				out[5] = append(out[5], sum(tp.HighSum)/sum(tp.Total))
+			}
+			r := make([]RefOutput, 6)
+			for i := range r {
+				r[i] = RefOutput{latentSpectraNames[i], out[i]}
+			}
+			return r, nil
+		},
+		// As the spectra op: VkFFT in float32 within 1e-5 of the peak.
+		Tol:  latentTol(Tol{MaxErr: 1e-5, NMSE: 1e-10}),
+		Work: latentWork,
+		Unit: GBs,
+	}
+}
+
+// colMeans is the mean of each of the cols columns of v's rows.
+func colMeans(v []float64, rows, cols int) []float64 {
+	out := make([]float64, cols)
+	for r := range rows {
+		for j := range cols {
+			out[j] += v[r*cols+j]
+		}
+	}
+	for j := range out {
+		out[j] /= float64(rows)
+	}
+	return out
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, e := range v {
+		s += e
+	}
+	return s
+}
