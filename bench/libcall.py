@@ -92,7 +92,7 @@ def workloads(dry):
                 ["cov", "--shape", ",".join(map(str, cv)), "--estimator", "paco", "--dtype", "float32"], (N * T * P + N * (P * P + P + 1)) * 4))
     A, B = spd(rng, ch, 49, np.float32)
     out.append(("chol", f"chol ({ch}, 49, 49) float32, solve + log det", {"A": A, "B": B},
-                lambda d, o: ["chol", "--in", j(d, "A.npy"), "--solve", j(d, "B.npy"), "--out", j(o, "x.npy"), "--logdet", j(o, "logdet.npy")],
+                lambda d, o: ["chol", "--in", j(d, "A.npy"), "--solve", j(d, "B.npy"), "--out-x", j(o, "x.npy"), "--out-logdet", j(o, "logdet.npy")],
                 lambda s, a: s.chol(a["A"], a["B"], l=False, logdet=True),
                 ["chol", "--n", str(ch), "--p", "49", "--dtype", "float32"], (ch * (49 * 49 + 2 * 49 + 1)) * 4))
     return out
