@@ -154,7 +154,8 @@ def cmd_report(args):
           f" on {host['cpus']} CPUs")
     w(f"- vkstat {bench['vkstat_version']} ({host['go']}); peers: {', '.join(versions) or 'none'}")
     w(f"- command: `{args.command}`, which ran `{bench['command']}` and then the peer scripts of bench/peers "
-      f"on the same workloads, in the same run; each figure is the median of {bench['repeat']} runs after {bench['warmup']} warm-up")
+      f"on the same workloads, in the same run; each figure is the median of {bench['repeat']} runs after "
+      f"{'warm-up for a time' if bench['warmup'] < 0 else str(bench['warmup']) + ' warm-up'}")
     w("")
     w("Ratio = peer time / vkstat time: above 1 means vkstat is faster. vkstat's wall time is host arrays in to host")
     w("arrays out (uploads, kernels, downloads and host-side merging); kernel is GPU time from timestamps (on the CPU")

@@ -56,6 +56,8 @@ type DeviceRecord struct {
 	// Float64 says whether float64 runs there.
 	Float64 bool               `json:"float64"`
 	Vulkan  *engine.DeviceInfo `json:"vulkan,omitempty"`
+	// Reason says why "auto" chose this path (engine.Session.Why).
+	Reason string `json:"reason,omitempty"`
 }
 
 func cpuRecord() DeviceRecord {
@@ -105,6 +107,7 @@ func Open(spec string, o OpenOptions) (*Session, error) {
 	if es.Device != nil {
 		s.Device = vulkanRecord(es.Device.Info)
 	}
+	s.Device.Reason = es.Why
 	return s, nil
 }
 

@@ -250,11 +250,17 @@ type session struct {
 	set *engine.Set
 	dev *engine.Device
 	c   *ucli.Context
-	// startup is the time to load Vulkan and open the device; read and
+	// startup is the time to load Vulkan and open the device, phases its
+	// parts; pipelines the time the device spent creating pipelines (built
+	// of them), inside the run as each kernel is first used; read and
 	// write the time commands spend on their files (streamed reads overlap
 	// the upload and count there).
-	startup, read, write, close time.Duration
-	streamed                    bool
+	startup, pipelines, read, write, closing time.Duration
+	phases                                   engine.Startup
+	built                                    int
+	streamed                                 bool
+	// why says why --device auto chose the path (engine.Set.Why).
+	why string
 }
 
 // name describes where the command runs.
@@ -265,10 +271,16 @@ func (s *session) name() string {
 	return fmt.Sprintf("%s (Vulkan %s, %s)", s.dev.Info.Name, s.dev.Info.APIVersion, s.dev.Info.Type)
 }
 
-// openSession opens the one device that --device names (engine.OpenAll).
-func openSession(c *ucli.Context) (*session, error) {
+// openSession opens the one device that --device names (engine.OpenAll);
+// auto is the best GPU, else the CPU path. Commands that know their job's
+// size use openSessionFor.
+func openSession(c *ucli.Context) (*session, error) { return openSessionWith(c, nil) }
+
+// openSessionWith is openSession with auto choosing among the devices
+// listed (engine.OpenOptions.Auto).
+func openSessionWith(c *ucli.Context, auto func([]engine.DeviceInfo) engine.Choice) (*session, error) {
 	t0 := time.Now()
-	set, err := openDevices(c, "auto", false)
+	set, err := openDevicesWith(c, "auto", false, auto)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +288,7 @@ func openSession(c *ucli.Context) (*session, error) {
 		set.Close()
 		return nil, usagef("--device %s names %d devices; %s runs on one", c.String("device"), n, c.Command.Name)
 	}
-	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0)}, nil
+	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0), phases: set.Startup(), why: set.Why}, nil
 }
 
 // openDevices opens the devices that --device names, def when it is not
@@ -285,6 +297,12 @@ func openSession(c *ucli.Context) (*session, error) {
 // device); any explicit Vulkan choice that cannot be honoured is an error
 // naming the cause.
 func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, error) {
+	return openDevicesWith(c, def, vulkanOnly, nil)
+}
+
+// openDevicesWith is openDevices with auto choosing among the devices
+// listed (engine.OpenOptions.Auto).
+func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]engine.DeviceInfo) engine.Choice) (*engine.Set, error) {
 	opt, err := deviceOptions(c) // a bad option is an error on every path
 	if err != nil {
 		return nil, err
@@ -293,7 +311,7 @@ func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, err
 	if strings.TrimSpace(spec) == "" {
 		spec = def
 	}
-	set, err := engine.OpenAll(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt, VulkanOnly: vulkanOnly})
+	set, err := engine.OpenAll(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt, VulkanOnly: vulkanOnly, Auto: auto})
 	if err != nil {
 		return nil, deviceError(err)
 	}
@@ -372,10 +390,12 @@ func (w cliWords) Error() string {
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
 func (s *session) Close() error {
+	if s.dev != nil {
+		s.pipelines, s.built = s.dev.Pipelines()
+	}
 	t0 := time.Now()
-	err := s.set.Close()
-	s.close += time.Since(t0)
-	return err
+	defer func() { s.closing = time.Since(t0) }()
+	return s.set.Close()
 }
 
 // availableMemory is engine.AvailableMemory; tests replace it.
@@ -417,9 +437,9 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	}
 	w := c.App.ErrWriter
 	ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
-	fmt.Fprintf(w, "device:   %s\n", s.name())
+	fmt.Fprintf(w, "device:   %s\n", strings.TrimSuffix(s.name()+"; "+s.why, "; "))
 	if s.dev != nil {
-		fmt.Fprintf(w, "start-up: %s (Vulkan loader, instance, device)\n", ms(s.startup))
+		fmt.Fprintf(w, "start-up: %s (%s)\npipelines:%s (%d created in the run)\nclose:    %s (device idle, pipeline cache saved, device destroyed)\n", ms(s.startup), s.phases, ms(s.pipelines), s.built, ms(s.closing))
 	}
 	switch {
 	case s.streamed:
@@ -477,7 +497,7 @@ func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport 
 	if s.write > 0 {
 		all.AddPhase("write", s.write)
 	}
-	all.AddPhase("close", s.close)
+	all.AddPhase("close", s.closing)
 	r := timeReport{Device: s.name(), TotalMs: engine.Ms(total), TimingReport: t.Report()}
 	all.Wall = total
 	r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())

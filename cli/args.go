@@ -110,7 +110,7 @@ func unknownCommand(cmds []*ucli.Command, path string) ucli.ActionFunc {
 func newGlobalFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "device", Aliases: []string{"d"}, Value: "auto", EnvVars: []string{"VKSTAT_DEVICE"},
-			Usage: "where to run: auto (best GPU, else the CPU path), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
+			Usage: "where to run: auto (the faster for the job of the CPU path and the best GPU, --time says why), cpu, gpu, lavapipe, an index as listed by the devices command, or part of a device name"},
 		&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Value: "auto",
 			Usage: "arithmetic precision: f32, f64, or auto (the input's own type); latent also takes f16 and bf16 (16-bit storage on the device)"},
 		&ucli.BoolFlag{Name: "validate", EnvVars: []string{"VKSTAT_VALIDATE"},

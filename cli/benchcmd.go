@@ -21,8 +21,11 @@ func benchCommand() *ucli.Command {
 		UsageText: "vkstat bench [--suite " + strings.Join(suite.Suites, "|") + "|all] [--device all|...] [--size small|paper] [--repeat N] [--json out.json] [--png out.png]\n   vkstat bench --tune [--suite map|reduce|cov|chol|all] [--device ...] [--repeat N] [--no-save] [--json tune.json]",
 		Description: `For each operation of the suite and each size, on each device: the upload,
 kernel (GPU timestamps), download and total wall time, host arrays in to
-host arrays out, each the median of --repeat runs after --warmup untimed
-ones; the throughput (GB/s, GFLOP/s or matrices/s) from the kernel time and
+host arrays out, each the median of --repeat runs after untimed warm-up
+runs: for a time by default (until a second of kernel time has run, or the
+medians of two successive batches of 3 runs agree within 5%, at most 1 s or
+30 runs; an idle GPU raises its clocks under load), or --warmup N runs; the
+report says what each case got; the throughput (GB/s, GFLOP/s or matrices/s) from the kernel time and
 from the wall time; and the fraction of the device's copy bandwidth that the
 kernel reaches (bytes it must read and write over kernel time). The copy
 bandwidth is measured first on each device: a 256 MiB buffer-to-buffer
@@ -50,7 +53,12 @@ kernel time is the median of --repeat runs at representative sizes; the
 winner (the built-in choice unless another is at least 5% faster) is stored
 in the device's tune cache, $VKSTAT_TUNE_DIR or <user cache dir>/vkstat/tune/
 <vendor>-<device>-<driver>.json, which every later run on that device reads
-(vkstat devices --tune says where each value comes from). --no-save prints
+(vkstat devices --tune says where each value comes from). It then measures
+what --device auto weighs on each GPU and the CPU path, for the --suite's
+operations: start-up, each operation's first call, fixed cost per call and
+rate, stored beside the tune cache as <key>.rates.json
+(cpu-<threads>.rates.json for the CPU path).
+With --device cpu it measures the CPU path's rates only. --no-save prints
 the tables only. See docs/tune.md.
 
 Examples:
@@ -67,7 +75,7 @@ Examples:
 			&ucli.StringFlag{Name: "size", Value: "small", Usage: "workload sizes: small or paper"},
 			&ucli.StringFlag{Name: "precision", Aliases: []string{"p"}, Usage: "time only the f32 or f64 cases (default: auto, both; the global --precision is used when given)"},
 			&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 5, Usage: "timed runs per measurement (the median is reported)"},
-			&ucli.IntFlag{Name: "warmup", Value: 1, Usage: "untimed runs before the timed ones"},
+			&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the timed ones", DefaultText: "warm up for a time, see the description"},
 			&ucli.StringFlag{Name: "json", Usage: "write every figure to this file"},
 			&ucli.StringFlag{Name: "png", Usage: "write a bar chart of kernel throughput to this file (SVG or PDF for a name ending .svg or .pdf)"},
 			&ucli.BoolFlag{Name: "tune", Usage: "search the tunable pipelines' parameters on each Vulkan device and store the winners in its tune cache (see the description)"},
@@ -92,8 +100,13 @@ Examples:
 				return usageError{fmt.Errorf("--size: %w", err)}
 			}
 			repeat, warmup := c.Int("repeat"), c.Int("warmup")
-			if repeat < 1 || warmup < 0 {
-				return usagef("--repeat must be at least 1 and --warmup at least 0 (got %d and %d)", repeat, warmup)
+			if !c.IsSet("warmup") {
+				warmup = suite.WarmupByTime
+			} else if warmup < 0 {
+				return usagef("--warmup must be at least 0 (got %d)", warmup)
+			}
+			if repeat < 1 {
+				return usagef("--repeat must be at least 1 (got %d)", repeat)
 			}
 			dts, err := benchPrecisions(c)
 			if err != nil {
@@ -151,7 +164,10 @@ func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) stri
 	if dev == "" {
 		dev = "all"
 	}
-	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d --warmup %d", c.String("suite"), dev, size, repeat, warmup)
+	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d", c.String("suite"), dev, size, repeat)
+	if warmup != suite.WarmupByTime {
+		cmd += fmt.Sprintf(" --warmup %d", warmup)
+	}
 	if c.Bool("validate") {
 		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
 	}
@@ -174,7 +190,11 @@ func fmtNum(v float64) string {
 }
 
 func printBench(w io.Writer, rep *suite.BenchReport) {
-	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %d warm-up)\n\n", rep.Size, rep.Repeat, rep.Warmup)
+	warm := fmt.Sprintf("%d warm-up", rep.Warmup)
+	if rep.Warmup == suite.WarmupByTime {
+		warm = "warm-up for a time"
+	}
+	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %s)\n\n", rep.Size, rep.Repeat, warm)
 	fmt.Fprintf(w, "vkstat %s, %s, %s\n\n", rep.VkstatVersion, rep.Date, rep.Host.CPU)
 	fmt.Fprintln(w, "| device | copy bandwidth | measured with | host→device | device→host |")
 	fmt.Fprintln(w, "|---|---:|---|---:|---:|")
@@ -186,8 +206,8 @@ func printBench(w io.Writer, rep *suite.BenchReport) {
 		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB | %s | %s |\n", d.Device.Title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20, h2d, d2h)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW |")
-	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW | warm-up |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for i := range maxResults(rep) {
 		for _, d := range rep.Devices {
 			if i >= len(d.Results) {
@@ -195,7 +215,7 @@ func printBench(w io.Writer, rep *suite.BenchReport) {
 			}
 			r := d.Results[i]
 			if r.Status != "ok" {
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s: %s | | | | | | |\n", r.Op, r.Case, r.Precision, d.Device.Label, r.Status, r.Detail)
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s: %s | | | | | | | |\n", r.Op, r.Case, r.Precision, d.Device.Label, r.Status, r.Detail)
 				continue
 			}
 			kernel, frac := fmtNum(r.KernelMs), "–"
@@ -213,8 +233,9 @@ func printBench(w io.Writer, rep *suite.BenchReport) {
 			if r.ComputedAs != "" {
 				prec += " (computed in " + r.ComputedAs + ")"
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s |\n", r.Op, r.Case, prec, d.Device.Label,
-				up, kernel, down, fmtNum(r.WallMs), fmtNum(r.Throughput), r.Unit, fmtNum(r.ThroughputWall), r.Unit, frac)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s | %d run%s, %s ms (%s) |\n", r.Op, r.Case, prec, d.Device.Label,
+				up, kernel, down, fmtNum(r.WallMs), fmtNum(r.Throughput), r.Unit, fmtNum(r.ThroughputWall), r.Unit, frac,
+				r.WarmupRuns, plural(r.WarmupRuns), fmtNum(r.WarmupMs), r.WarmedBy)
 		}
 	}
 }
@@ -234,4 +255,12 @@ func benchChart(w io.Writer, rep *suite.BenchReport, f figure.Format) error {
 		return fmt.Errorf("--png: no results to plot")
 	}
 	return figure.Encode(w, panels, f)
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/suite"
 )
 
@@ -38,6 +39,12 @@ func benchTune(c *ucli.Context) error {
 		rep, err = suite.Tune(c.Context, devs, suites, suite.TuneOptions{Repeat: repeat, Store: !c.Bool("no-save"), Version: Version,
 			Log:      func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) },
 			Progress: func(s suite.TuneStep) { printTuneStep(w, s) }})
+		if errors.Is(err, suite.ErrNothingToTune) && slices.Contains(devs, nil) {
+			err = nil // the CPU path alone: its rates only
+		}
+		if err == nil {
+			err = storeRates(c, devs, rateOps(c.String("suite")), repeat)
+		}
 		return err
 	})
 	switch {
@@ -53,6 +60,70 @@ func benchTune(c *ucli.Context) error {
 		defer outs.Abort()
 		outs.Add(path, encodeJSON(rep))
 		return outs.Commit()
+	}
+	return nil
+}
+
+// rateOps are the operations of the suites spec names whose rates
+// --device auto weighs (suite.RateOps).
+func rateOps(spec string) []string {
+	if strings.TrimSpace(spec) == "all" {
+		return suite.RateOps
+	}
+	var out []string
+	for _, s := range strings.Split(spec, ",") {
+		if s = strings.TrimSpace(s); slices.Contains(suite.RateOps, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// storeRates measures what --device auto weighs of ops on each GPU and
+// the CPU path (suite.MeasureRates; not lavapipe or SwiftShader, which
+// auto does not weigh) and stores it beside the tune cache
+// (tune.RatesPath), over the rates of other operations measured before;
+// with --no-save it prints them only.
+func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	for _, dev := range devs {
+		if dev != nil && !dev.Info.IsGPU() {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: rates: %s skipped (a CPU-type device, which --device auto does not weigh)\n", dev.Info.Name)
+			continue
+		}
+		r, err := suite.MeasureRates(c.Context, dev, ops, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
+		if err != nil {
+			return fmt.Errorf("--tune: rates: %w", err)
+		}
+		var info *engine.DeviceInfo
+		if dev != nil {
+			info = &dev.Info
+		}
+		path, ok := tune.RatesPath(info, engine.CPUThreads())
+		if !ok || c.Bool("no-save") || len(r.Ops) == 0 {
+			fmt.Fprintf(c.App.Writer, "rates (not stored): %s\n", r.Source)
+			continue
+		}
+		if old, err := tune.ReadRates(path); err == nil {
+			for k, v := range old.Ops {
+				if _, ok := r.Ops[k]; !ok {
+					r.Ops[k] = v
+				}
+			}
+		}
+		r.Default = r.Ops["reduce"]
+		if _, ok := r.Ops["reduce"]; !ok {
+			for _, v := range r.Ops { // any measured rate beats none
+				r.Default = v
+				break
+			}
+		}
+		if err := tune.WriteRates(path, r); err != nil {
+			return fmt.Errorf("--tune: %w", err)
+		}
+		fmt.Fprintf(c.App.Writer, "rates stored in %s\n", path)
 	}
 	return nil
 }

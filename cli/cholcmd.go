@@ -95,7 +95,7 @@ func runChol(c *ucli.Context) error {
 	}
 
 	read := time.Since(tr)
-	s, err := openSession(c)
+	s, err := openSessionFor(c, autoJob("chol", []int{n, p, p}, dt, 0))
 	if err != nil {
 		return err
 	}

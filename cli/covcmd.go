@@ -121,7 +121,7 @@ func runCov(c *ucli.Context) error {
 	}
 
 	read := time.Since(tr)
-	s, err := openSession(c)
+	s, err := openSessionFor(c, covJob(in.Shape, g, dt))
 	if err != nil {
 		return err
 	}

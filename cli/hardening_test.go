@@ -23,6 +23,7 @@ func TestNoDriverFallsBackOnAuto(t *testing.T) {
 	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
 	t.Setenv("VK_DRIVER_FILES", "/nonexistent.json")
 	t.Setenv("VKSTAT_VALIDATE", "")
+	slowCPURates(t) // the job asks Vulkan (auto_test.go)
 
 	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
 	if code != 0 {
@@ -363,6 +364,7 @@ func TestMalformedICDFallsBackOnAuto(t *testing.T) {
 	in := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
 	t.Setenv("VK_DRIVER_FILES", icd)
 	t.Setenv("VKSTAT_VALIDATE", "")
+	slowCPURates(t) // the job asks Vulkan (auto_test.go)
 	code, _, stderr := run(t, "reduce", "--in", in, "--axis", "0", "--out-dir", filepath.Join(dir, "auto"))
 	if code != 0 || !strings.Contains(stderr, "CPU path") {
 		t.Errorf("--device auto with a malformed ICD: exit %d, stderr %q; want 0 and the CPU path", code, stderr)

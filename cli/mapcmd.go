@@ -63,7 +63,7 @@ Examples:
 			}
 			x, y = x.As(dt), y.As(dt)
 			read := time.Since(tr)
-			s, err := openSession(c)
+			s, err := openSessionFor(c, autoJob("map", x.Shape, dt, 0))
 			if err != nil {
 				return err
 			}

@@ -151,7 +151,7 @@ func runPaco(c *ucli.Context) error {
 	}
 	opened := make(chan opening, 1)
 	go func() {
-		s, err := openSession(c)
+		s, err := openSessionFor(c, headerJob("paco", t.Cube, opt.Radius))
 		opened <- opening{s, err}
 	}()
 	in, err := t.Read()

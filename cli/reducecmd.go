@@ -163,7 +163,7 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if err != nil {
 		return nil, tm, nil, err
 	}
-	if s, err = openSession(c); err != nil {
+	if s, err = openSessionFor(c, autoJob("reduce", shape, dt, opt.Axis)); err != nil {
 		return nil, tm, nil, err
 	}
 	defer func() {

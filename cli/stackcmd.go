@@ -281,7 +281,7 @@ func runStack(c *ucli.Context) error {
 	}
 	check := time.Since(t0)
 
-	s, err := openSession(c)
+	s, err := openSessionFor(c, autoJob("stack", []int{len(dates), first.Height, first.Width}, tensor.F32, 0))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/internal/smallfile"
@@ -23,42 +24,49 @@ import (
 )
 
 // pipelineMu serialises, across every instance and device of the process,
-// the driver calls that compile or (de)serialise pipelines:
-// vkCreateComputePipelines, vkCreatePipelineCache and vkGetPipelineCacheData.
-// lavapipe compiles with LLVM, whose JIT has process-wide state; tests and
-// commands open several instances and devices in one process. Pipelines are
-// built once per (shader, constants) and cached, so the lock costs nothing
-// measurable.
+// the driver calls that (de)serialise pipelines (vkCreatePipelineCache,
+// vkGetPipelineCacheData) and lavapipe's that compile them
+// (vkCreateShaderModule, vkCreateComputePipelines): lavapipe compiles with
+// LLVM, whose JIT has process-wide state, and tests and commands open
+// several instances and devices in one process. Other drivers compile in
+// parallel (Device.Kernels), as Vulkan allows.
 var pipelineMu sync.Mutex
 
 // The pipeline cache file is the driver's cache data behind a header of
-// ours: magic, format version, payload length and SHA-256. The driver's own
+// ours: magic, format version, the driver version, payload length and
+// SHA-256. The driver's own
 // data carries no checksum, and a torn or interleaved file (two processes
 // saving at once) handed to vkCreatePipelineCache is undefined behaviour:
 // lavapipe deserialises the shaders it holds when a pipeline is created.
 const (
 	cacheMagic   = "vkstatpc"
-	cacheVersion = 1
+	cacheVersion = 2
 	cacheHdrSize = 8 + 4 + 4 + 8 + sha256.Size
 )
 
-// cachePath is the cache file for d: the driver's pipelineCacheUUID and the
-// vendor and device IDs name it.
+// cachePath is the cache file for d: the driver's pipelineCacheUUID, the
+// vendor and device IDs and the driver version name it (a driver that
+// keeps its pipelineCacheUUID across versions gets a fresh cache too).
+// VKSTAT_PIPELINE_CACHE=off turns the file off (start-up measurements).
 func (d *Device) cachePath() string {
+	if os.Getenv("VKSTAT_PIPELINE_CACHE") == "off" {
+		return ""
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "vkstat", fmt.Sprintf("pipelines-%s-%04x-%04x.v%d.bin",
-		d.Info.PipelineCacheUUID, d.Info.VendorID, d.Info.DeviceID, cacheVersion))
+	return filepath.Join(dir, "vkstat", fmt.Sprintf("pipelines-%s-%04x-%04x-%08x.v%d.bin",
+		d.Info.PipelineCacheUUID, d.Info.VendorID, d.Info.DeviceID, d.Info.driverRaw, cacheVersion))
 }
 
-// wrapCache puts our header in front of the driver's cache data.
-func wrapCache(data []byte) []byte {
+// wrapCache puts our header in front of the driver's cache data, made by
+// driver version driver.
+func wrapCache(data []byte, driver uint32) []byte {
 	out := make([]byte, 0, cacheHdrSize+len(data))
 	out = append(out, cacheMagic...)
 	out = binary.LittleEndian.AppendUint32(out, cacheVersion)
-	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, driver)
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(data)))
 	sum := sha256.Sum256(data)
 	out = append(out, sum[:]...)
@@ -67,9 +75,9 @@ func wrapCache(data []byte) []byte {
 
 // unwrapCache checks a cache file and returns the driver's data in it, or
 // why it must not be given to the driver: not ours, torn, corrupt, or made
-// by another driver or device. Vulkan's header (VkPipelineCacheHeaderVersionOne)
-// is checked against info: header size and version, vendor and device ID,
-// pipelineCacheUUID.
+// by another driver, driver version or device. Vulkan's header
+// (VkPipelineCacheHeaderVersionOne) is checked against info: header size
+// and version, vendor and device ID, pipelineCacheUUID.
 func unwrapCache(file []byte, info DeviceInfo) ([]byte, error) {
 	if len(file) < cacheHdrSize || string(file[:8]) != cacheMagic {
 		return nil, errors.New("not a vkstat pipeline cache file")
@@ -77,6 +85,9 @@ func unwrapCache(file []byte, info DeviceInfo) ([]byte, error) {
 	le := binary.LittleEndian
 	if v := le.Uint32(file[8:]); v != cacheVersion {
 		return nil, fmt.Errorf("cache format %d, want %d", v, cacheVersion)
+	}
+	if v := le.Uint32(file[12:]); v != info.driverRaw {
+		return nil, fmt.Errorf("made by driver version %#x, not %#x", v, info.driverRaw)
 	}
 	data := file[cacheHdrSize:]
 	if n := le.Uint64(file[16:]); n != uint64(len(data)) {
@@ -110,6 +121,8 @@ func unwrapCache(file []byte, info DeviceInfo) ([]byte, error) {
 const maxPipelineCache = 256 << 20
 
 func (d *Device) loadPipelineCache() {
+	t0 := time.Now()
+	defer func() { d.cacheLoad = time.Since(t0) }()
 	var data []byte
 	if p := d.cachePath(); p != "" {
 		if file, err := smallfile.Read(p, maxPipelineCache); err == nil {
@@ -117,6 +130,7 @@ func (d *Device) loadPipelineCache() {
 				slog.Debug("ignoring the pipeline cache file", "path", p, "err", err)
 				data = nil
 			}
+			d.cacheSum = sha256.Sum256(data)
 		}
 	}
 	info := vk.PipelineCacheCreateInfo{SType: vk.StructureTypePipelineCacheCreateInfo}
@@ -155,13 +169,16 @@ func (d *Device) cacheData() []byte {
 	return C.GoBytes(unsafe.Pointer(buf), C.int(n))
 }
 
+// savePipelineCache writes the driver's cache to the file when the device
+// built a pipeline and the driver's data differ from what was loaded: a
+// process whose pipelines all came from the file writes nothing.
 func (d *Device) savePipelineCache() {
 	p := d.cachePath()
-	if p == "" || d.cache == vk.NullPipelineCache {
+	if p == "" || d.cache == vk.NullPipelineCache || d.built == 0 {
 		return
 	}
 	data := d.cacheData()
-	if len(data) == 0 {
+	if len(data) == 0 || sha256.Sum256(data) == d.cacheSum {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -174,7 +191,7 @@ func (d *Device) savePipelineCache() {
 	if err != nil {
 		return
 	}
-	_, werr := f.Write(wrapCache(data))
+	_, werr := f.Write(wrapCache(data, d.Info.driverRaw))
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		os.Remove(f.Name())
 		return

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"os"
@@ -26,9 +27,10 @@ func vkCacheData(info DeviceInfo, body string) []byte {
 // driver (undefined behaviour; lavapipe once crashed in
 // vkCreateComputePipelines).
 func TestUnwrapCache(t *testing.T) {
-	info := DeviceInfo{VendorID: 0x10005, DeviceID: 0, PipelineCacheUUID: "00112233445566778899aabbccddeeff"}
+	info := DeviceInfo{VendorID: 0x10005, DeviceID: 0, PipelineCacheUUID: "00112233445566778899aabbccddeeff", driverRaw: 0x5800a0}
 	good := vkCacheData(info, "entries")
-	if got, err := unwrapCache(wrapCache(good), info); err != nil || string(got) != string(good) {
+	wrap := func(data []byte) []byte { return wrapCache(data, info.driverRaw) }
+	if got, err := unwrapCache(wrap(good), info); err != nil || string(got) != string(good) {
 		t.Fatalf("a good file: %q, %v", got, err)
 	}
 	foreign := info
@@ -39,19 +41,20 @@ func TestUnwrapCache(t *testing.T) {
 	binary.LittleEndian.PutUint32(badHeader, 4096) // header size past the end
 	badVersion := vkCacheData(info, "entries")
 	binary.LittleEndian.PutUint32(badVersion[4:], 2)
-	flipped := wrapCache(good)
+	flipped := wrap(good)
 	flipped[len(flipped)-3] ^= 0x40
 	for name, file := range map[string][]byte{
 		"empty":                 nil,
 		"raw driver data":       good,
-		"torn":                  wrapCache(good)[:len(wrapCache(good))-4],
-		"longer than written":   append(wrapCache(good), 'x'),
+		"torn":                  wrap(good)[:len(wrap(good))-4],
+		"longer than written":   append(wrap(good), 'x'),
 		"a flipped bit":         flipped,
-		"another UUID":          wrapCache(vkCacheData(foreign, "entries")),
-		"another device":        wrapCache(vkCacheData(otherDevice, "entries")),
-		"header size too large": wrapCache(badHeader),
-		"header version 2":      wrapCache(badVersion),
-		"no Vulkan header":      wrapCache([]byte("short")),
+		"another UUID":          wrap(vkCacheData(foreign, "entries")),
+		"another device":        wrap(vkCacheData(otherDevice, "entries")),
+		"another driver":        wrapCache(good, info.driverRaw+1),
+		"header size too large": wrap(badHeader),
+		"header version 2":      wrap(badVersion),
+		"no Vulkan header":      wrap([]byte("short")),
 	} {
 		if _, err := unwrapCache(file, info); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -110,8 +113,9 @@ func TestPipelineCacheFile(t *testing.T) {
 		"garbage":     []byte(strings.Repeat("\xde\xad\xbe\xef", 1000)),
 		"raw":         data,
 		"scrambled":   append(file[:cacheHdrSize:cacheHdrSize], half...),
-		"foreign":     wrapCache(vkCacheData(foreign, string(data[32:]))),
-		"another dev": wrapCache(vkCacheData(DeviceInfo{VendorID: 0x10de, DeviceID: 0x2330, PipelineCacheUUID: d.Info.PipelineCacheUUID}, string(data[32:]))),
+		"foreign":     wrapCache(vkCacheData(foreign, string(data[32:])), d.Info.driverRaw),
+		"another dev": wrapCache(vkCacheData(DeviceInfo{VendorID: 0x10de, DeviceID: 0x2330, PipelineCacheUUID: d.Info.PipelineCacheUUID}, string(data[32:])), d.Info.driverRaw),
+		"old driver":  wrapCache(data, d.Info.driverRaw-1),
 	} {
 		if err := os.WriteFile(path, bad, 0o644); err != nil {
 			t.Fatal(err)
@@ -127,5 +131,26 @@ func TestPipelineCacheFile(t *testing.T) {
 		if _, err := unwrapCache(file, d.Info); err != nil {
 			t.Errorf("%s: the cache saved after it does not read back: %v", name, err)
 		}
+	}
+
+	// A process whose pipelines all come from the file does not write it
+	// again (issue 31: start-up from the cache costs no write at exit),
+	// unless the driver's data changed: SwiftShader's grows by 32 bytes
+	// each time a cache is fed back to it; lavapipe's stays the same.
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	d = build()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.ReadFile(path); !os.SameFile(before, after) && (bytes.Equal(now, old) || d.Info.IsLavapipe()) {
+		t.Errorf("%s: the cache file was rewritten although the driver's data did not change", d.Info.Name)
 	}
 }

@@ -71,6 +71,13 @@ type Device struct {
 	timeout time.Duration
 	stuck   *Sequence
 	gaveUp  bool
+
+	// Start-up (startup.go): the time OpenWith took, of which the
+	// pipeline cache's load; pipelines built and the time it took.
+	opened, cacheLoad, buildTime time.Duration
+	built                        int
+	cacheSum                     [32]byte                   // SHA-256 of the pipeline cache data loaded (cache.go)
+	modules                      map[string]vk.ShaderModule // by SPIR-V code (kernel.go)
 }
 
 // Open creates a logical device on physical device index, with the options
@@ -88,6 +95,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if index < 0 || index >= len(in.devices) {
 		return nil, fmt.Errorf("no Vulkan device %d (found %d)", index, len(in.devices))
 	}
+	t0 := time.Now()
 	info := in.infos[index]
 	if info.queueFamily < 0 {
 		return nil, fmt.Errorf("device %d (%s) has no compute queue", index, info.Name)
@@ -206,6 +214,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if err := in.takeValidation(); err != nil {
 		return fail(err)
 	}
+	d.opened = time.Since(t0)
 	return d, nil
 }
 
@@ -350,10 +359,7 @@ func (d *Device) Close() error {
 		r.imp = nil
 	}
 	d.registered = nil
-	for _, k := range d.kernels {
-		k.destroy(d.handle)
-	}
-	d.kernels = nil
+	d.destroyKernels()
 	if d.cache != vk.NullPipelineCache {
 		d.savePipelineCache()
 		vk.DestroyPipelineCache(d.handle, d.cache, nil)

@@ -65,6 +65,7 @@ type DeviceInfo struct {
 	Disabled string `json:"disabled,omitempty"`
 
 	apiRaw         uint32
+	driverRaw      uint32 // VkPhysicalDeviceProperties.driverVersion
 	queueFamily    int
 	queueCount     uint32 // queues in queueFamily
 	transferFamily int    // a transfer-only family, or -1
@@ -186,6 +187,7 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 		TimestampPeriodNs:      lim.TimestampPeriod,
 		PipelineCacheUUID:      fmt.Sprintf("%x", props.PipelineCacheUUID[:]),
 		apiRaw:                 props.ApiVersion,
+		driverRaw:              props.DriverVersion,
 		queueFamily:            -1,
 		transferFamily:         -1,
 	}

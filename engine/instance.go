@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -83,6 +84,7 @@ type Instance struct {
 	infos     []DeviceInfo
 	mu        sync.Mutex
 	open      int
+	startup   Startup // Loader, Instance and Devices
 }
 
 var loadOnce struct {
@@ -183,11 +185,14 @@ func instanceAPI(gipa unsafe.Pointer) uint32 {
 // NewInstance loads the Vulkan loader and creates an instance. It fails with
 // an error wrapping ErrNoLoader when no loader is installed.
 func NewInstance(opt Options) (*Instance, error) {
+	t0 := time.Now()
 	gipa, err := loadLoader(opt.LibPath)
 	if err != nil {
 		return nil, err
 	}
 	in := &Instance{gipa: gipa, validate: opt.Validate, api: instanceAPI(gipa)}
+	in.startup.Loader = time.Since(t0)
+	t0 = time.Now()
 	var layers, exts []string
 	var pNext unsafe.Pointer
 	if opt.Validate {
@@ -242,17 +247,27 @@ func NewInstance(opt Options) (*Instance, error) {
 		}
 		in.messenger = m
 	}
+	in.startup.Instance = time.Since(t0)
+	t0 = time.Now()
 	if err := in.enumerate(); err != nil {
 		in.Close()
 		return nil, err
 	}
+	in.startup.Devices = time.Since(t0)
 	return in, in.takeValidation()
 }
 
 func (in *Instance) enumerate() error {
 	var n uint32
-	if err := check(vk.EnumeratePhysicalDevices(in.handle, &n, nil), "vkEnumeratePhysicalDevices"); err != nil {
-		return err
+	switch r := vk.EnumeratePhysicalDevices(in.handle, &n, nil); r {
+	case vk.Success:
+	case vk.ErrorInitializationFailed:
+		// What the loader says when no driver it loaded lists a device
+		// (VK_LOADER_DRIVERS_DISABLE leaving only drivers without
+		// hardware, say).
+		return fmt.Errorf("%w: the Vulkan drivers list none (vkEnumeratePhysicalDevices: %s)", ErrNoDevice, resultName(r))
+	default:
+		return check(r, "vkEnumeratePhysicalDevices")
 	}
 	devs := make([]vk.PhysicalDevice, n)
 	if n > 0 {

@@ -12,10 +12,24 @@ typedef struct {
 	const char *failed; // the call that failed
 } vks_kernel;
 
-// vks_build_kernel builds a compute pipeline with every create-info in C
-// memory that lives through the calls (see Device.build).
+// vks_create_module makes a shader module of code.
+static VkResult vks_create_module(void *gipa, VkInstance inst, VkDevice dev, const uint32_t *code, size_t code_size,
+		VkShaderModule *out) {
+	PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)((PFN_vkGetInstanceProcAddr)gipa)(inst, "vkGetDeviceProcAddr");
+	PFN_vkCreateShaderModule createModule = gdpa ? (PFN_vkCreateShaderModule)gdpa(dev, "vkCreateShaderModule") : NULL;
+	if (!createModule) {
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+	mci.codeSize = code_size;
+	mci.pCode = code;
+	return createModule(dev, &mci, NULL, out);
+}
+
+// vks_build_kernel builds a compute pipeline of module with every
+// create-info in C memory that lives through the calls (see Device.build).
 static VkResult vks_build_kernel(void *gipa, VkInstance inst, VkDevice dev, VkPipelineCache cache,
-		const uint32_t *code, size_t code_size, uint32_t bindings, uint32_t push_size,
+		VkShaderModule module, uint32_t bindings, uint32_t push_size,
 		const uint32_t *spec, uint32_t nspec, vks_kernel *out) {
 	memset(out, 0, sizeof *out);
 	PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)((PFN_vkGetInstanceProcAddr)gipa)(inst, "vkGetDeviceProcAddr");
@@ -23,32 +37,20 @@ static VkResult vks_build_kernel(void *gipa, VkInstance inst, VkDevice dev, VkPi
 		out->failed = "vkGetDeviceProcAddr";
 		return VK_ERROR_INITIALIZATION_FAILED;
 	}
-	PFN_vkCreateShaderModule createModule = (PFN_vkCreateShaderModule)gdpa(dev, "vkCreateShaderModule");
-	PFN_vkDestroyShaderModule destroyModule = (PFN_vkDestroyShaderModule)gdpa(dev, "vkDestroyShaderModule");
 	PFN_vkCreateDescriptorSetLayout createSetLayout = (PFN_vkCreateDescriptorSetLayout)gdpa(dev, "vkCreateDescriptorSetLayout");
 	PFN_vkCreatePipelineLayout createLayout = (PFN_vkCreatePipelineLayout)gdpa(dev, "vkCreatePipelineLayout");
 	PFN_vkCreateComputePipelines createPipelines = (PFN_vkCreateComputePipelines)gdpa(dev, "vkCreateComputePipelines");
-	if (!createModule || !destroyModule || !createSetLayout || !createLayout || !createPipelines) {
+	if (!createSetLayout || !createLayout || !createPipelines) {
 		out->failed = "vkGetDeviceProcAddr";
 		return VK_ERROR_INITIALIZATION_FAILED;
 	}
-
-	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-	mci.codeSize = code_size;
-	mci.pCode = code;
-	VkShaderModule module;
-	VkResult r = createModule(dev, &mci, NULL, &module);
-	if (r != VK_SUCCESS) {
-		out->failed = "vkCreateShaderModule";
-		return r;
-	}
+	VkResult r;
 
 	VkDescriptorSetLayoutBinding *b = calloc(bindings ? bindings : 1, sizeof *b);
 	VkSpecializationMapEntry *entries = calloc(nspec ? nspec : 1, sizeof *entries);
 	if (!b || !entries) {
 		free(b);
 		free(entries);
-		destroyModule(dev, module, NULL);
 		out->failed = "malloc";
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
@@ -99,7 +101,6 @@ static VkResult vks_build_kernel(void *gipa, VkInstance inst, VkDevice dev, VkPi
 done:
 	free(b);
 	free(entries);
-	destroyModule(dev, module, NULL);
 	return r;
 }
 */
@@ -107,9 +108,12 @@ import "C"
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -158,34 +162,134 @@ type Kernel struct {
 
 // Kernel returns the pipeline for spec, building it on first use.
 func (d *Device) Kernel(spec KernelSpec) (*Kernel, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if k, ok := d.kernels[spec.key()]; ok {
-		if reflect.TypeOf(spec.Push) != k.io.typ {
-			return nil, fmt.Errorf("kernel %s is built for push constants as %v, not %T", spec.Name, k.io.typ, spec.Push)
-		}
-		return k, nil
-	}
-	t0 := time.Now()
-	k, err := d.build(spec)
-	d.since(phPipeline, t0)
+	ks, err := d.Kernels(spec)
 	if err != nil {
-		return nil, fmt.Errorf("building kernel %s: %w", spec.Name, err)
+		return nil, err
 	}
-	d.count(cPipelines, 1)
-	d.count(cShaderModules, 1)
-	if err := d.inst.takeValidation(); err != nil {
-		k.destroy(d.handle)
-		return nil, fmt.Errorf("building kernel %s: %w", spec.Name, err)
-	}
-	d.kernels[spec.key()] = k
-	return k, nil
+	return ks[0], nil
 }
 
-func (d *Device) build(spec KernelSpec) (*Kernel, error) {
-	if len(spec.Code) == 0 || len(spec.Code)%4 != 0 || binary.LittleEndian.Uint32(spec.Code) != 0x07230203 {
-		return nil, fmt.Errorf("not a SPIR-V module (%d bytes)", len(spec.Code))
+// Kernels returns the pipelines for specs, building those not built yet
+// at the same time, on a goroutine each, where the driver allows it: every
+// driver but lavapipe, whose LLVM builds one pipeline at a time in a
+// process (pipelineMu). A pipeline that needs several kernels asks for
+// them at once so that their compilation overlaps. Each SPIR-V module
+// becomes a shader module once per device, shared by every variant
+// (specialization constants) built from it.
+func (d *Device) Kernels(specs ...KernelSpec) ([]*Kernel, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*Kernel, len(specs))
+	var todo []int // indexes into specs of the kernels to build, each key once
+	for i, spec := range specs {
+		if k, ok := d.kernels[spec.key()]; ok {
+			if reflect.TypeOf(spec.Push) != k.io.typ {
+				return nil, fmt.Errorf("kernel %s is built for push constants as %v, not %T", spec.Name, k.io.typ, spec.Push)
+			}
+			out[i] = k
+		} else if !slices.ContainsFunc(todo, func(j int) bool { return specs[j].key() == spec.key() }) {
+			todo = append(todo, i)
+		}
 	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	t0 := time.Now()
+	built := make([]*Kernel, len(todo))
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for n, i := range todo {
+		module, err := d.module(specs[i])
+		if err != nil {
+			errs[n] = err
+			continue
+		}
+		if len(todo) == 1 {
+			built[n], errs[n] = d.build(specs[i], module)
+			continue
+		}
+		wg.Go(func() { built[n], errs[n] = d.build(specs[i], module) })
+	}
+	wg.Wait()
+	d.buildTime += time.Since(t0)
+	d.since(phPipeline, t0)
+	err := d.inst.takeValidation()
+	for n, i := range todo {
+		if errs[n] == nil && err != nil {
+			errs[n] = err
+		}
+		if errs[n] != nil {
+			if built[n] != nil {
+				built[n].destroy(d.handle)
+			}
+			err = errors.Join(err, fmt.Errorf("building kernel %s: %w", specs[i].Name, errs[n]))
+			continue
+		}
+		d.kernels[specs[i].key()] = built[n]
+		d.built++
+		d.count(cPipelines, 1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, spec := range specs {
+		out[i] = d.kernels[spec.key()]
+	}
+	return out, nil
+}
+
+// serialBuilds reports whether d's pipelines must be built one at a time
+// in the process (pipelineMu): lavapipe's are.
+func (d *Device) serialBuilds() bool { return d.Info.IsLavapipe() }
+
+// module is the shader module of spec's code, made on first use; d.mu is
+// held.
+func (d *Device) module(spec KernelSpec) (vk.ShaderModule, error) {
+	if len(spec.Code) == 0 || len(spec.Code)%4 != 0 || binary.LittleEndian.Uint32(spec.Code) != 0x07230203 {
+		return vk.NullShaderModule, fmt.Errorf("building kernel %s: not a SPIR-V module (%d bytes)", spec.Name, len(spec.Code))
+	}
+	if m, ok := d.modules[string(spec.Code)]; ok {
+		return m, nil
+	}
+	code := C.CBytes(spec.Code)
+	defer C.free(code)
+	var m C.VkShaderModule
+	if d.serialBuilds() {
+		pipelineMu.Lock()
+		defer pipelineMu.Unlock()
+	}
+	if r := C.vks_create_module(d.inst.gipa, *(*C.VkInstance)(unsafe.Pointer(&d.inst.handle)), *(*C.VkDevice)(unsafe.Pointer(&d.handle)),
+		(*C.uint32_t)(code), C.size_t(len(spec.Code)), &m); r != C.VK_SUCCESS {
+		return vk.NullShaderModule, fmt.Errorf("building kernel %s: %w", spec.Name, check(vk.Result(r), "vkCreateShaderModule"))
+	}
+	if d.modules == nil {
+		d.modules = map[string]vk.ShaderModule{}
+	}
+	d.modules[string(spec.Code)] = *(*vk.ShaderModule)(unsafe.Pointer(&m))
+	d.count(cShaderModules, 1)
+	return d.modules[string(spec.Code)], nil
+}
+
+// destroyKernels destroys every pipeline and shader module d made.
+func (d *Device) destroyKernels() {
+	for _, k := range d.kernels {
+		k.destroy(d.handle)
+	}
+	for _, m := range d.modules {
+		vk.DestroyShaderModule(d.handle, m, nil)
+	}
+	d.kernels, d.modules = nil, nil
+}
+
+// Modules is the number of shader modules d holds: one per SPIR-V module
+// it built a kernel of, however many variants.
+func (d *Device) Modules() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.modules)
+}
+
+func (d *Device) build(spec KernelSpec, module vk.ShaderModule) (*Kernel, error) {
 	io, err := reflectLayout(spec.Code, spec.Push)
 	if err != nil {
 		return nil, err
@@ -205,8 +309,6 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 	// collection finishing during the call frees what the validation layer
 	// and the driver are still reading. That was the rare SIGSEGV inside
 	// vkCreateComputePipelines under -race (issue 9).
-	code := C.CBytes(spec.Code)
-	defer C.free(code)
 	var specData unsafe.Pointer
 	if n := len(spec.Spec); n > 0 {
 		specData = C.malloc(C.size_t(4 * n))
@@ -216,11 +318,15 @@ func (d *Device) build(spec KernelSpec) (*Kernel, error) {
 		}
 	}
 	var out C.vks_kernel
-	pipelineMu.Lock() // see pipelineMu: one compilation at a time per process
+	if d.serialBuilds() {
+		pipelineMu.Lock() // see pipelineMu: one compilation at a time per process
+	}
 	r := C.vks_build_kernel(d.inst.gipa, *(*C.VkInstance)(unsafe.Pointer(&d.inst.handle)), *(*C.VkDevice)(unsafe.Pointer(&d.handle)),
-		*(*C.VkPipelineCache)(unsafe.Pointer(&d.cache)), (*C.uint32_t)(code), C.size_t(len(spec.Code)),
+		*(*C.VkPipelineCache)(unsafe.Pointer(&d.cache)), *(*C.VkShaderModule)(unsafe.Pointer(&module)),
 		C.uint32_t(io.bindings), C.uint32_t(io.pushSize), (*C.uint32_t)(specData), C.uint32_t(len(spec.Spec)), &out)
-	pipelineMu.Unlock()
+	if d.serialBuilds() {
+		pipelineMu.Unlock()
+	}
 	k.setLayout = *(*vk.DescriptorSetLayout)(unsafe.Pointer(&out.set_layout))
 	k.layout = *(*vk.PipelineLayout)(unsafe.Pointer(&out.layout))
 	k.pipeline = *(*vk.Pipeline)(unsafe.Pointer(&out.pipeline))

@@ -20,6 +20,11 @@ type OpenOptions struct {
 	// is every Vulkan device, "auto" the best GPU, else lavapipe, else the
 	// first device listed, and the CPU path is an error.
 	VulkanOnly bool
+	// Auto, when set, is how a spec of "auto" alone picks among the
+	// Vulkan devices listed: the job's fastest path (Choose), the CPU
+	// path included. nil, or with Validate or VulkanOnly: the best GPU,
+	// else the CPU path.
+	Auto func(infos []DeviceInfo) Choice
 
 	// devices lists an instance's devices; tests replace it to see what
 	// an instance that lists none does. nil: Instance.Devices.
@@ -36,6 +41,9 @@ type Session struct {
 	// although Vulkan was asked for (no loader, no driver, no device);
 	// empty otherwise. Callers print it as a note.
 	Fallback string
+	// Why says, in one line, why "auto" chose the path it did; empty for
+	// any other spec.
+	Why string
 }
 
 // Open opens the device that spec names, as Select reads it: "auto",
@@ -54,7 +62,7 @@ func Open(spec string, opt OpenOptions) (*Session, error) {
 		set.Close()
 		return nil, &OpenError{Spec: spec, Err: fmt.Errorf("%q names %d devices, where one is wanted", spec, n)}
 	}
-	return &Session{Instance: set.Instance, Device: set.Devices[0], Fallback: set.Fallback}, nil
+	return &Session{Instance: set.Instance, Device: set.Devices[0], Fallback: set.Fallback, Why: set.Why}, nil
 }
 
 // Set is several devices opened together on one instance: for work that
@@ -69,6 +77,9 @@ type Set struct {
 	// Vulkan is unusable (no loader, no driver, no device). Empty
 	// otherwise. Callers print it as a note.
 	Fallback string
+	// Why says, in one line, why a spec of "auto" alone chose the path it
+	// did; empty for any other spec.
+	Why string
 }
 
 // ListAll lists the Vulkan devices that spec names (as OpenAll with
@@ -125,6 +136,9 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 			list = (*Instance).Devices
 		}
 		inst, err := NewInstance(Options{Validate: opt.Validate})
+		if errors.Is(err, ErrNoDevice) {
+			err = fmt.Errorf("%s: %w", spec, err)
+		}
 		if err == nil && len(list(inst)) == 0 {
 			inst.Close()
 			inst, err = nil, fmt.Errorf("%s: %w: the Vulkan loader and driver work but list no device", spec, ErrNoDevice)
@@ -139,14 +153,25 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 		}
 		set.Instance, infos = inst, list(inst)
 	}
-	idx, err := SelectAll(infos, items, opt.VulkanOnly)
-	if err != nil {
-		set.Close()
-		return nil, err
+	auto := len(items) == 1 && strings.EqualFold(items[0], "auto") && !opt.VulkanOnly
+	var idx []int
+	if auto && opt.Auto != nil && !opt.Validate {
+		ch := opt.Auto(infos)
+		idx, set.Why = []int{ch.Index}, ch.Why
+	} else {
+		var err error
+		if idx, err = SelectAll(infos, items, opt.VulkanOnly); err != nil {
+			set.Close()
+			return nil, err
+		}
+		if auto {
+			set.Why = autoWhy(infos, idx[0])
+		}
 	}
 	for _, i := range idx {
 		var d *Device
 		if i != CPUPath {
+			var err error
 			if d, err = set.Instance.OpenWith(i, opt.Device); err != nil {
 				set.Close()
 				return nil, err
@@ -163,6 +188,15 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 		}
 	}
 	return set, nil
+}
+
+// autoWhy says why auto without a job chose device i: the best GPU, or
+// the CPU path when there is none.
+func autoWhy(infos []DeviceInfo, i int) string {
+	if i == CPUPath {
+		return fmt.Sprintf("auto: no GPU among %s; the CPU path", names(infos))
+	}
+	return fmt.Sprintf("auto: the best GPU, %s (%s)", infos[i].Name, infos[i].Type)
 }
 
 // SelectAll picks the devices that items name among infos, each once, in

@@ -41,6 +41,12 @@
 #      whole vkstat processes on the GPU, input files to output files, against
 #      the NumPy scripts doing the same, 3 paired rounds (e2e.md); under a
 #      budget map, sum, cov and PACO only;
+#   8c. libcall (bench/libcall.py, issue 31): each library call at bench's
+#      paper sizes through the CLI and Python, on the GPU and the CPU path,
+#      beside PyTorch host→host, with wall, phases and counts; start-up
+#      against `vkstat devices` with and without the pipeline caches;
+#      --device auto's choice per workload; each target of issue 31 met or
+#      missed (libcall.md; rewritten at the end with datapath's link figures);
 #   9. paco-time: `vkstat --time paco` three times on a synthetic 252-frame
 #      100×100 sequence, per stage, beside `vkstat bench --suite paco` in
 #      the same step, its runs' stages printed too (VKSTAT_BENCH_STAGES)
@@ -56,10 +62,10 @@
 #   --size S         bench size, paper (default) or small
 #   --repeat N       bench and peer repetitions (default 10)
 #   --steps LIST     comma-separated subset of devices,tune,tests,verify,shaders,bench,peers,
-#                    datapath,e2e,latent,paco-time
+#                    datapath,libcall,e2e,latent,paco-time
 #   --budget SECONDS the short GPU check (docs/gpu.md): the steps that matter most, in the
-#                    order of what is still unmeasured (devices, verify, datapath, tune,
-#                    bench, peers, paco-time, e2e, latent, tests), each stopped at its own cap
+#                    order of what is still unmeasured (devices, verify, tune, libcall,
+#                    datapath, bench, peers, paco-time, e2e, latent, tests), each stopped at its own cap
 #                    (scaled to SECONDS; 420 fits a 15-minute GPU lease) and all of them
 #                    within SECONDS; bench times map,reduce,cov,chol, latent N = 64, tests
 #                    run -short with the GPU's packages first, as far as time allows. A step
@@ -71,7 +77,10 @@
 # GPU_RUN_USE_DEBS=1 uses the packed loader and validation layer even when
 # the machine has its own; GPU_RUN_ROOT and GPU_RUN_LDCONFIG (default / and
 # ldconfig) are where the GL libraries are unpacked and what refreshes the
-# linker cache then (a test points them at a scratch folder).
+# linker cache then (a test points them at a scratch folder). run sets the
+# NVIDIA driver's shader disk cache on (__GL_SHADER_DISK_CACHE=1, a folder
+# of its own under the reports, kept across runs' processes) unless the
+# environment says otherwise: docs/gpu.md.
 set -uo pipefail
 
 die() { echo "gpu-run: $*" >&2; exit 2; }
@@ -129,7 +138,11 @@ pack() {
 	[ ${#missing[@]} -eq 0 ] ||
 		echo "gpu-run pack: not packed: ${missing[*]} (the GPU machine must have them, or the NVIDIA driver fails with VK_ERROR_INCOMPATIBLE_DRIVER)" >&2
 	mkdir -p "$dist/scripts" || exit 1
-	cp bench/report_cpu.py bench/datapath.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp bench/e2e/*.py "$dist/bench/e2e/" &&
+	echo "== building the Python package's library" >&2
+	mkdir -p "$dist/python/vkstat" &&
+		go build -buildmode=c-shared -trimpath -ldflags "-s -w -X github.com/vkstat/vkstat/capi.Version=$version" -o "$dist/python/vkstat/libvkstat.so" ./cmd/libvkstat &&
+		rm -f "$dist/python/vkstat/libvkstat.h" && cp python/vkstat/*.py python/vkstat/py.typed "$dist/python/vkstat/" || exit 1
+	cp bench/report_cpu.py bench/datapath.py bench/libcall.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp bench/e2e/*.py "$dist/bench/e2e/" &&
 		cp "$here/gpu-run.sh" "$dist/" && cp "$here/bench-latent.sh" "$dist/scripts/" || exit 1
 	echo "$version" > "$dist/VERSION"
 	# xz with a dictionary larger than the folder: the test binaries share
@@ -193,8 +206,8 @@ capped() {
 # Budget mode (--budget): each step's cap in seconds for a 420 s budget,
 # scaled to the budget given. Caps are ceilings: a step that ends early
 # leaves its time to the later ones, and tests take whatever is left.
-declare -A caps=([devices]=15 [verify]=45 [verify-planted]=15 [datapath]=80 [tune]=45
-	[bench]=45 [bench-builtin]=35 [peers]=60 [paco-time]=40 [e2e]=45 [latent]=40 [tests]=420)
+declare -A caps=([devices]=15 [verify]=35 [verify-planted]=15 [tune]=55 [libcall]=85 [datapath]=55
+	[bench]=40 [bench-builtin]=30 [peers]=65 [paco-time]=30 [e2e]=35 [latent]=40 [tests]=420)
 
 # cap_for NAME: the seconds NAME may run: 0 without a budget; else its own
 # cap (scaled), clipped to what is left of the budget; -1 when too little
@@ -444,14 +457,14 @@ run() {
 	fi
 	# The order steps run in: everything's, or under a budget the order of
 	# what is still unmeasured on the GPU, tests last with what is left.
-	local order=(devices tune tests verify shaders bench peers datapath e2e latent paco-time)
+	local order=(devices tune tests verify shaders bench peers datapath libcall e2e latent paco-time)
 	if [ "$budget" -gt 0 ]; then
-		order=(devices verify datapath tune bench peers paco-time e2e latent tests shaders)
-		steps=${steps:-devices,verify,datapath,tune,bench,peers,paco-time,e2e,latent,tests}
+		order=(devices verify tune libcall datapath bench peers paco-time e2e latent tests shaders)
+		steps=${steps:-devices,verify,tune,libcall,datapath,bench,peers,paco-time,e2e,latent,tests}
 		repeat=${repeat:-5}
 		deadline=$((SECONDS + budget))
 	fi
-	steps=${steps:-devices,tune,tests,verify,shaders,bench,peers,datapath,e2e,latent,paco-time}
+	steps=${steps:-devices,tune,tests,verify,shaders,bench,peers,datapath,libcall,e2e,latent,paco-time}
 	repeat=${repeat:-10}
 	if [ $dry -eq 1 ]; then
 		size=small
@@ -475,12 +488,20 @@ run() {
 	local vk=$dist/bin/vkstat
 
 	setup_vulkan
+	# The NVIDIA driver's own shader disk cache, on, in a folder that
+	# exists (the driver does not make it) and is kept for the run: old
+	# driver documentation says it is off for root, which the GPU machine
+	# runs as; libcall measures what it saves (docs/gpu.md).
+	export __GL_SHADER_DISK_CACHE=${__GL_SHADER_DISK_CACHE:-1} __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=${__GL_SHADER_DISK_CACHE_SKIP_CLEANUP:-1}
+	export __GL_SHADER_DISK_CACHE_PATH=${__GL_SHADER_DISK_CACHE_PATH:-$out/nv-shader-cache} __GL_SHADER_DISK_CACHE_SIZE=${__GL_SHADER_DISK_CACHE_SIZE:-1073741824}
+	mkdir -p "$__GL_SHADER_DISK_CACHE_PATH"
 	{
 		echo "gpu-run on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ), vkstat $(cat "$dist/VERSION" 2>/dev/null || echo '?')"
 		echo "dry run: $dry; size $size; repeat $repeat; steps $steps"
 		uname -a
 		command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 		echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} VKSTAT_VULKAN_LIB=${VKSTAT_VULKAN_LIB:-} VK_ADD_LAYER_PATH=${VK_ADD_LAYER_PATH:-}"
+		env | grep -E '^__GL_SHADER_DISK_CACHE' | sort
 	} > "$out/environment.txt" 2>&1
 	cat "$out/environment.txt" >&2
 
@@ -537,6 +558,12 @@ run() {
 			[ $dry -eq 1 ] && dpdry=(--dry-run)
 			step datapath "$py" "$dist/bench/datapath.py" --vkstat "$vk" --out "$out" --repeat "$dpr" "${dpdry[@]}"
 			;;
+		libcall)
+			local lcopt=(--repeat "$dpr")
+			[ $dry -eq 1 ] && lcopt+=(--dry-run)
+			[ "$budget" -gt 0 ] && [ "$budget" -lt 420 ] && lcopt+=(--no-big-paco)
+			step libcall "$py" "$dist/bench/libcall.py" --vkstat "$vk" --python "$dist/python" --out "$out" "${lcopt[@]}"
+			;;
 		e2e)
 			# The GPU where the user's whole job runs (the dry run: lavapipe).
 			local e2edev=gpu e2eonly=map,sum,stack-axis0,rows-axis-1,cov,paco,latent
@@ -549,6 +576,8 @@ run() {
 		esac
 	done
 
+	# The targets page again, now with datapath's link figures (no GPU work).
+	[ -f "$out/libcall.json" ] && "$py" "$dist/bench/libcall.py" --targets --out "$out" > /dev/null 2>>"$out/run.log"
 	{
 		echo "gpu-run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ)); reports in $out"
 		printf '%s\n' "${summary[@]}"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -26,32 +27,64 @@ type Measurement struct {
 	GPUTimed bool
 	// Runs is the number of timed runs.
 	Runs int
+	// WarmupRuns is the number of untimed runs before them, WarmupTime
+	// their wall time and WarmedBy what ended the warm-up (WarmUntil).
+	WarmupRuns int
+	WarmupTime time.Duration
+	WarmedBy   string
 }
 
+// WarmupByTime, as Measure's warm-up count, warms up for a time rather
+// than a count: until warmKernel of kernel time has run (an idle GPU
+// raises its clocks under load: on the H100 chol measured 3.22 ms after
+// one warm-up run and 0.956 ms after ten), or until the medians of two
+// successive batches of warmBatch runs agree within warmAgree, whichever
+// comes first; at most warmCap of wall time or warmMaxRuns runs, so that a
+// slow device's small sizes stay quick.
+const WarmupByTime = -1
+
+const (
+	warmKernel  = time.Second
+	warmAgree   = 0.05
+	warmBatch   = 3
+	warmCap     = time.Second
+	warmMaxRuns = 30
+)
+
 // Measure runs op on case c with inputs in on dev (nil: the CPU path)
-// warmup times untimed, then repeat times, and returns the medians. The Go
-// heap is collected before each run, untimed, so that every run starts from
-// the same state: otherwise the garbage of earlier runs' outputs makes the
-// cost of each new output's page faults swing tenfold from run to run.
+// warmup times untimed (WarmupByTime: for a time), then repeat times, and
+// returns the medians. The Go heap is collected before each run, untimed,
+// so that every run starts from the same state: otherwise the garbage of
+// earlier runs' outputs makes the cost of each new output's page faults
+// swing tenfold from run to run.
 func Measure(ctx context.Context, dev *engine.Device, op Op, c Case, in []*tensor.Tensor, warmup, repeat int) (Measurement, error) {
 	var m Measurement
-	if repeat < 1 {
-		return m, fmt.Errorf("repeat must be at least 1, got %d", repeat)
+	if repeat < 1 || warmup < WarmupByTime {
+		return m, fmt.Errorf("repeat must be at least 1 and warm-up at least 0, got %d and %d", repeat, warmup)
 	}
-	var up, kern, down, wall []time.Duration
-	for i := 0; i < warmup+repeat; i++ {
+	once := func() (engine.Timing, time.Duration, error) {
 		if err := ctx.Err(); err != nil {
-			return m, err
+			return engine.Timing{}, 0, err
 		}
 		runtime.GC()
 		t0 := time.Now()
 		_, tm, err := op.Run(ctx, dev, c, in)
-		el := time.Since(t0)
+		return tm, time.Since(t0), err
+	}
+	w := warmer{count: warmup}
+	for !w.done() {
+		tm, el, err := once()
 		if err != nil {
 			return m, err
 		}
-		if i < warmup {
-			continue
+		w.add(tm, el)
+	}
+	m.WarmupRuns, m.WarmupTime, m.WarmedBy = w.runs, w.wall, w.why
+	var up, kern, down, wall []time.Duration
+	for range repeat {
+		tm, el, err := once()
+		if err != nil {
+			return m, err
 		}
 		up, kern, down, wall = append(up, tm.Upload), append(kern, tm.Kernel), append(down, tm.Download), append(wall, el)
 		m.GPUTimed = tm.GPUTimed || dev == nil
@@ -59,6 +92,57 @@ func Measure(ctx context.Context, dev *engine.Device, op Op, c Case, in []*tenso
 	m.Upload, m.Kernel, m.Download, m.Wall = median(up), median(kern), median(down), median(wall)
 	m.Runs = repeat
 	return m, nil
+}
+
+// warmer decides when a warm-up is over: after count runs, or for
+// WarmupByTime as that constant says.
+type warmer struct {
+	count      int
+	runs       int
+	wall, kern time.Duration
+	batch      []time.Duration
+	last       time.Duration // the previous batch's median; 0: none yet
+	why        string
+}
+
+// add counts a warm-up run of timing tm and wall time el.
+func (w *warmer) add(tm engine.Timing, el time.Duration) {
+	w.runs++
+	w.wall += el
+	k := el
+	if tm.GPUTimed {
+		k = tm.Kernel
+	}
+	w.kern += k
+	if w.count != WarmupByTime {
+		return
+	}
+	w.batch = append(w.batch, k)
+	switch {
+	case w.kern >= warmKernel:
+		w.why = fmt.Sprintf("%v of kernel time", warmKernel)
+	case len(w.batch) == warmBatch:
+		med := median(w.batch)
+		if w.last > 0 && math.Abs(float64(med-w.last)) <= warmAgree*float64(w.last) {
+			w.why = fmt.Sprintf("medians of %d runs within %.0f%%", warmBatch, 100*warmAgree)
+		}
+		w.last, w.batch = med, nil
+	}
+	if w.why == "" && (w.wall >= warmCap || w.runs >= warmMaxRuns) {
+		w.why = fmt.Sprintf("cap (%v or %d runs)", warmCap, warmMaxRuns)
+	}
+}
+
+// done reports whether the warm-up is over.
+func (w *warmer) done() bool {
+	if w.count != WarmupByTime {
+		if w.runs >= w.count {
+			w.why = fmt.Sprintf("--warmup %d", w.count)
+			return true
+		}
+		return false
+	}
+	return w.why != ""
 }
 
 func median(d []time.Duration) time.Duration {

@@ -21,7 +21,8 @@ type BenchOptions struct {
 	// Precisions keeps the cases of these precisions; nil keeps all.
 	Precisions []tensor.DType
 	// Repeat is the number of timed runs per measurement, whose median is
-	// reported (5 when 0); Warmup the untimed runs before them.
+	// reported (5 when 0); Warmup the untimed runs before them, or
+	// WarmupByTime (Measure).
 	Repeat, Warmup int
 	// Version is the caller's vkstat version, Command how the run was
 	// asked for, Validation whether the devices run with the validation
@@ -52,6 +53,13 @@ type BenchResult struct {
 	// GPUTimed reports whether kernel_ms comes from GPU timestamps (always
 	// true on the CPU path, where it is the computation's own time).
 	GPUTimed bool `json:"gpu_timed"`
+	// WarmupRuns is the number of untimed runs before the timed ones,
+	// WarmupMs their wall time and WarmedBy what ended the warm-up: a
+	// --warmup count, a second of kernel time, two medians that agree, or
+	// the cap (Measure, WarmupByTime).
+	WarmupRuns int     `json:"warmup_runs"`
+	WarmupMs   float64 `json:"warmup_ms"`
+	WarmedBy   string  `json:"warmed_by"`
 	// ComputedAs is the precision the computation ran in where it is not
 	// the input's (the CPU path's PACO is float64 only).
 	ComputedAs string `json:"computed_as,omitempty"`
@@ -83,17 +91,19 @@ type BenchDevice struct {
 
 // BenchReport is what `vkstat bench --json` writes.
 type BenchReport struct {
-	Kind          string         `json:"kind"`
-	VkstatVersion string         `json:"vkstat_version"`
-	Date          string         `json:"date"`
-	Host          Host           `json:"host"`
-	Validation    bool           `json:"validation"`
-	Command       string         `json:"command"`
-	Size          Size           `json:"size"`
-	Repeat        int            `json:"repeat"`
-	Warmup        int            `json:"warmup"`
-	Devices       []*BenchDevice `json:"devices"`
-	Errors        int            `json:"errors"`
+	Kind          string `json:"kind"`
+	VkstatVersion string `json:"vkstat_version"`
+	Date          string `json:"date"`
+	Host          Host   `json:"host"`
+	Validation    bool   `json:"validation"`
+	Command       string `json:"command"`
+	Size          Size   `json:"size"`
+	Repeat        int    `json:"repeat"`
+	// Warmup is the warm-up count asked for, or WarmupByTime (-1); each
+	// result says what it got.
+	Warmup  int            `json:"warmup"`
+	Devices []*BenchDevice `json:"devices"`
+	Errors  int            `json:"errors"`
 	// LoadAvg is /proc/loadavg's 1-, 5- and 15-minute load at the start
 	// and at the end: other work on the machine makes figures noisy.
 	LoadAvg []string `json:"load_avg,omitempty"`
@@ -115,7 +125,7 @@ func Bench(ctx context.Context, devs []*engine.Device, ops []Op, opt BenchOption
 	if opt.Repeat == 0 {
 		opt.Repeat = 5
 	}
-	if opt.Repeat < 1 || opt.Warmup < 0 {
+	if opt.Repeat < 1 || opt.Warmup < WarmupByTime {
 		return nil, fmt.Errorf("repeat must be at least 1 and warm-up at least 0 (got %d and %d)", opt.Repeat, opt.Warmup)
 	}
 	logf := func(format string, args ...any) {
@@ -199,6 +209,7 @@ func Bench(ctx context.Context, devs []*engine.Device, ops []Op, opt BenchOption
 				}
 				r.UploadMs, r.KernelMs, r.DownloadMs, r.WallMs = ms(m.Upload), ms(m.Kernel), ms(m.Download), ms(m.Wall)
 				r.GPUTimed = m.GPUTimed
+				r.WarmupRuns, r.WarmupMs, r.WarmedBy = m.WarmupRuns, ms(m.WarmupTime), m.WarmedBy
 				if m.GPUTimed {
 					r.Throughput = Rate(w, op.Unit, m.Kernel)
 					r.KernelGBs = Rate(w, GBs, m.Kernel)

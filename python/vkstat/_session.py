@@ -193,7 +193,8 @@ class Session:
         self._handle = handle
         _open_sessions.add(self)
         self.device: dict[str, Any] = info["device"]
-        """Where the session runs: the record :func:`devices` lists."""
+        """Where the session runs: the record :func:`devices` lists, and
+        for ``"auto"`` why it was chosen (``"reason"``)."""
         if info.get("note"):
             warnings.warn(f"vkstat: {info['note']}", RuntimeWarning, stacklevel=2)
 

@@ -412,16 +412,26 @@ func ReadCache(path string) (*Cache, error) {
 // WriteCache stores c at path (its folder made when missing), replacing it
 // atomically.
 func WriteCache(path string, c *Cache) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := writeJSON(path, c); err != nil {
 		return fmt.Errorf("tune cache: %w", err)
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
+	return nil
+}
+
+// writeJSON stores v as indented JSON at path (its folder made when
+// missing), through a temporary file renamed over it: a reader sees one
+// whole file or another.
+func writeJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tune-*.json")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("tune cache: %w", err)
+		return err
 	}
 	_, err = tmp.Write(append(b, '\n'))
 	if cerr := tmp.Close(); err == nil {
@@ -432,7 +442,7 @@ func WriteCache(path string, c *Cache) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("tune cache %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

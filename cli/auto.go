@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/internal/device/tune"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/suite"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// openSessionFor opens the device --device names for a call that does
+// job. With --device auto (the default) it is the path whose estimate for
+// the job is least, the CPU path included, from each path's rates (tune
+// rates files that `vkstat bench --tune` writes, else built-in estimates;
+// engine.Choose), counting a device's start-up, since the command is a
+// process of its own. A job the CPU path wins runs there without loading
+// Vulkan at all when the machine's GPUs are known from an earlier listing
+// (tune.Census), or when no GPU could start before the CPU path is done.
+// With --validate, auto is the best GPU as before: a validated run is a
+// check of the GPU path.
+func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
+	if spec := strings.TrimSpace(c.String("device")); spec != "" && !strings.EqualFold(spec, "auto") || c.Bool("validate") || job.Op == "" {
+		return openSession(c)
+	}
+	job.Process = true
+	threads := engine.CPUThreads()
+	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads)}
+	gpus := func(infos []engine.DeviceInfo) []engine.Candidate {
+		cands := []engine.Candidate{cpu}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
+			}
+		}
+		return cands
+	}
+	ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor())
+	if census, known := tune.ReadCensus(); !ok && known {
+		if ch = engine.Choose(gpus(census.GPUs), job); ch.Index == engine.CPUPath {
+			ch.Why += fmt.Sprintf("; Vulkan not loaded (the GPUs as listed %s)", census.Written)
+			ok = true
+		}
+	}
+	if ok {
+		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
+			return nil, err
+		}
+		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
+	}
+	return openSessionWith(c, func(infos []engine.DeviceInfo) engine.Choice {
+		tune.WriteCensus(infos)
+		return engine.Choose(gpus(infos), job)
+	})
+}
+
+// autoJob is the job of op on an input of shape in precision dt
+// (suite.AutoJob); a job it cannot size is the zero Job, for which auto
+// is the best GPU as without a job.
+func autoJob(op string, shape []int, dt tensor.DType, arg int) engine.Job {
+	j, _ := suite.AutoJob(op, shape, dt, arg)
+	return j
+}
+
+// headerJob is autoJob of op on the array in file path, sized from its
+// header alone (an NPY file's; formats.OpenSource), for a command that
+// opens the device while it reads its inputs; a file whose header is not
+// read so (FITS) is the zero Job: auto is then the best GPU.
+func headerJob(op, path string, arg int) engine.Job {
+	src, c, err := formats.OpenSource(path)
+	if err != nil {
+		return engine.Job{}
+	}
+	c.Close()
+	return autoJob(op, src.Shape, src.DType, arg)
+}
+
+// covJob is cov's job: sets of shape (N, T, P), or a cube (T, H, W)
+// gathered by g into a set of T samples of len(g.Offsets) pixels per
+// location.
+func covJob(shape []int, g cov.Gather, dt tensor.DType) engine.Job {
+	if len(g.Locations) > 0 && len(shape) == 3 {
+		shape = []int{len(g.Locations), shape[0], len(g.Offsets)}
+	}
+	return autoJob("cov", shape, dt, 0)
+}
