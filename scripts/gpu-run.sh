@@ -101,7 +101,7 @@ pack() {
 	rm -rf "$dist"
 	mkdir -p "$dist/bin" "$dist/tests" "$dist/debs" "$dist/bench/peers" "$dist/bench/e2e" || exit 2
 	local version
-	version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+	version=$(scripts/version.sh)
 	echo "== building vkstat $version" >&2
 	# -tags nogdal: the GPU machine has no GDAL and cannot install it; rasters
 	# (vkstat stack on GeoTIFF/ENVI) say so there, everything else works.
@@ -268,7 +268,9 @@ expect_fail() {
 # cache when ROOT is /, as a file of ROOT's multiarch folder otherwise.
 have_lib() {
 	if [ "$2" = / ]; then
-		ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*${1//./\\.} "
+		# grep reads the whole list (no -q): under pipefail, grep -q quitting
+		# early kills ldconfig with SIGPIPE and the library reads as missing.
+		ldconfig -p 2>/dev/null | grep "^[[:space:]]*${1//./\\.} " >/dev/null
 	else
 		[ -e "$2/usr/lib/x86_64-linux-gnu/$1" ]
 	fi
@@ -314,7 +316,7 @@ setup_gl() {
 setup_vulkan() {
 	local sysroot=$dist/sysroot
 	local force=${GPU_RUN_USE_DEBS:-0}
-	if [ "$force" = 1 ] || ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+	if [ "$force" = 1 ] || ! ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1 ' >/dev/null; then
 		ls "$dist"/debs/libvulkan1_*.deb >/dev/null 2>&1 || die "no Vulkan loader on this machine and none in $dist/debs"
 		mkdir -p "$sysroot"
 		for f in "$dist"/debs/*.deb; do dpkg -x "$f" "$sysroot" || die "dpkg -x $f failed"; done
