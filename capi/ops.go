@@ -155,68 +155,41 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
-// axis of a view of shape: None flattens the array, a tuple of adjacent
-// axes merges them (a C-order array views either way without a copy).
-// kept is the output's shape with the reduced axes kept, of length 1
-// (NumPy's keepdims).
+// axis of a view of shape (reduce.MergeAxes): None flattens the array, a
+// tuple of adjacent axes merges them. kept is the output's shape with the
+// reduced axes kept, of length 1 (NumPy's keepdims).
 func mergeAxes(shape []int, axis any) (view []int, a int, kept []int, err error) {
-	nd := len(shape)
-	norm := func(v any) (int, error) {
-		n, ok := v.(json.Number)
-		a, err := strconv.Atoi(string(n))
-		if !ok || err != nil {
-			return 0, inputf("axis: %s is not an integer", jsonWords(v))
-		}
-		if a < -nd || a >= nd {
-			return 0, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
-		}
-		if a < 0 {
-			a += nd
-		}
-		return a, nil
-	}
-	keep := func(lo, hi int) []int {
-		k := append([]int{}, shape...)
-		for i := lo; i <= hi; i++ {
-			k[i] = 1
-		}
-		return k
-	}
+	var axes []int
 	switch ax := axis.(type) {
 	case nil:
-		return []int{tensor.NumElements(shape)}, 0, keep(0, nd-1), nil
 	case json.Number:
-		if nd == 0 {
-			return nil, 0, nil, inputf("cannot reduce a 0-d array along axis %v", ax)
+		axes = []int{0}
+		if axes[0], err = strconv.Atoi(string(ax)); err != nil {
+			return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(axis))
 		}
-		a, err := norm(ax)
-		return shape, a, keep(a, a), err
 	case []any:
 		if len(ax) == 0 {
 			return nil, 0, nil, inputf("axis: an empty tuple of axes")
 		}
-		var axes []int
 		for _, v := range ax {
-			a, err := norm(v)
-			if err != nil {
-				return nil, 0, nil, err
+			n, ok := v.(json.Number)
+			i, err := strconv.Atoi(string(n))
+			if !ok || err != nil {
+				return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(v))
 			}
-			axes = append(axes, a)
+			axes = append(axes, i)
 		}
-		slices.Sort(axes)
-		for i := 1; i < len(axes); i++ {
-			if axes[i] == axes[i-1] {
-				return nil, 0, nil, inputf("axis: axis %d given twice", axes[i])
-			}
-			if axes[i] != axes[i-1]+1 {
-				return nil, 0, nil, inputf("axis: axes %v are not adjacent; vkstat reduces one axis or a run of adjacent axes", axes)
-			}
-		}
-		lo, hi := axes[0], axes[len(axes)-1]
-		merged := append(append(append([]int{}, shape[:lo]...), tensor.NumElements(shape[lo:hi+1])), shape[hi+1:]...)
-		return merged, lo, keep(lo, hi), nil
+	default:
+		return nil, 0, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
 	}
-	return nil, 0, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
+	if view, a, err = reduce.MergeAxes(shape, axes); err != nil {
+		return nil, 0, nil, inputf("axis: %v", err)
+	}
+	kept = slices.Clone(shape)
+	for i := a; i < a+len(shape)-len(view)+1; i++ {
+		kept[i] = 1
+	}
+	return view, a, kept, nil
 }
 
 // ---- cov ------------------------------------------------------------------------
