@@ -261,6 +261,9 @@ type session struct {
 	streamed                                 bool
 	// why says why --device auto chose the path (engine.Set.Why).
 	why string
+	// closed: Close ran (a command closes before --time reports, and
+	// again on its way out).
+	closed bool
 }
 
 // name describes where the command runs.
@@ -390,6 +393,10 @@ func (w cliWords) Error() string {
 // Close releases the device; validation messages raised while closing
 // (leaks) are returned.
 func (s *session) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	if s.dev != nil {
 		s.pipelines, s.built = s.dev.Pipelines()
 	}

@@ -316,9 +316,11 @@ func runLatent(c *ucli.Context) error {
 	if err := sum.print(c); err != nil {
 		return err
 	}
+	if err := s.Close(); err != nil { // before --time, which reports closing
+		return err
+	}
 	reportTime(c, s, res.Timing, time.Since(start))
 	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
-		// phase: fft-plan (a phase of engine.Timing once the data path's phases land)
 		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
 			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
 	}

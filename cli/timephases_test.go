@@ -16,7 +16,7 @@ import (
 // TestTimePhasesAddUp (issue 31): the phases --time-json reports (start-up,
 // read, the library call's allocation, copies, submits, waits ..., write,
 // close) name at least 95 % of the command's wall time, for map, reduce
-// along the first and the last axis, cov and chol, on the CPU path and on
+// along the first and the last axis, cov, chol and latent, on the CPU path and on
 // every Vulkan device; and they add up with other_ms to total_ms exactly.
 // Inputs of a few MiB make the library call a good part of the wall. A
 // loaded machine can stall the process where no phase is being timed, so
@@ -46,6 +46,7 @@ func TestTimePhasesAddUp(t *testing.T) {
 	})
 	a := writeNPY(t, dir, "spd.npy", spd)
 	b := writeNPY(t, dir, "rhs.npy", f32([]int{n, p}, wave))
+	lat := writeNPY(t, dir, "lat.npy", f32([]int{2, 4, 4, 32, 32}, wave))
 	out := func(name string) string { return filepath.Join(dir, name) }
 	cases := []struct {
 		name string
@@ -56,6 +57,9 @@ func TestTimePhasesAddUp(t *testing.T) {
 		{"reduce-axis-1", []string{"reduce", "--in", cube, "--axis", "-1", "--stat", "mean,std", "--out-dir", out("r1")}},
 		{"cov", []string{"cov", "--in", sets, "--estimator", "paco", "--out-cov", out("cov.npy")}},
 		{"chol", []string{"chol", "--in", a, "--solve", b, "--out", out("x.npy"), "--inverse", out("inv.npy"), "--logdet", out("ld.npy")}},
+		// VkFFT's planning is its own phase (fft-plan), and closing the
+		// device is timed before --time reports.
+		{"latent", []string{"latent", "--in", lat, "--stat", "moments,corr,spectra", "--out-dir", out("lat")}},
 	}
 	devs := []string{"cpu"}
 	if _, err := os.Stat("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"); err == nil || os.Getenv("CI") == "true" {

@@ -128,8 +128,8 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 					return nil, fmt.Errorf("spectra: VkFFT's scratch buffer: %w", err)
 				}
 			}
-			// phase: fft-plan (engine.Timing.AddPhase once the data path's phases land; until then PlanStats)
 			p, st, err := vkfft.Get(dev, vkfft.Config{N0: n0, N1: n1, Batch: m, Double: double, Real: real}, buf, temp)
+			tm.AddPhase("fft-plan", st.Time)
 			if stats != nil {
 				stats.Add(st)
 			}
