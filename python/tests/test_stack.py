@@ -120,7 +120,7 @@ def test_stack_bad_input(dev, tmp_path):
     s = slc_dates(3, 6, 6)
     with pytest.raises(ValueError, match="every date must have the first's shape and type"):
         dev.stack([s[0], s[1][:5]])
-    with pytest.raises(ValueError, match="crop of 4×1 .* lies outside the 3×3 multilooked image"):
+    with pytest.raises(ValueError, match=r"crop of 1×4 \(columns×rows\) .* lies outside the 3×3 \(columns×rows\) multilooked image"):
         dev.stack(s, looks=2, crop=(0, 0, 4, 1))
     with pytest.raises(ValueError, match="filter window must be odd"):
         dev.stack(s, filter="boxcar", filter_size=4)

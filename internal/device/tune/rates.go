@@ -46,14 +46,14 @@ func ReadRates(path string) (engine.Rates, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("rates %s: %w: %w (delete it, or run vkstat bench --tune again)", path, ErrBad, err)
+		return r, fmt.Errorf("rates %s: %w: %w (delete it, or measure the rates again)", path, ErrBad, err)
 	}
 	bad := r.StartupMs < 0 || r.LinkGBs < 0
 	for _, o := range r.Ops {
 		bad = bad || o.Flops <= 0 || o.GBs < 0 || o.FixedMs < 0 || o.FirstMs < 0
 	}
 	if bad || len(r.Ops) == 0 {
-		return r, fmt.Errorf("rates %s: %w: a rate missing, zero or negative (delete it, or run vkstat bench --tune again)", path, ErrBad)
+		return r, fmt.Errorf("rates %s: %w: a rate missing, zero or negative (delete it, or measure the rates again)", path, ErrBad)
 	}
 	return r, nil
 }
