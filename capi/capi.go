@@ -59,6 +59,28 @@ type InputError struct{ Err error }
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
 
+// pyNames are the Python parameters named otherwise than the library's
+// fields (engine.FieldError); every other field is its parameter.
+var pyNames = map[string]string{"device_memory": "memory"}
+
+// pyName is the Python parameter of a library field.
+func pyName(field string) string {
+	if n, ok := pyNames[field]; ok {
+		return n
+	}
+	return field
+}
+
+// inputError is err an InputError, a *engine.FieldError worded with the
+// Python parameter's name.
+func inputError(err error) error {
+	var fe *engine.FieldError
+	if errors.As(err, &fe) && err.Error() == fe.Error() {
+		return InputError{errors.New(fe.Words(pyName))}
+	}
+	return InputError{err}
+}
+
 // inputf is an InputError with a formatted message.
 func inputf(format string, args ...any) error {
 	return InputError{fmt.Errorf(format, args...)}
@@ -75,12 +97,13 @@ var deviceErrors = []error{engine.ErrNoLoader, engine.ErrNoDriver, engine.ErrNoD
 // device's; on the CPU path the pipelines fail only on their input.
 func Status(err error, onDevice bool) int {
 	var ie InputError
+	var fe *engine.FieldError
 	switch {
 	case err == nil:
 		return StatusOK
 	case errors.Is(err, context.Canceled):
 		return StatusCancelled
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.As(err, &fe):
 		return StatusValue
 	}
 	for _, e := range deviceErrors {
