@@ -71,6 +71,19 @@ func pyName(field string) string {
 	return field
 }
 
+// pySetting names a library field set to value as Python's keyword
+// argument: center='auto', center=(y, x) for "y,x", the parameter alone
+// when value is "".
+func pySetting(field, value string) string {
+	switch value {
+	case "":
+		return pyName(field)
+	case "y,x":
+		return pyName(field) + "=(y, x)"
+	}
+	return pyName(field) + "='" + value + "'"
+}
+
 // inputError is err an InputError, a *engine.FieldError worded with the
 // Python parameter's name.
 func inputError(err error) error {

@@ -2,23 +2,14 @@ package cli
 
 import (
 	"errors"
-	"strings"
-
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/survey"
 )
 
-// flagRenames are the flags named otherwise than the library's fields
-// (engine.FieldError's, the workloads' Defaults): every other field is its
-// flag with "-" for "_".
-var flagRenames = map[string]string{"placement": "psf-placement"}
-
-// flagOf is the flag, without its dashes, of a library field.
-func flagOf(field string) string {
-	if f, ok := flagRenames[field]; ok {
-		return f
-	}
-	return strings.ReplaceAll(field, "_", "-")
-}
+// flagOf is the flag, without its dashes, of a library field: flags are
+// named as survey manifests' columns (survey.ColumnName), "psf_norm"
+// --psf-norm.
+func flagOf(field string) string { return survey.ColumnName(field) }
 
 // flagName is the flag of a library field, as a user types it.
 func flagName(field string) string { return "--" + flagOf(field) }
@@ -36,4 +27,13 @@ func fieldError(err error) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// flagSetting names a library field set to value as the command line
+// does: "--center auto", or the flag alone ("--radius") when value is "".
+func flagSetting(field, value string) string {
+	if value == "" {
+		return flagName(field)
+	}
+	return flagName(field) + " " + value
 }
