@@ -144,10 +144,10 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("flux", flux)
 	res.add("sigma", sigma)
 	res.add("psf", r.PSF)
-	addDetections(res, r.Detections, opt.PixelScale > 0, opt.Unbiased)
-	addContrast(res, r.Contrast)
+	addTable(res, paco.DetectionTable(r.Detections, opt.PixelScale > 0, opt.Unbiased))
+	addTable(res, paco.ContrastTable(r.Contrast, opt.PixelScale > 0))
 	if opt.ContrastCheck {
-		addChecks(res, r.Checks)
+		addTable(res, paco.CheckTable(r.Checks))
 	}
 	for _, w := range r.Warnings {
 		res.Warnings = append(res.Warnings, w.Words(pySetting))
@@ -233,103 +233,38 @@ func pacoCenter(v any) (paco.CenterChoice, [2]float64, error) {
 	return 0, yx, inputf("center: want (y, x) in pixels, 0-based, or auto; got %s", jsonWords(v))
 }
 
-// table adds the columns of a table of n rows as outputs name.column.
-type table struct {
-	r    *Result
-	name string
-	n    int
-}
-
-func (t table) f64(col string, v func(i int) float64) {
-	t.r.addRaw(t.name+"."+col, "float64", []int{t.n}, 8*int64(t.n), func(b []byte) {
-		for i := range t.n {
-			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v(i)))
+// addTable adds the columns of t as outputs table.column (NaN, 0 or
+// false for a cell the row has none of).
+func addTable(r *Result, t paco.Table) {
+	n := t.Rows
+	for _, c := range t.Columns {
+		size := int64(n)
+		if c.Kind != "bool" {
+			size *= 8
 		}
-	})
-}
-
-func (t table) i64(col string, v func(i int) int) {
-	t.r.addRaw(t.name+"."+col, "int64", []int{t.n}, 8*int64(t.n), func(b []byte) {
-		for i := range t.n {
-			binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v(i))))
-		}
-	})
-}
-
-func (t table) bool(col string, v func(i int) bool) {
-	t.r.addRaw(t.name+"."+col, "bool", []int{t.n}, int64(t.n), func(b []byte) {
-		for i := range t.n {
-			b[i] = 0
-			if v(i) {
-				b[i] = 1
+		r.addRaw(t.Name+"."+c.Name, c.Kind, []int{n}, size, func(b []byte) {
+			for i := range n {
+				switch v := c.Cell(i).(type) {
+				case nil:
+					switch c.Kind {
+					case "float64":
+						binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(math.NaN()))
+					case "int64":
+						binary.LittleEndian.PutUint64(b[8*i:], 0)
+					default:
+						b[i] = 0
+					}
+				case float64:
+					binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+				case int:
+					binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v)))
+				case bool:
+					b[i] = 0
+					if v {
+						b[i] = 1
+					}
+				}
 			}
-		}
-	})
-}
-
-// addDetections adds the detections as detections.csv's columns:
-// separation_arcsec NaN without a pixel scale (the file's empty cell),
-// Algorithm 3's columns with unbiased.
-func addDetections(r *Result, dets []paco.Detection, arcsec, unbiased bool) {
-	t := table{r, "detections", len(dets)}
-	t.i64("rank", func(i int) int { return i + 1 })
-	t.i64("y", func(i int) int { return dets[i].Y })
-	t.i64("x", func(i int) int { return dets[i].X })
-	t.f64("separation_px", func(i int) float64 { return dets[i].Sep })
-	t.f64("separation_arcsec", func(i int) float64 {
-		if !arcsec {
-			return math.NaN()
-		}
-		return dets[i].SepArcsec
-	})
-	t.f64("pa_east_of_north_deg", func(i int) float64 { return dets[i].PAEastOfNorth })
-	t.f64("angle_ccw_from_x_deg", func(i int) float64 { return dets[i].AngleCCWFromX })
-	t.f64("snr", func(i int) float64 { return dets[i].SNR })
-	t.f64("flux", func(i int) float64 { return dets[i].Flux })
-	t.f64("sigma_flux", func(i int) float64 { return dets[i].SigmaFlux })
-	if !unbiased {
-		return
+		})
 	}
-	u := func(i int) *paco.Unbiased {
-		if dets[i].Unbiased == nil {
-			nan := math.NaN()
-			return &paco.Unbiased{FluxUnbiased: nan, SigmaUnbiased: nan, SNRUnbiased: nan, YRefined: nan, XRefined: nan}
-		}
-		return dets[i].Unbiased
-	}
-	t.f64("flux_unbiased", func(i int) float64 { return u(i).FluxUnbiased })
-	t.f64("sigma_unbiased", func(i int) float64 { return u(i).SigmaUnbiased })
-	t.f64("snr_unbiased", func(i int) float64 { return u(i).SNRUnbiased })
-	t.f64("y_refined", func(i int) float64 { return u(i).YRefined })
-	t.f64("x_refined", func(i int) float64 { return u(i).XRefined })
-	t.i64("iterations", func(i int) int { return u(i).Iterations })
-	t.bool("converged", func(i int) bool { return u(i).Converged })
-}
-
-// addContrast adds the contrast curve as contrast.csv's columns (NaN
-// contrast and delta_mag without the star's flux).
-func addContrast(r *Result, curve []paco.ContrastPoint) {
-	t := table{r, "contrast", len(curve)}
-	t.f64("separation_px", func(i int) float64 { return curve[i].Sep })
-	t.i64("pixels", func(i int) int { return curve[i].Pixels })
-	t.f64("sigma_flux", func(i int) float64 { return curve[i].Sigma })
-	t.f64("flux_limit", func(i int) float64 { return curve[i].Flux })
-	t.f64("contrast", func(i int) float64 { return curve[i].Contrast })
-	t.f64("delta_mag", func(i int) float64 { return curve[i].Mag })
-}
-
-// addChecks adds the contrast check's fakes as contrast_check.csv's
-// columns.
-func addChecks(r *Result, rows []paco.CheckRow) {
-	t := table{r, "contrast_check", len(rows)}
-	t.i64("run", func(i int) int { return rows[i].Run })
-	t.f64("separation_px", func(i int) float64 { return rows[i].Sep })
-	t.f64("y", func(i int) float64 { return rows[i].Y })
-	t.f64("x", func(i int) float64 { return rows[i].X })
-	t.f64("pa_east_of_north_deg", func(i int) float64 { return rows[i].PA })
-	t.f64("flux_injected", func(i int) float64 { return rows[i].Injected })
-	t.f64("snr", func(i int) float64 { return rows[i].SNR })
-	t.f64("flux", func(i int) float64 { return rows[i].Flux })
-	t.f64("throughput", func(i int) float64 { return rows[i].Throughput })
-	t.bool("detected", func(i int) bool { return rows[i].Detected })
 }
