@@ -241,8 +241,8 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		return nil, InputError{err}
 	}
 	opt := cov.Options{Estimator: est, DDof: p.DDof}
-	if opt.DDof != 0 && opt.DDof != 1 {
-		return nil, inputf("ddof must be 0 or 1, got %d", opt.DDof)
+	if err := opt.Check(); err != nil {
+		return nil, inputError(err)
 	}
 	allowed := Floats16
 	if p.Radius != nil {
@@ -254,8 +254,8 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	}
 	res := c.Result()
 	if p.Radius != nil {
-		if *p.Radius < 0 {
-			return nil, inputf("radius must be 0 or more, got %d", *p.Radius)
+		if err := cov.CheckRadius(*p.Radius); err != nil {
+			return nil, inputError(err)
 		}
 		g, err := cov.CubePatches(x.Shape, *p.Radius, opt.DDof)
 		if err != nil {
