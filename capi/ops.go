@@ -57,7 +57,7 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	mp := mapx.Params{A: 1, B: 1, C: 0} // the command line's defaults
+	mp := mapx.DefaultParams()
 	for _, f := range []struct {
 		dst *float64
 		src *float64
@@ -119,8 +119,8 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, InputError{err}
 	}
-	if p.DDof < 0 {
-		return nil, inputf("ddof must be 0 or more, got %d", p.DDof)
+	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
+		return nil, inputError(err)
 	}
 	a, err := c.Tensor("a", Floats16...)
 	if err != nil {

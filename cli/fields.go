@@ -4,6 +4,8 @@ import (
 	"errors"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/survey"
+	"strconv"
+	"strings"
 )
 
 // flagOf is the flag, without its dashes, of a library field: flags are
@@ -36,4 +38,13 @@ func flagSetting(field, value string) string {
 		return flagName(field)
 	}
 	return flagName(field) + " " + value
+}
+
+// joinInts lists v comma-separated, as list flags take them: "-2,-1".
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }

@@ -50,3 +50,12 @@ func Defaults(opt any) map[string]any {
 	}
 	return out
 }
+
+// AtLeast refuses a value of field below least, as a *FieldError: "ddof
+// must be 0 or more, got -1".
+func AtLeast(field string, value, least int) error {
+	if value < least {
+		return Fieldf(field, " must be %d or more, got %d", least, value)
+	}
+	return nil
+}
