@@ -11,8 +11,11 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -31,6 +34,25 @@ var ops = map[string]Op{
 	"stack":  runStack,
 	"paco":   runPaco,
 }
+
+// Defaults are the operations' defaults by Python parameter: each
+// workload's own (its Defaults), which the Python package's signatures
+// show, or leave None for.
+func Defaults() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for op, d := range map[string]map[string]any{"map": mapx.Defaults(), "reduce": reduce.Defaults(), "cov": cov.Defaults(),
+		"latent": latent.Defaults(), "stack": stack.Defaults(), "paco": paco.Defaults()} {
+		py := map[string]any{}
+		for field, v := range d {
+			py[pyName(field)] = v
+		}
+		out[op] = py
+	}
+	return out
+}
+
+// DefaultsJSON is Defaults as JSON.
+func DefaultsJSON() ([]byte, error) { return json.Marshal(Defaults()) }
 
 // OpNames lists the operations.
 func OpNames() []string {

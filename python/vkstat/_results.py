@@ -359,7 +359,7 @@ class PacoResult:
     """NaN values in the cube."""
     stages: dict[str, float] = field(default_factory=dict)
     """The maps' stages and their times, ms."""
-    threshold: float = 5.0
+    threshold: float = 0.0
     min_sep: float = 0.0
     north_offset: float = 0.0
     pixel_scale: Optional[float] = None
