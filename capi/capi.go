@@ -22,7 +22,11 @@
 // the workload's library (latent.go over latent.Run, stack.go over
 // stack.Run, paco.go over paco.Run), and one line in the ops table. The
 // ABI does not change. Tables (PACO's detections) go as one output per
-// column, named table.column, each of its own dtype.
+// column, named table.column, each of its own dtype, from the workload's
+// list of its columns. An operation's parameters absent or null take the
+// workload's defaults, which Defaults (vks_defaults) lists for Python; a
+// workload's *engine.FieldError is a bad input, worded with the Python
+// parameter's name.
 package capi
 
 import (

@@ -1,5 +1,8 @@
 // Package cli is vkstat's command line: urfave/cli/v2 commands, flag
-// parsing, file formats, progress, tables and exit codes.
+// parsing, file formats, progress, tables and exit codes. The flags'
+// defaults are the workloads' own (their DefaultOptions or Defaults), and
+// the library's option errors and warnings are worded here with the flags'
+// names (fields.go: --radius for the field radius).
 package cli
 
 import (
