@@ -22,7 +22,11 @@
 // the workload's library (latent.go over latent.Run, stack.go over
 // stack.Run, paco.go over paco.Run), and one line in the ops table. The
 // ABI does not change. Tables (PACO's detections) go as one output per
-// column, named table.column, each of its own dtype.
+// column, named table.column, each of its own dtype, from the workload's
+// list of its columns. An operation's parameters absent or null take the
+// workload's defaults, which Defaults (vks_defaults) lists for Python; a
+// workload's *engine.FieldError is a bad input, worded with the Python
+// parameter's name.
 package capi
 
 import (
@@ -59,6 +63,41 @@ type InputError struct{ Err error }
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
 
+// pyNames are the Python parameters named otherwise than the library's
+// fields (engine.FieldError); every other field is its parameter.
+var pyNames = map[string]string{"device_memory": "memory"}
+
+// pyName is the Python parameter of a library field.
+func pyName(field string) string {
+	if n, ok := pyNames[field]; ok {
+		return n
+	}
+	return field
+}
+
+// pySetting names a library field set to value as Python's keyword
+// argument: center='auto', center=(y, x) for "y,x", the parameter alone
+// when value is "".
+func pySetting(field, value string) string {
+	switch value {
+	case "":
+		return pyName(field)
+	case "y,x":
+		return pyName(field) + "=(y, x)"
+	}
+	return pyName(field) + "='" + value + "'"
+}
+
+// inputError is err an InputError, a *engine.FieldError worded with the
+// Python parameter's name.
+func inputError(err error) error {
+	var fe *engine.FieldError
+	if errors.As(err, &fe) && err.Error() == fe.Error() {
+		return InputError{errors.New(fe.Words(pyName))}
+	}
+	return InputError{err}
+}
+
 // inputf is an InputError with a formatted message.
 func inputf(format string, args ...any) error {
 	return InputError{fmt.Errorf(format, args...)}
@@ -75,12 +114,13 @@ var deviceErrors = []error{engine.ErrNoLoader, engine.ErrNoDriver, engine.ErrNoD
 // device's; on the CPU path the pipelines fail only on their input.
 func Status(err error, onDevice bool) int {
 	var ie InputError
+	var fe *engine.FieldError
 	switch {
 	case err == nil:
 		return StatusOK
 	case errors.Is(err, context.Canceled):
 		return StatusCancelled
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.As(err, &fe):
 		return StatusValue
 	}
 	for _, e := range deviceErrors {

@@ -479,12 +479,12 @@ func TestPacoRefusesOnDevice(t *testing.T) {
 		want    string
 	}{
 		{1, 16, 16, nil, nil, "PACO needs at least 2"},
-		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 8}, nil, "patch radius 8 needs at least 17×17 pixels"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 8}, nil, "radius 8 needs at least 17×17 pixels"},
 		{6, 16, 16, map[string]any{"radius": 2}, evenSpec, "square with an odd size"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2}, evenSpec, "give psf or fwhm, not both"},
 		{6, 16, 16, map[string]any{"radius": 2}, nil, "give psf (the off-axis PSF stamp) or fwhm"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 0}, nil, "radius must be at least 1"},
-		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "center": []float64{3, 20}}, nil, "centre (3, 20) is outside the 16×16 frame"},
+		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "center": []float64{3, 20}}, nil, "center (3, 20) is outside the 16×16 frame"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "pixel_scale": 0.0}, nil, "pixel_scale: want arcseconds per pixel"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "star_flux": -1.0}, nil, "star_flux must be a finite number ≥ 0"},
 		{6, 16, 16, map[string]any{"fwhm": 2.0, "radius": 2, "precision": "f16"}, nil, `precision "f16": want float32 or float64`},

@@ -158,13 +158,13 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 		return opt, InputError{err}
 	}
 	opt.NaN, opt.DDof, opt.Lags, opt.Batch, opt.Axes = policy, p.DDof, p.Lags, p.Batch, p.Axes
-	if opt.Batch < 0 {
-		return opt, inputf("batch must be 0 (sized by memory) or a number of samples, got %d", opt.Batch)
+	if err := opt.Check(); err != nil {
+		return opt, inputError(err)
 	}
 	nd := len(shape)
 	if opt.Moments {
 		if len(opt.Axes) == 0 {
-			opt.Axes = []int{-2, -1}
+			opt.Axes = latent.DefaultOptions().Axes
 		}
 		seen := map[int]bool{}
 		for _, a := range opt.Axes {
@@ -175,9 +175,6 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 				return opt, inputf("axis %d is given twice", a)
 			}
 			seen[(a+nd)%nd] = true
-		}
-		if opt.DDof < 0 {
-			return opt, inputf("ddof must be 0 or more, got %d", opt.DDof)
 		}
 	}
 	if opt.Corr || opt.CorrFrames || opt.LagCorr || opt.PCA || opt.Spectra {

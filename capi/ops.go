@@ -11,8 +11,11 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -31,6 +34,25 @@ var ops = map[string]Op{
 	"stack":  runStack,
 	"paco":   runPaco,
 }
+
+// Defaults are the operations' defaults by Python parameter: each
+// workload's own (its Defaults), which the Python package's signatures
+// show, or leave None for.
+func Defaults() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for op, d := range map[string]map[string]any{"map": mapx.Defaults(), "reduce": reduce.Defaults(), "cov": cov.Defaults(),
+		"latent": latent.Defaults(), "stack": stack.Defaults(), "paco": paco.Defaults()} {
+		py := map[string]any{}
+		for field, v := range d {
+			py[pyName(field)] = v
+		}
+		out[op] = py
+	}
+	return out
+}
+
+// DefaultsJSON is Defaults as JSON.
+func DefaultsJSON() ([]byte, error) { return json.Marshal(Defaults()) }
 
 // OpNames lists the operations.
 func OpNames() []string {
@@ -57,7 +79,7 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	mp := mapx.Params{A: 1, B: 1, C: 0} // the command line's defaults
+	mp := mapx.DefaultParams()
 	for _, f := range []struct {
 		dst *float64
 		src *float64
@@ -119,8 +141,8 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, InputError{err}
 	}
-	if p.DDof < 0 {
-		return nil, inputf("ddof must be 0 or more, got %d", p.DDof)
+	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
+		return nil, inputError(err)
 	}
 	a, err := c.Tensor("a", Floats16...)
 	if err != nil {
@@ -214,8 +236,8 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		return nil, InputError{err}
 	}
 	opt := cov.Options{Estimator: est, DDof: p.DDof}
-	if opt.DDof != 0 && opt.DDof != 1 {
-		return nil, inputf("ddof must be 0 or 1, got %d", opt.DDof)
+	if err := opt.Check(); err != nil {
+		return nil, inputError(err)
 	}
 	allowed := Floats16
 	if p.Radius != nil {
@@ -227,8 +249,8 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	}
 	res := c.Result()
 	if p.Radius != nil {
-		if *p.Radius < 0 {
-			return nil, inputf("radius must be 0 or more, got %d", *p.Radius)
+		if err := cov.CheckRadius(*p.Radius); err != nil {
+			return nil, inputError(err)
 		}
 		g, err := cov.CubePatches(x.Shape, *p.Radius, opt.DDof)
 		if err != nil {

@@ -26,19 +26,9 @@ type OpenOptions struct {
 
 // deviceOptions are the engine's options from the environment and o.
 func (o OpenOptions) deviceOptions() (engine.DeviceOptions, error) {
-	opt, err := engine.DeviceOptionsFromEnv()
+	opt, err := engine.DeviceOptionsWith(o.Memory, o.Disable)
 	if err != nil {
-		return opt, InputError{err}
-	}
-	if o.Memory != "" {
-		if opt.Budget, err = engine.ParseSize(o.Memory); err != nil {
-			return opt, inputf("memory: %v", err)
-		}
-	}
-	if o.Disable != "" {
-		if opt.Disable, err = engine.ParseFeatures(o.Disable); err != nil {
-			return opt, inputf("disable: %v", err)
-		}
+		return opt, inputError(err)
 	}
 	return opt, nil
 }

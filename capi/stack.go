@@ -168,7 +168,7 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	}
 	size := p.FilterSize
 	if size == 0 {
-		size = 5
+		size = stack.DefaultFilterSize
 	}
 	kind, err := stack.ParseFilter(p.Filter)
 	switch {

@@ -1,5 +1,8 @@
 // Package cli is vkstat's command line: urfave/cli/v2 commands, flag
-// parsing, file formats, progress, tables and exit codes.
+// parsing, file formats, progress, tables and exit codes. The flags'
+// defaults are the workloads' own (their DefaultOptions or Defaults), and
+// the library's option errors and warnings are worded here with the flags'
+// names (fields.go: --radius for the field radius).
 package cli
 
 import (
@@ -349,21 +352,8 @@ func onDevices(c *ucli.Context, def string, vulkanOnly bool, f func(devs []*engi
 // deviceOptions are the engine's device options from the environment and
 // the global flags.
 func deviceOptions(c *ucli.Context) (engine.DeviceOptions, error) {
-	opt, err := engine.DeviceOptionsFromEnv()
-	if err != nil {
-		return opt, err
-	}
-	if v := c.String("device-memory"); v != "" {
-		if opt.Budget, err = engine.ParseSize(v); err != nil {
-			return opt, usagef("--device-memory: %v", err)
-		}
-	}
-	if v := c.String("disable"); v != "" {
-		if opt.Disable, err = engine.ParseFeatures(v); err != nil {
-			return opt, usagef("--disable: %v", err)
-		}
-	}
-	return opt, nil
+	opt, err := engine.DeviceOptionsWith(c.String("device-memory"), c.String("disable"))
+	return opt, fieldError(err)
 }
 
 // deviceError words, with the flag's name, what to do when a --device spec

@@ -11,10 +11,12 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 func covCommand() *ucli.Command {
+	var d cov.Options // the zero value is cov's default
 	return &ucli.Command{
 		Name:      "cov",
 		Usage:     "batched mean and covariance, with PACO, Ledoit-Wolf or OAS shrinkage",
@@ -42,9 +44,9 @@ Examples:
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "sample sets (N, T, P) or one set (T, P) (.npy or FITS)"},
 			&ucli.StringFlag{Name: "cube", Usage: "a (T, H, W) cube to gather PACO patches from (.npy or FITS), instead of --in"},
-			&ucli.IntFlag{Name: "radius", Value: 4, Usage: "patch radius in pixels, with --cube"},
-			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: "none", Usage: "none, paco, ledoit-wolf or oas"},
-			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
+			&ucli.IntFlag{Name: "radius", Value: paco.DefaultRadius, Usage: "patch radius in pixels, with --cube (PACO's patches)"},
+			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: d.Estimator.String(), Usage: "none, paco, ledoit-wolf or oas"},
+			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
 			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy, or FITS for .fits)"},
@@ -84,14 +86,14 @@ func runCov(c *ucli.Context) error {
 		return usageError{fmt.Errorf("--estimator: %w", err)}
 	}
 	opt := cov.Options{Estimator: est, DDof: c.Int("ddof")}
-	if opt.DDof != 0 && opt.DDof != 1 {
-		return usagef("--ddof must be 0 or 1, got %d", opt.DDof)
+	if err := opt.Check(); err != nil {
+		return fieldError(err)
 	}
 	if c.IsSet("radius") && !c.IsSet("cube") {
 		return usagef("cov: --radius goes with --cube")
 	}
-	if c.Int("radius") < 0 {
-		return usagef("--radius must be 0 or more, got %d", c.Int("radius"))
+	if err := cov.CheckRadius(c.Int("radius")); err != nil {
+		return fieldError(err)
 	}
 	flag := "in"
 	if c.IsSet("cube") {

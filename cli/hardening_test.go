@@ -398,8 +398,8 @@ func TestCentreOutsideFrame(t *testing.T) {
 		args []string
 		want string
 	}{
-		{args(filepath.Join(w, "cube.fits"), "--center", "1e30,5"), "centre (1e+30, 5) is outside the 24×24 frame (given)"},
-		{args(far), "centre (1e+30, 4) is outside the 24×24 frame (the header's CRPIX2−1, CRPIX1−1)"},
+		{args(filepath.Join(w, "cube.fits"), "--center", "1e30,5"), "--center (1e+30, 5) is outside the 24×24 frame (given)"},
+		{args(far), "--center (1e+30, 4) is outside the 24×24 frame (the header's CRPIX2−1, CRPIX1−1)"},
 	} {
 		code, _, stderr := run(t, c.args...)
 		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "9223372036854775808") {

@@ -24,6 +24,7 @@ import (
 )
 
 func latentCommand() *ucli.Command {
+	d := latent.DefaultOptions()
 	return &ucli.Command{
 		Name:      "latent",
 		Usage:     "statistics of ML latent tensors (N, C, F, H, W): moments over any axes, channel and lagged frame correlations",
@@ -116,13 +117,13 @@ Examples:
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
-			&ucli.StringFlag{Name: "stat", Value: "moments,corr", Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
-			&ucli.StringFlag{Name: "axes", Value: "-2,-1", Usage: "axes the moments reduce, comma-separated (NumPy numbering)"},
-			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std"},
+			&ucli.StringFlag{Name: "stat", Value: strings.Join(d.Stats(), ","), Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
+			&ucli.StringFlag{Name: "axes", Value: joinInts(d.Axes), Usage: "axes the moments reduce, comma-separated (NumPy numbering)"},
+			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std"},
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
-			&ucli.StringFlag{Name: "nan", Value: "propagate", Usage: "NaN and ±Inf: propagate or skip"},
+			&ucli.StringFlag{Name: "nan", Value: d.NaN.String(), Usage: "NaN and ±Inf: propagate or skip"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
-			&ucli.IntFlag{Name: "batch", Value: 0, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
+			&ucli.IntFlag{Name: "batch", Value: d.Batch, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
 			jsonFlag(),
 		},
@@ -188,15 +189,9 @@ func runLatent(c *ucli.Context) error {
 		if opt.Axes, err = parseAxes(c.String("axes")); err != nil {
 			return err
 		}
-		if opt.DDof < 0 {
-			return usagef("--ddof must be 0 or more, got %d", opt.DDof)
-		}
 	}
-	if opt.Lags < 0 {
-		return usagef("--lags must be 1 or more, got %d", opt.Lags)
-	}
-	if opt.Batch < 0 {
-		return usagef("--batch must be 0 (sized by memory) or a number of samples, got %d", opt.Batch)
+	if err := opt.Check(); err != nil {
+		return fieldError(err)
 	}
 	dir := c.String("out-dir")
 	if err := checkOutputDir("out-dir", dir); err != nil {

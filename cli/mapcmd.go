@@ -14,6 +14,7 @@ import (
 )
 
 func mapCommand() *ucli.Command {
+	d := mapx.DefaultParams()
 	return &ucli.Command{
 		Name:      "map",
 		Usage:     "evaluate z = a·x² + b·y + c elementwise",
@@ -28,9 +29,9 @@ Examples:
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "x", Usage: "input x (FITS or .npy)"},
 			&ucli.StringFlag{Name: "y", Usage: "input y (FITS or .npy), same shape as x"},
-			&ucli.Float64Flag{Name: "a", Value: 1, Usage: "coefficient a"},
-			&ucli.Float64Flag{Name: "b", Value: 1, Usage: "coefficient b"},
-			&ucli.Float64Flag{Name: "c", Value: 0, Usage: "coefficient c"},
+			&ucli.Float64Flag{Name: "a", Value: d.A, Usage: "coefficient a"},
+			&ucli.Float64Flag{Name: "b", Value: d.B, Usage: "coefficient b"},
+			&ucli.Float64Flag{Name: "c", Value: d.C, Usage: "coefficient c"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy, or FITS for .fits/.fit/.fts)"},
 		},
 		Action: func(c *ucli.Context) error {

@@ -15,6 +15,7 @@ import (
 )
 
 func pacoCommand() *ucli.Command {
+	d := paco.DefaultOptions()
 	return &ucli.Command{
 		Name:      "paco",
 		Usage:     "detect faint companions in an angular differential imaging cube (PACO)",
@@ -73,14 +74,14 @@ Examples:
 			&ucli.StringFlag{Name: "angles", Usage: "T parallactic angles in degrees: .fits, .npy or text; or header: from the cube's HIERARCH ESO TEL PARANG START and END (one exposure), linear in time at each frame's middle"},
 			&ucli.StringFlag{Name: "psf", Usage: "off-axis PSF stamp, odd-sized and centred: .fits or .npy"},
 			&ucli.Float64Flag{Name: "fwhm", Usage: "use a Gaussian PSF of this FWHM in pixels instead of --psf"},
-			&ucli.StringFlag{Name: "psf-norm", Value: "sum", Usage: "PSF normalisation: sum, peak or none"},
-			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: 4, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
+			&ucli.StringFlag{Name: "psf-norm", Value: d.PSFNorm, Usage: "PSF normalisation: sum, peak or none"},
+			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: d.Radius, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
 			&ucli.Float64Flag{Name: "star-flux", DefaultText: "unknown", Usage: "the star's flux in the flux map's units, for the contrast curve (contrast = flux limit / star flux, in magnitudes): 1 when the PSF stamp is the star's own unsaturated image with --psf-norm sum; not given or 0: flux limits only"},
-			&ucli.Float64Flag{Name: "threshold", Value: 5, Usage: "SNR above which local maxima are detections"},
-			&ucli.Float64Flag{Name: "min-sep", Value: 0, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
-			&ucli.StringFlag{Name: "compat", Value: "none", Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
-			&ucli.StringFlag{Name: "psf-placement", Value: "nearest", Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
+			&ucli.Float64Flag{Name: "threshold", Value: d.Threshold, Usage: "SNR above which local maxima are detections"},
+			&ucli.Float64Flag{Name: "min-sep", Value: d.MinSep, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
+			&ucli.StringFlag{Name: "compat", Value: d.Compat.String(), Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
+			&ucli.StringFlag{Name: "psf-placement", Value: d.Placement.String(), Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"},
@@ -118,10 +119,7 @@ func runPaco(c *ucli.Context) error {
 	if opt.Center, opt.CenterYX, err = paco.ParseCenter(c.String("center")); err != nil {
 		return usagef("--center: %v", err)
 	}
-	// 0 is the library's default for these two; on the command line it is a mistake.
-	if opt.Radius < 1 {
-		return usagef("--radius must be at least 1, got %d", opt.Radius)
-	}
+	// 0 is the library's "none"; on the command line it is a mistake.
 	if c.IsSet("pixel-scale") && !(opt.PixelScale > 0) {
 		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", opt.PixelScale)
 	}
@@ -134,7 +132,7 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
-		Format: f, Plot: plot, Options: opt, Word: flagWord}
+		Format: f, Plot: plot, Options: opt, Word: flagName}
 	if err := checkTarget(t); err != nil {
 		return err
 	}

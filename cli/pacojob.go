@@ -21,9 +21,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// flagWord names options as command-line flags.
-func flagWord(name string) string { return "--" + name }
-
 // checkTarget is t.Check with a bad option a usage error.
 func checkTarget(t *survey.Target) error {
 	err := t.Check()
@@ -65,17 +62,13 @@ func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// warningWords puts the flags into the library's warnings.
-var warningWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
-	"ask for the measured centre (auto)", "give --center auto", "a patch radius near the FWHM", "a --radius near the FWHM")
-
 // reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
 // errw, progress to a bar there, which the returned function ends.
 func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
 	bar := newProgress(errw)
 	opt.Progress = bar.update
 	opt.Warn = func(w paco.Warning) {
-		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, warningWords.Replace(w.Message))
+		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
 	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
 	return bar.done
@@ -90,7 +83,7 @@ func pacoError(t *survey.Target, err error) error {
 		}
 		return usagef("%s header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give %s auto or y,x", w, w)
 	}
-	return err
+	return t.OptionErr(err)
 }
 
 // pacoSummary prints what the run found, and where its wall time went:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 )
 
 func reduceCommand() *ucli.Command {
+	var d reduce.Options // the zero value is reduce's default
 	return &ucli.Command{
 		Name:      "reduce",
 		Usage:     "sum, mean, var, std, min, max along an axis (or adjacent axes) of an array",
@@ -38,9 +40,9 @@ Examples:
    vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.StringFlag{Name: "axis", Value: "0", Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
+			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
 			&ucli.StringFlag{Name: "stat", Value: "mean,std", Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
-			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
+			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
 			jsonFlag(),
@@ -58,8 +60,9 @@ Examples:
 			if err != nil {
 				return usageError{fmt.Errorf("--stat: %w", err)}
 			}
-			if d := c.Int("ddof"); d < 0 {
-				return usagef("--ddof must be 0 or more, got %d", d)
+			opt := reduce.Options{DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
+			if err := opt.Check(); err != nil {
+				return fieldError(err)
 			}
 			dir := c.String("out-dir")
 			if err := checkOutputDir("out-dir", dir); err != nil {
@@ -69,7 +72,6 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opt := reduce.Options{DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
 			out, tm, s, err := runReduce(c, axes, opt, stats)
 			if err != nil {
 				return err

@@ -19,6 +19,7 @@ import (
 )
 
 func stackCommand() *ucli.Command {
+	var d stack.Config // the zero value is stack's default
 	return &ucli.Command{
 		Name:      "stack",
 		Usage:     "per-pixel temporal statistics of a stack of SAR images (one file per date)",
@@ -70,11 +71,11 @@ Examples:
 			&ucli.StringFlag{Name: "window", Usage: "window of the multilooked image, x first as GDAL's -srcwin: first column, first row, columns, rows (X,Y,W,H); W or H 0 runs to the edge"},
 			// --crop Y,X,H,W (rows first) is --window's earlier spelling.
 			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H"},
-			&ucli.StringFlag{Name: "quantity", Value: "intensity", Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
-			&ucli.StringFlag{Name: "filter", Value: "none", Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
-			&ucli.IntFlag{Name: "filter-size", Value: 5, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
+			&ucli.StringFlag{Name: "quantity", Value: d.Quantity.String(), Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
+			&ucli.StringFlag{Name: "filter", Value: d.Filter.Kind.String(), Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
+			&ucli.IntFlag{Name: "filter-size", Value: stack.DefaultFilterSize, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
 			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
-			&ucli.IntFlag{Name: "ddof", Value: 0, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
+			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
 			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},

@@ -100,7 +100,7 @@ func TestSurveyFailures(t *testing.T) {
 		{"good1", "ok", ""},
 		{"missing", "failed", "nothere.fits: no such file"},
 		{"angles", "failed", "31 angles for 32 frames"},
-		{"centre", "failed", "centre (99, 99) is outside the 48×48 frame"},
+		{"centre", "failed", "center (99, 99) is outside the 48×48 frame"},
 		{"radius", "failed", "radius: want a whole number"},
 		{"good2", "ok", ""},
 	}

@@ -1,7 +1,10 @@
 // Package engine is vkstat's Vulkan runtime: it loads the Vulkan loader,
 // enumerates and opens devices, allocates buffers, builds compute pipelines
 // and records and submits command sequences. It knows nothing about
-// statistics; the pipelines/ packages build on it.
+// statistics; the pipelines/ packages build on it. FieldError is the
+// option error the engine's options (DeviceOptionsWith) and every
+// pipeline's Options.Check return, naming the parameter at fault for the
+// front ends to word.
 //
 // The way in is Open (one device, or the CPU path) or OpenAll (several):
 // each pipeline's Run takes the Session's Device, nil meaning the CPU path.

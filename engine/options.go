@@ -154,6 +154,29 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	return o, nil
 }
 
+// DeviceOptionsWith is DeviceOptionsFromEnv with what a caller asks
+// for over the environment: memory, the budget as a size (ParseSize), and
+// disable, features to treat as absent (ParseFeatures); "" leaves the
+// environment's. A bad value is a *FieldError for "device_memory" or
+// "disable".
+func DeviceOptionsWith(memory, disable string) (DeviceOptions, error) {
+	opt, err := DeviceOptionsFromEnv()
+	if err != nil {
+		return opt, err
+	}
+	if memory != "" {
+		if opt.Budget, err = ParseSize(memory); err != nil {
+			return opt, &FieldError{Field: "device_memory", Msg: ": " + err.Error()}
+		}
+	}
+	if disable != "" {
+		if opt.Disable, err = ParseFeatures(disable); err != nil {
+			return opt, &FieldError{Field: "disable", Msg: ": " + err.Error()}
+		}
+	}
+	return opt, nil
+}
+
 // envFlag reads the 0-or-1 variable name (true, yes, false and no too),
 // def when it is unset or empty.
 func envFlag(name string, def bool) (bool, error) {

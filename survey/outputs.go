@@ -71,7 +71,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 			outs.addSized(m.name+".npy", m.t.Bytes()+4<<10, func(w io.Writer) error { return formats.EncodeNPY(w, m.t) })
 		}
 	}
-	outs.add("detections.csv", func(w io.Writer) error { return writeDetectionsCSV(w, dets, o.PixelScale > 0, o.Unbiased) })
+	outs.add("detections.csv", func(w io.Writer) error { return writeCSV(w, paco.DetectionTable(dets, o.PixelScale > 0, o.Unbiased)) })
 	outs.add("detections.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -243,20 +243,7 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 		}
 		return v
 	}
-	outs.add("contrast.csv", func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"separation_px", "separation_arcsec", "pixels", "sigma_flux", "flux_limit", "contrast", "delta_mag"})
-		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-		for _, p := range curve {
-			arcsec := ""
-			if scale > 0 {
-				arcsec = f(p.SepArcsec)
-			}
-			cw.Write([]string{f(p.Sep), arcsec, strconv.Itoa(p.Pixels), f(p.Sigma), f(p.Flux), f(p.Contrast), f(p.Mag)})
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	outs.add("contrast.csv", func(w io.Writer) error { return writeCSV(w, paco.ContrastTable(curve, scale > 0)) })
 	outs.add("contrast.json", func(w io.Writer) error {
 		rows := make([]map[string]any, len(curve))
 		for i, p := range curve {
@@ -329,38 +316,33 @@ func FluxUnits(psfNorm string) string {
 
 // addContrastCheckOutputs declares contrast_check.csv.
 func addContrastCheckOutputs(outs *targetOutputs, rows []paco.CheckRow) {
-	outs.add("contrast_check.csv", func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"run", "separation_px", "y", "x", "pa_east_of_north_deg", "flux_injected", "snr", "flux", "throughput", "detected"})
-		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-		for _, r := range rows {
-			cw.Write([]string{strconv.Itoa(r.Run), f(r.Sep), f(r.Y), f(r.X), f(r.PA), f(r.Injected), f(r.SNR), f(r.Flux), f(r.Throughput), strconv.FormatBool(r.Detected)})
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	outs.add("contrast_check.csv", func(w io.Writer) error { return writeCSV(w, paco.CheckTable(rows)) })
 }
 
-// writeDetectionsCSV writes one row per detection. The position angle's
-// column says its convention (paco.PAConvention): pa_east_of_north_deg is the
-// astronomical PA, angle_ccw_from_x_deg the map angle from +x towards +y;
-// separation_arcsec is empty without a pixel scale.
-func writeDetectionsCSV(w io.Writer, dets []paco.Detection, arcsec, unbiased bool) error {
+// writeCSV writes t as CSV: a header of its columns' names, then one line
+// per row, numbers to 8 significant digits; a cell the row does not have
+// is empty. detections.csv's columns say their conventions
+// (paco.PAConvention): pa_east_of_north_deg is the astronomical PA,
+// angle_ccw_from_x_deg the map angle from +x towards +y.
+func writeCSV(w io.Writer, t paco.Table) error {
 	cw := csv.NewWriter(w)
-	head := []string{"rank", "y", "x", "separation_px", "separation_arcsec", "pa_east_of_north_deg", "angle_ccw_from_x_deg", "snr", "flux", "sigma_flux"}
-	if unbiased {
-		head = append(head, "flux_unbiased", "sigma_unbiased", "snr_unbiased", "y_refined", "x_refined", "iterations", "converged")
+	row := make([]string, len(t.Columns))
+	for j, c := range t.Columns {
+		row[j] = c.Name
 	}
-	cw.Write(head)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	for i, d := range dets {
-		sep := ""
-		if arcsec {
-			sep = f(d.SepArcsec)
-		}
-		row := []string{strconv.Itoa(i + 1), strconv.Itoa(d.Y), strconv.Itoa(d.X), f(d.Sep), sep, f(d.PAEastOfNorth), f(d.AngleCCWFromX), f(d.SNR), f(d.Flux), f(d.SigmaFlux)}
-		if u := d.Unbiased; unbiased && u != nil {
-			row = append(row, f(u.FluxUnbiased), f(u.SigmaUnbiased), f(u.SNRUnbiased), f(u.YRefined), f(u.XRefined), strconv.Itoa(u.Iterations), strconv.FormatBool(u.Converged))
+	cw.Write(row)
+	for i := range t.Rows {
+		for j, c := range t.Columns {
+			switch v := c.Cell(i).(type) {
+			case nil:
+				row[j] = ""
+			case float64:
+				row[j] = strconv.FormatFloat(v, 'g', 8, 64)
+			case int:
+				row[j] = strconv.Itoa(v)
+			case bool:
+				row[j] = strconv.FormatBool(v)
+			}
 		}
 		cw.Write(row)
 	}

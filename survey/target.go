@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -36,28 +38,42 @@ type Target struct {
 	// Err is a bad value in the manifest: the target fails with it, the
 	// others run.
 	Err error
-	// Word names an option in messages; nil names it as its manifest
-	// column ("cube", "radius"); a command line gives "--cube".
+	// Word names a library field (engine.FieldError's: "cube",
+	// "psf_norm") in messages; nil names it as its manifest column
+	// (ColumnName); a command line gives "--cube", "--psf-norm".
 	Word func(string) string
 }
 
-func (t *Target) word(name string) string {
+// word is t's name for a library field (engine.FieldError's) or file:
+// its manifest column, or t.Word's.
+func (t *Target) word(field string) string {
 	if t.Word == nil {
-		return name
+		return ColumnName(field)
 	}
-	return t.Word(name)
+	return t.Word(field)
 }
 
-// optionColumns are the manifest columns of paco.Options' fields.
-var optionColumns = map[string]string{"FWHM": "fwhm", "PSFNorm": "psf-norm", "Radius": "radius", "Center": "center", "CenterYX": "center",
-	"Threshold": "threshold", "MinSep": "min-sep", "StarFlux": "star-flux", "PixelScale": "pixel-scale", "NorthOffset": "north-offset"}
+// columnRenames are the columns (and command-line flags) named otherwise
+// than the library's fields.
+var columnRenames = map[string]string{"placement": "psf-placement"}
 
-// OptionErr is an error of t's options in t's words: a *paco.OptionError's
-// field named as its column (or flag).
+// ColumnName is the manifest column of a library field: the field with
+// "-" for "_" ("psf_norm": psf-norm), but placement's psf-placement. The
+// command line's flags are named alike.
+func ColumnName(field string) string {
+	if c, ok := columnRenames[field]; ok {
+		return c
+	}
+	return strings.ReplaceAll(field, "_", "-")
+}
+
+// OptionErr is an error of t's options in t's words: an
+// *engine.FieldError (paco.Options.Check's, paco.Prepare's) a *ValueError
+// naming its column (or flag).
 func (t *Target) OptionErr(err error) error {
-	var oe *paco.OptionError
-	if errors.As(err, &oe) && optionColumns[oe.Field] != "" {
-		return &ValueError{Option: t.word(optionColumns[oe.Field]), Msg: oe.Msg}
+	var fe *engine.FieldError
+	if errors.As(err, &fe) && err.Error() == fe.Error() {
+		return &ValueError{Option: t.word(fe.Field), Msg: fe.Msg}
 	}
 	return err
 }

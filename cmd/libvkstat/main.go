@@ -60,6 +60,18 @@ func vks_version() *C.char { return C.CString(capi.Version) }
 //export vks_free
 func vks_free(p *C.char) { C.free(unsafe.Pointer(p)) }
 
+//export vks_defaults
+func vks_defaults(out **C.char, errOut **C.char) (status C.int) {
+	defer guard(&status, errOut)
+	b, err := capi.DefaultsJSON()
+	if err != nil {
+		setErr(errOut, err)
+		return capi.StatusError
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
 //export vks_devices
 func vks_devices(opts *C.char, out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)

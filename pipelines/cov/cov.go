@@ -35,6 +35,7 @@ package cov
 
 import (
 	"fmt"
+	"github.com/vkstat/vkstat/engine"
 	"strings"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -81,12 +82,15 @@ func ParseEstimator(s string) (Estimator, error) {
 	return 0, fmt.Errorf("unknown estimator %q (want one of %s)", s, strings.Join(estimatorNames[:], ", "))
 }
 
-// Options describe a covariance estimate.
+// Options describe a covariance estimate. The zero value is the default
+// (Defaults): the sample covariance with 1/T, no shrinkage. Check refuses
+// what no estimate can use, as an *engine.FieldError naming the parameter
+// (the `param` tags).
 type Options struct {
-	Estimator Estimator
+	Estimator Estimator `param:"estimator"`
 	// DDof is 0 (S with 1/T, the default) or 1 (the output covariance is
 	// rescaled by T/(T−1)).
-	DDof int
+	DDof int `param:"ddof"`
 	// Out gives the results their memory (nil: Go memory), named mean,
 	// cov and rho.
 	Out *tensor.Outputs
@@ -96,12 +100,24 @@ type Options struct {
 	test *testOptions
 }
 
-func (o Options) check(t int) error {
+// Defaults are the zero Options by parameter name (engine.Defaults).
+func Defaults() map[string]any { return engine.Defaults(Options{}) }
+
+// Check refuses an estimator or ddof no estimate can use.
+func (o Options) Check() error {
 	if o.Estimator < None || o.Estimator > OAS {
-		return fmt.Errorf("cov: unknown estimator %d", int(o.Estimator))
+		return engine.Fieldf("estimator", ": unknown estimator %d", int(o.Estimator))
 	}
 	if o.DDof != 0 && o.DDof != 1 {
-		return fmt.Errorf("cov: ddof must be 0 or 1, got %d", o.DDof)
+		return engine.Fieldf("ddof", " must be 0 or 1, got %d", o.DDof)
+	}
+	return nil
+}
+
+// check is Check for t samples per set.
+func (o Options) check(t int) error {
+	if err := o.Check(); err != nil {
+		return err
 	}
 	if t-o.DDof < 1 {
 		return fmt.Errorf("cov: %d sample(s) with ddof %d: need at least %d", t, o.DDof, o.DDof+1)

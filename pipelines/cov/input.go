@@ -2,6 +2,7 @@ package cov
 
 import (
 	"fmt"
+	"github.com/vkstat/vkstat/engine"
 	"math"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -53,13 +54,21 @@ func CubePatches(shape []int, r, ddof int) (Gather, error) {
 	return g, nil
 }
 
+// CheckRadius refuses a patch radius below 0, as a *engine.FieldError.
+func CheckRadius(r int) error {
+	if r < 0 {
+		return engine.Fieldf("radius", " must be 0 or more, got %d", r)
+	}
+	return nil
+}
+
 // CheckPatchRadius refuses a patch radius r (0 or more) whose patch, 2r+1
 // pixels each way, does not fit an h×w frame: before anything is built
 // from it, whatever its size (a radius of 5,000 listed some 78 million
 // offsets first). PACO's patches are the same.
 func CheckPatchRadius(r, h, w int) error {
-	if r < 0 {
-		return fmt.Errorf("patch radius %d: must be 0 or more", r)
+	if err := CheckRadius(r); err != nil {
+		return err
 	}
 	if most := (min(h, w) - 1) / 2; r > most {
 		need := "2·radius+1"

@@ -35,7 +35,7 @@ func TestInputChecks(t *testing.T) {
 		r, ddof int
 		want    string
 	}{{[]int{3, 5}, 1, 0, "want a (T, H, W) cube"}, {[]int{1, 5, 5}, 1, 1, "1 frame(s)"}, {[]int{3, 5, 5}, 3, 0, "5×5 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 2)"},
-		{[]int{3, 0, 5}, 0, 0, "no location of its 0×5 frames"}, {[]int{3, 5, 5}, -1, 0, "patch radius -1: must be 0 or more"},
+		{[]int{3, 0, 5}, 0, 0, "no location of its 0×5 frames"}, {[]int{3, 5, 5}, -1, 0, "radius must be 0 or more, got -1"},
 		{[]int{20, 32, 32}, 5000, 0, "patch radius 5000 needs at least 10001×10001 pixels (the largest radius that fits is 15)"},
 		{[]int{10, 20, 20}, 1 << 40, 0, "patch radius 1099511627776 needs at least 2·radius+1 pixels"}} {
 		if _, err := CubePatches(c.shape, c.r, c.ddof); err == nil || !strings.Contains(err.Error(), c.want) {

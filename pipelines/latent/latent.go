@@ -90,13 +90,15 @@ func (p NaNPolicy) String() string {
 }
 
 // Options says what Run computes and how. The zero value computes
-// nothing: ask for at least one statistic.
+// nothing: start from DefaultOptions, what the front ends compute unless
+// told, or ask for at least one statistic. Check refuses what no run can
+// use, as an *engine.FieldError naming the parameter (the `param` tags).
 type Options struct {
 	// Moments over Axes (negative counts from the end, as in NumPy), with
 	// variance M2/(n−DDof).
 	Moments bool
-	Axes    []int
-	DDof    int
+	Axes    []int `param:"axes"`
+	DDof    int   `param:"ddof"`
 	// Corr: the channel×channel correlation of every sample (N, C, C).
 	Corr bool
 	// CorrFrames: the channel×channel correlation of every sample and frame
@@ -106,7 +108,7 @@ type Options struct {
 	// (N, C, F, F) and the lagged correlation (N, C, Lags). Lags 0: min(3,
 	// F−1), at least 1.
 	LagCorr bool
-	Lags    int
+	Lags    int `param:"lags"`
 	// PCA: the principal components of every sample, channels as features
 	// (RunPCA).
 	PCA bool
@@ -115,7 +117,7 @@ type Options struct {
 	Spectra bool
 	// NaN says what a NaN or ±Inf does: Propagate (the zero value) or
 	// Skip.
-	NaN NaNPolicy
+	NaN NaNPolicy `param:"nan"`
 
 	// Convert, when set, stores each batch as DType (tensor.F16, BF16, F32
 	// or F64) for the work, rounding or widening it on the host; unset, the
@@ -124,13 +126,41 @@ type Options struct {
 	DType   tensor.DType
 	// Batch is the number of samples read and computed at once; 0 takes
 	// as many as fit BatchMargin of the memory budgets (PlanBatches).
-	Batch int
+	Batch int `param:"batch"`
 	// HostBudget is the host memory the batches may plan on (the input
 	// batches, their copies and the results); Bytes 0: no bound.
 	HostBudget engine.MemoryBudget
 	// Progress, if not nil, hears of each batch done: samples done, and
 	// of how many.
 	Progress func(done, total int)
+}
+
+// DefaultOptions are what the front ends compute unless told: the moments
+// over the last two axes (H, W) and the channel correlation, NaNs
+// propagated, batches sized by memory.
+func DefaultOptions() Options { return Options{Moments: true, Corr: true, Axes: []int{-2, -1}} }
+
+// Defaults are DefaultOptions by parameter name (engine.Defaults), "stat"
+// the statistics' names (Stats).
+func Defaults() map[string]any {
+	d := DefaultOptions()
+	m := engine.Defaults(d)
+	m["stat"] = d.Stats()
+	return m
+}
+
+// Check refuses a negative ddof, lags or batch.
+func (o Options) Check() error {
+	if err := engine.AtLeast("ddof", o.DDof, 0); err != nil {
+		return err
+	}
+	if o.Lags < 0 {
+		return engine.Fieldf("lags", " must be 1 or more (0: min(3, F−1)), got %d", o.Lags)
+	}
+	if o.Batch < 0 {
+		return engine.Fieldf("batch", " must be 0 (sized by memory) or a number of samples, got %d", o.Batch)
+	}
+	return nil
 }
 
 // Moments are the moments over the requested axes, each of shape Shape

@@ -32,6 +32,17 @@ func (o *Options) Select(names []string) error {
 	return nil
 }
 
+// Stats names the statistics o selects, in StatNames' order.
+func (o Options) Stats() []string {
+	var out []string
+	for i, on := range []bool{o.Moments, o.Corr, o.CorrFrames, o.LagCorr, o.PCA, o.Spectra} {
+		if on {
+			out = append(out, StatNames[i])
+		}
+	}
+	return out
+}
+
 // MomentCount is how many values each moment of a tensor of shape reduces
 // over axes (negative from the end; axes out of range count 1): var and
 // std are NaN when it is not more than the ddof.

@@ -4,7 +4,6 @@ package paco
 // maps, detections, Algorithm 3, contrast curve and its injection check.
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,9 +83,12 @@ func (c Compat) String() string {
 // spacing on from the last.
 const ContrastCheckRuns = 3
 
-// Options are one analysis' settings. The zero value, with a PSF or a
-// FWHM, runs PACO.md's defaults but for Threshold (0: every positive local
-// maximum is a detection); DefaultOptions has PACO.md's threshold of 5.
+// Options are one analysis' settings: its contract with every front end
+// (the command line, survey manifests, the C ABI and Python), which take
+// their defaults from DefaultOptions and leave the checks to Check. Start
+// from DefaultOptions (PACO.md's defaults) and set PSF or FWHM: the zero
+// value has no patch radius. The fields' parameter names, which
+// Check's *engine.FieldError and Defaults use, are in their `param` tags.
 type Options struct {
 	// PSF is the off-axis PSF stamp, odd-sized, square and centred on its
 	// middle pixel. nil: the Gaussian of FWHM that synth injects
@@ -94,12 +96,13 @@ type Options struct {
 	PSF *tensor.Tensor
 	// FWHM is the Gaussian PSF's full width at half maximum in pixels,
 	// (0, 100], used when PSF is nil.
-	FWHM float64
-	// PSFNorm is how the stamp is normalised: "sum" (the default, ""),
-	// "peak" or "none". Fluxes are in units of the normalised stamp.
-	PSFNorm string
-	// Radius is the patch radius in pixels; 0 means 4.
-	Radius int
+	FWHM float64 `param:"fwhm"`
+	// PSFNorm is how the stamp is normalised: "sum" (the default; "" is
+	// the same), "peak" or "none". Fluxes are in units of the normalised
+	// stamp.
+	PSFNorm string `param:"psf_norm"`
+	// Radius is the patch radius in pixels, at least 1 (DefaultRadius).
+	Radius int `param:"radius"`
 	// Center chooses the star centre; CenterYX is the centre CenterGiven
 	// takes ((y, x), 0-based, rounded for the maps) and HeaderCenter the
 	// one the cube's header records (FITS: CRPIX2−1, CRPIX1−1), nil when
@@ -108,13 +111,13 @@ type Options struct {
 	CenterYX     [2]float64
 	HeaderCenter *[2]float64
 	// Threshold is the SNR above which local maxima of the SNR map are
-	// detections.
-	Threshold float64
+	// detections (0: every positive local maximum).
+	Threshold float64 `param:"threshold"`
 	// MinSep is the least distance in pixels between two detections;
 	// 0 means 2×Radius.
-	MinSep    float64
-	Compat    Compat
-	Placement Placement
+	MinSep    float64   `param:"min_sep"`
+	Compat    Compat    `param:"compat"`
+	Placement Placement `param:"placement"`
 	// Convert computes the maps in DType (tensor.F32 or F64) instead of the
 	// cube's own type. The CPU path (dev nil) computes in float64 only and
 	// refuses anything else (ErrCPUFloat64).
@@ -122,18 +125,18 @@ type Options struct {
 	DType   tensor.DType
 	// Unbiased adds Algorithm 3's flux, σ, SNR and refined position to
 	// every detection.
-	Unbiased bool
+	Unbiased bool `param:"unbiased"`
 	// ContrastCheck injects fake companions at the contrast curve's limit
 	// in ContrastCheckRuns more runs of the maps and reports what came back.
-	ContrastCheck bool
+	ContrastCheck bool `param:"contrast_check"`
 	// StarFlux is the star's flux in the flux map's units, for the contrast
 	// curve's contrast and magnitudes; 0: unknown.
-	StarFlux float64
+	StarFlux float64 `param:"star_flux"`
 	// PixelScale is arcseconds per pixel (detections' SepArcsec); 0: none.
-	PixelScale float64
+	PixelScale float64 `param:"pixel_scale"`
 	// NorthOffset is the true-north correction in degrees, added to the
 	// position angles.
-	NorthOffset float64
+	NorthOffset float64 `param:"north_offset"`
 	// Progress, when set, is told which stage runs ("statistics",
 	// "detection map", "unbiased flux") and how far it is (0 to 1). It may
 	// be called from several goroutines at once.
@@ -146,21 +149,19 @@ type Options struct {
 	Note func(msg string)
 }
 
+// DefaultRadius is PACO.md's patch radius: 49-pixel patches.
+const DefaultRadius = 4
+
 // DefaultOptions are PACO.md's defaults: radius 4, threshold 5, the PSF
-// normalised to unit sum. Set PSF or FWHM.
+// normalised to unit sum, placed on the nearest pixel, no compatibility
+// mode, the minimum separation 2×radius. Set PSF or FWHM.
 func DefaultOptions() Options {
-	return Options{Radius: 4, Threshold: 5, PSFNorm: "sum"}
+	return Options{Radius: DefaultRadius, Threshold: 5, PSFNorm: "sum", Compat: CompatNone, Placement: PlacementNearest}
 }
 
-// OptionError is an option Run cannot use. Its message starts with the
-// field's name, which callers with other names for it (a command-line
-// flag, a manifest column) replace.
-type OptionError struct {
-	Field string // the Options field: "Radius", "FWHM", ...
-	Msg   string // what is wrong, starting with ": " or " "
-}
-
-func (e *OptionError) Error() string { return e.Field + e.Msg }
+// Defaults are DefaultOptions by parameter name (engine.Defaults): what
+// the front ends show and the C ABI hands to Python.
+func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
 
 // ErrCPUFloat64 is Run's error for Convert to anything but float64 on the
 // CPU path, which computes in float64 only.
@@ -171,34 +172,42 @@ var ErrNoHeaderCenter = errors.New("the centre from the header: the cube's heade
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// Check reports the first option Run cannot use, as an *OptionError.
+// Check reports the first option Run cannot use, as an
+// *engine.FieldError naming its parameter ("radius", "psf_norm", ...).
 func (o Options) Check() error {
-	bad := func(field, format string, args ...any) error {
-		return &OptionError{Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
+	bad := engine.Fieldf
 	switch {
 	case o.PSF == nil && (!(o.FWHM > 0) || o.FWHM > 100):
-		return bad("FWHM", " must be between 0 and 100 pixels, got %g", o.FWHM)
+		return bad("fwhm", " must be between 0 and 100 pixels, got %g", o.FWHM)
 	case o.PSFNorm != "" && o.PSFNorm != "sum" && o.PSFNorm != "peak" && o.PSFNorm != "none":
-		return bad("PSFNorm", ": want sum, peak or none, got %q", o.PSFNorm)
+		return bad("psf_norm", ": want sum, peak or none, got %q", o.PSFNorm)
 	case !(o.StarFlux >= 0) || math.IsInf(o.StarFlux, 0):
-		return bad("StarFlux", " must be a finite number ≥ 0, got %g", o.StarFlux)
-	case o.Radius < 0:
-		return bad("Radius", " must be at least 1, got %d", o.Radius)
+		return bad("star_flux", " must be a finite number ≥ 0, got %g", o.StarFlux)
+	case o.Radius < 1:
+		return radiusError(o.Radius)
 	case !(o.PixelScale >= 0 && o.PixelScale < 3600):
-		return bad("PixelScale", ": want arcseconds per pixel, a number above 0, got %g", o.PixelScale)
+		return bad("pixel_scale", ": want arcseconds per pixel, a number above 0, got %g", o.PixelScale)
 	case !(o.MinSep >= 0) || math.IsInf(o.MinSep, 0):
-		return bad("MinSep", ": want a distance in pixels of 0 (2×radius) or more, got %g", o.MinSep)
+		return bad("min_sep", ": want a distance in pixels of 0 (2×radius) or more, got %g", o.MinSep)
 	case !finite(o.NorthOffset):
-		return bad("NorthOffset", ": want a finite angle in degrees, got %g", o.NorthOffset)
+		return bad("north_offset", ": want a finite angle in degrees, got %g", o.NorthOffset)
 	case !finite(o.Threshold) || o.Threshold < 0:
-		return bad("Threshold", ": want an SNR of 0 or more (detections are the SNR map's local maxima above it; below 0 every local maximum of the background is one), got %g", o.Threshold)
+		return bad("threshold", ": want an SNR of 0 or more (detections are the SNR map's local maxima above it; below 0 every local maximum of the background is one), got %g", o.Threshold)
 	case o.Center == CenterGiven && !(finite(o.CenterYX[0]) && finite(o.CenterYX[1])):
-		return bad("CenterYX", ": want finite pixel coordinates, got %v", o.CenterYX)
+		return bad("center", ": want finite pixel coordinates, got %v", o.CenterYX)
 	case o.Center < CenterDefault || o.Center > CenterGiven:
-		return bad("Center", ": unknown choice %d", o.Center)
+		return bad("center", ": unknown choice %d", o.Center)
+	case o.Compat != CompatNone && o.Compat != CompatVIP:
+		return bad("compat", ": unknown mode %d", o.Compat)
+	case o.Placement != PlacementNearest && o.Placement != PlacementSubpixel:
+		return bad("placement", ": unknown PSF placement %d", o.Placement)
 	}
 	return nil
+}
+
+// radiusError refuses a patch radius below 1, for Check and Prepare.
+func radiusError(r int) error {
+	return engine.Fieldf("radius", " must be at least 1, got %d", r)
 }
 
 // CenterInfo is how Run chose the star centre (written beside the
@@ -284,7 +293,7 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 				info.Estimate = e
 				if d := math.Hypot(e.Y-info.Y, e.X-info.X); d > 0.5 && e.est.RulesOut(info.Y, info.X) {
 					warn(WarnCenterHeader, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty, "header_y": info.Y, "header_x": info.X},
-						"the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for the measured centre (auto) to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
+						"the star measured at (%.2f, %.2f) ± %.2f px (95 %%) is %.2f px from the header's centre (CRPIX2−1, CRPIX1−1) = (%.2f, %.2f), which is used; ask for {center=auto} to use the measurement", e.Y, e.X, e.Uncertainty, d, info.Y, info.X)
 				}
 			}
 			break
@@ -296,9 +305,9 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 			info.Source, info.Y, info.X = "geometric", float64(H/2), float64(W/2)
 			if o.Center == CenterAuto {
 				if e.Error != "" {
-					warn(WarnCenterUnmeasured, nil, "centre auto: could not measure the star centre (%s); using the geometric centre (%d, %d); give the centre as y,x", e.Error, H/2, W/2)
+					warn(WarnCenterUnmeasured, nil, "{center=auto}: could not measure the star centre (%s); using the geometric centre (%d, %d); give {center=y,x}", e.Error, H/2, W/2)
 				} else {
-					warn(WarnCenterKept, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty}, "centre auto: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give the centre as y,x to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
+					warn(WarnCenterKept, map[string]float64{"y": e.Y, "x": e.X, "uncertainty_px": e.Uncertainty}, "{center=auto}: the star measured at (%.2f, %.2f) ± %.2f px (95 %%) does not rule out the geometric centre (%d, %d), which is used; give {center=y,x} to choose", e.Y, e.X, e.Uncertainty, H/2, W/2)
 				}
 			}
 		}
@@ -314,7 +323,7 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 	// ints, 1e30 printed as −9223372036854775808.
 	if !(info.Y > -0.5 && info.Y < float64(H)-0.5 && info.X > -0.5 && info.X < float64(W)-0.5) {
 		from := map[string]string{"option": "given", "header": "the header's CRPIX2−1, CRPIX1−1", "estimated": "measured"}[info.Source]
-		return info, fmt.Errorf("centre (%g, %g) is outside the %d×%d frame (%s)", info.Y, info.X, H, W, from)
+		return info, engine.Fieldf("center", " (%g, %g) is outside the %d×%d frame (%s)", info.Y, info.X, H, W, from)
 	}
 	info.Used = [2]int{int(math.Round(info.Y)), int(math.Round(info.X))}
 	if info.Source == "estimated" || info.Source == "header" {
@@ -468,7 +477,7 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		}
 	}
 	warnf := func(code string, data map[string]float64, format string, args ...any) {
-		warn(Warning{Code: code, Message: fmt.Sprintf(format, args...), Data: data})
+		warn(warning(code, data, format, args...))
 	}
 	note := func(format string, args ...any) {
 		if opt.Note != nil {
@@ -505,7 +514,7 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	}
 	// The PSF's width against a pixel, its stamp and the patch, and the
 	// field's rotation at the inner working angle.
-	radius := cmp.Or(opt.Radius, 4)
+	radius := opt.Radius
 	res.FWHM = opt.FWHM
 	if opt.PSF != nil {
 		res.FWHM = FWHMOfStamp(psf)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -55,28 +56,35 @@ func TestRunRefuses(t *testing.T) {
 		_, err := Run(context.Background(), nil, ds.Cube, ds.Angles, o)
 		return err
 	}
+	with := func(set func(*Options)) Options {
+		o := DefaultOptions()
+		o.FWHM = 2
+		set(&o)
+		return o
+	}
 	for field, o := range map[string]Options{
-		"FWHM":        {},
-		"PSFNorm":     {FWHM: 2, PSFNorm: "max"},
-		"Radius":      {FWHM: 2, Radius: -1},
-		"MinSep":      {FWHM: 2, MinSep: math.NaN()},
-		"PixelScale":  {FWHM: 2, PixelScale: -1},
-		"NorthOffset": {FWHM: 2, NorthOffset: math.Inf(1)},
-		"StarFlux":    {FWHM: 2, StarFlux: -2},
-		"Threshold":   {FWHM: 2, Threshold: -1},
+		"fwhm":         with(func(o *Options) { o.FWHM = 0 }),
+		"psf_norm":     with(func(o *Options) { o.PSFNorm = "max" }),
+		"radius":       with(func(o *Options) { o.Radius = 0 }),
+		"min_sep":      with(func(o *Options) { o.MinSep = math.NaN() }),
+		"pixel_scale":  with(func(o *Options) { o.PixelScale = -1 }),
+		"north_offset": with(func(o *Options) { o.NorthOffset = math.Inf(1) }),
+		"star_flux":    with(func(o *Options) { o.StarFlux = -2 }),
+		"threshold":    with(func(o *Options) { o.Threshold = -1 }),
+		"placement":    with(func(o *Options) { o.Placement = 7 }),
 	} {
-		var oe *OptionError
-		if err := run(o); !errors.As(err, &oe) || oe.Field != field {
-			t.Errorf("%+v: %v, want an OptionError for %s", o, err, field)
+		var fe *engine.FieldError
+		if err := run(o); !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%+v: %v, want a FieldError for %s", o, err, field)
 		}
 	}
-	if err := run(Options{FWHM: 2, Convert: true, DType: tensor.F32}); !errors.Is(err, ErrCPUFloat64) {
+	if err := run(with(func(o *Options) { o.Convert, o.DType = true, tensor.F32 })); !errors.Is(err, ErrCPUFloat64) {
 		t.Errorf("float32 on the CPU path: %v", err)
 	}
-	if err := run(Options{FWHM: 2, Center: CenterHeader}); !errors.Is(err, ErrNoHeaderCenter) {
+	if err := run(with(func(o *Options) { o.Center = CenterHeader })); !errors.Is(err, ErrNoHeaderCenter) {
 		t.Errorf("the header's centre without one: %v", err)
 	}
-	res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, Options{FWHM: 2, Center: CenterHeader, HeaderCenter: &[2]float64{9.4, 11.6}})
+	res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, with(func(o *Options) { o.Center, o.HeaderCenter = CenterHeader, &[2]float64{9.4, 11.6} }))
 	if err != nil || res.Center.Source != "header" || res.Center.Used != [2]int{9, 12} {
 		t.Errorf("the header's centre (9.4, 11.6): %+v, %v; want (9, 12) from the header", res.Center, err)
 	}

@@ -48,7 +48,7 @@ var checksFaint = []bool{false, true, true, true}
 //   - without -short, the flux at each companion agrees with the reference's.
 func TestPACOChecks(t *testing.T) {
 	ds := checksData(t)
-	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF}
+	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: DefaultRadius}
 	at := func(m *Maps, tr synth.Truth) int { return int(math.Round(tr.Y))*m.W + int(math.Round(tr.X)) }
 	var ref *Maps
 	if !testing.Short() {

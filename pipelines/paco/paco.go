@@ -21,7 +21,6 @@
 package paco
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -87,7 +86,7 @@ type Input struct {
 	PSF    *tensor.Tensor // odd square stamp centred on its middle pixel
 	// PSFNorm is "sum" (default: unit total sum), "peak" or "none".
 	PSFNorm string
-	Radius  int // patch radius R in pixels (default 4)
+	Radius  int // patch radius R in pixels, at least 1 (DefaultRadius)
 	// Center is the star (y, x); nil means (H/2, W/2).
 	Center *[2]int
 	Compat Compat
@@ -217,39 +216,39 @@ func Offsets(r int) [][2]int {
 	return o
 }
 
-// Prepare checks in and derives the mask, h and the rotation table.
+// Prepare checks in and derives the mask, h and the rotation table. What
+// it refuses is an *engine.FieldError naming the input or option at fault
+// ("cube", "angles", "psf", "radius", "center", ...).
 func Prepare(in Input) (*Prepared, error) {
+	bad := engine.Fieldf
 	c := in.Cube
 	if c == nil || len(c.Shape) != 3 {
 		shape := "none"
 		if c != nil {
 			shape = tensor.ShapeString(c.Shape)
 		}
-		return nil, fmt.Errorf("the cube must be 3-D (T, H, W); got shape %s", shape)
+		return nil, bad("cube", " must be 3-D (T, H, W); got shape %s", shape)
 	}
 	T, H, W := c.Shape[0], c.Shape[1], c.Shape[2]
 	if T < 2 {
-		return nil, fmt.Errorf("the cube has %d frame(s); PACO needs at least 2", T)
+		return nil, bad("cube", " has %d frame(s); PACO needs at least 2", T)
 	}
 	if len(in.Angles) != T {
-		return nil, fmt.Errorf("%d angles for %d frames: there must be one parallactic angle per frame", len(in.Angles), T)
+		return nil, bad("angles", ": %d angles for %d frames: there must be one parallactic angle per frame", len(in.Angles), T)
 	}
 	r := in.Radius
-	if r == 0 {
-		r = 4
-	}
 	if r < 1 {
-		return nil, fmt.Errorf("patch radius %d: must be at least 1", r)
+		return nil, radiusError(r)
 	}
 	if 2*r+1 > H || 2*r+1 > W {
-		return nil, fmt.Errorf("patch radius %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
+		return nil, bad("radius", " %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
 	}
 	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: Offsets(r), Compat: in.Compat, Placement: in.Placement}
 	if in.Center != nil {
 		p.CY, p.CX = in.Center[0], in.Center[1]
 	}
 	if p.CY < 0 || p.CX < 0 || p.CY >= H || p.CX >= W {
-		return nil, fmt.Errorf("centre (%d, %d) is outside the %d×%d frame", p.CY, p.CX, H, W)
+		return nil, bad("center", " (%d, %d) is outside the %d×%d frame", p.CY, p.CX, H, W)
 	}
 	var err error
 	if p.Hvec, err = psfVector(in.PSF, in.PSFNorm, p.Offsets); err != nil {
@@ -272,11 +271,11 @@ func Prepare(in Input) (*Prepared, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("unknown PSF placement %d", in.Placement)
+		return nil, bad("placement", ": unknown PSF placement %d", in.Placement)
 	}
 	for i, a := range in.Angles {
 		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return nil, fmt.Errorf("angle %d is %v", i, a)
+			return nil, bad("angles", ": angle %d is %v", i, a)
 		}
 		rad := a * math.Pi / 180
 		p.Cos = append(p.Cos, math.Cos(rad))
@@ -287,17 +286,17 @@ func Prepare(in Input) (*Prepared, error) {
 
 func psfVector(psf *tensor.Tensor, norm string, offsets [][2]int) ([]float64, error) {
 	if psf == nil {
-		return nil, errors.New("no PSF given")
+		return nil, engine.Fieldf("psf", ": none given")
 	}
 	if len(psf.Shape) != 2 || psf.Shape[0] != psf.Shape[1] || psf.Shape[0]%2 == 0 {
-		return nil, fmt.Errorf("the PSF stamp must be square with an odd size, centred on its middle pixel; got shape %s", tensor.ShapeString(psf.Shape))
+		return nil, engine.Fieldf("psf", ": the stamp must be square with an odd size, centred on its middle pixel; got shape %s", tensor.ShapeString(psf.Shape))
 	}
 	n := psf.Shape[0]
 	v := psf.Float64s()
 	var sum, peak float64
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, errors.New("the PSF stamp contains NaN or Inf")
+			return nil, engine.Fieldf("psf", ": the stamp contains NaN or Inf")
 		}
 		sum += x
 		peak = math.Max(peak, x)
@@ -306,17 +305,17 @@ func psfVector(psf *tensor.Tensor, norm string, offsets [][2]int) ([]float64, er
 	switch norm {
 	case "", "sum":
 		if sum <= 0 {
-			return nil, fmt.Errorf("the PSF stamp sums to %g; it cannot be normalised to unit sum", sum)
+			return nil, engine.Fieldf("psf", ": the stamp sums to %g; it cannot be normalised to unit sum", sum)
 		}
 		scale = 1 / sum
 	case "peak":
 		if peak <= 0 {
-			return nil, fmt.Errorf("the PSF stamp's peak is %g; it cannot be normalised to unit peak", peak)
+			return nil, engine.Fieldf("psf", ": the stamp's peak is %g; it cannot be normalised to unit peak", peak)
 		}
 		scale = 1 / peak
 	case "none":
 	default:
-		return nil, fmt.Errorf("unknown PSF normalisation %q (want sum, peak or none)", norm)
+		return nil, engine.Fieldf("psf_norm", ": unknown PSF normalisation %q (want sum, peak or none)", norm)
 	}
 	c := n / 2
 	h := make([]float64, len(offsets))

@@ -15,14 +15,15 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		in   Input
 		want string
 	}{
-		{"angles count", Input{Cube: cube, Angles: ang[:9], PSF: psf}, "9 angles for 10 frames"},
-		{"even PSF", Input{Cube: cube, Angles: ang, PSF: tensor.New(tensor.F64, 8, 8)}, "odd size"},
+		{"angles count", Input{Cube: cube, Angles: ang[:9], PSF: psf, Radius: 4}, "9 angles for 10 frames"},
+		{"even PSF", Input{Cube: cube, Angles: ang, PSF: tensor.New(tensor.F64, 8, 8), Radius: 4}, "odd size"},
 		{"radius too large", Input{Cube: cube, Angles: ang, PSF: psf, Radius: 11}, "needs at least 23×23"},
-		{"cube not 3-D", Input{Cube: tensor.New(tensor.F32, 21, 21), Angles: ang, PSF: psf}, "must be 3-D"},
-		{"one frame", Input{Cube: tensor.New(tensor.F32, 1, 21, 21), Angles: ang[:1], PSF: psf}, "at least 2"},
-		{"centre outside", Input{Cube: cube, Angles: ang, PSF: psf, Center: &[2]int{30, 2}}, "outside"},
-		{"zero PSF", Input{Cube: cube, Angles: ang, PSF: tensor.New(tensor.F64, 9, 9)}, "sums to 0"},
-		{"PSF norm", Input{Cube: cube, Angles: ang, PSF: psf, PSFNorm: "max"}, "unknown PSF normalisation"},
+		{"cube not 3-D", Input{Cube: tensor.New(tensor.F32, 21, 21), Angles: ang, PSF: psf, Radius: 4}, "must be 3-D"},
+		{"one frame", Input{Cube: tensor.New(tensor.F32, 1, 21, 21), Angles: ang[:1], PSF: psf, Radius: 4}, "at least 2"},
+		{"centre outside", Input{Cube: cube, Angles: ang, PSF: psf, Radius: 4, Center: &[2]int{30, 2}}, "outside"},
+		{"zero PSF", Input{Cube: cube, Angles: ang, PSF: tensor.New(tensor.F64, 9, 9), Radius: 4}, "sums to 0"},
+		{"PSF norm", Input{Cube: cube, Angles: ang, PSF: psf, Radius: 4, PSFNorm: "max"}, "unknown PSF normalisation"},
+		{"radius 0", Input{Cube: cube, Angles: ang, PSF: psf}, "radius must be at least 1"},
 	}
 	for _, c := range cases {
 		_, err := Prepare(c.in)

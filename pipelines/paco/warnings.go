@@ -6,19 +6,63 @@ package paco
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // Warning is a doubt about a run's inputs or results that does not stop
-// it. Code names its kind (the Warn constants), Message says it in the
-// library's words (Options' fields in lower case, "the centre given as
-// y,x", ...), Data holds the figures it rests on, by name.
+// it. Code names its kind (the Warn constants), Data holds the figures it
+// rests on, by name, and Message says it in the library's words. A
+// message that names an option (the centre, the patch radius) marks it as
+// {field} or {field=value} in the text Words puts in a front end's words.
 type Warning struct {
 	Code    string             `json:"code"`
 	Message string             `json:"message"`
 	Data    map[string]float64 `json:"data,omitempty"`
+	text    string             // the message with its options marked; "" when it names none
+}
+
+// warning is a Warning whose text marks options as {field=value}.
+func warning(code string, data map[string]float64, format string, args ...any) Warning {
+	text := fmt.Sprintf(format, args...)
+	w := Warning{Code: code, Data: data, text: text}
+	w.Message = w.Words(libraryWords)
+	return w
+}
+
+// libraryWords names option field set to value as the library does:
+// "center auto", "radius".
+func libraryWords(field, value string) string {
+	if value == "" {
+		return field
+	}
+	return field + " " + value
+}
+
+// Words says w with set's words for its options: set(field, value) is how
+// the caller names field set to value ("--center auto", "center='auto'"),
+// or names field alone when value is "".
+func (w Warning) Words(set func(field, value string) string) string {
+	if w.text == "" {
+		return w.Message
+	}
+	var b strings.Builder
+	rest := w.text
+	for {
+		i := strings.IndexByte(rest, '{')
+		j := strings.IndexByte(rest[i+1:], '}')
+		if i < 0 || j < 0 {
+			break
+		}
+		field, value, _ := strings.Cut(rest[i+1:i+1+j], "=")
+		b.WriteString(rest[:i])
+		b.WriteString(set(field, value))
+		rest = rest[i+2+j:]
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 func (w Warning) String() string { return w.Message }
@@ -125,8 +169,8 @@ func fwhmWarnings(fwhm float64, stamp bool, n, r int, pixelScale float64) []Warn
 	case 2*fwhm > float64(n):
 		return []Warning{{Code: WarnFWHMStamp, Message: fmt.Sprintf("%s is more than half the %d-pixel stamp: the stamp cuts the PSF off, or is not a PSF centred on its middle pixel", what, n), Data: data}}
 	case fwhm > float64(2*r+1):
-		return []Warning{{Code: WarnFWHMPatch, Message: fmt.Sprintf("%s is wider than the patch (%d px across, radius %d): each patch sees only the PSF's core, hard to tell from a smooth background; a patch radius near the FWHM suits it better",
-			what, 2*r+1, r), Data: data}}
+		return []Warning{warning(WarnFWHMPatch, data, "%s is wider than the patch (%d px across, radius %d): each patch sees only the PSF's core, hard to tell from a smooth background; a {radius} near the FWHM suits it better",
+			what, 2*r+1, r)}
 	}
 	return nil
 }

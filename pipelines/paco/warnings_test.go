@@ -144,3 +144,21 @@ func TestRunWarnsAngles(t *testing.T) {
 		t.Errorf("other angles: %+v", ws)
 	}
 }
+
+// TestWarningWords: a warning that names options is worded by the caller's
+// names for them, the library's own in Message; one that names none is
+// its Message whatever the caller's words.
+func TestWarningWords(t *testing.T) {
+	w := warning(WarnCenterUnmeasured, nil, "{center=auto}: no star (%d); give {center=y,x}, or a {radius}", 3)
+	if want := "center auto: no star (3); give center y,x, or a radius"; w.Message != want {
+		t.Errorf("Message %q, want %q", w.Message, want)
+	}
+	flags := func(field, value string) string { return strings.TrimSpace("--" + field + " " + value) }
+	if got, want := w.Words(flags), "--center auto: no star (3); give --center y,x, or a --radius"; got != want {
+		t.Errorf("Words %q, want %q", got, want)
+	}
+	plain := Warning{Code: WarnAllNaN, Message: "every value is NaN {not an option}"}
+	if got := plain.Words(flags); got != plain.Message {
+		t.Errorf("a warning without marks: %q", got)
+	}
+}

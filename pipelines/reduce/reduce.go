@@ -13,6 +13,7 @@ package reduce
 
 import (
 	"fmt"
+	"github.com/vkstat/vkstat/engine"
 	"strings"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -65,12 +66,15 @@ func ParseStats(s string) ([]Stat, error) {
 	return out, nil
 }
 
-// Options describe a reduction.
+// Options describe a reduction. The zero value is the default (Defaults):
+// axis 0, ddof 0, NaNs propagated. Check refuses what no reduction can
+// use, as an *engine.FieldError naming the parameter (the `param` tags).
 type Options struct {
 	// Axis to reduce; negative counts from the end as in NumPy.
-	Axis int
-	// DDof is the delta degrees of freedom of var and std (0 or 1).
-	DDof int
+	Axis int `param:"axis"`
+	// DDof is the delta degrees of freedom of var and std, 0 or more (var
+	// and std are NaN where n − ddof ≤ 0).
+	DDof int `param:"ddof"`
 	// SkipNaN ignores NaN elements (NumPy's nanmean etc.); otherwise a NaN
 	// makes every statistic of its slice NaN.
 	SkipNaN bool
@@ -82,6 +86,12 @@ type Options struct {
 	// (A pointer, so that Options stay comparable.)
 	test *testOptions
 }
+
+// Defaults are the zero Options by parameter name (engine.Defaults).
+func Defaults() map[string]any { return engine.Defaults(Options{}) }
+
+// Check refuses a negative ddof.
+func (o Options) Check() error { return engine.AtLeast("ddof", o.DDof, 0) }
 
 // Geometry views a row-major shape reduced along one axis as
 // (Outer, N, Inner): element (o, i, j) is at (o*N+i)*Inner+j.

@@ -264,8 +264,8 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	if err != nil {
 		return nil, nil, tm, err
 	}
-	if opt.DDof < 0 {
-		return nil, nil, tm, fmt.Errorf("ddof must be 0 or more, got %d", opt.DDof)
+	if err := opt.Check(); err != nil {
+		return nil, nil, tm, err
 	}
 	// var and std are NaN wherever n − ddof ≤ 0, n ≤ N: a ddof beyond the
 	// axis length means what the length does (as on the CPU path), and

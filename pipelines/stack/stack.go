@@ -36,6 +36,26 @@ const (
 	Amplitude
 )
 
+// String is the quantity's name: intensity or amplitude.
+func (q Quantity) String() string {
+	if q == Amplitude {
+		return "amplitude"
+	}
+	return "intensity"
+}
+
+// DefaultFilterSize is a speckle filter's window unless told (refined
+// Lee's classic window is 7).
+const DefaultFilterSize = 5
+
+// Defaults are what the front ends compute unless told, by parameter
+// name: the zero Config (|S|², no multilook, no filter, ddof 0), with a
+// filter's window DefaultFilterSize.
+func Defaults() map[string]any {
+	var c Config
+	return map[string]any{"quantity": c.Quantity.String(), "filter": c.Filter.Kind.String(), "filter_size": DefaultFilterSize, "ddof": c.Ddof}
+}
+
 // FilterKind is a per-date speckle filter, applied to the multilooked intensity.
 type FilterKind int
 

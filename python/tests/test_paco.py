@@ -155,15 +155,15 @@ def test_paco_bad_input(dev, adi):
         dev.paco(cube, angles)
     with pytest.raises(ValueError, match="40 angles for 39 frames"):
         dev.paco(cube[1:], angles, psf)
-    with pytest.raises(ValueError, match=r"the cube must be 3-D \(T, H, W\); got shape \(48, 48\)"):
+    with pytest.raises(ValueError, match=r"cube must be 3-D \(T, H, W\); got shape \(48, 48\)"):
         dev.paco(cube[0], angles[:1], psf)
     with pytest.raises(ValueError, match="square with an odd size"):
         dev.paco(cube, angles, psf[1:, 1:])
-    with pytest.raises(ValueError, match="patch radius 30 needs at least 61×61 pixels"):
+    with pytest.raises(ValueError, match="radius 30 needs at least 61×61 pixels"):
         dev.paco(cube, angles, psf, radius=30)
     with pytest.raises(ValueError, match=r"center: want \(y, x\) in pixels, 0-based, or auto; got \"header\""):
         dev.paco(cube, angles, psf, center="header")
-    with pytest.raises(ValueError, match=r"centre \(60, 2\) is outside the 48×48 frame"):
+    with pytest.raises(ValueError, match=r"center \(60, 2\) is outside the 48×48 frame"):
         dev.paco(cube, angles, psf, center=(60, 2))
     with pytest.raises(ValueError, match="pixel_scale: want arcseconds per pixel"):
         dev.paco(cube, angles, psf, pixel_scale=0)

@@ -31,12 +31,12 @@ from __future__ import annotations
 from . import _lib
 from ._lib import DeviceError, Error, InputError
 from ._results import CholResult, CovResult, LatentResult, PacoResult, StackResult, VerifyReport
-from ._session import Session, default_session, devices, on_default, open, set_default
+from ._session import Session, default_session, defaults, devices, on_default, open, set_default
 
 # What ``from vkstat import *`` takes: not open and map, which would shadow
 # the builtins (use vkstat.open and vkstat.map).
 __all__ = [
-    "devices", "Session", "reduce", "cov", "chol", "verify",
+    "devices", "defaults", "Session", "reduce", "cov", "chol", "verify",
     "latent", "stack", "paco", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
     "LatentResult", "StackResult", "PacoResult",
     "Error", "DeviceError", "InputError", "__version__",

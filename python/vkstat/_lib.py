@@ -57,6 +57,7 @@ def _load() -> ctypes.CDLL:
     sigs = {
         "vks_version": (vp, []),
         "vks_free": (None, [vp]),
+        "vks_defaults": (cint, [pvp, pvp]),
         "vks_devices": (cint, [cs, pvp, pvp]),
         "vks_open": (cint, [cs, pi64, pvp, pvp]),
         "vks_close": (cint, [i64, pvp]),
@@ -101,6 +102,13 @@ def check(status: int, err: ctypes.c_void_p) -> None:
 
 def version() -> str:
     return _take(ctypes.c_void_p(lib.vks_version()))
+
+
+def defaults() -> dict[str, dict[str, Any]]:
+    """The operations' defaults, by operation and parameter: the library's."""
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    check(lib.vks_defaults(ctypes.byref(out), ctypes.byref(err)), err)
+    return json.loads(_take(out))
 
 
 def devices(options: bytes) -> dict[str, Any]:

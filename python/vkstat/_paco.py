@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 
 
 def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.ArrayLike | None = None,
-         fwhm: float | None = None, *, radius: int = 4, threshold: float = 5.0, min_sep: float | None = None,
+         fwhm: float | None = None, *, radius: int | None = None, threshold: float | None = None,
+         min_sep: float | None = None,
          center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
          star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
-         psf_norm: str = "sum", placement: str = "nearest", compat: str = "none",
+         psf_norm: str | None = None, placement: str | None = None, compat: str | None = None,
          precision: DTypeLike = None, out: Mapping[str, np.ndarray] | None = None) -> PacoResult:
     """PACO (Flasseur et al. 2018): faint companions in an angular
     differential imaging sequence, what ``vkstat paco`` does, on arrays
@@ -48,7 +49,9 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
         Instead of ``psf``: a Gaussian PSF of this FWHM in pixels (the
         one ``vkstat synth paco`` injects). Give one of psf and fwhm.
     radius : int, optional
-        The patch radius in pixels (4: 49-pixel patches).
+        The patch radius in pixels. None, here and for threshold,
+        psf_norm, placement and compat: the library's default, PACO.md's,
+        which :func:`vkstat.defaults` lists.
     threshold : float, optional
         The SNR above which local maxima are detections.
     min_sep : float, optional

@@ -321,15 +321,15 @@ class PacoResult:
     """(H, W) float64: the flux's standard deviation, 1/√a."""
     detections: Optional[np.recarray] = None
     """One record per local maximum of the SNR above ``threshold``,
-    strongest first, with detections.csv's columns: rank, y, x,
-    separation_px, separation_arcsec (NaN without a pixel scale),
-    pa_east_of_north_deg, angle_ccw_from_x_deg, snr, flux, sigma_flux, and
-    with ``unbiased`` Algorithm 3's flux_unbiased, sigma_unbiased,
-    snr_unbiased, y_refined, x_refined, iterations and converged."""
+    strongest first, with detections.csv's columns, as the library lists
+    them (``detections.dtype.names``; docs/paco.md describes each):
+    position, separation (in arcsec NaN without a pixel scale), position
+    angles, SNR, flux and σ, and with ``unbiased`` Algorithm 3's."""
     contrast: Optional[np.recarray] = None
-    """The contrast curve, contrast.csv's columns: separation_px, pixels,
-    sigma_flux (the annulus' median σ), flux_limit (threshold × that),
-    contrast and delta_mag (NaN without star_flux)."""
+    """The contrast curve, contrast.csv's columns as the library lists
+    them (``contrast.dtype.names``): the annulus' separation, its median
+    σ, the flux limit (threshold × that), and the contrast (NaN without
+    star_flux)."""
     contrast_check: Optional[np.recarray] = None
     """With ``contrast_check``: each fake companion injected at the curve's
     limit and what came back, contrast_check.csv's columns."""
@@ -359,7 +359,7 @@ class PacoResult:
     """NaN values in the cube."""
     stages: dict[str, float] = field(default_factory=dict)
     """The maps' stages and their times, ms."""
-    threshold: float = 5.0
+    threshold: float = 0.0
     min_sep: float = 0.0
     north_offset: float = 0.0
     pixel_scale: Optional[float] = None

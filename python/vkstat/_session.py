@@ -37,6 +37,18 @@ def _options(validate: bool, memory: str | int | None, disable: str | Iterable[s
     return {"validate": validate, "memory": "" if memory is None else str(memory), "disable": disable or ""}
 
 
+def defaults() -> dict[str, dict[str, Any]]:
+    """The library's defaults of the operations' parameters, by operation
+    and parameter name: what a parameter left None (or not given) takes.
+
+    Examples
+    --------
+    >>> vkstat.defaults()["paco"]["radius"]                 # doctest: +SKIP
+    4
+    """
+    return _lib.defaults()
+
+
 def devices(*, validate: bool = False, disable: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
     """List the Vulkan devices and the CPU path.
 

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/stack"
+)
+
+// workloadDefaults are the workloads' defaults by command: each
+// package's own list (its Defaults), the one source the flags must show.
+var workloadDefaults = map[string]map[string]any{
+	"paco":   paco.Defaults(),
+	"cov":    cov.Defaults(),
+	"map":    mapx.Defaults(),
+	"reduce": reduce.Defaults(),
+	"latent": latent.Defaults(),
+	"stack":  stack.Defaults(),
+}
+
+// TestFlagDefaults: every parameter a workload gives a default has a flag
+// on its command (named as flagOf names it), whose default is the
+// workload's; a flag that hard-codes another value fails here.
+func TestFlagDefaults(t *testing.T) {
+	app := New(io.Discard, io.Discard)
+	for name, defaults := range workloadDefaults {
+		cmd := app.Command(name)
+		if cmd == nil {
+			t.Errorf("no command %s", name)
+			continue
+		}
+		flags := map[string]ucli.Flag{}
+		for _, f := range cmd.Flags {
+			flags[f.Names()[0]] = f
+		}
+		for field, want := range defaults {
+			f, ok := flags[flagOf(field)]
+			if !ok {
+				t.Errorf("%s: no flag --%s for the workload's %s", name, flagOf(field), field)
+				continue
+			}
+			if got, want := flagDefault(f), shown(want); got != want {
+				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flagOf(field), got, field, want)
+			}
+		}
+	}
+}
+
+// flagDefault is f's default as its flag takes it.
+func flagDefault(f ucli.Flag) string {
+	switch f := f.(type) {
+	case *ucli.StringFlag:
+		return f.Value
+	case *ucli.IntFlag:
+		return strconv.Itoa(f.Value)
+	case *ucli.Float64Flag:
+		return strconv.FormatFloat(f.Value, 'g', -1, 64)
+	case *ucli.BoolFlag:
+		return strconv.FormatBool(f.Value)
+	}
+	return fmt.Sprintf("%T", f)
+}
+
+// shown is a default as a flag takes it: lists comma-separated.
+func shown(v any) string {
+	switch v := v.(type) {
+	case []int:
+		return joinInts(v)
+	case []string:
+		return strings.Join(v, ",")
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
