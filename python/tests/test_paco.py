@@ -92,6 +92,9 @@ def test_paco_matches_the_command(dev, cpu, cli, adi, tmp_path, case):
     curve = json.loads((out / "contrast.json").read_text(encoding="utf-8"))["curve"]
     assert len(r.contrast) == len(curve) > 10
     for col in r.contrast.dtype.names:
+        if col == "separation_arcsec" and "pixel_scale" not in kw:  # contrast.json leaves it out
+            assert np.isnan(r.contrast[col]).all() and all(col not in p for p in curve)
+            continue
         np.testing.assert_array_equal(r.contrast[col], nums([p[col] for p in curve]), err_msg=col)
     # against the truth: each injected companion is a detection within 1.5
     # px, and Algorithm 3 gets its flux back within 10 %
