@@ -10,14 +10,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Run decomposes a's matrices on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
-	}
-	return Vulkan(ctx, dev, a, opt)
-}
-
 // loopBudget bounds the loop iterations one invocation runs in one
 // dispatch: llvmpipe (lavapipe) silently ends a shader's loops after
 // 65,535 iterations in all.
