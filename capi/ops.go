@@ -262,7 +262,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 			return nil, inputf("x has %v", err)
 		}
 		opt.Out = c.outputs(nil)
-		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
+		r, err := cov.RunGather(ctx, dev, x, g, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -275,14 +275,14 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 				binary.LittleEndian.PutUint64(b[16*i+8:], uint64(l[1]))
 			}
 		})
-		return res.timed(tm), nil
+		return res.timed(r.Timing), nil
 	}
 	x, single, err := cov.Sets(x, opt.DDof)
 	if err != nil {
 		return nil, inputf("x has %v", err)
 	}
 	opt.Out = c.outputs(squeezed(single))
-	r, tm, err := cov.Run(ctx, dev, x, opt)
+	r, err := cov.Run(ctx, dev, x, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }
 
 // squeezed is the view of a call on one matrix or sample set made a batch

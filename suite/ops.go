@@ -307,11 +307,11 @@ func covOp() Op {
 		},
 		Build: covBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, tm, err := cov.Run(ctx, dev, in[0], c.Arg.(covArg).opt)
+			r, err := cov.Run(ctx, dev, in[0], c.Arg.(covArg).opt)
 			if err != nil {
-				return nil, tm, err
+				return nil, engine.Timing{}, err
 			}
-			return []Output{{"mean", r.Mean}, {"cov", r.Cov}, {"rho", r.Rho}}, tm, nil
+			return []Output{{"mean", r.Mean}, {"cov", r.Cov}, {"rho", r.Rho}}, r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			r, err := cov.Reference(in[0], c.Arg.(covArg).opt)

@@ -82,14 +82,14 @@ func BenchmarkCovChol(b *testing.B) {
 			if dt == tensor.F64 && d.dev != nil && !d.dev.Info.Float64 {
 				continue
 			}
-			c, _, err := cov.Run(ctx, d.dev, x, opt) // warm-up: pipelines built
+			c, err := cov.Run(ctx, d.dev, x, opt) // warm-up: pipelines built
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("cov/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := cov.Run(ctx, d.dev, x, opt); err != nil {
+					if _, err := cov.Run(ctx, d.dev, x, opt); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -111,7 +111,7 @@ func BenchmarkCovChol(b *testing.B) {
 			b.Run(fmt.Sprintf("cov+chol+inverse/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					c, _, err := cov.Run(ctx, d.dev, x, opt)
+					c, err := cov.Run(ctx, d.dev, x, opt)
 					if err != nil {
 						b.Fatal(err)
 					}

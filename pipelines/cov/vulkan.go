@@ -12,23 +12,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Run estimates the covariance of each sample set of x, an (N, T, P)
-// array, on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) })
-	}
-	return Vulkan(ctx, dev, x, opt)
-}
-
-// RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
-func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) })
-	}
-	return VulkanGather(ctx, dev, cube, g, opt)
-}
-
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
 const chunkBytes = 256 << 20

@@ -851,12 +851,12 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			}
 		}
 		c0 := time.Now()
-		r, st, err := cov.RunStrided(ctx, dev, x, sl, opt)
+		r, err := cov.RunStrided(ctx, dev, x, sl, opt)
 		inCov += time.Since(c0)
-		tm.Add(st)
 		if err != nil {
 			return nil, err
 		}
+		tm.Add(r.Timing)
 		cv := r.Cov.Float64s()
 		if allFinite {
 			// A constant variable's variance is 0, or a rounding away from
@@ -893,12 +893,12 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			in.F32 = g.([]float32)
 		}
 		c0 := time.Now()
-		r, st, err := cov.Run(ctx, dev, in, opt)
+		r, err := cov.Run(ctx, dev, in, opt)
 		inCov += time.Since(c0)
-		tm.Add(st)
 		if err != nil {
 			return nil, err
 		}
+		tm.Add(r.Timing)
 		put(r.Cov.Float64s(), sets)
 	}
 	return &setCovs{cov: out, count: count, bad: bad, constant: constant}, nil
