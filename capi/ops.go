@@ -57,7 +57,7 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	mp := mapx.Params{A: 1, B: 1, C: 0} // the command line's defaults
+	mp := mapx.Options{A: 1, B: 1, C: 0} // the command line's defaults
 	for _, f := range []struct {
 		dst *float64
 		src *float64
@@ -82,12 +82,12 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	}
 	res := c.Result()
 	z := c.outputs(nil).New("z", x.DType, x.Shape...)
-	tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
+	r, err := mapx.Run(ctx, dev, mapx.Input{X: x, Y: y, Z: z}, mp)
 	if err != nil {
 		return nil, err
 	}
 	res.add("z", z)
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }
 
 // ---- reduce -------------------------------------------------------------------

@@ -49,7 +49,7 @@ func shapeArg(shape []int) string {
 
 // mapParams are the seed document's coefficients. With x in [-2, 2) and y
 // in [-1, 1), |z| >= 7.2: no cancellation.
-var mapParams = mapx.Params{A: 3.5, B: 2.8, C: 10}
+var mapParams = mapx.Options{A: 3.5, B: 2.8, C: 10}
 
 func mapOp() Op {
 	nan := func(shape ...int) Case { return Case{Shape: shape, Note: "with NaNs", Arg: true} }
@@ -74,8 +74,11 @@ func mapOp() Op {
 			return []*tensor.Tensor{x, y}
 		},
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			z, tm, err := mapx.Run(ctx, dev, in[0], in[1], mapParams)
-			return []Output{{"z", z}}, tm, err
+			r, err := mapx.Run(ctx, dev, mapx.Input{X: in[0], Y: in[1]}, mapParams)
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			return []Output{{"z", r.Z}}, r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			return []RefOutput{{"z", mapx.Reference(in[0].Float64s(), in[1].Float64s(), mapParams)}}, nil

@@ -17,7 +17,7 @@ var notPipelines = map[string]bool{"synth": true}
 // faceless are the pipelines not yet given the one face (issue 35): the
 // list only shrinks.
 var faceless = map[string]bool{
-	"chol": true, "latent": true, "mapx": true,
+	"chol": true, "latent": true,
 	"paco": true, "reduce": true, "spectra": true, "stack": true,
 }
 
