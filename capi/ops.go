@@ -143,15 +143,15 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if p.KeepDims {
 		view = func([]int) []int { return kept }
 	}
-	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view)}
-	out, tm, err := reduce.Run(ctx, dev, in, opt, stats)
+	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view), Stats: stats}
+	out, err := reduce.Run(ctx, dev, in, opt)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range stats {
-		res.add(s.String(), out[s])
+		res.add(s.String(), out.Stats[s])
 	}
-	return res.timed(tm), nil
+	return res.timed(out.Timing), nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one

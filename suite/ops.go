@@ -139,15 +139,17 @@ func reduceBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 
 func reduceRun(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 	a := c.Arg.(reduceArg)
-	res, tm, err := reduce.Run(ctx, dev, in[0], a.opt, a.stats)
+	opt := a.opt
+	opt.Stats = a.stats
+	res, err := reduce.Run(ctx, dev, in[0], opt)
 	if err != nil {
-		return nil, tm, err
+		return nil, engine.Timing{}, err
 	}
 	out := make([]Output, len(a.stats))
 	for i, s := range a.stats {
-		out[i] = Output{s.String(), res[s]}
+		out[i] = Output{s.String(), res.Stats[s]}
 	}
-	return out, tm, nil
+	return out, res.Timing, nil
 }
 
 func reduceReference(c Case, in []*tensor.Tensor) ([]RefOutput, error) {

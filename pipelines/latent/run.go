@@ -311,7 +311,11 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		if dev != nil {
 			out, central, t, err = reduce.RunCentral(ctx, dev, p, opt, want)
 		} else {
-			out, t, err = reduce.Run(ctx, nil, p, opt, want)
+			opt.Stats = want
+			var r *reduce.Result
+			if r, err = reduce.Run(ctx, nil, p, opt); err == nil {
+				out, t = r.Stats, r.Timing
+			}
 		}
 		tm.Add(t)
 		if err != nil {

@@ -53,14 +53,6 @@ func (o *testOptions) bound(window int64) int64 {
 	return window
 }
 
-// Run reduces in on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, stats) })
-	}
-	return Vulkan(ctx, dev, in, opt, stats)
-}
-
 // tile is a block of the (outer, rows, inner) view that one dispatch
 // reduces: every binding it needs fits in maxStorageBufferRange.
 type tile struct {
