@@ -331,7 +331,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}
+	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {
@@ -348,7 +348,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		}
 		req.B = b
 	}
-	r, tm, err := chol.Run(ctx, dev, req)
+	r, err := chol.Run(ctx, dev, req.Input, req.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -364,5 +364,5 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
 	res.addRaw("info", "int32", infoShape, 4*int64(len(r.Info)), func(b []byte) { copy(b, r.InfoBytes()) })
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }

@@ -92,7 +92,7 @@ func TestLongSessionMemoryFlat(t *testing.T) {
 			if _, err := mapx.Run(ctx, dev, mapx.Input{X: x, Y: x}, mapx.Options{A: 1, B: 2, C: 3}); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := chol.Run(ctx, dev, chol.Request{A: a, B: b, Inverse: true, LogDet: true}); err != nil {
+			if _, err := chol.Run(ctx, dev, chol.Input{A: a, B: b}, chol.Options{Inverse: true, LogDet: true}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -438,7 +438,7 @@ func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 
 func cholRequest(c Case, in []*tensor.Tensor, dt tensor.DType) chol.Request {
 	a := c.Arg.(cholArg)
-	r := chol.Request{A: in[0].As(dt), L: a.lout, Inverse: a.inv, LogDet: true, Quad: a.quad}
+	r := chol.Request{Input: chol.Input{A: in[0].As(dt)}, Options: chol.Options{L: a.lout, Inverse: a.inv, LogDet: true, Quad: a.quad}}
 	if a.solve || a.quad {
 		r.B = in[1].As(dt)
 	}
@@ -480,11 +480,12 @@ func cholOp() Op {
 		Build: cholBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			dt := in[0].DType
-			r, tm, err := chol.Run(ctx, dev, cholRequest(c, in, dt))
+			req := cholRequest(c, in, dt)
+			r, err := chol.Run(ctx, dev, req.Input, req.Options)
 			if err != nil {
-				return nil, tm, err
+				return nil, engine.Timing{}, err
 			}
-			return cholOutputs(r, dt), tm, nil
+			return cholOutputs(r, dt), r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			r, err := chol.Reference(cholRequest(c, in, tensor.F64))

@@ -95,14 +95,14 @@ func BenchmarkCovChol(b *testing.B) {
 				}
 				report(b, time.Since(t0), flopsCov)
 			})
-			req := Request{A: c.Cov, Inverse: true}
-			if _, _, err := Run(ctx, d.dev, req); err != nil {
+			in, inv := Input{A: c.Cov}, Options{Inverse: true}
+			if _, err := Run(ctx, d.dev, in, inv); err != nil {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("chol+inverse/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := Run(ctx, d.dev, req); err != nil {
+					if _, err := Run(ctx, d.dev, in, inv); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -115,7 +115,7 @@ func BenchmarkCovChol(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					r, _, err := Run(ctx, d.dev, Request{A: c.Cov, Inverse: true})
+					r, err := Run(ctx, d.dev, Input{A: c.Cov}, inv)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -243,11 +243,11 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		if !ok {
 			n, p := shapes[c][0], shapes[c][1]
 			a, b := tuneBatch(n, p, uint64(c))
-			ref, err := Reference(Request{A: a, B: b, LogDet: true})
+			ref, err := Reference(Request{Input: Input{A: a, B: b}, Options: Options{LogDet: true}})
 			if err != nil {
 				return 0, err
 			}
-			d = data{Request{A: a.As(tensor.F32), B: b.As(tensor.F32), LogDet: true}, ref}
+			d = data{Request{Input: Input{A: a.As(tensor.F32), B: b.As(tensor.F32)}, Options: Options{LogDet: true}}, ref}
 			cache[c] = d
 		}
 		res, tm, err := Vulkan(ctx, dev, d.r)

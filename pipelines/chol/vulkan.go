@@ -12,14 +12,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Run serves r on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(r) })
-	}
-	return Vulkan(ctx, dev, r)
-}
-
 // Kernel flags (chol.comp).
 const (
 	flagL       = 1
