@@ -129,7 +129,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res := c.Result()
 	info := &PacoInfo{}
 	opt.Note = func(msg string) { info.Notes = append(info.Notes, msg) }
-	r, err := paco.Run(ctx, dev, cube, at.F64, opt)
+	r, err := paco.Run(ctx, dev, paco.ADI{Cube: cube, Angles: at.F64}, opt)
 	if err != nil {
 		return nil, err
 	}

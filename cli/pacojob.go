@@ -69,16 +69,15 @@ func cpuPrecisionError(p string) error {
 var warningWords = strings.NewReplacer("centre auto: ", "--center auto: ", "give the centre as y,x", "give --center y,x",
 	"ask for the measured centre (auto)", "give --center auto", "a patch radius near the FWHM", "a --radius near the FWHM")
 
-// reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
-// errw, progress to a bar there, which the returned function ends.
-func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
+// reportTo sets opt's callbacks, warnings (prefixed by prefix) and notes
+// to errw, and returns a progress bar there for paco.Run's context.
+func reportTo(opt *paco.Options, errw io.Writer, prefix string) *progress {
 	bar := newProgress(errw)
-	opt.Progress = bar.update
 	opt.Warn = func(w paco.Warning) {
 		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, warningWords.Replace(w.Message))
 	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
-	return bar.done
+	return bar
 }
 
 // pacoError words paco.Run's errors for t's options' names.

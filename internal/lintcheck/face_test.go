@@ -18,7 +18,7 @@ var notPipelines = map[string]bool{"synth": true}
 // list only shrinks.
 var faceless = map[string]bool{
 
-	"paco": true, "spectra": true,
+	"spectra": true,
 }
 
 // TestPipelinesShareOneFace checks that every pipeline package declares, in

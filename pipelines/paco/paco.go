@@ -21,6 +21,7 @@
 package paco
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -80,6 +81,31 @@ func ParsePlacement(s string) (Placement, error) {
 	return 0, fmt.Errorf("unknown PSF placement %q (want nearest or subpixel)", s)
 }
 
+// ADI is an angular differential imaging sequence: a cube (T, H, W) and
+// its T parallactic angles in degrees.
+type ADI struct {
+	Cube   *tensor.Tensor
+	Angles []float64
+}
+
+// Run is the whole PACO analysis of an ADI sequence, on dev, or on the CPU
+// when dev is nil: the star centre, the maps (Algorithm 2), the
+// detections, Algorithm 3 for each (Options.Unbiased), the contrast curve
+// and its injection check (Options.ContrastCheck). Warnings (a NaN or
+// constant cube, a field that does not rotate, a centre away from
+// (H/2, W/2)) do not stop it. ctx's Progress (engine.WithProgress) hears
+// of the maps' stages ("statistics", "detection map") and how far each
+// is; it may be called from several goroutines at once.
+func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
+	m := engine.Begin(dev)
+	res, err := run(ctx, dev, in.Cube, in.Angles, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.End(&res.Timing)
+	return res, nil
+}
+
 // Input is one PACO run.
 type Input struct {
 	Cube   *tensor.Tensor // (T, H, W)
@@ -94,19 +120,8 @@ type Input struct {
 	// Placement is where the PSF model sits in each frame's patch:
 	// nearest pixel (the default) or the exact sub-pixel position.
 	Placement Placement
-	// Progress, when set, is told which stage runs and how far it is (0 to
-	// 1). It may be called from several goroutines at once.
-	Progress func(stage string, frac float64)
-
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
-}
-
-// report calls in.Progress when it is set.
-func (in *Input) report(stage string, frac float64) {
-	if in.Progress != nil {
-		in.Progress(stage, frac)
-	}
 }
 
 // Stage is the time one step took.

@@ -110,6 +110,7 @@ func need(sizes []int64, budget int64) int64 {
 // (float32 or float64) is the arithmetic precision; accumulations are in
 // float64 where the device has it.
 func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	progress := engine.ProgressOf(ctx)
 	var phases Phases
 	lap := phases.Clock().Lap
 	p, err := Prepare(in)
@@ -451,7 +452,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		done := func(frac float64) float64 { return (float64(ps.y0*W) + frac*float64(locs)) / float64(N) }
 		// Upload of the band's pixel rows, frame by frame, and centring:
 		// the sums of every block, then every block centred in place.
-		in.report("statistics", done(0))
+		progress("statistics", done(0))
 		err = submit(func(seq *engine.Sequence) {
 			for i, b := range blocks {
 				if bandBytes == frameBytes { // whole frames: one contiguous run of the cube
@@ -496,7 +497,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			if err != nil {
 				return nil, err
 			}
-			in.report("statistics", done(0.15*float64(end)/float64(nband*D)))
+			progress("statistics", done(0.15*float64(end)/float64(nband*D)))
 		}
 		// The band's locations, as flat indices of the band.
 		k0 := (ps.y0 - ps.ya) * W
@@ -517,12 +518,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			if err != nil {
 				return nil, err
 			}
-			in.report("statistics", done(0.15+0.85*float64(end-k0)/float64(locs)))
+			progress("statistics", done(0.15+0.85*float64(end-k0)/float64(locs)))
 		}
 
 		// Detection map (T·P work per pixel): every pixel's frames whose
 		// location lies in this pass's rows, span after span of frames.
-		in.report("detection map", float64(pi)/float64(len(passes)))
+		progress("detection map", float64(pi)/float64(len(passes)))
 		klo, khi := ps.y0*W, ps.y1*W
 		for si, sp := range spans {
 			b := blocks[sp.block]
@@ -553,13 +554,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				if err != nil {
 					return nil, err
 				}
-				in.report("detection map", (float64(pi)+(float64(si)+float64(end)/float64(N))/float64(len(spans)))/float64(len(passes)))
+				progress("detection map", (float64(pi)+(float64(si)+float64(end)/float64(N))/float64(len(spans)))/float64(len(passes)))
 			}
 		}
 	}
 	wall := time.Since(t0)
 	lap("device run")
-	in.report("detection map", 1)
+	progress("detection map", 1)
 
 	val := func(b []byte, i, size int) float64 {
 		if size == 8 {
