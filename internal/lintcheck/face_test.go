@@ -14,13 +14,6 @@ import (
 // run on a device: synth makes test data.
 var notPipelines = map[string]bool{"synth": true}
 
-// faceless are the pipelines not yet given the one face (issue 35): the
-// list only shrinks.
-var faceless = map[string]bool{
-
-	"spectra": true,
-}
-
 // TestPipelinesShareOneFace checks that every pipeline package declares, in
 // pipelines/<name>/<name>.go,
 //
@@ -43,14 +36,7 @@ func TestPipelinesShareOneFace(t *testing.T) {
 		n++
 		name := e.Name()
 		file := filepath.Join(dir, name, name+".go")
-		err := faceOf(file)
-		if faceless[name] {
-			if err == nil {
-				t.Errorf("pipelines/%s has the one face now: take it off faceless", name)
-			}
-			continue
-		}
-		if err != nil {
+		if err := faceOf(file); err != nil {
 			t.Errorf("pipelines/%s: %v", name, err)
 		}
 	}
