@@ -10,7 +10,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -166,16 +165,12 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order stri
 		}
 		name, es = name[:len(name)-3]+"f64", 8
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
 	lanes := int(dev.Info.SubgroupSize)
 	var l uint32
 	if order == "left" {
 		l = 1
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: cholPush{},
 		Spec: []uint32{uint32(mpw * lanes), uint32(p), uint32(mpw), l}})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -171,11 +170,7 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int, test *
 	case double:
 		name = "chol_f64"
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: cholPush{},
 		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -151,11 +150,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator,
 	if tc < 1 {
 		return nil, fmt.Errorf("cov: P = %d variables do not fit the %d bytes of shared memory of %s", p, shared, dev.Info.Name)
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: covPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: covPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tc), uint32(maxb)}})
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -141,11 +140,7 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*
 	case double:
 		name = "eig_f64"
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: eigPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: eigPush{},
 		Spec: []uint32{uint32(wg), uint32(n), uint32(m)}})
 	if err != nil {
 		return nil, err

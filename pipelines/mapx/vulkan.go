@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -71,15 +70,11 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 	if double {
 		name, es = "map_f64", 8
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return tm, err
-	}
 	workgroup, err := workgroupSize(ctx, dev.Info)
 	if err != nil {
 		return tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: mapPush{}, Spec: []uint32{uint32(workgroup)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: mapPush{}, Spec: []uint32{uint32(workgroup)}})
 	if err != nil {
 		return tm, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -317,11 +316,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	kernel := func(name string, push any, spec ...uint32) (*engine.Kernel, error) {
 		name += v.suffix
-		code, err := shaders.Code(name)
-		if err != nil {
-			return nil, err
-		}
-		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: spec})
+		return dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: spec})
 	}
 	kCenter, err := kernel("paco_center", centerPush{}, workgroup)
 	if err != nil {

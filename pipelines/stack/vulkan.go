@@ -9,17 +9,12 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 const workgroup = 256
 
 func kernel(dev *engine.Device, name string, push any) (*engine.Kernel, error) {
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{workgroup}})
+	return dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: []uint32{workgroup}})
 }
 
 // lookPush is stack_look.comp's push constants, filterPush
