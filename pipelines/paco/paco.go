@@ -6,11 +6,13 @@
 // u_k = C_k⁻¹h and α_k = hᵀu_k per location.
 //
 // Run is the whole analysis on arrays in memory, as `vkstat paco` does it:
-// a cube (T, H, W), T parallactic angles and Options (the PSF stamp or a
-// FWHM, patch radius, centre, threshold, Algorithm 3, contrast check, ...)
-// in, a Result out (the SNR, flux and σ maps, the detections, the centre
-// chosen, the contrast curve and its check). A nil *engine.Device runs it
-// on the CPU, a device opened with package engine on that device. Its
+// an ADI sequence (a cube (T, H, W) and T parallactic angles) and Options
+// (the PSF stamp or a FWHM, patch radius, centre, threshold, Algorithm 3,
+// contrast check, ...) in, a Result out (the SNR, flux and σ maps, the
+// detections, the centre chosen, the contrast curve and its check, the
+// Timing). A nil *engine.Device runs it on the CPU, a device opened with
+// package engine on that device; the context's engine.Progress hears of
+// the maps' stages. Its
 // stages are exported too: EstimateCenter, RunMaps (the maps), Detect,
 // UnbiasedFlux (Algorithm 3), ContrastCurve, Inject and Recover.
 //
