@@ -77,23 +77,6 @@ type vkPlan struct {
 	tabs   int // table buffers, last
 }
 
-// need is what buffers of sizes take from a budget at most: engine
-// carves buffers below its small-block size from shared blocks, and gives
-// the others allocations of their own, rounded up to 64 KiB; one more
-// small block covers the carving's waste.
-func need(sizes []int64, budget int64) int64 {
-	block := max(min(8<<20, budget/16)&^(64<<10-1), 256<<10) // engine's smallBlock
-	n := block
-	for _, s := range sizes {
-		s = (max(s, 4) + 255) &^ 255
-		if s >= min(2<<20, block) {
-			s = (s + 64<<10 - 1) &^ (64<<10 - 1)
-		}
-		n += s
-	}
-	return n
-}
-
 // Vulkan computes the maps on dev. The centring, lagged products,
 // per-location statistics (one workgroup per location) and the detection
 // map run on the device, and only the three maps come back. Where the
@@ -244,7 +227,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return pl, ok
 	}
 	avail, budget := dev.Available(), dev.Budget()
-	fits := func(pl vkPlan, ok bool) bool { return ok && need(pl.sizes, budget) <= avail }
+	fits := func(pl vkPlan, ok bool) bool { return ok && dev.Need(pl.sizes...) <= avail }
 	// The trajectory table: uploaded once when it fits with everything
 	// else, or in a quarter of the budget; otherwise in chunks, each pass
 	// uploading them in turn.
@@ -261,14 +244,14 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	minPlan, ok := plan(1, min(tf, 1))
 	if !fits(minPlan, ok) {
 		what := "one row of locations at a time (its band of pixel rows for every frame, its lagged products, u and α) and the maps"
-		if least := need(minPlan.sizes, budget); !ok && least <= budget {
+		if least := dev.Need(minPlan.sizes...); !ok && least <= budget {
 			// The device's own binding or allocation limit, not the
 			// budget (which caps one allocation too).
 			return nil, fmt.Errorf("paco: a %d×%d×%d cube does not fit %s's bindings (%s) even with %s: %w",
 				T, H, W, dev.Info.Name, engine.SizeText(maxB), what, engine.ErrTooLarge)
 		}
 		return nil, fmt.Errorf("paco: a %d×%d×%d cube needs at least %s of device memory, for %s; %s of the %s budget is free on %s: %w",
-			T, H, W, kib((need(minPlan.sizes, budget)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
+			T, H, W, kib((dev.Need(minPlan.sizes...)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
 	}
 	lo, hi := 1, H // the most rows that fit: in [lo, hi]
 	if in.test != nil && in.test.maxPassRows > 0 {
