@@ -79,7 +79,7 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	mp := mapx.DefaultParams()
+	mp := mapx.DefaultOptions()
 	for _, f := range []struct {
 		dst *float64
 		src *float64
@@ -104,12 +104,12 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	}
 	res := c.Result()
 	z := c.outputs(nil).New("z", x.DType, x.Shape...)
-	tm, err := mapx.RunInto(ctx, dev, z, x, y, mp)
+	r, err := mapx.Run(ctx, dev, mapx.Input{X: x, Y: y, Z: z}, mp)
 	if err != nil {
 		return nil, err
 	}
 	res.add("z", z)
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }
 
 // ---- reduce -------------------------------------------------------------------
@@ -165,15 +165,15 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if p.KeepDims {
 		view = func([]int) []int { return kept }
 	}
-	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view)}
-	out, tm, err := reduce.Run(ctx, dev, in, opt, stats)
+	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view), Stats: stats}
+	out, err := reduce.Run(ctx, dev, in, opt)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range stats {
-		res.add(s.String(), out[s])
+		res.add(s.String(), out.Stats[s])
 	}
-	return res.timed(tm), nil
+	return res.timed(out.Timing), nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
@@ -257,7 +257,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 			return nil, inputf("x has %v", err)
 		}
 		opt.Out = c.outputs(nil)
-		r, tm, err := cov.RunGather(ctx, dev, x, g, opt)
+		r, err := cov.RunGather(ctx, dev, x, g, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -270,14 +270,14 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 				binary.LittleEndian.PutUint64(b[16*i+8:], uint64(l[1]))
 			}
 		})
-		return res.timed(tm), nil
+		return res.timed(r.Timing), nil
 	}
 	x, single, err := cov.Sets(x, opt.DDof)
 	if err != nil {
 		return nil, inputf("x has %v", err)
 	}
 	opt.Out = c.outputs(squeezed(single))
-	r, tm, err := cov.Run(ctx, dev, x, opt)
+	r, err := cov.Run(ctx, dev, x, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +287,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }
 
 // squeezed is the view of a call on one matrix or sample set made a batch
@@ -326,7 +326,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{A: a, L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}
+	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {
@@ -343,7 +343,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		}
 		req.B = b
 	}
-	r, tm, err := chol.Run(ctx, dev, req)
+	r, err := chol.Run(ctx, dev, req.Input, req.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -359,5 +359,5 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
 	res.addRaw("info", "int32", infoShape, 4*int64(len(r.Info)), func(b []byte) { copy(b, r.InfoBytes()) })
-	return res.timed(tm), nil
+	return res.timed(r.Timing), nil
 }

@@ -131,7 +131,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res := c.Result()
 	info := &PacoInfo{}
 	opt.Note = func(msg string) { info.Notes = append(info.Notes, msg) }
-	r, err := paco.Run(ctx, dev, cube, at.F64, opt)
+	r, err := paco.Run(ctx, dev, paco.ADI{Cube: cube, Angles: at.F64}, opt)
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		return nil, inputf("precision %s: the PACO CPU path computes in float64 only; ask for float64 (or None) there, or open a Vulkan device (lavapipe, gpu) for float32", opt.DType)
 	}

@@ -119,7 +119,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	if err != nil {
 		return nil, InputError{fmt.Errorf("dates of %d×%d pixels (width×height): %w", grid.Width, grid.Height, err)}
 	}
-	r, err := stack.Run(ctx, dev, plan, dates, nil)
+	r, err := stack.Run(ctx, dev, dates, stack.Options{Plan: plan})
 	if err != nil {
 		return nil, err
 	}

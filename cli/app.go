@@ -244,7 +244,6 @@ func setupLogging(c *ucli.Context) {
 		c.App.ErrWriter = quietWriter{c.App.ErrWriter}
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: level})))
-	setShaderDir(c.String("shader-dir"))
 }
 
 // session is the device a command runs on: a Vulkan device, or nil for the
@@ -313,6 +312,7 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	if err != nil {
 		return nil, err
 	}
+	opt.Shaders = shaderSource(c.String("shader-dir"))
 	spec := c.String("device")
 	if strings.TrimSpace(spec) == "" {
 		spec = def

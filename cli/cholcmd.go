@@ -79,7 +79,7 @@ func runChol(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := chol.Request{A: a.As(dt), L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad")}
+	req := chol.Request{Input: chol.Input{A: a.As(dt)}, Options: chol.Options{L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad")}}
 	n, p := a.Shape[0], a.Shape[1]
 	var bShape []int
 	if c.IsSet("solve") {
@@ -100,7 +100,7 @@ func runChol(c *ucli.Context) error {
 		return err
 	}
 	s.read = read
-	res, tm, err := chol.Run(c.Context, s.dev, req)
+	res, err := chol.Run(c.Context, s.dev, req.Input, req.Options)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -157,7 +157,7 @@ func runChol(c *ucli.Context) error {
 	if err := sum.print(c); err != nil {
 		return err
 	}
-	reportTime(c, s, tm, time.Since(start))
+	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
 }
 

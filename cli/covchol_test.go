@@ -176,7 +176,7 @@ func TestCholCommand(t *testing.T) {
 	b := covSamples(6, 5, 3, 5)
 	b.Shape = []int{6, 5, 3}
 	ain, bin := writeNPY(t, dir, "A.npy", a), writeNPY(t, dir, "B.npy", b)
-	want, err := chol.Reference(chol.Request{A: a, B: b, L: true, Inverse: true, LogDet: true, Quad: true})
+	want, err := chol.Reference(chol.Request{Input: chol.Input{A: a, B: b}, Options: chol.Options{L: true, Inverse: true, LogDet: true, Quad: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
@@ -129,13 +128,12 @@ func runCov(c *ucli.Context) error {
 	}
 	s.read = read
 	var res *cov.Result
-	var tm engine.Timing
 	t := in.Shape[1]
 	if flag == "cube" {
 		t = in.Shape[0]
-		res, tm, err = cov.RunGather(c.Context, s.dev, in, g, opt)
+		res, err = cov.RunGather(c.Context, s.dev, in, g, opt)
 	} else {
-		res, tm, err = cov.Run(c.Context, s.dev, in, opt)
+		res, err = cov.Run(c.Context, s.dev, in, opt)
 	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -182,7 +180,7 @@ func runCov(c *ucli.Context) error {
 	if err := sum.print(c); err != nil {
 		return err
 	}
-	reportTime(c, s, tm, time.Since(start))
+	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
 }
 

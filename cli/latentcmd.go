@@ -251,10 +251,7 @@ func runLatent(c *ucli.Context) error {
 			plan.Batch, plan.Fit, budgetWords(plan.Budget))
 	}
 	bar := newProgress(c.App.ErrWriter)
-	opt.Progress = func(done, total int) {
-		bar.update(fmt.Sprintf("sample %d/%d", done, total), float64(done)/float64(max(total, 1)))
-	}
-	res, err := latent.RunBatches(c.Context, s.dev, src, plan, opt)
+	res, err := latent.RunBatches(engine.WithProgress(c.Context, bar.update), s.dev, src, plan, opt)
 	bar.done()
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)

@@ -14,7 +14,7 @@ import (
 )
 
 func mapCommand() *ucli.Command {
-	d := mapx.DefaultParams()
+	d := mapx.DefaultOptions()
 	return &ucli.Command{
 		Name:      "map",
 		Usage:     "evaluate z = a·x² + b·y + c elementwise",
@@ -70,7 +70,7 @@ Examples:
 			}
 			s.read = read
 			// x is not needed after: on the CPU path z takes its memory.
-			z, tm, err := mapx.RunOver(c.Context, s.dev, x, y, mapx.Params{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
+			r, err := mapx.Run(c.Context, s.dev, mapx.Input{X: x, Y: y, Over: true}, mapx.Options{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
 			if cerr := s.Close(); err == nil {
 				err = cerr
 			}
@@ -78,11 +78,11 @@ Examples:
 				return err
 			}
 			tw := time.Now()
-			if err := formats.AtomicWriteContext(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, z) }); err != nil {
+			if err := formats.AtomicWriteContext(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, r.Z) }); err != nil {
 				return err
 			}
 			s.write = time.Since(tw)
-			reportTime(c, s, tm, time.Since(start))
+			reportTime(c, s, r.Timing, time.Since(start))
 			return nil
 		},
 	}

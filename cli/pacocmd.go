@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
@@ -174,13 +175,13 @@ func runPaco(c *ucli.Context) error {
 		t.Options.Convert = true
 	}
 	o := t.Options
-	done := reportTo(&o, c.App.ErrWriter, "")
+	bar := reportTo(&o, c.App.ErrWriter, "")
 	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
 	for _, w := range before {
 		o.Warn(w)
 	}
-	res, err := paco.Run(c.Context, s.dev, in.Cube, in.Angles, o)
-	done()
+	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
+	bar.done()
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}

@@ -62,16 +62,15 @@ func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// reportTo sets opt's callbacks: warnings (prefixed by warn) and notes to
-// errw, progress to a bar there, which the returned function ends.
-func reportTo(opt *paco.Options, errw io.Writer, prefix string) func() {
+// reportTo sets opt's callbacks, warnings (prefixed by prefix) and notes
+// to errw, and returns a progress bar there for paco.Run's context.
+func reportTo(opt *paco.Options, errw io.Writer, prefix string) *progress {
 	bar := newProgress(errw)
-	opt.Progress = bar.update
 	opt.Warn = func(w paco.Warning) {
 		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
 	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
-	return bar.done
+	return bar
 }
 
 // pacoError words paco.Run's errors for t's options' names.

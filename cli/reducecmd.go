@@ -186,6 +186,10 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 		read = time.Since(t0)
 	}
 	s.read = read
-	out, tm, err = reduce.Run(c.Context, s.dev, in.As(dt), opt, stats)
-	return out, tm, s, err
+	opt.Stats = stats
+	res, err := reduce.Run(c.Context, s.dev, in.As(dt), opt)
+	if err != nil {
+		return nil, tm, s, err
+	}
+	return res.Stats, res.Timing, s, nil
 }

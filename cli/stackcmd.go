@@ -12,6 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/stack"
@@ -288,9 +289,7 @@ func runStack(c *ucli.Context) error {
 	}
 	defer s.Close()
 	bar := newProgress(c.App.ErrWriter)
-	res, err := stack.Run(c.Context, s.dev, plan, dates, func(done, total int) {
-		bar.update(fmt.Sprintf("date %d/%d", done, total), float64(done)/float64(total))
-	})
+	res, err := stack.Run(engine.WithProgress(c.Context, bar.update), s.dev, dates, stack.Options{Plan: plan})
 	bar.done()
 	if err != nil {
 		return err

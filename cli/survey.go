@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
@@ -191,15 +192,22 @@ func surveyRunAction(c *ucli.Context) error {
 	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, man.Count(opt.Shard), where, s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
-	var done func()
+	// Each target's analysis draws its own bar; the targets run one at a
+	// time, so the context's Progress tells the current one.
+	var bar *progress
 	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
-	opt.Start = func(t *survey.Target, o *paco.Options) { done = reportTo(o, errw, t.Name+": ") }
+	opt.Start = func(t *survey.Target, o *paco.Options) { bar = reportTo(o, errw, t.Name+": ") }
 	endBar := func() {
-		if done != nil {
-			done()
-			done = nil
+		if bar != nil {
+			bar.done()
+			bar = nil
 		}
 	}
+	ctx := engine.WithProgress(c.Context, func(stage string, frac float64) {
+		if b := bar; b != nil {
+			b.update(stage, frac)
+		}
+	})
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
 		t.Plot = plot
@@ -227,7 +235,7 @@ func surveyRunAction(c *ucli.Context) error {
 		endBar() // a target that failed in paco.Run
 		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(n)), k, n, row.ProgressLine(elapsed))
 	}
-	table, err := survey.Run(c.Context, s.dev, man, opt)
+	table, err := survey.Run(ctx, s.dev, man, opt)
 	cerr := s.Close()
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // CPU path (Session.Fallback says why); "gpu", "lavapipe", an index or
 // part of a device's name ask for one; "cpu" never touches Vulkan. A
 // pipeline takes Session.Device, nil meaning the CPU path: for example
-// mapx.Run(ctx, s.Device, x, y, params).
+// mapx.Run(ctx, s.Device, mapx.Input{X: x, Y: y}, opt).
 func ExampleOpen() {
 	s, err := engine.Open("cpu", engine.OpenOptions{})
 	if err != nil {

@@ -7,7 +7,12 @@
 // front ends to word.
 //
 // The way in is Open (one device, or the CPU path) or OpenAll (several):
-// each pipeline's Run takes the Session's Device, nil meaning the CPU path.
+// each pipeline's Run(ctx, dev, input, Options) takes the Session's
+// Device, nil meaning the CPU path, and returns its Result with the call's
+// Timing; a Progress in the context (WithProgress) hears how far it is.
+// A kernel is built from its name and constants (KernelSpec without
+// Code): the device takes the SPIR-V from its shader source
+// (DeviceOptions.Shaders: the binary's, or a folder being edited).
 //
 // A call costs no more on its second run than the work: buffers come from a
 // cache of device and staging memory (memory.go: freed blocks are kept,

@@ -118,6 +118,8 @@ import (
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/vkstat/vkstat/shaders"
 )
 
 // KernelSpec describes a compute pipeline: a SPIR-V module whose entry point
@@ -127,6 +129,9 @@ import (
 // reflection when the kernel is built.
 type KernelSpec struct {
 	Name string
+	// Code is the SPIR-V; nil: the device's shader of that Name
+	// (DeviceOptions.Shaders), so that a kernel is one call from its name
+	// and constants.
 	Code []byte
 	Spec []uint32
 	// Push is a value of the struct the kernel's dispatches give their
@@ -193,6 +198,17 @@ func (d *Device) Kernels(specs ...KernelSpec) ([]*Kernel, error) {
 	}
 	if len(todo) == 0 {
 		return out, nil
+	}
+	specs = slices.Clone(specs)
+	for _, i := range todo {
+		if specs[i].Code != nil {
+			continue
+		}
+		code, err := d.shader(specs[i].Name)
+		if err != nil {
+			return nil, err
+		}
+		specs[i].Code = code
 	}
 	t0 := time.Now()
 	built := make([]*Kernel, len(todo))
@@ -368,4 +384,13 @@ func (d *Device) Groups(n int) [3]uint32 {
 	y := (n + maxX - 1) / maxX
 	x := (n + y - 1) / y
 	return [3]uint32{uint32(x), uint32(y), 1}
+}
+
+// shader is the SPIR-V of the named variant from the device's shader
+// source: DeviceOptions.Shaders, or the set built into the binary.
+func (d *Device) shader(name string) ([]byte, error) {
+	if d.opt.Shaders != nil {
+		return d.opt.Shaders(name)
+	}
+	return shaders.Code(name)
 }

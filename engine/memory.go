@@ -150,7 +150,7 @@ func (b *block) give(off, size int64) {
 }
 
 func (a *allocator) alloc(size, align int64) (*block, int64, error) {
-	large := size >= min(dedicatedFrom, a.dev.smallBlock())
+	large := a.dev.dedicated(size)
 	if large {
 		// The smallest idle block that fits, wasting at most a fifth.
 		var best *block
@@ -174,7 +174,7 @@ func (a *allocator) alloc(size, align int64) (*block, int64, error) {
 	}
 	bs := a.dev.smallBlock()
 	if large {
-		bs = alignUp(size, 64<<10)
+		bs = dedicatedSize(size)
 	} else if a.budget && a.total+bs > a.dev.budget {
 		a.evict(a.total + bs - a.dev.budget)
 		if a.total+bs > a.dev.budget {
@@ -364,7 +364,7 @@ func (d *Device) newBuffer(a *allocator, size int64, usage vk.BufferUsageFlagBit
 		vk.DestroyBuffer(d.handle, h, nil)
 		return nil, fmt.Errorf("buffer cannot live in memory type %d on %s", a.typ, d.Info.Name)
 	}
-	need := alignUp(req.size, 256)
+	need := alignUp(req.size, bufferAlign)
 	d.mu.Lock()
 	blk, off, err := a.alloc(need, req.align)
 	d.mu.Unlock()
@@ -405,6 +405,34 @@ func (b *Buffer) host(off, n int64) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Add(b.blk.mapped, b.off+off)), n)
+}
+
+// bufferAlign is what a buffer's size is rounded up to in its block.
+const bufferAlign = 256
+
+// dedicated reports whether a buffer of size bytes gets an allocation of
+// its own (dedicatedSize) rather than a piece of a shared small block.
+func (d *Device) dedicated(size int64) bool { return size >= min(dedicatedFrom, d.smallBlock()) }
+
+// dedicatedSize is the allocation a dedicated buffer of size bytes takes.
+func dedicatedSize(size int64) int64 { return alignUp(size, 64<<10) }
+
+// Need is what buffers of sizes (NewBuffer's) take from the budget at
+// most, by the allocator's rules: small ones are carved from shared
+// blocks, rounded up to bufferAlign, with one more small block for the
+// carving's waste; the others get allocations of their own
+// (dedicatedSize). A pipeline plans its passes with it (what fits
+// Available) without restating those rules.
+func (d *Device) Need(sizes ...int64) int64 {
+	n := d.smallBlock()
+	for _, s := range sizes {
+		s = alignUp(max(s, 4), bufferAlign)
+		if d.dedicated(s) {
+			s = dedicatedSize(s)
+		}
+		n += s
+	}
+	return n
 }
 
 // smallBlock is the size of the blocks small buffers are carved from:

@@ -55,6 +55,11 @@ type DeviceOptions struct {
 	// PYTORCH_NO_CUDA_MEMORY_CACHING=1 does for PyTorch: for measuring
 	// what the cache saves, and for tools that watch allocations.
 	NoCache bool
+	// Shaders gives the SPIR-V of a shader variant by name (see
+	// shaders/variants.txt) for the kernels asked for without Code
+	// (KernelSpec): a folder being edited, the shader development loop's
+	// (--shader-dir). nil: the set built into the binary (shaders.Code).
+	Shaders func(name string) ([]byte, error)
 }
 
 // Features is a set of optional device features.

@@ -79,7 +79,7 @@ const (
 	TimeConvert = "convert"
 	// TimeResults: allocating the host arrays results are written into
 	// (a fresh 256 MiB array is zeroed or faulted in page by page), which
-	// pipelines add; none where the caller lends them (mapx.RunInto, the
+	// pipelines add; none where the caller lends them (mapx.Input.Z, the
 	// C ABI's out=).
 	TimeResults = "results"
 )

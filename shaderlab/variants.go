@@ -15,8 +15,8 @@ import (
 // a variants.txt (vkstat's shaders/, or a copy being edited): each line
 // NAME FILE.comp [-DMACRO[=VALUE] ...] names a variant, compiled when
 // first asked for as make shaders compiles it (optimised, vulkan1.1), and
-// once. shaders.SetLoader takes it, so that the engine's kernels come
-// from the edited sources.
+// once. engine.DeviceOptions.Shaders takes it, so that a device's kernels
+// come from the edited sources.
 func VariantLoader(dir string) func(name string) ([]byte, error) {
 	var mu sync.Mutex
 	done := map[string][]byte{}

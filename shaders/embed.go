@@ -8,9 +8,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"sync"
 )
 
 //go:embed spv/*.spv
@@ -23,53 +20,10 @@ var includes embed.FS
 // shaders include, for compiling shaders that use it.
 func Includes() fs.FS { return includes }
 
-var (
-	mu  sync.RWMutex
-	dir string
-)
-
-// SetDir makes Code read SPIR-V from dir (NAME.spv) instead of the embedded
-// copies: the shader development loop (`--shader-dir`). Empty restores the
-// embedded set.
-func SetDir(d string) {
-	mu.Lock()
-	dir = d
-	mu.Unlock()
-}
-
-// Dir returns the directory set by SetDir.
-func Dir() string {
-	mu.RLock()
-	defer mu.RUnlock()
-	return dir
-}
-
-var loader func(name string) ([]byte, error)
-
-// SetLoader makes Code return load(name) for every variant, ahead of
-// SetDir and the embedded copies: the command line uses it to compile
-// edited GLSL sources on the fly. nil removes it.
-func SetLoader(load func(name string) ([]byte, error)) {
-	mu.Lock()
-	loader = load
-	mu.Unlock()
-}
-
-// Code returns the SPIR-V of the named variant (see variants.txt).
+// Code returns the SPIR-V of the named variant (see variants.txt) built
+// into the binary. A device may take its shaders from elsewhere (a folder
+// being edited: engine.DeviceOptions.Shaders).
 func Code(name string) ([]byte, error) {
-	mu.RLock()
-	load := loader
-	mu.RUnlock()
-	if load != nil {
-		return load(name)
-	}
-	if d := Dir(); d != "" {
-		b, err := os.ReadFile(filepath.Join(d, name+".spv"))
-		if err != nil {
-			return nil, fmt.Errorf("shader %s: %w", name, err)
-		}
-		return b, nil
-	}
 	b, err := embedded.ReadFile("spv/" + name + ".spv")
 	if err != nil {
 		return nil, fmt.Errorf("shader %s is not built into this binary: %w", name, err)

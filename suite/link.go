@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // Link is the measured host↔device bandwidth of a device: arrays in
@@ -75,12 +74,8 @@ func ShaderCopyBandwidth(ctx context.Context, dev *engine.Device, size int64, re
 	if !dev.Info.Timestamps {
 		return bw, fmt.Errorf("%s has no timestamps", dev.Info.Name)
 	}
-	code, err := shaders.Code("copy_u32x4")
-	if err != nil {
-		return bw, err
-	}
 	const wg = 256
-	k, err := dev.Kernel(engine.KernelSpec{Name: "copy_u32x4", Code: code, Push: copyPush{}, Spec: []uint32{wg}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: "copy_u32x4", Push: copyPush{}, Spec: []uint32{wg}})
 	if err != nil {
 		return bw, err
 	}

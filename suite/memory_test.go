@@ -89,10 +89,10 @@ func TestLongSessionMemoryFlat(t *testing.T) {
 	ctx := context.Background()
 	calls := func(count int) {
 		for i := 0; i < count; i++ {
-			if _, _, err := mapx.Run(ctx, dev, x, x, mapx.Params{A: 1, B: 2, C: 3}); err != nil {
+			if _, err := mapx.Run(ctx, dev, mapx.Input{X: x, Y: x}, mapx.Options{A: 1, B: 2, C: 3}); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := chol.Run(ctx, dev, chol.Request{A: a, B: b, Inverse: true, LogDet: true}); err != nil {
+			if _, err := chol.Run(ctx, dev, chol.Input{A: a, B: b}, chol.Options{Inverse: true, LogDet: true}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -49,7 +49,7 @@ func shapeArg(shape []int) string {
 
 // mapParams are the seed document's coefficients. With x in [-2, 2) and y
 // in [-1, 1), |z| >= 7.2: no cancellation.
-var mapParams = mapx.Params{A: 3.5, B: 2.8, C: 10}
+var mapParams = mapx.Options{A: 3.5, B: 2.8, C: 10}
 
 func mapOp() Op {
 	nan := func(shape ...int) Case { return Case{Shape: shape, Note: "with NaNs", Arg: true} }
@@ -74,8 +74,11 @@ func mapOp() Op {
 			return []*tensor.Tensor{x, y}
 		},
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			z, tm, err := mapx.Run(ctx, dev, in[0], in[1], mapParams)
-			return []Output{{"z", z}}, tm, err
+			r, err := mapx.Run(ctx, dev, mapx.Input{X: in[0], Y: in[1]}, mapParams)
+			if err != nil {
+				return nil, engine.Timing{}, err
+			}
+			return []Output{{"z", r.Z}}, r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			return []RefOutput{{"z", mapx.Reference(in[0].Float64s(), in[1].Float64s(), mapParams)}}, nil
@@ -136,15 +139,17 @@ func reduceBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 
 func reduceRun(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 	a := c.Arg.(reduceArg)
-	res, tm, err := reduce.Run(ctx, dev, in[0], a.opt, a.stats)
+	opt := a.opt
+	opt.Stats = a.stats
+	res, err := reduce.Run(ctx, dev, in[0], opt)
 	if err != nil {
-		return nil, tm, err
+		return nil, engine.Timing{}, err
 	}
 	out := make([]Output, len(a.stats))
 	for i, s := range a.stats {
-		out[i] = Output{s.String(), res[s]}
+		out[i] = Output{s.String(), res.Stats[s]}
 	}
-	return out, tm, nil
+	return out, res.Timing, nil
 }
 
 func reduceReference(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
@@ -307,11 +312,11 @@ func covOp() Op {
 		},
 		Build: covBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, tm, err := cov.Run(ctx, dev, in[0], c.Arg.(covArg).opt)
+			r, err := cov.Run(ctx, dev, in[0], c.Arg.(covArg).opt)
 			if err != nil {
-				return nil, tm, err
+				return nil, engine.Timing{}, err
 			}
-			return []Output{{"mean", r.Mean}, {"cov", r.Cov}, {"rho", r.Rho}}, tm, nil
+			return []Output{{"mean", r.Mean}, {"cov", r.Cov}, {"rho", r.Rho}}, r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			r, err := cov.Reference(in[0], c.Arg.(covArg).opt)
@@ -433,7 +438,7 @@ func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 
 func cholRequest(c Case, in []*tensor.Tensor, dt tensor.DType) chol.Request {
 	a := c.Arg.(cholArg)
-	r := chol.Request{A: in[0].As(dt), L: a.lout, Inverse: a.inv, LogDet: true, Quad: a.quad}
+	r := chol.Request{Input: chol.Input{A: in[0].As(dt)}, Options: chol.Options{L: a.lout, Inverse: a.inv, LogDet: true, Quad: a.quad}}
 	if a.solve || a.quad {
 		r.B = in[1].As(dt)
 	}
@@ -475,11 +480,12 @@ func cholOp() Op {
 		Build: cholBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			dt := in[0].DType
-			r, tm, err := chol.Run(ctx, dev, cholRequest(c, in, dt))
+			req := cholRequest(c, in, dt)
+			r, err := chol.Run(ctx, dev, req.Input, req.Options)
 			if err != nil {
-				return nil, tm, err
+				return nil, engine.Timing{}, err
 			}
-			return cholOutputs(r, dt), tm, nil
+			return cholOutputs(r, dt), r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			r, err := chol.Reference(cholRequest(c, in, tensor.F64))

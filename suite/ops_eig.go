@@ -86,11 +86,11 @@ func eigOp() Op {
 		Build: eigBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			dt := in[0].DType
-			r, tm, err := eig.Run(ctx, dev, in[0], eig.Options{})
+			r, err := eig.Run(ctx, dev, in[0], eig.Options{})
 			if err != nil {
-				return nil, tm, err
+				return nil, engine.Timing{}, err
 			}
-			return eigOutputs(r, dt), tm, nil
+			return eigOutputs(r, dt), r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			r, err := eig.Reference(in[0].As(tensor.F64))

@@ -100,7 +100,7 @@ func stackOp() Op {
 			if err != nil {
 				return nil, tm, err
 			}
-			res, err := stack.Run(ctx, dev, p, dates, nil)
+			res, err := stack.Run(ctx, dev, dates, stack.Options{Plan: p})
 			if err != nil {
 				return nil, tm, err
 			}

@@ -36,7 +36,8 @@ type RunOptions struct {
 	// check where its outputs go, say): an error fails the target.
 	Check func(t *Target) error
 	// Start, when set, is called as a target's analysis starts, with the
-	// options it runs with: it may set their Progress, Warn and Note.
+	// options it runs with: it may set their Warn and Note. (Run's
+	// context's Progress hears each target's stages.)
 	Start func(t *Target, opt *paco.Options)
 	// Done, when set, receives each target's result (to write its
 	// outputs): an error fails the target.
@@ -146,7 +147,7 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 			if opt.Start != nil {
 				opt.Start(t, &o)
 			}
-			if res, err = paco.Run(ctx, dev, l.in.Cube, l.in.Angles, o); err == nil && opt.Done != nil {
+			if res, err = paco.Run(ctx, dev, paco.ADI{Cube: l.in.Cube, Angles: l.in.Angles}, o); err == nil && opt.Done != nil {
 				err = opt.Done(t, l.in, res)
 			}
 		}

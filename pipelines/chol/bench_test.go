@@ -82,27 +82,27 @@ func BenchmarkCovChol(b *testing.B) {
 			if dt == tensor.F64 && d.dev != nil && !d.dev.Info.Float64 {
 				continue
 			}
-			c, _, err := cov.Run(ctx, d.dev, x, opt) // warm-up: pipelines built
+			c, err := cov.Run(ctx, d.dev, x, opt) // warm-up: pipelines built
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("cov/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := cov.Run(ctx, d.dev, x, opt); err != nil {
+					if _, err := cov.Run(ctx, d.dev, x, opt); err != nil {
 						b.Fatal(err)
 					}
 				}
 				report(b, time.Since(t0), flopsCov)
 			})
-			req := Request{A: c.Cov, Inverse: true}
-			if _, _, err := Run(ctx, d.dev, req); err != nil {
+			in, inv := Input{A: c.Cov}, Options{Inverse: true}
+			if _, err := Run(ctx, d.dev, in, inv); err != nil {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("chol+inverse/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					if _, _, err := Run(ctx, d.dev, req); err != nil {
+					if _, err := Run(ctx, d.dev, in, inv); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -111,11 +111,11 @@ func BenchmarkCovChol(b *testing.B) {
 			b.Run(fmt.Sprintf("cov+chol+inverse/%s/%s", d.name, dt), func(b *testing.B) {
 				t0 := time.Now()
 				for i := 0; i < b.N; i++ {
-					c, _, err := cov.Run(ctx, d.dev, x, opt)
+					c, err := cov.Run(ctx, d.dev, x, opt)
 					if err != nil {
 						b.Fatal(err)
 					}
-					r, _, err := Run(ctx, d.dev, Request{A: c.Cov, Inverse: true})
+					r, err := Run(ctx, d.dev, Input{A: c.Cov}, inv)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -13,20 +13,25 @@
 package chol
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Request says which matrices to factor and what to compute from the
-// factors.
-type Request struct {
+// Input holds the matrices to factor and the right-hand sides to solve.
+type Input struct {
 	// A holds N symmetric positive-definite P×P matrices, shape (N, P, P);
 	// only the lower triangle is read.
 	A *tensor.Tensor
 	// B, optional, holds right-hand sides: (N, P, K), or (N, P) for one
 	// each. Its dtype must be A's.
 	B *tensor.Tensor
+}
+
+// Options say what to compute from the factors.
+type Options struct {
 	// L asks for the factors, Inverse for A⁻¹, LogDet for log det A.
 	L, Inverse, LogDet bool
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
@@ -37,6 +42,31 @@ type Request struct {
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
+}
+
+// Request is an Input with its Options: what CPU, Vulkan and Reference
+// serve.
+type Request struct {
+	Input
+	Options
+}
+
+// Run serves in and opt on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, in Input, opt Options) (*Result, error) {
+	r := Request{in, opt}
+	var res *Result
+	var tm engine.Timing
+	var err error
+	if dev == nil {
+		res, tm, err = engine.TimeCPU(func() (*Result, error) { return CPU(r) })
+	} else {
+		res, tm, err = Vulkan(ctx, dev, r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Timing = tm
+	return res, nil
 }
 
 // Result holds what a Request asked for, in A's dtype (float64 for
@@ -55,6 +85,8 @@ type Result struct {
 	LogDet *tensor.Tensor
 	// Quad is bᵀA⁻¹b: (N, K), or (N,) when B is (N, P).
 	Quad *tensor.Tensor
+	// Timing is what the call cost (Run).
+	Timing engine.Timing
 }
 
 // Failed counts the matrices whose factorisation failed (Info != 0).

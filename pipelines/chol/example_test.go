@@ -14,7 +14,7 @@ import (
 func Example() {
 	a := tensor.FromF64([]float64{4, 2, 2, 3}, 1, 2, 2)
 	b := tensor.FromF64([]float64{2, 1}, 1, 2)
-	res, _, err := chol.Run(context.Background(), nil, chol.Request{A: a, B: b, L: true, LogDet: true})
+	res, err := chol.Run(context.Background(), nil, chol.Input{A: a, B: b}, chol.Options{L: true, LogDet: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -54,7 +54,7 @@ func TestVulkanLoopLimitRefusal(t *testing.T) {
 		if !dev.Info.IsLavapipe() {
 			continue
 		}
-		_, _, err := Vulkan(context.Background(), dev, Request{A: a, L: true})
+		_, _, err := Vulkan(context.Background(), dev, Request{Input: Input{A: a}, Options: Options{L: true}})
 		if err == nil || !strings.Contains(err.Error(), "65,535") {
 			t.Errorf("%s: P = 400: got %v, want an error about the loop limit", dev.Info.Name, err)
 		}

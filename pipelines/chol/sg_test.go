@@ -85,7 +85,7 @@ func runSGCase(t *testing.T, ctx context.Context, dev *engine.Device, order stri
 		}
 		checkCholResult(t, got, want, dt, r)
 		// Each output alone: the subgroup kernel honours every combination.
-		for _, sub := range []Request{{A: r.A, LogDet: true}, {A: r.A, B: r.B}, {A: r.A, Inverse: true}, {A: r.A, B: r.B, Quad: true, LogDet: true}, {A: r.A}} {
+		for _, sub := range []Request{{Input: Input{A: r.A}, Options: Options{LogDet: true}}, {Input: Input{A: r.A, B: r.B}}, {Input: Input{A: r.A}, Options: Options{Inverse: true}}, {Input: Input{A: r.A, B: r.B}, Options: Options{Quad: true, LogDet: true}}, {Input: Input{A: r.A}}} {
 			got, _, err := Vulkan(ctx, dev, sub)
 			if err != nil {
 				t.Fatal(err)
@@ -112,7 +112,7 @@ func TestVulkanSubgroupManyRightHandSides(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s/%s", dev.Info.Name, dt), func(t *testing.T) {
 				full := c.request(dt)
-				r := Request{A: full.A, B: full.B, LogDet: true, Quad: true}
+				r := Request{Input: Input{A: full.A, B: full.B}, Options: Options{LogDet: true, Quad: true}}
 				got, _, err := Vulkan(ctx, dev, r)
 				if err != nil {
 					t.Fatal(err)
@@ -130,7 +130,7 @@ func TestPickKernel(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		a := tensor.New(tensor.F32, 3, 5, 5)
 		d := dims{n: 3, p: 5}
-		k, err := pickKernel(context.Background(), dev, Request{A: a}, d)
+		k, err := pickKernel(context.Background(), dev, Request{Input: Input{A: a}}, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestPickKernel(t *testing.T) {
 			t.Errorf("%s: the built-in kernel is chol_sg.comp", dev.Info.Name)
 		}
 		ctx := tune.WithOverride(context.Background(), "chol", map[string]any{"kernel": "subgroup"})
-		if k, err = pickKernel(ctx, dev, Request{A: a, Inverse: true}, d); err != nil || (k.sg != 0) != hasSubgroups(dev.Info) {
+		if k, err = pickKernel(ctx, dev, Request{Input: Input{A: a}, Options: Options{Inverse: true}}, d); err != nil || (k.sg != 0) != hasSubgroups(dev.Info) {
 			t.Errorf("%s: subgroup kernel asked for: sg = %d, device has subgroups %v (%v)", dev.Info.Name, k.sg, hasSubgroups(dev.Info), err)
 		}
 	}

@@ -222,7 +222,7 @@ func makeCase(n, p, k int, vecB, plant, f64 bool, seed uint64) *testCase {
 }
 
 func (c *testCase) request(dt tensor.DType) Request {
-	return Request{A: c.a.As(dt), B: c.b.As(dt), L: true, Inverse: true, LogDet: true, Quad: true}
+	return Request{Input: Input{A: c.a.As(dt), B: c.b.As(dt)}, Options: Options{L: true, Inverse: true, LogDet: true, Quad: true}}
 }
 
 var refCache sync.Map
@@ -294,12 +294,12 @@ func runCholSuite(t *testing.T, impl cholImpl) {
 		for _, dt := range []tensor.DType{tensor.F64, tensor.F32} {
 			full := c.request(dt)
 			for _, r := range []Request{
-				{A: full.A, L: true},
-				{A: full.A, Inverse: true},
-				{A: full.A, LogDet: true},
-				{A: full.A, B: full.B},
-				{A: full.A, B: full.B, Quad: true, LogDet: true},
-				{A: full.A},
+				{Input: Input{A: full.A}, Options: Options{L: true}},
+				{Input: Input{A: full.A}, Options: Options{Inverse: true}},
+				{Input: Input{A: full.A}, Options: Options{LogDet: true}},
+				{Input: Input{A: full.A, B: full.B}},
+				{Input: Input{A: full.A, B: full.B}, Options: Options{Quad: true, LogDet: true}},
+				{Input: Input{A: full.A}},
 			} {
 				got, err := impl(r)
 				testdev.SkipNoFloat64(t, err)
@@ -317,15 +317,15 @@ func runCholSuite(t *testing.T, impl cholImpl) {
 			r    Request
 		}{
 			{"nil", Request{}},
-			{"rank2", Request{A: tensor.New(tensor.F64, 4, 4)}},
-			{"non-square", Request{A: tensor.New(tensor.F64, 3, 4, 5)}},
-			{"empty", Request{A: tensor.New(tensor.F64, 3, 0, 0)}},
-			{"short-data", Request{A: tensor.FromF64(make([]float64, 47), 3, 4, 4)}},
-			{"b-dtype", Request{A: a, B: tensor.New(tensor.F32, 3, 4, 2)}},
-			{"b-rows", Request{A: a, B: tensor.New(tensor.F64, 3, 5, 2)}},
-			{"b-count", Request{A: a, B: tensor.New(tensor.F64, 2, 4, 2)}},
-			{"b-rank", Request{A: a, B: tensor.New(tensor.F64, 3, 4, 2, 1)}},
-			{"quad-without-b", Request{A: a, Quad: true}},
+			{"rank2", Request{Input: Input{A: tensor.New(tensor.F64, 4, 4)}}},
+			{"non-square", Request{Input: Input{A: tensor.New(tensor.F64, 3, 4, 5)}}},
+			{"empty", Request{Input: Input{A: tensor.New(tensor.F64, 3, 0, 0)}}},
+			{"short-data", Request{Input: Input{A: tensor.FromF64(make([]float64, 47), 3, 4, 4)}}},
+			{"b-dtype", Request{Input: Input{A: a, B: tensor.New(tensor.F32, 3, 4, 2)}}},
+			{"b-rows", Request{Input: Input{A: a, B: tensor.New(tensor.F64, 3, 5, 2)}}},
+			{"b-count", Request{Input: Input{A: a, B: tensor.New(tensor.F64, 2, 4, 2)}}},
+			{"b-rank", Request{Input: Input{A: a, B: tensor.New(tensor.F64, 3, 4, 2, 1)}}},
+			{"quad-without-b", Request{Input: Input{A: a}, Options: Options{Quad: true}}},
 		}
 		for _, c := range bad {
 			if _, err := impl(c.r); err == nil {

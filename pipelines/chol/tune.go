@@ -10,7 +10,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -166,16 +165,12 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order stri
 		}
 		name, es = name[:len(name)-3]+"f64", 8
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
 	lanes := int(dev.Info.SubgroupSize)
 	var l uint32
 	if order == "left" {
 		l = 1
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: cholPush{},
 		Spec: []uint32{uint32(mpw * lanes), uint32(p), uint32(mpw), l}})
 	if err != nil {
 		return nil, err
@@ -243,11 +238,11 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		if !ok {
 			n, p := shapes[c][0], shapes[c][1]
 			a, b := tuneBatch(n, p, uint64(c))
-			ref, err := Reference(Request{A: a, B: b, LogDet: true})
+			ref, err := Reference(Request{Input: Input{A: a, B: b}, Options: Options{LogDet: true}})
 			if err != nil {
 				return 0, err
 			}
-			d = data{Request{A: a.As(tensor.F32), B: b.As(tensor.F32), LogDet: true}, ref}
+			d = data{Request{Input: Input{A: a.As(tensor.F32), B: b.As(tensor.F32)}, Options: Options{LogDet: true}}, ref}
 			cache[c] = d
 		}
 		res, tm, err := Vulkan(ctx, dev, d.r)

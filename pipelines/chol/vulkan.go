@@ -8,17 +8,8 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// Run serves r on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, r Request) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(r) })
-	}
-	return Vulkan(ctx, dev, r)
-}
 
 // Kernel flags (chol.comp).
 const (
@@ -179,11 +170,7 @@ func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int, test *
 	case double:
 		name = "chol_f64"
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: cholPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: cholPush{},
 		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})
 	if err != nil {
 		return nil, err

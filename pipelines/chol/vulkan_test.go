@@ -210,7 +210,7 @@ func TestVulkanTooLarge(t *testing.T) {
 			t.Errorf("%s: P = %d: got %v, want an error about invocations", dev.Info.Name, p, err)
 		}
 		a := tensor.New(tensor.F32, 1, p, p)
-		if _, _, err := Vulkan(context.Background(), dev, Request{A: a}); err == nil {
+		if _, _, err := Vulkan(context.Background(), dev, Request{Input: Input{A: a}}); err == nil {
 			t.Errorf("%s: P = %d: Vulkan gave no error", dev.Info.Name, p)
 		}
 	}

@@ -34,10 +34,11 @@
 package cov
 
 import (
+	"context"
 	"fmt"
-	"github.com/vkstat/vkstat/engine"
 	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -136,6 +137,34 @@ type Result struct {
 	Mean *tensor.Tensor // (N, P)
 	Cov  *tensor.Tensor // (N, P, P), symmetric
 	Rho  *tensor.Tensor // (N,), 0 for the estimator None
+	// Timing is what the call cost (Run, RunGather, RunStrided).
+	Timing engine.Timing
+}
+
+// Run estimates the covariance of each sample set of x, an (N, T, P)
+// array, on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	if dev == nil {
+		return timed(engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) }))
+	}
+	return timed(Vulkan(ctx, dev, x, opt))
+}
+
+// RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
+func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, error) {
+	if dev == nil {
+		return timed(engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) }))
+	}
+	return timed(VulkanGather(ctx, dev, cube, g, opt))
+}
+
+// timed puts tm on r.
+func timed(r *Result, tm engine.Timing, err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	r.Timing = tm
+	return r, nil
 }
 
 // outType is the dtype of the outputs for an input of type dt: float32 for

@@ -19,7 +19,7 @@ func Example() {
 		3, 6,
 		4, 8,
 	}, 1, 4, 2)
-	res, _, err := cov.Run(context.Background(), nil, x, cov.Options{Estimator: cov.None, DDof: 1})
+	res, err := cov.Run(context.Background(), nil, x, cov.Options{Estimator: cov.None, DDof: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

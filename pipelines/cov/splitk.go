@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // splitKernel is the split-K covariance of long sample sets (estimator
@@ -74,19 +73,13 @@ func newSplitK(dev *engine.Device, p int, suffix, out string, tileSz, accSz int,
 	fixed := 1 + ceil(2*tp, wg) + (r*r+r)*(lanes+1)
 	sk.maxSpan = max(1, (loopBudget-fixed)/perTile) * tt
 	name := "cov_splitk_" + suffix
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	if sk.part, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: splitPush{},
+	var err error
+	if sk.part, err = dev.Kernel(engine.KernelSpec{Name: name, Push: splitPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tp), uint32(r), uint32(tt)}}); err != nil {
 		return nil, err
 	}
 	name = "cov_splitk_sum_" + out
-	if code, err = shaders.Code(name); err != nil {
-		return nil, err
-	}
-	if sk.sum, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: splitSumPush{},
+	if sk.sum, err = dev.Kernel(engine.KernelSpec{Name: name, Push: splitSumPush{},
 		Spec: []uint32{splitSumWG, uint32(p)}}); err != nil {
 		return nil, err
 	}

@@ -61,11 +61,11 @@ func (s Strided) offRange() (lo, hi int) {
 
 // RunStrided is Run on the sample sets that s places in x's data: the same
 // outputs as Run on the (N, T, P) copy of those sets, without the copy.
-func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, engine.Timing, error) {
+func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
 	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, s, opt) })
+		return timed(engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, s, opt) }))
 	}
-	return VulkanStrided(ctx, dev, x, s, opt)
+	return timed(VulkanStrided(ctx, dev, x, s, opt))
 }
 
 // CPUStrided is CPU on the sample sets that s places in x's data. Each set

@@ -2,7 +2,6 @@ package cov
 
 import (
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // tiledKernel is cov_tiled.comp compiled for one P and dtype: several
@@ -75,11 +74,7 @@ func newTiled(dev *engine.Device, p int, name string, tileSz, accSz int, tn tuni
 	if maxT < 1 {
 		return nil, nil
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: tiledPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: tiledPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(r), uint32(sets), uint32(tt)}})
 	if err != nil {
 		return nil, err

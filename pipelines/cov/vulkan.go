@@ -8,26 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// Run estimates the covariance of each sample set of x, an (N, T, P)
-// array, on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) })
-	}
-	return Vulkan(ctx, dev, x, opt)
-}
-
-// RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
-func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) })
-	}
-	return VulkanGather(ctx, dev, cube, g, opt)
-}
 
 // chunkBytes bounds the device memory one chunk of an (N, T, P) input
 // takes; larger inputs are streamed through it in several submissions.
@@ -168,11 +150,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator,
 	if tc < 1 {
 		return nil, fmt.Errorf("cov: P = %d variables do not fit the %d bytes of shared memory of %s", p, shared, dev.Info.Name)
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: covPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: covPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tc), uint32(maxb)}})
 	if err != nil {
 		return nil, err

@@ -27,10 +27,12 @@
 package eig
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -62,12 +64,31 @@ func (o Options) maxSweeps() int {
 	return o.MaxSweeps
 }
 
+// Run decomposes a's matrices on dev, or on the CPU when dev is nil.
+func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options) (*Result, error) {
+	var r *Result
+	var tm engine.Timing
+	var err error
+	if dev == nil {
+		r, tm, err = engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
+	} else {
+		r, tm, err = Vulkan(ctx, dev, a, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Timing = tm
+	return r, nil
+}
+
 // Result holds the decomposition, in A's dtype (float64 for Reference).
 type Result struct {
 	Values  *tensor.Tensor // (B, n), descending
 	Vectors *tensor.Tensor // (B, n, n), eigenvectors as columns
 	Info    []int32
 	Sweeps  []int32
+	// Timing is what the call cost (Run).
+	Timing engine.Timing
 }
 
 // Failed counts the matrices whose Info is not OK.

@@ -6,17 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// Run decomposes a's matrices on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options) (*Result, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
-	}
-	return Vulkan(ctx, dev, a, opt)
-}
 
 // loopBudget bounds the loop iterations one invocation runs in one
 // dispatch: llvmpipe (lavapipe) silently ends a shader's loops after
@@ -149,11 +140,7 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*
 	case double:
 		name = "eig_f64"
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: eigPush{},
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: eigPush{},
 		Spec: []uint32{uint32(wg), uint32(n), uint32(m)}})
 	if err != nil {
 		return nil, err

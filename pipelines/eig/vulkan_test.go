@@ -82,9 +82,9 @@ func TestVulkanTooLarge(t *testing.T) {
 // TestRunCPU: Run without a device is the CPU path.
 func TestRunCPU(t *testing.T) {
 	a := batch(2, 5, 3)
-	r, tm, err := Run(context.Background(), nil, a, Options{})
-	if err != nil || tm.Wall <= 0 {
-		t.Fatalf("Run(nil): %v, timing %+v", err, tm)
+	r, err := Run(context.Background(), nil, a, Options{})
+	if err != nil || r.Timing.Wall <= 0 {
+		t.Fatalf("Run(nil): %v, result %+v", err, r)
 	}
 	check(t, a, r, tensor.F64)
 }

@@ -327,33 +327,15 @@ func spectraDeviceBytes(e int64, d Dims, hasDims bool, dt tensor.DType) int64 {
 	return vals + sums + e*int64(dt.Size())
 }
 
-// Run computes what opt asks for x, a latent tensor (N, C, F, H, W) or
-// (N, C, H, W) in memory (any shape for moments alone), on dev, or on the
-// CPU when dev is nil: its samples in batches as PlanBatches sizes them,
-// then RunBatches.
-func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
-	if x == nil {
-		return nil, fmt.Errorf("latent: nil tensor")
-	}
-	if !x.HasData() {
-		return nil, fmt.Errorf("latent: tensor of shape %s has the wrong number of values", tensor.ShapeString(x.Shape))
-	}
-	src := TensorSource(x)
-	plan, err := PlanBatches(dev, src, opt)
-	if err != nil {
-		return nil, err
-	}
-	return RunBatches(ctx, dev, src, plan, opt)
-}
-
 // RunBatches reads src's samples in plan's batches, the next on a
 // goroutine while the current computes (at most two batches of input in
 // memory), converts each to opt.DType (with opt.Convert), computes opt's
 // statistics on dev (nil: the CPU path) and joins the results: per-sample
 // arrays along the samples, moments over axes that include axis 0 merged
 // exactly (MergeMoments), notes as one batch of every sample would give
-// them. opt.Progress hears of each batch done.
+// them. ctx's Progress (engine.WithProgress) hears of each batch done.
 func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, opt Options) (*Result, error) {
+	progress := engine.ProgressOf(ctx)
 	if !opt.asks() {
 		return nil, fmt.Errorf("latent: nothing to compute")
 	}
@@ -484,9 +466,7 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 		}
 		free <- b.x // the batch's buffer is the reader's again
 		done += b.hi - b.lo
-		if opt.Progress != nil {
-			opt.Progress(done, n)
-		}
+		progress(fmt.Sprintf("sample %d/%d", done, n), float64(done)/float64(max(n, 1)))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -87,13 +87,14 @@ func batchSuite(t *testing.T, dev *engine.Device, x *tensor.Tensor, opt Options,
 	for _, b := range sizes {
 		var heard []int
 		opt.Batch = b
-		opt.Progress = func(done, total int) {
+		ctx := engine.WithProgress(context.Background(), func(stage string, _ float64) {
+			done, total := progressSamples(t, stage)
 			if total != x.Shape[0] {
 				t.Errorf("progress of %d samples, want %d", total, x.Shape[0])
 			}
 			heard = append(heard, done)
-		}
-		got, err := Run(context.Background(), dev, x, opt)
+		})
+		got, err := Run(ctx, dev, x, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,21 +163,21 @@ func TestRunErrors(t *testing.T) {
 	}
 	opt := Options{Moments: true, Axes: []int{0, 3, 4}, Batch: 1}
 	done := 0
-	opt.Progress = func(d, _ int) { done = d }
+	heard := engine.WithProgress(context.Background(), func(stage string, _ float64) { done, _ = progressSamples(t, stage) })
 	plan, err := PlanBatches(nil, src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunBatches(context.Background(), nil, src, plan, opt); !errors.Is(err, cut) || done != 2 {
+	if _, err := RunBatches(heard, nil, src, plan, opt); !errors.Is(err, cut) || done != 2 {
 		t.Errorf("a read failing at sample 2: %v after %d samples, want %q after 2", err, done, cut)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opt.Progress = func(d, _ int) {
-		done = d
+	ctx = engine.WithProgress(ctx, func(stage string, _ float64) {
+		done, _ = progressSamples(t, stage)
 		cancel()
-	}
+	})
 	if _, err := Run(ctx, nil, x, opt); !errors.Is(err, context.Canceled) || done != 1 {
 		t.Errorf("cancelled after the first batch: %v after %d samples", err, done)
 	}
@@ -251,4 +252,13 @@ func TestSpectraDeviceBytes(t *testing.T) {
 			t.Errorf("%+v %v: %d bytes, want %d", c.d, c.dt, got, c.want)
 		}
 	}
+}
+
+// progressSamples reads the samples done and their total from a progress stage
+// of latent's ("sample 3/8").
+func progressSamples(t *testing.T, stage string) (done, total int) {
+	if _, err := fmt.Sscanf(stage, "sample %d/%d", &done, &total); err != nil {
+		t.Errorf("progress stage %q: %v", stage, err)
+	}
+	return done, total
 }

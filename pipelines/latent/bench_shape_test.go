@@ -27,14 +27,14 @@ func BenchmarkMoments(b *testing.B) {
 	p := x.As(tensor.F32)
 	p.Shape = []int{outer, inner}
 	skew, kurt := make([]float64, outer), make([]float64, outer)
-	opt := reduce.Options{Axis: 1}
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
+	opt := reduce.Options{Axis: 1, Stats: want}
 	ctx := context.Background()
 	for _, dev := range testdev.Devices(b) {
 		b.Run(dev.Info.Name+"/host", func(b *testing.B) {
 			b.SetBytes(int64(p.Bytes()))
 			for range b.N {
-				if _, _, err := reduce.Run(ctx, dev, p, opt, want); err != nil {
+				if _, err := reduce.Run(ctx, dev, p, opt); err != nil {
 					b.Fatal(err)
 				}
 				shape34(p.F32, outer, inner, false, skew, kurt)
@@ -51,11 +51,11 @@ func BenchmarkMoments(b *testing.B) {
 		b.Run(dev.Info.Name+"/reupload", func(b *testing.B) {
 			b.SetBytes(int64(p.Bytes()))
 			for range b.N {
-				out, _, err := reduce.Run(ctx, dev, p, opt, want)
+				out, err := reduce.Run(ctx, dev, p, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, _, err := reduce.Central(ctx, dev, tensor.SourceOf(p), out[reduce.Mean].As(tensor.F64).F64); err != nil {
+				if _, _, err := reduce.Central(ctx, dev, tensor.SourceOf(p), out.Stats[reduce.Mean].As(tensor.F64).F64); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -23,8 +23,8 @@
 // next batch while one computes, so that a tensor larger than memory can
 // stream from a file. Per-sample results are joined along the samples and
 // moments over axes that include the sample axis are merged exactly
-// (MergeMoments). Options.Progress hears of each batch; the context
-// cancels the run.
+// (MergeMoments). The context's Progress (engine.WithProgress) hears of
+// each batch; the context cancels the run.
 //
 // Moments reuse package reduce and correlations package cov (the batched
 // covariance kernels): moments over one run of consecutive axes read the
@@ -41,6 +41,7 @@
 package latent
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -130,9 +131,6 @@ type Options struct {
 	// HostBudget is the host memory the batches may plan on (the input
 	// batches, their copies and the results); Bytes 0: no bound.
 	HostBudget engine.MemoryBudget
-	// Progress, if not nil, hears of each batch done: samples done, and
-	// of how many.
-	Progress func(done, total int)
 }
 
 // DefaultOptions are what the front ends compute unless told: the moments
@@ -169,6 +167,25 @@ type Moments struct {
 	Axes                                 []int // the reduced axes, sorted, non-negative
 	Shape                                []int
 	Mean, Var, Std, Min, Max, Skew, Kurt *tensor.Tensor
+}
+
+// Run computes what opt asks for x, a latent tensor (N, C, F, H, W) or
+// (N, C, H, W) in memory (any shape for moments alone), on dev, or on the
+// CPU when dev is nil: its samples in batches as PlanBatches sizes them,
+// then RunBatches.
+func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	if x == nil {
+		return nil, fmt.Errorf("latent: nil tensor")
+	}
+	if !x.HasData() {
+		return nil, fmt.Errorf("latent: tensor of shape %s has the wrong number of values", tensor.ShapeString(x.Shape))
+	}
+	src := TensorSource(x)
+	plan, err := PlanBatches(dev, src, opt)
+	if err != nil {
+		return nil, err
+	}
+	return RunBatches(ctx, dev, src, plan, opt)
 }
 
 // Result holds what the Options asked for (nil for the rest), in float64.

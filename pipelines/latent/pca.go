@@ -107,11 +107,11 @@ func RunPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 				cv.F32[k*c*c+i] = float32(v)
 			}
 		}
-		er, st, err := eig.Run(ctx, dev, cv, eig.Options{})
-		out.Timing.Add(st)
+		er, err := eig.Run(ctx, dev, cv, eig.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("latent: pca eigendecomposition: %w", err)
 		}
+		out.Timing.Add(er.Timing)
 		vals, vecs := er.Values.Float64s(), er.Vectors.Float64s()
 		for k, s := range sets {
 			if er.Info[k] != eig.OK {

@@ -311,7 +311,11 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		if dev != nil {
 			out, central, t, err = reduce.RunCentral(ctx, dev, p, opt, want)
 		} else {
-			out, t, err = reduce.Run(ctx, nil, p, opt, want)
+			opt.Stats = want
+			var r *reduce.Result
+			if r, err = reduce.Run(ctx, nil, p, opt); err == nil {
+				out, t = r.Stats, r.Timing
+			}
 		}
 		tm.Add(t)
 		if err != nil {
@@ -851,12 +855,12 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			}
 		}
 		c0 := time.Now()
-		r, st, err := cov.RunStrided(ctx, dev, x, sl, opt)
+		r, err := cov.RunStrided(ctx, dev, x, sl, opt)
 		inCov += time.Since(c0)
-		tm.Add(st)
 		if err != nil {
 			return nil, err
 		}
+		tm.Add(r.Timing)
 		cv := r.Cov.Float64s()
 		if allFinite {
 			// A constant variable's variance is 0, or a rounding away from
@@ -893,12 +897,12 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			in.F32 = g.([]float32)
 		}
 		c0 := time.Now()
-		r, st, err := cov.Run(ctx, dev, in, opt)
+		r, err := cov.Run(ctx, dev, in, opt)
 		inCov += time.Since(c0)
-		tm.Add(st)
 		if err != nil {
 			return nil, err
 		}
+		tm.Add(r.Timing)
 		put(r.Cov.Float64s(), sets)
 	}
 	return &setCovs{cov: out, count: count, bad: bad, constant: constant}, nil

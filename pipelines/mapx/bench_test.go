@@ -19,7 +19,7 @@ func benchGrade2(b *testing.B, dt tensor.DType, n int) {
 			x.F32[i], y.F32[i] = rng.Float32(), rng.Float32()
 		}
 	}
-	p := Params{A: 3.5, B: 2.8, C: 10}
+	p := Options{A: 3.5, B: 2.8, C: 10}
 	b.SetBytes(int64(3 * dt.Size() * n))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -27,7 +27,7 @@ func BenchmarkGrade2Vulkan(b *testing.B) {
 			b.SetBytes(3 * 8 * n)
 			var kernel float64
 			for i := 0; i < b.N; i++ {
-				_, tm, err := Vulkan(context.Background(), dev, x, y, Params{A: 3.5, B: 2.8, C: 10})
+				_, tm, err := Vulkan(context.Background(), dev, x, y, Options{A: 3.5, B: 2.8, C: 10})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -17,7 +17,7 @@ const parallelMin = 1 << 16
 // have the same dtype and shape; z has them too. float32 inputs are computed
 // in float32 (with a, b and c rounded to float32), float64 inputs in float64.
 // Large inputs are split across runtime.GOMAXPROCS goroutines.
-func CPU(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+func CPU(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error) {
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("mapx: nil input tensor")
 	}
@@ -34,7 +34,7 @@ const cpuPiece = 1 << 20
 
 // cpuInto is CPU writing into z, which must have x's dtype and shape; it
 // stops with ctx's error when ctx ends.
-func cpuInto(ctx context.Context, z, x, y *tensor.Tensor, p Params) error {
+func cpuInto(ctx context.Context, z, x, y *tensor.Tensor, p Options) error {
 	if x == nil || y == nil || z == nil {
 		return fmt.Errorf("mapx: nil tensor")
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // mapImpl is the API every implementation of the map (CPU, Vulkan) offers.
-type mapImpl func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error)
+type mapImpl func(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error)
 
 // Tolerances of runMapSuite, elementwise relative (see checks.Close).
 // float64 paths must agree with Reference to rounding; float32 paths make a
@@ -30,7 +30,7 @@ const (
 // that z >= 7.2 with the first and z <= -18.5 with the second: no
 // cancellation, so an elementwise relative tolerance is meaningful for
 // float32.
-var mapSuiteParams = []Params{{A: 3.5, B: 2.8, C: 10}, {A: -0.5, B: 1.5, C: -20}}
+var mapSuiteParams = []Options{{A: 3.5, B: 2.8, C: 10}, {A: -0.5, B: 1.5, C: -20}}
 
 // runMapSuite holds impl against Reference on sizes that straddle block and
 // workgroup edges, in float64 and float32, with NaNs planted, and checks that
@@ -109,7 +109,7 @@ func mapSuiteInputs(dt tensor.DType, shape []int, seed uint64, plantNaN bool) (x
 }
 
 // mapSuiteCheck runs impl on (x, y) and compares with Reference.
-func mapSuiteCheck(t *testing.T, impl mapImpl, x, y *tensor.Tensor, p Params) {
+func mapSuiteCheck(t *testing.T, impl mapImpl, x, y *tensor.Tensor, p Options) {
 	t.Helper()
 	z, err := impl(x, y, p)
 	testdev.SkipNoFloat64(t, err)
@@ -140,19 +140,19 @@ func TestCPU(t *testing.T) {
 // TestCPUErrors checks the wording of CPU's refusals: both shapes or both
 // dtypes are named.
 func TestCPUErrors(t *testing.T) {
-	_, err := CPU(tensor.New(tensor.F32, 3, 4), tensor.New(tensor.F32, 4, 3), Params{})
+	_, err := CPU(tensor.New(tensor.F32, 3, 4), tensor.New(tensor.F32, 4, 3), Options{})
 	if err == nil || !strings.Contains(err.Error(), "(3, 4)") || !strings.Contains(err.Error(), "(4, 3)") {
 		t.Errorf("shape mismatch: got error %v, want one naming (3, 4) and (4, 3)", err)
 	}
-	_, err = CPU(tensor.New(tensor.F64, 5), tensor.New(tensor.F32, 5), Params{})
+	_, err = CPU(tensor.New(tensor.F64, 5), tensor.New(tensor.F32, 5), Options{})
 	if err == nil || !strings.Contains(err.Error(), "float64") || !strings.Contains(err.Error(), "float32") {
 		t.Errorf("dtype mismatch: got error %v, want one naming float64 and float32", err)
 	}
 	short := tensor.FromF64(make([]float64, 11), 3, 4)
-	if _, err = CPU(short, tensor.New(tensor.F64, 3, 4), Params{}); err == nil {
+	if _, err = CPU(short, tensor.New(tensor.F64, 3, 4), Options{}); err == nil {
 		t.Errorf("x with 11 values for shape (3, 4): got no error")
 	}
-	if _, err = CPU(nil, tensor.New(tensor.F64, 3, 4), Params{}); err == nil {
+	if _, err = CPU(nil, tensor.New(tensor.F64, 3, 4), Options{}); err == nil {
 		t.Errorf("nil x: got no error")
 	}
 }
@@ -162,7 +162,7 @@ func TestCPUErrors(t *testing.T) {
 func TestCPUFloat32Arithmetic(t *testing.T) {
 	xs := []float32{0.1, 1.7, -3.3, 1e-3, 123.456}
 	ys := []float32{2.2, -0.7, 9.1, 5e4, -1e-2}
-	p := Params{A: 0.3, B: 1.1, C: -2.9}
+	p := Options{A: 0.3, B: 1.1, C: -2.9}
 	z, err := CPU(tensor.FromF32(xs, 5), tensor.FromF32(ys, 5), p)
 	if err != nil {
 		t.Fatal(err)
@@ -205,30 +205,33 @@ type fakeTB struct {
 func (*fakeTB) Errorf(string, ...any) {}
 func (*fakeTB) Helper()               {}
 
-// TestRunOverCPU: RunOver on the CPU path passes the suite on a copy of x
-// (it writes z over its x) and returns that copy's memory as z.
+// TestRunOverCPU: Run with Input.Over on the CPU path passes the suite on
+// a copy of x (it writes z over its x) and returns that copy's memory as z.
 func TestRunOverCPU(t *testing.T) {
-	runMapSuite(t, func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+	runMapSuite(t, func(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error) {
 		xc := tensor.New(x.DType, x.Shape...)
 		copy(xc.Raw(), x.Raw())
-		z, _, err := RunOver(context.Background(), nil, xc, y, p)
-		if err == nil && z.Len() > 0 && &z.Raw()[0] != &xc.Raw()[0] {
+		r, err := Run(context.Background(), nil, Input{X: xc, Y: y, Over: true}, p)
+		if err != nil {
+			return nil, err
+		}
+		if r.Z.Len() > 0 && &r.Z.Raw()[0] != &xc.Raw()[0] {
 			t.Errorf("%s: z is not x's memory", tensor.ShapeString(x.Shape))
 		}
-		return z, err
+		return r.Z, nil
 	}, false)
 }
 
-// intoImpl runs RunInto on dev (nil: the CPU path) into a z the test
+// intoImpl runs Run with Input.Z on dev (nil: the CPU path) into a z the test
 // allocates, so that the suite checks that the results land in the
 // caller's memory.
 func intoImpl(dev *engine.Device) mapImpl {
-	return func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+	return func(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error) {
 		if x == nil {
 			return nil, fmt.Errorf("nil x")
 		}
 		z := tensor.New(x.DType, x.Shape...)
-		_, err := RunInto(context.Background(), dev, z, x, y, p)
+		_, err := Run(context.Background(), dev, Input{X: x, Y: y, Z: z}, p)
 		return z, err
 	}
 }
@@ -248,7 +251,7 @@ func TestRunIntoVulkan(t *testing.T) {
 func TestRunIntoRefusesWrongZ(t *testing.T) {
 	x, y := tensor.New(tensor.F32, 3, 4), tensor.New(tensor.F32, 3, 4)
 	for _, z := range []*tensor.Tensor{tensor.New(tensor.F64, 3, 4), tensor.New(tensor.F32, 4, 3)} {
-		_, err := RunInto(context.Background(), nil, z, x, y, Params{})
+		_, err := Run(context.Background(), nil, Input{X: x, Y: y, Z: z}, Options{})
 		if err == nil || !strings.Contains(err.Error(), "z is "+z.DType.String()+" "+tensor.ShapeString(z.Shape)) {
 			t.Errorf("z %s %s: got %v, want an error naming it", z.DType, tensor.ShapeString(z.Shape), err)
 		}
@@ -265,7 +268,7 @@ func TestCPUCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunInto(ctx, nil, z, x, y, Params{A: 1}); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, nil, Input{X: x, Y: y, Z: z}, Options{A: 1}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: got %v, want context.Canceled", err)
 	}
 	for i, v := range z.F32 {

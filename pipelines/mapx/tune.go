@@ -51,7 +51,7 @@ func Tuner(dev *engine.Device) tune.Tuner {
 	}
 	var x, y *tensor.Tensor
 	var xs, ys, ref []float64
-	p := Params{A: 1.5, B: -2, C: 0.25}
+	p := Options{A: 1.5, B: -2, C: 0.25}
 	t.Run = func(ctx context.Context, _ int, check bool) (time.Duration, error) {
 		if x == nil {
 			rng := rand.New(rand.NewPCG(5, 10))

@@ -6,45 +6,8 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// Run evaluates z = a·x² + b·y + c on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
-	if x == nil || y == nil {
-		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
-	}
-	m := engine.Begin(dev)
-	t0 := time.Now()
-	z := tensor.New(x.DType, x.Shape...)
-	made := time.Since(t0)
-	tm, err := RunInto(ctx, dev, z, x, y, p)
-	tm.AddPhase(engine.TimeResults, made)
-	if dev == nil {
-		// The CPU path's time includes allocating z, as it always has.
-		el := time.Since(t0)
-		tm.Kernel, tm.Phases = el, []engine.PhaseTime{{Name: engine.TimeCompute, Time: el}}
-	}
-	m.End(&tm)
-	if err != nil {
-		return nil, tm, err
-	}
-	return z, tm, nil
-}
-
-// RunInto is Run writing into z, which must have x's dtype and shape: the
-// caller's memory (a NumPy array's, through the C ABI) takes the result
-// without a copy on the CPU path, and the download writes straight into it
-// on a device. On the CPU path it looks at ctx between pieces of a million
-// elements or so.
-func RunInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (engine.Timing, error) {
-	if dev == nil {
-		_, tm, err := engine.TimeCPU(func() (*tensor.Tensor, error) { return z, cpuInto(ctx, z, x, y, p) })
-		return tm, err
-	}
-	return vulkanInto(ctx, dev, z, x, y, p)
-}
 
 // checkPair checks that x and y have the same dtype and shape.
 func checkPair(x, y *tensor.Tensor) error {
@@ -61,7 +24,7 @@ func checkPair(x, y *tensor.Tensor) error {
 // (one submission: upload x and y, one dispatch per binding-sized piece,
 // download z); otherwise in passes of as many elements as fit the budget
 // and one allocation, the same three buffers reused.
-func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
+func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Options) (*tensor.Tensor, engine.Timing, error) {
 	if x == nil || y == nil {
 		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
 	}
@@ -79,7 +42,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Para
 }
 
 // vulkanInto is Vulkan downloading into z.
-func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Params) (tm engine.Timing, err error) {
+func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor, p Options) (tm engine.Timing, err error) {
 	defer engine.Begin(dev).End(&tm)
 	if x == nil || y == nil || z == nil {
 		return tm, fmt.Errorf("mapx: nil tensor")
@@ -107,15 +70,11 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 	if double {
 		name, es = "map_f64", 8
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return tm, err
-	}
 	workgroup, err := workgroupSize(ctx, dev.Info)
 	if err != nil {
 		return tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: mapPush{}, Spec: []uint32{uint32(workgroup)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: mapPush{}, Spec: []uint32{uint32(workgroup)}})
 	if err != nil {
 		return tm, err
 	}
@@ -173,22 +132,4 @@ type mapPush struct {
 func chunkElems(dev *engine.Device, n, es int64) (int64, error) {
 	c, err := dev.ChunkItems(int(min(n, 1<<40)), []int64{es, es, es}, 0, int(dev.Alignment()/es))
 	return int64(c), err
-}
-
-// RunOver is Run for callers done with x: on the CPU path z is written
-// over x's memory and x is returned as z, which saves allocating (and, for
-// a large array, faulting in) an output of the input's size; on a device it
-// is Run, and x is left as it was.
-func RunOver(ctx context.Context, dev *engine.Device, x, y *tensor.Tensor, p Params) (*tensor.Tensor, engine.Timing, error) {
-	if dev != nil {
-		return Run(ctx, dev, x, y, p)
-	}
-	if x == nil || y == nil {
-		return nil, engine.Timing{}, fmt.Errorf("mapx: nil input tensor")
-	}
-	tm, err := RunInto(ctx, nil, x, x, y, p)
-	if err != nil {
-		return nil, tm, err
-	}
-	return x, tm, nil
 }

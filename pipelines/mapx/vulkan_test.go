@@ -30,7 +30,7 @@ func TestVulkan(t *testing.T) {
 }
 
 func vulkanImpl(t *testing.T, dev *engine.Device) mapImpl {
-	return func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+	return func(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error) {
 		z, _, err := Vulkan(context.Background(), dev, x, y, p)
 		return z, err
 	}
@@ -43,7 +43,7 @@ func TestVulkanWorkgroups(t *testing.T) {
 		for _, wg := range []int{64, int(dev.Info.MaxWorkgroupInvocation)} {
 			t.Run(fmt.Sprintf("%s/wg%d", dev.Info.Name, wg), func(t *testing.T) {
 				ctx := tune.WithOverride(context.Background(), "mapx", map[string]any{"workgroup": wg})
-				runMapSuite(t, func(x, y *tensor.Tensor, p Params) (*tensor.Tensor, error) {
+				runMapSuite(t, func(x, y *tensor.Tensor, p Options) (*tensor.Tensor, error) {
 					z, _, err := Vulkan(ctx, dev, x, y, p)
 					return z, err
 				}, false)

@@ -137,10 +137,6 @@ type Options struct {
 	// NorthOffset is the true-north correction in degrees, added to the
 	// position angles.
 	NorthOffset float64 `param:"north_offset"`
-	// Progress, when set, is told which stage runs ("statistics",
-	// "detection map", "unbiased flux") and how far it is (0 to 1). It may
-	// be called from several goroutines at once.
-	Progress func(stage string, frac float64)
 	// Warn, when set, hears each warning as it arises (they are also in
 	// Result.Warnings).
 	Warn func(Warning)
@@ -345,6 +341,9 @@ type CheckRow struct {
 
 // Result is what Run found.
 type Result struct {
+	// Timing is what the call cost: its Wall, and on a device the
+	// engine's counts and phases (Phases splits the analysis).
+	Timing engine.Timing
 	// Maps are the SNR, flux and σ maps in the sky frame, with their
 	// invalid counts, stages' times, device and precision.
 	Maps *Maps
@@ -449,13 +448,8 @@ func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
 	return nans, lo, hi
 }
 
-// Run is the whole PACO analysis of an ADI cube (T, H, W) with T
-// parallactic angles in degrees, on dev, or on the CPU when dev is nil:
-// the star centre, the maps (Algorithm 2), the detections, Algorithm 3
-// for each (Options.Unbiased), the contrast curve and its injection check
-// (Options.ContrastCheck). Warnings (a NaN or constant cube, a field that
-// does not rotate, a centre away from (H/2, W/2)) do not stop it.
-func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []float64, opt Options) (*Result, error) {
+// run is Run on cube and angles.
+func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []float64, opt Options) (*Result, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
@@ -552,13 +546,14 @@ func Run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	}
 	res.T, res.H, res.W, res.P = prep.T, prep.H, prep.W, prep.P()
 	res.Radius = prep.Offsets[len(prep.Offsets)-1][0] // the last offset is (R, 0)
-	in.Progress = opt.Progress
 	lap("prepare")
 	if res.Maps, err = RunMaps(ctx, dev, in); err != nil {
 		return nil, err
 	}
 	clock.Include(res.Maps.Phases)
-	in.Progress = nil
+	// What follows (Algorithm 3, the contrast check's injections) tells
+	// no progress: the bar ends with the detection map.
+	ctx = engine.WithProgress(ctx, nil)
 	minSep := opt.MinSep
 	if minSep <= 0 {
 		minSep = float64(2 * res.Radius)

@@ -21,7 +21,7 @@ func TestDefaultPSFIsSynths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, Options{FWHM: fwhm, Radius: 2, Center: CenterGiven, CenterYX: [2]float64{12, 12}})
+		res, err := Run(context.Background(), nil, ADI{Cube: ds.Cube, Angles: ds.Angles}, Options{FWHM: fwhm, Radius: 2, Center: CenterGiven, CenterYX: [2]float64{12, 12}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestRunRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(o Options) error {
-		_, err := Run(context.Background(), nil, ds.Cube, ds.Angles, o)
+		_, err := Run(context.Background(), nil, ADI{Cube: ds.Cube, Angles: ds.Angles}, o)
 		return err
 	}
 	with := func(set func(*Options)) Options {
@@ -84,7 +84,7 @@ func TestRunRefuses(t *testing.T) {
 	if err := run(with(func(o *Options) { o.Center = CenterHeader })); !errors.Is(err, ErrNoHeaderCenter) {
 		t.Errorf("the header's centre without one: %v", err)
 	}
-	res, err := Run(context.Background(), nil, ds.Cube, ds.Angles, with(func(o *Options) { o.Center, o.HeaderCenter = CenterHeader, &[2]float64{9.4, 11.6} }))
+	res, err := Run(context.Background(), nil, ADI{Cube: ds.Cube, Angles: ds.Angles}, with(func(o *Options) { o.Center, o.HeaderCenter = CenterHeader, &[2]float64{9.4, 11.6} }))
 	if err != nil || res.Center.Source != "header" || res.Center.Used != [2]int{9, 12} {
 		t.Errorf("the header's centre (9.4, 11.6): %+v, %v; want (9, 12) from the header", res.Center, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vec"
@@ -13,14 +14,14 @@ import (
 
 // rowsDone reports progress through a stage that handles rows of the frame.
 type rowsDone struct {
-	in    *Input
-	stage string
-	total int
-	n     atomic.Int64
+	progress engine.Progress
+	stage    string
+	total    int
+	n        atomic.Int64
 }
 
 func (r *rowsDone) add(k int) {
-	r.in.report(r.stage, float64(r.n.Add(int64(k)))/float64(r.total))
+	r.progress(r.stage, float64(r.n.Add(int64(k)))/float64(r.total))
 }
 
 // cholSolve factors the symmetric positive-definite c (P×P, lower triangle
@@ -92,7 +93,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		scale /= 2
 	}
 	g := make([]float64, N*D)
-	lagsDone := &rowsDone{in: &in, stage: "lagged products", total: H}
+	lagsDone := &rowsDone{progress: engine.ProgressOf(ctx), stage: "lagged products", total: H}
 	par.Range(H, 2, func(lo, hi int) {
 		defer lagsDone.add(hi - lo)
 		for y := lo; y < hi; y++ {
@@ -133,7 +134,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	for i, o := range p.Offsets {
 		base[i] = o[0]*W + o[1]
 	}
-	statsDone := &rowsDone{in: &in, stage: "statistics", total: H}
+	statsDone := &rowsDone{progress: engine.ProgressOf(ctx), stage: "statistics", total: H}
 	par.Range(H, 2, func(lo, hi int) {
 		defer statsDone.add(hi - lo)
 		c := make([]float64, P*P)
@@ -184,7 +185,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 
 	maps := newMaps(p)
 	if sub {
-		subpixelMap(p, yc, ub, gram, valid, base, maps, newMapProgress(&in, H))
+		subpixelMap(p, yc, ub, gram, valid, base, maps, newMapProgress(ctx, H))
 		lap("detection map")
 		for _, v := range valid {
 			if !v {
@@ -195,7 +196,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		return maps, nil
 	}
 	var mu sync.Mutex
-	mapDone := newMapProgress(&in, H)
+	mapDone := newMapProgress(ctx, H)
 	par.Range(H, 2, func(lo, hi int) {
 		defer mapDone.add(hi - lo)
 		invalid := 0
@@ -236,8 +237,8 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 }
 
 // newMapProgress reports progress through the detection map.
-func newMapProgress(in *Input, H int) *rowsDone {
-	return &rowsDone{in: in, stage: "detection map", total: H}
+func newMapProgress(ctx context.Context, H int) *rowsDone {
+	return &rowsDone{progress: engine.ProgressOf(ctx), stage: "detection map", total: H}
 }
 
 // centreBasis is the unshifted basis vector's index: Basis[centreBasis] is h.

@@ -25,7 +25,7 @@ func Example() {
 	opt.FWHM = 3 // the Gaussian PSF synth injects; or opt.PSF = a stamp
 	opt.Radius = 3
 	opt.Unbiased = true // Algorithm 3: the flux with the companion kept out of its own background
-	res, err := paco.Run(context.Background(), nil, ds.Cube, ds.Angles, opt)
+	res, err := paco.Run(context.Background(), nil, paco.ADI{Cube: ds.Cube, Angles: ds.Angles}, opt)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,11 +6,13 @@
 // u_k = C_k⁻¹h and α_k = hᵀu_k per location.
 //
 // Run is the whole analysis on arrays in memory, as `vkstat paco` does it:
-// a cube (T, H, W), T parallactic angles and Options (the PSF stamp or a
-// FWHM, patch radius, centre, threshold, Algorithm 3, contrast check, ...)
-// in, a Result out (the SNR, flux and σ maps, the detections, the centre
-// chosen, the contrast curve and its check). A nil *engine.Device runs it
-// on the CPU, a device opened with package engine on that device. Its
+// an ADI sequence (a cube (T, H, W) and T parallactic angles) and Options
+// (the PSF stamp or a FWHM, patch radius, centre, threshold, Algorithm 3,
+// contrast check, ...) in, a Result out (the SNR, flux and σ maps, the
+// detections, the centre chosen, the contrast curve and its check, the
+// Timing). A nil *engine.Device runs it on the CPU, a device opened with
+// package engine on that device; the context's engine.Progress hears of
+// the maps' stages. Its
 // stages are exported too: EstimateCenter, RunMaps (the maps), Detect,
 // UnbiasedFlux (Algorithm 3), ContrastCurve, Inject and Recover.
 //
@@ -21,6 +23,7 @@
 package paco
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -79,6 +82,31 @@ func ParsePlacement(s string) (Placement, error) {
 	return 0, fmt.Errorf("unknown PSF placement %q (want nearest or subpixel)", s)
 }
 
+// ADI is an angular differential imaging sequence: a cube (T, H, W) and
+// its T parallactic angles in degrees.
+type ADI struct {
+	Cube   *tensor.Tensor
+	Angles []float64
+}
+
+// Run is the whole PACO analysis of an ADI sequence, on dev, or on the CPU
+// when dev is nil: the star centre, the maps (Algorithm 2), the
+// detections, Algorithm 3 for each (Options.Unbiased), the contrast curve
+// and its injection check (Options.ContrastCheck). Warnings (a NaN or
+// constant cube, a field that does not rotate, a centre away from
+// (H/2, W/2)) do not stop it. ctx's Progress (engine.WithProgress) hears
+// of the maps' stages ("statistics", "detection map") and how far each
+// is; it may be called from several goroutines at once.
+func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
+	m := engine.Begin(dev)
+	res, err := run(ctx, dev, in.Cube, in.Angles, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.End(&res.Timing)
+	return res, nil
+}
+
 // Input is one PACO run.
 type Input struct {
 	Cube   *tensor.Tensor // (T, H, W)
@@ -93,19 +121,8 @@ type Input struct {
 	// Placement is where the PSF model sits in each frame's patch:
 	// nearest pixel (the default) or the exact sub-pixel position.
 	Placement Placement
-	// Progress, when set, is told which stage runs and how far it is (0 to
-	// 1). It may be called from several goroutines at once.
-	Progress func(stage string, frac float64)
-
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
-}
-
-// report calls in.Progress when it is set.
-func (in *Input) report(stage string, frac float64) {
-	if in.Progress != nil {
-		in.Progress(stage, frac)
-	}
 }
 
 // Stage is the time one step took.

@@ -103,7 +103,7 @@ func UnbiasedFlux(ctx context.Context, dev *engine.Device, in Input, srcs []Sour
 		if out[i], err = u.estimate(s); err != nil {
 			return nil, err
 		}
-		in.report("unbiased flux", float64(i+1)/float64(len(srcs)))
+		engine.ProgressOf(ctx)("unbiased flux", float64(i+1)/float64(len(srcs)))
 	}
 	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // deviceMoments computes Algorithm 3's moments on a device (paco_unbiased):
@@ -48,11 +47,7 @@ func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbi
 			dev.Info.Name, n>>20, maxB>>20, engine.ErrTooLarge)
 	}
 	name := "paco_unbiased" + v.suffix
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: unbiasedPush{}, Spec: []uint32{workgroup, uint32(p.P())}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: unbiasedPush{}, Spec: []uint32{workgroup, uint32(p.P())}})
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -78,23 +77,6 @@ type vkPlan struct {
 	tabs   int // table buffers, last
 }
 
-// need is what buffers of sizes take from a budget at most: engine
-// carves buffers below its small-block size from shared blocks, and gives
-// the others allocations of their own, rounded up to 64 KiB; one more
-// small block covers the carving's waste.
-func need(sizes []int64, budget int64) int64 {
-	block := max(min(8<<20, budget/16)&^(64<<10-1), 256<<10) // engine's smallBlock
-	n := block
-	for _, s := range sizes {
-		s = (max(s, 4) + 255) &^ 255
-		if s >= min(2<<20, block) {
-			s = (s + 64<<10 - 1) &^ (64<<10 - 1)
-		}
-		n += s
-	}
-	return n
-}
-
 // Vulkan computes the maps on dev. The centring, lagged products,
 // per-location statistics (one workgroup per location) and the detection
 // map run on the device, and only the three maps come back. Where the
@@ -110,6 +92,7 @@ func need(sizes []int64, budget int64) int64 {
 // (float32 or float64) is the arithmetic precision; accumulations are in
 // float64 where the device has it.
 func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	progress := engine.ProgressOf(ctx)
 	var phases Phases
 	lap := phases.Clock().Lap
 	p, err := Prepare(in)
@@ -244,7 +227,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return pl, ok
 	}
 	avail, budget := dev.Available(), dev.Budget()
-	fits := func(pl vkPlan, ok bool) bool { return ok && need(pl.sizes, budget) <= avail }
+	fits := func(pl vkPlan, ok bool) bool { return ok && dev.Need(pl.sizes...) <= avail }
 	// The trajectory table: uploaded once when it fits with everything
 	// else, or in a quarter of the budget; otherwise in chunks, each pass
 	// uploading them in turn.
@@ -261,14 +244,14 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	minPlan, ok := plan(1, min(tf, 1))
 	if !fits(minPlan, ok) {
 		what := "one row of locations at a time (its band of pixel rows for every frame, its lagged products, u and α) and the maps"
-		if least := need(minPlan.sizes, budget); !ok && least <= budget {
+		if least := dev.Need(minPlan.sizes...); !ok && least <= budget {
 			// The device's own binding or allocation limit, not the
 			// budget (which caps one allocation too).
 			return nil, fmt.Errorf("paco: a %d×%d×%d cube does not fit %s's bindings (%s) even with %s: %w",
 				T, H, W, dev.Info.Name, engine.SizeText(maxB), what, engine.ErrTooLarge)
 		}
 		return nil, fmt.Errorf("paco: a %d×%d×%d cube needs at least %s of device memory, for %s; %s of the %s budget is free on %s: %w",
-			T, H, W, kib((need(minPlan.sizes, budget)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
+			T, H, W, kib((dev.Need(minPlan.sizes...)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
 	}
 	lo, hi := 1, H // the most rows that fit: in [lo, hi]
 	if in.test != nil && in.test.maxPassRows > 0 {
@@ -316,11 +299,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	kernel := func(name string, push any, spec ...uint32) (*engine.Kernel, error) {
 		name += v.suffix
-		code, err := shaders.Code(name)
-		if err != nil {
-			return nil, err
-		}
-		return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: spec})
+		return dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: spec})
 	}
 	kCenter, err := kernel("paco_center", centerPush{}, workgroup)
 	if err != nil {
@@ -451,7 +430,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		done := func(frac float64) float64 { return (float64(ps.y0*W) + frac*float64(locs)) / float64(N) }
 		// Upload of the band's pixel rows, frame by frame, and centring:
 		// the sums of every block, then every block centred in place.
-		in.report("statistics", done(0))
+		progress("statistics", done(0))
 		err = submit(func(seq *engine.Sequence) {
 			for i, b := range blocks {
 				if bandBytes == frameBytes { // whole frames: one contiguous run of the cube
@@ -496,7 +475,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			if err != nil {
 				return nil, err
 			}
-			in.report("statistics", done(0.15*float64(end)/float64(nband*D)))
+			progress("statistics", done(0.15*float64(end)/float64(nband*D)))
 		}
 		// The band's locations, as flat indices of the band.
 		k0 := (ps.y0 - ps.ya) * W
@@ -517,12 +496,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			if err != nil {
 				return nil, err
 			}
-			in.report("statistics", done(0.15+0.85*float64(end-k0)/float64(locs)))
+			progress("statistics", done(0.15+0.85*float64(end-k0)/float64(locs)))
 		}
 
 		// Detection map (T·P work per pixel): every pixel's frames whose
 		// location lies in this pass's rows, span after span of frames.
-		in.report("detection map", float64(pi)/float64(len(passes)))
+		progress("detection map", float64(pi)/float64(len(passes)))
 		klo, khi := ps.y0*W, ps.y1*W
 		for si, sp := range spans {
 			b := blocks[sp.block]
@@ -553,13 +532,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				if err != nil {
 					return nil, err
 				}
-				in.report("detection map", (float64(pi)+(float64(si)+float64(end)/float64(N))/float64(len(spans)))/float64(len(passes)))
+				progress("detection map", (float64(pi)+(float64(si)+float64(end)/float64(N))/float64(len(spans)))/float64(len(passes)))
 			}
 		}
 	}
 	wall := time.Since(t0)
 	lap("device run")
-	in.report("detection map", 1)
+	progress("detection map", 1)
 
 	val := func(b []byte, i, size int) float64 {
 		if size == 8 {

@@ -100,7 +100,7 @@ func TestRunWarnsAngles(t *testing.T) {
 	}
 	run := func(angles []float64, fwhm float64) []string {
 		var heard []string
-		res, err := Run(context.Background(), nil, ds.Cube, angles, Options{FWHM: fwhm, Radius: 2, PixelScale: 0.0272, Threshold: 5,
+		res, err := Run(context.Background(), nil, ADI{Cube: ds.Cube, Angles: angles}, Options{FWHM: fwhm, Radius: 2, PixelScale: 0.0272, Threshold: 5,
 			Center: CenterGiven, CenterYX: [2]float64{16, 16}, Warn: func(w Warning) { heard = append(heard, w.Code) }})
 		if err != nil {
 			t.Fatal(err)

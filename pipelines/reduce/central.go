@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -216,11 +215,7 @@ func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, 
 		ck.chunkCap = 8 * ck.lanes
 	}
 	ck.perGroup = ck.wg / ck.lanes
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: centralPush{}, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
+	ck.k, err = dev.Kernel(engine.KernelSpec{Name: name, Push: centralPush{}, Spec: []uint32{uint32(ck.wg), uint32(ck.lanes)}})
 	return ck, err
 }
 

@@ -19,13 +19,13 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	out, _, err := reduce.Run(context.Background(), nil, x, reduce.Options{Axis: 0, DDof: 1}, stats)
+	out, err := reduce.Run(context.Background(), nil, x, reduce.Options{Axis: 0, DDof: 1, Stats: stats})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, s := range stats {
-		fmt.Printf("%s %v %.4g\n", s, out[s].Shape, out[s].F64)
+		fmt.Printf("%s %v %.4g\n", s, out.Stats[s].Shape, out.Stats[s].F64)
 	}
 	// Output:
 	// mean [3] [2.5 3.5 4.5]

@@ -12,10 +12,11 @@
 package reduce
 
 import (
+	"context"
 	"fmt"
-	"github.com/vkstat/vkstat/engine"
 	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -81,9 +82,10 @@ type Options struct {
 	// Out gives the results their memory (nil: Go memory); each is named
 	// by its statistic.
 	Out *tensor.Outputs
+	// Stats are the statistics Run computes.
+	Stats []Stat
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
-	// (A pointer, so that Options stay comparable.)
 	test *testOptions
 }
 
@@ -92,6 +94,30 @@ func Defaults() map[string]any { return engine.Defaults(Options{}) }
 
 // Check refuses a negative ddof.
 func (o Options) Check() error { return engine.AtLeast("ddof", o.DDof, 0) }
+
+// Result holds the statistics Run computed, each of the input's shape
+// without the axis, with what the call cost.
+type Result struct {
+	Stats  map[Stat]*tensor.Tensor
+	Timing engine.Timing
+}
+
+// Run reduces in along opt.Axis to opt.Stats on dev, or on the CPU when dev
+// is nil.
+func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (*Result, error) {
+	var out map[Stat]*tensor.Tensor
+	var tm engine.Timing
+	var err error
+	if dev == nil {
+		out, tm, err = engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, opt.Stats) })
+	} else {
+		out, tm, err = Vulkan(ctx, dev, in, opt, opt.Stats)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stats: out, Timing: tm}, nil
+}
 
 // Geometry views a row-major shape reduced along one axis as
 // (Outer, N, Inner): element (o, i, j) is at (o*N+i)*Inner+j.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -51,14 +50,6 @@ func (o *testOptions) bound(window int64) int64 {
 		return min(window, w)
 	}
 	return window
-}
-
-// Run reduces in on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	if dev == nil {
-		return engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, stats) })
-	}
-	return Vulkan(ctx, dev, in, opt, stats)
 }
 
 // tile is a block of the (outer, rows, inner) view that one dispatch
@@ -329,11 +320,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		name = strings.Replace(name, "reduce_partial", kind, 1)
 		push, spec = rowsPush{}, tn.rowsWG
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, nil, tm, err
-	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{uint32(spec)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: []uint32{uint32(spec)}})
 	if err != nil {
 		return nil, nil, tm, err
 	}
@@ -683,11 +670,8 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	// variants' finisher is float32's.
 	suffix := strings.NewReplacer("bf16", "f32", "f16", "f32").Replace(partial[strings.LastIndex(partial, "_"):])
 	name := "reduce_finish" + suffix
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
+	var err error
+	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err
 	}
 	if f.buf, err = dev.NewBuffer(size); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/shaders"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -186,10 +185,6 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 		}
 		name += "acc32"
 	}
-	code, err := shaders.Code(name)
-	if err != nil {
-		return err
-	}
 	// A workgroup per transform, or an invocation per transform of at
 	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
 	// are emulated).
@@ -201,7 +196,7 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 	if n <= tp.Int("pack_alone") {
 		p.lanes = 1
 	}
-	spec := engine.KernelSpec{Name: name, Code: code, Push: packPush{}, Spec: []uint32{packGroup, uint32(p.lanes)}}
+	spec := engine.KernelSpec{Name: name, Push: packPush{}, Spec: []uint32{packGroup, uint32(p.lanes)}}
 	if p.kern, err = dev.Kernel(spec); err != nil {
 		return err
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Options choose the path: Device nil runs the CPU path (float64: fftPlan
+// Options choose the path (Run takes the device as its argument and sets
+// Device; the …Of forms read it here): Device nil runs the CPU path (float64: fftPlan
 // for power-of-two sizes, gonum's FFT for others);
 // a device runs VkFFT on it, in float32 unless Double (float64, which the
 // device must support). Plans, when set, counts the VkFFT plans the run

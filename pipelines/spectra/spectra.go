@@ -41,8 +41,55 @@
 package spectra
 
 import (
+	"context"
+	"fmt"
 	"math"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/tensor"
 )
+
+// Result holds what Run computed: Spatial for a batch of frames, Temporal
+// for a batch of series, with what the call cost.
+type Result struct {
+	Spatial  *Spatial
+	Temporal *Temporal
+	Timing   engine.Timing
+}
+
+// Run returns the power spectra and their summaries of x on dev, or on the
+// CPU when dev is nil (dev replaces opt.Device): the radially averaged
+// spectrum of each frame of a (B, H, W) x, or the one-sided spectrum of
+// each series of a (B, F) x, as stored (float32, float64, float16 or
+// bfloat16). A frame or series holding a NaN or ±Inf comes out all NaN.
+func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	if x == nil {
+		return nil, fmt.Errorf("spectra: nil tensor")
+	}
+	opt.Device = dev
+	m := engine.Begin(dev)
+	res := &Result{}
+	var err error
+	switch s := x.Shape; len(s) {
+	case 3:
+		var g *SpatialGroups
+		if g, res.Timing, err = SpatialGroupsOf(ctx, x, s[0], 1, s[1], s[2], opt); err == nil {
+			res.Spatial = g.spatial(true)
+		}
+	case 2:
+		var g *TemporalGroups
+		if g, res.Timing, err = TemporalGroupsOf(ctx, x, s[0], s[1], 1, opt); err == nil {
+			res.Temporal = g.temporal(true)
+		}
+	default:
+		err = fmt.Errorf("spectra: x has shape %s (want (B, H, W) frames or (B, F) series)", tensor.ShapeString(s))
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.End(&res.Timing)
+	return res, nil
+}
 
 // Spatial is the radially averaged 2-D power spectrum of B frames.
 type Spatial struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }
@@ -220,11 +221,12 @@ func TestAgainstReference(t *testing.T) {
 			b := 5
 			x := randomFrames(b, h, w, uint64(h*1000+w))
 			t.Run(fmt.Sprintf("%s/%dx%d", im.name, h, w), func(t *testing.T) {
-				got, _, err := SpatialSpectra(context.Background(), x, b, h, w, im.opt)
+				r, err := Run(context.Background(), im.opt.Device, tensor.FromF64(x, b, h, w), im.opt)
 				testdev.SkipNoFloat64(t, err)
 				if err != nil {
 					t.Fatal(err)
 				}
+				got := r.Spatial
 				ref := Reference(x, b, h, w)
 				p, err := Power2D(context.Background(), x, b, h, w, im.opt)
 				if err != nil {
@@ -241,10 +243,11 @@ func TestAgainstReference(t *testing.T) {
 				closeTo(t, "centroid", Centroid(got.NuSum, got.Total), Centroid(ref.NuSum, ref.Total), 10*im.tol)
 				closeTo(t, "high fraction", HighFraction(got.HighSum, got.Total), HighFraction(ref.HighSum, ref.Total), 10*im.tol)
 
-				tg, _, err := TemporalSpectra(context.Background(), x, b*h, w, im.opt)
+				rt, err := Run(context.Background(), im.opt.Device, tensor.FromF64(x, b*h, w), im.opt)
 				if err != nil {
 					t.Fatal(err)
 				}
+				tg := rt.Temporal
 				tr := ReferenceTemporal(x, b*h, w)
 				closeTo(t, "temporal", tg.Spectrum, tr.Spectrum, im.tol)
 				closeTo(t, "temporal centroid", Centroid(tg.NuSum, tg.Total), Centroid(tr.NuSum, tr.Total), 10*im.tol)

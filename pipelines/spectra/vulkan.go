@@ -10,7 +10,6 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/internal/par"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // maxChunk, when positive, caps the transforms of one submission: tests
@@ -380,14 +379,6 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 	case dev.Info.Float64:
 		suffix = "_f32"
 	}
-	code, err := shaders.Code("spectra_bins" + suffix)
-	if err != nil {
-		return tm, err
-	}
-	gcode, err := shaders.Code("spectra_groups" + suffix)
-	if err != nil {
-		return tm, err
-	}
 	const wg = 64
 	var (
 		tbl         *binTable
@@ -426,10 +417,10 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 				return 0, fmt.Errorf("spectra: %d transforms of %d×%d are too many for the device reduction's indexes", b, n1, n0)
 			}
 			gl = newGroupList(tbl, totals, a.m)
-			if kern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_bins" + suffix, Code: code, Push: binsPush{}, Spec: []uint32{wg}}); err != nil {
+			if kern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_bins" + suffix, Push: binsPush{}, Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
-			if gkern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_groups" + suffix, Code: gcode, Push: groupsPush{}, Spec: []uint32{wg}}); err != nil {
+			if gkern, err = dev.Kernel(engine.KernelSpec{Name: "spectra_groups" + suffix, Push: groupsPush{}, Spec: []uint32{wg}}); err != nil {
 				return 0, err
 			}
 			if tab, err = dev.NewBuffer(4 * int64(len(tbl.tab))); err != nil {

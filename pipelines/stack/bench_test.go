@@ -31,7 +31,7 @@ func BenchmarkCPU(b *testing.B) {
 			}
 			b.SetBytes(int64(T * H * W * 8))
 			for i := 0; i < b.N; i++ {
-				if _, err := CPU(context.Background(), p, dates, nil); err != nil {
+				if _, err := CPU(context.Background(), p, dates); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -191,7 +191,7 @@ func filterImage(p *Plan, img, dst []float64) {
 
 // CPU computes the statistics on the host: goroutines over rows, float64
 // arithmetic throughout.
-func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result, error) {
+func CPU(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
 	t0 := time.Now()
 	N := p.H * p.W
 	st := newWelford(N, len(dates))
@@ -222,7 +222,7 @@ func CPU(ctx context.Context, p *Plan, dates []Date, progress Progress) (*Result
 			addRows(st, filtered, 0)
 		}
 		return nil
-	}, progress)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := stack.Run(context.Background(), nil, plan, dates, nil)
+	res, err := stack.Run(context.Background(), nil, dates, stack.Options{Plan: plan})
 	if err != nil {
 		fmt.Println(err)
 		return

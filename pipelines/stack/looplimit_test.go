@@ -42,7 +42,7 @@ func TestVulkanLoopLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, dev := range testdev.Devices(t) {
-			got, err := Vulkan(context.Background(), dev, p, dates, nil)
+			got, err := Vulkan(context.Background(), dev, p, dates)
 			if dev.Info.IsLavapipe() {
 				if !errors.Is(err, engine.ErrDeviceLimit) {
 					t.Errorf("%s on %s: got %v, want a refusal (the loop limit)", c.name, dev.Info.Name, err)
@@ -55,7 +55,7 @@ func TestVulkanLoopLimit(t *testing.T) {
 			if !c.compare {
 				continue
 			}
-			want, err := CPU(context.Background(), p, dates, nil)
+			want, err := CPU(context.Background(), p, dates)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@
 package stack
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -247,6 +249,35 @@ type Result struct {
 	Count                     []float32
 	Dates                     int
 	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
+	// Timing is what the call cost (Run): Kernel is Compute.
+	Timing engine.Timing
+}
+
+// Options are what Run runs with: the Plan (NewPlan) of the dates.
+type Options struct {
+	*Plan
+}
+
+// Run computes the statistics of the dates on dev, or on the CPU when dev
+// is nil, telling ctx's Progress (engine.WithProgress) of each date done.
+func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*Result, error) {
+	if opt.Plan == nil {
+		return nil, fmt.Errorf("%w: no plan", ErrConfig)
+	}
+	m := engine.Begin(dev)
+	var r *Result
+	var err error
+	if dev == nil {
+		r, err = CPU(ctx, opt.Plan, dates)
+	} else {
+		r, err = Vulkan(ctx, dev, opt.Plan, dates)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Timing.Kernel = r.Compute
+	m.End(&r.Timing)
+	return r, nil
 }
 
 // Stats names the statistics of a Result, in order.
@@ -300,9 +331,6 @@ func ParseLooks(s string) (az, rg int, err error) {
 	}
 	return a, r, nil
 }
-
-// Progress is called after each date has been reduced (done of total).
-type Progress func(done, total int)
 
 // finish turns the Welford state into the statistics.
 func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int) *Result {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -47,8 +48,9 @@ type timing struct{ read, wait, compute time.Duration }
 
 // run streams the dates strip by strip, stripRows output rows at a time, to
 // consume, from a reader goroutine that works ahead through a pool of
-// buffers; progress is told after each date's last strip.
-func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func(s *strip) error, progress Progress) (timing, error) {
+// buffers; ctx's Progress is told after each date's last strip.
+func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func(s *strip) error) (timing, error) {
+	progress := engine.ProgressOf(ctx)
 	var tm timing
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -135,8 +137,8 @@ func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func
 			continue
 		}
 		pool <- s.buf
-		if s.last && progress != nil {
-			progress(s.date+1, len(dates))
+		if s.last {
+			progress(fmt.Sprintf("date %d/%d", s.date+1, len(dates)), float64(s.date+1)/float64(len(dates)))
 		}
 	}
 	tm.read = readTime // the reader has finished: out is closed

@@ -221,14 +221,14 @@ func runSuite(t *testing.T, run impl) {
 }
 
 func TestCPU(t *testing.T) {
-	runSuite(t, func(ctx context.Context, p *Plan, dates []Date) (*Result, error) { return CPU(ctx, p, dates, nil) })
+	runSuite(t, func(ctx context.Context, p *Plan, dates []Date) (*Result, error) { return CPU(ctx, p, dates) })
 }
 
 func TestVulkan(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		t.Run(dev.Info.Name, func(t *testing.T) {
 			runSuite(t, func(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
-				return Vulkan(ctx, dev, p, dates, nil)
+				return Vulkan(ctx, dev, p, dates)
 			})
 		})
 	}
@@ -276,7 +276,7 @@ func TestErrorStopsStream(t *testing.T) {
 	c := loadCases(t)[0]
 	opens := 0
 	dates := []Date{c.dates[0], &failDate{openErr: fmt.Errorf("open boom")}, &memDate{opened: &opens}}
-	if _, err := CPU(context.Background(), c.plan, dates, nil); err == nil || err.Error() != "open boom" {
+	if _, err := CPU(context.Background(), c.plan, dates); err == nil || err.Error() != "open boom" {
 		t.Errorf("CPU: %v", err)
 	}
 	if opens != 0 {
@@ -284,13 +284,13 @@ func TestErrorStopsStream(t *testing.T) {
 	}
 	dates[1] = &failDate{memDate: memDate{name: "bad.tif"}, readErr: fmt.Errorf("read boom")}
 	for _, dev := range testdev.Devices(t) {
-		if _, err := Vulkan(context.Background(), dev, c.plan, dates, nil); err == nil || err.Error() != "bad.tif: read boom" {
+		if _, err := Vulkan(context.Background(), dev, c.plan, dates); err == nil || err.Error() != "bad.tif: read boom" {
 			t.Errorf("Vulkan: %v", err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := CPU(ctx, c.plan, c.dates, nil); err == nil {
+	if _, err := CPU(ctx, c.plan, c.dates); err == nil {
 		t.Error("cancelled: no error")
 	}
 }

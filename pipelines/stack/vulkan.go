@@ -9,25 +9,12 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 const workgroup = 256
 
-// Run computes the statistics on dev, or on the CPU when dev is nil.
-func Run(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, progress Progress) (*Result, error) {
-	if dev == nil {
-		return CPU(ctx, p, dates, progress)
-	}
-	return Vulkan(ctx, dev, p, dates, progress)
-}
-
 func kernel(dev *engine.Device, name string, push any) (*engine.Kernel, error) {
-	code, err := shaders.Code(name)
-	if err != nil {
-		return nil, err
-	}
-	return dev.Kernel(engine.KernelSpec{Name: name, Code: code, Push: push, Spec: []uint32{workgroup}})
+	return dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: []uint32{workgroup}})
 }
 
 // lookPush is stack_look.comp's push constants, filterPush
@@ -59,7 +46,7 @@ func f32bytes(v []float32) []byte {
 // by one dispatch; with a filter the date's image is filtered and added once
 // its last strip is in. The state (count, mean, M2, min, max) stays on the
 // device until the last date; only it comes back.
-func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, progress Progress) (*Result, error) {
+func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Result, error) {
 	t0 := time.Now()
 	N := int64(p.H) * int64(p.W)
 	filter := p.Filter.Kind != NoFilter
@@ -151,7 +138,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, prog
 			}
 		})
 		return err
-	}, progress)
+	})
 	if err != nil {
 		return nil, err
 	}
