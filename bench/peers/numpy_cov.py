@@ -19,15 +19,7 @@ import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want N,T,P)")
-    if len(shape) != 3 or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want three positive sizes N,T,P)")
-    return shape
+from peershape import parse_sets  # beside this script
 
 
 def cov_paco(xp, x, estimator):
@@ -54,7 +46,7 @@ def cov_paco(xp, x, estimator):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", type=parse_shape, default=[2048, 64, 49], help="N,T,P")
+    ap.add_argument("--shape", type=parse_sets, default=[2048, 64, 49], help="N,T,P")
     ap.add_argument("--estimator", default="paco", choices=["none", "paco"])
     ap.add_argument("--repeat", type=int, default=10, help="timed repetitions")
     ap.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
