@@ -610,8 +610,8 @@ func pacoOp() Op {
 		Work: func(c Case, dt tensor.DType) Work {
 			t, h, w := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
 			a := c.Arg.(pacoArg)
-			p := int64(len(paco.Offsets(a.R)))
-			d := int64(len(paco.Offsets(2*a.R))+1) / 2 // canonical displacements, about
+			p := int64(len(cov.PatchOffsets(a.R)))
+			d := int64(len(cov.PatchOffsets(2*a.R))+1) / 2 // canonical displacements, about
 			n := h * w
 			flops := 2*n*d*t + n*(p*p*p/3+2*p*p) + 2*n*t*p
 			if a.Placement == paco.PlacementSubpixel { // 25 solves and a Gram matrix per location; 16 dot products and a 16×16 form per frame
