@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
-
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
@@ -135,20 +135,18 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 	}
 }
 
-// spdBatch returns n SPD p×p matrices (sample covariances of random data
-// plus the identity) with matrix bad made negative definite.
+// spdBatch returns n SPD p×p matrices (inputs.WithEigen, condition
+// number 10) with matrix bad made negative definite.
 func spdBatch(n, p, bad int) *tensor.Tensor {
-	x := covSamples(n, 3*p, p, 4)
-	r, _ := cov.Reference(x, cov.Options{})
+	a := tensor.New(tensor.F64, n, p, p)
+	r := rand.New(rand.NewPCG(uint64(n*p), 4))
 	for k := 0; k < n; k++ {
-		for i := 0; i < p; i++ {
-			r.Cov.F64[(k*p+i)*p+i] += 1
-		}
+		inputs.WithEigen(a.F64[k*p*p:(k+1)*p*p], inputs.LogSpaced(p, 10, 2), 3, r)
 	}
 	for i := 0; i < p*p; i++ {
-		r.Cov.F64[bad*p*p+i] *= -1
+		a.F64[bad*p*p+i] *= -1
 	}
-	return r.Cov
+	return a
 }
 
 func readInt32NPY(t *testing.T, path string) ([]int32, string) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
@@ -256,31 +257,16 @@ func covCase(n, t, p int, est cov.Estimator, ddof int) Case {
 	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{cov.Options{Estimator: est, DDof: ddof}}}
 }
 
-// covBuild makes N sets of T samples of P correlated variables with means
-// around 100 (so centring matters) and spreads falling with the index.
+// covBuild makes N sets of T samples of P correlated variables
+// (inputs.Sets: means around 100, so centring matters, and spreads falling
+// with the index).
 func covBuild(c Case, dt tensor.DType) []*tensor.Tensor {
+	x := tensor.New(dt, c.Shape...)
 	n, t, p := c.Shape[0], c.Shape[1], c.Shape[2]
-	x := tensor.New(dt, n, t, p)
-	r := rand.New(rand.NewPCG(c.Seed, 0x636f76))
-	m, sd, z := make([]float64, p), make([]float64, p), make([]float64, p)
-	for k := 0; k < n; k++ {
-		for i := range m {
-			m[i] = 100 + 10*r.NormFloat64()
-			sd[i] = (0.5 + r.Float64()) * math.Exp(-2*float64(i)/float64(p))
-		}
-		for tt := 0; tt < t; tt++ {
-			for i := range z {
-				z[i] = r.NormFloat64()
-			}
-			base := (k*t + tt) * p
-			for i := range z {
-				v := z[i] + 0.3*z[(7*i+3)%p]
-				if i > 0 {
-					v += 0.6 * z[i-1]
-				}
-				set(x, base+i, m[i]+sd[i]*v)
-			}
-		}
+	if dt == tensor.F64 {
+		inputs.Sets(x.F64, n, t, p, c.Seed)
+	} else {
+		inputs.Sets(x.F32, n, t, p, c.Seed)
 	}
 	return []*tensor.Tensor{x}
 }
@@ -363,64 +349,24 @@ func cholCase(n, p int, a cholArg) Case {
 	return Case{Shape: []int{n, p, p}, Note: strings.Join(parts, ","), Arg: a}
 }
 
-// householder applies A ← H·A·H, H = I − 2uuᵀ for a unit vector u.
-func householder(a []float64, p int, u []float64) {
-	w := make([]float64, p)
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			w[i] += a[i*p+j] * u[j]
-		}
-	}
-	var alpha float64
-	for i := range u {
-		alpha += u[i] * w[i]
-	}
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			a[i*p+j] += -2*u[i]*w[j] - 2*w[i]*u[j] + 4*alpha*u[i]*u[j]
-		}
-	}
-}
-
 // cholConds are the condition numbers the matrices of a batch cycle
 // through (the float32 tolerance holds up to 10⁴).
 var cholConds = []float64{1, 10, 1e2, 1e3}
 
-// cholBuild makes N SPD matrices U·D·Uᵀ (U three random Householder
-// reflections, eigenvalues log-spaced over the condition number, as gonum's
-// testlapack does) and right-hand sides.
+// cholBuild makes N SPD matrices U·D·Uᵀ (inputs.WithEigen: U three random
+// Householder reflections, eigenvalues log-spaced over the condition
+// number, as gonum's testlapack does) and right-hand sides.
 func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 	a := c.Arg.(cholArg)
 	n, p := c.Shape[0], c.Shape[1]
 	r := rand.New(rand.NewPCG(c.Seed, 0x63686f6c))
 	A := tensor.New(dt, n, p, p)
 	m := make([]float64, p*p)
-	u := make([]float64, p)
 	for k := 0; k < n; k++ {
-		clear(m)
 		cond, scale := cholConds[k%len(cholConds)], math.Exp2(float64(r.IntN(9)-4))
-		for i := 0; i < p; i++ {
-			f := 0.0
-			if p > 1 {
-				f = float64(i) / float64(p-1)
-			}
-			m[i*p+i] = scale * math.Pow(cond, -f)
-		}
-		for h := 0; h < 3 && p > 1; h++ {
-			var s float64
-			for i := range u {
-				u[i] = r.NormFloat64()
-				s += u[i] * u[i]
-			}
-			for i := range u {
-				u[i] /= math.Sqrt(s)
-			}
-			householder(m, p, u)
-		}
-		for i := 0; i < p; i++ {
-			for j := 0; j < p; j++ {
-				set(A, (k*p+i)*p+j, (m[i*p+j]+m[j*p+i])/2)
-			}
+		inputs.WithEigen(m, inputs.LogSpaced(p, cond, scale), 3, r)
+		for i, v := range m {
+			set(A, k*p*p+i, v)
 		}
 	}
 	bshape := []int{n, p}
