@@ -20,17 +20,7 @@ type cholImpl func(r Request) (*Result, error)
 
 // Tolerances: relative in the Frobenius norm per matrix; float32 on
 // matrices whose condition number is at most 10⁴.
-const (
-	tolF64 = 1e-10
-	tolF32 = 1e-3
-)
-
-func tolFor(dt tensor.DType) float64 {
-	if dt == tensor.F64 {
-		return tolF64
-	}
-	return tolF32
-}
+var tolFor = map[tensor.DType]float64{tensor.F64: 1e-10, tensor.F32: 1e-3}
 
 var suiteP = []int{1, 5, 13, 29, 49, 64, 81, 113, 128}
 
@@ -310,7 +300,7 @@ func checkCholResult(t *testing.T, got, want *Result, dt tensor.DType, r Request
 	if bad > 0 {
 		t.Errorf("%d of %d info codes differ", bad, n)
 	}
-	tol := tolFor(dt)
+	tol := tolFor[dt]
 	outs := []struct {
 		what      string
 		asked     bool
