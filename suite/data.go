@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"math/rand/v2"
+
 	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -9,26 +11,25 @@ import (
 // tensors of the case's precision (float32 storage for every precision
 // but float64, as tensor.New keeps it).
 
-// uniform is U[lo, hi).
-func uniform(dt tensor.DType, shape []int, seed uint64, lo, hi float64) *tensor.Tensor {
+// fill is a new tensor of dt filled by inputs.Fill with gen.
+func fill(dt tensor.DType, shape []int, seed uint64, gen func(r *rand.Rand) float64) *tensor.Tensor {
 	t := tensor.New(dt, shape...)
 	if dt == tensor.F64 {
-		inputs.Uniform(t.F64, seed, lo, hi)
+		inputs.Fill(t.F64, seed, gen)
 	} else {
-		inputs.Uniform(t.F32, seed, lo, hi)
+		inputs.Fill(t.F32, seed, gen)
 	}
 	return t
 }
 
+// uniform is U[lo, hi).
+func uniform(dt tensor.DType, shape []int, seed uint64, lo, hi float64) *tensor.Tensor {
+	return fill(dt, shape, seed, inputs.Uniform(lo, hi))
+}
+
 // normal is off + scale·N(0, 1).
 func normal(dt tensor.DType, shape []int, seed uint64, off, scale float64) *tensor.Tensor {
-	t := tensor.New(dt, shape...)
-	if dt == tensor.F64 {
-		inputs.Normal(t.F64, seed, off, scale)
-	} else {
-		inputs.Normal(t.F32, seed, off, scale)
-	}
-	return t
+	return fill(dt, shape, seed, inputs.Normal(off, scale))
 }
 
 // plantNaN is inputs.PlantNaN on t.

@@ -65,6 +65,9 @@ func mapOp() Op {
 			Small: {{Case{Shape: []int{1_000_000}}, f32}, {Case{Shape: []int{1_000_000}}, f64}},
 			Paper: {{Case{Shape: []int{5_000_000}}, f32}, {Case{Shape: []int{5_000_000}}, f64}},
 		},
+		// The seed document's 5·10⁶ elements (2²⁰ on CPU-type devices).
+		Tune: &Tuning{Pipeline: "mapx", Candidates: mapx.Candidates,
+			GPU: []BenchCase{{Case{Shape: []int{5_000_000}}, f32}}, CPU: []BenchCase{{Case{Shape: []int{1 << 20}}, f32}}},
 		Build: func(c Case, dt tensor.DType) []*tensor.Tensor {
 			x := uniform(dt, c.Shape, c.Seed, -2, 2)
 			y := uniform(dt, c.Shape, c.Seed+1, -1, 1)
@@ -205,6 +208,10 @@ func reduceOp() Op {
 				{reduceCase([]int{65536, 1024}, -1, o, meanStd, false), f32},
 			},
 		},
+		// Rows of 256, 1024 and 65536 reduced along the last axis (the
+		// H100 case of issue 10 is (65536, 1024)), fewer on CPU-type
+		// devices.
+		Tune:      &Tuning{Pipeline: "reduce", Candidates: reduce.Candidates, GPU: reduceTuneCases(65536), CPU: reduceTuneCases(4096)},
 		Build:     reduceBuild,
 		Run:       reduceRun,
 		Reference: reduceReference,
@@ -220,6 +227,18 @@ func reduceOp() Op {
 				"--ddof", strconv.Itoa(a.opt.DDof), "--dtype", dt.String()}}
 		},
 	}
+}
+
+// reduceTuneCases are the float32 arrays the reduce tuner times: rows of
+// 256, rows/4 of 1024 and 16 of 65536, reduced to mean and std along the
+// last axis.
+func reduceTuneCases(rows int) []BenchCase {
+	meanStd := []reduce.Stat{reduce.Mean, reduce.Std}
+	var cs []BenchCase
+	for _, s := range [][]int{{rows, 256}, {rows / 4, 1024}, {16, 65536}} {
+		cs = append(cs, BenchCase{reduceCase(s, -1, reduce.Options{}, meanStd, false), f32})
+	}
+	return cs
 }
 
 // reduceNaNOp is reduce with NaNs planted, ignored as NumPy's nan*
@@ -247,28 +266,42 @@ func reduceNaNOp() Op {
 
 // ---- cov: batched mean and covariance with shrinkage ----------------------
 
-type covArg struct{ opt cov.Options }
+type covArg struct {
+	opt cov.Options
+	// moments gives each variable's mean and spread (inputs.Sets); nil
+	// draws them per set.
+	moments func(i int) (mean, sd float64)
+}
 
 func covCase(n, t, p int, est cov.Estimator, ddof int) Case {
 	note := est.String()
 	if ddof != 0 {
 		note += fmt.Sprintf(" ddof %d", ddof)
 	}
-	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{cov.Options{Estimator: est, DDof: ddof}}}
+	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{opt: cov.Options{Estimator: est, DDof: ddof}}}
+}
+
+// covHard is a case whose variables have the moments m, where a float
+// accumulation can lose what the other cases do not show.
+func covHard(n, t, p int, est cov.Estimator, note string, m func(i int) (mean, sd float64)) Case {
+	return Case{Shape: []int{n, t, p}, Note: est.String() + " " + note, Arg: covArg{opt: cov.Options{Estimator: est}, moments: m}}
 }
 
 // covBuild makes N sets of T samples of P correlated variables
 // (inputs.Sets: means around 100, so centring matters, and spreads falling
-// with the index).
+// with the index, unless the case gives the moments); 16-bit ones are the
+// float32 ones rounded.
 func covBuild(c Case, dt tensor.DType) []*tensor.Tensor {
-	x := tensor.New(dt, c.Shape...)
 	n, t, p := c.Shape[0], c.Shape[1], c.Shape[2]
+	m := c.Arg.(covArg).moments
 	if dt == tensor.F64 {
-		inputs.Sets(x.F64, n, t, p, c.Seed)
-	} else {
-		inputs.Sets(x.F32, n, t, p, c.Seed)
+		x := tensor.New(dt, c.Shape...)
+		inputs.Sets(x.F64, n, t, p, c.Seed, m)
+		return []*tensor.Tensor{x}
 	}
-	return []*tensor.Tensor{x}
+	x := tensor.New(tensor.F32, c.Shape...)
+	inputs.Sets(x.F32, n, t, p, c.Seed, m)
+	return []*tensor.Tensor{x.As(dt)}
 }
 
 func covOp() Op {
@@ -290,6 +323,26 @@ func covOp() Op {
 			// and 16384 locations.
 			Small: {{covCase(2048, 64, 49, paco, 0), f32}},
 			Paper: {{covCase(16384, 64, 49, paco, 0), f32}},
+		},
+		Tune: &Tuning{
+			Pipeline: "cov", Candidates: cov.Candidates,
+			// PACO's case of issue 10 (N = 1024 on CPU-type devices), a
+			// wide one and a long one.
+			GPU: covTuneCases(16384), CPU: covTuneCases(1024),
+			// What the test suites hold cov (and latent's correlations
+			// over it) to, where float accumulation can fail: the H100's
+			// tune chose it and then failed the suites
+			// (docs/benchmarks/gpu/2026-11-26-h100).
+			Hard: []BenchCase{
+				{covHard(2, 30011, 3, lw, "mean 1000", func(int) (float64, float64) { return 1000, 1 }), f32},
+				{covHard(64, 64, 49, paco, "means 1e6 and 100", func(i int) (float64, float64) {
+					if i%2 == 0 {
+						return 1e6, 0.5
+					}
+					return 100, 1e-3
+				}), f32},
+				{covHard(65, 251, 13, none, "mean 100", func(int) (float64, float64) { return 100, 1 }), tensor.BF16},
+			},
 		},
 		Build: covBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
@@ -320,6 +373,15 @@ func covOp() Op {
 			return &Peer{Script: "cov", Args: []string{"--shape", shapeArg(c.Shape), "--estimator", c.Arg.(covArg).opt.Estimator.String(),
 				"--dtype", dt.String()}}
 		},
+	}
+}
+
+// covTuneCases are the float32 sets the cov tuner times: PACO's patches
+// of P = 49 over T = 64 frames at n locations, wide sets (P = 130) and
+// long ones (T = 512).
+func covTuneCases(n int) []BenchCase {
+	return []BenchCase{
+		{covCase(n, 64, 49, cov.PACO, 0), f32}, {covCase(n/16, 128, 130, cov.OAS, 0), f32}, {covCase(n/8, 512, 16, cov.LedoitWolf, 0), f32},
 	}
 }
 
@@ -418,6 +480,10 @@ func cholOp() Op {
 			Small: {{cholCase(4096, 49, cholArg{solve: true}), f32}},
 			Paper: {{cholCase(16384, 49, cholArg{solve: true}), f32}},
 		},
+		// Factor, one solve and the log-det of issue 10's (16384, 49) and
+		// a small and a large P, fewer matrices on CPU-type devices.
+		Tune: &Tuning{Pipeline: "chol", Candidates: chol.Candidates,
+			GPU: cholTuneCases(65536, 16384, 4096), CPU: cholTuneCases(4096, 512, 64)},
 		Build: cholBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			dt := in[0].DType
@@ -468,6 +534,13 @@ func cholOp() Op {
 			return &Peer{Script: "chol", Args: []string{"--n", strconv.Itoa(c.Shape[0]), "--p", strconv.Itoa(c.Shape[1]), "--dtype", dt.String()}}
 		},
 	}
+}
+
+// cholTuneCases are the float32 batches the chol tuner times: n8 matrices
+// of P = 8, n49 of P = 49 and n100 of P = 100, one solve and the log-det.
+func cholTuneCases(n8, n49, n100 int) []BenchCase {
+	solve := cholArg{solve: true}
+	return []BenchCase{{cholCase(n8, 8, solve), f32}, {cholCase(n49, 49, solve), f32}, {cholCase(n100, 100, solve), f32}}
 }
 
 // ---- paco: detection maps of fast PACO ------------------------------------

@@ -59,14 +59,14 @@ func Fill[T Float](x []T, seed uint64, gen func(r *rand.Rand) float64) {
 	wg.Wait()
 }
 
-// Uniform fills x with U[lo, hi).
-func Uniform[T Float](x []T, seed uint64, lo, hi float64) {
-	Fill(x, seed, func(r *rand.Rand) float64 { return lo + (hi-lo)*r.Float64() })
+// Uniform is U[lo, hi), a generator for Fill.
+func Uniform(lo, hi float64) func(r *rand.Rand) float64 {
+	return func(r *rand.Rand) float64 { return lo + (hi-lo)*r.Float64() }
 }
 
-// Normal fills x with off + scale·N(0, 1).
-func Normal[T Float](x []T, seed uint64, off, scale float64) {
-	Fill(x, seed, func(r *rand.Rand) float64 { return off + scale*r.NormFloat64() })
+// Normal is off + scale·N(0, 1), a generator for Fill.
+func Normal(off, scale float64) func(r *rand.Rand) float64 {
+	return func(r *rand.Rand) float64 { return off + scale*r.NormFloat64() }
 }
 
 // PlantNaN sets about one element in every hundred (at least one) to NaN.
@@ -119,14 +119,18 @@ func PlantNaNSlices[T Float](x []T, outer, nAxis, inner int, seed uint64) {
 
 // Sets fills x, (n, t, p) in C order, with n sets of t samples of p
 // correlated variables: r_i = m_i + σ_i (z_i + 0.6 z_{i−1} + 0.3
-// z_{(7i+3) mod p}), z Gaussian, the means m_i = 100 + 10·N(0, 1) (so that
-// centring matters) and the spreads σ_i = (0.5 + U[0, 1))·e^{−2i/p}
-// drawn per set.
-func Sets[T Float](x []T, n, t, p int, seed uint64) {
+// z_{(7i+3) mod p}), z Gaussian. With moments nil the means m_i = 100 +
+// 10·N(0, 1) (so that centring matters) and the spreads σ_i = (0.5 +
+// U[0, 1))·e^{−2i/p} are drawn per set; else moments(i) gives them.
+func Sets[T Float](x []T, n, t, p int, seed uint64, moments func(i int) (mean, sd float64)) {
 	r := rand.New(rand.NewPCG(seed, 0x636f76))
 	m, sd, z := make([]float64, p), make([]float64, p), make([]float64, p)
 	for k := 0; k < n; k++ {
 		for i := range m {
+			if moments != nil {
+				m[i], sd[i] = moments(i)
+				continue
+			}
 			m[i] = 100 + 10*r.NormFloat64()
 			sd[i] = (0.5 + r.Float64()) * math.Exp(-2*float64(i)/float64(p))
 		}

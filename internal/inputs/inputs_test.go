@@ -49,9 +49,9 @@ func TestFillSameOnAnyCores(t *testing.T) {
 	n := 3<<20 + 5
 	x64, x32 := make([]float64, n), make([]float32, n)
 	prev := runtime.GOMAXPROCS(1)
-	Normal(x64, 7, 1000, 2)
+	Fill(x64, 7, Normal(1000, 2))
 	runtime.GOMAXPROCS(4)
-	Normal(x32, 7, 1000, 2)
+	Fill(x32, 7, Normal(1000, 2))
 	runtime.GOMAXPROCS(prev)
 	for i := range x64 {
 		if x32[i] != float32(x64[i]) {

@@ -24,17 +24,7 @@ type covImpl struct {
 // Tolerances, relative in the Frobenius norm per sample set (mean, cov) and
 // absolute for ρ ∈ [0, 1]. float32 data are exactly representable in both
 // runs, so the float32 paths only add their own roundings.
-const (
-	tolF64 = 1e-10
-	tolF32 = 1e-4
-)
-
-func tolFor(dt tensor.DType) float64 {
-	if dt == tensor.F64 {
-		return tolF64
-	}
-	return tolF32
-}
+var tolFor = map[tensor.DType]float64{tensor.F64: 1e-10, tensor.F32: 1e-4}
 
 // suiteSizes are the sizes: P of the PACO patches (1..6) and
 // around, straddling workgroup edges.
@@ -255,7 +245,7 @@ func referenceAll(key string, x *tensor.Tensor, ests []Estimator) map[Estimator]
 // constant (S = 0) and set 2 has one NaN sample.
 func sampleSets(n, t, p int, seed uint64, special bool) *tensor.Tensor {
 	x := tensor.New(tensor.F32, n, t, p)
-	inputs.Sets(x.F32, n, t, p, seed)
+	inputs.Sets(x.F32, n, t, p, seed, nil)
 	x = x.As(tensor.F64)
 	if special && n >= 3 {
 		for i := 0; i < t*p; i++ {
@@ -340,7 +330,7 @@ func checkResult(t *testing.T, got, want *Result, dt tensor.DType) {
 		}
 	}
 	n := want.Rho.Len()
-	tol := tolFor(dt)
+	tol := tolFor[dt]
 	checkBlocks(t, "mean", got.Mean.Float64s(), want.Mean.F64, n, tol, false)
 	checkBlocks(t, "cov", got.Cov.Float64s(), want.Cov.F64, n, tol, false)
 	checkBlocks(t, "rho", got.Rho.Float64s(), want.Rho.F64, n, tol, true)
