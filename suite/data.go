@@ -58,3 +58,12 @@ func set(t *tensor.Tensor, i int, v float64) {
 		t.F32[i] = float32(v)
 	}
 }
+
+// refOutputs is a float64 run's outputs as the reference's values.
+func refOutputs(outs []Output) []RefOutput {
+	ref := make([]RefOutput, len(outs))
+	for i, o := range outs {
+		ref[i] = RefOutput{o.Name, o.T.Float64s()}
+	}
+	return ref
+}

@@ -242,26 +242,19 @@ func reduceTuneCases(rows int) []BenchCase {
 }
 
 // reduceNaNOp is reduce with NaNs planted, ignored as NumPy's nan*
-// functions do, and the sample (ddof 1) variance.
+// functions do, and the sample (ddof 1) variance: verify's cases only.
 func reduceNaNOp() Op {
 	all := reduce.AllStats()
 	o := reduce.Options{DDof: 1, SkipNaN: true}
-	return Op{
-		Name:  "reduce_nan",
-		Suite: "reduce",
-		Doc:   "reduce with NaNs planted and skipped (nanmean, nanstd, ...), ddof 1",
-		Verify: []Case{
-			reduceCase([]int{4099}, 0, o, all, true),
-			reduceCase([]int{33, 257}, 1, o, all, true),
-			reduceCase([]int{3, 257, 5}, 0, o, all, true),
-		},
-		Build:     reduceBuild,
-		Run:       reduceRun,
-		Reference: reduceReference,
-		Tol:       reduceTol,
-		Work:      reduceWork,
-		Unit:      GBs,
+	op := reduceOp()
+	op.Name, op.Doc = "reduce_nan", "reduce with NaNs planted and skipped (nanmean, nanstd, ...), ddof 1"
+	op.Verify = []Case{
+		reduceCase([]int{4099}, 0, o, all, true),
+		reduceCase([]int{33, 257}, 1, o, all, true),
+		reduceCase([]int{3, 257, 5}, 0, o, all, true),
 	}
+	op.Bench, op.Peer, op.Tune = nil, nil, nil
+	return op
 }
 
 // ---- cov: batched mean and covariance with shrinkage ----------------------
@@ -498,11 +491,7 @@ func cholOp() Op {
 			if err != nil {
 				return nil, err
 			}
-			var out []RefOutput
-			for _, o := range cholOutputs(r, tensor.F64) {
-				out = append(out, RefOutput{o.Name, o.T.Float64s()})
-			}
-			return out, nil
+			return refOutputs(cholOutputs(r, tensor.F64)), nil
 		},
 		// float32 on condition numbers up to 10³: errors grow as cond·eps.
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},

@@ -74,11 +74,7 @@ func eigOp() Op {
 			if err != nil {
 				return nil, err
 			}
-			var out []RefOutput
-			for _, o := range eigOutputs(r, tensor.F64) {
-				out = append(out, RefOutput{o.Name, o.T.Float64s()})
-			}
-			return out, nil
+			return refOutputs(eigOutputs(r, tensor.F64)), nil
 		},
 		// float32: eigenvalues to about 1e-6 of the largest and vectors to
 		// about 1e-7·n/gap (gap 2/n here); float64 to about 1e-14.
