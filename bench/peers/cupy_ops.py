@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from peershape import parse_shape  # beside this script
+from peerlib import parse_shape  # beside this script
 
 
 # The workloads this script implements; report_cpu.py reads this tuple

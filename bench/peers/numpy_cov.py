@@ -12,14 +12,11 @@ matmul, then PACO's shrinkage (PACO.md; pipelines/cov's documentation)
 {"peer": "numpy", "op": "cov", "shape": [...], "estimator": ..., "dtype": ..., "median_s": ..., "min_s": ...}
 """
 import argparse
-import json
-import statistics
 import sys
-import time
 
 import numpy as np
 
-from peershape import parse_sets  # beside this script
+from peerlib import parse_sets, report, timed  # beside this script
 
 
 def cov_paco(xp, x, estimator):
@@ -59,26 +56,9 @@ def main(argv=None):
     dt = np.dtype(args.dtype)
     x = (100 + rng.standard_normal(args.shape)).astype(dt)
 
-    for _ in range(args.warmup):
-        cov_paco(np, x, args.estimator)
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        cov_paco(np, x, args.estimator)
-        times.append(time.perf_counter() - t0)
-
-    print(json.dumps({
-        "peer": "numpy",
-        "op": "cov",
-        "shape": args.shape,
-        "estimator": args.estimator,
-        "n": int(x.size),
-        "dtype": dt.name,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "repeat": args.repeat,
-        "numpy": np.__version__,
-    }))
+    times = timed(lambda: cov_paco(np, x, args.estimator), args.repeat, args.warmup)
+    report("numpy", "cov", {"shape": args.shape, "estimator": args.estimator, "n": int(x.size), "dtype": dt.name},
+           times, args.repeat, {"numpy": np.__version__})
     return 0
 
 

@@ -20,11 +20,10 @@ per step:
 import argparse
 import json
 import statistics
-import time
 
 import numpy as np
 
-from peershape import parse_sets  # beside this script
+from peerlib import parse_sets, timed  # beside this script
 
 
 def cov_paco(x, how):
@@ -50,17 +49,6 @@ def cov_paco(x, how):
 
 def chol_inv(c):
     return np.linalg.cholesky(c), np.linalg.inv(c)
-
-
-def timed(fn, repeat, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
 
 
 def main(argv=None):

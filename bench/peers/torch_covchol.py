@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from peershape import parse_sets  # beside this script
+from peerlib import parse_sets  # beside this script
 
 
 class Torch:
