@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
-
+	"github.com/vkstat/vkstat/internal/checks"
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
@@ -23,25 +24,6 @@ func covSamples(n, t, p int, seed uint64) *tensor.Tensor {
 		x.F64[i] = 10 + rng.NormFloat64()
 	}
 	return x
-}
-
-// maxRelDiff is max |a−b| / max(1, |b|), NaN-aware (NaN matches NaN only).
-func maxRelDiff(t *testing.T, what string, a, b []float64) float64 {
-	t.Helper()
-	if len(a) != len(b) {
-		t.Fatalf("%s: %d values, want %d", what, len(a), len(b))
-	}
-	worst := 0.0
-	for i := range a {
-		if math.IsNaN(a[i]) || math.IsNaN(b[i]) {
-			if math.IsNaN(a[i]) != math.IsNaN(b[i]) {
-				t.Fatalf("%s[%d] = %g, want %g", what, i, a[i], b[i])
-			}
-			continue
-		}
-		worst = max(worst, math.Abs(a[i]-b[i])/max(1, math.Abs(b[i])))
-	}
-	return worst
 }
 
 func TestCovCommand(t *testing.T) {
@@ -75,9 +57,7 @@ func TestCovCommand(t *testing.T) {
 			if !tensor.SameShape(got.Shape, c.shape) {
 				t.Fatalf("%s: %s has shape %v, want %v", d, c.path, got.Shape, c.shape)
 			}
-			if e := maxRelDiff(t, c.path, got.F64, c.want.F64); e > 1e-10 {
-				t.Errorf("%s: %s differs from the reference by %g", d, c.path, e)
-			}
+			checks.Close(t, d+": "+c.path, got.F64, c.want.F64, 1e-10, 1e-10)
 		}
 	}
 }
@@ -98,9 +78,10 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tensor.SameShape(got.Shape, []int{4, 4}) || maxRelDiff(t, "cov", got.F64, want.Cov.F64) > 1e-12 {
+	if !tensor.SameShape(got.Shape, []int{4, 4}) {
 		t.Errorf("single set: shape %v", got.Shape)
 	}
+	checks.Close(t, "single set's cov", got.F64, want.Cov.F64, 1e-12, 1e-12)
 	if r, _ := formats.ReadNPY(rho); len(r.Shape) != 0 || math.Abs(r.F64[0]-want.Rho.F64[0]) > 1e-12 {
 		t.Errorf("single set: ρ %v shape %v, want %v", r.F64, r.Shape, want.Rho.F64)
 	}
@@ -125,9 +106,7 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 		if got.DType != tensor.F32 || !tensor.SameShape(got.Shape, []int{len(locs), 13, 13}) {
 			t.Fatalf("%s: cube: %s %v", d, got.DType, got.Shape)
 		}
-		if e := maxRelDiff(t, "cube cov", got.Float64s(), want.Cov.F64); e > 1e-5 {
-			t.Errorf("%s: cube cov differs by %g", d, e)
-		}
+		checks.Close(t, d+": cube cov", got.Float64s(), want.Cov.F64, 1e-5, 1e-5)
 		yx, _ := formats.ReadNPY(outL)
 		if !tensor.SameShape(yx.Shape, []int{len(locs), 2}) || yx.F64[0] != float64(locs[0][0]) || yx.F64[1] != float64(locs[0][1]) {
 			t.Errorf("%s: locations %v %v", d, yx.Shape, yx.F64[:2])
@@ -135,20 +114,18 @@ func TestCovCommandSingleAndCube(t *testing.T) {
 	}
 }
 
-// spdBatch returns n SPD p×p matrices (sample covariances of random data
-// plus the identity) with matrix bad made negative definite.
+// spdBatch returns n SPD p×p matrices (inputs.WithEigen, condition
+// number 10) with matrix bad made negative definite.
 func spdBatch(n, p, bad int) *tensor.Tensor {
-	x := covSamples(n, 3*p, p, 4)
-	r, _ := cov.Reference(x, cov.Options{})
+	a := tensor.New(tensor.F64, n, p, p)
+	r := rand.New(rand.NewPCG(uint64(n*p), 4))
 	for k := 0; k < n; k++ {
-		for i := 0; i < p; i++ {
-			r.Cov.F64[(k*p+i)*p+i] += 1
-		}
+		inputs.WithEigen(a.F64[k*p*p:(k+1)*p*p], inputs.LogSpaced(p, 10, 2), 3, r)
 	}
 	for i := 0; i < p*p; i++ {
-		r.Cov.F64[bad*p*p+i] *= -1
+		a.F64[bad*p*p+i] *= -1
 	}
-	return r.Cov
+	return a
 }
 
 func readInt32NPY(t *testing.T, path string) ([]int32, string) {
@@ -202,9 +179,7 @@ func TestCholCommand(t *testing.T) {
 			if !tensor.SameShape(got.Shape, c.want.Shape) {
 				t.Fatalf("%s: %s has shape %v, want %v", d, c.path, got.Shape, c.want.Shape)
 			}
-			if e := maxRelDiff(t, c.path, got.F64, c.want.F64); e > 1e-10 {
-				t.Errorf("%s: %s differs by %g", d, c.path, e)
-			}
+			checks.Close(t, d+": "+c.path, got.F64, c.want.F64, 1e-10, 1e-10)
 		}
 		info, header := readInt32NPY(t, p("info.npy"))
 		if !strings.Contains(header, "'<i4'") || !strings.Contains(header, "(6,)") || len(info) != 6 || info[2] != 1 || info[0] != 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
@@ -64,6 +65,9 @@ func mapOp() Op {
 			Small: {{Case{Shape: []int{1_000_000}}, f32}, {Case{Shape: []int{1_000_000}}, f64}},
 			Paper: {{Case{Shape: []int{5_000_000}}, f32}, {Case{Shape: []int{5_000_000}}, f64}},
 		},
+		// The seed document's 5·10⁶ elements (2²⁰ on CPU-type devices).
+		Tune: &Tuning{Pipeline: "mapx", Candidates: mapx.Candidates,
+			GPU: []BenchCase{{Case{Shape: []int{5_000_000}}, f32}}, CPU: []BenchCase{{Case{Shape: []int{1 << 20}}, f32}}},
 		Build: func(c Case, dt tensor.DType) []*tensor.Tensor {
 			x := uniform(dt, c.Shape, c.Seed, -2, 2)
 			y := uniform(dt, c.Shape, c.Seed+1, -1, 1)
@@ -209,6 +213,10 @@ func reduceOp() Op {
 				{reduceCase([]int{65536, 1024}, -1, o, meanStd, false), f32},
 			},
 		},
+		// Rows of 256, 1024 and 65536 reduced along the last axis (the
+		// H100 case of issue 10 is (65536, 1024)), fewer on CPU-type
+		// devices.
+		Tune:      &Tuning{Pipeline: "reduce", Candidates: reduce.Candidates, GPU: reduceTuneCases(65536), CPU: reduceTuneCases(4096)},
 		Build:     reduceBuild,
 		Run:       reduceRun,
 		Reference: reduceReference,
@@ -226,68 +234,72 @@ func reduceOp() Op {
 	}
 }
 
+// reduceTuneCases are the float32 arrays the reduce tuner times: rows of
+// 256, rows/4 of 1024 and 16 of 65536, reduced to mean and std along the
+// last axis.
+func reduceTuneCases(rows int) []BenchCase {
+	meanStd := []reduce.Stat{reduce.Mean, reduce.Std}
+	var cs []BenchCase
+	for _, s := range [][]int{{rows, 256}, {rows / 4, 1024}, {16, 65536}} {
+		cs = append(cs, BenchCase{reduceCase(s, -1, reduce.Options{}, meanStd, false), f32})
+	}
+	return cs
+}
+
 // reduceNaNOp is reduce with NaNs planted, ignored as NumPy's nan*
-// functions do, and the sample (ddof 1) variance.
+// functions do, and the sample (ddof 1) variance: verify's cases only.
 func reduceNaNOp() Op {
 	all := reduce.AllStats()
 	o := reduce.Options{DDof: 1, SkipNaN: true}
-	return Op{
-		Name:  "reduce_nan",
-		Suite: "reduce",
-		Doc:   "reduce with NaNs planted and skipped (nanmean, nanstd, ...), ddof 1",
-		Verify: []Case{
-			reduceCase([]int{4099}, 0, o, all, true),
-			reduceCase([]int{33, 257}, 1, o, all, true),
-			reduceCase([]int{3, 257, 5}, 0, o, all, true),
-		},
-		Build:     reduceBuild,
-		Run:       reduceRun,
-		Reference: reduceReference,
-		Tol:       reduceTol,
-		Work:      reduceWork,
-		Unit:      GBs,
+	op := reduceOp()
+	op.Name, op.Doc = "reduce_nan", "reduce with NaNs planted and skipped (nanmean, nanstd, ...), ddof 1"
+	op.Verify = []Case{
+		reduceCase([]int{4099}, 0, o, all, true),
+		reduceCase([]int{33, 257}, 1, o, all, true),
+		reduceCase([]int{3, 257, 5}, 0, o, all, true),
 	}
+	op.Bench, op.Peer, op.Tune = nil, nil, nil
+	return op
 }
 
 // ---- cov: batched mean and covariance with shrinkage ----------------------
 
-type covArg struct{ opt cov.Options }
+type covArg struct {
+	opt cov.Options
+	// moments gives each variable's mean and spread (inputs.Sets); nil
+	// draws them per set.
+	moments func(i int) (mean, sd float64)
+}
 
 func covCase(n, t, p int, est cov.Estimator, ddof int) Case {
 	note := est.String()
 	if ddof != 0 {
 		note += fmt.Sprintf(" ddof %d", ddof)
 	}
-	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{cov.Options{Estimator: est, DDof: ddof}}}
+	return Case{Shape: []int{n, t, p}, Note: note, Arg: covArg{opt: cov.Options{Estimator: est, DDof: ddof}}}
 }
 
-// covBuild makes N sets of T samples of P correlated variables with means
-// around 100 (so centring matters) and spreads falling with the index.
+// covHard is a case whose variables have the moments m, where a float
+// accumulation can lose what the other cases do not show.
+func covHard(n, t, p int, est cov.Estimator, note string, m func(i int) (mean, sd float64)) Case {
+	return Case{Shape: []int{n, t, p}, Note: est.String() + " " + note, Arg: covArg{opt: cov.Options{Estimator: est}, moments: m}}
+}
+
+// covBuild makes N sets of T samples of P correlated variables
+// (inputs.Sets: means around 100, so centring matters, and spreads falling
+// with the index, unless the case gives the moments); 16-bit ones are the
+// float32 ones rounded.
 func covBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 	n, t, p := c.Shape[0], c.Shape[1], c.Shape[2]
-	x := tensor.New(dt, n, t, p)
-	r := rand.New(rand.NewPCG(c.Seed, 0x636f76))
-	m, sd, z := make([]float64, p), make([]float64, p), make([]float64, p)
-	for k := 0; k < n; k++ {
-		for i := range m {
-			m[i] = 100 + 10*r.NormFloat64()
-			sd[i] = (0.5 + r.Float64()) * math.Exp(-2*float64(i)/float64(p))
-		}
-		for tt := 0; tt < t; tt++ {
-			for i := range z {
-				z[i] = r.NormFloat64()
-			}
-			base := (k*t + tt) * p
-			for i := range z {
-				v := z[i] + 0.3*z[(7*i+3)%p]
-				if i > 0 {
-					v += 0.6 * z[i-1]
-				}
-				set(x, base+i, m[i]+sd[i]*v)
-			}
-		}
+	m := c.Arg.(covArg).moments
+	if dt == tensor.F64 {
+		x := tensor.New(dt, c.Shape...)
+		inputs.Sets(x.F64, n, t, p, c.Seed, m)
+		return []*tensor.Tensor{x}
 	}
-	return []*tensor.Tensor{x}
+	x := tensor.New(tensor.F32, c.Shape...)
+	inputs.Sets(x.F32, n, t, p, c.Seed, m)
+	return []*tensor.Tensor{x.As(dt)}
 }
 
 func covOp() Op {
@@ -309,6 +321,26 @@ func covOp() Op {
 			// and 16384 locations.
 			Small: {{covCase(2048, 64, 49, paco, 0), f32}},
 			Paper: {{covCase(16384, 64, 49, paco, 0), f32}},
+		},
+		Tune: &Tuning{
+			Pipeline: "cov", Candidates: cov.Candidates,
+			// PACO's case of issue 10 (N = 1024 on CPU-type devices), a
+			// wide one and a long one.
+			GPU: covTuneCases(16384), CPU: covTuneCases(1024),
+			// What the test suites hold cov (and latent's correlations
+			// over it) to, where float accumulation can fail: the H100's
+			// tune chose it and then failed the suites
+			// (docs/benchmarks/gpu/2026-11-26-h100).
+			Hard: []BenchCase{
+				{covHard(2, 30011, 3, lw, "mean 1000", func(int) (float64, float64) { return 1000, 1 }), f32},
+				{covHard(64, 64, 49, paco, "means 1e6 and 100", func(i int) (float64, float64) {
+					if i%2 == 0 {
+						return 1e6, 0.5
+					}
+					return 100, 1e-3
+				}), f32},
+				{covHard(65, 251, 13, none, "mean 100", func(int) (float64, float64) { return 100, 1 }), tensor.BF16},
+			},
 		},
 		Build: covBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
@@ -342,6 +374,15 @@ func covOp() Op {
 	}
 }
 
+// covTuneCases are the float32 sets the cov tuner times: PACO's patches
+// of P = 49 over T = 64 frames at n locations, wide sets (P = 130) and
+// long ones (T = 512).
+func covTuneCases(n int) []BenchCase {
+	return []BenchCase{
+		{covCase(n, 64, 49, cov.PACO, 0), f32}, {covCase(n/16, 128, 130, cov.OAS, 0), f32}, {covCase(n/8, 512, 16, cov.LedoitWolf, 0), f32},
+	}
+}
+
 // ---- chol: batched Cholesky, solves, inverse, log det -----------------------
 
 type cholArg struct {
@@ -368,64 +409,24 @@ func cholCase(n, p int, a cholArg) Case {
 	return Case{Shape: []int{n, p, p}, Note: strings.Join(parts, ","), Arg: a}
 }
 
-// householder applies A ← H·A·H, H = I − 2uuᵀ for a unit vector u.
-func householder(a []float64, p int, u []float64) {
-	w := make([]float64, p)
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			w[i] += a[i*p+j] * u[j]
-		}
-	}
-	var alpha float64
-	for i := range u {
-		alpha += u[i] * w[i]
-	}
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			a[i*p+j] += -2*u[i]*w[j] - 2*w[i]*u[j] + 4*alpha*u[i]*u[j]
-		}
-	}
-}
-
 // cholConds are the condition numbers the matrices of a batch cycle
 // through (the float32 tolerance holds up to 10⁴).
 var cholConds = []float64{1, 10, 1e2, 1e3}
 
-// cholBuild makes N SPD matrices U·D·Uᵀ (U three random Householder
-// reflections, eigenvalues log-spaced over the condition number, as gonum's
-// testlapack does) and right-hand sides.
+// cholBuild makes N SPD matrices U·D·Uᵀ (inputs.WithEigen: U three random
+// Householder reflections, eigenvalues log-spaced over the condition
+// number, as gonum's testlapack does) and right-hand sides.
 func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 	a := c.Arg.(cholArg)
 	n, p := c.Shape[0], c.Shape[1]
 	r := rand.New(rand.NewPCG(c.Seed, 0x63686f6c))
 	A := tensor.New(dt, n, p, p)
 	m := make([]float64, p*p)
-	u := make([]float64, p)
 	for k := 0; k < n; k++ {
-		clear(m)
 		cond, scale := cholConds[k%len(cholConds)], math.Exp2(float64(r.IntN(9)-4))
-		for i := 0; i < p; i++ {
-			f := 0.0
-			if p > 1 {
-				f = float64(i) / float64(p-1)
-			}
-			m[i*p+i] = scale * math.Pow(cond, -f)
-		}
-		for h := 0; h < 3 && p > 1; h++ {
-			var s float64
-			for i := range u {
-				u[i] = r.NormFloat64()
-				s += u[i] * u[i]
-			}
-			for i := range u {
-				u[i] /= math.Sqrt(s)
-			}
-			householder(m, p, u)
-		}
-		for i := 0; i < p; i++ {
-			for j := 0; j < p; j++ {
-				set(A, (k*p+i)*p+j, (m[i*p+j]+m[j*p+i])/2)
-			}
+		inputs.WithEigen(m, inputs.LogSpaced(p, cond, scale), 3, r)
+		for i, v := range m {
+			set(A, k*p*p+i, v)
 		}
 	}
 	bshape := []int{n, p}
@@ -477,6 +478,10 @@ func cholOp() Op {
 			Small: {{cholCase(4096, 49, cholArg{solve: true}), f32}},
 			Paper: {{cholCase(16384, 49, cholArg{solve: true}), f32}},
 		},
+		// Factor, one solve and the log-det of issue 10's (16384, 49) and
+		// a small and a large P, fewer matrices on CPU-type devices.
+		Tune: &Tuning{Pipeline: "chol", Candidates: chol.Candidates,
+			GPU: cholTuneCases(65536, 16384, 4096), CPU: cholTuneCases(4096, 512, 64)},
 		Build: cholBuild,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			dt := in[0].DType
@@ -492,11 +497,7 @@ func cholOp() Op {
 			if err != nil {
 				return nil, err
 			}
-			var out []RefOutput
-			for _, o := range cholOutputs(r, tensor.F64) {
-				out = append(out, RefOutput{o.Name, o.T.Float64s()})
-			}
-			return out, nil
+			return refOutputs(cholOutputs(r, tensor.F64)), nil
 		},
 		// float32 on condition numbers up to 10³: errors grow as cond·eps.
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},
@@ -528,6 +529,13 @@ func cholOp() Op {
 			return &Peer{Script: "chol", Args: []string{"--n", strconv.Itoa(c.Shape[0]), "--p", strconv.Itoa(c.Shape[1]), "--dtype", dt.String()}}
 		},
 	}
+}
+
+// cholTuneCases are the float32 batches the chol tuner times: n8 matrices
+// of P = 8, n49 of P = 49 and n100 of P = 100, one solve and the log-det.
+func cholTuneCases(n8, n49, n100 int) []BenchCase {
+	solve := cholArg{solve: true}
+	return []BenchCase{{cholCase(n8, 8, solve), f32}, {cholCase(n49, 49, solve), f32}, {cholCase(n100, 100, solve), f32}}
 }
 
 // ---- paco: detection maps of fast PACO ------------------------------------
@@ -616,8 +624,8 @@ func pacoOp() Op {
 		Work: func(c Case, dt tensor.DType) Work {
 			t, h, w := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
 			a := c.Arg.(pacoArg)
-			p := int64(len(paco.Offsets(a.R)))
-			d := int64(len(paco.Offsets(2*a.R))+1) / 2 // canonical displacements, about
+			p := int64(len(cov.PatchOffsets(a.R)))
+			d := int64(len(cov.PatchOffsets(2*a.R))+1) / 2 // canonical displacements, about
 			n := h * w
 			flops := 2*n*d*t + n*(p*p*p/3+2*p*p) + 2*n*t*p
 			if a.Placement == paco.PlacementSubpixel { // 25 solves and a Gram matrix per location; 16 dot products and a 16×16 form per frame

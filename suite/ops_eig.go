@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/pipelines/eig"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -14,46 +15,22 @@ import (
 
 func init() { Register(eigOp()) }
 
-// eigBuild makes N symmetric matrices U·D·Uᵀ, U the product of n random
-// Householder reflections (a random orthogonal matrix), D evenly spaced
-// values of both signs, at least 2/n of the largest apart (so that the
-// eigenvectors, signed by their largest component, are well defined),
-// scaled by 2^k, k in −4..4.
+// eigBuild makes N symmetric matrices U·D·Uᵀ (inputs.WithEigen), U the
+// product of n random Householder reflections (a random orthogonal
+// matrix), D evenly spaced values of both signs, at least 2/n of the
+// largest apart (inputs.Separated, so that the eigenvectors, signed by
+// their largest component, are well defined), scaled by 2^k, k in −4..4,
+// rounded to float32.
 func eigBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 	b, n := c.Shape[0], c.Shape[1]
 	r := rand.New(rand.NewPCG(c.Seed, 0x656967))
 	a := tensor.New(dt, b, n, n)
 	m := make([]float64, n*n)
-	u := make([]float64, n)
 	for k := range b {
-		clear(m)
 		scale := math.Exp2(float64(r.IntN(9) - 4))
-		d := make([]float64, n)
-		for i := range d {
-			d[i] = scale * float64(2*i-n+1) / float64(n)
-			if d[i] == 0 {
-				d[i] = scale / float64(2*n)
-			}
-		}
-		r.Shuffle(n, func(i, j int) { d[i], d[j] = d[j], d[i] })
-		for i := range n {
-			m[i*n+i] = d[i]
-		}
-		for h := 0; h < n && n > 1; h++ {
-			var s float64
-			for i := range u {
-				u[i] = r.NormFloat64()
-				s += u[i] * u[i]
-			}
-			for i := range u {
-				u[i] /= math.Sqrt(s)
-			}
-			householder(m, n, u)
-		}
-		for i := range n {
-			for j := range n {
-				set(a, (k*n+i)*n+j, float64(float32((m[i*n+j]+m[j*n+i])/2)))
-			}
+		inputs.WithEigen(m, inputs.Separated(n, scale, r), n, r)
+		for i, v := range m {
+			set(a, k*n*n+i, float64(float32(v)))
 		}
 	}
 	return []*tensor.Tensor{a}
@@ -97,11 +74,7 @@ func eigOp() Op {
 			if err != nil {
 				return nil, err
 			}
-			var out []RefOutput
-			for _, o := range eigOutputs(r, tensor.F64) {
-				out = append(out, RefOutput{o.Name, o.T.Float64s()})
-			}
-			return out, nil
+			return refOutputs(eigOutputs(r, tensor.F64)), nil
 		},
 		// float32: eigenvalues to about 1e-6 of the largest and vectors to
 		// about 1e-7·n/gap (gap 2/n here); float64 to about 1e-14.

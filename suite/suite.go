@@ -13,13 +13,16 @@
 //     every bench case (upload, kernel, download, wall) and returns a
 //     BenchReport with throughputs and the fraction of copy bandwidth.
 //   - Tune searches the tunable pipelines' parameters on each Vulkan
-//     device and, asked to, stores the winners in its tune cache.
+//     device, on cases of their operations (Op.Tune), and, asked to,
+//     stores the winners in its tune cache.
 //
 // Each registry entry holds the cases to check and to time, how to build
-// their inputs deterministically, how to run them on a Vulkan device or on
-// the CPU path (the pipelines' Run(ctx, dev, ...) with dev nil), their
-// float64 reference, tolerances, and the work they do for throughput
-// figures. Adding a pipeline is one function in ops.go that returns an Op,
+// their inputs deterministically (internal/inputs), how to run them on a
+// Vulkan device or on the CPU path (the pipelines' Run(ctx, dev, ...) with
+// dev nil), their float64 reference, tolerances (the comparison is
+// internal/checks'), the work they do for throughput figures, and, for a
+// tunable pipeline, its candidates and the cases its tuner checks and
+// times. Adding a pipeline is one function in ops.go that returns an Op,
 // and one line in its init. Verify and Bench then cover it on every
 // device, and `vkstat verify` and `vkstat bench` list it with no other
 // change.
@@ -177,6 +180,30 @@ type Op struct {
 	// Unsupported returns why dev cannot run precision dt, or "". Nil
 	// means float64 needs shaderFloat64 and everything else runs.
 	Unsupported func(dev *engine.Device, dt tensor.DType) string
+	// Tune, for an operation whose pipeline has parameters to tune, is
+	// what `vkstat bench --tune` searches (see Tune).
+	Tune *Tuning
+}
+
+// Tuning is what Tune searches for an operation's pipeline: the pipeline's
+// candidates, each checked and timed on cases of the operation itself
+// (its Build, Run, Reference and Tol, as verify checks them), as ggml's
+// test-backend-ops reuses its cases in its perf mode.
+type Tuning struct {
+	// Pipeline names the pipeline in the tune cache (internal/device/tune).
+	Pipeline string
+	// Candidates lists the parameter sets to try on dev, the built-in
+	// choice first (the pipeline's tune.go).
+	Candidates func(dev *engine.Device) []map[string]any
+	// GPU lists the cases timed on a GPU, CPU the smaller ones timed on
+	// a CPU-type device (lavapipe, SwiftShader).
+	GPU, CPU []BenchCase
+	// Hard lists cases that every candidate must pass before it is timed,
+	// on devices with float64 (where there is a more accurate candidate to
+	// prefer): inputs where a fast variant loses accuracy that the timed
+	// cases do not show. A 16-bit case is held to float32's tolerance
+	// where the operation has none of its own.
+	Hard []BenchCase
 }
 
 // Precisions is the part of dts that op is checked in: those it has a
@@ -258,6 +285,16 @@ func Register(op Op) {
 		bench[sz] = cs
 	}
 	op.Bench = bench
+	if op.Tune != nil {
+		tu := *op.Tune
+		for _, cs := range []*[]BenchCase{&tu.GPU, &tu.CPU, &tu.Hard} {
+			*cs = append([]BenchCase(nil), *cs...)
+			for i := range *cs {
+				seed(&(*cs)[i].Case)
+			}
+		}
+		op.Tune = &tu
+	}
 	registry = append(registry, op)
 }
 

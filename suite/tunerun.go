@@ -11,43 +11,104 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/pipelines/chol"
-	"github.com/vkstat/vkstat/pipelines/cov"
-	"github.com/vkstat/vkstat/pipelines/mapx"
-	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
 )
 
-// tuners are the tunable pipelines by bench suite name.
-var tuners = []struct {
-	suite string
-	new   func(*engine.Device) tune.Tuner
-}{{"map", mapx.Tuner}, {"reduce", reduce.Tuner}, {"cov", cov.Tuner}, {"chol", chol.Tuner}}
+// tunable returns the registered operations that have a Tuning, by suite.
+func tunable() []Op {
+	var out []Op
+	for _, op := range Ops() {
+		if op.Tune != nil {
+			out = append(out, op)
+		}
+	}
+	return out
+}
 
 // TuneSuites returns the suites that spec names (comma-separated, or
 // "all") in the order named, each once, or an error when one has nothing
 // to tune.
 func TuneSuites(spec string) ([]string, error) {
+	ops := tunable()
 	var out []string
 	for _, s := range strings.Split(strings.ToLower(spec), ",") {
 		s = strings.TrimSpace(s)
 		found := false
-		for _, t := range tuners {
-			if s == "all" || s == t.suite {
+		for _, op := range ops {
+			if s == "all" || s == op.Suite {
 				found = true
-				if !slices.Contains(out, t.suite) {
-					out = append(out, t.suite)
+				if !slices.Contains(out, op.Suite) {
+					out = append(out, op.Suite)
 				}
 			}
 		}
 		if !found {
-			names := make([]string, len(tuners))
-			for i, t := range tuners {
-				names[i] = t.suite
+			names := make([]string, len(ops))
+			for i, op := range ops {
+				names[i] = op.Suite
 			}
 			return nil, fmt.Errorf("suite %q has nothing to tune (tunable: %s, or all)", s, strings.Join(names, ", "))
 		}
 	}
 	return out, nil
+}
+
+// Tuner is op's search on dev for tune.Search: op.Tune's candidates, each
+// checked (Verify's comparison against op's tolerance: a wrong but fast
+// candidate is left out) and timed on op.Tune's cases for dev, and checked
+// first on its hard cases where dev has float64. The kernel time (GPU
+// timestamps, else the wall time) is what is compared. Each case's inputs
+// and reference are built once, when first run.
+func Tuner(op Op, dev *engine.Device) tune.Tuner {
+	tu := op.Tune
+	cases := tu.GPU
+	if dev.Info.IsCPU() {
+		cases = tu.CPU
+	}
+	t := tune.Tuner{Pipeline: tu.Pipeline, Candidates: tu.Candidates(dev)}
+	var hard []BenchCase
+	if dev.Info.Float64 {
+		hard = tu.Hard
+	}
+	prepared := map[*BenchCase]*Prepared{}
+	prepare := func(c *BenchCase) *Prepared {
+		if prepared[c] == nil {
+			prepared[c] = Prepare(op, c.Case, c.DType)
+		}
+		return prepared[c]
+	}
+	check := func(ctx context.Context, c *BenchCase) error {
+		tol, ok := op.Tol[c.DType]
+		if !ok && c.DType.Is16() {
+			tol = op.Tol[tensor.F32]
+		}
+		if r := prepare(c).verify(ctx, dev, tol); r.Status != Pass {
+			return fmt.Errorf("%s: a wrong result, left out", r.Detail)
+		}
+		return nil
+	}
+	for i := range cases {
+		t.Cases = append(t.Cases, cases[i].Label()+" "+cases[i].DType.String())
+	}
+	for i := range hard {
+		t.Hard = append(t.Hard, hard[i].Label()+" "+hard[i].DType.String())
+	}
+	t.Check = func(ctx context.Context, h int) error { return check(ctx, &hard[h]) }
+	t.Run = func(ctx context.Context, c int, checkFirst bool) (time.Duration, error) {
+		if checkFirst {
+			return 0, check(ctx, &cases[c])
+		}
+		p := prepare(&cases[c])
+		_, tm, err := op.Run(ctx, dev, p.Case, p.In)
+		if err != nil {
+			return 0, err
+		}
+		if tm.Kernel > 0 {
+			return tm.Kernel, nil
+		}
+		return tm.Wall, nil
+	}
+	return t
 }
 
 // ErrNoTuneCache is Tune's error when it is to store the winners but the
@@ -122,19 +183,15 @@ func Tune(ctx context.Context, devs []*engine.Device, suites []string, opt TuneO
 	if opt.Repeat == 0 {
 		opt.Repeat = 5
 	}
-	var picked []func(*engine.Device) tune.Tuner
-	for _, s := range suites {
-		var mk func(*engine.Device) tune.Tuner
-		for _, t := range tuners {
-			if t.suite == s {
-				mk = t.new
-			}
-		}
-		if mk == nil {
-			_, err := TuneSuites(s)
+	var picked []Op
+	ops := tunable()
+	for _, name := range suites {
+		i := slices.IndexFunc(ops, func(op Op) bool { return op.Suite == name })
+		if i < 0 {
+			_, err := TuneSuites(name)
 			return nil, err
 		}
-		picked = append(picked, mk)
+		picked = append(picked, ops[i])
 	}
 	rep := &TuneReport{Measured: time.Now().UTC().Format(time.RFC3339), Version: opt.Version, LoadAvg: loadAvg(), Repeat: opt.Repeat,
 		Stored: opt.Store, Pipelines: slices.Clone(suites)}
@@ -165,8 +222,8 @@ func Tune(ctx context.Context, devs []*engine.Device, suites []string, opt TuneO
 		}
 		e := &TuneDevice{Device: info.Name, Key: tune.DeviceKey(info), Tables: map[string][]string{}, Chosen: map[string]string{}}
 		progress(TuneStep{Device: e})
-		for _, mk := range picked {
-			tu := mk(dev)
+		for _, op := range picked {
+			tu := Tuner(op, dev)
 			res, err := tune.Search(ctx, tu, opt.Repeat)
 			if err != nil {
 				return rep, err

@@ -2,92 +2,33 @@ package suite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Errors measure how far one output is from its reference. Only pairs where
-// both values are finite enter MaxErr and NMSE; a NaN or ±Inf anywhere else
-// than in the reference counts as a mismatch.
-type Errors struct {
-	// MaxErr is max|got−want| / max|want| (the absolute error when the
-	// reference is all zeros): the normwise relative error in the
-	// max-norm, which a single wrong element moves.
-	MaxErr float64
-	// NMSE is Σ(got−want)² / Σwant² (the plain sum when the reference is
-	// all zeros), the normalised mean squared error of ggml's
-	// test-backend-ops.
-	NMSE float64
-	// Worst is the index of the largest |got−want|, or of the first
-	// mismatch; -1 when there is none.
-	Worst     int
-	Got, Want float64 // the values at Worst
-	// Mismatches counts elements where one side is NaN or ±Inf and the
-	// other is not the same.
-	Mismatches int
-}
+// Errors measure how far one output is from its reference (checks.Errors).
+type Errors = checks.Errors
 
-// Compare measures got against want. It returns an error when the lengths
-// differ.
+// Compare measures got against want (checks.Compare). It returns an error
+// when the output is missing or the lengths differ.
 func Compare(got *tensor.Tensor, want []float64) (Errors, error) {
-	e := Errors{Worst: -1}
-	if got == nil {
-		return e, errors.New("no output")
+	switch {
+	case got == nil:
+		return Errors{Worst: -1}, checks.ErrNoOutput
+	case got.Len() != len(want):
+		return Errors{Worst: -1}, fmt.Errorf("output has %d values, the reference %d", got.Len(), len(want))
+	case len(got.F32)+len(got.F64) != got.Len():
+		return Errors{Worst: -1}, fmt.Errorf("output of shape %s holds %d values", tensor.ShapeString(got.Shape), len(got.F32)+len(got.F64))
+	case got.DType == tensor.F64:
+		return checks.Compare(got.F64, want)
 	}
-	n := got.Len()
-	if n != len(want) {
-		return e, fmt.Errorf("output has %d values, the reference %d", n, len(want))
-	}
-	at := func(i int) float64 {
-		if got.DType == tensor.F64 {
-			return got.F64[i]
-		}
-		return float64(got.F32[i])
-	}
-	if l := len(got.F32) + len(got.F64); l != n {
-		return e, fmt.Errorf("output of shape %s holds %d values", tensor.ShapeString(got.Shape), l)
-	}
-	var sumD2, sumW2, maxD, maxW float64
-	worst := -1
-	for i := 0; i < n; i++ {
-		g, w := at(i), want[i]
-		gFinite := !math.IsNaN(g) && !math.IsInf(g, 0)
-		wFinite := !math.IsNaN(w) && !math.IsInf(w, 0)
-		if !gFinite || !wFinite {
-			same := math.IsNaN(g) && math.IsNaN(w) || g == w
-			if !same {
-				if e.Mismatches == 0 {
-					e.Worst, e.Got, e.Want = i, g, w
-				}
-				e.Mismatches++
-			}
-			continue
-		}
-		d := math.Abs(g - w)
-		sumD2 += d * d
-		sumW2 += w * w
-		maxW = math.Max(maxW, math.Abs(w))
-		if worst < 0 || d > maxD {
-			maxD, worst = d, i
-		}
-	}
-	if e.Mismatches == 0 && worst >= 0 {
-		e.Worst, e.Got, e.Want = worst, at(worst), want[worst]
-	}
-	e.MaxErr, e.NMSE = maxD, sumD2
-	if maxW > 0 {
-		e.MaxErr = maxD / maxW
-	}
-	if sumW2 > 0 {
-		e.NMSE = sumD2 / sumW2
-	}
-	return e, nil
+	return checks.Compare(got.F32, want)
 }
 
 // Status is the outcome of one verify row.
@@ -142,7 +83,12 @@ func Prepare(op Op, c Case, dt tensor.DType) *Prepared {
 // Verify runs p on dev (nil: the CPU path) and compares every output with
 // the reference against the operation's tolerance.
 func (p *Prepared) Verify(ctx context.Context, dev *engine.Device) Result {
-	r := Result{Op: p.Op.Name, Case: p.Case.Label(), Shape: p.Case.Shape, Precision: p.DType.String(), Tol: p.Op.Tol[p.DType]}
+	return p.verify(ctx, dev, p.Op.Tol[p.DType])
+}
+
+// verify is Verify against tol.
+func (p *Prepared) verify(ctx context.Context, dev *engine.Device, tol Tol) Result {
+	r := Result{Op: p.Op.Name, Case: p.Case.Label(), Shape: p.Case.Shape, Precision: p.DType.String(), Tol: tol}
 	if why := p.Op.Skip(dev, p.DType); why != "" {
 		r.Status, r.Detail = Skip, why
 		return r

@@ -28,15 +28,7 @@ import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want e.g. 64,1024,1024)")
-    if not shape or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want positive sizes)")
-    return shape
+from peerlib import parse_shape  # beside this script
 
 
 # The workloads this script implements; report_cpu.py reads this tuple

@@ -10,12 +10,11 @@ logdet = 2 Σ log diag(L). Prints one JSON line:
 {"peer": "numpy", "op": "chol", "n": ..., "p": ..., "dtype": ..., "median_s": ..., "min_s": ...}
 """
 import argparse
-import json
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from peerlib import report, timed  # beside this script
 
 
 def spd(rng, n, p, dt):
@@ -47,25 +46,8 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     dt = np.dtype(args.dtype)
     a, b = spd(rng, args.n, args.p, dt)
-    for _ in range(args.warmup):
-        chol_solve(np, a, b)
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        chol_solve(np, a, b)
-        times.append(time.perf_counter() - t0)
-
-    print(json.dumps({
-        "peer": "numpy",
-        "op": "chol",
-        "n": args.n,
-        "p": args.p,
-        "dtype": dt.name,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "repeat": args.repeat,
-        "numpy": np.__version__,
-    }))
+    times = timed(lambda: chol_solve(np, a, b), args.repeat, args.warmup)
+    report("numpy", "chol", {"n": args.n, "p": args.p, "dtype": dt.name}, times, args.repeat, {"numpy": np.__version__})
     return 0
 
 

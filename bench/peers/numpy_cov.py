@@ -12,22 +12,11 @@ matmul, then PACO's shrinkage (PACO.md; pipelines/cov's documentation)
 {"peer": "numpy", "op": "cov", "shape": [...], "estimator": ..., "dtype": ..., "median_s": ..., "min_s": ...}
 """
 import argparse
-import json
-import statistics
 import sys
-import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want N,T,P)")
-    if len(shape) != 3 or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want three positive sizes N,T,P)")
-    return shape
+from peerlib import parse_sets, report, timed  # beside this script
 
 
 def cov_paco(xp, x, estimator):
@@ -54,7 +43,7 @@ def cov_paco(xp, x, estimator):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", type=parse_shape, default=[2048, 64, 49], help="N,T,P")
+    ap.add_argument("--shape", type=parse_sets, default=[2048, 64, 49], help="N,T,P")
     ap.add_argument("--estimator", default="paco", choices=["none", "paco"])
     ap.add_argument("--repeat", type=int, default=10, help="timed repetitions")
     ap.add_argument("--warmup", type=int, default=2, help="untimed repetitions first")
@@ -67,26 +56,9 @@ def main(argv=None):
     dt = np.dtype(args.dtype)
     x = (100 + rng.standard_normal(args.shape)).astype(dt)
 
-    for _ in range(args.warmup):
-        cov_paco(np, x, args.estimator)
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        cov_paco(np, x, args.estimator)
-        times.append(time.perf_counter() - t0)
-
-    print(json.dumps({
-        "peer": "numpy",
-        "op": "cov",
-        "shape": args.shape,
-        "estimator": args.estimator,
-        "n": int(x.size),
-        "dtype": dt.name,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "repeat": args.repeat,
-        "numpy": np.__version__,
-    }))
+    times = timed(lambda: cov_paco(np, x, args.estimator), args.repeat, args.warmup)
+    report("numpy", "cov", {"shape": args.shape, "estimator": args.estimator, "n": int(x.size), "dtype": dt.name},
+           times, args.repeat, {"numpy": np.__version__})
     return 0
 
 

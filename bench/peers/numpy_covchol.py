@@ -20,19 +20,10 @@ per step:
 import argparse
 import json
 import statistics
-import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want N,T,P)")
-    if len(shape) != 3 or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want three positive sizes N,T,P)")
-    return shape
+from peerlib import parse_sets, timed  # beside this script
 
 
 def cov_paco(x, how):
@@ -60,20 +51,9 @@ def chol_inv(c):
     return np.linalg.cholesky(c), np.linalg.inv(c)
 
 
-def timed(fn, repeat, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", type=parse_shape, default=[10000, 252, 49], help="N,T,P")
+    ap.add_argument("--shape", type=parse_sets, default=[10000, 252, 49], help="N,T,P")
     ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
     ap.add_argument("--cov", default="einsum", choices=["einsum", "matmul"], help="how S is formed")
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions")

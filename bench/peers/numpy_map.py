@@ -7,12 +7,11 @@ Prints one JSON line:
 {"peer": "numpy", "op": "grade2", "n": ..., "dtype": ..., "median_s": ..., "min_s": ...}
 """
 import argparse
-import json
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from peerlib import report, timed  # beside this script
 
 
 def main(argv=None):
@@ -36,25 +35,8 @@ def main(argv=None):
     # NumPy promotion rules.
     a, b, c = dt.type(args.a), dt.type(args.b), dt.type(args.c)
 
-    for _ in range(args.warmup):
-        z = a * x**2 + b * y + c
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        z = a * x**2 + b * y + c
-        times.append(time.perf_counter() - t0)
-    del z
-
-    print(json.dumps({
-        "peer": "numpy",
-        "op": "grade2",
-        "n": args.n,
-        "dtype": dt.name,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "repeat": args.repeat,
-        "numpy": np.__version__,
-    }))
+    times = timed(lambda: a * x**2 + b * y + c, args.repeat, args.warmup)
+    report("numpy", "grade2", {"n": args.n, "dtype": dt.name}, times, args.repeat, {"numpy": np.__version__})
     return 0
 
 

@@ -8,22 +8,11 @@ deviation of an image stack. Prints one JSON line:
 {"peer": "numpy", "op": "mean_std", "shape": [...], "axis": ..., "dtype": ..., "median_s": ..., "min_s": ...}
 """
 import argparse
-import json
-import statistics
 import sys
-import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want e.g. 64,1024,1024)")
-    if not shape or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want positive sizes)")
-    return shape
+from peerlib import parse_shape, report, timed  # beside this script
 
 
 def main(argv=None):
@@ -49,26 +38,9 @@ def main(argv=None):
         s = x.std(axis=args.axis, ddof=args.ddof)
         return m, s
 
-    for _ in range(args.warmup):
-        op()
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        op()
-        times.append(time.perf_counter() - t0)
-
-    print(json.dumps({
-        "peer": "numpy",
-        "op": "mean_std",
-        "shape": args.shape,
-        "axis": args.axis,
-        "n": int(x.size),
-        "dtype": dt.name,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "repeat": args.repeat,
-        "numpy": np.__version__,
-    }))
+    times = timed(op, args.repeat, args.warmup)
+    report("numpy", "mean_std", {"shape": args.shape, "axis": args.axis, "n": int(x.size), "dtype": dt.name},
+           times, args.repeat, {"numpy": np.__version__})
     return 0
 
 

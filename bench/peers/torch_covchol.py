@@ -35,15 +35,7 @@ import time
 
 import numpy as np
 
-
-def parse_shape(s):
-    try:
-        shape = [int(v) for v in s.replace("x", ",").split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want N,T,P)")
-    if len(shape) != 3 or any(v < 1 for v in shape):
-        raise argparse.ArgumentTypeError(f"bad shape {s!r} (want three positive sizes N,T,P)")
-    return shape
+from peerlib import parse_sets  # beside this script
 
 
 class Torch:
@@ -155,7 +147,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="torch", choices=["torch", "cupy"])
     ap.add_argument("--device", default="cuda", help="torch device (default cuda; cpu for a smoke test)")
-    ap.add_argument("--shape", type=parse_shape, default=[10000, 252, 49], help="N,T,P")
+    ap.add_argument("--shape", type=parse_sets, default=[10000, 252, 49], help="N,T,P")
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--cov", default="matmul", choices=["matmul", "einsum"], help="how S is formed")
     ap.add_argument("--repeat", type=int, default=10, help="timed repetitions")

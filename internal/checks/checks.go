@@ -1,14 +1,86 @@
-// Package checks holds the comparison that the pipelines' test suites share:
-// elementwise closeness to a float64 reference with exact NaN and ±Inf
-// placement.
+// Package checks is the one home of comparing a result with its float64
+// reference: Compare measures the normwise max error and the NMSE with
+// exact NaN and ±Inf placement (what `vkstat verify`, the tuners and the
+// registry's checks report against each operation's tolerance), and Close
+// and Blocks hold the pipelines' test suites to elementwise and per-block
+// (per matrix, per sample set) bounds.
 package checks
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 )
+
+// Errors measure how far one output is from its reference. Only pairs where
+// both values are finite enter MaxErr and NMSE; a NaN or ±Inf anywhere else
+// than in the reference counts as a mismatch.
+type Errors struct {
+	// MaxErr is max|got−want| / max|want| (the absolute error when the
+	// reference is all zeros): the normwise relative error in the
+	// max-norm, which a single wrong element moves.
+	MaxErr float64
+	// NMSE is Σ(got−want)² / Σwant² (the plain sum when the reference is
+	// all zeros), the normalised mean squared error of ggml's
+	// test-backend-ops.
+	NMSE float64
+	// Worst is the index of the largest |got−want|, or of the first
+	// mismatch; -1 when there is none.
+	Worst     int
+	Got, Want float64 // the values at Worst
+	// Mismatches counts elements where one side is NaN or ±Inf and the
+	// other is not the same.
+	Mismatches int
+}
+
+// Compare measures got against want. It returns an error when the lengths
+// differ.
+func Compare[T float32 | float64](got []T, want []float64) (Errors, error) {
+	e := Errors{Worst: -1}
+	if len(got) != len(want) {
+		return e, fmt.Errorf("output has %d values, the reference %d", len(got), len(want))
+	}
+	var sumD2, sumW2, maxD, maxW float64
+	worst := -1
+	for i, gv := range got {
+		g, w := float64(gv), want[i]
+		gFinite := !math.IsNaN(g) && !math.IsInf(g, 0)
+		wFinite := !math.IsNaN(w) && !math.IsInf(w, 0)
+		if !gFinite || !wFinite {
+			same := math.IsNaN(g) && math.IsNaN(w) || g == w
+			if !same {
+				if e.Mismatches == 0 {
+					e.Worst, e.Got, e.Want = i, g, w
+				}
+				e.Mismatches++
+			}
+			continue
+		}
+		d := math.Abs(g - w)
+		sumD2 += d * d
+		sumW2 += w * w
+		maxW = math.Max(maxW, math.Abs(w))
+		if worst < 0 || d > maxD {
+			maxD, worst = d, i
+		}
+	}
+	if e.Mismatches == 0 && worst >= 0 {
+		e.Worst, e.Got, e.Want = worst, float64(got[worst]), want[worst]
+	}
+	e.MaxErr, e.NMSE = maxD, sumD2
+	if maxW > 0 {
+		e.MaxErr = maxD / maxW
+	}
+	if sumW2 > 0 {
+		e.NMSE = sumD2 / sumW2
+	}
+	return e, nil
+}
+
+// ErrNoOutput is Compare's error for an output that is missing.
+var ErrNoOutput = errors.New("no output")
 
 // Close checks got against want elementwise:
 //

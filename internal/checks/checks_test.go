@@ -40,10 +40,29 @@ func TestBlocksFails(t *testing.T) {
 
 func TestCloseFails(t *testing.T) {
 	r := &recorder{TB: t}
-	if Close(r, "x", []float32{1, 2}, []float64{1, 2.001}, 1e-6, 0) || r.errors == 0 {
-		t.Error("a 5e-4 relative error passed a 1e-6 tolerance")
+	nan, inf := math.NaN(), math.Inf(-1)
+	for _, c := range []struct {
+		why       string
+		got, want []float64
+		rtol      float64
+	}{
+		{"a 5e-4 relative error passed a 1e-6 tolerance", []float64{1, 2}, []float64{1, 2.001}, 1e-6},
+		{"relative error 5e-10 passed rtol 1e-12", []float64{1, 2, nan}, []float64{1, 2 + 1e-9, nan}, 1e-12},
+		{"a value where NaN was wanted passed", []float64{1, 2, 3}, []float64{1, 2, nan}, 1e-12},
+		{"a NaN where 2 was wanted passed", []float64{1, nan}, []float64{1, 2}, 1e-6},
+		{"a short result passed", []float64{1, 2}, []float64{1, 2, 3}, 1e-6},
+	} {
+		if Close(r, "x", c.got, c.want, c.rtol, 0) {
+			t.Error(c.why)
+		}
+		if c.rtol == 1e-6 && Close(r, "x", []float32{float32(c.got[0]), float32(c.got[1])}, c.want, c.rtol, 0) {
+			t.Error(c.why + " in float32")
+		}
 	}
-	if !Close(t, "x", []float64{1, math.Inf(-1), math.NaN()}, []float64{1, math.Inf(-1), math.NaN()}, 0, 0) {
+	if r.errors != 8 {
+		t.Errorf("%d failures reported, want 8", r.errors)
+	}
+	if !Close(t, "x", []float64{1, inf, nan}, []float64{1, inf, nan}, 0, 0) || !Close(t, "x", []float32{1, float32(nan), float32(inf)}, []float64{1, nan, inf}, 1e-6, 0) {
 		t.Error("identical values failed")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/inputs"
 
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -19,88 +20,28 @@ type cholImpl func(r Request) (*Result, error)
 
 // Tolerances: relative in the Frobenius norm per matrix; float32 on
 // matrices whose condition number is at most 10⁴.
-const (
-	tolF64 = 1e-10
-	tolF32 = 1e-3
-)
-
-func tolFor(dt tensor.DType) float64 {
-	if dt == tensor.F64 {
-		return tolF64
-	}
-	return tolF32
-}
+var tolFor = map[tensor.DType]float64{tensor.F64: 1e-10, tensor.F32: 1e-3}
 
 var suiteP = []int{1, 5, 13, 29, 49, 64, 81, 113, 128}
 
 // conds are the condition numbers the SPD test matrices cycle through.
 var conds = []float64{1, 10, 1e2, 1e3, 1e4}
 
-// householder applies A ← H·A·H for H = I − 2uuᵀ (u a unit vector):
-// A − 2u(Au)ᵀ − 2(Au)uᵀ + 4(uᵀAu)uuᵀ.
-func householder(a []float64, p int, u []float64) {
-	w := make([]float64, p)
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			w[i] += a[i*p+j] * u[j]
-		}
-	}
-	var alpha float64
-	for i := range u {
-		alpha += u[i] * w[i]
-	}
-	for i := 0; i < p; i++ {
-		for j := 0; j < p; j++ {
-			a[i*p+j] += -2*u[i]*w[j] - 2*w[i]*u[j] + 4*alpha*u[i]*u[j]
-		}
-	}
+// spd writes a random SPD matrix with condition number cond and scale
+// (largest eigenvalue) scale: eigenvalues log-spaced from scale/cond to
+// scale, in random order (withEigen).
+func spd(a []float64, p int, cond, scale float64, rng *rand.Rand) {
+	eig := inputs.LogSpaced(p, cond, scale)
+	rng.Shuffle(p, func(i, j int) { eig[i], eig[j] = eig[j], eig[i] })
+	withEigen(a, eig, rng)
 }
 
 // withEigen writes U·diag(eig)·Uᵀ to a (p×p), U a product of three random
-// Householder reflections, symmetrised and rounded to float32 so that
+// Householder reflections (inputs.WithEigen), rounded to float32 so that
 // float32 and float64 runs see the same matrix.
 func withEigen(a []float64, eig []float64, rng *rand.Rand) {
-	p := len(eig)
-	clear(a)
-	for i, e := range eig {
-		a[i*p+i] = e
-	}
-	u := make([]float64, p)
-	for r := 0; r < 3 && p > 1; r++ {
-		var s float64
-		for i := range u {
-			u[i] = rng.NormFloat64()
-			s += u[i] * u[i]
-		}
-		s = math.Sqrt(s)
-		for i := range u {
-			u[i] /= s
-		}
-		householder(a, p, u)
-	}
-	for i := 0; i < p; i++ {
-		for j := 0; j < i; j++ {
-			v := float64(float32((a[i*p+j] + a[j*p+i]) / 2))
-			a[i*p+j], a[j*p+i] = v, v
-		}
-		a[i*p+i] = float64(float32(a[i*p+i]))
-	}
-}
-
-// spd writes a random SPD matrix with condition number cond and scale
-// (largest eigenvalue) scale: eigenvalues log-spaced from scale/cond to
-// scale, in random order.
-func spd(a []float64, p int, cond, scale float64, rng *rand.Rand) {
-	eig := make([]float64, p)
-	for i := range eig {
-		f := 0.0
-		if p > 1 {
-			f = float64(i) / float64(p-1)
-		}
-		eig[i] = scale * math.Pow(cond, -f)
-	}
-	rng.Shuffle(p, func(i, j int) { eig[i], eig[j] = eig[j], eig[i] })
-	withEigen(a, eig, rng)
+	inputs.WithEigen(a, eig, 3, rng)
+	inputs.Round32(a)
 }
 
 // planted kinds of matrices that must fail (or, for upperNaN, must not).
@@ -359,7 +300,7 @@ func checkCholResult(t *testing.T, got, want *Result, dt tensor.DType, r Request
 	if bad > 0 {
 		t.Errorf("%d of %d info codes differ", bad, n)
 	}
-	tol := tolFor(dt)
+	tol := tolFor[dt]
 	outs := []struct {
 		what      string
 		asked     bool

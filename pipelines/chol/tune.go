@@ -3,10 +3,7 @@ package chol
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
@@ -178,26 +175,13 @@ func newSGKernel(dev *engine.Device, p int, dt tensor.DType, mpw int, order stri
 	return &kernel{k: k, dev: dev, p: p, tpm: lanes, mpw: mpw, lsz: max(p*(p-1)/2, 1), es: es, sg: lanes, dot: order == "dot"}, nil
 }
 
-// tuneShapes are the (N, P) batches `vkstat bench --tune` times: issue 10's
-// (16384, 49) and a small and a large P, fewer matrices on CPU devices.
-func tuneShapes(cpu bool) [][2]int {
-	if cpu {
-		return [][2]int{{4096, 8}, {512, 49}, {64, 100}}
-	}
-	return [][2]int{{65536, 8}, {16384, 49}, {4096, 100}}
-}
-
-// Tuner is what `vkstat bench --tune` searches for the chol pipeline on
-// dev: chol.comp (the built-in choice first) against chol_sg.comp
-// right- and left-looking (and dot, where the device has subgroup
-// arithmetic) with 1, 2, 4 and 8 matrices per workgroup (where the device
-// has subgroup operations in compute), on float32
-// factor + solve (one right-hand side) + log-det of tuneShapes; each
-// candidate's output is checked against Reference first. The kernel time
-// (GPU timestamps, or the wall time where the device has none) is what is
-// compared.
-func Tuner(dev *engine.Device) tune.Tuner {
-	t := tune.Tuner{Pipeline: "chol"}
+// Candidates are what `vkstat bench --tune` searches for the chol pipeline
+// on dev (on the cases of package suite's chol operation): chol.comp (the
+// built-in choice first) against chol_sg.comp right- and left-looking (and
+// dot, where the device has subgroup arithmetic) with 1, 2, 4 and 8
+// matrices per workgroup (where the device has subgroup operations in
+// compute).
+func Candidates(dev *engine.Device) []map[string]any {
 	builtin := map[string]any{"kernel": "workgroup"}
 	if b, err := tune.Builtin("chol", dev.Info); err == nil {
 		builtin = map[string]any{"kernel": b.Str("kernel")}
@@ -205,9 +189,9 @@ func Tuner(dev *engine.Device) tune.Tuner {
 			builtin["sg_order"], builtin["sg_matrices"] = b.Str("sg_order"), b.Int("sg_matrices")
 		}
 	}
-	t.Candidates = append(t.Candidates, builtin)
+	cands := []map[string]any{builtin}
 	if builtin["kernel"] != "workgroup" {
-		t.Candidates = append(t.Candidates, map[string]any{"kernel": "workgroup"})
+		cands = append(cands, map[string]any{"kernel": "workgroup"})
 	}
 	if hasSubgroups(dev.Info) {
 		orders := []string{"right", "left"}
@@ -216,113 +200,12 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		}
 		for _, o := range orders {
 			for _, m := range []int{1, 2, 4, 8} {
-				c := map[string]any{"kernel": "subgroup", "sg_order": o, "sg_matrices": m}
 				if builtin["kernel"] == "subgroup" && builtin["sg_order"] == o && builtin["sg_matrices"] == m {
 					continue
 				}
-				t.Candidates = append(t.Candidates, c)
+				cands = append(cands, map[string]any{"kernel": "subgroup", "sg_order": o, "sg_matrices": m})
 			}
 		}
 	}
-	shapes := tuneShapes(dev.Info.IsCPU())
-	for _, s := range shapes {
-		t.Cases = append(t.Cases, fmt.Sprintf("(%d,%d,%d) solve+logdet f32", s[0], s[1], s[1]))
-	}
-	type data struct {
-		r   Request
-		ref *Result
-	}
-	cache := map[int]data{}
-	t.Run = func(ctx context.Context, c int, check bool) (time.Duration, error) {
-		d, ok := cache[c]
-		if !ok {
-			n, p := shapes[c][0], shapes[c][1]
-			a, b := tuneBatch(n, p, uint64(c))
-			ref, err := Reference(Request{Input: Input{A: a, B: b}, Options: Options{LogDet: true}})
-			if err != nil {
-				return 0, err
-			}
-			d = data{Request{Input: Input{A: a.As(tensor.F32), B: b.As(tensor.F32)}, Options: Options{LogDet: true}}, ref}
-			cache[c] = d
-		}
-		res, tm, err := Vulkan(ctx, dev, d.r)
-		if err != nil {
-			return 0, err
-		}
-		if check {
-			if err := agrees(res, d.ref, 1e-3); err != nil {
-				return 0, err
-			}
-		}
-		if tm.Kernel > 0 {
-			return tm.Kernel, nil
-		}
-		return tm.Wall, nil
-	}
-	return t
-}
-
-// tuneBatch is n well-conditioned SPD p×p matrices (diagonally dominant:
-// A = M·Mᵀ/p + I, M standard normal) with one right-hand side each, in
-// float64 with float32-representable values; the last matrix is made to
-// fail (a NaN pivot), so that the failure path is checked too.
-func tuneBatch(n, p int, seed uint64) (a, b *tensor.Tensor) {
-	rng := rand.New(rand.NewPCG(seed, 0x63686f6c74))
-	a, b = tensor.New(tensor.F64, n, p, p), tensor.New(tensor.F64, n, p)
-	m := make([]float64, p*p)
-	for k := 0; k < n; k++ {
-		for i := range m {
-			m[i] = rng.NormFloat64()
-		}
-		x := a.F64[k*p*p : (k+1)*p*p]
-		for i := 0; i < p; i++ {
-			for j := 0; j <= i; j++ {
-				var s float64
-				for q := 0; q < p; q++ {
-					s += m[i*p+q] * m[j*p+q]
-				}
-				s /= float64(p)
-				if i == j {
-					s++
-				}
-				s = float64(float32(s))
-				x[i*p+j], x[j*p+i] = s, s
-			}
-		}
-	}
-	for i := range b.F64 {
-		b.F64[i] = float64(float32(rng.NormFloat64()))
-	}
-	last := (n-1)*p*p + (p-1)*p + (p - 1)
-	a.F64[last] = math.NaN()
-	return a, b
-}
-
-// agrees reports the first matrix whose info, log-det or solution is not
-// within rtol of want's (relative to max(1, |want|) per value; NaN only
-// where want has NaN): a wrong but fast candidate is left out.
-func agrees(got, want *Result, rtol float64) error {
-	for m, w := range want.Info {
-		if got.Info[m] != w {
-			return fmt.Errorf("matrix %d: info %d, want %d: a wrong result, left out", m, got.Info[m], w)
-		}
-	}
-	for _, o := range []struct {
-		what      string
-		got, want *tensor.Tensor
-	}{{"logdet", got.LogDet, want.LogDet}, {"X", got.X, want.X}} {
-		g := o.got.Float64s()
-		for i, w := range o.want.F64 {
-			if math.IsNaN(w) {
-				if !math.IsNaN(g[i]) {
-					return fmt.Errorf("%s element %d: got %g, want NaN: a wrong result, left out", o.what, i, g[i])
-				}
-				continue
-			}
-			if !(math.Abs(g[i]-w) <= rtol*max(1, math.Abs(w))) {
-				return fmt.Errorf("%s element %d: got %g, want %g (rtol %g): a wrong result, left out", o.what, i, g[i], w, rtol)
-			}
-		}
-	}
-	return nil
+	return cands
 }

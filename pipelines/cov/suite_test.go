@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/internal/inputs"
 
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -23,17 +24,7 @@ type covImpl struct {
 // Tolerances, relative in the Frobenius norm per sample set (mean, cov) and
 // absolute for ρ ∈ [0, 1]. float32 data are exactly representable in both
 // runs, so the float32 paths only add their own roundings.
-const (
-	tolF64 = 1e-10
-	tolF32 = 1e-4
-)
-
-func tolFor(dt tensor.DType) float64 {
-	if dt == tensor.F64 {
-		return tolF64
-	}
-	return tolF32
-}
+var tolFor = map[tensor.DType]float64{tensor.F64: 1e-10, tensor.F32: 1e-4}
 
 // suiteSizes are the sizes: P of the PACO patches (1..6) and
 // around, straddling workgroup edges.
@@ -248,37 +239,14 @@ func referenceAll(key string, x *tensor.Tensor, ests []Estimator) map[Estimator]
 	return out
 }
 
-// sampleSets returns n sets of t samples of p variables: r_i = m_i + σ_i
-// (z_i + 0.6 z_{i−1} + 0.3 z_{(7i+3) mod p}) with z Gaussian, so that the
-// variables correlate and their scales σ_i decay; the means m_i are around
-// 100 so that centring matters. Values are rounded to float32 so that
-// float32 and float64 runs see the same data. With special, set 1 is
+// sampleSets returns n sets of t samples of p correlated variables with
+// means around 100 (inputs.Sets, the registry's cov inputs), rounded to
+// float32 so that float32 and float64 runs see the same data. With special, set 1 is
 // constant (S = 0) and set 2 has one NaN sample.
 func sampleSets(n, t, p int, seed uint64, special bool) *tensor.Tensor {
-	rng := rand.New(rand.NewPCG(seed, 0x636f76))
-	x := tensor.New(tensor.F64, n, t, p)
-	m := make([]float64, p)
-	sd := make([]float64, p)
-	z := make([]float64, p)
-	for k := 0; k < n; k++ {
-		for i := range m {
-			m[i] = 100 + 10*rng.NormFloat64()
-			sd[i] = (0.5 + rng.Float64()) * math.Exp(-2*float64(i)/float64(p))
-		}
-		for tt := 0; tt < t; tt++ {
-			for i := range z {
-				z[i] = rng.NormFloat64()
-			}
-			row := x.F64[(k*t+tt)*p : (k*t+tt+1)*p]
-			for i := range row {
-				v := z[i] + 0.3*z[(7*i+3)%p]
-				if i > 0 {
-					v += 0.6 * z[i-1]
-				}
-				row[i] = float64(float32(m[i] + sd[i]*v))
-			}
-		}
-	}
+	x := tensor.New(tensor.F32, n, t, p)
+	inputs.Sets(x.F32, n, t, p, seed, nil)
+	x = x.As(tensor.F64)
 	if special && n >= 3 {
 		for i := 0; i < t*p; i++ {
 			x.F64[t*p+i] = 3
@@ -362,7 +330,7 @@ func checkResult(t *testing.T, got, want *Result, dt tensor.DType) {
 		}
 	}
 	n := want.Rho.Len()
-	tol := tolFor(dt)
+	tol := tolFor[dt]
 	checkBlocks(t, "mean", got.Mean.Float64s(), want.Mean.F64, n, tol, false)
 	checkBlocks(t, "cov", got.Cov.Float64s(), want.Cov.F64, n, tol, false)
 	checkBlocks(t, "rho", got.Rho.Float64s(), want.Rho.F64, n, tol, true)

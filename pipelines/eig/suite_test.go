@@ -6,8 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/vkstat/vkstat/internal/inputs"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -32,51 +31,13 @@ const minGap = 1e-2
 
 var suiteN = []int{1, 2, 3, 31, 32, 33, 64, 65, 128}
 
-// orthogonal returns a random n×n orthogonal matrix, the Q of a Gaussian
-// matrix's QR.
-func orthogonal(n int, rng *rand.Rand) *mat.Dense {
-	g := mat.NewDense(n, n, nil)
-	for i := range n {
-		for j := range n {
-			g.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(g)
-	var q mat.Dense
-	qr.QTo(&q)
-	return &q
-}
-
-// withSpectrum writes U·diag(lambda)·Uᵀ, symmetrised and rounded to float32
-// (so that float32 and float64 runs decompose the same matrix), into dst.
+// withSpectrum writes U·diag(lambda)·Uᵀ, U the product of n random
+// Householder reflections (inputs.WithEigen), symmetrised and rounded to
+// float32 (so that float32 and float64 runs decompose the same matrix),
+// into dst.
 func withSpectrum(dst []float64, lambda []float64, rng *rand.Rand) {
-	n := len(lambda)
-	u := orthogonal(n, rng)
-	for i := range n {
-		for j := 0; j <= i; j++ {
-			s := 0.0
-			for k := range n {
-				s += u.At(i, k) * lambda[k] * u.At(j, k)
-			}
-			v := float64(float32(s))
-			dst[i*n+j], dst[j*n+i] = v, v
-		}
-	}
-}
-
-// separated is a spectrum of n values of both signs, at least 2/n·scale
-// apart relative to the largest (|λ| from scale/n... scale).
-func separated(n int, scale float64, rng *rand.Rand) []float64 {
-	l := make([]float64, n)
-	for i := range l {
-		l[i] = scale * float64(2*i-n+1) / float64(n)
-		if l[i] == 0 {
-			l[i] = scale / float64(2*n)
-		}
-	}
-	rng.Shuffle(n, func(i, j int) { l[i], l[j] = l[j], l[i] })
-	return l
+	inputs.WithEigen(dst, lambda, len(lambda), rng)
+	inputs.Round32(dst)
 }
 
 // batch builds b matrices of order n with separated spectra.
@@ -84,7 +45,7 @@ func batch(b, n int, seed uint64) *tensor.Tensor {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	t := tensor.New(tensor.F64, b, n, n)
 	for m := range b {
-		withSpectrum(t.F64[m*n*n:(m+1)*n*n], separated(n, math.Pow(10, float64(m%3)-1), rng), rng)
+		withSpectrum(t.F64[m*n*n:(m+1)*n*n], inputs.Separated(n, math.Pow(10, float64(m%3)-1), rng), rng)
 	}
 	return t
 }

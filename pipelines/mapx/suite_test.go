@@ -180,31 +180,6 @@ func TestCPUFloat32Arithmetic(t *testing.T) {
 	}
 }
 
-// TestMapCheckCloseFails makes sure the comparison can fail.
-func TestMapCheckCloseFails(t *testing.T) {
-	ft := &fakeTB{TB: t}
-	if checks.Close(ft, "x", []float64{1, 2, math.NaN()}, []float64{1, 2 + 1e-9, math.NaN()}, 1e-12, 0) {
-		t.Errorf("relative error 5e-10 passed rtol 1e-12")
-	}
-	if checks.Close(ft, "x", []float64{1, 2, 3}, []float64{1, 2, math.NaN()}, 1e-12, 0) {
-		t.Errorf("a value where NaN was wanted passed")
-	}
-	if checks.Close(ft, "x", []float32{1, float32(math.NaN())}, []float64{1, 2}, 1e-6, 0) {
-		t.Errorf("a NaN where 2 was wanted passed")
-	}
-	if !checks.Close(ft, "x", []float32{1, float32(math.NaN()), float32(math.Inf(-1))}, []float64{1, math.NaN(), math.Inf(-1)}, 1e-6, 0) {
-		t.Errorf("equal values failed")
-	}
-}
-
-// fakeTB swallows failures so that helpers can be tested.
-type fakeTB struct {
-	testing.TB
-}
-
-func (*fakeTB) Errorf(string, ...any) {}
-func (*fakeTB) Helper()               {}
-
 // TestRunOverCPU: Run with Input.Over on the CPU path passes the suite on
 // a copy of x (it writes z over its x) and returns that copy's memory as z.
 func TestRunOverCPU(t *testing.T) {

@@ -31,6 +31,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -219,20 +220,6 @@ const NBasis = 25
 // P is the number of pixels in a patch.
 func (p *Prepared) P() int { return len(p.Offsets) }
 
-// Offsets returns the patch mask of radius r: (dy, dx) with dy²+dx² ≤ r²,
-// row-major.
-func Offsets(r int) [][2]int {
-	var o [][2]int
-	for dy := -r; dy <= r; dy++ {
-		for dx := -r; dx <= r; dx++ {
-			if dy*dy+dx*dx <= r*r {
-				o = append(o, [2]int{dy, dx})
-			}
-		}
-	}
-	return o
-}
-
 // Prepare checks in and derives the mask, h and the rotation table. What
 // it refuses is an *engine.FieldError naming the input or option at fault
 // ("cube", "angles", "psf", "radius", "center", ...).
@@ -260,7 +247,7 @@ func Prepare(in Input) (*Prepared, error) {
 	if 2*r+1 > H || 2*r+1 > W {
 		return nil, bad("radius", " %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
 	}
-	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: Offsets(r), Compat: in.Compat, Placement: in.Placement}
+	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: cov.PatchOffsets(r), Compat: in.Compat, Placement: in.Placement}
 	if in.Center != nil {
 		p.CY, p.CX = in.Center[0], in.Center[1]
 	}

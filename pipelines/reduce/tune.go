@@ -2,15 +2,10 @@ package reduce
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/tune"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // rowsLoopBudget is the most iterations one invocation of a rows kernel may
@@ -64,21 +59,13 @@ func resolveTuning(ctx context.Context, info engine.DeviceInfo) (tuning, error) 
 	return t, nil
 }
 
-// Tuner is what `vkstat bench --tune` searches for the reduce pipeline on
-// dev: the last-axis kernel (none, workgroup, and subgroup where the
-// device has subgroup arithmetic) and the shortest row it takes (rows_min)
-// over (rows, length) float32 arrays
-// reduced along axis -1 to mean and std, lengths 256 and 1024 (the H100
-// case of issue 10 is (65536, 1024)); each candidate's output is checked
-// against Reference first. The kernel time (GPU timestamps, or the wall
-// time where the device has none) is what is compared.
-func Tuner(dev *engine.Device) tune.Tuner {
-	rows := 65536
-	if dev.Info.IsCPU() {
-		rows = 4096
-	}
-	shapes := [][]int{{rows, 256}, {rows / 4, 1024}, {16, 65536}}
-	t := tune.Tuner{Pipeline: "reduce"}
+// Candidates are what `vkstat bench --tune` searches for the reduce
+// pipeline on dev (on the cases of package suite's reduce operation: rows
+// reduced along axis -1): the last-axis kernel (none, workgroup, and
+// subgroup where the device has subgroup arithmetic) and the shortest row
+// it takes (rows_min), the built-in choice first.
+func Candidates(dev *engine.Device) []map[string]any {
+	var cands []map[string]any
 	kernels := []string{"none", "workgroup"}
 	if hasSubgroupArithmetic(dev.Info) {
 		kernels = append(kernels, "subgroup")
@@ -89,80 +76,20 @@ func Tuner(dev *engine.Device) tune.Tuner {
 		if first["rows_kernel"] != "none" {
 			first["rows_min"] = b.Int("rows_min")
 		}
-		t.Candidates = append(t.Candidates, first)
+		cands = append(cands, first)
 	}
 	// rows_min splits the cases: 128 sends every row length to the
 	// kernel, 512 the rows of 1024 and 65536, 2048 only the longest.
 	for _, k := range kernels {
 		if k == "none" {
-			if len(t.Candidates) == 0 || t.Candidates[0]["rows_kernel"] != "none" {
-				t.Candidates = append(t.Candidates, map[string]any{"rows_kernel": k})
+			if len(cands) == 0 || cands[0]["rows_kernel"] != "none" {
+				cands = append(cands, map[string]any{"rows_kernel": k})
 			}
 			continue
 		}
 		for _, m := range []int{128, 512, 2048} {
-			t.Candidates = append(t.Candidates, map[string]any{"rows_kernel": k, "rows_min": m})
+			cands = append(cands, map[string]any{"rows_kernel": k, "rows_min": m})
 		}
 	}
-	for _, s := range shapes {
-		t.Cases = append(t.Cases, fmt.Sprintf("%s axis -1", tensor.ShapeString(s)))
-	}
-	type data struct {
-		in  *tensor.Tensor
-		ref map[Stat][]float64
-	}
-	cache := map[int]data{}
-	stats := []Stat{Mean, Std}
-	opt := Options{Axis: -1}
-	t.Run = func(ctx context.Context, c int, check bool) (time.Duration, error) {
-		d, ok := cache[c]
-		if !ok {
-			rng := rand.New(rand.NewPCG(uint64(c), 10))
-			in := tensor.New(tensor.F32, shapes[c]...)
-			for i := range in.F32 {
-				in.F32[i] = float32(100 + rng.NormFloat64())
-			}
-			in.F32[7] = float32(math.NaN())
-			ref, err := Reference(in.Float64s(), in.Shape, opt)
-			if err != nil {
-				return 0, err
-			}
-			d = data{in, ref}
-			cache[c] = d
-		}
-		out, tm, err := Vulkan(ctx, dev, d.in, opt, stats)
-		if err != nil {
-			return 0, err
-		}
-		if check {
-			for _, s := range stats {
-				if err := closeTo(out[s].F32, d.ref[s], 1e-5); err != nil {
-					return 0, fmt.Errorf("%s: %w", s, err)
-				}
-			}
-		}
-		if tm.Kernel > 0 {
-			return tm.Kernel, nil
-		}
-		return tm.Wall, nil
-	}
-	return t
-}
-
-// closeTo reports the first element of got that is not within rtol of want
-// (relative; NaN only where want is NaN).
-func closeTo(got []float32, want []float64, rtol float64) error {
-	for i, w := range want {
-		g := float64(got[i])
-		if math.IsNaN(w) {
-			if !math.IsNaN(g) {
-				return fmt.Errorf("element %d: got %g, want NaN", i, g)
-			}
-			continue
-		}
-		if !(math.Abs(g-w) <= rtol*math.Abs(w)) {
-			return fmt.Errorf("element %d: got %g, want %g (rtol %g): a wrong result, left out", i, g, w, rtol)
-		}
-	}
-	return nil
+	return cands
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/checks"
+
 	"github.com/sbinet/npyio"
 
 	"github.com/vkstat/vkstat/engine"
@@ -258,22 +260,14 @@ func TestAgainstReference(t *testing.T) {
 }
 
 // closeTo fails when some |got − want| exceeds tol times want's largest
-// magnitude (both NaN at the same places).
+// magnitude, or NaN or ±Inf are not at the same places (checks.Compare's
+// max error).
 func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	var peak float64
-	for _, v := range want {
-		if !math.IsNaN(v) {
-			peak = max(peak, math.Abs(v))
-		}
-	}
-	for i := range got {
-		if math.IsNaN(got[i]) != math.IsNaN(want[i]) || math.Abs(got[i]-want[i]) > tol*peak {
-			t.Fatalf("%s[%d] = %.15g, want %.15g (tolerance %.3g × peak %.3g)", what, i, got[i], want[i], tol, peak)
-		}
+	e, err := checks.Compare(got, want)
+	if err != nil || e.Mismatches > 0 || e.MaxErr > tol {
+		t.Fatalf("%s: max error %.3g (tolerance %.3g), %d NaN/Inf mismatches, worst [%d] = %.15g, want %.15g %v",
+			what, e.MaxErr, tol, e.Mismatches, e.Worst, e.Got, e.Want, err)
 	}
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // Tuner is what `vkstat bench --tune` searches for one pipeline on one
-// device: candidate parameter sets (the built-in choice first) and cases
-// (representative sizes) to time them on.
+// device: candidate parameter sets (the built-in choice first, from the
+// pipeline's tune.go) and cases (representative sizes, from the pipeline's
+// operation in package suite, which builds the Tuner) to time them on.
 type Tuner struct {
 	Pipeline   string
 	Candidates []map[string]any
