@@ -263,6 +263,9 @@ type session struct {
 	streamed                                 bool
 	// why says why --device auto chose the path (engine.Set.Why).
 	why string
+	// ownSteps: the command prints its call's steps under --time itself
+	// (stack), not upload, kernel and download.
+	ownSteps bool
 	// closed: Close ran (a command closes before --time reports, and
 	// again on its way out).
 	closed bool
@@ -444,9 +447,11 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	case s.read > 0: // commands that time their reads
 		fmt.Fprintf(w, "read:     %s\n", ms(s.read))
 	}
-	if s.dev == nil {
+	switch {
+	case s.ownSteps: // the command printed its call's steps
+	case s.dev == nil:
 		fmt.Fprintf(w, "compute:  %s (no copies on the CPU path)\n", ms(t.Kernel))
-	} else {
+	default:
 		kernel := ms(t.Kernel) + " (GPU timestamps)"
 		if !t.GPUTimed {
 			kernel = "n/a (device has no timestamps)"

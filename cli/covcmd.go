@@ -164,9 +164,8 @@ func runCov(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	s.write = time.Since(tw)
-	sum.line("%s", covSummary(res, n, t, p, est))
 	sp := res.Spread(n, p)
+	sum.line("%s", covSummary(sp, n, t, p, est))
 	sum.set("input", path)
 	sum.set("device", s.name())
 	sum.set("sets", n)
@@ -180,14 +179,14 @@ func runCov(c *ucli.Context) error {
 	if err := sum.print(c); err != nil {
 		return err
 	}
+	s.write = time.Since(tw) // the files and the summary
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
 }
 
 // covSummary is the line that tells what was estimated: the sizes, ρ's
 // range and how many sets had NaNs.
-func covSummary(res *cov.Result, n, t, p int, est cov.Estimator) string {
-	sp := res.Spread(n, p)
+func covSummary(sp cov.Spread, n, t, p int, est cov.Estimator) string {
 	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
 	if est != cov.None && sp.Finite > 0 {
 		line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sp.RhoMean, sp.RhoMin, sp.RhoMax)

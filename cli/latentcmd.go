@@ -299,7 +299,6 @@ func runLatent(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	s.write = time.Since(tw)
 	sum := newSummary(c)
 	sum.text.WriteString(table)
 	for k, v := range summary { // summary.json's content
@@ -308,7 +307,9 @@ func runLatent(c *ucli.Context) error {
 	if err := sum.print(c); err != nil {
 		return err
 	}
-	if err := s.Close(); err != nil { // before --time, which reports closing
+	s.write = time.Since(tw) // the files and the summary
+	// Closed before --time, which reports closing.
+	if err := s.Close(); err != nil {
 		return err
 	}
 	reportTime(c, s, res.Timing, time.Since(start))

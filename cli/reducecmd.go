@@ -87,7 +87,6 @@ Examples:
 			if err := outs.Commit(); err != nil {
 				return err
 			}
-			s.write = time.Since(tw)
 			sum := newSummary(c)
 			sum.set("input", c.String("in"))
 			sum.set("axis", c.String("axis"))
@@ -98,6 +97,7 @@ Examples:
 			if err := sum.print(c); err != nil {
 				return err
 			}
+			s.write = time.Since(tw) // the files and the summary
 			reportTime(c, s, tm, time.Since(start))
 			return nil
 		},

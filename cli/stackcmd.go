@@ -372,15 +372,18 @@ func runStack(c *ucli.Context) error {
 	if c.Bool("time") {
 		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
 		w := c.App.ErrWriter
-		fmt.Fprintf(w, "device:   %s\n", s.name())
 		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d (columns×rows)\n", len(dates), first.Width, first.Height, first.Type, res.W, res.H)
 		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
 		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
 		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Compute), "upload, multilook, filter, statistics")
 		fmt.Fprintf(w, "wait:     %s (compute waiting for reads)\n", ms(res.Wait))
 		fmt.Fprintf(w, "stack:    %s (wall of the streamed part)\n", ms(res.Wall))
-		fmt.Fprintf(w, "write:    %s\n", ms(write))
-		fmt.Fprintf(w, "total:    %s (wall)\n", ms(time.Since(start)))
 	}
+	if err := s.Close(); err != nil { // before --time, which reports closing
+		return err
+	}
+	s.write, s.ownSteps = write, true
+	res.Timing.AddPhase("check", check)
+	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
 }

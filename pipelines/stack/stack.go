@@ -275,7 +275,15 @@ func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*R
 	if err != nil {
 		return nil, err
 	}
+	// Phases: the compute waiting for the reader (read-wait), and on the
+	// CPU path the rest of the streamed part (computing the dates, then the
+	// statistics); on a device the engine's phases (copies, submits,
+	// waits) name the computation.
 	r.Timing.Kernel = r.Compute
+	r.Timing.AddPhase("read-wait", r.Wait)
+	if dev == nil {
+		r.Timing.AddPhase(engine.TimeCompute, max(r.Wall-r.Wait, 0))
+	}
 	m.End(&r.Timing)
 	return r, nil
 }
