@@ -75,10 +75,14 @@ test-short:
 # rare crashes and races show up only across repeated runs. One device
 # (lavapipe): make test covers SwiftShader and lavapipe without float64.
 RACE_RUNS ?= 2
+# RACE_PKGS: the packages (default all; CI leaves out cli, whose commands
+# the race detector slows most and whose library calls the other packages'
+# tests cover).
+RACE_PKGS ?= ./...
 .PHONY: test-race
 test-race:
 	@scripts/deps.sh test
-	for i in $$(seq $(RACE_RUNS)); do env -u VK_ADD_DRIVER_FILES VKSTAT_TEST_WITHOUT_FLOAT64=0 $(GO) test -race -short -count=1 ./... || exit 1; done
+	for i in $$(seq $(RACE_RUNS)); do env -u VK_ADD_DRIVER_FILES VKSTAT_TEST_WITHOUT_FLOAT64=0 $(GO) test -race -short -count=1 $(RACE_PKGS) || exit 1; done
 
 # Compile shaders/*.comp (variants in shaders/variants.txt) to shaders/spv.
 shaders:
