@@ -389,6 +389,7 @@ type cholArg struct {
 	k           int  // right-hand sides per matrix; 0: B is (N, P)
 	inv, lout   bool // ask for the inverse and L
 	quad, solve bool
+	nanPivot    bool // the last matrix's last pivot is NaN: its factorisation fails
 }
 
 func cholCase(n, p int, a cholArg) Case {
@@ -405,6 +406,9 @@ func cholCase(n, p int, a cholArg) Case {
 	parts = append(parts, "logdet")
 	if a.quad {
 		parts = append(parts, "quad")
+	}
+	if a.nanPivot {
+		parts = append(parts, "nan-pivot")
 	}
 	return Case{Shape: []int{n, p, p}, Note: strings.Join(parts, ","), Arg: a}
 }
@@ -428,6 +432,9 @@ func cholBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 		for i, v := range m {
 			set(A, k*p*p+i, v)
 		}
+	}
+	if a.nanPivot {
+		set(A, n*p*p-1, math.NaN())
 	}
 	bshape := []int{n, p}
 	if a.k > 0 {
@@ -532,9 +539,11 @@ func cholOp() Op {
 }
 
 // cholTuneCases are the float32 batches the chol tuner times: n8 matrices
-// of P = 8, n49 of P = 49 and n100 of P = 100, one solve and the log-det.
+// of P = 8, n49 of P = 49 and n100 of P = 100, one solve and the log-det;
+// the last matrix of each fails (a NaN pivot), so that a candidate is
+// checked on the failure path too (its info code, NaN log-det and X).
 func cholTuneCases(n8, n49, n100 int) []BenchCase {
-	solve := cholArg{solve: true}
+	solve := cholArg{solve: true, nanPivot: true}
 	return []BenchCase{{cholCase(n8, 8, solve), f32}, {cholCase(n49, 49, solve), f32}, {cholCase(n100, 100, solve), f32}}
 }
 

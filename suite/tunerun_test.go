@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -97,4 +98,40 @@ func opNamed(t *testing.T, name string) Op {
 	}
 	t.Fatalf("no operation %q", name)
 	return Op{}
+}
+
+// TestCholTunerChecksFailures: each of chol's tuning cases ends with a
+// matrix whose factorisation fails (a NaN pivot), which the float64
+// reference reports (info ≠ 0 there and only there, NaN log-det), and the
+// built-in candidate passes the check on every device: a candidate that
+// mishandled failures would be put out.
+func TestCholTunerChecksFailures(t *testing.T) {
+	op := opNamed(t, "chol")
+	for _, c := range op.Tune.CPU {
+		p := Prepare(op, c.Case, c.DType)
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		info, logdet := p.Ref[0].V, p.Ref[2].V
+		n := len(info)
+		if p.Ref[0].Name != "info" || p.Ref[2].Name != "logdet" {
+			t.Fatalf("%s: outputs %s, %s", c.Label(), p.Ref[0].Name, p.Ref[2].Name)
+		}
+		for i, v := range info {
+			if (v != 0) != (i == n-1) {
+				t.Errorf("%s: matrix %d: reference info %g", c.Label(), i, v)
+			}
+		}
+		if !math.IsNaN(logdet[n-1]) || math.IsNaN(logdet[0]) {
+			t.Errorf("%s: reference log-dets %g (first), %g (last)", c.Label(), logdet[0], logdet[n-1])
+		}
+	}
+	for _, dev := range testdev.Devices(t) {
+		tu := Tuner(op, dev)
+		for c, name := range tu.Cases {
+			if _, err := tu.Run(tune.WithOverride(context.Background(), "chol", tu.Candidates[0]), c, true); err != nil {
+				t.Errorf("%s: built-in %s: %s: %v", dev.Info.Name, tune.Format(tu.Candidates[0]), name, err)
+			}
+		}
+	}
 }
