@@ -142,6 +142,18 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	return res.timed(r.Timing), nil
 }
 
+// axesError words latent.NormAxes's refusal in Python's terms.
+func axesError(err error) error {
+	var ae *latent.AxisError
+	switch {
+	case !errors.As(err, &ae):
+		return InputError{err}
+	case ae.Twice:
+		return inputf("axis %d is given twice", ae.Axis)
+	}
+	return inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", ae.Axis, ae.ND, -ae.ND, ae.ND-1)
+}
+
 // latentOptions turns p into latent.Options for a tensor of shape,
 // checking what the library would refuse, so that the refusal is the
 // input's (ValueError) on a device too.
@@ -166,15 +178,8 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 		if len(opt.Axes) == 0 {
 			opt.Axes = latent.DefaultOptions().Axes
 		}
-		seen := map[int]bool{}
-		for _, a := range opt.Axes {
-			if a < -nd || a >= nd {
-				return opt, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
-			}
-			if seen[(a+nd)%nd] {
-				return opt, inputf("axis %d is given twice", a)
-			}
-			seen[(a+nd)%nd] = true
+		if _, err := latent.NormAxes(opt.Axes, nd); err != nil {
+			return opt, axesError(err)
 		}
 	}
 	if opt.Corr || opt.CorrFrames || opt.LagCorr || opt.PCA || opt.Spectra {
