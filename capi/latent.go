@@ -98,8 +98,8 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		opt.Convert = opt.DType != x.DType
 	}
 	res := c.Result()
-	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
-		res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
+	for _, w := range opt.Warnings(x.Shape) {
+		res.Warnings = append(res.Warnings, w.Words(latentSetting))
 	}
 	r, err := latent.Run(ctx, dev, x, opt)
 	if err != nil {
@@ -140,6 +140,15 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	info.Batches = r.Plan.Summary()
 	res.Info = info
 	return res.timed(r.Timing), nil
+}
+
+// latentSetting names a latent option set to value in a warning, as
+// Python's message has it: "ddof 2", the axes as a list ("axes [3 4]").
+func latentSetting(field, value string) string {
+	if field == "axes" {
+		return "axes [" + strings.ReplaceAll(value, ",", " ") + "]"
+	}
+	return pyName(field) + " " + value
 }
 
 // axesError words latent.NormAxes's refusal in Python's terms.
