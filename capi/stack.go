@@ -83,7 +83,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	var dates []stack.Date
 	var grid stack.Grid
 	var georef *formats.Georef
-	band := 1
+	band := stack.DefaultBand
 	if p.Band != nil {
 		band = *p.Band
 	}

@@ -77,7 +77,7 @@ Examples:
 			&ucli.IntFlag{Name: "filter-size", Value: stack.DefaultFilterSize, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
 			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
 			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
-			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
+			&ucli.IntFlag{Name: "band", Value: stack.DefaultBand, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},

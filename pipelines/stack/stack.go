@@ -50,12 +50,17 @@ func (q Quantity) String() string {
 // Lee's classic window is 7).
 const DefaultFilterSize = 5
 
+// DefaultBand is the band read from each date's file unless told: the
+// first.
+const DefaultBand = 1
+
 // Defaults are what the front ends compute unless told, by parameter
 // name: the zero Config (|S|², no multilook, no filter, ddof 0), with a
-// filter's window DefaultFilterSize.
+// filter's window DefaultFilterSize, from each file's DefaultBand.
 func Defaults() map[string]any {
 	var c Config
-	return map[string]any{"quantity": c.Quantity.String(), "filter": c.Filter.Kind.String(), "filter_size": DefaultFilterSize, "ddof": c.Ddof}
+	return map[string]any{"quantity": c.Quantity.String(), "filter": c.Filter.Kind.String(), "filter_size": DefaultFilterSize, "ddof": c.Ddof,
+		"band": DefaultBand}
 }
 
 // FilterKind is a per-date speckle filter, applied to the multilooked intensity.
