@@ -35,7 +35,9 @@ func TestConfigCheck(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.lib)
 			continue
 		}
-		var words interface{ Words(func(string) string) string }
+		var words interface {
+			Words(func(string) string) string
+		}
 		if !errors.As(err, &words) || words.Words(flag) != c.words {
 			t.Errorf("%+v: worded %q, want %q", c.cfg, words.Words(flag), c.words)
 		}
