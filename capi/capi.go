@@ -88,10 +88,14 @@ func pySetting(field, value string) string {
 	return pyName(field) + "='" + value + "'"
 }
 
-// inputError is err an InputError, a *engine.FieldError worded with the
-// Python parameter's name.
+// inputError is err an InputError, a *engine.FieldError (or another
+// error that names options, as stack.OptionsError) worded with the Python
+// parameters' names.
 func inputError(err error) error {
-	var fe *engine.FieldError
+	var fe interface {
+		error
+		Words(name func(field string) string) string
+	}
 	if errors.As(err, &fe) && err.Error() == fe.Error() {
 		return InputError{errors.New(fe.Words(pyName))}
 	}

@@ -98,8 +98,8 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		opt.Convert = opt.DType != x.DType
 	}
 	res := c.Result()
-	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
-		res.warnf("ddof %d with %d value(s) over axes %v: var and std are NaN (they divide by n − ddof)", opt.DDof, n, opt.Axes)
+	for _, w := range opt.Warnings(x.Shape) {
+		res.Warnings = append(res.Warnings, w.Words(latentSetting))
 	}
 	r, err := latent.Run(ctx, dev, x, opt)
 	if err != nil {
@@ -142,6 +142,27 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	return res.timed(r.Timing), nil
 }
 
+// latentSetting names a latent option set to value in a warning, as
+// Python's message has it: "ddof 2", the axes as a list ("axes [3 4]").
+func latentSetting(field, value string) string {
+	if field == "axes" {
+		return "axes [" + strings.ReplaceAll(value, ",", " ") + "]"
+	}
+	return pyName(field) + " " + value
+}
+
+// axesError words latent.NormAxes's refusal in Python's terms.
+func axesError(err error) error {
+	var ae *latent.AxisError
+	switch {
+	case !errors.As(err, &ae):
+		return InputError{err}
+	case ae.Twice:
+		return inputf("axis %d is given twice", ae.Axis)
+	}
+	return inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", ae.Axis, ae.ND, -ae.ND, ae.ND-1)
+}
+
 // latentOptions turns p into latent.Options for a tensor of shape,
 // checking what the library would refuse, so that the refusal is the
 // input's (ValueError) on a device too.
@@ -166,15 +187,8 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 		if len(opt.Axes) == 0 {
 			opt.Axes = latent.DefaultOptions().Axes
 		}
-		seen := map[int]bool{}
-		for _, a := range opt.Axes {
-			if a < -nd || a >= nd {
-				return opt, inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)
-			}
-			if seen[(a+nd)%nd] {
-				return opt, inputf("axis %d is given twice", a)
-			}
-			seen[(a+nd)%nd] = true
+		if _, err := latent.NormAxes(opt.Axes, nd); err != nil {
+			return opt, axesError(err)
 		}
 	}
 	if opt.Corr || opt.CorrFrames || opt.LagCorr || opt.PCA || opt.Spectra {

@@ -41,7 +41,7 @@ var ops = map[string]Op{
 func Defaults() map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for op, d := range map[string]map[string]any{"map": mapx.Defaults(), "reduce": reduce.Defaults(), "cov": cov.Defaults(),
-		"latent": latent.Defaults(), "stack": stack.Defaults(), "paco": paco.Defaults()} {
+		"chol": chol.Defaults(), "latent": latent.Defaults(), "stack": stack.Defaults(), "paco": paco.Defaults()} {
 		py := map[string]any{}
 		for field, v := range d {
 			py[pyName(field)] = v

@@ -83,12 +83,12 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	var dates []stack.Date
 	var grid stack.Grid
 	var georef *formats.Georef
-	band := 1
+	band := stack.DefaultBand
 	if p.Band != nil {
 		band = *p.Band
 	}
-	if band < 1 {
-		return nil, inputf("band: bands are numbered from 1, got %d", band)
+	if err := stack.CheckBand(band); err != nil {
+		return nil, inputError(err)
 	}
 	if len(p.Paths) > 0 {
 		if len(c.specs) > 0 {
@@ -142,7 +142,8 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	return res.timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
 }
 
-// stackConfig turns p into stack.Config, checking what NewPlan does not.
+// stackConfig turns p into stack.Config, checked (Config.Check) before
+// any date is read.
 func stackConfig(p stackParams) (stack.Config, error) {
 	cfg := stack.Config{LooksAz: 1, LooksRg: 1, Ddof: p.DDof}
 	var err error
@@ -159,27 +160,19 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	default:
 		return cfg, inputf("crop: want (first row, first column, rows, columns) of the multilooked image, got %v", p.Crop)
 	}
-	switch p.Quantity {
-	case "", "intensity":
-	case "amplitude":
-		cfg.Quantity = stack.Amplitude
-	default:
-		return cfg, inputf("quantity: want intensity or amplitude, got %q", p.Quantity)
-	}
-	size := p.FilterSize
-	if size == 0 {
-		size = stack.DefaultFilterSize
+	if cfg.Quantity, err = stack.ParseQuantity(p.Quantity); err != nil {
+		return cfg, inputError(err)
 	}
 	kind, err := stack.ParseFilter(p.Filter)
-	switch {
-	case err != nil:
+	if err != nil {
 		return cfg, inputf("filter: %v", err)
-	case kind == stack.NoFilter && (p.FilterSize != 0 || p.ENL != 0):
-		return cfg, inputf("filter_size and enl go with a filter (boxcar, lee or refined-lee)")
-	case kind == stack.Boxcar && p.ENL != 0:
-		return cfg, inputf("enl goes with the Lee filters (lee or refined-lee)")
-	case kind != stack.NoFilter:
-		cfg.Filter = stack.Filter{Kind: kind, Size: size, ENL: p.ENL}
+	}
+	cfg.Filter = stack.Filter{Kind: kind, Size: p.FilterSize, ENL: p.ENL}
+	if kind != stack.NoFilter && p.FilterSize == 0 {
+		cfg.Filter.Size = stack.DefaultFilterSize
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, inputError(err)
 	}
 	return cfg, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/survey"
 	"strconv"
 	"strings"
@@ -16,10 +15,14 @@ func flagOf(field string) string { return survey.ColumnName(field) }
 // flagName is the flag of a library field, as a user types it.
 func flagName(field string) string { return "--" + flagOf(field) }
 
-// fieldError is err a usage error, a *engine.FieldError worded with the
-// flag's name.
+// fieldError is err a usage error, a *engine.FieldError (or another
+// error that names options, as stack.OptionsError) worded with the flags'
+// names.
 func fieldError(err error) error {
-	var fe *engine.FieldError
+	var fe interface {
+		error
+		Words(name func(field string) string) string
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -161,3 +161,23 @@ func TestLatentHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestLatentWarningsWording: latent's warnings (values: latent.Warning)
+// read on stderr as the command has always worded them, flags and all:
+// the ddof that leaves var and std NaN, on the CPU path, and a --batch
+// more than the samples estimated to fit a small --device-memory, on
+// lavapipe.
+func TestLatentWarningsWording(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(64*4*2*8*8), 64, 4, 2, 8, 8))
+	_, _, stderr := run(t, "--device", "cpu", "latent", "--in", in, "--stat", "moments", "--axes", "3,4", "--ddof", "64", "--out-dir", filepath.Join(dir, "ddof"))
+	if want := "vkstat: warning: --ddof 64 with 64 value(s) over axes 3,4: var and std are NaN (they divide by n − ddof)\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want the line %q", stderr, want)
+	}
+	requireVulkan(t)
+	in = writeNPY(t, dir, "y.npy", tensor.FromF32(make([]float32, 64*4*2*32*32), 64, 4, 2, 32, 32))
+	_, _, stderr = run(t, "--device", "lavapipe", "--device-memory", "5MiB", "latent", "--in", in, "--stat", "moments,corr", "--batch", "64", "--out-dir", filepath.Join(dir, "batch"))
+	if want := "warning: --batch 64 is more than the 12 samples estimated to fit (0.0 GiB (--device-memory or VKSTAT_DEVICE_MEMORY)); it may run out of memory\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want the line %q", stderr, want)
+	}
+}

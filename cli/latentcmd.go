@@ -236,9 +236,8 @@ func runLatent(c *ucli.Context) error {
 	// x stands for the whole tensor in the summary: its shape and the
 	// type it is computed as (the data are read batch by batch).
 	x := &tensor.Tensor{Shape: r.Shape, DType: opt.DType}
-	if n := latent.MomentCount(x.Shape, opt.Axes); opt.Moments && opt.DDof >= n {
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) over axes %s: var and std are NaN (they divide by n − ddof)\n",
-			opt.DDof, n, c.String("axes"))
+	for _, w := range opt.Warnings(x.Shape) {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(latentSetting))
 	}
 	opt.HostBudget = engine.HostBudget(availableMemory())
 	src := latent.Source{Shape: r.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), Read: r.Read}
@@ -246,9 +245,9 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), latentMemoryWords(err))
 	}
-	if !plan.Auto && plan.Batch > plan.Fit {
-		fmt.Fprintf(c.App.ErrWriter, "warning: --batch %d is more than the %d samples estimated to fit (%s); it may run out of memory\n",
-			plan.Batch, plan.Fit, budgetWords(plan.Budget))
+	for _, w := range plan.Warnings() {
+		w.Budget = budgetWords(w.Budget)
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w.Words(latentSetting))
 	}
 	bar := newProgress(c.App.ErrWriter)
 	res, err := latent.RunBatches(engine.WithProgress(c.Context, bar.update), s.dev, src, plan, opt)
@@ -330,6 +329,16 @@ func orNone(s string) string {
 
 // budgetWords is b with its source in the command line's words: a device
 // budget capped by DeviceOptions.Budget comes from --device-memory.
+// latentSetting names a latent option set to value in a warning: the
+// flag and its value ("--ddof 2"), the moments' axes as --axes takes them
+// ("axes 3,4").
+func latentSetting(field, value string) string {
+	if field == "axes" {
+		return "axes " + value
+	}
+	return flagSetting(field, value)
+}
+
 func budgetWords(b engine.MemoryBudget) engine.MemoryBudget {
 	if b.Source == "DeviceOptions.Budget" {
 		b.Source = "--device-memory or VKSTAT_DEVICE_MEMORY"

@@ -19,7 +19,7 @@ import (
 )
 
 func reduceCommand() *ucli.Command {
-	var d reduce.Options // the zero value is reduce's default
+	d := reduce.DefaultOptions()
 	return &ucli.Command{
 		Name:      "reduce",
 		Usage:     "sum, mean, var, std, min, max along an axis (or adjacent axes) of an array",
@@ -41,7 +41,7 @@ Examples:
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
 			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
-			&ucli.StringFlag{Name: "stat", Value: "mean,std", Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
+			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},

@@ -77,7 +77,7 @@ Examples:
 			&ucli.IntFlag{Name: "filter-size", Value: stack.DefaultFilterSize, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
 			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
 			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
-			&ucli.IntFlag{Name: "band", Value: 1, Usage: "raster band to read from each file"},
+			&ucli.IntFlag{Name: "band", Value: stack.DefaultBand, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
@@ -189,38 +189,23 @@ func runStack(c *ucli.Context) error {
 		return err
 	}
 	cfg := stack.Config{LooksAz: a, LooksRg: r, Crop: crop, Ddof: c.Int("ddof")}
-	switch q := c.String("quantity"); q {
-	case "intensity":
-	case "amplitude":
-		cfg.Quantity = stack.Amplitude
-	default:
-		return usagef("--quantity: want intensity or amplitude, got %q", q)
+	if cfg.Quantity, err = stack.ParseQuantity(c.String("quantity")); err != nil {
+		return fieldError(err)
 	}
 	f := c.String("filter")
 	kind, err := stack.ParseFilter(f)
 	if err != nil {
 		return usagef("--filter: %v", err)
 	}
-	if (c.IsSet("filter-size") || c.IsSet("enl")) && f == "none" {
-		return usagef("--filter-size and --enl go with --filter (boxcar, lee or refined-lee)")
+	cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
+	if kind == stack.NoFilter && !c.IsSet("filter-size") {
+		cfg.Filter.Size = 0 // the default window goes with a filter
 	}
-	if c.IsSet("enl") && f == "boxcar" {
-		return usagef("--enl goes with the Lee filters (--filter lee or refined-lee)")
+	if err := cfg.Check(); err != nil {
+		return fieldError(err)
 	}
-	if n, least := c.Int("filter-size"), map[bool]int{true: 5, false: 3}[f == "refined-lee"]; f != "none" && (n < least || n%2 == 0) {
-		return usagef("--filter-size: want an odd window of at least %d for --filter %s, got %d", least, f, n)
-	}
-	if v := c.Float64("enl"); c.IsSet("enl") && !(v > 0) {
-		return usagef("--enl: want a positive number of looks, got %g", v)
-	}
-	if b := c.Int("band"); b < 1 {
-		return usagef("--band: bands are numbered from 1, got %d", b)
-	}
-	if kind != stack.NoFilter {
-		cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
-	}
-	if c.Int("ddof") < 0 {
-		return usagef("--ddof must be 0 or more, got %d", c.Int("ddof"))
+	if err := stack.CheckBand(c.Int("band")); err != nil {
+		return fieldError(err)
 	}
 	stats, err := parseList("stat", c.String("stat"), stack.Stats)
 	if err != nil {

@@ -151,6 +151,9 @@ func surveyRunAction(c *ucli.Context) error {
 	if c.IsSet("psf") && c.IsSet("fwhm") {
 		return usagef("survey run: give at most one of --psf and --fwhm")
 	}
+	if err := survey.CheckDefaults(defaults, flagName); err != nil {
+		return usageError{err}
+	}
 	p := c.String("precision")
 	if c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
 		return cpuPrecisionError(p)

@@ -101,7 +101,7 @@ func TestSurveyFailures(t *testing.T) {
 		{"missing", "failed", "nothere.fits: no such file"},
 		{"angles", "failed", "31 angles for 32 frames"},
 		{"centre", "failed", "center (99, 99) is outside the 48×48 frame"},
-		{"radius", "failed", "radius: want a whole number"},
+		{"radius", "failed", "radius must be at least 1, got 0"},
 		{"good2", "ok", ""},
 	}
 	if len(rows) != len(want) {
@@ -147,6 +147,8 @@ func TestSurveyFailures(t *testing.T) {
 	}{
 		{[]string{"survey", "run", manifest}, "--out-dir"},
 		{[]string{"survey", "run", manifest, "--out-dir", out, "--radius", "x"}, "--radius"},
+		{[]string{"survey", "run", manifest, "--out-dir", out, "--radius", "0"}, "--radius must be at least 1, got 0"},
+		{[]string{"survey", "run", manifest, "--out-dir", out, "--psf-norm", "peek"}, `--psf-norm: want sum, peak or none, got "peek"`},
 		{[]string{"survey", "run", manifest, "--out-dir", out, "--shard", "0/2"}, "numbered from 1"},
 		{[]string{"survey", "run", "--out-dir", out}, "want one MANIFEST"},
 		{[]string{"--precision", "f32", "--device", "cpu", "survey", "run", manifest, "--out-dir", out}, "float64 only"},

@@ -35,37 +35,32 @@ type Column struct {
 	set   func(t *Target, v string) error
 }
 
-func parseFloatOpt(v string, ok func(float64) bool, want string) (float64, error) {
+// parseFloatOpt reads a finite number, or says what the column wants.
+func parseFloatOpt(v string, want string) (float64, error) {
 	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || !ok(x) {
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, fmt.Errorf("want %s, got %q", want, v)
 	}
 	return x, nil
 }
 
-func anyFloat(float64) bool { return true }
-
 // Columns are the per-target options, in the order the survey table's
-// documentation lists them; "name" is the target's folder, apart.
+// documentation lists them; "name" is the target's folder, apart. A
+// column's set reads its text into the target; what the value may be is
+// paco's contract (paco.Options.Check, which Target.Check runs).
 var Columns = []Column{
 	{Name: "cube", Path: true, Usage: "the ADI cube (T, H, W): .fits or .npy", set: func(t *Target, v string) error { t.Cube = v; return nil }},
 	{Name: "angles", Path: true, Usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(t *Target, v string) error { t.Angles = v; return nil }},
 	{Name: "psf", Path: true, Usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(t *Target, v string) error { t.PSF, t.Options.FWHM = v, 0; return nil }},
 	{Name: "fwhm", Usage: "a Gaussian PSF of this FWHM in pixels instead of psf", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x <= 100 }, "a FWHM in pixels between 0 and 100")
+		x, err := parseFloatOpt(v, "a FWHM in pixels between 0 and 100")
 		t.Options.FWHM, t.PSF = x, ""
 		return err
 	}},
-	{Name: "psf-norm", Usage: "PSF normalisation: sum, peak or none (default sum)", set: func(t *Target, v string) error {
-		if v != "sum" && v != "peak" && v != "none" {
-			return fmt.Errorf("want sum, peak or none, got %q", v)
-		}
-		t.Options.PSFNorm = v
-		return nil
-	}},
+	{Name: "psf-norm", Usage: "PSF normalisation: sum, peak or none (default sum)", set: func(t *Target, v string) error { t.Options.PSFNorm = v; return nil }},
 	{Name: "radius", Usage: "patch radius in pixels (default 4)", set: func(t *Target, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
+		if err != nil {
 			return fmt.Errorf("want a whole number of pixels ≥ 1, got %q", v)
 		}
 		t.Options.Radius = n
@@ -77,27 +72,27 @@ var Columns = []Column{
 		return err
 	}},
 	{Name: "threshold", Usage: "SNR above which local maxima are detections (default 5)", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, anyFloat, "an SNR")
+		x, err := parseFloatOpt(v, "an SNR")
 		t.Options.Threshold = x
 		return err
 	}},
 	{Name: "min-sep", Usage: "minimum distance in pixels between two detections (default 2×radius)", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a distance in pixels ≥ 0")
+		x, err := parseFloatOpt(v, "a distance in pixels ≥ 0")
 		t.Options.MinSep = x
 		return err
 	}},
 	{Name: "star-flux", Usage: "the star's flux in the flux map's units, for the contrast curve", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, func(x float64) bool { return x >= 0 }, "a flux ≥ 0")
+		x, err := parseFloatOpt(v, "a flux ≥ 0")
 		t.Options.StarFlux = x
 		return err
 	}},
 	{Name: "pixel-scale", Usage: "arcseconds per pixel", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, func(x float64) bool { return x > 0 && x < 3600 }, "arcseconds per pixel, above 0")
+		x, err := parseFloatOpt(v, "arcseconds per pixel, above 0")
 		t.Options.PixelScale = x
 		return err
 	}},
 	{Name: "north-offset", Usage: "true-north correction in degrees, added to position angles", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, anyFloat, "an angle in degrees")
+		x, err := parseFloatOpt(v, "an angle in degrees")
 		t.Options.NorthOffset = x
 		return err
 	}},
@@ -229,9 +224,8 @@ func Reserved(name string) bool {
 // give a PSF stamp or a FWHM.
 var ErrNoPSF = errors.New("psf: not given (give psf or fwhm, in the manifest or as a default for every target)")
 
-// target is a target's settings: vkstat paco's defaults, then the
-// survey's (defaults), then the target's own cells.
-func target(cells map[string]string, defaults Defaults, base string) (Target, error) {
+// withDefaults is a target of vkstat paco's defaults, then the survey's.
+func withDefaults(defaults Defaults) (Target, error) {
 	t := Target{Options: paco.DefaultOptions(), Format: "fits"}
 	for _, o := range Columns {
 		if v, ok := defaults[o.Name]; ok {
@@ -239,6 +233,33 @@ func target(cells map[string]string, defaults Defaults, base string) (Target, er
 				return t, fmt.Errorf("the default %s: %w", o.Name, err)
 			}
 		}
+	}
+	return t, nil
+}
+
+// CheckDefaults refuses defaults that no target could run with
+// (paco.Options.Check, as Target.Check), worded by word (vkstat survey
+// run's flags: "--radius"), before a manifest is read.
+func CheckDefaults(defaults Defaults, word func(field string) string) error {
+	t, err := withDefaults(defaults)
+	if err != nil {
+		return err
+	}
+	if _, psf := defaults["psf"]; !psf {
+		if _, fwhm := defaults["fwhm"]; !fwhm {
+			t.PSF = "cells" // the targets' cells give the PSF
+		}
+	}
+	t.Word = word
+	return t.CheckOptions()
+}
+
+// target is a target's settings: vkstat paco's defaults, then the
+// survey's (defaults), then the target's own cells.
+func target(cells map[string]string, defaults Defaults, base string) (Target, error) {
+	t, err := withDefaults(defaults)
+	if err != nil {
+		return t, err
 	}
 	if cells["psf"] != "" && cells["fwhm"] != "" {
 		return t, errors.New("psf and fwhm both given: give one")

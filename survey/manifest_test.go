@@ -131,6 +131,53 @@ func TestSurveyManifestErrors(t *testing.T) {
 	}
 }
 
+// TestManifestValuesArePacosContract: a manifest's values out of range are
+// refused by paco's own check (Target.CheckOptions), worded with the
+// manifest's column; survey run's defaults by the same check, worded with
+// its flags, before the manifest is read.
+func TestManifestValuesArePacosContract(t *testing.T) {
+	cells := map[string]string{
+		"radius": "0", "psf-norm": "peek", "fwhm": "200", "pixel-scale": "3600", "min-sep": "-1", "star-flux": "-2",
+	}
+	want := map[string]string{
+		"radius":      "radius must be at least 1, got 0",
+		"psf-norm":    `psf-norm: want sum, peak or none, got "peek"`,
+		"fwhm":        "fwhm must be between 0 and 100 pixels, got 200",
+		"pixel-scale": "pixel-scale: want arcseconds per pixel, a number above 0, got 3600",
+		"min-sep":     "min-sep: want a distance in pixels of 0 (2×radius) or more, got -1",
+		"star-flux":   "star-flux must be a finite number ≥ 0, got -2",
+	}
+	for col, v := range cells {
+		psf := "p.fits"
+		if col == "fwhm" {
+			psf = ""
+		}
+		text := "name,cube,angles,psf," + col + "\na,c,a," + psf + "," + v + "\n"
+		m, err := ParseManifest("m.csv", []byte(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := m.Targets[0]
+		if tg.Err != nil {
+			t.Errorf("%s %s: the manifest refused it (%v); paco's check is the one", col, v, tg.Err)
+			continue
+		}
+		if err := tg.CheckOptions(); err == nil || err.Error() != want[col] {
+			t.Errorf("%s %s: %v, want %q", col, v, err, want[col])
+		}
+		flag := func(f string) string { return "--" + ColumnName(f) }
+		if err := CheckDefaults(Defaults{col: v}, flag); err == nil || err.Error() != "--"+want[col] {
+			t.Errorf("default --%s %s: %v", col, v, err)
+		}
+	}
+	if err := CheckDefaults(Defaults{"radius": "3"}, ColumnName); err != nil {
+		t.Errorf("defaults without a PSF (the cells give it): %v", err)
+	}
+	if err := CheckDefaults(Defaults{"fwhm": "0"}, ColumnName); err == nil {
+		t.Errorf("a default fwhm of 0 passed")
+	}
+}
+
 // TestSurveyShards: shards are numbered from 1; every target is in
 // exactly one shard, also when N does not divide the count; shard I holds
 // manifest positions I, I+N, I+2N, ...

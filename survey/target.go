@@ -84,15 +84,21 @@ type ValueError struct{ Option, Msg string }
 
 func (e *ValueError) Error() string { return e.Option + e.Msg }
 
-// Check validates t's options (a *ValueError) and that its files exist,
-// and parses its truth file, before any array is read.
-func (t *Target) Check() error {
+// CheckOptions validates t's options (paco.Options.Check) as a
+// *ValueError in t's words.
+func (t *Target) CheckOptions() error {
 	opt := t.Options
 	if t.PSF != "" {
 		opt.FWHM = 1 // the stamp, read later, is the PSF
 	}
-	if err := opt.Check(); err != nil {
-		return t.OptionErr(err)
+	return t.OptionErr(opt.Check())
+}
+
+// Check validates t's options (a *ValueError) and that its files exist,
+// and parses its truth file, before any array is read.
+func (t *Target) Check() error {
+	if err := t.CheckOptions(); err != nil {
+		return err
 	}
 	if _, err := t.readTruth(); err != nil {
 		return err

@@ -30,12 +30,15 @@ type Input struct {
 	B *tensor.Tensor
 }
 
-// Options say what to compute from the factors.
+// Options say what to compute from the factors. The fields' parameter
+// names, which Defaults uses, are in their `param` tags.
 type Options struct {
 	// L asks for the factors, Inverse for A⁻¹, LogDet for log det A.
-	L, Inverse, LogDet bool
+	L       bool `param:"l"`
+	Inverse bool `param:"inverse"`
+	LogDet  bool `param:"logdet"`
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
-	Quad bool
+	Quad bool `param:"quad"`
 	// Out gives the results their memory (nil: Go memory), named l, x,
 	// quad, inverse and logdet.
 	Out *tensor.Outputs
@@ -43,6 +46,13 @@ type Options struct {
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
 }
+
+// DefaultOptions are what a front end computes unless told: the factors
+// L, as Python's chol returns them.
+func DefaultOptions() Options { return Options{L: true} }
+
+// Defaults are DefaultOptions by parameter name (engine.Defaults).
+func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
 
 // Request is an Input with its Options: what CPU, Vulkan and Reference
 // serve.

@@ -48,14 +48,22 @@ const (
 // matrices of order a few hundred take 6 to 12 sweeps.
 const DefaultMaxSweeps = 40
 
-// Options tune the iteration.
+// Options tune the iteration. The fields' parameter names, which
+// Defaults uses, are in their `param` tags.
 type Options struct {
 	// MaxSweeps bounds the sweeps per matrix (0: DefaultMaxSweeps).
-	MaxSweeps int
+	MaxSweeps int `param:"max_sweeps"`
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
 }
+
+// DefaultOptions are what a front end runs unless told: at most
+// DefaultMaxSweeps sweeps.
+func DefaultOptions() Options { return Options{MaxSweeps: DefaultMaxSweeps} }
+
+// Defaults are DefaultOptions by parameter name (engine.Defaults).
+func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
 
 func (o Options) maxSweeps() int {
 	if o.MaxSweeps <= 0 {

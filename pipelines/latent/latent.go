@@ -43,8 +43,6 @@ package latent
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -226,30 +224,6 @@ func DimsOf(shape []int) (Dims, error) {
 	return Dims{}, fmt.Errorf("latent: want a 5-d (N, C, F, H, W) or 4-d (N, C, H, W) tensor, got shape %s", tensor.ShapeString(shape))
 }
 
-// normAxes checks axes against nd dimensions and returns them sorted and
-// non-negative.
-func normAxes(axes []int, nd int) ([]int, error) {
-	if len(axes) == 0 {
-		return nil, fmt.Errorf("latent: no axes to reduce given")
-	}
-	var out []int
-	for _, a := range axes {
-		b := a
-		if b < 0 {
-			b += nd
-		}
-		if b < 0 || b >= nd {
-			return nil, fmt.Errorf("latent: axis %d is out of range for a %d-d tensor (valid: %d..%d)", a, nd, -nd, nd-1)
-		}
-		if slices.Contains(out, b) {
-			return nil, fmt.Errorf("latent: axis %d is given twice", a)
-		}
-		out = append(out, b)
-	}
-	sort.Ints(out)
-	return out, nil
-}
-
 // check validates the moments and correlations asked for against x.
 func (r Options) check(x *tensor.Tensor) (Dims, []int, error) {
 	if x == nil {
@@ -264,7 +238,7 @@ func (r Options) check(x *tensor.Tensor) (Dims, []int, error) {
 	var axes []int
 	if r.Moments {
 		var err error
-		if axes, err = normAxes(r.Axes, len(x.Shape)); err != nil {
+		if axes, err = NormAxes(r.Axes, len(x.Shape)); err != nil {
 			return Dims{}, nil, err
 		}
 		if r.DDof < 0 {

@@ -35,7 +35,7 @@ type MomentPart struct {
 // outputs NaN whatever the count), the finite ones under Skip (±Inf is
 // treated as NaN).
 func MomentCounts(x *tensor.Tensor, axes []int, policy NaNPolicy) ([]float64, error) {
-	ax, err := normAxes(axes, len(x.Shape))
+	ax, err := NormAxes(axes, len(x.Shape))
 	if err != nil {
 		return nil, err
 	}

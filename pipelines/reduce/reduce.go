@@ -67,8 +67,9 @@ func ParseStats(s string) ([]Stat, error) {
 	return out, nil
 }
 
-// Options describe a reduction. The zero value is the default (Defaults):
-// axis 0, ddof 0, NaNs propagated. Check refuses what no reduction can
+// Options describe a reduction. DefaultOptions are the front ends'
+// defaults (Defaults): the mean along axis 0, ddof 0, NaNs propagated.
+// Check refuses what no reduction can
 // use, as an *engine.FieldError naming the parameter (the `param` tags).
 type Options struct {
 	// Axis to reduce; negative counts from the end as in NumPy.
@@ -82,15 +83,34 @@ type Options struct {
 	// Out gives the results their memory (nil: Go memory); each is named
 	// by its statistic.
 	Out *tensor.Outputs
-	// Stats are the statistics Run computes.
+	// Stats are the statistics Run computes ("stat" to the front ends).
 	Stats []Stat
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
 }
 
-// Defaults are the zero Options by parameter name (engine.Defaults).
-func Defaults() map[string]any { return engine.Defaults(Options{}) }
+// DefaultOptions are what the front ends compute unless told: the mean
+// (NumPy's np.mean(a, 0), which Python's reduce(a, 0) is) along axis 0.
+func DefaultOptions() Options { return Options{Stats: []Stat{Mean}} }
+
+// Defaults are DefaultOptions by parameter name (engine.Defaults), "stat"
+// the statistics' names.
+func Defaults() map[string]any {
+	d := DefaultOptions()
+	m := engine.Defaults(d)
+	m["stat"] = Names(d.Stats)
+	return m
+}
+
+// Names are the statistics' names, in order.
+func Names(stats []Stat) []string {
+	names := make([]string, len(stats))
+	for i, s := range stats {
+		names[i] = s.String()
+	}
+	return names
+}
 
 // Check refuses a negative ddof.
 func (o Options) Check() error { return engine.AtLeast("ddof", o.DDof, 0) }

@@ -20,6 +20,15 @@ type Options struct {
 	Plans  *PlanStats
 }
 
+// DefaultOptions are what a front end runs unless told: the CPU path
+// until Run is given a device, in float32 on a device. The spectra take
+// no parameter of their own (their sizes are the data's; the device and
+// the precision are the call's), so Defaults lists none.
+func DefaultOptions() Options { return Options{} }
+
+// Defaults are DefaultOptions by parameter name (engine.Defaults): none.
+func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
+
 // PlanStats count VkFFT plans and the time spent making them: a device
 // keeps the plans it made for its life, and their compiled shaders are
 // saved on disk (vkfft.CacheDir) for the next process.

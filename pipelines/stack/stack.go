@@ -50,12 +50,17 @@ func (q Quantity) String() string {
 // Lee's classic window is 7).
 const DefaultFilterSize = 5
 
+// DefaultBand is the band read from each date's file unless told: the
+// first.
+const DefaultBand = 1
+
 // Defaults are what the front ends compute unless told, by parameter
 // name: the zero Config (|S|², no multilook, no filter, ddof 0), with a
-// filter's window DefaultFilterSize.
+// filter's window DefaultFilterSize, from each file's DefaultBand.
 func Defaults() map[string]any {
 	var c Config
-	return map[string]any{"quantity": c.Quantity.String(), "filter": c.Filter.Kind.String(), "filter_size": DefaultFilterSize, "ddof": c.Ddof}
+	return map[string]any{"quantity": c.Quantity.String(), "filter": c.Filter.Kind.String(), "filter_size": DefaultFilterSize, "ddof": c.Ddof,
+		"band": DefaultBand}
 }
 
 // FilterKind is a per-date speckle filter, applied to the multilooked intensity.
@@ -175,13 +180,16 @@ type Plan struct {
 	test *testOptions
 }
 
-// NewPlan checks cfg against g and works out the windows.
+// NewPlan checks cfg (Check, then against g) and works out the windows.
 func NewPlan(cfg Config, g Grid) (*Plan, error) {
 	if cfg.LooksAz == 0 {
 		cfg.LooksAz = 1
 	}
 	if cfg.LooksRg == 0 {
 		cfg.LooksRg = 1
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	a, r := cfg.LooksAz, cfg.LooksRg
 	if a < 1 || r < 1 {
@@ -211,24 +219,11 @@ func NewPlan(cfg Config, g Grid) (*Plan, error) {
 	p.Crop = c
 	p.H, p.W = c.H, c.W
 	p.InY, p.InX, p.InH, p.InW = c.Y*a, c.X*r, c.H*a, c.W*r
-	f := cfg.Filter
-	if f.Kind != NoFilter {
-		if f.Size < 3 || f.Size%2 == 0 {
-			return nil, fmt.Errorf("%w: filter window must be odd and at least 3, got %d", ErrConfig, f.Size)
-		}
-		if f.Kind == RefinedLee && f.Size < 5 {
-			return nil, fmt.Errorf("%w: the refined Lee window must be odd and at least 5, got %d", ErrConfig, f.Size)
-		}
+	if f := cfg.Filter; f.Kind != NoFilter {
 		p.ENL = f.ENL
 		if p.ENL == 0 {
 			p.ENL = float64(a * r)
 		}
-		if !(p.ENL > 0) || math.IsInf(p.ENL, 0) {
-			return nil, fmt.Errorf("%w: the equivalent number of looks must be positive, got %v", ErrConfig, f.ENL)
-		}
-	}
-	if cfg.Ddof < 0 {
-		return nil, fmt.Errorf("%w: ddof must be 0 or more, got %d", ErrConfig, cfg.Ddof)
 	}
 	return p, nil
 }

@@ -122,8 +122,12 @@ def test_stack_bad_input(dev, tmp_path):
         dev.stack([s[0], s[1][:5]])
     with pytest.raises(ValueError, match=r"crop of 1×4 \(columns×rows\) .* lies outside the 3×3 \(columns×rows\) multilooked image"):
         dev.stack(s, looks=2, crop=(0, 0, 4, 1))
-    with pytest.raises(ValueError, match="filter window must be odd"):
+    with pytest.raises(ValueError, match=r"^filter_size: want an odd window of at least 3 for filter boxcar, got 4$"):
         dev.stack(s, filter="boxcar", filter_size=4)
+    with pytest.raises(ValueError, match=r"^enl goes with the Lee filters \(filter lee or refined-lee\)$"):
+        dev.stack(s, filter="boxcar", enl=3)
+    with pytest.raises(ValueError, match='^quantity: want intensity or amplitude, got "power"$'):
+        dev.stack(s, quantity="power")
     with pytest.raises(ValueError, match='unknown "median"'):
         dev.stack(s, stat="median")
     with pytest.raises(ValueError, match="paths or arrays, not both"):

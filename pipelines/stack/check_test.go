@@ -1,0 +1,60 @@
+package stack
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+// TestConfigCheck: the options no grid can take are refused before a file
+// is read, each naming its parameters, said in the library's words and in
+// the command line's (--filter-size for filter_size); NewPlan refuses them
+// too (ErrConfig); the defaults and a filter's own window pass.
+func TestConfigCheck(t *testing.T) {
+	flag := func(p string) string { return "--" + strings.ReplaceAll(p, "_", "-") }
+	for _, c := range []struct {
+		cfg        Config
+		lib, words string
+	}{
+		{Config{Filter: Filter{Size: 5}}, "filter_size and enl go with filter (boxcar, lee or refined-lee)",
+			"--filter-size and --enl go with --filter (boxcar, lee or refined-lee)"},
+		{Config{Filter: Filter{Kind: Boxcar, Size: 5, ENL: 4}}, "enl goes with the Lee filters (filter lee or refined-lee)",
+			"--enl goes with the Lee filters (--filter lee or refined-lee)"},
+		{Config{Filter: Filter{Kind: Lee, Size: 4}}, "filter_size: want an odd window of at least 3 for filter lee, got 4",
+			"--filter-size: want an odd window of at least 3 for --filter lee, got 4"},
+		{Config{Filter: Filter{Kind: RefinedLee, Size: 3}}, "filter_size: want an odd window of at least 5 for filter refined-lee, got 3",
+			"--filter-size: want an odd window of at least 5 for --filter refined-lee, got 3"},
+		{Config{Filter: Filter{Kind: Lee, Size: 5, ENL: -1}}, "enl: want a positive number of looks, got -1",
+			"--enl: want a positive number of looks, got -1"},
+		{Config{Ddof: -1}, "ddof must be 0 or more, got -1", "--ddof must be 0 or more, got -1"},
+	} {
+		err := c.cfg.Check()
+		if err == nil || err.Error() != c.lib {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.lib)
+			continue
+		}
+		var words interface {
+			Words(func(string) string) string
+		}
+		if !errors.As(err, &words) || words.Words(flag) != c.words {
+			t.Errorf("%+v: worded %q, want %q", c.cfg, words.Words(flag), c.words)
+		}
+		if _, err := NewPlan(c.cfg, Grid{Width: 8, Height: 8}); !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), c.lib) {
+			t.Errorf("NewPlan %+v: %v", c.cfg, err)
+		}
+	}
+	for _, cfg := range []Config{{}, {Filter: Filter{Kind: RefinedLee, Size: 5, ENL: 2}}, {Filter: Filter{Kind: Boxcar, Size: 3}, Ddof: 1}} {
+		if err := cfg.Check(); err != nil {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	var fe *engine.FieldError
+	if _, err := ParseQuantity("power"); !errors.As(err, &fe) || fe.Field != "quantity" {
+		t.Errorf("quantity power: %v", err)
+	}
+	if err := CheckBand(0); !errors.As(err, &fe) || fe.Words(flag) != "--band: bands are numbered from 1, got 0" {
+		t.Errorf("band 0: %v", err)
+	}
+}
