@@ -58,10 +58,10 @@ type Device struct {
 	freeSets    []vk.DescriptorPool
 	freeQueries []vk.QueryPool
 	// Each submission's fence and semaphores (Sequence.Submit), reused;
-	// inflight counts the submissions not yet waited for.
+	// sequences counts the sequences submitted.
 	freeFences []vk.Fence
 	freeSems   []vk.Semaphore
-	inflight   atomic.Int64
+	sequences  atomic.Int64
 	// importAlign is minImportedHostPointerAlignment where host memory is
 	// imported (import.go), else 0.
 	importAlign int64

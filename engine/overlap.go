@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 type overlapKey struct{}
@@ -12,8 +13,8 @@ type overlapKey struct{}
 // for them: host work that runs while the device does, such as the next
 // batch's upload (Device.HoldAsync) while this batch's first kernels run,
 // as a CUDA stream overlaps a copy with a kernel. fn runs once, on the
-// goroutine of that Run; a sequence it submits queues behind the running
-// one (Counts.Overlapped counts it). A Run that fails before submitting
+// goroutine of that Run; the sequences it submits queue behind the running
+// one (Counts.Overlapped counts them). A Run that fails before submitting
 // leaves fn to the next; fn that never runs is the caller's to run (Flush).
 func WithOverlap(ctx context.Context, fn func()) (context.Context, *Overlap) {
 	o := &Overlap{fn: fn}
@@ -22,8 +23,9 @@ func WithOverlap(ctx context.Context, fn func()) (context.Context, *Overlap) {
 
 // Overlap is the work WithOverlap hands to the next Run.
 type Overlap struct {
-	once sync.Once
-	fn   func()
+	once  sync.Once
+	taken atomic.Bool // a Run took it
+	fn    func()
 }
 
 // Flush runs the work now if no Run has run it (a batch that submitted
@@ -34,10 +36,11 @@ func (o *Overlap) Flush() {
 	}
 }
 
-// overlapOf is the work ctx hands to a Run, or a function doing nothing.
+// overlapOf is the work ctx hands to a Run not yet run, or nil.
 func overlapOf(ctx context.Context) func() {
-	if o, ok := ctx.Value(overlapKey{}).(*Overlap); ok {
-		return o.Flush
+	o, ok := ctx.Value(overlapKey{}).(*Overlap)
+	if !ok || !o.taken.CompareAndSwap(false, true) {
+		return nil
 	}
-	return func() {}
+	return o.Flush
 }

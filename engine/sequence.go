@@ -387,7 +387,12 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 	if err := s.Submit(); err != nil {
 		return Timing{}, err
 	}
-	overlapOf(ctx)()
+	if f := overlapOf(ctx); f != nil {
+		d := s.dev
+		before := d.sequences.Load()
+		f()
+		d.count(cOverlapped, d.sequences.Load()-before)
+	}
 	return s.Wait(ctx)
 }
 
@@ -438,9 +443,7 @@ func (s *Sequence) Submit() error {
 		return s.fail(err)
 	}
 	s.pending = true
-	if d.inflight.Add(1) > 1 {
-		d.count(cOverlapped, 1)
-	}
+	d.sequences.Add(1)
 	return nil
 }
 
@@ -494,7 +497,6 @@ func (s *Sequence) Wait(ctx context.Context) (Timing, error) {
 		return t, err
 	}
 	s.pending = false
-	d.inflight.Add(-1)
 	var direct, streamed []download
 	for _, dl := range s.downloads {
 		if dl.src.host(0, 0) != nil {
@@ -589,7 +591,6 @@ func (s *Sequence) Release() {
 		waitFence(d.handle, s.fence)
 		vk.ResetFences(d.handle, 1, []vk.Fence{s.fence})
 		s.pending = false
-		d.inflight.Add(-1)
 	}
 	for _, b := range s.staging {
 		b.Release()

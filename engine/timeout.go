@@ -86,7 +86,6 @@ func (d *Device) settle() bool {
 	d.mu.Unlock()
 	s.stuck = false
 	s.pending = false
-	d.inflight.Add(-1)
 	s.Release()
 	return true
 }

@@ -133,10 +133,10 @@ type Counts struct {
 	Dispatches int64 `json:"dispatches"`
 	Submits    int64 `json:"submits"`
 	FenceWaits int64 `json:"fence_waits"`
-	// Overlapped counts submissions made while an earlier one of the
-	// device was still running (not yet waited for): work the device
-	// queued behind running work, such as the next batch's upload
-	// submitted while this batch's kernels run (WithOverlap).
+	// Overlapped counts the sequences submitted by overlap work
+	// (WithOverlap) while the sequence of the Run that ran it was in
+	// flight: the next batch's upload submitted while this batch's
+	// kernels run, say.
 	Overlapped int64 `json:"overlapped"`
 	// Host bytes copied by vkstat: into and out of staging memory, and
 	// into and out of host-visible device buffers directly (UMA devices).
