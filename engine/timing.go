@@ -289,6 +289,11 @@ func (t *Timing) setEngine(now, then [numPhases]int64) {
 	t.Phases = ps
 }
 
+// IsEnginePhase reports whether name is one of the phases the engine
+// records (the Time* names but TimeCompute, TimeConvert and TimeResults,
+// which pipelines add).
+func IsEnginePhase(name string) bool { return isEngine(name) }
+
 func isEngine(name string) bool {
 	for _, n := range enginePhases {
 		if n == name {

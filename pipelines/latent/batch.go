@@ -417,9 +417,21 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 		ok   bool
 		err  error
 	}
+	// Phases (docs/datapath.md): they split the calling goroutine's time,
+	// so that they add up. The reader's own reading runs beside it and is
+	// Result.Read, not a phase; the caller's waiting for it is read-wait.
+	// The host's share of the statistics (scanning for NaN and ±Inf,
+	// permuting, normalising: par.Range over the cores, which the caller
+	// waits for) is host: a batch's time less the phases named within it.
+	var readWait, conv, host time.Duration
 	take := func() (u upload) {
-		if u.b, u.ok = <-ready; u.ok && u.b.err == nil {
+		t0 := time.Now()
+		u.b, u.ok = <-ready
+		t1 := time.Now()
+		readWait += t1.Sub(t0)
+		if u.ok && u.b.err == nil {
 			u.x = u.b.x.As(dt)
+			conv += time.Since(t1)
 		}
 		return u
 	}
@@ -460,6 +472,7 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 				}
 			})
 		}
+		bm, bt0, bwait, bconv := engine.Begin(dev), time.Now(), readWait, conv
 		res, err := runBatch(bctx, dev, x, optB)
 		if err != nil {
 			return nil, err
@@ -473,6 +486,7 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 			specs = append(specs, s)
 		}
 		o.Flush() // where no sequence ran (nothing of the batch on the device)
+		host += batchHost(bm, time.Since(bt0), readWait-bwait+conv-bconv, res.Timing, specs, opt.Spectra)
 		held.Release()
 		if next.err != nil {
 			return nil, next.err
@@ -516,6 +530,7 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	tj := time.Now()
 	out := joinResults(results)
 	if merge {
 		m, err := MergeMoments([]MomentPart{*running}, opt.DDof, opt.NaN, dt)
@@ -535,8 +550,38 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 	// The device's counts and phases over the whole call: the batches'
 	// sequences overlap, so that their own timings would count the next
 	// batch's upload in this one's.
+	conv += time.Since(tj)
+	out.Timing.AddPhase("read-wait", readWait)
+	out.Timing.AddPhase(engine.TimeConvert, conv)
+	out.Timing.AddPhase("host", host)
 	mark.End(&out.Timing)
 	return out, nil
+}
+
+// batchHost is the host's share of a batch's statistics that took wall:
+// wall less the engine's phases since m (on a device), the phases the
+// pipelines named (res's and, with spectra, the batch's spectra's, the
+// last of specs) and named, the reader's and conversion's time within it.
+func batchHost(m engine.Mark, wall, named time.Duration, res engine.Timing, specs []*Spectra, spectra bool) time.Duration {
+	var eng engine.Timing
+	m.End(&eng)
+	named += eng.Named() + res.Named() - engineNamed(res)
+	if spectra {
+		s := specs[len(specs)-1].Timing
+		named += s.Named() - engineNamed(s)
+	}
+	return max(wall-named, 0)
+}
+
+// engineNamed is the part of t's phases that the engine names.
+func engineNamed(t engine.Timing) time.Duration {
+	var d time.Duration
+	for _, p := range t.Phases {
+		if engine.IsEnginePhase(p.Name) {
+			d += p.Time
+		}
+	}
+	return d
 }
 
 // overlapFits reports whether batches overlap on dev (nil: the CPU path)
