@@ -91,7 +91,7 @@ func TestRepeatCallCosts(t *testing.T) {
 		if c.Allocs != 0 || c.Frees != 0 || c.AllocBytes != 0 {
 			t.Errorf("second call: %d allocations (%d bytes), %d frees, want none", c.Allocs, c.AllocBytes, c.Frees)
 		}
-		if c.Pipelines != 0 || c.ShaderModules != 0 || c.DescriptorPools != 0 || c.CommandBuffers != 0 || c.QueryPools != 0 || c.Fences != 0 {
+		if c.Pipelines != 0 || c.ShaderModules != 0 || c.DescriptorPools != 0 || c.CommandBuffers != 0 || c.QueryPools != 0 || c.Fences != 0 || c.Semaphores != 0 {
 			t.Errorf("second call created objects: %+v", c)
 		}
 		if c.Dispatches != 1 || c.DescriptorSets != 1 || c.Submits < 1 || c.FenceWaits < 1 {
