@@ -22,7 +22,7 @@ func TestBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
-	for _, want := range []string{"| operation |", "| map |", "| reduce |", "copy bandwidth"} {
+	for _, want := range []string{"| operation |", "| map |", "| reduce |", "copy bandwidth", "| latent-moments |", ") lagcorr |", ") pca |", "| latent-spectra |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}

@@ -340,3 +340,12 @@ func (d *Device) createFence() (vk.Fence, error) {
 	d.count(cFences, 1)
 	return *(*vk.Fence)(unsafe.Pointer(&f)), nil
 }
+
+func (d *Device) createSemaphore() (vk.Semaphore, error) {
+	var h vk.Semaphore
+	if err := check(vk.CreateSemaphore(d.handle, &vk.SemaphoreCreateInfo{SType: vk.StructureTypeSemaphoreCreateInfo}, nil, &h), "vkCreateSemaphore"); err != nil {
+		return vk.NullSemaphore, err
+	}
+	d.count(cSemaphores, 1)
+	return h, nil
+}

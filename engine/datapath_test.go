@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/shaders"
 )
 
 // mapCall is one library call of the map z = x² + y + 0 over n float32
@@ -20,30 +19,11 @@ func mapCall(t *testing.T, d *engine.Device, x, y, z []byte) engine.Timing {
 	t.Helper()
 	var tm engine.Timing
 	m := engine.Begin(d)
-	code, err := shaders.Code("map_f32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Push: mapPush{}, Spec: []uint32{64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int64(len(x))
-	bufs, err := d.Buffers(n, n, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := d.Run(context.Background(), func(s *engine.Sequence) {
-		s.Upload(bufs[0], 0, x)
-		s.Upload(bufs[1], 0, y)
-		s.Dispatch(k, d.Groups(int(n/4+63)/64), mapPush{A: 1, B: 1, N: int(n / 4)}, engine.Bind(bufs[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]))
-		s.Download(bufs[2], 0, z)
-	})
+	st, err := runMap(context.Background(), d, x, y, z)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tm.Add(st)
-	engine.ReleaseAll(bufs)
 	m.End(&tm)
 	return tm
 }
@@ -91,7 +71,7 @@ func TestRepeatCallCosts(t *testing.T) {
 		if c.Allocs != 0 || c.Frees != 0 || c.AllocBytes != 0 {
 			t.Errorf("second call: %d allocations (%d bytes), %d frees, want none", c.Allocs, c.AllocBytes, c.Frees)
 		}
-		if c.Pipelines != 0 || c.ShaderModules != 0 || c.DescriptorPools != 0 || c.CommandBuffers != 0 || c.QueryPools != 0 || c.Fences != 0 {
+		if c.Pipelines != 0 || c.ShaderModules != 0 || c.DescriptorPools != 0 || c.CommandBuffers != 0 || c.QueryPools != 0 || c.Fences != 0 || c.Semaphores != 0 {
 			t.Errorf("second call created objects: %+v", c)
 		}
 		if c.Dispatches != 1 || c.DescriptorSets != 1 || c.Submits < 1 || c.FenceWaits < 1 {

@@ -9,6 +9,7 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -31,14 +32,12 @@ type Device struct {
 
 	// Copies: xqueue (which may be queue itself) in family xfamily, with
 	// its own command pool. separate means copies and compute are ordered
-	// by semaphores (semUp: uploads before compute; semDown: compute
-	// before downloads) rather than by queue order.
+	// by semaphores (each submission's: Sequence.Submit) rather than by
+	// queue order.
 	xqueue   vk.Queue
 	xfamily  uint32
 	xpool    vk.CommandPool
 	separate bool
-	semUp    vk.Semaphore
-	semDown  vk.Semaphore
 	families []uint32 // queue families that share buffers (concurrent sharing when 2)
 	xmu      sync.Mutex
 	ring     *ring
@@ -55,9 +54,14 @@ type Device struct {
 	meter   meter      // counts and phase times (timing.go)
 	// Objects sequences reuse (d.mu): command buffers of pool, descriptor
 	// pools (reset when given back) and timestamp query pools.
-	freeCmds    []vk.CommandBuffer
+	freeCmds    []cmdBuf
 	freeSets    []vk.DescriptorPool
 	freeQueries []vk.QueryPool
+	// Each submission's fence and semaphores (Sequence.Submit), reused;
+	// sequences counts the sequences submitted.
+	freeFences []vk.Fence
+	freeSems   []vk.Semaphore
+	sequences  atomic.Int64
 	// importAlign is minImportedHostPointerAlignment where host memory is
 	// imported (import.go), else 0.
 	importAlign int64
@@ -179,32 +183,14 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	if err := d.loadCommands(); err != nil {
 		return fail(err)
 	}
-	newPool := func(family uint32) (vk.CommandPool, error) {
-		var pool vk.CommandPool
-		err := check(vk.CreateCommandPool(d.handle, &vk.CommandPoolCreateInfo{
-			SType:            vk.StructureTypeCommandPoolCreateInfo,
-			Flags:            vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
-			QueueFamilyIndex: family,
-		}, nil, &pool), "vkCreateCommandPool")
-		return pool, err
-	}
-	if d.pool, err = newPool(uint32(info.queueFamily)); err != nil {
+	if d.pool, err = d.newPool(uint32(info.queueFamily)); err != nil {
 		return fail(err)
 	}
-	if d.xpool, err = newPool(d.xfamily); err != nil {
+	if d.xpool, err = d.newPool(d.xfamily); err != nil {
 		return fail(err)
 	}
 	if d.fence, err = d.createFence(); err != nil {
 		return fail(err)
-	}
-	if d.separate {
-		for _, sem := range []*vk.Semaphore{&d.semUp, &d.semDown} {
-			var h vk.Semaphore // cgo: not a pointer into d, which holds Go pointers
-			if err := check(vk.CreateSemaphore(d.handle, &vk.SemaphoreCreateInfo{SType: vk.StructureTypeSemaphoreCreateInfo}, nil, &h), "vkCreateSemaphore"); err != nil {
-				return fail(err)
-			}
-			*sem = h
-		}
 	}
 	if err := d.initMemory(); err != nil {
 		return fail(err)
@@ -370,7 +356,10 @@ func (d *Device) Close() error {
 	for _, q := range d.freeQueries {
 		vk.DestroyQueryPool(d.handle, q, nil)
 	}
-	d.freeCmds, d.freeSets, d.freeQueries = nil, nil, nil // the command pools free the buffers
+	for _, c := range d.freeCmds {
+		vk.DestroyCommandPool(d.handle, c.pool, nil) // frees its buffer
+	}
+	d.freeCmds, d.freeSets, d.freeQueries = nil, nil, nil
 	if d.local != nil {
 		d.local.close()
 	}
@@ -385,11 +374,13 @@ func (d *Device) Close() error {
 			vk.DestroyCommandPool(d.handle, p, nil)
 		}
 	}
-	for _, sem := range []vk.Semaphore{d.semUp, d.semDown} {
-		if sem != vk.NullSemaphore {
-			vk.DestroySemaphore(d.handle, sem, nil)
-		}
+	for _, f := range d.freeFences {
+		vk.DestroyFence(d.handle, f, nil)
 	}
+	for _, sem := range d.freeSems {
+		vk.DestroySemaphore(d.handle, sem, nil)
+	}
+	d.freeFences, d.freeSems = nil, nil
 	vk.DestroyDevice(d.handle, nil)
 	d.handle = nil
 	d.freeCommands()
@@ -402,3 +393,36 @@ func (d *Device) Close() error {
 // Validation returns (and clears) validation messages raised since the last
 // call, as an error wrapping ErrValidation.
 func (d *Device) Validation() error { return d.inst.takeValidation() }
+
+// newPool creates a command pool of queue family family.
+func (d *Device) newPool(family uint32) (vk.CommandPool, error) {
+	var pool vk.CommandPool
+	err := check(vk.CreateCommandPool(d.handle, &vk.CommandPoolCreateInfo{
+		SType:            vk.StructureTypeCommandPoolCreateInfo,
+		Flags:            vk.CommandPoolCreateFlags(vk.CommandPoolCreateResetCommandBufferBit),
+		QueueFamilyIndex: family,
+	}, nil, &pool), "vkCreateCommandPool")
+	return pool, err
+}
+
+// cmdBuf is a sequence's command buffer in a pool of its own: a pool is
+// externally synchronised with every buffer allocated from it, so that
+// sequences recording at once on several goroutines need a pool each.
+type cmdBuf struct {
+	pool vk.CommandPool
+	cmd  vk.CommandBuffer
+}
+
+// newCmdBuf makes a command buffer of the compute family in a new pool.
+func (d *Device) newCmdBuf() (cmdBuf, error) {
+	pool, err := d.newPool(uint32(d.Info.queueFamily))
+	if err != nil {
+		return cmdBuf{}, err
+	}
+	cmd, err := d.allocCmd(pool)
+	if err != nil {
+		vk.DestroyCommandPool(d.handle, pool, nil)
+		return cmdBuf{}, err
+	}
+	return cmdBuf{pool, cmd}, nil
+}

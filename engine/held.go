@@ -12,7 +12,8 @@ type Held struct {
 	buf  *Buffer
 	base uintptr
 	n    int64
-	raw  []byte // keeps the host array alive while its address is a key
+	raw  []byte    // keeps the host array alive while its address is a key
+	seq  *Sequence // the upload, until waited for (HoldAsync)
 }
 
 // Hold uploads raw to the device and keeps it there until Release. While
@@ -28,27 +29,64 @@ type Held struct {
 // work; they then upload their parts as without it. Errors are the
 // upload's.
 func (d *Device) Hold(ctx context.Context, raw []byte) (*Held, Timing, error) {
-	h := &Held{dev: d}
-	if len(raw) == 0 || d.heldFor(raw) != nil || int64(len(raw)) > min(d.Available()/2, d.MaxBuffer()) {
-		return h, Timing{}, nil
-	}
-	buf, err := d.NewBuffer(int64(len(raw)))
-	if errors.Is(err, ErrBudget) || errors.Is(err, ErrOutOfMemory) || errors.Is(err, ErrTooLarge) {
-		return h, Timing{}, nil
-	}
+	h, err := d.HoldAsync(raw)
 	if err != nil {
 		return nil, Timing{}, err
 	}
-	tm, err := d.Run(ctx, func(s *Sequence) { s.Upload(buf, 0, raw) })
+	tm, err := h.Wait(ctx)
 	if err != nil {
-		buf.Release()
+		h.Release()
 		return nil, tm, err
 	}
-	h.buf, h.base, h.n, h.raw = buf, uintptr(unsafe.Pointer(&raw[0])), int64(len(raw)), raw
+	return h, tm, nil
+}
+
+// HoldAsync is Hold without waiting for the upload: the host's share of it
+// (a copy into device or staging memory) is done when it returns, the
+// device's is submitted, and sequences submitted later use the copy after
+// it. Wait waits for the upload and reports its errors; Release waits for
+// it too. Called while the device runs earlier work (WithOverlap), the
+// upload overlaps that work.
+func (d *Device) HoldAsync(raw []byte) (*Held, error) {
+	h := &Held{dev: d}
+	if len(raw) == 0 || d.heldFor(raw) != nil || int64(len(raw)) > min(d.Available()/2, d.MaxBuffer()) {
+		return h, nil
+	}
+	buf, err := d.NewBuffer(int64(len(raw)))
+	if errors.Is(err, ErrBudget) || errors.Is(err, ErrOutOfMemory) || errors.Is(err, ErrTooLarge) {
+		return h, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.NewSequence()
+	if err == nil {
+		s.Upload(buf, 0, raw)
+		if err = s.Submit(); err != nil {
+			s.Release()
+		}
+	}
+	if err != nil {
+		buf.Release()
+		return nil, err
+	}
+	h.buf, h.base, h.n, h.raw, h.seq = buf, uintptr(unsafe.Pointer(&raw[0])), int64(len(raw)), raw, s
 	d.mu.Lock()
 	d.held = append(d.held, h)
 	d.mu.Unlock()
-	return h, tm, nil
+	return h, nil
+}
+
+// Wait waits for the upload of HoldAsync and returns its timing (nothing
+// after the first call, or where nothing is held).
+func (h *Held) Wait(ctx context.Context) (Timing, error) {
+	if h == nil || h.seq == nil {
+		return Timing{}, nil
+	}
+	s := h.seq
+	h.seq = nil
+	defer s.Release()
+	return s.Wait(ctx)
 }
 
 // Holds reports whether h holds an array (Hold may hold nothing).
@@ -58,6 +96,10 @@ func (h *Held) Holds() bool { return h != nil && h.buf != nil }
 func (h *Held) Release() {
 	if h == nil || h.buf == nil {
 		return
+	}
+	if h.seq != nil {
+		h.seq.Release() // waits for the upload
+		h.seq = nil
 	}
 	d := h.dev
 	d.mu.Lock()

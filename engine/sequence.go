@@ -38,6 +38,7 @@ type download struct {
 type Sequence struct {
 	dev       *Device
 	cmd       vk.CommandBuffer
+	cmdPool   vk.CommandPool // cmd's own (cmdBuf)
 	pools     []vk.DescriptorPool
 	poolLeft  int
 	staging   []*Buffer
@@ -53,8 +54,15 @@ type Sequence struct {
 	mark      Mark
 	recording bool
 	streamed  bool // uploads went through the ring: compute waits for them
-	stuck     bool // timed out (Device.SetTimeout): released once it finishes
-	err       error
+	// The submission's own fence and, where copies have a queue of their
+	// own, semaphores (Submit): up gates the commands on the streamed
+	// uploads, down the streamed downloads on the commands.
+	fence          vk.Fence
+	semUp, semDown vk.Semaphore
+	pending        bool // submitted, not yet waited for
+	downWaited     bool // a download copy waited on semDown
+	stuck          bool // timed out (Device.SetTimeout): released once it finishes
+	err            error
 	// used holds the buffers that recorded commands touch, so that a host
 	// write on a UMA device does not overtake them; downloaded holds the
 	// buffers read back directly (UMA) at the end of the run, which no
@@ -102,11 +110,13 @@ func (d *Device) NewSequence() (*Sequence, error) {
 	defer d.since(phRecord, time.Now())
 	d.mu.Lock()
 	var err error
+	var cb cmdBuf
 	if n := len(d.freeCmds); n > 0 {
-		s.cmd, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
+		cb, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
 	} else {
-		s.cmd, err = d.allocCmd(d.pool)
+		cb, err = d.newCmdBuf()
 	}
+	s.cmd, s.cmdPool = cb.cmd, cb.pool
 	if err == nil && d.Info.Timestamps {
 		if n := len(d.freeQueries); n > 0 {
 			s.queries, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
@@ -370,15 +380,35 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 	return nil
 }
 
-// Run submits the recorded commands, waits for them, completes the
+// Run submits the recorded commands, runs the context's overlap work
+// (WithOverlap) while the device runs them, waits for them, completes the
 // downloads and returns the timing. A sequence runs once.
 func (s *Sequence) Run(ctx context.Context) (Timing, error) {
-	var t Timing
+	if err := s.Submit(); err != nil {
+		return Timing{}, err
+	}
+	if f := overlapOf(ctx); f != nil {
+		d := s.dev
+		before := d.sequences.Load()
+		f()
+		d.count(cOverlapped, d.sequences.Load()-before)
+	}
+	return s.Wait(ctx)
+}
+
+// Submit ends recording and submits the recorded commands without waiting
+// for them: the device runs them while the caller goes on (recording and
+// submitting more, copying the next batch's bytes), and Wait waits. Only
+// the submission holds the device's queue lock, so that other sequences
+// record, upload and submit meanwhile; each submission has its own
+// command buffer, fence and semaphores. Submissions to a queue run in
+// order, each sequence's commands after the copies streamed before it.
+func (s *Sequence) Submit() error {
 	if s.err != nil {
-		return t, s.err
+		return s.err
 	}
 	if !s.recording {
-		return t, errors.New("engine: sequence already ran")
+		return errors.New("engine: sequence already ran")
 	}
 	s.recording = false
 	d := s.dev
@@ -388,10 +418,85 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
 		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
 	err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
+	streamedDown := false
+	for _, dl := range s.downloads {
+		streamedDown = streamedDown || dl.src.host(0, 0) == nil
+	}
+	if err == nil {
+		err = s.takeSync(d.separate && s.streamed, d.separate && streamedDown)
+	}
 	d.since(phRecord, tr)
+	if err != nil {
+		return s.fail(err)
+	}
+	d.qmu.Lock()
+	if s.semUp != vk.NullSemaphore {
+		// Uploads ran on the copy queue: this semaphore, signalled after
+		// them, gates the submission.
+		err = check(d.submit(d.xqueue, nil, vk.NullSemaphore, 0, s.semUp, vk.NullFence), "vkQueueSubmit (transfer)")
+	}
+	if err == nil {
+		err = check(d.submit(d.queue, s.cmd, s.semUp, vk.PipelineStageAllCommandsBit, s.semDown, s.fence), "vkQueueSubmit")
+	}
+	d.qmu.Unlock()
+	if err != nil {
+		return s.fail(err)
+	}
+	s.pending = true
+	d.sequences.Add(1)
+	return nil
+}
+
+// takeSync takes the sequence's fence and, on a device whose copies run on
+// a queue of their own, its semaphores: up (uploads before the commands)
+// and down (the commands before the downloads), from the device's free
+// lists or new.
+func (s *Sequence) takeSync(up, down bool) error {
+	d := s.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var err error
+	if n := len(d.freeFences); n > 0 {
+		s.fence, d.freeFences = d.freeFences[n-1], d.freeFences[:n-1]
+	} else if s.fence, err = d.createFence(); err != nil {
+		return err
+	}
+	sem := func(want bool) (vk.Semaphore, error) {
+		if !want {
+			return vk.NullSemaphore, nil
+		}
+		if n := len(d.freeSems); n > 0 {
+			h := d.freeSems[n-1]
+			d.freeSems = d.freeSems[:n-1]
+			return h, nil
+		}
+		return d.createSemaphore()
+	}
+	if s.semUp, err = sem(up); err != nil {
+		return err
+	}
+	s.semDown, err = sem(down)
+	return err
+}
+
+// Wait waits for a submitted sequence, completes its downloads and returns
+// its timing.
+func (s *Sequence) Wait(ctx context.Context) (Timing, error) {
+	var t Timing
+	if !s.pending {
+		if s.err != nil {
+			return t, s.err
+		}
+		return t, errors.New("engine: sequence not submitted")
+	}
+	d := s.dev
+	tw := time.Now()
+	err := d.waitRun(s)
+	d.since(phWait, tw)
 	if err != nil {
 		return t, err
 	}
+	s.pending = false
 	var direct, streamed []download
 	for _, dl := range s.downloads {
 		if dl.src.host(0, 0) != nil {
@@ -399,34 +504,6 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		} else {
 			streamed = append(streamed, dl)
 		}
-	}
-	wait, signal := vk.NullSemaphore, vk.NullSemaphore
-	if d.separate && s.streamed {
-		// Uploads ran on the copy queue: its semaphore, signalled after
-		// them, gates this submission.
-		d.qmu.Lock()
-		err = check(d.submit(d.xqueue, nil, vk.NullSemaphore, 0, d.semUp, vk.NullFence), "vkQueueSubmit (transfer)")
-		d.qmu.Unlock()
-		wait = d.semUp
-	}
-	downWait := vk.NullSemaphore
-	if d.separate && len(streamed) > 0 {
-		signal, downWait = d.semDown, d.semDown
-	}
-	d.mu.Lock()
-	if err == nil {
-		d.qmu.Lock()
-		err = check(d.submit(d.queue, s.cmd, wait, vk.PipelineStageAllCommandsBit, signal, d.fence), "vkQueueSubmit")
-		d.qmu.Unlock()
-	}
-	if err == nil {
-		tw := time.Now()
-		err = d.waitRun(s)
-		d.since(phWait, tw)
-	}
-	d.mu.Unlock()
-	if err != nil {
-		return t, err
 	}
 	t0 := time.Now()
 	for _, dl := range direct {
@@ -436,6 +513,7 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 		d.count(cMappedOut, int64(len(dl.dst)))
 	}
 	if len(streamed) > 0 {
+		downWait := s.semDown
 		d.xmu.Lock()
 		for _, dl := range streamed {
 			if dl.imp != nil {
@@ -448,6 +526,9 @@ func (s *Sequence) Run(ctx context.Context) (Timing, error) {
 				break
 			}
 			downWait = vk.NullSemaphore
+		}
+		if downWait == vk.NullSemaphore {
+			s.downWaited = true
 		}
 		if err == nil {
 			err = d.ring.drain()
@@ -504,13 +585,20 @@ func (s *Sequence) Release() {
 		d.settle() // releases s when its submission finishes
 		return
 	}
+	if s.pending {
+		// Submitted and never waited for: nothing may be reused under it.
+		d.count(cFenceWaits, 1)
+		waitFence(d.handle, s.fence)
+		vk.ResetFences(d.handle, 1, []vk.Fence{s.fence})
+		s.pending = false
+	}
 	for _, b := range s.staging {
 		b.Release()
 	}
 	s.staging = nil
-	if len(s.imports) > 0 {
+	if len(s.imports) > 0 || (s.semDown != vk.NullSemaphore && !s.downWaited) {
 		// Copies from the imports may be in flight when the sequence did
-		// not run.
+		// not run, and so may a download that waits on semDown.
 		d.xmu.Lock()
 		d.ring.drain()
 		d.xmu.Unlock()
@@ -522,6 +610,24 @@ func (s *Sequence) Release() {
 	defer d.since(phRecord, time.Now())
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if s.fence != vk.NullFence {
+		d.freeFences = append(d.freeFences, s.fence)
+		s.fence = vk.NullFence
+	}
+	if s.semUp != vk.NullSemaphore {
+		// Waited on by the submission, which has finished: unsignalled.
+		d.freeSems = append(d.freeSems, s.semUp)
+		s.semUp = vk.NullSemaphore
+	}
+	if s.semDown != vk.NullSemaphore {
+		if s.downWaited {
+			d.freeSems = append(d.freeSems, s.semDown)
+		} else {
+			// Signalled and never waited on: not reusable.
+			vk.DestroySemaphore(d.handle, s.semDown, nil)
+		}
+		s.semDown = vk.NullSemaphore
+	}
 	for _, p := range s.pools {
 		vk.ResetDescriptorPool(d.handle, p, 0)
 		d.freeSets = append(d.freeSets, p)
@@ -537,7 +643,7 @@ func (s *Sequence) Release() {
 			vk.ResetCommandBuffer(s.cmd, 0)
 			s.recording = false
 		}
-		d.freeCmds = append(d.freeCmds, s.cmd)
-		s.cmd = nil
+		d.freeCmds = append(d.freeCmds, cmdBuf{s.cmdPool, s.cmd})
+		s.cmd, s.cmdPool = nil, vk.NullCommandPool
 	}
 }

@@ -28,24 +28,29 @@ func (d *Device) SetTimeout(t time.Duration) {
 	d.mu.Unlock()
 }
 
-// waitRun waits for the compute fence, up to the device's timeout; d.mu is
-// held. On a timeout the fence stays unsignalled and s is marked stuck:
-// its release, and every later use of the device, first settles it.
+// waitRun waits for s's fence, up to the device's timeout. On a timeout
+// the fence stays unsignalled and s is marked stuck: its release, and
+// every later use of the device, first settles it.
 func (d *Device) waitRun(s *Sequence) error {
 	d.count(cFenceWaits, 1)
-	if d.timeout <= 0 {
-		err := waitFence(d.handle, d.fence)
-		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+	d.mu.Lock()
+	timeout := d.timeout
+	d.mu.Unlock()
+	if timeout <= 0 {
+		err := waitFence(d.handle, s.fence)
+		vk.ResetFences(d.handle, 1, []vk.Fence{s.fence})
 		return err
 	}
-	switch r := vk.WaitForFences(d.handle, 1, []vk.Fence{d.fence}, vk.True, uint64(d.timeout)); r {
+	switch r := vk.WaitForFences(d.handle, 1, []vk.Fence{s.fence}, vk.True, uint64(timeout)); r {
 	case vk.Success:
-		vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+		vk.ResetFences(d.handle, 1, []vk.Fence{s.fence})
 		return nil
 	case vk.Timeout:
+		d.mu.Lock()
 		d.stuck = s
+		d.mu.Unlock()
 		s.stuck = true
-		return fmt.Errorf("%w: the kernel was still running after %v (a runaway loop, or a dispatch too large for the timeout)", ErrTimeout, d.timeout)
+		return fmt.Errorf("%w: the kernel was still running after %v (a runaway loop, or a dispatch too large for the timeout)", ErrTimeout, timeout)
 	default:
 		return check(r, "vkWaitForFences")
 	}
@@ -64,7 +69,7 @@ func (d *Device) settle() bool {
 	if gaveUp {
 		wait = 0
 	}
-	if vk.WaitForFences(d.handle, 1, []vk.Fence{d.fence}, vk.True, uint64(wait)) != vk.Success {
+	if vk.WaitForFences(d.handle, 1, []vk.Fence{s.fence}, vk.True, uint64(wait)) != vk.Success {
 		d.mu.Lock()
 		d.gaveUp = true
 		d.mu.Unlock()
@@ -76,10 +81,11 @@ func (d *Device) settle() bool {
 		return true
 	}
 	d.gaveUp = false
-	vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+	vk.ResetFences(d.handle, 1, []vk.Fence{s.fence})
 	d.stuck = nil
 	d.mu.Unlock()
 	s.stuck = false
+	s.pending = false
 	s.Release()
 	return true
 }

@@ -127,11 +127,17 @@ type Counts struct {
 	CommandBuffers  int64 `json:"command_buffers"`
 	QueryPools      int64 `json:"query_pools"`
 	Fences          int64 `json:"fences"`
+	Semaphores      int64 `json:"semaphores"`
 	// Dispatches, Submits (vkQueueSubmit) and FenceWaits (waits for a
 	// submission to end).
 	Dispatches int64 `json:"dispatches"`
 	Submits    int64 `json:"submits"`
 	FenceWaits int64 `json:"fence_waits"`
+	// Overlapped counts the sequences submitted by overlap work
+	// (WithOverlap) while the sequence of the Run that ran it was in
+	// flight: the next batch's upload submitted while this batch's
+	// kernels run, say.
+	Overlapped int64 `json:"overlapped"`
 	// Host bytes copied by vkstat: into and out of staging memory, and
 	// into and out of host-visible device buffers directly (UMA devices).
 	StagingIn  int64 `json:"staging_in"`
@@ -158,9 +164,11 @@ const (
 	cCommandBuffers
 	cQueryPools
 	cFences
+	cSemaphores
 	cDispatches
 	cSubmits
 	cFenceWaits
+	cOverlapped
 	cStagingIn
 	cStagingOut
 	cMappedIn
@@ -173,7 +181,7 @@ const (
 func (c *Counts) fields() [numCounts]*int64 {
 	return [numCounts]*int64{&c.Allocs, &c.AllocBytes, &c.Frees, &c.FreeBytes, &c.Imports, &c.ImportBytes,
 		&c.Buffers, &c.Pipelines, &c.ShaderModules, &c.DescriptorPools, &c.DescriptorSets, &c.CommandBuffers,
-		&c.QueryPools, &c.Fences, &c.Dispatches, &c.Submits, &c.FenceWaits,
+		&c.QueryPools, &c.Fences, &c.Semaphores, &c.Dispatches, &c.Submits, &c.FenceWaits, &c.Overlapped,
 		&c.StagingIn, &c.StagingOut, &c.MappedIn, &c.MappedOut, &c.Imported}
 }
 
@@ -181,9 +189,10 @@ func (c *Counts) fields() [numCounts]*int64 {
 func (c Counts) HostCopied() int64 { return c.StagingIn + c.StagingOut + c.MappedIn + c.MappedOut }
 
 // Created counts the Vulkan objects made: buffers, pipelines, shader
-// modules, descriptor pools and sets, command buffers, query pools, fences.
+// modules, descriptor pools and sets, command buffers, query pools, fences
+// and semaphores.
 func (c Counts) Created() int64 {
-	return c.Buffers + c.Pipelines + c.ShaderModules + c.DescriptorPools + c.DescriptorSets + c.CommandBuffers + c.QueryPools + c.Fences
+	return c.Buffers + c.Pipelines + c.ShaderModules + c.DescriptorPools + c.DescriptorSets + c.CommandBuffers + c.QueryPools + c.Fences + c.Semaphores
 }
 
 // Add adds o to c.
@@ -279,6 +288,11 @@ func (t *Timing) setEngine(now, then [numPhases]int64) {
 	}
 	t.Phases = ps
 }
+
+// IsEnginePhase reports whether name is one of the phases the engine
+// records (the Time* names but TimeCompute, TimeConvert and TimeResults,
+// which pipelines add).
+func IsEnginePhase(name string) bool { return isEngine(name) }
 
 func isEngine(name string) bool {
 	for _, n := range enginePhases {

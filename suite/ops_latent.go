@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
@@ -85,18 +86,24 @@ func latentWork(c Case, dt tensor.DType) Work {
 	return Work{Bytes: n * int64(dt.Size()), Flops: 4 * n, Items: int64(c.Shape[0])}
 }
 
+// named names the outputs ts in the row's precision, leaving out those
+// not computed (nil).
 func named(names []string, ts []*tensor.Tensor, dt tensor.DType) []Output {
-	out := make([]Output, len(ts))
+	var out []Output
 	for i, t := range ts {
-		out[i] = Output{names[i], t.As(outType(dt))}
+		if t != nil {
+			out = append(out, Output{names[i], t.As(outType(dt))})
+		}
 	}
 	return out
 }
 
 func refs(names []string, ts []*tensor.Tensor) []RefOutput {
-	out := make([]RefOutput, len(ts))
+	var out []RefOutput
 	for i, t := range ts {
-		out[i] = RefOutput{names[i], t.F64}
+		if t != nil {
+			out = append(out, RefOutput{names[i], t.F64})
+		}
 	}
 	return out
 }
@@ -124,6 +131,7 @@ func latentMomentsOp() Op {
 			latentCase(2, 4, 5, 16, 16, "frames"),
 			latentCase(1, 3, 2, 33, 40, ""),
 		},
+		Bench: latentBench(""),
 		Build: latentInput,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			r, err := latent.Run(ctx, dev, in[0], opt(c))
@@ -145,33 +153,74 @@ func latentMomentsOp() Op {
 	}
 }
 
-var corrNames = []string{"corr", "corr_frames", "frame_corr", "lagcorr"}
+var corrNames = []string{"corr", "corr_frames", "frame_corr", "lagcorr", "pca_values", "pca_ratio"}
+
+// latentBench are the bench cases of a latent statistic (note: the
+// statistic, where an operation computes several): issue 32's latent of
+// [16, 16, 64, 64] at N = 64 (paper), a small one (small).
+func latentBench(note string) map[Size][]BenchCase {
+	return map[Size][]BenchCase{
+		Small: {{latentCase(8, 16, 8, 32, 32, note), f32}},
+		Paper: {{latentCase(64, 16, 16, 64, 64, note), f32}},
+	}
+}
 
 func latentCorrOp() Op {
-	opt := latent.Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+	// Verify checks the correlations together; bench times corr, lagcorr
+	// and pca (the eigenvalues of the same covariance) one at a time.
+	opt := func(c Case) latent.Options {
+		switch c.Note {
+		case "corr":
+			return latent.Options{Corr: true}
+		case "lagcorr":
+			return latent.Options{LagCorr: true, Lags: 2}
+		case "pca":
+			return latent.Options{PCA: true}
+		}
+		return latent.Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+	}
+	outs := func(r *latent.Result) []*tensor.Tensor {
+		ts := []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr, nil, nil}
+		if r.PCA != nil {
+			ts[4], ts[5] = r.PCA.Values, r.PCA.Ratio
+		}
+		return ts
+	}
 	return Op{
 		Name:  "latent-corr",
 		Suite: "latent",
-		Doc:   "channel correlations per sample and per frame, frame correlations per channel and their lag means (vkstat latent --stat corr,corr-frames,lagcorr)",
+		Doc:   "channel correlations per sample and per frame, frame correlations per channel and their lag means (vkstat latent --stat corr,corr-frames,lagcorr); bench times corr, lagcorr and pca alone",
 		Verify: []Case{
 			latentCase(2, 6, 3, 5, 7, ""),
 			latentCase(1, 17, 4, 8, 8, ""),
 			latentCase(2, 5, 4, 32, 32, "split-K"), // sets of 4,096 and 1,024 samples
 		},
+		Bench: map[Size][]BenchCase{
+			Small: slices.Concat(latentBench("corr")[Small], latentBench("lagcorr")[Small], latentBench("pca")[Small]),
+			Paper: slices.Concat(latentBench("corr")[Paper], latentBench("lagcorr")[Paper], latentBench("pca")[Paper]),
+		},
 		Build: latentInput,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, err := latent.Run(ctx, dev, in[0], opt)
+			r, err := latent.Run(ctx, dev, in[0], opt(c))
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}
-			return named(corrNames, []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr}, in[0].DType), r.Timing, nil
+			return named(corrNames, outs(r), in[0].DType), r.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
-			r, err := latent.Reference(latentValues(in[0]), opt)
+			x := latentValues(in[0])
+			o := opt(c)
+			r := &latent.Result{}
+			var err error
+			if o.PCA { // the covariance's eigenvalues: a reference of its own
+				r.PCA, err = latent.PCAReference(x, o.NaN)
+			} else {
+				r, err = latent.Reference(x, o)
+			}
 			if err != nil {
 				return nil, err
 			}
-			return refs(corrNames, []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr}), nil
+			return refs(corrNames, outs(r)), nil
 		},
 		Tol:  latentTol(Tol{MaxErr: 5e-5, NMSE: 1e-9}),
 		Work: latentWork,
@@ -191,6 +240,7 @@ func latentSpectraOp() Op {
 			latentCase(1, 2, 5, 12, 15, "mixed radix"),
 			latentCase(2, 2, 4, 17, 16, "prime (Bluestein)"),
 		},
+		Bench: latentBench(""),
 		Build: latentInput,
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
 			r, err := latent.Run(ctx, dev, in[0], latent.Options{Spectra: true})

@@ -60,7 +60,7 @@ func TestRepeatCallCosts(t *testing.T) {
 				if n.Allocs != 0 || n.AllocBytes != 0 || n.Frees != 0 {
 					t.Errorf("%d allocations (%d bytes) and %d frees, want none", n.Allocs, n.AllocBytes, n.Frees)
 				}
-				if n.Pipelines != 0 || n.ShaderModules != 0 || n.DescriptorPools != 0 || n.CommandBuffers != 0 || n.QueryPools != 0 || n.Fences != 0 {
+				if n.Pipelines != 0 || n.ShaderModules != 0 || n.DescriptorPools != 0 || n.CommandBuffers != 0 || n.QueryPools != 0 || n.Fences != 0 || n.Semaphores != 0 {
 					t.Errorf("objects created: %d pipelines, %d shader modules, %d descriptor pools, %d command buffers, %d query pools, %d fences",
 						n.Pipelines, n.ShaderModules, n.DescriptorPools, n.CommandBuffers, n.QueryPools, n.Fences)
 				}

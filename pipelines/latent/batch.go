@@ -397,13 +397,52 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 	if merge {
 		optB.DDof = 0 // var·n is the batch's M2 (MergeMoments)
 	}
+	// Batches overlap (issue 32) where the device has room for two
+	// batches' inputs: while batch k's first sequence runs, batch k+1 is
+	// taken from the reader and its upload submitted (HoldAsync, through
+	// engine.WithOverlap), so that its host copy (or its copy engine's
+	// transfer) runs beside batch k's kernels.
+	overlap := overlapFits(dev, plan, src.sampleElems()*int64(dt.Size()))
+	mark := engine.Begin(dev)
 	var read time.Duration
 	var results []*Result
 	var pcas []*PCA
 	var specs []*Spectra
 	var running *MomentPart
 	done := 0
-	for b := range ready {
+	type upload struct {
+		b    batch
+		x    *tensor.Tensor
+		held *engine.Held
+		ok   bool
+		err  error
+	}
+	// Phases (docs/datapath.md): they split the calling goroutine's time,
+	// so that they add up. The reader's own reading runs beside it and is
+	// Result.Read, not a phase; the caller's waiting for it is read-wait.
+	// The host's share of the statistics (scanning for NaN and ±Inf,
+	// permuting, normalising: par.Range over the cores, which the caller
+	// waits for) is host: a batch's time less the phases named within it.
+	var readWait, conv, host time.Duration
+	take := func() (u upload) {
+		t0 := time.Now()
+		u.b, u.ok = <-ready
+		t1 := time.Now()
+		readWait += t1.Sub(t0)
+		if u.ok && u.b.err == nil {
+			u.x = u.b.x.As(dt)
+			conv += time.Since(t1)
+		}
+		return u
+	}
+	var next upload
+	cur := take()
+	defer func() { // on an error: Release waits for an upload in flight
+		cur.held.Release()
+		next.held.Release()
+	}()
+	for cur.ok {
+		b, x := cur.b, cur.x
 		if b.err != nil {
 			return nil, b.err
 		}
@@ -411,32 +450,47 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 			return nil, err
 		}
 		read += b.took
-		x := b.x.As(dt)
 		// The statistics that read the batch on the device share one
-		// upload of it (hold).
-		var held *engine.Held
-		var holdTime engine.Timing
-		var err error
-		if opt.passes() > 1 {
-			if held, holdTime, err = hold(ctx, dev, x); err != nil {
-				return nil, err
-			}
+		// upload of it (hold); the next batch's is started while the
+		// first of them runs.
+		held := cur.held
+		holdTime, err := held.Wait(ctx)
+		if err == nil && held == nil && (opt.passes() > 1 || overlap) {
+			held, holdTime, err = hold(ctx, dev, x)
 		}
-		res, err := runBatch(ctx, dev, x, optB)
+		cur.held = held
 		if err != nil {
-			held.Release()
+			return nil, err
+		}
+		next = upload{}
+		bctx := ctx
+		var o *engine.Overlap
+		if overlap && b.hi < n {
+			bctx, o = engine.WithOverlap(ctx, func() {
+				if next = take(); next.ok && next.b.err == nil {
+					next.held, next.err = dev.HoldAsync(next.x.Raw())
+				}
+			})
+		}
+		bm, bt0, bwait, bconv := engine.Begin(dev), time.Now(), readWait, conv
+		res, err := runBatch(bctx, dev, x, optB)
+		if err != nil {
 			return nil, err
 		}
 		res.Timing.Add(holdTime)
 		if opt.Spectra {
-			s, err := spectraBatch(ctx, dev, x, opt.NaN)
+			s, err := spectraBatch(bctx, dev, x, opt.NaN)
 			if err != nil {
-				held.Release()
 				return nil, err
 			}
 			specs = append(specs, s)
 		}
+		o.Flush() // where no sequence ran (nothing of the batch on the device)
+		host += batchHost(bm, time.Since(bt0), readWait-bwait+conv-bconv, res.Timing, specs, opt.Spectra)
 		held.Release()
+		if next.err != nil {
+			return nil, next.err
+		}
 		if merge {
 			cnt, err := MomentCounts(x, opt.Axes, opt.NaN)
 			if err != nil {
@@ -467,10 +521,16 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 		free <- b.x // the batch's buffer is the reader's again
 		done += b.hi - b.lo
 		progress(fmt.Sprintf("sample %d/%d", done, n), float64(done)/float64(max(n, 1)))
+		if o != nil {
+			cur = next
+		} else {
+			cur = take()
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	tj := time.Now()
 	out := joinResults(results)
 	if merge {
 		m, err := MergeMoments([]MomentPart{*running}, opt.DDof, opt.NaN, dt)
@@ -487,7 +547,53 @@ func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, 
 		out.Notes = append(out.Notes, out.Spectra.Notes...)
 	}
 	out.Plan, out.Read = plan, read
+	// The device's counts and phases over the whole call: the batches'
+	// sequences overlap, so that their own timings would count the next
+	// batch's upload in this one's.
+	conv += time.Since(tj)
+	out.Timing.AddPhase("read-wait", readWait)
+	out.Timing.AddPhase(engine.TimeConvert, conv)
+	out.Timing.AddPhase("host", host)
+	mark.End(&out.Timing)
 	return out, nil
+}
+
+// batchHost is the host's share of a batch's statistics that took wall:
+// wall less the engine's phases since m (on a device), the phases the
+// pipelines named (res's and, with spectra, the batch's spectra's, the
+// last of specs) and named, the reader's and conversion's time within it.
+func batchHost(m engine.Mark, wall, named time.Duration, res engine.Timing, specs []*Spectra, spectra bool) time.Duration {
+	var eng engine.Timing
+	m.End(&eng)
+	named += eng.Named() + res.Named() - engineNamed(res)
+	if spectra {
+		s := specs[len(specs)-1].Timing
+		named += s.Named() - engineNamed(s)
+	}
+	return max(wall-named, 0)
+}
+
+// engineNamed is the part of t's phases that the engine names.
+func engineNamed(t engine.Timing) time.Duration {
+	var d time.Duration
+	for _, p := range t.Phases {
+		if engine.IsEnginePhase(p.Name) {
+			d += p.Time
+		}
+	}
+	return d
+}
+
+// overlapFits reports whether batches overlap on dev (nil: the CPU path)
+// under plan, whose samples take sample bytes each as computed: there are
+// two batches or more, and the next batch's input fits beside one batch's
+// footprint within the part of the budget batches are planned on.
+func overlapFits(dev *engine.Device, plan Plan, sample int64) bool {
+	if dev == nil || plan.Batches < 2 {
+		return false
+	}
+	room := float64(max(dev.MemoryBudget().Bytes-DeviceReserve, 0)) * BatchMargin
+	return float64(int64(plan.Batch)*(plan.Footprint.Device+sample)) <= room
 }
 
 // passes counts the passes of opt's statistics over a batch on a device:

@@ -227,7 +227,7 @@ func CPU(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
 		return nil, err
 	}
 	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates))
-	res.Read, res.Wait, res.Compute, res.Wall = tm.read, tm.wait, tm.compute, time.Since(t0)
+	res.Read, res.Wait, res.Compute, res.Wall, res.Buffers = tm.read, tm.wait, tm.compute, time.Since(t0), tm.buffers
 	return res, nil
 }
 

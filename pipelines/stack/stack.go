@@ -244,6 +244,7 @@ type Result struct {
 	Count                     []float32
 	Dates                     int
 	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
+	Buffers                   time.Duration // allocating the strips the reader fills
 	// Timing is what the call cost (Run): Kernel is Compute.
 	Timing engine.Timing
 }
@@ -270,14 +271,18 @@ func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*R
 	if err != nil {
 		return nil, err
 	}
-	// Phases: the compute waiting for the reader (read-wait), and on the
-	// CPU path the rest of the streamed part (computing the dates, then the
-	// statistics); on a device the engine's phases (copies, submits,
-	// waits) name the computation.
+	// Phases (docs/datapath.md) split the calling goroutine's time: the
+	// reader's reading runs beside it (Read, not a phase); the caller's
+	// waiting for it is read-wait, allocating the strips it fills
+	// read-buffers. On the CPU path the rest of the streamed part
+	// (computing the dates, then the statistics) is compute; on a device
+	// the engine's phases (copies, submits, waits) name the computation,
+	// results and convert the host's work on the state downloaded.
 	r.Timing.Kernel = r.Compute
+	r.Timing.AddPhase("read-buffers", r.Buffers)
 	r.Timing.AddPhase("read-wait", r.Wait)
 	if dev == nil {
-		r.Timing.AddPhase(engine.TimeCompute, max(r.Wall-r.Wait, 0))
+		r.Timing.AddPhase(engine.TimeCompute, max(r.Wall-r.Wait-r.Buffers, 0))
 	}
 	m.End(&r.Timing)
 	return r, nil

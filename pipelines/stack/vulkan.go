@@ -147,6 +147,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 	for i := range out {
 		out[i] = make([]byte, N*4)
 	}
+	results := time.Since(t1)
 	if _, err := dev.Run(ctx, func(seq *engine.Sequence) {
 		for i, b := range acc {
 			seq.Download(b, 0, out[i])
@@ -154,6 +155,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 	}); err != nil {
 		return nil, err
 	}
+	tc := time.Now()
 	st := make([][]float64, 5)
 	for i := range st {
 		st[i] = make([]float64, N)
@@ -162,7 +164,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 		}
 	}
 	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates))
-	res.Read, res.Wait, res.Compute = tm.read, tm.wait, tm.compute+time.Since(t1)
+	// The host's work on the downloaded state: its arrays, then the
+	// statistics from it (phases of their own: --time).
+	res.Timing.AddPhase(engine.TimeResults, results)
+	res.Timing.AddPhase(engine.TimeConvert, time.Since(tc))
+	res.Read, res.Wait, res.Compute, res.Buffers = tm.read, tm.wait, tm.compute+time.Since(t1), tm.buffers
 	res.Wall = time.Since(t0)
 	return res, nil
 }
