@@ -176,23 +176,14 @@ type centralKernel struct {
 // newCentralKernel gives the kernel for rows (inner false: a reduction
 // along the last axis) or for the columns of an (outer, n, inner) array.
 func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, inner bool) (*centralKernel, error) {
-	ck := &centralKernel{double: dev.Info.Float64, cw: 4, recSize: 24} // reduce_central.comp's Central
-	name := "reduce_central_f32"
-	switch dt {
-	case tensor.F64:
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, err
-		}
-		name, ck.cw = "reduce_central_f64", 8
-	case tensor.F16:
-		name = "reduce_central_f16"
-	case tensor.BF16:
-		name = "reduce_central_bf16"
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return nil, err
 	}
+	name := "reduce_central" + v.Suffix()
+	ck := &centralKernel{double: !v.Acc32, cw: v.ValueSize(), recSize: 24} // reduce_central.comp's Central
 	if ck.double {
 		ck.recSize = 40
-	} else {
-		name += "acc32"
 	}
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {

@@ -271,27 +271,13 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		}
 		return out, nil, tm, nil
 	}
-	name, es := "reduce_partial_f32", 4
-	accDouble := dev.Info.Float64
-	switch {
-	case src.DType == tensor.F64:
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, nil, tm, err
-		}
-		name, es = "reduce_partial_f64", 8
-	case src.DType.Is16():
-		// Stored packed, two values to a uint32 word, and widened to
-		// float32 by the kernel as it reads them.
-		name, es = "reduce_partial_f16", 2
-		if src.DType == tensor.BF16 {
-			name = "reduce_partial_bf16"
-		}
-		if !accDouble {
-			name += "acc32"
-		}
-	case !accDouble:
-		name = "reduce_partial_f32acc32"
+	v, err := dev.Variant(src.DType, false)
+	if err != nil {
+		return nil, nil, tm, err
 	}
+	// 16-bit values are stored packed, two to a uint32 word, and widened
+	// to float32 by the kernel as it reads them.
+	name, es, accDouble := "reduce_partial"+v.Suffix(), src.DType.Size(), !v.Acc32
 	recSize := 28 // record.glsl's Record
 	if accDouble {
 		recSize = 48
@@ -385,7 +371,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// and the host merges nothing.
 	var fin *finisher
 	if len(tiles) == 1 {
-		if fin, err = newFinisher(dev, name, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
+		if fin, err = newFinisher(dev, v, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
 			return nil, nil, tm, err
 		}
 		if fin != nil {
@@ -651,7 +637,7 @@ type finisher struct {
 // more than finishChunkBudget records per output, the carried merge) would
 // not fit one binding or the budget; the host then merges as for many
 // tiles.
-func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize, workgroup int) (*finisher, error) {
+func newFinisher(dev *engine.Device, v engine.Variant, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize, workgroup int) (*finisher, error) {
 	f := &finisher{dev: dev, g: g, dt: dt, opt: opt, stats: stats, workgroup: workgroup}
 	for _, s := range stats {
 		if !slices.Contains(f.uniq, s) {
@@ -668,8 +654,7 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	}
 	// The records are the same whatever the input's storage: the 16-bit
 	// variants' finisher is float32's.
-	suffix := strings.NewReplacer("bf16", "f32", "f16", "f32").Replace(partial[strings.LastIndex(partial, "_"):])
-	name := "reduce_finish" + suffix
+	name := "reduce_finish" + v.Widened().Suffix()
 	var err error
 	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err

@@ -166,25 +166,13 @@ type packer struct {
 
 // prepare builds the kernel and the buffers for chunks of up to chunk
 // transforms of n values.
-func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput, chunk, n int, double bool) error {
+func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput, chunk, n int) error {
 	p.dev, p.raw = dev, raw
-	var name string
-	switch raw.t.DType {
-	case tensor.F64:
-		name = "spectra_pack_f64"
-	case tensor.F16:
-		name = "spectra_pack_f16"
-	case tensor.BF16:
-		name = "spectra_pack_bf16"
-	default:
-		name = "spectra_pack_f32"
+	v, err := dev.Variant(raw.t.DType, false)
+	if err != nil {
+		return err
 	}
-	if !dev.Info.Float64 {
-		if double {
-			return dev.RequireFloat64()
-		}
-		name += "acc32"
-	}
+	name := "spectra_pack" + v.Suffix()
 	// A workgroup per transform, or an invocation per transform of at
 	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
 	// are emulated).
