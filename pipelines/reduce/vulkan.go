@@ -31,7 +31,7 @@ type testOptions struct {
 	// holds the input window: float16 and bfloat16 take half the bytes of
 	// float32.
 	inputBuffer func(bytes int64)
-	// central, when set, is told whether RunCentral's second pass ran
+	// central, when set, is told whether Options.Central's second pass ran
 	// fused with the reduction.
 	central func(fused bool)
 }
@@ -228,27 +228,18 @@ func infOf(pinf, minf bool) float64 {
 	return math.Inf(-1)
 }
 
-// Vulkan reduces in on dev; see VulkanSource.
+// Vulkan reduces in on dev, streamed through it in tiles as RunSource's
+// source is.
 func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	return VulkanSource(ctx, dev, tensor.SourceOf(in), opt, stats)
-}
-
-// VulkanSource reduces src on dev. The array streams through the device in
-// tiles: each tile's window of the input is uploaded (read from src as the
-// copies go) and reduced by one dispatch into partial records, which the
-// host merges in float64. The device never holds more than one window, so
-// an array larger than the device memory, one allocation or one binding
-// reduces in bounded memory, as does the host when src reads a file.
-func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	out, _, tm, err := vulkanSource(ctx, dev, src, opt, stats, false)
+	out, _, tm, err := vulkanSource(ctx, dev, tensor.SourceOf(in), opt, stats, false)
 	return out, tm, err
 }
 
-// vulkanSource is VulkanSource; with central (a 2-d or 3-d array reduced
-// along axis 1, Mean among stats) it also returns the central moments when one
-// tile covers the array and the device merges its records, reduce_central
-// running in the same submission on the same window (nil otherwise: see
-// RunCentral).
+// vulkanSource reduces src on dev (RunSource); with central (a 2-d or 3-d
+// array reduced along axis 1, Mean among stats) it also returns the central
+// moments when one tile covers the array and the device merges its
+// records, reduce_central running in the same submission on the same
+// window (nil otherwise: see Options.Central).
 func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
 	defer engine.Begin(dev).End(&tm)
 	g, err := Plan(src.Shape, opt.Axis)
