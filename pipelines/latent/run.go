@@ -670,7 +670,7 @@ type setCovs struct {
 // lay places in x's data with package cov on dev or the CPU, and never
 // writes x.
 //
-// A set free of NaN and ±Inf is read where it lies (cov.RunStrided), all
+// A set free of NaN and ±Inf is read where it lies (cov.Options.Strided), all
 // such sets in one batch. Only a set that holds one is copied, as (samples,
 // variables): its non-finite values zeroed (Propagate; its variables are
 // flagged bad) or its samples with one left out (Skip, listwise deletion),
@@ -847,7 +847,9 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			}
 		}
 		c0 := time.Now()
-		r, err := cov.RunStrided(ctx, dev, x, sl, opt)
+		sopt := opt
+		sopt.Strided = &sl
+		r, err := cov.Run(ctx, dev, x, sopt)
 		inCov += time.Since(c0)
 		if err != nil {
 			return nil, err
