@@ -257,7 +257,8 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 			return nil, inputf("x has %v", err)
 		}
 		opt.Out = c.outputs(nil)
-		r, err := cov.RunGather(ctx, dev, x, g, opt)
+		opt.Gather = &g
+		r, err := cov.Run(ctx, dev, x, opt)
 		if err != nil {
 			return nil, err
 		}

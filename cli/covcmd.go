@@ -127,14 +127,12 @@ func runCov(c *ucli.Context) error {
 		return err
 	}
 	s.read = read
-	var res *cov.Result
 	t := in.Shape[1]
 	if flag == "cube" {
 		t = in.Shape[0]
-		res, err = cov.RunGather(c.Context, s.dev, in, g, opt)
-	} else {
-		res, err = cov.Run(c.Context, s.dev, in, opt)
+		opt.Gather = &g
 	}
+	res, err := cov.Run(c.Context, s.dev, in, opt)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

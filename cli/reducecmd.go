@@ -175,8 +175,12 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	}()
 	if streamable && s.dev != nil && dt == src.DType {
 		s.streamed = true
-		out, tm, err = reduce.VulkanSource(c.Context, s.dev, src, opt, stats)
-		return out, tm, s, err
+		opt.Stats = stats
+		var res *reduce.Result
+		if res, err = reduce.RunSource(c.Context, s.dev, src, opt); err != nil {
+			return nil, tm, s, err
+		}
+		return res.Stats, res.Timing, s, nil
 	}
 	if in == nil {
 		t0 := time.Now()

@@ -114,7 +114,7 @@ func TestReduceTruncatedMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range devs {
-		_, _, err := reduce.VulkanSource(t.Context(), d, src, reduce.Options{}, []reduce.Stat{reduce.Mean})
+		_, err := reduce.RunSource(t.Context(), d, src, reduce.Options{Stats: []reduce.Stat{reduce.Mean}})
 		if err == nil || !strings.Contains(err.Error(), "truncated") || !strings.Contains(err.Error(), "cut.npy") {
 			t.Errorf("%s: want a truncation error naming the file, got %v", d.Info.Name, err)
 		}

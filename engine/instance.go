@@ -12,7 +12,10 @@
 // Timing; a Progress in the context (WithProgress) hears how far it is.
 // A kernel is built from its name and constants (KernelSpec without
 // Code): the device takes the SPIR-V from its shader source
-// (DeviceOptions.Shaders: the binary's, or a folder being edited).
+// (DeviceOptions.Shaders: the binary's, or a folder being edited), and
+// Device.Variant says which variant of it a data type takes there (_f32,
+// _f64, _f16, _bf16, summing in float64, or their acc32 forms, summing in
+// float where the device has no shaderFloat64).
 //
 // A call costs no more on its second run than the work: buffers come from a
 // cache of device and staging memory (memory.go: freed blocks are kept,

@@ -14,9 +14,11 @@ import (
 )
 
 // leaf reports whether package q is a leaf helper: under internal/ but not
-// internal/device/ (which holds the modules built on engine), or shaders.
+// internal/device/ (which holds the modules built on engine), shaders, or
+// tensor (arrays and their element types, on internal/par only: the engine
+// names the shader variant of a type, engine.Variant).
 func leaf(q string) bool {
-	return under(q, "internal") && !under(q, "internal/device") || q == "shaders"
+	return under(q, "internal") && !under(q, "internal/device") || q == "shaders" || q == "tensor"
 }
 
 // under reports whether package p is prefix or below it.

@@ -145,30 +145,20 @@ func newKernel(dev *engine.Device, p int, dt tensor.DType, test *testOptions) (*
 
 // newKernelFor is newKernel aiming for target invocations per workgroup.
 func newKernelFor(dev *engine.Device, p int, dt tensor.DType, target int, test *testOptions) (*kernel, error) {
-	double := dt == tensor.F64
-	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, fmt.Errorf("chol: %w", err)
-		}
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return nil, fmt.Errorf("chol: %w", err)
 	}
-	es := 4
-	if double {
-		es = 8
-	}
-	l, err := planLayoutFor(dev.Info, p, double, target, test.mpwCap())
+	es := v.ValueSize()
+	l, err := planLayoutFor(dev.Info, p, dt == tensor.F64, target, test.mpwCap())
 	if err != nil {
 		return nil, err
 	}
 	tpm, mpw, lsz := l.tpm, l.mpw, l.lsz
 	global := test.get().global || l.global
-	name := "chol_f32"
-	switch {
-	case global && double:
-		name = "chol_global_f64"
-	case global:
-		name = "chol_global_f32"
-	case double:
-		name = "chol_f64"
+	name := "chol" + v.TypeSuffix()
+	if global {
+		name = "chol_global" + v.TypeSuffix()
 	}
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: cholPush{},
 		Spec: []uint32{uint32(tpm * mpw), uint32(p), uint32(tpm), uint32(mpw), uint32(lsz)}})

@@ -95,6 +95,14 @@ type Options struct {
 	// Out gives the results their memory (nil: Go memory), named mean,
 	// cov and rho.
 	Out *tensor.Outputs
+	// Gather, when set, has Run take the sample sets from x, a (T, H, W)
+	// cube, at the patches it lists (CubePatches), rather than from an
+	// (N, T, P) x.
+	Gather *Gather
+	// Strided, when set, has Run take the sample sets where it places them
+	// in x's data (the sets of a transposed view, without the copy): the
+	// same outputs as on the (N, T, P) copy of those sets.
+	Strided *Strided
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	// (A pointer, so that Options stay comparable.)
@@ -137,25 +145,29 @@ type Result struct {
 	Mean *tensor.Tensor // (N, P)
 	Cov  *tensor.Tensor // (N, P, P), symmetric
 	Rho  *tensor.Tensor // (N,), 0 for the estimator None
-	// Timing is what the call cost (Run, RunGather, RunStrided).
+	// Timing is what the call cost.
 	Timing engine.Timing
 }
 
 // Run estimates the covariance of each sample set of x, an (N, T, P)
-// array, on dev, or on the CPU when dev is nil.
+// array (or the sets that opt.Gather or opt.Strided takes from x), on dev,
+// or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
-	if dev == nil {
+	switch g, s := opt.Gather, opt.Strided; {
+	case g != nil && s != nil:
+		return nil, fmt.Errorf("cov: sample sets both gathered and strided: set one of Options.Gather and Options.Strided")
+	case g != nil && dev == nil:
+		return timed(engine.TimeCPU(func() (*Result, error) { return CPUGather(x, *g, opt) }))
+	case g != nil:
+		return timed(VulkanGather(ctx, dev, x, *g, opt))
+	case s != nil && dev == nil:
+		return timed(engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, *s, opt) }))
+	case s != nil:
+		return timed(VulkanStrided(ctx, dev, x, *s, opt))
+	case dev == nil:
 		return timed(engine.TimeCPU(func() (*Result, error) { return CPU(x, opt) }))
 	}
 	return timed(Vulkan(ctx, dev, x, opt))
-}
-
-// RunGather is Run on the sample sets that g gathers from a (T, H, W) cube.
-func RunGather(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, g Gather, opt Options) (*Result, error) {
-	if dev == nil {
-		return timed(engine.TimeCPU(func() (*Result, error) { return CPUGather(cube, g, opt) }))
-	}
-	return timed(VulkanGather(ctx, dev, cube, g, opt))
 }
 
 // timed puts tm on r.

@@ -32,7 +32,7 @@ func Sets(x *tensor.Tensor, ddof int) (sets *tensor.Tensor, single bool, err err
 	return x, single, nil
 }
 
-// CubePatches is the Gather of RunGather over a cube of shape (T, H, W):
+// CubePatches is the Gather (Options.Gather) over a cube of shape (T, H, W):
 // the patches of radius r (PatchOffsets) at every location whose patch
 // lies inside the frame. The cube needs more frames than ddof.
 func CubePatches(shape []int, r, ddof int) (Gather, error) {

@@ -33,11 +33,11 @@ type splitKernel struct {
 	groups    int // workgroups a set aims at (tune: splitk_groups)
 }
 
-// newSplitK builds the two kernels for p variables, variant suffix (the
-// blocks kernel's name without "cov_": f32, f32acc32, f64, f16, …),
-// tileSz bytes per staged value and accSz per sum, out the output variant
-// of the second pass (f32, f32acc32 or f64).
-func newSplitK(dev *engine.Device, p int, suffix, out string, tileSz, accSz int, tn tuning, test testOptions) (*splitKernel, error) {
+// newSplitK builds the two kernels for p variables in variant v (the
+// blocks kernel's); the second pass takes the widened variant (its outputs
+// are float32 for 16-bit data).
+func newSplitK(dev *engine.Device, p int, v engine.Variant, tn tuning, test testOptions) (*splitKernel, error) {
+	tileSz, accSz := v.ValueSize(), v.AccSize() // bytes per staged value and per sum
 	wgAim := tn.splitkWG
 	if l := int(dev.Info.MaxWorkgroupInvocation); l > 0 {
 		wgAim = min(wgAim, l)
@@ -72,13 +72,13 @@ func newSplitK(dev *engine.Device, p int, suffix, out string, tileSz, accSz int,
 	perTile := 1 + ceil(2*tp*tt, wg) + ceil(tt, lanes)
 	fixed := 1 + ceil(2*tp, wg) + (r*r+r)*(lanes+1)
 	sk.maxSpan = max(1, (loopBudget-fixed)/perTile) * tt
-	name := "cov_splitk_" + suffix
+	name := "cov_splitk" + v.Suffix()
 	var err error
 	if sk.part, err = dev.Kernel(engine.KernelSpec{Name: name, Push: splitPush{},
 		Spec: []uint32{uint32(wg), uint32(p), uint32(tp), uint32(r), uint32(tt)}}); err != nil {
 		return nil, err
 	}
-	name = "cov_splitk_sum_" + out
+	name = "cov_splitk_sum" + v.Widened().Suffix()
 	if sk.sum, err = dev.Kernel(engine.KernelSpec{Name: name, Push: splitSumPush{},
 		Spec: []uint32{splitSumWG, uint32(p)}}); err != nil {
 		return nil, err

@@ -59,15 +59,6 @@ func (s Strided) offRange() (lo, hi int) {
 	return lo, hi + (s.T-1)*s.TStride
 }
 
-// RunStrided is Run on the sample sets that s places in x's data: the same
-// outputs as Run on the (N, T, P) copy of those sets, without the copy.
-func RunStrided(ctx context.Context, dev *engine.Device, x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
-	if dev == nil {
-		return timed(engine.TimeCPU(func() (*Result, error) { return CPUStrided(x, s, opt) }))
-	}
-	return timed(VulkanStrided(ctx, dev, x, s, opt))
-}
-
 // CPUStrided is CPU on the sample sets that s places in x's data. Each set
 // is packed into its panel a block of samples at a time, variable by
 // variable (the samples of one variable are close together when TStride

@@ -19,12 +19,11 @@ type tiledKernel struct {
 	blocksPerS int // R×R blocks per set
 }
 
-// newTiled builds cov_tiled.comp for p variables in variant name (the
-// blocks kernel's name with "cov_" → "cov_tiled_"), tileSz bytes per staged
-// value and accSz per accumulator, or returns nil when a set does not fit
-// a workgroup (R×R blocks of R ≤ 8) or its shared memory (the caller keeps
-// the blocks kernel).
-func newTiled(dev *engine.Device, p int, name string, tileSz, accSz int, tn tuning) (*tiledKernel, error) {
+// newTiled builds cov_tiled.comp for p variables in variant v (the blocks
+// kernel's), or returns nil when a set does not fit a workgroup (R×R blocks
+// of R ≤ 8) or its shared memory (the caller keeps the blocks kernel).
+func newTiled(dev *engine.Device, p int, v engine.Variant, tn tuning) (*tiledKernel, error) {
+	name, tileSz, accSz := "cov_tiled"+v.Suffix(), v.ValueSize(), v.AccSize() // bytes per staged value and per accumulator
 	lim := 1024
 	if l := int(dev.Info.MaxWorkgroupInvocation); l > 0 {
 		lim = min(lim, l)
@@ -81,9 +80,6 @@ func newTiled(dev *engine.Device, p int, name string, tileSz, accSz int, tn tuni
 	}
 	return &tiledKernel{k: k, dev: dev, r: r, sets: sets, wg: wg, tt: tt, maxT: maxT, blocksPerS: nb}, nil
 }
-
-// tiledName is the variant of cov_tiled.comp for blocks variant name.
-func tiledName(name string) string { return "cov_tiled_" + name[len("cov_"):] }
 
 // record records one dispatch over n sets of t ≤ maxT samples, addressed
 // as kernel.record's.

@@ -107,25 +107,11 @@ func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator,
 	if err != nil {
 		return nil, fmt.Errorf("cov: %w", err)
 	}
-	double := dt == tensor.F64
-	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, fmt.Errorf("cov: %w", err)
-		}
+	v, err := dev.Variant(dt, test.acc32 || tn.acc32)
+	if err != nil {
+		return nil, fmt.Errorf("cov: %w", err)
 	}
-	acc32 := !dev.Info.Float64 || test.acc32 || tn.acc32
-	name, es, accSz, tileSz := "cov_f32", 4, 8, 4
-	switch {
-	case double:
-		name, es, tileSz = "cov_f64", 8, 8
-	case dt.Is16():
-		name = map[tensor.DType]string{tensor.F16: "cov_f16", tensor.BF16: "cov_bf16"}[dt]
-		if acc32 {
-			name, accSz = name+"acc32", 4
-		}
-	case acc32:
-		name, accSz = "cov_f32acc32", 4
-	}
+	name, es, accSz := "cov"+v.Suffix(), v.ValueSize(), v.AccSize()
 	pb := (p + 3) / 4
 	nblk := pb * (pb + 1) / 2
 	wg := tn.blocksWGLo
@@ -157,7 +143,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator,
 	}
 	kn := &kernel{k: k, dev: dev, passes: passes, elemSz: es, inSz: dt.Size(), accSz: accSz, p: p, wg: wg, nblk: nblk, tc: tc, maxb: maxb}
 	if tn.kernel == "tiled" {
-		if kn.tiled, err = newTiled(dev, p, tiledName(name), tileSz, accSz, tn); err != nil {
+		if kn.tiled, err = newTiled(dev, p, v, tn); err != nil {
 			return nil, err
 		}
 	}
@@ -166,14 +152,7 @@ func newKernel(ctx context.Context, dev *engine.Device, p, t int, est Estimator,
 		kn.splitkMinT = test.splitkMinT
 	}
 	if kn.splitkMinT > 0 && t >= kn.splitkMinT && est == None {
-		out := "f32"
-		switch {
-		case double:
-			out = "f64"
-		case accSz == 4:
-			out = "f32acc32"
-		}
-		if kn.splitk, err = newSplitK(dev, p, name[len("cov_"):], out, tileSz, accSz, tn, test); err != nil {
+		if kn.splitk, err = newSplitK(dev, p, v, tn, test); err != nil {
 			return nil, err
 		}
 	}

@@ -101,19 +101,14 @@ func layout(dev *engine.Device, n int, dt tensor.DType) (wg int, fits bool) {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*kernel, error) {
-	double := dt == tensor.F64
-	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, fmt.Errorf("eig: %w", err)
-		}
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return nil, fmt.Errorf("eig: %w", err)
 	}
 	if n > maxOrder {
 		return nil, fmt.Errorf("eig: n = %d is more than the kernel's %d: %w", n, maxOrder, engine.ErrDeviceLimit)
 	}
-	es := 4
-	if double {
-		es = 8
-	}
+	es := v.ValueSize()
 	wg, fits := layout(dev, n, dt)
 	global := test.get().global || !fits
 	budget := loopBudget
@@ -131,14 +126,9 @@ func newKernel(dev *engine.Device, n int, dt tensor.DType, test *testOptions) (*
 		return nil, fmt.Errorf("eig: n = %d needs %d loop iterations per invocation for one Jacobi round, beyond the %d one dispatch may run (lavapipe's loop limit): %w",
 			n, over+perRound, budget, engine.ErrDeviceLimit)
 	}
-	name := "eig_f32"
-	switch {
-	case global && double:
-		name = "eig_global_f64"
-	case global:
-		name = "eig_global_f32"
-	case double:
-		name = "eig_f64"
+	name := "eig" + v.TypeSuffix()
+	if global {
+		name = "eig_global" + v.TypeSuffix()
 	}
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: eigPush{},
 		Spec: []uint32{uint32(wg), uint32(n), uint32(m)}})

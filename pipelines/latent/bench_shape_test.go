@@ -13,7 +13,7 @@ import (
 // bench-latent.sh's spatial case, a (2, 16, 16, 64, 64) float32 latent seen
 // as (512, 4096), on each device, three ways: "host" is what runMoments did
 // before skewness and kurtosis ran on the device (reduce.Run, then shape34
-// on the host); "fused" is reduce.RunCentral (both passes in one
+// on the host); "fused" is reduce.Options.Central (both passes in one
 // submission, the array uploaded once); "reupload" is reduce.Run, then
 // reduce.Central (the array uploaded again).
 func BenchmarkMoments(b *testing.B) {
@@ -43,8 +43,10 @@ func BenchmarkMoments(b *testing.B) {
 		b.Run(dev.Info.Name+"/fused", func(b *testing.B) {
 			b.SetBytes(int64(p.Bytes()))
 			for range b.N {
-				if _, c, _, err := reduce.RunCentral(ctx, dev, p, opt, want); err != nil || c == nil {
-					b.Fatal(err, c == nil)
+				copt := opt
+				copt.Central = true
+				if r, err := reduce.Run(ctx, dev, p, copt); err != nil || r.Central == nil {
+					b.Fatal(err)
 				}
 			}
 		})

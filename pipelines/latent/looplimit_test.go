@@ -45,7 +45,7 @@ func TestVulkanLongLatent(t *testing.T) {
 // record with one record per row asked for, so that only reduce's chunk
 // cap splits them; a workgroup of 64), every storage type, both NaN
 // policies: channel 0 holds a NaN and a +Inf, channel 1 is constant.
-// Skewness and kurtosis come from reduce.RunCentral there; against the
+// Skewness and kurtosis come from reduce.Options.Central there; against the
 // reference.
 func TestVulkanLongMoments(t *testing.T) {
 	shape := []int{1, 3, 4, 128, 130}

@@ -37,7 +37,7 @@ func finite[T float](v T) bool { return v-v == 0 }
 // copy in x's dtype: float32, float64, or the bits of float16 or
 // bfloat16). Package reduce does the
 // reduction; skewness and kurtosis take a second pass over the data, on
-// dev (reduce.RunCentral) or the CPU.
+// dev (reduce.Options.Central) or the CPU.
 // The correlations hand x itself to package cov as strided sample sets
 // (cov.Strided), without a permuted copy; only sets that hold a NaN or
 // ±Inf are copied (corrSets). A float64 x needs a device with shaderFloat64
@@ -254,7 +254,7 @@ var permutedHook func()
 // the last axis). Otherwise x is permuted on the host so that they come
 // last. Package reduce reduces axis 1 of that view (on dev, or the CPU).
 // Skewness and kurtosis take a second pass around the mean: on dev,
-// reduce.RunCentral's central sums of the rows or columns of that view (on
+// reduce.Options.Central's central sums of the rows or columns of that view (on
 // the data already uploaded where the array fits one tile); on the CPU,
 // shape34, or shape34Strided for a run that is not last.
 func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes []int, req Options, anyInf bool, tm *engine.Timing) (*Moments, error) {
@@ -304,23 +304,15 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
 	var central *reduce.CentralMoments
 	if rows > 0 {
-		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip}
-		var out map[reduce.Stat]*tensor.Tensor
-		var t engine.Timing
-		var err error
-		if dev != nil {
-			out, central, t, err = reduce.RunCentral(ctx, dev, p, opt, want)
-		} else {
-			opt.Stats = want
-			var r *reduce.Result
-			if r, err = reduce.Run(ctx, nil, p, opt); err == nil {
-				out, t = r.Stats, r.Timing
-			}
-		}
-		tm.Add(t)
+		// On a device the central moments come with the reduction.
+		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip, Stats: want, Central: dev != nil}
+		r, err := reduce.Run(ctx, dev, p, opt)
 		if err != nil {
 			return nil, fmt.Errorf("latent: moments: %w", err)
 		}
+		tm.Add(r.Timing)
+		out := r.Stats
+		central = r.Central
 		f := func(s reduce.Stat) *tensor.Tensor {
 			t := out[s].As(tensor.F64)
 			t.Shape = append([]int{}, keep...)
@@ -678,7 +670,7 @@ type setCovs struct {
 // lay places in x's data with package cov on dev or the CPU, and never
 // writes x.
 //
-// A set free of NaN and ±Inf is read where it lies (cov.RunStrided), all
+// A set free of NaN and ±Inf is read where it lies (cov.Options.Strided), all
 // such sets in one batch. Only a set that holds one is copied, as (samples,
 // variables): its non-finite values zeroed (Propagate; its variables are
 // flagged bad) or its samples with one left out (Skip, listwise deletion),
@@ -855,7 +847,9 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 			}
 		}
 		c0 := time.Now()
-		r, err := cov.RunStrided(ctx, dev, x, sl, opt)
+		sopt := opt
+		sopt.Strided = &sl
+		r, err := cov.Run(ctx, dev, x, sopt)
 		inCov += time.Since(c0)
 		if err != nil {
 			return nil, err

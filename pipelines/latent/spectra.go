@@ -62,33 +62,30 @@ func spectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, pol
 		return nil, fmt.Errorf("spectra: frames of %d×%d pixels have no spatial spectrum (want H, W ≥ 2)", d.H, d.W)
 	}
 	out := &Spectra{}
-	opt := spectra.Options{Device: dev, Double: x.DType == tensor.F64, Plans: &out.Plans}
-	hw, nc := d.H*d.W, d.N*d.C
-	// The spectra take x as stored: on a device the frames and each
-	// pixel's series are centred and packed there (the series transposed
-	// there too), and summed over each (sample, channel)'s frames and
-	// pixels there; frames and series holding a NaN or ±Inf are left out
-	// of the sums and counted (a NaN spoils its own frame and its own
-	// pixel's series only).
-	sp, tm, err := spectra.SpatialGroupsOf(ctx, x, nc, d.F, d.H, d.W, opt)
+	opt := spectra.Options{Double: x.DType == tensor.F64, Plans: &out.Plans}
+	// The spectra take x as stored, seen as (N·C, F, H, W) groups of
+	// frames: on a device the frames and each pixel's series are centred
+	// and packed there (the series transposed there too), and summed over
+	// each (sample, channel)'s frames and pixels there; frames and series
+	// holding a NaN or ±Inf are left out of the sums and counted (a NaN
+	// spoils its own frame and its own pixel's series only).
+	groups := &tensor.Tensor{Shape: []int{d.N * d.C, d.F, d.H, d.W}, DType: x.DType, F32: x.F32, F64: x.F64, U16: x.U16}
+	r, err := spectra.Run(ctx, dev, groups, opt)
 	if err != nil {
 		return nil, err
 	}
-	out.Timing.Add(tm)
+	out.Timing.Add(r.Timing)
+	sp := r.SpatialGroups
 	k := sp.K
 	out.Radius = sp.Radius
 	out.Spatial = tensor.New(tensor.F64, d.N, d.C, k)
 	out.SpatialCentroid, out.SpatialHighFrac = tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
 	out.leftSpatial = averageGroups(k, sp.Radial, sp.Total, sp.NuSum, sp.HighSum, sp.Good, sp.Bad, policy == Propagate,
 		out.Spatial.F64, out.SpatialCentroid.F64, out.SpatialHighFrac.F64)
-	if d.F < 2 {
+	ts := r.TemporalGroups
+	if ts == nil { // one frame: no series
 		return out, nil
 	}
-	ts, tm, err := spectra.TemporalGroupsOf(ctx, x, nc, d.F, hw, opt)
-	if err != nil {
-		return nil, err
-	}
-	out.Timing.Add(tm)
 	kt := ts.K
 	out.Temporal = tensor.New(tensor.F64, d.N, d.C, kt)
 	out.TemporalCentroid, out.TemporalHighFrac = tensor.New(tensor.F64, d.N, d.C), tensor.New(tensor.F64, d.N, d.C)
@@ -138,7 +135,7 @@ func mergeSpectra(parts []*Spectra) *Spectra {
 }
 
 // averageGroups averages each group's summed k-bin spectra (sum, from
-// spectra.SpatialGroupsOf or TemporalGroupsOf: sums over its good
+// spectra.Run's SpatialGroups or TemporalGroups: sums over its good
 // members) over its good members into avg, and gives each group its
 // centroid (Σ nuSum / Σ total) and high-frequency fraction (Σ highSum /
 // Σ total). A group with no good member, or with propagate any bad one, is

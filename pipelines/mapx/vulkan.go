@@ -60,16 +60,11 @@ func vulkanInto(ctx context.Context, dev *engine.Device, z, x, y *tensor.Tensor,
 	if err := checkLens(x, y, z); err != nil {
 		return tm, err
 	}
-	double := x.DType == tensor.F64
-	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return tm, err
-		}
+	v, err := dev.Variant(x.DType, false)
+	if err != nil {
+		return tm, err
 	}
-	name, es := "map_f32", int64(4)
-	if double {
-		name, es = "map_f64", 8
-	}
+	name, es := "map"+v.TypeSuffix(), int64(v.ValueSize())
 	workgroup, err := workgroupSize(ctx, dev.Info)
 	if err != nil {
 		return tm, err

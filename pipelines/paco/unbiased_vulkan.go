@@ -19,7 +19,7 @@ type deviceMoments struct {
 	ctx    context.Context
 	dev    *engine.Device
 	u      *unbiasedCtx
-	v      variant
+	v      engine.Variant
 	kernel *engine.Kernel
 	cube   *engine.Buffer
 	offs   *engine.Buffer
@@ -42,16 +42,16 @@ func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbi
 	}
 	p := u.p
 	maxB := min(dev.MaxBinding(), dev.MaxBuffer())
-	if n := int64(p.T) * int64(p.H*p.W) * int64(v.es); n > maxB {
+	if n := int64(p.T) * int64(p.H*p.W) * int64(v.ValueSize()); n > maxB {
 		return nil, fmt.Errorf("paco: Algorithm 3 on %s needs the whole cube (%d MiB) in one binding, at most %d MiB: %w",
 			dev.Info.Name, n>>20, maxB>>20, engine.ErrTooLarge)
 	}
-	name := "paco_unbiased" + v.suffix
+	name := "paco_unbiased" + v.Suffix()
 	k, err := dev.Kernel(engine.KernelSpec{Name: name, Push: unbiasedPush{}, Spec: []uint32{workgroup, uint32(p.P())}})
 	if err != nil {
 		return nil, err
 	}
-	raw := in.Cube.As(v.dataType).Raw()
+	raw := in.Cube.As(v.DType).Raw()
 	bufs, err := dev.Buffers(int64(len(raw)), int64(8*p.P()))
 	if err != nil {
 		return nil, fmt.Errorf("paco: %w", err)
@@ -106,9 +106,9 @@ func (d *deviceMoments) moments(locs []int, pos [][2]float64) ([]*locMoments, er
 			}
 		}
 	}
-	winB := make([]byte, 0, len(win)*d.v.acc)
+	winB := make([]byte, 0, len(win)*d.v.AccSize())
 	for _, x := range win {
-		if d.v.acc == 8 {
+		if d.v.AccSize() == 8 {
 			winB = le.AppendUint64(winB, math.Float64bits(x))
 		} else {
 			winB = le.AppendUint32(winB, math.Float32bits(float32(x)))
@@ -116,7 +116,7 @@ func (d *deviceMoments) moments(locs []int, pos [][2]float64) ([]*locMoments, er
 	}
 
 	// Locations in chunks whose moments fit one binding and stay modest.
-	per := int64((Z + E) * d.v.acc)
+	per := int64((Z + E) * d.v.AccSize())
 	chunk := int(max(min(d.maxB, 64<<20)/per, 1))
 	chunk = min(chunk, len(inside))
 	bufs, err := d.dev.Buffers(int64(len(winB)), int64(len(orgB)), int64(4*chunk), int64(chunk)*per)
@@ -158,7 +158,7 @@ func (d *deviceMoments) moments(locs []int, pos [][2]float64) ([]*locMoments, er
 		}
 		first = false
 		val := func(i int) float64 {
-			if d.v.acc == 8 {
+			if d.v.AccSize() == 8 {
 				return math.Float64frombits(le.Uint64(res[8*i:]))
 			}
 			return float64(math.Float32frombits(le.Uint32(res[4*i:])))

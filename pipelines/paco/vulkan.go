@@ -29,22 +29,17 @@ func RunMaps(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	return Vulkan(ctx, dev, in)
 }
 
-type variant struct {
-	suffix   string
-	es, acc  int // bytes per data element and per accumulator
-	dataType tensor.DType
-}
-
-func pickVariant(dev *engine.Device, dt tensor.DType) (variant, error) {
-	switch {
-	case dt == tensor.F64 && !dev.Info.Float64:
-		return variant{}, fmt.Errorf("paco: %w", dev.RequireFloat64())
-	case dt == tensor.F64:
-		return variant{"_f64", 8, 8, tensor.F64}, nil
-	case dev.Info.Float64:
-		return variant{"_f32", 4, 8, tensor.F32}, nil
+// pickVariant is the kernels' variant for a cube of type dt: float64's,
+// or float32's for the others (the cube goes up as float32).
+func pickVariant(dev *engine.Device, dt tensor.DType) (engine.Variant, error) {
+	if dt != tensor.F64 {
+		dt = tensor.F32
 	}
-	return variant{"_f32acc32", 4, 4, tensor.F32}, nil
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return v, fmt.Errorf("paco: %w", err)
+	}
+	return v, nil
 }
 
 // blockFrameBudget is the most frames in one block of the cube on the
@@ -126,7 +121,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	// Its shared memory: the strictly lower triangle, the diagonal, the
 	// solutions, the reductions and the published pivots (ACC), and the
 	// info code.
-	shared := (P*(P-1)/2+1+P+nb*P+3*solveWG+2*nb)*v.acc + 4
+	shared := (P*(P-1)/2+1+P+nb*P+3*solveWG+2*nb)*v.AccSize() + 4
 	if shared > int(dev.Info.MaxSharedMemory) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision with %s PSF placement needs %d bytes of shared memory; %s has %d: %w",
 			in.Radius, P, p.Placement, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
@@ -138,7 +133,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	// Without float64 the detection kernel reads the trajectories from a
 	// table computed here in float64 (paco_detect.comp says why), a frame's
 	// worth of int32 per frame.
-	posTable := v.acc == 4
+	posTable := v.AccSize() == 4
 
 	// Host-side tables.
 	le := binary.LittleEndian
@@ -158,9 +153,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		pairB = le.AppendUint32(le.AppendUint32(pairB, uint32(pr.Disp)), diag)
 	}
 	accBytes := func(xs []float64) []byte {
-		b := make([]byte, 0, len(xs)*v.acc)
+		b := make([]byte, 0, len(xs)*v.AccSize())
 		for _, x := range xs {
-			if v.acc == 8 {
+			if v.AccSize() == 8 {
 				b = le.AppendUint64(b, math.Float64bits(x))
 			} else {
 				b = le.AppendUint32(b, math.Float32bits(float32(x)))
@@ -184,13 +179,13 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	for _, b := range []struct {
 		what  string
 		bytes int64
-	}{{"the maps", int64(3 * N * v.es)}, {"the detection sums", int64(2 * N * v.acc)}, {"one row of a frame", int64(W * v.es)}} {
+	}{{"the maps", int64(3 * N * v.ValueSize())}, {"the detection sums", int64(2 * N * v.AccSize())}, {"one row of a frame", int64(W * v.ValueSize())}} {
 		if b.bytes > maxB {
 			return nil, fmt.Errorf("paco: %s take %s, more than %s binds at once (%s): %w",
 				b.what, engine.SizeText(b.bytes), dev.Info.Name, engine.SizeText(maxB), engine.ErrTooLarge)
 		}
 	}
-	globals := []int64{int64(8 * D), int64(len(pairB)), int64(nb * P * v.acc), int64(2 * T * v.acc), int64(4 * P), int64(3 * N * v.es), int64(2 * N * v.acc)}
+	globals := []int64{int64(8 * D), int64(len(pairB)), int64(nb * P * v.AccSize()), int64(2 * T * v.AccSize()), int64(4 * P), int64(3 * N * v.ValueSize()), int64(2 * N * v.AccSize())}
 	tabCap := int(max(maxB/int64(4*N), 1)) // table frames per binding
 	// plan returns the plan for rows location rows per pass and a table
 	// of tf frames per chunk, and whether its bindings are within maxB.
@@ -198,21 +193,21 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		hb := min(H, rows+2*r)
 		band := int64(hb * W)
 		pl := vkPlan{rows: rows, hb: hb, tabFrames: tf}
-		pl.perBlock = int(max(min(maxB/(band*int64(v.es)), blockFrameBudget), 1))
+		pl.perBlock = int(max(min(maxB/(band*int64(v.ValueSize())), blockFrameBudget), 1))
 		if in.test != nil && in.test.maxBlockFrames > 0 {
 			pl.perBlock = min(pl.perBlock, in.test.maxBlockFrames)
 		}
 		gram := int64(4)
 		if sub {
-			gram = int64(rows*W*nb*nb) * int64(v.acc)
+			gram = int64(rows*W*nb*nb) * int64(v.AccSize())
 		}
-		pl.sizes = append(append([]int64{}, globals...), band*int64(v.acc), band*int64(D*v.es), int64(rows*W*nb*P*v.es), int64(rows*W*v.acc), gram)
+		pl.sizes = append(append([]int64{}, globals...), band*int64(v.AccSize()), band*int64(D*v.ValueSize()), int64(rows*W*nb*P*v.ValueSize()), int64(rows*W*v.AccSize()), gram)
 		ok := true
 		for _, s := range pl.sizes {
 			ok = ok && s <= maxB
 		}
 		for t0 := 0; t0 < T; t0 += pl.perBlock {
-			pl.sizes = append(pl.sizes, int64(min(pl.perBlock, T-t0))*band*int64(v.es))
+			pl.sizes = append(pl.sizes, int64(min(pl.perBlock, T-t0))*band*int64(v.ValueSize()))
 			pl.blocks++
 		}
 		if posTable {
@@ -298,7 +293,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		subName = "_sub"
 	}
 	kernel := func(name string, push any, spec ...uint32) (*engine.Kernel, error) {
-		name += v.suffix
+		name += v.Suffix()
 		return dev.Kernel(engine.KernelSpec{Name: name, Push: push, Spec: spec})
 	}
 	kCenter, err := kernel("paco_center", centerPush{}, workgroup)
@@ -326,7 +321,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 
 	maps := newMaps(p)
 	maps.Device, maps.Precision, maps.Passes = dev.Info.Name, "f32", len(passes)
-	if v.dataType == tensor.F64 {
+	if v.DType == tensor.F64 {
 		maps.Precision = "f64"
 	}
 	t0 := time.Now()
@@ -384,7 +379,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 
 	raw := in.Cube.Raw()
-	frameBytes := int64(N * v.es)
+	frameBytes := int64(N * v.ValueSize())
 	// Frames per detection dispatch: llvmpipe (lavapipe) silently ends an
 	// invocation's loops after 65,535 iterations in all (its guard against
 	// endless shader loops; the sub-pixel map lost every frame past about
@@ -420,12 +415,12 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	// Progress: each pass's statistics are its share of the locations;
 	// the detection map runs once per pass over every pixel.
-	out := make([]byte, 3*N*v.es)
-	alphaOut := make([]byte, N*v.acc)
+	out := make([]byte, 3*N*v.ValueSize())
+	alphaOut := make([]byte, N*v.AccSize())
 	invalid := 0
 	for pi, ps := range passes {
 		nband := (ps.yb - ps.ya) * W
-		bandBytes := int64(nband * v.es)
+		bandBytes := int64(nband * v.ValueSize())
 		locs := (ps.y1 - ps.y0) * W
 		done := func(frac float64) float64 { return (float64(ps.y0*W) + frac*float64(locs)) / float64(N) }
 		// Upload of the band's pixel rows, frame by frame, and centring:
@@ -440,7 +435,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				seq.UploadFrom(cubes[i], 0, int64(b.nt)*bandBytes, func(dst []byte, at int64) error {
 					for len(dst) > 0 {
 						t, off := at/bandBytes, at%bandBytes
-						src := raw[int64(b.t0+int(t))*frameBytes+int64(ps.ya*W*v.es)+off:][:min(bandBytes-off, int64(len(dst)))]
+						src := raw[int64(b.t0+int(t))*frameBytes+int64(ps.ya*W*v.ValueSize())+off:][:min(bandBytes-off, int64(len(dst)))]
 						par.Copy(dst, src)
 						n := len(src)
 						dst, at = dst[n:], at+int64(n)
@@ -490,7 +485,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 				}
 				seq.Dispatch(kSolve, dev.Groups(end-base), pc, binds...)
 				if end == k0+locs {
-					seq.Download(alphaBuf, 0, alphaOut[ps.y0*W*v.acc:ps.y1*W*v.acc])
+					seq.Download(alphaBuf, 0, alphaOut[ps.y0*W*v.AccSize():ps.y1*W*v.AccSize()])
 				}
 			})
 			if err != nil {
@@ -547,11 +542,11 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return float64(math.Float32frombits(le.Uint32(b[4*i:])))
 	}
 	for i := 0; i < N; i++ {
-		maps.SNR[i], maps.Flux[i], maps.Sigma[i] = val(out, i, v.es), val(out, N+i, v.es), val(out, 2*N+i, v.es)
+		maps.SNR[i], maps.Flux[i], maps.Sigma[i] = val(out, i, v.ValueSize()), val(out, N+i, v.ValueSize()), val(out, 2*N+i, v.ValueSize())
 		if math.IsNaN(maps.SNR[i]) {
 			maps.InvalidPixels++
 		}
-		if math.IsNaN(val(alphaOut, i, v.acc)) {
+		if math.IsNaN(val(alphaOut, i, v.AccSize())) {
 			invalid++
 		}
 	}
@@ -569,7 +564,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		gpuTimed = gpuTimed || tm.GPUTimed
 		for _, st := range tm.Steps {
 			if st.Phase == engine.PhaseKernel {
-				kernels[strings.TrimSuffix(st.Name, v.suffix)] += st.Time
+				kernels[strings.TrimSuffix(st.Name, v.Suffix())] += st.Time
 			}
 		}
 	}

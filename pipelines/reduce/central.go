@@ -21,17 +21,11 @@ type CentralMoments struct {
 	M2, M3, M4 []float64
 }
 
-// RunCentral is Vulkan on a 2-D (rows, n) or 3-D (outer, n, inner) array
-// reduced along axis 1, with the central moments of each row or output
-// column as well (see Central), computed around
-// the Mean that the reduction computes, so stats must include Mean. Where
-// the reduction takes one tile and merges its records on the device (an
-// array within one binding and a quarter of the memory budget), the second
-// pass runs in the same submission on the window already uploaded, its
-// centres read from the device's Mean. Otherwise Central runs after it,
-// on the device's held copy of the array (engine.Device.Hold) where it has
-// room to spare; only where it has none does the array go up twice.
-func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
+// runCentral is Run with Options.Central: Vulkan on a 2-D (rows, n) or 3-D
+// (outer, n, inner) array reduced along axis 1, with the central moments
+// of each row or output column as well (see Central).
+func runCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
+	stats := opt.Stats
 	defer engine.Begin(dev).End(&tm)
 	if nd := len(in.Shape); nd != 2 && nd != 3 || opt.Axis != 1 && opt.Axis != 1-nd {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
@@ -65,7 +59,7 @@ func RunCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt 
 // output column (o, j) of a 3-D (outer, n, inner) one, reduced along axis
 // 1 where it lies: the second pass of a two-pass computation around
 // centre, one value per row or column (o·inner + j), which should be its
-// mean (Vulkan's Mean; NaN or ±Inf where it has none is fine). The array streams through the device in tiles as in VulkanSource;
+// mean (Vulkan's Mean; NaN or ±Inf where it has none is fine). The array streams through the device in tiles as in RunSource;
 // each record sums d, d², d³ and d⁴ (d = x − centre, NaNs left out and
 // counted) in float64, or in compensated float32 where the device has no
 // float64, and the host adds the records and corrects for the centre's
@@ -176,23 +170,14 @@ type centralKernel struct {
 // newCentralKernel gives the kernel for rows (inner false: a reduction
 // along the last axis) or for the columns of an (outer, n, inner) array.
 func newCentralKernel(ctx context.Context, dev *engine.Device, dt tensor.DType, inner bool) (*centralKernel, error) {
-	ck := &centralKernel{double: dev.Info.Float64, cw: 4, recSize: 24} // reduce_central.comp's Central
-	name := "reduce_central_f32"
-	switch dt {
-	case tensor.F64:
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, err
-		}
-		name, ck.cw = "reduce_central_f64", 8
-	case tensor.F16:
-		name = "reduce_central_f16"
-	case tensor.BF16:
-		name = "reduce_central_bf16"
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return nil, err
 	}
+	name := "reduce_central" + v.Suffix()
+	ck := &centralKernel{double: !v.Acc32, cw: v.ValueSize(), recSize: 24} // reduce_central.comp's Central
 	if ck.double {
 		ck.recSize = 40
-	} else {
-		name += "acc32"
 	}
 	tn, err := resolveTuning(ctx, dev.Info)
 	if err != nil {

@@ -28,13 +28,13 @@ func columnsData(dt tensor.DType, outer, n, inner int, seed uint64) (*tensor.Ten
 	return tensor.FromF64(v3, outer, n, inner).As(dt), vals, mean // exact: the values are dt's
 }
 
-// TestVulkanCentralColumns holds Central and RunCentral on (outer, n,
+// TestVulkanCentralColumns holds Central and Options.Central on (outer, n,
 // inner) arrays reduced along their middle axis against centralRef on the
 // same values taken as rows, on every device and storage type: columns
 // that straddle the workgroups, records of more than one chunk (n > 1,024),
 // a NaN and an all-NaN column, many tiles and tiles of gathered column
 // blocks (a small window), with either rows kernel tuned (columns take an
-// invocation per record either way), and RunCentral both fused and not.
+// invocation per record either way), and Options.Central both fused and not.
 func TestVulkanCentralColumns(t *testing.T) {
 	var fused []bool
 	shapes := [][3]int{{1, 5, 3}, {3, 64, 257}, {2, 1, 7}, {4, 1025, 5}, {2, 40, 1500}}
@@ -79,7 +79,7 @@ func TestVulkanCentralColumns(t *testing.T) {
 							check("Central", got)
 							fused = nil
 							opt := Options{Axis: 1, SkipNaN: true, test: test}
-							out, cm, _, err := RunCentral(ctx, dev, in, opt, []Stat{Mean, Min, Max})
+							out, cm, err := withCentral(ctx, dev, in, opt, []Stat{Mean, Min, Max})
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -91,7 +91,7 @@ func TestVulkanCentralColumns(t *testing.T) {
 							if !tensor.SameShape(out[Mean].Shape, []int{outer, inner}) {
 								t.Errorf("%v: mean of shape %v", sh, out[Mean].Shape)
 							}
-							check("RunCentral", cm)
+							check("Options.Central", cm)
 						}
 					})
 				}

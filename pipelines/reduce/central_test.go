@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
@@ -168,7 +169,18 @@ func TestVulkanCentral(t *testing.T) {
 	}
 }
 
-// TestVulkanRunCentral holds RunCentral against centralRef and its
+// withCentral is Run with Options.Central, giving the statistics and the
+// central moments.
+func withCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, *CentralMoments, error) {
+	opt.Stats, opt.Central = stats, true
+	r, err := Run(ctx, dev, in, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Stats, r.Central, nil
+}
+
+// TestVulkanRunCentral holds Run with Options.Central against centralRef and its
 // statistics against Vulkan's, on every device and storage type, both ways
 // it runs: fused with the reduction (one tile), and as a second upload
 // (many tiles), both NaN policies.
@@ -185,7 +197,7 @@ func TestVulkanRunCentral(t *testing.T) {
 						opt := Options{Axis: 1, DDof: 1, SkipNaN: skip, test: test}
 						stats := []Stat{Mean, Std, Min, Max}
 						fused = nil
-						out, cm, _, err := RunCentral(context.Background(), dev, in, opt, stats)
+						out, cm, err := withCentral(context.Background(), dev, in, opt, stats)
 						testdev.SkipNoFloat64(t, err)
 						if err != nil {
 							t.Fatal(err)

@@ -2,7 +2,7 @@
 // maximum of an N-d array along one axis, on a Vulkan device or on the CPU;
 // on a device, also the second, third and fourth central moments of the
 // rows of a 2-d array or the columns of a 3-d one reduced along its middle
-// axis (RunCentral, Central).
+// axis (Options.Central, Central).
 //
 // Every path gives NumPy's answer for ±Inf and overflow: a slice holding
 // +Inf (or −Inf) has that sum and mean, NaN with both; its var and std are
@@ -85,6 +85,18 @@ type Options struct {
 	Out *tensor.Outputs
 	// Stats are the statistics Run computes ("stat" to the front ends).
 	Stats []Stat
+	// Central asks Run for the central moments (Result.Central) as well,
+	// on a device only, of each row of a 2-d (rows, n) array or each output
+	// column of a 3-d (outer, n, inner) one reduced along axis 1, around
+	// the Mean that the reduction computes (so Stats must include Mean).
+	// Where the reduction takes one tile and merges its records on the
+	// device (an array within one binding and a quarter of the memory
+	// budget), the second pass runs in the same submission on the window
+	// already uploaded, its centres read from the device's Mean. Otherwise
+	// Central runs after it, on the device's held copy of the array
+	// (engine.Device.Hold) where it has room to spare; only where it has
+	// none does the array go up twice.
+	Central bool
 
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	test *testOptions
@@ -118,21 +130,53 @@ func (o Options) Check() error { return engine.AtLeast("ddof", o.DDof, 0) }
 // Result holds the statistics Run computed, each of the input's shape
 // without the axis, with what the call cost.
 type Result struct {
-	Stats  map[Stat]*tensor.Tensor
-	Timing engine.Timing
+	Stats map[Stat]*tensor.Tensor
+	// Central holds the central moments that Options.Central asks for.
+	Central *CentralMoments
+	Timing  engine.Timing
 }
 
 // Run reduces in along opt.Axis to opt.Stats on dev, or on the CPU when dev
 // is nil.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (*Result, error) {
-	var out map[Stat]*tensor.Tensor
-	var tm engine.Timing
+	res := &Result{}
 	var err error
-	if dev == nil {
-		out, tm, err = engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, opt.Stats) })
-	} else {
-		out, tm, err = Vulkan(ctx, dev, in, opt, opt.Stats)
+	switch {
+	case opt.Central && dev == nil:
+		return nil, fmt.Errorf("reduce: central moments are computed on a device only")
+	case opt.Central:
+		res.Stats, res.Central, res.Timing, err = runCentral(ctx, dev, in, opt)
+	case dev == nil:
+		res.Stats, res.Timing, err = engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, opt.Stats) })
+	default:
+		res.Stats, res.Timing, err = Vulkan(ctx, dev, in, opt, opt.Stats)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// RunSource is Run on an array that src reads as the copies go (a file, on
+// the command line). On a device the array streams through in tiles: each
+// tile's window of the input is uploaded (read from src as the copies go)
+// and reduced by one dispatch into partial records, which the host merges
+// in float64. The device never holds more than one window, so an array
+// larger than the device memory, one allocation or one binding reduces in
+// bounded memory, as does the host when src reads a file. The CPU path
+// loads the array first; Options.Central needs an array in memory (Run).
+func RunSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options) (*Result, error) {
+	if opt.Central {
+		return nil, fmt.Errorf("reduce: central moments need the array in memory (Run)")
+	}
+	if dev == nil {
+		in, err := src.Load()
+		if err != nil {
+			return nil, err
+		}
+		return Run(ctx, nil, in, opt)
+	}
+	out, _, tm, err := vulkanSource(ctx, dev, src, opt, opt.Stats, false)
 	if err != nil {
 		return nil, err
 	}

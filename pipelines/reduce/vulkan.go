@@ -31,7 +31,7 @@ type testOptions struct {
 	// holds the input window: float16 and bfloat16 take half the bytes of
 	// float32.
 	inputBuffer func(bytes int64)
-	// central, when set, is told whether RunCentral's second pass ran
+	// central, when set, is told whether Options.Central's second pass ran
 	// fused with the reduction.
 	central func(fused bool)
 }
@@ -228,27 +228,18 @@ func infOf(pinf, minf bool) float64 {
 	return math.Inf(-1)
 }
 
-// Vulkan reduces in on dev; see VulkanSource.
+// Vulkan reduces in on dev, streamed through it in tiles as RunSource's
+// source is.
 func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	return VulkanSource(ctx, dev, tensor.SourceOf(in), opt, stats)
-}
-
-// VulkanSource reduces src on dev. The array streams through the device in
-// tiles: each tile's window of the input is uploaded (read from src as the
-// copies go) and reduced by one dispatch into partial records, which the
-// host merges in float64. The device never holds more than one window, so
-// an array larger than the device memory, one allocation or one binding
-// reduces in bounded memory, as does the host when src reads a file.
-func VulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, engine.Timing, error) {
-	out, _, tm, err := vulkanSource(ctx, dev, src, opt, stats, false)
+	out, _, tm, err := vulkanSource(ctx, dev, tensor.SourceOf(in), opt, stats, false)
 	return out, tm, err
 }
 
-// vulkanSource is VulkanSource; with central (a 2-d or 3-d array reduced
-// along axis 1, Mean among stats) it also returns the central moments when one
-// tile covers the array and the device merges its records, reduce_central
-// running in the same submission on the same window (nil otherwise: see
-// RunCentral).
+// vulkanSource reduces src on dev (RunSource); with central (a 2-d or 3-d
+// array reduced along axis 1, Mean among stats) it also returns the central
+// moments when one tile covers the array and the device merges its
+// records, reduce_central running in the same submission on the same
+// window (nil otherwise: see Options.Central).
 func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
 	defer engine.Begin(dev).End(&tm)
 	g, err := Plan(src.Shape, opt.Axis)
@@ -271,27 +262,13 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 		}
 		return out, nil, tm, nil
 	}
-	name, es := "reduce_partial_f32", 4
-	accDouble := dev.Info.Float64
-	switch {
-	case src.DType == tensor.F64:
-		if err := dev.RequireFloat64(); err != nil {
-			return nil, nil, tm, err
-		}
-		name, es = "reduce_partial_f64", 8
-	case src.DType.Is16():
-		// Stored packed, two values to a uint32 word, and widened to
-		// float32 by the kernel as it reads them.
-		name, es = "reduce_partial_f16", 2
-		if src.DType == tensor.BF16 {
-			name = "reduce_partial_bf16"
-		}
-		if !accDouble {
-			name += "acc32"
-		}
-	case !accDouble:
-		name = "reduce_partial_f32acc32"
+	v, err := dev.Variant(src.DType, false)
+	if err != nil {
+		return nil, nil, tm, err
 	}
+	// 16-bit values are stored packed, two to a uint32 word, and widened
+	// to float32 by the kernel as it reads them.
+	name, es, accDouble := "reduce_partial"+v.Suffix(), src.DType.Size(), !v.Acc32
 	recSize := 28 // record.glsl's Record
 	if accDouble {
 		recSize = 48
@@ -385,7 +362,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	// and the host merges nothing.
 	var fin *finisher
 	if len(tiles) == 1 {
-		if fin, err = newFinisher(dev, name, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
+		if fin, err = newFinisher(dev, v, g, outType(src.DType), opt, stats, tiles[0].nchunks, recSize, workgroup); err != nil {
 			return nil, nil, tm, err
 		}
 		if fin != nil {
@@ -651,7 +628,7 @@ type finisher struct {
 // more than finishChunkBudget records per output, the carried merge) would
 // not fit one binding or the budget; the host then merges as for many
 // tiles.
-func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize, workgroup int) (*finisher, error) {
+func newFinisher(dev *engine.Device, v engine.Variant, g Geometry, dt tensor.DType, opt Options, stats []Stat, nchunks, recSize, workgroup int) (*finisher, error) {
 	f := &finisher{dev: dev, g: g, dt: dt, opt: opt, stats: stats, workgroup: workgroup}
 	for _, s := range stats {
 		if !slices.Contains(f.uniq, s) {
@@ -668,8 +645,7 @@ func newFinisher(dev *engine.Device, partial string, g Geometry, dt tensor.DType
 	}
 	// The records are the same whatever the input's storage: the 16-bit
 	// variants' finisher is float32's.
-	suffix := strings.NewReplacer("bf16", "f32", "f16", "f32").Replace(partial[strings.LastIndex(partial, "_"):])
-	name := "reduce_finish" + suffix
+	name := "reduce_finish" + v.Widened().Suffix()
 	var err error
 	if f.k, err = dev.Kernel(engine.KernelSpec{Name: name, Push: finishPush{}, Spec: []uint32{uint32(workgroup)}}); err != nil {
 		return nil, err

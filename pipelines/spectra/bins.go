@@ -29,7 +29,7 @@ type binTable struct {
 	slot   []int
 }
 
-// SpatialSumsBytes bounds the device memory of the sums SpatialGroupsOf
+// SpatialSumsBytes bounds the device memory of the sums spatialGroupsOf
 // keeps for b frames of h×w in groups of members on a device: per frame
 // its K bins and three totals, plus four values for each further segment
 // of binSegment values, and the groups' sums (K + 3 per unit), at most 8
@@ -42,7 +42,7 @@ func SpatialSumsBytes(b, members, h, w int) int64 {
 	return int64(b)*(k+4*nseg-1)*8 + int64(g.maxUnits(b))*(k+3)*8
 }
 
-// TemporalSumsBytes is the device memory of the sums TemporalGroupsOf
+// TemporalSumsBytes is the device memory of the sums temporalGroupsOf
 // keeps for b series of f frames in groups of members: per series its
 // f/2+1 bins, and as many per unit of a group, at most 8 bytes each.
 func TemporalSumsBytes(b, members, f int) int64 {

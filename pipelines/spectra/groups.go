@@ -94,7 +94,7 @@ func newTemporalGroups(g, m, f int) *TemporalGroups {
 		Total: make([]float64, g), NuSum: make([]float64, g), HighSum: make([]float64, g), Good: make([]int, g), Bad: make([]int, g)}
 }
 
-// SpatialGroupsOf sums the radial spectra of the groups·members frames of
+// spatialGroupsOf sums the radial spectra of the groups·members frames of
 // h×w of x as it is stored (float32, float64, float16 or bfloat16;
 // groups·members·h·w = x.Len()) over each group of members consecutive
 // frames, leaving out the frames that hold a NaN or ±Inf (counted in Bad).
@@ -104,7 +104,7 @@ func newTemporalGroups(g, m, f int) *TemporalGroups {
 // reduced to their bins (spectra_bins) and summed over the groups
 // (spectra_groups) in one submission per chunk, and only the groups' sums
 // come back. The CPU path adds each frame into its group as it goes.
-func SpatialGroupsOf(ctx context.Context, x *tensor.Tensor, groups, members, h, w int, opt Options) (*SpatialGroups, engine.Timing, error) {
+func spatialGroupsOf(ctx context.Context, x *tensor.Tensor, groups, members, h, w int, opt Options) (*SpatialGroups, engine.Timing, error) {
 	if members < 1 || groups < 1 {
 		return nil, engine.Timing{}, fmt.Errorf("spectra: %d groups of %d frames", groups, members)
 	}
@@ -121,13 +121,13 @@ func SpatialGroupsOf(ctx context.Context, x *tensor.Tensor, groups, members, h, 
 	return s, tm, nil
 }
 
-// TemporalGroupsOf sums the one-sided spectra of the series of x seen as
+// temporalGroupsOf sums the one-sided spectra of the series of x seen as
 // (groups, f, pixels) (groups·f·pixels = x.Len(); a latent's (N·C, F,
 // H·W)) over each group's pixels: series i·pixels + p is values x[i, 0 …
 // f−1, p] and belongs to group i. Series holding a NaN or ±Inf are left
-// out (counted in Bad). Paths as for SpatialGroupsOf; on a device the
+// out (counted in Bad). Paths as for spatialGroupsOf; on a device the
 // transpose happens in spectra_pack.
-func TemporalGroupsOf(ctx context.Context, x *tensor.Tensor, groups, f, pixels int, opt Options) (*TemporalGroups, engine.Timing, error) {
+func temporalGroupsOf(ctx context.Context, x *tensor.Tensor, groups, f, pixels int, opt Options) (*TemporalGroups, engine.Timing, error) {
 	if err := checkShape(x.Len(), groups, f, pixels); err != nil {
 		return nil, engine.Timing{}, err
 	}

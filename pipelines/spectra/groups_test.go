@@ -53,7 +53,7 @@ func checkGroups(t *testing.T, what string, bins, tot, nus, hi []float64, good, 
 	closeTo(t, what+" high fraction", HighFraction(hi, tot), HighFraction(want.hi, want.tot), 10*tol)
 }
 
-// groupCase runs SpatialGroupsOf and TemporalGroupsOf on a latent-like
+// groupCase runs spatialGroupsOf and temporalGroupsOf on a latent-like
 // batch of (g, f, h, w) (groups of f frames; groups of h·w series of f
 // frames) against the reference, with NaN and +Inf planted: a NaN in
 // frame 1 (group 0; pixel 5's series), a +Inf in group 1's frame 2, pixel
@@ -96,7 +96,7 @@ func groupCase(t *testing.T, opt Options, dt tensor.DType, g, f, h, w int, tol f
 	sv, badSeries := refFrames(refSeries(dec, g, f, hw), g*hw, f)
 	tref := ReferenceTemporal(sv, g*hw, f)
 	twant := sumGroups(tref.Spectrum, tref.Total, tref.NuSum, tref.HighSum, badSeries, hw, tref.K)
-	tg, _, err := TemporalGroupsOf(ctx, xt, g, f, hw, opt)
+	tg, _, err := temporalGroupsOf(ctx, xt, g, f, hw, opt)
 	testdev.SkipNoFloat64(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func groupSpatial(t *testing.T, opt Options, xt *tensor.Tensor, dec []float64, g
 	v, badFrames := refFrames(dec, g*f, hw)
 	ref := Reference(v, g*f, h, w)
 	want := sumGroups(ref.Radial, ref.Total, ref.NuSum, ref.HighSum, badFrames, f, ref.K)
-	sg, _, err := SpatialGroupsOf(context.Background(), xt, g, f, h, w, opt)
+	sg, _, err := spatialGroupsOf(context.Background(), xt, g, f, h, w, opt)
 	testdev.SkipNoFloat64(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -213,12 +213,12 @@ func TestGroupsOfHeld(t *testing.T) {
 					x[7] = math.NaN()
 					xt, _ := stored(dt, x, []int{g, f, h, w}, -1, -1)
 					n := int64(len(xt.Raw()))
-					s0, st0, err := SpatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
+					s0, st0, err := spatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
 					testdev.SkipNoFloat64(t, err)
 					if err != nil {
 						t.Fatal(err)
 					}
-					t0, tt0, err := TemporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
+					t0, tt0, err := temporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -230,11 +230,11 @@ func TestGroupsOfHeld(t *testing.T) {
 					if !held.Holds() {
 						t.Fatalf("%d bytes not held", n)
 					}
-					s1, st1, err := SpatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
+					s1, st1, err := spatialGroupsOf(ctx, xt, g, f, h, w, im.opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					t1, tt1, err := TemporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
+					t1, tt1, err := temporalGroupsOf(ctx, xt, g, f, h*w, im.opt)
 					if err != nil {
 						t.Fatal(err)
 					}

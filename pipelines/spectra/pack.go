@@ -166,25 +166,13 @@ type packer struct {
 
 // prepare builds the kernel and the buffers for chunks of up to chunk
 // transforms of n values.
-func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput, chunk, n int, double bool) error {
+func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput, chunk, n int) error {
 	p.dev, p.raw = dev, raw
-	var name string
-	switch raw.t.DType {
-	case tensor.F64:
-		name = "spectra_pack_f64"
-	case tensor.F16:
-		name = "spectra_pack_f16"
-	case tensor.BF16:
-		name = "spectra_pack_bf16"
-	default:
-		name = "spectra_pack_f32"
+	v, err := dev.Variant(raw.t.DType, false)
+	if err != nil {
+		return err
 	}
-	if !dev.Info.Float64 {
-		if double {
-			return dev.RequireFloat64()
-		}
-		name += "acc32"
-	}
+	name := "spectra_pack" + v.Suffix()
 	// A workgroup per transform, or an invocation per transform of at
 	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
 	// are emulated).
@@ -288,23 +276,23 @@ func (p *packer) close() {
 	p.flags.Release()
 }
 
-// SpatialSpectraOf is SpatialSpectra of the b frames of h×w of x as it is
+// spatialSpectraOf is SpatialSpectra of the b frames of h×w of x as it is
 // stored (float32, float64, float16 or bfloat16; b·h·w = x.Len()), with
 // bad[i] telling which frames hold a NaN or ±Inf: those come out as zeros
-// (no power). It is SpatialGroupsOf with groups of one frame.
-func SpatialSpectraOf(ctx context.Context, x *tensor.Tensor, b, h, w int, opt Options) (*Spatial, []bool, engine.Timing, error) {
-	g, tm, err := SpatialGroupsOf(ctx, x, b, 1, h, w, opt)
+// (no power). It is spatialGroupsOf with groups of one frame.
+func spatialSpectraOf(ctx context.Context, x *tensor.Tensor, b, h, w int, opt Options) (*Spatial, []bool, engine.Timing, error) {
+	g, tm, err := spatialGroupsOf(ctx, x, b, 1, h, w, opt)
 	if err != nil {
 		return nil, nil, tm, err
 	}
 	return g.spatial(false), badOf(g.Bad), tm, nil
 }
 
-// TemporalSpectraOf is TemporalSpectra of the series of x seen as (g, f,
+// temporalSpectraOf is TemporalSpectra of the series of x seen as (g, f,
 // hw) (g·f·hw = x.Len(); a latent's (N·C, F, H·W)): series i·hw + p is
-// values x[i, 0 … f−1, p]. bad is as for SpatialSpectraOf. It is
-// TemporalGroupsOf with groups of one series.
-func TemporalSpectraOf(ctx context.Context, x *tensor.Tensor, g, f, hw int, opt Options) (*Temporal, []bool, engine.Timing, error) {
+// values x[i, 0 … f−1, p]. bad is as for spatialSpectraOf. It is
+// temporalGroupsOf with groups of one series.
+func temporalSpectraOf(ctx context.Context, x *tensor.Tensor, g, f, hw int, opt Options) (*Temporal, []bool, engine.Timing, error) {
 	if err := checkShape(x.Len(), g, f, hw); err != nil {
 		return nil, nil, engine.Timing{}, err
 	}

@@ -102,7 +102,7 @@ func ran(tm engine.Timing, name string) bool {
 	return false
 }
 
-// packCase runs SpatialSpectraOf on b frames of h×w and TemporalSpectraOf
+// packCase runs spatialSpectraOf on b frames of h×w and temporalSpectraOf
 // on the same data seen as (b, h, w) (series of h values, w pixels) against
 // the reference, a NaN and +Inf planted, and checks the flags and whether
 // spectra_pack ran (on transforms of at most packLimit values).
@@ -119,7 +119,7 @@ func packCase(t *testing.T, ctx context.Context, opt Options, dt tensor.DType, b
 	xt, dec := stored(dt, x, []int{b, h, w}, nan, inf)
 
 	v, wantBad := refFrames(dec, b, h*w)
-	got, bad, tm, err := SpatialSpectraOf(ctx, xt, b, h, w, opt)
+	got, bad, tm, err := spatialSpectraOf(ctx, xt, b, h, w, opt)
 	testdev.SkipNoFloat64(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func packCase(t *testing.T, ctx context.Context, opt Options, dt tensor.DType, b
 		return
 	}
 	s, wantBadS := refFrames(refSeries(dec, b, h, w), b*w, h)
-	tg, bad, tm, err := TemporalSpectraOf(ctx, xt, b, h, w, opt)
+	tg, bad, tm, err := temporalSpectraOf(ctx, xt, b, h, w, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestSpectraOfPackLimit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, bad, tm, err := TemporalSpectraOf(ctx, xt, 1, f, 1, Options{Device: d})
+				got, bad, tm, err := temporalSpectraOf(ctx, xt, 1, f, 1, Options{Device: d})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -313,7 +313,7 @@ func TestSpectraOfComplexLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range testdev.Devices(t) {
-		got, _, tm, err := SpatialSpectraOf(ctx, xt, b, h, w, Options{Device: d})
+		got, _, tm, err := spatialSpectraOf(ctx, xt, b, h, w, Options{Device: d})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestSpectraOfComplexLayout(t *testing.T) {
 		if !ran(tm, "vkfft c2c") || !ran(tm, "spectra_pack") {
 			t.Errorf("%s: %d×%d frames did not run spectra_pack and the complex transform", d.Info.Name, h, w)
 		}
-		tg, bad, tm, err := TemporalSpectraOf(ctx, yt, 1, f, 2, Options{Device: d})
+		tg, bad, tm, err := temporalSpectraOf(ctx, yt, 1, f, 2, Options{Device: d})
 		if err != nil {
 			t.Fatal(err)
 		}

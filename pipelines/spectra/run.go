@@ -40,13 +40,13 @@ type PlanStats = vkfft.Stats
 func PlanCacheDir() string { return vkfft.CacheDir() }
 
 // SpatialSpectra returns the radially averaged power spectra and summaries
-// of the b frames of x, (b, h, w) row-major: SpatialGroupsOf with groups
+// of the b frames of x, (b, h, w) row-major: spatialGroupsOf with groups
 // of one frame. A frame holding a NaN or ±Inf comes out all NaN.
 func SpatialSpectra(ctx context.Context, x []float64, b, h, w int, opt Options) (*Spatial, engine.Timing, error) {
 	if err := checkShape(len(x), b, h, w); err != nil {
 		return nil, engine.Timing{}, err
 	}
-	g, tm, err := SpatialGroupsOf(ctx, tensor.FromF64(x, b, h, w), b, 1, h, w, opt)
+	g, tm, err := spatialGroupsOf(ctx, tensor.FromF64(x, b, h, w), b, 1, h, w, opt)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -54,13 +54,13 @@ func SpatialSpectra(ctx context.Context, x []float64, b, h, w int, opt Options) 
 }
 
 // TemporalSpectra returns the one-sided power spectra and summaries of the
-// b series of x, (b, f) row-major: TemporalGroupsOf with groups of one
+// b series of x, (b, f) row-major: temporalGroupsOf with groups of one
 // series. A series holding a NaN or ±Inf comes out all NaN.
 func TemporalSpectra(ctx context.Context, x []float64, b, f int, opt Options) (*Temporal, engine.Timing, error) {
 	if err := checkShape(len(x), b, f); err != nil {
 		return nil, engine.Timing{}, err
 	}
-	g, tm, err := TemporalGroupsOf(ctx, tensor.FromF64(x, b, f, 1), b, f, 1, opt)
+	g, tm, err := temporalGroupsOf(ctx, tensor.FromF64(x, b, f, 1), b, f, 1, opt)
 	if err != nil {
 		return nil, tm, err
 	}

@@ -31,7 +31,7 @@
 // spectra to the radial bins and sums and shaders/spectra_groups.comp adds
 // those over groups of consecutive transforms in the same submission, and
 // only the groups' sums are downloaded (vulkan.go, bins.go).
-// SpatialGroupsOf and TemporalGroupsOf (groups.go) take a batch as stored:
+// spatialGroupsOf and temporalGroupsOf (groups.go) take a batch as stored:
 // on a device shaders/spectra_pack.comp centres (and, for series,
 // transposes) and packs it for VkFFT in that submission too (pack.go);
 // the CPU path adds each transform into its group as it goes. The
@@ -50,18 +50,26 @@ import (
 )
 
 // Result holds what Run computed: Spatial for a batch of frames, Temporal
-// for a batch of series, with what the call cost.
+// for a batch of series, SpatialGroups and TemporalGroups for groups of
+// frames, with what the call cost.
 type Result struct {
-	Spatial  *Spatial
-	Temporal *Temporal
-	Timing   engine.Timing
+	Spatial        *Spatial
+	Temporal       *Temporal
+	SpatialGroups  *SpatialGroups
+	TemporalGroups *TemporalGroups
+	Timing         engine.Timing
 }
 
 // Run returns the power spectra and their summaries of x on dev, or on the
-// CPU when dev is nil (dev replaces opt.Device): the radially averaged
-// spectrum of each frame of a (B, H, W) x, or the one-sided spectrum of
-// each series of a (B, F) x, as stored (float32, float64, float16 or
-// bfloat16). A frame or series holding a NaN or ±Inf comes out all NaN.
+// CPU when dev is nil (dev replaces opt.Device), x as stored (float32,
+// float64, float16 or bfloat16): the radially averaged spectrum of each
+// frame of a (B, H, W) x, or the one-sided spectrum of each series of a
+// (B, F) x; a frame or series holding a NaN or ±Inf comes out all NaN.
+// For a (G, F, H, W) x (a latent's (N·C, F, H, W)), the sums over each of
+// the G groups (spatialGroupsOf, temporalGroupsOf): SpatialGroups of the
+// radial spectra of its F frames and, for F ≥ 2, TemporalGroups of the
+// spectra of its H·W pixels' series of F frames; frames and series holding
+// a NaN or ±Inf are left out of the sums and counted.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
 	if x == nil {
 		return nil, fmt.Errorf("spectra: nil tensor")
@@ -73,16 +81,22 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options)
 	switch s := x.Shape; len(s) {
 	case 3:
 		var g *SpatialGroups
-		if g, res.Timing, err = SpatialGroupsOf(ctx, x, s[0], 1, s[1], s[2], opt); err == nil {
+		if g, res.Timing, err = spatialGroupsOf(ctx, x, s[0], 1, s[1], s[2], opt); err == nil {
 			res.Spatial = g.spatial(true)
 		}
 	case 2:
 		var g *TemporalGroups
-		if g, res.Timing, err = TemporalGroupsOf(ctx, x, s[0], s[1], 1, opt); err == nil {
+		if g, res.Timing, err = temporalGroupsOf(ctx, x, s[0], s[1], 1, opt); err == nil {
 			res.Temporal = g.temporal(true)
 		}
+	case 4:
+		if res.SpatialGroups, res.Timing, err = spatialGroupsOf(ctx, x, s[0], s[1], s[2], s[3], opt); err == nil && s[1] >= 2 {
+			var tm engine.Timing
+			res.TemporalGroups, tm, err = temporalGroupsOf(ctx, x, s[0], s[1], s[2]*s[3], opt)
+			res.Timing.Add(tm)
+		}
 	default:
-		err = fmt.Errorf("spectra: x has shape %s (want (B, H, W) frames or (B, F) series)", tensor.ShapeString(s))
+		err = fmt.Errorf("spectra: x has shape %s (want (B, H, W) frames, (B, F) series or (G, F, H, W) groups of frames)", tensor.ShapeString(s))
 	}
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // maxChunk, when positive, caps the transforms of one submission: tests
@@ -158,7 +159,7 @@ func runVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int
 		row = 2 * (n0/2 + 1)
 	}
 	if raw != nil {
-		if err := pk.prepare(ctx, dev, raw, chunk, n, double); err != nil {
+		if err := pk.prepare(ctx, dev, raw, chunk, n); err != nil {
 			return tm, err
 		}
 	}
@@ -361,10 +362,13 @@ func powerVulkan(ctx context.Context, dev *engine.Device, x []float64, b, n1, n0
 func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 int, double bool,
 	table func(real bool, n1, n0 int) (*binTable, error), a *groupAcc, totals bool, plans *PlanStats) (engine.Timing, error) {
 	var tm engine.Timing
+	dt := tensor.F32
 	if double {
-		if err := dev.RequireFloat64(); err != nil {
-			return tm, err
-		}
+		dt = tensor.F64
+	}
+	v, err := dev.Variant(dt, false)
+	if err != nil {
+		return tm, err
 	}
 	n1, n0 = canonical(n1, n0)
 	n := n0 * n1
@@ -372,13 +376,7 @@ func binsVulkan(ctx context.Context, dev *engine.Device, src input, b, n1, n0 in
 		// One value, centred: no power anywhere.
 		return tm, nil
 	}
-	suffix, asize := "_f32acc32", int64(4) // asize: bytes of a stored sum (T)
-	switch {
-	case double:
-		suffix, asize = "_f64", 8
-	case dev.Info.Float64:
-		suffix = "_f32"
-	}
+	suffix, asize := v.Suffix(), int64(v.ValueSize()) // asize: bytes of a stored sum (T)
 	const wg = 64
 	var (
 		tbl         *binTable
