@@ -250,7 +250,8 @@ func runLatent(c *ucli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w.Words(latentSetting))
 	}
 	bar := newProgress(c.App.ErrWriter)
-	res, err := latent.RunBatches(engine.WithProgress(c.Context, bar.update), s.dev, src, plan, opt)
+	opt.Plan = &plan
+	res, err := latent.RunSource(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 	bar.done()
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)

@@ -71,10 +71,6 @@ func faceOf(file string) error {
 // offFace are the exported Run* functions of pipelines still outside the
 // face, each with why.
 var offFace = map[string]string{
-	// RunBatches and RunPCA's one caller (batch.go) are being reworked on
-	// another branch (issue 32's batch overlap): fold them in after it.
-	"latent.RunBatches": "its batch plan is an argument of its own",
-	"latent.RunPCA":     "called from batch.go only; its NaN policy is an argument of its own",
 	// The maps stage of paco.Run, which suite's verify and bench rows time
 	// on their own; its Input carries the options paco.Run works out.
 	"paco.RunMaps": "a stage of Run whose Input carries its options",

@@ -15,7 +15,7 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Run and RunBatches work on the samples of a tensor (axis 0) in batches
+// Run and RunSource work on the samples of a tensor (axis 0) in batches
 // sized by memory (docs/latent.md, "Batches"): the next batch is read on a
 // goroutine while the current one computes, per-sample results are joined
 // along the sample axis, and moments over axes that include the sample
@@ -44,8 +44,8 @@ type Source struct {
 	StoredSampleBytes int64
 	// Read returns samples [lo, hi) as a tensor of shape (hi−lo,
 	// Shape[1:]...) and DType, in buf's memory where it has room (buf may
-	// be nil; it is a tensor Read returned before, which RunBatches no
-	// longer reads). RunBatches calls it on a goroutine of its own, one
+	// be nil; it is a tensor Read returned before, which RunSource no
+	// longer reads). RunSource calls it on a goroutine of its own, one
 	// call at a time.
 	Read func(lo, hi int, buf *tensor.Tensor) (*tensor.Tensor, error)
 }
@@ -327,20 +327,29 @@ func spectraDeviceBytes(e int64, d Dims, hasDims bool, dt tensor.DType) int64 {
 	return vals + sums + e*int64(dt.Size())
 }
 
-// RunBatches reads src's samples in plan's batches, the next on a
-// goroutine while the current computes (at most two batches of input in
-// memory), converts each to opt.DType (with opt.Convert), computes opt's
+// RunSource reads src's samples in opt.Plan's batches (nil: PlanBatches'),
+// the next on a goroutine while the current computes (at most two batches
+// of input in memory), converts each to opt.DType (with opt.Convert), computes opt's
 // statistics on dev (nil: the CPU path) and joins the results: per-sample
 // arrays along the samples, moments over axes that include axis 0 merged
 // exactly (MergeMoments), notes as one batch of every sample would give
 // them. ctx's Progress (engine.WithProgress) hears of each batch done.
-func RunBatches(ctx context.Context, dev *engine.Device, src Source, plan Plan, opt Options) (*Result, error) {
+func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options) (*Result, error) {
 	progress := engine.ProgressOf(ctx)
 	if !opt.asks() {
 		return nil, fmt.Errorf("latent: nothing to compute")
 	}
 	if src.Read == nil {
 		return nil, fmt.Errorf("latent: a source without a Read")
+	}
+	var plan Plan
+	if opt.Plan != nil {
+		plan = *opt.Plan
+	} else {
+		var err error
+		if plan, err = PlanBatches(dev, src, opt); err != nil {
+			return nil, err
+		}
 	}
 	if plan.Batch < 1 {
 		return nil, fmt.Errorf("latent: a plan of batches of %d samples", plan.Batch)
@@ -617,7 +626,7 @@ func runBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Opt
 	if !opt.PCA {
 		return res, nil
 	}
-	p, err := RunPCA(ctx, dev, x, opt.NaN)
+	p, err := runPCA(ctx, dev, x, opt.NaN)
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,8 @@ func TestRunErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunBatches(heard, nil, src, plan, opt); !errors.Is(err, cut) || done != 2 {
+	opt.Plan = &plan
+	if _, err := RunSource(heard, nil, src, opt); !errors.Is(err, cut) || done != 2 {
 		t.Errorf("a read failing at sample 2: %v after %d samples, want %q after 2", err, done, cut)
 	}
 

@@ -18,7 +18,7 @@
 // Run takes a tensor in memory and Options saying what to compute, on a
 // Vulkan device or on the CPU (dev nil), and returns a Result of float64
 // tensors (Result.Arrays lists them by name). The samples go through in
-// batches sized by the memory budgets (PlanBatches); RunBatches takes a
+// batches sized by the memory budgets (PlanBatches); RunSource takes a
 // Source instead, a function that reads samples [lo, hi), and reads the
 // next batch while one computes, so that a tensor larger than memory can
 // stream from a file. Per-sample results are joined along the samples and
@@ -109,7 +109,7 @@ type Options struct {
 	LagCorr bool
 	Lags    int `param:"lags"`
 	// PCA: the principal components of every sample, channels as features
-	// (RunPCA).
+	// (runPCA).
 	PCA bool
 	// Spectra: the spatial and temporal power spectra of every sample and
 	// channel and their summaries (Spectra).
@@ -129,6 +129,9 @@ type Options struct {
 	// HostBudget is the host memory the batches may plan on (the input
 	// batches, their copies and the results); Bytes 0: no bound.
 	HostBudget engine.MemoryBudget
+	// Plan, when set, is the batches to run (PlanBatches, made before the
+	// run to word its warnings); nil: RunSource makes it.
+	Plan *Plan
 }
 
 // DefaultOptions are what the front ends compute unless told: the moments
@@ -169,8 +172,8 @@ type Moments struct {
 
 // Run computes what opt asks for x, a latent tensor (N, C, F, H, W) or
 // (N, C, H, W) in memory (any shape for moments alone), on dev, or on the
-// CPU when dev is nil: its samples in batches as PlanBatches sizes them,
-// then RunBatches.
+// CPU when dev is nil: its samples in batches as PlanBatches sizes them
+// (RunSource).
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
 	if x == nil {
 		return nil, fmt.Errorf("latent: nil tensor")
@@ -178,12 +181,7 @@ func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options)
 	if !x.HasData() {
 		return nil, fmt.Errorf("latent: tensor of shape %s has the wrong number of values", tensor.ShapeString(x.Shape))
 	}
-	src := TensorSource(x)
-	plan, err := PlanBatches(dev, src, opt)
-	if err != nil {
-		return nil, err
-	}
-	return RunBatches(ctx, dev, src, plan, opt)
+	return RunSource(ctx, dev, TensorSource(x), opt)
 }
 
 // Result holds what the Options asked for (nil for the rest), in float64.
@@ -203,7 +201,7 @@ type Result struct {
 	Notes []string
 	// Timing adds up the device runs (or the CPU's time).
 	Timing engine.Timing
-	// Plan is how the samples were batched (Run, RunBatches).
+	// Plan is how the samples were batched (Run, RunSource).
 	Plan Plan
 	// Read is the time spent reading batches from the Source, overlapped
 	// with computing after the first.

@@ -40,7 +40,7 @@ type PCA struct {
 	Timing engine.Timing
 }
 
-// RunPCA computes the PCA of every sample of x, (N, C, F, H, W) or
+// runPCA computes the PCA of every sample of x, (N, C, F, H, W) or
 // (N, C, H, W), on dev or the CPU when dev is nil: package cov forms the
 // covariances from x where it lies (the channels as strided variables, no
 // transposed copy; float16 and bfloat16 stay 16-bit up to the device, as
@@ -51,7 +51,7 @@ type PCA struct {
 // Skip its pixels (rows across channels) holding one are left out, as
 // listwise deletion (a sample left with fewer than 2 is NaN). A sample
 // whose channels are all constant has eigenvalues 0 and a NaN ratio.
-func RunPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy NaNPolicy) (*PCA, error) {
+func runPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy NaNPolicy) (*PCA, error) {
 	if x == nil {
 		return nil, fmt.Errorf("latent: nil tensor")
 	}

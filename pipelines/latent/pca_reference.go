@@ -8,10 +8,10 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// PCAReference computes RunPCA's outputs in plain float64 loops over x's
+// PCAReference computes runPCA's outputs in plain float64 loops over x's
 // own (N, C, F, H, W) layout — two-pass means and covariances, listwise
 // deletion under Skip — and decomposes the covariances with eig.Reference
-// (gonum's EigenSym), sharing no code with RunPCA's paths.
+// (gonum's EigenSym), sharing no code with runPCA's paths.
 func PCAReference(x *tensor.Tensor, policy NaNPolicy) (*PCA, error) {
 	d, err := DimsOf(x.Shape)
 	if err != nil {

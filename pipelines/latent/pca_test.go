@@ -18,7 +18,7 @@ type pcaRunner func(x *tensor.Tensor, policy NaNPolicy) (*PCA, error)
 
 func pcaOn(dev *engine.Device) pcaRunner {
 	return func(x *tensor.Tensor, policy NaNPolicy) (*PCA, error) {
-		return RunPCA(context.Background(), dev, x, policy)
+		return runPCA(context.Background(), dev, x, policy)
 	}
 }
 
