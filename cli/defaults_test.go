@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -58,6 +60,9 @@ var notWorkloads = map[string]string{"synth": "makes test data; vkstat synth's f
 // held to its command's flags from the start.
 func TestEveryWorkloadListed(t *testing.T) {
 	dirs, err := os.ReadDir("../pipelines")
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("needs the source tree's pipelines/, which a packed test binary (scripts/gpu-run.sh, CI's packed run) has not")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
