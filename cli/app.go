@@ -261,6 +261,10 @@ type session struct {
 	phases                                   engine.Startup
 	built                                    int
 	streamed                                 bool
+	// readBeside: read is a reader goroutine's, beside the call (latent),
+	// whose phases hold the call's wait for it (read-wait): a figure, not
+	// a phase of the wall.
+	readBeside bool
 	// why says why --device auto chose the path (engine.Set.Why).
 	why string
 	// ownSteps: the command prints its call's steps under --time itself
@@ -444,6 +448,8 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	switch {
 	case s.streamed:
 		fmt.Fprintf(w, "read:     (streamed: the file is read as it is uploaded)\n")
+	case s.readBeside:
+		fmt.Fprintf(w, "read:     %s (reader goroutine, beside the compute; the compute's wait for it is read-wait)\n", ms(s.read))
 	case s.read > 0: // commands that time their reads
 		fmt.Fprintf(w, "read:     %s\n", ms(s.read))
 	}
@@ -490,7 +496,7 @@ type timeReport struct {
 func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport {
 	var all engine.Timing
 	all.AddPhase("start-up", s.startup)
-	if s.read > 0 {
+	if s.read > 0 && !s.readBeside {
 		all.AddPhase("read", s.read)
 	}
 	for _, p := range t.Phases {

@@ -256,7 +256,7 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
-	s.read = res.Read
+	s.read, s.readBeside = res.Read, true
 	res.Plan.Budget = budgetWords(res.Plan.Budget)
 
 	tw := time.Now()

@@ -52,6 +52,7 @@ func TestTimePhasesAddUp(t *testing.T) {
 	a := writeNPY(t, dir, "spd.npy", spd)
 	b := writeNPY(t, dir, "rhs.npy", f32([]int{n, p}, wave))
 	lat := writeNPY(t, dir, "lat.npy", f32([]int{2, 4, 4, 32, 32}, wave))
+	lat8 := writeNPY(t, dir, "lat8.npy", f32([]int{8, 8, 8, 64, 64}, wave))
 	var dates []string
 	for d := range 4 {
 		dates = append(dates, writeNPY(t, dir, fmt.Sprintf("date%d.npy", d), f32([]int{1024, 1024}, func(i int) float32 { return 2 + wave(i+d) })))
@@ -76,6 +77,9 @@ func TestTimePhasesAddUp(t *testing.T) {
 		// VkFFT's planning is its own phase, and closing the device is
 		// timed before --time reports.
 		{"latent", "fft-plan", 0.05, []string{"latent", "--in", lat, "--stat", "moments,corr,spectra", "--out-dir", out("lat")}},
+		// Batches: the next is read beside this one's compute, whose wait
+		// for it is read-wait (the reads themselves are no phase).
+		{"latent-batches", "read-wait", 0.05, []string{"latent", "--in", lat8, "--stat", "moments,corr", "--batch", "2", "--out-dir", out("lat8")}},
 		// stack's streamed part: the compute waiting for reads.
 		{"stack", "read-wait", 0.05, append([]string{"stack", "--looks", "2x2", "--stat", "mean,std", "--format", "npy", "--out-dir", out("stack")}, dates...)},
 	}
@@ -113,6 +117,12 @@ func TestTimePhasesAddUp(t *testing.T) {
 					}
 					if math.Abs(sum-r.TotalMs) > 1e-6*r.TotalMs+1e-6 {
 						t.Errorf("phases and other add up to %.6f ms, total %.6f ms", sum, r.TotalMs)
+					}
+					// Phases split the calling goroutine's time: named
+					// beyond the wall is time counted twice (a reader's
+					// beside the call, say).
+					if r.OtherMs < -0.5 {
+						t.Errorf("phases name %.1f ms more than the wall (%.1f ms): %v", -r.OtherMs, r.TotalMs, r.Phases)
 					}
 					if r.TotalMs <= 0 || len(r.Phases) < 3 || !slices.Contains(names, "start-up") || !slices.Contains(names, c.want) && (c.want != "fft-plan" || dev != "cpu") {
 						t.Fatalf("report %s", raw)
