@@ -238,7 +238,7 @@ func refCorr(ns, p int, policy NaNPolicy, at func(s, i int) float64) ([]float64,
 				sii += a * a
 				sjj += b * b
 			}
-			out[i*p+j] = math.Max(-1, math.Min(1, sij/math.Sqrt(sii*sjj)))
+			out[i*p+j] = math.Max(-1, math.Min(1, sij/math.Sqrt(sii)/math.Sqrt(sjj)))
 		}
 	}
 	return out, nonFinite

@@ -630,7 +630,9 @@ func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov
 					case i == j:
 						out[i*p+j] = 1
 					default:
-						out[i*p+j] = max(-1, min(1, m[i*p+j]/math.Sqrt(m[i*p+i]*m[j*p+j])))
+						// divided by each deviation in turn, as np.corrcoef does:
+						// s_ii·s_jj overflows for values past 1e77
+						out[i*p+j] = max(-1, min(1, m[i*p+j]/math.Sqrt(m[i*p+i])/math.Sqrt(m[j*p+j])))
 					}
 				}
 			}

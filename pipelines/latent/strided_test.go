@@ -164,3 +164,32 @@ func TestRunUploadsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrExtremeValues: correlations of variables whose variances'
+// product overflows float64 (values of 1e100: s_ii·s_jj ≈ 1e400) are ±1
+// as np.corrcoef gives ([[1, -1], [-1, 1]] for the two channels),
+// not ∓0, on the CPU path, the reference and every float64 device.
+func TestCorrExtremeValues(t *testing.T) {
+	runners := map[string]runner{"cpu": cpuRunner, "reference": func(x *tensor.Tensor, req Options) (*Result, error) {
+		return Reference(x, req)
+	}}
+	for _, dev := range testdev.Devices(t) {
+		runners[dev.Info.Name] = deviceRunner(dev)
+	}
+	// (N, C, F, H, W) = (1, 2, 1, 1, 2): channel 0 is (1e-100, 1e100),
+	// channel 1 the reverse, perfectly anti-correlated.
+	x := tensor.FromF64([]float64{1e-100, 1e100, 1e100, 1e-100}, 1, 2, 1, 1, 2)
+	want := []float64{1, -1, -1, 1}
+	for name, run := range runners {
+		t.Run(name, func(t *testing.T) {
+			got, err := run(x, Options{Corr: true})
+			testdev.SkipNoFloat64(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Corr.F64, want) {
+				t.Errorf("corr %v, want %v", got.Corr.F64, want)
+			}
+		})
+	}
+}

@@ -173,3 +173,12 @@ def test_latent_bad_input(dev):
         dev.latent(x, nan="drop")
     with pytest.warns(RuntimeWarning, match=r"^ddof 2 with 2 value\(s\) over axes \[0\]: var and std are NaN \(they divide by n − ddof\)$"):
         dev.latent(x, "moments", axes=(0,), ddof=2)
+
+
+def test_latent_corr_at_extreme_values(dev):
+    """Values whose variances' product overflows float64 (1e100): the
+    correlations are np.corrcoef's ±1, not ∓0."""
+    x = np.array([[1e-100, 1e100], [1e100, 1e-100]]).reshape(1, 2, 1, 1, 2)
+    got = dev.latent(x, "corr").corr[0]
+    np.testing.assert_array_equal(got, np.corrcoef(x[0].reshape(2, -1)))
+    np.testing.assert_array_equal(got, [[1, -1], [-1, 1]])
