@@ -111,8 +111,20 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	if len(at.Shape) != 1 {
-		return nil, inputf("angles has shape %s; want (T,), one parallactic angle per frame", tensor.ShapeString(at.Shape))
+	// As the command line reads an angles file: one axis longer than 1,
+	// so the (T, 1) and (1, T) columns of FITS tables are T angles.
+	if long := 0; len(at.Shape) > 0 {
+		for _, s := range at.Shape {
+			if s != 1 {
+				long++
+			}
+		}
+		if long > 1 {
+			return nil, inputf("angles has shape %s; want (T,), one parallactic angle per frame (or (T, 1), (1, T))", tensor.ShapeString(at.Shape))
+		}
+		at = tensor.FromF64(at.F64, at.Len())
+	} else {
+		return nil, inputf("angles is a scalar; want (T,), one parallactic angle per frame")
 	}
 	opt, err := pacoOptions(p)
 	if err != nil {

@@ -148,6 +148,11 @@ def test_paco_lends_and_copies(cpu, adi):
         assert cpu._last_copied == copied
         np.testing.assert_array_equal(got.snr, r.snr)  # the CPU path widens float32 exactly
     assert r.psf.shape == (19, 19) and abs(r.psf.sum() - 1) < 1e-12  # synth's Gaussian stamp, unit sum
+    # a FITS table's column of angles, (T, 1), or a row, (1, T): as the command line reads an angles file
+    for a in (angles[:, None], angles[None, :]):
+        np.testing.assert_array_equal(cpu.paco(cube, a, **args).snr, r.snr)
+    with pytest.raises(ValueError, match=r"angles has shape \(2, 10\); want \(T,\)"):
+        cpu.paco(cube, angles.reshape(2, 10), **args)
 
 
 def test_paco_bad_input(dev, adi):

@@ -41,7 +41,8 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
         are read where they lie when C-contiguous; other dtypes are
         converted once (integers to float64, float16 to float32).
     angles : array_like
-        T parallactic angles in degrees.
+        T parallactic angles in degrees: shape (T,), or (T, 1) or (1, T)
+        as FITS tables give them.
     psf : array_like, optional
         The off-axis PSF stamp: odd-sized, square, centred on its middle
         pixel; normalised by ``psf_norm``.
