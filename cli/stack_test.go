@@ -258,9 +258,17 @@ func TestStackBadInput(t *testing.T) {
 			t.Errorf("%s: %s was created", c.name, out)
 		}
 	}
+	// --precision f64 was silently ignored (float32 outputs): refused.
+	code, stdout, stderr := run(t, "--device", "cpu", "--precision", "f64", "stack", "--out-dir", filepath.Join(dir, "out-f64"), d1, d2)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--precision f64: stack accumulates in float64 and writes float32") {
+		t.Errorf("--precision f64: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out-f64")); err == nil {
+		t.Errorf("--precision f64: output written")
+	}
 	// A truncated file whose header is intact fails while reading: still
 	// nothing written.
-	code, _, stderr := run(t, "--device", "cpu", "stack", "--out-dir", filepath.Join(dir, "out-trunc"), d1, corrupt)
+	code, _, stderr = run(t, "--device", "cpu", "stack", "--out-dir", filepath.Join(dir, "out-trunc"), d1, corrupt)
 	if code == 0 {
 		t.Errorf("truncated date accepted")
 	}

@@ -180,6 +180,12 @@ func runStack(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
 	}
+	// stack accumulates in float64 whatever the dates' type and writes
+	// float32 statistics: a precision it would not honour is refused, not
+	// ignored.
+	if p := c.String("precision"); p != "" && p != "auto" && p != "f32" {
+		return usagef("--precision %s: stack accumulates in float64 and writes float32 statistics; leave --precision at auto (or f32)", p)
+	}
 	a, r, err := parseLooks(c.String("looks"))
 	if err != nil {
 		return err
