@@ -182,3 +182,38 @@ def test_latent_corr_at_extreme_values(dev):
     got = dev.latent(x, "corr").corr[0]
     np.testing.assert_array_equal(got, np.corrcoef(x[0].reshape(2, -1)))
     np.testing.assert_array_equal(got, [[1, -1], [-1, 1]])
+
+
+def svd_flip_v(vt):
+    """Rows of vt signed as scikit-learn's PCA signs components_ (since
+    1.5: svd_flip(U, Vt, u_based_decision=False)): each row's first
+    largest-magnitude entry positive."""
+    big = np.argmax(np.abs(vt), axis=1)
+    return vt * np.sign(vt[np.arange(len(vt)), big])[:, None]
+
+
+def test_latent_pca_signs_are_scikit_learns(dev):
+    """pca_components against scikit-learn's PCA made from NumPy's SVD of
+    the centred observations (observations = frames × pixels, features =
+    channels), signed as svd_flip signs them: equal signs on every
+    component, not up to sign. With scikit-learn installed, against its
+    PCA too (≥ 1.5; older ones sign by the scores, see docs/latent.md)."""
+    x = latent_data((3, 5, 4, 6, 6), odd=False)
+    r = dev.latent(x, "pca")
+    n, c = x.shape[:2]
+    for s in range(n):
+        obs = x[s].reshape(c, -1).T
+        _, _, vt = np.linalg.svd(obs - obs.mean(axis=0), full_matrices=False)
+        want = svd_flip_v(vt)
+        np.testing.assert_allclose(r.pca_components[s], want, atol=1e-9)
+        np.testing.assert_array_equal(np.sign(r.pca_components[s]), np.sign(want))
+    try:
+        import sklearn
+        from sklearn.decomposition import PCA
+    except ImportError:
+        return
+    if tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 5):
+        return
+    for s in range(n):
+        pca = PCA().fit(x[s].reshape(c, -1).T)
+        np.testing.assert_allclose(r.pca_components[s], pca.components_, atol=1e-9)
