@@ -548,6 +548,9 @@ func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options)
 		}
 		out.Moments = m
 	}
+	if opt.Moments {
+		out.Notes = append(out.Notes, momentNotes(out.Moments, opt, MomentCount(src.Shape, opt.Axes))...)
+	}
 	out.PCA = joinPCA(pcas)
 	if opt.Spectra {
 		out.Spectra = mergeSpectra(specs)

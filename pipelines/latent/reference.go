@@ -231,6 +231,10 @@ func refCorr(ns, p int, policy NaNPolicy, at func(s, i int) float64) ([]float64,
 				out[i*p+j] = 1
 				continue
 			}
+			if j < i { // symmetric to the last bit
+				out[i*p+j] = out[j*p+i]
+				continue
+			}
 			var sij, sii, sjj float64
 			for _, s := range used {
 				a, b := at(s, i)-mean[i], at(s, j)-mean[j]

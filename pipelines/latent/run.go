@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -629,6 +631,8 @@ func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov
 						out[i*p+j] = math.NaN()
 					case i == j:
 						out[i*p+j] = 1
+					case j < i: // symmetric to the last bit
+						out[i*p+j] = out[j*p+i]
 					default:
 						// divided by each deviation in turn, as np.corrcoef does:
 						// s_ii·s_jj overflows for values past 1e77
@@ -902,4 +906,61 @@ func covSetsT[T elem](ctx context.Context, dev *engine.Device, x *tensor.Tensor,
 		put(r.Cov.Float64s(), sets)
 	}
 	return &setCovs{cov: out, count: count, bad: bad, constant: constant}, nil
+}
+
+// momentNotes names the slices whose moments are NaN for a reason the
+// input does not show: a constant slice (min = max, the exact test the
+// correlations use) has NaN skew and kurtosis (m₂ = 0), and under Skip a
+// slice left with at most ddof values free of NaN/±Inf has NaN var and
+// std, as NumPy's nanvar warns. (ddof at least every slice's length is
+// Options.Warnings', not a note.) Slices are named by their index in the
+// moments' shape, the kept axes in order.
+func momentNotes(m *Moments, opt Options, n int) []string {
+	if m == nil || m.Min == nil || m.Max == nil {
+		return nil
+	}
+	var constant, short []string
+	idx := make([]int, len(m.Shape))
+	for i, lo := range m.Min.F64 {
+		hi := m.Max.F64[i]
+		if !math.IsNaN(lo) && !math.IsInf(lo, 0) && !math.IsNaN(hi) && !math.IsInf(hi, 0) {
+			switch {
+			case m.Var != nil && math.IsNaN(m.Var.F64[i]) && opt.DDof < n:
+				short = append(short, indexString(idx))
+			case lo == hi && m.Skew != nil && math.IsNaN(m.Skew.F64[i]):
+				constant = append(constant, indexString(idx))
+			}
+		}
+		for d := len(idx) - 1; d >= 0; d-- { // the next index, C order
+			if idx[d]++; idx[d] < m.Shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	var notes []string
+	if len(constant) > 0 {
+		notes = append(notes, noteList(fmt.Sprintf("moments: %d constant slice(s), whose skew and kurtosis are NaN (zero variance)", len(constant)), constant))
+	}
+	if len(short) > 0 {
+		notes = append(notes, noteList(fmt.Sprintf("moments: %d slice(s) with at most ddof = %d values free of NaN/Inf, whose var and std are NaN", len(short), opt.DDof), short))
+	}
+	return notes
+}
+
+// indexString writes an index as NumPy prints a tuple: (1, 0, 2).
+func indexString(idx []int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, v := range idx {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(v))
+	}
+	if len(idx) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
+	return b.String()
 }

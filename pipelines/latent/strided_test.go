@@ -193,3 +193,46 @@ func TestCorrExtremeValues(t *testing.T) {
 		})
 	}
 }
+
+// TestMomentNotes: a constant slice's NaN skew and kurtosis, and a slice
+// that skipping NaN leaves with at most ddof values (NaN var and std, as
+// np.nanvar warns), are named in notes by their index, on every path; a
+// slice that varies, or one whose NaN propagates, is not named.
+func TestMomentNotes(t *testing.T) {
+	runners := map[string]runner{"cpu": cpuRunner}
+	for _, dev := range testdev.Devices(t) {
+		runners[dev.Info.Name] = deviceRunner(dev)
+	}
+	// (2, 3, 4) moments over the last axis: slices (0, 1) constant 7,
+	// (1, 2) with one value free of NaN; every other slice varies.
+	v := make([]float64, 24)
+	for i := range v {
+		v[i] = float64(i%5) + 0.25*float64(i/5)
+	}
+	copy(v[4:8], []float64{7, 7, 7, 7})
+	copy(v[20:24], []float64{math.NaN(), 3, math.NaN(), math.NaN()})
+	x := tensor.FromF64(v, 2, 3, 4)
+	for name, run := range runners {
+		t.Run(name, func(t *testing.T) {
+			got, err := run(x, Options{Moments: true, Axes: []int{-1}, DDof: 1, NaN: Skip})
+			testdev.SkipNoFloat64(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				"moments: 1 constant slice(s), whose skew and kurtosis are NaN (zero variance): (0, 1)",
+				"moments: 1 slice(s) with at most ddof = 1 values free of NaN/Inf, whose var and std are NaN: (1, 2)",
+			}
+			if !slices.Equal(got.Notes, want) {
+				t.Errorf("notes %q, want %q", got.Notes, want)
+			}
+			got, err = run(x, Options{Moments: true, Axes: []int{-1}, DDof: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Notes, want[:1]) {
+				t.Errorf("propagate: notes %q, want %q", got.Notes, want[:1])
+			}
+		})
+	}
+}
