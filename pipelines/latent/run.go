@@ -274,7 +274,16 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 		n *= x.Shape[a]
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("latent: cannot take moments over axes %v of length 0 (shape %s)", axes, tensor.ShapeString(x.Shape))
+		// As NumPy's mean and var of an empty slice (with a warning:
+		// Options.Warnings' WarnEmpty): every moment NaN.
+		nan := func() *tensor.Tensor {
+			t := tensor.New(tensor.F64, keep...)
+			for i := range t.F64 {
+				t.F64[i] = math.NaN()
+			}
+			return t
+		}
+		return &Moments{Axes: axes, Shape: keep, Mean: nan(), Var: nan(), Std: nan(), Min: nan(), Max: nan(), Skew: nan(), Kurt: nan()}, nil
 	}
 	rows := tensor.NumElements(keep)
 	// A run of axes (axes is sorted) that is not last: reduced where it

@@ -30,6 +30,7 @@ type Warning struct {
 const (
 	WarnDDof  = "ddof-nan"   // the ddof is at least the values each moment reduces: var and std are NaN
 	WarnBatch = "batch-over" // the batch asked for is more than the samples estimated to fit
+	WarnEmpty = "empty-nan"  // the moments' axes hold no value: every moment is NaN
 )
 
 // Words says w with set's words for the options it names: set(field,
@@ -42,6 +43,9 @@ func (w Warning) Words(set func(field, value string) string) string {
 	case WarnDDof:
 		return fmt.Sprintf("%s with %s value(s) over %s: var and std are NaN (they divide by n − ddof)",
 			set("ddof", n("ddof")), n("n"), set("axes", joinAxes(w.Axes)))
+	case WarnEmpty:
+		return fmt.Sprintf("no values over %s (an axis of length 0): every moment is NaN, as NumPy's mean of an empty slice",
+			set("axes", joinAxes(w.Axes)))
 	case WarnBatch:
 		return fmt.Sprintf("%s is more than the %s samples estimated to fit (%s); it may run out of memory",
 			set("batch", n("batch")), n("fit"), w.Budget)
@@ -71,7 +75,11 @@ func warning(w Warning) Warning {
 // var and std NaN because the ddof is at least the values each moment
 // reduces (WarnDDof).
 func (o Options) Warnings(shape []int) []Warning {
-	if n := MomentCount(shape, o.Axes); o.Moments && o.DDof >= n {
+	n := MomentCount(shape, o.Axes)
+	if o.Moments && n == 0 {
+		return []Warning{warning(Warning{Code: WarnEmpty, Axes: o.Axes})}
+	}
+	if o.Moments && o.DDof >= n {
 		return []Warning{warning(Warning{Code: WarnDDof, Data: map[string]float64{"ddof": float64(o.DDof), "n": float64(n)}, Axes: o.Axes})}
 	}
 	return nil

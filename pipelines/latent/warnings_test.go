@@ -1,9 +1,12 @@
 package latent
 
 import (
+	"math"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // TestWarnings: the ddof at least the values each moment reduces (2×3 over
@@ -38,5 +41,44 @@ func TestWarnings(t *testing.T) {
 	p.Auto = true
 	if ws := p.Warnings(); len(ws) != 0 {
 		t.Errorf("an automatic batch: %+v", ws)
+	}
+}
+
+// TestEmptyMoments: moments over an axis of length 0 are NaN, as NumPy's
+// mean and var of an empty slice, with a warning, on the CPU path and
+// every device (a DeviceError on lavapipe before, an input error on the
+// CPU path): the same input gives the same answer everywhere.
+func TestEmptyMoments(t *testing.T) {
+	opt := Options{Moments: true, Axes: []int{-2, -1}}
+	ws := opt.Warnings([]int{2, 3, 0, 5})
+	if len(ws) != 1 || ws[0].Code != WarnEmpty {
+		t.Fatalf("warnings %+v, want one %s", ws, WarnEmpty)
+	}
+	if got, want := ws[0].Message, "no values over axes -2,-1 (an axis of length 0): every moment is NaN, as NumPy's mean of an empty slice"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	runners := map[string]runner{"cpu": cpuRunner}
+	for _, dev := range testdev.Devices(t) {
+		runners[dev.Info.Name] = deviceRunner(dev)
+	}
+	x := tensor.New(tensor.F32, 2, 3, 0, 5)
+	for name, run := range runners {
+		t.Run(name, func(t *testing.T) {
+			r, err := run(x, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := r.Moments
+			for _, s := range []*tensor.Tensor{m.Mean, m.Var, m.Std, m.Min, m.Max, m.Skew, m.Kurt} {
+				if len(s.Shape) != 2 || s.Shape[0] != 2 || s.Shape[1] != 3 || len(s.F64) != 6 {
+					t.Fatalf("shape %v (%d values), want (2, 3)", s.Shape, len(s.F64))
+				}
+				for _, v := range s.F64 {
+					if !math.IsNaN(v) {
+						t.Fatalf("a moment of an empty slice is %v, want NaN", v)
+					}
+				}
+			}
+		})
 	}
 }

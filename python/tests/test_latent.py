@@ -217,3 +217,17 @@ def test_latent_pca_signs_are_scikit_learns(dev):
     for s in range(n):
         pca = PCA().fit(x[s].reshape(c, -1).T)
         np.testing.assert_allclose(r.pca_components[s], pca.components_, atol=1e-9)
+
+
+def test_latent_moments_of_empty_slices(dev):
+    """Moments over an axis of length 0 are NaN with a RuntimeWarning, as
+    np.mean and np.var give them, on every device (lavapipe raised
+    DeviceError, the CPU path InputError)."""
+    x = np.zeros((2, 3, 4, 0, 5), np.float32)
+    with pytest.warns(RuntimeWarning, match=r"an axis of length 0\): every moment is NaN"):
+        r = dev.latent(x, "moments")
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = np.mean(x, axis=(-2, -1))
+    for name in ("mean", "var", "std", "min", "max", "skew", "kurt"):
+        got = getattr(r, name)
+        assert got.shape == want.shape and np.isnan(got).all(), name
