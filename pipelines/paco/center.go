@@ -130,7 +130,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 					col = append(col, v)
 				}
 			}
-			med[(y0b+j/bw)*W+x0b+j%bw] = sortedMedian(col)
+			med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
 		}
 	})
 	// Core and ring statistics around a point, on the median frame.
@@ -370,7 +370,51 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 	return y, x, true
 }
 
-func medianOf(v []float64) float64 { return sortedMedian(slices.Clone(v)) }
+// medianOf is the median of v, NaN-free (NaN when empty), v unchanged.
+func medianOf(v []float64) float64 { return selectMedian(slices.Clone(v)) }
+
+// selectMedian is the median of s, NaN-free (NaN when empty), which it
+// reorders: the value sortedMedian gives, found by selection (Hoare's,
+// the middle of three as pivot) in O(n) where a sort takes O(n log n).
+func selectMedian(s []float64) float64 {
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	k := n / 2
+	lo, hi := 0, n-1
+	for lo < hi { // s[k] becomes the k-th smallest
+		mid := lo + (hi-lo)/2
+		a, b, c := s[lo], s[mid], s[hi]
+		p := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			lo = hi // j < k < i: s[k] = p, in place
+		}
+	}
+	if n%2 == 1 {
+		return s[k]
+	}
+	return (slices.Max(s[:k]) + s[k]) / 2
+}
 
 // sortedMedian sorts s and returns its median (NaN when s is empty).
 func sortedMedian(s []float64) float64 {
@@ -600,17 +644,45 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 // into the ring profile sym with the rings' spread sd (g×g), and the distance
 // from (ly, lx) at which the centre is then measured (+Inf when lost).
 func staticDraw(white []float64, m, g int, ker, rows, img, sym, sd []float64, ly, lx, search, fwhm float64) float64 {
+	// Four outputs at once: four independent chains of additions, each
+	// in the kernel's order.
 	for j := 0; j < m; j++ { // along x
-		for i := 0; i < g; i++ {
+		in, out := white[j*m:(j+1)*m], rows[j*g:(j+1)*g]
+		i := 0
+		for ; i+4 <= g; i += 4 {
+			var a0, a1, a2, a3 float64
+			for k, w := range ker {
+				a0 += w * in[i+k]
+				a1 += w * in[i+k+1]
+				a2 += w * in[i+k+2]
+				a3 += w * in[i+k+3]
+			}
+			out[i], out[i+1], out[i+2], out[i+3] = a0, a1, a2, a3
+		}
+		for ; i < g; i++ {
 			var a float64
 			for k, w := range ker {
-				a += w * white[j*m+i+k]
+				a += w * in[i+k]
 			}
-			rows[j*g+i] = a
+			out[i] = a
 		}
 	}
 	for j := 0; j < g; j++ { // along y; a² − 1 has mean 0, variance 2
-		for i := 0; i < g; i++ {
+		i := 0
+		for ; i+4 <= g; i += 4 {
+			var a0, a1, a2, a3 float64
+			for k, w := range ker {
+				r := rows[(j+k)*g+i:][:4]
+				a0 += w * r[0]
+				a1 += w * r[1]
+				a2 += w * r[2]
+				a3 += w * r[3]
+			}
+			for q, a := range [4]float64{a0, a1, a2, a3} {
+				img[j*g+i+q] = sym[j*g+i+q] + sd[j*g+i+q]*(a*a-1)/math.Sqrt2
+			}
+		}
+		for ; i < g; i++ {
 			var a float64
 			for k, w := range ker {
 				a += w * rows[(j+k)*g+i]
