@@ -281,6 +281,11 @@ func TestPacoTimePhases(t *testing.T) {
 		maps := []string{"centre", "lagged products", "statistics", "detection map"}
 		if d != "cpu" {
 			maps = []string{"tables", "buffers", "pipelines", "device run", "maps readback"}
+			// What the device did over the run: the four kernels (and
+			// the centring) dispatched, the cube uploaded.
+			if r.Counts.Dispatches < 4 || r.Counts.Submits == 0 || r.UpBytes < 40*48*48*4 {
+				t.Errorf("%s: counts %+v, %d bytes up: want the run's dispatches, submits and upload", d, r.Counts, r.UpBytes)
+			}
 		}
 		for _, want := range maps {
 			if _, ok := phases[want]; !ok {

@@ -180,8 +180,15 @@ func runPaco(c *ucli.Context) error {
 	for _, w := range before {
 		o.Warn(w)
 	}
+	var counts engine.Counts // what the device counted over the run
+	if s.dev != nil {
+		counts = s.dev.Counts()
+	}
 	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
 	bar.done()
+	if s.dev != nil {
+		counts = s.dev.Counts().Sub(counts)
+	}
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}
@@ -223,7 +230,8 @@ func runPaco(c *ucli.Context) error {
 	if account {
 		wall := time.Since(start)
 		acct := res.Maps.Timing() // the device's uploads, kernels and downloads
-		acct.Phases, acct.Wall = phases, wall
+		acct.Phases, acct.Wall, acct.Counts = phases, wall, counts
+		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
 		s.account, s.notes = true, notes
 		reportTime(c, s, acct, wall)
 	}
