@@ -5,7 +5,7 @@ files, phase by phase, against the maps alone and the NumPy peer
 
 Usage:
   /usr/bin/python3 bench/paco_host.py --data DIR [--data DIR2 ...] --vkstat bin/vkstat \
-      [--before OLD_BINARY] [--devices cpu,lavapipe] [--rounds 5]
+      [--before OLD_BINARY] [--devices cpu,lavapipe] [--rounds 5] [--no-peer]
 
 Each DIR holds cube.npy, angles.npy and psf.npy (`vkstat synth paco --format
 npy`). Every round runs, for each device, each binary once (the summary's
@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--before")
     ap.add_argument("--devices", default="cpu,lavapipe")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--no-peer", action="store_true", help="leave the NumPy peer out (it takes minutes from 256×256 up)")
     args = ap.parse_args()
     bins = [("after", args.vkstat)] + ([("before", args.before)] if args.before else [])
     devices = args.devices.split(",")
@@ -94,11 +95,13 @@ def main():
                     for name, b in (bins if r % 2 == 0 else bins[::-1]):
                         out = os.path.join(tmp, f"{name}-{dev}-{r}")
                         rows.setdefault((d, dev, name), []).append(run_vkstat(b, dev, d, out))
-                peer.setdefault(d, []).append(run_numpy(d, tmp))
+                if not args.no_peer:
+                    peer.setdefault(d, []).append(run_numpy(d, tmp))
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     med = lambda v: statistics.median(v)
     for d in args.data:
-        print(f"\n#### {d}: NumPy peer file to file (process) {med(peer[d]):.0f} ms\n")
+        npy = med(peer[d]) if d in peer else float("nan")
+        print(f"\n#### {d}: NumPy peer file to file (process) {npy:.0f} ms\n")
         print("| device | binary | process ms | wall ms | " + " | ".join(SHOWN) + " | reads + maps + writes | wall / (reads + maps + writes) | NumPy / process |")
         print("|---|---|" + "---:|" * (len(SHOWN) + 5))
         for dev in devices:
@@ -107,7 +110,7 @@ def main():
                 base = med([x["reads"] + x["maps"] + x["writes"] for x in rs])
                 cells = [f"{med([x[n] for x in rs]):.1f}" for n in SHOWN]
                 print(f"| {dev} | {name} | {med([x['process'] for x in rs]):.0f} | {med([x['wall'] for x in rs]):.1f} | " + " | ".join(cells) +
-                      f" | {base:.1f} | {med([x['ratio'] for x in rs]):.2f} | {med(peer[d]) / med([x['process'] for x in rs]):.2f} |")
+                      f" | {base:.1f} | {med([x['ratio'] for x in rs]):.2f} | {npy / med([x['process'] for x in rs]):.2f} |")
     print("\n(medians over the rounds; ratio: the median of each run's wall / (reads + maps + writes))")
     json.dump({f"{d}|{dev}|{n}": v for (d, dev, n), v in rows.items()}, open(os.path.join(tempfile.gettempdir(), "paco_host.json"), "w"))
 
