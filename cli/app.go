@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vkstat/vkstat/formats"
 
@@ -270,6 +271,12 @@ type session struct {
 	// ownSteps: the command prints its call's steps under --time itself
 	// (stack), not upload, kernel and download.
 	ownSteps bool
+	// account: the call's phases are the command's whole account, from
+	// its start (start-up, reads, writes and close among them, as paco
+	// times them): --time adds none of its own.
+	account bool
+	// notes follow phases of those names in --time's list.
+	notes map[string]string
 	// closed: Close ran (a command closes before --time reports, and
 	// again on its way out).
 	closed bool
@@ -474,10 +481,14 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	}
 	fmt.Fprintf(w, "total:    %s (wall)\n", ms(total))
 	fmt.Fprintf(w, "phases of the total (%.1f%% named):\n", 100-100*r.OtherMs/max(r.TotalMs, 1e-9))
+	width := 9 // the names' column, 10 wide at least
 	for _, p := range r.Phases {
-		fmt.Fprintf(w, "  %-10s%9.3f ms\n", p.Name, p.Ms)
+		width = max(width, utf8.RuneCountInString(p.Name))
 	}
-	fmt.Fprintf(w, "  %-10s%9.3f ms (named by no phase)\n", "other", r.OtherMs)
+	for _, p := range r.Phases {
+		fmt.Fprintf(w, "  %-*s%9.3f ms%s\n", width+1, p.Name, p.Ms, s.notes[p.Name])
+	}
+	fmt.Fprintf(w, "  %-*s%9.3f ms (named by no phase)\n", width+1, "other", r.OtherMs)
 	if s.dev != nil {
 		fmt.Fprintf(w, "counts:   %s\n", countsText(t.Counts))
 	}
@@ -494,6 +505,12 @@ type timeReport struct {
 }
 
 func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport {
+	r := timeReport{Device: s.name(), TotalMs: engine.Ms(total), TimingReport: t.Report()}
+	if s.account {
+		all := engine.Timing{Phases: t.Phases, Wall: total}
+		r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())
+		return r
+	}
 	var all engine.Timing
 	all.AddPhase("start-up", s.startup)
 	if s.read > 0 && !s.readBeside {
@@ -506,7 +523,6 @@ func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport 
 		all.AddPhase("write", s.write)
 	}
 	all.AddPhase("close", s.closing)
-	r := timeReport{Device: s.name(), TotalMs: engine.Ms(total), TimingReport: t.Report()}
 	all.Wall = total
 	r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())
 	return r

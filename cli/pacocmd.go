@@ -180,8 +180,15 @@ func runPaco(c *ucli.Context) error {
 	for _, w := range before {
 		o.Warn(w)
 	}
+	var counts engine.Counts // what the device counted over the run
+	if s.dev != nil {
+		counts = s.dev.Counts()
+	}
 	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
 	bar.done()
+	if s.dev != nil {
+		counts = s.dev.Counts().Sub(counts)
+	}
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}
@@ -201,16 +208,33 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	clock.Include(writes)
-	clock.Lap("other")
+	// One account of the wall: the phases above, the summary's printing
+	// the last of them; --time prints it (the summary then gives only the
+	// wall), --time-json writes it.
+	account := c.Bool("time") || c.String("time-json") != ""
+	notes := phaseNotes(res, len(res.Detections))
+	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
 	if c.Bool("json") {
-		if err := pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), phases, time.Since(start), s.startup); err != nil {
-			return err
-		}
+		err = pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), phases, time.Since(start), s.startup)
 	} else {
-		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), phases, time.Since(start), map[string]string{
-			"open device": fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)})
+		var list paco.Phases // with --time, the phases are --time's
+		if !c.Bool("time") {
+			list = phases
+		}
+		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), list, time.Since(start), notes)
 	}
-	reportTime(c, s, res.Maps.Timing(), time.Since(start))
+	if err != nil {
+		return err
+	}
+	clock.Lap("summary")
+	if account {
+		wall := time.Since(start)
+		acct := res.Maps.Timing() // the device's uploads, kernels and downloads
+		acct.Phases, acct.Wall, acct.Counts = phases, wall, counts
+		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
+		s.account, s.notes = true, notes
+		reportTime(c, s, acct, wall)
+	}
 	return nil
 }
 

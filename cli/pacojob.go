@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mapsPkg "maps"
 	"math"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,8 @@ func pacoError(t *survey.Target, err error) error {
 }
 
 // pacoSummary prints what the run found, and where its wall time went:
-// phases, adding up to wall (0: not known), with notes on some of them.
+// phases, adding up to wall (0: not known), with notes on some of them
+// (phaseNotes' and more), or with none only the wall.
 func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration, notes map[string]string) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
@@ -97,7 +99,9 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 	fmt.Fprintf(w, "cube:       %s, %d frames of %d×%d, rotation %.1f° to %.1f°\n", t.Cube, res.T, res.H, res.W, angles[0], angles[len(angles)-1])
 	fmt.Fprintf(w, "patch:      radius %d (%d pixels), centre (%d, %d)\n", res.Radius, res.P, res.Center.Used[0], res.Center.Used[1])
 	fmt.Fprintf(w, "centre:     %s\n", res.Center)
-	printPhases(w, phases, wall, res, len(dets), notes)
+	all := phaseNotes(res, len(dets))
+	mapsPkg.Copy(all, notes)
+	printPhases(w, phases, wall, all)
 	fmt.Fprintf(w, "invalid:    %d of %d map pixels NaN, %d of %d locations without statistics", maps.InvalidPixels, res.H*res.W, maps.InvalidLocations, res.H*res.W)
 	if res.NaNs > 0 {
 		fmt.Fprintf(w, "; %d NaN values in the cube", res.NaNs)
@@ -144,34 +148,43 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 }
 
 // printPhases lists phases, wall-clock, with their share of wall (when
-// known) and what each holds where a name does not say it: the device's
-// own stages under its run, where Algorithm 3 ran, and notes by name.
-func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, res *paco.Result, dets int, notes map[string]string) {
+// known) and notes by name (phaseNotes); with no phases, only the wall
+// (--time lists them).
+func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, notes map[string]string) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	sum := phases.Total()
-	if wall > 0 {
+	switch {
+	case len(phases) == 0:
+		fmt.Fprintf(w, "time:       %.1f ms wall (--time lists its phases)\n", ms(wall))
+		return
+	case wall > 0:
 		fmt.Fprintf(w, "time:       %.1f ms wall, in these phases (%.1f %% of it):\n", ms(wall), 100*float64(sum)/float64(wall))
-	} else {
+	default:
 		fmt.Fprintf(w, "time:       %.1f ms, in these phases:\n", ms(sum))
 	}
 	for _, st := range phases {
-		note := notes[st.Name]
-		switch st.Name {
-		case "device run":
-			var parts []string
-			for _, d := range res.Maps.Stages {
-				if d.Name != "total (device)" {
-					parts = append(parts, fmt.Sprintf("%s %.3f", d.Name, ms(d.Time)))
-				}
-			}
-			note = " (" + strings.Join(parts, ", ") + ")"
-		case "unbiased flux":
-			note = fmt.Sprintf(" (Algorithm 3, %s, %d detections)", res.UnbiasedOn, dets)
-		case "contrast check":
-			note = fmt.Sprintf(" (%d maps with fakes)", paco.ContrastCheckRuns)
-		}
-		fmt.Fprintf(w, "  %-18s %10.3f ms%s\n", st.Name, ms(st.Time), note)
+		fmt.Fprintf(w, "  %-18s %10.3f ms%s\n", st.Name, ms(st.Time), notes[st.Name])
 	}
+}
+
+// phaseNotes say what some of a run's phases hold where a name does not
+// say it: the device's own stages under its run, where Algorithm 3 ran,
+// how many maps the contrast check made.
+func phaseNotes(res *paco.Result, dets int) map[string]string {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	notes := map[string]string{}
+	var parts []string
+	for _, d := range res.Maps.Stages {
+		if d.Name != "total (device)" {
+			parts = append(parts, fmt.Sprintf("%s %.3f", d.Name, ms(d.Time)))
+		}
+	}
+	if len(parts) > 0 {
+		notes["device run"] = " (" + strings.Join(parts, ", ") + ")"
+	}
+	notes["unbiased flux"] = fmt.Sprintf(" (Algorithm 3, %s, %d detections)", res.UnbiasedOn, dets)
+	notes["contrast check"] = fmt.Sprintf(" (%d maps with fakes)", paco.ContrastCheckRuns)
+	return notes
 }
 
 // pacoJSON prints what pacoSummary prints as one JSON object: the run's

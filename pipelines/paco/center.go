@@ -130,7 +130,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 					col = append(col, v)
 				}
 			}
-			med[(y0b+j/bw)*W+x0b+j%bw] = sortedMedian(col)
+			med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
 		}
 	})
 	// Core and ring statistics around a point, on the median frame.
@@ -222,27 +222,79 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 // 3 % of synth's cubes whose star is 10× its speckles).
 func smoothedPeak(f []float64, W int, cy, cx, search, fwhm, sign float64, y0, y1, x0, x1 int) (by, bx int, best float64) {
 	kr := int(math.Ceil(2 * fwhm))
-	// The kernel's weights, the same for every candidate.
-	kw := 2*kr + 1
-	ker := make([]float64, kw*kw)
+	// The kernel's taps within radius kr, row-major: their offsets in f
+	// and weights, the same for every candidate.
+	type tap struct {
+		off int
+		w   float64
+	}
+	taps := make([]tap, 0, (2*kr+1)*(2*kr+1))
 	for dy := -kr; dy <= kr; dy++ {
 		for dx := -kr; dx <= kr; dx++ {
-			ker[(dy+kr)*kw+dx+kr] = math.Exp(-float64(dy*dy+dx*dx) / (2 * fwhm * fwhm))
+			if dy*dy+dx*dx <= kr*kr {
+				taps = append(taps, tap{dy*W + dx, math.Exp(-float64(dy*dy+dx*dx) / (2 * fwhm * fwhm))})
+			}
 		}
 	}
+	ya, yb, xa, xb := int(cy-search), int(cy+search), int(cx-search), int(cx+search)
+	// Where no pixel the kernel reaches is NaN (the Monte-Carlo draws'
+	// frames), every candidate's weights add up to the same sw, and four
+	// candidates' sums are taken at once (four independent chains of
+	// additions, each in the order of the taps: the same sums).
+	clean := true
+	for y := max(ya-kr, y0); y <= min(yb+kr, y1) && clean; y++ {
+		for x := max(xa-kr, x0); x <= min(xb+kr, x1); x++ {
+			if v := f[y*W+x]; v != v {
+				clean = false
+				break
+			}
+		}
+	}
+	var swAll float64
+	for _, t := range taps {
+		swAll += t.w
+	}
+	xs := make([]int, 0, xb-xa+1)
+	sums := make([]float64, xb-xa+1)
 	by, bx, best = -1, -1, math.Inf(-1)
-	for y := int(cy - search); y <= int(cy+search); y++ {
-		for x := int(cx - search); x <= int(cx+search); x++ {
+	for y := ya; y <= yb; y++ {
+		xs = xs[:0]
+		for x := xa; x <= xb; x++ {
 			if y-kr < y0 || x-kr < x0 || y+kr > y1 || x+kr > x1 || math.Hypot(float64(y)-cy, float64(x)-cx) > search {
 				continue
 			}
-			var s, sw float64
-			for dy := -kr; dy <= kr; dy++ {
-				for dx := -kr; dx <= kr; dx++ {
-					if v := f[(y+dy)*W+x+dx]; !math.IsNaN(v) && dy*dy+dx*dx <= kr*kr {
-						w := ker[(dy+kr)*kw+dx+kr]
-						s += w * v
-						sw += w
+			xs = append(xs, x)
+		}
+		if clean {
+			k := 0
+			for ; k+4 <= len(xs); k += 4 {
+				b0, b1, b2, b3 := y*W+xs[k], y*W+xs[k+1], y*W+xs[k+2], y*W+xs[k+3]
+				var s0, s1, s2, s3 float64
+				for _, t := range taps {
+					s0 += t.w * f[b0+t.off]
+					s1 += t.w * f[b1+t.off]
+					s2 += t.w * f[b2+t.off]
+					s3 += t.w * f[b3+t.off]
+				}
+				sums[k], sums[k+1], sums[k+2], sums[k+3] = s0, s1, s2, s3
+			}
+			for ; k < len(xs); k++ {
+				var s float64
+				for _, t := range taps {
+					s += t.w * f[y*W+xs[k]+t.off]
+				}
+				sums[k] = s
+			}
+		}
+		for k, x := range xs {
+			s, sw := sums[k], swAll
+			if !clean {
+				s, sw = 0, 0
+				base := y*W + x
+				for _, t := range taps {
+					if v := f[base+t.off]; v == v { // not NaN
+						s += t.w * v
+						sw += t.w
 					}
 				}
 			}
@@ -255,18 +307,10 @@ func smoothedPeak(f []float64, W int, cy, cx, search, fwhm, sign float64, y0, y1
 }
 
 // window is rows y0…y0+h−1 and columns x0…x0+w−1 of a frame, f holding
-// them row-major; pixels outside it read as NaN.
+// them row-major; windowCentroid leaves the pixels outside it out, as NaNs.
 type window struct {
 	f            []float64
 	y0, x0, h, w int
-}
-
-// at is pixel (y, x) of the frame, NaN outside the window.
-func (g window) at(y, x int) float64 {
-	if y < g.y0 || x < g.x0 || y >= g.y0+g.h || x >= g.x0+g.w {
-		return math.NaN()
-	}
-	return g.f[(y-g.y0)*g.w+x-g.x0]
 }
 
 // windowCentroid iterates the Gaussian-windowed centroid from (y, x):
@@ -277,22 +321,29 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
 	rad := 4 * s
 	for it := 0; it < 100; it++ {
+		// The pixels within reach that the window holds (the others
+		// read as NaN, left out).
+		py0, py1 := max(int(math.Floor(y-rad)), g.y0), min(int(math.Ceil(y+rad)), g.y0+g.h-1)
+		px0, px1 := max(int(math.Floor(x-rad)), g.x0), min(int(math.Ceil(x+rad)), g.x0+g.w-1)
 		lo := math.Inf(1)
-		for py := int(math.Floor(y - rad)); py <= int(math.Ceil(y+rad)); py++ {
-			for px := int(math.Floor(x - rad)); px <= int(math.Ceil(x+rad)); px++ {
-				if v := g.at(py, px); !math.IsNaN(v) {
+		for py := py0; py <= py1; py++ {
+			row := g.f[(py-g.y0)*g.w:][:g.w]
+			for px := px0; px <= px1; px++ {
+				if v := row[px-g.x0]; v == v {
 					lo = min(lo, sign*v)
 				}
 			}
 		}
 		var sw, sy, sx float64
-		for py := int(math.Floor(y - rad)); py <= int(math.Ceil(y+rad)); py++ {
-			for px := int(math.Floor(x - rad)); px <= int(math.Ceil(x+rad)); px++ {
-				fv := g.at(py, px)
-				if math.IsNaN(fv) {
+		for py := py0; py <= py1; py++ {
+			row := g.f[(py-g.y0)*g.w:][:g.w]
+			dy := float64(py) - y
+			for px := px0; px <= px1; px++ {
+				fv := row[px-g.x0]
+				if fv != fv {
 					continue
 				}
-				dy, dx := float64(py)-y, float64(px)-x
+				dx := float64(px) - x
 				d2 := dy*dy + dx*dx
 				if d2 > rad*rad {
 					continue
@@ -319,7 +370,51 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 	return y, x, true
 }
 
-func medianOf(v []float64) float64 { return sortedMedian(slices.Clone(v)) }
+// medianOf is the median of v, NaN-free (NaN when empty), v unchanged.
+func medianOf(v []float64) float64 { return selectMedian(slices.Clone(v)) }
+
+// selectMedian is the median of s, NaN-free (NaN when empty), which it
+// reorders: the value sortedMedian gives, found by selection (Hoare's,
+// the middle of three as pivot) in O(n) where a sort takes O(n log n).
+func selectMedian(s []float64) float64 {
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	k := n / 2
+	lo, hi := 0, n-1
+	for lo < hi { // s[k] becomes the k-th smallest
+		mid := lo + (hi-lo)/2
+		a, b, c := s[lo], s[mid], s[hi]
+		p := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			lo = hi // j < k < i: s[k] = p, in place
+		}
+	}
+	if n%2 == 1 {
+		return s[k]
+	}
+	return (slices.Max(s[:k]) + s[k]) / 2
+}
 
 // sortedMedian sorts s and returns its median (NaN when s is empty).
 func sortedMedian(s []float64) float64 {
@@ -525,12 +620,19 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	for i := range whites {
 		whites[i] = rng.NormFloat64()
 	}
+	// The spread at every pixel of the grid, the same for every draw.
+	sdGrid := make([]float64, g*g)
+	for j := 0; j < g; j++ {
+		for i := 0; i < g; i++ {
+			sdGrid[j*g+i] = sdAt(j, i)
+		}
+	}
 	errs := make([]float64, mcDraws)
 	par.Range(mcDraws, 1, func(lo, hi int) {
 		rows := make([]float64, m*g)
 		img := make([]float64, g*g)
 		for d := lo; d < hi; d++ {
-			errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, rows, img, sym, sdAt, ly, lx, search, fwhm)
+			errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, rows, img, sym, sdGrid, ly, lx, search, fwhm)
 		}
 	})
 	slices.Sort(errs)
@@ -539,25 +641,53 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 
 // staticDraw is one of staticError95's draws: the m×m white noise
 // smoothed by ker along x then y (into rows, m×g, and img, g×g), squared
-// into the ring profile sym with the rings' spread sdAt, and the distance
+// into the ring profile sym with the rings' spread sd (g×g), and the distance
 // from (ly, lx) at which the centre is then measured (+Inf when lost).
-func staticDraw(white []float64, m, g int, ker, rows, img, sym []float64, sdAt func(j, i int) float64, ly, lx, search, fwhm float64) float64 {
+func staticDraw(white []float64, m, g int, ker, rows, img, sym, sd []float64, ly, lx, search, fwhm float64) float64 {
+	// Four outputs at once: four independent chains of additions, each
+	// in the kernel's order.
 	for j := 0; j < m; j++ { // along x
-		for i := 0; i < g; i++ {
+		in, out := white[j*m:(j+1)*m], rows[j*g:(j+1)*g]
+		i := 0
+		for ; i+4 <= g; i += 4 {
+			var a0, a1, a2, a3 float64
+			for k, w := range ker {
+				a0 += w * in[i+k]
+				a1 += w * in[i+k+1]
+				a2 += w * in[i+k+2]
+				a3 += w * in[i+k+3]
+			}
+			out[i], out[i+1], out[i+2], out[i+3] = a0, a1, a2, a3
+		}
+		for ; i < g; i++ {
 			var a float64
 			for k, w := range ker {
-				a += w * white[j*m+i+k]
+				a += w * in[i+k]
 			}
-			rows[j*g+i] = a
+			out[i] = a
 		}
 	}
 	for j := 0; j < g; j++ { // along y; a² − 1 has mean 0, variance 2
-		for i := 0; i < g; i++ {
+		i := 0
+		for ; i+4 <= g; i += 4 {
+			var a0, a1, a2, a3 float64
+			for k, w := range ker {
+				r := rows[(j+k)*g+i:][:4]
+				a0 += w * r[0]
+				a1 += w * r[1]
+				a2 += w * r[2]
+				a3 += w * r[3]
+			}
+			for q, a := range [4]float64{a0, a1, a2, a3} {
+				img[j*g+i+q] = sym[j*g+i+q] + sd[j*g+i+q]*(a*a-1)/math.Sqrt2
+			}
+		}
+		for ; i < g; i++ {
 			var a float64
 			for k, w := range ker {
 				a += w * rows[(j+k)*g+i]
 			}
-			img[j*g+i] = sym[j*g+i] + sdAt(j, i)*(a*a-1)/math.Sqrt2
+			img[j*g+i] = sym[j*g+i] + sd[j*g+i]*(a*a-1)/math.Sqrt2
 		}
 	}
 	e := math.Inf(1) // lost: as bad as can be

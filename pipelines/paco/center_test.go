@@ -2,6 +2,8 @@ package paco
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -192,5 +194,31 @@ func TestFWHMOfStamp(t *testing.T) {
 	}
 	if f := FWHMOfStamp(psf); math.Abs(f-4) > 0.2 {
 		t.Errorf("FWHM %g, want about 4", f)
+	}
+}
+
+// TestSelectMedian: the selection gives the median a sort gives
+// (sortedMedian), on slices of every length to 60, with and without ties,
+// even lengths averaging the two middle values.
+func TestSelectMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for it := range 30000 {
+		v := make([]float64, 1+rng.IntN(60))
+		for i := range v {
+			switch it % 3 {
+			case 0:
+				v[i] = rng.NormFloat64()
+			case 1:
+				v[i] = float64(rng.IntN(4)) // many ties
+			default:
+				v[i] = float64(len(v) - i) // descending
+			}
+		}
+		if want, got := sortedMedian(slices.Clone(v)), selectMedian(slices.Clone(v)); got != want {
+			t.Fatalf("%v: selected %v, sorted %v", v, got, want)
+		}
+	}
+	if got := selectMedian(nil); !math.IsNaN(got) {
+		t.Errorf("empty: %v, want NaN", got)
 	}
 }

@@ -126,20 +126,18 @@ type Input struct {
 	test *testOptions
 }
 
-// Stage is the time one step took.
-type Stage struct {
-	Name string
-	Time time.Duration
-}
+// Stage is the time one step took: the engine's phase (engine.Timing's
+// Phases), so that PACO's steps are the command's account as they are.
+type Stage = engine.PhaseTime
 
 // Phases are named steps in wall-clock time, in the order they ran, each
 // from the end of the one before: they add up to the wall time of what
-// they time. (engine.Timing's phases have the same shape: AddPhase is the
-// one call a step makes.)
+// they time. They are engine.Timing's phases, kept in order and apart
+// (AddPhase appends, where engine.Timing's merges a name seen before).
 type Phases []Stage
 
 // AddPhase adds the step name that took d.
-func (p *Phases) AddPhase(name string, d time.Duration) { *p = append(*p, Stage{name, d}) }
+func (p *Phases) AddPhase(name string, d time.Duration) { *p = append(*p, Stage{Name: name, Time: d}) }
 
 // Clock starts timing steps into p, from now.
 func (p *Phases) Clock() *Clock { return &Clock{p, time.Now()} }

@@ -568,19 +568,19 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			}
 		}
 	}
-	maps.Stages = []Stage{{"upload", upload}}
+	maps.Stages = []Stage{{Name: "upload", Time: upload}}
 	if gpuTimed {
 		for _, k := range []struct{ kernel, stage string }{{"paco_center", "centre"}, {"paco_lags", "lagged products"}, {"paco_solve", "statistics"}, {"paco_detect", "detection map"}} {
-			maps.Stages = append(maps.Stages, Stage{k.stage, kernels[k.kernel]})
+			maps.Stages = append(maps.Stages, Stage{Name: k.stage, Time: kernels[k.kernel]})
 		}
 	} else {
 		var kernel time.Duration
 		for _, tm := range tms {
 			kernel += tm.Kernel
 		}
-		maps.Stages = append(maps.Stages, Stage{"kernels", kernel})
+		maps.Stages = append(maps.Stages, Stage{Name: "kernels", Time: kernel})
 	}
-	maps.Stages = append(maps.Stages, Stage{"download", download}, Stage{"total (device)", wall})
+	maps.Stages = append(maps.Stages, Stage{Name: "download", Time: download}, Stage{Name: "total (device)", Time: wall})
 	return maps, nil
 }
 
