@@ -523,3 +523,47 @@ func TestShaderNotSPIRVNorGLSL(t *testing.T) {
 		}
 	}
 }
+
+// TestShader16BitAndMemoryModel (issue 45, item 1): a float16 shader and a
+// memory-model shader run and match NumPy on every device that offers the
+// features vkstat now enables (lavapipe offers all), and a device without
+// them (SwiftShader has no 16-bit storage) is refused with the feature named.
+func TestShader16BitAndMemoryModel(t *testing.T) {
+	e := func(f string) string { return filepath.Join(examples, f) }
+	cases := []struct {
+		file  string
+		flags []string
+		needs []string // features (engine.DeviceInfo.ShaderFeatures)
+	}{
+		{"saxpy_f16.comp", []string{"-b", "x=" + e("saxpy_f16_x.npy"), "-b", "y=" + e("saxpy_f16_y.npy"), "--push", "a=2.5", "--push", "n=1000",
+			"--global", "1000", "-e", "y=" + e("saxpy_f16_expected.npy"), "--tol", "1e-3"}, []string{"storageBuffer16BitAccess"}},
+		{"reduce_memory_model.comp", []string{"-b", "data=" + e("reduce_in.npy"), "-b", "sums=float32:16", "--push", "n=4000", "--push", "chunk=250",
+			"--groups", "16", "-e", "sums=" + e("reduce_expected.npy")}, []string{"vulkanMemoryModel"}},
+	}
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" {
+			continue // the same device without float64
+		}
+		for _, c := range cases {
+			args := append([]string{"--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "check", e(c.file)}, c.flags...)
+			code, stdout, stderr := run(t, args...)
+			var lacks []string
+			for _, f := range c.needs {
+				if !d.Info.HasShaderFeature(f) {
+					lacks = append(lacks, f)
+				}
+			}
+			if len(lacks) == 0 {
+				if code != 0 || !strings.Contains(stdout, "PASS") {
+					t.Errorf("%s on %s: exit %d: %s\n%s", c.file, d.Info.Name, code, stderr, stdout)
+				}
+				continue
+			}
+			for _, f := range lacks {
+				if code != ExitError || !strings.Contains(stderr, "lacks: ") || !strings.Contains(stderr, "("+f+": the device does not offer it)") {
+					t.Errorf("%s on %s, which lacks %s: exit %d: %s", c.file, d.Info.Name, f, code, stderr)
+				}
+			}
+		}
+	}
+}

@@ -22,14 +22,28 @@ var subgroupOps = map[string]string{
 	"GroupNonUniformClustered": "clustered", "GroupNonUniformQuad": "quad",
 }
 
+// The device feature (engine.DeviceInfo.ShaderFeatures) each SPIR-V
+// capability needs.
+var capabilityFeature = map[string]string{
+	"Float16": "shaderFloat16", "Int8": "shaderInt8", "Int16": "shaderInt16",
+	"StorageBuffer16BitAccess": "storageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess": "uniformAndStorageBuffer16BitAccess",
+	"StoragePushConstant16": "storagePushConstant16", "StorageBuffer8BitAccess": "storageBuffer8BitAccess",
+	"UniformAndStorageBuffer8BitAccess": "uniformAndStorageBuffer8BitAccess", "StoragePushConstant8": "storagePushConstant8",
+	"VulkanMemoryModel": "vulkanMemoryModel", "VulkanMemoryModelDeviceScope": "vulkanMemoryModelDeviceScope",
+	"DotProduct": "shaderIntegerDotProduct", "DotProductInputAll": "shaderIntegerDotProduct",
+	"DotProductInput4x8Bit": "shaderIntegerDotProduct", "DotProductInput4x8BitPacked": "shaderIntegerDotProduct",
+}
+
 // Supports says whether a device, as vkstat opens it, runs shaders needing
-// capability: "yes" or "no (why)". vkstat enables shaderFloat64 and
-// shaderInt64 where the device has them and the subgroup operations
-// Vulkan 1.1 gives, and no other feature or extension: every other
-// capability (buffer_reference's PhysicalStorageBufferAddresses, variable
-// pointers, 8- and 16-bit types, atomics on floats, the memory model, ...)
-// needs something the device was not created with, and a pipeline using it
-// is undefined behaviour (a crash on lavapipe), so it is refused.
+// capability: "yes" or "no (why)", the why naming the Vulkan feature. vkstat
+// enables shaderFloat64 and shaderInt64, the subgroup operations Vulkan 1.1
+// gives, and the 16- and 8-bit storage and arithmetic, memory model,
+// subgroup extended types and integer dot product features
+// (engine.DeviceInfo.ShaderFeatures) the device offers at the Vulkan
+// version it runs at; every other capability (buffer_reference's
+// PhysicalStorageBufferAddresses, variable pointers, atomics on floats,
+// ...) needs something the device was not created with, and a pipeline
+// using it is undefined behaviour (a crash on lavapipe), so it is refused.
 func Supports(info engine.DeviceInfo, capability string) string {
 	switch capability {
 	case "Shader", "Matrix", "StorageImageExtendedFormats":
@@ -44,17 +58,19 @@ func Supports(info engine.DeviceInfo, capability string) string {
 			return "yes"
 		}
 		return "no (shaderInt64)"
-	case "Float16", "Int8", "Int16", "StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess",
-		"StoragePushConstant16", "StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8":
-		has := ""
-		if capability == "Float16" && info.Float16 {
-			has = "the device has shaderFloat16, but "
-		}
-		return "no (" + has + "vkstat does not enable this feature yet)"
 	case "PhysicalStorageBufferAddresses":
 		return "no (buffer_reference needs bufferDeviceAddress, which vkstat does not enable)"
 	case "VariablePointers", "VariablePointersStorageBuffer":
 		return "no (variable pointers, which vkstat does not enable)"
+	}
+	if f, ok := capabilityFeature[capability]; ok {
+		if info.HasShaderFeature(f) {
+			return "yes"
+		}
+		if api, at := engine.ShaderFeatureAPI(f), info.RunsAt(); at != "" && api > at {
+			return "no (" + f + ": a Vulkan " + api + " feature; the device runs at Vulkan " + info.RunsAt() + ")"
+		}
+		return "no (" + f + ": the device does not offer it)"
 	}
 	if op, ok := subgroupOps[capability]; ok {
 		if slices.Contains(info.SubgroupOps, op) {

@@ -32,3 +32,10 @@ save("reduce_expected.npy", data.astype(np.float64).reshape(16, 250).sum(axis=1)
 m = np.arange(40 * 48, dtype=np.float32).reshape(40, 48) / 7
 save("tile_in.npy", m)
 save("tile_expected.npy", np.ascontiguousarray(m.T))
+
+# saxpy_f16: float16 buffers, the arithmetic in float64 rounded once.
+x = rng.standard_normal(1000).astype(np.float16)
+y = rng.standard_normal(1000).astype(np.float16)
+save("saxpy_f16_x.npy", x)
+save("saxpy_f16_y.npy", y)
+save("saxpy_f16_expected.npy", (2.5 * x.astype(np.float64) + y).astype(np.float16))

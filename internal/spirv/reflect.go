@@ -198,6 +198,7 @@ var capabilityNames = map[uint32]string{
 	5288: "ComputeDerivativeGroupLinearNV", 5301: "ShaderNonUniform", 5302: "RuntimeDescriptorArray",
 	5306: "UniformBufferArrayNonUniformIndexing", 5307: "SampledImageArrayNonUniformIndexing",
 	5308: "StorageBufferArrayNonUniformIndexing", 6400: "CooperativeMatrixKHR", 5357: "CooperativeMatrixNV",
+	6016: "DotProductInputAll", 6017: "DotProductInput4x8Bit", 6018: "DotProductInput4x8BitPacked", 6019: "DotProduct",
 }
 
 type typ struct {
