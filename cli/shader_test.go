@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,7 +126,8 @@ func TestShaderCheck(t *testing.T) {
 	ex = shaderExamples()[0]
 	args = append([]string{"shader", "check", filepath.Join(examples, ex.file)}, ex.flags...)
 	code, stdout, stderr = run(t, append(args, "-e", "y="+wrong)...)
-	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stderr, "mismatch") {
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stderr, "1 binding(s) differ beyond the tolerance") ||
+		!strings.Contains(stdout, "1000 of 1000 elements") || !strings.Contains(stdout, "first 5 of the 999 others:\n      y[0] got") {
 		t.Fatalf("mismatch: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	code, _, stderr = run(t, append(append([]string{}, args...), "--tol", "1e-5")...)
@@ -564,6 +567,66 @@ func TestShader16BitAndMemoryModel(t *testing.T) {
 					t.Errorf("%s on %s, which lacks %s: exit %d: %s", c.file, d.Info.Name, f, code, stderr)
 				}
 			}
+		}
+	}
+}
+
+// TestShaderCheckWhere (issue 45, item 3): a check failing on 3 elements of
+// a 48×40 output says 3 of 1920 are beyond the tolerance, names the worst
+// at its index in the output's shape with got and want, and lists the two
+// others; --atol/--rtol per binding pass it as np.testing.assert_allclose
+// would, and one binding's --atol leaves the other's --tol test alone.
+func TestShaderCheckWhere(t *testing.T) {
+	needShaderDevice(t)
+	ex := shaderExamples()[3] // tile_transpose: dst is 48×40, dst[i, j] = (48·j + i)/7
+	want, err := shaderlab.ReadNPY(ex.expected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bump := func(i, j int, by float32) {
+		p := want.Data[4*(40*i+j):]
+		binary.LittleEndian.PutUint32(p, math.Float32bits(math.Float32frombits(binary.LittleEndian.Uint32(p))+by))
+	}
+	bump(2, 5, 0.01) // dst[2, 5] = 242/7
+	bump(10, 3, 0.5) // the worst: dst[10, 3] = 154/7
+	bump(47, 39, -0.02)
+	file := filepath.Join(t.TempDir(), "want.npy")
+	var b bytes.Buffer
+	if err := want.EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--validate", "shader", "check", filepath.Join(examples, ex.file)}, ex.flags...)
+	args = append(args, "-e", "dst="+file)
+	code, stdout, stderr := run(t, args...)
+	for _, w := range []string{
+		"FAIL dst:", "3 of 1920 elements (0.156%) beyond the tolerance",
+		fmt.Sprintf("worst: dst[10, 3] got %.7g, want %.7g", float32(154.0/7), float32(154.0/7)+0.5),
+		"others:", fmt.Sprintf("dst[2, 5] got %.7g, want %.7g", float32(242.0/7), float32(242.0/7)+0.01),
+		fmt.Sprintf("dst[47, 39] got %.7g, want %.7g", float32(1919.0/7), float32(1919.0/7)-0.02),
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the report lacks %q:\n%s", w, stdout)
+		}
+	}
+	if code != ExitError || !strings.Contains(stderr, "1 binding(s) differ beyond the tolerance") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// |error| ≤ 0.4 + 1e-3·|want| passes dst[2, 5] and dst[47, 39], not
+	// dst[10, 3] (0.5 > 0.422).
+	code, stdout, _ = run(t, append(args, "--atol", "dst=0.4", "--rtol", "1e-3")...)
+	if code != ExitError || !strings.Contains(stdout, "1 of 1920 elements") || !strings.Contains(stdout, "|error| ≤ 0.4 + 0.001·|expected|") {
+		t.Errorf("--atol dst=0.4 --rtol 1e-3: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, stderr = run(t, append(args, "--atol", "dst=0.51")...)
+	if code != 0 || !strings.Contains(stdout, "PASS dst") {
+		t.Errorf("--atol dst=0.51: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, bad := range [][]string{{"--atol", "nosuch=1"}, {"--rtol", "-1"}, {"--atol", "dst=x"}} {
+		if code, _, stderr := run(t, append(args, bad...)...); code != ExitUsage || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d: %s", bad, code, stderr)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -307,7 +309,7 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		printRun(w, j.Plan, r)
 	}
 	for _, r := range runs[1:] {
-		vs := j.Check(r, j.Written(runs[0]), 0)
+		vs := j.Check(r, j.Written(runs[0]), shaderlab.Tol(0))
 		for _, v := range vs {
 			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
 		}
@@ -402,11 +404,80 @@ Examples:
 	}
 }
 
-// expectations reads --expect NAME=FILE.npy.
-func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
-	if tol := c.Float64("tol"); tol < 0 {
+// toleranceFlags are check's and watch's --tol, --atol and --rtol.
+func toleranceFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted |error| as a fraction of max |expected| (where --atol/--rtol are not given)"},
+		&ucli.StringSliceFlag{Name: "atol", Usage: "accept |error| ≤ atol + rtol·|expected| per element, as np.testing.assert_allclose: X for every binding or NAME=X (repeatable)"},
+		&ucli.StringSliceFlag{Name: "rtol", Usage: "the rtol of that test (default 1e-7 where only --atol is given): X or NAME=X (repeatable)"},
+	}
+}
+
+// tolerances reads --tol, --atol and --rtol: a binding with an --atol or
+// --rtol of its own or for all is checked element by element as
+// np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
+func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, error) {
+	tol := c.Float64("tol")
+	if tol < 0 {
 		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
 	}
+	type pair struct{ atol, rtol *float64 }
+	all := pair{}
+	by := map[int]*pair{}
+	for _, flag := range []string{"atol", "rtol"} {
+		for _, s := range c.StringSlice(flag) {
+			name, val, named := strings.Cut(s, "=")
+			if !named {
+				name, val = "", s
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) {
+				return nil, usagef("--%s %q: want a number of 0 or more, or NAME=NUMBER", flag, s)
+			}
+			p := &all
+			if named {
+				b, err := shaderlab.FindBinding(j.Shader.Module, strings.TrimSpace(name))
+				if err != nil {
+					return nil, usagef("--%s %s: %v", flag, s, err)
+				}
+				if by[int(b.Binding)] == nil {
+					by[int(b.Binding)] = &pair{}
+				}
+				p = by[int(b.Binding)]
+			}
+			if flag == "atol" {
+				p.atol = &x
+			} else {
+				p.rtol = &x
+			}
+		}
+	}
+	return func(i int) shaderlab.Tolerance {
+		p := all
+		if b := by[i]; b != nil {
+			if b.atol != nil {
+				p.atol = b.atol
+			}
+			if b.rtol != nil {
+				p.rtol = b.rtol
+			}
+		}
+		if p.atol == nil && p.rtol == nil {
+			return shaderlab.Tolerance{Tol: tol}
+		}
+		t := shaderlab.Tolerance{Allclose: true, Rtol: 1e-7}
+		if p.atol != nil {
+			t.Atol = *p.atol
+		}
+		if p.rtol != nil {
+			t.Rtol = *p.rtol
+		}
+		return t
+	}, nil
+}
+
+// expectations reads --expect NAME=FILE.npy.
+func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
 	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)
@@ -433,9 +504,11 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 	return want, nil
 }
 
-// checkRun prints how a run's outputs compare with the expectations; it
-// returns the number of mismatches.
-func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol float64) int {
+// checkRun prints how a run's outputs compare with the expectations: per
+// binding the verdict, how many elements are beyond the tolerance, the
+// worst of them and the first few others by index; it returns the number
+// of bindings that fail.
+func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
 	bad := 0
 	for _, v := range p.Check(r, want, tol) {
 		verdict := "PASS"
@@ -443,11 +516,29 @@ func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]
 			verdict = "FAIL"
 			bad++
 		}
+		name := shaderlab.BindName(v.Binding)
 		if v.Err != nil {
-			fmt.Fprintf(w, "  %s %s: %v\n", verdict, shaderlab.BindName(v.Binding), v.Err)
+			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s: %s (tolerance %.3g)\n", verdict, shaderlab.BindName(v.Binding), v.Diff, tol)
+		fmt.Fprintf(w, "  %s %s: %s (%s)\n", verdict, name, v.Diff, v.Tolerance)
+		if v.Pass {
+			continue
+		}
+		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
+		if v.Worst != nil {
+			fmt.Fprintf(w, "    worst: %s%s\n", name, v.Worst)
+		}
+		if len(v.First) > 0 {
+			others := "    others:"
+			if v.Beyond-1 > len(v.First) {
+				others = fmt.Sprintf("    first %d of the %d others:", len(v.First), v.Beyond-1)
+			}
+			fmt.Fprintln(w, others)
+			for _, m := range v.First {
+				fmt.Fprintf(w, "      %s%s\n", name, m)
+			}
+		}
 	}
 	return bad
 }
@@ -457,8 +548,8 @@ func shaderCheckCommand() *ucli.Command {
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding after the run with an NPY file: NAME=FILE.npy (repeatable)"},
 		&ucli.StringFlag{Name: "against", Usage: "compare every writable binding with what this other shader (same bindings and flags) computes"},
-		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted max |error| as a fraction of max |expected|"},
 	)
+	flags = append(flags, toleranceFlags()...)
 	return &ucli.Command{
 		Name:      "check",
 		Usage:     "run a shader and compare its outputs with expected NPY files or another shader; exit 1 on mismatch",
@@ -483,6 +574,10 @@ Examples:
 				return err
 			}
 			want, err := expectations(c, p)
+			if err != nil {
+				return err
+			}
+			tol, err := tolerances(c, p)
 			if err != nil {
 				return err
 			}
@@ -511,7 +606,7 @@ Examples:
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
-						bad += checkRun(c.App.Writer, p.Plan, r, want, c.Float64("tol"))
+						bad += checkRun(c.App.Writer, p.Plan, r, want, tol)
 					}
 				}
 				for i := 0; other != nil && i < len(devs); i++ {
@@ -521,7 +616,7 @@ Examples:
 						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
-					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), c.Float64("tol"))
+					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
 				}
 				return nil
 			})
@@ -532,7 +627,7 @@ Examples:
 				return err
 			}
 			if bad > 0 {
-				return fmt.Errorf("shader check: %d mismatches", bad)
+				return fmt.Errorf("shader check: %d binding(s) differ beyond the tolerance", bad)
 			}
 			fmt.Fprintln(c.App.Writer, "shader check: all passed")
 			return nil
