@@ -158,6 +158,9 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 	if opt.Spec, err = settings(c, "spec"); err != nil {
 		return nil, err
 	}
+	if opt.Uniform, err = settings(c, "uniform"); err != nil {
+		return nil, err
+	}
 	switch {
 	case c.IsSet("groups") && c.IsSet("global"):
 		return nil, usagef("give --groups or --global, not both")
@@ -182,6 +185,10 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		return nil, usagef("--%s %s: %v", flag, c.StringSlice(flag)[se.Index], se.Err)
 	case errors.As(err, &nd):
 		n := shaderlab.BindName(nd.Binding)
+		if nd.Binding.Kind == "uniform" && nd.Binding.Block != nil {
+			ex := n + "." + nd.Binding.Block.Members[0].Name
+			return nil, usagef("%s: give its members with --uniform %s=VALUE ... (unset members are 0), or its %d bytes with --bind %s=FILE.npy", nd, ex, nd.Binding.Block.Size, n)
+		}
 		return nil, usagef("%s: give --bind %s=FILE.npy, or --bind %s=float32:N for N zeros", nd, n, n)
 	case errors.As(err, &de):
 		l := de.Local

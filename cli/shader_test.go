@@ -377,6 +377,11 @@ func TestShaderFileLast(t *testing.T) {
 		{{"vkstat", "shader", "info", "f.comp"}, {"vkstat", "shader", "info", "f.comp"}},
 		{{"vkstat", "shader", "run", "-b", "x=1", "f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "f.comp"}},
 		{{"vkstat", "map", "--x", "shader"}, {"vkstat", "map", "--x", "shader"}},
+		// Issue 45, item 6: the file among the flags, bool flags taking no value.
+		{{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "f.comp", "-b", "x=1", "--tol=1e-3"},
+			{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "-b", "x=1", "--tol=1e-3", "f.comp"}},
+		{{"vkstat", "shader", "info", "--json", "f.comp", "-D", "A"}, {"vkstat", "shader", "info", "--json", "-D", "A", "f.comp"}},
+		{{"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}},
 	} {
 		if got := shaderFileLast(c[0]); !reflect.DeepEqual(got, c[1]) {
 			t.Errorf("shaderFileLast(%v) = %v, want %v", c[0], got, c[1])
@@ -627,6 +632,50 @@ func TestShaderCheckWhere(t *testing.T) {
 	for _, bad := range [][]string{{"--atol", "nosuch=1"}, {"--rtol", "-1"}, {"--atol", "dst=x"}} {
 		if code, _, stderr := run(t, append(args, bad...)...); code != ExitUsage || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("%v: exit %d: %s", bad, code, stderr)
+		}
+	}
+}
+
+// TestShaderUniform (issue 45, item 2): a uniform block is bound from
+// NAME=VALUE members (-u, unset members 0) or from an NPY of its bytes,
+// and the output matches NumPy on every device; a uniform binding without
+// data, and a member it lacks, get messages naming what to give.
+func TestShaderUniform(t *testing.T) {
+	needShaderDevice(t)
+	e := func(f string) string { return filepath.Join(examples, f) }
+	base := []string{"--validate", "--device", "all", "shader", "check", e("uniform_params.comp"), "-b", "x=" + e("saxpy_x.npy"),
+		"-b", "y=float32:1000", "--global", "1000", "-e", "y=" + e("uniform_expected.npy")}
+	code, stdout, stderr := run(t, append(base, "-u", "a=2", "-u", "params.n=999", "-u", "b=0.5")...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") || strings.Contains(stdout, "FAIL") {
+		t.Errorf("-u members: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// The block's 36 bytes as std140 lays them out: a @0, n @4, b @32.
+	block := make([]byte, 36)
+	binary.LittleEndian.PutUint32(block[0:], math.Float32bits(2))
+	binary.LittleEndian.PutUint32(block[4:], 999)
+	binary.LittleEndian.PutUint32(block[32:], math.Float32bits(0.5))
+	var b bytes.Buffer
+	if err := (&shaderlab.Array{Elem: "uint8", Shape: []int{36}, Data: block}).EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	npy := writeFile(t, t.TempDir(), "params.npy", b.String())
+	code, stdout, stderr = run(t, append(base, "-b", "params="+npy)...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") || strings.Contains(stdout, "FAIL") {
+		t.Errorf("-b params=NPY: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "binding 0 (params) has no data: give its members with --uniform params.a=VALUE ... (unset members are 0), or its 36 bytes with --bind params=FILE.npy"},
+		{[]string{"-u", "c=1"}, `--uniform c=1: no uniform member "c"; the shader has params.a, params.n, params.unused, params.b`},
+		{[]string{"-u", "x.x=1"}, "--uniform x.x=1: binding 1 (x) is not a uniform block"},
+		{[]string{"-u", "unused=1"}, "unused is a float32×4; only scalar members can be set by name"},
+		{[]string{"-b", "params=" + npy, "-u", "a=1"}, "has its data from"},
+	} {
+		code, _, stderr := run(t, append(base, c.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d: %s; want %q", c.args, code, stderr, c.want)
 		}
 	}
 }

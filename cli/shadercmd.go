@@ -31,8 +31,9 @@ GLSL is compiled in vkstat itself (libshaderc): #include is resolved next
 to the including file, then in the --include folders, then in vkstat's own
 shaders/include (so #include "include/common.glsl" gives flat_index() and
 WG_SIZE); an #include cycle, or a chain over 32 files deep, is an error
-naming the chain; -D defines macros. Bindings must be storage buffers in set 0,
-numbered 0, 1, 2, ...
+naming the chain; -D defines macros. Bindings must be storage or uniform
+buffers in set 0, numbered 0, 1, 2, ...; flags may come before or after
+the FILE.
 
 Examples:
    vkstat shader info examples/shaders/saxpy.comp
@@ -44,26 +45,53 @@ Examples:
 	}
 }
 
-// shaderFileLast moves the FILE of `shader info|run|check|watch FILE
-// --flags...` after the flags: urfave/cli stops reading flags at the first
-// positional argument, and the file first is how these commands read best.
+// shaderFileLast moves the positional arguments of `shader
+// info|run|check|watch` (the FILE) after the flags, wherever they stand
+// among them (`shader check -I DIR -D X FILE -b ...`): urfave/cli stops
+// reading flags at the first positional argument. What follows a
+// non-boolean flag is its value; what follows "--" stays positional.
 func shaderFileLast(args []string) []string {
 	for i := 1; i+2 < len(args); i++ {
 		if args[i] != "shader" {
 			continue
 		}
-		switch args[i+1] {
-		case "info", "run", "check", "watch":
-		default:
+		var cmd *ucli.Command
+		for _, sc := range shaderCommand().Subcommands {
+			if sc.Name == args[i+1] {
+				cmd = sc
+			}
+		}
+		if cmd == nil {
 			return args
 		}
-		f := args[i+2]
-		if strings.HasPrefix(f, "-") || i+3 == len(args) {
-			return args
+		bools := map[string]bool{"help": true, "h": true}
+		for _, f := range cmd.Flags {
+			if _, ok := f.(*ucli.BoolFlag); ok {
+				for _, n := range f.Names() {
+					bools[n] = true
+				}
+			}
 		}
-		out := append([]string{}, args[:i+2]...)
-		out = append(out, args[i+3:]...)
-		return append(out, f)
+		var flags, pos []string
+		rest := args[i+2:]
+		for j := 0; j < len(rest); j++ {
+			a := rest[j]
+			switch {
+			case a == "--":
+				pos = append([]string{"--"}, append(pos, rest[j+1:]...)...)
+				j = len(rest)
+			case len(a) > 1 && a[0] == '-':
+				flags = append(flags, a)
+				if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && j+1 < len(rest) {
+					flags = append(flags, rest[j+1])
+					j++
+				}
+			default:
+				pos = append(pos, a)
+			}
+		}
+		out := append(append([]string{}, args[:i+2]...), flags...)
+		return append(out, pos...)
 	}
 	return args
 }
@@ -82,6 +110,7 @@ func runFlags() []ucli.Flag {
 		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "push", Usage: "set a push constant: NAME=VALUE (repeatable; unset members are 0)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "spec", Usage: "set a specialization constant: NAME=VALUE or ID=VALUE (repeatable)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "uniform", Aliases: []string{"u"}, Usage: "set a member of a uniform block: MEMBER=VALUE or BINDING.MEMBER=VALUE (repeatable; unset members are 0; or bind the block's bytes with --bind)", Category: "RUN"},
 		&ucli.StringFlag{Name: "groups", Usage: "dispatch X[,Y[,Z]] workgroups", Category: "RUN"},
 		&ucli.StringFlag{Name: "global", Usage: "dispatch X[,Y[,Z]] invocations: workgroups = ceil(global / local size)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a binding after the run: NAME=FILE.npy (repeatable)", Category: "RUN"},

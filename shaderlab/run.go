@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/spirv"
 )
 
 // The subgroup operation (engine.DeviceInfo.SubgroupOps) each SPIR-V
@@ -160,9 +161,18 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 			return nil, fmt.Errorf("binding %d holds %d bytes, more than the device binds (maxStorageBufferRange %d)", i, len(a.Data), lim)
 		}
 	}
-	sum := sha256.Sum256(p.Shader.SPIRV)
+	code := p.Shader.SPIRV
+	if slices.ContainsFunc(p.Shader.Module.Bindings, func(b Binding) bool { return b.Kind == "uniform" }) {
+		// The engine binds storage buffers; a uniform block read as one
+		// reads the same bytes the same way.
+		var err error
+		if code, err = spirv.UniformsAsStorage(code); err != nil {
+			return nil, err
+		}
+	}
+	sum := sha256.Sum256(code)
 	k, err := dev.Kernel(engine.KernelSpec{
-		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: p.Shader.SPIRV, Spec: p.Spec,
+		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: code, Spec: p.Spec,
 	})
 	if err != nil {
 		return nil, err

@@ -39,3 +39,10 @@ y = rng.standard_normal(1000).astype(np.float16)
 save("saxpy_f16_x.npy", x)
 save("saxpy_f16_y.npy", y)
 save("saxpy_f16_expected.npy", (2.5 * x.astype(np.float64) + y).astype(np.float16))
+
+# uniform_params: y = 2·x + 0.5 over the first 999 elements of saxpy's x
+# (the last stays 0).
+x = np.load(os.path.join(here, "saxpy_x.npy"))
+u = (2 * x.astype(np.float64) + 0.5).astype(np.float32)
+u[999] = 0
+save("uniform_expected.npy", u)
