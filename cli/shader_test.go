@@ -679,3 +679,41 @@ func TestShaderUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestShaderSpecAlias (issue 45, item 4): a specialization constant that
+// the shader redeclares (const uint strideC = N;) keeps its own name, N,
+// and takes the alias too; both set the same constant, and the output is
+// y[i] = 256·i + 256 for i < 16.
+func TestShaderSpecAlias(t *testing.T) {
+	needShaderDevice(t)
+	file := "../testdata/shaders/spec_alias.comp"
+	code, stdout, stderr := run(t, "shader", "info", file)
+	if code != 0 || !strings.Contains(stdout, "1   N (also strideC)  uint32  64") {
+		t.Errorf("info: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"N", "strideC", "1"} {
+		out := filepath.Join(dir, name+".npy")
+		code, stdout, stderr := run(t, "--validate", "--device", "all", "shader", "run", file, "-b", "y=uint32:20", "--spec", name+"=256", "--groups", "1", "-o", "y="+out)
+		if code != 0 {
+			t.Fatalf("--spec %s=256: exit %d: %s\n%s", name, code, stderr, stdout)
+		}
+		got, err := shaderlab.ReadNPY(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got.Values() {
+			want := 0.0
+			if i < 16 {
+				want = float64(256*i + 256)
+			}
+			if v != want {
+				t.Errorf("--spec %s=256: y[%d] = %g, want %g", name, i, v, want)
+			}
+		}
+	}
+	code, _, stderr = run(t, "shader", "run", file, "-b", "y=uint32:20", "--spec", "K=1", "--groups", "1")
+	if code != ExitUsage || !strings.Contains(stderr, "0 (M), 1 (N, strideC)") {
+		t.Errorf("--spec K=1: exit %d: %s", code, stderr)
+	}
+}

@@ -230,7 +230,11 @@ func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInf
 	} else {
 		fmt.Fprintln(tw, "  ID\tNAME\tTYPE\tDEFAULT")
 		for _, s := range m.SpecConstants {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, orDash(s.Name), s.Type, s.Value)
+			name := orDash(s.Name)
+			if len(s.Aliases) > 0 {
+				name += " (also " + strings.Join(s.Aliases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, name, s.Type, s.Value)
 		}
 		tw.Flush()
 	}

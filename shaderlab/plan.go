@@ -3,6 +3,7 @@ package shaderlab
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -357,8 +358,8 @@ func (p *Plan) setConstants() error {
 		var names []string
 		for j := range mod.SpecConstants {
 			x := &mod.SpecConstants[j]
-			names = append(names, fmt.Sprintf("%d (%s)", x.ID, x.Name))
-			if x.Name == s.Name || strconv.Itoa(int(x.ID)) == s.Name {
+			names = append(names, fmt.Sprintf("%d (%s)", x.ID, strings.Join(append([]string{x.Name}, x.Aliases...), ", ")))
+			if x.Name == s.Name || slices.Contains(x.Aliases, s.Name) || strconv.Itoa(int(x.ID)) == s.Name {
 				sc = x
 			}
 		}
