@@ -717,3 +717,47 @@ func TestShaderSpecAlias(t *testing.T) {
 		t.Errorf("--spec K=1: exit %d: %s", code, stderr)
 	}
 }
+
+// TestShaderBounds (issue 45, item 5): a guard the static check cannot
+// read (if (params.size <= id + 1) return;) runs, with a warning that
+// --no-bounds-check silences, and computes y[i + 1] = 2·x[i]; a real write
+// past the end (y[id + 7]) fails on every device, naming the binding and
+// the elements written, though the static check could not tell.
+func TestShaderBounds(t *testing.T) {
+	needShaderDevice(t)
+	x := filepath.Join(examples, "saxpy_x.npy")
+	out := filepath.Join(t.TempDir(), "y.npy")
+	args := []string{"--validate", "--device", "all", "shader", "run", "../testdata/shaders/guard_size.comp", "-b", "x=" + x, "-b", "y=float32:1000",
+		"--push", "size=1000", "--global", "1024", "-o", "y=" + out}
+	code, stdout, stderr := run(t, args...)
+	if code != 0 || !strings.Contains(stderr, "warning: binding 0 (x): the shader indexes x[] with gl_GlobalInvocationID.x, the dispatch has 1024 invocations along x") ||
+		!strings.Contains(stderr, "--no-bounds-check") {
+		t.Fatalf("guard: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	got, err := shaderlab.ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := shaderlab.ReadNPY(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.Values(), in.Values()
+	for i := range g {
+		want := 0.0
+		if i > 0 {
+			want = float64(2 * float32(w[i-1]))
+		}
+		if g[i] != want {
+			t.Fatalf("y[%d] = %g, want %g", i, g[i], want)
+		}
+	}
+	if code, _, stderr := run(t, append(args, "--no-bounds-check")...); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("--no-bounds-check: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "--validate", "--device", "all", "shader", "run", "../testdata/shaders/write_past_end.comp", "-b", "x="+x, "-b", "y=float32:1000",
+		"--push", "n=1000", "--global", "1000")
+	if code != ExitError || !strings.Contains(stderr, "binding 1 (y): the shader wrote outside the binding: bytes 4000 to 4027 from its start, past its 4000 (y[1000] to y[1006])") {
+		t.Errorf("write past the end: exit %d: %s", code, stderr)
+	}
+}

@@ -117,6 +117,7 @@ func runFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "out-dir", Usage: "write every binding that is not readonly to DIR/NAME.npy", Category: "RUN"},
 		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
 		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
+		&ucli.BoolFlag{Name: "no-bounds-check", Usage: "no warning where the static bounds check finds no guard on gl_GlobalInvocationID.x (writes outside a binding are caught after the run all the same)", Category: "RUN"},
 	}
 }
 
@@ -311,6 +312,9 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	j, err := makePlan(c, sh, c.Int("repeat"))
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range j.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
 	dir := c.String("out-dir")
 	if dir != "" || c.IsSet("out-dir") {

@@ -110,6 +110,9 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
+	for _, x := range j.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", x)
+	}
 	want, err := expectations(c, j)
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)

@@ -41,6 +41,10 @@ type Options struct {
 	// Progress is called after each run with the runs done and Repeat;
 	// nil: none.
 	Progress func(done, total int)
+	// NoBoundsCheck leaves out the static check's warnings (Plan.Warnings)
+	// where no guard on the index was recognised; the run still checks
+	// the guard bytes around each binding.
+	NoBoundsCheck bool
 }
 
 // Bind is the data of one binding.
@@ -96,7 +100,10 @@ type Plan struct {
 	Local  [3]uint32 // workgroup size, with the specialization constants
 	Groups [3]uint32 // workgroups dispatched
 	Shared int       // bytes of shared memory, with the specialization constants
-	opt    Options
+	// Warnings are what the static bounds check could not prove safe
+	// (none with Options.NoBoundsCheck).
+	Warnings []string
+	opt      Options
 }
 
 // BindName is how a binding is named in settings and output file names:
@@ -444,14 +451,25 @@ func (p *Plan) checkReach() error {
 			continue
 		}
 		elems := uint64(max(len(a.Data)-last.Offset, 0) / last.Stride)
-		if elems < n {
-			why := fmt.Sprintf("%d invocations along x", invocations)
-			if n < invocations {
-				why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
-			}
-			return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
-				Describe(b), last.Name, n-1, why, a.source(), elems, n)
+		if elems >= n {
+			continue
 		}
+		if len(g.Bounds) == 0 {
+			// No guard on the index recognised: the shader may well
+			// have one (if (size <= id + 1) return;), so this is a
+			// warning, and the guard bytes catch a real overrun.
+			if !p.opt.NoBoundsCheck {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x, the dispatch has %d invocations along x and %s gives it %d elements, and no guard on the index was recognised (one the check cannot read is fine: --no-bounds-check)",
+					Describe(b), last.Name, invocations, a.source(), elems))
+			}
+			continue
+		}
+		why := fmt.Sprintf("%d invocations along x", invocations)
+		if n < invocations {
+			why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
+		}
+		return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
+			Describe(b), last.Name, n-1, why, a.source(), elems, n)
 	}
 	return nil
 }

@@ -177,9 +177,27 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each binding sits between guard bytes, guard before and after (a
+	// multiple of the offset alignment), filled with a pattern and read
+	// back after each run: a write outside the binding is an error. The
+	// range bound takes in the guard after where the shader does not read
+	// an array's length (which follows the range), so that drivers that
+	// drop writes past the range (lavapipe) let them land in the guard.
+	reach := int64(0)
+	align := max(int64(dev.Info.MinStorageAlignment), 1)
+	guard := (guardBytes + align - 1) / align * align
+	if !spirv.UsesArrayLength(code) {
+		reach = guard
+	}
+	pattern := make([]byte, guard)
+	for i := range pattern {
+		pattern[i] = byte(0xA5 ^ i*29)
+	}
 	sizes := make([]int64, len(p.Inputs))
+	data := make([]int64, len(p.Inputs))
 	for i, a := range p.Inputs {
-		sizes[i] = max((int64(len(a.Data))+3)/4*4, 4)
+		data[i] = max((int64(len(a.Data))+3)/4*4, 4)
+		sizes[i] = data[i] + 2*guard
 	}
 	bufs, err := dev.Buffers(sizes...)
 	if err != nil {
@@ -197,21 +215,37 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	t0 := time.Now()
 	for it := 0; it < repeat; it++ {
 		r.Outputs = make([]*Array, len(p.Inputs))
+		before := make([][]byte, len(p.Inputs))
+		after := make([][]byte, len(p.Inputs))
 		tm, err := dev.Run(ctx, func(s *engine.Sequence) {
 			binds := make([]engine.Binding, len(bufs))
 			for i, a := range p.Inputs {
-				binds[i] = engine.Bind(bufs[i])
-				s.Upload(bufs[i], 0, a.Data) // zeros too: outputs never show stale memory
+				bound := data[i] + reach
+				if lim := int64(dev.Info.MaxStorageBufferRange); lim > 0 && bound > lim {
+					bound = data[i]
+				}
+				binds[i] = engine.Binding{Buf: bufs[i], Offset: guard, Size: bound}
+				s.Upload(bufs[i], 0, pattern)
+				s.Upload(bufs[i], guard, a.Data) // zeros too: outputs never show stale memory
+				s.Upload(bufs[i], guard+data[i], pattern)
 			}
 			s.Dispatch(k, p.Groups, p.Push, binds...)
 			for i, a := range p.Inputs {
 				out := &Array{Elem: a.Elem, Shape: a.Shape, Data: make([]byte, len(a.Data))}
 				r.Outputs[i] = out
-				s.Download(bufs[i], 0, out.Data)
+				before[i], after[i] = make([]byte, guard), make([]byte, guard)
+				s.Download(bufs[i], 0, before[i])
+				s.Download(bufs[i], guard, out.Data)
+				s.Download(bufs[i], guard+data[i], after[i])
 			}
 		})
 		if err != nil {
 			return nil, err
+		}
+		for i := range p.Inputs {
+			if err := p.checkGuards(i, pattern, before[i], after[i], data[i]); err != nil {
+				return nil, err
+			}
 		}
 		r.Kernel = append(r.Kernel, tm.Kernel)
 		r.Timed = tm.GPUTimed
@@ -221,4 +255,44 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	}
 	r.Wall = time.Since(t0)
 	return r, nil
+}
+
+// guardBytes is the least guard before and after each binding in a run.
+const guardBytes = 256
+
+// checkGuards says which guard bytes of binding i (size bytes between
+// them) the run changed, and which elements of its runtime array they
+// would be.
+func (p *Plan) checkGuards(i int, pattern, before, after []byte, size int64) error {
+	changed := func(g []byte) (first, last int) {
+		first, last = -1, -1
+		for j := range g {
+			if g[j] != pattern[j] {
+				if first < 0 {
+					first = j
+				}
+				last = j
+			}
+		}
+		return first, last
+	}
+	b := p.Shader.Module.Bindings[i]
+	var where []string
+	if f, l := changed(before); f >= 0 {
+		where = append(where, fmt.Sprintf("bytes %d to %d before its start", len(before)-f, len(before)-l))
+	}
+	if f, l := changed(after); f >= 0 {
+		at := size + int64(f)
+		s := fmt.Sprintf("bytes %d to %d from its start, past its %d", at, size+int64(l), len(p.Inputs[i].Data))
+		if bl := b.Block; bl != nil && len(bl.Members) > 0 {
+			if m := bl.Members[len(bl.Members)-1]; m.Runtime && m.Stride > 0 {
+				s += fmt.Sprintf(" (%s[%d] to %s[%d])", m.Name, (at-int64(m.Offset))/int64(m.Stride), m.Name, (size+int64(l)-int64(m.Offset))/int64(m.Stride))
+			}
+		}
+		where = append(where, s)
+	}
+	if len(where) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: the shader wrote outside the binding: %s (the guard bytes around it changed)", Describe(b), strings.Join(where, "; "))
 }

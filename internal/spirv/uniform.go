@@ -73,3 +73,32 @@ func UniformsAsStorage(code []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// opArrayLength is OpArrayLength: a runtime array's length, from the
+// range bound.
+const opArrayLength = 68
+
+// UsesArrayLength reports whether the module reads a runtime array's
+// length (.length() in GLSL), which follows the range each binding is
+// given; false for bytes that are not SPIR-V.
+func UsesArrayLength(code []byte) bool {
+	if len(code) < 20 || len(code)%4 != 0 {
+		return false
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if binary.LittleEndian.Uint32(code) != Magic {
+		order = binary.BigEndian
+	}
+	for i := 20; i+4 <= len(code); {
+		w := order.Uint32(code[i:])
+		if w&0xffff == opArrayLength {
+			return true
+		}
+		n := int(w >> 16)
+		if n == 0 {
+			return false
+		}
+		i += 4 * n
+	}
+	return false
+}
