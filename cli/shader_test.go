@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -759,5 +760,53 @@ func TestShaderBounds(t *testing.T) {
 		"--push", "n=1000", "--global", "1000")
 	if code != ExitError || !strings.Contains(stderr, "binding 1 (y): the shader wrote outside the binding: bytes 4000 to 4027 from its start, past its 4000 (y[1000] to y[1006])") {
 		t.Errorf("write past the end: exit %d: %s", code, stderr)
+	}
+}
+
+// TestShaderSubgroupNote (issue 45, item 7): a reduction that assumes
+// 16-lane subgroups passes where a subgroup holds the 16-wide workgroup
+// and fails elsewhere (lavapipe's 8, SwiftShader's 4) with a note giving
+// the device's subgroup size against the workgroup; info gives it too.
+func TestShaderSubgroupNote(t *testing.T) {
+	file := "../testdata/shaders/subgroup_assumes16.comp"
+	in, err := shaderlab.ReadNPY(filepath.Join(examples, "reduce_in.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := in.Values() // 4000 = 250 × 16
+	want := &shaderlab.Array{Elem: "float32", Shape: []int{250}, Data: make([]byte, 4*250)}
+	for g := range 250 {
+		s := 0.0
+		for _, x := range v[16*g : 16*g+16] {
+			s += x
+		}
+		binary.LittleEndian.PutUint32(want.Data[4*g:], math.Float32bits(float32(s)))
+	}
+	var b bytes.Buffer
+	if err := want.EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	expected := writeFile(t, t.TempDir(), "sums.npy", b.String())
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" || !slices.Contains(d.Info.SubgroupOps, "arithmetic") {
+			continue
+		}
+		dev := strconv.Itoa(d.Info.Index)
+		code, stdout, stderr := run(t, "--device", dev, "shader", "info", file)
+		note := fmt.Sprintf("on %s a subgroup is %d invocations, so a workgroup of 16 is %d subgroup", d.Info.Name, d.Info.SubgroupSize, (16+d.Info.SubgroupSize-1)/d.Info.SubgroupSize)
+		if code != 0 || !strings.Contains(stdout, note) {
+			t.Errorf("info on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		code, stdout, stderr = run(t, "--validate", "--device", dev, "shader", "check", file, "-b", "data="+filepath.Join(examples, "reduce_in.npy"),
+			"-b", "sums=float32:250", "--groups", "250", "-e", "sums="+expected, "--tol", "1e-5")
+		if d.Info.SubgroupSize >= 16 {
+			if code != 0 {
+				t.Errorf("on %s (subgroups of %d): exit %d: %s\n%s", d.Info.Name, d.Info.SubgroupSize, code, stderr, stdout)
+			}
+			continue
+		}
+		if code != ExitError || !strings.Contains(stdout, "250 of 250 elements") || !strings.Contains(stdout, "note: the shader uses subgroup operations: "+note) {
+			t.Errorf("on %s (subgroups of %d): exit %d: %s\n%s", d.Info.Name, d.Info.SubgroupSize, code, stderr, stdout)
+		}
 	}
 }

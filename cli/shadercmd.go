@@ -256,6 +256,12 @@ func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInf
 	if len(m.Extensions) > 0 {
 		fmt.Fprintf(w, "\nextensions: %s\n", strings.Join(m.Extensions, ", "))
 	}
+	if shaderlab.UsesSubgroups(m) {
+		fmt.Fprintln(w, "\nsubgroups (with the default constants):")
+		for _, in := range infos {
+			fmt.Fprintf(w, "  %s\n", shaderlab.SubgroupNote(m, m.LocalSize, in.Name, in.SubgroupSize))
+		}
+	}
 }
 
 func orDash(s string) string {
@@ -563,6 +569,9 @@ func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]
 			continue
 		}
 		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
+		if note := shaderlab.SubgroupNote(p.Shader.Module, p.Local, r.Device, r.Subgroup); note != "" {
+			fmt.Fprintf(w, "    note: %s\n", note)
+		}
 		if v.Worst != nil {
 			fmt.Fprintf(w, "    worst: %s%s\n", name, v.Worst)
 		}

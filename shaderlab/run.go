@@ -107,6 +107,34 @@ type Result struct {
 	Kernel  []time.Duration // per run, the GPU time from timestamps (when Timed)
 	Timed   bool            // whether the device gave timestamps
 	Wall    time.Duration   // all the runs, uploads and downloads included
+	// Subgroup is the device's subgroup size (0 where it does not say).
+	Subgroup uint32
+}
+
+// UsesSubgroups reports whether the module uses subgroup operations,
+// whose results can depend on the device's subgroup size.
+func UsesSubgroups(mod *Module) bool {
+	return slices.ContainsFunc(mod.Capabilities, func(c string) bool {
+		return strings.HasPrefix(c, "GroupNonUniform") || strings.HasPrefix(c, "Subgroup")
+	})
+}
+
+// SubgroupNote says, for a shader using subgroup operations, how the
+// device splits a workgroup of local invocations into subgroups; "" for
+// a shader without them or a device that does not say.
+func SubgroupNote(mod *Module, local [3]uint32, device string, size uint32) string {
+	if !UsesSubgroups(mod) || size == 0 {
+		return ""
+	}
+	n := local[0] * max(local[1], 1) * max(local[2], 1)
+	s := fmt.Sprintf("the shader uses subgroup operations: on %s a subgroup is %d invocations, so a workgroup of %d is %d subgroup", device, size, n, (n+size-1)/size)
+	if (n+size-1)/size != 1 {
+		s += "s"
+	}
+	if n%size != 0 {
+		s += ", the last partly filled"
+	}
+	return s + "; code that assumes another subgroup size (16, 32, 64) computes something else here"
 }
 
 // Median is the middle of the GPU times.
@@ -210,7 +238,7 @@ func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
 	}
 	dev.SetTimeout(timeout)
 	defer dev.SetTimeout(0)
-	r := &Result{Device: dev.Info.Name}
+	r := &Result{Device: dev.Info.Name, Subgroup: dev.Info.SubgroupSize}
 	repeat := max(p.opt.Repeat, 1)
 	t0 := time.Now()
 	for it := 0; it < repeat; it++ {
