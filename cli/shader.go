@@ -36,6 +36,22 @@ func shaderArg(c *ucli.Context) (string, error) {
 	return path, nil
 }
 
+// caseShaderArg applies --case (applyCase) and returns the shader file:
+// the command line's, else the case's.
+func caseShaderArg(c *ucli.Context) (string, error) {
+	path, err := applyCase(c)
+	if err != nil || path == "" {
+		if err == nil {
+			path, err = shaderArg(c)
+		}
+		return path, err
+	}
+	if err := fileExists("shader", path); err != nil {
+		return "", fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	return path, nil
+}
+
 // shaderJob is a plan and the files its bindings go to after the run.
 type shaderJob struct {
 	*shaderlab.Plan

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/shaderlab"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 const examples = "../examples/shaders"
@@ -809,4 +811,98 @@ func TestShaderSubgroupNote(t *testing.T) {
 			t.Errorf("on %s (subgroups of %d): exit %d: %s\n%s", d.Info.Name, d.Info.SubgroupSize, code, stderr, stdout)
 		}
 	}
+}
+
+// TestShaderSweep (issue 45, item 8): one case file swept over 3 shapes
+// and 2 types (float32, float16) gives a table with a row per variant and
+// device: PASS where the device has what the variant needs, an ERROR row
+// naming the feature where not (SwiftShader's float16), exit 1 then. A
+// case without a sweep runs under check --case, the command line's flags
+// winning.
+func TestShaderSweep(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	shader, err := filepath.Abs("../testdata/shaders/scale.comp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[i] = (i mod 37 − 18)/8 and y = 2.5·x are exact in float16.
+	write := func(name, elem string, n int, f func(int) float64) {
+		a := &shaderlab.Array{Elem: elem, Shape: []int{n}, Data: make([]byte, n*shaderlab.ElemSize(elem))}
+		for i := range n {
+			if elem == "float16" {
+				binary.LittleEndian.PutUint16(a.Data[2*i:], tensor.Float32ToHalf(float32(f(i))))
+			} else {
+				binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(float32(f(i))))
+			}
+		}
+		var b bytes.Buffer
+		if err := a.EncodeNPY(&b); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, name, b.String())
+	}
+	var variants []string
+	for _, ty := range []struct{ elem, glsl string }{{"float32", "float"}, {"float16", "float16_t"}} {
+		for _, n := range []int{100, 1000, 4099} {
+			x := func(i int) float64 { return float64(i%37-18) / 8 }
+			write(fmt.Sprintf("x_%s_%d.npy", ty.elem, n), ty.elem, n, x)
+			write(fmt.Sprintf("y_%s_%d.npy", ty.elem, n), ty.elem, n, func(i int) float64 { return 2.5 * x(i) })
+			variants = append(variants, fmt.Sprintf(`{"name": "%[1]s n=%[2]d", "define": {"T": "%[3]s"}, "bind": {"x": "x_%[1]s_%[2]d.npy", "y": "%[1]s:%[2]d"},
+				"push": {"n": %[2]d}, "global": %[2]d, "expect": {"y": "y_%[1]s_%[2]d.npy"}}`, ty.elem, n, ty.glsl))
+		}
+	}
+	sweep := writeFile(t, dir, "scale.json", fmt.Sprintf(`{"shader": %q, "push": {"a": 2.5}, "tol": 0, "sweep": [%s]}`, shader, strings.Join(variants, ",\n")))
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" {
+			continue
+		}
+		code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", sweep, "--repeat", "2")
+		if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
+			t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")
+		for _, ty := range []string{"float32", "float16"} {
+			for _, n := range []int{100, 1000, 4099} {
+				row := fmt.Sprintf("%s n=%d  %s  PASS  0", ty, n, d.Info.Name)
+				if ty == "float16" && !f16 {
+					row = fmt.Sprintf("%s n=%d  %s  ERROR  ", ty, n, d.Info.Name)
+				}
+				if !strings.Contains(regexpSpaces(stdout), row) {
+					t.Errorf("on %s, no row %q:\n%s", d.Info.Name, row, stdout)
+				}
+			}
+		}
+		if f16 {
+			if code != 0 || !strings.Contains(stdout, "shader sweep: 6 rows passed") {
+				t.Errorf("on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+			}
+		} else if code != ExitError || !strings.Contains(stdout, "storageBuffer16BitAccess") || !strings.Contains(stderr, "3 of 6 rows failed") {
+			t.Errorf("on %s, without float16: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+	}
+
+	one := writeFile(t, dir, "one.json", fmt.Sprintf(`{"shader": %q, "define": {"T": "float"}, "bind": {"x": "x_float32_1000.npy", "y": "float32:1000"},
+		"push": {"a": 2.5, "n": 1000}, "global": 1000, "expect": {"y": "y_float32_1000.npy"}, "tol": 0}`, shader))
+	code, stdout, stderr := run(t, "--validate", "shader", "check", "--case", one)
+	if code != 0 || !strings.Contains(stdout, "PASS y") {
+		t.Errorf("check --case: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// The command line's a=3 wins over the case's 2.5: y is 1.2 times the expected.
+	code, stdout, _ = run(t, "shader", "check", "--case", one, "--push", "a=3")
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") {
+		t.Errorf("check --case --push a=3: exit %d:\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "shader", "check", "--case", sweep); code != ExitUsage || !strings.Contains(stderr, "run it with vkstat shader sweep") {
+		t.Errorf("check --case SWEEP: exit %d: %s", code, stderr)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"shader": "x.comp", "bindings": {}}`)
+	if code, _, stderr := run(t, "shader", "run", "--case", bad); code == 0 || !strings.Contains(stderr, `unknown field "bindings"`) {
+		t.Errorf("a case with an unknown key: exit %d: %s", code, stderr)
+	}
+}
+
+// regexpSpaces collapses runs of spaces to two (a table's columns).
+func regexpSpaces(s string) string {
+	return regexp.MustCompile(` {2,}`).ReplaceAllString(s, "  ")
 }

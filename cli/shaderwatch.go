@@ -40,7 +40,7 @@ Examples:
    vkstat --validate shader watch my.comp -b 0=in.npy -b 1=float32:1024 --global 1024`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			path, err := shaderArg(c)
+			path, err := caseShaderArg(c)
 			if err != nil {
 				return err
 			}
