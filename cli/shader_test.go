@@ -822,7 +822,7 @@ func TestShaderSubgroupNote(t *testing.T) {
 func TestShaderSweep(t *testing.T) {
 	needShaderDevice(t)
 	dir := t.TempDir()
-	shader, err := filepath.Abs("../testdata/shaders/scale.comp")
+	shader, err := filepath.Abs("../examples/shaders/scale.comp")
 	if err != nil {
 		t.Fatal(err)
 	}

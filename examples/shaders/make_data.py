@@ -46,3 +46,11 @@ x = np.load(os.path.join(here, "saxpy_x.npy"))
 u = (2 * x.astype(np.float64) + 0.5).astype(np.float32)
 u[999] = 0
 save("uniform_expected.npy", u)
+
+# scale: y = 2.5·x over 3 shapes and 2 types (scale_sweep.json); the values
+# (i mod 37 − 18)/8 and 2.5 times them are exact in float16.
+for t in ("float32", "float16"):
+    for n in (100, 1000, 4099):
+        x = ((np.arange(n) % 37 - 18) / 8).astype(t)
+        save(f"scale_x_{t}_{n}.npy", x)
+        save(f"scale_expected_{t}_{n}.npy", (2.5 * x.astype(np.float64)).astype(t))

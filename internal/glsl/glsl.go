@@ -209,7 +209,7 @@ func parseLog(log string, sources map[string][]byte) []Diagnostic {
 	return out
 }
 
-var capsWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\b`) })
+var capsWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b_*[A-Z][A-Z0-9_]*\b`) })
 
 // hintMacros gives each error its source line and, where the line holds
 // all-capitals words (the way macros are named) that no #define in the
@@ -220,10 +220,14 @@ func hintMacros(diags []Diagnostic, sources map[string][]byte, defines []string)
 		name, _, _ := strings.Cut(d, "=")
 		defined[name] = true
 	}
-	def := regexp.MustCompile(`(?m)^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	// Macros, and the names the code declares in capitals: blocks,
+	// structs and constants.
+	def := regexp.MustCompile(`(?m)^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)|\b(?:buffer|uniform|struct)\s+([A-Za-z_][A-Za-z0-9_]*)|\bconst\s+\w+\s+([A-Za-z_][A-Za-z0-9_]*)`)
 	for _, src := range sources {
 		for _, m := range def.FindAllSubmatch(src, -1) {
-			defined[string(m[1])] = true
+			for _, g := range m[1:] {
+				defined[string(g)] = true
+			}
 		}
 	}
 	for i := range diags {

@@ -162,7 +162,7 @@ void main() {
 }
 
 // TestExamples compiles the shaders of examples/shaders and validates the
-// SPIR-V, for every target environment.
+// SPIR-V, for every target environment (scale.comp's type T as float).
 func TestExamples(t *testing.T) {
 	needCompiler(t)
 	files, _ := filepath.Glob("../../examples/shaders/*.comp")
@@ -171,7 +171,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, env := range []string{"vulkan1.1", "vulkan1.2", "vulkan1.3"} {
-			r, err := CompileFile(f, Options{TargetEnv: env})
+			r, err := CompileFile(f, Options{TargetEnv: env, Defines: []string{"T=float"}})
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
