@@ -67,3 +67,33 @@ func TestUniformsAsStorage(t *testing.T) {
 		t.Error("no error for bytes that are not SPIR-V")
 	}
 }
+
+// TestUsesArrayLength: .length() is found (the guard bytes stay out of the
+// range bound then), and a shader without it is not.
+func TestUsesArrayLength(t *testing.T) {
+	if _, err := exec.LookPath("glslc"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("glslc not found")
+		}
+		t.Skip("glslc not found")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "len.comp")
+	if err := os.WriteFile(src, []byte("#version 450\nlayout(local_size_x = 64) in;\nlayout(std430, binding = 0) buffer Y { float y[]; };\n"+
+		"void main() { uint i = gl_GlobalInvocationID.x; if (i < y.length()) y[i] = 1.0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]bool{src: true, "../../examples/shaders/uniform_params.comp": false} {
+		spv := filepath.Join(dir, filepath.Base(file)+".spv")
+		if out, err := exec.Command("glslc", file, "-o", spv).CombinedOutput(); err != nil {
+			t.Fatalf("glslc: %v: %s", err, out)
+		}
+		code, err := os.ReadFile(spv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := UsesArrayLength(code); got != want {
+			t.Errorf("%s: UsesArrayLength = %v, want %v", file, got, want)
+		}
+	}
+}
