@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/shaderlab"
@@ -853,35 +854,13 @@ func TestShaderSweep(t *testing.T) {
 		}
 	}
 	sweep := writeFile(t, dir, "scale.json", fmt.Sprintf(`{"shader": %q, "push": {"a": 2.5}, "tol": 0, "sweep": [%s]}`, shader, strings.Join(variants, ",\n")))
+	// The test's own case, and examples/shaders/scale_sweep.json (the
+	// same over make_data.py's data) that docs/shader.md runs.
 	for _, d := range testdev.Devices(t) {
-		if d.Info.Disabled != "" {
-			continue
-		}
-		code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", sweep, "--repeat", "2")
-		if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
-			t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
-		}
-		f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")
-		for _, ty := range []string{"float32", "float16"} {
-			for _, n := range []int{100, 1000, 4099} {
-				row := fmt.Sprintf("%s n=%d  %s  PASS  0", ty, n, d.Info.Name)
-				if ty == "float16" && !f16 {
-					row = fmt.Sprintf("%s n=%d  %s  ERROR  ", ty, n, d.Info.Name)
-				}
-				if !strings.Contains(regexpSpaces(stdout), row) {
-					t.Errorf("on %s, no row %q:\n%s", d.Info.Name, row, stdout)
-				}
-			}
-		}
-		if f16 {
-			if code != 0 || !strings.Contains(stdout, "shader sweep: 6 rows passed") {
-				t.Errorf("on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
-			}
-		} else if code != ExitError || !strings.Contains(stdout, "storageBuffer16BitAccess") || !strings.Contains(stderr, "3 of 6 rows failed") {
-			t.Errorf("on %s, without float16: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		for _, file := range []string{sweep, filepath.Join(examples, "scale_sweep.json")} {
+			sweepOn(t, d, file)
 		}
 	}
-
 	one := writeFile(t, dir, "one.json", fmt.Sprintf(`{"shader": %q, "define": {"T": "float"}, "bind": {"x": "x_float32_1000.npy", "y": "float32:1000"},
 		"push": {"a": 2.5, "n": 1000}, "global": 1000, "expect": {"y": "y_float32_1000.npy"}, "tol": 0}`, shader))
 	code, stdout, stderr := run(t, "--validate", "shader", "check", "--case", one)
@@ -899,6 +878,39 @@ func TestShaderSweep(t *testing.T) {
 	bad := writeFile(t, dir, "bad.json", `{"shader": "x.comp", "bindings": {}}`)
 	if code, _, stderr := run(t, "shader", "run", "--case", bad); code == 0 || !strings.Contains(stderr, `unknown field "bindings"`) {
 		t.Errorf("a case with an unknown key: exit %d: %s", code, stderr)
+	}
+}
+
+// sweepOn runs the sweep of file on d and checks its table: PASS rows
+// where d has float16 storage and arithmetic, ERROR rows naming the
+// feature where not.
+func sweepOn(t *testing.T, d *engine.Device, file string) {
+	t.Helper()
+	if d.Info.Disabled != "" {
+		return
+	}
+	code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", file, "--repeat", "2")
+	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
+		t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+	}
+	f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")
+	for _, ty := range []string{"float32", "float16"} {
+		for _, n := range []int{100, 1000, 4099} {
+			row := fmt.Sprintf("%s n=%d  %s  PASS  0", ty, n, d.Info.Name)
+			if ty == "float16" && !f16 {
+				row = fmt.Sprintf("%s n=%d  %s  ERROR  ", ty, n, d.Info.Name)
+			}
+			if !strings.Contains(regexpSpaces(stdout), row) {
+				t.Errorf("on %s, no row %q:\n%s", d.Info.Name, row, stdout)
+			}
+		}
+	}
+	if f16 {
+		if code != 0 || !strings.Contains(stdout, "shader sweep: 6 rows passed") {
+			t.Errorf("on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+	} else if code != ExitError || !strings.Contains(stdout, "storageBuffer16BitAccess") || !strings.Contains(stderr, "3 of 6 rows failed") {
+		t.Errorf("on %s, without float16: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
 	}
 }
 
