@@ -850,7 +850,7 @@ func TestShaderSweep(t *testing.T) {
 			write(fmt.Sprintf("x_%s_%d.npy", ty.elem, n), ty.elem, n, x)
 			write(fmt.Sprintf("y_%s_%d.npy", ty.elem, n), ty.elem, n, func(i int) float64 { return 2.5 * x(i) })
 			variants = append(variants, fmt.Sprintf(`{"name": "%[1]s n=%[2]d", "define": {"T": "%[3]s"}, "bind": {"x": "x_%[1]s_%[2]d.npy", "y": "%[1]s:%[2]d"},
-				"push": {"n": %[2]d}, "global": %[2]d, "expect": {"y": "y_%[1]s_%[2]d.npy"}}`, ty.elem, n, ty.glsl))
+				"push": {"n": %[2]d}, "global": %[2]d, "expect": {"y": "y_%[1]s_%[2]d.npy"}, "flops": %[2]d}`, ty.elem, n, ty.glsl))
 		}
 	}
 	sweep := writeFile(t, dir, "scale.json", fmt.Sprintf(`{"shader": %q, "push": {"a": 2.5}, "tol": 0, "sweep": [%s]}`, shader, strings.Join(variants, ",\n")))

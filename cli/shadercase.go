@@ -41,7 +41,10 @@ type shaderCase struct {
 	Tol       *float64       `json:"tol"`
 	Atol      map[string]any `json:"atol"`
 	Rtol      map[string]any `json:"rtol"`
-	Sweep     []shaderCase   `json:"sweep"`
+	// Flops is the floating-point operations of one dispatch, for the
+	// sweep's GFLOP/s (0: not given).
+	Flops float64      `json:"flops"`
+	Sweep []shaderCase `json:"sweep"`
 }
 
 // readCase reads a case file.
@@ -55,7 +58,7 @@ func readCase(path string) (*shaderCase, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, sweep)", path, err)
+		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep)", path, err)
 	}
 	return &sc, nil
 }
@@ -88,6 +91,9 @@ func (sc shaderCase) merged(v shaderCase) shaderCase {
 	}
 	if v.Tol != nil {
 		out.Tol = v.Tol
+	}
+	if v.Flops != 0 {
+		out.Flops = v.Flops
 	}
 	return out
 }
@@ -289,13 +295,15 @@ file, and "sweep", a list of variants that each change some of them:
       {"name": "f16 n=1000", "define": {"T": "float16_t"}, ...}]}
 
 Keys: shader, include, define, target_env, bind, push, uniform, spec,
-groups or global, expect, tol, atol and rtol (NAME or "*" for all), name.
-Each variant runs on every device --device names, --repeat times (the
-median GPU time; pipelines are built before the timed runs), and the
-table gives its verdict, the elements beyond the tolerance, the largest
-error as a fraction of max |expected|, the NMSE, the GPU time and the
-bytes moved per second. A variant the device cannot run (a feature it
-lacks) is a row saying so. Exit status 1 when any variant fails.
+groups or global, expect, tol, atol and rtol (NAME or "*" for all), name,
+flops (of one dispatch, for the GFLOP/s column).
+Each variant runs on every device --device names, --repeat times, and
+the table gives its verdict, the elements beyond the tolerance, the
+largest error as a fraction of max |expected|, the NMSE, the median GPU
+time (timestamps: building the pipeline is not in it), the bytes moved
+per second and, where the case gives flops, GFLOP/s. A variant the device
+cannot run (a feature it lacks) is an ERROR row, its reason under the
+table. Exit status 1 when any variant fails.
 vkstat shader run, check and watch take one case with --case.`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
@@ -335,7 +343,7 @@ vkstat shader run, check and watch take one case with --case.`,
 					fail := func(dev string, err error) {
 						failed++
 						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
-						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-")
+						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-")
 					}
 					var own []string
 					for _, f := range c.Command.Flags {
@@ -394,15 +402,18 @@ vkstat shader run, check and watch take one case with --case.`,
 							}
 							beyond, rel, nmse = fmt.Sprint(nb), fmt.Sprintf("%.3g", worst), fmt.Sprintf("%.3g", nm)
 						}
-						gpu, rate := "n/a", "n/a"
+						gpu, rate, flops := "n/a", "n/a", "-"
 						if r.Timed {
 							k := r.Median()
 							gpu = fmtDur(k)
 							if k > 0 {
 								rate = rateText(float64(j.BytesMoved()) / k.Seconds())
+								if vc.Flops > 0 {
+									flops = fmt.Sprintf("%.3g", vc.Flops/k.Seconds()/1e9)
+								}
 							}
 						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate)
+						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops)
 					}
 				}
 				return nil
@@ -411,7 +422,7 @@ vkstat shader run, check and watch take one case with --case.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE")
+			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S")
 			for _, r := range rows {
 				fmt.Fprintln(tw, strings.Join(r, "\t"))
 			}
