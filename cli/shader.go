@@ -36,6 +36,22 @@ func shaderArg(c *ucli.Context) (string, error) {
 	return path, nil
 }
 
+// caseShaderArg applies --case (applyCase) and returns the shader file:
+// the command line's, else the case's.
+func caseShaderArg(c *ucli.Context) (string, error) {
+	path, err := applyCase(c)
+	if err != nil || path == "" {
+		if err == nil {
+			path, err = shaderArg(c)
+		}
+		return path, err
+	}
+	if err := fileExists("shader", path); err != nil {
+		return "", fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	return path, nil
+}
+
 // shaderJob is a plan and the files its bindings go to after the run.
 type shaderJob struct {
 	*shaderlab.Plan
@@ -135,7 +151,7 @@ func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 // comes before any device work.
 func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, error) {
 	mod := sh.Module
-	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat}
+	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, NoBoundsCheck: c.Bool("no-bounds-check")}
 	for _, s := range c.StringSlice("bind") {
 		k, v, err := splitAssign("bind", s)
 		if err != nil {
@@ -156,6 +172,9 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		return nil, err
 	}
 	if opt.Spec, err = settings(c, "spec"); err != nil {
+		return nil, err
+	}
+	if opt.Uniform, err = settings(c, "uniform"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -182,6 +201,10 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		return nil, usagef("--%s %s: %v", flag, c.StringSlice(flag)[se.Index], se.Err)
 	case errors.As(err, &nd):
 		n := shaderlab.BindName(nd.Binding)
+		if nd.Binding.Kind == "uniform" && nd.Binding.Block != nil {
+			ex := n + "." + nd.Binding.Block.Members[0].Name
+			return nil, usagef("%s: give its members with --uniform %s=VALUE ... (unset members are 0), or its %d bytes with --bind %s=FILE.npy", nd, ex, nd.Binding.Block.Size, n)
+		}
 		return nil, usagef("%s: give --bind %s=FILE.npy, or --bind %s=float32:N for N zeros", nd, n, n)
 	case errors.As(err, &de):
 		l := de.Local

@@ -3,20 +3,26 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/shaderlab"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 const examples = "../examples/shaders"
@@ -124,7 +130,8 @@ func TestShaderCheck(t *testing.T) {
 	ex = shaderExamples()[0]
 	args = append([]string{"shader", "check", filepath.Join(examples, ex.file)}, ex.flags...)
 	code, stdout, stderr = run(t, append(args, "-e", "y="+wrong)...)
-	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stderr, "mismatch") {
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stderr, "1 binding(s) differ beyond the tolerance") ||
+		!strings.Contains(stdout, "1000 of 1000 elements") || !strings.Contains(stdout, "first 5 of the 999 others:\n      y[0] got") {
 		t.Fatalf("mismatch: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	code, _, stderr = run(t, append(append([]string{}, args...), "--tol", "1e-5")...)
@@ -374,6 +381,11 @@ func TestShaderFileLast(t *testing.T) {
 		{{"vkstat", "shader", "info", "f.comp"}, {"vkstat", "shader", "info", "f.comp"}},
 		{{"vkstat", "shader", "run", "-b", "x=1", "f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "f.comp"}},
 		{{"vkstat", "map", "--x", "shader"}, {"vkstat", "map", "--x", "shader"}},
+		// Issue 45, item 6: the file among the flags, bool flags taking no value.
+		{{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "f.comp", "-b", "x=1", "--tol=1e-3"},
+			{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "-b", "x=1", "--tol=1e-3", "f.comp"}},
+		{{"vkstat", "shader", "info", "--json", "f.comp", "-D", "A"}, {"vkstat", "shader", "info", "--json", "-D", "A", "f.comp"}},
+		{{"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}},
 	} {
 		if got := shaderFileLast(c[0]); !reflect.DeepEqual(got, c[1]) {
 			t.Errorf("shaderFileLast(%v) = %v, want %v", c[0], got, c[1])
@@ -522,4 +534,387 @@ func TestShaderNotSPIRVNorGLSL(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", c.file, code, stderr, ExitError, c.want)
 		}
 	}
+}
+
+// TestShader16BitAndMemoryModel (issue 45, item 1): a float16 shader and a
+// memory-model shader run and match NumPy on every device that offers the
+// features vkstat now enables (lavapipe offers all), and a device without
+// them (SwiftShader has no 16-bit storage) is refused with the feature named.
+func TestShader16BitAndMemoryModel(t *testing.T) {
+	e := func(f string) string { return filepath.Join(examples, f) }
+	cases := []struct {
+		file  string
+		flags []string
+		needs []string // features (engine.DeviceInfo.ShaderFeatures)
+	}{
+		{"saxpy_f16.comp", []string{"-b", "x=" + e("saxpy_f16_x.npy"), "-b", "y=" + e("saxpy_f16_y.npy"), "--push", "a=2.5", "--push", "n=1000",
+			"--global", "1000", "-e", "y=" + e("saxpy_f16_expected.npy"), "--tol", "1e-3"}, []string{"storageBuffer16BitAccess"}},
+		{"reduce_memory_model.comp", []string{"-b", "data=" + e("reduce_in.npy"), "-b", "sums=float32:16", "--push", "n=4000", "--push", "chunk=250",
+			"--groups", "16", "-e", "sums=" + e("reduce_expected.npy")}, []string{"vulkanMemoryModel"}},
+	}
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" {
+			continue // the same device without float64
+		}
+		for _, c := range cases {
+			args := append([]string{"--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "check", e(c.file)}, c.flags...)
+			code, stdout, stderr := run(t, args...)
+			var lacks []string
+			for _, f := range c.needs {
+				if !d.Info.HasShaderFeature(f) {
+					lacks = append(lacks, f)
+				}
+			}
+			if len(lacks) == 0 {
+				if code != 0 || !strings.Contains(stdout, "PASS") {
+					t.Errorf("%s on %s: exit %d: %s\n%s", c.file, d.Info.Name, code, stderr, stdout)
+				}
+				continue
+			}
+			for _, f := range lacks {
+				if code != ExitError || !strings.Contains(stderr, "lacks: ") || !strings.Contains(stderr, "("+f+": the device does not offer it)") {
+					t.Errorf("%s on %s, which lacks %s: exit %d: %s", c.file, d.Info.Name, f, code, stderr)
+				}
+			}
+		}
+	}
+}
+
+// TestShaderCheckWhere (issue 45, item 3): a check failing on 3 elements of
+// a 48×40 output says 3 of 1920 are beyond the tolerance, names the worst
+// at its index in the output's shape with got and want, and lists the two
+// others; --atol/--rtol per binding pass it as np.testing.assert_allclose
+// would, and one binding's --atol leaves the other's --tol test alone.
+func TestShaderCheckWhere(t *testing.T) {
+	needShaderDevice(t)
+	ex := shaderExamples()[3] // tile_transpose: dst is 48×40, dst[i, j] = (48·j + i)/7
+	want, err := shaderlab.ReadNPY(ex.expected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bump := func(i, j int, by float32) {
+		p := want.Data[4*(40*i+j):]
+		binary.LittleEndian.PutUint32(p, math.Float32bits(math.Float32frombits(binary.LittleEndian.Uint32(p))+by))
+	}
+	bump(2, 5, 0.01) // dst[2, 5] = 242/7
+	bump(10, 3, 0.5) // the worst: dst[10, 3] = 154/7
+	bump(47, 39, -0.02)
+	file := filepath.Join(t.TempDir(), "want.npy")
+	var b bytes.Buffer
+	if err := want.EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--validate", "shader", "check", filepath.Join(examples, ex.file)}, ex.flags...)
+	args = append(args, "-e", "dst="+file)
+	code, stdout, stderr := run(t, args...)
+	for _, w := range []string{
+		"FAIL dst:", "3 of 1920 elements (0.156%) beyond the tolerance",
+		fmt.Sprintf("worst: dst[10, 3] got %.7g, want %.7g", float32(154.0/7), float32(154.0/7)+0.5),
+		"others:", fmt.Sprintf("dst[2, 5] got %.7g, want %.7g", float32(242.0/7), float32(242.0/7)+0.01),
+		fmt.Sprintf("dst[47, 39] got %.7g, want %.7g", float32(1919.0/7), float32(1919.0/7)-0.02),
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the report lacks %q:\n%s", w, stdout)
+		}
+	}
+	if code != ExitError || !strings.Contains(stderr, "1 binding(s) differ beyond the tolerance") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// |error| ≤ 0.4 + 1e-3·|want| passes dst[2, 5] and dst[47, 39], not
+	// dst[10, 3] (0.5 > 0.422).
+	code, stdout, _ = run(t, append(args, "--atol", "dst=0.4", "--rtol", "1e-3")...)
+	if code != ExitError || !strings.Contains(stdout, "1 of 1920 elements") || !strings.Contains(stdout, "|error| ≤ 0.4 + 0.001·|expected|") {
+		t.Errorf("--atol dst=0.4 --rtol 1e-3: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, stderr = run(t, append(args, "--atol", "dst=0.51")...)
+	if code != 0 || !strings.Contains(stdout, "PASS dst") {
+		t.Errorf("--atol dst=0.51: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, bad := range [][]string{{"--atol", "nosuch=1"}, {"--rtol", "-1"}, {"--atol", "dst=x"}} {
+		if code, _, stderr := run(t, append(args, bad...)...); code != ExitUsage || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d: %s", bad, code, stderr)
+		}
+	}
+}
+
+// TestShaderUniform (issue 45, item 2): a uniform block is bound from
+// NAME=VALUE members (-u, unset members 0) or from an NPY of its bytes,
+// and the output matches NumPy on every device; a uniform binding without
+// data, and a member it lacks, get messages naming what to give.
+func TestShaderUniform(t *testing.T) {
+	needShaderDevice(t)
+	e := func(f string) string { return filepath.Join(examples, f) }
+	base := []string{"--validate", "--device", "all", "shader", "check", e("uniform_params.comp"), "-b", "x=" + e("saxpy_x.npy"),
+		"-b", "y=float32:1000", "--global", "1000", "-e", "y=" + e("uniform_expected.npy")}
+	code, stdout, stderr := run(t, append(base, "-u", "a=2", "-u", "params.n=999", "-u", "b=0.5")...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") || strings.Contains(stdout, "FAIL") {
+		t.Errorf("-u members: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// The block's 36 bytes as std140 lays them out: a @0, n @4, b @32.
+	block := make([]byte, 36)
+	binary.LittleEndian.PutUint32(block[0:], math.Float32bits(2))
+	binary.LittleEndian.PutUint32(block[4:], 999)
+	binary.LittleEndian.PutUint32(block[32:], math.Float32bits(0.5))
+	var b bytes.Buffer
+	if err := (&shaderlab.Array{Elem: "uint8", Shape: []int{36}, Data: block}).EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	npy := writeFile(t, t.TempDir(), "params.npy", b.String())
+	code, stdout, stderr = run(t, append(base, "-b", "params="+npy)...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") || strings.Contains(stdout, "FAIL") {
+		t.Errorf("-b params=NPY: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "binding 0 (params) has no data: give its members with --uniform params.a=VALUE ... (unset members are 0), or its 36 bytes with --bind params=FILE.npy"},
+		{[]string{"-u", "c=1"}, `--uniform c=1: no uniform member "c"; the shader has params.a, params.n, params.unused, params.b`},
+		{[]string{"-u", "x.x=1"}, "--uniform x.x=1: binding 1 (x) is not a uniform block"},
+		{[]string{"-u", "unused=1"}, "unused is a float32×4; only scalar members can be set by name"},
+		{[]string{"-b", "params=" + npy, "-u", "a=1"}, "has its data from"},
+	} {
+		code, _, stderr := run(t, append(base, c.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d: %s; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestShaderSpecAlias (issue 45, item 4): a specialization constant that
+// the shader redeclares (const uint strideC = N;) keeps its own name, N,
+// and takes the alias too; both set the same constant, and the output is
+// y[i] = 256·i + 256 for i < 16.
+func TestShaderSpecAlias(t *testing.T) {
+	needShaderDevice(t)
+	file := "../testdata/shaders/spec_alias.comp"
+	code, stdout, stderr := run(t, "shader", "info", file)
+	if code != 0 || !strings.Contains(stdout, "1   N (also strideC)  uint32  64") {
+		t.Errorf("info: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"N", "strideC", "1"} {
+		out := filepath.Join(dir, name+".npy")
+		code, stdout, stderr := run(t, "--validate", "--device", "all", "shader", "run", file, "-b", "y=uint32:20", "--spec", name+"=256", "--groups", "1", "-o", "y="+out)
+		if code != 0 {
+			t.Fatalf("--spec %s=256: exit %d: %s\n%s", name, code, stderr, stdout)
+		}
+		got, err := shaderlab.ReadNPY(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got.Values() {
+			want := 0.0
+			if i < 16 {
+				want = float64(256*i + 256)
+			}
+			if v != want {
+				t.Errorf("--spec %s=256: y[%d] = %g, want %g", name, i, v, want)
+			}
+		}
+	}
+	code, _, stderr = run(t, "shader", "run", file, "-b", "y=uint32:20", "--spec", "K=1", "--groups", "1")
+	if code != ExitUsage || !strings.Contains(stderr, "0 (M), 1 (N, strideC)") {
+		t.Errorf("--spec K=1: exit %d: %s", code, stderr)
+	}
+}
+
+// TestShaderBounds (issue 45, item 5): a guard the static check cannot
+// read (if (params.size <= id + 1) return;) runs, with a warning that
+// --no-bounds-check silences, and computes y[i + 1] = 2·x[i]; a real write
+// past the end (y[id + 7]) fails on every device, naming the binding and
+// the elements written, though the static check could not tell.
+func TestShaderBounds(t *testing.T) {
+	needShaderDevice(t)
+	x := filepath.Join(examples, "saxpy_x.npy")
+	out := filepath.Join(t.TempDir(), "y.npy")
+	args := []string{"--validate", "--device", "all", "shader", "run", "../testdata/shaders/guard_size.comp", "-b", "x=" + x, "-b", "y=float32:1000",
+		"--push", "size=1000", "--global", "1024", "-o", "y=" + out}
+	code, stdout, stderr := run(t, args...)
+	if code != 0 || !strings.Contains(stderr, "warning: binding 0 (x): the shader indexes x[] with gl_GlobalInvocationID.x, the dispatch has 1024 invocations along x") ||
+		!strings.Contains(stderr, "--no-bounds-check") {
+		t.Fatalf("guard: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	got, err := shaderlab.ReadNPY(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := shaderlab.ReadNPY(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w := got.Values(), in.Values()
+	for i := range g {
+		want := 0.0
+		if i > 0 {
+			want = float64(2 * float32(w[i-1]))
+		}
+		if g[i] != want {
+			t.Fatalf("y[%d] = %g, want %g", i, g[i], want)
+		}
+	}
+	if code, _, stderr := run(t, append(args, "--no-bounds-check")...); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("--no-bounds-check: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "--validate", "--device", "all", "shader", "run", "../testdata/shaders/write_past_end.comp", "-b", "x="+x, "-b", "y=float32:1000",
+		"--push", "n=1000", "--global", "1000")
+	if code != ExitError || !strings.Contains(stderr, "binding 1 (y): the shader wrote outside the binding: bytes 4000 to 4027 from its start, past its 4000 (y[1000] to y[1006])") {
+		t.Errorf("write past the end: exit %d: %s", code, stderr)
+	}
+}
+
+// TestShaderSubgroupNote (issue 45, item 7): a reduction that assumes
+// 16-lane subgroups passes where a subgroup holds the 16-wide workgroup
+// and fails elsewhere (lavapipe's 8, SwiftShader's 4) with a note giving
+// the device's subgroup size against the workgroup; info gives it too.
+func TestShaderSubgroupNote(t *testing.T) {
+	file := "../testdata/shaders/subgroup_assumes16.comp"
+	in, err := shaderlab.ReadNPY(filepath.Join(examples, "reduce_in.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := in.Values() // 4000 = 250 × 16
+	want := &shaderlab.Array{Elem: "float32", Shape: []int{250}, Data: make([]byte, 4*250)}
+	for g := range 250 {
+		s := 0.0
+		for _, x := range v[16*g : 16*g+16] {
+			s += x
+		}
+		binary.LittleEndian.PutUint32(want.Data[4*g:], math.Float32bits(float32(s)))
+	}
+	var b bytes.Buffer
+	if err := want.EncodeNPY(&b); err != nil {
+		t.Fatal(err)
+	}
+	expected := writeFile(t, t.TempDir(), "sums.npy", b.String())
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" || !slices.Contains(d.Info.SubgroupOps, "arithmetic") {
+			continue
+		}
+		dev := strconv.Itoa(d.Info.Index)
+		code, stdout, stderr := run(t, "--device", dev, "shader", "info", file)
+		note := fmt.Sprintf("on %s a subgroup is %d invocations, so a workgroup of 16 is %d subgroup", d.Info.Name, d.Info.SubgroupSize, (16+d.Info.SubgroupSize-1)/d.Info.SubgroupSize)
+		if code != 0 || !strings.Contains(stdout, note) {
+			t.Errorf("info on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		code, stdout, stderr = run(t, "--validate", "--device", dev, "shader", "check", file, "-b", "data="+filepath.Join(examples, "reduce_in.npy"),
+			"-b", "sums=float32:250", "--groups", "250", "-e", "sums="+expected, "--tol", "1e-5")
+		if d.Info.SubgroupSize >= 16 {
+			if code != 0 {
+				t.Errorf("on %s (subgroups of %d): exit %d: %s\n%s", d.Info.Name, d.Info.SubgroupSize, code, stderr, stdout)
+			}
+			continue
+		}
+		if code != ExitError || !strings.Contains(stdout, "250 of 250 elements") || !strings.Contains(stdout, "note: the shader uses subgroup operations: "+note) {
+			t.Errorf("on %s (subgroups of %d): exit %d: %s\n%s", d.Info.Name, d.Info.SubgroupSize, code, stderr, stdout)
+		}
+	}
+}
+
+// TestShaderSweep (issue 45, item 8): one case file swept over 3 shapes
+// and 2 types (float32, float16) gives a table with a row per variant and
+// device: PASS where the device has what the variant needs, an ERROR row
+// naming the feature where not (SwiftShader's float16), exit 1 then. A
+// case without a sweep runs under check --case, the command line's flags
+// winning.
+func TestShaderSweep(t *testing.T) {
+	needShaderDevice(t)
+	dir := t.TempDir()
+	shader, err := filepath.Abs("../examples/shaders/scale.comp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x[i] = (i mod 37 − 18)/8 and y = 2.5·x are exact in float16.
+	write := func(name, elem string, n int, f func(int) float64) {
+		a := &shaderlab.Array{Elem: elem, Shape: []int{n}, Data: make([]byte, n*shaderlab.ElemSize(elem))}
+		for i := range n {
+			if elem == "float16" {
+				binary.LittleEndian.PutUint16(a.Data[2*i:], tensor.Float32ToHalf(float32(f(i))))
+			} else {
+				binary.LittleEndian.PutUint32(a.Data[4*i:], math.Float32bits(float32(f(i))))
+			}
+		}
+		var b bytes.Buffer
+		if err := a.EncodeNPY(&b); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, name, b.String())
+	}
+	var variants []string
+	for _, ty := range []struct{ elem, glsl string }{{"float32", "float"}, {"float16", "float16_t"}} {
+		for _, n := range []int{100, 1000, 4099} {
+			x := func(i int) float64 { return float64(i%37-18) / 8 }
+			write(fmt.Sprintf("x_%s_%d.npy", ty.elem, n), ty.elem, n, x)
+			write(fmt.Sprintf("y_%s_%d.npy", ty.elem, n), ty.elem, n, func(i int) float64 { return 2.5 * x(i) })
+			variants = append(variants, fmt.Sprintf(`{"name": "%[1]s n=%[2]d", "define": {"T": "%[3]s"}, "bind": {"x": "x_%[1]s_%[2]d.npy", "y": "%[1]s:%[2]d"},
+				"push": {"n": %[2]d}, "global": %[2]d, "expect": {"y": "y_%[1]s_%[2]d.npy"}, "flops": %[2]d}`, ty.elem, n, ty.glsl))
+		}
+	}
+	sweep := writeFile(t, dir, "scale.json", fmt.Sprintf(`{"shader": %q, "push": {"a": 2.5}, "tol": 0, "sweep": [%s]}`, shader, strings.Join(variants, ",\n")))
+	// The test's own case, and examples/shaders/scale_sweep.json (the
+	// same over make_data.py's data) that docs/shader.md runs.
+	for _, d := range testdev.Devices(t) {
+		for _, file := range []string{sweep, filepath.Join(examples, "scale_sweep.json")} {
+			sweepOn(t, d, file)
+		}
+	}
+	one := writeFile(t, dir, "one.json", fmt.Sprintf(`{"shader": %q, "define": {"T": "float"}, "bind": {"x": "x_float32_1000.npy", "y": "float32:1000"},
+		"push": {"a": 2.5, "n": 1000}, "global": 1000, "expect": {"y": "y_float32_1000.npy"}, "tol": 0}`, shader))
+	code, stdout, stderr := run(t, "--validate", "shader", "check", "--case", one)
+	if code != 0 || !strings.Contains(stdout, "PASS y") {
+		t.Errorf("check --case: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// The command line's a=3 wins over the case's 2.5: y is 1.2 times the expected.
+	code, stdout, _ = run(t, "shader", "check", "--case", one, "--push", "a=3")
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") {
+		t.Errorf("check --case --push a=3: exit %d:\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "shader", "check", "--case", sweep); code != ExitUsage || !strings.Contains(stderr, "run it with vkstat shader sweep") {
+		t.Errorf("check --case SWEEP: exit %d: %s", code, stderr)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"shader": "x.comp", "bindings": {}}`)
+	if code, _, stderr := run(t, "shader", "run", "--case", bad); code == 0 || !strings.Contains(stderr, `unknown field "bindings"`) {
+		t.Errorf("a case with an unknown key: exit %d: %s", code, stderr)
+	}
+}
+
+// sweepOn runs the sweep of file on d and checks its table: PASS rows
+// where d has float16 storage and arithmetic, ERROR rows naming the
+// feature where not.
+func sweepOn(t *testing.T, d *engine.Device, file string) {
+	t.Helper()
+	if d.Info.Disabled != "" {
+		return
+	}
+	code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", file, "--repeat", "2")
+	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
+		t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+	}
+	f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")
+	for _, ty := range []string{"float32", "float16"} {
+		for _, n := range []int{100, 1000, 4099} {
+			row := fmt.Sprintf("%s n=%d  %s  PASS  0", ty, n, d.Info.Name)
+			if ty == "float16" && !f16 {
+				row = fmt.Sprintf("%s n=%d  %s  ERROR  ", ty, n, d.Info.Name)
+			}
+			if !strings.Contains(regexpSpaces(stdout), row) {
+				t.Errorf("on %s, no row %q:\n%s", d.Info.Name, row, stdout)
+			}
+		}
+	}
+	if f16 {
+		if code != 0 || !strings.Contains(stdout, "shader sweep: 6 rows passed") {
+			t.Errorf("on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+	} else if code != ExitError || !strings.Contains(stdout, "storageBuffer16BitAccess") || !strings.Contains(stderr, "3 of 6 rows failed") {
+		t.Errorf("on %s, without float16: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+	}
+}
+
+// regexpSpaces collapses runs of spaces to two (a table's columns).
+func regexpSpaces(s string) string {
+	return regexp.MustCompile(` {2,}`).ReplaceAllString(s, "  ")
 }

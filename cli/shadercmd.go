@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,8 +31,9 @@ GLSL is compiled in vkstat itself (libshaderc): #include is resolved next
 to the including file, then in the --include folders, then in vkstat's own
 shaders/include (so #include "include/common.glsl" gives flat_index() and
 WG_SIZE); an #include cycle, or a chain over 32 files deep, is an error
-naming the chain; -D defines macros. Bindings must be storage buffers in set 0,
-numbered 0, 1, 2, ...
+naming the chain; -D defines macros. Bindings must be storage or uniform
+buffers in set 0, numbered 0, 1, 2, ...; flags may come before or after
+the FILE.
 
 Examples:
    vkstat shader info examples/shaders/saxpy.comp
@@ -38,30 +41,57 @@ Examples:
        --bind y=examples/shaders/saxpy_y.npy --push a=2.5 --push n=1000 --global 1000 --out y=y.npy
    vkstat shader check examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
    vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy`,
-		Subcommands: []*ucli.Command{shaderInfoCommand(), shaderRunCommand(), shaderCheckCommand(), shaderWatchCommand()},
+		Subcommands: []*ucli.Command{shaderInfoCommand(), shaderRunCommand(), shaderCheckCommand(), shaderWatchCommand(), shaderSweepCommand()},
 	}
 }
 
-// shaderFileLast moves the FILE of `shader info|run|check|watch FILE
-// --flags...` after the flags: urfave/cli stops reading flags at the first
-// positional argument, and the file first is how these commands read best.
+// shaderFileLast moves the positional arguments of `shader
+// info|run|check|watch` (the FILE) after the flags, wherever they stand
+// among them (`shader check -I DIR -D X FILE -b ...`): urfave/cli stops
+// reading flags at the first positional argument. What follows a
+// non-boolean flag is its value; what follows "--" stays positional.
 func shaderFileLast(args []string) []string {
 	for i := 1; i+2 < len(args); i++ {
 		if args[i] != "shader" {
 			continue
 		}
-		switch args[i+1] {
-		case "info", "run", "check", "watch":
-		default:
+		var cmd *ucli.Command
+		for _, sc := range shaderCommand().Subcommands {
+			if sc.Name == args[i+1] {
+				cmd = sc
+			}
+		}
+		if cmd == nil {
 			return args
 		}
-		f := args[i+2]
-		if strings.HasPrefix(f, "-") || i+3 == len(args) {
-			return args
+		bools := map[string]bool{"help": true, "h": true}
+		for _, f := range cmd.Flags {
+			if _, ok := f.(*ucli.BoolFlag); ok {
+				for _, n := range f.Names() {
+					bools[n] = true
+				}
+			}
 		}
-		out := append([]string{}, args[:i+2]...)
-		out = append(out, args[i+3:]...)
-		return append(out, f)
+		var flags, pos []string
+		rest := args[i+2:]
+		for j := 0; j < len(rest); j++ {
+			a := rest[j]
+			switch {
+			case a == "--":
+				pos = append([]string{"--"}, append(pos, rest[j+1:]...)...)
+				j = len(rest)
+			case len(a) > 1 && a[0] == '-':
+				flags = append(flags, a)
+				if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && j+1 < len(rest) {
+					flags = append(flags, rest[j+1])
+					j++
+				}
+			default:
+				pos = append(pos, a)
+			}
+		}
+		out := append(append([]string{}, args[:i+2]...), flags...)
+		return append(out, pos...)
 	}
 	return args
 }
@@ -80,12 +110,15 @@ func runFlags() []ucli.Flag {
 		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "push", Usage: "set a push constant: NAME=VALUE (repeatable; unset members are 0)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "spec", Usage: "set a specialization constant: NAME=VALUE or ID=VALUE (repeatable)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "uniform", Aliases: []string{"u"}, Usage: "set a member of a uniform block: MEMBER=VALUE or BINDING.MEMBER=VALUE (repeatable; unset members are 0; or bind the block's bytes with --bind)", Category: "RUN"},
 		&ucli.StringFlag{Name: "groups", Usage: "dispatch X[,Y[,Z]] workgroups", Category: "RUN"},
 		&ucli.StringFlag{Name: "global", Usage: "dispatch X[,Y[,Z]] invocations: workgroups = ceil(global / local size)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "write a binding after the run: NAME=FILE.npy (repeatable)", Category: "RUN"},
 		&ucli.StringFlag{Name: "out-dir", Usage: "write every binding that is not readonly to DIR/NAME.npy", Category: "RUN"},
 		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
 		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
+		&ucli.StringFlag{Name: "case", Usage: "take the flags (and the shader) from a case file (JSON; see vkstat shader sweep --help); the command line's flags win", Category: "RUN"},
+		&ucli.BoolFlag{Name: "no-bounds-check", Usage: "no warning where the static bounds check finds no guard on gl_GlobalInvocationID.x (writes outside a binding are caught after the run all the same)", Category: "RUN"},
 	}
 }
 
@@ -199,7 +232,11 @@ func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInf
 	} else {
 		fmt.Fprintln(tw, "  ID\tNAME\tTYPE\tDEFAULT")
 		for _, s := range m.SpecConstants {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, orDash(s.Name), s.Type, s.Value)
+			name := orDash(s.Name)
+			if len(s.Aliases) > 0 {
+				name += " (also " + strings.Join(s.Aliases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, name, s.Type, s.Value)
 		}
 		tw.Flush()
 	}
@@ -219,6 +256,12 @@ func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInf
 	tw.Flush()
 	if len(m.Extensions) > 0 {
 		fmt.Fprintf(w, "\nextensions: %s\n", strings.Join(m.Extensions, ", "))
+	}
+	if shaderlab.UsesSubgroups(m) {
+		fmt.Fprintln(w, "\nsubgroups (with the default constants):")
+		for _, in := range infos {
+			fmt.Fprintf(w, "  %s\n", shaderlab.SubgroupNote(m, m.LocalSize, in.Name, in.SubgroupSize))
+		}
 	}
 }
 
@@ -256,7 +299,7 @@ func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error
 // prepare compiles the shader and checks the run flags and output paths,
 // all before any device work.
 func prepare(c *ucli.Context) (*shaderJob, error) {
-	path, err := shaderArg(c)
+	path, err := caseShaderArg(c)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +319,9 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	j, err := makePlan(c, sh, c.Int("repeat"))
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range j.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
 	dir := c.String("out-dir")
 	if dir != "" || c.IsSet("out-dir") {
@@ -307,7 +353,7 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		printRun(w, j.Plan, r)
 	}
 	for _, r := range runs[1:] {
-		vs := j.Check(r, j.Written(runs[0]), 0)
+		vs := j.Check(r, j.Written(runs[0]), shaderlab.Tol(0))
 		for _, v := range vs {
 			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
 		}
@@ -402,11 +448,80 @@ Examples:
 	}
 }
 
-// expectations reads --expect NAME=FILE.npy.
-func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
-	if tol := c.Float64("tol"); tol < 0 {
+// toleranceFlags are check's and watch's --tol, --atol and --rtol.
+func toleranceFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted |error| as a fraction of max |expected| (where --atol/--rtol are not given)"},
+		&ucli.StringSliceFlag{Name: "atol", Usage: "accept |error| ≤ atol + rtol·|expected| per element, as np.testing.assert_allclose: X for every binding or NAME=X (repeatable)"},
+		&ucli.StringSliceFlag{Name: "rtol", Usage: "the rtol of that test (default 1e-7 where only --atol is given): X or NAME=X (repeatable)"},
+	}
+}
+
+// tolerances reads --tol, --atol and --rtol: a binding with an --atol or
+// --rtol of its own or for all is checked element by element as
+// np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
+func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, error) {
+	tol := c.Float64("tol")
+	if tol < 0 {
 		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
 	}
+	type pair struct{ atol, rtol *float64 }
+	all := pair{}
+	by := map[int]*pair{}
+	for _, flag := range []string{"atol", "rtol"} {
+		for _, s := range c.StringSlice(flag) {
+			name, val, named := strings.Cut(s, "=")
+			if !named {
+				name, val = "", s
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) {
+				return nil, usagef("--%s %q: want a number of 0 or more, or NAME=NUMBER", flag, s)
+			}
+			p := &all
+			if named {
+				b, err := shaderlab.FindBinding(j.Shader.Module, strings.TrimSpace(name))
+				if err != nil {
+					return nil, usagef("--%s %s: %v", flag, s, err)
+				}
+				if by[int(b.Binding)] == nil {
+					by[int(b.Binding)] = &pair{}
+				}
+				p = by[int(b.Binding)]
+			}
+			if flag == "atol" {
+				p.atol = &x
+			} else {
+				p.rtol = &x
+			}
+		}
+	}
+	return func(i int) shaderlab.Tolerance {
+		p := all
+		if b := by[i]; b != nil {
+			if b.atol != nil {
+				p.atol = b.atol
+			}
+			if b.rtol != nil {
+				p.rtol = b.rtol
+			}
+		}
+		if p.atol == nil && p.rtol == nil {
+			return shaderlab.Tolerance{Tol: tol}
+		}
+		t := shaderlab.Tolerance{Allclose: true, Rtol: 1e-7}
+		if p.atol != nil {
+			t.Atol = *p.atol
+		}
+		if p.rtol != nil {
+			t.Rtol = *p.rtol
+		}
+		return t
+	}, nil
+}
+
+// expectations reads --expect NAME=FILE.npy.
+func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
 	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)
@@ -433,9 +548,11 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 	return want, nil
 }
 
-// checkRun prints how a run's outputs compare with the expectations; it
-// returns the number of mismatches.
-func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol float64) int {
+// checkRun prints how a run's outputs compare with the expectations: per
+// binding the verdict, how many elements are beyond the tolerance, the
+// worst of them and the first few others by index; it returns the number
+// of bindings that fail.
+func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
 	bad := 0
 	for _, v := range p.Check(r, want, tol) {
 		verdict := "PASS"
@@ -443,11 +560,32 @@ func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]
 			verdict = "FAIL"
 			bad++
 		}
+		name := shaderlab.BindName(v.Binding)
 		if v.Err != nil {
-			fmt.Fprintf(w, "  %s %s: %v\n", verdict, shaderlab.BindName(v.Binding), v.Err)
+			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s: %s (tolerance %.3g)\n", verdict, shaderlab.BindName(v.Binding), v.Diff, tol)
+		fmt.Fprintf(w, "  %s %s: %s (%s)\n", verdict, name, v.Diff, v.Tolerance)
+		if v.Pass {
+			continue
+		}
+		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
+		if note := shaderlab.SubgroupNote(p.Shader.Module, p.Local, r.Device, r.Subgroup); note != "" {
+			fmt.Fprintf(w, "    note: %s\n", note)
+		}
+		if v.Worst != nil {
+			fmt.Fprintf(w, "    worst: %s%s\n", name, v.Worst)
+		}
+		if len(v.First) > 0 {
+			others := "    others:"
+			if v.Beyond-1 > len(v.First) {
+				others = fmt.Sprintf("    first %d of the %d others:", len(v.First), v.Beyond-1)
+			}
+			fmt.Fprintln(w, others)
+			for _, m := range v.First {
+				fmt.Fprintf(w, "      %s%s\n", name, m)
+			}
+		}
 	}
 	return bad
 }
@@ -457,8 +595,8 @@ func shaderCheckCommand() *ucli.Command {
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding after the run with an NPY file: NAME=FILE.npy (repeatable)"},
 		&ucli.StringFlag{Name: "against", Usage: "compare every writable binding with what this other shader (same bindings and flags) computes"},
-		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted max |error| as a fraction of max |expected|"},
 	)
+	flags = append(flags, toleranceFlags()...)
 	return &ucli.Command{
 		Name:      "check",
 		Usage:     "run a shader and compare its outputs with expected NPY files or another shader; exit 1 on mismatch",
@@ -483,6 +621,10 @@ Examples:
 				return err
 			}
 			want, err := expectations(c, p)
+			if err != nil {
+				return err
+			}
+			tol, err := tolerances(c, p)
 			if err != nil {
 				return err
 			}
@@ -511,7 +653,7 @@ Examples:
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
-						bad += checkRun(c.App.Writer, p.Plan, r, want, c.Float64("tol"))
+						bad += checkRun(c.App.Writer, p.Plan, r, want, tol)
 					}
 				}
 				for i := 0; other != nil && i < len(devs); i++ {
@@ -521,7 +663,7 @@ Examples:
 						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
-					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), c.Float64("tol"))
+					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
 				}
 				return nil
 			})
@@ -532,7 +674,7 @@ Examples:
 				return err
 			}
 			if bad > 0 {
-				return fmt.Errorf("shader check: %d mismatches", bad)
+				return fmt.Errorf("shader check: %d binding(s) differ beyond the tolerance", bad)
 			}
 			fmt.Fprintln(c.App.Writer, "shader check: all passed")
 			return nil

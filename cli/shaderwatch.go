@@ -17,10 +17,10 @@ func shaderWatchCommand() *ucli.Command {
 	flags := append(compileFlags(), runFlags()...)
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding after each run with an NPY file: NAME=FILE.npy (repeatable)"},
-		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted max |error| as a fraction of max |expected|"},
 		&ucli.DurationFlag{Name: "interval", Value: 250 * time.Millisecond, Usage: "how often to look for changes"},
 		&ucli.IntFlag{Name: "max-runs", Hidden: true, Usage: "stop after N runs (tests)"},
 	)
+	flags = append(flags, toleranceFlags()...)
 	return &ucli.Command{
 		Name:      "watch",
 		Usage:     "recompile and re-run a shader on every save",
@@ -40,7 +40,7 @@ Examples:
    vkstat --validate shader watch my.comp -b 0=in.npy -b 1=float32:1024 --global 1024`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			path, err := shaderArg(c)
+			path, err := caseShaderArg(c)
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,15 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
+	for _, x := range j.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", x)
+	}
 	want, err := expectations(c, j)
+	if err != nil {
+		fmt.Fprintf(w, "error: %v\n", err)
+		return
+	}
+	tol, err := tolerances(c, j)
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
@@ -143,7 +151,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			times[i] = append(times[i], k)
 		}
 		if old := prev[i]; old != nil && len(old.Outputs) == len(r.Outputs) {
-			for _, v := range j.Check(r, j.Written(old), 0) {
+			for _, v := range j.Check(r, j.Written(old), shaderlab.Tol(0)) {
 				switch {
 				case v.Err != nil:
 				case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
@@ -155,7 +163,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 		}
 		prev[i] = r
 		if len(want) > 0 {
-			checkRun(w, j.Plan, r, want, c.Float64("tol"))
+			checkRun(w, j.Plan, r, want, tol)
 		}
 	}
 	if r := prev[0]; r != nil && len(r.Outputs) == len(j.Inputs) {

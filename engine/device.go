@@ -143,7 +143,8 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 			queues[0].QueueCount, xindex = 2, 1
 		}
 	}
-	feats := vk.PhysicalDeviceFeatures{ShaderFloat64: vkBool(info.Float64), ShaderInt64: vkBool(info.Int64)}
+	feats := vk.PhysicalDeviceFeatures{ShaderFloat64: vkBool(info.Float64), ShaderInt64: vkBool(info.Int64),
+		ShaderInt16: vkBool(info.HasShaderFeature("shaderInt16"))}
 	dci := vk.DeviceCreateInfo{
 		SType:                vk.StructureTypeDeviceCreateInfo,
 		QueueCreateInfoCount: uint32(len(queues)),
@@ -157,11 +158,13 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 		dci.EnabledExtensionCount = 1
 		dci.PpEnabledExtensionNames = []string{"VK_EXT_external_memory_host\x00"}
 	}
-	// The device runs at the lower of its version and the instance's.
-	if m4 := C.vks_maintenance4(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
-		C.uint32_t(min(info.apiRaw, in.api))); m4 != nil {
-		defer C.free(m4)
-		dci.PNext = m4
+	// The device runs at the lower of its version and the instance's; the
+	// shader features it offers there are enabled (info.ShaderFeatures),
+	// maintenance4 among them for SPIR-V 1.6's LocalSizeId.
+	var head unsafe.Pointer
+	if feats := C.vks_device_features(C.uint32_t(info.runAPI), C.uint32_t(info.shaderFeats), &head); feats != nil {
+		defer C.free(feats)
+		dci.PNext = head
 	}
 	var dh vk.Device
 	if err := check(vk.CreateDevice(pd, &dci, nil, &dh), "vkCreateDevice"); err != nil {

@@ -60,6 +60,13 @@ type DeviceInfo struct {
 	ExternalMemoryHost bool `json:"external_memory_host"`
 	// MemoryBudget reports VK_EXT_memory_budget.
 	MemoryBudget bool `json:"memory_budget"`
+	// ShaderFeatures names (as Vulkan does) the optional shader features
+	// the device offers and vkstat enables when it opens it: 16- and 8-bit
+	// storage and arithmetic (storageBuffer16BitAccess, shaderFloat16,
+	// shaderInt8, shaderInt16, ...), the memory model (vulkanMemoryModel,
+	// ...), shaderSubgroupExtendedTypes and shaderIntegerDotProduct, as far
+	// as the Vulkan version the device runs at has them (ShaderFeatureAPI).
+	ShaderFeatures []string `json:"shader_features"`
 	// Disabled lists the features this handle treats as absent
 	// (DeviceOptions.Disable), e.g. "float64".
 	Disabled string `json:"disabled,omitempty"`
@@ -70,7 +77,78 @@ type DeviceInfo struct {
 	queueCount     uint32 // queues in queueFamily
 	transferFamily int    // a transfer-only family, or -1
 	timestampBits  uint32
-	importAlign    int64 // minImportedHostPointerAlignment; 0 where host memory cannot be imported
+	importAlign    int64  // minImportedHostPointerAlignment; 0 where host memory cannot be imported
+	runAPI         uint32 // the version the device runs at: the lower of its own and the instance's
+	shaderFeats    uint32 // vks_shader_features' bits, as enabled at creation
+}
+
+// shaderFeatureNames are the bits of vks_shader_features (native.h) by
+// their Vulkan names, with the Vulkan version that has them.
+var shaderFeatureNames = []struct {
+	bit  uint32
+	name string
+	api  string
+}{
+	{C.VKS_STORAGE_BUFFER_16, "storageBuffer16BitAccess", "1.1"},
+	{C.VKS_UNIFORM_16, "uniformAndStorageBuffer16BitAccess", "1.1"},
+	{C.VKS_PUSH_16, "storagePushConstant16", "1.1"},
+	{C.VKS_STORAGE_BUFFER_8, "storageBuffer8BitAccess", "1.2"},
+	{C.VKS_UNIFORM_8, "uniformAndStorageBuffer8BitAccess", "1.2"},
+	{C.VKS_PUSH_8, "storagePushConstant8", "1.2"},
+	{C.VKS_FLOAT16, "shaderFloat16", "1.2"},
+	{C.VKS_INT8, "shaderInt8", "1.2"},
+	{C.VKS_MEMORY_MODEL, "vulkanMemoryModel", "1.2"},
+	{C.VKS_MEMORY_MODEL_DEVICE, "vulkanMemoryModelDeviceScope", "1.2"},
+	{C.VKS_MEMORY_MODEL_CHAINS, "vulkanMemoryModelAvailabilityVisibilityChains", "1.2"},
+	{C.VKS_SUBGROUP_EXTENDED, "shaderSubgroupExtendedTypes", "1.2"},
+	{C.VKS_INTEGER_DOT, "shaderIntegerDotProduct", "1.3"},
+}
+
+// ShaderFeatureAPI is the Vulkan version ("1.2") that has the shader
+// feature name (ShaderFeatures; shaderInt16 is 1.0's), or "" for a name
+// vkstat does not enable.
+func ShaderFeatureAPI(name string) string {
+	if name == "shaderInt16" {
+		return "1.0"
+	}
+	for _, f := range shaderFeatureNames {
+		if f.name == name {
+			return f.api
+		}
+	}
+	return ""
+}
+
+// RunsAt is the Vulkan version the device runs at ("1.2"): the lower of
+// its own and the loader's; for a report not made by an Instance, its
+// APIVersion's first two numbers ("" without one).
+func (d DeviceInfo) RunsAt() string {
+	if d.runAPI == 0 {
+		f := strings.SplitN(d.APIVersion, ".", 3)
+		if len(f) < 2 {
+			return ""
+		}
+		return f[0] + "." + f[1]
+	}
+	return fmt.Sprintf("%d.%d", d.runAPI>>22, (d.runAPI>>12)&0x3ff)
+}
+
+// HasShaderFeature reports whether ShaderFeatures names name.
+func (d DeviceInfo) HasShaderFeature(name string) bool {
+	return slices.Contains(d.ShaderFeatures, name)
+}
+
+// nameShaderFeatures sets ShaderFeatures from shaderFeats and int16.
+func (d *DeviceInfo) nameShaderFeatures(int16 bool) {
+	d.ShaderFeatures = []string{}
+	for _, f := range shaderFeatureNames {
+		if d.shaderFeats&f.bit != 0 {
+			d.ShaderFeatures = append(d.ShaderFeatures, f.name)
+		}
+	}
+	if int16 {
+		d.ShaderFeatures = append(d.ShaderFeatures, "shaderInt16")
+	}
 }
 
 // IsCPU reports whether the device is a software rasteriser such as lavapipe.
@@ -238,6 +316,10 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 	info.MaxMemoryAllocation = uint64(p2.max_memory_allocation)
 	info.importAlign = int64(p2.min_import_alignment)
 	info.Float16 = p2.float16 != 0
+	info.runAPI = min(props.ApiVersion, in.api)
+	info.shaderFeats = uint32(C.vks_shader_features(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)),
+		C.VkPhysicalDevice(unsafe.Pointer(pd)), C.uint32_t(info.runAPI)))
+	info.nameShaderFeatures(feats.ShaderInt16 == vk.True)
 	if p2.has_driver_props != 0 {
 		info.Driver = C.GoString(&p2.driver_name[0])
 		info.DriverInfo = C.GoString(&p2.driver_info[0])
@@ -256,6 +338,7 @@ func boolInt(b bool) C.int {
 // disabled (DeviceOptions.Disable).
 func (info DeviceInfo) Without(f Features) DeviceInfo {
 	info.SubgroupOps = slices.Clone(info.SubgroupOps)
+	info.ShaderFeatures = slices.Clone(info.ShaderFeatures)
 	info.disable(f)
 	return info
 }
@@ -272,10 +355,13 @@ func (info *DeviceInfo) disable(f Features) {
 	}
 	if f&Float16 != 0 {
 		info.Float16 = false
+		info.shaderFeats &^= C.VKS_FLOAT16
 	}
 	if f&Subgroup != 0 && len(info.SubgroupOps) > 0 {
 		info.SubgroupOps = info.SubgroupOps[:1] // basic: always there in Vulkan 1.1
+		info.shaderFeats &^= C.VKS_SUBGROUP_EXTENDED
 	}
+	info.nameShaderFeatures(info.HasShaderFeature("shaderInt16"))
 	info.Disabled = f.String()
 	info.Name += " [without " + info.Disabled + "]"
 }

@@ -106,25 +106,95 @@ uint32_t vks_instance_version(void *gipa) {
 	return v;
 }
 
-void *vks_maintenance4(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api) {
-	if (VK_API_VERSION_MAJOR(api) == 1 && VK_API_VERSION_MINOR(api) < 3)
+// The feature structs of one device: queried into, then chained (with
+// only what is enabled set) into VkDeviceCreateInfo.pNext.
+typedef struct {
+	VkPhysicalDeviceVulkan11Features v11;
+	VkPhysicalDeviceVulkan12Features v12;
+	VkPhysicalDeviceVulkan13Features v13;
+	VkPhysicalDevice16BitStorageFeatures s16;
+} vks_chain;
+
+// chain links the structs the version allows: 1.2 and later have the
+// VulkanNNFeatures structs (1.3's holds maintenance4 and the integer dot
+// product); 1.1 has 16-bit storage only (the rest are extensions there).
+static void *chain(vks_chain *c, uint32_t api) {
+	memset(c, 0, sizeof *c);
+	c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+	c->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+	c->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+	c->s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+	if (api < VK_API_VERSION_1_1)
 		return NULL;
+	if (api < VK_API_VERSION_1_2)
+		return &c->s16;
+	c->v11.pNext = &c->v12;
+	if (api >= VK_API_VERSION_1_3)
+		c->v12.pNext = &c->v13;
+	return &c->v11;
+}
+
+uint32_t vks_shader_features(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api) {
 	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
 	PFN_vkGetPhysicalDeviceFeatures2 feats2 =
 		(PFN_vkGetPhysicalDeviceFeatures2)get(inst, "vkGetPhysicalDeviceFeatures2");
-	if (!feats2)
-		return NULL;
-	VkPhysicalDeviceMaintenance4Features m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES};
-	VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &m4};
+	vks_chain c;
+	void *next = chain(&c, api);
+	if (!feats2 || !next)
+		return 0;
+	VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = next};
 	feats2(pd, &f);
-	if (!m4.maintenance4)
-		return NULL;
-	VkPhysicalDeviceMaintenance4Features *out = calloc(1, sizeof *out);
-	if (out) {
-		out->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES;
-		out->maintenance4 = VK_TRUE;
+	uint32_t m = 0;
+	if (api < VK_API_VERSION_1_2) {
+		m |= c.s16.storageBuffer16BitAccess ? VKS_STORAGE_BUFFER_16 : 0;
+		m |= c.s16.uniformAndStorageBuffer16BitAccess ? VKS_UNIFORM_16 : 0;
+		m |= c.s16.storagePushConstant16 ? VKS_PUSH_16 : 0;
+		return m;
 	}
-	return out;
+	m |= c.v11.storageBuffer16BitAccess ? VKS_STORAGE_BUFFER_16 : 0;
+	m |= c.v11.uniformAndStorageBuffer16BitAccess ? VKS_UNIFORM_16 : 0;
+	m |= c.v11.storagePushConstant16 ? VKS_PUSH_16 : 0;
+	m |= c.v12.storageBuffer8BitAccess ? VKS_STORAGE_BUFFER_8 : 0;
+	m |= c.v12.uniformAndStorageBuffer8BitAccess ? VKS_UNIFORM_8 : 0;
+	m |= c.v12.storagePushConstant8 ? VKS_PUSH_8 : 0;
+	m |= c.v12.shaderFloat16 ? VKS_FLOAT16 : 0;
+	m |= c.v12.shaderInt8 ? VKS_INT8 : 0;
+	m |= c.v12.vulkanMemoryModel ? VKS_MEMORY_MODEL : 0;
+	m |= c.v12.vulkanMemoryModelDeviceScope ? VKS_MEMORY_MODEL_DEVICE : 0;
+	m |= c.v12.vulkanMemoryModelAvailabilityVisibilityChains ? VKS_MEMORY_MODEL_CHAINS : 0;
+	m |= c.v12.shaderSubgroupExtendedTypes ? VKS_SUBGROUP_EXTENDED : 0;
+	if (api >= VK_API_VERSION_1_3) {
+		m |= c.v13.shaderIntegerDotProduct ? VKS_INTEGER_DOT : 0;
+		m |= c.v13.maintenance4 ? VKS_MAINTENANCE4 : 0;
+	}
+	return m;
+}
+
+void *vks_device_features(uint32_t api, uint32_t m, void **head) {
+	vks_chain *c = malloc(sizeof *c);
+	if (!c)
+		return NULL;
+	void *next = chain(c, api);
+	if (!next) {
+		free(c);
+		return NULL;
+	}
+	c->s16.storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess = (m & VKS_STORAGE_BUFFER_16) != 0;
+	c->s16.uniformAndStorageBuffer16BitAccess = c->v11.uniformAndStorageBuffer16BitAccess = (m & VKS_UNIFORM_16) != 0;
+	c->s16.storagePushConstant16 = c->v11.storagePushConstant16 = (m & VKS_PUSH_16) != 0;
+	c->v12.storageBuffer8BitAccess = (m & VKS_STORAGE_BUFFER_8) != 0;
+	c->v12.uniformAndStorageBuffer8BitAccess = (m & VKS_UNIFORM_8) != 0;
+	c->v12.storagePushConstant8 = (m & VKS_PUSH_8) != 0;
+	c->v12.shaderFloat16 = (m & VKS_FLOAT16) != 0;
+	c->v12.shaderInt8 = (m & VKS_INT8) != 0;
+	c->v12.vulkanMemoryModel = (m & VKS_MEMORY_MODEL) != 0;
+	c->v12.vulkanMemoryModelDeviceScope = (m & VKS_MEMORY_MODEL_DEVICE) != 0;
+	c->v12.vulkanMemoryModelAvailabilityVisibilityChains = (m & VKS_MEMORY_MODEL_CHAINS) != 0;
+	c->v12.shaderSubgroupExtendedTypes = (m & VKS_SUBGROUP_EXTENDED) != 0;
+	c->v13.shaderIntegerDotProduct = (m & VKS_INTEGER_DOT) != 0;
+	c->v13.maintenance4 = (m & VKS_MAINTENANCE4) != 0;
+	*head = next;
+	return c;
 }
 
 int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out) {

@@ -21,12 +21,35 @@ void *vks_validation_features(void *next);
 // vks_instance_version is what vkEnumerateInstanceVersion says the loader
 // offers, or VK_API_VERSION_1_0 for a loader without it.
 uint32_t vks_instance_version(void *gipa);
-// vks_maintenance4 returns a VkPhysicalDeviceMaintenance4Features (malloc'd:
-// free it) enabling maintenance4 for chaining into VkDeviceCreateInfo.pNext,
-// where api (the version the device runs at) is 1.3 or later and the
-// device has the feature; else NULL. SPIR-V 1.6 (Vulkan 1.3 targets) sets
-// the local size with LocalSizeId, which needs it.
-void *vks_maintenance4(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api);
+// The optional shader features vkstat enables where the device offers them
+// (bits of vks_shader_features' answer; names in info.go).
+enum {
+	VKS_STORAGE_BUFFER_16 = 1 << 0,
+	VKS_UNIFORM_16 = 1 << 1,
+	VKS_PUSH_16 = 1 << 2,
+	VKS_STORAGE_BUFFER_8 = 1 << 3,
+	VKS_UNIFORM_8 = 1 << 4,
+	VKS_PUSH_8 = 1 << 5,
+	VKS_FLOAT16 = 1 << 6,
+	VKS_INT8 = 1 << 7,
+	VKS_MEMORY_MODEL = 1 << 8,
+	VKS_MEMORY_MODEL_DEVICE = 1 << 9,
+	VKS_MEMORY_MODEL_CHAINS = 1 << 10,
+	VKS_SUBGROUP_EXTENDED = 1 << 11,
+	VKS_INTEGER_DOT = 1 << 12,
+	VKS_MAINTENANCE4 = 1 << 13,
+};
+// vks_shader_features is the set of those features the device offers at
+// api (the version it runs at): 16-bit storage from 1.1, the rest of the
+// Vulkan 1.2 features from 1.2, the integer dot product and maintenance4
+// (SPIR-V 1.6's LocalSizeId) from 1.3; 0 before 1.1.
+uint32_t vks_shader_features(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t api);
+// vks_device_features allocates the feature structs enabling the features
+// in m (a subset of vks_shader_features' answer at the same api) and sets
+// *head to the start of their chain for VkDeviceCreateInfo.pNext; free the
+// returned block after vkCreateDevice. NULL (and *head untouched) before
+// Vulkan 1.1.
+void *vks_device_features(uint32_t api, uint32_t m, void **head);
 int vks_create_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT *out);
 void vks_destroy_messenger(void *gipa, VkInstance inst, VkDebugUtilsMessengerEXT m);
 // vks_take_messages returns the messages gathered since the last call (a

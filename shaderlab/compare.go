@@ -3,6 +3,9 @@ package shaderlab
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Diff is how far an array is from another, element by element, NaNs
@@ -60,17 +63,133 @@ func (d Diff) String() string {
 	return s
 }
 
+// Tolerance bounds each element's error: |got − want| ≤ Atol + Rtol·|want|
+// where Allclose (np.testing.assert_allclose's test), else |got − want| ≤
+// Tol·max |want| (Diff.MaxRel ≤ Tol).
+type Tolerance struct {
+	Tol, Atol, Rtol float64
+	Allclose        bool
+}
+
+// Tol is the same tolerance on MaxRel for every binding.
+func Tol(tol float64) func(int) Tolerance {
+	return func(int) Tolerance { return Tolerance{Tol: tol} }
+}
+
+func (t Tolerance) String() string {
+	if t.Allclose {
+		return fmt.Sprintf("|error| ≤ %.3g + %.3g·|expected|", t.Atol, t.Rtol)
+	}
+	return fmt.Sprintf("tolerance %.3g", t.Tol)
+}
+
+// Mismatch is one element beyond the tolerance.
+type Mismatch struct {
+	Index     []int // in the output's shape
+	Got, Want float64
+}
+
+func (m Mismatch) String() string {
+	idx := make([]string, len(m.Index))
+	for i, v := range m.Index {
+		idx[i] = strconv.Itoa(v)
+	}
+	return fmt.Sprintf("[%s] got %.7g, want %.7g", strings.Join(idx, ", "), m.Got, m.Want)
+}
+
+// firstShown is how many mismatches besides the worst a Verdict keeps.
+const firstShown = 5
+
 // Verdict is one binding's output compared with what was expected.
 type Verdict struct {
-	Binding Binding
-	Diff    Diff
-	Err     error // the arrays do not compare: their element counts differ
-	Pass    bool  // no Err, and Diff within the tolerance
+	Binding   Binding
+	Tolerance Tolerance
+	Diff      Diff
+	Err       error // the arrays do not compare: their element counts differ
+	Pass      bool  // no Err, and no element beyond the tolerance
+	// Elements is the number of elements compared; Beyond those beyond
+	// the tolerance (NaN in one array and not the other counts), Worst
+	// the one of them with the largest error (a NaN mismatch first) and
+	// First the first few others, in index order.
+	Elements, Beyond int
+	Worst            *Mismatch
+	First            []Mismatch
+}
+
+// elements fills v's Beyond, Worst and First from got and want (which
+// compare).
+func (v *Verdict) elements(got, want *Array) {
+	g, w := got.Values(), want.Values()
+	v.Elements = len(g)
+	var wmax float64
+	for _, x := range w {
+		if !math.IsNaN(x) {
+			wmax = max(wmax, math.Abs(x))
+		}
+	}
+	shape := got.Shape
+	if n := product(shape); n != len(g) {
+		shape = []int{len(g)}
+	}
+	worst := -1.0
+	for i := range g {
+		e := math.Abs(g[i] - w[i])
+		nan := math.IsNaN(g[i]) != math.IsNaN(w[i])
+		if !nan && math.IsNaN(g[i]) {
+			continue // NaN where NaN is expected
+		}
+		bound := v.Tolerance.Tol * wmax
+		if wmax == 0 {
+			bound = v.Tolerance.Tol // as MaxRel is MaxAbs there
+		}
+		if v.Tolerance.Allclose {
+			bound = v.Tolerance.Atol + v.Tolerance.Rtol*math.Abs(w[i])
+		}
+		if !nan && e <= bound {
+			continue
+		}
+		v.Beyond++
+		m := Mismatch{Index: unravel(i, shape), Got: g[i], Want: w[i]}
+		if nan {
+			e = math.Inf(1)
+		}
+		if e > worst {
+			worst, v.Worst = e, &m
+		}
+		if len(v.First) <= firstShown {
+			v.First = append(v.First, m)
+		}
+	}
+	// The first few but the worst.
+	if i := slices.IndexFunc(v.First, func(m Mismatch) bool { return slices.Equal(m.Index, v.Worst.Index) }); i >= 0 {
+		v.First = slices.Delete(v.First, i, i+1)
+	}
+	v.First = v.First[:min(len(v.First), firstShown)]
+}
+
+func product(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// unravel is flat index i in a C-order array of shape.
+func unravel(i int, shape []int) []int {
+	out := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] > 0 {
+			out[d] = i % shape[d]
+			i /= shape[d]
+		}
+	}
+	return out
 }
 
 // Check compares the outputs of r with want, by binding number, in
-// binding order; tol bounds each Diff's MaxRel.
-func (p *Plan) Check(r *Result, want map[int]*Array, tol float64) []Verdict {
+// binding order; tol gives each binding's tolerance.
+func (p *Plan) Check(r *Result, want map[int]*Array, tol func(binding int) Tolerance) []Verdict {
 	var out []Verdict
 	for i, b := range p.Shader.Module.Bindings {
 		exp, ok := want[i]
@@ -78,7 +197,12 @@ func (p *Plan) Check(r *Result, want map[int]*Array, tol float64) []Verdict {
 			continue
 		}
 		d, err := Compare(r.Outputs[i], exp)
-		out = append(out, Verdict{Binding: b, Diff: d, Err: err, Pass: err == nil && d.OK(tol)})
+		v := Verdict{Binding: b, Tolerance: tol(i), Diff: d, Err: err}
+		if err == nil {
+			v.elements(r.Outputs[i], exp)
+			v.Pass = v.Beyond == 0
+		}
+		out = append(out, v)
 	}
 	return out
 }

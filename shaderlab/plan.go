@@ -3,6 +3,7 @@ package shaderlab
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,11 @@ type Options struct {
 	Bind []Bind
 	// Push sets push-constant members by name; those not set are 0.
 	Push []Setting
+	// Uniform sets members of uniform blocks by name, MEMBER or
+	// BINDING.MEMBER (BINDING as FindBinding takes it), as Push does: a
+	// uniform binding without Bind data is its block with those members
+	// set and the rest 0.
+	Uniform []Setting
 	// Spec sets specialization constants by name or constant_id; those
 	// not set keep their defaults.
 	Spec []Setting
@@ -35,6 +41,10 @@ type Options struct {
 	// Progress is called after each run with the runs done and Repeat;
 	// nil: none.
 	Progress func(done, total int)
+	// NoBoundsCheck leaves out the static check's warnings (Plan.Warnings)
+	// where no guard on the index was recognised; the run still checks
+	// the guard bytes around each binding.
+	NoBoundsCheck bool
 }
 
 // Bind is the data of one binding.
@@ -90,7 +100,10 @@ type Plan struct {
 	Local  [3]uint32 // workgroup size, with the specialization constants
 	Groups [3]uint32 // workgroups dispatched
 	Shared int       // bytes of shared memory, with the specialization constants
-	opt    Options
+	// Warnings are what the static bounds check could not prove safe
+	// (none with Options.NoBoundsCheck).
+	Warnings []string
+	opt      Options
 }
 
 // BindName is how a binding is named in settings and output file names:
@@ -192,8 +205,13 @@ func NewPlan(sh *Shader, opt Options) (*Plan, error) {
 	mod := sh.Module
 	p := &Plan{Shader: sh, opt: opt}
 	for i, b := range mod.Bindings {
-		if b.Set != 0 || b.Binding != uint32(i) || b.Kind != "storage" {
-			return nil, fmt.Errorf("%s (set %d, %s buffer): vkstat shader run binds storage buffers in set 0 numbered 0, 1, 2, ... without gaps", Describe(b), b.Set, b.Kind)
+		switch {
+		case b.Kind != "storage" && b.Kind != "uniform":
+			return nil, fmt.Errorf("%s (set %d) is neither a storage nor a uniform buffer (an image or sampler): vkstat shader run binds buffers only", Describe(b), b.Set)
+		case b.Set != 0:
+			return nil, fmt.Errorf("%s is in descriptor set %d: vkstat shader run binds set 0 only", Describe(b), b.Set)
+		case b.Binding != uint32(i):
+			return nil, fmt.Errorf("%s: vkstat shader run binds set 0 numbered 0, 1, 2, ... without gaps, and the shader has no binding %d", Describe(b), i)
 		}
 	}
 	p.Inputs = make([]*Array, len(mod.Bindings))
@@ -213,6 +231,9 @@ func NewPlan(sh *Shader, opt Options) (*Plan, error) {
 		}
 		p.Inputs[b.Binding] = bd.Data
 	}
+	if err := p.setUniforms(); err != nil {
+		return nil, err
+	}
 	for i, a := range p.Inputs {
 		if a == nil {
 			return nil, &NoDataError{mod.Bindings[i]}
@@ -228,6 +249,70 @@ func NewPlan(sh *Shader, opt Options) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// setUniforms makes the data of the uniform bindings without any from
+// Options.Uniform: each block zeros but for the members set.
+func (p *Plan) setUniforms() error {
+	mod := p.Shader.Module
+	for i, s := range p.opt.Uniform {
+		var cands []*Binding
+		member := s.Name
+		if bname, m, ok := strings.Cut(s.Name, "."); ok {
+			b, err := FindBinding(mod, bname)
+			if err != nil {
+				return &SettingError{"Uniform", i, err}
+			}
+			cands, member = []*Binding{b}, m
+		} else {
+			for j := range mod.Bindings {
+				if mod.Bindings[j].Kind == "uniform" {
+					cands = append(cands, &mod.Bindings[j])
+				}
+			}
+		}
+		var b *Binding
+		var mem *Member
+		var names []string
+		for _, c := range cands {
+			if c.Kind != "uniform" || c.Block == nil {
+				return &SettingError{"Uniform", i, fmt.Errorf("%s is not a uniform block", Describe(*c))}
+			}
+			for k := range c.Block.Members {
+				m := &c.Block.Members[k]
+				names = append(names, BindName(*c)+"."+m.Name)
+				if m.Name == member {
+					if mem != nil {
+						return &SettingError{"Uniform", i, fmt.Errorf("%q is a member of %s and %s: name it BINDING.%s", member, Describe(*b), Describe(*c), member)}
+					}
+					b, mem = c, m
+				}
+			}
+		}
+		if len(cands) == 0 {
+			return &SettingError{"Uniform", i, fmt.Errorf("the shader has no uniform buffer")}
+		}
+		if mem == nil {
+			return &SettingError{"Uniform", i, fmt.Errorf("no uniform member %q; the shader has %s", member, strings.Join(names, ", "))}
+		}
+		if opt := p.Inputs[b.Binding]; opt != nil && !strings.HasPrefix(opt.Source, "uniform ") {
+			return &SettingError{"Uniform", i, fmt.Errorf("%s has its data from %s already", Describe(*b), opt.source())}
+		}
+		if mem.Type != mem.Elem {
+			return &SettingError{"Uniform", i, fmt.Errorf("%s is a %s; only scalar members can be set by name (bind the block's bytes from an NPY file)", member, mem.Type)}
+		}
+		bits, err := spirv.ParseValue(mem.Elem, s.Value)
+		if err != nil {
+			return &SettingError{"Uniform", i, err}
+		}
+		a := p.Inputs[b.Binding]
+		if a == nil {
+			a = &Array{Elem: "uint8", Shape: []int{b.Block.Size}, Data: make([]byte, b.Block.Size), Source: "uniform " + BindName(*b)}
+			p.Inputs[b.Binding] = a
+		}
+		putBits(a.Data[mem.Offset:], bits, mem.Size)
+	}
+	return nil
 }
 
 // setConstants sets the push constants, every member by name, 0 unless
@@ -280,8 +365,8 @@ func (p *Plan) setConstants() error {
 		var names []string
 		for j := range mod.SpecConstants {
 			x := &mod.SpecConstants[j]
-			names = append(names, fmt.Sprintf("%d (%s)", x.ID, x.Name))
-			if x.Name == s.Name || strconv.Itoa(int(x.ID)) == s.Name {
+			names = append(names, fmt.Sprintf("%d (%s)", x.ID, strings.Join(append([]string{x.Name}, x.Aliases...), ", ")))
+			if x.Name == s.Name || slices.Contains(x.Aliases, s.Name) || strconv.Itoa(int(x.ID)) == s.Name {
 				sc = x
 			}
 		}
@@ -366,14 +451,25 @@ func (p *Plan) checkReach() error {
 			continue
 		}
 		elems := uint64(max(len(a.Data)-last.Offset, 0) / last.Stride)
-		if elems < n {
-			why := fmt.Sprintf("%d invocations along x", invocations)
-			if n < invocations {
-				why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
-			}
-			return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
-				Describe(b), last.Name, n-1, why, a.source(), elems, n)
+		if elems >= n {
+			continue
 		}
+		if len(g.Bounds) == 0 {
+			// No guard on the index recognised: the shader may well
+			// have one (if (size <= id + 1) return;), so this is a
+			// warning, and the guard bytes catch a real overrun.
+			if !p.opt.NoBoundsCheck {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x, the dispatch has %d invocations along x and %s gives it %d elements, and no guard on the index was recognised (one the check cannot read is fine: --no-bounds-check)",
+					Describe(b), last.Name, invocations, a.source(), elems))
+			}
+			continue
+		}
+		why := fmt.Sprintf("%d invocations along x", invocations)
+		if n < invocations {
+			why += fmt.Sprintf(", %d of them below the values the index is compared with", n)
+		}
+		return fmt.Errorf("%s: the shader indexes %s[] with gl_GlobalInvocationID.x and the dispatch reaches element %d (%s), but %s gives it %d elements: bind at least %d",
+			Describe(b), last.Name, n-1, why, a.source(), elems, n)
 	}
 	return nil
 }

@@ -177,6 +177,23 @@ func TestCheckFeatures(t *testing.T) {
 			t.Errorf("%s: %v; want a refusal naming it", c, err)
 		}
 	}
+	// Issue 45, item 1: 16-bit storage, the memory model and the integer
+	// dot product run where the device offers the feature, and a refusal
+	// names the feature, with the Vulkan version where that is what lacks.
+	mod = &shaderlab.Module{Capabilities: []string{"Shader", "StorageBuffer16BitAccess", "Float16", "VulkanMemoryModel", "DotProduct"}}
+	info = engine.DeviceInfo{Name: "GPU", APIVersion: "1.3.250", ShaderFeatures: []string{"storageBuffer16BitAccess", "shaderFloat16", "vulkanMemoryModel", "shaderIntegerDotProduct"}}
+	if err := shaderlab.CheckFeatures(mod, info, 0); err != nil {
+		t.Errorf("a device with the features refused: %v", err)
+	}
+	info.ShaderFeatures = []string{"vulkanMemoryModel"}
+	err = shaderlab.CheckFeatures(mod, info, 0)
+	if want := "GPU lacks: StorageBuffer16BitAccess (storageBuffer16BitAccess: the device does not offer it); Float16 (shaderFloat16: the device does not offer it); DotProduct (shaderIntegerDotProduct: the device does not offer it)"; err == nil || err.Error() != "the shader needs what "+want {
+		t.Errorf("got %v; want ...%s", err, want)
+	}
+	info.APIVersion = "1.2.0"
+	if err := shaderlab.CheckFeatures(mod, info, 0); err == nil || !strings.Contains(err.Error(), "DotProduct (shaderIntegerDotProduct: a Vulkan 1.3 feature; the device runs at Vulkan 1.2)") {
+		t.Errorf("a Vulkan 1.2 device: %v", err)
+	}
 }
 
 // TestWatch: the callback runs at once, again after its file changes (the

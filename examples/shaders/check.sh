@@ -31,5 +31,7 @@ check reduce_shared.comp "${reduce[@]}" -e sums=reduce_expected.npy
 check subgroup_sum.comp "${reduce[@]}" -e sums=reduce_expected.npy --against reduce_shared.comp
 check tile_transpose.comp -b src=tile_in.npy -b dst=float32:48x40 --spec TILE=8 --push rows=40 --push cols=48 --global 48,40 -e dst=tile_expected.npy
 check tile_transpose.comp -b src=tile_in.npy -b dst=float32:48x40 --push rows=40 --push cols=48 --global 48,40 -e dst=tile_expected.npy
+check reduce_memory_model.comp "${reduce[@]}" -e sums=reduce_expected.npy
+check uniform_params.comp -b x=saxpy_x.npy -b y=float32:1000 -u a=2 -u n=999 -u b=0.5 --global 1000 -e y=uniform_expected.npy
 [ $status -eq 0 ] && echo "examples: all passed" || echo "examples: SOME FAILED"
 exit $status

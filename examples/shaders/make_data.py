@@ -32,3 +32,25 @@ save("reduce_expected.npy", data.astype(np.float64).reshape(16, 250).sum(axis=1)
 m = np.arange(40 * 48, dtype=np.float32).reshape(40, 48) / 7
 save("tile_in.npy", m)
 save("tile_expected.npy", np.ascontiguousarray(m.T))
+
+# saxpy_f16: float16 buffers, the arithmetic in float64 rounded once.
+x = rng.standard_normal(1000).astype(np.float16)
+y = rng.standard_normal(1000).astype(np.float16)
+save("saxpy_f16_x.npy", x)
+save("saxpy_f16_y.npy", y)
+save("saxpy_f16_expected.npy", (2.5 * x.astype(np.float64) + y).astype(np.float16))
+
+# uniform_params: y = 2·x + 0.5 over the first 999 elements of saxpy's x
+# (the last stays 0).
+x = np.load(os.path.join(here, "saxpy_x.npy"))
+u = (2 * x.astype(np.float64) + 0.5).astype(np.float32)
+u[999] = 0
+save("uniform_expected.npy", u)
+
+# scale: y = 2.5·x over 3 shapes and 2 types (scale_sweep.json); the values
+# (i mod 37 − 18)/8 and 2.5 times them are exact in float16.
+for t in ("float32", "float16"):
+    for n in (100, 1000, 4099):
+        x = ((np.arange(n) % 37 - 18) / 8).astype(t)
+        save(f"scale_x_{t}_{n}.npy", x)
+        save(f"scale_expected_{t}_{n}.npy", (2.5 * x.astype(np.float64)).astype(t))

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,11 @@ type Diagnostic struct {
 	Col      int    `json:"col,omitempty"` // 0 when unknown
 	Severity string `json:"severity"`      // error or warning
 	Message  string `json:"message"`
+	// Source is the line of an error, as written; Hint names the
+	// all-capitals words on it that no #define or -D defines (an
+	// undefined macro gives only "syntax error, unexpected IDENTIFIER").
+	Source string `json:"source,omitempty"`
+	Hint   string `json:"hint,omitempty"`
 }
 
 func (d Diagnostic) String() string {
@@ -62,7 +68,14 @@ func (d Diagnostic) String() string {
 			pos += ":" + strconv.Itoa(d.Col)
 		}
 	}
-	return fmt.Sprintf("%s: %s: %s", pos, d.Severity, d.Message)
+	s := fmt.Sprintf("%s: %s: %s", pos, d.Severity, d.Message)
+	if d.Source != "" {
+		s += fmt.Sprintf("\n  %5d | %s", d.Line, d.Source)
+	}
+	if d.Hint != "" {
+		s += "\n  hint: " + d.Hint
+	}
+	return s
 }
 
 // CompileError is a shader that does not compile.
@@ -139,6 +152,7 @@ func Compile(src []byte, file string, opt Options) (*Result, error) {
 	}
 	inc.sources[file] = src
 	diags := parseLog(log, inc.sources)
+	hintMacros(diags, inc.sources, opt.Defines)
 	if !ok || inc.err != nil {
 		if inc.err != nil {
 			// The rest is the consequence of the cycle (a file pasted into
@@ -193,6 +207,61 @@ func parseLog(log string, sources map[string][]byte) []Diagnostic {
 		out = append(out, d)
 	}
 	return out
+}
+
+var capsWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b_*[A-Z][A-Z0-9_]*\b`) })
+
+// hintMacros gives each error its source line and, where the line holds
+// all-capitals words (the way macros are named) that no #define in the
+// sources and no -D defines, a hint to define them.
+func hintMacros(diags []Diagnostic, sources map[string][]byte, defines []string) {
+	defined := map[string]bool{}
+	for _, d := range defines {
+		name, _, _ := strings.Cut(d, "=")
+		defined[name] = true
+	}
+	// Macros, and the names the code declares in capitals: blocks,
+	// structs and constants.
+	def := regexp.MustCompile(`(?m)^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)|\b(?:buffer|uniform|struct)\s+([A-Za-z_][A-Za-z0-9_]*)|\bconst\s+\w+\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	for _, src := range sources {
+		for _, m := range def.FindAllSubmatch(src, -1) {
+			for _, g := range m[1:] {
+				defined[string(g)] = true
+			}
+		}
+	}
+	for i := range diags {
+		d := &diags[i]
+		src, ok := sources[d.File]
+		if d.Severity != "error" || !ok || d.Line < 1 {
+			continue
+		}
+		lines := strings.Split(string(src), "\n")
+		if d.Line > len(lines) {
+			continue
+		}
+		line := strings.TrimRight(lines[d.Line-1], " \t\r")
+		d.Source = strings.TrimLeft(line, " \t")
+		var undefined []string
+		for _, w := range capsWord().FindAllString(line, -1) {
+			if !defined[w] && !strings.HasPrefix(w, "GL_") && !slices.Contains(undefined, w) {
+				undefined = append(undefined, w)
+			}
+		}
+		if len(undefined) == 0 {
+			continue
+		}
+		ex := make([]string, len(undefined))
+		for j, w := range undefined {
+			ex[j] = "-D " + w + "=..."
+		}
+		d.Hint = fmt.Sprintf("%s defined nowhere (no #define, no -D): if a macro, give it: %s", strings.Join(undefined, ", "), strings.Join(ex, " "))
+		if len(undefined) == 1 {
+			d.Hint = strings.Replace(d.Hint, " defined nowhere", " is defined nowhere", 1)
+		} else {
+			d.Hint = strings.Replace(strings.Replace(d.Hint, " defined nowhere", " are defined nowhere", 1), "give it:", "give them:", 1)
+		}
+	}
 }
 
 // builtinFS holds vkstat's shaders/include, the built-in includes.

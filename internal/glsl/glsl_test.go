@@ -162,7 +162,7 @@ void main() {
 }
 
 // TestExamples compiles the shaders of examples/shaders and validates the
-// SPIR-V, for every target environment.
+// SPIR-V, for every target environment (scale.comp's type T as float).
 func TestExamples(t *testing.T) {
 	needCompiler(t)
 	files, _ := filepath.Glob("../../examples/shaders/*.comp")
@@ -171,7 +171,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, env := range []string{"vulkan1.1", "vulkan1.2", "vulkan1.3"} {
-			r, err := CompileFile(f, Options{TargetEnv: env})
+			r, err := CompileFile(f, Options{TargetEnv: env, Defines: []string{"T=float"}})
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -180,5 +180,33 @@ func TestExamples(t *testing.T) {
 			}
 			spirvVal(t, r.SPIRV, env)
 		}
+	}
+}
+
+// TestUndefinedMacroHint (issue 45, item 7): an undefined macro's error
+// shows the source line and names the macro with the -D that defines it;
+// a word that is #defined, or given with -D, is not named.
+func TestUndefinedMacroHint(t *testing.T) {
+	const file = "../../testdata/shaders/undefined_macro.comp"
+	_, err := CompileFile(file, Options{})
+	var ce *CompileError
+	if !errors.As(err, &ce) || len(ce.Diagnostics) == 0 {
+		t.Fatalf("got %v; want a compile error", err)
+	}
+	d := ce.Diagnostics[0]
+	if d.Line != 6 || d.Source != "layout(std430, binding = 0) buffer Y { A_TYPE y[]; };" ||
+		d.Hint != "A_TYPE is defined nowhere (no #define, no -D): if a macro, give it: -D A_TYPE=..." {
+		t.Errorf("got %+v", d)
+	}
+	if !strings.Contains(err.Error(), "      6 | layout(std430") || !strings.Contains(err.Error(), "hint: A_TYPE is defined nowhere") {
+		t.Errorf("the message lacks the line or the hint:\n%v", err)
+	}
+	if _, err := CompileFile(file, Options{Defines: []string{"A_TYPE=float"}}); err != nil {
+		t.Errorf("-D A_TYPE=float: %v", err)
+	}
+	src := []byte("#version 450\n#define N 4\nlayout(local_size_x = N) in;\nvoid main() { N N; }\n")
+	_, err = Compile(src, "n.comp", Options{})
+	if !errors.As(err, &ce) || len(ce.Diagnostics) == 0 || ce.Diagnostics[0].Hint != "" || ce.Diagnostics[0].Source != "void main() { N N; }" {
+		t.Errorf("a #defined word: %v", err)
 	}
 }

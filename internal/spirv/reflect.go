@@ -91,7 +91,10 @@ type Member struct {
 type SpecConstant struct {
 	ID   uint32 `json:"id"`
 	Name string `json:"name"`
-	Type string `json:"type"` // bool, int32, uint32, float32, float64, ...
+	// Aliases are the names of constants that redeclare it (const uint
+	// strideC = N;), which name the same value.
+	Aliases []string `json:"aliases,omitempty"`
+	Type    string   `json:"type"` // bool, int32, uint32, float32, float64, ...
 	// Default is the default value's bits (VkBool32 0/1 for bools).
 	Default uint64 `json:"default_bits"`
 	Value   string `json:"default"`
@@ -198,6 +201,7 @@ var capabilityNames = map[uint32]string{
 	5288: "ComputeDerivativeGroupLinearNV", 5301: "ShaderNonUniform", 5302: "RuntimeDescriptorArray",
 	5306: "UniformBufferArrayNonUniformIndexing", 5307: "SampledImageArrayNonUniformIndexing",
 	5308: "StorageBufferArrayNonUniformIndexing", 6400: "CooperativeMatrixKHR", 5357: "CooperativeMatrixNV",
+	6016: "DotProductInputAll", 6017: "DotProductInput4x8Bit", 6018: "DotProductInput4x8BitPacked", 6019: "DotProduct",
 }
 
 type typ struct {
@@ -238,6 +242,7 @@ func Reflect(code []byte) (*Module, error) {
 	}
 	m := &Module{Version: fmt.Sprintf("%d.%d", words[1]>>16&0xff, words[1]>>8&0xff), LocalSizeSpec: [3]int{-1, -1, -1}}
 	names := map[uint32]string{}
+	aliases := map[uint32][]string{}
 	memberNames := map[memberKey]string{}
 	decos := map[uint32]map[uint32]uint32{} // id → decoration → first operand
 	memberDecos := map[memberKey]map[uint32]uint32{}
@@ -283,7 +288,13 @@ func Reflect(code []byte) (*Module, error) {
 				localSizeIDs = a[2:5]
 			}
 		case opName:
-			names[a[0]] = str(a[1:])
+			// A constant redeclared (const uint strideC = N;) is the same
+			// id named again: the first name is its own, the rest aliases.
+			if _, named := names[a[0]]; named {
+				aliases[a[0]] = append(aliases[a[0]], str(a[1:]))
+			} else {
+				names[a[0]] = str(a[1:])
+			}
 		case opMemberName:
 			memberNames[memberKey{a[0], a[1]}] = str(a[2:])
 		case opDecorate:
@@ -373,7 +384,7 @@ func Reflect(code []byte) (*Module, error) {
 		if !ok || !c.spec {
 			continue
 		}
-		sc := SpecConstant{ID: sid, Name: names[id], Type: r.typeName(c.typ)}
+		sc := SpecConstant{ID: sid, Name: names[id], Aliases: aliases[id], Type: r.typeName(c.typ)}
 		// Prefer the GLSL constant (named, not a gl_WorkGroupSize part)
 		// when one constant_id decorates several: its default is the one
 		// declared with constant_id.

@@ -1,0 +1,446 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/shaderlab"
+)
+
+// shader sweep takes its case file as its argument.
+func init() { takesArgs["sweep"] = true }
+
+// shaderCase is a case file: the flags of one run or check as JSON, paths
+// relative to the file, and for a sweep the variants that change some of
+// them.
+type shaderCase struct {
+	Name      string         `json:"name"`
+	Shader    string         `json:"shader"`
+	Include   []string       `json:"include"`
+	Define    map[string]any `json:"define"`
+	TargetEnv string         `json:"target_env"`
+	Bind      map[string]any `json:"bind"`
+	Push      map[string]any `json:"push"`
+	Uniform   map[string]any `json:"uniform"`
+	Spec      map[string]any `json:"spec"`
+	Groups    any            `json:"groups"`
+	Global    any            `json:"global"`
+	Expect    map[string]any `json:"expect"`
+	Tol       *float64       `json:"tol"`
+	Atol      map[string]any `json:"atol"`
+	Rtol      map[string]any `json:"rtol"`
+	// Flops is the floating-point operations of one dispatch, for the
+	// sweep's GFLOP/s (0: not given).
+	Flops float64      `json:"flops"`
+	Sweep []shaderCase `json:"sweep"`
+}
+
+// readCase reads a case file.
+func readCase(path string) (*shaderCase, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sc shaderCase
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&sc); err != nil {
+		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep)", path, err)
+	}
+	return &sc, nil
+}
+
+// merged is the case with v's settings over it (maps merged key by key).
+func (sc shaderCase) merged(v shaderCase) shaderCase {
+	out := sc
+	out.Sweep, out.Name = nil, v.Name
+	pick := func(a, b string) string {
+		if b != "" {
+			return b
+		}
+		return a
+	}
+	out.Shader, out.TargetEnv = pick(sc.Shader, v.Shader), pick(sc.TargetEnv, v.TargetEnv)
+	if v.Include != nil {
+		out.Include = v.Include
+	}
+	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Atol}, {&out.Rtol}} {
+		*m.dst = cloneMap(*m.dst)
+	}
+	for _, p := range []struct{ dst, src map[string]any }{{out.Define, v.Define}, {out.Bind, v.Bind}, {out.Push, v.Push}, {out.Uniform, v.Uniform},
+		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
+		for k, x := range p.src {
+			p.dst[k] = x
+		}
+	}
+	if v.Groups != nil || v.Global != nil {
+		out.Groups, out.Global = v.Groups, v.Global
+	}
+	if v.Tol != nil {
+		out.Tol = v.Tol
+	}
+	if v.Flops != 0 {
+		out.Flops = v.Flops
+	}
+	return out
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// caseValue is a JSON value as a flag takes it: 2.5, 1000, true, "x"; a
+// list as X,Y,Z.
+func caseValue(v any) string {
+	if l, ok := v.([]any); ok {
+		parts := make([]string, len(l))
+		for i, x := range l {
+			parts[i] = caseValue(x)
+		}
+		return strings.Join(parts, ",")
+	}
+	return fmt.Sprint(v)
+}
+
+// args are the flags the case stands for, paths resolved against dir,
+// then the shader file (when the case names one).
+func (sc shaderCase) args(dir string) []string {
+	path := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	var out []string
+	sorted := func(m map[string]any) []string {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	for _, inc := range sc.Include {
+		out = append(out, "--include", path(inc))
+	}
+	for _, k := range sorted(sc.Define) {
+		if v := caseValue(sc.Define[k]); v != "" && v != "<nil>" {
+			out = append(out, "--define", k+"="+v)
+		} else {
+			out = append(out, "--define", k)
+		}
+	}
+	if sc.TargetEnv != "" {
+		out = append(out, "--target-env", sc.TargetEnv)
+	}
+	for _, k := range sorted(sc.Bind) {
+		v := caseValue(sc.Bind[k])
+		if elem, _ := zerosType(v); elem == "" {
+			v = path(v)
+		}
+		out = append(out, "--bind", k+"="+v)
+	}
+	for _, f := range []struct {
+		flag string
+		m    map[string]any
+	}{{"push", sc.Push}, {"uniform", sc.Uniform}, {"spec", sc.Spec}, {"atol", sc.Atol}, {"rtol", sc.Rtol}} {
+		for _, k := range sorted(f.m) {
+			if k == "*" {
+				out = append(out, "--"+f.flag, caseValue(f.m[k]))
+			} else {
+				out = append(out, "--"+f.flag, k+"="+caseValue(f.m[k]))
+			}
+		}
+	}
+	if sc.Groups != nil {
+		out = append(out, "--groups", caseValue(sc.Groups))
+	}
+	if sc.Global != nil {
+		out = append(out, "--global", caseValue(sc.Global))
+	}
+	for _, k := range sorted(sc.Expect) {
+		out = append(out, "--expect", k+"="+path(caseValue(sc.Expect[k])))
+	}
+	if sc.Tol != nil {
+		out = append(out, "--tol", fmt.Sprint(*sc.Tol))
+	}
+	if sc.Shader != "" {
+		out = append(out, path(sc.Shader))
+	}
+	return out
+}
+
+// caseContext is a context for the flags of cmd parsed from args, under
+// parent (whose global flags it sees).
+func caseContext(parent *ucli.Context, cmd *ucli.Command, args []string) (*ucli.Context, error) {
+	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	set.SetOutput(io.Discard)
+	for _, f := range cmd.Flags {
+		if err := f.Apply(set); err != nil {
+			return nil, err
+		}
+	}
+	if err := set.Parse(args); err != nil {
+		return nil, usagef("%v", err)
+	}
+	c := ucli.NewContext(parent.App, set, parent)
+	c.Command = cmd
+	c.Context = parent.Context
+	return c, nil
+}
+
+// applyCase sets the flags that --case's file gives and the command line
+// leaves unset (a NAME=VALUE list such as --push takes the names the
+// command line does not set), and returns the case's shader
+// ("" where it names none, or the command line names one).
+func applyCase(c *ucli.Context) (string, error) {
+	file := c.String("case")
+	if file == "" {
+		return "", nil
+	}
+	if err := fileExists("case", file); err != nil {
+		return "", err
+	}
+	sc, err := readCase(file)
+	if err != nil {
+		return "", err
+	}
+	if len(sc.Sweep) > 0 {
+		return "", usagef("--case %s: the case has a sweep: run it with vkstat shader sweep %s", file, file)
+	}
+	args := sc.args(filepath.Dir(file))
+	shader := ""
+	if sc.Shader != "" {
+		shader, args = args[len(args)-1], args[:len(args)-1]
+	}
+	lists, has := map[string]bool{}, map[string]bool{}
+	for _, f := range c.Command.Flags {
+		has[f.Names()[0]] = true
+		if _, ok := f.(*ucli.StringSliceFlag); ok {
+			lists[f.Names()[0]] = true
+		}
+	}
+	own := map[string][]string{} // the command line's list entries
+	for name := range lists {
+		own[name] = slices.Clone(c.StringSlice(name))
+	}
+	set := map[string]bool{}
+	for i := 0; i+1 < len(args); i += 2 {
+		name := strings.TrimPrefix(args[i], "--")
+		if !has[name] {
+			continue // expect and the tolerances, for shader run
+		}
+		if !lists[name] && (c.IsSet(name) && !set[name]) {
+			continue // the command line's value
+		}
+		if key, _, _ := strings.Cut(args[i+1], "="); lists[name] && slices.ContainsFunc(own[name], func(v string) bool {
+			k, _, _ := strings.Cut(v, "=")
+			return k == key
+		}) {
+			continue // the command line sets this NAME
+		}
+		if err := c.Set(name, args[i+1]); err != nil {
+			return "", usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
+		}
+		set[name] = true
+	}
+	if c.NArg() > 0 {
+		shader = ""
+	}
+	return shader, nil
+}
+
+// flagValues are the values c was given for flag name.
+func flagValues(c *ucli.Context, name string) []string {
+	if s := c.StringSlice(name); s != nil {
+		return s
+	}
+	return []string{c.String(name)}
+}
+
+func shaderSweepCommand() *ucli.Command {
+	flags := append(compileFlags(), runFlags()...)
+	flags = append(flags,
+		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding with an NPY file: NAME=FILE.npy (repeatable)"},
+	)
+	flags = append(flags, toleranceFlags()...)
+	return &ucli.Command{
+		Name:      "sweep",
+		Usage:     "run one case file over its variants (shapes, types, defines) and print a table of results",
+		UsageText: "vkstat shader sweep CASE.json [flags for every variant]",
+		Description: `A case file is JSON: the flags of one shader check, paths relative to the
+file, and "sweep", a list of variants that each change some of them:
+
+   {"shader": "scale.comp", "push": {"a": 2.5}, "tol": 1e-6,
+    "sweep": [
+      {"name": "f32 n=1000", "define": {"T": "float"}, "bind": {"x": "x1000.npy", "y": "float32:1000"},
+       "push": {"n": 1000}, "global": 1000, "expect": {"y": "want1000.npy"}},
+      {"name": "f16 n=1000", "define": {"T": "float16_t"}, ...}]}
+
+Keys: shader, include, define, target_env, bind, push, uniform, spec,
+groups or global, expect, tol, atol and rtol (NAME or "*" for all), name,
+flops (of one dispatch, for the GFLOP/s column).
+Each variant runs on every device --device names, --repeat times, and
+the table gives its verdict, the elements beyond the tolerance, the
+largest error as a fraction of max |expected|, the NMSE, the median GPU
+time (timestamps: building the pipeline is not in it), the bytes moved
+per second and, where the case gives flops, GFLOP/s. A variant the device
+cannot run (a feature it lacks) is an ERROR row, its reason under the
+table. Exit status 1 when any variant fails.
+vkstat shader run, check and watch take one case with --case.`,
+		Flags: flags,
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("shader sweep: want one case file (JSON), got %d arguments", c.NArg())
+			}
+			file := c.Args().First()
+			if err := fileExists("case", file); err != nil {
+				return err
+			}
+			sc, err := readCase(file)
+			if err != nil {
+				return err
+			}
+			variants := sc.Sweep
+			if len(variants) == 0 {
+				variants = []shaderCase{{Name: sc.Name}}
+			}
+			check := shaderCheckCommand()
+			checkFlags := map[string]bool{}
+			for _, f := range check.Flags {
+				checkFlags[f.Names()[0]] = true
+			}
+			var rows [][]string
+			var errs []string // the ERROR rows' messages, under the table
+			failed := 0
+			err = onShaderDevices(c, func(devs []*engine.Device) error {
+				for i, v := range variants {
+					vc := sc.merged(v)
+					name := vc.Name
+					if name == "" {
+						name = fmt.Sprintf("#%d", i+1)
+					}
+					row := func(dev, verdict string, rest ...string) {
+						rows = append(rows, append([]string{name, dev, verdict}, rest...))
+					}
+					fail := func(dev string, err error) {
+						failed++
+						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
+						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-")
+					}
+					var own []string
+					for _, f := range c.Command.Flags {
+						if n := f.Names()[0]; checkFlags[n] && c.IsSet(n) {
+							for _, x := range flagValues(c, n) {
+								own = append(own, "--"+n+"="+x)
+							}
+						}
+					}
+					// The variant's flags, then the command line's (its
+					// values win, its lists add), then the shader.
+					args := vc.args(filepath.Dir(file))
+					if vc.Shader != "" {
+						args = append(append(args[:len(args)-1:len(args)-1], own...), args[len(args)-1])
+					} else {
+						args = append(args, own...)
+					}
+					cc, err := caseContext(c, check, args)
+					var j *shaderJob
+					if err == nil {
+						j, err = prepare(cc)
+					}
+					var want map[int]*shaderlab.Array
+					var tol func(int) shaderlab.Tolerance
+					if err == nil {
+						want, err = expectations(cc, j)
+					}
+					if err == nil {
+						tol, err = tolerances(cc, j)
+					}
+					if err != nil {
+						fail("-", err)
+						continue
+					}
+					for _, d := range devs {
+						r, err := j.Run(c.Context, d)
+						if err != nil {
+							fail(d.Info.Name, err)
+							continue
+						}
+						verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
+						if len(want) > 0 {
+							verdict = "PASS"
+							nb, worst := 0, 0.0
+							var nm float64
+							for _, vd := range j.Check(r, want, tol) {
+								if !vd.Pass {
+									verdict = "FAIL"
+								}
+								nb += vd.Beyond
+								worst = max(worst, vd.Diff.MaxRel)
+								nm = max(nm, vd.Diff.NMSE)
+							}
+							if verdict == "FAIL" {
+								failed++
+							}
+							beyond, rel, nmse = fmt.Sprint(nb), fmt.Sprintf("%.3g", worst), fmt.Sprintf("%.3g", nm)
+						}
+						gpu, rate, flops := "n/a", "n/a", "-"
+						if r.Timed {
+							k := r.Median()
+							gpu = fmtDur(k)
+							if k > 0 {
+								rate = rateText(float64(j.BytesMoved()) / k.Seconds())
+								if vc.Flops > 0 {
+									flops = fmt.Sprintf("%.3g", vc.Flops/k.Seconds()/1e9)
+								}
+							}
+						}
+						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S")
+			for _, r := range rows {
+				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			}
+			tw.Flush()
+			for _, e := range errs {
+				fmt.Fprintln(c.App.Writer, e)
+			}
+			if failed > 0 {
+				return fmt.Errorf("shader sweep: %d of %d rows failed", failed, len(rows))
+			}
+			fmt.Fprintf(c.App.Writer, "shader sweep: %d rows passed\n", len(rows))
+			return nil
+		},
+	}
+}
+
+// oneLine is err's message on one line (a compile error's first two).
+func oneLine(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	return strings.Join(slices.DeleteFunc(lines[:min(len(lines), 2)], func(l string) bool { return l == "" }), " ")
+}
