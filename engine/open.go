@@ -237,13 +237,16 @@ func (opt OpenOptions) choose(infos []DeviceInfo) Choice {
 	return Choice{Index: i, Why: autoWhy(infos, i)}
 }
 
-// autoWhy says why auto without a job chose device i: the best GPU, or
-// the CPU path when there is none.
+// autoWhy says why auto without a job chose device i (an Index among
+// infos, which a census lists apart from the other devices): the best
+// GPU, or the CPU path when there is none.
 func autoWhy(infos []DeviceInfo, i int) string {
-	if i == CPUPath {
-		return fmt.Sprintf("auto: no GPU among %s; the CPU path", names(infos))
+	for _, in := range infos {
+		if in.Index == i {
+			return fmt.Sprintf("auto: the best GPU, %s (%s)", in.Name, in.Type)
+		}
 	}
-	return fmt.Sprintf("auto: the best GPU, %s (%s)", infos[i].Name, infos[i].Type)
+	return fmt.Sprintf("auto: no GPU among %s; the CPU path", names(infos))
 }
 
 // SelectAll picks the devices that items name among infos, each once, in

@@ -156,7 +156,7 @@ func (c *census) Write(infos []DeviceInfo)           { c.written = append(c.writ
 // renews the census; "all" and a validated "auto" never read it.
 func TestOpenAllCensus(t *testing.T) {
 	t.Setenv("VKSTAT_VULKAN_LIB", "/nonexistent/libvulkan.so.1")
-	gpu := DeviceInfo{Index: 0, Name: "a test's GPU", Type: "discrete"}
+	gpu := DeviceInfo{Index: 1, Name: "a test's GPU", Type: "discrete"} // listed after lavapipe, say
 	cpuPick := func([]DeviceInfo) Choice { return Choice{Index: CPUPath, Why: "auto: the test's CPU path"} }
 	gpuPick := func(infos []DeviceInfo) Choice { return Choice{Index: infos[0].Index, Why: "auto: the test's GPU"} }
 	for _, c := range []struct {
