@@ -207,7 +207,7 @@ func Choose(cands []Candidate, j Job) Choice {
 // j's estimate on the CPU path is below floor, the least start-up any GPU
 // has (MinGPUStartup, or the least measured), so that no device can win.
 // The reason gives the floor, not the estimate: the built-in CPU rates
-// came from a 16-thread host and were 2-35× off the wall on a 2-core one
+// came from a 16-thread host and were 1.6-77× off the wall on a 2-core one
 // (docs/benchmarks/startup.md).
 func CPUOnly(cpu Rates, j Job, floor time.Duration) (Choice, bool) {
 	e := cpu.Estimate(j)
