@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // OpenOptions configure a session, over what the environment says
@@ -73,15 +74,20 @@ type Session struct {
 
 // Open opens the device spec names: auto, cpu, gpu, lavapipe, an index or
 // part of a name, as the command line's --device takes them (engine.Open).
-// auto falls back to the CPU path, with a note, when Vulkan is unusable
-// (no loader, no driver, no device); any explicit Vulkan choice that
-// cannot be honoured is an error naming the cause.
+// auto is the best GPU, else the CPU path, decided from the machine's
+// census (tune.CensusFile) without loading Vulkan where it lists no GPU;
+// it falls back to the CPU path, with a note, when Vulkan is unusable (no
+// loader, no driver, no device); any explicit Vulkan choice that cannot
+// be honoured is an error naming the cause.
 func Open(spec string, o OpenOptions) (*Session, error) {
 	opt, err := o.deviceOptions()
 	if err != nil {
 		return nil, err
 	}
-	es, err := engine.Open(spec, engine.OpenOptions{Validate: o.Validate || engine.ValidateFromEnv(), Device: opt})
+	// auto on a machine whose census lists no GPU is the CPU path without
+	// the Vulkan loader: a Python user without a GPU never pays for it
+	// after the first listing.
+	es, err := engine.Open(spec, engine.OpenOptions{Validate: o.Validate || engine.ValidateFromEnv(), Device: opt, Census: tune.CensusFile{}})
 	var oe *engine.OpenError
 	if errors.As(err, &oe) {
 		err = openError{oe}

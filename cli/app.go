@@ -25,6 +25,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -291,8 +292,9 @@ func (s *session) name() string {
 }
 
 // openSession opens the one device that --device names (engine.OpenAll);
-// auto is the best GPU, else the CPU path. Commands that know their job's
-// size use openSessionFor.
+// auto is the best GPU, else the CPU path, decided without loading Vulkan
+// where the machine's census lists no GPU (tune.CensusFile). Commands that
+// know their job's size use openSessionFor.
 func openSession(c *ucli.Context) (*session, error) { return openSessionWith(c, nil) }
 
 // openSessionWith is openSession with auto choosing among the devices
@@ -331,7 +333,8 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	if strings.TrimSpace(spec) == "" {
 		spec = def
 	}
-	set, err := engine.OpenAll(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt, VulkanOnly: vulkanOnly, Auto: auto})
+	set, err := engine.OpenAll(spec, engine.OpenOptions{Validate: c.Bool("validate"), Device: opt, VulkanOnly: vulkanOnly, Auto: auto,
+		Census: tune.CensusFile{}})
 	if err != nil {
 		return nil, deviceError(err)
 	}

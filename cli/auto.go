@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -21,9 +20,10 @@ import (
 // engine.Choose), counting a device's start-up, since the command is a
 // process of its own. A job the CPU path wins runs there without loading
 // Vulkan at all when the machine's GPUs are known from an earlier listing
-// (tune.Census), or when no GPU could start before the CPU path is done.
-// With --validate, auto is the best GPU as before: a validated run is a
-// check of the GPU path.
+// (tune.Census, which every command that lists the devices keeps), or
+// when no GPU could start before the CPU path is done. With --validate,
+// auto is the best GPU as before: a validated run is a check of the GPU
+// path.
 func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 	if spec := strings.TrimSpace(c.String("device")); spec != "" && !strings.EqualFold(spec, "auto") || c.Bool("validate") || job.Op == "" {
 		return openSession(c)
@@ -31,31 +31,20 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 	job.Process = true
 	threads := engine.CPUThreads()
 	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads)}
-	gpus := func(infos []engine.DeviceInfo) []engine.Candidate {
-		cands := []engine.Candidate{cpu}
-		for _, in := range infos {
-			if in.IsGPU() {
-				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
-			}
-		}
-		return cands
-	}
-	ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor())
-	if census, known := tune.ReadCensus(); !ok && known {
-		if ch = engine.Choose(gpus(census.GPUs), job); ch.Index == engine.CPUPath {
-			ch.Why += fmt.Sprintf("; Vulkan not loaded (the GPUs as listed %s)", census.Written)
-			ok = true
-		}
-	}
-	if ok {
+	if ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor()); ok {
 		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
 			return nil, err
 		}
 		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
 	}
 	return openSessionWith(c, func(infos []engine.DeviceInfo) engine.Choice {
-		tune.WriteCensus(infos)
-		return engine.Choose(gpus(infos), job)
+		cands := []engine.Candidate{cpu}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
+			}
+		}
+		return engine.Choose(cands, job)
 	})
 }
 

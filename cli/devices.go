@@ -56,6 +56,7 @@ Examples:
 					inst.Close()
 					return err
 				}
+				tune.WriteCensus(inst.Devices()) // what --device auto decides from later
 				for _, in := range inst.Devices() {
 					infos = append(infos, in.Without(opt.Disable))
 					b, err := inst.MemoryBudget(in.Index)

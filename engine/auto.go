@@ -172,7 +172,7 @@ type Choice struct {
 
 // Choose picks, among cands, the path whose estimate for j is least, and
 // says why: the estimates of the chosen path and of the best other, and
-// where their rates come from. Ties go to the earlier candidate (put the
+// where their rates come from (no estimate when there is no other). Ties go to the earlier candidate (put the
 // CPU path first: it needs no device).
 func Choose(cands []Candidate, j Job) Choice {
 	if len(cands) == 0 {
@@ -192,26 +192,30 @@ func Choose(cands []Candidate, j Job) Choice {
 		}
 	}
 	b := cands[best]
-	why := fmt.Sprintf("auto: %s, about %s for this %s (%s)", b.Name, roundMs(est[best]), j.Op, b.Rates.Source)
-	if second >= 0 {
-		s := cands[second]
-		why += fmt.Sprintf(", against %s on %s (%s)", roundMs(est[second]), s.Name, s.Rates.Source)
-	} else {
-		why += "; no GPU to weigh it against"
+	if second < 0 {
+		// Nothing weighed: no estimate to print (the built-in ones are
+		// far from the wall on machines unlike the one they came from).
+		return Choice{Index: b.Index, Why: fmt.Sprintf("auto: %s; no GPU to weigh it against", b.Name)}
 	}
+	s := cands[second]
+	why := fmt.Sprintf("auto: %s, about %s for this %s (%s), against %s on %s (%s)", b.Name, roundMs(est[best]), j.Op, b.Rates.Source,
+		roundMs(est[second]), s.Name, s.Rates.Source)
 	return Choice{Index: b.Index, Why: why}
 }
 
 // CPUOnly is --device auto's decision without looking for Vulkan: ok when
 // j's estimate on the CPU path is below floor, the least start-up any GPU
 // has (MinGPUStartup, or the least measured), so that no device can win.
+// The reason gives the floor, not the estimate: the built-in CPU rates
+// came from a 16-thread host and were 1.6-77× off the wall on a 2-core one
+// (docs/benchmarks/startup.md).
 func CPUOnly(cpu Rates, j Job, floor time.Duration) (Choice, bool) {
 	e := cpu.Estimate(j)
 	if !j.Process || e >= floor {
 		return Choice{}, false
 	}
-	return Choice{Index: CPUPath, Why: fmt.Sprintf("auto: the CPU path, about %s for this %s (%s), less than any GPU's start-up (%s); Vulkan not loaded",
-		roundMs(e), j.Op, cpu.Source, roundMs(floor))}, true
+	return Choice{Index: CPUPath, Why: fmt.Sprintf("auto: the CPU path: this %s takes less than any GPU's start-up (%s) by the %s; Vulkan not loaded",
+		j.Op, roundMs(floor), cpu.Source)}, true
 }
 
 // IsGPU reports whether the device is a GPU: discrete, integrated or

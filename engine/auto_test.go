@@ -63,7 +63,9 @@ func TestChooseByJobSize(t *testing.T) {
 	}
 	// The tiny map never looks for Vulkan; the small PACO (about 90 ms on
 	// 16 threads) must ask which devices there are.
-	if ch, ok := CPUOnly(cpu.Rates, Job{Op: "map", Flops: 5000, Bytes: 24000, Process: true}, MinGPUStartup); !ok || ch.Index != CPUPath || !strings.Contains(ch.Why, "Vulkan not loaded") {
+	// Issue 39 item 4: neither says a figure that nothing weighs (the
+	// built-in CPU rates were 1.6-77× off the wall on a 2-core VM).
+	if ch, ok := CPUOnly(cpu.Rates, Job{Op: "map", Flops: 5000, Bytes: 24000, Process: true}, MinGPUStartup); !ok || ch.Index != CPUPath || !strings.Contains(ch.Why, "Vulkan not loaded") || strings.Contains(ch.Why, "about") {
 		t.Errorf("tiny map: %v %+v; want the CPU path without Vulkan", ok, ch)
 	}
 	if _, ok := CPUOnly(cpu.Rates, pacoJob(252, 100, 100), MinGPUStartup); ok {
@@ -92,7 +94,7 @@ func TestChooseByJobSize(t *testing.T) {
 	if ch := Choose([]Candidate{cpu, slow}, pacoJob(256, 1024, 1024)); ch.Index != CPUPath || !strings.Contains(ch.Why, "measured") {
 		t.Errorf("slow GPU: %s", ch.Why)
 	}
-	if ch := Choose([]Candidate{cpu}, pacoJob(256, 1024, 1024)); ch.Index != CPUPath || !strings.Contains(ch.Why, "no GPU") {
+	if ch := Choose([]Candidate{cpu}, pacoJob(256, 1024, 1024)); ch.Index != CPUPath || !strings.Contains(ch.Why, "no GPU") || strings.Contains(ch.Why, "about") {
 		t.Errorf("CPU path alone: %s", ch.Why)
 	}
 }

@@ -25,10 +25,29 @@ type OpenOptions struct {
 	// path included. nil, or with Validate or VulkanOnly: the best GPU,
 	// else the CPU path.
 	Auto func(infos []DeviceInfo) Choice
+	// Census, when set, is the machine's saved listing of its GPUs: a spec
+	// of "auto" alone (not under Validate) decides from it without loading
+	// Vulkan when the path it picks from the GPUs listed there (by Auto,
+	// else the best GPU) is the CPU path, and every listing of the devices
+	// renews it.
+	Census Census
 
 	// devices lists an instance's devices; tests replace it to see what
 	// an instance that lists none does. nil: Instance.Devices.
 	devices func(*Instance) []DeviceInfo
+}
+
+// Census is a saved listing of the machine's GPUs (tune.Census keeps it
+// beside the tune cache): what "auto" decides from without loading the
+// Vulkan loader, so that a machine without a GPU never loads it after its
+// first listing.
+type Census interface {
+	// Read gives the GPUs listed and when (a time, for the notes); ok is
+	// false when there is no listing, or when it is stale (a driver, the
+	// variables that choose drivers or the GPU device nodes changed).
+	Read() (gpus []DeviceInfo, when string, ok bool)
+	// Write saves a new listing of the devices (the GPUs among them).
+	Write(infos []DeviceInfo)
 }
 
 // Session is where work runs: a Vulkan device and its instance, or the
@@ -128,6 +147,19 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 		needVulkan = needVulkan || s != "cpu"
 		fallback = fallback && (s == "all" || s == "auto" || s == "cpu")
 	}
+	auto := len(items) == 1 && strings.EqualFold(items[0], "auto") && !opt.VulkanOnly
+	if auto && !opt.Validate && opt.Census != nil {
+		if gpus, when, ok := opt.Census.Read(); ok {
+			ch := Choice{Index: CPUPath, Why: "auto: no GPU on this machine; the CPU path"}
+			if len(gpus) > 0 || opt.Auto != nil {
+				ch = opt.choose(gpus)
+			}
+			if ch.Index == CPUPath {
+				why := fmt.Sprintf("%s; Vulkan not loaded (the GPUs as listed %s)", ch.Why, when)
+				return &Set{Devices: []*Device{nil}, Why: why}, nil
+			}
+		}
+	}
 	set := &Set{}
 	var infos []DeviceInfo
 	if needVulkan {
@@ -152,11 +184,13 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 			return nil, &OpenError{Spec: spec, Err: err}
 		}
 		set.Instance, infos = inst, list(inst)
+		if opt.Census != nil {
+			opt.Census.Write(infos)
+		}
 	}
-	auto := len(items) == 1 && strings.EqualFold(items[0], "auto") && !opt.VulkanOnly
 	var idx []int
-	if auto && opt.Auto != nil && !opt.Validate {
-		ch := opt.Auto(infos)
+	if auto && !opt.Validate {
+		ch := opt.choose(infos)
 		idx, set.Why = []int{ch.Index}, ch.Why
 	} else {
 		var err error
@@ -190,13 +224,29 @@ func OpenAll(spec string, opt OpenOptions) (*Set, error) {
 	return set, nil
 }
 
-// autoWhy says why auto without a job chose device i: the best GPU, or
-// the CPU path when there is none.
-func autoWhy(infos []DeviceInfo, i int) string {
-	if i == CPUPath {
-		return fmt.Sprintf("auto: no GPU among %s; the CPU path", names(infos))
+// choose is auto's decision among infos: opt.Auto's, else the best GPU,
+// else the CPU path.
+func (opt OpenOptions) choose(infos []DeviceInfo) Choice {
+	if opt.Auto != nil {
+		return opt.Auto(infos)
 	}
-	return fmt.Sprintf("auto: the best GPU, %s (%s)", infos[i].Name, infos[i].Type)
+	i := bestGPU(infos)
+	if i < 0 {
+		i = CPUPath
+	}
+	return Choice{Index: i, Why: autoWhy(infos, i)}
+}
+
+// autoWhy says why auto without a job chose device i (an Index among
+// infos, which a census lists apart from the other devices): the best
+// GPU, or the CPU path when there is none.
+func autoWhy(infos []DeviceInfo, i int) string {
+	for _, in := range infos {
+		if in.Index == i {
+			return fmt.Sprintf("auto: the best GPU, %s (%s)", in.Name, in.Type)
+		}
+	}
+	return fmt.Sprintf("auto: no GPU among %s; the CPU path", names(infos))
 }
 
 // SelectAll picks the devices that items name among infos, each once, in

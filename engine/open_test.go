@@ -137,3 +137,74 @@ func TestOpenAllNoDevice(t *testing.T) {
 		}
 	}
 }
+
+// census is a listing kept in memory, as tune.CensusFile keeps one on
+// disk.
+type census struct {
+	gpus    []DeviceInfo
+	known   bool
+	written [][]DeviceInfo
+}
+
+func (c *census) Read() ([]DeviceInfo, string, bool) { return c.gpus, "in the test", c.known }
+func (c *census) Write(infos []DeviceInfo)           { c.written = append(c.written, infos) }
+
+// Issue 39 item 4: "auto" alone decides from a census that lists no GPU
+// without loading Vulkan (a loader that cannot load would show as the
+// fallback note), with a chooser or without; a census that lists a GPU
+// the chooser takes, or none at all, sends it to Vulkan, whose listing
+// renews the census; "all" and a validated "auto" never read it.
+func TestOpenAllCensus(t *testing.T) {
+	t.Setenv("VKSTAT_VULKAN_LIB", "/nonexistent/libvulkan.so.1")
+	gpu := DeviceInfo{Index: 1, Name: "a test's GPU", Type: "discrete"} // listed after lavapipe, say
+	cpuPick := func([]DeviceInfo) Choice { return Choice{Index: CPUPath, Why: "auto: the test's CPU path"} }
+	gpuPick := func(infos []DeviceInfo) Choice { return Choice{Index: infos[0].Index, Why: "auto: the test's GPU"} }
+	for _, c := range []struct {
+		name   string
+		cen    census
+		auto   func([]DeviceInfo) Choice
+		loaded bool
+		why    string
+	}{
+		{"no GPU", census{known: true}, nil, false, "auto: no GPU on this machine; the CPU path; Vulkan not loaded (the GPUs as listed in the test)"},
+		{"no GPU, a chooser", census{known: true}, cpuPick, false, "auto: the test's CPU path; Vulkan not loaded (the GPUs as listed in the test)"},
+		{"a GPU the chooser leaves", census{known: true, gpus: []DeviceInfo{gpu}}, cpuPick, false, "auto: the test's CPU path; Vulkan not loaded"},
+		{"a GPU", census{known: true, gpus: []DeviceInfo{gpu}}, nil, true, ""},
+		{"a GPU the chooser takes", census{known: true, gpus: []DeviceInfo{gpu}}, gpuPick, true, ""},
+		{"no census", census{}, cpuPick, true, ""},
+	} {
+		s, err := OpenAll("auto", OpenOptions{Census: &c.cen, Auto: c.auto})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		loaded := strings.Contains(s.Fallback, "no Vulkan loader")
+		if loaded != c.loaded || len(s.Devices) != 1 || s.Devices[0] != nil || !strings.HasPrefix(s.Why, c.why) {
+			t.Errorf("%s: loader tried %v, want %v; devices %v, why %q, fallback %q", c.name, loaded, c.loaded, s.Devices, s.Why, s.Fallback)
+		}
+		s.Close()
+	}
+	cen := census{known: true}
+	if _, err := OpenAll("auto", OpenOptions{Census: &cen, Validate: true}); !errors.Is(err, ErrNoLoader) {
+		t.Errorf("validated auto with a census of no GPU: %v; want the loader tried, and missed", err)
+	}
+	if s, err := OpenAll("all", OpenOptions{Census: &cen}); err != nil || !strings.Contains(s.Fallback, "no Vulkan loader") {
+		t.Errorf("all with a census of no GPU: %v; want the loader tried, and missed", err)
+	}
+
+	// A listing renews the census.
+	t.Setenv("VKSTAT_VULKAN_LIB", "")
+	inst, err := NewInstance(Options{})
+	if err != nil {
+		t.Skipf("no Vulkan loader and driver to start from: %v", err)
+	}
+	inst.Close()
+	cen = census{}
+	s, err := OpenAll("auto", OpenOptions{Census: &cen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if len(cen.written) != 1 || len(cen.written[0]) == 0 {
+		t.Errorf("a listing wrote %v to the census; want the devices, once", cen.written)
+	}
+}

@@ -1,6 +1,7 @@
 """Ctrl-C, the GIL, threads and memory across many calls."""
 
 import gc
+import json
 import os
 import signal
 import subprocess
@@ -246,3 +247,40 @@ def test_ctrl_c_in_a_call_that_hangs_leaves_close_and_exit_working(tmp_path):
     lines = p.stdout.splitlines()
     assert lines[:2] == ["interrupted", "closed True ['vkstat: a cancelled call is still running']"], (p.stdout, p.stderr)
     assert int(lines[2].split()[1]) < 10 and p.returncode == 0, (p.stdout, p.stderr)
+
+
+AUTO_CHILD = textwrap.dedent("""
+    import numpy as np
+    import vkstat
+    print(vkstat.reduce(np.arange(10.0)).item(), vkstat.default_session().device["path"])
+    print(vkstat.default_session().device.get("reason", ""))
+    print("loader mapped:", "libvulkan" in open("/proc/self/maps").read())
+""")
+
+
+def test_auto_without_a_gpu_loads_no_vulkan(tmp_path):
+    """Issue 39 item 4: the default session ("auto") on a machine whose
+    census lists no GPU (lavapipe is a CPU device) runs on the CPU path
+    without mapping the Vulkan loader into the process; the first process
+    takes the census, and maps it (the check sees it)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), VKSTAT_TUNE_DIR=str(tmp_path))
+    env.pop("VKSTAT_DEVICE", None)
+    env.pop("VKSTAT_VALIDATE", None)
+
+    def child():
+        p = subprocess.run([sys.executable, "-c", AUTO_CHILD], env=env, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        assert lines[0] == "4.5 cpu", p.stdout
+        return lines[1], lines[2]
+
+    why, mapped = child()
+    if mapped != "loader mapped: True":
+        pytest.skip(f"no Vulkan loader and driver to take the census with: {why}")
+    census = tmp_path / "census.json"
+    assert census.exists()
+    if json.loads(census.read_text())["gpus"]:
+        pytest.skip("this machine has a GPU")
+    why, mapped = child()
+    assert mapped == "loader mapped: False", why
+    assert "Vulkan not loaded" in why

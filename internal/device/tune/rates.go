@@ -157,6 +157,20 @@ func WriteCensus(infos []engine.DeviceInfo) {
 	writeJSON(filepath.Join(d, censusFile), c) // best effort: the census only saves time
 }
 
+// CensusFile is the census as engine.OpenOptions.Census reads and renews
+// it: --device auto, and a Python session on "auto", decide from it
+// without loading Vulkan on a machine whose census lists no GPU.
+type CensusFile struct{}
+
+// Read is ReadCensus's GPUs and when they were listed.
+func (CensusFile) Read() ([]engine.DeviceInfo, string, bool) {
+	c, ok := ReadCensus()
+	return c.GPUs, c.Written, ok
+}
+
+// Write is WriteCensus.
+func (CensusFile) Write(infos []engine.DeviceInfo) { WriteCensus(infos) }
+
 // fingerprint names what decides the devices the loader lists: the
 // variables that choose drivers, each driver manifest in the loader's
 // search folders (name, size, time), and the GPU device nodes.
