@@ -33,12 +33,21 @@ type download struct {
 
 // Sequence records uploads, dispatches and downloads into one command
 // buffer, with a memory barrier between consecutive steps, and runs them
-// in one submission. Its command buffer, descriptor pools and query pool
-// are the device's, reused from one sequence to the next.
+// in one submission. The commands are kept as a list (ops) and recorded
+// when the sequence is submitted, unless the device kept a recording of
+// the same commands, which is submitted again (replay.go). Its command
+// buffer, descriptor pools and query pool are then the recording's, or
+// else the device's, reused from one sequence to the next.
 type Sequence struct {
 	dev       *Device
 	cmd       vk.CommandBuffer
 	cmdPool   vk.CommandPool // cmd's own (cmdBuf)
+	open      bool           // cmd begun and not ended
+	ops       []op
+	key       []uint64   // the ops, as the replay cache keys them
+	deps      []uint64   // the views the ops use
+	noReplay  bool       // the ops cannot be replayed (Record, a per-sequence import)
+	rec       *recording // the recording cmd is, when kept for replay
 	pools     []vk.DescriptorPool
 	poolLeft  int
 	staging   []*Buffer
@@ -107,41 +116,7 @@ func (d *Device) NewSequence() (*Sequence, error) {
 	}
 	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
 	s.mark = Begin(d)
-	defer d.since(phRecord, time.Now())
-	d.mu.Lock()
-	var err error
-	var cb cmdBuf
-	if n := len(d.freeCmds); n > 0 {
-		cb, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
-	} else {
-		cb, err = d.newCmdBuf()
-	}
-	s.cmd, s.cmdPool = cb.cmd, cb.pool
-	if err == nil && d.Info.Timestamps {
-		if n := len(d.freeQueries); n > 0 {
-			s.queries, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
-		} else {
-			s.queries, err = d.createQueryPool(maxQueries)
-		}
-	}
-	d.mu.Unlock()
-	if err == nil {
-		err = d.beginCmd(s.cmd)
-	}
-	if err != nil {
-		s.Release()
-		return nil, err
-	}
 	s.recording = true
-	// Streamed uploads are submitted before this command buffer: order
-	// their writes before every command in it.
-	s.dev.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit,
-		vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
-	if s.queries != vk.NullQueryPool {
-		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
-		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
-		s.nq = 1
-	}
 	return s, nil
 }
 
@@ -157,6 +132,158 @@ func (s *Sequence) step(p Phase, name string) {
 	stages := vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit
 	s.dev.cmdBarrier(s.cmd, stages, stages, vk.AccessShaderWriteBit|vk.AccessTransferWriteBit,
 		vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
+}
+
+// addCopy adds a copy of n bytes from src at srcOff to dst at dstOff,
+// a step of phase p named name.
+func (s *Sequence) addCopy(p Phase, name string, src, dst *Buffer, srcOff, dstOff, n int64) {
+	s.ops = append(s.ops, op{phase: p, name: name, src: src.handle, dst: dst.handle, srcOff: srcOff, dstOff: dstOff, n: n})
+	s.key = append(s.key, 2, uint64(p), src.view.id, dst.view.id, uint64(srcOff), uint64(dstOff), uint64(n))
+	s.deps = append(s.deps, src.view.id, dst.view.id)
+}
+
+// begin takes a command buffer and a query pool for a recording from the
+// device's free lists, or makes them.
+func (d *Device) takeCmd() (cmdBuf, vk.QueryPool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var cb cmdBuf
+	var err error
+	if n := len(d.freeCmds); n > 0 {
+		cb, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
+	} else if cb, err = d.newCmdBuf(); err != nil {
+		return cb, vk.NullQueryPool, err
+	}
+	q := vk.NullQueryPool
+	if d.Info.Timestamps {
+		if n := len(d.freeQueries); n > 0 {
+			q, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
+		} else if q, err = d.createQueryPool(maxQueries); err != nil {
+			d.freeCmds = append(d.freeCmds, cb)
+			return cmdBuf{}, vk.NullQueryPool, err
+		}
+	}
+	return cb, q, nil
+}
+
+// record ends the sequence's list of commands: it takes the device's
+// recording of the same commands where there is one (replay.go), or
+// records them, into a recording the device keeps where it can.
+func (s *Sequence) record() error {
+	d := s.dev
+	defer d.since(phRecord, time.Now())
+	keep := !s.noReplay && !d.opt.NoReplay
+	var h uint64
+	if keep {
+		h = keyHash(s.key)
+		d.mu.Lock()
+		rec := d.replays.take(s.key, h)
+		if rec == nil {
+			keep = d.replays.room()
+		}
+		d.mu.Unlock()
+		if rec != nil {
+			s.rec, s.cmd, s.queries, s.nq = rec, rec.cb.cmd, rec.queries, rec.nq
+			s.phases, s.names = rec.phases, rec.names
+			d.count(cReplays, 1)
+			return nil
+		}
+	}
+	cb, q, err := d.takeCmd()
+	if err != nil {
+		return err
+	}
+	s.cmd, s.cmdPool, s.queries = cb.cmd, cb.pool, q
+	set := s.descriptorSet
+	if keep {
+		rec := &recording{key: append([]uint64(nil), s.key...), hash: h, deps: append([]uint64(nil), s.deps...), cb: cb, queries: q}
+		s.rec = rec
+		sets, descs := 0, 0
+		for _, o := range s.ops {
+			if o.k != nil {
+				sets++
+				descs += len(o.binds)
+			}
+		}
+		if sets > 0 {
+			if rec.pool, err = d.createDescriptorPool(uint32(sets), uint32(max(descs, 1))); err != nil {
+				s.rec = nil
+				return err
+			}
+		}
+		set = func(k *Kernel) (vk.DescriptorSet, error) {
+			set, r := d.allocSet(rec.pool, k.setLayout)
+			return set, check(r, "vkAllocateDescriptorSets")
+		}
+	}
+	err = s.emit(keep, set)
+	if s.rec != nil {
+		rec := s.rec
+		d.mu.Lock()
+		if err == nil {
+			rec.nq, rec.phases, rec.names = s.nq, s.phases, s.names
+			d.replays.add(rec)
+		} else {
+			// Half recorded: never kept.
+			s.open = false
+			d.replays.free(rec)
+			s.rec, s.cmd, s.cmdPool, s.queries = nil, nil, vk.NullCommandPool, vk.NullQueryPool
+		}
+		d.mu.Unlock()
+	}
+	return err
+}
+
+// emit records the sequence's commands into s.cmd: the barrier that
+// orders streamed uploads first, the steps, and the barrier that makes
+// the results visible to the host and the download copies. set gives each
+// dispatch its descriptor set.
+func (s *Sequence) emit(reuse bool, set func(k *Kernel) (vk.DescriptorSet, error)) error {
+	d := s.dev
+	if err := d.beginCmd(s.cmd, reuse); err != nil {
+		return err
+	}
+	s.open = true
+	s.nq, s.phases, s.names = 0, nil, nil
+	// Streamed uploads are submitted before this command buffer: order
+	// their writes before every command in it.
+	d.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit,
+		vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
+	if s.queries != vk.NullQueryPool {
+		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
+		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
+		s.nq = 1
+	}
+	for _, o := range s.ops {
+		switch {
+		case o.fn != nil:
+			if err := o.fn(raw(s.cmd)); err != nil {
+				return err
+			}
+		case o.k != nil:
+			k := o.k
+			ds, err := set(k)
+			if err != nil {
+				return err
+			}
+			d.writeSet(ds, o.binds)
+			vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
+			d.cmdBindSet(s.cmd, k.layout, ds)
+			if len(o.push) > 0 {
+				vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(o.push)), unsafe.Pointer(&o.push[0]))
+			}
+			vk.CmdDispatch(s.cmd, o.groups[0], o.groups[1], o.groups[2])
+		default:
+			d.cmdCopy(s.cmd, o.src, o.dst, o.srcOff, o.dstOff, o.n)
+		}
+		s.step(o.phase, o.name)
+	}
+	// Make device writes visible to host reads after the fence, and to the
+	// copies that stream downloads back.
+	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
+		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
+	s.open = false
+	return check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
 }
 
 // fail keeps the sequence's first error and returns it; fail(nil) on a
@@ -233,9 +360,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	if err != nil {
 		return s.fail(err)
 	}
-	defer d.since(phRecord, time.Now())
-	d.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
-	s.step(PhaseUpload, "upload")
+	s.addCopy(PhaseUpload, "upload", st, dst, 0, off, n)
 	return nil
 }
 
@@ -264,9 +389,9 @@ func (s *Sequence) uploadImported(dst *Buffer, off int64, imp *imported, at, n i
 	d := s.dev
 	d.count(cImported, n)
 	if earlier {
-		defer d.since(phRecord, time.Now())
-		d.cmdCopy(s.cmd, imp.buf, dst.handle, at, off, n)
-		s.step(PhaseUpload, "upload")
+		// From a sequence's own import: never replayed.
+		s.ops = append(s.ops, op{phase: PhaseUpload, name: "upload", src: imp.buf, dst: dst.handle, srcOff: at, dstOff: off, n: n})
+		s.noReplay = true
 		return nil
 	}
 	d.xmu.Lock()
@@ -348,11 +473,19 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 	if err != nil {
 		return s.fail(err)
 	}
-	set, err := s.descriptorSet(k)
-	if err != nil {
-		return s.fail(err)
+	o := op{phase: PhaseKernel, name: k.Spec.Name, k: k, groups: groups, binds: make([]bound, len(binds))}
+	if len(pc) > 0 {
+		o.push = append([]byte(nil), pc...)
 	}
-	sizes := make([]int64, len(binds))
+	s.key = append(s.key, 1, k.id, uint64(groups[0]), uint64(groups[1]), uint64(groups[2]), uint64(len(pc)))
+	for i := 0; i < len(pc); i += 8 {
+		var w uint64
+		for j := i; j < min(i+8, len(pc)); j++ {
+			w |= uint64(pc[j]) << (8 * (j - i))
+		}
+		s.key = append(s.key, w)
+	}
+	s.key = append(s.key, uint64(len(binds)))
 	for i, b := range binds {
 		size := b.Size
 		if size == 0 {
@@ -367,16 +500,11 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 		if size > int64(s.dev.Info.MaxStorageBufferRange) {
 			return s.fail(fmt.Errorf("kernel %s binding %d: %d bytes exceed maxStorageBufferRange (%d); the caller must split the work", k.Spec.Name, i, size, s.dev.Info.MaxStorageBufferRange))
 		}
-		sizes[i] = size
+		o.binds[i] = bound{b.Buf.handle, b.Offset, size}
+		s.key = append(s.key, b.Buf.view.id, uint64(b.Offset), uint64(size))
+		s.deps = append(s.deps, b.Buf.view.id)
 	}
-	s.dev.writeSet(set, binds, sizes)
-	vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
-	s.dev.cmdBindSet(s.cmd, k.layout, set)
-	if len(pc) > 0 {
-		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(pc)), unsafe.Pointer(&pc[0]))
-	}
-	vk.CmdDispatch(s.cmd, groups[0], groups[1], groups[2])
-	s.step(PhaseKernel, k.Spec.Name)
+	s.ops = append(s.ops, o)
 	return nil
 }
 
@@ -412,12 +540,8 @@ func (s *Sequence) Submit() error {
 	}
 	s.recording = false
 	d := s.dev
+	err := s.record()
 	tr := time.Now()
-	// Make device writes visible to host reads after the fence, and to the
-	// copies that stream downloads back.
-	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
-		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
-	err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
 	streamedDown := false
 	for _, dl := range s.downloads {
 		streamedDown = streamedDown || dl.src.host(0, 0) == nil
@@ -633,15 +757,23 @@ func (s *Sequence) Release() {
 		d.freeSets = append(d.freeSets, p)
 	}
 	s.pools = nil
+	s.recording = false
+	if s.rec != nil {
+		// The recording's command buffer and query pool stay with it.
+		d.replays.done(s.rec)
+		s.rec, s.cmd, s.cmdPool, s.queries = nil, nil, vk.NullCommandPool, vk.NullQueryPool
+		return
+	}
 	if s.queries != vk.NullQueryPool {
 		d.freeQueries = append(d.freeQueries, s.queries)
 		s.queries = vk.NullQueryPool
 	}
 	if s.cmd != nil {
-		if s.recording {
-			// Never run: back to the initial state for the next begin.
+		if s.open {
+			// Recording failed half-way: back to the initial state for
+			// the next begin.
 			vk.ResetCommandBuffer(s.cmd, 0)
-			s.recording = false
+			s.open = false
 		}
 		d.freeCmds = append(d.freeCmds, cmdBuf{s.cmdPool, s.cmd})
 		s.cmd, s.cmdPool = nil, vk.NullCommandPool

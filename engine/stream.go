@@ -152,7 +152,7 @@ func (r *ring) free() {
 func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer)) error {
 	d := r.d
 	t0 := time.Now()
-	if err := d.beginCmd(s.cmd); err != nil {
+	if err := d.beginCmd(s.cmd, false); err != nil {
 		return err
 	}
 	copy(s.cmd)
