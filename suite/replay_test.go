@@ -18,7 +18,8 @@ import (
 // on a device that replays the call's recorded command buffer, and on one
 // that records it anew at every call (DeviceOptions.NoReplay, as before
 // replay). It reports medians in µs, the ratios to the floor, and the
-// host's part of each call (the wall less the wait for the device)
+// host's part of each call (the wall less the wait for the device) and
+// its record phase, and the kernels' own time by timestamps
 // (docs/benchmarks/replay.md):
 //
 //	go test -run '^$' -bench ReplayFloor -benchtime 2000x ./suite
@@ -64,15 +65,18 @@ func BenchmarkReplayFloor(b *testing.B) {
 	c.Seed = 5
 	x := op.Build(c, tensor.F64)
 	ctx := context.Background()
-	// call returns the call's wall and its host part: the wall less the
-	// wait for the device, which runs the two dispatches (lavapipe: on
-	// the host's cores).
-	call := func(d *engine.Device) (time.Duration, time.Duration) {
+	// call returns the call's wall, its host part (the wall less the wait
+	// for the device, which runs the two dispatches: on lavapipe, on the
+	// host's cores) and its record phase (command buffers, descriptor
+	// sets and queries, where replay saves).
+	var gpu []time.Duration // the two dispatches' time by timestamps
+	call := func(d *engine.Device) (wall, host, rec time.Duration) {
 		_, tm, err := op.Run(ctx, d, c, x)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return tm.Wall, tm.Wall - tm.Phase(engine.TimeWait)
+		gpu = append(gpu, tm.Kernel)
+		return tm.Wall, tm.Wall - tm.Phase(engine.TimeWait), tm.Phase(engine.TimeRecord)
 	}
 	floor := func(d *engine.Device) time.Duration {
 		t, err := d.EmptySubmit()
@@ -86,14 +90,15 @@ func BenchmarkReplayFloor(b *testing.B) {
 		call(record)
 		floor(replay)
 	}
-	var fl, rp, rc, hp, hc []time.Duration
+	var fl, rp, rc, hp, hc, tp, tc []time.Duration
+	gpu = nil
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		fl = append(fl, floor(replay))
-		w, h := call(replay)
-		rp, hp = append(rp, w), append(hp, h)
-		w, h = call(record)
-		rc, hc = append(rc, w), append(hc, h)
+		w, h, t := call(replay)
+		rp, hp, tp = append(rp, w), append(hp, h), append(tp, t)
+		w, h, t = call(record)
+		rc, hc, tc = append(rc, w), append(hc, h), append(tc, t)
 	}
 	b.StopTimer()
 	med := func(v []time.Duration) float64 {
@@ -108,4 +113,7 @@ func BenchmarkReplayFloor(b *testing.B) {
 	b.ReportMetric(r/f, "record/floor")
 	b.ReportMetric(med(hp), "replay-host-µs")
 	b.ReportMetric(med(hc), "record-host-µs")
+	b.ReportMetric(med(tp), "replay-rec-µs")
+	b.ReportMetric(med(tc), "record-rec-µs")
+	b.ReportMetric(med(gpu), "kernel-µs")
 }
