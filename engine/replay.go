@@ -249,3 +249,147 @@ func (d *Device) EmptySubmit() (time.Duration, error) {
 	d.mu.Unlock()
 	return el, err
 }
+
+// takeCmd takes a command buffer and a query pool for a recording from the
+// device's free lists, or makes them.
+func (d *Device) takeCmd() (cmdBuf, vk.QueryPool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var cb cmdBuf
+	var err error
+	if n := len(d.freeCmds); n > 0 {
+		cb, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
+	} else if cb, err = d.newCmdBuf(); err != nil {
+		return cb, vk.NullQueryPool, err
+	}
+	q := vk.NullQueryPool
+	if d.Info.Timestamps {
+		if n := len(d.freeQueries); n > 0 {
+			q, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
+		} else if q, err = d.createQueryPool(maxQueries); err != nil {
+			d.freeCmds = append(d.freeCmds, cb)
+			return cmdBuf{}, vk.NullQueryPool, err
+		}
+	}
+	return cb, q, nil
+}
+
+// record ends the sequence's list of commands: it takes the device's
+// recording of the same commands where there is one (replay.go), or
+// records them, into a recording the device keeps where it can.
+func (s *Sequence) record() error {
+	d := s.dev
+	defer d.since(phRecord, time.Now())
+	keep := !s.noReplay && !d.opt.NoReplay
+	var h uint64
+	if keep {
+		h = keyHash(s.key)
+		d.mu.Lock()
+		rec := d.replays.take(s.key, h)
+		if rec == nil {
+			keep = d.replays.room()
+		}
+		d.mu.Unlock()
+		if rec != nil {
+			s.rec, s.cmd, s.queries, s.nq = rec, rec.cb.cmd, rec.queries, rec.nq
+			s.phases, s.names = rec.phases, rec.names
+			d.count(cReplays, 1)
+			return nil
+		}
+	}
+	cb, q, err := d.takeCmd()
+	if err != nil {
+		return err
+	}
+	s.cmd, s.cmdPool, s.queries = cb.cmd, cb.pool, q
+	set := s.descriptorSet
+	if keep {
+		rec := &recording{key: append([]uint64(nil), s.key...), hash: h, deps: append([]uint64(nil), s.deps...), cb: cb, queries: q}
+		s.rec = rec
+		sets, descs := 0, 0
+		for _, o := range s.ops {
+			if o.k != nil {
+				sets++
+				descs += len(o.binds)
+			}
+		}
+		if sets > 0 {
+			if rec.pool, err = d.createDescriptorPool(uint32(sets), uint32(max(descs, 1))); err != nil {
+				s.rec = nil
+				return err
+			}
+		}
+		set = func(k *Kernel) (vk.DescriptorSet, error) {
+			set, r := d.allocSet(rec.pool, k.setLayout)
+			return set, check(r, "vkAllocateDescriptorSets")
+		}
+	}
+	err = s.emit(keep, set)
+	if s.rec != nil {
+		rec := s.rec
+		d.mu.Lock()
+		if err == nil {
+			rec.nq, rec.phases, rec.names = s.nq, s.phases, s.names
+			d.replays.add(rec)
+		} else {
+			// Half recorded: never kept.
+			s.open = false
+			d.replays.free(rec)
+			s.rec, s.cmd, s.cmdPool, s.queries = nil, nil, vk.NullCommandPool, vk.NullQueryPool
+		}
+		d.mu.Unlock()
+	}
+	return err
+}
+
+// emit records the sequence's commands into s.cmd: the barrier that
+// orders streamed uploads first, the steps, and the barrier that makes
+// the results visible to the host and the download copies. set gives each
+// dispatch its descriptor set.
+func (s *Sequence) emit(reuse bool, set func(k *Kernel) (vk.DescriptorSet, error)) error {
+	d := s.dev
+	if err := d.beginCmd(s.cmd, reuse); err != nil {
+		return err
+	}
+	s.open = true
+	s.nq, s.phases, s.names = 0, nil, nil
+	// Streamed uploads are submitted before this command buffer: order
+	// their writes before every command in it.
+	d.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit,
+		vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
+	if s.queries != vk.NullQueryPool {
+		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
+		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
+		s.nq = 1
+	}
+	for _, o := range s.ops {
+		switch {
+		case o.fn != nil:
+			if err := o.fn(raw(s.cmd)); err != nil {
+				return err
+			}
+		case o.k != nil:
+			k := o.k
+			ds, err := set(k)
+			if err != nil {
+				return err
+			}
+			d.writeSet(ds, o.binds)
+			vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
+			d.cmdBindSet(s.cmd, k.layout, ds)
+			if len(o.push) > 0 {
+				vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(o.push)), unsafe.Pointer(&o.push[0]))
+			}
+			vk.CmdDispatch(s.cmd, o.groups[0], o.groups[1], o.groups[2])
+		default:
+			d.cmdCopy(s.cmd, o.src, o.dst, o.srcOff, o.dstOff, o.n)
+		}
+		s.step(o.phase, o.name)
+	}
+	// Make device writes visible to host reads after the fence, and to the
+	// copies that stream downloads back.
+	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
+		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
+	s.open = false
+	return check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
+}
