@@ -534,9 +534,9 @@ func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport 
 // countsText words what the device counted over a call.
 func countsText(c engine.Counts) string {
 	return fmt.Sprintf("%d allocations (%s), %d frees, %d imports (%s), %d pipelines, %d descriptor pools, %d sets, "+
-		"%d command buffers, %d query pools, %d dispatches, %d submits (%d overlapped), %d fence waits; host bytes copied: %s in, %s out; %s moved by the device from or into imported memory",
+		"%d command buffers (%d recorded, %d replayed), %d query pools, %d dispatches, %d submits (%d overlapped), %d fence waits; host bytes copied: %s in, %s out; %s moved by the device from or into imported memory",
 		c.Allocs, engine.SizeText(c.AllocBytes), c.Frees, c.Imports, engine.SizeText(c.ImportBytes), c.Pipelines, c.DescriptorPools, c.DescriptorSets,
-		c.CommandBuffers, c.QueryPools, c.Dispatches, c.Submits, c.Overlapped, c.FenceWaits,
+		c.CommandBuffers, c.Recordings, c.Replays, c.QueryPools, c.Dispatches, c.Submits, c.Overlapped, c.FenceWaits,
 		engine.SizeText(c.StagingIn+c.MappedIn), engine.SizeText(c.StagingOut+c.MappedOut), engine.SizeText(c.Imported))
 }
 

@@ -36,9 +36,11 @@ static int vks_dev_load(void *gipa, VkInstance inst, VkDevice dev, int host_impo
 		fn->createDescriptorPool && fn->createFence;
 }
 
-static VkResult vks_begin(vks_dev *fn, VkCommandBuffer cmd) {
+// vks_begin begins recording cmd: for one submission, or for as many as
+// the replay cache makes (once in flight at a time) when reuse.
+static VkResult vks_begin(vks_dev *fn, VkCommandBuffer cmd, int reuse) {
 	VkCommandBufferBeginInfo info = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-	info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	info.flags = reuse ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 	return fn->beginCmd(cmd, &info);
 }
 
@@ -233,13 +235,14 @@ func (d *Device) cmdCopy(cmd vk.CommandBuffer, src, dst vk.Buffer, srcOff, dstOf
 }
 
 // writeSet points the set's bindings at binds (at most maxBindings).
-func (d *Device) writeSet(set vk.DescriptorSet, binds []Binding, sizes []int64) {
+func (d *Device) writeSet(set vk.DescriptorSet, binds []bound) {
 	var bufs [maxBindings]C.VkBuffer
 	var offs, ranges [maxBindings]C.VkDeviceSize
 	n := min(len(binds), maxBindings)
+	d.count(cDescriptorWrites, int64(n))
 	for i := 0; i < n; i++ {
-		bufs[i] = cHandle[vk.Buffer, C.VkBuffer](binds[i].Buf.handle)
-		offs[i], ranges[i] = C.VkDeviceSize(binds[i].Offset), C.VkDeviceSize(sizes[i])
+		bufs[i] = cHandle[vk.Buffer, C.VkBuffer](binds[i].buf)
+		offs[i], ranges[i] = C.VkDeviceSize(binds[i].off), C.VkDeviceSize(binds[i].size)
 	}
 	C.vks_write_set(d.fn, cHandle[vk.Device, C.VkDevice](d.handle), cHandle[vk.DescriptorSet, C.VkDescriptorSet](set), C.uint32_t(n),
 		&bufs[0], &offs[0], &ranges[0])
@@ -260,9 +263,11 @@ func (d *Device) allocSet(pool vk.DescriptorPool, layout vk.DescriptorSetLayout)
 
 func (d *Device) cdev() C.VkDevice { return cHandle[vk.Device, C.VkDevice](d.handle) }
 
-// beginCmd begins recording cmd for one submission.
-func (d *Device) beginCmd(cmd vk.CommandBuffer) error {
-	return check(vk.Result(C.vks_begin(d.fn, cHandle[vk.CommandBuffer, C.VkCommandBuffer](cmd))), "vkBeginCommandBuffer")
+// beginCmd begins recording cmd for one submission, or for many (reuse:
+// a recording the replay cache keeps).
+func (d *Device) beginCmd(cmd vk.CommandBuffer, reuse bool) error {
+	d.count(cRecordings, 1)
+	return check(vk.Result(C.vks_begin(d.fn, cHandle[vk.CommandBuffer, C.VkCommandBuffer](cmd), boolInt(reuse))), "vkBeginCommandBuffer")
 }
 
 // allocCmd allocates a primary command buffer from pool (d.mu, or the

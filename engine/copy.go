@@ -32,7 +32,6 @@ func (s *Sequence) Copy(dst, src *Buffer, dstOff, srcOff, n int64) error {
 	if err := s.touch(dst); err != nil {
 		return err
 	}
-	s.dev.cmdCopy(s.cmd, src.handle, dst.handle, srcOff, dstOff, n)
-	s.step(PhaseKernel, "copy")
+	s.addCopy(PhaseKernel, "copy", src, dst, srcOff, dstOff, n)
 	return nil
 }

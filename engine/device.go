@@ -57,6 +57,10 @@ type Device struct {
 	freeCmds    []cmdBuf
 	freeSets    []vk.DescriptorPool
 	freeQueries []vk.QueryPool
+	// Recorded command buffers kept for replay (replay.go), and the ids
+	// of views and kernels, never reused.
+	replays replays
+	ids     atomic.Uint64
 	// Each submission's fence and semaphores (Sequence.Submit), reused;
 	// sequences counts the sequences submitted.
 	freeFences []vk.Fence
@@ -107,6 +111,7 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	pd := in.devices[index]
 	info.disable(opt.Disable)
 	d := &Device{Info: info, inst: in, pd: pd, kernels: map[string]*Kernel{}, opt: opt}
+	d.replays.d = d
 	var err error
 
 	// Where copies go: a transfer-only family, else a second queue of the
@@ -348,6 +353,9 @@ func (d *Device) Close() error {
 		r.imp = nil
 	}
 	d.registered = nil
+	d.mu.Lock()
+	d.replays.close()
+	d.mu.Unlock()
 	d.destroyKernels()
 	if d.cache != vk.NullPipelineCache {
 		d.savePipelineCache()

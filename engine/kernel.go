@@ -163,6 +163,7 @@ type Kernel struct {
 	setLayout vk.DescriptorSetLayout
 	layout    vk.PipelineLayout
 	pipeline  vk.Pipeline
+	id        uint64 // never reused on the device: recordings name it (replay.go)
 }
 
 // Kernel returns the pipeline for spec, building it on first use.
@@ -316,7 +317,7 @@ func (d *Device) build(spec KernelSpec, module vk.ShaderModule) (*Kernel, error)
 	if io.bindings > maxBindings {
 		return nil, fmt.Errorf("%d bindings, more than %d", io.bindings, maxBindings)
 	}
-	k := &Kernel{Spec: spec, io: io}
+	k := &Kernel{Spec: spec, io: io, id: d.nextID()}
 	// Every create-info lives in C memory of ours. vulkan-go's wrappers
 	// convert slices inside create-infos (bindings, set layouts,
 	// specialization entries, the create-info array of

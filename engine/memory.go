@@ -51,7 +51,25 @@ type block struct {
 	used   int
 	large  bool   // holds one buffer (a dedicated block), never carved
 	idleAt uint64 // the allocator's clock when it last became idle
+	// views are the VkBuffers bound to ranges of the block, by range:
+	// kept when their Buffer is released, so that the next Buffer placed
+	// on the same range takes the same VkBuffer with no vkCreateBuffer,
+	// and a command buffer recorded with it can be replayed (replay.go).
+	views map[span]*view
 }
+
+// view is a VkBuffer bound to one range of a block. Its id is never
+// reused, where the driver may reuse a destroyed VkBuffer's handle: the
+// replay cache keys recordings on it (replay.go).
+type view struct {
+	handle vk.Buffer
+	id     uint64
+	inUse  bool
+	last   uint64 // the allocator's clock when last released
+}
+
+// maxViews caps the idle views a block keeps.
+const maxViews = 32
 
 type allocator struct {
 	dev      *Device
@@ -62,6 +80,10 @@ type allocator struct {
 	budget   bool  // total counts against the device's budget
 	keep     int64 // idle bytes kept cached at most
 	clock    uint64
+	// reqs are the memory requirements of a buffer of each size (the
+	// usage is the allocator's), so that a buffer placed on a range with
+	// a view needs no VkBuffer made to learn them.
+	reqs map[int64]memReqs
 }
 
 func newAllocator(d *Device, typ uint32, hostVisible, budget bool, keep int64) *allocator {
@@ -245,6 +267,10 @@ func (a *allocator) idle() int64 {
 }
 
 func (a *allocator) freeBlock(b *block) {
+	for r, v := range b.views {
+		a.dev.dropView(v)
+		delete(b.views, r)
+	}
 	if b.mapped != nil {
 		vk.UnmapMemory(a.dev.handle, b.mem)
 	}
@@ -308,6 +334,7 @@ type Buffer struct {
 	alloc  *allocator
 	handle vk.Buffer
 	blk    *block
+	view   *view
 	off    int64 // offset in the block
 	span   int64 // bytes reserved in the block
 	size   int64
@@ -356,34 +383,97 @@ func (d *Device) newBuffer(a *allocator, size int64, usage vk.BufferUsageFlagBit
 		size = 4
 	}
 	size = alignUp(size, 4)
-	h, req, err := d.createBuffer(size, usage, false)
-	if err != nil {
-		return nil, err
-	}
-	if req.types&(1<<a.typ) == 0 {
-		vk.DestroyBuffer(d.handle, h, nil)
-		return nil, fmt.Errorf("buffer cannot live in memory type %d on %s", a.typ, d.Info.Name)
+	d.mu.Lock()
+	req, known := a.reqs[size]
+	d.mu.Unlock()
+	h := vk.NullBuffer
+	if !known {
+		var err error
+		if h, req, err = d.createBuffer(size, usage, false); err != nil {
+			return nil, err
+		}
+		if req.types&(1<<a.typ) == 0 {
+			vk.DestroyBuffer(d.handle, h, nil)
+			return nil, fmt.Errorf("buffer cannot live in memory type %d on %s", a.typ, d.Info.Name)
+		}
+		d.mu.Lock()
+		if a.reqs == nil || len(a.reqs) >= 1024 {
+			a.reqs = map[int64]memReqs{}
+		}
+		a.reqs[size] = req
+		d.mu.Unlock()
 	}
 	need := alignUp(req.size, bufferAlign)
 	d.mu.Lock()
 	blk, off, err := a.alloc(need, req.align)
+	var v *view
+	if err == nil {
+		if v = blk.views[span{off, size}]; v != nil {
+			v.inUse = true
+		}
+	}
 	d.mu.Unlock()
+	if err != nil || v != nil {
+		if h != vk.NullBuffer {
+			vk.DestroyBuffer(d.handle, h, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Buffer{dev: d, alloc: a, handle: v.handle, view: v, blk: blk, off: off, span: need, size: size}, nil
+	}
+	if h == vk.NullBuffer {
+		h, _, err = d.createBuffer(size, usage, false)
+	}
+	if err == nil {
+		err = check(vk.BindBufferMemory(d.handle, h, blk.mem, vk.DeviceSize(off)), "vkBindBufferMemory")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if err != nil {
-		vk.DestroyBuffer(d.handle, h, nil)
-		return nil, err
-	}
-	if err := check(vk.BindBufferMemory(d.handle, h, blk.mem, vk.DeviceSize(off)), "vkBindBufferMemory"); err != nil {
-		vk.DestroyBuffer(d.handle, h, nil)
-		d.mu.Lock()
+		if h != vk.NullBuffer {
+			vk.DestroyBuffer(d.handle, h, nil)
+		}
 		a.release(blk, off, need)
-		d.mu.Unlock()
 		return nil, err
 	}
-	return &Buffer{dev: d, alloc: a, handle: h, blk: blk, off: off, span: need, size: size}, nil
+	v = &view{handle: h, id: d.nextID(), inUse: true}
+	a.addView(blk, span{off, size}, v)
+	return &Buffer{dev: d, alloc: a, handle: h, view: v, blk: blk, off: off, span: need, size: size}, nil
 }
 
-// Release destroys the buffer and returns its memory to the allocator's
-// cache.
+// addView keeps v as blk's view of range r, destroying the least recently
+// released idle views past maxViews (d.mu held).
+func (a *allocator) addView(blk *block, r span, v *view) {
+	if blk.views == nil {
+		blk.views = map[span]*view{}
+	}
+	blk.views[r] = v
+	for len(blk.views) > maxViews {
+		var lru span
+		var old *view
+		for r, v := range blk.views {
+			if !v.inUse && (old == nil || v.last < old.last) {
+				lru, old = r, v
+			}
+		}
+		if old == nil {
+			return
+		}
+		a.dev.dropView(old)
+		delete(blk.views, lru)
+	}
+}
+
+// dropView destroys v, an idle view, and the recordings that use it
+// (d.mu held).
+func (d *Device) dropView(v *view) {
+	d.replays.drop(v.id)
+	vk.DestroyBuffer(d.handle, v.handle, nil)
+}
+
+// Release returns the buffer's memory to the allocator's cache; its
+// VkBuffer stays, idle, with the block (see block.views).
 func (b *Buffer) Release() {
 	if b == nil || b.handle == vk.NullBuffer {
 		return
@@ -392,9 +482,11 @@ func (b *Buffer) Release() {
 		return // a timed-out kernel may still use it
 	}
 	defer b.dev.since(phAlloc, time.Now())
-	vk.DestroyBuffer(b.dev.handle, b.handle, nil)
 	b.dev.mu.Lock()
-	b.alloc.release(b.blk, b.off, b.span)
+	a := b.alloc
+	a.clock++
+	b.view.inUse, b.view.last = false, a.clock
+	a.release(b.blk, b.off, b.span)
 	b.dev.mu.Unlock()
 	b.handle = vk.NullBuffer
 }

@@ -55,6 +55,10 @@ type DeviceOptions struct {
 	// PYTORCH_NO_CUDA_MEMORY_CACHING=1 does for PyTorch: for measuring
 	// what the cache saves, and for tools that watch allocations.
 	NoCache bool
+	// NoReplay records every sequence's command buffer anew, rather than
+	// replaying one recorded before for the same commands (replay.go):
+	// for measuring what replay saves.
+	NoReplay bool
 	// Shaders gives the SPIR-V of a shader variant by name (see
 	// shaders/variants.txt) for the kernels asked for without Code
 	// (KernelSpec): a folder being edited, the shader development loop's
@@ -126,6 +130,7 @@ var ErrBadOption = errors.New("bad engine option")
 //	VKSTAT_DISABLE        features to treat as absent: float64, float16, subgroup
 //	VKSTAT_IMPORT         0: never import host memory (copies go through staging)
 //	VKSTAT_NO_CACHE       1: free device memory when no buffer uses it (no cache)
+//	VKSTAT_NO_REPLAY      1: record every command buffer anew (no replay)
 func DeviceOptionsFromEnv() (DeviceOptions, error) {
 	var o DeviceOptions
 	var err error
@@ -143,6 +148,9 @@ func DeviceOptionsFromEnv() (DeviceOptions, error) {
 		return o, err
 	}
 	if o.NoCache, err = envFlag("VKSTAT_NO_CACHE", false); err != nil {
+		return o, err
+	}
+	if o.NoReplay, err = envFlag("VKSTAT_NO_REPLAY", false); err != nil {
 		return o, err
 	}
 	imports, err := envFlag("VKSTAT_IMPORT", true)

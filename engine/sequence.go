@@ -33,12 +33,21 @@ type download struct {
 
 // Sequence records uploads, dispatches and downloads into one command
 // buffer, with a memory barrier between consecutive steps, and runs them
-// in one submission. Its command buffer, descriptor pools and query pool
-// are the device's, reused from one sequence to the next.
+// in one submission. The commands are kept as a list (ops) and recorded
+// when the sequence is submitted, unless the device kept a recording of
+// the same commands, which is submitted again (replay.go). Its command
+// buffer, descriptor pools and query pool are then the recording's, or
+// else the device's, reused from one sequence to the next.
 type Sequence struct {
 	dev       *Device
 	cmd       vk.CommandBuffer
 	cmdPool   vk.CommandPool // cmd's own (cmdBuf)
+	open      bool           // cmd begun and not ended
+	ops       []op
+	key       []uint64   // the ops, as the replay cache keys them
+	deps      []uint64   // the views the ops use
+	noReplay  bool       // the ops cannot be replayed (Record, a per-sequence import)
+	rec       *recording // the recording cmd is, when kept for replay
 	pools     []vk.DescriptorPool
 	poolLeft  int
 	staging   []*Buffer
@@ -107,41 +116,7 @@ func (d *Device) NewSequence() (*Sequence, error) {
 	}
 	s := &Sequence{dev: d, started: time.Now(), used: map[*Buffer]bool{}, downloaded: map[*Buffer]bool{}}
 	s.mark = Begin(d)
-	defer d.since(phRecord, time.Now())
-	d.mu.Lock()
-	var err error
-	var cb cmdBuf
-	if n := len(d.freeCmds); n > 0 {
-		cb, d.freeCmds = d.freeCmds[n-1], d.freeCmds[:n-1]
-	} else {
-		cb, err = d.newCmdBuf()
-	}
-	s.cmd, s.cmdPool = cb.cmd, cb.pool
-	if err == nil && d.Info.Timestamps {
-		if n := len(d.freeQueries); n > 0 {
-			s.queries, d.freeQueries = d.freeQueries[n-1], d.freeQueries[:n-1]
-		} else {
-			s.queries, err = d.createQueryPool(maxQueries)
-		}
-	}
-	d.mu.Unlock()
-	if err == nil {
-		err = d.beginCmd(s.cmd)
-	}
-	if err != nil {
-		s.Release()
-		return nil, err
-	}
 	s.recording = true
-	// Streamed uploads are submitted before this command buffer: order
-	// their writes before every command in it.
-	s.dev.cmdBarrier(s.cmd, vk.PipelineStageTransferBit, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit,
-		vk.AccessTransferWriteBit, vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
-	if s.queries != vk.NullQueryPool {
-		vk.CmdResetQueryPool(s.cmd, s.queries, 0, maxQueries)
-		vk.CmdWriteTimestamp(s.cmd, vk.PipelineStageTopOfPipeBit, s.queries, 0)
-		s.nq = 1
-	}
 	return s, nil
 }
 
@@ -157,6 +132,14 @@ func (s *Sequence) step(p Phase, name string) {
 	stages := vk.PipelineStageComputeShaderBit | vk.PipelineStageTransferBit
 	s.dev.cmdBarrier(s.cmd, stages, stages, vk.AccessShaderWriteBit|vk.AccessTransferWriteBit,
 		vk.AccessShaderReadBit|vk.AccessShaderWriteBit|vk.AccessTransferReadBit|vk.AccessTransferWriteBit)
+}
+
+// addCopy adds a copy of n bytes from src at srcOff to dst at dstOff,
+// a step of phase p named name.
+func (s *Sequence) addCopy(p Phase, name string, src, dst *Buffer, srcOff, dstOff, n int64) {
+	s.ops = append(s.ops, op{phase: p, name: name, src: src.handle, dst: dst.handle, srcOff: srcOff, dstOff: dstOff, n: n})
+	s.key = append(s.key, 2, uint64(p), src.view.id, dst.view.id, uint64(srcOff), uint64(dstOff), uint64(n))
+	s.deps = append(s.deps, src.view.id, dst.view.id)
 }
 
 // fail keeps the sequence's first error and returns it; fail(nil) on a
@@ -233,9 +216,7 @@ func (s *Sequence) UploadFrom(dst *Buffer, off, n int64, fill func(p []byte, at 
 	if err != nil {
 		return s.fail(err)
 	}
-	defer d.since(phRecord, time.Now())
-	d.cmdCopy(s.cmd, st.handle, dst.handle, 0, off, n)
-	s.step(PhaseUpload, "upload")
+	s.addCopy(PhaseUpload, "upload", st, dst, 0, off, n)
 	return nil
 }
 
@@ -264,9 +245,9 @@ func (s *Sequence) uploadImported(dst *Buffer, off int64, imp *imported, at, n i
 	d := s.dev
 	d.count(cImported, n)
 	if earlier {
-		defer d.since(phRecord, time.Now())
-		d.cmdCopy(s.cmd, imp.buf, dst.handle, at, off, n)
-		s.step(PhaseUpload, "upload")
+		// From a sequence's own import: never replayed.
+		s.ops = append(s.ops, op{phase: PhaseUpload, name: "upload", src: imp.buf, dst: dst.handle, srcOff: at, dstOff: off, n: n})
+		s.noReplay = true
 		return nil
 	}
 	d.xmu.Lock()
@@ -348,11 +329,19 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 	if err != nil {
 		return s.fail(err)
 	}
-	set, err := s.descriptorSet(k)
-	if err != nil {
-		return s.fail(err)
+	o := op{phase: PhaseKernel, name: k.Spec.Name, k: k, groups: groups, binds: make([]bound, len(binds))}
+	if len(pc) > 0 {
+		o.push = append([]byte(nil), pc...)
 	}
-	sizes := make([]int64, len(binds))
+	s.key = append(s.key, 1, k.id, uint64(groups[0]), uint64(groups[1]), uint64(groups[2]), uint64(len(pc)))
+	for i := 0; i < len(pc); i += 8 {
+		var w uint64
+		for j := i; j < min(i+8, len(pc)); j++ {
+			w |= uint64(pc[j]) << (8 * (j - i))
+		}
+		s.key = append(s.key, w)
+	}
+	s.key = append(s.key, uint64(len(binds)))
 	for i, b := range binds {
 		size := b.Size
 		if size == 0 {
@@ -367,16 +356,11 @@ func (s *Sequence) Dispatch(k *Kernel, groups [3]uint32, push any, binds ...Bind
 		if size > int64(s.dev.Info.MaxStorageBufferRange) {
 			return s.fail(fmt.Errorf("kernel %s binding %d: %d bytes exceed maxStorageBufferRange (%d); the caller must split the work", k.Spec.Name, i, size, s.dev.Info.MaxStorageBufferRange))
 		}
-		sizes[i] = size
+		o.binds[i] = bound{b.Buf.handle, b.Offset, size}
+		s.key = append(s.key, b.Buf.view.id, uint64(b.Offset), uint64(size))
+		s.deps = append(s.deps, b.Buf.view.id)
 	}
-	s.dev.writeSet(set, binds, sizes)
-	vk.CmdBindPipeline(s.cmd, vk.PipelineBindPointCompute, k.pipeline)
-	s.dev.cmdBindSet(s.cmd, k.layout, set)
-	if len(pc) > 0 {
-		vk.CmdPushConstants(s.cmd, k.layout, vk.ShaderStageFlags(vk.ShaderStageComputeBit), 0, uint32(len(pc)), unsafe.Pointer(&pc[0]))
-	}
-	vk.CmdDispatch(s.cmd, groups[0], groups[1], groups[2])
-	s.step(PhaseKernel, k.Spec.Name)
+	s.ops = append(s.ops, o)
 	return nil
 }
 
@@ -412,12 +396,8 @@ func (s *Sequence) Submit() error {
 	}
 	s.recording = false
 	d := s.dev
+	err := s.record()
 	tr := time.Now()
-	// Make device writes visible to host reads after the fence, and to the
-	// copies that stream downloads back.
-	d.cmdBarrier(s.cmd, vk.PipelineStageComputeShaderBit|vk.PipelineStageTransferBit, vk.PipelineStageHostBit|vk.PipelineStageTransferBit,
-		vk.AccessShaderWriteBit|vk.AccessTransferWriteBit, vk.AccessHostReadBit|vk.AccessTransferReadBit)
-	err := check(vk.EndCommandBuffer(s.cmd), "vkEndCommandBuffer")
 	streamedDown := false
 	for _, dl := range s.downloads {
 		streamedDown = streamedDown || dl.src.host(0, 0) == nil
@@ -633,15 +613,23 @@ func (s *Sequence) Release() {
 		d.freeSets = append(d.freeSets, p)
 	}
 	s.pools = nil
+	s.recording = false
+	if s.rec != nil {
+		// The recording's command buffer and query pool stay with it.
+		d.replays.done(s.rec)
+		s.rec, s.cmd, s.cmdPool, s.queries = nil, nil, vk.NullCommandPool, vk.NullQueryPool
+		return
+	}
 	if s.queries != vk.NullQueryPool {
 		d.freeQueries = append(d.freeQueries, s.queries)
 		s.queries = vk.NullQueryPool
 	}
 	if s.cmd != nil {
-		if s.recording {
-			// Never run: back to the initial state for the next begin.
+		if s.open {
+			// Recording failed half-way: back to the initial state for
+			// the next begin.
 			vk.ResetCommandBuffer(s.cmd, 0)
-			s.recording = false
+			s.open = false
 		}
 		d.freeCmds = append(d.freeCmds, cmdBuf{s.cmdPool, s.cmd})
 		s.cmd, s.cmdPool = nil, vk.NullCommandPool

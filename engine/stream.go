@@ -29,7 +29,16 @@ type slot struct {
 	fence vk.Fence
 	busy  bool
 	after func() // runs once the slot's copy has completed
+	// key is the copy cmd holds: the same copy again is submitted with
+	// no recording (replay.go). Zero: cmd was recorded for one
+	// submission.
+	key copyKey
 }
+
+// copyKey is a copy between a slot and a device buffer: direction (1 up,
+// 2 down), the id of the buffer's view (never reused), the offset in it
+// and the bytes.
+type copyKey [4]uint64
 
 type ring struct {
 	d     *Device
@@ -89,8 +98,17 @@ func (r *ring) ensure(total int64) error {
 	return nil
 }
 
-// acquire returns the next slot, waiting for its previous copy.
-func (r *ring) acquire() (*slot, error) {
+// acquire returns the next slot, waiting for its previous copy, or an
+// idle slot that holds key already, so that a repeated transfer replays
+// its copies.
+func (r *ring) acquire(key copyKey) (*slot, error) {
+	if key != (copyKey{}) {
+		for _, s := range r.slots {
+			if s.key == key && !s.busy {
+				return s, nil
+			}
+		}
+	}
 	s := r.slots[r.next]
 	r.next = (r.next + 1) % len(r.slots)
 	if err := r.finish(s); err != nil {
@@ -147,12 +165,17 @@ func (r *ring) free() {
 	r.slots, r.chunk, r.next = nil, 0, 0
 }
 
-// submit records copy into s's command buffer and submits it on the
-// transfer queue, waiting on wait (when not null) first.
-func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer)) error {
+// submit records copy into s's command buffer, unless it holds key
+// already (not zero), and submits it on the transfer queue, waiting on
+// wait (when not null) first.
+func (r *ring) submit(s *slot, key copyKey, wait vk.Semaphore, copy func(cmd vk.CommandBuffer)) error {
 	d := r.d
+	if key != (copyKey{}) && s.key == key {
+		return r.send(s, wait)
+	}
 	t0 := time.Now()
-	if err := d.beginCmd(s.cmd); err != nil {
+	s.key = copyKey{}
+	if err := d.beginCmd(s.cmd, key != (copyKey{})); err != nil {
 		return err
 	}
 	copy(s.cmd)
@@ -165,8 +188,15 @@ func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer
 	if err != nil {
 		return err
 	}
+	s.key = key
+	return r.send(s, wait)
+}
+
+// send submits s's recorded copy.
+func (r *ring) send(s *slot, wait vk.Semaphore) error {
+	d := r.d
 	d.qmu.Lock()
-	err = check(d.submit(d.xqueue, s.cmd, wait, vk.PipelineStageTransferBit, vk.NullSemaphore, s.fence), "vkQueueSubmit (transfer)")
+	err := check(d.submit(d.xqueue, s.cmd, wait, vk.PipelineStageTransferBit, vk.NullSemaphore, s.fence), "vkQueueSubmit (transfer)")
 	d.qmu.Unlock()
 	if err != nil {
 		return err
@@ -176,13 +206,13 @@ func (r *ring) submit(s *slot, wait vk.Semaphore, copy func(cmd vk.CommandBuffer
 }
 
 // chunks calls each(s, at, m) for the chunks [at, at+m) of n bytes, each
-// with a free slot.
-func (r *ring) chunks(n int64, each func(s *slot, at, m int64) error) error {
+// with a free slot, preferring one that holds key(at, m).
+func (r *ring) chunks(n int64, key func(at, m int64) copyKey, each func(s *slot, at, m int64) error) error {
 	if err := r.ensure(n); err != nil {
 		return err
 	}
 	for at := int64(0); at < n; at += r.chunk {
-		s, err := r.acquire()
+		s, err := r.acquire(key(at, min(r.chunk, n-at)))
 		if err != nil {
 			return err
 		}
@@ -198,7 +228,8 @@ func (r *ring) chunks(n int64, each func(s *slot, at, m int64) error) error {
 // the last chunk is submitted; queue order (or the semaphore a sequence
 // waits on) orders later commands after the copies.
 func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) error) error {
-	return r.chunks(n, func(s *slot, at, m int64) error {
+	key := func(at, m int64) copyKey { return copyKey{1, dst.view.id, uint64(off + at), uint64(m)} }
+	return r.chunks(n, key, func(s *slot, at, m int64) error {
 		t0 := time.Now()
 		err := fill(s.buf.host(0, m), at)
 		r.d.since(phCopyIn, t0)
@@ -206,7 +237,7 @@ func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) e
 		if err != nil {
 			return err
 		}
-		return r.submit(s, vk.NullSemaphore, func(cmd vk.CommandBuffer) {
+		return r.submit(s, key(at, m), vk.NullSemaphore, func(cmd vk.CommandBuffer) {
 			r.d.cmdCopy(cmd, s.buf.handle, dst.handle, 0, off+at, m)
 		})
 	})
@@ -216,8 +247,9 @@ func (r *ring) upload(dst *Buffer, off, n int64, fill func(p []byte, at int64) e
 // not null) before the first copy, and returns when all of dst is filled:
 // each chunk is copied out of its slot when the slot is next needed.
 func (r *ring) download(src *Buffer, off int64, dst []byte, wait vk.Semaphore) error {
-	err := r.chunks(int64(len(dst)), func(s *slot, at, m int64) error {
-		if err := r.submit(s, wait, func(cmd vk.CommandBuffer) {
+	key := func(at, m int64) copyKey { return copyKey{2, src.view.id, uint64(off + at), uint64(m)} }
+	err := r.chunks(int64(len(dst)), key, func(s *slot, at, m int64) error {
+		if err := r.submit(s, key(at, m), wait, func(cmd vk.CommandBuffer) {
 			r.d.cmdCopy(cmd, src.handle, s.buf.handle, off+at, 0, m)
 		}); err != nil {
 			return err
@@ -245,11 +277,11 @@ func (r *ring) copy(src, dst vk.Buffer, srcOff, dstOff, n int64, wait vk.Semapho
 	if err := r.ensure(1); err != nil {
 		return err
 	}
-	s, err := r.acquire()
+	s, err := r.acquire(copyKey{})
 	if err != nil {
 		return err
 	}
-	return r.submit(s, wait, func(cmd vk.CommandBuffer) { r.d.cmdCopy(cmd, src, dst, srcOff, dstOff, n) })
+	return r.submit(s, copyKey{}, wait, func(cmd vk.CommandBuffer) { r.d.cmdCopy(cmd, src, dst, srcOff, dstOff, n) })
 }
 
 // waitFence waits for f, counted as a fence wait.

@@ -126,8 +126,15 @@ type Counts struct {
 	DescriptorSets  int64 `json:"descriptor_sets"`
 	CommandBuffers  int64 `json:"command_buffers"`
 	QueryPools      int64 `json:"query_pools"`
-	Fences          int64 `json:"fences"`
-	Semaphores      int64 `json:"semaphores"`
+	// Recordings counts command buffers recorded (vkBeginCommandBuffer):
+	// a sequence's, unless replayed, and the staging ring's copies.
+	// DescriptorWrites counts descriptors written (vkUpdateDescriptorSets);
+	// Replays the sequences submitted as recorded before (replay.go).
+	Recordings       int64 `json:"recordings"`
+	DescriptorWrites int64 `json:"descriptor_writes"`
+	Replays          int64 `json:"replays"`
+	Fences           int64 `json:"fences"`
+	Semaphores       int64 `json:"semaphores"`
 	// Dispatches, Submits (vkQueueSubmit) and FenceWaits (waits for a
 	// submission to end).
 	Dispatches int64 `json:"dispatches"`
@@ -163,6 +170,9 @@ const (
 	cDescriptorSets
 	cCommandBuffers
 	cQueryPools
+	cRecordings
+	cDescriptorWrites
+	cReplays
 	cFences
 	cSemaphores
 	cDispatches
@@ -181,7 +191,7 @@ const (
 func (c *Counts) fields() [numCounts]*int64 {
 	return [numCounts]*int64{&c.Allocs, &c.AllocBytes, &c.Frees, &c.FreeBytes, &c.Imports, &c.ImportBytes,
 		&c.Buffers, &c.Pipelines, &c.ShaderModules, &c.DescriptorPools, &c.DescriptorSets, &c.CommandBuffers,
-		&c.QueryPools, &c.Fences, &c.Semaphores, &c.Dispatches, &c.Submits, &c.FenceWaits, &c.Overlapped,
+		&c.QueryPools, &c.Recordings, &c.DescriptorWrites, &c.Replays, &c.Fences, &c.Semaphores, &c.Dispatches, &c.Submits, &c.FenceWaits, &c.Overlapped,
 		&c.StagingIn, &c.StagingOut, &c.MappedIn, &c.MappedOut, &c.Imported}
 }
 
