@@ -341,6 +341,13 @@ func (r *reducer[T]) run() {
 // one included, handing out tasks one at a time.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
+	if workers <= 1 { // a small call: inline, no goroutine, atomic or closure
+		sc := r.newScratch()
+		for t := 0; t < n; t++ {
+			fn(sc, t)
+		}
+		return
+	}
 	var next atomic.Int64
 	work := func() {
 		sc := r.newScratch()

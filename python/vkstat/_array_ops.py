@@ -62,7 +62,8 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     if dtype is None:
         dtype = float_result(x=xs, y=ys)
     arrays = {"x": lend(xs, "x", dtype=dtype), "y": lend(ys, "y", dtype=dtype)}
-    got, _, _ = self._run("map", {"a": a, "b": b, "c": c}, arrays, {"z": out}, elementwise=True, label="out")
+    got, _, _ = self._run("map", {"a": a, "b": b, "c": c}, arrays, {"z": out}, elementwise=True, label="out",
+                          repeat=True)
     return got["z"]
 
 
@@ -143,7 +144,7 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         out = {stats[0].lower(): out}
     la = lend(a, "a", dtype=dtype, half=True)
     params = {"stats": stats, "axis": axis, "ddof": ddof, "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
-    got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None)
+    got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None, repeat=True)
     if not one:
         return got
     r = next(iter(got.values()))

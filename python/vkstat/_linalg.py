@@ -66,7 +66,7 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     """
     params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
-    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields))
+    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields), repeat=True)
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
 
 
@@ -123,5 +123,5 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         dtype = float_result(**peeked)
     arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
     params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
-    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields))
+    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields), repeat=True)
     return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
