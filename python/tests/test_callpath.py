@@ -192,3 +192,28 @@ def test_ctrl_c_in_a_loop_of_small_calls():
     lines = p.stdout.splitlines()
     assert len(lines) == 30, (p.stdout, p.stderr)
     assert [ln for ln in lines if ln != "KeyboardInterrupt"] == [], p.stderr
+
+
+def test_fast_path_forms(cpu):
+    """The forms a repeat may take give what the first call gives: several
+    statistics, a statistic's name in capitals, a view that is not
+    contiguous (copied, so not the fast path), a 0-d result as a NumPy
+    scalar, chol's and cov's named tuples, and a closed session."""
+    x = rng.standard_normal((20, 50))
+    for _ in range(3):
+        r = cpu.reduce(x, "all", axis=0)
+        assert set(r) == {"sum", "mean", "var", "std", "min", "max"}
+        np.testing.assert_allclose(r["std"], x.std(0))
+        np.testing.assert_allclose(cpu.reduce(x, "MEAN", axis=1), x.mean(1))
+        np.testing.assert_allclose(cpu.reduce(x[:, ::2], "max", axis=1), x[:, ::2].max(1))
+        m = cpu.reduce(x, "min")
+        assert isinstance(m, np.float64) and m == x.min()
+        c = cpu.chol(_spd(3, 4), inverse=True)
+        assert c.l is not None and c.inverse is not None and c.x is None and c.info.tolist() == [0, 0, 0]
+        v = cpu.cov(x)
+        assert v.locations is None and v.cov.shape == (50, 50)
+    with vkstat.open("cpu") as s:
+        s.reduce(x, "mean")
+        s.reduce(x, "mean")
+    with pytest.raises(ValueError, match="closed"):
+        s.reduce(x, "mean")

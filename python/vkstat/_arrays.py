@@ -53,6 +53,19 @@ def _check_address() -> Any:
 address = _check_address()
 
 
+def plain(a: np.ndarray) -> bool:
+    """Whether NumPy array a is lent as it is: float32 or float64 in native
+    byte order, C-contiguous and aligned (the calls' fast path)."""
+    d = a.dtype
+    return (d is _F64 or d is _F32) and a.flags.c_contiguous and a.flags.aligned
+
+
+def num_key(v: Any) -> Any:
+    """A coefficient as a key: 1 and 1.0 alike (the library reads both as
+    1.0), 0.0 and −0.0 apart."""
+    return v if v else repr(v)
+
+
 class Lent:
     """An array lent to the library: the NumPy array whose memory the
     library reads, the dtype name the library sees (``bfloat16`` for 16-bit

@@ -6,6 +6,7 @@ made from the Session's methods (:func:`on_default`)."""
 from __future__ import annotations
 
 import atexit
+import ctypes
 import inspect
 import os
 import queue
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import numpy as np
 
 from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
-from ._arrays import Lent, Outputs, address, empty
+from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
 from ._lib import InputError
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ _LONG_OPS = frozenset({"verify", "paco"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
+_vks_run = _lib.lib.vks_run
 
 
 class _Prepared:
@@ -148,10 +150,12 @@ class _Prepared:
     and its result's description (outputs by buffer, warnings, bytes the
     library copied), which every repeat gives again."""
 
-    __slots__ = ("id", "allocs", "outputs", "byname", "warnings", "copied")
+    __slots__ = ("id", "allocs", "outputs", "byname", "warnings", "copied", "small")
 
     def __init__(self, id: int, allocs: list, desc: dict[str, Any]) -> None:
         self.id, self.allocs = id, allocs
+        # the outputs as np.empty makes them: small enough to need no page alignment (_arrays.empty)
+        self.small = [(shape, dt) for _, dt, shape, nb in allocs] if all(nb < _ALIGN_MIN for *_, nb in allocs) else None
         self.outputs = desc["outputs"]
         self.byname = [(d["name"], d["buffer"]) for d in self.outputs]
         self.warnings = desc.get("warnings") or []
@@ -216,6 +220,7 @@ class Session:
         self._last_out_copied = 0  # bytes of its outputs the library copied into their arrays
         self._timing: Any = None
         self._prepared: dict[tuple, _Prepared] = {}  # by (op, parameters, arrays' dtypes and shapes)
+        self._fast: dict[tuple, _Prepared] = {}  # the same calls by the operations' own keys (see _fast_call)
         handle, info = _lib.open_session(_params.encode({"device": device, **_options(validate, memory, disable)}))
         self._handle = handle
         _open_sessions.add(self)
@@ -312,7 +317,8 @@ class Session:
 
     def _run(self, op: str, params: Mapping[str, Any], arrays: Mapping[str, Lent],
              out: Mapping[str, Any] | None = None, *, reads_files: bool = False, elementwise: bool = False,
-             label: str | None = None, repeat: bool = False) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+             label: str | None = None, repeat: bool = False, fast: tuple | None = None
+             ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
         """Runs op, on the session's thread (waiting for it there, so that
         Ctrl-C cancels it) unless its arrays are small and it reads no
         files. Its outputs go into new arrays, or those of ``out`` by name
@@ -322,7 +328,10 @@ class Session:
         With ``repeat`` (map, reduce, cov, chol: outputs that follow from
         the parameters and the arrays' shapes) the library keeps the call,
         and a later call with equal parameters on arrays of the same dtypes
-        and shapes repeats it (:meth:`_repeat`): no JSON, no callback."""
+        and shapes repeats it (:meth:`_repeat`): no JSON, no callback.
+        ``fast`` is the operation's own key for the call when its arrays are
+        NumPy's, lent as they are, with no ``out``: a small call kept under
+        it is repeated by :meth:`_fast_call` before any of this."""
         pkey = None
         if repeat:
             pkey = _params.key(params)
@@ -370,7 +379,7 @@ class Session:
                         self._tokens.discard(token)
             got = outs.take(desc["outputs"])
             if desc.get("prepared"):
-                self._keep(pkey, handle, _Prepared(desc["prepared"], outs.asked, desc))
+                self._keep(pkey, handle, _Prepared(desc["prepared"], outs.asked, desc), fast if inline else None)
             return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing"), desc.get("copied_bytes", 0)
 
         if inline:
@@ -392,9 +401,10 @@ class Session:
             _reraise(job)
         return self._finish(job.result)
 
-    def _keep(self, pkey: tuple | None, handle: int, p: _Prepared) -> None:
-        """Remembers the prepared call p under pkey; the oldest goes (in
-        the library too) when the session keeps too many."""
+    def _keep(self, pkey: tuple | None, handle: int, p: _Prepared, fast: tuple | None) -> None:
+        """Remembers the prepared call p under pkey (and under fast, when
+        _fast_call can repeat it); the oldest goes (in the library too)
+        when the session keeps too many."""
         if pkey is None:
             _lib.lib.vks_forget(handle, p.id)
             return
@@ -402,7 +412,27 @@ class Session:
             kept = self._prepared
             while len(kept) >= _MAX_PREPARED:
                 _lib.lib.vks_forget(handle, kept.pop(next(iter(kept))).id)
+                self._fast.clear()
             kept[pkey] = p
+            if fast is not None and p.small is not None and not p.warnings:
+                self._fast[fast] = p
+
+    def _fast_call(self, fast: tuple, ins: tuple) -> dict[str, np.ndarray] | None:
+        """The outputs by name of the small call kept under the operation's
+        key fast (see _run), repeated on the NumPy arrays ins (lent as they
+        are, no out=) on this thread; None when no call is kept under it.
+        What _repeat does, without what such a call cannot need."""
+        p = self._fast.get(fast)
+        if p is None:
+            return None
+        made = [np.empty(shape, dt) for shape, dt in p.small]
+        err = ctypes.c_void_p()
+        st = _vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
+                      _lib._Ptrs[len(made)](*[address(a) for a in made]), len(made), None, ctypes.byref(err))
+        if st:
+            _lib.check(st, err)
+        self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
+        return {name: made[k] for name, k in p.byname}
 
     def _repeat(self, p: _Prepared, arrays: Mapping[str, Lent], out: Mapping[str, Any] | None, elementwise: bool,
                 label: str | None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
@@ -550,7 +580,7 @@ def _forget_all() -> None:
     the library, and let the default session open afresh."""
     global _default
     for s in list(_open_sessions):
-        s._handle, s._q, s._tokens, s._prepared = 0, None, set(), {}
+        s._handle, s._q, s._tokens, s._prepared, s._fast = 0, None, set(), {}, {}
     _open_sessions.clear()
     _default = None
 
