@@ -100,3 +100,18 @@ func TestPreparedTimingOnDemand(t *testing.T) {
 		t.Fatalf("%s %v", b, err)
 	}
 }
+
+// BenchmarkCallPrepared is a repeated 1,000-element mean and max through
+// the C ABI's Go side: what a call costs besides its pipeline.
+func BenchmarkCallPrepared(b *testing.B) {
+	x := make([]float64, 1000)
+	h, id := prepareReduce(b, x)
+	outs := []unsafe.Pointer{ptrOf(make([]float64, 1)), ptrOf(make([]float64, 1))}
+	ptrs := []unsafe.Pointer{ptrOf(x)}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := CallPrepared(h, 0, id, ptrs, outs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -155,12 +155,25 @@ type acc struct {
 }
 
 func newAcc(w int, nd needs) *acc {
-	a := &acc{cnt: make([]float64, w), s: make([]float64, w)}
+	k := 2
 	if nd.m2 {
-		a.m2 = make([]float64, w)
+		k++
 	}
 	if nd.minmax {
-		a.mn, a.mx = make([]float64, w), make([]float64, w)
+		k += 2
+	}
+	buf := make([]float64, k*w) // one allocation for every accumulator
+	take := func() []float64 {
+		v := buf[:w:w]
+		buf = buf[w:]
+		return v
+	}
+	a := &acc{cnt: take(), s: take()}
+	if nd.m2 {
+		a.m2 = take()
+	}
+	if nd.minmax {
+		a.mn, a.mx = take(), take()
 	}
 	return a
 }
