@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/vkstat/vkstat/internal/par"
@@ -351,7 +350,9 @@ func (r *reducer[T]) run() {
 }
 
 // parallel runs fn for tasks 0..n-1 on up to r.procs goroutines, the calling
-// one included, handing out tasks one at a time.
+// one included, handing out tasks one at a time. It returns when every task
+// is done, without waiting for a goroutine that found none left (one the
+// scheduler started late, on a busy machine), which then writes nothing.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
 	if workers <= 1 { // a small call: inline, no goroutine, atomic or closure
@@ -361,27 +362,29 @@ func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 		}
 		return
 	}
-	var next atomic.Int64
+	var next, done atomic.Int64
+	finished := make(chan struct{})
 	work := func() {
-		sc := r.newScratch()
+		var sc *scratch
 		for {
 			t := int(next.Add(1) - 1)
 			if t >= n {
 				return
 			}
+			if sc == nil {
+				sc = r.newScratch()
+			}
 			fn(sc, t)
+			if done.Add(1) == int64(n) {
+				close(finished)
+			}
 		}
 	}
-	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
+		go work()
 	}
 	work()
-	wg.Wait()
+	<-finished
 }
 
 // finish writes the statistics of a to the outputs from index base on.
