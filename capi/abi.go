@@ -115,6 +115,7 @@ func CallHandle(h, token int64, op string, reqJSON []byte, ptrs []unsafe.Pointer
 		return nil, StatusValue, fmt.Errorf("the session is closed")
 	}
 	var req Request
+	jsonCodings.Add(1)
 	if err := json.Unmarshal(reqJSON, &req); err != nil {
 		return nil, StatusValue, inputf("request: %v", err)
 	}
@@ -122,10 +123,18 @@ func CallHandle(h, token int64, op string, reqJSON []byte, ptrs []unsafe.Pointer
 	if err != nil {
 		return nil, StatusValue, err
 	}
+	if req.Prepare && preparable[op] {
+		c.prep = &prepared{op: op, params: req.Params, specs: req.Arrays, nptrs: len(ptrs)}
+	}
 	r, err := s.Run(tokens.Context(token), op, c)
 	if err != nil {
 		return nil, Status(err, s.OnDevice()), err
 	}
+	if c.prep != nil {
+		r.Prepared = s.keep(c.prep, c, r)
+	}
+	r.report()
+	jsonCodings.Add(1)
 	desc, err := json.Marshal(r)
 	if err != nil {
 		return nil, StatusError, err

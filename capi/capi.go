@@ -153,6 +153,10 @@ type ArraySpec struct {
 type Request struct {
 	Params json.RawMessage      `json:"params"`
 	Arrays map[string]ArraySpec `json:"arrays"`
+	// Prepare asks the session to keep the call, once it succeeds, for
+	// repeats with other pointers and no JSON (CallPrepared); the result
+	// names it (Result.Prepared).
+	Prepare bool `json:"prepare,omitempty"`
 }
 
 // Alloc gives the memory of one output of a call: nbytes bytes of the
@@ -186,7 +190,12 @@ type Result struct {
 	// memory, copied into the caller's: none for map, reduce, cov and
 	// chol, whose pipelines write into the caller's memory.
 	CopiedBytes int64 `json:"copied_bytes"`
-	call        *Call
+	// Prepared names the call kept for repeats (Request.Prepare), 0 for
+	// none.
+	Prepared int64 `json:"prepared,omitempty"`
+	call     *Call
+	timing   engine.Timing
+	hasTime  bool
 }
 
 // Timing is engine.Timing in milliseconds (engine.TimingReport): the
@@ -197,10 +206,20 @@ type Result struct {
 // allocations, pipelines, submits, host bytes copied, ...).
 type Timing = engine.TimingReport
 
+// timed records the call's timing; the report (Timing, in milliseconds)
+// is made when the result is described (CallHandle) or asked for
+// (LastTimingJSON), not on every call.
 func (r *Result) timed(t engine.Timing) *Result {
-	rep := t.Report()
-	r.Timing = &rep
+	r.timing, r.hasTime = t, true
 	return r
+}
+
+// report fills Timing from the recorded timing.
+func (r *Result) report() {
+	if r.hasTime && r.Timing == nil {
+		rep := r.timing.Report()
+		r.Timing = &rep
+	}
 }
 
 // add appends t (nil: nothing) as output name: where it lies when the
@@ -255,6 +274,13 @@ type Call struct {
 	specs  map[string]ArraySpec
 	ptrs   []unsafe.Pointer
 	alloc  Alloc
+	// prep is the prepared call this one repeats (its parameters decoded
+	// once, its outputs' memory given before the call), or the one being
+	// prepared; nil for neither.
+	prep *prepared
+	// given is the outputs' memory the caller passed, in the order they
+	// are asked for (a repeat of a prepared call); nil: ask alloc.
+	given []unsafe.Pointer
 
 	mu      sync.Mutex
 	bufs    []outBuf // the memory the caller gave, in order
@@ -265,9 +291,10 @@ type Call struct {
 // outBuf is one buffer the caller gave: where, its size, and the shape it
 // was asked for.
 type outBuf struct {
-	p     unsafe.Pointer
-	n     int64
-	shape []int
+	p           unsafe.Pointer
+	n           int64
+	shape       []int
+	name, dtype string
 }
 
 // NewCall checks req against the pointers the caller passed; alloc gives
@@ -309,13 +336,24 @@ func (c *Call) buffer(name, dtype string, shape []int, nbytes int64) ([]byte, in
 	if c.refused != nil {
 		return nil, -1
 	}
-	p := c.alloc(name, dtype, nonNil(shape), nbytes)
+	var p unsafe.Pointer
+	if c.given != nil {
+		k := len(c.bufs)
+		if k >= len(c.prep.allocs) || !c.prep.allocs[k].same(name, dtype, shape, nbytes) {
+			c.refused = fmt.Errorf("vkstat: internal error: prepared call: output %d (%s %s %v) is not the one prepared", k, name, dtype, shape)
+			c.cancel()
+			return nil, -1
+		}
+		p = c.given[k]
+	} else {
+		p = c.alloc(name, dtype, nonNil(shape), nbytes)
+	}
 	if p == nil {
 		c.refused = inputf("output %s: the caller gave no memory for it", name)
 		c.cancel()
 		return nil, -1
 	}
-	c.bufs = append(c.bufs, outBuf{p, nbytes, append([]int{}, shape...)})
+	c.bufs = append(c.bufs, outBuf{p, nbytes, append([]int{}, shape...), name, dtype})
 	return unsafe.Slice((*byte)(p), nbytes), len(c.bufs) - 1
 }
 
@@ -360,15 +398,28 @@ func (c *Call) outputs(view func(shape []int) []int) *tensor.Outputs {
 // is an integer). Errors name the parameter and what it takes, in the
 // caller's words, not Go's types.
 func (c *Call) Params(v any) error {
+	if c.prep != nil && c.prep.decoded.IsValid() && c.prep.decoded.Type() == reflect.TypeOf(v).Elem() {
+		reflect.ValueOf(v).Elem().Set(c.prep.decoded) // a repeat: decoded once
+		return nil
+	}
 	if len(c.params) == 0 || string(c.params) == "null" {
 		return nil
 	}
-	return decodeStrict(c.params, v, "parameters")
+	if err := decodeStrict(c.params, v, "parameters"); err != nil {
+		return err
+	}
+	if c.prep != nil { // being prepared: keep the decoded parameters
+		d := reflect.New(reflect.TypeOf(v).Elem()).Elem()
+		d.Set(reflect.ValueOf(v).Elem())
+		c.prep.decoded = d
+	}
+	return nil
 }
 
 // decodeStrict decodes the JSON object js into v as Params does; what
 // names the object in messages.
 func decodeStrict(js []byte, v any, what string) error {
+	jsonCodings.Add(1)
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()

@@ -66,6 +66,13 @@ type Session struct {
 	es     *engine.Session
 	dev    *engine.Device // es.Device; nil: the CPU path
 	closed bool
+	// prep holds the calls kept for repeats (CallPrepared), by id.
+	prep     map[int64]*prepared
+	nextPrep int64
+	// last is the last call's timing, whose report LastTimingJSON makes
+	// when asked.
+	last    engine.Timing
+	hasLast bool
 	// Device says where the session runs.
 	Device DeviceRecord `json:"device"`
 	// Note says why "auto" runs on the CPU path when Vulkan is unusable.
@@ -125,6 +132,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.dev = nil
+	s.prep = nil
 	return s.es.Close()
 }
 
@@ -142,13 +150,20 @@ func (s *Session) Run(ctx context.Context, op string, c *Call) (*Result, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ctx, c.cancel = context.WithCancel(ctx) // an output the caller refuses stops the call
-	defer c.cancel()
+	if c.given == nil { // an output the caller refuses stops the call
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		c.cancel = cancel
+		defer cancel()
+	}
 	r, err := f(ctx, s.dev, c)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.refused != nil {
 		return nil, c.refused
+	}
+	if r != nil {
+		s.last, s.hasLast = r.timing, r.hasTime
 	}
 	return r, err
 }

@@ -17,14 +17,24 @@ package main
 
 // vks_alloc gives the memory of one output of a call: nbytes bytes for the
 // output named name (name_len bytes, not NUL-terminated), of dtype (NumPy's
-// name, dtype_len bytes) and shape (ndim sizes); NULL refuses it. ctx is
-// the caller's, passed to vks_call.
-typedef void *(*vks_alloc)(uintptr_t ctx, const char *name, int64_t name_len, const char *dtype, int64_t dtype_len,
-                           int ndim, const int64_t *shape, int64_t nbytes);
+// name, dtype_len bytes) and shape (ndim sizes), stored in *out; NULL
+// refuses it. A callback that stores nothing (a Python callback that
+// raised, Ctrl-C landing in it) interrupts the call: status 3. ctx is the
+// caller's, passed to vks_call.
+typedef void (*vks_alloc)(uintptr_t ctx, const char *name, int64_t name_len, const char *dtype, int64_t dtype_len,
+                          int ndim, const int64_t *shape, int64_t nbytes, void **out);
+
+static char vks_unanswered;
 
 static void *vks_call_alloc(vks_alloc f, uintptr_t ctx, const char *name, int64_t name_len, const char *dtype,
-                            int64_t dtype_len, int ndim, const int64_t *shape, int64_t nbytes) {
-	return f(ctx, name, name_len, dtype, dtype_len, ndim, shape, nbytes);
+                            int64_t dtype_len, int ndim, const int64_t *shape, int64_t nbytes, int *interrupted) {
+	void *p = &vks_unanswered;
+	f(ctx, name, name_len, dtype, dtype_len, ndim, shape, nbytes, &p);
+	if (p == &vks_unanswered) {
+		*interrupted = 1;
+		return NULL;
+	}
+	return p;
 }
 */
 import "C"
@@ -122,15 +132,21 @@ func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C
 	if nptrs > 0 {
 		ps = unsafe.Slice(ptrs, int(nptrs))
 	}
+	var interrupted C.int
 	give := func(name, dtype string, shape []int, nbytes int64) unsafe.Pointer {
 		sh := make([]C.int64_t, len(shape)+1)
 		for i, n := range shape {
 			sh[i] = C.int64_t(n)
 		}
 		return C.vks_call_alloc(alloc, allocCtx, (*C.char)(unsafe.Pointer(unsafe.StringData(name))), C.int64_t(len(name)),
-			(*C.char)(unsafe.Pointer(unsafe.StringData(dtype))), C.int64_t(len(dtype)), C.int(len(shape)), &sh[0], C.int64_t(nbytes))
+			(*C.char)(unsafe.Pointer(unsafe.StringData(dtype))), C.int64_t(len(dtype)), C.int(len(shape)), &sh[0], C.int64_t(nbytes),
+			&interrupted)
 	}
 	b, st, err := capi.CallHandle(int64(h), int64(token), C.GoString(op), []byte(C.GoString(req)), ps, give)
+	if err != nil && interrupted != 0 {
+		setErr(errOut, fmt.Errorf("interrupted: the output callback raised"))
+		return capi.StatusCancelled
+	}
 	if err != nil {
 		setErr(errOut, err)
 		return C.int(st)
@@ -138,6 +154,50 @@ func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C
 	*desc = C.CString(string(b))
 	return 0
 }
+
+// vks_run repeats the prepared call id (see capi.CallPrepared): its
+// arrays' pointers (nptrs), its outputs' memory (nouts, in the order the
+// prepared call asked for them) and, in *wall_ms, the library's wall time.
+//
+//export vks_run
+func vks_run(h, token, id C.int64_t, ptrs *unsafe.Pointer, nptrs C.int, outs *unsafe.Pointer, nouts C.int,
+	wallMs *C.double, errOut **C.char) (status C.int) {
+	defer guard(&status, errOut)
+	var ps, given []unsafe.Pointer
+	if nptrs > 0 {
+		ps = unsafe.Slice(ptrs, int(nptrs))
+	}
+	if nouts > 0 {
+		given = unsafe.Slice(outs, int(nouts))
+	}
+	ms, st, err := capi.CallPrepared(int64(h), int64(token), int64(id), ps, given)
+	if err != nil {
+		setErr(errOut, err)
+		return C.int(st)
+	}
+	if wallMs != nil {
+		*wallMs = C.double(ms)
+	}
+	return 0
+}
+
+//export vks_forget
+func vks_forget(h, id C.int64_t) { capi.Forget(int64(h), int64(id)) }
+
+//export vks_last_timing
+func vks_last_timing(h C.int64_t, out **C.char, errOut **C.char) (status C.int) {
+	defer guard(&status, errOut)
+	b, st, err := capi.LastTimingJSON(int64(h))
+	if err != nil {
+		setErr(errOut, err)
+		return C.int(st)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
+//export vks_json_codings
+func vks_json_codings() C.int64_t { return C.int64_t(capi.JSONCodings()) }
 
 //export vks_live
 func vks_live(sessions, tokens *C.int64_t) {

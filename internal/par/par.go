@@ -9,33 +9,41 @@ import (
 )
 
 // Range calls fn(lo, hi) on pieces of at most grain indices covering
-// [0, n), from up to GOMAXPROCS goroutines that take pieces as they finish
-// the previous one. With one piece or one core it runs on the caller.
+// [0, n), from up to GOMAXPROCS goroutines, the caller's included, that
+// take pieces as they finish the previous one. With one piece or one core
+// it runs on the caller. It returns when every piece is done, without
+// waiting for a goroutine that found none left (one the scheduler started
+// late, on a busy machine): such a goroutine calls nothing.
 func Range(n, grain int, fn func(lo, hi int)) {
 	grain = max(grain, 1)
-	workers := min(runtime.GOMAXPROCS(0), (n+grain-1)/grain)
+	pieces := (n + grain - 1) / grain
+	workers := min(runtime.GOMAXPROCS(0), pieces)
 	if workers <= 1 {
 		if n > 0 {
 			fn(0, n)
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(grain))) - grain
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+grain, n))
+	var next, done atomic.Int64
+	finished := make(chan struct{})
+	work := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= pieces {
+				return
 			}
-		}()
+			lo := k * grain
+			fn(lo, min(lo+grain, n))
+			if done.Add(1) == int64(pieces) {
+				close(finished)
+			}
+		}
 	}
-	wg.Wait()
+	for w := 1; w < workers; w++ {
+		go work()
+	}
+	work()
+	<-finished
 }
 
 // Each calls fn(s, i) for every i in [0, n), handing indices out in

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/vkstat/vkstat/internal/par"
@@ -155,12 +154,25 @@ type acc struct {
 }
 
 func newAcc(w int, nd needs) *acc {
-	a := &acc{cnt: make([]float64, w), s: make([]float64, w)}
+	k := 2
 	if nd.m2 {
-		a.m2 = make([]float64, w)
+		k++
 	}
 	if nd.minmax {
-		a.mn, a.mx = make([]float64, w), make([]float64, w)
+		k += 2
+	}
+	buf := make([]float64, k*w) // one allocation for every accumulator
+	take := func() []float64 {
+		v := buf[:w:w]
+		buf = buf[w:]
+		return v
+	}
+	a := &acc{cnt: take(), s: take()}
+	if nd.m2 {
+		a.m2 = take()
+	}
+	if nd.minmax {
+		a.mn, a.mx = take(), take()
 	}
 	return a
 }
@@ -338,30 +350,41 @@ func (r *reducer[T]) run() {
 }
 
 // parallel runs fn for tasks 0..n-1 on up to r.procs goroutines, the calling
-// one included, handing out tasks one at a time.
+// one included, handing out tasks one at a time. It returns when every task
+// is done, without waiting for a goroutine that found none left (one the
+// scheduler started late, on a busy machine), which then writes nothing.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
-	var next atomic.Int64
-	work := func() {
+	if workers <= 1 { // a small call: inline, no goroutine, atomic or closure
 		sc := r.newScratch()
+		for t := 0; t < n; t++ {
+			fn(sc, t)
+		}
+		return
+	}
+	var next, done atomic.Int64
+	finished := make(chan struct{})
+	work := func() {
+		var sc *scratch
 		for {
 			t := int(next.Add(1) - 1)
 			if t >= n {
 				return
 			}
+			if sc == nil {
+				sc = r.newScratch()
+			}
 			fn(sc, t)
+			if done.Add(1) == int64(n) {
+				close(finished)
+			}
 		}
 	}
-	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
+		go work()
 	}
 	work()
-	wg.Wait()
+	<-finished
 }
 
 // finish writes the statistics of a to the outputs from index base on.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import as_numpy, float_result, lend
+from ._arrays import as_numpy, float_result, lend, num_key, plain
 from ._params import DTypeLike, _names
 
 if TYPE_CHECKING:
@@ -58,12 +58,23 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     >>> vkstat.map(np.array([1.0, 2.0]), np.array([0.5, 1.0]), a=2, b=4, c=1)
     array([ 5., 13.])
     """
+    fast = None
+    if (type(x) is np.ndarray and type(y) is np.ndarray and out is None and dtype is None and x.dtype is y.dtype
+            and type(a) in _COEF and type(b) in _COEF and type(c) in _COEF and plain(x) and plain(y)):
+        fast = ("map", num_key(a), num_key(b), num_key(c), x.dtype, x.shape, y.shape)
+        got = self._fast_call(fast, (x, y))
+        if got is not None:
+            return got["z"]
     xs, ys = as_numpy(x, "x"), as_numpy(y, "y")
     if dtype is None:
         dtype = float_result(x=xs, y=ys)
     arrays = {"x": lend(xs, "x", dtype=dtype), "y": lend(ys, "y", dtype=dtype)}
-    got, _, _ = self._run("map", {"a": a, "b": b, "c": c}, arrays, {"z": out}, elementwise=True, label="out")
+    got, _, _ = self._run("map", {"a": a, "b": b, "c": c}, arrays, {"z": out}, elementwise=True, label="out",
+                          repeat=True, fast=fast)
     return got["z"]
+
+
+_COEF = (int, float)
 
 
 def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "mean", axis: Axis = None, *,
@@ -131,6 +142,16 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
     >>> float(vkstat.reduce(x))  # every axis: a NumPy scalar, as np.mean(x)
     2.5
     """
+    fast = None
+    if (type(a) is np.ndarray and type(stat) is str and out is None and dtype is None and type(ddof) is int
+            and (axis is None or type(axis) is int) and "," not in stat and plain(a)):
+        fast = ("reduce", stat, axis, ddof, bool(skipnan), bool(keepdims), a.dtype, a.shape)
+        got = self._fast_call(fast, (a,))
+        if got is not None:
+            if stat.strip().lower() == "all":
+                return got
+            r = got[next(iter(got))]
+            return r[()] if r.ndim == 0 else r
     if _is_axis(stat):  # reduce(a, 0): NumPy's positional axis
         if axis is not None:
             raise TypeError("reduce() got the axis twice: as its second argument and as axis=")
@@ -143,7 +164,7 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         out = {stats[0].lower(): out}
     la = lend(a, "a", dtype=dtype, half=True)
     params = {"stats": stats, "axis": axis, "ddof": ddof, "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
-    got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None)
+    got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None, repeat=True, fast=fast)
     if not one:
         return got
     r = next(iter(got.values()))

@@ -6,6 +6,8 @@ for each output (:class:`Outputs`), written there in place."""
 
 from __future__ import annotations
 
+import ctypes
+import math
 import mmap
 import sys
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -15,7 +17,53 @@ import numpy as np
 from ._lib import InputError
 
 _F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+_NAMES = {_F32: "float32", _F64: "float64"}  # dtype.name costs a microsecond
 _DL_CPU, _DL_CUDA_HOST = 1, 3  # DLPack device types whose memory the CPU reads
+
+
+def _address_slow(a: np.ndarray) -> int:
+    return int(a.ctypes.data)
+
+
+_data_field = ctypes.c_void_p.from_address
+
+
+def _address_fast(a: np.ndarray) -> int:
+    """The address of a's data, read from the array object's data field
+    (NumPy's PyArrayObject: the pointer after the object header), 20× less
+    than ``a.ctypes.data``."""
+    return _data_field(id(a) + _DATA_OFFSET).value or 0
+
+
+_DATA_OFFSET = 2 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def _check_address() -> Any:
+    """_address_fast where this Python and NumPy lay arrays out as it
+    reads them (checked on a few arrays and views), else a.ctypes.data."""
+    try:
+        b = np.arange(12.0)
+        if all(_address_fast(v) == v.ctypes.data for v in (b, b[3:], b.reshape(3, 4)[1], np.empty(0), np.float32([1]))):
+            return _address_fast
+    except Exception:
+        pass
+    return _address_slow
+
+
+address = _check_address()
+
+
+def plain(a: np.ndarray) -> bool:
+    """Whether NumPy array a is lent as it is: float32 or float64 in native
+    byte order, C-contiguous and aligned (the calls' fast path)."""
+    d = a.dtype
+    return (d is _F64 or d is _F32) and a.flags.c_contiguous and a.flags.aligned
+
+
+def num_key(v: Any) -> Any:
+    """A coefficient as a key: 1 and 1.0 alike (the library reads both as
+    1.0), 0.0 and −0.0 apart."""
+    return v if v else repr(v)
 
 
 class Lent:
@@ -56,6 +104,8 @@ class Peeked(NamedTuple):
 def as_numpy(obj: Any, name: str) -> Peeked:
     """obj as a NumPy array without a copy where it can be, and "bfloat16"
     when its elements are bfloat16 patterns held as uint16."""
+    if type(obj) is np.ndarray and obj.dtype.kind == "f":  # the common case, at once
+        return Peeked(obj, None)
     if isinstance(obj, Peeked):
         return obj
     if isinstance(obj, np.ma.MaskedArray):
@@ -96,14 +146,14 @@ def float_result(**arrays: Peeked) -> np.dtype:
     """The dtype inputs compute in together: float64 when any is float64
     or an integer, else float32. Wider floats (long double) are refused,
     not computed in less than they hold."""
-    out = np.dtype(np.float32)
+    out = _F32
     for name, p in arrays.items():
         d, tag = p.array.dtype, p.tag
         if tag is None and d.kind == "f" and d.itemsize > 8:
             raise ValueError(f"{name} has dtype {d}; vkstat computes in float32 or float64 (convert it first, "
                              "or pass dtype=)")
         if tag is None and (d.kind in "biu" or (d.kind == "f" and d.itemsize == 8)):
-            out = np.dtype(np.float64)
+            out = _F64
     return out
 
 
@@ -122,6 +172,12 @@ def lend(obj: Any, name: str, *, dtype: Any = None, half: bool = False) -> Lent:
     already C-contiguous, aligned, in native byte order and of that dtype is
     copied once.
     """
+    if type(obj) is np.ndarray or type(obj) is Peeked:
+        a = obj if type(obj) is np.ndarray else obj.array
+        d = a.dtype
+        if ((d is _F64 or d is _F32) and (dtype is None or dtype is d) and (type(obj) is np.ndarray or obj.tag is None)
+                and a.flags.c_contiguous and a.flags.aligned):
+            return Lent(a, _NAMES[d], type(obj) is Peeked and obj.converted)  # as it is: no copy
     orig, tag, converted = as_numpy(obj, name)
     a = orig
     if tag is None and a.dtype.kind not in "biuf":
@@ -163,7 +219,7 @@ _PAGE = mmap.PAGESIZE
 def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """A new array for an output: np.empty, page-aligned and of whole pages
     when large (a view of a uint8 array that owns the memory)."""
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes < _ALIGN_MIN:
         return np.empty(shape, dtype)
     buf = np.empty(-(-nbytes // _PAGE) * _PAGE + _PAGE, np.uint8)
@@ -186,7 +242,7 @@ class Outputs:
     output that cannot go where asked, keeping the reason for ``raise_()``.
     """
 
-    __slots__ = ("out", "label", "inputs", "elementwise", "arrays", "back", "exc")
+    __slots__ = ("out", "label", "inputs", "elementwise", "arrays", "back", "exc", "asked")
 
     def __init__(self, out: Mapping[str, Any] | None, inputs: Iterable[np.ndarray], *, elementwise: bool = False,
                  label: str | None = None) -> None:
@@ -196,10 +252,12 @@ class Outputs:
         self.arrays: list[np.ndarray] = []  # by buffer, what the caller gets
         self.back: list[tuple[np.ndarray, np.ndarray]] = []  # (written, out) to copy after the call
         self.exc: BaseException | None = None
+        self.asked: list[tuple[str, np.dtype, tuple, int]] = []  # (name, dtype, shape, nbytes) as asked
 
     def __call__(self, name: str, dtype: str, shape: tuple, nbytes: int) -> int | None:
         try:
             dt = np.dtype(dtype)
+            self.asked.append((name, dt, shape, nbytes))
             o = self.out.get(name)
             a = empty(shape, dt) if o is None else self._into(name, o, dt, shape)
         except BaseException as e:  # the library sees a refusal; the caller gets e
@@ -207,7 +265,7 @@ class Outputs:
             self.exc = e
             return None
         self.arrays.append(a if o is None else o)
-        return int(a.ctypes.data)
+        return address(a)
 
     def _into(self, name: str, o: Any, dt: np.dtype, shape: tuple) -> np.ndarray:
         """The array output name is written into, for the caller's o."""

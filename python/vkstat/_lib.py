@@ -37,9 +37,12 @@ STATUS_OK, STATUS_VALUE, STATUS_DEVICE, STATUS_CANCELLED, STATUS_ERROR = range(5
 _LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
 
 # vks_alloc: the memory of one output (ctx, name, name length, dtype, dtype
-# length, ndim, shape, nbytes) -> its address, or NULL to refuse it.
-_ALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                          ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64)
+# length, ndim, shape, nbytes, out) -> its address in *out, or NULL to
+# refuse it; storing nothing (an exception in the callback, Ctrl-C landing
+# there before its first line) interrupts the call.
+_ALLOC = ctypes.CFUNCTYPE(None, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
+                          ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+                          ctypes.POINTER(ctypes.c_void_p))
 
 
 def _load() -> ctypes.CDLL:
@@ -66,6 +69,10 @@ def _load() -> ctypes.CDLL:
         "vks_token_end": (None, [i64]),
         "vks_call": (cint, [i64, i64, cs, cs, pvp, cint, _ALLOC, ctypes.c_size_t, pvp, pvp]),
         "vks_live": (None, [pi64, pi64]),
+        "vks_run": (cint, [i64, i64, i64, pvp, cint, pvp, cint, ctypes.POINTER(ctypes.c_double), pvp]),
+        "vks_forget": (None, [i64, i64]),
+        "vks_last_timing": (cint, [i64, pvp, pvp]),
+        "vks_json_codings": (i64, []),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -138,15 +145,26 @@ def close_session(handle: int) -> None:
 # keeps its own reason, raised after the call).
 Giver = Callable[[str, str, tuple, int], Optional[int]]
 _givers: dict[int, Giver] = {}
+_raised: dict[int, BaseException] = {}  # by call: what the callback raised (Ctrl-C, say), raised after the call
 _keys = itertools.count(1)
 
+# JSON documents this package encoded or decoded for calls (the request and
+# the description): a repeated call adds none (see json_codings).
+codings = 0
 
-def _give(key: int, name: int, name_len: int, dtype: int, dtype_len: int, ndim: int, shape: Any, nbytes: int) -> int | None:
-    giver = _givers.get(key)
-    if giver is None:
-        return None
-    return giver(ctypes.string_at(name, name_len).decode(), ctypes.string_at(dtype, dtype_len).decode(),
-                 tuple(shape[i] for i in range(ndim)), nbytes)
+
+def _give(key: int, name: int, name_len: int, dtype: int, dtype_len: int, ndim: int, shape: Any, nbytes: int,
+          out: Any) -> None:
+    try:
+        giver = _givers.get(key)
+        if giver is not None:
+            out[0] = giver(ctypes.string_at(name, name_len).decode(), ctypes.string_at(dtype, dtype_len).decode(),
+                           tuple(shape[i] for i in range(ndim)), nbytes)
+        else:
+            out[0] = None
+    except BaseException as e:  # a KeyboardInterrupt landing here is the caller's, not a refusal
+        e.__traceback__ = None
+        _raised.setdefault(key, e)
 
 
 _give_c = _ALLOC(_give)  # one callback for the process: calls name their giver by key
@@ -163,8 +181,42 @@ def call(handle: int, token: int, op: str, request: bytes, ptrs: Sequence[int], 
         st = lib.vks_call(handle, token, op.encode(), request, arr, len(ptrs), _give_c, key, ctypes.byref(desc), ctypes.byref(err))
     finally:
         del _givers[key]
+        raised = _raised.pop(key, None)
+    if raised is not None:
+        _take(desc), _take(err)
+        raise raised
     check(st, err)
+    global codings
+    codings += 1
     return json.loads(_take(desc))
+
+
+_Ptrs = [ctypes.c_void_p * n for n in range(9)]
+
+
+def run(handle: int, token: int, prepared: int, ptrs: Sequence[int], outs: Sequence[int]) -> float:
+    """Repeats a prepared call (see capi.CallPrepared) with its arrays'
+    and its outputs' addresses; returns the library's wall in ms."""
+    wall, err = ctypes.c_double(), ctypes.c_void_p()
+    st = lib.vks_run(handle, token, prepared, _Ptrs[len(ptrs)](*ptrs), len(ptrs), _Ptrs[len(outs)](*outs), len(outs),
+                     ctypes.byref(wall), ctypes.byref(err))
+    if st:
+        check(st, err)
+    return wall.value
+
+
+def last_timing(handle: int) -> dict[str, Any] | None:
+    """The timing of the session's last call (JSON, made when asked)."""
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    check(lib.vks_last_timing(handle, ctypes.byref(out), ctypes.byref(err)), err)
+    return json.loads(_take(out))
+
+
+def json_codings() -> tuple[int, int]:
+    """JSON documents the calls have encoded or decoded so far: this
+    package's and the library's (tests: a repeated call adds none)."""
+    from . import _params
+    return codings + _params.encodes, int(lib.vks_json_codings())
 
 
 def live() -> tuple[int, int]:

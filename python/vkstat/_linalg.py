@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._arrays import as_numpy, float_result, lend, out_names
+from ._arrays import as_numpy, float_result, lend, out_names, plain
 from ._params import DTypeLike
 from ._results import CholResult, CovResult
 
@@ -64,9 +64,16 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     >>> np.allclose(r.cov, np.cov(x, rowvar=False))
     True
     """
+    fast = None
+    if (type(x) is np.ndarray and radius is None and out is None and dtype is None and type(estimator) is str
+            and type(ddof) is int and plain(x)):
+        fast = ("cov", estimator, ddof, x.dtype, x.shape)
+        got = self._fast_call(fast, (x,))
+        if got is not None:
+            return CovResult(got["cov"], got["mean"], got["rho"], None)
     params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
-    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields))
+    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields), repeat=True, fast=fast)
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
 
 
@@ -116,6 +123,13 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     >>> np.allclose(r.x, np.linalg.solve(a, [1.0, 2.0])), np.isclose(r.logdet, np.log(8.0))
     (True, True)
     """
+    fast = None
+    if type(a) is np.ndarray and b is None and out is None and dtype is None and plain(a):
+        fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), a.dtype, a.shape)
+        got = self._fast_call(fast, (a,))
+        if got is not None:
+            return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"),
+                              got["info"])
     peeked = {"a": as_numpy(a, "a")}
     if b is not None:
         peeked["b"] = as_numpy(b, "b")
@@ -123,5 +137,5 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         dtype = float_result(**peeked)
     arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
     params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
-    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields))
+    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields), repeat=True, fast=fast)
     return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])

@@ -52,6 +52,38 @@ def _plain(v: Any, key: str) -> Any:
     raise InputError(f"{key}: want a number, a string or a list of them, got {type(v).__name__}")
 
 
+encodes = 0  # requests encoded (see _lib.json_codings)
+
+
 def encode(request: Mapping[str, Any]) -> bytes:
     """The request as the library reads it (JSON, UTF-8)."""
+    global encodes
+    encodes += 1
     return json.dumps(_plain(request, "request"), allow_nan=False).encode()
+
+
+_SCALARS = frozenset((int, bool, str, type(None)))
+_ITEMS = frozenset((int, str))  # in a tuple or list (a bool there would equal 1)
+
+
+def key(params: Mapping[str, Any]) -> tuple | None:
+    """params as a hashable key, equal only for parameters the library reads
+    alike (each value with its type: 1, 1.0 and True differ, and 0.0 and
+    −0.0); None when a value is not a plain scalar or a tuple or list of
+    them (such calls are not kept for repeats)."""
+    k = []
+    for v in params.values():
+        t = type(v)
+        if t is float:
+            if v == 0.0:
+                v = repr(v)  # 0.0 and -0.0
+        elif t is list or t is tuple:
+            v = tuple(v)
+            for x in v:
+                if type(x) not in _ITEMS:
+                    return None
+        elif t not in _SCALARS:
+            return None
+        k.append(t)
+        k.append(v)
+    return tuple(k)

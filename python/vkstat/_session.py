@@ -6,6 +6,7 @@ made from the Session's methods (:func:`on_default`)."""
 from __future__ import annotations
 
 import atexit
+import ctypes
 import inspect
 import os
 import queue
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import numpy as np
 
 from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
-from ._arrays import Lent, Outputs
+from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
 from ._lib import InputError
 
 if TYPE_CHECKING:
@@ -137,6 +138,28 @@ _INLINE_BYTES = 1 << 20
 # Operations that may run long whatever their arrays' size: always on the
 # session's thread, where Ctrl-C cancels them.
 _LONG_OPS = frozenset({"verify", "paco"})
+# Calls a session keeps for repeats without JSON (see _Prepared), at most.
+_MAX_PREPARED = 64
+_LAZY = object()  # last_timing: the library's, made when asked
+_vks_run = _lib.lib.vks_run
+
+
+class _Prepared:
+    """A call the library keeps for repeats (capi.CallPrepared): its id,
+    the outputs it asks memory for, in order (name, dtype, shape, nbytes),
+    and its result's description (outputs by buffer, warnings, bytes the
+    library copied), which every repeat gives again."""
+
+    __slots__ = ("id", "allocs", "outputs", "byname", "warnings", "copied", "small")
+
+    def __init__(self, id: int, allocs: list, desc: dict[str, Any]) -> None:
+        self.id, self.allocs = id, allocs
+        # the outputs as np.empty makes them: small enough to need no page alignment (_arrays.empty)
+        self.small = [(shape, dt) for _, dt, shape, nb in allocs] if all(nb < _ALIGN_MIN for *_, nb in allocs) else None
+        self.outputs = desc["outputs"]
+        self.byname = [(d["name"], d["buffer"]) for d in self.outputs]
+        self.warnings = desc.get("warnings") or []
+        self.copied = desc.get("copied_bytes", 0)
 
 
 class Session:
@@ -195,12 +218,9 @@ class Session:
         self._lock = threading.Lock()
         self._last_copied: tuple[str, ...] = ()  # the inputs converted (copied) for the last call
         self._last_out_copied = 0  # bytes of its outputs the library copied into their arrays
-        self.last_timing: dict[str, Any] | None = None
-        """Where the library's time went in the last call, as ``vkstat
-        --time`` reports it: ``upload_ms``, ``kernel_ms`` (GPU timestamps
-        when ``gpu_timed``; the compute on the CPU path), ``download_ms``,
-        ``wall_ms`` (the pipeline's), ``up_bytes``, ``down_bytes``. None
-        after verify."""
+        self._timing: Any = None
+        self._prepared: dict[tuple, _Prepared] = {}  # by (op, parameters, arrays' dtypes and shapes)
+        self._fast: dict[tuple, _Prepared] = {}  # the same calls by the operations' own keys (see _fast_call)
         handle, info = _lib.open_session(_params.encode({"device": device, **_options(validate, memory, disable)}))
         self._handle = handle
         _open_sessions.add(self)
@@ -211,6 +231,24 @@ class Session:
             warnings.warn(f"vkstat: {info['note']}", RuntimeWarning, stacklevel=2)
 
     # -- life --------------------------------------------------------------
+
+    @property
+    def last_timing(self) -> dict[str, Any] | None:
+        """Where the library's time went in the last call, as ``vkstat
+        --time`` reports it: ``upload_ms``, ``kernel_ms`` (GPU timestamps
+        when ``gpu_timed``; the compute on the CPU path), ``download_ms``,
+        ``wall_ms`` (the pipeline's), ``up_bytes``, ``down_bytes``,
+        ``phases``, ``other_ms`` and ``counts``. None after verify. After a
+        repeated call the report is made when first read (the session's
+        last call's: read it before the next call from another thread)."""
+        t = self._timing
+        if t is _LAZY:
+            t = self._timing = _lib.last_timing(self._handle) if self._handle else None
+        return t
+
+    @last_timing.setter
+    def last_timing(self, t: dict[str, Any] | None) -> None:
+        self._timing = t
 
     @property
     def closed(self) -> bool:
@@ -279,15 +317,35 @@ class Session:
 
     def _run(self, op: str, params: Mapping[str, Any], arrays: Mapping[str, Lent],
              out: Mapping[str, Any] | None = None, *, reads_files: bool = False, elementwise: bool = False,
-             label: str | None = None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+             label: str | None = None, repeat: bool = False, fast: tuple | None = None
+             ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
         """Runs op, on the session's thread (waiting for it there, so that
         Ctrl-C cancels it) unless its arrays are small and it reads no
         files. Its outputs go into new arrays, or those of ``out`` by name
         (see :class:`Outputs`: ``elementwise`` and ``label`` are its).
-        Returns the outputs by name, the Info and the warnings."""
+        Returns the outputs by name, the Info and the warnings.
+
+        With ``repeat`` (map, reduce, cov, chol: outputs that follow from
+        the parameters and the arrays' shapes) the library keeps the call,
+        and a later call with equal parameters on arrays of the same dtypes
+        and shapes repeats it (:meth:`_repeat`): no JSON, no callback.
+        ``fast`` is the operation's own key for the call when its arrays are
+        NumPy's, lent as they are, with no ``out``: a small call kept under
+        it is repeated by :meth:`_fast_call` before any of this."""
+        pkey = None
+        if repeat:
+            pkey = _params.key(params)
+            if pkey is not None:
+                pkey = (op, pkey, tuple((n, a.dtype, a.array.shape) for n, a in arrays.items()))
+                p = self._prepared.get(pkey)
+                if p is not None:
+                    return self._repeat(p, arrays, out, elementwise, label)
         names = list(arrays)
         specs = {n: arrays[n].spec(i) for i, n in enumerate(names)}
-        request = _params.encode({"params": params, "arrays": specs})
+        req: dict[str, Any] = {"params": params, "arrays": specs}
+        if pkey is not None:
+            req["prepare"] = True
+        request = _params.encode(req)
         nbytes = sum(a.array.nbytes for a in arrays.values())
         inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
         with self._lock:
@@ -303,7 +361,7 @@ class Session:
                 q = self._q
                 token = _lib.lib.vks_token_new()
                 self._tokens.add(token)
-        ptrs = [arrays[n].array.ctypes.data for n in names]
+        ptrs = [address(arrays[n].array) for n in names]
         # outs holds the lent arrays too: their memory lives as long as the job
         outs = Outputs(out, (a.array for a in arrays.values()), elementwise=elementwise, label=label)
         self._last_copied = tuple(n for n in names if arrays[n].copied)
@@ -320,6 +378,8 @@ class Session:
                     with self._lock:
                         self._tokens.discard(token)
             got = outs.take(desc["outputs"])
+            if desc.get("prepared"):
+                self._keep(pkey, handle, _Prepared(desc["prepared"], outs.asked, desc), fast if inline else None)
             return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing"), desc.get("copied_bytes", 0)
 
         if inline:
@@ -340,6 +400,111 @@ class Session:
         if job.exc is not None:
             _reraise(job)
         return self._finish(job.result)
+
+    def _keep(self, pkey: tuple | None, handle: int, p: _Prepared, fast: tuple | None) -> None:
+        """Remembers the prepared call p under pkey (and under fast, when
+        _fast_call can repeat it); the oldest goes (in the library too)
+        when the session keeps too many."""
+        if pkey is None:
+            _lib.lib.vks_forget(handle, p.id)
+            return
+        with self._lock:
+            kept = self._prepared
+            while len(kept) >= _MAX_PREPARED:
+                _lib.lib.vks_forget(handle, kept.pop(next(iter(kept))).id)
+                self._fast.clear()
+            kept[pkey] = p
+            if fast is not None and p.small is not None and not p.warnings:
+                self._fast[fast] = p
+
+    def _fast_call(self, fast: tuple, ins: tuple) -> dict[str, np.ndarray] | None:
+        """The outputs by name of the small call kept under the operation's
+        key fast (see _run), repeated on the NumPy arrays ins (lent as they
+        are, no out=) on this thread; None when no call is kept under it.
+        What _repeat does, without what such a call cannot need."""
+        p = self._fast.get(fast)
+        if p is None:
+            return None
+        made = [np.empty(shape, dt) for shape, dt in p.small]
+        err = ctypes.c_void_p()
+        st = _vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
+                      _lib._Ptrs[len(made)](*[address(a) for a in made]), len(made), None, ctypes.byref(err))
+        if st:
+            _lib.check(st, err)
+        self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
+        return {name: made[k] for name, k in p.byname}
+
+    def _repeat(self, p: _Prepared, arrays: Mapping[str, Lent], out: Mapping[str, Any] | None, elementwise: bool,
+                label: str | None) -> tuple[dict[str, np.ndarray], Any, list[str]]:
+        """Repeats the prepared call p on arrays: the outputs allocated (or
+        out='s taken, as the library would ask for them) before the call,
+        their addresses passed with the inputs', the description the first
+        call's."""
+        ins = [a.array for a in arrays.values()]
+        outs = None
+        if out and any(v is not None for v in out.values()):
+            outs = Outputs(out, ins, elementwise=elementwise, label=label)
+            optrs = []
+            for name, dt, shape, nb in p.allocs:
+                ptr = outs(name, dt.name, shape, nb)
+                if ptr is None:
+                    outs.raise_()
+                optrs.append(ptr)
+        else:
+            made = [empty(shape, dt) for _, dt, shape, _ in p.allocs]
+            optrs = [address(a) for a in made]
+        ptrs = [address(a) for a in ins]
+        nbytes = 0
+        for a in ins:
+            nbytes += a.nbytes
+        inline = nbytes <= _INLINE_BYTES
+        self._last_copied = tuple(n for n, a in arrays.items() if a.copied)
+        with self._lock:
+            handle = self._handle
+            if not handle:
+                raise InputError("the session is closed")
+            if inline:
+                token = 0
+            else:
+                if self._q is None:
+                    self._q = queue.SimpleQueue()
+                    threading.Thread(target=_work, args=(self._q,), name="vkstat", daemon=True).start()
+                q = self._q
+                token = _lib.lib.vks_token_new()
+                self._tokens.add(token)
+        if inline:
+            try:
+                _lib.run(handle, 0, p.id, ptrs, optrs)
+            except _lib.Cancelled:
+                raise KeyboardInterrupt from None
+        else:
+            def job_fn() -> None:
+                try:
+                    _lib.run(handle, token, p.id, ptrs, optrs)
+                finally:
+                    _lib.lib.vks_token_end(token)
+                    with self._lock:
+                        self._tokens.discard(token)
+
+            job = _Job(job_fn)
+            q.put(job)
+            try:
+                while not job.done.wait(_POLL_S):
+                    pass
+            except KeyboardInterrupt:
+                _lib.lib.vks_token_cancel(token)
+                job.done.wait(_CANCEL_GRACE_S)
+                raise
+            if job.exc is not None:
+                _reraise(job)
+        if outs is not None:
+            got = outs.take(p.outputs)
+        else:
+            got = {name: made[k] for name, k in p.byname}
+        self._timing, self._last_out_copied = _LAZY, p.copied
+        for w in p.warnings:
+            warnings.warn(w, RuntimeWarning, stacklevel=4)
+        return got, None, p.warnings
 
     def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]
                 ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
@@ -415,7 +580,7 @@ def _forget_all() -> None:
     the library, and let the default session open afresh."""
     global _default
     for s in list(_open_sessions):
-        s._handle, s._q, s._tokens = 0, None, set()
+        s._handle, s._q, s._tokens, s._prepared, s._fast = 0, None, set(), {}, {}
     _open_sessions.clear()
     _default = None
 

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""What a call costs from Python, against NumPy's call for the same result,
+measured in the same run (issue 39, items 1, 2 and 6): per-call medians at
+10³ … 10⁷ elements for map, reduce (mean; axis None, −1 and 0), cov and
+chol, on the CPU path (and on lavapipe with --lavapipe), and the Python
+call's overhead: the call's wall less the library's own
+(``Session.last_timing['wall_ms']``).
+
+Each size's vkstat and NumPy calls alternate in rounds (so a load that
+comes and goes hits both), and each figure is the median over every call of
+every round. The arrays are float64; a call's elements are its input's.
+
+  map      z = 3.5·x² + 2.8·y + 10 on two 1-D arrays of n; NumPy: the
+           same expression (its temporaries included).
+  mean     1-D n, axis None; NumPy: np.mean.
+  mean/-1  (n/100, 100) along the last axis; mean/0 the same along axis 0.
+  cov      (n/256, 32, 8) sample sets, the estimator none; NumPy: the batch
+           of means and (x−m)ᵀ(x−m)/T by matmul.
+  chol     (n/64, 8, 8) SPD matrices, L only; NumPy: np.linalg.cholesky.
+
+Usage (the package's library built: make pylib):
+  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e7] [--lavapipe] [--budget 0.25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import vkstat
+
+
+def _cases(n: int, rng: np.random.Generator):
+    """(name, vkstat call on a session, NumPy call) for n elements."""
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    m2 = rng.standard_normal((max(n // 100, 1), 100))
+    sets = rng.standard_normal((max(n // 256, 1), 32, 8))
+    a = rng.standard_normal((max(n // 64, 1), 8, 8))
+    spd = a @ a.transpose(0, 2, 1) + 8 * np.eye(8)
+
+    def np_cov(v: np.ndarray) -> np.ndarray:
+        d = v - v.mean(axis=1, keepdims=True)
+        return d.transpose(0, 2, 1) @ d / v.shape[1]
+
+    return [
+        ("map", lambda s: s.map(x, y, 3.5, 2.8, 10.0), lambda: 3.5 * x * x + 2.8 * y + 10.0),
+        ("mean", lambda s: s.reduce(x, "mean"), lambda: np.mean(x)),
+        ("mean/-1", lambda s: s.reduce(m2, "mean", axis=-1), lambda: np.mean(m2, axis=-1)),
+        ("mean/0", lambda s: s.reduce(m2, "mean", axis=0), lambda: np.mean(m2, axis=0)),
+        ("cov", lambda s: s.cov(sets), lambda: np_cov(sets)),
+        ("chol", lambda s: s.chol(spd), lambda: np.linalg.cholesky(spd)),
+    ]
+
+
+def _calls(budget: float, once: float) -> int:
+    return int(min(2000, max(3, budget / max(once, 1e-7))))
+
+
+def measure(s: vkstat.Session, n: int, budget: float, rounds: int) -> list[dict]:
+    rng = np.random.default_rng(n)
+    rows = []
+    for name, vk, ref in _cases(n, rng):
+        vk(s), ref()  # warm: pipelines, pages
+        t0 = time.perf_counter()
+        vk(s)
+        k = _calls(budget / rounds, time.perf_counter() - t0)
+        vk_t, lib_t, np_t = [], [], []
+        for _ in range(rounds):
+            for _ in range(k):
+                t0 = time.perf_counter()
+                vk(s)
+                t1 = time.perf_counter()
+                vk_t.append(t1 - t0)
+                lib_t.append(s.last_timing["wall_ms"] / 1e3)
+            for _ in range(k):
+                t0 = time.perf_counter()
+                ref()
+                np_t.append(time.perf_counter() - t0)
+        over = [a - b for a, b in zip(vk_t, lib_t)]
+        rows.append({"op": name, "n": n, "vkstat": statistics.median(vk_t), "lib": statistics.median(lib_t),
+                     "over": statistics.median(over), "numpy": statistics.median(np_t), "calls": len(vk_t)})
+    return rows
+
+
+def _fmt(sec: float) -> str:
+    if sec < 1e-3:
+        return f"{sec * 1e6:.1f} µs"
+    if sec < 1:
+        return f"{sec * 1e3:.2f} ms"
+    return f"{sec:.2f} s"
+
+
+def table(device: str, rows: list[dict]) -> str:
+    out = [f"### {device}", "",
+           "| call | elements | vkstat call | library wall | overhead (call − library) | NumPy | NumPy ÷ vkstat |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['op']} | {r['n']:.0e} | {_fmt(r['vkstat'])} | {_fmt(r['lib'])} | {_fmt(r['over'])} "
+                   f"| {_fmt(r['numpy'])} | {r['numpy'] / r['vkstat']:.2f} |")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--max", type=float, default=1e7, help="largest size (elements)")
+    ap.add_argument("--budget", type=float, default=0.25, help="seconds of vkstat calls per case and size")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--lavapipe", action="store_true", help="also measure a lavapipe session")
+    args = ap.parse_args()
+    sizes = [int(10 ** e) for e in range(3, 9) if 10 ** e <= args.max]
+    devices = ["cpu"] + (["lavapipe"] if args.lavapipe else [])
+    print(f"vkstat {vkstat.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"command: {' '.join([os.path.basename(sys.executable)] + sys.argv)}")
+    for dev in devices:
+        with vkstat.open(dev) as s:
+            rows = []
+            for n in sizes:
+                rows += measure(s, n, args.budget, args.rounds)
+            print()
+            print(table(f"{dev}: {s.device['name']}", rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

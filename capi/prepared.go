@@ -1,0 +1,167 @@
+package capi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
+)
+
+// A repeated call costs no JSON: the caller sends a call once as JSON with
+// Request.Prepare (CallHandle), the session keeps it (its parameters
+// decoded, its arrays' dtypes and shapes, the outputs it asked for and the
+// result it described) and names it; the caller then repeats it on arrays
+// of the same dtypes and shapes with CallPrepared, giving the pointers of
+// its inputs and of its outputs, allocated before the call in the order
+// the first call asked for them (so no callback either), and learns the
+// result's description from the first call. Only the operations whose
+// outputs follow from their parameters and their arrays' shapes are kept.
+var preparable = map[string]bool{"map": true, "reduce": true, "cov": true, "chol": true}
+
+// maxPrepared bounds the calls a session keeps.
+const maxPrepared = 256
+
+// jsonCodings counts the JSON documents the call path encoded or decoded
+// (requests, parameters, results): a repeat of a prepared call adds none.
+var jsonCodings atomic.Int64
+
+// JSONCodings is the number of JSON documents calls have encoded or
+// decoded so far (tests: a repeated call adds none).
+func JSONCodings() int64 { return jsonCodings.Load() }
+
+// prepared is a call kept for repeats.
+type prepared struct {
+	op      string
+	params  json.RawMessage
+	decoded reflect.Value // the parameters as the operation decoded them
+	specs   map[string]ArraySpec
+	nptrs   int
+	// allocs are the outputs the call asked memory for, in order.
+	allocs []outSpec
+	// outputs and warnings are the first call's result, which every
+	// repeat must give again.
+	outputs  []Output
+	warnings []string
+}
+
+// outSpec is one output's memory as the call asked for it.
+type outSpec struct {
+	name, dtype string
+	shape       []int
+	nbytes      int64
+}
+
+func (o outSpec) same(name, dtype string, shape []int, nbytes int64) bool {
+	return o.name == name && o.dtype == dtype && o.nbytes == nbytes && slices.Equal(o.shape, shape)
+}
+
+// keep stores p, the call c being prepared that gave r, and returns its
+// id; 0 when the result cannot be repeated without the first call's Info
+// (none of the preparable operations has one).
+func (s *Session) keep(p *prepared, c *Call, r *Result) int64 {
+	if r.Info != nil {
+		return 0
+	}
+	c.mu.Lock()
+	for _, b := range c.bufs {
+		p.allocs = append(p.allocs, outSpec{b.name, b.dtype, b.shape, b.n})
+	}
+	c.mu.Unlock()
+	p.outputs, p.warnings = slices.Clone(r.Outputs), slices.Clone(r.Warnings)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0
+	}
+	if s.prep == nil {
+		s.prep = map[int64]*prepared{}
+	}
+	for id := range s.prep { // a bound the Python package, which forgets what it evicts, never reaches
+		if len(s.prep) < maxPrepared {
+			break
+		}
+		delete(s.prep, id)
+	}
+	s.nextPrep++
+	s.prep[s.nextPrep] = p
+	return s.nextPrep
+}
+
+// Forget drops the prepared call id of session h (unknown ids: nothing).
+func Forget(h, id int64) {
+	if s, ok := sessions.Get(h).(*Session); ok {
+		s.mu.Lock()
+		delete(s.prep, id)
+		s.mu.Unlock()
+	}
+}
+
+// CallPrepared repeats the prepared call id on session h, under token's
+// context, with the caller's array pointers (as the first call's, in
+// order) and its outputs' memory (outs, in the order the first call asked
+// for them: the sizes it asked). It returns the library's wall time in
+// milliseconds; the result's description is the first call's, and its
+// timing LastTimingJSON's.
+func CallPrepared(h, token, id int64, ptrs, outs []unsafe.Pointer) (float64, int, error) {
+	s, ok := sessions.Get(h).(*Session)
+	if !ok {
+		return 0, StatusValue, fmt.Errorf("the session is closed")
+	}
+	s.mu.Lock()
+	p := s.prep[id]
+	s.mu.Unlock()
+	switch {
+	case p == nil:
+		return 0, StatusValue, inputf("no prepared call %d on this session", id)
+	case len(ptrs) != p.nptrs || len(outs) != len(p.allocs):
+		return 0, StatusValue, inputf("prepared call %d: %d arrays and %d outputs given, it takes %d and %d",
+			id, len(ptrs), len(outs), p.nptrs, len(p.allocs))
+	}
+	for i, o := range outs {
+		if o == nil && p.allocs[i].nbytes > 0 {
+			return 0, StatusValue, inputf("output %s: the caller gave no memory for it", p.allocs[i].name)
+		}
+	}
+	var ctx context.Context = context.Background()
+	if token != 0 {
+		ctx = tokens.Context(token)
+	}
+	c := &Call{params: p.params, specs: p.specs, ptrs: ptrs, prep: p, given: outs, cancel: func() {}}
+	r, err := s.Run(ctx, p.op, c)
+	if err != nil {
+		return 0, Status(err, s.OnDevice()), err
+	}
+	if len(c.bufs) != len(p.allocs) || !slices.EqualFunc(r.Outputs, p.outputs, sameOutput) || !slices.Equal(r.Warnings, p.warnings) {
+		return 0, StatusError, fmt.Errorf("vkstat: internal error: prepared call %d (%s) gave another result than when prepared", id, p.op)
+	}
+	return engine.Ms(r.timing.Wall), StatusOK, nil
+}
+
+func sameOutput(a, b Output) bool {
+	return a.Name == b.Name && a.DType == b.DType && a.NBytes == b.NBytes && a.Buffer == b.Buffer && slices.Equal(a.Shape, b.Shape)
+}
+
+// LastTimingJSON is the timing of session h's last call (engine's report
+// in milliseconds) as JSON; null when it was not timed.
+func LastTimingJSON(h int64) ([]byte, int, error) {
+	s, ok := sessions.Get(h).(*Session)
+	if !ok {
+		return nil, StatusValue, fmt.Errorf("the session is closed")
+	}
+	s.mu.Lock()
+	t, has := s.last, s.hasLast
+	s.mu.Unlock()
+	if !has {
+		return []byte("null"), StatusOK, nil
+	}
+	b, err := json.Marshal(t.Report())
+	if err != nil {
+		return nil, StatusError, err
+	}
+	return b, StatusOK, nil
+}
