@@ -432,7 +432,7 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 			e.SetIndent("", "  ")
 			return e.Encode(r)
 		})
-		if err != nil {
+		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
 		}
 	}

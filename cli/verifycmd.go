@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,7 +105,7 @@ Examples:
 			}
 			printVerify(c.App.Writer, rep)
 			if path := c.String("json"); path != "" {
-				if err := writeJSON(path, rep); err != nil {
+				if err := writeJSON(c.Context, path, rep); err != nil {
 					return err
 				}
 			}
@@ -191,8 +192,8 @@ func printVerify(w io.Writer, rep *suite.VerifyReport) {
 		verdict, rep.Passed, rep.Failed, rep.Skipped, len(rep.Devices), rep.VkstatVersion)
 }
 
-func writeJSON(path string, v any) error {
-	return formats.AtomicWrite(path, encodeJSON(v))
+func writeJSON(ctx context.Context, path string, v any) error {
+	return formats.AtomicWriteContext(ctx, path, encodeJSON(v))
 }
 
 // encodeJSON writes v as indented JSON.
