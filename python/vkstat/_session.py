@@ -336,10 +336,24 @@ class Session:
         except KeyboardInterrupt:
             _lib.lib.vks_token_cancel(token)
             job.done.wait(_CANCEL_GRACE_S)
+            self._abandon_worker(q, job)
             raise
         if job.exc is not None:
             _reraise(job)
         return self._finish(job.result)
+
+    def _abandon_worker(self, q: queue.SimpleQueue, job: "_Job") -> None:
+        """A cancelled job still running (blocked reading a FIFO nobody
+        writes) keeps its thread: the next call starts a new one, and the
+        old thread ends when the job returns. (The library opens files
+        before it takes the session's lock, so the next call does not wait
+        for the read.)"""
+        if job.done.is_set():
+            return
+        with self._lock:
+            if self._q is q:
+                self._q = None
+        q.put(None)
 
     def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]
                 ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
