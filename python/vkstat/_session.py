@@ -6,6 +6,7 @@ made from the Session's methods (:func:`on_default`)."""
 from __future__ import annotations
 
 import atexit
+import ctypes
 import inspect
 import os
 import queue
@@ -426,16 +427,50 @@ _open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
 def _forget_all() -> None:
     """In a forked child: the parent's sessions (their devices, their
     worker threads) are not the child's; mark them closed without touching
-    the library, and let the default session open afresh."""
-    global _default
+    the library, and let the default session open afresh. Locks another
+    thread held at the fork are held for good in the child: they are made
+    anew."""
+    global _default, _default_lock
     for s in list(_open_sessions):
-        s._handle, s._q, s._tokens = 0, None, set()
+        s._handle, s._q, s._tokens, s._lock = 0, None, set(), threading.Lock()
     _open_sessions.clear()
-    _default = None
+    _default, _default_lock = None, threading.Lock()
+    if _fork_lib is not None:
+        _fork_lib.vks_fork_child()
 
 
+# How long os.fork() waits for vkstat calls running in other threads.
+_FORK_WAIT_MS = 5000
+
+
+def _fork_prepare() -> None:
+    """Before os.fork(): the library starts no new call and waits for those
+    in other threads to return (Go's runtime is not fork-safe while its
+    threads run: a child's first call could hang)."""
+    if _fork_lib is not None and not _fork_lib.vks_fork_prepare(_FORK_WAIT_MS):
+        warnings.warn(f"vkstat: os.fork() while a vkstat call has run in another thread for over {_FORK_WAIT_MS / 1000:g} s: "
+                      "the child's vkstat calls may hang (fork when no call runs, or use multiprocessing's "
+                      "'spawn' start method)", RuntimeWarning, stacklevel=2)
+
+
+def _fork_parent() -> None:
+    if _fork_lib is not None:
+        _fork_lib.vks_fork_parent()
+
+
+def _fork_functions() -> Any:
+    lib = _lib.lib
+    if not hasattr(lib, "vks_fork_prepare"):  # an older library (VKSTAT_LIBRARY)
+        return None
+    lib.vks_fork_prepare.restype, lib.vks_fork_prepare.argtypes = ctypes.c_int, [ctypes.c_int64]
+    lib.vks_fork_parent.restype, lib.vks_fork_parent.argtypes = None, []
+    lib.vks_fork_child.restype, lib.vks_fork_child.argtypes = None, []
+    return lib
+
+
+_fork_lib = _fork_functions()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_all)
+    os.register_at_fork(before=_fork_prepare, after_in_parent=_fork_parent, after_in_child=_forget_all)
 
 
 @atexit.register
