@@ -32,6 +32,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -40,11 +41,25 @@ import (
 
 func main() {}
 
+// maxMessage bounds the messages returned: an error quoting what the
+// caller gave (a 50 MB statistic name) keeps its start and end.
+const maxMessage = 4096
+
 // setErr stores err's message in *out, when out is given.
 func setErr(out **C.char, err error) {
 	if out != nil && err != nil {
-		*out = C.CString(err.Error())
+		*out = C.CString(shorten(err.Error()))
 	}
+}
+
+// shorten keeps the first and last parts of a message longer than
+// maxMessage, saying how much it left out.
+func shorten(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	head, tail := msg[:maxMessage/2], msg[len(msg)-maxMessage/4:]
+	return strings.ToValidUTF8(fmt.Sprintf("%s … (%d bytes left out) … %s", head, len(msg)-len(head)-len(tail), tail), "")
 }
 
 // guard turns a panic into status 4 and a message.
@@ -133,6 +148,14 @@ func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C
 	desc **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
 	defer capi.Enter()()
+	switch {
+	case alloc == nil:
+		setErr(errOut, fmt.Errorf("vks_call: the allocation callback is NULL; give a function that returns each output's memory"))
+		return capi.StatusValue
+	case desc == nil:
+		setErr(errOut, fmt.Errorf("vks_call: desc is NULL; give where to store the result's description"))
+		return capi.StatusValue
+	}
 	var ps []unsafe.Pointer
 	if nptrs > 0 {
 		ps = unsafe.Slice(ptrs, int(nptrs))

@@ -214,3 +214,28 @@ def test_close_from_another_thread_is_no_keyboard_interrupt():
     s.close()
     t.join(30)
     assert len(got) == 1 and isinstance(got[0], ValueError) and "closed" in str(got[0]), got
+
+
+def test_c_abi_misuse_gives_a_status_and_a_short_message(cpu):
+    """Issue 41: a NULL allocation callback (a crash on 68d6905), desc =
+    NULL (a Go panic with its goroutine stack) and a 50 MB statistic name
+    (echoed whole) give a status and a short message."""
+    import ctypes
+
+    from vkstat import _lib
+    lib = _lib.lib
+    h = cpu._handle
+    req = b'{"params": {}, "arrays": {}}'
+    desc, err = ctypes.c_void_p(), ctypes.c_void_p()
+    st = lib.vks_call(h, 0, b"map", req, None, 0, _lib._ALLOC(), 0, ctypes.byref(desc), ctypes.byref(err))
+    msg = ctypes.string_at(err.value).decode()
+    lib.vks_free(err)
+    assert st == 1 and "allocation callback is NULL" in msg, (st, msg)
+    err = ctypes.c_void_p()
+    st = lib.vks_call(h, 0, b"map", req, None, 0, _lib._give_c, 0, None, ctypes.byref(err))
+    msg = ctypes.string_at(err.value).decode()
+    lib.vks_free(err)
+    assert st == 1 and "desc is NULL" in msg and "goroutine" not in msg, (st, msg)
+    with pytest.raises(ValueError) as e:
+        cpu.reduce(np.ones((2, 3)), stat="m" * 50_000_000)
+    assert len(str(e.value)) < 5000 and "bytes left out" in str(e.value)
