@@ -117,3 +117,21 @@ func TestPacoHugeRadiusRefusedFirst(t *testing.T) {
 		}
 	}
 }
+
+// Issue 41, unclear items: --axis '1,' and an empty --plot-format are
+// refused (on 68d6905 taken as axis 1 and png).
+func TestEmptyListItemsAndPlotFormat(t *testing.T) {
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64(ramp(40), 4, 10))
+	code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", x, "--axis", "1,", "--out-dir", filepath.Join(dir, "r"))
+	if code != ExitUsage || !strings.Contains(stderr, `--axis "1,"`) {
+		t.Errorf("--axis '1,': exit %d, stderr %q; want %d naming --axis", code, stderr, ExitUsage)
+	}
+	cube := writeNPY(t, dir, "cube.npy", tensor.FromF64(ramp(8*24*24), 8, 24, 24))
+	angles := filepath.Join(dir, "angles.txt")
+	os.WriteFile(angles, []byte("0\n5\n10\n15\n20\n25\n30\n35\n"), 0o644)
+	code, _, stderr = run(t, "--device", "cpu", "--plot-format", "", "paco", "--cube", cube, "--angles", angles, "--fwhm", "3", "--radius", "2", "--out-dir", filepath.Join(dir, "p"))
+	if code != ExitUsage || !strings.Contains(stderr, "--plot-format: empty") {
+		t.Errorf("--plot-format '': exit %d, stderr %q; want %d saying it is empty", code, stderr, ExitUsage)
+	}
+}
