@@ -239,3 +239,12 @@ def test_c_abi_misuse_gives_a_status_and_a_short_message(cpu):
     with pytest.raises(ValueError) as e:
         cpu.reduce(np.ones((2, 3)), stat="m" * 50_000_000)
     assert len(str(e.value)) < 5000 and "bytes left out" in str(e.value)
+
+
+def test_names_as_bytes_are_refused(cpu):
+    """Issue 41: stat=b'mean' was read as the statistic "109"."""
+    with pytest.raises(TypeError, match="bytes b'mean'"):
+        cpu.reduce(np.ones((2, 3)), stat=b"mean")
+    with pytest.raises(TypeError, match="want names as str"):
+        cpu.reduce(np.ones((2, 3)), stat=["mean", 3.5])
+    assert cpu.reduce(np.ones((2, 3)), stat=("mean", " max"), axis=0)["max"].tolist() == [1.0, 1.0, 1.0]
