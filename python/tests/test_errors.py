@@ -248,3 +248,11 @@ def test_names_as_bytes_are_refused(cpu):
     with pytest.raises(TypeError, match="want names as str"):
         cpu.reduce(np.ones((2, 3)), stat=["mean", 3.5])
     assert cpu.reduce(np.ones((2, 3)), stat=("mean", " max"), axis=0)["max"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_map_coefficient_none_is_refused(cpu):
+    """Issue 41: map(a=None) was taken as a=1 silently."""
+    x = np.ones(3)
+    for k in "abc":
+        with pytest.raises(TypeError, match=f"map: {k}=None"):
+            cpu.map(x, x, **{k: None})

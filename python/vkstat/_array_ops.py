@@ -58,6 +58,9 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     >>> vkstat.map(np.array([1.0, 2.0]), np.array([0.5, 1.0]), a=2, b=4, c=1)
     array([ 5., 13.])
     """
+    for k, v, d in (("a", a, 1), ("b", b, 1), ("c", c, 0)):
+        if v is None:  # the library would take None as its default
+            raise TypeError(f"map: {k}=None; give a number ({k}={d} is the default)")
     xs, ys = as_numpy(x, "x"), as_numpy(y, "y")
     if dtype is None:
         dtype = float_result(x=xs, y=ys)
