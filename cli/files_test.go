@@ -135,3 +135,16 @@ func TestEmptyListItemsAndPlotFormat(t *testing.T) {
 		t.Errorf("--plot-format '': exit %d, stderr %q; want %d saying it is empty", code, stderr, ExitUsage)
 	}
 }
+
+// Issue 41, unclear items: verify --compare with a report that was never
+// written says which and how to write it (on 68d6905: "open gpu.json: no
+// such file or directory").
+func TestVerifyCompareMissingReport(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "lavapipe.json")
+	os.WriteFile(a, []byte("{}"), 0o644)
+	code, _, stderr := run(t, "verify", "--compare", a, filepath.Join(dir, "gpu.json"))
+	if code != ExitError || !strings.Contains(stderr, "no report "+filepath.Join(dir, "gpu.json")) || !strings.Contains(stderr, "verify --json") {
+		t.Errorf("exit %d, stderr %q; want %d naming the missing report and how to write it", code, stderr, ExitError)
+	}
+}

@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -225,6 +228,16 @@ func compareReports(c *ucli.Context, paths []string) error {
 	w := c.App.Writer
 	var reps []*suite.VerifyReport
 	var names []string
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("verify --compare: no report %s: write each with `vkstat --device DEVICE verify --json FILE` on its machine first (the README's gpu.json needs a GPU)",
+			strings.Join(missing, ", "))
+	}
 	for i, p := range paths {
 		rep, err := readVerifyReport(p)
 		if err != nil {
