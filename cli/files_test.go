@@ -148,3 +148,13 @@ func TestVerifyCompareMissingReport(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d naming the missing report and how to write it", code, stderr, ExitError)
 	}
 }
+
+// Issue 41, unclear items: bench --warmup 1000000000 ran unbounded.
+func TestBenchRunsBounded(t *testing.T) {
+	for _, f := range []string{"--warmup", "--repeat"} {
+		code, _, stderr := run(t, "--device", "cpu", "bench", "--suite", "map", f, "1000000000")
+		if code != ExitUsage || !strings.Contains(stderr, f+" must be from") {
+			t.Errorf("%s 1000000000: exit %d, stderr %q; want %d and the bounds", f, code, stderr, ExitUsage)
+		}
+	}
+}
