@@ -159,6 +159,14 @@ func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
 	return "--" + s
 }
 
+// positionalArgs words a flag that names what a command takes as a
+// positional argument, by command path and flag.
+var positionalArgs = map[string]string{
+	"survey run --manifest": "the manifest is positional: vkstat survey run [flags] MANIFEST",
+	"stack --dates":         "the dates are positional: vkstat stack [flags] FILE... | 'GLOB' | @LIST.txt",
+	"verify --reports":      "the reports are positional: vkstat verify --compare A.json B.json",
+}
+
 // flagError is a usage error; Go's "flag provided but not defined: -outdir"
 // becomes "reduce: unknown flag --outdir; did you mean --out-dir?", the
 // suggestion the closest of flags by name.
@@ -175,6 +183,9 @@ func flagError(err error, path string, flags []ucli.Flag) error {
 	msg := fmt.Sprintf("unknown flag %s%s", dashes, name)
 	if path != "" {
 		msg = path + ": " + msg
+	}
+	if arg, ok := positionalArgs[path+" --"+name]; ok {
+		return usagef("%s; %s", msg, arg)
 	}
 	cmd, _, _ := strings.Cut(path, " ") // renamed is by the first word
 	if s := closestFlag(name, flags, renamed[cmd]); s != "" {

@@ -158,3 +158,12 @@ func TestBenchRunsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Issue 41, unclear items: survey run --manifest m.csv suggested --quiet;
+// it says the manifest is positional.
+func TestPositionalGivenAsFlag(t *testing.T) {
+	code, _, stderr := run(t, "survey", "run", "--manifest", "m.csv")
+	if code != ExitUsage || !strings.Contains(stderr, "the manifest is positional") || strings.Contains(stderr, "--quiet") {
+		t.Errorf("exit %d, stderr %q; want %d saying the manifest is positional", code, stderr, ExitUsage)
+	}
+}
