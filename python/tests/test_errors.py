@@ -118,6 +118,8 @@ NONFINITE = [
 @pytest.mark.parametrize("what,call", NONFINITE, ids=[n for n, _ in NONFINITE])
 def test_nonfinite_keywords_are_refused(cpu, what, call, value):
     key = what.split()[1]
+    if what == "stack nodata" and np.isnan(value):
+        return  # taken, as None (test_stack_nodata_nan_is_taken)
     with pytest.raises(ValueError, match=rf"^{key}: want a finite number, got (nan|inf|-inf)$"):
         call(cpu, value)
 
@@ -256,3 +258,13 @@ def test_map_coefficient_none_is_refused(cpu):
     for k in "abc":
         with pytest.raises(TypeError, match=f"map: {k}=None"):
             cpu.map(x, x, **{k: None})
+
+
+def test_stack_nodata_nan_is_taken(cpu):
+    """Issue 41: stack(nodata=nan), GDAL's common nodata, was refused; NaN
+    samples are left out whatever nodata says, so it is nodata=None."""
+    d = np.ones((3, 4, 4), np.float32)
+    d[0, 0, 0] = np.nan
+    r = cpu.stack(d, nodata=float("nan"), stat=["mean", "count"])
+    assert r.count[0, 0] == 2 and r.count[1, 1] == 3 and r.mean[0, 0] == 1.0
+    assert np.array_equal(r.count, cpu.stack(d, stat=["count"]).count)

@@ -3,6 +3,7 @@ stack`` computes."""
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -67,8 +68,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         sample).
     nodata : float, optional
         For arrays: the value that marks missing samples (a complex
-        sample: both parts), left out of the multilook like NaN. Files
-        say their own.
+        sample: both parts), left out of the multilook like NaN. NaN
+        (GDAL's common nodata) is the same as None: NaN samples are
+        always left out. Files say their own.
     band : int, optional
         The raster band read from each file (from 1; a .npy or FITS date
         has one).
@@ -101,6 +103,8 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     >>> r.mean.shape, int(r.count.max())
     ((4, 4), 5)
     """
+    if isinstance(nodata, (float, np.floating)) and math.isnan(nodata):
+        nodata = None  # NaN samples are left out whatever nodata says
     params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
                               "filter_size": filter_size, "enl": enl, "ddof": ddof, "stats": _names(stat),
                               "nodata": nodata, "band": band}
