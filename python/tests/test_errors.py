@@ -268,3 +268,13 @@ def test_stack_nodata_nan_is_taken(cpu):
     r = cpu.stack(d, nodata=float("nan"), stat=["mean", "count"])
     assert r.count[0, 0] == 2 and r.count[1, 1] == 3 and r.mean[0, 0] == 1.0
     assert np.array_equal(r.count, cpu.stack(d, stat=["count"]).count)
+
+
+def test_ddof_integral_float_is_taken(cpu):
+    """Issue 41: ddof=np.float64(1.0) was refused where NumPy takes
+    integral floats; 1.5 still is."""
+    x = np.arange(12.0).reshape(3, 4)
+    for d in (1.0, np.float64(1.0), np.float32(1)):
+        assert np.allclose(cpu.reduce(x, "var", axis=0, ddof=d), np.var(x, axis=0, ddof=1))
+    with pytest.raises(ValueError, match="ddof: want an integer, got 1.5"):
+        cpu.reduce(x, "var", ddof=1.5)

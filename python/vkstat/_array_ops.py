@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend
-from ._params import DTypeLike, _names
+from ._params import DTypeLike, _ddof, _names
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -145,7 +145,7 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
             raise TypeError(f"out: give a dict by statistic for several statistics ({', '.join(stats)})")
         out = {stats[0].lower(): out}
     la = lend(a, "a", dtype=dtype, half=True)
-    params = {"stats": stats, "axis": axis, "ddof": ddof, "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
+    params = {"stats": stats, "axis": axis, "ddof": _ddof(ddof), "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
     got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None)
     if not one:
         return got

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend, out_names
-from ._params import DTypeLike
+from ._params import DTypeLike, _ddof
 from ._results import CholResult, CovResult
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     >>> np.allclose(r.cov, np.cov(x, rowvar=False))
     True
     """
-    params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
+    params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
     got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields))
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))

@@ -33,6 +33,15 @@ def _names(v: str | Sequence[str]) -> list[str]:
     return [n.strip() for n in items]
 
 
+def _ddof(v: Any) -> Any:
+    """ddof as NumPy takes it: an integral float (1.0, np.float64(1)) is
+    that integer; anything else goes on as given, for the library to
+    word."""
+    if isinstance(v, (float, np.floating)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer():
+        return int(v)
+    return v
+
+
 def _precision(p: DTypeLike) -> str:
     """A storage type's name for the library: "" (the input's own), or
     NumPy's or the command line's name of a float type."""

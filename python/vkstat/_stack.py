@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from ._arrays import Lent, lend_date
-from ._params import _names
+from ._params import _ddof, _names
 from ._results import StackResult, fill
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     if isinstance(nodata, (float, np.floating)) and math.isnan(nodata):
         nodata = None  # NaN samples are left out whatever nodata says
     params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
-                              "filter_size": filter_size, "enl": enl, "ddof": ddof, "stats": _names(stat),
+                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat),
                               "nodata": nodata, "band": band}
     arrays: dict[str, Lent] = {}
     if isinstance(dates, (str, os.PathLike)):
