@@ -286,8 +286,8 @@ def test_interrupted_cpu_call_writes_nothing_after():
     assert lines == ["interrupted", "overwritten 0", "after [3.0, 3.0, 3.0]"], (p.stdout, p.stderr)
 
 
-@pytest.mark.skip(reason="issue 41, defect 5: still hangs in about 1 of 100 forks under pytest (Go's runtime is not "
-                         "fork-safe while its threads run); /tmp-free reproduction: run this body as a script")
+@pytest.mark.skip(reason="issue 41, defect 5: a child still hangs in about 1 of 100 forks under pytest (Go's runtime "
+                         "is not fork-safe while its threads run); run by hand to reproduce")
 def test_fork_while_another_thread_calls():
     """Issue 41, defect 5: os.fork() while another thread is in a call (on
     68d6905 the child's first call hung in 1 of 3 to 1 of 10 runs): the fork
