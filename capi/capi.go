@@ -42,6 +42,7 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -286,6 +287,10 @@ type Call struct {
 	bufs    []outBuf // the memory the caller gave, in order
 	refused error    // the first output the caller refused
 	cancel  context.CancelFunc
+
+	// dates are stack's files, inspected before the session's lock
+	// (inspectStack), or nil.
+	dates []formats.DateFile
 }
 
 // outBuf is one buffer the caller gave: where, its size, and the shape it

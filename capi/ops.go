@@ -35,6 +35,12 @@ var ops = map[string]Op{
 	"paco":   runPaco,
 }
 
+// inspects are what operations open before the session's lock (the files
+// they read), by name (Session.Run).
+var inspects = map[string]func(c *Call) error{
+	"stack": inspectStack,
+}
+
 // Defaults are the operations' defaults by Python parameter: each
 // workload's own (its Defaults), which the Python package's signatures
 // show, or leave None for.

@@ -142,6 +142,14 @@ func (s *Session) Run(ctx context.Context, op string, c *Call) (*Result, error) 
 	if !ok {
 		return nil, inputf("unknown operation %q", op)
 	}
+	// Files are opened before the lock: a read that blocks for good (a
+	// FIFO nobody writes) holds up its own call only, and the session
+	// serves the next call once the caller gives up on this one (Ctrl-C).
+	if inspect := inspects[op]; inspect != nil {
+		if err := inspect(c); err != nil {
+			return nil, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -97,9 +97,12 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 		if p.NoData != nil {
 			return nil, inputf("nodata is for arrays; files say their own")
 		}
-		files, err := formats.CheckDates(p.Paths, band, !formats.HaveGDAL) // GDAL for the projection, where there is one
-		if err != nil {
-			return nil, InputError{err}
+		files := c.dates
+		if files == nil { // a caller other than Session.Run
+			if err := inspectStack(c); err != nil {
+				return nil, err
+			}
+			files = c.dates
 		}
 		f := files[0]
 		grid = stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
@@ -140,6 +143,29 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	// stack.Result times its stages, not the copies: the compute is the
 	// kernel time, the wall the pipeline's.
 	return res.timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
+}
+
+// inspectStack opens and checks the date files a stack call names, into
+// c.dates; Session.Run calls it before taking the session's lock
+// (inspects). A call on arrays inspects nothing.
+func inspectStack(c *Call) error {
+	var p stackParams
+	if err := c.Params(&p); err != nil || len(p.Paths) == 0 || len(c.specs) > 0 || p.NoData != nil {
+		return nil // runStack words these
+	}
+	band := stack.DefaultBand
+	if p.Band != nil {
+		band = *p.Band
+	}
+	if stack.CheckBand(band) != nil {
+		return nil
+	}
+	files, err := formats.CheckDates(p.Paths, band, !formats.HaveGDAL) // GDAL for the projection, where there is one
+	if err != nil {
+		return InputError{err}
+	}
+	c.dates = files
+	return nil
 }
 
 // stackConfig turns p into stack.Config, checked (Config.Check) before

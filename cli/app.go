@@ -53,7 +53,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	app := New(out, stderr)
-	err := app.RunContext(ctx, surveyArgsLast(shaderFileLast(renameFlags(app, args, stderr))))
+	err := app.RunContext(ctx, stackArgsLast(surveyArgsLast(shaderFileLast(renameFlags(app, args, stderr)))))
 	if err == nil && out.err != nil {
 		// What the command printed did not arrive (a full disk, a closed
 		// standard output): its result is lost, so it failed.
@@ -161,6 +161,14 @@ func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
 	return "--" + s
 }
 
+// positionalArgs words a flag that names what a command takes as a
+// positional argument, by command path and flag.
+var positionalArgs = map[string]string{
+	"survey run --manifest": "the manifest is positional: vkstat survey run [flags] MANIFEST",
+	"stack --dates":         "the dates are positional: vkstat stack [flags] FILE... | 'GLOB' | @LIST.txt",
+	"verify --reports":      "the reports are positional: vkstat verify --compare A.json B.json",
+}
+
 // flagError is a usage error; Go's "flag provided but not defined: -outdir"
 // becomes "reduce: unknown flag --outdir; did you mean --out-dir?", the
 // suggestion the closest of flags by name.
@@ -177,6 +185,9 @@ func flagError(err error, path string, flags []ucli.Flag) error {
 	msg := fmt.Sprintf("unknown flag %s%s", dashes, name)
 	if path != "" {
 		msg = path + ": " + msg
+	}
+	if arg, ok := positionalArgs[path+" --"+name]; ok {
+		return usagef("%s; %s", msg, arg)
 	}
 	cmd, _, _ := strings.Cut(path, " ") // renamed is by the first word
 	if s := closestFlag(name, flags, renamed[cmd]); s != "" {
@@ -442,7 +453,7 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 			e.SetIndent("", "  ")
 			return e.Encode(r)
 		})
-		if err != nil {
+		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
 		}
 	}

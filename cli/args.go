@@ -74,7 +74,14 @@ func hardenCommands(cmds []*ucli.Command, parent string) {
 			if err := checkFiniteFlags(ctx); err != nil {
 				return err
 			}
-			return action(ctx)
+			if err := checkFiles(ctx, name); err != nil {
+				return err
+			}
+			err := action(ctx)
+			if f := filesOf(ctx); err == nil && f != nil {
+				err = f.late
+			}
+			return err
 		}
 	}
 }

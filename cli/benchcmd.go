@@ -14,6 +14,10 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
+// maxBenchRuns bounds --warmup and --repeat: runs per measurement, of
+// every case of every operation (10⁹ ran for days).
+const maxBenchRuns = 10000
+
 func benchCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bench",
@@ -102,11 +106,11 @@ Examples:
 			repeat, warmup := c.Int("repeat"), c.Int("warmup")
 			if !c.IsSet("warmup") {
 				warmup = suite.WarmupByTime
-			} else if warmup < 0 {
-				return usagef("--warmup must be at least 0 (got %d)", warmup)
+			} else if warmup < 0 || warmup > maxBenchRuns {
+				return usagef("--warmup must be from 0 to %d (got %d); leave it out to warm up for a time", maxBenchRuns, warmup)
 			}
-			if repeat < 1 {
-				return usagef("--repeat must be at least 1 (got %d)", repeat)
+			if repeat < 1 || repeat > maxBenchRuns {
+				return usagef("--repeat must be from 1 to %d (got %d)", maxBenchRuns, repeat)
 			}
 			dts, err := benchPrecisions(c)
 			if err != nil {

@@ -229,7 +229,7 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov rank", []string{"cov", "--in", flat, "--out-cov", out}, ExitError, "want sample sets (N, T, P)"},
 		{"cov cube rank", []string{"cov", "--cube", flat, "--out-cov", out}, ExitError, "(T, H, W)"},
 		{"cov cube too small", []string{"cov", "--cube", rect, "--radius", "3", "--out-cov", out}, ExitError, "rect.npy has 3×4 frames: patch radius 3 needs at least 7×7 pixels (the largest radius that fits is 1)"},
-		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", out}, ExitUsage, "--cube"},
+		{"cov locations without cube", []string{"cov", "--in", good, "--out-cov", out, "--out-locations", filepath.Join(dir, "locations.npy")}, ExitUsage, "--cube"},
 		{"chol no input", []string{"chol", "--out-l", out}, ExitUsage, "--in"},
 		{"chol missing file", []string{"chol", "--in", missing}, ExitError, "missing.npy"},
 		{"chol non-square", []string{"chol", "--in", rect, "--out-l", out}, ExitError, "not square"},

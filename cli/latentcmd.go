@@ -150,6 +150,9 @@ func parseAxes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
+		if f == "" && strings.TrimSpace(s) != "" {
+			return nil, usagef("--axes %q: an empty axis between commas", s)
+		}
 		if f == "" {
 			continue
 		}

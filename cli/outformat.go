@@ -31,6 +31,9 @@ func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error,
 
 // plotFormat is --plot-format: the format of the pictures a command draws.
 func plotFormat(c *ucli.Context) (figure.Format, error) {
+	if c.IsSet("plot-format") && strings.TrimSpace(c.String("plot-format")) == "" {
+		return "", usagef("--plot-format: empty; want png, svg or pdf")
+	}
 	f, err := figure.ParseFormat(c.String("plot-format"))
 	if err != nil {
 		return "", usagef("--plot-format: %v", err)

@@ -352,29 +352,55 @@ func surveyArgsLast(args []string) []string {
 		for _, o := range survey.Columns {
 			bools[o.Name] = o.Bool
 		}
-		var flags, pos []string
-		rest := args[i+2:]
-		for k := 0; k < len(rest); k++ {
-			a := rest[k]
-			switch {
-			case a == "--":
-				pos = append(pos, rest[k+1:]...)
-				k = len(rest)
-			case strings.HasPrefix(a, "-") && len(a) > 1:
-				flags = append(flags, a)
-				if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && k+1 < len(rest) {
-					flags = append(flags, rest[k+1])
-					k++
+		return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
+	}
+	return args
+}
+
+// flagsFirst puts the flags of rest (a command's arguments) before its
+// positional arguments, which follow a "--": urfave/cli stops reading
+// flags at the first positional argument. bools names the flags that take
+// no value.
+func flagsFirst(rest []string, bools map[string]bool) []string {
+	var flags, pos []string
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[k+1:]...)
+			k = len(rest)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && k+1 < len(rest) {
+				flags = append(flags, rest[k+1])
+				k++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 {
+		flags = append(append(flags, "--"), pos...)
+	}
+	return flags
+}
+
+// stackArgsLast is surveyArgsLast for stack's dates: `stack --out-dir S
+// a.tif b.tif --json` reads --json as a flag, not a date.
+func stackArgsLast(args []string) []string {
+	for i := 1; i < len(args); i++ {
+		if args[i] != "stack" || args[i-1] == "synth" || strings.HasPrefix(args[i-1], "-") {
+			continue // synth stack, or a flag's value (bench --suite stack)
+		}
+		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
+		for _, f := range stackCommand().Flags {
+			if _, ok := f.(*ucli.BoolFlag); ok {
+				for _, n := range f.Names() {
+					bools[n] = true
 				}
-			default:
-				pos = append(pos, a)
 			}
 		}
-		out := append(append([]string{}, args[:i+2]...), flags...)
-		if len(pos) > 0 {
-			out = append(append(out, "--"), pos...)
-		}
-		return out
+		return append(append([]string{}, args[:i+1]...), flagsFirst(args[i+1:], bools)...)
 	}
 	return args
 }

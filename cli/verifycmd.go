@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -104,7 +108,7 @@ Examples:
 			}
 			printVerify(c.App.Writer, rep)
 			if path := c.String("json"); path != "" {
-				if err := writeJSON(path, rep); err != nil {
+				if err := writeJSON(c.Context, path, rep); err != nil {
 					return err
 				}
 			}
@@ -191,8 +195,8 @@ func printVerify(w io.Writer, rep *suite.VerifyReport) {
 		verdict, rep.Passed, rep.Failed, rep.Skipped, len(rep.Devices), rep.VkstatVersion)
 }
 
-func writeJSON(path string, v any) error {
-	return formats.AtomicWrite(path, encodeJSON(v))
+func writeJSON(ctx context.Context, path string, v any) error {
+	return formats.AtomicWriteContext(ctx, path, encodeJSON(v))
 }
 
 // encodeJSON writes v as indented JSON.
@@ -224,6 +228,16 @@ func compareReports(c *ucli.Context, paths []string) error {
 	w := c.App.Writer
 	var reps []*suite.VerifyReport
 	var names []string
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("verify --compare: no report %s: write each with `vkstat --device DEVICE verify --json FILE` on its machine first (the README's gpu.json needs a GPU)",
+			strings.Join(missing, ", "))
+	}
 	for i, p := range paths {
 		rep, err := readVerifyReport(p)
 		if err != nil {

@@ -55,6 +55,20 @@ type Outputs struct {
 	names   map[string][]string // the names in each directory sweep looked at
 }
 
+// OutputGuard is called with the path of every output written with a
+// context that carries it (WithOutputGuard), before anything is written;
+// an error refuses the output. The command line checks there that a run
+// writes no file twice and none that it reads.
+type OutputGuard func(path string) error
+
+type guardKey struct{}
+
+// WithOutputGuard returns ctx carrying g, for Outputs.Ctx and
+// AtomicWriteContext.
+func WithOutputGuard(ctx context.Context, g OutputGuard) context.Context {
+	return context.WithValue(ctx, guardKey{}, g)
+}
+
 // stagedFile is one output: tmp is renamed to path at Commit, unless it lies
 // in a staged directory, which is renamed as a whole, or was written
 // straight into path (a device or FIFO).
@@ -174,13 +188,18 @@ func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) 
 		return fmt.Errorf("write %s: outputs already committed", path)
 	}
 	for _, s := range o.staged {
-		if filepath.Clean(s.path) == filepath.Clean(path) {
+		if filepath.Clean(s.path) == filepath.Clean(path) && !isCharDevice(path) {
 			return fmt.Errorf("write %s: the same output file is given twice", path)
 		}
 	}
 	if o.Ctx != nil {
 		if err := o.Ctx.Err(); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if g, ok := o.Ctx.Value(guardKey{}).(OutputGuard); ok {
+			if err := g(path); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
 		}
 	}
 	dir, base := filepath.Dir(path), filepath.Base(path)
@@ -248,6 +267,13 @@ func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) 
 	id, hasID := idOf(st)
 	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir, id: id, hasID: hasID})
 	return nil
+}
+
+// isCharDevice reports whether path is a character device (/dev/null):
+// written into, not replaced, so writing it twice harms nothing.
+func isCharDevice(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode()&fs.ModeCharDevice != 0
 }
 
 // writeInto writes an output straight into path, a device or a FIFO.

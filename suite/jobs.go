@@ -37,6 +37,12 @@ func AutoJob(op string, shape []int, dt tensor.DType, arg int) (engine.Job, erro
 		if len(shape) != 3 {
 			return engine.Job{}, fmt.Errorf("paco: shape %v, want (T, H, W)", shape)
 		}
+		// A patch larger than the frames is the run's error to word
+		// (paco.Prepare); sized, it would build its offsets first (a
+		// radius of 10⁹ never returns).
+		if r := max(arg, 1); 2*r+1 > shape[1] || 2*r+1 > shape[2] {
+			return engine.Job{}, fmt.Errorf("paco: radius %d needs %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, shape[1], shape[2])
+		}
 		c = pacoCase(shape[0], shape[1], shape[2], max(arg, 1))
 	case "stack":
 		if len(shape) != 3 {

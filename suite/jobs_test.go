@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -38,5 +39,19 @@ func TestAutoJob(t *testing.T) {
 	}
 	if _, err := AutoJob("cov", []int{5}, tensor.F32, 0); err == nil {
 		t.Error("cov of a 1-d shape sized")
+	}
+}
+
+// Issue 41, defect 3: sizing a PACO job whose patch is larger than the
+// frames is refused from the shape alone (on 68d6905 it built the patch's
+// offsets first: --radius 10⁹ never returned, 2000 took 3 GB).
+func TestAutoJobPacoRadiusLargerThanFrames(t *testing.T) {
+	for _, r := range []int{12, 100, 1_000_000_000} {
+		if j, err := AutoJob("paco", []int{8, 24, 24}, tensor.F32, r); err == nil || !strings.Contains(err.Error(), "radius") {
+			t.Errorf("radius %d on 24×24 frames: job %+v, err %v; want an error naming the radius", r, j, err)
+		}
+	}
+	if _, err := AutoJob("paco", []int{8, 24, 24}, tensor.F32, 11); err != nil {
+		t.Errorf("radius 11 on 24×24 frames (23×23 patches): %v", err)
 	}
 }

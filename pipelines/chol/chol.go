@@ -68,7 +68,7 @@ func Run(ctx context.Context, dev *engine.Device, in Input, opt Options) (*Resul
 	var tm engine.Timing
 	var err error
 	if dev == nil {
-		res, tm, err = engine.TimeCPU(func() (*Result, error) { return CPU(r) })
+		res, tm, err = engine.TimeCPU(func() (*Result, error) { return cpu(ctx, r) })
 	} else {
 		res, tm, err = Vulkan(ctx, dev, r)
 	}

@@ -1,6 +1,7 @@
 package chol
 
 import (
+	"context"
 	"math"
 
 	"github.com/vkstat/vkstat/internal/linalg"
@@ -15,7 +16,11 @@ import (
 // (Cholesky–Crout) form whose inner loops are dot products of contiguous
 // rows; the inverse is L⁻¹ (row by row) followed by L⁻ᵀL⁻¹, as LAPACK's
 // potri. Matrices are spread over runtime.GOMAXPROCS goroutines.
-func CPU(r Request) (*Result, error) {
+func CPU(r Request) (*Result, error) { return cpu(context.Background(), r) }
+
+// cpu is CPU that stops, with ctx's error, once ctx is done: no matrix is
+// begun after (par.EachContext).
+func cpu(ctx context.Context, r Request) (*Result, error) {
 	d, err := r.check()
 	if err != nil {
 		return nil, err
@@ -26,7 +31,7 @@ func CPU(r Request) (*Result, error) {
 	if d.rhs {
 		b64 = r.B.F64
 	}
-	par.Each(d.n, 8, func() *cpuWorker { return newCPUWorker(p) }, func(w *cpuWorker, m int) {
+	err = par.EachContext(ctx, d.n, 8, func() *cpuWorker { return newCPUWorker(p) }, func(w *cpuWorker, m int) {
 		// Load A (and B) as float64.
 		if r.A.DType == tensor.F64 {
 			copy(w.a, a64[m*p*p:(m+1)*p*p])
@@ -96,6 +101,9 @@ func CPU(r Request) (*Result, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -107,6 +107,16 @@ type Options struct {
 	// test steers the Vulkan path in tests; nil is what runs otherwise.
 	// (A pointer, so that Options stay comparable.)
 	test *testOptions
+	// ctx is Run's, for the CPU path to stop at (nil: never).
+	ctx context.Context
+}
+
+// context is o's context for the CPU path: Run's, else Background.
+func (o Options) context() context.Context {
+	if o.ctx == nil {
+		return context.Background()
+	}
+	return o.ctx
 }
 
 // Defaults are the zero Options by parameter name (engine.Defaults).
@@ -153,6 +163,7 @@ type Result struct {
 // array (or the sets that opt.Gather or opt.Strided takes from x), on dev,
 // or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	opt.ctx = ctx
 	switch g, s := opt.Gather, opt.Strided; {
 	case g != nil && s != nil:
 		return nil, fmt.Errorf("cov: sample sets both gathered and strided: set one of Options.Gather and Options.Strided")

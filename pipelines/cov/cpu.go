@@ -23,7 +23,7 @@ func CPU(x *tensor.Tensor, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cpuRun(src, opt), nil
+	return cpuRun(src, opt)
 }
 
 // CPUGather is CPU on the sample sets that g gathers from a (T, H, W) cube.
@@ -32,7 +32,7 @@ func CPUGather(cube *tensor.Tensor, g Gather, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cpuRun(src, opt), nil
+	return cpuRun(src, opt)
 }
 
 // worker holds one goroutine's scratch memory and what it computes for one
@@ -240,14 +240,16 @@ func (w *worker) finish(opt Options, c64 []float64, c32 []float32) {
 	}
 }
 
-func cpuRun(src *source, opt Options) *Result {
+// cpuRun stops, with the error of opt's context (Run's), once it is done:
+// no set is begun after (par.EachContext).
+func cpuRun(src *source, opt Options) (*Result, error) {
 	p := src.p
 	res := newResult(opt.Out, outType(src.in.DType), src.n, p)
 	kern := impl
 	if k := opt.test.get().kernels; k != nil {
 		kern = *k
 	}
-	par.Each(src.n, 8, func() *worker { return newWorker(p, src.t, kern) }, func(w *worker, k int) {
+	err := par.EachContext(opt.context(), src.n, 8, func() *worker { return newWorker(p, src.t, kern) }, func(w *worker, k int) {
 		w.run(src, k, opt)
 		if res.Cov.DType == tensor.F64 {
 			copy(res.Mean.F64[k*p:], w.mean[:p])
@@ -261,5 +263,8 @@ func cpuRun(src *source, opt Options) *Result {
 			res.Rho.F32[k] = float32(w.rho)
 		}
 	})
-	return res
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -68,7 +68,7 @@ func CPUStrided(x *tensor.Tensor, s Strided, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cpuRun(src, opt), nil
+	return cpuRun(src, opt)
 }
 
 // packBlock is the number of samples packRuns writes of one variable

@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"context"
 	"math"
 
 	"github.com/vkstat/vkstat/internal/par"
@@ -9,7 +10,11 @@ import (
 
 // CPU decomposes every matrix by cyclic Jacobi in float64 (whatever A's
 // dtype; outputs have A's dtype), matrices spread over the cores.
-func CPU(a *tensor.Tensor, opt Options) (*Result, error) {
+func CPU(a *tensor.Tensor, opt Options) (*Result, error) { return cpu(context.Background(), a, opt) }
+
+// cpu is CPU that stops, with ctx's error, once ctx is done: no matrix is
+// begun after (par.EachContext).
+func cpu(ctx context.Context, a *tensor.Tensor, opt Options) (*Result, error) {
 	b, n, err := dims(a)
 	if err != nil {
 		return nil, err
@@ -17,7 +22,7 @@ func CPU(a *tensor.Tensor, opt Options) (*Result, error) {
 	res := newResult(a.DType, b, n)
 	maxSweeps := opt.maxSweeps()
 	type scratch struct{ a, v, d, vals, vecs []float64 }
-	par.Each(b, 1, func() *scratch {
+	err = par.EachContext(ctx, b, 1, func() *scratch {
 		return &scratch{a: make([]float64, n*n), v: make([]float64, n*n), d: make([]float64, n),
 			vals: make([]float64, n), vecs: make([]float64, n*n)}
 	}, func(s *scratch, m int) {
@@ -59,6 +64,9 @@ func CPU(a *tensor.Tensor, opt Options) (*Result, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -78,7 +78,7 @@ func Run(ctx context.Context, dev *engine.Device, a *tensor.Tensor, opt Options)
 	var tm engine.Timing
 	var err error
 	if dev == nil {
-		r, tm, err = engine.TimeCPU(func() (*Result, error) { return CPU(a, opt) })
+		r, tm, err = engine.TimeCPU(func() (*Result, error) { return cpu(ctx, a, opt) })
 	} else {
 		r, tm, err = Vulkan(ctx, dev, a, opt)
 	}

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend, num_key, plain
-from ._params import DTypeLike, _names
+from ._params import DTypeLike, _ddof, _names
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -65,6 +65,9 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
         got = self._fast_call(fast, (x, y))
         if got is not None:
             return got["z"]
+    for k, v, d in (("a", a, 1), ("b", b, 1), ("c", c, 0)):
+        if v is None:  # the library would take None as its default
+            raise TypeError(f"map: {k}=None; give a number ({k}={d} is the default)")
     xs, ys = as_numpy(x, "x"), as_numpy(y, "y")
     if dtype is None:
         dtype = float_result(x=xs, y=ys)
@@ -163,7 +166,7 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
             raise TypeError(f"out: give a dict by statistic for several statistics ({', '.join(stats)})")
         out = {stats[0].lower(): out}
     la = lend(a, "a", dtype=dtype, half=True)
-    params = {"stats": stats, "axis": axis, "ddof": ddof, "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
+    params = {"stats": stats, "axis": axis, "ddof": _ddof(ddof), "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
     got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None, repeat=True, fast=fast)
     if not one:
         return got

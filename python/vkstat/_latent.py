@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import lend
-from ._params import DTypeLike, _names, _precision
+from ._params import DTypeLike, _ddof, _names, _precision
 from ._results import LatentResult, fill
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     >>> np.allclose(r.std, x.std(axis=(3, 4), dtype=np.float64))
     True
     """
-    params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else axes, "ddof": ddof,
+    params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else axes, "ddof": _ddof(ddof),
               "lags": lags, "nan": nan, "precision": _precision(precision), "batch": batch}
     got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)}, out)
     return fill(LatentResult, got, info, names=info["arrays"])

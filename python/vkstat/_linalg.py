@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend, out_names, plain
-from ._params import DTypeLike
+from ._params import DTypeLike, _ddof
 from ._results import CholResult, CovResult
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
         got = self._fast_call(fast, (x,))
         if got is not None:
             return CovResult(got["cov"], got["mean"], got["rho"], None)
-    params: dict[str, Any] = {"estimator": estimator, "ddof": ddof, "radius": radius}
+    params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
     got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields), repeat=True, fast=fast)
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))

@@ -17,10 +17,29 @@ DTypeLike = Union[str, type, np.dtype, None]
 
 
 def _names(v: str | Sequence[str]) -> list[str]:
-    """A list of names from a sequence or a comma-separated string."""
+    """A list of names from a sequence or a comma-separated string; bytes
+    and other non-strings are refused (b"mean" would read as 109, 101, ...)."""
     if isinstance(v, str):
         return [n.strip() for n in v.split(",") if n.strip()]
-    return [str(n).strip() for n in v]
+    if isinstance(v, (bytes, bytearray)):
+        raise TypeError(f"want a name as str, got bytes {bytes(v)[:40]!r}; decode it first (.decode())")
+    try:
+        items = list(v)
+    except TypeError:
+        raise TypeError(f"want a name (str) or a sequence of names, got {type(v).__name__}") from None
+    for n in items:
+        if not isinstance(n, str):
+            raise TypeError(f"want names as str, got {type(n).__name__} {n!r:.40}")
+    return [n.strip() for n in items]
+
+
+def _ddof(v: Any) -> Any:
+    """ddof as NumPy takes it: an integral float (1.0, np.float64(1)) is
+    that integer; anything else goes on as given, for the library to
+    word."""
+    if isinstance(v, (float, np.floating)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer():
+        return int(v)
+    return v
 
 
 def _precision(p: DTypeLike) -> str:

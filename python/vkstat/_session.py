@@ -396,6 +396,7 @@ class Session:
         except KeyboardInterrupt:
             _lib.lib.vks_token_cancel(token)
             job.done.wait(_CANCEL_GRACE_S)
+            self._abandon_worker(q, job)
             raise
         if job.exc is not None:
             _reraise(job)
@@ -494,6 +495,7 @@ class Session:
             except KeyboardInterrupt:
                 _lib.lib.vks_token_cancel(token)
                 job.done.wait(_CANCEL_GRACE_S)
+                self._abandon_worker(q, job)
                 raise
             if job.exc is not None:
                 _reraise(job)
@@ -505,6 +507,19 @@ class Session:
         for w in p.warnings:
             warnings.warn(w, RuntimeWarning, stacklevel=4)
         return got, None, p.warnings
+
+    def _abandon_worker(self, q: queue.SimpleQueue, job: "_Job") -> None:
+        """A cancelled job still running (blocked reading a FIFO nobody
+        writes) keeps its thread: the next call starts a new one, and the
+        old thread ends when the job returns. (The library opens files
+        before it takes the session's lock, so the next call does not wait
+        for the read.)"""
+        if job.done.is_set():
+            return
+        with self._lock:
+            if self._q is q:
+                self._q = None
+        q.put(None)
 
     def _finish(self, result: tuple[dict[str, np.ndarray], Any, list[str], dict[str, Any] | None, int]
                 ) -> tuple[dict[str, np.ndarray], Any, list[str]]:
@@ -577,16 +592,50 @@ _open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
 def _forget_all() -> None:
     """In a forked child: the parent's sessions (their devices, their
     worker threads) are not the child's; mark them closed without touching
-    the library, and let the default session open afresh."""
-    global _default
+    the library, and let the default session open afresh. Locks another
+    thread held at the fork are held for good in the child: they are made
+    anew."""
+    global _default, _default_lock
     for s in list(_open_sessions):
-        s._handle, s._q, s._tokens, s._prepared, s._fast = 0, None, set(), {}, {}
+        s._handle, s._q, s._tokens, s._prepared, s._fast, s._lock = 0, None, set(), {}, {}, threading.Lock()
     _open_sessions.clear()
-    _default = None
+    _default, _default_lock = None, threading.Lock()
+    if _fork_lib is not None:
+        _fork_lib.vks_fork_child()
 
 
+# How long os.fork() waits for vkstat calls running in other threads.
+_FORK_WAIT_MS = 5000
+
+
+def _fork_prepare() -> None:
+    """Before os.fork(): the library starts no new call and waits for those
+    in other threads to return (Go's runtime is not fork-safe while its
+    threads run: a child's first call could hang)."""
+    if _fork_lib is not None and not _fork_lib.vks_fork_prepare(_FORK_WAIT_MS):
+        warnings.warn(f"vkstat: os.fork() while a vkstat call has run in another thread for over {_FORK_WAIT_MS / 1000:g} s: "
+                      "the child's vkstat calls may hang (fork when no call runs, or use multiprocessing's "
+                      "'spawn' start method)", RuntimeWarning, stacklevel=2)
+
+
+def _fork_parent() -> None:
+    if _fork_lib is not None:
+        _fork_lib.vks_fork_parent()
+
+
+def _fork_functions() -> Any:
+    lib = _lib.lib
+    if not hasattr(lib, "vks_fork_prepare"):  # an older library (VKSTAT_LIBRARY)
+        return None
+    lib.vks_fork_prepare.restype, lib.vks_fork_prepare.argtypes = ctypes.c_int, [ctypes.c_int64]
+    lib.vks_fork_parent.restype, lib.vks_fork_parent.argtypes = None, []
+    lib.vks_fork_child.restype, lib.vks_fork_child.argtypes = None, []
+    return lib
+
+
+_fork_lib = _fork_functions()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_all)
+    os.register_at_fork(before=_fork_prepare, after_in_parent=_fork_parent, after_in_child=_forget_all)
 
 
 @atexit.register

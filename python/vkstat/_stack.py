@@ -3,13 +3,14 @@ stack`` computes."""
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from ._arrays import Lent, lend_date
-from ._params import _names
+from ._params import _ddof, _names
 from ._results import StackResult, fill
 
 if TYPE_CHECKING:
@@ -67,8 +68,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         sample).
     nodata : float, optional
         For arrays: the value that marks missing samples (a complex
-        sample: both parts), left out of the multilook like NaN. Files
-        say their own.
+        sample: both parts), left out of the multilook like NaN. NaN
+        (GDAL's common nodata) is the same as None: NaN samples are
+        always left out. Files say their own.
     band : int, optional
         The raster band read from each file (from 1; a .npy or FITS date
         has one).
@@ -101,8 +103,10 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     >>> r.mean.shape, int(r.count.max())
     ((4, 4), 5)
     """
+    if isinstance(nodata, (float, np.floating)) and math.isnan(nodata):
+        nodata = None  # NaN samples are left out whatever nodata says
     params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
-                              "filter_size": filter_size, "enl": enl, "ddof": ddof, "stats": _names(stat),
+                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat),
                               "nodata": nodata, "band": band}
     arrays: dict[str, Lent] = {}
     if isinstance(dates, (str, os.PathLike)):
