@@ -42,7 +42,7 @@ const (
 // overrides it for one command (its path, as "synth latent").
 var flagRoles = map[string]fileRole{
 	"in": inFile, "x": inFile, "y": inFile, "cube": inFile, "angles": inFile, "psf": inFile,
-	"solve": inFile, "truth": inFile, "against": inFile, "expect": inPair, "bind": inPair,
+	"solve": inFile, "truth": inFile, "against": inFile, "expect": inPair, "bind": inPair, "case": inFile,
 	"include": inDir, "shader-dir": inDir,
 
 	"out": outFile, "out-l": outFile, "out-inverse": outFile, "out-logdet": outFile, "out-x": outFile,
@@ -58,6 +58,7 @@ var flagRoles = map[string]fileRole{
 	"spec": notFile, "groups": notFile, "global": notFile, "looks": notFile, "window": notFile, "crop": notFile,
 	"quantity": notFile, "filter": notFile, "plot": notFile, "shard": notFile, "shape": notFile, "dtype": notFile,
 	"dist": notFile, "star": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
+	"uniform": notFile, "atol": notFile, "rtol": notFile,
 }
 
 // commandRoles are the roles a command gives a flag name otherwise.
@@ -70,8 +71,9 @@ var commandRoles = map[string]map[string]fileRole{
 
 // argsRead names the commands whose positional arguments are files they
 // read (by the command's own name): stack's dates, verify --compare's
-// reports, survey run's manifest, the shader subcommands' FILE.
-var argsRead = map[string]bool{"stack": true, "verify": true, "run": true, "info": true, "check": true, "watch": true}
+// reports, survey run's manifest, the shader subcommands' FILE and
+// sweep's case file.
+var argsRead = map[string]bool{"stack": true, "verify": true, "run": true, "info": true, "check": true, "watch": true, "sweep": true}
 
 func init() {
 	for _, c := range survey.Columns { // survey run's defaults for its targets
