@@ -18,3 +18,48 @@ func Dot(a, b []float64) float64 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// SelectNth reorders v so that v[k] is the value a sort would put there,
+// with no larger value before it and no smaller one after, and returns it
+// (Hoare's selection, median-of-three pivots; v holds no NaN).
+func SelectNth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// Median of three to v[mid], as the pivot.
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// Now v[lo..j] ≤ p ≤ v[i..hi], and v[j+1..i-1] = p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -82,56 +83,11 @@ func SpreadOf(v []float64) Spread {
 	// Selection rather than a sort: the table summarises arrays of
 	// millions of values (moments over the frames: one per pixel).
 	h := len(fin) / 2
-	s.Median = selectNth(fin, h)
+	s.Median = vec.SelectNth(fin, h)
 	if len(fin)%2 == 0 {
 		s.Median = (slices.Max(fin[:h]) + s.Median) / 2 // fin[:h] holds the h smallest
 	}
 	return s
-}
-
-// selectNth reorders v so that v[k] is the value a sort would put there,
-// with no larger value before it and no smaller one after, and returns it
-// (Hoare's selection, median-of-three pivots; v holds no NaN).
-func selectNth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		// Median of three to v[mid], as the pivot.
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		p := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < p {
-				i++
-			}
-			for v[j] > p {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		// Now v[lo..j] ≤ p ≤ v[i..hi], and v[j+1..i-1] = p.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // offDiagonal returns the off-diagonal entries of (…, c, c) matrices.

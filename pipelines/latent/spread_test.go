@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/vkstat/vkstat/internal/vec"
 )
 
 // TestSpreadOf holds the summary table's minimum, median and maximum to
@@ -55,8 +57,8 @@ func TestSpreadOf(t *testing.T) {
 			}
 			for k := range n {
 				w := slices.Clone(v)
-				if got := selectNth(w, k); got != sorted[k] {
-					t.Fatalf("n %d ties %v: selectNth(%d) = %v, want %v", n, ties, k, got, sorted[k])
+				if got := vec.SelectNth(w, k); got != sorted[k] {
+					t.Fatalf("n %d ties %v: SelectNth(%d) = %v, want %v", n, ties, k, got, sorted[k])
 				}
 				for i := range w {
 					if i < k && w[i] > sorted[k] || i > k && w[i] < sorted[k] {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -382,38 +383,11 @@ func selectMedian(s []float64) float64 {
 		return math.NaN()
 	}
 	k := n / 2
-	lo, hi := 0, n-1
-	for lo < hi { // s[k] becomes the k-th smallest
-		mid := lo + (hi-lo)/2
-		a, b, c := s[lo], s[mid], s[hi]
-		p := max(min(a, b), min(max(a, b), c))
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < p {
-				i++
-			}
-			for s[j] > p {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			lo = hi // j < k < i: s[k] = p, in place
-		}
-	}
+	m := vec.SelectNth(s, k) // s[:k] holds the k smallest
 	if n%2 == 1 {
-		return s[k]
+		return m
 	}
-	return (slices.Max(s[:k]) + s[k]) / 2
+	return (slices.Max(s[:k]) + m) / 2
 }
 
 // sortedMedian sorts s and returns its median (NaN when s is empty).

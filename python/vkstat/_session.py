@@ -389,6 +389,14 @@ class Session:
                 raise KeyboardInterrupt from None
             return self._finish(result)
         job = _Job(job_fn)
+        self._wait(q, job, token)
+        return self._finish(job.result)
+
+    def _wait(self, q: queue.SimpleQueue, job: _Job, token: int) -> None:
+        """Runs job on the session's thread (q) while the calling thread
+        waits, responsive to Ctrl-C: that cancels token, waits for the call
+        to stop (its grace at most), leaves a worker that does not stop to
+        its read and raises KeyboardInterrupt. Raises the job's exception."""
         q.put(job)
         try:
             while not job.done.wait(_POLL_S):
@@ -400,7 +408,6 @@ class Session:
             raise
         if job.exc is not None:
             _reraise(job)
-        return self._finish(job.result)
 
     def _keep(self, pkey: tuple | None, handle: int, p: _Prepared, fast: tuple | None) -> None:
         """Remembers the prepared call p under pkey (and under fast, when
@@ -487,18 +494,7 @@ class Session:
                     with self._lock:
                         self._tokens.discard(token)
 
-            job = _Job(job_fn)
-            q.put(job)
-            try:
-                while not job.done.wait(_POLL_S):
-                    pass
-            except KeyboardInterrupt:
-                _lib.lib.vks_token_cancel(token)
-                job.done.wait(_CANCEL_GRACE_S)
-                self._abandon_worker(q, job)
-                raise
-            if job.exc is not None:
-                _reraise(job)
+            self._wait(q, _Job(job_fn), token)
         if outs is not None:
             got = outs.take(p.outputs)
         else:
