@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestDot(t *testing.T) {
 func TestSelectNth(t *testing.T) {
 	cases := [][]float64{
 		{5}, {2, 1}, {3, 1, 2}, {1, 1, 1, 1}, {4, 3, 2, 1, 0, -1},
-		{0.5, -2, 7, 7, 3, -2, 0.5, 9, 1}, {1e300, -1e300, 0, -0.0, 5e-324, 2},
+		{0.5, -2, 7, 7, 3, -2, 0.5, 9, 1}, {1e300, -1e300, 0, math.Copysign(0, -1), 5e-324, 2},
 	}
 	for _, c := range cases {
 		sorted := slices.Clone(c)
