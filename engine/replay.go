@@ -24,6 +24,7 @@ package engine
 // stays flat over any number of calls.
 
 import (
+	"slices"
 	"time"
 	"unsafe"
 
@@ -87,22 +88,10 @@ func keyHash(key []uint64) uint64 {
 	return h
 }
 
-func sameKey(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // take returns an idle recording of key, marked busy, or nil (d.mu held).
 func (r *replays) take(key []uint64, h uint64) *recording {
 	for _, rec := range r.recs {
-		if rec.hash == h && !rec.busy && !rec.dead && sameKey(rec.key, key) {
+		if rec.hash == h && !rec.busy && !rec.dead && slices.Equal(rec.key, key) {
 			r.clock++
 			rec.busy, rec.last = true, r.clock
 			return rec

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -935,9 +933,9 @@ func momentNotes(m *Moments, opt Options, n int) []string {
 		if !math.IsNaN(lo) && !math.IsInf(lo, 0) && !math.IsNaN(hi) && !math.IsInf(hi, 0) {
 			switch {
 			case m.Var != nil && math.IsNaN(m.Var.F64[i]) && opt.DDof < n:
-				short = append(short, indexString(idx))
+				short = append(short, tensor.ShapeString(idx))
 			case lo == hi && m.Skew != nil && math.IsNaN(m.Skew.F64[i]):
-				constant = append(constant, indexString(idx))
+				constant = append(constant, tensor.ShapeString(idx))
 			}
 		}
 		for d := len(idx) - 1; d >= 0; d-- { // the next index, C order
@@ -955,21 +953,4 @@ func momentNotes(m *Moments, opt Options, n int) []string {
 		notes = append(notes, noteList(fmt.Sprintf("moments: %d slice(s) with at most ddof = %d values free of NaN/Inf, whose var and std are NaN", len(short), opt.DDof), short))
 	}
 	return notes
-}
-
-// indexString writes an index as NumPy prints a tuple: (1, 0, 2).
-func indexString(idx []int) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, v := range idx {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(v))
-	}
-	if len(idx) == 1 {
-		b.WriteByte(',')
-	}
-	b.WriteByte(')')
-	return b.String()
 }

@@ -348,19 +348,7 @@ class Session:
         request = _params.encode(req)
         nbytes = sum(a.array.nbytes for a in arrays.values())
         inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
-        with self._lock:
-            if not self._handle:
-                raise InputError("the session is closed")
-            handle = self._handle
-            if inline:
-                token = 0  # never cancelled: the call is short
-            else:
-                if self._q is None:
-                    self._q = queue.SimpleQueue()
-                    threading.Thread(target=_work, args=(self._q,), name="vkstat", daemon=True).start()
-                q = self._q
-                token = _lib.lib.vks_token_new()
-                self._tokens.add(token)
+        handle, token, q = self._begin(inline)
         ptrs = [address(arrays[n].array) for n in names]
         # outs holds the lent arrays too: their memory lives as long as the job
         outs = Outputs(out, (a.array for a in arrays.values()), elementwise=elementwise, label=label)
@@ -391,6 +379,23 @@ class Session:
         job = _Job(job_fn)
         self._wait(q, job, token)
         return self._finish(job.result)
+
+    def _begin(self, inline: bool) -> tuple[int, int, queue.SimpleQueue | None]:
+        """The session's handle, and for a call not run inline a token that
+        cancels it and the session's thread (started on first use) to run
+        it on; an inline call is never cancelled (it is short)."""
+        with self._lock:
+            handle = self._handle
+            if not handle:
+                raise InputError("the session is closed")
+            if inline:
+                return handle, 0, None
+            if self._q is None:
+                self._q = queue.SimpleQueue()
+                threading.Thread(target=_work, args=(self._q,), name="vkstat", daemon=True).start()
+            token = _lib.lib.vks_token_new()
+            self._tokens.add(token)
+            return handle, token, self._q
 
     def _wait(self, q: queue.SimpleQueue, job: _Job, token: int) -> None:
         """Runs job on the session's thread (q) while the calling thread
@@ -467,19 +472,7 @@ class Session:
             nbytes += a.nbytes
         inline = nbytes <= _INLINE_BYTES
         self._last_copied = tuple(n for n, a in arrays.items() if a.copied)
-        with self._lock:
-            handle = self._handle
-            if not handle:
-                raise InputError("the session is closed")
-            if inline:
-                token = 0
-            else:
-                if self._q is None:
-                    self._q = queue.SimpleQueue()
-                    threading.Thread(target=_work, args=(self._q,), name="vkstat", daemon=True).start()
-                q = self._q
-                token = _lib.lib.vks_token_new()
-                self._tokens.add(token)
+        handle, token, q = self._begin(inline)
         if inline:
             try:
                 _lib.run(handle, 0, p.id, ptrs, optrs)
