@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
-import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend, num_key, plain
 from ._params import DTypeLike, _ddof, _names
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: numpy.typing costs a first import 4-6 ms
+    import numpy.typing as npt
+
     from ._session import Session
 
 

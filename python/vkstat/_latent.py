@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 from ._arrays import lend
 from ._params import DTypeLike, _ddof, _names, _precision
 from ._results import LatentResult, fill
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from ._session import Session
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
-import numpy.typing as npt
 
 from ._arrays import as_numpy, float_result, lend, out_names, plain
 from ._params import DTypeLike, _ddof
 from ._results import CholResult, CovResult
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from ._session import Session
 
 Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
