@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +296,101 @@ func TestWorst(t *testing.T) {
 	}
 	if w := shaderlab.Worst(nil); w != (shaderlab.Diff{}) {
 		t.Errorf("shaderlab.Worst(nil) = %+v", w)
+	}
+}
+
+// affine is one step of an iteration: x ← a·x + b.
+const affine = `#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer X { float x[]; };
+layout(push_constant) uniform P { float a; float b; uint n; } p;
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i < p.n) { x[i] = p.a * x[i] + p.b; }
+}
+`
+
+// TestSequence runs two sequences on every Vulkan device, their buffers
+// staying on the device between dispatches: the two passes of a
+// reduction (examples/shaders/reduce_shared.comp over NumPy's data into
+// 16 partial sums, then over those into one), held to NumPy's partial
+// sums (reduce_expected.npy) and their float64 total; and an iteration,
+// x ← x/2 + 1 dispatched 20 times, whose every value is exact in float32:
+// 2 + (x₀ − 2)/2²⁰.
+func TestSequence(t *testing.T) {
+	dir := filepath.Join("..", "examples", "shaders")
+	red, err := shaderlab.Load(filepath.Join(dir, "reduce_shared.comp"), shaderlab.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := shaderlab.ReadNPY(filepath.Join(dir, "reduce_in.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	partsWant, err := shaderlab.ReadNPY(filepath.Join(dir, "reduce_expected.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, v := range partsWant.Values() {
+		total += v
+	}
+	zeros := func(n int) *shaderlab.Array {
+		return &shaderlab.Array{Elem: "float32", Shape: []int{n}, Data: make([]byte, 4*n)}
+	}
+	buffers := []shaderlab.Buffer{{Name: "data", Data: data}, {Name: "parts", Data: zeros(16)}, {Name: "total", Data: zeros(1)}}
+	steps := []shaderlab.Step{
+		{Shader: red, Options: shaderlab.Options{
+			Bind: []shaderlab.Bind{{Name: "data", Buffer: "data"}, {Name: "sums", Buffer: "parts"}},
+			Push: []shaderlab.Setting{{Name: "n", Value: "4000"}, {Name: "chunk", Value: "250"}}, Groups: [3]uint32{16}}},
+		{Shader: red, Options: shaderlab.Options{
+			Bind: []shaderlab.Bind{{Name: "data", Buffer: "parts"}, {Name: "sums", Buffer: "total"}},
+			Push: []shaderlab.Setting{{Name: "n", Value: "16"}, {Name: "chunk", Value: "16"}}, Groups: [3]uint32{1}}},
+	}
+	twoPass, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{Repeat: 3, Warmup: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(steps)
+	bad[1].Options.Bind = []shaderlab.Bind{{Name: "data", Buffer: "part"}, {Name: "sums", Buffer: "total"}}
+	if _, err := shaderlab.NewSequence(buffers, bad, shaderlab.Options{}); err == nil || err.Error() != `step 2 (reduce_shared.comp): Bind[0]: no buffer "part"; the sequence has data, parts, total` {
+		t.Errorf("an unknown buffer: %v", err)
+	}
+
+	const n = 1000
+	x0, want := make([]float32, n), make([]float32, n)
+	for i := range x0 {
+		x0[i] = float32(i % 17)
+		want[i] = 2 + (x0[i]-2)/(1<<20)
+	}
+	iter, err := shaderlab.NewSequence([]shaderlab.Buffer{{Name: "x", Data: float32s(x0...)}}, []shaderlab.Step{{
+		Shader: compile(t, "affine.comp", affine), Times: 20,
+		Options: shaderlab.Options{Bind: []shaderlab.Bind{{Name: "x", Buffer: "x"}},
+			Push: []shaderlab.Setting{{Name: "a", Value: "0.5"}, {Name: "b", Value: "1"}, {Name: "n", Value: "1000"}}, Global: [3]uint64{n}},
+	}}, shaderlab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range testdev.Devices(t) {
+		r, err := twoPass.Run(context.Background(), dev)
+		if err != nil {
+			t.Fatalf("%s: %v", dev.Info.Name, err)
+		}
+		if len(r.Kernel) != 3 || r.Build <= 0 || r.First < r.Build {
+			t.Errorf("%s: %d GPU times (want 3 after a warm-up), build %v, first run %v", dev.Info.Name, len(r.Kernel), r.Build, r.First)
+		}
+		if d, err := shaderlab.Compare(r.Outputs[1], partsWant); err != nil || d.MaxRel > 1e-6 {
+			t.Errorf("%s: partial sums %v %v", dev.Info.Name, d, err)
+		}
+		if got := r.Outputs[2].Values()[0]; math.Abs(got-total) > 1e-6*math.Abs(total)+1e-6 {
+			t.Errorf("%s: total %v; want %v", dev.Info.Name, got, total)
+		}
+		r, err = iter.Run(context.Background(), dev)
+		if err != nil {
+			t.Fatalf("%s: %v", dev.Info.Name, err)
+		}
+		if d, err := shaderlab.Compare(r.Outputs[0], float32s(want...)); err != nil || d.MaxAbs != 0 {
+			t.Errorf("%s: x after 20 steps %v %v; want exactly 2 + (x₀ − 2)/2²⁰", dev.Info.Name, d, err)
+		}
 	}
 }
