@@ -151,7 +151,7 @@ func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 // comes before any device work.
 func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, error) {
 	mod := sh.Module
-	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, NoBoundsCheck: c.Bool("no-bounds-check")}
+	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
 	for _, s := range c.StringSlice("bind") {
 		k, v, err := splitAssign("bind", s)
 		if err != nil {

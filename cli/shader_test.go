@@ -875,6 +875,13 @@ func TestShaderSweep(t *testing.T) {
 	if code, _, stderr := run(t, "shader", "check", "--case", sweep); code != ExitUsage || !strings.Contains(stderr, "run it with vkstat shader sweep") {
 		t.Errorf("check --case SWEEP: exit %d: %s", code, stderr)
 	}
+	if code, _, stderr := run(t, "shader", "sweep", sweep, "--warmup", "-1"); code != ExitUsage || !strings.Contains(stderr, "--warmup must be from 0 to") {
+		t.Errorf("sweep --warmup -1: exit %d: %s", code, stderr)
+	}
+	code, stdout, _ = run(t, "shader", "run", "--case", one, "--repeat", "3", "--warmup", "2")
+	if code != 0 || !strings.Contains(stdout, "median of 3 after 2 untimed") && !strings.Contains(stdout, "no timestamps") || !strings.Contains(stdout, "first run ") {
+		t.Errorf("run --repeat 3 --warmup 2: exit %d:\n%s", code, stdout)
+	}
 	bad := writeFile(t, dir, "bad.json", `{"shader": "x.comp", "bindings": {}}`)
 	if code, _, stderr := run(t, "shader", "run", "--case", bad); code == 0 || !strings.Contains(stderr, `unknown field "bindings"`) {
 		t.Errorf("a case with an unknown key: exit %d: %s", code, stderr)
@@ -890,7 +897,7 @@ func sweepOn(t *testing.T, d *engine.Device, file string) {
 		return
 	}
 	code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", file, "--repeat", "2")
-	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
+	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") || !strings.Contains(stdout, "FIRST RUN") {
 		t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
 	}
 	f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")

@@ -297,11 +297,13 @@ file, and "sweep", a list of variants that each change some of them:
 Keys: shader, include, define, target_env, bind, push, uniform, spec,
 groups or global, expect, tol, atol and rtol (NAME or "*" for all), name,
 flops (of one dispatch, for the GFLOP/s column).
-Each variant runs on every device --device names, --repeat times, and
-the table gives its verdict, the elements beyond the tolerance, the
-largest error as a fraction of max |expected|, the NMSE, the median GPU
-time (timestamps: building the pipeline is not in it), the bytes moved
-per second and, where the case gives flops, GFLOP/s. A variant the device
+Each variant runs on every device --device names, --warmup times untimed
+(1 unless given) then --repeat times, and the table gives its verdict,
+the elements beyond the tolerance, the largest error as a fraction of max
+|expected|, the NMSE, the median GPU time of the timed runs (timestamps:
+building the pipeline is not in it), the bytes moved per second, where
+the case gives flops GFLOP/s, and apart the first run's wall time with
+the pipeline's lazy compile (FIRST RUN). A variant the device
 cannot run (a feature it lacks) is an ERROR row, its reason under the
 table. Exit status 1 when any variant fails.
 vkstat shader run, check and watch take one case with --case.`,
@@ -311,6 +313,9 @@ vkstat shader run, check and watch take one case with --case.`,
 				return usagef("shader sweep: want one case file (JSON), got %d arguments", c.NArg())
 			}
 			file := c.Args().First()
+			if err := checkRuns(c); err != nil {
+				return err
+			}
 			if err := fileExists("case", file); err != nil {
 				return err
 			}
@@ -343,7 +348,7 @@ vkstat shader run, check and watch take one case with --case.`,
 					fail := func(dev string, err error) {
 						failed++
 						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
-						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-")
+						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-", "-")
 					}
 					var own []string
 					for _, f := range c.Command.Flags {
@@ -352,6 +357,9 @@ vkstat shader run, check and watch take one case with --case.`,
 								own = append(own, "--"+n+"="+x)
 							}
 						}
+					}
+					if !c.IsSet("warmup") {
+						own = append(own, "--warmup=1")
 					}
 					// The variant's flags, then the command line's (its
 					// values win, its lists add), then the shader.
@@ -413,7 +421,7 @@ vkstat shader run, check and watch take one case with --case.`,
 								}
 							}
 						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops)
+						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, fmtDur(r.First))
 					}
 				}
 				return nil
@@ -422,7 +430,7 @@ vkstat shader run, check and watch take one case with --case.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S")
+			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S\tFIRST RUN")
 			for _, r := range rows {
 				fmt.Fprintln(tw, strings.Join(r, "\t"))
 			}

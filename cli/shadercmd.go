@@ -117,6 +117,7 @@ func runFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "out-dir", Usage: "write every binding that is not readonly to DIR/NAME.npy", Category: "RUN"},
 		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
 		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
+		&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the --repeat timed ones (shader sweep: 1 unless given)", Category: "RUN"},
 		&ucli.StringFlag{Name: "case", Usage: "take the flags (and the shader) from a case file (JSON; see vkstat shader sweep --help); the command line's flags win", Category: "RUN"},
 		&ucli.BoolFlag{Name: "no-bounds-check", Usage: "no warning where the static bounds check finds no guard on gl_GlobalInvocationID.x (writes outside a binding are caught after the run all the same)", Category: "RUN"},
 	}
@@ -303,8 +304,8 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Int("repeat") < 1 {
-		return nil, usagef("--repeat must be at least 1")
+	if err := checkRuns(c); err != nil {
+		return nil, err
 	}
 	if c.Duration("timeout") <= 0 {
 		return nil, usagef("--timeout must be positive")
@@ -337,6 +338,17 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 		}
 	}
 	return j, nil
+}
+
+// checkRuns bounds --repeat and --warmup.
+func checkRuns(c *ucli.Context) error {
+	if c.Int("repeat") < 1 || c.Int("repeat") > maxBenchRuns {
+		return usagef("--repeat must be from 1 to %d", maxBenchRuns)
+	}
+	if c.Int("warmup") < 0 || c.Int("warmup") > maxBenchRuns {
+		return usagef("--warmup must be from 0 to %d", maxBenchRuns)
+	}
+	return nil
 }
 
 // runAll runs the plan on every device and reports each run; with more
@@ -372,10 +384,15 @@ func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 		if k > 0 {
 			bw = ", " + rateText(float64(moved)/k.Seconds())
 		}
-		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, engine.SizeText(moved), bw)
+		warm := ""
+		if p.Warmup > 0 {
+			warm = fmt.Sprintf(" after %d untimed", p.Warmup)
+		}
+		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d%s), %s moved%s\n", fmtDur(k), repeat, warm, engine.SizeText(moved), bw)
 	} else {
 		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.Wall), repeat, engine.SizeText(moved))
 	}
+	fmt.Fprintf(w, "  first run %s wall, building the pipeline %s of it (neither in the GPU time)\n", fmtDur(r.First), fmtDur(r.Build))
 }
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.

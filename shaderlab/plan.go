@@ -108,7 +108,9 @@ type Plan struct {
 	// Warnings are what the static bounds check could not prove safe
 	// (none with Options.NoBoundsCheck).
 	Warnings []string
-	opt      Options
+	// Warmup is Options.Warmup: untimed runs before the timed ones.
+	Warmup int
+	opt    Options
 }
 
 // BindName is how a binding is named in settings and output file names:
@@ -208,7 +210,7 @@ func CheckData(b Binding, a *Array) error {
 // *NoDataError, a missing or double dispatch *DispatchError.
 func NewPlan(sh *Shader, opt Options) (*Plan, error) {
 	mod := sh.Module
-	p := &Plan{Shader: sh, opt: opt}
+	p := &Plan{Shader: sh, opt: opt, Warmup: max(opt.Warmup, 0)}
 	for i, b := range mod.Bindings {
 		switch {
 		case b.Kind != "storage" && b.Kind != "uniform":
