@@ -251,7 +251,7 @@ void main() {
 		{"zeros past int64", []string{"shader", "run", fixed, "-b", "v=float32:99999999999999999999", "--groups", "1"}, ExitUsage,
 			[]string{"more than the 16 GiB of zeros"}},
 		{"binding past maxStorageBufferRange", []string{"shader", "run", slow, "-b", "o=float32:1073741825", "--groups", "1"}, ExitError,
-			[]string{"binding 0 holds 4294967300 bytes, more than", "maxStorageBufferRange"}}, // past any device's (a uint32)
+			[]string{"binding 0 (o) holds 4294967300 bytes, more than", "maxStorageBufferRange"}}, // past any device's (a uint32)
 		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "1us"}, ExitError,
 			[]string{"did not finish in time", "after 1µs", "raise --timeout"}},
 	} {
@@ -924,4 +924,73 @@ func sweepOn(t *testing.T, d *engine.Device, file string) {
 // regexpSpaces collapses runs of spaces to two (a table's columns).
 func regexpSpaces(s string) string {
 	return regexp.MustCompile(` {2,}`).ReplaceAllString(s, "  ")
+}
+
+// TestShaderSequence runs the example sequences on every device: a
+// two-pass reduction (reduce_two_pass.json: 16 partial sums, then their
+// sum, against NumPy's partial sums and float64 total) and a logistic
+// regression, two dispatches repeated 100 times over buffers that stay on
+// the device (logreg.json, against NumPy's float64 weights); then what a
+// sequence refuses, and a failing check naming its buffer.
+func TestShaderSequence(t *testing.T) {
+	needShaderDevice(t)
+	twoPass, logreg := filepath.Join(examples, "reduce_two_pass.json"), filepath.Join(examples, "logreg.json")
+	out := filepath.Join(t.TempDir(), "w.npy")
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" {
+			continue
+		}
+		dev := strconv.Itoa(d.Info.Index)
+		code, stdout, stderr := run(t, "--validate", "--device", dev, "shader", "check", "--case", twoPass, "--repeat", "2")
+		if code != 0 || !strings.Contains(stdout, "2 steps, 2 dispatches") || !strings.Contains(stdout, "PASS parts") || !strings.Contains(stdout, "PASS total") {
+			t.Errorf("%s: two-pass reduction: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		code, stdout, stderr = run(t, "--validate", "--device", dev, "shader", "check", "--case", logreg, "--out", "w="+out)
+		if code != 0 || !strings.Contains(stdout, "2 steps, 200 dispatches") || !strings.Contains(stdout, "PASS w") {
+			t.Errorf("%s: logistic regression: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		want, err := shaderlab.ReadNPY(filepath.Join(examples, "logreg_expected_w.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := shaderlab.ReadNPY(out); err != nil {
+			t.Errorf("%s: --out w: %v", d.Info.Name, err)
+		} else if diff, err := shaderlab.Compare(got, want); err != nil || diff.MaxRel > 1e-4 {
+			t.Errorf("%s: --out w: %v %v", d.Info.Name, diff, err)
+		}
+	}
+	code, stdout, _ := run(t, "shader", "check", "--case", twoPass, "--tol", "0", "--expect", "parts="+filepath.Join(examples, "reduce_expected.npy"))
+	if code != ExitError || !strings.Contains(stdout, "FAIL total") || !strings.Contains(stdout, "worst: total[0] got") {
+		t.Errorf("--tol 0: exit %d:\n%s", code, stdout)
+	}
+	dir := t.TempDir()
+	abs, err := filepath.Abs(examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{"a flag of a step", twoPass, []string{"--push", "n=3"}, "--push: the case " + twoPass + " has steps: set it per step in the case file"},
+		{"an unknown output", twoPass, []string{"-o", "tot=x.npy"}, `--out tot=x.npy: no buffer "tot"; the sequence has data, parts, total`},
+		{"an unknown buffer", writeFile(t, dir, "unknown.json", fmt.Sprintf(`{"buffers": {"data": %q, "parts": "float32:16"},
+			"steps": [{"shader": %q, "bind": {"data": "data", "sums": "part"}, "push": {"n": 4000, "chunk": 250}, "groups": 16}]}`,
+			filepath.Join(abs, "reduce_in.npy"), filepath.Join(abs, "reduce_shared.comp"))), nil, `step 1: bind sums=part: no buffer "part" (the case has data, parts) and no file`},
+		{"a sweep", filepath.Join(examples, "scale_sweep.json"), nil, ""},
+		{"steps in a sweep", twoPass, []string{"sweep"}, "the case has steps: run it with vkstat shader run or check --case"},
+	} {
+		args := append([]string{"shader", "run", "--case", c.file}, c.args...)
+		if len(c.args) > 0 && c.args[0] == "sweep" {
+			args = []string{"shader", "sweep", c.file}
+		}
+		code, _, stderr := run(t, args...)
+		if c.want == "" {
+			c.want = "the case has a sweep"
+		}
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d: %s; want %q", c.name, code, stderr, c.want)
+		}
+	}
 }

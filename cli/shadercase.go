@@ -45,6 +45,12 @@ type shaderCase struct {
 	// sweep's GFLOP/s (0: not given).
 	Flops float64      `json:"flops"`
 	Sweep []shaderCase `json:"sweep"`
+	// Buffers and Steps make a sequence: buffers by name (FILE.npy or
+	// TYPE:SHAPE) that stay on the device, and steps, each a shader run
+	// (bind names buffers) Times times in a row.
+	Buffers map[string]any `json:"buffers"`
+	Steps   []shaderCase   `json:"steps"`
+	Times   int            `json:"times"`
 }
 
 // readCase reads a case file.
@@ -58,7 +64,7 @@ func readCase(path string) (*shaderCase, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep)", path, err)
+		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep; buffers, steps, times)", path, err)
 	}
 	return &sc, nil
 }
@@ -207,9 +213,8 @@ func caseContext(parent *ucli.Context, cmd *ucli.Command, args []string) (*ucli.
 }
 
 // applyCase sets the flags that --case's file gives and the command line
-// leaves unset (a NAME=VALUE list such as --push takes the names the
-// command line does not set), and returns the case's shader
-// ("" where it names none, or the command line names one).
+// leaves unset (setCaseFlags), and returns the case's shader ("" where it
+// names none, or the command line names one).
 func applyCase(c *ucli.Context) (string, error) {
 	file := c.String("case")
 	if file == "" {
@@ -225,11 +230,27 @@ func applyCase(c *ucli.Context) (string, error) {
 	if len(sc.Sweep) > 0 {
 		return "", usagef("--case %s: the case has a sweep: run it with vkstat shader sweep %s", file, file)
 	}
+	if len(sc.Steps) > 0 {
+		return "", usagef("--case %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
+	}
 	args := sc.args(filepath.Dir(file))
 	shader := ""
 	if sc.Shader != "" {
 		shader, args = args[len(args)-1], args[:len(args)-1]
 	}
+	if err := setCaseFlags(c, file, args); err != nil {
+		return "", err
+	}
+	if c.NArg() > 0 {
+		shader = ""
+	}
+	return shader, nil
+}
+
+// setCaseFlags sets the flags args (--name value pairs) give and the
+// command line leaves unset: a NAME=VALUE list such as --push takes the
+// names the command line does not set.
+func setCaseFlags(c *ucli.Context, file string, args []string) error {
 	lists, has := map[string]bool{}, map[string]bool{}
 	for _, f := range c.Command.Flags {
 		has[f.Names()[0]] = true
@@ -257,14 +278,11 @@ func applyCase(c *ucli.Context) (string, error) {
 			continue // the command line sets this NAME
 		}
 		if err := c.Set(name, args[i+1]); err != nil {
-			return "", usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
+			return usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
 		}
 		set[name] = true
 	}
-	if c.NArg() > 0 {
-		shader = ""
-	}
-	return shader, nil
+	return nil
 }
 
 // flagValues are the values c was given for flag name.
@@ -322,6 +340,9 @@ vkstat shader run, check and watch take one case with --case.`,
 			sc, err := readCase(file)
 			if err != nil {
 				return err
+			}
+			if len(sc.Steps) > 0 {
+				return usagef("shader sweep %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
 			}
 			variants := sc.Sweep
 			if len(variants) == 0 {

@@ -307,9 +307,6 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	if c.Duration("timeout") <= 0 {
-		return nil, usagef("--timeout must be positive")
-	}
 	sh, err := shaderlab.Load(path, compileOptions(c))
 	if err != nil {
 		return nil, err
@@ -324,20 +321,26 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	for _, w := range j.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
+	return j, checkOuts(c, j.outs)
+}
+
+// checkOuts checks the --out files and the --out-dir folder before any
+// device work.
+func checkOuts(c *ucli.Context, outs []string) error {
 	dir := c.String("out-dir")
 	if dir != "" || c.IsSet("out-dir") {
 		if err := checkOutputDir("out-dir", dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	for _, out := range j.outs {
+	for _, out := range outs {
 		if out != "" && (dir == "" || filepath.Dir(out) != filepath.Clean(dir)) {
 			if err := checkOutputFile("out", out); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return j, nil
+	return nil
 }
 
 // checkRuns bounds --repeat and --warmup.
@@ -347,6 +350,9 @@ func checkRuns(c *ucli.Context) error {
 	}
 	if c.Int("warmup") < 0 || c.Int("warmup") > maxBenchRuns {
 		return usagef("--warmup must be from 0 to %d", maxBenchRuns)
+	}
+	if c.Duration("timeout") <= 0 {
+		return usagef("--timeout must be positive")
 	}
 	return nil
 }
@@ -377,7 +383,14 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 	g, l := p.Groups, p.Local
 	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.Shader.Path, r.Device, g[0], g[1], g[2], l[0], l[1], l[2])
-	moved, repeat := p.BytesMoved(), len(r.Kernel)
+	printTimes(w, r, p.BytesMoved(), p.Warmup)
+}
+
+// printTimes prints a run's median GPU time of the timed runs (after
+// warmup untimed ones) and the rate of moved bytes, and apart the first
+// run's wall time and the pipelines' build in it.
+func printTimes(w io.Writer, r *shaderlab.Result, moved int64, warmup int) {
+	repeat := len(r.Kernel)
 	if r.Timed {
 		k := r.Median()
 		bw := ""
@@ -385,8 +398,8 @@ func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 			bw = ", " + rateText(float64(moved)/k.Seconds())
 		}
 		warm := ""
-		if p.Warmup > 0 {
-			warm = fmt.Sprintf(" after %d untimed", p.Warmup)
+		if warmup > 0 {
+			warm = fmt.Sprintf(" after %d untimed", warmup)
 		}
 		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d%s), %s moved%s\n", fmtDur(k), repeat, warm, engine.SizeText(moved), bw)
 	} else {
@@ -396,14 +409,14 @@ func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 }
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.
-func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
+func writeOutputs(c *ucli.Context, outs []string, t shaderlab.Target, r *shaderlab.Result) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
 		out.OwnDir(dir, "shader")
 	}
 	n := 0
-	for i, path := range j.outs {
+	for i, path := range outs {
 		if path == "" {
 			continue
 		}
@@ -419,9 +432,9 @@ func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	for i, path := range j.outs {
+	for i, path := range outs {
 		if path != "" {
-			fmt.Fprintf(c.App.Writer, "  %s → %s\n", shaderlab.BindName(j.Shader.Module.Bindings[i]), path)
+			fmt.Fprintf(c.App.Writer, "  %s → %s\n", t.Name(i), path)
 		}
 	}
 	return nil
@@ -449,6 +462,12 @@ Examples:
    vkstat --device all shader run ... --repeat 10`,
 		Flags: append(compileFlags(), runFlags()...),
 		Action: func(c *ucli.Context) error {
+			if seq, err := sequenceCase(c); seq != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return runSequence(c, seq, false)
+			}
 			p, err := prepare(c)
 			if err != nil {
 				return err
@@ -460,7 +479,7 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			return writeOutputs(c, p, runs[0])
+			return writeOutputs(c, p.outs, p, runs[0])
 		},
 	}
 }
@@ -477,7 +496,7 @@ func toleranceFlags() []ucli.Flag {
 // tolerances reads --tol, --atol and --rtol: a binding with an --atol or
 // --rtol of its own or for all is checked element by element as
 // np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
-func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, error) {
+func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
 	tol := c.Float64("tol")
 	if tol < 0 {
 		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
@@ -497,14 +516,14 @@ func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, e
 			}
 			p := &all
 			if named {
-				b, err := shaderlab.FindBinding(j.Shader.Module, strings.TrimSpace(name))
+				k, err := t.Find(strings.TrimSpace(name))
 				if err != nil {
 					return nil, usagef("--%s %s: %v", flag, s, err)
 				}
-				if by[int(b.Binding)] == nil {
-					by[int(b.Binding)] = &pair{}
+				if by[k] == nil {
+					by[k] = &pair{}
 				}
-				p = by[int(b.Binding)]
+				p = by[k]
 			}
 			if flag == "atol" {
 				p.atol = &x
@@ -538,14 +557,14 @@ func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, e
 }
 
 // expectations reads --expect NAME=FILE.npy.
-func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
+func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array, error) {
 	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)
 		if err != nil {
 			return nil, err
 		}
-		b, err := shaderlab.FindBinding(j.Shader.Module, k)
+		i, err := t.Find(k)
 		if err != nil {
 			return nil, usagef("--expect %s: %v", s, err)
 		}
@@ -557,10 +576,10 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
 		size := func(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
-		if got := j.Inputs[b.Binding]; size(arr) != size(got) {
-			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, shaderlab.Describe(*b), got, arr)
+		if got := t.Arrays()[i]; size(arr) != size(got) {
+			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
 		}
-		want[int(b.Binding)] = arr
+		want[i] = arr
 	}
 	return want, nil
 }
@@ -569,15 +588,15 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 // binding the verdict, how many elements are beyond the tolerance, the
 // worst of them and the first few others by index; it returns the number
 // of bindings that fail.
-func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
+func checkRun(w io.Writer, t shaderlab.Target, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
 	bad := 0
-	for _, v := range p.Check(r, want, tol) {
+	for _, v := range t.Check(r, want, tol) {
 		verdict := "PASS"
 		if !v.Pass {
 			verdict = "FAIL"
 			bad++
 		}
-		name := shaderlab.BindName(v.Binding)
+		name := v.Name
 		if v.Err != nil {
 			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
 			continue
@@ -587,7 +606,7 @@ func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]
 			continue
 		}
 		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
-		if note := shaderlab.SubgroupNote(p.Shader.Module, p.Local, r.Device, r.Subgroup); note != "" {
+		if note := t.Note(r); note != "" {
 			fmt.Fprintf(w, "    note: %s\n", note)
 		}
 		if v.Worst != nil {
@@ -633,6 +652,12 @@ Examples:
    vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
+			if seq, err := sequenceCase(c); seq != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return runSequence(c, seq, true)
+			}
 			p, err := prepare(c)
 			if err != nil {
 				return err
@@ -687,7 +712,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := writeOutputs(c, p, runs[0]); err != nil {
+			if err := writeOutputs(c, p.outs, p, runs[0]); err != nil {
 				return err
 			}
 			if bad > 0 {

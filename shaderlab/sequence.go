@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -40,7 +39,10 @@ type Sequence struct {
 	Names   []string // the buffers' names ("" for a step's own data)
 	Buffers []*Array // the buffers' data before the first step
 	Steps   []SequenceStep
-	opt     Options
+	// Times runs the steps, in order, so many times in a row (0: once):
+	// an iteration of more than one dispatch.
+	Times int
+	opt   Options
 }
 
 // SequenceStep is a step's plan (Plan.Inputs are the buffers it binds)
@@ -82,12 +84,12 @@ func NewSequence(buffers []Buffer, steps []Step, opt Options) (*Sequence, error)
 			if bd.Buffer == "" {
 				continue
 			}
-			k := slices.Index(s.Names, bd.Buffer)
-			switch {
-			case bd.Data != nil:
+			if bd.Data != nil {
 				return nil, fmt.Errorf("%s: %w", what, &SettingError{"Bind", j, fmt.Errorf("%s is given both data and buffer %s", bd.Name, bd.Buffer)})
-			case k < 0:
-				return nil, fmt.Errorf("%s: %w", what, &SettingError{"Bind", j, fmt.Errorf("no buffer %q; the sequence has %s", bd.Buffer, strings.Join(s.Names, ", "))})
+			}
+			k, err := s.Find(bd.Buffer)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, &SettingError{"Bind", j, err})
 			}
 			o.Bind[j].Data = s.Buffers[k]
 		}
@@ -127,7 +129,16 @@ func (s *Sequence) BytesMoved() int64 {
 	for _, st := range s.Steps {
 		n += int64(st.Times) * st.Plan.BytesMoved()
 	}
-	return n
+	return int64(max(s.Times, 1)) * n
+}
+
+// Dispatches counts the dispatches of one run.
+func (s *Sequence) Dispatches() int {
+	n := 0
+	for _, st := range s.Steps {
+		n += st.Times
+	}
+	return max(s.Times, 1) * n
 }
 
 // describe names buffer k in messages: by the first binding that takes
@@ -241,17 +252,22 @@ func (s *Sequence) Run(ctx context.Context, dev *engine.Device) (*Result, error)
 				q.Upload(bufs[i], guard, a.Data) // zeros too: outputs never show stale memory
 				q.Upload(bufs[i], guard+data[i], pattern)
 			}
+			binds := make([][]engine.Binding, len(s.Steps))
 			for si, st := range s.Steps {
-				binds := make([]engine.Binding, len(st.buffers))
+				binds[si] = make([]engine.Binding, len(st.buffers))
 				for j, k := range st.buffers {
 					bound := data[k] + reach[si]
 					if lim := int64(dev.Info.MaxStorageBufferRange); lim > 0 && bound > lim {
 						bound = data[k]
 					}
-					binds[j] = engine.Binding{Buf: bufs[k], Offset: guard, Size: bound}
+					binds[si][j] = engine.Binding{Buf: bufs[k], Offset: guard, Size: bound}
 				}
-				for range st.Times {
-					q.Dispatch(kernels[si], st.Plan.Groups, st.Plan.Push, binds...)
+			}
+			for range max(s.Times, 1) {
+				for si, st := range s.Steps {
+					for range st.Times {
+						q.Dispatch(kernels[si], st.Plan.Groups, st.Plan.Push, binds[si]...)
+					}
 				}
 			}
 			for i, a := range s.Buffers {
