@@ -113,19 +113,26 @@ func parseDims(flag, s string) ([3]uint64, error) {
 
 // bindData reads --bind NAME=FILE.npy or NAME=TYPE:SHAPE (zeros), checked
 // against binding b.
-func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
-	arr, err := readArray("--bind "+s, v)
+func bindData(s, v string, b *shaderlab.Binding, seed uint64) (*shaderlab.Array, error) {
+	arr, err := readArray("--bind "+s, shaderlab.BindName(*b), v, seed)
 	if err != nil {
 		return nil, err
 	}
 	return arr, shaderlab.CheckData(*b, arr)
 }
 
-// readArray reads FILE.npy, or makes TYPE:SHAPE zeros; what names v in
-// messages (--bind x=FILE).
-func readArray(what, v string) (*shaderlab.Array, error) {
+// readArray reads FILE.npy, or makes TYPE:SHAPE zeros, or draws
+// random:TYPE:SHAPE (shaderlab.Random, from seed and key); what names v
+// in messages (--bind x=FILE).
+func readArray(what, key, v string, seed uint64) (*shaderlab.Array, error) {
 	var arr *shaderlab.Array
-	if elem, dims := zerosType(v); elem != "" && !fileThere(v) {
+	random := strings.HasPrefix(v, "random:")
+	if random {
+		if elem, _ := zerosType(v[len("random:"):]); elem == "" {
+			return nil, usagef("%s: want random:TYPE:SHAPE, e.g. random:float32:1024", what)
+		}
+	}
+	if elem, dims := zerosType(strings.TrimPrefix(v, "random:")); elem != "" && (random || !fileThere(v)) {
 		if shaderlab.NPYDescr(elem) == "" {
 			return nil, usagef("%s: unknown element type %q (float32, float64, int32, uint32, ...)", what, elem)
 		}
@@ -143,6 +150,9 @@ func readArray(what, v string) (*shaderlab.Array, error) {
 			shape = append(shape, int(k))
 		}
 		arr = &shaderlab.Array{Elem: elem, Shape: shape, Data: make([]byte, n), Source: "zeros " + v}
+		if random {
+			return shaderlab.Random(elem, shape, seed, key)
+		}
 	} else {
 		if err := fileExists("bind", v); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, errors.Unwrap(err))
@@ -201,7 +211,7 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		if err != nil {
 			return nil, usagef("--bind %s: %v", s, err)
 		}
-		arr, err := bindData(s, v, b)
+		arr, err := bindData(s, v, b, uint64(c.Int64("seed")))
 		if err != nil {
 			return nil, err
 		}

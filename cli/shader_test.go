@@ -994,3 +994,40 @@ func TestShaderSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestShaderReference: a reference written once, in NumPy. The sweep of
+// scale_reference_sweep.json draws x at random (seed 45) for 3 shapes and
+// 2 types and compares y with scale_ref.py's a·x in float64 on every
+// device; a check on random saxpy inputs passes against the expression
+// a·x + y and fails, naming the worst element, against 3·x + y; an
+// expression naming nothing the shader has, and a Python without NumPy,
+// are refused saying so.
+func TestShaderReference(t *testing.T) {
+	needShaderDevice(t)
+	for _, d := range testdev.Devices(t) {
+		sweepOn(t, d, filepath.Join(examples, "scale_reference_sweep.json"))
+	}
+	saxpy := []string{"shader", "check", filepath.Join(examples, "saxpy.comp"), "-b", "x=random:float32:1000", "-b", "y=random:float32:1000",
+		"--push", "a=2.5", "--push", "n=1000", "--global", "1000", "--seed", "7"}
+	code, stdout, stderr := run(t, append(saxpy, "--reference", "y=a * x.astype(np.float64) + y", "--tol", "1e-6")...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") {
+		t.Errorf("reference a·x + y: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, append(saxpy, "--reference", "y=3 * x + y")...)
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stdout, "worst: y[") {
+		t.Errorf("reference 3·x + y: exit %d:\n%s", code, stdout)
+	}
+	code, _, stderr = run(t, append(saxpy, "--reference", "y=a * z")...)
+	if code == 0 || !strings.Contains(stderr, "reference y = a * z: NameError: name 'z' is not defined (it is given np and a, n, x, y)") {
+		t.Errorf("reference a·z: exit %d: %s", code, stderr)
+	}
+	noNumPy := writeFile(t, t.TempDir(), "python", "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n")
+	if err := os.Chmod(noNumPy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VKSTAT_PYTHON", noNumPy)
+	code, _, stderr = run(t, append(saxpy, "--reference", "y=a * x + y")...)
+	if code == 0 || !strings.Contains(stderr, "a reference needs Python with NumPy: "+noNumPy+" has no numpy") {
+		t.Errorf("a Python without NumPy: exit %d: %s", code, stderr)
+	}
+}

@@ -38,6 +38,8 @@ type shaderCase struct {
 	Groups    any            `json:"groups"`
 	Global    any            `json:"global"`
 	Expect    map[string]any `json:"expect"`
+	Reference map[string]any `json:"reference"`
+	Seed      *int64         `json:"seed"`
 	Tol       *float64       `json:"tol"`
 	Atol      map[string]any `json:"atol"`
 	Rtol      map[string]any `json:"rtol"`
@@ -64,7 +66,7 @@ func readCase(path string) (*shaderCase, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep; buffers, steps, times)", path, err)
+		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, reference, seed, tol, atol, rtol, flops, sweep; buffers, steps, times)", path, err)
 	}
 	return &sc, nil
 }
@@ -83,11 +85,11 @@ func (sc shaderCase) merged(v shaderCase) shaderCase {
 	if v.Include != nil {
 		out.Include = v.Include
 	}
-	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Atol}, {&out.Rtol}} {
+	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Reference}, {&out.Atol}, {&out.Rtol}} {
 		*m.dst = cloneMap(*m.dst)
 	}
 	for _, p := range []struct{ dst, src map[string]any }{{out.Define, v.Define}, {out.Bind, v.Bind}, {out.Push, v.Push}, {out.Uniform, v.Uniform},
-		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
+		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Reference, v.Reference}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
 		for k, x := range p.src {
 			p.dst[k] = x
 		}
@@ -97,6 +99,9 @@ func (sc shaderCase) merged(v shaderCase) shaderCase {
 	}
 	if v.Tol != nil {
 		out.Tol = v.Tol
+	}
+	if v.Seed != nil {
+		out.Seed = v.Seed
 	}
 	if v.Flops != 0 {
 		out.Flops = v.Flops
@@ -158,7 +163,7 @@ func (sc shaderCase) args(dir string) []string {
 	}
 	for _, k := range sorted(sc.Bind) {
 		v := caseValue(sc.Bind[k])
-		if elem, _ := zerosType(v); elem == "" {
+		if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") {
 			v = path(v)
 		}
 		out = append(out, "--bind", k+"="+v)
@@ -184,8 +189,18 @@ func (sc shaderCase) args(dir string) []string {
 	for _, k := range sorted(sc.Expect) {
 		out = append(out, "--expect", k+"="+path(caseValue(sc.Expect[k])))
 	}
+	for _, k := range sorted(sc.Reference) {
+		v := caseValue(sc.Reference[k])
+		if f, fn, ok := strings.Cut(v, ".py:"); ok && shaderlab.IsFunctionRef(v) {
+			v = path(f+".py") + ":" + fn
+		}
+		out = append(out, "--reference", k+"="+v)
+	}
 	if sc.Tol != nil {
 		out = append(out, "--tol", fmt.Sprint(*sc.Tol))
+	}
+	if sc.Seed != nil {
+		out = append(out, "--seed", fmt.Sprint(*sc.Seed))
 	}
 	if sc.Shader != "" {
 		out = append(out, path(sc.Shader))

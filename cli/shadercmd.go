@@ -107,7 +107,7 @@ func compileFlags() []ucli.Flag {
 
 func runFlags() []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16), or NAME=random:TYPE:SHAPE (see --seed); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "push", Usage: "set a push constant: NAME=VALUE (repeatable; unset members are 0)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "spec", Usage: "set a specialization constant: NAME=VALUE or ID=VALUE (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "uniform", Aliases: []string{"u"}, Usage: "set a member of a uniform block: MEMBER=VALUE or BINDING.MEMBER=VALUE (repeatable; unset members are 0; or bind the block's bytes with --bind)", Category: "RUN"},
@@ -118,6 +118,7 @@ func runFlags() []ucli.Flag {
 		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
 		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
 		&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the --repeat timed ones (shader sweep: 1 unless given)", Category: "RUN"},
+		&ucli.Int64Flag{Name: "seed", Usage: "seed of the random:TYPE:SHAPE bindings (floats uniform in [-1, 1), as ggml's test-backend-ops)", Category: "RUN"},
 		&ucli.StringFlag{Name: "case", Usage: "take the flags (and the shader) from a case file (JSON; see vkstat shader sweep --help); the command line's flags win", Category: "RUN"},
 		&ucli.BoolFlag{Name: "no-bounds-check", Usage: "no warning where the static bounds check finds no guard on gl_GlobalInvocationID.x (writes outside a binding are caught after the run all the same)", Category: "RUN"},
 	}
@@ -484,9 +485,11 @@ Examples:
 	}
 }
 
-// toleranceFlags are check's and watch's --tol, --atol and --rtol.
+// toleranceFlags are check's, watch's and sweep's --reference, --tol,
+// --atol and --rtol.
 func toleranceFlags() []ucli.Flag {
 	return []ucli.Flag{
+		&ucli.StringSliceFlag{Name: "reference", Aliases: []string{"r"}, Usage: "compare a binding with what NumPy computes from the inputs: NAME=EXPRESSION ('2.5 * x + y': bindings, constants and np by name) or NAME=MODULE:FUNCTION or NAME=FILE.py:FUNCTION (called with them as keywords); Python from $VKSTAT_PYTHON, else /usr/bin/python3 (repeatable)"},
 		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted |error| as a fraction of max |expected| (where --atol/--rtol are not given)"},
 		&ucli.StringSliceFlag{Name: "atol", Usage: "accept |error| ≤ atol + rtol·|expected| per element, as np.testing.assert_allclose: X for every binding or NAME=X (repeatable)"},
 		&ucli.StringSliceFlag{Name: "rtol", Usage: "the rtol of that test (default 1e-7 where only --atol is given): X or NAME=X (repeatable)"},
@@ -556,7 +559,8 @@ func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolera
 	}, nil
 }
 
-// expectations reads --expect NAME=FILE.npy.
+// expectations reads --expect NAME=FILE.npy and computes --reference
+// NAME=EXPRESSION (shaderlab.Reference, on the inputs before the run).
 func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array, error) {
 	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
@@ -575,14 +579,52 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
-		size := func(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
 		if got := t.Arrays()[i]; size(arr) != size(got) {
 			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
 		}
 		want[i] = arr
 	}
+	refs := map[string]string{}
+	at := map[string]int{}
+	for _, s := range c.StringSlice("reference") {
+		k, v, err := splitAssign("reference", s)
+		if err != nil {
+			return nil, err
+		}
+		i, err := t.Find(k)
+		if err != nil {
+			return nil, usagef("--reference %s: %v", s, err)
+		}
+		if want[i] != nil {
+			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
+		}
+		refs[t.Name(i)], at[t.Name(i)] = v, i
+	}
+	if len(refs) == 0 {
+		return want, nil
+	}
+	inputs := map[string]*shaderlab.Array{}
+	for i, a := range t.Arrays() {
+		if n := t.Name(i); !strings.ContainsAny(n, " ()") {
+			inputs[n] = a
+		}
+	}
+	got, err := shaderlab.Reference(c.Context, shaderlab.Python(), inputs, t.Constants(), refs)
+	if err != nil {
+		return nil, err
+	}
+	for name, arr := range got {
+		i := at[name]
+		if got := t.Arrays()[i]; size(arr) != size(got) {
+			return nil, fmt.Errorf("--reference %s=%s: %s holds %s, the reference gives %s", name, refs[name], name, got, arr)
+		}
+		want[i] = arr
+	}
 	return want, nil
 }
+
+// size is the number of elements of a.
+func size(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
 
 // checkRun prints how a run's outputs compare with the expectations: per
 // binding the verdict, how many elements are beyond the tolerance, the
@@ -684,7 +726,7 @@ Examples:
 				}
 			}
 			if len(want) == 0 && other == nil {
-				return usagef("shader check: give --expect NAME=FILE.npy or --against OTHER")
+				return usagef("shader check: give --expect NAME=FILE.npy, --reference NAME=EXPRESSION or --against OTHER")
 			}
 			bad := 0
 			var runs []*shaderlab.Result

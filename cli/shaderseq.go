@@ -50,14 +50,14 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	case sc.Times < 0:
 		return nil, usagef("--case %s: times %d: want 1 or more", file, sc.Times)
 	}
-	if err := setCaseFlags(c, file, shaderCase{Expect: sc.Expect, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}.args(dir)); err != nil {
+	if err := setCaseFlags(c, file, shaderCase{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}.args(dir)); err != nil {
 		return nil, err
 	}
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
 	path := func(p string) string {
-		if elem, _ := zerosType(p); elem != "" || filepath.IsAbs(p) {
+		if elem, _ := zerosType(p); elem != "" || filepath.IsAbs(p) || strings.HasPrefix(p, "random:") {
 			return p
 		}
 		return filepath.Join(dir, p)
@@ -69,7 +69,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	sort.Strings(names)
 	var buffers []shaderlab.Buffer
 	for _, k := range names {
-		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), path(caseValue(sc.Buffers[k])))
+		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(caseValue(sc.Buffers[k])), uint64(c.Int64("seed")))
 		if err != nil {
 			return nil, err
 		}
@@ -78,14 +78,14 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	var steps []shaderlab.Step
 	for i, st := range sc.Steps {
 		what := fmt.Sprintf("--case %s: step %d", file, i+1)
-		if len(st.Steps) > 0 || len(st.Sweep) > 0 || st.Buffers != nil || st.Expect != nil || st.Tol != nil || st.Atol != nil || st.Rtol != nil {
+		if len(st.Steps) > 0 || len(st.Sweep) > 0 || st.Buffers != nil || st.Expect != nil || st.Reference != nil || st.Seed != nil || st.Tol != nil || st.Atol != nil || st.Rtol != nil {
 			return nil, usagef("%s: a step gives shader, include, define, target_env, bind, push, uniform, spec, groups or global, and times", what)
 		}
 		if st.Times < 0 {
 			return nil, usagef("%s: times %d: want 1 or more", what, st.Times)
 		}
 		m := sc.merged(st)
-		m.Bind, m.Expect, m.Tol, m.Atol, m.Rtol = nil, nil, nil, nil, nil
+		m.Bind, m.Expect, m.Reference, m.Seed, m.Tol, m.Atol, m.Rtol = nil, nil, nil, nil, nil, nil, nil
 		if m.Shader == "" {
 			return nil, usagef("%s names no shader", what)
 		}
@@ -112,10 +112,10 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})
 				continue
 			}
-			if elem, _ := zerosType(v); elem == "" && !fileThere(path(v)) {
+			if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") && !fileThere(path(v)) {
 				return nil, usagef("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, k, v, v, strings.Join(names, ", "), path(v))
 			}
-			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), path(v))
+			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), k, path(v), uint64(c.Int64("seed")))
 			if err != nil {
 				return nil, err
 			}

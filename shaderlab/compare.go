@@ -233,7 +233,33 @@ type Target interface {
 	// Note is what a failing check should add (SubgroupNote), or "".
 	Note(r *Result) string
 	Check(r *Result, want map[int]*Array, tol func(int) Tolerance) []Verdict
+	// Constants are the push, uniform and specialization constants set
+	// by name (a uniform's BINDING.MEMBER as MEMBER), for a reference.
+	Constants() []Setting
 	binding(i int) Binding
+}
+
+// Constants are the settings of Options.Push, Uniform and Spec.
+func (p *Plan) Constants() []Setting {
+	var out []Setting
+	for _, l := range [][]Setting{p.opt.Push, p.opt.Uniform, p.opt.Spec} {
+		for _, s := range l {
+			if _, m, ok := strings.Cut(s.Name, "."); ok {
+				s.Name = m
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Constants are the steps' (a later step's over an earlier's).
+func (s *Sequence) Constants() []Setting {
+	var out []Setting
+	for _, st := range s.Steps {
+		out = append(out, st.Plan.Constants()...)
+	}
+	return out
 }
 
 // Arrays are the plan's inputs, by binding number.

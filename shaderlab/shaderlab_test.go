@@ -394,3 +394,43 @@ func TestSequence(t *testing.T) {
 		}
 	}
 }
+
+// TestRandom: random inputs follow from the seed and the name, floats in
+// [-1, 1), integers in [-100, 100] (unsigned [0, 100]).
+func TestRandom(t *testing.T) {
+	a, err := shaderlab.Random("float32", []int{100, 10}, 3, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := shaderlab.Random("float32", []int{100, 10}, 3, "x")
+	other, _ := shaderlab.Random("float32", []int{100, 10}, 3, "y")
+	seed, _ := shaderlab.Random("float32", []int{100, 10}, 4, "x")
+	if !slices.Equal(a.Data, same.Data) || slices.Equal(a.Data, other.Data) || slices.Equal(a.Data, seed.Data) {
+		t.Error("random data do not follow from the seed and the name alone")
+	}
+	lo, hi := 0.0, 0.0
+	for _, v := range a.Values() {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if lo < -1 || hi >= 1 || lo > -0.9 || hi < 0.9 {
+		t.Errorf("float32 in [%g, %g]; want spread over [-1, 1)", lo, hi)
+	}
+	for _, c := range []struct {
+		elem   string
+		lo, hi float64
+	}{{"int32", -100, 100}, {"uint16", 0, 100}, {"float16", -1, 1}} {
+		r, err := shaderlab.Random(c.elem, []int{1000}, 1, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range r.Values() {
+			if v < c.lo || v > c.hi {
+				t.Errorf("%s: %g outside [%g, %g]", c.elem, v, c.lo, c.hi)
+				break
+			}
+		}
+	}
+	if _, err := shaderlab.Random("float8", []int{4}, 1, "x"); err == nil {
+		t.Error("no error for float8")
+	}
+}
