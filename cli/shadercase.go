@@ -328,8 +328,18 @@ file, and "sweep", a list of variants that each change some of them:
       {"name": "f16 n=1000", "define": {"T": "float16_t"}, ...}]}
 
 Keys: shader, include, define, target_env, bind, push, uniform, spec,
-groups or global, expect, tol, atol and rtol (NAME or "*" for all), name,
-flops (of one dispatch, for the GFLOP/s column).
+groups or global, expect, reference (NAME: a NumPy expression or
+MODULE:FUNCTION, as --reference), seed (of random:TYPE:SHAPE bindings),
+tol, atol and rtol (NAME or "*" for all), name, flops (of one dispatch,
+for the GFLOP/s column). With a reference and random inputs, the variants
+need no expected files:
+
+   {"shader": "scale.comp", "push": {"a": 2.5}, "seed": 45,
+    "reference": {"y": "a * x.astype(np.float64)"},
+    "sweep": [{"name": "f32 n=1000", "define": {"T": "float"},
+               "bind": {"x": "random:float32:1000", "y": "float32:1000"},
+               "push": {"n": 1000}, "global": 1000}, ...]}
+
 Each variant runs on every device --device names, --warmup times untimed
 (1 unless given) then --repeat times, and the table gives its verdict,
 the elements beyond the tolerance, the largest error as a fraction of max
@@ -339,7 +349,11 @@ the case gives flops GFLOP/s, and apart the first run's wall time with
 the pipeline's lazy compile (FIRST RUN). A variant the device
 cannot run (a feature it lacks) is an ERROR row, its reason under the
 table. Exit status 1 when any variant fails.
-vkstat shader run, check and watch take one case with --case.`,
+vkstat shader run, check and watch take one case with --case; run and
+check also take a case of "buffers" (NAME: FILE.npy or TYPE:SHAPE) and
+"steps" (each a shader with bind naming buffers, its constants, dispatch
+and "times"; "times" at the top runs the steps in turn so many times),
+whose buffers stay on the device between dispatches: see docs/shader.md.`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
 			if c.NArg() != 1 {

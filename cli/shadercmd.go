@@ -40,7 +40,11 @@ Examples:
    vkstat shader run examples/shaders/saxpy.comp --bind x=examples/shaders/saxpy_x.npy \
        --bind y=examples/shaders/saxpy_y.npy --push a=2.5 --push n=1000 --global 1000 --out y=y.npy
    vkstat shader check examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
-   vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy`,
+   vkstat shader check examples/shaders/saxpy.comp -b x=random:float32:1000 -b y=random:float32:1000 \
+       --push a=2.5 --push n=1000 --global 1000 --reference 'y=a * x + y'
+   vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
+   vkstat shader sweep examples/shaders/scale_reference_sweep.json
+   vkstat shader check --case examples/shaders/logreg.json`,
 		Subcommands: []*ucli.Command{shaderInfoCommand(), shaderRunCommand(), shaderCheckCommand(), shaderWatchCommand(), shaderSweepCommand()},
 	}
 }
@@ -681,8 +685,14 @@ func shaderCheckCommand() *ucli.Command {
 		UsageText: "vkstat shader check FILE.comp [run flags] --expect NAME=WANT.npy ... [--tol 1e-5] | --against OTHER.comp",
 		Description: `Runs the shader as shader run does, then compares each --expect binding
 with its NPY file: max |error|, that as a fraction of max |expected|
-(checked against --tol) and the normalised mean square error. With
---against, the other shader runs on the same bindings and constants and
+(checked against --tol) and the normalised mean square error.
+--reference NAME=EXPRESSION computes the expected array instead, once, in
+float64 NumPy from the inputs before the run (bindings, push, uniform and
+specialization constants and np by name: 'a * x + y'), or calls
+MODULE:FUNCTION or FILE.py:FUNCTION with them as keywords; Python is
+$VKSTAT_PYTHON, else /usr/bin/python3, and needs NumPy. Bind inputs as
+random:TYPE:SHAPE (floats uniform in [-1, 1), from --seed) and no file is
+needed at all. With --against, the other shader runs on the same bindings and constants and
 every writable binding is compared. Exit status 1 on any mismatch, so a
 Makefile can unit-test shaders. To re-check a built-in operation after
 editing its shader, see vkstat verify --op NAME --shader-dir DIR.
