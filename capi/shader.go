@@ -3,8 +3,8 @@ package capi
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"time"
 	"unsafe"
 
@@ -59,11 +59,7 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // settings are a map's NAME=VALUE entries in name order.
 func settingsOf(m map[string]string) []shaderlab.Setting {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]shaderlab.Setting, len(keys))
 	for i, k := range keys {
 		out[i] = shaderlab.Setting{Name: k, Value: m[k]}
@@ -89,11 +85,7 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if p.Repeat < 0 || p.Warmup < 0 || p.Times < 0 || p.Timeout < 0 {
 		return nil, inputf("repeat, warmup, times and timeout cannot be negative")
 	}
-	names := make([]string, 0, len(c.specs))
-	for n := range c.specs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(c.specs))
 	var buffers []shaderlab.Buffer
 	for _, n := range names {
 		a := c.specs[n]

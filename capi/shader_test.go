@@ -3,24 +3,14 @@ package capi
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"unsafe"
 )
 
-// iterate is x ← a·x + b over n elements.
-const iterate = `#version 450
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) buffer X { float x[]; };
-layout(push_constant) uniform P { float a; float b; uint n; } p;
-void main() {
-	uint i = gl_GlobalInvocationID.x;
-	if (i < p.n) { x[i] = p.a * x[i] + p.b; }
-}
-`
-
-// TestShader runs the shader op on a Vulkan device: x ← x/2 + 1 as one
-// step dispatched 10 times, the whole 2 times, every value exact in
+// TestShader runs the shader op on a Vulkan device, on the source of
+// examples/shaders/iterate.comp: x ← x/2 + 1 as one step dispatched 10 times, the whole 2 times, every value exact in
 // float32 (2 + (x₀ − 2)/2²⁰); the caller's array is left as it was; the
 // CPU path and a shader naming no array are refused as bad input.
 func TestShader(t *testing.T) {
@@ -28,6 +18,11 @@ func TestShader(t *testing.T) {
 	for i := range x {
 		x[i] = float32(i % 9)
 	}
+	src, err := os.ReadFile("../examples/shaders/iterate.comp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iterate := string(src)
 	arrays := map[string]ArraySpec{"x": {DType: "float32", Shape: []int{300}, NBytes: 1200, Ptr: 0}}
 	params := map[string]any{"times": 2, "repeat": 2, "steps": []map[string]any{{
 		"source": iterate, "name": "iterate.comp", "bind": map[string]string{"x": "x"}, "times": 10,

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -140,14 +140,7 @@ func (sc shaderCase) args(dir string) []string {
 		return filepath.Join(dir, p)
 	}
 	var out []string
-	sorted := func(m map[string]any) []string {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return keys
-	}
+	sorted := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 	for _, inc := range sc.Include {
 		out = append(out, "--include", path(inc))
 	}

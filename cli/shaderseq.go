@@ -2,8 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -62,11 +63,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 		}
 		return filepath.Join(dir, p)
 	}
-	names := make([]string, 0, len(sc.Buffers))
-	for k := range sc.Buffers {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(sc.Buffers))
 	var buffers []shaderlab.Buffer
 	for _, k := range names {
 		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(caseValue(sc.Buffers[k])), uint64(c.Int64("seed")))
@@ -101,12 +98,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 		if err := constantFlags(cc, &opt); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		keys := make([]string, 0, len(st.Bind))
-		for k := range st.Bind {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(st.Bind)) {
 			v := caseValue(st.Bind[k])
 			if _, ok := sc.Buffers[v]; ok {
 				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})

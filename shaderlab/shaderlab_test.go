@@ -299,17 +299,6 @@ func TestWorst(t *testing.T) {
 	}
 }
 
-// affine is one step of an iteration: x ← a·x + b.
-const affine = `#version 450
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) buffer X { float x[]; };
-layout(push_constant) uniform P { float a; float b; uint n; } p;
-void main() {
-	uint i = gl_GlobalInvocationID.x;
-	if (i < p.n) { x[i] = p.a * x[i] + p.b; }
-}
-`
-
 // TestSequence runs two sequences on every Vulkan device, their buffers
 // staying on the device between dispatches: the two passes of a
 // reduction (examples/shaders/reduce_shared.comp over NumPy's data into
@@ -357,6 +346,10 @@ func TestSequence(t *testing.T) {
 		t.Errorf("an unknown buffer: %v", err)
 	}
 
+	iterate, err := shaderlab.Load(filepath.Join(dir, "iterate.comp"), shaderlab.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	const n = 1000
 	x0, want := make([]float32, n), make([]float32, n)
 	for i := range x0 {
@@ -364,7 +357,7 @@ func TestSequence(t *testing.T) {
 		want[i] = 2 + (x0[i]-2)/(1<<20)
 	}
 	iter, err := shaderlab.NewSequence([]shaderlab.Buffer{{Name: "x", Data: float32s(x0...)}}, []shaderlab.Step{{
-		Shader: compile(t, "affine.comp", affine), Times: 20,
+		Shader: iterate, Times: 20,
 		Options: shaderlab.Options{Bind: []shaderlab.Bind{{Name: "x", Buffer: "x"}},
 			Push: []shaderlab.Setting{{Name: "a", Value: "0.5"}, {Name: "b", Value: "1"}, {Name: "n", Value: "1000"}}, Global: [3]uint64{n}},
 	}}, shaderlab.Options{})

@@ -13,16 +13,7 @@ import vkstat
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "shaders"
 
-SAXPY = """#version 450
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) buffer Y { float y[]; };
-layout(push_constant) uniform P { float a; uint n; } p;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i < p.n) { y[i] = p.a * x[i] + y[i]; }
-}
-"""
+SAXPY = (EXAMPLES / "saxpy.comp").read_text()  # as source, not a path
 
 
 def _vulkan():
