@@ -33,6 +33,7 @@ var ops = map[string]Op{
 	"latent": runLatent,
 	"stack":  runStack,
 	"paco":   runPaco,
+	"shader": runShader,
 }
 
 // inspects are what operations open before the session's lock (the files

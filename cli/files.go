@@ -58,7 +58,7 @@ var flagRoles = map[string]fileRole{
 	"spec": notFile, "groups": notFile, "global": notFile, "looks": notFile, "window": notFile, "crop": notFile,
 	"quantity": notFile, "filter": notFile, "plot": notFile, "shard": notFile, "shape": notFile, "dtype": notFile,
 	"dist": notFile, "star": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
-	"uniform": notFile, "atol": notFile, "rtol": notFile,
+	"uniform": notFile, "atol": notFile, "rtol": notFile, "reference": notFile,
 }
 
 // commandRoles are the roles a command gives a flag name otherwise.

@@ -113,11 +113,28 @@ func parseDims(flag, s string) ([3]uint64, error) {
 
 // bindData reads --bind NAME=FILE.npy or NAME=TYPE:SHAPE (zeros), checked
 // against binding b.
-func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
+func bindData(s, v string, b *shaderlab.Binding, seed uint64) (*shaderlab.Array, error) {
+	arr, err := readArray("--bind "+s, shaderlab.BindName(*b), v, seed)
+	if err != nil {
+		return nil, err
+	}
+	return arr, shaderlab.CheckData(*b, arr)
+}
+
+// readArray reads FILE.npy, or makes TYPE:SHAPE zeros, or draws
+// random:TYPE:SHAPE (shaderlab.Random, from seed and key); what names v
+// in messages (--bind x=FILE).
+func readArray(what, key, v string, seed uint64) (*shaderlab.Array, error) {
 	var arr *shaderlab.Array
-	if elem, dims := zerosType(v); elem != "" && !fileThere(v) {
+	random := strings.HasPrefix(v, "random:")
+	if random {
+		if elem, _ := zerosType(v[len("random:"):]); elem == "" {
+			return nil, usagef("%s: want random:TYPE:SHAPE, e.g. random:float32:1024", what)
+		}
+	}
+	if elem, dims := zerosType(strings.TrimPrefix(v, "random:")); elem != "" && (random || !fileThere(v)) {
 		if shaderlab.NPYDescr(elem) == "" {
-			return nil, usagef("--bind %s: unknown element type %q (float32, float64, int32, uint32, ...)", s, elem)
+			return nil, usagef("%s: unknown element type %q (float32, float64, int32, uint32, ...)", what, elem)
 		}
 		var shape []int
 		n := int64(shaderlab.ElemSize(elem))
@@ -125,25 +142,58 @@ func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 			k, err := strconv.ParseInt(d, 10, 64)
 			switch {
 			case errors.Is(err, strconv.ErrRange) || err == nil && k >= 1 && n > maxZeros/k:
-				return nil, usagef("--bind %s: more than the 16 GiB of zeros a binding may hold (a device binds at most its maxStorageBufferRange, 128 MiB to 4 GiB: see vkstat devices)", s)
+				return nil, usagef("%s: more than the 16 GiB of zeros a binding may hold (a device binds at most its maxStorageBufferRange, 128 MiB to 4 GiB: see vkstat devices)", what)
 			case err != nil || k < 1:
-				return nil, usagef("--bind %s: want TYPE:SHAPE, sizes of 1 or more, e.g. float32:1024 or uint32:16x16", s)
+				return nil, usagef("%s: want TYPE:SHAPE, sizes of 1 or more, e.g. float32:1024 or uint32:16x16", what)
 			}
 			n *= k
 			shape = append(shape, int(k))
 		}
 		arr = &shaderlab.Array{Elem: elem, Shape: shape, Data: make([]byte, n), Source: "zeros " + v}
+		if random {
+			return shaderlab.Random(elem, shape, seed, key)
+		}
 	} else {
 		if err := fileExists("bind", v); err != nil {
-			return nil, fmt.Errorf("--bind %s: %w", s, errors.Unwrap(err))
+			return nil, fmt.Errorf("%s: %w", what, errors.Unwrap(err))
 		}
 		var err error
 		if arr, err = shaderlab.ReadNPY(v); err != nil {
-			return nil, fmt.Errorf("--bind %s: %w", s, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		arr.Source = v
 	}
-	return arr, shaderlab.CheckData(*b, arr)
+	return arr, nil
+}
+
+// constantFlags reads --push, --spec, --uniform and the dispatch (--groups
+// or --global) into opt.
+func constantFlags(c *ucli.Context, opt *shaderlab.Options) error {
+	var err error
+	if opt.Push, err = settings(c, "push"); err != nil {
+		return err
+	}
+	if opt.Spec, err = settings(c, "spec"); err != nil {
+		return err
+	}
+	if opt.Uniform, err = settings(c, "uniform"); err != nil {
+		return err
+	}
+	switch {
+	case c.IsSet("groups") && c.IsSet("global"):
+		return usagef("give --groups or --global, not both")
+	case c.IsSet("groups"):
+		g, err := parseDims("groups", c.String("groups"))
+		if err != nil {
+			return err
+		}
+		opt.Groups = [3]uint32{uint32(g[0]), uint32(g[1]), uint32(g[2])}
+	case c.IsSet("global"):
+		if opt.Global, err = parseDims("global", c.String("global")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // makePlan reads the binding, push-constant, specialization, dispatch and
@@ -151,7 +201,7 @@ func bindData(s, v string, b *shaderlab.Binding) (*shaderlab.Array, error) {
 // comes before any device work.
 func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, error) {
 	mod := sh.Module
-	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, NoBoundsCheck: c.Bool("no-bounds-check")}
+	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
 	for _, s := range c.StringSlice("bind") {
 		k, v, err := splitAssign("bind", s)
 		if err != nil {
@@ -161,35 +211,14 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		if err != nil {
 			return nil, usagef("--bind %s: %v", s, err)
 		}
-		arr, err := bindData(s, v, b)
+		arr, err := bindData(s, v, b, uint64(c.Int64("seed")))
 		if err != nil {
 			return nil, err
 		}
 		opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Data: arr})
 	}
-	var err error
-	if opt.Push, err = settings(c, "push"); err != nil {
+	if err := constantFlags(c, &opt); err != nil {
 		return nil, err
-	}
-	if opt.Spec, err = settings(c, "spec"); err != nil {
-		return nil, err
-	}
-	if opt.Uniform, err = settings(c, "uniform"); err != nil {
-		return nil, err
-	}
-	switch {
-	case c.IsSet("groups") && c.IsSet("global"):
-		return nil, usagef("give --groups or --global, not both")
-	case c.IsSet("groups"):
-		g, err := parseDims("groups", c.String("groups"))
-		if err != nil {
-			return nil, err
-		}
-		opt.Groups = [3]uint32{uint32(g[0]), uint32(g[1]), uint32(g[2])}
-	case c.IsSet("global"):
-		if opt.Global, err = parseDims("global", c.String("global")); err != nil {
-			return nil, err
-		}
 	}
 	p, err := shaderlab.NewPlan(sh, opt)
 	var se *shaderlab.SettingError

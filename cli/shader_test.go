@@ -251,7 +251,7 @@ void main() {
 		{"zeros past int64", []string{"shader", "run", fixed, "-b", "v=float32:99999999999999999999", "--groups", "1"}, ExitUsage,
 			[]string{"more than the 16 GiB of zeros"}},
 		{"binding past maxStorageBufferRange", []string{"shader", "run", slow, "-b", "o=float32:1073741825", "--groups", "1"}, ExitError,
-			[]string{"binding 0 holds 4294967300 bytes, more than", "maxStorageBufferRange"}}, // past any device's (a uint32)
+			[]string{"binding 0 (o) holds 4294967300 bytes, more than", "maxStorageBufferRange"}}, // past any device's (a uint32)
 		{"runaway shader", []string{"shader", "run", slow, "-b", "o=float32:19200", "--push", "iters=60000", "--groups", "300", "--timeout", "1us"}, ExitError,
 			[]string{"did not finish in time", "after 1µs", "raise --timeout"}},
 	} {
@@ -875,6 +875,13 @@ func TestShaderSweep(t *testing.T) {
 	if code, _, stderr := run(t, "shader", "check", "--case", sweep); code != ExitUsage || !strings.Contains(stderr, "run it with vkstat shader sweep") {
 		t.Errorf("check --case SWEEP: exit %d: %s", code, stderr)
 	}
+	if code, _, stderr := run(t, "shader", "sweep", sweep, "--warmup", "-1"); code != ExitUsage || !strings.Contains(stderr, "--warmup must be from 0 to") {
+		t.Errorf("sweep --warmup -1: exit %d: %s", code, stderr)
+	}
+	code, stdout, _ = run(t, "shader", "run", "--case", one, "--repeat", "3", "--warmup", "2")
+	if code != 0 || !strings.Contains(stdout, "median of 3 after 2 untimed") && !strings.Contains(stdout, "no timestamps") || !strings.Contains(stdout, "first run ") {
+		t.Errorf("run --repeat 3 --warmup 2: exit %d:\n%s", code, stdout)
+	}
 	bad := writeFile(t, dir, "bad.json", `{"shader": "x.comp", "bindings": {}}`)
 	if code, _, stderr := run(t, "shader", "run", "--case", bad); code == 0 || !strings.Contains(stderr, `unknown field "bindings"`) {
 		t.Errorf("a case with an unknown key: exit %d: %s", code, stderr)
@@ -890,7 +897,7 @@ func sweepOn(t *testing.T, d *engine.Device, file string) {
 		return
 	}
 	code, stdout, stderr := run(t, "--validate", "--device", strconv.Itoa(d.Info.Index), "shader", "sweep", file, "--repeat", "2")
-	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") {
+	if !strings.Contains(stdout, "CASE") || !strings.Contains(stdout, "GPU TIME") || !strings.Contains(stdout, "FIRST RUN") {
 		t.Fatalf("no table on %s: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
 	}
 	f16 := d.Info.HasShaderFeature("storageBuffer16BitAccess") && d.Info.HasShaderFeature("shaderFloat16")
@@ -917,4 +924,110 @@ func sweepOn(t *testing.T, d *engine.Device, file string) {
 // regexpSpaces collapses runs of spaces to two (a table's columns).
 func regexpSpaces(s string) string {
 	return regexp.MustCompile(` {2,}`).ReplaceAllString(s, "  ")
+}
+
+// TestShaderSequence runs the example sequences on every device: a
+// two-pass reduction (reduce_two_pass.json: 16 partial sums, then their
+// sum, against NumPy's partial sums and float64 total) and a logistic
+// regression, two dispatches repeated 100 times over buffers that stay on
+// the device (logreg.json, against NumPy's float64 weights); then what a
+// sequence refuses, and a failing check naming its buffer.
+func TestShaderSequence(t *testing.T) {
+	needShaderDevice(t)
+	twoPass, logreg := filepath.Join(examples, "reduce_two_pass.json"), filepath.Join(examples, "logreg.json")
+	out := filepath.Join(t.TempDir(), "w.npy")
+	for _, d := range testdev.Devices(t) {
+		if d.Info.Disabled != "" {
+			continue
+		}
+		dev := strconv.Itoa(d.Info.Index)
+		code, stdout, stderr := run(t, "--validate", "--device", dev, "shader", "check", "--case", twoPass, "--repeat", "2")
+		if code != 0 || !strings.Contains(stdout, "2 steps, 2 dispatches") || !strings.Contains(stdout, "PASS parts") || !strings.Contains(stdout, "PASS total") {
+			t.Errorf("%s: two-pass reduction: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		code, stdout, stderr = run(t, "--validate", "--device", dev, "shader", "check", "--case", logreg, "--out", "w="+out)
+		if code != 0 || !strings.Contains(stdout, "2 steps, 200 dispatches") || !strings.Contains(stdout, "PASS w") {
+			t.Errorf("%s: logistic regression: exit %d: %s\n%s", d.Info.Name, code, stderr, stdout)
+		}
+		want, err := shaderlab.ReadNPY(filepath.Join(examples, "logreg_expected_w.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := shaderlab.ReadNPY(out); err != nil {
+			t.Errorf("%s: --out w: %v", d.Info.Name, err)
+		} else if diff, err := shaderlab.Compare(got, want); err != nil || diff.MaxRel > 1e-4 {
+			t.Errorf("%s: --out w: %v %v", d.Info.Name, diff, err)
+		}
+	}
+	code, stdout, _ := run(t, "shader", "check", "--case", twoPass, "--tol", "0", "--expect", "parts="+filepath.Join(examples, "reduce_expected.npy"))
+	if code != ExitError || !strings.Contains(stdout, "FAIL total") || !strings.Contains(stdout, "worst: total[0] got") {
+		t.Errorf("--tol 0: exit %d:\n%s", code, stdout)
+	}
+	dir := t.TempDir()
+	abs, err := filepath.Abs(examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{"a flag of a step", twoPass, []string{"--push", "n=3"}, "--push: the case " + twoPass + " has steps: set it per step in the case file"},
+		{"an unknown output", twoPass, []string{"-o", "tot=x.npy"}, `--out tot=x.npy: no buffer "tot"; the sequence has data, parts, total`},
+		{"an unknown buffer", writeFile(t, dir, "unknown.json", fmt.Sprintf(`{"buffers": {"data": %q, "parts": "float32:16"},
+			"steps": [{"shader": %q, "bind": {"data": "data", "sums": "part"}, "push": {"n": 4000, "chunk": 250}, "groups": 16}]}`,
+			filepath.Join(abs, "reduce_in.npy"), filepath.Join(abs, "reduce_shared.comp"))), nil, `step 1: bind sums=part: no buffer "part" (the case has data, parts) and no file`},
+		{"a sweep", filepath.Join(examples, "scale_sweep.json"), nil, ""},
+		{"steps in a sweep", twoPass, []string{"sweep"}, "the case has steps: run it with vkstat shader run or check --case"},
+	} {
+		args := append([]string{"shader", "run", "--case", c.file}, c.args...)
+		if len(c.args) > 0 && c.args[0] == "sweep" {
+			args = []string{"shader", "sweep", c.file}
+		}
+		code, _, stderr := run(t, args...)
+		if c.want == "" {
+			c.want = "the case has a sweep"
+		}
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d: %s; want %q", c.name, code, stderr, c.want)
+		}
+	}
+}
+
+// TestShaderReference: a reference written once, in NumPy. The sweep of
+// scale_reference_sweep.json draws x at random (seed 45) for 3 shapes and
+// 2 types and compares y with scale_ref.py's a·x in float64 on every
+// device; a check on random saxpy inputs passes against the expression
+// a·x + y and fails, naming the worst element, against 3·x + y; an
+// expression naming nothing the shader has, and a Python without NumPy,
+// are refused saying so.
+func TestShaderReference(t *testing.T) {
+	needShaderDevice(t)
+	for _, d := range testdev.Devices(t) {
+		sweepOn(t, d, filepath.Join(examples, "scale_reference_sweep.json"))
+	}
+	saxpy := []string{"shader", "check", filepath.Join(examples, "saxpy.comp"), "-b", "x=random:float32:1000", "-b", "y=random:float32:1000",
+		"--push", "a=2.5", "--push", "n=1000", "--global", "1000", "--seed", "7"}
+	code, stdout, stderr := run(t, append(saxpy, "--reference", "y=a * x.astype(np.float64) + y", "--tol", "1e-6")...)
+	if code != 0 || !strings.Contains(stdout, "PASS y") {
+		t.Errorf("reference a·x + y: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, append(saxpy, "--reference", "y=3 * x + y")...)
+	if code != ExitError || !strings.Contains(stdout, "FAIL y") || !strings.Contains(stdout, "worst: y[") {
+		t.Errorf("reference 3·x + y: exit %d:\n%s", code, stdout)
+	}
+	code, _, stderr = run(t, append(saxpy, "--reference", "y=a * z")...)
+	if code == 0 || !strings.Contains(stderr, "reference y = a * z: NameError: name 'z' is not defined (it is given np and a, n, x, y)") {
+		t.Errorf("reference a·z: exit %d: %s", code, stderr)
+	}
+	noNumPy := writeFile(t, t.TempDir(), "python", "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n")
+	if err := os.Chmod(noNumPy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VKSTAT_PYTHON", noNumPy)
+	code, _, stderr = run(t, append(saxpy, "--reference", "y=a * x + y")...)
+	if code == 0 || !strings.Contains(stderr, "a reference needs Python with NumPy: "+noNumPy+" has no numpy") {
+		t.Errorf("a Python without NumPy: exit %d: %s", code, stderr)
+	}
 }

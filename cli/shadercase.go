@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -38,6 +38,8 @@ type shaderCase struct {
 	Groups    any            `json:"groups"`
 	Global    any            `json:"global"`
 	Expect    map[string]any `json:"expect"`
+	Reference map[string]any `json:"reference"`
+	Seed      *int64         `json:"seed"`
 	Tol       *float64       `json:"tol"`
 	Atol      map[string]any `json:"atol"`
 	Rtol      map[string]any `json:"rtol"`
@@ -45,6 +47,12 @@ type shaderCase struct {
 	// sweep's GFLOP/s (0: not given).
 	Flops float64      `json:"flops"`
 	Sweep []shaderCase `json:"sweep"`
+	// Buffers and Steps make a sequence: buffers by name (FILE.npy or
+	// TYPE:SHAPE) that stay on the device, and steps, each a shader run
+	// (bind names buffers) Times times in a row.
+	Buffers map[string]any `json:"buffers"`
+	Steps   []shaderCase   `json:"steps"`
+	Times   int            `json:"times"`
 }
 
 // readCase reads a case file.
@@ -58,7 +66,7 @@ func readCase(path string) (*shaderCase, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, tol, atol, rtol, flops, sweep)", path, err)
+		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, reference, seed, tol, atol, rtol, flops, sweep; buffers, steps, times)", path, err)
 	}
 	return &sc, nil
 }
@@ -77,11 +85,11 @@ func (sc shaderCase) merged(v shaderCase) shaderCase {
 	if v.Include != nil {
 		out.Include = v.Include
 	}
-	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Atol}, {&out.Rtol}} {
+	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Reference}, {&out.Atol}, {&out.Rtol}} {
 		*m.dst = cloneMap(*m.dst)
 	}
 	for _, p := range []struct{ dst, src map[string]any }{{out.Define, v.Define}, {out.Bind, v.Bind}, {out.Push, v.Push}, {out.Uniform, v.Uniform},
-		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
+		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Reference, v.Reference}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
 		for k, x := range p.src {
 			p.dst[k] = x
 		}
@@ -91,6 +99,9 @@ func (sc shaderCase) merged(v shaderCase) shaderCase {
 	}
 	if v.Tol != nil {
 		out.Tol = v.Tol
+	}
+	if v.Seed != nil {
+		out.Seed = v.Seed
 	}
 	if v.Flops != 0 {
 		out.Flops = v.Flops
@@ -129,14 +140,7 @@ func (sc shaderCase) args(dir string) []string {
 		return filepath.Join(dir, p)
 	}
 	var out []string
-	sorted := func(m map[string]any) []string {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return keys
-	}
+	sorted := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 	for _, inc := range sc.Include {
 		out = append(out, "--include", path(inc))
 	}
@@ -152,7 +156,7 @@ func (sc shaderCase) args(dir string) []string {
 	}
 	for _, k := range sorted(sc.Bind) {
 		v := caseValue(sc.Bind[k])
-		if elem, _ := zerosType(v); elem == "" {
+		if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") {
 			v = path(v)
 		}
 		out = append(out, "--bind", k+"="+v)
@@ -178,8 +182,18 @@ func (sc shaderCase) args(dir string) []string {
 	for _, k := range sorted(sc.Expect) {
 		out = append(out, "--expect", k+"="+path(caseValue(sc.Expect[k])))
 	}
+	for _, k := range sorted(sc.Reference) {
+		v := caseValue(sc.Reference[k])
+		if f, fn, ok := strings.Cut(v, ".py:"); ok && shaderlab.IsFunctionRef(v) {
+			v = path(f+".py") + ":" + fn
+		}
+		out = append(out, "--reference", k+"="+v)
+	}
 	if sc.Tol != nil {
 		out = append(out, "--tol", fmt.Sprint(*sc.Tol))
+	}
+	if sc.Seed != nil {
+		out = append(out, "--seed", fmt.Sprint(*sc.Seed))
 	}
 	if sc.Shader != "" {
 		out = append(out, path(sc.Shader))
@@ -207,9 +221,8 @@ func caseContext(parent *ucli.Context, cmd *ucli.Command, args []string) (*ucli.
 }
 
 // applyCase sets the flags that --case's file gives and the command line
-// leaves unset (a NAME=VALUE list such as --push takes the names the
-// command line does not set), and returns the case's shader
-// ("" where it names none, or the command line names one).
+// leaves unset (setCaseFlags), and returns the case's shader ("" where it
+// names none, or the command line names one).
 func applyCase(c *ucli.Context) (string, error) {
 	file := c.String("case")
 	if file == "" {
@@ -225,11 +238,27 @@ func applyCase(c *ucli.Context) (string, error) {
 	if len(sc.Sweep) > 0 {
 		return "", usagef("--case %s: the case has a sweep: run it with vkstat shader sweep %s", file, file)
 	}
+	if len(sc.Steps) > 0 {
+		return "", usagef("--case %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
+	}
 	args := sc.args(filepath.Dir(file))
 	shader := ""
 	if sc.Shader != "" {
 		shader, args = args[len(args)-1], args[:len(args)-1]
 	}
+	if err := setCaseFlags(c, file, args); err != nil {
+		return "", err
+	}
+	if c.NArg() > 0 {
+		shader = ""
+	}
+	return shader, nil
+}
+
+// setCaseFlags sets the flags args (--name value pairs) give and the
+// command line leaves unset: a NAME=VALUE list such as --push takes the
+// names the command line does not set.
+func setCaseFlags(c *ucli.Context, file string, args []string) error {
 	lists, has := map[string]bool{}, map[string]bool{}
 	for _, f := range c.Command.Flags {
 		has[f.Names()[0]] = true
@@ -257,14 +286,11 @@ func applyCase(c *ucli.Context) (string, error) {
 			continue // the command line sets this NAME
 		}
 		if err := c.Set(name, args[i+1]); err != nil {
-			return "", usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
+			return usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
 		}
 		set[name] = true
 	}
-	if c.NArg() > 0 {
-		shader = ""
-	}
-	return shader, nil
+	return nil
 }
 
 // flagValues are the values c was given for flag name.
@@ -295,28 +321,50 @@ file, and "sweep", a list of variants that each change some of them:
       {"name": "f16 n=1000", "define": {"T": "float16_t"}, ...}]}
 
 Keys: shader, include, define, target_env, bind, push, uniform, spec,
-groups or global, expect, tol, atol and rtol (NAME or "*" for all), name,
-flops (of one dispatch, for the GFLOP/s column).
-Each variant runs on every device --device names, --repeat times, and
-the table gives its verdict, the elements beyond the tolerance, the
-largest error as a fraction of max |expected|, the NMSE, the median GPU
-time (timestamps: building the pipeline is not in it), the bytes moved
-per second and, where the case gives flops, GFLOP/s. A variant the device
+groups or global, expect, reference (NAME: a NumPy expression or
+MODULE:FUNCTION, as --reference), seed (of random:TYPE:SHAPE bindings),
+tol, atol and rtol (NAME or "*" for all), name, flops (of one dispatch,
+for the GFLOP/s column). With a reference and random inputs, the variants
+need no expected files:
+
+   {"shader": "scale.comp", "push": {"a": 2.5}, "seed": 45,
+    "reference": {"y": "a * x.astype(np.float64)"},
+    "sweep": [{"name": "f32 n=1000", "define": {"T": "float"},
+               "bind": {"x": "random:float32:1000", "y": "float32:1000"},
+               "push": {"n": 1000}, "global": 1000}, ...]}
+
+Each variant runs on every device --device names, --warmup times untimed
+(1 unless given) then --repeat times, and the table gives its verdict,
+the elements beyond the tolerance, the largest error as a fraction of max
+|expected|, the NMSE, the median GPU time of the timed runs (timestamps:
+building the pipeline is not in it), the bytes moved per second, where
+the case gives flops GFLOP/s, and apart the first run's wall time with
+the pipeline's lazy compile (FIRST RUN). A variant the device
 cannot run (a feature it lacks) is an ERROR row, its reason under the
 table. Exit status 1 when any variant fails.
-vkstat shader run, check and watch take one case with --case.`,
+vkstat shader run, check and watch take one case with --case; run and
+check also take a case of "buffers" (NAME: FILE.npy or TYPE:SHAPE) and
+"steps" (each a shader with bind naming buffers, its constants, dispatch
+and "times"; "times" at the top runs the steps in turn so many times),
+whose buffers stay on the device between dispatches: see docs/shader.md.`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("shader sweep: want one case file (JSON), got %d arguments", c.NArg())
 			}
 			file := c.Args().First()
+			if err := checkRuns(c); err != nil {
+				return err
+			}
 			if err := fileExists("case", file); err != nil {
 				return err
 			}
 			sc, err := readCase(file)
 			if err != nil {
 				return err
+			}
+			if len(sc.Steps) > 0 {
+				return usagef("shader sweep %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
 			}
 			variants := sc.Sweep
 			if len(variants) == 0 {
@@ -343,7 +391,7 @@ vkstat shader run, check and watch take one case with --case.`,
 					fail := func(dev string, err error) {
 						failed++
 						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
-						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-")
+						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-", "-")
 					}
 					var own []string
 					for _, f := range c.Command.Flags {
@@ -352,6 +400,9 @@ vkstat shader run, check and watch take one case with --case.`,
 								own = append(own, "--"+n+"="+x)
 							}
 						}
+					}
+					if !c.IsSet("warmup") {
+						own = append(own, "--warmup=1")
 					}
 					// The variant's flags, then the command line's (its
 					// values win, its lists add), then the shader.
@@ -413,7 +464,7 @@ vkstat shader run, check and watch take one case with --case.`,
 								}
 							}
 						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops)
+						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, fmtDur(r.First))
 					}
 				}
 				return nil
@@ -422,7 +473,7 @@ vkstat shader run, check and watch take one case with --case.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S")
+			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S\tFIRST RUN")
 			for _, r := range rows {
 				fmt.Fprintln(tw, strings.Join(r, "\t"))
 			}

@@ -40,7 +40,11 @@ Examples:
    vkstat shader run examples/shaders/saxpy.comp --bind x=examples/shaders/saxpy_x.npy \
        --bind y=examples/shaders/saxpy_y.npy --push a=2.5 --push n=1000 --global 1000 --out y=y.npy
    vkstat shader check examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
-   vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy`,
+   vkstat shader check examples/shaders/saxpy.comp -b x=random:float32:1000 -b y=random:float32:1000 \
+       --push a=2.5 --push n=1000 --global 1000 --reference 'y=a * x + y'
+   vkstat shader watch examples/shaders/saxpy.comp ... --expect y=examples/shaders/saxpy_expected.npy
+   vkstat shader sweep examples/shaders/scale_reference_sweep.json
+   vkstat shader check --case examples/shaders/logreg.json`,
 		Subcommands: []*ucli.Command{shaderInfoCommand(), shaderRunCommand(), shaderCheckCommand(), shaderWatchCommand(), shaderSweepCommand()},
 	}
 }
@@ -107,7 +111,7 @@ func compileFlags() []ucli.Flag {
 
 func runFlags() []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
+		&ucli.StringSliceFlag{Name: "bind", Aliases: []string{"b"}, Usage: "NAME=FILE.npy, or NAME=TYPE:SHAPE for zeros (float32:1024, uint32:16x16), or NAME=random:TYPE:SHAPE (see --seed); NAME is the binding number, instance or block name (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "push", Usage: "set a push constant: NAME=VALUE (repeatable; unset members are 0)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "spec", Usage: "set a specialization constant: NAME=VALUE or ID=VALUE (repeatable)", Category: "RUN"},
 		&ucli.StringSliceFlag{Name: "uniform", Aliases: []string{"u"}, Usage: "set a member of a uniform block: MEMBER=VALUE or BINDING.MEMBER=VALUE (repeatable; unset members are 0; or bind the block's bytes with --bind)", Category: "RUN"},
@@ -117,6 +121,8 @@ func runFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "out-dir", Usage: "write every binding that is not readonly to DIR/NAME.npy", Category: "RUN"},
 		&ucli.DurationFlag{Name: "timeout", Value: 10 * time.Second, Usage: "give up on a dispatch that runs longer (a runaway shader)", Category: "RUN"},
 		&ucli.IntFlag{Name: "repeat", Aliases: []string{"n"}, Value: 1, Usage: "run N times; the median GPU time is reported", Category: "RUN"},
+		&ucli.IntFlag{Name: "warmup", Usage: "untimed runs before the --repeat timed ones (shader sweep: 1 unless given)", Category: "RUN"},
+		&ucli.Int64Flag{Name: "seed", Usage: "seed of the random:TYPE:SHAPE bindings (floats uniform in [-1, 1), as ggml's test-backend-ops)", Category: "RUN"},
 		&ucli.StringFlag{Name: "case", Usage: "take the flags (and the shader) from a case file (JSON; see vkstat shader sweep --help); the command line's flags win", Category: "RUN"},
 		&ucli.BoolFlag{Name: "no-bounds-check", Usage: "no warning where the static bounds check finds no guard on gl_GlobalInvocationID.x (writes outside a binding are caught after the run all the same)", Category: "RUN"},
 	}
@@ -303,11 +309,8 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Int("repeat") < 1 {
-		return nil, usagef("--repeat must be at least 1")
-	}
-	if c.Duration("timeout") <= 0 {
-		return nil, usagef("--timeout must be positive")
+	if err := checkRuns(c); err != nil {
+		return nil, err
 	}
 	sh, err := shaderlab.Load(path, compileOptions(c))
 	if err != nil {
@@ -323,20 +326,40 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 	for _, w := range j.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
+	return j, checkOuts(c, j.outs)
+}
+
+// checkOuts checks the --out files and the --out-dir folder before any
+// device work.
+func checkOuts(c *ucli.Context, outs []string) error {
 	dir := c.String("out-dir")
 	if dir != "" || c.IsSet("out-dir") {
 		if err := checkOutputDir("out-dir", dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	for _, out := range j.outs {
+	for _, out := range outs {
 		if out != "" && (dir == "" || filepath.Dir(out) != filepath.Clean(dir)) {
 			if err := checkOutputFile("out", out); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return j, nil
+	return nil
+}
+
+// checkRuns bounds --repeat and --warmup.
+func checkRuns(c *ucli.Context) error {
+	if c.Int("repeat") < 1 || c.Int("repeat") > maxBenchRuns {
+		return usagef("--repeat must be from 1 to %d", maxBenchRuns)
+	}
+	if c.Int("warmup") < 0 || c.Int("warmup") > maxBenchRuns {
+		return usagef("--warmup must be from 0 to %d", maxBenchRuns)
+	}
+	if c.Duration("timeout") <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	return nil
 }
 
 // runAll runs the plan on every device and reports each run; with more
@@ -365,28 +388,40 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
 	g, l := p.Groups, p.Local
 	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.Shader.Path, r.Device, g[0], g[1], g[2], l[0], l[1], l[2])
-	moved, repeat := p.BytesMoved(), len(r.Kernel)
+	printTimes(w, r, p.BytesMoved(), p.Warmup)
+}
+
+// printTimes prints a run's median GPU time of the timed runs (after
+// warmup untimed ones) and the rate of moved bytes, and apart the first
+// run's wall time and the pipelines' build in it.
+func printTimes(w io.Writer, r *shaderlab.Result, moved int64, warmup int) {
+	repeat := len(r.Kernel)
 	if r.Timed {
 		k := r.Median()
 		bw := ""
 		if k > 0 {
 			bw = ", " + rateText(float64(moved)/k.Seconds())
 		}
-		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d), %s moved%s\n", fmtDur(k), repeat, engine.SizeText(moved), bw)
+		warm := ""
+		if warmup > 0 {
+			warm = fmt.Sprintf(" after %d untimed", warmup)
+		}
+		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d%s), %s moved%s\n", fmtDur(k), repeat, warm, engine.SizeText(moved), bw)
 	} else {
 		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.Wall), repeat, engine.SizeText(moved))
 	}
+	fmt.Fprintf(w, "  first run %s wall, building the pipeline %s of it (neither in the GPU time)\n", fmtDur(r.First), fmtDur(r.Build))
 }
 
 // writeOutputs writes the --out and --out-dir files of run r, all or none.
-func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
+func writeOutputs(c *ucli.Context, outs []string, t shaderlab.Target, r *shaderlab.Result) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	if dir := c.String("out-dir"); dir != "" {
 		out.OwnDir(dir, "shader")
 	}
 	n := 0
-	for i, path := range j.outs {
+	for i, path := range outs {
 		if path == "" {
 			continue
 		}
@@ -402,9 +437,9 @@ func writeOutputs(c *ucli.Context, j *shaderJob, r *shaderlab.Result) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	for i, path := range j.outs {
+	for i, path := range outs {
 		if path != "" {
-			fmt.Fprintf(c.App.Writer, "  %s → %s\n", shaderlab.BindName(j.Shader.Module.Bindings[i]), path)
+			fmt.Fprintf(c.App.Writer, "  %s → %s\n", t.Name(i), path)
 		}
 	}
 	return nil
@@ -432,6 +467,12 @@ Examples:
    vkstat --device all shader run ... --repeat 10`,
 		Flags: append(compileFlags(), runFlags()...),
 		Action: func(c *ucli.Context) error {
+			if seq, err := sequenceCase(c); seq != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return runSequence(c, seq, false)
+			}
 			p, err := prepare(c)
 			if err != nil {
 				return err
@@ -443,14 +484,16 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			return writeOutputs(c, p, runs[0])
+			return writeOutputs(c, p.outs, p, runs[0])
 		},
 	}
 }
 
-// toleranceFlags are check's and watch's --tol, --atol and --rtol.
+// toleranceFlags are check's, watch's and sweep's --reference, --tol,
+// --atol and --rtol.
 func toleranceFlags() []ucli.Flag {
 	return []ucli.Flag{
+		&ucli.StringSliceFlag{Name: "reference", Aliases: []string{"r"}, Usage: "compare a binding with what NumPy computes from the inputs: NAME=EXPRESSION ('2.5 * x + y': bindings, constants and np by name) or NAME=MODULE:FUNCTION or NAME=FILE.py:FUNCTION (called with them as keywords); Python from $VKSTAT_PYTHON, else /usr/bin/python3 (repeatable)"},
 		&ucli.Float64Flag{Name: "tol", Value: 1e-5, Usage: "largest accepted |error| as a fraction of max |expected| (where --atol/--rtol are not given)"},
 		&ucli.StringSliceFlag{Name: "atol", Usage: "accept |error| ≤ atol + rtol·|expected| per element, as np.testing.assert_allclose: X for every binding or NAME=X (repeatable)"},
 		&ucli.StringSliceFlag{Name: "rtol", Usage: "the rtol of that test (default 1e-7 where only --atol is given): X or NAME=X (repeatable)"},
@@ -460,7 +503,7 @@ func toleranceFlags() []ucli.Flag {
 // tolerances reads --tol, --atol and --rtol: a binding with an --atol or
 // --rtol of its own or for all is checked element by element as
 // np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
-func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, error) {
+func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
 	tol := c.Float64("tol")
 	if tol < 0 {
 		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
@@ -480,14 +523,14 @@ func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, e
 			}
 			p := &all
 			if named {
-				b, err := shaderlab.FindBinding(j.Shader.Module, strings.TrimSpace(name))
+				k, err := t.Find(strings.TrimSpace(name))
 				if err != nil {
 					return nil, usagef("--%s %s: %v", flag, s, err)
 				}
-				if by[int(b.Binding)] == nil {
-					by[int(b.Binding)] = &pair{}
+				if by[k] == nil {
+					by[k] = &pair{}
 				}
-				p = by[int(b.Binding)]
+				p = by[k]
 			}
 			if flag == "atol" {
 				p.atol = &x
@@ -520,15 +563,16 @@ func tolerances(c *ucli.Context, j *shaderJob) (func(int) shaderlab.Tolerance, e
 	}, nil
 }
 
-// expectations reads --expect NAME=FILE.npy.
-func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, error) {
+// expectations reads --expect NAME=FILE.npy and computes --reference
+// NAME=EXPRESSION (shaderlab.Reference, on the inputs before the run).
+func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array, error) {
 	want := map[int]*shaderlab.Array{}
 	for _, s := range c.StringSlice("expect") {
 		k, v, err := splitAssign("expect", s)
 		if err != nil {
 			return nil, err
 		}
-		b, err := shaderlab.FindBinding(j.Shader.Module, k)
+		i, err := t.Find(k)
 		if err != nil {
 			return nil, usagef("--expect %s: %v", s, err)
 		}
@@ -539,28 +583,66 @@ func expectations(c *ucli.Context, j *shaderJob) (map[int]*shaderlab.Array, erro
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
-		size := func(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
-		if got := j.Inputs[b.Binding]; size(arr) != size(got) {
-			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, shaderlab.Describe(*b), got, arr)
+		if got := t.Arrays()[i]; size(arr) != size(got) {
+			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
 		}
-		want[int(b.Binding)] = arr
+		want[i] = arr
+	}
+	refs := map[string]string{}
+	at := map[string]int{}
+	for _, s := range c.StringSlice("reference") {
+		k, v, err := splitAssign("reference", s)
+		if err != nil {
+			return nil, err
+		}
+		i, err := t.Find(k)
+		if err != nil {
+			return nil, usagef("--reference %s: %v", s, err)
+		}
+		if want[i] != nil {
+			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
+		}
+		refs[t.Name(i)], at[t.Name(i)] = v, i
+	}
+	if len(refs) == 0 {
+		return want, nil
+	}
+	inputs := map[string]*shaderlab.Array{}
+	for i, a := range t.Arrays() {
+		if n := t.Name(i); !strings.ContainsAny(n, " ()") {
+			inputs[n] = a
+		}
+	}
+	got, err := shaderlab.Reference(c.Context, shaderlab.Python(), inputs, t.Constants(), refs)
+	if err != nil {
+		return nil, err
+	}
+	for name, arr := range got {
+		i := at[name]
+		if got := t.Arrays()[i]; size(arr) != size(got) {
+			return nil, fmt.Errorf("--reference %s=%s: %s holds %s, the reference gives %s", name, refs[name], name, got, arr)
+		}
+		want[i] = arr
 	}
 	return want, nil
 }
+
+// size is the number of elements of a.
+func size(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
 
 // checkRun prints how a run's outputs compare with the expectations: per
 // binding the verdict, how many elements are beyond the tolerance, the
 // worst of them and the first few others by index; it returns the number
 // of bindings that fail.
-func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
+func checkRun(w io.Writer, t shaderlab.Target, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
 	bad := 0
-	for _, v := range p.Check(r, want, tol) {
+	for _, v := range t.Check(r, want, tol) {
 		verdict := "PASS"
 		if !v.Pass {
 			verdict = "FAIL"
 			bad++
 		}
-		name := shaderlab.BindName(v.Binding)
+		name := v.Name
 		if v.Err != nil {
 			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
 			continue
@@ -570,7 +652,7 @@ func checkRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result, want map[int]
 			continue
 		}
 		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
-		if note := shaderlab.SubgroupNote(p.Shader.Module, p.Local, r.Device, r.Subgroup); note != "" {
+		if note := t.Note(r); note != "" {
 			fmt.Fprintf(w, "    note: %s\n", note)
 		}
 		if v.Worst != nil {
@@ -603,8 +685,14 @@ func shaderCheckCommand() *ucli.Command {
 		UsageText: "vkstat shader check FILE.comp [run flags] --expect NAME=WANT.npy ... [--tol 1e-5] | --against OTHER.comp",
 		Description: `Runs the shader as shader run does, then compares each --expect binding
 with its NPY file: max |error|, that as a fraction of max |expected|
-(checked against --tol) and the normalised mean square error. With
---against, the other shader runs on the same bindings and constants and
+(checked against --tol) and the normalised mean square error.
+--reference NAME=EXPRESSION computes the expected array instead, once, in
+float64 NumPy from the inputs before the run (bindings, push, uniform and
+specialization constants and np by name: 'a * x + y'), or calls
+MODULE:FUNCTION or FILE.py:FUNCTION with them as keywords; Python is
+$VKSTAT_PYTHON, else /usr/bin/python3, and needs NumPy. Bind inputs as
+random:TYPE:SHAPE (floats uniform in [-1, 1), from --seed) and no file is
+needed at all. With --against, the other shader runs on the same bindings and constants and
 every writable binding is compared. Exit status 1 on any mismatch, so a
 Makefile can unit-test shaders. To re-check a built-in operation after
 editing its shader, see vkstat verify --op NAME --shader-dir DIR.
@@ -616,6 +704,12 @@ Examples:
    vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
+			if seq, err := sequenceCase(c); seq != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return runSequence(c, seq, true)
+			}
 			p, err := prepare(c)
 			if err != nil {
 				return err
@@ -642,7 +736,7 @@ Examples:
 				}
 			}
 			if len(want) == 0 && other == nil {
-				return usagef("shader check: give --expect NAME=FILE.npy or --against OTHER")
+				return usagef("shader check: give --expect NAME=FILE.npy, --reference NAME=EXPRESSION or --against OTHER")
 			}
 			bad := 0
 			var runs []*shaderlab.Result
@@ -670,7 +764,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := writeOutputs(c, p, runs[0]); err != nil {
+			if err := writeOutputs(c, p.outs, p, runs[0]); err != nil {
 				return err
 			}
 			if bad > 0 {

@@ -167,7 +167,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 		}
 	}
 	if r := prev[0]; r != nil && len(r.Outputs) == len(j.Inputs) {
-		if err := writeOutputs(c, j, r); err != nil {
+		if err := writeOutputs(c, j.outs, j, r); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 		}
 	}

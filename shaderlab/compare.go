@@ -102,7 +102,8 @@ const firstShown = 5
 
 // Verdict is one binding's output compared with what was expected.
 type Verdict struct {
-	Binding   Binding
+	Name      string  // the output's name (Target.Name)
+	Binding   Binding // the binding, of a sequence the first, that binds it
 	Tolerance Tolerance
 	Diff      Diff
 	Err       error // the arrays do not compare: their element counts differ
@@ -190,14 +191,26 @@ func unravel(i int, shape []int) []int {
 // Check compares the outputs of r with want, by binding number, in
 // binding order; tol gives each binding's tolerance.
 func (p *Plan) Check(r *Result, want map[int]*Array, tol func(binding int) Tolerance) []Verdict {
+	return check(p, r, want, tol)
+}
+
+// Check compares the buffers r holds after a sequence's run with want,
+// by buffer (the order NewSequence gave them); tol gives each one's
+// tolerance. A Verdict's Binding is the first that binds the buffer.
+func (s *Sequence) Check(r *Result, want map[int]*Array, tol func(buffer int) Tolerance) []Verdict {
+	return check(s, r, want, tol)
+}
+
+// check compares t's outputs with want, in t's order.
+func check(t Target, r *Result, want map[int]*Array, tol func(int) Tolerance) []Verdict {
 	var out []Verdict
-	for i, b := range p.Shader.Module.Bindings {
+	for i := range t.Arrays() {
 		exp, ok := want[i]
 		if !ok || i >= len(r.Outputs) {
 			continue
 		}
 		d, err := Compare(r.Outputs[i], exp)
-		v := Verdict{Binding: b, Tolerance: tol(i), Diff: d, Err: err}
+		v := Verdict{Name: t.Name(i), Binding: t.binding(i), Tolerance: tol(i), Diff: d, Err: err}
 		if err == nil {
 			v.elements(r.Outputs[i], exp)
 			v.Pass = v.Beyond == 0
@@ -205,6 +218,115 @@ func (p *Plan) Check(r *Result, want map[int]*Array, tol func(binding int) Toler
 		out = append(out, v)
 	}
 	return out
+}
+
+// Target is what a plan and a sequence share for their outputs: the
+// arrays they run on by index (a plan's bindings, a sequence's buffers),
+// named, found by name, and checked.
+type Target interface {
+	// Arrays are the data before the run, by index.
+	Arrays() []*Array
+	// Name is how messages and file names call array i.
+	Name(i int) string
+	// Find is the index of an array by name (a plan: as FindBinding).
+	Find(name string) (int, error)
+	// Note is what a failing check should add (SubgroupNote), or "".
+	Note(r *Result) string
+	Check(r *Result, want map[int]*Array, tol func(int) Tolerance) []Verdict
+	// Constants are the push, uniform and specialization constants set
+	// by name (a uniform's BINDING.MEMBER as MEMBER), for a reference.
+	Constants() []Setting
+	binding(i int) Binding
+}
+
+// Constants are the settings of Options.Push, Uniform and Spec.
+func (p *Plan) Constants() []Setting {
+	var out []Setting
+	for _, l := range [][]Setting{p.opt.Push, p.opt.Uniform, p.opt.Spec} {
+		for _, s := range l {
+			if _, m, ok := strings.Cut(s.Name, "."); ok {
+				s.Name = m
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Constants are the steps' (a later step's over an earlier's).
+func (s *Sequence) Constants() []Setting {
+	var out []Setting
+	for _, st := range s.Steps {
+		out = append(out, st.Plan.Constants()...)
+	}
+	return out
+}
+
+// Arrays are the plan's inputs, by binding number.
+func (p *Plan) Arrays() []*Array { return p.Inputs }
+
+// Name is BindName of binding i.
+func (p *Plan) Name(i int) string { return BindName(p.Shader.Module.Bindings[i]) }
+
+func (p *Plan) binding(i int) Binding { return p.Shader.Module.Bindings[i] }
+
+// Find is the number of a binding, found as FindBinding does.
+func (p *Plan) Find(name string) (int, error) {
+	b, err := FindBinding(p.Shader.Module, name)
+	if err != nil {
+		return 0, err
+	}
+	return int(b.Binding), nil
+}
+
+// Note is SubgroupNote for the plan on r's device.
+func (p *Plan) Note(r *Result) string {
+	return SubgroupNote(p.Shader.Module, p.Local, r.Device, r.Subgroup)
+}
+
+// Arrays are the sequence's buffers.
+func (s *Sequence) Arrays() []*Array { return s.Buffers }
+
+// Name is buffer i's name, or for a step's own data that of the binding
+// and step.
+func (s *Sequence) Name(i int) string {
+	if s.Names[i] != "" {
+		return s.Names[i]
+	}
+	what, _ := s.describe(i)
+	return what
+}
+
+func (s *Sequence) binding(i int) Binding {
+	_, b := s.describe(i)
+	return b
+}
+
+// Find is the index of a named buffer.
+func (s *Sequence) Find(name string) (int, error) {
+	if k := slices.Index(s.Names, name); k >= 0 && name != "" {
+		return k, nil
+	}
+	var names []string
+	for _, n := range s.Names {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	return 0, fmt.Errorf("no buffer %q; the sequence has %s", name, strings.Join(names, ", "))
+}
+
+// Note is the first step's with subgroup operations.
+func (s *Sequence) Note(r *Result) string {
+	for i, st := range s.Steps {
+		if n := st.Plan.Note(r); n != "" {
+			if len(s.Steps) > 1 {
+				n = fmt.Sprintf("step %d: %s", i+1, n)
+			}
+			return n
+		}
+	}
+	return ""
 }
 
 // Worst is the verdict's Diff of the largest MaxRel (the zero Diff for

@@ -38,6 +38,9 @@ type Options struct {
 	// Repeat runs the dispatch so many times (0: once), uploading the
 	// inputs each time; Result.Median is the middle GPU time.
 	Repeat int
+	// Warmup runs the dispatch so many times first, untimed (0: none):
+	// the first run builds the pipeline (Result.Build, Result.First).
+	Warmup int
 	// Progress is called after each run with the runs done and Repeat;
 	// nil: none.
 	Progress func(done, total int)
@@ -51,6 +54,8 @@ type Options struct {
 type Bind struct {
 	Name string // binding number, instance or block name
 	Data *Array
+	// Buffer names a buffer of a sequence (NewSequence) instead of Data.
+	Buffer string
 }
 
 // Setting is a push or specialization constant set by name; Value is
@@ -103,7 +108,9 @@ type Plan struct {
 	// Warnings are what the static bounds check could not prove safe
 	// (none with Options.NoBoundsCheck).
 	Warnings []string
-	opt      Options
+	// Warmup is Options.Warmup: untimed runs before the timed ones.
+	Warmup int
+	opt    Options
 }
 
 // BindName is how a binding is named in settings and output file names:
@@ -203,7 +210,7 @@ func CheckData(b Binding, a *Array) error {
 // *NoDataError, a missing or double dispatch *DispatchError.
 func NewPlan(sh *Shader, opt Options) (*Plan, error) {
 	mod := sh.Module
-	p := &Plan{Shader: sh, opt: opt}
+	p := &Plan{Shader: sh, opt: opt, Warmup: max(opt.Warmup, 0)}
 	for i, b := range mod.Bindings {
 		switch {
 		case b.Kind != "storage" && b.Kind != "uniform":

@@ -2,17 +2,13 @@ package shaderlab
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/spirv"
 )
 
 // The subgroup operation (engine.DeviceInfo.SubgroupOps) each SPIR-V
@@ -107,6 +103,11 @@ type Result struct {
 	Kernel  []time.Duration // per run, the GPU time from timestamps (when Timed)
 	Timed   bool            // whether the device gave timestamps
 	Wall    time.Duration   // all the runs, uploads and downloads included
+	// Build is the time taken building the pipelines (the shaders' lazy
+	// compile on the device: none where the device had them already),
+	// and First the first run's wall time, Build included; neither is in
+	// Kernel.
+	Build, First time.Duration
 	// Subgroup is the device's subgroup size (0 where it does not say).
 	Subgroup uint32
 }
@@ -160,138 +161,25 @@ func Run(ctx context.Context, dev *engine.Device, sh *Shader, opt Options) (*Res
 	return p.Run(ctx, dev)
 }
 
-// Run executes the plan Options.Repeat times on dev, uploading the inputs
-// each time, and returns the buffers' contents after the last run. The
+// Run executes the plan Options.Warmup times untimed then Options.Repeat
+// times on dev, uploading the inputs each time, and returns the buffers' contents after the last run. The
 // shader's needs are checked against the device first.
 func (p *Plan) Run(ctx context.Context, dev *engine.Device) (*Result, error) {
-	if dev == nil {
-		return nil, ErrNoDevice
+	s := &Sequence{Names: make([]string, len(p.Inputs)), Buffers: p.Inputs, opt: p.opt}
+	s.Steps = []SequenceStep{{Plan: p, Times: 1, buffers: make([]int, len(p.Inputs))}}
+	for i := range p.Inputs {
+		s.Steps[0].buffers[i] = i
 	}
-	if err := CheckFeatures(p.Shader.Module, dev.Info, p.Shared); err != nil {
-		return nil, err
-	}
-	for d, g := range p.Groups {
-		if lim := dev.Info.MaxWorkgroupCount[d]; lim > 0 && g > lim {
-			return nil, fmt.Errorf("%d workgroups in dimension %d exceed the device limit of %d", g, d, lim)
-		}
-		if lim := dev.Info.MaxWorkgroupSize[d]; lim > 0 && p.Local[d] > lim {
-			return nil, fmt.Errorf("local size %d in dimension %d exceeds the device limit of %d", p.Local[d], d, lim)
-		}
-	}
-	if n := p.Local[0] * p.Local[1] * p.Local[2]; dev.Info.MaxWorkgroupInvocation > 0 && n > dev.Info.MaxWorkgroupInvocation {
-		return nil, fmt.Errorf("local size %d×%d×%d = %d invocations exceeds the device limit of %d", p.Local[0], p.Local[1], p.Local[2], n, dev.Info.MaxWorkgroupInvocation)
-	}
-	// Before any memory is taken: a binding past the device's range was
-	// refused only when dispatched, after seconds of allocating and
-	// uploading zeros (3.2 GB for float32:20000x20000 on lavapipe).
-	for i, a := range p.Inputs {
-		if lim := int64(dev.Info.MaxStorageBufferRange); lim > 0 && int64(len(a.Data)) > lim {
-			return nil, fmt.Errorf("binding %d holds %d bytes, more than the device binds (maxStorageBufferRange %d)", i, len(a.Data), lim)
-		}
-	}
-	code := p.Shader.SPIRV
-	if slices.ContainsFunc(p.Shader.Module.Bindings, func(b Binding) bool { return b.Kind == "uniform" }) {
-		// The engine binds storage buffers; a uniform block read as one
-		// reads the same bytes the same way.
-		var err error
-		if code, err = spirv.UniformsAsStorage(code); err != nil {
-			return nil, err
-		}
-	}
-	sum := sha256.Sum256(code)
-	k, err := dev.Kernel(engine.KernelSpec{
-		Name: filepath.Base(p.Shader.Path) + "@" + hex.EncodeToString(sum[:6]), Code: code, Spec: p.Spec,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Each binding sits between guard bytes, guard before and after (a
-	// multiple of the offset alignment), filled with a pattern and read
-	// back after each run: a write outside the binding is an error. The
-	// range bound takes in the guard after where the shader does not read
-	// an array's length (which follows the range), so that drivers that
-	// drop writes past the range (lavapipe) let them land in the guard.
-	reach := int64(0)
-	align := max(int64(dev.Info.MinStorageAlignment), 1)
-	guard := (guardBytes + align - 1) / align * align
-	if !spirv.UsesArrayLength(code) {
-		reach = guard
-	}
-	pattern := make([]byte, guard)
-	for i := range pattern {
-		pattern[i] = byte(0xA5 ^ i*29)
-	}
-	sizes := make([]int64, len(p.Inputs))
-	data := make([]int64, len(p.Inputs))
-	for i, a := range p.Inputs {
-		data[i] = max((int64(len(a.Data))+3)/4*4, 4)
-		sizes[i] = data[i] + 2*guard
-	}
-	bufs, err := dev.Buffers(sizes...)
-	if err != nil {
-		return nil, err
-	}
-	defer engine.ReleaseAll(bufs)
-	timeout := p.opt.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	dev.SetTimeout(timeout)
-	defer dev.SetTimeout(0)
-	r := &Result{Device: dev.Info.Name, Subgroup: dev.Info.SubgroupSize}
-	repeat := max(p.opt.Repeat, 1)
-	t0 := time.Now()
-	for it := 0; it < repeat; it++ {
-		r.Outputs = make([]*Array, len(p.Inputs))
-		before := make([][]byte, len(p.Inputs))
-		after := make([][]byte, len(p.Inputs))
-		tm, err := dev.Run(ctx, func(s *engine.Sequence) {
-			binds := make([]engine.Binding, len(bufs))
-			for i, a := range p.Inputs {
-				bound := data[i] + reach
-				if lim := int64(dev.Info.MaxStorageBufferRange); lim > 0 && bound > lim {
-					bound = data[i]
-				}
-				binds[i] = engine.Binding{Buf: bufs[i], Offset: guard, Size: bound}
-				s.Upload(bufs[i], 0, pattern)
-				s.Upload(bufs[i], guard, a.Data) // zeros too: outputs never show stale memory
-				s.Upload(bufs[i], guard+data[i], pattern)
-			}
-			s.Dispatch(k, p.Groups, p.Push, binds...)
-			for i, a := range p.Inputs {
-				out := &Array{Elem: a.Elem, Shape: a.Shape, Data: make([]byte, len(a.Data))}
-				r.Outputs[i] = out
-				before[i], after[i] = make([]byte, guard), make([]byte, guard)
-				s.Download(bufs[i], 0, before[i])
-				s.Download(bufs[i], guard, out.Data)
-				s.Download(bufs[i], guard+data[i], after[i])
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		for i := range p.Inputs {
-			if err := p.checkGuards(i, pattern, before[i], after[i], data[i]); err != nil {
-				return nil, err
-			}
-		}
-		r.Kernel = append(r.Kernel, tm.Kernel)
-		r.Timed = tm.GPUTimed
-		if p.opt.Progress != nil {
-			p.opt.Progress(it+1, repeat)
-		}
-	}
-	r.Wall = time.Since(t0)
-	return r, nil
+	return s.Run(ctx, dev)
 }
 
 // guardBytes is the least guard before and after each binding in a run.
 const guardBytes = 256
 
-// checkGuards says which guard bytes of binding i (size bytes between
-// them) the run changed, and which elements of its runtime array they
-// would be.
-func (p *Plan) checkGuards(i int, pattern, before, after []byte, size int64) error {
+// checkGuards says which guard bytes of a buffer (size bytes between
+// them, n of them its data; b the binding that names its elements) the
+// run changed, and which elements of its runtime array they would be.
+func checkGuards(what string, b Binding, n int, pattern, before, after []byte, size int64) error {
 	changed := func(g []byte) (first, last int) {
 		first, last = -1, -1
 		for j := range g {
@@ -304,14 +192,13 @@ func (p *Plan) checkGuards(i int, pattern, before, after []byte, size int64) err
 		}
 		return first, last
 	}
-	b := p.Shader.Module.Bindings[i]
 	var where []string
 	if f, l := changed(before); f >= 0 {
 		where = append(where, fmt.Sprintf("bytes %d to %d before its start", len(before)-f, len(before)-l))
 	}
 	if f, l := changed(after); f >= 0 {
 		at := size + int64(f)
-		s := fmt.Sprintf("bytes %d to %d from its start, past its %d", at, size+int64(l), len(p.Inputs[i].Data))
+		s := fmt.Sprintf("bytes %d to %d from its start, past its %d", at, size+int64(l), n)
 		if bl := b.Block; bl != nil && len(bl.Members) > 0 {
 			if m := bl.Members[len(bl.Members)-1]; m.Runtime && m.Stride > 0 {
 				s += fmt.Sprintf(" (%s[%d] to %s[%d])", m.Name, (at-int64(m.Offset))/int64(m.Stride), m.Name, (size+int64(l)-int64(m.Offset))/int64(m.Stride))
@@ -322,5 +209,5 @@ func (p *Plan) checkGuards(i int, pattern, before, after []byte, size int64) err
 	if len(where) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: the shader wrote outside the binding: %s (the guard bytes around it changed)", Describe(b), strings.Join(where, "; "))
+	return fmt.Errorf("%s: the shader wrote outside the binding: %s (the guard bytes around it changed)", what, strings.Join(where, "; "))
 }

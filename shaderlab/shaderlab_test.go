@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -295,5 +296,134 @@ func TestWorst(t *testing.T) {
 	}
 	if w := shaderlab.Worst(nil); w != (shaderlab.Diff{}) {
 		t.Errorf("shaderlab.Worst(nil) = %+v", w)
+	}
+}
+
+// TestSequence runs two sequences on every Vulkan device, their buffers
+// staying on the device between dispatches: the two passes of a
+// reduction (examples/shaders/reduce_shared.comp over NumPy's data into
+// 16 partial sums, then over those into one), held to NumPy's partial
+// sums (reduce_expected.npy) and their float64 total; and an iteration,
+// x ← x/2 + 1 dispatched 20 times, whose every value is exact in float32:
+// 2 + (x₀ − 2)/2²⁰.
+func TestSequence(t *testing.T) {
+	dir := filepath.Join("..", "examples", "shaders")
+	red, err := shaderlab.Load(filepath.Join(dir, "reduce_shared.comp"), shaderlab.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := shaderlab.ReadNPY(filepath.Join(dir, "reduce_in.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	partsWant, err := shaderlab.ReadNPY(filepath.Join(dir, "reduce_expected.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, v := range partsWant.Values() {
+		total += v
+	}
+	zeros := func(n int) *shaderlab.Array {
+		return &shaderlab.Array{Elem: "float32", Shape: []int{n}, Data: make([]byte, 4*n)}
+	}
+	buffers := []shaderlab.Buffer{{Name: "data", Data: data}, {Name: "parts", Data: zeros(16)}, {Name: "total", Data: zeros(1)}}
+	steps := []shaderlab.Step{
+		{Shader: red, Options: shaderlab.Options{
+			Bind: []shaderlab.Bind{{Name: "data", Buffer: "data"}, {Name: "sums", Buffer: "parts"}},
+			Push: []shaderlab.Setting{{Name: "n", Value: "4000"}, {Name: "chunk", Value: "250"}}, Groups: [3]uint32{16}}},
+		{Shader: red, Options: shaderlab.Options{
+			Bind: []shaderlab.Bind{{Name: "data", Buffer: "parts"}, {Name: "sums", Buffer: "total"}},
+			Push: []shaderlab.Setting{{Name: "n", Value: "16"}, {Name: "chunk", Value: "16"}}, Groups: [3]uint32{1}}},
+	}
+	twoPass, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{Repeat: 3, Warmup: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(steps)
+	bad[1].Options.Bind = []shaderlab.Bind{{Name: "data", Buffer: "part"}, {Name: "sums", Buffer: "total"}}
+	if _, err := shaderlab.NewSequence(buffers, bad, shaderlab.Options{}); err == nil || err.Error() != `step 2 (reduce_shared.comp): Bind[0]: no buffer "part"; the sequence has data, parts, total` {
+		t.Errorf("an unknown buffer: %v", err)
+	}
+
+	iterate, err := shaderlab.Load(filepath.Join(dir, "iterate.comp"), shaderlab.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	x0, want := make([]float32, n), make([]float32, n)
+	for i := range x0 {
+		x0[i] = float32(i % 17)
+		want[i] = 2 + (x0[i]-2)/(1<<20)
+	}
+	iter, err := shaderlab.NewSequence([]shaderlab.Buffer{{Name: "x", Data: float32s(x0...)}}, []shaderlab.Step{{
+		Shader: iterate, Times: 20,
+		Options: shaderlab.Options{Bind: []shaderlab.Bind{{Name: "x", Buffer: "x"}},
+			Push: []shaderlab.Setting{{Name: "a", Value: "0.5"}, {Name: "b", Value: "1"}, {Name: "n", Value: "1000"}}, Global: [3]uint64{n}},
+	}}, shaderlab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range testdev.Devices(t) {
+		r, err := twoPass.Run(context.Background(), dev)
+		if err != nil {
+			t.Fatalf("%s: %v", dev.Info.Name, err)
+		}
+		if len(r.Kernel) != 3 || r.Build <= 0 || r.First < r.Build {
+			t.Errorf("%s: %d GPU times (want 3 after a warm-up), build %v, first run %v", dev.Info.Name, len(r.Kernel), r.Build, r.First)
+		}
+		if d, err := shaderlab.Compare(r.Outputs[1], partsWant); err != nil || d.MaxRel > 1e-6 {
+			t.Errorf("%s: partial sums %v %v", dev.Info.Name, d, err)
+		}
+		if got := r.Outputs[2].Values()[0]; math.Abs(got-total) > 1e-6*math.Abs(total)+1e-6 {
+			t.Errorf("%s: total %v; want %v", dev.Info.Name, got, total)
+		}
+		r, err = iter.Run(context.Background(), dev)
+		if err != nil {
+			t.Fatalf("%s: %v", dev.Info.Name, err)
+		}
+		if d, err := shaderlab.Compare(r.Outputs[0], float32s(want...)); err != nil || d.MaxAbs != 0 {
+			t.Errorf("%s: x after 20 steps %v %v; want exactly 2 + (x₀ − 2)/2²⁰", dev.Info.Name, d, err)
+		}
+	}
+}
+
+// TestRandom: random inputs follow from the seed and the name, floats in
+// [-1, 1), integers in [-100, 100] (unsigned [0, 100]).
+func TestRandom(t *testing.T) {
+	a, err := shaderlab.Random("float32", []int{100, 10}, 3, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := shaderlab.Random("float32", []int{100, 10}, 3, "x")
+	other, _ := shaderlab.Random("float32", []int{100, 10}, 3, "y")
+	seed, _ := shaderlab.Random("float32", []int{100, 10}, 4, "x")
+	if !slices.Equal(a.Data, same.Data) || slices.Equal(a.Data, other.Data) || slices.Equal(a.Data, seed.Data) {
+		t.Error("random data do not follow from the seed and the name alone")
+	}
+	lo, hi := 0.0, 0.0
+	for _, v := range a.Values() {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if lo < -1 || hi >= 1 || lo > -0.9 || hi < 0.9 {
+		t.Errorf("float32 in [%g, %g]; want spread over [-1, 1)", lo, hi)
+	}
+	for _, c := range []struct {
+		elem   string
+		lo, hi float64
+	}{{"int32", -100, 100}, {"uint16", 0, 100}, {"float16", -1, 1}} {
+		r, err := shaderlab.Random(c.elem, []int{1000}, 1, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range r.Values() {
+			if v < c.lo || v > c.hi {
+				t.Errorf("%s: %g outside [%g, %g]", c.elem, v, c.lo, c.hi)
+				break
+			}
+		}
+	}
+	if _, err := shaderlab.Random("float8", []int{4}, 1, "x"); err == nil {
+		t.Error("no error for float8")
 	}
 }

@@ -54,3 +54,22 @@ for t in ("float32", "float16"):
         x = ((np.arange(n) % 37 - 18) / 8).astype(t)
         save(f"scale_x_{t}_{n}.npy", x)
         save(f"scale_expected_{t}_{n}.npy", (2.5 * x.astype(np.float64)).astype(t))
+
+# reduce_two_pass.json: reduce_shared twice, the 16 sums of 250 and then
+# their sum, against the float64 total of reduce_in.npy.
+data = np.load(os.path.join(here, "reduce_in.npy"))
+save("reduce_total_expected.npy", np.array([data.astype(np.float64).sum()]).astype(np.float32))
+
+# logreg.json: 100 steps of gradient descent (lr 0.5) for a logistic
+# regression on 256 samples of 2 features, from w = 0, in float64.
+lr_rng = np.random.default_rng(45)
+x = lr_rng.standard_normal((256, 2)).astype(np.float32)
+y = (x @ np.array([1.5, -2.0]) + 0.25 + 0.5 * lr_rng.standard_normal(256) > 0).astype(np.float32)
+save("logreg_x.npy", x)
+save("logreg_y.npy", y)
+w = np.zeros(3)
+xa = np.hstack([x.astype(np.float64), np.ones((256, 1))])
+for _ in range(100):
+    d = 1 / (1 + np.exp(-(xa @ w))) - y
+    w -= 0.5 * (xa.T @ d) / 256
+save("logreg_expected_w.npy", w.astype(np.float32))

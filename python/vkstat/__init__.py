@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from . import _lib
 from ._lib import DeviceError, Error, InputError
+from ._shader import ShaderResult
 from ._results import CholResult, CovResult, LatentResult, PacoResult, StackResult, VerifyReport
 from ._session import Session, default_session, defaults, devices, on_default, open, set_default
 
@@ -37,8 +38,8 @@ from ._session import Session, default_session, defaults, devices, on_default, o
 # the builtins (use vkstat.open and vkstat.map).
 __all__ = [
     "devices", "defaults", "Session", "reduce", "cov", "chol", "verify",
-    "latent", "stack", "paco", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
-    "LatentResult", "StackResult", "PacoResult",
+    "latent", "stack", "paco", "shader", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
+    "LatentResult", "StackResult", "PacoResult", "ShaderResult",
     "Error", "DeviceError", "InputError", "__version__",
 ]
 
@@ -53,3 +54,4 @@ latent = on_default(Session.latent)
 stack = on_default(Session.stack)
 paco = on_default(Session.paco)
 verify = on_default(Session.verify)
+shader = on_default(Session.shader)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
+from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _shader, _stack, _verify
 from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
 from ._lib import InputError
 
@@ -137,7 +137,7 @@ _CANCEL_GRACE_S = 1.5
 _INLINE_BYTES = 1 << 20
 # Operations that may run long whatever their arrays' size: always on the
 # session's thread, where Ctrl-C cancels them.
-_LONG_OPS = frozenset({"verify", "paco"})
+_LONG_OPS = frozenset({"verify", "paco", "shader"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
@@ -527,6 +527,7 @@ class Session:
     stack = _stack.stack
     paco = _paco.paco
     verify = _verify.verify
+    shader = _shader.shader
 
 
 def open(device: str | int = "auto", *, validate: bool = False, memory: str | int | None = None,  # noqa: A001

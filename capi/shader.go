@@ -1,0 +1,166 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/shaderlab"
+)
+
+// shaderStep is one shader of a shader call (Python's vkstat.shader): its
+// code, what it binds and its constants, as vkstat shader run's flags.
+type shaderStep struct {
+	// Shader is a file (GLSL or SPIR-V); Source GLSL text, named Name in
+	// messages. One of the two.
+	Shader    string            `json:"shader"`
+	Source    string            `json:"source"`
+	Name      string            `json:"name"`
+	Include   []string          `json:"include"`
+	Define    map[string]string `json:"define"`
+	TargetEnv string            `json:"target_env"`
+	// Bind gives each binding (number, instance or block name) the array
+	// of the call it runs on, by the array's name.
+	Bind    map[string]string `json:"bind"`
+	Push    map[string]string `json:"push"`
+	Spec    map[string]string `json:"spec"`
+	Uniform map[string]string `json:"uniform"`
+	Groups  []uint32          `json:"groups"`
+	Global  []uint64          `json:"global"`
+	Times   int               `json:"times"`
+}
+
+type shaderParams struct {
+	Steps []shaderStep `json:"steps"`
+	// Times runs the steps in order so many times (0: once).
+	Times  int `json:"times"`
+	Repeat int `json:"repeat"`
+	Warmup int `json:"warmup"`
+	// Timeout in seconds gives up on a runaway dispatch; 0: 10 s.
+	Timeout float64 `json:"timeout"`
+}
+
+// ShaderInfo is a shader call's Info: where it ran and its times.
+type ShaderInfo struct {
+	Device     string    `json:"device"`
+	Timed      bool      `json:"timed"`
+	GPUms      []float64 `json:"gpu_ms"`
+	MedianMs   float64   `json:"median_ms"`
+	BuildMs    float64   `json:"build_ms"`
+	FirstMs    float64   `json:"first_ms"`
+	Dispatches int       `json:"dispatches"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// settings are a map's NAME=VALUE entries in name order.
+func settingsOf(m map[string]string) []shaderlab.Setting {
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]shaderlab.Setting, len(keys))
+	for i, k := range keys {
+		out[i] = shaderlab.Setting{Name: k, Value: m[k]}
+	}
+	return out
+}
+
+// runShader runs the call's shaders as a shaderlab.Sequence over its
+// arrays, which stay on the device between the steps; every array comes
+// back as an output of the same name, dtype and shape, as it is after the
+// last step.
+func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p shaderParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	if dev == nil {
+		return nil, InputError{shaderlab.ErrNoDevice}
+	}
+	if len(p.Steps) == 0 {
+		return nil, inputf("no shader: give one, or steps")
+	}
+	if p.Repeat < 0 || p.Warmup < 0 || p.Times < 0 || p.Timeout < 0 {
+		return nil, inputf("repeat, warmup, times and timeout cannot be negative")
+	}
+	names := slices.Sorted(maps.Keys(c.specs))
+	var buffers []shaderlab.Buffer
+	for _, n := range names {
+		a := c.specs[n]
+		size := shaderlab.ElemSize(a.DType)
+		if shaderlab.NPYDescr(a.DType) == "" || size == 0 {
+			return nil, inputf("%s has dtype %s; a shader binds float16, float32, float64 and 8- to 64-bit integers", n, a.DType)
+		}
+		ptr, k, err := c.data(n, size, 1)
+		if err != nil {
+			return nil, err
+		}
+		data := slices.Clone(unsafe.Slice((*byte)(ptr), k*size))
+		buffers = append(buffers, shaderlab.Buffer{Name: n, Data: &shaderlab.Array{Elem: a.DType, Shape: slices.Clone(a.Shape), Data: data, Source: n}})
+	}
+	var steps []shaderlab.Step
+	for i, st := range p.Steps {
+		what := fmt.Sprintf("step %d", i+1)
+		opt := shaderlab.CompileOptions{Includes: st.Include, TargetEnv: st.TargetEnv}
+		if opt.TargetEnv == "" {
+			opt.TargetEnv = "vulkan1.1"
+		}
+		for _, d := range settingsOf(st.Define) {
+			opt.Defines = append(opt.Defines, d.Name+"="+d.Value)
+		}
+		var sh *shaderlab.Shader
+		var err error
+		switch {
+		case (st.Shader == "") == (st.Source == ""):
+			return nil, inputf("%s: give the shader as a file or as source, one of the two", what)
+		case st.Shader != "":
+			sh, err = shaderlab.Load(st.Shader, opt)
+		default:
+			name := st.Name
+			if name == "" {
+				name = "shader.comp"
+			}
+			sh, err = shaderlab.Compile(name, []byte(st.Source), opt)
+		}
+		if err != nil {
+			return nil, InputError{err}
+		}
+		o := shaderlab.Options{Push: settingsOf(st.Push), Spec: settingsOf(st.Spec), Uniform: settingsOf(st.Uniform)}
+		for _, b := range settingsOf(st.Bind) {
+			o.Bind = append(o.Bind, shaderlab.Bind{Name: b.Name, Buffer: b.Value})
+		}
+		if len(st.Groups) > 3 || len(st.Global) > 3 {
+			return nil, inputf("%s: groups and global_size take up to 3 dimensions", what)
+		}
+		copy(o.Groups[:], st.Groups)
+		copy(o.Global[:], st.Global)
+		steps = append(steps, shaderlab.Step{Shader: sh, Options: o, Times: st.Times})
+	}
+	seq, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{
+		Repeat: p.Repeat, Warmup: p.Warmup, Timeout: time.Duration(p.Timeout * float64(time.Second)),
+	})
+	if err != nil {
+		return nil, InputError{err}
+	}
+	seq.Times = p.Times
+	r, err := seq.Run(ctx, dev)
+	if err != nil {
+		return nil, err
+	}
+	res := c.Result()
+	for _, w := range seq.Warnings() {
+		res.warnf("%s", w)
+	}
+	for k, n := range names {
+		out := r.Outputs[k]
+		res.addRaw(n, out.Elem, out.Shape, int64(len(out.Data)), func(b []byte) { copy(b, out.Data) })
+	}
+	info := &ShaderInfo{Device: r.Device, Timed: r.Timed, MedianMs: ms(r.Median()), BuildMs: ms(r.Build), FirstMs: ms(r.First), Dispatches: seq.Dispatches()}
+	for _, k := range r.Kernel {
+		info.GPUms = append(info.GPUms, ms(k))
+	}
+	res.Info = info
+	return res, nil
+}

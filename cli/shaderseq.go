@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/shaderlab"
+)
+
+// sequenceJob is a case's sequence and the files its buffers go to.
+type sequenceJob struct {
+	*shaderlab.Sequence
+	outs []string // per buffer, its --out or --out-dir file, or ""
+}
+
+// sequenceCase is the sequence of --case's file where it has steps, with
+// the case's expect and tolerances set as flags as applyCase sets them;
+// nil where the command has no --case or its case has no steps.
+func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
+	file := c.String("case")
+	if file == "" {
+		return nil, nil
+	}
+	if err := fileExists("case", file); err != nil {
+		return nil, err
+	}
+	sc, err := readCase(file)
+	if err != nil || len(sc.Steps) == 0 {
+		return nil, err
+	}
+	dir := filepath.Dir(file)
+	if c.NArg() > 0 {
+		return nil, usagef("--case %s has steps, each naming its shader: give no shader file (got %s)", file, strings.Join(c.Args().Slice(), " "))
+	}
+	for _, f := range []string{"bind", "push", "spec", "uniform", "groups", "global", "define", "include", "target-env", "optimize"} {
+		if c.IsSet(f) {
+			return nil, usagef("--%s: the case %s has steps: set it per step in the case file", f, file)
+		}
+	}
+	switch {
+	case len(sc.Sweep) > 0:
+		return nil, usagef("--case %s: a case has steps or a sweep, not both", file)
+	case sc.Bind != nil || sc.Groups != nil || sc.Global != nil:
+		return nil, usagef("--case %s: a case with steps gives bind, groups or global per step", file)
+	case sc.Times < 0:
+		return nil, usagef("--case %s: times %d: want 1 or more", file, sc.Times)
+	}
+	if err := setCaseFlags(c, file, shaderCase{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}.args(dir)); err != nil {
+		return nil, err
+	}
+	if err := checkRuns(c); err != nil {
+		return nil, err
+	}
+	path := func(p string) string {
+		if elem, _ := zerosType(p); elem != "" || filepath.IsAbs(p) || strings.HasPrefix(p, "random:") {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	names := slices.Sorted(maps.Keys(sc.Buffers))
+	var buffers []shaderlab.Buffer
+	for _, k := range names {
+		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(caseValue(sc.Buffers[k])), uint64(c.Int64("seed")))
+		if err != nil {
+			return nil, err
+		}
+		buffers = append(buffers, shaderlab.Buffer{Name: k, Data: arr})
+	}
+	var steps []shaderlab.Step
+	for i, st := range sc.Steps {
+		what := fmt.Sprintf("--case %s: step %d", file, i+1)
+		if len(st.Steps) > 0 || len(st.Sweep) > 0 || st.Buffers != nil || st.Expect != nil || st.Reference != nil || st.Seed != nil || st.Tol != nil || st.Atol != nil || st.Rtol != nil {
+			return nil, usagef("%s: a step gives shader, include, define, target_env, bind, push, uniform, spec, groups or global, and times", what)
+		}
+		if st.Times < 0 {
+			return nil, usagef("%s: times %d: want 1 or more", what, st.Times)
+		}
+		m := sc.merged(st)
+		m.Bind, m.Expect, m.Reference, m.Seed, m.Tol, m.Atol, m.Rtol = nil, nil, nil, nil, nil, nil, nil
+		if m.Shader == "" {
+			return nil, usagef("%s names no shader", what)
+		}
+		cc, err := caseContext(c, shaderRunCommand(), m.args(dir))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		sh, err := shaderlab.Load(cc.Args().First(), compileOptions(cc))
+		if err != nil {
+			return nil, err
+		}
+		opt := shaderlab.Options{NoBoundsCheck: c.Bool("no-bounds-check")}
+		if err := constantFlags(cc, &opt); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.Bind)) {
+			v := caseValue(st.Bind[k])
+			if _, ok := sc.Buffers[v]; ok {
+				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})
+				continue
+			}
+			if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") && !fileThere(path(v)) {
+				return nil, usagef("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, k, v, v, strings.Join(names, ", "), path(v))
+			}
+			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), k, path(v), uint64(c.Int64("seed")))
+			if err != nil {
+				return nil, err
+			}
+			opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Data: arr})
+		}
+		steps = append(steps, shaderlab.Step{Shader: sh, Options: opt, Times: st.Times})
+	}
+	seq, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup")})
+	if err != nil {
+		return nil, fmt.Errorf("--case %s: %w", file, err)
+	}
+	seq.Times = sc.Times
+	for _, w := range seq.Warnings() {
+		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	}
+	j := &sequenceJob{Sequence: seq, outs: make([]string, len(seq.Buffers))}
+	for _, s := range c.StringSlice("out") {
+		k, v, err := splitAssign("out", s)
+		if err != nil {
+			return nil, err
+		}
+		i, err := seq.Find(k)
+		if err != nil {
+			return nil, usagef("--out %s: %v", s, err)
+		}
+		j.outs[i] = v
+	}
+	for i, name := range seq.Names {
+		if dir := c.String("out-dir"); dir != "" && name != "" && j.outs[i] == "" {
+			j.outs[i] = filepath.Join(dir, name+".npy")
+		}
+		if j.outs[i] != "" && !strings.HasSuffix(j.outs[i], ".npy") {
+			return nil, usagef("--out %s=%s: outputs are .npy files", name, j.outs[i])
+		}
+	}
+	return j, checkOuts(c, j.outs)
+}
+
+// runSequence runs a case's sequence on every device --device names,
+// printing each run's times and, with checking, how its buffers compare
+// with the expectations; it writes the first device's --out files.
+func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
+	want, err := expectations(c, j)
+	if err != nil {
+		return err
+	}
+	tol, err := tolerances(c, j)
+	if err != nil {
+		return err
+	}
+	if checking && len(want) == 0 {
+		return usagef("shader check: the case expects nothing: give it \"expect\" (or --expect BUFFER=FILE.npy)")
+	}
+	w := c.App.Writer
+	bad := 0
+	var first *shaderlab.Result
+	err = onShaderDevices(c, func(devs []*engine.Device) error {
+		for _, d := range devs {
+			r, err := j.Run(c.Context, d)
+			if err != nil {
+				return fmt.Errorf("%s on %s: %w", c.String("case"), d.Info.Name, err)
+			}
+			if first == nil {
+				first = r
+			}
+			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", c.String("case"), r.Device, len(j.Steps), j.Dispatches())
+			printTimes(w, r, j.BytesMoved(), c.Int("warmup"))
+			if checking {
+				bad += checkRun(w, j, r, want, tol)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeOutputs(c, j.outs, j, first); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("shader check: %d buffer(s) differ beyond the tolerance", bad)
+	}
+	if checking {
+		fmt.Fprintln(w, "shader check: all passed")
+	}
+	return nil
+}
