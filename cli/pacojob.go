@@ -136,6 +136,9 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "            PA: degrees east of north, north up (+y) and east left (−x) in the derotated frame, north offset %g°; θ: from +x towards +y\n", o.NorthOffset)
+		if o.Unbiased {
+			fmt.Fprintln(w, "            SNR(unb.) = flux(unb.)/σ(unb.), σ = 1/√a with the re-learnt statistics taken as known: not a detection significance (it ignores their own noise and is often several times the map's); quote the map's SNR")
+		}
 	}
 	if in.Truth != nil {
 		printTruth(w, in.Truth, dets, maps)

@@ -23,6 +23,7 @@ import (
 
 // unbiasedNote is what detections.json says about the Algorithm 3 fields.
 const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
+	"snr_unbiased takes the re-learnt statistics as known (σ = 1/√a ignores their own estimation noise), so it is not a detection significance and is often several times snr: quote snr; " +
 	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
 
 // WriteTarget writes the outputs of PACO's run res on target t to dir,

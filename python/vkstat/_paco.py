@@ -66,7 +66,9 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     unbiased : bool, optional
         Add Algorithm 3's flux, σ, SNR and sub-pixel position to every
         detection (the statistics re-learnt without the source, which
-        Algorithm 2's flux underestimates).
+        Algorithm 2's flux underestimates). Their ``snr_unbiased`` takes
+        the re-learnt statistics as known: it is not a detection
+        significance (often several times ``snr``); quote ``snr``.
     contrast_check : bool, optional
         Check the contrast curve by injecting fake companions at its
         limit and finding them again (three more runs of the maps).
