@@ -33,6 +33,7 @@ type pacoParams struct {
 	Precision     string  `json:"precision"`
 	Unbiased      bool    `json:"unbiased"`
 	ContrastCheck bool    `json:"contrast_check"`
+	QuickContrast bool    `json:"quick_contrast"`
 	StarFlux      float64 `json:"star_flux"` // 0: unknown
 	// PixelScale is arcseconds per pixel, above 0; null: none.
 	PixelScale  *float64 `json:"pixel_scale"`
@@ -44,7 +45,7 @@ func defaultPacoParams() pacoParams {
 	d := paco.DefaultOptions()
 	return pacoParams{FWHM: d.FWHM, PSFNorm: d.PSFNorm, Radius: d.Radius, Threshold: d.Threshold, MinSep: d.MinSep,
 		Compat: d.Compat.String(), Placement: d.Placement.String(), Unbiased: d.Unbiased, ContrastCheck: d.ContrastCheck,
-		StarFlux: d.StarFlux, NorthOffset: d.NorthOffset}
+		QuickContrast: d.QuickContrast, StarFlux: d.StarFlux, NorthOffset: d.NorthOffset}
 }
 
 // PacoInfo is paco's Info: what vkstat paco prints and writes beside its
@@ -79,6 +80,11 @@ type PacoInfo struct {
 	UnbiasedOn string  `json:"unbiased_on"`
 	UnbiasedMs float64 `json:"unbiased_ms"`
 	CheckMs    float64 `json:"contrast_check_ms"`
+	// Calibration is how the contrast curve was calibrated, as
+	// contrast.json's calibration (null with QuickContrast, or where no
+	// fake fitted); CalibrationMs its time.
+	Calibration   map[string]any `json:"calibration"`
+	CalibrationMs float64        `json:"contrast_calibration_ms"`
 	// Notes are what the command prints as it runs (Algorithm 3 moving to
 	// the CPU, the contrast check's runs); warnings are the Result's.
 	Notes []string `json:"notes"`
@@ -182,6 +188,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		info.StarFlux = &opt.StarFlux
 	}
 	info.UnbiasedOn, info.UnbiasedMs, info.CheckMs = r.UnbiasedOn, ms(r.UnbiasedTime), ms(r.CheckTime)
+	info.Calibration, info.CalibrationMs = r.Calibration.Doc(), ms(r.CalibrationTime)
 	res.Info = info
 	return res.timed(m.Timing()), nil
 }
@@ -189,7 +196,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 // pacoOptions turns p into paco.Options, which paco.Run checks.
 func pacoOptions(p pacoParams) (paco.Options, error) {
 	opt := paco.Options{FWHM: p.FWHM, PSFNorm: p.PSFNorm, Radius: p.Radius, Threshold: p.Threshold, MinSep: p.MinSep,
-		Unbiased: p.Unbiased, ContrastCheck: p.ContrastCheck, StarFlux: p.StarFlux, NorthOffset: p.NorthOffset}
+		Unbiased: p.Unbiased, ContrastCheck: p.ContrastCheck, QuickContrast: p.QuickContrast, StarFlux: p.StarFlux, NorthOffset: p.NorthOffset}
 	var err error
 	if opt.Compat, err = paco.ParseCompat(p.Compat); err != nil {
 		return opt, inputf("compat: %v", err)

@@ -114,23 +114,24 @@ var Columns = []Column{
 		t.Format = f
 		return err
 	}},
-	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: func(t *Target, v string) error {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		t.Options.Unbiased = b
-		return nil
-	}},
-	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: func(t *Target, v string) error {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		t.Options.ContrastCheck = b
-		return nil
-	}},
+	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: setBool(func(t *Target) *bool { return &t.Options.Unbiased })},
+	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: setBool(func(t *Target) *bool { return &t.Options.ContrastCheck })},
+	{Name: "quick-contrast", Bool: true, Usage: "true: the contrast curve without its calibration by injection–recovery (" + strconv.Itoa(paco.CalibrationPasses*paco.CalibrationRuns) + " fewer runs of the maps; optimistic by the inverse of the throughput)",
+		set: setBool(func(t *Target) *bool { return &t.Options.QuickContrast })},
 	{Name: "truth", Path: true, Usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(t *Target, v string) error { t.Truth = v; return nil }},
+}
+
+// setBool sets the boolean field of a target that field gives, from
+// true or false.
+func setBool(field func(*Target) *bool) func(*Target, string) error {
+	return func(t *Target, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		*field(t) = b
+		return nil
+	}
 }
 
 func findColumn(name string) *Column {

@@ -246,24 +246,16 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 	}
 	outs.add("contrast.csv", func(w io.Writer) error { return writeCSV(w, paco.ContrastTable(curve, scale > 0)) })
 	outs.add("contrast.json", func(w io.Writer) error {
-		rows := make([]map[string]any, len(curve))
-		for i, p := range curve {
-			rows[i] = map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma),
-				"flux_limit": num(p.Flux), "contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
-			if scale > 0 {
-				rows[i]["separation_arcsec"] = p.SepArcsec
-			}
-		}
 		doc := map[string]any{
-			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
-				"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core",
+			"definition":             ContrastDefinition(res.Calibration != nil),
+			"calibration":            res.Calibration.Doc(),
 			"inner_working_angle_px": res.InnerWorkingAngle,
 			"fwhm_px":                res.FWHM,
 			"threshold":              threshold,
 			"star_flux":              num(o.StarFlux),
 			"flux_units":             FluxUnits(o.PSFNorm),
 			"center":                 center,
-			"curve":                  rows,
+			"curve":                  paco.ContrastTable(curve, scale > 0).JSONRows(),
 		}
 		if scale > 0 {
 			doc["pixel_scale_arcsec"] = scale
@@ -303,6 +295,19 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 		p.Series = []figure.Series{s}
 		return figure.Encode(w, p, plot)
 	})
+}
+
+// ContrastDefinition says what contrast.json's columns are, calibrated
+// or not.
+func ContrastDefinition(calibrated bool) string {
+	s := "flux_limit_uncalibrated = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; "
+	if calibrated {
+		s += "flux_limit = flux_limit_uncalibrated / throughput, the SNR fakes injected there keep (calibration); "
+	} else {
+		s += "flux_limit = flux_limit_uncalibrated (not calibrated: optimistic by the inverse of the throughput); "
+	}
+	return s + "contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
+		"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core"
 }
 
 func FluxUnits(psfNorm string) string {

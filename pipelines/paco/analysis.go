@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +128,11 @@ type Options struct {
 	// ContrastCheck injects fake companions at the contrast curve's limit
 	// in ContrastCheckRuns more runs of the maps and reports what came back.
 	ContrastCheck bool `param:"contrast_check"`
+	// QuickContrast keeps the contrast curve threshold × σ_flux, without
+	// its calibration by injection and recovery (CalibrationPasses ×
+	// CalibrationRuns more runs of the maps), optimistic by the inverse of
+	// the throughput.
+	QuickContrast bool `param:"quick_contrast"`
 	// StarFlux is the star's flux in the flux map's units, for the contrast
 	// curve's contrast and magnitudes; 0: unknown.
 	StarFlux float64 `param:"star_flux"`
@@ -334,9 +338,13 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 // CheckRow is one fake companion of the contrast check and what came back
 // of it.
 type CheckRow struct {
-	Run int // 1-based
+	Run int `json:"run"` // 1-based
 	Recovery
-	PA float64 // east of north
+	PA float64 `json:"pa_east_of_north_deg"` // east of north
+	// Expected is the SNR the injected flux would have at the
+	// uncalibrated curve's σ_flux: Injected / σ_flux. SNR / Expected is
+	// the fake's throughput in SNR.
+	Expected float64 `json:"snr_expected"`
 }
 
 // Result is what Run found.
@@ -360,8 +368,11 @@ type Result struct {
 	// the Gaussian of Options.FWHM).
 	PSF *tensor.Tensor
 	// Contrast is the contrast curve (ContrastCurve) from the inner
-	// working angle out, with separations in arcsec given a pixel scale.
-	Contrast []ContrastPoint
+	// working angle out, with separations in arcsec given a pixel scale,
+	// calibrated by injection and recovery unless Options.QuickContrast;
+	// Calibration says how (nil without).
+	Contrast    []ContrastPoint
+	Calibration *Calibration
 	// Checks are the contrast check's fakes, by separation (nil without
 	// Options.ContrastCheck).
 	Checks []CheckRow
@@ -374,10 +385,11 @@ type Result struct {
 	// where the contrast curve starts.
 	FWHM, InnerWorkingAngle float64
 	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
-	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
+	// UnbiasedTime, CalibrationTime and CheckTime are the times of
+	// Algorithm 3, of the contrast curve's calibration and of the
 	// contrast check.
-	UnbiasedOn              string
-	UnbiasedTime, CheckTime time.Duration
+	UnbiasedOn                               string
+	UnbiasedTime, CalibrationTime, CheckTime time.Duration
 	// Phases are Run's steps in wall-clock time, in order, adding up to
 	// its wall: the cube's scan, the star centre, the preparation, the
 	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
@@ -579,8 +591,23 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		res.Contrast[i].SepArcsec = res.Contrast[i].Sep * opt.PixelScale
 	}
 	lap("contrast curve")
+	rotation := Rotation(angles)
+	if !opt.QuickContrast && len(res.Contrast) > 0 {
+		res.Calibration, err = calibrate(ctx, dev, in, prep, res.Contrast, dets, res.Contrast[0].Sep, rotation, opt.Threshold, opt.StarFlux, opt.NorthOffset, note)
+		if errors.Is(err, errNoFakes) {
+			warnf(WarnUncalibrated, nil, "the contrast curve is not calibrated (%v): its limits are threshold × σ_flux, optimistic by the inverse of the throughput", err)
+		} else if err != nil {
+			return nil, err
+		}
+		lap("contrast calibration")
+		res.CalibrationTime = res.Phases[len(res.Phases)-1].Time
+	}
 	if opt.ContrastCheck {
-		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {
+		gap, err := fakeGap(in, prep)
+		if err != nil {
+			return nil, fmt.Errorf("contrast check: %w", err)
+		}
+		if res.Checks, err = injectFakes(ctx, dev, in, prep, res.Contrast, dets, 2*res.FWHM, gap, rotation, ContrastCheckRuns, 0, opt.Threshold, opt.NorthOffset, "contrast check", note); err != nil {
 			return nil, err
 		}
 		lap("contrast check")
@@ -612,61 +639,4 @@ func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor
 	host := in
 	host.Cube = cube
 	return "CPU", AddUnbiased(ctx, nil, host, dets, true)
-}
-
-// contrastCheck injects fakes at the curve's flux limit into in.Cube, runs
-// the maps again on dev (nil: the CPU path) for each set and reads the
-// fakes back. Within a set fakes are a patch plus two FWHM apart in
-// separation, so that none is in another's statistics; the first is at 2
-// FWHM. A fake that would fall within that distance of a detection is left
-// out: a real source would count towards it.
-func contrastCheck(ctx context.Context, dev *engine.Device, in Input, prep *Prepared, curve []ContrastPoint,
-	dets []Detection, threshold, northOffset float64, note func(string, ...any)) ([]CheckRow, error) {
-	fwhm := FWHMOfStamp(in.PSF)
-	if !(fwhm > 0) || math.IsInf(fwhm, 0) {
-		return nil, fmt.Errorf("contrast check: the PSF stamp's FWHM cannot be measured (got %g), so fakes cannot be spaced", fwhm)
-	}
-	R := 0
-	for _, o := range prep.Offsets {
-		R = max(R, o[0])
-	}
-	gap := float64(2*R+1) + 2*fwhm
-	plan, err := FakePlan(curve, float64(prep.CY), float64(prep.CX), prep.H, prep.W, 2*fwhm, gap, ContrastCheckRuns, 1)
-	if err != nil {
-		return nil, fmt.Errorf("contrast check: %w", err)
-	}
-	var rows []CheckRow
-	for r, all := range plan {
-		var srcs []Source
-		for _, f := range all {
-			near := false
-			for _, d := range dets {
-				near = near || math.Hypot(f.Y-float64(d.Y), f.X-float64(d.X)) < gap
-			}
-			if !near {
-				srcs = append(srcs, f)
-			}
-		}
-		if len(srcs) == 0 {
-			continue
-		}
-		note("contrast check: run %d of %d, %d fake companions", r+1, len(plan), len(srcs))
-		inj := in
-		cube, err := Inject(in, srcs)
-		if err != nil {
-			return nil, fmt.Errorf("contrast check: %w", err)
-		}
-		inj.Cube = cube.As(in.Cube.DType)
-		m, err := RunMaps(ctx, dev, inj)
-		if err != nil {
-			return nil, fmt.Errorf("contrast check, run %d: %w", r+1, err)
-		}
-		for _, rec := range Recover(m, srcs, threshold) {
-			rec.Sep = math.Hypot(rec.Y-float64(prep.CY), rec.X-float64(prep.CX))
-			pa := PositionAngle(rec.Y-float64(prep.CY), rec.X-float64(prep.CX), northOffset)
-			rows = append(rows, CheckRow{Run: r + 1, Recovery: rec, PA: pa})
-		}
-	}
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Sep < rows[b].Sep })
-	return rows, nil
 }

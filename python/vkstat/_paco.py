@@ -20,6 +20,7 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
          fwhm: float | None = None, *, radius: int | None = None, threshold: float | None = None,
          min_sep: float | None = None,
          center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
+         quick_contrast: bool = False,
          star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
          psf_norm: str | None = None, placement: str | None = None, compat: str | None = None,
          precision: DTypeLike = None, out: Mapping[str, np.ndarray] | None = None) -> PacoResult:
@@ -32,7 +33,8 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     then every sky pixel gets the SNR and flux of a PSF-shaped source
     following the field rotation (Algorithm 2). Local maxima above
     ``threshold`` are detections; the contrast curve is threshold × the
-    median σ_flux in 1-px annuli.
+    median σ_flux in 1-px annuli, divided by the throughput measured by
+    injection and recovery (unless ``quick_contrast``).
 
     Parameters
     ----------
@@ -69,9 +71,18 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
         Algorithm 2's flux underestimates). Their ``snr_unbiased`` takes
         the re-learnt statistics as known: it is not a detection
         significance (often several times ``snr``); quote ``snr``.
+    quick_contrast : bool, optional
+        Keep the contrast curve threshold × σ_flux, without its
+        calibration: by default fake companions are injected at the
+        limit in 8 more runs of the maps (2 passes of 4), and the SNR
+        they keep, smoothed over separation, divides the limit
+        (``calibration`` says how; the ``contrast`` columns
+        ``flux_limit_uncalibrated``, ``throughput`` and ``throughput_err``
+        keep the rest). The quick curve is optimistic by the inverse of
+        that throughput.
     contrast_check : bool, optional
-        Check the contrast curve by injecting fake companions at its
-        limit and finding them again (three more runs of the maps).
+        Check the contrast curve by injecting other fake companions at
+        its limit and finding them again (three more runs of the maps).
     star_flux : float, optional
         The star's flux in the flux map's units, for the contrast
         curve's contrast and delta_mag.
@@ -134,7 +145,7 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     """
     params = {"fwhm": fwhm, "psf_norm": psf_norm, "radius": radius, "threshold": threshold, "min_sep": min_sep,
               "compat": compat, "placement": placement, "precision": _precision(precision), "unbiased": bool(unbiased),
-              "contrast_check": bool(contrast_check), "star_flux": star_flux, "pixel_scale": pixel_scale,
+              "contrast_check": bool(contrast_check), "quick_contrast": bool(quick_contrast), "star_flux": star_flux, "pixel_scale": pixel_scale,
               "north_offset": north_offset, "center": center}
     arrays = {"cube": lend(cube, "cube"), "angles": lend(angles, "angles", dtype=np.float64)}
     if psf is not None:
