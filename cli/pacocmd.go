@@ -83,7 +83,8 @@ Examples:
 			&ucli.StringFlag{Name: "psf-norm", Value: d.PSFNorm, Usage: "PSF normalisation: sum, peak or none"},
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: d.Radius, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
-			&ucli.Float64Flag{Name: "star-flux", DefaultText: "unknown", Usage: "the star's flux in the flux map's units, for the contrast curve (contrast = flux limit / star flux, in magnitudes): 1 when the PSF stamp is the star's own unsaturated image with --psf-norm sum; not given or 0: flux limits only"},
+			&ucli.StringFlag{Name: "star-flux", Value: "0", DefaultText: "unknown", Usage: "the star's flux for the contrast curve (contrast = flux limit / star flux, in magnitudes), in the flux map's units, which are the cube's counts whatever the stamp's scale: the total of the star's unsaturated image in the cube's counts; psf: the PSF stamp's total (its peak with --psf-norm peak), when the stamp is that image; not given or 0: flux limits only. A Δmag below 0 warns"},
+			&ucli.Float64Flag{Name: "star-flux-scale", Value: d.StarFluxScale, Usage: "multiplies --star-flux: the exposure-time or neutral-density ratio of the cube's frames to the stamp's (a stamp taken through an ND of transmission 1/100 with the same exposure: 100)"},
 			&ucli.Float64Flag{Name: "threshold", Value: d.Threshold, Usage: "SNR above which local maxima are detections"},
 			&ucli.Float64Flag{Name: "min-sep", Value: d.MinSep, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: d.Compat.String(), Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
@@ -113,10 +114,18 @@ func runPaco(c *ucli.Context) error {
 		return usagef("paco: give exactly one of --psf and --fwhm")
 	}
 	opt := paco.Options{FWHM: c.Float64("fwhm"), PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"),
-		StarFlux: c.Float64("star-flux"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
+		StarFluxScale: c.Float64("star-flux-scale"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
 		PixelScale: c.Float64("pixel-scale"), NorthOffset: c.Float64("north-offset"),
 		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check"), QuickContrast: c.Bool("quick-contrast")}
 	var err error
+	if c.IsSet("star-flux") {
+		if opt.StarFlux, opt.StarFluxPSF, err = paco.ParseStarFlux(c.String("star-flux")); err != nil {
+			return usagef("--star-flux: %v", err)
+		}
+	}
+	if c.IsSet("star-flux-scale") && !(opt.StarFluxScale > 0) {
+		return usagef("--star-flux-scale: want a ratio above 0, got %g", opt.StarFluxScale)
+	}
 	if opt.Compat, err = paco.ParseCompat(c.String("compat")); err != nil {
 		return usagef("--compat: %v", err)
 	}

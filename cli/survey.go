@@ -62,7 +62,8 @@ func surveyCommand() *ucli.Command {
 			Description: `MANIFEST is CSV (a header row, one target per row) or JSON (an array of
 objects, or {"targets": [...]}). Columns (keys): name (required: the
 target's folder), cube, angles, psf or fwhm, and any of psf-norm, radius,
-center, threshold, min-sep, star-flux, pixel-scale, north-offset, compat,
+center, threshold, min-sep, star-flux, star-flux-scale, pixel-scale,
+north-offset, compat,
 psf-placement, format, unbiased, quick-contrast, contrast-check, truth:
 vkstat paco's options
 ("_" may stand for "-").

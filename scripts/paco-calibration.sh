@@ -47,7 +47,7 @@ import glob, json, statistics, sys
 work = sys.argv[1]
 ok = True
 rows = {}
-for f in sorted(glob.glob(f"{work}/*/*.json")):
+for f in sorted(glob.glob(f"{work}/*/calibrated.json") + glob.glob(f"{work}/*/quick.json")):
     run = f.split("/")[-2]
     name, mode = run.rsplit("-", 1)[0], f.split("/")[-1][:-5]
     doc = json.load(open(f))

@@ -81,9 +81,14 @@ var Columns = []Column{
 		t.Options.MinSep = x
 		return err
 	}},
-	{Name: "star-flux", Usage: "the star's flux in the flux map's units, for the contrast curve", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "a flux ≥ 0")
-		t.Options.StarFlux = x
+	{Name: "star-flux", Usage: "the star's flux for the contrast curve, in the cube's counts (the total of its unsaturated image), or psf: the PSF stamp's", set: func(t *Target, v string) error {
+		var err error
+		t.Options.StarFlux, t.Options.StarFluxPSF, err = paco.ParseStarFlux(v)
+		return err
+	}},
+	{Name: "star-flux-scale", Usage: "multiplies the star's flux: the stamp's exposure-time or neutral-density ratio to the cube's (default 1)", set: func(t *Target, v string) error {
+		x, err := parseFloatOpt(v, "a ratio above 0")
+		t.Options.StarFluxScale = x
 		return err
 	}},
 	{Name: "pixel-scale", Usage: "arcseconds per pixel", set: func(t *Target, v string) error {

@@ -252,7 +252,8 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 			"inner_working_angle_px": res.InnerWorkingAngle,
 			"fwhm_px":                res.FWHM,
 			"threshold":              threshold,
-			"star_flux":              num(o.StarFlux),
+			"star_flux":              num(res.StarFlux),
+			"star_flux_from":         StarFluxFrom(o),
 			"flux_units":             FluxUnits(o.PSFNorm),
 			"center":                 center,
 			"curve":                  paco.ContrastTable(curve, scale > 0).JSONRows(),
@@ -308,6 +309,24 @@ func ContrastDefinition(calibrated bool) string {
 	}
 	return s + "contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
 		"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core"
+}
+
+// StarFluxFrom says where the star's flux came from, for contrast.json
+// and --json: "" when it is not known.
+func StarFluxFrom(o paco.Options) string {
+	s := ""
+	switch {
+	case o.StarFluxPSF:
+		s = "the PSF stamp's flux as the flux map counts it (" + FluxUnits(o.PSFNorm) + ")"
+	case o.StarFlux > 0:
+		s = "given, in the cube's counts"
+	default:
+		return ""
+	}
+	if o.StarFluxScale > 0 && o.StarFluxScale != 1 {
+		s += fmt.Sprintf(", × %g (star_flux_scale)", o.StarFluxScale)
+	}
+	return s
 }
 
 func FluxUnits(psfNorm string) string {
