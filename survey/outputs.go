@@ -268,7 +268,7 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 	})
 	outs.add(plot.File("contrast"), func(w io.Writer) error {
 		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, %s, centre (%d, %d)", threshold, target, center.Used[0], center.Used[1]),
-			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
+			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (cube counts)"}
 		if scale > 0 {
 			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
 		}
@@ -329,14 +329,17 @@ func StarFluxFrom(o paco.Options) string {
 	return s
 }
 
+// FluxUnits words the flux map's units for a PSF normalisation: the
+// stamp is normalised, so fluxes are in the cube's counts whatever its
+// own scale.
 func FluxUnits(psfNorm string) string {
 	switch psfNorm {
 	case "peak":
-		return "PSF stamp peak"
+		return "the cube's counts at a source's peak"
 	case "none":
-		return "PSF stamp as given"
+		return "multiples of the PSF stamp as given"
 	}
-	return "PSF stamp total flux"
+	return "the cube's counts, a source's total"
 }
 
 // addContrastCheckOutputs declares contrast_check.csv.
