@@ -30,10 +30,14 @@ type pacoParams struct {
 	Compat    string  `json:"compat"`
 	Placement string  `json:"placement"`
 	// Precision is f32 or f64 (or NumPy's names); "" or auto: the cube's.
-	Precision     string  `json:"precision"`
-	Unbiased      bool    `json:"unbiased"`
-	ContrastCheck bool    `json:"contrast_check"`
-	StarFlux      float64 `json:"star_flux"` // 0: unknown
+	Precision     string `json:"precision"`
+	Unbiased      bool   `json:"unbiased"`
+	ContrastCheck bool   `json:"contrast_check"`
+	QuickContrast bool   `json:"quick_contrast"`
+	// StarFlux is null or 0 (unknown), a flux in the cube's counts, or
+	// "psf" (the stamp's); StarFluxScale multiplies it (0: 1).
+	StarFlux      any     `json:"star_flux"`
+	StarFluxScale float64 `json:"star_flux_scale"`
 	// PixelScale is arcseconds per pixel, above 0; null: none.
 	PixelScale  *float64 `json:"pixel_scale"`
 	NorthOffset float64  `json:"north_offset"`
@@ -44,7 +48,7 @@ func defaultPacoParams() pacoParams {
 	d := paco.DefaultOptions()
 	return pacoParams{FWHM: d.FWHM, PSFNorm: d.PSFNorm, Radius: d.Radius, Threshold: d.Threshold, MinSep: d.MinSep,
 		Compat: d.Compat.String(), Placement: d.Placement.String(), Unbiased: d.Unbiased, ContrastCheck: d.ContrastCheck,
-		StarFlux: d.StarFlux, NorthOffset: d.NorthOffset}
+		QuickContrast: d.QuickContrast, StarFlux: d.StarFlux, StarFluxScale: d.StarFluxScale, NorthOffset: d.NorthOffset}
 }
 
 // PacoInfo is paco's Info: what vkstat paco prints and writes beside its
@@ -71,7 +75,9 @@ type PacoInfo struct {
 	MinSep       float64     `json:"min_sep"`
 	NorthOffset  float64     `json:"north_offset"`
 	PAConvention string      `json:"pa_convention"`
-	// PixelScale (arcsec per pixel) and StarFlux are null when not given.
+	// PixelScale (arcsec per pixel) and StarFlux (the star's flux the
+	// contrast used: given, or the stamp's, times star_flux_scale) are
+	// null when not given.
 	PixelScale *float64 `json:"pixel_scale"`
 	StarFlux   *float64 `json:"star_flux"`
 	// UnbiasedOn is where Algorithm 3 ran ("" without it); UnbiasedMs and
@@ -79,6 +85,11 @@ type PacoInfo struct {
 	UnbiasedOn string  `json:"unbiased_on"`
 	UnbiasedMs float64 `json:"unbiased_ms"`
 	CheckMs    float64 `json:"contrast_check_ms"`
+	// Calibration is how the contrast curve was calibrated, as
+	// contrast.json's calibration (null with QuickContrast, or where no
+	// fake fitted); CalibrationMs its time.
+	Calibration   map[string]any `json:"calibration"`
+	CalibrationMs float64        `json:"contrast_calibration_ms"`
 	// Notes are what the command prints as it runs (Algorithm 3 moving to
 	// the CPU, the contrast check's runs); warnings are the Result's.
 	Notes []string `json:"notes"`
@@ -178,10 +189,11 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if opt.PixelScale > 0 {
 		info.PixelScale = &opt.PixelScale
 	}
-	if opt.StarFlux > 0 {
-		info.StarFlux = &opt.StarFlux
+	if r.StarFlux > 0 {
+		info.StarFlux = &r.StarFlux
 	}
 	info.UnbiasedOn, info.UnbiasedMs, info.CheckMs = r.UnbiasedOn, ms(r.UnbiasedTime), ms(r.CheckTime)
+	info.Calibration, info.CalibrationMs = r.Calibration.Doc(), ms(r.CalibrationTime)
 	res.Info = info
 	return res.timed(m.Timing()), nil
 }
@@ -189,8 +201,24 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 // pacoOptions turns p into paco.Options, which paco.Run checks.
 func pacoOptions(p pacoParams) (paco.Options, error) {
 	opt := paco.Options{FWHM: p.FWHM, PSFNorm: p.PSFNorm, Radius: p.Radius, Threshold: p.Threshold, MinSep: p.MinSep,
-		Unbiased: p.Unbiased, ContrastCheck: p.ContrastCheck, StarFlux: p.StarFlux, NorthOffset: p.NorthOffset}
+		Unbiased: p.Unbiased, ContrastCheck: p.ContrastCheck, QuickContrast: p.QuickContrast, StarFluxScale: p.StarFluxScale, NorthOffset: p.NorthOffset}
 	var err error
+	switch v := p.StarFlux.(type) {
+	case nil:
+	case float64:
+		opt.StarFlux = v
+	case json.Number:
+		if opt.StarFlux, err = v.Float64(); err != nil {
+			return opt, inputf("star_flux: want 'psf' or a number, got %v", v)
+		}
+	case string:
+		if !strings.EqualFold(strings.TrimSpace(v), "psf") {
+			return opt, inputf("star_flux: want 'psf' (the PSF stamp's flux) or a flux ≥ 0 in the cube's counts, got %q", v)
+		}
+		opt.StarFluxPSF = true
+	default:
+		return opt, inputf("star_flux: want 'psf' or a number, got %v", v)
+	}
 	if opt.Compat, err = paco.ParseCompat(p.Compat); err != nil {
 		return opt, inputf("compat: %v", err)
 	}

@@ -175,7 +175,7 @@ func TestPacoUnbiased(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"unbiased flux", "flux(unb.)", "y(ref.)"} {
+	for _, want := range []string{"unbiased flux", "flux(unb.)", "y(ref.)", "not a detection significance", "quote the map's SNR"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}

@@ -131,7 +131,7 @@ func TestPacoCenterAuto(t *testing.T) {
 	}
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "separation_px,separation_arcsec,pixels,sigma_flux,flux_limit,contrast,delta_mag" {
+	if err != nil || len(rows) < 10 || strings.Join(rows[0], ",") != "separation_px,separation_arcsec,pixels,sigma_flux,flux_limit,contrast,delta_mag,flux_limit_uncalibrated,throughput,throughput_err" {
 		t.Fatalf("contrast.csv: %v, %d rows, header %v", err, len(rows), rows[0])
 	}
 	finite := 0
@@ -145,6 +145,8 @@ func TestPacoCenterAuto(t *testing.T) {
 		lim, _ := strconv.ParseFloat(r[4], 64)
 		con, _ := strconv.ParseFloat(r[5], 64)
 		mag, _ := strconv.ParseFloat(r[6], 64)
+		quick, _ := strconv.ParseFloat(r[7], 64)
+		tp, _ := strconv.ParseFloat(r[8], 64)
 		if sep != first+float64(i) {
 			t.Errorf("row %d: separation %g", i+1, sep)
 		}
@@ -152,8 +154,9 @@ func TestPacoCenterAuto(t *testing.T) {
 			continue
 		}
 		finite++
-		if !(math.Abs(lim-5*sig) <= 1e-6*lim) || !(math.Abs(con-lim/2) <= 1e-6*lim) || !(math.Abs(mag+2.5*math.Log10(con)) <= 1e-6) {
-			t.Errorf("row %v: want flux_limit = 5·σ, contrast = flux_limit/2, Δmag = −2.5 log10 contrast", r)
+		if !(math.Abs(quick-5*sig) <= 1e-6*quick) || !(tp > 0 && tp < 1) || !(math.Abs(lim-quick/tp) <= 1e-6*lim) ||
+			!(math.Abs(con-lim/2) <= 1e-6*lim) || !(math.Abs(mag+2.5*math.Log10(con)) <= 1e-6) {
+			t.Errorf("row %v: want flux_limit_uncalibrated = 5·σ, flux_limit = it / throughput in (0, 1), contrast = flux_limit/2, Δmag = −2.5 log10 contrast", r)
 		}
 	}
 	// Without --star-flux: limits, no contrast (null in JSON).

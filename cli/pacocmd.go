@@ -39,14 +39,19 @@ the centre is more than 0.5 px from H/2,W/2.
 Writes to DIR: snr, flux and sigma maps (FITS with the run's parameters in
 the header, and/or NPY with --format), detections.csv, detections.json,
 snr.png, and the contrast curve (threshold × the median σ_flux in 1-px
-annuli from the inner working angle, max(FWHM, patch radius), out, and
-its contrast in magnitudes against --star-flux) as contrast.csv,
-contrast.json and contrast.png; with --contrast-check, fake
-companions at that limit are injected into the cube (the PSF interpolated
-on their exact trajectories) and found again in a few more runs of the maps,
-and contrast_check.csv says how much of their flux and SNR came back: the
-fast estimate keeps only part of a source's flux, so a curve that is not
-checked is optimistic, most of all close in. Each detection has its
+annuli from the inner working angle, max(FWHM, patch radius), out,
+divided by the SNR throughput measured by injection–recovery, and its
+contrast in magnitudes against --star-flux) as contrast.csv,
+contrast.json and contrast.png. The fast estimate keeps only part of a
+source's flux and SNR, so the uncalibrated limit is optimistic: fake
+companions (the PSF interpolated on their exact trajectories) are
+injected at the limit in 2 passes of 4 more runs of the maps, found
+again, and the SNR they keep, smoothed over separation, divides it
+(contrast.json says how, with its uncertainty, and keeps the uncalibrated
+column); --quick-contrast skips that. With --contrast-check, other fakes
+at the calibrated limit are injected in 3 more runs and
+contrast_check.csv says how much of their flux and SNR came back (a
+source at the limit is found about half the time). Each detection has its
 separation (px, and arcsec with --pixel-scale) and its astronomical
 position angle, east of north, assuming north up (+y) and east left (−x) in
 the derotated frame (--north-offset adds an instrument's correction),
@@ -78,7 +83,8 @@ Examples:
 			&ucli.StringFlag{Name: "psf-norm", Value: d.PSFNorm, Usage: "PSF normalisation: sum, peak or none"},
 			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: d.Radius, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
 			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
-			&ucli.Float64Flag{Name: "star-flux", DefaultText: "unknown", Usage: "the star's flux in the flux map's units, for the contrast curve (contrast = flux limit / star flux, in magnitudes): 1 when the PSF stamp is the star's own unsaturated image with --psf-norm sum; not given or 0: flux limits only"},
+			&ucli.StringFlag{Name: "star-flux", Value: "0", DefaultText: "unknown", Usage: "the star's flux for the contrast curve (contrast = flux limit / star flux, in magnitudes), in the flux map's units, which are the cube's counts whatever the stamp's scale: the total of the star's unsaturated image in the cube's counts; psf: the PSF stamp's total (its peak with --psf-norm peak), when the stamp is that image; not given or 0: flux limits only. A Δmag below 0 warns"},
+			&ucli.Float64Flag{Name: "star-flux-scale", Value: d.StarFluxScale, Usage: "multiplies --star-flux: the exposure-time or neutral-density ratio of the cube's frames to the stamp's (a stamp taken through an ND of transmission 1/100 with the same exposure: 100)"},
 			&ucli.Float64Flag{Name: "threshold", Value: d.Threshold, Usage: "SNR above which local maxima are detections"},
 			&ucli.Float64Flag{Name: "min-sep", Value: d.MinSep, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
 			&ucli.StringFlag{Name: "compat", Value: d.Compat.String(), Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
@@ -88,6 +94,7 @@ Examples:
 			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"},
 			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
 			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
+			&ucli.BoolFlag{Name: "quick-contrast", Usage: "keep the contrast curve threshold × σ_flux, without its calibration by injection–recovery (" + fmt.Sprint(paco.CalibrationPasses*paco.CalibrationRuns) + " more runs of the maps with fake companions, whose SNR throughput divides the limit): faster, and optimistic by the inverse of the throughput"},
 			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 			jsonFlag(),
@@ -107,10 +114,18 @@ func runPaco(c *ucli.Context) error {
 		return usagef("paco: give exactly one of --psf and --fwhm")
 	}
 	opt := paco.Options{FWHM: c.Float64("fwhm"), PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"),
-		StarFlux: c.Float64("star-flux"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
+		StarFluxScale: c.Float64("star-flux-scale"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
 		PixelScale: c.Float64("pixel-scale"), NorthOffset: c.Float64("north-offset"),
-		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check")}
+		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check"), QuickContrast: c.Bool("quick-contrast")}
 	var err error
+	if c.IsSet("star-flux") {
+		if opt.StarFlux, opt.StarFluxPSF, err = paco.ParseStarFlux(c.String("star-flux")); err != nil {
+			return usagef("--star-flux: %v", err)
+		}
+	}
+	if c.IsSet("star-flux-scale") && !(opt.StarFluxScale > 0) {
+		return usagef("--star-flux-scale: want a ratio above 0, got %g", opt.StarFluxScale)
+	}
 	if opt.Compat, err = paco.ParseCompat(c.String("compat")); err != nil {
 		return usagef("--compat: %v", err)
 	}

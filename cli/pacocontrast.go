@@ -6,16 +6,18 @@ package cli
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 )
 
-// contrastSummary is the contrast curve's line in the summary: the flux
+// contrastSummary is the contrast curve's lines in the summary: the flux
 // limit (in the units the PSF's normalisation gives) at the inner working
-// angle and a few separations beyond, with arcsec given a pixel scale.
-func contrastSummary(res *paco.Result, o paco.Options) string {
+// angle and a few separations beyond, with arcsec given a pixel scale,
+// and its calibration (calibrationSummary).
+func contrastSummary(res *paco.Result, o paco.Options, quick string) string {
 	curve := res.Contrast
 	arcsec := func(sep float64) string {
 		if o.PixelScale > 0 {
@@ -41,7 +43,31 @@ func contrastSummary(res *paco.Result, o paco.Options) string {
 	if n == 0 {
 		s += " nowhere finite"
 	}
-	return s + " (contrast.csv)"
+	return s + " (contrast.csv)\n            " + calibrationSummary(res, o, quick)
+}
+
+// calibrationSummary says how the curve was calibrated, what it cost and
+// how to skip it (quick, the option that does, as the user gives it), or
+// that it was not.
+func calibrationSummary(res *paco.Result, o paco.Options, quick string) string {
+	c := res.Calibration
+	if c == nil {
+		if o.QuickContrast {
+			return "not calibrated (" + quick + "): threshold × σ_flux, optimistic by the inverse of the throughput (about 1.2–2.2× on synthetic sequences)"
+		}
+		return "not calibrated: no room for fake companions (a warning says why)"
+	}
+	var tp []float64
+	for _, p := range res.Contrast {
+		if !math.IsNaN(p.Throughput) {
+			tp = append(tp, p.Throughput)
+		}
+	}
+	s := fmt.Sprintf("calibrated by injection–recovery: %d passes × %d runs of the maps with fakes (%d fakes in the last), %.2f s; ", c.Passes, c.Runs, len(c.Fakes), res.CalibrationTime.Seconds())
+	if len(tp) > 0 {
+		s += fmt.Sprintf("limits divided by the SNR throughput %.2f–%.2f (± %.0f %%, median standard error); ", slices.Min(tp), slices.Max(tp), 100*c.MedianRelErr)
+	}
+	return s + quick + " skips it"
 }
 
 // contrastCheckSummary is the check's line in the summary.

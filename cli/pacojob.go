@@ -136,11 +136,18 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "            PA: degrees east of north, north up (+y) and east left (−x) in the derotated frame, north offset %g°; θ: from +x towards +y\n", o.NorthOffset)
+		if o.Unbiased {
+			fmt.Fprintln(w, "            SNR(unb.) = flux(unb.)/σ(unb.), σ = 1/√a with the re-learnt statistics taken as known: not a detection significance (it ignores their own noise and is often several times the map's); quote the map's SNR")
+		}
 	}
 	if in.Truth != nil {
 		printTruth(w, in.Truth, dets, maps)
 	}
-	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res, o))
+	quick := survey.ColumnName("quick_contrast")
+	if t.Word != nil {
+		quick = t.Word("quick_contrast")
+	}
+	fmt.Fprintf(w, "contrast:   %s\n", contrastSummary(res, o, quick))
 	if o.ContrastCheck {
 		fmt.Fprintf(w, "            %s\n", contrastCheckSummary(res.Checks, o.Threshold))
 	}
@@ -184,6 +191,9 @@ func phaseNotes(res *paco.Result, dets int) map[string]string {
 	}
 	notes["unbiased flux"] = fmt.Sprintf(" (Algorithm 3, %s, %d detections)", res.UnbiasedOn, dets)
 	notes["contrast check"] = fmt.Sprintf(" (%d maps with fakes)", paco.ContrastCheckRuns)
+	if c := res.Calibration; c != nil {
+		notes["contrast calibration"] = fmt.Sprintf(" (%d maps with fakes)", c.Passes*c.Runs)
+	}
 	return notes
 }
 
@@ -214,15 +224,6 @@ func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *sur
 	if dets == nil {
 		dets = []paco.Detection{}
 	}
-	curve := []map[string]any{}
-	for _, p := range res.Contrast {
-		row := map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma), "flux_limit": num(p.Flux),
-			"contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
-		if o.PixelScale > 0 {
-			row["separation_arcsec"] = p.SepArcsec
-		}
-		curve = append(curve, row)
-	}
 	warnings := append(append([]paco.Warning{}, before...), res.Warnings...)
 	list := []map[string]any{}
 	for _, f := range files {
@@ -250,9 +251,11 @@ func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *sur
 		"invalid_locations":      maps.InvalidLocations,
 		"nans":                   res.NaNs,
 		"detections":             dets,
-		"contrast":               curve,
+		"contrast":               paco.ContrastTable(res.Contrast, o.PixelScale > 0).JSONRows(),
+		"contrast_calibration":   res.Calibration.Doc(),
 		"flux_units":             survey.FluxUnits(o.PSFNorm),
-		"star_flux":              num(o.StarFlux),
+		"star_flux":              num(res.StarFlux),
+		"star_flux_from":         survey.StarFluxFrom(o),
 		"warnings":               warnings,
 		"timing":                 map[string]any{"wall_ms": ms(wall), "phases": timing(phases), "device_stages": timing(maps.Stages), "device_open_ms": ms(startup)},
 		"outputs":                dir,
@@ -265,12 +268,7 @@ func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *sur
 		doc["unbiased_on"] = res.UnbiasedOn
 	}
 	if o.ContrastCheck {
-		var rows []map[string]any
-		for _, r := range res.Checks {
-			rows = append(rows, map[string]any{"run": r.Run, "separation_px": r.Sep, "y": r.Y, "x": r.X, "pa_east_of_north_deg": r.PA,
-				"flux_injected": r.Injected, "snr": num(r.SNR), "flux": num(r.Flux), "throughput": num(r.Throughput), "detected": r.Detected})
-		}
-		doc["contrast_check"] = rows
+		doc["contrast_check"] = paco.CheckTable(res.Checks).JSONRows()
 	}
 	if in.Truth != nil {
 		matches, unmatched := paco.MatchTruth(in.Truth.Companions, res.Detections, maps)

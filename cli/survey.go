@@ -62,8 +62,10 @@ func surveyCommand() *ucli.Command {
 			Description: `MANIFEST is CSV (a header row, one target per row) or JSON (an array of
 objects, or {"targets": [...]}). Columns (keys): name (required: the
 target's folder), cube, angles, psf or fwhm, and any of psf-norm, radius,
-center, threshold, min-sep, star-flux, pixel-scale, north-offset, compat,
-psf-placement, format, unbiased, contrast-check, truth: vkstat paco's options
+center, threshold, min-sep, star-flux, star-flux-scale, pixel-scale,
+north-offset, compat,
+psf-placement, format, unbiased, quick-contrast, contrast-check, truth:
+vkstat paco's options
 ("_" may stand for "-").
 An unknown column is an error naming it. An empty cell takes the value of
 the flag of the same name, else vkstat paco's default. Relative paths in the

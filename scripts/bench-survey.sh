@@ -8,7 +8,9 @@
 #   scripts/bench-survey.sh [bin/vkstat] [device...]     # default devices: cpu
 #
 # TARGETS (20), REPEAT (3) and SYNTH ("--size 64 --frames 48") change the
-# workload; PACO_FLAGS ("--radius 4") is given to both.
+# workload; PACO_FLAGS ("--radius 4 --quick-contrast": the curve's calibration,
+# 8 more runs of the maps since 2026-12, would hide the per-process cost this
+# measures) is given to both.
 set -euo pipefail
 vkstat=$(realpath "${1:-bin/vkstat}")
 shift || true
@@ -17,7 +19,7 @@ devices=("$@")
 targets=${TARGETS:-20}
 repeat=${REPEAT:-3}
 synth=${SYNTH:---size 64 --frames 48}
-flags=${PACO_FLAGS:---radius 4}
+flags=${PACO_FLAGS:---radius 4 --quick-contrast}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -81,9 +81,14 @@ var Columns = []Column{
 		t.Options.MinSep = x
 		return err
 	}},
-	{Name: "star-flux", Usage: "the star's flux in the flux map's units, for the contrast curve", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "a flux ≥ 0")
-		t.Options.StarFlux = x
+	{Name: "star-flux", Usage: "the star's flux for the contrast curve, in the cube's counts (the total of its unsaturated image), or psf: the PSF stamp's", set: func(t *Target, v string) error {
+		var err error
+		t.Options.StarFlux, t.Options.StarFluxPSF, err = paco.ParseStarFlux(v)
+		return err
+	}},
+	{Name: "star-flux-scale", Usage: "multiplies the star's flux: the stamp's exposure-time or neutral-density ratio to the cube's (default 1)", set: func(t *Target, v string) error {
+		x, err := parseFloatOpt(v, "a ratio above 0")
+		t.Options.StarFluxScale = x
 		return err
 	}},
 	{Name: "pixel-scale", Usage: "arcseconds per pixel", set: func(t *Target, v string) error {
@@ -114,23 +119,24 @@ var Columns = []Column{
 		t.Format = f
 		return err
 	}},
-	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: func(t *Target, v string) error {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		t.Options.Unbiased = b
-		return nil
-	}},
-	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: func(t *Target, v string) error {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		t.Options.ContrastCheck = b
-		return nil
-	}},
+	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: setBool(func(t *Target) *bool { return &t.Options.Unbiased })},
+	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: setBool(func(t *Target) *bool { return &t.Options.ContrastCheck })},
+	{Name: "quick-contrast", Bool: true, Usage: "true: the contrast curve without its calibration by injection–recovery (" + strconv.Itoa(paco.CalibrationPasses*paco.CalibrationRuns) + " fewer runs of the maps; optimistic by the inverse of the throughput)",
+		set: setBool(func(t *Target) *bool { return &t.Options.QuickContrast })},
 	{Name: "truth", Path: true, Usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(t *Target, v string) error { t.Truth = v; return nil }},
+}
+
+// setBool sets the boolean field of a target that field gives, from
+// true or false.
+func setBool(field func(*Target) *bool) func(*Target, string) error {
+	return func(t *Target, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		*field(t) = b
+		return nil
+	}
 }
 
 func findColumn(name string) *Column {

@@ -57,7 +57,7 @@ func TestSurveyManifestCSVAndJSON(t *testing.T) {
 	}
 	a, b := targets[0][0], targets[0][1]
 	want := Target{Name: "a", Cube: filepath.Join(dir, "a/cube.fits"), Angles: filepath.Join(dir, "a/angles.txt"), PSF: filepath.Join(dir, "a/psf.fits"),
-		Format: "fits", Options: paco.Options{PSFNorm: "sum", Radius: 3, Center: paco.CenterGiven, CenterYX: [2]float64{51.5, 48}, Threshold: 6, MinSep: 9,
+		Format: "fits", Options: paco.Options{PSFNorm: "sum", Radius: 3, StarFluxScale: 1, Center: paco.CenterGiven, CenterYX: [2]float64{51.5, 48}, Threshold: 6, MinSep: 9,
 			PixelScale: 0.0272, Unbiased: true}}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("target a:\n got %+v\nwant %+v", a, want)
@@ -138,14 +138,16 @@ func TestSurveyManifestErrors(t *testing.T) {
 func TestManifestValuesArePacosContract(t *testing.T) {
 	cells := map[string]string{
 		"radius": "0", "psf-norm": "peek", "fwhm": "200", "pixel-scale": "3600", "min-sep": "-1", "star-flux": "-2",
+		"star-flux-scale": "-1",
 	}
 	want := map[string]string{
-		"radius":      "radius must be at least 1, got 0",
-		"psf-norm":    `psf-norm: want sum, peak or none, got "peek"`,
-		"fwhm":        "fwhm must be between 0 and 100 pixels, got 200",
-		"pixel-scale": "pixel-scale: want arcseconds per pixel, a number above 0, got 3600",
-		"min-sep":     "min-sep: want a distance in pixels of 0 (2×radius) or more, got -1",
-		"star-flux":   "star-flux must be a finite number ≥ 0, got -2",
+		"radius":          "radius must be at least 1, got 0",
+		"psf-norm":        `psf-norm: want sum, peak or none, got "peek"`,
+		"fwhm":            "fwhm must be between 0 and 100 pixels, got 200",
+		"pixel-scale":     "pixel-scale: want arcseconds per pixel, a number above 0, got 3600",
+		"min-sep":         "min-sep: want a distance in pixels of 0 (2×radius) or more, got -1",
+		"star-flux":       "star-flux must be a finite number ≥ 0, got -2",
+		"star-flux-scale": "star-flux-scale must be a finite number above 0 (the stamp's exposure or neutral-density ratio to the cube's), got -1",
 	}
 	for col, v := range cells {
 		psf := "p.fits"
@@ -175,6 +177,17 @@ func TestManifestValuesArePacosContract(t *testing.T) {
 	}
 	if err := CheckDefaults(Defaults{"fwhm": "0"}, ColumnName); err == nil {
 		t.Errorf("a default fwhm of 0 passed")
+	}
+	// The star's flux from the stamp, scaled; not from a Gaussian of fwhm.
+	m, err := ParseManifest("m.csv", []byte("name,cube,angles,psf,fwhm,star-flux,star-flux-scale\na,c,a,p.fits,,psf,100\nb,c,a,,3,psf,\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := m.Targets[0]; a.Err != nil || !a.Options.StarFluxPSF || a.Options.StarFluxScale != 100 || a.CheckOptions() != nil {
+		t.Errorf("star-flux psf, star-flux-scale 100: %v %+v", a.Err, a.Options)
+	}
+	if err := m.Targets[1].CheckOptions(); err == nil || !strings.Contains(err.Error(), "star-flux psf: the star's flux from the PSF stamp needs a stamp") {
+		t.Errorf("star-flux psf with fwhm: %v", err)
 	}
 }
 

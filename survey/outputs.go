@@ -23,6 +23,7 @@ import (
 
 // unbiasedNote is what detections.json says about the Algorithm 3 fields.
 const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorithm 3 (statistics re-learnt without the source, iterated until |Δflux| ≤ 1e-4·flux, at most 50 iterations; converged false otherwise); " +
+	"snr_unbiased takes the re-learnt statistics as known (σ = 1/√a ignores their own estimation noise), so it is not a detection significance and is often several times snr: quote snr; " +
 	"y_refined, x_refined: sub-pixel sky position maximising b²/a on a ±0.5 px grid in 0.1 px steps; flux, sigma_flux, snr, y, x stay Algorithm 2's"
 
 // WriteTarget writes the outputs of PACO's run res on target t to dir,
@@ -245,24 +246,17 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 	}
 	outs.add("contrast.csv", func(w io.Writer) error { return writeCSV(w, paco.ContrastTable(curve, scale > 0)) })
 	outs.add("contrast.json", func(w io.Writer) error {
-		rows := make([]map[string]any, len(curve))
-		for i, p := range curve {
-			rows[i] = map[string]any{"separation_px": p.Sep, "pixels": p.Pixels, "sigma_flux": num(p.Sigma),
-				"flux_limit": num(p.Flux), "contrast": num(p.Contrast), "delta_mag": num(p.Mag)}
-			if scale > 0 {
-				rows[i]["separation_arcsec"] = p.SepArcsec
-			}
-		}
 		doc := map[string]any{
-			"definition": "flux_limit = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
-				"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core",
+			"definition":             ContrastDefinition(res.Calibration != nil),
+			"calibration":            res.Calibration.Doc(),
 			"inner_working_angle_px": res.InnerWorkingAngle,
 			"fwhm_px":                res.FWHM,
 			"threshold":              threshold,
-			"star_flux":              num(o.StarFlux),
+			"star_flux":              num(res.StarFlux),
+			"star_flux_from":         StarFluxFrom(o),
 			"flux_units":             FluxUnits(o.PSFNorm),
 			"center":                 center,
-			"curve":                  rows,
+			"curve":                  paco.ContrastTable(curve, scale > 0).JSONRows(),
 		}
 		if scale > 0 {
 			doc["pixel_scale_arcsec"] = scale
@@ -274,7 +268,7 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 	})
 	outs.add(plot.File("contrast"), func(w io.Writer) error {
 		p := figure.Lines{Title: fmt.Sprintf("PACO %g-σ detection limit, %s, centre (%d, %d)", threshold, target, center.Used[0], center.Used[1]),
-			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (PSF units)"}
+			XLabel: "separation (px)", LogY: true, YLabel: "flux limit (cube counts)"}
 		if scale > 0 {
 			p.XLabel = fmt.Sprintf("separation (arcsec, %.4g per px)", scale)
 		}
@@ -304,14 +298,48 @@ func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, p
 	})
 }
 
+// ContrastDefinition says what contrast.json's columns are, calibrated
+// or not.
+func ContrastDefinition(calibrated bool) string {
+	s := "flux_limit_uncalibrated = threshold × median of σ_flux over the 1-px annulus separation ± 0.5 px around the centre; "
+	if calibrated {
+		s += "flux_limit = flux_limit_uncalibrated / throughput, the SNR fakes injected there keep (calibration); "
+	} else {
+		s += "flux_limit = flux_limit_uncalibrated (not calibrated: optimistic by the inverse of the throughput); "
+	}
+	return s + "contrast = flux_limit / star_flux; delta_mag = −2.5 log10(contrast); " +
+		"from the inner working angle out: max(FWHM, patch radius), closer to the star a patch holds its core"
+}
+
+// StarFluxFrom says where the star's flux came from, for contrast.json
+// and --json: "" when it is not known.
+func StarFluxFrom(o paco.Options) string {
+	s := ""
+	switch {
+	case o.StarFluxPSF:
+		s = "the PSF stamp's flux as the flux map counts it (" + FluxUnits(o.PSFNorm) + ")"
+	case o.StarFlux > 0:
+		s = "given, in the cube's counts"
+	default:
+		return ""
+	}
+	if o.StarFluxScale > 0 && o.StarFluxScale != 1 {
+		s += fmt.Sprintf(", × %g (star_flux_scale)", o.StarFluxScale)
+	}
+	return s
+}
+
+// FluxUnits words the flux map's units for a PSF normalisation: the
+// stamp is normalised, so fluxes are in the cube's counts whatever its
+// own scale.
 func FluxUnits(psfNorm string) string {
 	switch psfNorm {
 	case "peak":
-		return "PSF stamp peak"
+		return "the cube's counts at a source's peak"
 	case "none":
-		return "PSF stamp as given"
+		return "multiples of the PSF stamp as given"
 	}
-	return "PSF stamp total flux"
+	return "the cube's counts, a source's total"
 }
 
 // addContrastCheckOutputs declares contrast_check.csv.

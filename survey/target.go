@@ -89,7 +89,7 @@ func (e *ValueError) Error() string { return e.Option + e.Msg }
 func (t *Target) CheckOptions() error {
 	opt := t.Options
 	if t.PSF != "" {
-		opt.FWHM = 1 // the stamp, read later, is the PSF
+		opt.PSF = new(tensor.Tensor) // the stamp, read later, is the PSF
 	}
 	return t.OptionErr(opt.Check())
 }

@@ -72,7 +72,7 @@ def main() -> int:
             print(f"injected: sep {t['sep']} px, PA {t['pa_east_of_north_deg']}°, flux {t['flux']} -> detection #{k + 1}, "
                   f"Algorithm 3's flux {res.detections.flux_unbiased[k]:.1f}")
         lim = res.contrast[res.contrast.separation_px == 10][0]
-        print(f"5-σ flux limit at 10 px: {lim.flux_limit:.1f} (PSF units)")
+        print(f"5-σ flux limit at 10 px: {lim.flux_limit:.1f} (the cube's counts)")
 
         # The same files through the command line: the same results.
         same_as_the_command(exe, data, Path(tmp) / "out", res, radius=int(fwhm), pxscale=pxscale)

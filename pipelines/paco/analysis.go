@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +57,21 @@ func ParseCenter(spec string) (CenterChoice, [2]float64, error) {
 		}
 	}
 	return 0, [2]float64{}, fmt.Errorf("want y,x (pixels, 0-based), auto or header, got %q", spec)
+}
+
+// ParseStarFlux reads the star's flux as the command line and survey
+// manifests give it: a flux in the flux map's units (Options.Check
+// refuses one below 0), or "psf" (the stamp's, Options.StarFluxPSF).
+func ParseStarFlux(spec string) (flux float64, psf bool, err error) {
+	s := strings.TrimSpace(spec)
+	if strings.EqualFold(s, "psf") {
+		return 0, true, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !finite(f) {
+		return 0, false, fmt.Errorf("want psf (the PSF stamp's flux) or a flux ≥ 0 in the cube's counts, got %q", spec)
+	}
+	return f, false, nil // Options.Check refuses a negative one
 }
 
 // ParseCompat reads "none" (or "") and "vip".
@@ -129,9 +144,24 @@ type Options struct {
 	// ContrastCheck injects fake companions at the contrast curve's limit
 	// in ContrastCheckRuns more runs of the maps and reports what came back.
 	ContrastCheck bool `param:"contrast_check"`
+	// QuickContrast keeps the contrast curve threshold × σ_flux, without
+	// its calibration by injection and recovery (CalibrationPasses ×
+	// CalibrationRuns more runs of the maps), optimistic by the inverse of
+	// the throughput.
+	QuickContrast bool `param:"quick_contrast"`
 	// StarFlux is the star's flux in the flux map's units, for the contrast
-	// curve's contrast and magnitudes; 0: unknown.
-	StarFlux float64 `param:"star_flux"`
+	// curve's contrast and magnitudes; 0: unknown. The flux map is in the
+	// cube's counts whatever the stamp's own scale (the stamp is
+	// normalised): with PSFNorm "sum" the star's flux is the total, in the
+	// cube's counts, of its unsaturated image taken as the cube was. With
+	// StarFluxPSF the star's flux is the stamp's own, as the flux map
+	// counts it (its total with PSFNorm "sum", its peak with "peak", 1
+	// with "none"): the stamp is the star's unsaturated image. Either is
+	// multiplied by StarFluxScale (0: 1), the exposure-time or
+	// neutral-density ratio between the stamp's exposure and the cube's.
+	StarFlux      float64 `param:"star_flux"`
+	StarFluxPSF   bool
+	StarFluxScale float64 `param:"star_flux_scale"`
 	// PixelScale is arcseconds per pixel (detections' SepArcsec); 0: none.
 	PixelScale float64 `param:"pixel_scale"`
 	// NorthOffset is the true-north correction in degrees, added to the
@@ -152,7 +182,7 @@ const DefaultRadius = 4
 // normalised to unit sum, placed on the nearest pixel, no compatibility
 // mode, the minimum separation 2×radius. Set PSF or FWHM.
 func DefaultOptions() Options {
-	return Options{Radius: DefaultRadius, Threshold: 5, PSFNorm: "sum", Compat: CompatNone, Placement: PlacementNearest}
+	return Options{Radius: DefaultRadius, Threshold: 5, PSFNorm: "sum", Compat: CompatNone, Placement: PlacementNearest, StarFluxScale: 1}
 }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults): what
@@ -179,6 +209,12 @@ func (o Options) Check() error {
 		return bad("psf_norm", ": want sum, peak or none, got %q", o.PSFNorm)
 	case !(o.StarFlux >= 0) || math.IsInf(o.StarFlux, 0):
 		return bad("star_flux", " must be a finite number ≥ 0, got %g", o.StarFlux)
+	case !(o.StarFluxScale >= 0) || math.IsInf(o.StarFluxScale, 0):
+		return bad("star_flux_scale", " must be a finite number above 0 (the stamp's exposure or neutral-density ratio to the cube's), got %g", o.StarFluxScale)
+	case o.StarFluxPSF && o.StarFlux != 0:
+		return bad("star_flux", ": give a flux or psf (the stamp's), not both")
+	case o.StarFluxPSF && o.PSF == nil && o.FWHM > 0:
+		return bad("star_flux", " psf: the star's flux from the PSF stamp needs a stamp (psf), not a Gaussian of fwhm, whose scale is not the star's")
 	case o.Radius < 1:
 		return radiusError(o.Radius)
 	case !(o.PixelScale >= 0 && o.PixelScale < 3600):
@@ -334,9 +370,13 @@ func chooseCenter(cube, psf *tensor.Tensor, o Options, warn func(code string, da
 // CheckRow is one fake companion of the contrast check and what came back
 // of it.
 type CheckRow struct {
-	Run int // 1-based
+	Run int `json:"run"` // 1-based
 	Recovery
-	PA float64 // east of north
+	PA float64 `json:"pa_east_of_north_deg"` // east of north
+	// Expected is the SNR the injected flux would have at the
+	// uncalibrated curve's σ_flux: Injected / σ_flux. SNR / Expected is
+	// the fake's throughput in SNR.
+	Expected float64 `json:"snr_expected"`
 }
 
 // Result is what Run found.
@@ -360,8 +400,11 @@ type Result struct {
 	// the Gaussian of Options.FWHM).
 	PSF *tensor.Tensor
 	// Contrast is the contrast curve (ContrastCurve) from the inner
-	// working angle out, with separations in arcsec given a pixel scale.
-	Contrast []ContrastPoint
+	// working angle out, with separations in arcsec given a pixel scale,
+	// calibrated by injection and recovery unless Options.QuickContrast;
+	// Calibration says how (nil without).
+	Contrast    []ContrastPoint
+	Calibration *Calibration
 	// Checks are the contrast check's fakes, by separation (nil without
 	// Options.ContrastCheck).
 	Checks []CheckRow
@@ -369,15 +412,20 @@ type Result struct {
 	NaNs int
 	// Warnings are the warnings given, in order.
 	Warnings []Warning
+	// StarFlux is the star's flux the contrast used, in the flux map's
+	// units (Options.StarFlux, or the stamp's with StarFluxPSF, times
+	// StarFluxScale); 0: not known.
+	StarFlux float64
 	// FWHM is the PSF's, pixels: Options.FWHM, or measured on the stamp
 	// (FWHMOfStamp). InnerWorkingAngle (the function of that name) is
 	// where the contrast curve starts.
 	FWHM, InnerWorkingAngle float64
 	// UnbiasedOn is where Algorithm 3 ran ("CPU" or the device's name);
-	// UnbiasedTime and CheckTime are the times of Algorithm 3 and of the
+	// UnbiasedTime, CalibrationTime and CheckTime are the times of
+	// Algorithm 3, of the contrast curve's calibration and of the
 	// contrast check.
-	UnbiasedOn              string
-	UnbiasedTime, CheckTime time.Duration
+	UnbiasedOn                               string
+	UnbiasedTime, CalibrationTime, CheckTime time.Duration
 	// Phases are Run's steps in wall-clock time, in order, adding up to
 	// its wall: the cube's scan, the star centre, the preparation, the
 	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
@@ -574,13 +622,32 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 		lap("unbiased flux")
 		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
 	}
-	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, opt.StarFlux), res.InnerWorkingAngle)
+	res.StarFlux = starFlux(opt, psf)
+	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, res.StarFlux), res.InnerWorkingAngle)
 	for i := range res.Contrast {
 		res.Contrast[i].SepArcsec = res.Contrast[i].Sep * opt.PixelScale
 	}
 	lap("contrast curve")
+	rotation := Rotation(angles)
+	if !opt.QuickContrast && len(res.Contrast) > 0 {
+		res.Calibration, err = calibrate(ctx, dev, in, prep, res.Contrast, dets, res.Contrast[0].Sep, rotation, opt.Threshold, res.StarFlux, opt.NorthOffset, note)
+		if errors.Is(err, errNoFakes) {
+			warnf(WarnUncalibrated, nil, "the contrast curve is not calibrated (%v): its limits are threshold × σ_flux, optimistic by the inverse of the throughput", err)
+		} else if err != nil {
+			return nil, err
+		}
+		lap("contrast calibration")
+		res.CalibrationTime = res.Phases[len(res.Phases)-1].Time
+	}
+	if w, ok := brighterThanStar(res.Contrast, res.StarFlux); ok {
+		warn(w)
+	}
 	if opt.ContrastCheck {
-		if res.Checks, err = contrastCheck(ctx, dev, in, prep, res.Contrast, dets, opt.Threshold, opt.NorthOffset, note); err != nil {
+		gap, err := fakeGap(in, prep)
+		if err != nil {
+			return nil, fmt.Errorf("contrast check: %w", err)
+		}
+		if res.Checks, err = injectFakes(ctx, dev, in, prep, res.Contrast, dets, 2*res.FWHM, gap, rotation, ContrastCheckRuns, 0, opt.Threshold, opt.NorthOffset, "contrast check", note); err != nil {
 			return nil, err
 		}
 		lap("contrast check")
@@ -614,59 +681,46 @@ func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor
 	return "CPU", AddUnbiased(ctx, nil, host, dets, true)
 }
 
-// contrastCheck injects fakes at the curve's flux limit into in.Cube, runs
-// the maps again on dev (nil: the CPU path) for each set and reads the
-// fakes back. Within a set fakes are a patch plus two FWHM apart in
-// separation, so that none is in another's statistics; the first is at 2
-// FWHM. A fake that would fall within that distance of a detection is left
-// out: a real source would count towards it.
-func contrastCheck(ctx context.Context, dev *engine.Device, in Input, prep *Prepared, curve []ContrastPoint,
-	dets []Detection, threshold, northOffset float64, note func(string, ...any)) ([]CheckRow, error) {
-	fwhm := FWHMOfStamp(in.PSF)
-	if !(fwhm > 0) || math.IsInf(fwhm, 0) {
-		return nil, fmt.Errorf("contrast check: the PSF stamp's FWHM cannot be measured (got %g), so fakes cannot be spaced", fwhm)
-	}
-	R := 0
-	for _, o := range prep.Offsets {
-		R = max(R, o[0])
-	}
-	gap := float64(2*R+1) + 2*fwhm
-	plan, err := FakePlan(curve, float64(prep.CY), float64(prep.CX), prep.H, prep.W, 2*fwhm, gap, ContrastCheckRuns, 1)
-	if err != nil {
-		return nil, fmt.Errorf("contrast check: %w", err)
-	}
-	var rows []CheckRow
-	for r, all := range plan {
-		var srcs []Source
-		for _, f := range all {
-			near := false
-			for _, d := range dets {
-				near = near || math.Hypot(f.Y-float64(d.Y), f.X-float64(d.X)) < gap
+// starFlux is the star's flux in the flux map's units that o gives: its
+// StarFlux, or with StarFluxPSF the stamp's as the flux map counts it
+// (the normalisation's divisor: the total for "sum", the peak for "peak",
+// 1 for "none"), times StarFluxScale (0: 1); 0 when not known.
+func starFlux(o Options, psf *tensor.Tensor) float64 {
+	f := o.StarFlux
+	if o.StarFluxPSF {
+		f = 1
+		v := psf.Float64s()
+		switch o.PSFNorm {
+		case "", "sum":
+			f = 0
+			for _, x := range v {
+				f += x
 			}
-			if !near {
-				srcs = append(srcs, f)
-			}
-		}
-		if len(srcs) == 0 {
-			continue
-		}
-		note("contrast check: run %d of %d, %d fake companions", r+1, len(plan), len(srcs))
-		inj := in
-		cube, err := Inject(in, srcs)
-		if err != nil {
-			return nil, fmt.Errorf("contrast check: %w", err)
-		}
-		inj.Cube = cube.As(in.Cube.DType)
-		m, err := RunMaps(ctx, dev, inj)
-		if err != nil {
-			return nil, fmt.Errorf("contrast check, run %d: %w", r+1, err)
-		}
-		for _, rec := range Recover(m, srcs, threshold) {
-			rec.Sep = math.Hypot(rec.Y-float64(prep.CY), rec.X-float64(prep.CX))
-			pa := PositionAngle(rec.Y-float64(prep.CY), rec.X-float64(prep.CX), northOffset)
-			rows = append(rows, CheckRow{Run: r + 1, Recovery: rec, PA: pa})
+		case "peak":
+			f = slices.Max(v)
 		}
 	}
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Sep < rows[b].Sep })
-	return rows, nil
+	if o.StarFluxScale > 0 {
+		f *= o.StarFluxScale
+	}
+	return f
+}
+
+// brighterThanStar is the warning for a curve whose limit is brighter
+// than the star somewhere (Δmag < 0: a companion brighter than its star),
+// which says the star's flux is not in the flux map's units.
+func brighterThanStar(curve []ContrastPoint, star float64) (Warning, bool) {
+	lo, hi, least := math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, p := range curve {
+		if p.Mag < 0 {
+			lo, hi, least = min(lo, p.Sep), max(hi, p.Sep), min(least, p.Mag)
+		}
+	}
+	if math.IsInf(least, 1) {
+		return Warning{}, false
+	}
+	return warning(WarnBrighterStar, map[string]float64{"star_flux": star, "delta_mag": least, "from_px": lo, "to_px": hi},
+		"the contrast curve's limit is brighter than the star (Δmag %.2f, below 0 from %g to %g px): the star's flux %.4g is not in the flux map's units, the cube's counts; "+
+			"give the total of the star's unsaturated image in the cube's counts, or {star_flux=psf} when the stamp is that image, times {star_flux_scale} for its exposure or neutral-density ratio to the cube's",
+		least, lo, hi, star), true
 }

@@ -26,6 +26,25 @@ type ContrastPoint struct {
 	// are NaN when the star's flux is not known.
 	Contrast float64 `json:"contrast"`
 	Mag      float64 `json:"delta_mag"`
+	// FluxUncalibrated is threshold × Sigma, the limit before the
+	// calibration (Run without Options.QuickContrast) divided it by
+	// Throughput, the SNR fakes at that separation keep (ThroughputErr its
+	// standard error); NaN without the calibration, where Flux is it.
+	FluxUncalibrated float64 `json:"flux_limit_uncalibrated"`
+	Throughput       float64 `json:"throughput"`
+	ThroughputErr    float64 `json:"throughput_err"`
+}
+
+// setFlux sets the point's limit to f, and its contrast and Δmag against
+// starFlux (NaN unless starFlux > 0).
+func (p *ContrastPoint) setFlux(f, starFlux float64) {
+	p.Flux, p.Contrast, p.Mag = f, math.NaN(), math.NaN()
+	if starFlux > 0 {
+		p.Contrast = f / starFlux
+		if p.Contrast > 0 {
+			p.Mag = -2.5 * math.Log10(p.Contrast)
+		}
+	}
 }
 
 // ContrastCurve is PACO.md's contrast curve: the detection limit at a
@@ -78,17 +97,11 @@ func ContrastCurve(sigma []float64, H, W, cy, cx int, threshold, starFlux float6
 	par.Range(maxSep, 8, func(lo, hi int) {
 		for k := lo + 1; k <= hi; k++ {
 			b := vals[start[k]:start[k+1]]
-			p := ContrastPoint{Sep: float64(k), Pixels: len(b), Sigma: math.NaN(), Flux: math.NaN(), Contrast: math.NaN(), Mag: math.NaN()}
+			p := ContrastPoint{Sep: float64(k), Pixels: len(b), Sigma: math.NaN(), FluxUncalibrated: math.NaN(), Throughput: math.NaN(), ThroughputErr: math.NaN()}
 			if p.Pixels > 0 {
 				p.Sigma = sortedMedian(b)
-				p.Flux = threshold * p.Sigma
-				if starFlux > 0 {
-					p.Contrast = p.Flux / starFlux
-					if p.Contrast > 0 {
-						p.Mag = -2.5 * math.Log10(p.Contrast)
-					}
-				}
 			}
+			p.setFlux(threshold*p.Sigma, starFlux)
 			out[k-1] = p
 		}
 	})

@@ -2,7 +2,10 @@ package paco
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // TestContrastCurveHand: a 9×9 σ map centred at (4, 4) with hand-placed
@@ -80,5 +83,65 @@ func TestContrastCurveHand(t *testing.T) {
 	c = ContrastCurve(s, H, W, cy, cx, 5, 1)
 	if c[0].Pixels != 0 || !math.IsNaN(c[0].Sigma) || !math.IsNaN(c[0].Flux) {
 		t.Errorf("empty annulus: got %+v", c[0])
+	}
+}
+
+// TestStarFlux: the star's flux the contrast uses, by hand. A 3×3 stamp
+// of total 16 and peak 4: with psf, the stamp's as the flux map counts it
+// (16 for a unit-sum normalisation, 4 for peak, 1 for none), times the
+// scale; a given flux times the scale; a curve whose limit is brighter
+// than the star warns, naming the place and the least Δmag.
+func TestStarFlux(t *testing.T) {
+	psf := tensor.New(tensor.F64, 3, 3)
+	copy(psf.F64, []float64{1, 2, 1, 2, 4, 2, 1, 2, 1})
+	for _, c := range []struct {
+		o    Options
+		want float64
+	}{
+		{Options{StarFluxPSF: true, PSFNorm: "sum"}, 16},
+		{Options{StarFluxPSF: true}, 16},
+		{Options{StarFluxPSF: true, PSFNorm: "peak"}, 4},
+		{Options{StarFluxPSF: true, PSFNorm: "none"}, 1},
+		{Options{StarFluxPSF: true, StarFluxScale: 100}, 1600},
+		{Options{StarFlux: 3, StarFluxScale: 2.5}, 7.5},
+		{Options{StarFlux: 3}, 3},
+		{Options{}, 0},
+	} {
+		if got := starFlux(c.o, psf); got != c.want {
+			t.Errorf("%+v: star flux %g, want %g", c.o, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		flux float64
+		psf  bool
+		bad  bool
+	}{{"psf", 0, true, false}, {" PSF ", 0, true, false}, {"4.349", 4.349, false, false}, {"0", 0, false, false},
+		{"-1", -1, false, false}, {"nan", 0, false, true}, {"stamp", 0, false, true}} {
+		f, p, err := ParseStarFlux(c.in)
+		if f != c.flux || p != c.psf || (err != nil) != c.bad {
+			t.Errorf("ParseStarFlux(%q) = %g, %v, %v", c.in, f, p, err)
+		}
+	}
+	o := DefaultOptions()
+	o.FWHM, o.StarFluxPSF = 3, true
+	if err := o.Check(); err == nil || !strings.Contains(err.Error(), "needs a stamp") {
+		t.Errorf("star flux psf with a Gaussian of fwhm: %v", err)
+	}
+	o.PSF, o.StarFlux = psf, 2
+	if err := o.Check(); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("star flux psf and a flux: %v", err)
+	}
+	// Limits 10 (Δmag −2.5), 1 (0) and 0.1 (2.5) against a star of 1.
+	curve := []ContrastPoint{{Sep: 4}, {Sep: 5}, {Sep: 6}}
+	for i, f := range []float64{10, 1, 0.1} {
+		curve[i].setFlux(f, 1)
+	}
+	w, ok := brighterThanStar(curve, 1)
+	if !ok || w.Code != WarnBrighterStar || w.Data["delta_mag"] != -2.5 || w.Data["from_px"] != 4 || w.Data["to_px"] != 4 {
+		t.Errorf("brighter than the star: %v %+v", ok, w)
+	}
+	if _, ok := brighterThanStar(curve[1:], 1); ok {
+		t.Error("a warning where no limit is brighter than the star")
 	}
 }

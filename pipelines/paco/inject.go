@@ -94,13 +94,17 @@ func Recover(m *Maps, srcs []Source, threshold float64) []Recovery {
 // (times scale) at its separation. Within a set the separations are spaced
 // by gap pixels (at least a patch plus a PSF stamp, so no companion's
 // trajectory touches another's patches) and the angles turn by the golden
-// angle; each set starts gap/runs further out and a third of a turn on, so
-// that together they sample the curve evenly. Separations start at minSep
-// and stop where the curve or the frame ends; separations whose limit is
-// not finite are skipped. cy, cx is the star, in pixels.
-func FakePlan(curve []ContrastPoint, cy, cx float64, H, W int, minSep, gap float64, runs int, scale float64) ([][]Source, error) {
-	if runs < 1 || gap <= 0 || minSep < 0 || scale <= 0 {
-		return nil, errors.New("injection plan: runs ≥ 1, a positive gap and scale and a non-negative minimum separation are needed")
+// angle; at a separation s where the field rotation (rotationDeg, the
+// arc each trajectory sweeps) leaves room, up to MaxBranches fakes share
+// it, spaced evenly in angle by at least rotationDeg plus gap/s radians,
+// so that their trajectories stay a gap apart too. Each set starts gap/runs
+// further out and 360/runs degrees on (plus turn degrees for every set),
+// so that together they sample the curve evenly. Separations start at
+// minSep and stop where the curve or the frame ends; separations whose
+// limit is not finite are skipped. cy, cx is the star, in pixels.
+func FakePlan(curve []ContrastPoint, cy, cx float64, H, W int, minSep, gap, rotationDeg float64, runs int, turn, scale float64) ([][]Source, error) {
+	if runs < 1 || gap <= 0 || minSep < 0 || scale <= 0 || !(rotationDeg >= 0) {
+		return nil, errors.New("injection plan: runs ≥ 1, a positive gap and scale, a non-negative minimum separation and rotation are needed")
 	}
 	limit := func(sep float64) float64 {
 		if len(curve) == 0 {
@@ -124,13 +128,23 @@ func FakePlan(curve []ContrastPoint, cy, cx float64, H, W int, minSep, gap float
 			if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
 				continue
 			}
-			a := (float64(r)*120 + float64(k)*golden) * math.Pi / 180
+			n := 1
+			if sep > 0 {
+				n = min(MaxBranches, max(1, int(360/(rotationDeg+gap/sep*180/math.Pi))))
+			}
+			for b := range n {
+				a := (turn + float64(r)*360/float64(runs) + float64(k)*golden + float64(b)*360/float64(n)) * math.Pi / 180
+				plan[r] = append(plan[r], Source{Y: cy + sep*math.Sin(a), X: cx + sep*math.Cos(a), Flux: scale * f})
+			}
 			k++
-			plan[r] = append(plan[r], Source{Y: cy + sep*math.Sin(a), X: cx + sep*math.Cos(a), Flux: scale * f})
 		}
 	}
 	if n := len(plan[0]); n == 0 {
-		return nil, fmt.Errorf("injection plan: no separation between %g px and the frame's edge (%g px) has a finite detection limit", minSep, maxSep)
+		return nil, fmt.Errorf("injection plan: no separation between %.3g px and the frame's edge less a gap (%.3g px) has a finite detection limit", minSep, maxSep)
 	}
 	return plan, nil
 }
+
+// MaxBranches is the most fake companions FakePlan puts at one separation
+// in one set.
+const MaxBranches = 4

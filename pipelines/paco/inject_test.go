@@ -111,16 +111,25 @@ func TestInjectionRecovery(t *testing.T) {
 	const threshold = 5.0
 	curve := ContrastCurve(m.Sigma, m.H, m.W, ds.CY, ds.CX, threshold, 0)
 	gap := float64(2*3 + 1 + 2*3) // a patch and two FWHM
-	plan, err := FakePlan(curve, float64(ds.CY), float64(ds.CX), m.H, m.W, 6, gap, 2, 3)
+	plan, err := FakePlan(curve, float64(ds.CY), float64(ds.CX), m.H, m.W, 6, gap, cfg.RotationDeg, 2, 0, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for r, srcs := range plan {
+		// Apart by the gap in separation, or at one separation s by the
+		// rotation's arc and gap/s radians in angle.
 		for i, a := range srcs {
 			for _, b := range srcs[i+1:] {
-				if d := math.Hypot(a.Y-b.Y, a.X-b.X); math.Abs(math.Hypot(a.Y-float64(ds.CY), a.X-float64(ds.CX))-math.Hypot(b.Y-float64(ds.CY), b.X-float64(ds.CX))) < gap-1e-9 {
-					t.Fatalf("run %d: fakes %v and %v are %g px apart in separation, less than the gap %g (distance %g)", r, a, b, gap, gap, d)
+				sa, sb := math.Hypot(a.Y-float64(ds.CY), a.X-float64(ds.CX)), math.Hypot(b.Y-float64(ds.CY), b.X-float64(ds.CX))
+				turn := math.Abs(math.Remainder(math.Atan2(a.Y-float64(ds.CY), a.X-float64(ds.CX))-math.Atan2(b.Y-float64(ds.CY), b.X-float64(ds.CX)), 2*math.Pi))
+				switch {
+				case math.Abs(sa-sb) < 1e-9:
+					if turn < cfg.RotationDeg*math.Pi/180+gap/sa-1e-9 {
+						t.Fatalf("run %d: fakes %v and %v at separation %g are %g rad apart, less than the rotation and gap/sep", r, a, b, sa, turn)
+					}
+				case math.Abs(sa-sb) < gap-1e-9:
+					t.Fatalf("run %d: fakes %v and %v are %g px apart in separation, less than the gap %g", r, a, b, math.Abs(sa-sb), gap)
 				}
 			}
 		}
@@ -151,10 +160,10 @@ func TestInjectionRecovery(t *testing.T) {
 
 func TestFakePlanRejects(t *testing.T) {
 	curve := []ContrastPoint{{Sep: 1, Flux: math.NaN()}, {Sep: 2, Flux: math.NaN()}}
-	if _, err := FakePlan(curve, 10, 10, 21, 21, 1, 5, 1, 1); err == nil {
+	if _, err := FakePlan(curve, 10, 10, 21, 21, 1, 5, 0, 1, 0, 1); err == nil {
 		t.Fatal("a curve without a finite limit gave a plan")
 	}
-	if _, err := FakePlan(curve, 10, 10, 21, 21, 1, 0, 1, 1); err == nil {
+	if _, err := FakePlan(curve, 10, 10, 21, 21, 1, 0, 0, 1, 0, 1); err == nil {
 		t.Fatal("a zero gap gave a plan")
 	}
 }

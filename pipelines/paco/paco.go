@@ -1,5 +1,5 @@
 // Package paco implements PACO (Flasseur et al. 2018), exoplanet detection
-// in angular differential imaging, as ../shared/PACO.md specifies: per
+// in angular differential imaging, as docs/paco.md ("The method") specifies: per
 // location a Gaussian background model (mean, shrunk covariance) learnt from
 // all frames, then for every sky pixel the likelihood-ratio SNR of a source
 // following the field rotation. Fast PACO (Algorithm 2) precomputes

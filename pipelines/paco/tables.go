@@ -21,6 +21,27 @@ type Table struct {
 	Columns []Column
 }
 
+// JSONRows are the table's rows as JSON objects by column name: NaN and
+// infinite cells (JSON has neither) as null, cells the row does not have
+// left out.
+func (t Table) JSONRows() []map[string]any {
+	out := make([]map[string]any, t.Rows)
+	for i := range out {
+		row := map[string]any{}
+		for _, c := range t.Columns {
+			switch v := c.Cell(i); {
+			case v == nil:
+			case c.Kind == "float64" && !finite(v.(float64)):
+				row[c.Name] = nil
+			default:
+				row[c.Name] = v
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
 func f64(name string, cell func(i int) any) Column  { return Column{name, "float64", cell} }
 func i64(name string, cell func(i int) any) Column  { return Column{name, "int64", cell} }
 func flag(name string, cell func(i int) any) Column { return Column{name, "bool", cell} }
@@ -87,6 +108,9 @@ func ContrastTable(curve []ContrastPoint, arcsec bool) Table {
 		f64("flux_limit", func(i int) any { return p(i).Flux }),
 		f64("contrast", func(i int) any { return p(i).Contrast }),
 		f64("delta_mag", func(i int) any { return p(i).Mag }),
+		f64("flux_limit_uncalibrated", func(i int) any { return p(i).FluxUncalibrated }),
+		f64("throughput", func(i int) any { return p(i).Throughput }),
+		f64("throughput_err", func(i int) any { return p(i).ThroughputErr }),
 	}}
 }
 
@@ -104,6 +128,7 @@ func CheckTable(rows []CheckRow) Table {
 		f64("snr", func(i int) any { return r(i).SNR }),
 		f64("flux", func(i int) any { return r(i).Flux }),
 		f64("throughput", func(i int) any { return r(i).Throughput }),
+		f64("snr_expected", func(i int) any { return r(i).Expected }),
 		flag("detected", func(i int) any { return r(i).Detected }),
 	}}
 }

@@ -15,6 +15,9 @@ import (
 type Unbiased struct {
 	// FluxUnbiased is α̂ = max(b/a, 0) with the statistics re-learnt
 	// without the source; SigmaUnbiased = 1/√a; SNRUnbiased = α̂/σ.
+	// σ takes the re-learnt statistics as known (their own estimation
+	// noise is not in it), so SNRUnbiased is not a detection significance
+	// and is often several times the map's SNR: quote Detection.SNR.
 	FluxUnbiased  float64 `json:"flux_unbiased"`
 	SigmaUnbiased float64 `json:"sigma_unbiased"`
 	SNRUnbiased   float64 `json:"snr_unbiased"`

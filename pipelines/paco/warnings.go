@@ -78,6 +78,10 @@ const (
 	WarnFWHMStamp   = "fwhm-stamp"   // the PSF's FWHM is more than half its stamp
 	WarnFWHMPatch   = "fwhm-patch"   // the PSF is wider than the patch
 	WarnTruthAngles = "truth-angles" // the angles are not the truth file's (negated, in radians, other)
+	// The contrast curve's: not calibrated (no room for fakes), and a
+	// limit brighter than the star (Δmag < 0).
+	WarnUncalibrated = "contrast-uncalibrated"
+	WarnBrighterStar = "contrast-above-star"
 	// The star centre's (chooseCenter).
 	WarnCenterUnmeasured = "centre-unmeasured"    // centre auto could not measure the star
 	WarnCenterKept       = "centre-geometric"     // centre auto: the measurement does not rule out (H/2, W/2)

@@ -155,6 +155,34 @@ def test_paco_lends_and_copies(cpu, adi):
         cpu.paco(cube, angles.reshape(2, 10), **args)
 
 
+def test_paco_star_flux_and_calibration(cpu, adi):
+    """Issue 40, items 1 and 2: the star's flux from the stamp ("psf": its
+    total, 5 for synth's unit stamp ×5) times star_flux_scale; a limit
+    brighter than the star warns; the contrast curve is calibrated unless
+    quick_contrast, keeping the uncalibrated limit beside."""
+    _, _, angles, psf, _ = adi
+    cube = np.random.default_rng(5).standard_normal((40, 48, 48))  # no companion: room for the calibration's fakes
+    args = {"radius": 3, "center": (24, 24)}
+    r = cpu.paco(cube, angles, psf * 5, star_flux="psf", star_flux_scale=100, **args)
+    assert abs(r.star_flux - 500) < 1e-9
+    np.testing.assert_allclose(r.contrast.contrast, r.contrast.flux_limit / r.star_flux, rtol=1e-15)
+    cal = r.calibration
+    assert cal["passes"] * cal["runs_per_pass"] == 8 and len(cal["fakes"]) > 0
+    assert 0 < cal["median_relative_uncertainty"] < 0.3
+    c = r.contrast
+    assert np.all((c.throughput > 0) & (c.throughput < 1) & (c.throughput_err > 0))
+    np.testing.assert_allclose(c.flux_limit, c.flux_limit_uncalibrated / c.throughput, rtol=1e-12)
+    q = cpu.paco(cube, angles, psf, quick_contrast=True, **args)
+    assert q.calibration is None and np.all(np.isnan(q.contrast.throughput))
+    np.testing.assert_allclose(q.contrast.flux_limit, c.flux_limit_uncalibrated, rtol=1e-12)  # the stamp ×5 normalised: equal to rounding
+    with pytest.warns(RuntimeWarning, match="brighter than the star.*star_flux"):
+        cpu.paco(cube, angles, psf, star_flux=1, quick_contrast=True, **args)
+    with pytest.raises(ValueError, match="star_flux"):
+        cpu.paco(cube, angles, fwhm=3, star_flux="psf", **args)
+    with pytest.raises(ValueError, match="star_flux"):
+        cpu.paco(cube, angles, psf, star_flux="stamp", **args)
+
+
 def test_paco_bad_input(dev, adi):
     _, cube, angles, psf, _ = adi
     with pytest.raises(ValueError, match="give psf or fwhm, not both"):

@@ -21,7 +21,8 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
          fwhm: float | None = None, *, radius: int | None = None, threshold: float | None = None,
          min_sep: float | None = None,
          center: str | Sequence[float] | None = None, unbiased: bool = False, contrast_check: bool = False,
-         star_flux: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
+         quick_contrast: bool = False,
+         star_flux: float | str | None = None, star_flux_scale: float | None = None, pixel_scale: float | None = None, north_offset: float = 0.0,
          psf_norm: str | None = None, placement: str | None = None, compat: str | None = None,
          precision: DTypeLike = None, out: Mapping[str, np.ndarray] | None = None) -> PacoResult:
     """PACO (Flasseur et al. 2018): faint companions in an angular
@@ -33,7 +34,8 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     then every sky pixel gets the SNR and flux of a PSF-shaped source
     following the field rotation (Algorithm 2). Local maxima above
     ``threshold`` are detections; the contrast curve is threshold × the
-    median σ_flux in 1-px annuli.
+    median σ_flux in 1-px annuli, divided by the throughput measured by
+    injection and recovery (unless ``quick_contrast``).
 
     Parameters
     ----------
@@ -67,13 +69,31 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     unbiased : bool, optional
         Add Algorithm 3's flux, σ, SNR and sub-pixel position to every
         detection (the statistics re-learnt without the source, which
-        Algorithm 2's flux underestimates).
+        Algorithm 2's flux underestimates). Their ``snr_unbiased`` takes
+        the re-learnt statistics as known: it is not a detection
+        significance (often several times ``snr``); quote ``snr``.
+    quick_contrast : bool, optional
+        Keep the contrast curve threshold × σ_flux, without its
+        calibration: by default fake companions are injected at the
+        limit in 8 more runs of the maps (2 passes of 4), and the SNR
+        they keep, smoothed over separation, divides the limit
+        (``calibration`` says how; the ``contrast`` columns
+        ``flux_limit_uncalibrated``, ``throughput`` and ``throughput_err``
+        keep the rest). The quick curve is optimistic by the inverse of
+        that throughput.
     contrast_check : bool, optional
-        Check the contrast curve by injecting fake companions at its
-        limit and finding them again (three more runs of the maps).
-    star_flux : float, optional
-        The star's flux in the flux map's units, for the contrast
-        curve's contrast and delta_mag.
+        Check the contrast curve by injecting other fake companions at
+        its limit and finding them again (three more runs of the maps).
+    star_flux : float or "psf", optional
+        The star's flux for the contrast curve's contrast and delta_mag,
+        in the flux map's units, which are the cube's counts whatever
+        the stamp's scale: the total of the star's unsaturated image in
+        the cube's counts. ``"psf"``: the stamp's total (its peak with
+        psf_norm "peak"), when the stamp is that image. A delta_mag below
+        0 (a limit brighter than the star) warns.
+    star_flux_scale : float, optional
+        Multiplies star_flux: the exposure-time or neutral-density ratio
+        of the cube's frames to the stamp's (default 1).
     pixel_scale : float, optional
         Arcseconds per pixel (VIP's pxscale): detections get
         separation_arcsec.
@@ -133,7 +153,7 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     """
     params = {"fwhm": fwhm, "psf_norm": psf_norm, "radius": radius, "threshold": threshold, "min_sep": min_sep,
               "compat": compat, "placement": placement, "precision": _precision(precision), "unbiased": bool(unbiased),
-              "contrast_check": bool(contrast_check), "star_flux": star_flux, "pixel_scale": pixel_scale,
+              "contrast_check": bool(contrast_check), "quick_contrast": bool(quick_contrast), "star_flux": star_flux, "star_flux_scale": star_flux_scale, "pixel_scale": pixel_scale,
               "north_offset": north_offset, "center": center}
     arrays = {"cube": lend(cube, "cube"), "angles": lend(angles, "angles", dtype=np.float64)}
     if psf is not None:

@@ -328,8 +328,10 @@ class PacoResult:
     contrast: Optional[np.recarray] = None
     """The contrast curve, contrast.csv's columns as the library lists
     them (``contrast.dtype.names``): the annulus' separation, its median
-    σ, the flux limit (threshold × that), and the contrast (NaN without
-    star_flux)."""
+    σ, the flux limit (threshold × that over the throughput, which
+    ``flux_limit_uncalibrated``, ``throughput`` and ``throughput_err``
+    give; NaN throughput with ``quick_contrast``), and the contrast (NaN
+    without star_flux)."""
     contrast_check: Optional[np.recarray] = None
     """With ``contrast_check``: each fake companion injected at the curve's
     limit and what came back, contrast_check.csv's columns."""
@@ -370,6 +372,12 @@ class PacoResult:
     """Where Algorithm 3 ran ("" without it)."""
     unbiased_ms: float = 0.0
     contrast_check_ms: float = 0.0
+    calibration: Optional[dict[str, Any]] = None
+    """How the contrast curve was calibrated, as contrast.json's
+    ``calibration``: ``method``, ``passes``, ``runs_per_pass``,
+    ``bandwidth_px``, ``median_relative_uncertainty`` and the last pass'
+    ``fakes``; None with ``quick_contrast``."""
+    contrast_calibration_ms: float = 0.0
     warnings: list[str] = field(default_factory=list)
     """The warnings given (also raised as RuntimeWarnings)."""
     notes: list[str] = field(default_factory=list)
