@@ -320,30 +320,50 @@ OUT_CHILD = textwrap.dedent("""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import vkstat
+    # Python waits this long for a cancelled call to stop before it raises:
+    # short, so that a call that goes on is caught on a fast machine too
+    # (each below runs for seconds; a stopped one stops within a block)
+    vkstat._session._CANCEL_GRACE_S = 0.25
     s = vkstat.open("cpu")
-    a = np.tile(np.eye(24) * 2.0, (int(sys.argv[1]), 1, 1))
-    inv = np.zeros_like(a)
+    op, n = sys.argv[1], int(sys.argv[2])
+    if op == "chol":
+        a = np.tile(np.eye(24) * 2.0, (n, 1, 1))
+        out = np.zeros_like(a)
+        run = lambda: s.chol(a, inverse=True, out=(None, None, out))
+    elif op == "reduce":  # one small task per output: slow per byte
+        a = np.ones((n, 2, 3), np.float32)
+        out = np.zeros((n, 3), np.float32)
+        run = lambda: s.reduce(a, stat="var", axis=1, skipnan=True, out=out)
+    else:  # latent, in one batch: its outputs are copied into the caller's at the end
+        a = np.ones((n, 2, 3), np.float32)
+        out = np.zeros(n)
+        run = lambda: s.latent(a, stat="moments", axes=(1, 2), out={"mean": out})
     threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
     try:
-        s.chol(a, inverse=True, out=(None, None, inv))
+        run()
         print("returned", flush=True)
     except KeyboardInterrupt:
         print("interrupted", flush=True)
-    inv[:] = -1
+    out[:] = -1
     time.sleep(3)
-    print("overwritten", int(np.count_nonzero(inv != -1)), flush=True)
+    print("overwritten", int(np.count_nonzero(out != -1)), flush=True)
     x = np.ones(3)
     print("after", s.map(x, x, 1, 1, 1).tolist(), flush=True)
 """)
 
 
-def test_interrupted_cpu_call_writes_nothing_after():
-    """Issue 41, defect 1: a CPU-path call interrupted by Ctrl-C writes
-    nothing into the caller's out= once KeyboardInterrupt is raised (on
-    68d6905 the workers went on: millions of entries overwritten seconds
-    later). 100,000 inverses of 24×24 take some 3.5 s on 2 loaded cores."""
+@pytest.mark.parametrize("op,n", [("chol", 100_000), ("reduce", 10_000_000), ("latent", 8_000_000)])
+def test_interrupted_cpu_call_writes_nothing_after(op, n):
+    """Issue 41, defect 1: a CPU-path call interrupted by Ctrl-C (SIGINT
+    from a timer) writes nothing into the caller's out= once
+    KeyboardInterrupt is raised: the caller overwrites out= and finds it
+    unchanged 3 s later. On 68d6905 the workers went on (millions of
+    entries overwritten seconds later): chol's, reduce's writing as they
+    finish, latent's copying its results at the end. Each call takes some
+    2 to 4 s on 2 loaded cores, well past the 0.25 s the child lets Python
+    wait for a cancelled call to stop."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    p = subprocess.run([sys.executable, "-c", OUT_CHILD, "100000"], capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run([sys.executable, "-c", OUT_CHILD, op, str(n)], capture_output=True, text=True, env=env, timeout=120)
     lines = p.stdout.splitlines()
     assert lines == ["interrupted", "overwritten 0", "after [3.0, 3.0, 3.0]"], (p.stdout, p.stderr)
 
