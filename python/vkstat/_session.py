@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
 from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
-from ._lib import InputError
+from ._lib import Error, InputError
 
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -141,7 +141,6 @@ _LONG_OPS = frozenset({"verify", "paco"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
-_vks_run = _lib.lib.vks_run
 
 
 class _Prepared:
@@ -387,6 +386,8 @@ class Session:
         with self._lock:
             handle = self._handle
             if not handle:
+                if _lib._forked:
+                    raise Error(_lib.FORKED)
                 raise InputError("the session is closed")
             if inline:
                 return handle, 0, None
@@ -440,7 +441,7 @@ class Session:
             return None
         made = [np.empty(shape, dt) for shape, dt in p.small]
         err = ctypes.c_void_p()
-        st = _vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
+        st = _lib.lib.vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
                       _lib._Ptrs[len(made)](*[address(a) for a in made]), len(made), None, ctypes.byref(err))
         if st:
             _lib.check(st, err)
@@ -581,50 +582,20 @@ _open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
 def _forget_all() -> None:
     """In a forked child: the parent's sessions (their devices, their
     worker threads) are not the child's; mark them closed without touching
-    the library, and let the default session open afresh. Locks another
-    thread held at the fork are held for good in the child: they are made
-    anew."""
+    the library, which the child cannot use if the parent had loaded it
+    (_lib.forget_in_child), and let the default session open afresh. Locks
+    another thread held at the fork are held for good in the child: they
+    are made anew."""
     global _default, _default_lock
     for s in list(_open_sessions):
         s._handle, s._q, s._tokens, s._prepared, s._fast, s._lock = 0, None, set(), {}, {}, threading.Lock()
     _open_sessions.clear()
     _default, _default_lock = None, threading.Lock()
-    if _fork_lib is not None:
-        _fork_lib.vks_fork_child()
+    _lib.forget_in_child()
 
 
-# How long os.fork() waits for vkstat calls running in other threads.
-_FORK_WAIT_MS = 5000
-
-
-def _fork_prepare() -> None:
-    """Before os.fork(): the library starts no new call and waits for those
-    in other threads to return (Go's runtime is not fork-safe while its
-    threads run: a child's first call could hang)."""
-    if _fork_lib is not None and not _fork_lib.vks_fork_prepare(_FORK_WAIT_MS):
-        warnings.warn(f"vkstat: os.fork() while a vkstat call has run in another thread for over {_FORK_WAIT_MS / 1000:g} s: "
-                      "the child's vkstat calls may hang (fork when no call runs, or use multiprocessing's "
-                      "'spawn' start method)", RuntimeWarning, stacklevel=2)
-
-
-def _fork_parent() -> None:
-    if _fork_lib is not None:
-        _fork_lib.vks_fork_parent()
-
-
-def _fork_functions() -> Any:
-    lib = _lib.lib
-    if not hasattr(lib, "vks_fork_prepare"):  # an older library (VKSTAT_LIBRARY)
-        return None
-    lib.vks_fork_prepare.restype, lib.vks_fork_prepare.argtypes = ctypes.c_int, [ctypes.c_int64]
-    lib.vks_fork_parent.restype, lib.vks_fork_parent.argtypes = None, []
-    lib.vks_fork_child.restype, lib.vks_fork_child.argtypes = None, []
-    return lib
-
-
-_fork_lib = _fork_functions()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_fork_prepare, after_in_parent=_fork_parent, after_in_child=_forget_all)
+    os.register_at_fork(after_in_child=_forget_all)
 
 
 @atexit.register
