@@ -437,3 +437,37 @@ def test_interrupted_cpu_call_writes_nothing_after(op, n):
     p = subprocess.run([sys.executable, "-c", OUT_CHILD, op, str(n)], capture_output=True, text=True, env=env, timeout=120)
     lines = p.stdout.splitlines()
     assert lines == ["interrupted", "overwritten 0", "after [3.0, 3.0, 3.0]"], (p.stdout, p.stderr)
+
+
+def test_unmapping_a_lent_memmap_during_a_call_is_refused(tmp_path):
+    """Issue 41, unclear items: closing the mmap under an np.memmap lent
+    to a call (from another thread, during the call) killed the process
+    (Go's "unexpected fault address"). The package holds the mmap's buffer
+    during the call: the close raises BufferError in that thread, the call
+    returns its result, and the close works once it has."""
+    s = vkstat.open("cpu")
+    m = np.memmap(tmp_path / "m.dat", dtype=np.float32, mode="w+", shape=(2_000_000, 2, 3))
+    m[:] = 2.0
+    got = []
+
+    def close_it():
+        while not s._tokens and not got:  # the call has begun (its arrays held before its token is made)
+            time.sleep(0.001)
+        while not got:
+            try:
+                m._mmap.close()
+                got.append("closed")
+            except BufferError as e:
+                got.append(str(e))
+
+    th = threading.Thread(target=close_it)
+    try:
+        th.start()
+        v = s.reduce(m, stat="mean", axis=1)
+    finally:
+        got.append("done")
+        th.join()
+        s.close()
+    assert got[0] == "cannot close exported pointers exist", got
+    assert v.shape == (2_000_000, 3) and np.all(v == 2.0)
+    m._mmap.close()

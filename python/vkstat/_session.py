@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import numpy as np
 
 from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _stack, _verify
-from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
+from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty, pin, unpin
 from ._lib import Error, InputError
 
 if TYPE_CHECKING:
@@ -97,6 +97,15 @@ class _Job:
         finally:
             self.fn = None
             self.done.set()
+
+
+def _memory_of(arrays: Mapping[str, Lent], out: Mapping[str, Any] | None) -> list[np.ndarray]:
+    """The arrays whose memory a call reads or writes: the lent ones and
+    the out= arrays."""
+    got = [a.array for a in arrays.values()]
+    if out:
+        got += [v for v in out.values() if isinstance(v, np.ndarray)]
+    return got
 
 
 def _reraise(job: _Job) -> None:
@@ -347,6 +356,9 @@ class Session:
         request = _params.encode(req)
         nbytes = sum(a.array.nbytes for a in arrays.values())
         inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
+        # a call long enough for another thread to act holds the memory's
+        # owners (pin), from before its token exists
+        pins = [] if inline else pin(_memory_of(arrays, out))
         handle, token, q = self._begin(inline)
         ptrs = [address(arrays[n].array) for n in names]
         # outs holds the lent arrays too: their memory lives as long as the job
@@ -360,6 +372,7 @@ class Session:
                 outs.raise_()  # an output refused: the caller's reason
                 raise
             finally:
+                unpin(pins)
                 if token:
                     _lib.lib.vks_token_end(token)
                     with self._lock:
@@ -480,10 +493,13 @@ class Session:
             except _lib.Cancelled:
                 raise KeyboardInterrupt from None
         else:
+            pins = pin(_memory_of(arrays, out))
+
             def job_fn() -> None:
                 try:
                     _lib.run(handle, token, p.id, ptrs, optrs)
                 finally:
+                    unpin(pins)
                     _lib.lib.vks_token_end(token)
                     with self._lock:
                         self._tokens.discard(token)
