@@ -428,11 +428,12 @@ def test_interrupted_cpu_call_writes_nothing_after(op, n):
     """Issue 41, defect 1: a CPU-path call interrupted by Ctrl-C (SIGINT
     from a timer) writes nothing into the caller's out= once
     KeyboardInterrupt is raised: the caller overwrites out= and finds it
-    unchanged 3 s later. On 68d6905 the workers went on (millions of
-    entries overwritten seconds later): chol's, reduce's writing as they
-    finish, latent's copying its results at the end. Each call takes some
-    2 to 4 s on 2 loaded cores, well past the 0.25 s the child lets Python
-    wait for a cancelled call to stop."""
+    unchanged 3 s later. On 68d6905 chol's workers went on (millions of
+    entries overwritten seconds later), and reduce's still did on 99387a9
+    (22 million of 30); latent writes into out= only when it copies its
+    results at the end, which a cancelled call no longer does. Each call
+    takes some 2 to 4 s on 2 loaded cores, well past the 0.25 s the child
+    lets Python wait for a cancelled call to stop."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     p = subprocess.run([sys.executable, "-c", OUT_CHILD, op, str(n)], capture_output=True, text=True, env=env, timeout=120)
     lines = p.stdout.splitlines()
