@@ -287,6 +287,10 @@ type Call struct {
 	bufs    []outBuf // the memory the caller gave, in order
 	refused error    // the first output the caller refused
 	cancel  context.CancelFunc
+	// ctx is the call's (Session.Run's); once it is done no memory is
+	// asked of the caller, so nothing is written there: its caller may
+	// have returned already (Ctrl-C in Python).
+	ctx context.Context
 
 	// dates are stack's files, inspected before the session's lock
 	// (inspectStack), or nil.
@@ -334,10 +338,14 @@ func (c *Call) Bytes(o Output) []byte {
 
 // buffer asks the caller for nbytes of memory for output name of dtype and
 // shape; it returns the memory and its index, or nil when the caller
-// refuses, recording the refusal and cancelling the call.
+// refuses, recording the refusal and cancelling the call. A cancelled
+// call asks nothing more and fails with the context's error.
 func (c *Call) buffer(name, dtype string, shape []int, nbytes int64) ([]byte, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.refused == nil && c.ctx != nil {
+		c.refused = c.ctx.Err()
+	}
 	if c.refused != nil {
 		return nil, -1
 	}

@@ -196,6 +196,44 @@ func TestRefusedOutput(t *testing.T) {
 	}
 }
 
+// TestCancelledCallAsksNothingMore: once a call's context is done it asks
+// the caller for no more memory and writes nothing into what it was given
+// (issue 41, defect 1: Python's KeyboardInterrupt has returned by then,
+// and the memory may be its out=), and fails as cancelled.
+func TestCancelledCallAsksNothingMore(t *testing.T) {
+	s := openCPU(t)
+	a := make([]float64, 1<<18)
+	var tk Tokens
+	id := tk.New()
+	defer tk.Done(id)
+	var asked []string
+	var given []float64
+	c, err := NewCall(Request{Params: []byte(`{"stats": ["mean", "var"], "axis": 0}`), Arrays: map[string]ArraySpec{"a": lendF64(a, []int{256, 1024}, 0)}},
+		[]unsafe.Pointer{ptrOf(a)}, func(name, _ string, _ []int, nbytes int64) unsafe.Pointer {
+			asked = append(asked, name)
+			tk.Cancel(id) // Ctrl-C, as the first output is given
+			given = make([]float64, nbytes/8)
+			for i := range given {
+				given[i] = -7
+			}
+			return ptrOf(given)
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(tk.Context(id), "reduce", c); Status(err, false) != StatusCancelled {
+		t.Errorf("cancelled while its outputs were asked for: got %v, want cancelled", err)
+	}
+	if !slices.Equal(asked, []string{"mean"}) {
+		t.Errorf("asked the caller for %v after the cancel, want [mean] only", asked)
+	}
+	for i, v := range given {
+		if v != -7 {
+			t.Fatalf("mean[%d] written (%g) after the cancel", i, v)
+		}
+	}
+}
+
 // TestMapMismatch: shapes or dtypes that differ are the caller's error,
 // worded with both.
 func TestMapMismatch(t *testing.T) {

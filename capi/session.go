@@ -164,6 +164,7 @@ func (s *Session) Run(ctx context.Context, op string, c *Call) (*Result, error) 
 		c.cancel = cancel
 		defer cancel()
 	}
+	c.ctx = ctx
 	r, err := f(ctx, s.dev, c)
 	c.mu.Lock()
 	defer c.mu.Unlock()

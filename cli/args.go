@@ -74,6 +74,9 @@ func hardenCommands(cmds []*ucli.Command, parent string) {
 			if err := checkFiniteFlags(ctx); err != nil {
 				return err
 			}
+			if _, err := plotFormat(ctx); err != nil { // refused by every command, those that draw nothing too
+				return err
+			}
 			if err := checkFiles(ctx, name); err != nil {
 				return err
 			}

@@ -199,6 +199,10 @@ func checkFiles(c *ucli.Context, path string) error {
 		}
 	}
 	c.Context = formats.WithOutputGuard(c.Context, f.guard)
+	errw := c.App.ErrWriter
+	c.Context = formats.WithFIFONotice(c.Context, func(path string) {
+		fmt.Fprintf(errw, "vkstat: %s is a FIFO: waiting for a reader to open it (as a FIFO input waits for its writer; Ctrl-C stops)\n", path)
+	})
 	c.Context = context.WithValue(c.Context, runFilesKey{}, f)
 	return nil
 }

@@ -134,6 +134,13 @@ func TestEmptyListItemsAndPlotFormat(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(stderr, "--plot-format: empty") {
 		t.Errorf("--plot-format '': exit %d, stderr %q; want %d saying it is empty", code, stderr, ExitUsage)
 	}
+	// a command that draws nothing refuses it too, before any work
+	for _, f := range []string{"", "bmp"} {
+		code, _, stderr = run(t, "--device", "cpu", "--plot-format", f, "reduce", "--in", x, "--out-dir", filepath.Join(dir, "r"))
+		if _, err := os.Stat(filepath.Join(dir, "r")); code != ExitUsage || !strings.Contains(stderr, "--plot-format") || err == nil {
+			t.Errorf("reduce with --plot-format %q: exit %d, stderr %q, output folder made: %v; want %d naming --plot-format", f, code, stderr, err == nil, ExitUsage)
+		}
+	}
 }
 
 // Issue 41, unclear items: verify --compare with a report that was never

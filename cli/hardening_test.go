@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -462,5 +463,33 @@ func TestOutputsIntoDevices(t *testing.T) {
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("%s is no longer a FIFO: %v %v", fifo, st.Mode(), err)
+	}
+}
+
+// Issue 41, unclear items: map --out naming a FIFO nobody reads waited
+// with no word. It still waits (as a FIFO input waits for its writer, and
+// Ctrl-C stops either), but says so; a reader that comes then gets the
+// array.
+func TestOutputFIFOWithoutReaderSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	x := writeNPY(t, dir, "x.npy", tensor.FromF64([]float64{1, 2, 3}, 3))
+	fifo := filepath.Join(dir, "z.npy")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(context.Background(), []string{"vkstat", "--device", "cpu", "map", "--x", x, "--y", x, "--a", "1", "--b", "0", "--c", "0", "--out", fifo}, &stdout, &stderr)
+	}()
+	want := "vkstat: " + fifo + " is a FIFO: waiting for a reader to open it"
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), want); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no word after 30 s; stderr %q, want %q", stderr.String(), want)
+		}
+	}
+	z, err := formats.ReadNPY(fifo)
+	if code := <-done; code != 0 || err != nil || len(z.F64) != 3 || z.F64[2] != 9 {
+		t.Errorf("exit %d, read %v, %v; want 0 and [1 4 9]", code, z, err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Outputs stages several output files and publishes them together: Add
@@ -67,6 +68,19 @@ type guardKey struct{}
 // AtomicWriteContext.
 func WithOutputGuard(ctx context.Context, g OutputGuard) context.Context {
 	return context.WithValue(ctx, guardKey{}, g)
+}
+
+// FIFONotice is told that writing the output path, a FIFO, waits for a
+// reader to open it (writing a FIFO begins when one does): called once,
+// from another goroutine, when the open has waited half a second.
+type FIFONotice func(path string)
+
+type fifoKey struct{}
+
+// WithFIFONotice returns ctx carrying n, for Outputs.Ctx and
+// AtomicWriteContext.
+func WithFIFONotice(ctx context.Context, n FIFONotice) context.Context {
+	return context.WithValue(ctx, fifoKey{}, n)
 }
 
 // stagedFile is one output: tmp is renamed to path at Commit, unless it lies
@@ -276,8 +290,16 @@ func isCharDevice(path string) bool {
 	return err == nil && st.Mode()&fs.ModeCharDevice != 0
 }
 
-// writeInto writes an output straight into path, a device or a FIFO.
+// writeInto writes an output straight into path, a device or a FIFO. A
+// FIFO's open waits for a reader (o.Ctx's FIFONotice is told when it
+// waits).
 func (o *Outputs) writeInto(path string, write func(w io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeNamedPipe != 0 && o.Ctx != nil {
+		if n, ok := o.Ctx.Value(fifoKey{}).(FIFONotice); ok {
+			t := time.AfterFunc(500*time.Millisecond, func() { n(path) })
+			defer t.Stop()
+		}
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err

@@ -160,6 +160,34 @@ def project_version() -> str:
     return pep440(out)
 
 
+def has_numpy(python: str) -> str | None:
+    """NumPy's version as python imports it (its own site-packages, not the
+    build's isolated ones: -E), or None."""
+    try:
+        p = subprocess.run([python, "-E", "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True,
+                           timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def check_numpy() -> None:
+    """Refuses, before the minutes of the Go build, to build for a Python
+    without NumPy: pip would look for it on PyPI only afterwards, and fail
+    where there is none to reach ("No matching distribution found for
+    numpy"). Names the Pythons on the machine that have it."""
+    if has_numpy(sys.executable) is not None:
+        return
+    others = []  # (a venv's python links to its base: compare by name, not by file)
+    for c in dict.fromkeys(filter(None, [shutil.which("python3"), "/usr/bin/python3", "/usr/local/bin/python3"])):
+        if c != sys.executable and (v := has_numpy(c)) is not None:
+            others.append(f"{c} (NumPy {v})")
+    where = ("; " + ", ".join(others) + " has it: make the virtual environment from it "
+             f"({others[0].split()[0]} -m venv --system-site-packages .venv)") if others else ""
+    raise SystemExit(f"vkstat needs NumPy, and {sys.executable} (Python {sys.version.split()[0]}) has none{where}; "
+                     f"or install NumPy into it first ({sys.executable} -m pip install numpy, from PyPI)")
+
+
 def build_library(version: str, lib: Path) -> Path:
     """Builds cmd/libvkstat at lib with Go, with version in it."""
     go = shutil.which("go")
@@ -175,6 +203,7 @@ def build_library(version: str, lib: Path) -> Path:
 
 
 def build_wheel(wheel_directory: str, config_settings: dict | None = None, metadata_directory: str | None = None) -> str:
+    check_numpy()
     version = project_version()
     with tempfile.TemporaryDirectory() as tmp:
         lib = build_library(version, Path(tmp) / LIBNAME)
@@ -184,6 +213,7 @@ def build_wheel(wheel_directory: str, config_settings: dict | None = None, metad
 def build_editable(wheel_directory: str, config_settings: dict | None = None, metadata_directory: str | None = None) -> str:
     """A wheel that puts python/ on the path (a .pth file), with the library
     built beside the sources where make pylib puts it."""
+    check_numpy()
     version = project_version()
     build_library(version, PKG / LIBNAME)
     return write_wheel(version, Path(wheel_directory), [("vkstat_editable.pth", f"{HERE}\n".encode(), 0o644)]).name

@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/capi"
@@ -89,7 +88,6 @@ func vks_free(p *C.char) { C.free(unsafe.Pointer(p)) }
 //export vks_defaults
 func vks_defaults(out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	b, err := capi.DefaultsJSON()
 	if err != nil {
 		setErr(errOut, err)
@@ -102,7 +100,6 @@ func vks_defaults(out **C.char, errOut **C.char) (status C.int) {
 //export vks_devices
 func vks_devices(opts *C.char, out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	b, st, err := capi.DevicesJSON(C.GoString(opts))
 	if err != nil {
 		setErr(errOut, err)
@@ -115,7 +112,6 @@ func vks_devices(opts *C.char, out **C.char, errOut **C.char) (status C.int) {
 //export vks_open
 func vks_open(req *C.char, handle *C.int64_t, info **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	h, b, st, err := capi.OpenHandle(C.GoString(req))
 	if err != nil {
 		setErr(errOut, err)
@@ -129,7 +125,6 @@ func vks_open(req *C.char, handle *C.int64_t, info **C.char, errOut **C.char) (s
 //export vks_close
 func vks_close(h C.int64_t, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	st, err := capi.CloseHandle(int64(h))
 	setErr(errOut, err)
 	return C.int(st)
@@ -137,19 +132,16 @@ func vks_close(h C.int64_t, errOut **C.char) (status C.int) {
 
 //export vks_token_new
 func vks_token_new() C.int64_t {
-	defer capi.Enter()()
 	return C.int64_t(capi.NewToken())
 }
 
 //export vks_token_cancel
 func vks_token_cancel(t C.int64_t) {
-	defer capi.Enter()()
 	capi.CancelToken(int64(t))
 }
 
 //export vks_token_end
 func vks_token_end(t C.int64_t) {
-	defer capi.Enter()()
 	capi.EndToken(int64(t))
 }
 
@@ -157,7 +149,6 @@ func vks_token_end(t C.int64_t) {
 func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C.int, alloc C.vks_alloc, allocCtx C.uintptr_t,
 	desc **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	switch {
 	case alloc == nil:
 		setErr(errOut, fmt.Errorf("vks_call: the allocation callback is NULL; give a function that returns each output's memory"))
@@ -201,7 +192,6 @@ func vks_call(h, token C.int64_t, op, req *C.char, ptrs *unsafe.Pointer, nptrs C
 func vks_run(h, token, id C.int64_t, ptrs *unsafe.Pointer, nptrs C.int, outs *unsafe.Pointer, nouts C.int,
 	wallMs *C.double, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	var ps, given []unsafe.Pointer
 	if nptrs > 0 {
 		ps = unsafe.Slice(ptrs, int(nptrs))
@@ -220,29 +210,14 @@ func vks_run(h, token, id C.int64_t, ptrs *unsafe.Pointer, nptrs C.int, outs *un
 	return 0
 }
 
-// vks_fork_prepare readies the library for fork(): no new call starts
-// until vks_fork_parent or vks_fork_child, and the calls in flight in other
-// threads are waited for, wait_ms at most. Returns 1 when none is left
-// running, 0 when some is (the child's calls may then hang).
-//
-//export vks_fork_prepare
-func vks_fork_prepare(waitMs C.int64_t) C.int {
-	if capi.ForkPrepare(time.Duration(waitMs) * time.Millisecond) {
-		return 1
-	}
-	return 0
-}
-
 //export vks_forget
 func vks_forget(h, id C.int64_t) {
-	defer capi.Enter()()
 	capi.Forget(int64(h), int64(id))
 }
 
 //export vks_last_timing
 func vks_last_timing(h C.int64_t, out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	defer capi.Enter()()
 	b, st, err := capi.LastTimingJSON(int64(h))
 	if err != nil {
 		setErr(errOut, err)
@@ -254,16 +229,6 @@ func vks_last_timing(h C.int64_t, out **C.char, errOut **C.char) (status C.int) 
 
 //export vks_json_codings
 func vks_json_codings() C.int64_t { return C.int64_t(capi.JSONCodings()) }
-
-// vks_fork_parent undoes vks_fork_prepare in the parent after fork().
-//
-//export vks_fork_parent
-func vks_fork_parent() { capi.ForkParent() }
-
-// vks_fork_child undoes vks_fork_prepare in the child after fork().
-//
-//export vks_fork_child
-func vks_fork_child() { capi.ForkChild() }
 
 //export vks_live
 func vks_live(sessions, tokens *C.int64_t) {

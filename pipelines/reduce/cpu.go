@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -55,6 +56,13 @@ type needs struct{ m2, minmax bool }
 // contiguous columns when the axis is not the last one, over outputs or over
 // pieces of one long run when it is.
 func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error) {
+	return cpu(context.Background(), in, opt, stats)
+}
+
+// cpu is CPU that stops, with ctx's error, once ctx is done: the tasks
+// begun finish, none is begun after and no output is written after, so a
+// cancelled call writes nothing into its outputs once it has returned.
+func cpu(ctx context.Context, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error) {
 	if in == nil {
 		return nil, fmt.Errorf("reduce: nil input tensor")
 	}
@@ -98,22 +106,25 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 	if g.Outputs() == 0 {
 		return out, nil // e.g. shape (0, 5) along axis 1: NumPy gives shape (0,)
 	}
-	if in.DType.Is16() {
-		cpu16(in, g, opt, nd, out)
-		return out, nil
-	}
-	if in.DType == tensor.F64 {
+	done := ctx.Done()
+	switch {
+	case in.DType.Is16():
+		cpu16(in, g, opt, nd, out, done)
+	case in.DType == tensor.F64:
 		var outs [numStats][]float64
 		for s, t := range out {
 			outs[s] = t.F64
 		}
-		newReducer(in.F64, g, opt, nd, outs).run()
-	} else {
+		newReducer(in.F64, g, opt, nd, outs, done).run()
+	default:
 		var outs [numStats][]float32
 		for s, t := range out {
 			outs[s] = t.F32
 		}
-		newReducer(in.F32, g, opt, nd, outs).run()
+		newReducer(in.F32, g, opt, nd, outs, done).run()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -124,12 +135,13 @@ const cpu16Block = 1 << 22
 // cpu16 reduces 16-bit data as float32 (exactly widened) in blocks of
 // whole outer slabs of about cpu16Block values (one slab when a slab is
 // larger), so the host holds the 16-bit array and one block of float32.
-func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*tensor.Tensor) {
+// It stops between blocks once done is closed.
+func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*tensor.Tensor, done <-chan struct{}) {
 	tab := in.DType.Table()
 	slab := g.N * g.Inner
 	per := max(1, cpu16Block/slab)
 	buf := make([]float32, min(per, g.Outer)*slab)
-	for o0 := 0; o0 < g.Outer; o0 += per {
+	for o0 := 0; o0 < g.Outer && !closed(done); o0 += per {
 		c := min(per, g.Outer-o0)
 		src, dst := in.U16[o0*slab:(o0+c)*slab], buf[:c*slab]
 		par.Range(len(dst), 1<<16, func(lo, hi int) {
@@ -141,7 +153,7 @@ func cpu16(in *tensor.Tensor, g Geometry, opt Options, nd needs, out map[Stat]*t
 		for s, t := range out {
 			outs[s] = t.F32[o0*g.Inner : (o0+c)*g.Inner]
 		}
-		newReducer(dst, Geometry{Outer: c, N: g.N, Inner: g.Inner}, opt, nd, outs).run()
+		newReducer(dst, Geometry{Outer: c, N: g.N, Inner: g.Inner}, opt, nd, outs, done).run()
 	}
 }
 
@@ -251,10 +263,12 @@ type reducer[T float] struct {
 	items  int
 	splits int // row ranges per item
 	procs  int
+	// done, once closed, stops the reduction between tasks (nil: never).
+	done <-chan struct{}
 }
 
-func newReducer[T float](data []T, g Geometry, opt Options, nd needs, outs [numStats][]T) *reducer[T] {
-	r := &reducer[T]{data: data, g: g, skip: opt.SkipNaN, nd: nd, ddof: float64(opt.DDof), outs: outs}
+func newReducer[T float](data []T, g Geometry, opt Options, nd needs, outs [numStats][]T, done <-chan struct{}) *reducer[T] {
+	r := &reducer[T]{data: data, g: g, skip: opt.SkipNaN, nd: nd, ddof: float64(opt.DDof), outs: outs, done: done}
 	r.procs = runtime.GOMAXPROCS(0)
 	if len(data) < serialElems {
 		r.procs = 1
@@ -340,6 +354,9 @@ func (r *reducer[T]) run() {
 		r.segment(a, sc, it, i0, i1)
 		parts[t] = a
 	})
+	if closed(r.done) { // some parts were never computed: write nothing
+		return
+	}
 	for k := 0; k < r.items; k++ {
 		a := parts[k*r.splits]
 		for p := 1; p < r.splits; p++ {
@@ -353,11 +370,12 @@ func (r *reducer[T]) run() {
 // one included, handing out tasks one at a time. It returns when every task
 // is done, without waiting for a goroutine that found none left (one the
 // scheduler started late, on a busy machine), which then writes nothing.
+// Once r.done is closed the tasks not begun are skipped.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
 	if workers <= 1 { // a small call: inline, no goroutine, atomic or closure
 		sc := r.newScratch()
-		for t := 0; t < n; t++ {
+		for t := 0; t < n && !closed(r.done); t++ {
 			fn(sc, t)
 		}
 		return
@@ -374,7 +392,9 @@ func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 			if sc == nil {
 				sc = r.newScratch()
 			}
-			fn(sc, t)
+			if !closed(r.done) {
+				fn(sc, t)
+			}
 			if done.Add(1) == int64(n) {
 				close(finished)
 			}
@@ -385,6 +405,16 @@ func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	}
 	work()
 	<-finished
+}
+
+// closed reports whether done is closed (never, for nil).
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // finish writes the statistics of a to the outputs from index base on.

@@ -147,7 +147,7 @@ func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options
 	case opt.Central:
 		res.Stats, res.Central, res.Timing, err = runCentral(ctx, dev, in, opt)
 	case dev == nil:
-		res.Stats, res.Timing, err = engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return CPU(in, opt, opt.Stats) })
+		res.Stats, res.Timing, err = engine.TimeCPU(func() (map[Stat]*tensor.Tensor, error) { return cpu(ctx, in, opt, opt.Stats) })
 	default:
 		res.Stats, res.Timing, err = Vulkan(ctx, dev, in, opt, opt.Stats)
 	}

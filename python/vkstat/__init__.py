@@ -43,7 +43,15 @@ __all__ = [
     "Error", "DeviceError", "InputError", "__version__",
 ]
 
-__version__: str = _lib.version()
+
+
+def __getattr__(name: str) -> str:
+    """``vkstat.__version__``: the library's, which loads it (importing
+    vkstat loads nothing: a process forked from one that only imported it
+    can use it, see docs/python.md)."""
+    if name == "__version__":
+        return _lib.version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The module-level functions: each Session method on the default session.
 map = on_default(Session.map)  # noqa: A001

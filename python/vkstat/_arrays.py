@@ -81,6 +81,32 @@ class Lent:
         return {"dtype": self.dtype, "shape": list(a.shape), "nbytes": int(a.nbytes), "ptr": ptr}
 
 
+def pin(arrays: Iterable[np.ndarray]) -> list[memoryview]:
+    """Holds, for a call, the buffer of the object each array's memory
+    belongs to where that object has one (an mmap under np.memmap, a
+    bytearray): while it is held, closing the mmap (``m._mmap.close()``)
+    or resizing the bytearray raises BufferError in the caller's thread
+    instead of taking the memory from under the call, which kills the
+    process (Go's "unexpected fault address"). Release with unpin."""
+    pins = []
+    for a in arrays:
+        base = a
+        while isinstance(base, np.ndarray) and base.base is not None:
+            base = base.base
+        if not isinstance(base, np.ndarray):
+            try:
+                pins.append(memoryview(base))
+            except TypeError:  # no buffer (a DLPack capsule's owner, say): nothing to hold
+                pass
+    return pins
+
+
+def unpin(pins: list[memoryview]) -> None:
+    for m in pins:
+        m.release()
+    pins.clear()
+
+
 def _torch_bfloat16(obj: Any) -> np.ndarray | None:
     """A CPU torch.bfloat16 tensor's 16-bit patterns as uint16, without a
     copy (NumPy has no bfloat16, so DLPack cannot hand it over as is)."""

@@ -1,6 +1,13 @@
 """The shared library (cmd/libvkstat) through ctypes: loading, status codes
 to exceptions, and the raw calls, whose outputs go into memory the caller
-gives through a callback. Nothing here knows about operations."""
+gives through a callback. Nothing here knows about operations.
+
+The library is loaded at its first use, not at import (get): loading it
+starts Go's runtime, whose threads do not survive os.fork(). A process
+forked from one that had loaded it cannot use it (the child's calls could
+hang for good on a lock of Go's scheduler that a thread of the parent held
+at the fork): there every use raises Error (FORKED), at once; a process
+forked from one that only imported vkstat loads its own."""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import itertools
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -80,7 +88,44 @@ def _load() -> ctypes.CDLL:
     return lib
 
 
-lib = _load()
+FORKED = ("vkstat cannot run in a process made by os.fork() from one that had used it (multiprocessing's 'fork' "
+          "start method, Linux's default before Python 3.14): Go's runtime does not survive a fork, and the "
+          "child's calls could hang. Use multiprocessing.get_context('forkserver') or get_context('spawn'), or "
+          "fork before the parent's first vkstat call (importing vkstat loads nothing)")
+_forked = False  # this process was forked from one that had loaded the library
+_load_lock = threading.Lock()
+
+
+def get() -> ctypes.CDLL:
+    """The library, loaded at the first use."""
+    global lib
+    try:
+        return lib
+    except NameError:
+        pass
+    with _load_lock:
+        if _forked:
+            raise Error(FORKED)
+        if "lib" not in globals():
+            lib = _load()
+    return lib
+
+
+def __getattr__(name: str) -> Any:  # _lib.lib before the first use: loads it
+    if name == "lib":
+        return get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def forget_in_child() -> None:
+    """In a child of os.fork(): a library the parent had loaded is not
+    this process's to use (get raises FORKED from now on); one it had not
+    loaded is loaded here at the first use, as in any process."""
+    global _forked, _load_lock
+    _load_lock = threading.Lock()  # another thread may have held it at the fork
+    if "lib" in globals():
+        del globals()["lib"]
+        _forked = True
 
 
 def _take(p: ctypes.c_void_p) -> str:
@@ -90,7 +135,7 @@ def _take(p: ctypes.c_void_p) -> str:
     try:
         return ctypes.string_at(p.value).decode("utf-8", "replace")
     finally:
-        lib.vks_free(p.value)
+        get().vks_free(p.value)
 
 
 def check(status: int, err: ctypes.c_void_p) -> None:
@@ -108,20 +153,20 @@ def check(status: int, err: ctypes.c_void_p) -> None:
 
 
 def version() -> str:
-    return _take(ctypes.c_void_p(lib.vks_version()))
+    return _take(ctypes.c_void_p(get().vks_version()))
 
 
 def defaults() -> dict[str, dict[str, Any]]:
     """The operations' defaults, by operation and parameter: the library's."""
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    check(lib.vks_defaults(ctypes.byref(out), ctypes.byref(err)), err)
+    check(get().vks_defaults(ctypes.byref(out), ctypes.byref(err)), err)
     return json.loads(_take(out))
 
 
 def devices(options: bytes) -> dict[str, Any]:
     """The devices report; options as JSON."""
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    st = lib.vks_devices(options, ctypes.byref(out), ctypes.byref(err))
+    st = get().vks_devices(options, ctypes.byref(out), ctypes.byref(err))
     check(st, err)
     return json.loads(_take(out))
 
@@ -130,14 +175,14 @@ def open_session(request: bytes) -> tuple[int, dict[str, Any]]:
     """Opens the session request (JSON: the device and the options) asks
     for; returns its handle and its device record."""
     h, info, err = ctypes.c_int64(), ctypes.c_void_p(), ctypes.c_void_p()
-    st = lib.vks_open(request, ctypes.byref(h), ctypes.byref(info), ctypes.byref(err))
+    st = get().vks_open(request, ctypes.byref(h), ctypes.byref(info), ctypes.byref(err))
     check(st, err)
     return h.value, json.loads(_take(info))
 
 
 def close_session(handle: int) -> None:
     err = ctypes.c_void_p()
-    check(lib.vks_close(handle, ctypes.byref(err)), err)
+    check(get().vks_close(handle, ctypes.byref(err)), err)
 
 
 # A giver answers the library's requests for output memory during one
@@ -178,7 +223,7 @@ def call(handle: int, token: int, op: str, request: bytes, ptrs: Sequence[int], 
     key = next(_keys)
     _givers[key] = give
     try:
-        st = lib.vks_call(handle, token, op.encode(), request, arr, len(ptrs), _give_c, key, ctypes.byref(desc), ctypes.byref(err))
+        st = get().vks_call(handle, token, op.encode(), request, arr, len(ptrs), _give_c, key, ctypes.byref(desc), ctypes.byref(err))
     finally:
         del _givers[key]
         raised = _raised.pop(key, None)
@@ -198,7 +243,7 @@ def run(handle: int, token: int, prepared: int, ptrs: Sequence[int], outs: Seque
     """Repeats a prepared call (see capi.CallPrepared) with its arrays'
     and its outputs' addresses; returns the library's wall in ms."""
     wall, err = ctypes.c_double(), ctypes.c_void_p()
-    st = lib.vks_run(handle, token, prepared, _Ptrs[len(ptrs)](*ptrs), len(ptrs), _Ptrs[len(outs)](*outs), len(outs),
+    st = get().vks_run(handle, token, prepared, _Ptrs[len(ptrs)](*ptrs), len(ptrs), _Ptrs[len(outs)](*outs), len(outs),
                      ctypes.byref(wall), ctypes.byref(err))
     if st:
         check(st, err)
@@ -208,7 +253,7 @@ def run(handle: int, token: int, prepared: int, ptrs: Sequence[int], outs: Seque
 def last_timing(handle: int) -> dict[str, Any] | None:
     """The timing of the session's last call (JSON, made when asked)."""
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    check(lib.vks_last_timing(handle, ctypes.byref(out), ctypes.byref(err)), err)
+    check(get().vks_last_timing(handle, ctypes.byref(out), ctypes.byref(err)), err)
     return json.loads(_take(out))
 
 
@@ -216,11 +261,11 @@ def json_codings() -> tuple[int, int]:
     """JSON documents the calls have encoded or decoded so far: this
     package's and the library's (tests: a repeated call adds none)."""
     from . import _params
-    return codings + _params.encodes, int(lib.vks_json_codings())
+    return codings + _params.encodes, int(get().vks_json_codings())
 
 
 def live() -> tuple[int, int]:
     """Sessions and tokens the library holds (tests: no leaks)."""
     s, t = ctypes.c_int64(), ctypes.c_int64()
-    lib.vks_live(ctypes.byref(s), ctypes.byref(t))
+    get().vks_live(ctypes.byref(s), ctypes.byref(t))
     return s.value, t.value

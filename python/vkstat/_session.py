@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import numpy as np
 
 from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _shader, _stack, _verify
-from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty
-from ._lib import InputError
+from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty, pin, unpin
+from ._lib import Error, InputError
 
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -99,6 +99,15 @@ class _Job:
             self.done.set()
 
 
+def _memory_of(arrays: Mapping[str, Lent], out: Mapping[str, Any] | None) -> list[np.ndarray]:
+    """The arrays whose memory a call reads or writes: the lent ones and
+    the out= arrays."""
+    got = [a.array for a in arrays.values()]
+    if out:
+        got += [v for v in out.values() if isinstance(v, np.ndarray)]
+    return got
+
+
 def _reraise(job: _Job) -> None:
     """Raises the exception the worker's job raised without a reference
     cycle: the exception's traceback holds the job's frames, so neither the
@@ -141,7 +150,6 @@ _LONG_OPS = frozenset({"verify", "paco", "shader"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
-_vks_run = _lib.lib.vks_run
 
 
 class _Prepared:
@@ -348,6 +356,9 @@ class Session:
         request = _params.encode(req)
         nbytes = sum(a.array.nbytes for a in arrays.values())
         inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
+        # a call long enough for another thread to act holds the memory's
+        # owners (pin), from before its token exists
+        pins = [] if inline else pin(_memory_of(arrays, out))
         handle, token, q = self._begin(inline)
         ptrs = [address(arrays[n].array) for n in names]
         # outs holds the lent arrays too: their memory lives as long as the job
@@ -361,6 +372,7 @@ class Session:
                 outs.raise_()  # an output refused: the caller's reason
                 raise
             finally:
+                unpin(pins)
                 if token:
                     _lib.lib.vks_token_end(token)
                     with self._lock:
@@ -387,6 +399,8 @@ class Session:
         with self._lock:
             handle = self._handle
             if not handle:
+                if _lib._forked:
+                    raise Error(_lib.FORKED)
                 raise InputError("the session is closed")
             if inline:
                 return handle, 0, None
@@ -440,7 +454,7 @@ class Session:
             return None
         made = [np.empty(shape, dt) for shape, dt in p.small]
         err = ctypes.c_void_p()
-        st = _vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
+        st = _lib.lib.vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
                       _lib._Ptrs[len(made)](*[address(a) for a in made]), len(made), None, ctypes.byref(err))
         if st:
             _lib.check(st, err)
@@ -479,10 +493,13 @@ class Session:
             except _lib.Cancelled:
                 raise KeyboardInterrupt from None
         else:
+            pins = pin(_memory_of(arrays, out))
+
             def job_fn() -> None:
                 try:
                     _lib.run(handle, token, p.id, ptrs, optrs)
                 finally:
+                    unpin(pins)
                     _lib.lib.vks_token_end(token)
                     with self._lock:
                         self._tokens.discard(token)
@@ -582,50 +599,20 @@ _open_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
 def _forget_all() -> None:
     """In a forked child: the parent's sessions (their devices, their
     worker threads) are not the child's; mark them closed without touching
-    the library, and let the default session open afresh. Locks another
-    thread held at the fork are held for good in the child: they are made
-    anew."""
+    the library, which the child cannot use if the parent had loaded it
+    (_lib.forget_in_child), and let the default session open afresh. Locks
+    another thread held at the fork are held for good in the child: they
+    are made anew."""
     global _default, _default_lock
     for s in list(_open_sessions):
         s._handle, s._q, s._tokens, s._prepared, s._fast, s._lock = 0, None, set(), {}, {}, threading.Lock()
     _open_sessions.clear()
     _default, _default_lock = None, threading.Lock()
-    if _fork_lib is not None:
-        _fork_lib.vks_fork_child()
+    _lib.forget_in_child()
 
 
-# How long os.fork() waits for vkstat calls running in other threads.
-_FORK_WAIT_MS = 5000
-
-
-def _fork_prepare() -> None:
-    """Before os.fork(): the library starts no new call and waits for those
-    in other threads to return (Go's runtime is not fork-safe while its
-    threads run: a child's first call could hang)."""
-    if _fork_lib is not None and not _fork_lib.vks_fork_prepare(_FORK_WAIT_MS):
-        warnings.warn(f"vkstat: os.fork() while a vkstat call has run in another thread for over {_FORK_WAIT_MS / 1000:g} s: "
-                      "the child's vkstat calls may hang (fork when no call runs, or use multiprocessing's "
-                      "'spawn' start method)", RuntimeWarning, stacklevel=2)
-
-
-def _fork_parent() -> None:
-    if _fork_lib is not None:
-        _fork_lib.vks_fork_parent()
-
-
-def _fork_functions() -> Any:
-    lib = _lib.lib
-    if not hasattr(lib, "vks_fork_prepare"):  # an older library (VKSTAT_LIBRARY)
-        return None
-    lib.vks_fork_prepare.restype, lib.vks_fork_prepare.argtypes = ctypes.c_int, [ctypes.c_int64]
-    lib.vks_fork_parent.restype, lib.vks_fork_parent.argtypes = None, []
-    lib.vks_fork_child.restype, lib.vks_fork_child.argtypes = None, []
-    return lib
-
-
-_fork_lib = _fork_functions()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_fork_prepare, after_in_parent=_fork_parent, after_in_child=_forget_all)
+    os.register_at_fork(after_in_child=_forget_all)
 
 
 @atexit.register
