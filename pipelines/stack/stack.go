@@ -247,6 +247,8 @@ type Result struct {
 	Buffers                   time.Duration // allocating the strips the reader fills
 	// Timing is what the call cost (Run): Kernel is Compute.
 	Timing engine.Timing
+	// state is the per-pixel state the statistics came from (RunPartial).
+	state *Partial
 }
 
 // Options are what Run runs with: the Plan (NewPlan) of the dates.
