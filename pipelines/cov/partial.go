@@ -20,7 +20,7 @@ type Partial struct {
 	// DType is the input's: Finish gives outputs of the type Run gives it.
 	DType tensor.DType
 	// N sets of P variables; T samples per set so far.
-	N, P, T int
+	N, P, T        int
 	Mean, C, R, Q4 []float64
 }
 
