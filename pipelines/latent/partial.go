@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -163,4 +164,170 @@ func Merge(parts ...*Partial) (*Partial, error) {
 		m.Sums = &MomentPart{M: mm, Count: count}
 	}
 	return m, nil
+}
+
+// PartialFacts are what a Partial holds besides its arrays (Store), for a
+// file: with the arrays, RestorePartial makes the Partial again.
+type PartialFacts struct {
+	First int   `json:"first"`
+	Shape []int `json:"shape"`
+	// DType is the type the work was done in.
+	DType   string         `json:"dtype"`
+	Options PartialOptions `json:"options"`
+	NaNs    int            `json:"nans"`
+	Infs    int            `json:"infs"`
+	Notes   []string       `json:"notes"`
+	// PCANotes and SpectraNotes are the PCA's and the spectra's own.
+	PCANotes     []string `json:"pca_notes,omitempty"`
+	SpectraNotes []string `json:"spectra_notes,omitempty"`
+	// Radius and the counts of (sample, channel) pairs left without a
+	// spectrum are the spectra's.
+	Radius       []float64 `json:"radius,omitempty"`
+	LeftSpatial  int       `json:"left_spatial,omitempty"`
+	LeftTemporal int       `json:"left_temporal,omitempty"`
+	// MomentAxes are the moments' reduced axes.
+	MomentAxes []int `json:"moment_axes,omitempty"`
+}
+
+// PartialOptions are the Options a Partial was computed with, as a file
+// keeps them.
+type PartialOptions struct {
+	Moments    bool   `json:"moments"`
+	Axes       []int  `json:"axes"`
+	DDof       int    `json:"ddof"`
+	Corr       bool   `json:"corr"`
+	CorrFrames bool   `json:"corr_frames"`
+	LagCorr    bool   `json:"lag_corr"`
+	Lags       int    `json:"lags"`
+	PCA        bool   `json:"pca"`
+	Spectra    bool   `json:"spectra"`
+	NaN        string `json:"nan"`
+}
+
+// sumsPrefix names the arrays of the moment sums.
+const sumsPrefix = "sums."
+
+// Store is p as facts and arrays by name: the results' (Result.Arrays'
+// names) and the moment sums' ("sums." and the moment, "sums.count").
+func (p *Partial) Store() (PartialFacts, map[string]*tensor.Tensor) {
+	o := p.Opt
+	f := PartialFacts{First: p.First, Shape: p.Shape, DType: p.DType.String(), NaNs: p.R.NaNs, Infs: p.R.Infs, Notes: p.R.Notes,
+		Options: PartialOptions{Moments: o.Moments, Axes: o.Axes, DDof: o.DDof, Corr: o.Corr, CorrFrames: o.CorrFrames,
+			LagCorr: o.LagCorr, Lags: o.Lags, PCA: o.PCA, Spectra: o.Spectra, NaN: o.NaN.String()}}
+	arrays := map[string]*tensor.Tensor{}
+	for _, a := range p.R.Arrays() {
+		arrays[a.Name] = a.T
+	}
+	if m := p.R.Moments; m != nil {
+		f.MomentAxes = m.Axes
+	}
+	if pc := p.R.PCA; pc != nil {
+		f.PCANotes = pc.Notes
+	}
+	if s := p.R.Spectra; s != nil {
+		f.Radius, f.LeftSpatial, f.LeftTemporal, f.SpectraNotes = s.Radius, s.leftSpatial, s.leftTemporal, s.Notes
+	}
+	if p.Sums != nil {
+		m := p.Sums.M
+		f.MomentAxes = m.Axes
+		for _, a := range momentArrays(m) {
+			arrays[sumsPrefix+a.Name] = a.T
+		}
+		arrays[sumsPrefix+"count"] = tensor.FromF64(p.Sums.Count, m.Shape...)
+	}
+	return f, arrays
+}
+
+// momentArrays names m's arrays as Result.Arrays does.
+func momentArrays(m *Moments) []Named {
+	return []Named{{"mean", m.Mean}, {"var", m.Var}, {"std", m.Std}, {"min", m.Min}, {"max", m.Max}, {"skew", m.Skew}, {"kurt", m.Kurt}}
+}
+
+// RestorePartial makes the Partial that Store gave f and arrays for.
+func RestorePartial(f PartialFacts, arrays map[string]*tensor.Tensor) (*Partial, error) {
+	dt, err := tensor.ParseDType(f.DType)
+	if err != nil {
+		return nil, fmt.Errorf("latent: partial: %w", err)
+	}
+	policy, err := ParseNaNPolicy(f.Options.NaN)
+	if err != nil {
+		return nil, fmt.Errorf("latent: partial: %w", err)
+	}
+	o := f.Options
+	opt := Options{Moments: o.Moments, Axes: o.Axes, DDof: o.DDof, Corr: o.Corr, CorrFrames: o.CorrFrames, LagCorr: o.LagCorr,
+		Lags: o.Lags, PCA: o.PCA, Spectra: o.Spectra, NaN: policy}
+	if len(f.Shape) == 0 || f.First < 0 {
+		return nil, fmt.Errorf("latent: partial of shape %v from sample %d", f.Shape, f.First)
+	}
+	used := map[string]bool{}
+	get := func(name string) *tensor.Tensor {
+		t := arrays[name]
+		if t != nil {
+			used[name] = true
+		}
+		return t
+	}
+	moments := func(prefix string) (*Moments, error) {
+		m := &Moments{Axes: f.MomentAxes}
+		for _, a := range []struct {
+			name string
+			to   **tensor.Tensor
+		}{{"mean", &m.Mean}, {"var", &m.Var}, {"std", &m.Std}, {"min", &m.Min}, {"max", &m.Max}, {"skew", &m.Skew}, {"kurt", &m.Kurt}} {
+			if *a.to = get(prefix + a.name); *a.to == nil {
+				return nil, fmt.Errorf("latent: partial without its %s%s", prefix, a.name)
+			}
+			if !tensor.SameShape((*a.to).Shape, m.Mean.Shape) {
+				return nil, fmt.Errorf("latent: partial: %s%s has shape %s, %smean %s", prefix, a.name,
+					tensor.ShapeString((*a.to).Shape), prefix, tensor.ShapeString(m.Mean.Shape))
+			}
+		}
+		m.Shape = m.Mean.Shape
+		return m, nil
+	}
+	r := &Result{NaNs: f.NaNs, Infs: f.Infs, Notes: f.Notes,
+		Corr: get("corr"), CorrFrames: get("corr_frames"), FrameCorr: get("frame_corr"), LagCorr: get("lagcorr")}
+	p := &Partial{First: f.First, Shape: f.Shape, DType: dt, Opt: opt, R: r}
+	if arrays[sumsPrefix+"mean"] != nil {
+		m, err := moments(sumsPrefix)
+		if err != nil {
+			return nil, err
+		}
+		c := get(sumsPrefix + "count")
+		if c == nil || len(c.F64) != m.Mean.Len() {
+			return nil, fmt.Errorf("latent: partial without the counts of its moment sums")
+		}
+		p.Sums = &MomentPart{M: m, Count: c.F64}
+	} else if opt.Moments {
+		if r.Moments, err = moments(""); err != nil {
+			return nil, err
+		}
+	}
+	if opt.PCA {
+		r.PCA = &PCA{Values: get("pca_values"), Ratio: get("pca_ratio"), Vectors: get("pca_vectors"), Notes: f.PCANotes}
+	}
+	if opt.Spectra {
+		r.Spectra = &Spectra{Spatial: get("spatial_spectrum"), SpatialCentroid: get("spatial_centroid"), SpatialHighFrac: get("spatial_highfrac"),
+			Temporal: get("temporal_spectrum"), TemporalCentroid: get("temporal_centroid"), TemporalHighFrac: get("temporal_highfrac"),
+			Radius: f.Radius, Notes: f.SpectraNotes, leftSpatial: f.LeftSpatial, leftTemporal: f.LeftTemporal}
+	}
+	n := f.Shape[0]
+	for name, t := range arrays {
+		if !used[name] {
+			return nil, fmt.Errorf("latent: partial: array %s is not one of its statistics", name)
+		}
+		// Every array but the sums is per sample (moments over axes
+		// without axis 0 too): its first axis is the samples.
+		if !strings.HasPrefix(name, sumsPrefix) && (len(t.Shape) == 0 || t.Shape[0] != n) {
+			return nil, fmt.Errorf("latent: partial of %d samples: %s has shape %s", n, name, tensor.ShapeString(t.Shape))
+		}
+	}
+	for _, need := range [][2]any{{opt.Corr, r.Corr}, {opt.CorrFrames, r.CorrFrames}, {opt.LagCorr, r.FrameCorr}, {opt.LagCorr, r.LagCorr}} {
+		if need[0].(bool) && need[1].(*tensor.Tensor) == nil {
+			return nil, fmt.Errorf("latent: partial without a statistic its options ask for")
+		}
+	}
+	if opt.PCA && (r.PCA.Values == nil || r.PCA.Ratio == nil || r.PCA.Vectors == nil) || opt.Spectra && (r.Spectra.Spatial == nil || r.Spectra.SpatialCentroid == nil || r.Spectra.SpatialHighFrac == nil) {
+		return nil, fmt.Errorf("latent: partial without a statistic its options ask for")
+	}
+	return p, nil
 }

@@ -129,3 +129,52 @@ func TestMergeRefusesMixedOrGappedPartials(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialStoreRestore: a partial stored and restored (as a file would
+// keep it) merges and finishes to what the partial itself gives.
+func TestPartialStoreRestore(t *testing.T) {
+	ctx := context.Background()
+	x := latentData([]int{5, 3, 4, 8, 8}, 44, storages[3])
+	for _, axes := range [][]int{{0, -2, -1}, {-2, -1}} {
+		opt := Options{Moments: true, Axes: axes, Corr: true, LagCorr: true, PCA: true, Spectra: true}
+		var direct, restored []*Partial
+		for _, r := range [][2]int{{0, 2}, {2, 5}} {
+			p, err := RunPartial(ctx, nil, TensorSource(samplesOf(x, r[0], r[1])), r[0], opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, arrays := p.Store()
+			q, err := RestorePartial(f, arrays)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, restored = append(direct, p), append(restored, q)
+		}
+		finish := func(ps []*Partial) *Result {
+			m, err := Merge(ps...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		want, got := finish(direct), finish(restored)
+		wa, ga := want.Arrays(), got.Arrays()
+		if len(wa) != len(ga) {
+			t.Fatalf("axes %v: %d arrays, want %d", axes, len(ga), len(wa))
+		}
+		for i := range wa {
+			near(t, fmt.Sprintf("axes %v %s", axes, wa[i].Name), ga[i].T, wa[i].T, 0, false)
+		}
+		if fmt.Sprint(got.Notes) != fmt.Sprint(want.Notes) {
+			t.Errorf("notes %q, want %q", got.Notes, want.Notes)
+		}
+	}
+	f, arrays := (&Partial{Shape: []int{2}, DType: tensor.F64, Opt: Options{Corr: true}, R: &Result{}}).Store()
+	if _, err := RestorePartial(f, arrays); err == nil {
+		t.Error("a partial without the correlations its options ask for was restored")
+	}
+}
