@@ -57,7 +57,7 @@ var flagRoles = map[string]fileRole{
 	"psf-placement": notFile, "format": notFile, "define": notFile, "target-env": notFile, "push": notFile,
 	"spec": notFile, "groups": notFile, "global": notFile, "looks": notFile, "window": notFile, "crop": notFile,
 	"quantity": notFile, "filter": notFile, "plot": notFile, "shard": notFile, "shape": notFile, "dtype": notFile,
-	"dist": notFile, "star": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
+	"dist": notFile, "star": notFile, "samples": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
 	"uniform": notFile, "atol": notFile, "rtol": notFile,
 }
 

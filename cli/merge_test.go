@@ -156,3 +156,67 @@ func TestStackPartialMerge(t *testing.T) {
 		t.Errorf("shards of other looks: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestLatentPartialMerge: a latent file's samples as three shards
+// (--samples, --partial), merged in another order, give every array one
+// latent run over all the samples writes (to 1e-12 relative to each
+// array's largest value), and the same notes in summary.json; shards that
+// overlap are refused.
+func TestLatentPartialMerge(t *testing.T) {
+	dir := t.TempDir()
+	lat := filepath.Join(dir, "lat.npy")
+	if code, _, stderr := run(t, "synth", "latent", "--shape", "7,3,4,8,8", "--dtype", "f64", "--out", lat); code != 0 {
+		t.Fatal(stderr)
+	}
+	flags := []string{"--stat", "all", "--axes", "0,3,4", "--ddof", "1"}
+	one := filepath.Join(dir, "one")
+	if code, _, stderr := run(t, append([]string{"--device", "cpu", "latent", "--in", lat, "--out-dir", one}, flags...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	shard := func(name, samples string) string {
+		p := filepath.Join(dir, name)
+		args := append([]string{"--device", "cpu", "latent", "--in", lat, "--samples", samples, "--partial", "--out-dir", p}, flags...)
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return p
+	}
+	p1, p2, p3 := shard("p1", "0:3"), shard("p2", "3:4"), shard("p3", "4:7")
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := run(t, "merge", "--out-dir", merged, p3, p1, p2); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	names, _ := filepath.Glob(filepath.Join(one, "*.npy"))
+	if len(names) < 15 {
+		t.Fatalf("one run wrote %d arrays: %v", len(names), names)
+	}
+	for _, n := range names {
+		a, err := formats.ReadNPY(filepath.Join(merged, filepath.Base(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := formats.ReadNPY(n)
+		if !tensor.SameShape(a.Shape, b.Shape) {
+			t.Fatalf("%s: shape %v, want %v", filepath.Base(n), a.Shape, b.Shape)
+		}
+		checkStat(t, filepath.Base(n), a.Float64s(), b.Float64s(), 1e-12)
+	}
+	notes := func(d string) string {
+		b, err := os.ReadFile(filepath.Join(d, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(string(b), `"notes"`)
+		if i < 0 {
+			return ""
+		}
+		return string(b[i : i+strings.Index(string(b[i:]), "]")])
+	}
+	if a, b := notes(merged), notes(one); a != b {
+		t.Errorf("notes %s, want %s", a, b)
+	}
+	p4 := shard("p4", "2:4")
+	if code, _, stderr := run(t, "merge", "--out-dir", filepath.Join(dir, "bad"), p1, p4, p3); code == 0 || !strings.Contains(stderr, "exactly one") {
+		t.Errorf("overlapping shards: exit %d, stderr %q", code, stderr)
+	}
+}

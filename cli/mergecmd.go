@@ -15,17 +15,20 @@ import (
 func mergeCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "merge",
-		Usage:     "merge the partial results of the shards of one job (reduce and stack with their partial flag) into the outputs one run gives",
+		Usage:     "merge the partial results of the shards of one job (reduce, stack and latent with their partial flag) into the outputs one run gives",
 		ArgsUsage: "PARTIAL_DIR...",
 		UsageText: "vkstat merge --out-dir DIR PARTIAL_DIR...",
-		Description: `Reads the folders that vkstat reduce --partial and vkstat stack --partial
-wrote for the shards of one job (each holds partial.json, which says how it was made, and
-float64 arrays), checks that they were made alike (the same workload and
-settings; a folder given twice is refused), merges them exactly (counts and
-sums add; means and second moments follow Chan, Golub and LeVeque's
-pairwise update) and writes to --out-dir what one run over all the shards'
-data writes, with the settings the shards were run with. The order of the
-folders does not matter. docs/scale.md shows a Slurm array of shards and
+		Description: `Reads the folders that vkstat reduce --partial, vkstat stack --partial and
+vkstat latent --partial wrote for the shards of one job (each holds
+partial.json, which says how it was made, and float64 arrays), checks that
+they were made alike (the same workload and settings; a folder given twice,
+a date in two stack shards, and latent shards whose samples overlap or
+leave a gap are refused), merges them exactly (counts and sums add; means
+and central moments follow Chan, Golub and LeVeque's and Pébay's pairwise
+updates; latent's per-sample results join in sample order, its spectral
+slopes are fitted after the merge) and writes to --out-dir what one run
+over all the shards' data writes, with the settings the shards were run
+with. The order of the folders does not matter. docs/scale.md shows a Slurm array of shards and
 its merge.
 
 Examples:
@@ -41,14 +44,14 @@ Examples:
 
 // partialFacts are the settings of a partial that no flag names: what the
 // input made of it.
-var partialFacts = map[string]bool{"dtype": true, "out-shape": true, "grid": true}
+var partialFacts = map[string]bool{"dtype": true, "out-shape": true, "grid": true, "sample-shape": true}
 
 func mergeAction(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
 	}
 	if c.NArg() == 0 {
-		return usagef("merge: give the folders of the shards' partials (reduce or stack with --partial)")
+		return usagef("merge: give the folders of the shards' partials (reduce, stack or latent with --partial)")
 	}
 	dir := c.String("out-dir")
 	if err := checkOutputDir("out-dir", dir); err != nil {
@@ -80,6 +83,8 @@ func mergeAction(c *ucli.Context) error {
 		return mergeReduce(c, dir, shards)
 	case "stack":
 		return mergeStack(c, dir, shards)
+	case "latent":
+		return mergeLatent(c, dir, shards)
 	default:
 		return fmt.Errorf("merge: %s: partials of %q, which this vkstat cannot merge", shards[0].Dir, w)
 	}
