@@ -1,0 +1,242 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// The partial results (issue 43) as operations, for the Python package's
+// Dask front end: <workload>_partial computes a chunk's partial, whose
+// arrays are the outputs and whose facts are the Info; <workload>_merge
+// takes any number of partials (arrays "I.NAME" for part I, their facts in
+// the parameter parts) and returns their merge, or with finish the
+// statistics of all of them.
+
+func init() {
+	ops["reduce_partial"] = runReducePartial
+	ops["reduce_merge"] = runReduceMerge
+	ops["cov_partial"] = runCovPartial
+	ops["cov_merge"] = runCovMerge
+}
+
+// partTensors are the float64 arrays names of each of n parts.
+func partTensors(c *Call, n int, names ...string) ([]map[string]*tensor.Tensor, error) {
+	if n < 1 {
+		return nil, inputf("parts: none given")
+	}
+	out := make([]map[string]*tensor.Tensor, n)
+	for i := range out {
+		out[i] = map[string]*tensor.Tensor{}
+		for _, name := range names {
+			t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
+			if err != nil {
+				return nil, err
+			}
+			out[i][name] = t
+		}
+	}
+	return out, nil
+}
+
+// ---- reduce ---------------------------------------------------------------
+
+type reducePartialParams struct {
+	Axis    any  `json:"axis"`
+	SkipNaN bool `json:"skipnan"`
+}
+
+// reducePart is a reduce partial's facts.
+type reducePart struct {
+	Rows    int    `json:"rows"`
+	DType   string `json:"dtype"`
+	SkipNaN bool   `json:"skipnan"`
+}
+
+var reduceArrays = []string{"count", "sum", "m2", "min", "max"}
+
+// runReducePartial is reduce.CPUPartial of array a along axis.
+func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p reducePartialParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	a, err := c.Tensor("a", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	shape, axis, _, err := mergeAxes(a.Shape, p.Axis)
+	if err != nil {
+		return nil, err
+	}
+	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	pt, err := reduce.CPUPartial(in, reduce.Options{Axis: axis, SkipNaN: p.SkipNaN})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return reduceOut(c, pt), nil
+}
+
+// reduceOut is pt as outputs and Info.
+func reduceOut(c *Call, pt *reduce.Partial) *Result {
+	res := c.Result()
+	for i, v := range [][]float64{pt.Count, pt.Sum, pt.M2, pt.Min, pt.Max} {
+		res.add(reduceArrays[i], tensor.FromF64(v, pt.OutShape...))
+	}
+	res.Info = reducePart{Rows: pt.Rows, DType: pt.DType.String(), SkipNaN: pt.SkipNaN}
+	return res
+}
+
+type reduceMergeParams struct {
+	Parts  []reducePart `json:"parts"`
+	Finish bool         `json:"finish"`
+	Stats  []string     `json:"stats"`
+	DDof   int          `json:"ddof"`
+}
+
+// runReduceMerge merges reduce partials (reduce.Merge), and with finish
+// computes stats from the merge.
+func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p reduceMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), reduceArrays...)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*reduce.Partial, len(ts))
+	for i, t := range ts {
+		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		pt := &reduce.Partial{DType: dt, OutShape: t["count"].Shape, SkipNaN: p.Parts[i].SkipNaN, Rows: p.Parts[i].Rows}
+		for k, to := range []*[]float64{&pt.Count, &pt.Sum, &pt.M2, &pt.Min, &pt.Max} {
+			if *to = t[reduceArrays[k]].F64; !tensor.SameShape(t[reduceArrays[k]].Shape, pt.OutShape) {
+				return nil, inputf("parts[%d]: %s has shape %s, count %s", i, reduceArrays[k],
+					tensor.ShapeString(t[reduceArrays[k]].Shape), tensor.ShapeString(pt.OutShape))
+			}
+		}
+		parts[i] = pt
+	}
+	m, err := reduce.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return reduceOut(c, m), nil
+	}
+	stats, err := parseStatsParam(p.Stats)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.Finish(reduce.Options{DDof: p.DDof, Out: c.outputs(nil)}, stats)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	res := c.Result()
+	for _, s := range stats {
+		res.add(s.String(), out[s])
+	}
+	return res, nil
+}
+
+// ---- cov ------------------------------------------------------------------
+
+// covPart is a cov partial's facts.
+type covPart struct {
+	T     int    `json:"t"`
+	DType string `json:"dtype"`
+}
+
+var covArrays = []string{"mean", "c", "r", "q4"}
+
+// runCovPartial is cov.CPUPartial of the sample sets x, (N, T, P) or one
+// set (T, P).
+func runCovPartial(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	if err := c.Params(&struct{}{}); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	x, _, err = cov.Sets(x, 0)
+	if err != nil {
+		return nil, inputf("x has %v", err)
+	}
+	pt, err := cov.CPUPartial(ctx, x, cov.Options{})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return covOut(c, pt), nil
+}
+
+// covOut is pt as outputs and Info.
+func covOut(c *Call, pt *cov.Partial) *Result {
+	res := c.Result()
+	res.add("mean", tensor.FromF64(pt.Mean, pt.N, pt.P))
+	res.add("c", tensor.FromF64(pt.C, pt.N, pt.P, pt.P))
+	res.add("r", tensor.FromF64(pt.R, pt.N, pt.P))
+	res.add("q4", tensor.FromF64(pt.Q4, pt.N))
+	res.Info = covPart{T: pt.T, DType: pt.DType.String()}
+	return res
+}
+
+type covMergeParams struct {
+	Parts     []covPart `json:"parts"`
+	Finish    bool      `json:"finish"`
+	Estimator string    `json:"estimator"`
+	DDof      int       `json:"ddof"`
+}
+
+// runCovMerge merges cov partials (cov.Merge), and with finish estimates
+// the covariances from the merge (the shrinkage only then).
+func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p covMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), covArrays...)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*cov.Partial, len(ts))
+	for i, t := range ts {
+		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		m := t["mean"]
+		if len(m.Shape) != 2 {
+			return nil, inputf("parts[%d]: mean has shape %s; want (N, P)", i, tensor.ShapeString(m.Shape))
+		}
+		parts[i] = &cov.Partial{DType: dt, N: m.Shape[0], P: m.Shape[1], T: p.Parts[i].T,
+			Mean: m.F64, C: t["c"].F64, R: t["r"].F64, Q4: t["q4"].F64}
+	}
+	m, err := cov.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return covOut(c, m), nil
+	}
+	est, err := cov.ParseEstimator(p.Estimator)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	r, err := m.Finish(cov.Options{Estimator: est, DDof: p.DDof, Out: c.outputs(nil)})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	res := c.Result()
+	res.add("mean", r.Mean)
+	res.add("cov", r.Cov)
+	res.add("rho", r.Rho)
+	return res, nil
+}

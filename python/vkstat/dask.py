@@ -1,0 +1,227 @@
+"""vkstat on Dask arrays: each chunk's partial statistics computed by vkstat
+inside the worker that holds the chunk (the worker process's own default
+session, opened on its first chunk), merged exactly with a tree reduction
+(Chan, Golub and LeVeque's and Pébay's pairwise updates in vkstat's
+library, as ``dask.array``'s own ``mean`` and ``var`` merge
+``moment_chunk`` results), the statistics computed from the merge only.
+
+The functions build a lazy graph and return Dask arrays; ``.compute()``
+runs it on the current scheduler (a ``dask.distributed`` client's
+cluster, or Dask's local threads). Chunks may split the reduced axis
+anyhow (uneven chunks, chunks of one element) and the kept axes too: the
+results equal :func:`vkstat.reduce` and :func:`vkstat.cov` on the whole
+array to float64 rounding. An xarray DataArray backed by a Dask array is
+taken for its data.
+
+Errors raised by vkstat in a worker (:class:`vkstat.InputError`, ...) reach
+the caller as they are.
+
+Needs dask (Debian: python3-dask, and python3-distributed for a cluster).
+
+Examples
+--------
+>>> import dask.array as da, vkstat.dask          # doctest: +SKIP
+>>> x = da.random.random((1000, 64), chunks=(100, 32))
+>>> vkstat.dask.reduce(x, ["mean", "std"], axis=0)["std"].compute()
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ._arrays import lend
+from ._params import _ddof, _names
+from ._results import CovResult
+from ._session import default_session
+
+try:
+    import dask
+    import dask.array as da
+except ImportError:  # pragma: no cover (the tests skip without dask)
+    dask = None
+    da = None
+
+__all__ = ["reduce", "cov"]
+
+#: Partials merged per task of the tree reduction (Dask's split_every).
+SPLIT_EVERY = 8
+
+
+def _need_dask() -> None:
+    if da is None:
+        raise ImportError("vkstat.dask needs dask: install python3-dask (and python3-distributed for a cluster), "
+                          "or pip install dask distributed")
+
+
+def _dask_array(x: Any) -> Any:
+    """x as a Dask array: an xarray DataArray's data, a NumPy array wrapped."""
+    data = getattr(x, "data", None)
+    if da is not None and isinstance(data, da.Array) and not isinstance(x, da.Array):
+        return data
+    return x if isinstance(x, da.Array) else da.asarray(x)
+
+
+# A partial is (arrays by name, facts): what <op>_partial returns and
+# <op>_merge takes, picklable, so that it travels between workers.
+Partial = tuple  # (dict[str, np.ndarray], dict[str, Any])
+
+
+def _call(op: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], Any]:
+    """Runs op on this process's default session."""
+    lent = {k: lend(v, k) for k, v in arrays.items()}
+    got, info, _ = default_session()._run(op, params, lent)
+    return got, info
+
+
+def _merge(op: str, parts: Sequence[Partial], finish: Mapping[str, Any] | None) -> Any:
+    """op's merge of parts: a Partial, or with finish (its parameters) the
+    statistics."""
+    arrays = {f"{i}.{k}": v for i, (a, _) in enumerate(parts) for k, v in a.items()}
+    params: dict[str, Any] = {"parts": [info for _, info in parts], "finish": finish is not None}
+    params.update(finish or {})
+    got, info = _call(op, params, arrays)
+    return got if finish is not None else (got, info)
+
+
+def _tree(op: str, parts: list, finish: Mapping[str, Any], split_every: int) -> Any:
+    """The delayed tree reduction of parts (delayed Partials): merged
+    split_every at a time, the last merge finishing."""
+    k = max(2, int(split_every))
+    while len(parts) > k:
+        parts = [dask.delayed(_merge)(op, parts[i:i + k], None) for i in range(0, len(parts), k)]
+    return dask.delayed(_merge)(op, parts, finish)
+
+
+def _reduce_partial(block: np.ndarray, axis: int | None, skipnan: bool) -> Partial:
+    return _call("reduce_partial", {"axis": axis, "skipnan": skipnan}, {"a": block})
+
+
+def _out_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype vkstat's results have for inputs of dtype dt."""
+    return np.dtype(np.float32) if dt in (np.float32, np.float16) or dt.name == "bfloat16" else np.dtype(np.float64)
+
+
+def _blocks(x: Any, axis: int, each: Callable[[list, tuple], Any]) -> Any:
+    """each(delayed blocks along axis, their index on the other axes) for
+    every index of x's block grid without axis, as a nested list shaped as
+    that grid (for da.block)."""
+    grid = x.to_delayed()
+    kept = [n for i, n in enumerate(grid.shape) if i != axis]
+
+    def build(prefix: tuple) -> Any:
+        if len(prefix) == len(kept):
+            sel = list(prefix)
+            sel.insert(axis, slice(None))
+            return each(list(grid[tuple(sel)]), prefix)
+        return [build(prefix + (i,)) for i in range(kept[len(prefix)])]
+    return build(())
+
+
+def reduce(x: Any, stat: str | Sequence[str] = "mean", axis: int | None = None, *, ddof: int = 0,
+           skipnan: bool = False, split_every: int = SPLIT_EVERY) -> Any:
+    """:func:`vkstat.reduce` on a Dask array: sum, mean, var, std, min, max
+    along one axis (None: every axis), lazily.
+
+    Each chunk's partial (count, sum, M2, min, max in float64; NaNs
+    skipped under ``skipnan``) is computed by vkstat in the worker that
+    holds the chunk; the partials along the axis merge in a tree of
+    ``split_every`` at a time, the statistics (var and std with ``ddof``)
+    from the last merge.
+
+    Returns
+    -------
+    dask.array.Array or dict of str to dask.array.Array
+        The statistic, of x's shape without the axis (0-d for every
+        axis), float32 for float32 and 16-bit inputs and float64 otherwise;
+        a dict by name for several statistics or ``"all"``.
+    """
+    _need_dask()
+    x = _dask_array(x)
+    stats = _names(stat)
+    if len(stats) == 1 and stats[0].lower() == "all":
+        stats = ["sum", "mean", "var", "std", "min", "max"]
+    one = len(stats) == 1
+    finish = {"stats": [s.lower() for s in stats], "ddof": _ddof(ddof)}
+    dt = _out_dtype(x.dtype)
+    if axis is None:
+        parts = [dask.delayed(_reduce_partial)(b, None, bool(skipnan)) for b in x.to_delayed().ravel()]
+        res = _tree("reduce_merge", parts, finish, split_every)
+        out = {s: da.from_delayed(dask.delayed(_pick)(res, s, ()), (), dt) for s in finish["stats"]}
+        return out[finish["stats"][0]] if one else out
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"axis: {axis!r}: vkstat.dask.reduce takes one axis (an int) or None")
+    nd = x.ndim
+    a = int(axis) + nd if axis < 0 else int(axis)
+    if not 0 <= a < nd:
+        raise ValueError(f"axis {axis} is out of range for an array of {nd} dimension(s)")
+    kept_chunks = [c for i, c in enumerate(x.chunks) if i != a]
+
+    def group(blocks: list, index: tuple) -> dict:
+        parts = [dask.delayed(_reduce_partial)(b, a, bool(skipnan)) for b in blocks]
+        res = _tree("reduce_merge", parts, finish, split_every)
+        shape = tuple(kept_chunks[i][j] for i, j in enumerate(index))
+        return {s: da.from_delayed(dask.delayed(_pick)(res, s, shape), shape, dt) for s in finish["stats"]}
+
+    groups = _blocks(x, a, group)
+    out = {s: da.block(_map_nested(groups, lambda g, s=s: g[s])) if nd > 1 else groups[s] for s in finish["stats"]}
+    return out[finish["stats"][0]] if one else out
+
+
+def _pick(res: Mapping[str, np.ndarray], name: str, shape: tuple) -> np.ndarray:
+    """Output name of res, of shape (a 0-d array for ())."""
+    return np.asarray(res[name]).reshape(shape)
+
+
+def _map_nested(tree: Any, fn: Callable[[Any], Any]) -> Any:
+    if isinstance(tree, list):
+        return [_map_nested(t, fn) for t in tree]
+    return fn(tree)
+
+
+def _cov_partial(block: np.ndarray) -> Partial:
+    return _call("cov_partial", {}, {"x": block})
+
+
+def cov(x: Any, estimator: str = "none", *, ddof: int = 0, split_every: int = SPLIT_EVERY) -> CovResult:
+    """:func:`vkstat.cov` on a Dask array of sample sets, (N, T, P) or one
+    set (T, P), lazily.
+
+    Each chunk's partial (per set the count, mean, co-moment matrix and the
+    sums Ledoit-Wolf needs) is computed by vkstat in the worker; the
+    partials along T merge in a tree, and the estimate (with the
+    shrinkage weight, computed only from the merge) comes from the last
+    merge. Chunks may split N and T; P is made one chunk.
+
+    Returns
+    -------
+    CovResult
+        cov (N, P, P), mean (N, P) and rho (N,) as Dask arrays (without
+        the N axis for one set), float32 for float32 and 16-bit inputs.
+    """
+    _need_dask()
+    x = _dask_array(x)
+    single = x.ndim == 2
+    if single:
+        x = x[None]
+    if x.ndim != 3:
+        raise ValueError(f"x has shape {x.shape}; want (N, T, P) sample sets or one set (T, P)")
+    x = x.rechunk({2: -1})
+    finish = {"estimator": str(estimator), "ddof": _ddof(ddof)}
+    dt = _out_dtype(x.dtype)
+    p = x.shape[2]
+
+    def group(blocks: list, index: tuple) -> dict:
+        parts = [dask.delayed(_cov_partial)(b) for b in blocks]
+        res = _tree("cov_merge", parts, finish, split_every)
+        n = x.chunks[0][index[0]]
+        return {"mean": da.from_delayed(dask.delayed(_pick)(res, "mean", (n, p)), (n, p), dt),
+                "cov": da.from_delayed(dask.delayed(_pick)(res, "cov", (n, p, p)), (n, p, p), dt),
+                "rho": da.from_delayed(dask.delayed(_pick)(res, "rho", (n,)), (n,), dt)}
+
+    groups = _blocks(x, 1, group)  # [N blocks][P: one block]
+    cat = {k: da.concatenate([g[0][k] for g in groups], axis=0) for k in ("mean", "cov", "rho")}
+    if single:
+        cat = {k: v[0] for k, v in cat.items()}
+    return CovResult(cov=cat["cov"], mean=cat["mean"], rho=cat["rho"])
