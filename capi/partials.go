@@ -6,7 +6,9 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -22,6 +24,10 @@ func init() {
 	ops["reduce_merge"] = runReduceMerge
 	ops["cov_partial"] = runCovPartial
 	ops["cov_merge"] = runCovMerge
+	ops["latent_partial"] = runLatentPartial
+	ops["latent_merge"] = runLatentMerge
+	ops["stack_partial"] = runStackPartial
+	ops["stack_merge"] = runStackMerge
 }
 
 // partTensors are the float64 arrays names of each of n parts.
@@ -239,4 +245,202 @@ func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) 
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
 	return res, nil
+}
+
+// ---- latent ---------------------------------------------------------------
+
+type latentPartialParams struct {
+	latentParams
+	// First is the index of x's first sample in the whole data set.
+	First int `json:"first"`
+}
+
+// latentPart is a latent partial's facts: the library's, the input's
+// dtype, and the names of its arrays.
+type latentPart struct {
+	Facts  latent.PartialFacts `json:"facts"`
+	DType  string              `json:"in_dtype"`
+	Arrays []string            `json:"arrays"`
+}
+
+// runLatentPartial is latent.RunPartial of the samples x, the data set's
+// from First on.
+func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p latentPartialParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := latentWork(p.latentParams, x)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := latent.RunPartial(ctx, dev, latent.TensorSource(x), p.First, opt)
+	if err != nil {
+		return nil, latentRunError(err)
+	}
+	return latentOut(c, pt, x.DType), nil
+}
+
+// latentOut is pt as outputs and Info.
+func latentOut(c *Call, pt *latent.Partial, in tensor.DType) *Result {
+	f, arrays := pt.Store()
+	res := c.Result()
+	info := latentPart{Facts: f, DType: in.String()}
+	for name, t := range arrays {
+		res.add(name, t)
+		info.Arrays = append(info.Arrays, name)
+	}
+	res.Info = info
+	return res
+}
+
+type latentMergeParams struct {
+	latentParams
+	Parts  []latentPart `json:"parts"`
+	Finish bool         `json:"finish"`
+}
+
+// runLatentMerge merges latent partials of consecutive samples
+// (latent.Merge), and with finish returns what the latent operation
+// returns for all of them.
+func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p latentMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	if len(p.Parts) == 0 {
+		return nil, inputf("parts: none given")
+	}
+	parts := make([]*latent.Partial, len(p.Parts))
+	for i, pp := range p.Parts {
+		arrays := map[string]*tensor.Tensor{}
+		for _, name := range pp.Arrays {
+			t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
+			if err != nil {
+				return nil, err
+			}
+			arrays[name] = t
+		}
+		pt, err := latent.RestorePartial(pp.Facts, arrays)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		parts[i] = pt
+	}
+	m, err := latent.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	in, err := tensor.ParseDType(p.Parts[0].DType)
+	if err != nil {
+		return nil, inputf("parts[0]: %v", err)
+	}
+	if !p.Finish {
+		return latentOut(c, m, in), nil
+	}
+	r, err := m.Finish()
+	if err != nil {
+		return nil, err
+	}
+	opt := m.Opt
+	opt.DType = m.DType
+	return latentResult(c.Result(), r, opt, m.Shape, in), nil
+}
+
+// ---- stack ----------------------------------------------------------------
+
+// stackPart is a stack partial's facts: its dates and their grid.
+type stackPart struct {
+	Dates   int  `json:"dates"`
+	Width   int  `json:"width"`
+	Height  int  `json:"height"`
+	Complex bool `json:"complex"`
+}
+
+var stackArrays = []string{"count", "mean", "m2", "min", "max"}
+
+// runStackPartial is stack.RunPartial of the dates (the call's arrays).
+func runStackPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p stackParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	j, err := prepareStack(c, p)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := stack.RunPartial(ctx, dev, j.dates, stack.Options{Plan: j.plan})
+	if err != nil {
+		return nil, err
+	}
+	return stackOut(c, pt, j.grid), nil
+}
+
+// stackOut is pt, of dates of grid g, as outputs and Info.
+func stackOut(c *Call, pt *stack.Partial, g stack.Grid) *Result {
+	res := c.Result()
+	for i, v := range [][]float64{pt.Count, pt.Mean, pt.M2, pt.Min, pt.Max} {
+		res.add(stackArrays[i], tensor.FromF64(v, pt.H, pt.W))
+	}
+	res.Info = stackPart{Dates: pt.Dates, Width: g.Width, Height: g.Height, Complex: g.Complex}
+	return res
+}
+
+type stackMergeParams struct {
+	stackParams
+	Parts  []stackPart `json:"parts"`
+	Finish bool        `json:"finish"`
+}
+
+// runStackMerge merges stack partials of the same plan (stack.Merge), and
+// with finish returns what the stack operation returns for all the dates.
+func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p stackMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), stackArrays...)
+	if err != nil {
+		return nil, err
+	}
+	f := p.Parts[0]
+	g := stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
+	parts := make([]*stack.Partial, len(ts))
+	for i, t := range ts {
+		if pp := p.Parts[i]; pp.Width != f.Width || pp.Height != f.Height || pp.Complex != f.Complex {
+			return nil, inputf("parts[%d]: dates of %d×%d pixels, parts[0]'s %d×%d", i, pp.Width, pp.Height, f.Width, f.Height)
+		}
+		cnt := t["count"]
+		if len(cnt.Shape) != 2 {
+			return nil, inputf("parts[%d]: count has shape %s; want (H, W)", i, tensor.ShapeString(cnt.Shape))
+		}
+		parts[i] = &stack.Partial{H: cnt.Shape[0], W: cnt.Shape[1], Dates: p.Parts[i].Dates,
+			Count: cnt.F64, Mean: t["mean"].F64, M2: t["m2"].F64, Min: t["min"].F64, Max: t["max"].F64}
+	}
+	m, err := stack.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return stackOut(c, m, g), nil
+	}
+	cfg, err := stackConfig(p.stackParams)
+	if err != nil {
+		return nil, err
+	}
+	j := &stackJob{grid: g}
+	if j.names, err = stackNames(p.stackParams); err != nil {
+		return nil, err
+	}
+	if j.plan, err = stackPlan(cfg, g); err != nil {
+		return nil, err
+	}
+	if j.plan.H != m.H || j.plan.W != m.W {
+		return nil, inputf("parts of %d×%d outputs, but the parameters make %d×%d", m.H, m.W, j.plan.H, j.plan.W)
+	}
+	return j.result(c, m.Finish(cfg.Ddof)), nil
 }

@@ -104,3 +104,53 @@ def test_worker_errors_are_vkstats(client):
         vd.reduce(d, "median", axis=0).compute()
     with pytest.raises(vkstat.InputError, match="estimator"):
         vd.cov(da.from_array(np.ones((2, 5, 3)), chunks=(1, 2, 3)), "bogus").cov.compute()
+
+
+LATENT_CHUNKS = [
+    ((7,), 3, 4, 8, 8),
+    ((2, 1, 4), 1, 4, 8, 8),          # uneven, a one-sample chunk; C split: made one chunk
+    ((1,) * 7, 3, 2, 8, 8),
+]
+
+
+def compare_results(got, want, rel=1e-12):
+    import dataclasses
+    for f in dataclasses.fields(want):
+        a, b = getattr(got, f.name), getattr(want, f.name)
+        if isinstance(b, np.ndarray):
+            assert a is not None, f.name
+            close(a, b, rel)
+        elif f.name == "notes":
+            assert a == b
+
+
+@pytest.mark.parametrize("chunks", LATENT_CHUNKS)
+def test_latent_equals_one_process(client, chunks):
+    x = np.random.default_rng(11).normal(1, 2, size=(7, 3, 4, 8, 8))
+    x[2, 1, 0, 3, 3] = np.nan
+    d = da.from_array(x, chunks=chunks)
+    for axes, nan in (((0, 3, 4), "skip"), ((-2, -1), "propagate")):
+        got = vd.latent(d, "all", axes=axes, nan=nan, ddof=1, split_every=2)
+        compare_results(got, vkstat.latent(x, "all", axes=axes, nan=nan, ddof=1))
+
+
+STACK_CHUNKS = [((9,), 16, 12), ((4, 1, 4), 8, 12), ((1,) * 9, 16, 5)]
+
+
+@pytest.mark.parametrize("chunks", STACK_CHUNKS)
+def test_stack_equals_one_process(client, chunks):
+    rng = np.random.default_rng(5)
+    s = (rng.normal(size=(9, 16, 12)) + 1j * rng.normal(size=(9, 16, 12))).astype(np.complex64)
+    s[3, :2] = 0
+    d = da.from_array(s, chunks=chunks)
+    for kw in ({"looks": 2, "ddof": 1, "nodata": 0.0}, {"looks": (1, 2), "filter": "lee", "quantity": "amplitude"}):
+        got = vd.stack(d, **kw, split_every=3)
+        # float32 statistics of float64 states merged in another order
+        compare_results(got, vkstat.stack(s, **kw), rel=1e-6)
+
+
+def test_latent_and_stack_lazy(client):
+    x = np.random.default_rng(2).normal(size=(4, 2, 6, 6))
+    r = vd.latent(da.from_array(x, chunks=(1, 2, 6, 6)), "moments", axes=(0,), compute=False)
+    assert hasattr(r, "compute")
+    close(r.compute().mean, vkstat.latent(x, "moments", axes=(0,)).mean)

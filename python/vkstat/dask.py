@@ -31,9 +31,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._arrays import lend
-from ._params import _ddof, _names
-from ._results import CovResult
+from ._arrays import lend, lend_date
+from ._params import _ddof, _names, _precision
+from ._results import CovResult, LatentResult, StackResult, fill
 from ._session import default_session
 
 try:
@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover (the tests skip without dask)
     dask = None
     da = None
 
-__all__ = ["reduce", "cov"]
+__all__ = ["reduce", "cov", "latent", "stack"]
 
 #: Partials merged per task of the tree reduction (Dask's split_every).
 SPLIT_EVERY = 8
@@ -68,30 +68,35 @@ def _dask_array(x: Any) -> Any:
 Partial = tuple  # (dict[str, np.ndarray], dict[str, Any])
 
 
-def _call(op: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], Any]:
-    """Runs op on this process's default session."""
-    lent = {k: lend(v, k) for k, v in arrays.items()}
+def _call(op: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray], *,
+          lender: Callable[..., Any] = lend) -> tuple[dict[str, np.ndarray], Any]:
+    """Runs op on this process's default session, its arrays lent by lender."""
+    lent = {k: lender(v, k) for k, v in arrays.items()}
     got, info, _ = default_session()._run(op, params, lent)
     return got, info
 
 
-def _merge(op: str, parts: Sequence[Partial], finish: Mapping[str, Any] | None) -> Any:
-    """op's merge of parts: a Partial, or with finish (its parameters) the
-    statistics."""
+def _merge(op: str, parts: Sequence[Partial], finish: Mapping[str, Any] | None, params: Mapping[str, Any] = {}) -> Any:
+    """op's merge of parts (with the operation's params): a Partial, or
+    with finish (its parameters) the statistics and the Info."""
     arrays = {f"{i}.{k}": v for i, (a, _) in enumerate(parts) for k, v in a.items()}
-    params: dict[str, Any] = {"parts": [info for _, info in parts], "finish": finish is not None}
-    params.update(finish or {})
-    got, info = _call(op, params, arrays)
-    return got if finish is not None else (got, info)
+    req: dict[str, Any] = dict(params)
+    req.update({"parts": [info for _, info in parts], "finish": finish is not None})
+    req.update(finish or {})
+    got, info = _call(op, req, arrays)
+    if finish is None:
+        return got, info
+    return (got, info) if params else got
 
 
-def _tree(op: str, parts: list, finish: Mapping[str, Any], split_every: int) -> Any:
-    """The delayed tree reduction of parts (delayed Partials): merged
-    split_every at a time, the last merge finishing."""
+def _tree(op: str, parts: list, finish: Mapping[str, Any], split_every: int, params: Mapping[str, Any] = {}) -> Any:
+    """The delayed tree reduction of parts (delayed Partials, consecutive
+    ones merged together): split_every at a time, the last merge
+    finishing."""
     k = max(2, int(split_every))
     while len(parts) > k:
-        parts = [dask.delayed(_merge)(op, parts[i:i + k], None) for i in range(0, len(parts), k)]
-    return dask.delayed(_merge)(op, parts, finish)
+        parts = [dask.delayed(_merge)(op, parts[i:i + k], None, params) for i in range(0, len(parts), k)]
+    return dask.delayed(_merge)(op, parts, finish, params)
 
 
 def _reduce_partial(block: np.ndarray, axis: int | None, skipnan: bool) -> Partial:
@@ -225,3 +230,92 @@ def cov(x: Any, estimator: str = "none", *, ddof: int = 0, split_every: int = SP
     if single:
         cat = {k: v[0] for k, v in cat.items()}
     return CovResult(cov=cat["cov"], mean=cat["mean"], rho=cat["rho"])
+
+
+def _whole_but(x: Any, axis: int) -> Any:
+    """x rechunked to one chunk along every axis but axis."""
+    return x.rechunk({i: -1 for i in range(x.ndim) if i != axis})
+
+
+def _latent_partial(block: np.ndarray, first: int, params: Mapping[str, Any]) -> Partial:
+    got, info = _call("latent_partial", dict(params, first=first), {"x": block},
+                      lender=lambda v, k: lend(v, k, half=True))
+    return got, info
+
+
+def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Sequence[int] | int = (-2, -1),
+           lags: int | None = None, nan: str = "propagate", ddof: int = 0, precision: Any = None,
+           split_every: int = SPLIT_EVERY, compute: bool = True) -> Any:
+    """:func:`vkstat.latent` on a Dask array of samples (N, C, F, H, W) or
+    (N, C, H, W), chunked along the samples (the other axes are made one
+    chunk).
+
+    Each chunk's partial is computed by vkstat in the worker: its per-sample
+    results (correlations, PCA, spectra, moments over axes without axis 0)
+    and, for moments over axes with axis 0, their count, mean and central
+    sums. The partials merge in a tree of consecutive chunks; what needs
+    every sample (those moments, the spectra's slopes) comes from the last
+    merge.
+
+    Returns
+    -------
+    LatentResult
+        As :func:`vkstat.latent`'s, computed on the current scheduler; with
+        ``compute=False`` a ``dask.delayed`` object of it.
+    """
+    _need_dask()
+    x = _whole_but(_dask_array(x), 0)
+    params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else list(axes),
+              "ddof": _ddof(ddof), "lags": lags, "nan": nan, "precision": _precision(precision)}
+    firsts = np.cumsum((0,) + x.chunks[0][:-1])
+    parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
+    res = _tree("latent_merge", parts, {}, split_every, params)
+    out = dask.delayed(_latent_result)(res)
+    return out.compute() if compute else out
+
+
+def _latent_result(res: tuple) -> LatentResult:
+    got, info = res
+    return fill(LatentResult, got, info, names=info["arrays"])
+
+
+def _stack_partial(block: np.ndarray, params: Mapping[str, Any]) -> Partial:
+    return _call("stack_partial", params, {"dates": block}, lender=lend_date)
+
+
+def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
+          filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
+          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0, nodata: float | None = None,
+          split_every: int = SPLIT_EVERY, compute: bool = True) -> Any:
+    """:func:`vkstat.stack` on a Dask array of dates (T, H, W), complex64
+    SLC or float32 intensity, chunked along the dates (the dates' rows and
+    columns are made one chunk: the multilook and the filters read across
+    them).
+
+    Each chunk's per-pixel state (count, mean, M2, min, max) is computed by
+    vkstat in the worker; the states merge in a tree, and the statistics
+    (std, cv with ``ddof``) come from the last merge.
+
+    Returns
+    -------
+    StackResult
+        As :func:`vkstat.stack`'s, computed on the current scheduler; with
+        ``compute=False`` a ``dask.delayed`` object of it.
+    """
+    _need_dask()
+    x = _whole_but(_dask_array(dates), 0)
+    if x.ndim != 3:
+        raise ValueError(f"dates has shape {x.shape}; want (T, H, W)")
+    if isinstance(nodata, (float, np.floating)) and np.isnan(nodata):
+        nodata = None
+    params = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter, "filter_size": filter_size,
+              "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat), "nodata": nodata}
+    parts = [dask.delayed(_stack_partial)(b, params) for b in x.to_delayed().ravel()]
+    res = _tree("stack_merge", parts, {}, split_every, params)
+    out = dask.delayed(_stack_result)(res)
+    return out.compute() if compute else out
+
+
+def _stack_result(res: tuple) -> StackResult:
+    got, info = res
+    return fill(StackResult, got, info)
