@@ -391,32 +391,10 @@ func latentPartial(c *ucli.Context, o latentOut, whole []int, p *latent.Partial)
 	if err != nil {
 		return err
 	}
-	h.Version = Version
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if c.IsSet(name) && !latentNotSettings[name] {
-			h.Settings[name] = fmt.Sprint(c.Value(name))
-		}
-	}
-	for _, g := range []string{"plot-format", "precision"} {
-		if c.IsSet(g) {
-			h.Settings[g] = c.String(g)
-		}
-	}
+	setFlags(c, h.Settings, latentNotSettings, "plot-format", "precision")
 	h.Part["input"], h.Part["input-shape"], h.Part["info"] = o.in, whole, o.info
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(o.dir, "latent")
-	partials.Write(&outs, o.dir, h, arrays)
-	if err := outs.Commit(); err != nil {
-		return err
-	}
-	sum := newSummary(c)
-	sum.set("samples", []int{p.First, p.First + p.Shape[0]})
-	sum.set("device", o.device)
-	hp := filepath.Join(o.dir, partials.HeaderName)
-	sum.file(hp, "", nil, fmt.Sprintf("%s\tpartial of samples %d … %d of %s", hp, p.First, p.First+p.Shape[0]-1, o.in))
-	return sum.print(c)
+	return writePartial(c, o.dir, "latent", h, arrays, map[string]any{"samples": []int{p.First, p.First + p.Shape[0]}, "device": o.device},
+		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.in))
 }
 
 // latentNotSettings are latent's flags that do not change its results, or

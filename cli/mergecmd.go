@@ -3,13 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 func mergeCommand() *ucli.Command {
@@ -125,4 +128,40 @@ func mergeReduce(c *ucli.Context, dir string, shards []*partials.Shard) error {
 	sum.set("axis", set["axis"])
 	sum.line("merged:\t%d partials of reduce, %d rows along the axis (%.3f s)", len(shards), m.Rows, time.Since(t0).Seconds())
 	return writeReduce(c, dir, stats, out, sum)
+}
+
+// setFlags adds to settings every flag of c's command that its command
+// line set, but those in skip, and the global flags named, as text.
+func setFlags(c *ucli.Context, settings map[string]string, skip map[string]bool, globals ...string) {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if c.IsSet(name) && !skip[name] {
+			settings[name] = fmt.Sprint(c.Value(name))
+		}
+	}
+	for _, g := range globals {
+		if c.IsSet(g) {
+			settings[g] = c.String(g)
+		}
+	}
+}
+
+// writePartial writes the partial (h, arrays) of command by into dir, all
+// or nothing, and prints the summary: figures, and line for the header.
+func writePartial(c *ucli.Context, dir, by string, h partials.Header, arrays map[string]*tensor.Tensor, figures map[string]any, line string) error {
+	h.Version = Version
+	outs := formats.Outputs{Ctx: c.Context}
+	defer outs.Abort()
+	outs.OwnDir(dir, by)
+	partials.Write(&outs, dir, h, arrays)
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	sum := newSummary(c)
+	for k, v := range figures {
+		sum.set(k, v)
+	}
+	hp := filepath.Join(dir, partials.HeaderName)
+	sum.file(hp, "", nil, hp+"\t"+line)
+	return sum.print(c)
 }

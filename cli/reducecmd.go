@@ -243,24 +243,11 @@ func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []redu
 		return err
 	}
 	h, arrays := partials.Reduce(p)
-	h.Version = Version
 	h.Settings["axis"] = c.String("axis")
 	h.Settings["stat"] = strings.Join(reduce.Names(stats), ",")
 	h.Settings["ddof"] = strconv.Itoa(opt.DDof)
 	h.Part["input"] = path
 	h.Part["input-shape"] = in.Shape
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "reduce")
-	partials.Write(&outs, dir, h, arrays)
-	if err := outs.Commit(); err != nil {
-		return err
-	}
-	sum := newSummary(c)
-	sum.set("input", path)
-	sum.set("axis", c.String("axis"))
-	sum.set("rows", p.Rows)
-	hp := filepath.Join(dir, partials.HeaderName)
-	sum.file(hp, "", nil, fmt.Sprintf("%s\tpartial of %s: %d rows along the axis, outputs %s", hp, path, p.Rows, tensor.ShapeString(p.OutShape)))
-	return sum.print(c)
+	return writePartial(c, dir, "reduce", h, arrays, map[string]any{"input": path, "axis": c.String("axis"), "rows": p.Rows},
+		fmt.Sprintf("partial of %s: %d rows along the axis, outputs %s", path, p.Rows, tensor.ShapeString(p.OutShape)))
 }

@@ -439,35 +439,15 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 // settings that every shard must share, written to --out-dir.
 func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
 	h, arrays := partials.Stack(part)
-	h.Version = Version
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if c.IsSet(name) && !stackNotSettings[name] {
-			h.Settings[name] = fmt.Sprint(c.Value(name))
-		}
-	}
-	if c.IsSet("plot-format") {
-		h.Settings["plot-format"] = c.String("plot-format")
-	}
+	setFlags(c, h.Settings, stackNotSettings, "plot-format")
 	grid, err := json.Marshal(stackGrid{o.first.Width, o.first.Height, o.first.Complex, o.first.Type, o.first.Georef})
 	if err != nil {
 		return err
 	}
 	h.Settings["grid"] = string(grid)
 	h.Part["files"] = paths
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(o.dir, "stack")
-	partials.Write(&outs, o.dir, h, arrays)
-	if err := outs.Commit(); err != nil {
-		return err
-	}
-	sum := newSummary(c)
-	sum.set("dates", part.Dates)
-	sum.set("device", o.device)
-	hp := filepath.Join(o.dir, partials.HeaderName)
-	sum.file(hp, "", nil, fmt.Sprintf("%s\tpartial of %d dates, %d×%d (columns×rows)", hp, part.Dates, part.W, part.H))
-	return sum.print(c)
+	return writePartial(c, o.dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
+		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
 }
 
 // stackNotSettings are stack's flags that do not change its outputs.

@@ -270,14 +270,20 @@ def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Seq
               "ddof": _ddof(ddof), "lags": lags, "nan": nan, "precision": _precision(precision)}
     firsts = np.cumsum((0,) + x.chunks[0][:-1])
     parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
-    res = _tree("latent_merge", parts, {}, split_every, params)
-    out = dask.delayed(_latent_result)(res)
-    return out.compute() if compute else out
+    return _result("latent_merge", parts, params, split_every, _latent_result, compute)
 
 
-def _latent_result(res: tuple) -> LatentResult:
-    got, info = res
+def _latent_result(got: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> LatentResult:
     return fill(LatentResult, got, info, names=info["arrays"])
+
+
+def _result(op: str, parts: list, params: Mapping[str, Any], split_every: int,
+            make: Callable[[Any, Any], Any], compute: bool) -> Any:
+    """The tree reduction of parts by op with params, made into the
+    operation's result by make(outputs, Info): computed, or delayed."""
+    res = _tree(op, parts, {}, split_every, params)
+    out = dask.delayed(lambda r: make(*r))(res)
+    return out.compute() if compute else out
 
 
 def _stack_partial(block: np.ndarray, params: Mapping[str, Any]) -> Partial:
@@ -312,11 +318,4 @@ def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[in
     params = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter, "filter_size": filter_size,
               "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat), "nodata": nodata}
     parts = [dask.delayed(_stack_partial)(b, params) for b in x.to_delayed().ravel()]
-    res = _tree("stack_merge", parts, {}, split_every, params)
-    out = dask.delayed(_stack_result)(res)
-    return out.compute() if compute else out
-
-
-def _stack_result(res: tuple) -> StackResult:
-    got, info = res
-    return fill(StackResult, got, info)
+    return _result("stack_merge", parts, params, split_every, lambda got, info: fill(StackResult, got, info), compute)
