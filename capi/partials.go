@@ -278,7 +278,9 @@ func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result
 	if err != nil {
 		return nil, err
 	}
-	pt, err := latent.RunPartial(ctx, dev, latent.TensorSource(x), p.First, opt)
+	src := latent.TensorSource(x)
+	src.First = p.First
+	pt, err := latent.RunPartial(ctx, dev, src, opt)
 	if err != nil {
 		return nil, latentRunError(err)
 	}

@@ -259,7 +259,7 @@ func runLatent(c *ucli.Context) error {
 	}
 	x.Shape = append([]int{hi - lo}, r.Shape[1:]...)
 	opt.HostBudget = engine.HostBudget(availableMemory())
-	src := latent.Source{Shape: x.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(),
+	src := latent.Source{Shape: x.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), First: lo,
 		Read: func(a, b int, buf *tensor.Tensor) (*tensor.Tensor, error) { return r.Read(lo+a, lo+b, buf) }}
 	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
@@ -273,7 +273,7 @@ func runLatent(c *ucli.Context) error {
 	opt.Plan = &plan
 	lw := latentOut{dir: dir, plot: plot, truth: truthSlope, in: in, info: info, x: x, device: s.name(), batches: planWords(plan), policy: opt.NaN}
 	if c.Bool("partial") {
-		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, lo, opt)
+		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 		bar.done()
 		if err != nil {
 			return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)

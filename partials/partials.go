@@ -75,7 +75,7 @@ func Read(dir string) (*Shard, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: no %s: not the folder of a partial (written by --partial)", dir, HeaderName)
+			return nil, fmt.Errorf("%s: no %s: not the folder of a partial", dir, HeaderName)
 		}
 		return nil, err
 	}

@@ -48,6 +48,10 @@ type Source struct {
 	// longer reads). RunSource calls it on a goroutine of its own, one
 	// call at a time.
 	Read func(lo, hi int, buf *tensor.Tensor) (*tensor.Tensor, error)
+	// First is the index of the first sample in a larger data set, of
+	// which the source is a shard (RunPartial; notes number the samples
+	// from it).
+	First int
 }
 
 // TensorSource serves x's samples from memory, without copying them.
@@ -531,10 +535,10 @@ func runSource(ctx context.Context, dev *engine.Device, src Source, opt Options,
 			running = &part
 			res.Moments = nil
 		}
-		res.Notes = shiftSampleNotes(res.Notes, b.lo)
+		res.Notes = shiftSampleNotes(res.Notes, src.First+b.lo)
 		results = append(results, res)
 		if res.PCA != nil {
-			res.PCA.Notes = shiftSampleNotes(res.PCA.Notes, b.lo)
+			res.PCA.Notes = shiftSampleNotes(res.PCA.Notes, src.First+b.lo)
 			pcas = append(pcas, res.PCA)
 		}
 		free <- b.x // the batch's buffer is the reader's again

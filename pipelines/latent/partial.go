@@ -32,20 +32,22 @@ type Partial struct {
 	// them; its Spectra are not finished.
 	R    *Result
 	Sums *MomentPart
+	// Timing is what computing it cost (RunPartial).
+	Timing engine.Timing
 }
 
 // RunPartial computes the Partial of src, whose first sample is sample
-// first of the whole data set, on dev or on the CPU when dev is nil (as
-// RunSource does).
-func RunPartial(ctx context.Context, dev *engine.Device, src Source, first int, opt Options) (*Partial, error) {
-	if first < 0 {
-		return nil, fmt.Errorf("latent: a partial from sample %d", first)
+// src.First of the whole data set, on dev or on the CPU when dev is nil
+// (as RunSource does).
+func RunPartial(ctx context.Context, dev *engine.Device, src Source, opt Options) (*Partial, error) {
+	if src.First < 0 {
+		return nil, fmt.Errorf("latent: a partial from sample %d", src.First)
 	}
 	p, err := runSource(ctx, dev, src, opt, true)
 	if err != nil {
 		return nil, err
 	}
-	p.First = first
+	p.First, p.Timing = src.First, p.R.Timing
 	return p, nil
 }
 
@@ -129,12 +131,9 @@ func Merge(parts ...*Partial) (*Partial, error) {
 			return nil, fmt.Errorf("latent: partials cover samples up to %d, then from %d: each sample must be in exactly one", next, p.First)
 		}
 		next += p.Shape[0]
-		r := *p.R
-		r.Notes = shiftSampleNotes(r.Notes, p.First-f.First)
+		r := *p.R // its notes number the samples of the whole data set
 		if r.PCA != nil {
-			pc := *r.PCA
-			pc.Notes = shiftSampleNotes(pc.Notes, p.First-f.First)
-			pcas = append(pcas, &pc)
+			pcas = append(pcas, r.PCA)
 		}
 		rs = append(rs, &r)
 		if r.Spectra != nil {

@@ -39,7 +39,7 @@ func TestPartialMergeEqualsOnePass(t *testing.T) {
 				var parts []*Partial
 				for lo := 0; lo < 7; {
 					hi := min(7, lo+1+rng.IntN(4))
-					p, err := RunPartial(ctx, nil, TensorSource(samplesOf(x, lo, hi)), lo, opt)
+					p, err := RunPartial(ctx, nil, shardSource(x, lo, hi), opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -111,7 +111,7 @@ func TestMergeRefusesMixedOrGappedPartials(t *testing.T) {
 	x := latentData([]int{4, 2, 2, 4, 4}, 3, storages[3])
 	opt := Options{Moments: true, Axes: []int{0, -1}, Corr: true}
 	part := func(lo, hi int, o Options) *Partial {
-		p, err := RunPartial(ctx, nil, TensorSource(samplesOf(x, lo, hi)), lo, o)
+		p, err := RunPartial(ctx, nil, shardSource(x, lo, hi), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestPartialStoreRestore(t *testing.T) {
 		opt := Options{Moments: true, Axes: axes, Corr: true, LagCorr: true, PCA: true, Spectra: true}
 		var direct, restored []*Partial
 		for _, r := range [][2]int{{0, 2}, {2, 5}} {
-			p, err := RunPartial(ctx, nil, TensorSource(samplesOf(x, r[0], r[1])), r[0], opt)
+			p, err := RunPartial(ctx, nil, shardSource(x, r[0], r[1]), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,4 +177,11 @@ func TestPartialStoreRestore(t *testing.T) {
 	if _, err := RestorePartial(f, arrays); err == nil {
 		t.Error("a partial without the correlations its options ask for was restored")
 	}
+}
+
+// shardSource serves samples [lo, hi) of x as a shard of it.
+func shardSource(x *tensor.Tensor, lo, hi int) Source {
+	s := TensorSource(samplesOf(x, lo, hi))
+	s.First = lo
+	return s
 }

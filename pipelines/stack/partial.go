@@ -18,6 +18,8 @@ import (
 type Partial struct {
 	H, W, Dates               int
 	Count, Mean, M2, Min, Max []float64
+	// Timing is what computing it cost (RunPartial).
+	Timing engine.Timing
 }
 
 // partial is w's state as a Partial.
@@ -34,19 +36,11 @@ func (w *welford) partial(p *Plan, dates int) *Partial {
 // RunPartial is Run's state before the statistics: the Partial of the
 // dates, on dev or on the CPU when dev is nil.
 func RunPartial(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*Partial, error) {
-	if opt.Plan == nil {
-		return nil, fmt.Errorf("%w: no plan", ErrConfig)
-	}
-	var r *Result
-	var err error
-	if dev == nil {
-		r, err = cpuRun(ctx, opt.Plan, dates, true)
-	} else {
-		r, err = vulkanRun(ctx, dev, opt.Plan, dates, true)
-	}
+	r, err := runKeep(ctx, dev, dates, opt, true)
 	if err != nil {
 		return nil, err
 	}
+	r.state.Timing = r.Timing
 	return r.state, nil
 }
 
