@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/reduce"
@@ -396,6 +397,11 @@ type stackMergeParams struct {
 	stackParams
 	Parts  []stackPart `json:"parts"`
 	Finish bool        `json:"finish"`
+	// Geotransform (GDAL's six coefficients) and Projection (WKT), when
+	// given, place the dates' grid: the outputs' grid is then worked out
+	// as for dates from files (shifted to the window, scaled by the looks).
+	Geotransform []float64 `json:"geotransform"`
+	Projection   string    `json:"projection"`
 }
 
 // runStackMerge merges stack partials of the same plan (stack.Merge), and
@@ -435,6 +441,13 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 		return nil, err
 	}
 	j := &stackJob{grid: g}
+	switch n := len(p.Geotransform); {
+	case n != 0 && n != 6:
+		return nil, inputf("geotransform: %d coefficients; want GDAL's 6", n)
+	case n == 6 || p.Projection != "":
+		j.georef = &formats.Georef{Projection: p.Projection, HasTransform: n == 6}
+		copy(j.georef.Transform[:], p.Geotransform)
+	}
 	if j.names, err = stackNames(p.stackParams); err != nil {
 		return nil, err
 	}

@@ -154,3 +154,45 @@ def test_latent_and_stack_lazy(client):
     r = vd.latent(da.from_array(x, chunks=(1, 2, 6, 6)), "moments", axes=(0,), compute=False)
     assert hasattr(r, "compute")
     close(r.compute().mean, vkstat.latent(x, "moments", axes=(0,)).mean)
+
+
+def test_stack_xarray_out(client):
+    """An xarray DataArray of dates (time, y, x) on a 10 m grid gives a
+    Dataset on the 20 m grid of the 2×2 looks, shifted by the crop: by
+    hand, the input's first row's centre 4995 and first column's 300005
+    put the grid's corner at (300000, 5000); a crop from multilooked row 1
+    and column 1 (input row and column 2) puts the output's at (300020,
+    4980), and its first pixel centre at (300030, 4970)."""
+    xr = pytest.importorskip("xarray")
+    rng = np.random.default_rng(0)
+    s = (rng.normal(size=(6, 16, 12)) + 1j * rng.normal(size=(6, 16, 12))).astype(np.complex64)
+    arr = xr.DataArray(da.from_array(s, chunks=(2, 16, 12)), dims=("time", "y", "x"),
+                       coords={"time": np.arange("2020-01-01", "2020-01-07", dtype="datetime64[D]"),
+                               "y": 4995.0 - 10 * np.arange(16), "x": 300005.0 + 10 * np.arange(12)},
+                       attrs={"crs": "EPSG:32633"})
+    ds = vd.stack(arr, looks=2, crop=(1, 1, 0, 0))
+    want = vkstat.stack(s, looks=2, crop=(1, 1, 0, 0))
+    for name in ("mean", "std", "cv", "min", "max", "count"):
+        close(ds[name].values, getattr(want, name), 1e-6)
+    assert ds["mean"].dims == ("y", "x")
+    np.testing.assert_allclose(ds.y.values, 4970.0 - 20 * np.arange(7))
+    np.testing.assert_allclose(ds.x.values, 300030.0 + 20 * np.arange(5))
+    assert ds.attrs["geotransform"] == (300020.0, 20.0, 0.0, 4980.0, 0.0, -20.0)
+    assert ds.attrs["crs_wkt"] == "EPSG:32633" and ds.attrs["first_date"].startswith("2020-01-01")
+    lazy = vd.stack(arr, looks=2, compute=False)
+    assert hasattr(lazy, "compute") and lazy.compute()["mean"].shape == (8, 6)
+
+
+def test_latent_xarray_out(client):
+    xr = pytest.importorskip("xarray")
+    x = np.random.default_rng(3).normal(size=(5, 3, 4, 8, 8))
+    la = xr.DataArray(da.from_array(x, chunks=(2, 3, 4, 8, 8)), dims=("sample", "channel", "frame", "y", "x"),
+                      coords={"channel": ["a", "b", "c"], "sample": np.arange(5) + 100})
+    ds = vd.latent(la, "all", axes=(0, 3, 4))
+    want = vkstat.latent(x, "all", axes=(0, 3, 4))
+    assert ds["mean"].dims == ("channel", "frame") and ds["corr"].dims == ("sample", "channel", "channel_2")
+    assert list(ds.channel.values) == ["a", "b", "c"] and list(ds.sample.values) == [100, 101, 102, 103, 104]
+    close(ds["mean"].values, want.mean)
+    close(ds["corr"].values, want.corr)
+    close(ds["spatial_slope"].values, want.spatial_slope)
+    assert list(ds.lag.values) == [1, 2, 3]

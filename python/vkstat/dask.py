@@ -260,17 +260,24 @@ def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Seq
 
     Returns
     -------
-    LatentResult
+    LatentResult or xarray.Dataset
         As :func:`vkstat.latent`'s, computed on the current scheduler; with
-        ``compute=False`` a ``dask.delayed`` object of it.
+        ``compute=False`` a ``dask.delayed`` object of it. For an xarray
+        DataArray, an ``xarray.Dataset`` of the arrays over its dimension
+        names (moments over the dimensions kept; corr over (samples,
+        channels, channels_2); ...) with its coordinates along them.
     """
     _need_dask()
-    x = _whole_but(_dask_array(x), 0)
+    latents, x = x, _whole_but(_dask_array(x), 0)
     params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else list(axes),
               "ddof": _ddof(ddof), "lags": lags, "nan": nan, "precision": _precision(precision)}
     firsts = np.cumsum((0,) + x.chunks[0][:-1])
     parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
-    return _result("latent_merge", parts, params, split_every, _latent_result, compute)
+    if not _is_xarray(latents):
+        return _result("latent_merge", parts, params, split_every, _latent_result, compute)
+    dims, coords = tuple(latents.dims), {k: v for k, v in latents.coords.items() if v.dims and v.dims[0] in latents.dims}
+    return _result("latent_merge", parts, params, split_every,
+                   lambda got, info: _latent_dataset(_latent_result(got, info), info, dims, coords), compute)
 
 
 def _latent_result(got: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> LatentResult:
@@ -305,9 +312,15 @@ def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[in
 
     Returns
     -------
-    StackResult
+    StackResult or xarray.Dataset
         As :func:`vkstat.stack`'s, computed on the current scheduler; with
-        ``compute=False`` a ``dask.delayed`` object of it.
+        ``compute=False`` a ``dask.delayed`` object of it. For an xarray
+        DataArray (time, y, x) of dates, an ``xarray.Dataset`` of (y, x)
+        statistics (:meth:`StackResult.to_xarray`) on the grid its
+        transform attribute (rasterio's affine order, as rioxarray and
+        stackstac keep it) or its evenly spaced y and x coordinates place,
+        shifted to the crop and scaled by the looks, with its CRS and the
+        first and last date as attributes.
     """
     _need_dask()
     x = _whole_but(_dask_array(dates), 0)
@@ -315,7 +328,83 @@ def stack(dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[in
         raise ValueError(f"dates has shape {x.shape}; want (T, H, W)")
     if isinstance(nodata, (float, np.floating)) and np.isnan(nodata):
         nodata = None
-    params = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter, "filter_size": filter_size,
-              "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat), "nodata": nodata}
+    params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
+                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat),
+                              "nodata": nodata}
     parts = [dask.delayed(_stack_partial)(b, params) for b in x.to_delayed().ravel()]
-    return _result("stack_merge", parts, params, split_every, lambda got, info: fill(StackResult, got, info), compute)
+    if not _is_xarray(dates):
+        return _result("stack_merge", parts, params, split_every, lambda got, info: fill(StackResult, got, info), compute)
+    gt, crs = _grid_of(dates)
+    finish = dict(params, geotransform=gt, projection=crs or "")
+    time = dates.coords.get(dates.dims[0])
+    span = {} if time is None or time.size == 0 else {"first_date": str(time.values[0]), "last_date": str(time.values[-1])}
+
+    def dataset(got: Any, info: Any) -> Any:
+        ds = fill(StackResult, got, info).to_xarray()
+        ds.attrs.update(span)
+        if not gt:  # no map grid: the input's own (y, x) labels of each output row and column
+            ds.attrs["window"] = tuple(info["window"])
+        return ds
+    return _result("stack_merge", parts, finish, split_every, dataset, compute)
+
+
+def _is_xarray(v: Any) -> bool:
+    return type(v).__name__ == "DataArray" and hasattr(v, "dims") and hasattr(v, "coords")
+
+
+def _grid_of(a: Any) -> tuple[list[float] | None, str | None]:
+    """The geotransform (GDAL's order) and CRS of an xarray DataArray of
+    dates (T, y, x): its attrs' transform (rasterio's affine order, as
+    rioxarray and stackstac keep it) or its evenly spaced y and x
+    coordinates (pixel centres), and its crs, crs_wkt or spatial_ref."""
+    attrs = a.attrs
+    crs = attrs.get("crs_wkt") or attrs.get("crs")
+    ref = a.coords.get("spatial_ref")
+    if crs is None and ref is not None:
+        crs = ref.attrs.get("crs_wkt") or ref.attrs.get("spatial_ref")
+    t = attrs.get("transform")
+    if t is not None and len(tuple(t)) >= 6:
+        c = [float(v) for v in tuple(t)[:6]]
+        return [c[2], c[0], c[1], c[5], c[3], c[4]], None if crs is None else str(crs)
+    ydim, xdim = a.dims[1], a.dims[2]
+    y, x = a.coords.get(ydim), a.coords.get(xdim)
+    if y is None or x is None or y.size < 2 or x.size < 2:
+        return None, None if crs is None else str(crs)
+    yv, xv = np.asarray(y.values, dtype=np.float64), np.asarray(x.values, dtype=np.float64)
+    dy, dx = yv[1] - yv[0], xv[1] - xv[0]
+    if not (np.allclose(np.diff(yv), dy) and np.allclose(np.diff(xv), dx)):
+        return None, None if crs is None else str(crs)
+    return [xv[0] - dx / 2, dx, 0.0, yv[0] - dy / 2, 0.0, dy], None if crs is None else str(crs)
+
+
+def _latent_dataset(r: LatentResult, info: Mapping[str, Any], dims: tuple, coords: Mapping[str, Any]) -> Any:
+    """r as an xarray.Dataset over the input's dimension names (samples,
+    channels[, frames], y, x) and the coordinates it had along them."""
+    import xarray as xr
+    n, c = dims[0], dims[1]
+    f = dims[2] if len(dims) == 5 else "frame"
+    c2, f2 = c + "_2", f + "_2"
+    kept = tuple(d for i, d in enumerate(dims) if i not in set(info.get("axes") or ()))
+    table = {"corr": (n, c, c2), "corr_frames": (n, f, c, c2), "frame_corr": (n, c, f, f2), "lagcorr": (n, c, "lag"),
+             "pca_values": (n, "component"), "pca_ratio": (n, "component"), "pca_components": (n, "component", c),
+             "spatial_spectrum": (n, c, "radial_bin"), "spatial_centroid": (n, c), "spatial_highfrac": (n, c),
+             "spatial_slope": (c,), "temporal_spectrum": (n, c, "frequency"), "temporal_centroid": (n, c),
+             "temporal_highfrac": (n, c), "mean_corr": (c, c2), "lag_means": ("lag",),
+             "pca_mean_ratio": ("component",), "pca_mean_cumulative": ("component",)}
+    variables = {}
+    for name in list(info["arrays"]) + ["mean_corr", "lag_means", "pca_mean_ratio", "pca_mean_cumulative"]:
+        a = getattr(r, name, None)
+        if a is None or name == "radial_bin_radius":
+            continue
+        variables[name] = (table.get(name, kept), a)
+    ds = xr.Dataset(variables)
+    for k, v in coords.items():
+        if v.dims[0] in ds.dims and ds.sizes[v.dims[0]] == v.shape[0]:
+            ds = ds.assign_coords({k: v})
+    if r.radial_bin_radius is not None:
+        ds = ds.assign_coords(radial_bin_radius=("radial_bin", r.radial_bin_radius))
+    if "lag" in ds.dims:
+        ds = ds.assign_coords(lag=np.arange(1, ds.sizes["lag"] + 1))
+    ds.attrs.update({"nan_policy": info.get("nan_policy"), "computed_as": info.get("computed_as"),
+                     "ddof": info.get("ddof"), "notes": "\n".join(info.get("notes") or [])})
+    return ds
