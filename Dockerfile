@@ -25,6 +25,7 @@ COPY cli ./cli
 COPY engine ./engine
 COPY formats ./formats
 COPY internal ./internal
+COPY partials ./partials
 COPY pipelines ./pipelines
 COPY shaderlab ./shaderlab
 COPY shaders ./shaders

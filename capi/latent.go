@@ -86,16 +86,9 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	opt, err := latentOptions(p, x.Shape)
+	opt, err := latentWork(p, x)
 	if err != nil {
 		return nil, err
-	}
-	opt.DType = x.DType
-	if p.Precision != "" && p.Precision != "auto" {
-		if opt.DType, err = tensor.ParseDType(p.Precision); err != nil {
-			return nil, inputf("precision %q: want auto, float16, bfloat16, float32 or float64 (f16, bf16, f32, f64)", p.Precision)
-		}
-		opt.Convert = opt.DType != x.DType
 	}
 	res := c.Result()
 	for _, w := range opt.Warnings(x.Shape) {
@@ -103,13 +96,41 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	}
 	r, err := latent.Run(ctx, dev, x, opt)
 	if err != nil {
-		var me *latent.MemoryError
-		if errors.As(err, &me) {
-			return nil, InputError{err} // the input's size, not the device's fault
-		}
-		return nil, err
+		return nil, latentRunError(err)
 	}
-	info := &LatentInfo{Shape: nonNil(x.Shape), DType: x.DType.String(), ComputedAs: opt.DType.String(), NaNPolicy: opt.NaN.String(),
+	return latentResult(res, r, opt, x.Shape, x.DType).timed(r.Timing), nil
+}
+
+// latentWork is latentOptions for x, with the storage type of the work
+// that p's precision says.
+func latentWork(p latentParams, x *tensor.Tensor) (latent.Options, error) {
+	opt, err := latentOptions(p, x.Shape)
+	if err != nil {
+		return opt, err
+	}
+	opt.DType = x.DType
+	if p.Precision != "" && p.Precision != "auto" {
+		if opt.DType, err = tensor.ParseDType(p.Precision); err != nil {
+			return opt, inputf("precision %q: want auto, float16, bfloat16, float32 or float64 (f16, bf16, f32, f64)", p.Precision)
+		}
+		opt.Convert = opt.DType != x.DType
+	}
+	return opt, nil
+}
+
+// latentRunError is err, a MemoryError being the input's.
+func latentRunError(err error) error {
+	var me *latent.MemoryError
+	if errors.As(err, &me) {
+		return InputError{err} // the input's size, not the device's fault
+	}
+	return err
+}
+
+// latentResult puts r, latent's results for an input of shape and dtype
+// under opt, in res: its arrays and summary vectors, and the Info.
+func latentResult(res *Result, r *latent.Result, opt latent.Options, shape []int, dtype tensor.DType) *Result {
+	info := &LatentInfo{Shape: nonNil(shape), DType: dtype.String(), ComputedAs: opt.DType.String(), NaNPolicy: opt.NaN.String(),
 		NaNs: r.NaNs, Infs: r.Infs, Notes: append([]string{}, r.Notes...), DDof: opt.DDof}
 	for _, a := range r.Arrays() {
 		if a.Name == "pca_vectors" { // components as rows for Python, as scikit-learn's
@@ -139,7 +160,7 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	}
 	info.Batches = r.Plan.Summary()
 	res.Info = info
-	return res.timed(r.Timing), nil
+	return res
 }
 
 // latentSetting names a latent option set to value in a warning, as

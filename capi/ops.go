@@ -141,12 +141,9 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	stats, err := reduce.ParseStats(strings.Join(p.Stats, ","))
-	if len(p.Stats) == 1 && strings.EqualFold(strings.TrimSpace(p.Stats[0]), "all") {
-		stats, err = reduce.AllStats(), nil
-	}
+	stats, err := parseStatsParam(p.Stats)
 	if err != nil {
-		return nil, InputError{err}
+		return nil, err
 	}
 	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
 		return nil, inputError(err)
@@ -181,6 +178,18 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		res.add(s.String(), out.Stats[s])
 	}
 	return res.timed(out.Timing), nil
+}
+
+// parseStatsParam reads reduce's stats: names, or "all".
+func parseStatsParam(names []string) ([]reduce.Stat, error) {
+	if len(names) == 1 && strings.EqualFold(strings.TrimSpace(names[0]), "all") {
+		return reduce.AllStats(), nil
+	}
+	stats, err := reduce.ParseStats(strings.Join(names, ","))
+	if err != nil {
+		return nil, InputError{err}
+	}
+	return stats, nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one

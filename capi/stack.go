@@ -67,10 +67,31 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	cfg, err := stackConfig(p)
+	j, err := prepareStack(c, p)
 	if err != nil {
 		return nil, err
 	}
+	r, err := stack.Run(ctx, dev, j.dates, stack.Options{Plan: j.plan})
+	if err != nil {
+		return nil, err
+	}
+	// stack.Result times its stages, not the copies: the compute is the
+	// kernel time, the wall the pipeline's.
+	return j.result(c, r).timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
+}
+
+// stackJob is a stack call's plan: the statistics asked for, the dates,
+// their grid and georeferencing (nil for arrays).
+type stackJob struct {
+	names  []string
+	dates  []stack.Date
+	grid   stack.Grid
+	georef *formats.Georef
+	plan   *stack.Plan
+}
+
+// stackNames are p's statistics, checked (empty or all: every one).
+func stackNames(p stackParams) ([]string, error) {
 	names := p.Stats
 	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
 		names = stack.Stats
@@ -80,9 +101,20 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 			return nil, inputf("stat: unknown %q; want %s, or all", n, strings.Join(stack.Stats, ", "))
 		}
 	}
-	var dates []stack.Date
-	var grid stack.Grid
-	var georef *formats.Georef
+	return names, nil
+}
+
+// prepareStack checks p and plans the stack of the dates it names (the
+// call's arrays, or the files of Paths).
+func prepareStack(c *Call, p stackParams) (*stackJob, error) {
+	cfg, err := stackConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	j := &stackJob{}
+	if j.names, err = stackNames(p); err != nil {
+		return nil, err
+	}
 	band := stack.DefaultBand
 	if p.Band != nil {
 		band = *p.Band
@@ -105,44 +137,53 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 			files = c.dates
 		}
 		f := files[0]
-		grid = stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
-		georef = &f.Georef
+		j.grid = stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
+		j.georef = &f.Georef
 		for _, f := range files {
-			dates = append(dates, stack.DateOf(f.Path, f.Open))
+			j.dates = append(j.dates, stack.DateOf(f.Path, f.Open))
 		}
 	} else {
 		if band != 1 {
 			return nil, inputf("band is for dates read from files")
 		}
-		if dates, grid, err = memoryDates(c, p.NoData); err != nil {
+		if j.dates, j.grid, err = memoryDates(c, p.NoData); err != nil {
 			return nil, err
 		}
 	}
-	plan, err := stack.NewPlan(cfg, grid)
-	if err != nil {
-		return nil, InputError{fmt.Errorf("dates of %d×%d pixels (width×height): %w", grid.Width, grid.Height, err)}
-	}
-	r, err := stack.Run(ctx, dev, dates, stack.Options{Plan: plan})
-	if err != nil {
+	if j.plan, err = stackPlan(cfg, j.grid); err != nil {
 		return nil, err
 	}
+	return j, nil
+}
+
+// stackPlan is stack.NewPlan, its refusal the input's.
+func stackPlan(cfg stack.Config, g stack.Grid) (*stack.Plan, error) {
+	plan, err := stack.NewPlan(cfg, g)
+	if err != nil {
+		return nil, InputError{fmt.Errorf("dates of %d×%d pixels (width×height): %w", g.Width, g.Height, err)}
+	}
+	return plan, nil
+}
+
+// result is r as the call's outputs (the statistics asked for, float32
+// (H, W), named as vkstat stack's files) and Info.
+func (j *stackJob) result(c *Call, r *stack.Result) *Result {
 	res := c.Result()
-	for _, n := range names {
+	for _, n := range j.names {
 		res.add(n, tensor.FromF32(r.Stat(n), r.H, r.W))
 	}
-	info := &StackInfo{Names: names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
+	plan, grid := j.plan, j.grid
+	info := &StackInfo{Names: j.names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
 		Window: []int{plan.InY, plan.InX, plan.InH, plan.InW}}
-	if georef != nil {
-		g := georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
+	if j.georef != nil {
+		g := j.georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 		info.FromFiles, info.Projection = true, &g.Projection
 		if g.HasTransform {
 			info.Geotransform = g.Transform[:]
 		}
 	}
 	res.Info = info
-	// stack.Result times its stages, not the copies: the compute is the
-	// kernel time, the wall the pipeline's.
-	return res.timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
+	return res
 }
 
 // inspectStack opens and checks the date files a stack call names, into

@@ -231,6 +231,7 @@ Examples:
 			devicesCommand(),
 			mapCommand(),
 			reduceCommand(),
+			mergeCommand(),
 			stackCommand(),
 			latentCommand(),
 			synthCommand(),

@@ -57,7 +57,7 @@ var flagRoles = map[string]fileRole{
 	"psf-placement": notFile, "format": notFile, "define": notFile, "target-env": notFile, "push": notFile,
 	"spec": notFile, "groups": notFile, "global": notFile, "looks": notFile, "window": notFile, "crop": notFile,
 	"quantity": notFile, "filter": notFile, "plot": notFile, "shard": notFile, "shape": notFile, "dtype": notFile,
-	"dist": notFile, "star": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
+	"dist": notFile, "star": notFile, "samples": notFile, "type": notFile, "op": notFile, "plant-error": notFile,
 	"uniform": notFile, "atol": notFile, "rtol": notFile, "reference": notFile,
 }
 
@@ -71,9 +71,9 @@ var commandRoles = map[string]map[string]fileRole{
 
 // argsRead names the commands whose positional arguments are files they
 // read (by the command's own name): stack's dates, verify --compare's
-// reports, survey run's manifest, the shader subcommands' FILE and
+// reports, survey run's manifest, merge's partials, the shader subcommands' FILE and
 // sweep's case file.
-var argsRead = map[string]bool{"stack": true, "verify": true, "run": true, "info": true, "check": true, "watch": true, "sweep": true}
+var argsRead = map[string]bool{"stack": true, "merge": true, "verify": true, "run": true, "info": true, "check": true, "watch": true, "sweep": true}
 
 func init() {
 	for _, c := range survey.Columns { // survey run's defaults for its targets

@@ -18,6 +18,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
+	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
@@ -106,6 +107,13 @@ samples), log-log, every panel on one scale, with the fitted slope's line
 pictures are PNG, or SVG or PDF with --plot-format. Under --nan propagate a sample holding a NaN or ±Inf has
 a NaN PCA.
 
+Shards: --samples LO:HI computes on samples LO … HI−1 of --in only; with
+--partial, latent writes instead the shard's mergeable partial (its
+per-sample results, the sums of the moments over axes with axis 0 and the
+spectra before their slopes, as float64 arrays, and partial.json), and
+vkstat merge makes from the partials of all the shards the outputs one run
+over every sample writes (docs/scale.md).
+
 Examples:
    vkstat synth latent --dtype bf16 --out lat.npy --truth truth.json
    vkstat latent --in lat.npy --stat all --out-dir stats/
@@ -113,7 +121,8 @@ Examples:
    vkstat --device gpu latent --in lat.npy --stat lagcorr --lags 3 --nan skip --out-dir stats/
    vkstat latent --in big.npy --stat moments,pca --axes 0,3,4 --batch 64 --out-dir stats/
    vkstat --precision bf16 latent --in lat_f32.npy --stat moments,corr --out-dir stats/
-   vkstat --precision f32 latent --in lat_bf16.npy --stat moments --out-dir stats/`,
+   vkstat --precision f32 latent --in lat_bf16.npy --stat moments --out-dir stats/
+   vkstat latent --in big.npy --stat all --axes 0,3,4 --samples 0:500 --partial --out-dir parts/1`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
@@ -125,6 +134,8 @@ Examples:
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: d.Batch, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
+			&ucli.StringFlag{Name: "samples", Usage: "LO:HI: compute on samples LO … HI−1 of --in only (a shard)", DefaultText: "every sample"},
+			&ucli.BoolFlag{Name: "partial", Usage: "write the samples' mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			jsonFlag(),
 		},
 		Action: runLatent,
@@ -242,8 +253,14 @@ func runLatent(c *ucli.Context) error {
 	for _, w := range opt.Warnings(x.Shape) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(latentSetting))
 	}
+	lo, hi, err := parseSampleRange(c.String("samples"), r.Shape)
+	if err != nil {
+		return err
+	}
+	x.Shape = append([]int{hi - lo}, r.Shape[1:]...)
 	opt.HostBudget = engine.HostBudget(availableMemory())
-	src := latent.Source{Shape: r.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), Read: r.Read}
+	src := latent.Source{Shape: x.Shape, DType: r.DType, StoredSampleBytes: r.StoredSampleBytes(), First: lo,
+		Read: func(a, b int, buf *tensor.Tensor) (*tensor.Tensor, error) { return r.Read(lo+a, lo+b, buf) }}
 	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), latentMemoryWords(err))
@@ -254,6 +271,15 @@ func runLatent(c *ucli.Context) error {
 	}
 	bar := newProgress(c.App.ErrWriter)
 	opt.Plan = &plan
+	lw := latentOut{dir: dir, plot: plot, truth: truthSlope, in: in, info: info, x: x, device: s.name(), batches: planWords(plan), policy: opt.NaN}
+	if c.Bool("partial") {
+		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
+		bar.done()
+		if err != nil {
+			return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
+		}
+		return latentPartial(c, lw, r.Shape, p)
+	}
 	res, err := latent.RunSource(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 	bar.done()
 	if err != nil {
@@ -263,6 +289,35 @@ func runLatent(c *ucli.Context) error {
 	res.Plan.Budget = budgetWords(res.Plan.Budget)
 
 	tw := time.Now()
+	if err := lw.write(c, opt, res); err != nil {
+		return err
+	}
+	s.write = time.Since(tw) // the files and the summary
+	// Closed before --time, which reports closing.
+	if err := s.Close(); err != nil {
+		return err
+	}
+	reportTime(c, s, res.Timing, time.Since(start))
+	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
+		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
+			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+	}
+	return nil
+}
+
+// latentOut is what latent writes besides the results, and where.
+type latentOut struct {
+	dir, in, device, batches string
+	plot                     figure.Format
+	truth                    *float64
+	info                     formats.TensorInfo
+	x                        *tensor.Tensor // the samples' shape and work type
+	policy                   latent.NaNPolicy
+}
+
+// write writes res's files (all or none) and prints the summary.
+func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result) error {
+	dir, plot, truthSlope, in, info, x := o.dir, o.plot, o.truth, o.in, o.info, o.x
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir, "latent")
@@ -291,8 +346,8 @@ func runLatent(c *ucli.Context) error {
 		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table := latentTable(in, info, x, s.name(), planWords(plan), opt.NaN, res, files)
-	summary := latentSummary(in, info, x, s.name(), opt, res, files)
+	table := latentTable(in, info, x, o.device, o.batches, o.policy, res, files)
+	summary := latentSummary(in, info, x, o.device, opt, res, files)
 	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
 	add("summary.json", func(w io.Writer) error {
 		e := json.NewEncoder(w)
@@ -307,20 +362,96 @@ func runLatent(c *ucli.Context) error {
 	for k, v := range summary { // summary.json's content
 		sum.set(k, v)
 	}
-	if err := sum.print(c); err != nil {
+	return sum.print(c)
+}
+
+// parseSampleRange reads --samples LO:HI against a tensor of shape
+// (every sample when v is empty).
+func parseSampleRange(v string, shape []int) (lo, hi int, err error) {
+	n := 1
+	if len(shape) > 0 {
+		n = shape[0]
+	}
+	if v == "" {
+		return 0, n, nil
+	}
+	a, b, ok := strings.Cut(v, ":")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 0 || hi <= lo || hi > n {
+		return 0, 0, usagef("--samples %q: want LO:HI with 0 <= LO < HI <= %d (the tensor's samples)", v, n)
+	}
+	return lo, hi, nil
+}
+
+// latentPartial is latent --partial: p with the flags that were set as
+// settings every shard must share, written to --out-dir.
+func latentPartial(c *ucli.Context, o latentOut, whole []int, p *latent.Partial) error {
+	h, arrays, err := partials.Latent(p)
+	if err != nil {
 		return err
 	}
-	s.write = time.Since(tw) // the files and the summary
-	// Closed before --time, which reports closing.
-	if err := s.Close(); err != nil {
+	setFlags(c, h.Settings, latentNotSettings, "plot-format", "precision")
+	h.Part["input"], h.Part["input-shape"], h.Part["info"] = o.in, whole, o.info
+	return writePartial(c, o.dir, "latent", h, arrays, map[string]any{"samples": []int{p.First, p.First + p.Shape[0]}, "device": o.device},
+		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.in))
+}
+
+// latentNotSettings are latent's flags that do not change its results, or
+// that differ from shard to shard.
+var latentNotSettings = map[string]bool{"out-dir": true, "json": true, "partial": true, "samples": true, "batch": true, "in": true}
+
+// mergeLatent merges latent's partials into the outputs one latent run
+// over every shard's samples writes.
+func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
+	parts := make([]*latent.Partial, len(shards))
+	for i, s := range shards {
+		p, err := partials.LatentPartial(s)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		parts[i] = p
+	}
+	m, err := latent.Merge(parts...)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	res, err := m.Finish()
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	set, first := shards[0].Header.Settings, shards[0]
+	for i, p := range parts { // the shard of the first samples
+		if p.First == m.First {
+			first = shards[i]
+		}
+	}
+	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), policy: m.Opt.NaN,
+		x: &tensor.Tensor{Shape: m.Shape, DType: m.DType}}
+	o.in, _ = first.Header.Part["input"].(string)
+	if raw, err := json.Marshal(first.Header.Part["info"]); err == nil {
+		_ = json.Unmarshal(raw, &o.info)
+	}
+	if o.plot, err = figure.ParseFormat(orDefault(set["plot-format"], "png")); err != nil {
+		return fmt.Errorf("merge: %s: plot-format: %w", first.Dir, err)
+	}
+	if t := set["truth"]; t != "" && m.Opt.Spectra {
+		if o.truth, err = readTruthSlope(t); err != nil {
+			return fmt.Errorf("merge: %s: truth: %w", first.Dir, err)
+		}
+	}
+	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	reportTime(c, s, res.Timing, time.Since(start))
-	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
-		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
-			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+	return o.write(c, m.Opt, res)
+}
+
+// orDefault is v, or d when v is empty.
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
 	}
-	return nil
+	return v
 }
 
 // orNone is s, or "nothing (off)" when empty.

@@ -14,6 +14,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -37,13 +38,22 @@ Examples:
    vkstat reduce --in stack.npy --axis 0 --stat mean,std --out-dir stats/
    vkstat reduce --in cube.fits --axis 1,2 --stat mean,max --out-dir per-frame/
    vkstat reduce --in latents.npy --axis -1 --stat var --ddof 1 --out-dir out/
-   vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/`,
+   vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/
+
+Shards: with --partial, reduce writes instead the partial of its input (a
+shard of an array cut along the reduced axis): DIR/partial.json, which
+says how it was made, and float64 count, sum, m2, min and max arrays,
+computed on the CPU; vkstat merge makes from the partials of all the shards
+the outputs one run over the whole array gives (docs/scale.md):
+   vkstat reduce --in part-1.npy --axis 0 --stat mean,std --partial --out-dir p1/
+   vkstat merge --out-dir stats/ p1/ p2/ p3/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
 			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
 			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
+			&ucli.BoolFlag{Name: "partial", Usage: "write the input's mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
 			jsonFlag(),
 		},
@@ -72,29 +82,19 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if c.Bool("partial") {
+				return reducePartial(c, axes, opt, stats)
+			}
 			out, tm, s, err := runReduce(c, axes, opt, stats)
 			if err != nil {
 				return err
 			}
 			tw := time.Now()
-			outs := formats.Outputs{Ctx: c.Context}
-			defer outs.Abort()
-			outs.OwnDir(dir, "reduce")
-			for _, st := range stats {
-				t := out[st]
-				outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-			}
-			if err := outs.Commit(); err != nil {
-				return err
-			}
 			sum := newSummary(c)
 			sum.set("input", c.String("in"))
 			sum.set("axis", c.String("axis"))
 			sum.set("device", s.name())
-			for _, st := range stats {
-				sum.array(filepath.Join(dir, st.String()+".npy"), out[st])
-			}
-			if err := sum.print(c); err != nil {
+			if err := writeReduce(c, dir, stats, out, sum); err != nil {
 				return err
 			}
 			s.write = time.Since(tw) // the files and the summary
@@ -196,4 +196,58 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 		return nil, tm, s, err
 	}
 	return res.Stats, res.Timing, s, nil
+}
+
+// writeReduce writes DIR/<stat>.npy for each statistic, all or none, and
+// the summary sum with them.
+func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduce.Stat]*tensor.Tensor, sum *summary) error {
+	outs := formats.Outputs{Ctx: c.Context}
+	defer outs.Abort()
+	outs.OwnDir(dir, "reduce")
+	for _, st := range stats {
+		t := out[st]
+		outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	for _, st := range stats {
+		sum.array(filepath.Join(dir, st.String()+".npy"), out[st])
+	}
+	return sum.print(c)
+}
+
+// reducePartial is reduce --partial: the partial of --in over axes
+// (reduce.CPUPartial), written to --out-dir with the settings its merge
+// needs.
+func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.Stat) error {
+	path, dir := c.String("in"), c.String("out-dir")
+	if err := fileExists("in", path); err != nil {
+		return err
+	}
+	in, err := formats.ReadArray(path)
+	if err != nil {
+		return fmt.Errorf("--in: %w", err)
+	}
+	view, axis, err := reduce.MergeAxes(in.Shape, axes)
+	if err != nil {
+		return fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(in.Shape), err)
+	}
+	dt, err := precision(c, in.DType)
+	if err != nil {
+		return err
+	}
+	opt.Axis = axis
+	p, err := reduce.CPUPartial((&tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}).As(dt), opt)
+	if err != nil {
+		return err
+	}
+	h, arrays := partials.Reduce(p)
+	h.Settings["axis"] = c.String("axis")
+	h.Settings["stat"] = strings.Join(reduce.Names(stats), ",")
+	h.Settings["ddof"] = strconv.Itoa(opt.DDof)
+	h.Part["input"] = path
+	h.Part["input-shape"] = in.Shape
+	return writePartial(c, dir, "reduce", h, arrays, map[string]any{"input": path, "axis": c.String("axis"), "rows": p.Rows},
+		fmt.Sprintf("partial of %s: %d rows along the axis, outputs %s", path, p.Rows, tensor.ShapeString(p.OutShape)))
 }

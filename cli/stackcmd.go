@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
+	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -58,6 +61,12 @@ DIR/<stat>.png quicklooks with a colour bar for the statistics --plot names
 where the dates are georeferenced in metres, else in the input's range
 columns and azimuth lines.
 
+Shards: with --partial, stack writes instead the per-pixel state of its
+dates (count, mean, M2, min, max as float64 arrays, and partial.json, which
+records the flags and the dates' grid): the dates of a long stack can run as
+shards (a Slurm array, docs/scale.md), and vkstat merge writes from their
+partials the outputs one run over all the dates writes.
+
 Files: paths, globs (quote them to let vkstat expand them, in name order),
 or @LIST: a text file with one path per line (relative paths are relative
 to the list's folder; blank lines and # comments are skipped).
@@ -66,7 +75,8 @@ Examples:
    vkstat stack --looks 4x4 --window 0,0,1024,512 --out-dir stats/ 'slc/*.tif'
    vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --plot mean --out-dir out/ @dates.txt
    vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
-   vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif`,
+   vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif
+   vkstat stack --looks 4x4 --partial --out-dir parts/2019 'slc/2019*.tif'   (then: vkstat merge --out-dir out/ parts/*)`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
 			&ucli.StringFlag{Name: "window", Usage: "window of the multilooked image, x first as GDAL's -srcwin: first column, first row, columns, rows (X,Y,W,H); W or H 0 runs to the edge"},
@@ -82,6 +92,7 @@ Examples:
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
+			&ucli.BoolFlag{Name: "partial", Usage: "write the dates' mergeable per-pixel state (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			jsonFlag(),
 		},
 		Action: runStack,
@@ -175,75 +186,30 @@ func parseWindow(c *ucli.Context) (stack.Window, error) {
 	return stack.Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
 }
 
+// stackOut is what stack writes and how: the choices of the command line,
+// the plan and what the dates say.
+type stackOut struct {
+	dir               string
+	stats, fmts, pngs []string
+	plot              figure.Format
+	quantity          string
+	a, r              int
+	plan              *stack.Plan
+	first             formats.DateFile
+	dates             int
+	device            string
+}
+
 func runStack(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
 	}
-	// stack accumulates in float64 whatever the dates' type and writes
-	// float32 statistics: a precision it would not honour is refused, not
-	// ignored.
-	if p := c.String("precision"); p != "" && p != "auto" && p != "f32" {
-		return usagef("--precision %s: stack accumulates in float64 and writes float32 statistics; leave --precision at auto (or f32)", p)
-	}
-	a, r, err := parseLooks(c.String("looks"))
+	o, cfg, err := stackSettings(c)
 	if err != nil {
 		return err
 	}
-	crop, err := parseWindow(c)
-	if err != nil {
-		return err
-	}
-	cfg := stack.Config{LooksAz: a, LooksRg: r, Crop: crop, Ddof: c.Int("ddof")}
-	if cfg.Quantity, err = stack.ParseQuantity(c.String("quantity")); err != nil {
-		return fieldError(err)
-	}
-	f := c.String("filter")
-	kind, err := stack.ParseFilter(f)
-	if err != nil {
-		return usagef("--filter: %v", err)
-	}
-	cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
-	if kind == stack.NoFilter && !c.IsSet("filter-size") {
-		cfg.Filter.Size = 0 // the default window goes with a filter
-	}
-	if err := cfg.Check(); err != nil {
-		return fieldError(err)
-	}
-	if err := stack.CheckBand(c.Int("band")); err != nil {
-		return fieldError(err)
-	}
-	stats, err := parseList("stat", c.String("stat"), stack.Stats)
-	if err != nil {
-		return err
-	}
-	if len(stats) == 0 {
-		return usagef("--stat: no statistic named")
-	}
-	fmts, err := parseList("format", c.String("format"), []string{"tif", "npy", "fits"})
-	if err != nil {
-		return err
-	}
-	if slices.Contains(fmts, "tif") && !formats.HaveGDAL {
-		return usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
-	}
-	var pngs []string
-	if c.String("plot") != "" {
-		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
-			return err
-		}
-	}
-	plot, err := plotFormat(c)
-	if err != nil {
-		return err
-	}
-	if len(fmts) == 0 && len(pngs) == 0 {
-		return usagef("--format: no output format named")
-	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
+	fmts := o.fmts
 	paths, err := formats.ExpandDates(c.Args().Slice())
 	if errors.Is(err, filepath.ErrBadPattern) {
 		return usageError{err}
@@ -273,93 +239,33 @@ func runStack(c *ucli.Context) error {
 		dates[i] = stack.DateOf(d.Path, d.Open)
 	}
 	check := time.Since(t0)
+	o.plan, o.first, o.dates = plan, first, len(dates)
 
 	s, err := openSessionFor(c, autoJob("stack", []int{len(dates), first.Height, first.Width}, tensor.F32, 0))
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	o.device = s.name()
 	bar := newProgress(c.App.ErrWriter)
+	if c.Bool("partial") {
+		part, err := stack.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, dates, stack.Options{Plan: plan})
+		bar.done()
+		if err != nil {
+			return err
+		}
+		return stackPartial(c, o, paths, part)
+	}
 	res, err := stack.Run(engine.WithProgress(c.Context, bar.update), s.dev, dates, stack.Options{Plan: plan})
 	bar.done()
 	if err != nil {
 		return err
 	}
-
 	tw := time.Now()
-	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "stack")
-	var written []string
-	add := func(name string, write func(w io.Writer) error) {
-		p := filepath.Join(dir, name)
-		outs.Add(p, write)
-		written = append(written, p)
-	}
-	for _, st := range stats {
-		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		desc := []string{st}
-		for _, f := range fmts {
-			switch f {
-			case "tif":
-				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
-			case "npy":
-				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-			case "fits":
-				cards := []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
-					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: len(dates), Comment: "dates in the stack"}}
-				add(st+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, t, cards) })
-			}
-		}
-	}
-	// Quicklooks at the ground shape of a pixel: the geotransform's, else
-	// the looks' (input pixels taken as square); intensities in dB.
-	aspect, ok := geo.PixelAspect()
-	if !ok {
-		aspect = float64(a) / float64(r)
-	}
-	for _, st := range pngs {
-		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		q := figure.Map{Data: t, Title: fmt.Sprintf("%s of %s, %d dates, %d×%d looks", st, c.String("quantity"), len(dates), a, r),
-			Aspect: aspect, RowsDown: true, Clip: true}
-		q.X, q.Y, q.ScaleBar = sarAxes(geo, plan, first.Georef.HasTransform)
-		switch st {
-		case "mean", "std", "min", "max":
-			q.DB, q.BarLabel = true, "dB"
-			if c.String("quantity") == "amplitude" {
-				q.BarLabel = "dB (10 log10 of amplitude)"
-			}
-		case "cv":
-			q.BarLabel = "std / mean"
-		case "count":
-			q.BarLabel = "valid dates"
-		}
-		add(plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, plot) })
-	}
-	if err := outs.Commit(); err != nil {
+	if err := o.write(c, res); err != nil {
 		return err
 	}
 	write := time.Since(tw)
-	sum := newSummary(c)
-	for _, p := range written {
-		sum.file(p, "", nil, fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H))
-	}
-	sum.set("dates", len(dates))
-	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
-	sum.set("looks", map[string]int{"rows": a, "columns": r})
-	sum.set("window", map[string]int{"x": plan.Crop.X, "y": plan.Crop.Y, "columns": plan.Crop.W, "rows": plan.Crop.H})
-	sum.set("columns", res.W)
-	sum.set("rows", res.H)
-	sum.set("device", s.name())
-	empty := res.Empty()
-	sum.set("empty_pixels", empty)
-	if err := sum.print(c); err != nil {
-		return err
-	}
-	if empty > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
-	}
 	if c.Bool("time") {
 		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
 		w := c.App.ErrWriter
@@ -377,4 +283,249 @@ func runStack(c *ucli.Context) error {
 	res.Timing.AddPhase("check", check)
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
+}
+
+// stackSettings reads stack's flags (all but the dates) into what it
+// writes and the stack's Config.
+func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
+	var cfg stack.Config
+	// stack accumulates in float64 whatever the dates' type and writes
+	// float32 statistics: a precision it would not honour is refused, not
+	// ignored.
+	if p := c.String("precision"); p != "" && p != "auto" && p != "f32" {
+		return nil, cfg, usagef("--precision %s: stack accumulates in float64 and writes float32 statistics; leave --precision at auto (or f32)", p)
+	}
+	a, r, err := parseLooks(c.String("looks"))
+	if err != nil {
+		return nil, cfg, err
+	}
+	crop, err := parseWindow(c)
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg = stack.Config{LooksAz: a, LooksRg: r, Crop: crop, Ddof: c.Int("ddof")}
+	if cfg.Quantity, err = stack.ParseQuantity(c.String("quantity")); err != nil {
+		return nil, cfg, fieldError(err)
+	}
+	f := c.String("filter")
+	kind, err := stack.ParseFilter(f)
+	if err != nil {
+		return nil, cfg, usagef("--filter: %v", err)
+	}
+	cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
+	if kind == stack.NoFilter && !c.IsSet("filter-size") {
+		cfg.Filter.Size = 0 // the default window goes with a filter
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, cfg, fieldError(err)
+	}
+	if err := stack.CheckBand(c.Int("band")); err != nil {
+		return nil, cfg, fieldError(err)
+	}
+	stats, err := parseList("stat", c.String("stat"), stack.Stats)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if len(stats) == 0 {
+		return nil, cfg, usagef("--stat: no statistic named")
+	}
+	fmts, err := parseList("format", c.String("format"), []string{"tif", "npy", "fits"})
+	if err != nil {
+		return nil, cfg, err
+	}
+	if slices.Contains(fmts, "tif") && !formats.HaveGDAL {
+		return nil, cfg, usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
+	}
+	var pngs []string
+	if c.String("plot") != "" {
+		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
+			return nil, cfg, err
+		}
+	}
+	plot, err := plotFormat(c)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if len(fmts) == 0 && len(pngs) == 0 {
+		return nil, cfg, usagef("--format: no output format named")
+	}
+	dir := c.String("out-dir")
+	if err := checkOutputDir("out-dir", dir); err != nil {
+		return nil, cfg, err
+	}
+	return &stackOut{dir: dir, stats: stats, fmts: fmts, pngs: pngs, plot: plot, quantity: c.String("quantity"), a: a, r: r}, cfg, nil
+}
+
+// write writes the statistics of res (all or none) and the summary.
+func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
+	dir, plan, first, a, r := o.dir, o.plan, o.first, o.a, o.r
+	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
+	outs := formats.Outputs{Ctx: c.Context}
+	defer outs.Abort()
+	outs.OwnDir(dir, "stack")
+	var written []string
+	add := func(name string, write func(w io.Writer) error) {
+		p := filepath.Join(dir, name)
+		outs.Add(p, write)
+		written = append(written, p)
+	}
+	for _, st := range o.stats {
+		t := tensor.FromF32(res.Stat(st), res.H, res.W)
+		desc := []string{st}
+		for _, f := range o.fmts {
+			switch f {
+			case "tif":
+				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
+			case "npy":
+				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
+			case "fits":
+				cards := []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
+					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: o.dates, Comment: "dates in the stack"}}
+				add(st+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, t, cards) })
+			}
+		}
+	}
+	// Quicklooks at the ground shape of a pixel: the geotransform's, else
+	// the looks' (input pixels taken as square); intensities in dB.
+	aspect, ok := geo.PixelAspect()
+	if !ok {
+		aspect = float64(a) / float64(r)
+	}
+	for _, st := range o.pngs {
+		t := tensor.FromF32(res.Stat(st), res.H, res.W)
+		q := figure.Map{Data: t, Title: fmt.Sprintf("%s of %s, %d dates, %d×%d looks", st, o.quantity, o.dates, a, r),
+			Aspect: aspect, RowsDown: true, Clip: true}
+		q.X, q.Y, q.ScaleBar = sarAxes(geo, plan, first.Georef.HasTransform)
+		switch st {
+		case "mean", "std", "min", "max":
+			q.DB, q.BarLabel = true, "dB"
+			if o.quantity == "amplitude" {
+				q.BarLabel = "dB (10 log10 of amplitude)"
+			}
+		case "cv":
+			q.BarLabel = "std / mean"
+		case "count":
+			q.BarLabel = "valid dates"
+		}
+		add(o.plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, o.plot) })
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	sum := newSummary(c)
+	for _, p := range written {
+		sum.file(p, "", nil, fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H))
+	}
+	sum.set("dates", o.dates)
+	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
+	sum.set("looks", map[string]int{"rows": a, "columns": r})
+	sum.set("window", map[string]int{"x": plan.Crop.X, "y": plan.Crop.Y, "columns": plan.Crop.W, "rows": plan.Crop.H})
+	sum.set("columns", res.W)
+	sum.set("rows", res.H)
+	sum.set("device", o.device)
+	empty := res.Empty()
+	sum.set("empty_pixels", empty)
+	if err := sum.print(c); err != nil {
+		return err
+	}
+	if empty > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
+	}
+	return nil
+}
+
+// stackPartial is stack --partial: the state of the dates (paths), with
+// the flags that were set and the first date's grid and georeferencing as
+// settings that every shard must share, written to --out-dir.
+func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
+	h, arrays := partials.Stack(part)
+	setFlags(c, h.Settings, stackNotSettings, "plot-format")
+	grid, err := json.Marshal(stackGrid{o.first.Width, o.first.Height, o.first.Complex, o.first.Type, o.first.Georef})
+	if err != nil {
+		return err
+	}
+	h.Settings["grid"] = string(grid)
+	h.Part["files"] = paths
+	return writePartial(c, o.dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
+		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
+}
+
+// stackNotSettings are stack's flags that do not change its outputs.
+var stackNotSettings = map[string]bool{"out-dir": true, "json": true, "partial": true}
+
+// stackGrid is what a stack's dates share, for a merge to check and use.
+type stackGrid struct {
+	Columns, Rows int
+	Complex       bool
+	Type          string
+	Georef        formats.Georef
+}
+
+// mergeStack merges stack's partials into the outputs one stack run over
+// every shard's dates writes, with the flags the shards were run with.
+func mergeStack(c *ucli.Context, dir string, shards []*partials.Shard) error {
+	parts := make([]*stack.Partial, len(shards))
+	seen := map[string]string{}
+	var files []string
+	for i, s := range shards {
+		p, err := partials.StackPartial(s)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		parts[i] = p
+		fs, err := s.Strings("files")
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		for _, f := range fs {
+			if q, ok := seen[f]; ok {
+				return fmt.Errorf("merge: date %s is in two partials (%s and %s): each date must be in one shard", f, q, s.Dir)
+			}
+			seen[f] = s.Dir
+		}
+		files = append(files, fs...)
+	}
+	m, err := stack.Merge(parts...)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	set := shards[0].Header.Settings
+	var g stackGrid
+	if err := json.Unmarshal([]byte(set["grid"]), &g); err != nil {
+		return fmt.Errorf("merge: %s: grid: %w", shards[0].Dir, err)
+	}
+	// The shards' flags, parsed again as stack parses them.
+	cmd := stackCommand()
+	fs := flag.NewFlagSet("stack", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range cmd.Flags {
+		if err := f.Apply(fs); err != nil {
+			return err
+		}
+	}
+	fs.String("plot-format", "png", "")
+	args := []string{"--out-dir=" + dir}
+	for k, v := range set {
+		if fs.Lookup(k) != nil && !stackNotSettings[k] {
+			args = append(args, "--"+k+"="+v)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("merge: %s: the shards' settings: %w", shards[0].Dir, err)
+	}
+	sc := ucli.NewContext(c.App, fs, c)
+	sc.Command = cmd
+	o, cfg, err := stackSettings(sc)
+	if err != nil {
+		return fmt.Errorf("merge: %s: the shards' settings: %w", shards[0].Dir, err)
+	}
+	if o.plan, err = stack.NewPlan(cfg, stack.Grid{Width: g.Columns, Height: g.Rows, Complex: g.Complex}); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	if o.plan.H != m.H || o.plan.W != m.W {
+		return fmt.Errorf("merge: the partials are of %d×%d pixels but their settings make %d×%d (columns×rows)", m.W, m.H, o.plan.W, o.plan.H)
+	}
+	o.first = formats.DateFile{Path: files[0], Width: g.Columns, Height: g.Rows, Type: g.Type, Complex: g.Complex, Georef: g.Georef}
+	o.dates, o.device = m.Dates, "merge"
+	return o.write(c, m.Finish(cfg.Ddof))
 }

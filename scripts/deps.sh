@@ -64,9 +64,9 @@ fi
 pkgs=(gcc g++ libc6-dev pkg-config libvulkan-dev libvulkan1 mesa-vulkan-drivers libshaderc-dev glslang-dev spirv-tools libvkfft-dev libgdal-dev)
 case "$what" in
 build) ;;
-test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin slurm-wlm munge python3-numpy python3-pytest python3-venv) ;;
+test) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin slurm-wlm munge python3-numpy python3-pytest python3-venv python3-dask python3-distributed python3-xarray) ;;
 bench) pkgs+=(python3-numpy) ;;
-ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy slurm-wlm munge python3-pytest python3-venv) ;;
+ci) pkgs+=(vulkan-validationlayers glslc spirv-tools gdal-bin python3-numpy slurm-wlm munge python3-pytest python3-venv python3-dask python3-distributed python3-xarray) ;;
 *) echo "usage: $0 build|test|bench|ci|swiftshader-icd" >&2; exit 2 ;;
 esac
 

@@ -6,7 +6,9 @@
 # cube is missing, the survey in one process, the same survey as a 4-task
 # sbatch array of shards (deploy/slurm/submit-survey.sh) and its dependent
 # merge job, and the merged table compared byte for byte with the
-# one-process table. The daemons are stopped on exit, whatever happens.
+# one-process table; then a stack of 7 dates as a 3-task array of
+# --partial shards (deploy/slurm/submit-stack.sh) and its merge, against
+# one stack run. The daemons are stopped on exit, whatever happens.
 #
 #   scripts/test-slurm.sh [bin/vkstat]
 #
@@ -158,3 +160,33 @@ ok=$(grep -c ',ok,' "$out/survey.csv" || true)
 grep -q '^21,t00-missing,failed,cube: .*no such file' "$out/survey.csv" || fail "no failed row naming the missing cube: $(tail -n 1 "$out/survey.csv")"
 hosts=$(cut -d, -f4 "$out/survey-timings.csv" | tail -n +2 | sort -u | tr '\n' ' ')
 echo "test-slurm: ok: 4 Slurm shards merged give the one-process table byte for byte (20 targets ok, 1 failed as it should; ran on: $hosts)"
+
+# A stack of 7 dates as 3 Slurm shards of its dates (deploy/slurm/submit-
+# stack.sh: stack --partial per task, then vkstat merge), against one stack
+# run over every date.
+sdata=$tmp/stackdata
+"$vkstat" synth stack --dates 7 --shape 24,16 --type cfloat32 --format envi --out-dir "$sdata" >/dev/null
+ls "$sdata"/date_*.bin >"$tmp/dates.txt"
+sflags="--looks 2x2 --filter boxcar --filter-size 3 --format npy"
+# shellcheck disable=SC2086 # a list of flags
+"$vkstat" --device cpu stack $sflags --out-dir "$tmp/stack-one" "@$tmp/dates.txt" >/dev/null
+sout=$tmp/slurm/stack
+read -r sarray smerge < <(VKSTAT=$vkstat VKSTAT_FLAGS="--device cpu" STACK_FLAGS="$sflags" "$repo/deploy/slurm/submit-stack.sh" "$tmp/dates.txt" "$sout" 3)
+echo "test-slurm: submitted array job $sarray (3 stack shards) and merge job $smerge"
+while [ -n "$(squeue -h -j "$sarray,$smerge" -o %i 2>/dev/null)" ]; do
+	[ $SECONDS -lt $deadline ] || fail "stack jobs still queued or running after ${timeout}s: $(squeue 2>&1)"
+	sleep 0.5
+done
+for st in mean std cv min max count; do
+	[ -f "$sout/$st.npy" ] || fail "the stack merge job wrote no $st.npy: $(cat "$sout"/slurm-*-merge.out 2>/dev/null)"
+done
+python3 - "$tmp/stack-one" "$sout" <<'PY' || fail "the merged stack statistics differ from one run's"
+import sys
+import numpy as np
+one, merged = sys.argv[1:]
+for st in ("mean", "std", "cv", "min", "max", "count"):
+    a, b = np.load(f"{one}/{st}.npy"), np.load(f"{merged}/{st}.npy")
+    if a.shape != b.shape or not np.allclose(a, b, rtol=1e-6, atol=0, equal_nan=True):
+        sys.exit(f"{st}: merged differs from one run by {np.nanmax(np.abs(a - b))}")
+PY
+echo "test-slurm: ok: 3 Slurm shards of a stack's dates merged give one run's statistics"

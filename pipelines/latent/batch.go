@@ -48,6 +48,10 @@ type Source struct {
 	// longer reads). RunSource calls it on a goroutine of its own, one
 	// call at a time.
 	Read func(lo, hi int, buf *tensor.Tensor) (*tensor.Tensor, error)
+	// First is the index of the first sample in a larger data set, of
+	// which the source is a shard (RunPartial; notes number the samples
+	// from it).
+	First int
 }
 
 // TensorSource serves x's samples from memory, without copying them.
@@ -335,6 +339,16 @@ func spectraDeviceBytes(e int64, d Dims, hasDims bool, dt tensor.DType) int64 {
 // exactly (MergeMoments), notes as one batch of every sample would give
 // them. ctx's Progress (engine.WithProgress) hears of each batch done.
 func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options) (*Result, error) {
+	p, err := runSource(ctx, dev, src, opt, false)
+	if err != nil {
+		return nil, err
+	}
+	return p.R, nil
+}
+
+// runSource is RunSource up to the last merge: it returns the Partial of
+// src, finished (Partial.finish) unless keep.
+func runSource(ctx context.Context, dev *engine.Device, src Source, opt Options, keep bool) (*Partial, error) {
 	progress := engine.ProgressOf(ctx)
 	if !opt.asks() {
 		return nil, fmt.Errorf("latent: nothing to compute")
@@ -401,7 +415,7 @@ func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options)
 		}
 	}()
 
-	merge := opt.Moments && n > plan.Batch && ReducesSamples(opt.Axes, len(src.Shape))
+	merge := opt.Moments && (n > plan.Batch || keep) && ReducesSamples(opt.Axes, len(src.Shape))
 	optB := opt
 	if merge {
 		optB.DDof = 0 // var·n is the batch's M2 (MergeMoments)
@@ -521,10 +535,10 @@ func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options)
 			running = &part
 			res.Moments = nil
 		}
-		res.Notes = shiftSampleNotes(res.Notes, b.lo)
+		res.Notes = shiftSampleNotes(res.Notes, src.First+b.lo)
 		results = append(results, res)
 		if res.PCA != nil {
-			res.PCA.Notes = shiftSampleNotes(res.PCA.Notes, b.lo)
+			res.PCA.Notes = shiftSampleNotes(res.PCA.Notes, src.First+b.lo)
 			pcas = append(pcas, res.PCA)
 		}
 		free <- b.x // the batch's buffer is the reader's again
@@ -541,22 +555,15 @@ func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options)
 	}
 	tj := time.Now()
 	out := joinResults(results)
-	if merge {
-		m, err := MergeMoments([]MomentPart{*running}, opt.DDof, opt.NaN, dt)
-		if err != nil {
-			return nil, err
-		}
-		out.Moments = m
-	}
-	if opt.Moments {
-		out.Notes = append(out.Notes, momentNotes(out.Moments, opt, MomentCount(src.Shape, opt.Axes))...)
-	}
 	out.PCA = joinPCA(pcas)
 	if opt.Spectra {
 		out.Spectra = mergeSpectra(specs)
-		out.Spectra.finish()
-		out.Timing.Add(out.Spectra.Timing)
-		out.Notes = append(out.Notes, out.Spectra.Notes...)
+	}
+	p := &Partial{Shape: src.Shape, DType: dt, Opt: opt, R: out, Sums: running}
+	if !keep {
+		if err := p.finish(); err != nil {
+			return nil, err
+		}
 	}
 	out.Plan, out.Read = plan, read
 	// The device's counts and phases over the whole call: the batches'
@@ -567,7 +574,7 @@ func RunSource(ctx context.Context, dev *engine.Device, src Source, opt Options)
 	out.Timing.AddPhase(engine.TimeConvert, conv)
 	out.Timing.AddPhase("host", host)
 	mark.End(&out.Timing)
-	return out, nil
+	return p, nil
 }
 
 // batchHost is the host's share of a batch's statistics that took wall:

@@ -63,39 +63,16 @@ func CPU(in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor,
 // begun finish, none is begun after and no output is written after, so a
 // cancelled call writes nothing into its outputs once it has returned.
 func cpu(ctx context.Context, in *tensor.Tensor, opt Options, stats []Stat) (map[Stat]*tensor.Tensor, error) {
-	if in == nil {
-		return nil, fmt.Errorf("reduce: nil input tensor")
-	}
 	if len(stats) == 0 {
 		return nil, fmt.Errorf("reduce: no statistic requested")
 	}
-	var nd needs
-	for _, s := range stats {
-		switch s {
-		case Sum, Mean:
-		case Var, Std:
-			nd.m2 = true
-		case Min, Max:
-			nd.minmax = true
-		default:
-			return nil, fmt.Errorf("reduce: unknown statistic %d", int(s))
-		}
-	}
-	g, err := Plan(in.Shape, opt.Axis)
+	nd, err := statNeeds(stats)
 	if err != nil {
-		return nil, fmt.Errorf("reduce: %w", err)
+		return nil, err
 	}
-	n := in.Len()
-	have := len(in.F32)
-	switch {
-	case in.DType == tensor.F64:
-		have = len(in.F64)
-	case in.DType.Is16():
-		have = len(in.U16)
-	}
-	if have != n {
-		return nil, fmt.Errorf("reduce: input has shape %s (%d elements) but holds %d %s values",
-			tensor.ShapeString(in.Shape), n, have, in.DType)
+	g, err := checkInput(in, opt)
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[Stat]*tensor.Tensor, len(stats))
 	for _, s := range stats {
@@ -127,6 +104,48 @@ func cpu(ctx context.Context, in *tensor.Tensor, opt Options, stats []Stat) (map
 		return nil, err
 	}
 	return out, nil
+}
+
+// statNeeds is what accumulators stats need.
+func statNeeds(stats []Stat) (needs, error) {
+	var nd needs
+	for _, s := range stats {
+		switch s {
+		case Sum, Mean:
+		case Var, Std:
+			nd.m2 = true
+		case Min, Max:
+			nd.minmax = true
+		default:
+			return nd, fmt.Errorf("reduce: unknown statistic %d", int(s))
+		}
+	}
+	return nd, nil
+}
+
+// checkInput plans in's reduction along opt.Axis, refusing a tensor whose
+// data do not fill its shape.
+func checkInput(in *tensor.Tensor, opt Options) (Geometry, error) {
+	if in == nil {
+		return Geometry{}, fmt.Errorf("reduce: nil input tensor")
+	}
+	g, err := Plan(in.Shape, opt.Axis)
+	if err != nil {
+		return Geometry{}, fmt.Errorf("reduce: %w", err)
+	}
+	n := in.Len()
+	have := len(in.F32)
+	switch {
+	case in.DType == tensor.F64:
+		have = len(in.F64)
+	case in.DType.Is16():
+		have = len(in.U16)
+	}
+	if have != n {
+		return Geometry{}, fmt.Errorf("reduce: input has shape %s (%d elements) but holds %d %s values",
+			tensor.ShapeString(in.Shape), n, have, in.DType)
+	}
+	return g, nil
 }
 
 // cpu16Block is the most float32 values that cpu16 widens at a time.
@@ -265,6 +284,9 @@ type reducer[T float] struct {
 	procs  int
 	// done, once closed, stops the reduction between tasks (nil: never).
 	done <-chan struct{}
+	// keep, when set, receives the accumulators (the full output width)
+	// instead of the outputs (CPUPartial).
+	keep *acc
 }
 
 func newReducer[T float](data []T, g Geometry, opt Options, nd needs, outs [numStats][]T, done <-chan struct{}) *reducer[T] {
@@ -419,6 +441,14 @@ func closed(done <-chan struct{}) bool {
 
 // finish writes the statistics of a to the outputs from index base on.
 func (r *reducer[T]) finish(a *acc, base int) {
+	if k := r.keep; k != nil {
+		copy(k.cnt[base:], a.cnt)
+		copy(k.s[base:], a.s)
+		copy(k.m2[base:], a.m2)
+		copy(k.mn[base:], a.mn)
+		copy(k.mx[base:], a.mx)
+		return
+	}
 	nan := math.NaN()
 	for c := range a.s {
 		k := base + c

@@ -192,6 +192,11 @@ func filterImage(p *Plan, img, dst []float64) {
 // CPU computes the statistics on the host: goroutines over rows, float64
 // arithmetic throughout.
 func CPU(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
+	return cpuRun(ctx, p, dates, false)
+}
+
+// cpuRun is CPU, keeping the state (Result.state) when keep.
+func cpuRun(ctx context.Context, p *Plan, dates []Date, keep bool) (*Result, error) {
 	t0 := time.Now()
 	N := p.H * p.W
 	st := newWelford(N, len(dates))
@@ -227,6 +232,9 @@ func CPU(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
 		return nil, err
 	}
 	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates))
+	if keep {
+		res.state = st.partial(p, len(dates))
+	}
 	res.Read, res.Wait, res.Compute, res.Wall, res.Buffers = tm.read, tm.wait, tm.compute, time.Since(t0), tm.buffers
 	return res, nil
 }

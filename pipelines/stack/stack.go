@@ -247,6 +247,8 @@ type Result struct {
 	Buffers                   time.Duration // allocating the strips the reader fills
 	// Timing is what the call cost (Run): Kernel is Compute.
 	Timing engine.Timing
+	// state is the per-pixel state the statistics came from (RunPartial).
+	state *Partial
 }
 
 // Options are what Run runs with: the Plan (NewPlan) of the dates.
@@ -257,6 +259,11 @@ type Options struct {
 // Run computes the statistics of the dates on dev, or on the CPU when dev
 // is nil, telling ctx's Progress (engine.WithProgress) of each date done.
 func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*Result, error) {
+	return runKeep(ctx, dev, dates, opt, false)
+}
+
+// runKeep is Run, keeping the state (Result.state) when keep.
+func runKeep(ctx context.Context, dev *engine.Device, dates []Date, opt Options, keep bool) (*Result, error) {
 	if opt.Plan == nil {
 		return nil, fmt.Errorf("%w: no plan", ErrConfig)
 	}
@@ -264,9 +271,9 @@ func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*R
 	var r *Result
 	var err error
 	if dev == nil {
-		r, err = CPU(ctx, opt.Plan, dates)
+		r, err = cpuRun(ctx, opt.Plan, dates, keep)
 	} else {
-		r, err = Vulkan(ctx, dev, opt.Plan, dates)
+		r, err = vulkanRun(ctx, dev, opt.Plan, dates, keep)
 	}
 	if err != nil {
 		return nil, err

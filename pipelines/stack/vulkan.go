@@ -47,6 +47,11 @@ func f32bytes(v []float32) []byte {
 // its last strip is in. The state (count, mean, M2, min, max) stays on the
 // device until the last date; only it comes back.
 func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Result, error) {
+	return vulkanRun(ctx, dev, p, dates, false)
+}
+
+// vulkanRun is Vulkan, keeping the state (Result.state) when keep.
+func vulkanRun(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, keep bool) (*Result, error) {
 	t0 := time.Now()
 	N := int64(p.H) * int64(p.W)
 	filter := p.Filter.Kind != NoFilter
@@ -164,6 +169,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 		}
 	}
 	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates))
+	if keep {
+		res.state = &Partial{H: p.H, W: p.W, Dates: len(dates), Count: st[0], Mean: st[1], M2: st[2], Min: st[3], Max: st[4]}
+	}
 	// The host's work on the downloaded state: its arrays, then the
 	// statistics from it (phases of their own: --time).
 	res.Timing.AddPhase(engine.TimeResults, results)

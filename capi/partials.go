@@ -1,0 +1,461 @@
+package capi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/pipelines/stack"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// The partial results (issue 43) as operations, for the Python package's
+// Dask front end: <workload>_partial computes a chunk's partial, whose
+// arrays are the outputs and whose facts are the Info; <workload>_merge
+// takes any number of partials (arrays "I.NAME" for part I, their facts in
+// the parameter parts) and returns their merge, or with finish the
+// statistics of all of them.
+
+func init() {
+	ops["reduce_partial"] = runReducePartial
+	ops["reduce_merge"] = runReduceMerge
+	ops["cov_partial"] = runCovPartial
+	ops["cov_merge"] = runCovMerge
+	ops["latent_partial"] = runLatentPartial
+	ops["latent_merge"] = runLatentMerge
+	ops["stack_partial"] = runStackPartial
+	ops["stack_merge"] = runStackMerge
+}
+
+// partTensors are the float64 arrays names of each of n parts.
+func partTensors(c *Call, n int, names ...string) ([]map[string]*tensor.Tensor, error) {
+	if n < 1 {
+		return nil, inputf("parts: none given")
+	}
+	out := make([]map[string]*tensor.Tensor, n)
+	for i := range out {
+		out[i] = map[string]*tensor.Tensor{}
+		for _, name := range names {
+			t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
+			if err != nil {
+				return nil, err
+			}
+			out[i][name] = t
+		}
+	}
+	return out, nil
+}
+
+// ---- reduce ---------------------------------------------------------------
+
+type reducePartialParams struct {
+	Axis    any  `json:"axis"`
+	SkipNaN bool `json:"skipnan"`
+}
+
+// reducePart is a reduce partial's facts.
+type reducePart struct {
+	Rows    int    `json:"rows"`
+	DType   string `json:"dtype"`
+	SkipNaN bool   `json:"skipnan"`
+}
+
+var reduceArrays = []string{"count", "sum", "m2", "min", "max"}
+
+// runReducePartial is reduce.CPUPartial of array a along axis.
+func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p reducePartialParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	a, err := c.Tensor("a", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	shape, axis, _, err := mergeAxes(a.Shape, p.Axis)
+	if err != nil {
+		return nil, err
+	}
+	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	pt, err := reduce.CPUPartial(in, reduce.Options{Axis: axis, SkipNaN: p.SkipNaN})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return reduceOut(c, pt), nil
+}
+
+// reduceOut is pt as outputs and Info.
+func reduceOut(c *Call, pt *reduce.Partial) *Result {
+	res := c.Result()
+	for i, v := range [][]float64{pt.Count, pt.Sum, pt.M2, pt.Min, pt.Max} {
+		res.add(reduceArrays[i], tensor.FromF64(v, pt.OutShape...))
+	}
+	res.Info = reducePart{Rows: pt.Rows, DType: pt.DType.String(), SkipNaN: pt.SkipNaN}
+	return res
+}
+
+type reduceMergeParams struct {
+	Parts  []reducePart `json:"parts"`
+	Finish bool         `json:"finish"`
+	Stats  []string     `json:"stats"`
+	DDof   int          `json:"ddof"`
+}
+
+// runReduceMerge merges reduce partials (reduce.Merge), and with finish
+// computes stats from the merge.
+func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p reduceMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), reduceArrays...)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*reduce.Partial, len(ts))
+	for i, t := range ts {
+		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		pt := &reduce.Partial{DType: dt, OutShape: t["count"].Shape, SkipNaN: p.Parts[i].SkipNaN, Rows: p.Parts[i].Rows}
+		for k, to := range []*[]float64{&pt.Count, &pt.Sum, &pt.M2, &pt.Min, &pt.Max} {
+			if *to = t[reduceArrays[k]].F64; !tensor.SameShape(t[reduceArrays[k]].Shape, pt.OutShape) {
+				return nil, inputf("parts[%d]: %s has shape %s, count %s", i, reduceArrays[k],
+					tensor.ShapeString(t[reduceArrays[k]].Shape), tensor.ShapeString(pt.OutShape))
+			}
+		}
+		parts[i] = pt
+	}
+	m, err := reduce.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return reduceOut(c, m), nil
+	}
+	stats, err := parseStatsParam(p.Stats)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.Finish(reduce.Options{DDof: p.DDof, Out: c.outputs(nil)}, stats)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	res := c.Result()
+	for _, s := range stats {
+		res.add(s.String(), out[s])
+	}
+	return res, nil
+}
+
+// ---- cov ------------------------------------------------------------------
+
+// covPart is a cov partial's facts.
+type covPart struct {
+	T     int    `json:"t"`
+	DType string `json:"dtype"`
+}
+
+var covArrays = []string{"mean", "c", "r", "q4"}
+
+// runCovPartial is cov.CPUPartial of the sample sets x, (N, T, P) or one
+// set (T, P).
+func runCovPartial(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	if err := c.Params(&struct{}{}); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	x, _, err = cov.Sets(x, 0)
+	if err != nil {
+		return nil, inputf("x has %v", err)
+	}
+	pt, err := cov.CPUPartial(ctx, x, cov.Options{})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return covOut(c, pt), nil
+}
+
+// covOut is pt as outputs and Info.
+func covOut(c *Call, pt *cov.Partial) *Result {
+	res := c.Result()
+	res.add("mean", tensor.FromF64(pt.Mean, pt.N, pt.P))
+	res.add("c", tensor.FromF64(pt.C, pt.N, pt.P, pt.P))
+	res.add("r", tensor.FromF64(pt.R, pt.N, pt.P))
+	res.add("q4", tensor.FromF64(pt.Q4, pt.N))
+	res.Info = covPart{T: pt.T, DType: pt.DType.String()}
+	return res
+}
+
+type covMergeParams struct {
+	Parts     []covPart `json:"parts"`
+	Finish    bool      `json:"finish"`
+	Estimator string    `json:"estimator"`
+	DDof      int       `json:"ddof"`
+}
+
+// runCovMerge merges cov partials (cov.Merge), and with finish estimates
+// the covariances from the merge (the shrinkage only then).
+func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p covMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), covArrays...)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*cov.Partial, len(ts))
+	for i, t := range ts {
+		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		m := t["mean"]
+		if len(m.Shape) != 2 {
+			return nil, inputf("parts[%d]: mean has shape %s; want (N, P)", i, tensor.ShapeString(m.Shape))
+		}
+		parts[i] = &cov.Partial{DType: dt, N: m.Shape[0], P: m.Shape[1], T: p.Parts[i].T,
+			Mean: m.F64, C: t["c"].F64, R: t["r"].F64, Q4: t["q4"].F64}
+	}
+	m, err := cov.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return covOut(c, m), nil
+	}
+	est, err := cov.ParseEstimator(p.Estimator)
+	if err != nil {
+		return nil, InputError{err}
+	}
+	r, err := m.Finish(cov.Options{Estimator: est, DDof: p.DDof, Out: c.outputs(nil)})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	res := c.Result()
+	res.add("mean", r.Mean)
+	res.add("cov", r.Cov)
+	res.add("rho", r.Rho)
+	return res, nil
+}
+
+// ---- latent ---------------------------------------------------------------
+
+type latentPartialParams struct {
+	latentParams
+	// First is the index of x's first sample in the whole data set.
+	First int `json:"first"`
+}
+
+// latentPart is a latent partial's facts: the library's, the input's
+// dtype, and the names of its arrays.
+type latentPart struct {
+	Facts  latent.PartialFacts `json:"facts"`
+	DType  string              `json:"in_dtype"`
+	Arrays []string            `json:"arrays"`
+}
+
+// runLatentPartial is latent.RunPartial of the samples x, the data set's
+// from First on.
+func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p latentPartialParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := latentWork(p.latentParams, x)
+	if err != nil {
+		return nil, err
+	}
+	src := latent.TensorSource(x)
+	src.First = p.First
+	pt, err := latent.RunPartial(ctx, dev, src, opt)
+	if err != nil {
+		return nil, latentRunError(err)
+	}
+	return latentOut(c, pt, x.DType), nil
+}
+
+// latentOut is pt as outputs and Info.
+func latentOut(c *Call, pt *latent.Partial, in tensor.DType) *Result {
+	f, arrays := pt.Store()
+	res := c.Result()
+	info := latentPart{Facts: f, DType: in.String()}
+	for name, t := range arrays {
+		res.add(name, t)
+		info.Arrays = append(info.Arrays, name)
+	}
+	res.Info = info
+	return res
+}
+
+type latentMergeParams struct {
+	latentParams
+	Parts  []latentPart `json:"parts"`
+	Finish bool         `json:"finish"`
+}
+
+// runLatentMerge merges latent partials of consecutive samples
+// (latent.Merge), and with finish returns what the latent operation
+// returns for all of them.
+func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p latentMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	if len(p.Parts) == 0 {
+		return nil, inputf("parts: none given")
+	}
+	parts := make([]*latent.Partial, len(p.Parts))
+	for i, pp := range p.Parts {
+		arrays := map[string]*tensor.Tensor{}
+		for _, name := range pp.Arrays {
+			t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
+			if err != nil {
+				return nil, err
+			}
+			arrays[name] = t
+		}
+		pt, err := latent.RestorePartial(pp.Facts, arrays)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		parts[i] = pt
+	}
+	m, err := latent.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	in, err := tensor.ParseDType(p.Parts[0].DType)
+	if err != nil {
+		return nil, inputf("parts[0]: %v", err)
+	}
+	if !p.Finish {
+		return latentOut(c, m, in), nil
+	}
+	r, err := m.Finish()
+	if err != nil {
+		return nil, err
+	}
+	opt := m.Opt
+	opt.DType = m.DType
+	return latentResult(c.Result(), r, opt, m.Shape, in), nil
+}
+
+// ---- stack ----------------------------------------------------------------
+
+// stackPart is a stack partial's facts: its dates and their grid.
+type stackPart struct {
+	Dates   int  `json:"dates"`
+	Width   int  `json:"width"`
+	Height  int  `json:"height"`
+	Complex bool `json:"complex"`
+}
+
+var stackArrays = []string{"count", "mean", "m2", "min", "max"}
+
+// runStackPartial is stack.RunPartial of the dates (the call's arrays).
+func runStackPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	var p stackParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	j, err := prepareStack(c, p)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := stack.RunPartial(ctx, dev, j.dates, stack.Options{Plan: j.plan})
+	if err != nil {
+		return nil, err
+	}
+	return stackOut(c, pt, j.grid), nil
+}
+
+// stackOut is pt, of dates of grid g, as outputs and Info.
+func stackOut(c *Call, pt *stack.Partial, g stack.Grid) *Result {
+	res := c.Result()
+	for i, v := range [][]float64{pt.Count, pt.Mean, pt.M2, pt.Min, pt.Max} {
+		res.add(stackArrays[i], tensor.FromF64(v, pt.H, pt.W))
+	}
+	res.Info = stackPart{Dates: pt.Dates, Width: g.Width, Height: g.Height, Complex: g.Complex}
+	return res
+}
+
+type stackMergeParams struct {
+	stackParams
+	Parts  []stackPart `json:"parts"`
+	Finish bool        `json:"finish"`
+	// Geotransform (GDAL's six coefficients) and Projection (WKT), when
+	// given, place the dates' grid: the outputs' grid is then worked out
+	// as for dates from files (shifted to the window, scaled by the looks).
+	Geotransform []float64 `json:"geotransform"`
+	Projection   string    `json:"projection"`
+}
+
+// runStackMerge merges stack partials of the same plan (stack.Merge), and
+// with finish returns what the stack operation returns for all the dates.
+func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p stackMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	ts, err := partTensors(c, len(p.Parts), stackArrays...)
+	if err != nil {
+		return nil, err
+	}
+	f := p.Parts[0]
+	g := stack.Grid{Width: f.Width, Height: f.Height, Complex: f.Complex}
+	parts := make([]*stack.Partial, len(ts))
+	for i, t := range ts {
+		if pp := p.Parts[i]; pp.Width != f.Width || pp.Height != f.Height || pp.Complex != f.Complex {
+			return nil, inputf("parts[%d]: dates of %d×%d pixels, parts[0]'s %d×%d", i, pp.Width, pp.Height, f.Width, f.Height)
+		}
+		cnt := t["count"]
+		if len(cnt.Shape) != 2 {
+			return nil, inputf("parts[%d]: count has shape %s; want (H, W)", i, tensor.ShapeString(cnt.Shape))
+		}
+		parts[i] = &stack.Partial{H: cnt.Shape[0], W: cnt.Shape[1], Dates: p.Parts[i].Dates,
+			Count: cnt.F64, Mean: t["mean"].F64, M2: t["m2"].F64, Min: t["min"].F64, Max: t["max"].F64}
+	}
+	m, err := stack.Merge(parts...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	if !p.Finish {
+		return stackOut(c, m, g), nil
+	}
+	cfg, err := stackConfig(p.stackParams)
+	if err != nil {
+		return nil, err
+	}
+	j := &stackJob{grid: g}
+	switch n := len(p.Geotransform); {
+	case n != 0 && n != 6:
+		return nil, inputf("geotransform: %d coefficients; want GDAL's 6", n)
+	case n == 6 || p.Projection != "":
+		j.georef = &formats.Georef{Projection: p.Projection, HasTransform: n == 6}
+		copy(j.georef.Transform[:], p.Geotransform)
+	}
+	if j.names, err = stackNames(p.stackParams); err != nil {
+		return nil, err
+	}
+	if j.plan, err = stackPlan(cfg, g); err != nil {
+		return nil, err
+	}
+	if j.plan.H != m.H || j.plan.W != m.W {
+		return nil, inputf("parts of %d×%d outputs, but the parameters make %d×%d", m.H, m.W, j.plan.H, j.plan.W)
+	}
+	return j.result(c, m.Finish(cfg.Ddof)), nil
+}

@@ -1,0 +1,66 @@
+package partials
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/vkstat/vkstat/pipelines/stack"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// Stack is the header (workload stack, the output's size as a setting,
+// the number of dates) and the arrays of p. The caller adds the settings
+// of its own.
+func Stack(p *stack.Partial) (Header, map[string]*tensor.Tensor) {
+	h := Header{Workload: "stack",
+		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W})},
+		Part:     map[string]any{"dates": p.Dates}}
+	arr := func(v []float64) *tensor.Tensor { return tensor.FromF64(v, p.H, p.W) }
+	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "mean": arr(p.Mean), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max)}
+}
+
+// StackPartial reads s back as a stack.Partial.
+func StackPartial(s *Shard) (*stack.Partial, error) {
+	h := s.Header
+	if h.Workload != "stack" {
+		return nil, fmt.Errorf("%s: a partial of %s, not of stack", s.Dir, h.Workload)
+	}
+	dates, ok := h.Part["dates"].(float64)
+	if !ok || dates < 1 || dates != float64(int(dates)) {
+		return nil, fmt.Errorf("%s: the header's dates (%v) is not a count", s.Dir, h.Part["dates"])
+	}
+	c, ok := s.Arrays["count"]
+	if !ok || len(c.Shape) != 2 {
+		return nil, fmt.Errorf("%s: no 2-d array count in the partial", s.Dir)
+	}
+	if got := tensor.ShapeString(c.Shape); got != h.Settings["out-shape"] {
+		return nil, fmt.Errorf("%s: count.npy has shape %s, the header %s", s.Dir, got, h.Settings["out-shape"])
+	}
+	p := &stack.Partial{H: c.Shape[0], W: c.Shape[1], Dates: int(dates)}
+	var err error
+	for _, a := range []struct {
+		name string
+		to   *[]float64
+	}{{"count", &p.Count}, {"mean", &p.Mean}, {"m2", &p.M2}, {"min", &p.Min}, {"max", &p.Max}} {
+		if *a.to, err = s.Array(a.name, p.H*p.W); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Strings is the header's list of strings under key of Part (a JSON
+// array of strings), or an error naming the shard.
+func (s *Shard) Strings(key string) ([]string, error) {
+	raw, ok := s.Header.Part[key].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: the header has no list %s", s.Dir, key)
+	}
+	out := make([]string, len(raw))
+	for i, v := range raw {
+		if out[i], ok = v.(string); !ok {
+			return nil, fmt.Errorf("%s: %s[%d] = %s is not a string", s.Dir, key, i, strconv.Quote(fmt.Sprint(v)))
+		}
+	}
+	return out, nil
+}
