@@ -3,6 +3,7 @@ package capi
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
@@ -72,8 +73,9 @@ func transposeMatrices(t *tensor.Tensor) *tensor.Tensor {
 
 // runLatent runs latent.Run on array x, (N, C, F, H, W) or (N, C, H, W)
 // (any shape for moments alone) of float16, bfloat16, float32 or float64,
-// read where it lies. Its outputs are latent.Result.Arrays (float64,
-// named as vkstat latent's files, but pca_vectors given as
+// read where it lies. Its outputs are latent.Result.Arrays (float64, but
+// the moments float32 unless computed in float64, as NumPy's mean and
+// SciPy's skew of float32 are float32; named as vkstat latent's files, but pca_vectors given as
 // pca_components, each matrix transposed), then the summary vectors mean_corr
 // (C, C), lag_means (L), pca_mean_ratio and pca_mean_cumulative (C) and
 // radial_bin_radius (K), those computed.
@@ -115,6 +117,9 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		if a.Name == "pca_vectors" { // components as rows for Python, as scikit-learn's
 			a.Name, a.T = "pca_components", transposeMatrices(a.T)
 		}
+		if opt.DType != tensor.F64 && slices.Contains(momentNames, a.Name) {
+			a.T = a.T.As(tensor.F32)
+		}
 		res.add(a.Name, a.T)
 		info.Arrays = append(info.Arrays, a.Name)
 	}
@@ -141,6 +146,10 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	res.Info = info
 	return res.timed(r.Timing), nil
 }
+
+// momentNames are latent's moments, given in the computed precision's
+// float type (float32 for float32 and 16-bit work).
+var momentNames = []string{"mean", "var", "std", "min", "max", "skew", "kurt"}
 
 // latentSetting names a latent option set to value in a warning, as
 // Python's message has it: "ddof 2", the axes as a list ("axes [3 4]").

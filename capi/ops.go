@@ -154,11 +154,15 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	shape, axis, kept, err := mergeAxes(a.Shape, p.Axis)
+	shape, axis, perm, kept, err := mergeAxes(a.Shape, p.Axis)
 	if err != nil {
 		return nil, err
 	}
 	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	if perm != nil {
+		in = reduce.Permuted(a, perm)
+		in.Shape = shape
+	}
 	g, err := reduce.Plan(shape, axis)
 	if err != nil {
 		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
@@ -184,40 +188,47 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
 // axis of a view of shape (reduce.MergeAxes): None flattens the array, a
-// tuple of adjacent axes merges them. kept is the output's shape with the
+// tuple of adjacent axes merges them, other tuples are reduced from a copy
+// permuted by perm (non-nil then). kept is the output's shape with the
 // reduced axes kept, of length 1 (NumPy's keepdims).
-func mergeAxes(shape []int, axis any) (view []int, a int, kept []int, err error) {
+func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err error) {
 	var axes []int
 	switch ax := axis.(type) {
 	case nil:
 	case json.Number:
 		axes = []int{0}
 		if axes[0], err = strconv.Atoi(string(ax)); err != nil {
-			return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(axis))
+			return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(axis))
 		}
 	case []any:
 		if len(ax) == 0 {
-			return nil, 0, nil, inputf("axis: an empty tuple of axes")
+			return nil, 0, nil, nil, inputf("axis: an empty tuple of axes")
 		}
 		for _, v := range ax {
 			n, ok := v.(json.Number)
 			i, err := strconv.Atoi(string(n))
 			if !ok || err != nil {
-				return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(v))
+				return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(v))
 			}
 			axes = append(axes, i)
 		}
 	default:
-		return nil, 0, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
+		return nil, 0, nil, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
 	}
-	if view, a, err = reduce.MergeAxes(shape, axes); err != nil {
-		return nil, 0, nil, inputf("axis: %v", err)
+	if view, a, perm, err = reduce.MergeAxes(shape, axes); err != nil {
+		return nil, 0, nil, nil, inputf("axis: %v", err)
 	}
 	kept = slices.Clone(shape)
+	if perm != nil {
+		for _, i := range perm[a:] {
+			kept[i] = 1
+		}
+		return view, a, perm, kept, nil
+	}
 	for i := a; i < a+len(shape)-len(view)+1; i++ {
 		kept[i] = 1
 	}
-	return view, a, kept, nil
+	return view, a, nil, kept, nil
 }
 
 // ---- cov ------------------------------------------------------------------------

@@ -22,12 +22,13 @@ func reduceCommand() *ucli.Command {
 	d := reduce.DefaultOptions()
 	return &ucli.Command{
 		Name:      "reduce",
-		Usage:     "sum, mean, var, std, min, max along an axis (or adjacent axes) of an array",
+		Usage:     "sum, mean, var, std, min, max along an axis (or axes) of an array",
 		UsageText: "vkstat [global options] reduce --in A.{fits,npy} --axis N[,M...]|all --stat mean,std --out-dir DIR",
 		Description: `Reads a FITS or NPY array and writes DIR/<stat>.npy for each statistic: the
 input's shape without the reduced axes. --axis takes one axis (NumPy
-numbering, negative from the end), adjacent axes as NumPy's axis=(1, 2)
-(--axis 1,2: the pixels of each frame of a cube), or all (NumPy's
+numbering, negative from the end), several as NumPy's axis=(1, 2)
+(--axis 1,2: the pixels of each frame of a cube; axes that are not
+adjacent, 0,2, are reduced from a transposed copy in memory), or all (NumPy's
 axis=None: one value per statistic). Accumulation is in float64 (float32
 data too, on devices with shaderFloat64), merged pairwise, so long axes
 keep their accuracy. A NaN makes every statistic of its slice NaN unless
@@ -40,7 +41,7 @@ Examples:
    vkstat --device cpu reduce --in cube.npy --axis 0 --stat all --skip-nan --out-dir out/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
+			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"},
 			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
@@ -104,21 +105,21 @@ Examples:
 	}
 }
 
-// parseReduceAxes reads --axis: an axis, a comma-separated run of adjacent
-// axes, or all (nil: every axis).
+// parseReduceAxes reads --axis: an axis, comma-separated axes, or all (nil: every axis).
 func parseReduceAxes(v string) ([]int, error) {
 	if strings.TrimSpace(v) == "all" {
 		return nil, nil
 	}
 	axes, err := parseAxes(v)
 	if err != nil {
-		return nil, usagef("--axis %q: want an axis (0, -1), adjacent axes (1,2) or all", v)
+		return nil, usagef("--axis %q: want an axis (0, -1), axes (1,2 or 0,2) or all", v)
 	}
 	return axes, nil
 }
 
 // runReduce reads --in and reduces it over axes on the session's device
-// (adjacent axes are merged into one; reduce.MergeAxes). On a Vulkan
+// (adjacent axes are merged into one, others reduced from a permuted copy;
+// reduce.MergeAxes). On a Vulkan
 // device, an NPY file stored as computed (little-endian float32/float64, C
 // order) streams from disk through the device and is never held whole in
 // host memory; anything else is read whole first.
@@ -141,7 +142,7 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if !streamable {
 		read, shape = time.Since(t0), in.Shape
 	}
-	view, axis, err := reduce.MergeAxes(shape, axes)
+	view, axis, perm, err := reduce.MergeAxes(shape, axes)
 	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
 	}
@@ -150,6 +151,16 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
 	}
 	opt.Axis = axis
+	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
+		if in == nil {
+			t0 := time.Now()
+			if in, err = src.Load(); err != nil {
+				return nil, tm, nil, err
+			}
+			read, streamable = time.Since(t0), false
+		}
+		in = reduce.Permuted(in, perm)
+	}
 	src.Shape = view
 	if in != nil {
 		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}

@@ -187,61 +187,13 @@ func lagMeans(fc []float64, bad []bool, n, c, f, lags int) *tensor.Tensor {
 	return out
 }
 
-// permuted returns x's data transposed by perm (output axis i is input
-// axis perm[i]), as a new tensor of x's dtype.
+// permuted returns x's data transposed by perm (reduce.Permuted), telling
+// permutedHook.
 func permuted(x *tensor.Tensor, perm []int) *tensor.Tensor {
 	if permutedHook != nil {
 		permutedHook()
 	}
-	shape := make([]int, len(perm))
-	for i, a := range perm {
-		shape[i] = x.Shape[a]
-	}
-	out := tensor.New(x.DType, shape...)
-	switch {
-	case x.DType == tensor.F64:
-		permute(out.F64, x.F64, x.Shape, perm)
-	case x.DType.Is16():
-		permute(out.U16, x.U16, x.Shape, perm)
-	default:
-		permute(out.F32, x.F32, x.Shape, perm)
-	}
-	return out
-}
-
-// permute writes src (of shape shape) transposed by perm into dst: one
-// output row (the last output axis) at a time, rows spread over the cores.
-func permute[T elem](dst, src []T, shape, perm []int) {
-	nd := len(shape)
-	if len(dst) == 0 {
-		return
-	}
-	stride := make([]int, nd)
-	s := 1
-	for i := nd - 1; i >= 0; i-- {
-		stride[i] = s
-		s *= shape[i]
-	}
-	oshape := make([]int, nd)
-	ostride := make([]int, nd) // input stride of each output axis
-	for i, a := range perm {
-		oshape[i], ostride[i] = shape[a], stride[a]
-	}
-	rowLen, step := oshape[nd-1], ostride[nd-1]
-	rows := len(dst) / rowLen
-	par.Range(rows, max(1, 4096/rowLen), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			off, q := 0, r
-			for i := nd - 2; i >= 0; i-- {
-				off += (q % oshape[i]) * ostride[i]
-				q /= oshape[i]
-			}
-			row := dst[r*rowLen : (r+1)*rowLen]
-			for j := range row {
-				row[j] = src[off+j*step]
-			}
-		}
-	})
+	return reduce.Permuted(x, perm)
 }
 
 // permutedHook, when set (by tests), is told of each permuted copy that

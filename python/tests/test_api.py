@@ -52,6 +52,25 @@ def test_reduce_keepdims(dev):
     assert both["min"].shape == (2, 1, 4)
 
 
+def test_reduce_axes_that_are_not_adjacent(dev):
+    """axis=(0, 2) and the like, as NumPy's (issue 40, item 10): the kept
+    axes in order, keepdims, float32 kept float32."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(3.0, 2.0, (3, 4, 5, 6))
+    for axis in ((0, 2), (2, 0), (0, -1), (1, 3), (0, 1, 3), (0, 2, 3)):
+        for keepdims in (False, True):
+            got = dev.reduce(a, "all", axis=axis, keepdims=keepdims)
+            for name, f in (("sum", np.sum), ("mean", np.mean), ("var", np.var), ("std", np.std), ("min", np.min),
+                            ("max", np.max)):
+                want = f(a, axis=axis, keepdims=keepdims)
+                assert got[name].shape == want.shape, (axis, name)
+                np.testing.assert_allclose(got[name], want, rtol=1e-13, err_msg=f"{axis} {name}")
+    f32 = a.astype(np.float32)
+    got = dev.reduce(f32, "var", axis=(0, 2), ddof=1)
+    assert got.dtype == np.float32 == np.var(f32, axis=(0, 2)).dtype
+    np.testing.assert_allclose(got, np.var(a.astype(np.float32).astype(np.float64), axis=(0, 2), ddof=1), rtol=1e-6)
+
+
 def test_reduce_gives_a_scalar_where_numpy_does(dev):
     a = np.arange(6.0)
     for axis in (None, 0):

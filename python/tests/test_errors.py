@@ -14,8 +14,8 @@ def test_bad_input_is_value_error(dev):
         dev.reduce(np.ones((2, 3)), "mean", axis=2)
     with pytest.raises(ValueError, match='unknown statistic "median"'):
         dev.reduce(np.ones(3), "median")
-    with pytest.raises(ValueError, match="not adjacent"):
-        dev.reduce(np.ones((2, 3, 4)), "sum", axis=(0, 2))
+    with pytest.raises(ValueError, match="axis 1 given twice"):
+        dev.reduce(np.ones((2, 3, 4)), "sum", axis=(1, -2))
     with pytest.raises(ValueError, match="ddof must be 0 or 1, got 2"):
         dev.cov(np.ones((5, 2)), ddof=2)
     with pytest.raises(ValueError, match='unknown estimator "bogus"'):

@@ -100,9 +100,9 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         ``np.mean(a, 0)``.
     axis : None or int or tuple of ints, optional
         The axis to reduce, negative from the end, as NumPy's. None (the
-        default) reduces the flattened array; a tuple must name adjacent
-        axes (they are merged, which a C-ordered array allows without a
-        copy).
+        default) reduces the flattened array; a tuple reduces several
+        (adjacent axes are merged without a copy; others, such as
+        ``(0, 2)``, are reduced from a transposed copy).
     ddof : int, optional
         Delta degrees of freedom of var and std (divisor n − ddof), as
         in :func:`numpy.var`.

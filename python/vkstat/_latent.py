@@ -62,12 +62,14 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     out : dict of str to ndarray, optional
         Where to write arrays, by name, each as NumPy's ``out`` (of the
         array's shape; cast into it through a temporary when it is not
-        C-contiguous float64).
+        C-contiguous and of the array's dtype).
 
     Returns
     -------
     LatentResult
-        The arrays (float64), named as the command's files:
+        The arrays, named as the command's files (float64, but the
+        moments float32 when computed in float32 or 16-bit, as NumPy's
+        ``mean`` and SciPy's ``skew`` of float32 are):
         ``mean``, ``var``, ``std``, ``min``, ``max``, ``skew``, ``kurt``,
         ``corr``, ``corr_frames``, ``frame_corr``, ``lagcorr``,
         ``pca_values``, ``pca_ratio``, ``pca_components`` (the components

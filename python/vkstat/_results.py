@@ -154,7 +154,8 @@ class LatentResult:
     spatial_centroid: Array = None
     spatial_highfrac: Array = None
     spatial_slope: Array = None
-    """(C,): the log-log slope of each channel's radial spectrum."""
+    """(N, C): the log-log slope of each (sample, channel)'s radial spectrum
+    (it was (C,): of each channel's spectrum averaged over samples)."""
     temporal_spectrum: Array = None
     """(N, C, F/2+1): each pixel's one-sided temporal spectrum, averaged over pixels."""
     temporal_centroid: Array = None
