@@ -3,7 +3,7 @@ package cli
 import (
 	"math"
 	"path/filepath"
-		"testing"
+	"testing"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"
