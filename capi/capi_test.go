@@ -209,7 +209,9 @@ func TestMapMismatch(t *testing.T) {
 }
 
 // TestReduceAxes: None flattens, a tuple of adjacent axes merges them,
-// others are refused; the sums are checked against hand-computed ones.
+// a tuple with a gap (0, 2) is reduced from a transposed copy, repeats and
+// axes out of range are refused; the sums are checked against
+// hand-computed ones.
 func TestReduceAxes(t *testing.T) {
 	s := openCPU(t)
 	v := make([]float64, 24) // shape (2, 3, 4), v[i] = i
@@ -237,7 +239,12 @@ func TestReduceAxes(t *testing.T) {
 	if err != nil || got[0] != 12 || got[4] != 48 {
 		t.Errorf("axis 1: got %v (%v), want 12 at [0, 0] and 48 (12+16+20) at [1, 0]", got, err)
 	}
-	for _, bad := range []any{[]int{0, 2}, 3, []int{1, 1}, "x"} {
+	// Σ_i Σ_k (12i + 4j + k) = 48 + 32j + 12
+	got, shape, err = run([]int{0, 2})
+	if err != nil || len(shape) != 1 || got[0] != 60 || got[1] != 92 || got[2] != 124 {
+		t.Errorf("axis (0, 2): got %v shape %v (%v), want [60 92 124]", got, shape, err)
+	}
+	for _, bad := range []any{3, []int{1, 1}, "x"} {
 		if _, _, err := run(bad); Status(err, false) != StatusValue {
 			t.Errorf("axis %v: got %v, want bad input", bad, err)
 		}
