@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,11 +165,15 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		in.Shape = shape
 	}
 	g, err := reduce.Plan(shape, axis)
-	if err != nil {
+	empty := errors.Is(err, reduce.ErrEmptyAxis)
+	if err != nil && !empty {
 		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
 	}
 	res := c.Result()
-	if p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+	switch {
+	case empty && g.Outputs() > 0 && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s != reduce.Sum && s != reduce.Min && s != reduce.Max }):
+		res.warnf("mean of empty slice: an axis of length 0 gives NaN mean, var and std (and a sum of 0), as NumPy")
+	case !empty && p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }):
 		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
 	}
 	var view func([]int) []int
@@ -177,6 +182,9 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	}
 	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view), Stats: stats}
 	out, err := reduce.Run(ctx, dev, in, opt)
+	if errors.Is(err, reduce.ErrEmptyAxis) { // min or max of nothing: the input's, on every device
+		return nil, InputError{err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
@@ -76,6 +77,34 @@ func TestReduceAdjacentAxes(t *testing.T) {
 		want /= a * c
 		if math.Abs(mean.F64[j]-want) > 1e-12 {
 			t.Errorf("--axis 0,2: row %d's mean %g, want %g", j, mean.F64[j], want)
+		}
+	}
+}
+
+// TestReduceEmptyAxis: an axis of length 0 gives NumPy's sum of zeros and
+// NaN means with a warning, on every device under test; min is refused
+// (NumPy's ValueError: it has no identity).
+func TestReduceEmptyAxis(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "e.npy", tensor.New(tensor.F64, 0, 3))
+	for _, dev := range float64DevicesUnderTest(t) {
+		out := filepath.Join(dir, dev)
+		code, _, stderr := run(t, "--device", dev, "reduce", "--in", in, "--axis", "0", "--stat", "sum,mean", "--out-dir", out)
+		if code != 0 || !strings.Contains(stderr, "length 0") {
+			t.Fatalf("%s: exit %d: %s; want 0 and a warning", dev, code, stderr)
+		}
+		sum, err1 := formats.ReadNPY(filepath.Join(out, "sum.npy"))
+		mean, err2 := formats.ReadNPY(filepath.Join(out, "mean.npy"))
+		if err1 != nil || err2 != nil || len(sum.F64) != 3 || len(mean.F64) != 3 {
+			t.Fatalf("%s: %v %v", dev, err1, err2)
+		}
+		for i := range 3 {
+			if sum.F64[i] != 0 || !math.IsNaN(mean.F64[i]) {
+				t.Errorf("%s: sum %g mean %g, want 0 and NaN", dev, sum.F64[i], mean.F64[i])
+			}
+		}
+		if code, _, stderr := run(t, "--device", dev, "reduce", "--in", in, "--axis", "0", "--stat", "min", "--out-dir", out+"-min"); code == 0 || !strings.Contains(stderr, "no identity") {
+			t.Errorf("%s: min of an empty axis: exit %d, %s; want an error", dev, code, stderr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -147,8 +148,12 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
 	}
 	g, err := reduce.Plan(view, axis)
-	if err != nil {
+	empty := errors.Is(err, reduce.ErrEmptyAxis) // as NumPy: sum 0, mean, var and std NaN, no min or max
+	if err != nil && !empty {
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
+	}
+	if empty && g.Outputs() > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --axis %s of %s (shape %s) has length 0: sum 0, mean, var and std NaN (as NumPy)\n", c.String("axis"), path, tensor.ShapeString(shape))
 	}
 	opt.Axis = axis
 	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
@@ -165,7 +170,7 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if in != nil {
 		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}
 	}
-	if opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+	if !empty && opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along --axis %s: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, c.String("axis"))
 	}
 	dtype := src.DType

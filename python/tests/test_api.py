@@ -87,3 +87,31 @@ def test_reduce_takes_a_comma_string(dev):
     assert list(got) == ["mean", "std"]
     np.testing.assert_allclose(got["std"], np.std(a), rtol=1e-15)
     assert dev.reduce(a, " max ") == 5.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_reduce_empty_axis_is_numpys(dev, dt):
+    """A length-0 axis (issue 40, item 12): NumPy's sum of 0, NaN mean, var
+    and std with a RuntimeWarning, and ValueError for min and max, the same
+    on every device."""
+    import warnings
+    for shape, axis in (((0, 3), 0), ((3, 0), 1), ((0,), None), ((2, 0, 3), (0, 1)), ((4, 0, 2), (0, 1, 2))):
+        a = np.ones(shape, dt)
+        for stat, f in (("sum", np.sum), ("mean", np.mean), ("var", np.var), ("std", np.std)):
+            with warnings.catch_warnings(record=True) as numpy_said:
+                warnings.simplefilter("always")
+                want = f(a, axis=axis)
+            if numpy_said:
+                with pytest.warns(RuntimeWarning, match="empty"):
+                    got = dev.reduce(a, stat, axis=axis)
+            else:
+                got = dev.reduce(a, stat, axis=axis)
+            assert np.shape(got) == np.shape(want) and got.dtype == want.dtype, (shape, axis, stat)
+            np.testing.assert_array_equal(got, want, err_msg=f"{shape} {axis} {stat}")
+        for stat, f in (("min", np.min), ("max", np.max)):
+            with pytest.raises(ValueError):
+                f(a, axis=axis)
+            with pytest.raises(ValueError, match="no identity"):
+                dev.reduce(a, stat, axis=axis)
+    # nothing to reduce into: no warning, no error, as NumPy
+    assert dev.reduce(np.ones((0, 3), dt), "min", axis=1).shape == (0,)

@@ -130,7 +130,9 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
     Warns
     -----
     RuntimeWarning
-        When ``ddof`` is at least the axis length: var and std are NaN.
+        When ``ddof`` is at least the axis length: var and std are NaN;
+        when the axis has length 0: mean, var and std are NaN and the sum
+        0, as NumPy's (min and max raise ``ValueError``, as NumPy's).
 
     Examples
     --------
