@@ -332,6 +332,8 @@ type cholParams struct {
 	Inverse bool `json:"inverse"`
 	LogDet  bool `json:"logdet"`
 	Quad    bool `json:"quad"`
+	// Factored: a holds factors L, used as they are (chol.Options.Factored).
+	Factored bool `json:"factored"`
 }
 
 // runChol factors matrices a, (N, P, P) or (P, P), and solves with
@@ -352,7 +354,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}}
+	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Factored: p.Factored, Out: c.outputs(squeezed(single))}}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {

@@ -251,3 +251,33 @@ func TestCovCholBadInput(t *testing.T) {
 		t.Errorf("a failed command left %s behind", out)
 	}
 }
+
+// TestCholFactored: chol --factored solves from the factor --out-l wrote,
+// without factoring again: A = [[4, 2], [2, 3]], b = (1, 2) give
+// x = A⁻¹b = (−1/8, 6/8) by hand (det 8), on every device under test;
+// the factor's upper triangle, filled with junk, is not read.
+func TestCholFactored(t *testing.T) {
+	dir := t.TempDir()
+	ain := writeNPY(t, dir, "A.npy", tensor.FromF64([]float64{4, 2, 2, 3}, 2, 2))
+	bin := writeNPY(t, dir, "b.npy", tensor.FromF64([]float64{1, 2}, 2))
+	for _, d := range float64DevicesUnderTest(t) {
+		l := filepath.Join(dir, d+"L.npy")
+		if code, _, stderr := run(t, "--device", d, "chol", "--in", ain, "--out-l", l); code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		lt, err := formats.ReadNPY(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt.F64[1] = 1e300 // above the diagonal
+		lj := writeNPY(t, dir, d+"Ljunk.npy", lt)
+		x := filepath.Join(dir, d+"x.npy")
+		if code, _, stderr := run(t, "--device", d, "chol", "--in", lj, "--factored", "--solve", bin, "--out-x", x); code != 0 {
+			t.Fatalf("%s --factored: exit %d: %s", d, code, stderr)
+		}
+		got, err := formats.ReadNPY(x)
+		if err != nil || len(got.F64) != 2 || math.Abs(got.F64[0]+0.125) > 1e-15 || math.Abs(got.F64[1]-0.75) > 1e-15 {
+			t.Errorf("%s --factored: x = %v (%v), want (-0.125, 0.75)", d, got, err)
+		}
+	}
+}

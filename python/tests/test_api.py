@@ -24,7 +24,7 @@ def test_module_functions_are_the_methods():
     """Each module-level function has its Session method's signature (less
     self) and docstring: one definition of each, paco's 17 keywords
     included."""
-    for name in ("map", "reduce", "cov", "chol", "latent", "stack", "paco", "verify"):
+    for name in ("map", "reduce", "cov", "chol", "cho_solve", "latent", "stack", "paco", "verify"):
         f, m = getattr(vkstat, name), getattr(vkstat.Session, name)
         params = list(inspect.signature(m).parameters.values())
         assert list(inspect.signature(f).parameters.values()) == params[1:], name

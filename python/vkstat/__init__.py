@@ -36,7 +36,7 @@ from ._session import Session, default_session, defaults, devices, on_default, o
 # What ``from vkstat import *`` takes: not open and map, which would shadow
 # the builtins (use vkstat.open and vkstat.map).
 __all__ = [
-    "devices", "defaults", "Session", "reduce", "cov", "chol", "verify",
+    "devices", "defaults", "Session", "reduce", "cov", "chol", "cho_solve", "verify",
     "latent", "stack", "paco", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
     "LatentResult", "StackResult", "PacoResult",
     "Error", "DeviceError", "InputError", "__version__",
@@ -49,6 +49,7 @@ map = on_default(Session.map)  # noqa: A001
 reduce = on_default(Session.reduce)
 cov = on_default(Session.cov)
 chol = on_default(Session.chol)
+cho_solve = on_default(Session.cho_solve)
 latent = on_default(Session.latent)
 stack = on_default(Session.stack)
 paco = on_default(Session.paco)

@@ -1,8 +1,10 @@
 """Covariance estimation and Cholesky-based linear algebra on batches of
-small matrices: :meth:`Session.cov` and :meth:`Session.chol`."""
+small matrices: :meth:`Session.cov`, :meth:`Session.chol` and
+:meth:`Session.cho_solve`."""
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
@@ -139,3 +141,66 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
     got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields), repeat=True, fast=fast)
     return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
+
+
+def cho_solve(self: Session, c_and_lower: Any, b: npt.ArrayLike, *, out: np.ndarray | None = None,
+              dtype: DTypeLike = None) -> np.ndarray:
+    """Solve A·x = b from A's Cholesky factor, without factoring again, as
+    :func:`scipy.linalg.cho_solve`.
+
+    Parameters
+    ----------
+    c_and_lower : array_like or tuple (c, lower)
+        The factors: L, lower triangular, (N, P, P) or (P, P), as
+        :meth:`chol` and :func:`numpy.linalg.cholesky` return them; or
+        SciPy's ``(c, lower)`` from :func:`scipy.linalg.cho_factor`, whose
+        upper factor (``lower=False``) is read as Lᵀ. Only the factor's
+        triangle is read.
+    b : array_like
+        Right-hand sides, as :meth:`chol`'s ``b``.
+    out : ndarray, optional
+        Where to write x, as NumPy's ``out``.
+    dtype : {None, "float32", "float64"}, optional
+        The precision to compute in; by default the inputs', float64 when
+        either is float64.
+
+    Returns
+    -------
+    ndarray
+        x = A⁻¹b, b's shape. A factor with a diagonal entry that is not
+        positive (no SPD matrix has one) gets NaN, and a RuntimeWarning;
+        the others are unaffected.
+
+    Notes
+    -----
+    Two triangular solves per right-hand side: the work is small and
+    memory-bound, and runs on the host (the CPU path) whatever the
+    session's device.
+
+    Examples
+    --------
+    >>> import numpy as np, vkstat
+    >>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> l = vkstat.chol(a).l
+    >>> np.allclose(vkstat.cho_solve(l, [1.0, 2.0]), np.linalg.solve(a, [1.0, 2.0]))
+    True
+    """
+    c = c_and_lower
+    if isinstance(c, tuple):
+        if len(c) != 2:
+            raise TypeError(f"c_and_lower: a factor, or SciPy's (c, lower) pair; got a tuple of {len(c)}")
+        c, lower = c
+        if not lower:
+            u = as_numpy(c, "c")  # U = Lᵀ: its transpose's lower triangle is L
+            c = u._replace(array=np.swapaxes(u.array, -1, -2))
+    peeked = {"a": as_numpy(c, "c"), "b": as_numpy(b, "b")}
+    if dtype is None:
+        dtype = float_result(**peeked)
+    arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
+    params = {"l": False, "inverse": False, "logdet": False, "quad": False, "factored": True}
+    got, _, _ = self._run("chol", params, arrays, {"x": out}, label="out")
+    info = np.asarray(got["info"])
+    if info.any():
+        warnings.warn(f"cho_solve: {int(np.count_nonzero(info))} factor(s) with a diagonal entry that is not positive: "
+                      "their solutions are NaN", RuntimeWarning, stacklevel=3)
+    return got["x"]
