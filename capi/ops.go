@@ -244,6 +244,10 @@ func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err 
 type covParams struct {
 	Estimator string `json:"estimator"`
 	DDof      int    `json:"ddof"`
+	// Shrinkage is estimator shrunk's weight (null: 0.1).
+	Shrinkage *float64 `json:"shrinkage"`
+	// AssumeCentered takes the samples as centred (scikit-learn's).
+	AssumeCentered bool `json:"assume_centered"`
 	// Radius, when set, makes array x a (T, H, W) cube whose PACO patches
 	// of that radius are the sample sets.
 	Radius *int `json:"radius"`
@@ -260,7 +264,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, InputError{err}
 	}
-	opt := cov.Options{Estimator: est, DDof: p.DDof}
+	opt := cov.Options{Estimator: est, DDof: p.DDof, Shrinkage: p.Shrinkage, Centered: p.AssumeCentered}
 	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}

@@ -281,3 +281,37 @@ func TestCholFactored(t *testing.T) {
 		}
 	}
 }
+
+// TestCovShrunkCentered: --estimator shrunk --shrinkage 0.25
+// --assume-centered (scikit-learn's ShrunkCovariance(shrinkage=0.25,
+// assume_centered=True)) on r1 = (2, 2), r2 = (0, 2): S = ½(r1r1ᵀ + r2r2ᵀ)
+// = [[2, 2], [2, 4]], μ = tr S / 2 = 3, so C = 0.75·S + 0.75·I =
+// [[2.25, 1.5], [1.5, 3.75]] and the means are 0, by hand; a shrinkage
+// with an estimator that estimates its own is refused.
+func TestCovShrunkCentered(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", tensor.FromF64([]float64{2, 2, 0, 2}, 2, 2))
+	for _, d := range float64DevicesUnderTest(t) {
+		c, m := filepath.Join(dir, d+"c.npy"), filepath.Join(dir, d+"m.npy")
+		if code, _, stderr := run(t, "--device", d, "cov", "--in", in, "--estimator", "shrunk", "--shrinkage", "0.25", "--assume-centered", "--out-cov", c, "--out-mean", m); code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		got, err1 := formats.ReadNPY(c)
+		mean, err2 := formats.ReadNPY(m)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		for i, want := range []float64{2.25, 1.5, 1.5, 3.75} {
+			if math.Abs(got.F64[i]-want) > 1e-14 {
+				t.Errorf("%s: cov %v, want [2.25 1.5 1.5 3.75]", d, got.F64)
+				break
+			}
+		}
+		if mean.F64[0] != 0 || mean.F64[1] != 0 {
+			t.Errorf("%s: means %v, want 0 (assumed centred)", d, mean.F64)
+		}
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "cov", "--in", in, "--estimator", "oas", "--shrinkage", "0.2", "--out-cov", filepath.Join(dir, "o.npy")); code != ExitUsage || !strings.Contains(stderr, "--shrinkage") {
+		t.Errorf("oas with --shrinkage: exit %d, %s; want a usage error naming --shrinkage", code, stderr)
+	}
+}

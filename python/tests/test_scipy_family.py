@@ -43,3 +43,83 @@ def test_cho_solve_from_a_factor(dev, dt):
     with pytest.warns(RuntimeWarning, match="1 factor"):
         x = dev.cho_solve(bad, b)
     assert np.isnan(x[1]).all() and np.allclose(x[0], want[0]) and np.allclose(x[2], want[2])
+
+
+# scikit-learn's formulas (sklearn/covariance/_shrunk_covariance.py,
+# _empirical_covariance.py, 1.x), transcribed in NumPy.
+def sk_empirical(x, assume_centered):
+    if assume_centered:
+        return x.T @ x / x.shape[0]
+    return np.cov(x.T, bias=True)
+
+
+def sk_shrunk(emp, shrinkage):
+    p = emp.shape[0]
+    out = (1 - shrinkage) * emp
+    out.flat[:: p + 1] += shrinkage * np.trace(emp) / p
+    return out
+
+
+def sk_ledoit_wolf(x, assume_centered):
+    n, p = x.shape
+    if not assume_centered:
+        x = x - x.mean(0)
+    x2 = x ** 2
+    tr = np.sum(x2, axis=0) / n
+    mu = np.sum(tr) / p
+    beta_ = np.sum(x2.T @ x2)
+    delta_ = np.sum((x.T @ x) ** 2) / n ** 2
+    beta = 1.0 / (p * n) * (beta_ / n - delta_)
+    delta = (delta_ - 2.0 * mu * tr.sum() + p * mu ** 2) / p
+    beta = min(beta, delta)
+    rho = 0.0 if beta == 0 else beta / delta
+    return sk_shrunk(sk_empirical(x, True), rho), rho
+
+
+def sk_oas(x, assume_centered):
+    n, p = x.shape
+    emp = sk_empirical(x, assume_centered)
+    alpha = np.mean(emp ** 2)
+    mu = np.trace(emp) / p
+    den = (n + 1) * (alpha - mu ** 2 / p)
+    rho = 1.0 if den == 0 else min((alpha + mu ** 2) / den, 1.0)
+    return sk_shrunk(emp, rho), rho
+
+
+@pytest.mark.parametrize("centered", [False, True])
+def test_cov_assume_centered_and_given_shrinkage(dev, centered):
+    """scikit-learn's EmpiricalCovariance, ShrunkCovariance(shrinkage=),
+    LedoitWolf and OAS, each with assume_centered, on sets whose means are
+    far from 0 (so that centring matters)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 40, 5)) @ rng.standard_normal((5, 5)) + rng.uniform(1, 3, 5)
+    r = dev.cov(x, assume_centered=centered)
+    for k in range(4):
+        np.testing.assert_allclose(r.cov[k], sk_empirical(x[k], centered), rtol=1e-12)
+        np.testing.assert_allclose(r.mean[k], 0.0 if centered else x[k].mean(0), atol=1e-13)
+    for shrinkage in (None, 0.0, 0.35, 1.0):
+        kw = {} if shrinkage is None else {"shrinkage": shrinkage}
+        r = dev.cov(x, "shrunk", assume_centered=centered, **kw)
+        want_rho = 0.1 if shrinkage is None else shrinkage
+        np.testing.assert_array_equal(r.rho, want_rho)
+        for k in range(4):
+            np.testing.assert_allclose(r.cov[k], sk_shrunk(sk_empirical(x[k], centered), want_rho), rtol=1e-12)
+    for name, f in (("ledoit-wolf", sk_ledoit_wolf), ("oas", sk_oas)):
+        r = dev.cov(x, name, assume_centered=centered)
+        for k in range(4):
+            c, rho = f(x[k], centered)
+            np.testing.assert_allclose(r.rho[k], rho, rtol=1e-10, err_msg=name)
+            np.testing.assert_allclose(r.cov[k], c, rtol=1e-10, atol=1e-14, err_msg=name)
+    # ddof=1 rescales by T/(T−1), as before
+    np.testing.assert_allclose(dev.cov(x[0], "shrunk", shrinkage=0.2, ddof=1, assume_centered=centered).cov,
+                               sk_shrunk(sk_empirical(x[0], centered), 0.2) * 40 / 39, rtol=1e-12)
+
+
+def test_cov_shrinkage_is_checked(dev):
+    x = np.ones((10, 3))
+    with pytest.raises(ValueError, match="give estimator shrunk"):
+        dev.cov(x, "oas", shrinkage=0.2)
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        dev.cov(x, "shrunk", shrinkage=1.5)
+    with pytest.raises(TypeError):
+        dev.cov(x, "shrunk", shrinkage="0.2")

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
 
 def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int = 0, radius: int | None = None,
-        out: Out = None, dtype: DTypeLike = None) -> CovResult:
+        shrinkage: float | None = None, assume_centered: bool = False, out: Out = None,
+        dtype: DTypeLike = None) -> CovResult:
     """Means and covariance matrices of batches of sample sets, with
     shrinkage.
 
@@ -33,16 +34,25 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
         patches (offsets with dy² + dx² ≤ radius²) at every location
         whose patch lies inside the frame. float16 and bfloat16 are
         read as 16-bit storage (not with ``radius``).
-    estimator : {"none", "paco", "ledoit-wolf", "oas"}, optional
+    estimator : {"none", "paco", "ledoit-wolf", "oas", "shrunk"}, optional
         ``none``: the sample covariance S = (1/T) Σ (r−m)(r−m)ᵀ;
         ``paco``: (1−ρ) S + ρ diag(S) (Flasseur et al. 2018);
         ``ledoit-wolf`` and ``oas``: (1−ρ) S + ρ (tr S / P) I with
-        scikit-learn's ρ.
+        scikit-learn's ρ; ``shrunk``: the same with ρ = ``shrinkage``
+        (scikit-learn's ``ShrunkCovariance``).
     ddof : {0, 1}, optional
         1 rescales the covariance by T/(T−1) (``numpy.cov``'s default
         for the estimator none); ρ is always from the 1/T statistics.
     radius : int, optional
         Makes x a cube and the sample sets its patches.
+    shrinkage : float, optional
+        ``shrunk``'s ρ, in [0, 1]; 0.1 by default, as scikit-learn's
+        ``shrunk_covariance``. Refused with the other estimators, which
+        estimate theirs.
+    assume_centered : bool, optional
+        Take the samples as centred, as scikit-learn's: S = (1/T) Σ r rᵀ,
+        the means 0, and ρ from that S (and, for Ledoit-Wolf, from the
+        samples as given; not with ``radius``).
     out : dict or tuple of ndarray, optional
         Where to write the outputs: a dict by name (``cov``, ``mean``,
         ``rho``, ``locations``) or a tuple in CovResult's order, None for
@@ -68,12 +78,16 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     """
     fast = None
     if (type(x) is np.ndarray and radius is None and out is None and dtype is None and type(estimator) is str
-            and type(ddof) is int and plain(x)):
+            and type(ddof) is int and shrinkage is None and not assume_centered and plain(x)):
         fast = ("cov", estimator, ddof, x.dtype, x.shape)
         got = self._fast_call(fast, (x,))
         if got is not None:
             return CovResult(got["cov"], got["mean"], got["rho"], None)
-    params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius}
+    if shrinkage is not None and (isinstance(shrinkage, bool) or not isinstance(shrinkage, (int, float, np.number))):
+        raise TypeError(f"shrinkage: a number in [0, 1], got {type(shrinkage).__name__}")
+    params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius,
+                              "shrinkage": None if shrinkage is None else float(shrinkage),
+                              "assume_centered": bool(assume_centered)}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
     got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields), repeat=True, fast=fast)
     return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
