@@ -21,6 +21,8 @@ type latentParams struct {
 	Lags int `json:"lags"`
 	// NaN is propagate (default) or skip.
 	NaN string `json:"nan"`
+	// Bias false corrects skew and kurt (SciPy's bias=False); null: true.
+	Bias *bool `json:"bias"`
 	// Precision is the storage type of the work (f16, bf16, f32, f64 or
 	// NumPy's names); "" or auto: the input's own.
 	Precision string `json:"precision"`
@@ -188,6 +190,7 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 		return opt, InputError{err}
 	}
 	opt.NaN, opt.DDof, opt.Lags, opt.Batch, opt.Axes = policy, p.DDof, p.Lags, p.Batch, p.Axes
+	opt.Unbiased = p.Bias != nil && !*p.Bias
 	if err := opt.Check(); err != nil {
 		return opt, inputError(err)
 	}

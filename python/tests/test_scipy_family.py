@@ -123,3 +123,60 @@ def test_cov_shrinkage_is_checked(dev):
         dev.cov(x, "shrunk", shrinkage=1.5)
     with pytest.raises(TypeError):
         dev.cov(x, "shrunk", shrinkage="0.2")
+
+
+def scipy_skew_kurt(x, axis, bias):
+    """scipy.stats.skew and kurtosis (Fisher) along axis, from SciPy's
+    formulas (scipy/stats/_stats_py.py), NaN-free x."""
+    n = np.prod([x.shape[a] for a in axis])
+    d = x - x.mean(axis=axis, keepdims=True)
+    m2, m3, m4 = ((d ** k).mean(axis=axis) for k in (2, 3, 4))
+    g1, g2 = m3 / m2 ** 1.5, m4 / m2 ** 2 - 3
+    if not bias:
+        if n > 2:
+            g1 = np.sqrt((n - 1.0) * n) / (n - 2.0) * m3 / m2 ** 1.5
+        if n > 3:
+            g2 = 1.0 / (n - 2) / (n - 3) * ((n ** 2 - 1.0) * m4 / m2 ** 2.0 - 3 * (n - 1) ** 2.0)
+    return g1, g2
+
+
+@pytest.mark.parametrize("axes", [(3, 4), (1, 3), (0, 2, 4), (2,)])
+def test_latent_unbiased_skew_and_kurtosis(dev, axes):
+    """latent(bias=False) is scipy.stats.skew/kurtosis(bias=False), through
+    every path the moments take (a run of last axes, a strided run, a
+    permuted copy); bias=True is the default and SciPy's."""
+    x = np.random.default_rng(5).gamma(2.0, size=(2, 3, 4, 5, 6))
+    for bias in (True, False):
+        r = dev.latent(x, "moments", axes=axes, bias=bias)
+        g1, g2 = scipy_skew_kurt(x, axes, bias)
+        np.testing.assert_allclose(r.skew, g1, rtol=1e-10, err_msg=f"bias={bias}")
+        np.testing.assert_allclose(r.kurt, g2, rtol=1e-10, err_msg=f"bias={bias}")
+    # batches of one sample, merged over the sample axis
+    if 0 in axes:
+        r = dev.latent(x, "moments", axes=axes, bias=False, batch=1)
+        assert r.batches["batches"] == 2
+        g1, g2 = scipy_skew_kurt(x, axes, False)
+        np.testing.assert_allclose(r.skew, g1, rtol=1e-10)
+        np.testing.assert_allclose(r.kurt, g2, rtol=1e-10)
+    # n ≤ 3: SciPy leaves the kurtosis uncorrected (and the skewness for n ≤ 2)
+    small = x[:, :, :3, :1, :1]
+    r = dev.latent(small, "moments", axes=(2,), bias=False)
+    g1, g2 = scipy_skew_kurt(small, (2,), False)
+    np.testing.assert_allclose(r.skew, g1, rtol=1e-10)
+    np.testing.assert_allclose(r.kurt, g2, rtol=1e-10)
+    with pytest.raises(TypeError):
+        dev.latent(x, "moments", bias="no")
+
+
+def test_latent_unbiased_counts_the_values_left(dev):
+    """Under nan="skip" n is each slice's count of values left, as SciPy's
+    nan_policy="omit"."""
+    x = np.random.default_rng(6).gamma(2.0, size=(2, 2, 3, 4, 5))
+    x[0, 1, 2, :2, :3] = np.nan
+    r = dev.latent(x, "moments", axes=(3, 4), nan="skip", bias=False)
+    for idx in np.ndindex(x.shape[:3]):
+        v = x[idx].ravel()
+        v = v[~np.isnan(v)][:, None]
+        g1, g2 = scipy_skew_kurt(v, (0,), False)
+        np.testing.assert_allclose(r.skew[idx], g1[0], rtol=1e-10, err_msg=str(idx))
+        np.testing.assert_allclose(r.kurt[idx], g2[0], rtol=1e-10, err_msg=str(idx))
