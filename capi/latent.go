@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -171,7 +172,7 @@ func axesError(err error) error {
 	case ae.Twice:
 		return inputf("axis %d is given twice", ae.Axis)
 	}
-	return inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", ae.Axis, ae.ND, -ae.ND, ae.ND-1)
+	return AxisError{InputError{reduce.AxisError{Axis: ae.Axis, ND: ae.ND}}}
 }
 
 // latentOptions turns p into latent.Options for a tensor of shape,

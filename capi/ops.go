@@ -224,6 +224,10 @@ func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err 
 		return nil, 0, nil, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
 	}
 	if view, a, perm, err = reduce.MergeAxes(shape, axes); err != nil {
+		var ae reduce.AxisError
+		if errors.As(err, &ae) {
+			return nil, 0, nil, nil, AxisError{InputError{err}}
+		}
 		return nil, 0, nil, nil, inputf("axis: %v", err)
 	}
 	kept = slices.Clone(shape)

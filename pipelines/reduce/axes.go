@@ -28,7 +28,7 @@ func MergeAxes(shape []int, axes []int) (view []int, axis int, perm []int, err e
 	norm := make([]int, len(axes))
 	for i, a := range axes {
 		if a < -nd || a >= nd {
-			return nil, 0, nil, AxisError{fmt.Errorf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", a, nd, -nd, nd-1)}
+			return nil, 0, nil, AxisError{Axis: a, ND: nd}
 		}
 		if a < 0 {
 			a += nd
@@ -62,12 +62,13 @@ func MergeAxes(shape []int, axes []int) (view []int, axis int, perm []int, err e
 	return merged, lo, nil, nil
 }
 
-// AxisError is an axis out of range of the array's dimensions (NumPy's
+// AxisError is an axis out of range of an array of ND dimensions (NumPy's
 // AxisError).
-type AxisError struct{ Err error }
+type AxisError struct{ Axis, ND int }
 
-func (e AxisError) Error() string { return e.Err.Error() }
-func (e AxisError) Unwrap() error { return e.Err }
+func (e AxisError) Error() string {
+	return fmt.Sprintf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", e.Axis, e.ND, -e.ND, e.ND-1)
+}
 
 // Permuted returns x's data transposed by perm (output axis i is input
 // axis perm[i]), as a new tensor of x's dtype.

@@ -180,3 +180,35 @@ def test_latent_unbiased_counts_the_values_left(dev):
         g1, g2 = scipy_skew_kurt(v, (0,), False)
         np.testing.assert_allclose(r.skew[idx], g1[0], rtol=1e-10, err_msg=str(idx))
         np.testing.assert_allclose(r.kurt[idx], g2[0], rtol=1e-10, err_msg=str(idx))
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32])
+def test_integer_sum_min_max_keep_numpys_types(dev, dt):
+    """NumPy's sum of an integer array is int64 (uint64 unsigned), its min
+    and max the array's own type; mean, var and std float64."""
+    a = (np.arange(60) * 37 % 101).astype(dt).reshape(3, 4, 5)
+    if np.dtype(dt).kind == "i":
+        a = a - np.asarray(40, dt)
+    for axis in (None, 0, (1, 2), (0, 2)):
+        got = dev.reduce(a, "all", axis=axis)
+        for name in ("sum", "min", "max", "mean", "var", "std"):
+            want = getattr(np, name)(a, axis=axis)
+            assert np.asarray(got[name]).dtype == want.dtype, (dt, axis, name)
+            if name in ("sum", "min", "max"):
+                np.testing.assert_array_equal(got[name], want, err_msg=f"{axis} {name}")
+            else:
+                np.testing.assert_allclose(got[name], want, rtol=1e-13, err_msg=f"{axis} {name}")
+    if dt == np.int64:
+        with pytest.raises(ValueError, match="2\\*\\*53"):
+            dev.reduce(np.array([2 ** 62, 1], dt), "sum")
+
+
+def test_bad_axis_is_numpys_axis_error(dev):
+    import vkstat
+    for f in (lambda: dev.reduce(np.ones((2, 3)), "mean", axis=2),
+              lambda: dev.reduce(np.ones((2, 3)), "sum", axis=(0, -3)),
+              lambda: dev.latent(np.ones((2, 3, 4, 5, 6)), "moments", axes=(7,))):
+        with pytest.raises(np.AxisError) as e:
+            f()
+        assert isinstance(e.value, vkstat.InputError) and isinstance(e.value, IndexError)
+        assert "out of range" in str(e.value)

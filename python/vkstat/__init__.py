@@ -29,7 +29,7 @@ See docs/python.md.
 from __future__ import annotations
 
 from . import _lib
-from ._lib import DeviceError, Error, InputError
+from ._lib import AxisError, DeviceError, Error, InputError
 from ._results import CholResult, CovResult, LatentResult, PacoResult, StackResult, VerifyReport
 from ._session import Session, default_session, defaults, devices, on_default, open, set_default
 
@@ -39,7 +39,7 @@ __all__ = [
     "devices", "defaults", "Session", "reduce", "cov", "chol", "cho_solve", "verify",
     "latent", "stack", "paco", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
     "LatentResult", "StackResult", "PacoResult",
-    "Error", "DeviceError", "InputError", "__version__",
+    "Error", "DeviceError", "InputError", "AxisError", "__version__",
 ]
 
 __version__: str = _lib.version()
