@@ -42,26 +42,20 @@ func Reference(p *Plan, dates []RefDate) *RefResult {
 				in[k] = v
 			}
 		}
-		// Multilook the whole grid (remainder dropped), then crop.
-		ml := make([]float64, p.MLRows*p.MLCols)
-		for y := 0; y < p.MLRows; y++ {
-			for x := 0; x < p.MLCols; x++ {
+		// Multilook the window, its boxes from its corner (remainder dropped).
+		img := make([]float64, H*W)
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
 				var vals []float64
 				for dy := 0; dy < p.LooksAz; dy++ {
 					for dx := 0; dx < p.LooksRg; dx++ {
-						v := in[(y*p.LooksAz+dy)*p.Width+x*p.LooksRg+dx]
+						v := in[(p.Window.Y+y*p.LooksAz+dy)*p.Width+p.Window.X+x*p.LooksRg+dx]
 						if !math.IsNaN(v) {
 							vals = append(vals, v)
 						}
 					}
 				}
-				ml[y*p.MLCols+x] = meanOf(vals)
-			}
-		}
-		img := make([]float64, H*W)
-		for y := 0; y < H; y++ {
-			for x := 0; x < W; x++ {
-				img[y*W+x] = ml[(y+p.Crop.Y)*p.MLCols+x+p.Crop.X]
+				img[y*W+x] = meanOf(vals)
 			}
 		}
 		if p.Filter.Kind != NoFilter {
