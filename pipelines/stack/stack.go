@@ -170,13 +170,13 @@ var ErrConfig = errors.New("stack")
 type Plan struct {
 	Config
 	Grid
-	H, W   int // the output: the multilooked window
-	InX    int // the input window read from each date: columns [InX, InX+InW)
-	InY    int // rows [InY, InY+InH)
-	InW    int
-	InH    int
-	Per    int // floats per input sample: 2 complex, 1 real
-	ENL    float64
+	H, W int // the output: the multilooked window
+	InX  int // the input window read from each date: columns [InX, InX+InW)
+	InY  int // rows [InY, InY+InH)
+	InW  int
+	InH  int
+	Per  int // floats per input sample: 2 complex, 1 real
+	ENL  float64
 
 	// test steers the strips in tests; nil is what runs otherwise.
 	test *testOptions
