@@ -217,6 +217,31 @@ def test_stack_to_xarray(tmp_path):
     assert ds.rio.crs is not None and ds.rio.transform().to_gdal() == r.geotransform
 
 
+def test_stack_to_xarray_time(tmp_path):
+    """Issue 40, item 8: to_xarray() has a time coordinate of the dates the
+    statistics are over: from the file names (Sentinel-1's YYYYMMDDTHHMMSS,
+    or YYYY-MM-DD), or given; NaT where a name holds no date."""
+    pytest.importorskip("xarray", reason="xarray is not installed")
+    s = slc_dates(3, 8, 9)
+    names = ["S1A_IW_SLC__1SDV_20240103T052614_x.slc", "S1A_IW_SLC__1SDV_20240115T052613_x.slc", "rtc_2024-01-27.slc"]
+    paths = []
+    for n, d in zip(names, s):
+        paths.append(tmp_path / n)
+        write_envi(paths[-1], d, "UTM, 1, 1, 500000, 4000000, 10, 5, 32, North, WGS-84")
+    r = vkstat.stack(paths, looks=(2, 3), stat="mean,count")
+    assert r.date_names == tuple(names)
+    ds = r.to_xarray()
+    want = np.array(["2024-01-03", "2024-01-15", "2024-01-27"], dtype="datetime64[ns]")
+    np.testing.assert_array_equal(ds.time.values, want)
+    assert list(ds.date.values) == names and ds["count"].dtype == np.int32
+    given = r.to_xarray(times=["2020-05-01", "2020-05-13", "2020-05-25"])
+    assert given.time.values[1] == np.datetime64("2020-05-13", "ns")
+    with pytest.raises(ValueError, match="one per date"):
+        r.to_xarray(times=["2020-05-01"])
+    ds = vkstat.stack(s, stat="mean").to_xarray()  # arrays: no date in their names
+    assert ds.sizes["time"] == 3 and np.isnat(ds.time.values).all()
+
+
 def test_stack_band_of_a_npy_date(cpu, tmp_path):
     """Issue 34: band= on .npy dates, which have one band, is refused, not
     ignored; band 0 is refused everywhere."""
