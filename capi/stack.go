@@ -133,7 +133,7 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	}
 	res := c.Result()
 	for _, n := range names {
-		if n == "count" { // whole numbers: int32, as NumPy's count_nonzero gives them
+		if n == "count" || n == "samples" { // whole numbers: int32
 			v := r.Stat(n)
 			res.addRaw(n, "int32", []int{r.H, r.W}, 4*int64(len(v)), func(b []byte) {
 				for i, x := range v {

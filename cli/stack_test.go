@@ -115,7 +115,7 @@ func TestStackCommand(t *testing.T) {
 			paths = c.files
 		}
 		p, ref := refStack(t, paths, c.cfg)
-		want := map[string][]float64{"mean": ref.Mean, "std": ref.Std, "cv": ref.CV, "min": ref.Min, "max": ref.Max, "count": ref.Count}
+		want := map[string][]float64{"mean": ref.Mean, "std": ref.Std, "cv": ref.CV, "min": ref.Min, "max": ref.Max, "count": ref.Count, "samples": ref.Samples}
 		for _, d := range devicesUnderTest(t) {
 			out := filepath.Join(dir, "out-"+c.name+"-"+d)
 			args := append([]string{"--device", d, "--validate=" + boolStr(d != "cpu"), "stack", "--format", "tif,npy", "--png", "mean", "--out-dir", out}, c.args...)

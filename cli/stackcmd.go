@@ -37,7 +37,8 @@ columns: azimuth × range) from the window's corner, applies an optional speckle
 filter (boxcar; Lee 1980; refined Lee 1981, which takes its statistics
 from the half window on the centre's side of the strongest edge), and
 adds it to per-pixel temporal statistics: mean, std (--ddof), coefficient
-of variation (std/mean), min, max and count of valid samples. Samples equal to a file's
+of variation (std/mean), min, max, count of valid dates and samples, the
+valid input samples of each look box over the dates. Samples equal to a file's
 nodata value (for complex samples: both parts) and NaN are left out of the
 multilook; a box with none is missing for that date and does not count.
 
@@ -80,7 +81,7 @@ Examples:
 			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
 			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
 			&ucli.IntFlag{Name: "band", Value: stack.DefaultBand, Usage: "raster band to read from each file"},
-			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
+			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count (valid dates), samples (valid input samples of the look box over the dates), or all"},
 			&ucli.BoolFlag{Name: "db", Usage: "write mean, min and max in decibels: 10·log10 of intensity, 20·log10 of amplitude (std and cv stay linear)"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
@@ -338,7 +339,7 @@ func runStack(c *ucli.Context) error {
 			t = toDB(t, c.String("quantity"))
 			desc = []string{st + " (dB)"}
 		}
-		count := st == "count" // whole numbers: Int32 GeoTIFF, int32 NPY
+		count := st == "count" || st == "samples" // whole numbers: Int32 GeoTIFF, int32 NPY
 		for _, f := range fmts {
 			switch {
 			case f == "tif" && count:

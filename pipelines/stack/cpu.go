@@ -226,7 +226,7 @@ func CPU(ctx context.Context, p *Plan, dates []Date) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates))
+	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates), tm.samples)
 	res.Read, res.Wait, res.Compute, res.Wall, res.Buffers = tm.read, tm.wait, tm.compute, time.Since(t0), tm.buffers
 	return res, nil
 }

@@ -12,16 +12,17 @@ type RefDate struct {
 
 // RefResult holds Reference's statistics in float64, H×W each.
 type RefResult struct {
-	Mean, Std, CV, Min, Max, Count []float64
+	Mean, Std, CV, Min, Max, Count, Samples []float64
 }
 
 // Reference computes the statistics the plain way, in float64, with every
-// date in memory: the whole grid's intensity, the whole multilooked grid,
-// then the crop, the filter, and two-pass mean and variance over the
+// date in memory: the whole grid's intensity, the multilooked window
+// (counting each box's valid samples), the filter, and two-pass mean and variance over the
 // valid samples. It is the check for CPU and Vulkan, independent of both.
 func Reference(p *Plan, dates []RefDate) *RefResult {
 	H, W := p.H, p.W
 	per := make([][]float64, len(dates))
+	samples := make([]float64, H*W)
 	for t, d := range dates {
 		// Intensity of every input sample; NaN where missing.
 		n := p.Width * p.Height
@@ -56,6 +57,7 @@ func Reference(p *Plan, dates []RefDate) *RefResult {
 					}
 				}
 				img[y*W+x] = meanOf(vals)
+				samples[y*W+x] += float64(len(vals))
 			}
 		}
 		if p.Filter.Kind != NoFilter {
@@ -69,7 +71,7 @@ func Reference(p *Plan, dates []RefDate) *RefResult {
 		per[t] = img
 	}
 	r := &RefResult{Mean: make([]float64, H*W), Std: make([]float64, H*W), CV: make([]float64, H*W),
-		Min: make([]float64, H*W), Max: make([]float64, H*W), Count: make([]float64, H*W)}
+		Min: make([]float64, H*W), Max: make([]float64, H*W), Count: make([]float64, H*W), Samples: samples}
 	for i := 0; i < H*W; i++ {
 		var vals []float64
 		for t := range per {

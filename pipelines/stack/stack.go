@@ -239,11 +239,13 @@ func (p *Plan) StripRows(maxBytes int64) int {
 
 // Result holds the statistics, each H×W float32 in row-major order. Pixels
 // with no valid sample have count 0 and NaN elsewhere; the standard deviation
-// is NaN where count ≤ ddof.
+// is NaN where count ≤ ddof. Count (the dates with a valid look box) and
+// Samples (the valid input samples of the look box, over every date: up to
+// looks × dates) hold whole numbers.
 type Result struct {
 	H, W                      int
 	Mean, Std, CV, Min, Max   []float32
-	Count                     []float32
+	Count, Samples            []float32
 	Dates                     int
 	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
 	Buffers                   time.Duration // allocating the strips the reader fills
@@ -291,11 +293,11 @@ func Run(ctx context.Context, dev *engine.Device, dates []Date, opt Options) (*R
 }
 
 // Stats names the statistics of a Result, in order.
-var Stats = []string{"mean", "std", "cv", "min", "max", "count"}
+var Stats = []string{"mean", "std", "cv", "min", "max", "count", "samples"}
 
 // Stat is the statistic of that name (Stats), nil for another name.
 func (r *Result) Stat(name string) []float32 {
-	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}[name]
+	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count, "samples": r.Samples}[name]
 }
 
 // Empty is how many pixels have no valid sample in any date (count 0).
@@ -342,15 +344,17 @@ func ParseLooks(s string) (az, rg int, err error) {
 	return a, r, nil
 }
 
-// finish turns the Welford state into the statistics.
-func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int) *Result {
+// finish turns the Welford state, and the samples counted (timing), into
+// the statistics.
+func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int, samples []uint32) *Result {
 	N := p.H * p.W
 	res := &Result{H: p.H, W: p.W, Dates: dates,
 		Mean: tensor.Make[float32](N), Std: tensor.Make[float32](N), CV: tensor.Make[float32](N),
-		Min: tensor.Make[float32](N), Max: tensor.Make[float32](N), Count: tensor.Make[float32](N)}
+		Min: tensor.Make[float32](N), Max: tensor.Make[float32](N), Count: tensor.Make[float32](N), Samples: tensor.Make[float32](N)}
 	nan := float32(math.NaN())
 	for i := 0; i < N; i++ {
 		res.Count[i] = float32(n[i])
+		res.Samples[i] = float32(samples[i])
 		if n[i] == 0 {
 			res.Mean[i], res.Std[i], res.CV[i], res.Min[i], res.Max[i] = nan, nan, nan, nan, nan
 			continue

@@ -220,6 +220,14 @@ func runSuite(t *testing.T, run impl) {
 				t.Fatalf("%s: result %d dates %d×%d", c.Name, res.Dates, res.H, res.W)
 			}
 			compare(t, fmt.Sprintf("%s (strips of %d bytes)", c.Name, sb), resultArrays(res), c.want, 2e-5)
+			// the valid samples per look box over the dates: the
+			// reference's count of each box's values, exactly
+			ref := Reference(c.plan, c.ref)
+			for i, v := range res.Samples {
+				if float64(v) != ref.Samples[i] {
+					t.Fatalf("%s (strips of %d bytes): samples[%d] = %g, want %g", c.Name, sb, i, v, ref.Samples[i])
+				}
+			}
 		}
 	}
 }

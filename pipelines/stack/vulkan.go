@@ -163,7 +163,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 			st[i][j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[i][4*j:])))
 		}
 	}
-	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates))
+	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates), tm.samples)
 	// The host's work on the downloaded state: its arrays, then the
 	// statistics from it (phases of their own: --time).
 	res.Timing.AddPhase(engine.TimeResults, results)

@@ -69,14 +69,16 @@ def test_stack_intensity_cube_nodata_and_nan(dev):
     x[0, :2, :2] = -1  # nodata: the whole first box of date 0
     x[1, 0, 0] = np.nan  # NaN: left out of the box
     x[:, 4:, 6:] = -1  # no valid sample in any date
-    r = dev.stack(x, looks=2, nodata=-1, stat="mean,count")
-    assert r.names == ("mean", "count") and r.std is None and not r.complex
+    r = dev.stack(x, looks=2, nodata=-1, stat="mean,count,samples")
+    assert r.names == ("mean", "count", "samples") and r.std is None and not r.complex
     v = np.where(x == -1, np.nan, x.astype(np.float64))
     boxes = v.reshape(5, 3, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(5, 3, 4, 4)  # date, row, column, sample
     n = (~np.isnan(boxes)).sum(axis=3)
     ml = np.where(n > 0, np.nansum(boxes, axis=3) / np.maximum(n, 1), np.nan)  # a box with no sample is missing
     dates = (~np.isnan(ml)).sum(axis=0)
     np.testing.assert_array_equal(r.count, dates)
+    np.testing.assert_array_equal(r.samples, n.sum(axis=0))  # valid samples per look box, over the dates
+    assert r.samples.dtype == np.int32 and r.samples[0, 0] == 4 * 5 - 4 - 1
     assert r.count[0, 0] == 4 and r.count[2, 3] == 0 and np.isnan(r.mean[2, 3])
     want = np.where(dates > 0, np.nansum(ml, axis=0) / np.maximum(dates, 1), np.nan)
     np.testing.assert_allclose(r.mean, want, rtol=2e-6)

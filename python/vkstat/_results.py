@@ -225,7 +225,11 @@ class StackResult:
     min: Array = None
     max: Array = None
     count: Array = None
-    """Valid dates per pixel (float32, as the command writes it)."""
+    """Valid dates per pixel (int32): the dates whose look box had a valid
+    sample."""
+    samples: Array = None
+    """Valid input samples of each pixel's look box, over every date
+    (int32; up to looks × dates): how many values the mean is of."""
     dates: int = 0
     """Dates in the stack."""
     geotransform: Optional[tuple[float, ...]] = None

@@ -65,7 +65,8 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, wi
         multilook's rows × columns.
     stat : str or sequence of str, optional
         The statistics to return: ``mean``, ``std``, ``cv`` (std/mean),
-        ``min``, ``max``, ``count`` (valid dates), or ``"all"`` (the
+        ``min``, ``max``, ``count`` (valid dates), ``samples`` (valid
+        input samples of the look box over the dates), or ``"all"`` (the
         default).
     quantity : {"intensity", "amplitude"}, optional
         ``amplitude`` takes the square root of the multilooked, filtered
