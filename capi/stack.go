@@ -34,6 +34,8 @@ type stackParams struct {
 	DDof       int     `json:"ddof"`
 	// Stats are the statistics to return (empty: all).
 	Stats []string `json:"stats"`
+	// DB gives stack.DBStats in decibels (stack.ToDB).
+	DB bool `json:"db"`
 	// NoData marks missing samples of arrays in memory (a complex sample:
 	// both parts); files say their own.
 	NoData *float64 `json:"nodata"`
@@ -142,7 +144,11 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 			})
 			continue
 		}
-		res.add(n, tensor.FromF32(r.Stat(n), r.H, r.W))
+		v := r.Stat(n)
+		if p.DB && slices.Contains(stack.DBStats, n) {
+			v = stack.ToDB(v, cfg.Quantity)
+		}
+		res.add(n, tensor.FromF32(v, r.H, r.W))
 	}
 	info := &StackInfo{Names: names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
 		Window: []int{plan.InX, plan.InY, plan.InW, plan.InH}}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -180,25 +179,6 @@ func parseWindow(c *ucli.Context, a, r int) (stack.Window, error) {
 	return stack.Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
 }
 
-// dbStats are the statistics --db writes in decibels: those in the
-// quantity's units (std and cv are not: a spread and a ratio).
-var dbStats = []string{"mean", "min", "max"}
-
-// toDB is t in decibels: 10·log10 of an intensity, 20·log10 of an
-// amplitude (the same dB for the same backscatter); ≤ 0 gives −Inf or NaN
-// as log10 does.
-func toDB(t *tensor.Tensor, quantity string) *tensor.Tensor {
-	k := 10.0
-	if quantity == "amplitude" {
-		k = 20
-	}
-	out := tensor.New(tensor.F32, t.Shape...)
-	for i, v := range t.F32 {
-		out.F32[i] = float32(k * math.Log10(float64(v)))
-	}
-	return out
-}
-
 // int32Bytes are counts held as float32 whole numbers, as little-endian
 // int32.
 func int32Bytes(v []float32) []byte {
@@ -335,9 +315,8 @@ func runStack(c *ucli.Context) error {
 	for _, st := range stats {
 		t := tensor.FromF32(res.Stat(st), res.H, res.W)
 		desc := []string{st}
-		if db && slices.Contains(dbStats, st) {
-			t = toDB(t, c.String("quantity"))
-			desc = []string{st + " (dB)"}
+		if db && slices.Contains(stack.DBStats, st) {
+			t, desc = tensor.FromF32(stack.ToDB(res.Stat(st), cfg.Quantity), res.H, res.W), []string{st + " (dB)"}
 		}
 		count := st == "count" || st == "samples" // whole numbers: Int32 GeoTIFF, int32 NPY
 		for _, f := range fmts {

@@ -300,6 +300,25 @@ func (r *Result) Stat(name string) []float32 {
 	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count, "samples": r.Samples}[name]
 }
 
+// DBStats are the statistics in the quantity's units, which ToDB converts:
+// std and cv are not (a spread and a ratio).
+var DBStats = []string{"mean", "min", "max"}
+
+// ToDB is v in decibels, a new slice: 10·log10 of an intensity, 20·log10
+// of an amplitude (the same dB for the same backscatter); ≤ 0 gives −Inf
+// or NaN, as log10 does.
+func ToDB(v []float32, q Quantity) []float32 {
+	k := 10.0
+	if q == Amplitude {
+		k = 20
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(k * math.Log10(float64(x)))
+	}
+	return out
+}
+
 // Empty is how many pixels have no valid sample in any date (count 0).
 func (r *Result) Empty() int {
 	n := 0

@@ -219,6 +219,19 @@ def test_stack_to_xarray(tmp_path):
     assert ds.rio.crs is not None and ds.rio.transform().to_gdal() == r.geotransform
 
 
+@pytest.mark.parametrize("quantity,k", [("intensity", 10), ("amplitude", 20)])
+def test_stack_db(dev, quantity, k):
+    """db=True (--db): mean, min and max in decibels, std and cv linear."""
+    s = slc_dates()
+    lin = dev.stack(list(s), looks=2, quantity=quantity)
+    db = dev.stack(list(s), looks=2, quantity=quantity, db=True)
+    for name in ("mean", "min", "max"):
+        np.testing.assert_allclose(getattr(db, name), k * np.log10(getattr(lin, name).astype(np.float64)), rtol=1e-6,
+                                   atol=1e-5)
+    for name in ("std", "cv", "count", "samples"):
+        np.testing.assert_array_equal(getattr(db, name), getattr(lin, name))
+
+
 def test_stack_to_xarray_time(tmp_path):
     """Issue 40, item 8: to_xarray() has a time coordinate of the dates the
     statistics are over: from the file names (Sentinel-1's YYYYMMDDTHHMMSS,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, window: Sequence[int] | None = None,
           crop: Sequence[int] | None = None, filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
-          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
+          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0, db: bool = False,
           nodata: float | None = None, band: int = 1, out: Mapping[str, np.ndarray] | None = None) -> StackResult:
     """Per-pixel temporal statistics of a stack of SAR images, one per
     date: what ``vkstat stack`` computes, on arrays in memory or on
@@ -74,6 +74,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, wi
     ddof : int, optional
         Delta degrees of freedom of std and cv (0: population, 1:
         sample).
+    db : bool, optional
+        Give mean, min and max in decibels: 10·log10 of an intensity,
+        20·log10 of an amplitude (std and cv stay linear), as ``--db``.
     nodata : float, optional
         For arrays: the value that marks missing samples (a complex
         sample: both parts), left out of the multilook like NaN. NaN
@@ -121,7 +124,7 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, wi
                       "window=(xoff, yoff, xsize, ysize) in input pixels, as GDAL's -srcwin: for a×r looks, "
                       "window=(column·r, row·a, columns·r, rows·a) cuts the same", DeprecationWarning, stacklevel=3)
     params: dict[str, Any] = {"looks": looks, "window": window, "crop": crop, "quantity": quantity, "filter": filter,
-                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat),
+                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat), "db": bool(db),
                               "nodata": nodata, "band": band}
     arrays: dict[str, Lent] = {}
     if isinstance(dates, (str, os.PathLike)):
