@@ -222,7 +222,7 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov no input", []string{"cov", "--out-cov", out}, ExitUsage, "exactly one of --in and --cube"},
 		{"cov two inputs", []string{"cov", "--in", good, "--cube", good, "--out-cov", out}, ExitUsage, "exactly one"},
 		{"cov no output", []string{"cov", "--in", good}, ExitUsage, "nothing to write"},
-		{"cov estimator", []string{"cov", "--in", good, "--estimator", "shrunk", "--out-cov", out}, ExitUsage, "unknown estimator"},
+		{"cov estimator", []string{"cov", "--in", good, "--estimator", "shrink", "--out-cov", out}, ExitUsage, "unknown estimator"},
 		{"cov ddof", []string{"cov", "--in", good, "--ddof", "2", "--out-cov", out}, ExitUsage, "--ddof"},
 		{"cov missing file", []string{"cov", "--in", missing, "--out-cov", out}, ExitError, "missing.npy"},
 		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
