@@ -15,12 +15,15 @@ import (
 // (given, or estimated from that S), the shrunk covariance and ddof's
 // rescaling.
 func runOnHost(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
 	if len(x.Shape) == 3 || opt.Gather != nil || opt.Strided != nil {
-		if err := opt.check(samples(x, opt)); err != nil {
+		c := opt // ddof against T, as the implementations check it
+		c.Estimator, c.Centered, c.Shrinkage = None, false, nil
+		if err := c.check(samples(x, opt)); err != nil {
 			return nil, err
 		}
-	} else if err := opt.Check(); err != nil {
-		return nil, err
 	}
 	e := opt.Estimator
 	if opt.Centered && e == LedoitWolf && (opt.Gather != nil || opt.Strided != nil) {

@@ -153,10 +153,14 @@ func (o Options) Check() error {
 	return nil
 }
 
-// check is Check for t samples per set.
+// check is Check for t samples per set, by an implementation (CPU,
+// Vulkan, ...): Shrunk and Centered are Run's (runOnHost), on their S.
 func (o Options) check(t int) error {
 	if err := o.Check(); err != nil {
 		return err
+	}
+	if o.Estimator == Shrunk || o.Centered {
+		return fmt.Errorf("cov: estimator shrunk and centred samples are served by Run, not by an implementation")
 	}
 	if t-o.DDof < 1 {
 		return fmt.Errorf("cov: %d sample(s) with ddof %d: need at least %d", t, o.DDof, o.DDof+1)
