@@ -56,6 +56,7 @@ const (
 	StatusDevice    = 2 // the device failed or cannot do it: vkstat.DeviceError
 	StatusCancelled = 3 // the call's token was cancelled: KeyboardInterrupt
 	StatusError     = 4 // anything else: vkstat.Error
+	StatusAxis      = 5 // an axis out of range: NumPy's AxisError (a ValueError too)
 )
 
 // InputError marks an error in what the caller passed.
@@ -63,6 +64,10 @@ type InputError struct{ Err error }
 
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
+
+// AxisError is an InputError that names an axis out of range of the
+// array's dimensions: StatusAxis, NumPy's AxisError in Python.
+type AxisError struct{ InputError }
 
 // pyNames are the Python parameters named otherwise than the library's
 // fields (engine.FieldError); every other field is its parameter.
@@ -119,12 +124,15 @@ var deviceErrors = []error{engine.ErrNoLoader, engine.ErrNoDriver, engine.ErrNoD
 // device's; on the CPU path the pipelines fail only on their input.
 func Status(err error, onDevice bool) int {
 	var ie InputError
+	var ae AxisError
 	var fe *engine.FieldError
 	switch {
 	case err == nil:
 		return StatusOK
 	case errors.Is(err, context.Canceled):
 		return StatusCancelled
+	case errors.As(err, &ae):
+		return StatusAxis
 	case errors.As(err, &ie), errors.As(err, &fe):
 		return StatusValue
 	}

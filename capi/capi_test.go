@@ -247,7 +247,9 @@ func TestMapMismatch(t *testing.T) {
 }
 
 // TestReduceAxes: None flattens, a tuple of adjacent axes merges them,
-// others are refused; the sums are checked against hand-computed ones.
+// a tuple with a gap (0, 2) is reduced from a transposed copy, repeats and
+// axes out of range are refused; the sums are checked against
+// hand-computed ones.
 func TestReduceAxes(t *testing.T) {
 	s := openCPU(t)
 	v := make([]float64, 24) // shape (2, 3, 4), v[i] = i
@@ -275,9 +277,19 @@ func TestReduceAxes(t *testing.T) {
 	if err != nil || got[0] != 12 || got[4] != 48 {
 		t.Errorf("axis 1: got %v (%v), want 12 at [0, 0] and 48 (12+16+20) at [1, 0]", got, err)
 	}
-	for _, bad := range []any{[]int{0, 2}, 3, []int{1, 1}, "x"} {
+	// Σ_i Σ_k (12i + 4j + k) = 48 + 32j + 12
+	got, shape, err = run([]int{0, 2})
+	if err != nil || len(shape) != 1 || got[0] != 60 || got[1] != 92 || got[2] != 124 {
+		t.Errorf("axis (0, 2): got %v shape %v (%v), want [60 92 124]", got, shape, err)
+	}
+	for _, bad := range []any{[]int{1, 1}, "x"} {
 		if _, _, err := run(bad); Status(err, false) != StatusValue {
 			t.Errorf("axis %v: got %v, want bad input", bad, err)
+		}
+	}
+	for _, bad := range []any{3, []int{0, -4}} { // NumPy's AxisError in Python
+		if _, _, err := run(bad); Status(err, false) != StatusAxis {
+			t.Errorf("axis %v: got %v (status %d), want StatusAxis", bad, err, Status(err, false))
 		}
 	}
 }
@@ -430,8 +442,9 @@ func TestStackDatesBorrowed(t *testing.T) {
 }
 
 // TestLatentRefusesOnDevice: options that do not fit the tensor are the
-// input's fault (ValueError) on a Vulkan device too, where any other
-// failure is the device's.
+// input's fault (ValueError; an axis out of range NumPy's AxisError, a
+// ValueError too) on a Vulkan device too, where any other failure is the
+// device's.
 func TestLatentRefusesOnDevice(t *testing.T) {
 	s := openVulkan(t)
 	x := make([]float32, 2*3*2*4*4)
@@ -442,7 +455,7 @@ func TestLatentRefusesOnDevice(t *testing.T) {
 		{"stats": []string{"spectra"}, "nan": "drop"},
 	} {
 		_, err := call(t, s, context.Background(), "latent", p, spec, ptrOf(x))
-		if Status(err, s.OnDevice()) != StatusValue {
+		if st := Status(err, s.OnDevice()); st != StatusValue && (st != StatusAxis || p["axes"] == nil) {
 			t.Errorf("%v: got %v (status %d); want a ValueError", p, err, Status(err, s.OnDevice()))
 		}
 	}

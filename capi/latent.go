@@ -3,10 +3,12 @@ package capi
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -20,6 +22,8 @@ type latentParams struct {
 	Lags int `json:"lags"`
 	// NaN is propagate (default) or skip.
 	NaN string `json:"nan"`
+	// Bias false corrects skew and kurt (SciPy's bias=False); null: true.
+	Bias *bool `json:"bias"`
 	// Precision is the storage type of the work (f16, bf16, f32, f64 or
 	// NumPy's names); "" or auto: the input's own.
 	Precision string `json:"precision"`
@@ -72,8 +76,9 @@ func transposeMatrices(t *tensor.Tensor) *tensor.Tensor {
 
 // runLatent runs latent.Run on array x, (N, C, F, H, W) or (N, C, H, W)
 // (any shape for moments alone) of float16, bfloat16, float32 or float64,
-// read where it lies. Its outputs are latent.Result.Arrays (float64,
-// named as vkstat latent's files, but pca_vectors given as
+// read where it lies. Its outputs are latent.Result.Arrays (float64, but
+// the moments float32 unless computed in float64, as NumPy's mean and
+// SciPy's skew of float32 are float32; named as vkstat latent's files, but pca_vectors given as
 // pca_components, each matrix transposed), then the summary vectors mean_corr
 // (C, C), lag_means (L), pca_mean_ratio and pca_mean_cumulative (C) and
 // radial_bin_radius (K), those computed.
@@ -136,6 +141,9 @@ func latentResult(res *Result, r *latent.Result, opt latent.Options, shape []int
 		if a.Name == "pca_vectors" { // components as rows for Python, as scikit-learn's
 			a.Name, a.T = "pca_components", transposeMatrices(a.T)
 		}
+		if opt.DType != tensor.F64 && slices.Contains(momentNames, a.Name) {
+			a.T = a.T.As(tensor.F32)
+		}
 		res.add(a.Name, a.T)
 		info.Arrays = append(info.Arrays, a.Name)
 	}
@@ -163,6 +171,10 @@ func latentResult(res *Result, r *latent.Result, opt latent.Options, shape []int
 	return res
 }
 
+// momentNames are latent's moments, given in the computed precision's
+// float type (float32 for float32 and 16-bit work).
+var momentNames = []string{"mean", "var", "std", "min", "max", "skew", "kurt"}
+
 // latentSetting names a latent option set to value in a warning, as
 // Python's message has it: "ddof 2", the axes as a list ("axes [3 4]").
 func latentSetting(field, value string) string {
@@ -181,7 +193,7 @@ func axesError(err error) error {
 	case ae.Twice:
 		return inputf("axis %d is given twice", ae.Axis)
 	}
-	return inputf("axis %d is out of range for an array of %d dimension(s) (valid: %d..%d)", ae.Axis, ae.ND, -ae.ND, ae.ND-1)
+	return AxisError{InputError{reduce.AxisError{Axis: ae.Axis, ND: ae.ND}}}
 }
 
 // latentOptions turns p into latent.Options for a tensor of shape,
@@ -200,6 +212,7 @@ func latentOptions(p latentParams, shape []int) (latent.Options, error) {
 		return opt, InputError{err}
 	}
 	opt.NaN, opt.DDof, opt.Lags, opt.Batch, opt.Axes = policy, p.DDof, p.Lags, p.Batch, p.Axes
+	opt.Unbiased = p.Bias != nil && !*p.Bias
 	if err := opt.Check(); err != nil {
 		return opt, inputError(err)
 	}

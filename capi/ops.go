@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,17 +153,25 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	shape, axis, kept, err := mergeAxes(a.Shape, p.Axis)
+	shape, axis, perm, kept, err := mergeAxes(a.Shape, p.Axis)
 	if err != nil {
 		return nil, err
 	}
 	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	if perm != nil {
+		in = reduce.Permuted(a, perm)
+		in.Shape = shape
+	}
 	g, err := reduce.Plan(shape, axis)
-	if err != nil {
+	empty := errors.Is(err, reduce.ErrEmptyAxis)
+	if err != nil && !empty {
 		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
 	}
 	res := c.Result()
-	if p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+	switch {
+	case empty && g.Outputs() > 0 && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s != reduce.Sum && s != reduce.Min && s != reduce.Max }):
+		res.warnf("mean of empty slice: an axis of length 0 gives NaN mean, var and std (and a sum of 0), as NumPy")
+	case !empty && p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }):
 		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
 	}
 	var view func([]int) []int
@@ -171,6 +180,9 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	}
 	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view), Stats: stats}
 	out, err := reduce.Run(ctx, dev, in, opt)
+	if errors.Is(err, reduce.ErrEmptyAxis) { // min or max of nothing: the input's, on every device
+		return nil, InputError{err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -194,40 +206,51 @@ func parseStatsParam(names []string) ([]reduce.Stat, error) {
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
 // axis of a view of shape (reduce.MergeAxes): None flattens the array, a
-// tuple of adjacent axes merges them. kept is the output's shape with the
+// tuple of adjacent axes merges them, other tuples are reduced from a copy
+// permuted by perm (non-nil then). kept is the output's shape with the
 // reduced axes kept, of length 1 (NumPy's keepdims).
-func mergeAxes(shape []int, axis any) (view []int, a int, kept []int, err error) {
+func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err error) {
 	var axes []int
 	switch ax := axis.(type) {
 	case nil:
 	case json.Number:
 		axes = []int{0}
 		if axes[0], err = strconv.Atoi(string(ax)); err != nil {
-			return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(axis))
+			return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(axis))
 		}
 	case []any:
 		if len(ax) == 0 {
-			return nil, 0, nil, inputf("axis: an empty tuple of axes")
+			return nil, 0, nil, nil, inputf("axis: an empty tuple of axes")
 		}
 		for _, v := range ax {
 			n, ok := v.(json.Number)
 			i, err := strconv.Atoi(string(n))
 			if !ok || err != nil {
-				return nil, 0, nil, inputf("axis: %s is not an integer", jsonWords(v))
+				return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(v))
 			}
 			axes = append(axes, i)
 		}
 	default:
-		return nil, 0, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
+		return nil, 0, nil, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
 	}
-	if view, a, err = reduce.MergeAxes(shape, axes); err != nil {
-		return nil, 0, nil, inputf("axis: %v", err)
+	if view, a, perm, err = reduce.MergeAxes(shape, axes); err != nil {
+		var ae reduce.AxisError
+		if errors.As(err, &ae) {
+			return nil, 0, nil, nil, AxisError{InputError{err}}
+		}
+		return nil, 0, nil, nil, inputf("axis: %v", err)
 	}
 	kept = slices.Clone(shape)
+	if perm != nil {
+		for _, i := range perm[a:] {
+			kept[i] = 1
+		}
+		return view, a, perm, kept, nil
+	}
 	for i := a; i < a+len(shape)-len(view)+1; i++ {
 		kept[i] = 1
 	}
-	return view, a, kept, nil
+	return view, a, nil, kept, nil
 }
 
 // ---- cov ------------------------------------------------------------------------
@@ -235,6 +258,10 @@ func mergeAxes(shape []int, axis any) (view []int, a int, kept []int, err error)
 type covParams struct {
 	Estimator string `json:"estimator"`
 	DDof      int    `json:"ddof"`
+	// Shrinkage is estimator shrunk's weight (null: 0.1).
+	Shrinkage *float64 `json:"shrinkage"`
+	// AssumeCentered takes the samples as centred (scikit-learn's).
+	AssumeCentered bool `json:"assume_centered"`
 	// Radius, when set, makes array x a (T, H, W) cube whose PACO patches
 	// of that radius are the sample sets.
 	Radius *int `json:"radius"`
@@ -251,7 +278,7 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, InputError{err}
 	}
-	opt := cov.Options{Estimator: est, DDof: p.DDof}
+	opt := cov.Options{Estimator: est, DDof: p.DDof, Shrinkage: p.Shrinkage, Centered: p.AssumeCentered}
 	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}
@@ -323,6 +350,8 @@ type cholParams struct {
 	Inverse bool `json:"inverse"`
 	LogDet  bool `json:"logdet"`
 	Quad    bool `json:"quad"`
+	// Factored: a holds factors L, used as they are (chol.Options.Factored).
+	Factored bool `json:"factored"`
 }
 
 // runChol factors matrices a, (N, P, P) or (P, P), and solves with
@@ -343,7 +372,7 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if p.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Out: c.outputs(squeezed(single))}}
+	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Factored: p.Factored, Out: c.outputs(squeezed(single))}}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {

@@ -76,11 +76,15 @@ func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	shape, axis, _, err := mergeAxes(a.Shape, p.Axis)
+	shape, axis, perm, _, err := mergeAxes(a.Shape, p.Axis)
 	if err != nil {
 		return nil, err
 	}
 	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	if perm != nil {
+		in = reduce.Permuted(a, perm)
+		in.Shape = shape
+	}
 	pt, err := reduce.CPUPartial(in, reduce.Options{Axis: axis, SkipNaN: p.SkipNaN})
 	if err != nil {
 		return nil, inputError(err)
@@ -364,7 +368,7 @@ type stackPart struct {
 	Complex bool `json:"complex"`
 }
 
-var stackArrays = []string{"count", "mean", "m2", "min", "max"}
+var stackArrays = []string{"count", "mean", "m2", "min", "max", "samples"}
 
 // runStackPartial is stack.RunPartial of the dates (the call's arrays).
 func runStackPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
@@ -386,7 +390,7 @@ func runStackPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result,
 // stackOut is pt, of dates of grid g, as outputs and Info.
 func stackOut(c *Call, pt *stack.Partial, g stack.Grid) *Result {
 	res := c.Result()
-	for i, v := range [][]float64{pt.Count, pt.Mean, pt.M2, pt.Min, pt.Max} {
+	for i, v := range [][]float64{pt.Count, pt.Mean, pt.M2, pt.Min, pt.Max, pt.Samples} {
 		res.add(stackArrays[i], tensor.FromF64(v, pt.H, pt.W))
 	}
 	res.Info = stackPart{Dates: pt.Dates, Width: g.Width, Height: g.Height, Complex: g.Complex}
@@ -427,7 +431,7 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 			return nil, inputf("parts[%d]: count has shape %s; want (H, W)", i, tensor.ShapeString(cnt.Shape))
 		}
 		parts[i] = &stack.Partial{H: cnt.Shape[0], W: cnt.Shape[1], Dates: p.Parts[i].Dates,
-			Count: cnt.F64, Mean: t["mean"].F64, M2: t["m2"].F64, Min: t["min"].F64, Max: t["max"].F64}
+			Count: cnt.F64, Mean: t["mean"].F64, M2: t["m2"].F64, Min: t["min"].F64, Max: t["max"].F64, Samples: t["samples"].F64}
 	}
 	m, err := stack.Merge(parts...)
 	if err != nil {
@@ -440,7 +444,7 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	j := &stackJob{grid: g}
+	j := &stackJob{grid: g, db: p.DB}
 	switch n := len(p.Geotransform); {
 	case n != 0 && n != 6:
 		return nil, inputf("geotransform: %d coefficients; want GDAL's 6", n)

@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -17,8 +18,12 @@ type stackParams struct {
 	// Looks is the multilook box, rows × columns: a number (n×n), a
 	// string as --looks takes it ("2x8") or [rows, columns]; null: 1×1.
 	Looks any `json:"looks"`
-	// Crop is the window of the multilooked image [y, x, h, w] (h or w 0:
-	// to the edge); empty: all of it.
+	// Window is GDAL's -srcwin [xoff, yoff, xsize, ysize] in input pixels
+	// (xsize or ysize 0: to the edge), multilooked from its corner; empty:
+	// all of it.
+	Window []int `json:"window"`
+	// Crop is the earliest spelling, [row, column, rows, columns] of the
+	// multilooked image: the window of input pixels at those boxes.
 	Crop     []int  `json:"crop"`
 	Quantity string `json:"quantity"` // intensity (default) or amplitude
 	// Filter is none (default), boxcar, lee or refined-lee, of window
@@ -29,6 +34,8 @@ type stackParams struct {
 	DDof       int     `json:"ddof"`
 	// Stats are the statistics to return (empty: all).
 	Stats []string `json:"stats"`
+	// DB gives stack.DBStats in decibels (stack.ToDB).
+	DB bool `json:"db"`
 	// NoData marks missing samples of arrays in memory (a complex sample:
 	// both parts); files say their own.
 	NoData *float64 `json:"nodata"`
@@ -47,8 +54,8 @@ type StackInfo struct {
 	Dates      int      `json:"dates"`
 	InputShape []int    `json:"input_shape"` // (H, W) of a date
 	Complex    bool     `json:"complex"`
-	// Window is the input window read: first row, first column, rows,
-	// columns.
+	// Window is the input window read, as GDAL's -srcwin: xoff, yoff,
+	// xsize, ysize (whole boxes: the remainder dropped).
 	Window []int `json:"window"`
 	// Geotransform (GDAL's six coefficients) and Projection (WKT) of the
 	// outputs' grid, for dates from files; Geotransform is null when the
@@ -88,6 +95,7 @@ type stackJob struct {
 	grid   stack.Grid
 	georef *formats.Georef
 	plan   *stack.Plan
+	db     bool // mean, min and max in dB (stack.ToDB)
 }
 
 // stackNames are p's statistics, checked (empty or all: every one).
@@ -111,7 +119,7 @@ func prepareStack(c *Call, p stackParams) (*stackJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &stackJob{}
+	j := &stackJob{db: p.DB}
 	if j.names, err = stackNames(p); err != nil {
 		return nil, err
 	}
@@ -170,11 +178,23 @@ func stackPlan(cfg stack.Config, g stack.Grid) (*stack.Plan, error) {
 func (j *stackJob) result(c *Call, r *stack.Result) *Result {
 	res := c.Result()
 	for _, n := range j.names {
-		res.add(n, tensor.FromF32(r.Stat(n), r.H, r.W))
+		v := r.Stat(n)
+		if n == "count" || n == "samples" { // whole numbers: int32
+			res.addRaw(n, "int32", []int{r.H, r.W}, 4*int64(len(v)), func(b []byte) {
+				for i, x := range v {
+					binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
+				}
+			})
+			continue
+		}
+		if j.db && slices.Contains(stack.DBStats, n) {
+			v = stack.ToDB(v, j.plan.Quantity)
+		}
+		res.add(n, tensor.FromF32(v, r.H, r.W))
 	}
 	plan, grid := j.plan, j.grid
 	info := &StackInfo{Names: j.names, Dates: r.Dates, InputShape: []int{grid.Height, grid.Width}, Complex: grid.Complex,
-		Window: []int{plan.InY, plan.InX, plan.InH, plan.InW}}
+		Window: []int{plan.InX, plan.InY, plan.InW, plan.InH}}
 	if j.georef != nil {
 		g := j.georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
 		info.FromFiles, info.Projection = true, &g.Projection
@@ -217,15 +237,24 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	if cfg.LooksAz, cfg.LooksRg, err = parseLooks(p.Looks); err != nil {
 		return cfg, err
 	}
-	switch len(p.Crop) {
-	case 0:
-	case 4:
-		if slices.Min(p.Crop) < 0 {
-			return cfg, inputf("crop: want four integers ≥ 0 (first row, first column, rows, columns), got %v", p.Crop)
+	if len(p.Crop) > 0 && len(p.Window) > 0 {
+		return cfg, inputf("crop and window are one window: give window=(xoff, yoff, xsize, ysize)")
+	}
+	for _, w := range []struct {
+		name  string
+		v     []int
+		order string
+	}{{"window", p.Window, "(xoff, yoff, xsize, ysize) in input pixels, as GDAL's -srcwin"}, {"crop", p.Crop, "(first row, first column, rows, columns) of the multilooked image"}} {
+		switch {
+		case len(w.v) == 0:
+		case len(w.v) != 4 || slices.Min(w.v) < 0:
+			return cfg, inputf("%s: want four integers ≥ 0, %s, got %v", w.name, w.order, w.v)
+		case w.name == "window":
+			cfg.Window = stack.Window{X: w.v[0], Y: w.v[1], W: w.v[2], H: w.v[3]}
+		default:
+			a, r := cfg.LooksAz, cfg.LooksRg
+			cfg.Window = stack.Window{X: w.v[1] * r, Y: w.v[0] * a, W: w.v[3] * r, H: w.v[2] * a}
 		}
-		cfg.Crop = stack.Window{Y: p.Crop[0], X: p.Crop[1], H: p.Crop[2], W: p.Crop[3]}
-	default:
-		return cfg, inputf("crop: want (first row, first column, rows, columns) of the multilooked image, got %v", p.Crop)
 	}
 	if cfg.Quantity, err = stack.ParseQuantity(p.Quantity); err != nil {
 		return cfg, inputError(err)

@@ -17,7 +17,7 @@ func cholCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "chol",
 		Usage:     "batched Cholesky factorisation, solve, inverse and log-determinant",
-		UsageText: "vkstat [global options] chol --in A.npy [--out-l L.npy] [--out-inverse AINV.npy] [--out-logdet LD.npy] [--solve B.npy --out-x X.npy] [--out-quad Q.npy] [--out-info INFO.npy]",
+		UsageText: "vkstat [global options] chol --in A.npy [--out-l L.npy] [--out-inverse AINV.npy] [--out-logdet LD.npy] [--solve B.npy --out-x X.npy] [--out-quad Q.npy] [--out-info INFO.npy] [--factored]",
 		Description: `--in holds N symmetric positive-definite matrices, shape (N, P, P), or one,
 shape (P, P); only the lower triangle is read, as LAPACK's potrf (uplo 'L')
 and numpy.linalg.cholesky read it. Each matrix is factored A = L·Lᵀ.
@@ -30,9 +30,17 @@ that is not positive definite (a negative eigenvalue, a zero matrix, NaNs)
 gets NaN in every output and never disturbs the others; the summary line
 counts them.
 
+--factored reads --in as factors L, lower triangular (a previous run's
+--out-l, or numpy.linalg.cholesky's), and uses them as they are, as SciPy's
+cho_solve does: nothing is factored again, only the lower triangle is read,
+and info is the index of the first diagonal entry that is not positive.
+Two triangular solves per right-hand side are little work, memory-bound:
+they run on the host (the CPU path) whatever --device says.
+
 Examples:
    vkstat chol --in C.npy --out-l L.npy --out-logdet ld.npy --out-info info.npy
    vkstat chol --in C.npy --solve B.npy --out-x X.npy
+   vkstat chol --in L.npy --factored --solve B2.npy --out-x X2.npy
    vkstat --device cpu --precision f64 chol --in C.npy --out-inverse Cinv.npy`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "matrices (N, P, P) or one (P, P) (.npy or FITS)"},
@@ -43,6 +51,7 @@ Examples:
 			&ucli.StringFlag{Name: "out-x", Usage: "solutions X of A·X = B (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-quad", Usage: "bᵀA⁻¹b per right-hand side (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-info", Usage: "potrf info codes, int32 (.npy)"},
+			&ucli.BoolFlag{Name: "factored", Usage: "--in holds Cholesky factors L (--out-l's), not matrices: solve, invert and take log-determinants from them without factoring again (SciPy's cho_solve)"},
 			jsonFlag(),
 		},
 		Action: runChol,
@@ -79,7 +88,7 @@ func runChol(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := chol.Request{Input: chol.Input{A: a.As(dt)}, Options: chol.Options{L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad")}}
+	req := chol.Request{Input: chol.Input{A: a.As(dt)}, Options: chol.Options{L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad"), Factored: c.Bool("factored")}}
 	n, p := a.Shape[0], a.Shape[1]
 	var bShape []int
 	if c.IsSet("solve") {

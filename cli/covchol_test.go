@@ -222,7 +222,7 @@ func TestCovCholBadInput(t *testing.T) {
 		{"cov no input", []string{"cov", "--out-cov", out}, ExitUsage, "exactly one of --in and --cube"},
 		{"cov two inputs", []string{"cov", "--in", good, "--cube", good, "--out-cov", out}, ExitUsage, "exactly one"},
 		{"cov no output", []string{"cov", "--in", good}, ExitUsage, "nothing to write"},
-		{"cov estimator", []string{"cov", "--in", good, "--estimator", "shrunk", "--out-cov", out}, ExitUsage, "unknown estimator"},
+		{"cov estimator", []string{"cov", "--in", good, "--estimator", "shrink", "--out-cov", out}, ExitUsage, "unknown estimator"},
 		{"cov ddof", []string{"cov", "--in", good, "--ddof", "2", "--out-cov", out}, ExitUsage, "--ddof"},
 		{"cov missing file", []string{"cov", "--in", missing, "--out-cov", out}, ExitError, "missing.npy"},
 		{"cov not npy", []string{"cov", "--in", notNPY, "--out-cov", out}, ExitError, "junk.npy"},
@@ -249,5 +249,69 @@ func TestCovCholBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed command left %s behind", out)
+	}
+}
+
+// TestCholFactored: chol --factored solves from the factor --out-l wrote,
+// without factoring again: A = [[4, 2], [2, 3]], b = (1, 2) give
+// x = A⁻¹b = (−1/8, 6/8) by hand (det 8), on every device under test;
+// the factor's upper triangle, filled with junk, is not read.
+func TestCholFactored(t *testing.T) {
+	dir := t.TempDir()
+	ain := writeNPY(t, dir, "A.npy", tensor.FromF64([]float64{4, 2, 2, 3}, 2, 2))
+	bin := writeNPY(t, dir, "b.npy", tensor.FromF64([]float64{1, 2}, 2))
+	for _, d := range float64DevicesUnderTest(t) {
+		l := filepath.Join(dir, d+"L.npy")
+		if code, _, stderr := run(t, "--device", d, "chol", "--in", ain, "--out-l", l); code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		lt, err := formats.ReadNPY(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt.F64[1] = 1e300 // above the diagonal
+		lj := writeNPY(t, dir, d+"Ljunk.npy", lt)
+		x := filepath.Join(dir, d+"x.npy")
+		if code, _, stderr := run(t, "--device", d, "chol", "--in", lj, "--factored", "--solve", bin, "--out-x", x); code != 0 {
+			t.Fatalf("%s --factored: exit %d: %s", d, code, stderr)
+		}
+		got, err := formats.ReadNPY(x)
+		if err != nil || len(got.F64) != 2 || math.Abs(got.F64[0]+0.125) > 1e-15 || math.Abs(got.F64[1]-0.75) > 1e-15 {
+			t.Errorf("%s --factored: x = %v (%v), want (-0.125, 0.75)", d, got, err)
+		}
+	}
+}
+
+// TestCovShrunkCentered: --estimator shrunk --shrinkage 0.25
+// --assume-centered (scikit-learn's ShrunkCovariance(shrinkage=0.25,
+// assume_centered=True)) on r1 = (2, 2), r2 = (0, 2): S = ½(r1r1ᵀ + r2r2ᵀ)
+// = [[2, 2], [2, 4]], μ = tr S / 2 = 3, so C = 0.75·S + 0.75·I =
+// [[2.25, 1.5], [1.5, 3.75]] and the means are 0, by hand; a shrinkage
+// with an estimator that estimates its own is refused.
+func TestCovShrunkCentered(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "x.npy", tensor.FromF64([]float64{2, 2, 0, 2}, 2, 2))
+	for _, d := range float64DevicesUnderTest(t) {
+		c, m := filepath.Join(dir, d+"c.npy"), filepath.Join(dir, d+"m.npy")
+		if code, _, stderr := run(t, "--device", d, "cov", "--in", in, "--estimator", "shrunk", "--shrinkage", "0.25", "--assume-centered", "--out-cov", c, "--out-mean", m); code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, stderr)
+		}
+		got, err1 := formats.ReadNPY(c)
+		mean, err2 := formats.ReadNPY(m)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		for i, want := range []float64{2.25, 1.5, 1.5, 3.75} {
+			if math.Abs(got.F64[i]-want) > 1e-14 {
+				t.Errorf("%s: cov %v, want [2.25 1.5 1.5 3.75]", d, got.F64)
+				break
+			}
+		}
+		if mean.F64[0] != 0 || mean.F64[1] != 0 {
+			t.Errorf("%s: means %v, want 0 (assumed centred)", d, mean.F64)
+		}
+	}
+	if code, _, stderr := run(t, "--device", "cpu", "cov", "--in", in, "--estimator", "oas", "--shrinkage", "0.2", "--out-cov", filepath.Join(dir, "o.npy")); code != ExitUsage || !strings.Contains(stderr, "--shrinkage") {
+		t.Errorf("oas with --shrinkage: exit %d, %s; want a usage error naming --shrinkage", code, stderr)
 	}
 }

@@ -32,6 +32,10 @@ Outputs: the mean (N, P), the covariance (N, P, P) and the shrinkage weight
    paco         (1−ρ) S + ρ diag(S), ρ from Flasseur et al. 2018 (PACO.md)
    ledoit-wolf  (1−ρ) S + ρ (tr S / P) I, ρ as scikit-learn's ledoit_wolf
    oas          (1−ρ) S + ρ (tr S / P) I, ρ as scikit-learn's oas
+   shrunk       (1−ρ) S + ρ (tr S / P) I, ρ = --shrinkage (0.1), as
+                scikit-learn's ShrunkCovariance
+--assume-centered takes the samples as centred, as scikit-learn's
+assume_centered: S = (1/T) Σ r rᵀ, means of 0, ρ from that S.
 --ddof 1 rescales the covariance by T/(T−1). Sums are accumulated in
 float64 (float32 data too, on devices with shaderFloat64). A NaN sample
 makes its set's outputs NaN; the summary counts them.
@@ -44,7 +48,9 @@ Examples:
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "sample sets (N, T, P) or one set (T, P) (.npy or FITS)"},
 			&ucli.StringFlag{Name: "cube", Usage: "a (T, H, W) cube to gather PACO patches from (.npy or FITS), instead of --in"},
 			&ucli.IntFlag{Name: "radius", Value: paco.DefaultRadius, Usage: "patch radius in pixels, with --cube (PACO's patches)"},
-			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: d.Estimator.String(), Usage: "none, paco, ledoit-wolf or oas"},
+			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: d.Estimator.String(), Usage: "none, paco, ledoit-wolf, oas or shrunk"},
+			&ucli.Float64Flag{Name: "shrinkage", Usage: "with --estimator shrunk: ρ in [0, 1] (default 0.1, scikit-learn's)"},
+			&ucli.BoolFlag{Name: "assume-centered", Usage: "take the samples as centred: S = (1/T) Σ r rᵀ, means 0 (scikit-learn's assume_centered)"},
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
 			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy, or FITS for .fits)"},
@@ -84,7 +90,11 @@ func runCov(c *ucli.Context) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--estimator: %w", err)}
 	}
-	opt := cov.Options{Estimator: est, DDof: c.Int("ddof")}
+	opt := cov.Options{Estimator: est, DDof: c.Int("ddof"), Centered: c.Bool("assume-centered")}
+	if c.IsSet("shrinkage") {
+		r := c.Float64("shrinkage")
+		opt.Shrinkage = &r
+	}
 	if err := opt.Check(); err != nil {
 		return fieldError(err)
 	}

@@ -131,6 +131,7 @@ Examples:
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std"},
 			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
 			&ucli.StringFlag{Name: "nan", Value: d.NaN.String(), Usage: "NaN and ±Inf: propagate or skip"},
+			&ucli.BoolFlag{Name: "unbiased", Usage: "skew and kurt corrected for bias, as scipy.stats.skew and kurtosis with bias=False"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.IntFlag{Name: "batch", Value: d.Batch, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
 			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
@@ -195,7 +196,7 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch")}
+	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch"), Unbiased: c.Bool("unbiased")}
 	if err := opt.Select(stats); err != nil {
 		return err
 	}

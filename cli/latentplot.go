@@ -49,7 +49,7 @@ func spectraFigure(s *latent.Spectra, truth *float64) figure.Figure {
 				lo, hi = min(lo, p[k]), max(hi, p[k])
 			}
 		}
-		slope := s.SpatialSlope.F64[c]
+		slope := s.ChannelSlope(c)
 		series := []figure.Series{{Label: fmt.Sprintf("mean of %d", s.Spatial.Shape[0]), X: xs, Y: ys}}
 		line := func(label string, b float64, dotted bool) figure.Series {
 			m := float64(len(xs))

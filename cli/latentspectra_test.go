@@ -17,8 +17,9 @@ import (
 )
 
 // TestLatentSpectraSlope: on synthetic latents whose spatial spectrum is
-// ∝ |k|^−β, vkstat latent --stats spectra fits a radial slope within 0.1
-// of −β for every channel, on every device under test.
+// ∝ |k|^−β, vkstat latent --stats spectra fits a radial slope per
+// (sample, channel), (N, C), within 0.25 of −β, and within 0.1 averaged
+// over the samples, on every device under test.
 func TestLatentSpectraSlope(t *testing.T) {
 	dir := t.TempDir()
 	for _, beta := range []float64{0, 1, 2, 3} {
@@ -38,9 +39,20 @@ func TestLatentSpectraSlope(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s β %g: fitted slopes %.3f", dev, beta, slope.F64)
-			for c, s := range slope.F64 {
-				if math.Abs(s+beta) > 0.1 {
-					t.Errorf("%s β %g: channel %d's fitted slope %.3f, want %.1f ± 0.1", dev, beta, c, s, -beta)
+			if tensor.ShapeString(slope.Shape) != "(4, 4)" {
+				t.Fatalf("%s: spatial_slope has shape %v, want (N, C) = (4, 4)", dev, slope.Shape)
+			}
+			for c := range 4 {
+				mean := 0.0
+				for n := range 4 {
+					s := slope.F64[n*4+c]
+					mean += s / 4
+					if math.Abs(s+beta) > 0.25 {
+						t.Errorf("%s β %g: sample %d channel %d's fitted slope %.3f, want %.1f ± 0.25", dev, beta, n, c, s, -beta)
+					}
+				}
+				if math.Abs(mean+beta) > 0.1 {
+					t.Errorf("%s β %g: channel %d's fitted slope averaged over samples %.3f, want %.1f ± 0.1", dev, beta, c, mean, -beta)
 				}
 			}
 			if !strings.Contains(stdout, "spatial_slope") || !strings.Contains(stdout, "temporal_centroid") {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -23,12 +24,13 @@ func reduceCommand() *ucli.Command {
 	d := reduce.DefaultOptions()
 	return &ucli.Command{
 		Name:      "reduce",
-		Usage:     "sum, mean, var, std, min, max along an axis (or adjacent axes) of an array",
+		Usage:     "sum, mean, var, std, min, max along an axis (or axes) of an array",
 		UsageText: "vkstat [global options] reduce --in A.{fits,npy} --axis N[,M...]|all --stat mean,std --out-dir DIR",
 		Description: `Reads a FITS or NPY array and writes DIR/<stat>.npy for each statistic: the
 input's shape without the reduced axes. --axis takes one axis (NumPy
-numbering, negative from the end), adjacent axes as NumPy's axis=(1, 2)
-(--axis 1,2: the pixels of each frame of a cube), or all (NumPy's
+numbering, negative from the end), several as NumPy's axis=(1, 2)
+(--axis 1,2: the pixels of each frame of a cube; axes that are not
+adjacent, 0,2, are reduced from a transposed copy in memory), or all (NumPy's
 axis=None: one value per statistic). Accumulation is in float64 (float32
 data too, on devices with shaderFloat64), merged pairwise, so long axes
 keep their accuracy. A NaN makes every statistic of its slice NaN unless
@@ -49,7 +51,7 @@ the outputs one run over the whole array gives (docs/scale.md):
    vkstat merge --out-dir stats/ p1/ p2/ p3/`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), adjacent axes as 1,2, or all"},
+			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"},
 			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
 			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
@@ -104,21 +106,21 @@ the outputs one run over the whole array gives (docs/scale.md):
 	}
 }
 
-// parseReduceAxes reads --axis: an axis, a comma-separated run of adjacent
-// axes, or all (nil: every axis).
+// parseReduceAxes reads --axis: an axis, comma-separated axes, or all (nil: every axis).
 func parseReduceAxes(v string) ([]int, error) {
 	if strings.TrimSpace(v) == "all" {
 		return nil, nil
 	}
 	axes, err := parseAxes(v)
 	if err != nil {
-		return nil, usagef("--axis %q: want an axis (0, -1), adjacent axes (1,2) or all", v)
+		return nil, usagef("--axis %q: want an axis (0, -1), axes (1,2 or 0,2) or all", v)
 	}
 	return axes, nil
 }
 
 // runReduce reads --in and reduces it over axes on the session's device
-// (adjacent axes are merged into one; reduce.MergeAxes). On a Vulkan
+// (adjacent axes are merged into one, others reduced from a permuted copy;
+// reduce.MergeAxes). On a Vulkan
 // device, an NPY file stored as computed (little-endian float32/float64, C
 // order) streams from disk through the device and is never held whole in
 // host memory; anything else is read whole first.
@@ -141,20 +143,34 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if !streamable {
 		read, shape = time.Since(t0), in.Shape
 	}
-	view, axis, err := reduce.MergeAxes(shape, axes)
+	view, axis, perm, err := reduce.MergeAxes(shape, axes)
 	if err != nil {
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
 	}
 	g, err := reduce.Plan(view, axis)
-	if err != nil {
+	empty := errors.Is(err, reduce.ErrEmptyAxis) // as NumPy: sum 0, mean, var and std NaN, no min or max
+	if err != nil && !empty {
 		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
 	}
+	if empty && g.Outputs() > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --axis %s of %s (shape %s) has length 0: sum 0, mean, var and std NaN (as NumPy)\n", c.String("axis"), path, tensor.ShapeString(shape))
+	}
 	opt.Axis = axis
+	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
+		if in == nil {
+			t0 := time.Now()
+			if in, err = src.Load(); err != nil {
+				return nil, tm, nil, err
+			}
+			read, streamable = time.Since(t0), false
+		}
+		in = reduce.Permuted(in, perm)
+	}
 	src.Shape = view
 	if in != nil {
 		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}
 	}
-	if opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
+	if !empty && opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along --axis %s: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, c.String("axis"))
 	}
 	dtype := src.DType
@@ -229,9 +245,13 @@ func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []redu
 	if err != nil {
 		return fmt.Errorf("--in: %w", err)
 	}
-	view, axis, err := reduce.MergeAxes(in.Shape, axes)
+	shape := in.Shape
+	view, axis, perm, err := reduce.MergeAxes(shape, axes)
 	if err != nil {
-		return fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(in.Shape), err)
+		return fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
+	}
+	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
+		in = reduce.Permuted(in, perm)
 	}
 	dt, err := precision(c, in.DType)
 	if err != nil {
@@ -247,7 +267,7 @@ func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []redu
 	h.Settings["stat"] = strings.Join(reduce.Names(stats), ",")
 	h.Settings["ddof"] = strconv.Itoa(opt.DDof)
 	h.Part["input"] = path
-	h.Part["input-shape"] = in.Shape
+	h.Part["input-shape"] = shape
 	return writePartial(c, dir, "reduce", h, arrays, map[string]any{"input": path, "axis": c.String("axis"), "rows": p.Rows},
 		fmt.Sprintf("partial of %s: %d rows along the axis, outputs %s", path, p.Rows, tensor.ShapeString(p.OutShape)))
 }

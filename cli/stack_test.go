@@ -97,8 +97,8 @@ func TestStackCommand(t *testing.T) {
 		args  []string
 		cfg   stack.Config
 	}{
-		{"cint16-ml", []string{"@" + filepath.Join(tif, "dates.txt")}, []string{"--looks", "3x2", "--window", "2,1,0,9"},
-			stack.Config{LooksAz: 3, LooksRg: 2, Crop: stack.Window{Y: 1, X: 2, H: 9}}},
+		{"cint16-ml", []string{"@" + filepath.Join(tif, "dates.txt")}, []string{"--looks", "3x2", "--window", "4,3,0,27"},
+			stack.Config{LooksAz: 3, LooksRg: 2, Window: stack.Window{X: 4, Y: 3, H: 27}}},
 		{"cint16-lee-amp", []string{filepath.Join(tif, "date_*.tif")}, []string{"--looks", "2", "--filter", "lee", "--filter-size", "3", "--quantity", "amplitude", "--ddof", "1"},
 			stack.Config{LooksAz: 2, LooksRg: 2, Filter: stack.Filter{Kind: stack.Lee, Size: 3}, Quantity: stack.Amplitude, Ddof: 1}},
 		{"cint16-refined", []string{"@" + filepath.Join(tif, "dates.txt")}, []string{"--looks", "1x1", "--filter", "refined-lee", "--filter-size", "7"},
@@ -115,7 +115,7 @@ func TestStackCommand(t *testing.T) {
 			paths = c.files
 		}
 		p, ref := refStack(t, paths, c.cfg)
-		want := map[string][]float64{"mean": ref.Mean, "std": ref.Std, "cv": ref.CV, "min": ref.Min, "max": ref.Max, "count": ref.Count}
+		want := map[string][]float64{"mean": ref.Mean, "std": ref.Std, "cv": ref.CV, "min": ref.Min, "max": ref.Max, "count": ref.Count, "samples": ref.Samples}
 		for _, d := range devicesUnderTest(t) {
 			out := filepath.Join(dir, "out-"+c.name+"-"+d)
 			args := append([]string{"--device", d, "--validate=" + boolStr(d != "cpu"), "stack", "--format", "tif,npy", "--png", "mean", "--out-dir", out}, c.args...)
@@ -236,7 +236,7 @@ func TestStackBadInput(t *testing.T) {
 		{"junk", []string{d1, junk}, 1, []string{junk}},
 		{"glob", []string{filepath.Join(dir, "nothing*.tif")}, 1, []string{"nothing*.tif", "matches no file"}},
 		{"list", []string{"@" + filepath.Join(dir, "nolist.txt")}, 1, []string{"nolist.txt"}},
-		{"window", []string{"--looks", "2x2", "--window", "0,4,0,3", d1, d2}, 1, []string{"crop", "outside", "5×6 (columns×rows)"}},
+		{"window", []string{"--looks", "2x2", "--window", "0,8,0,6", d1, d2}, 1, []string{"window 0,8,0,6", "outside", "(width×height) image"}},
 		{"looks", []string{"--looks", "0x2", d1}, 2, []string{"--looks"}},
 		{"filter", []string{"--filter", "lee", "--filter-size", "4", d1}, 2, []string{"odd"}},
 		{"no files", nil, 2, []string{"no input files"}},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -32,20 +33,21 @@ func stackCommand() *ucli.Command {
 		Description: `Reads one raster per date (GeoTIFF, ENVI or anything GDAL reads; complex SLC
 such as CInt16 and CFloat32, or real intensity such as Float32; .npy and
 .fits 2-d arrays too), and for each date computes |S|² (the real input is
-taken as intensity), averages it over a multilook box of --looks a×r
-(rows × columns: azimuth × range), keeps the --window of the multilooked
-image (first column, first row, columns, rows: x first, in the order of
-GDAL's -srcwin, but in multilooked pixels), applies an optional speckle
+taken as intensity) over --window (GDAL's -srcwin: xoff,yoff,xsize,ysize
+in input pixels), averages it over multilook boxes of --looks a×r (rows ×
+columns: azimuth × range) from the window's corner, applies an optional speckle
 filter (boxcar; Lee 1980; refined Lee 1981, which takes its statistics
 from the half window on the centre's side of the strongest edge), and
 adds it to per-pixel temporal statistics: mean, std (--ddof), coefficient
-of variation (std/mean), min, max and count of valid samples. Samples equal to a file's
+of variation (std/mean), min, max, count of valid dates and samples, the
+valid input samples of each look box over the dates. Samples equal to a file's
 nodata value (for complex samples: both parts) and NaN are left out of the
 multilook; a box with none is missing for that date and does not count.
 
-Multilook remainder: the multilooked image of a W×H date (columns×rows, as
-gdalinfo's "Size is W, H") is floor(W/r) × floor(H/a); the last W mod r
-columns and H mod a lines are dropped, as ISCE and SNAP do. Sizes are
+Multilook remainder: the multilooked image of a W×H window (columns×rows,
+as gdalinfo's "Size is W, H") is floor(W/r) × floor(H/a); the last W mod r
+columns and H mod a lines are dropped, as ISCE and SNAP do. docs/stack.md
+says what the outputs mean and how they differ from GDAL's and SNAP's. Sizes are
 printed columns×rows throughout, as GDAL prints them; the .npy and .fits
 outputs are (rows, columns) arrays, as NumPy reads them.
 
@@ -72,23 +74,24 @@ or @LIST: a text file with one path per line (relative paths are relative
 to the list's folder; blank lines and # comments are skipped).
 
 Examples:
-   vkstat stack --looks 4x4 --window 0,0,1024,512 --out-dir stats/ 'slc/*.tif'
+   vkstat stack --looks 4x4 --window 0,0,4096,2048 --out-dir stats/ 'slc/*.tif'
    vkstat stack --looks 2x8 --filter lee --filter-size 5 --stat mean,cv --plot mean --out-dir out/ @dates.txt
    vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
    vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif
    vkstat stack --looks 4x4 --partial --out-dir parts/2019 'slc/2019*.tif'   (then: vkstat merge --out-dir out/ parts/*)`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
-			&ucli.StringFlag{Name: "window", Usage: "window of the multilooked image, x first as GDAL's -srcwin: first column, first row, columns, rows (X,Y,W,H); W or H 0 runs to the edge"},
-			// --crop Y,X,H,W (rows first) is --window's earlier spelling.
-			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H"},
+			&ucli.StringFlag{Name: "window", Usage: "window of the input, as GDAL's -srcwin: xoff,yoff,xsize,ysize in input pixels (X,Y,W,H), multilooked from its corner; W or H 0 runs to the edge"},
+			// --crop Y,X,H,W (rows first, multilooked pixels) is --window's earliest spelling.
+			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first in multilooked pixels: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H in input pixels"},
 			&ucli.StringFlag{Name: "quantity", Value: d.Quantity.String(), Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
 			&ucli.StringFlag{Name: "filter", Value: d.Filter.Kind.String(), Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
 			&ucli.IntFlag{Name: "filter-size", Value: stack.DefaultFilterSize, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
 			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
 			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
 			&ucli.IntFlag{Name: "band", Value: stack.DefaultBand, Usage: "raster band to read from each file"},
-			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count, or all"},
+			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count (valid dates), samples (valid input samples of the look box over the dates), or all"},
+			&ucli.BoolFlag{Name: "db", Usage: "write mean, min and max in decibels: 10·log10 of intensity, 20·log10 of amplitude (std and cv stay linear)"},
 			&ucli.StringFlag{Name: "format", Value: "tif", Usage: "output formats, comma-separated: tif (GeoTIFF), npy, fits"},
 			&ucli.StringFlag{Name: "plot", Aliases: []string{"png"}, Usage: "statistics to draw as quicklooks with a colour bar, e.g. mean,cv (PNG, or --plot-format)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
@@ -151,11 +154,12 @@ func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure
 		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
 }
 
-// parseWindow reads --window X,Y,W,H (x first, as GDAL's -srcwin) or the
-// earlier --crop Y,X,H,W (rows first), with a note naming --window.
-func parseWindow(c *ucli.Context) (stack.Window, error) {
+// parseWindow reads --window X,Y,W,H (GDAL's -srcwin, input pixels) or
+// the earliest --crop Y,X,H,W (rows first, multilooked pixels of a×r looks),
+// with a note giving the --window that is the same.
+func parseWindow(c *ucli.Context, a, r int) (stack.Window, error) {
 	var w stack.Window
-	flag, order := "window", "X,Y,W,H (first column, first row, columns, rows of the multilooked image)"
+	flag, order := "window", "X,Y,W,H (xoff, yoff, xsize, ysize in input pixels, as GDAL's -srcwin)"
 	if c.IsSet("crop") {
 		if c.IsSet("window") {
 			return w, usagef("--crop and --window are one window: give --window X,Y,W,H")
@@ -179,11 +183,21 @@ func parseWindow(c *ucli.Context) (stack.Window, error) {
 		v[i] = n
 	}
 	if flag == "crop" {
-		w = stack.Window{Y: v[0], X: v[1], H: v[2], W: v[3]}
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: note: stack --crop Y,X,H,W (rows first) is now --window X,Y,W,H (x first, as GDAL's -srcwin): --window %d,%d,%d,%d\n", w.X, w.Y, w.W, w.H)
+		w = stack.Window{X: v[1] * r, Y: v[0] * a, W: v[3] * r, H: v[2] * a}
+		fmt.Fprintf(c.App.ErrWriter, "vkstat: note: stack --crop Y,X,H,W (rows first, multilooked pixels) is now --window X,Y,W,H (GDAL's -srcwin, input pixels): --window %d,%d,%d,%d\n", w.X, w.Y, w.W, w.H)
 		return w, nil
 	}
 	return stack.Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
+}
+
+// int32Bytes are counts held as float32 whole numbers, as little-endian
+// int32.
+func int32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
+	}
+	return b
 }
 
 // stackOut is what stack writes and how: the choices of the command line,
@@ -193,6 +207,8 @@ type stackOut struct {
 	stats, fmts, pngs []string
 	plot              figure.Format
 	quantity          string
+	q                 stack.Quantity
+	db                bool // mean, min and max in dB (--db)
 	a, r              int
 	plan              *stack.Plan
 	first             formats.DateFile
@@ -299,11 +315,11 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
-	crop, err := parseWindow(c)
+	win, err := parseWindow(c, a, r)
 	if err != nil {
 		return nil, cfg, err
 	}
-	cfg = stack.Config{LooksAz: a, LooksRg: r, Crop: crop, Ddof: c.Int("ddof")}
+	cfg = stack.Config{LooksAz: a, LooksRg: r, Window: win, Ddof: c.Int("ddof")}
 	if cfg.Quantity, err = stack.ParseQuantity(c.String("quantity")); err != nil {
 		return nil, cfg, fieldError(err)
 	}
@@ -353,7 +369,8 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return nil, cfg, err
 	}
-	return &stackOut{dir: dir, stats: stats, fmts: fmts, pngs: pngs, plot: plot, quantity: c.String("quantity"), a: a, r: r}, cfg, nil
+	return &stackOut{dir: dir, stats: stats, fmts: fmts, pngs: pngs, plot: plot, quantity: c.String("quantity"), q: cfg.Quantity,
+		db: c.Bool("db"), a: a, r: r}, cfg, nil
 }
 
 // write writes the statistics of res (all or none) and the summary.
@@ -372,13 +389,21 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 	for _, st := range o.stats {
 		t := tensor.FromF32(res.Stat(st), res.H, res.W)
 		desc := []string{st}
+		if o.db && slices.Contains(stack.DBStats, st) {
+			t, desc = tensor.FromF32(stack.ToDB(res.Stat(st), o.q), res.H, res.W), []string{st + " (dB)"}
+		}
+		count := st == "count" || st == "samples" // whole numbers: Int32 GeoTIFF, int32 NPY
 		for _, f := range o.fmts {
-			switch f {
-			case "tif":
+			switch {
+			case f == "tif" && count:
+				add(st+".tif", func(w io.Writer) error { return formats.EncodeCountGeoTIFF(w, t, geo, desc) })
+			case f == "tif":
 				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
-			case "npy":
+			case f == "npy" && count:
+				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, int32Bytes(t.F32)) })
+			case f == "npy":
 				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-			case "fits":
+			case f == "fits":
 				cards := []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
 					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: o.dates, Comment: "dates in the stack"}}
 				add(st+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, t, cards) })
@@ -419,7 +444,7 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 	sum.set("dates", o.dates)
 	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
 	sum.set("looks", map[string]int{"rows": a, "columns": r})
-	sum.set("window", map[string]int{"x": plan.Crop.X, "y": plan.Crop.Y, "columns": plan.Crop.W, "rows": plan.Crop.H})
+	sum.set("window", map[string]int{"xoff": plan.Window.X, "yoff": plan.Window.Y, "xsize": plan.Window.W, "ysize": plan.Window.H})
 	sum.set("columns", res.W)
 	sum.set("rows", res.H)
 	sum.set("device", o.device)

@@ -56,6 +56,18 @@ func ReadRaster(path string) (*tensor.Tensor, error) {
 // a float32 GeoTIFF with the given georeferencing and band descriptions
 // (NaN as nodata), to w.
 func EncodeGeoTIFF(w io.Writer, t *tensor.Tensor, g Georef, desc []string) error {
+	nan := math.NaN()
+	return encodeGeoTIFF(w, t, g, desc, "Float32", &nan)
+}
+
+// EncodeCountGeoTIFF is EncodeGeoTIFF for counts: t's values (whole
+// numbers) written as Int32, without nodata (a count of 0 is a count).
+func EncodeCountGeoTIFF(w io.Writer, t *tensor.Tensor, g Georef, desc []string) error {
+	return encodeGeoTIFF(w, t, g, desc, "Int32", nil)
+}
+
+// encodeGeoTIFF is EncodeGeoTIFF as GDAL's data type typ, with nodata.
+func encodeGeoTIFF(w io.Writer, t *tensor.Tensor, g Georef, desc []string, typ string, nodata *float64) error {
 	if t == nil || (len(t.Shape) != 2 && len(t.Shape) != 3) {
 		return fmt.Errorf("GeoTIFF: want a 2-d or 3-d array")
 	}
@@ -82,8 +94,7 @@ func EncodeGeoTIFF(w io.Writer, t *tensor.Tensor, g Georef, desc []string) error
 			bands[i].Desc = desc[i]
 		}
 	}
-	nan := math.NaN()
-	_, err := EncodeRaster(w, "out.tif", RasterSpec{Driver: "GTiff", Type: "Float32", Width: wd, Height: h, Georef: g, NoData: &nan}, bands)
+	_, err := EncodeRaster(w, "out.tif", RasterSpec{Driver: "GTiff", Type: typ, Width: wd, Height: h, Georef: g, NoData: nodata}, bands)
 	return err
 }
 

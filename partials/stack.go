@@ -16,7 +16,8 @@ func Stack(p *stack.Partial) (Header, map[string]*tensor.Tensor) {
 		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W})},
 		Part:     map[string]any{"dates": p.Dates}}
 	arr := func(v []float64) *tensor.Tensor { return tensor.FromF64(v, p.H, p.W) }
-	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "mean": arr(p.Mean), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max)}
+	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "mean": arr(p.Mean), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max),
+		"samples": arr(p.Samples)}
 }
 
 // StackPartial reads s back as a stack.Partial.
@@ -41,7 +42,7 @@ func StackPartial(s *Shard) (*stack.Partial, error) {
 	for _, a := range []struct {
 		name string
 		to   *[]float64
-	}{{"count", &p.Count}, {"mean", &p.Mean}, {"m2", &p.M2}, {"min", &p.Min}, {"max", &p.Max}} {
+	}{{"count", &p.Count}, {"mean", &p.Mean}, {"m2", &p.M2}, {"min", &p.Min}, {"max", &p.Max}, {"samples", &p.Samples}} {
 		if *a.to, err = s.Array(a.name, p.H*p.W); err != nil {
 			return nil, err
 		}

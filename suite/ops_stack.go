@@ -79,7 +79,7 @@ func stackOp() Op {
 		Doc:   "SAR stack: |S|², multilook, crop, speckle filter, temporal mean/std/cv/min/max/count (pipelines/stack)",
 		Verify: []Case{
 			stackCase(4, 13, 11, "2×3 looks, nodata 0", stackArg{cfg: stack.Config{LooksAz: 2, LooksRg: 3}, complex: true, nodata: &zero}),
-			stackCase(5, 13, 11, "2×3 looks, crop, ddof 1", stackArg{cfg: stack.Config{LooksAz: 2, LooksRg: 3, Crop: stack.Window{Y: 1, X: 1, H: 4, W: 2}, Ddof: 1}, complex: true}),
+			stackCase(5, 13, 11, "2×3 looks, crop, ddof 1", stackArg{cfg: stack.Config{LooksAz: 2, LooksRg: 3, Window: stack.Window{X: 3, Y: 2, W: 6, H: 8}, Ddof: 1}, complex: true}),
 			stackCase(3, 12, 14, "real, Lee 5, amplitude", stackArg{cfg: stack.Config{Filter: stack.Filter{Kind: stack.Lee, Size: 5}, Quantity: stack.Amplitude}}),
 			stackCase(3, 40, 36, "2×2 looks, boxcar 3", stackArg{cfg: stack.Config{LooksAz: 2, LooksRg: 2, Filter: stack.Filter{Kind: stack.Boxcar, Size: 3}}, complex: true, nodata: none()}),
 			stackCase(4, 52, 60, "2×2 looks, refined Lee 7", stackArg{cfg: stack.Config{LooksAz: 2, LooksRg: 2, Filter: stack.Filter{Kind: stack.RefinedLee, Size: 7}}, complex: true}),

@@ -39,6 +39,14 @@ type Options struct {
 	LogDet  bool `param:"logdet"`
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
 	Quad bool `param:"quad"`
+	// Factored says that A holds Cholesky factors L already (a previous
+	// run's, or NumPy's), not matrices: they are used as they are, not
+	// factored again (SciPy's cho_solve). Only their lower triangles are
+	// read; info is the 1-based index of the first diagonal entry that is
+	// not positive (a factor no SPD matrix has). The work is two triangular
+	// solves per right-hand side (P² per column, memory-bound): it runs on
+	// the CPU path, on every device.
+	Factored bool
 	// Out gives the results their memory (nil: Go memory), named l, x,
 	// quad, inverse and logdet.
 	Out *tensor.Outputs
@@ -67,7 +75,7 @@ func Run(ctx context.Context, dev *engine.Device, in Input, opt Options) (*Resul
 	var res *Result
 	var tm engine.Timing
 	var err error
-	if dev == nil {
+	if dev == nil || opt.Factored {
 		res, tm, err = engine.TimeCPU(func() (*Result, error) { return cpu(ctx, r) })
 	} else {
 		res, tm, err = Vulkan(ctx, dev, r)

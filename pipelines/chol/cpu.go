@@ -40,7 +40,12 @@ func cpu(ctx context.Context, r Request) (*Result, error) {
 				w.a[i] = float64(v)
 			}
 		}
-		info := linalg.Factor(w.a, p)
+		var info int32
+		if r.Factored {
+			info = factorInfo(w.a, p)
+		} else {
+			info = linalg.Factor(w.a, p)
+		}
 		res.Info[m] = info
 		ok := info == 0
 		if res.L != nil {
@@ -105,6 +110,18 @@ func cpu(ctx context.Context, r Request) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// factorInfo is the info code of a factor given as it is (Options.
+// Factored): the 1-based index of the first diagonal entry of the p×p
+// row-major l that is not positive (or is NaN), 0 if none.
+func factorInfo(l []float64, p int) int32 {
+	for j := range p {
+		if !(l[j*p+j] > 0) {
+			return int32(j + 1)
+		}
+	}
+	return 0
 }
 
 func store(t *tensor.Tensor, i int, v float64) {

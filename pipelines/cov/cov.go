@@ -55,9 +55,13 @@ const (
 	LedoitWolf
 	// OAS shrinks S towards μI with scikit-learn's oas weight.
 	OAS
+	// Shrunk shrinks S towards μI with a weight the caller gives
+	// (Options.Shrinkage; 0.1 by default), scikit-learn's
+	// shrunk_covariance and ShrunkCovariance.
+	Shrunk
 )
 
-var estimatorNames = [...]string{"none", "paco", "ledoit-wolf", "oas"}
+var estimatorNames = [...]string{"none", "paco", "ledoit-wolf", "oas", "shrunk"}
 
 // String returns the estimator's name as ParseEstimator accepts it.
 func (e Estimator) String() string {
@@ -68,7 +72,7 @@ func (e Estimator) String() string {
 }
 
 // ParseEstimator accepts none (or sample), paco, ledoit-wolf (or lw,
-// ledoitwolf) and oas.
+// ledoitwolf), oas and shrunk.
 func ParseEstimator(s string) (Estimator, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "none", "sample", "":
@@ -79,6 +83,8 @@ func ParseEstimator(s string) (Estimator, error) {
 		return LedoitWolf, nil
 	case "oas":
 		return OAS, nil
+	case "shrunk":
+		return Shrunk, nil
 	}
 	return 0, fmt.Errorf("unknown estimator %q (want one of %s)", s, strings.Join(estimatorNames[:], ", "))
 }
@@ -92,6 +98,14 @@ type Options struct {
 	// DDof is 0 (S with 1/T, the default) or 1 (the output covariance is
 	// rescaled by T/(T−1)).
 	DDof int `param:"ddof"`
+	// Shrinkage is Shrunk's weight ρ, in [0, 1] (nil: scikit-learn's 0.1);
+	// the other estimators estimate theirs.
+	Shrinkage *float64
+	// Centered takes the samples as centred already (scikit-learn's
+	// assume_centered): S = (1/T) Σ_t r_t r_tᵀ, the means 0, and ρ from
+	// that S (Ledoit-Wolf's from the uncentred samples' ‖r_t‖⁴ too, which
+	// needs an (N, T, P) array: not Gather or Strided).
+	Centered bool
 	// Out gives the results their memory (nil: Go memory), named mean,
 	// cov and rho.
 	Out *tensor.Outputs
@@ -124,8 +138,14 @@ func Defaults() map[string]any { return engine.Defaults(Options{}) }
 
 // Check refuses an estimator or ddof no estimate can use.
 func (o Options) Check() error {
-	if o.Estimator < None || o.Estimator > OAS {
+	if o.Estimator < None || o.Estimator > Shrunk {
 		return engine.Fieldf("estimator", ": unknown estimator %d", int(o.Estimator))
+	}
+	if r := o.Shrinkage; r != nil && o.Estimator != Shrunk {
+		return engine.Fieldf("shrinkage", " %g is given, but estimator %s estimates its own: give estimator shrunk (scikit-learn's ShrunkCovariance)", *r, o.Estimator)
+	}
+	if r := o.Shrinkage; r != nil && !(*r >= 0 && *r <= 1) {
+		return engine.Fieldf("shrinkage", " must be in [0, 1], got %g", *r)
 	}
 	if o.DDof != 0 && o.DDof != 1 {
 		return engine.Fieldf("ddof", " must be 0 or 1, got %d", o.DDof)
@@ -133,10 +153,14 @@ func (o Options) Check() error {
 	return nil
 }
 
-// check is Check for t samples per set.
+// check is Check for t samples per set, by an implementation (CPU,
+// Vulkan, ...): Shrunk and Centered are Run's (runOnHost), on their S.
 func (o Options) check(t int) error {
 	if err := o.Check(); err != nil {
 		return err
+	}
+	if o.Estimator == Shrunk || o.Centered {
+		return fmt.Errorf("cov: estimator shrunk and centred samples are served by Run, not by an implementation")
 	}
 	if t-o.DDof < 1 {
 		return fmt.Errorf("cov: %d sample(s) with ddof %d: need at least %d", t, o.DDof, o.DDof+1)
@@ -163,6 +187,9 @@ type Result struct {
 // array (or the sets that opt.Gather or opt.Strided takes from x), on dev,
 // or on the CPU when dev is nil.
 func Run(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Options) (*Result, error) {
+	if opt.Centered || opt.Estimator == Shrunk {
+		return runOnHost(ctx, dev, x, opt)
+	}
 	opt.ctx = ctx
 	switch g, s := opt.Gather, opt.Strided; {
 	case g != nil && s != nil:

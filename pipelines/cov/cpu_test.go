@@ -130,14 +130,14 @@ func TestShrinkageEdges(t *testing.T) {
 }
 
 func TestParseEstimator(t *testing.T) {
-	for s, want := range map[string]Estimator{"none": None, "PACO": PACO, "ledoit-wolf": LedoitWolf, "lw": LedoitWolf, "oas": OAS, "sample": None} {
+	for s, want := range map[string]Estimator{"none": None, "PACO": PACO, "ledoit-wolf": LedoitWolf, "lw": LedoitWolf, "oas": OAS, "sample": None, "shrunk": Shrunk} {
 		got, err := ParseEstimator(s)
 		if err != nil || got != want {
 			t.Errorf("ParseEstimator(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	if _, err := ParseEstimator("shrunk"); err == nil {
-		t.Errorf("ParseEstimator(shrunk): no error")
+	if _, err := ParseEstimator("shrinkage"); err == nil {
+		t.Errorf("ParseEstimator(shrinkage): no error")
 	}
 	for _, e := range allEstimators {
 		if got, _ := ParseEstimator(e.String()); got != e {

@@ -418,7 +418,8 @@ func runSource(ctx context.Context, dev *engine.Device, src Source, opt Options,
 	merge := opt.Moments && (n > plan.Batch || keep) && ReducesSamples(opt.Axes, len(src.Shape))
 	optB := opt
 	if merge {
-		optB.DDof = 0 // var·n is the batch's M2 (MergeMoments)
+		optB.DDof = 0         // var·n is the batch's M2 (MergeMoments)
+		optB.Unbiased = false // M3 and M4 come back from the batch's skew and kurt
 	}
 	// Batches overlap (issue 32) where the device has room for two
 	// batches' inputs: while batch k's first sequence runs, batch k+1 is
@@ -523,7 +524,7 @@ func runSource(ctx context.Context, dev *engine.Device, src Source, opt Options,
 			if running != nil {
 				// Fold into the running merge (ddof 0, float64), so that
 				// only one set of moments is held whatever the batches.
-				m, err := MergeMoments([]MomentPart{*running, part}, 0, opt.NaN, tensor.F64)
+				m, err := MergeMoments([]MomentPart{*running, part}, 0, opt.NaN, tensor.F64, false)
 				if err != nil {
 					return nil, err
 				}

@@ -37,7 +37,7 @@ func BenchmarkMoments(b *testing.B) {
 				if _, err := reduce.Run(ctx, dev, p, opt); err != nil {
 					b.Fatal(err)
 				}
-				shape34(p.F32, outer, inner, false, skew, kurt)
+				shape34(p.F32, outer, inner, shapeOpt{}, skew, kurt)
 			}
 		})
 		b.Run(dev.Info.Name+"/fused", func(b *testing.B) {

@@ -117,6 +117,9 @@ type Options struct {
 	// NaN says what a NaN or ±Inf does: Propagate (the zero value) or
 	// Skip.
 	NaN NaNPolicy `param:"nan"`
+	// Unbiased corrects the skewness and kurtosis for bias, as
+	// scipy.stats.skew and kurtosis with bias=False (skewKurt).
+	Unbiased bool
 
 	// Convert, when set, stores each batch as DType (tensor.F16, BF16, F32
 	// or F64) for the work, rounding or widening it on the host; unset, the

@@ -93,8 +93,10 @@ func MomentCounts(x *tensor.Tensor, axes []int, policy NaNPolicy) ([]float64, er
 // output NaN under Propagate where a batch's is. A part's M3 and M4 are
 // recovered from its skew and kurt: M3 = skew·n·(M2/n)^1.5, M4 =
 // (kurt+3)·n·(M2/n)². With dt float32 the mean, var, std, min and max are
-// rounded to float32, as Run returns them for float32 input.
-func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DType) (*Moments, error) {
+// rounded to float32, as Run returns them for float32 input. unbiased
+// corrects the merged skew and kurt as Options.Unbiased does (the parts'
+// must be uncorrected).
+func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DType, unbiased bool) (*Moments, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("latent: no moments to merge")
 	}
@@ -165,9 +167,7 @@ func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DTyp
 		out.Min.F64[q], out.Max.F64[q] = round(mn), round(mx)
 		out.Skew.F64[q], out.Kurt.F64[q] = nan, nan
 		if mn != mx {
-			s := m2 / n
-			out.Skew.F64[q] = m3 / n / math.Pow(s, 1.5)
-			out.Kurt.F64[q] = m4/n/(s*s) - 3
+			out.Skew.F64[q], out.Kurt.F64[q] = shapeOpt{unbiased: unbiased}.skewKurt(m2/n, m3/n, m4/n, int(n))
 		}
 	}
 	return out, nil

@@ -76,7 +76,7 @@ func mergeSuite(t *testing.T, dev *engine.Device, name string, x *tensor.Tensor,
 							}
 							parts = append(parts, MomentPart{M: res.Moments, Count: cnt})
 						}
-						m, err := MergeMoments(parts, ddof, policy, x.DType)
+						m, err := MergeMoments(parts, ddof, policy, x.DType, false)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -56,7 +56,7 @@ func RunPartial(ctx context.Context, dev *engine.Device, src Source, opt Options
 func (p *Partial) finish() error {
 	out, opt := p.R, p.Opt
 	if p.Sums != nil {
-		m, err := MergeMoments([]MomentPart{*p.Sums}, opt.DDof, opt.NaN, p.DType)
+		m, err := MergeMoments([]MomentPart{*p.Sums}, opt.DDof, opt.NaN, p.DType, opt.Unbiased)
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func Merge(parts ...*Partial) (*Partial, error) {
 	}
 	m := &Partial{First: f.First, Shape: append([]int{next - f.First}, f.Shape[1:]...), DType: f.DType, Opt: f.Opt, R: out}
 	if sums != nil {
-		mm, err := MergeMoments(sums, 0, f.Opt.NaN, tensor.F64)
+		mm, err := MergeMoments(sums, 0, f.Opt.NaN, tensor.F64, false)
 		if err != nil {
 			return nil, err
 		}

@@ -262,7 +262,7 @@ func (r *Result) Summary(shape []int, opt Options) map[string]any {
 		sum := map[string]any{
 			"conventions": "P = |FFT2(x - mean)|^2/(H*W)^2 per frame; radial bin k = round(min(H,W)*|f|), f in cycles per pixel (numpy fftfreq); " +
 				"temporal one-sided, summing to the variance; centroid in cycles per sample; highfrac = energy above 1/4 cycle per sample",
-			"spatial_slope_by_channel": jsonNums(sp.SpatialSlope.F64),
+			"spatial_slope_by_channel": jsonNums(channelSlopes(sp)),
 			"radial_bins":              sp.Spatial.Shape[2],
 			"radial_bin_mean_radius":   jsonNums(sp.Radius),
 		}
@@ -270,6 +270,16 @@ func (r *Result) Summary(shape []int, opt Options) map[string]any {
 			sum[a.Name] = map[string]any{"shape": a.T.Shape, "spread": jsonSpread(a.T.F64)}
 		}
 		out["spectra"] = sum
+	}
+	return out
+}
+
+// channelSlopes are each channel's slope of its radial spectrum averaged
+// over the samples (Spectra.ChannelSlope).
+func channelSlopes(s *Spectra) []float64 {
+	out := make([]float64, s.Spatial.Shape[1])
+	for c := range out {
+		out[c] = s.ChannelSlope(c)
 	}
 	return out
 }

@@ -187,61 +187,13 @@ func lagMeans(fc []float64, bad []bool, n, c, f, lags int) *tensor.Tensor {
 	return out
 }
 
-// permuted returns x's data transposed by perm (output axis i is input
-// axis perm[i]), as a new tensor of x's dtype.
+// permuted returns x's data transposed by perm (reduce.Permuted), telling
+// permutedHook.
 func permuted(x *tensor.Tensor, perm []int) *tensor.Tensor {
 	if permutedHook != nil {
 		permutedHook()
 	}
-	shape := make([]int, len(perm))
-	for i, a := range perm {
-		shape[i] = x.Shape[a]
-	}
-	out := tensor.New(x.DType, shape...)
-	switch {
-	case x.DType == tensor.F64:
-		permute(out.F64, x.F64, x.Shape, perm)
-	case x.DType.Is16():
-		permute(out.U16, x.U16, x.Shape, perm)
-	default:
-		permute(out.F32, x.F32, x.Shape, perm)
-	}
-	return out
-}
-
-// permute writes src (of shape shape) transposed by perm into dst: one
-// output row (the last output axis) at a time, rows spread over the cores.
-func permute[T elem](dst, src []T, shape, perm []int) {
-	nd := len(shape)
-	if len(dst) == 0 {
-		return
-	}
-	stride := make([]int, nd)
-	s := 1
-	for i := nd - 1; i >= 0; i-- {
-		stride[i] = s
-		s *= shape[i]
-	}
-	oshape := make([]int, nd)
-	ostride := make([]int, nd) // input stride of each output axis
-	for i, a := range perm {
-		oshape[i], ostride[i] = shape[a], stride[a]
-	}
-	rowLen, step := oshape[nd-1], ostride[nd-1]
-	rows := len(dst) / rowLen
-	par.Range(rows, max(1, 4096/rowLen), func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			off, q := 0, r
-			for i := nd - 2; i >= 0; i-- {
-				off += (q % oshape[i]) * ostride[i]
-				q /= oshape[i]
-			}
-			row := dst[r*rowLen : (r+1)*rowLen]
-			for j := range row {
-				row[j] = src[off+j*step]
-			}
-		}
-	})
+	return reduce.Permuted(x, perm)
 }
 
 // permutedHook, when set (by tests), is told of each permuted copy that
@@ -335,7 +287,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	m.Skew, m.Kurt = tensor.New(tensor.F64, keep...), tensor.New(tensor.F64, keep...)
 	if dev != nil {
 		if central != nil {
-			shapeFrom(central, m.Min.F64, m.Max.F64, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+			shapeFrom(central, m.Min.F64, m.Max.F64, shapeOptOf(req), m.Skew.F64, m.Kurt.F64)
 		}
 		return m, nil
 	}
@@ -343,10 +295,10 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	switch {
 	case strided:
 		if rows > 0 {
-			shape34Strided(p, outer, n, inner, req.NaN == Skip, m.Mean.F64, m.Min.F64, m.Max.F64, m.Skew.F64, m.Kurt.F64)
+			shape34Strided(p, outer, n, inner, shapeOptOf(req), m.Mean.F64, m.Min.F64, m.Max.F64, m.Skew.F64, m.Kurt.F64)
 		}
 	case p.DType == tensor.F64:
-		shape34(p.F64, outer, n, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		shape34(p.F64, outer, n, shapeOptOf(req), m.Skew.F64, m.Kurt.F64)
 	case p.DType.Is16():
 		// Blocks of rows widened exactly to float32, then as float32.
 		tab := p.DType.Table()
@@ -360,10 +312,10 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 					dst[i] = tab[src[i]]
 				}
 			})
-			shape34(dst, r1-r0, n, req.NaN == Skip, m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
+			shape34(dst, r1-r0, n, shapeOptOf(req), m.Skew.F64[r0:r1], m.Kurt.F64[r0:r1])
 		}
 	default:
-		shape34(p.F32, outer, n, req.NaN == Skip, m.Skew.F64, m.Kurt.F64)
+		shape34(p.F32, outer, n, shapeOptOf(req), m.Skew.F64, m.Kurt.F64)
 	}
 	el := time.Since(t0)
 	tm.Add(engine.Timing{Kernel: el, Wall: el})
@@ -428,16 +380,42 @@ func nonFiniteToNaN(t *tensor.Tensor) {
 // shapeFrom turns the central moments the device computed (reduce.Central)
 // into skewness and excess kurtosis by shape34's rules: NaN for a row
 // with no value left, a constant row (min = max) or, unless skip, a NaN.
-func shapeFrom(c *reduce.CentralMoments, mn, mx []float64, skip bool, skew, kurt []float64) {
+func shapeFrom(c *reduce.CentralMoments, mn, mx []float64, o shapeOpt, skew, kurt []float64) {
 	for r := range skew {
 		skew[r], kurt[r] = math.NaN(), math.NaN()
-		if c.N[r] == 0 || mn[r] == mx[r] || (c.NaNs[r] > 0 && !skip) {
+		if c.N[r] == 0 || mn[r] == mx[r] || (c.NaNs[r] > 0 && !o.skip) {
 			continue
 		}
-		m2 := c.M2[r]
-		skew[r] = c.M3[r] / math.Pow(m2, 1.5)
-		kurt[r] = c.M4[r]/(m2*m2) - 3
+		skew[r], kurt[r] = o.skewKurt(c.M2[r], c.M3[r], c.M4[r], int(c.N[r]))
 	}
+}
+
+// shapeOpt says how skewness and kurtosis are taken: NaNs left out
+// (skip), and the bias corrected (unbiased).
+type shapeOpt struct{ skip, unbiased bool }
+
+// shapeOptOf is req's shapeOpt.
+func shapeOptOf(req Options) shapeOpt { return shapeOpt{skip: req.NaN == Skip, unbiased: req.Unbiased} }
+
+// skewKurt are the skewness m3/m2^1.5 and the excess kurtosis m4/m2² − 3
+// from central moments with 1/n, as scipy.stats.skew and kurtosis give
+// them; unbiased corrects them as their bias=False does: G1 =
+// g1·√(n(n−1))/(n−2) where n > 2, G2 = ((n²−1)·m4/m2² − 3(n−1)²)/((n−2)(n−3))
+// where n > 3, leaving the others as they are (as SciPy does).
+func (o shapeOpt) skewKurt(m2, m3, m4 float64, n int) (skew, kurt float64) {
+	skew = m3 / (m2 * math.Sqrt(m2)) // m2^1.5; math.Pow took a third of shape34Strided's pass
+	kurt = m4/(m2*m2) - 3
+	if !o.unbiased {
+		return skew, kurt
+	}
+	nf := float64(n)
+	if n > 2 {
+		skew *= math.Sqrt(nf*(nf-1)) / (nf - 2)
+	}
+	if n > 3 {
+		kurt = ((nf*nf-1)*m4/(m2*m2) - 3*(nf-1)*(nf-1)) / ((nf - 2) * (nf - 3))
+	}
+	return skew, kurt
 }
 
 // shape34 computes the skewness m3/m2^1.5 and the excess kurtosis m4/m2²−3
@@ -446,7 +424,7 @@ func shapeFrom(c *reduce.CentralMoments, mn, mx []float64, skip bool, skew, kurt
 // the mean, then the powers of the deviations. With skip NaNs are left out
 // (the caller has made ±Inf NaN); otherwise a NaN makes the row's values
 // NaN. A row whose values are all equal (min = max) has NaN for both.
-func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float64) {
+func shape34[T float](data []T, outer, inner int, o shapeOpt, skew, kurt []float64) {
 	par.Range(outer, max(1, (1<<16)/inner), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := data[r*inner : (r+1)*inner]
@@ -474,7 +452,7 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 			if n == 0 || mn == mx {
 				continue
 			}
-			if hasNaN && !skip {
+			if hasNaN && !o.skip {
 				continue
 			}
 			mean := s / float64(n)
@@ -490,9 +468,7 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 				m3 += d2 * d
 				m4 += d2 * d2
 			}
-			m2, m3, m4 = m2/float64(n), m3/float64(n), m4/float64(n)
-			skew[r] = m3 / math.Pow(m2, 1.5)
-			kurt[r] = m4/(m2*m2) - 3
+			skew[r], kurt[r] = o.skewKurt(m2/float64(n), m3/float64(n), m4/float64(n), n)
 		}
 	})
 }
@@ -509,7 +485,7 @@ func shape34[T float](data []T, outer, inner int, skip bool, skew, kurt []float6
 // unless skip, make their column's values NaN; a column with no value
 // left or whose values are all equal (mn = mx, from reduce) has NaN for
 // both, as in shape34.
-func shape34Strided(p *tensor.Tensor, outer, n, inner int, skip bool, centre, mn, mx, skew, kurt []float64) {
+func shape34Strided(p *tensor.Tensor, outer, n, inner int, so shapeOpt, centre, mn, mx, skew, kurt []float64) {
 	const width = 512
 	nJB := (inner + width - 1) / width
 	var tab *[1 << 16]float32
@@ -543,7 +519,7 @@ func shape34Strided(p *tensor.Tensor, outer, n, inner int, skip bool, centre, mn
 				q := q0 + k
 				skew[q], kurt[q] = math.NaN(), math.NaN()
 				cnt := sc.n[k]
-				if cnt == 0 || mn[q] == mx[q] || (sc.nans[k] > 0 && !skip) {
+				if cnt == 0 || mn[q] == mx[q] || (sc.nans[k] > 0 && !so.skip) {
 					continue
 				}
 				nf := float64(cnt)
@@ -552,8 +528,7 @@ func shape34Strided(p *tensor.Tensor, outer, n, inner int, skip bool, centre, mn
 				m2 := max(a2-d2, 0)
 				m3 := a3 - 3*dl*a2 + 2*d2*dl
 				m4 := max(a4-4*dl*a3+6*d2*a2-3*d2*d2, 0)
-				skew[q] = m3 / (m2 * math.Sqrt(m2)) // m2^1.5; math.Pow took a third of the pass
-				kurt[q] = m4/(m2*m2) - 3
+				skew[q], kurt[q] = so.skewKurt(m2, m3, m4, cnt)
 			}
 		}
 	})

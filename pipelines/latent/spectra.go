@@ -28,9 +28,10 @@ type Spectra struct {
 	// SpatialCentroid and SpatialHighFrac (N, C): the centroid in cycles
 	// per pixel and the energy fraction above half Nyquist.
 	SpatialCentroid, SpatialHighFrac *tensor.Tensor
-	// SpatialSlope (C): the least-squares slope of log power against log
-	// radius of each channel's radial spectrum averaged over the samples
-	// (ChannelMean), over the bins 1 … K−1 with positive power.
+	// SpatialSlope (N, C): the least-squares slope of log power against
+	// log radius of each (sample, channel)'s radial spectrum, over the bins
+	// 1 … K−1 with positive power (ChannelSlope: of the spectrum averaged
+	// over the samples).
 	SpatialSlope *tensor.Tensor
 	// Temporal (N, C, F/2+1), TemporalCentroid and TemporalHighFrac
 	// (N, C): the same over frames; nil with one frame.
@@ -94,13 +95,13 @@ func spectraBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, pol
 	return out, nil
 }
 
-// finish adds what needs every sample: each channel's slope of the radial
-// spectrum averaged over samples, and the notes.
+// finish adds each (sample, channel)'s slope of the radial spectrum, and
+// the notes.
 func (s *Spectra) finish() {
-	c := s.Spatial.Shape[1]
-	s.SpatialSlope = tensor.New(tensor.F64, c)
-	for ch := range c {
-		s.SpatialSlope.F64[ch] = radialSlope(s.Radius, s.ChannelMean(ch))
+	n, c, k := s.Spatial.Shape[0], s.Spatial.Shape[1], s.Spatial.Shape[2]
+	s.SpatialSlope = tensor.New(tensor.F64, n, c)
+	for i := range s.SpatialSlope.F64 {
+		s.SpatialSlope.F64[i] = radialSlope(s.Radius, s.Spatial.F64[i*k:(i+1)*k])
 	}
 	if s.leftSpatial > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("spectra: %d (sample, channel) pairs have no finite frame: NaN spatial spectra", s.leftSpatial))
@@ -179,6 +180,10 @@ func (s *Spectra) ChannelMean(c int) []float64 {
 	}
 	return out
 }
+
+// ChannelSlope is channel c's slope of its radial spectrum averaged over
+// the samples (ChannelMean), as radialSlope fits it.
+func (s *Spectra) ChannelSlope(c int) float64 { return radialSlope(s.Radius, s.ChannelMean(c)) }
 
 // radialSlope is the least-squares slope of log P against the log of the
 // bins' mean radius over the radial bins k = 1 … K−1 with P > 0 (NaN with

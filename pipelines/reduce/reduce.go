@@ -13,7 +13,10 @@ package reduce
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
@@ -141,6 +144,11 @@ type Result struct {
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (*Result, error) {
 	res := &Result{}
 	var err error
+	if in != nil && !opt.Central && slices.Contains(in.Shape, 0) {
+		if _, err := Plan(in.Shape, opt.Axis); errors.Is(err, ErrEmptyAxis) {
+			return empty(in.Shape, in.DType, opt)
+		}
+	}
 	switch {
 	case opt.Central && dev == nil:
 		return nil, fmt.Errorf("reduce: central moments are computed on a device only")
@@ -168,6 +176,9 @@ func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options
 func RunSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options) (*Result, error) {
 	if opt.Central {
 		return nil, fmt.Errorf("reduce: central moments need the array in memory (Run)")
+	}
+	if _, err := Plan(src.Shape, opt.Axis); errors.Is(err, ErrEmptyAxis) {
+		return empty(src.Shape, src.DType, opt)
 	}
 	if dev == nil {
 		in, err := src.Load()
@@ -220,7 +231,44 @@ func Plan(shape []int, axis int) (Geometry, error) {
 		}
 	}
 	if g.N == 0 {
-		return Geometry{}, fmt.Errorf("cannot reduce along axis %d of length 0", axis)
+		return g, fmt.Errorf("cannot reduce along axis %d: %w", axis, ErrEmptyAxis)
 	}
 	return g, nil
+}
+
+// ErrEmptyAxis is Plan's refusal of an axis of length 0, which the kernels
+// cannot reduce; Run and RunSource answer it as NumPy does (empty).
+var ErrEmptyAxis = errors.New("the axis has length 0")
+
+// empty is Run's answer for an axis of length 0 (ErrEmptyAxis), the same
+// on every device, as NumPy's: a sum of 0, a NaN mean, var and std (NumPy
+// warns: the front ends do), and no min or max (NumPy: "zero-size array to
+// reduction operation minimum which has no identity"), unless there is
+// nothing to write (an output of size 0).
+func empty(shape []int, dt tensor.DType, opt Options) (*Result, error) {
+	g, err := Plan(shape, opt.Axis)
+	if !errors.Is(err, ErrEmptyAxis) {
+		return nil, err
+	}
+	res := &Result{Stats: map[Stat]*tensor.Tensor{}}
+	for _, s := range opt.Stats {
+		if (s == Min || s == Max) && g.Outputs() > 0 {
+			return nil, fmt.Errorf("%s of an array of shape %s along axis %d: %w, and %s has no identity (NumPy: zero-size array to reduction operation)", s, tensor.ShapeString(shape), opt.Axis, ErrEmptyAxis, s)
+		}
+	}
+	for _, s := range opt.Stats {
+		t := opt.Out.New(s.String(), outType(dt), g.OutShape...)
+		v := math.NaN()
+		if s == Sum {
+			v = 0
+		}
+		for i := range t.F32 {
+			t.F32[i] = float32(v)
+		}
+		for i := range t.F64 {
+			t.F64[i] = v
+		}
+		res.Stats[s] = t
+	}
+	return res, nil
 }

@@ -231,9 +231,10 @@ func cpuRun(ctx context.Context, p *Plan, dates []Date, keep bool) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates))
+	res := finish(p, st.n, st.mean, st.m2, st.mn, st.mx, len(dates), tm.samples)
 	if keep {
 		res.state = st.partial(p, len(dates))
+		res.state.Samples = samplesOf(tm.samples)
 	}
 	res.Read, res.Wait, res.Compute, res.Wall, res.Buffers = tm.read, tm.wait, tm.compute, time.Since(t0), tm.buffers
 	return res, nil

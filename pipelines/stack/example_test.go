@@ -51,4 +51,5 @@ func Example() {
 	// min   [1 1 1 1]
 	// max   [3 3 3 3]
 	// count [2 3 3 3]
+	// samples [8 12 12 12]
 }

@@ -20,7 +20,7 @@ func TestNames(t *testing.T) {
 	if n := (&Result{Count: []float32{0, 2, 0, 1}}).Empty(); n != 2 {
 		t.Errorf("Empty = %d, want 2", n)
 	}
-	r := &Result{Mean: []float32{1}, Std: []float32{2}, CV: []float32{3}, Min: []float32{4}, Max: []float32{5}, Count: []float32{6}}
+	r := &Result{Mean: []float32{1}, Std: []float32{2}, CV: []float32{3}, Min: []float32{4}, Max: []float32{5}, Count: []float32{6}, Samples: []float32{7}}
 	for i, n := range Stats {
 		if v := r.Stat(n); len(v) != 1 || v[0] != float32(i+1) {
 			t.Errorf("Stat(%q) = %v, want [%d]", n, v, i+1)

@@ -14,10 +14,11 @@ import (
 // all the dates. Per output pixel (H×W, row-major): Count valid samples,
 // their Mean and M2 (the sum of squared deviations from it, Chan, Golub
 // and LeVeque 1979), Min and Max (meaningless where Count is 0). A device
-// keeps Mean and M2 in float32, the CPU path in float64.
+// keeps Mean and M2 in float32, the CPU path in float64. Samples counts
+// the valid input samples of each pixel's look box over the dates (Result.Samples).
 type Partial struct {
-	H, W, Dates               int
-	Count, Mean, M2, Min, Max []float64
+	H, W, Dates                        int
+	Count, Mean, M2, Min, Max, Samples []float64
 	// Timing is what computing it cost (RunPartial).
 	Timing engine.Timing
 }
@@ -31,6 +32,15 @@ func (w *welford) partial(p *Plan, dates int) *Partial {
 		pt.Count[i], pt.Min[i], pt.Max[i] = float64(c), float64(w.mn[i]), float64(w.mx[i])
 	}
 	return pt
+}
+
+// samplesOf is the reader's per-pixel sample counts as a Partial's.
+func samplesOf(s []uint32) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // RunPartial is Run's state before the statistics: the Partial of the
@@ -54,12 +64,13 @@ func Merge(parts ...*Partial) (*Partial, error) {
 	f := parts[0]
 	N := f.H * f.W
 	cp := func(v []float64) []float64 { return append([]float64(nil), v...) }
-	out := &Partial{H: f.H, W: f.W, Dates: f.Dates, Count: cp(f.Count), Mean: cp(f.Mean), M2: cp(f.M2), Min: cp(f.Min), Max: cp(f.Max)}
+	out := &Partial{H: f.H, W: f.W, Dates: f.Dates, Count: cp(f.Count), Mean: cp(f.Mean), M2: cp(f.M2), Min: cp(f.Min), Max: cp(f.Max),
+		Samples: cp(f.Samples)}
 	for k, b := range parts {
 		if b.H != f.H || b.W != f.W {
 			return nil, fmt.Errorf("stack: partial %d is of %d×%d pixels, partial 0 of %d×%d", k, b.H, b.W, f.H, f.W)
 		}
-		for _, v := range [][]float64{b.Count, b.Mean, b.M2, b.Min, b.Max} {
+		for _, v := range [][]float64{b.Count, b.Mean, b.M2, b.Min, b.Max, b.Samples} {
 			if len(v) != N {
 				return nil, fmt.Errorf("stack: partial %d holds %d values per statistic, not %d×%d", k, len(v), b.H, b.W)
 			}
@@ -69,6 +80,7 @@ func Merge(parts ...*Partial) (*Partial, error) {
 		}
 		out.Dates += b.Dates
 		for i := range N {
+			out.Samples[i] += b.Samples[i]
 			nb := b.Count[i]
 			if nb == 0 {
 				continue
@@ -92,5 +104,9 @@ func Merge(parts ...*Partial) (*Partial, error) {
 // Finish computes the statistics from p as Run computes them from its
 // state, with delta degrees of freedom ddof.
 func (p *Partial) Finish(ddof int) *Result {
-	return finish(&Plan{Config: Config{Ddof: ddof}, H: p.H, W: p.W}, p.Count, p.Mean, p.M2, p.Min, p.Max, p.Dates)
+	samples := make([]uint32, len(p.Samples))
+	for i, v := range p.Samples {
+		samples[i] = uint32(v)
+	}
+	return finish(&Plan{Config: Config{Ddof: ddof}, H: p.H, W: p.W}, p.Count, p.Mean, p.M2, p.Min, p.Max, p.Dates, samples)
 }

@@ -12,16 +12,17 @@ type RefDate struct {
 
 // RefResult holds Reference's statistics in float64, H×W each.
 type RefResult struct {
-	Mean, Std, CV, Min, Max, Count []float64
+	Mean, Std, CV, Min, Max, Count, Samples []float64
 }
 
 // Reference computes the statistics the plain way, in float64, with every
-// date in memory: the whole grid's intensity, the whole multilooked grid,
-// then the crop, the filter, and two-pass mean and variance over the
+// date in memory: the whole grid's intensity, the multilooked window
+// (counting each box's valid samples), the filter, and two-pass mean and variance over the
 // valid samples. It is the check for CPU and Vulkan, independent of both.
 func Reference(p *Plan, dates []RefDate) *RefResult {
 	H, W := p.H, p.W
 	per := make([][]float64, len(dates))
+	samples := make([]float64, H*W)
 	for t, d := range dates {
 		// Intensity of every input sample; NaN where missing.
 		n := p.Width * p.Height
@@ -42,26 +43,21 @@ func Reference(p *Plan, dates []RefDate) *RefResult {
 				in[k] = v
 			}
 		}
-		// Multilook the whole grid (remainder dropped), then crop.
-		ml := make([]float64, p.MLRows*p.MLCols)
-		for y := 0; y < p.MLRows; y++ {
-			for x := 0; x < p.MLCols; x++ {
+		// Multilook the window, its boxes from its corner (remainder dropped).
+		img := make([]float64, H*W)
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
 				var vals []float64
 				for dy := 0; dy < p.LooksAz; dy++ {
 					for dx := 0; dx < p.LooksRg; dx++ {
-						v := in[(y*p.LooksAz+dy)*p.Width+x*p.LooksRg+dx]
+						v := in[(p.Window.Y+y*p.LooksAz+dy)*p.Width+p.Window.X+x*p.LooksRg+dx]
 						if !math.IsNaN(v) {
 							vals = append(vals, v)
 						}
 					}
 				}
-				ml[y*p.MLCols+x] = meanOf(vals)
-			}
-		}
-		img := make([]float64, H*W)
-		for y := 0; y < H; y++ {
-			for x := 0; x < W; x++ {
-				img[y*W+x] = ml[(y+p.Crop.Y)*p.MLCols+x+p.Crop.X]
+				img[y*W+x] = meanOf(vals)
+				samples[y*W+x] += float64(len(vals))
 			}
 		}
 		if p.Filter.Kind != NoFilter {
@@ -75,7 +71,7 @@ func Reference(p *Plan, dates []RefDate) *RefResult {
 		per[t] = img
 	}
 	r := &RefResult{Mean: make([]float64, H*W), Std: make([]float64, H*W), CV: make([]float64, H*W),
-		Min: make([]float64, H*W), Max: make([]float64, H*W), Count: make([]float64, H*W)}
+		Min: make([]float64, H*W), Max: make([]float64, H*W), Count: make([]float64, H*W), Samples: samples}
 	for i := 0; i < H*W; i++ {
 		var vals []float64
 		for t := range per {

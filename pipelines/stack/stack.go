@@ -1,7 +1,7 @@
 // Package stack computes per-pixel temporal statistics of a stack of SAR
 // images (one file per date), the workload of the project's SAR seed: each
 // date's |S|² intensity (or the real input, taken as intensity), an a×r
-// multilook, a crop, an optional speckle filter, then the mean, standard
+// multilook of a window of the input, an optional speckle filter, then the mean, standard
 // deviation, coefficient of variation, minimum, maximum and count of valid
 // samples over the dates, accumulated in one pass (Welford) as the dates
 // stream through.
@@ -10,8 +10,10 @@
 // reduced, through a small pool of strip buffers: memory stays bounded by a
 // few strips whatever the stack's length.
 //
-// Multilook remainder: the multilooked grid is floor(H/a) × floor(W/r);
-// the last H mod a lines and W mod r columns, which do not fill a box, are
+// The window is GDAL's (-srcwin xoff yoff xsize ysize): input pixels,
+// columns first; the multilook boxes start at its corner. Multilook
+// remainder: the output grid is floor(ysize/a) × floor(xsize/r); the last
+// ysize mod a lines and xsize mod r columns, which do not fill a box, are
 // dropped, as ISCE and SNAP do.
 package stack
 
@@ -101,14 +103,16 @@ type Filter struct {
 	ENL  float64
 }
 
-// Window is a rectangle of the multilooked grid: rows [Y, Y+H), columns
-// [X, X+W). H or W zero means to the grid's edge.
-type Window struct{ Y, X, H, W int }
+// Window is a rectangle of the input grid, in input pixels, in GDAL's
+// order (-srcwin xoff yoff xsize ysize): columns [X, X+W), rows [Y, Y+H).
+// W or H zero means to the grid's edge. The multilook boxes start at its
+// corner (X, Y).
+type Window struct{ X, Y, W, H int }
 
 // Config is what to compute.
 type Config struct {
 	LooksAz, LooksRg int // multilook box: rows (azimuth) × columns (range); 0 means 1
-	Crop             Window
+	Window           Window
 	Quantity         Quantity
 	Filter           Filter
 	Ddof             int // delta degrees of freedom of the standard deviation (0 or 1)
@@ -166,15 +170,13 @@ var ErrConfig = errors.New("stack")
 type Plan struct {
 	Config
 	Grid
-	H, W   int // the output: the crop of the multilooked grid
-	InX    int // the input window read from each date: columns [InX, InX+InW)
-	InY    int // rows [InY, InY+InH)
-	InW    int
-	InH    int
-	Per    int // floats per input sample: 2 complex, 1 real
-	ENL    float64
-	MLRows int // the multilooked grid's size before the crop
-	MLCols int
+	H, W int // the output: the multilooked window
+	InX  int // the input window read from each date: columns [InX, InX+InW)
+	InY  int // rows [InY, InY+InH)
+	InW  int
+	InH  int
+	Per  int // floats per input sample: 2 complex, 1 real
+	ENL  float64
 
 	// test steers the strips in tests; nil is what runs otherwise.
 	test *testOptions
@@ -198,27 +200,27 @@ func NewPlan(cfg Config, g Grid) (*Plan, error) {
 	if g.Width < 1 || g.Height < 1 {
 		return nil, fmt.Errorf("%w: empty input grid %d×%d", ErrConfig, g.Width, g.Height)
 	}
-	p := &Plan{Config: cfg, Grid: g, MLRows: g.Height / a, MLCols: g.Width / r, Per: 1}
+	p := &Plan{Config: cfg, Grid: g, Per: 1}
 	if g.Complex {
 		p.Per = 2
 	}
-	if p.MLRows < 1 || p.MLCols < 1 {
-		return nil, fmt.Errorf("%w: a %d×%d multilook leaves nothing of a %d×%d (width×height) image", ErrConfig, a, r, g.Width, g.Height)
-	}
-	c := cfg.Crop
-	if c.H == 0 {
-		c.H = p.MLRows - c.Y
-	}
+	c := cfg.Window
 	if c.W == 0 {
-		c.W = p.MLCols - c.X
+		c.W = g.Width - c.X
 	}
-	if c.Y < 0 || c.X < 0 || c.H < 1 || c.W < 1 || c.Y+c.H > p.MLRows || c.X+c.W > p.MLCols {
-		return nil, fmt.Errorf("%w: crop of %d×%d (columns×rows) at column %d, row %d lies outside the %d×%d (columns×rows) multilooked image",
-			ErrConfig, c.W, c.H, c.X, c.Y, p.MLCols, p.MLRows)
+	if c.H == 0 {
+		c.H = g.Height - c.Y
 	}
-	p.Crop = c
-	p.H, p.W = c.H, c.W
-	p.InY, p.InX, p.InH, p.InW = c.Y*a, c.X*r, c.H*a, c.W*r
+	if c.Y < 0 || c.X < 0 || c.H < 1 || c.W < 1 || c.Y+c.H > g.Height || c.X+c.W > g.Width {
+		return nil, fmt.Errorf("%w: window %d,%d,%d,%d (xoff, yoff, xsize, ysize, as GDAL's -srcwin, in input pixels) lies outside the %d×%d (width×height) image",
+			ErrConfig, cfg.Window.X, cfg.Window.Y, cfg.Window.W, cfg.Window.H, g.Width, g.Height)
+	}
+	p.Window = c
+	p.H, p.W = c.H/a, c.W/r
+	if p.H < 1 || p.W < 1 {
+		return nil, fmt.Errorf("%w: a %d×%d multilook (rows × columns) leaves nothing of a %d×%d (width×height) window", ErrConfig, a, r, c.W, c.H)
+	}
+	p.InY, p.InX, p.InH, p.InW = c.Y, c.X, p.H*a, p.W*r
 	if f := cfg.Filter; f.Kind != NoFilter {
 		p.ENL = f.ENL
 		if p.ENL == 0 {
@@ -237,11 +239,13 @@ func (p *Plan) StripRows(maxBytes int64) int {
 
 // Result holds the statistics, each H×W float32 in row-major order. Pixels
 // with no valid sample have count 0 and NaN elsewhere; the standard deviation
-// is NaN where count ≤ ddof.
+// is NaN where count ≤ ddof. Count (the dates with a valid look box) and
+// Samples (the valid input samples of the look box, over every date: up to
+// looks × dates) hold whole numbers.
 type Result struct {
 	H, W                      int
 	Mean, Std, CV, Min, Max   []float32
-	Count                     []float32
+	Count, Samples            []float32
 	Dates                     int
 	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
 	Buffers                   time.Duration // allocating the strips the reader fills
@@ -296,11 +300,30 @@ func runKeep(ctx context.Context, dev *engine.Device, dates []Date, opt Options,
 }
 
 // Stats names the statistics of a Result, in order.
-var Stats = []string{"mean", "std", "cv", "min", "max", "count"}
+var Stats = []string{"mean", "std", "cv", "min", "max", "count", "samples"}
 
 // Stat is the statistic of that name (Stats), nil for another name.
 func (r *Result) Stat(name string) []float32 {
-	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count}[name]
+	return map[string][]float32{"mean": r.Mean, "std": r.Std, "cv": r.CV, "min": r.Min, "max": r.Max, "count": r.Count, "samples": r.Samples}[name]
+}
+
+// DBStats are the statistics in the quantity's units, which ToDB converts:
+// std and cv are not (a spread and a ratio).
+var DBStats = []string{"mean", "min", "max"}
+
+// ToDB is v in decibels, a new slice: 10·log10 of an intensity, 20·log10
+// of an amplitude (the same dB for the same backscatter); ≤ 0 gives −Inf
+// or NaN, as log10 does.
+func ToDB(v []float32, q Quantity) []float32 {
+	k := 10.0
+	if q == Amplitude {
+		k = 20
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(k * math.Log10(float64(x)))
+	}
+	return out
 }
 
 // Empty is how many pixels have no valid sample in any date (count 0).
@@ -347,15 +370,17 @@ func ParseLooks(s string) (az, rg int, err error) {
 	return a, r, nil
 }
 
-// finish turns the Welford state into the statistics.
-func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int) *Result {
+// finish turns the Welford state, and the samples counted (timing), into
+// the statistics.
+func finish[C uint32 | float64, E float32 | float64](p *Plan, n []C, mean, m2 []float64, mn, mx []E, dates int, samples []uint32) *Result {
 	N := p.H * p.W
 	res := &Result{H: p.H, W: p.W, Dates: dates,
 		Mean: tensor.Make[float32](N), Std: tensor.Make[float32](N), CV: tensor.Make[float32](N),
-		Min: tensor.Make[float32](N), Max: tensor.Make[float32](N), Count: tensor.Make[float32](N)}
+		Min: tensor.Make[float32](N), Max: tensor.Make[float32](N), Count: tensor.Make[float32](N), Samples: tensor.Make[float32](N)}
 	nan := float32(math.NaN())
 	for i := 0; i < N; i++ {
 		res.Count[i] = float32(n[i])
+		res.Samples[i] = float32(samples[i])
 		if n[i] == 0 {
 			res.Mean[i], res.Std[i], res.CV[i], res.Min[i], res.Max[i] = nan, nan, nan, nan, nan
 			continue

@@ -45,8 +45,42 @@ const poolStrips = 3
 
 // timing is what run measured: buffers is allocating the strip buffers
 // (three strips of up to 32 MiB, faulted in: 10 ms on lavapipe's 4 MiB
-// dates of TestTimePhasesAddUp, which --time left unnamed).
-type timing struct{ read, wait, compute, buffers time.Duration }
+// dates of TestTimePhasesAddUp, which --time left unnamed). samples is
+// what the reader counted beside: each output pixel's valid input samples
+// over its look box and every date (Result.Samples).
+type timing struct {
+	read, wait, compute, buffers time.Duration
+	samples                      []uint32
+}
+
+// countValid adds to samples (the strip's p.W-wide output rows from row0)
+// the valid input samples of each look box in buf, rows of the strip as
+// read: not NaN, and not nodata (a complex sample: both parts nodata), the
+// multilook's rule.
+func countValid(p *Plan, buf []float32, rows, row0 int, nd float32, hasND bool, samples []uint32) {
+	a, r, per := p.LooksAz, p.LooksRg, p.Per
+	line := p.InW * per
+	for oy := range rows {
+		out := samples[(row0+oy)*p.W : (row0+oy+1)*p.W]
+		for dy := range a {
+			in := buf[(oy*a+dy)*line : (oy*a+dy+1)*line]
+			for ox := range out {
+				n := uint32(0)
+				seg := in[ox*r*per : (ox+1)*r*per]
+				for k := 0; k < len(seg); k += per {
+					re, im := seg[k], float32(0)
+					if per == 2 {
+						im = seg[k+1]
+					}
+					if re == re && im == im && !(hasND && re == nd && (per == 1 || im == nd)) {
+						n++
+					}
+				}
+				out[ox] += n
+			}
+		}
+	}
+}
 
 // run streams the dates strip by strip, stripRows output rows at a time, to
 // consume, from a reader goroutine that works ahead through a pool of
@@ -65,6 +99,7 @@ func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func
 	tm.buffers = time.Since(tb)
 	out := make(chan *strip, poolStrips)
 	var readTime time.Duration
+	tm.samples = make([]uint32, p.H*p.W) // the reader's alone until out is closed
 	go func() {
 		defer close(out)
 		send := func(s *strip) bool {
@@ -95,6 +130,9 @@ func run(ctx context.Context, p *Plan, dates []Date, stripRows int, consume func
 				rows := min(stripRows, p.H-row0)
 				t0 := time.Now()
 				err := r.Read(p.InX, p.InY+row0*p.LooksAz, p.InW, rows*p.LooksAz, buf[:rows*p.LooksAz*p.InW*p.Per])
+				if err == nil {
+					countValid(p, buf, rows, row0, float32(nd), has, tm.samples)
+				}
 				readTime += time.Since(t0)
 				if err != nil {
 					r.Close()

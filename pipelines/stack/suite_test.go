@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
@@ -72,7 +73,10 @@ type refCase struct {
 }
 
 func (c refCase) config() Config {
-	cfg := Config{LooksAz: c.Looks[0], LooksRg: c.Looks[1], Crop: Window{Y: c.Crop[0], X: c.Crop[1], H: c.Crop[2], W: c.Crop[3]}, Ddof: c.Ddof}
+	// make.py's crop is (row, column, rows, columns) of the multilooked
+	// grid: the window of input pixels (x, y, width, height) at those boxes.
+	a, r := max(c.Looks[0], 1), max(c.Looks[1], 1)
+	cfg := Config{LooksAz: c.Looks[0], LooksRg: c.Looks[1], Window: Window{X: c.Crop[1] * r, Y: c.Crop[0] * a, W: c.Crop[3] * r, H: c.Crop[2] * a}, Ddof: c.Ddof}
 	if c.Quantity == "amplitude" {
 		cfg.Quantity = Amplitude
 	}
@@ -216,6 +220,14 @@ func runSuite(t *testing.T, run impl) {
 				t.Fatalf("%s: result %d dates %d×%d", c.Name, res.Dates, res.H, res.W)
 			}
 			compare(t, fmt.Sprintf("%s (strips of %d bytes)", c.Name, sb), resultArrays(res), c.want, 2e-5)
+			// the valid samples per look box over the dates: the
+			// reference's count of each box's values, exactly
+			ref := Reference(c.plan, c.ref)
+			for i, v := range res.Samples {
+				if float64(v) != ref.Samples[i] {
+					t.Fatalf("%s (strips of %d bytes): samples[%d] = %g, want %g", c.Name, sb, i, v, ref.Samples[i])
+				}
+			}
 		}
 	}
 }
@@ -234,12 +246,14 @@ func TestVulkan(t *testing.T) {
 	}
 }
 
-// TestPlanErrors: crops outside the image, bad factors and windows.
+// TestPlanErrors: windows outside the image or smaller than a box, bad
+// factors and filter windows.
 func TestPlanErrors(t *testing.T) {
 	g := Grid{Width: 11, Height: 13, Complex: true}
 	for _, cfg := range []Config{
-		{LooksAz: 2, LooksRg: 3, Crop: Window{Y: 5, X: 0, H: 2, W: 1}},
-		{LooksAz: 2, LooksRg: 3, Crop: Window{Y: 0, X: 3}},
+		{LooksAz: 2, LooksRg: 3, Window: Window{X: 0, Y: 12, W: 3, H: 2}},
+		{LooksAz: 2, LooksRg: 3, Window: Window{X: 9}},
+		{LooksAz: 2, LooksRg: 3, Window: Window{X: 1, Y: 1, W: 2, H: 5}},
 		{LooksAz: 14},
 		{LooksAz: -1},
 		{Filter: Filter{Kind: Lee, Size: 4}},
@@ -253,6 +267,12 @@ func TestPlanErrors(t *testing.T) {
 	p, err := NewPlan(Config{LooksAz: 4, LooksRg: 4}, g)
 	if err != nil || p.H != 3 || p.W != 2 || p.InH != 12 || p.InW != 8 {
 		t.Errorf("4×4 of 13×11: %+v %v (remainder dropped: 3×2)", p, err)
+	}
+	// GDAL's -srcwin 3 1 7 9 (xoff yoff xsize ysize) in input pixels, then
+	// 2×3 looks from its corner: 4 rows × 2 columns, read from (3, 1).
+	p, err = NewPlan(Config{LooksAz: 2, LooksRg: 3, Window: Window{X: 3, Y: 1, W: 7, H: 9}}, g)
+	if err != nil || p.H != 4 || p.W != 2 || p.InX != 3 || p.InY != 1 || p.InH != 8 || p.InW != 6 {
+		t.Errorf("window 3,1,7,9 with 2×3 looks: %+v %v", p, err)
 	}
 }
 
@@ -292,5 +312,38 @@ func TestErrorStopsStream(t *testing.T) {
 	cancel()
 	if _, err := CPU(ctx, c.plan, c.dates); err == nil {
 		t.Error("cancelled: no error")
+	}
+}
+
+// TestWindowThenLooks (issue 40, item 7): the window is GDAL's -srcwin
+// (xoff, yoff, xsize, ysize) in input pixels and the looks start at its
+// corner: on a 5×4 date valued 10·row + column, window 1,1,4,2 with 2×2
+// looks gives the boxes {11, 12, 21, 22} and {13, 14, 23, 24}, means
+// 16.5 and 18.5 by hand, on the CPU path and every device.
+func TestWindowThenLooks(t *testing.T) {
+	g := Grid{Width: 5, Height: 4}
+	v := make([]float32, 20)
+	for y := range 4 {
+		for x := range 5 {
+			v[y*5+x] = float32(10*y + x)
+		}
+	}
+	dates, err := MemoryDates(v, 1, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(Config{LooksAz: 2, LooksRg: 2, Window: Window{X: 1, Y: 1, W: 4, H: 2}}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs := append([]*engine.Device{nil}, testdev.Devices(t)...)
+	for _, dev := range devs {
+		r, err := Run(context.Background(), dev, dates, Options{Plan: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.H != 1 || r.W != 2 || r.Mean[0] != 16.5 || r.Mean[1] != 18.5 {
+			t.Errorf("device %v: %d×%d mean %v, want 1×2 [16.5 18.5]", dev, r.H, r.W, r.Mean)
+		}
 	}
 }

@@ -168,9 +168,10 @@ func vulkanRun(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, k
 			st[i][j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(out[i][4*j:])))
 		}
 	}
-	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates))
+	res := finish(p, st[0], st[1], st[2], st[3], st[4], len(dates), tm.samples)
 	if keep {
-		res.state = &Partial{H: p.H, W: p.W, Dates: len(dates), Count: st[0], Mean: st[1], M2: st[2], Min: st[3], Max: st[4]}
+		res.state = &Partial{H: p.H, W: p.W, Dates: len(dates), Count: st[0], Mean: st[1], M2: st[2], Min: st[3], Max: st[4],
+			Samples: samplesOf(tm.samples)}
 	}
 	// The host's work on the downloaded state: its arrays, then the
 	// statistics from it (phases of their own: --time).

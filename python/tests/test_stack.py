@@ -29,7 +29,7 @@ def multilook(intensity, a, r):
 @pytest.mark.parametrize("quantity", ["intensity", "amplitude"])
 def test_stack_against_numpy(dev, quantity):
     s = slc_dates()
-    r = dev.stack(list(s), looks=(2, 3), crop=(1, 1, 0, 0), quantity=quantity, ddof=1)
+    r = dev.stack(list(s), looks=(2, 3), window=(3, 2, 0, 0), quantity=quantity, ddof=1)  # GDAL's -srcwin 3 2 ...
     assert dev._last_copied == ()  # complex64 dates are read where they lie
     ml = multilook(np.abs(s.astype(np.complex128)) ** 2, 2, 3)[:, 1:, 1:]  # (6, 4, 3)
     if quantity == "amplitude":
@@ -41,7 +41,27 @@ def test_stack_against_numpy(dev, quantity):
     np.testing.assert_allclose(r.min, ml.min(axis=0), rtol=2e-6)
     np.testing.assert_allclose(r.max, ml.max(axis=0), rtol=2e-6)
     np.testing.assert_array_equal(r.count, 6)
-    assert r.window == (2, 3, 8, 9) and r.geotransform is None and r.projection is None
+    assert r.count.dtype == np.int32
+    assert r.window == (3, 2, 9, 8) and r.geotransform is None and r.projection is None
+
+
+def test_stack_window_is_gdals_srcwin_in_input_pixels(dev):
+    """window=(xoff, yoff, xsize, ysize) in input pixels, looks from its
+    corner (issue 40, item 7): a window not on the boxes' grid of the whole
+    image is the multilook of that slice; the old crop= (multilooked
+    pixels, rows first) still cuts what it did, with a DeprecationWarning
+    giving the window."""
+    s = slc_dates()  # (6, 11, 13)
+    r = dev.stack(list(s), looks=(2, 3), window=(1, 2, 7, 9), stat="mean")
+    i = np.abs(s.astype(np.complex128)) ** 2
+    want = multilook(i[:, 2:11, 1:8], 2, 3).mean(axis=0)  # 9 rows, 7 columns → 4×2 boxes
+    assert r.mean.shape == (4, 2) and r.window == (1, 2, 6, 8)
+    np.testing.assert_allclose(r.mean, want, rtol=2e-6)
+    with pytest.warns(DeprecationWarning, match=r"window=\(column·r, row·a, columns·r, rows·a\)"):
+        old = dev.stack(list(s), looks=(2, 3), crop=(1, 1, 2, 2), stat="mean")
+    np.testing.assert_array_equal(old.mean, dev.stack(list(s), looks=(2, 3), window=(3, 2, 6, 4), stat="mean").mean)
+    with pytest.raises(ValueError, match="one window"):
+        dev.stack(list(s), window=(0, 0, 2, 2), crop=(0, 0, 1, 1))
 
 
 def test_stack_intensity_cube_nodata_and_nan(dev):
@@ -49,14 +69,16 @@ def test_stack_intensity_cube_nodata_and_nan(dev):
     x[0, :2, :2] = -1  # nodata: the whole first box of date 0
     x[1, 0, 0] = np.nan  # NaN: left out of the box
     x[:, 4:, 6:] = -1  # no valid sample in any date
-    r = dev.stack(x, looks=2, nodata=-1, stat="mean,count")
-    assert r.names == ("mean", "count") and r.std is None and not r.complex
+    r = dev.stack(x, looks=2, nodata=-1, stat="mean,count,samples")
+    assert r.names == ("mean", "count", "samples") and r.std is None and not r.complex
     v = np.where(x == -1, np.nan, x.astype(np.float64))
     boxes = v.reshape(5, 3, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(5, 3, 4, 4)  # date, row, column, sample
     n = (~np.isnan(boxes)).sum(axis=3)
     ml = np.where(n > 0, np.nansum(boxes, axis=3) / np.maximum(n, 1), np.nan)  # a box with no sample is missing
     dates = (~np.isnan(ml)).sum(axis=0)
     np.testing.assert_array_equal(r.count, dates)
+    np.testing.assert_array_equal(r.samples, n.sum(axis=0))  # valid samples per look box, over the dates
+    assert r.samples.dtype == np.int32 and r.samples[0, 0] == 4 * 5 - 4 - 1
     assert r.count[0, 0] == 4 and r.count[2, 3] == 0 and np.isnan(r.mean[2, 3])
     want = np.where(dates > 0, np.nansum(ml, axis=0) / np.maximum(dates, 1), np.nan)
     np.testing.assert_allclose(r.mean, want, rtol=2e-6)
@@ -75,8 +97,8 @@ def write_envi(path, a, map_info=None):
     path.with_suffix(".hdr").write_text("\n".join(hdr) + "\n")
 
 
-STACK_ARGS = {"looks": (2, 3), "crop": (1, 0, 3, 0), "filter": "lee", "filter_size": 3, "ddof": 1}
-CLI_ARGS = ["--looks", "2x3", "--crop", "1,0,3,0", "--filter", "lee", "--filter-size", "3", "--ddof", "1"]
+STACK_ARGS = {"looks": (2, 3), "window": (0, 2, 0, 6), "filter": "lee", "filter_size": 3, "ddof": 1}
+CLI_ARGS = ["--looks", "2x3", "--window", "0,2,0,6", "--filter", "lee", "--filter-size", "3", "--ddof", "1"]
 
 
 def test_stack_matches_the_command(dev, cli, tmp_path):
@@ -91,11 +113,11 @@ def test_stack_matches_the_command(dev, cli, tmp_path):
     files = dev.stack(paths, **STACK_ARGS)
     for name in STATS:
         want = np.load(out / f"{name}.npy")
-        assert want.dtype == np.float32 and want.shape == (3, 4)
+        assert want.dtype == (np.int32 if name == "count" else np.float32) and want.shape == (3, 4)
         np.testing.assert_array_equal(getattr(mem, name), want, err_msg=name)
         np.testing.assert_array_equal(getattr(files, name), want, err_msg=name)
-    # the outputs' grid: the first date's, moved by the crop's first row (1
-    # row of 2 looks) and scaled by the looks
+    # the outputs' grid: the first date's, moved by the window's yoff (2
+    # input rows) and scaled by the looks
     assert files.geotransform == (500000.0, 30.0, 0.0, 4000000.0 - 2 * 5.0, 0.0, -10.0)
     assert "\"central_meridian\",9]" in files.projection and files.dates == 6 and files.complex  # UTM zone 32
 
@@ -120,8 +142,8 @@ def test_stack_bad_input(dev, tmp_path):
     s = slc_dates(3, 6, 6)
     with pytest.raises(ValueError, match="every date must have the first's shape and type"):
         dev.stack([s[0], s[1][:5]])
-    with pytest.raises(ValueError, match=r"crop of 1×4 \(columns×rows\) .* lies outside the 3×3 \(columns×rows\) multilooked image"):
-        dev.stack(s, looks=2, crop=(0, 0, 4, 1))
+    with pytest.raises(ValueError, match=r"window 0,0,2,8 \(xoff, yoff, xsize, ysize, as GDAL's -srcwin, in input pixels\) lies outside the 6×6 \(width×height\) image"):
+        dev.stack(s, looks=2, window=(0, 0, 2, 8))
     with pytest.raises(ValueError, match=r"^filter_size: want an odd window of at least 3 for filter boxcar, got 4$"):
         dev.stack(s, filter="boxcar", filter_size=4)
     with pytest.raises(ValueError, match=r"^enl goes with the Lee filters \(filter lee or refined-lee\)$"):
@@ -195,6 +217,44 @@ def test_stack_to_xarray(tmp_path):
     except ImportError:
         return
     assert ds.rio.crs is not None and ds.rio.transform().to_gdal() == r.geotransform
+
+
+@pytest.mark.parametrize("quantity,k", [("intensity", 10), ("amplitude", 20)])
+def test_stack_db(dev, quantity, k):
+    """db=True (--db): mean, min and max in decibels, std and cv linear."""
+    s = slc_dates()
+    lin = dev.stack(list(s), looks=2, quantity=quantity)
+    db = dev.stack(list(s), looks=2, quantity=quantity, db=True)
+    for name in ("mean", "min", "max"):
+        np.testing.assert_allclose(getattr(db, name), k * np.log10(getattr(lin, name).astype(np.float64)), rtol=1e-6,
+                                   atol=1e-5)
+    for name in ("std", "cv", "count", "samples"):
+        np.testing.assert_array_equal(getattr(db, name), getattr(lin, name))
+
+
+def test_stack_to_xarray_time(tmp_path):
+    """Issue 40, item 8: to_xarray() has a time coordinate of the dates the
+    statistics are over: from the file names (Sentinel-1's YYYYMMDDTHHMMSS,
+    or YYYY-MM-DD), or given; NaT where a name holds no date."""
+    pytest.importorskip("xarray", reason="xarray is not installed")
+    s = slc_dates(3, 8, 9)
+    names = ["S1A_IW_SLC__1SDV_20240103T052614_x.slc", "S1A_IW_SLC__1SDV_20240115T052613_x.slc", "rtc_2024-01-27.slc"]
+    paths = []
+    for n, d in zip(names, s):
+        paths.append(tmp_path / n)
+        write_envi(paths[-1], d, "UTM, 1, 1, 500000, 4000000, 10, 5, 32, North, WGS-84")
+    r = vkstat.stack(paths, looks=(2, 3), stat="mean,count")
+    assert r.date_names == tuple(names)
+    ds = r.to_xarray()
+    want = np.array(["2024-01-03", "2024-01-15", "2024-01-27"], dtype="datetime64[ns]")
+    np.testing.assert_array_equal(ds.time.values, want)
+    assert list(ds.date.values) == names and ds["count"].dtype == np.int32
+    given = r.to_xarray(times=["2020-05-01", "2020-05-13", "2020-05-25"])
+    assert given.time.values[1] == np.datetime64("2020-05-13", "ns")
+    with pytest.raises(ValueError, match="one per date"):
+        r.to_xarray(times=["2020-05-01"])
+    ds = vkstat.stack(s, stat="mean").to_xarray()  # arrays: no date in their names
+    assert ds.sizes["time"] == 3 and np.isnat(ds.time.values).all()
 
 
 def test_stack_band_of_a_npy_date(cpu, tmp_path):

@@ -29,7 +29,7 @@ See docs/python.md.
 from __future__ import annotations
 
 from . import _lib
-from ._lib import DeviceError, Error, InputError
+from ._lib import AxisError, DeviceError, Error, InputError
 from ._shader import ShaderResult
 from ._results import CholResult, CovResult, LatentResult, PacoResult, StackResult, VerifyReport
 from ._session import Session, default_session, defaults, devices, on_default, open, set_default
@@ -37,10 +37,10 @@ from ._session import Session, default_session, defaults, devices, on_default, o
 # What ``from vkstat import *`` takes: not open and map, which would shadow
 # the builtins (use vkstat.open and vkstat.map).
 __all__ = [
-    "devices", "defaults", "Session", "reduce", "cov", "chol", "verify",
+    "devices", "defaults", "Session", "reduce", "cov", "chol", "cho_solve", "verify",
     "latent", "stack", "paco", "shader", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
     "LatentResult", "StackResult", "PacoResult", "ShaderResult",
-    "Error", "DeviceError", "InputError", "__version__",
+    "Error", "DeviceError", "InputError", "AxisError", "__version__",
 ]
 
 
@@ -58,6 +58,7 @@ map = on_default(Session.map)  # noqa: A001
 reduce = on_default(Session.reduce)
 cov = on_default(Session.cov)
 chol = on_default(Session.chol)
+cho_solve = on_default(Session.cho_solve)
 latent = on_default(Session.latent)
 stack = on_default(Session.stack)
 paco = on_default(Session.paco)

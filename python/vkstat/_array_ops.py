@@ -101,9 +101,9 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         ``np.mean(a, 0)``.
     axis : None or int or tuple of ints, optional
         The axis to reduce, negative from the end, as NumPy's. None (the
-        default) reduces the flattened array; a tuple must name adjacent
-        axes (they are merged, which a C-ordered array allows without a
-        copy).
+        default) reduces the flattened array; a tuple reduces several
+        (adjacent axes are merged without a copy; others, such as
+        ``(0, 2)``, are reduced from a transposed copy).
     ddof : int, optional
         Delta degrees of freedom of var and std (divisor n − ddof), as
         in :func:`numpy.var`.
@@ -131,7 +131,9 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
     Warns
     -----
     RuntimeWarning
-        When ``ddof`` is at least the axis length: var and std are NaN.
+        When ``ddof`` is at least the axis length: var and std are NaN;
+        when the axis has length 0: mean, var and std are NaN and the sum
+        0, as NumPy's (min and max raise ``ValueError``, as NumPy's).
 
     Examples
     --------
@@ -166,13 +168,36 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         if not one:
             raise TypeError(f"out: give a dict by statistic for several statistics ({', '.join(stats)})")
         out = {stats[0].lower(): out}
-    la = lend(a, "a", dtype=dtype, half=True)
+    pa = as_numpy(a, "a")
+    la = lend(pa, "a", dtype=dtype, half=True)
     params = {"stats": stats, "axis": axis, "ddof": _ddof(ddof), "skipnan": bool(skipnan), "keepdims": bool(keepdims)}
     got, _, _ = self._run("reduce", params, {"a": la}, out, label="out" if one else None, repeat=True, fast=fast)
+    if dtype is None and out is None and pa.array.dtype.kind in "iu":
+        got = _integer_results(got, pa.array.dtype)
     if not one:
         return got
     r = next(iter(got.values()))
     return r[()] if r.ndim == 0 and out is None else r
+
+
+def _integer_results(got: dict[str, np.ndarray], dt: np.dtype) -> dict[str, np.ndarray]:
+    """Integer inputs' sum, min and max in NumPy's integer types (the sum
+    in int64, or uint64 for unsigned; min and max in the input's), from
+    the float64 results (the sum rounded to the nearest integer), which
+    hold them exactly while every value and partial sum is well below 2⁵³
+    in magnitude; a result at 2⁵³ or beyond may not be exact, and is
+    refused."""
+    limit = 2.0 ** 53
+    for name in ("sum", "min", "max"):
+        r = got.get(name)
+        if r is None:
+            continue
+        if r.size and not np.all(np.abs(r) < limit):
+            raise ValueError(f"{name} of a {dt} array reaches 2**53 or more, beyond what vkstat's float64 accumulation "
+                             f"holds exactly: use np.{name} for integers this large")
+        want = (np.uint64 if dt.kind == "u" else np.int64) if name == "sum" else dt
+        got[name] = np.rint(r).astype(want)  # the float64 sum is within rounding of the integer
+    return got
 
 
 def _is_axis(v: Any) -> bool:

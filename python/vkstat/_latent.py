@@ -3,7 +3,7 @@ latent`` computes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moments", "corr"), *,
            axes: Sequence[int] | int = (-2, -1), lags: int | None = None, nan: str = "propagate", ddof: int = 0,
-           precision: DTypeLike = None, batch: int = 0, out: Mapping[str, np.ndarray] | None = None) -> LatentResult:
+           bias: bool = True, precision: DTypeLike = None, batch: int = 0, out: Mapping[str, np.ndarray] | None = None) -> LatentResult:
     """Statistics of an ML latent tensor (N samples, C channels, F
     frames, H, W), batched over every sample, channel and frame: what
     ``vkstat latent`` computes, on an array in memory.
@@ -53,6 +53,12 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
         pixels at which no variable of the set is NaN or ±Inf.
     ddof : int, optional
         Delta degrees of freedom of var and std.
+    bias : bool, optional
+        False corrects skew and kurt for bias as
+        :func:`scipy.stats.skew` and :func:`scipy.stats.kurtosis` with
+        ``bias=False`` do: G1 = g1·√(n(n−1))/(n−2) where n > 2, G2 =
+        ((n²−1)·m4/m2² − 3(n−1)²)/((n−2)(n−3)) where n > 3 (n the values
+        of the slice), the others left as they are (as SciPy does).
     precision : {None, "auto", "float16", "bfloat16", "float32", "float64"}, optional
         How the tensor is stored for the work, as ``--precision``
         (``f16``, ``bf16``, ``f32``, ``f64`` too): by default the
@@ -63,12 +69,14 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     out : dict of str to ndarray, optional
         Where to write arrays, by name, each as NumPy's ``out`` (of the
         array's shape; cast into it through a temporary when it is not
-        C-contiguous float64).
+        C-contiguous and of the array's dtype).
 
     Returns
     -------
     LatentResult
-        The arrays (float64), named as the command's files:
+        The arrays, named as the command's files (float64, but the
+        moments float32 when computed in float32 or 16-bit, as NumPy's
+        ``mean`` and SciPy's ``skew`` of float32 are):
         ``mean``, ``var``, ``std``, ``min``, ``max``, ``skew``, ``kurt``,
         ``corr``, ``corr_frames``, ``frame_corr``, ``lagcorr``,
         ``pca_values``, ``pca_ratio``, ``pca_components`` (the components
@@ -95,6 +103,13 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     True
     """
     params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else axes, "ddof": _ddof(ddof),
-              "lags": lags, "nan": nan, "precision": _precision(precision), "batch": batch}
+              "lags": lags, "nan": nan, "bias": _bias(bias), "precision": _precision(precision), "batch": batch}
     got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)}, out)
     return fill(LatentResult, got, info, names=info["arrays"])
+
+
+def _bias(bias: Any) -> bool:
+    """bias as a bool: True, False or NumPy's bools."""
+    if not isinstance(bias, (bool, np.bool_)):
+        raise TypeError(f"bias: True or False, got {type(bias).__name__}")
+    return bool(bias)

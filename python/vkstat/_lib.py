@@ -20,6 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 
 class Error(RuntimeError):
     """A vkstat call failed (base class of vkstat's exceptions)."""
@@ -36,11 +38,21 @@ class InputError(Error, ValueError):
     ValueError, so ``except ValueError`` catches it."""
 
 
+class AxisError(InputError, np.AxisError):
+    """An axis out of range of the array's dimensions: NumPy's
+    :class:`numpy.AxisError` (a ValueError and an IndexError), and an
+    InputError."""
+
+    def __init__(self, msg: str) -> None:
+        np.AxisError.__init__(self, msg)
+        self.args = (msg,)
+
+
 class Cancelled(Exception):
     """The call's token was cancelled (internal: becomes KeyboardInterrupt)."""
 
 
-STATUS_OK, STATUS_VALUE, STATUS_DEVICE, STATUS_CANCELLED, STATUS_ERROR = range(5)
+STATUS_OK, STATUS_VALUE, STATUS_DEVICE, STATUS_CANCELLED, STATUS_ERROR, STATUS_AXIS = range(6)
 
 _LIBNAME = "libvkstat.dylib" if sys.platform == "darwin" else "libvkstat.so"
 
@@ -145,6 +157,8 @@ def check(status: int, err: ctypes.c_void_p) -> None:
         return
     if status == STATUS_VALUE:
         raise InputError(msg)
+    if status == STATUS_AXIS:
+        raise AxisError(msg)
     if status == STATUS_DEVICE:
         raise DeviceError(msg)
     if status == STATUS_CANCELLED:

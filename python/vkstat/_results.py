@@ -8,6 +8,7 @@ workload's is filled from a call's outputs and Info by
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, Optional, TypeVar
 
@@ -154,7 +155,8 @@ class LatentResult:
     spatial_centroid: Array = None
     spatial_highfrac: Array = None
     spatial_slope: Array = None
-    """(C,): the log-log slope of each channel's radial spectrum."""
+    """(N, C): the log-log slope of each (sample, channel)'s radial spectrum
+    (it was (C,): of each channel's spectrum averaged over samples)."""
     temporal_spectrum: Array = None
     """(N, C, F/2+1): each pixel's one-sided temporal spectrum, averaged over pixels."""
     temporal_centroid: Array = None
@@ -223,7 +225,11 @@ class StackResult:
     min: Array = None
     max: Array = None
     count: Array = None
-    """Valid dates per pixel (float32, as the command writes it)."""
+    """Valid dates per pixel (int32): the dates whose look box had a valid
+    sample."""
+    samples: Array = None
+    """Valid input samples of each pixel's look box, over every date
+    (int32; up to looks × dates): how many values the mean is of."""
     dates: int = 0
     """Dates in the stack."""
     geotransform: Optional[tuple[float, ...]] = None
@@ -238,7 +244,10 @@ class StackResult:
     complex: bool = False
     """Whether the dates were complex (SLC): |S|² was taken."""
     window: tuple[int, ...] = ()
-    """The input window read: first row, first column, rows, columns."""
+    """The input window read, as GDAL's -srcwin: xoff, yoff, xsize, ysize
+    (whole multilook boxes)."""
+    date_names: tuple[str, ...] = ()
+    """Each date's file name (``dates[i]`` for arrays), in order."""
     names: tuple[str, ...] = ()
     """The statistics asked for, in the command's order."""
 
@@ -246,6 +255,7 @@ class StackResult:
         if self.geotransform is not None:
             self.geotransform = tuple(self.geotransform)
         self.input_shape, self.window, self.names = tuple(self.input_shape), tuple(self.window), tuple(self.names)
+        self.date_names = tuple(self.date_names)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The statistics asked for, by name, as ``vkstat stack`` writes
@@ -265,16 +275,27 @@ class StackResult:
             raise ImportError("StackResult.affine() needs the affine package (rasterio brings it)") from None
         return Affine.from_gdal(*self.geotransform)
 
-    def to_xarray(self) -> Any:
+    def to_xarray(self, times: Any = None) -> Any:
         """The statistics as an ``xarray.Dataset`` of (y, x) variables,
         with the pixel centres' map coordinates where the geotransform has
-        no rotation, and the geotransform (GDAL's order) and the WKT as
-        attributes; with rioxarray installed, also its transform and CRS
-        (``ds.rio``), as rioxarray.open_rasterio gives them. Needs xarray."""
+        no rotation, the geotransform (GDAL's order) and the WKT as
+        attributes, and a ``time`` coordinate of the dates the statistics
+        are over (with ``date``, their names): ``times`` (anything
+        ``numpy.datetime64`` takes, one per date) or else the date each
+        file name holds (``YYYYMMDD`` or ``YYYY-MM-DD``, as Sentinel-1's
+        and most processors' names do; NaT where none). With rioxarray
+        installed, also its transform and CRS (``ds.rio``), as
+        rioxarray.open_rasterio gives them. Needs xarray."""
         try:
             import xarray as xr
         except ImportError:
             raise ImportError("StackResult.to_xarray() needs xarray") from None
+        if times is None:
+            t = np.array([_date_in(n) for n in self.date_names], dtype="datetime64[ns]")
+        else:
+            t = np.asarray(times, dtype="datetime64[ns]")
+            if t.shape != (self.dates,):
+                raise ValueError(f"times: want one per date ({self.dates}), got shape {t.shape}")
         attrs: dict[str, Any] = {"dates": self.dates, "complex": self.complex}
         coords: dict[str, np.ndarray] = {}
         gt = self.geotransform
@@ -285,6 +306,9 @@ class StackResult:
                 coords = {"y": gt[3] + gt[5] * (np.arange(h) + 0.5), "x": gt[0] + gt[1] * (np.arange(w) + 0.5)}
         if self.projection:
             attrs["crs_wkt"] = self.projection
+        coords["time"] = t
+        if self.date_names:
+            coords["date"] = ("time", list(self.date_names))  # type: ignore[assignment]
         ds = xr.Dataset({n: (("y", "x"), a) for n, a in self.arrays().items()}, coords=coords, attrs=attrs)
         try:
             import rioxarray  # noqa: F401 (registers the .rio accessor)
@@ -298,6 +322,17 @@ class StackResult:
 
     def __repr__(self) -> str:
         return _describe(self, self.names)
+
+
+def _date_in(name: str) -> Any:
+    """The first date (YYYYMMDD or YYYY-MM-DD, a plausible one) in a file
+    name, as numpy.datetime64; NaT without one."""
+    for m in re.finditer(r"(?<!\d)((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])", name):
+        try:
+            return np.datetime64(f"{m[1]}-{m[2]}-{m[3]}", "ns")
+        except ValueError:
+            continue
+    return np.datetime64("NaT", "ns")
 
 
 @dataclass(repr=False)

@@ -540,6 +540,7 @@ class Session:
     reduce = _array_ops.reduce
     cov = _linalg.cov
     chol = _linalg.chol
+    cho_solve = _linalg.cho_solve
     latent = _latent.latent
     stack = _stack.stack
     paco = _paco.paco

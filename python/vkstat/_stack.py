@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
@@ -17,17 +18,17 @@ if TYPE_CHECKING:
     from ._session import Session
 
 
-def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, crop: Sequence[int] | None = None,
-          filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
-          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0,
+def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, window: Sequence[int] | None = None,
+          crop: Sequence[int] | None = None, filter: str | None = None, filter_size: int | None = None, enl: float | None = None,  # noqa: A002
+          stat: str | Sequence[str] = "all", quantity: str = "intensity", ddof: int = 0, db: bool = False,
           nodata: float | None = None, band: int = 1, out: Mapping[str, np.ndarray] | None = None) -> StackResult:
     """Per-pixel temporal statistics of a stack of SAR images, one per
     date: what ``vkstat stack`` computes, on arrays in memory or on
     raster files.
 
     Each date's intensity (|S|² of complex SLC samples; real samples are
-    taken as intensity) is averaged over a multilook box, cropped,
-    optionally speckle-filtered, and added to the statistics over the
+    taken as intensity) is cut to a window, averaged over multilook boxes
+    from the window's corner, optionally speckle-filtered, and added to the statistics over the
     dates (Welford, as the dates stream through).
 
     Parameters
@@ -44,9 +45,15 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         The multilook box, rows (azimuth) × columns (range): ``4``,
         ``(2, 8)`` or ``"2x8"``. The last rows and columns that do not
         fill a box are dropped, as ISCE and SNAP do.
+    window : (int, int, int, int), optional
+        The window of the input read, as GDAL's ``-srcwin``: ``(xoff,
+        yoff, xsize, ysize)`` in input pixels, columns first (xsize or
+        ysize 0: to the edge); the looks start at its corner.
     crop : (int, int, int, int), optional
-        The window of the multilooked image kept: first row, first
-        column, rows, columns (rows or columns 0: to the edge).
+        Deprecated: ``(row, column, rows, columns)`` of the multilooked
+        image, rows first. It still cuts what it did (the window
+        ``(column·r, row·a, columns·r, rows·a)`` for a×r looks), with a
+        DeprecationWarning.
     filter : {None, "none", "boxcar", "lee", "refined-lee"}, optional
         A speckle filter of each date's multilooked intensity: the mean
         over a window, Lee's (1980) or Lee's refined (1981) filter.
@@ -58,7 +65,8 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         multilook's rows × columns.
     stat : str or sequence of str, optional
         The statistics to return: ``mean``, ``std``, ``cv`` (std/mean),
-        ``min``, ``max``, ``count`` (valid dates), or ``"all"`` (the
+        ``min``, ``max``, ``count`` (valid dates), ``samples`` (valid
+        input samples of the look box over the dates), or ``"all"`` (the
         default).
     quantity : {"intensity", "amplitude"}, optional
         ``amplitude`` takes the square root of the multilooked, filtered
@@ -66,6 +74,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     ddof : int, optional
         Delta degrees of freedom of std and cv (0: population, 1:
         sample).
+    db : bool, optional
+        Give mean, min and max in decibels: 10·log10 of an intensity,
+        20·log10 of an amplitude (std and cv stay linear), as ``--db``.
     nodata : float, optional
         For arrays: the value that marks missing samples (a complex
         sample: both parts), left out of the multilook like NaN. NaN
@@ -80,11 +91,12 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     Returns
     -------
     StackResult
-        The statistics, float32 arrays of the multilooked, cropped grid
-        (None for those not asked; ``arrays()`` lists those asked), the
-        number of dates, and for files the outputs' ``geotransform``
-        (the first date's, moved to the crop and scaled by the looks)
-        and ``projection`` (WKT).
+        The statistics, float32 arrays of the multilooked window (count
+        int32; None for those not asked; ``arrays()`` lists those
+        asked), the number of dates and their names, and for files the
+        outputs' ``geotransform`` (the first date's, moved to the window
+        and scaled by the looks) and ``projection`` (WKT).
+        ``to_xarray()`` makes an ``xarray.Dataset`` of them.
 
     Raises
     ------
@@ -105,8 +117,14 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
     """
     if isinstance(nodata, (float, np.floating)) and math.isnan(nodata):
         nodata = None  # NaN samples are left out whatever nodata says
-    params: dict[str, Any] = {"looks": looks, "crop": crop, "quantity": quantity, "filter": filter,
-                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat),
+    if crop is not None and window is not None:
+        raise ValueError("crop and window are one window: give window=(xoff, yoff, xsize, ysize)")
+    if crop is not None:
+        warnings.warn("stack(crop=(row, column, rows, columns)) counts multilooked pixels, rows first; give "
+                      "window=(xoff, yoff, xsize, ysize) in input pixels, as GDAL's -srcwin: for a×r looks, "
+                      "window=(column·r, row·a, columns·r, rows·a) cuts the same", DeprecationWarning, stacklevel=3)
+    params: dict[str, Any] = {"looks": looks, "window": window, "crop": crop, "quantity": quantity, "filter": filter,
+                              "filter_size": filter_size, "enl": enl, "ddof": _ddof(ddof), "stats": _names(stat), "db": bool(db),
                               "nodata": nodata, "band": band}
     arrays: dict[str, Lent] = {}
     if isinstance(dates, (str, os.PathLike)):
@@ -128,5 +146,9 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, cr
         else:
             arrays = {f"date{i}": lend_date(d, f"dates[{i}]") for i, d in enumerate(dates)}
     got, info, _ = self._run("stack", params, arrays, out, reads_files="paths" in params)
+    if "paths" in params:
+        info["date_names"] = [os.path.basename(p) for p in params["paths"]]
+    else:
+        info["date_names"] = [f"dates[{i}]" for i in range(info["dates"])]
     return fill(StackResult, got, info)
 

@@ -388,7 +388,7 @@ def _latent_dataset(r: LatentResult, info: Mapping[str, Any], dims: tuple, coord
     table = {"corr": (n, c, c2), "corr_frames": (n, f, c, c2), "frame_corr": (n, c, f, f2), "lagcorr": (n, c, "lag"),
              "pca_values": (n, "component"), "pca_ratio": (n, "component"), "pca_components": (n, "component", c),
              "spatial_spectrum": (n, c, "radial_bin"), "spatial_centroid": (n, c), "spatial_highfrac": (n, c),
-             "spatial_slope": (c,), "temporal_spectrum": (n, c, "frequency"), "temporal_centroid": (n, c),
+             "spatial_slope": (n, c), "temporal_spectrum": (n, c, "frequency"), "temporal_centroid": (n, c),
              "temporal_highfrac": (n, c), "mean_corr": (c, c2), "lag_means": ("lag",),
              "pca_mean_ratio": ("component",), "pca_mean_cumulative": ("component",)}
     variables = {}
