@@ -149,20 +149,11 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
 		return nil, inputError(err)
 	}
-	a, err := c.Tensor("a", Floats16...)
+	a, in, axis, kept, err := reduceInput(c, p.Axis)
 	if err != nil {
 		return nil, err
 	}
-	shape, axis, perm, kept, err := mergeAxes(a.Shape, p.Axis)
-	if err != nil {
-		return nil, err
-	}
-	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
-	if perm != nil {
-		in = reduce.Permuted(a, perm)
-		in.Shape = shape
-	}
-	g, err := reduce.Plan(shape, axis)
+	g, err := reduce.Plan(in.Shape, axis)
 	empty := errors.Is(err, reduce.ErrEmptyAxis)
 	if err != nil && !empty {
 		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
@@ -202,6 +193,26 @@ func parseStatsParam(names []string) ([]reduce.Stat, error) {
 		return nil, InputError{err}
 	}
 	return stats, nil
+}
+
+// reduceInput is the call's array a and the view of it that is reduced
+// along one axis for NumPy's axis (mergeAxes): a itself, reshaped, or a
+// permuted copy for axes that are not adjacent; kept is the output's shape
+// with keepdims.
+func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept []int, err error) {
+	if a, err = c.Tensor("a", Floats16...); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	shape, axis, perm, kept, err := mergeAxes(a.Shape, axisParam)
+	if err != nil {
+		return nil, nil, 0, nil, err
+	}
+	in = &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
+	if perm != nil {
+		in = reduce.Permuted(a, perm)
+		in.Shape = shape
+	}
+	return a, in, axis, kept, nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one

@@ -72,18 +72,9 @@ func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, er
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	a, err := c.Tensor("a", Floats16...)
+	_, in, axis, _, err := reduceInput(c, p.Axis)
 	if err != nil {
 		return nil, err
-	}
-	shape, axis, perm, _, err := mergeAxes(a.Shape, p.Axis)
-	if err != nil {
-		return nil, err
-	}
-	in := &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
-	if perm != nil {
-		in = reduce.Permuted(a, perm)
-		in.Shape = shape
 	}
 	pt, err := reduce.CPUPartial(in, reduce.Options{Axis: axis, SkipNaN: p.SkipNaN})
 	if err != nil {
@@ -372,11 +363,7 @@ var stackArrays = []string{"count", "mean", "m2", "min", "max", "samples"}
 
 // runStackPartial is stack.RunPartial of the dates (the call's arrays).
 func runStackPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p stackParams
-	if err := c.Params(&p); err != nil {
-		return nil, err
-	}
-	j, err := prepareStack(c, p)
+	j, err := prepareStack(c)
 	if err != nil {
 		return nil, err
 	}

@@ -70,11 +70,7 @@ type StackInfo struct {
 // Outputs: the statistics asked for, float32 (H, W), named as vkstat
 // stack's files.
 func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p stackParams
-	if err := c.Params(&p); err != nil {
-		return nil, err
-	}
-	j, err := prepareStack(c, p)
+	j, err := prepareStack(c)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +108,13 @@ func stackNames(p stackParams) ([]string, error) {
 	return names, nil
 }
 
-// prepareStack checks p and plans the stack of the dates it names (the
-// call's arrays, or the files of Paths).
-func prepareStack(c *Call, p stackParams) (*stackJob, error) {
+// prepareStack checks the call's parameters and plans the stack of the
+// dates they name (the call's arrays, or the files of Paths).
+func prepareStack(c *Call) (*stackJob, error) {
+	var p stackParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
 	cfg, err := stackConfig(p)
 	if err != nil {
 		return nil, err
