@@ -110,7 +110,6 @@ func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DTyp
 	nt := func() *tensor.Tensor { return tensor.New(tensor.F64, first.Shape...) }
 	out := &Moments{Axes: append([]int{}, first.Axes...), Shape: append([]int{}, first.Shape...),
 		Mean: nt(), Var: nt(), Std: nt(), Min: nt(), Max: nt(), Skew: nt(), Kurt: nt()}
-	nan := math.NaN()
 	round := func(v float64) float64 {
 		if dt == tensor.F32 {
 			return float64(float32(v))
@@ -118,8 +117,7 @@ func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DTyp
 		return v
 	}
 	for q := range size {
-		var n, mean, m2, m3, m4 float64
-		mn, mx := math.Inf(1), math.Inf(-1)
+		var acc mom
 		poisoned := false
 		for _, p := range parts {
 			nb := p.Count[q]
@@ -131,44 +129,71 @@ func MergeMoments(parts []MomentPart, ddof int, policy NaNPolicy, dt tensor.DTyp
 			if nb == 0 {
 				continue
 			}
-			m2b := p.M.Var.F64[q] * nb
-			var m3b, m4b float64
-			if p.M.Min.F64[q] != p.M.Max.F64[q] { // else constant: M3 = M4 = 0
-				s := m2b / nb
-				m3b = p.M.Skew.F64[q] * nb * math.Pow(s, 1.5)
-				m4b = (p.M.Kurt.F64[q] + 3) * nb * s * s
+			b := mom{n: nb, mean: mb, m2: p.M.Var.F64[q] * nb, min: p.M.Min.F64[q], max: p.M.Max.F64[q]}
+			if b.min != b.max { // else constant: M3 = M4 = 0
+				s := b.m2 / nb
+				b.m3 = p.M.Skew.F64[q] * nb * math.Pow(s, 1.5)
+				b.m4 = (p.M.Kurt.F64[q] + 3) * nb * s * s
 			}
-			mn, mx = math.Min(mn, p.M.Min.F64[q]), math.Max(mx, p.M.Max.F64[q])
-			if n == 0 {
-				n, mean, m2, m3, m4 = nb, mb, m2b, m3b, m4b
-				continue
-			}
-			na := n
-			nn := na + nb
-			d := mb - mean
-			dn := d / nn
-			m4 = m4 + m4b + d*dn*dn*dn*na*nb*(na*na-na*nb+nb*nb) + 6*dn*dn*(na*na*m2b+nb*nb*m2) + 4*dn*(na*m3b-nb*m3)
-			m3 = m3 + m3b + d*dn*dn*na*nb*(na-nb) + 3*dn*(na*m2b-nb*m2)
-			m2 = m2 + m2b + d*dn*na*nb
-			mean += dn * nb
-			n = nn
+			acc = acc.add(b)
 		}
-		if poisoned || n == 0 {
-			for _, t := range []*tensor.Tensor{out.Mean, out.Var, out.Std, out.Min, out.Max, out.Skew, out.Kurt} {
-				t.F64[q] = nan
-			}
-			continue
-		}
-		v := nan
-		if dof := n - float64(ddof); dof > 0 {
-			v = m2 / dof
-		}
-		out.Mean.F64[q], out.Var.F64[q], out.Std.F64[q] = round(mean), round(v), round(math.Sqrt(v))
-		out.Min.F64[q], out.Max.F64[q] = round(mn), round(mx)
-		out.Skew.F64[q], out.Kurt.F64[q] = nan, nan
-		if mn != mx {
-			out.Skew.F64[q], out.Kurt.F64[q] = shapeOpt{unbiased: unbiased}.skewKurt(m2/n, m3/n, m4/n, int(n))
-		}
+		acc.bad = poisoned
+		acc.put(out, q, ddof, unbiased, round)
 	}
 	return out, nil
+}
+
+// mom is the count, mean, central sums M2, M3, M4, least and greatest
+// value of a set of values, or (bad) that one of them is NaN or ±Inf under
+// Propagate.
+type mom struct {
+	n, mean, m2, m3, m4, min, max float64
+	bad                           bool
+}
+
+// add is the mom of a's and b's values together: Chan, Golub and
+// LeVeque's pairwise update of the mean and M2, Pébay's (2008) of M3 and
+// M4.
+func (a mom) add(b mom) mom {
+	bad := a.bad || b.bad
+	switch {
+	case b.n == 0:
+		a.bad = bad
+		return a
+	case a.n == 0:
+		b.bad = bad
+		return b
+	}
+	na, nb := a.n, b.n
+	nn := na + nb
+	d := b.mean - a.mean
+	dn := d / nn
+	return mom{n: nn, mean: a.mean + dn*nb, bad: bad,
+		m2:  a.m2 + b.m2 + d*dn*na*nb,
+		m3:  a.m3 + b.m3 + d*dn*dn*na*nb*(na-nb) + 3*dn*(na*b.m2-nb*a.m2),
+		m4:  a.m4 + b.m4 + d*dn*dn*dn*na*nb*(na*na-na*nb+nb*nb) + 6*dn*dn*(na*na*b.m2+nb*nb*a.m2) + 4*dn*(na*b.m3-nb*a.m3),
+		min: math.Min(a.min, b.min), max: math.Max(a.max, b.max)}
+}
+
+// put writes a's moments at q of out: var M2/(n−ddof) (NaN when n−ddof <=
+// 0), skew and excess kurtosis NaN for a constant set (corrected with
+// unbiased), all NaN for a bad or empty set; mean, var, std, min and max
+// through round.
+func (a mom) put(out *Moments, q, ddof int, unbiased bool, round func(float64) float64) {
+	if a.bad || a.n == 0 {
+		for _, t := range []*tensor.Tensor{out.Mean, out.Var, out.Std, out.Min, out.Max, out.Skew, out.Kurt} {
+			t.F64[q] = math.NaN()
+		}
+		return
+	}
+	v := math.NaN()
+	if dof := a.n - float64(ddof); dof > 0 {
+		v = a.m2 / dof
+	}
+	out.Mean.F64[q], out.Var.F64[q], out.Std.F64[q] = round(a.mean), round(v), round(math.Sqrt(v))
+	out.Min.F64[q], out.Max.F64[q] = round(a.min), round(a.max)
+	out.Skew.F64[q], out.Kurt.F64[q] = math.NaN(), math.NaN()
+	if a.min != a.max {
+		out.Skew.F64[q], out.Kurt.F64[q] = shapeOpt{unbiased: unbiased}.skewKurt(a.m2/a.n, a.m3/a.n, a.m4/a.n, int(a.n))
+	}
 }

@@ -203,6 +203,12 @@ type PartialOptions struct {
 	NaN        string `json:"nan"`
 }
 
+// facts are o as a file keeps them.
+func (o Options) facts() PartialOptions {
+	return PartialOptions{Moments: o.Moments, Axes: o.Axes, DDof: o.DDof, Corr: o.Corr, CorrFrames: o.CorrFrames,
+		LagCorr: o.LagCorr, Lags: o.Lags, PCA: o.PCA, Spectra: o.Spectra, NaN: o.NaN.String()}
+}
+
 // sumsPrefix names the arrays of the moment sums.
 const sumsPrefix = "sums."
 
@@ -211,8 +217,7 @@ const sumsPrefix = "sums."
 func (p *Partial) Store() (PartialFacts, map[string]*tensor.Tensor) {
 	o := p.Opt
 	f := PartialFacts{First: p.First, Shape: p.Shape, DType: p.DType.String(), NaNs: p.R.NaNs, Infs: p.R.Infs, Notes: p.R.Notes,
-		Options: PartialOptions{Moments: o.Moments, Axes: o.Axes, DDof: o.DDof, Corr: o.Corr, CorrFrames: o.CorrFrames,
-			LagCorr: o.LagCorr, Lags: o.Lags, PCA: o.PCA, Spectra: o.Spectra, NaN: o.NaN.String()}}
+		Options: o.facts()}
 	arrays := map[string]*tensor.Tensor{}
 	for _, a := range p.R.Arrays() {
 		arrays[a.Name] = a.T

@@ -63,19 +63,34 @@ func runPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 	if n*c*t == 0 {
 		return nil, fmt.Errorf("latent: empty tensor of shape %s", tensor.ShapeString(x.Shape))
 	}
-	out := &PCA{Values: tensor.New(tensor.F64, n, c), Ratio: tensor.New(tensor.F64, n, c), Vectors: tensor.New(tensor.F64, n, c, c)}
-	nan := math.NaN()
-	for _, a := range [][]float64{out.Values.F64, out.Ratio.F64, out.Vectors.F64} {
-		for i := range a {
-			a[i] = nan
-		}
-	}
+	out := nanPCA(n, c)
 	out.NaNs, out.Infs = countNonFinite(x)
 	lay := cov.Strided{Bases: steps(n, c*t), Offsets: steps(c, t), T: t, TStride: 1}
 	sc, err := covSets(ctx, dev, x, lay, cov.Options{DDof: 1}, policy, out.NaNs+out.Infs == 0, &out.Timing)
 	if err != nil {
 		return nil, fmt.Errorf("latent: pca covariance: %w", err)
 	}
+	if err := out.fromCovs(ctx, dev, sc, n, c, x.DType == tensor.F64, policy); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// nanPCA is the PCA of n samples of c channels, its outputs all NaN.
+func nanPCA(n, c int) *PCA {
+	out := &PCA{Values: tensor.New(tensor.F64, n, c), Ratio: tensor.New(tensor.F64, n, c), Vectors: tensor.New(tensor.F64, n, c, c)}
+	for _, a := range [][]float64{out.Values.F64, out.Ratio.F64, out.Vectors.F64} {
+		for i := range a {
+			a[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// fromCovs fills out's outputs (NaN on entry) and notes from sc, the ddof-1
+// covariances of n samples of c channels, decomposed by package eig on dev
+// or the CPU in float64 (f64) or float32.
+func (out *PCA) fromCovs(ctx context.Context, dev *engine.Device, sc *setCovs, n, c int, f64 bool, policy NaNPolicy) error {
 	// The samples with a full covariance go to eig in one batch, in
 	// float64 for a float64 x and float32 otherwise (cov's outputs, exact).
 	var sets []int
@@ -94,7 +109,7 @@ func runPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 	var failed []string
 	if len(sets) > 0 {
 		cv := tensor.New(tensor.F32, len(sets), c, c)
-		if x.DType == tensor.F64 {
+		if f64 {
 			cv = tensor.New(tensor.F64, len(sets), c, c)
 		}
 		for k, s := range sets {
@@ -109,7 +124,7 @@ func runPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 		}
 		er, err := eig.Run(ctx, dev, cv, eig.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("latent: pca eigendecomposition: %w", err)
+			return fmt.Errorf("latent: pca eigendecomposition: %w", err)
 		}
 		out.Timing.Add(er.Timing)
 		vals, vecs := er.Values.Float64s(), er.Vectors.Float64s()
@@ -147,5 +162,5 @@ func runPCA(ctx context.Context, dev *engine.Device, x *tensor.Tensor, policy Na
 	if len(failed) > 0 {
 		out.Notes = append(out.Notes, noteList(fmt.Sprintf("%d sample(s) without a full PCA", len(failed)), failed))
 	}
-	return out, nil
+	return nil
 }

@@ -600,7 +600,14 @@ func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("latent: correlation: %w", err)
 	}
-	b, p := len(lay.Bases), len(lay.Offsets)
+	corr, notes := sc.corr(len(lay.Bases), len(lay.Offsets), setName, varName)
+	return corr, sc.bad, notes, nil
+}
+
+// corr is the b·p·p correlation matrices of sc's b sets of p variables in
+// float64, and notes naming the sets and variables whose correlations are
+// NaN.
+func (sc *setCovs) corr(b, p int, setName func(int) string, varName string) ([]float64, []string) {
 	corr := make([]float64, b*p*p)
 	par.Range(b, 1, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
@@ -643,7 +650,7 @@ func corrSets(ctx context.Context, dev *engine.Device, x *tensor.Tensor, lay cov
 	if len(short) > 0 {
 		notes = append(notes, noteList(fmt.Sprintf("%d set(s) with fewer than 2 samples free of NaN/Inf, all NaN", len(short)), short))
 	}
-	return corr, sc.bad, notes, nil
+	return corr, notes
 }
 
 // setCovs are the covariances of strided sample sets (covSets).
