@@ -91,7 +91,7 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	opt, err := latentWork(p, x)
+	opt, err := latentWork(p, x.Shape, x.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -106,19 +106,19 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	return latentResult(res, r, opt, x.Shape, x.DType).timed(r.Timing), nil
 }
 
-// latentWork is latentOptions for x, with the storage type of the work
+// latentWork is latentOptions for an array of shape and type dt, with the storage type of the work
 // that p's precision says.
-func latentWork(p latentParams, x *tensor.Tensor) (latent.Options, error) {
-	opt, err := latentOptions(p, x.Shape)
+func latentWork(p latentParams, shape []int, dt tensor.DType) (latent.Options, error) {
+	opt, err := latentOptions(p, shape)
 	if err != nil {
 		return opt, err
 	}
-	opt.DType = x.DType
+	opt.DType = dt
 	if p.Precision != "" && p.Precision != "auto" {
 		if opt.DType, err = tensor.ParseDType(p.Precision); err != nil {
 			return opt, inputf("precision %q: want auto, float16, bfloat16, float32 or float64 (f16, bf16, f32, f64)", p.Precision)
 		}
-		opt.Convert = opt.DType != x.DType
+		opt.Convert = opt.DType != dt
 	}
 	return opt, nil
 }

@@ -27,6 +27,8 @@ func init() {
 	ops["cov_merge"] = runCovMerge
 	ops["latent_partial"] = runLatentPartial
 	ops["latent_merge"] = runLatentMerge
+	ops["latent_block"] = runLatentBlock
+	ops["latent_block_merge"] = runLatentBlockMerge
 	ops["stack_partial"] = runStackPartial
 	ops["stack_merge"] = runStackMerge
 }
@@ -251,12 +253,12 @@ type latentPartialParams struct {
 	First int `json:"first"`
 }
 
-// latentPart is a latent partial's facts: the library's, the input's
+// latentPart is a latent partial's or block's facts: the library's (F), the input's
 // dtype, and the names of its arrays.
-type latentPart struct {
-	Facts  latent.PartialFacts `json:"facts"`
-	DType  string              `json:"in_dtype"`
-	Arrays []string            `json:"arrays"`
+type latentPart[F any] struct {
+	Facts  F        `json:"facts"`
+	DType  string   `json:"in_dtype"`
+	Arrays []string `json:"arrays"`
 }
 
 // runLatentPartial is latent.RunPartial of the samples x, the data set's
@@ -270,7 +272,7 @@ func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result
 	if err != nil {
 		return nil, err
 	}
-	opt, err := latentWork(p.latentParams, x)
+	opt, err := latentWork(p.latentParams, x.Shape, x.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -280,14 +282,15 @@ func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result
 	if err != nil {
 		return nil, latentRunError(err)
 	}
-	return latentOut(c, pt, x.DType), nil
+	f, arrays := pt.Store()
+	return latentOut(c, f, arrays, x.DType), nil
 }
 
-// latentOut is pt as outputs and Info.
-func latentOut(c *Call, pt *latent.Partial, in tensor.DType) *Result {
-	f, arrays := pt.Store()
+// latentOut is a stored partial or block (Store's facts f and arrays)
+// as outputs and Info.
+func latentOut[F any](c *Call, f F, arrays map[string]*tensor.Tensor, in tensor.DType) *Result {
 	res := c.Result()
-	info := latentPart{Facts: f, DType: in.String()}
+	info := latentPart[F]{Facts: f, DType: in.String()}
 	for name, t := range arrays {
 		res.add(name, t)
 		info.Arrays = append(info.Arrays, name)
@@ -298,8 +301,8 @@ func latentOut(c *Call, pt *latent.Partial, in tensor.DType) *Result {
 
 type latentMergeParams struct {
 	latentParams
-	Parts  []latentPart `json:"parts"`
-	Finish bool         `json:"finish"`
+	Parts  []latentPart[latent.PartialFacts] `json:"parts"`
+	Finish bool                              `json:"finish"`
 }
 
 // runLatentMerge merges latent partials of consecutive samples
@@ -315,13 +318,9 @@ func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 	}
 	parts := make([]*latent.Partial, len(p.Parts))
 	for i, pp := range p.Parts {
-		arrays := map[string]*tensor.Tensor{}
-		for _, name := range pp.Arrays {
-			t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
-			if err != nil {
-				return nil, err
-			}
-			arrays[name] = t
+		arrays, err := partArrays(c, i, pp.Arrays)
+		if err != nil {
+			return nil, err
 		}
 		pt, err := latent.RestorePartial(pp.Facts, arrays)
 		if err != nil {
@@ -338,7 +337,8 @@ func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 		return nil, inputf("parts[0]: %v", err)
 	}
 	if !p.Finish {
-		return latentOut(c, m, in), nil
+		f, arrays := m.Store()
+		return latentOut(c, f, arrays, in), nil
 	}
 	r, err := m.Finish()
 	if err != nil {
@@ -347,6 +347,102 @@ func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 	opt := m.Opt
 	opt.DType = m.DType
 	return latentResult(c.Result(), r, opt, m.Shape, in), nil
+}
+
+type latentBlockParams struct {
+	latentParams
+	// Origin is the index of x's first element in the whole tensor, Full
+	// that tensor's shape.
+	Origin []int `json:"origin"`
+	Full   []int `json:"full"`
+}
+
+// runLatentBlock is latent.RunBlock of x, the chunk of a tensor of shape
+// Full at Origin.
+func runLatentBlock(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p latentBlockParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	x, err := c.Tensor("x", Floats16...)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Full) != len(x.Shape) {
+		return nil, inputf("full: %v is not the shape of a tensor of which x, of shape %s, is a chunk", p.Full, tensor.ShapeString(x.Shape))
+	}
+	opt, err := latentWork(p.latentParams, p.Full, x.DType)
+	if err != nil {
+		return nil, err
+	}
+	b, err := latent.RunBlock(ctx, x, p.Origin, p.Full, opt)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	f, arrays := b.Store()
+	return latentOut(c, f, arrays, x.DType), nil
+}
+
+type latentBlockMergeParams struct {
+	latentParams
+	Parts  []latentPart[latent.BlockFacts] `json:"parts"`
+	Finish bool                            `json:"finish"`
+}
+
+// runLatentBlockMerge merges latent blocks (latent.MergeBlocks), and with
+// finish returns what the latent operation returns for the whole tensor.
+func runLatentBlockMerge(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
+	var p latentBlockMergeParams
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	if len(p.Parts) == 0 {
+		return nil, inputf("parts: none given")
+	}
+	blocks := make([]*latent.Block, len(p.Parts))
+	for i, pp := range p.Parts {
+		arrays, err := partArrays(c, i, pp.Arrays)
+		if err != nil {
+			return nil, err
+		}
+		b, err := latent.RestoreBlock(pp.Facts, arrays)
+		if err != nil {
+			return nil, inputf("parts[%d]: %v", i, err)
+		}
+		blocks[i] = b
+	}
+	m, err := latent.MergeBlocks(blocks...)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	in, err := tensor.ParseDType(p.Parts[0].DType)
+	if err != nil {
+		return nil, inputf("parts[0]: %v", err)
+	}
+	if !p.Finish {
+		f, arrays := m.Store()
+		return latentOut(c, f, arrays, in), nil
+	}
+	r, err := m.Finish(ctx)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	opt := m.Opt
+	opt.DType = m.DType
+	return latentResult(c.Result(), r, opt, m.Full, in), nil
+}
+
+// partArrays are the float64 arrays names of part i.
+func partArrays(c *Call, i int, names []string) (map[string]*tensor.Tensor, error) {
+	arrays := map[string]*tensor.Tensor{}
+	for _, name := range names {
+		t, err := c.Tensor(fmt.Sprintf("%d.%s", i, name), tensor.F64)
+		if err != nil {
+			return nil, err
+		}
+		arrays[name] = t
+	}
+	return arrays, nil
 }
 
 // ---- stack ----------------------------------------------------------------

@@ -244,19 +244,49 @@ def _latent_partial(block: np.ndarray, first: int, params: Mapping[str, Any]) ->
     return got, info
 
 
+def _latent_block(block: np.ndarray, origin: tuple, full: tuple, params: Mapping[str, Any]) -> Partial:
+    return _call("latent_block", dict(params, origin=list(origin), full=list(full)), {"x": block},
+                 lender=lambda v, k: lend(v, k, half=True))
+
+
+def _latent_whole_axes(stats: Sequence[str], ndim: int) -> list[int] | None:
+    """The axes a chunk must hold whole for stats: None for the spectra
+    (every axis but the samples), the channels for corr, corr-frames and
+    pca, the frames for lagcorr."""
+    names = {s.lower() for s in stats}
+    if "all" in names or "spectra" in names:
+        return None
+    whole = []
+    if names & {"corr", "corr-frames", "pca"}:
+        whole.append(1)
+    if "lagcorr" in names and ndim == 5:
+        whole.append(2)
+    return whole
+
+
 def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Sequence[int] | int = (-2, -1),
            lags: int | None = None, nan: str = "propagate", ddof: int = 0, precision: Any = None,
            split_every: int = SPLIT_EVERY, compute: bool = True) -> Any:
     """:func:`vkstat.latent` on a Dask array of samples (N, C, F, H, W) or
-    (N, C, H, W), chunked along the samples (the other axes are made one
-    chunk).
+    (N, C, H, W) (any shape for moments alone).
 
-    Each chunk's partial is computed by vkstat in the worker: its per-sample
+    Chunks may cut any axis the statistics allow, and the rest are made
+    one chunk: the moments allow every axis; corr, corr-frames and pca need
+    every channel in a chunk, lagcorr every frame; the spectra need whole
+    samples, so with them only the samples may be cut.
+
+    Without the spectra, each chunk's state is computed by vkstat in the
+    worker, in float64: per output of the moments the count, mean, central
+    sums to order 4, least and greatest value; per set of variables of the
+    correlations and the PCA the count, means and co-moment matrix. The
+    states merge in a tree (Pébay's pairwise updates), and the moments,
+    correlations, lag means and the PCA come from the last merge only.
+
+    With the spectra, each chunk of whole samples gives its per-sample
     results (correlations, PCA, spectra, moments over axes without axis 0)
     and, for moments over axes with axis 0, their count, mean and central
-    sums. The partials merge in a tree of consecutive chunks; what needs
-    every sample (those moments, the spectra's slopes) comes from the last
-    merge.
+    sums; what needs every sample (those moments, the spectra's slopes)
+    comes from the last merge.
 
     Returns
     -------
@@ -268,15 +298,25 @@ def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Seq
         channels, channels_2); ...) with its coordinates along them.
     """
     _need_dask()
-    latents, x = x, _whole_but(_dask_array(x), 0)
+    latents, x = x, _dask_array(x)
     params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else list(axes),
               "ddof": _ddof(ddof), "lags": lags, "nan": nan, "precision": _precision(precision)}
-    firsts = np.cumsum((0,) + x.chunks[0][:-1])
-    parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
+    whole = _latent_whole_axes(params["stats"], x.ndim)
+    if whole is None:
+        op, x = "latent_merge", _whole_but(x, 0)
+        firsts = np.cumsum((0,) + x.chunks[0][:-1])
+        parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
+    else:
+        op = "latent_block_merge"
+        x = x.rechunk({a: -1 for a in whole}) if whole else x
+        starts = [np.cumsum((0,) + c[:-1]) for c in x.chunks]
+        grid = x.to_delayed()
+        parts = [dask.delayed(_latent_block)(grid[i], tuple(int(starts[a][k]) for a, k in enumerate(i)), x.shape, params)
+                 for i in np.ndindex(*grid.shape)]
     if not _is_xarray(latents):
-        return _result("latent_merge", parts, params, split_every, _latent_result, compute)
+        return _result(op, parts, params, split_every, _latent_result, compute)
     dims, coords = tuple(latents.dims), {k: v for k, v in latents.coords.items() if v.dims and v.dims[0] in latents.dims}
-    return _result("latent_merge", parts, params, split_every,
+    return _result(op, parts, params, split_every,
                    lambda got, info: _latent_dataset(_latent_result(got, info), info, dims, coords), compute)
 
 
