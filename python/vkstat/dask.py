@@ -275,18 +275,21 @@ def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Seq
     every channel in a chunk, lagcorr every frame; the spectra need whole
     samples, so with them only the samples may be cut.
 
-    Without the spectra, each chunk's state is computed by vkstat in the
-    worker, in float64: per output of the moments the count, mean, central
-    sums to order 4, least and greatest value; per set of variables of the
-    correlations and the PCA the count, means and co-moment matrix. The
-    states merge in a tree (Pébay's pairwise updates), and the moments,
-    correlations, lag means and the PCA come from the last merge only.
+    Where chunks cut the samples (without the spectra), each chunk's state
+    is computed by vkstat in the worker, on the CPU in float64: per output
+    of the moments the count, mean, central sums to order 4, least and
+    greatest value; per set of variables of the correlations and the PCA
+    the count, means and co-moment matrix. The states merge in a tree
+    (Pébay's pairwise updates), and the moments, correlations, lag means
+    and the PCA come from the last merge only.
 
-    With the spectra, each chunk of whole samples gives its per-sample
-    results (correlations, PCA, spectra, moments over axes without axis 0)
-    and, for moments over axes with axis 0, their count, mean and central
-    sums; what needs every sample (those moments, the spectra's slopes)
-    comes from the last merge.
+    With the spectra, or where every chunk holds whole samples, each
+    chunk's partial is computed on the worker's session (its device or
+    the CPU path) instead: its per-sample results (correlations, PCA,
+    spectra, moments over axes without axis 0) and, for moments over axes
+    with axis 0, their count, mean and central sums; what needs every
+    sample (those moments, the spectra's slopes) comes from the last
+    merge.
 
     Returns
     -------
@@ -302,13 +305,14 @@ def latent(x: Any, stat: str | Sequence[str] = ("moments", "corr"), *, axes: Seq
     params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else list(axes),
               "ddof": _ddof(ddof), "lags": lags, "nan": nan, "precision": _precision(precision)}
     whole = _latent_whole_axes(params["stats"], x.ndim)
-    if whole is None:
+    if whole is not None:
+        x = x.rechunk({a: -1 for a in whole}) if whole else x
+    if whole is None or all(len(c) == 1 for c in x.chunks[1:]):  # whole samples: their partials, on the device
         op, x = "latent_merge", _whole_but(x, 0)
         firsts = np.cumsum((0,) + x.chunks[0][:-1])
         parts = [dask.delayed(_latent_partial)(b, int(f), params) for b, f in zip(x.to_delayed().ravel(), firsts)]
     else:
         op = "latent_block_merge"
-        x = x.rechunk({a: -1 for a in whole}) if whole else x
         starts = [np.cumsum((0,) + c[:-1]) for c in x.chunks]
         grid = x.to_delayed()
         parts = [dask.delayed(_latent_block)(grid[i], tuple(int(starts[a][k]) for a, k in enumerate(i)), x.shape, params)
