@@ -313,40 +313,50 @@ func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	if len(p.Parts) == 0 {
+	return latentMerge(c, p.Parts, p.Finish, latent.RestorePartial, latent.Merge, func(m *latent.Partial) (*latent.Result, latent.Options, []int, error) {
+		r, err := m.Finish()
+		return r, m.Opt, m.Shape, err
+	}, func(m *latent.Partial) tensor.DType { return m.DType })
+}
+
+// latentMerge restores parts (restore), merges them (merge) and returns
+// the merge as outputs and Info, or with finish what the latent operation
+// returns for all of them (done, of work type dt).
+func latentMerge[F any, P interface {
+	Store() (F, map[string]*tensor.Tensor)
+}](c *Call, parts []latentPart[F], finish bool, restore func(F, map[string]*tensor.Tensor) (P, error), merge func(...P) (P, error),
+	done func(P) (*latent.Result, latent.Options, []int, error), dt func(P) tensor.DType) (*Result, error) {
+	if len(parts) == 0 {
 		return nil, inputf("parts: none given")
 	}
-	parts := make([]*latent.Partial, len(p.Parts))
-	for i, pp := range p.Parts {
+	ps := make([]P, len(parts))
+	for i, pp := range parts {
 		arrays, err := partArrays(c, i, pp.Arrays)
 		if err != nil {
 			return nil, err
 		}
-		pt, err := latent.RestorePartial(pp.Facts, arrays)
-		if err != nil {
+		if ps[i], err = restore(pp.Facts, arrays); err != nil {
 			return nil, inputf("parts[%d]: %v", i, err)
 		}
-		parts[i] = pt
 	}
-	m, err := latent.Merge(parts...)
+	m, err := merge(ps...)
 	if err != nil {
 		return nil, inputError(err)
 	}
-	in, err := tensor.ParseDType(p.Parts[0].DType)
+	in, err := tensor.ParseDType(parts[0].DType)
 	if err != nil {
 		return nil, inputf("parts[0]: %v", err)
 	}
-	if !p.Finish {
+	if !finish {
 		f, arrays := m.Store()
 		return latentOut(c, f, arrays, in), nil
 	}
-	r, err := m.Finish()
+	r, opt, shape, err := done(m)
 	if err != nil {
 		return nil, err
 	}
-	opt := m.Opt
-	opt.DType = m.DType
-	return latentResult(c.Result(), r, opt, m.Shape, in), nil
+	opt.DType = dt(m)
+	return latentResult(c.Result(), r, opt, shape, in), nil
 }
 
 type latentBlockParams struct {
@@ -396,40 +406,13 @@ func runLatentBlockMerge(ctx context.Context, _ *engine.Device, c *Call) (*Resul
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	if len(p.Parts) == 0 {
-		return nil, inputf("parts: none given")
-	}
-	blocks := make([]*latent.Block, len(p.Parts))
-	for i, pp := range p.Parts {
-		arrays, err := partArrays(c, i, pp.Arrays)
+	return latentMerge(c, p.Parts, p.Finish, latent.RestoreBlock, latent.MergeBlocks, func(m *latent.Block) (*latent.Result, latent.Options, []int, error) {
+		r, err := m.Finish(ctx)
 		if err != nil {
-			return nil, err
+			err = inputError(err)
 		}
-		b, err := latent.RestoreBlock(pp.Facts, arrays)
-		if err != nil {
-			return nil, inputf("parts[%d]: %v", i, err)
-		}
-		blocks[i] = b
-	}
-	m, err := latent.MergeBlocks(blocks...)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	in, err := tensor.ParseDType(p.Parts[0].DType)
-	if err != nil {
-		return nil, inputf("parts[0]: %v", err)
-	}
-	if !p.Finish {
-		f, arrays := m.Store()
-		return latentOut(c, f, arrays, in), nil
-	}
-	r, err := m.Finish(ctx)
-	if err != nil {
-		return nil, inputError(err)
-	}
-	opt := m.Opt
-	opt.DType = m.DType
-	return latentResult(c.Result(), r, opt, m.Full, in), nil
+		return r, m.Opt, m.Full, err
+	}, func(m *latent.Block) tensor.DType { return m.DType })
 }
 
 // partArrays are the float64 arrays names of part i.

@@ -154,12 +154,7 @@ func five(v []int, one int) []int {
 // blockMoments is the mom of each output of the moments over axes of the
 // values data of shape, in C order.
 func blockMoments(data []float64, shape, axes []int, policy NaNPolicy) []mom {
-	var kept []int
-	for i := range shape {
-		if !slices.Contains(axes, i) {
-			kept = append(kept, i)
-		}
-	}
+	kept := keptAxes(axes, len(shape))
 	out := make([]mom, tensor.NumElements(pick(shape, kept)))
 	for i := range out {
 		out[i].min, out[i].max = math.Inf(1), math.Inf(-1)
@@ -193,6 +188,17 @@ func blockMoments(data []float64, shape, axes []int, policy NaNPolicy) []mom {
 		m.m4 += d2 * d2
 	}
 	return out
+}
+
+// keptAxes are the axes of an nd-d tensor not in axes.
+func keptAxes(axes []int, nd int) []int {
+	var kept []int
+	for i := range nd {
+		if !slices.Contains(axes, i) {
+			kept = append(kept, i)
+		}
+	}
+	return kept
 }
 
 // pick is v at the indices axes.
@@ -498,12 +504,7 @@ func MergeBlocks(blocks ...*Block) (*Block, error) {
 	}
 	if f.Opt.Moments {
 		axes, _ := NormAxes(f.Opt.Axes, nd)
-		var kept []int
-		for i := range nd {
-			if !slices.Contains(axes, i) {
-				kept = append(kept, i)
-			}
-		}
+		kept := keptAxes(axes, nd)
 		m.mom = make([]mom, tensor.NumElements(pick(m.Shape, kept)))
 		for _, b := range blocks {
 			for q, to := range place(b.Shape, off(b), m.Shape, kept, false) {
@@ -545,12 +546,7 @@ func (b *Block) Finish(ctx context.Context) (*Result, error) {
 	r := &Result{NaNs: b.NaNs, Infs: b.Infs}
 	if opt.Moments {
 		axes, _ := NormAxes(opt.Axes, len(b.Full))
-		var kept []int
-		for i, s := range b.Full {
-			if !slices.Contains(axes, i) {
-				kept = append(kept, s)
-			}
-		}
+		kept := pick(b.Full, keptAxes(axes, len(b.Full)))
 		nt := func() *tensor.Tensor { return tensor.New(tensor.F64, kept...) }
 		m := &Moments{Axes: axes, Shape: kept, Mean: nt(), Var: nt(), Std: nt(), Min: nt(), Max: nt(), Skew: nt(), Kurt: nt()}
 		round := func(v float64) float64 { return v }
@@ -707,12 +703,7 @@ func RestoreBlock(f BlockFacts, arrays map[string]*tensor.Tensor) (*Block, error
 		if err != nil {
 			return nil, err
 		}
-		var kept []int
-		for i := range nd {
-			if !slices.Contains(axes, i) {
-				kept = append(kept, i)
-			}
-		}
+		kept := keptAxes(axes, nd)
 		b.mom = make([]mom, tensor.NumElements(pick(f.Shape, kept)))
 		for i, name := range momentFields {
 			t := arrays["mom."+name]
