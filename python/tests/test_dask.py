@@ -243,3 +243,7 @@ def test_latent_xarray_out(client):
     close(ds["corr"].values, want.corr)
     close(ds["spatial_slope"].values, want.spatial_slope)
     assert list(ds.lag.values) == [1, 2, 3]
+    cut = vd.latent(la.chunk({"y": 3, "frame": 1}), ["moments", "corr", "pca"], axes=(0, 3, 4))  # chunks inside samples
+    assert cut["mean"].dims == ("channel", "frame") and list(cut.sample.values) == [100, 101, 102, 103, 104]
+    close(cut["mean"].values, want.mean)
+    close(cut["pca_components"].values, want.pca_components)
