@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/vkstat/vkstat/tensor"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Block is latent's state over chunks of a tensor that may cut its
@@ -159,33 +160,44 @@ func blockMoments(data []float64, shape, axes []int, policy NaNPolicy) []mom {
 	for i := range out {
 		out[i].min, out[i].max = math.Inf(1), math.Inf(-1)
 	}
-	to := place(shape, make([]int, len(shape)), shape, kept, true)
+	// The trailing reduced axes make runs of values of one output: the
+	// table maps each run to it.
+	lead, run := len(shape), 1
+	for lead > 0 && !slices.Contains(kept, lead-1) {
+		lead--
+		run *= shape[lead]
+	}
+	to := place(shape[:lead], make([]int, lead), shape[:lead], kept, true)
 	sum := make([]float64, len(out))
-	for e, v := range data {
-		m := &out[to[e]]
-		if !finite(v) {
-			m.bad = m.bad || policy == Propagate
-			continue
+	for r, q := range to {
+		m := &out[q]
+		for _, v := range data[r*run : (r+1)*run] {
+			if !finite(v) {
+				m.bad = m.bad || policy == Propagate
+				continue
+			}
+			m.n++
+			sum[q] += v
+			m.min, m.max = min(m.min, v), max(m.max, v)
 		}
-		m.n++
-		sum[to[e]] += v
-		m.min, m.max = math.Min(m.min, v), math.Max(m.max, v)
 	}
 	for q := range out {
 		if out[q].n > 0 {
 			out[q].mean = sum[q] / out[q].n
 		}
 	}
-	for e, v := range data {
-		if !finite(v) {
-			continue
+	for r, q := range to {
+		m := &out[q]
+		for _, v := range data[r*run : (r+1)*run] {
+			if !finite(v) {
+				continue
+			}
+			d := v - m.mean
+			d2 := d * d
+			m.m2 += d2
+			m.m3 += d2 * d
+			m.m4 += d2 * d2
 		}
-		m := &out[to[e]]
-		d := v - m.mean
-		d2 := d * d
-		m.m2 += d2
-		m.m3 += d2 * d
-		m.m4 += d2 * d2
 	}
 	return out
 }
@@ -271,109 +283,94 @@ func newCoSets(sets, p int) *coSets {
 // comoments is the coSets of fam over data, a chunk of shape s5 (N, C, F,
 // H, W): under Skip over the observations at which no variable of the set
 // is NaN or ±Inf; under Propagate over all, such a value counted as 0 and
-// its variable flagged bad.
+// its variable flagged bad. Each family's observations are the chunk's
+// trailing axes, so a variable's lie in one run.
 func comoments(data []float64, s5 []int, fam family, policy NaNPolicy) *coSets {
-	var obs []int
-	for i := range 5 {
-		if i != fam.v && !slices.Contains(fam.sets, i) {
-			obs = append(obs, i)
-		}
-	}
 	stride := make([]int, 5)
 	for i, s := 4, 1; i >= 0; i-- {
 		stride[i], s = s, s*s5[i]
 	}
-	offsets := func(axes []int) []int {
-		sub := slices.Clone(s5)
-		for i := range sub {
-			if !slices.Contains(axes, i) {
-				sub[i] = 1
-			}
+	nobs := stride[max(fam.v, slices.Max(fam.sets))] // the observations: every axis after the sets' and variables'
+	sub := slices.Clone(s5)
+	for i := range sub {
+		if !slices.Contains(fam.sets, i) {
+			sub[i] = 1
 		}
-		out := make([]int, 0, tensor.NumElements(sub))
-		idx := make([]int, 5)
-		for range tensor.NumElements(sub) {
-			o := 0
-			for i := range 5 {
-				o += idx[i] * stride[i]
-			}
-			out = append(out, o)
-			for i := 4; i >= 0; i-- {
-				if idx[i]++; idx[i] < sub[i] {
-					break
-				}
-				idx[i] = 0
-			}
-		}
-		return out
 	}
-	sets, at := offsets(fam.sets), offsets(obs)
 	p, vs := s5[fam.v], stride[fam.v]
-	cs := newCoSets(len(sets), p)
-	rows := make([]float64, 0, len(at)*p)
-	row := make([]float64, p)
-	for k, base := range sets {
-		rows = rows[:0]
-		bad := cs.bad[k*p : (k+1)*p]
-		for _, o := range at {
-			ok := true
-			for i := range p {
-				v := data[base+o+i*vs]
-				if !finite(v) {
-					ok = false
-					if policy == Propagate {
-						bad[i], v = 1, 0
-					}
-				}
-				row[i] = v
+	cs := newCoSets(tensor.NumElements(sub), p)
+	cols := make([]float64, p*nobs)
+	keep := make([]bool, nobs)
+	idx := make([]int, 5)
+	for k := range cs.n {
+		base := 0
+		for i := range 5 {
+			base += idx[i] * stride[i]
+		}
+		for i := 4; i >= 0; i-- { // odometer over the sets
+			if idx[i]++; idx[i] < sub[i] {
+				break
 			}
-			if ok || policy == Propagate {
-				rows = append(rows, row...)
+			idx[i] = 0
+		}
+		for t := range keep {
+			keep[t] = true
+		}
+		for i := range p {
+			for t, v := range data[base+i*vs : base+i*vs+nobs] {
+				if !finite(v) {
+					keep[t] = policy == Propagate
+					cs.bad[k*p+i] = 1
+				}
 			}
 		}
-		cs.fill(k, rows)
+		n := 0
+		for i := range p {
+			col := cols[i*nobs:]
+			n = 0
+			for t, v := range data[base+i*vs : base+i*vs+nobs] {
+				if !keep[t] {
+					continue
+				}
+				if !finite(v) {
+					v = 0
+				}
+				col[n] = v
+				n++
+			}
+		}
+		if policy == Skip {
+			clear(cs.bad[k*p : (k+1)*p])
+		}
+		cs.fill(k, cols, nobs, n)
 	}
 	return cs
 }
 
-// fill sets set k from its observations rows (p values each).
-func (c *coSets) fill(k int, rows []float64) {
+// fill sets set k from its n observations, variable i's in cols[i·stride:].
+func (c *coSets) fill(k int, cols []float64, stride, n int) {
 	p := c.p
-	n := len(rows) / p
 	c.n[k] = float64(n)
 	if n == 0 {
 		return
 	}
 	mean, first, same, cm := c.mean[k*p:(k+1)*p], c.first[k*p:(k+1)*p], c.same[k*p:(k+1)*p], c.cm[k*p*p:(k+1)*p*p]
-	copy(first, rows[:p])
-	for i := range same {
-		same[i] = 1
-	}
-	for r := range n {
-		for i, v := range rows[r*p : (r+1)*p] {
-			mean[i] += v
+	for i := range p {
+		col := cols[i*stride : i*stride+n]
+		first[i], same[i] = col[0], 1
+		for _, v := range col {
 			if v != first[i] {
 				same[i] = 0
+				break
 			}
 		}
-	}
-	for i := range mean {
-		mean[i] /= float64(n)
-	}
-	d := make([]float64, p)
-	for r := range n {
-		for i, v := range rows[r*p : (r+1)*p] {
-			d[i] = v - mean[i]
-		}
-		for i := range p {
-			for j := i; j < p; j++ {
-				cm[i*p+j] += d[i] * d[j]
-			}
-		}
+		mean[i] = floats.Sum(col) / float64(n)
+		floats.AddConst(-mean[i], col)
 	}
 	for i := range p {
-		for j := range i {
-			cm[i*p+j] = cm[j*p+i]
+		for j := i; j < p; j++ {
+			cm[i*p+j] = floats.Dot(cols[i*stride:i*stride+n], cols[j*stride:j*stride+n])
+			cm[j*p+i] = cm[i*p+j]
 		}
 	}
 }
