@@ -9,7 +9,12 @@ and a per-chunk batched np.einsum correlation (np.corrcoef per sample,
 vectorised). The scheduler's overhead per chunk is the time of a graph of
 as many chunks doing nothing, divided by their count.
 
-Usage: python3 bench/dask_latent.py [--samples 64] [--chunk 4] [--workers 2] [--repeat 3]
+With --rows R the chunks cut each sample's rows too (H in chunks of R):
+vkstat.dask.latent then merges the chunks' co-moment states (latent.Block,
+on the workers' CPUs in float64), and the NumPy graph's correlation reads
+the rows made one chunk again (x.rechunk), as a Dask user would.
+
+Usage: python3 bench/dask_latent.py [--samples 64] [--chunk 4] [--rows 64] [--workers 2] [--repeat 3]
 (PYTHONPATH=python after make pylib). Prints a Markdown table.
 """
 import argparse
@@ -45,6 +50,7 @@ def numpy_graph(x):
         return cov / s[:, :, None] / s[:, None, :]
 
     c = x.shape[1]
+    x = x.rechunk({3: -1})
     out["corr"] = x.map_blocks(corr, drop_axis=[3, 4], chunks=(x.chunks[0], (c,), (c,)), dtype=np.float64)
     return out
 
@@ -62,6 +68,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--chunk", type=int, default=4, help="samples per chunk")
+    ap.add_argument("--rows", type=int, default=64, help="rows per chunk (64: whole samples)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
@@ -69,7 +76,7 @@ def main():
     with LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         rs = da.random.RandomState(43)
-        x = rs.standard_normal(shape, chunks=(a.chunk, 16, 16, 64, 64)).astype(np.float32)
+        x = rs.standard_normal(shape, chunks=(a.chunk, 16, 16, a.rows, 64)).astype(np.float32)
         x = x.persist()
         wait(x)
         chunks = x.npartitions
@@ -86,14 +93,14 @@ def main():
         tn, rn = best(run_numpy, a.repeat)
         for k in ("mean", "var", "std", "min", "max", "skew", "kurt", "corr"):
             assert np.allclose(getattr(rv, k), rn[k], rtol=1e-4, atol=1e-5), k
-        noop = x.map_blocks(lambda b: np.zeros((1,) * 5, np.float32), chunks=((1,) * chunks, 1, 1, 1, 1))
+        noop = x.map_blocks(lambda b: np.zeros((1,) * 5, np.float32), chunks=tuple((1,) * n for n in x.numblocks))
         to, _ = best(lambda: noop.compute(), a.repeat)
         import vkstat
         devices = sorted(set(client.run(lambda: vkstat.default_session().device.get("name")).values()))
         gib = np.prod(shape) * 4 / 2 ** 30
         print(f"| shape | chunks | workers | vkstat.dask.latent | Dask + NumPy | ratio | scheduler per chunk |")
         print(f"|---|---|---|---|---|---|---|")
-        print(f"| {shape} float32 ({gib:.2f} GiB) | {chunks} of {a.chunk} samples | {a.workers} processes | "
+        print(f"| {shape} float32 ({gib:.2f} GiB) | {chunks} of {a.chunk} samples{'' if a.rows >= 64 else f' × {a.rows} rows'} | {a.workers} processes | "
               f"{tv:.2f} s | {tn:.2f} s | {tn / tv:.1f}× | {to / chunks * 1e3:.1f} ms |")
         print(f"\nworkers' device: {', '.join(devices)}; machine: {platform.node()}, {platform.machine()}, "
               f"best of {a.repeat}; dask {dask.__version__}")
