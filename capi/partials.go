@@ -385,7 +385,7 @@ func runLatentBlock(ctx context.Context, _ *engine.Device, c *Call) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	b, err := latent.RunBlock(ctx, x, p.Origin, p.Full, opt)
+	b, err := latent.RunBlock(ctx, nil, latent.Chunk{X: x, Origin: p.Origin, Full: p.Full}, opt)
 	if err != nil {
 		return nil, inputError(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 	"gonum.org/v1/gonum/floats"
 )
@@ -46,6 +48,9 @@ type Block struct {
 	Opt        Options
 	NaNs, Infs int
 
+	// Timing is what computing it cost (RunBlock).
+	Timing engine.Timing
+
 	mom []mom // per output of the moments over the box
 	// chans: channels per sample (corr, PCA); frameChans: channels per
 	// sample and frame (corr_frames); frames: frames per sample and channel
@@ -67,9 +72,19 @@ var (
 	frameFamily     = family{sets: []int{0, 1}, v: 2}
 )
 
-// RunBlock computes the Block of x, the chunk of a tensor of shape full
-// whose first element is at origin.
-func RunBlock(ctx context.Context, x *tensor.Tensor, origin, full []int, opt Options) (*Block, error) {
+// Chunk is a chunk of a tensor: its values X, the index of its first
+// element in the whole tensor (Origin) and that tensor's shape (Full).
+type Chunk struct {
+	X            *tensor.Tensor
+	Origin, Full []int
+}
+
+// RunBlock computes the Block of the chunk in. Its state is float64 sums
+// over the chunk's values, computed on the CPU whatever dev (which may be
+// nil); the Block's Timing has the wall time.
+func RunBlock(ctx context.Context, dev *engine.Device, in Chunk, opt Options) (*Block, error) {
+	start := time.Now()
+	x, origin, full := in.X, in.Origin, in.Full
 	if x == nil || !x.HasData() {
 		return nil, fmt.Errorf("latent: block: no tensor, or one with the wrong number of values")
 	}
@@ -121,6 +136,7 @@ func RunBlock(ctx context.Context, x *tensor.Tensor, origin, full []int, opt Opt
 			b.frames = comoments(data, s5, frameFamily, opt.NaN)
 		}
 	}
+	b.Timing.Wall = time.Since(start)
 	return b, ctx.Err()
 }
 

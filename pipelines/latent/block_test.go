@@ -114,7 +114,7 @@ func mergeChunks(t *testing.T, rng *rand.Rand, x *tensor.Tensor, cut []int, opt 
 		for i := range nd {
 			origin[i], shape[i] = edges[i][idx[i]], edges[i][idx[i]+1]-edges[i][idx[i]]
 		}
-		b, err := RunBlock(ctx, boxOf(x, origin, shape), origin, x.Shape, opt)
+		b, err := RunBlock(ctx, nil, Chunk{boxOf(x, origin, shape), origin, x.Shape}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,16 +182,16 @@ func TestMergeBlocksRefuses(t *testing.T) {
 	x := latentData(full, 7, storages[3])
 	opt := Options{Moments: true, Axes: []int{0, 3}, Corr: true}
 	block := func(origin, shape []int, o Options) *Block {
-		b, err := RunBlock(ctx, boxOf(x, origin, shape), origin, full, o)
+		b, err := RunBlock(ctx, nil, Chunk{boxOf(x, origin, shape), origin, full}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
-	if _, err := RunBlock(ctx, boxOf(x, []int{0, 0, 0, 0}, []int{2, 2, 4, 5}), []int{0, 0, 0, 0}, full, opt); err == nil {
+	if _, err := RunBlock(ctx, nil, Chunk{boxOf(x, []int{0, 0, 0, 0}, []int{2, 2, 4, 5}), []int{0, 0, 0, 0}, full}, opt); err == nil {
 		t.Error("a chunk of 2 of 3 channels gave corr's block")
 	}
-	if _, err := RunBlock(ctx, x, make([]int, 4), full, Options{Spectra: true}); err == nil {
+	if _, err := RunBlock(ctx, nil, Chunk{x, make([]int, 4), full}, Options{Spectra: true}); err == nil {
 		t.Error("a block of spectra")
 	}
 	a := block([]int{0, 0, 0, 0}, []int{2, 3, 2, 5}, opt)

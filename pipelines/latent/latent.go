@@ -23,7 +23,9 @@
 // next batch while one computes, so that a tensor larger than memory can
 // stream from a file. Per-sample results are joined along the samples and
 // moments over axes that include the sample axis are merged exactly
-// (MergeMoments). The context's Progress (engine.WithProgress) hears of
+// (MergeMoments). RunPartial and Merge do the same for shards of samples
+// run apart, RunBlock and MergeBlocks for chunks that cut the samples
+// (Block: the moments' and co-moments' float64 state). The context's Progress (engine.WithProgress) hears of
 // each batch; the context cancels the run.
 //
 // Moments reuse package reduce and correlations package cov (the batched
