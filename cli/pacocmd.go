@@ -244,7 +244,7 @@ func runPaco(c *ucli.Context) error {
 	clock.Lap("summary")
 	if account {
 		wall := time.Since(start)
-		acct := res.Maps.Timing() // the device's uploads, kernels and downloads
+		acct := res.Maps.Timing // the device's uploads, kernels and downloads
 		acct.Phases, acct.Wall, acct.Counts = phases, wall, counts
 		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
 		s.account, s.notes = true, notes

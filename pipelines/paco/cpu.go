@@ -39,11 +39,7 @@ func cholSolve(c []float64, P int, h []float64) bool {
 // CPU computes the maps on the CPU in float64: centring, lagged products,
 // per-location shrinkage, Cholesky and solve, then the detection map, each
 // spread over every core.
-func CPU(ctx context.Context, in Input) (*Maps, error) {
-	p, err := Prepare(in)
-	if err != nil {
-		return nil, err
-	}
+func CPU(ctx context.Context, p *Prepared) (*Maps, error) {
 	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
 	var stages Phases
 	lap := stages.Clock().Lap
@@ -51,7 +47,7 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	// Centre: yc[p*T+t] = Y[t, p] − mean_t Y[t, p] (pixel-major, so each
 	// pixel's time series is contiguous).
 	yc := make([]float64, N*T)
-	src32, src64 := in.Cube.F32, in.Cube.F64
+	src32, src64 := p.Cube.F32, p.Cube.F64
 	const block = 256 // pixels transposed together: reads contiguous, writes within L1
 	par.Range((N+block-1)/block, 1, func(lo, hi int) {
 		for bi := lo; bi < hi; bi++ {

@@ -100,7 +100,7 @@ type ADI struct {
 // is; it may be called from several goroutines at once.
 func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
 	m := engine.Begin(dev)
-	res, err := run(ctx, dev, in.Cube, in.Angles, opt)
+	res, err := run(ctx, dev, in, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +174,9 @@ func (p Phases) Total() time.Duration {
 
 // Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
 type Maps struct {
+	// Timing is the maps' uploads, kernels and downloads (their Stages,
+	// folded) and the device's wall time.
+	Timing           engine.Timing
 	H, W             int
 	SNR, Flux, Sigma []float64
 	InvalidPixels    int // map pixels that are NaN
@@ -193,22 +196,47 @@ type Maps struct {
 	Passes int
 }
 
-// Prepared holds what every implementation derives from an Input.
+// Prepared is an analysis made ready for the maps, the one door to every
+// stage (Prepare): the Input the maps run on (the cube in the maps' type,
+// the angles, the PSF stamp, the patch radius, the centre, the numerics)
+// and what every implementation derives from it, with what Run reports of
+// the preparation (the centre's choice, the PSF's width, the cube's NaNs).
+// Later stages (the maps, Algorithm 3, injection, the contrast curve's
+// calibration and check) take it; a run on another cube of the same shape
+// (fakes injected) takes withCube's copy.
 type Prepared struct {
+	Input
 	T, H, W int
 	CY, CX  int
 	Offsets [][2]int  // mask (dy, dx), row-major
 	Hvec    []float64 // PSF sampled at the offsets
 	Cos     []float64 // cos θ_l
 	Sin     []float64 // sin θ_l
-	Compat  Compat
-	// Placement, and with PlacementSubpixel the basis of the shifted PSF:
+	// With PlacementSubpixel the basis of the shifted PSF:
 	// Basis[(j+2)·5 + (i+2)] is the normalised stamp sampled on the mask
 	// moved by (j, i) pixels, j, i ∈ −2…2 (zero beyond the stamp), so the
 	// stamp interpolated at offset δ is Σ K(j+δy)·K(i+δx)·Basis[j, i]
 	// (BasisWeights), exactly.
-	Placement Placement
-	Basis     [][]float64
+	Basis [][]float64
+	// Star is how the centre was chosen (Prepare; the zero value from an
+	// Input alone); FWHM the PSF's in pixels and InnerWorkingAngle where
+	// the contrast curve starts; NaNs the cube's NaN values.
+	Star                    CenterInfo
+	FWHM, InnerWorkingAngle float64
+	NaNs                    int
+	// Phases are Prepare's steps in wall-clock time ("scan cube", "star
+	// centre", "prepare").
+	Phases Phases
+	// convert is Options.Convert: the maps' type was asked for, which the
+	// CPU path refuses unless it is float64.
+	convert bool
+}
+
+// withCube is p on cube, of p's shape (the cube with fakes injected).
+func (p *Prepared) withCube(cube *tensor.Tensor) *Prepared {
+	q := *p
+	q.Cube = cube
+	return &q
 }
 
 // NBasis is the number of basis vectors of the sub-pixel PSF model: Keys'
@@ -218,10 +246,11 @@ const NBasis = 25
 // P is the number of pixels in a patch.
 func (p *Prepared) P() int { return len(p.Offsets) }
 
-// Prepare checks in and derives the mask, h and the rotation table. What
-// it refuses is an *engine.FieldError naming the input or option at fault
-// ("cube", "angles", "psf", "radius", "center", ...).
-func Prepare(in Input) (*Prepared, error) {
+// prepare checks in and derives the mask, h and the rotation table (the
+// part of Prepare that needs only an Input). What it refuses is an
+// *engine.FieldError naming the input or option at fault ("cube",
+// "angles", "psf", "radius", "center", ...).
+func prepare(in Input) (*Prepared, error) {
 	bad := engine.Fieldf
 	c := in.Cube
 	if c == nil || len(c.Shape) != 3 {
@@ -245,7 +274,7 @@ func Prepare(in Input) (*Prepared, error) {
 	if 2*r+1 > H || 2*r+1 > W {
 		return nil, bad("radius", " %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
 	}
-	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: cov.PatchOffsets(r), Compat: in.Compat, Placement: in.Placement}
+	p := &Prepared{Input: in, T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: cov.PatchOffsets(r)}
 	if in.Center != nil {
 		p.CY, p.CX = in.Center[0], in.Center[1]
 	}
@@ -398,10 +427,7 @@ func (p *Prepared) Trajectories(l0, nt int, dst []int32) {
 
 // Inside reports whether the patch around (y, x) lies inside the frame.
 func (p *Prepared) Inside(y, x int) bool {
-	r := 0
-	for _, o := range p.Offsets {
-		r = max(r, o[0])
-	}
+	r := p.Radius
 	return y-r >= 0 && y+r < p.H && x-r >= 0 && x+r < p.W
 }
 
@@ -438,9 +464,9 @@ func newMaps(p *Prepared) *Maps {
 	return m
 }
 
-// Timing folds the stages into the upload/kernel/download split that
+// stageTiming folds the stages into the upload/kernel/download split that
 // engine.Timing reports (and --time prints).
-func (m *Maps) Timing() engine.Timing {
+func (m *Maps) stageTiming() engine.Timing {
 	var t engine.Timing
 	for _, st := range m.Stages {
 		switch st.Name {

@@ -20,13 +20,35 @@ const workgroup = 256
 // invocation in one dispatch, under llvmpipe's limit of 65,535.
 const detectLoopBudget = 60000
 
-// RunMaps computes the maps on dev, or on the CPU when dev is nil: the
-// maps stage of Run.
-func RunMaps(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
-	if dev == nil {
-		return CPU(ctx, in)
+// RunMaps computes the maps of in with opt (Prepare) on dev, or on the
+// CPU when dev is nil: the maps stage of Run, without the detections and
+// what follows them.
+func RunMaps(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Maps, error) {
+	p, err := Prepare(in, opt)
+	if err != nil {
+		return nil, err
 	}
-	return Vulkan(ctx, dev, in)
+	return runMaps(ctx, dev, p)
+}
+
+// runMaps computes p's maps on dev, or on the CPU when dev is nil, with
+// their Timing.
+func runMaps(ctx context.Context, dev *engine.Device, p *Prepared) (*Maps, error) {
+	var m *Maps
+	var err error
+	switch {
+	case dev == nil && p.convert && p.Cube.DType != tensor.F64:
+		return nil, ErrCPUFloat64
+	case dev == nil:
+		m, err = CPU(ctx, p)
+	default:
+		m, err = Vulkan(ctx, dev, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Timing = m.stageTiming()
+	return m, nil
 }
 
 // pickVariant is the kernels' variant for a cube of type dt: float64's,
@@ -86,20 +108,16 @@ type vkPlan struct {
 // of frames, which every step walks in turn. The cube's precision
 // (float32 or float64) is the arithmetic precision; accumulations are in
 // float64 where the device has it.
-func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+func Vulkan(ctx context.Context, dev *engine.Device, p *Prepared) (*Maps, error) {
 	progress := engine.ProgressOf(ctx)
 	var phases Phases
 	lap := phases.Clock().Lap
-	p, err := Prepare(in)
-	if err != nil {
-		return nil, err
-	}
 	sub := p.Placement == PlacementSubpixel
 	nb := 1 // right-hand sides per location: h, or the sub-pixel basis
 	if sub {
 		nb = NBasis
 	}
-	v, err := pickVariant(dev, in.Cube.DType)
+	v, err := pickVariant(dev, p.Cube.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +134,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	}
 	if solveWG > int(dev.Info.MaxWorkgroupInvocation) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) needs %d invocations per workgroup; %s has %d: %w",
-			in.Radius, P, solveWG, dev.Info.Name, dev.Info.MaxWorkgroupInvocation, engine.ErrDeviceLimit)
+			p.Radius, P, solveWG, dev.Info.Name, dev.Info.MaxWorkgroupInvocation, engine.ErrDeviceLimit)
 	}
 	// Its shared memory: the strictly lower triangle, the diagonal, the
 	// solutions, the reductions and the published pivots (ACC), and the
@@ -124,12 +142,9 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 	shared := (P*(P-1)/2+1+P+nb*P+3*solveWG+2*nb)*v.AccSize() + 4
 	if shared > int(dev.Info.MaxSharedMemory) {
 		return nil, fmt.Errorf("patch radius %d (%d pixels) in this precision with %s PSF placement needs %d bytes of shared memory; %s has %d: %w",
-			in.Radius, P, p.Placement, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
+			p.Radius, P, p.Placement, shared, dev.Info.Name, dev.Info.MaxSharedMemory, engine.ErrDeviceLimit)
 	}
-	r := 0
-	for _, o := range p.Offsets {
-		r = max(r, o[0])
-	}
+	r := p.Radius
 	// Without float64 the detection kernel reads the trajectories from a
 	// table computed here in float64 (paco_detect.comp says why), a frame's
 	// worth of int32 per frame.
@@ -194,8 +209,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		band := int64(hb * W)
 		pl := vkPlan{rows: rows, hb: hb, tabFrames: tf}
 		pl.perBlock = int(max(min(maxB/(band*int64(v.ValueSize())), blockFrameBudget), 1))
-		if in.test != nil && in.test.maxBlockFrames > 0 {
-			pl.perBlock = min(pl.perBlock, in.test.maxBlockFrames)
+		if p.test != nil && p.test.maxBlockFrames > 0 {
+			pl.perBlock = min(pl.perBlock, p.test.maxBlockFrames)
 		}
 		gram := int64(4)
 		if sub {
@@ -249,8 +264,8 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 			T, H, W, kib((dev.Need(minPlan.sizes...)+1023)/1024), what, kib(avail/1024), kib(budget/1024), dev.Info.Name, engine.ErrNoFit)
 	}
 	lo, hi := 1, H // the most rows that fit: in [lo, hi]
-	if in.test != nil && in.test.maxPassRows > 0 {
-		hi = min(hi, in.test.maxPassRows)
+	if p.test != nil && p.test.maxPassRows > 0 {
+		hi = min(hi, p.test.maxPassRows)
 	}
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -378,7 +393,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
 		return nil, err
 	}
 
-	raw := in.Cube.Raw()
+	raw := p.Cube.Raw()
 	frameBytes := int64(N * v.ValueSize())
 	// Frames per detection dispatch: llvmpipe (lavapipe) silently ends an
 	// invocation's loops after 65,535 iterations in all (its guard against
