@@ -381,8 +381,12 @@ type CheckRow struct {
 
 // Result is what Run found.
 type Result struct {
-	// Timing is what the call cost: its Wall, and on a device the
-	// engine's counts and phases (Phases splits the analysis).
+	// Timing is what the call cost: its Wall, on a device the engine's
+	// counts, and in Phases Run's steps in wall-clock time, in order,
+	// adding up to its wall: the cube's scan, the star centre, the
+	// preparation (Prepared's Phases), the maps' own (their Timing's),
+	// the detections, Algorithm 3, the contrast curve, its calibration
+	// and its check.
 	Timing engine.Timing
 	// Maps are the SNR, flux and σ maps in the sky frame, with their
 	// invalid counts, stages' times, device and precision.
@@ -426,11 +430,6 @@ type Result struct {
 	// contrast check.
 	UnbiasedOn                               string
 	UnbiasedTime, CalibrationTime, CheckTime time.Duration
-	// Phases are Run's steps in wall-clock time, in order, adding up to
-	// its wall: the cube's scan, the star centre, the preparation, the
-	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
-	// contrast curve and its check.
-	Phases Phases
 }
 
 // scanCube counts the cube's NaN values and finds the range of the
@@ -507,8 +506,8 @@ func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
 // *engine.FieldError naming the option or input at fault where there is
 // one.
 func Prepare(in ADI, opt Options) (*Prepared, error) {
-	var phases Phases
-	lap := phases.Clock().Lap
+	var tm engine.Timing
+	lap := tm.Clock().Lap
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
@@ -592,7 +591,7 @@ func Prepare(in ADI, opt Options) (*Prepared, error) {
 	}
 	p.Star, p.FWHM, p.InnerWorkingAngle, p.NaNs, p.convert = star, fwhm, iwa, nans, opt.Convert
 	lap("prepare")
-	p.Phases = phases
+	p.Phases = tm.Phases
 	return p, nil
 }
 
@@ -615,7 +614,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 			opt.Note(fmt.Sprintf(format, args...))
 		}
 	}
-	clock := res.Phases.Clock()
+	clock := res.Timing.Clock()
 	lap := clock.Lap
 	prep, err := Prepare(in, opt)
 	if err != nil {
@@ -627,7 +626,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	if res.Maps, err = runMaps(ctx, dev, prep); err != nil {
 		return nil, err
 	}
-	clock.Include(res.Maps.Phases)
+	clock.Include(res.Maps.Timing.Phases)
 	// What follows (Algorithm 3, the contrast check's injections) tells
 	// no progress: the bar ends with the detection map.
 	ctx = engine.WithProgress(ctx, nil)
@@ -649,7 +648,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 			return nil, err
 		}
 		lap("unbiased flux")
-		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
+		res.UnbiasedTime = res.Timing.Phase("unbiased flux")
 	}
 	res.StarFlux = starFlux(opt, prep.PSF)
 	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, res.StarFlux), res.InnerWorkingAngle)
@@ -666,7 +665,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 			return nil, err
 		}
 		lap("contrast calibration")
-		res.CalibrationTime = res.Phases[len(res.Phases)-1].Time
+		res.CalibrationTime = res.Timing.Phase("contrast calibration")
 	}
 	if w, ok := brighterThanStar(res.Contrast, res.StarFlux); ok {
 		warn(w)
@@ -680,7 +679,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 			return nil, err
 		}
 		lap("contrast check")
-		res.CheckTime = res.Phases[len(res.Phases)-1].Time
+		res.CheckTime = res.Timing.Phase("contrast check")
 	}
 	return res, nil
 }

@@ -40,8 +40,8 @@ func cholSolve(c []float64, P int, h []float64) bool {
 // per-location shrinkage, Cholesky and solve, then the detection map, each
 // spread over every core.
 func CPU(ctx context.Context, p *Prepared) (*Maps, error) {
-	var stages Phases
-	lap := stages.Clock().Lap
+	var tm engine.Timing
+	lap := tm.Clock().Lap
 	yc := cpuCentre(p)
 	lap("centre")
 	if err := ctx.Err(); err != nil {
@@ -74,7 +74,7 @@ func CPU(ctx context.Context, p *Prepared) (*Maps, error) {
 			maps.InvalidLocations++
 		}
 	}
-	maps.Stages, maps.Phases, maps.Device, maps.Precision = stages, stages, "cpu", "f64"
+	maps.Stages, maps.Timing.Phases, maps.Device, maps.Precision = tm.Phases, tm.Phases, "cpu", "f64"
 	return maps, nil
 }
 

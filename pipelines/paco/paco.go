@@ -26,7 +26,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/linalg"
@@ -104,7 +103,12 @@ func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	m.End(&res.Timing)
+	// One account: Run's steps are the phases; the engine's (allocation,
+	// submits, waits, ...) happen within them and are left out, its
+	// counts kept.
+	var call engine.Timing
+	m.End(&call)
+	res.Timing.Wall, res.Timing.Counts = call.Wall, call.Counts
 	return res, nil
 }
 
@@ -126,70 +130,28 @@ type Input struct {
 	test *testOptions
 }
 
-// Stage is the time one step took: the engine's phase (engine.Timing's
-// Phases), so that PACO's steps are the command's account as they are.
+// Stage is the time one stage of the maps took on the device (Maps'
+// Stages: uploads, kernels, downloads), in engine.Timing's PhaseTime.
 type Stage = engine.PhaseTime
-
-// Phases are named steps in wall-clock time, in the order they ran, each
-// from the end of the one before: they add up to the wall time of what
-// they time. They are engine.Timing's phases, kept in order and apart
-// (AddPhase appends, where engine.Timing's merges a name seen before).
-type Phases []Stage
-
-// AddPhase adds the step name that took d.
-func (p *Phases) AddPhase(name string, d time.Duration) { *p = append(*p, Stage{Name: name, Time: d}) }
-
-// Clock starts timing steps into p, from now.
-func (p *Phases) Clock() *Clock { return &Clock{p, time.Now()} }
-
-// A Clock times consecutive steps: each Lap adds the time since the last.
-type Clock struct {
-	phases *Phases
-	t0     time.Time
-}
-
-// Lap adds the time since the last Lap (or Include, or the start) as the
-// step name.
-func (c *Clock) Lap(name string) {
-	now := time.Now()
-	c.phases.AddPhase(name, now.Sub(c.t0))
-	c.t0 = now
-}
-
-// Include adds sub, the phases of a step that timed itself, and moves the
-// clock on by their total: what they leave out is in the next Lap.
-func (c *Clock) Include(sub Phases) {
-	*c.phases = append(*c.phases, sub...)
-	c.t0 = c.t0.Add(sub.Total())
-}
-
-// Total is the phases' sum.
-func (p Phases) Total() time.Duration {
-	var t time.Duration
-	for _, st := range p {
-		t += st.Time
-	}
-	return t
-}
 
 // Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
 type Maps struct {
 	// Timing is the maps' uploads, kernels and downloads (their Stages,
-	// folded) and the device's wall time.
+	// folded), the device's wall time, and in Phases the maps' steps in
+	// wall-clock time, adding up to their wall: on the CPU path its
+	// stages; on a device the host's set-up (tables, buffers, pipelines),
+	// the device's run (uploads, kernels and downloads, waited on, which
+	// Stages splits) and the maps' readback.
 	Timing           engine.Timing
 	H, W             int
 	SNR, Flux, Sigma []float64
 	InvalidPixels    int // map pixels that are NaN
 	InvalidLocations int // locations whose patch is outside the image or whose covariance is not positive definite
 	// Stages are the maps' stages: on the CPU path each step's wall
-	// time (as Phases), on a device the upload, each kernel's GPU time,
-	// the download and the device's wall time ("total (device)").
-	Stages []Stage
-	// Phases are RunMaps' steps in wall-clock time, adding up to its wall:
-	// on the CPU path its stages; on a device the host's set-up (tables,
-	// buffers, pipelines), the device's run (uploads, kernels and
-	// downloads, waited on, which Stages splits) and the maps' readback.
-	Phases            Phases
+	// time (as Timing's Phases), on a device the upload, each kernel's
+	// GPU time, the download and the device's wall time ("total
+	// (device)").
+	Stages            []Stage
 	Device, Precision string
 	// Passes is the number of passes over bands of location rows that the
 	// device memory budget asked for (Vulkan; 1 when everything fit).
@@ -226,7 +188,7 @@ type Prepared struct {
 	NaNs                    int
 	// Phases are Prepare's steps in wall-clock time ("scan cube", "star
 	// centre", "prepare").
-	Phases Phases
+	Phases []engine.PhaseTime
 	// convert is Options.Convert: the maps' type was asked for, which the
 	// CPU path refuses unless it is float64.
 	convert bool
@@ -464,10 +426,11 @@ func newMaps(p *Prepared) *Maps {
 	return m
 }
 
-// stageTiming folds the stages into the upload/kernel/download split that
-// engine.Timing reports (and --time prints).
-func (m *Maps) stageTiming() engine.Timing {
-	var t engine.Timing
+// foldStages folds the stages into the upload/kernel/download split that
+// engine.Timing reports (and --time prints), in m.Timing.
+func (m *Maps) foldStages() {
+	t := &m.Timing
+	t.Upload, t.Kernel, t.Download, t.Wall = 0, 0, 0, 0
 	for _, st := range m.Stages {
 		switch st.Name {
 		case "upload":
@@ -484,7 +447,6 @@ func (m *Maps) stageTiming() engine.Timing {
 		t.Wall = t.Upload + t.Kernel + t.Download
 	}
 	t.GPUTimed = m.Device != "cpu" && m.Device != "reference"
-	return t
 }
 
 // Tensors returns the maps as (H, W) float64 tensors.

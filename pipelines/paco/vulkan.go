@@ -47,7 +47,7 @@ func runMaps(ctx context.Context, dev *engine.Device, p *Prepared) (*Maps, error
 	if err != nil {
 		return nil, err
 	}
-	m.Timing = m.stageTiming()
+	m.foldStages()
 	return m, nil
 }
 
@@ -442,8 +442,8 @@ func loadKernels(dev *engine.Device, v engine.Variant, sub bool, solveWG, P int)
 // Its parts: the planner (vkPlanner, device-free), the host's tables
 // (hostTables), the kernels (loadKernels) and the submissions (vkRun).
 func Vulkan(ctx context.Context, dev *engine.Device, p *Prepared) (*Maps, error) {
-	var phases Phases
-	lap := phases.Clock().Lap
+	var tm engine.Timing
+	lap := tm.Clock().Lap
 	v, err := pickVariant(dev, p.Cube.DType)
 	if err != nil {
 		return nil, err
@@ -498,7 +498,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Prepared) (*Maps, error)
 	run.progress("detection map", 1)
 	run.readback(maps)
 	lap("maps readback")
-	maps.Phases = phases
+	maps.Timing.Phases = tm.Phases
 	maps.Stages = run.stages(wall)
 	return maps, nil
 }
