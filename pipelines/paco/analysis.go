@@ -382,7 +382,8 @@ type CheckRow struct {
 // Result is what Run found.
 type Result struct {
 	// Timing is what the call cost: its Wall, on a device the engine's
-	// counts, and in Phases Run's steps in wall-clock time, in order,
+	// counts, the maps' uploads, kernels and downloads (their Timing's;
+	// not the calibration's or the check's), and in Phases Run's steps in wall-clock time, in order,
 	// adding up to its wall: the cube's scan, the star centre, the
 	// preparation (Prepared's Phases), the maps' own (their Timing's),
 	// the detections, Algorithm 3, the contrast curve, its calibration
@@ -626,6 +627,8 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	if res.Maps, err = runMaps(ctx, dev, prep); err != nil {
 		return nil, err
 	}
+	mt := res.Maps.Timing
+	res.Timing.Upload, res.Timing.Kernel, res.Timing.Download, res.Timing.GPUTimed = mt.Upload, mt.Kernel, mt.Download, mt.GPUTimed
 	clock.Include(res.Maps.Timing.Phases)
 	// What follows (Algorithm 3, the contrast check's injections) tells
 	// no progress: the bar ends with the detection map.

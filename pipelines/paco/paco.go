@@ -103,13 +103,18 @@ func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	// One account: Run's steps are the phases; the engine's (allocation,
-	// submits, waits, ...) happen within them and are left out, its
-	// counts kept.
-	var call engine.Timing
-	m.End(&call)
-	res.Timing.Wall, res.Timing.Counts = call.Wall, call.Counts
+	account(m, &res.Timing)
 	return res, nil
+}
+
+// account ends the call begun at mark into t, one account of its wall:
+// t's Wall and Counts become the call's, and its phases stay the steps
+// that timed it (the engine's own, allocation, submits, waits, ..., happen
+// within them and are left out).
+func account(mark engine.Mark, t *engine.Timing) {
+	var call engine.Timing
+	mark.End(&call)
+	t.Wall, t.Counts = call.Wall, call.Counts
 }
 
 // Input is one PACO run.
@@ -137,11 +142,12 @@ type Stage = engine.PhaseTime
 // Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
 type Maps struct {
 	// Timing is the maps' uploads, kernels and downloads (their Stages,
-	// folded), the device's wall time, and in Phases the maps' steps in
-	// wall-clock time, adding up to their wall: on the CPU path its
-	// stages; on a device the host's set-up (tables, buffers, pipelines),
-	// the device's run (uploads, kernels and downloads, waited on, which
-	// Stages splits) and the maps' readback.
+	// folded) and in Phases their steps in wall-clock time, adding up to
+	// the Wall: on the CPU path its stages; on a device the host's set-up
+	// (tables, buffers, pipelines), the device's run (uploads, kernels and
+	// downloads, waited on, which Stages splits) and the maps' readback;
+	// from RunMaps, Prepare's steps before them, and the call's Wall and
+	// Counts.
 	Timing           engine.Timing
 	H, W             int
 	SNR, Flux, Sigma []float64
@@ -427,10 +433,11 @@ func newMaps(p *Prepared) *Maps {
 }
 
 // foldStages folds the stages into the upload/kernel/download split that
-// engine.Timing reports (and --time prints), in m.Timing.
+// engine.Timing reports (and --time prints), in m.Timing, whose Wall is
+// its phases' (the maps' steps, wall-clock).
 func (m *Maps) foldStages() {
 	t := &m.Timing
-	t.Upload, t.Kernel, t.Download, t.Wall = 0, 0, 0, 0
+	t.Upload, t.Kernel, t.Download = 0, 0, 0
 	for _, st := range m.Stages {
 		switch st.Name {
 		case "upload":
@@ -438,14 +445,11 @@ func (m *Maps) foldStages() {
 		case "download":
 			t.Download += st.Time
 		case "total (device)":
-			t.Wall = st.Time
 		default:
 			t.Kernel += st.Time
 		}
 	}
-	if t.Wall == 0 {
-		t.Wall = t.Upload + t.Kernel + t.Download
-	}
+	t.Wall = t.Named()
 	t.GPUTimed = m.Device != "cpu" && m.Device != "reference"
 }
 

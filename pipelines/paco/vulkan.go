@@ -24,11 +24,18 @@ const detectLoopBudget = 60000
 // CPU when dev is nil: the maps stage of Run, without the detections and
 // what follows them.
 func RunMaps(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Maps, error) {
+	mark := engine.Begin(dev)
 	p, err := Prepare(in, opt)
 	if err != nil {
 		return nil, err
 	}
-	return runMaps(ctx, dev, p)
+	m, err := runMaps(ctx, dev, p)
+	if err != nil {
+		return nil, err
+	}
+	m.Timing.Phases = append(append([]engine.PhaseTime{}, p.Phases...), m.Timing.Phases...)
+	account(mark, &m.Timing)
+	return m, nil
 }
 
 // runMaps computes p's maps on dev, or on the CPU when dev is nil, with
