@@ -195,7 +195,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	info.UnbiasedOn, info.UnbiasedMs, info.CheckMs = r.UnbiasedOn, ms(r.UnbiasedTime), ms(r.CheckTime)
 	info.Calibration, info.CalibrationMs = r.Calibration.Doc(), ms(r.CalibrationTime)
 	res.Info = info
-	return res.timed(m.Timing()), nil
+	return res.timed(r.Timing), nil
 }
 
 // pacoOptions turns p into paco.Options, which paco.Run checks.

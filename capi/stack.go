@@ -78,9 +78,8 @@ func runStack(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	// stack.Result times its stages, not the copies: the compute is the
-	// kernel time, the wall the pipeline's.
-	return j.result(c, r).timed(engine.Timing{Kernel: r.Compute, Wall: r.Wall}), nil
+	// The compute is the kernel time, the wall the pipeline's.
+	return j.result(c, r).timed(engine.Timing{Kernel: r.Timing.Kernel, Wall: r.Timing.Wall}), nil
 }
 
 // stackJob is a stack call's plan: the statistics asked for, the dates,

@@ -105,8 +105,8 @@ Examples:
 
 func runPaco(c *ucli.Context) error {
 	start := time.Now()
-	var phases paco.Phases // the command's steps, wall-clock, from start
-	clock := phases.Clock()
+	var acct engine.Timing // the command's steps, wall-clock, from start
+	clock := acct.Clock()
 	if err := requireFlag(c, "cube", "angles", "out-dir"); err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func runPaco(c *ucli.Context) error {
 		err = cpuPrecisionError(c.String("precision"))
 	}
 	if err == nil {
-		clock.Include(res.Phases)
+		clock.Include(res.Timing.Phases)
 	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -217,12 +217,12 @@ func runPaco(c *ucli.Context) error {
 		return pacoError(t, err)
 	}
 	clock.Lap("close device")
-	var writes paco.Phases
+	var writes engine.Timing
 	files, err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes)
 	if err != nil {
 		return err
 	}
-	clock.Include(writes)
+	clock.Include(writes.Phases)
 	// One account of the wall: the phases above, the summary's printing
 	// the last of them; --time prints it (the summary then gives only the
 	// wall), --time-json writes it.
@@ -230,11 +230,11 @@ func runPaco(c *ucli.Context) error {
 	notes := phaseNotes(res, len(res.Detections))
 	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
 	if c.Bool("json") {
-		err = pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), phases, time.Since(start), s.startup)
+		err = pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), acct.Phases, time.Since(start), s.startup)
 	} else {
-		var list paco.Phases // with --time, the phases are --time's
+		var list []engine.PhaseTime // with --time, the phases are --time's
 		if !c.Bool("time") {
-			list = phases
+			list = acct.Phases
 		}
 		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), list, time.Since(start), notes)
 	}
@@ -244,8 +244,9 @@ func runPaco(c *ucli.Context) error {
 	clock.Lap("summary")
 	if account {
 		wall := time.Since(start)
-		acct := res.Maps.Timing() // the device's uploads, kernels and downloads
-		acct.Phases, acct.Wall, acct.Counts = phases, wall, counts
+		dev := res.Maps.Timing // the device's uploads, kernels and downloads
+		acct.Upload, acct.Kernel, acct.Download, acct.GPUTimed = dev.Upload, dev.Kernel, dev.Download, dev.GPUTimed
+		acct.Wall, acct.Counts = wall, counts
 		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
 		s.account, s.notes = true, notes
 		reportTime(c, s, acct, wall)

@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -89,7 +90,7 @@ func pacoError(t *survey.Target, err error) error {
 // pacoSummary prints what the run found, and where its wall time went:
 // phases, adding up to wall (0: not known), with notes on some of them
 // (phaseNotes' and more), or with none only the wall.
-func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases paco.Phases, wall time.Duration, notes map[string]string) {
+func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, res *paco.Result, device string, phases []engine.PhaseTime, wall time.Duration, notes map[string]string) {
 	o, maps, dets, angles := t.Options, res.Maps, res.Detections, in.Angles
 	fmt.Fprintf(w, "device:     %s\n", device)
 	if maps.Passes > 1 {
@@ -157,9 +158,9 @@ func pacoSummary(w io.Writer, t *survey.Target, dir string, in *survey.Inputs, r
 // printPhases lists phases, wall-clock, with their share of wall (when
 // known) and notes by name (phaseNotes); with no phases, only the wall
 // (--time lists them).
-func printPhases(w io.Writer, phases paco.Phases, wall time.Duration, notes map[string]string) {
+func printPhases(w io.Writer, phases []engine.PhaseTime, wall time.Duration, notes map[string]string) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
-	sum := phases.Total()
+	sum := (&engine.Timing{Phases: phases}).Named()
 	switch {
 	case len(phases) == 0:
 		fmt.Fprintf(w, "time:       %.1f ms wall (--time lists its phases)\n", ms(wall))
@@ -204,7 +205,7 @@ func phaseNotes(res *paco.Result, dets int) map[string]string {
 // (path, and dtype and shape for the maps).
 //
 // before are the warnings given before the run (the truth file's).
-func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases paco.Phases, wall, startup time.Duration) error {
+func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases []engine.PhaseTime, wall, startup time.Duration) error {
 	o, maps := t.Options, res.Maps
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	num := func(v float64) any { // JSON has no NaN

@@ -220,7 +220,7 @@ func surveyRunAction(c *ucli.Context) error {
 			return err
 		}
 		var summary bytes.Buffer
-		pacoSummary(&summary, t, outDir(t), in, res, s.name(), res.Phases, 0, nil)
+		pacoSummary(&summary, t, outDir(t), in, res, s.name(), res.Timing.Phases, 0, nil)
 		return formats.AtomicWriteContext(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
 			_, err := w.Write(summary.Bytes())
 			return err

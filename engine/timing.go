@@ -324,6 +324,35 @@ func (t *Timing) AddPhase(name string, d time.Duration) {
 	t.Phases = append(t.Phases, PhaseTime{name, d})
 }
 
+// A Clock times consecutive steps of a call into a Timing's phases, in
+// wall-clock time: each Lap adds the time since the last Lap (or Include,
+// or the start) as a phase (AddPhase), so that the phases add up to the
+// wall time of what they time.
+type Clock struct {
+	t  *Timing
+	t0 time.Time
+}
+
+// Clock starts timing steps into t's phases, from now.
+func (t *Timing) Clock() *Clock { return &Clock{t, time.Now()} }
+
+// Lap adds the time since the last Lap (or Include, or the start) as the
+// phase name.
+func (c *Clock) Lap(name string) {
+	now := time.Now()
+	c.t.AddPhase(name, now.Sub(c.t0))
+	c.t0 = now
+}
+
+// Include adds phases, the steps of a part that timed itself, and moves
+// the clock on by their total: what they leave out is in the next Lap.
+func (c *Clock) Include(phases []PhaseTime) {
+	for _, p := range phases {
+		c.t.AddPhase(p.Name, p.Time)
+		c.t0 = c.t0.Add(p.Time)
+	}
+}
+
 // Phase is the time of the phase named name (0 when absent).
 func (t *Timing) Phase(name string) time.Duration {
 	for _, p := range t.Phases {

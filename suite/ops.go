@@ -598,7 +598,12 @@ func pacoOp() Op {
 			return []*tensor.Tensor{ds.Cube.As(dt), tensor.FromF64(ds.Angles, t).As(dt), ds.PSF.As(dt)}
 		},
 		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			m, err := paco.RunMaps(ctx, dev, pacoInput(c, in))
+			a := c.Arg.(pacoArg)
+			opt := paco.DefaultOptions()
+			opt.PSF, opt.Radius, opt.Placement = in[2], a.R, a.Placement
+			// The geometric centre, as the reference takes it (not measured).
+			opt.Center, opt.CenterYX = paco.CenterGiven, [2]float64{float64(c.Shape[1] / 2), float64(c.Shape[2] / 2)}
+			m, err := paco.RunMaps(ctx, dev, paco.ADI{Cube: in[0], Angles: in[1].Float64s()}, opt)
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}
@@ -617,7 +622,7 @@ func pacoOp() Op {
 			}
 			snr, flux, sigma := m.Tensors()
 			dt := in[0].DType // the maps come back in float64 from every path
-			return []Output{{"snr", snr.As(dt)}, {"flux", flux.As(dt)}, {"sigma", sigma.As(dt)}}, m.Timing(), nil
+			return []Output{{"snr", snr.As(dt)}, {"flux", flux.As(dt)}, {"sigma", sigma.As(dt)}}, m.Timing, nil
 		},
 		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 			pin := pacoInput(c, in)

@@ -104,7 +104,7 @@ func stackOp() Op {
 			if err != nil {
 				return nil, tm, err
 			}
-			tm.Kernel, tm.Wall = res.Compute, res.Wall
+			tm.Kernel, tm.Wall = res.Timing.Kernel, res.Timing.Wall
 			arrays := [][]float32{res.Mean, res.Std, res.CV, res.Min, res.Max, res.Count}
 			out := make([]Output, len(arrays))
 			for i, a := range arrays {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -32,10 +33,10 @@ const unbiasedNote = "flux_unbiased, sigma_unbiased, snr_unbiased: PACO Algorith
 // .json, contrast.csv, .json and .png, contrast_check.csv with the check,
 // and snr.png with the detections circled (the pictures in t.Plot's
 // format: .svg or .pdf instead of .png). The files are encoded at once,
-// each on its own goroutine, then written in turn. With phases, the
-// steps' times are added there: "encode outputs", "write files" and
+// each on its own goroutine, then written in turn. With tm, the steps'
+// times are added to its phases: "encode outputs", "write files" and
 // "commit outputs". It returns the files' names, in the folder.
-func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, phases *paco.Phases) ([]string, error) {
+func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, creator string, tm *engine.Timing) ([]string, error) {
 	format, o, maps, dets := t.Format, t.Options, res.Maps, res.Detections
 	cards := []formats.FITSCard{
 		{Key: "CREATOR", Value: creator, Comment: "software"},
@@ -103,7 +104,7 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 	for _, f := range outs.files {
 		names = append(names, f.name)
 	}
-	return names, outs.commit(phases)
+	return names, outs.commit(tm)
 }
 
 // snrFigure is the SNR map's picture: titled with the target, the
@@ -159,10 +160,10 @@ func (o *targetOutputs) addSized(name string, size int, write func(w io.Writer) 
 
 // commit encodes every file, each on its own goroutine, writes them in
 // the order they were added, and commits them, adding each step's time
-// to phases (when not nil).
-func (o *targetOutputs) commit(phases *paco.Phases) error {
-	var ph paco.Phases
-	clock := ph.Clock()
+// to tm's phases (when not nil).
+func (o *targetOutputs) commit(tm *engine.Timing) error {
+	var steps engine.Timing
+	clock := steps.Clock()
 	var wg sync.WaitGroup
 	for _, f := range o.files {
 		wg.Add(1)
@@ -187,8 +188,10 @@ func (o *targetOutputs) commit(phases *paco.Phases) error {
 	clock.Lap("write files")
 	err := o.Commit()
 	clock.Lap("commit outputs")
-	if phases != nil {
-		*phases = append(*phases, ph...)
+	for _, p := range steps.Phases {
+		if tm != nil {
+			tm.AddPhase(p.Name, p.Time)
+		}
 	}
 	return err
 }

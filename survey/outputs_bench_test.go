@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -50,11 +51,11 @@ func BenchmarkWriteTarget(b *testing.B) {
 		dir := b.TempDir()
 		sum := map[string]float64{}
 		for b.Loop() {
-			var ph paco.Phases
-			if _, err := WriteTarget(context.Background(), t, dir, res, "bench", &ph); err != nil {
+			var tm engine.Timing
+			if _, err := WriteTarget(context.Background(), t, dir, res, "bench", &tm); err != nil {
 				b.Fatal(err)
 			}
-			for _, st := range ph {
+			for _, st := range tm.Phases {
 				sum[st.Name] += st.Time.Seconds()
 			}
 		}

@@ -139,7 +139,7 @@ type Inputs struct {
 	Truth  *synth.TruthFile // nil without a truth file
 	// Phases are the reads' times: the truth file, the cube, the angles
 	// and the PSF stamp.
-	Phases paco.Phases
+	Phases []engine.PhaseTime
 }
 
 // Read reads t's cube (with its FITS header's centre, into
@@ -149,7 +149,8 @@ func (t *Target) Read() (*Inputs, error) {
 	var in Inputs
 	var cards []formats.FITSCard
 	var err error
-	clock := in.Phases.Clock()
+	var tm engine.Timing
+	clock := tm.Clock()
 	if in.Truth, err = t.readTruth(); err != nil {
 		return nil, err
 	}
@@ -189,6 +190,7 @@ func (t *Target) Read() (*Inputs, error) {
 		}
 		clock.Lap("read PSF")
 	}
+	in.Phases = tm.Phases
 	return &in, nil
 }
 

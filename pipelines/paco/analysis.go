@@ -381,8 +381,13 @@ type CheckRow struct {
 
 // Result is what Run found.
 type Result struct {
-	// Timing is what the call cost: its Wall, and on a device the
-	// engine's counts and phases (Phases splits the analysis).
+	// Timing is what the call cost: its Wall, on a device the engine's
+	// counts, the maps' uploads, kernels and downloads (their Timing's;
+	// not the calibration's or the check's), and in Phases Run's steps in wall-clock time, in order,
+	// adding up to its wall: the cube's scan, the star centre, the
+	// preparation (Prepared's Phases), the maps' own (their Timing's),
+	// the detections, Algorithm 3, the contrast curve, its calibration
+	// and its check.
 	Timing engine.Timing
 	// Maps are the SNR, flux and σ maps in the sky frame, with their
 	// invalid counts, stages' times, device and precision.
@@ -426,11 +431,6 @@ type Result struct {
 	// contrast check.
 	UnbiasedOn                               string
 	UnbiasedTime, CalibrationTime, CheckTime time.Duration
-	// Phases are Run's steps in wall-clock time, in order, adding up to
-	// its wall: the cube's scan, the star centre, the preparation, the
-	// maps' own phases (Maps.Phases), the detections, Algorithm 3, the
-	// contrast curve and its check.
-	Phases Phases
 }
 
 // scanCube counts the cube's NaN values and finds the range of the
@@ -496,11 +496,23 @@ func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
 	return nans, lo, hi
 }
 
-// run is Run on cube and angles.
-func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []float64, opt Options) (*Result, error) {
+// Prepare checks opt and in and makes the analysis ready for the maps:
+// the PSF (opt.PSF, or the Gaussian of opt.FWHM), the cube's scan for NaN
+// values, the star centre (opt.Center), the PSF's width against the
+// pixel, stamp and patch, the field's rotation, the cube in the maps' type
+// and the mask, h and rotation table. It is the one door of every stage
+// (RunMaps, UnbiasedFlux, Inject; Run calls it once). Warnings (a NaN or
+// constant cube, a field that does not rotate, a centre away from (H/2,
+// W/2)) go to opt.Warn and do not stop it; what it refuses is an
+// *engine.FieldError naming the option or input at fault where there is
+// one.
+func Prepare(in ADI, opt Options) (*Prepared, error) {
+	var tm engine.Timing
+	lap := tm.Clock().Lap
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
+	cube, angles := in.Cube, in.Angles
 	if cube == nil {
 		return nil, errors.New("no cube given")
 	}
@@ -511,9 +523,7 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			return nil, err
 		}
 	}
-	res := &Result{PSF: psf}
 	warn := func(w Warning) {
-		res.Warnings = append(res.Warnings, w)
 		if opt.Warn != nil {
 			opt.Warn(w)
 		}
@@ -521,18 +531,10 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	warnf := func(code string, data map[string]float64, format string, args ...any) {
 		warn(warning(code, data, format, args...))
 	}
-	note := func(format string, args ...any) {
-		if opt.Note != nil {
-			opt.Note(fmt.Sprintf(format, args...))
-		}
-	}
-	clock := res.Phases.Clock()
-	lap := clock.Lap
-	var lo, hi float64
-	res.NaNs, lo, hi = scanCube(cube)
+	nans, lo, hi := scanCube(cube)
 	lap("scan cube")
 	switch {
-	case res.NaNs == cube.Len():
+	case nans == cube.Len():
 		warnf(WarnAllNaN, nil, "every value of the cube is NaN: the maps will be all NaN")
 	case lo == hi:
 		warnf(WarnConstant, map[string]float64{"value": lo}, "the cube is constant (%g wherever it is not NaN): no background variation to learn, the maps will be NaN or meaningless", lo)
@@ -546,36 +548,36 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 			warnf(WarnNoRotation, map[string]float64{"angle_deg": amin}, "the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
+	var star CenterInfo
 	var center *[2]int
 	if len(cube.Shape) == 3 {
 		var err error
-		if res.Center, err = chooseCenter(cube, psf, opt, warnf); err != nil {
+		if star, err = chooseCenter(cube, psf, opt, warnf); err != nil {
 			return nil, err
 		}
-		center = &res.Center.Used
+		center = &star.Used
 	}
 	// The PSF's width against a pixel, its stamp and the patch, and the
 	// field's rotation at the inner working angle.
-	radius := opt.Radius
-	res.FWHM = opt.FWHM
+	fwhm := opt.FWHM
 	if opt.PSF != nil {
-		res.FWHM = FWHMOfStamp(psf)
+		fwhm = FWHMOfStamp(psf)
 		if len(psf.Shape) == 2 {
-			for _, w := range fwhmWarnings(stampFWHM(psf), true, psf.Shape[0], radius, opt.PixelScale) {
+			for _, w := range fwhmWarnings(stampFWHM(psf), true, psf.Shape[0], opt.Radius, opt.PixelScale) {
 				warn(w)
 			}
 		}
 	} else {
-		for _, w := range fwhmWarnings(opt.FWHM, false, psf.Shape[0], radius, opt.PixelScale) {
+		for _, w := range fwhmWarnings(opt.FWHM, false, psf.Shape[0], opt.Radius, opt.PixelScale) {
 			warn(w)
 		}
 	}
-	res.InnerWorkingAngle = InnerWorkingAngle(res.FWHM, radius)
+	iwa := InnerWorkingAngle(fwhm, opt.Radius)
 	if center != nil && len(angles) > 0 {
 		H, W := cube.Shape[1], cube.Shape[2]
 		cy, cx := float64(center[0]), float64(center[1])
 		maxSep := math.Hypot(max(cy, float64(H-1)-cy), max(cx, float64(W-1)-cx))
-		for _, w := range rotationWarnings(angles, res.FWHM, res.InnerWorkingAngle, maxSep) {
+		for _, w := range rotationWarnings(angles, fwhm, iwa, maxSep) {
 			warn(w)
 		}
 	}
@@ -584,21 +586,50 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	if opt.Convert {
 		dt = opt.DType
 	}
-	in := Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: opt.PSFNorm, Radius: opt.Radius, Center: center, Compat: opt.Compat, Placement: opt.Placement}
-	prep, err := Prepare(in)
+	p, err := prepare(Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: opt.PSFNorm, Radius: opt.Radius, Center: center, Compat: opt.Compat, Placement: opt.Placement})
 	if err != nil {
 		return nil, err
 	}
-	if dev == nil && dt != tensor.F64 && opt.Convert {
-		return nil, ErrCPUFloat64
-	}
-	res.T, res.H, res.W, res.P = prep.T, prep.H, prep.W, prep.P()
-	res.Radius = prep.Offsets[len(prep.Offsets)-1][0] // the last offset is (R, 0)
+	p.Star, p.FWHM, p.InnerWorkingAngle, p.NaNs, p.convert = star, fwhm, iwa, nans, opt.Convert
 	lap("prepare")
-	if res.Maps, err = RunMaps(ctx, dev, in); err != nil {
+	p.Phases = tm.Phases
+	return p, nil
+}
+
+// run is Run.
+func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
+	res := &Result{}
+	heard := opt.Warn
+	warn := func(w Warning) {
+		res.Warnings = append(res.Warnings, w)
+		if heard != nil {
+			heard(w)
+		}
+	}
+	opt.Warn = warn
+	warnf := func(code string, data map[string]float64, format string, args ...any) {
+		warn(warning(code, data, format, args...))
+	}
+	note := func(format string, args ...any) {
+		if opt.Note != nil {
+			opt.Note(fmt.Sprintf(format, args...))
+		}
+	}
+	clock := res.Timing.Clock()
+	lap := clock.Lap
+	prep, err := Prepare(in, opt)
+	if err != nil {
 		return nil, err
 	}
-	clock.Include(res.Maps.Phases)
+	clock.Include(prep.Phases)
+	res.PSF, res.NaNs, res.Center, res.FWHM, res.InnerWorkingAngle = prep.PSF, prep.NaNs, prep.Star, prep.FWHM, prep.InnerWorkingAngle
+	res.T, res.H, res.W, res.P, res.Radius = prep.T, prep.H, prep.W, prep.P(), prep.Radius
+	if res.Maps, err = runMaps(ctx, dev, prep); err != nil {
+		return nil, err
+	}
+	mt := res.Maps.Timing
+	res.Timing.Upload, res.Timing.Kernel, res.Timing.Download, res.Timing.GPUTimed = mt.Upload, mt.Kernel, mt.Download, mt.GPUTimed
+	clock.Include(res.Maps.Timing.Phases)
 	// What follows (Algorithm 3, the contrast check's injections) tells
 	// no progress: the bar ends with the detection map.
 	ctx = engine.WithProgress(ctx, nil)
@@ -616,42 +647,42 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 	res.Detections = dets
 	lap("detections")
 	if opt.Unbiased {
-		if res.UnbiasedOn, err = addUnbiased(ctx, dev, in, cube, dets, note); err != nil {
+		if res.UnbiasedOn, err = addUnbiased(ctx, dev, prep, in.Cube, dets, note); err != nil {
 			return nil, err
 		}
 		lap("unbiased flux")
-		res.UnbiasedTime = res.Phases[len(res.Phases)-1].Time
+		res.UnbiasedTime = res.Timing.Phase("unbiased flux")
 	}
-	res.StarFlux = starFlux(opt, psf)
+	res.StarFlux = starFlux(opt, prep.PSF)
 	res.Contrast = From(ContrastCurve(res.Maps.Sigma, prep.H, prep.W, prep.CY, prep.CX, opt.Threshold, res.StarFlux), res.InnerWorkingAngle)
 	for i := range res.Contrast {
 		res.Contrast[i].SepArcsec = res.Contrast[i].Sep * opt.PixelScale
 	}
 	lap("contrast curve")
-	rotation := Rotation(angles)
+	rotation := Rotation(in.Angles)
 	if !opt.QuickContrast && len(res.Contrast) > 0 {
-		res.Calibration, err = calibrate(ctx, dev, in, prep, res.Contrast, dets, res.Contrast[0].Sep, rotation, opt.Threshold, res.StarFlux, opt.NorthOffset, note)
+		res.Calibration, err = calibrate(ctx, dev, prep, res.Contrast, dets, res.Contrast[0].Sep, rotation, opt.Threshold, res.StarFlux, opt.NorthOffset, note)
 		if errors.Is(err, errNoFakes) {
 			warnf(WarnUncalibrated, nil, "the contrast curve is not calibrated (%v): its limits are threshold × σ_flux, optimistic by the inverse of the throughput", err)
 		} else if err != nil {
 			return nil, err
 		}
 		lap("contrast calibration")
-		res.CalibrationTime = res.Phases[len(res.Phases)-1].Time
+		res.CalibrationTime = res.Timing.Phase("contrast calibration")
 	}
 	if w, ok := brighterThanStar(res.Contrast, res.StarFlux); ok {
 		warn(w)
 	}
 	if opt.ContrastCheck {
-		gap, err := fakeGap(in, prep)
+		gap, err := fakeGap(prep)
 		if err != nil {
 			return nil, fmt.Errorf("contrast check: %w", err)
 		}
-		if res.Checks, err = injectFakes(ctx, dev, in, prep, res.Contrast, dets, 2*res.FWHM, gap, rotation, ContrastCheckRuns, 0, opt.Threshold, opt.NorthOffset, "contrast check", note); err != nil {
+		if res.Checks, err = injectFakes(ctx, dev, prep, res.Contrast, dets, 2*res.FWHM, gap, rotation, ContrastCheckRuns, 0, opt.Threshold, opt.NorthOffset, "contrast check", note); err != nil {
 			return nil, err
 		}
 		lap("contrast check")
-		res.CheckTime = res.Phases[len(res.Phases)-1].Time
+		res.CheckTime = res.Timing.Phase("contrast check")
 	}
 	return res, nil
 }
@@ -659,7 +690,7 @@ func run(ctx context.Context, dev *engine.Device, cube *tensor.Tensor, angles []
 // addUnbiased runs Algorithm 3 for dets on the GPU that made the maps, in
 // the maps' precision (its moments there, the iteration on the host), else
 // on the host in float64 on the cube as given; it returns where it ran.
-func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor.Tensor, dets []Detection, note func(string, ...any)) (string, error) {
+func addUnbiased(ctx context.Context, dev *engine.Device, p *Prepared, cube *tensor.Tensor, dets []Detection, note func(string, ...any)) (string, error) {
 	if dev != nil && dev.Info.IsCPU() {
 		// A software device (lavapipe, SwiftShader) is the host's own
 		// cores, and on them Algorithm 3's moments run about 10× faster
@@ -667,7 +698,7 @@ func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor
 		dev = nil
 	}
 	if dev != nil {
-		err := AddUnbiased(ctx, dev, in, dets, true)
+		err := AddUnbiased(ctx, dev, p, dets, true)
 		if errors.Is(err, engine.ErrTooLarge) || errors.Is(err, engine.ErrBudget) || errors.Is(err, engine.ErrNoFit) {
 			note("note: %v; Algorithm 3 runs on the CPU instead", err)
 		} else if err != nil {
@@ -676,9 +707,7 @@ func addUnbiased(ctx context.Context, dev *engine.Device, in Input, cube *tensor
 			return dev.Info.Name, nil
 		}
 	}
-	host := in
-	host.Cube = cube
-	return "CPU", AddUnbiased(ctx, nil, host, dets, true)
+	return "CPU", AddUnbiased(ctx, nil, p.withCube(cube), dets, true)
 }
 
 // starFlux is the star's flux in the flux map's units that o gives: its

@@ -48,7 +48,7 @@ func BenchmarkPACOCPU(b *testing.B) {
 			in := benchInput(s[0], s[1], s[2])
 			sum := map[string]float64{}
 			for i := 0; i < b.N; i++ {
-				m, err := CPU(context.Background(), in)
+				m, err := cpuOf(context.Background(), in)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -69,13 +69,13 @@ func BenchmarkPACOVulkan(b *testing.B) {
 					b.Skip("large")
 				}
 				in := benchInput(s[0], s[1], s[2])
-				if _, err := Vulkan(context.Background(), dev, in); err != nil { // warm-up: pipelines
+				if _, err := vulkanOf(context.Background(), dev, in); err != nil { // warm-up: pipelines
 					b.Fatal(err)
 				}
 				sum := map[string]float64{}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					m, err := Vulkan(context.Background(), dev, in)
+					m, err := vulkanOf(context.Background(), dev, in)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -98,7 +98,7 @@ func BenchmarkPACOCPUSubpixel(b *testing.B) {
 	in.Placement = PlacementSubpixel
 	sum := map[string]float64{}
 	for i := 0; i < b.N; i++ {
-		m, err := CPU(context.Background(), in)
+		m, err := cpuOf(context.Background(), in)
 		if err != nil {
 			b.Fatal(err)
 		}

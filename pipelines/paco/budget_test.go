@@ -76,11 +76,11 @@ func TestVulkanBudgetPasses(t *testing.T) {
 		dev := budgetDevice(t, first.Index, 8<<20, false)
 		cube, ang := testCube(tensor.F32, 64, 96, 96, 60, 11, [3]float64{20, 45, 60})
 		in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 3), Radius: 4}
-		want, err := CPU(ctx, in)
+		want, err := cpuOf(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Vulkan(ctx, dev, in)
+		got, err := vulkanOf(ctx, dev, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,19 +109,19 @@ func TestVulkanBudgetPasses(t *testing.T) {
 				name := fmt.Sprintf("%s/float64 %v/%s", info.Name, !noF64 && info.Float64, pl)
 				t.Run(name, func(t *testing.T) {
 					in := Input{Cube: small.As(tensor.F32), Angles: ang, PSF: gaussPSF(9, 2), Radius: 2, Placement: pl}
-					want, err := CPU(ctx, in)
+					want, err := cpuOf(ctx, in)
 					if err != nil {
 						t.Fatal(err)
 					}
 					// Too small a budget says what it takes, in KiB; that
 					// much works, in passes.
-					_, err = Vulkan(ctx, budgetDevice(t, info.Index, 256<<10, noF64), in)
+					_, err = vulkanOf(ctx, budgetDevice(t, info.Index, 256<<10, noF64), in)
 					m := regexp.MustCompile(`needs at least ([0-9,]+) KiB`).FindStringSubmatch(fmt.Sprint(err))
 					if !errors.Is(err, engine.ErrNoFit) || m == nil {
 						t.Fatalf("budget 256 KiB: %v, want ErrNoFit saying what the cube needs in KiB", err)
 					}
 					kib, _ := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
-					got, err := Vulkan(ctx, budgetDevice(t, info.Index, kib<<10, noF64), in)
+					got, err := vulkanOf(ctx, budgetDevice(t, info.Index, kib<<10, noF64), in)
 					if err != nil {
 						t.Fatalf("budget %d KiB, what the error asked for: %v", kib, err)
 					}

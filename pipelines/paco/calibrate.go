@@ -72,9 +72,9 @@ func (c *Calibration) Doc() map[string]any {
 // gap), its uncertainty the weighted spread over √ the effective number of
 // fakes; the limit is divided by it. The uncalibrated limit stays in
 // FluxUncalibrated.
-func calibrate(ctx context.Context, dev *engine.Device, in Input, prep *Prepared, curve []ContrastPoint, dets []Detection,
+func calibrate(ctx context.Context, dev *engine.Device, prep *Prepared, curve []ContrastPoint, dets []Detection,
 	minSep, rotation, threshold, starFlux, northOffset float64, note func(string, ...any)) (*Calibration, error) {
-	gap, err := fakeGap(in, prep)
+	gap, err := fakeGap(prep)
 	if err != nil {
 		return nil, fmt.Errorf("contrast calibration: %w", err)
 	}
@@ -86,7 +86,7 @@ func calibrate(ctx context.Context, dev *engine.Device, in Input, prep *Prepared
 		curve[i].FluxUncalibrated, curve[i].Throughput, curve[i].ThroughputErr = curve[i].Flux, math.NaN(), math.NaN()
 	}
 	for pass := 1; pass <= CalibrationPasses; pass++ {
-		rows, err := injectFakes(ctx, dev, in, prep, curve, dets, minSep, gap, rotation, CalibrationRuns, 45, threshold, northOffset,
+		rows, err := injectFakes(ctx, dev, prep, curve, dets, minSep, gap, rotation, CalibrationRuns, 45, threshold, northOffset,
 			fmt.Sprintf("contrast calibration, pass %d of %d", pass, CalibrationPasses), note)
 		if err != nil {
 			return nil, err
@@ -153,25 +153,21 @@ func smooth(x, v []float64, s, h float64) (mean, stderr float64) {
 
 // fakeGap is how far apart fakes are placed: a patch plus two FWHM of the
 // stamp, so that none is in another's statistics.
-func fakeGap(in Input, prep *Prepared) (float64, error) {
-	fwhm := FWHMOfStamp(in.PSF)
+func fakeGap(prep *Prepared) (float64, error) {
+	fwhm := FWHMOfStamp(prep.PSF)
 	if !(fwhm > 0) || math.IsInf(fwhm, 0) {
 		return 0, fmt.Errorf("the PSF stamp's FWHM cannot be measured (got %g), so fakes cannot be spaced", fwhm)
 	}
-	R := 0
-	for _, o := range prep.Offsets {
-		R = max(R, o[0])
-	}
-	return float64(2*R+1) + 2*fwhm, nil
+	return float64(2*prep.Radius+1) + 2*fwhm, nil
 }
 
-// injectFakes injects fakes at curve's flux limit into in.Cube (FakePlan:
+// injectFakes injects fakes at curve's flux limit into prep.Cube (FakePlan:
 // runs sets from minSep out, turned by turn degrees), runs the maps again
 // on dev (nil: the CPU path) for each set and reads the fakes back, by
 // separation. A fake that would fall within gap of a detection is left
 // out: a real source would count towards it. what names the step in notes
 // and errors.
-func injectFakes(ctx context.Context, dev *engine.Device, in Input, prep *Prepared, curve []ContrastPoint, dets []Detection,
+func injectFakes(ctx context.Context, dev *engine.Device, prep *Prepared, curve []ContrastPoint, dets []Detection,
 	minSep, gap, rotation float64, runs int, turn, threshold, northOffset float64, what string, note func(string, ...any)) ([]CheckRow, error) {
 	plan, err := FakePlan(curve, float64(prep.CY), float64(prep.CX), prep.H, prep.W, minSep, gap, rotation, runs, turn, 1)
 	if err != nil {
@@ -201,13 +197,11 @@ func injectFakes(ctx context.Context, dev *engine.Device, in Input, prep *Prepar
 			continue
 		}
 		note("%s: run %d of %d, %d fake companions", what, r+1, len(plan), len(srcs))
-		inj := in
-		cube, err := Inject(in, srcs)
+		cube, err := Inject(prep, srcs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		inj.Cube = cube.As(in.Cube.DType)
-		m, err := RunMaps(ctx, dev, inj)
+		m, err := runMaps(ctx, dev, prep.withCube(cube.As(prep.Cube.DType)))
 		if err != nil {
 			return nil, fmt.Errorf("%s, run %d: %w", what, r+1, err)
 		}

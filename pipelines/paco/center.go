@@ -546,46 +546,11 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 		}
 		return 0
 	}
-	// The correlation of neighbouring pixels of the normalised residual.
-	var c0, c1 float64
-	for j := 0; j < g; j++ {
-		for i := 0; i < g; i++ {
-			z := res[j*g+i] / sdAt(j, i)
-			if math.IsNaN(z) || math.IsInf(z, 0) {
-				continue
-			}
-			c0 += z * z
-			for _, d := range [][2]int{{0, 1}, {1, 0}} {
-				if j+d[0] < g && i+d[1] < g {
-					if zq := res[(j+d[0])*g+i+d[1]] / sdAt(j+d[0], i+d[1]); !math.IsNaN(zq) && !math.IsInf(zq, 0) {
-						c1 += z * zq / 2
-					}
-				}
-			}
-		}
-	}
-	if !(c0 > 0) {
+	ker, ok := speckleKernel(res, g, sdAt, fwhm)
+	if !ok {
 		return 0, true // no structure at all
 	}
-	// The intensity a² of a field a of correlation exp(−d²/(4ℓ²)) (white
-	// noise smoothed by a Gaussian of σ = ℓ) has correlation
-	// exp(−d²/(2ℓ²)).
-	ell := 0.3
-	if rho := c1 / c0; rho > 0.01 {
-		ell = math.Sqrt(-1 / (2 * math.Log(min(rho, 0.99))))
-	}
-	ell = min(max(ell, 0.3), 2*fwhm)
-	kr := int(math.Ceil(3 * ell))
-	ker := make([]float64, 2*kr+1)
-	var k2 float64
-	for i := range ker {
-		d := float64(i - kr)
-		ker[i] = math.Exp(-d * d / (2 * ell * ell))
-		k2 += ker[i] * ker[i]
-	}
-	for i := range ker {
-		ker[i] /= math.Sqrt(k2) // unit variance after both passes
-	}
+	kr := len(ker) / 2
 	// The draws' white noise in the order one generator gives it, then
 	// the draws over every core.
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
@@ -611,6 +576,53 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	})
 	slices.Sort(errs)
 	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+}
+
+// speckleKernel is staticError95's smoothing kernel: a Gaussian of the
+// correlation length of the residual res (g×g) normalised by its spread
+// sdAt, from the correlation of neighbouring pixels, unit variance after
+// both passes; false when the residual has no structure at all.
+func speckleKernel(res []float64, g int, sdAt func(j, i int) float64, fwhm float64) ([]float64, bool) {
+	var c0, c1 float64
+	for j := 0; j < g; j++ {
+		for i := 0; i < g; i++ {
+			z := res[j*g+i] / sdAt(j, i)
+			if math.IsNaN(z) || math.IsInf(z, 0) {
+				continue
+			}
+			c0 += z * z
+			for _, d := range [][2]int{{0, 1}, {1, 0}} {
+				if j+d[0] < g && i+d[1] < g {
+					if zq := res[(j+d[0])*g+i+d[1]] / sdAt(j+d[0], i+d[1]); !math.IsNaN(zq) && !math.IsInf(zq, 0) {
+						c1 += z * zq / 2
+					}
+				}
+			}
+		}
+	}
+	if !(c0 > 0) {
+		return nil, false
+	}
+	// The intensity a² of a field a of correlation exp(−d²/(4ℓ²)) (white
+	// noise smoothed by a Gaussian of σ = ℓ) has correlation
+	// exp(−d²/(2ℓ²)).
+	ell := 0.3
+	if rho := c1 / c0; rho > 0.01 {
+		ell = math.Sqrt(-1 / (2 * math.Log(min(rho, 0.99))))
+	}
+	ell = min(max(ell, 0.3), 2*fwhm)
+	kr := int(math.Ceil(3 * ell))
+	ker := make([]float64, 2*kr+1)
+	var k2 float64
+	for i := range ker {
+		d := float64(i - kr)
+		ker[i] = math.Exp(-d * d / (2 * ell * ell))
+		k2 += ker[i] * ker[i]
+	}
+	for i := range ker {
+		ker[i] /= math.Sqrt(k2) // unit variance after both passes
+	}
+	return ker, true
 }
 
 // staticDraw is one of staticError95's draws: the m×m white noise

@@ -102,7 +102,7 @@ func TestPACOChecks(t *testing.T) {
 		t.Logf("%d detections, %d invalid pixels", len(dets), m.InvalidPixels)
 	}
 	t.Run("cpu", func(t *testing.T) {
-		m, err := CPU(context.Background(), in)
+		m, err := cpuOf(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestPACOChecks(t *testing.T) {
 		}
 		for _, dev := range testdev.Devices(t) {
 			t.Run(dev.Info.Name, func(t *testing.T) {
-				m, err := Vulkan(context.Background(), dev, in)
+				m, err := vulkanOf(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)
 				}

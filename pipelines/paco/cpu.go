@@ -39,19 +39,51 @@ func cholSolve(c []float64, P int, h []float64) bool {
 // CPU computes the maps on the CPU in float64: centring, lagged products,
 // per-location shrinkage, Cholesky and solve, then the detection map, each
 // spread over every core.
-func CPU(ctx context.Context, in Input) (*Maps, error) {
-	p, err := Prepare(in)
-	if err != nil {
+func CPU(ctx context.Context, p *Prepared) (*Maps, error) {
+	var tm engine.Timing
+	lap := tm.Clock().Lap
+	yc := cpuCentre(p)
+	lap("centre")
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
-	var stages Phases
-	lap := stages.Clock().Lap
+	disp, pairs := p.Lags()
+	g := cpuLags(ctx, p, yc, disp)
+	lap("lagged products")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	base := make([]int, p.P())
+	for i, o := range p.Offsets {
+		base[i] = o[0]*p.W + o[1]
+	}
+	st := cpuStatistics(ctx, p, g, len(disp), pairs, base)
+	lap("statistics")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	maps := newMaps(p)
+	if p.Placement == PlacementSubpixel {
+		subpixelMap(p, yc, st.ub, st.gram, st.valid, base, maps, newMapProgress(ctx, p.H))
+	} else {
+		nearestMap(ctx, p, yc, st, base, maps)
+	}
+	lap("detection map")
+	for _, v := range st.valid {
+		if !v {
+			maps.InvalidLocations++
+		}
+	}
+	maps.Stages, maps.Timing.Phases, maps.Device, maps.Precision = tm.Phases, tm.Phases, "cpu", "f64"
+	return maps, nil
+}
 
-	// Centre: yc[p*T+t] = Y[t, p] − mean_t Y[t, p] (pixel-major, so each
-	// pixel's time series is contiguous).
+// cpuCentre is the centred cube: yc[p*T+t] = Y[t, p] − mean_t Y[t, p]
+// (pixel-major, so each pixel's time series is contiguous).
+func cpuCentre(p *Prepared) []float64 {
+	T, N := p.T, p.H*p.W
 	yc := make([]float64, N*T)
-	src32, src64 := in.Cube.F32, in.Cube.F64
+	src32, src64 := p.Cube.F32, p.Cube.F64
 	const block = 256 // pixels transposed together: reads contiguous, writes within L1
 	par.Range((N+block-1)/block, 1, func(lo, hi int) {
 		for bi := lo; bi < hi; bi++ {
@@ -80,13 +112,13 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 			}
 		}
 	})
-	lap("centre")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return yc
+}
 
-	// Lagged products.
-	disp, pairs := p.Lags()
+// cpuLags are the lagged products G[q·D + d] of the centred cube yc for
+// the displacements disp.
+func cpuLags(ctx context.Context, p *Prepared, yc []float64, disp [][2]int) []float64 {
+	T, H, W, N := p.T, p.H, p.W, p.H*p.W
 	D := len(disp)
 	scale := 1 / float64(T)
 	if p.Compat == CompatVIP {
@@ -110,16 +142,24 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 			}
 		}
 	})
+	return g
+}
 
-	lap("lagged products")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+// cpuStats are every location's statistics: u = C⁻¹h (nearest), or C⁻¹
+// times every basis vector of the shifted PSF (ub, NBasis·P per location)
+// and their Gram matrix gram[b][b'] = basis_bᵀC⁻¹basis_b' (NBasis² per
+// location) with sub-pixel placement; α, and whether the location has
+// statistics.
+type cpuStats struct {
+	u, ub, gram, alpha []float64
+	valid              []bool
+}
 
-	// Per location: S from G, shrinkage, Cholesky, u and α; with sub-pixel
-	// placement also C⁻¹ times every basis vector of the shifted PSF (ub,
-	// NBasis·P per location) and their Gram matrix gram[b][b'] =
-	// basis_bᵀC⁻¹basis_b' (NBasis² per location).
+// cpuStatistics computes, per location, S from G, the shrinkage, the
+// Cholesky factor and the cpuStats; base are the mask's offsets as flat
+// pixel indices.
+func cpuStatistics(ctx context.Context, p *Prepared, g []float64, D int, pairs []Pair, base []int) cpuStats {
+	T, H, W, P, N := p.T, p.H, p.W, p.P(), p.H*p.W
 	sub := p.Placement == PlacementSubpixel
 	var u, ub, gram []float64
 	if sub {
@@ -130,10 +170,6 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 	}
 	alpha := make([]float64, N)
 	valid := make([]bool, N)
-	base := make([]int, P)
-	for i, o := range p.Offsets {
-		base[i] = o[0]*W + o[1]
-	}
 	statsDone := &rowsDone{progress: engine.ProgressOf(ctx), stage: "statistics", total: H}
 	par.Range(H, 2, func(lo, hi int) {
 		defer statsDone.add(hi - lo)
@@ -178,23 +214,13 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 			}
 		}
 	})
-	lap("statistics")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return cpuStats{u: u, ub: ub, gram: gram, alpha: alpha, valid: valid}
+}
 
-	maps := newMaps(p)
-	if sub {
-		subpixelMap(p, yc, ub, gram, valid, base, maps, newMapProgress(ctx, H))
-		lap("detection map")
-		for _, v := range valid {
-			if !v {
-				maps.InvalidLocations++
-			}
-		}
-		maps.Stages, maps.Phases, maps.Device, maps.Precision = stages, stages, "cpu", "f64"
-		return maps, nil
-	}
+// nearestMap is the detection map with the PSF on the nearest pixel.
+func nearestMap(ctx context.Context, p *Prepared, yc []float64, st cpuStats, base []int, maps *Maps) {
+	T, H, W, P := p.T, p.H, p.W, p.P()
+	u, alpha, valid := st.u, st.alpha, st.valid
 	var mu sync.Mutex
 	mapDone := newMapProgress(ctx, H)
 	par.Range(H, 2, func(lo, hi int) {
@@ -226,14 +252,6 @@ func CPU(ctx context.Context, in Input) (*Maps, error) {
 		maps.InvalidPixels += invalid
 		mu.Unlock()
 	})
-	lap("detection map")
-	for _, v := range valid {
-		if !v {
-			maps.InvalidLocations++
-		}
-	}
-	maps.Stages, maps.Phases, maps.Device, maps.Precision = stages, stages, "cpu", "f64"
-	return maps, nil
 }
 
 // newMapProgress reports progress through the detection map.

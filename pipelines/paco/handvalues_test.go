@@ -74,8 +74,8 @@ func TestRoundingTies(t *testing.T) {
 		{2.4999999999999996, 2, 2}, {2.7, 3, 2}, {-2.7, -3, -2}, {-2.2, -2, -2},
 		{0.49999999999999994, 0, 0}, {7, 7, 7}, {0, 0, 0},
 	}
-	fast := &Prepared{Compat: CompatNone}
-	fastVIP := &Prepared{Compat: CompatVIP}
+	fast := &Prepared{Input: Input{Compat: CompatNone}}
+	fastVIP := &Prepared{Input: Input{Compat: CompatVIP}}
 	for _, c := range cases {
 		if got := fast.round(c.v); got != c.want {
 			t.Errorf("round(%v) = %d, want %d", c.v, got, c.want)
@@ -126,7 +126,7 @@ func TestPositionByHand(t *testing.T) {
 			compat = CompatVIP
 		}
 		for _, c := range cases {
-			p := &Prepared{CY: 20, CX: 20, H: 41, W: 41, Compat: compat,
+			p := &Prepared{CY: 20, CX: 20, H: 41, W: 41, Input: Input{Compat: compat},
 				Cos: []float64{math.Cos(c.angle * math.Pi / 180)}, Sin: []float64{math.Sin(c.angle * math.Pi / 180)}}
 			wy, wx := c.y, c.x
 			if vip {

@@ -1,10 +1,12 @@
 package paco
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -106,4 +108,38 @@ func checkAgainst(t *testing.T, name string, got, want *Maps, tol float64) {
 	if got.InvalidPixels != want.InvalidPixels {
 		t.Errorf("%s: %d invalid pixels, reference %d", name, got.InvalidPixels, want.InvalidPixels)
 	}
+}
+
+// The stages on an Input, prepared first (prepare), as the tests call
+// them.
+func cpuOf(ctx context.Context, in Input) (*Maps, error) {
+	p, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return CPU(ctx, p)
+}
+
+func vulkanOf(ctx context.Context, dev *engine.Device, in Input) (*Maps, error) {
+	p, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return Vulkan(ctx, dev, p)
+}
+
+func injectOf(in Input, srcs []Source) (*tensor.Tensor, error) {
+	p, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return Inject(p, srcs)
+}
+
+func unbiasedOf(ctx context.Context, dev *engine.Device, in Input, srcs []Source, refine bool) ([]Unbiased, error) {
+	p, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	return UnbiasedFlux(ctx, dev, p, srcs, refine)
 }

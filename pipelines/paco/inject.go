@@ -8,18 +8,14 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Inject returns a float64 copy of in.Cube with each source added in every
-// frame: Flux times the PSF stamp as the maps normalise it (in.PSFNorm),
+// Inject returns a float64 copy of p.Cube with each source added in every
+// frame: Flux times the PSF stamp as the maps normalise it (p.PSFNorm),
 // interpolated by cubic convolution at the source's exact frame position
-// on the trajectory the maps assume (about in.Center, rotating with the
+// on the trajectory the maps assume (about p's centre, rotating with the
 // parallactic angles). Y and X are the source's position in the derotated
-// sky frame, sub-pixel. in.Cube is not changed.
-func Inject(in Input, srcs []Source) (*tensor.Tensor, error) {
-	p, err := Prepare(in)
-	if err != nil {
-		return nil, err
-	}
-	u, err := newUnbiasedCtx(p, in, false)
+// sky frame, sub-pixel. p.Cube is not changed.
+func Inject(p *Prepared, srcs []Source) (*tensor.Tensor, error) {
+	u, err := newUnbiasedCtx(p, false)
 	if err != nil {
 		return nil, err
 	}

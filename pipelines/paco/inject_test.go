@@ -23,7 +23,7 @@ func TestInjectHandValues(t *testing.T) {
 	psf := tensor.New(tensor.F64, 3, 3)
 	copy(psf.F64, []float64{1, 2, 1, 2, 4, 2, 1, 2, 1}) // sums to 16
 	in := Input{Cube: cube, Angles: []float64{0, 90, 180, 270}, PSF: psf, Radius: 2}
-	out, err := Inject(in, []Source{{Y: 16, X: 20, Flux: flux}})
+	out, err := injectOf(in, []Source{{Y: 16, X: 20, Flux: flux}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestInjectMatchesSynth(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := with.Truth[0]
-	out, err := Inject(Input{Cube: bare.Cube, Angles: bare.Angles, PSF: bare.PSF, Radius: 3}, []Source{{Y: tr.Y, X: tr.X, Flux: flux}})
+	out, err := injectOf(Input{Cube: bare.Cube, Angles: bare.Angles, PSF: bare.PSF, Radius: 3}, []Source{{Y: tr.Y, X: tr.X, Flux: flux}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestInjectionRecovery(t *testing.T) {
 	}
 	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: 3}
 	ctx := context.Background()
-	m, err := CPU(ctx, in)
+	m, err := cpuOf(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,10 +134,10 @@ func TestInjectionRecovery(t *testing.T) {
 			}
 		}
 		inj := in
-		if inj.Cube, err = Inject(in, srcs); err != nil {
+		if inj.Cube, err = injectOf(in, srcs); err != nil {
 			t.Fatal(err)
 		}
-		mi, err := CPU(ctx, inj)
+		mi, err := cpuOf(ctx, inj)
 		if err != nil {
 			t.Fatal(err)
 		}

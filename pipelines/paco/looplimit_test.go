@@ -37,7 +37,7 @@ func TestVulkanVeryLongSequences(t *testing.T) {
 			}
 			in := in
 			in.Cube = cube.As(dt)
-			got, err := Vulkan(context.Background(), dev, in)
+			got, err := vulkanOf(context.Background(), dev, in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/linalg"
@@ -100,12 +99,22 @@ type ADI struct {
 // is; it may be called from several goroutines at once.
 func Run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
 	m := engine.Begin(dev)
-	res, err := run(ctx, dev, in.Cube, in.Angles, opt)
+	res, err := run(ctx, dev, in, opt)
 	if err != nil {
 		return nil, err
 	}
-	m.End(&res.Timing)
+	account(m, &res.Timing)
 	return res, nil
+}
+
+// account ends the call begun at mark into t, one account of its wall:
+// t's Wall and Counts become the call's, and its phases stay the steps
+// that timed it (the engine's own, allocation, submits, waits, ..., happen
+// within them and are left out).
+func account(mark engine.Mark, t *engine.Timing) {
+	var call engine.Timing
+	mark.End(&call)
+	t.Wall, t.Counts = call.Wall, call.Counts
 }
 
 // Input is one PACO run.
@@ -126,89 +135,76 @@ type Input struct {
 	test *testOptions
 }
 
-// Stage is the time one step took: the engine's phase (engine.Timing's
-// Phases), so that PACO's steps are the command's account as they are.
+// Stage is the time one stage of the maps took on the device (Maps'
+// Stages: uploads, kernels, downloads), in engine.Timing's PhaseTime.
 type Stage = engine.PhaseTime
-
-// Phases are named steps in wall-clock time, in the order they ran, each
-// from the end of the one before: they add up to the wall time of what
-// they time. They are engine.Timing's phases, kept in order and apart
-// (AddPhase appends, where engine.Timing's merges a name seen before).
-type Phases []Stage
-
-// AddPhase adds the step name that took d.
-func (p *Phases) AddPhase(name string, d time.Duration) { *p = append(*p, Stage{Name: name, Time: d}) }
-
-// Clock starts timing steps into p, from now.
-func (p *Phases) Clock() *Clock { return &Clock{p, time.Now()} }
-
-// A Clock times consecutive steps: each Lap adds the time since the last.
-type Clock struct {
-	phases *Phases
-	t0     time.Time
-}
-
-// Lap adds the time since the last Lap (or Include, or the start) as the
-// step name.
-func (c *Clock) Lap(name string) {
-	now := time.Now()
-	c.phases.AddPhase(name, now.Sub(c.t0))
-	c.t0 = now
-}
-
-// Include adds sub, the phases of a step that timed itself, and moves the
-// clock on by their total: what they leave out is in the next Lap.
-func (c *Clock) Include(sub Phases) {
-	*c.phases = append(*c.phases, sub...)
-	c.t0 = c.t0.Add(sub.Total())
-}
-
-// Total is the phases' sum.
-func (p Phases) Total() time.Duration {
-	var t time.Duration
-	for _, st := range p {
-		t += st.Time
-	}
-	return t
-}
 
 // Maps are PACO's outputs, in the sky frame (θ = 0), shape (H, W).
 type Maps struct {
+	// Timing is the maps' uploads, kernels and downloads (their Stages,
+	// folded) and in Phases their steps in wall-clock time, adding up to
+	// the Wall: on the CPU path its stages; on a device the host's set-up
+	// (tables, buffers, pipelines), the device's run (uploads, kernels and
+	// downloads, waited on, which Stages splits) and the maps' readback;
+	// from RunMaps, Prepare's steps before them, and the call's Wall and
+	// Counts.
+	Timing           engine.Timing
 	H, W             int
 	SNR, Flux, Sigma []float64
 	InvalidPixels    int // map pixels that are NaN
 	InvalidLocations int // locations whose patch is outside the image or whose covariance is not positive definite
 	// Stages are the maps' stages: on the CPU path each step's wall
-	// time (as Phases), on a device the upload, each kernel's GPU time,
-	// the download and the device's wall time ("total (device)").
-	Stages []Stage
-	// Phases are RunMaps' steps in wall-clock time, adding up to its wall:
-	// on the CPU path its stages; on a device the host's set-up (tables,
-	// buffers, pipelines), the device's run (uploads, kernels and
-	// downloads, waited on, which Stages splits) and the maps' readback.
-	Phases            Phases
+	// time (as Timing's Phases), on a device the upload, each kernel's
+	// GPU time, the download and the device's wall time ("total
+	// (device)").
+	Stages            []Stage
 	Device, Precision string
 	// Passes is the number of passes over bands of location rows that the
 	// device memory budget asked for (Vulkan; 1 when everything fit).
 	Passes int
 }
 
-// Prepared holds what every implementation derives from an Input.
+// Prepared is an analysis made ready for the maps, the one door to every
+// stage (Prepare): the Input the maps run on (the cube in the maps' type,
+// the angles, the PSF stamp, the patch radius, the centre, the numerics)
+// and what every implementation derives from it, with what Run reports of
+// the preparation (the centre's choice, the PSF's width, the cube's NaNs).
+// Later stages (the maps, Algorithm 3, injection, the contrast curve's
+// calibration and check) take it; a run on another cube of the same shape
+// (fakes injected) takes withCube's copy.
 type Prepared struct {
+	Input
 	T, H, W int
 	CY, CX  int
 	Offsets [][2]int  // mask (dy, dx), row-major
 	Hvec    []float64 // PSF sampled at the offsets
 	Cos     []float64 // cos θ_l
 	Sin     []float64 // sin θ_l
-	Compat  Compat
-	// Placement, and with PlacementSubpixel the basis of the shifted PSF:
+	// With PlacementSubpixel the basis of the shifted PSF:
 	// Basis[(j+2)·5 + (i+2)] is the normalised stamp sampled on the mask
 	// moved by (j, i) pixels, j, i ∈ −2…2 (zero beyond the stamp), so the
 	// stamp interpolated at offset δ is Σ K(j+δy)·K(i+δx)·Basis[j, i]
 	// (BasisWeights), exactly.
-	Placement Placement
-	Basis     [][]float64
+	Basis [][]float64
+	// Star is how the centre was chosen (Prepare; the zero value from an
+	// Input alone); FWHM the PSF's in pixels and InnerWorkingAngle where
+	// the contrast curve starts; NaNs the cube's NaN values.
+	Star                    CenterInfo
+	FWHM, InnerWorkingAngle float64
+	NaNs                    int
+	// Phases are Prepare's steps in wall-clock time ("scan cube", "star
+	// centre", "prepare").
+	Phases []engine.PhaseTime
+	// convert is Options.Convert: the maps' type was asked for, which the
+	// CPU path refuses unless it is float64.
+	convert bool
+}
+
+// withCube is p on cube, of p's shape (the cube with fakes injected).
+func (p *Prepared) withCube(cube *tensor.Tensor) *Prepared {
+	q := *p
+	q.Cube = cube
+	return &q
 }
 
 // NBasis is the number of basis vectors of the sub-pixel PSF model: Keys'
@@ -218,10 +214,11 @@ const NBasis = 25
 // P is the number of pixels in a patch.
 func (p *Prepared) P() int { return len(p.Offsets) }
 
-// Prepare checks in and derives the mask, h and the rotation table. What
-// it refuses is an *engine.FieldError naming the input or option at fault
-// ("cube", "angles", "psf", "radius", "center", ...).
-func Prepare(in Input) (*Prepared, error) {
+// prepare checks in and derives the mask, h and the rotation table (the
+// part of Prepare that needs only an Input). What it refuses is an
+// *engine.FieldError naming the input or option at fault ("cube",
+// "angles", "psf", "radius", "center", ...).
+func prepare(in Input) (*Prepared, error) {
 	bad := engine.Fieldf
 	c := in.Cube
 	if c == nil || len(c.Shape) != 3 {
@@ -245,7 +242,7 @@ func Prepare(in Input) (*Prepared, error) {
 	if 2*r+1 > H || 2*r+1 > W {
 		return nil, bad("radius", " %d needs at least %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, H, W)
 	}
-	p := &Prepared{T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: cov.PatchOffsets(r), Compat: in.Compat, Placement: in.Placement}
+	p := &Prepared{Input: in, T: T, H: H, W: W, CY: H / 2, CX: W / 2, Offsets: cov.PatchOffsets(r)}
 	if in.Center != nil {
 		p.CY, p.CX = in.Center[0], in.Center[1]
 	}
@@ -398,10 +395,7 @@ func (p *Prepared) Trajectories(l0, nt int, dst []int32) {
 
 // Inside reports whether the patch around (y, x) lies inside the frame.
 func (p *Prepared) Inside(y, x int) bool {
-	r := 0
-	for _, o := range p.Offsets {
-		r = max(r, o[0])
-	}
+	r := p.Radius
 	return y-r >= 0 && y+r < p.H && x-r >= 0 && x+r < p.W
 }
 
@@ -438,10 +432,12 @@ func newMaps(p *Prepared) *Maps {
 	return m
 }
 
-// Timing folds the stages into the upload/kernel/download split that
-// engine.Timing reports (and --time prints).
-func (m *Maps) Timing() engine.Timing {
-	var t engine.Timing
+// foldStages folds the stages into the upload/kernel/download split that
+// engine.Timing reports (and --time prints), in m.Timing, whose Wall is
+// its phases' (the maps' steps, wall-clock).
+func (m *Maps) foldStages() {
+	t := &m.Timing
+	t.Upload, t.Kernel, t.Download = 0, 0, 0
 	for _, st := range m.Stages {
 		switch st.Name {
 		case "upload":
@@ -449,16 +445,12 @@ func (m *Maps) Timing() engine.Timing {
 		case "download":
 			t.Download += st.Time
 		case "total (device)":
-			t.Wall = st.Time
 		default:
 			t.Kernel += st.Time
 		}
 	}
-	if t.Wall == 0 {
-		t.Wall = t.Upload + t.Kernel + t.Download
-	}
+	t.Wall = t.Named()
 	t.GPUTimed = m.Device != "cpu" && m.Device != "reference"
-	return t
 }
 
 // Tensors returns the maps as (H, W) float64 tensors.

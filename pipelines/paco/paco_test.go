@@ -12,7 +12,7 @@ import (
 // implFunc is the API every implementation offers.
 type implFunc func(in Input) (*Maps, error)
 
-func cpuImpl(in Input) (*Maps, error) { return CPU(context.Background(), in) }
+func cpuImpl(in Input) (*Maps, error) { return cpuOf(context.Background(), in) }
 
 // runAgreement holds impl against Reference on small cubes, both compat
 // modes, two radii and a star off the default centre.

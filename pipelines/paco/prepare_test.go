@@ -26,7 +26,7 @@ func TestPrepareRejectsBadInput(t *testing.T) {
 		{"radius 0", Input{Cube: cube, Angles: ang, PSF: psf}, "radius must be at least 1"},
 	}
 	for _, c := range cases {
-		_, err := Prepare(c.in)
+		_, err := prepare(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error mentioning %q", c.name, err, c.want)
 		}
@@ -37,7 +37,7 @@ func TestLagsCount(t *testing.T) {
 	// PACO.md: 181 displacements for R = 4, 91 up to sign; 1225 pairs.
 	for r, want := range map[int][2]int{4: {91, 1225}, 1: {7, 15}} {
 		cube, ang := testCube(tensor.F32, 4, 21, 21, 10, 1)
-		p, err := Prepare(Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: r})
+		p, err := prepare(Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: r})
 		if err != nil {
 			t.Fatal(err)
 		}

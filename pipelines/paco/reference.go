@@ -27,7 +27,7 @@ import (
 // the inside test, the covariance and the shrinkage below are the ref*
 // functions of this file, which share no code with paco.go or cpu.go.
 func Reference(in Input) (*Maps, error) {
-	if _, err := Prepare(in); err != nil {
+	if _, err := prepare(in); err != nil {
 		return nil, err
 	}
 	T, H, W := in.Cube.Shape[0], in.Cube.Shape[1], in.Cube.Shape[2]

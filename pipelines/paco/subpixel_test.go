@@ -75,7 +75,7 @@ func TestSubpixelVulkanAgreesWithReference(t *testing.T) {
 			for _, blocks := range []int{0, 7} {
 				impl := func(in Input) (*Maps, error) {
 					in.test = &testOptions{maxBlockFrames: blocks}
-					return Vulkan(context.Background(), dev, in)
+					return vulkanOf(context.Background(), dev, in)
 				}
 				if dev.Info.Float64 {
 					runSubpixelAgreement(t, impl, tensor.F64, 1e-3)
@@ -150,7 +150,7 @@ func TestSubpixelHalfPixelByHand(t *testing.T) {
 	rowWant := map[int]float64{-1: 1.4375, 0: 3.1875, 1: 3.1875, 2: 1.4375}
 	cube, ang := testCube(tensor.F64, 4, 11, 11, 10, 1)
 	in := Input{Cube: cube, Angles: ang, PSF: st, PSFNorm: "none", Radius: 2, Placement: PlacementSubpixel}
-	pr, err := Prepare(in)
+	pr, err := prepare(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestSubpixelRaisesSNR(t *testing.T) {
 		maps := map[Placement]*Maps{}
 		for _, pl := range []Placement{PlacementNearest, PlacementSubpixel} {
 			in.Placement = pl
-			m, err := CPU(context.Background(), in)
+			m, err := cpuOf(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +295,7 @@ func TestSubpixelWhiteNoise(t *testing.T) {
 	stats := map[Placement][2]float64{}
 	for _, pl := range []Placement{PlacementNearest, PlacementSubpixel} {
 		in.Placement = pl
-		m, err := CPU(context.Background(), in)
+		m, err := cpuOf(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,15 +336,15 @@ func TestSubpixelWhiteNoise(t *testing.T) {
 func TestSubpixelMatchesAlgorithm3(t *testing.T) {
 	cube, ang := testCube(tensor.F64, 24, 27, 27, 50, 2, [3]float64{7, 30, 60})
 	in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 3, Placement: PlacementSubpixel}
-	m, err := CPU(context.Background(), in)
+	m, err := cpuOf(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(in)
+	p, err := prepare(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := newUnbiasedCtx(p, in, false)
+	u, err := newUnbiasedCtx(p, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestVulkanLongSequences(t *testing.T) {
 				}
 				in := in
 				in.Cube = cube.As(dt)
-				got, err := Vulkan(context.Background(), dev, in)
+				got, err := vulkanOf(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -34,7 +34,7 @@ func TestTrajectoryTies(t *testing.T) {
 		ang[l] = 60 * float64(l) / (T - 1)
 	}
 	in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 2}
-	p, err := Prepare(in)
+	p, err := prepare(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestTrajectoryTies(t *testing.T) {
 	for _, dev := range devs {
 		noF64 = noF64 || !dev.Info.Float64
 		t.Run(dev.Info.Name, func(t *testing.T) {
-			got, err := Vulkan(context.Background(), dev, in)
+			got, err := vulkanOf(context.Background(), dev, in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -112,7 +112,7 @@ func TestInjectedTruth(t *testing.T) {
 		check(t, m)
 	})
 	t.Run("cpu", func(t *testing.T) {
-		m, err := CPU(context.Background(), in)
+		m, err := cpuOf(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestInjectedTruth(t *testing.T) {
 					}
 					in := in
 					in.Cube = ds.Cube.As(dt)
-					m, err := Vulkan(context.Background(), dev, in)
+					m, err := vulkanOf(context.Background(), dev, in)
 					if err != nil {
 						t.Fatal(err)
 					}

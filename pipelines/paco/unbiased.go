@@ -82,17 +82,13 @@ type unbiasedCtx struct {
 // in the cube's precision with float64 accumulation where the device has
 // it) runs there and the rest on the host; a cube too large for one
 // binding fails with engine.ErrTooLarge.
-func UnbiasedFlux(ctx context.Context, dev *engine.Device, in Input, srcs []Source, refine bool) ([]Unbiased, error) {
-	p, err := Prepare(in)
-	if err != nil {
-		return nil, err
-	}
-	u, err := newUnbiasedCtx(p, in, refine)
+func UnbiasedFlux(ctx context.Context, dev *engine.Device, p *Prepared, srcs []Source, refine bool) ([]Unbiased, error) {
+	u, err := newUnbiasedCtx(p, refine)
 	if err != nil {
 		return nil, err
 	}
 	if dev != nil {
-		release, err := u.useDevice(ctx, dev, in)
+		release, err := u.useDevice(ctx, dev)
 		if err != nil {
 			return nil, err
 		}
@@ -111,25 +107,22 @@ func UnbiasedFlux(ctx context.Context, dev *engine.Device, in Input, srcs []Sour
 	return out, nil
 }
 
-// newUnbiasedCtx holds in's cube and its whole PSF stamp, normalised as
+// newUnbiasedCtx holds p's cube and its whole PSF stamp, normalised as
 // the maps normalise h.
-func newUnbiasedCtx(p *Prepared, in Input, refine bool) (*unbiasedCtx, error) {
-	n := in.PSF.Shape[0]
+func newUnbiasedCtx(p *Prepared, refine bool) (*unbiasedCtx, error) {
+	n := p.PSF.Shape[0]
 	full := make([][2]int, 0, n*n)
 	for dy := -n / 2; dy <= n/2; dy++ {
 		for dx := -n / 2; dx <= n/2; dx++ {
 			full = append(full, [2]int{dy, dx})
 		}
 	}
-	stamp, err := psfVector(in.PSF, in.PSFNorm, full)
+	stamp, err := psfVector(p.PSF, p.PSFNorm, full)
 	if err != nil {
 		return nil, err
 	}
-	R := 0
-	for _, o := range p.Offsets {
-		R = max(R, o[0])
-	}
-	u := &unbiasedCtx{p: p, cube: in.Cube.Float64s(), stamp: stamp, n: n, reach: float64(n/2+R) + 2, refine: refine, patches: map[int]*patchMoments{}}
+	R := p.Radius
+	u := &unbiasedCtx{p: p, cube: p.Cube.Float64s(), stamp: stamp, n: n, reach: float64(n/2+R) + 2, refine: refine, patches: map[int]*patchMoments{}}
 	u.momentsOf = u.cpuMoments
 	return u, nil
 }
@@ -600,12 +593,12 @@ func (u *unbiasedCtx) refineOnce(y, x, alpha float64) (float64, float64, error) 
 
 // AddUnbiased runs Algorithm 3 for every detection, starting from its pixel
 // and Algorithm 2's flux, and sets its Unbiased field.
-func AddUnbiased(ctx context.Context, dev *engine.Device, in Input, dets []Detection, refine bool) error {
+func AddUnbiased(ctx context.Context, dev *engine.Device, p *Prepared, dets []Detection, refine bool) error {
 	srcs := make([]Source, len(dets))
 	for i, d := range dets {
 		srcs[i] = Source{Y: float64(d.Y), X: float64(d.X), Flux: d.Flux}
 	}
-	res, err := UnbiasedFlux(ctx, dev, in, srcs, refine)
+	res, err := UnbiasedFlux(ctx, dev, p, srcs, refine)
 	if err != nil {
 		return err
 	}

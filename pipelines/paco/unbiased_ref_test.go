@@ -100,11 +100,11 @@ func TestUnbiasedAgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: 3}
-	p, err := Prepare(in)
+	p, err := prepare(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := newUnbiasedCtx(p, in, false)
+	u, err := newUnbiasedCtx(p, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func runUnbiasedCase(t *testing.T, c unbiasedCase) {
 		t.Fatal(err)
 	}
 	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: 3}
-	m, err := CPU(context.Background(), in)
+	m, err := cpuOf(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func runUnbiasedCase(t *testing.T, c unbiasedCase) {
 	}
 	iy, ix := int(math.Round(ty)), int(math.Round(tx))
 	f2 := m.Flux[iy*m.W+ix]
-	res, err := UnbiasedFlux(context.Background(), nil, in, []Source{{Y: float64(iy), X: float64(ix), Flux: f2}}, true)
+	res, err := unbiasedOf(context.Background(), nil, in, []Source{{Y: float64(iy), X: float64(ix), Flux: f2}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestUnbiasedNoSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: 3}
-	m, err := CPU(context.Background(), in)
+	m, err := cpuOf(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestUnbiasedNoSource(t *testing.T) {
 		}
 	}
 	srcs := append(neg, pos...)
-	res, err := UnbiasedFlux(context.Background(), nil, in, srcs, false)
+	res, err := unbiasedOf(context.Background(), nil, in, srcs, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,8 @@ type unbiasedPush struct {
 
 // newDeviceMoments uploads in's cube to dev. It fails with
 // engine.ErrTooLarge when the cube does not fit one binding.
-func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbiasedCtx) (*deviceMoments, error) {
-	v, err := pickVariant(dev, in.Cube.DType)
+func newDeviceMoments(ctx context.Context, dev *engine.Device, u *unbiasedCtx) (*deviceMoments, error) {
+	v, err := pickVariant(dev, u.p.Cube.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func newDeviceMoments(ctx context.Context, dev *engine.Device, in Input, u *unbi
 	if err != nil {
 		return nil, err
 	}
-	raw := in.Cube.As(v.DType).Raw()
+	raw := u.p.Cube.As(v.DType).Raw()
 	bufs, err := dev.Buffers(int64(len(raw)), int64(8*p.P()))
 	if err != nil {
 		return nil, fmt.Errorf("paco: %w", err)
@@ -189,8 +189,8 @@ func (d *deviceMoments) moments(locs []int, pos [][2]float64) ([]*locMoments, er
 
 // useDevice makes u compute its moments on dev; the returned function
 // releases the device buffers.
-func (u *unbiasedCtx) useDevice(ctx context.Context, dev *engine.Device, in Input) (func(), error) {
-	d, err := newDeviceMoments(ctx, dev, in, u)
+func (u *unbiasedCtx) useDevice(ctx context.Context, dev *engine.Device) (func(), error) {
+	d, err := newDeviceMoments(ctx, dev, u)
 	if err != nil {
 		return nil, err
 	}

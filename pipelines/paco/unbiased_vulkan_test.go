@@ -39,15 +39,15 @@ func TestUnbiasedVulkanAgainstReference(t *testing.T) {
 			}
 			for _, dt := range dts {
 				in, src := unbiasedDeviceCase(t, dt)
-				p, err := Prepare(in)
+				p, err := prepare(in)
 				if err != nil {
 					t.Fatal(err)
 				}
-				u, err := newUnbiasedCtx(p, in, false)
+				u, err := newUnbiasedCtx(p, false)
 				if err != nil {
 					t.Fatal(err)
 				}
-				release, err := u.useDevice(context.Background(), dev, in)
+				release, err := u.useDevice(context.Background(), dev)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,7 +81,7 @@ func TestUnbiasedVulkanAgainstReference(t *testing.T) {
 // position refinement) on a device ends where it ends on the host.
 func TestUnbiasedVulkanAgreesWithCPU(t *testing.T) {
 	in, src := unbiasedDeviceCase(t, tensor.F32)
-	want, err := UnbiasedFlux(context.Background(), nil, in, []Source{src}, true)
+	want, err := unbiasedOf(context.Background(), nil, in, []Source{src}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestUnbiasedVulkanAgreesWithCPU(t *testing.T) {
 		t.Fatalf("host: flux %.2f for 150 injected, converged %v: the case does not exercise the algorithm", w.FluxUnbiased, w.Converged)
 	}
 	for _, dev := range testdev.Devices(t) {
-		got, err := UnbiasedFlux(context.Background(), dev, in, []Source{src}, true)
+		got, err := unbiasedOf(context.Background(), dev, in, []Source{src}, true)
 		if err != nil {
 			t.Fatalf("%s: %v", dev.Info.Name, err)
 		}
@@ -125,12 +125,12 @@ func TestUnbiasedVulkanLongSequence(t *testing.T) {
 	}
 	in := Input{Cube: ds.Cube, Angles: ds.Angles, PSF: ds.PSF, Radius: 1}
 	src := Source{Y: ds.Truth[0].Y, X: ds.Truth[0].X, Flux: 10}
-	host, err := UnbiasedFlux(context.Background(), nil, in, []Source{src}, false)
+	host, err := unbiasedOf(context.Background(), nil, in, []Source{src}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, dev := range testdev.Devices(t) {
-		got, err := UnbiasedFlux(context.Background(), dev, in, []Source{src}, false)
+		got, err := unbiasedOf(context.Background(), dev, in, []Source{src}, false)
 		if err != nil {
 			t.Fatalf("%s: %v", dev.Info.Name, err)
 		}

@@ -15,7 +15,7 @@ import (
 func TestMain(m *testing.M) { testdev.Main(m) }
 
 func vulkanImpl(dev *engine.Device) implFunc {
-	return func(in Input) (*Maps, error) { return Vulkan(context.Background(), dev, in) }
+	return func(in Input) (*Maps, error) { return vulkanOf(context.Background(), dev, in) }
 }
 
 func TestVulkanAgreesWithReference(t *testing.T) {
@@ -48,12 +48,12 @@ func TestVulkanBlocks(t *testing.T) {
 			for _, dt := range dts {
 				cube, ang := testCube(dt, 20, 23, 25, 50, 20, [3]float64{6, 30, 40})
 				in := Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 2}
-				one, err := Vulkan(context.Background(), dev, in)
+				one, err := vulkanOf(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)
 				}
 				in.test = &testOptions{maxBlockFrames: 7}
-				blocked, err := Vulkan(context.Background(), dev, in)
+				blocked, err := vulkanOf(context.Background(), dev, in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,7 +74,7 @@ func TestVulkanBlocks(t *testing.T) {
 func TestVulkanDeviceLimit(t *testing.T) {
 	for _, dev := range testdev.Devices(t) {
 		cube, ang := testCube(tensor.F32, 10, 40, 40, 30, 1)
-		_, err := Vulkan(context.Background(), dev, Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 8})
+		_, err := vulkanOf(context.Background(), dev, Input{Cube: cube, Angles: ang, PSF: gaussPSF(9, 2), Radius: 8})
 		if !errors.Is(err, engine.ErrDeviceLimit) || !strings.Contains(err.Error(), "shared memory") {
 			t.Errorf("%s: radius 8: %v, want ErrDeviceLimit about shared memory", dev.Info.Name, err)
 		}

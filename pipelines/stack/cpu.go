@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -236,7 +237,10 @@ func cpuRun(ctx context.Context, p *Plan, dates []Date, keep bool) (*Result, err
 		res.state = st.partial(p, len(dates))
 		res.state.Samples = samplesOf(tm.samples)
 	}
-	res.Read, res.Wait, res.Compute, res.Wall, res.Buffers = tm.read, tm.wait, tm.compute, time.Since(t0), tm.buffers
+	res.Read, res.Timing.Kernel = tm.read, tm.compute
+	res.Timing.AddPhase("read-buffers", tm.buffers)
+	res.Timing.AddPhase("read-wait", tm.wait)
+	res.Timing.AddPhase(engine.TimeCompute, max(time.Since(t0)-tm.wait-tm.buffers, 0))
 	return res, nil
 }
 

@@ -243,13 +243,22 @@ func (p *Plan) StripRows(maxBytes int64) int {
 // Samples (the valid input samples of the look box, over every date: up to
 // looks × dates) hold whole numbers.
 type Result struct {
-	H, W                      int
-	Mean, Std, CV, Min, Max   []float32
-	Count, Samples            []float32
-	Dates                     int
-	Read, Wait, Compute, Wall time.Duration // reading (all dates, in the reader), the consumer's wait for data, device or CPU work, total
-	Buffers                   time.Duration // allocating the strips the reader fills
-	// Timing is what the call cost (Run): Kernel is Compute.
+	H, W                    int
+	Mean, Std, CV, Min, Max []float32
+	Count, Samples          []float32
+	Dates                   int
+	// Read is the reader's time (all dates), beside the call's: it runs
+	// on a goroutine of its own, alongside the computation, so it is no
+	// phase of the call's wall.
+	Read time.Duration
+	// Timing is what the call cost (Run): Kernel the device's or the
+	// CPU's work on the dates; Phases (docs/datapath.md) split the calling
+	// goroutine's time: its waiting for the reader is read-wait,
+	// allocating the strips the reader fills read-buffers; on the CPU path
+	// the rest of the streamed part (computing the dates, then the
+	// statistics) is compute; on a device the engine's phases (copies,
+	// submits, waits) name the computation, results and convert the host's
+	// work on the state downloaded.
 	Timing engine.Timing
 	// state is the per-pixel state the statistics came from (RunPartial).
 	state *Partial
@@ -281,19 +290,6 @@ func runKeep(ctx context.Context, dev *engine.Device, dates []Date, opt Options,
 	}
 	if err != nil {
 		return nil, err
-	}
-	// Phases (docs/datapath.md) split the calling goroutine's time: the
-	// reader's reading runs beside it (Read, not a phase); the caller's
-	// waiting for it is read-wait, allocating the strips it fills
-	// read-buffers. On the CPU path the rest of the streamed part
-	// (computing the dates, then the statistics) is compute; on a device
-	// the engine's phases (copies, submits, waits) name the computation,
-	// results and convert the host's work on the state downloaded.
-	r.Timing.Kernel = r.Compute
-	r.Timing.AddPhase("read-buffers", r.Buffers)
-	r.Timing.AddPhase("read-wait", r.Wait)
-	if dev == nil {
-		r.Timing.AddPhase(engine.TimeCompute, max(r.Wall-r.Wait-r.Buffers, 0))
 	}
 	m.End(&r.Timing)
 	return r, nil

@@ -52,7 +52,6 @@ func Vulkan(ctx context.Context, dev *engine.Device, p *Plan, dates []Date) (*Re
 
 // vulkanRun is Vulkan, keeping the state (Result.state) when keep.
 func vulkanRun(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, keep bool) (*Result, error) {
-	t0 := time.Now()
 	N := int64(p.H) * int64(p.W)
 	filter := p.Filter.Kind != NoFilter
 	amp := p.Quantity == Amplitude
@@ -177,8 +176,9 @@ func vulkanRun(ctx context.Context, dev *engine.Device, p *Plan, dates []Date, k
 	// statistics from it (phases of their own: --time).
 	res.Timing.AddPhase(engine.TimeResults, results)
 	res.Timing.AddPhase(engine.TimeConvert, time.Since(tc))
-	res.Read, res.Wait, res.Compute, res.Buffers = tm.read, tm.wait, tm.compute+time.Since(t1), tm.buffers
-	res.Wall = time.Since(t0)
+	res.Read, res.Timing.Kernel = tm.read, tm.compute+time.Since(t1)
+	res.Timing.AddPhase("read-buffers", tm.buffers)
+	res.Timing.AddPhase("read-wait", tm.wait)
 	return res, nil
 }
 
