@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
@@ -117,6 +118,19 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		return nil, err
 	}
 	res.add("z", z)
+	ix, iy, n := c.specs["x"].Ptr, c.specs["y"].Ptr, x.Len()
+	in := mapx.Input{X: &tensor.Tensor{Shape: x.Shape, DType: x.DType}, Y: &tensor.Tensor{Shape: x.Shape, DType: x.DType},
+		Z: &tensor.Tensor{Shape: z.Shape, DType: x.DType}}
+	c.plan(dev, func(ctx context.Context, ptrs, outs []unsafe.Pointer) (engine.Timing, error) {
+		over(in.X, ptrs[ix], n)
+		over(in.Y, ptrs[iy], n)
+		over(in.Z, outs[0], n)
+		r, err := mapx.Run(ctx, nil, in, mp)
+		if err != nil {
+			return engine.Timing{}, err
+		}
+		return r.Timing, nil
+	})
 	return res.timed(r.Timing), nil
 }
 
@@ -149,7 +163,7 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
 		return nil, inputError(err)
 	}
-	a, in, axis, kept, err := reduceInput(c, p.Axis)
+	a, in, axis, kept, perm, err := reduceInput(c, p.Axis)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +194,43 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	for _, s := range stats {
 		res.add(s.String(), out.Stats[s])
 	}
+	if perm == nil && !empty {
+		c.plan(dev, reducePlan(c, in, opt))
+	}
 	return res.timed(out.Timing), nil
+}
+
+// reducePlan is the repeat of reduce's call c on input in (a view of the
+// caller's array a) with opt: the reduction planned once (reduce.CPUPlan)
+// on the outputs in the order the call asked for them; nil where it has
+// no plan (16-bit data).
+func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
+	p, err := reduce.NewCPUPlan(in.Shape, in.DType, opt)
+	if err != nil {
+		return nil
+	}
+	var outs reduce.Outs
+	var order []reduce.Stat // the statistic of each output, in order
+	m := tensor.NumElements(p.OutShape())
+	c.mu.Lock()
+	for _, b := range c.bufs {
+		for _, s := range opt.Stats {
+			if s.String() == b.name {
+				order = append(order, s)
+				outs[s] = &tensor.Tensor{Shape: p.OutShape(), DType: in.DType}
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	x, ia, n := &tensor.Tensor{Shape: in.Shape, DType: in.DType}, c.specs["a"].Ptr, in.Len()
+	return func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+		over(x, ptrs[ia], n)
+		for k, s := range order {
+			over(outs[s], given[k], m)
+		}
+		return p.Run(ctx, x, &outs)
+	}
 }
 
 // parseStatsParam reads reduce's stats: names, or "all".
@@ -199,20 +249,20 @@ func parseStatsParam(names []string) ([]reduce.Stat, error) {
 // along one axis for NumPy's axis (mergeAxes): a itself, reshaped, or a
 // permuted copy for axes that are not adjacent; kept is the output's shape
 // with keepdims.
-func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept []int, err error) {
+func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept, perm []int, err error) {
 	if a, err = c.Tensor("a", Floats16...); err != nil {
-		return nil, nil, 0, nil, err
+		return nil, nil, 0, nil, nil, err
 	}
 	shape, axis, perm, kept, err := mergeAxes(a.Shape, axisParam)
 	if err != nil {
-		return nil, nil, 0, nil, err
+		return nil, nil, 0, nil, nil, err
 	}
 	in = &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
 	if perm != nil {
 		in = reduce.Permuted(a, perm)
 		in.Shape = shape
 	}
-	return a, in, axis, kept, nil
+	return a, in, axis, kept, perm, nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one

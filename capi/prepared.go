@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // A repeated call costs no JSON: the caller sends a call once as JSON with
@@ -47,6 +48,33 @@ type prepared struct {
 	// repeat must give again.
 	outputs  []Output
 	warnings []string
+	// repeat, when the operation left one while the call was prepared,
+	// is its plan: what the parameters and shapes decide made once (the
+	// statistics parsed, the axes merged, the geometry, the work's
+	// division), run on a repeat's pointers (inputs as the call's, the
+	// outputs' memory in the order allocs are) without a Call or a Result.
+	repeat planned
+}
+
+// planned repeats a prepared call on the CPU path with the caller's
+// pointers, under the session's lock, and gives its timing.
+type planned func(ctx context.Context, ptrs, outs []unsafe.Pointer) (engine.Timing, error)
+
+// plan leaves f as the repeat of the call c that is being prepared (no
+// repeat of one, and not on a device: the device's path runs on the Call).
+func (c *Call) plan(dev *engine.Device, f planned) {
+	if c.prep != nil && c.given == nil && dev == nil {
+		c.prep.repeat = f
+	}
+}
+
+// over points t, of float32 or float64, at the n elements at p.
+func over(t *tensor.Tensor, p unsafe.Pointer, n int) {
+	if t.DType == tensor.F64 {
+		t.F64 = unsafe.Slice((*float64)(p), n)
+	} else {
+		t.F32 = unsafe.Slice((*float32)(p), n)
+	}
 }
 
 // outSpec is one output's memory as the call asked for it.
@@ -131,6 +159,13 @@ func CallPrepared(h, token, id int64, ptrs, outs []unsafe.Pointer) (float64, int
 	if token != 0 {
 		ctx = tokens.Context(token)
 	}
+	if p.repeat != nil {
+		t, err := s.runPlanned(ctx, p, ptrs, outs)
+		if err != nil {
+			return 0, Status(err, false), err
+		}
+		return engine.Ms(t.Wall), StatusOK, nil
+	}
 	c := &Call{params: p.params, specs: p.specs, ptrs: ptrs, prep: p, given: outs, cancel: func() {}}
 	r, err := s.Run(ctx, p.op, c)
 	if err != nil {
@@ -140,6 +175,24 @@ func CallPrepared(h, token, id int64, ptrs, outs []unsafe.Pointer) (float64, int
 		return 0, StatusError, fmt.Errorf("vkstat: internal error: prepared call %d (%s) gave another result than when prepared", id, p.op)
 	}
 	return engine.Ms(r.timing.Wall), StatusOK, nil
+}
+
+// runPlanned runs p's plan on ptrs and outs under the session's lock, as
+// Run runs an operation, and keeps its timing as the last call's.
+func (s *Session) runPlanned(ctx context.Context, p *prepared, ptrs, outs []unsafe.Pointer) (engine.Timing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return engine.Timing{}, inputf("the session is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Timing{}, err
+	}
+	t, err := p.repeat(ctx, ptrs, outs)
+	if err == nil {
+		s.last, s.hasLast = t, true
+	}
+	return t, err
 }
 
 func sameOutput(a, b Output) bool {
