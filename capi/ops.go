@@ -392,6 +392,21 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
+	if res.CopiedBytes == 0 { // every output the pipeline's, in the caller's memory
+		ro, xs, ix, n := c.repeatOutputs(), &tensor.Tensor{Shape: x.Shape, DType: x.DType}, c.specs["x"].Ptr, x.Len()
+		c.plan(dev, func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+			over(xs, ptrs[ix], n)
+			opt.Out = ro.start(given)
+			r, err := cov.Run(ctx, nil, xs, opt)
+			if err == nil {
+				err = ro.end()
+			}
+			if err != nil {
+				return engine.Timing{}, err
+			}
+			return r.Timing, nil
+		})
+	}
 	return res.timed(r.Timing), nil
 }
 
@@ -466,5 +481,49 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
 	res.addRaw("info", "int32", infoShape, 4*int64(len(r.Info)), func(b []byte) { copy(b, r.InfoBytes()) })
+	if res.CopiedBytes == 0 {
+		c.plan(dev, cholPlan(c, req, bShape != nil))
+	}
 	return res.timed(r.Timing), nil
+}
+
+// cholPlan is the repeat of chol's call c (req its request, b whether it
+// has right-hand sides): the pipeline on the caller's new pointers and
+// outputs, its info written last as the call does; nil where the call
+// asked for its outputs otherwise.
+func cholPlan(c *Call, req chol.Request, b bool) planned {
+	ro := c.repeatOutputs()
+	k := len(ro.specs) - 1
+	if k < 0 || ro.specs[k].name != "info" {
+		return nil
+	}
+	ro.specs = ro.specs[:k]
+	in := chol.Input{A: &tensor.Tensor{Shape: req.A.Shape, DType: req.A.DType}}
+	ia, ib := c.specs["a"].Ptr, -1
+	if b {
+		in.B, ib = &tensor.Tensor{Shape: req.B.Shape, DType: req.B.DType}, c.specs["b"].Ptr
+	}
+	opt, na, nb := req.Options, req.A.Len(), 0
+	if b {
+		nb = req.B.Len()
+	}
+	return func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+		over(in.A, ptrs[ia], na)
+		if b {
+			over(in.B, ptrs[ib], nb)
+		}
+		opt.Out = ro.start(given)
+		r, err := chol.Run(ctx, nil, in, opt)
+		if err == nil {
+			err = ro.end()
+		}
+		if err != nil {
+			return engine.Timing{}, err
+		}
+		info := unsafe.Slice((*byte)(given[k]), 4*len(r.Info))
+		for i, v := range r.Info {
+			binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
+		}
+		return r.Timing, nil
+	}
 }

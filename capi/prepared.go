@@ -68,11 +68,68 @@ func (c *Call) plan(dev *engine.Device, f planned) {
 	}
 }
 
-// over points t, of float32 or float64, at the n elements at p.
+// repeatOutputs gives a planned repeat's pipeline its outputs: the k-th
+// it asks for lies in the caller's k-th buffer, as when the call was
+// prepared (its name and size checked), over a header kept from one
+// repeat to the next.
+type repeatOutputs struct {
+	specs []outSpec
+	ts    []tensor.Tensor
+	given []unsafe.Pointer
+	k     int
+	err   error
+	out   tensor.Outputs
+}
+
+// repeatOutputs are the outputs of the call c being prepared, in order.
+func (c *Call) repeatOutputs() *repeatOutputs {
+	o := &repeatOutputs{}
+	c.mu.Lock()
+	for _, b := range c.bufs {
+		o.specs = append(o.specs, outSpec{b.name, b.dtype, b.shape, b.n})
+	}
+	c.mu.Unlock()
+	o.ts = make([]tensor.Tensor, len(o.specs))
+	o.out.Alloc = o.alloc
+	return o
+}
+
+// start is the pipeline's Outputs for a repeat on the caller's buffers.
+func (o *repeatOutputs) start(given []unsafe.Pointer) *tensor.Outputs {
+	o.given, o.k, o.err = given, 0, nil
+	return &o.out
+}
+
+// end is the repeat's error: an output not the one prepared, or fewer
+// than were prepared.
+func (o *repeatOutputs) end() error {
+	if o.err == nil && o.k != len(o.specs) {
+		o.err = fmt.Errorf("vkstat: internal error: prepared call: %d outputs, %d prepared", o.k, len(o.specs))
+	}
+	return o.err
+}
+
+func (o *repeatOutputs) alloc(name string, dt tensor.DType, shape []int) *tensor.Tensor {
+	n := tensor.NumElements(shape)
+	if k := o.k; k >= len(o.specs) || o.specs[k].name != name || o.specs[k].nbytes != int64(n*dt.Size()) {
+		o.err = fmt.Errorf("vkstat: internal error: prepared call: output %d (%s %s %v) is not the one prepared", k, name, dt, shape)
+		return tensor.New(dt, shape...)
+	}
+	t := &o.ts[o.k]
+	*t = tensor.Tensor{Shape: shape, DType: dt}
+	over(t, o.given[o.k], n)
+	o.k++
+	return t
+}
+
+// over points t at the n elements at p.
 func over(t *tensor.Tensor, p unsafe.Pointer, n int) {
-	if t.DType == tensor.F64 {
+	switch {
+	case t.DType == tensor.F64:
 		t.F64 = unsafe.Slice((*float64)(p), n)
-	} else {
+	case t.DType.Is16():
+		t.U16 = unsafe.Slice((*uint16)(p), n)
+	default:
 		t.F32 = unsafe.Slice((*float32)(p), n)
 	}
 }

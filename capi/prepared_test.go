@@ -177,7 +177,8 @@ func TestPreparedRepeatCosts(t *testing.T) {
 		got[i] = make([]float64, len(o))
 		ptrs[i] = ptrOf(got[i])
 	}
-	if _, _, err := CallPrepared(h, 0, id, []unsafe.Pointer{ptrOf(a)}, ptrs); err != nil {
+	as := []unsafe.Pointer{ptrOf(a)}
+	if _, _, err := CallPrepared(h, 0, id, as, ptrs); err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range got[0] {
@@ -189,7 +190,51 @@ func TestPreparedRepeatCosts(t *testing.T) {
 			t.Fatalf("chol: L[%d] = %v, want %v", i, v, want)
 		}
 	}
+	if n := testing.AllocsPerRun(20, func() { CallPrepared(h, 0, id, as, ptrs) }); n > cholAllocs {
+		t.Errorf("a chol repeat allocates %v times, want at most %d (chol.Run's)", n, cholAllocs)
+	}
+
+	// cov of sets of 4 samples k·(±1, ±1), ddof 0: means 0, covariances k²·I
+	xs := make([]float64, 3*4*2)
+	samples := func(k float64) {
+		for i := range xs {
+			xs[i] = k * float64(1-2*((i/2+i%2*(i/4))%2)) // (1,1) (−1,−1) (1,−1) (−1,1)
+		}
+	}
+	samples(1)
+	h, id, outs = prepare(t, "cov", `{"estimator":"none","ddof":0}`, arr{"x", []int{3, 4, 2}, xs})
+	samples(3)
+	got, ptrs = got[:0], ptrs[:0]
+	for _, o := range outs {
+		got = append(got, make([]float64, len(o)))
+		ptrs = append(ptrs, ptrOf(got[len(got)-1]))
+	}
+	xp := []unsafe.Pointer{ptrOf(xs)}
+	if _, _, err := CallPrepared(h, 0, id, xp, ptrs); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 2 || len(got[0]) != 3*2 || len(got[1]) != 3*4 {
+		t.Fatalf("cov's outputs: %v", got)
+	}
+	for i, v := range got[0] {
+		if v != 0 {
+			t.Fatalf("cov: mean[%d] = %v, want 0", i, v)
+		}
+	}
+	for i, v := range got[1] {
+		if want := 9 * float64(1-min(1, i%4%3)); v != want {
+			t.Fatalf("cov: cov[%d] = %v, want %v", i, v, want)
+		}
+	}
+	if n := testing.AllocsPerRun(20, func() { CallPrepared(h, 0, id, xp, ptrs) }); n > covAllocs {
+		t.Errorf("a cov repeat allocates %v times, want at most %d (cov.Run's)", n, covAllocs)
+	}
 }
+
+// cholAllocs and covAllocs bound what a repeat of chol and cov allocates:
+// their pipelines' own (workers, results); the call allocated 43 and 46
+// before the plans.
+const cholAllocs, covAllocs = 20, 20
 
 // TestPreparedTimingOnDemand: the last call's timing is reported when
 // asked, not encoded on each call.
