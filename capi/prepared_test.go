@@ -90,7 +90,7 @@ func TestPreparedRepeat(t *testing.T) {
 // prepare sends op's call with params and float64 arrays (name, shape,
 // data) as the C ABI's JSON with Prepare, and returns the session's
 // handle, the prepared call's id and the outputs' memory it asked for.
-func prepare(t *testing.T, op, params string, arrays ...struct {
+func prepare(t testing.TB, op, params string, arrays ...struct {
 	name  string
 	shape []int
 	data  []float64
