@@ -14,7 +14,8 @@ import (
 // the accumulators the statistics need, the division of the work and, for
 // an input small enough to run inline, the scratch memory. Run repeats it
 // on new data into new outputs (a prepared call's repeat, capi) without
-// planning again; an inline run allocates nothing.
+// planning again; an inline run allocates nothing. A plan runs one call at
+// a time (capi's under its session's lock).
 type CPUPlan struct {
 	g   Geometry
 	dt  tensor.DType
