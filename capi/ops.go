@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
@@ -117,6 +118,19 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		return nil, err
 	}
 	res.add("z", z)
+	ix, iy, n := c.specs["x"].Ptr, c.specs["y"].Ptr, x.Len()
+	in := mapx.Input{X: &tensor.Tensor{Shape: x.Shape, DType: x.DType}, Y: &tensor.Tensor{Shape: x.Shape, DType: x.DType},
+		Z: &tensor.Tensor{Shape: z.Shape, DType: x.DType}}
+	c.plan(dev, func(ctx context.Context, ptrs, outs []unsafe.Pointer) (engine.Timing, error) {
+		over(in.X, ptrs[ix], n)
+		over(in.Y, ptrs[iy], n)
+		over(in.Z, outs[0], n)
+		r, err := mapx.Run(ctx, nil, in, mp)
+		if err != nil {
+			return engine.Timing{}, err
+		}
+		return r.Timing, nil
+	})
 	return res.timed(r.Timing), nil
 }
 
@@ -149,7 +163,7 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
 		return nil, inputError(err)
 	}
-	a, in, axis, kept, err := reduceInput(c, p.Axis)
+	a, in, axis, kept, perm, err := reduceInput(c, p.Axis)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +194,43 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	for _, s := range stats {
 		res.add(s.String(), out.Stats[s])
 	}
+	if perm == nil && !empty {
+		c.plan(dev, reducePlan(c, in, opt))
+	}
 	return res.timed(out.Timing), nil
+}
+
+// reducePlan is the repeat of reduce's call c on input in (a view of the
+// caller's array a) with opt: the reduction planned once (reduce.CPUPlan)
+// on the outputs in the order the call asked for them; nil where it has
+// no plan (16-bit data).
+func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
+	p, err := reduce.NewCPUPlan(in.Shape, in.DType, opt)
+	if err != nil {
+		return nil
+	}
+	var outs reduce.Outs
+	var order []reduce.Stat // the statistic of each output, in order
+	m := tensor.NumElements(p.OutShape())
+	c.mu.Lock()
+	for _, b := range c.bufs {
+		for _, s := range opt.Stats {
+			if s.String() == b.name {
+				order = append(order, s)
+				outs[s] = &tensor.Tensor{Shape: p.OutShape(), DType: in.DType}
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	x, ia, n := &tensor.Tensor{Shape: in.Shape, DType: in.DType}, c.specs["a"].Ptr, in.Len()
+	return func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+		over(x, ptrs[ia], n)
+		for k, s := range order {
+			over(outs[s], given[k], m)
+		}
+		return p.Run(ctx, x, &outs)
+	}
 }
 
 // parseStatsParam reads reduce's stats: names, or "all".
@@ -199,20 +249,20 @@ func parseStatsParam(names []string) ([]reduce.Stat, error) {
 // along one axis for NumPy's axis (mergeAxes): a itself, reshaped, or a
 // permuted copy for axes that are not adjacent; kept is the output's shape
 // with keepdims.
-func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept []int, err error) {
+func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept, perm []int, err error) {
 	if a, err = c.Tensor("a", Floats16...); err != nil {
-		return nil, nil, 0, nil, err
+		return nil, nil, 0, nil, nil, err
 	}
 	shape, axis, perm, kept, err := mergeAxes(a.Shape, axisParam)
 	if err != nil {
-		return nil, nil, 0, nil, err
+		return nil, nil, 0, nil, nil, err
 	}
 	in = &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
 	if perm != nil {
 		in = reduce.Permuted(a, perm)
 		in.Shape = shape
 	}
-	return a, in, axis, kept, nil
+	return a, in, axis, kept, perm, nil
 }
 
 // mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
@@ -342,6 +392,21 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	res.add("mean", r.Mean)
 	res.add("cov", r.Cov)
 	res.add("rho", r.Rho)
+	if res.CopiedBytes == 0 { // every output the pipeline's, in the caller's memory
+		ro, xs, ix, n := c.repeatOutputs(), &tensor.Tensor{Shape: x.Shape, DType: x.DType}, c.specs["x"].Ptr, x.Len()
+		c.plan(dev, func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+			over(xs, ptrs[ix], n)
+			opt.Out = ro.start(given)
+			r, err := cov.Run(ctx, nil, xs, opt)
+			if err == nil {
+				err = ro.end()
+			}
+			if err != nil {
+				return engine.Timing{}, err
+			}
+			return r.Timing, nil
+		})
+	}
 	return res.timed(r.Timing), nil
 }
 
@@ -416,5 +481,49 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	res.add("logdet", r.LogDet)
 	res.add("quad", r.Quad)
 	res.addRaw("info", "int32", infoShape, 4*int64(len(r.Info)), func(b []byte) { copy(b, r.InfoBytes()) })
+	if res.CopiedBytes == 0 {
+		c.plan(dev, cholPlan(c, req, bShape != nil))
+	}
 	return res.timed(r.Timing), nil
+}
+
+// cholPlan is the repeat of chol's call c (req its request, b whether it
+// has right-hand sides): the pipeline on the caller's new pointers and
+// outputs, its info written last as the call does; nil where the call
+// asked for its outputs otherwise.
+func cholPlan(c *Call, req chol.Request, b bool) planned {
+	ro := c.repeatOutputs()
+	k := len(ro.specs) - 1
+	if k < 0 || ro.specs[k].name != "info" {
+		return nil
+	}
+	ro.specs = ro.specs[:k]
+	in := chol.Input{A: &tensor.Tensor{Shape: req.A.Shape, DType: req.A.DType}}
+	ia, ib := c.specs["a"].Ptr, -1
+	if b {
+		in.B, ib = &tensor.Tensor{Shape: req.B.Shape, DType: req.B.DType}, c.specs["b"].Ptr
+	}
+	opt, na, nb := req.Options, req.A.Len(), 0
+	if b {
+		nb = req.B.Len()
+	}
+	return func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
+		over(in.A, ptrs[ia], na)
+		if b {
+			over(in.B, ptrs[ib], nb)
+		}
+		opt.Out = ro.start(given)
+		r, err := chol.Run(ctx, nil, in, opt)
+		if err == nil {
+			err = ro.end()
+		}
+		if err != nil {
+			return engine.Timing{}, err
+		}
+		info := unsafe.Slice((*byte)(given[k]), 4*len(r.Info))
+		for i, v := range r.Info {
+			binary.LittleEndian.PutUint32(info[4*i:], uint32(v))
+		}
+		return r.Timing, nil
+	}
 }

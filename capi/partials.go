@@ -74,7 +74,7 @@ func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, er
 	if err := c.Params(&p); err != nil {
 		return nil, err
 	}
-	_, in, axis, _, err := reduceInput(c, p.Axis)
+	_, in, axis, _, _, err := reduceInput(c, p.Axis)
 	if err != nil {
 		return nil, err
 	}

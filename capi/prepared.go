@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // A repeated call costs no JSON: the caller sends a call once as JSON with
@@ -47,6 +48,90 @@ type prepared struct {
 	// repeat must give again.
 	outputs  []Output
 	warnings []string
+	// repeat, when the operation left one while the call was prepared,
+	// is its plan: what the parameters and shapes decide made once (the
+	// statistics parsed, the axes merged, the geometry, the work's
+	// division), run on a repeat's pointers (inputs as the call's, the
+	// outputs' memory in the order allocs are) without a Call or a Result.
+	repeat planned
+}
+
+// planned repeats a prepared call on the CPU path with the caller's
+// pointers, under the session's lock, and gives its timing.
+type planned func(ctx context.Context, ptrs, outs []unsafe.Pointer) (engine.Timing, error)
+
+// plan leaves f as the repeat of the call c that is being prepared (no
+// repeat of one, and not on a device: the device's path runs on the Call).
+func (c *Call) plan(dev *engine.Device, f planned) {
+	if c.prep != nil && c.given == nil && dev == nil {
+		c.prep.repeat = f
+	}
+}
+
+// repeatOutputs gives a planned repeat's pipeline its outputs: the k-th
+// it asks for lies in the caller's k-th buffer, as when the call was
+// prepared (its name and size checked), over a header kept from one
+// repeat to the next.
+type repeatOutputs struct {
+	specs []outSpec
+	ts    []tensor.Tensor
+	given []unsafe.Pointer
+	k     int
+	err   error
+	out   tensor.Outputs
+}
+
+// repeatOutputs are the outputs of the call c being prepared, in order.
+func (c *Call) repeatOutputs() *repeatOutputs {
+	o := &repeatOutputs{}
+	c.mu.Lock()
+	for _, b := range c.bufs {
+		o.specs = append(o.specs, outSpec{b.name, b.dtype, b.shape, b.n})
+	}
+	c.mu.Unlock()
+	o.ts = make([]tensor.Tensor, len(o.specs))
+	o.out.Alloc = o.alloc
+	return o
+}
+
+// start is the pipeline's Outputs for a repeat on the caller's buffers.
+func (o *repeatOutputs) start(given []unsafe.Pointer) *tensor.Outputs {
+	o.given, o.k, o.err = given, 0, nil
+	return &o.out
+}
+
+// end is the repeat's error: an output not the one prepared, or fewer
+// than were prepared.
+func (o *repeatOutputs) end() error {
+	if o.err == nil && o.k != len(o.specs) {
+		o.err = fmt.Errorf("vkstat: internal error: prepared call: %d outputs, %d prepared", o.k, len(o.specs))
+	}
+	return o.err
+}
+
+func (o *repeatOutputs) alloc(name string, dt tensor.DType, shape []int) *tensor.Tensor {
+	n := tensor.NumElements(shape)
+	if k := o.k; k >= len(o.specs) || o.specs[k].name != name || o.specs[k].nbytes != int64(n*dt.Size()) {
+		o.err = fmt.Errorf("vkstat: internal error: prepared call: output %d (%s %s %v) is not the one prepared", k, name, dt, shape)
+		return tensor.New(dt, shape...)
+	}
+	t := &o.ts[o.k]
+	*t = tensor.Tensor{Shape: shape, DType: dt}
+	over(t, o.given[o.k], n)
+	o.k++
+	return t
+}
+
+// over points t at the n elements at p.
+func over(t *tensor.Tensor, p unsafe.Pointer, n int) {
+	switch {
+	case t.DType == tensor.F64:
+		t.F64 = unsafe.Slice((*float64)(p), n)
+	case t.DType.Is16():
+		t.U16 = unsafe.Slice((*uint16)(p), n)
+	default:
+		t.F32 = unsafe.Slice((*float32)(p), n)
+	}
 }
 
 // outSpec is one output's memory as the call asked for it.
@@ -131,6 +216,13 @@ func CallPrepared(h, token, id int64, ptrs, outs []unsafe.Pointer) (float64, int
 	if token != 0 {
 		ctx = tokens.Context(token)
 	}
+	if p.repeat != nil {
+		t, err := s.runPlanned(ctx, p, ptrs, outs)
+		if err != nil {
+			return 0, Status(err, false), err
+		}
+		return engine.Ms(t.Wall), StatusOK, nil
+	}
 	c := &Call{params: p.params, specs: p.specs, ptrs: ptrs, prep: p, given: outs, cancel: func() {}}
 	r, err := s.Run(ctx, p.op, c)
 	if err != nil {
@@ -140,6 +232,24 @@ func CallPrepared(h, token, id int64, ptrs, outs []unsafe.Pointer) (float64, int
 		return 0, StatusError, fmt.Errorf("vkstat: internal error: prepared call %d (%s) gave another result than when prepared", id, p.op)
 	}
 	return engine.Ms(r.timing.Wall), StatusOK, nil
+}
+
+// runPlanned runs p's plan on ptrs and outs under the session's lock, as
+// Run runs an operation, and keeps its timing as the last call's.
+func (s *Session) runPlanned(ctx context.Context, p *prepared, ptrs, outs []unsafe.Pointer) (engine.Timing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return engine.Timing{}, inputf("the session is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Timing{}, err
+	}
+	t, err := p.repeat(ctx, ptrs, outs)
+	if err == nil {
+		s.last, s.hasLast = t, true
+	}
+	return t, err
 }
 
 func sameOutput(a, b Output) bool {

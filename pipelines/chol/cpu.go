@@ -18,6 +18,16 @@ import (
 // potri. Matrices are spread over runtime.GOMAXPROCS goroutines.
 func CPU(r Request) (*Result, error) { return cpu(context.Background(), r) }
 
+// batchWork is the least work (P³, a factorisation's order of flops) a
+// goroutine takes at a time: a batch of small matrices smaller than that
+// runs on the caller (about 10 µs), whose goroutines cost more than they
+// gain.
+const batchWork = 1 << 15
+
+// batchOf is the matrices of order p a goroutine takes at a time: at
+// least 8, and batchWork's worth.
+func batchOf(p int) int { return max(8, batchWork/max(1, p*p*p)) }
+
 // cpu is CPU that stops, with ctx's error, once ctx is done: no matrix is
 // begun after (par.EachContext).
 func cpu(ctx context.Context, r Request) (*Result, error) {
@@ -31,7 +41,7 @@ func cpu(ctx context.Context, r Request) (*Result, error) {
 	if d.rhs {
 		b64 = r.B.F64
 	}
-	err = par.EachContext(ctx, d.n, 8, func() *cpuWorker { return newCPUWorker(p) }, func(w *cpuWorker, m int) {
+	err = par.EachContext(ctx, d.n, batchOf(p), func() *cpuWorker { return newCPUWorker(p) }, func(w *cpuWorker, m int) {
 		// Load A (and B) as float64.
 		if r.A.DType == tensor.F64 {
 			copy(w.a, a64[m*p*p:(m+1)*p*p])

@@ -54,11 +54,16 @@ func cpuInto(ctx context.Context, z, x, y *tensor.Tensor, p Options) error {
 			return err
 		}
 		hi := min(lo+cpuPiece, n)
-		if x.DType == tensor.F64 {
+		switch {
+		case x.DType == tensor.F64 && hi-lo <= parallelMin: // inline: no closure to allocate
+			grade2F64(z.F64[lo:hi], x.F64[lo:hi], y.F64[lo:hi], p.A, p.B, p.C)
+		case x.DType == tensor.F64:
 			xs, ys, zs := x.F64[lo:hi], y.F64[lo:hi], z.F64[lo:hi]
 			a, b, c := p.A, p.B, p.C
 			parallelRange(hi-lo, func(lo, hi int) { grade2F64(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })
-		} else {
+		case hi-lo <= parallelMin:
+			grade2F32(z.F32[lo:hi], x.F32[lo:hi], y.F32[lo:hi], float32(p.A), float32(p.B), float32(p.C))
+		default:
 			xs, ys, zs := x.F32[lo:hi], y.F32[lo:hi], z.F32[lo:hi]
 			a, b, c := float32(p.A), float32(p.B), float32(p.C)
 			parallelRange(hi-lo, func(lo, hi int) { grade2F32(zs[lo:hi], xs[lo:hi], ys[lo:hi], a, b, c) })

@@ -209,8 +209,8 @@ func newAcc(w int, nd needs) *acc {
 }
 
 // reset empties the first w entries and returns a with them as its length.
-func (a *acc) reset(w int) *acc {
-	r := &acc{cnt: a.cnt[:w], s: a.s[:w]}
+func (a *acc) reset(w int) acc {
+	r := acc{cnt: a.cnt[:w], s: a.s[:w]}
 	clear(r.cnt)
 	clear(r.s)
 	if a.m2 != nil {
@@ -287,6 +287,9 @@ type reducer[T float] struct {
 	// keep, when set, receives the accumulators (the full output width)
 	// instead of the outputs (CPUPartial).
 	keep *acc
+	// sc is the scratch of a reduction that runs inline, kept for a
+	// repeat (CPUPlan).
+	sc *scratch
 }
 
 func newReducer[T float](data []T, g Geometry, opt Options, nd needs, outs [numStats][]T, done <-chan struct{}) *reducer[T] {
@@ -358,13 +361,17 @@ func (r *reducer[T]) newScratch() *scratch {
 }
 
 func (r *reducer[T]) run() {
+	if r.splits == 1 && min(r.procs, r.items) <= 1 { // a small call: inline, no goroutine, atomic or closure
+		if r.sc == nil {
+			r.sc = r.newScratch()
+		}
+		for k := 0; k < r.items && !closed(r.done); k++ {
+			r.whole(r.sc, k)
+		}
+		return
+	}
 	if r.splits == 1 {
-		r.parallel(r.items, func(sc *scratch, k int) {
-			it := r.itemAt(k)
-			a := sc.a.reset(it.w)
-			r.segment(a, sc, it, 0, r.g.N)
-			r.finish(a, r.outBase(it))
-		})
+		r.parallel(r.items, r.whole)
 		return
 	}
 	parts := make([]*acc, r.items*r.splits)
@@ -373,8 +380,8 @@ func (r *reducer[T]) run() {
 		it := r.itemAt(k)
 		i0, i1 := p*r.g.N/r.splits, (p+1)*r.g.N/r.splits
 		a := newAcc(it.w, r.nd).reset(it.w)
-		r.segment(a, sc, it, i0, i1)
-		parts[t] = a
+		r.segment(&a, sc, it, i0, i1)
+		parts[t] = &a
 	})
 	if closed(r.done) { // some parts were never computed: write nothing
 		return
@@ -388,6 +395,14 @@ func (r *reducer[T]) run() {
 	}
 }
 
+// whole reduces item k whole with scratch sc, writing its outputs.
+func (r *reducer[T]) whole(sc *scratch, k int) {
+	it := r.itemAt(k)
+	a := sc.a.reset(it.w)
+	r.segment(&a, sc, it, 0, r.g.N)
+	r.finish(&a, r.outBase(it))
+}
+
 // parallel runs fn for tasks 0..n-1 on up to r.procs goroutines, the calling
 // one included, handing out tasks one at a time. It returns when every task
 // is done, without waiting for a goroutine that found none left (one the
@@ -395,13 +410,6 @@ func (r *reducer[T]) run() {
 // Once r.done is closed the tasks not begun are skipped.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
-	if workers <= 1 { // a small call: inline, no goroutine, atomic or closure
-		sc := r.newScratch()
-		for t := 0; t < n && !closed(r.done); t++ {
-			fn(sc, t)
-		}
-		return
-	}
 	var next, done atomic.Int64
 	finished := make(chan struct{})
 	work := func() {

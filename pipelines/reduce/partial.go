@@ -58,11 +58,11 @@ func CPUPartial(in *tensor.Tensor, opt Options) (*Partial, error) {
 	}
 	if in.DType == tensor.F64 {
 		r := newReducer(in.F64, g, opt, nd, [numStats][]float64{}, nil)
-		r.keep = a
+		r.keep = &a
 		r.run()
 	} else {
 		r := newReducer(in.F32, g, opt, nd, [numStats][]float32{}, nil)
-		r.keep = a
+		r.keep = &a
 		r.run()
 	}
 	return p, nil

@@ -40,6 +40,12 @@ CASES = [
      lambda: rng.standard_normal((10, 100)).astype(np.float32)),
     ("cov", lambda s, v: s.cov(v).cov, _np_cov, lambda: rng.standard_normal((4, 32, 8))),
     ("chol", lambda s, v: s.chol(v, logdet=True).logdet, lambda v: np.linalg.slogdet(v)[1], lambda: _spd(16, 8)),
+    # the library's plans (capi's prepared.repeat) for keepdims with NaNs skipped, one set, right-hand sides
+    ("nanvar/keepdims", lambda s, v: s.reduce(v, "var", axis=1, keepdims=True, skipnan=True),
+     lambda v: np.nanvar(v, 1, keepdims=True), lambda: np.where(rng.random((6, 50)) < 0.1, np.nan, rng.standard_normal((6, 50)))),
+    ("cov/one set", lambda s, v: s.cov(v).cov, _np_cov, lambda: rng.standard_normal((32, 8))),
+    ("chol/b", lambda s, v: s.chol(v[0], v[1]).x, lambda v: np.linalg.solve(v[0], v[1][..., None])[..., 0],
+     lambda: (_spd(5, 6), rng.standard_normal((5, 6)))),
 ]
 
 
@@ -217,6 +223,20 @@ def test_fast_path_forms(cpu):
         s.reduce(x, "mean")
     with pytest.raises(ValueError, match="closed"):
         s.reduce(x, "mean")
+
+
+def test_cpu_session_runs_map_and_reduce_inline():
+    """On the CPU path map and reduce of a few MiB run on the calling
+    thread (the worker's hand-off cost more than such a call): no worker
+    thread is started for them; cov of as much still goes to it."""
+    with vkstat.open("cpu") as s:
+        x = np.arange(2.0 ** 18)  # 2 MiB
+        for _ in range(2):
+            assert s.reduce(x) == (2 ** 18 - 1) / 2
+            np.testing.assert_array_equal(s.map(x, x, 1, 0, 0), x * x)
+        assert s._q is None
+        s.cov(x.reshape(-1, 32, 8))
+        assert s._q is not None
 
 
 def test_import_leaves_annotation_modules_unloaded():

@@ -154,9 +154,9 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
         fast = ("reduce", stat, axis, ddof, bool(skipnan), bool(keepdims), a.dtype, a.shape)
         got = self._fast_call(fast, (a,))
         if got is not None:
-            if stat.strip().lower() == "all":
+            if len(got) != 1:  # "all"
                 return got
-            r = got[next(iter(got))]
+            (r,) = got.values()
             return r[()] if r.ndim == 0 else r
     if _is_axis(stat):  # reduce(a, 0): NumPy's positional axis
         if axis is not None:

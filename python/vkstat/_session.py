@@ -142,30 +142,42 @@ _CANCEL_GRACE_S = 1.5
 # Calls on arrays of at most this many bytes in all (besides _LONG_OPS) run
 # on the calling thread, the GIL released: they take milliseconds at most,
 # so a Ctrl-C raises as soon as they return, and they save the two thread
-# switches of the worker (~50 µs).
+# switches of the worker (~50 µs, and hundreds on a loaded machine: more
+# than a 10⁶-element mean takes). On the CPU path map and reduce (_QUICK_OPS),
+# whose time is the arrays' reading, run inline up to 32 MiB: 10 ms at most
+# on two cores.
 _INLINE_BYTES = 1 << 20
+_INLINE_BYTES_CPU = 32 << 20
+_QUICK_OPS = frozenset({"map", "reduce"})
 # Operations that may run long whatever their arrays' size: always on the
 # session's thread, where Ctrl-C cancels them.
 _LONG_OPS = frozenset({"verify", "paco", "shader"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
+_np_empty, _c_void_p = np.empty, ctypes.c_void_p
 
 
 class _Prepared:
-    """A call the library keeps for repeats (capi.CallPrepared): its id,
-    the outputs it asks memory for, in order (name, dtype, shape, nbytes),
-    and its result's description (outputs by buffer, warnings, bytes the
-    library copied), which every repeat gives again."""
+    """A call the library keeps for repeats (capi.CallPrepared): its
+    operation, its id, the outputs it asks memory for, in order (name,
+    dtype, shape, nbytes), and its result's description (outputs by
+    buffer, warnings, bytes the library copied), which every repeat gives
+    again."""
 
-    __slots__ = ("id", "allocs", "outputs", "byname", "warnings", "copied", "small")
+    __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "in_ptrs",
+                 "out_ptrs")
 
-    def __init__(self, id: int, allocs: list, desc: dict[str, Any]) -> None:
-        self.id, self.allocs = id, allocs
+    def __init__(self, op: str, id: int, allocs: list, desc: dict[str, Any], nptrs: int) -> None:
+        self.op, self.id, self.allocs = op, id, allocs
         # the outputs as np.empty makes them: small enough to need no page alignment (_arrays.empty)
         self.small = [(shape, dt) for _, dt, shape, nb in allocs] if all(nb < _ALIGN_MIN for *_, nb in allocs) else None
         self.outputs = desc["outputs"]
         self.byname = [(d["name"], d["buffer"]) for d in self.outputs]
+        # the names when each buffer is one output, in order (the usual case)
+        self.names = [n for n, _ in self.byname] if [k for _, k in self.byname] == list(range(len(allocs))) else None
+        # what _fast_call passes: the library's entry and the pointer arrays' types
+        self.run, self.in_ptrs, self.out_ptrs = _lib.lib.vks_run, _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
         self.warnings = desc.get("warnings") or []
         self.copied = desc.get("copied_bytes", 0)
 
@@ -233,6 +245,7 @@ class Session:
         self._handle = handle
         _open_sessions.add(self)
         self.device: dict[str, Any] = info["device"]
+        self._quick_bytes = _INLINE_BYTES_CPU if self.device.get("type") == "cpu" else _INLINE_BYTES  # _QUICK_OPS' inline
         """Where the session runs: the record :func:`devices` lists, and
         for ``"auto"`` why it was chosen (``"reason"``)."""
         if info.get("note"):
@@ -355,7 +368,8 @@ class Session:
             req["prepare"] = True
         request = _params.encode(req)
         nbytes = sum(a.array.nbytes for a in arrays.values())
-        inline = op not in _LONG_OPS and not reads_files and nbytes <= _INLINE_BYTES
+        inline = (op not in _LONG_OPS and not reads_files
+                  and nbytes <= (self._quick_bytes if op in _QUICK_OPS else _INLINE_BYTES))
         # a call long enough for another thread to act holds the memory's
         # owners (pin), from before its token exists
         pins = [] if inline else pin(_memory_of(arrays, out))
@@ -379,7 +393,7 @@ class Session:
                         self._tokens.discard(token)
             got = outs.take(desc["outputs"])
             if desc.get("prepared"):
-                self._keep(pkey, handle, _Prepared(desc["prepared"], outs.asked, desc), fast if inline else None)
+                self._keep(pkey, handle, _Prepared(op, desc["prepared"], outs.asked, desc, len(ptrs)), fast if inline else None)
             return got, desc.get("info"), desc.get("warnings") or [], desc.get("timing"), desc.get("copied_bytes", 0)
 
         if inline:
@@ -452,13 +466,15 @@ class Session:
         p = self._fast.get(fast)
         if p is None:
             return None
-        made = [np.empty(shape, dt) for shape, dt in p.small]
-        err = ctypes.c_void_p()
-        st = _lib.lib.vks_run(self._handle, 0, p.id, _lib._Ptrs[len(ins)](*[address(a) for a in ins]), len(ins),
-                      _lib._Ptrs[len(made)](*[address(a) for a in made]), len(made), None, ctypes.byref(err))
+        made = [_np_empty(shape, dt) for shape, dt in p.small]
+        err = _c_void_p()
+        st = p.run(self._handle, 0, p.id, p.in_ptrs(*map(address, ins)), len(ins),
+                   p.out_ptrs(*map(address, made)), len(made), None, err)
         if st:
             _lib.check(st, err)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
+        if p.names is not None:  # the outputs in the order they were asked for
+            return dict(zip(p.names, made))
         return {name: made[k] for name, k in p.byname}
 
     def _repeat(self, p: _Prepared, arrays: Mapping[str, Lent], out: Mapping[str, Any] | None, elementwise: bool,
@@ -484,7 +500,7 @@ class Session:
         nbytes = 0
         for a in ins:
             nbytes += a.nbytes
-        inline = nbytes <= _INLINE_BYTES
+        inline = nbytes <= (self._quick_bytes if p.op in _QUICK_OPS else _INLINE_BYTES)
         self._last_copied = tuple(n for n, a in arrays.items() if a.copied)
         handle, token, q = self._begin(inline)
         if inline:
