@@ -180,7 +180,7 @@ done
 for st in mean std cv min max count; do
 	[ -f "$sout/$st.npy" ] || fail "the stack merge job wrote no $st.npy: $(cat "$sout"/slurm-*-merge.out 2>/dev/null)"
 done
-python3 - "$tmp/stack-one" "$sout" <<'PY' || fail "the merged stack statistics differ from one run's"
+"${PYTHON:-/usr/bin/python3}" - "$tmp/stack-one" "$sout" <<'PY' || fail "the merged stack statistics differ from one run's"
 import sys
 import numpy as np
 one, merged = sys.argv[1:]
