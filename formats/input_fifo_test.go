@@ -261,7 +261,11 @@ func TestFIFOInputsOpenedOnce(t *testing.T) {
 	if err := syscall.Mkfifo(tif, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CheckDates([]string{tif}, 1, false); err == nil || !strings.Contains(err.Error(), tif+": not a regular file (a pipe or a device): rasters are read from regular files only") {
+	refused := tif + ": not a regular file (a pipe or a device): rasters are read from regular files only"
+	if !HaveGDAL { // the nogdal build (gpu-run.sh's) refuses a GeoTIFF before it looks at the file
+		refused = "built without GDAL"
+	}
+	if _, err := CheckDates([]string{tif}, 1, false); err == nil || !strings.Contains(err.Error(), refused) {
 		t.Errorf("a FIFO raster: %v", err)
 	}
 }

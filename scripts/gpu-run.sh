@@ -110,6 +110,9 @@ pack() {
 	local pkg rel failed=()
 	for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
 		rel=${pkg#github.com/vkstat/vkstat/}
+		# internal/lintcheck reads the source tree, which the GPU machine does
+		# not get: it checks the code, not the device, and runs in CI.
+		[ "$rel" = internal/lintcheck ] && continue
 		mkdir -p "$dist/tests/$rel"
 		if ! go test -c -tags nogdal -trimpath -ldflags "-s -w" -o "$dist/tests/$rel/$(basename "$rel").test" "./$rel"; then
 			failed+=("$rel")
