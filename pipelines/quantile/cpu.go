@@ -1,0 +1,168 @@
+package quantile
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// cpu writes the quantiles of in (viewed as g) into out, slices spread
+// over every core: each slice is copied into a float64 scratch and only
+// the order statistics the quantiles need are put in place (select, O(n)
+// per slice), never the whole slice sorted.
+func cpu(ctx context.Context, in *tensor.Tensor, g reduce.Geometry, opt Options, out *tensor.Tensor) error {
+	slicesN := g.Outputs()
+	batch := max(1, 4096/g.N)
+	return par.EachContext(ctx, slicesN, batch, func() *scratch { return newScratch(g.N, len(opt.Q)) }, func(s *scratch, i int) {
+		o, j := i/g.Inner, i%g.Inner
+		base := o*g.N*g.Inner + j
+		if in.DType == tensor.F64 {
+			gather(s, in.F64, base, g.Inner)
+		} else {
+			gather(s, in.F32, base, g.Inner)
+		}
+		s.quantiles(opt.Q, opt.SkipNaN)
+		for k, v := range s.out {
+			if out.DType == tensor.F64 {
+				out.F64[k*slicesN+i] = v
+			} else {
+				out.F32[k*slicesN+i] = float32(v)
+			}
+		}
+	})
+}
+
+// scratch is one goroutine's working memory: a slice's values, the order
+// statistics to select, and its quantiles.
+type scratch struct {
+	n    int // the slice's length
+	x    []float64
+	nans int
+	want []int
+	out  []float64
+}
+
+func newScratch(n, nq int) *scratch {
+	return &scratch{n: n, x: make([]float64, 0, n), want: make([]int, 0, 2*nq), out: make([]float64, nq)}
+}
+
+// gather copies the slice of src at base, stride apart, leaving its NaNs
+// out and counting them.
+func gather[T float32 | float64](s *scratch, src []T, base, stride int) {
+	s.x, s.nans = s.x[:0], 0
+	for i := range s.n {
+		v := float64(src[base+i*stride])
+		if math.IsNaN(v) {
+			s.nans++
+			continue
+		}
+		s.x = append(s.x, v)
+	}
+}
+
+// quantiles sets s.out to the quantiles q of the gathered slice.
+func (s *scratch) quantiles(q []float64, skipNaN bool) {
+	m := len(s.x)
+	if m == 0 || (s.nans > 0 && !skipNaN) {
+		for k := range s.out {
+			s.out[k] = math.NaN()
+		}
+		return
+	}
+	s.want = s.want[:0]
+	for _, qk := range q {
+		lo, g := position(qk, m)
+		s.want = append(s.want, lo)
+		if g != 0 {
+			s.want = append(s.want, lo+1)
+		}
+	}
+	slices.Sort(s.want)
+	s.want = slices.Compact(s.want)
+	multiSelect(s.x, s.want, 0)
+	for k, qk := range q {
+		lo, g := position(qk, m)
+		if g == 0 {
+			s.out[k] = s.x[lo]
+		} else {
+			s.out[k] = lerp(s.x[lo], s.x[lo+1], g)
+		}
+	}
+}
+
+// multiSelect puts the values at the sorted indices want (into the whole
+// slice, x being the part from offset off) in their sorted places: the
+// middle one first, then each side's within its part.
+func multiSelect(x []float64, want []int, off int) {
+	if len(want) == 0 {
+		return
+	}
+	mid := len(want) / 2
+	k := want[mid] - off
+	selectK(x, k)
+	multiSelect(x[:k], want[:mid], off)
+	multiSelect(x[k+1:], want[mid+1:], off+k+1)
+}
+
+// selectK reorders x, which holds no NaN, so that x[k] is the value it
+// has sorted, nothing after it smaller and nothing before it larger:
+// quickselect with a median-of-three pivot and a three-way partition (a
+// run of ties takes one pass), sorting what is left once the parts stop
+// shrinking as they should (introselect's guard).
+func selectK(x []float64, k int) {
+	lo, hi := 0, len(x)
+	budget := 2 * bits.Len(uint(len(x)))
+	for hi-lo > 16 {
+		if budget == 0 {
+			slices.Sort(x[lo:hi])
+			return
+		}
+		budget--
+		p := median3(x[lo], x[lo+(hi-lo)/2], x[hi-1])
+		lt, gt := partition3(x[lo:hi], p)
+		switch {
+		case k < lo+lt:
+			hi = lo + lt
+		case k >= lo+gt:
+			lo += gt
+		default:
+			return
+		}
+	}
+	slices.Sort(x[lo:hi])
+}
+
+func median3(a, b, c float64) float64 {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	return max(a, b)
+}
+
+// partition3 reorders x into values below p, equal to p, above p, and
+// returns where the equal run starts and ends.
+func partition3(x []float64, p float64) (lt, gt int) {
+	lt, i, gt := 0, 0, len(x)
+	for i < gt {
+		switch v := x[i]; {
+		case v < p:
+			x[lt], x[i] = v, x[lt]
+			lt++
+			i++
+		case v > p:
+			gt--
+			x[gt], x[i] = v, x[gt]
+		default:
+			i++
+		}
+	}
+	return lt, gt
+}
