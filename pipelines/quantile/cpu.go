@@ -121,16 +121,30 @@ func (s *scratch) quantiles(c int, q []float64, skipNaN bool) {
 
 // multiSelect puts the values at the sorted indices want (into the whole
 // slice, x being the part from offset off) in their sorted places: the
-// middle one first, then each side's within its part.
+// middle one (the lower of two) first, then each side's within its part. An index right
+// after a placed one (an interpolation's upper neighbour) is the minimum
+// of what follows, found in one scan.
 func multiSelect(x []float64, want []int, off int) {
 	if len(want) == 0 {
 		return
 	}
-	mid := len(want) / 2
+	mid := (len(want) - 1) / 2
 	k := want[mid] - off
 	selectK(x, k)
 	multiSelect(x[:k], want[:mid], off)
-	multiSelect(x[k+1:], want[mid+1:], off+k+1)
+	rest := want[mid+1:]
+	if len(rest) > 0 && rest[0] == k+off+1 {
+		r := x[k+1:]
+		m := 0
+		for i, v := range r {
+			if v < r[m] {
+				m = i
+			}
+		}
+		r[0], r[m] = r[m], r[0]
+		k, rest = k+1, rest[1:]
+	}
+	multiSelect(x[k+1:], rest, off+k+1)
 }
 
 // selectK reorders x, which holds no NaN, so that x[k] is the value it
