@@ -115,12 +115,18 @@ func geometry(in *tensor.Tensor, opt Options) (reduce.Geometry, error) {
 	if err := opt.Check(); err != nil {
 		return reduce.Geometry{}, err
 	}
-	if nd := len(in.Shape); nd > 0 && (opt.Axis < -nd || opt.Axis >= nd) {
+	nd := len(in.Shape)
+	switch {
+	case nd == 0:
+		return reduce.Geometry{}, fmt.Errorf("quantile of a 0-d array: give an array of 1 or more dimensions")
+	case opt.Axis < -nd || opt.Axis >= nd:
 		return reduce.Geometry{}, engine.Fieldf("axis", " must be in %d..%d for an array of shape %s, got %d", -nd, nd-1, tensor.ShapeString(in.Shape), opt.Axis)
+	case in.Shape[(opt.Axis+nd)%nd] == 0:
+		return reduce.Geometry{}, fmt.Errorf("quantile along axis %d of an array of shape %s: %w (no values to take quantiles of)", opt.Axis, tensor.ShapeString(in.Shape), reduce.ErrEmptyAxis)
 	}
 	g, err := reduce.Plan(in.Shape, opt.Axis)
 	if err != nil {
-		return g, fmt.Errorf("quantile of an array of shape %s: %w", tensor.ShapeString(in.Shape), err)
+		return g, fmt.Errorf("quantile: %w", err)
 	}
 	n := len(in.F32)
 	if in.DType == tensor.F64 {

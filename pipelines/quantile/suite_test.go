@@ -15,6 +15,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -325,7 +326,7 @@ func TestBadInput(t *testing.T) {
 		{"no q", x, Options{}, "q", nil},
 		{"axis 2 of 2", x, Options{Axis: 2, Q: []float64{0.5}}, "axis", nil},
 		{"axis -3 of 2", x, Options{Axis: -3, Q: []float64{0.5}}, "axis", nil},
-		{"empty axis", tensor.New(tensor.F64, 3, 0), Options{Axis: 1, Q: []float64{0.5}}, "", nil},
+		{"empty axis", tensor.New(tensor.F64, 3, 0), Options{Axis: 1, Q: []float64{0.5}}, "", reduce.ErrEmptyAxis},
 		{"0-d", tensor.New(tensor.F64), Options{Q: []float64{0.5}}, "", nil},
 		{"float16", tensor.New(tensor.F16, 4), Options{Q: []float64{0.5}}, "", ErrDType},
 		{"nil", nil, Options{Q: []float64{0.5}}, "", nil},
@@ -414,5 +415,29 @@ func TestVulkanFallback(t *testing.T) {
 		}
 		t.Log(res.Fallback)
 		checks.Close(t, "quantiles", res.Q.F32, want(x, 1, q, false), 1e-7, 1e-10)
+	}
+}
+
+// TestEmptyOutput checks that an array with no slices (a non-empty axis,
+// another of length 0) gives an empty result of NumPy's shape on every
+// path, and that Options.Out gives the result its memory.
+func TestEmptyOutput(t *testing.T) {
+	for _, im := range impls(t) {
+		got := im.run(t, tensor.New(tensor.F32, 0, 5), Options{Axis: 1, Q: []float64{0.5, 0.7}}, false)
+		if !slices.Equal(got.Shape, []int{2, 0}) || len(got.F32) != 0 {
+			t.Errorf("%s: shape %s with %d values, want (2, 0)", im.name, tensor.ShapeString(got.Shape), len(got.F32))
+		}
+		mine := tensor.New(tensor.F64, 1, 3)
+		out := &tensor.Outputs{Alloc: func(name string, dt tensor.DType, shape []int) *tensor.Tensor {
+			if name != "q" || dt != tensor.F64 || !slices.Equal(shape, mine.Shape) {
+				t.Errorf("%s: Alloc(%q, %s, %v), want q float64 (1, 3)", im.name, name, dt, shape)
+			}
+			return mine
+		}}
+		x := fromF64(tensor.F64, []float64{1, 2, 3, 4, 5, 6}, 2, 3)
+		got = im.run(t, x, Options{Axis: 0, Q: []float64{0.5}, Out: out}, false)
+		if got != mine || !slices.Equal(mine.F64, []float64{2.5, 3.5, 4.5}) {
+			t.Errorf("%s: the result %v in the caller's memory %v, want [2.5 3.5 4.5] there", im.name, got.F64, mine.F64)
+		}
 	}
 }
