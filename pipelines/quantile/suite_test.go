@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/sbinet/npyio"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
@@ -69,21 +67,7 @@ func (im impl) tol(dt tensor.DType) (rtol, atol float64) {
 }
 
 func readNPY(t *testing.T, name string) ([]float64, []int) {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "quantile", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := npyio.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v []float64
-	if err := r.Read(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v, r.Header.Descr.Shape
+	return checks.ReadNPY(t, filepath.Join("..", "..", "testdata", "quantile", name))
 }
 
 // fromF64 is v of shape as a tensor of dt.
