@@ -1,15 +1,21 @@
 #version 450
-// Quantiles of slices (NumPy's np.quantile, method "linear"), one workgroup
-// per slice. Element i of slice s is x[(s / inner)·n·inner + s % inner +
-// i·inner]: the slices of a row-major (outer, n, inner) array along its
-// middle axis, inner = 1 for rows. The workgroup stages its slice in shared
-// memory, the tail up to SORT_SIZE (a power of two at or above n) filled
-// with NaN, and sorts it with a bitonic network that orders NaN after
-// every number. The values before the first NaN, m of them, are the
-// slice's numbers sorted; m < n says the slice held NaNs, which make its
-// quantiles NaN unless skip_nan. Quantile q[k] is at h = (m−1)·q[k].
-// Output k of slice s is y[k·count + s]. Shared memory holds the slice
-// alone: SORT_SIZE values of T.
+// Quantiles of slices (NumPy's np.quantile, method "linear"). Element i of
+// slice s is x[(s / inner)·n·inner + s % inner + i·inner]: the slices of a
+// row-major (outer, n, inner) array along its middle axis, inner = 1 for
+// rows. Quantile q[k] of a slice whose m numbers are sorted is at
+// h = (m−1)·q[k]; a slice that held NaNs (m < n) has NaN quantiles unless
+// skip_nan. Output k of slice s is y[k·count + s].
+//
+// PER_THREAD 0: one workgroup per slice. The workgroup stages its slice in
+// shared memory, the tail up to SORT_SIZE (a power of two at or above n)
+// filled with NaN, and sorts it with a bitonic network that orders NaN
+// after every number; the values before the first NaN are the numbers.
+// Shared memory holds the slice alone: SORT_SIZE values of T.
+//
+// PER_THREAD 1: one invocation per slice, for short slices (SORT_SIZE at
+// or above n): the invocation insertion-sorts the slice's numbers into
+// private memory as it reads them, adjacent invocations reading adjacent
+// addresses along a stack's axis 0.
 //
 // T is the data type, ACC the interpolation's (double where the device has
 // shaderFloat64). The host's interpolation is pipelines/quantile's lerp.
@@ -36,7 +42,11 @@ layout(push_constant) uniform Params {
 #define T_NAN uintBitsToFloat(0x7fc00000u)
 #endif
 
+#if PER_THREAD
+T s[SORT_SIZE];
+#else
 shared T s[SORT_SIZE];
+#endif
 
 // after says whether a sorts after b: NaN after every number.
 bool after(T a, T b) {
@@ -60,6 +70,48 @@ ACC lerp_np(ACC a, ACC b, ACC g) {
 	return g < ACC(0.5) ? a + d * g : b - d * (ACC(1) - g);
 }
 
+// picks writes quantiles first, first+step, ... of slice, whose m numbers
+// are s[0..m), sorted.
+void picks(uint slice, uint m, uint first, uint step) {
+	bool none = m == 0 || (p.skip_nan == 0 && m < p.n);
+	for (uint k = first; k < p.nq; k += step) {
+		T r = T_NAN;
+		if (!none) {
+			ACC h = ACC(m - 1) * q[k];
+			uint lo = uint(floor(h));
+			if (lo >= m - 1) {
+				r = s[m - 1];
+			} else {
+				r = T(lerp_np(ACC(s[lo]), ACC(s[lo + 1]), h - ACC(lo)));
+			}
+		}
+		y[k * p.count + slice] = r;
+	}
+}
+
+#if PER_THREAD
+void main() {
+	uint slice = flat_index();
+	if (slice >= p.count) {
+		return;
+	}
+	uint base = (slice / p.inner) * p.n * p.inner + slice % p.inner;
+	uint m = 0;
+	for (uint i = 0; i < p.n; i++) {
+		T a = x[base + i * p.inner];
+		if (isnan(a)) {
+			continue;
+		}
+		uint j = m;
+		for (; j > 0 && s[j - 1] > a; j--) {
+			s[j] = s[j - 1];
+		}
+		s[j] = a;
+		m++;
+	}
+	picks(slice, m, 0, 1);
+}
+#else
 void main() {
 	uint slice = flat_group();
 	if (slice >= p.count) {
@@ -97,18 +149,6 @@ void main() {
 			m = mid + 1;
 		}
 	}
-	bool none = m == 0 || (p.skip_nan == 0 && m < p.n);
-	for (uint k = tid; k < p.nq; k += WG_SIZE) {
-		T r = T_NAN;
-		if (!none) {
-			ACC h = ACC(m - 1) * q[k];
-			uint lo = uint(floor(h));
-			if (lo >= m - 1) {
-				r = s[m - 1];
-			} else {
-				r = T(lerp_np(ACC(s[lo]), ACC(s[lo + 1]), h - ACC(lo)));
-			}
-		}
-		y[k * p.count + slice] = r;
-	}
+	picks(slice, m, tid, WG_SIZE);
 }
+#endif

@@ -10,41 +10,51 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// TestPlanDevice checks, without a device, where slices go: the device
-// while the sorting network's power of two fits shared memory, the CPU
-// beyond, with a reason that names the sizes.
+// TestPlanDevice checks, without a device, where slices go: one
+// invocation each up to threadMax values, one workgroup each while the
+// sorting network's power of two fits shared memory, the CPU beyond, with
+// a reason that names the sizes.
 func TestPlanDevice(t *testing.T) {
 	lavapipe := engine.DeviceInfo{Name: "lavapipe", MaxSharedMemory: 32 << 10, MaxWorkgroupInvocation: 1024}
 	nvidia := engine.DeviceInfo{Name: "H100", MaxSharedMemory: 48 << 10, MaxWorkgroupInvocation: 1024}
 	small := engine.DeviceInfo{Name: "small", MaxSharedMemory: 16 << 10, MaxWorkgroupInvocation: 96}
 	for _, c := range []struct {
-		n        int
-		dt       tensor.DType
-		info     engine.DeviceInfo
-		device   bool
-		size, wg int
+		n                 int
+		dt                tensor.DType
+		info              engine.DeviceInfo
+		threadMax         int
+		device, perThread bool
+		size, wg          int
 	}{
-		{1, tensor.F32, lavapipe, true, 1, 1},
-		{2, tensor.F32, lavapipe, true, 2, 1},
-		{3, tensor.F64, lavapipe, true, 4, 2},
-		{100, tensor.F32, lavapipe, true, 128, 64},
-		{513, tensor.F32, lavapipe, true, 1024, 256},
-		{8192, tensor.F32, lavapipe, true, 8192, 256},
-		{8193, tensor.F32, lavapipe, false, 0, 0},
-		{4096, tensor.F64, lavapipe, true, 4096, 256},
-		{4097, tensor.F64, lavapipe, false, 0, 0},
-		{12000, tensor.F32, nvidia, false, 0, 0}, // 16,384 values: 64 KiB
-		{4096, tensor.F32, small, true, 4096, 64},
-		{4097, tensor.F32, small, false, 0, 0},
+		{1, tensor.F32, lavapipe, 64, true, true, 1, 64},
+		{3, tensor.F64, lavapipe, 64, true, true, 4, 64},
+		{64, tensor.F32, lavapipe, 64, true, true, 64, 64},
+		{65, tensor.F32, lavapipe, 64, true, false, 128, 64},
+		{1, tensor.F32, lavapipe, 0, true, false, 1, 1},
+		{2, tensor.F32, lavapipe, 0, true, false, 2, 1},
+		{3, tensor.F64, lavapipe, 0, true, false, 4, 2},
+		{100, tensor.F32, lavapipe, 64, true, false, 128, 64},
+		{513, tensor.F32, lavapipe, 64, true, false, 1024, 256},
+		{8192, tensor.F32, lavapipe, 64, true, false, 8192, 256},
+		{8193, tensor.F32, lavapipe, 64, false, false, 0, 0},
+		{4096, tensor.F64, lavapipe, 64, true, false, 4096, 256},
+		{4097, tensor.F64, lavapipe, 64, false, false, 0, 0},
+		{12000, tensor.F32, nvidia, 64, false, false, 0, 0}, // 16,384 values: 64 KiB
+		{4096, tensor.F32, small, 64, true, false, 4096, 64},
+		{4097, tensor.F32, small, 64, false, false, 0, 0},
+		{40, tensor.F32, small, 64, true, true, 64, 64},
 	} {
-		name := fmt.Sprintf("%s/%d/%s", c.info.Name, c.n, c.dt)
+		name := fmt.Sprintf("%s/%d/%s/threadMax%d", c.info.Name, c.n, c.dt, c.threadMax)
+		old := threadMax
+		threadMax = c.threadMax
 		p, err := PlanDevice(c.n, c.dt, c.info)
+		threadMax = old
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if p.Device != c.device || p.Size != c.size || p.Workgroup != c.wg {
-			t.Errorf("%s: %+v, want device %v, size %d, workgroup %d", name, p, c.device, c.size, c.wg)
+		if p.Device != c.device || p.PerThread != c.perThread || p.Size != c.size || p.Workgroup != c.wg {
+			t.Errorf("%s: %+v, want device %v, per thread %v, size %d, workgroup %d", name, p, c.device, c.perThread, c.size, c.wg)
 		}
 		if !p.Device && !strings.Contains(p.Why, "shared memory") {
 			t.Errorf("%s: the CPU without a reason: %q", name, p.Why)

@@ -19,21 +19,24 @@ import (
 
 func TestMain(m *testing.M) { testdev.Main(m) }
 
-// impl is one path of Run: the CPU, or a device.
+// impl is one path of Run: the CPU, or a device, short slices sorted per
+// invocation (quantile_thread) or, with workgroups, per workgroup like the
+// long ones.
 type impl struct {
-	name string
-	dev  *engine.Device
+	name       string
+	dev        *engine.Device
+	workgroups bool
 }
 
-// impls are the CPU path and every Vulkan device (none where there is no
-// Vulkan: the CPU suite still runs).
+// impls are the CPU path and every Vulkan device, twice (none where there
+// is no Vulkan: the CPU suite still runs).
 func impls(t *testing.T) []impl {
 	out := []impl{{name: "cpu"}}
 	if testing.Short() {
 		return out
 	}
 	for _, d := range testdev.Devices(t) {
-		out = append(out, impl{name: d.Info.Name, dev: d})
+		out = append(out, impl{name: d.Info.Name, dev: d}, impl{name: d.Info.Name + "/workgroups", dev: d, workgroups: true})
 	}
 	return out
 }
@@ -42,6 +45,10 @@ func impls(t *testing.T) []impl {
 // unless fallback is allowed. It skips float64 on a device without it.
 func (im impl) run(t *testing.T, in *tensor.Tensor, opt Options, fallback bool) *tensor.Tensor {
 	t.Helper()
+	if im.workgroups {
+		defer func(old int) { threadMax = old }(threadMax)
+		threadMax = 0
+	}
 	res, err := Run(context.Background(), im.dev, in, opt)
 	testdev.SkipNoFloat64(t, err)
 	if err != nil {

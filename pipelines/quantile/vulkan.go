@@ -17,8 +17,8 @@ type quantPush struct {
 }
 
 // vulkan writes the quantiles of in (viewed as g) into out on dev, as
-// planned by p (PlanDevice): quantile.comp, one workgroup per slice, in
-// passes of as many slices as fit one binding and the memory budget
+// planned by p (PlanDevice): quantile.comp, one workgroup or one
+// invocation per slice, in passes of as many slices as fit one binding and the memory budget
 // (passes).
 func vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, g reduce.Geometry, opt Options, p DevicePlan, out *tensor.Tensor) (tm engine.Timing, err error) {
 	defer engine.Begin(dev).End(&tm)
@@ -26,7 +26,7 @@ func vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, g reduce
 	if err != nil {
 		return tm, err
 	}
-	k, err := dev.Kernel(engine.KernelSpec{Name: "quantile" + v.Suffix(), Push: quantPush{}, Spec: []uint32{uint32(p.Workgroup), uint32(p.Size)}})
+	k, err := dev.Kernel(engine.KernelSpec{Name: p.kernel(v), Push: quantPush{}, Spec: []uint32{uint32(p.Workgroup), uint32(p.Size)}})
 	if err != nil {
 		return tm, err
 	}
@@ -55,7 +55,7 @@ func vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, g reduce
 		st, err := dev.Run(ctx, func(seq *engine.Sequence) {
 			seq.Upload(bufs[1], 0, qs)
 			ps.upload(seq, bufs[0], raw, g, es)
-			seq.Dispatch(k, dev.Groups(count), quantPush{n: g.N, inner: ps.inner, count: count, nq: len(opt.Q), skipNaN: opt.SkipNaN}, engine.Bind(bufs[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]))
+			seq.Dispatch(k, dev.Groups(p.groups(count)), quantPush{n: g.N, inner: ps.inner, count: count, nq: len(opt.Q), skipNaN: opt.SkipNaN}, engine.Bind(bufs[0]), engine.Bind(bufs[1]), engine.Bind(bufs[2]))
 			for q := range int64(len(opt.Q)) {
 				at := (q*int64(total) + int64(ps.lo)) * es
 				seq.Download(bufs[2], q*int64(count)*es, dst[at:at+int64(count)*es])
