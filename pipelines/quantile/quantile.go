@@ -84,16 +84,15 @@ func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options
 	out := opt.Out.New("q", in.DType, append([]int{len(opt.Q)}, g.OutShape...)...)
 	res := &Result{Q: out}
 	if dev != nil {
-		var p DevicePlan
-		if p, err = PlanDevice(g.N, in.DType, dev.Info); err == nil && p.Device {
-			res.Timing, err = vulkan(ctx, dev, in, g, opt, p, out)
-			if err != nil {
+		p, err := PlanDevice(g.N, in.DType, dev.Info)
+		if err != nil {
+			return nil, err
+		}
+		if p.Device {
+			if res.Timing, err = vulkan(ctx, dev, in, g, opt, p, out); err != nil {
 				return nil, err
 			}
 			return res, nil
-		}
-		if err != nil {
-			return nil, err
 		}
 		res.Fallback = p.Why
 	}
