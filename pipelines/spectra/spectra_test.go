@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/checks"
-
-	"github.com/sbinet/npyio"
-
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -272,21 +268,7 @@ func closeTo(t *testing.T, what string, got, want []float64, tol float64) {
 }
 
 func readNPY(t *testing.T, name string) ([]float64, []int) {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "spectra", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := npyio.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v []float64
-	if err := r.Read(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v, r.Header.Descr.Shape
+	return checks.ReadNPY(t, filepath.Join("..", "..", "testdata", "spectra", name))
 }
 
 // TestNumPy holds every path to np.fft.fft2 and np.fft.rfft
