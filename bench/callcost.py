@@ -147,9 +147,12 @@ def table(device: str, rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+_SUP = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def crossover(rows: list[dict]) -> dict[str, str]:
     """Per call, from which size vkstat's call is at least as fast as
-    NumPy's at that size and every larger one measured: "10^k", "never"
+    NumPy's at that size and every larger one measured: "10ᵏ", "never"
     (slower at the largest), or "from the smallest"."""
     got = {}
     for op in dict.fromkeys(r["op"] for r in rows):
@@ -159,7 +162,7 @@ def crossover(rows: list[dict]) -> dict[str, str]:
         while k > 0 and wins[k - 1]:
             k -= 1
         got[op] = ("never" if k == len(wins) else "from the smallest" if k == 0
-                   else f"10^{round(np.log10(mine[k]['n']))}")
+                   else "10" + str(round(np.log10(mine[k]["n"]))).translate(_SUP))
     return got
 
 
