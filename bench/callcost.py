@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a call costs from Python, against NumPy's call for the same result,
 measured in the same run (issue 39, items 1, 2 and 6): per-call medians at
-10³ … 10⁷ elements for map, reduce (mean; axis None, −1 and 0), cov and
+10³ … 10⁸ elements for map, reduce (mean; axis None, −1 and 0), cov and
 chol, on the CPU path (and on lavapipe with --lavapipe), and the Python
 call's overhead: the call's wall less the library's own
 (``Session.last_timing['wall_ms']``).
@@ -19,7 +19,10 @@ every round. The arrays are float64; a call's elements are its input's.
   chol     (n/64, 8, 8) SPD matrices, L only; NumPy: np.linalg.cholesky.
 
 Usage (the package's library built: make pylib):
-  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e7] [--lavapipe] [--budget 0.25]
+  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e8] [--lavapipe] [--budget 0.25]
+
+It ends with the crossover: per call and device, the size from which
+vkstat's call is at least as fast as NumPy's at every size above.
 """
 
 from __future__ import annotations
@@ -37,25 +40,41 @@ import vkstat
 
 
 def _cases(n: int, rng: np.random.Generator):
-    """(name, vkstat call on a session, NumPy call) for n elements."""
-    x, y = rng.standard_normal(n), rng.standard_normal(n)
-    m2 = rng.standard_normal((max(n // 100, 1), 100))
-    sets = rng.standard_normal((max(n // 256, 1), 32, 8))
-    a = rng.standard_normal((max(n // 64, 1), 8, 8))
-    spd = a @ a.transpose(0, 2, 1) + 8 * np.eye(8)
+    """(name, make) for n elements: make() builds the case's arrays and
+    gives (vkstat call on a session, NumPy call). A case's arrays are made
+    when it is measured and dropped after, so that at 10⁸ one case's
+    (up to 2.4 GB with NumPy's temporaries) is all there is."""
 
-    def np_cov(v: np.ndarray) -> np.ndarray:
-        d = v - v.mean(axis=1, keepdims=True)
-        return d.transpose(0, 2, 1) @ d / v.shape[1]
+    def map_case():
+        x, y = rng.standard_normal(n), rng.standard_normal(n)
+        return lambda s: s.map(x, y, 3.5, 2.8, 10.0), lambda: 3.5 * x * x + 2.8 * y + 10.0
 
-    return [
-        ("map", lambda s: s.map(x, y, 3.5, 2.8, 10.0), lambda: 3.5 * x * x + 2.8 * y + 10.0),
-        ("mean", lambda s: s.reduce(x, "mean"), lambda: np.mean(x)),
-        ("mean/-1", lambda s: s.reduce(m2, "mean", axis=-1), lambda: np.mean(m2, axis=-1)),
-        ("mean/0", lambda s: s.reduce(m2, "mean", axis=0), lambda: np.mean(m2, axis=0)),
-        ("cov", lambda s: s.cov(sets), lambda: np_cov(sets)),
-        ("chol", lambda s: s.chol(spd), lambda: np.linalg.cholesky(spd)),
-    ]
+    def mean_case(axis):
+        def make():
+            if axis is None:
+                a = rng.standard_normal(n)
+                return lambda s: s.reduce(a, "mean"), lambda: np.mean(a)
+            m2 = rng.standard_normal((max(n // 100, 1), 100))
+            return lambda s: s.reduce(m2, "mean", axis=axis), lambda: np.mean(m2, axis=axis)
+        return make
+
+    def cov_case():
+        sets = rng.standard_normal((max(n // 256, 1), 32, 8))
+
+        def np_cov() -> np.ndarray:
+            d = sets - sets.mean(axis=1, keepdims=True)
+            return d.transpose(0, 2, 1) @ d / sets.shape[1]
+        return lambda s: s.cov(sets), np_cov
+
+    def chol_case():
+        a = rng.standard_normal((max(n // 64, 1), 8, 8))
+        spd = a @ a.transpose(0, 2, 1)
+        spd += 8 * np.eye(8)
+        del a
+        return lambda s: s.chol(spd), lambda: np.linalg.cholesky(spd)
+
+    return [("map", map_case), ("mean", mean_case(None)), ("mean/-1", mean_case(-1)), ("mean/0", mean_case(0)),
+            ("cov", cov_case), ("chol", chol_case)]
 
 
 def _calls(budget: float, once: float) -> int:
@@ -63,25 +82,44 @@ def _calls(budget: float, once: float) -> int:
 
 
 def measure(s: vkstat.Session, n: int, budget: float, rounds: int) -> list[dict]:
+    """One row per case at n elements. A case whose one call takes more
+    than a third of the budget is measured in three rounds of one call each,
+    or one round where three take more than ten budgets (after the warm-up
+    call, which is not counted), so that 10⁸ takes seconds a case."""
     rng = np.random.default_rng(n)
     rows = []
-    for name, vk, ref in _cases(n, rng):
-        vk(s), ref()  # warm: pipelines, pages
-        t0 = time.perf_counter()
-        vk(s)
-        k = _calls(budget / rounds, time.perf_counter() - t0)
-        vk_t, lib_t, np_t = [], [], []
-        for _ in range(rounds):
-            for _ in range(k):
+    for name, make in _cases(n, rng):
+        try:
+            vk, ref = make()
+            t0 = time.perf_counter()
+            vk(s)  # warm: pipelines, pages
+            once = time.perf_counter() - t0
+            ref()
+            if once < budget:
                 t0 = time.perf_counter()
                 vk(s)
-                t1 = time.perf_counter()
-                vk_t.append(t1 - t0)
-                lib_t.append(s.last_timing["wall_ms"] / 1e3)
-            for _ in range(k):
-                t0 = time.perf_counter()
-                ref()
-                np_t.append(time.perf_counter() - t0)
+                once = time.perf_counter() - t0
+            if once * 3 < budget:
+                r, k = rounds, _calls(budget / rounds, once)
+            else:  # 10⁷ and up: three rounds of one call where they take under 10 budgets, else one
+                r, k = (3 if once * 3 < 10 * budget else 1), 1
+            vk_t, lib_t, np_t = [], [], []
+            for _ in range(r):
+                for _ in range(k):
+                    t0 = time.perf_counter()
+                    vk(s)
+                    t1 = time.perf_counter()
+                    vk_t.append(t1 - t0)
+                    lib_t.append(s.last_timing["wall_ms"] / 1e3)
+                for _ in range(k):
+                    t0 = time.perf_counter()
+                    ref()
+                    np_t.append(time.perf_counter() - t0)
+        except (MemoryError, vkstat.Error) as e:  # said in the table, the run goes on
+            rows.append({"op": name, "n": n, "failed": f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"})
+            continue
+        finally:
+            vk = ref = None  # the case's arrays go before the next's are made
         over = [a - b for a, b in zip(vk_t, lib_t)]
         rows.append({"op": name, "n": n, "vkstat": statistics.median(vk_t), "lib": statistics.median(lib_t),
                      "over": statistics.median(over), "numpy": statistics.median(np_t), "calls": len(vk_t)})
@@ -98,33 +136,69 @@ def _fmt(sec: float) -> str:
 
 def table(device: str, rows: list[dict]) -> str:
     out = [f"### {device}", "",
-           "| call | elements | vkstat call | library wall | overhead (call − library) | NumPy | NumPy ÷ vkstat |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+           "| call | elements | vkstat call | library wall | overhead (call − library) | NumPy | NumPy ÷ vkstat | calls |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        if "failed" in r:
+            out.append(f"| {r['op']} | {r['n']:.0e} | not run: {r['failed']} | | | | | |")
+            continue
         out.append(f"| {r['op']} | {r['n']:.0e} | {_fmt(r['vkstat'])} | {_fmt(r['lib'])} | {_fmt(r['over'])} "
-                   f"| {_fmt(r['numpy'])} | {r['numpy'] / r['vkstat']:.2f} |")
+                   f"| {_fmt(r['numpy'])} | {r['numpy'] / r['vkstat']:.2f} | {r['calls']} |")
     return "\n".join(out)
+
+
+_SUP = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def crossover(rows: list[dict]) -> dict[str, str]:
+    """Per call, from which size vkstat's call is at least as fast as
+    NumPy's at that size and every larger one measured: "10ᵏ", "never"
+    (slower at the largest), or "from the smallest"."""
+    got = {}
+    for op in dict.fromkeys(r["op"] for r in rows):
+        mine = [r for r in rows if r["op"] == op and "failed" not in r]
+        wins = [r["numpy"] >= r["vkstat"] for r in mine]
+        k = len(wins)
+        while k > 0 and wins[k - 1]:
+            k -= 1
+        got[op] = ("never" if k == len(wins) else "from the smallest" if k == 0
+                   else "10" + str(round(np.log10(mine[k]["n"]))).translate(_SUP))
+    return got
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max", type=float, default=1e7, help="largest size (elements)")
-    ap.add_argument("--budget", type=float, default=0.25, help="seconds of vkstat calls per case and size")
+    ap.add_argument("--budget", type=float, default=0.25,
+                    help="seconds of vkstat calls per case and size; a case whose call takes a third of it or more "
+                         "runs three rounds of one call (one round past ten budgets)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--lavapipe", action="store_true", help="also measure a lavapipe session")
     args = ap.parse_args()
     sizes = [int(10 ** e) for e in range(3, 9) if 10 ** e <= args.max]
+    free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
     devices = ["cpu"] + (["lavapipe"] if args.lavapipe else [])
     print(f"vkstat {vkstat.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+          f"{os.cpu_count()} CPUs, {free:.1f} GiB free, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"command: {' '.join([os.path.basename(sys.executable)] + sys.argv)}")
+    wins = {}
     for dev in devices:
         with vkstat.open(dev) as s:
             rows = []
             for n in sizes:
                 rows += measure(s, n, args.budget, args.rounds)
             print()
-            print(table(f"{dev}: {s.device['name']}", rows))
+            print(table(f"{dev}: {s.device['name']}", rows), flush=True)
+            wins[dev] = crossover(rows)
+    print()
+    print("### From which size a vkstat call is at least as fast as NumPy's (at that size and every larger one)")
+    print()
+    print("| call | " + " | ".join(devices) + " |")
+    print("|---|" + "---|" * len(devices))
+    for op in wins[devices[0]]:
+        print(f"| {op} | " + " | ".join(wins[d].get(op, "–") for d in devices) + " |")
+    print()
+    print("load at the end:", os.popen("uptime").read().strip())
     return 0
 
 

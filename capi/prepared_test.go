@@ -264,3 +264,50 @@ func BenchmarkCallPrepared(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCallPreparedLinalg is a repeated cov of (3, 32, 8) and chol of
+// (15, 8, 8), callcost.py's 1,000-element calls, through the C ABI's Go
+// side; lib-ns/op is the library's own wall as it reports it, the rest
+// of ns/op what the call costs besides its pipeline.
+func BenchmarkCallPreparedLinalg(b *testing.B) {
+	type arr = struct {
+		name  string
+		shape []int
+		data  []float64
+	}
+	xs, a := make([]float64, 3*32*8), make([]float64, 15*64)
+	for i := range xs {
+		xs[i] = float64(i%7) - float64(i%5)
+	}
+	for i := range a {
+		if i%64%9 == 0 {
+			a[i] = 4
+		}
+	}
+	for _, c := range []struct {
+		op, params string
+		in         arr
+	}{
+		{"cov", `{"estimator":"none","ddof":0}`, arr{"x", []int{3, 32, 8}, xs}},
+		{"chol", `{"l":true}`, arr{"a", []int{15, 8, 8}, a}},
+	} {
+		b.Run(c.op, func(b *testing.B) {
+			h, id, outs := prepare(b, c.op, c.params, c.in)
+			ptrs := make([]unsafe.Pointer, len(outs))
+			for i, o := range outs {
+				ptrs[i] = ptrOf(make([]float64, len(o)+1))
+			}
+			in := []unsafe.Pointer{ptrOf(c.in.data)}
+			lib := 0.0
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				ms, _, err := CallPrepared(h, 0, id, in, ptrs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				lib += ms
+			}
+			b.ReportMetric(lib*1e6/float64(b.N), "lib-ns/op")
+		})
+	}
+}

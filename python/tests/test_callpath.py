@@ -214,10 +214,17 @@ def test_fast_path_forms(cpu):
         np.testing.assert_allclose(cpu.reduce(x[:, ::2], "max", axis=1), x[:, ::2].max(1))
         m = cpu.reduce(x, "min")
         assert isinstance(m, np.float64) and m == x.min()
-        c = cpu.chol(_spd(3, 4), inverse=True)
-        assert c.l is not None and c.inverse is not None and c.x is None and c.info.tolist() == [0, 0, 0]
+        a = _spd(3, 4)
+        c = cpu.chol(a, inverse=True)
+        assert type(c) is vkstat.CholResult and c.x is None and c.logdet is None and c.quad is None
+        np.testing.assert_allclose(c.l, np.linalg.cholesky(a), rtol=1e-12)
+        np.testing.assert_allclose(c.inverse, np.linalg.inv(a), rtol=1e-9)
+        assert c.info.dtype == np.int32 and c.info.tolist() == [0, 0, 0]
         v = cpu.cov(x)
-        assert v.locations is None and v.cov.shape == (50, 50)
+        assert type(v) is vkstat.CovResult and v.locations is None and v.cov.shape == (50, 50)
+        np.testing.assert_allclose(v.mean, x.mean(0), rtol=1e-12)
+        np.testing.assert_allclose(v.cov, np.cov(x, rowvar=False, ddof=0), rtol=1e-10, atol=1e-14)
+        assert v.rho.shape == () and v.rho == 0
     with vkstat.open("cpu") as s:
         s.reduce(x, "mean")
         s.reduce(x, "mean")

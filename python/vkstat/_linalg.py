@@ -81,9 +81,9 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     if (type(x) is np.ndarray and radius is None and out is None and dtype is None and type(estimator) is str
             and type(ddof) is int and shrinkage is None and not assume_centered and plain(x)):
         fast = ("cov", estimator, ddof, x.dtype, x.shape)
-        got = self._fast_call(fast, (x,))
+        got = self._fast_call(fast, (x,), CovResult)
         if got is not None:
-            return CovResult(got["cov"], got["mean"], got["rho"], None)
+            return got
     if shrinkage is not None and (isinstance(shrinkage, bool) or not isinstance(shrinkage, (int, float, np.number))):
         raise TypeError(f"shrinkage: a number in [0, 1], got {type(shrinkage).__name__}")
     params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius,
@@ -143,10 +143,9 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     fast = None
     if type(a) is np.ndarray and b is None and out is None and dtype is None and plain(a):
         fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), a.dtype, a.shape)
-        got = self._fast_call(fast, (a,))
+        got = self._fast_call(fast, (a,), CholResult)
         if got is not None:
-            return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"),
-                              got["info"])
+            return got
     peeked = {"a": as_numpy(a, "a")}
     if b is not None:
         peeked["b"] = as_numpy(b, "b")

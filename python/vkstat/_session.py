@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import inspect
+import operator
 import os
 import queue
 import sys
@@ -166,7 +167,7 @@ class _Prepared:
     again."""
 
     __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "in_ptrs",
-                 "out_ptrs")
+                 "out_ptrs", "picks")
 
     def __init__(self, op: str, id: int, allocs: list, desc: dict[str, Any], nptrs: int) -> None:
         self.op, self.id, self.allocs = op, id, allocs
@@ -180,6 +181,17 @@ class _Prepared:
         self.run, self.in_ptrs, self.out_ptrs = _lib.lib.vks_run, _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
         self.warnings = desc.get("warnings") or []
         self.copied = desc.get("copied_bytes", 0)
+        self.picks: dict[type, Callable] = {}  # _fast_call's: a result type's fields from the outputs
+
+    def pick(self, result: type) -> Callable:
+        """What takes the NamedTuple result's fields, in order, from the
+        outputs as allocated with None after them (a field no output
+        has)."""
+        got = self.picks.get(result)
+        if got is None:
+            at = {name: k for name, k in self.byname}
+            got = self.picks[result] = operator.itemgetter(*(at.get(f, -1) for f in result._fields))
+        return got
 
 
 class Session:
@@ -458,11 +470,13 @@ class Session:
             if fast is not None and p.small is not None and not p.warnings:
                 self._fast[fast] = p
 
-    def _fast_call(self, fast: tuple, ins: tuple) -> dict[str, np.ndarray] | None:
+    def _fast_call(self, fast: tuple, ins: tuple, result: type | None = None) -> Any:
         """The outputs by name of the small call kept under the operation's
         key fast (see _run), repeated on the NumPy arrays ins (lent as they
-        are, no out=) on this thread; None when no call is kept under it.
-        What _repeat does, without what such a call cannot need."""
+        are, no out=) on this thread, or with result (a NamedTuple) that
+        result, its fields the outputs of their names (None where none);
+        None when no call is kept under it. What _repeat does, without
+        what such a call cannot need."""
         p = self._fast.get(fast)
         if p is None:
             return None
@@ -473,6 +487,9 @@ class Session:
         if st:
             _lib.check(st, err)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
+        if result is not None:
+            made.append(None)
+            return tuple.__new__(result, p.pick(result)(made))
         if p.names is not None:  # the outputs in the order they were asked for
             return dict(zip(p.names, made))
         return {name: made[k] for name, k in p.byname}
