@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // Spec is what a workload (a package under pipelines/) says of itself to
 // the front ends, the test registry and --device auto. Each pipeline
 // exports one, and package workloads lists them: the C ABI's defaults,
@@ -50,4 +52,13 @@ type Work struct {
 // Job is w as --device auto weighs a call of operation op.
 func (w Work) Job(op string) Job {
 	return Job{Op: op, Flops: float64(w.Flops), Bytes: float64(w.Bytes)}
+}
+
+// Dims3 are the lengths of a three-axis shape, for a cost model; another
+// shape is an error saying what op wants (axes, e.g. "(N, T, P)").
+func Dims3(op string, shape []int, axes string) (a, b, c int64, err error) {
+	if len(shape) != 3 {
+		return 0, 0, 0, fmt.Errorf("%s: shape %v, want %s", op, shape, axes)
+	}
+	return int64(shape[0]), int64(shape[1]), int64(shape[2]), nil
 }

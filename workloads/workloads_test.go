@@ -25,21 +25,25 @@ import (
 // solve 8·(27/3 + 2·9) flops and 8·(9 + 6 + 2) values; a stack of 5
 // dates of 3×4 complex pixels 4·60 flops and 2·60 float32 values.
 func TestWork(t *testing.T) {
-	for _, c := range []struct {
-		name         string
-		w            engine.Work
-		err          error
-		flops, bytes int64
-	}{
-		{"map", must(mapx.Work([]int{1000}, tensor.F64, mapx.Options{})), nil, 5000, 24000},
-		{"cov", must(cov.Work([]int{16384, 64, 49}, tensor.F32, cov.Options{})), nil, 16384 * 64 * (98 + 2450), (16384*64*49 + 16384*(49+2401+1)) * 4},
-		{"paco", must(paco.Work([]int{252, 100, 100}, tensor.F32, paco.Options{Radius: 4})), nil, 2*1e4*99*252 + 1e4*(39216+4802) + 2*1e4*252*49, (252 + 3) * 1e4 * 4},
-		{"reduce", must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axis: 1, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})), nil, 160, (40 + 8) * 8},
-		{"chol", must(chol.Work([]int{8, 3, 3}, tensor.F32, chol.Options{}, 1)), nil, 8 * (9 + 18), 8 * (9 + 6 + 2) * 4},
-		{"stack", must(stack.Work(5, stack.Grid{Width: 4, Height: 3, Complex: true})), nil, 240, 120 * 4},
-	} {
-		if c.w.Flops != c.flops || c.w.Bytes != c.bytes {
-			t.Errorf("%s: %+v, want %d flops and %d bytes", c.name, c.w, c.flops, c.bytes)
+	want := map[string][2]int64{ // flops, bytes
+		"map":    {5000, 24000},
+		"cov":    {16384 * 64 * (98 + 2450), (16384*64*49 + 16384*(49+2401+1)) * 4},
+		"paco":   {2*1e4*99*252 + 1e4*(39216+4802) + 2*1e4*252*49, (252 + 3) * 1e4 * 4},
+		"reduce": {160, (40 + 8) * 8},
+		"chol":   {8 * (9 + 18), 8 * (9 + 6 + 2) * 4},
+		"stack":  {240, 120 * 4},
+	}
+	got := map[string]engine.Work{
+		"map":    must(mapx.Work([]int{1000}, tensor.F64, mapx.Options{})),
+		"cov":    must(cov.Work([]int{16384, 64, 49}, tensor.F32, cov.Options{})),
+		"paco":   must(paco.Work([]int{252, 100, 100}, tensor.F32, paco.Options{Radius: 4})),
+		"reduce": must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axis: 1, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})),
+		"chol":   must(chol.Work([]int{8, 3, 3}, tensor.F32, chol.Options{}, 1)),
+		"stack":  must(stack.Work(5, stack.Grid{Width: 4, Height: 3, Complex: true})),
+	}
+	for name, w := range got {
+		if f, b := want[name][0], want[name][1]; w.Flops != f || w.Bytes != b {
+			t.Errorf("%s: %+v, want %d flops and %d bytes", name, w, f, b)
 		}
 	}
 	if _, err := cov.Work([]int{5}, tensor.F32, cov.Options{}); err == nil {

@@ -9,13 +9,10 @@ import (
 )
 
 // Spec is PACO's entry in the registry of workloads (package workloads).
-var Spec = engine.Spec{Name: "paco", Defaults: Defaults, Auto: &engine.BuiltinRate{
-	// 1024×1024×256, radius 4 (1.25·10¹¹ flops): 9.9 s on 16 threads,
-	// 0.66 s on the H100's device (2026-11-28); 100×100 took 0.4-0.9 s as
-	// a process.
-	CPU: engine.OpRate{Flops: 7.9e8},
-	GPU: engine.OpRate{Flops: 1.9e11, FixedMs: 60, FirstMs: 80},
-}}
+// Built-in rates: 1024×1024×256, radius 4 (1.25·10¹¹ flops): 9.9 s on 16
+// threads, 0.66 s on the H100's device (2026-11-28); 100×100 took 0.4-0.9
+// s as a process.
+var Spec = engine.Spec{Name: "paco", Defaults: Defaults, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 7.9e8}, GPU: engine.OpRate{Flops: 1.9e11, FixedMs: 60, FirstMs: 80}}}
 
 // Work is what the maps of a cube of shape (T, H, W) in precision dt do
 // with patches of radius opt.Radius (P pixels, about D canonical
@@ -27,14 +24,15 @@ var Spec = engine.Spec{Name: "paco", Defaults: Defaults, Auto: &engine.BuiltinRa
 // run words it); a patch larger than the frames is an error, found from
 // the shape before any offset is built.
 func Work(shape []int, dt tensor.DType, opt Options) (engine.Work, error) {
-	if len(shape) != 3 {
-		return engine.Work{}, fmt.Errorf("paco: shape %v, want (T, H, W)", shape)
+	t, h, w, err := engine.Dims3("paco", shape, "(T, H, W)")
+	if err != nil {
+		return engine.Work{}, err
 	}
 	r := max(opt.Radius, 1)
-	if 2*r+1 > shape[1] || 2*r+1 > shape[2] {
-		return engine.Work{}, fmt.Errorf("paco: radius %d needs %d×%d pixels; the frames are %d×%d", r, 2*r+1, 2*r+1, shape[1], shape[2])
+	if s := int64(2*r + 1); s > h || s > w {
+		return engine.Work{}, fmt.Errorf("paco: radius %d needs %d×%d pixels; the frames are %d×%d", r, s, s, h, w)
 	}
-	t, n := int64(shape[0]), int64(shape[1])*int64(shape[2])
+	n := h * w
 	p := int64(len(cov.PatchOffsets(r)))
 	d := int64(len(cov.PatchOffsets(2*r))+1) / 2
 	flops := 2*n*d*t + n*(p*p*p/3+2*p*p) + 2*n*t*p
