@@ -32,6 +32,7 @@ COPY shaders ./shaders
 COPY suite ./suite
 COPY survey ./survey
 COPY tensor ./tensor
+COPY workloads ./workloads
 COPY VERSION ./
 ARG VKSTAT_VERSION
 RUN version=${VKSTAT_VERSION:-$(cat VERSION)} \

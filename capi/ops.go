@@ -13,12 +13,10 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
-	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
-	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/reduce"
-	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
 // Op runs one operation on dev (nil: the CPU path).
@@ -45,17 +43,17 @@ var inspects = map[string]func(c *Call) error{
 }
 
 // Defaults are the operations' defaults by Python parameter: each
-// workload's own (its Defaults), which the Python package's signatures
+// workload's own (its Spec's Defaults) for every workload with a front end
+// of its own (workloads.Fronted), which the Python package's signatures
 // show, or leave None for.
 func Defaults() map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for op, d := range map[string]map[string]any{"map": mapx.Defaults(), "reduce": reduce.Defaults(), "cov": cov.Defaults(),
-		"chol": chol.Defaults(), "latent": latent.Defaults(), "stack": stack.Defaults(), "paco": paco.Defaults()} {
+	for _, spec := range workloads.Fronted() {
 		py := map[string]any{}
-		for field, v := range d {
+		for field, v := range spec.Defaults() {
 			py[pyName(field)] = v
 		}
-		out[op] = py
+		out[spec.Name] = py
 	}
 	return out
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/pipelines/cov"
-	"github.com/vkstat/vkstat/suite"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
 // openSessionFor opens the device --device names for a call that does
@@ -30,7 +30,7 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 	}
 	job.Process = true
 	threads := engine.CPUThreads()
-	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads)}
+	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads, workloads.Rates())}
 	if ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor()); ok {
 		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
 			return nil, err
@@ -41,32 +41,39 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 		cands := []engine.Candidate{cpu}
 		for _, in := range infos {
 			if in.IsGPU() {
-				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads)})
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads, workloads.Rates())})
 			}
 		}
 		return engine.Choose(cands, job)
 	})
 }
 
-// autoJob is the job of op on an input of shape in precision dt
-// (suite.AutoJob); a job it cannot size is the zero Job, for which auto
-// is the best GPU as without a job.
-func autoJob(op string, shape []int, dt tensor.DType, arg int) engine.Job {
-	j, _ := suite.AutoJob(op, shape, dt, arg)
-	return j
+// priced is the job of a call of spec's workload that its cost model (the
+// package's Work) sized as w; a call it could not size (err) is the zero
+// Job, for which auto is the best GPU as without a job. The commands size
+// their calls as auto always has, not by every option they were given: a
+// reduce as its mean and std, a chol as one solve, a stack as complex
+// samples, a PACO with its radius (nearest placement).
+func priced(spec engine.Spec) func(w engine.Work, err error) engine.Job {
+	return func(w engine.Work, err error) engine.Job {
+		if err != nil {
+			return engine.Job{}
+		}
+		return w.Job(spec.Name)
+	}
 }
 
-// headerJob is autoJob of op on the array in file path, sized from its
-// header alone (an NPY file's; formats.OpenSource), for a command that
-// opens the device while it reads its inputs; a file whose header is not
-// read so (FITS) is the zero Job: auto is then the best GPU.
-func headerJob(op, path string, arg int) engine.Job {
+// headerJob is job of the shape and precision of the array in file path,
+// read from its header alone (an NPY file's; formats.OpenSource), for a
+// command that opens the device while it reads its inputs; a file whose
+// header is not read so (FITS) is the zero Job: auto is then the best GPU.
+func headerJob(path string, job func(shape []int, dt tensor.DType) engine.Job) engine.Job {
 	src, c, err := formats.OpenSource(path)
 	if err != nil {
 		return engine.Job{}
 	}
 	c.Close()
-	return autoJob(op, src.Shape, src.DType, arg)
+	return job(src.Shape, src.DType)
 }
 
 // covJob is cov's job: sets of shape (N, T, P), or a cube (T, H, W)
@@ -76,5 +83,5 @@ func covJob(shape []int, g cov.Gather, dt tensor.DType) engine.Job {
 	if len(g.Locations) > 0 && len(shape) == 3 {
 		shape = []int{len(g.Locations), shape[0], len(g.Offsets)}
 	}
-	return autoJob("cov", shape, dt, 0)
+	return priced(cov.Spec)(cov.Work(shape, dt, cov.Options{}))
 }

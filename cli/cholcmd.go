@@ -104,7 +104,7 @@ func runChol(c *ucli.Context) error {
 	}
 
 	read := time.Since(tr)
-	s, err := openSessionFor(c, autoJob("chol", []int{n, p, p}, dt, 0))
+	s, err := openSessionFor(c, priced(chol.Spec)(chol.Work([]int{n, p, p}, dt, chol.Options{}, 1)))
 	if err != nil {
 		return err
 	}

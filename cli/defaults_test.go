@@ -6,45 +6,15 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/pipelines/chol"
-	"github.com/vkstat/vkstat/pipelines/cov"
-	"github.com/vkstat/vkstat/pipelines/eig"
-	"github.com/vkstat/vkstat/pipelines/latent"
-	"github.com/vkstat/vkstat/pipelines/mapx"
-	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/pipelines/reduce"
-	"github.com/vkstat/vkstat/pipelines/spectra"
-	"github.com/vkstat/vkstat/pipelines/stack"
+	"github.com/vkstat/vkstat/workloads"
 )
-
-// workloadDefaults are the workloads' defaults by command: each
-// package's own list (its Defaults), the one source the flags must show.
-var workloadDefaults = map[string]map[string]any{
-	"paco":   paco.Defaults(),
-	"cov":    cov.Defaults(),
-	"map":    mapx.Defaults(),
-	"reduce": reduce.Defaults(),
-	"latent": latent.Defaults(),
-	"stack":  stack.Defaults(),
-	"chol":   chol.Defaults(),
-	// eig and spectra have no command (noCommand): listed so that one
-	// added later is held to their defaults.
-	"eig":     eig.Defaults(),
-	"spectra": spectra.Defaults(),
-}
-
-// noCommand are the workloads without a command of their own, and who
-// runs them.
-var noCommand = map[string]string{
-	"eig":     "latent --stat pca and verify",
-	"spectra": "latent --stat spectra",
-}
 
 // outputFlags are the parameters a command takes as an output file,
 // --out-<flag> FILE, rather than as a flag with a default: chol computes
@@ -55,9 +25,9 @@ var outputFlags = map[string]bool{"chol l": true, "chol inverse": true, "chol lo
 // ends, and why.
 var notWorkloads = map[string]string{"synth": "makes test data; vkstat synth's flags are its own"}
 
-// TestEveryWorkloadListed: every package under pipelines/ is in
-// workloadDefaults (or says why not), so a new workload's defaults are
-// held to its command's flags from the start.
+// TestEveryWorkloadListed: every package under pipelines/ is in the
+// registry (workloads.All), or says why not, so a new workload's defaults
+// are held to its command's flags from the start.
 func TestEveryWorkloadListed(t *testing.T) {
 	dirs, err := os.ReadDir("../pipelines")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -71,22 +41,25 @@ func TestEveryWorkloadListed(t *testing.T) {
 		if name == "mapx" { // the package of vkstat map
 			name = "map"
 		}
-		if _, ok := workloadDefaults[name]; d.IsDir() && !ok && notWorkloads[d.Name()] == "" {
-			t.Errorf("pipelines/%s: not in workloadDefaults (nor notWorkloads)", d.Name())
+		if d.IsDir() && !slices.Contains(workloads.Names(), name) && notWorkloads[d.Name()] == "" {
+			t.Errorf("pipelines/%s: not in workloads.All (nor notWorkloads)", d.Name())
 		}
 	}
 }
 
-// TestFlagDefaults: every parameter a workload gives a default has a flag
-// on its command (named as flagOf names it), whose default is the
-// workload's; a flag that hard-codes another value fails here.
+// TestFlagDefaults: every parameter a workload gives a default (its
+// Spec's Defaults, the one source the flags must show) has a flag on its
+// command (named as flagOf names it), whose default is the workload's; a
+// flag that hard-codes another value fails here. A workload with no
+// command of its own (Spec.RunBy) is held to its defaults once it has one.
 func TestFlagDefaults(t *testing.T) {
 	app := New(io.Discard, io.Discard)
-	for name, defaults := range workloadDefaults {
+	for _, spec := range workloads.All {
+		name, defaults := spec.Name, spec.Defaults()
 		cmd := app.Command(name)
-		if by := noCommand[name]; by != "" {
+		if by := spec.RunBy; by != "" {
 			if cmd != nil {
-				t.Errorf("%s has a command now: take it out of noCommand (%s ran it)", name, by)
+				t.Errorf("%s has a command now: take RunBy out of its Spec (%s ran it)", name, by)
 			}
 			continue
 		}

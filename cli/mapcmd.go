@@ -64,7 +64,7 @@ Examples:
 			}
 			x, y = x.As(dt), y.As(dt)
 			read := time.Since(tr)
-			s, err := openSessionFor(c, autoJob("map", x.Shape, dt, 0))
+			s, err := openSessionFor(c, priced(mapx.Spec)(mapx.Work(x.Shape, dt, mapx.Options{})))
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 func pacoCommand() *ucli.Command {
@@ -165,7 +166,9 @@ func runPaco(c *ucli.Context) error {
 	}
 	opened := make(chan opening, 1)
 	go func() {
-		s, err := openSessionFor(c, headerJob("paco", t.Cube, opt.Radius))
+		s, err := openSessionFor(c, headerJob(t.Cube, func(shape []int, dt tensor.DType) engine.Job {
+			return priced(paco.Spec)(paco.Work(shape, dt, paco.Options{Radius: opt.Radius}))
+		}))
 		opened <- opening{s, err}
 	}()
 	in, err := t.Read()

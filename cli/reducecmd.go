@@ -181,7 +181,7 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if err != nil {
 		return nil, tm, nil, err
 	}
-	if s, err = openSessionFor(c, autoJob("reduce", shape, dt, opt.Axis)); err != nil {
+	if s, err = openSessionFor(c, priced(reduce.Spec)(reduce.Work(shape, dt, reduce.Options{Axis: opt.Axis, Stats: []reduce.Stat{reduce.Mean, reduce.Std}}))); err != nil {
 		return nil, tm, nil, err
 	}
 	defer func() {

@@ -257,7 +257,7 @@ func runStack(c *ucli.Context) error {
 	check := time.Since(t0)
 	o.plan, o.first, o.dates = plan, first, len(dates)
 
-	s, err := openSessionFor(c, autoJob("stack", []int{len(dates), first.Height, first.Width}, tensor.F32, 0))
+	s, err := openSessionFor(c, priced(stack.Spec)(stack.Work(len(dates), stack.Grid{Width: first.Width, Height: first.Height, Complex: true})))
 	if err != nil {
 		return err
 	}

@@ -87,49 +87,32 @@ func (r Rates) Estimate(j Job) time.Duration {
 // H100 took 134 ms (2026-11-28); 25 ms leaves room for faster machines.
 const MinGPUStartup = 25 * time.Millisecond
 
-// Built-in rates, from the 2026-11-28 H100 run (docs/benchmarks/gpu/
-// 2026-11-28-h100) and the 2-core VM: an estimate per kind of path, for
-// jobs on a device never measured. The CPU path's are per thread.
-var (
-	cpuPerThread = map[string]OpRate{
-		// map 5·10⁶ f64 (2.5·10⁷ flops) 5.8 ms on 16 threads.
-		"map": {Flops: 2.7e8},
-		// reduce (64,1024,1024) axis 0 (2.7·10⁸ flops) 10.4 ms on 16 threads.
-		"reduce": {Flops: 1.6e9},
-		// cov (16384,64,49) PACO (2.7·10⁹ flops) 32.4 ms on 16 threads.
-		"cov": {Flops: 5.1e9},
-		// chol (16384,49,49) solve + log det (7.2·10⁸ flops) 33 ms on 16.
-		"chol": {Flops: 1.4e9},
-		// PACO 1024×1024×256, radius 4 (1.25·10¹¹ flops) 9.9 s on 16.
-		"paco": {Flops: 7.9e8},
-	}
-	discrete = Rates{
-		Source:    "built-in estimate for a discrete GPU",
-		GPU:       true,
-		StartupMs: 130, // H100: loader, instance, device 134 ms
-		LinkGBs:   25,  // PCIe as the staging ring ran it: 32-38 GB/s on the H100
-		Ops: map[string]OpRate{
-			"map":    {Flops: 6e11, FixedMs: 2, FirstMs: 20},    // 0.042 ms for 2.5·10⁷ flops
-			"reduce": {Flops: 1e12, FixedMs: 2, FirstMs: 20},    // 0.26 ms for 2.7·10⁸
-			"cov":    {Flops: 3.3e12, FixedMs: 3, FirstMs: 20},  // 0.80 ms for 2.7·10⁹
-			"chol":   {Flops: 7.5e11, FixedMs: 3, FirstMs: 20},  // 0.96 ms for 7.2·10⁸
-			"paco":   {Flops: 1.9e11, FixedMs: 60, FirstMs: 80}, // 0.66 s on the device for 1.25·10¹¹; 100×100 took 0.4-0.9 s as a process
-		},
-		Default: OpRate{Flops: 5e11, FixedMs: 5, FirstMs: 40},
-	}
-)
+// The built-in rates other than each workload's own (engine.Spec.Auto,
+// from the 2026-11-28 H100 run, docs/benchmarks/gpu/2026-11-28-h100, and
+// the 2-core VM): an estimate per kind of path, for jobs on a device never
+// measured.
+var discrete = Rates{
+	Source:    "built-in estimate for a discrete GPU",
+	GPU:       true,
+	StartupMs: 130, // H100: loader, instance, device 134 ms
+	LinkGBs:   25,  // PCIe as the staging ring ran it: 32-38 GB/s on the H100
+	Default:   OpRate{Flops: 5e11, FixedMs: 5, FirstMs: 40},
+}
 
 // BuiltinRates are the estimates for a path never measured: the CPU path
-// (info nil) with threads threads, or a Vulkan device by its type. An
+// (info nil) with threads threads, or a Vulkan device by its type, from
+// the workloads' own (ops, by Job.Op: workloads.Rates). An
 // integrated GPU shares host memory (no copies) and is taken as a fifth
 // of a discrete one; CPU-type Vulkan devices (lavapipe, SwiftShader) as
 // slower than the CPU path they run on.
-func BuiltinRates(info *DeviceInfo, threads int) Rates {
+func BuiltinRates(info *DeviceInfo, threads int, ops map[string]BuiltinRate) Rates {
 	if info == nil {
 		r := Rates{Source: fmt.Sprintf("built-in estimate for the CPU path on %d threads", threads), Ops: map[string]OpRate{}}
-		for k, v := range cpuPerThread {
-			v.Flops *= float64(threads)
-			r.Ops[k] = v
+		for k, b := range ops {
+			if v := b.CPU; v != (OpRate{}) {
+				v.Flops *= float64(threads)
+				r.Ops[k] = v
+			}
 		}
 		r.Default = OpRate{Flops: 1e9 * float64(threads)}
 		return r
@@ -147,9 +130,11 @@ func BuiltinRates(info *DeviceInfo, threads int) Rates {
 	default: // cpu: lavapipe, SwiftShader
 		scale, r.LinkGBs, r.StartupMs = 1e-3, 0, 300
 	}
-	for k, v := range discrete.Ops {
-		v.Flops *= scale
-		r.Ops[k] = v
+	for k, b := range ops {
+		if v := b.GPU; v != (OpRate{}) {
+			v.Flops *= scale
+			r.Ops[k] = v
+		}
 	}
 	r.Default.Flops *= scale
 	return r

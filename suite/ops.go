@@ -90,8 +90,8 @@ func mapOp() Op {
 		// A few roundings of values bounded away from zero.
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-6, NMSE: 1e-12}, f64: {MaxErr: 1e-14, NMSE: 1e-26}},
 		Work: func(c Case, dt tensor.DType) Work {
-			n := numel(c)
-			return Work{Bytes: 3 * n * int64(dt.Size()), Flops: 5 * n}
+			w, _ := mapx.Work(c.Shape, dt, mapParams)
+			return w
 		},
 		Unit: GBs,
 		Peer: func(c Case, dt tensor.DType) *Peer {
@@ -171,14 +171,10 @@ func reduceReference(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
 
 func reduceWork(c Case, dt tensor.DType) Work {
 	a := c.Arg.(reduceArg)
-	n := numel(c)
-	outs := int64(1)
-	if g, err := reduce.Plan(c.Shape, a.opt.Axis); err == nil {
-		outs = int64(g.Outputs())
-	}
-	// Read once; per element a sum, a squared deviation (3 flops) and
-	// min/max comparisons are counted as 4 flops.
-	return Work{Bytes: (n + outs*int64(len(a.stats))) * int64(dt.Size()), Flops: 4 * n}
+	opt := a.opt
+	opt.Stats = a.stats
+	w, _ := reduce.Work(c.Shape, dt, opt)
+	return w
 }
 
 // Float32 outputs are rounded from float64 accumulations; float64 ones agree
@@ -361,10 +357,8 @@ func covOp() Op {
 		// ones on devices without shaderFloat64).
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-4, NMSE: 1e-8}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},
 		Work: func(c Case, dt tensor.DType) Work {
-			n, t, p := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
-			// Centring (2 flops per sample) and the upper triangle of
-			// XᵀX (a multiply-add per pair and sample).
-			return Work{Bytes: (n*t*p + n*(p+p*p+1)) * int64(dt.Size()), Flops: n * t * (2*p + p*(p+1)), Items: n}
+			w, _ := cov.Work(c.Shape, dt, c.Arg.(covArg).opt) // every case is (N, T, P)
+			return w
 		},
 		Unit: GFlops,
 		Peer: func(c Case, dt tensor.DType) *Peer {
@@ -510,22 +504,12 @@ func cholOp() Op {
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 1e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-10, NMSE: 1e-20}},
 		Work: func(c Case, dt tensor.DType) Work {
 			a := c.Arg.(cholArg)
-			n, p := int64(c.Shape[0]), int64(c.Shape[1])
-			k := int64(max(a.k, 1))
-			flops := p * p * p / 3 // the factorisation
-			bytes := p * p         // A, read once
+			rhs := 0
 			if a.solve || a.quad {
-				flops += 2 * p * p * k
-				bytes += 2 * p * k // B in, X out
+				rhs = max(a.k, 1)
 			}
-			if a.inv {
-				flops += 2 * p * p * p / 3
-				bytes += p * p
-			}
-			if a.lout {
-				bytes += p * p
-			}
-			return Work{Bytes: n * (bytes + 2) * int64(dt.Size()), Flops: n * flops, Items: n}
+			w, _ := chol.Work(c.Shape, dt, chol.Options{L: a.lout, Inverse: a.inv}, rhs) // every case is (N, P, P)
+			return w
 		},
 		Unit: Matrices,
 		Peer: func(c Case, dt tensor.DType) *Peer {
@@ -636,21 +620,9 @@ func pacoOp() Op {
 		// float32: PACO.md allows |ΔSNR| ≤ 2e-2 on SNRs of order 10.
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 2e-3, NMSE: 1e-6}, f64: {MaxErr: 1e-9, NMSE: 1e-18}},
 		Work: func(c Case, dt tensor.DType) Work {
-			t, h, w := int64(c.Shape[0]), int64(c.Shape[1]), int64(c.Shape[2])
 			a := c.Arg.(pacoArg)
-			p := int64(len(cov.PatchOffsets(a.R)))
-			d := int64(len(cov.PatchOffsets(2*a.R))+1) / 2 // canonical displacements, about
-			n := h * w
-			flops := 2*n*d*t + n*(p*p*p/3+2*p*p) + 2*n*t*p
-			if a.Placement == paco.PlacementSubpixel { // 25 solves and a Gram matrix per location; 16 dot products and a 16×16 form per frame
-				nb := int64(paco.NBasis)
-				flops = 2*n*d*t + n*(p*p*p/3+2*nb*p*p+2*nb*nb*p) + 2*n*t*(16*p+136)
-			}
-			return Work{
-				Bytes: (t*n + 3*n) * int64(dt.Size()),
-				Flops: flops,
-				Items: n,
-			}
+			w, _ := paco.Work(c.Shape, dt, paco.Options{Radius: a.R, Placement: a.Placement}) // every case's patch fits its frames
+			return w
 		},
 		Unit: GFlops,
 		Peer: func(c Case, dt tensor.DType) *Peer {

@@ -143,12 +143,8 @@ func stackOp() Op {
 		// not run (Unsupported); its entry is the registry's requirement.
 		Tol: map[tensor.DType]Tol{f32: {MaxErr: 2e-5, NMSE: 1e-10}, f64: {MaxErr: 2e-5, NMSE: 1e-10}},
 		Work: func(c Case, dt tensor.DType) Work {
-			n := int64(c.Shape[0]) * int64(c.Shape[1]) * int64(c.Shape[2])
-			per := int64(1)
-			if c.Arg.(stackArg).complex {
-				per = 2
-			}
-			return Work{Bytes: n * per * 4, Flops: 4 * n}
+			w, _ := stack.Work(c.Shape[0], stackGrid(c))
+			return w
 		},
 		Unit: GBs,
 		Unsupported: func(dev *engine.Device, dt tensor.DType) string {

@@ -8,11 +8,13 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
-// RateOps are the operations --device auto has rates for (engine.Job.Op),
-// each timed by MeasureRates on the registry operation of the same name.
-var RateOps = []string{"map", "reduce", "cov", "chol", "paco", "stack"}
+// RateOps are the operations --device auto has rates for (engine.Job.Op):
+// the workloads it prices (workloads.Priced), each timed by MeasureRates
+// on the registry operation of the same name.
+var RateOps = workloads.Priced()
 
 // MeasureRates measures what --device auto weighs on dev (nil: the CPU
 // path, on GOMAXPROCS threads). A Vulkan device is opened again

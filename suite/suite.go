@@ -22,10 +22,10 @@
 // dev nil), their float64 reference, tolerances (the comparison is
 // internal/checks'), the work they do for throughput figures, and, for a
 // tunable pipeline, its candidates and the cases its tuner checks and
-// times. Adding a pipeline is one function in ops.go that returns an Op,
-// and one line in its init. Verify and Bench then cover it on every
-// device, and `vkstat verify` and `vkstat bench` list it with no other
-// change.
+// times. Adding a pipeline, once it is in workloads.All (its suite), is
+// one function that returns an Op, and one line in its file's init.
+// Verify and Bench then cover it on every device, and `vkstat verify` and
+// `vkstat bench` list it with no other change.
 package suite
 
 import (
@@ -40,6 +40,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
 // Size selects the bench workloads.
@@ -110,16 +111,10 @@ const (
 	Matrices Unit = "matrices/s"
 )
 
-// Work is what one run of a case does, for throughput figures.
-type Work struct {
-	// Bytes is the least a kernel must read and write (inputs once,
-	// outputs once): the figure compared with the copy bandwidth.
-	Bytes int64 `json:"bytes"`
-	// Flops counts floating-point operations.
-	Flops int64 `json:"flops"`
-	// Items counts independent problems (matrices) for matrices/s.
-	Items int64 `json:"items,omitempty"`
-}
+// Work is what one run of a case does, for throughput figures: the
+// workload's cost model (each pipeline's Work), which --device auto
+// prices too.
+type Work = engine.Work
 
 // Output is one named result of a run.
 type Output struct {
@@ -231,9 +226,9 @@ func (op Op) Skip(dev *engine.Device, dt tensor.DType) string {
 	return ""
 }
 
-// Suites are the bench suites, in order. A suite may have no operation
-// registered yet.
-var Suites = []string{"map", "reduce", "cov", "chol", "eig", "paco", "stack", "spectra", "latent"}
+// Suites are the bench suites, in order: the workloads (workloads.All). A
+// suite may have no operation registered yet.
+var Suites = workloads.Names()
 
 var (
 	regMu    sync.Mutex

@@ -67,9 +67,10 @@ func WriteRates(path string, r engine.Rates) error {
 }
 
 // RatesFor is what --device auto knows of a path: its rates file when
-// there is a good one, else engine.BuiltinRates. A malformed file is
-// reported in the source and left aside.
-func RatesFor(info *engine.DeviceInfo, threads int) engine.Rates {
+// there is a good one, else engine.BuiltinRates of the workloads' own
+// (ops: workloads.Rates). A malformed file is reported in the source and
+// left aside.
+func RatesFor(info *engine.DeviceInfo, threads int, ops map[string]engine.BuiltinRate) engine.Rates {
 	path, ok := RatesPath(info, threads)
 	if ok {
 		r, err := ReadRates(path)
@@ -77,12 +78,12 @@ func RatesFor(info *engine.DeviceInfo, threads int) engine.Rates {
 			return r
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			b := engine.BuiltinRates(info, threads)
+			b := engine.BuiltinRates(info, threads, ops)
 			b.Source += fmt.Sprintf(" (%v)", err)
 			return b
 		}
 	}
-	return engine.BuiltinRates(info, threads)
+	return engine.BuiltinRates(info, threads, ops)
 }
 
 // StartupFloor is the least start-up of any Vulkan device whose rates were

@@ -18,7 +18,7 @@ func TestRatesFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("VKSTAT_TUNE_DIR", dir)
 	gpu := engine.DeviceInfo{VendorID: 0x10de, DeviceID: 0x2330, DriverVersion: "580.159.4", Type: "discrete"}
-	if r := RatesFor(&gpu, 16); !strings.HasPrefix(r.Source, "built-in") {
+	if r := RatesFor(&gpu, 16, nil); !strings.HasPrefix(r.Source, "built-in") {
 		t.Fatalf("no file: %q", r.Source)
 	}
 	if StartupFloor() != engine.MinGPUStartup {
@@ -32,7 +32,7 @@ func TestRatesFile(t *testing.T) {
 	if err := WriteRates(path, want); err != nil {
 		t.Fatal(err)
 	}
-	if r := RatesFor(&gpu, 16); r.Source != "measured" || r.Ops["map"] != want.Ops["map"] || r.StartupMs != 80 {
+	if r := RatesFor(&gpu, 16, nil); r.Source != "measured" || r.Ops["map"] != want.Ops["map"] || r.StartupMs != 80 {
 		t.Errorf("read back %+v", r)
 	}
 	lvp := want
@@ -56,7 +56,7 @@ func TestRatesFile(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r := RatesFor(&gpu, 16); !strings.HasPrefix(r.Source, "built-in") || !strings.Contains(r.Source, path) {
+		if r := RatesFor(&gpu, 16, nil); !strings.HasPrefix(r.Source, "built-in") || !strings.Contains(r.Source, path) {
 			t.Errorf("%s: %q; want the built-in estimate naming the bad file", name, r.Source)
 		}
 	}
