@@ -95,15 +95,15 @@ func pySetting(field, value string) string {
 }
 
 // inputError is err an InputError, a *engine.FieldError (or another
-// error that names options, as stack.OptionsError) worded with the Python
+// error that names options, as an *engine.OptionsError) worded with the Python
 // parameters' names.
 func inputError(err error) error {
 	var fe interface {
 		error
-		Words(name func(field string) string) string
+		Words(set engine.Setting) string
 	}
 	if errors.As(err, &fe) && err.Error() == fe.Error() {
-		return InputError{errors.New(fe.Words(pyName))}
+		return InputError{errors.New(fe.Words(pySetting))}
 	}
 	return InputError{err}
 }

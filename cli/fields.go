@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/survey"
 	"strconv"
 	"strings"
@@ -16,18 +17,18 @@ func flagOf(field string) string { return survey.ColumnName(field) }
 func flagName(field string) string { return "--" + flagOf(field) }
 
 // fieldError is err a usage error, a *engine.FieldError (or another
-// error that names options, as stack.OptionsError) worded with the flags'
-// names.
+// error that names options, as an *engine.OptionsError) worded with the
+// flags' names.
 func fieldError(err error) error {
 	var fe interface {
 		error
-		Words(name func(field string) string) string
+		Words(set engine.Setting) string
 	}
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &fe) && err.Error() == fe.Error():
-		return usageError{errors.New(fe.Words(flagName))}
+		return usageError{errors.New(fe.Words(flagSetting))}
 	case errors.As(err, &fe):
 		return usageError{err}
 	}

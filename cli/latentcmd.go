@@ -266,8 +266,9 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), latentMemoryWords(err))
 	}
-	for _, w := range plan.Warnings() {
-		w.Budget = budgetWords(w.Budget)
+	worded := plan
+	worded.Budget = budgetWords(plan.Budget)
+	for _, w := range worded.Warnings() {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w.Words(latentSetting))
 	}
 	bar := newProgress(c.App.ErrWriter)

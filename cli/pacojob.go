@@ -68,7 +68,7 @@ func cpuPrecisionError(p string) error {
 // to errw, and returns a progress bar there for paco.Run's context.
 func reportTo(opt *paco.Options, errw io.Writer, prefix string) *progress {
 	bar := newProgress(errw)
-	opt.Warn = func(w paco.Warning) {
+	opt.Warn = func(w engine.Warning) {
 		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
 	}
 	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
@@ -205,7 +205,7 @@ func phaseNotes(res *paco.Result, dets int) map[string]string {
 // (path, and dtype and shape for the maps).
 //
 // before are the warnings given before the run (the truth file's).
-func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []paco.Warning, device string, phases []engine.PhaseTime, wall, startup time.Duration) error {
+func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *survey.Inputs, res *paco.Result, before []engine.Warning, device string, phases []engine.PhaseTime, wall, startup time.Duration) error {
 	o, maps := t.Options, res.Maps
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	num := func(v float64) any { // JSON has no NaN
@@ -225,7 +225,7 @@ func pacoJSON(w io.Writer, t *survey.Target, dir string, files []string, in *sur
 	if dets == nil {
 		dets = []paco.Detection{}
 	}
-	warnings := append(append([]paco.Warning{}, before...), res.Warnings...)
+	warnings := append(append([]engine.Warning{}, before...), res.Warnings...)
 	list := []map[string]any{}
 	for _, f := range files {
 		e := map[string]any{"path": filepath.Join(dir, f)}

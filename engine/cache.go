@@ -6,14 +6,11 @@ package engine
 import "C"
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -32,70 +29,51 @@ import (
 // parallel (Device.Kernels), as Vulkan allows.
 var pipelineMu sync.Mutex
 
-// The pipeline cache file is the driver's cache data behind a header of
-// ours: magic, format version, the driver version, payload length and
-// SHA-256. The driver's own
-// data carries no checksum, and a torn or interleaved file (two processes
-// saving at once) handed to vkCreatePipelineCache is undefined behaviour:
-// lavapipe deserialises the shaders it holds when a pipeline is created.
+// The pipeline cache file is the driver's cache data sealed
+// (smallfile.Seal) with its key, cacheKey: the driver's own data carries
+// no checksum, and a torn or interleaved file (two processes saving at
+// once) handed to vkCreatePipelineCache is undefined behaviour: lavapipe
+// deserialises the shaders it holds when a pipeline is created.
 const (
 	cacheMagic   = "vkstatpc"
-	cacheVersion = 2
-	cacheHdrSize = 8 + 4 + 4 + 8 + sha256.Size
+	cacheVersion = 3
 )
 
-// cachePath is the cache file for d: the driver's pipelineCacheUUID, the
-// vendor and device IDs and the driver version name it (a driver that
-// keeps its pipelineCacheUUID across versions gets a fresh cache too).
-// VKSTAT_PIPELINE_CACHE=off turns the file off (start-up measurements).
-func (d *Device) cachePath() string {
-	if os.Getenv("VKSTAT_PIPELINE_CACHE") == "off" {
-		return ""
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "vkstat", fmt.Sprintf("pipelines-%s-%04x-%04x-%08x.v%d.bin",
-		d.Info.PipelineCacheUUID, d.Info.VendorID, d.Info.DeviceID, d.Info.driverRaw, cacheVersion))
+// cacheKey names what the driver's cache data are for: the driver's
+// pipelineCacheUUID, the vendor and device IDs and the driver version (a
+// driver that keeps its pipelineCacheUUID across versions gets a fresh
+// cache too). It is the cache file's name too.
+func cacheKey(info DeviceInfo) string {
+	return fmt.Sprintf("pipelines-%s-%04x-%04x-%08x", info.PipelineCacheUUID, info.VendorID, info.DeviceID, info.driverRaw)
 }
 
-// wrapCache puts our header in front of the driver's cache data, made by
-// driver version driver.
-func wrapCache(data []byte, driver uint32) []byte {
-	out := make([]byte, 0, cacheHdrSize+len(data))
-	out = append(out, cacheMagic...)
-	out = binary.LittleEndian.AppendUint32(out, cacheVersion)
-	out = binary.LittleEndian.AppendUint32(out, driver)
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(data)))
-	sum := sha256.Sum256(data)
-	out = append(out, sum[:]...)
-	return append(out, data...)
+// cachePath is the cache file for d, under the user cache directory's
+// vkstat folder, or $VKSTAT_PIPELINE_CACHE; "" when that is off (start-up
+// measurements).
+func (d *Device) cachePath() string {
+	dir := smallfile.CacheDir("VKSTAT_PIPELINE_CACHE", "")
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s.v%d.bin", cacheKey(d.Info), cacheVersion))
+}
+
+// wrapCache seals the driver's cache data for info.
+func wrapCache(data []byte, info DeviceInfo) []byte {
+	return smallfile.Seal(cacheMagic, cacheVersion, cacheKey(info), data)
 }
 
 // unwrapCache checks a cache file and returns the driver's data in it, or
 // why it must not be given to the driver: not ours, torn, corrupt, or made
-// by another driver, driver version or device. Vulkan's header
-// (VkPipelineCacheHeaderVersionOne) is checked against info: header size
-// and version, vendor and device ID, pipelineCacheUUID.
+// by another driver, driver version or device (smallfile.Unseal). Vulkan's
+// header (VkPipelineCacheHeaderVersionOne) is checked against info too:
+// header size and version, vendor and device ID, pipelineCacheUUID.
 func unwrapCache(file []byte, info DeviceInfo) ([]byte, error) {
-	if len(file) < cacheHdrSize || string(file[:8]) != cacheMagic {
-		return nil, errors.New("not a vkstat pipeline cache file")
+	data, err := smallfile.Unseal(file, cacheMagic, cacheVersion, cacheKey(info))
+	if err != nil {
+		return nil, err
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(file[8:]); v != cacheVersion {
-		return nil, fmt.Errorf("cache format %d, want %d", v, cacheVersion)
-	}
-	if v := le.Uint32(file[12:]); v != info.driverRaw {
-		return nil, fmt.Errorf("made by driver version %#x, not %#x", v, info.driverRaw)
-	}
-	data := file[cacheHdrSize:]
-	if n := le.Uint64(file[16:]); n != uint64(len(data)) {
-		return nil, fmt.Errorf("torn file: %d bytes of data, the header says %d", len(data), n)
-	}
-	if sum := sha256.Sum256(data); !bytes.Equal(sum[:], file[24:cacheHdrSize]) {
-		return nil, errors.New("checksum mismatch")
-	}
 	const vkHdr = 16 + vk.UuidSize
 	if len(data) < vkHdr {
 		return nil, fmt.Errorf("driver data of %d bytes has no Vulkan cache header", len(data))
@@ -181,23 +159,10 @@ func (d *Device) savePipelineCache() {
 	if len(data) == 0 || sha256.Sum256(data) == d.cacheSum {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return
-	}
-	// A temporary file of its own, renamed over the cache: test binaries
-	// and parallel runs save the same cache at once, and a reader sees one
-	// whole file or another. The checksum catches anything else.
-	f, err := os.CreateTemp(filepath.Dir(p), ".pipelines-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(wrapCache(data, d.Info.driverRaw))
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
-		os.Remove(f.Name())
+	// Test binaries and parallel runs save the same cache at once: each
+	// replaces the file whole (smallfile.Write), and the checksum catches
+	// anything else.
+	if err := smallfile.Write(p, wrapCache(data, d.Info)); err != nil {
 		slog.Debug("saving pipeline cache", "err", err)
 	}
 }

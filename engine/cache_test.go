@@ -29,7 +29,7 @@ func vkCacheData(info DeviceInfo, body string) []byte {
 func TestUnwrapCache(t *testing.T) {
 	info := DeviceInfo{VendorID: 0x10005, DeviceID: 0, PipelineCacheUUID: "00112233445566778899aabbccddeeff", driverRaw: 0x5800a0}
 	good := vkCacheData(info, "entries")
-	wrap := func(data []byte) []byte { return wrapCache(data, info.driverRaw) }
+	wrap := func(data []byte) []byte { return wrapCache(data, info) }
 	if got, err := unwrapCache(wrap(good), info); err != nil || string(got) != string(good) {
 		t.Fatalf("a good file: %q, %v", got, err)
 	}
@@ -41,6 +41,8 @@ func TestUnwrapCache(t *testing.T) {
 	binary.LittleEndian.PutUint32(badHeader, 4096) // header size past the end
 	badVersion := vkCacheData(info, "entries")
 	binary.LittleEndian.PutUint32(badVersion[4:], 2)
+	otherDriver := info
+	otherDriver.driverRaw++
 	flipped := wrap(good)
 	flipped[len(flipped)-3] ^= 0x40
 	for name, file := range map[string][]byte{
@@ -51,7 +53,7 @@ func TestUnwrapCache(t *testing.T) {
 		"a flipped bit":         flipped,
 		"another UUID":          wrap(vkCacheData(foreign, "entries")),
 		"another device":        wrap(vkCacheData(otherDevice, "entries")),
-		"another driver":        wrapCache(good, info.driverRaw+1),
+		"another driver":        wrapCache(good, otherDriver),
 		"header size too large": wrap(badHeader),
 		"header version 2":      wrap(badVersion),
 		"no Vulkan header":      wrap([]byte("short")),
@@ -104,6 +106,8 @@ func TestPipelineCacheFile(t *testing.T) {
 	}
 	foreign := d.Info
 	foreign.PipelineCacheUUID = strings.Repeat("ab", 16)
+	oldDriver := d.Info
+	oldDriver.driverRaw--
 	half := append([]byte(nil), data...)
 	for i := len(half) / 2; i < len(half); i++ {
 		half[i] ^= 0x5a
@@ -112,10 +116,10 @@ func TestPipelineCacheFile(t *testing.T) {
 		"torn":        file[:len(file)/2],
 		"garbage":     []byte(strings.Repeat("\xde\xad\xbe\xef", 1000)),
 		"raw":         data,
-		"scrambled":   append(file[:cacheHdrSize:cacheHdrSize], half...),
-		"foreign":     wrapCache(vkCacheData(foreign, string(data[32:])), d.Info.driverRaw),
-		"another dev": wrapCache(vkCacheData(DeviceInfo{VendorID: 0x10de, DeviceID: 0x2330, PipelineCacheUUID: d.Info.PipelineCacheUUID}, string(data[32:])), d.Info.driverRaw),
-		"old driver":  wrapCache(data, d.Info.driverRaw-1),
+		"scrambled":   append(file[:len(file)-len(data):len(file)-len(data)], half...),
+		"foreign":     wrapCache(vkCacheData(foreign, string(data[32:])), d.Info),
+		"another dev": wrapCache(vkCacheData(DeviceInfo{VendorID: 0x10de, DeviceID: 0x2330, PipelineCacheUUID: d.Info.PipelineCacheUUID}, string(data[32:])), d.Info),
+		"old driver":  wrapCache(data, oldDriver),
 	} {
 		if err := os.WriteFile(path, bad, 0o644); err != nil {
 			t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 // option as the library's parameter: snake_case, as the Python package
 // spells its keyword ("radius", "ddof", "device_memory"); Msg says what is
 // wrong, starting with ": " or " ". Front ends word it with their own name
-// for the field (Words), as they word an OpenError: the command line
-// "--radius", Python "radius=".
+// for the field (Words, as a Warning or an OptionsError), as they word an
+// OpenError: the command line "--radius", Python "radius".
 type FieldError struct {
 	Field string
 	Msg   string
@@ -25,8 +25,9 @@ func Fieldf(field, format string, args ...any) error {
 // Error words the error with the library's name for the field.
 func (e *FieldError) Error() string { return e.Field + e.Msg }
 
-// Words words the error with the caller's name for the field.
-func (e *FieldError) Words(name func(field string) string) string { return name(e.Field) + e.Msg }
+// Words words the error with the caller's name for the field,
+// set(field, "").
+func (e *FieldError) Words(set Setting) string { return set(e.Field, "") + e.Msg }
 
 // Defaults lists the fields of opt, an options struct filled with its
 // defaults, that carry a `param:"name"` tag, by that name: the

@@ -1,9 +1,9 @@
 // Package checks is the one home of comparing a result with its float64
 // reference: Compare measures the normwise max error and the NMSE with
 // exact NaN and ±Inf placement (what `vkstat verify`, the tuners and the
-// registry's checks report against each operation's tolerance), and Close
-// and Blocks hold the pipelines' test suites to elementwise and per-block
-// (per matrix, per sample set) bounds.
+// registry's checks report against each operation's tolerance), and
+// Within, Close, Near and Blocks hold the pipelines' test suites to it, to
+// elementwise and per-block (per matrix, per sample set) bounds.
 package checks
 
 import (
@@ -103,20 +103,12 @@ func Close[T float32 | float64](t testing.TB, what string, got []T, want []float
 	)
 	for i, g := range got {
 		gv, wv := float64(g), want[i]
-		ok := true
-		switch {
-		case math.IsNaN(wv) || math.IsNaN(gv):
-			ok = math.IsNaN(wv) && math.IsNaN(gv)
-		case math.IsInf(wv, 0) || math.IsInf(gv, 0):
-			ok = gv == wv
-		default:
-			d := math.Abs(gv - wv)
-			ok = d <= rtol*math.Abs(wv)+atol
-			if r := d / math.Max(math.Abs(wv), math.SmallestNonzeroFloat64); r > worst {
+		if finite(gv) && finite(wv) {
+			if r := math.Abs(gv-wv) / math.Max(math.Abs(wv), math.SmallestNonzeroFloat64); r > worst {
 				worst, worstI = r, i
 			}
 		}
-		if !ok {
+		if !Near(gv, wv, rtol*math.Abs(wv)+atol) {
 			bad++
 			if len(msgs) < 5 {
 				msgs = append(msgs, fmt.Sprintf("[%d] got %.17g want %.17g", i, gv, wv))
@@ -126,6 +118,43 @@ func Close[T float32 | float64](t testing.TB, what string, got []T, want []float
 	if bad > 0 {
 		t.Errorf("%s: %d of %d values outside rtol %g atol %g (largest relative error %.3g at [%d]):\n\t%s",
 			what, bad, len(got), rtol, atol, worst, worstI, strings.Join(msgs, "\n\t"))
+		return false
+	}
+	return true
+}
+
+// Near says whether got is within tol of want: NaN exactly where want is
+// NaN, ±Inf exactly where want is ±Inf, else |got−want| ≤ tol. It is
+// Close's test of each element, for suites whose tolerance differs from
+// one element to the next.
+func Near(got, want, tol float64) bool {
+	switch {
+	case math.IsNaN(want) || math.IsNaN(got):
+		return math.IsNaN(want) && math.IsNaN(got)
+	case math.IsInf(want, 0) || math.IsInf(got, 0):
+		return got == want
+	}
+	return math.Abs(got-want) <= tol
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Within checks got against want in the max-norm, as verify does
+// (Compare): max|got−want| / max|want| at most tol, NaN and ±Inf exactly
+// where want has them. It reports the worst element and returns whether
+// got passed.
+func Within[T float32 | float64](t testing.TB, what string, got []T, want []float64, tol float64) bool {
+	t.Helper()
+	e, err := Compare(got, want)
+	switch {
+	case err != nil:
+		t.Errorf("%s: %v", what, err)
+		return false
+	case e.Mismatches > 0:
+		t.Errorf("%s: %d NaN or Inf out of place, the first at [%d]: got %v want %v", what, e.Mismatches, e.Worst, e.Got, e.Want)
+		return false
+	case !(e.MaxErr <= tol):
+		t.Errorf("%s: max error %.3g relative to the largest |want|, more than %g: got %.17g want %.17g at [%d]", what, e.MaxErr, tol, e.Got, e.Want, e.Worst)
 		return false
 	}
 	return true

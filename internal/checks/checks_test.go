@@ -66,3 +66,47 @@ func TestCloseFails(t *testing.T) {
 		t.Error("identical values failed")
 	}
 }
+
+// TestWithinFails: Within measures the error relative to the largest
+// |want| (a 1e-3 error on a value of 1 passes 1e-3 when the largest is
+// 10, not when it is 1), and refuses NaN or Inf out of place and a short
+// result.
+func TestWithinFails(t *testing.T) {
+	r := &recorder{TB: t}
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		why       string
+		got, want []float64
+	}{
+		{"a 1e-3 error relative to the largest value 1 passed 1e-4", []float64{1.001, 0.5}, []float64{1, 0.5}},
+		{"a value where NaN was wanted passed", []float64{1, 2}, []float64{1, nan}},
+		{"a NaN where 2 was wanted passed", []float64{1, nan}, []float64{1, 2}},
+		{"a finite value where Inf was wanted passed", []float64{1, 2}, []float64{1, inf}},
+		{"a short result passed", []float64{1}, []float64{1, 2}},
+	} {
+		if Within(r, "x", c.got, c.want, 1e-4) {
+			t.Error(c.why)
+		}
+	}
+	if r.errors != 5 {
+		t.Errorf("%d failures reported, want 5", r.errors)
+	}
+	if !Within(t, "x", []float32{1.001, 10, float32(nan), float32(inf)}, []float64{1, 10, nan, inf}, 1.1e-4) {
+		t.Error("a 1e-3 error on 1 beside a 10 failed 1.1e-4")
+	}
+}
+
+func TestNear(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		got, want, tol float64
+		ok             bool
+	}{
+		{1, 1.5, 0.5, true}, {1, 1.5, 0.4, false}, {nan, nan, 0, true}, {nan, 1, 1e9, false}, {1, nan, 1e9, false},
+		{inf, inf, 0, true}, {-inf, inf, 1e9, false}, {1e300, inf, 1e308, false}, {inf, 1, inf, false},
+	} {
+		if Near(c.got, c.want, c.tol) != c.ok {
+			t.Errorf("Near(%v, %v, %v) = %v", c.got, c.want, c.tol, !c.ok)
+		}
+	}
+}

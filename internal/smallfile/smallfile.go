@@ -1,9 +1,11 @@
-// Package smallfile reads the files vkstat keeps for itself (the pipeline
-// cache, the tune cache): whole, only when they are regular files, and no
-// larger than a limit, so that a cache replaced by a FIFO, a link to
-// /dev/zero or a huge sparse file neither hangs nor sinks the program.
-// (Package formats reads users' files, streams included, with its own
-// bounds.)
+// Package smallfile reads and writes the files vkstat keeps for itself
+// (the pipeline cache, VkFFT's plans, the tune cache). Read reads one
+// whole, only when it is a regular file no larger than a limit, so that a
+// cache replaced by a FIFO, a link to /dev/zero or a huge sparse file
+// neither hangs nor sinks the program; Write replaces one atomically;
+// CacheDir says where they live; Seal and Unseal frame what must reach a
+// driver or VkFFT whole and only for what made it. (Package formats reads
+// and writes users' files, streams included, with its own bounds.)
 package smallfile
 
 import (

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -106,9 +107,10 @@ func batchSuite(t *testing.T, dev *engine.Device, x *tensor.Tensor, opt Options,
 	}
 }
 
-// compareResults holds got's arrays, counts and notes to want's:
-// identical, or for the moments when merged, within rel of the slice's
-// scale (|mean| + std; its square for var), shape for skew and kurtosis.
+// compareResults holds got's arrays, counts and notes to want's
+// (checks.Near): identical, or for the moments when merged, within rel of
+// the slice's scale (|mean| + std; its square for var), shape for skew and
+// kurtosis.
 func compareResults(t *testing.T, what string, want, got *Result, merged bool, rel, shape float64) {
 	t.Helper()
 	wa, ga := want.Arrays(), got.Arrays()
@@ -123,17 +125,14 @@ func compareResults(t *testing.T, what string, want, got *Result, merged bool, r
 		moment := want.Moments != nil && i < 7
 		bad := 0
 		for j, wv := range w.T.F64 {
-			gv := g.T.F64[j]
-			same := gv == wv || math.IsNaN(gv) && math.IsNaN(wv)
-			if moment && merged && !same {
+			gv, tol := g.T.F64[j], 0.0
+			if moment && merged {
 				scale := math.Abs(want.Moments.Mean.F64[j]) + want.Moments.Std.F64[j]
-				tol := map[string]float64{"var": rel * scale * scale, "skew": shape, "kurt": shape}[w.Name]
-				if tol == 0 {
+				if tol = map[string]float64{"var": rel * scale * scale, "skew": shape, "kurt": shape}[w.Name]; tol == 0 {
 					tol = rel * scale
 				}
-				same = !math.IsNaN(gv) && !math.IsNaN(wv) && math.Abs(gv-wv) <= tol
 			}
-			if !same {
+			if !checks.Near(gv, wv, tol) {
 				if bad < 3 {
 					t.Errorf("%s: %s[%d] = %v, want %v", what, w.Name, j, gv, wv)
 				}

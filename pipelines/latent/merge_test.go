@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -89,9 +90,10 @@ func mergeSuite(t *testing.T, dev *engine.Device, name string, x *tensor.Tensor,
 	}
 }
 
-// checkMomentsClose holds got to want: equal shapes, NaN where want is
-// NaN, and within rel of the slice's scale (|mean| + std) for mean, var
-// (scale²) and std, equal min and max, within shape for skew and kurtosis.
+// checkMomentsClose holds got to want (checks.Near): equal shapes, NaN
+// where want is NaN, and within rel of the slice's scale (|mean| + std)
+// for mean, var (scale²) and std, equal min and max, within shape for
+// skew and kurtosis.
 func checkMomentsClose(t *testing.T, what string, got, want *Moments, rel, shape float64) {
 	t.Helper()
 	if !tensor.SameShape(got.Shape, want.Shape) {
@@ -106,7 +108,7 @@ func checkMomentsClose(t *testing.T, what string, got, want *Moments, rel, shape
 		}{{"mean", got.Mean, want.Mean, rel * scale}, {"var", got.Var, want.Var, rel * scale * scale}, {"std", got.Std, want.Std, rel * scale},
 			{"min", got.Min, want.Min, 0}, {"max", got.Max, want.Max, 0}, {"skew", got.Skew, want.Skew, shape}, {"kurt", got.Kurt, want.Kurt, shape}} {
 			g, w := c.g.F64[q], c.w.F64[q]
-			if math.IsNaN(w) != math.IsNaN(g) || !math.IsNaN(w) && !(math.Abs(g-w) <= c.tol) {
+			if !checks.Near(g, w, c.tol) {
 				t.Errorf("%s: %s[%d] = %v, want %v (tol %.3g)", what, c.name, q, g, w, c.tol)
 			}
 		}

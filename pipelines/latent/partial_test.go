@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -81,26 +82,16 @@ func TestPartialMergeEqualsOnePass(t *testing.T) {
 }
 
 // near fails unless got and want (float64) agree within tol, relative to
-// the largest |want| when rel, absolute otherwise; NaN where NaN.
+// the largest |want| when rel (checks.Within), absolute otherwise
+// (checks.Close); NaN where NaN.
 func near(t *testing.T, what string, got, want *tensor.Tensor, tol float64, rel bool) {
 	t.Helper()
 	if !tensor.SameShape(got.Shape, want.Shape) {
 		t.Fatalf("%s: shape %v, want %v", what, got.Shape, want.Shape)
 	}
 	g, w := got.Float64s(), want.Float64s()
-	scale := 1.0
-	if rel {
-		scale = 0
-		for _, v := range w {
-			if !math.IsNaN(v) {
-				scale = math.Max(scale, math.Abs(v))
-			}
-		}
-	}
-	for i := range w {
-		if math.IsNaN(w[i]) != math.IsNaN(g[i]) || math.Abs(g[i]-w[i]) > tol*scale {
-			t.Fatalf("%s[%d]: %v, want %v", what, i, g[i], w[i])
-		}
+	if rel && !checks.Within(t, what, g, w, tol) || !rel && !checks.Close(t, what, g, w, 0, tol) {
+		t.FailNow()
 	}
 }
 

@@ -63,7 +63,7 @@ func comparePCA(t *testing.T, got, want *PCA, c int, tol float64) {
 				t.Errorf("sample %d: λ%d = %.9g, want %.9g (relative error %.3g > %.3g)", s, k+1, gv[k], wv[k], e, tol)
 			}
 			gr, wr := got.Ratio.F64[s*c+k], want.Ratio.F64[s*c+k]
-			if math.IsNaN(gr) != math.IsNaN(wr) || !(math.IsNaN(wr) || math.Abs(gr-wr) <= tol) {
+			if !checks.Near(gr, wr, tol) {
 				t.Errorf("sample %d: ratio %d = %.9g, want %.9g", s, k+1, gr, wr)
 			}
 			gap := math.Inf(1)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -232,18 +233,11 @@ func compare(t *testing.T, got, want *Result, tol tols) {
 
 var failures int
 
+// check holds got, element i of what, within tol of want, NaN and ±Inf
+// where want has them (checks.Near); after 30 failures it stops the test.
 func check(t *testing.T, what string, i int, got, want, tol float64) {
 	t.Helper()
-	bad := false
-	switch {
-	case math.IsNaN(want) || math.IsNaN(got):
-		bad = math.IsNaN(want) != math.IsNaN(got)
-	case math.IsInf(want, 0) || math.IsInf(got, 0):
-		bad = got != want
-	default:
-		bad = math.Abs(got-want) > tol
-	}
-	if bad {
+	if !checks.Near(got, want, tol) {
 		t.Errorf("%s[%d] = %v, want %v (tolerance %.3g)", what, i, got, want, tol)
 		if failures++; failures > 30 {
 			t.FailNow()

@@ -169,7 +169,7 @@ type Options struct {
 	NorthOffset float64 `param:"north_offset"`
 	// Warn, when set, hears each warning as it arises (they are also in
 	// Result.Warnings).
-	Warn func(Warning)
+	Warn func(engine.Warning)
 	// Note hears what a person watching would want to know (a
 	// contrast-check run starting, Algorithm 3 moving to the CPU).
 	Note func(msg string)
@@ -416,7 +416,7 @@ type Result struct {
 	// NaNs counts the cube's NaN values.
 	NaNs int
 	// Warnings are the warnings given, in order.
-	Warnings []Warning
+	Warnings []engine.Warning
 	// StarFlux is the star's flux the contrast used, in the flux map's
 	// units (Options.StarFlux, or the stamp's with StarFluxPSF, times
 	// StarFluxScale); 0: not known.
@@ -523,13 +523,13 @@ func Prepare(in ADI, opt Options) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	warn := func(w Warning) {
+	warn := func(w engine.Warning) {
 		if opt.Warn != nil {
 			opt.Warn(w)
 		}
 	}
 	warnf := func(code string, data map[string]float64, format string, args ...any) {
-		warn(warning(code, data, format, args...))
+		warn(engine.Warn(code, data, format, args...))
 	}
 	nans, lo, hi := scanCube(cube)
 	lap("scan cube")
@@ -600,7 +600,7 @@ func Prepare(in ADI, opt Options) (*Prepared, error) {
 func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result, error) {
 	res := &Result{}
 	heard := opt.Warn
-	warn := func(w Warning) {
+	warn := func(w engine.Warning) {
 		res.Warnings = append(res.Warnings, w)
 		if heard != nil {
 			heard(w)
@@ -608,7 +608,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	}
 	opt.Warn = warn
 	warnf := func(code string, data map[string]float64, format string, args ...any) {
-		warn(warning(code, data, format, args...))
+		warn(engine.Warn(code, data, format, args...))
 	}
 	note := func(format string, args ...any) {
 		if opt.Note != nil {
@@ -738,7 +738,7 @@ func starFlux(o Options, psf *tensor.Tensor) float64 {
 // brighterThanStar is the warning for a curve whose limit is brighter
 // than the star somewhere (Δmag < 0: a companion brighter than its star),
 // which says the star's flux is not in the flux map's units.
-func brighterThanStar(curve []ContrastPoint, star float64) (Warning, bool) {
+func brighterThanStar(curve []ContrastPoint, star float64) (engine.Warning, bool) {
 	lo, hi, least := math.Inf(1), math.Inf(-1), math.Inf(1)
 	for _, p := range curve {
 		if p.Mag < 0 {
@@ -746,9 +746,9 @@ func brighterThanStar(curve []ContrastPoint, star float64) (Warning, bool) {
 		}
 	}
 	if math.IsInf(least, 1) {
-		return Warning{}, false
+		return engine.Warning{}, false
 	}
-	return warning(WarnBrighterStar, map[string]float64{"star_flux": star, "delta_mag": least, "from_px": lo, "to_px": hi},
+	return engine.Warn(WarnBrighterStar, map[string]float64{"star_flux": star, "delta_mag": least, "from_px": lo, "to_px": hi},
 		"the contrast curve's limit is brighter than the star (Δmag %.2f, below 0 from %g to %g px): the star's flux %.4g is not in the flux map's units, the cube's counts; "+
 			"give the total of the star's unsaturated image in the cube's counts, or {star_flux=psf} when the stamp is that image, times {star_flux_scale} for its exposure or neutral-density ratio to the cube's",
 		least, lo, hi, star), true

@@ -1,71 +1,17 @@
 package paco
 
 // Run's warnings: doubts about the inputs that do not stop a run, as
-// values with a code and the figures behind them, which callers word.
+// engine.Warning values with a code and the figures behind them, which
+// callers word.
 
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// Warning is a doubt about a run's inputs or results that does not stop
-// it. Code names its kind (the Warn constants), Data holds the figures it
-// rests on, by name, and Message says it in the library's words. A
-// message that names an option (the centre, the patch radius) marks it as
-// {field} or {field=value} in the text Words puts in a front end's words.
-type Warning struct {
-	Code    string             `json:"code"`
-	Message string             `json:"message"`
-	Data    map[string]float64 `json:"data,omitempty"`
-	text    string             // the message with its options marked; "" when it names none
-}
-
-// warning is a Warning whose text marks options as {field=value}.
-func warning(code string, data map[string]float64, format string, args ...any) Warning {
-	text := fmt.Sprintf(format, args...)
-	w := Warning{Code: code, Data: data, text: text}
-	w.Message = w.Words(libraryWords)
-	return w
-}
-
-// libraryWords names option field set to value as the library does:
-// "center auto", "radius".
-func libraryWords(field, value string) string {
-	if value == "" {
-		return field
-	}
-	return field + " " + value
-}
-
-// Words says w with set's words for its options: set(field, value) is how
-// the caller names field set to value ("--center auto", "center='auto'"),
-// or names field alone when value is "".
-func (w Warning) Words(set func(field, value string) string) string {
-	if w.text == "" {
-		return w.Message
-	}
-	var b strings.Builder
-	rest := w.text
-	for {
-		i := strings.IndexByte(rest, '{')
-		j := strings.IndexByte(rest[i+1:], '}')
-		if i < 0 || j < 0 {
-			break
-		}
-		field, value, _ := strings.Cut(rest[i+1:i+1+j], "=")
-		b.WriteString(rest[:i])
-		b.WriteString(set(field, value))
-		rest = rest[i+2+j:]
-	}
-	b.WriteString(rest)
-	return b.String()
-}
-
-func (w Warning) String() string { return w.Message }
 
 // The warnings' codes.
 const (
@@ -120,7 +66,7 @@ func Rotation(angles []float64) float64 {
 // (10 or more), every angle within ±2π, too little rotation read as
 // degrees and enough read as radians. A rotation of 0 is WarnNoRotation's,
 // not these. maxSep is the largest separation in the frame.
-func rotationWarnings(angles []float64, fwhm, iwa, maxSep float64) []Warning {
+func rotationWarnings(angles []float64, fwhm, iwa, maxSep float64) []engine.Warning {
 	rot := Rotation(angles)
 	if !(rot > 0) || !(fwhm > 0) {
 		return nil
@@ -134,7 +80,7 @@ func rotationWarnings(angles []float64, fwhm, iwa, maxSep float64) []Warning {
 	if at1 > maxSep {
 		where = fmt.Sprintf("nowhere in the frame (it would be %.3g px out)", at1)
 	}
-	out := []Warning{{Code: WarnRotation, Message: fmt.Sprintf("the field rotates %.3g° in all: at the inner working angle (%.3g px) a companion moves %.2g FWHM across the sequence, and 1 FWHM %s; "+
+	out := []engine.Warning{{Code: WarnRotation, Message: fmt.Sprintf("the field rotates %.3g° in all: at the inner working angle (%.3g px) a companion moves %.2g FWHM across the sequence, and 1 FWHM %s; "+
 		"where it moves less it stays in its own background statistics, and PACO loses most of its flux and SNR there (the contrast curve is optimistic)", rot, iwa, moves(rot), where),
 		Data: map[string]float64{"rotation_deg": rot, "fwhm_px": fwhm, "inner_working_angle_px": iwa, "motion_fwhm": moves(rot), "separation_1fwhm_px": at1}}}
 	maxAbs := 0.0
@@ -142,7 +88,7 @@ func rotationWarnings(angles []float64, fwhm, iwa, maxSep float64) []Warning {
 		maxAbs = max(maxAbs, math.Abs(a))
 	}
 	if asRad := rot * 180 / math.Pi; len(angles) >= 10 && maxAbs <= 2*math.Pi && moves(asRad) >= 1 {
-		out = append(out, Warning{Code: WarnRadians, Message: fmt.Sprintf("the angles look like radians: all %d lie within ±2π and turn %.3g, too little in degrees; "+
+		out = append(out, engine.Warning{Code: WarnRadians, Message: fmt.Sprintf("the angles look like radians: all %d lie within ±2π and turn %.3g, too little in degrees; "+
 			"read as radians the field would rotate %.3g°: give the parallactic angles in degrees", len(angles), rot, asRad),
 			Data: map[string]float64{"max_abs": maxAbs, "rotation": rot, "rotation_if_radians_deg": asRad}})
 	}
@@ -154,7 +100,7 @@ func rotationWarnings(angles []float64, fwhm, iwa, maxSep float64) []Warning {
 // say: pixelScale, when known, converts it), more than half the stamp's
 // side n (the stamp cuts the PSF off), or wider than the patch of radius r
 // (each patch sees only its core).
-func fwhmWarnings(fwhm float64, stamp bool, n, r int, pixelScale float64) []Warning {
+func fwhmWarnings(fwhm float64, stamp bool, n, r int, pixelScale float64) []engine.Warning {
 	what := fmt.Sprintf("the FWHM, %.3g px,", fwhm)
 	if stamp {
 		what = fmt.Sprintf("the PSF stamp's FWHM, measured at %.3g px,", fwhm)
@@ -169,11 +115,11 @@ func fwhmWarnings(fwhm float64, stamp bool, n, r int, pixelScale float64) []Warn
 			msg += fmt.Sprintf(" (if %.3g is in arcseconds, at %.4g″ per pixel it is %.3g px)", fwhm, pixelScale, fwhm/pixelScale)
 			data["fwhm_if_arcsec_px"] = fwhm / pixelScale
 		}
-		return []Warning{{Code: WarnFWHMPixel, Message: msg, Data: data}}
+		return []engine.Warning{{Code: WarnFWHMPixel, Message: msg, Data: data}}
 	case 2*fwhm > float64(n):
-		return []Warning{{Code: WarnFWHMStamp, Message: fmt.Sprintf("%s is more than half the %d-pixel stamp: the stamp cuts the PSF off, or is not a PSF centred on its middle pixel", what, n), Data: data}}
+		return []engine.Warning{{Code: WarnFWHMStamp, Message: fmt.Sprintf("%s is more than half the %d-pixel stamp: the stamp cuts the PSF off, or is not a PSF centred on its middle pixel", what, n), Data: data}}
 	case fwhm > float64(2*r+1):
-		return []Warning{warning(WarnFWHMPatch, data, "%s is wider than the patch (%d px across, radius %d): each patch sees only the PSF's core, hard to tell from a smooth background; a {radius} near the FWHM suits it better",
+		return []engine.Warning{engine.Warn(WarnFWHMPatch, data, "%s is wider than the patch (%d px across, radius %d): each patch sees only the PSF's core, hard to tell from a smooth background; a {radius} near the FWHM suits it better",
 			what, 2*r+1, r)}
 	}
 	return nil
@@ -203,7 +149,7 @@ func stampFWHM(psf *tensor.Tensor) float64 {
 // sequence from a right one: both are rotations, and only a source of
 // known position (a companion, a background star) shows which way the sky
 // turned.
-func TruthAngleWarnings(truth *synth.TruthFile, angles []float64) []Warning {
+func TruthAngleWarnings(truth *synth.TruthFile, angles []float64) []engine.Warning {
 	if truth == nil || truth.Config.Frames != len(angles) || len(angles) == 0 {
 		return nil
 	}
@@ -221,9 +167,9 @@ func TruthAngleWarnings(truth *synth.TruthFile, angles []float64) []Warning {
 	case same(func(a float64) float64 { return a }):
 		return nil
 	case same(func(a float64) float64 { return -a }):
-		return []Warning{{Code: WarnTruthAngles, Message: "the angles are the truth file's negated: PACO derotates the wrong way and loses every companion that moves more than a FWHM", Data: data}}
+		return []engine.Warning{{Code: WarnTruthAngles, Message: "the angles are the truth file's negated: PACO derotates the wrong way and loses every companion that moves more than a FWHM", Data: data}}
 	case same(func(a float64) float64 { return a * math.Pi / 180 }):
-		return []Warning{{Code: WarnTruthAngles, Message: "the angles are the truth file's in radians: give them in degrees", Data: data}}
+		return []engine.Warning{{Code: WarnTruthAngles, Message: "the angles are the truth file's in radians: give them in degrees", Data: data}}
 	}
-	return []Warning{{Code: WarnTruthAngles, Message: fmt.Sprintf("the angles are not the truth file's (%.4g° to %.4g°, linear): the companions will not be where it says", want[0], want[len(want)-1]), Data: data}}
+	return []engine.Warning{{Code: WarnTruthAngles, Message: fmt.Sprintf("the angles are not the truth file's (%.4g° to %.4g°, linear): the companions will not be where it says", want[0], want[len(want)-1]), Data: data}}
 }

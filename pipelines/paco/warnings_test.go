@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
 // codes lists the warnings' codes.
-func codes(ws []Warning) []string {
+func codes(ws []engine.Warning) []string {
 	var c []string
 	for _, w := range ws {
 		c = append(c, w.Code)
@@ -101,7 +102,7 @@ func TestRunWarnsAngles(t *testing.T) {
 	run := func(angles []float64, fwhm float64) []string {
 		var heard []string
 		res, err := Run(context.Background(), nil, ADI{Cube: ds.Cube, Angles: angles}, Options{FWHM: fwhm, Radius: 2, PixelScale: 0.0272, Threshold: 5,
-			Center: CenterGiven, CenterYX: [2]float64{16, 16}, Warn: func(w Warning) { heard = append(heard, w.Code) }})
+			Center: CenterGiven, CenterYX: [2]float64{16, 16}, Warn: func(w engine.Warning) { heard = append(heard, w.Code) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,23 +143,5 @@ func TestRunWarnsAngles(t *testing.T) {
 	other[3] += 1
 	if ws := TruthAngleWarnings(&truth, other); len(ws) != 1 || !strings.Contains(ws[0].Message, "not the truth file's") {
 		t.Errorf("other angles: %+v", ws)
-	}
-}
-
-// TestWarningWords: a warning that names options is worded by the caller's
-// names for them, the library's own in Message; one that names none is
-// its Message whatever the caller's words.
-func TestWarningWords(t *testing.T) {
-	w := warning(WarnCenterUnmeasured, nil, "{center=auto}: no star (%d); give {center=y,x}, or a {radius}", 3)
-	if want := "center auto: no star (3); give center y,x, or a radius"; w.Message != want {
-		t.Errorf("Message %q, want %q", w.Message, want)
-	}
-	flags := func(field, value string) string { return strings.TrimSpace("--" + field + " " + value) }
-	if got, want := w.Words(flags), "--center auto: no star (3); give --center y,x, or a --radius"; got != want {
-		t.Errorf("Words %q, want %q", got, want)
-	}
-	plain := Warning{Code: WarnAllNaN, Message: "every value is NaN {not an option}"}
-	if got := plain.Words(flags); got != plain.Message {
-		t.Errorf("a warning without marks: %q", got)
 	}
 }

@@ -5,41 +5,10 @@ package stack
 // after them), which each front end words in its own terms.
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/vkstat/vkstat/engine"
 )
-
-// OptionsError refuses options that go together: Msg names each as
-// {param}, which Words names in a front end's terms ("--filter-size",
-// "filter_size").
-type OptionsError struct{ Msg string }
-
-func (e *OptionsError) Error() string { return e.Words(func(p string) string { return p }) }
-
-// Words says e with name(param) for each parameter it names.
-func (e *OptionsError) Words(name func(param string) string) string {
-	var b strings.Builder
-	rest := e.Msg
-	for {
-		i := strings.IndexByte(rest, '{')
-		j := strings.IndexByte(rest, '}')
-		if i < 0 || j < i {
-			break
-		}
-		b.WriteString(rest[:i])
-		b.WriteString(name(rest[i+1 : j]))
-		rest = rest[j+1:]
-	}
-	b.WriteString(rest)
-	return b.String()
-}
-
-func together(format string, args ...any) error {
-	return &OptionsError{Msg: fmt.Sprintf(format, args...)}
-}
 
 // ParseQuantity reads intensity ("" too) or amplitude; otherwise an
 // *engine.FieldError naming "quantity".
@@ -63,7 +32,7 @@ func CheckBand(band int) error {
 
 // Check refuses a Config no grid can take, before a file is read: a
 // filter's window (odd, at least 3; 5 for refined Lee) and looks, a
-// window or looks without a filter (an *OptionsError), a negative ddof.
+// window or looks without a filter (an *engine.OptionsError), a negative ddof.
 // NewPlan checks the rest against the grid.
 func (c Config) Check() error {
 	f := c.Filter
@@ -73,11 +42,11 @@ func (c Config) Check() error {
 	}
 	switch {
 	case f.Kind == NoFilter && (f.Size != 0 || f.ENL != 0):
-		return together("{filter_size} and {enl} go with {filter} (boxcar, lee or refined-lee)")
+		return engine.Optionsf("{filter_size} and {enl} go with {filter} (boxcar, lee or refined-lee)")
 	case f.Kind == Boxcar && f.ENL != 0:
-		return together("{enl} goes with the Lee filters ({filter} lee or refined-lee)")
+		return engine.Optionsf("{enl} goes with the Lee filters ({filter} lee or refined-lee)")
 	case f.Kind != NoFilter && (f.Size < least || f.Size%2 == 0):
-		return together("{filter_size}: want an odd window of at least %d for {filter} %s, got %d", least, f.Kind, f.Size)
+		return engine.Optionsf("{filter_size}: want an odd window of at least %d for {filter} %s, got %d", least, f.Kind, f.Size)
 	case f.ENL < 0 || math.IsNaN(f.ENL) || math.IsInf(f.ENL, 0):
 		return engine.Fieldf("enl", ": want a positive number of looks, got %g", f.ENL)
 	}

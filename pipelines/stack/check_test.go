@@ -13,7 +13,7 @@ import (
 // the command line's (--filter-size for filter_size); NewPlan refuses them
 // too (ErrConfig); the defaults and a filter's own window pass.
 func TestConfigCheck(t *testing.T) {
-	flag := func(p string) string { return "--" + strings.ReplaceAll(p, "_", "-") }
+	flag := func(p, _ string) string { return "--" + strings.ReplaceAll(p, "_", "-") }
 	for _, c := range []struct {
 		cfg        Config
 		lib, words string
@@ -36,7 +36,7 @@ func TestConfigCheck(t *testing.T) {
 			continue
 		}
 		var words interface {
-			Words(func(string) string) string
+			Words(engine.Setting) string
 		}
 		if !errors.As(err, &words) || words.Words(flag) != c.words {
 			t.Errorf("%+v: worded %q, want %q", c.cfg, words.Words(flag), c.words)

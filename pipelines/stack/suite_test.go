@@ -6,12 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/checks"
 	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
@@ -163,22 +163,14 @@ func loadCases(t *testing.T) []loaded {
 
 var statNames = [6]string{"mean", "std", "cv", "min", "max", "count"}
 
-// compare checks got against want: NaN where NaN, else within tol relative
-// to the largest magnitude of that statistic.
+// compare checks each statistic of got against want (checks.Within): NaN
+// where NaN, else within tol relative to the largest magnitude of that
+// statistic. The first statistic that fails stops the test.
 func compare(t *testing.T, what string, got [6][]float64, want [6][]float64, tol float64) {
 	t.Helper()
 	for k := range want {
-		scale := 0.0
-		for _, v := range want[k] {
-			if !math.IsNaN(v) {
-				scale = max(scale, math.Abs(v))
-			}
-		}
-		for i, w := range want[k] {
-			g := got[k][i]
-			if math.IsNaN(w) != math.IsNaN(g) || math.Abs(g-w) > tol*max(scale, 1e-30) {
-				t.Fatalf("%s: %s[%d] = %v, want %v (tolerance %g of %g)", what, statNames[k], i, g, w, tol, scale)
-			}
+		if !checks.Within(t, what+": "+statNames[k], got[k], want[k], tol) {
+			t.FailNow()
 		}
 	}
 }

@@ -365,14 +365,8 @@ func DeviceKey(info engine.DeviceInfo) string {
 // os.UserCacheDir()/vkstat/tune. VKSTAT_TUNE_DIR=off turns the cache off
 // (built-in values only); ok is false then, or when there is no cache dir.
 func Dir() (string, bool) {
-	if d := os.Getenv("VKSTAT_TUNE_DIR"); d != "" {
-		return d, d != "off"
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", false
-	}
-	return filepath.Join(base, "vkstat", "tune"), true
+	d := smallfile.CacheDir("VKSTAT_TUNE_DIR", "tune")
+	return d, d != ""
 }
 
 // CachePath is the cache file of a device: Dir()/<DeviceKey>.json.
@@ -418,33 +412,14 @@ func WriteCache(path string, c *Cache) error {
 	return nil
 }
 
-// writeJSON stores v as indented JSON at path (its folder made when
-// missing), through a temporary file renamed over it: a reader sees one
-// whole file or another.
+// writeJSON stores v as indented JSON at path, atomically
+// (smallfile.Write).
 func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return smallfile.Write(path, append(b, '\n'))
 }
 
 // DeviceReport is a device's tuning as vkstat devices reports it: the

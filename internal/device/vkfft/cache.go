@@ -12,7 +12,6 @@ package vkfft
 // plan on this device would save is left alone and the plan compiled.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/smallfile"
 )
 
 // Stats count how plans were had, and the host time it took.
@@ -172,20 +172,7 @@ func (p *Plan) Release() {
 // under the user cache directory (~/.cache/vkstat/vkfft on Linux) beside
 // the engine's pipeline cache; "" (nothing saved or read) when
 // VKSTAT_FFT_CACHE is "off" or there is no cache directory.
-func CacheDir() string {
-	switch d := os.Getenv("VKSTAT_FFT_CACHE"); d {
-	case "off":
-		return ""
-	case "":
-	default:
-		return d
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "vkstat", "vkfft")
-}
+func CacheDir() string { return smallfile.CacheDir("VKSTAT_FFT_CACHE", "vkfft") }
 
 // cacheKey is everything the SPIR-V of cfg's plan depends on: VkFFT's
 // version, the device (VkFFT plans by its vendor, limits, subgroup size
@@ -210,81 +197,34 @@ func cachePath(key string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:16])+".bin")
 }
 
-// A saved plan: magic, format version, the key's and the SPIR-V's
-// lengths, the SHA-256 of key and SPIR-V, the key, the SPIR-V.
+// A saved plan is the SPIR-V sealed (smallfile.Seal) with its key.
 const (
 	fileMagic   = "vkstatft"
 	fileVersion = 1
-	fileHdr     = 8 + 4 + 4 + 8 + sha256.Size
+	// maxFile bounds a saved plan read: VkFFT's SPIR-V for one plan is a
+	// few hundred KiB at most.
+	maxFile = 64 << 20
 )
 
-func fileSum(key string, bin []byte) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write([]byte(key))
-	h.Write(bin)
-	var s [sha256.Size]byte
-	copy(s[:], h.Sum(nil))
-	return s
-}
-
-// writeCache saves bin for key at path: a temporary file of its own,
-// renamed over path, so that a reader sees one whole file or another.
+// writeCache saves bin for key at path, atomically (smallfile.Write).
 func writeCache(path, key string, bin []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	out := make([]byte, 0, fileHdr+len(key)+len(bin))
-	out = append(out, fileMagic...)
-	out = binary.LittleEndian.AppendUint32(out, fileVersion)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(key)))
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(bin)))
-	sum := fileSum(key, bin)
-	out = append(out, sum[:]...)
-	out = append(out, key...)
-	out = append(out, bin...)
-	f, err := os.CreateTemp(filepath.Dir(path), ".vkfft-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(out)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return smallfile.Write(path, smallfile.Seal(fileMagic, fileVersion, key, bin))
 }
 
 // readCache returns the SPIR-V saved at path for key, or why it must not
-// be handed to VkFFT: not ours, torn, corrupt, saved for another key, or
-// not a sequence of SPIR-V modules each behind its length (VkFFT's
-// layout, which it walks without bounds).
+// be handed to VkFFT: not ours, torn, corrupt, saved for another key
+// (smallfile.Unseal), or not a sequence of SPIR-V modules each behind its
+// length (VkFFT's layout, which it walks without bounds).
 func readCache(path, key string) ([]byte, error) {
-	file, err := os.ReadFile(path)
+	file, err := smallfile.Read(path, maxFile)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := smallfile.Unseal(file, fileMagic, fileVersion, key)
 	if err != nil {
 		return nil, err
 	}
 	le := binary.LittleEndian
-	if len(file) < fileHdr || string(file[:8]) != fileMagic {
-		return nil, errors.New("not a vkstat VkFFT plan file")
-	}
-	if v := le.Uint32(file[8:]); v != fileVersion {
-		return nil, fmt.Errorf("format %d, want %d", v, fileVersion)
-	}
-	kl, bl := uint64(le.Uint32(file[12:])), le.Uint64(file[16:])
-	if uint64(len(file)-fileHdr) != kl+bl {
-		return nil, fmt.Errorf("torn file: %d bytes after the header, it says %d", len(file)-fileHdr, kl+bl)
-	}
-	k, bin := string(file[fileHdr:fileHdr+int(kl)]), file[fileHdr+int(kl):]
-	if sum := fileSum(k, bin); !bytes.Equal(sum[:], file[24:fileHdr]) {
-		return nil, errors.New("checksum mismatch")
-	}
-	if k != key {
-		return nil, fmt.Errorf("saved for another plan or device:\n%s", k)
-	}
 	for at := 0; at < len(bin); {
 		if at+4 > len(bin) {
 			return nil, errors.New("a module's length is cut off")
