@@ -94,19 +94,11 @@ func settings(c *ucli.Context, flag string) ([]shaderlab.Setting, error) {
 	return out, nil
 }
 
-// parseDims reads X[,Y[,Z]].
+// parseDims reads X[,Y[,Z]] (shaderlab.ParseDims) for --flag.
 func parseDims(flag, s string) ([3]uint64, error) {
-	d := [3]uint64{1, 1, 1}
-	parts := strings.Split(s, ",")
-	if len(parts) > 3 {
-		return d, usagef("--%s %q: want X, X,Y or X,Y,Z", flag, s)
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 32)
-		if err != nil || v == 0 {
-			return d, usagef("--%s %q: want positive integers X[,Y[,Z]]", flag, s)
-		}
-		d[i] = v
+	d, err := shaderlab.ParseDims(s)
+	if err != nil {
+		return d, usagef("--%s %v", flag, err)
 	}
 	return d, nil
 }
