@@ -41,7 +41,7 @@ func caseArgs(sc shaderlab.Case, dir string) []string {
 	}
 	for _, k := range sorted(sc.Bind) {
 		v := shaderlab.Value(sc.Bind[k])
-		if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") {
+		if shaderlab.NamesFile(v) {
 			v = path(v)
 		}
 		out = append(out, "--bind", k+"="+v)

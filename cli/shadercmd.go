@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -500,67 +498,13 @@ func toleranceFlags() []ucli.Flag {
 	}
 }
 
-// tolerances reads --tol, --atol and --rtol: a binding with an --atol or
-// --rtol of its own or for all is checked element by element as
-// np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
+// tolerances reads --tol, --atol and --rtol (shaderlab.Tolerances).
 func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
-	tol := c.Float64("tol")
-	if tol < 0 {
-		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
+	tol, err := shaderlab.Tolerances(t, c.Float64("tol"), c.StringSlice("atol"), c.StringSlice("rtol"))
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
-	type pair struct{ atol, rtol *float64 }
-	all := pair{}
-	by := map[int]*pair{}
-	for _, flag := range []string{"atol", "rtol"} {
-		for _, s := range c.StringSlice(flag) {
-			name, val, named := strings.Cut(s, "=")
-			if !named {
-				name, val = "", s
-			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) {
-				return nil, usagef("--%s %q: want a number of 0 or more, or NAME=NUMBER", flag, s)
-			}
-			p := &all
-			if named {
-				k, err := t.Find(strings.TrimSpace(name))
-				if err != nil {
-					return nil, usagef("--%s %s: %v", flag, s, err)
-				}
-				if by[k] == nil {
-					by[k] = &pair{}
-				}
-				p = by[k]
-			}
-			if flag == "atol" {
-				p.atol = &x
-			} else {
-				p.rtol = &x
-			}
-		}
-	}
-	return func(i int) shaderlab.Tolerance {
-		p := all
-		if b := by[i]; b != nil {
-			if b.atol != nil {
-				p.atol = b.atol
-			}
-			if b.rtol != nil {
-				p.rtol = b.rtol
-			}
-		}
-		if p.atol == nil && p.rtol == nil {
-			return shaderlab.Tolerance{Tol: tol}
-		}
-		t := shaderlab.Tolerance{Allclose: true, Rtol: 1e-7}
-		if p.atol != nil {
-			t.Atol = *p.atol
-		}
-		if p.rtol != nil {
-			t.Rtol = *p.rtol
-		}
-		return t
-	}, nil
+	return tol, nil
 }
 
 // expectations reads --expect NAME=FILE.npy and computes --reference

@@ -58,7 +58,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 		return nil, err
 	}
 	path := func(p string) string {
-		if elem, _ := zerosType(p); elem != "" || filepath.IsAbs(p) || strings.HasPrefix(p, "random:") {
+		if !shaderlab.NamesFile(p) || filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(dir, p)
@@ -104,7 +104,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})
 				continue
 			}
-			if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") && !fileThere(path(v)) {
+			if shaderlab.NamesFile(v) && !fileThere(path(v)) {
 				return nil, usagef("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, k, v, v, strings.Join(names, ", "), path(v))
 			}
 			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), k, path(v), uint64(c.Int64("seed")))
