@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -527,13 +529,12 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
-		if got := t.Arrays()[i]; size(arr) != size(got) {
+		if got := t.Arrays()[i]; arr.Len() != got.Len() {
 			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
 		}
 		want[i] = arr
 	}
-	refs := map[string]string{}
-	at := map[string]int{}
+	refs := map[int]string{}
 	for _, s := range c.StringSlice("reference") {
 		k, v, err := splitAssign("reference", s)
 		if err != nil {
@@ -546,33 +547,22 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 		if want[i] != nil {
 			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
 		}
-		refs[t.Name(i)], at[t.Name(i)] = v, i
+		refs[i] = v
 	}
 	if len(refs) == 0 {
 		return want, nil
 	}
-	inputs := map[string]*shaderlab.Array{}
-	for i, a := range t.Arrays() {
-		if n := t.Name(i); !strings.ContainsAny(n, " ()") {
-			inputs[n] = a
-		}
+	got, err := shaderlab.References(c.Context, t, refs)
+	var se *shaderlab.ReferenceSizeError
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("--%w", err)
 	}
-	got, err := shaderlab.Reference(c.Context, shaderlab.Python(), inputs, t.Constants(), refs)
 	if err != nil {
 		return nil, err
 	}
-	for name, arr := range got {
-		i := at[name]
-		if got := t.Arrays()[i]; size(arr) != size(got) {
-			return nil, fmt.Errorf("--reference %s=%s: %s holds %s, the reference gives %s", name, refs[name], name, got, arr)
-		}
-		want[i] = arr
-	}
+	maps.Copy(want, got)
 	return want, nil
 }
-
-// size is the number of elements of a.
-func size(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
 
 // checkRun prints how a run's outputs compare with the expectations: per
 // binding the verdict, how many elements are beyond the tolerance, the

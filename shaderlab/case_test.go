@@ -1,6 +1,7 @@
 package shaderlab_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -124,5 +125,35 @@ func TestTolerances(t *testing.T) {
 	}
 	if _, err := shaderlab.Tolerances(p, -1, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "tol: ") {
 		t.Errorf("tol -1: %v", err)
+	}
+}
+
+// TestReferences: a reference over a plan's inputs and constants (x = 1,
+// 2, 3, ... and a = 2.5 give 2.5, 5, 7.5, ...) lands at its binding's
+// index; one of the wrong length is a *ReferenceSizeError.
+func TestReferences(t *testing.T) {
+	sh := compile(t, "saxpy.comp", saxpy)
+	x := make([]float32, 1000)
+	for i := range x {
+		x[i] = float32(i + 1)
+	}
+	p, err := shaderlab.NewPlan(sh, shaderlab.Options{Bind: []shaderlab.Bind{{Name: "x", Data: float32s(x...)}, {Name: "y", Data: float32s(make([]float32, 1000)...)}},
+		Push: []shaderlab.Setting{{Name: "a", Value: "2.5"}, {Name: "n", Value: "1000"}}, Global: [3]uint64{1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := shaderlab.References(context.Background(), p, map[int]string{1: "a * x"})
+	if err != nil && strings.Contains(err.Error(), "needs Python with NumPy") {
+		t.Skipf("no Python with NumPy here: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if v := got[1].Values(); len(v) != 1000 || v[0] != 2.5 || v[999] != 2500 {
+		t.Errorf("a * x: %v ... %v", v[:2], v[len(v)-1])
+	}
+	_, err = shaderlab.References(context.Background(), p, map[int]string{1: "x[:10]"})
+	var se *shaderlab.ReferenceSizeError
+	if !errors.As(err, &se) || err.Error() != "reference y=x[:10]: y holds float32(1000,), the reference gives float64(10,)" {
+		t.Errorf("x[:10]: %v", err)
 	}
 }
