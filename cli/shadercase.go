@@ -322,21 +322,12 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						}
 						verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
 						if len(want) > 0 {
-							verdict = "PASS"
-							nb, worst := 0, 0.0
-							var nm float64
-							for _, vd := range j.Check(r, want, tol) {
-								if !vd.Pass {
-									verdict = "FAIL"
-								}
-								nb += vd.Beyond
-								worst = max(worst, vd.Diff.MaxRel)
-								nm = max(nm, vd.Diff.NMSE)
-							}
-							if verdict == "FAIL" {
+							sum := shaderlab.Summarize(j.Check(r, want, tol))
+							if verdict = "PASS"; !sum.Pass {
+								verdict = "FAIL"
 								failed++
 							}
-							beyond, rel, nmse = fmt.Sprint(nb), fmt.Sprintf("%.3g", worst), fmt.Sprintf("%.3g", nm)
+							beyond, rel, nmse = fmt.Sprint(sum.Beyond), fmt.Sprintf("%.3g", sum.MaxRel), fmt.Sprintf("%.3g", sum.NMSE)
 						}
 						gpu, rate, flops := "n/a", "n/a", "-"
 						if r.Timed {

@@ -156,26 +156,9 @@ Examples:
 			}
 			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
-				type devSupport struct {
-					Name    string            `json:"name"`
-					Support map[string]string `json:"support"`
-				}
-				rep := struct {
-					File     string                 `json:"file"`
-					Module   *shaderlab.Module      `json:"module"`
-					Warnings []shaderlab.Diagnostic `json:"warnings,omitempty"`
-					Devices  []devSupport           `json:"devices"`
-				}{File: path, Module: sh.Module, Warnings: sh.Warnings, Devices: []devSupport{}}
-				for _, in := range infos {
-					d := devSupport{Name: in.Name, Support: map[string]string{}}
-					for _, cp := range sh.Module.Capabilities {
-						d.Support[cp] = shaderlab.Supports(in, cp)
-					}
-					rep.Devices = append(rep.Devices, d)
-				}
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return enc.Encode(shaderlab.NewReport(path, sh, infos))
 			}
 			printShaderInfo(c.App.Writer, sh, infos)
 			if devErr != nil {

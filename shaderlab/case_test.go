@@ -157,3 +157,19 @@ func TestReferences(t *testing.T) {
 		t.Errorf("x[:10]: %v", err)
 	}
 }
+
+// TestSummarize: one failing verdict fails the lot; the elements beyond
+// add up; the largest error and NMSE are kept.
+func TestSummarize(t *testing.T) {
+	vs := []shaderlab.Verdict{
+		{Pass: true, Diff: shaderlab.Diff{MaxRel: 1e-7, NMSE: 1e-14}},
+		{Pass: false, Beyond: 3, Diff: shaderlab.Diff{MaxRel: 0.5, NMSE: 1e-15}},
+		{Pass: false, Beyond: 4, Diff: shaderlab.Diff{MaxRel: 0.25, NMSE: 1e-3}},
+	}
+	if got, want := shaderlab.Summarize(vs), (shaderlab.Summary{Pass: false, Beyond: 7, MaxRel: 0.5, NMSE: 1e-3}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got := shaderlab.Summarize(vs[:1]); !got.Pass {
+		t.Errorf("one passing verdict: %+v", got)
+	}
+}

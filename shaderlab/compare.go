@@ -408,6 +408,25 @@ func Worst(vs []Verdict) Diff {
 	return w
 }
 
+// Summary is a check's verdicts in one: whether every one passes, the
+// elements beyond the tolerance in all, and the largest MaxRel and NMSE.
+type Summary struct {
+	Pass         bool
+	Beyond       int
+	MaxRel, NMSE float64
+}
+
+// Summarize sums up vs.
+func Summarize(vs []Verdict) Summary {
+	s := Summary{Pass: true}
+	for _, v := range vs {
+		s.Pass = s.Pass && v.Pass
+		s.Beyond += v.Beyond
+		s.MaxRel, s.NMSE = max(s.MaxRel, v.Diff.MaxRel), max(s.NMSE, v.Diff.NMSE)
+	}
+	return s
+}
+
 // Written is what r holds of the bindings the shader may write (all but
 // the readonly ones), by binding number: the reference to Check another
 // run, on another device or of another shader, against.
