@@ -12,26 +12,13 @@ import (
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
-// shaderStep is one shader of a shader call (Python's vkstat.shader): its
-// code, what it binds and its constants, as vkstat shader run's flags.
+// shaderStep is one shader of a shader call (Python's vkstat.shader): a
+// step of a case (shaderlab.Case: its file, what it binds, by the names of
+// the call's arrays, and its constants), or its GLSL text as Source, named
+// Name in messages.
 type shaderStep struct {
-	// Shader is a file (GLSL or SPIR-V); Source GLSL text, named Name in
-	// messages. One of the two.
-	Shader    string            `json:"shader"`
-	Source    string            `json:"source"`
-	Name      string            `json:"name"`
-	Include   []string          `json:"include"`
-	Define    map[string]string `json:"define"`
-	TargetEnv string            `json:"target_env"`
-	// Bind gives each binding (number, instance or block name) the array
-	// of the call it runs on, by the array's name.
-	Bind    map[string]string `json:"bind"`
-	Push    map[string]string `json:"push"`
-	Spec    map[string]string `json:"spec"`
-	Uniform map[string]string `json:"uniform"`
-	Groups  []uint32          `json:"groups"`
-	Global  []uint64          `json:"global"`
-	Times   int               `json:"times"`
+	shaderlab.Case
+	Source string `json:"source"`
 }
 
 type shaderParams struct {
@@ -56,16 +43,6 @@ type ShaderInfo struct {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-// settings are a map's NAME=VALUE entries in name order.
-func settingsOf(m map[string]string) []shaderlab.Setting {
-	keys := slices.Sorted(maps.Keys(m))
-	out := make([]shaderlab.Setting, len(keys))
-	for i, k := range keys {
-		out[i] = shaderlab.Setting{Name: k, Value: m[k]}
-	}
-	return out
-}
 
 // runShader runs the call's shaders as a shaderlab.Sequence over its
 // arrays, which stay on the device between the steps; every array comes
@@ -103,11 +80,16 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	var steps []shaderlab.Step
 	for i, st := range p.Steps {
 		what := fmt.Sprintf("step %d", i+1)
+		if err := st.CheckStep(); err != nil {
+			return nil, inputf("%s: %v", what, err)
+		}
 		opt := shaderlab.CompileOptions{Includes: st.Include, TargetEnv: st.TargetEnv}
 		if opt.TargetEnv == "" {
 			opt.TargetEnv = "vulkan1.1"
 		}
-		for _, d := range settingsOf(st.Define) {
+		// Python sends None as "": NAME= (empty), where a case file's
+		// null or "" defines NAME (as 1).
+		for _, d := range shaderlab.Settings(st.Define) {
 			opt.Defines = append(opt.Defines, d.Name+"="+d.Value)
 		}
 		var sh *shaderlab.Shader
@@ -127,15 +109,10 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		if err != nil {
 			return nil, InputError{err}
 		}
-		o := shaderlab.Options{Push: settingsOf(st.Push), Spec: settingsOf(st.Spec), Uniform: settingsOf(st.Uniform)}
-		for _, b := range settingsOf(st.Bind) {
-			o.Bind = append(o.Bind, shaderlab.Bind{Name: b.Name, Buffer: b.Value})
+		o, err := st.StepOptions()
+		if err != nil {
+			return nil, inputf("%s: %v", what, err)
 		}
-		if len(st.Groups) > 3 || len(st.Global) > 3 {
-			return nil, inputf("%s: groups and global_size take up to 3 dimensions", what)
-		}
-		copy(o.Groups[:], st.Groups)
-		copy(o.Global[:], st.Global)
 		steps = append(steps, shaderlab.Step{Shader: sh, Options: o, Times: st.Times})
 	}
 	seq, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{

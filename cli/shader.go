@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -58,20 +57,6 @@ type shaderJob struct {
 	outs []string // per binding, its --out or --out-dir file, or ""
 }
 
-// maxZeros is the most a TYPE:SHAPE binding of zeros may hold.
-const maxZeros = 16 << 30
-
-// zerosType is the element type of a TYPE:SHAPE binding (float32:1024),
-// "" for anything else (a file).
-func zerosType(v string) (elem, shape string) {
-	elem, shape, ok := strings.Cut(v, ":")
-	letters := strings.TrimRight(elem, "0123456789")
-	if !ok || letters == "" || letters == elem || strings.Trim(letters, "abcdefghijklmnopqrstuvwxyz") != "" || strings.HasSuffix(v, ".npy") {
-		return "", ""
-	}
-	return elem, shape
-}
-
 // splitAssign splits NAME=VALUE.
 func splitAssign(flag, s string) (string, string, error) {
 	k, v, ok := strings.Cut(s, "=")
@@ -94,19 +79,11 @@ func settings(c *ucli.Context, flag string) ([]shaderlab.Setting, error) {
 	return out, nil
 }
 
-// parseDims reads X[,Y[,Z]].
+// parseDims reads X[,Y[,Z]] (shaderlab.ParseDims) for --flag.
 func parseDims(flag, s string) ([3]uint64, error) {
-	d := [3]uint64{1, 1, 1}
-	parts := strings.Split(s, ",")
-	if len(parts) > 3 {
-		return d, usagef("--%s %q: want X, X,Y or X,Y,Z", flag, s)
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 32)
-		if err != nil || v == 0 {
-			return d, usagef("--%s %q: want positive integers X[,Y[,Z]]", flag, s)
-		}
-		d[i] = v
+	d, err := shaderlab.ParseDims(s)
+	if err != nil {
+		return d, usagef("--%s %v", flag, err)
 	}
 	return d, nil
 }
@@ -121,47 +98,17 @@ func bindData(s, v string, b *shaderlab.Binding, seed uint64) (*shaderlab.Array,
 	return arr, shaderlab.CheckData(*b, arr)
 }
 
-// readArray reads FILE.npy, or makes TYPE:SHAPE zeros, or draws
-// random:TYPE:SHAPE (shaderlab.Random, from seed and key); what names v
-// in messages (--bind x=FILE).
+// readArray reads a binding's data v (shaderlab.ReadData: FILE.npy,
+// TYPE:SHAPE zeros, random:TYPE:SHAPE from seed and key); what names v in
+// messages (--bind x=FILE).
 func readArray(what, key, v string, seed uint64) (*shaderlab.Array, error) {
-	var arr *shaderlab.Array
-	random := strings.HasPrefix(v, "random:")
-	if random {
-		if elem, _ := zerosType(v[len("random:"):]); elem == "" {
-			return nil, usagef("%s: want random:TYPE:SHAPE, e.g. random:float32:1024", what)
-		}
+	arr, err := shaderlab.ReadData(v, seed, key)
+	var de *shaderlab.DataError
+	if errors.As(err, &de) {
+		return nil, usagef("%s: %v", what, err)
 	}
-	if elem, dims := zerosType(strings.TrimPrefix(v, "random:")); elem != "" && (random || !fileThere(v)) {
-		if shaderlab.NPYDescr(elem) == "" {
-			return nil, usagef("%s: unknown element type %q (float32, float64, int32, uint32, ...)", what, elem)
-		}
-		var shape []int
-		n := int64(shaderlab.ElemSize(elem))
-		for _, d := range strings.Split(dims, "x") {
-			k, err := strconv.ParseInt(d, 10, 64)
-			switch {
-			case errors.Is(err, strconv.ErrRange) || err == nil && k >= 1 && n > maxZeros/k:
-				return nil, usagef("%s: more than the 16 GiB of zeros a binding may hold (a device binds at most its maxStorageBufferRange, 128 MiB to 4 GiB: see vkstat devices)", what)
-			case err != nil || k < 1:
-				return nil, usagef("%s: want TYPE:SHAPE, sizes of 1 or more, e.g. float32:1024 or uint32:16x16", what)
-			}
-			n *= k
-			shape = append(shape, int(k))
-		}
-		arr = &shaderlab.Array{Elem: elem, Shape: shape, Data: make([]byte, n), Source: "zeros " + v}
-		if random {
-			return shaderlab.Random(elem, shape, seed, key)
-		}
-	} else {
-		if err := fileExists("bind", v); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, errors.Unwrap(err))
-		}
-		var err error
-		if arr, err = shaderlab.ReadNPY(v); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		arr.Source = v
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return arr, nil
 }

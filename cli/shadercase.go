@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,117 +19,9 @@ import (
 // shader sweep takes its case file as its argument.
 func init() { takesArgs["sweep"] = true }
 
-// shaderCase is a case file: the flags of one run or check as JSON, paths
-// relative to the file, and for a sweep the variants that change some of
-// them.
-type shaderCase struct {
-	Name      string         `json:"name"`
-	Shader    string         `json:"shader"`
-	Include   []string       `json:"include"`
-	Define    map[string]any `json:"define"`
-	TargetEnv string         `json:"target_env"`
-	Bind      map[string]any `json:"bind"`
-	Push      map[string]any `json:"push"`
-	Uniform   map[string]any `json:"uniform"`
-	Spec      map[string]any `json:"spec"`
-	Groups    any            `json:"groups"`
-	Global    any            `json:"global"`
-	Expect    map[string]any `json:"expect"`
-	Reference map[string]any `json:"reference"`
-	Seed      *int64         `json:"seed"`
-	Tol       *float64       `json:"tol"`
-	Atol      map[string]any `json:"atol"`
-	Rtol      map[string]any `json:"rtol"`
-	// Flops is the floating-point operations of one dispatch, for the
-	// sweep's GFLOP/s (0: not given).
-	Flops float64      `json:"flops"`
-	Sweep []shaderCase `json:"sweep"`
-	// Buffers and Steps make a sequence: buffers by name (FILE.npy or
-	// TYPE:SHAPE) that stay on the device, and steps, each a shader run
-	// (bind names buffers) Times times in a row.
-	Buffers map[string]any `json:"buffers"`
-	Steps   []shaderCase   `json:"steps"`
-	Times   int            `json:"times"`
-}
-
-// readCase reads a case file.
-func readCase(path string) (*shaderCase, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var sc shaderCase
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(&sc); err != nil {
-		return nil, fmt.Errorf("%s: %w (a case file is JSON: shader, include, define, target_env, bind, push, uniform, spec, groups or global, expect, reference, seed, tol, atol, rtol, flops, sweep; buffers, steps, times)", path, err)
-	}
-	return &sc, nil
-}
-
-// merged is the case with v's settings over it (maps merged key by key).
-func (sc shaderCase) merged(v shaderCase) shaderCase {
-	out := sc
-	out.Sweep, out.Name = nil, v.Name
-	pick := func(a, b string) string {
-		if b != "" {
-			return b
-		}
-		return a
-	}
-	out.Shader, out.TargetEnv = pick(sc.Shader, v.Shader), pick(sc.TargetEnv, v.TargetEnv)
-	if v.Include != nil {
-		out.Include = v.Include
-	}
-	for _, m := range []struct{ dst *map[string]any }{{&out.Define}, {&out.Bind}, {&out.Push}, {&out.Uniform}, {&out.Spec}, {&out.Expect}, {&out.Reference}, {&out.Atol}, {&out.Rtol}} {
-		*m.dst = cloneMap(*m.dst)
-	}
-	for _, p := range []struct{ dst, src map[string]any }{{out.Define, v.Define}, {out.Bind, v.Bind}, {out.Push, v.Push}, {out.Uniform, v.Uniform},
-		{out.Spec, v.Spec}, {out.Expect, v.Expect}, {out.Reference, v.Reference}, {out.Atol, v.Atol}, {out.Rtol, v.Rtol}} {
-		for k, x := range p.src {
-			p.dst[k] = x
-		}
-	}
-	if v.Groups != nil || v.Global != nil {
-		out.Groups, out.Global = v.Groups, v.Global
-	}
-	if v.Tol != nil {
-		out.Tol = v.Tol
-	}
-	if v.Seed != nil {
-		out.Seed = v.Seed
-	}
-	if v.Flops != 0 {
-		out.Flops = v.Flops
-	}
-	return out
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// caseValue is a JSON value as a flag takes it: 2.5, 1000, true, "x"; a
-// list as X,Y,Z.
-func caseValue(v any) string {
-	if l, ok := v.([]any); ok {
-		parts := make([]string, len(l))
-		for i, x := range l {
-			parts[i] = caseValue(x)
-		}
-		return strings.Join(parts, ",")
-	}
-	return fmt.Sprint(v)
-}
-
-// args are the flags the case stands for, paths resolved against dir,
+// caseArgs are the flags case sc stands for, paths resolved against dir,
 // then the shader file (when the case names one).
-func (sc shaderCase) args(dir string) []string {
+func caseArgs(sc shaderlab.Case, dir string) []string {
 	path := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
 			return p
@@ -144,19 +33,15 @@ func (sc shaderCase) args(dir string) []string {
 	for _, inc := range sc.Include {
 		out = append(out, "--include", path(inc))
 	}
-	for _, k := range sorted(sc.Define) {
-		if v := caseValue(sc.Define[k]); v != "" && v != "<nil>" {
-			out = append(out, "--define", k+"="+v)
-		} else {
-			out = append(out, "--define", k)
-		}
+	for _, d := range sc.Defines() {
+		out = append(out, "--define", d)
 	}
 	if sc.TargetEnv != "" {
 		out = append(out, "--target-env", sc.TargetEnv)
 	}
 	for _, k := range sorted(sc.Bind) {
-		v := caseValue(sc.Bind[k])
-		if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") {
+		v := shaderlab.Value(sc.Bind[k])
+		if shaderlab.NamesFile(v) {
 			v = path(v)
 		}
 		out = append(out, "--bind", k+"="+v)
@@ -167,23 +52,23 @@ func (sc shaderCase) args(dir string) []string {
 	}{{"push", sc.Push}, {"uniform", sc.Uniform}, {"spec", sc.Spec}, {"atol", sc.Atol}, {"rtol", sc.Rtol}} {
 		for _, k := range sorted(f.m) {
 			if k == "*" {
-				out = append(out, "--"+f.flag, caseValue(f.m[k]))
+				out = append(out, "--"+f.flag, shaderlab.Value(f.m[k]))
 			} else {
-				out = append(out, "--"+f.flag, k+"="+caseValue(f.m[k]))
+				out = append(out, "--"+f.flag, k+"="+shaderlab.Value(f.m[k]))
 			}
 		}
 	}
 	if sc.Groups != nil {
-		out = append(out, "--groups", caseValue(sc.Groups))
+		out = append(out, "--groups", shaderlab.Value(sc.Groups))
 	}
 	if sc.Global != nil {
-		out = append(out, "--global", caseValue(sc.Global))
+		out = append(out, "--global", shaderlab.Value(sc.Global))
 	}
 	for _, k := range sorted(sc.Expect) {
-		out = append(out, "--expect", k+"="+path(caseValue(sc.Expect[k])))
+		out = append(out, "--expect", k+"="+path(shaderlab.Value(sc.Expect[k])))
 	}
 	for _, k := range sorted(sc.Reference) {
-		v := caseValue(sc.Reference[k])
+		v := shaderlab.Value(sc.Reference[k])
 		if f, fn, ok := strings.Cut(v, ".py:"); ok && shaderlab.IsFunctionRef(v) {
 			v = path(f+".py") + ":" + fn
 		}
@@ -231,7 +116,7 @@ func applyCase(c *ucli.Context) (string, error) {
 	if err := fileExists("case", file); err != nil {
 		return "", err
 	}
-	sc, err := readCase(file)
+	sc, err := shaderlab.ReadCase(file)
 	if err != nil {
 		return "", err
 	}
@@ -241,7 +126,7 @@ func applyCase(c *ucli.Context) (string, error) {
 	if len(sc.Steps) > 0 {
 		return "", usagef("--case %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
 	}
-	args := sc.args(filepath.Dir(file))
+	args := caseArgs(*sc, filepath.Dir(file))
 	shader := ""
 	if sc.Shader != "" {
 		shader, args = args[len(args)-1], args[:len(args)-1]
@@ -359,7 +244,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if err := fileExists("case", file); err != nil {
 				return err
 			}
-			sc, err := readCase(file)
+			sc, err := shaderlab.ReadCase(file)
 			if err != nil {
 				return err
 			}
@@ -368,7 +253,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			}
 			variants := sc.Sweep
 			if len(variants) == 0 {
-				variants = []shaderCase{{Name: sc.Name}}
+				variants = []shaderlab.Case{{Name: sc.Name}}
 			}
 			check := shaderCheckCommand()
 			checkFlags := map[string]bool{}
@@ -380,7 +265,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			failed := 0
 			err = onShaderDevices(c, func(devs []*engine.Device) error {
 				for i, v := range variants {
-					vc := sc.merged(v)
+					vc := sc.Merged(v)
 					name := vc.Name
 					if name == "" {
 						name = fmt.Sprintf("#%d", i+1)
@@ -406,7 +291,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 					}
 					// The variant's flags, then the command line's (its
 					// values win, its lists add), then the shader.
-					args := vc.args(filepath.Dir(file))
+					args := caseArgs(vc, filepath.Dir(file))
 					if vc.Shader != "" {
 						args = append(append(args[:len(args)-1:len(args)-1], own...), args[len(args)-1])
 					} else {
@@ -437,21 +322,12 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						}
 						verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
 						if len(want) > 0 {
-							verdict = "PASS"
-							nb, worst := 0, 0.0
-							var nm float64
-							for _, vd := range j.Check(r, want, tol) {
-								if !vd.Pass {
-									verdict = "FAIL"
-								}
-								nb += vd.Beyond
-								worst = max(worst, vd.Diff.MaxRel)
-								nm = max(nm, vd.Diff.NMSE)
-							}
-							if verdict == "FAIL" {
+							sum := shaderlab.Summarize(j.Check(r, want, tol))
+							if verdict = "PASS"; !sum.Pass {
+								verdict = "FAIL"
 								failed++
 							}
-							beyond, rel, nmse = fmt.Sprint(nb), fmt.Sprintf("%.3g", worst), fmt.Sprintf("%.3g", nm)
+							beyond, rel, nmse = fmt.Sprint(sum.Beyond), fmt.Sprintf("%.3g", sum.MaxRel), fmt.Sprintf("%.3g", sum.NMSE)
 						}
 						gpu, rate, flops := "n/a", "n/a", "-"
 						if r.Timed {

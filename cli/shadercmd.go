@@ -2,11 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,26 +156,9 @@ Examples:
 			}
 			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
-				type devSupport struct {
-					Name    string            `json:"name"`
-					Support map[string]string `json:"support"`
-				}
-				rep := struct {
-					File     string                 `json:"file"`
-					Module   *shaderlab.Module      `json:"module"`
-					Warnings []shaderlab.Diagnostic `json:"warnings,omitempty"`
-					Devices  []devSupport           `json:"devices"`
-				}{File: path, Module: sh.Module, Warnings: sh.Warnings, Devices: []devSupport{}}
-				for _, in := range infos {
-					d := devSupport{Name: in.Name, Support: map[string]string{}}
-					for _, cp := range sh.Module.Capabilities {
-						d.Support[cp] = shaderlab.Supports(in, cp)
-					}
-					rep.Devices = append(rep.Devices, d)
-				}
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return enc.Encode(shaderlab.NewReport(path, sh, infos))
 			}
 			printShaderInfo(c.App.Writer, sh, infos)
 			if devErr != nil {
@@ -500,67 +483,13 @@ func toleranceFlags() []ucli.Flag {
 	}
 }
 
-// tolerances reads --tol, --atol and --rtol: a binding with an --atol or
-// --rtol of its own or for all is checked element by element as
-// np.testing.assert_allclose does (its defaults: rtol 1e-7, atol 0).
+// tolerances reads --tol, --atol and --rtol (shaderlab.Tolerances).
 func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
-	tol := c.Float64("tol")
-	if tol < 0 {
-		return nil, usagef("--tol: want a fraction of max |expected| of 0 or more, got %g", tol)
+	tol, err := shaderlab.Tolerances(t, c.Float64("tol"), c.StringSlice("atol"), c.StringSlice("rtol"))
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
-	type pair struct{ atol, rtol *float64 }
-	all := pair{}
-	by := map[int]*pair{}
-	for _, flag := range []string{"atol", "rtol"} {
-		for _, s := range c.StringSlice(flag) {
-			name, val, named := strings.Cut(s, "=")
-			if !named {
-				name, val = "", s
-			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) {
-				return nil, usagef("--%s %q: want a number of 0 or more, or NAME=NUMBER", flag, s)
-			}
-			p := &all
-			if named {
-				k, err := t.Find(strings.TrimSpace(name))
-				if err != nil {
-					return nil, usagef("--%s %s: %v", flag, s, err)
-				}
-				if by[k] == nil {
-					by[k] = &pair{}
-				}
-				p = by[k]
-			}
-			if flag == "atol" {
-				p.atol = &x
-			} else {
-				p.rtol = &x
-			}
-		}
-	}
-	return func(i int) shaderlab.Tolerance {
-		p := all
-		if b := by[i]; b != nil {
-			if b.atol != nil {
-				p.atol = b.atol
-			}
-			if b.rtol != nil {
-				p.rtol = b.rtol
-			}
-		}
-		if p.atol == nil && p.rtol == nil {
-			return shaderlab.Tolerance{Tol: tol}
-		}
-		t := shaderlab.Tolerance{Allclose: true, Rtol: 1e-7}
-		if p.atol != nil {
-			t.Atol = *p.atol
-		}
-		if p.rtol != nil {
-			t.Rtol = *p.rtol
-		}
-		return t
-	}, nil
+	return tol, nil
 }
 
 // expectations reads --expect NAME=FILE.npy and computes --reference
@@ -583,13 +512,12 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 		if err != nil {
 			return nil, fmt.Errorf("--expect %s: %w", s, err)
 		}
-		if got := t.Arrays()[i]; size(arr) != size(got) {
+		if got := t.Arrays()[i]; arr.Len() != got.Len() {
 			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
 		}
 		want[i] = arr
 	}
-	refs := map[string]string{}
-	at := map[string]int{}
+	refs := map[int]string{}
 	for _, s := range c.StringSlice("reference") {
 		k, v, err := splitAssign("reference", s)
 		if err != nil {
@@ -602,33 +530,22 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 		if want[i] != nil {
 			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
 		}
-		refs[t.Name(i)], at[t.Name(i)] = v, i
+		refs[i] = v
 	}
 	if len(refs) == 0 {
 		return want, nil
 	}
-	inputs := map[string]*shaderlab.Array{}
-	for i, a := range t.Arrays() {
-		if n := t.Name(i); !strings.ContainsAny(n, " ()") {
-			inputs[n] = a
-		}
+	got, err := shaderlab.References(c.Context, t, refs)
+	var se *shaderlab.ReferenceSizeError
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("--%w", err)
 	}
-	got, err := shaderlab.Reference(c.Context, shaderlab.Python(), inputs, t.Constants(), refs)
 	if err != nil {
 		return nil, err
 	}
-	for name, arr := range got {
-		i := at[name]
-		if got := t.Arrays()[i]; size(arr) != size(got) {
-			return nil, fmt.Errorf("--reference %s=%s: %s holds %s, the reference gives %s", name, refs[name], name, got, arr)
-		}
-		want[i] = arr
-	}
+	maps.Copy(want, got)
 	return want, nil
 }
-
-// size is the number of elements of a.
-func size(a *shaderlab.Array) int { return len(a.Data) / max(shaderlab.ElemSize(a.Elem), 1) }
 
 // checkRun prints how a run's outputs compare with the expectations: per
 // binding the verdict, how many elements are beyond the tolerance, the

@@ -30,7 +30,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	if err := fileExists("case", file); err != nil {
 		return nil, err
 	}
-	sc, err := readCase(file)
+	sc, err := shaderlab.ReadCase(file)
 	if err != nil || len(sc.Steps) == 0 {
 		return nil, err
 	}
@@ -51,14 +51,14 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	case sc.Times < 0:
 		return nil, usagef("--case %s: times %d: want 1 or more", file, sc.Times)
 	}
-	if err := setCaseFlags(c, file, shaderCase{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}.args(dir)); err != nil {
+	if err := setCaseFlags(c, file, caseArgs(shaderlab.Case{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}, dir)); err != nil {
 		return nil, err
 	}
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
 	path := func(p string) string {
-		if elem, _ := zerosType(p); elem != "" || filepath.IsAbs(p) || strings.HasPrefix(p, "random:") {
+		if !shaderlab.NamesFile(p) || filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(dir, p)
@@ -66,7 +66,7 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	names := slices.Sorted(maps.Keys(sc.Buffers))
 	var buffers []shaderlab.Buffer
 	for _, k := range names {
-		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(caseValue(sc.Buffers[k])), uint64(c.Int64("seed")))
+		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(shaderlab.Value(sc.Buffers[k])), uint64(c.Int64("seed")))
 		if err != nil {
 			return nil, err
 		}
@@ -75,18 +75,18 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	var steps []shaderlab.Step
 	for i, st := range sc.Steps {
 		what := fmt.Sprintf("--case %s: step %d", file, i+1)
-		if len(st.Steps) > 0 || len(st.Sweep) > 0 || st.Buffers != nil || st.Expect != nil || st.Reference != nil || st.Seed != nil || st.Tol != nil || st.Atol != nil || st.Rtol != nil {
-			return nil, usagef("%s: a step gives shader, include, define, target_env, bind, push, uniform, spec, groups or global, and times", what)
+		if err := st.CheckStep(); err != nil {
+			return nil, usagef("%s: %v", what, err)
 		}
 		if st.Times < 0 {
 			return nil, usagef("%s: times %d: want 1 or more", what, st.Times)
 		}
-		m := sc.merged(st)
+		m := sc.Merged(st)
 		m.Bind, m.Expect, m.Reference, m.Seed, m.Tol, m.Atol, m.Rtol = nil, nil, nil, nil, nil, nil, nil
 		if m.Shader == "" {
 			return nil, usagef("%s names no shader", what)
 		}
-		cc, err := caseContext(c, shaderRunCommand(), m.args(dir))
+		cc, err := caseContext(c, shaderRunCommand(), caseArgs(m, dir))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -99,12 +99,12 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		for _, k := range slices.Sorted(maps.Keys(st.Bind)) {
-			v := caseValue(st.Bind[k])
+			v := shaderlab.Value(st.Bind[k])
 			if _, ok := sc.Buffers[v]; ok {
 				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})
 				continue
 			}
-			if elem, _ := zerosType(v); elem == "" && !strings.HasPrefix(v, "random:") && !fileThere(path(v)) {
+			if shaderlab.NamesFile(v) && !fileThere(path(v)) {
 				return nil, usagef("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, k, v, v, strings.Join(names, ", "), path(v))
 			}
 			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), k, path(v), uint64(c.Int64("seed")))

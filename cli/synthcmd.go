@@ -60,8 +60,8 @@ Examples:
 					return usagef("--dist: want uniform or normal, got %q", dist)
 				}
 				r := synth.Random{Normal: dist == "normal", Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
-				if r.Scale < 0 {
-					return usagef("--scale: want a width (uniform) or a standard deviation (normal) of 0 or more, got %g", r.Scale)
+				if err := r.Check(); err != nil {
+					return fieldError(err)
 				}
 				n := tensor.NumElements(shape)
 				if err := checkMemory(fmt.Sprintf("synth random: shape %s of %s", tensor.ShapeString(shape), dt), uint64(n)*uint64(dt.Size())); err != nil {

@@ -120,12 +120,7 @@ func runSynthLatent(c *ucli.Context) error {
 		outs.Add(out, func(w io.Writer) error { return formats.EncodeNPY(w, x) })
 	}
 	if t := c.String("truth"); t != "" {
-		lags := make([]float64, cfg.F)
-		for l := range lags {
-			lags[l] = cfg.LagCorr(l)
-		}
-		truth := map[string]any{"shape": shape, "dtype": dt, "rho": cfg.Rho, "time_rho": cfg.TimeRho, "spatial_slope": slope, "seed": cfg.Seed,
-			"channel_corr": cfg.ChannelCorr(), "lag_corr": lags}
+		truth := cfg.Truth(dt)
 		outs.Add(t, func(w io.Writer) error {
 			e := json.NewEncoder(w)
 			e.SetIndent("", "  ")

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,76 +32,18 @@ func (f *companionFlag) String() string {
 	}
 	parts := make([]string, len(f.list))
 	for i, c := range f.list {
-		parts[i] = fmt.Sprintf("sep=%g,pa=%g,flux=%g", c.SepPx, c.PA(), c.Flux)
+		parts[i] = c.String()
 	}
 	return strings.Join(parts, " ")
 }
 
 func (f *companionFlag) Set(s string) error {
-	c, err := parseCompanion(s)
+	c, err := synth.ParseCompanion(s)
 	if err != nil {
 		return err
 	}
 	f.list = append(f.list, c)
 	return nil
-}
-
-// parseCompanion reads "sep=20,pa=45,flux=50" (any order; commas,
-// semicolons or spaces between the fields): pa east of north, or theta
-// from +x towards +y.
-func parseCompanion(s string) (synth.Companion, error) {
-	const form = `want "sep=PIXELS,pa=DEGREES,flux=FLUX" (pa east of north; or theta=DEGREES from +x towards +y), e.g. "sep=20,pa=45,flux=30"`
-	var c synth.Companion
-	seen := map[string]bool{}
-	norm := s
-	for _, sp := range []string{" =", "= ", "\t=", "=\t"} {
-		for strings.Contains(norm, sp) {
-			norm = strings.ReplaceAll(norm, sp, "=")
-		}
-	}
-	fields := strings.FieldsFunc(norm, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == '\t' })
-	for _, f := range fields {
-		k, v, ok := strings.Cut(f, "=")
-		k = strings.ToLower(strings.TrimSpace(k))
-		if !ok {
-			return c, fmt.Errorf("companion %q: %q is not key=value; %s", s, f, form)
-		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return c, fmt.Errorf("companion %q: %s=%q is not a finite number; %s", s, k, v, form)
-		}
-		if seen[k] {
-			return c, fmt.Errorf("companion %q: %s given twice; %s", s, k, form)
-		}
-		seen[k] = true
-		switch k {
-		case "sep":
-			if x < 0 {
-				return c, fmt.Errorf("companion %q: negative separation; %s", s, form)
-			}
-			c.SepPx = x
-		case "pa":
-			c.ThetaDeg = synth.PAToTheta(x)
-		case "theta":
-			c.ThetaDeg = x
-		case "flux":
-			c.Flux = x
-		default:
-			return c, fmt.Errorf("companion %q: unknown key %q; %s", s, k, form)
-		}
-	}
-	if seen["pa"] && seen["theta"] {
-		return c, fmt.Errorf("companion %q: pa and theta both given (pa is theta − 90°); %s", s, form)
-	}
-	if seen["theta"] {
-		seen["pa"] = true
-	}
-	for _, k := range []string{"sep", "pa", "flux"} {
-		if !seen[k] {
-			return c, fmt.Errorf("companion %q: no %s; %s", s, k, form)
-		}
-	}
-	return c, nil
 }
 
 // parseSize reads "N" (N×N) or "H,W" (also "HxW").

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -63,10 +62,11 @@ func runSynthStack(c *ucli.Context) error {
 		return usagef("--shape %q: want lines,samples, e.g. 1024,1024", c.String("shape"))
 	}
 	h, w := shape[0], shape[1]
-	T := c.Int("dates")
-	if T < 1 || T > 10000 {
-		return usagef("--dates: want 1 to 10000, got %d", T)
+	st := synth.Stack{H: h, W: w, Dates: c.Int("dates"), Change: c.Float64("change"), Border: c.Int("nodata-border"), Seed: c.Uint64("seed")}
+	if err := st.Check(); err != nil {
+		return fieldError(err)
 	}
+	T := st.Dates
 	typ := map[string]string{"cint16": "CInt16", "cfloat32": "CFloat32", "float32": "Float32"}[strings.ToLower(c.String("type"))]
 	if typ == "" {
 		return usagef("--type: want cint16, cfloat32 or float32, got %q", c.String("type"))
@@ -83,15 +83,8 @@ func runSynthStack(c *ucli.Context) error {
 	if driver == "ENVI" && typ == "CInt16" {
 		return usagef("--type cint16 --format envi: ENVI has no complex int16 type; use --type cfloat32 for ENVI, or --format tif")
 	}
-	st := synth.Stack{H: h, W: w, Dates: T, Complex: typ != "Float32", Int16: typ == "CInt16",
-		Change: c.Float64("change"), Border: c.Int("nodata-border"), Seed: c.Uint64("seed")}
-	if !(st.Change > 0) || math.IsInf(st.Change, 0) {
-		return usagef("--change: want a positive factor, got %v", st.Change)
-	}
+	st.Complex, st.Int16 = typ != "Float32", typ == "CInt16"
 	border := st.Border
-	if border < 0 || 2*border >= min(h, w) {
-		return usagef("--nodata-border %d: want 0 up to less than half the image", border)
-	}
 	per := 1
 	if st.Complex {
 		per = 2

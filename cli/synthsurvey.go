@@ -84,10 +84,6 @@ func synthSurveyAction(c *ucli.Context) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)
-	digits := len(fmt.Sprint(n))
-	if digits < 2 {
-		digits = 2
-	}
 	type entry struct {
 		name string
 		comp synth.Companion
@@ -97,7 +93,7 @@ func synthSurveyAction(c *ucli.Context) error {
 		if err := c.Context.Err(); err != nil {
 			return err
 		}
-		name := fmt.Sprintf("t%0*d", digits, k+1)
+		name := synth.SurveyName(k, n)
 		cfg := synth.SurveyTarget(base, k)
 		ds, err := synth.Generate(cfg)
 		if err != nil {

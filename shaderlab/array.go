@@ -23,6 +23,9 @@ type Array struct {
 // String is the element type and shape: float32[1000].
 func (a *Array) String() string { return a.Elem + tensor.ShapeString(a.Shape) }
 
+// Len is the number of elements of a.
+func (a *Array) Len() int { return len(a.Data) / max(ElemSize(a.Elem), 1) }
+
 func (a *Array) source() string {
 	if a.Source == "" {
 		return "the data"

@@ -76,6 +76,73 @@ func Tol(tol float64) func(int) Tolerance {
 	return func(int) Tolerance { return Tolerance{Tol: tol} }
 }
 
+// Tolerances are the tolerances of t's arrays: tol (a fraction of max
+// |expected|) where atol and rtol give none, else the element-by-element
+// test of np.testing.assert_allclose (its defaults: rtol 1e-7, atol 0).
+// atol and rtol entries are X for every array or NAME=X for one; an error
+// names the setting (tol, atol or rtol) first.
+func Tolerances(t Target, tol float64, atol, rtol []string) (func(int) Tolerance, error) {
+	if tol < 0 {
+		return nil, fmt.Errorf("tol: want a fraction of max |expected| of 0 or more, got %g", tol)
+	}
+	type pair struct{ atol, rtol *float64 }
+	all := pair{}
+	by := map[int]*pair{}
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"atol", atol}, {"rtol", rtol}} {
+		for _, s := range f.list {
+			name, val, named := strings.Cut(s, "=")
+			if !named {
+				name, val = "", s
+			}
+			x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%s %q: want a number of 0 or more, or NAME=NUMBER", f.name, s)
+			}
+			p := &all
+			if named {
+				k, err := t.Find(strings.TrimSpace(name))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %v", f.name, s, err)
+				}
+				if by[k] == nil {
+					by[k] = &pair{}
+				}
+				p = by[k]
+			}
+			if f.name == "atol" {
+				p.atol = &x
+			} else {
+				p.rtol = &x
+			}
+		}
+	}
+	return func(i int) Tolerance {
+		p := all
+		if b := by[i]; b != nil {
+			if b.atol != nil {
+				p.atol = b.atol
+			}
+			if b.rtol != nil {
+				p.rtol = b.rtol
+			}
+		}
+		if p.atol == nil && p.rtol == nil {
+			return Tolerance{Tol: tol}
+		}
+		t := Tolerance{Allclose: true, Rtol: 1e-7}
+		if p.atol != nil {
+			t.Atol = *p.atol
+		}
+		if p.rtol != nil {
+			t.Rtol = *p.rtol
+		}
+		return t
+	}, nil
+}
+
 func (t Tolerance) String() string {
 	if t.Allclose {
 		return fmt.Sprintf("|error| ≤ %.3g + %.3g·|expected|", t.Atol, t.Rtol)
@@ -339,6 +406,25 @@ func Worst(vs []Verdict) Diff {
 		}
 	}
 	return w
+}
+
+// Summary is a check's verdicts in one: whether every one passes, the
+// elements beyond the tolerance in all, and the largest MaxRel and NMSE.
+type Summary struct {
+	Pass         bool
+	Beyond       int
+	MaxRel, NMSE float64
+}
+
+// Summarize sums up vs.
+func Summarize(vs []Verdict) Summary {
+	s := Summary{Pass: true}
+	for _, v := range vs {
+		s.Pass = s.Pass && v.Pass
+		s.Beyond += v.Beyond
+		s.MaxRel, s.NMSE = max(s.MaxRel, v.Diff.MaxRel), max(s.NMSE, v.Diff.NMSE)
+	}
+	return s
 }
 
 // Written is what r holds of the bindings the shader may write (all but

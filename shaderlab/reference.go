@@ -213,3 +213,46 @@ func Reference(ctx context.Context, python string, inputs map[string]*Array, con
 	}
 	return got, nil
 }
+
+// ReferenceSizeError is a reference that gives another number of elements
+// than its array holds.
+type ReferenceSizeError struct {
+	Name, Ref    string
+	Holds, Gives *Array
+}
+
+func (e *ReferenceSizeError) Error() string {
+	return fmt.Sprintf("reference %s=%s: %s holds %s, the reference gives %s", e.Name, e.Ref, e.Name, e.Holds, e.Gives)
+}
+
+// References computes refs (by array index: a NumPy expression or a
+// Python function, as Reference takes them) with Python() over t's arrays
+// before the run that have a Python name (none with a space or a
+// parenthesis) and t's constants. Each must give as many elements as its
+// array holds (else a *ReferenceSizeError).
+func References(ctx context.Context, t Target, refs map[int]string) (map[int]*Array, error) {
+	byName := map[string]string{}
+	at := map[string]int{}
+	for i, ref := range refs {
+		byName[t.Name(i)], at[t.Name(i)] = ref, i
+	}
+	inputs := map[string]*Array{}
+	for i, a := range t.Arrays() {
+		if n := t.Name(i); !strings.ContainsAny(n, " ()") {
+			inputs[n] = a
+		}
+	}
+	got, err := Reference(ctx, Python(), inputs, t.Constants(), byName)
+	if err != nil {
+		return nil, err
+	}
+	want := map[int]*Array{}
+	for name, arr := range got {
+		i := at[name]
+		if holds := t.Arrays()[i]; arr.Len() != holds.Len() {
+			return nil, &ReferenceSizeError{name, byName[name], holds, arr}
+		}
+		want[i] = arr
+	}
+	return want, nil
+}

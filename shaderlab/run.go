@@ -211,3 +211,32 @@ func checkGuards(what string, b Binding, n int, pattern, before, after []byte, s
 	}
 	return fmt.Errorf("%s: the shader wrote outside the binding: %s (the guard bytes around it changed)", what, strings.Join(where, "; "))
 }
+
+// Report is a shader's reflection and, per device, whether it supports
+// each capability the module declares (Supports): what vkstat shader info
+// --json prints.
+type Report struct {
+	File     string          `json:"file"`
+	Module   *Module         `json:"module"`
+	Warnings []Diagnostic    `json:"warnings,omitempty"`
+	Devices  []DeviceSupport `json:"devices"`
+}
+
+// DeviceSupport is one device's answer per capability.
+type DeviceSupport struct {
+	Name    string            `json:"name"`
+	Support map[string]string `json:"support"`
+}
+
+// NewReport reports sh, loaded from path, against the devices infos.
+func NewReport(path string, sh *Shader, infos []engine.DeviceInfo) Report {
+	rep := Report{File: path, Module: sh.Module, Warnings: sh.Warnings, Devices: []DeviceSupport{}}
+	for _, in := range infos {
+		d := DeviceSupport{Name: in.Name, Support: map[string]string{}}
+		for _, cp := range sh.Module.Capabilities {
+			d.Support[cp] = Supports(in, cp)
+		}
+		rep.Devices = append(rep.Devices, d)
+	}
+	return rep
+}

@@ -67,6 +67,30 @@ func (c SynthConfig) ChannelCorr() []float64 {
 // LagCorr is the expected correlation between frames l apart: a^l.
 func (c SynthConfig) LagCorr(l int) float64 { return math.Pow(c.TimeRho, float64(l)) }
 
+// SynthTruth is the structure a synthetic latent is made with, as vkstat
+// synth latent --truth writes it: SpatialSlope is the log-log slope of the
+// spatial power spectrum (−Slope), as Run reports it.
+type SynthTruth struct {
+	ChannelCorr  []float64 `json:"channel_corr"`
+	DType        string    `json:"dtype"`
+	LagCorr      []float64 `json:"lag_corr"`
+	Rho          float64   `json:"rho"`
+	Seed         uint64    `json:"seed"`
+	Shape        []int     `json:"shape"`
+	SpatialSlope float64   `json:"spatial_slope"`
+	TimeRho      float64   `json:"time_rho"`
+}
+
+// Truth is c's structure, stored as dtype.
+func (c SynthConfig) Truth(dtype string) SynthTruth {
+	lags := make([]float64, c.F)
+	for l := range lags {
+		lags[l] = c.LagCorr(l)
+	}
+	return SynthTruth{ChannelCorr: c.ChannelCorr(), DType: dtype, LagCorr: lags, Rho: c.Rho, Seed: c.Seed,
+		Shape: []int{c.N, c.C, c.F, c.H, c.W}, SpatialSlope: -c.Slope, TimeRho: c.TimeRho}
+}
+
 // ChannelMean and ChannelScale are the offset and scale of channel ch.
 func ChannelMean(ch int) float64  { return 0.1*float64(ch%8) - 0.35 }
 func ChannelScale(ch int) float64 { return 0.5 + 0.125*float64(ch%5) }

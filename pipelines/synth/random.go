@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -17,10 +18,21 @@ type Random struct {
 	Progress func(done, total int)
 }
 
+// Check refuses a negative Scale, as a *engine.FieldError.
+func (r Random) Check() error {
+	if r.Scale < 0 {
+		return engine.Fieldf("scale", ": want a width (uniform) or a standard deviation (normal) of 0 or more, got %g", r.Scale)
+	}
+	return nil
+}
+
 // Draw returns an array of shape and dtype dt (tensor.F32 or F64) of r's
 // numbers, drawn in order from one stream: the same r gives the same
 // array on every machine.
 func (r Random) Draw(ctx context.Context, dt tensor.DType, shape ...int) (*tensor.Tensor, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(r.Seed, 0x766b73746174))
 	draw := func() float64 { return r.Loc + r.Scale*rng.Float64() }
 	if r.Normal {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
 )
 
@@ -30,6 +31,19 @@ type Stack struct {
 	// the image; 0: none.
 	Border int
 	Seed   uint64
+}
+
+// Check refuses a stack that cannot be drawn, as a *engine.FieldError.
+func (s Stack) Check() error {
+	switch {
+	case s.Dates < 1 || s.Dates > 10000:
+		return engine.Fieldf("dates", ": want 1 to 10000, got %d", s.Dates)
+	case !(s.Change > 0) || math.IsInf(s.Change, 0):
+		return engine.Fieldf("change", ": want a positive factor, got %v", s.Change)
+	case s.Border < 0 || 2*s.Border >= min(s.H, s.W):
+		return engine.Fieldf("nodata_border", " %d: want 0 up to less than half the image", s.Border)
+	}
+	return nil
 }
 
 // Reflectivity is the known backscatter σ at (y, x) of an h×w map:

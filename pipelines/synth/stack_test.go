@@ -43,3 +43,29 @@ func TestStackSameOnAnyCores(t *testing.T) {
 		t.Errorf("mean |S|²/σ over the first patch %.3f, want 1 ± %.3f", m, 4.0/64)
 	}
 }
+
+// TestStackCheck: each bad field is named (as the library's parameter),
+// a good stack passes.
+func TestStackCheck(t *testing.T) {
+	good := Stack{H: 16, W: 20, Dates: 3, Change: 1, Border: 7}
+	if err := good.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    func(*Stack)
+		want string
+	}{
+		{func(s *Stack) { s.Dates = 0 }, "dates: want 1 to 10000, got 0"},
+		{func(s *Stack) { s.Dates = 10001 }, "dates: want 1 to 10000, got 10001"},
+		{func(s *Stack) { s.Change = 0 }, "change: want a positive factor, got 0"},
+		{func(s *Stack) { s.Change = math.Inf(1) }, "change: want a positive factor, got +Inf"},
+		{func(s *Stack) { s.Border = 8 }, "nodata_border 8: want 0 up to less than half the image"},
+		{func(s *Stack) { s.Border = -1 }, "nodata_border -1: want 0 up to less than half the image"},
+	} {
+		s := good
+		c.s(&s)
+		if err := s.Check(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %s", s, err, c.want)
+		}
+	}
+}

@@ -573,3 +573,9 @@ func SurveyTarget(base Config, k int) Config {
 	base.Seed += uint64(k)
 	return base
 }
+
+// SurveyName is target k's (from 0) name in a survey of n targets: t01,
+// t02, ... with as many digits as n has, at least two.
+func SurveyName(k, n int) string {
+	return fmt.Sprintf("t%0*d", max(len(fmt.Sprint(n)), 2), k+1)
+}

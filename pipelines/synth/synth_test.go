@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -335,5 +336,34 @@ func TestStarOffCentre(t *testing.T) {
 	cfg.Star = &[2]float64{-1, 5}
 	if _, err := Generate(cfg); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("star outside the image: %v", err)
+	}
+}
+
+// TestSurveyName: two digits at least, else as many as the count has.
+func TestSurveyName(t *testing.T) {
+	for _, c := range []struct {
+		k, n int
+		want string
+	}{{0, 1, "t01"}, {8, 9, "t09"}, {9, 10, "t10"}, {0, 100, "t001"}, {99, 100, "t100"}, {41, 12345, "t00042"}} {
+		if got := SurveyName(c.k, c.n); got != c.want {
+			t.Errorf("SurveyName(%d, %d) = %s, want %s", c.k, c.n, got, c.want)
+		}
+	}
+}
+
+// TestRandomCheck: a negative scale is refused, by Check and by Draw,
+// naming the parameter; 0 (a constant array at Loc) is taken.
+func TestRandomCheck(t *testing.T) {
+	r := Random{Loc: 3, Scale: -1}
+	want := "scale: want a width (uniform) or a standard deviation (normal) of 0 or more, got -1"
+	if err := r.Check(); err == nil || err.Error() != want {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := r.Draw(context.Background(), tensor.F64, 4); err == nil || err.Error() != want {
+		t.Errorf("Draw: %v", err)
+	}
+	r.Scale = 0
+	if x, err := r.Draw(context.Background(), tensor.F64, 4); err != nil || x.F64[0] != 3 || x.F64[3] != 3 {
+		t.Errorf("scale 0: %v, %v", x, err)
 	}
 }

@@ -1,0 +1,21 @@
+package latent
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestSynthTruth on values worked by hand: ρ = 0.3 over 3 channels gives
+// R = [[1, .3, .09], [.3, 1, .3], [.09, .3, 1]]; a = 0.5 over 3 frames the
+// lag correlations 1, .5, .25; β = 2 the spatial slope −2.
+func TestSynthTruth(t *testing.T) {
+	c := SynthConfig{N: 1, C: 3, F: 3, H: 4, W: 4, Rho: 0.3, TimeRho: 0.5, Slope: 2, Seed: 9}
+	js, err := json.Marshal(c.Truth("bf16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"channel_corr":[1,0.3,0.09,0.3,1,0.3,0.09,0.3,1],"dtype":"bf16","lag_corr":[1,0.5,0.25],"rho":0.3,"seed":9,"shape":[1,3,3,4,4],"spatial_slope":-2,"time_rho":0.5}`
+	if string(js) != want {
+		t.Errorf("got  %s\nwant %s", js, want)
+	}
+}
