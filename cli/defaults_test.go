@@ -101,6 +101,8 @@ func flagDefault(f ucli.Flag) string {
 		return strconv.FormatFloat(f.Value, 'g', -1, 64)
 	case *ucli.BoolFlag:
 		return strconv.FormatBool(f.Value)
+	case *ucli.Float64SliceFlag:
+		return shown(f.Value.Value())
 	}
 	return fmt.Sprintf("%T", f)
 }
@@ -114,6 +116,12 @@ func shown(v any) string {
 		return strings.Join(v, ",")
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
+	case []float64:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = shown(x)
+		}
+		return strings.Join(s, ",")
 	}
 	return fmt.Sprint(v)
 }
