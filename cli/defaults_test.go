@@ -101,8 +101,8 @@ func flagDefault(f ucli.Flag) string {
 		return strconv.FormatFloat(f.Value, 'g', -1, 64)
 	case *ucli.BoolFlag:
 		return strconv.FormatBool(f.Value)
-	case *ucli.Float64SliceFlag:
-		return shown(f.Value.Value())
+	case *ucli.Float64SliceFlag: // as shown prints a []float64 default: [0.5 0.9]
+		return fmt.Sprint(f.Value.Value())
 	}
 	return fmt.Sprintf("%T", f)
 }
@@ -116,12 +116,6 @@ func shown(v any) string {
 		return strings.Join(v, ",")
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
-	case []float64:
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = shown(x)
-		}
-		return strings.Join(s, ",")
 	}
 	return fmt.Sprint(v)
 }
