@@ -23,7 +23,9 @@ import (
 type Op func(ctx context.Context, dev *engine.Device, c *Call) (*Result, error)
 
 // ops are the operations by name; each workload's is in a file of its own
-// over its library's Run (latent.go, stack.go, paco.go).
+// over its library's Run (latent.go, stack.go, paco.go). A new operation
+// registers itself from its file's init (ops["name"] = runName, as
+// partials.go's do): adding one edits no table here.
 var ops = map[string]Op{
 	"map":    runMap,
 	"reduce": runReduce,

@@ -231,6 +231,7 @@ Examples:
 			devicesCommand(),
 			mapCommand(),
 			reduceCommand(),
+			quantileCommand(),
 			mergeCommand(),
 			stackCommand(),
 			latentCommand(),

@@ -141,7 +141,7 @@ type Peer struct {
 type Op struct {
 	// Name identifies the operation on the command line and in reports.
 	Name string
-	// Suite is the bench suite it belongs to: map, reduce, cov, chol, eig, paco, stack, spectra, latent.
+	// Suite is the bench suite it belongs to: its workload's name (workloads.All).
 	Suite string
 	// Doc says in a line what it computes.
 	Doc string

@@ -23,6 +23,7 @@ import (
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/quantile"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/pipelines/stack"
@@ -39,6 +40,7 @@ var All = []engine.Spec{
 	stack.Spec,
 	spectra.Spec,
 	latent.Spec,
+	quantile.Spec,
 }
 
 // Names are the workloads' names, in All's order.

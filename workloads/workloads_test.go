@@ -10,6 +10,7 @@ import (
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/quantile"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
@@ -23,23 +24,27 @@ import (
 // values; a (4, 10) reduce along axis 1 to mean and std 4·40 flops and
 // 40 + 2·4 values; 8 Cholesky factorisations of 3×3 matrices with one
 // solve 8·(27/3 + 2·9) flops and 8·(9 + 6 + 2) values; a stack of 5
-// dates of 3×4 complex pixels 4·60 flops and 2·60 float32 values.
+// dates of 3×4 complex pixels 4·60 flops and 2·60 float32 values; three
+// quantiles of a (4, 10) array along axis 1 4·40·3 flops and 40 + 4·3
+// values.
 func TestWork(t *testing.T) {
 	want := map[string][2]int64{ // flops, bytes
-		"map":    {5000, 24000},
-		"cov":    {16384 * 64 * (98 + 2450), (16384*64*49 + 16384*(49+2401+1)) * 4},
-		"paco":   {2*1e4*99*252 + 1e4*(39216+4802) + 2*1e4*252*49, (252 + 3) * 1e4 * 4},
-		"reduce": {160, (40 + 8) * 8},
-		"chol":   {8 * (9 + 18), 8 * (9 + 6 + 2) * 4},
-		"stack":  {240, 120 * 4},
+		"map":      {5000, 24000},
+		"cov":      {16384 * 64 * (98 + 2450), (16384*64*49 + 16384*(49+2401+1)) * 4},
+		"paco":     {2*1e4*99*252 + 1e4*(39216+4802) + 2*1e4*252*49, (252 + 3) * 1e4 * 4},
+		"reduce":   {160, (40 + 8) * 8},
+		"chol":     {8 * (9 + 18), 8 * (9 + 6 + 2) * 4},
+		"stack":    {240, 120 * 4},
+		"quantile": {480, (40 + 12) * 8},
 	}
 	got := map[string]engine.Work{
-		"map":    must(mapx.Work([]int{1000}, tensor.F64, mapx.Options{})),
-		"cov":    must(cov.Work([]int{16384, 64, 49}, tensor.F32, cov.Options{})),
-		"paco":   must(paco.Work([]int{252, 100, 100}, tensor.F32, paco.Options{Radius: 4})),
-		"reduce": must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axis: 1, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})),
-		"chol":   must(chol.Work([]int{8, 3, 3}, tensor.F32, chol.Options{}, 1)),
-		"stack":  must(stack.Work(5, stack.Grid{Width: 4, Height: 3, Complex: true})),
+		"map":      must(mapx.Work([]int{1000}, tensor.F64, mapx.Options{})),
+		"cov":      must(cov.Work([]int{16384, 64, 49}, tensor.F32, cov.Options{})),
+		"paco":     must(paco.Work([]int{252, 100, 100}, tensor.F32, paco.Options{Radius: 4})),
+		"reduce":   must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axis: 1, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})),
+		"chol":     must(chol.Work([]int{8, 3, 3}, tensor.F32, chol.Options{}, 1)),
+		"stack":    must(stack.Work(5, stack.Grid{Width: 4, Height: 3, Complex: true})),
+		"quantile": must(quantile.Work([]int{4, 10}, tensor.F64, quantile.Options{Axis: 1, Q: []float64{0.25, 0.5, 0.75}})),
 	}
 	for name, w := range got {
 		if f, b := want[name][0], want[name][1]; w.Flops != f || w.Bytes != b {
@@ -77,8 +82,9 @@ func TestPacoWorkRadiusLargerThanFrames(t *testing.T) {
 
 // The registry: every workload once, named, with its defaults; the ones
 // auto prices are bench's suites that --tune measures rates for (those of
-// issue 31: map, reduce, cov, chol, paco, stack), and the built-in rates
-// are those of the 2026-11-28 H100 run for all of them but stack.
+// issue 31: map, reduce, cov, chol, paco, stack; and quantile), and the
+// built-in rates are those of the 2026-11-28 H100 run for all of them but
+// stack and quantile.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, s := range All {
@@ -87,11 +93,11 @@ func TestRegistry(t *testing.T) {
 		}
 		seen[s.Name] = true
 	}
-	if got, want := Priced(), []string{"map", "reduce", "cov", "chol", "paco", "stack"}; !slices.Equal(got, want) {
+	if got, want := Priced(), []string{"map", "reduce", "cov", "chol", "paco", "stack", "quantile"}; !slices.Equal(got, want) {
 		t.Errorf("priced %v, want %v", got, want)
 	}
 	r := Rates()
-	if r["paco"].GPU.Flops != 1.9e11 || r["map"].CPU.Flops != 2.7e8 || r["stack"] != (engine.BuiltinRate{}) {
+	if r["paco"].GPU.Flops != 1.9e11 || r["map"].CPU.Flops != 2.7e8 || r["stack"] != (engine.BuiltinRate{}) || r["quantile"] != (engine.BuiltinRate{}) {
 		t.Errorf("rates %+v", r)
 	}
 	for _, s := range Fronted() {

@@ -15,7 +15,7 @@ import vkstat
 def _same(py: object, lib: object) -> bool:
     if isinstance(py, (tuple, list)) and isinstance(lib, list):
         return list(py) == lib
-    if isinstance(py, str) and isinstance(lib, list):  # one statistic named
+    if isinstance(py, (str, float)) and isinstance(lib, list):  # one statistic named, one quantile as a number
         return [py] == lib
     return py == lib
 

@@ -37,7 +37,7 @@ from ._session import Session, default_session, defaults, devices, on_default, o
 # What ``from vkstat import *`` takes: not open and map, which would shadow
 # the builtins (use vkstat.open and vkstat.map).
 __all__ = [
-    "devices", "defaults", "Session", "reduce", "cov", "chol", "cho_solve", "verify",
+    "devices", "defaults", "Session", "reduce", "quantile", "cov", "chol", "cho_solve", "verify",
     "latent", "stack", "paco", "shader", "default_session", "set_default", "CovResult", "CholResult", "VerifyReport",
     "LatentResult", "StackResult", "PacoResult", "ShaderResult",
     "Error", "DeviceError", "InputError", "AxisError", "__version__",
@@ -56,6 +56,7 @@ def __getattr__(name: str) -> str:
 # The module-level functions: each Session method on the default session.
 map = on_default(Session.map)  # noqa: A001
 reduce = on_default(Session.reduce)
+quantile = on_default(Session.quantile)
 cov = on_default(Session.cov)
 chol = on_default(Session.chol)
 cho_solve = on_default(Session.cho_solve)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _shader, _stack, _verify
+from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _quantile, _shader, _stack, _verify
 from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty, pin, unpin
 from ._lib import Error, InputError
 
@@ -571,6 +571,7 @@ class Session:
 
     map = _array_ops.map
     reduce = _array_ops.reduce
+    quantile = _quantile.quantile
     cov = _linalg.cov
     chol = _linalg.chol
     cho_solve = _linalg.cho_solve

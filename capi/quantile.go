@@ -1,0 +1,50 @@
+package capi
+
+import (
+	"context"
+	"errors"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/quantile"
+	"github.com/vkstat/vkstat/pipelines/reduce"
+)
+
+func init() { ops["quantile"] = runQuantile }
+
+type quantileParams struct {
+	Axis    int       `json:"axis"`
+	Q       []float64 `json:"q"`
+	SkipNaN bool      `json:"skip_nan"`
+}
+
+// runQuantile takes the quantiles q of array a along axis (quantile.Run):
+// output q, of shape (len(q),) + a's shape without the axis, in a's dtype.
+// An axis out of range is an AxisError, as NumPy's.
+func runQuantile(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
+	d := quantile.DefaultOptions()
+	p := quantileParams{Axis: d.Axis, Q: d.Q, SkipNaN: d.SkipNaN}
+	if err := c.Params(&p); err != nil {
+		return nil, err
+	}
+	opt := quantile.Options{Axis: p.Axis, Q: p.Q, SkipNaN: p.SkipNaN, Out: c.outputs(nil)}
+	if err := opt.Check(); err != nil {
+		return nil, inputError(err)
+	}
+	a, err := c.Tensor("a", Floats...)
+	if err != nil {
+		return nil, err
+	}
+	r, err := quantile.Run(ctx, dev, a, opt)
+	var fe *engine.FieldError
+	switch {
+	case errors.As(err, &fe) && fe.Field == "axis":
+		return nil, AxisError{InputError{errors.New(fe.Words(pyName))}}
+	case errors.Is(err, reduce.ErrEmptyAxis):
+		return nil, InputError{err}
+	case err != nil:
+		return nil, err
+	}
+	res := c.Result()
+	res.add("q", r.Q)
+	return res.timed(r.Timing), nil
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/quantile"
+)
+
+func quantileCommand() *ucli.Command {
+	d := quantile.DefaultOptions()
+	return &ucli.Command{
+		Name:      "quantile",
+		Usage:     "quantiles (the median) along an axis of an array, as NumPy's np.quantile",
+		UsageText: "vkstat [global options] quantile --in A.{fits,npy} [--axis N] [--q 0.5,0.9] [--skip-nan] --out-dir DIR",
+		Description: `Reads a FITS or NPY array (as float32 or float64) and writes DIR/q.npy: the
+quantiles --q of each slice along --axis (NumPy numbering, negative from
+the end), of shape (len(q),) + the input's shape without the axis, in the
+input's dtype, as np.quantile(a, q, axis) with its default ("linear")
+method. The median is q 0.5, the default. A NaN makes its slice's
+quantiles NaN unless --skip-nan leaves NaNs out, as np.nanquantile.
+Slices longer than the device's shared memory holds are taken on the CPU,
+with a note saying so (docs/quantile.md).
+
+Examples:
+   vkstat quantile --in stack.npy --axis 0 --out-dir med/                  # the temporal median
+   vkstat quantile --in stack.npy --axis 0 --q 0.1,0.5,0.9 --out-dir out/  # out/q.npy: (3, H, W)
+   vkstat quantile --in rows.npy --axis -1 --q 0.05,0.95 --skip-nan --out-dir out/
+   vkstat --device gpu --time quantile --in cube.fits --axis 0 --out-dir med/`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
+			&ucli.IntFlag{Name: "axis", Value: d.Axis, Usage: "axis to take the quantiles along (negative counts from the end)"},
+			&ucli.Float64SliceFlag{Name: "q", Value: ucli.NewFloat64Slice(d.Q...), Usage: "comma-separated quantiles, each in [0, 1] (0.5: the median)"},
+			&ucli.BoolFlag{Name: "skip-nan", Value: d.SkipNaN, Usage: "leave NaNs out (np.nanquantile) instead of making their slices' quantiles NaN"},
+			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for q.npy (created if missing)"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			start := time.Now()
+			if err := requireFlag(c, "in", "out-dir"); err != nil {
+				return err
+			}
+			opt := quantile.Options{Axis: c.Int("axis"), Q: c.Float64Slice("q"), SkipNaN: c.Bool("skip-nan")}
+			if err := opt.Check(); err != nil {
+				return fieldError(err)
+			}
+			dir := c.String("out-dir")
+			if err := checkOutputDir("out-dir", dir); err != nil {
+				return err
+			}
+			tr := time.Now()
+			in, err := readInput(c, "in")
+			if err != nil {
+				return err
+			}
+			dt, err := precision(c, in.DType)
+			if err != nil {
+				return err
+			}
+			in = in.As(dt)
+			read := time.Since(tr)
+			s, err := openSessionFor(c, priced(quantile.Spec)(quantile.Work(in.Shape, dt, opt)))
+			if err != nil {
+				return err
+			}
+			s.read = read
+			r, err := quantile.Run(c.Context, s.dev, in, opt)
+			if cerr := s.Close(); err == nil {
+				err = cerr
+			}
+			var fe *engine.FieldError
+			if errors.As(err, &fe) { // --axis out of range: worded with the flag
+				return fieldError(err)
+			}
+			if err != nil {
+				return fmt.Errorf("--in %s: %w", c.String("in"), err)
+			}
+			if r.Fallback != "" {
+				fmt.Fprintf(c.App.ErrWriter, "vkstat: note: %s\n", r.Fallback)
+			}
+			tw := time.Now()
+			path := filepath.Join(dir, "q.npy")
+			outs := formats.Outputs{Ctx: c.Context}
+			defer outs.Abort()
+			outs.OwnDir(dir, "quantile")
+			outs.Add(path, func(w io.Writer) error { return formats.EncodeNPY(w, r.Q) })
+			if err := outs.Commit(); err != nil {
+				return err
+			}
+			sum := newSummary(c)
+			sum.set("input", c.String("in"))
+			sum.set("axis", opt.Axis)
+			sum.set("q", opt.Q)
+			sum.set("device", s.name())
+			sum.array(path, r.Q)
+			if err := sum.print(c); err != nil {
+				return err
+			}
+			s.write = time.Since(tw)
+			reportTime(c, s, r.Timing, time.Since(start))
+			return nil
+		},
+	}
+}
