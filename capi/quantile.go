@@ -38,7 +38,7 @@ func runQuantile(ctx context.Context, dev *engine.Device, c *Call) (*Result, err
 	var fe *engine.FieldError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "axis":
-		return nil, AxisError{InputError{errors.New(fe.Words(pyName))}}
+		return nil, AxisError{InputError{errors.New(fe.Words(pySetting))}}
 	case errors.Is(err, reduce.ErrEmptyAxis):
 		return nil, InputError{err}
 	case err != nil:
