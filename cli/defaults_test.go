@@ -6,12 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/eig"
@@ -37,6 +38,37 @@ var workloadDefaults = map[string]map[string]any{
 	// added later is held to their defaults.
 	"eig":     eig.Defaults(),
 	"spectra": spectra.Defaults(),
+}
+
+// workloadParams are the parameter descriptions of the workloads whose
+// command makes its flags from them (paramFlags).
+var workloadParams = map[string][]engine.Param{
+	"paco": paco.Params(),
+}
+
+// TestFlagsAreTheParams: every described parameter's flag on its command
+// is the flag the description makes (paramFlags): its default, what the
+// default means and its help are the description's, so a flag that states
+// a default, a range or a help text of its own fails here.
+func TestFlagsAreTheParams(t *testing.T) {
+	app := New(io.Discard, io.Discard)
+	for name, params := range workloadParams {
+		cmd := app.Command(name)
+		if cmd == nil {
+			t.Errorf("no command %s", name)
+			continue
+		}
+		flags := map[string]ucli.Flag{}
+		for _, f := range cmd.Flags {
+			flags[f.Names()[0]] = f
+		}
+		want := paramFlags(params)
+		for i, p := range params {
+			if got := flags[p.Flag]; !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("%s --%s: %#v, the description's is %#v", name, p.Flag, got, want[i])
+			}
+		}
+	}
 }
 
 // noCommand are the workloads without a command of their own, and who
@@ -110,7 +142,7 @@ func TestFlagDefaults(t *testing.T) {
 				t.Errorf("%s: no flag --%s for the workload's %s", name, flagOf(field), field)
 				continue
 			}
-			if got, want := flagDefault(f), shown(want); got != want {
+			if got, want := flagDefault(f), shownDefault(want); got != want {
 				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flagOf(field), got, field, want)
 			}
 		}
@@ -130,17 +162,4 @@ func flagDefault(f ucli.Flag) string {
 		return strconv.FormatBool(f.Value)
 	}
 	return fmt.Sprintf("%T", f)
-}
-
-// shown is a default as a flag takes it: lists comma-separated.
-func shown(v any) string {
-	switch v := v.(type) {
-	case []int:
-		return joinInts(v)
-	case []string:
-		return strings.Join(v, ",")
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
 }
