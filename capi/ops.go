@@ -235,9 +235,6 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 
 // parseStatsParam reads reduce's stats: names, or "all".
 func parseStatsParam(names []string) ([]reduce.Stat, error) {
-	if len(names) == 1 && strings.EqualFold(strings.TrimSpace(names[0]), "all") {
-		return reduce.AllStats(), nil
-	}
 	stats, err := reduce.ParseStats(strings.Join(names, ","))
 	if err != nil {
 		return nil, InputError{err}
