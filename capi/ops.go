@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -75,27 +77,19 @@ func OpNames() []string {
 
 // ---- map ----------------------------------------------------------------------
 
-type mapParams struct {
-	A *float64 `json:"a"`
-	B *float64 `json:"b"`
-	C *float64 `json:"c"`
-}
+// mapParams is the type map's parameters decode into (mapx.Params).
+var mapParams = sync.OnceValue(func() reflect.Type { return paramsType(mapx.Params()) })
 
 // runMap evaluates z = a·x² + b·y + c on arrays x and y (the same dtype and
 // shape), writing z into the caller's memory.
 func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p mapParams
-	if err := c.Params(&p); err != nil {
+	p := reflect.New(mapParams())
+	if err := c.Params(p.Interface()); err != nil {
 		return nil, err
 	}
 	mp := mapx.DefaultOptions()
-	for _, f := range []struct {
-		dst *float64
-		src *float64
-	}{{&mp.A, p.A}, {&mp.B, p.B}, {&mp.C, p.C}} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
+	if err := setParams(p.Elem(), mapx.Params(), &mp); err != nil {
+		return nil, err
 	}
 	x, err := c.Tensor("x", Floats...)
 	if err != nil {

@@ -44,6 +44,7 @@ var workloadDefaults = map[string]map[string]any{
 // command makes its flags from them (paramFlags).
 var workloadParams = map[string][]engine.Param{
 	"paco": paco.Params(),
+	"map":  mapx.Params(),
 }
 
 // TestFlagsAreTheParams: every described parameter's flag on its command

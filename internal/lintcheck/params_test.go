@@ -11,15 +11,21 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
 // described are the workloads whose options every front end takes from
 // their description (engine.Describe), by package name: their command's
-// files in cli/ start with the command's name.
+// files in cli/ start with the command's name (commandOf's, where the
+// package's is not).
 var described = map[string][]engine.Param{
 	"paco": paco.Params(),
+	"mapx": mapx.Params(),
 }
+
+// commandOf are the commands of packages named otherwise.
+var commandOf = map[string]string{"mapx": "map"}
 
 // statedDefault is a default written into a help text by hand, "(default
 // 4)", where a flag shows its own from its value ("(default: 4)").
@@ -107,7 +113,11 @@ func statedParams(rel string, f *ast.File) []string {
 				return true
 			}
 			name := flagName(n)
-			for cmd, params := range described {
+			for pkg, params := range described {
+				cmd := pkg
+				if c, ok := commandOf[pkg]; ok {
+					cmd = c
+				}
 				if p := engine.FindParam(params, name); strings.HasPrefix(base, cmd) && p != nil && p.Flag == name {
 					hits = append(hits, "flag --"+name+" written by hand: "+cmd+"'s parameter, whose flag paramFlags makes from "+cmd+".Params()")
 				}
