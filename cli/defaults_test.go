@@ -45,6 +45,7 @@ var workloadDefaults = map[string]map[string]any{
 var workloadParams = map[string][]engine.Param{
 	"paco": paco.Params(),
 	"map":  mapx.Params(),
+	"cov":  cov.Params(),
 }
 
 // TestFlagsAreTheParams: every described parameter's flag on its command

@@ -59,7 +59,7 @@ func joinInts(v []int) string {
 }
 
 // flagAliases are the short names of parameters' flags.
-var flagAliases = map[string][]string{"radius": {"r"}}
+var flagAliases = map[string][]string{"radius": {"r"}, "estimator": {"e"}}
 
 // paramFlags are the flags of a workload's parameters, made from their
 // description (engine.Describe): the name, the default (or what it

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
@@ -22,6 +23,7 @@ import (
 var described = map[string][]engine.Param{
 	"paco": paco.Params(),
 	"mapx": mapx.Params(),
+	"cov":  cov.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
