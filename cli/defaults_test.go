@@ -55,14 +55,10 @@ var workloadParams = map[string][]engine.Param{
 func TestFlagsAreTheParams(t *testing.T) {
 	app := New(io.Discard, io.Discard)
 	for name, params := range workloadParams {
-		cmd := app.Command(name)
-		if cmd == nil {
+		flags := flagsOf(app.Command(name))
+		if flags == nil {
 			t.Errorf("no command %s", name)
 			continue
-		}
-		flags := map[string]ucli.Flag{}
-		for _, f := range cmd.Flags {
-			flags[f.Names()[0]] = f
 		}
 		want := paramFlags(params)
 		for i, p := range params {
@@ -71,6 +67,18 @@ func TestFlagsAreTheParams(t *testing.T) {
 			}
 		}
 	}
+}
+
+// flagsOf are cmd's flags by name; nil without a command.
+func flagsOf(cmd *ucli.Command) map[string]ucli.Flag {
+	if cmd == nil {
+		return nil
+	}
+	flags := map[string]ucli.Flag{}
+	for _, f := range cmd.Flags {
+		flags[f.Names()[0]] = f
+	}
+	return flags
 }
 
 // noCommand are the workloads without a command of their own, and who
@@ -124,13 +132,10 @@ func TestFlagDefaults(t *testing.T) {
 			}
 			continue
 		}
-		if cmd == nil {
+		flags := flagsOf(cmd)
+		if flags == nil {
 			t.Errorf("no command %s", name)
 			continue
-		}
-		flags := map[string]ucli.Flag{}
-		for _, f := range cmd.Flags {
-			flags[f.Names()[0]] = f
 		}
 		for field, want := range defaults {
 			if outputFlags[name+" "+field] {
