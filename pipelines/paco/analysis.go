@@ -112,7 +112,9 @@ const ContrastCheckRuns = 3
 // their defaults from DefaultOptions and leave the checks to Check. Start
 // from DefaultOptions (PACO.md's defaults) and set PSF or FWHM: the zero
 // value has no patch radius. The fields' parameter names, which
-// Check's *engine.FieldError and Defaults use, are in their `param` tags.
+// Check's *engine.FieldError and Defaults use, are in their `param` tags,
+// beside their help and what a 0 default means: Params, from which the
+// front ends make their flags, columns and keys.
 type Options struct {
 	// PSF is the off-axis PSF stamp, odd-sized, square and centred on its
 	// middle pixel. nil: the Gaussian of FWHM that synth injects
