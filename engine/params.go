@@ -163,7 +163,7 @@ func (p Param) SetText(opt any, text string) error {
 	case reflect.String:
 		f.SetString(text)
 	default:
-		return fmt.Errorf("%s: a %s cannot be set from text", p.Name, f.Type())
+		return fmt.Errorf("a %s cannot be set from text", f.Type())
 	}
 	return nil
 }
