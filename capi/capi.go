@@ -614,3 +614,43 @@ var Floats = []tensor.DType{tensor.F32, tensor.F64}
 // Floats16 adds the 16-bit storage types, for the operations that widen
 // them as they read.
 var Floats16 = []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16}
+
+// paramsType is a struct type that a workload's parameters, as params
+// describe them, decode into (Call.Params): a field per parameter, keyed
+// by its name, a pointer to its kind of value (nil: absent or null, the
+// default), or any for one given as text or a number; then extra.
+func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Type {
+	var fs []reflect.StructField
+	for i, p := range params {
+		var t reflect.Type
+		switch {
+		case p.Text:
+			t = reflect.TypeFor[any]()
+		case p.Kind == reflect.Float64:
+			t = reflect.TypeFor[*float64]()
+		case p.Kind == reflect.Int:
+			t = reflect.TypeFor[*int]()
+		case p.Kind == reflect.Bool:
+			t = reflect.TypeFor[*bool]()
+		default:
+			t = reflect.TypeFor[*string]()
+		}
+		fs = append(fs, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: t, Tag: reflect.StructTag(`json:"` + p.Name + `"`)})
+	}
+	return reflect.StructOf(append(fs, extra...))
+}
+
+// setParams sets in opt (a pointer to a workload's options) the
+// parameters that v, a paramsType(params) value, gives.
+func setParams(v reflect.Value, params []engine.Param, opt any) error {
+	for i, p := range params {
+		f := v.Field(i)
+		if f.IsNil() {
+			continue
+		}
+		if err := p.SetValue(opt, f.Elem().Interface()); err != nil {
+			return inputf("%s: %v", p.Name, err)
+		}
+	}
+	return nil
+}

@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/vkstat/vkstat/engine"
@@ -75,27 +77,19 @@ func OpNames() []string {
 
 // ---- map ----------------------------------------------------------------------
 
-type mapParams struct {
-	A *float64 `json:"a"`
-	B *float64 `json:"b"`
-	C *float64 `json:"c"`
-}
+// mapParams is the type map's parameters decode into (mapx.Params).
+var mapParams = sync.OnceValue(func() reflect.Type { return paramsType(mapx.Params()) })
 
 // runMap evaluates z = a·x² + b·y + c on arrays x and y (the same dtype and
 // shape), writing z into the caller's memory.
 func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p mapParams
-	if err := c.Params(&p); err != nil {
+	p := reflect.New(mapParams())
+	if err := c.Params(p.Interface()); err != nil {
 		return nil, err
 	}
 	mp := mapx.DefaultOptions()
-	for _, f := range []struct {
-		dst *float64
-		src *float64
-	}{{&mp.A, p.A}, {&mp.B, p.B}, {&mp.C, p.C}} {
-		if f.src != nil {
-			*f.dst = *f.src
-		}
+	if err := setParams(p.Elem(), mapx.Params(), &mp); err != nil {
+		return nil, err
 	}
 	x, err := c.Tensor("x", Floats...)
 	if err != nil {
@@ -235,9 +229,6 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 
 // parseStatsParam reads reduce's stats: names, or "all".
 func parseStatsParam(names []string) ([]reduce.Stat, error) {
-	if len(names) == 1 && strings.EqualFold(strings.TrimSpace(names[0]), "all") {
-		return reduce.AllStats(), nil
-	}
 	stats, err := reduce.ParseStats(strings.Join(names, ","))
 	if err != nil {
 		return nil, InputError{err}
@@ -316,35 +307,34 @@ func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err 
 
 // ---- cov ------------------------------------------------------------------------
 
-type covParams struct {
-	Estimator string `json:"estimator"`
-	DDof      int    `json:"ddof"`
-	// Shrinkage is estimator shrunk's weight (null: 0.1).
-	Shrinkage *float64 `json:"shrinkage"`
-	// AssumeCentered takes the samples as centred (scikit-learn's).
-	AssumeCentered bool `json:"assume_centered"`
-	// Radius, when set, makes array x a (T, H, W) cube whose PACO patches
-	// of that radius are the sample sets.
-	Radius *int `json:"radius"`
-}
+// covParams is the type cov's parameters decode into: cov's own
+// (cov.Params), then shrinkage, estimator shrunk's weight (null: 0.1),
+// and radius, which when set makes array x a (T, H, W) cube whose PACO
+// patches of that radius are the sample sets.
+var covParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(cov.Params(),
+		reflect.StructField{Name: "Shrinkage", Type: reflect.TypeFor[*float64](), Tag: `json:"shrinkage"`},
+		reflect.StructField{Name: "Radius", Type: reflect.TypeFor[*int](), Tag: `json:"radius"`})
+})
 
 // runCov estimates means and covariances of sample sets, array x of shape
 // (N, T, P) or (T, P), or the patches of a cube.
 func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p covParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(covParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	est, err := cov.ParseEstimator(p.Estimator)
-	if err != nil {
-		return nil, InputError{err}
+	var opt cov.Options
+	if err := setParams(v.Elem(), cov.Params(), &opt); err != nil {
+		return nil, err
 	}
-	opt := cov.Options{Estimator: est, DDof: p.DDof, Shrinkage: p.Shrinkage, Centered: p.AssumeCentered}
+	opt.Shrinkage = v.Elem().FieldByName("Shrinkage").Interface().(*float64)
+	radius := v.Elem().FieldByName("Radius").Interface().(*int)
 	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}
 	allowed := Floats16
-	if p.Radius != nil {
+	if radius != nil {
 		allowed = Floats // a 16-bit cube would be widened (copied) by the pipeline
 	}
 	x, err := c.Tensor("x", allowed...)
@@ -352,11 +342,11 @@ func runCov(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 		return nil, err
 	}
 	res := c.Result()
-	if p.Radius != nil {
-		if err := cov.CheckRadius(*p.Radius); err != nil {
+	if radius != nil {
+		if err := cov.CheckRadius(*radius); err != nil {
 			return nil, inputError(err)
 		}
-		g, err := cov.CubePatches(x.Shape, *p.Radius, opt.DDof)
+		g, err := cov.CubePatches(x.Shape, *radius, opt.DDof)
 		if err != nil {
 			return nil, inputf("x has %v", err)
 		}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -14,42 +16,15 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// pacoParams are paco's parameters; a parameter absent or null keeps
-// paco.DefaultOptions' value (defaultPacoParams).
-type pacoParams struct {
-	// FWHM, when there is no "psf" array, is the Gaussian PSF's (synth's,
-	// as vkstat paco --fwhm); 0 with a stamp.
-	FWHM    float64 `json:"fwhm"`
-	PSFNorm string  `json:"psf_norm"`
-	Radius  int     `json:"radius"`
-	// Center is null or "" (measured, used when it rules out (H/2, W/2)),
-	// "auto" (the same, with warnings) or [y, x], pixels, 0-based.
-	Center    any     `json:"center"`
-	Threshold float64 `json:"threshold"`
-	MinSep    float64 `json:"min_sep"` // 0: 2×radius
-	Compat    string  `json:"compat"`
-	Placement string  `json:"placement"`
-	// Precision is f32 or f64 (or NumPy's names); "" or auto: the cube's.
-	Precision     string `json:"precision"`
-	Unbiased      bool   `json:"unbiased"`
-	ContrastCheck bool   `json:"contrast_check"`
-	QuickContrast bool   `json:"quick_contrast"`
-	// StarFlux is null or 0 (unknown), a flux in the cube's counts, or
-	// "psf" (the stamp's); StarFluxScale multiplies it (0: 1).
-	StarFlux      any     `json:"star_flux"`
-	StarFluxScale float64 `json:"star_flux_scale"`
-	// PixelScale is arcseconds per pixel, above 0; null: none.
-	PixelScale  *float64 `json:"pixel_scale"`
-	NorthOffset float64  `json:"north_offset"`
-}
-
-// defaultPacoParams are paco.DefaultOptions as parameters.
-func defaultPacoParams() pacoParams {
-	d := paco.DefaultOptions()
-	return pacoParams{FWHM: d.FWHM, PSFNorm: d.PSFNorm, Radius: d.Radius, Threshold: d.Threshold, MinSep: d.MinSep,
-		Compat: d.Compat.String(), Placement: d.Placement.String(), Unbiased: d.Unbiased, ContrastCheck: d.ContrastCheck,
-		QuickContrast: d.QuickContrast, StarFlux: d.StarFlux, StarFluxScale: d.StarFluxScale, NorthOffset: d.NorthOffset}
-}
+// pacoParams is the type paco's parameters decode into: paco's own
+// (paco.Params, paramsType), then the C ABI's center (null or "": the
+// header's, else measured; "auto"; or [y, x], pixels, 0-based) and
+// precision (f32 or f64, or NumPy's names; "" or auto: the cube's).
+var pacoParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(paco.Params(),
+		reflect.StructField{Name: "Center", Type: reflect.TypeFor[any](), Tag: `json:"center"`},
+		reflect.StructField{Name: "Precision", Type: reflect.TypeFor[string](), Tag: `json:"precision"`})
+})
 
 // PacoInfo is paco's Info: what vkstat paco prints and writes beside its
 // maps and tables (detections.json's and contrast.json's scalars).
@@ -110,8 +85,8 @@ type PacoStage struct {
 // contrast (contrast.csv's) and, with ContrastCheck, contrast_check
 // (contrast_check.csv's).
 func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	p := defaultPacoParams()
-	if err := c.Params(&p); err != nil {
+	p := reflect.New(pacoParams())
+	if err := c.Params(p.Interface()); err != nil {
 		return nil, err
 	}
 	cube, err := c.Tensor("cube", Floats...)
@@ -141,15 +116,13 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case c.Has("psf") && p.FWHM != 0:
-		return nil, inputf("give psf or fwhm, not both: a stamp is the PSF (its FWHM is measured on it)")
-	case c.Has("psf"):
+	if err := paco.PSFGiven(c.Has("psf"), opt.FWHM); err != nil {
+		return nil, inputError(err)
+	}
+	if c.Has("psf") {
 		if opt.PSF, err = c.Tensor("psf", Floats...); err != nil {
 			return nil, err
 		}
-	case p.FWHM == 0:
-		return nil, inputf("give psf (the off-axis PSF stamp) or fwhm (a Gaussian PSF of that FWHM, pixels)")
 	}
 	res := c.Result()
 	info := &PacoInfo{}
@@ -183,9 +156,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		info.Stages = append(info.Stages, PacoStage{st.Name, ms(st.Time)})
 	}
 	info.Threshold, info.NorthOffset, info.PAConvention = opt.Threshold, opt.NorthOffset, paco.PAConvention
-	if info.MinSep = opt.MinSep; info.MinSep <= 0 {
-		info.MinSep = float64(2 * r.Radius)
-	}
+	info.MinSep = opt.MinSeparation()
 	if opt.PixelScale > 0 {
 		info.PixelScale = &opt.PixelScale
 	}
@@ -198,46 +169,21 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	return res.timed(r.Timing), nil
 }
 
-// pacoOptions turns p into paco.Options, which paco.Run checks.
-func pacoOptions(p pacoParams) (paco.Options, error) {
-	opt := paco.Options{FWHM: p.FWHM, PSFNorm: p.PSFNorm, Radius: p.Radius, Threshold: p.Threshold, MinSep: p.MinSep,
-		Unbiased: p.Unbiased, ContrastCheck: p.ContrastCheck, QuickContrast: p.QuickContrast, StarFluxScale: p.StarFluxScale, NorthOffset: p.NorthOffset}
-	var err error
-	switch v := p.StarFlux.(type) {
-	case nil:
-	case float64:
-		opt.StarFlux = v
-	case json.Number:
-		if opt.StarFlux, err = v.Float64(); err != nil {
-			return opt, inputf("star_flux: want 'psf' or a number, got %v", v)
-		}
-	case string:
-		if !strings.EqualFold(strings.TrimSpace(v), "psf") {
-			return opt, inputf("star_flux: want 'psf' (the PSF stamp's flux) or a flux ≥ 0 in the cube's counts, got %q", v)
-		}
-		opt.StarFluxPSF = true
-	default:
-		return opt, inputf("star_flux: want 'psf' or a number, got %v", v)
-	}
-	if opt.Compat, err = paco.ParseCompat(p.Compat); err != nil {
-		return opt, inputf("compat: %v", err)
-	}
-	if opt.Placement, err = paco.ParsePlacement(p.Placement); err != nil {
-		return opt, inputf("placement: %v", err)
-	}
-	if opt.Center, opt.CenterYX, err = pacoCenter(p.Center); err != nil {
+// pacoOptions turns p, a pacoParams, into paco.Options, which paco.Run
+// checks.
+func pacoOptions(p reflect.Value) (paco.Options, error) {
+	opt := paco.DefaultOptions()
+	err := setParams(p.Elem(), paco.Params(), &opt)
+	if err != nil {
 		return opt, err
 	}
-	if ps := p.PixelScale; ps != nil {
-		if !(*ps > 0) { // 0 is the library's "none"; given, it is a mistake
-			return opt, inputf("pixel_scale: want arcseconds per pixel, a number above 0, got %g", *ps)
-		}
-		opt.PixelScale = *ps
+	if opt.Center, opt.CenterYX, err = pacoCenter(p.Elem().FieldByName("Center").Interface()); err != nil {
+		return opt, err
 	}
-	if p.Precision != "" && p.Precision != "auto" {
-		d, err := tensor.ParseDType(p.Precision)
+	if pr := p.Elem().FieldByName("Precision").String(); pr != "" && pr != "auto" {
+		d, err := tensor.ParseDType(pr)
 		if err != nil || d.Is16() {
-			return opt, inputf("precision %q: want float32 or float64 (f32, f64), or None for the cube's own", p.Precision)
+			return opt, inputf("precision %q: want float32 or float64 (f32, f64), or None for the cube's own", pr)
 		}
 		opt.Convert, opt.DType = true, d
 	}

@@ -3,6 +3,9 @@ package capi
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
@@ -192,27 +195,39 @@ func covOut(c *Call, pt *cov.Partial) *Result {
 	return res
 }
 
-type covMergeParams struct {
-	Parts     []covPart `json:"parts"`
-	Finish    bool      `json:"finish"`
-	Estimator string    `json:"estimator"`
-	DDof      int       `json:"ddof"`
-}
+// covFinishParams are the parameters of cov's that finishing a merge
+// takes (cov.Params): estimator and ddof.
+var covFinishParams = sync.OnceValue(func() []engine.Param {
+	return slices.DeleteFunc(cov.Params(), func(p engine.Param) bool { return p.Name != "estimator" && p.Name != "ddof" })
+})
+
+// covMergeParams is the type cov_merge's parameters decode into: the
+// partials and finish, then covFinishParams.
+var covMergeParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(covFinishParams(),
+		reflect.StructField{Name: "Parts", Type: reflect.TypeFor[[]covPart](), Tag: `json:"parts"`},
+		reflect.StructField{Name: "Finish", Type: reflect.TypeFor[bool](), Tag: `json:"finish"`})
+})
 
 // runCovMerge merges cov partials (cov.Merge), and with finish estimates
 // the covariances from the merge (the shrinkage only then).
 func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
-	var p covMergeParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(covMergeParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	ts, err := partTensors(c, len(p.Parts), covArrays...)
+	var opt cov.Options
+	if err := setParams(v.Elem(), covFinishParams(), &opt); err != nil {
+		return nil, err
+	}
+	parts, finish := v.Elem().FieldByName("Parts").Interface().([]covPart), v.Elem().FieldByName("Finish").Bool()
+	ts, err := partTensors(c, len(parts), covArrays...)
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]*cov.Partial, len(ts))
+	partials := make([]*cov.Partial, len(ts))
 	for i, t := range ts {
-		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		dt, err := tensor.ParseDType(parts[i].DType)
 		if err != nil {
 			return nil, inputf("parts[%d]: %v", i, err)
 		}
@@ -220,21 +235,18 @@ func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) 
 		if len(m.Shape) != 2 {
 			return nil, inputf("parts[%d]: mean has shape %s; want (N, P)", i, tensor.ShapeString(m.Shape))
 		}
-		parts[i] = &cov.Partial{DType: dt, N: m.Shape[0], P: m.Shape[1], T: p.Parts[i].T,
+		partials[i] = &cov.Partial{DType: dt, N: m.Shape[0], P: m.Shape[1], T: parts[i].T,
 			Mean: m.F64, C: t["c"].F64, R: t["r"].F64, Q4: t["q4"].F64}
 	}
-	m, err := cov.Merge(parts...)
+	m, err := cov.Merge(partials...)
 	if err != nil {
 		return nil, inputError(err)
 	}
-	if !p.Finish {
+	if !finish {
 		return covOut(c, m), nil
 	}
-	est, err := cov.ParseEstimator(p.Estimator)
-	if err != nil {
-		return nil, InputError{err}
-	}
-	r, err := m.Finish(cov.Options{Estimator: est, DDof: p.DDof, Out: c.outputs(nil)})
+	opt.Out = c.outputs(nil)
+	r, err := m.Finish(opt)
 	if err != nil {
 		return nil, inputError(err)
 	}

@@ -239,21 +239,14 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	if len(p.Crop) > 0 && len(p.Window) > 0 {
 		return cfg, inputf("crop and window are one window: give window=(xoff, yoff, xsize, ysize)")
 	}
-	for _, w := range []struct {
-		name  string
-		v     []int
-		order string
-	}{{"window", p.Window, "(xoff, yoff, xsize, ysize) in input pixels, as GDAL's -srcwin"}, {"crop", p.Crop, "(first row, first column, rows, columns) of the multilooked image"}} {
-		switch {
-		case len(w.v) == 0:
-		case len(w.v) != 4 || slices.Min(w.v) < 0:
-			return cfg, inputf("%s: want four integers ≥ 0, %s, got %v", w.name, w.order, w.v)
-		case w.name == "window":
-			cfg.Window = stack.Window{X: w.v[0], Y: w.v[1], W: w.v[2], H: w.v[3]}
-		default:
-			a, r := cfg.LooksAz, cfg.LooksRg
-			cfg.Window = stack.Window{X: w.v[1] * r, Y: w.v[0] * a, W: w.v[3] * r, H: w.v[2] * a}
-		}
+	switch {
+	case len(p.Window) > 0:
+		cfg.Window, err = stack.NewWindow(p.Window, false, cfg.LooksAz, cfg.LooksRg)
+	case len(p.Crop) > 0:
+		cfg.Window, err = stack.NewWindow(p.Crop, true, cfg.LooksAz, cfg.LooksRg)
+	}
+	if err != nil {
+		return cfg, inputError(err)
 	}
 	if cfg.Quantity, err = stack.ParseQuantity(p.Quantity); err != nil {
 		return cfg, inputError(err)
@@ -262,10 +255,7 @@ func stackConfig(p stackParams) (stack.Config, error) {
 	if err != nil {
 		return cfg, inputf("filter: %v", err)
 	}
-	cfg.Filter = stack.Filter{Kind: kind, Size: p.FilterSize, ENL: p.ENL}
-	if kind != stack.NoFilter && p.FilterSize == 0 {
-		cfg.Filter.Size = stack.DefaultFilterSize
-	}
+	cfg.Filter = stack.NewFilter(kind, p.FilterSize, p.ENL)
 	if err := cfg.Check(); err != nil {
 		return cfg, inputError(err)
 	}

@@ -15,7 +15,6 @@ import (
 )
 
 func covCommand() *ucli.Command {
-	var d cov.Options // the zero value is cov's default
 	return &ucli.Command{
 		Name:      "cov",
 		Usage:     "batched mean and covariance, with PACO, Ledoit-Wolf or OAS shrinkage",
@@ -44,20 +43,17 @@ Examples:
    vkstat cov --in samples.npy --estimator paco --out-cov C.npy --out-mean m.npy --out-rho rho.npy
    vkstat --device cpu cov --in x.npy --estimator oas --out-cov C.npy
    vkstat cov --cube cube.fits --radius 4 --estimator paco --out-cov C.npy --out-locations yx.npy`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "sample sets (N, T, P) or one set (T, P) (.npy or FITS)"},
 			&ucli.StringFlag{Name: "cube", Usage: "a (T, H, W) cube to gather PACO patches from (.npy or FITS), instead of --in"},
 			&ucli.IntFlag{Name: "radius", Value: paco.DefaultRadius, Usage: "patch radius in pixels, with --cube (PACO's patches)"},
-			&ucli.StringFlag{Name: "estimator", Aliases: []string{"e"}, Value: d.Estimator.String(), Usage: "none, paco, ledoit-wolf, oas or shrunk"},
 			&ucli.Float64Flag{Name: "shrinkage", Usage: "with --estimator shrunk: ρ in [0, 1] (default 0.1, scikit-learn's)"},
-			&ucli.BoolFlag{Name: "assume-centered", Usage: "take the samples as centred: S = (1/T) Σ r rᵀ, means 0 (scikit-learn's assume_centered)"},
-			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "0: S with 1/T; 1: the covariance rescaled by T/(T−1)"},
 			&ucli.StringFlag{Name: "out-cov", Usage: "covariance output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-mean", Usage: "mean output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-rho", Usage: "shrinkage weight output (.npy, or FITS for .fits)"},
 			&ucli.StringFlag{Name: "out-locations", Usage: "with --cube: the (y, x) of each location (.npy, float64)"},
 			jsonFlag(),
-		},
+		}, paramFlags(cov.Params())...),
 		Action: runCov,
 	}
 }
@@ -86,11 +82,11 @@ func runCov(c *ucli.Context) error {
 			encoders[f] = enc
 		}
 	}
-	est, err := cov.ParseEstimator(c.String("estimator"))
-	if err != nil {
-		return usageError{fmt.Errorf("--estimator: %w", err)}
+	var opt cov.Options
+	if err := setParams(c, cov.Params(), &opt); err != nil {
+		return err
 	}
-	opt := cov.Options{Estimator: est, DDof: c.Int("ddof"), Centered: c.Bool("assume-centered")}
+	est := opt.Estimator
 	if c.IsSet("shrinkage") {
 		r := c.Float64("shrinkage")
 		opt.Shrinkage = &r

@@ -6,15 +6,60 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/mapx"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/workloads"
 )
+
+// workloadParams are the parameter descriptions of the workloads whose
+// command makes its flags from them (paramFlags).
+var workloadParams = map[string][]engine.Param{
+	"paco": paco.Params(),
+	"map":  mapx.Params(),
+	"cov":  cov.Params(),
+}
+
+// TestFlagsAreTheParams: every described parameter's flag on its command
+// is the flag the description makes (paramFlags): its default, what the
+// default means and its help are the description's, so a flag that states
+// a default, a range or a help text of its own fails here.
+func TestFlagsAreTheParams(t *testing.T) {
+	app := New(io.Discard, io.Discard)
+	for name, params := range workloadParams {
+		flags := flagsOf(app.Command(name))
+		if flags == nil {
+			t.Errorf("no command %s", name)
+			continue
+		}
+		want := paramFlags(params)
+		for i, p := range params {
+			if got := flags[p.Flag]; !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("%s --%s: %#v, the description's is %#v", name, p.Flag, got, want[i])
+			}
+		}
+	}
+}
+
+// flagsOf are cmd's flags by name; nil without a command.
+func flagsOf(cmd *ucli.Command) map[string]ucli.Flag {
+	if cmd == nil {
+		return nil
+	}
+	flags := map[string]ucli.Flag{}
+	for _, f := range cmd.Flags {
+		flags[f.Names()[0]] = f
+	}
+	return flags
+}
 
 // outputFlags are the parameters a command takes as an output file,
 // --out-<flag> FILE, rather than as a flag with a default: chol computes
@@ -63,13 +108,10 @@ func TestFlagDefaults(t *testing.T) {
 			}
 			continue
 		}
-		if cmd == nil {
+		flags := flagsOf(cmd)
+		if flags == nil {
 			t.Errorf("no command %s", name)
 			continue
-		}
-		flags := map[string]ucli.Flag{}
-		for _, f := range cmd.Flags {
-			flags[f.Names()[0]] = f
 		}
 		for field, want := range defaults {
 			if outputFlags[name+" "+field] {
@@ -83,7 +125,7 @@ func TestFlagDefaults(t *testing.T) {
 				t.Errorf("%s: no flag --%s for the workload's %s", name, flagOf(field), field)
 				continue
 			}
-			if got, want := flagDefault(f), shown(want); got != want {
+			if got, want := flagDefault(f), shownDefault(want); got != want {
 				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flagOf(field), got, field, want)
 			}
 		}
@@ -105,17 +147,4 @@ func flagDefault(f ucli.Flag) string {
 		return fmt.Sprint(f.Value.Value())
 	}
 	return fmt.Sprintf("%T", f)
-}
-
-// shown is a default as a flag takes it: lists comma-separated.
-func shown(v any) string {
-	switch v := v.(type) {
-	case []int:
-		return joinInts(v)
-	case []string:
-		return strings.Join(v, ",")
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
 }

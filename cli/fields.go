@@ -2,10 +2,15 @@ package cli
 
 import (
 	"errors"
-	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/survey"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/survey"
 )
 
 // flagOf is the flag, without its dashes, of a library field: flags are
@@ -51,4 +56,55 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// flagAliases are the short names of parameters' flags.
+var flagAliases = map[string][]string{"radius": {"r"}, "estimator": {"e"}}
+
+// paramFlags are the flags of a workload's parameters, made from their
+// description (engine.Describe): the name, the default (or what it
+// means) and the help are the parameter's own.
+func paramFlags(params []engine.Param) []ucli.Flag {
+	out := make([]ucli.Flag, len(params))
+	for i, p := range params {
+		al := flagAliases[p.Flag]
+		switch p.Kind {
+		case reflect.Float64:
+			out[i] = &ucli.Float64Flag{Name: p.Flag, Aliases: al, Value: p.Default.(float64), DefaultText: p.DefaultText, Usage: p.Help}
+		case reflect.Int:
+			out[i] = &ucli.IntFlag{Name: p.Flag, Aliases: al, Value: p.Default.(int), DefaultText: p.DefaultText, Usage: p.Help}
+		case reflect.Bool:
+			out[i] = &ucli.BoolFlag{Name: p.Flag, Aliases: al, Value: p.Default.(bool), DefaultText: p.DefaultText, Usage: p.Help}
+		default:
+			out[i] = &ucli.StringFlag{Name: p.Flag, Aliases: al, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
+		}
+	}
+	return out
+}
+
+// shownDefault is a default as a flag takes it: lists comma-separated.
+func shownDefault(v any) string {
+	switch v := v.(type) {
+	case []int:
+		return joinInts(v)
+	case []string:
+		return strings.Join(v, ",")
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// setParams sets in opt (a pointer to a workload's options) the
+// parameters given on the command line, from their flags' text.
+func setParams(c *ucli.Context, params []engine.Param, opt any) error {
+	for _, p := range params {
+		if !c.IsSet(p.Flag) {
+			continue
+		}
+		if err := p.SetText(opt, c.String(p.Flag)); err != nil {
+			return usagef("--%s: %v", p.Flag, err)
+		}
+	}
+	return nil
 }

@@ -14,7 +14,6 @@ import (
 )
 
 func mapCommand() *ucli.Command {
-	d := mapx.DefaultOptions()
 	return &ucli.Command{
 		Name:      "map",
 		Usage:     "evaluate z = a·x² + b·y + c elementwise",
@@ -26,17 +25,18 @@ kernel's own time, so the price of moving data is plain to see.
 Examples:
    vkstat map --x x.npy --y y.npy --a 3.5 --b 2.8 --c 10 --out z.npy
    vkstat --device cpu --time map --x x.npy --y y.npy --out z.npy`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "x", Usage: "input x (FITS or .npy)"},
 			&ucli.StringFlag{Name: "y", Usage: "input y (FITS or .npy), same shape as x"},
-			&ucli.Float64Flag{Name: "a", Value: d.A, Usage: "coefficient a"},
-			&ucli.Float64Flag{Name: "b", Value: d.B, Usage: "coefficient b"},
-			&ucli.Float64Flag{Name: "c", Value: d.C, Usage: "coefficient c"},
 			&ucli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output z (.npy, or FITS for .fits/.fit/.fts)"},
-		},
+		}, paramFlags(mapx.Params())...),
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
 			if err := requireFlag(c, "x", "y", "out"); err != nil {
+				return err
+			}
+			opt := mapx.DefaultOptions()
+			if err := setParams(c, mapx.Params(), &opt); err != nil {
 				return err
 			}
 			encode, err := arrayEncoder("out", c.String("out"))
@@ -70,7 +70,7 @@ Examples:
 			}
 			s.read = read
 			// x is not needed after: on the CPU path z takes its memory.
-			r, err := mapx.Run(c.Context, s.dev, mapx.Input{X: x, Y: y, Over: true}, mapx.Options{A: c.Float64("a"), B: c.Float64("b"), C: c.Float64("c")})
+			r, err := mapx.Run(c.Context, s.dev, mapx.Input{X: x, Y: y, Over: true}, opt)
 			if cerr := s.Close(); err == nil {
 				err = cerr
 			}

@@ -106,7 +106,7 @@ func TestPacoBadInput(t *testing.T) {
 		{"cube not 3-D", []string{"--cube", flat, "--angles", a, "--psf", p}, "must be 3-D", 1},
 		{"unreadable cube", []string{"--cube", garbage, "--angles", a, "--psf", p}, "garbage.fits", 1},
 		{"missing cube", []string{"--cube", filepath.Join(dir, "none.fits"), "--angles", a, "--psf", p}, "no such file", 1},
-		{"psf and fwhm", []string{"--cube", c, "--angles", a, "--psf", p, "--fwhm", "3"}, "exactly one of --psf and --fwhm", 2},
+		{"psf and fwhm", []string{"--cube", c, "--angles", a, "--psf", p, "--fwhm", "3"}, "give --psf or --fwhm, not both", 2},
 		{"bad compat", []string{"--cube", c, "--angles", a, "--fwhm", "3", "--compat", "pynpoint"}, "--compat", 2},
 	}
 	for _, tc := range cases {

@@ -17,7 +17,6 @@ import (
 )
 
 func pacoCommand() *ucli.Command {
-	d := paco.DefaultOptions()
 	return &ucli.Command{
 		Name:      "paco",
 		Usage:     "detect faint companions in an angular differential imaging cube (PACO)",
@@ -76,30 +75,17 @@ Examples:
    vkstat paco --cube data/cube.fits --angles data/angles.fits --psf data/psf.fits --out-dir results
    vkstat --device cpu paco --cube cube.npy --angles angles.txt --fwhm 4 --radius 3 --threshold 6 --out-dir results
    vkstat paco --cube cube.fits --angles angles.fits --psf psf.fits --compat vip --format both --out-dir vip`,
-		Flags: []ucli.Flag{
+		Flags: append(append([]ucli.Flag{
 			&ucli.StringFlag{Name: "cube", Usage: "the ADI cube (T, H, W): .fits or .npy"},
 			&ucli.StringFlag{Name: "angles", Usage: "T parallactic angles in degrees: .fits, .npy or text; or header: from the cube's HIERARCH ESO TEL PARANG START and END (one exposure), linear in time at each frame's middle"},
 			&ucli.StringFlag{Name: "psf", Usage: "off-axis PSF stamp, odd-sized and centred: .fits or .npy"},
-			&ucli.Float64Flag{Name: "fwhm", Usage: "use a Gaussian PSF of this FWHM in pixels instead of --psf"},
-			&ucli.StringFlag{Name: "psf-norm", Value: d.PSFNorm, Usage: "PSF normalisation: sum, peak or none"},
-			&ucli.IntFlag{Name: "radius", Aliases: []string{"r"}, Value: d.Radius, Usage: "patch radius in pixels (R=4: 49-pixel patches)"},
+		}, paramFlags(paco.Params())...),
 			&ucli.StringFlag{Name: "center", DefaultText: "header, else auto", Usage: "star centre: y,x in pixels (0-based, rounded for the maps), auto (measured on the data, headers ignored) or header (the cube's CRPIX2-1,CRPIX1-1); not given: the header's if the FITS cube has one, else auto, else H/2,W/2"},
-			&ucli.StringFlag{Name: "star-flux", Value: "0", DefaultText: "unknown", Usage: "the star's flux for the contrast curve (contrast = flux limit / star flux, in magnitudes), in the flux map's units, which are the cube's counts whatever the stamp's scale: the total of the star's unsaturated image in the cube's counts; psf: the PSF stamp's total (its peak with --psf-norm peak), when the stamp is that image; not given or 0: flux limits only. A Δmag below 0 warns"},
-			&ucli.Float64Flag{Name: "star-flux-scale", Value: d.StarFluxScale, Usage: "multiplies --star-flux: the exposure-time or neutral-density ratio of the cube's frames to the stamp's (a stamp taken through an ND of transmission 1/100 with the same exposure: 100)"},
-			&ucli.Float64Flag{Name: "threshold", Value: d.Threshold, Usage: "SNR above which local maxima are detections"},
-			&ucli.Float64Flag{Name: "min-sep", Value: d.MinSep, DefaultText: "2×radius", Usage: "minimum distance in pixels between two detections"},
-			&ucli.StringFlag{Name: "compat", Value: d.Compat.String(), Usage: "none, or vip to reproduce VIP/PynPoint's numerics"},
-			&ucli.StringFlag{Name: "psf-placement", Value: d.Placement.String(), Usage: "PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "map formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
-			&ucli.Float64Flag{Name: "pixel-scale", Usage: "arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"},
-			&ucli.Float64Flag{Name: "north-offset", Usage: "true-north correction in degrees, added to the detections' position angles (east of north)"},
-			&ucli.BoolFlag{Name: "unbiased", Usage: "also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"},
-			&ucli.BoolFlag{Name: "quick-contrast", Usage: "keep the contrast curve threshold × σ_flux, without its calibration by injection–recovery (" + fmt.Sprint(paco.CalibrationPasses*paco.CalibrationRuns) + " more runs of the maps with fake companions, whose SNR throughput divides the limit): faster, and optimistic by the inverse of the throughput"},
-			&ucli.BoolFlag{Name: "contrast-check", Usage: "check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in " + fmt.Sprint(paco.ContrastCheckRuns) + " more runs of the maps; their recovered SNR and flux go to contrast_check.csv"},
 			&ucli.StringFlag{Name: "truth", Usage: "truth.json of vkstat synth paco: print each injected companion next to what PACO found"},
 			jsonFlag(),
-		},
+		),
 		Action: runPaco,
 	}
 }
@@ -111,34 +97,16 @@ func runPaco(c *ucli.Context) error {
 	if err := requireFlag(c, "cube", "angles", "out-dir"); err != nil {
 		return err
 	}
-	if c.IsSet("psf") == c.IsSet("fwhm") {
-		return usagef("paco: give exactly one of --psf and --fwhm")
+	opt := paco.DefaultOptions()
+	if err := setParams(c, paco.Params(), &opt); err != nil {
+		return err
 	}
-	opt := paco.Options{FWHM: c.Float64("fwhm"), PSFNorm: c.String("psf-norm"), Radius: c.Int("radius"),
-		StarFluxScale: c.Float64("star-flux-scale"), Threshold: c.Float64("threshold"), MinSep: c.Float64("min-sep"),
-		PixelScale: c.Float64("pixel-scale"), NorthOffset: c.Float64("north-offset"),
-		Unbiased: c.Bool("unbiased"), ContrastCheck: c.Bool("contrast-check"), QuickContrast: c.Bool("quick-contrast")}
+	if err := paco.PSFGiven(c.IsSet("psf"), opt.FWHM); err != nil {
+		return fieldError(err)
+	}
 	var err error
-	if c.IsSet("star-flux") {
-		if opt.StarFlux, opt.StarFluxPSF, err = paco.ParseStarFlux(c.String("star-flux")); err != nil {
-			return usagef("--star-flux: %v", err)
-		}
-	}
-	if c.IsSet("star-flux-scale") && !(opt.StarFluxScale > 0) {
-		return usagef("--star-flux-scale: want a ratio above 0, got %g", opt.StarFluxScale)
-	}
-	if opt.Compat, err = paco.ParseCompat(c.String("compat")); err != nil {
-		return usagef("--compat: %v", err)
-	}
-	if opt.Placement, err = paco.ParsePlacement(c.String("psf-placement")); err != nil {
-		return usagef("--psf-placement: %v", err)
-	}
 	if opt.Center, opt.CenterYX, err = paco.ParseCenter(c.String("center")); err != nil {
 		return usagef("--center: %v", err)
-	}
-	// 0 is the library's "none"; on the command line it is a mistake.
-	if c.IsSet("pixel-scale") && !(opt.PixelScale > 0) {
-		return usagef("--pixel-scale: want arcseconds per pixel, a number above 0, got %g", opt.PixelScale)
 	}
 	f, err := mapFormats("format", c.String("format"))
 	if err != nil {

@@ -64,11 +64,7 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := requireFlag(c, "in", "out-dir"); err != nil {
 				return err
 			}
-			statText := c.String("stat")
-			if statText == "all" {
-				statText = "sum,mean,var,std,min,max"
-			}
-			stats, err := reduce.ParseStats(statText)
+			stats, err := reduce.ParseStats(c.String("stat"))
 			if err != nil {
 				return usageError{fmt.Errorf("--stat: %w", err)}
 			}

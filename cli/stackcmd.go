@@ -158,36 +158,33 @@ func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure
 // the earliest --crop Y,X,H,W (rows first, multilooked pixels of a×r looks),
 // with a note giving the --window that is the same.
 func parseWindow(c *ucli.Context, a, r int) (stack.Window, error) {
-	var w stack.Window
-	flag, order := "window", "X,Y,W,H (xoff, yoff, xsize, ysize in input pixels, as GDAL's -srcwin)"
+	flag := "window"
 	if c.IsSet("crop") {
 		if c.IsSet("window") {
-			return w, usagef("--crop and --window are one window: give --window X,Y,W,H")
+			return stack.Window{}, usagef("--crop and --window are one window: give --window X,Y,W,H")
 		}
-		flag, order = "crop", "Y,X,H,W (first row, first column, rows, columns of the multilooked image)"
+		flag = "crop"
 	}
 	s := c.String(flag)
 	if s == "" {
-		return w, nil
+		return stack.Window{}, nil
 	}
-	f := strings.Split(s, ",")
-	if len(f) != 4 {
-		return w, usagef("--%s %q: want %s", flag, s, order)
-	}
-	v := make([]int, 4)
-	for i, x := range f {
+	var v []int
+	for _, x := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(x))
-		if err != nil || n < 0 {
-			return w, usagef("--%s %q: want four integers ≥ 0: %s", flag, s, order)
+		if err != nil {
+			return stack.Window{}, usagef("--%s %q: want integers, comma-separated", flag, s)
 		}
-		v[i] = n
+		v = append(v, n)
+	}
+	w, err := stack.NewWindow(v, flag == "crop", a, r)
+	if err != nil {
+		return w, fieldError(err)
 	}
 	if flag == "crop" {
-		w = stack.Window{X: v[1] * r, Y: v[0] * a, W: v[3] * r, H: v[2] * a}
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: note: stack --crop Y,X,H,W (rows first, multilooked pixels) is now --window X,Y,W,H (GDAL's -srcwin, input pixels): --window %d,%d,%d,%d\n", w.X, w.Y, w.W, w.H)
-		return w, nil
 	}
-	return stack.Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
+	return w, nil
 }
 
 // int32Bytes are counts held as float32 whole numbers, as little-endian
@@ -328,10 +325,11 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if err != nil {
 		return nil, cfg, usagef("--filter: %v", err)
 	}
-	cfg.Filter = stack.Filter{Kind: kind, Size: c.Int("filter-size"), ENL: c.Float64("enl")}
-	if kind == stack.NoFilter && !c.IsSet("filter-size") {
-		cfg.Filter.Size = 0 // the default window goes with a filter
+	size := 0 // the default window goes with a filter
+	if c.IsSet("filter-size") {
+		size = c.Int("filter-size")
 	}
+	cfg.Filter = stack.NewFilter(kind, size, c.Float64("enl"))
 	if err := cfg.Check(); err != nil {
 		return nil, cfg, fieldError(err)
 	}

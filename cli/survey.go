@@ -50,7 +50,7 @@ func surveyCommand() *ucli.Command {
 			flags = append(flags, &ucli.BoolFlag{Name: o.Name, Usage: usage})
 			continue
 		}
-		flags = append(flags, &ucli.StringFlag{Name: o.Name, Usage: usage})
+		flags = append(flags, &ucli.StringFlag{Name: o.Name, DefaultText: o.Default, Usage: usage})
 	}
 	return &ucli.Command{
 		Name:  "survey",
@@ -227,8 +227,8 @@ func surveyRunAction(c *ucli.Context) error {
 		})
 	}
 	opt.Reason = func(t *survey.Target, err error) string {
-		if errors.Is(err, survey.ErrNoPSF) {
-			return "psf: not given (give psf or fwhm, in the manifest or as survey run --psf/--fwhm)"
+		if errors.Is(err, paco.ErrNoPSF) {
+			return err.Error() + ", in the manifest or as survey run's --psf or --fwhm"
 		}
 		err = pacoError(t, err)
 		if a := advice(err); a != "" {

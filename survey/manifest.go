@@ -12,8 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -30,113 +30,54 @@ import (
 type Column struct {
 	Name  string
 	Usage string
-	Path  bool // a file: relative to the manifest's folder (a default's: to the working directory)
-	Bool  bool // true/false
-	set   func(t *Target, v string) error
-}
-
-// parseFloatOpt reads a finite number, or says what the column wants.
-func parseFloatOpt(v string, want string) (float64, error) {
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, fmt.Errorf("want %s, got %q", want, v)
-	}
-	return x, nil
+	// Default is the value an empty cell takes, as text ("" for none):
+	// paco's default for its options (what a 0 means, where it means
+	// something: "2×radius").
+	Default string
+	Path    bool // a file: relative to the manifest's folder (a default's: to the working directory)
+	Bool    bool // true/false
+	set     func(t *Target, v string) error
 }
 
 // Columns are the per-target options, in the order the survey table's
-// documentation lists them; "name" is the target's folder, apart. A
-// column's set reads its text into the target; what the value may be is
-// paco's contract (paco.Options.Check, which Target.Check runs).
-var Columns = []Column{
-	{Name: "cube", Path: true, Usage: "the ADI cube (T, H, W): .fits or .npy", set: func(t *Target, v string) error { t.Cube = v; return nil }},
-	{Name: "angles", Path: true, Usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(t *Target, v string) error { t.Angles = v; return nil }},
-	{Name: "psf", Path: true, Usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(t *Target, v string) error { t.PSF, t.Options.FWHM = v, 0; return nil }},
-	{Name: "fwhm", Usage: "a Gaussian PSF of this FWHM in pixels instead of psf", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "a FWHM in pixels between 0 and 100")
-		t.Options.FWHM, t.PSF = x, ""
-		return err
-	}},
-	{Name: "psf-norm", Usage: "PSF normalisation: sum, peak or none (default sum)", set: func(t *Target, v string) error { t.Options.PSFNorm = v; return nil }},
-	{Name: "radius", Usage: "patch radius in pixels (default 4)", set: func(t *Target, v string) error {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want a whole number of pixels ≥ 1, got %q", v)
-		}
-		t.Options.Radius = n
-		return nil
-	}},
-	{Name: "center", Usage: "star centre: y,x (0-based pixels), auto or header (default: header, else auto)", set: func(t *Target, v string) error {
-		var err error
-		t.Options.Center, t.Options.CenterYX, err = paco.ParseCenter(v)
-		return err
-	}},
-	{Name: "threshold", Usage: "SNR above which local maxima are detections (default 5)", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "an SNR")
-		t.Options.Threshold = x
-		return err
-	}},
-	{Name: "min-sep", Usage: "minimum distance in pixels between two detections (default 2×radius)", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "a distance in pixels ≥ 0")
-		t.Options.MinSep = x
-		return err
-	}},
-	{Name: "star-flux", Usage: "the star's flux for the contrast curve, in the cube's counts (the total of its unsaturated image), or psf: the PSF stamp's", set: func(t *Target, v string) error {
-		var err error
-		t.Options.StarFlux, t.Options.StarFluxPSF, err = paco.ParseStarFlux(v)
-		return err
-	}},
-	{Name: "star-flux-scale", Usage: "multiplies the star's flux: the stamp's exposure-time or neutral-density ratio to the cube's (default 1)", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "a ratio above 0")
-		t.Options.StarFluxScale = x
-		return err
-	}},
-	{Name: "pixel-scale", Usage: "arcseconds per pixel", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "arcseconds per pixel, above 0")
-		t.Options.PixelScale = x
-		return err
-	}},
-	{Name: "north-offset", Usage: "true-north correction in degrees, added to position angles", set: func(t *Target, v string) error {
-		x, err := parseFloatOpt(v, "an angle in degrees")
-		t.Options.NorthOffset = x
-		return err
-	}},
-	{Name: "compat", Usage: "none, or vip to reproduce VIP/PynPoint's numerics", set: func(t *Target, v string) error {
-		var err error
-		t.Options.Compat, err = paco.ParseCompat(v)
-		return err
-	}},
-	{Name: "psf-placement", Usage: "PSF model in each frame: nearest (default) or subpixel", set: func(t *Target, v string) error {
-		p, err := paco.ParsePlacement(v)
-		if err != nil {
-			return fmt.Errorf("want nearest or subpixel, got %q", v)
-		}
-		t.Options.Placement = p
-		return nil
-	}},
-	{Name: "format", Usage: "map formats, comma-separated: fits, npy (default fits)", set: func(t *Target, v string) error {
-		f, err := ParseFormat(v)
-		t.Format = f
-		return err
-	}},
-	{Name: "unbiased", Bool: true, Usage: "true: PACO's Algorithm 3 for every detection (slow: about 0.5 s each on the CPU)", set: setBool(func(t *Target) *bool { return &t.Options.Unbiased })},
-	{Name: "contrast-check", Bool: true, Usage: "true: check the contrast curve by injection–recovery of fake companions (" + strconv.Itoa(paco.ContrastCheckRuns) + " more runs of the maps)", set: setBool(func(t *Target) *bool { return &t.Options.ContrastCheck })},
-	{Name: "quick-contrast", Bool: true, Usage: "true: the contrast curve without its calibration by injection–recovery (" + strconv.Itoa(paco.CalibrationPasses*paco.CalibrationRuns) + " fewer runs of the maps; optimistic by the inverse of the throughput)",
-		set: setBool(func(t *Target) *bool { return &t.Options.QuickContrast })},
-	{Name: "truth", Path: true, Usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(t *Target, v string) error { t.Truth = v; return nil }},
-}
+// documentation lists them; "name" is the target's folder, apart. The
+// files come first, then paco's parameters as paco.Params describes them
+// (a column's set reads its text as the command line's flag does, and
+// what the value may be is paco's contract, paco.Options.Check, which
+// Target.Check runs), then the centre, the map formats and the truth.
+var Columns = columns()
 
-// setBool sets the boolean field of a target that field gives, from
-// true or false.
-func setBool(field func(*Target) *bool) func(*Target, string) error {
-	return func(t *Target, v string) error {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		*field(t) = b
-		return nil
+func columns() []Column {
+	cols := []Column{
+		{Name: "cube", Path: true, Usage: "the ADI cube (T, H, W): .fits or .npy", set: func(t *Target, v string) error { t.Cube = v; return nil }},
+		{Name: "angles", Path: true, Usage: "T parallactic angles in degrees: .fits, .npy or text, or header (ESO's PARANG START/END in the cube's header)", set: func(t *Target, v string) error { t.Angles = v; return nil }},
+		{Name: "psf", Path: true, Usage: "off-axis PSF stamp, odd-sized and centred (or fwhm)", set: func(t *Target, v string) error { t.PSF, t.Options.FWHM = v, 0; return nil }},
 	}
+	for _, p := range paco.Params() {
+		def := p.DefaultText
+		if def == "" && p.Kind != reflect.Bool {
+			def = fmt.Sprint(p.Default)
+		}
+		cols = append(cols, Column{Name: p.Flag, Usage: p.Help, Default: def, Bool: p.Kind == reflect.Bool, set: func(t *Target, v string) error {
+			if p.Name == "fwhm" { // a Gaussian instead of the stamp
+				t.PSF = ""
+			}
+			return p.SetText(&t.Options, v)
+		}})
+	}
+	return append(cols,
+		Column{Name: "center", Usage: "star centre: y,x (0-based pixels), auto or header", Default: "header, else auto", set: func(t *Target, v string) error {
+			var err error
+			t.Options.Center, t.Options.CenterYX, err = paco.ParseCenter(v)
+			return err
+		}},
+		Column{Name: "format", Usage: "map formats, comma-separated: fits, npy", Default: "fits", set: func(t *Target, v string) error {
+			f, err := ParseFormat(v)
+			t.Format = f
+			return err
+		}},
+		Column{Name: "truth", Path: true, Usage: "truth.json of vkstat synth paco (its comparison goes in the target's summary.txt)", set: func(t *Target, v string) error { t.Truth = v; return nil }},
+	)
 }
 
 func findColumn(name string) *Column {
@@ -226,10 +167,6 @@ func Reserved(name string) bool {
 	return l == "survey.csv" || l == "survey.json" || l == TimingsFile || strings.HasPrefix(l, "survey-shard-")
 }
 
-// ErrNoPSF is a target's error when neither its cells nor the defaults
-// give a PSF stamp or a FWHM.
-var ErrNoPSF = errors.New("psf: not given (give psf or fwhm, in the manifest or as a default for every target)")
-
 // withDefaults is a target of vkstat paco's defaults, then the survey's.
 func withDefaults(defaults Defaults) (Target, error) {
 	t := Target{Options: paco.DefaultOptions(), Format: "fits"}
@@ -268,7 +205,7 @@ func target(cells map[string]string, defaults Defaults, base string) (Target, er
 		return t, err
 	}
 	if cells["psf"] != "" && cells["fwhm"] != "" {
-		return t, errors.New("psf and fwhm both given: give one")
+		return t, paco.ErrBothPSF
 	}
 	for _, o := range Columns {
 		v := strings.TrimSpace(cells[o.Name])
@@ -287,10 +224,8 @@ func target(cells map[string]string, defaults Defaults, base string) (Target, er
 		return t, errors.New("cube: not given")
 	case t.Angles == "":
 		return t, errors.New("angles: not given")
-	case t.PSF == "" && t.Options.FWHM == 0:
-		return t, ErrNoPSF
 	}
-	return t, nil
+	return t, paco.PSFGiven(t.PSF != "", t.Options.FWHM) // paco.ErrNoPSF: neither the cells nor the defaults give one
 }
 
 // manifestRow is one target's cells, by canonical column name.

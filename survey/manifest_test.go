@@ -111,7 +111,7 @@ func TestSurveyManifestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"ok": "", "radius": `radius: want a whole number`, "centre": `center: want y,x`,
-		"both": "psf and fwhm both given", "nopsf": "psf: not given", "nocube": "cube: not given"}
+		"both": "give psf or fwhm, not both", "nopsf": "give psf (the off-axis PSF stamp) or fwhm", "nocube": "cube: not given"}
 	for _, tg := range m.Targets {
 		w := want[tg.Name]
 		switch {

@@ -71,6 +71,15 @@ func (e Estimator) String() string {
 	return estimatorNames[e]
 }
 
+// UnmarshalText is ParseEstimator, for engine.Param.SetText.
+func (e *Estimator) UnmarshalText(b []byte) (err error) {
+	*e, err = ParseEstimator(string(b))
+	return err
+}
+
+// Choices are the estimators' names.
+func (Estimator) Choices() []string { return estimatorNames[:] }
+
 // ParseEstimator accepts none (or sample), paco, ledoit-wolf (or lw,
 // ledoitwolf), oas and shrunk.
 func ParseEstimator(s string) (Estimator, error) {
@@ -94,10 +103,10 @@ func ParseEstimator(s string) (Estimator, error) {
 // what no estimate can use, as an *engine.FieldError naming the parameter
 // (the `param` tags).
 type Options struct {
-	Estimator Estimator `param:"estimator"`
+	Estimator Estimator `param:"estimator" help:"none, paco, ledoit-wolf, oas or shrunk"`
 	// DDof is 0 (S with 1/T, the default) or 1 (the output covariance is
 	// rescaled by T/(T−1)).
-	DDof int `param:"ddof"`
+	DDof int `param:"ddof" help:"0: S with 1/T; 1: the covariance rescaled by T/(T−1)"`
 	// Shrinkage is Shrunk's weight ρ, in [0, 1] (nil: scikit-learn's 0.1);
 	// the other estimators estimate theirs.
 	Shrinkage *float64
@@ -105,7 +114,7 @@ type Options struct {
 	// assume_centered): S = (1/T) Σ_t r_t r_tᵀ, the means 0, and ρ from
 	// that S (Ledoit-Wolf's from the uncentred samples' ‖r_t‖⁴ too, which
 	// needs an (N, T, P) array: not Gather or Strided).
-	Centered bool
+	Centered bool `param:"assume_centered" help:"take the samples as centred: S = (1/T) Σ r rᵀ, means 0 (scikit-learn's assume_centered)"`
 	// Out gives the results their memory (nil: Go memory), named mean,
 	// cov and rho.
 	Out *tensor.Outputs
@@ -135,6 +144,10 @@ func (o Options) context() context.Context {
 
 // Defaults are the zero Options by parameter name (engine.Defaults).
 func Defaults() map[string]any { return engine.Defaults(Options{}) }
+
+// Params describe the options every front end takes (engine.Describe),
+// with the zero Options' defaults.
+func Params() []engine.Param { return engine.Describe(Options{}) }
 
 // Check refuses an estimator or ddof no estimate can use.
 func (o Options) Check() error {

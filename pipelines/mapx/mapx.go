@@ -14,9 +14,9 @@ import (
 // Options are the scalar coefficients of z = a·x² + b·y + c, named by
 // their `param` tags.
 type Options struct {
-	A float64 `param:"a"`
-	B float64 `param:"b"`
-	C float64 `param:"c"`
+	A float64 `param:"a" help:"coefficient a"`
+	B float64 `param:"b" help:"coefficient b"`
+	C float64 `param:"c" help:"coefficient c"`
 }
 
 // DefaultOptions are the coefficients the front ends take unless told:
@@ -25,6 +25,10 @@ func DefaultOptions() Options { return Options{A: 1, B: 1, C: 0} }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults).
 func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
+
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults.
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Input holds x and y, of one dtype and shape, and where z goes.
 type Input struct {

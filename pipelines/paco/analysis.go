@@ -85,6 +85,15 @@ func ParseCompat(s string) (Compat, error) {
 	return 0, fmt.Errorf("want none or vip, got %q", s)
 }
 
+// UnmarshalText is ParseCompat, for engine.Param.SetText.
+func (c *Compat) UnmarshalText(b []byte) (err error) {
+	*c, err = ParseCompat(string(b))
+	return err
+}
+
+// Choices are the compat modes' names.
+func (Compat) Choices() []string { return []string{"none", "vip"} }
+
 // String is the compat mode's name: none or vip.
 func (c Compat) String() string {
 	if c == CompatVIP {
@@ -103,7 +112,9 @@ const ContrastCheckRuns = 3
 // their defaults from DefaultOptions and leave the checks to Check. Start
 // from DefaultOptions (PACO.md's defaults) and set PSF or FWHM: the zero
 // value has no patch radius. The fields' parameter names, which
-// Check's *engine.FieldError and Defaults use, are in their `param` tags.
+// Check's *engine.FieldError and Defaults use, are in their `param` tags,
+// beside their help and what a 0 default means: Params, from which the
+// front ends make their flags, columns and keys.
 type Options struct {
 	// PSF is the off-axis PSF stamp, odd-sized, square and centred on its
 	// middle pixel. nil: the Gaussian of FWHM that synth injects
@@ -111,44 +122,13 @@ type Options struct {
 	PSF *tensor.Tensor
 	// FWHM is the Gaussian PSF's full width at half maximum in pixels,
 	// (0, 100], used when PSF is nil.
-	FWHM float64 `param:"fwhm"`
+	FWHM float64 `param:"fwhm" help:"use a Gaussian PSF of this FWHM in pixels instead of --psf"`
 	// PSFNorm is how the stamp is normalised: "sum" (the default; "" is
 	// the same), "peak" or "none". Fluxes are in units of the normalised
 	// stamp.
-	PSFNorm string `param:"psf_norm"`
+	PSFNorm string `param:"psf_norm" choices:"sum,peak,none" help:"PSF normalisation: sum, peak or none"`
 	// Radius is the patch radius in pixels, at least 1 (DefaultRadius).
-	Radius int `param:"radius"`
-	// Center chooses the star centre; CenterYX is the centre CenterGiven
-	// takes ((y, x), 0-based, rounded for the maps) and HeaderCenter the
-	// one the cube's header records (FITS: CRPIX2−1, CRPIX1−1), nil when
-	// it records none.
-	Center       CenterChoice
-	CenterYX     [2]float64
-	HeaderCenter *[2]float64
-	// Threshold is the SNR above which local maxima of the SNR map are
-	// detections (0: every positive local maximum).
-	Threshold float64 `param:"threshold"`
-	// MinSep is the least distance in pixels between two detections;
-	// 0 means 2×Radius.
-	MinSep    float64   `param:"min_sep"`
-	Compat    Compat    `param:"compat"`
-	Placement Placement `param:"placement"`
-	// Convert computes the maps in DType (tensor.F32 or F64) instead of the
-	// cube's own type. The CPU path (dev nil) computes in float64 only and
-	// refuses anything else (ErrCPUFloat64).
-	Convert bool
-	DType   tensor.DType
-	// Unbiased adds Algorithm 3's flux, σ, SNR and refined position to
-	// every detection.
-	Unbiased bool `param:"unbiased"`
-	// ContrastCheck injects fake companions at the contrast curve's limit
-	// in ContrastCheckRuns more runs of the maps and reports what came back.
-	ContrastCheck bool `param:"contrast_check"`
-	// QuickContrast keeps the contrast curve threshold × σ_flux, without
-	// its calibration by injection and recovery (CalibrationPasses ×
-	// CalibrationRuns more runs of the maps), optimistic by the inverse of
-	// the throughput.
-	QuickContrast bool `param:"quick_contrast"`
+	Radius int `param:"radius" help:"patch radius in pixels (R=4: 49-pixel patches)"`
 	// StarFlux is the star's flux in the flux map's units, for the contrast
 	// curve's contrast and magnitudes; 0: unknown. The flux map is in the
 	// cube's counts whatever the stamp's own scale (the stamp is
@@ -159,14 +139,49 @@ type Options struct {
 	// with "none"): the stamp is the star's unsaturated image. Either is
 	// multiplied by StarFluxScale (0: 1), the exposure-time or
 	// neutral-density ratio between the stamp's exposure and the cube's.
-	StarFlux      float64 `param:"star_flux"`
+	// As text (SetText) StarFlux is a flux or "psf" (ParseStarFlux), and
+	// StarFluxScale may not be 0.
+	StarFlux      float64 `param:"star_flux" kind:"text" default:"unknown" help:"the star's flux for the contrast curve (contrast = flux limit / star flux, in magnitudes), in the flux map's units, which are the cube's counts whatever the stamp's scale: the total of the star's unsaturated image in the cube's counts; psf: the PSF stamp's total (its peak with --psf-norm peak), when the stamp is that image; not given or 0: flux limits only. A Δmag below 0 warns"`
 	StarFluxPSF   bool
-	StarFluxScale float64 `param:"star_flux_scale"`
+	StarFluxScale float64 `param:"star_flux_scale" help:"multiplies --star-flux: the exposure-time or neutral-density ratio of the cube's frames to the stamp's (a stamp taken through an ND of transmission 1/100 with the same exposure: 100)"`
+	// Threshold is the SNR above which local maxima of the SNR map are
+	// detections (0: every positive local maximum).
+	Threshold float64 `param:"threshold" help:"SNR above which local maxima are detections"`
+	// MinSep is the least distance in pixels between two detections;
+	// 0 means 2×Radius (MinSeparation).
+	MinSep    float64   `param:"min_sep" default:"2×radius" help:"minimum distance in pixels between two detections"`
+	Compat    Compat    `param:"compat" help:"none, or vip to reproduce VIP/PynPoint's numerics"`
+	Placement Placement `param:"placement" flag:"psf-placement" help:"PSF model in each frame: nearest (centred on the pixel the trajectory rounds to) or subpixel (interpolated at the exact position: a few per cent more SNR off the pixel grid, 3-4x the time and far more memory)"`
 	// PixelScale is arcseconds per pixel (detections' SepArcsec); 0: none.
-	PixelScale float64 `param:"pixel_scale"`
+	// As text (SetText) it must be above 0: 0 is only the default's none.
+	PixelScale float64 `param:"pixel_scale" help:"arcseconds per pixel: separations in arcsec beside pixels (detections, contrast curve) and a WCS of offsets from the star in arcsec in the maps' FITS headers"`
 	// NorthOffset is the true-north correction in degrees, added to the
 	// position angles.
-	NorthOffset float64 `param:"north_offset"`
+	NorthOffset float64 `param:"north_offset" help:"true-north correction in degrees, added to the detections' position angles (east of north)"`
+	// Unbiased adds Algorithm 3's flux, σ, SNR and refined position to
+	// every detection.
+	Unbiased bool `param:"unbiased" help:"also estimate each detection's flux, σ, SNR and sub-pixel position with PACO's Algorithm 3 (statistics re-learnt without the source, iterated; about 0.5 s per detection for 252 frames on 2 cores, on the CPU): extra columns beside Algorithm 2's"`
+	// QuickContrast keeps the contrast curve threshold × σ_flux, without
+	// its calibration by injection and recovery (CalibrationPasses ×
+	// CalibrationRuns more runs of the maps, which its help names),
+	// optimistic by the inverse of the throughput.
+	QuickContrast bool `param:"quick_contrast" help:"keep the contrast curve threshold × σ_flux, without its calibration by injection–recovery (8 more runs of the maps with fake companions, whose SNR throughput divides the limit): faster, and optimistic by the inverse of the throughput"`
+	// ContrastCheck injects fake companions at the contrast curve's limit
+	// in ContrastCheckRuns (its help names them) more runs of the maps and
+	// reports what came back.
+	ContrastCheck bool `param:"contrast_check" help:"check the contrast curve by injection–recovery: fake companions at the curve's limit, spread over separations and angles, in 3 more runs of the maps; their recovered SNR and flux go to contrast_check.csv"`
+	// Center chooses the star centre; CenterYX is the centre CenterGiven
+	// takes ((y, x), 0-based, rounded for the maps) and HeaderCenter the
+	// one the cube's header records (FITS: CRPIX2−1, CRPIX1−1), nil when
+	// it records none.
+	Center       CenterChoice
+	CenterYX     [2]float64
+	HeaderCenter *[2]float64
+	// Convert computes the maps in DType (tensor.F32 or F64) instead of the
+	// cube's own type. The CPU path (dev nil) computes in float64 only and
+	// refuses anything else (ErrCPUFloat64).
+	Convert bool
+	DType   tensor.DType
 	// Warn, when set, hears each warning as it arises (they are also in
 	// Result.Warnings).
 	Warn func(engine.Warning)
@@ -189,9 +204,87 @@ func DefaultOptions() Options {
 // the front ends show and the C ABI hands to Python.
 func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
 
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults.
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
+
+// SetText reads the parameters whose text their type cannot: star_flux,
+// a flux or "psf" (ParseStarFlux), and pixel_scale and star_flux_scale,
+// whose 0 means none (or 1) in Options but given is a mistake; their
+// other values are Check's.
+// It is engine.TextSetter, for engine.Param.SetText.
+func (o *Options) SetText(param, text string) (bool, error) {
+	var err error
+	switch param {
+	case "star_flux":
+		o.StarFlux, o.StarFluxPSF, err = ParseStarFlux(text)
+		return true, err
+	case "pixel_scale":
+		o.PixelScale, err = notZero(text, "arcseconds per pixel, a number")
+		return true, err
+	case "star_flux_scale":
+		o.StarFluxScale, err = notZero(text, "a ratio")
+		return true, err
+	}
+	return false, nil
+}
+
+// notZero reads a finite number other than 0 (one below 0 is Check's),
+// or says it wants what above 0.
+func notZero(text, what string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || x == 0 || !finite(x) {
+		return 0, fmt.Errorf("want %s above 0, got %s", what, text)
+	}
+	return x, nil
+}
+
+// MinSeparation is the least distance in pixels between two detections
+// that MinSep asks for: MinSep, or 2×Radius when it is 0.
+func (o Options) MinSeparation() float64 {
+	if o.MinSep > 0 {
+		return o.MinSep
+	}
+	return float64(2 * o.Radius)
+}
+
 // ErrCPUFloat64 is Run's error for Convert to anything but float64 on the
 // CPU path, which computes in float64 only.
 var ErrCPUFloat64 = errors.New("the PACO CPU path computes in float64 only")
+
+// PSFError is a PSF given as neither or both of a stamp (psf) and a
+// Gaussian's FWHM (fwhm), which the front ends check (PSFGiven) before
+// they read a stamp; Words words it with their names for the two.
+type PSFError struct{ Both bool }
+
+// ErrNoPSF and ErrBothPSF are PSFGiven's errors.
+var (
+	ErrNoPSF   = &PSFError{}
+	ErrBothPSF = &PSFError{Both: true}
+)
+
+// Error words the error with the library's names.
+func (e *PSFError) Error() string { return e.Words(func(f string) string { return f }) }
+
+// Words words the error with the caller's names for psf and fwhm.
+func (e *PSFError) Words(name func(field string) string) string {
+	if e.Both {
+		return "give " + name("psf") + " or " + name("fwhm") + ", not both: a stamp is the PSF (its FWHM is measured on it)"
+	}
+	return "give " + name("psf") + " (the off-axis PSF stamp) or " + name("fwhm") + " (a Gaussian PSF of that FWHM, pixels)"
+}
+
+// PSFGiven refuses a PSF given as neither or both of a stamp and a FWHM
+// (fwhm 0: none), as ErrNoPSF or ErrBothPSF.
+func PSFGiven(stamp bool, fwhm float64) error {
+	switch {
+	case stamp && fwhm != 0:
+		return ErrBothPSF
+	case !stamp && fwhm == 0:
+		return ErrNoPSF
+	}
+	return nil
+}
 
 // ErrNoHeaderCenter is Run's error for CenterHeader without HeaderCenter.
 var ErrNoHeaderCenter = errors.New("the centre from the header: the cube's header records none (FITS: CRPIX1 and CRPIX2)")
@@ -633,11 +726,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	// What follows (Algorithm 3, the contrast check's injections) tells
 	// no progress: the bar ends with the detection map.
 	ctx = engine.WithProgress(ctx, nil)
-	minSep := opt.MinSep
-	if minSep <= 0 {
-		minSep = float64(2 * res.Radius)
-	}
-	dets := Detect(res.Maps, opt.Threshold, prep.CY, prep.CX, minSep)
+	dets := Detect(res.Maps, opt.Threshold, prep.CY, prep.CX, opt.MinSeparation())
 	for i := range dets {
 		if opt.PixelScale > 0 {
 			dets[i].SepArcsec = dets[i].Sep * opt.PixelScale

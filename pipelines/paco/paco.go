@@ -82,6 +82,15 @@ func ParsePlacement(s string) (Placement, error) {
 	return 0, fmt.Errorf("unknown PSF placement %q (want nearest or subpixel)", s)
 }
 
+// UnmarshalText is ParsePlacement, for engine.Param.SetText.
+func (pl *Placement) UnmarshalText(b []byte) (err error) {
+	*pl, err = ParsePlacement(string(b))
+	return err
+}
+
+// Choices are the placements' names.
+func (Placement) Choices() []string { return []string{"nearest", "subpixel"} }
+
 // ADI is an angular differential imaging sequence: a cube (T, H, W) and
 // its T parallactic angles in degrees.
 type ADI struct {

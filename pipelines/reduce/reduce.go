@@ -45,8 +45,12 @@ func (s Stat) String() string { return statNames[s] }
 // AllStats lists every statistic.
 func AllStats() []Stat { return []Stat{Sum, Mean, Var, Std, Min, Max} }
 
-// ParseStats parses a comma-separated list such as "mean,std".
+// ParseStats parses a comma-separated list such as "mean,std", or "all"
+// (AllStats).
 func ParseStats(s string) ([]Stat, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "all") {
+		return AllStats(), nil
+	}
 	var out []Stat
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(strings.ToLower(f))

@@ -6,6 +6,7 @@ package stack
 
 import (
 	"math"
+	"slices"
 
 	"github.com/vkstat/vkstat/engine"
 )
@@ -51,4 +52,33 @@ func (c Config) Check() error {
 		return engine.Fieldf("enl", ": want a positive number of looks, got %g", f.ENL)
 	}
 	return engine.AtLeast("ddof", c.Ddof, 0)
+}
+
+// NewFilter is the speckle filter of kind with window size and, for Lee,
+// enl looks: a size of 0 is DefaultFilterSize where there is a filter
+// (none has no window), for every front end. Config.Check checks it.
+func NewFilter(kind FilterKind, size int, enl float64) Filter {
+	if kind != NoFilter && size == 0 {
+		size = DefaultFilterSize
+	}
+	return Filter{Kind: kind, Size: size, ENL: enl}
+}
+
+// NewWindow is the window v gives: GDAL's -srcwin [xoff, yoff, xsize,
+// ysize] in input pixels or, with crop, the earliest spelling, [first
+// row, first column, rows, columns] of the image multilooked a×r (rows ×
+// columns). Anything but four integers ≥ 0 is an *engine.FieldError
+// naming window (or crop).
+func NewWindow(v []int, crop bool, a, r int) (Window, error) {
+	field, order := "window", "xoff, yoff, xsize, ysize in input pixels, as GDAL's -srcwin"
+	if crop {
+		field, order = "crop", "first row, first column, rows, columns of the multilooked image"
+	}
+	if len(v) != 4 || slices.Min(v) < 0 {
+		return Window{}, engine.Fieldf(field, ": want four integers ≥ 0 (%s), got %v", order, v)
+	}
+	if crop {
+		return Window{X: v[1] * r, Y: v[0] * a, W: v[3] * r, H: v[2] * a}, nil
+	}
+	return Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
 }

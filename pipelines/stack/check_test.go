@@ -58,3 +58,30 @@ func TestConfigCheck(t *testing.T) {
 		t.Errorf("band 0: %v", err)
 	}
 }
+
+// TestNewWindowAndFilter: the window of either spelling, in input pixels,
+// and the filter's default window, as every front end takes them.
+func TestNewWindowAndFilter(t *testing.T) {
+	if w, err := NewWindow([]int{3, 4, 10, 0}, false, 2, 5); err != nil || w != (Window{X: 3, Y: 4, W: 10}) {
+		t.Errorf("window 3,4,10,0: %+v, %v", w, err)
+	}
+	// crop: rows first, in boxes of 2×5 (rows × columns) pixels.
+	if w, err := NewWindow([]int{1, 2, 3, 4}, true, 2, 5); err != nil || w != (Window{X: 10, Y: 2, W: 20, H: 6}) {
+		t.Errorf("crop 1,2,3,4: %+v, %v", w, err)
+	}
+	for _, bad := range [][]int{nil, {1, 2, 3}, {0, 0, -1, 0}} {
+		_, err := NewWindow(bad, false, 1, 1)
+		if err == nil || !strings.HasPrefix(err.Error(), "window: want four integers ≥ 0 (xoff, yoff, xsize, ysize") {
+			t.Errorf("window %v: %v", bad, err)
+		}
+	}
+	if f := NewFilter(Lee, 0, 0); f.Size != DefaultFilterSize {
+		t.Errorf("lee with no size: %+v", f)
+	}
+	if f := NewFilter(NoFilter, 0, 0); f.Size != 0 {
+		t.Errorf("no filter: %+v", f)
+	}
+	if f := NewFilter(Boxcar, 7, 0); f.Size != 7 {
+		t.Errorf("boxcar 7: %+v", f)
+	}
+}

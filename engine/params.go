@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Param describes one parameter of a workload's options, as the tags of
+// its field say: every front end (the command line's flags, survey
+// manifests' columns, the C ABI's JSON keys, Python's keywords) is built
+// from it, so a parameter is written once, on its field:
+//
+//	Radius int `param:"radius" help:"patch radius in pixels"`
+//
+// Tags beside `param`: `help` (the help text, without the default, which
+// the front ends show from Default), `flag` (the command line's flag and
+// the manifest's column, where not Name with "-" for "_"), `default` (what
+// a zero default means, shown instead of it: "2×radius") and `choices`
+// (comma-separated, where the field's type has no Choices method) and
+// `kind:"text"` (Text). What a
+// value may be is the options' Check, in one place.
+type Param struct {
+	// Name is the library's name: snake_case, Python's keyword and the C
+	// ABI's key ("psf_norm").
+	Name string
+	// Flag is the command line's flag, without dashes, and the survey
+	// manifest's column ("psf-norm").
+	Flag string
+	// Kind is the value's kind as the front ends take it: reflect.Float64,
+	// Int, Bool or String (an enumeration is a String with Choices).
+	Kind reflect.Kind
+	// Default is the default as Defaults gives it (an enumeration's name).
+	Default any
+	// DefaultText, when set, is shown for the default instead of its
+	// value: what a zero means ("2×radius").
+	DefaultText string
+	// Help is the parameter's help text.
+	Help string
+	// Choices are an enumeration's names, when the value is one of them.
+	Choices []string
+	// Text: the front ends take the value as text, a number or a word
+	// (`kind:"text"`: a flux, or "psf"), which the options' SetText reads
+	// (TextSetter); Kind is then String.
+	Text  bool
+	index []int
+}
+
+// Chooser is an enumeration's type that names its values, for
+// Param.Choices.
+type Chooser interface{ Choices() []string }
+
+// TextSetter is an options struct (as a pointer) that reads some of its
+// parameters from text itself, where the field's type cannot: a flux
+// that may be "psf". SetText reports whether it took the parameter.
+type TextSetter interface {
+	SetText(param, text string) (bool, error)
+}
+
+// Describe lists the parameters of opt, an options struct filled with its
+// defaults, in the order of its fields: each field with a `param` tag.
+func Describe(opt any) []Param {
+	v := reflect.ValueOf(opt)
+	t := v.Type()
+	var out []Param
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := f.Tag.Get("param")
+		if name == "" {
+			continue
+		}
+		p := Param{Name: name, Flag: f.Tag.Get("flag"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
+			DefaultText: f.Tag.Get("default"), Help: f.Tag.Get("help"), index: f.Index}
+		if p.Flag == "" {
+			p.Flag = strings.ReplaceAll(name, "_", "-")
+		}
+		if c, ok := v.Field(i).Interface().(Chooser); ok {
+			p.Choices = c.Choices()
+		} else if s := f.Tag.Get("choices"); s != "" {
+			p.Choices = strings.Split(s, ",")
+		}
+		if _, ok := v.Field(i).Interface().(fmt.Stringer); ok {
+			p.Kind = reflect.String
+		}
+		if f.Tag.Get("kind") == "text" {
+			p.Kind, p.Text = reflect.String, true
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// FindParam is the parameter of params named name (or flag name), nil
+// when none is.
+func FindParam(params []Param, name string) *Param {
+	for i := range params {
+		if params[i].Name == name || params[i].Flag == name {
+			return &params[i]
+		}
+	}
+	return nil
+}
+
+// shownValue is a default as the front ends show it: an enumeration (a
+// type with a String method) by its name, anything else by its value.
+func shownValue(f any) any {
+	if s, ok := f.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return f
+}
+
+// Defaults lists the parameters of opt, an options struct filled with its
+// defaults, by name (Describe): their defaults as the front ends show
+// them.
+func Defaults(opt any) map[string]any {
+	out := map[string]any{}
+	for _, p := range Describe(opt) {
+		out[p.Name] = p.Default
+	}
+	return out
+}
+
+// SetText sets the parameter of opt (a pointer to the options struct) from
+// text, as the command line and survey manifests give it: a number, true
+// or false, an enumeration's name (its type's UnmarshalText) or a string;
+// or as opt's own SetText reads it. The error says what the text should
+// have been, without the parameter's name; the range is left to Check.
+func (p Param) SetText(opt any, text string) error {
+	if ts, ok := opt.(TextSetter); ok {
+		if done, err := ts.SetText(p.Name, text); done || err != nil {
+			return err
+		}
+	}
+	f := reflect.ValueOf(opt).Elem().FieldByIndex(p.index)
+	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return u.UnmarshalText([]byte(text))
+	}
+	s := strings.TrimSpace(text)
+	switch f.Kind() {
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("want a number, got %q", text)
+		}
+		f.SetFloat(x)
+	case reflect.Int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("want a whole number, got %q", text)
+		}
+		f.SetInt(int64(n))
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", text)
+		}
+		f.SetBool(b)
+	case reflect.String:
+		f.SetString(text)
+	default:
+		return fmt.Errorf("a %s cannot be set from text", f.Type())
+	}
+	return nil
+}
+
+// SetValue sets the parameter of opt (a pointer to the options struct)
+// from a value decoded from JSON (the C ABI's): a float64, int, bool,
+// string or json.Number, read as SetText reads its text.
+func (p Param) SetValue(opt any, v any) error {
+	switch x := v.(type) {
+	case float64:
+		return p.SetText(opt, strconv.FormatFloat(x, 'g', -1, 64))
+	case int:
+		return p.SetText(opt, strconv.Itoa(x))
+	case bool:
+		return p.SetText(opt, strconv.FormatBool(x))
+	case string:
+		return p.SetText(opt, x)
+	case json.Number:
+		return p.SetText(opt, x.String())
+	}
+	return fmt.Errorf("want a number or a string, got %v", v)
+}

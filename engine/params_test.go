@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// mode is an enumeration as the workloads declare theirs: a name each
+// (String), read back from it (UnmarshalText), and its choices.
+type mode int
+
+func (m mode) String() string { return [...]string{"fast", "exact"}[m] }
+
+func (mode) Choices() []string { return []string{"fast", "exact"} }
+
+func (m *mode) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "fast":
+		*m = 0
+	case "exact":
+		*m = 1
+	default:
+		return fmt.Errorf("want fast or exact, got %q", b)
+	}
+	return nil
+}
+
+type paramOpts struct {
+	Hidden  float64
+	Size    int     `param:"size" help:"the size"`
+	Scale   float64 `param:"scale" default:"2×size" help:"the scale"`
+	Norm    string  `param:"norm" choices:"sum,peak" help:"normalisation"`
+	Mode    mode    `param:"mode" flag:"the-mode"`
+	On      bool    `param:"switch_on"`
+	Flux    float64 `param:"flux" kind:"text"`
+	fluxPSF bool
+}
+
+// SetText reads flux as a number or "psf".
+func (o *paramOpts) SetText(param, text string) (bool, error) {
+	if param != "flux" || text != "psf" {
+		return false, nil
+	}
+	o.fluxPSF = true
+	return true, nil
+}
+
+// TestDescribe: every tag lands in its Param, in the fields' order; the
+// defaults are the struct's values (an enumeration's by name).
+func TestDescribe(t *testing.T) {
+	got := Describe(paramOpts{Size: 4, Scale: 0, Norm: "sum", Mode: 1, On: true})
+	want := []Param{
+		{Name: "size", Flag: "size", Kind: reflect.Int, Default: 4, Help: "the size", index: []int{1}},
+		{Name: "scale", Flag: "scale", Kind: reflect.Float64, Default: 0.0, DefaultText: "2×size", Help: "the scale", index: []int{2}},
+		{Name: "norm", Flag: "norm", Kind: reflect.String, Default: "sum", Help: "normalisation", Choices: []string{"sum", "peak"}, index: []int{3}},
+		{Name: "mode", Flag: "the-mode", Kind: reflect.String, Default: "exact", Choices: []string{"fast", "exact"}, index: []int{4}},
+		{Name: "switch_on", Flag: "switch-on", Kind: reflect.Bool, Default: true, index: []int{5}},
+		{Name: "flux", Flag: "flux", Kind: reflect.String, Default: 0.0, Text: true, index: []int{6}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Describe:\n got %+v\nwant %+v", got, want)
+	}
+	d := Defaults(paramOpts{Size: 4, Mode: 1})
+	if d["mode"] != "exact" || d["size"] != 4 || len(d) != 6 {
+		t.Errorf("Defaults = %v", d)
+	}
+	if p := FindParam(got, "the-mode"); p == nil || p.Name != "mode" {
+		t.Errorf("FindParam(the-mode) = %v", p)
+	}
+}
+
+// TestParamSetText: text reaches each kind of field, enumerations through
+// UnmarshalText, the options' own SetText first; bad text says what was
+// wanted and leaves the field.
+func TestParamSetText(t *testing.T) {
+	ps := Describe(paramOpts{})
+	var o paramOpts
+	for name, text := range map[string]string{"size": " 7", "scale": "2.5", "norm": "peak", "mode": "exact", "switch_on": "true", "flux": "psf"} {
+		if err := FindParam(ps, name).SetText(&o, text); err != nil {
+			t.Fatalf("%s %q: %v", name, text, err)
+		}
+	}
+	if want := (paramOpts{Size: 7, Scale: 2.5, Norm: "peak", Mode: 1, On: true, fluxPSF: true}); o != want {
+		t.Errorf("set %+v, want %+v", o, want)
+	}
+	if err := FindParam(ps, "flux").SetText(&o, "12"); err != nil || o.Flux != 12 {
+		t.Errorf("flux 12: %v, %g", err, o.Flux)
+	}
+	for name, bad := range map[string]string{"size": "2.5", "scale": "NaN", "switch_on": "yes", "mode": "slow"} {
+		before := o
+		err := FindParam(ps, name).SetText(&o, bad)
+		if err == nil || !strings.Contains(err.Error(), "want") || o != before {
+			t.Errorf("%s %q: err %v, options %+v (were %+v)", name, bad, err, o, before)
+		}
+	}
+}
+
+// TestParamSetValue: the C ABI's decoded values read as their text.
+func TestParamSetValue(t *testing.T) {
+	ps := Describe(paramOpts{})
+	var o paramOpts
+	for name, v := range map[string]any{"size": 3, "scale": 0.1, "switch_on": true, "mode": "exact", "flux": json.Number("1e3")} {
+		if err := FindParam(ps, name).SetValue(&o, v); err != nil {
+			t.Fatalf("%s %v: %v", name, v, err)
+		}
+	}
+	if want := (paramOpts{Size: 3, Scale: 0.1, On: true, Mode: 1, Flux: 1000}); o != want {
+		t.Errorf("set %+v, want %+v", o, want)
+	}
+	if err := FindParam(ps, "size").SetValue(&o, []any{1}); err == nil {
+		t.Error("size [1]: no error")
+	}
+}
