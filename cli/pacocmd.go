@@ -135,7 +135,7 @@ func runPaco(c *ucli.Context) error {
 	opened := make(chan opening, 1)
 	go func() {
 		s, err := openSessionFor(c, headerJob(t.Cube, func(shape []int, dt tensor.DType) engine.Job {
-			return priced(paco.Spec)(paco.Work(shape, dt, paco.Options{Radius: opt.Radius}))
+			return priced(paco.Spec)(paco.Work(shape, dt, opt))
 		}))
 		opened <- opening{s, err}
 	}()
