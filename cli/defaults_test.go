@@ -14,18 +14,20 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/pipelines/cov"
-	"github.com/vkstat/vkstat/pipelines/mapx"
-	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/workloads"
 )
 
 // workloadParams are the parameter descriptions of the workloads whose
-// command makes its flags from them (paramFlags).
-var workloadParams = map[string][]engine.Param{
-	"paco": paco.Params(),
-	"map":  mapx.Params(),
-	"cov":  cov.Params(),
+// command makes its flags from them (paramFlags): those whose Spec has
+// Params.
+func workloadParams() map[string][]engine.Param {
+	out := map[string][]engine.Param{}
+	for _, s := range workloads.All {
+		if s.Params != nil {
+			out[s.Name] = s.Params()
+		}
+	}
+	return out
 }
 
 // TestFlagsAreTheParams: every described parameter's flag on its command
@@ -34,7 +36,7 @@ var workloadParams = map[string][]engine.Param{
 // a default, a range or a help text of its own fails here.
 func TestFlagsAreTheParams(t *testing.T) {
 	app := New(io.Discard, io.Discard)
-	for name, params := range workloadParams {
+	for name, params := range workloadParams() {
 		flags := flagsOf(app.Command(name))
 		if flags == nil {
 			t.Errorf("no command %s", name)

@@ -18,8 +18,10 @@ type Spec struct {
 	// Defaults are its options' defaults by parameter name (Defaults).
 	Defaults func() map[string]any
 	// Params, when set, describes its options (name, type, default, help,
-	// choices, check) for the front ends to be built from.
-	Params any
+	// choices; Describe): the command's flags, the C ABI's decoding and
+	// the survey manifest's columns are made from it, and the tests hold
+	// each command's flags to it. nil: its front ends still state them.
+	Params func() []Param
 	// Auto says --device auto prices its calls (with the package's Work),
 	// and `vkstat bench --tune` measures its rates; nil: it has none.
 	Auto *BuiltinRate
