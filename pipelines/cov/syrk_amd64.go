@@ -1,5 +1,7 @@
 package cov
 
+import "github.com/vkstat/vkstat/internal/vec"
+
 // On amd64 processors with AVX2 and FMA (and an operating system that saves
 // the YMM registers), the CPU path's inner loops are the assembly of
 // syrk_amd64.s: kern4x8 keeps its 32 outputs in eight YMM registers and
@@ -15,10 +17,6 @@ func sumF32AVX(sum *float64, src *float32, p, t int)
 
 //go:noescape
 func centreF32AVX(dst *float64, pp int, src *float32, p, t int, mean *float64)
-
-// cpuHasAVX2FMA reports CPUID's AVX, AVX2, FMA and OSXSAVE bits and
-// whether XGETBV shows the XMM and YMM state enabled.
-func cpuHasAVX2FMA() bool
 
 // The wrappers check once that every address the assembly touches lies in
 // the slices.
@@ -51,14 +49,11 @@ func centreF32AVX2(dst []float64, pp int, src []float32, p, t int, mean []float6
 	centreF32AVX(&dst[0], pp, &src[0], p, t, &mean[0])
 }
 
-// asmKernels is the assembly set; haveAVX2FMA is fixed at start-up.
-var (
-	asmKernels  = kernels{"asm", kern4x8AVX2, sumF32AVX2, centreF32AVX2}
-	haveAVX2FMA = cpuHasAVX2FMA()
-)
+// asmKernels is the assembly set.
+var asmKernels = kernels{"asm", kern4x8AVX2, sumF32AVX2, centreF32AVX2}
 
 func init() {
-	if haveAVX2FMA {
+	if vec.HasAVX2FMA {
 		impl = asmKernels
 	}
 }

@@ -136,33 +136,3 @@ cnext:
 	JNZ  crow
 	VZEROUPPER
 	RET
-
-// func cpuHasAVX2FMA() bool
-TEXT ·cpuHasAVX2FMA(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	MOVL $0, AX
-	CPUID
-	CMPL AX, $7
-	JLT no
-	MOVL $1, AX
-	MOVL $0, CX
-	CPUID
-	// ECX: FMA (bit 12), OSXSAVE (27), AVX (28)
-	MOVL CX, BX
-	ANDL $0x18001000, BX
-	CMPL BX, $0x18001000
-	JNE no
-	MOVL $0, CX
-	XGETBV
-	ANDL $6, AX
-	CMPL AX, $6
-	JNE no
-	MOVL $7, AX
-	MOVL $0, CX
-	CPUID
-	// EBX: AVX2 (bit 5)
-	ANDL $0x20, BX
-	JZ no
-	MOVB $1, ret+0(FP)
-no:
-	RET
