@@ -27,8 +27,11 @@ const (
 	// minTaskElems is the least input a task gets when work is divided.
 	minTaskElems = 1 << 15
 	// serialElems: inputs smaller than this are reduced on the calling
-	// goroutine only.
-	serialElems = 1 << 16
+	// goroutine only. With the vector sums (internal/vec) 2¹⁸ float64
+	// take some 40 µs on one core, what handing work to a second goroutine
+	// can cost on a busy machine (a 10⁵-element mean: 11 µs inline, 15–28
+	// µs split over two, docs/benchmarks/callcost.md).
+	serialElems = 1 << 18
 )
 
 // float is the element type of a tensor.
