@@ -25,6 +25,42 @@ func SumSqDev[T Float](x []T, m float64) float64 {
 	}
 }
 
+// SumRuns sets dst[r] to Sum(x[r·n : (r+1)·n]) for r < len(dst), the
+// same sums, in one call for runs too short to pay for one each.
+func SumRuns[T Float](dst []float64, x []T, n int) {
+	if len(dst) == 0 {
+		return
+	}
+	if n < 1 {
+		clear(dst)
+		return
+	}
+	_ = x[len(dst)*n-1]
+	if a, b, is64 := split(x); is64 {
+		impl.sumRuns64(dst, a, n)
+	} else {
+		impl.sumRuns32(dst, b, n)
+	}
+}
+
+// SumSqDevRuns sets dst[r] to SumSqDev(x[r·n : (r+1)·n], m[r]) for
+// r < len(dst); dst may be m.
+func SumSqDevRuns[T Float](dst, m []float64, x []T, n int) {
+	if len(dst) == 0 {
+		return
+	}
+	if n < 1 {
+		clear(dst)
+		return
+	}
+	_, _ = m[len(dst)-1], x[len(dst)*n-1]
+	if a, b, is64 := split(x); is64 {
+		impl.sqDevRuns64(dst, m, a, n)
+	} else {
+		impl.sqDevRuns32(dst, m, b, n)
+	}
+}
+
 // AddRows adds rows rows of x, stride apart and len(cs) long, to cs:
 // cs[j] += Σ_{r<rows} x[r·stride+j]. It takes the rows eight at a time
 // (then four, then one), adding each group in a tree before cs, so that a
@@ -74,6 +110,10 @@ type kernels struct {
 	sum32       func(x []float32) float64
 	sqDev64     func(x []float64, m float64) float64
 	sqDev32     func(x []float32, m float64) float64
+	sumRuns64   func(dst, x []float64, n int)
+	sumRuns32   func(dst []float64, x []float32, n int)
+	sqDevRuns64 func(dst, m, x []float64, n int)
+	sqDevRuns32 func(dst, m []float64, x []float32, n int)
 	rows64      func(cs, x []float64, stride, rows int)
 	rows32      func(cs []float64, x []float32, stride, rows int)
 	sqDevRows64 func(cq, cm, x []float64, stride, rows int)
@@ -82,7 +122,7 @@ type kernels struct {
 
 // goKernels are plain Go, for every processor.
 var goKernels = kernels{"go", sumGo[float64], sumGo[float32], sqDevGo[float64], sqDevGo[float32],
-	addRowsGo[float64], addRowsGo[float32], addSqDevRowsGo[float64], addSqDevRowsGo[float32]}
+	sumRunsGo[float64], sumRunsGo[float32], sqDevRunsGo[float64], sqDevRunsGo[float32], addRowsGo[float64], addRowsGo[float32], addSqDevRowsGo[float64], addSqDevRowsGo[float32]}
 
 // impl is the set in use: goKernels, or the assembly where the processor
 // has AVX2 and FMA (sum_amd64.go).
@@ -123,6 +163,20 @@ func sqDevGo[T Float](x []T, m float64) float64 {
 		s0 += d * d
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// sumRunsGo is SumRuns in Go.
+func sumRunsGo[T Float](dst []float64, x []T, n int) {
+	for r := range dst {
+		dst[r] = sumGo(x[r*n : (r+1)*n])
+	}
+}
+
+// sqDevRunsGo is SumSqDevRuns in Go.
+func sqDevRunsGo[T Float](dst, m []float64, x []T, n int) {
+	for r := range dst {
+		dst[r] = sqDevGo(x[r*n:(r+1)*n], m[r])
+	}
 }
 
 // addRowsGo is AddRows in Go.

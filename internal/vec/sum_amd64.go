@@ -16,6 +16,18 @@ func sqDev64FMA(x *float64, n int, m float64) float64
 func sqDev32FMA(x *float32, n int, m float64) float64
 
 //go:noescape
+func sumRuns64AVX(dst, x *float64, n, runs int)
+
+//go:noescape
+func sumRuns32AVX(dst *float64, x *float32, n, runs int)
+
+//go:noescape
+func sqDevRuns64FMA(dst, m, x *float64, n, runs int)
+
+//go:noescape
+func sqDevRuns32FMA(dst, m *float64, x *float32, n, runs int)
+
+//go:noescape
 func addRows64AVX(cs, x *float64, stride, rows, w int)
 
 //go:noescape
@@ -66,6 +78,22 @@ func sqDev32(x []float32, m float64) float64 {
 	return sqDev32FMA(&x[0], len(x), m)
 }
 
+func sumRuns64(dst, x []float64, n int) {
+	sumRuns64AVX(&dst[0], &x[0], n, len(dst))
+}
+
+func sumRuns32(dst []float64, x []float32, n int) {
+	sumRuns32AVX(&dst[0], &x[0], n, len(dst))
+}
+
+func sqDevRuns64(dst, m, x []float64, n int) {
+	sqDevRuns64FMA(&dst[0], &m[0], &x[0], n, len(dst))
+}
+
+func sqDevRuns32(dst, m []float64, x []float32, n int) {
+	sqDevRuns32FMA(&dst[0], &m[0], &x[0], n, len(dst))
+}
+
 func rows64(cs, x []float64, stride, rows int) {
 	addRows64AVX(&cs[0], &x[0], stride*8, rows, len(cs))
 }
@@ -83,7 +111,7 @@ func sqDevRows32(cq, cm []float64, x []float32, stride, rows int) {
 }
 
 // asmKernels is the assembly set.
-var asmKernels = &kernels{"asm", sum64, sum32, sqDev64, sqDev32, rows64, rows32, sqDevRows64, sqDevRows32}
+var asmKernels = &kernels{"asm", sum64, sum32, sqDev64, sqDev32, sumRuns64, sumRuns32, sqDevRuns64, sqDevRuns32, rows64, rows32, sqDevRows64, sqDevRows32}
 
 func init() {
 	if HasAVX2FMA {

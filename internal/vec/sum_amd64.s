@@ -243,6 +243,280 @@ done:
 	MOVSD X0, ret+24(FP)
 	RET
 
+// func sumRuns64AVX(dst *float64, x *float64, n, runs int)
+//
+// dst[r] = Σ_{i<n} x[r·n+i] for r < runs, n, runs ≥ 1. Each run as sum64AVX.
+TEXT ·sumRuns64AVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), DX
+	MOVQ runs+24(FP), R8
+
+run:
+	MOVQ DX, CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop4
+	VADDPD (SI), Y0, Y0
+	VADDPD 32(SI), Y1, Y1
+	VADDPD 64(SI), Y2, Y2
+	VADDPD 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, $4
+	JLT  fold
+	VADDPD (SI), Y0, Y0
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP  loop4
+
+fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VUNPCKHPD X0, X0, X1
+	VADDSD X1, X0, X0
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	VMOVSD (SI), X1
+	VADDSD X1, X0, X0
+	ADDQ $8, SI
+	DECQ CX
+	JMP  tail
+
+done:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	DECQ R8
+	JNZ  run
+	VZEROUPPER
+	RET
+
+// func sumRuns32AVX(dst *float64, x *float32, n, runs int)
+//
+// dst[r] = Σ_{i<n} x[r·n+i] for r < runs, n, runs ≥ 1. Each run as sum32AVX.
+TEXT ·sumRuns32AVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), DX
+	MOVQ runs+24(FP), R8
+
+run:
+	MOVQ DX, CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop4
+	VCVTPS2PD (SI), Y4
+	VADDPD Y4, Y0, Y0
+	VCVTPS2PD 16(SI), Y5
+	VADDPD Y5, Y1, Y1
+	VCVTPS2PD 32(SI), Y6
+	VADDPD Y6, Y2, Y2
+	VCVTPS2PD 48(SI), Y7
+	VADDPD Y7, Y3, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, $4
+	JLT  fold
+	VCVTPS2PD (SI), Y4
+	VADDPD Y4, Y0, Y0
+	ADDQ $16, SI
+	SUBQ $4, CX
+	JMP  loop4
+
+fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VUNPCKHPD X0, X0, X1
+	VADDSD X1, X0, X0
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	VCVTSS2SD (SI), X1, X1
+	VADDSD X1, X0, X0
+	ADDQ $4, SI
+	DECQ CX
+	JMP  tail
+
+done:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	DECQ R8
+	JNZ  run
+	VZEROUPPER
+	RET
+
+// func sqDevRuns64FMA(dst, m *float64, x *float64, n, runs int)
+//
+// dst[r] = Σ_{i<n} (x[r·n+i] − m[r])² for r < runs, n, runs ≥ 1; m[r] is
+// read before dst[r] is written (dst may be m). Each run as sqDev64FMA.
+TEXT ·sqDevRuns64FMA(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), R9
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), DX
+	MOVQ runs+32(FP), R8
+
+run:
+	MOVQ DX, CX
+	VBROADCASTSD (R9), Y8
+	ADDQ $8, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop4
+	VSUBPD (SI), Y8, Y4
+	VFMADD231PD Y4, Y4, Y0
+	VSUBPD 32(SI), Y8, Y5
+	VFMADD231PD Y5, Y5, Y1
+	VSUBPD 64(SI), Y8, Y6
+	VFMADD231PD Y6, Y6, Y2
+	VSUBPD 96(SI), Y8, Y7
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, $4
+	JLT  fold
+	VSUBPD (SI), Y8, Y4
+	VFMADD231PD Y4, Y4, Y0
+	ADDQ $32, SI
+	SUBQ $4, CX
+	JMP  loop4
+
+fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VUNPCKHPD X0, X0, X1
+	VADDSD X1, X0, X0
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	VMOVSD (SI), X1
+	VSUBSD X8, X1, X1
+	VFMADD231SD X1, X1, X0
+	ADDQ $8, SI
+	DECQ CX
+	JMP  tail
+
+done:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	DECQ R8
+	JNZ  run
+	VZEROUPPER
+	RET
+
+// func sqDevRuns32FMA(dst, m *float64, x *float32, n, runs int)
+//
+// dst[r] = Σ_{i<n} (x[r·n+i] − m[r])² for r < runs, n, runs ≥ 1; m[r] is
+// read before dst[r] is written (dst may be m). Each run as sqDev32FMA.
+TEXT ·sqDevRuns32FMA(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), R9
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), DX
+	MOVQ runs+32(FP), R8
+
+run:
+	MOVQ DX, CX
+	VBROADCASTSD (R9), Y8
+	ADDQ $8, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop16:
+	CMPQ CX, $16
+	JLT  loop4
+	VCVTPS2PD (SI), Y4
+	VSUBPD Y8, Y4, Y4
+	VFMADD231PD Y4, Y4, Y0
+	VCVTPS2PD 16(SI), Y5
+	VSUBPD Y8, Y5, Y5
+	VFMADD231PD Y5, Y5, Y1
+	VCVTPS2PD 32(SI), Y6
+	VSUBPD Y8, Y6, Y6
+	VFMADD231PD Y6, Y6, Y2
+	VCVTPS2PD 48(SI), Y7
+	VSUBPD Y8, Y7, Y7
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP  loop16
+
+loop4:
+	CMPQ CX, $4
+	JLT  fold
+	VCVTPS2PD (SI), Y4
+	VSUBPD Y8, Y4, Y4
+	VFMADD231PD Y4, Y4, Y0
+	ADDQ $16, SI
+	SUBQ $4, CX
+	JMP  loop4
+
+fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VUNPCKHPD X0, X0, X1
+	VADDSD X1, X0, X0
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	VCVTSS2SD (SI), X1, X1
+	VSUBSD X8, X1, X1
+	VFMADD231SD X1, X1, X0
+	ADDQ $4, SI
+	DECQ CX
+	JMP  tail
+
+done:
+	VMOVSD X0, (DI)
+	ADDQ $8, DI
+	DECQ R8
+	JNZ  run
+	VZEROUPPER
+	RET
+
 // func addRows64AVX(cs *float64, x *float64, stride, rows, w int)
 //
 // cs[j] += Σ_{r<rows} x[r·stride/8+j] for j < w; stride in bytes. Rows go

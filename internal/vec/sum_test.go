@@ -93,7 +93,7 @@ func TestSumAsmNoLessAccurate(t *testing.T) {
 	x := ramp[float64](n, 0)
 	fn := float64(n)
 	want, m := fn*(fn*fn-1)/12, (fn+1)/2
-	ea, eg := math.Abs(sqDev64(x, m)-want), math.Abs(sqDevGo(x, m)-want)
+	ea, eg := math.Abs(asmKernels.sqDev64(x, m)-want), math.Abs(sqDevGo(x, m)-want)
 	if ea > eg {
 		t.Errorf("squared deviations of 1..%d: asm off by %v, Go by %v", n, ea, eg)
 	}
@@ -163,13 +163,64 @@ func TestSumAsmMatchesGo(t *testing.T) {
 					t.Errorf("n %d, offset %d: %s asm %v, Go %v", n, off, what, got, want)
 				}
 			}
-			check("sum float64", sum64(x), sumGo(x), abs)
-			check("sum float32", sum32(y), sumGo(y), abs)
+			check("sum float64", asmKernels.sum64(x), sumGo(x), abs)
+			check("sum float32", asmKernels.sum32(y), sumGo(y), abs)
 			q := sqDevGo(x, 3.25)
-			check("squared deviations float64", sqDev64(x, 3.25), q, q)
+			check("squared deviations float64", asmKernels.sqDev64(x, 3.25), q, q)
 			q = sqDevGo(y, -7)
-			check("squared deviations float32", sqDev32(y, -7), q, q)
+			check("squared deviations float32", asmKernels.sqDev32(y, -7), q, q)
 		}
+	}
+}
+
+// TestSumRuns: the runs' sums and squared deviations are Sum's and
+// SumSqDev's of each run to the bit, with m given as dst, for float32 and
+// float64, every kernel set, runs of lengths about the kernels' blocks.
+func TestSumRuns(t *testing.T) {
+	testRuns[float64](t, "float64")
+	testRuns[float32](t, "float32")
+}
+
+func testRuns[T Float](t *testing.T, name string) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, k := range sets(t) {
+		t.Run(k.name+"/"+name, func(t *testing.T) {
+			for _, n := range []int{1, 3, 4, 7, 9, 16, 17, 100, 2048} {
+				for _, runs := range []int{1, 2, 5} {
+					x := make([]T, 1+n*runs)
+					for i := range x {
+						x[i] = T(rng.NormFloat64() * 100)
+					}
+					x = x[1:] // an unaligned start
+					if runs > 1 {
+						x[n+n/2] = T(math.NaN())
+					}
+					s, q := make([]float64, runs), make([]float64, runs)
+					withKernels(k, func() {
+						SumRuns(s, x, n)
+						for r := range q {
+							q[r] = s[r] / float64(n)
+						}
+						SumSqDevRuns(q, q, x, n)
+					})
+					for r := range runs {
+						run := x[r*n : (r+1)*n]
+						var ws, wq float64
+						withKernels(k, func() {
+							ws = Sum(run)
+							wq = SumSqDev(run, ws/float64(n))
+						})
+						same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+						if !same(s[r], ws) || !same(q[r], wq) {
+							t.Errorf("n %d, run %d of %d: %v and %v, Sum and SumSqDev %v and %v", n, r, runs, s[r], q[r], ws, wq)
+						}
+						if r == 1 && !math.IsNaN(s[r]) {
+							t.Errorf("n %d: run 1 holds a NaN but sums to %v", n, s[r])
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -284,6 +335,8 @@ func TestSumAllocatesNothing(t *testing.T) {
 	cs := make([]float64, 10)
 	if n := testing.AllocsPerRun(100, func() {
 		_ = Sum(x) + Sum(y) + SumSqDev(x, 1) + SumSqDev(y, 1)
+		SumRuns(cs, x, 10)
+		SumSqDevRuns(cs, cs, y, 10)
 		AddRows(cs, x, 10, 10)
 		AddSqDevRows(cs, cs, y, 10, 10)
 	}); n != 0 {

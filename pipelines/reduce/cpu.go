@@ -510,6 +510,23 @@ func (r *reducer[T]) segment(a *acc, sc *scratch, it item, i0, i1 int) {
 		return
 	}
 	N := r.g.N
+	if !r.skip && a.mn == nil && i0 == 0 && i1 == N && N <= runBlock {
+		// Short whole runs, NaNs included: runAll's one block of each, in
+		// one call for them all.
+		x := r.data[it.o*N : (it.o+it.w)*N]
+		vec.SumRuns(a.s, x, N)
+		nb := float64(N)
+		for c := range a.cnt {
+			a.cnt[c] = nb
+		}
+		if a.m2 != nil {
+			for c, s := range a.s {
+				a.m2[c] = s / nb // the means, read before each M2 is written
+			}
+			vec.SumSqDevRuns(a.m2, a.m2, x, N)
+		}
+		return
+	}
 	for c := 0; c < it.w; c++ {
 		off := (it.o + c) * N
 		var st runAcc
