@@ -6,14 +6,10 @@ import "github.com/vkstat/vkstat/internal/vec"
 // the YMM registers), the CPU path's inner loops are the assembly of
 // syrk_amd64.s: kern4x8 keeps its 32 outputs in eight YMM registers and
 // costs two vector loads, four broadcasts and eight fused multiply-adds per
-// panel row; the float32 sums and packing convert four values per
-// instruction.
+// panel row; the float32 packing converts four values per instruction.
 
 //go:noescape
 func kern4x8FMA(a, b *float64, stride, t int, tile *[32]float64)
-
-//go:noescape
-func sumF32AVX(sum *float64, src *float32, p, t int)
 
 //go:noescape
 func centreF32AVX(dst *float64, pp int, src *float32, p, t int, mean *float64)
@@ -30,14 +26,6 @@ func kern4x8AVX2(x []float64, pp, t, i0, jb int, tile *[32]float64) {
 	kern4x8FMA(&x[i0], &x[jb], pp*8, t, tile)
 }
 
-func sumF32AVX2(sum []float64, src []float32, p, t int) {
-	if p < 1 || t < 1 {
-		return
-	}
-	_, _ = sum[p-1], src[t*p-1]
-	sumF32AVX(&sum[0], &src[0], p, t)
-}
-
 func centreF32AVX2(dst []float64, pp int, src []float32, p, t int, mean []float64) {
 	if p < 1 || t < 1 {
 		return
@@ -50,7 +38,7 @@ func centreF32AVX2(dst []float64, pp int, src []float32, p, t int, mean []float6
 }
 
 // asmKernels is the assembly set.
-var asmKernels = kernels{"asm", kern4x8AVX2, sumF32AVX2, centreF32AVX2}
+var asmKernels = kernels{"asm", kern4x8AVX2, centreF32AVX2}
 
 func init() {
 	if vec.HasAVX2FMA {
