@@ -4,7 +4,7 @@
 // float32 ones widen four values per VCVTPS2PD (one VCVTSS2SD in the
 // tails). The 1-D sums keep sixteen partial sums (four YMM registers) and
 // add them pairwise at the end; the row kernels add the rows of a group in
-// the same tree as the Go code (rows.go), four columns per instruction, so
+// the same tree as the Go code (sum.go), four columns per instruction, so
 // that their results are the Go code's to the bit.
 
 // func sum64AVX(x *float64, n int) float64
