@@ -14,15 +14,21 @@ every round. The arrays are float64; a call's elements are its input's.
            same expression (its temporaries included).
   mean     1-D n, axis None; NumPy: np.mean.
   mean/-1  (n/100, 100) along the last axis; mean/0 the same along axis 0.
+  std, std/-1, std/0
+           the same arrays' standard deviation (ddof 0); NumPy: np.std.
   cov      (n/256, 32, 8) sample sets, the estimator none; NumPy: the batch
            of means and (x−m)ᵀ(x−m)/T by matmul.
   chol     (n/64, 8, 8) SPD matrices, L only; NumPy: np.linalg.cholesky.
 
 Usage (the package's library built: make pylib):
+<<<<<<< HEAD
   PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e8] [--lavapipe] [--budget 0.25]
 
 It ends with the crossover: per call and device, the size from which
 vkstat's call is at least as fast as NumPy's at every size above.
+=======
+  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e7] [--lavapipe] [--budget 0.25] [--ops mean,std]
+>>>>>>> simd39
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ def _cases(n: int, rng: np.random.Generator):
         x, y = rng.standard_normal(n), rng.standard_normal(n)
         return lambda s: s.map(x, y, 3.5, 2.8, 10.0), lambda: 3.5 * x * x + 2.8 * y + 10.0
 
+<<<<<<< HEAD
     def mean_case(axis):
         def make():
             if axis is None:
@@ -75,12 +82,26 @@ def _cases(n: int, rng: np.random.Generator):
 
     return [("map", map_case), ("mean", mean_case(None)), ("mean/-1", mean_case(-1)), ("mean/0", mean_case(0)),
             ("cov", cov_case), ("chol", chol_case)]
+=======
+    return [
+        ("map", lambda s: s.map(x, y, 3.5, 2.8, 10.0), lambda: 3.5 * x * x + 2.8 * y + 10.0),
+        ("mean", lambda s: s.reduce(x, "mean"), lambda: np.mean(x)),
+        ("mean/-1", lambda s: s.reduce(m2, "mean", axis=-1), lambda: np.mean(m2, axis=-1)),
+        ("mean/0", lambda s: s.reduce(m2, "mean", axis=0), lambda: np.mean(m2, axis=0)),
+        ("std", lambda s: s.reduce(x, "std"), lambda: np.std(x)),
+        ("std/-1", lambda s: s.reduce(m2, "std", axis=-1), lambda: np.std(m2, axis=-1)),
+        ("std/0", lambda s: s.reduce(m2, "std", axis=0), lambda: np.std(m2, axis=0)),
+        ("cov", lambda s: s.cov(sets), lambda: np_cov(sets)),
+        ("chol", lambda s: s.chol(spd), lambda: np.linalg.cholesky(spd)),
+    ]
+>>>>>>> simd39
 
 
 def _calls(budget: float, once: float) -> int:
     return int(min(2000, max(3, budget / max(once, 1e-7))))
 
 
+<<<<<<< HEAD
 def measure(s: vkstat.Session, n: int, budget: float, rounds: int) -> list[dict]:
     """One row per case at n elements. A case whose one call takes more
     than a third of the budget is measured in three rounds of one call each,
@@ -96,6 +117,21 @@ def measure(s: vkstat.Session, n: int, budget: float, rounds: int) -> list[dict]
             once = time.perf_counter() - t0
             ref()
             if once < budget:
+=======
+def measure(s: vkstat.Session, n: int, budget: float, rounds: int, ops: list[str] | None = None) -> list[dict]:
+    rng = np.random.default_rng(n)
+    rows = []
+    for name, vk, ref in _cases(n, rng):
+        if ops and name not in ops:
+            continue
+        vk(s), ref()  # warm: pipelines, pages
+        t0 = time.perf_counter()
+        vk(s)
+        k = _calls(budget / rounds, time.perf_counter() - t0)
+        vk_t, lib_t, np_t = [], [], []
+        for _ in range(rounds):
+            for _ in range(k):
+>>>>>>> simd39
                 t0 = time.perf_counter()
                 vk(s)
                 once = time.perf_counter() - t0
@@ -174,7 +210,14 @@ def main() -> int:
                          "runs three rounds of one call (one round past ten budgets)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--lavapipe", action="store_true", help="also measure a lavapipe session")
+    ap.add_argument("--ops", help="comma-separated cases to measure (default all): "
+                    "map, mean, mean/-1, mean/0, std, std/-1, std/0, cov, chol")
     args = ap.parse_args()
+    ops = args.ops.split(",") if args.ops else None
+    if ops:
+        known = {c[0] for c in _cases(1, np.random.default_rng(0))}
+        if bad := [o for o in ops if o not in known]:
+            ap.error(f"unknown case {', '.join(bad)}; the cases are {', '.join(sorted(known))}")
     sizes = [int(10 ** e) for e in range(3, 9) if 10 ** e <= args.max]
     free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
     devices = ["cpu"] + (["lavapipe"] if args.lavapipe else [])
@@ -186,7 +229,7 @@ def main() -> int:
         with vkstat.open(dev) as s:
             rows = []
             for n in sizes:
-                rows += measure(s, n, args.budget, args.rounds)
+                rows += measure(s, n, args.budget, args.rounds, ops)
             print()
             print(table(f"{dev}: {s.device['name']}", rows), flush=True)
             wins[dev] = crossover(rows)

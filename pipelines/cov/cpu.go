@@ -3,6 +3,7 @@ package cov
 import (
 	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -82,23 +83,17 @@ func (w *worker) run(src *source, k int, opt Options) {
 		for i, v := range src.in.U16[b : b+t*p] {
 			d[i] = tab[v]
 		}
-		w.k.sumF32(mean[:p], d, p, t)
+		vec.AddRows(mean[:p], d, p, t)
 		scaleMean(mean, invT)
 		w.k.centreF32(x, pp, d, p, t, mean[:p])
 	case contig && src.in.DType == tensor.F32:
 		d := src.in.F32[b : b+t*p]
-		w.k.sumF32(mean[:p], d, p, t)
+		vec.AddRows(mean[:p], d, p, t)
 		scaleMean(mean, invT)
 		w.k.centreF32(x, pp, d, p, t, mean[:p])
 	case contig:
 		d := src.in.F64[b : b+t*p]
-		for tt := 0; tt < t; tt++ {
-			sr := d[tt*p : tt*p+p]
-			m := mean[:len(sr)]
-			for i, v := range sr {
-				m[i] += v
-			}
-		}
+		vec.AddRows(mean[:p], d, p, t)
 		scaleMean(mean, invT)
 		for tt := 0; tt < t; tt++ {
 			sr := d[tt*p : tt*p+p]
@@ -164,17 +159,6 @@ func (w *worker) run(src *source, k int, opt Options) {
 		}
 	}
 	w.rho = shrinkage(opt.Estimator, p, t, mo)
-}
-
-// sumF32Go adds to sum[i] the t values src[tt*p+i], for i < p.
-func sumF32Go(sum []float64, src []float32, p, t int) {
-	for tt := 0; tt < t; tt++ {
-		sr := src[tt*p : tt*p+p]
-		m := sum[:len(sr)]
-		for i, v := range sr {
-			m[i] += float64(v)
-		}
-	}
 }
 
 // centreF32Go sets dst[tt*pp+i] = src[tt*p+i] − mean[i] for tt < t, i < p.

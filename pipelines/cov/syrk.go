@@ -40,16 +40,16 @@ func syrkLower(kern4x8 func(x []float64, pp, t, i0, jb int, tile *[32]float64), 
 }
 
 // kernels are the inner loops of the CPU path: the SYRK tile (kern4x8) and,
-// for float32 (N, T, P) arrays, the column sums and the centred packing.
+// for float32 (N, T, P) arrays, the centred packing (the column sums are
+// vec.AddRows).
 type kernels struct {
 	name      string
 	kern4x8   func(x []float64, pp, t, i0, jb int, tile *[32]float64)
-	sumF32    func(sum []float64, src []float32, p, t int)
 	centreF32 func(dst []float64, pp int, src []float32, p, t int, mean []float64)
 }
 
 // goKernels are plain Go, for every architecture.
-var goKernels = kernels{"go", kern4x8Go, sumF32Go, centreF32Go}
+var goKernels = kernels{"go", kern4x8Go, centreF32Go}
 
 // impl is the set the CPU path uses: goKernels, or assembly where the
 // processor has it (syrk_amd64.go); a test's Options.test may ask for

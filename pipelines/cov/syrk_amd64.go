@@ -1,24 +1,18 @@
 package cov
 
+import "github.com/vkstat/vkstat/internal/vec"
+
 // On amd64 processors with AVX2 and FMA (and an operating system that saves
 // the YMM registers), the CPU path's inner loops are the assembly of
 // syrk_amd64.s: kern4x8 keeps its 32 outputs in eight YMM registers and
 // costs two vector loads, four broadcasts and eight fused multiply-adds per
-// panel row; the float32 sums and packing convert four values per
-// instruction.
+// panel row; the float32 packing converts four values per instruction.
 
 //go:noescape
 func kern4x8FMA(a, b *float64, stride, t int, tile *[32]float64)
 
 //go:noescape
-func sumF32AVX(sum *float64, src *float32, p, t int)
-
-//go:noescape
 func centreF32AVX(dst *float64, pp int, src *float32, p, t int, mean *float64)
-
-// cpuHasAVX2FMA reports CPUID's AVX, AVX2, FMA and OSXSAVE bits and
-// whether XGETBV shows the XMM and YMM state enabled.
-func cpuHasAVX2FMA() bool
 
 // The wrappers check once that every address the assembly touches lies in
 // the slices.
@@ -32,14 +26,6 @@ func kern4x8AVX2(x []float64, pp, t, i0, jb int, tile *[32]float64) {
 	kern4x8FMA(&x[i0], &x[jb], pp*8, t, tile)
 }
 
-func sumF32AVX2(sum []float64, src []float32, p, t int) {
-	if p < 1 || t < 1 {
-		return
-	}
-	_, _ = sum[p-1], src[t*p-1]
-	sumF32AVX(&sum[0], &src[0], p, t)
-}
-
 func centreF32AVX2(dst []float64, pp int, src []float32, p, t int, mean []float64) {
 	if p < 1 || t < 1 {
 		return
@@ -51,14 +37,11 @@ func centreF32AVX2(dst []float64, pp int, src []float32, p, t int, mean []float6
 	centreF32AVX(&dst[0], pp, &src[0], p, t, &mean[0])
 }
 
-// asmKernels is the assembly set; haveAVX2FMA is fixed at start-up.
-var (
-	asmKernels  = kernels{"asm", kern4x8AVX2, sumF32AVX2, centreF32AVX2}
-	haveAVX2FMA = cpuHasAVX2FMA()
-)
+// asmKernels is the assembly set.
+var asmKernels = kernels{"asm", kern4x8AVX2, centreF32AVX2}
 
 func init() {
-	if haveAVX2FMA {
+	if vec.HasAVX2FMA {
 		impl = asmKernels
 	}
 }

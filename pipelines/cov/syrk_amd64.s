@@ -55,46 +55,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func sumF32AVX(sum *float64, src *float32, p, t int)
-//
-// sum[i] += Σ_{k<t} float64(src[k*p+i]) for i < p; p, t ≥ 1. Four columns
-// per instruction, the last p mod 4 one at a time.
-TEXT ·sumF32AVX(SB), NOSPLIT, $0-32
-	MOVQ sum+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ p+16(FP), DX
-	MOVQ t+24(FP), CX
-	MOVQ DX, R9
-	ANDQ $-4, R9
-
-srow:
-	XORQ BX, BX
-
-svec:
-	CMPQ BX, R9
-	JGE  stail
-	VCVTPS2PD (SI)(BX*4), Y0
-	VADDPD    (DI)(BX*8), Y0, Y0
-	VMOVUPD   Y0, (DI)(BX*8)
-	ADDQ      $4, BX
-	JMP       svec
-
-stail:
-	CMPQ BX, DX
-	JGE  snext
-	VCVTSS2SD (SI)(BX*4), X0, X0
-	VADDSD    (DI)(BX*8), X0, X0
-	VMOVSD    X0, (DI)(BX*8)
-	INCQ      BX
-	JMP       stail
-
-snext:
-	LEAQ (SI)(DX*4), SI
-	DECQ CX
-	JNZ  srow
-	VZEROUPPER
-	RET
-
 // func centreF32AVX(dst *float64, pp int, src *float32, p, t int, mean *float64)
 //
 // dst[k*pp+i] = float64(src[k*p+i]) − mean[i] for k < t, i < p; p, t ≥ 1.
@@ -135,34 +95,4 @@ cnext:
 	DECQ CX
 	JNZ  crow
 	VZEROUPPER
-	RET
-
-// func cpuHasAVX2FMA() bool
-TEXT ·cpuHasAVX2FMA(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
-	MOVL $0, AX
-	CPUID
-	CMPL AX, $7
-	JLT no
-	MOVL $1, AX
-	MOVL $0, CX
-	CPUID
-	// ECX: FMA (bit 12), OSXSAVE (27), AVX (28)
-	MOVL CX, BX
-	ANDL $0x18001000, BX
-	CMPL BX, $0x18001000
-	JNE no
-	MOVL $0, CX
-	XGETBV
-	ANDL $6, AX
-	CMPL AX, $6
-	JNE no
-	MOVL $7, AX
-	MOVL $0, CX
-	CPUID
-	// EBX: AVX2 (bit 5)
-	ANDL $0x20, BX
-	JZ no
-	MOVB $1, ret+0(FP)
-no:
 	RET

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vkstat/vkstat/internal/par"
+	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -26,12 +27,15 @@ const (
 	// minTaskElems is the least input a task gets when work is divided.
 	minTaskElems = 1 << 15
 	// serialElems: inputs smaller than this are reduced on the calling
-	// goroutine only.
-	serialElems = 1 << 16
+	// goroutine only. With the vector sums (internal/vec) 2¹⁸ float64
+	// take some 40 µs on one core, what handing work to a second goroutine
+	// can cost on a busy machine (a 10⁵-element mean: 11 µs inline, 15–28
+	// µs split over two, docs/benchmarks/callcost.md).
+	serialElems = 1 << 18
 )
 
 // float is the element type of a tensor.
-type float interface{ ~float32 | ~float64 }
+type float interface{ float32 | float64 }
 
 // needs records which accumulators the requested statistics need. The sum
 // is always accumulated: it is cheap and it reveals NaNs.
@@ -506,6 +510,23 @@ func (r *reducer[T]) segment(a *acc, sc *scratch, it item, i0, i1 int) {
 		return
 	}
 	N := r.g.N
+	if !r.skip && a.mn == nil && i0 == 0 && i1 == N && N <= runBlock {
+		// Short whole runs, NaNs included: runAll's one block of each, in
+		// one call for them all.
+		x := r.data[it.o*N : (it.o+it.w)*N]
+		vec.SumRuns(a.s, x, N)
+		nb := float64(N)
+		for c := range a.cnt {
+			a.cnt[c] = nb
+		}
+		if a.m2 != nil {
+			for c, s := range a.s {
+				a.m2[c] = s / nb // the means, read before each M2 is written
+			}
+			vec.SumSqDevRuns(a.m2, a.m2, x, N)
+		}
+		return
+	}
 	for c := 0; c < it.w; c++ {
 		off := (it.o + c) * N
 		var st runAcc
@@ -599,39 +620,13 @@ func (r *reducer[T]) columns(a *acc, sc *scratch, it item, i0, i1 int) {
 
 // sumRows adds rows i0..i1 of the block at base to cs.
 func (r *reducer[T]) sumRows(cs []float64, base, i0, i1 int) {
-	inner, w := r.g.Inner, len(cs)
-	i := i0
-	for ; i+8 <= i1; i += 8 {
-		o := base + i*inner
-		addRows8(cs, r.data[o:][:w], r.data[o+inner:][:w], r.data[o+2*inner:][:w], r.data[o+3*inner:][:w],
-			r.data[o+4*inner:][:w], r.data[o+5*inner:][:w], r.data[o+6*inner:][:w], r.data[o+7*inner:][:w])
-	}
-	for ; i+4 <= i1; i += 4 {
-		o := base + i*inner
-		addRows4(cs, r.data[o:][:w], r.data[o+inner:][:w], r.data[o+2*inner:][:w], r.data[o+3*inner:][:w])
-	}
-	for ; i < i1; i++ {
-		addRow(cs, r.data[base+i*inner:][:w])
-	}
+	vec.AddRows(cs, r.data[base+i0*r.g.Inner:], r.g.Inner, i1-i0)
 }
 
 // sqDevRows adds the squared deviations from cm of rows i0..i1 of the
 // block at base to cq.
 func (r *reducer[T]) sqDevRows(cq, cm []float64, base, i0, i1 int) {
-	inner, w := r.g.Inner, len(cq)
-	i := i0
-	for ; i+8 <= i1; i += 8 {
-		o := base + i*inner
-		addSqDevRows8(cq, cm, r.data[o:][:w], r.data[o+inner:][:w], r.data[o+2*inner:][:w], r.data[o+3*inner:][:w],
-			r.data[o+4*inner:][:w], r.data[o+5*inner:][:w], r.data[o+6*inner:][:w], r.data[o+7*inner:][:w])
-	}
-	for ; i+4 <= i1; i += 4 {
-		o := base + i*inner
-		addSqDevRows4(cq, cm, r.data[o:][:w], r.data[o+inner:][:w], r.data[o+2*inner:][:w], r.data[o+3*inner:][:w])
-	}
-	for ; i < i1; i++ {
-		addSqDevRow(cq, cm, r.data[base+i*inner:][:w])
-	}
+	vec.AddSqDevRows(cq, cm, r.data[base+i0*r.g.Inner:], r.g.Inner, i1-i0)
 }
 
 func (r *reducer[T]) columnHasNaN(off, i0, i1 int) bool {
@@ -680,62 +675,6 @@ func (r *reducer[T]) columnsSkip(a *acc, sc *scratch, it item, i0, i1 int) {
 			a.s[j] += v
 			a.cnt[j] += cc[j]
 		}
-	}
-}
-
-// addRow adds row to cs.
-func addRow[T float](cs []float64, row []T) {
-	cs = cs[:len(row)]
-	for j, v := range row {
-		cs[j] += float64(v)
-	}
-}
-
-// addRows4 adds four rows to cs.
-func addRows4[T float](cs []float64, r0, r1, r2, r3 []T) {
-	n := len(cs)
-	r0, r1, r2, r3 = r0[:n], r1[:n], r2[:n], r3[:n]
-	for j := range cs {
-		cs[j] += (float64(r0[j]) + float64(r1[j])) + (float64(r2[j]) + float64(r3[j]))
-	}
-}
-
-// addSqDevRows4 adds the squared deviations of four rows from cm to cq.
-func addSqDevRows4[T float](cq, cm []float64, r0, r1, r2, r3 []T) {
-	n := len(cq)
-	cm, r0, r1, r2, r3 = cm[:n], r0[:n], r1[:n], r2[:n], r3[:n]
-	for j := range cq {
-		m := cm[j]
-		d0, d1 := float64(r0[j])-m, float64(r1[j])-m
-		d2, d3 := float64(r2[j])-m, float64(r3[j])-m
-		cq[j] += (d0*d0 + d1*d1) + (d2*d2 + d3*d3)
-	}
-}
-
-// addRows8 adds eight rows to cs.
-func addRows8[T float](cs []float64, r0, r1, r2, r3, r4, r5, r6, r7 []T) {
-	n := len(cs)
-	r0, r1, r2, r3 = r0[:n], r1[:n], r2[:n], r3[:n]
-	r4, r5, r6, r7 = r4[:n], r5[:n], r6[:n], r7[:n]
-	for j := range cs {
-		cs[j] += ((float64(r0[j]) + float64(r1[j])) + (float64(r2[j]) + float64(r3[j]))) +
-			((float64(r4[j]) + float64(r5[j])) + (float64(r6[j]) + float64(r7[j])))
-	}
-}
-
-// addSqDevRows8 adds the squared deviations of eight rows from cm to cq.
-func addSqDevRows8[T float](cq, cm []float64, r0, r1, r2, r3, r4, r5, r6, r7 []T) {
-	n := len(cq)
-	cm = cm[:n]
-	r0, r1, r2, r3 = r0[:n], r1[:n], r2[:n], r3[:n]
-	r4, r5, r6, r7 = r4[:n], r5[:n], r6[:n], r7[:n]
-	for j := range cq {
-		m := cm[j]
-		d0, d1 := float64(r0[j])-m, float64(r1[j])-m
-		d2, d3 := float64(r2[j])-m, float64(r3[j])-m
-		d4, d5 := float64(r4[j])-m, float64(r5[j])-m
-		d6, d7 := float64(r6[j])-m, float64(r7[j])-m
-		cq[j] += ((d0*d0 + d1*d1) + (d2*d2 + d3*d3)) + ((d4*d4 + d5*d5) + (d6*d6 + d7*d7))
 	}
 }
 
@@ -791,16 +730,6 @@ func addRowMinMax[T float](cs, mn, mx []float64, row []T) {
 		if x > mx[j] {
 			mx[j] = x
 		}
-	}
-}
-
-// addSqDevRow adds (row − cm)² to cq.
-func addSqDevRow[T float](cq, cm []float64, row []T) {
-	cq = cq[:len(row)]
-	cm = cm[:len(row)]
-	for j, v := range row {
-		d := float64(v) - cm[j]
-		cq[j] += d * d
 	}
 }
 
@@ -882,12 +811,12 @@ func runAll[T float](x []T, nd needs) runAcc {
 				nan = hasNaN(b)
 			}
 		} else {
-			sb = sum(b)
+			sb = vec.Sum(b)
 		}
 		nb := float64(len(b))
 		var qb float64
 		if nd.m2 {
-			qb = sumSqDev(b, sb/nb)
+			qb = vec.SumSqDev(b, sb/nb)
 		}
 		st.add(nb, sb, qb)
 	}
@@ -932,44 +861,7 @@ func runSkip[T float](x []T, nd needs) runAcc {
 	return st
 }
 
-// sum adds x in float64 with four accumulators.
-func sum[T float](x []T) float64 {
-	var s0, s1, s2, s3 float64
-	for len(x) >= 4 {
-		s0 += float64(x[0])
-		s1 += float64(x[1])
-		s2 += float64(x[2])
-		s3 += float64(x[3])
-		x = x[4:]
-	}
-	for _, v := range x {
-		s0 += float64(v)
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// sumSqDev adds (x − m)² in float64 with four accumulators.
-func sumSqDev[T float](x []T, m float64) float64 {
-	var s0, s1, s2, s3 float64
-	for len(x) >= 4 {
-		d0 := float64(x[0]) - m
-		d1 := float64(x[1]) - m
-		d2 := float64(x[2]) - m
-		d3 := float64(x[3]) - m
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-		x = x[4:]
-	}
-	for _, v := range x {
-		d := float64(v) - m
-		s0 += d * d
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// sumMinMax is sum that also returns the smallest and largest values
+// sumMinMax is vec.Sum that also returns the smallest and largest values
 // (ignoring NaNs: a NaN shows in the sum).
 func sumMinMax[T float](x []T) (s, mn, mx float64) {
 	var s0, s1 float64

@@ -14,7 +14,13 @@ import (
 // variance k²(n²−1)/12, min 0, max k(n−1)) along each axis, the bits
 // Run gives, and allocate nothing when the input runs inline.
 func TestCPUPlanRepeats(t *testing.T) {
-	stats := []Stat{Sum, Mean, Var, Min, Max}
+	// Without min and max, short runs go through the vector kernel's runs.
+	for _, stats := range [][]Stat{{Sum, Mean, Var, Min, Max}, {Sum, Mean, Var}} {
+		testCPUPlanRepeats(t, stats)
+	}
+}
+
+func testCPUPlanRepeats(t *testing.T, stats []Stat) {
 	for _, c := range []struct {
 		shape []int
 		axis  int
@@ -24,7 +30,10 @@ func TestCPUPlanRepeats(t *testing.T) {
 		{[]int{1000}, 0, tensor.F32},
 		{[]int{1, 1000}, -1, tensor.F64},
 		{[]int{1000, 1}, 0, tensor.F64},
-		{[]int{400, 300}, 0, tensor.F64}, // 120,000 elements: over the goroutines
+		{[]int{400, 300}, 0, tensor.F64},
+		{[]int{300, 7}, -1, tensor.F32}, // short runs
+		{[]int{300, 7}, -1, tensor.F64},
+		{[]int{1500, 300}, 0, tensor.F64}, // 450,000 elements: over the goroutines
 	} {
 		opt := Options{Axis: c.axis, Stats: stats}
 		p, err := NewCPUPlan(c.shape, c.dt, opt)
