@@ -25,7 +25,7 @@
 layout(constant_id = 1) const uint SORT_SIZE = 64;
 
 layout(std430, binding = 0) readonly buffer X { T x[]; };
-layout(std430, binding = 1) readonly buffer Q { ACC q[]; };
+layout(std430, binding = 1) readonly buffer Q { ACC q[]; }; // three parts a quantile (qParts)
 layout(std430, binding = 2) writeonly buffer Y { T y[]; };
 
 layout(push_constant) uniform Params {
@@ -77,12 +77,25 @@ void picks(uint slice, uint m, uint first, uint step) {
 	for (uint k = first; k < p.nq; k += step) {
 		T r = T_NAN;
 		if (!none) {
-			ACC h = ACC(m - 1) * q[k];
-			uint lo = uint(floor(h));
-			if (lo >= m - 1) {
+			// h = (m−1)·q[k] as lo + g, 0 ≤ g < 1, exactly enough in
+			// float too: q[k] comes as three parts (qParts), the first
+			// two of 11 significant bits, whose products with m − 1
+			// (below 2¹³) are exact; the first's whole part is lo's.
+			ACC mm = ACC(m - 1);
+			ACC p1 = mm * q[3u * k];
+			ACC whole = floor(p1);
+			ACC g = (p1 - whole) + mm * q[3u * k + 1u] + mm * q[3u * k + 2u];
+			ACC carry = floor(g);
+			g -= carry;
+			int lo = int(whole) + int(carry);
+			if (lo < 0) {
+				lo = 0;
+				g = ACC(0);
+			}
+			if (uint(lo) >= m - 1) {
 				r = s[m - 1];
 			} else {
-				r = T(lerp_np(ACC(s[lo]), ACC(s[lo + 1]), h - ACC(lo)));
+				r = T(lerp_np(ACC(s[lo]), ACC(s[lo + 1]), g));
 			}
 		}
 		y[k * p.count + slice] = r;

@@ -73,17 +73,43 @@ func vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, g reduce
 // the column passes that otherwise only an input beyond one binding takes.
 var passCap int
 
-// qBytes is q as the kernel's ACC values: float64, or float32 with Acc32.
+// qBytes is q as the kernel's ACC values (float64, or float32 with
+// Acc32), three parts a quantile (qParts).
 func qBytes(q []float64, size int) []byte {
-	b := make([]byte, len(q)*size)
-	for i, v := range q {
-		if size == 8 {
-			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-		} else {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v)))
+	b := make([]byte, 0, 3*len(q)*size)
+	for _, v := range q {
+		for _, part := range qParts(v) {
+			if size == 8 {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(part))
+			} else {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(part)))
+			}
 		}
 	}
 	return b
+}
+
+// qParts splits a quantile into three parts whose sum is q: the first two
+// of at most 11 significant bits, so that the shader's products of them
+// with m − 1 (below 2¹³: a slice in shared memory) are exact in float32,
+// and the rest, rounded to float32 where the shader interpolates in it.
+// In float32 (m−1)·q itself would round the position by up to 2⁻²⁴ of
+// it, which a slice of 257 values turns into errors of 10⁻⁵ of the gap
+// between neighbours (verify's quantile cases on a device without
+// float64).
+func qParts(q float64) [3]float64 {
+	q1 := roundBits(q, 11)
+	q2 := roundBits(q-q1, 11)
+	return [3]float64{q1, q2, q - q1 - q2}
+}
+
+// roundBits rounds v to its bits most significant binary digits.
+func roundBits(v float64, bits int) float64 {
+	if v == 0 {
+		return 0
+	}
+	frac, exp := math.Frexp(v)
+	return math.Ldexp(math.Round(math.Ldexp(frac, bits)), exp-bits)
 }
 
 // pass is one dispatch's slices, [lo, hi) in the output's order: whole
