@@ -157,6 +157,43 @@ _LONG_OPS = frozenset({"verify", "paco", "shader"})
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
 _np_empty, _c_void_p = np.empty, ctypes.c_void_p
+# The sets of outputs a kept call keeps for its repeats, at most (see
+# _Prepared.claim): two, as `m = s.reduce(x)` still holds the last result
+# while the next call runs.
+_RING = 2
+_VIEW = operator.itemgetter(Ellipsis)  # a[...]: a new view of the whole of a
+_refs = getattr(sys, "getrefcount", lambda _: 1 << 62)  # no refcounts (not CPython): every set held
+
+
+def _held(bases: tuple) -> bool:
+    """Whether anything but the tuple bases holds one of its arrays: a
+    view of one (a view of a view has the same base), a memoryview or
+    anything else that holds a view."""
+    for b in bases:
+        if _refs(b) > _IDLE:
+            return True
+    return False
+
+
+def _calibrate() -> int:
+    """The count _held sees for an array nothing but its tuple holds (the
+    tuple, the loop's name, getrefcount's argument: 3 on CPython 3.11),
+    checked to grow by one for a view held; -1 where it does not, and then
+    every set is held and none reused."""
+    global _IDLE
+    bases = (_np_empty(1),)
+    for _IDLE in range(1, 9):
+        if not _held(bases):
+            view = _VIEW(bases[0])
+            seen = _held(bases)
+            del view
+            if seen and not _held(bases):
+                return _IDLE
+            break
+    return -1
+
+
+_IDLE = _calibrate()
 
 
 class _Prepared:
@@ -167,7 +204,7 @@ class _Prepared:
     again."""
 
     __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "in_ptrs",
-                 "out_ptrs", "picks")
+                 "out_ptrs", "picks", "ring")
 
     def __init__(self, op: str, id: int, allocs: list, desc: dict[str, Any], nptrs: int) -> None:
         self.op, self.id, self.allocs = op, id, allocs
@@ -182,6 +219,7 @@ class _Prepared:
         self.warnings = desc.get("warnings") or []
         self.copied = desc.get("copied_bytes", 0)
         self.picks: dict[type, Callable] = {}  # _fast_call's: a result type's fields from the outputs
+        self.ring: list[tuple] = []  # _fast_call's sets of outputs, oldest first (see claim)
 
     def pick(self, result: type) -> Callable:
         """What takes the NamedTuple result's fields, in order, from the
@@ -192,6 +230,29 @@ class _Prepared:
             at = {name: k for name, k in self.byname}
             got = self.picks[result] = operator.itemgetter(*(at.get(f, -1) for f in result._fields))
         return got
+
+    def claim(self) -> tuple:
+        """A set of outputs for _fast_call, as allocated (small), and the
+        pointer array of their addresses: the oldest set in the ring whose
+        arrays nothing but the set holds, else a new one. The set's arrays
+        are never handed out, only views of them (_VIEW): a result the
+        caller holds, or any view of it, holds its base, so the library
+        never writes into it. A set is taken out of the ring while a call
+        writes it (list.pop: no other thread can take it too) and put back
+        after (with the views made first). A held set is kept while the
+        ring has room, so that `m = s.reduce(x)` alternates between two."""
+        ring = self.ring
+        for _ in range(len(ring)):
+            try:
+                got = ring.pop(0)
+            except IndexError:  # another thread took it
+                break
+            if not _held(got[0]):
+                return got
+            if len(ring) < _RING - 1:
+                ring.append(got)
+        bases = tuple([_np_empty(shape, dt) for shape, dt in self.small])
+        return bases, self.out_ptrs(*map(address, bases))
 
 
 class Session:
@@ -476,16 +537,21 @@ class Session:
         are, no out=) on this thread, or with result (a NamedTuple) that
         result, its fields the outputs of their names (None where none);
         None when no call is kept under it. What _repeat does, without
-        what such a call cannot need."""
+        what such a call cannot need, its outputs views of a set of arrays
+        kept for the next repeats (see _Prepared.claim)."""
         p = self._fast.get(fast)
         if p is None:
             return None
-        made = [_np_empty(shape, dt) for shape, dt in p.small]
+        slot = p.claim()
+        bases, optrs = slot
         err = _c_void_p()
-        st = p.run(self._handle, 0, p.id, p.in_ptrs(*map(address, ins)), len(ins),
-                   p.out_ptrs(*map(address, made)), len(made), None, err)
+        st = p.run(self._handle, 0, p.id, p.in_ptrs(*map(address, ins)), len(ins), optrs, len(bases), None, err)
         if st:
+            p.ring.append(slot)
             _lib.check(st, err)
+        made = list(map(_VIEW, bases))
+        if len(p.ring) < _RING:
+            p.ring.append(slot)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
         if result is not None:
             made.append(None)
