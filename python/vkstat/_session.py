@@ -232,8 +232,9 @@ class _Prepared:
         return got
 
     def claim(self) -> tuple:
-        """A set of outputs for _fast_call, as allocated (small), and the
-        pointer array of their addresses: the oldest set in the ring whose
+        """A set of outputs for _fast_call, as allocated (small), the
+        pointer array of their addresses and one for the inputs' (filled
+        by each call): the oldest set in the ring whose
         arrays nothing but the set holds, else a new one. The set's arrays
         are never handed out, only views of them (_VIEW): a result the
         caller holds, or any view of it, holds its base, so the library
@@ -252,7 +253,7 @@ class _Prepared:
             if len(ring) < _RING - 1:
                 ring.append(got)
         bases = tuple([_np_empty(shape, dt) for shape, dt in self.small])
-        return bases, self.out_ptrs(*map(address, bases))
+        return bases, self.out_ptrs(*map(address, bases)), self.in_ptrs()
 
 
 class Session:
@@ -534,18 +535,21 @@ class Session:
     def _fast_call(self, fast: tuple, ins: tuple, result: type | None = None) -> Any:
         """The outputs by name of the small call kept under the operation's
         key fast (see _run), repeated on the NumPy arrays ins (lent as they
-        are, no out=) on this thread, or with result (a NamedTuple) that
-        result, its fields the outputs of their names (None where none);
-        None when no call is kept under it. What _repeat does, without
-        what such a call cannot need, its outputs views of a set of arrays
-        kept for the next repeats (see _Prepared.claim)."""
+        are, no out=) on this thread; with result np.ndarray the output
+        itself where there is one, with a NamedTuple that result, its
+        fields the outputs of their names (None where none); None when no
+        call is kept under it. What _repeat does, without what such a call
+        cannot need, its outputs views of a set of arrays kept for the next
+        repeats (see _Prepared.claim)."""
         p = self._fast.get(fast)
         if p is None:
             return None
         slot = p.claim()
-        bases, optrs = slot
+        bases, optrs, iptrs = slot
+        for k, a in enumerate(ins):
+            iptrs[k] = address(a)
         err = _c_void_p()
-        st = p.run(self._handle, 0, p.id, p.in_ptrs(*map(address, ins)), len(ins), optrs, len(bases), None, err)
+        st = p.run(self._handle, 0, p.id, iptrs, len(ins), optrs, len(bases), None, err)
         if st:
             p.ring.append(slot)
             _lib.check(st, err)
@@ -554,8 +558,12 @@ class Session:
             p.ring.append(slot)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
         if result is not None:
-            made.append(None)
-            return tuple.__new__(result, p.pick(result)(made))
+            if result is np.ndarray:
+                if len(made) == 1:
+                    return made[0]
+            else:
+                made.append(None)
+                return tuple.__new__(result, p.pick(result)(made))
         if p.names is not None:  # the outputs in the order they were asked for
             return dict(zip(p.names, made))
         return {name: made[k] for name, k in p.byname}
