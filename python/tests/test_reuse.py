@@ -193,6 +193,20 @@ def test_what_a_caller_does_to_a_result_stays_with_it(cpu):
     np.testing.assert_array_equal(cpu.map(x, y, 1.0, 0.0, 0.0), x * x)
 
 
+def test_a_result_passed_back_in(cpu):
+    """A result l passed back as the input of four calls whose results are
+    dropped (chol reads l's lower triangle as a symmetric matrix, SPD
+    here): l's set is held while they read it, so none writes into it."""
+    a = _spd(15, 8) + 30 * np.eye(8)
+    for _ in range(2):
+        cpu.chol(a)
+    l = cpu.chol(a).l
+    want = np.linalg.cholesky(np.tril(l) + np.swapaxes(np.tril(l, -1), -1, -2))
+    for _ in range(4):
+        np.testing.assert_allclose(cpu.chol(l).l, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(l, np.linalg.cholesky(a), rtol=1e-12, atol=1e-14)
+
+
 def test_out_calls_are_untouched(cpu):
     """out= is written as given, between repeats that keep their own
     memory: held results keep their values, out= is the array returned."""

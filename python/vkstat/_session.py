@@ -550,12 +550,11 @@ class Session:
             iptrs[k] = address(a)
         err = _c_void_p()
         st = p.run(self._handle, 0, p.id, iptrs, len(ins), optrs, len(bases), None, err)
-        if st:
-            p.ring.append(slot)
-            _lib.check(st, err)
-        made = list(map(_VIEW, bases))
+        made = [] if st else list(map(_VIEW, bases))
         if len(p.ring) < _RING:
             p.ring.append(slot)
+        if st:
+            _lib.check(st, err)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
         if result is not None:
             if result is np.ndarray:
