@@ -10,20 +10,11 @@ import weakref
 
 import numpy as np
 import pytest
+from test_callpath import _np_cov, _spd
 
 from vkstat import _session
 
 rng = np.random.default_rng(3939)
-
-
-def _spd(n, p):
-    a = rng.standard_normal((n, p, p))
-    return a @ a.transpose(0, 2, 1) + p * np.eye(p)
-
-
-def _np_cov(x):
-    d = x - x.mean(axis=-2, keepdims=True)
-    return np.swapaxes(d, -1, -2) @ d / x.shape[-2]
 
 
 # (name, fresh inputs, the call on a session giving an array, NumPy's answer)
