@@ -156,7 +156,8 @@ _LONG_OPS = frozenset({"verify", "paco", "shader"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
-_np_empty, _c_void_p = np.empty, ctypes.c_void_p
+_np_empty, _c_void_p, _c_int64, _byref = np.empty, ctypes.c_void_p, ctypes.c_int64, ctypes.byref
+_NO_TOKEN = ctypes.c_int64(0)  # _fast_call's calls are never cancelled
 # The sets of outputs a kept call keeps for its repeats, at most (see
 # _Prepared.claim): two, as `m = s.reduce(x)` still holds the last result
 # while the next call runs.
@@ -203,8 +204,8 @@ class _Prepared:
     buffer, warnings, bytes the library copied), which every repeat gives
     again."""
 
-    __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "in_ptrs",
-                 "out_ptrs", "picks", "ring")
+    __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "cid",
+                 "in_ptrs", "out_ptrs", "picks", "ring")
 
     def __init__(self, op: str, id: int, allocs: list, desc: dict[str, Any], nptrs: int) -> None:
         self.op, self.id, self.allocs = op, id, allocs
@@ -214,8 +215,13 @@ class _Prepared:
         self.byname = [(d["name"], d["buffer"]) for d in self.outputs]
         # the names when each buffer is one output, in order (the usual case)
         self.names = [n for n, _ in self.byname] if [k for _, k in self.byname] == list(range(len(allocs))) else None
-        # what _fast_call passes: the library's entry and the pointer arrays' types
-        self.run, self.in_ptrs, self.out_ptrs = _lib.lib.vks_run, _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
+        # what _fast_call passes: the library's entry, this call's id and the pointer arrays' types. The
+        # entry is vks_run without _lib's argtypes, whose conversions cost 0.4 µs a call: so each argument
+        # must be what C takes, a ctypes int64 for an int64_t, a Python int for an int (nptrs, nouts), a
+        # ctypes array or byref for a pointer, None for NULL (see _lib's vks_run).
+        self.run, self.cid = _lib.lib["vks_run"], ctypes.c_int64(id)
+        self.run.restype = ctypes.c_int
+        self.in_ptrs, self.out_ptrs = _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
         self.warnings = desc.get("warnings") or []
         self.copied = desc.get("copied_bytes", 0)
         self.picks: dict[type, Callable] = {}  # _fast_call's: a result type's fields from the outputs
@@ -549,7 +555,7 @@ class Session:
         for k, a in enumerate(ins):
             iptrs[k] = address(a)
         err = _c_void_p()
-        st = p.run(self._handle, 0, p.id, iptrs, len(ins), optrs, len(bases), None, err)
+        st = p.run(_c_int64(self._handle), _NO_TOKEN, p.cid, iptrs, len(ins), optrs, len(bases), None, _byref(err))
         made = [] if st else list(map(_VIEW, bases))
         if len(p.ring) < _RING:
             p.ring.append(slot)
