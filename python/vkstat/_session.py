@@ -307,7 +307,10 @@ class Session:
     session's own while the calling thread waits, responsive to Ctrl-C,
     which cancels the call; smaller calls (milliseconds at most) run on the
     calling thread. Sessions are independent: calls on two sessions run
-    concurrently.
+    concurrently. A small call repeated (map, reduce, cov, chol on arrays
+    of the same dtypes and shapes) writes its outputs into arrays the
+    session keeps, two sets per call at most, never into one a result
+    still held (or any view of it) lives in; its results are views of them.
     """
 
     def __init__(self, device: str | int = "auto", *, validate: bool = False,
