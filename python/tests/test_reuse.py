@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from test_callpath import _np_cov, _spd
 
+import vkstat
 from vkstat import _session
 
 rng = np.random.default_rng(3939)
@@ -27,6 +28,13 @@ CASES = [
     ("chol", lambda: _spd(15, 8), lambda s, v: s.chol(v).l, np.linalg.cholesky),
 ]
 IDS = [c[0] for c in CASES]
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    """A CPU session of this file's own: what it keeps is these tests'."""
+    with vkstat.open("cpu") as s:
+        yield s
 
 
 def _close(got, v, want):
@@ -246,6 +254,26 @@ def test_threads_on_one_session(cpu):
     for r, v, want in kept:
         _close(r, v, want)
     assert len({_ptr(r) for r, _, _ in kept}) == len(kept)
+
+
+def test_many_shapes_keep_the_others_fast(monkeypatch):
+    """Past the calls a session keeps (64), the oldest goes, and only it:
+    the calls still kept repeat on their kept outputs (before, every
+    call's fast repeat was forgotten, and each allocated anew from then on)."""
+    with vkstat.open("cpu") as s:
+        xs = [rng.standard_normal((k, 10)) for k in range(1, _session._MAX_PREPARED + 4)]
+        for x in xs:
+            s.reduce(x, "mean", axis=1)  # prepared: kept, and the oldest forgotten past 64
+        made = []
+        empty = _session._np_empty
+        monkeypatch.setattr(_session, "_np_empty", lambda *a: made.append(a) or empty(*a))
+        for x in xs[-3:]:
+            for _ in range(3):
+                r = s.reduce(x, "mean", axis=1)
+                assert r.base is not None  # a kept set's
+                _close(r, x, lambda v: v.mean(axis=1))
+                del r
+        assert len(made) == 3  # one set each, the first repeat's
 
 
 def test_reference_count_calibrated():

@@ -535,8 +535,12 @@ class Session:
         with self._lock:
             kept = self._prepared
             while len(kept) >= _MAX_PREPARED:
-                _lib.lib.vks_forget(handle, kept.pop(next(iter(kept))).id)
-                self._fast.clear()
+                # its fast keys go before the library forgets it, so that a Ctrl-C between leaves none
+                # naming a forgotten call; the others' stay
+                old = kept.pop(next(iter(kept)))
+                for k in [k for k, q in self._fast.items() if q is old]:
+                    del self._fast[k]
+                _lib.lib.vks_forget(handle, old.id)
             kept[pkey] = p
             if fast is not None and p.small is not None and not p.warnings:
                 self._fast[fast] = p
