@@ -63,9 +63,9 @@ def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: fl
     if (type(x) is np.ndarray and type(y) is np.ndarray and out is None and dtype is None and x.dtype is y.dtype
             and type(a) in _COEF and type(b) in _COEF and type(c) in _COEF and plain(x) and plain(y)):
         fast = ("map", num_key(a), num_key(b), num_key(c), x.dtype, x.shape, y.shape)
-        got = self._fast_call(fast, (x, y))
+        got = self._fast_call(fast, (x, y), np.ndarray)
         if got is not None:
-            return got["z"]
+            return got
     for k, v, d in (("a", a, 1), ("b", b, 1), ("c", c, 0)):
         if v is None:  # the library would take None as its default
             raise TypeError(f"map: {k}=None; give a number ({k}={d} is the default)")
@@ -152,12 +152,11 @@ def reduce(self: Session, a: npt.ArrayLike, stat: str | Sequence[str] | Axis = "
     if (type(a) is np.ndarray and type(stat) is str and out is None and dtype is None and type(ddof) is int
             and (axis is None or type(axis) is int) and "," not in stat and plain(a)):
         fast = ("reduce", stat, axis, ddof, bool(skipnan), bool(keepdims), a.dtype, a.shape)
-        got = self._fast_call(fast, (a,))
+        got = self._fast_call(fast, (a,), np.ndarray)
         if got is not None:
-            if len(got) != 1:  # "all"
+            if type(got) is dict:  # "all"
                 return got
-            (r,) = got.values()
-            return r[()] if r.ndim == 0 else r
+            return got[()] if got.ndim == 0 else got
     if _is_axis(stat):  # reduce(a, 0): NumPy's positional axis
         if axis is not None:
             raise TypeError("reduce() got the axis twice: as its second argument and as axis=")

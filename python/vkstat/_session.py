@@ -156,7 +156,45 @@ _LONG_OPS = frozenset({"verify", "paco", "shader"})
 # Calls a session keeps for repeats without JSON (see _Prepared), at most.
 _MAX_PREPARED = 64
 _LAZY = object()  # last_timing: the library's, made when asked
-_np_empty, _c_void_p = np.empty, ctypes.c_void_p
+_np_empty, _c_void_p, _c_int64, _byref = np.empty, ctypes.c_void_p, ctypes.c_int64, ctypes.byref
+_NO_TOKEN = ctypes.c_int64(0)  # _fast_call's calls are never cancelled
+# The sets of outputs a kept call keeps for its repeats, at most (see
+# _Prepared.claim): two, as `m = s.reduce(x)` still holds the last result
+# while the next call runs.
+_RING = 2
+_VIEW = operator.itemgetter(Ellipsis)  # a[...]: a new view of the whole of a
+_refs = getattr(sys, "getrefcount", lambda _: 1 << 62)  # no refcounts (not CPython): every set held
+
+
+def _held(bases: tuple) -> bool:
+    """Whether anything but the tuple bases holds one of its arrays: a
+    view of one (a view of a view has the same base), a memoryview or
+    anything else that holds a view."""
+    for b in bases:
+        if _refs(b) > _IDLE:
+            return True
+    return False
+
+
+def _calibrate() -> int:
+    """The count _held sees for an array nothing but its tuple holds (the
+    tuple, the loop's name, getrefcount's argument: 3 on CPython 3.11),
+    checked to grow by one for a view held; -1 where it does not, and then
+    every set is held and none reused."""
+    global _IDLE
+    bases = (_np_empty(1),)
+    for _IDLE in range(1, 9):
+        if not _held(bases):
+            view = _VIEW(bases[0])
+            seen = _held(bases)
+            del view
+            if seen and not _held(bases):
+                return _IDLE
+            break
+    return -1
+
+
+_IDLE = _calibrate()
 
 
 class _Prepared:
@@ -166,8 +204,8 @@ class _Prepared:
     buffer, warnings, bytes the library copied), which every repeat gives
     again."""
 
-    __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "in_ptrs",
-                 "out_ptrs", "picks")
+    __slots__ = ("op", "id", "allocs", "outputs", "byname", "names", "warnings", "copied", "small", "run", "cid",
+                 "in_ptrs", "out_ptrs", "picks", "ring")
 
     def __init__(self, op: str, id: int, allocs: list, desc: dict[str, Any], nptrs: int) -> None:
         self.op, self.id, self.allocs = op, id, allocs
@@ -177,11 +215,17 @@ class _Prepared:
         self.byname = [(d["name"], d["buffer"]) for d in self.outputs]
         # the names when each buffer is one output, in order (the usual case)
         self.names = [n for n, _ in self.byname] if [k for _, k in self.byname] == list(range(len(allocs))) else None
-        # what _fast_call passes: the library's entry and the pointer arrays' types
-        self.run, self.in_ptrs, self.out_ptrs = _lib.lib.vks_run, _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
+        # what _fast_call passes: the library's entry, this call's id and the pointer arrays' types. The
+        # entry is vks_run without _lib's argtypes, whose conversions cost 0.4 µs a call: so each argument
+        # must be what C takes, a ctypes int64 for an int64_t, a Python int for an int (nptrs, nouts), a
+        # ctypes array or byref for a pointer, None for NULL (see _lib's vks_run).
+        self.run, self.cid = _lib.lib["vks_run"], ctypes.c_int64(id)
+        self.run.restype = ctypes.c_int
+        self.in_ptrs, self.out_ptrs = _lib._Ptrs[nptrs], _lib._Ptrs[len(allocs)]
         self.warnings = desc.get("warnings") or []
         self.copied = desc.get("copied_bytes", 0)
         self.picks: dict[type, Callable] = {}  # _fast_call's: a result type's fields from the outputs
+        self.ring: list[tuple] = []  # _fast_call's sets of outputs, oldest first (see claim)
 
     def pick(self, result: type) -> Callable:
         """What takes the NamedTuple result's fields, in order, from the
@@ -192,6 +236,30 @@ class _Prepared:
             at = {name: k for name, k in self.byname}
             got = self.picks[result] = operator.itemgetter(*(at.get(f, -1) for f in result._fields))
         return got
+
+    def claim(self) -> tuple:
+        """A set of outputs for _fast_call, as allocated (small), the
+        pointer array of their addresses and one for the inputs' (filled
+        by each call): the oldest set in the ring whose
+        arrays nothing but the set holds, else a new one. The set's arrays
+        are never handed out, only views of them (_VIEW): a result the
+        caller holds, or any view of it, holds its base, so the library
+        never writes into it. A set is taken out of the ring while a call
+        writes it (list.pop: no other thread can take it too) and put back
+        after (with the views made first). A held set is kept while the
+        ring has room, so that `m = s.reduce(x)` alternates between two."""
+        ring = self.ring
+        for _ in range(len(ring)):
+            try:
+                got = ring.pop(0)
+            except IndexError:  # another thread took it
+                break
+            if not _held(got[0]):
+                return got
+            if len(ring) < _RING - 1:
+                ring.append(got)
+        bases = tuple([_np_empty(shape, dt) for shape, dt in self.small])
+        return bases, self.out_ptrs(*map(address, bases)), self.in_ptrs()
 
 
 class Session:
@@ -239,7 +307,10 @@ class Session:
     session's own while the calling thread waits, responsive to Ctrl-C,
     which cancels the call; smaller calls (milliseconds at most) run on the
     calling thread. Sessions are independent: calls on two sessions run
-    concurrently.
+    concurrently. A small call repeated (map, reduce, cov, chol on arrays
+    of the same dtypes and shapes) writes its outputs into arrays the
+    session keeps, two sets per call at most, never into one a result
+    still held (or any view of it) lives in; its results are views of them.
     """
 
     def __init__(self, device: str | int = "auto", *, validate: bool = False,
@@ -464,8 +535,12 @@ class Session:
         with self._lock:
             kept = self._prepared
             while len(kept) >= _MAX_PREPARED:
-                _lib.lib.vks_forget(handle, kept.pop(next(iter(kept))).id)
-                self._fast.clear()
+                # its fast keys go before the library forgets it, so that a Ctrl-C between leaves none
+                # naming a forgotten call; the others' stay
+                old = kept.pop(next(iter(kept)))
+                for k in [k for k, q in self._fast.items() if q is old]:
+                    del self._fast[k]
+                _lib.lib.vks_forget(handle, old.id)
             kept[pkey] = p
             if fast is not None and p.small is not None and not p.warnings:
                 self._fast[fast] = p
@@ -473,23 +548,34 @@ class Session:
     def _fast_call(self, fast: tuple, ins: tuple, result: type | None = None) -> Any:
         """The outputs by name of the small call kept under the operation's
         key fast (see _run), repeated on the NumPy arrays ins (lent as they
-        are, no out=) on this thread, or with result (a NamedTuple) that
-        result, its fields the outputs of their names (None where none);
-        None when no call is kept under it. What _repeat does, without
-        what such a call cannot need."""
+        are, no out=) on this thread; with result np.ndarray the output
+        itself where there is one, with a NamedTuple that result, its
+        fields the outputs of their names (None where none); None when no
+        call is kept under it. What _repeat does, without what such a call
+        cannot need, its outputs views of a set of arrays kept for the next
+        repeats (see _Prepared.claim)."""
         p = self._fast.get(fast)
         if p is None:
             return None
-        made = [_np_empty(shape, dt) for shape, dt in p.small]
+        slot = p.claim()
+        bases, optrs, iptrs = slot
+        for k, a in enumerate(ins):
+            iptrs[k] = address(a)
         err = _c_void_p()
-        st = p.run(self._handle, 0, p.id, p.in_ptrs(*map(address, ins)), len(ins),
-                   p.out_ptrs(*map(address, made)), len(made), None, err)
+        st = p.run(_c_int64(self._handle), _NO_TOKEN, p.cid, iptrs, len(ins), optrs, len(bases), None, _byref(err))
+        made = [] if st else list(map(_VIEW, bases))
+        if len(p.ring) < _RING:
+            p.ring.append(slot)
         if st:
             _lib.check(st, err)
         self._timing, self._last_out_copied, self._last_copied = _LAZY, p.copied, ()
         if result is not None:
-            made.append(None)
-            return tuple.__new__(result, p.pick(result)(made))
+            if result is np.ndarray:
+                if len(made) == 1:
+                    return made[0]
+            else:
+                made.append(None)
+                return tuple.__new__(result, p.pick(result)(made))
         if p.names is not None:  # the outputs in the order they were asked for
             return dict(zip(p.names, made))
         return {name: made[k] for name, k in p.byname}
