@@ -264,10 +264,11 @@ var (
 )
 
 // Error words the error with the library's names.
-func (e *PSFError) Error() string { return e.Words(func(f string) string { return f }) }
+func (e *PSFError) Error() string { return e.Words(engine.LibrarySetting) }
 
 // Words words the error with the caller's names for psf and fwhm.
-func (e *PSFError) Words(name func(field string) string) string {
+func (e *PSFError) Words(set engine.Setting) string {
+	name := func(field string) string { return set(field, "") }
 	if e.Both {
 		return "give " + name("psf") + " or " + name("fwhm") + ", not both: a stamp is the PSF (its FWHM is measured on it)"
 	}
