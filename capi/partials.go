@@ -475,8 +475,8 @@ func stackOut(c *Call, pt *stack.Partial, g stack.Grid) *Result {
 	return res
 }
 
-type stackMergeParams struct {
-	stackParams
+// stackMerge are stack_merge's parameters beside stack's (stackConfig's).
+type stackMerge struct {
 	Parts  []stackPart `json:"parts"`
 	Finish bool        `json:"finish"`
 	// Geotransform (GDAL's six coefficients) and Projection (WKT), when
@@ -486,11 +486,19 @@ type stackMergeParams struct {
 	Projection   string    `json:"projection"`
 }
 
+// stackMergeParams is the type stack_merge's parameters decode into:
+// stackParams', then stackMerge's.
+var stackMergeParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(stack.Params(), extraFields(stackCall{}, stackMerge{})...)
+})
+
 // runStackMerge merges stack partials of the same plan (stack.Merge), and
 // with finish returns what the stack operation returns for all the dates.
 func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
-	var p stackMergeParams
-	if err := c.Params(&p); err != nil {
+	var sc stackCall
+	var p stackMerge
+	v, err := decodeCall(c, stackMergeParams(), stack.Params(), &sc, &p)
+	if err != nil {
 		return nil, err
 	}
 	ts, err := partTensors(c, len(p.Parts), stackArrays...)
@@ -518,11 +526,11 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 	if !p.Finish {
 		return stackOut(c, m, g), nil
 	}
-	cfg, err := stackConfig(p.stackParams)
+	cfg, err := stackConfig(v, sc.Crop)
 	if err != nil {
 		return nil, err
 	}
-	j := &stackJob{grid: g, db: p.DB}
+	j := &stackJob{grid: g, db: sc.DB}
 	switch n := len(p.Geotransform); {
 	case n != 0 && n != 6:
 		return nil, inputf("geotransform: %d coefficients; want GDAL's 6", n)
@@ -530,7 +538,7 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 		j.georef = &formats.Georef{Projection: p.Projection, HasTransform: n == 6}
 		copy(j.georef.Transform[:], p.Geotransform)
 	}
-	if j.names, err = stackNames(p.stackParams); err != nil {
+	if j.names, err = stackNames(sc); err != nil {
 		return nil, err
 	}
 	if j.plan, err = stackPlan(cfg, g); err != nil {
