@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/stack"
@@ -22,10 +23,11 @@ import (
 // files in cli/ start with the command's name (commandOf's, where the
 // package's is not).
 var described = map[string][]engine.Param{
-	"paco":  paco.Params(),
-	"mapx":  mapx.Params(),
-	"cov":   cov.Params(),
-	"stack": stack.Params(),
+	"paco":   paco.Params(),
+	"mapx":   mapx.Params(),
+	"cov":    cov.Params(),
+	"stack":  stack.Params(),
+	"latent": latent.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
