@@ -86,13 +86,14 @@ var flags = []ucli.Flag{
 func opts(c *ucli.Context) paco.Options {
 	return paco.Options{FWHM: c.Float64("fwhm")}
 }
+var cfg = stack.Config{LooksAz: 2}
 `
 	f, err := parser.ParseFile(token.NewFileSet(), "pacocmd.go", src, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(statedParams("cli/pacocmd.go", f), "\n")
-	for _, want := range []string{"flag --radius", "paco.Options built field by field", `default: "the cube (default none)"`} {
+	for _, want := range []string{"flag --radius", "paco.Options built field by field", "stack.Config built field by field", `default: "the cube (default none)"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("not found: %s; found:\n%s", want, got)
 		}
