@@ -641,7 +641,8 @@ func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Typ
 }
 
 // setParams sets in opt (a pointer to a workload's options) the
-// parameters that v, a paramsType(params) value, gives.
+// parameters that v, a paramsType(params) value, gives. An error that
+// names its parameter (an *engine.FieldError) is worded as it says.
 func setParams(v reflect.Value, params []engine.Param, opt any) error {
 	for i, p := range params {
 		f := v.Field(i)
@@ -649,8 +650,44 @@ func setParams(v reflect.Value, params []engine.Param, opt any) error {
 			continue
 		}
 		if err := p.SetValue(opt, f.Elem().Interface()); err != nil {
+			if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
+				return inputError(err)
+			}
 			return inputf("%s: %v", p.Name, err)
 		}
 	}
 	return nil
+}
+
+// extraFields are the fields of the structs extras, in order, as
+// paramsType's extra fields: a call's parameters beside its workload's.
+func extraFields(extras ...any) []reflect.StructField {
+	var out []reflect.StructField
+	for _, x := range extras {
+		t := reflect.TypeOf(x)
+		for i := range t.NumField() {
+			out = append(out, t.Field(i))
+		}
+	}
+	return out
+}
+
+// decodeCall decodes c's parameters, of type t (paramsType(params,
+// extraFields(extras' values)...)), the call's own into extras (pointers
+// to the structs whose fields they are); setParams sets the workload's
+// from what it returns.
+func decodeCall(c *Call, t reflect.Type, params []engine.Param, extras ...any) (reflect.Value, error) {
+	v := reflect.New(t)
+	if err := c.Params(v.Interface()); err != nil {
+		return v, err
+	}
+	k := len(params)
+	for _, x := range extras {
+		e := reflect.ValueOf(x).Elem()
+		for i := range e.NumField() {
+			e.Field(i).Set(v.Elem().Field(k))
+			k++
+		}
+	}
+	return v.Elem(), nil
 }

@@ -3,8 +3,10 @@ package capi
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/latent"
@@ -12,24 +14,44 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-type latentParams struct {
+// latentCall are a latent call's parameters beside latent's own
+// (latent.Params: axes, a list, null or absent −2, −1; ddof; lags, 0
+// min(3, F−1); nan, propagate or skip; batch, 0 as many samples as fit
+// the device's memory budget).
+type latentCall struct {
 	// Stats are names from latent.StatNames, or "all".
 	Stats []string `json:"stats"`
-	// Axes the moments reduce (NumPy numbering); empty: −2, −1.
-	Axes []int `json:"axes"`
-	DDof int   `json:"ddof"`
-	// Lags of lagcorr: 1..F−1; 0: min(3, F−1).
-	Lags int `json:"lags"`
-	// NaN is propagate (default) or skip.
-	NaN string `json:"nan"`
 	// Bias false corrects skew and kurt (SciPy's bias=False); null: true.
 	Bias *bool `json:"bias"`
 	// Precision is the storage type of the work (f16, bf16, f32, f64 or
 	// NumPy's names); "" or auto: the input's own.
 	Precision string `json:"precision"`
-	// Batch is the number of samples per batch; 0: as many as fit the
-	// device's memory budget.
-	Batch int `json:"batch"`
+}
+
+// latentTypes are the types latent operations' parameters decode into,
+// by the type of the operation's own (latentDecode).
+var latentTypes sync.Map
+
+// latentDecode decodes a latent operation's parameters: latent's
+// (latent.Params) into what it returns for latentWork, latentCall's, and
+// the operation's own into extra (a pointer to a struct of them, or nil).
+func latentDecode(c *Call, extra any) (reflect.Value, latentCall, error) {
+	var p latentCall
+	extras := []any{&p}
+	if extra != nil {
+		extras = append(extras, extra)
+	}
+	key := reflect.TypeOf(extra)
+	t, ok := latentTypes.Load(key)
+	if !ok {
+		var zeros []any
+		for _, x := range extras {
+			zeros = append(zeros, reflect.ValueOf(x).Elem().Interface())
+		}
+		t, _ = latentTypes.LoadOrStore(key, paramsType(latent.Params(), extraFields(zeros...)...))
+	}
+	v, err := decodeCall(c, t.(reflect.Type), latent.Params(), extras...)
+	return v, p, err
 }
 
 // LatentInfo is latent's Info: what vkstat latent prints and writes in
@@ -83,15 +105,15 @@ func transposeMatrices(t *tensor.Tensor) *tensor.Tensor {
 // (C, C), lag_means (L), pca_mean_ratio and pca_mean_cumulative (C) and
 // radial_bin_radius (K), those computed.
 func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p latentParams
-	if err := c.Params(&p); err != nil {
+	v, p, err := latentDecode(c, nil)
+	if err != nil {
 		return nil, err
 	}
 	x, err := c.Tensor("x", Floats16...)
 	if err != nil {
 		return nil, err
 	}
-	opt, err := latentWork(p, x.Shape, x.DType)
+	opt, err := latentWork(v, p, x.Shape, x.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +130,8 @@ func runLatent(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 
 // latentWork is latentOptions for an array of shape and type dt, with the storage type of the work
 // that p's precision says.
-func latentWork(p latentParams, shape []int, dt tensor.DType) (latent.Options, error) {
-	opt, err := latentOptions(p, shape)
+func latentWork(v reflect.Value, p latentCall, shape []int, dt tensor.DType) (latent.Options, error) {
+	opt, err := latentOptions(v, p, shape)
 	if err != nil {
 		return opt, err
 	}
@@ -196,22 +218,21 @@ func axesError(err error) error {
 	return AxisError{InputError{reduce.AxisError{Axis: ae.Axis, ND: ae.ND}}}
 }
 
-// latentOptions turns p into latent.Options for a tensor of shape,
-// checking what the library would refuse, so that the refusal is the
-// input's (ValueError) on a device too.
-func latentOptions(p latentParams, shape []int) (latent.Options, error) {
+// latentOptions turns v and p, a latent call's parameters (latentDecode),
+// into latent.Options for a tensor of shape, checking what the library
+// would refuse, so that the refusal is the input's (ValueError) on a
+// device too.
+func latentOptions(v reflect.Value, p latentCall, shape []int) (latent.Options, error) {
 	var opt latent.Options
+	if err := setParams(v, latent.Params(), &opt); err != nil {
+		return opt, err
+	}
 	if len(p.Stats) == 0 {
 		return opt, inputf("stat: nothing named; want %s, or all", strings.Join(latent.StatNames, ", "))
 	}
 	if err := opt.Select(p.Stats); err != nil {
 		return opt, inputf("stat: %v", err)
 	}
-	policy, err := latent.ParseNaNPolicy(p.NaN)
-	if err != nil {
-		return opt, InputError{err}
-	}
-	opt.NaN, opt.DDof, opt.Lags, opt.Batch, opt.Axes = policy, p.DDof, p.Lags, p.Batch, p.Axes
 	opt.Unbiased = p.Bias != nil && !*p.Bias
 	if err := opt.Check(); err != nil {
 		return opt, inputError(err)

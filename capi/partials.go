@@ -259,8 +259,9 @@ func runCovMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) 
 
 // ---- latent ---------------------------------------------------------------
 
+// latentPartialParams are latent_partial's parameters beside latent's
+// (latentDecode).
 type latentPartialParams struct {
-	latentParams
 	// First is the index of x's first sample in the whole data set.
 	First int `json:"first"`
 }
@@ -277,14 +278,15 @@ type latentPart[F any] struct {
 // from First on.
 func runLatentPartial(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	var p latentPartialParams
-	if err := c.Params(&p); err != nil {
+	v, lp, err := latentDecode(c, &p)
+	if err != nil {
 		return nil, err
 	}
 	x, err := c.Tensor("x", Floats16...)
 	if err != nil {
 		return nil, err
 	}
-	opt, err := latentWork(p.latentParams, x.Shape, x.DType)
+	opt, err := latentWork(v, lp, x.Shape, x.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -311,8 +313,9 @@ func latentOut[F any](c *Call, f F, arrays map[string]*tensor.Tensor, in tensor.
 	return res
 }
 
+// latentMergeParams are latent_merge's parameters beside latent's
+// (latentDecode), which a merge takes and leaves: the partials hold them.
 type latentMergeParams struct {
-	latentParams
 	Parts  []latentPart[latent.PartialFacts] `json:"parts"`
 	Finish bool                              `json:"finish"`
 }
@@ -322,7 +325,7 @@ type latentMergeParams struct {
 // returns for all of them.
 func runLatentMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
 	var p latentMergeParams
-	if err := c.Params(&p); err != nil {
+	if _, _, err := latentDecode(c, &p); err != nil {
 		return nil, err
 	}
 	return latentMerge(c, p.Parts, p.Finish, latent.RestorePartial, latent.Merge, func(m *latent.Partial) (*latent.Result, latent.Options, []int, error) {
@@ -371,8 +374,9 @@ func latentMerge[F any, P interface {
 	return latentResult(c.Result(), r, opt, shape, in), nil
 }
 
+// latentBlockParams are latent_block's parameters beside latent's
+// (latentDecode).
 type latentBlockParams struct {
-	latentParams
 	// Origin is the index of x's first element in the whole tensor, Full
 	// that tensor's shape.
 	Origin []int `json:"origin"`
@@ -383,7 +387,8 @@ type latentBlockParams struct {
 // Full at Origin.
 func runLatentBlock(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
 	var p latentBlockParams
-	if err := c.Params(&p); err != nil {
+	v, lp, err := latentDecode(c, &p)
+	if err != nil {
 		return nil, err
 	}
 	x, err := c.Tensor("x", Floats16...)
@@ -393,7 +398,7 @@ func runLatentBlock(ctx context.Context, _ *engine.Device, c *Call) (*Result, er
 	if len(p.Full) != len(x.Shape) {
 		return nil, inputf("full: %v is not the shape of a tensor of which x, of shape %s, is a chunk", p.Full, tensor.ShapeString(x.Shape))
 	}
-	opt, err := latentWork(p.latentParams, p.Full, x.DType)
+	opt, err := latentWork(v, lp, p.Full, x.DType)
 	if err != nil {
 		return nil, err
 	}
@@ -405,8 +410,9 @@ func runLatentBlock(ctx context.Context, _ *engine.Device, c *Call) (*Result, er
 	return latentOut(c, f, arrays, x.DType), nil
 }
 
+// latentBlockMergeParams are latent_block_merge's parameters beside
+// latent's (latentDecode), which a merge takes and leaves.
 type latentBlockMergeParams struct {
-	latentParams
 	Parts  []latentPart[latent.BlockFacts] `json:"parts"`
 	Finish bool                            `json:"finish"`
 }
@@ -415,7 +421,7 @@ type latentBlockMergeParams struct {
 // finish returns what the latent operation returns for the whole tensor.
 func runLatentBlockMerge(ctx context.Context, _ *engine.Device, c *Call) (*Result, error) {
 	var p latentBlockMergeParams
-	if err := c.Params(&p); err != nil {
+	if _, _, err := latentDecode(c, &p); err != nil {
 		return nil, err
 	}
 	return latentMerge(c, p.Parts, p.Finish, latent.RestoreBlock, latent.MergeBlocks, func(m *latent.Block) (*latent.Result, latent.Options, []int, error) {
@@ -475,8 +481,8 @@ func stackOut(c *Call, pt *stack.Partial, g stack.Grid) *Result {
 	return res
 }
 
-type stackMergeParams struct {
-	stackParams
+// stackMerge are stack_merge's parameters beside stack's (stackConfig's).
+type stackMerge struct {
 	Parts  []stackPart `json:"parts"`
 	Finish bool        `json:"finish"`
 	// Geotransform (GDAL's six coefficients) and Projection (WKT), when
@@ -486,11 +492,19 @@ type stackMergeParams struct {
 	Projection   string    `json:"projection"`
 }
 
+// stackMergeParams is the type stack_merge's parameters decode into:
+// stackParams', then stackMerge's.
+var stackMergeParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(stack.Params(), extraFields(stackCall{}, stackMerge{})...)
+})
+
 // runStackMerge merges stack partials of the same plan (stack.Merge), and
 // with finish returns what the stack operation returns for all the dates.
 func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
-	var p stackMergeParams
-	if err := c.Params(&p); err != nil {
+	var sc stackCall
+	var p stackMerge
+	v, err := decodeCall(c, stackMergeParams(), stack.Params(), &sc, &p)
+	if err != nil {
 		return nil, err
 	}
 	ts, err := partTensors(c, len(p.Parts), stackArrays...)
@@ -518,11 +532,11 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 	if !p.Finish {
 		return stackOut(c, m, g), nil
 	}
-	cfg, err := stackConfig(p.stackParams)
+	cfg, err := stackConfig(v, sc.Crop)
 	if err != nil {
 		return nil, err
 	}
-	j := &stackJob{grid: g, db: p.DB}
+	j := &stackJob{grid: g, db: sc.DB}
 	switch n := len(p.Geotransform); {
 	case n != 0 && n != 6:
 		return nil, inputf("geotransform: %d coefficients; want GDAL's 6", n)
@@ -530,7 +544,7 @@ func runStackMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error
 		j.georef = &formats.Georef{Projection: p.Projection, HasTransform: n == 6}
 		copy(j.georef.Transform[:], p.Geotransform)
 	}
-	if j.names, err = stackNames(p.stackParams); err != nil {
+	if j.names, err = stackNames(sc); err != nil {
 		return nil, err
 	}
 	if j.plan, err = stackPlan(cfg, g); err != nil {

@@ -3,10 +3,11 @@ package capi
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
@@ -14,24 +15,16 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-type stackParams struct {
-	// Looks is the multilook box, rows × columns: a number (n×n), a
-	// string as --looks takes it ("2x8") or [rows, columns]; null: 1×1.
-	Looks any `json:"looks"`
-	// Window is GDAL's -srcwin [xoff, yoff, xsize, ysize] in input pixels
-	// (xsize or ysize 0: to the edge), multilooked from its corner; empty:
-	// all of it.
-	Window []int `json:"window"`
-	// Crop is the earliest spelling, [row, column, rows, columns] of the
-	// multilooked image: the window of input pixels at those boxes.
-	Crop     []int  `json:"crop"`
-	Quantity string `json:"quantity"` // intensity (default) or amplitude
-	// Filter is none (default), boxcar, lee or refined-lee, of window
-	// FilterSize (0: 5) and, for Lee, ENL looks (0: the multilook's).
-	Filter     string  `json:"filter"`
-	FilterSize int     `json:"filter_size"`
-	ENL        float64 `json:"enl"`
-	DDof       int     `json:"ddof"`
+// stackCall are a stack call's parameters beside stack's own
+// (stack.Params: looks, as a number n×n, a string as --looks takes it
+// ("2x8") or [rows, columns]; window, GDAL's -srcwin [xoff, yoff, xsize,
+// ysize] in input pixels, xsize or ysize 0 to the edge, multilooked from
+// its corner, empty or null all of it; quantity, filter, filter_size
+// (null or 0: 5), enl, ddof).
+type stackCall struct {
+	// Crop is the window's earliest spelling, [row, column, rows, columns]
+	// of the multilooked image: the window of input pixels at those boxes.
+	Crop []int `json:"crop"`
 	// Stats are the statistics to return (empty: all).
 	Stats []string `json:"stats"`
 	// DB gives stack.DBStats in decibels (stack.ToDB).
@@ -47,6 +40,10 @@ type stackParams struct {
 	Paths []string `json:"paths"`
 	Band  *int     `json:"band"`
 }
+
+// stackParams is the type a stack call's parameters decode into:
+// stack.Params, then stackCall's.
+var stackParams = sync.OnceValue(func() reflect.Type { return paramsType(stack.Params(), extraFields(stackCall{})...) })
 
 // StackInfo is stack's Info.
 type StackInfo struct {
@@ -94,7 +91,7 @@ type stackJob struct {
 }
 
 // stackNames are p's statistics, checked (empty or all: every one).
-func stackNames(p stackParams) ([]string, error) {
+func stackNames(p stackCall) ([]string, error) {
 	names := p.Stats
 	if len(names) == 0 || len(names) == 1 && names[0] == "all" {
 		names = stack.Stats
@@ -110,11 +107,12 @@ func stackNames(p stackParams) ([]string, error) {
 // prepareStack checks the call's parameters and plans the stack of the
 // dates they name (the call's arrays, or the files of Paths).
 func prepareStack(c *Call) (*stackJob, error) {
-	var p stackParams
-	if err := c.Params(&p); err != nil {
+	var p stackCall
+	v, err := decodeCall(c, stackParams(), stack.Params(), &p)
+	if err != nil {
 		return nil, err
 	}
-	cfg, err := stackConfig(p)
+	cfg, err := stackConfig(v, p.Crop)
 	if err != nil {
 		return nil, err
 	}
@@ -209,8 +207,8 @@ func (j *stackJob) result(c *Call, r *stack.Result) *Result {
 // c.dates; Session.Run calls it before taking the session's lock
 // (inspects). A call on arrays inspects nothing.
 func inspectStack(c *Call) error {
-	var p stackParams
-	if err := c.Params(&p); err != nil || len(p.Paths) == 0 || len(c.specs) > 0 || p.NoData != nil {
+	var p stackCall
+	if _, err := decodeCall(c, stackParams(), stack.Params(), &p); err != nil || len(p.Paths) == 0 || len(c.specs) > 0 || p.NoData != nil {
 		return nil // runStack words these
 	}
 	band := stack.DefaultBand
@@ -228,71 +226,30 @@ func inspectStack(c *Call) error {
 	return nil
 }
 
-// stackConfig turns p into stack.Config, checked (Config.Check) before
-// any date is read.
-func stackConfig(p stackParams) (stack.Config, error) {
-	cfg := stack.Config{LooksAz: 1, LooksRg: 1, Ddof: p.DDof}
-	var err error
-	if cfg.LooksAz, cfg.LooksRg, err = parseLooks(p.Looks); err != nil {
+// stackConfig is stack.Config from v, a decoded stack call's parameters
+// (decodeCall), and its crop, checked (Config.Check) before any date is
+// read.
+func stackConfig(v reflect.Value, crop []int) (stack.Config, error) {
+	cfg := stack.DefaultConfig()
+	if err := setParams(v, stack.Params(), &cfg); err != nil {
 		return cfg, err
 	}
-	if len(p.Crop) > 0 && len(p.Window) > 0 {
-		return cfg, inputf("crop and window are one window: give window=(xoff, yoff, xsize, ysize)")
+	if len(crop) > 0 {
+		if cfg.Window != (stack.Window{}) {
+			return cfg, inputf("crop and window are one window: give window=(xoff, yoff, xsize, ysize)")
+		}
+		w, err := stack.NewWindow(crop, true, cfg.LooksAz, cfg.LooksRg)
+		if err != nil {
+			return cfg, inputError(err)
+		}
+		cfg.Window = w
 	}
-	switch {
-	case len(p.Window) > 0:
-		cfg.Window, err = stack.NewWindow(p.Window, false, cfg.LooksAz, cfg.LooksRg)
-	case len(p.Crop) > 0:
-		cfg.Window, err = stack.NewWindow(p.Crop, true, cfg.LooksAz, cfg.LooksRg)
-	}
-	if err != nil {
-		return cfg, inputError(err)
-	}
-	if cfg.Quantity, err = stack.ParseQuantity(p.Quantity); err != nil {
-		return cfg, inputError(err)
-	}
-	kind, err := stack.ParseFilter(p.Filter)
-	if err != nil {
-		return cfg, inputf("filter: %v", err)
-	}
-	cfg.Filter = stack.NewFilter(kind, p.FilterSize, p.ENL)
+	f := cfg.Filter
+	cfg.Filter = stack.NewFilter(f.Kind, f.Size, f.ENL)
 	if err := cfg.Check(); err != nil {
 		return cfg, inputError(err)
 	}
 	return cfg, nil
-}
-
-// parseLooks reads the multilook box: n (n×n), a string as --looks takes it
-// (stack.ParseLooks: "2x8") or [rows, columns]; nil is 1×1.
-func parseLooks(v any) (az, rg int, err error) {
-	want := func() error {
-		return inputf("looks: want rows×columns: an integer, (rows, columns) or a string such as \"2x8\"; got %s", jsonWords(v))
-	}
-	var s string
-	switch l := v.(type) {
-	case nil:
-		return 1, 1, nil
-	case string:
-		s = l
-	case json.Number:
-		s = string(l)
-	case []any:
-		if len(l) != 2 {
-			return 0, 0, want()
-		}
-		a, ok1 := l[0].(json.Number)
-		r, ok2 := l[1].(json.Number)
-		if !ok1 || !ok2 {
-			return 0, 0, want()
-		}
-		s = string(a) + "x" + string(r)
-	default:
-		return 0, 0, want()
-	}
-	if az, rg, err = stack.ParseLooks(s); err != nil {
-		return 0, 0, inputf("looks %v", err)
-	}
-	return az, rg, nil
 }
 
 // memoryDates wraps the call's arrays as dates, where they lie: "dates"

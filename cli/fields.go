@@ -96,13 +96,18 @@ func shownDefault(v any) string {
 }
 
 // setParams sets in opt (a pointer to a workload's options) the
-// parameters given on the command line, from their flags' text.
+// parameters given on the command line, from their flags' text. An
+// error that names its parameter (an *engine.FieldError) is worded as
+// it says, with the flag's name.
 func setParams(c *ucli.Context, params []engine.Param, opt any) error {
 	for _, p := range params {
 		if !c.IsSet(p.Flag) {
 			continue
 		}
 		if err := p.SetText(opt, c.String(p.Flag)); err != nil {
+			if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
+				return fieldError(err)
+			}
 			return usagef("--%s: %v", p.Flag, err)
 		}
 	}

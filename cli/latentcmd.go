@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -25,7 +26,7 @@ import (
 )
 
 func latentCommand() *ucli.Command {
-	d := latent.DefaultOptions()
+	d, params := latent.DefaultOptions(), paramFlags(latent.Params())
 	return &ucli.Command{
 		Name:      "latent",
 		Usage:     "statistics of ML latent tensors (N, C, F, H, W): moments over any axes, channel and lagged frame correlations",
@@ -123,22 +124,21 @@ Examples:
    vkstat --precision bf16 latent --in lat_f32.npy --stat moments,corr --out-dir stats/
    vkstat --precision f32 latent --in lat_bf16.npy --stat moments --out-dir stats/
    vkstat latent --in big.npy --stat all --axes 0,3,4 --samples 0:500 --partial --out-dir parts/1`,
-		Flags: []ucli.Flag{
+		// latent's parameters (latent.Params: axes, ddof, lags, nan, then
+		// batch after --out-dir).
+		Flags: slices.Concat([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "the latent tensor: .npy or .safetensors"},
 			&ucli.StringFlag{Name: "tensor", Usage: "the tensor's name in a safetensors file"},
 			&ucli.StringFlag{Name: "stat", Value: strings.Join(d.Stats(), ","), Usage: "what to compute: moments, corr, corr-frames, lagcorr, pca, spectra, or all"},
-			&ucli.StringFlag{Name: "axes", Value: joinInts(d.Axes), Usage: "axes the moments reduce, comma-separated (NumPy numbering)"},
-			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std"},
-			&ucli.IntFlag{Name: "lags", Usage: "lags of lagcorr: 1..L", DefaultText: "min(3, F−1)"},
-			&ucli.StringFlag{Name: "nan", Value: d.NaN.String(), Usage: "NaN and ±Inf: propagate or skip"},
+		}, params[:4], []ucli.Flag{
 			&ucli.BoolFlag{Name: "unbiased", Usage: "skew and kurt corrected for bias, as scipy.stats.skew and kurtosis with bias=False"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
-			&ucli.IntFlag{Name: "batch", Value: d.Batch, Usage: "samples per batch; 0: as many as fit the memory budget (see vkstat devices)"},
+			params[4],
 			&ucli.StringFlag{Name: "truth", Usage: "with spectra: a truth.json of vkstat synth latent, whose spatial_slope spectra.png draws beside the fitted one"},
 			&ucli.StringFlag{Name: "samples", Usage: "LO:HI: compute on samples LO … HI−1 of --in only (a shard)", DefaultText: "every sample"},
 			&ucli.BoolFlag{Name: "partial", Usage: "write the samples' mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			jsonFlag(),
-		},
+		}),
 		Action: runLatent,
 	}
 }
@@ -157,27 +157,10 @@ func latentPrecision(p string, dt tensor.DType) (tensor.DType, error) {
 	return d, nil
 }
 
-// parseAxes parses a comma-separated list of integers.
+// parseAxes parses a comma-separated list of integers (latent.ParseAxes).
 func parseAxes(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" && strings.TrimSpace(s) != "" {
-			return nil, usagef("--axes %q: an empty axis between commas", s)
-		}
-		if f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, usagef("--axes %q: %q is not an integer", s, f)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, usagef("--axes: no axis given")
-	}
-	return out, nil
+	axes, err := latent.ParseAxes(s)
+	return axes, fieldError(err)
 }
 
 func runLatent(c *ucli.Context) error {
@@ -192,18 +175,16 @@ func runLatent(c *ucli.Context) error {
 	if len(stats) == 0 {
 		return usagef("--stat: nothing named")
 	}
-	policy, err := latent.ParseNaNPolicy(c.String("nan"))
-	if err != nil {
-		return usageError{err}
+	opt := latent.DefaultOptions()
+	if err := setParams(c, latent.Params(), &opt); err != nil {
+		return err
 	}
-	opt := latent.Options{NaN: policy, DDof: c.Int("ddof"), Lags: c.Int("lags"), Batch: c.Int("batch"), Unbiased: c.Bool("unbiased")}
+	opt.Unbiased = c.Bool("unbiased")
 	if err := opt.Select(stats); err != nil {
 		return err
 	}
-	if opt.Moments {
-		if opt.Axes, err = parseAxes(c.String("axes")); err != nil {
-			return err
-		}
+	if !opt.Moments {
+		opt.Axes = nil
 	}
 	if err := opt.Check(); err != nil {
 		return fieldError(err)

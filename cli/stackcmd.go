@@ -9,7 +9,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +23,6 @@ import (
 )
 
 func stackCommand() *ucli.Command {
-	var d stack.Config // the zero value is stack's default
 	return &ucli.Command{
 		Name:      "stack",
 		Usage:     "per-pixel temporal statistics of a stack of SAR images (one file per date)",
@@ -79,16 +77,10 @@ Examples:
    vkstat stack --looks 4x4 --filter refined-lee --filter-size 7 --out-dir out/ @dates.txt
    vkstat --device cpu stack --quantity amplitude --ddof 1 --format tif,npy --out-dir out/ d1.tif d2.tif d3.tif
    vkstat stack --looks 4x4 --partial --out-dir parts/2019 'slc/2019*.tif'   (then: vkstat merge --out-dir out/ parts/*)`,
-		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "looks", Value: "1x1", Usage: "multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"},
-			&ucli.StringFlag{Name: "window", Usage: "window of the input, as GDAL's -srcwin: xoff,yoff,xsize,ysize in input pixels (X,Y,W,H), multilooked from its corner; W or H 0 runs to the edge"},
-			// --crop Y,X,H,W (rows first, multilooked pixels) is --window's earliest spelling.
-			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first in multilooked pixels: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H in input pixels"},
-			&ucli.StringFlag{Name: "quantity", Value: d.Quantity.String(), Usage: "intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"},
-			&ucli.StringFlag{Name: "filter", Value: d.Filter.Kind.String(), Usage: "speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"},
-			&ucli.IntFlag{Name: "filter-size", Value: stack.DefaultFilterSize, Usage: "filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"},
-			&ucli.Float64Flag{Name: "enl", Usage: "equivalent number of looks for the Lee filters", DefaultText: "the multilook's a·r"},
-			&ucli.IntFlag{Name: "ddof", Value: d.Ddof, Usage: "delta degrees of freedom of std and cv (0: population, 1: sample)"},
+		// stack's parameters (stack.Params), with --window's earliest
+		// spelling after it: --crop Y,X,H,W (rows first, multilooked pixels).
+		Flags: append(slices.Insert(paramFlags(stack.Params()), 2, ucli.Flag(
+			&ucli.StringFlag{Name: "crop", Hidden: true, Usage: "the window rows first in multilooked pixels: first row, first column, rows, columns (Y,X,H,W); use --window X,Y,W,H in input pixels"})),
 			&ucli.IntFlag{Name: "band", Value: stack.DefaultBand, Usage: "raster band to read from each file"},
 			&ucli.StringFlag{Name: "stat", Value: "all", Usage: "statistics to write: mean, std, cv, min, max, count (valid dates), samples (valid input samples of the look box over the dates), or all"},
 			&ucli.BoolFlag{Name: "db", Usage: "write mean, min and max in decibels: 10·log10 of intensity, 20·log10 of amplitude (std and cv stay linear)"},
@@ -97,7 +89,7 @@ Examples:
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the outputs (created if missing)"},
 			&ucli.BoolFlag{Name: "partial", Usage: "write the dates' mergeable per-pixel state (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			jsonFlag(),
-		},
+		),
 		Action: runStack,
 	}
 }
@@ -126,14 +118,6 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 	return out, nil
 }
 
-func parseLooks(s string) (int, int, error) {
-	a, r, err := stack.ParseLooks(s)
-	if err != nil {
-		return 0, 0, usagef("--looks %v", err)
-	}
-	return a, r, nil
-}
-
 // sarAxes are a quicklook's axes: map coordinates where the dates have a
 // north-up geotransform (easting and northing with a scale bar in metres
 // for a projected CRS, longitude and latitude for a geographic one), else
@@ -154,37 +138,25 @@ func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure
 		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
 }
 
-// parseWindow reads --window X,Y,W,H (GDAL's -srcwin, input pixels) or
-// the earliest --crop Y,X,H,W (rows first, multilooked pixels of a×r looks),
-// with a note giving the --window that is the same.
-func parseWindow(c *ucli.Context, a, r int) (stack.Window, error) {
-	flag := "window"
-	if c.IsSet("crop") {
-		if c.IsSet("window") {
-			return stack.Window{}, usagef("--crop and --window are one window: give --window X,Y,W,H")
-		}
-		flag = "crop"
+// parseCrop reads --crop Y,X,H,W, --window's earliest spelling (rows
+// first, multilooked pixels of cfg's looks), into cfg's window, with a
+// note giving the --window that is the same.
+func parseCrop(c *ucli.Context, cfg *stack.Config) error {
+	if !c.IsSet("crop") {
+		return nil
 	}
-	s := c.String(flag)
-	if s == "" {
-		return stack.Window{}, nil
+	if c.IsSet("window") {
+		return usagef("--crop and --window are one window: give --window X,Y,W,H")
 	}
-	var v []int
-	for _, x := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(x))
-		if err != nil {
-			return stack.Window{}, usagef("--%s %q: want integers, comma-separated", flag, s)
-		}
-		v = append(v, n)
-	}
-	w, err := stack.NewWindow(v, flag == "crop", a, r)
+	w, err := stack.ParseWindow(c.String("crop"), true, cfg.LooksAz, cfg.LooksRg)
 	if err != nil {
-		return w, fieldError(err)
+		return fieldError(err)
 	}
-	if flag == "crop" {
+	if w != (stack.Window{}) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: note: stack --crop Y,X,H,W (rows first, multilooked pixels) is now --window X,Y,W,H (GDAL's -srcwin, input pixels): --window %d,%d,%d,%d\n", w.X, w.Y, w.W, w.H)
 	}
-	return w, nil
+	cfg.Window = w
+	return nil
 }
 
 // int32Bytes are counts held as float32 whole numbers, as little-endian
@@ -308,28 +280,15 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if p := c.String("precision"); p != "" && p != "auto" && p != "f32" {
 		return nil, cfg, usagef("--precision %s: stack accumulates in float64 and writes float32 statistics; leave --precision at auto (or f32)", p)
 	}
-	a, r, err := parseLooks(c.String("looks"))
-	if err != nil {
+	cfg = stack.DefaultConfig()
+	if err := setParams(c, stack.Params(), &cfg); err != nil {
 		return nil, cfg, err
 	}
-	win, err := parseWindow(c, a, r)
-	if err != nil {
+	if err := parseCrop(c, &cfg); err != nil {
 		return nil, cfg, err
 	}
-	cfg = stack.Config{LooksAz: a, LooksRg: r, Window: win, Ddof: c.Int("ddof")}
-	if cfg.Quantity, err = stack.ParseQuantity(c.String("quantity")); err != nil {
-		return nil, cfg, fieldError(err)
-	}
-	f := c.String("filter")
-	kind, err := stack.ParseFilter(f)
-	if err != nil {
-		return nil, cfg, usagef("--filter: %v", err)
-	}
-	size := 0 // the default window goes with a filter
-	if c.IsSet("filter-size") {
-		size = c.Int("filter-size")
-	}
-	cfg.Filter = stack.NewFilter(kind, size, c.Float64("enl"))
+	f := cfg.Filter
+	cfg.Filter = stack.NewFilter(f.Kind, f.Size, f.ENL) // the default window goes with a filter
 	if err := cfg.Check(); err != nil {
 		return nil, cfg, fieldError(err)
 	}
@@ -368,7 +327,7 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 		return nil, cfg, err
 	}
 	return &stackOut{dir: dir, stats: stats, fmts: fmts, pngs: pngs, plot: plot, quantity: c.String("quantity"), q: cfg.Quantity,
-		db: c.Bool("db"), a: a, r: r}, cfg, nil
+		db: c.Bool("db"), a: cfg.LooksAz, r: cfg.LooksRg}, cfg, nil
 }
 
 // write writes the statistics of res (all or none) and the summary.

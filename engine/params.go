@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,20 +62,39 @@ type TextSetter interface {
 	SetText(param, text string) (bool, error)
 }
 
+// TextGetter is an options struct that shows the values of the
+// parameters its SetText reads as text itself, as SetText takes them: a
+// multilook box of 1×1 rows and columns "1x1". Describe takes a text
+// parameter's Default from it.
+type TextGetter interface {
+	Text(param string) string
+}
+
 // Describe lists the parameters of opt, an options struct filled with its
 // defaults, in the order of its fields: each field with a `param` tag.
+//
+// A field of struct type without a `param` tag is described in place: its
+// own tagged fields are the options' (a filter's kind, size and looks).
 func Describe(opt any) []Param {
-	v := reflect.ValueOf(opt)
+	return describe(opt, reflect.ValueOf(opt), nil)
+}
+
+// describe lists the parameters of v, a struct at index in opt.
+func describe(opt any, v reflect.Value, index []int) []Param {
 	t := v.Type()
 	var out []Param
 	for i := range t.NumField() {
 		f := t.Field(i)
+		at := append(slices.Clip(index), i)
 		name := f.Tag.Get("param")
 		if name == "" {
+			if f.Type.Kind() == reflect.Struct && f.IsExported() {
+				out = append(out, describe(opt, v.Field(i), at)...)
+			}
 			continue
 		}
 		p := Param{Name: name, Flag: f.Tag.Get("flag"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
-			DefaultText: f.Tag.Get("default"), Help: f.Tag.Get("help"), index: f.Index}
+			DefaultText: f.Tag.Get("default"), Help: f.Tag.Get("help"), index: at}
 		if p.Flag == "" {
 			p.Flag = strings.ReplaceAll(name, "_", "-")
 		}
@@ -88,6 +108,9 @@ func Describe(opt any) []Param {
 		}
 		if f.Tag.Get("kind") == "text" {
 			p.Kind, p.Text = reflect.String, true
+			if tg, ok := opt.(TextGetter); ok {
+				p.Default = tg.Text(name)
+			}
 		}
 		out = append(out, p)
 	}
@@ -170,7 +193,9 @@ func (p Param) SetText(opt any, text string) error {
 
 // SetValue sets the parameter of opt (a pointer to the options struct)
 // from a value decoded from JSON (the C ABI's): a float64, int, bool,
-// string or json.Number, read as SetText reads its text.
+// string or json.Number, read as SetText reads its text, or, for a text
+// parameter (the options' SetText reads), a list of numbers, read as
+// their text comma-separated ("2,8").
 func (p Param) SetValue(opt any, v any) error {
 	switch x := v.(type) {
 	case float64:
@@ -183,6 +208,20 @@ func (p Param) SetValue(opt any, v any) error {
 		return p.SetText(opt, x)
 	case json.Number:
 		return p.SetText(opt, x.String())
+	case []any: // a list: its items comma-separated, as a flag takes it
+		if !p.Text {
+			break
+		}
+		items := make([]string, len(x))
+		for i, e := range x {
+			switch e.(type) {
+			case float64, int, json.Number:
+				items[i] = fmt.Sprint(e)
+			default:
+				return fmt.Errorf("want numbers, got %v", v)
+			}
+		}
+		return p.SetText(opt, strings.Join(items, ","))
 	}
 	return fmt.Errorf("want a number or a string, got %v", v)
 }

@@ -114,3 +114,58 @@ func TestParamSetValue(t *testing.T) {
 		t.Error("size [1]: no error")
 	}
 }
+
+// box is a struct-typed field's own parameters, described in place.
+type box struct {
+	Kind mode `param:"box_kind"`
+	Side int  `param:"side"`
+}
+
+// nestedOpts have a parameter in a struct-typed field and a text one
+// their own Text and SetText show and read ("3x4").
+type nestedOpts struct {
+	Box box
+	W   int `param:"shape" kind:"text"`
+	H   int
+}
+
+func (o nestedOpts) Text(string) string { return fmt.Sprintf("%dx%d", o.W, o.H) }
+
+func (o *nestedOpts) SetText(param, text string) (bool, error) {
+	if param != "shape" {
+		return false, nil
+	}
+	_, err := fmt.Sscanf(strings.ReplaceAll(text, ",", "x"), "%dx%d", &o.W, &o.H)
+	return true, err
+}
+
+// TestDescribeNested: a struct-typed field's parameters are the options',
+// set through its index; a text parameter's default is the options' Text,
+// and a list reaches it as its items comma-separated.
+func TestDescribeNested(t *testing.T) {
+	ps := Describe(nestedOpts{Box: box{Side: 5}, W: 1, H: 2})
+	want := []Param{
+		{Name: "box_kind", Flag: "box-kind", Kind: reflect.String, Default: "fast", Choices: []string{"fast", "exact"}, index: []int{0, 0}},
+		{Name: "side", Flag: "side", Kind: reflect.Int, Default: 5, index: []int{0, 1}},
+		{Name: "shape", Flag: "shape", Kind: reflect.String, Default: "1x2", Text: true, index: []int{1}},
+	}
+	if !reflect.DeepEqual(ps, want) {
+		t.Fatalf("Describe:\n got %+v\nwant %+v", ps, want)
+	}
+	var o nestedOpts
+	if err := FindParam(ps, "box_kind").SetText(&o, "exact"); err != nil {
+		t.Fatal(err)
+	}
+	if err := FindParam(ps, "side").SetValue(&o, json.Number("7")); err != nil {
+		t.Fatal(err)
+	}
+	if err := FindParam(ps, "shape").SetValue(&o, []any{json.Number("3"), json.Number("4")}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (nestedOpts{Box: box{Kind: 1, Side: 7}, W: 3, H: 4}); o != want {
+		t.Errorf("set %+v, want %+v", o, want)
+	}
+	if err := FindParam(ps, "shape").SetValue(&o, []any{"3", true}); err == nil {
+		t.Error(`shape ["3", true]: no error`)
+	}
+}

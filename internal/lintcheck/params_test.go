@@ -12,8 +12,10 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/cov"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/stack"
 )
 
 // described are the workloads whose options every front end takes from
@@ -21,13 +23,18 @@ import (
 // files in cli/ start with the command's name (commandOf's, where the
 // package's is not).
 var described = map[string][]engine.Param{
-	"paco": paco.Params(),
-	"mapx": mapx.Params(),
-	"cov":  cov.Params(),
+	"paco":   paco.Params(),
+	"mapx":   mapx.Params(),
+	"cov":    cov.Params(),
+	"stack":  stack.Params(),
+	"latent": latent.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
 var commandOf = map[string]string{"mapx": "map"}
+
+// optionsOf are the described structs of packages whose is not Options.
+var optionsOf = map[string]string{"stack": "Config"}
 
 // statedDefault is a default written into a help text by hand, "(default
 // 4)", where a flag shows its own from its value ("(default: 4)").
@@ -79,13 +86,14 @@ var flags = []ucli.Flag{
 func opts(c *ucli.Context) paco.Options {
 	return paco.Options{FWHM: c.Float64("fwhm")}
 }
+var cfg = stack.Config{LooksAz: 2}
 `
 	f, err := parser.ParseFile(token.NewFileSet(), "pacocmd.go", src, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(statedParams("cli/pacocmd.go", f), "\n")
-	for _, want := range []string{"flag --radius", "paco.Options built field by field", `default: "the cube (default none)"`} {
+	for _, want := range []string{"flag --radius", "paco.Options built field by field", "stack.Config built field by field", `default: "the cube (default none)"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("not found: %s; found:\n%s", want, got)
 		}
@@ -108,8 +116,12 @@ func statedParams(rel string, f *ast.File) []string {
 			if pkg == nil {
 				return true
 			}
-			if _, ok := described[pkg.Name]; ok && sel.Sel.Name == "Options" && len(n.Elts) > 0 {
-				hits = append(hits, pkg.Name+".Options built field by field: start from "+pkg.Name+".DefaultOptions() and set its parameters through "+pkg.Name+".Params()")
+			opts := optionsOf[pkg.Name]
+			if opts == "" {
+				opts = "Options"
+			}
+			if _, ok := described[pkg.Name]; ok && sel.Sel.Name == opts && len(n.Elts) > 0 {
+				hits = append(hits, pkg.Name+"."+opts+" built field by field: start from "+pkg.Name+".Default"+opts+"() and set its parameters through "+pkg.Name+".Params()")
 			}
 			if pkg.Name != "ucli" || !strings.HasSuffix(sel.Sel.Name, "Flag") {
 				return true

@@ -45,6 +45,7 @@ package latent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,8 +99,8 @@ type Options struct {
 	// Moments over Axes (negative counts from the end, as in NumPy), with
 	// variance M2/(n−DDof).
 	Moments bool
-	Axes    []int `param:"axes"`
-	DDof    int   `param:"ddof"`
+	Axes    []int `param:"axes" kind:"text" help:"axes the moments reduce, comma-separated (NumPy numbering)"`
+	DDof    int   `param:"ddof" help:"delta degrees of freedom of var and std"`
 	// Corr: the channel×channel correlation of every sample (N, C, C).
 	Corr bool
 	// CorrFrames: the channel×channel correlation of every sample and frame
@@ -109,7 +110,7 @@ type Options struct {
 	// (N, C, F, F) and the lagged correlation (N, C, Lags). Lags 0: min(3,
 	// F−1), at least 1.
 	LagCorr bool
-	Lags    int `param:"lags"`
+	Lags    int `param:"lags" default:"min(3, F−1)" help:"lags of lagcorr: 1..L"`
 	// PCA: the principal components of every sample, channels as features
 	// (runPCA).
 	PCA bool
@@ -118,7 +119,7 @@ type Options struct {
 	Spectra bool
 	// NaN says what a NaN or ±Inf does: Propagate (the zero value) or
 	// Skip.
-	NaN NaNPolicy `param:"nan"`
+	NaN NaNPolicy `param:"nan" choices:"propagate,skip" help:"NaN and ±Inf: propagate or skip"`
 	// Unbiased corrects the skewness and kurtosis for bias, as
 	// scipy.stats.skew and kurtosis with bias=False (skewKurt).
 	Unbiased bool
@@ -130,7 +131,7 @@ type Options struct {
 	DType   tensor.DType
 	// Batch is the number of samples read and computed at once; 0 takes
 	// as many as fit BatchMargin of the memory budgets (PlanBatches).
-	Batch int `param:"batch"`
+	Batch int `param:"batch" help:"samples per batch; 0: as many as fit the memory budget (see vkstat devices)"`
 	// HostBudget is the host memory the batches may plan on (the input
 	// batches, their copies and the results); Bytes 0: no bound.
 	HostBudget engine.MemoryBudget
@@ -143,6 +144,57 @@ type Options struct {
 // over the last two axes (H, W) and the channel correlation, NaNs
 // propagated, batches sized by memory.
 func DefaultOptions() Options { return Options{Moments: true, Corr: true, Axes: []int{-2, -1}} }
+
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults: the statistics (Select) and Unbiased
+// (Python's bias) are the front ends' own.
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
+
+// SetText reads the axes (ParseAxes; engine.TextSetter).
+func (o *Options) SetText(param, text string) (bool, error) {
+	if param != "axes" {
+		return false, nil
+	}
+	axes, err := ParseAxes(text)
+	if err == nil {
+		o.Axes = axes
+	}
+	return true, err
+}
+
+// ParseAxes reads axes, integers comma-separated (NumPy numbering), as
+// the front ends take them: "3,4"; anything else, or none, is an
+// *engine.FieldError naming axes.
+func ParseAxes(text string) ([]int, error) {
+	var axes []int
+	for _, f := range strings.Split(text, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" && strings.TrimSpace(text) != "" {
+			return nil, engine.Fieldf("axes", " %q: an empty axis between commas", text)
+		}
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, engine.Fieldf("axes", " %q: %q is not an integer", text, f)
+		}
+		axes = append(axes, n)
+	}
+	if len(axes) == 0 {
+		return nil, engine.Fieldf("axes", ": no axis given")
+	}
+	return axes, nil
+}
+
+// UnmarshalText reads a NaN policy's name (ParseNaNPolicy).
+func (p *NaNPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseNaNPolicy(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults), "stat"
 // the statistics' names (Stats).

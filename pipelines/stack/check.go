@@ -7,6 +7,8 @@ package stack
 import (
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/vkstat/vkstat/engine"
 )
@@ -81,4 +83,26 @@ func NewWindow(v []int, crop bool, a, r int) (Window, error) {
 		return Window{X: v[1] * r, Y: v[0] * a, W: v[3] * r, H: v[2] * a}, nil
 	}
 	return Window{X: v[0], Y: v[1], W: v[2], H: v[3]}, nil
+}
+
+// ParseWindow is the window text gives, NewWindow's v comma-separated:
+// "X,Y,W,H" (or, with crop, "Y,X,H,W"); "" is the whole grid. Anything
+// but integers is an *engine.FieldError naming window (or crop).
+func ParseWindow(text string, crop bool, a, r int) (Window, error) {
+	if strings.TrimSpace(text) == "" {
+		return Window{}, nil
+	}
+	var v []int
+	for _, x := range strings.Split(text, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			field := "window"
+			if crop {
+				field = "crop"
+			}
+			return Window{}, engine.Fieldf(field, " %q: want integers, comma-separated", text)
+		}
+		v = append(v, n)
+	}
+	return NewWindow(v, crop, a, r)
 }

@@ -48,6 +48,15 @@ func (q Quantity) String() string {
 	return "intensity"
 }
 
+// UnmarshalText reads a quantity's name (ParseQuantity).
+func (q *Quantity) UnmarshalText(b []byte) error {
+	v, err := ParseQuantity(string(b))
+	if err == nil {
+		*q = v
+	}
+	return err
+}
+
 // DefaultFilterSize is a speckle filter's window unless told (refined
 // Lee's classic window is 7).
 const DefaultFilterSize = 5
@@ -83,6 +92,15 @@ const (
 	RefinedLee
 )
 
+// UnmarshalText reads a filter kind's name (ParseFilter).
+func (k *FilterKind) UnmarshalText(b []byte) error {
+	v, err := ParseFilter(string(b))
+	if err == nil {
+		*k = v
+	}
+	return err
+}
+
 func (k FilterKind) String() string {
 	switch k {
 	case Boxcar:
@@ -98,9 +116,9 @@ func (k FilterKind) String() string {
 // Filter is a speckle filter: its kind, window size (odd, ≥ 3) and, for
 // Lee, the equivalent number of looks of its input (0: the multilook's a·r).
 type Filter struct {
-	Kind FilterKind
-	Size int
-	ENL  float64
+	Kind FilterKind `param:"filter" choices:"none,boxcar,lee,refined-lee" help:"speckle filter of each date's multilooked intensity: none, boxcar, lee or refined-lee"`
+	Size int        `param:"filter_size" help:"filter window (odd, at least 3; at least 5 for refined-lee, whose classic window is 7)"`
+	ENL  float64    `param:"enl" default:"the multilook's a·r" help:"equivalent number of looks for the Lee filters"`
 }
 
 // Window is a rectangle of the input grid, in input pixels, in GDAL's
@@ -109,13 +127,66 @@ type Filter struct {
 // corner (X, Y).
 type Window struct{ X, Y, W, H int }
 
-// Config is what to compute.
+// Config is what to compute, its parameters named by their `param` tags
+// (Params).
 type Config struct {
-	LooksAz, LooksRg int // multilook box: rows (azimuth) × columns (range); 0 means 1
-	Window           Window
-	Quantity         Quantity
-	Filter           Filter
-	Ddof             int // delta degrees of freedom of the standard deviation (0 or 1)
+	// LooksAz × LooksRg is the multilook box: rows (azimuth) × columns
+	// (range); 0 means 1. The parameter looks, "a×r" (SetText).
+	LooksAz int `param:"looks" kind:"text" help:"multilook box a×r: lines (azimuth) × columns (range), e.g. 4x4, 2x8; one number for both"`
+	LooksRg int
+	// Window is read from each date: the parameter window, "X,Y,W,H"
+	// (SetText).
+	Window   Window   `param:"window" kind:"text" help:"window of the input, as GDAL's -srcwin: xoff,yoff,xsize,ysize in input pixels (X,Y,W,H), multilooked from its corner; W or H 0 runs to the edge"`
+	Quantity Quantity `param:"quantity" choices:"intensity,amplitude" help:"intensity (|S|²) or amplitude (the square root of the multilooked, filtered intensity)"`
+	Filter   Filter
+	Ddof     int `param:"ddof" help:"delta degrees of freedom of std and cv (0: population, 1: sample)"` // of the standard deviation (0 or 1)
+}
+
+// DefaultConfig is what the front ends compute unless told: |S|², no
+// multilook (1×1), no filter, ddof 0.
+func DefaultConfig() Config { return Config{LooksAz: 1, LooksRg: 1} }
+
+// Params describe the parameters of Config every front end takes
+// (engine.Describe), with DefaultConfig's defaults and a filter's window
+// DefaultFilterSize, which its zero Size means (NewFilter).
+func Params() []engine.Param {
+	shown := DefaultConfig()
+	shown.Filter.Size = DefaultFilterSize
+	return engine.Describe(shown)
+}
+
+// Text is the looks ("2x8") or the window ("X,Y,W,H", "" for the whole
+// grid) as SetText reads them (engine.TextGetter).
+func (c Config) Text(param string) string {
+	if param == "looks" {
+		return fmt.Sprintf("%dx%d", c.LooksAz, c.LooksRg)
+	}
+	if w := c.Window; w != (Window{}) {
+		return fmt.Sprintf("%d,%d,%d,%d", w.X, w.Y, w.W, w.H)
+	}
+	return ""
+}
+
+// SetText reads the looks (ParseLooks) and the window (ParseWindow) from
+// text (engine.TextSetter); its errors are *engine.FieldErrors naming
+// them.
+func (c *Config) SetText(param, text string) (bool, error) {
+	switch param {
+	case "looks":
+		a, r, err := ParseLooks(text)
+		if err != nil {
+			return true, engine.Fieldf("looks", " %v", err)
+		}
+		c.LooksAz, c.LooksRg = a, r
+		return true, nil
+	case "window":
+		w, err := ParseWindow(text, false, c.LooksAz, c.LooksRg)
+		if err == nil {
+			c.Window = w
+		}
+		return true, err
+	}
+	return false, nil
 }
 
 // Grid is the geometry every date shares: the input raster's size and

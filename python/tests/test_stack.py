@@ -280,6 +280,6 @@ def test_stack_looks_as_the_command_takes_them(cpu):
         r = cpu.stack(x, looks=looks, stat="mean")
         assert r.mean.shape == (4, 8 if looks == 2 else 4), looks
     for bad, words in (("3x4x5", 'looks "3x4x5": want a×r'), (0, 'looks "0": want two positive integers'),
-                       ((2, 3, 4), "looks: want rows×columns"), (2.5, 'looks "2.5": want two positive integers')):
+                       ((2, 3, 4), 'looks "2,3,4": want a×r'), (2.5, 'looks "2.5": want two positive integers')):
         with pytest.raises(ValueError, match=words):
             cpu.stack(x, looks=bad)
