@@ -154,14 +154,18 @@ def test_many_small_calls_keep_memory_flat(device):
 
 
 def test_large_calls_run_on_the_worker(dev):
-    """Calls on more than 1 MiB go through the session's thread: same
-    results, and the library holds nothing afterwards."""
-    a = np.random.default_rng(4).normal(5, 2, (600, 500))  # 2.4 MB
+    """Calls on more than a session runs inline (1 MiB; a CPU session's
+    map and reduce 32 MiB) go through the session's thread: same results,
+    and the library holds nothing afterwards. (At 2.4 MB this reduce ran
+    inline on a CPU session, and the test passed only after another had
+    started the worker.)"""
+    rows = dev._quick_bytes // (8 * 500) + 1
+    a = np.random.default_rng(4).normal(5, 2, (rows, 500))
     got = dev.reduce(a, ["mean", "var"], axis=0, ddof=1)
     np.testing.assert_allclose(got["mean"], a.mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(got["var"], a.var(axis=0, ddof=1), rtol=1e-12)
     assert dev._q is not None  # the worker was started
-    r = dev.cov(a.reshape(30, 20, 500)[:, :, :8].copy())  # small: the calling thread
+    r = dev.cov(a[:600].reshape(30, 20, 500)[:, :, :8].copy())  # small: the calling thread
     assert r.cov.shape == (30, 8, 8)
     _, tokens = _lib.live()
     assert tokens == 0
