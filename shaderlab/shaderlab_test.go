@@ -441,3 +441,23 @@ func TestRandom(t *testing.T) {
 		t.Error("no error for float8")
 	}
 }
+
+// TestRunsTrend: no trend before two timed runs; then the last time's
+// change against the one before (6 ms → 3 ms is −50 %) and the last n+1
+// times.
+func TestRunsTrend(t *testing.T) {
+	var h shaderlab.Runs
+	if _, recent := h.Trend(4); recent != nil {
+		t.Errorf("no runs: trend %v", recent)
+	}
+	h.Times = []time.Duration{2 * time.Millisecond}
+	if _, recent := h.Trend(4); recent != nil {
+		t.Errorf("one run: trend %v", recent)
+	}
+	ms := time.Millisecond
+	h.Times = []time.Duration{2 * ms, ms, 3 * ms / 2, 3 * ms, 6 * ms, 3 * ms}
+	change, recent := h.Trend(4)
+	if change != -0.5 || !slices.Equal(recent, h.Times[1:]) {
+		t.Errorf("change %v, recent %v; want -0.5 and the last 5", change, recent)
+	}
+}
