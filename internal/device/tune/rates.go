@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +66,30 @@ func WriteRates(path string, r engine.Rates) error {
 		return fmt.Errorf("rates: %w", err)
 	}
 	return nil
+}
+
+// StoreRates stores r, which has at least one operation's rate, at path
+// (WriteRates) over the rates measured there before of the operations r
+// lacks; the default rate, for operations
+// measured nowhere, is reduce's, else that of the first operation by name.
+func StoreRates(path string, r engine.Rates) error {
+	if len(r.Ops) == 0 {
+		return fmt.Errorf("rates: none measured")
+	}
+	r.Ops = maps.Clone(r.Ops)
+	if old, err := ReadRates(path); err == nil {
+		for k, v := range old.Ops {
+			if _, ok := r.Ops[k]; !ok {
+				r.Ops[k] = v
+			}
+		}
+	}
+	if d, ok := r.Ops["reduce"]; ok {
+		r.Default = d
+	} else {
+		r.Default = r.Ops[slices.Sorted(maps.Keys(r.Ops))[0]]
+	}
+	return WriteRates(path, r)
 }
 
 // RatesFor is what --device auto knows of a path: its rates file when

@@ -61,3 +61,27 @@ func TestRatesFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreRates: rates stored over a file keep the operations measured
+// there before that the new ones lack; the default is reduce's where
+// reduce was measured, else the first operation's by name.
+func TestStoreRates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x"+ratesExt)
+	cov, mapr, red := engine.OpRate{Flops: 2e9}, engine.OpRate{Flops: 3e9}, engine.OpRate{Flops: 4e9}
+	if err := StoreRates(path, engine.Rates{Source: "a", Ops: map[string]engine.OpRate{"map": mapr, "cov": {Flops: 1e9}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ReadRates(path); err != nil || r.Default != (engine.OpRate{Flops: 1e9}) || len(r.Ops) != 2 {
+		t.Errorf("first store: %+v %v; want cov's rate as the default", r, err)
+	}
+	if err := StoreRates(path, engine.Rates{Source: "b", Ops: map[string]engine.OpRate{"cov": cov, "reduce": red}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadRates(path)
+	if err != nil || r.Source != "b" || r.Default != red || len(r.Ops) != 3 || r.Ops["map"] != mapr || r.Ops["cov"] != cov {
+		t.Errorf("second store: %+v %v; want map kept, cov replaced, reduce's rate as the default", r, err)
+	}
+	if err := StoreRates(path, engine.Rates{}); err == nil {
+		t.Error("no rates stored without an error")
+	}
+}
