@@ -112,6 +112,29 @@ func RatesFor(info *engine.DeviceInfo, threads int, ops map[string]engine.Builti
 	return engine.BuiltinRates(info, threads, ops)
 }
 
+// Auto is --device auto's decision for job in a process of its own on
+// threads threads, from each path's rates (RatesFor, ops the workloads'
+// built-in ones): ok with the CPU path's choice when it wins without
+// looking for Vulkan (engine.CPUOnly, StartupFloor); else choose picks
+// among the devices listed, the CPU path and the GPUs (engine.Choose), as
+// engine.OpenOptions.Auto takes it.
+func Auto(job engine.Job, threads int, ops map[string]engine.BuiltinRate) (cpu engine.Choice, ok bool, choose func([]engine.DeviceInfo) engine.Choice) {
+	job.Process = true
+	path := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: RatesFor(nil, threads, ops)}
+	if ch, ok := engine.CPUOnly(path.Rates, job, StartupFloor()); ok {
+		return ch, true, nil
+	}
+	return engine.Choice{}, false, func(infos []engine.DeviceInfo) engine.Choice {
+		cands := []engine.Candidate{path}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: RatesFor(&in, threads, ops)})
+			}
+		}
+		return engine.Choose(cands, job)
+	}
+}
+
 // StartupFloor is the least start-up of any Vulkan device whose rates were
 // measured here (a GPU's, not lavapipe's), else engine.MinGPUStartup: a job
 // the CPU path does in less runs there without looking for Vulkan.

@@ -85,3 +85,30 @@ func TestStoreRates(t *testing.T) {
 		t.Error("no rates stored without an error")
 	}
 }
+
+// TestAuto: a job the CPU path's rates finish below any GPU's start-up is
+// the CPU path's without looking for Vulkan; with a CPU path of 1 flop/s
+// the devices are listed, and the GPU among them (not a CPU-type device)
+// wins by its rates file.
+func TestAuto(t *testing.T) {
+	t.Setenv("VKSTAT_TUNE_DIR", t.TempDir())
+	job := engine.Job{Op: "map", Flops: 1e3}
+	if ch, ok, choose := Auto(job, 4, nil); !ok || choose != nil || ch.Index != engine.CPUPath || !strings.Contains(ch.Why, "Vulkan not loaded") {
+		t.Errorf("a tiny job: %+v %v; want the CPU path, Vulkan not loaded", ch, ok)
+	}
+	cpu, _ := RatesPath(nil, 4)
+	gpu := engine.DeviceInfo{Index: 1, Name: "G", VendorID: 0x10de, DeviceID: 0x2330, DriverVersion: "580.159.4", Type: "discrete"}
+	gpath, _ := RatesPath(&gpu, 4)
+	slow, fast := engine.Rates{Source: "slow", Ops: map[string]engine.OpRate{"map": {Flops: 1}}}, engine.Rates{Source: "fast", GPU: true, Ops: map[string]engine.OpRate{"map": {Flops: 1e12}}}
+	if WriteRates(cpu, slow) != nil || WriteRates(gpath, fast) != nil {
+		t.Fatal("writing the rates")
+	}
+	_, ok, choose := Auto(job, 4, nil)
+	if ok || choose == nil {
+		t.Fatalf("a slow CPU path: ok %v; want the devices asked", ok)
+	}
+	lvp := engine.DeviceInfo{Index: 0, Name: "llvmpipe", Type: "cpu"}
+	if ch := choose([]engine.DeviceInfo{lvp, gpu}); ch.Index != 1 || !strings.Contains(ch.Why, "G, about") || !strings.Contains(ch.Why, "(fast)") {
+		t.Errorf("choice %+v; want the GPU by its rates", ch)
+	}
+}
