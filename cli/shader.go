@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -226,11 +225,4 @@ func rateText(bps float64) string {
 		}
 	}
 	return fmt.Sprintf("%.3g B/s", bps)
-}
-
-// fileThere reports whether path names something (a file named like
-// float32:16 is a file).
-func fileThere(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
