@@ -59,26 +59,11 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	for _, w := range seq.Warnings() {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
-	j := &sequenceJob{Sequence: seq, outs: make([]string, len(seq.Buffers))}
-	for _, s := range c.StringSlice("out") {
-		k, v, err := splitAssign("out", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := seq.Find(k)
-		if err != nil {
-			return nil, usagef("--out %s: %v", s, err)
-		}
-		j.outs[i] = v
+	outs, err := outFiles(c, seq, len(seq.Buffers), func(i int) bool { return seq.Names[i] != "" })
+	if err != nil {
+		return nil, err
 	}
-	for i, name := range seq.Names {
-		if dir := c.String("out-dir"); dir != "" && name != "" && j.outs[i] == "" {
-			j.outs[i] = filepath.Join(dir, name+".npy")
-		}
-		if j.outs[i] != "" && !strings.HasSuffix(j.outs[i], ".npy") {
-			return nil, usagef("--out %s=%s: outputs are .npy files", name, j.outs[i])
-		}
-	}
+	j := &sequenceJob{Sequence: seq, outs: outs}
 	return j, checkOuts(c, j.outs)
 }
 
