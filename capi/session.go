@@ -193,19 +193,15 @@ func Devices(o OpenOptions) (*DevicesReport, error) {
 		return nil, err
 	}
 	rep := &DevicesReport{}
-	inst, err := engine.NewInstance(engine.Options{Validate: o.Validate || engine.ValidateFromEnv()})
+	l, err := engine.List(o.Validate || engine.ValidateFromEnv(), opt.Disable)
 	if err != nil {
 		if !errors.Is(err, engine.ErrNoLoader) && !errors.Is(err, engine.ErrNoDriver) {
 			return nil, err
 		}
 		rep.VulkanError = err.Error()
-	} else {
-		for _, in := range inst.Devices() {
-			rep.Devices = append(rep.Devices, vulkanRecord(in.Without(opt.Disable)))
-		}
-		if err := inst.Close(); err != nil {
-			return nil, err
-		}
+	}
+	for _, in := range l.Devices {
+		rep.Devices = append(rep.Devices, vulkanRecord(in))
 	}
 	rep.Devices = append(rep.Devices, cpuRecord())
 	return rep, nil

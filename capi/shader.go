@@ -83,12 +83,10 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		if err := st.CheckStep(); err != nil {
 			return nil, inputf("%s: %v", what, err)
 		}
-		opt := shaderlab.CompileOptions{Includes: st.Include, TargetEnv: st.TargetEnv}
-		if opt.TargetEnv == "" {
-			opt.TargetEnv = "vulkan1.1"
-		}
+		opt := st.CompileOptions("")
 		// Python sends None as "": NAME= (empty), where a case file's
 		// null or "" defines NAME (as 1).
+		opt.Defines = nil
 		for _, d := range shaderlab.Settings(st.Define) {
 			opt.Defines = append(opt.Defines, d.Name+"="+d.Value)
 		}

@@ -17,7 +17,7 @@ import (
 // job. With --device auto (the default) it is the path whose estimate for
 // the job is least, the CPU path included, from each path's rates (tune
 // rates files that `vkstat bench --tune` writes, else built-in estimates;
-// engine.Choose), counting a device's start-up, since the command is a
+// tune.Auto), counting a device's start-up, since the command is a
 // process of its own. A job the CPU path wins runs there without loading
 // Vulkan at all when the machine's GPUs are known from an earlier listing
 // (tune.Census, which every command that lists the devices keeps), or
@@ -28,24 +28,14 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 	if spec := strings.TrimSpace(c.String("device")); spec != "" && !strings.EqualFold(spec, "auto") || c.Bool("validate") || job.Op == "" {
 		return openSession(c)
 	}
-	job.Process = true
-	threads := engine.CPUThreads()
-	cpu := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: tune.RatesFor(nil, threads, workloads.Rates())}
-	if ch, ok := engine.CPUOnly(cpu.Rates, job, tune.StartupFloor()); ok {
+	ch, ok, choose := tune.Auto(job, engine.CPUThreads(), workloads.Rates())
+	if ok {
 		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
 			return nil, err
 		}
 		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
 	}
-	return openSessionWith(c, func(infos []engine.DeviceInfo) engine.Choice {
-		cands := []engine.Candidate{cpu}
-		for _, in := range infos {
-			if in.IsGPU() {
-				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: tune.RatesFor(&in, threads, workloads.Rates())})
-			}
-		}
-		return engine.Choose(cands, job)
-	})
+	return openSessionWith(c, choose)
 }
 
 // priced is the job of a call of spec's workload that its cost model (the

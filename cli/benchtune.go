@@ -43,7 +43,7 @@ func benchTune(c *ucli.Context) error {
 			err = nil // the CPU path alone: its rates only
 		}
 		if err == nil {
-			err = storeRates(c, devs, rateOps(c.String("suite")), repeat)
+			err = storeRates(c, devs, suite.RatesOf(c.String("suite")), repeat)
 		}
 		return err
 	})
@@ -64,25 +64,10 @@ func benchTune(c *ucli.Context) error {
 	return nil
 }
 
-// rateOps are the operations of the suites spec names whose rates
-// --device auto weighs (suite.RateOps).
-func rateOps(spec string) []string {
-	if strings.TrimSpace(spec) == "all" {
-		return suite.RateOps
-	}
-	var out []string
-	for _, s := range strings.Split(spec, ",") {
-		if s = strings.TrimSpace(s); slices.Contains(suite.RateOps, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // storeRates measures what --device auto weighs of ops on each GPU and
 // the CPU path (suite.MeasureRates; not lavapipe or SwiftShader, which
 // auto does not weigh) and stores it beside the tune cache
-// (tune.RatesPath), over the rates of other operations measured before;
+// (tune.StoreRates), over the rates of other operations measured before;
 // with --no-save it prints them only.
 func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int) error {
 	if len(ops) == 0 {
@@ -106,21 +91,7 @@ func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int
 			fmt.Fprintf(c.App.Writer, "rates (not stored): %s\n", r.Source)
 			continue
 		}
-		if old, err := tune.ReadRates(path); err == nil {
-			for k, v := range old.Ops {
-				if _, ok := r.Ops[k]; !ok {
-					r.Ops[k] = v
-				}
-			}
-		}
-		r.Default = r.Ops["reduce"]
-		if _, ok := r.Ops["reduce"]; !ok {
-			for _, v := range r.Ops { // any measured rate beats none
-				r.Default = v
-				break
-			}
-		}
-		if err := tune.WriteRates(path, r); err != nil {
+		if err := tune.StoreRates(path, r); err != nil {
 			return fmt.Errorf("--tune: %w", err)
 		}
 		fmt.Fprintf(c.App.Writer, "rates stored in %s\n", path)

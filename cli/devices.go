@@ -44,32 +44,15 @@ Examples:
 			&ucli.BoolFlag{Name: "tune", Usage: "print each device's tuned parameters and where they come from"},
 		},
 		Action: func(c *ucli.Context) error {
-			var infos []engine.DeviceInfo
-			var vkErr error
-			var budgets []engine.MemoryBudget
-			inst, err := engine.NewInstance(engine.Options{Validate: c.Bool("validate")})
+			opt, err := deviceOptions(c)
 			if err != nil {
-				vkErr = err
-			} else {
-				opt, err := deviceOptions(c)
-				if err != nil {
-					inst.Close()
-					return err
-				}
-				tune.WriteCensus(inst.Devices()) // what --device auto decides from later
-				for _, in := range inst.Devices() {
-					infos = append(infos, in.Without(opt.Disable))
-					b, err := inst.MemoryBudget(in.Index)
-					if err != nil {
-						inst.Close()
-						return err
-					}
-					budgets = append(budgets, b)
-				}
-				if err := inst.Close(); err != nil {
-					return err
-				}
+				return err
 			}
+			l, vkErr := engine.List(c.Bool("validate"), opt.Disable)
+			if vkErr == nil {
+				tune.WriteCensus(l.Raw) // what --device auto decides from later
+			}
+			infos, budgets := l.Devices, l.Budgets
 			cpuB := engine.HostBudget(availableMemory())
 			cpu := map[string]any{"name": "cpu", "type": "native Go", "threads": runtime.GOMAXPROCS(0), "float64": true, "memory_budget": cpuB}
 			if c.Bool("json") {

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/partials"
-	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -97,31 +95,11 @@ func mergeAction(c *ucli.Context) error {
 // settings name.
 func mergeReduce(c *ucli.Context, dir string, shards []*partials.Shard) error {
 	t0 := time.Now()
-	parts := make([]*reduce.Partial, len(shards))
-	for i, s := range shards {
-		p, err := partials.ReducePartial(s)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts[i] = p
-	}
-	m, err := reduce.Merge(parts...)
+	m, stats, out, err := partials.MergeReduce(shards)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	set := shards[0].Header.Settings
-	stats, err := reduce.ParseStats(set["stat"])
-	if err != nil {
-		return fmt.Errorf("merge: %s: stat: %w", shards[0].Dir, err)
-	}
-	ddof, err := strconv.Atoi(set["ddof"])
-	if err != nil {
-		return fmt.Errorf("merge: %s: ddof %q: %w", shards[0].Dir, set["ddof"], err)
-	}
-	out, err := m.Finish(reduce.Options{DDof: ddof}, stats)
-	if err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
 	sum := newSummary(c)
 	sum.set("partials", len(shards))
 	sum.set("rows", m.Rows)

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -189,27 +188,37 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 		return nil, err
 	}
 
-	j := &shaderJob{Plan: p, outs: make([]string, len(p.Inputs))}
+	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !mod.Bindings[i].ReadOnly })
+	if err != nil {
+		return nil, err
+	}
+	return &shaderJob{Plan: p, outs: outs}, nil
+}
+
+// outFiles are the files --out and --out-dir name for the n arrays of t
+// ("" for none); --out-dir takes those written(i) says a run writes.
+func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bool) ([]string, error) {
+	outs := make([]string, n)
 	for _, s := range c.StringSlice("out") {
 		k, v, err := splitAssign("out", s)
 		if err != nil {
 			return nil, err
 		}
-		b, err := shaderlab.FindBinding(mod, k)
+		i, err := t.Find(k)
 		if err != nil {
 			return nil, usagef("--out %s: %v", s, err)
 		}
-		j.outs[b.Binding] = v
+		outs[i] = v
 	}
-	for i, b := range mod.Bindings {
-		if dir := c.String("out-dir"); dir != "" && !b.ReadOnly && j.outs[i] == "" {
-			j.outs[i] = filepath.Join(dir, shaderlab.BindName(b)+".npy")
+	for i := range outs {
+		if dir := c.String("out-dir"); dir != "" && written(i) && outs[i] == "" {
+			outs[i] = filepath.Join(dir, t.Name(i)+".npy")
 		}
-		if j.outs[i] != "" && !strings.HasSuffix(j.outs[i], ".npy") {
-			return nil, usagef("--out %s=%s: outputs are .npy files", shaderlab.BindName(b), j.outs[i])
+		if outs[i] != "" && !strings.HasSuffix(outs[i], ".npy") {
+			return nil, usagef("--out %s=%s: outputs are .npy files", t.Name(i), outs[i])
 		}
 	}
-	return j, nil
+	return outs, nil
 }
 
 func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Nanoseconds())/1e6) }
@@ -226,11 +235,4 @@ func rateText(bps float64) string {
 		}
 	}
 	return fmt.Sprintf("%.3g B/s", bps)
-}
-
-// fileThere reports whether path names something (a file named like
-// float32:16 is a file).
-func fileThere(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

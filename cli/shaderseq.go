@@ -1,10 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -34,7 +33,6 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 	if err != nil || len(sc.Steps) == 0 {
 		return nil, err
 	}
-	dir := filepath.Dir(file)
 	if c.NArg() > 0 {
 		return nil, usagef("--case %s has steps, each naming its shader: give no shader file (got %s)", file, strings.Join(c.Args().Slice(), " "))
 	}
@@ -43,106 +41,29 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 			return nil, usagef("--%s: the case %s has steps: set it per step in the case file", f, file)
 		}
 	}
-	switch {
-	case len(sc.Sweep) > 0:
-		return nil, usagef("--case %s: a case has steps or a sweep, not both", file)
-	case sc.Bind != nil || sc.Groups != nil || sc.Global != nil:
-		return nil, usagef("--case %s: a case with steps gives bind, groups or global per step", file)
-	case sc.Times < 0:
-		return nil, usagef("--case %s: times %d: want 1 or more", file, sc.Times)
-	}
-	if err := setCaseFlags(c, file, caseArgs(shaderlab.Case{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}, dir)); err != nil {
+	if err := setCaseFlags(c, file, caseArgs(shaderlab.Case{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}, filepath.Dir(file))); err != nil {
 		return nil, err
 	}
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	path := func(p string) string {
-		if !shaderlab.NamesFile(p) || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
+	seq, err := sc.Sequence(filepath.Dir(file), uint64(c.Int64("seed")), shaderlab.Options{
+		Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")})
+	var ce *shaderlab.CaseError
+	if errors.As(err, &ce) {
+		return nil, usagef("--case %s: %v", file, err)
 	}
-	names := slices.Sorted(maps.Keys(sc.Buffers))
-	var buffers []shaderlab.Buffer
-	for _, k := range names {
-		arr, err := readArray(fmt.Sprintf("--case %s: buffer %s", file, k), k, path(shaderlab.Value(sc.Buffers[k])), uint64(c.Int64("seed")))
-		if err != nil {
-			return nil, err
-		}
-		buffers = append(buffers, shaderlab.Buffer{Name: k, Data: arr})
-	}
-	var steps []shaderlab.Step
-	for i, st := range sc.Steps {
-		what := fmt.Sprintf("--case %s: step %d", file, i+1)
-		if err := st.CheckStep(); err != nil {
-			return nil, usagef("%s: %v", what, err)
-		}
-		if st.Times < 0 {
-			return nil, usagef("%s: times %d: want 1 or more", what, st.Times)
-		}
-		m := sc.Merged(st)
-		m.Bind, m.Expect, m.Reference, m.Seed, m.Tol, m.Atol, m.Rtol = nil, nil, nil, nil, nil, nil, nil
-		if m.Shader == "" {
-			return nil, usagef("%s names no shader", what)
-		}
-		cc, err := caseContext(c, shaderRunCommand(), caseArgs(m, dir))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		sh, err := shaderlab.Load(cc.Args().First(), compileOptions(cc))
-		if err != nil {
-			return nil, err
-		}
-		opt := shaderlab.Options{NoBoundsCheck: c.Bool("no-bounds-check")}
-		if err := constantFlags(cc, &opt); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		for _, k := range slices.Sorted(maps.Keys(st.Bind)) {
-			v := shaderlab.Value(st.Bind[k])
-			if _, ok := sc.Buffers[v]; ok {
-				opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Buffer: v})
-				continue
-			}
-			if shaderlab.NamesFile(v) && !fileThere(path(v)) {
-				return nil, usagef("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, k, v, v, strings.Join(names, ", "), path(v))
-			}
-			arr, err := readArray(fmt.Sprintf("%s: bind %s", what, k), k, path(v), uint64(c.Int64("seed")))
-			if err != nil {
-				return nil, err
-			}
-			opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Data: arr})
-		}
-		steps = append(steps, shaderlab.Step{Shader: sh, Options: opt, Times: st.Times})
-	}
-	seq, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup")})
 	if err != nil {
 		return nil, fmt.Errorf("--case %s: %w", file, err)
 	}
-	seq.Times = sc.Times
 	for _, w := range seq.Warnings() {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
-	j := &sequenceJob{Sequence: seq, outs: make([]string, len(seq.Buffers))}
-	for _, s := range c.StringSlice("out") {
-		k, v, err := splitAssign("out", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := seq.Find(k)
-		if err != nil {
-			return nil, usagef("--out %s: %v", s, err)
-		}
-		j.outs[i] = v
+	outs, err := outFiles(c, seq, len(seq.Buffers), func(i int) bool { return seq.Names[i] != "" })
+	if err != nil {
+		return nil, err
 	}
-	for i, name := range seq.Names {
-		if dir := c.String("out-dir"); dir != "" && name != "" && j.outs[i] == "" {
-			j.outs[i] = filepath.Join(dir, name+".npy")
-		}
-		if j.outs[i] != "" && !strings.HasSuffix(j.outs[i], ".npy") {
-			return nil, usagef("--out %s=%s: outputs are .npy files", name, j.outs[i])
-		}
-	}
+	j := &sequenceJob{Sequence: seq, outs: outs}
 	return j, checkOuts(c, j.outs)
 }
 

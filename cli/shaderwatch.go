@@ -69,23 +69,22 @@ func watchedFiles(c *ucli.Context, path string) []string {
 // watch runs the loop until the context ends (or --max-runs).
 func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 	w := c.App.Writer
-	runs := 0
-	prev := make([]*shaderlab.Result, len(devs)) // per device, the last successful run
-	times := make([][]time.Duration, len(devs))  // per device, the GPU times so far
+	n := 0
+	runs := make([]shaderlab.Runs, len(devs)) // per device
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
 	// Ctrl-C: exit 130, as every command.
 	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(c, path) }, c.Duration("interval"), func() bool {
-		runs++
-		fmt.Fprintf(w, "── run %d at %s\n", runs, time.Now().Format("15:04:05"))
-		watchOnce(c, w, path, devs, prev, times)
+		n++
+		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
+		watchOnce(c, w, path, devs, runs)
 		m := c.Int("max-runs")
-		return m <= 0 || runs < m
+		return m <= 0 || n < m
 	})
 }
 
 // watchOnce compiles and runs once, printing what went wrong rather than
 // stopping.
-func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device, prev []*shaderlab.Result, times [][]time.Duration) {
+func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device, runs []shaderlab.Runs) {
 	sh, err := shaderlab.Load(path, compileOptions(c))
 	var ce *shaderlab.CompileError
 	switch {
@@ -133,40 +132,28 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			continue
 		}
 		printRun(w, j.Plan, r)
-		if r.Timed {
-			k := r.Median()
-			trend := ""
-			if ts := times[i]; len(ts) > 0 {
-				old := ts[len(ts)-1]
-				trend = fmt.Sprintf(" (previous %s, %+.1f%%)", fmtDur(old), 100*(k.Seconds()-old.Seconds())/max(old.Seconds(), 1e-12))
-				var hist []string
-				for _, t := range ts[max(0, len(ts)-4):] {
-					hist = append(hist, fmt.Sprintf("%.3f", float64(t.Nanoseconds())/1e6))
-				}
-				trend += " trend ms: " + strings.Join(hist, " → ") + fmt.Sprintf(" → %.3f", float64(k.Nanoseconds())/1e6)
+		changes := runs[i].Add(j.Plan, r)
+		if change, recent := runs[i].Trend(4); r.Timed && recent != nil {
+			var hist []string
+			for _, t := range recent {
+				hist = append(hist, fmt.Sprintf("%.3f", float64(t.Nanoseconds())/1e6))
 			}
-			if trend != "" {
-				fmt.Fprintf(w, "  time %s%s\n", fmtDur(k), trend)
-			}
-			times[i] = append(times[i], k)
+			fmt.Fprintf(w, "  time %s (previous %s, %+.1f%%) trend ms: %s\n", fmtDur(r.Median()), fmtDur(recent[len(recent)-2]), 100*change, strings.Join(hist, " → "))
 		}
-		if old := prev[i]; old != nil && len(old.Outputs) == len(r.Outputs) {
-			for _, v := range j.Check(r, j.Written(old), shaderlab.Tol(0)) {
-				switch {
-				case v.Err != nil:
-				case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
-					fmt.Fprintf(w, "  change vs previous run, %s: none\n", shaderlab.BindName(v.Binding))
-				default:
-					fmt.Fprintf(w, "  change vs previous run, %s: %s\n", shaderlab.BindName(v.Binding), v.Diff)
-				}
+		for _, v := range changes {
+			switch {
+			case v.Err != nil:
+			case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
+				fmt.Fprintf(w, "  change vs previous run, %s: none\n", shaderlab.BindName(v.Binding))
+			default:
+				fmt.Fprintf(w, "  change vs previous run, %s: %s\n", shaderlab.BindName(v.Binding), v.Diff)
 			}
 		}
-		prev[i] = r
 		if len(want) > 0 {
 			checkRun(w, j.Plan, r, want, tol)
 		}
 	}
-	if r := prev[0]; r != nil && len(r.Outputs) == len(j.Inputs) {
+	if r := runs[0].Last; r != nil && len(r.Outputs) == len(j.Inputs) {
 		if err := writeOutputs(c, j.outs, j, r); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 		}

@@ -245,22 +245,9 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	var written []string
-	if sh := opt.Shard; sh != nil {
-		p := filepath.Join(dir, survey.ShardFileName(sh.I, sh.N))
-		out := formats.Outputs{Ctx: c.Context}
-		defer out.Abort()
-		out.CreateDir(dir)
-		out.Add(p, table.WriteShard)
-		if err := out.Commit(); err != nil {
-			return errors.Join(err, cerr)
-		}
-		written = []string{p}
-	} else {
-		if err := table.WriteTables(c.Context, dir); err != nil {
-			return errors.Join(err, cerr)
-		}
-		written = []string{filepath.Join(dir, "survey.csv"), filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile)}
+	written, err := table.WriteTables(c.Context, dir)
+	if err != nil {
+		return errors.Join(err, cerr)
 	}
 
 	readTotal, runTotal := table.TimeTotals()
@@ -326,16 +313,16 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("survey merge: %w", err)
 	}
-	if err := s.WriteTables(c.Context, dir); err != nil {
+	written, err := s.WriteTables(c.Context, dir)
+	if err != nil {
 		return err
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
 	failed := printSurveySummary(w, s)
-	table := filepath.Join(dir, "survey.csv")
-	fmt.Fprintf(w, "tables:     %s, %s, %s\n", table, filepath.Join(dir, "survey.json"), filepath.Join(dir, survey.TimingsFile))
+	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
 	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(s.Rows), table: table}
+		return targetsFailedError{failed: failed, total: len(s.Rows), table: written[0]}
 	}
 	return nil
 }

@@ -402,3 +402,35 @@ func (e *OpenError) Words(option string, quoted bool, cpu, list string) string {
 	}
 	return fmt.Sprintf("%s %v", option, e.Err)
 }
+
+// Listing is what `vkstat devices` and the C ABI's device list show of the
+// Vulkan devices the loader sees: each with the features of a disable set
+// taken away (DeviceInfo.Without), its memory budget, and Raw, the devices
+// as the driver gives them (what tune's census records).
+type Listing struct {
+	Devices []DeviceInfo
+	Budgets []MemoryBudget
+	Raw     []DeviceInfo
+}
+
+// List lists the Vulkan devices (Listing) without disable's features; the
+// error is NewInstance's where Vulkan does not start (ErrNoLoader or
+// ErrNoDriver where either is missing), else a budget query's or Close's.
+func List(validate bool, disable Features) (Listing, error) {
+	var l Listing
+	inst, err := NewInstance(Options{Validate: validate})
+	if err != nil {
+		return l, err
+	}
+	l.Raw = inst.Devices()
+	for _, in := range l.Raw {
+		l.Devices = append(l.Devices, in.Without(disable))
+		b, err := inst.MemoryBudget(in.Index)
+		if err != nil {
+			inst.Close()
+			return Listing{}, err
+		}
+		l.Budgets = append(l.Budgets, b)
+	}
+	return l, inst.Close()
+}

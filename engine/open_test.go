@@ -208,3 +208,25 @@ func TestOpenAllCensus(t *testing.T) {
 		t.Errorf("a listing wrote %v to the census; want the devices, once", cen.written)
 	}
 }
+
+// TestList: every device the loader lists, with the features disabled
+// taken away (float64 off on each), beside its memory budget and as the
+// driver gives it; a missing driver is ErrNoDriver's error.
+func TestList(t *testing.T) {
+	l, err := List(false, Float64)
+	if err != nil {
+		t.Skipf("no Vulkan loader and driver: %v", err)
+	}
+	if len(l.Devices) == 0 || len(l.Budgets) != len(l.Devices) || len(l.Raw) != len(l.Devices) {
+		t.Fatalf("%d devices, %d budgets, %d raw", len(l.Devices), len(l.Budgets), len(l.Raw))
+	}
+	for i, d := range l.Devices {
+		if d.Float64 || d.Index != l.Raw[i].Index || l.Budgets[i].Bytes == 0 {
+			t.Errorf("%s: float64 %v (disabled), raw index %d, budget %v", d.Name, d.Float64, l.Raw[i].Index, l.Budgets[i])
+		}
+	}
+	t.Setenv("VK_DRIVER_FILES", "/nonexistent.json")
+	if _, err := List(false, 0); !errors.Is(err, ErrNoDriver) {
+		t.Errorf("no driver: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package partials
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,43 @@ func TestWriteReadCheck(t *testing.T) {
 	}
 	if _, err := Read(root); err == nil || !strings.Contains(err.Error(), "not the folder of a partial") {
 		t.Errorf("no header: %v", err)
+	}
+}
+
+// TestMergeReduce: columns [1 3 5] and [2 4 6] cut into shards of 2 and 1
+// rows merge to the statistics the settings name, with their ddof: mean
+// 3 and 4, var (ddof 1) 4 and 4, by hand; a ddof that is no integer is
+// refused naming the shard.
+func TestMergeReduce(t *testing.T) {
+	root := t.TempDir()
+	var shards []*Shard
+	for i, rows := range [][]float64{{1, 2, 3, 4}, {5, 6}} {
+		p, err := reduce.CPUPartial(tensor.FromF64(rows, len(rows)/2, 2), reduce.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, string(rune('a'+i)))
+		write(t, dir, p, map[string]string{"stat": "mean,var", "ddof": "1"})
+		s, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, s)
+	}
+	m, stats, out, err := MergeReduce(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows != 3 || len(stats) != 2 || stats[0] != reduce.Mean || stats[1] != reduce.Var {
+		t.Fatalf("rows %d, stats %v", m.Rows, stats)
+	}
+	for st, want := range map[reduce.Stat][]float64{reduce.Mean: {3, 4}, reduce.Var: {4, 4}} {
+		if got := out[st].F64; len(got) != 2 || math.Abs(got[0]-want[0]) > 1e-15 || math.Abs(got[1]-want[1]) > 1e-15 {
+			t.Errorf("%s: %v, want %v", st, got, want)
+		}
+	}
+	shards[0].Header.Settings["ddof"] = "one"
+	if _, _, _, err := MergeReduce(shards); err == nil || !strings.Contains(err.Error(), shards[0].Dir+": ddof \"one\"") {
+		t.Errorf("ddof one: %v", err)
 	}
 }

@@ -56,3 +56,35 @@ func ReducePartial(s *Shard) (*reduce.Partial, error) {
 	}
 	return p, nil
 }
+
+// MergeReduce merges reduce's shards (reduce.Merge) and finishes the
+// statistics their settings name with their ddof: the merged partial (its
+// Rows the rows along the axis), the statistics in order and their arrays.
+func MergeReduce(shards []*Shard) (*reduce.Partial, []reduce.Stat, map[reduce.Stat]*tensor.Tensor, error) {
+	if len(shards) == 0 {
+		return nil, nil, nil, fmt.Errorf("no partial to merge")
+	}
+	parts := make([]*reduce.Partial, len(shards))
+	for i, s := range shards {
+		p, err := ReducePartial(s)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		parts[i] = p
+	}
+	m, err := reduce.Merge(parts...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set := shards[0].Header.Settings
+	stats, err := reduce.ParseStats(set["stat"])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: stat: %w", shards[0].Dir, err)
+	}
+	ddof, err := strconv.Atoi(set["ddof"])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: ddof %q: %w", shards[0].Dir, set["ddof"], err)
+	}
+	out, err := m.Finish(reduce.Options{DDof: ddof}, stats)
+	return m, stats, out, err
+}

@@ -3,9 +3,11 @@ package shaderlab
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,6 +156,9 @@ func (sc Case) Defines() []string {
 // bindings, each naming a buffer of the sequence.
 func (sc Case) StepOptions() (Options, error) {
 	o := Options{Push: Settings(sc.Push), Spec: Settings(sc.Spec), Uniform: Settings(sc.Uniform)}
+	if sc.Groups != nil && sc.Global != nil {
+		return o, fmt.Errorf("give groups or global, not both")
+	}
 	for _, b := range Settings(sc.Bind) {
 		o.Bind = append(o.Bind, Bind{Name: b.Name, Buffer: b.Value})
 	}
@@ -188,4 +193,122 @@ func ParseDims(s string) ([3]uint64, error) {
 		d[i] = v
 	}
 	return d, nil
+}
+
+// CaseError is a mistake in a case's description, found before any file
+// is compiled or any device work (the command line's usage errors).
+type CaseError struct{ Err error }
+
+func (e *CaseError) Error() string { return e.Err.Error() }
+func (e *CaseError) Unwrap() error { return e.Err }
+
+func caseErrorf(format string, a ...any) error { return &CaseError{fmt.Errorf(format, a...)} }
+
+// Sequence is the case's "buffers" and "steps" as a Sequence: files are
+// relative to dir, random data is drawn from seed, each step is merged over
+// the case (its shader, include, define, constants) and binds the case's
+// buffers by name or data of its own. opt gives the steps' NoBoundsCheck
+// and the run settings. A mistake in the description is a *CaseError,
+// a malformed TYPE:SHAPE a *CaseError around a *DataError.
+func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error) {
+	switch {
+	case len(sc.Sweep) > 0:
+		return nil, caseErrorf("a case has steps or a sweep, not both")
+	case sc.Bind != nil || sc.Groups != nil || sc.Global != nil:
+		return nil, caseErrorf("a case with steps gives bind, groups or global per step")
+	case sc.Times < 0:
+		return nil, caseErrorf("times %d: want 1 or more", sc.Times)
+	}
+	path := func(p string) string {
+		if !NamesFile(p) || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	read := func(what, key, v string) (*Array, error) {
+		arr, err := ReadData(path(v), seed, key)
+		var de *DataError
+		if errors.As(err, &de) {
+			return nil, &CaseError{fmt.Errorf("%s: %w", what, err)}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return arr, nil
+	}
+	names := slices.Sorted(maps.Keys(sc.Buffers))
+	var buffers []Buffer
+	for _, k := range names {
+		arr, err := read("buffer "+k, k, Value(sc.Buffers[k]))
+		if err != nil {
+			return nil, err
+		}
+		buffers = append(buffers, Buffer{Name: k, Data: arr})
+	}
+	var steps []Step
+	for i, st := range sc.Steps {
+		what := fmt.Sprintf("step %d", i+1)
+		if err := st.CheckStep(); err != nil {
+			return nil, caseErrorf("%s: %v", what, err)
+		}
+		if st.Times < 0 {
+			return nil, caseErrorf("%s: times %d: want 1 or more", what, st.Times)
+		}
+		m := sc.Merged(st)
+		m.Bind = nil
+		if m.Shader == "" {
+			return nil, caseErrorf("%s names no shader", what)
+		}
+		sh, err := Load(m.path(dir, m.Shader), m.CompileOptions(dir))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		o, err := m.StepOptions()
+		if err != nil {
+			return nil, caseErrorf("%s: %v", what, err)
+		}
+		o.NoBoundsCheck = opt.NoBoundsCheck
+		for _, b := range Settings(st.Bind) {
+			if slices.Contains(names, b.Value) {
+				o.Bind = append(o.Bind, Bind{Name: b.Name, Buffer: b.Value})
+				continue
+			}
+			if NamesFile(b.Value) && !fileThere(path(b.Value)) {
+				return nil, caseErrorf("%s: bind %s=%s: no buffer %q (the case has %s) and no file %s", what, b.Name, b.Value, b.Value, strings.Join(names, ", "), path(b.Value))
+			}
+			arr, err := read(what+": bind "+b.Name, b.Name, b.Value)
+			if err != nil {
+				return nil, err
+			}
+			o.Bind = append(o.Bind, Bind{Name: b.Name, Data: arr})
+		}
+		steps = append(steps, Step{Shader: sh, Options: o, Times: st.Times})
+	}
+	seq, err := NewSequence(buffers, steps, opt)
+	if err != nil {
+		return nil, err
+	}
+	seq.Times = sc.Times
+	return seq, nil
+}
+
+// path is p relative to dir, unless it is absolute.
+func (Case) path(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// CompileOptions are the case's include (relative to dir), define and
+// target_env (vulkan1.1 where it gives none).
+func (sc Case) CompileOptions(dir string) CompileOptions {
+	o := CompileOptions{Defines: sc.Defines(), TargetEnv: sc.TargetEnv}
+	if o.TargetEnv == "" {
+		o.TargetEnv = "vulkan1.1"
+	}
+	for _, inc := range sc.Include {
+		o.Includes = append(o.Includes, sc.path(dir, inc))
+	}
+	return o
 }

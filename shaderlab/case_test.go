@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
@@ -171,5 +172,75 @@ func TestSummarize(t *testing.T) {
 	}
 	if got := shaderlab.Summarize(vs[:1]); !got.Pass {
 		t.Errorf("one passing verdict: %+v", got)
+	}
+}
+
+// TestCaseSequence: examples/shaders/reduce_two_pass.json as a Sequence
+// (its files relative to the case) on every Vulkan device, its partial
+// sums and total held to NumPy's (reduce_expected.npy,
+// reduce_total_expected.npy); mistakes in a case's steps are *CaseErrors
+// naming the step, before any device work, and a missing shader file is
+// not one.
+func TestCaseSequence(t *testing.T) {
+	dir := filepath.Join("..", "examples", "shaders")
+	sc, err := shaderlab.ReadCase(filepath.Join(dir, "reduce_two_pass.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := sc.Sequence(dir, 0, shaderlab.Options{Repeat: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seq.Names, []string{"data", "parts", "total"}) || seq.Dispatches() != 2 {
+		t.Fatalf("buffers %q, %d dispatches", seq.Names, seq.Dispatches())
+	}
+	var want []*shaderlab.Array
+	for _, f := range []string{"reduce_expected.npy", "reduce_total_expected.npy"} {
+		a, err := shaderlab.ReadNPY(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, a)
+	}
+	for _, dev := range testdev.Devices(t) {
+		r, err := seq.Run(context.Background(), dev)
+		if err != nil {
+			t.Fatalf("%s: %v", dev.Info.Name, err)
+		}
+		for i, w := range want {
+			if d, err := shaderlab.Compare(r.Outputs[i+1], w); err != nil || d.MaxRel > 1e-6 {
+				t.Errorf("%s: %s: %v %v", dev.Info.Name, seq.Names[i+1], d, err)
+			}
+		}
+	}
+	step := func(f func(*shaderlab.Case)) shaderlab.Case {
+		bad := *sc
+		bad.Steps = slices.Clone(sc.Steps)
+		f(&bad.Steps[1])
+		return bad
+	}
+	for _, c := range []struct {
+		name string
+		sc   shaderlab.Case
+		want string
+	}{
+		{"an unknown buffer", step(func(s *shaderlab.Case) { s.Bind = map[string]any{"data": "part", "sums": "total"} }),
+			`step 2: bind data=part: no buffer "part" (the case has data, parts, total) and no file ` + filepath.Join(dir, "part")},
+		{"groups and global", step(func(s *shaderlab.Case) { s.Global = 16 }), "step 2: give groups or global, not both"},
+		{"a zero dispatch", step(func(s *shaderlab.Case) { s.Groups = []any{json.Number("0")} }), `step 2: groups "0": want positive integers X[,Y[,Z]]`},
+		{"an expectation in a step", step(func(s *shaderlab.Case) { s.Expect = map[string]any{"total": "x.npy"} }), "step 2: a step gives shader"},
+		{"a malformed shape", step(func(s *shaderlab.Case) { s.Bind = map[string]any{"data": "parts", "sums": "float32:0x"} }), "step 2: bind sums: "},
+		{"a sweep", shaderlab.Case{Steps: sc.Steps, Sweep: sc.Steps}, "a case has steps or a sweep, not both"},
+		{"a missing shader", step(func(s *shaderlab.Case) { s.Shader = "missing.comp" }), ""},
+	} {
+		_, err := c.sc.Sequence(dir, 0, shaderlab.Options{})
+		var ce *shaderlab.CaseError
+		if c.want == "" {
+			if err == nil || errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "step 2: ") {
+				t.Errorf("%s: %v; want an error of step 2 that is no CaseError", c.name, err)
+			}
+		} else if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v; want a CaseError %q", c.name, err, c.want)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package shaderlab_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -226,16 +228,17 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-// TestVariantLoader: a variant is compiled from the listed source with its
-// defines; a name not listed is an error naming the list.
-func TestVariantLoader(t *testing.T) {
+// TestFolderLoader: a variant is compiled from the listed source with its
+// defines; a name not listed is an error naming the list; a folder without
+// variants.txt gives its NAME.spv files as they are.
+func TestFolderLoader(t *testing.T) {
 	dir := t.TempDir()
 	src := "#version 450\nlayout(local_size_x = WG) in;\nlayout(std430, binding = 0) buffer B { float v[]; };\nvoid main() { v[gl_GlobalInvocationID.x] = 1.0; }\n"
 	if os.WriteFile(filepath.Join(dir, "k.comp"), []byte(src), 0o644) != nil ||
 		os.WriteFile(filepath.Join(dir, "variants.txt"), []byte("# name source defines\nk_32 k.comp -DWG=32\n"), 0o644) != nil {
 		t.Fatal("writing the sources")
 	}
-	load := shaderlab.VariantLoader(dir)
+	load := shaderlab.FolderLoader(dir)
 	code, err := load("k_32")
 	if err != nil {
 		t.Fatal(err)
@@ -246,6 +249,17 @@ func TestVariantLoader(t *testing.T) {
 	}
 	if _, err := load("k_64"); err == nil || !strings.Contains(err.Error(), "shader k_64 is not listed in "+filepath.Join(dir, "variants.txt")) {
 		t.Errorf("k_64: %v", err)
+	}
+	spv := t.TempDir()
+	if err := os.WriteFile(filepath.Join(spv, "k_32.spv"), code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load = shaderlab.FolderLoader(spv)
+	if got, err := load("k_32"); err != nil || !bytes.Equal(got, code) {
+		t.Errorf("k_32.spv: %d bytes, %v; want the %d written", len(got), err, len(code))
+	}
+	if _, err := load("k_64"); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "shader k_64: ") {
+		t.Errorf("no k_64.spv: %v", err)
 	}
 }
 
@@ -425,5 +439,25 @@ func TestRandom(t *testing.T) {
 	}
 	if _, err := shaderlab.Random("float8", []int{4}, 1, "x"); err == nil {
 		t.Error("no error for float8")
+	}
+}
+
+// TestRunsTrend: no trend before two timed runs; then the last time's
+// change against the one before (6 ms → 3 ms is −50 %) and the last n+1
+// times.
+func TestRunsTrend(t *testing.T) {
+	var h shaderlab.Runs
+	if _, recent := h.Trend(4); recent != nil {
+		t.Errorf("no runs: trend %v", recent)
+	}
+	h.Times = []time.Duration{2 * time.Millisecond}
+	if _, recent := h.Trend(4); recent != nil {
+		t.Errorf("one run: trend %v", recent)
+	}
+	ms := time.Millisecond
+	h.Times = []time.Duration{2 * ms, ms, 3 * ms / 2, 3 * ms, 6 * ms, 3 * ms}
+	change, recent := h.Trend(4)
+	if change != -0.5 || !slices.Equal(recent, h.Times[1:]) {
+		t.Errorf("change %v, recent %v; want -0.5 and the last 5", change, recent)
 	}
 }

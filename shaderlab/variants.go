@@ -11,13 +11,25 @@ import (
 	"github.com/vkstat/vkstat/internal/glsl"
 )
 
-// VariantLoader loads vkstat's kernels from a folder of GLSL sources with
-// a variants.txt (vkstat's shaders/, or a copy being edited): each line
-// NAME FILE.comp [-DMACRO[=VALUE] ...] names a variant, compiled when
-// first asked for as make shaders compiles it (optimised, vulkan1.1), and
-// once. engine.DeviceOptions.Shaders takes it, so that a device's kernels
-// come from the edited sources.
-func VariantLoader(dir string) func(name string) ([]byte, error) {
+// FolderLoader loads vkstat's kernels from folder dir, as
+// engine.DeviceOptions.Shaders takes them, so that a device's kernels come
+// from there (vkstat's --shader-dir): from NAME.spv files, or, where dir
+// has a variants.txt (vkstat's shaders/, or a copy being edited), from its
+// GLSL sources: each line NAME FILE.comp [-DMACRO[=VALUE] ...] names a
+// variant, compiled when first asked for as make shaders compiles it
+// (optimised, vulkan1.1), and once. So, after editing shaders/cov.comp,
+// `vkstat --shader-dir shaders verify --op cov` checks it against the
+// float64 reference in one command.
+func FolderLoader(dir string) func(name string) ([]byte, error) {
+	if _, err := os.Stat(filepath.Join(dir, "variants.txt")); err != nil {
+		return func(name string) ([]byte, error) {
+			b, err := os.ReadFile(filepath.Join(dir, name+".spv"))
+			if err != nil {
+				return nil, fmt.Errorf("shader %s: %w", name, err)
+			}
+			return b, nil
+		}
+	}
 	var mu sync.Mutex
 	done := map[string][]byte{}
 	return func(name string) ([]byte, error) {

@@ -61,3 +61,38 @@ func Watch(ctx context.Context, files func() []string, interval time.Duration, r
 		}
 	}
 }
+
+// Runs is what a watch keeps of one device's runs of a shader, which may
+// be recompiled between them: the last run and the median GPU times of
+// the timed ones.
+type Runs struct {
+	Last  *Result
+	Times []time.Duration
+}
+
+// Add records run r of p and returns how the bindings p writes changed
+// against the last run (nil for the first run, or where the last had
+// another number of bindings).
+func (h *Runs) Add(p *Plan, r *Result) []Verdict {
+	var changes []Verdict
+	if h.Last != nil && len(h.Last.Outputs) == len(r.Outputs) {
+		changes = p.Check(r, p.Written(h.Last), Tol(0))
+	}
+	h.Last = r
+	if r.Timed {
+		h.Times = append(h.Times, r.Median())
+	}
+	return changes
+}
+
+// Trend is the last GPU time's change against the one before, as a
+// fraction of it, and the last n+1 times at most, oldest first; nil before
+// two timed runs.
+func (h *Runs) Trend(n int) (change float64, recent []time.Duration) {
+	k := len(h.Times) - 1
+	if k < 1 {
+		return 0, nil
+	}
+	old := h.Times[k-1].Seconds()
+	return (h.Times[k].Seconds() - old) / max(old, 1e-12), h.Times[max(0, k-n):]
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -15,6 +17,21 @@ import (
 // the workloads it prices (workloads.Priced), each timed by MeasureRates
 // on the registry operation of the same name.
 var RateOps = workloads.Priced()
+
+// RatesOf are the operations of the suites spec names (comma-separated,
+// or "all"), as bench --suite takes them, that have rates (RateOps).
+func RatesOf(spec string) []string {
+	if strings.TrimSpace(spec) == "all" {
+		return RateOps
+	}
+	var out []string
+	for _, s := range strings.Split(spec, ",") {
+		if s = strings.TrimSpace(s); slices.Contains(RateOps, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // MeasureRates measures what --device auto weighs on dev (nil: the CPU
 // path, on GOMAXPROCS threads). A Vulkan device is opened again

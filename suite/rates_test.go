@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/vkstat/vkstat/internal/device/testdev"
@@ -30,5 +31,16 @@ func TestMeasureRates(t *testing.T) {
 	}
 	if len(r.Ops) != 2 || r.Ops["chol"].Flops <= 0 || r.StartupMs != 0 || r.GPU {
 		t.Errorf("the CPU path: %+v", r)
+	}
+}
+
+// TestRatesOf: the suites named that have rates, in the order named; all
+// is every one; a suite without rates (latent) is left out.
+func TestRatesOf(t *testing.T) {
+	if got := suite.RatesOf(" all "); !slices.Equal(got, suite.RateOps) {
+		t.Errorf("all: %q, want %q", got, suite.RateOps)
+	}
+	if got := suite.RatesOf("paco, latent,reduce"); !slices.Equal(got, []string{"paco", "reduce"}) {
+		t.Errorf("paco, latent,reduce: %q", got)
 	}
 }

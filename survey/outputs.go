@@ -388,14 +388,24 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// WriteTables writes the survey table, survey.csv and survey.json, and
-// survey-timings.csv to dir, all or none.
-func (s *Table) WriteTables(ctx context.Context, dir string) error {
+// WriteTables writes the survey's tables to dir, all or none, and returns
+// their paths: a shard's file (ShardFileName) for a shard, else survey.csv,
+// survey.json and survey-timings.csv.
+func (s *Table) WriteTables(ctx context.Context, dir string) ([]string, error) {
 	out := formats.Outputs{Ctx: ctx}
 	defer out.Abort()
 	out.CreateDir(dir)
-	out.Add(filepath.Join(dir, "survey.csv"), s.WriteCSV)
-	out.Add(filepath.Join(dir, "survey.json"), s.WriteJSON)
-	out.Add(filepath.Join(dir, TimingsFile), s.WriteTimings)
-	return out.Commit()
+	var files []string
+	add := func(name string, write func(io.Writer) error) {
+		files = append(files, filepath.Join(dir, name))
+		out.Add(files[len(files)-1], write)
+	}
+	if s.Shards > 0 {
+		add(ShardFileName(s.Shard, s.Shards), s.WriteShard)
+	} else {
+		add("survey.csv", s.WriteCSV)
+		add("survey.json", s.WriteJSON)
+		add(TimingsFile, s.WriteTimings)
+	}
+	return files, out.Commit()
 }

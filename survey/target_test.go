@@ -1,7 +1,11 @@
 package survey
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +72,35 @@ func TestSNRFigure(t *testing.T) {
 	tg.Options.PixelScale = 0
 	if m := snrFigure(tg, res, snr); m.X != (figure.Axis{}) || m.Y != (figure.Axis{}) {
 		t.Errorf("without a pixel scale: axes %+v, %+v", m.X, m.Y)
+	}
+}
+
+// TestWriteTables: a shard's table is its shard file alone; a whole
+// survey's is survey.csv, survey.json and the timings, and the paths
+// returned are the files written.
+func TestWriteTables(t *testing.T) {
+	for _, c := range []struct {
+		table *Table
+		want  []string
+	}{
+		{&Table{Manifest: "m.csv", Targets: 3, Shard: 2, Shards: 2}, []string{"survey-shard-2-of-2.json"}},
+		{&Table{Manifest: "m.csv", Targets: 3}, []string{"survey.csv", "survey.json", "survey-timings.csv"}},
+	} {
+		dir := t.TempDir()
+		got, err := c.table.WriteTables(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		for i := range c.want {
+			c.want[i] = filepath.Join(dir, c.want[i])
+		}
+		if !slices.Equal(got, c.want) || len(names) != len(c.want) {
+			t.Errorf("shards %d: wrote %q, returned %q; want %q", c.table.Shards, names, got, c.want)
+		}
 	}
 }

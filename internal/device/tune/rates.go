@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +68,30 @@ func WriteRates(path string, r engine.Rates) error {
 	return nil
 }
 
+// StoreRates stores r, which has at least one operation's rate, at path
+// (WriteRates) over the rates measured there before of the operations r
+// lacks; the default rate, for operations
+// measured nowhere, is reduce's, else that of the first operation by name.
+func StoreRates(path string, r engine.Rates) error {
+	if len(r.Ops) == 0 {
+		return fmt.Errorf("rates: none measured")
+	}
+	r.Ops = maps.Clone(r.Ops)
+	if old, err := ReadRates(path); err == nil {
+		for k, v := range old.Ops {
+			if _, ok := r.Ops[k]; !ok {
+				r.Ops[k] = v
+			}
+		}
+	}
+	if d, ok := r.Ops["reduce"]; ok {
+		r.Default = d
+	} else {
+		r.Default = r.Ops[slices.Sorted(maps.Keys(r.Ops))[0]]
+	}
+	return WriteRates(path, r)
+}
+
 // RatesFor is what --device auto knows of a path: its rates file when
 // there is a good one, else engine.BuiltinRates of the workloads' own
 // (ops: workloads.Rates). A malformed file is reported in the source and
@@ -84,6 +110,29 @@ func RatesFor(info *engine.DeviceInfo, threads int, ops map[string]engine.Builti
 		}
 	}
 	return engine.BuiltinRates(info, threads, ops)
+}
+
+// Auto is --device auto's decision for job in a process of its own on
+// threads threads, from each path's rates (RatesFor, ops the workloads'
+// built-in ones): ok with the CPU path's choice when it wins without
+// looking for Vulkan (engine.CPUOnly, StartupFloor); else choose picks
+// among the devices listed, the CPU path and the GPUs (engine.Choose), as
+// engine.OpenOptions.Auto takes it.
+func Auto(job engine.Job, threads int, ops map[string]engine.BuiltinRate) (cpu engine.Choice, ok bool, choose func([]engine.DeviceInfo) engine.Choice) {
+	job.Process = true
+	path := engine.Candidate{Index: engine.CPUPath, Name: "the CPU path", Rates: RatesFor(nil, threads, ops)}
+	if ch, ok := engine.CPUOnly(path.Rates, job, StartupFloor()); ok {
+		return ch, true, nil
+	}
+	return engine.Choice{}, false, func(infos []engine.DeviceInfo) engine.Choice {
+		cands := []engine.Candidate{path}
+		for _, in := range infos {
+			if in.IsGPU() {
+				cands = append(cands, engine.Candidate{Index: in.Index, Name: in.Name, Rates: RatesFor(&in, threads, ops)})
+			}
+		}
+		return engine.Choose(cands, job)
+	}
 }
 
 // StartupFloor is the least start-up of any Vulkan device whose rates were
