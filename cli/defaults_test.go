@@ -145,8 +145,8 @@ func flagDefault(f ucli.Flag) string {
 		return strconv.FormatFloat(f.Value, 'g', -1, 64)
 	case *ucli.BoolFlag:
 		return strconv.FormatBool(f.Value)
-	case *ucli.Float64SliceFlag: // as shown prints a []float64 default: [0.5 0.9]
-		return fmt.Sprint(f.Value.Value())
+	case *ucli.Float64SliceFlag: // comma-separated, as a list's default is shown
+		return shownDefault(f.Value.Value())
 	}
 	return fmt.Sprintf("%T", f)
 }

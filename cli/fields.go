@@ -75,6 +75,8 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 			out[i] = &ucli.IntFlag{Name: p.Flag, Aliases: al, Value: p.Default.(int), DefaultText: p.DefaultText, Usage: p.Help}
 		case reflect.Bool:
 			out[i] = &ucli.BoolFlag{Name: p.Flag, Aliases: al, Value: p.Default.(bool), DefaultText: p.DefaultText, Usage: p.Help}
+		case reflect.Slice:
+			out[i] = listFlag(p, al)
 		default:
 			out[i] = &ucli.StringFlag{Name: p.Flag, Aliases: al, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 		}
@@ -82,11 +84,26 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 	return out
 }
 
+// listFlag is the flag of a list parameter: numbers (--q 0.1,0.9 or --q
+// 0.1 --q 0.9), or a list of words taken as text (--stat mean,std).
+func listFlag(p engine.Param, aliases []string) ucli.Flag {
+	if q, ok := p.Default.([]float64); ok {
+		return &ucli.Float64SliceFlag{Name: p.Flag, Aliases: aliases, Value: ucli.NewFloat64Slice(q...), DefaultText: p.DefaultText, Usage: p.Help}
+	}
+	return &ucli.StringFlag{Name: p.Flag, Aliases: aliases, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
+}
+
 // shownDefault is a default as a flag takes it: lists comma-separated.
 func shownDefault(v any) string {
 	switch v := v.(type) {
 	case []int:
 		return joinInts(v)
+	case []float64:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strings.Join(s, ",")
 	case []string:
 		return strings.Join(v, ",")
 	case float64:
@@ -102,7 +119,11 @@ func setParams(c *ucli.Context, params []engine.Param, opt any) error {
 		if !c.IsSet(p.Flag) {
 			continue
 		}
-		if err := p.SetText(opt, c.String(p.Flag)); err != nil {
+		text := c.String(p.Flag)
+		if _, ok := p.Default.([]float64); ok { // listFlag's Float64SliceFlag
+			text = shownDefault(c.Float64Slice(p.Flag))
+		}
+		if err := p.SetText(opt, text); err != nil {
 			return usagef("--%s: %v", p.Flag, err)
 		}
 	}

@@ -21,8 +21,10 @@ import (
 // the front ends show from Default), `flag` (the command line's flag and
 // the manifest's column, where not Name with "-" for "_"), `default` (what
 // a zero default means, shown instead of it: "2×radius") and `choices`
-// (comma-separated, where the field's type has no Choices method) and
-// `kind:"text"` (Text). What a
+// (comma-separated, where the field's type has no Choices method),
+// `kind:"text"` (Text) and `kind:"output"` (Output). A field of a slice
+// type ([]float64, []int) is a list, Kind reflect.Slice, which the front
+// ends take comma-separated (a flag) or as a list (JSON). What a
 // value may be is the options' Check, in one place.
 type Param struct {
 	// Name is the library's name: snake_case, Python's keyword and the C
@@ -46,8 +48,12 @@ type Param struct {
 	// Text: the front ends take the value as text, a number or a word
 	// (`kind:"text"`: a flux, or "psf"), which the options' SetText reads
 	// (TextSetter); Kind is then String.
-	Text  bool
-	index []int
+	Text bool
+	// Output: the command line takes the parameter, a bool, as an output
+	// file (--out-<flag> FILE), true when given (`kind:"output"`): chol
+	// computes what it is asked to write.
+	Output bool
+	index  []int
 }
 
 // Chooser is an enumeration's type that names its values, for
@@ -89,6 +95,7 @@ func Describe(opt any) []Param {
 		if f.Tag.Get("kind") == "text" {
 			p.Kind, p.Text = reflect.String, true
 		}
+		p.Output = f.Tag.Get("kind") == "output"
 		out = append(out, p)
 	}
 	return out
@@ -162,6 +169,8 @@ func (p Param) SetText(opt any, text string) error {
 		f.SetBool(b)
 	case reflect.String:
 		f.SetString(text)
+	case reflect.Slice:
+		return setList(f, text)
 	default:
 		return fmt.Errorf("a %s cannot be set from text", f.Type())
 	}
@@ -183,6 +192,62 @@ func (p Param) SetValue(opt any, v any) error {
 		return p.SetText(opt, x)
 	case json.Number:
 		return p.SetText(opt, x.String())
+	case []any:
+		return p.SetText(opt, listText(x))
 	}
 	return fmt.Errorf("want a number or a string, got %v", v)
+}
+
+// setList sets f, a list of numbers or of words, from text: its
+// elements comma-separated, numbers as strconv reads them (NaN and ±Inf
+// too: a list's range, as a value's, is its options' Check's); "" is the
+// empty list.
+func setList(f reflect.Value, text string) error {
+	if strings.TrimSpace(text) == "" { // none: the options' Check says whether that will do
+		f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		return nil
+	}
+	items := strings.Split(text, ",")
+	l := reflect.MakeSlice(f.Type(), len(items), len(items))
+	for i, s := range items {
+		s = strings.TrimSpace(s)
+		var err error
+		switch e := l.Index(i); e.Kind() {
+		case reflect.Float64:
+			var x float64
+			x, err = strconv.ParseFloat(s, 64)
+			e.SetFloat(x)
+		case reflect.Int:
+			var n int
+			n, err = strconv.Atoi(s)
+			e.SetInt(int64(n))
+		case reflect.String:
+			e.SetString(s)
+		default:
+			return fmt.Errorf("a %s cannot be set from text", f.Type())
+		}
+		if err != nil {
+			return fmt.Errorf("want comma-separated numbers, got %q", text)
+		}
+	}
+	f.Set(l)
+	return nil
+}
+
+// listText is a list decoded from JSON as setList reads it: its elements'
+// text comma-separated ("" for an element no number or word can be, which
+// setList refuses).
+func listText(l []any) string {
+	s := make([]string, len(l))
+	for i, v := range l {
+		switch v := v.(type) {
+		case float64:
+			s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		case json.Number:
+			s[i] = v.String()
+		case string:
+			s[i] = v
+		}
+	}
+	return strings.Join(s, ",")
 }

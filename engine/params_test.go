@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -112,5 +113,50 @@ func TestParamSetValue(t *testing.T) {
 	}
 	if err := FindParam(ps, "size").SetValue(&o, []any{1}); err == nil {
 		t.Error("size [1]: no error")
+	}
+}
+
+// listOpts has the kinds the command line takes otherwise: lists, and an
+// output (chol's --out-l).
+type listOpts struct {
+	Q    []float64 `param:"q" help:"quantiles"`
+	Axes []int     `param:"axes"`
+	L    bool      `param:"l" kind:"output" help:"factors"`
+}
+
+// TestParamLists: a list is a Slice, set from comma-separated text (the
+// command line's) or a JSON list (the C ABI's), "" the empty list; a bad
+// element says what was wanted and leaves the field; an output is a Bool
+// marked Output.
+func TestParamLists(t *testing.T) {
+	ps := Describe(listOpts{Q: []float64{0.5}})
+	if q := ps[0]; q.Kind != reflect.Slice || !reflect.DeepEqual(q.Default, []float64{0.5}) || q.Output {
+		t.Errorf("q described as %+v", q)
+	}
+	if l := ps[2]; l.Kind != reflect.Bool || !l.Output || l.Help != "factors" {
+		t.Errorf("l described as %+v", l)
+	}
+	var o listOpts
+	if err := ps[0].SetText(&o, "0.1, 0.9"); err != nil || !reflect.DeepEqual(o.Q, []float64{0.1, 0.9}) {
+		t.Errorf("q 0.1, 0.9: %v, %v", err, o.Q)
+	}
+	if err := ps[1].SetValue(&o, []any{json.Number("-2"), 1.0}); err != nil || !reflect.DeepEqual(o.Axes, []int{-2, 1}) {
+		t.Errorf("axes [-2, 1]: %v, %v", err, o.Axes)
+	}
+	if err := ps[0].SetValue(&o, []any{}); err != nil || o.Q == nil || len(o.Q) != 0 {
+		t.Errorf("q []: %v, %#v", err, o.Q)
+	}
+	o.Q = []float64{0.5}
+	for _, bad := range []any{"0.1,x", "0.1,,0.2", []any{0.1, true}, []any{"0.5x"}} {
+		err := ps[0].SetValue(&o, bad)
+		if err == nil || !strings.Contains(err.Error(), "want comma-separated numbers") || !reflect.DeepEqual(o.Q, []float64{0.5}) {
+			t.Errorf("q %v: err %v, q %v", bad, err, o.Q)
+		}
+	}
+	if err := ps[0].SetText(&o, "NaN"); err != nil || len(o.Q) != 1 || !math.IsNaN(o.Q[0]) {
+		t.Errorf("q NaN (for Check to refuse): %v, %v", err, o.Q)
+	}
+	if err := ps[1].SetText(&o, "1.5"); err == nil {
+		t.Error("axes 1.5: no error")
 	}
 }

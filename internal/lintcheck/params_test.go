@@ -14,6 +14,7 @@ import (
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/quantile"
 )
 
 // described are the workloads whose options every front end takes from
@@ -21,9 +22,10 @@ import (
 // files in cli/ start with the command's name (commandOf's, where the
 // package's is not).
 var described = map[string][]engine.Param{
-	"paco": paco.Params(),
-	"mapx": mapx.Params(),
-	"cov":  cov.Params(),
+	"paco":     paco.Params(),
+	"mapx":     mapx.Params(),
+	"cov":      cov.Params(),
+	"quantile": quantile.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
