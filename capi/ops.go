@@ -411,20 +411,18 @@ func squeezed(single bool) func([]int) []int {
 
 // ---- chol -------------------------------------------------------------------------
 
-type cholParams struct {
-	L       bool `json:"l"`
-	Inverse bool `json:"inverse"`
-	LogDet  bool `json:"logdet"`
-	Quad    bool `json:"quad"`
-	// Factored: a holds factors L, used as they are (chol.Options.Factored).
-	Factored bool `json:"factored"`
-}
+// cholParams is the type chol's parameters decode into (chol.Params).
+var cholParams = sync.OnceValue(func() reflect.Type { return paramsType(chol.Params()) })
 
 // runChol factors matrices a, (N, P, P) or (P, P), and solves with
 // right-hand sides b when given.
 func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p cholParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(cholParams())
+	if err := c.Params(v.Interface()); err != nil {
+		return nil, err
+	}
+	var opt chol.Options // what is not asked for is not computed: l too, which Python asks for by default
+	if err := setParams(v.Elem(), chol.Params(), &opt); err != nil {
 		return nil, err
 	}
 	a, err := c.Tensor("a", Floats...)
@@ -435,10 +433,11 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err != nil {
 		return nil, inputf("a has %v", err)
 	}
-	if p.Quad && !c.Has("b") {
+	if opt.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Factored: p.Factored, Out: c.outputs(squeezed(single))}}
+	opt.Out = c.outputs(squeezed(single))
+	req := chol.Request{Input: chol.Input{A: a}, Options: opt}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {

@@ -44,8 +44,8 @@ func TestFlagsAreTheParams(t *testing.T) {
 		}
 		want := paramFlags(params)
 		for i, p := range params {
-			if got := flags[p.Flag]; !reflect.DeepEqual(got, want[i]) {
-				t.Errorf("%s --%s: %#v, the description's is %#v", name, p.Flag, got, want[i])
+			if got := flags[paramFlag(p)]; !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("%s --%s: %#v, the description's is %#v", name, paramFlag(p), got, want[i])
 			}
 		}
 	}
@@ -62,11 +62,6 @@ func flagsOf(cmd *ucli.Command) map[string]ucli.Flag {
 	}
 	return flags
 }
-
-// outputFlags are the parameters a command takes as an output file,
-// --out-<flag> FILE, rather than as a flag with a default: chol computes
-// what it is asked to write.
-var outputFlags = map[string]bool{"chol l": true, "chol inverse": true, "chol logdet": true, "chol quad": true}
 
 // notWorkloads are the pipeline packages that are no workload of the front
 // ends, and why.
@@ -115,8 +110,12 @@ func TestFlagDefaults(t *testing.T) {
 			t.Errorf("no command %s", name)
 			continue
 		}
+		var params []engine.Param
+		if spec.Params != nil {
+			params = spec.Params()
+		}
 		for field, want := range defaults {
-			if outputFlags[name+" "+field] {
+			if p := engine.FindParam(params, field); p != nil && p.Output { // --out-<flag> FILE, no default
 				if f, ok := flags["out-"+flagOf(field)]; !ok || flagDefault(f) != "" {
 					t.Errorf("%s: no output flag --out-%s for the workload's %s", name, flagOf(field), field)
 				}

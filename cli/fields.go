@@ -68,6 +68,10 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 	out := make([]ucli.Flag, len(params))
 	for i, p := range params {
 		al := flagAliases[p.Flag]
+		if p.Output { // a file: --out-<flag>
+			out[i] = &ucli.StringFlag{Name: paramFlag(p), Aliases: al, Usage: p.Help}
+			continue
+		}
 		switch p.Kind {
 		case reflect.Float64:
 			out[i] = &ucli.Float64Flag{Name: p.Flag, Aliases: al, Value: p.Default.(float64), DefaultText: p.DefaultText, Usage: p.Help}
@@ -112,10 +116,26 @@ func shownDefault(v any) string {
 	return fmt.Sprint(v)
 }
 
+// paramFlag is p's flag, without dashes: --out-<flag> for an output
+// (chol's --out-l FILE), else p.Flag.
+func paramFlag(p engine.Param) string {
+	if p.Output {
+		return "out-" + p.Flag
+	}
+	return p.Flag
+}
+
 // setParams sets in opt (a pointer to a workload's options) the
-// parameters given on the command line, from their flags' text.
+// parameters given on the command line, from their flags' text; an
+// output is asked for when its file is given, and only then.
 func setParams(c *ucli.Context, params []engine.Param, opt any) error {
 	for _, p := range params {
+		if p.Output {
+			if err := p.SetText(opt, strconv.FormatBool(c.IsSet(paramFlag(p)))); err != nil {
+				return err
+			}
+			continue
+		}
 		if !c.IsSet(p.Flag) {
 			continue
 		}

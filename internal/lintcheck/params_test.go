@@ -6,11 +6,13 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -25,6 +27,7 @@ var described = map[string][]engine.Param{
 	"paco":     paco.Params(),
 	"mapx":     mapx.Params(),
 	"cov":      cov.Params(),
+	"chol":     chol.Params(),
 	"quantile": quantile.Params(),
 }
 
@@ -77,6 +80,7 @@ func TestStatedParamsFound(t *testing.T) {
 var flags = []ucli.Flag{
 	&ucli.IntFlag{Name: "radius", Value: 4, Usage: "patch radius in pixels"},
 	&ucli.StringFlag{Name: "cube", Usage: "the cube (default none)"},
+	&ucli.StringFlag{Name: "out-l", Usage: "factors"},
 }
 func opts(c *ucli.Context) paco.Options {
 	return paco.Options{FWHM: c.Float64("fwhm")}
@@ -91,6 +95,9 @@ func opts(c *ucli.Context) paco.Options {
 		if !strings.Contains(got, want) {
 			t.Errorf("not found: %s; found:\n%s", want, got)
 		}
+	}
+	if got := strings.Join(statedParams("cli/cholcmd.go", f), "\n"); !strings.Contains(got, "flag --out-l") { // an output parameter's file flag
+		t.Errorf("not found in cholcmd.go: flag --out-l; found:\n%s", got)
 	}
 }
 
@@ -122,7 +129,7 @@ func statedParams(rel string, f *ast.File) []string {
 				if c, ok := commandOf[pkg]; ok {
 					cmd = c
 				}
-				if p := engine.FindParam(params, name); strings.HasPrefix(base, cmd) && p != nil && p.Flag == name {
+				if strings.HasPrefix(base, cmd) && slices.ContainsFunc(params, func(p engine.Param) bool { return paramFlag(p) == name }) {
 					hits = append(hits, "flag --"+name+" written by hand: "+cmd+"'s parameter, whose flag paramFlags makes from "+cmd+".Params()")
 				}
 			}
@@ -137,6 +144,15 @@ func statedParams(rel string, f *ast.File) []string {
 		return true
 	})
 	return hits
+}
+
+// paramFlag is p's flag as cli's paramFlags names it: --out-<flag> for
+// an output.
+func paramFlag(p engine.Param) string {
+	if p.Output {
+		return "out-" + p.Flag
+	}
+	return p.Flag
 }
 
 // flagName is the Name of a ucli flag literal, "" when it is not a
