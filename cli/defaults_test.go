@@ -115,19 +115,21 @@ func TestFlagDefaults(t *testing.T) {
 			params = spec.Params()
 		}
 		for field, want := range defaults {
-			if p := engine.FindParam(params, field); p != nil && p.Output { // --out-<flag> FILE, no default
-				if f, ok := flags["out-"+flagOf(field)]; !ok || flagDefault(f) != "" {
-					t.Errorf("%s: no output flag --out-%s for the workload's %s", name, flagOf(field), field)
-				}
+			flag := flagOf(field)
+			p := engine.FindParam(params, field)
+			if p != nil {
+				flag = paramFlag(*p)
+			}
+			f, ok := flags[flag]
+			if !ok {
+				t.Errorf("%s: no flag --%s for the workload's %s", name, flag, field)
 				continue
 			}
-			f, ok := flags[flagOf(field)]
-			if !ok {
-				t.Errorf("%s: no flag --%s for the workload's %s", name, flagOf(field), field)
-				continue
+			if p != nil && p.Output { // --out-<flag> FILE, no default
+				want = ""
 			}
 			if got, want := flagDefault(f), shownDefault(want); got != want {
-				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flagOf(field), got, field, want)
+				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flag, got, field, want)
 			}
 		}
 	}

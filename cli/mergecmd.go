@@ -118,7 +118,9 @@ func mergeReduce(c *ucli.Context, dir string, shards []*partials.Shard) error {
 	if err != nil {
 		return fmt.Errorf("merge: %s: ddof %q: %w", shards[0].Dir, set["ddof"], err)
 	}
-	out, err := m.Finish(reduce.Options{DDof: ddof}, stats)
+	opt := reduce.DefaultOptions()
+	opt.DDof = ddof
+	out, err := m.Finish(opt, stats)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}

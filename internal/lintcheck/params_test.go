@@ -17,6 +17,7 @@ import (
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/quantile"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 )
 
 // described are the workloads whose options every front end takes from
@@ -29,6 +30,7 @@ var described = map[string][]engine.Param{
 	"cov":      cov.Params(),
 	"chol":     chol.Params(),
 	"quantile": quantile.Params(),
+	"reduce":   reduce.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
