@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -131,12 +130,11 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 // ---- reduce -------------------------------------------------------------------
 
 // reduceParams is the type reduce's parameters decode into: reduce's own
-// (reduce.Params), then Stats, statistics' names or "all"; Axis, an int,
-// null (every axis: the array flattened) or a list of axes; and KeepDims,
-// which keeps the reduced axes as axes of length 1, as NumPy's keepdims.
+// (reduce.Params), then Axis, an int, null (every axis: the array
+// flattened) or a list of axes; and KeepDims, which keeps the reduced axes
+// as axes of length 1, as NumPy's keepdims.
 var reduceParams = sync.OnceValue(func() reflect.Type {
 	return paramsType(reduce.Params(),
-		reflect.StructField{Name: "Stats", Type: reflect.TypeFor[[]string](), Tag: `json:"stats"`},
 		reflect.StructField{Name: "Axis", Type: reflect.TypeFor[any](), Tag: `json:"axis"`},
 		reflect.StructField{Name: "KeepDims", Type: reflect.TypeFor[bool](), Tag: `json:"keepdims"`})
 })
@@ -161,11 +159,7 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
 		return nil, err
 	}
-	stats, err := parseStatsParam(v.Elem().FieldByName("Stats").Interface().([]string))
-	if err != nil {
-		return nil, err
-	}
-	opt.Stats = stats
+	stats := opt.Stats
 	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}
@@ -239,15 +233,6 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 		}
 		return p.Run(ctx, x, &outs)
 	}
-}
-
-// parseStatsParam reads reduce's stats: names, or "all".
-func parseStatsParam(names []string) ([]reduce.Stat, error) {
-	stats, err := reduce.ParseStats(strings.Join(names, ","))
-	if err != nil {
-		return nil, InputError{err}
-	}
-	return stats, nil
 }
 
 // reduceInput is the call's array a and the view of it that is reduced

@@ -106,13 +106,13 @@ func reduceOut(c *Call, pt *reduce.Partial) *Result {
 }
 
 // reduceMergeParams is the type reduce_merge's parameters decode into:
-// reduce's own (reduce.Params: ddof; each part says its skipnan), then
-// Parts, Finish (compute the statistics Stats from the merge) and Stats.
+// reduce's own (reduce.Params: ddof and the statistics; each part says
+// its skipnan), then Parts and Finish (compute the statistics from the
+// merge).
 var reduceMergeParams = sync.OnceValue(func() reflect.Type {
 	return paramsType(reduce.Params(),
 		reflect.StructField{Name: "Parts", Type: reflect.TypeFor[[]reducePart](), Tag: `json:"parts"`},
-		reflect.StructField{Name: "Finish", Type: reflect.TypeFor[bool](), Tag: `json:"finish"`},
-		reflect.StructField{Name: "Stats", Type: reflect.TypeFor[[]string](), Tag: `json:"stats"`})
+		reflect.StructField{Name: "Finish", Type: reflect.TypeFor[bool](), Tag: `json:"finish"`})
 })
 
 // runReduceMerge merges reduce partials (reduce.Merge), and with finish
@@ -153,10 +153,7 @@ func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 	if !v.Elem().FieldByName("Finish").Bool() {
 		return reduceOut(c, m), nil
 	}
-	stats, err := parseStatsParam(v.Elem().FieldByName("Stats").Interface().([]string))
-	if err != nil {
-		return nil, err
-	}
+	stats := opt.Stats
 	opt.Out = c.outputs(nil)
 	out, err := m.Finish(opt, stats)
 	if err != nil {

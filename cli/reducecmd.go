@@ -51,7 +51,6 @@ the outputs one run over the whole array gives (docs/scale.md):
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
 			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"},
-			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
 			&ucli.BoolFlag{Name: "partial", Usage: "write the input's mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
 			jsonFlag(),
@@ -61,15 +60,11 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := requireFlag(c, "in", "out-dir"); err != nil {
 				return err
 			}
-			stats, err := reduce.ParseStats(c.String("stat"))
-			if err != nil {
-				return usageError{fmt.Errorf("--stat: %w", err)}
-			}
 			opt := reduce.DefaultOptions()
 			if err := setParams(c, reduce.Params(), &opt); err != nil {
 				return err
 			}
-			opt.Stats = stats
+			stats := opt.Stats
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}

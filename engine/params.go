@@ -22,9 +22,10 @@ import (
 // the manifest's column, where not Name with "-" for "_"), `default` (what
 // a zero default means, shown instead of it: "2×radius") and `choices`
 // (comma-separated, where the field's type has no Choices method),
-// `kind:"text"` (Text) and `kind:"output"` (Output). A field of a slice
-// type ([]float64, []int) is a list, Kind reflect.Slice, which the front
-// ends take comma-separated (a flag) or as a list (JSON). What a
+// `kind:"text"` (Text), `kind:"output"` (Output) and `key` (Key). A field
+// of a slice type ([]float64, []int, or one read from text by its
+// UnmarshalText) is a list, Kind reflect.Slice, which the front ends take
+// comma-separated (a flag) or as a list (JSON). What a
 // value may be is the options' Check, in one place.
 type Param struct {
 	// Name is the library's name: snake_case, Python's keyword and the C
@@ -33,6 +34,9 @@ type Param struct {
 	// Flag is the command line's flag, without dashes, and the survey
 	// manifest's column ("psf-norm").
 	Flag string
+	// Key is the C ABI's key where not Name (`key:"stats"` for reduce's
+	// stat, whose Python keyword is Name); "" otherwise.
+	Key string
 	// Kind is the value's kind as the front ends take it: reflect.Float64,
 	// Int, Bool or String (an enumeration is a String with Choices).
 	Kind reflect.Kind
@@ -79,7 +83,7 @@ func Describe(opt any) []Param {
 		if name == "" {
 			continue
 		}
-		p := Param{Name: name, Flag: f.Tag.Get("flag"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
+		p := Param{Name: name, Flag: f.Tag.Get("flag"), Key: f.Tag.Get("key"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
 			DefaultText: f.Tag.Get("default"), Help: f.Tag.Get("help"), index: f.Index}
 		if p.Flag == "" {
 			p.Flag = strings.ReplaceAll(name, "_", "-")
@@ -89,7 +93,7 @@ func Describe(opt any) []Param {
 		} else if s := f.Tag.Get("choices"); s != "" {
 			p.Choices = strings.Split(s, ",")
 		}
-		if _, ok := v.Field(i).Interface().(fmt.Stringer); ok {
+		if _, ok := v.Field(i).Interface().(fmt.Stringer); ok && p.Kind != reflect.Slice { // a list stays one
 			p.Kind = reflect.String
 		}
 		if f.Tag.Get("kind") == "text" {

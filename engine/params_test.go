@@ -122,6 +122,18 @@ type listOpts struct {
 	Q    []float64 `param:"q" help:"quantiles"`
 	Axes []int     `param:"axes"`
 	L    bool      `param:"l" kind:"output" help:"factors"`
+	Stat words     `param:"stat" key:"stats"`
+}
+
+// words is a list read from text by its own UnmarshalText and named by
+// its String, as reduce's statistics.
+type words []string
+
+func (w words) String() string { return strings.Join(w, "+") }
+
+func (w *words) UnmarshalText(b []byte) error {
+	*w = strings.Split(string(b), "+")
+	return nil
 }
 
 // TestParamLists: a list is a Slice, set from comma-separated text (the
@@ -129,14 +141,20 @@ type listOpts struct {
 // element says what was wanted and leaves the field; an output is a Bool
 // marked Output.
 func TestParamLists(t *testing.T) {
-	ps := Describe(listOpts{Q: []float64{0.5}})
+	ps := Describe(listOpts{Q: []float64{0.5}, Stat: words{"a", "b"}})
 	if q := ps[0]; q.Kind != reflect.Slice || !reflect.DeepEqual(q.Default, []float64{0.5}) || q.Output {
 		t.Errorf("q described as %+v", q)
 	}
 	if l := ps[2]; l.Kind != reflect.Bool || !l.Output || l.Help != "factors" {
 		t.Errorf("l described as %+v", l)
 	}
+	if st := ps[3]; st.Kind != reflect.Slice || st.Default != "a+b" || st.Key != "stats" || st.Name != "stat" {
+		t.Errorf("stat described as %+v", st)
+	}
 	var o listOpts
+	if err := ps[3].SetValue(&o, []any{"x+y"}); err != nil || !reflect.DeepEqual(o.Stat, words{"x", "y"}) {
+		t.Errorf("stat [x+y]: %v, %v", err, o.Stat)
+	}
 	if err := ps[0].SetText(&o, "0.1, 0.9"); err != nil || !reflect.DeepEqual(o.Q, []float64{0.1, 0.9}) {
 		t.Errorf("q 0.1, 0.9: %v, %v", err, o.Q)
 	}

@@ -42,6 +42,19 @@ var statNames = [...]string{"sum", "mean", "var", "std", "min", "max"}
 // String returns the statistic's lower-case name.
 func (s Stat) String() string { return statNames[s] }
 
+// Stats are statistics, in the order asked for: Options.Stats, named
+// comma-separated ("mean,std") as the front ends give them.
+type Stats []Stat
+
+// String names the statistics comma-separated: "mean,std".
+func (ss Stats) String() string { return strings.Join(Names(ss), ",") }
+
+// UnmarshalText is ParseStats, for engine.Param.SetText.
+func (ss *Stats) UnmarshalText(b []byte) (err error) {
+	*ss, err = ParseStats(string(b))
+	return err
+}
+
 // AllStats lists every statistic.
 func AllStats() []Stat { return []Stat{Sum, Mean, Var, Std, Min, Max} }
 
@@ -92,8 +105,9 @@ type Options struct {
 	// Out gives the results their memory (nil: Go memory); each is named
 	// by its statistic.
 	Out *tensor.Outputs
-	// Stats are the statistics Run computes ("stat" to the front ends).
-	Stats []Stat
+	// Stats are the statistics Run computes: Python's stat, the C ABI's
+	// stats.
+	Stats Stats `param:"stat" key:"stats" help:"comma-separated statistics: sum, mean, var, std, min, max, or all"`
 	// Central asks Run for the central moments (Result.Central) as well,
 	// on a device only, of each row of a 2-d (rows, n) array or each output
 	// column of a 3-d (outer, n, inner) one reduced along axis 1, around
@@ -126,8 +140,8 @@ func Defaults() map[string]any {
 }
 
 // Params describe the options every front end takes (engine.Describe),
-// with DefaultOptions' defaults: not the axis nor the statistics, which
-// the front ends read as NumPy's axis and as names (ParseStats).
+// with DefaultOptions' defaults: not the axis, which the front ends read
+// as NumPy's (an axis, several, or all) and merge (MergeAxes).
 func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Names are the statistics' names, in order.
