@@ -617,14 +617,15 @@ var Floats16 = []tensor.DType{tensor.F32, tensor.F64, tensor.F16, tensor.BF16}
 
 // paramsType is a struct type that a workload's parameters, as params
 // describe them, decode into (Call.Params): a field per parameter, keyed
-// by its name, a pointer to its kind of value (nil: absent or null, the
-// default), or any for one given as text or a number; then extra.
+// by its name (or Key), a pointer to its kind of value (nil: absent or null, the
+// default), or any for one given as text or a number and for a list;
+// then extra.
 func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Type {
 	var fs []reflect.StructField
 	for i, p := range params {
 		var t reflect.Type
 		switch {
-		case p.Text:
+		case p.Text, p.Kind == reflect.Slice: // a list: JSON's, or one value
 			t = reflect.TypeFor[any]()
 		case p.Kind == reflect.Float64:
 			t = reflect.TypeFor[*float64]()
@@ -635,7 +636,11 @@ func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Typ
 		default:
 			t = reflect.TypeFor[*string]()
 		}
-		fs = append(fs, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: t, Tag: reflect.StructTag(`json:"` + p.Name + `"`)})
+		key := p.Name
+		if p.Key != "" {
+			key = p.Key
+		}
+		fs = append(fs, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: t, Tag: reflect.StructTag(`json:"` + key + `"`)})
 	}
 	return reflect.StructOf(append(fs, extra...))
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -130,34 +129,41 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 
 // ---- reduce -------------------------------------------------------------------
 
-type reduceParams struct {
-	// Stats are statistics' names, or "all".
-	Stats []string `json:"stats"`
-	// Axis is an int, null (every axis: the array flattened) or a list of
-	// adjacent axes, merged into one.
-	Axis    any  `json:"axis"`
-	DDof    int  `json:"ddof"`
-	SkipNaN bool `json:"skipnan"`
-	// KeepDims keeps the reduced axes as axes of length 1, as NumPy's
-	// keepdims.
-	KeepDims bool `json:"keepdims"`
+// reduceParams is the type reduce's parameters decode into: reduce's own
+// (reduce.Params), then Axis, an int, null (every axis: the array
+// flattened) or a list of axes; and KeepDims, which keeps the reduced axes
+// as axes of length 1, as NumPy's keepdims.
+var reduceParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(reduce.Params(),
+		reflect.StructField{Name: "Axis", Type: reflect.TypeFor[any](), Tag: `json:"axis"`},
+		reflect.StructField{Name: "KeepDims", Type: reflect.TypeFor[bool](), Tag: `json:"keepdims"`})
+})
+
+// reduceSetting names a reduce option in a warning as Python's message
+// has it: "ddof 2", "the axis".
+func reduceSetting(field, value string) string {
+	if field == "axis" {
+		return "the axis"
+	}
+	return pyName(field) + " " + value
 }
 
 // runReduce computes statistics of array a along one axis (or adjacent
 // axes, or all), one output per statistic, named by it.
 func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p reduceParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(reduceParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	stats, err := parseStatsParam(p.Stats)
-	if err != nil {
+	opt := reduce.DefaultOptions()
+	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
 		return nil, err
 	}
-	if err := (reduce.Options{DDof: p.DDof}).Check(); err != nil {
+	stats := opt.Stats
+	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}
-	a, in, axis, kept, perm, err := reduceInput(c, p.Axis)
+	a, in, axis, kept, perm, err := reduceInput(c, v.Elem().FieldByName("Axis").Interface())
 	if err != nil {
 		return nil, err
 	}
@@ -170,14 +176,16 @@ func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 	switch {
 	case empty && g.Outputs() > 0 && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s != reduce.Sum && s != reduce.Min && s != reduce.Max }):
 		res.warnf("mean of empty slice: an axis of length 0 gives NaN mean, var and std (and a sum of 0), as NumPy")
-	case !empty && p.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }):
-		res.warnf("ddof %d with %d value(s) along the axis: var and std are NaN (they divide by n − ddof)", p.DDof, g.N)
+	case !empty:
+		for _, w := range opt.Warnings(g.N, "") {
+			res.Warnings = append(res.Warnings, w.Words(reduceSetting))
+		}
 	}
 	var view func([]int) []int
-	if p.KeepDims {
+	if v.Elem().FieldByName("KeepDims").Bool() {
 		view = func([]int) []int { return kept }
 	}
-	opt := reduce.Options{Axis: axis, DDof: p.DDof, SkipNaN: p.SkipNaN, Out: c.outputs(view), Stats: stats}
+	opt.Axis, opt.Out = axis, c.outputs(view)
 	out, err := reduce.Run(ctx, dev, in, opt)
 	if errors.Is(err, reduce.ErrEmptyAxis) { // min or max of nothing: the input's, on every device
 		return nil, InputError{err}
@@ -225,15 +233,6 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 		}
 		return p.Run(ctx, x, &outs)
 	}
-}
-
-// parseStatsParam reads reduce's stats: names, or "all".
-func parseStatsParam(names []string) ([]reduce.Stat, error) {
-	stats, err := reduce.ParseStats(strings.Join(names, ","))
-	if err != nil {
-		return nil, InputError{err}
-	}
-	return stats, nil
 }
 
 // reduceInput is the call's array a and the view of it that is reduced
@@ -411,20 +410,18 @@ func squeezed(single bool) func([]int) []int {
 
 // ---- chol -------------------------------------------------------------------------
 
-type cholParams struct {
-	L       bool `json:"l"`
-	Inverse bool `json:"inverse"`
-	LogDet  bool `json:"logdet"`
-	Quad    bool `json:"quad"`
-	// Factored: a holds factors L, used as they are (chol.Options.Factored).
-	Factored bool `json:"factored"`
-}
+// cholParams is the type chol's parameters decode into (chol.Params).
+var cholParams = sync.OnceValue(func() reflect.Type { return paramsType(chol.Params()) })
 
 // runChol factors matrices a, (N, P, P) or (P, P), and solves with
 // right-hand sides b when given.
 func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	var p cholParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(cholParams())
+	if err := c.Params(v.Interface()); err != nil {
+		return nil, err
+	}
+	var opt chol.Options // what is not asked for is not computed: l too, which Python asks for by default
+	if err := setParams(v.Elem(), chol.Params(), &opt); err != nil {
 		return nil, err
 	}
 	a, err := c.Tensor("a", Floats...)
@@ -435,10 +432,11 @@ func runChol(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	if err != nil {
 		return nil, inputf("a has %v", err)
 	}
-	if p.Quad && !c.Has("b") {
+	if opt.Quad && !c.Has("b") {
 		return nil, inputf("quad needs right-hand sides b")
 	}
-	req := chol.Request{Input: chol.Input{A: a}, Options: chol.Options{L: p.L, Inverse: p.Inverse, LogDet: p.LogDet, Quad: p.Quad, Factored: p.Factored, Out: c.outputs(squeezed(single))}}
+	opt.Out = c.outputs(squeezed(single))
+	req := chol.Request{Input: chol.Input{A: a}, Options: opt}
 	n := a.Shape[0]
 	var bShape []int
 	if c.Has("b") {

@@ -57,10 +57,12 @@ func partTensors(c *Call, n int, names ...string) ([]map[string]*tensor.Tensor, 
 
 // ---- reduce ---------------------------------------------------------------
 
-type reducePartialParams struct {
-	Axis    any  `json:"axis"`
-	SkipNaN bool `json:"skipnan"`
-}
+// reducePartialParams is the type reduce_partial's parameters decode
+// into: reduce's own (reduce.Params; its ddof is the merge's), then Axis
+// as reduce's.
+var reducePartialParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(reduce.Params(), reflect.StructField{Name: "Axis", Type: reflect.TypeFor[any](), Tag: `json:"axis"`})
+})
 
 // reducePart is a reduce partial's facts.
 type reducePart struct {
@@ -73,15 +75,20 @@ var reduceArrays = []string{"count", "sum", "m2", "min", "max"}
 
 // runReducePartial is reduce.CPUPartial of array a along axis.
 func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
-	var p reducePartialParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(reducePartialParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	_, in, axis, _, _, err := reduceInput(c, p.Axis)
+	opt := reduce.DefaultOptions()
+	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
+		return nil, err
+	}
+	_, in, axis, _, _, err := reduceInput(c, v.Elem().FieldByName("Axis").Interface())
 	if err != nil {
 		return nil, err
 	}
-	pt, err := reduce.CPUPartial(in, reduce.Options{Axis: axis, SkipNaN: p.SkipNaN})
+	opt.Axis = axis
+	pt, err := reduce.CPUPartial(in, opt)
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -98,31 +105,39 @@ func reduceOut(c *Call, pt *reduce.Partial) *Result {
 	return res
 }
 
-type reduceMergeParams struct {
-	Parts  []reducePart `json:"parts"`
-	Finish bool         `json:"finish"`
-	Stats  []string     `json:"stats"`
-	DDof   int          `json:"ddof"`
-}
+// reduceMergeParams is the type reduce_merge's parameters decode into:
+// reduce's own (reduce.Params: ddof and the statistics; each part says
+// its skipnan), then Parts and Finish (compute the statistics from the
+// merge).
+var reduceMergeParams = sync.OnceValue(func() reflect.Type {
+	return paramsType(reduce.Params(),
+		reflect.StructField{Name: "Parts", Type: reflect.TypeFor[[]reducePart](), Tag: `json:"parts"`},
+		reflect.StructField{Name: "Finish", Type: reflect.TypeFor[bool](), Tag: `json:"finish"`})
+})
 
 // runReduceMerge merges reduce partials (reduce.Merge), and with finish
 // computes stats from the merge.
 func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, error) {
-	var p reduceMergeParams
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(reduceMergeParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	ts, err := partTensors(c, len(p.Parts), reduceArrays...)
+	opt := reduce.DefaultOptions()
+	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
+		return nil, err
+	}
+	given := v.Elem().FieldByName("Parts").Interface().([]reducePart)
+	ts, err := partTensors(c, len(given), reduceArrays...)
 	if err != nil {
 		return nil, err
 	}
 	parts := make([]*reduce.Partial, len(ts))
 	for i, t := range ts {
-		dt, err := tensor.ParseDType(p.Parts[i].DType)
+		dt, err := tensor.ParseDType(given[i].DType)
 		if err != nil {
 			return nil, inputf("parts[%d]: %v", i, err)
 		}
-		pt := &reduce.Partial{DType: dt, OutShape: t["count"].Shape, SkipNaN: p.Parts[i].SkipNaN, Rows: p.Parts[i].Rows}
+		pt := &reduce.Partial{DType: dt, OutShape: t["count"].Shape, SkipNaN: given[i].SkipNaN, Rows: given[i].Rows}
 		for k, to := range []*[]float64{&pt.Count, &pt.Sum, &pt.M2, &pt.Min, &pt.Max} {
 			if *to = t[reduceArrays[k]].F64; !tensor.SameShape(t[reduceArrays[k]].Shape, pt.OutShape) {
 				return nil, inputf("parts[%d]: %s has shape %s, count %s", i, reduceArrays[k],
@@ -135,14 +150,12 @@ func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 	if err != nil {
 		return nil, inputError(err)
 	}
-	if !p.Finish {
+	if !v.Elem().FieldByName("Finish").Bool() {
 		return reduceOut(c, m), nil
 	}
-	stats, err := parseStatsParam(p.Stats)
-	if err != nil {
-		return nil, err
-	}
-	out, err := m.Finish(reduce.Options{DDof: p.DDof, Out: c.outputs(nil)}, stats)
+	stats := opt.Stats
+	opt.Out = c.outputs(nil)
+	out, err := m.Finish(opt, stats)
 	if err != nil {
 		return nil, inputError(err)
 	}

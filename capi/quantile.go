@@ -3,6 +3,8 @@ package capi
 import (
 	"context"
 	"errors"
+	"reflect"
+	"sync"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/quantile"
@@ -11,22 +13,23 @@ import (
 
 func init() { ops["quantile"] = runQuantile }
 
-type quantileParams struct {
-	Axis    int       `json:"axis"`
-	Q       []float64 `json:"q"`
-	SkipNaN bool      `json:"skip_nan"`
-}
+// quantileParams is the type quantile's parameters decode into
+// (quantile.Params).
+var quantileParams = sync.OnceValue(func() reflect.Type { return paramsType(quantile.Params()) })
 
 // runQuantile takes the quantiles q of array a along axis (quantile.Run):
 // output q, of shape (len(q),) + a's shape without the axis, in a's dtype.
 // An axis out of range is an AxisError, as NumPy's.
 func runQuantile(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
-	d := quantile.DefaultOptions()
-	p := quantileParams{Axis: d.Axis, Q: d.Q, SkipNaN: d.SkipNaN}
-	if err := c.Params(&p); err != nil {
+	v := reflect.New(quantileParams())
+	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	opt := quantile.Options{Axis: p.Axis, Q: p.Q, SkipNaN: p.SkipNaN, Out: c.outputs(nil)}
+	opt := quantile.DefaultOptions()
+	if err := setParams(v.Elem(), quantile.Params(), &opt); err != nil {
+		return nil, err
+	}
+	opt.Out = c.outputs(nil)
 	if err := opt.Check(); err != nil {
 		return nil, inputError(err)
 	}

@@ -42,18 +42,13 @@ Examples:
    vkstat chol --in C.npy --solve B.npy --out-x X.npy
    vkstat chol --in L.npy --factored --solve B2.npy --out-x X2.npy
    vkstat --device cpu --precision f64 chol --in C.npy --out-inverse Cinv.npy`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "matrices (N, P, P) or one (P, P) (.npy or FITS)"},
-			&ucli.StringFlag{Name: "out-l", Usage: "Cholesky factors L, lower triangular (.npy)"},
-			&ucli.StringFlag{Name: "out-inverse", Usage: "inverses A⁻¹ (.npy)"},
-			&ucli.StringFlag{Name: "out-logdet", Usage: "log-determinants (.npy)"},
 			&ucli.StringFlag{Name: "solve", Usage: "right-hand sides B (.npy or FITS); needs --out-x"},
 			&ucli.StringFlag{Name: "out-x", Usage: "solutions X of A·X = B (.npy); needs --solve"},
-			&ucli.StringFlag{Name: "out-quad", Usage: "bᵀA⁻¹b per right-hand side (.npy); needs --solve"},
 			&ucli.StringFlag{Name: "out-info", Usage: "potrf info codes, int32 (.npy)"},
-			&ucli.BoolFlag{Name: "factored", Usage: "--in holds Cholesky factors L (--out-l's), not matrices: solve, invert and take log-determinants from them without factoring again (SciPy's cho_solve)"},
 			jsonFlag(),
-		},
+		}, paramFlags(chol.Params())...),
 		Action: runChol,
 	}
 }
@@ -88,7 +83,10 @@ func runChol(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := chol.Request{Input: chol.Input{A: a.As(dt)}, Options: chol.Options{L: c.IsSet("out-l"), Inverse: c.IsSet("out-inverse"), LogDet: c.IsSet("out-logdet"), Quad: c.IsSet("out-quad"), Factored: c.Bool("factored")}}
+	req := chol.Request{Input: chol.Input{A: a.As(dt)}, Options: chol.DefaultOptions()}
+	if err := setParams(c, chol.Params(), &req.Options); err != nil {
+		return err
+	}
 	n, p := a.Shape[0], a.Shape[1]
 	var bShape []int
 	if c.IsSet("solve") {

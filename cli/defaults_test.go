@@ -44,8 +44,8 @@ func TestFlagsAreTheParams(t *testing.T) {
 		}
 		want := paramFlags(params)
 		for i, p := range params {
-			if got := flags[p.Flag]; !reflect.DeepEqual(got, want[i]) {
-				t.Errorf("%s --%s: %#v, the description's is %#v", name, p.Flag, got, want[i])
+			if got := flags[paramFlag(p)]; !reflect.DeepEqual(got, want[i]) {
+				t.Errorf("%s --%s: %#v, the description's is %#v", name, paramFlag(p), got, want[i])
 			}
 		}
 	}
@@ -62,11 +62,6 @@ func flagsOf(cmd *ucli.Command) map[string]ucli.Flag {
 	}
 	return flags
 }
-
-// outputFlags are the parameters a command takes as an output file,
-// --out-<flag> FILE, rather than as a flag with a default: chol computes
-// what it is asked to write.
-var outputFlags = map[string]bool{"chol l": true, "chol inverse": true, "chol logdet": true, "chol quad": true}
 
 // notWorkloads are the pipeline packages that are no workload of the front
 // ends, and why.
@@ -115,20 +110,26 @@ func TestFlagDefaults(t *testing.T) {
 			t.Errorf("no command %s", name)
 			continue
 		}
+		var params []engine.Param
+		if spec.Params != nil {
+			params = spec.Params()
+		}
 		for field, want := range defaults {
-			if outputFlags[name+" "+field] {
-				if f, ok := flags["out-"+flagOf(field)]; !ok || flagDefault(f) != "" {
-					t.Errorf("%s: no output flag --out-%s for the workload's %s", name, flagOf(field), field)
-				}
+			flag := flagOf(field)
+			p := engine.FindParam(params, field)
+			if p != nil {
+				flag = paramFlag(*p)
+			}
+			f, ok := flags[flag]
+			if !ok {
+				t.Errorf("%s: no flag --%s for the workload's %s", name, flag, field)
 				continue
 			}
-			f, ok := flags[flagOf(field)]
-			if !ok {
-				t.Errorf("%s: no flag --%s for the workload's %s", name, flagOf(field), field)
-				continue
+			if p != nil && p.Output { // --out-<flag> FILE, no default
+				want = ""
 			}
 			if got, want := flagDefault(f), shownDefault(want); got != want {
-				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flagOf(field), got, field, want)
+				t.Errorf("%s --%s: default %q, the workload's %s is %q", name, flag, got, field, want)
 			}
 		}
 	}
@@ -145,8 +146,8 @@ func flagDefault(f ucli.Flag) string {
 		return strconv.FormatFloat(f.Value, 'g', -1, 64)
 	case *ucli.BoolFlag:
 		return strconv.FormatBool(f.Value)
-	case *ucli.Float64SliceFlag: // as shown prints a []float64 default: [0.5 0.9]
-		return fmt.Sprint(f.Value.Value())
+	case *ucli.Float64SliceFlag: // comma-separated, as a list's default is shown
+		return shownDefault(f.Value.Value())
 	}
 	return fmt.Sprintf("%T", f)
 }

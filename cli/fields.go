@@ -68,6 +68,10 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 	out := make([]ucli.Flag, len(params))
 	for i, p := range params {
 		al := flagAliases[p.Flag]
+		if p.Output { // a file: --out-<flag>
+			out[i] = &ucli.StringFlag{Name: paramFlag(p), Aliases: al, Usage: p.Help}
+			continue
+		}
 		switch p.Kind {
 		case reflect.Float64:
 			out[i] = &ucli.Float64Flag{Name: p.Flag, Aliases: al, Value: p.Default.(float64), DefaultText: p.DefaultText, Usage: p.Help}
@@ -75,6 +79,8 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 			out[i] = &ucli.IntFlag{Name: p.Flag, Aliases: al, Value: p.Default.(int), DefaultText: p.DefaultText, Usage: p.Help}
 		case reflect.Bool:
 			out[i] = &ucli.BoolFlag{Name: p.Flag, Aliases: al, Value: p.Default.(bool), DefaultText: p.DefaultText, Usage: p.Help}
+		case reflect.Slice:
+			out[i] = listFlag(p, al)
 		default:
 			out[i] = &ucli.StringFlag{Name: p.Flag, Aliases: al, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 		}
@@ -82,11 +88,26 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 	return out
 }
 
+// listFlag is the flag of a list parameter: numbers (--q 0.1,0.9 or --q
+// 0.1 --q 0.9), or a list of words taken as text (--stat mean,std).
+func listFlag(p engine.Param, aliases []string) ucli.Flag {
+	if q, ok := p.Default.([]float64); ok {
+		return &ucli.Float64SliceFlag{Name: p.Flag, Aliases: aliases, Value: ucli.NewFloat64Slice(q...), DefaultText: p.DefaultText, Usage: p.Help}
+	}
+	return &ucli.StringFlag{Name: p.Flag, Aliases: aliases, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
+}
+
 // shownDefault is a default as a flag takes it: lists comma-separated.
 func shownDefault(v any) string {
 	switch v := v.(type) {
 	case []int:
 		return joinInts(v)
+	case []float64:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strings.Join(s, ",")
 	case []string:
 		return strings.Join(v, ",")
 	case float64:
@@ -95,16 +116,36 @@ func shownDefault(v any) string {
 	return fmt.Sprint(v)
 }
 
+// paramFlag is p's flag, without dashes: --out-<flag> for an output
+// (chol's --out-l FILE), else p.Flag.
+func paramFlag(p engine.Param) string {
+	if p.Output {
+		return "out-" + p.Flag
+	}
+	return p.Flag
+}
+
 // setParams sets in opt (a pointer to a workload's options) the
-// parameters given on the command line, from their flags' text. An
-// error that names its parameter (an *engine.FieldError) is worded as
-// it says, with the flag's name.
+// parameters given on the command line, from their flags' text; an
+// output is asked for when its file is given, and only then. An error
+// that names its parameter (an *engine.FieldError) is worded as it says,
+// with the flag's name.
 func setParams(c *ucli.Context, params []engine.Param, opt any) error {
 	for _, p := range params {
+		if p.Output {
+			if err := p.SetText(opt, strconv.FormatBool(c.IsSet(paramFlag(p)))); err != nil {
+				return err
+			}
+			continue
+		}
 		if !c.IsSet(p.Flag) {
 			continue
 		}
-		if err := p.SetText(opt, c.String(p.Flag)); err != nil {
+		text := c.String(p.Flag)
+		if _, ok := p.Default.([]float64); ok { // listFlag's Float64SliceFlag
+			text = shownDefault(c.Float64Slice(p.Flag))
+		}
+		if err := p.SetText(opt, text); err != nil {
 			if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
 				return fieldError(err)
 			}

@@ -270,8 +270,8 @@ func TestDegenerateInputWarnings(t *testing.T) {
 	dir := t.TempDir()
 	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(6), 2, 3))
 	code, _, stderr := run(t, "--device", "cpu", "reduce", "--in", a, "--axis", "0", "--stat", "var", "--ddof", "2", "--out-dir", filepath.Join(dir, "o"))
-	if code != 0 || !strings.Contains(stderr, "warning: --ddof 2") {
-		t.Errorf("--ddof 2 over 2 values: exit %d, stderr %q; want a warning", code, stderr)
+	if want := "vkstat: warning: --ddof 2 with 2 value(s) along --axis 0: var and std are NaN (they divide by n − ddof)\n"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--ddof 2 over 2 values: exit %d, stderr %q; want %q (reduce.Options.Warnings in flags)", code, stderr, want)
 	}
 
 	data := synthADI(t)

@@ -15,7 +15,6 @@ import (
 )
 
 func quantileCommand() *ucli.Command {
-	d := quantile.DefaultOptions()
 	return &ucli.Command{
 		Name:      "quantile",
 		Usage:     "quantiles (the median) along an axis of an array, as NumPy's np.quantile",
@@ -34,20 +33,20 @@ Examples:
    vkstat quantile --in stack.npy --axis 0 --q 0.1,0.5,0.9 --out-dir out/  # out/q.npy: (3, H, W)
    vkstat quantile --in rows.npy --axis -1 --q 0.05,0.95 --skip-nan --out-dir out/
    vkstat --device gpu --time quantile --in cube.fits --axis 0 --out-dir med/`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.IntFlag{Name: "axis", Value: d.Axis, Usage: "axis to take the quantiles along (negative counts from the end)"},
-			&ucli.Float64SliceFlag{Name: "q", Value: ucli.NewFloat64Slice(d.Q...), Usage: "comma-separated quantiles, each in [0, 1] (0.5: the median)"},
-			&ucli.BoolFlag{Name: "skip-nan", Value: d.SkipNaN, Usage: "leave NaNs out (np.nanquantile) instead of making their slices' quantiles NaN"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for q.npy (created if missing)"},
 			jsonFlag(),
-		},
+		}, paramFlags(quantile.Params())...),
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
 			if err := requireFlag(c, "in", "out-dir"); err != nil {
 				return err
 			}
-			opt := quantile.Options{Axis: c.Int("axis"), Q: c.Float64Slice("q"), SkipNaN: c.Bool("skip-nan")}
+			opt := quantile.DefaultOptions()
+			if err := setParams(c, quantile.Params(), &opt); err != nil {
+				return err
+			}
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,26 +48,23 @@ computed on the CPU; vkstat merge makes from the partials of all the shards
 the outputs one run over the whole array gives (docs/scale.md):
    vkstat reduce --in part-1.npy --axis 0 --stat mean,std --partial --out-dir p1/
    vkstat merge --out-dir stats/ p1/ p2/ p3/`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
 			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"},
-			&ucli.StringFlag{Name: "stat", Value: strings.Join(reduce.Names(d.Stats), ","), Usage: "comma-separated statistics: sum, mean, var, std, min, max, or all"},
-			&ucli.IntFlag{Name: "ddof", Value: d.DDof, Usage: "delta degrees of freedom of var and std (0: population, 1: sample)"},
-			&ucli.BoolFlag{Name: "skip-nan", Usage: "ignore NaNs instead of propagating them"},
 			&ucli.BoolFlag{Name: "partial", Usage: "write the input's mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
 			jsonFlag(),
-		},
+		}, paramFlags(reduce.Params())...),
 		Action: func(c *ucli.Context) error {
 			start := time.Now()
 			if err := requireFlag(c, "in", "out-dir"); err != nil {
 				return err
 			}
-			stats, err := reduce.ParseStats(c.String("stat"))
-			if err != nil {
-				return usageError{fmt.Errorf("--stat: %w", err)}
+			opt := reduce.DefaultOptions()
+			if err := setParams(c, reduce.Params(), &opt); err != nil {
+				return err
 			}
-			opt := reduce.Options{DDof: c.Int("ddof"), SkipNaN: c.Bool("skip-nan")}
+			stats := opt.Stats
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}
@@ -166,8 +162,10 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if in != nil {
 		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}
 	}
-	if !empty && opt.DDof >= g.N && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s == reduce.Var || s == reduce.Std }) {
-		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --ddof %d with %d value(s) along --axis %s: var and std are NaN (they divide by n − ddof)\n", opt.DDof, g.N, c.String("axis"))
+	if !empty {
+		for _, w := range opt.Warnings(g.N, c.String("axis")) {
+			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(flagSetting))
+		}
 	}
 	dtype := src.DType
 	if in != nil {
@@ -177,7 +175,9 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if err != nil {
 		return nil, tm, nil, err
 	}
-	if s, err = openSessionFor(c, priced(reduce.Spec)(reduce.Work(shape, dt, reduce.Options{Axis: opt.Axis, Stats: []reduce.Stat{reduce.Mean, reduce.Std}}))); err != nil {
+	priceAs := opt // priced as the mean and std, whatever the statistics
+	priceAs.Stats = []reduce.Stat{reduce.Mean, reduce.Std}
+	if s, err = openSessionFor(c, priced(reduce.Spec)(reduce.Work(shape, dt, priceAs))); err != nil {
 		return nil, tm, nil, err
 	}
 	defer func() {

@@ -22,8 +22,11 @@ import (
 // the front ends show from Default), `flag` (the command line's flag and
 // the manifest's column, where not Name with "-" for "_"), `default` (what
 // a zero default means, shown instead of it: "2×radius") and `choices`
-// (comma-separated, where the field's type has no Choices method) and
-// `kind:"text"` (Text). What a
+// (comma-separated, where the field's type has no Choices method),
+// `kind:"text"` (Text), `kind:"output"` (Output) and `key` (Key). A field
+// of a slice type ([]float64, []int, or one read from text by its
+// UnmarshalText) is a list, Kind reflect.Slice, which the front ends take
+// comma-separated (a flag) or as a list (JSON). What a
 // value may be is the options' Check, in one place.
 type Param struct {
 	// Name is the library's name: snake_case, Python's keyword and the C
@@ -32,6 +35,9 @@ type Param struct {
 	// Flag is the command line's flag, without dashes, and the survey
 	// manifest's column ("psf-norm").
 	Flag string
+	// Key is the C ABI's key where not Name (`key:"stats"` for reduce's
+	// stat, whose Python keyword is Name); "" otherwise.
+	Key string
 	// Kind is the value's kind as the front ends take it: reflect.Float64,
 	// Int, Bool or String (an enumeration is a String with Choices).
 	Kind reflect.Kind
@@ -47,8 +53,12 @@ type Param struct {
 	// Text: the front ends take the value as text, a number or a word
 	// (`kind:"text"`: a flux, or "psf"), which the options' SetText reads
 	// (TextSetter); Kind is then String.
-	Text  bool
-	index []int
+	Text bool
+	// Output: the command line takes the parameter, a bool, as an output
+	// file (--out-<flag> FILE), true when given (`kind:"output"`): chol
+	// computes what it is asked to write.
+	Output bool
+	index  []int
 }
 
 // Chooser is an enumeration's type that names its values, for
@@ -93,7 +103,7 @@ func describe(opt any, v reflect.Value, index []int) []Param {
 			}
 			continue
 		}
-		p := Param{Name: name, Flag: f.Tag.Get("flag"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
+		p := Param{Name: name, Flag: f.Tag.Get("flag"), Key: f.Tag.Get("key"), Kind: f.Type.Kind(), Default: shownValue(v.Field(i).Interface()),
 			DefaultText: f.Tag.Get("default"), Help: f.Tag.Get("help"), index: at}
 		if p.Flag == "" {
 			p.Flag = strings.ReplaceAll(name, "_", "-")
@@ -103,7 +113,7 @@ func describe(opt any, v reflect.Value, index []int) []Param {
 		} else if s := f.Tag.Get("choices"); s != "" {
 			p.Choices = strings.Split(s, ",")
 		}
-		if _, ok := v.Field(i).Interface().(fmt.Stringer); ok {
+		if _, ok := v.Field(i).Interface().(fmt.Stringer); ok && p.Kind != reflect.Slice { // a list stays one
 			p.Kind = reflect.String
 		}
 		if f.Tag.Get("kind") == "text" {
@@ -112,6 +122,7 @@ func describe(opt any, v reflect.Value, index []int) []Param {
 				p.Default = tg.Text(name)
 			}
 		}
+		p.Output = f.Tag.Get("kind") == "output"
 		out = append(out, p)
 	}
 	return out
@@ -185,6 +196,8 @@ func (p Param) SetText(opt any, text string) error {
 		f.SetBool(b)
 	case reflect.String:
 		f.SetString(text)
+	case reflect.Slice:
+		return setList(f, text)
 	default:
 		return fmt.Errorf("a %s cannot be set from text", f.Type())
 	}
@@ -208,20 +221,62 @@ func (p Param) SetValue(opt any, v any) error {
 		return p.SetText(opt, x)
 	case json.Number:
 		return p.SetText(opt, x.String())
-	case []any: // a list: its items comma-separated, as a flag takes it
-		if !p.Text {
-			break
-		}
-		items := make([]string, len(x))
-		for i, e := range x {
-			switch e.(type) {
-			case float64, int, json.Number:
-				items[i] = fmt.Sprint(e)
-			default:
-				return fmt.Errorf("want numbers, got %v", v)
-			}
-		}
-		return p.SetText(opt, strings.Join(items, ","))
+	case []any:
+		return p.SetText(opt, listText(x))
 	}
 	return fmt.Errorf("want a number or a string, got %v", v)
+}
+
+// setList sets f, a list of numbers or of words, from text: its
+// elements comma-separated, numbers as strconv reads them (NaN and ±Inf
+// too: a list's range, as a value's, is its options' Check's); "" is the
+// empty list.
+func setList(f reflect.Value, text string) error {
+	if strings.TrimSpace(text) == "" { // none: the options' Check says whether that will do
+		f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+		return nil
+	}
+	items := strings.Split(text, ",")
+	l := reflect.MakeSlice(f.Type(), len(items), len(items))
+	for i, s := range items {
+		s = strings.TrimSpace(s)
+		var err error
+		switch e := l.Index(i); e.Kind() {
+		case reflect.Float64:
+			var x float64
+			x, err = strconv.ParseFloat(s, 64)
+			e.SetFloat(x)
+		case reflect.Int:
+			var n int
+			n, err = strconv.Atoi(s)
+			e.SetInt(int64(n))
+		case reflect.String:
+			e.SetString(s)
+		default:
+			return fmt.Errorf("a %s cannot be set from text", f.Type())
+		}
+		if err != nil {
+			return fmt.Errorf("want comma-separated numbers, got %q", text)
+		}
+	}
+	f.Set(l)
+	return nil
+}
+
+// listText is a list decoded from JSON as setList reads it: its elements'
+// text comma-separated ("" for an element no number or word can be, which
+// setList refuses).
+func listText(l []any) string {
+	s := make([]string, len(l))
+	for i, v := range l {
+		switch v := v.(type) {
+		case float64:
+			s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		case json.Number:
+			s[i] = v.String()
+		case string:
+			s[i] = v
+		}
+	}
+	return strings.Join(s, ",") // another item leaves its place empty, which the reader refuses
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -167,5 +168,68 @@ func TestDescribeNested(t *testing.T) {
 	}
 	if err := FindParam(ps, "shape").SetValue(&o, []any{"3", true}); err == nil {
 		t.Error(`shape ["3", true]: no error`)
+	}
+}
+
+// listOpts has the kinds the command line takes otherwise: lists, and an
+// output (chol's --out-l).
+type listOpts struct {
+	Q    []float64 `param:"q" help:"quantiles"`
+	Axes []int     `param:"axes"`
+	L    bool      `param:"l" kind:"output" help:"factors"`
+	Stat words     `param:"stat" key:"stats"`
+}
+
+// words is a list read from text by its own UnmarshalText and named by
+// its String, as reduce's statistics.
+type words []string
+
+func (w words) String() string { return strings.Join(w, "+") }
+
+func (w *words) UnmarshalText(b []byte) error {
+	*w = strings.Split(string(b), "+")
+	return nil
+}
+
+// TestParamLists: a list is a Slice, set from comma-separated text (the
+// command line's) or a JSON list (the C ABI's), "" the empty list; a bad
+// element says what was wanted and leaves the field; an output is a Bool
+// marked Output.
+func TestParamLists(t *testing.T) {
+	ps := Describe(listOpts{Q: []float64{0.5}, Stat: words{"a", "b"}})
+	if q := ps[0]; q.Kind != reflect.Slice || !reflect.DeepEqual(q.Default, []float64{0.5}) || q.Output {
+		t.Errorf("q described as %+v", q)
+	}
+	if l := ps[2]; l.Kind != reflect.Bool || !l.Output || l.Help != "factors" {
+		t.Errorf("l described as %+v", l)
+	}
+	if st := ps[3]; st.Kind != reflect.Slice || st.Default != "a+b" || st.Key != "stats" || st.Name != "stat" {
+		t.Errorf("stat described as %+v", st)
+	}
+	var o listOpts
+	if err := ps[3].SetValue(&o, []any{"x+y"}); err != nil || !reflect.DeepEqual(o.Stat, words{"x", "y"}) {
+		t.Errorf("stat [x+y]: %v, %v", err, o.Stat)
+	}
+	if err := ps[0].SetText(&o, "0.1, 0.9"); err != nil || !reflect.DeepEqual(o.Q, []float64{0.1, 0.9}) {
+		t.Errorf("q 0.1, 0.9: %v, %v", err, o.Q)
+	}
+	if err := ps[1].SetValue(&o, []any{json.Number("-2"), 1.0}); err != nil || !reflect.DeepEqual(o.Axes, []int{-2, 1}) {
+		t.Errorf("axes [-2, 1]: %v, %v", err, o.Axes)
+	}
+	if err := ps[0].SetValue(&o, []any{}); err != nil || o.Q == nil || len(o.Q) != 0 {
+		t.Errorf("q []: %v, %#v", err, o.Q)
+	}
+	o.Q = []float64{0.5}
+	for _, bad := range []any{"0.1,x", "0.1,,0.2", []any{0.1, true}, []any{"0.5x"}} {
+		err := ps[0].SetValue(&o, bad)
+		if err == nil || !strings.Contains(err.Error(), "want comma-separated numbers") || !reflect.DeepEqual(o.Q, []float64{0.5}) {
+			t.Errorf("q %v: err %v, q %v", bad, err, o.Q)
+		}
+	}
+	if err := ps[0].SetText(&o, "NaN"); err != nil || len(o.Q) != 1 || !math.IsNaN(o.Q[0]) {
+		t.Errorf("q NaN (for Check to refuse): %v, %v", err, o.Q)
+	}
+	if err := ps[1].SetText(&o, "1.5"); err == nil {
+		t.Error("axes 1.5: no error")
 	}
 }

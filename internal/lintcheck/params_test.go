@@ -6,15 +6,19 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/chol"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/quantile"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/pipelines/stack"
 )
 
@@ -23,11 +27,14 @@ import (
 // files in cli/ start with the command's name (commandOf's, where the
 // package's is not).
 var described = map[string][]engine.Param{
-	"paco":   paco.Params(),
-	"mapx":   mapx.Params(),
-	"cov":    cov.Params(),
-	"stack":  stack.Params(),
-	"latent": latent.Params(),
+	"paco":     paco.Params(),
+	"mapx":     mapx.Params(),
+	"cov":      cov.Params(),
+	"stack":    stack.Params(),
+	"latent":   latent.Params(),
+	"chol":     chol.Params(),
+	"quantile": quantile.Params(),
+	"reduce":   reduce.Params(),
 }
 
 // commandOf are the commands of packages named otherwise.
@@ -82,6 +89,7 @@ func TestStatedParamsFound(t *testing.T) {
 var flags = []ucli.Flag{
 	&ucli.IntFlag{Name: "radius", Value: 4, Usage: "patch radius in pixels"},
 	&ucli.StringFlag{Name: "cube", Usage: "the cube (default none)"},
+	&ucli.StringFlag{Name: "out-l", Usage: "factors"},
 }
 func opts(c *ucli.Context) paco.Options {
 	return paco.Options{FWHM: c.Float64("fwhm")}
@@ -97,6 +105,9 @@ var cfg = stack.Config{LooksAz: 2}
 		if !strings.Contains(got, want) {
 			t.Errorf("not found: %s; found:\n%s", want, got)
 		}
+	}
+	if got := strings.Join(statedParams("cli/cholcmd.go", f), "\n"); !strings.Contains(got, "flag --out-l") { // an output parameter's file flag
+		t.Errorf("not found in cholcmd.go: flag --out-l; found:\n%s", got)
 	}
 }
 
@@ -132,7 +143,7 @@ func statedParams(rel string, f *ast.File) []string {
 				if c, ok := commandOf[pkg]; ok {
 					cmd = c
 				}
-				if p := engine.FindParam(params, name); strings.HasPrefix(base, cmd) && p != nil && p.Flag == name {
+				if strings.HasPrefix(base, cmd) && slices.ContainsFunc(params, func(p engine.Param) bool { return paramFlag(p) == name }) {
 					hits = append(hits, "flag --"+name+" written by hand: "+cmd+"'s parameter, whose flag paramFlags makes from "+cmd+".Params()")
 				}
 			}
@@ -147,6 +158,15 @@ func statedParams(rel string, f *ast.File) []string {
 		return true
 	})
 	return hits
+}
+
+// paramFlag is p's flag as cli's paramFlags names it: --out-<flag> for
+// an output.
+func paramFlag(p engine.Param) string {
+	if p.Output {
+		return "out-" + p.Flag
+	}
+	return p.Flag
 }
 
 // flagName is the Name of a ucli flag literal, "" when it is not a

@@ -33,12 +33,13 @@ type Input struct {
 // Options say what to compute from the factors. The fields' parameter
 // names, which Defaults uses, are in their `param` tags.
 type Options struct {
-	// L asks for the factors, Inverse for A⁻¹, LogDet for log det A.
-	L       bool `param:"l"`
-	Inverse bool `param:"inverse"`
-	LogDet  bool `param:"logdet"`
+	// L asks for the factors, Inverse for A⁻¹, LogDet for log det A: the
+	// command line's output files (engine.Param.Output).
+	L       bool `param:"l" kind:"output" help:"Cholesky factors L, lower triangular (.npy)"`
+	Inverse bool `param:"inverse" kind:"output" help:"inverses A⁻¹ (.npy)"`
+	LogDet  bool `param:"logdet" kind:"output" help:"log-determinants (.npy)"`
 	// Quad asks for bᵀA⁻¹b for each right-hand side b (needs B).
-	Quad bool `param:"quad"`
+	Quad bool `param:"quad" kind:"output" help:"bᵀA⁻¹b per right-hand side (.npy); needs --solve"`
 	// Factored says that A holds Cholesky factors L already (a previous
 	// run's, or NumPy's), not matrices: they are used as they are, not
 	// factored again (SciPy's cho_solve). Only their lower triangles are
@@ -46,7 +47,7 @@ type Options struct {
 	// not positive (a factor no SPD matrix has). The work is two triangular
 	// solves per right-hand side (P² per column, memory-bound): it runs on
 	// the CPU path, on every device.
-	Factored bool
+	Factored bool `param:"factored" help:"--in holds Cholesky factors L (--out-l's), not matrices: solve, invert and take log-determinants from them without factoring again (SciPy's cho_solve)"`
 	// Out gives the results their memory (nil: Go memory), named l, x,
 	// quad, inverse and logdet.
 	Out *tensor.Outputs
@@ -61,6 +62,10 @@ func DefaultOptions() Options { return Options{L: true} }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults).
 func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
+
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults.
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Request is an Input with its Options: what CPU, Vulkan and Reference
 // serve.

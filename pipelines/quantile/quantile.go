@@ -29,13 +29,13 @@ import (
 type Options struct {
 	// Axis to take the quantiles along; negative counts from the end, as
 	// in NumPy.
-	Axis int `param:"axis"`
+	Axis int `param:"axis" help:"axis to take the quantiles along (negative counts from the end)"`
 	// Q are the quantiles, each in [0, 1]: the result's first axis, in
 	// this order.
-	Q []float64 `param:"q"`
+	Q []float64 `param:"q" help:"comma-separated quantiles, each in [0, 1] (0.5: the median)"`
 	// SkipNaN leaves NaN elements out (np.nanquantile); otherwise a NaN
 	// makes its slice's quantiles NaN.
-	SkipNaN bool `param:"skip_nan"`
+	SkipNaN bool `param:"skip_nan" help:"leave NaNs out (np.nanquantile) instead of making their slices' quantiles NaN"`
 	// Out gives the result its memory (nil: Go memory), named "q".
 	Out *tensor.Outputs
 }
@@ -46,6 +46,10 @@ func DefaultOptions() Options { return Options{Q: []float64{0.5}} }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults).
 func Defaults() map[string]any { return engine.Defaults(DefaultOptions()) }
+
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults.
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Check refuses no quantile, or one outside [0, 1] (NaN included).
 func (o Options) Check() error {

@@ -42,6 +42,19 @@ var statNames = [...]string{"sum", "mean", "var", "std", "min", "max"}
 // String returns the statistic's lower-case name.
 func (s Stat) String() string { return statNames[s] }
 
+// Stats are statistics, in the order asked for: Options.Stats, named
+// comma-separated ("mean,std") as the front ends give them.
+type Stats []Stat
+
+// String names the statistics comma-separated: "mean,std".
+func (ss Stats) String() string { return strings.Join(Names(ss), ",") }
+
+// UnmarshalText is ParseStats, for engine.Param.SetText.
+func (ss *Stats) UnmarshalText(b []byte) (err error) {
+	*ss, err = ParseStats(string(b))
+	return err
+}
+
 // AllStats lists every statistic.
 func AllStats() []Stat { return []Stat{Sum, Mean, Var, Std, Min, Max} }
 
@@ -79,19 +92,22 @@ func ParseStats(s string) ([]Stat, error) {
 // Check refuses what no reduction can
 // use, as an *engine.FieldError naming the parameter (the `param` tags).
 type Options struct {
-	// Axis to reduce; negative counts from the end as in NumPy.
-	Axis int `param:"axis"`
+	// Axis to reduce; negative counts from the end as in NumPy. The front
+	// ends take NumPy's axis (several, or all) and merge it into this one
+	// (MergeAxes), so it is not described (Params) but defaulted (Defaults).
+	Axis int
 	// DDof is the delta degrees of freedom of var and std, 0 or more (var
 	// and std are NaN where n − ddof ≤ 0).
-	DDof int `param:"ddof"`
+	DDof int `param:"ddof" help:"delta degrees of freedom of var and std (0: population, 1: sample)"`
 	// SkipNaN ignores NaN elements (NumPy's nanmean etc.); otherwise a NaN
 	// makes every statistic of its slice NaN.
-	SkipNaN bool
+	SkipNaN bool `param:"skipnan" flag:"skip-nan" help:"ignore NaNs instead of propagating them"`
 	// Out gives the results their memory (nil: Go memory); each is named
 	// by its statistic.
 	Out *tensor.Outputs
-	// Stats are the statistics Run computes ("stat" to the front ends).
-	Stats []Stat
+	// Stats are the statistics Run computes: Python's stat, the C ABI's
+	// stats.
+	Stats Stats `param:"stat" key:"stats" help:"comma-separated statistics: sum, mean, var, std, min, max, or all"`
 	// Central asks Run for the central moments (Result.Central) as well,
 	// on a device only, of each row of a 2-d (rows, n) array or each output
 	// column of a 3-d (outer, n, inner) one reduced along axis 1, around
@@ -114,13 +130,19 @@ type Options struct {
 func DefaultOptions() Options { return Options{Stats: []Stat{Mean}} }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults), "stat"
-// the statistics' names.
+// the statistics' names and "axis" the axis.
 func Defaults() map[string]any {
 	d := DefaultOptions()
 	m := engine.Defaults(d)
 	m["stat"] = Names(d.Stats)
+	m["axis"] = d.Axis
 	return m
 }
+
+// Params describe the options every front end takes (engine.Describe),
+// with DefaultOptions' defaults: not the axis, which the front ends read
+// as NumPy's (an axis, several, or all) and merge (MergeAxes).
+func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Names are the statistics' names, in order.
 func Names(stats []Stat) []string {
@@ -133,6 +155,21 @@ func Names(stats []Stat) []string {
 
 // Check refuses a negative ddof.
 func (o Options) Check() error { return engine.AtLeast("ddof", o.DDof, 0) }
+
+// WarnDDof is the code of the warning that var and std are NaN: the ddof
+// is at least the values along the axis.
+const WarnDDof = "ddof-nan"
+
+// Warnings are the doubts about o reducing n values (n > 0) along the
+// axis, which the front end names as its user gave it: var and std NaN
+// because the ddof is at least n (WarnDDof), when o.Stats has either.
+func (o Options) Warnings(n int, axis string) []engine.Warning {
+	if o.DDof < n || !slices.ContainsFunc(o.Stats, func(s Stat) bool { return s == Var || s == Std }) {
+		return nil
+	}
+	return []engine.Warning{engine.Warn(WarnDDof, map[string]float64{"ddof": float64(o.DDof), "n": float64(n)},
+		"{ddof=%d} with %d value(s) along {axis=%s}: var and std are NaN (they divide by n − ddof)", o.DDof, n, axis)}
+}
 
 // Result holds the statistics Run computed, each of the input's shape
 // without the axis, with what the call cost.

@@ -38,6 +38,12 @@ def test_cho_solve_from_a_factor(dev, dt):
                                rtol=rtol, atol=rtol)
     # the factor chol gives round-trips
     np.testing.assert_allclose(dev.cho_solve(dev.chol(a).l, b), want, rtol=1e-12)
+    # chol's factored keyword is the same call, with the log-determinant
+    # from the factor's diagonal
+    r = dev.chol(l.astype(dt), b.astype(dt), l=False, logdet=True, factored=True)
+    np.testing.assert_allclose(r.x, want, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(r.logdet, np.linalg.slogdet(a)[1], rtol=rtol, atol=rtol)
+    assert r.l is None and not r.info.any()
     bad = l.copy()
     bad[1, 2, 2] = 0.0
     with pytest.warns(RuntimeWarning, match="1 factor"):

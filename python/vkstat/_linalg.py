@@ -95,8 +95,8 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
 
 
 def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: bool = True,  # noqa: E741
-         inverse: bool = False, logdet: bool = False, quad: bool = False, out: Out = None,
-         dtype: DTypeLike = None) -> CholResult:
+         inverse: bool = False, logdet: bool = False, quad: bool = False, factored: bool = False,
+         out: Out = None, dtype: DTypeLike = None) -> CholResult:
     """Batched Cholesky factorisation A = L·Lᵀ, and what it gives:
     solves, inverses, log-determinants, quadratic forms.
 
@@ -117,6 +117,9 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         Return log det A.
     quad : bool, optional
         Return bᵀA⁻¹b for each right-hand side (needs b).
+    factored : bool, optional
+        ``a`` holds factors L (``chol``'s or :func:`numpy.linalg.cholesky`'s),
+        used as they are, not factored again (as :func:`cho_solve`).
     out : dict or tuple of ndarray, optional
         Where to write the outputs: a dict by name (``l``, ``x``,
         ``inverse``, ``logdet``, ``quad``, ``info``) or a tuple in
@@ -142,7 +145,7 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     """
     fast = None
     if type(a) is np.ndarray and b is None and out is None and dtype is None and plain(a):
-        fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), a.dtype, a.shape)
+        fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), bool(factored), a.dtype, a.shape)
         got = self._fast_call(fast, (a,), CholResult)
         if got is not None:
             return got
@@ -152,7 +155,7 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     if dtype is None:
         dtype = float_result(**peeked)
     arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
-    params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad)}
+    params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad), "factored": bool(factored)}
     got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields), repeat=True, fast=fast)
     return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
 
