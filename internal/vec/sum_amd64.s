@@ -1232,3 +1232,93 @@ TEXT ·cpuHasAVX2FMA(SB), NOSPLIT, $0-1
 	MOVB $1, ret+0(FP)
 no:
 	RET
+
+// func stencilAVX(dst, x *float64, off *int, w *float64, n, taps int)
+//
+// dst[i] = Σ_{t<taps} w[t]·x[i+off[t]] for i < n, the taps in order from
+// 0, a VMULPD then a VADDPD each (no FMA: the Go code's roundings), sixteen
+// outputs (four YMM registers) per pass over the taps, then four, then one.
+TEXT ·stencilAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ off+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ taps+40(FP), DX
+
+loop16:
+	CMPQ   CX, $16
+	JLT    loop4
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+taps16:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	LEAQ         (SI)(AX*8), R10
+	VMULPD       (R10), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       32(R10), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       64(R10), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       96(R10), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps16
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	ADDQ         $128, DI
+	ADDQ         $128, SI
+	SUBQ         $16, CX
+	JMP          loop16
+
+loop4:
+	CMPQ   CX, $4
+	JLT    loop1
+	VXORPD Y0, Y0, Y0
+	XORQ   BX, BX
+
+taps4:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	VMULPD       (SI)(AX*8), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps4
+	VMOVUPD      Y0, (DI)
+	ADDQ         $32, DI
+	ADDQ         $32, SI
+	SUBQ         $4, CX
+	JMP          loop4
+
+loop1:
+	CMPQ   CX, $1
+	JLT    done
+	VXORPD X0, X0, X0
+	XORQ   BX, BX
+
+taps1:
+	MOVQ   (R8)(BX*8), AX
+	VMOVSD (R9)(BX*8), X4
+	VMULSD (SI)(AX*8), X4, X5
+	VADDSD X5, X0, X0
+	INCQ   BX
+	CMPQ   BX, DX
+	JLT    taps1
+	VMOVSD X0, (DI)
+	ADDQ   $8, DI
+	ADDQ   $8, SI
+	DECQ   CX
+	JMP    loop1
+
+done:
+	VZEROUPPER
+	RET
