@@ -326,8 +326,10 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 		for py := py0; py <= py1; py++ {
 			row := g.f[(py-g.y0)*g.w:][:g.w]
 			for px := px0; px <= px1; px++ {
-				if v := row[px-g.x0]; v == v {
-					lo = min(lo, sign*v)
+				// min(lo, u) without the builtin's NaN handling (none
+				// here), a fifth of the function's time: −0 below +0.
+				if u := sign * row[px-g.x0]; u < lo || u == lo && math.Signbit(u) {
+					lo = u
 				}
 			}
 		}
