@@ -3,9 +3,16 @@ package figure
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"testing"
+
+	"git.sr.ht/~sbinet/gg"
+	"github.com/vkstat/vkstat/tensor"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // TestEncodePNG decodes encodePNG's files with image/png and finds the
@@ -69,5 +76,48 @@ func TestEncodePNG(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPNGCanvasSamePixels: the pictures drawn on a pngCanvas (paper painted
+// at once, the fills that change nothing skipped) have vgimg's own pixels
+// for every kind of figure, at sizes of whole and of fractional pixels, and
+// it does skip: the first paper fill of the whole draws nothing.
+func TestPNGCanvasSamePixels(t *testing.T) {
+	m := Map{Data: tensor.FromF64([]float64{1, 2, 3, math.NaN(), 5, 6}, 2, 3), Title: "σ map", BarLabel: "SNR",
+		Marks: []Mark{{Y: 0, X: 1, Label: "1"}, {Y: 1, X: 1, Star: true}}, Compass: &Compass{}}
+	lines := Lines{Title: "t", Series: []Series{{X: []float64{1, 2, 3}, Y: []float64{3, 4, 2}, Label: "a"}}}
+	odd := lines
+	odd.Width, odd.Height = 401.3, 300.1
+	figs := map[string]Figure{
+		"map":   m,
+		"odd":   odd,
+		"lines": lines,
+		"grid":  Grid{Panels: []Figure{m, m}, Cols: 2},
+		"bars":  Bars{{Title: "b", Categories: []string{"a", "b"}, Series: []BarSeries{{Label: "s", Values: []float64{1, 30}}}}},
+	}
+	for name, f := range figs {
+		fw, fh := f.Size()
+		got, want := rasterise(f, fw, fh, false), rasterise(f, fw, fh, true)
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("%s (%v×%v points): the pixels differ from vgimg's", name, fw, fh)
+		}
+	}
+	// The skip itself: Lines' paper fill of the whole canvas, first,
+	// draws nothing; its next drawing ends the blank.
+	fw, fh := lines.Size()
+	img := image.NewRGBA(image.Rect(0, 0, int(math.Ceil(fw.Dots(DPI))), int(math.Ceil(fh.Dots(DPI)))))
+	ctx := gg.NewContextForRGBA(img)
+	c := newPNGCanvas(vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DPI)), img)
+	dc := draw.New(c)
+	dc.SetColor(paper)
+	if dc.Fill(dc.Rectangle.Path()); !c.blank || img.RGBAAt(3, 3) != color.RGBAModel.Convert(paper) {
+		t.Errorf("the first paper fill of %v×%v points: blank %v, pixel %v", fw, fh, c.blank, img.RGBAAt(3, 3))
+	}
+	if dc.Fill(dc.Rectangle.Path()); !c.blank {
+		t.Errorf("a second paper fill of the whole drawn")
+	}
+	if dc.Stroke(dc.Rectangle.Path()); c.blank {
+		t.Error("still blank after a stroke")
 	}
 }
