@@ -317,6 +317,9 @@ type window struct {
 func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
 	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
 	rad := 4 * s
+	type pixel struct{ f, dy, dx float64 }
+	var pts []pixel
+	var w []float64
 	for it := 0; it < 100; it++ {
 		// The pixels within reach that the window holds (the others
 		// read as NaN, left out).
@@ -333,7 +336,9 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 				}
 			}
 		}
-		var sw, sy, sx float64
+		// The pixels within the radius, in order, then their weights
+		// at once (vec.Exp: math.Exp's values), then the sums in that order.
+		pts, w = pts[:0], w[:0]
 		for py := py0; py <= py1; py++ {
 			row := g.f[(py-g.y0)*g.w:][:g.w]
 			dy := float64(py) - y
@@ -347,11 +352,17 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 				if d2 > rad*rad {
 					continue
 				}
-				v := (sign*fv - lo) * math.Exp(-d2/(2*s*s))
-				sw += v
-				sy += v * dy
-				sx += v * dx
+				pts = append(pts, pixel{fv, dy, dx})
+				w = append(w, -d2/(2*s*s))
 			}
+		}
+		vec.Exp(w)
+		var sw, sy, sx float64
+		for i, p := range pts {
+			v := (sign*p.f - lo) * w[i]
+			sw += v
+			sy += v * p.dy
+			sx += v * p.dx
 		}
 		if !(sw > 0) {
 			return 0, 0, false
