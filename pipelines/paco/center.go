@@ -229,16 +229,17 @@ type peakKernel struct {
 func newPeakKernel(W int, fwhm float64) *peakKernel {
 	k := &peakKernel{kr: int(math.Ceil(2 * fwhm))}
 	kr := k.kr
-	k.lo = -kr * W // the first tap, (−kr, 0)
 	for dy := -kr; dy <= kr; dy++ {
 		for dx := -kr; dx <= kr; dx++ {
 			if dy*dy+dx*dx <= kr*kr {
-				k.off = append(k.off, dy*W+dx-k.lo)
+				k.off = append(k.off, dy*W+dx)
 				k.w = append(k.w, math.Exp(-float64(dy*dy+dx*dx)/(2*fwhm*fwhm)))
 			}
 		}
 	}
-	for _, w := range k.w {
+	k.lo = slices.Min(k.off)
+	for t, w := range k.w {
+		k.off[t] -= k.lo
 		k.sw += w
 	}
 	return k
