@@ -102,7 +102,7 @@ func split[T Float](x []T) (a []float64, b []float32, is64 bool) {
 	return nil, unsafe.Slice((*float32)(p), len(x)), false
 }
 
-// kernels are the loops under Sum, SumSqDev, AddRows and AddSqDevRows; the
+// kernels are the loops under Sum, SumSqDev, AddRows, AddSqDevRows, Stencil and Exp; the
 // row kernels are called with their arguments checked.
 type kernels struct {
 	name        string
@@ -118,11 +118,13 @@ type kernels struct {
 	rows32      func(cs []float64, x []float32, stride, rows int)
 	sqDevRows64 func(cq, cm, x []float64, stride, rows int)
 	sqDevRows32 func(cq, cm []float64, x []float32, stride, rows int)
+	stencil     func(dst, x []float64, off []int, w []float64)
+	exp         func(x []float64)
 }
 
 // goKernels are plain Go, for every processor.
 var goKernels = kernels{"go", sumGo[float64], sumGo[float32], sqDevGo[float64], sqDevGo[float32],
-	sumRunsGo[float64], sumRunsGo[float32], sqDevRunsGo[float64], sqDevRunsGo[float32], addRowsGo[float64], addRowsGo[float32], addSqDevRowsGo[float64], addSqDevRowsGo[float32]}
+	sumRunsGo[float64], sumRunsGo[float32], sqDevRunsGo[float64], sqDevRunsGo[float32], addRowsGo[float64], addRowsGo[float32], addSqDevRowsGo[float64], addSqDevRowsGo[float32], stencilGo, expGo}
 
 // impl is the set in use: goKernels, or the assembly where the processor
 // has AVX2 and FMA (sum_amd64.go).

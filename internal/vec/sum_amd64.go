@@ -28,6 +28,12 @@ func sqDevRuns64FMA(dst, m, x *float64, n, runs int)
 func sqDevRuns32FMA(dst, m *float64, x *float32, n, runs int)
 
 //go:noescape
+func exp4AVX(x *float64, n int)
+
+//go:noescape
+func stencilAVX(dst, x *float64, off *int, w *float64, n, taps int)
+
+//go:noescape
 func addRows64AVX(cs, x *float64, stride, rows, w int)
 
 //go:noescape
@@ -110,8 +116,20 @@ func sqDevRows32(cq, cm []float64, x []float32, stride, rows int) {
 	sqDevRows32AVX(&cq[0], &cm[0], &x[0], stride*4, rows, len(cq))
 }
 
+func stencil(dst, x []float64, off []int, w []float64) {
+	stencilAVX(&dst[0], &x[0], &off[0], &w[0], len(dst), len(off))
+}
+
+func exp(x []float64) {
+	n := len(x) &^ 3
+	if n > 0 {
+		exp4AVX(&x[0], n)
+	}
+	expGo(x[n:])
+}
+
 // asmKernels is the assembly set.
-var asmKernels = &kernels{"asm", sum64, sum32, sqDev64, sqDev32, sumRuns64, sumRuns32, sqDevRuns64, sqDevRuns32, rows64, rows32, sqDevRows64, sqDevRows32}
+var asmKernels = &kernels{"asm", sum64, sum32, sqDev64, sqDev32, sumRuns64, sumRuns32, sqDevRuns64, sqDevRuns32, rows64, rows32, sqDevRows64, sqDevRows32, stencil, exp}
 
 func init() {
 	if HasAVX2FMA {

@@ -1232,3 +1232,205 @@ TEXT ·cpuHasAVX2FMA(SB), NOSPLIT, $0-1
 	MOVB $1, ret+0(FP)
 no:
 	RET
+
+// func stencilAVX(dst, x *float64, off *int, w *float64, n, taps int)
+//
+// dst[i] = Σ_{t<taps} w[t]·x[i+off[t]] for i < n, the taps in order from
+// 0, a VMULPD then a VADDPD each (no FMA: the Go code's roundings), sixteen
+// outputs (four YMM registers) per pass over the taps, then four, then one.
+TEXT ·stencilAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ off+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ taps+40(FP), DX
+
+loop16:
+	CMPQ   CX, $16
+	JLT    loop4
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+taps16:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	LEAQ         (SI)(AX*8), R10
+	VMULPD       (R10), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       32(R10), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       64(R10), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       96(R10), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps16
+	VMOVUPD      Y0, (DI)
+	VMOVUPD      Y1, 32(DI)
+	VMOVUPD      Y2, 64(DI)
+	VMOVUPD      Y3, 96(DI)
+	ADDQ         $128, DI
+	ADDQ         $128, SI
+	SUBQ         $16, CX
+	JMP          loop16
+
+loop4:
+	CMPQ   CX, $4
+	JLT    loop1
+	VXORPD Y0, Y0, Y0
+	XORQ   BX, BX
+
+taps4:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	VMULPD       (SI)(AX*8), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps4
+	VMOVUPD      Y0, (DI)
+	ADDQ         $32, DI
+	ADDQ         $32, SI
+	SUBQ         $4, CX
+	JMP          loop4
+
+loop1:
+	CMPQ   CX, $1
+	JLT    done
+	VXORPD X0, X0, X0
+	XORQ   BX, BX
+
+taps1:
+	MOVQ   (R8)(BX*8), AX
+	VMOVSD (R9)(BX*8), X4
+	VMULSD (SI)(AX*8), X4, X5
+	VADDSD X5, X0, X0
+	INCQ   BX
+	CMPQ   BX, DX
+	JLT    taps1
+	VMOVSD X0, (DI)
+	ADDQ   $8, DI
+	ADDQ   $8, SI
+	DECQ   CX
+	JMP    loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// The constants of math.Exp's assembly (exp_amd64.s), four copies each
+// for the packed operations: log2(e), ln 2 in two parts, 1/16, the Taylor
+// coefficients 1/8! … 1/2!, 1, 2; then the exponent bias 1023 as four
+// int32s.
+DATA expk<>+0(SB)/8, $1.4426950408889634073599246810018920
+DATA expk<>+8(SB)/8, $1.4426950408889634073599246810018920
+DATA expk<>+16(SB)/8, $1.4426950408889634073599246810018920
+DATA expk<>+24(SB)/8, $1.4426950408889634073599246810018920
+DATA expk<>+32(SB)/8, $0.69314718055966295651160180568695068359375
+DATA expk<>+40(SB)/8, $0.69314718055966295651160180568695068359375
+DATA expk<>+48(SB)/8, $0.69314718055966295651160180568695068359375
+DATA expk<>+56(SB)/8, $0.69314718055966295651160180568695068359375
+DATA expk<>+64(SB)/8, $0.28235290563031577122588448175013436025525412068e-12
+DATA expk<>+72(SB)/8, $0.28235290563031577122588448175013436025525412068e-12
+DATA expk<>+80(SB)/8, $0.28235290563031577122588448175013436025525412068e-12
+DATA expk<>+88(SB)/8, $0.28235290563031577122588448175013436025525412068e-12
+DATA expk<>+96(SB)/8, $0.0625
+DATA expk<>+104(SB)/8, $0.0625
+DATA expk<>+112(SB)/8, $0.0625
+DATA expk<>+120(SB)/8, $0.0625
+DATA expk<>+128(SB)/8, $2.4801587301587301587e-5
+DATA expk<>+136(SB)/8, $2.4801587301587301587e-5
+DATA expk<>+144(SB)/8, $2.4801587301587301587e-5
+DATA expk<>+152(SB)/8, $2.4801587301587301587e-5
+DATA expk<>+160(SB)/8, $1.9841269841269841270e-4
+DATA expk<>+168(SB)/8, $1.9841269841269841270e-4
+DATA expk<>+176(SB)/8, $1.9841269841269841270e-4
+DATA expk<>+184(SB)/8, $1.9841269841269841270e-4
+DATA expk<>+192(SB)/8, $1.3888888888888888889e-3
+DATA expk<>+200(SB)/8, $1.3888888888888888889e-3
+DATA expk<>+208(SB)/8, $1.3888888888888888889e-3
+DATA expk<>+216(SB)/8, $1.3888888888888888889e-3
+DATA expk<>+224(SB)/8, $8.3333333333333333333e-3
+DATA expk<>+232(SB)/8, $8.3333333333333333333e-3
+DATA expk<>+240(SB)/8, $8.3333333333333333333e-3
+DATA expk<>+248(SB)/8, $8.3333333333333333333e-3
+DATA expk<>+256(SB)/8, $4.1666666666666666667e-2
+DATA expk<>+264(SB)/8, $4.1666666666666666667e-2
+DATA expk<>+272(SB)/8, $4.1666666666666666667e-2
+DATA expk<>+280(SB)/8, $4.1666666666666666667e-2
+DATA expk<>+288(SB)/8, $1.6666666666666666667e-1
+DATA expk<>+296(SB)/8, $1.6666666666666666667e-1
+DATA expk<>+304(SB)/8, $1.6666666666666666667e-1
+DATA expk<>+312(SB)/8, $1.6666666666666666667e-1
+DATA expk<>+320(SB)/8, $0.5
+DATA expk<>+328(SB)/8, $0.5
+DATA expk<>+336(SB)/8, $0.5
+DATA expk<>+344(SB)/8, $0.5
+DATA expk<>+352(SB)/8, $1.0
+DATA expk<>+360(SB)/8, $1.0
+DATA expk<>+368(SB)/8, $1.0
+DATA expk<>+376(SB)/8, $1.0
+DATA expk<>+384(SB)/8, $2.0
+DATA expk<>+392(SB)/8, $2.0
+DATA expk<>+400(SB)/8, $2.0
+DATA expk<>+408(SB)/8, $2.0
+DATA expk<>+416(SB)/4, $1023
+DATA expk<>+420(SB)/4, $1023
+DATA expk<>+424(SB)/4, $1023
+DATA expk<>+428(SB)/4, $1023
+GLOBL expk<>(SB), RODATA, $432
+
+// func exp4AVX(x *float64, n int)
+//
+// x[i] = e^x[i] for i < n, n a multiple of 4, x[i] within [−708, 709]:
+// math.Exp's steps on processors with FMA (its avxfma path), the same
+// operations in the same order, four values per instruction; without its
+// branches for arguments that overflow, underflow or are not finite.
+TEXT ·exp4AVX(SB), NOSPLIT, $0-16
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+
+loop:
+	CMPQ         CX, $4
+	JLT          done
+	VMOVUPD      (DI), Y0
+	VMULPD       expk<>+0(SB), Y0, Y1
+	VCVTPD2DQY   Y1, X2
+	VCVTDQ2PD    X2, Y1
+	VFNMADD231PD expk<>+32(SB), Y1, Y0
+	VFNMADD231PD expk<>+64(SB), Y1, Y0
+	VMULPD       expk<>+96(SB), Y0, Y0
+	VMOVUPD      expk<>+128(SB), Y1
+	VFMADD213PD  expk<>+160(SB), Y0, Y1
+	VFMADD213PD  expk<>+192(SB), Y0, Y1
+	VFMADD213PD  expk<>+224(SB), Y0, Y1
+	VFMADD213PD  expk<>+256(SB), Y0, Y1
+	VFMADD213PD  expk<>+288(SB), Y0, Y1
+	VFMADD213PD  expk<>+320(SB), Y0, Y1
+	VFMADD213PD  expk<>+352(SB), Y0, Y1
+	VMULPD       Y1, Y0, Y0
+	VADDPD       expk<>+384(SB), Y0, Y1
+	VMULPD       Y1, Y0, Y0
+	VADDPD       expk<>+384(SB), Y0, Y1
+	VMULPD       Y1, Y0, Y0
+	VADDPD       expk<>+384(SB), Y0, Y1
+	VMULPD       Y1, Y0, Y0
+	VADDPD       expk<>+384(SB), Y0, Y1
+	VFMADD213PD  expk<>+352(SB), Y1, Y0
+	VPADDD       expk<>+416(SB), X2, X2
+	VPMOVSXDQ    X2, Y3
+	VPSLLQ       $52, Y3, Y3
+	VMULPD       Y3, Y0, Y0
+	VMOVUPD      Y0, (DI)
+	ADDQ         $32, DI
+	SUBQ         $4, CX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
