@@ -22,6 +22,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY cmd ./cmd
 COPY cli ./cli
+COPY device ./device
 COPY engine ./engine
 COPY formats ./formats
 COPY internal ./internal

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // Issue 31 item 6: a session opened with "auto" says why it runs where it

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // OpenOptions configure a session, over what the environment says

@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // advice words what a user can do about an engine error, in terms of the

@@ -10,9 +10,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/suite"
 )
 

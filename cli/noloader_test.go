@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/tune"
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/shaderlab"
 	"github.com/vkstat/vkstat/tensor"

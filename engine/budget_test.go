@@ -3,8 +3,8 @@ package engine_test
 import (
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 // TestMemoryBudget: every device reports a budget within its heaps and its

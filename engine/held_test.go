@@ -5,8 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 // TestHold checks that a held array's windows read its bytes, that

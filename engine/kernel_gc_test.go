@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/shaders"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/suite"
 )
 

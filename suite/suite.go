@@ -185,7 +185,7 @@ type Op struct {
 // (its Build, Run, Reference and Tol, as verify checks them), as ggml's
 // test-backend-ops reuses its cases in its perf mode.
 type Tuning struct {
-	// Pipeline names the pipeline in the tune cache (internal/device/tune).
+	// Pipeline names the pipeline in the tune cache (device/tune).
 	Pipeline string
 	// Candidates lists the parameter sets to try on dev, the built-in
 	// choice first (the pipeline's tune.go).

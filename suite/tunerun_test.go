@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
-	"github.com/vkstat/vkstat/internal/device/tune"
+	"github.com/vkstat/vkstat/device/testdev"
+	"github.com/vkstat/vkstat/device/tune"
 )
 
 // TestTunerHardCases: on a device with float64, cov's built-in parameters

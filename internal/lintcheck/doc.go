@@ -3,5 +3,5 @@
 // passes unformatted code is a bug no other test finds; and the tests of
 // DESIGN.md's rules that span packages: no error below cli/ names a
 // command-line flag, and imports run down only (engine on leaf helpers and tensor,
-// internal/device/ on engine, pipelines on both, cli on top).
+// device/ on engine, pipelines on both, cli on top).
 package lintcheck

@@ -13,12 +13,12 @@ import (
 	"testing"
 )
 
-// leaf reports whether package q is a leaf helper: under internal/ but not
-// internal/device/ (which holds the modules built on engine), shaders, or
-// tensor (arrays and their element types, on internal/par only: the engine
-// names the shader variant of a type, engine.Variant).
+// leaf reports whether package q is a leaf helper: under internal/ (the
+// modules built on engine are device/'s, a part of their own), shaders,
+// or tensor (arrays and their element types, on internal/par only: the
+// engine names the shader variant of a type, engine.Variant).
 func leaf(q string) bool {
-	return under(q, "internal") && !under(q, "internal/device") || q == "shaders" || q == "tensor"
+	return under(q, "internal") || q == "shaders" || q == "tensor"
 }
 
 // under reports whether package p is prefix or below it.
@@ -41,8 +41,8 @@ var importRules = []struct {
 	{"pipelines never import cli or formats",
 		func(p string) bool { return under(p, "pipelines") },
 		func(q string) bool { return !under(q, "cli") && !under(q, "formats") }},
-	{"internal/device/ (built on engine) never imports what is built on it",
-		func(p string) bool { return under(p, "internal/device") },
+	{"device/ (built on engine) never imports what is built on it",
+		func(p string) bool { return under(p, "device") },
 		func(q string) bool {
 			return !under(q, "pipelines") && !under(q, "cli") && !under(q, "formats") && !under(q, "suite") && !under(q, "capi")
 		}},
@@ -53,7 +53,7 @@ var importRules = []struct {
 
 // TestImportsRunDown checks importRules on the import graph of every
 // package's non-test Go files (tests may import what they need: engine's
-// tests open devices with internal/device/testdev).
+// tests open devices with device/testdev).
 func TestImportsRunDown(t *testing.T) {
 	g := importGraph(t, repoRoot(t))
 	if len(g) < 20 || len(g["engine"]) == 0 {
@@ -65,34 +65,34 @@ func TestImportsRunDown(t *testing.T) {
 }
 
 // The rules find what they are for, in a planted graph: engine reaching a
-// pipeline through a leaf, a pipeline importing formats, internal/device
+// pipeline through a leaf, a pipeline importing formats, device
 // used by a leaf, and a clean graph passing.
 func TestImportRulesFind(t *testing.T) {
 	bad := map[string][]string{
-		"engine":               {"internal/par"},
-		"internal/par":         {"pipelines/cov"},
-		"pipelines/cov":        {"engine", "formats"},
-		"formats":              nil,
-		"internal/spirv":       {"internal/device/tune"},
-		"internal/device/tune": {"engine"},
+		"engine":         {"internal/par"},
+		"internal/par":   {"pipelines/cov"},
+		"pipelines/cov":  {"engine", "formats"},
+		"formats":        nil,
+		"internal/spirv": {"device/tune"},
+		"device/tune":    {"engine"},
 	}
 	got := strings.Join(importViolations(bad), "\n")
 	for _, want := range []string{
 		"engine reaches pipelines/cov",
 		"internal/par reaches pipelines/cov",
 		"pipelines/cov reaches formats",
-		"internal/spirv reaches internal/device/tune",
+		"internal/spirv reaches device/tune",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations:\n%s\nwant one saying %q", got, want)
 		}
 	}
 	good := map[string][]string{
-		"engine":               {"internal/par", "internal/spirv"},
-		"internal/device/tune": {"engine"},
-		"pipelines/cov":        {"engine", "internal/device/tune", "shaders"},
-		"cli":                  {"pipelines/cov", "formats"},
-		"cmd/vkstat":           {"cli"},
+		"engine":        {"internal/par", "internal/spirv"},
+		"device/tune":   {"engine"},
+		"pipelines/cov": {"engine", "device/tune", "shaders"},
+		"cli":           {"pipelines/cov", "formats"},
+		"cmd/vkstat":    {"cli"},
 	}
 	if v := importViolations(good); len(v) > 0 {
 		t.Errorf("a clean graph: %v", v)

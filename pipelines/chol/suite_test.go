@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/internal/inputs"
 
 	"github.com/vkstat/vkstat/tensor"

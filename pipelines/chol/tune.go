@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// tuning is the chol pipeline's resolved parameters (internal/device/tune,
+// tuning is the chol pipeline's resolved parameters (device/tune,
 // defaults/chol.json).
 type tuning struct {
 	kernel        string // workgroup (chol.comp) or subgroup (chol_sg.comp)

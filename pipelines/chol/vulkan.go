@@ -6,8 +6,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -87,7 +87,7 @@ const defaultSharedMemory = 32 << 10
 // planLayout picks the layout for P on a device with the limits of info,
 // float64 when double: TPM = the power of two >= P invocations per matrix,
 // 64/TPM matrices per workgroup when P <= 32 (64: the built-in
-// wg_invocations of internal/device/tune's chol.json), and L in workgroup memory
+// wg_invocations of device/tune's chol.json), and L in workgroup memory
 // when sharedBytes fits the device's maxComputeSharedMemorySize, else in a
 // global scratch buffer. With 32 KiB (lavapipe) that is P <= 128 in float32
 // and P <= 90 in float64; with 48 KiB (NVIDIA) P <= 157 and P <= 111; with

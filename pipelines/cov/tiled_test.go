@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
-	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/tensor"
 )
 

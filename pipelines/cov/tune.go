@@ -3,11 +3,11 @@ package cov
 import (
 	"context"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
-// tuning is the cov pipeline's resolved parameters (internal/device/tune,
+// tuning is the cov pipeline's resolved parameters (device/tune,
 // defaults/cov.json; docs/tune.md).
 type tuning struct {
 	kernel     string // blocks or tiled

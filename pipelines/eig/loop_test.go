@@ -3,7 +3,7 @@ package eig
 import (
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

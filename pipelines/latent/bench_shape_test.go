@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )

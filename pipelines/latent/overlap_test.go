@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -3,11 +3,11 @@ package mapx
 import (
 	"context"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
-// workgroupSize is map.comp's workgroup size on info's device (internal/device/tune,
+// workgroupSize is map.comp's workgroup size on info's device (device/tune,
 // defaults/mapx.json; ctx may carry an override), checked against its
 // limit.
 func workgroupSize(ctx context.Context, info engine.DeviceInfo) (int, error) {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/pipelines/synth"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 	"github.com/vkstat/vkstat/tensor"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 )
 
 // rowsLoopBudget is the most iterations one invocation of a rows kernel may
@@ -16,7 +16,7 @@ import (
 // size.
 const rowsLoopBudget = 60000
 
-// tuning is the reduce pipeline's resolved parameters (internal/device/tune,
+// tuning is the reduce pipeline's resolved parameters (device/tune,
 // defaults/reduce.json).
 type tuning struct {
 	workgroup   int    // reduce_partial and reduce_finish

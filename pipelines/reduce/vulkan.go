@@ -279,7 +279,7 @@ func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, op
 	}
 	workgroup := tn.workgroup
 	// Long contiguous runs (the last axis) go to the rows kernel the
-	// tuning names (internal/device/tune, defaults/reduce.json): a workgroup
+	// tuning names (device/tune, defaults/reduce.json): a workgroup
 	// (reduce_rows) or a subgroup (reduce_rows_sg) per record, striding
 	// over it so that neighbouring invocations read neighbouring memory;
 	// otherwise ("none") an invocation per record walks its column or run.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 )
 
 // The latent of docs/latent.md's measurements, (8, 16, 16, 64, 64): 2048

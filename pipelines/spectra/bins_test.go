@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkstat/vkstat/internal/device/testdev"
+	"github.com/vkstat/vkstat/device/testdev"
 )
 
 // deviceImpls is impls without the CPU path.

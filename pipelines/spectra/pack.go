@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/tune"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -174,7 +174,7 @@ func (p *packer) prepare(ctx context.Context, dev *engine.Device, raw *rawInput,
 	}
 	name := "spectra_pack" + v.Suffix()
 	// A workgroup per transform, or an invocation per transform of at
-	// most pack_alone values (internal/device/tune: CPU devices, whose barriers
+	// most pack_alone values (device/tune: CPU devices, whose barriers
 	// are emulated).
 	tp, err := tune.Resolve(ctx, "spectra", dev.Info)
 	if err != nil {

@@ -3,8 +3,8 @@ package spectra
 import (
 	"context"
 
+	"github.com/vkstat/vkstat/device/vkfft"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/tensor"
 )
 

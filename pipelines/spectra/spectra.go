@@ -26,7 +26,7 @@
 // The transforms run on the CPU in float64 (fft.go's power-of-two FFT, for
 // frames of power-of-two sides and series of a power-of-two length,
 // cpupow2.go; gonum's dsp/fourier for other sizes, cpu.go) or on a Vulkan
-// device through VkFFT (internal/device/vkfft; float32, or float64 where the
+// device through VkFFT (device/vkfft; float32, or float64 where the
 // device has shaderFloat64), where shaders/spectra_bins.comp reduces the
 // spectra to the radial bins and sums and shaders/spectra_groups.comp adds
 // those over groups of consecutive transforms in the same submission, and

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vkstat/vkstat/device/vkfft"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/vkfft"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )

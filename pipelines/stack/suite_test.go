@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }

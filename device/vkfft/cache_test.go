@@ -9,8 +9,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/internal/device/testdev"
 )
 
 func TestMain(m *testing.M) { testdev.Main(m) }
