@@ -106,15 +106,11 @@ func runCov(c *ucli.Context) error {
 	}
 	path := c.String(flag)
 	tr := time.Now()
-	in, err := readInput(c, flag)
+	in, err := readInputAs(c, flag)
 	if err != nil {
 		return err
 	}
-	dt, err := precision(c, in.DType)
-	if err != nil {
-		return err
-	}
-	in = in.As(dt)
+	dt := in.DType
 
 	var g cov.Gather
 	single := false

@@ -101,3 +101,17 @@ func readInput(c *ucli.Context, flag string) (*tensor.Tensor, error) {
 	}
 	return t, nil
 }
+
+// readInputAs reads the array flag names, in the type --precision asks
+// for (its own type by default).
+func readInputAs(c *ucli.Context, flag string) (*tensor.Tensor, error) {
+	t, err := readInput(c, flag)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := precision(c, t.DType)
+	if err != nil {
+		return nil, err
+	}
+	return t.As(dt), nil
+}

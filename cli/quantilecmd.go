@@ -55,15 +55,11 @@ Examples:
 				return err
 			}
 			tr := time.Now()
-			in, err := readInput(c, "in")
+			in, err := readInputAs(c, "in")
 			if err != nil {
 				return err
 			}
-			dt, err := precision(c, in.DType)
-			if err != nil {
-				return err
-			}
-			in = in.As(dt)
+			dt := in.DType
 			read := time.Since(tr)
 			s, err := openSessionFor(c, priced(quantile.Spec)(quantile.Work(in.Shape, dt, opt)))
 			if err != nil {
