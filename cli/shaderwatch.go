@@ -76,6 +76,7 @@ func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(c, path) }, c.Duration("interval"), func() bool {
 		n++
 		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
+		newRound(c) // each run writes its outputs afresh
 		watchOnce(c, w, path, devs, runs)
 		m := c.Int("max-runs")
 		return m <= 0 || n < m
