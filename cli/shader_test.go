@@ -998,6 +998,13 @@ func TestShaderSweep(t *testing.T) {
 	if code, _, stderr := run(t, "shader", "sweep", sweep, "--warmup", "-1"); code != ExitUsage || !strings.Contains(stderr, "--warmup must be from 0 to") {
 		t.Errorf("sweep --warmup -1: exit %d: %s", code, stderr)
 	}
+	// A sweep wrote nothing its --out/--out-dir named; they are refused.
+	for _, out := range [][]string{{"--out-dir", filepath.Join(dir, "D")}, {"--out", "y=" + filepath.Join(dir, "y.npy")}, {"-o", "y=" + filepath.Join(dir, "y.npy")}} {
+		code, _, stderr := run(t, append([]string{"shader", "sweep", sweep}, out...)...)
+		if code != ExitUsage || !strings.Contains(stderr, "unknown flag "+out[0]) || !strings.Contains(stderr, "a sweep writes its table only") {
+			t.Errorf("sweep %s: exit %d: %s", out[0], code, stderr)
+		}
+	}
 	code, stdout, _ = run(t, "shader", "run", "--case", one, "--repeat", "3", "--warmup", "2")
 	if code != 0 || !strings.Contains(stdout, "median of 3 after 2 untimed") && !strings.Contains(stdout, "no timestamps") || !strings.Contains(stdout, "first run ") {
 		t.Errorf("run --repeat 3 --warmup 2: exit %d:\n%s", code, stdout)
