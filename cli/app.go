@@ -161,13 +161,19 @@ func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
 	return "--" + s
 }
 
-// positionalArgs words a flag that names what a command takes as a
-// positional argument, by command path and flag.
-var positionalArgs = map[string]string{
-	"survey run --manifest": "the manifest is positional: vkstat survey run [flags] MANIFEST",
-	"stack --dates":         "the dates are positional: vkstat stack [flags] FILE... | 'GLOB' | @LIST.txt",
-	"verify --reports":      "the reports are positional: vkstat verify --compare A.json B.json",
+// unknownFlags words a flag a command does not take, by command path and
+// flag: one that names what the command takes as a positional argument,
+// or one its sibling commands take.
+var unknownFlags = map[string]string{
+	"survey run --manifest":  "the manifest is positional: vkstat survey run [flags] MANIFEST",
+	"stack --dates":          "the dates are positional: vkstat stack [flags] FILE... | 'GLOB' | @LIST.txt",
+	"verify --reports":       "the reports are positional: vkstat verify --compare A.json B.json",
+	"shader sweep --out":     sweepWritesNone,
+	"shader sweep --o":       sweepWritesNone,
+	"shader sweep --out-dir": sweepWritesNone,
 }
+
+const sweepWritesNone = "a sweep writes its table only; to write a variant's bindings, run its flags with vkstat shader run --out-dir DIR"
 
 // flagError is a usage error; Go's "flag provided but not defined: -outdir"
 // becomes "reduce: unknown flag --outdir; did you mean --out-dir?", the
@@ -186,7 +192,7 @@ func flagError(err error, path string, flags []ucli.Flag) error {
 	if path != "" {
 		msg = path + ": " + msg
 	}
-	if arg, ok := positionalArgs[path+" --"+name]; ok {
+	if arg, ok := unknownFlags[path+" --"+name]; ok {
 		return usagef("%s; %s", msg, arg)
 	}
 	cmd, _, _ := strings.Cut(path, " ") // renamed is by the first word

@@ -245,6 +245,18 @@ func (f *runFiles) guard(path string) error {
 	return nil
 }
 
+// newRound begins another round of a command that writes its outputs
+// anew on every round (shader watch, on every save): the files the rounds
+// before wrote may be written again; within a round, as within any run, a
+// file is written once and never over an input.
+func newRound(c *ucli.Context) {
+	if f := filesOf(c); f != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.written = nil
+	}
+}
+
 // namer words what names path: the flags that name it and the --out-dir
 // it lies in, else "the command".
 func (f *runFiles) namer(path string) string {

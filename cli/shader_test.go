@@ -20,6 +20,7 @@ import (
 
 	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/spirv"
 	"github.com/vkstat/vkstat/shaderlab"
 	"github.com/vkstat/vkstat/tensor"
@@ -303,74 +304,193 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// watchSession is a shader watch running in the test's process, its file
+// edited as an editor saves it.
+type watchSession struct {
+	t         *testing.T
+	file      string
+	out, errb syncBuffer
+	done      chan int // Main's exit code
+	cancel    context.CancelFunc
+	mark      int // the output before the last edit
+}
+
+// startWatch runs vkstat --validate shader watch file flags... until the
+// test ends (or cancel, or --max-runs).
+func startWatch(t *testing.T, file string, flags ...string) *watchSession {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &watchSession{t: t, file: file, done: make(chan int, 1), cancel: cancel}
+	args := append([]string{"vkstat", "--validate", "shader", "watch", file}, flags...)
+	go func() { w.done <- Main(ctx, args, &w.out, &w.errb) }()
+	return w
+}
+
+// waitUntil waits for ok to hold of the output of a run after the last
+// edit, and returns that output.
+func (w *watchSession) waitUntil(ok func(tail string) bool) string {
+	w.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if tail := w.out.String()[w.mark:]; strings.Contains(tail, "── run ") && ok(tail) {
+			return tail
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatalf("no run as wanted after the edit in:\n%s\nstderr: %s", w.out.String()[w.mark:], w.errb.String())
+	return ""
+}
+
+// waitFor waits for a run after the last edit that prints every one of want.
+func (w *watchSession) waitFor(want ...string) {
+	w.t.Helper()
+	w.waitUntil(func(tail string) bool {
+		for _, s := range want {
+			if !strings.Contains(tail, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// edit saves text as editors do: a new file renamed over the old one.
+func (w *watchSession) edit(text string) {
+	w.t.Helper()
+	w.mark = len(w.out.String())
+	tmp := w.file + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, w.file); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// exit waits for watch to end and returns its exit code.
+func (w *watchSession) exit() int {
+	w.t.Helper()
+	select {
+	case code := <-w.done:
+		return code
+	case <-time.After(30 * time.Second):
+		w.t.Fatal("watch did not stop")
+		return 0
+	}
+}
+
 // TestShaderWatch scripts an editing session: the first run passes, an
 // edit re-runs and shows the change (and the failed expectation), a broken
 // edit shows the compile error with its line, and the fix runs again.
 func TestShaderWatch(t *testing.T) {
 	needShaderDevice(t)
-	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join(examples, "saxpy.comp"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := writeFile(t, dir, "saxpy.comp", string(src))
+	file := writeFile(t, t.TempDir(), "saxpy.comp", string(src))
 	ex := shaderExamples()[0]
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncBuffer
-	done := make(chan int)
-	args := append([]string{"vkstat", "--validate", "shader", "watch", file}, ex.flags...)
-	args = append(args, "-e", "y="+ex.expected, "--interval", "20ms")
-	go func() { done <- Main(ctx, args, &out, &errb) }()
-
-	mark := 0 // the output before the last edit
-	waitFor := func(want ...string) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) {
-			tail := out.String()[mark:]
-			ok := strings.Contains(tail, "── run ")
-			for _, w := range want {
-				ok = ok && strings.Contains(tail, w)
-			}
-			if ok {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Fatalf("no %q after the edit in:\n%s\nstderr: %s", want, out.String()[mark:], errb.String())
+	w := startWatch(t, file, append(ex.flags, "-e", "y="+ex.expected, "--interval", "20ms")...)
+	w.waitFor("GPU time", "PASS y")
+	w.edit(strings.Replace(string(src), "p.a * x[i] + y[i]", "p.a * x[i] + y[i] + 1.0", 1))
+	w.waitFor("change vs previous run, y: max error 1", "FAIL y", "previous", "trend ms")
+	w.edit(strings.Replace(string(src), "p.a * x[i] + y[i];", "p.a * x[i] + y[i]", 1))
+	w.waitFor("compile error", file+":1", ": error:")
+	w.edit(string(src) + "\n")
+	w.waitFor("PASS y")
+	w.cancel()
+	// Issue 25, messages: Ctrl-C ends watch with 130, as every command.
+	if code := w.exit(); code != ExitInterrupted {
+		t.Errorf("watch ended by its context: exit %d, want %d", code, ExitInterrupted)
 	}
-	// edit saves as editors do: a new file renamed over the old one.
-	edit := func(text string) {
-		t.Helper()
-		mark = len(out.String())
-		tmp := file + ".tmp"
-		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, file); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor("GPU time", "PASS y")
-	edit(strings.Replace(string(src), "p.a * x[i] + y[i]", "p.a * x[i] + y[i] + 1.0", 1))
-	waitFor("change vs previous run, y: max error 1", "FAIL y", "previous", "trend ms")
-	edit(strings.Replace(string(src), "p.a * x[i] + y[i];", "p.a * x[i] + y[i]", 1))
-	waitFor("compile error", file+":1", ": error:")
-	edit(string(src) + "\n")
-	waitFor("PASS y")
-	cancel()
-	select {
-	case code := <-done:
-		// Issue 25, messages: Ctrl-C ends watch with 130, as every command.
-		if code != ExitInterrupted {
-			t.Errorf("watch ended by its context: exit %d, want %d", code, ExitInterrupted)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("watch did not stop when its context ended")
-	}
-	if s := errb.String(); strings.Contains(s, "validation") {
+	if s := w.errb.String(); strings.Contains(s, "validation") {
 		t.Errorf("validation messages: %s", s)
+	}
+}
+
+// watchError finds the lines where watch says a run went wrong.
+var watchError = regexp.MustCompile(`(?m)^(compile )?error`)
+
+// TestShaderWatchOutputs: watch writes its --out-dir (or --out) files
+// afresh on every run, not on the first only (each run's y is checked
+// against NumPy's saxpy_expected.npy plus the constant the edit added),
+// and leaves nothing but them (and the folder's list) behind.
+func TestShaderWatchOutputs(t *testing.T) {
+	needShaderDevice(t)
+	src, err := os.ReadFile(filepath.Join(examples, "saxpy.comp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := shaderExamples()[0]
+	want, err := formats.ReadNPY(ex.expected) // 2.5·x + y, float64 rounded once
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "p.a * x[i] + y[i]"
+	for _, tc := range []struct {
+		name  string
+		flags func(dir string) (path string, flags []string)
+		files []string // what the folder holds after the runs
+	}{
+		{"out-dir", func(dir string) (string, []string) {
+			d := filepath.Join(dir, "D")
+			return filepath.Join(d, "y.npy"), []string{"--out-dir", d}
+		}, []string{".vkstat-outputs", "y.npy"}},
+		{"out", func(dir string) (string, []string) {
+			return filepath.Join(dir, "y.npy"), []string{"-o", "y=" + filepath.Join(dir, "y.npy")}
+		}, []string{"saxpy.comp", "y.npy"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path, flags := tc.flags(dir)
+			// Three runs: y + 1, then y + 2.25, then saxpy as written;
+			// the last is the file NumPy wrote.
+			adds := []string{" + 1.0", " + 2.25", ""}
+			file := writeFile(t, dir, "saxpy.comp", strings.Replace(string(src), body, body+adds[0], 1))
+			w := startWatch(t, file, append(ex.flags, append(flags, "--interval", "20ms", "--max-runs", "3")...)...)
+			for k, add := range adds {
+				if k > 0 {
+					w.edit(strings.Replace(string(src), body, body+add, 1))
+				}
+				tail := w.waitUntil(func(tail string) bool {
+					return strings.Contains(tail, "y → "+path) || watchError.MatchString(tail)
+				})
+				if watchError.MatchString(tail) {
+					t.Fatalf("run %d: %s", k+1, tail)
+				}
+				got, err := formats.ReadNPY(path)
+				if err != nil {
+					t.Fatalf("run %d: %v", k+1, err)
+				}
+				c, _ := strconv.ParseFloat(strings.TrimPrefix(add, " + "), 64)
+				if len(got.F32) != len(want.F32) {
+					t.Fatalf("run %d: %d values, want %d", k+1, len(got.F32), len(want.F32))
+				}
+				for i, v := range want.F32 {
+					// A few float32 roundings of values below 16 (ulp 2e-6).
+					if e := float64(v) + c; math.Abs(float64(got.F32[i])-e) > 1e-5 {
+						t.Fatalf("run %d: y[%d] = %v, want %v", k+1, i, got.F32[i], e)
+					}
+				}
+			}
+			if code := w.exit(); code != 0 {
+				t.Errorf("watch --max-runs 3: exit %d, want 0; stderr %s", code, w.errb.String())
+			}
+			if out := w.out.String(); strings.Count(out, "y → "+path) != 3 || watchError.MatchString(out) {
+				t.Errorf("three runs writing y, no error, wanted:\n%s", out)
+			}
+			entries, err := os.ReadDir(filepath.Dir(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if !slices.Equal(names, tc.files) {
+				t.Errorf("%s holds %v, want %v (no temporary left)", filepath.Dir(path), names, tc.files)
+			}
+		})
 	}
 }
 
@@ -877,6 +997,13 @@ func TestShaderSweep(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "shader", "sweep", sweep, "--warmup", "-1"); code != ExitUsage || !strings.Contains(stderr, "--warmup must be from 0 to") {
 		t.Errorf("sweep --warmup -1: exit %d: %s", code, stderr)
+	}
+	// A sweep wrote nothing its --out/--out-dir named; they are refused.
+	for _, out := range [][]string{{"--out-dir", filepath.Join(dir, "D")}, {"--out", "y=" + filepath.Join(dir, "y.npy")}, {"-o", "y=" + filepath.Join(dir, "y.npy")}} {
+		code, _, stderr := run(t, append([]string{"shader", "sweep", sweep}, out...)...)
+		if code != ExitUsage || !strings.Contains(stderr, "unknown flag "+out[0]) || !strings.Contains(stderr, "a sweep writes its table only") {
+			t.Errorf("sweep %s: exit %d: %s", out[0], code, stderr)
+		}
 	}
 	code, stdout, _ = run(t, "shader", "run", "--case", one, "--repeat", "3", "--warmup", "2")
 	if code != 0 || !strings.Contains(stdout, "median of 3 after 2 untimed") && !strings.Contains(stdout, "no timestamps") || !strings.Contains(stdout, "first run ") {

@@ -187,7 +187,9 @@ func flagValues(c *ucli.Context, name string) []string {
 }
 
 func shaderSweepCommand() *ucli.Command {
-	flags := append(compileFlags(), runFlags()...)
+	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {
+		return f.Names()[0] == "out" || f.Names()[0] == "out-dir" // a sweep writes its table only (sweepWritesNone)
+	})
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding with an NPY file: NAME=FILE.npy (repeatable)"},
 	)

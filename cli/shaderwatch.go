@@ -29,9 +29,9 @@ func shaderWatchCommand() *ucli.Command {
 folders, and the NPY files it reads. On every change it recompiles
 (printing errors as file:line:column), re-runs on the device, and prints
 the validation messages, the change of each written binding against the
-previous run, the --expect verdicts, and the GPU time with its trend. A
-broken edit prints its errors and waits for the next save; stop with
-Ctrl-C.
+previous run, the --expect verdicts, and the GPU time with its trend,
+and writes the --out and --out-dir files afresh (all or none). A broken
+edit prints its errors and waits for the next save; stop with Ctrl-C.
 
 Examples:
    vkstat shader watch examples/shaders/saxpy.comp -b x=examples/shaders/saxpy_x.npy \
@@ -76,6 +76,7 @@ func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(c, path) }, c.Duration("interval"), func() bool {
 		n++
 		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
+		newRound(c) // each run writes its outputs afresh
 		watchOnce(c, w, path, devs, runs)
 		m := c.Int("max-runs")
 		return m <= 0 || n < m
