@@ -144,14 +144,18 @@ func SelectOps(all []Op, names []string) ([]Op, error) {
 		case "all":
 			return all, nil
 		}
-		n := len(out)
+		matched := false
 		for _, op := range all {
-			if (op.Name == name || op.Suite == name) && !seen[op.Name] {
+			if op.Name != name && op.Suite != name {
+				continue
+			}
+			matched = true
+			if !seen[op.Name] {
 				out = append(out, op)
 				seen[op.Name] = true
 			}
 		}
-		if len(out) == n {
+		if !matched { // a name whose operations an earlier one took is no error
 			have := make([]string, len(all))
 			for i, op := range all {
 				have[i] = op.Name

@@ -32,6 +32,11 @@ func TestSelectOps(t *testing.T) {
 	if want := []string{"reduce_nan", "reduce", "map"}; !slices.Equal(opNames(got), want) {
 		t.Errorf("got %v, want %v", opNames(got), want)
 	}
+	// reduce's suite holds reduce_nan: naming it after adds nothing, and is
+	// no error (it was "no operation or suite").
+	if got, err := SelectOps(all, []string{"reduce", "reduce_nan"}); err != nil || !slices.Equal(opNames(got), []string{"reduce", "reduce_nan"}) {
+		t.Errorf("reduce, reduce_nan: %v, %v", opNames(got), err)
+	}
 	for _, names := range [][]string{nil, {""}, {" ", ""}, {"map", "all"}} {
 		if got, err := SelectOps(all, names); err != nil || len(got) != len(all) {
 			t.Errorf("%q: %d of %d ops, %v", names, len(got), len(all), err)
