@@ -132,7 +132,7 @@ def test_nonfinite_keywords_are_refused(cpu, what, call, value):
     (lambda s: s.reduce(np.ones(3), ddof=2 ** 63), "ddof: 9223372036854775808 is out of range"),
     (lambda s: s.cov(np.ones((3, 4, 4)), radius=2.7), "radius: want an integer, got 2.7"),
     (lambda s: s.paco(CUBE, ANGLES, fwhm=2, radius=2.9), "radius: want an integer, got 2.9"),
-    (lambda s: s.stack(np.ones((2, 6, 6), np.float32), window=(0, 0, 2.5, 0)), "window: want an integer, got 2.5"),
+    (lambda s: s.stack(np.ones((2, 6, 6), np.float32), window=(0, 0, 2.5, 0)), 'window "0,0,2.5,0": want integers, comma-separated'),
     (lambda s: s.verify(["map", 3]), "ops: want a string, got a number"),
     (lambda s: s.latent(np.ones((2, 2, 4, 4)), "moments", lags="x"), "lags: want an integer, got a string"),
 ])
