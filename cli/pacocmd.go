@@ -3,15 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"text/tabwriter"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -198,16 +195,17 @@ func runPaco(c *ucli.Context) error {
 	// the last of them; --time prints it (the summary then gives only the
 	// wall), --time-json writes it.
 	account := c.Bool("time") || c.String("time-json") != ""
-	notes := phaseNotes(res, len(res.Detections))
+	notes := survey.PhaseNotes(res)
 	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
+	report := survey.Report{Target: t, Dir: dir, Files: files, Inputs: in, Result: res, Before: before, Device: s.name(),
+		Phases: acct.Phases, Wall: time.Since(start), Startup: s.startup, Notes: notes}
 	if c.Bool("json") {
-		err = pacoJSON(c.App.Writer, t, dir, files, in, res, before, s.name(), acct.Phases, time.Since(start), s.startup)
+		err = report.JSON(c.App.Writer)
 	} else {
-		var list []engine.PhaseTime // with --time, the phases are --time's
-		if !c.Bool("time") {
-			list = acct.Phases
+		if c.Bool("time") {
+			report.Phases = nil // with --time, the phases are --time's
 		}
-		pacoSummary(c.App.Writer, t, dir, in, res, s.name(), list, time.Since(start), notes)
+		report.Text(c.App.Writer)
 	}
 	if err != nil {
 		return err
@@ -223,29 +221,4 @@ func runPaco(c *ucli.Context) error {
 		reportTime(c, s, acct, wall)
 	}
 	return nil
-}
-
-// printTruth lists every injected companion with the detection within
-// 1.5 px of it (if any), the SNR and flux at its pixel, and the detections
-// that match no companion.
-func printTruth(w io.Writer, truth *synth.TruthFile, dets []paco.Detection, m *paco.Maps) {
-	fmt.Fprintln(w, "truth:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sep(px)\tPA(E of N)\tθ(+x→+y)\tinjected flux\ty\tx\tdetected\tSNR\tflux\tflux/injected\t")
-	matches, unmatched := paco.MatchTruth(truth.Companions, dets, m)
-	for _, mt := range matches {
-		tc, found, unb := mt.Companion, "no", ""
-		if k := mt.Detection; k >= 0 {
-			found = fmt.Sprintf("#%d", k+1)
-			if u := dets[k].Unbiased; u != nil {
-				unb = fmt.Sprintf("  unbiased %.4g (%.2f of injected) at (%.2f, %.2f)", u.FluxUnbiased, u.FluxUnbiased/tc.Flux, u.YRefined, u.XRefined)
-			}
-		}
-		fmt.Fprintf(tw, "%.1f\t%.1f\t%.1f\t%.4g\t%.1f\t%.1f\t%s\t%.2f\t%.4g\t%.2f\t%s\n", tc.Sep, tc.PA, tc.Theta, tc.Flux, tc.Y, tc.X, found, mt.SNR, mt.Flux, mt.Flux/tc.Flux, unb)
-	}
-	tw.Flush()
-	for _, i := range unmatched {
-		d := dets[i]
-		fmt.Fprintf(w, "detection #%d at (%d, %d), SNR %.2f, matches no injected companion\n", i+1, d.Y, d.X, d.SNR)
-	}
 }

@@ -5,7 +5,6 @@ package cli
 // --shard I/N, and the merge of the shards' tables into one survey table.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -216,15 +214,7 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		endBar()
 		t.Plot = plot
-		if _, err := survey.WriteTarget(c.Context, t, outDir(t), res, "vkstat "+Version, nil); err != nil {
-			return err
-		}
-		var summary bytes.Buffer
-		pacoSummary(&summary, t, outDir(t), in, res, s.name(), res.Timing.Phases, 0, nil)
-		return formats.AtomicWriteContext(c.Context, filepath.Join(outDir(t), "summary.txt"), func(w io.Writer) error {
-			_, err := w.Write(summary.Bytes())
-			return err
-		})
+		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
 	}
 	opt.Reason = func(t *survey.Target, err error) string {
 		if errors.Is(err, paco.ErrNoPSF) {
