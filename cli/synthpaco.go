@@ -4,9 +4,7 @@ package cli
 // trying PACO and for its tests (see pipelines/synth).
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +15,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values:
@@ -206,7 +203,7 @@ func synthPacoAction(c *ucli.Context) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir, "synth paco")
-	if err := addSynthDataset(&out, dir, ds, exts); err != nil {
+	if err := ds.AddFiles(&out, dir, exts, "vkstat synth paco", Version); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {
@@ -223,47 +220,4 @@ func synthPacoAction(c *ucli.Context) error {
 			i+1, t.SepPx, synth.ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
 	}
 	return nil
-}
-
-// addSynthDataset stages ds's files in out: cube, angles and PSF in each
-// of exts (".fits", ".npy") and truth.json, in dir.
-func addSynthDataset(out *formats.Outputs, dir string, ds *synth.Dataset, exts []string) error {
-	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
-	cards := synthCards(ds)
-	files := map[string][]string{}
-	for _, ext := range exts {
-		for _, a := range []struct {
-			name string
-			t    *tensor.Tensor
-		}{{"cube", ds.Cube}, {"angles", angles}, {"psf", ds.PSF}} {
-			path := filepath.Join(dir, a.name+ext)
-			t := a.t
-			var write func(io.Writer) error
-			if ext == ".fits" {
-				write = func(wr io.Writer) error { return formats.EncodeFITS(wr, t, cards) }
-			} else {
-				write = func(wr io.Writer) error { return formats.EncodeNPY(wr, t) }
-			}
-			if err := out.Add(path, write); err != nil {
-				return err
-			}
-			files[a.name] = append(files[a.name], a.name+ext)
-		}
-	}
-	truth := ds.TruthFile("vkstat synth paco", Version, files)
-	return out.Add(filepath.Join(dir, "truth.json"), func(wr io.Writer) error {
-		enc := json.NewEncoder(wr)
-		enc.SetIndent("", "  ")
-		return enc.Encode(truth)
-	})
-}
-
-// synthCards are ds's header cards (synth.Dataset.Header) for FITS.
-func synthCards(ds *synth.Dataset) []formats.FITSCard {
-	h := ds.Header("vkstat synth paco", Version)
-	cards := make([]formats.FITSCard, len(h))
-	for i, c := range h {
-		cards[i] = formats.FITSCard(c)
-	}
-	return cards
 }

@@ -99,7 +99,7 @@ func synthSurveyAction(c *ucli.Context) error {
 		if err != nil {
 			return usageError{err}
 		}
-		if err := addSynthDataset(&out, filepath.Join(dir, name), ds, []string{".fits"}); err != nil {
+		if err := ds.AddFiles(&out, filepath.Join(dir, name), []string{".fits"}, "vkstat synth paco", Version); err != nil {
 			return err
 		}
 		entries = append(entries, entry{name, cfg.Companions[0]})

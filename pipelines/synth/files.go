@@ -1,0 +1,46 @@
+package synth
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// AddFiles stages ds's files in out, in dir: cube, angles and psf in each
+// of exts (".fits", ".npy"), the FITS ones with Header's cards, and
+// truth.json (TruthFile), made by generator (its name and version). It is
+// the layout vkstat synth paco and synth survey write, and a survey's
+// manifest (survey.DatasetManifest) lists.
+func (ds *Dataset) AddFiles(out *formats.Outputs, dir string, exts []string, generator, version string) error {
+	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
+	cards := ds.Header(generator, version)
+	files := map[string][]string{}
+	for _, ext := range exts {
+		for _, a := range []struct {
+			name string
+			t    *tensor.Tensor
+		}{{"cube", ds.Cube}, {"angles", angles}, {"psf", ds.PSF}} {
+			path := filepath.Join(dir, a.name+ext)
+			t := a.t
+			var write func(io.Writer) error
+			if ext == ".fits" {
+				write = func(wr io.Writer) error { return formats.EncodeFITS(wr, t, cards) }
+			} else {
+				write = func(wr io.Writer) error { return formats.EncodeNPY(wr, t) }
+			}
+			if err := out.Add(path, write); err != nil {
+				return err
+			}
+			files[a.name] = append(files[a.name], a.name+ext)
+		}
+	}
+	truth := ds.TruthFile(generator, version, files)
+	return out.Add(filepath.Join(dir, "truth.json"), func(wr io.Writer) error {
+		enc := json.NewEncoder(wr)
+		enc.SetIndent("", "  ")
+		return enc.Encode(truth)
+	})
+}
