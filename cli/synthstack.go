@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -84,7 +82,6 @@ func runSynthStack(c *ucli.Context) error {
 		return usagef("--type cint16 --format envi: ENVI has no complex int16 type; use --type cfloat32 for ENVI, or --format tif")
 	}
 	st.Complex, st.Int16 = typ != "Float32", typ == "CInt16"
-	border := st.Border
 	per := 1
 	if st.Complex {
 		per = 2
@@ -99,54 +96,17 @@ func runSynthStack(c *ucli.Context) error {
 	if !formats.HaveGDAL && driver != "ENVI" {
 		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", format)
 	}
-	wkt := "" // without GDAL: no coordinate system, only the geotransform
-	if formats.HaveGDAL {
-		var err error
-		if wkt, err = formats.EPSGWKT(32720); err != nil {
-			return err
-		}
+	spec, err := st.Spec(driver)
+	if err != nil {
+		return err
 	}
-	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
-	spec := formats.RasterSpec{Driver: driver, Type: typ, Width: w, Height: h, Georef: geo}
-	if border > 0 {
-		zero := 0.0
-		spec.NoData = &zero
-	}
-
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir, "synth stack")
-	sigma, changed := st.Maps()
-	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
-	if err := outs.AddRaster(filepath.Join(dir, "reflectivity.tif"), mapSpec, sigma); err != nil {
-		return err
-	}
-	if st.Change != 1 {
-		if err := outs.AddRaster(filepath.Join(dir, "reflectivity_changed.tif"), mapSpec, changed); err != nil {
-			return err
-		}
-	}
 	bar := newProgress(c.App.ErrWriter)
 	defer bar.done()
-	data := make([]float32, per*h*w)
-	var list strings.Builder
-	list.WriteString("# vkstat synth stack: one date per line\n")
-	for t := 0; t < T; t++ {
-		if err := c.Context.Err(); err != nil {
-			return err
-		}
-		bar.update(fmt.Sprintf("date %d/%d", t+1, T), float64(t)/float64(T))
-		if err := st.Date(c.Context, t, sigma, changed, data); err != nil {
-			return err
-		}
-		name := fmt.Sprintf("date_%03d%s", t+1, ext)
-		if err := outs.AddRaster(filepath.Join(dir, name), spec, data); err != nil {
-			return err
-		}
-		list.WriteString(name + "\n")
-	}
-	bar.update(fmt.Sprintf("date %d/%d", T, T), 1)
-	if err := outs.Add(filepath.Join(dir, "dates.txt"), func(wr io.Writer) error { _, err := io.WriteString(wr, list.String()); return err }); err != nil {
+	progress := func(t, T int) { bar.update(fmt.Sprintf("date %d/%d", min(t+1, T), T), float64(t)/float64(T)) }
+	if err := st.AddFiles(c.Context, &outs, dir, ext, spec, progress); err != nil {
 		return err
 	}
 	if err := outs.Commit(); err != nil {
