@@ -7,7 +7,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -242,7 +241,7 @@ func surveyRunAction(c *ucli.Context) error {
 
 	readTotal, runTotal := table.TimeTotals()
 	w := c.App.Writer
-	failed := printSurveySummary(w, table)
+	failed := table.Summary(w)
 	fmt.Fprintf(w, "device:     %s\n", s.name())
 	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
 		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
@@ -254,26 +253,6 @@ func surveyRunAction(c *ucli.Context) error {
 		return targetsFailedError{failed: failed, total: len(table.Rows), table: written[0]}
 	}
 	return nil
-}
-
-// printSurveySummary prints the counts and every failed target; it returns
-// the number of failed targets.
-func printSurveySummary(w io.Writer, s *survey.Table) int {
-	ok, failed := s.Counts()
-	part := ""
-	if s.Shards > 0 {
-		part = fmt.Sprintf(", shard %d/%d: %d of them", s.Shard, s.Shards, len(s.Rows))
-	}
-	fmt.Fprintf(w, "survey:     %s, %d targets%s: %d ok, %d failed\n", s.Manifest, s.Targets, part, ok, failed)
-	if failed > 0 {
-		fmt.Fprintln(w, "failed:")
-		for _, r := range s.Rows {
-			if r.Status != "ok" {
-				fmt.Fprintf(w, "  %s (#%d): %s\n", r.Name, r.Index, r.Reason)
-			}
-		}
-	}
-	return failed
 }
 
 func surveyMergeAction(c *ucli.Context) error {
@@ -309,7 +288,7 @@ func surveyMergeAction(c *ucli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	failed := printSurveySummary(w, s)
+	failed := s.Summary(w)
 	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
 	if failed > 0 {
 		return targetsFailedError{failed: failed, total: len(s.Rows), table: written[0]}
@@ -321,16 +300,14 @@ func surveyMergeAction(c *ucli.Context) error {
 // --flags...` and `survey merge DIR... --flags...` after the flags:
 // urfave/cli stops reading flags at the first positional argument, and
 // the manifest first is how the command reads best. Every flag of these
-// commands takes a value but the global booleans, --unbiased and help.
+// commands takes a value but the global booleans, run's booleans
+// (--unbiased, ...) and help.
 func surveyArgsLast(args []string) []string {
 	for i := 1; i+1 < len(args); i++ {
 		if args[i] != "survey" || (args[i+1] != "run" && args[i+1] != "merge") {
 			continue
 		}
-		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
-		for _, o := range survey.Columns {
-			bools[o.Name] = o.Bool
-		}
+		bools := boolFlags(surveyCommand().Subcommands[0].Flags) // run's; merge has none
 		return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
 	}
 	return args
@@ -371,15 +348,21 @@ func stackArgsLast(args []string) []string {
 		if args[i] != "stack" || args[i-1] == "synth" || strings.HasPrefix(args[i-1], "-") {
 			continue // synth stack, or a flag's value (bench --suite stack)
 		}
-		bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
-		for _, f := range stackCommand().Flags {
-			if _, ok := f.(*ucli.BoolFlag); ok {
-				for _, n := range f.Names() {
-					bools[n] = true
-				}
-			}
-		}
-		return append(append([]string{}, args[:i+1]...), flagsFirst(args[i+1:], bools)...)
+		return append(append([]string{}, args[:i+1]...), flagsFirst(args[i+1:], boolFlags(stackCommand().Flags))...)
 	}
 	return args
+}
+
+// boolFlags names the flags that take no value: those of flags, the
+// global booleans and help.
+func boolFlags(flags []ucli.Flag) map[string]bool {
+	bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
+	for _, f := range flags {
+		if _, ok := f.(*ucli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				bools[n] = true
+			}
+		}
+	}
+	return bools
 }

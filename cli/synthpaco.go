@@ -15,6 +15,8 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values:
@@ -41,6 +43,18 @@ func (f *companionFlag) Set(s string) error {
 	}
 	f.list = append(f.list, c)
 	return nil
+}
+
+// sequenceFlags are synth paco's and synth survey's --size and --dtype:
+// the frames' height and width, and the cube's type.
+func sequenceFlags(c *ucli.Context) (h, w int, dt tensor.DType, err error) {
+	if h, w, err = parseSize(c.String("size")); err != nil {
+		return 0, 0, 0, usagef("--size: %v", err)
+	}
+	if dt, err = parseFloatDType(c.String("dtype")); err != nil {
+		return 0, 0, 0, usagef("--dtype: %v", err)
+	}
+	return h, w, dt, nil
 }
 
 // parseSize reads "N" (N×N) or "H,W" (also "HxW").
@@ -135,29 +149,15 @@ func synthPacoAction(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	h, w, err := parseSize(c.String("size"))
+	h, w, dt, err := sequenceFlags(c)
 	if err != nil {
-		return usagef("--size: %v", err)
-	}
-	dt, err := parseFloatDType(c.String("dtype"))
-	if err != nil {
-		return usagef("--dtype: %v", err)
+		return err
 	}
 	format, err := mapFormats("format", c.String("format"))
 	if err != nil {
 		return err
 	}
-	var exts []string
-	switch format {
-	case "fits":
-		exts = []string{".fits"}
-	case "npy":
-		exts = []string{".npy"}
-	case "both":
-		exts = []string{".fits", ".npy"}
-	default:
-		return usagef("--format: want fits, npy or both, got %q", format)
-	}
+	exts := survey.FormatExts(format)
 	if n := c.Int("frames"); n < 2 {
 		return usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
 	}

@@ -59,13 +59,9 @@ func synthSurveyAction(c *ucli.Context) error {
 	if n < 1 || n > 10000 {
 		return usagef("--targets: want 1 to 10000, got %d", n)
 	}
-	h, w, err := parseSize(c.String("size"))
+	h, w, dt, err := sequenceFlags(c)
 	if err != nil {
-		return usagef("--size: %v", err)
-	}
-	dt, err := parseFloatDType(c.String("dtype"))
-	if err != nil {
-		return usagef("--dtype: %v", err)
+		return err
 	}
 	if f := c.Int("frames"); f < 2 {
 		return usagef("--frames %d: an ADI sequence needs at least 2 frames", f)

@@ -407,6 +407,12 @@ func (m *Manifest) Count(s *Shard) int {
 // Set sets the column's option of t to v, as a cell would.
 func (c Column) Set(t *Target, v string) error { return c.set(t, v) }
 
+// FormatExts are the file extensions of format (ParseFormat's): .fits,
+// .npy or both.
+func FormatExts(format string) []string {
+	return map[string][]string{"fits": {".fits"}, "npy": {".npy"}, "both": {".fits", ".npy"}}[format]
+}
+
 // ParseFormat reads the map formats: fits, npy, both, or a comma-separated
 // list of fits and npy; it returns fits, npy or both.
 func ParseFormat(v string) (string, error) {

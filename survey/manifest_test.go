@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,6 +259,20 @@ func TestDatasetManifest(t *testing.T) {
 				tg.PSF != "/data/"+n+"/psf.fits" || tg.Truth != "/data/"+n+"/truth.json" {
 				t.Errorf("%s: target %d = %+v", c.name, i, tg)
 			}
+		}
+	}
+}
+
+// TestFormatExts: each map format ParseFormat gives names its files'
+// extensions, FITS first.
+func TestFormatExts(t *testing.T) {
+	for in, want := range map[string][]string{"fits": {".fits"}, "npy": {".npy"}, "npy,fits": {".fits", ".npy"}, "both": {".fits", ".npy"}} {
+		f, err := ParseFormat(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FormatExts(f); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", in, got, want)
 		}
 	}
 }

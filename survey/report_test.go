@@ -81,3 +81,17 @@ func TestContrastCheckSummaryHandValues(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestTableSummary: shard 2 of 3 of a 5-target manifest ran 2 targets,
+// one failed: the counts and the failed one by name, position and reason.
+func TestTableSummary(t *testing.T) {
+	s := &Table{Manifest: "m.csv", Targets: 5, Shard: 2, Shards: 3,
+		Rows: []Row{{Index: 2, Name: "a", Status: "ok"}, {Index: 5, Name: "b", Status: "failed", Reason: "no file"}}}
+	var b bytes.Buffer
+	if failed := s.Summary(&b); failed != 1 {
+		t.Errorf("%d failed, want 1", failed)
+	}
+	if want := "survey:     m.csv, 5 targets, shard 2/3: 2 of them: 1 ok, 1 failed\nfailed:\n  b (#5): no file\n"; b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+}

@@ -181,6 +181,26 @@ func (s *Table) Counts() (ok, failed int) {
 	return ok, failed
 }
 
+// Summary prints the counts and every failed target, as vkstat survey
+// run and merge do; it returns the number of failed targets.
+func (s *Table) Summary(w io.Writer) int {
+	ok, failed := s.Counts()
+	part := ""
+	if s.Shards > 0 {
+		part = fmt.Sprintf(", shard %d/%d: %d of them", s.Shard, s.Shards, len(s.Rows))
+	}
+	fmt.Fprintf(w, "survey:     %s, %d targets%s: %d ok, %d failed\n", s.Manifest, s.Targets, part, ok, failed)
+	if failed > 0 {
+		fmt.Fprintln(w, "failed:")
+		for _, r := range s.Rows {
+			if r.Status != "ok" {
+				fmt.Fprintf(w, "  %s (#%d): %s\n", r.Name, r.Index, r.Reason)
+			}
+		}
+	}
+	return failed
+}
+
 // WriteJSON writes survey.json.
 func (s *Table) WriteJSON(w io.Writer) error {
 	ok, failed := s.Counts()
