@@ -4,8 +4,8 @@ package cli
 // for trying vkstat survey and for its tests.
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/vkstat/vkstat/formats"
 
@@ -80,41 +80,22 @@ func synthSurveyAction(c *ucli.Context) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)
-	type entry struct {
-		name string
-		comp synth.Companion
+	targets, err := survey.AddSynthetic(c.Context, &out, dir, base, n, Version)
+	var ge *survey.GenerateError
+	if errors.As(err, &ge) {
+		return usageError{ge.Err}
 	}
-	var entries []entry
-	for k := 0; k < n; k++ {
-		if err := c.Context.Err(); err != nil {
-			return err
-		}
-		name := synth.SurveyName(k, n)
-		cfg := synth.SurveyTarget(base, k)
-		ds, err := synth.Generate(cfg)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := ds.AddFiles(&out, filepath.Join(dir, name), []string{".fits"}, "vkstat synth paco", Version); err != nil {
-			return err
-		}
-		entries = append(entries, entry{name, cfg.Companions[0]})
+	if err != nil {
+		return err
 	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.name
-	}
-	csvFile, jsonFile := survey.DatasetManifest(names)
-	out.Add(filepath.Join(dir, "manifest.csv"), csvFile)
-	out.Add(filepath.Join(dir, "manifest.json"), jsonFile)
 	if err := out.Commit(); err != nil {
 		return err
 	}
 	wout := c.App.Writer
 	fmt.Fprintf(wout, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
 		dir, n, c.Int("frames"), h, w, dt, c.Float64("rotation"), fwhm, c.Uint64("seed"), c.Uint64("seed")+uint64(n-1))
-	for _, e := range entries {
-		fmt.Fprintf(wout, "%s: companion sep %g px, PA %g° east of north, flux %g\n", e.name, e.comp.SepPx, e.comp.PA(), e.comp.Flux)
+	for _, t := range targets {
+		fmt.Fprintf(wout, "%s: companion sep %g px, PA %g° east of north, flux %g\n", t.Name, t.Companion.SepPx, t.Companion.PA(), t.Companion.Flux)
 	}
 	return nil
 }

@@ -443,11 +443,11 @@ func ParseFormat(v string) (string, error) {
 	return "", errors.New("nothing named; want fits, npy or fits,npy")
 }
 
-// DatasetManifest is the manifest of targets each in a folder of its name
+// datasetManifest is the manifest of targets each in a folder of its name
 // that holds cube.fits, angles.fits, psf.fits and truth.json, as vkstat
 // synth survey writes them: manifest.csv's and manifest.json's writers,
 // with paths relative to the manifest's folder.
-func DatasetManifest(names []string) (csvFile, jsonFile func(io.Writer) error) {
+func datasetManifest(names []string) (csvFile, jsonFile func(io.Writer) error) {
 	cols := []string{"name", "cube", "angles", "psf", "truth"}
 	files := func(name string) []string {
 		return []string{name, name + "/cube.fits", name + "/angles.fits", name + "/psf.fits", name + "/truth.json"}

@@ -237,7 +237,7 @@ func TestSurveyShards(t *testing.T) {
 // CSV and as JSON, as the targets it names, their files in their folders;
 // Count counts them in all and in shards.
 func TestDatasetManifest(t *testing.T) {
-	csvFile, jsonFile := DatasetManifest([]string{"t01", "t02"})
+	csvFile, jsonFile := datasetManifest([]string{"t01", "t02"})
 	for _, c := range []struct {
 		name  string
 		write func(w io.Writer) error

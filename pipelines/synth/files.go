@@ -13,7 +13,7 @@ import (
 // of exts (".fits", ".npy"), the FITS ones with Header's cards, and
 // truth.json (TruthFile), made by generator (its name and version). It is
 // the layout vkstat synth paco and synth survey write, and a survey's
-// manifest (survey.DatasetManifest) lists.
+// manifest (survey.AddSynthetic) lists.
 func (ds *Dataset) AddFiles(out *formats.Outputs, dir string, exts []string, generator, version string) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	cards := ds.Header(generator, version)

@@ -1,0 +1,57 @@
+package survey
+
+// A synthetic survey (vkstat synth survey): targets as synth paco writes
+// them, and their manifest.
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/synth"
+)
+
+// SyntheticTarget is a synthetic survey's target: its name (its folder)
+// and its companion.
+type SyntheticTarget struct {
+	Name      string
+	Companion synth.Companion
+}
+
+// GenerateError is a synthetic target's configuration that synth.Generate
+// refused.
+type GenerateError struct{ Err error }
+
+func (e *GenerateError) Error() string { return e.Err.Error() }
+func (e *GenerateError) Unwrap() error { return e.Err }
+
+// AddSynthetic stages a survey of n synthetic targets in out, in dir:
+// target k (from 0), named synth.SurveyName(k, n), is
+// synth.SurveyTarget(base, k) in its folder as FITS (synth.Dataset's
+// AddFiles, made by vkstat synth paco of version), and manifest.csv and
+// manifest.json list them (datasetManifest). A target that synth.Generate
+// refuses is a *GenerateError.
+func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base synth.Config, n int, version string) ([]SyntheticTarget, error) {
+	var targets []SyntheticTarget
+	names := make([]string, n)
+	for k := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		names[k] = synth.SurveyName(k, n)
+		cfg := synth.SurveyTarget(base, k)
+		ds, err := synth.Generate(cfg)
+		if err != nil {
+			return nil, &GenerateError{err}
+		}
+		if err := ds.AddFiles(out, filepath.Join(dir, names[k]), []string{".fits"}, "vkstat synth paco", version); err != nil {
+			return nil, err
+		}
+		targets = append(targets, SyntheticTarget{names[k], cfg.Companions[0]})
+	}
+	csvFile, jsonFile := datasetManifest(names)
+	if err := out.Add(filepath.Join(dir, "manifest.csv"), csvFile); err != nil {
+		return nil, err
+	}
+	return targets, out.Add(filepath.Join(dir, "manifest.json"), jsonFile)
+}
