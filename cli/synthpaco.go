@@ -203,7 +203,7 @@ func synthPacoAction(c *ucli.Context) error {
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir, "synth paco")
-	if err := ds.AddFiles(&out, dir, exts, "vkstat synth paco", Version); err != nil {
+	if err := survey.AddDataset(&out, dir, ds, exts, "vkstat synth paco", Version); err != nil {
 		return err
 	}
 	if err := out.Commit(); err != nil {

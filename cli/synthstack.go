@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -96,17 +98,37 @@ func runSynthStack(c *ucli.Context) error {
 	if !formats.HaveGDAL && driver != "ENVI" {
 		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", format)
 	}
-	spec, err := st.Spec(driver)
-	if err != nil {
-		return err
+	wkt := "" // without GDAL: no coordinate system, only the geotransform
+	if formats.HaveGDAL {
+		var err error
+		if wkt, err = formats.EPSGWKT(32720); err != nil {
+			return err
+		}
 	}
+	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
+	spec := formats.RasterSpec{Driver: driver, Type: typ, Width: w, Height: h, Georef: geo}
+	if st.Border > 0 {
+		zero := 0.0
+		spec.NoData = &zero
+	}
+	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
+
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir, "synth stack")
 	bar := newProgress(c.App.ErrWriter)
 	defer bar.done()
 	progress := func(t, T int) { bar.update(fmt.Sprintf("date %d/%d", min(t+1, T), T), float64(t)/float64(T)) }
-	if err := st.AddFiles(c.Context, &outs, dir, ext, spec, progress); err != nil {
+	list, err := st.Files(c.Context, ext, func(name string, date bool, data []float32) error {
+		if date {
+			return outs.AddRaster(filepath.Join(dir, name), spec, data)
+		}
+		return outs.AddRaster(filepath.Join(dir, name), mapSpec, data)
+	}, progress)
+	if err != nil {
+		return err
+	}
+	if err := outs.Add(filepath.Join(dir, "dates.txt"), func(wr io.Writer) error { _, err := io.WriteString(wr, list); return err }); err != nil {
 		return err
 	}
 	if err := outs.Commit(); err != nil {

@@ -27,8 +27,8 @@ func (e *GenerateError) Unwrap() error { return e.Err }
 
 // AddSynthetic stages a survey of n synthetic targets in out, in dir:
 // target k (from 0), named synth.SurveyName(k, n), is
-// synth.SurveyTarget(base, k) in its folder as FITS (synth.Dataset's
-// AddFiles, made by vkstat synth paco of version), and manifest.csv and
+// synth.SurveyTarget(base, k) in its folder as FITS (AddDataset, made
+// by vkstat synth paco of version), and manifest.csv and
 // manifest.json list them (datasetManifest). A target that synth.Generate
 // refuses is a *GenerateError.
 func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base synth.Config, n int, version string) ([]SyntheticTarget, error) {
@@ -44,7 +44,7 @@ func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base sy
 		if err != nil {
 			return nil, &GenerateError{err}
 		}
-		if err := ds.AddFiles(out, filepath.Join(dir, names[k]), []string{".fits"}, "vkstat synth paco", version); err != nil {
+		if err := AddDataset(out, filepath.Join(dir, names[k]), ds, []string{".fits"}, "vkstat synth paco", version); err != nil {
 			return nil, err
 		}
 		targets = append(targets, SyntheticTarget{names[k], cfg.Companions[0]})

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/vkstat/vkstat/formats"
 )
 
 // TruthFile is truth.json, the record of a generated sequence that
@@ -80,13 +78,20 @@ func (ds *Dataset) TruthFile(generator, version string, files map[string][]strin
 	return t
 }
 
+// Card is a header card: a FITS keyword, its value and comment.
+type Card struct {
+	Key     string
+	Value   any
+	Comment string
+}
+
 // Header is the header cards recording how ds was made, by generator (its
 // name and version): the configuration, the noise and every companion (99
 // at most; the rest are in the truth file).
-func (ds *Dataset) Header(generator, version string) []formats.FITSCard {
+func (ds *Dataset) Header(generator, version string) []Card {
 	cfg := ds.Config
 	n := cfg.Noise
-	cards := []formats.FITSCard{
+	cards := []Card{
 		{Key: "ORIGIN", Value: generator, Comment: "synthetic ADI data"},
 		{Key: "VKSTATV", Value: version, Comment: "vkstat version"},
 		{Key: "SEED", Value: int64(cfg.Seed), Comment: "random seed"},
@@ -109,17 +114,17 @@ func (ds *Dataset) Header(generator, version string) []formats.FITSCard {
 	}
 	for i, t := range ds.Truth {
 		if i >= 99 {
-			cards = append(cards, formats.FITSCard{Key: "COMMENT", Comment: "more companions in truth.json"})
+			cards = append(cards, Card{Key: "COMMENT", Comment: "more companions in truth.json"})
 			break
 		}
 		p := fmt.Sprintf("C%d", i+1)
 		cards = append(cards,
-			formats.FITSCard{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
-			formats.FITSCard{Key: p + "PA", Value: ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
-			formats.FITSCard{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
-			formats.FITSCard{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
-			formats.FITSCard{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
-			formats.FITSCard{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},
+			Card{Key: p + "SEP", Value: t.SepPx, Comment: fmt.Sprintf("[pix] companion %d separation", i+1)},
+			Card{Key: p + "PA", Value: ThetaToPA(t.ThetaDeg), Comment: "[deg] position angle, east of north"},
+			Card{Key: p + "THETA", Value: t.ThetaDeg, Comment: "[deg] map angle, from +x towards +y"},
+			Card{Key: p + "FLUX", Value: t.Flux, Comment: "total flux"},
+			Card{Key: p + "Y", Value: t.Y, Comment: "[pix] sky y, 0-based"},
+			Card{Key: p + "X", Value: t.X, Comment: "[pix] sky x, 0-based"},
 		)
 	}
 	return cards

@@ -1,4 +1,4 @@
-package synth
+package survey
 
 import (
 	"bytes"
@@ -10,20 +10,21 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/synth"
 )
 
-// TestAddFiles: a 2-frame 8×10 sequence written as FITS and NPY reads back
+// TestAddDataset: a 2-frame 8×10 sequence written as FITS and NPY reads back
 // as generated, the FITS with the header cards (seed 4, 1 companion), and
 // truth.json names the files of each array.
-func TestAddFiles(t *testing.T) {
-	ds, err := Generate(Config{H: 8, W: 10, Frames: 2, RotationDeg: 20, FWHM: 2, Seed: 4,
-		Companions: []Companion{{SepPx: 3, ThetaDeg: 0, Flux: 5}}})
+func TestAddDataset(t *testing.T) {
+	ds, err := synth.Generate(synth.Config{H: 8, W: 10, Frames: 2, RotationDeg: 20, FWHM: 2, Seed: 4,
+		Companions: []synth.Companion{{SepPx: 3, ThetaDeg: 0, Flux: 5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	out := formats.Outputs{Ctx: context.Background()}
-	if err := ds.AddFiles(&out, dir, []string{".fits", ".npy"}, "gen", "v1"); err != nil {
+	if err := AddDataset(&out, dir, ds, []string{".fits", ".npy"}, "gen", "v1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := out.Commit(); err != nil {
@@ -53,7 +54,7 @@ func TestAddFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var truth TruthFile
+	var truth synth.TruthFile
 	if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package synth
+package survey
 
 import (
 	"encoding/json"
@@ -6,17 +6,22 @@ import (
 	"path/filepath"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// AddFiles stages ds's files in out, in dir: cube, angles and psf in each
-// of exts (".fits", ".npy"), the FITS ones with Header's cards, and
-// truth.json (TruthFile), made by generator (its name and version). It is
-// the layout vkstat synth paco and synth survey write, and a survey's
-// manifest (survey.AddSynthetic) lists.
-func (ds *Dataset) AddFiles(out *formats.Outputs, dir string, exts []string, generator, version string) error {
+// AddDataset stages ds's files in out, in dir: cube, angles and psf in
+// each of exts (".fits", ".npy"), the FITS ones with ds.Header's cards,
+// and truth.json (ds.TruthFile), made by generator (its name and
+// version). It is the layout vkstat synth paco and synth survey
+// (AddSynthetic) write, and a target's files and truth column name.
+func AddDataset(out *formats.Outputs, dir string, ds *synth.Dataset, exts []string, generator, version string) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
-	cards := ds.Header(generator, version)
+	h := ds.Header(generator, version)
+	cards := make([]formats.FITSCard, len(h))
+	for i, c := range h {
+		cards[i] = formats.FITSCard(c)
+	}
 	files := map[string][]string{}
 	for _, ext := range exts {
 		for _, a := range []struct {
