@@ -71,7 +71,7 @@ func reduceRun(ctx context.Context, dev *engine.Device, c engine.Case, in []*ten
 	}
 	out := make([]engine.Output, len(a.stats))
 	for i, s := range a.stats {
-		out[i] = engine.Output{s.String(), res.Stats[s]}
+		out[i] = engine.Output{Name: s.String(), T: res.Stats[s]}
 	}
 	return out, res.Timing, nil
 }
@@ -84,7 +84,7 @@ func reduceReference(c engine.Case, in []*tensor.Tensor) ([]engine.RefOutput, er
 	}
 	out := make([]engine.RefOutput, len(a.stats))
 	for i, s := range a.stats {
-		out[i] = engine.RefOutput{s.String(), ref[s]}
+		out[i] = engine.RefOutput{Name: s.String(), V: ref[s]}
 	}
 	return out, nil
 }
@@ -121,12 +121,12 @@ func reduceOp() engine.Op {
 			// The seed's per-pixel mean and std of an image stack, and a
 			// reduction along the last (contiguous) axis.
 			engine.BenchSmall: {
-				{reduceCase([]int{16, 512, 512}, 0, o, meanStd, false), tensor.F32},
-				{reduceCase([]int{4096, 1024}, -1, o, meanStd, false), tensor.F32},
+				{Case: reduceCase([]int{16, 512, 512}, 0, o, meanStd, false), DType: tensor.F32},
+				{Case: reduceCase([]int{4096, 1024}, -1, o, meanStd, false), DType: tensor.F32},
 			},
 			engine.BenchPaper: {
-				{reduceCase([]int{64, 1024, 1024}, 0, o, meanStd, false), tensor.F32},
-				{reduceCase([]int{65536, 1024}, -1, o, meanStd, false), tensor.F32},
+				{Case: reduceCase([]int{64, 1024, 1024}, 0, o, meanStd, false), DType: tensor.F32},
+				{Case: reduceCase([]int{65536, 1024}, -1, o, meanStd, false), DType: tensor.F32},
 			},
 		},
 		// Rows of 256, 1024 and 65536 reduced along the last axis (the
@@ -157,7 +157,7 @@ func reduceTuneCases(rows int) []engine.BenchCase {
 	meanStd := []Stat{Mean, Std}
 	var cs []engine.BenchCase
 	for _, s := range [][]int{{rows, 256}, {rows / 4, 1024}, {16, 65536}} {
-		cs = append(cs, engine.BenchCase{reduceCase(s, -1, Options{}, meanStd, false), tensor.F32})
+		cs = append(cs, engine.BenchCase{Case: reduceCase(s, -1, Options{}, meanStd, false), DType: tensor.F32})
 	}
 	return cs
 }
