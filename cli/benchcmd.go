@@ -9,9 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/suite"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // maxBenchRuns bounds --warmup and --repeat: runs per measurement, of
@@ -112,9 +110,9 @@ Examples:
 			if repeat < 1 || repeat > maxBenchRuns {
 				return usagef("--repeat must be from 1 to %d (got %d)", maxBenchRuns, repeat)
 			}
-			dts, err := benchPrecisions(c)
+			dts, err := suite.ParsePrecisions(c.String("precision")) // auto: every bench case; f32 or f64: those of that precision
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			for _, f := range []string{"json", "png"} {
 				if err := checkOutputFile(f, c.String(f)); err != nil {
@@ -131,18 +129,19 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			printBench(c.App.Writer, rep)
+			rep.WriteMarkdown(c.App.Writer)
 			outs := formats.Outputs{Ctx: c.Context}
 			defer outs.Abort()
 			if path := c.String("json"); path != "" {
-				outs.Add(path, encodeJSON(rep))
+				outs.Add(path, formats.JSON(rep))
 			}
 			if path := c.String("png"); path != "" {
-				f, ok := figure.FormatOf(path) // bench.svg, bench.pdf
-				if !ok {
-					f = figure.PNG
-				}
-				outs.Add(path, func(w io.Writer) error { return benchChart(w, rep, f) })
+				outs.Add(path, func(w io.Writer) error {
+					if err := rep.WriteChart(w, path); err != nil {
+						return fmt.Errorf("--png: %w", err)
+					}
+					return nil
+				})
 			}
 			if err := outs.Commit(); err != nil {
 				return err
@@ -153,12 +152,6 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// benchPrecisions reads the global --precision: auto keeps every bench
-// case, f32 or f64 only those of that precision.
-func benchPrecisions(c *ucli.Context) ([]tensor.DType, error) {
-	return verifyPrecisions(c)
 }
 
 // benchCommandLine is the command that repeats the run, recorded in the
@@ -179,92 +172,4 @@ func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) stri
 		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+p, 1)
 	}
 	return cmd
-}
-
-func fmtNum(v float64) string {
-	switch {
-	case v == 0:
-		return "–"
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-func printBench(w io.Writer, rep *suite.BenchReport) {
-	warm := fmt.Sprintf("%d warm-up", rep.Warmup)
-	if rep.Warmup == suite.WarmupByTime {
-		warm = "warm-up for a time"
-	}
-	fmt.Fprintf(w, "# vkstat bench (%s size, median of %d after %s)\n\n", rep.Size, rep.Repeat, warm)
-	fmt.Fprintf(w, "vkstat %s, %s, %s\n\n", rep.VkstatVersion, rep.Date, rep.Host.CPU)
-	fmt.Fprintln(w, "| device | copy bandwidth | measured with | host→device | device→host |")
-	fmt.Fprintln(w, "|---|---:|---|---:|---:|")
-	for _, d := range rep.Devices {
-		h2d, d2h := "–", "–"
-		if d.Link != nil {
-			h2d, d2h = fmt.Sprintf("%.1f GB/s", d.Link.HostToDevice), fmt.Sprintf("%.1f GB/s", d.Link.DeviceToHost)
-		}
-		fmt.Fprintf(w, "| %s | %.1f GB/s | %s, %d MiB | %s | %s |\n", d.Device.Title(), d.Copy.GBs, d.Copy.Method, d.Copy.Bytes>>20, h2d, d2h)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| operation | case | precision | device | upload ms | kernel ms | download ms | wall ms | throughput (kernel) | throughput (wall) | % of copy BW | warm-up |")
-	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-	for i := range maxResults(rep) {
-		for _, d := range rep.Devices {
-			if i >= len(d.Results) {
-				continue
-			}
-			r := d.Results[i]
-			if r.Status != "ok" {
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s: %s | | | | | | | |\n", r.Op, r.Case, r.Precision, d.Device.Label, r.Status, r.Detail)
-				continue
-			}
-			kernel, frac := fmtNum(r.KernelMs), "–"
-			if !r.GPUTimed {
-				kernel = "n/a"
-			}
-			if r.CopyFraction > 0 {
-				frac = fmt.Sprintf("%.0f%%", 100*r.CopyFraction)
-			}
-			up, down := fmtNum(r.UploadMs), fmtNum(r.DownloadMs)
-			if d.Device.Path == "cpu" {
-				up, down = "–", "–"
-			}
-			prec := r.Precision
-			if r.ComputedAs != "" {
-				prec += " (computed in " + r.ComputedAs + ")"
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s %s | %s %s | %s | %d run%s, %s ms (%s) |\n", r.Op, r.Case, prec, d.Device.Label,
-				up, kernel, down, fmtNum(r.WallMs), fmtNum(r.Throughput), r.Unit, fmtNum(r.ThroughputWall), r.Unit, frac,
-				r.WarmupRuns, plural(r.WarmupRuns), fmtNum(r.WarmupMs), r.WarmedBy)
-		}
-	}
-}
-
-func maxResults(rep *suite.BenchReport) int {
-	n := 0
-	for _, d := range rep.Devices {
-		n = max(n, len(d.Results))
-	}
-	return n
-}
-
-// benchChart draws the report's chart (suite.BenchReport.Chart) in f.
-func benchChart(w io.Writer, rep *suite.BenchReport, f figure.Format) error {
-	panels := rep.Chart()
-	if len(panels) == 0 {
-		return fmt.Errorf("--png: no results to plot")
-	}
-	return figure.Encode(w, panels, f)
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

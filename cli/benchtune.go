@@ -3,14 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
@@ -36,14 +32,18 @@ func benchTune(c *ucli.Context) error {
 	w := c.App.Writer
 	var rep *suite.TuneReport
 	err = onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
+		log := func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) }
 		rep, err = suite.Tune(c.Context, devs, suites, suite.TuneOptions{Repeat: repeat, Store: !c.Bool("no-save"), Version: Version,
-			Log:      func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) },
-			Progress: func(s suite.TuneStep) { printTuneStep(w, s) }})
+			Log: log, Progress: func(s suite.TuneStep) { s.WriteText(w) }})
 		if errors.Is(err, suite.ErrNothingToTune) && slices.Contains(devs, nil) {
 			err = nil // the CPU path alone: its rates only
 		}
 		if err == nil {
-			err = storeRates(c, devs, suite.RatesOf(c.String("suite")), repeat)
+			err = suite.StoreRates(c.Context, devs, suite.RatesOf(c.String("suite")), repeat, !c.Bool("no-save"), log,
+				func(line string) { fmt.Fprintln(w, line) })
+			if err != nil {
+				err = fmt.Errorf("--tune: %w", err)
+			}
 		}
 		return err
 	})
@@ -58,70 +58,8 @@ func benchTune(c *ucli.Context) error {
 	if path := c.String("json"); path != "" {
 		outs := formats.Outputs{Ctx: c.Context}
 		defer outs.Abort()
-		outs.Add(path, encodeJSON(rep))
+		outs.Add(path, formats.JSON(rep))
 		return outs.Commit()
 	}
 	return nil
-}
-
-// storeRates measures what --device auto weighs of ops on each GPU and
-// the CPU path (suite.MeasureRates; not lavapipe or SwiftShader, which
-// auto does not weigh) and stores it beside the tune cache
-// (tune.StoreRates), over the rates of other operations measured before;
-// with --no-save it prints them only.
-func storeRates(c *ucli.Context, devs []*engine.Device, ops []string, repeat int) error {
-	if len(ops) == 0 {
-		return nil
-	}
-	for _, dev := range devs {
-		if dev != nil && !dev.Info.IsGPU() {
-			fmt.Fprintf(c.App.ErrWriter, "vkstat: rates: %s skipped (a CPU-type device, which --device auto does not weigh)\n", dev.Info.Name)
-			continue
-		}
-		r, err := suite.MeasureRates(c.Context, dev, ops, repeat, func(line string) { fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", line) })
-		if err != nil {
-			return fmt.Errorf("--tune: rates: %w", err)
-		}
-		var info *engine.DeviceInfo
-		if dev != nil {
-			info = &dev.Info
-		}
-		path, ok := tune.RatesPath(info, engine.CPUThreads())
-		if !ok || c.Bool("no-save") || len(r.Ops) == 0 {
-			fmt.Fprintf(c.App.Writer, "rates (not stored): %s\n", r.Source)
-			continue
-		}
-		if err := tune.StoreRates(path, r); err != nil {
-			return fmt.Errorf("--tune: %w", err)
-		}
-		fmt.Fprintf(c.App.Writer, "rates stored in %s\n", path)
-	}
-	return nil
-}
-
-// printTuneStep prints a device's heading, a pipeline's table, or where
-// the device's winners went.
-func printTuneStep(w io.Writer, s suite.TuneStep) {
-	e := s.Device
-	switch {
-	case s.Done && e.Cache != "":
-		fmt.Fprintf(w, "stored in %s: %s\n\n", e.Cache, formatChosen(e.Chosen))
-	case s.Done:
-		fmt.Fprintf(w, "chosen (not stored): %s\n\n", formatChosen(e.Chosen))
-	case s.Pipeline == "":
-		fmt.Fprintf(w, "## %s (tune key %s)\n\n", e.Device, e.Key)
-	default:
-		fmt.Fprintf(w, "%s\n\n", strings.Join(e.Tables[s.Pipeline], "\n"))
-		if e.Errors[s.Pipeline] != "" {
-			fmt.Fprintf(w, "%s: every candidate failed; nothing stored\n\n", s.Pipeline)
-		}
-	}
-}
-
-func formatChosen(m map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+": "+m[k])
-	}
-	return strings.Join(parts, "; ")
 }

@@ -1,22 +1,17 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func verifyCommand() *ucli.Command {
@@ -89,12 +84,12 @@ Examples:
 					return usageError{fmt.Errorf("--plant-error: %w", err)}
 				}
 			}
-			dts, err := verifyPrecisions(c)
-			if err == nil {
-				err = checkPrecisions(ops, dts)
-			}
+			dts, err := suite.ParsePrecisions(c.String("precision"))
 			if err != nil {
-				return err
+				return usageError{err}
+			}
+			if err := suite.CheckPrecisions(ops, dts); err != nil {
+				return usageError{fmt.Errorf("--precision: %w", err)}
 			}
 			if err := checkOutputFile("json", c.String("json")); err != nil {
 				return err
@@ -106,9 +101,9 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			printVerify(c.App.Writer, rep)
+			rep.WriteText(c.App.Writer)
 			if path := c.String("json"); path != "" {
-				if err := writeJSON(c.Context, path, rep); err != nil {
+				if err := formats.AtomicWriteContext(c.Context, path, formats.JSON(rep)); err != nil {
 					return err
 				}
 			}
@@ -120,114 +115,12 @@ Examples:
 	}
 }
 
-// verifyPrecisions reads --precision (the command's, else the global one):
-// auto checks every precision an operation has (f32, f64, and f16 and bf16
-// storage for the latent operations); f16 and bf16 alone check the
-// operations that keep 16-bit storage.
-func verifyPrecisions(c *ucli.Context) ([]tensor.DType, error) {
-	p := c.String("precision")
-	if p == "" || p == "auto" || p == "all" {
-		return suite.AllPrecisions, nil
-	}
-	var dt tensor.DType
-	switch p {
-	case "f16", "float16":
-		dt = tensor.F16
-	case "bf16", "bfloat16":
-		dt = tensor.BF16
-	default:
-		var err error
-		if dt, err = parseFloatDType(p); err != nil {
-			return nil, usageError{fmt.Errorf("%w; verify also takes f16 and bf16 (the latent operations' 16-bit storage)", err)}
-		}
-	}
-	return []tensor.DType{dt}, nil
-}
-
-// checkPrecisions refuses precisions that none of ops is checked in (f16
-// for the cov operations, say).
-func checkPrecisions(ops []suite.Op, dts []tensor.DType) error {
-	for _, op := range ops {
-		if len(op.Precisions(dts)) > 0 {
-			return nil
-		}
-	}
-	return usageError{fmt.Errorf("--precision: none of the operations selected keeps %s storage (the latent operations do)", dts[0])}
-}
-
-// ---- reports --------------------------------------------------------------
-
-func fmtErr(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%.2e", v)
-}
-
-func statusWord(s suite.Status) string {
-	if s == suite.Fail {
-		return "FAIL"
-	}
-	return string(s)
-}
-
-func printVerify(w io.Writer, rep *suite.VerifyReport) {
-	for _, d := range rep.Devices {
-		fmt.Fprintf(w, "== %s\n", d.Device.Title())
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "OPERATION\tCASE\tPRECISION\tMAX ERR\tNMSE\tTOL (MAX/NMSE)\tRESULT\tDETAIL")
-		for _, r := range d.Results {
-			detail := r.Detail
-			if r.Status == suite.Pass {
-				detail = ""
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0e/%.0e\t%s\t%s\n", r.Op, r.Case, r.Precision,
-				fmtErr(r.MaxErr), fmtErr(r.NMSE), r.Tol.MaxErr, r.Tol.NMSE, statusWord(r.Status), detail)
-		}
-		tw.Flush()
-		fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n\n", d.Passed, d.Failed, d.Skipped)
-	}
-	verdict := "all passed"
-	if rep.Failed > 0 {
-		verdict = "FAILED"
-	}
-	fmt.Fprintf(w, "verify: %s: %d passed, %d failed, %d skipped on %d device(s); vkstat %s\n",
-		verdict, rep.Passed, rep.Failed, rep.Skipped, len(rep.Devices), rep.VkstatVersion)
-}
-
-func writeJSON(ctx context.Context, path string, v any) error {
-	return formats.AtomicWriteContext(ctx, path, encodeJSON(v))
-}
-
-// encodeJSON writes v as indented JSON.
-func encodeJSON(v any) func(w io.Writer) error {
-	return func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-}
-
 // ---- compare ----------------------------------------------------------------
-
-func readVerifyReport(path string) (*suite.VerifyReport, error) {
-	b, err := formats.ReadText(path, 0, "a verify report")
-	if err != nil {
-		return nil, err
-	}
-	rep, err := suite.ParseVerifyReport(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rep, nil
-}
 
 // compareReports sets the devices of the reports side by side, one column
 // per device, and prints the rows whose outcome differs between columns.
 func compareReports(c *ucli.Context, paths []string) error {
-	w := c.App.Writer
 	var reps []*suite.VerifyReport
-	var names []string
 	var missing []string
 	for _, p := range paths {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
@@ -238,55 +131,14 @@ func compareReports(c *ucli.Context, paths []string) error {
 		return fmt.Errorf("verify --compare: no report %s: write each with `vkstat --device DEVICE verify --json FILE` on its machine first (the README's gpu.json needs a GPU)",
 			strings.Join(missing, ", "))
 	}
-	for i, p := range paths {
-		rep, err := readVerifyReport(p)
+	for _, p := range paths {
+		rep, err := suite.ReadVerifyReport(p)
 		if err != nil {
 			return err
 		}
 		reps = append(reps, rep)
-		tag := string(rune('A' + i))
-		fmt.Fprintf(w, "%s: %s — vkstat %s, %s, %s/%s, %s, validation %v\n", tag, p, rep.VkstatVersion, rep.Date,
-			rep.Host.OS, rep.Host.Arch, rep.Host.Hostname, rep.Validation)
-		for j, d := range rep.Devices {
-			names = append(names, fmt.Sprintf("%s%d", tag, j+1))
-			fmt.Fprintf(w, "  %s = %s\n", names[len(names)-1], d.Device.Title())
-		}
 	}
-	cmp := suite.CompareReports(reps...)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nOPERATION\tCASE\tPRECISION\t%s\n", strings.Join(names, "\t"))
-	shown := 0
-	for _, row := range cmp.Rows {
-		if !row.Differs && !c.Bool("all") {
-			continue
-		}
-		shown++
-		cells := make([]string, len(row.Cells))
-		for i, r := range row.Cells {
-			switch {
-			case r == nil:
-				cells[i] = "-"
-			case r.Status == suite.Skip:
-				cells[i] = "skip"
-			default:
-				cells[i] = fmt.Sprintf("%s %s/%s", statusWord(r.Status), fmtErr(r.MaxErr), fmtErr(r.NMSE))
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Op, row.Case, row.Precision, strings.Join(cells, "\t"))
-	}
-	if shown > 0 {
-		tw.Flush()
-	} else {
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "%d of %d rows differ in outcome (pass/FAIL) between the %d devices; cells are max err/NMSE, - where a device has no such row\n", cmp.Differ, len(cmp.Rows), len(cmp.Columns))
-	if cmp.Skipped > 0 {
-		fmt.Fprintf(w, "%d row(s) are skipped on some device that lacks what they need (float64); a skip is not a difference\n", cmp.Skipped)
-	}
-	if cmp.Partial > 0 {
-		fmt.Fprintf(w, "%d row(s) are missing on some device (different vkstat versions or --op/--precision selections)\n", cmp.Partial)
-	}
-	if cmp.Differ > 0 {
+	if cmp := suite.WriteComparison(c.App.Writer, paths, reps, c.Bool("all")); cmp.Differ > 0 {
 		return fmt.Errorf("verify --compare: %d row(s) differ", cmp.Differ)
 	}
 	return nil

@@ -28,6 +28,11 @@ type Spec struct {
 	// RunBy, for a workload with no command or Python function of its
 	// own, says what runs it ("latent --stat spectra").
 	RunBy string
+	// Cases, when set, returns its operations as `vkstat verify` checks
+	// and `vkstat bench` times them (the package's cases.go): their
+	// cases, inputs, runs, float64 references, tolerances and work.
+	// Package suite registers those of every workload in workloads.All.
+	Cases func() []Op
 }
 
 // BuiltinRate is a workload's built-in estimate for --device auto, for a

@@ -1,7 +1,9 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/vkstat/vkstat/formats/figure"
@@ -47,4 +49,19 @@ func (rep *BenchReport) Chart() figure.Bars {
 		}
 	}
 	return panels
+}
+
+// WriteChart draws the report's chart (Chart) to w in the format name's
+// extension says (.svg or .pdf; PNG otherwise); a report without results
+// is an error.
+func (rep *BenchReport) WriteChart(w io.Writer, name string) error {
+	panels := rep.Chart()
+	if len(panels) == 0 {
+		return errors.New("no results to plot")
+	}
+	f, ok := figure.FormatOf(name)
+	if !ok {
+		f = figure.PNG
+	}
+	return figure.Encode(w, panels, f)
 }

@@ -29,8 +29,8 @@ func BenchmarkRepeatCall(b *testing.B) {
 		name, op string
 		c        Case
 	}{
-		{"reduce-16MiB", "reduce", reduceCase([]int{16, 512, 512}, 0, reduce.Options{}, ms, false)},
-		{"reduce-256MiB", "reduce", reduceCase([]int{64, 1024, 1024}, 0, reduce.Options{}, ms, false)},
+		{"reduce-16MiB", "reduce", reduce.NewCase([]int{16, 512, 512}, 0, reduce.Options{}, ms, false)},
+		{"reduce-256MiB", "reduce", reduce.NewCase([]int{64, 1024, 1024}, 0, reduce.Options{}, ms, false)},
 		{"map-16MiB", "map", Case{Shape: []int{4 << 20}}},
 		{"map-256MiB", "map", Case{Shape: []int{64 << 20}}},
 	} {

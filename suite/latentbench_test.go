@@ -3,6 +3,8 @@ package suite
 import (
 	"context"
 	"testing"
+
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // TestLatentBenchStatistics (issue 32): bench times latent's corr, lagcorr
@@ -23,8 +25,8 @@ func TestLatentBenchStatistics(t *testing.T) {
 		if names == nil {
 			t.Fatalf("bench case %s: no statistic", bc.Label())
 		}
-		c := latentCase(2, 5, 4, 8, 8, bc.Note)
-		p := Prepare(op, c, f32)
+		c := Case{Shape: []int{2, 5, 4, 8, 8}, Note: bc.Note}
+		p := Prepare(op, c, tensor.F32)
 		for _, dev := range devices(t) {
 			r := p.Verify(context.Background(), dev)
 			if r.Status != Pass {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 	"github.com/vkstat/vkstat/workloads"
@@ -31,6 +32,42 @@ func RatesOf(spec string) []string {
 		}
 	}
 	return out
+}
+
+// StoreRates measures what --device auto weighs of ops (MeasureRates) on
+// each GPU of devs and the CPU path (a nil entry), not on lavapipe or
+// SwiftShader, which auto does not weigh, and, with store, stores each
+// device's beside its tune cache (tune.StoreRates), over the rates of
+// other operations measured before. log gets what is skipped and
+// measured, report where each device's rates went.
+func StoreRates(ctx context.Context, devs []*engine.Device, ops []string, repeat int, store bool, log, report func(string)) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	for _, dev := range devs {
+		if dev != nil && !dev.Info.IsGPU() {
+			log(fmt.Sprintf("rates: %s skipped (a CPU-type device, which --device auto does not weigh)", dev.Info.Name))
+			continue
+		}
+		r, err := MeasureRates(ctx, dev, ops, repeat, log)
+		if err != nil {
+			return fmt.Errorf("rates: %w", err)
+		}
+		var info *engine.DeviceInfo
+		if dev != nil {
+			info = &dev.Info
+		}
+		path, ok := tune.RatesPath(info, engine.CPUThreads())
+		if !ok || !store || len(r.Ops) == 0 {
+			report("rates (not stored): " + r.Source)
+			continue
+		}
+		if err := tune.StoreRates(path, r); err != nil {
+			return err
+		}
+		report("rates stored in " + path)
+	}
+	return nil
 }
 
 // MeasureRates measures what --device auto weighs on dev (nil: the CPU

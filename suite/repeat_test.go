@@ -6,7 +6,6 @@ import (
 
 	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -28,10 +27,10 @@ func TestRepeatCallCosts(t *testing.T) {
 		c  Case
 	}{
 		{"map", Case{Shape: []int{1 << 18}, Seed: 1}},
-		{"reduce", reduceCase([]int{8, 256, 256}, 0, reduce.Options{}, ms, false)},
-		{"reduce", reduceCase([]int{512, 1024}, -1, reduce.Options{}, ms, false)},
-		{"cov", covCase(128, 64, 49, cov.PACO, 0)},
-		{"chol", cholCase(512, 32, cholArg{solve: true, inv: true})},
+		{"reduce", reduce.NewCase([]int{8, 256, 256}, 0, reduce.Options{}, ms, false)},
+		{"reduce", reduce.NewCase([]int{512, 1024}, -1, reduce.Options{}, ms, false)},
+		{"cov", withShape("cov", Small, 128, 64, 49)},
+		{"chol", withShape("chol", "", 512, 32, 32)},
 	}
 	ops := map[string]Op{}
 	for _, op := range Ops() {
@@ -100,4 +99,21 @@ func TestRepeatCallCosts(t *testing.T) {
 	for _, d := range testdev.Devices(t) {
 		t.Run(d.Info.Name, func(t *testing.T) { check(t, d) })
 	}
+}
+
+// withShape is the first case of the named operation's bench cases of
+// size sz (its verify cases when sz is empty) with the given shape: the
+// case's options, at another size.
+func withShape(name string, sz Size, shape ...int) Case {
+	for _, op := range Ops() {
+		if op.Name == name {
+			c := op.Verify[0]
+			if sz != "" {
+				c = op.Bench[sz][0].Case
+			}
+			c.Shape = shape
+			return c
+		}
+	}
+	panic("no operation " + name)
 }

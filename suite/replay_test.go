@@ -61,7 +61,7 @@ func BenchmarkReplayFloor(b *testing.B) {
 			op = o
 		}
 	}
-	c := reduceCase([]int{1000}, 0, reduce.Options{}, []reduce.Stat{reduce.Mean}, false)
+	c := reduce.NewCase([]int{1000}, 0, reduce.Options{}, []reduce.Stat{reduce.Mean}, false)
 	c.Seed = 5
 	x := op.Build(c, tensor.F64)
 	ctx := context.Background()

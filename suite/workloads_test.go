@@ -8,8 +8,26 @@ import (
 
 // Every workload of the registry (workloads.All) is a bench suite with at
 // least one operation registered, which verify checks and bench times; and
-// every operation --device auto prices is one MeasureRates can time.
+// every operation --device auto prices is one MeasureRates can time. The
+// operations are those the workloads declare (Spec.Cases), each in its
+// own workload's suite.
 func TestEveryWorkloadHasOps(t *testing.T) {
+	declared := 0
+	for _, s := range workloads.All {
+		if s.Cases == nil {
+			t.Errorf("workload %s declares no verify and bench cases (Spec.Cases)", s.Name)
+			continue
+		}
+		for _, op := range s.Cases() {
+			declared++
+			if op.Suite != s.Name {
+				t.Errorf("workload %s declares operation %s of suite %q", s.Name, op.Name, op.Suite)
+			}
+		}
+	}
+	if got := len(Ops()); got != declared {
+		t.Errorf("%d operations registered, the workloads declare %d", got, declared)
+	}
 	n := map[string]int{}
 	byName := map[string]bool{}
 	for _, op := range Ops() {

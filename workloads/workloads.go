@@ -7,7 +7,8 @@
 // operations --device auto has rates for, and the tests that hold each
 // command's flags and each Python signature to the workload's defaults.
 //
-// Adding a workload: its package (with its Spec and Work), its shaders,
+// Adding a workload: its package (with its Spec, Work and verify and
+// bench cases, Spec.Cases, which suite registers), its shaders,
 // one line in All, a CLI file for its files and printing, a C ABI
 // function over its Run, and a Python function (docs/python.md, "Adding a
 // workload").

@@ -8,7 +8,7 @@ import (
 // Spec is chol's entry in the registry of workloads (package workloads).
 // Built-in rates: (16384, 49, 49), a solve and the log det (7.2·10⁸
 // flops): 33 ms on 16 threads, 0.96 ms on the H100 (2026-11-28).
-var Spec = engine.Spec{Name: "chol", Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 1.4e9}, GPU: engine.OpRate{Flops: 7.5e11, FixedMs: 3, FirstMs: 20}}}
+var Spec = engine.Spec{Name: "chol", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 1.4e9}, GPU: engine.OpRate{Flops: 7.5e11, FixedMs: 3, FirstMs: 20}}}
 
 // Work is what factoring N matrices of shape (N, P, P) in precision dt
 // does, with rhs right-hand sides each (0: no solve nor quad): P³/3 flops

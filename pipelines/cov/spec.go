@@ -8,7 +8,7 @@ import (
 // Spec is cov's entry in the registry of workloads (package workloads).
 // Built-in rates: PACO's (16384, 64, 49) (2.7·10⁹ flops): 32.4 ms on 16
 // threads, 0.80 ms on the H100 (2026-11-28).
-var Spec = engine.Spec{Name: "cov", Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 5.1e9}, GPU: engine.OpRate{Flops: 3.3e12, FixedMs: 3, FirstMs: 20}}}
+var Spec = engine.Spec{Name: "cov", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 5.1e9}, GPU: engine.OpRate{Flops: 3.3e12, FixedMs: 3, FirstMs: 20}}}
 
 // Work is what the covariances of N sets of T samples of P variables
 // (shape (N, T, P)) in precision dt do: centring (2 flops a sample) and

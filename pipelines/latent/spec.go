@@ -3,4 +3,4 @@ package latent
 import "github.com/vkstat/vkstat/engine"
 
 // Spec is latent's entry in the registry of workloads (package workloads).
-var Spec = engine.Spec{Name: "latent", Defaults: Defaults, Params: Params}
+var Spec = engine.Spec{Name: "latent", Cases: cases, Defaults: Defaults, Params: Params}

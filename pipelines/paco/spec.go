@@ -12,7 +12,7 @@ import (
 // Built-in rates: 1024×1024×256, radius 4 (1.25·10¹¹ flops): 9.9 s on 16
 // threads, 0.66 s on the H100's device (2026-11-28); 100×100 took 0.4-0.9
 // s as a process.
-var Spec = engine.Spec{Name: "paco", Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 7.9e8}, GPU: engine.OpRate{Flops: 1.9e11, FixedMs: 60, FirstMs: 80}}}
+var Spec = engine.Spec{Name: "paco", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 7.9e8}, GPU: engine.OpRate{Flops: 1.9e11, FixedMs: 60, FirstMs: 80}}}
 
 // Work is what the maps of a cube of shape (T, H, W) in precision dt do
 // with patches of radius opt.Radius (P pixels, about D canonical

@@ -10,7 +10,7 @@ import (
 // workloads): --device auto prices it, with no built-in rates of its own
 // (the path's default until `vkstat bench --tune` measures them; no GPU
 // has timed it yet).
-var Spec = engine.Spec{Name: "quantile", Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{}}
+var Spec = engine.Spec{Name: "quantile", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{}}
 
 // Work is what the quantiles opt.Q of an array of shape in precision dt
 // along opt.Axis do: the array read once and each quantile written once;

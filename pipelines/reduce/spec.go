@@ -8,7 +8,7 @@ import (
 // Spec is reduce's entry in the registry of workloads (package workloads).
 // Built-in rates: (64, 1024, 1024) axis 0 (2.7·10⁸ flops): 10.4 ms on 16
 // threads, 0.26 ms on the H100 (2026-11-28).
-var Spec = engine.Spec{Name: "reduce", Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 1.6e9}, GPU: engine.OpRate{Flops: 1e12, FixedMs: 2, FirstMs: 20}}}
+var Spec = engine.Spec{Name: "reduce", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 1.6e9}, GPU: engine.OpRate{Flops: 1e12, FixedMs: 2, FirstMs: 20}}}
 
 // Work is what reducing an array of shape in precision dt along opt.Axis
 // to the statistics opt.Stats does: the array read once and each

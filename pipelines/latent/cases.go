@@ -1,4 +1,4 @@
-package suite
+package latent
 
 import (
 	"context"
@@ -7,15 +7,17 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/checks"
-	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
 	"github.com/vkstat/vkstat/tensor"
 )
 
+// cases are latent's operations as verify checks and bench times them (Spec.Cases).
+func cases() []engine.Op { return []engine.Op{latentMomentsOp(), latentCorrOp(), latentSpectraOp()} }
+
 // ---- latent: statistics of (N, C, F, H, W) latent tensors --------------------
 //
 // vkstat latent's moments, correlations and spectra, on latents from
-// latent.Synth (correlated channels, frames in AR(1), a power-law spatial
+// Synth (correlated channels, frames in AR(1), a power-law spatial
 // spectrum), in float32 and float64 and, as `vkstat latent` keeps them,
 // float16 and bfloat16 storage: each 16-bit row's reference is computed
 // from the stored values decoded independently (checks.Halves), so it
@@ -24,23 +26,17 @@ import (
 // the row's precision (float32 for 16-bit storage, which computes as
 // float32).
 
-func init() {
-	Register(latentMomentsOp())
-	Register(latentCorrOp())
-	Register(latentSpectraOp())
-}
-
-func latentCase(n, c, f, h, w int, note string) Case {
-	return Case{Shape: []int{n, c, f, h, w}, Note: note}
+func latentCase(n, c, f, h, w int, note string) engine.Case {
+	return engine.Case{Shape: []int{n, c, f, h, w}, Note: note}
 }
 
 // latentInput is a synthetic latent of c's shape in dt (16-bit types
 // rounded to nearest even from float32).
-func latentInput(c Case, dt tensor.DType) []*tensor.Tensor {
+func latentInput(c engine.Case, dt tensor.DType) []*tensor.Tensor {
 	s := c.Shape
-	cfg := latent.DefaultSynth()
+	cfg := DefaultSynth()
 	cfg.N, cfg.C, cfg.F, cfg.H, cfg.W, cfg.Seed = s[0], s[1], s[2], s[3], s[4], c.Seed
-	x, err := latent.Synth(cfg)
+	x, err := Synth(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("suite: latent case %s: %v", c.Label(), err))
 	}
@@ -76,33 +72,33 @@ func outType(dt tensor.DType) tensor.DType {
 // in float32); the latent suite's (pipelines/latent) are absolute 2e-6
 // for correlations (2e-5 without float64) and relative 2e-6 for moments
 // (1e-5), normwise here.
-func latentTol(t32 Tol) map[tensor.DType]Tol {
-	return map[tensor.DType]Tol{f32: t32, tensor.F16: t32, tensor.BF16: t32, f64: {MaxErr: 1e-10, NMSE: 1e-20}}
+func latentTol(t32 engine.Tol) map[tensor.DType]engine.Tol {
+	return map[tensor.DType]engine.Tol{tensor.F32: t32, tensor.F16: t32, tensor.BF16: t32, tensor.F64: {MaxErr: 1e-10, NMSE: 1e-20}}
 }
 
-// latentWork is one read of the latent.
-func latentWork(c Case, dt tensor.DType) Work {
+// latentWork is one read of the
+func latentWork(c engine.Case, dt tensor.DType) engine.Work {
 	n := int64(tensor.NumElements(c.Shape))
-	return Work{Bytes: n * int64(dt.Size()), Flops: 4 * n, Items: int64(c.Shape[0])}
+	return engine.Work{Bytes: n * int64(dt.Size()), Flops: 4 * n, Items: int64(c.Shape[0])}
 }
 
 // named names the outputs ts in the row's precision, leaving out those
 // not computed (nil).
-func named(names []string, ts []*tensor.Tensor, dt tensor.DType) []Output {
-	var out []Output
+func named(names []string, ts []*tensor.Tensor, dt tensor.DType) []engine.Output {
+	var out []engine.Output
 	for i, t := range ts {
 		if t != nil {
-			out = append(out, Output{names[i], t.As(outType(dt))})
+			out = append(out, engine.Output{Name: names[i], T: t.As(outType(dt))})
 		}
 	}
 	return out
 }
 
-func refs(names []string, ts []*tensor.Tensor) []RefOutput {
-	var out []RefOutput
+func refs(names []string, ts []*tensor.Tensor) []engine.RefOutput {
+	var out []engine.RefOutput
 	for i, t := range ts {
 		if t != nil {
-			out = append(out, RefOutput{names[i], t.F64})
+			out = append(out, engine.RefOutput{Name: names[i], V: t.F64})
 		}
 	}
 	return out
@@ -110,46 +106,46 @@ func refs(names []string, ts []*tensor.Tensor) []RefOutput {
 
 var momentNames = []string{"mean", "var", "std", "min", "max", "skew", "kurt"}
 
-func momentTensors(m *latent.Moments) []*tensor.Tensor {
+func momentTensors(m *Moments) []*tensor.Tensor {
 	return []*tensor.Tensor{m.Mean, m.Var, m.Std, m.Min, m.Max, m.Skew, m.Kurt}
 }
 
-func latentMomentsOp() Op {
-	axes := func(c Case) []int {
+func latentMomentsOp() engine.Op {
+	axes := func(c engine.Case) []int {
 		if c.Note == "frames" {
 			return []int{2}
 		}
 		return []int{3, 4}
 	}
-	opt := func(c Case) latent.Options { return latent.Options{Moments: true, Axes: axes(c)} }
-	return Op{
+	opt := func(c engine.Case) Options { return Options{Moments: true, Axes: axes(c)} }
+	return engine.Op{
 		Name:  "latent-moments",
 		Suite: "latent",
 		Doc:   "mean, variance, std, min, max, skewness and excess kurtosis of a latent over its pixels or its frames (vkstat latent --stat moments)",
-		Verify: []Case{
+		Verify: []engine.Case{
 			latentCase(2, 5, 3, 9, 11, ""),
 			latentCase(2, 4, 5, 16, 16, "frames"),
 			latentCase(1, 3, 2, 33, 40, ""),
 		},
 		Bench: latentBench(""),
 		Build: latentInput,
-		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, err := latent.Run(ctx, dev, in[0], opt(c))
+		Run: func(ctx context.Context, dev *engine.Device, c engine.Case, in []*tensor.Tensor) ([]engine.Output, engine.Timing, error) {
+			r, err := Run(ctx, dev, in[0], opt(c))
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}
 			return named(momentNames, momentTensors(r.Moments), in[0].DType), r.Timing, nil
 		},
-		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
-			r, err := latent.Reference(latentValues(in[0]), opt(c))
+		Reference: func(c engine.Case, in []*tensor.Tensor) ([]engine.RefOutput, error) {
+			r, err := Reference(latentValues(in[0]), opt(c))
 			if err != nil {
 				return nil, err
 			}
 			return refs(momentNames, momentTensors(r.Moments)), nil
 		},
-		Tol:  latentTol(Tol{MaxErr: 1e-5, NMSE: 1e-10}),
+		Tol:  latentTol(engine.Tol{MaxErr: 1e-5, NMSE: 1e-10}),
 		Work: latentWork,
-		Unit: GBs,
+		Unit: engine.GBs,
 	}
 }
 
@@ -158,92 +154,92 @@ var corrNames = []string{"corr", "corr_frames", "frame_corr", "lagcorr", "pca_va
 // latentBench are the bench cases of a latent statistic (note: the
 // statistic, where an operation computes several): issue 32's latent of
 // [16, 16, 64, 64] at N = 64 (paper), a small one (small).
-func latentBench(note string) map[Size][]BenchCase {
-	return map[Size][]BenchCase{
-		Small: {{latentCase(8, 16, 8, 32, 32, note), f32}},
-		Paper: {{latentCase(64, 16, 16, 64, 64, note), f32}},
+func latentBench(note string) map[engine.BenchSize][]engine.BenchCase {
+	return map[engine.BenchSize][]engine.BenchCase{
+		engine.BenchSmall: {{Case: latentCase(8, 16, 8, 32, 32, note), DType: tensor.F32}},
+		engine.BenchPaper: {{Case: latentCase(64, 16, 16, 64, 64, note), DType: tensor.F32}},
 	}
 }
 
-func latentCorrOp() Op {
+func latentCorrOp() engine.Op {
 	// Verify checks the correlations together; bench times corr, lagcorr
 	// and pca (the eigenvalues of the same covariance) one at a time.
-	opt := func(c Case) latent.Options {
+	opt := func(c engine.Case) Options {
 		switch c.Note {
 		case "corr":
-			return latent.Options{Corr: true}
+			return Options{Corr: true}
 		case "lagcorr":
-			return latent.Options{LagCorr: true, Lags: 2}
+			return Options{LagCorr: true, Lags: 2}
 		case "pca":
-			return latent.Options{PCA: true}
+			return Options{PCA: true}
 		}
-		return latent.Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
+		return Options{Corr: true, CorrFrames: true, LagCorr: true, Lags: 2}
 	}
-	outs := func(r *latent.Result) []*tensor.Tensor {
+	outs := func(r *Result) []*tensor.Tensor {
 		ts := []*tensor.Tensor{r.Corr, r.CorrFrames, r.FrameCorr, r.LagCorr, nil, nil}
 		if r.PCA != nil {
 			ts[4], ts[5] = r.PCA.Values, r.PCA.Ratio
 		}
 		return ts
 	}
-	return Op{
+	return engine.Op{
 		Name:  "latent-corr",
 		Suite: "latent",
 		Doc:   "channel correlations per sample and per frame, frame correlations per channel and their lag means (vkstat latent --stat corr,corr-frames,lagcorr); bench times corr, lagcorr and pca alone",
-		Verify: []Case{
+		Verify: []engine.Case{
 			latentCase(2, 6, 3, 5, 7, ""),
 			latentCase(1, 17, 4, 8, 8, ""),
 			latentCase(2, 5, 4, 32, 32, "split-K"), // sets of 4,096 and 1,024 samples
 		},
-		Bench: map[Size][]BenchCase{
-			Small: slices.Concat(latentBench("corr")[Small], latentBench("lagcorr")[Small], latentBench("pca")[Small]),
-			Paper: slices.Concat(latentBench("corr")[Paper], latentBench("lagcorr")[Paper], latentBench("pca")[Paper]),
+		Bench: map[engine.BenchSize][]engine.BenchCase{
+			engine.BenchSmall: slices.Concat(latentBench("corr")[engine.BenchSmall], latentBench("lagcorr")[engine.BenchSmall], latentBench("pca")[engine.BenchSmall]),
+			engine.BenchPaper: slices.Concat(latentBench("corr")[engine.BenchPaper], latentBench("lagcorr")[engine.BenchPaper], latentBench("pca")[engine.BenchPaper]),
 		},
 		Build: latentInput,
-		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, err := latent.Run(ctx, dev, in[0], opt(c))
+		Run: func(ctx context.Context, dev *engine.Device, c engine.Case, in []*tensor.Tensor) ([]engine.Output, engine.Timing, error) {
+			r, err := Run(ctx, dev, in[0], opt(c))
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}
 			return named(corrNames, outs(r), in[0].DType), r.Timing, nil
 		},
-		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+		Reference: func(c engine.Case, in []*tensor.Tensor) ([]engine.RefOutput, error) {
 			x := latentValues(in[0])
 			o := opt(c)
-			r := &latent.Result{}
+			r := &Result{}
 			var err error
 			if o.PCA { // the covariance's eigenvalues: a reference of its own
-				r.PCA, err = latent.PCAReference(x, o.NaN)
+				r.PCA, err = PCAReference(x, o.NaN)
 			} else {
-				r, err = latent.Reference(x, o)
+				r, err = Reference(x, o)
 			}
 			if err != nil {
 				return nil, err
 			}
 			return refs(corrNames, outs(r)), nil
 		},
-		Tol:  latentTol(Tol{MaxErr: 5e-5, NMSE: 1e-9}),
+		Tol:  latentTol(engine.Tol{MaxErr: 5e-5, NMSE: 1e-9}),
 		Work: latentWork,
-		Unit: GBs,
+		Unit: engine.GBs,
 	}
 }
 
 var latentSpectraNames = []string{"spatial_spectrum", "spatial_centroid", "spatial_highfrac", "temporal_spectrum", "temporal_centroid", "temporal_highfrac"}
 
-func latentSpectraOp() Op {
-	return Op{
+func latentSpectraOp() engine.Op {
+	return engine.Op{
 		Name:  "latent-spectra",
 		Suite: "latent",
 		Doc:   "radial spatial and temporal power spectra of every (sample, channel), averaged over its frames and pixels, centroids, energy above half Nyquist (vkstat latent --stat spectra; VkFFT on a device)",
-		Verify: []Case{
+		Verify: []engine.Case{
 			latentCase(2, 3, 6, 16, 16, ""),
 			latentCase(1, 2, 5, 12, 15, "mixed radix"),
 			latentCase(2, 2, 4, 17, 16, "prime (Bluestein)"),
 		},
 		Bench: latentBench(""),
 		Build: latentInput,
-		Run: func(ctx context.Context, dev *engine.Device, c Case, in []*tensor.Tensor) ([]Output, engine.Timing, error) {
-			r, err := latent.Run(ctx, dev, in[0], latent.Options{Spectra: true})
+		Run: func(ctx context.Context, dev *engine.Device, c engine.Case, in []*tensor.Tensor) ([]engine.Output, engine.Timing, error) {
+			r, err := Run(ctx, dev, in[0], Options{Spectra: true})
 			if err != nil {
 				return nil, engine.Timing{}, err
 			}
@@ -251,7 +247,7 @@ func latentSpectraOp() Op {
 			return named(latentSpectraNames, []*tensor.Tensor{s.Spatial, s.SpatialCentroid, s.SpatialHighFrac,
 				s.Temporal, s.TemporalCentroid, s.TemporalHighFrac}, in[0].DType), r.Timing, nil
 		},
-		Reference: func(c Case, in []*tensor.Tensor) ([]RefOutput, error) {
+		Reference: func(c engine.Case, in []*tensor.Tensor) ([]engine.RefOutput, error) {
 			x := latentValues(in[0]).F64
 			n, ch, f, h, w := c.Shape[0], c.Shape[1], c.Shape[2], c.Shape[3], c.Shape[4]
 			hw := h * w
@@ -275,16 +271,16 @@ func latentSpectraOp() Op {
 				out[4] = append(out[4], sum(tp.NuSum)/sum(tp.Total))
 				out[5] = append(out[5], sum(tp.HighSum)/sum(tp.Total))
 			}
-			r := make([]RefOutput, 6)
+			r := make([]engine.RefOutput, 6)
 			for i := range r {
-				r[i] = RefOutput{latentSpectraNames[i], out[i]}
+				r[i] = engine.RefOutput{Name: latentSpectraNames[i], V: out[i]}
 			}
 			return r, nil
 		},
 		// As the spectra op: VkFFT in float32 within 1e-5 of the peak.
-		Tol:  latentTol(Tol{MaxErr: 1e-5, NMSE: 1e-10}),
+		Tol:  latentTol(engine.Tol{MaxErr: 1e-5, NMSE: 1e-10}),
 		Work: latentWork,
-		Unit: GBs,
+		Unit: engine.GBs,
 	}
 }
 
