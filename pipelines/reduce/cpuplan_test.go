@@ -38,26 +38,15 @@ func testCPUPlanRepeats(t *testing.T, stats []Stat) {
 		{[]int{1500, 300}, 0, tensor.F64}, // 450,000 elements: over the goroutines
 	} {
 		opt := Options{Axis: c.axis, Stats: stats}
-		p, err := NewCPUPlan(c.shape, c.dt, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := c.shape[0]
-		if c.axis != 0 {
-			n = c.shape[1]
-		}
-		var outs Outs
-		for _, s := range stats {
-			outs[s] = tensor.New(c.dt, p.OutShape()...)
-		}
+		p, n := planCase(t, c.shape, c.dt, opt)
+		outs := newOuts(p, c.dt, stats)
 		in := tensor.New(c.dt, c.shape...)
 		for k := 1; k <= 3; k++ {
 			fill(in, c.axis, float64(k))
 			if _, err := p.Run(context.Background(), in, &outs); err != nil {
 				t.Fatal(err)
 			}
-			fk, fn := float64(k), float64(n)
-			want := map[Stat]float64{Sum: fk * fn * (fn - 1) / 2, Mean: fk * (fn - 1) / 2, Var: fk * fk * (fn*fn - 1) / 12, Min: 0, Max: fk * (fn - 1)}
+			want := wantStats(float64(k), n)
 			ref, err := Run(context.Background(), nil, in, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -80,6 +69,36 @@ func testCPUPlanRepeats(t *testing.T, stats []Stat) {
 			}
 		}
 	}
+}
+
+// planCase is the plan of opt for arrays of shape and dt, and the length
+// of its axis (0 or 1).
+func planCase(t *testing.T, shape []int, dt tensor.DType, opt Options) (*CPUPlan, int) {
+	t.Helper()
+	p, err := NewCPUPlan(shape, dt, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Axis != 0 {
+		return p, shape[1]
+	}
+	return p, shape[0]
+}
+
+// newOuts are new outputs of p for stats.
+func newOuts(p *CPUPlan, dt tensor.DType, stats []Stat) Outs {
+	var outs Outs
+	for _, s := range stats {
+		outs[s] = tensor.New(dt, p.OutShape()...)
+	}
+	return outs
+}
+
+// wantStats are the statistics of 0, k, 2k, … (fill) along an axis of
+// length n, derived by hand.
+func wantStats(k float64, n int) map[Stat]float64 {
+	fn := float64(n)
+	return map[Stat]float64{Sum: k * fn * (fn - 1) / 2, Mean: k * (fn - 1) / 2, Var: k * k * (fn*fn - 1) / 12, Min: 0, Max: k * (fn - 1)}
 }
 
 // fill sets in to k times each element's index along axis.
@@ -153,23 +172,12 @@ func TestCPUPlanWays(t *testing.T) {
 		{[]int{3, 150_001}, -1, tensor.F64}, // few runs, each split
 	} {
 		stats := []Stat{Sum, Mean, Var, Min, Max}
-		opt := Options{Axis: c.axis, Stats: stats}
-		p, err := NewCPUPlan(c.shape, c.dt, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := c.shape[0]
-		if c.axis != 0 {
-			n = c.shape[1]
-		}
+		p, n := planCase(t, c.shape, c.dt, Options{Axis: c.axis, Stats: stats})
 		in := tensor.New(c.dt, c.shape...)
 		fill(in, c.axis, 3)
 		var got [2]map[Stat][]float64
 		for run := range 2 {
-			var outs Outs
-			for _, s := range stats {
-				outs[s] = tensor.New(c.dt, p.OutShape()...)
-			}
+			outs := newOuts(p, c.dt, stats)
 			if _, err := p.Run(context.Background(), in, &outs); err != nil {
 				t.Fatal(err)
 			}
@@ -181,8 +189,7 @@ func TestCPUPlanWays(t *testing.T) {
 		if p.pace.seen != [2]int{1, 1} {
 			t.Fatalf("%v axis %d: runs alone and split %v, want one each", c.shape, c.axis, p.pace.seen)
 		}
-		fn := float64(n)
-		want := map[Stat]float64{Sum: 3 * fn * (fn - 1) / 2, Mean: 3 * (fn - 1) / 2, Var: 9 * (fn*fn - 1) / 12, Min: 0, Max: 3 * (fn - 1)}
+		want := wantStats(3, n)
 		tol := 1e-9
 		if c.dt == tensor.F32 {
 			tol = 1e-7 // the statistics rounded to float32
