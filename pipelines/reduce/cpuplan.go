@@ -48,8 +48,10 @@ const (
 // in the same order, so they give the same bits, and the choice may follow
 // the plan's own walls: the first runs alternate until each way has
 // paceWindow of them, then the way whose last paceWindow walls have the
-// lower median runs, and the other runs once every paceProbe runs, so
-// that a change of load is seen.
+// lower median runs, and the other runs once every paceProbe runs (times
+// how many times slower it was, so that the probes cost at most a
+// paceProbe-th of the runs' time: a machine of many free cores), so that
+// a change of load is seen.
 type pace struct {
 	walls [2][paceWindow]time.Duration // the last walls of each way, a ring
 	seen  [2]int                       // runs of each way so far
@@ -66,11 +68,13 @@ func (p *pace) next() int {
 	if p.seen[wayAlone] < paceWindow || p.seen[waySplit] < paceWindow {
 		return p.runs % 2
 	}
-	best := wayAlone
-	if median(p.walls[waySplit]) < median(p.walls[wayAlone]) {
-		best = waySplit
+	alone, split := median(p.walls[wayAlone]), median(p.walls[waySplit])
+	best, fast, slow := wayAlone, alone, split
+	if split < alone {
+		best, fast, slow = waySplit, split, alone
 	}
-	if p.runs%paceProbe == paceProbe-1 {
+	every := paceProbe * max(1, int(slow/max(fast, 1)))
+	if p.runs%every == every-1 {
 		return 1 - best
 	}
 	return best

@@ -209,8 +209,9 @@ func TestCPUPlanWays(t *testing.T) {
 
 // TestPace: the first runs alternate until each way has paceWindow walls;
 // then the way with the lower median runs, the other once every paceProbe
-// runs, and a probe that finds the other way faster (its median over the
-// window) turns the choice.
+// runs (less often where it is several times slower), and a probe that
+// finds the other way faster (its median over the window) turns the
+// choice.
 func TestPace(t *testing.T) {
 	var p pace
 	const ms = time.Millisecond
@@ -231,7 +232,7 @@ func TestPace(t *testing.T) {
 	if ways != [2]int{4*paceProbe - 4, 4} {
 		t.Fatalf("with alone faster: runs %v alone and split, want %d and 4", ways, 4*paceProbe-4)
 	}
-	wall = [2]time.Duration{5 * ms, 2 * ms} // the split now faster: the probes see it
+	wall = [2]time.Duration{5 * ms, 3 * ms} // the split now faster: the probes see it
 	for i := 0; i < paceProbe*(paceWindow/2+1); i++ {
 		w := p.next()
 		p.record(w, wall[w])
@@ -249,6 +250,18 @@ func TestPace(t *testing.T) {
 	p.record(waySplit, 100*ms)
 	if w := p.next(); w == wayAlone && p.runs%paceProbe != paceProbe-1 {
 		t.Fatalf("one slow split run turned the choice")
+	}
+	// Where the other way is many times slower (many free cores), it is
+	// tried as much less often: here 8×, not every paceProbe runs.
+	wall = [2]time.Duration{16 * ms, 2 * ms}
+	ways = [2]int{}
+	for i := 0; i < 64*paceProbe; i++ {
+		w := p.next()
+		ways[w]++
+		p.record(w, wall[w])
+	}
+	if ways[wayAlone] > 64/4 || ways[wayAlone] == 0 {
+		t.Fatalf("with the split 8× faster: %d runs alone in %d, want 1 to %d", ways[wayAlone], 64*paceProbe, 64/4)
 	}
 }
 
