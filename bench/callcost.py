@@ -21,7 +21,7 @@ every round. The arrays are float64; a call's elements are its input's.
   chol     (n/64, 8, 8) SPD matrices, L only; NumPy: np.linalg.cholesky.
 
 Usage (the package's library built: make pylib):
-  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--max 1e8] [--lavapipe] [--budget 0.25] [--ops mean,std]
+  PYTHONPATH=python /usr/bin/python3 bench/callcost.py [--min 1e3] [--max 1e8] [--lavapipe] [--budget 0.25] [--ops mean,std]
 
 It ends with the crossover: per call and device, the size from which
 vkstat's call is at least as fast as NumPy's at every size above.
@@ -177,6 +177,7 @@ def crossover(rows: list[dict]) -> dict[str, str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--min", type=float, default=1e3, help="smallest size (elements)")
     ap.add_argument("--max", type=float, default=1e7, help="largest size (elements)")
     ap.add_argument("--budget", type=float, default=0.25,
                     help="seconds of vkstat calls per case and size; a case whose call takes a third of it or more "
@@ -191,7 +192,7 @@ def main() -> int:
         known = {c[0] for c in _cases(1, np.random.default_rng(0))}
         if bad := [o for o in ops if o not in known]:
             ap.error(f"unknown case {', '.join(bad)}; the cases are {', '.join(sorted(known))}")
-    sizes = [int(10 ** e) for e in range(3, 9) if 10 ** e <= args.max]
+    sizes = [int(10 ** e) for e in range(3, 9) if args.min <= 10 ** e <= args.max]
     free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
     devices = ["cpu"] + (["lavapipe"] if args.lavapipe else [])
     print(f"vkstat {vkstat.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "

@@ -294,6 +294,9 @@ type reducer[T float] struct {
 	// sc is the scratch of a reduction that runs inline, kept for a
 	// repeat (CPUPlan).
 	sc *scratch
+	// alone runs divided work on the calling goroutine only: the same
+	// tasks merged in the same order, so the same bits (CPUPlan's pace).
+	alone bool
 }
 
 func newReducer[T float](data []T, g Geometry, opt Options, nd needs, outs [numStats][]T, done <-chan struct{}) *reducer[T] {
@@ -364,8 +367,12 @@ func (r *reducer[T]) newScratch() *scratch {
 	return sc
 }
 
+// divided reports whether the work is divided into tasks for several
+// goroutines (else run does it inline).
+func (r *reducer[T]) divided() bool { return r.splits > 1 || min(r.procs, r.items) > 1 }
+
 func (r *reducer[T]) run() {
-	if r.splits == 1 && min(r.procs, r.items) <= 1 { // a small call: inline, no goroutine, atomic or closure
+	if !r.divided() { // a small call: inline, no goroutine, atomic or closure
 		if r.sc == nil {
 			r.sc = r.newScratch()
 		}
@@ -407,13 +414,17 @@ func (r *reducer[T]) whole(sc *scratch, k int) {
 	r.finish(&a, r.outBase(it))
 }
 
-// parallel runs fn for tasks 0..n-1 on up to r.procs goroutines, the calling
-// one included, handing out tasks one at a time. It returns when every task
-// is done, without waiting for a goroutine that found none left (one the
-// scheduler started late, on a busy machine), which then writes nothing.
-// Once r.done is closed the tasks not begun are skipped.
+// parallel runs fn for tasks 0..n-1 on up to r.procs goroutines (the
+// calling one alone with r.alone), the calling one included, handing out
+// tasks one at a time. It returns when every task is done, without
+// waiting for a goroutine that found none left (one the scheduler started
+// late, on a busy machine), which then writes nothing. Once r.done is
+// closed the tasks not begun are skipped.
 func (r *reducer[T]) parallel(n int, fn func(sc *scratch, t int)) {
 	workers := min(r.procs, n)
+	if r.alone {
+		workers = 1
+	}
 	var next, done atomic.Int64
 	finished := make(chan struct{})
 	work := func() {

@@ -14,8 +14,10 @@ import (
 // the accumulators the statistics need, the division of the work and, for
 // an input small enough to run inline, the scratch memory. Run repeats it
 // on new data into new outputs (a prepared call's repeat, capi) without
-// planning again; an inline run allocates nothing. A plan runs one call at
-// a time (capi's under its session's lock).
+// planning again; an inline run allocates nothing. Divided work runs on
+// every core or on the caller alone, whichever the plan's recent runs
+// found faster (pace), with the same bits either way. A plan runs one call
+// at a time (capi's under its session's lock).
 type CPUPlan struct {
 	g   Geometry
 	dt  tensor.DType
@@ -26,6 +28,81 @@ type CPUPlan struct {
 	// phase is the one phase of Run's timing (its Phases, which the next
 	// Run overwrites).
 	phase [1]engine.PhaseTime
+	// pace decides, run by run, whether divided work runs on every core.
+	pace pace
+}
+
+// The ways a plan runs divided work: on the calling goroutine alone, or
+// split over every core.
+const (
+	wayAlone = iota
+	waySplit
+)
+
+// pace chooses, for a plan whose work is divided into tasks, which way
+// runs it. A second core pays for a reduction only where it is free: on a
+// machine whose cores other processes keep busy, the thread woken to help
+// takes the caller's own core, and the split costs more than it gains (a
+// 10⁶-element mean: 275 µs alone, 345 µs split, at a load of 10 on two
+// cores; docs/benchmarks/callcost.md). Both ways run the same tasks merged
+// in the same order, so they give the same bits, and the choice may follow
+// the plan's own walls: the first runs alternate until each way has
+// paceWindow of them, then the way whose last paceWindow walls have the
+// lower median runs, and the other runs once every paceProbe runs (times
+// how many times slower it was, so that the probes cost at most a
+// paceProbe-th of the runs' time: a machine of many free cores), so that
+// a change of load is seen.
+type pace struct {
+	walls [2][paceWindow]time.Duration // the last walls of each way, a ring
+	seen  [2]int                       // runs of each way so far
+	runs  int
+}
+
+const (
+	paceWindow = 5
+	paceProbe  = 16
+)
+
+// next is the way of the next run.
+func (p *pace) next() int {
+	if p.seen[wayAlone] < paceWindow || p.seen[waySplit] < paceWindow {
+		return p.runs % 2
+	}
+	alone, split := median(p.walls[wayAlone]), median(p.walls[waySplit])
+	best, fast, slow := wayAlone, alone, split
+	if split < alone {
+		best, fast, slow = waySplit, split, alone
+	}
+	every := paceProbe * max(1, int(slow/max(fast, 1)))
+	if p.runs%every == every-1 {
+		return 1 - best
+	}
+	return best
+}
+
+// record keeps the wall of a run the way way.
+func (p *pace) record(way int, wall time.Duration) {
+	p.walls[way][p.seen[way]%paceWindow] = wall
+	p.seen[way]++
+	p.runs++
+}
+
+// median is the middle value of w.
+func median(w [paceWindow]time.Duration) time.Duration {
+	for _, v := range w {
+		below, above := 0, 0
+		for _, u := range w {
+			if u < v {
+				below++
+			} else if u > v {
+				above++
+			}
+		}
+		if below <= paceWindow/2 && above <= paceWindow/2 {
+			return v
+		}
+	}
+	return w[0] // not reached: some value has at most half on each side
 }
 
 // Outs are a CPUPlan's outputs, indexed by Stat.
@@ -74,17 +151,23 @@ func (p *CPUPlan) Run(ctx context.Context, in *tensor.Tensor, out *Outs) (engine
 			return engine.Timing{}, fmt.Errorf("reduce: output %s is not the planned %s of %d elements", s, p.dt, m)
 		}
 	}
+	way, divided := p.pace.next(), false
 	t0 := time.Now()
 	if p.dt == tensor.F64 {
 		p.r64 = planned(p.r64, in.F64, p, out, func(t *tensor.Tensor) []float64 { return t.F64 }, ctx.Done())
+		p.r64.alone, divided = way == wayAlone, p.r64.divided()
 		p.r64.run()
 	} else {
 		p.r32 = planned(p.r32, in.F32, p, out, func(t *tensor.Tensor) []float32 { return t.F32 }, ctx.Done())
+		p.r32.alone, divided = way == wayAlone, p.r32.divided()
 		p.r32.run()
 	}
 	el := time.Since(t0)
 	if err := ctx.Err(); err != nil {
 		return engine.Timing{}, err
+	}
+	if divided {
+		p.pace.record(way, el)
 	}
 	p.phase[0] = engine.PhaseTime{Name: engine.TimeCompute, Time: el}
 	return engine.Timing{Kernel: el, Wall: el, Phases: p.phase[:]}, nil
