@@ -5,7 +5,7 @@ files, phase by phase, against the maps alone and the NumPy peer
 
 Usage:
   /usr/bin/python3 bench/paco_host.py --data DIR [--data DIR2 ...] --vkstat bin/vkstat \
-      [--before OLD_BINARY] [--devices cpu,lavapipe] [--rounds 5] [--no-peer]
+      [--before OLD_BINARY] [--devices cpu,lavapipe] [--rounds 5] [--no-peer] [--alone]
 
 Each DIR holds cube.npy, angles.npy and psf.npy (`vkstat synth paco --format
 npy`). Every round runs, for each device, each binary once (the summary's
@@ -16,6 +16,11 @@ phases (on the CPU path centre, lagged products, statistics, detection
 map; on a device tables, buffers, pipelines, device run, maps readback)
 and the files' writes and commit (the bytes written; encoding them, the
 pictures above all, is host work the ratio counts against vkstat).
+Where a binary measures the star centre beside the maps' first stages (the
+CPU path since issue 39's paco4 branch), those phases take the
+measurement's share of the cores too: --alone also runs each binary with
+the centre given (--center H/2,W/2, no measurement) and divides the wall by
+that run's reads + maps + writes, the raw arrays' alone.
 """
 import argparse
 import json
@@ -45,9 +50,11 @@ def phases(stdout):
     return float(m.group(1)), out
 
 
-def run_vkstat(binary, device, d, out):
+def run_vkstat(binary, device, d, out, center=None):
     cmd = [binary, "--device", device, "--quiet", "paco", "--cube", f"{d}/cube.npy", "--angles", f"{d}/angles.npy",
            "--psf", f"{d}/psf.npy", "--quick-contrast", "--out-dir", out]  # maps as the peer's: no calibration runs
+    if center:
+        cmd[-2:-2] = ["--center", center]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     proc = time.perf_counter() - t0
@@ -63,6 +70,13 @@ def run_vkstat(binary, device, d, out):
     row["other phases"] = wall - sum(row[n] for n in ("read cube", "open device", "star centre", "maps", "encode outputs", "write files", "commit outputs"))
     row["ratio"] = wall / (row["reads"] + row["maps"] + row["writes"])
     return row
+
+
+def geometric(d):
+    """The geometric centre H/2,W/2 of DIR's cube, as --center takes it."""
+    import numpy as np
+    _, h, w = np.load(f"{d}/cube.npy", mmap_mode="r").shape
+    return f"{h // 2},{w // 2}"
 
 
 def run_numpy(d, out):
@@ -84,6 +98,8 @@ def main():
     ap.add_argument("--devices", default="cpu,lavapipe")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-peer", action="store_true", help="leave the NumPy peer out (it takes minutes from 256×256 up)")
+    ap.add_argument("--alone", action="store_true", help="also run each binary with --center H/2,W/2 (no measurement) and give the wall "
+                    "over that run's reads + maps + writes: the maps alone, where a binary runs the centre's measurement beside them")
     args = ap.parse_args()
     bins = [("after", args.vkstat)] + ([("before", args.before)] if args.before else [])
     devices = args.devices.split(",")
@@ -94,7 +110,16 @@ def main():
                 for dev in devices:
                     for name, b in (bins if r % 2 == 0 else bins[::-1]):
                         out = os.path.join(tmp, f"{name}-{dev}-{r}")
-                        rows.setdefault((d, dev, name), []).append(run_vkstat(b, dev, d, out))
+                        row = run_vkstat(b, dev, d, out)
+                        if args.alone:
+                            # The same run with its centre given (the one the
+                            # measurement leaves it at here): no measurement,
+                            # so its reads + maps + writes are the raw arrays'
+                            # alone, whatever a binary runs beside its maps.
+                            a = run_vkstat(b, dev, d, out + "-alone", geometric(d))
+                            row["alone"] = a["reads"] + a["maps"] + a["writes"]
+                            row["ratio alone"] = row["wall"] / row["alone"]
+                        rows.setdefault((d, dev, name), []).append(row)
                 if not args.no_peer:
                     peer.setdefault(d, []).append(run_numpy(d, tmp))
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
@@ -102,15 +127,18 @@ def main():
     for d in args.data:
         npy = med(peer[d]) if d in peer else float("nan")
         print(f"\n#### {d}: NumPy peer file to file (process) {npy:.0f} ms\n")
-        print("| device | binary | process ms | wall ms | " + " | ".join(SHOWN) + " | reads + maps + writes | wall / (reads + maps + writes) | NumPy / process |")
-        print("|---|---|" + "---:|" * (len(SHOWN) + 5))
+        alone = " reads + maps + writes, centre given | wall / that |" if args.alone else ""
+        print("| device | binary | process ms | wall ms | " + " | ".join(SHOWN) + " | reads + maps + writes | wall / (reads + maps + writes) |" + alone + " NumPy / process |")
+        print("|---|---|" + "---:|" * (len(SHOWN) + 5 + (2 if args.alone else 0)))
         for dev in devices:
             for name, _ in bins:
                 rs = rows[(d, dev, name)]
                 base = med([x["reads"] + x["maps"] + x["writes"] for x in rs])
                 cells = [f"{med([x[n] for x in rs]):.1f}" for n in SHOWN]
                 print(f"| {dev} | {name} | {med([x['process'] for x in rs]):.0f} | {med([x['wall'] for x in rs]):.1f} | " + " | ".join(cells) +
-                      f" | {base:.1f} | {med([x['ratio'] for x in rs]):.2f} | {npy / med([x['process'] for x in rs]):.2f} |")
+                      f" | {base:.1f} | {med([x['ratio'] for x in rs]):.2f} |" +
+                      (f" {med([x['alone'] for x in rs]):.1f} | {med([x['ratio alone'] for x in rs]):.2f} |" if args.alone else "") +
+                      f" {npy / med([x['process'] for x in rs]):.2f} |")
     print("\n(medians over the rounds; ratio: the median of each run's wall / (reads + maps + writes))")
     json.dump({f"{d}|{dev}|{n}": v for (d, dev, n), v in rows.items()}, open(os.path.join(tempfile.gettempdir(), "paco_host.json"), "w"))
 

@@ -259,7 +259,7 @@ func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) 
 	if o.Ctx != nil {
 		dst = ctxWriter{o.Ctx, f}
 	}
-	bw := bufio.NewWriterSize(dst, 1<<20)
+	bw := bufio.NewWriterSize(dst, 64<<10)
 	err = write(outFile{bw, f})
 	if err == nil {
 		err = bw.Flush()
@@ -308,7 +308,7 @@ func (o *Outputs) writeInto(path string, write func(w io.Writer) error) error {
 	if o.Ctx != nil {
 		dst = ctxWriter{o.Ctx, f}
 	}
-	bw := bufio.NewWriterSize(dst, 1<<20)
+	bw := bufio.NewWriterSize(dst, 64<<10)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()

@@ -3,14 +3,16 @@ package figure
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
+	"compress/flate"
 	"encoding/binary"
+	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 
+	"github.com/vkstat/vkstat/internal/par"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -22,53 +24,54 @@ import (
 // encoding time): Up where the row repeats the one above (a map's pixels
 // scaled up are blocks of equal rows, which then compress to nothing),
 // else Sub (runs of one colour along the row), compressed by zlib at its
-// fastest. A picture with any transparency goes to image/png.
+// fastest, in pieces of 128 KiB of rows compressed at once over the cores
+// (so many whatever the cores: the same bytes on every machine). A
+// picture with any transparency goes to image/png.
 func encodePNG(w io.Writer, img *image.RGBA) error {
 	b := img.Bounds()
+	return encodePNGPieces(w, img, max(1, b.Dy()*(1+3*b.Dx())/(128<<10)))
+}
+
+// encodePNGPieces is encodePNG with the rows in that many pieces (at most
+// one a row), compressed as pigz does: each piece's deflate stream ended
+// by a sync flush (an empty stored block, so that the next one starts on
+// a byte) but the last's, closed; the pieces' Adler-32 sums combined. One
+// piece is zlib's own stream.
+func encodePNGPieces(w io.Writer, img *image.RGBA, pieces int) error {
+	b := img.Bounds()
 	wd, ht := b.Dx(), b.Dy()
-	var ihdr [13]byte
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(wd))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(ht))
-	ihdr[8], ihdr[9] = 8, 2 // bit depth, colour type RGB; compression, filter, interlace 0
+	pieces = max(1, min(pieces, ht))
+	ps := make([]pngPiece, pieces)
+	// One compressor a core, reset for each piece (the output of a new
+	// one: compress/flate's TestWriterReset), not 0.5 MB of them a piece.
+	par.Each(pieces, 1, func() *flate.Writer {
+		fw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+		return fw
+	}, func(fw *flate.Writer, k int) {
+		ps[k].encode(fw, img, k*ht/pieces, (k+1)*ht/pieces, k == pieces-1)
+	})
 	var idat bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&idat, zlib.BestSpeed)
-	if err != nil {
-		return err
-	}
-	n := 3 * wd
-	prev, cur, line := make([]byte, n), make([]byte, n), make([]byte, 1+n)
-	for y := range ht {
-		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*wd]
-		opaque := byte(255)
-		for x := range wd {
-			cur[3*x], cur[3*x+1], cur[3*x+2] = row[4*x], row[4*x+1], row[4*x+2]
-			opaque &= row[4*x+3]
-		}
-		if opaque != 255 {
+	idat.Write([]byte{0x78, 0x01}) // zlib: deflate, 32 KiB window; the fastest level
+	var sum uint32 = 1             // Adler-32 of nothing
+	for _, p := range ps {
+		if !p.opaque {
 			bw := bufio.NewWriter(w)
 			if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(bw, img); err != nil {
 				return err
 			}
 			return bw.Flush()
 		}
-		if y > 0 && bytes.Equal(cur, prev) {
-			line[0] = 2 // Up: every byte less the one above, 0
-			clear(line[1:])
-		} else {
-			line[0] = 1 // Sub: every byte less the one 3 to its left
-			copy(line[1:4], cur)
-			for i := 3; i < n; i++ {
-				line[1+i] = cur[i] - cur[i-3]
-			}
+		if p.err != nil {
+			return p.err
 		}
-		if _, err := zw.Write(line); err != nil {
-			return err
-		}
-		prev, cur = cur, prev
+		idat.Write(p.data.Bytes())
+		sum = adler32Combine(sum, p.adler, p.n)
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
+	idat.Write(binary.BigEndian.AppendUint32(nil, sum))
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(wd))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(ht))
+	ihdr[8], ihdr[9] = 8, 2 // bit depth, colour type RGB; compression, filter, interlace 0
 	bw := bufio.NewWriter(w)
 	bw.WriteString("\x89PNG\r\n\x1a\n")
 	for _, c := range []struct {
@@ -86,6 +89,87 @@ func encodePNG(w io.Writer, img *image.RGBA) error {
 		bw.Write(binary.BigEndian.AppendUint32(nil, crc.Sum32()))
 	}
 	return bw.Flush()
+}
+
+// pngPiece is rows y0…y1−1 of a picture filtered and deflated (by fw):
+// data, the Adler-32 sum of the n filtered bytes; opaque false when a
+// pixel is not.
+type pngPiece struct {
+	data   bytes.Buffer
+	adler  uint32
+	n      int64
+	opaque bool
+	err    error
+}
+
+func (p *pngPiece) encode(fw *flate.Writer, img *image.RGBA, y0, y1 int, last bool) {
+	b := img.Bounds()
+	wd := b.Dx()
+	n := 3 * wd
+	prev, cur, line := make([]byte, n), make([]byte, n), make([]byte, 1+n)
+	// rgb puts row y's RGB in dst and says whether the row is opaque.
+	rgb := func(y int, dst []byte) bool {
+		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*wd]
+		opaque := byte(255)
+		for x := range wd {
+			dst[3*x], dst[3*x+1], dst[3*x+2] = row[4*x], row[4*x+1], row[4*x+2]
+			opaque &= row[4*x+3]
+		}
+		return opaque == 255
+	}
+	if y0 > 0 {
+		rgb(y0-1, prev) // the row above, for Up
+	}
+	fw.Reset(&p.data)
+	ad := adler32.New()
+	for y := y0; y < y1; y++ {
+		if !rgb(y, cur) {
+			return
+		}
+		if y > 0 && bytes.Equal(cur, prev) {
+			line[0] = 2 // Up: every byte less the one above, 0
+			clear(line[1:])
+		} else {
+			line[0] = 1 // Sub: every byte less the one 3 to its left
+			copy(line[1:4], cur)
+			for i := 3; i < n; i++ {
+				line[1+i] = cur[i] - cur[i-3]
+			}
+		}
+		fw.Write(line) // a bytes.Buffer takes every byte
+		ad.Write(line)
+		prev, cur = cur, prev
+	}
+	if last {
+		p.err = fw.Close()
+	} else {
+		p.err = fw.Flush()
+	}
+	p.adler, p.n, p.opaque = ad.Sum32(), int64(y1-y0)*int64(1+n), true
+}
+
+// adler32Combine is the Adler-32 sum of A then B from theirs, a and b, and
+// B's length (zlib's adler32_combine).
+func adler32Combine(a, b uint32, lenB int64) uint32 {
+	const base = 65521
+	rem := uint32(lenB % base)
+	s1 := a & 0xffff
+	s2 := rem * s1 % base
+	s1 += (b & 0xffff) + base - 1
+	s2 += (a >> 16) + (b >> 16) + base - rem
+	if s1 >= base {
+		s1 -= base
+	}
+	if s1 >= base {
+		s1 -= base
+	}
+	if s2 >= 2*base {
+		s2 -= 2 * base
+	}
+	if s2 >= base {
+		s2 -= base
+	}
+	return s2<<16 | s1
 }
 
 // pngCanvas is vgimg's canvas on img, which it paints paper at once: then

@@ -2,11 +2,14 @@ package figure
 
 import (
 	"bytes"
+	"fmt"
+	"hash/adler32"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"git.sr.ht/~sbinet/gg"
@@ -18,7 +21,9 @@ import (
 // TestEncodePNG decodes encodePNG's files with image/png and finds the
 // pixels it was given: random colours with blocks of repeated rows (the Up
 // filter) and runs along a row (Sub), a sub-image not at the origin, one
-// row, one column, and a translucent picture (left to image/png).
+// row, one column, and a translucent picture (left to image/png), in one
+// piece and in two to five compressed at once (more pieces than rows: one
+// a row).
 func TestEncodePNG(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := func(w, h int, opaque bool) *image.RGBA {
@@ -51,29 +56,88 @@ func TestEncodePNG(t *testing.T) {
 		"one column":  random(1, 17, true),
 		"translucent": random(20, 12, false),
 	}
-	for name, img := range cases {
-		var buf bytes.Buffer
-		if err := encodePNG(&buf, img); err != nil {
-			t.Fatalf("%s: %v", name, err)
+	for _, pieces := range []int{1, 2, 3, 5} {
+		for name, img := range cases {
+			name := fmt.Sprintf("%s, %d pieces", name, pieces)
+			var buf bytes.Buffer
+			if err := encodePNGPieces(&buf, img, pieces); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkPNG(t, name, &buf, img)
 		}
-		got, err := png.Decode(&buf)
+	}
+}
+
+// TestEncodePNGSameOnEveryMachine: a picture of several pieces (600×400,
+// 720 KB of rows) is written in the same bytes on one core and on four, and
+// reads back as itself.
+func TestEncodePNGSameOnEveryMachine(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 600, 400))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range img.Pix {
+		img.Pix[i] = byte(rng.IntN(8) * 32)
+		if i%4 == 3 {
+			img.Pix[i] = 255
+		}
+	}
+	var out [2]bytes.Buffer
+	for k, procs := range []int{1, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		err := encodePNG(&out[k], img)
+		runtime.GOMAXPROCS(old)
 		if err != nil {
-			t.Fatalf("%s: image/png reads: %v", name, err)
+			t.Fatal(err)
 		}
-		b := img.Bounds()
-		if gb := got.Bounds(); gb.Dx() != b.Dx() || gb.Dy() != b.Dy() {
-			t.Fatalf("%s: %v decoded, %v given", name, gb, b)
+	}
+	if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+		t.Errorf("%d bytes on one core, %d on four, not the same", out[0].Len(), out[1].Len())
+	}
+	checkPNG(t, "600×400", &out[0], img)
+}
+
+// checkPNG decodes buf with image/png and finds img's pixels (img's alpha
+// where it is translucent).
+func checkPNG(t *testing.T, name string, buf *bytes.Buffer, img *image.RGBA) {
+	t.Helper()
+	got, err := png.Decode(buf)
+	if err != nil {
+		t.Fatalf("%s: image/png reads: %v", name, err)
+	}
+	b := img.Bounds()
+	if gb := got.Bounds(); gb.Dx() != b.Dx() || gb.Dy() != b.Dy() {
+		t.Fatalf("%s: %v decoded, %v given", name, gb, b)
+	}
+	opaque := img.Opaque()
+	for y := range b.Dy() {
+		for x := range b.Dx() {
+			r0, g0, b0, a0 := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			r1, g1, b1, a1 := got.At(got.Bounds().Min.X+x, got.Bounds().Min.Y+y).RGBA()
+			if opaque && [4]uint32{r0, g0, b0, a0} != [4]uint32{r1, g1, b1, a1} {
+				t.Fatalf("%s: pixel (%d, %d) decoded %v, given %v", name, x, y, [4]uint32{r1, g1, b1, a1}, [4]uint32{r0, g0, b0, a0})
+			}
+			if !opaque && a0 != a1 {
+				t.Fatalf("%s: pixel (%d, %d) alpha %d decoded, %d given", name, x, y, a1, a0)
+			}
 		}
-		for y := range b.Dy() {
-			for x := range b.Dx() {
-				r0, g0, b0, a0 := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
-				r1, g1, b1, a1 := got.At(got.Bounds().Min.X+x, got.Bounds().Min.Y+y).RGBA()
-				if img.Opaque() && [4]uint32{r0, g0, b0, a0} != [4]uint32{r1, g1, b1, a1} {
-					t.Fatalf("%s: pixel (%d, %d) decoded %v, given %v", name, x, y, [4]uint32{r1, g1, b1, a1}, [4]uint32{r0, g0, b0, a0})
-				}
-				if !img.Opaque() && a0 != a1 {
-					t.Fatalf("%s: pixel (%d, %d) alpha %d decoded, %d given", name, x, y, a1, a0)
-				}
+	}
+}
+
+// TestAdler32Combine: the sum of two pieces from theirs is hash/adler32's
+// of the whole, for pieces of 0 to 200,000 bytes (past the modulus, 65,521,
+// and its multiples) of random and of 0xff bytes (the largest sums).
+func TestAdler32Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 400000)
+	for i := range data {
+		data[i] = byte(rng.IntN(256))
+	}
+	ff := bytes.Repeat([]byte{0xff}, len(data))
+	for _, d := range [][]byte{data, ff} {
+		for _, n := range [][2]int{{0, 0}, {0, 7}, {7, 0}, {1, 1}, {65521, 65521}, {65520, 131042}, {200000, 199999}, {5552, 65522}, {123457, 3}} {
+			a, b := d[:n[0]], d[n[0]:n[0]+n[1]]
+			got := adler32Combine(adler32.Checksum(a), adler32.Checksum(b), int64(len(b)))
+			if want := adler32.Checksum(d[:n[0]+n[1]]); got != want {
+				t.Errorf("%d + %d bytes (0x%02x…): %08x, hash/adler32 %08x", n[0], n[1], d[0], got, want)
 			}
 		}
 	}

@@ -601,6 +601,17 @@ func scanRange[F float32 | float64](v []F) (nans int, lo, hi F) {
 // *engine.FieldError naming the option or input at fault where there is
 // one.
 func Prepare(in ADI, opt Options) (*Prepared, error) {
+	return prepareAlong(context.Background(), false, in, opt)
+}
+
+// prepareAlong is Prepare; along (the CPU path's run), where the
+// star centre is measured, the maps' first stages (mapsHead: the centred
+// cube, the lagged products, the statistics, which the centre does not
+// enter) run alongside the measurement, under ctx, and the
+// Prepared holds them for CPU: the measurement's serial steps and its
+// wait for its draws no longer leave cores idle. Its "star centre" phase
+// is then the measurement's time beyond those stages, which CPU lists.
+func prepareAlong(ctx context.Context, along bool, in ADI, opt Options) (*Prepared, error) {
 	var tm engine.Timing
 	lap := tm.Clock().Lap
 	if err := opt.Check(); err != nil {
@@ -642,6 +653,30 @@ func Prepare(in ADI, opt Options) (*Prepared, error) {
 			warnf(WarnNoRotation, map[string]float64{"angle_deg": amin}, "the field does not rotate (every angle is %g°): PACO cannot tell a companion from the static background, the maps are meaningless", amin)
 		}
 	}
+	dt := cube.DType
+	if opt.Convert {
+		dt = opt.DType
+	}
+	mapsCube := cube.As(dt)
+	input := func(center *[2]int) Input {
+		return Input{Cube: mapsCube, Angles: angles, PSF: psf, PSFNorm: opt.PSFNorm, Radius: opt.Radius, Center: center, Compat: opt.Compat, Placement: opt.Placement}
+	}
+	var head *mapsHead
+	measured := opt.Center == CenterDefault || opt.Center == CenterAuto // chooseCenter's estimate
+	if along && measured && len(cube.Shape) == 3 && !(opt.Convert && dt != tensor.F64) {
+		// What prepare refuses it refuses with any centre inside the
+		// frame (and the measured one is): then the run stops as before,
+		// after the centre's warnings, with no head.
+		if p0, err := prepare(input(nil)); err == nil {
+			hctx, cancel := context.WithCancel(ctx)
+			head = newMapsHead(mapsCube)
+			go head.run(hctx, p0)
+			defer func() {
+				cancel() // Prepare refused: the head stops at its next stage
+				<-head.done
+			}()
+		}
+	}
 	var star CenterInfo
 	var center *[2]int
 	if len(cube.Shape) == 3 {
@@ -675,16 +710,18 @@ func Prepare(in ADI, opt Options) (*Prepared, error) {
 			warn(w)
 		}
 	}
-	lap("star centre")
-	dt := cube.DType
-	if opt.Convert {
-		dt = opt.DType
+	if head != nil {
+		<-head.done
 	}
-	p, err := prepare(Input{Cube: cube.As(dt), Angles: angles, PSF: psf, PSFNorm: opt.PSFNorm, Radius: opt.Radius, Center: center, Compat: opt.Compat, Placement: opt.Placement})
+	lap("star centre")
+	if head != nil {
+		tm.AddPhase("star centre", -head.total()) // CPU lists the head's stages
+	}
+	p, err := prepare(input(center))
 	if err != nil {
 		return nil, err
 	}
-	p.Star, p.FWHM, p.InnerWorkingAngle, p.NaNs, p.convert = star, fwhm, iwa, nans, opt.Convert
+	p.Star, p.FWHM, p.InnerWorkingAngle, p.NaNs, p.convert, p.head = star, fwhm, iwa, nans, opt.Convert, head
 	lap("prepare")
 	p.Phases = tm.Phases
 	return p, nil
@@ -711,7 +748,7 @@ func run(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Result,
 	}
 	clock := res.Timing.Clock()
 	lap := clock.Lap
-	prep, err := Prepare(in, opt)
+	prep, err := prepareAlong(ctx, dev == nil, in, opt)
 	if err != nil {
 		return nil, err
 	}

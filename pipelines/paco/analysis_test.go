@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -132,6 +133,77 @@ func TestScanCube(t *testing.T) {
 		n, lo, hi := scanCube(c.cube)
 		if n != c.nans || lo != c.lo || hi != c.hi {
 			t.Errorf("%s: %d NaNs, range [%g, %g]; want %d, [%g, %g]", c.name, n, lo, hi, c.nans, c.lo, c.hi)
+		}
+	}
+}
+
+// TestRunMapsAlongsideTheCentre: on the CPU path Run computes the maps'
+// first stages (mapsHead) alongside the star centre's measurement. Its
+// maps are those of CPU on Prepare's Prepared (which runs nothing
+// alongside) bit for bit, with the star at the geometric centre and with
+// it measured away from it (the maps then on the measured centre); its
+// phases name the head's stages once each, the star centre's is what is
+// left of the measurement (not negative), and they add up to at most the
+// wall. A context cancelled before the run stops it with its error.
+func TestRunMapsAlongsideTheCentre(t *testing.T) {
+	ctx := context.Background()
+	for _, star := range [][2]float64{{24, 24}, {21.4, 26.3}} {
+		cfg := synth.Default()
+		cfg.H, cfg.W, cfg.Frames, cfg.Seed, cfg.FWHM, cfg.RotationDeg = 48, 48, 16, 7, 3, 60
+		cfg.Star = &star
+		ds, err := synth.Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := ADI{Cube: ds.Cube, Angles: ds.Angles}
+		opt := Options{FWHM: 3, Radius: 2, Threshold: 5, QuickContrast: true}
+		res, err := Run(ctx, nil, in, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Prepare(in, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.head != nil {
+			t.Fatalf("star %v: Prepare ran the maps' first stages alongside the centre", star)
+		}
+		want, err := CPU(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := res.Center.Used != [2]int{24, 24}
+		if moved != (star != [2]float64{24, 24}) || res.Center.Used != p.Star.Used {
+			t.Errorf("star %v: the maps on %v (Prepare's %v)", star, res.Center.Used, p.Star.Used)
+		}
+		for name, pair := range map[string][2][]float64{"snr": {res.Maps.SNR, want.SNR}, "flux": {res.Maps.Flux, want.Flux}, "sigma": {res.Maps.Sigma, want.Sigma}} {
+			for i := range pair[1] {
+				if a, b := pair[0][i], pair[1][i]; math.Float64bits(a) != math.Float64bits(b) && !(math.IsNaN(a) && math.IsNaN(b)) {
+					t.Fatalf("star %v: %s[%d] %v alongside the centre, %v after it", star, name, i, a, b)
+				}
+			}
+		}
+		count := map[string]int{}
+		var sum time.Duration
+		for _, ph := range res.Timing.Phases {
+			count[ph.Name]++
+			sum += ph.Time
+			if ph.Time < 0 {
+				t.Errorf("star %v: phase %q %v", star, ph.Name, ph.Time)
+			}
+		}
+		for _, n := range []string{"star centre", "centre", "lagged products", "statistics", "detection map"} {
+			if count[n] != 1 {
+				t.Errorf("star %v: phase %q listed %d times: %v", star, n, count[n], res.Timing.Phases)
+			}
+		}
+		if sum > res.Timing.Wall {
+			t.Errorf("star %v: phases %v add up to more than the wall %v: %v", star, sum, res.Timing.Wall, res.Timing.Phases)
+		}
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := Run(done, nil, in, opt); !errors.Is(err, context.Canceled) {
+			t.Errorf("star %v: a cancelled run: %v", star, err)
 		}
 	}
 }

@@ -179,16 +179,14 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if !(sign*(core-ring) > 5*sd) || math.IsNaN(sd) {
 		return CenterEstimate{}, fmt.Errorf("no star stands out near the geometric centre (core %.4g, ring %.4g ± %.3g)", core, ring, sd)
 	}
-	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W}, H, W, float64(by), float64(bx), fwhm, sign)
+	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("the centroid of the median frame does not converge")
 	}
 	// Every frame's centroid, over every core, kept in frame order.
 	fy, fx, fok := make([]float64, T), make([]float64, T), make([]bool, T)
-	par.Range(T, 1, func(lo, hi int) {
-		for l := lo; l < hi; l++ {
-			fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw}, H, W, y0, x0, fwhm, sign)
-		}
+	par.Each(T, 1, func() *centroidScratch { return new(centroidScratch) }, func(sc *centroidScratch, l int) {
+		fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw}, sc, H, W, y0, x0, fwhm, sign)
 	})
 	ys := make([]float64, 0, T)
 	xs := make([]float64, 0, T)
@@ -311,16 +309,22 @@ type window struct {
 	y0, x0, h, w int
 }
 
+// centroidScratch is windowCentroid's memory, kept from call to call by
+// one goroutine: the pixels within reach and their weights.
+type centroidScratch struct {
+	pts []centroidPixel
+	w   []float64
+}
+
+type centroidPixel struct{ f, dy, dx float64 }
+
 // windowCentroid iterates the Gaussian-windowed centroid from (y, x):
 // c ← c + 2 Σ w I (p − c) / Σ w I, with w = exp(−|p − c|²/(2σ²)), σ the
 // FWHM's, over pixels within 4σ, I = sign × (frame − the window's minimum),
-// in a frame of H×W pixels of which g holds those it reads.
-func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
+// in a frame of H×W pixels of which g holds those it reads; sc its scratch.
+func windowCentroid(g window, sc *centroidScratch, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
 	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
 	rad := 4 * s
-	type pixel struct{ f, dy, dx float64 }
-	var pts []pixel
-	var w []float64
 	for it := 0; it < 100; it++ {
 		// The pixels within reach that the window holds (the others
 		// read as NaN, left out).
@@ -330,7 +334,7 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 		// radius, in order; then the latter's weights at once (vec.Exp:
 		// math.Exp's values), then the sums in that order.
 		lo := math.Inf(1)
-		pts, w = pts[:0], w[:0]
+		pts, w := sc.pts[:0], sc.w[:0]
 		for py := py0; py <= py1; py++ {
 			row := g.f[(py-g.y0)*g.w:][:g.w]
 			dy := float64(py) - y
@@ -349,10 +353,11 @@ func windowCentroid(g window, H, W int, y, x, fwhm, sign float64) (float64, floa
 				if d2 > rad*rad {
 					continue
 				}
-				pts = append(pts, pixel{fv, dy, dx})
+				pts = append(pts, centroidPixel{fv, dy, dx})
 				w = append(w, -d2/(2*s*s))
 			}
 		}
+		sc.pts, sc.w = pts, w // grown once, kept for the next call
 		vec.Exp(w)
 		var sw, sy, sx float64
 		for i, p := range pts {
@@ -579,12 +584,15 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	}
 	pk := newPeakKernel(g, fwhm)
 	errs := make([]float64, mcDraws)
-	par.Range(mcDraws, 1, func(lo, hi int) {
-		rows := make([]float64, m*g)
-		a, img := make([]float64, g), make([]float64, g*g)
-		for d := lo; d < hi; d++ {
-			errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, rows, a, img, sym, sdGrid, pk, ly, lx, search, fwhm)
-		}
+	// Each goroutine's memory, made once (not per draw).
+	type drawScratch struct {
+		rows, a, img []float64
+		sc           centroidScratch
+	}
+	par.Each(mcDraws, 1, func() *drawScratch {
+		return &drawScratch{rows: make([]float64, m*g), a: make([]float64, g), img: make([]float64, g*g)}
+	}, func(s *drawScratch, d int) {
+		errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, s.rows, s.a, s.img, &s.sc, sym, sdGrid, pk, ly, lx, search, fwhm)
 	})
 	slices.Sort(errs)
 	return errs[int(math.Ceil(0.975*mcDraws))-1], true
@@ -642,8 +650,8 @@ func speckleKernel(res []float64, g int, sdAt func(j, i int) float64, fwhm float
 // offsets 0…len(ker)−1 along x and offY along y), squared into the ring
 // profile sym with the rings' spread sd (g×g) in img, and the distance from
 // (ly, lx) at which the centre is then measured, smoothedPeak with pk then
-// windowCentroid (+Inf when lost).
-func staticDraw(white []float64, m, g int, ker []float64, offX, offY []int, rows, a, img, sym, sd []float64, pk *peakKernel, ly, lx, search, fwhm float64) float64 {
+// windowCentroid with sc (+Inf when lost).
+func staticDraw(white []float64, m, g int, ker []float64, offX, offY []int, rows, a, img []float64, sc *centroidScratch, sym, sd []float64, pk *peakKernel, ly, lx, search, fwhm float64) float64 {
 	for j := 0; j < m; j++ { // along x
 		vec.Stencil(rows[j*g:(j+1)*g], white[j*m:(j+1)*m], offX, ker)
 	}
@@ -655,7 +663,7 @@ func staticDraw(white []float64, m, g int, ker []float64, offX, offY []int, rows
 	}
 	e := math.Inf(1) // lost: as bad as can be
 	if py, px, _ := smoothedPeak(img, g, pk, ly, lx, search, 1, 0, g-1, 0, g-1); py >= 0 {
-		if y, x, ok := windowCentroid(window{img, 0, 0, g, g}, g, g, float64(py), float64(px), fwhm, 1); ok {
+		if y, x, ok := windowCentroid(window{img, 0, 0, g, g}, sc, g, g, float64(py), float64(px), fwhm, 1); ok {
 			e = math.Hypot(y-ly, x-lx)
 		}
 	}

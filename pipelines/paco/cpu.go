@@ -3,13 +3,16 @@ package paco
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/linalg"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vec"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // rowsDone reports progress through a stage that handles rows of the frame.
@@ -38,44 +41,92 @@ func cholSolve(c []float64, P int, h []float64) bool {
 
 // CPU computes the maps on the CPU in float64: centring, lagged products,
 // per-location shrinkage, Cholesky and solve, then the detection map, each
-// spread over every core.
+// spread over every core. The first three stages it takes from Prepare
+// where they ran alongside the star centre's measurement (mapsHead).
 func CPU(ctx context.Context, p *Prepared) (*Maps, error) {
-	var tm engine.Timing
+	h := p.head
+	p.head = nil // taken once: it holds the centred cube and the lagged products
+	if h == nil || h.cube != p.Cube {
+		h = newMapsHead(p.Cube)
+		h.run(ctx, p)
+	}
+	<-h.done
+	if h.err != nil {
+		return nil, h.err
+	}
+	tm := engine.Timing{Phases: slices.Clone(h.phases)}
 	lap := tm.Clock().Lap
-	yc := cpuCentre(p)
-	lap("centre")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	disp, pairs := p.Lags()
-	g := cpuLags(ctx, p, yc, disp)
-	lap("lagged products")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	base := make([]int, p.P())
-	for i, o := range p.Offsets {
-		base[i] = o[0]*p.W + o[1]
-	}
-	st := cpuStatistics(ctx, p, g, len(disp), pairs, base)
-	lap("statistics")
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	maps := newMaps(p)
 	if p.Placement == PlacementSubpixel {
-		subpixelMap(p, yc, st.ub, st.gram, st.valid, base, maps, newMapProgress(ctx, p.H))
+		subpixelMap(p, h.yc, h.st.ub, h.st.gram, h.st.valid, h.base, maps, newMapProgress(ctx, p.H))
 	} else {
-		nearestMap(ctx, p, yc, st, base, maps)
+		nearestMap(ctx, p, h.yc, h.st, h.base, maps)
 	}
 	lap("detection map")
-	for _, v := range st.valid {
+	for _, v := range h.st.valid {
 		if !v {
 			maps.InvalidLocations++
 		}
 	}
 	maps.Stages, maps.Timing.Phases, maps.Device, maps.Precision = tm.Phases, tm.Phases, "cpu", "f64"
 	return maps, nil
+}
+
+// mapsHead is the CPU path's first stages of the maps, which the star
+// centre does not enter (only the detection map follows the star): the
+// centred cube yc, the lagged products g and the statistics st of cube,
+// base the mask's offsets as flat pixel indices, phases their wall-clock
+// times ("centre", "lagged products", "statistics"); err the context's
+// when it stopped them. done is closed when they are over.
+type mapsHead struct {
+	cube   *tensor.Tensor
+	done   chan struct{}
+	yc, g  []float64
+	base   []int
+	st     cpuStats
+	phases []engine.PhaseTime
+	err    error
+}
+
+func newMapsHead(cube *tensor.Tensor) *mapsHead {
+	return &mapsHead{cube: cube, done: make(chan struct{})}
+}
+
+// run computes h's stages for p (whose star centre they do not read).
+func (h *mapsHead) run(ctx context.Context, p *Prepared) {
+	var tm engine.Timing
+	lap := tm.Clock().Lap
+	defer func() {
+		h.phases = tm.Phases
+		close(h.done)
+	}()
+	h.yc = cpuCentre(p)
+	lap("centre")
+	if h.err = ctx.Err(); h.err != nil {
+		return
+	}
+	disp, pairs := p.Lags()
+	h.g = cpuLags(ctx, p, h.yc, disp)
+	lap("lagged products")
+	if h.err = ctx.Err(); h.err != nil {
+		return
+	}
+	h.base = make([]int, p.P())
+	for i, o := range p.Offsets {
+		h.base[i] = o[0]*p.W + o[1]
+	}
+	h.st = cpuStatistics(ctx, p, h.g, len(disp), pairs, h.base)
+	lap("statistics")
+	h.err = ctx.Err()
+}
+
+// total is the wall-clock time of h's stages.
+func (h *mapsHead) total() time.Duration {
+	var d time.Duration
+	for _, ph := range h.phases {
+		d += ph.Time
+	}
+	return d
 }
 
 // cpuCentre is the centred cube: yc[p*T+t] = Y[t, p] − mean_t Y[t, p]

@@ -207,6 +207,9 @@ type Prepared struct {
 	// convert is Options.Convert: the maps' type was asked for, which the
 	// CPU path refuses unless it is float64.
 	convert bool
+	// head is the CPU path's first stages of the maps, run by Prepare
+	// alongside the star centre's measurement (mapsHead); CPU takes it.
+	head *mapsHead
 }
 
 // withCube is p on cube, of p's shape (the cube with fakes injected).

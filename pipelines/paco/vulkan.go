@@ -25,7 +25,7 @@ const detectLoopBudget = 60000
 // what follows them.
 func RunMaps(ctx context.Context, dev *engine.Device, in ADI, opt Options) (*Maps, error) {
 	mark := engine.Begin(dev)
-	p, err := Prepare(in, opt)
+	p, err := prepareAlong(ctx, dev == nil, in, opt)
 	if err != nil {
 		return nil, err
 	}
