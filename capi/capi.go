@@ -625,6 +625,8 @@ func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Typ
 	for i, p := range params {
 		var t reflect.Type
 		switch {
+		case p.None: // null is a value: told from a key left out
+			t = reflect.TypeFor[json.RawMessage]()
 		case p.Text, p.Kind == reflect.Slice: // a list: JSON's, or one value
 			t = reflect.TypeFor[any]()
 		case p.Kind == reflect.Float64:
@@ -654,7 +656,11 @@ func setParams(v reflect.Value, params []engine.Param, opt any) error {
 		if f.IsNil() {
 			continue
 		}
-		if err := p.SetValue(opt, f.Elem().Interface()); err != nil {
+		val, err := paramValue(f)
+		if err == nil {
+			err = p.SetValue(opt, val)
+		}
+		if err != nil {
 			if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
 				return inputError(err)
 			}
@@ -662,6 +668,20 @@ func setParams(v reflect.Value, params []engine.Param, opt any) error {
 		}
 	}
 	return nil
+}
+
+// paramValue is the value of f, a paramsType field that is set: a
+// pointer's, or a json.RawMessage's decoded as Params decodes (nil for
+// null).
+func paramValue(f reflect.Value) (any, error) {
+	raw, ok := f.Interface().(json.RawMessage)
+	if !ok {
+		return f.Elem().Interface(), nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return v, dec.Decode(&v)
 }
 
 // extraFields are the fields of the structs extras, in order, as

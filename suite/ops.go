@@ -112,7 +112,7 @@ type reduceArg struct {
 // from zero against their spread, so a float32 accumulation or a one-pass
 // variance fails the tolerance.
 func reduceCase(shape []int, axis int, opt reduce.Options, stats []reduce.Stat, nan bool) Case {
-	opt.Axis = axis
+	opt.Axes = reduce.Axes{axis}
 	note := fmt.Sprintf("axis %d", axis)
 	if opt.DDof != 0 {
 		note += fmt.Sprintf(" ddof %d", opt.DDof)
@@ -134,7 +134,7 @@ func reduceBuild(c Case, dt tensor.DType) []*tensor.Tensor {
 	a := c.Arg.(reduceArg)
 	in := normal(dt, c.Shape, c.Seed, 1000, 1)
 	if a.nan {
-		if g, err := reduce.Plan(c.Shape, a.opt.Axis); err == nil {
+		if g, err := a.opt.Geometry(c.Shape); err == nil {
 			plantNaNSlices(in, g.Outer, g.N, g.Inner, c.Seed)
 		}
 	}
@@ -224,7 +224,7 @@ func reduceOp() Op {
 			if a.opt.SkipNaN || len(a.stats) != 2 || a.stats[0] != reduce.Mean || a.stats[1] != reduce.Std {
 				return nil // the peers time mean and std only
 			}
-			return &Peer{Script: "reduce", Args: []string{"--shape", shapeArg(c.Shape), "--axis", strconv.Itoa(a.opt.Axis),
+			return &Peer{Script: "reduce", Args: []string{"--shape", shapeArg(c.Shape), "--axis", a.opt.Axes.String(),
 				"--ddof", strconv.Itoa(a.opt.DDof), "--dtype", dt.String()}}
 		},
 	}

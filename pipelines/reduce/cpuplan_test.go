@@ -35,7 +35,7 @@ func testCPUPlanRepeats(t *testing.T, stats []Stat) {
 		{[]int{300, 7}, -1, tensor.F64},
 		{[]int{1500, 300}, 0, tensor.F64}, // 450,000 elements: over the goroutines
 	} {
-		opt := Options{Axis: c.axis, Stats: stats}
+		opt := Options{Axes: Axes{c.axis}, Stats: stats}
 		p, err := NewCPUPlan(c.shape, c.dt, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -111,8 +111,8 @@ func TestCPUPlanRefuses(t *testing.T) {
 		{[]int{10}, tensor.F16, Options{Stats: []Stat{Mean}}, "float32 or float64"},
 		{[]int{10}, tensor.F64, Options{}, "one or more of Stats"},
 		{[]int{0}, tensor.F64, Options{Stats: []Stat{Mean}}, "length 0"},
-		{[]int{0, 3}, tensor.F64, Options{Axis: 1, Stats: []Stat{Mean}}, "nothing to reduce to"},
-		{[]int{10}, tensor.F64, Options{Axis: 1, Stats: []Stat{Mean}}, "out of range"},
+		{[]int{0, 3}, tensor.F64, Options{Axes: Axes{1}, Stats: []Stat{Mean}}, "nothing to reduce to"},
+		{[]int{10}, tensor.F64, Options{Axes: Axes{1}, Stats: []Stat{Mean}}, "out of range"},
 	} {
 		if _, err := NewCPUPlan(c.shape, c.dt, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v %s: got %v, want %q", c.shape, c.dt, err, c.want)
