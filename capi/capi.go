@@ -24,9 +24,11 @@
 // ABI does not change. Tables (PACO's detections) go as one output per
 // column, named table.column, each of its own dtype, from the workload's
 // list of its columns. An operation's parameters absent or null take the
-// workload's defaults, which Defaults (vks_defaults) lists for Python; a
-// workload's *engine.FieldError is a bad input, worded with the Python
-// parameter's name.
+// workload's defaults, which Defaults (vks_defaults) lists for Python (null
+// is a value of its own only where the description says so: reduce's axis,
+// every axis); Params (vks_params) exports each workload's description,
+// which Python's signatures are held to; a workload's *engine.FieldError is
+// a bad input, worded with the Python parameter's name.
 package capi
 
 import (

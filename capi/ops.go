@@ -470,3 +470,53 @@ func cholPlan(c *Call, req chol.Request, b bool) planned {
 		return r.Timing, nil
 	}
 }
+
+// ParamDoc is one parameter of an operation's description (engine.Param)
+// as the C ABI exports it (ParamsJSON): Python's keyword (Name), the JSON
+// key the call takes where not Name, the kind ("float", "int", "bool",
+// "string", "list" or "text"), the default as Defaults gives it (else
+// the description's), the
+// choices of an enumeration (or of a list's items), the help text, and
+// whether null is a value of its own (None: every axis).
+type ParamDoc struct {
+	Name    string   `json:"name"`
+	Key     string   `json:"key,omitempty"`
+	Kind    string   `json:"kind"`
+	Default any      `json:"default"`
+	Choices []string `json:"choices,omitempty"`
+	Help    string   `json:"help"`
+	None    bool     `json:"none,omitempty"`
+}
+
+// Params are the descriptions of the operations of every workload with a
+// front end of its own (workloads.Fronted), by operation: what Python's
+// signatures are held to (python/tests/test_signatures.py).
+func Params() map[string][]ParamDoc {
+	out := map[string][]ParamDoc{}
+	for _, spec := range workloads.Fronted() {
+		defaults := spec.Defaults()
+		docs := []ParamDoc{}
+		for _, p := range spec.Params() {
+			kind := p.Kind.String()
+			switch {
+			case p.Text:
+				kind = "text"
+			case p.Kind == reflect.Float64:
+				kind = "float"
+			case p.Kind == reflect.Slice:
+				kind = "list"
+			}
+			def, ok := defaults[p.Name]
+			if !ok {
+				def = p.Default
+			}
+			docs = append(docs, ParamDoc{Name: pyName(p.Name), Key: p.Key, Kind: kind, Default: def,
+				Choices: p.Choices, Help: p.Help, None: p.None})
+		}
+		out[spec.Name] = docs
+	}
+	return out
+}
+
+// ParamsJSON is Params as JSON.
+func ParamsJSON() ([]byte, error) { return json.Marshal(Params()) }

@@ -97,6 +97,18 @@ func vks_defaults(out **C.char, errOut **C.char) (status C.int) {
 	return 0
 }
 
+//export vks_params
+func vks_params(out **C.char, errOut **C.char) (status C.int) {
+	defer guard(&status, errOut)
+	b, err := capi.ParamsJSON()
+	if err != nil {
+		setErr(errOut, err)
+		return capi.StatusError
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
 //export vks_devices
 func vks_devices(opts *C.char, out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)

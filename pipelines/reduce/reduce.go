@@ -49,6 +49,10 @@ type Stats []Stat
 // String names the statistics comma-separated: "mean,std".
 func (ss Stats) String() string { return strings.Join(Names(ss), ",") }
 
+// Choices name the statistics a list may hold (engine.Chooser), besides
+// "all".
+func (Stats) Choices() []string { return statNames[:] }
+
 // UnmarshalText is ParseStats, for engine.Param.SetText.
 func (ss *Stats) UnmarshalText(b []byte) (err error) {
 	*ss, err = ParseStats(string(b))
