@@ -24,9 +24,11 @@
 // ABI does not change. Tables (PACO's detections) go as one output per
 // column, named table.column, each of its own dtype, from the workload's
 // list of its columns. An operation's parameters absent or null take the
-// workload's defaults, which Defaults (vks_defaults) lists for Python; a
-// workload's *engine.FieldError is a bad input, worded with the Python
-// parameter's name.
+// workload's defaults, which Defaults (vks_defaults) lists for Python (null
+// is a value of its own only where the description says so: reduce's axis,
+// every axis); Params (vks_params) exports each workload's description,
+// which Python's signatures are held to; a workload's *engine.FieldError is
+// a bad input, worded with the Python parameter's name.
 package capi
 
 import (
@@ -625,6 +627,8 @@ func paramsType(params []engine.Param, extra ...reflect.StructField) reflect.Typ
 	for i, p := range params {
 		var t reflect.Type
 		switch {
+		case p.None: // null is a value: told from a key left out
+			t = reflect.TypeFor[json.RawMessage]()
 		case p.Text, p.Kind == reflect.Slice: // a list: JSON's, or one value
 			t = reflect.TypeFor[any]()
 		case p.Kind == reflect.Float64:
@@ -654,7 +658,11 @@ func setParams(v reflect.Value, params []engine.Param, opt any) error {
 		if f.IsNil() {
 			continue
 		}
-		if err := p.SetValue(opt, f.Elem().Interface()); err != nil {
+		val, err := paramValue(f)
+		if err == nil {
+			err = p.SetValue(opt, val)
+		}
+		if err != nil {
 			if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
 				return inputError(err)
 			}
@@ -662,6 +670,20 @@ func setParams(v reflect.Value, params []engine.Param, opt any) error {
 		}
 	}
 	return nil
+}
+
+// paramValue is the value of f, a paramsType field that is set: a
+// pointer's, or a json.RawMessage's decoded as Params decodes (nil for
+// null).
+func paramValue(f reflect.Value) (any, error) {
+	raw, ok := f.Interface().(json.RawMessage)
+	if !ok {
+		return f.Elem().Interface(), nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return v, dec.Decode(&v)
 }
 
 // extraFields are the fields of the structs extras, in order, as

@@ -269,6 +269,12 @@ func TestReduceAxes(t *testing.T) {
 	if err != nil || len(shape) != 0 || got[0] != 276 {
 		t.Errorf("axis None: got %v shape %v (%v), want 276 with shape ()", got, shape, err)
 	}
+	// the key left out: the description's default, axis 0 (null is a value:
+	// every axis); x[0, j, k] + x[1, j, k] = 12 + 2(4j + k)
+	r, err := call(t, s, context.Background(), "reduce", map[string]any{"stats": []string{"sum"}}, arr, ptrOf(v))
+	if err != nil || fmt.Sprint(r.Outputs[0].Shape) != "[3 4]" || f64s(r, r.Outputs[0])[0] != 12 || f64s(r, r.Outputs[0])[11] != 34 {
+		t.Errorf("no axis: %v, want axis 0's sums 12..34 of shape (3, 4)", err)
+	}
 	got, shape, err = run([]int{-2, -1})
 	if err != nil || len(shape) != 1 || got[0] != 66 || got[1] != 210 {
 		t.Errorf("axis (-2, -1): got %v shape %v (%v), want [66 210]", got, shape, err)

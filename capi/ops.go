@@ -7,7 +7,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"strconv"
 	"sync"
 	"unsafe"
 
@@ -130,13 +129,11 @@ func runMap(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 // ---- reduce -------------------------------------------------------------------
 
 // reduceParams is the type reduce's parameters decode into: reduce's own
-// (reduce.Params), then Axis, an int, null (every axis: the array
-// flattened) or a list of axes; and KeepDims, which keeps the reduced axes
-// as axes of length 1, as NumPy's keepdims.
+// (reduce.Params: axis an integer, a list of them or null for every
+// axis), then KeepDims, which keeps the reduced axes as axes of length 1,
+// as NumPy's keepdims.
 var reduceParams = sync.OnceValue(func() reflect.Type {
-	return paramsType(reduce.Params(),
-		reflect.StructField{Name: "Axis", Type: reflect.TypeFor[any](), Tag: `json:"axis"`},
-		reflect.StructField{Name: "KeepDims", Type: reflect.TypeFor[bool](), Tag: `json:"keepdims"`})
+	return paramsType(reduce.Params(), reflect.StructField{Name: "KeepDims", Type: reflect.TypeFor[bool](), Tag: `json:"keepdims"`})
 })
 
 // reduceSetting names a reduce option in a warning as Python's message
@@ -148,66 +145,55 @@ func reduceSetting(field, value string) string {
 	return pyName(field) + " " + value
 }
 
-// runReduce computes statistics of array a along one axis (or adjacent
-// axes, or all), one output per statistic, named by it.
+// runReduce computes statistics of array a over its axes (reduce.Axes),
+// one output per statistic, named by it.
 func runReduce(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) {
 	v := reflect.New(reduceParams())
 	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	opt := reduce.DefaultOptions()
-	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
-		return nil, err
-	}
-	stats := opt.Stats
-	if err := opt.Check(); err != nil {
-		return nil, inputError(err)
-	}
-	a, in, axis, kept, perm, err := reduceInput(c, v.Elem().FieldByName("Axis").Interface())
-	if err != nil {
-		return nil, err
-	}
-	g, err := reduce.Plan(in.Shape, axis)
+	opt, a, g, err := reduceInput(c, v.Elem())
 	empty := errors.Is(err, reduce.ErrEmptyAxis)
 	if err != nil && !empty {
-		return nil, inputf("axis: an array of shape %s: %v", tensor.ShapeString(a.Shape), err)
+		return nil, err
 	}
 	res := c.Result()
 	switch {
-	case empty && g.Outputs() > 0 && slices.ContainsFunc(stats, func(s reduce.Stat) bool { return s != reduce.Sum && s != reduce.Min && s != reduce.Max }):
+	case empty && g.Outputs() > 0 && slices.ContainsFunc(opt.Stats, func(s reduce.Stat) bool { return s != reduce.Sum && s != reduce.Min && s != reduce.Max }):
 		res.warnf("mean of empty slice: an axis of length 0 gives NaN mean, var and std (and a sum of 0), as NumPy")
 	case !empty:
 		for _, w := range opt.Warnings(g.N, "") {
 			res.Warnings = append(res.Warnings, w.Words(reduceSetting))
 		}
 	}
-	var view func([]int) []int
 	if v.Elem().FieldByName("KeepDims").Bool() {
-		view = func([]int) []int { return kept }
+		kept := keptShape(a.Shape, opt.Axes)
+		opt.Out = c.outputs(func([]int) []int { return kept })
+	} else {
+		opt.Out = c.outputs(nil)
 	}
-	opt.Axis, opt.Out = axis, c.outputs(view)
-	out, err := reduce.Run(ctx, dev, in, opt)
+	out, err := reduce.Run(ctx, dev, a, opt)
 	if errors.Is(err, reduce.ErrEmptyAxis) { // min or max of nothing: the input's, on every device
 		return nil, InputError{err}
 	}
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range stats {
+	for _, s := range opt.Stats {
 		res.add(s.String(), out.Stats[s])
 	}
-	if perm == nil && !empty {
-		c.plan(dev, reducePlan(c, in, opt))
+	if g.Perm == nil && !empty {
+		c.plan(dev, reducePlan(c, a, opt))
 	}
 	return res.timed(out.Timing), nil
 }
 
-// reducePlan is the repeat of reduce's call c on input in (a view of the
-// caller's array a) with opt: the reduction planned once (reduce.CPUPlan)
-// on the outputs in the order the call asked for them; nil where it has
-// no plan (16-bit data).
-func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
-	p, err := reduce.NewCPUPlan(in.Shape, in.DType, opt)
+// reducePlan is the repeat of reduce's call c on the caller's array a
+// with opt: the reduction planned once (reduce.CPUPlan) on the outputs in
+// the order the call asked for them; nil where it has no plan (16-bit
+// data).
+func reducePlan(c *Call, a *tensor.Tensor, opt reduce.Options) planned {
+	p, err := reduce.NewCPUPlan(a.Shape, a.DType, opt)
 	if err != nil {
 		return nil
 	}
@@ -219,13 +205,13 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 		for _, s := range opt.Stats {
 			if s.String() == b.name {
 				order = append(order, s)
-				outs[s] = &tensor.Tensor{Shape: p.OutShape(), DType: in.DType}
+				outs[s] = &tensor.Tensor{Shape: p.OutShape(), DType: a.DType}
 				break
 			}
 		}
 	}
 	c.mu.Unlock()
-	x, ia, n := &tensor.Tensor{Shape: in.Shape, DType: in.DType}, c.specs["a"].Ptr, in.Len()
+	x, ia, n := &tensor.Tensor{Shape: a.Shape, DType: a.DType}, c.specs["a"].Ptr, a.Len()
 	return func(ctx context.Context, ptrs, given []unsafe.Pointer) (engine.Timing, error) {
 		over(x, ptrs[ia], n)
 		for k, s := range order {
@@ -235,73 +221,42 @@ func reducePlan(c *Call, in *tensor.Tensor, opt reduce.Options) planned {
 	}
 }
 
-// reduceInput is the call's array a and the view of it that is reduced
-// along one axis for NumPy's axis (mergeAxes): a itself, reshaped, or a
-// permuted copy for axes that are not adjacent; kept is the output's shape
-// with keepdims.
-func reduceInput(c *Call, axisParam any) (a, in *tensor.Tensor, axis int, kept, perm []int, err error) {
+// reduceInput decodes reduce's options from v (a reduceParams or
+// reducePartialParams value), checks them, and reads the call's array a
+// and the geometry of its reduction (reduce.Options.Geometry; with
+// reduce.ErrEmptyAxis for an axis of length 0).
+func reduceInput(c *Call, v reflect.Value) (opt reduce.Options, a *tensor.Tensor, g reduce.Geometry, err error) {
+	opt = reduce.DefaultOptions()
+	if err = setParams(v, reduce.Params(), &opt); err != nil {
+		return opt, nil, g, err
+	}
+	if err = opt.Check(); err != nil {
+		return opt, nil, g, inputError(err)
+	}
 	if a, err = c.Tensor("a", Floats16...); err != nil {
-		return nil, nil, 0, nil, nil, err
+		return opt, nil, g, err
 	}
-	shape, axis, perm, kept, err := mergeAxes(a.Shape, axisParam)
-	if err != nil {
-		return nil, nil, 0, nil, nil, err
+	g, err = opt.Geometry(a.Shape)
+	var ae reduce.AxisError
+	switch {
+	case errors.As(err, &ae):
+		return opt, a, g, AxisError{InputError{err}}
+	case err != nil && !errors.Is(err, reduce.ErrEmptyAxis):
+		return opt, a, g, inputf("axis: %v", err)
 	}
-	in = &tensor.Tensor{Shape: shape, DType: a.DType, F32: a.F32, F64: a.F64, U16: a.U16}
-	if perm != nil {
-		in = reduce.Permuted(a, perm)
-		in.Shape = shape
-	}
-	return a, in, axis, kept, perm, nil
+	return opt, a, g, err
 }
 
-// mergeAxes turns NumPy's axis (an int, None, or a tuple of axes) into one
-// axis of a view of shape (reduce.MergeAxes): None flattens the array, a
-// tuple of adjacent axes merges them, other tuples are reduced from a copy
-// permuted by perm (non-nil then). kept is the output's shape with the
-// reduced axes kept, of length 1 (NumPy's keepdims).
-func mergeAxes(shape []int, axis any) (view []int, a int, perm, kept []int, err error) {
-	var axes []int
-	switch ax := axis.(type) {
-	case nil:
-	case json.Number:
-		axes = []int{0}
-		if axes[0], err = strconv.Atoi(string(ax)); err != nil {
-			return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(axis))
-		}
-	case []any:
-		if len(ax) == 0 {
-			return nil, 0, nil, nil, inputf("axis: an empty tuple of axes")
-		}
-		for _, v := range ax {
-			n, ok := v.(json.Number)
-			i, err := strconv.Atoi(string(n))
-			if !ok || err != nil {
-				return nil, 0, nil, nil, inputf("axis: %s is not an integer", jsonWords(v))
-			}
-			axes = append(axes, i)
-		}
-	default:
-		return nil, 0, nil, nil, inputf("axis: %s is not an integer, a tuple of integers or None", jsonWords(axis))
-	}
-	if view, a, perm, err = reduce.MergeAxes(shape, axes); err != nil {
-		var ae reduce.AxisError
-		if errors.As(err, &ae) {
-			return nil, 0, nil, nil, AxisError{InputError{err}}
-		}
-		return nil, 0, nil, nil, inputf("axis: %v", err)
-	}
-	kept = slices.Clone(shape)
-	if perm != nil {
-		for _, i := range perm[a:] {
+// keptShape is shape with axes (reduce.Axes: nil for every axis) kept, of
+// length 1 (NumPy's keepdims).
+func keptShape(shape []int, axes reduce.Axes) []int {
+	kept := slices.Clone(shape)
+	for i := range kept {
+		if axes == nil || slices.ContainsFunc(axes, func(a int) bool { return a == i || a == i-len(shape) }) {
 			kept[i] = 1
 		}
-		return view, a, perm, kept, nil
 	}
-	for i := a; i < a+len(shape)-len(view)+1; i++ {
-		kept[i] = 1
-	}
-	return view, a, nil, kept, nil
+	return kept
 }
 
 // ---- cov ------------------------------------------------------------------------
@@ -515,3 +470,53 @@ func cholPlan(c *Call, req chol.Request, b bool) planned {
 		return r.Timing, nil
 	}
 }
+
+// ParamDoc is one parameter of an operation's description (engine.Param)
+// as the C ABI exports it (ParamsJSON): Python's keyword (Name), the JSON
+// key the call takes where not Name, the kind ("float", "int", "bool",
+// "string", "list" or "text"), the default as Defaults gives it (else
+// the description's), the
+// choices of an enumeration (or of a list's items), the help text, and
+// whether null is a value of its own (None: every axis).
+type ParamDoc struct {
+	Name    string   `json:"name"`
+	Key     string   `json:"key,omitempty"`
+	Kind    string   `json:"kind"`
+	Default any      `json:"default"`
+	Choices []string `json:"choices,omitempty"`
+	Help    string   `json:"help"`
+	None    bool     `json:"none,omitempty"`
+}
+
+// Params are the descriptions of the operations of every workload with a
+// front end of its own (workloads.Fronted), by operation: what Python's
+// signatures are held to (python/tests/test_signatures.py).
+func Params() map[string][]ParamDoc {
+	out := map[string][]ParamDoc{}
+	for _, spec := range workloads.Fronted() {
+		defaults := spec.Defaults()
+		docs := []ParamDoc{}
+		for _, p := range spec.Params() {
+			kind := p.Kind.String()
+			switch {
+			case p.Text:
+				kind = "text"
+			case p.Kind == reflect.Float64:
+				kind = "float"
+			case p.Kind == reflect.Slice:
+				kind = "list"
+			}
+			def, ok := defaults[p.Name]
+			if !ok {
+				def = p.Default
+			}
+			docs = append(docs, ParamDoc{Name: pyName(p.Name), Key: p.Key, Kind: kind, Default: def,
+				Choices: p.Choices, Help: p.Help, None: p.None})
+		}
+		out[spec.Name] = docs
+	}
+	return out
+}
+
+// ParamsJSON is Params as JSON.
+func ParamsJSON() ([]byte, error) { return json.Marshal(Params()) }

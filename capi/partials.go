@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -58,11 +59,8 @@ func partTensors(c *Call, n int, names ...string) ([]map[string]*tensor.Tensor, 
 // ---- reduce ---------------------------------------------------------------
 
 // reducePartialParams is the type reduce_partial's parameters decode
-// into: reduce's own (reduce.Params; its ddof is the merge's), then Axis
-// as reduce's.
-var reducePartialParams = sync.OnceValue(func() reflect.Type {
-	return paramsType(reduce.Params(), reflect.StructField{Name: "Axis", Type: reflect.TypeFor[any](), Tag: `json:"axis"`})
-})
+// into: reduce's own (reduce.Params; its ddof is the merge's).
+var reducePartialParams = sync.OnceValue(func() reflect.Type { return paramsType(reduce.Params()) })
 
 // reducePart is a reduce partial's facts.
 type reducePart struct {
@@ -79,16 +77,11 @@ func runReducePartial(_ context.Context, _ *engine.Device, c *Call) (*Result, er
 	if err := c.Params(v.Interface()); err != nil {
 		return nil, err
 	}
-	opt := reduce.DefaultOptions()
-	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
+	opt, a, _, err := reduceInput(c, v.Elem())
+	if err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
 		return nil, err
 	}
-	_, in, axis, _, _, err := reduceInput(c, v.Elem().FieldByName("Axis").Interface())
-	if err != nil {
-		return nil, err
-	}
-	opt.Axis = axis
-	pt, err := reduce.CPUPartial(in, opt)
+	pt, err := reduce.CPUPartial(a, opt)
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -105,12 +98,17 @@ func reduceOut(c *Call, pt *reduce.Partial) *Result {
 	return res
 }
 
+// reduceMergeList are the parameters of reduce's (reduce.Params) that
+// reduce_merge takes: all but the axes, over which the parts were reduced.
+var reduceMergeList = sync.OnceValue(func() []engine.Param {
+	return slices.DeleteFunc(reduce.Params(), func(p engine.Param) bool { return p.Name == "axis" })
+})
+
 // reduceMergeParams is the type reduce_merge's parameters decode into:
-// reduce's own (reduce.Params: ddof and the statistics; each part says
-// its skipnan), then Parts and Finish (compute the statistics from the
+// reduceMergeList, then Parts and Finish (compute the statistics from the
 // merge).
 var reduceMergeParams = sync.OnceValue(func() reflect.Type {
-	return paramsType(reduce.Params(),
+	return paramsType(reduceMergeList(),
 		reflect.StructField{Name: "Parts", Type: reflect.TypeFor[[]reducePart](), Tag: `json:"parts"`},
 		reflect.StructField{Name: "Finish", Type: reflect.TypeFor[bool](), Tag: `json:"finish"`})
 })
@@ -123,7 +121,7 @@ func runReduceMerge(_ context.Context, _ *engine.Device, c *Call) (*Result, erro
 		return nil, err
 	}
 	opt := reduce.DefaultOptions()
-	if err := setParams(v.Elem(), reduce.Params(), &opt); err != nil {
+	if err := setParams(v.Elem(), reduceMergeList(), &opt); err != nil {
 		return nil, err
 	}
 	given := v.Elem().FieldByName("Parts").Interface().([]reducePart)

@@ -46,7 +46,7 @@ func TestReducePartialMerge(t *testing.T) {
 	if code, _, stderr := run(t, "merge", "--out-dir", merged, parts[2], parts[0], parts[1]); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	ref, err := reduce.Reference(x, []int{9, 4, 3}, reduce.Options{DDof: 1, SkipNaN: true})
+	ref, err := reduce.Reference(x, []int{9, 4, 3}, reduce.Options{Axes: reduce.Axes{0}, DDof: 1, SkipNaN: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 )
 
 func reduceCommand() *ucli.Command {
-	d := reduce.DefaultOptions()
 	return &ucli.Command{
 		Name:      "reduce",
 		Usage:     "sum, mean, var, std, min, max along an axis (or axes) of an array",
@@ -50,7 +49,6 @@ the outputs one run over the whole array gives (docs/scale.md):
    vkstat merge --out-dir stats/ p1/ p2/ p3/`,
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "in", Aliases: []string{"i"}, Usage: "input array (FITS or .npy)"},
-			&ucli.StringFlag{Name: "axis", Value: strconv.Itoa(d.Axis), Usage: "axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"},
 			&ucli.BoolFlag{Name: "partial", Usage: "write the input's mergeable partial (partial.json and float64 arrays) for vkstat merge instead of the statistics"},
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "folder for the <stat>.npy outputs (created if missing)"},
 			jsonFlag(),
@@ -64,7 +62,6 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := setParams(c, reduce.Params(), &opt); err != nil {
 				return err
 			}
-			stats := opt.Stats
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}
@@ -72,14 +69,10 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := checkOutputDir("out-dir", dir); err != nil {
 				return err
 			}
-			axes, err := parseReduceAxes(c.String("axis"))
-			if err != nil {
-				return err
-			}
 			if c.Bool("partial") {
-				return reducePartial(c, axes, opt, stats)
+				return reducePartial(c, opt)
 			}
-			out, tm, s, err := runReduce(c, axes, opt, stats)
+			out, tm, s, err := runReduce(c, opt)
 			if err != nil {
 				return err
 			}
@@ -88,7 +81,7 @@ the outputs one run over the whole array gives (docs/scale.md):
 			sum.set("input", c.String("in"))
 			sum.set("axis", c.String("axis"))
 			sum.set("device", s.name())
-			if err := writeReduce(c, dir, stats, out, sum); err != nil {
+			if err := writeReduce(c, dir, opt.Stats, out, sum); err != nil {
 				return err
 			}
 			s.write = time.Since(tw) // the files and the summary
@@ -98,25 +91,13 @@ the outputs one run over the whole array gives (docs/scale.md):
 	}
 }
 
-// parseReduceAxes reads --axis: an axis, comma-separated axes, or all (nil: every axis).
-func parseReduceAxes(v string) ([]int, error) {
-	if strings.TrimSpace(v) == "all" {
-		return nil, nil
-	}
-	axes, err := parseAxes(v)
-	if err != nil {
-		return nil, usagef("--axis %q: want an axis (0, -1), axes (1,2 or 0,2) or all", v)
-	}
-	return axes, nil
-}
-
-// runReduce reads --in and reduces it over axes on the session's device
-// (adjacent axes are merged into one, others reduced from a permuted copy;
-// reduce.MergeAxes). On a Vulkan
-// device, an NPY file stored as computed (little-endian float32/float64, C
-// order) streams from disk through the device and is never held whole in
-// host memory; anything else is read whole first.
-func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.Stat) (out map[reduce.Stat]*tensor.Tensor, tm engine.Timing, s *session, err error) {
+// runReduce reads --in and reduces it over opt.Axes on the session's
+// device (reduce.Run, RunSource). On a Vulkan device, an NPY file stored
+// as computed (little-endian float32/float64, C order) streams from disk
+// through the device and is never held whole in host memory, unless the
+// axes are not adjacent (reduced from a transposed copy); anything else
+// is read whole first.
+func runReduce(c *ucli.Context, opt reduce.Options) (out map[reduce.Stat]*tensor.Tensor, tm engine.Timing, s *session, err error) {
 	path := c.String("in")
 	if err := fileExists("in", path); err != nil {
 		return nil, tm, nil, err
@@ -129,47 +110,30 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 	if file != nil {
 		defer file.Close()
 	}
-	streamable := in == nil
-	shape := src.Shape
 	var read time.Duration
-	if !streamable {
-		read, shape = time.Since(t0), in.Shape
+	shape, dtype := src.Shape, src.DType
+	if in != nil {
+		read, shape, dtype = time.Since(t0), in.Shape, in.DType
 	}
-	view, axis, perm, err := reduce.MergeAxes(shape, axes)
-	if err != nil {
-		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
-	}
-	g, err := reduce.Plan(view, axis)
+	g, err := reduceGeometry(c, shape, opt)
 	empty := errors.Is(err, reduce.ErrEmptyAxis) // as NumPy: sum 0, mean, var and std NaN, no min or max
 	if err != nil && !empty {
-		return nil, tm, nil, fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
+		return nil, tm, nil, err
 	}
 	if empty && g.Outputs() > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: --axis %s of %s (shape %s) has length 0: sum 0, mean, var and std NaN (as NumPy)\n", c.String("axis"), path, tensor.ShapeString(shape))
 	}
-	opt.Axis = axis
-	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
-		if in == nil {
-			t0 := time.Now()
-			if in, err = src.Load(); err != nil {
-				return nil, tm, nil, err
-			}
-			read, streamable = time.Since(t0), false
+	if g.Perm != nil && in == nil { // axes that are not adjacent: reduced from a transposed copy
+		t0 := time.Now()
+		if in, err = src.Load(); err != nil {
+			return nil, tm, nil, err
 		}
-		in = reduce.Permuted(in, perm)
-	}
-	src.Shape = view
-	if in != nil {
-		in = &tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}
+		read = time.Since(t0)
 	}
 	if !empty {
 		for _, w := range opt.Warnings(g.N, c.String("axis")) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(flagSetting))
 		}
-	}
-	dtype := src.DType
-	if in != nil {
-		dtype = in.DType
 	}
 	dt, err := precision(c, dtype)
 	if err != nil {
@@ -185,10 +149,9 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 			out, err = nil, cerr
 		}
 	}()
-	if streamable && s.dev != nil && dt == src.DType {
+	var res *reduce.Result
+	if in == nil && s.dev != nil && dt == src.DType {
 		s.streamed = true
-		opt.Stats = stats
-		var res *reduce.Result
 		if res, err = reduce.RunSource(c.Context, s.dev, src, opt); err != nil {
 			return nil, tm, s, err
 		}
@@ -202,12 +165,20 @@ func runReduce(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.S
 		read = time.Since(t0)
 	}
 	s.read = read
-	opt.Stats = stats
-	res, err := reduce.Run(c.Context, s.dev, in.As(dt), opt)
-	if err != nil {
+	if res, err = reduce.Run(c.Context, s.dev, in.As(dt), opt); err != nil {
 		return nil, tm, s, err
 	}
 	return res.Stats, res.Timing, s, nil
+}
+
+// reduceGeometry is the reduction of --in, of shape, over opt.Axes
+// (reduce.Options.Geometry), its error worded with --axis and the file.
+func reduceGeometry(c *ucli.Context, shape []int, opt reduce.Options) (reduce.Geometry, error) {
+	g, err := opt.Geometry(shape)
+	if err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
+		err = fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), c.String("in"), tensor.ShapeString(shape), err)
+	}
+	return g, err
 }
 
 // writeReduce writes DIR/<stat>.npy for each statistic, all or none, and
@@ -229,10 +200,10 @@ func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduc
 	return sum.print(c)
 }
 
-// reducePartial is reduce --partial: the partial of --in over axes
+// reducePartial is reduce --partial: the partial of --in over opt.Axes
 // (reduce.CPUPartial), written to --out-dir with the settings its merge
 // needs.
-func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []reduce.Stat) error {
+func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	path, dir := c.String("in"), c.String("out-dir")
 	if err := fileExists("in", path); err != nil {
 		return err
@@ -241,29 +212,23 @@ func reducePartial(c *ucli.Context, axes []int, opt reduce.Options, stats []redu
 	if err != nil {
 		return fmt.Errorf("--in: %w", err)
 	}
-	shape := in.Shape
-	view, axis, perm, err := reduce.MergeAxes(shape, axes)
-	if err != nil {
-		return fmt.Errorf("--axis %s: %s has shape %s: %w", c.String("axis"), path, tensor.ShapeString(shape), err)
-	}
-	if perm != nil { // axes that are not adjacent: reduced from a permuted copy
-		in = reduce.Permuted(in, perm)
+	if _, err := reduceGeometry(c, in.Shape, opt); err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
+		return err
 	}
 	dt, err := precision(c, in.DType)
 	if err != nil {
 		return err
 	}
-	opt.Axis = axis
-	p, err := reduce.CPUPartial((&tensor.Tensor{Shape: view, DType: in.DType, F32: in.F32, F64: in.F64, U16: in.U16}).As(dt), opt)
+	p, err := reduce.CPUPartial(in.As(dt), opt)
 	if err != nil {
 		return err
 	}
 	h, arrays := partials.Reduce(p)
 	h.Settings["axis"] = c.String("axis")
-	h.Settings["stat"] = strings.Join(reduce.Names(stats), ",")
+	h.Settings["stat"] = strings.Join(reduce.Names(opt.Stats), ",")
 	h.Settings["ddof"] = strconv.Itoa(opt.DDof)
 	h.Part["input"] = path
-	h.Part["input-shape"] = shape
+	h.Part["input-shape"] = in.Shape
 	return writePartial(c, dir, "reduce", h, arrays, map[string]any{"input": path, "axis": c.String("axis"), "rows": p.Rows},
 		fmt.Sprintf("partial of %s: %d rows along the axis, outputs %s", path, p.Rows, tensor.ShapeString(p.OutShape)))
 }

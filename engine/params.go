@@ -58,8 +58,17 @@ type Param struct {
 	// file (--out-<flag> FILE), true when given (`kind:"output"`): chol
 	// computes what it is asked to write.
 	Output bool
-	index  []int
+	// None: the parameter's type reads decoded JSON itself (ValueSetter),
+	// null too, as a value of its own (NumPy's axis=None: every axis); the
+	// C ABI then tells null from a key left out, which leaves the default.
+	None  bool
+	index []int
 }
+
+// ValueSetter is a parameter's type (as a pointer) that reads a value
+// decoded from JSON itself (Param.SetValue), null included (Param.None):
+// an axis takes an integer, a list of them or null, not their text.
+type ValueSetter interface{ SetValue(v any) error }
 
 // Chooser is an enumeration's type that names its values, for
 // Param.Choices.
@@ -123,6 +132,7 @@ func describe(opt any, v reflect.Value, index []int) []Param {
 			}
 		}
 		p.Output = f.Tag.Get("kind") == "output"
+		p.None = reflect.PointerTo(f.Type).Implements(reflect.TypeFor[ValueSetter]())
 		out = append(out, p)
 	}
 	return out
@@ -208,8 +218,12 @@ func (p Param) SetText(opt any, text string) error {
 // from a value decoded from JSON (the C ABI's): a float64, int, bool,
 // string or json.Number, read as SetText reads its text, or, for a text
 // parameter (the options' SetText reads), a list of numbers, read as
-// their text comma-separated ("2,8").
+// their text comma-separated ("2,8"); or as the parameter's type reads
+// JSON itself (ValueSetter).
 func (p Param) SetValue(opt any, v any) error {
+	if p.None {
+		return reflect.ValueOf(opt).Elem().FieldByIndex(p.index).Addr().Interface().(ValueSetter).SetValue(v)
+	}
 	switch x := v.(type) {
 	case float64:
 		return p.SetText(opt, strconv.FormatFloat(x, 'g', -1, 64))

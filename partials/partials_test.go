@@ -34,7 +34,7 @@ func write(t *testing.T, dir string, p *reduce.Partial, settings map[string]stri
 // refused, and so is an array that is not float64.
 func TestWriteReadCheck(t *testing.T) {
 	root := t.TempDir()
-	p, err := reduce.CPUPartial(tensor.FromF64([]float64{1, 2, 3, 4, 5, 6}, 3, 2), reduce.Options{})
+	p, err := reduce.CPUPartial(tensor.FromF64([]float64{1, 2, 3, 4, 5, 6}, 3, 2), reduce.Options{Axes: reduce.Axes{0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestMergeReduce(t *testing.T) {
 	root := t.TempDir()
 	var shards []*Shard
 	for i, rows := range [][]float64{{1, 2, 3, 4}, {5, 6}} {
-		p, err := reduce.CPUPartial(tensor.FromF64(rows, len(rows)/2, 2), reduce.Options{})
+		p, err := reduce.CPUPartial(tensor.FromF64(rows, len(rows)/2, 2), reduce.Options{Axes: reduce.Axes{0}})
 		if err != nil {
 			t.Fatal(err)
 		}

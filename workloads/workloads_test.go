@@ -41,7 +41,7 @@ func TestWork(t *testing.T) {
 		"map":      must(mapx.Work([]int{1000}, tensor.F64, mapx.Options{})),
 		"cov":      must(cov.Work([]int{16384, 64, 49}, tensor.F32, cov.Options{})),
 		"paco":     must(paco.Work([]int{252, 100, 100}, tensor.F32, paco.Options{Radius: 4})),
-		"reduce":   must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axis: 1, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})),
+		"reduce":   must(reduce.Work([]int{4, 10}, tensor.F64, reduce.Options{Axes: reduce.Axes{1}, Stats: []reduce.Stat{reduce.Mean, reduce.Std}})),
 		"chol":     must(chol.Work([]int{8, 3, 3}, tensor.F32, chol.Options{}, 1)),
 		"stack":    must(stack.Work(5, stack.Grid{Width: 4, Height: 3, Complex: true})),
 		"quantile": must(quantile.Work([]int{4, 10}, tensor.F64, quantile.Options{Axis: 1, Q: []float64{0.25, 0.5, 0.75}})),

@@ -88,7 +88,19 @@ func vks_free(p *C.char) { C.free(unsafe.Pointer(p)) }
 //export vks_defaults
 func vks_defaults(out **C.char, errOut **C.char) (status C.int) {
 	defer guard(&status, errOut)
-	b, err := capi.DefaultsJSON()
+	return jsonOut(out, errOut, capi.DefaultsJSON)
+}
+
+//export vks_params
+func vks_params(out **C.char, errOut **C.char) (status C.int) {
+	defer guard(&status, errOut)
+	return jsonOut(out, errOut, capi.ParamsJSON)
+}
+
+// jsonOut sets *out to the JSON doc makes (vks_defaults, vks_params), or
+// *errOut to its error.
+func jsonOut(out, errOut **C.char, doc func() ([]byte, error)) C.int {
+	b, err := doc()
 	if err != nil {
 		setErr(errOut, err)
 		return capi.StatusError

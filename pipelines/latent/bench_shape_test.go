@@ -28,7 +28,7 @@ func BenchmarkMoments(b *testing.B) {
 	p.Shape = []int{outer, inner}
 	skew, kurt := make([]float64, outer), make([]float64, outer)
 	want := []reduce.Stat{reduce.Mean, reduce.Var, reduce.Std, reduce.Min, reduce.Max}
-	opt := reduce.Options{Axis: 1, Stats: want}
+	opt := reduce.Options{Axes: reduce.Axes{1}, Stats: want}
 	ctx := context.Background()
 	for _, dev := range testdev.Devices(b) {
 		b.Run(dev.Info.Name+"/host", func(b *testing.B) {

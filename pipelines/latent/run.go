@@ -266,7 +266,7 @@ func runMoments(ctx context.Context, dev *engine.Device, x *tensor.Tensor, axes 
 	var central *reduce.CentralMoments
 	if rows > 0 {
 		// On a device the central moments come with the reduction.
-		opt := reduce.Options{Axis: 1, DDof: req.DDof, SkipNaN: req.NaN == Skip, Stats: want, Central: dev != nil}
+		opt := reduce.Options{Axes: reduce.Axes{1}, DDof: req.DDof, SkipNaN: req.NaN == Skip, Stats: want, Central: dev != nil}
 		r, err := reduce.Run(ctx, dev, p, opt)
 		if err != nil {
 			return nil, fmt.Errorf("latent: moments: %w", err)

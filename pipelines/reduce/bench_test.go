@@ -31,22 +31,22 @@ func benchReduce(b *testing.B, shape []int, opt Options, stats []Stat) {
 // stack along axis 0, the workload of
 // `numpy_reduce.py --shape 64,1024,1024 --axis 0`.
 func BenchmarkMeanStdCPU(b *testing.B) {
-	benchReduce(b, []int{64, 1024, 1024}, Options{Axis: 0}, []Stat{Mean, Std})
+	benchReduce(b, []int{64, 1024, 1024}, Options{Axes: Axes{0}}, []Stat{Mean, Std})
 }
 
 // BenchmarkAllStatsCPU is BenchmarkMeanStdCPU with all six statistics.
 func BenchmarkAllStatsCPU(b *testing.B) {
-	benchReduce(b, []int{64, 1024, 1024}, Options{Axis: 0}, AllStats())
+	benchReduce(b, []int{64, 1024, 1024}, Options{Axes: Axes{0}}, AllStats())
 }
 
 // BenchmarkMeanStdLastAxisCPU reduces contiguous runs: (1024, 65536) along
 // axis 1.
 func BenchmarkMeanStdLastAxisCPU(b *testing.B) {
-	benchReduce(b, []int{1024, 65536}, Options{Axis: 1}, []Stat{Mean, Std})
+	benchReduce(b, []int{1024, 65536}, Options{Axes: Axes{1}}, []Stat{Mean, Std})
 }
 
 // BenchmarkMeanStd1DCPU reduces one run of 64·2²⁰ elements, split across
 // goroutines.
 func BenchmarkMeanStd1DCPU(b *testing.B) {
-	benchReduce(b, []int{64 << 20}, Options{Axis: 0}, []Stat{Mean, Std})
+	benchReduce(b, []int{64 << 20}, Options{Axes: Axes{0}}, []Stat{Mean, Std})
 }

@@ -26,7 +26,7 @@ func BenchmarkMeanStdVulkan(b *testing.B) {
 			b.SetBytes(int64(in.Bytes()))
 			var kernel float64
 			for i := 0; i < b.N; i++ {
-				_, tm, err := Vulkan(context.Background(), dev, in, Options{Axis: 0}, []Stat{Mean, Std})
+				_, tm, err := Vulkan(context.Background(), dev, in, Options{Axes: Axes{0}}, []Stat{Mean, Std})
 				if err != nil {
 					b.Fatal(err)
 				}

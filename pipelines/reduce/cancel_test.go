@@ -31,7 +31,7 @@ func TestCPUCancelledWritesNothing(t *testing.T) {
 	} {
 		in := tensor.New(c.dt, c.shape...)
 		var outs []*tensor.Tensor
-		opt := Options{Axis: c.axis, Stats: []Stat{Mean, Var, Min}, Out: &tensor.Outputs{Alloc: func(_ string, dt tensor.DType, shape []int) *tensor.Tensor {
+		opt := Options{Axes: Axes{c.axis}, Stats: []Stat{Mean, Var, Min}, Out: &tensor.Outputs{Alloc: func(_ string, dt tensor.DType, shape []int) *tensor.Tensor {
 			o := tensor.New(dt, shape...)
 			for i := range o.F32 {
 				o.F32[i] = sentinel

@@ -32,7 +32,7 @@ func NewCase(shape []int, axis int, opt Options, stats []Stat, nan bool) engine.
 // from zero against their spread, so a float32 accumulation or a one-pass
 // variance fails the tolerance.
 func reduceCase(shape []int, axis int, opt Options, stats []Stat, nan bool) engine.Case {
-	opt.Axis = axis
+	opt.Axes = Axes{axis}
 	note := fmt.Sprintf("axis %d", axis)
 	if opt.DDof != 0 {
 		note += fmt.Sprintf(" ddof %d", opt.DDof)
@@ -54,7 +54,7 @@ func reduceBuild(c engine.Case, dt tensor.DType) []*tensor.Tensor {
 	a := c.Arg.(reduceArg)
 	in := inputs.NormalTensor(dt, c.Shape, c.Seed, 1000, 1)
 	if a.nan {
-		if g, err := Plan(c.Shape, a.opt.Axis); err == nil {
+		if g, err := a.opt.Geometry(c.Shape); err == nil {
 			inputs.PlantNaNSlicesTensor(in, g.Outer, g.N, g.Inner, c.Seed)
 		}
 	}
@@ -144,7 +144,7 @@ func reduceOp() engine.Op {
 			if a.opt.SkipNaN || len(a.stats) != 2 || a.stats[0] != Mean || a.stats[1] != Std {
 				return nil // the peers time mean and std only
 			}
-			return &engine.Peer{Script: "reduce", Args: []string{"--shape", engine.ShapeArg(c.Shape), "--axis", strconv.Itoa(a.opt.Axis),
+			return &engine.Peer{Script: "reduce", Args: []string{"--shape", engine.ShapeArg(c.Shape), "--axis", a.opt.Axes.String(),
 				"--ddof", strconv.Itoa(a.opt.DDof), "--dtype", dt.String()}}
 		},
 	}

@@ -27,8 +27,8 @@ type CentralMoments struct {
 func runCentral(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
 	stats := opt.Stats
 	defer engine.Begin(dev).End(&tm)
-	if nd := len(in.Shape); nd != 2 && nd != 3 || opt.Axis != 1 && opt.Axis != 1-nd {
-		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array reduced along axis 1, got shape %s, axis %d", tensor.ShapeString(in.Shape), opt.Axis)
+	if nd := len(in.Shape); nd != 2 && nd != 3 || len(opt.Axes) != 1 || opt.Axes[0] != 1 && opt.Axes[0] != 1-nd {
+		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need a 2-d (rows, n) or 3-d (outer, n, inner) array reduced along axis 1, got shape %s, axis %s", tensor.ShapeString(in.Shape), opt.Axes)
 	}
 	if !slices.Contains(stats, Mean) {
 		return nil, nil, engine.Timing{}, fmt.Errorf("reduce: central moments need the mean among the statistics")

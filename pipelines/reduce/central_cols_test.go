@@ -78,7 +78,7 @@ func TestVulkanCentralColumns(t *testing.T) {
 							}
 							check("Central", got)
 							fused = nil
-							opt := Options{Axis: 1, SkipNaN: true, test: test}
+							opt := Options{Axes: Axes{1}, SkipNaN: true, test: test}
 							out, cm, err := withCentral(ctx, dev, in, opt, []Stat{Mean, Min, Max})
 							if err != nil {
 								t.Fatal(err)

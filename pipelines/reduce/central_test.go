@@ -194,7 +194,7 @@ func TestVulkanRunCentral(t *testing.T) {
 					rows, n := 9, 3001
 					in, vals, _ := centralData(dt, rows, n, -5, 17, true)
 					for _, skip := range []bool{false, true} {
-						opt := Options{Axis: 1, DDof: 1, SkipNaN: skip, test: test}
+						opt := Options{Axes: Axes{1}, DDof: 1, SkipNaN: skip, test: test}
 						stats := []Stat{Mean, Std, Min, Max}
 						fused = nil
 						out, cm, err := withCentral(context.Background(), dev, in, opt, stats)

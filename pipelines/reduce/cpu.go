@@ -41,8 +41,8 @@ type float interface{ float32 | float64 }
 // is always accumulated: it is cheap and it reveals NaNs.
 type needs struct{ m2, minmax bool }
 
-// CPU computes the requested statistics of in along opt.Axis in native Go.
-// Each output has shape Plan(in.Shape, opt.Axis).OutShape and in's dtype
+// CPU computes the requested statistics of in over opt.Axes in native Go.
+// Each output has shape opt.Geometry(in.Shape).OutShape and in's dtype
 // (float32 for float16 and bfloat16 inputs, which are widened exactly).
 //
 // Accumulation is in float64 for float32 and float64 data alike. Mean and
@@ -127,13 +127,13 @@ func statNeeds(stats []Stat) (needs, error) {
 	return nd, nil
 }
 
-// checkInput plans in's reduction along opt.Axis, refusing a tensor whose
+// checkInput plans in's reduction over opt.Axes, refusing a tensor whose
 // data do not fill its shape.
 func checkInput(in *tensor.Tensor, opt Options) (Geometry, error) {
 	if in == nil {
 		return Geometry{}, fmt.Errorf("reduce: nil input tensor")
 	}
-	g, err := Plan(in.Shape, opt.Axis)
+	g, err := opt.plan(in.Shape)
 	if err != nil {
 		return Geometry{}, fmt.Errorf("reduce: %w", err)
 	}

@@ -122,7 +122,7 @@ func NewCPUPlan(shape []int, dt tensor.DType, opt Options) (*CPUPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := Plan(shape, opt.Axis)
+	g, err := opt.plan(shape)
 	if err != nil {
 		return nil, fmt.Errorf("reduce: %w", err)
 	}

@@ -37,7 +37,7 @@ func testCPUPlanRepeats(t *testing.T, stats []Stat) {
 		{[]int{300, 7}, -1, tensor.F64},
 		{[]int{1500, 300}, 0, tensor.F64}, // 450,000 elements: over the goroutines
 	} {
-		opt := Options{Axis: c.axis, Stats: stats}
+		opt := Options{Axes: Axes{c.axis}, Stats: stats}
 		p, n := planCase(t, c.shape, c.dt, opt)
 		outs := newOuts(p, c.dt, stats)
 		in := tensor.New(c.dt, c.shape...)
@@ -79,7 +79,7 @@ func planCase(t *testing.T, shape []int, dt tensor.DType, opt Options) (*CPUPlan
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opt.Axis != 0 {
+	if opt.Axes[0] != 0 {
 		return p, shape[1]
 	}
 	return p, shape[0]
@@ -132,8 +132,8 @@ func TestCPUPlanRefuses(t *testing.T) {
 		{[]int{10}, tensor.F16, Options{Stats: []Stat{Mean}}, "float32 or float64"},
 		{[]int{10}, tensor.F64, Options{}, "one or more of Stats"},
 		{[]int{0}, tensor.F64, Options{Stats: []Stat{Mean}}, "length 0"},
-		{[]int{0, 3}, tensor.F64, Options{Axis: 1, Stats: []Stat{Mean}}, "nothing to reduce to"},
-		{[]int{10}, tensor.F64, Options{Axis: 1, Stats: []Stat{Mean}}, "out of range"},
+		{[]int{0, 3}, tensor.F64, Options{Axes: Axes{1}, Stats: []Stat{Mean}}, "nothing to reduce to"},
+		{[]int{10}, tensor.F64, Options{Axes: Axes{1}, Stats: []Stat{Mean}}, "out of range"},
 	} {
 		if _, err := NewCPUPlan(c.shape, c.dt, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v %s: got %v, want %q", c.shape, c.dt, err, c.want)
@@ -172,7 +172,7 @@ func TestCPUPlanWays(t *testing.T) {
 		{[]int{3, 150_001}, -1, tensor.F64}, // few runs, each split
 	} {
 		stats := []Stat{Sum, Mean, Var, Min, Max}
-		p, n := planCase(t, c.shape, c.dt, Options{Axis: c.axis, Stats: stats})
+		p, n := planCase(t, c.shape, c.dt, Options{Axes: Axes{c.axis}, Stats: stats})
 		in := tensor.New(c.dt, c.shape...)
 		fill(in, c.axis, 3)
 		var got [2]map[Stat][]float64

@@ -30,7 +30,7 @@ func TestEmptyAxis(t *testing.T) {
 				func(o Options) (*Result, error) { return Run(context.Background(), dev, in, o) },
 				func(o Options) (*Result, error) { return RunSource(context.Background(), dev, tensor.SourceOf(in), o) },
 			} {
-				r, err := run(Options{Axis: 1, DDof: 1, Stats: []Stat{Sum, Mean, Var, Std}})
+				r, err := run(Options{Axes: Axes{1}, DDof: 1, Stats: []Stat{Sum, Mean, Var, Std}})
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, dt, err)
 				}
@@ -45,11 +45,11 @@ func TestEmptyAxis(t *testing.T) {
 					}
 				}
 				for _, s := range []Stat{Min, Max} {
-					if _, err := run(Options{Axis: 1, Stats: []Stat{Mean, s}}); !errors.Is(err, ErrEmptyAxis) {
+					if _, err := run(Options{Axes: Axes{1}, Stats: []Stat{Mean, s}}); !errors.Is(err, ErrEmptyAxis) {
 						t.Errorf("%s %s: %s of an empty axis: %v, want ErrEmptyAxis", name, dt, s, err)
 					}
 				}
-				if r, err := run(Options{Axis: 0, Stats: []Stat{Min}}); err != nil || len(r.Stats[Min].Float64s()) != 0 {
+				if r, err := run(Options{Axes: Axes{0}, Stats: []Stat{Min}}); err != nil || len(r.Stats[Min].Float64s()) != 0 {
 					t.Errorf("%s %s: min over axis 0 of (3, 0, 2): %v, want an empty (0, 2)", name, dt, err)
 				}
 			}

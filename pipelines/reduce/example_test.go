@@ -19,7 +19,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	out, err := reduce.Run(context.Background(), nil, x, reduce.Options{Axis: 0, DDof: 1, Stats: stats})
+	out, err := reduce.Run(context.Background(), nil, x, reduce.Options{Axes: reduce.Axes{0}, DDof: 1, Stats: stats})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,7 +13,7 @@ import (
 func TestRunSourceAndCentralOnCPU(t *testing.T) {
 	ctx := context.Background()
 	x := tensor.FromF64([]float64{1, 2, 3, 4, 10, 20, 30, 40}, 2, 4)
-	opt := Options{Axis: 1, Stats: []Stat{Mean}}
+	opt := Options{Axes: Axes{1}, Stats: []Stat{Mean}}
 	r, err := RunSource(ctx, nil, tensor.SourceOf(x), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func runHalfSuite(t *testing.T, impl reduceImpl) {
 						in, ref := halfSuiteData(dt, c.shape, axis, c.off, 1, uint64(500+ci*10+axis), nan)
 						for _, ddof := range []int{0, 1} {
 							for _, skip := range []bool{false, true} {
-								reduceSuiteCheck(t, impl, in, ref, Options{Axis: axis, DDof: ddof, SkipNaN: skip}, AllStats(), reduceRTol16)
+								reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{axis}, DDof: ddof, SkipNaN: skip}, AllStats(), reduceRTol16)
 							}
 						}
 					})
@@ -70,7 +70,7 @@ func TestCPUHalf(t *testing.T) { runHalfSuite(t, CPU) }
 // TestCPUHalfBlocks: an outer extent larger than one block of cpu16.
 func TestCPUHalfBlocks(t *testing.T) {
 	in, ref := halfSuiteData(tensor.BF16, []int{1<<12 + 3, 1025}, 1, 50, 2, 9, true)
-	reduceSuiteCheck(t, CPU, in, ref, Options{Axis: 1, DDof: 1}, AllStats(), reduceRTol16)
+	reduceSuiteCheck(t, CPU, in, ref, Options{Axes: Axes{1}, DDof: 1}, AllStats(), reduceRTol16)
 }
 
 // TestVulkanHalf runs the 16-bit suite on every Vulkan device: with the
@@ -96,7 +96,7 @@ func TestVulkanHalf(t *testing.T) {
 						for _, dt := range []tensor.DType{tensor.F16, tensor.BF16} {
 							in, ref := halfSuiteData(dt, shape, -1, 1000, 1, uint64(40+i), true)
 							for _, skip := range []bool{false, true} {
-								reduceSuiteCheck(t, impl, in, ref, Options{Axis: -1, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol16)
+								reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{-1}, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol16)
 							}
 						}
 					}
@@ -110,8 +110,8 @@ func TestVulkanHalf(t *testing.T) {
 				}{{[]int{20_001}, 0}, {[]int{7, 3001}, 1}, {[]int{3, 999, 7}, 1}, {[]int{3, 5, 4097}, 1}, {[]int{2, 3, 5001}, 2}} {
 					for _, dt := range []tensor.DType{tensor.F16, tensor.BF16} {
 						in, ref := halfSuiteData(dt, c.shape, c.axis, 100, 1, uint64(60+i), true)
-						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, DDof: 1, SkipNaN: true, test: small}, AllStats(), reduceRTol16)
-						reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, test: small}, AllStats(), reduceRTol16)
+						reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}, DDof: 1, SkipNaN: true, test: small}, AllStats(), reduceRTol16)
+						reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}, test: small}, AllStats(), reduceRTol16)
 					}
 				}
 			})
@@ -128,7 +128,7 @@ func TestVulkanHalfMemory(t *testing.T) {
 			size := map[tensor.DType]int64{}
 			for _, dt := range []tensor.DType{tensor.F32, tensor.F16, tensor.BF16} {
 				in := reduceSuiteData(tensor.F32, shape, -1, 1, 1, 3, false).As(dt)
-				opt := Options{Axis: -1, test: &testOptions{inputBuffer: func(b int64) { size[dt] = b }}}
+				opt := Options{Axes: Axes{-1}, test: &testOptions{inputBuffer: func(b int64) { size[dt] = b }}}
 				_, _, err := Vulkan(context.Background(), dev, in, opt, []Stat{Mean, Var})
 				if err != nil {
 					t.Fatal(err)
@@ -159,13 +159,13 @@ func TestHalfSpecialValues(t *testing.T) {
 	for name, impl := range impls {
 		// Subnormals (2^-24 … 1023·2^-24), negative ones, the smallest normal.
 		sub := tensor.FromU16(tensor.F16, []uint16{0x0001, 0x03ff, 0x8200, 0x0400, 0x0155}, 5)
-		reduceSuiteCheck(t, impl, sub, checks.Halves(false, sub.U16), Options{Axis: 0}, AllStats(), reduceRTol16)
+		reduceSuiteCheck(t, impl, sub, checks.Halves(false, sub.U16), Options{Axes: Axes{0}}, AllStats(), reduceRTol16)
 		for _, c := range []struct {
 			dt   tensor.DType
 			bits []uint16
 		}{{tensor.F16, []uint16{0x3c00, 0x7c00, 0xfc00, 0x4000}}, {tensor.BF16, []uint16{0x3f80, 0x7f80, 0xff80, 0x4000}}} {
 			in := tensor.FromU16(c.dt, c.bits, 4)
-			out, err := impl(in, Options{Axis: 0}, []Stat{Min, Max})
+			out, err := impl(in, Options{Axes: Axes{0}}, []Stat{Min, Max})
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, c.dt, err)
 			}

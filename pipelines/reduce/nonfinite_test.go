@@ -139,7 +139,7 @@ func runNonFinite(t *testing.T, impl reduceImpl, noFloat64, runs bool) {
 					outputs := len(l.data) / len(v)
 					for _, skip := range []bool{false, true} {
 						what := fmt.Sprintf("%s padded %v %s %s axis %d skipnan %v", c.name, padded, dt, tensor.ShapeString(l.shape), l.axis, skip)
-						got, err := impl(in, Options{Axis: l.axis, SkipNaN: skip}, AllStats())
+						got, err := impl(in, Options{Axes: Axes{l.axis}, SkipNaN: skip}, AllStats())
 						if err != nil {
 							t.Errorf("%s: %v", what, err)
 							continue

@@ -38,10 +38,15 @@ func (p *Partial) acc() *acc {
 	return &acc{cnt: p.Count, s: p.Sum, m2: p.M2, mn: p.Min, mx: p.Max}
 }
 
-// CPUPartial is the Partial of in along opt.Axis (opt.SkipNaN as in Run;
+// CPUPartial is the Partial of in over opt.Axes (those not adjacent from
+// a transposed copy, as Run; opt.SkipNaN as in Run;
 // opt.Stats and opt.DDof play no part, Finish takes them), computed on the
 // CPU path in float64 as CPU computes the whole.
 func CPUPartial(in *tensor.Tensor, opt Options) (*Partial, error) {
+	in, opt, err := opt.transposed(in)
+	if err != nil {
+		return nil, fmt.Errorf("reduce: %w", err)
+	}
 	g, err := checkInput(in, opt)
 	if err != nil {
 		return nil, err

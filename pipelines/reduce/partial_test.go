@@ -74,7 +74,7 @@ func TestPartialMergeEqualsOnePass(t *testing.T) {
 			}
 		}
 		shape := []int{outer, n, inner}
-		opt := Options{Axis: 1, SkipNaN: skip, DDof: rng.IntN(2)}
+		opt := Options{Axes: Axes{1}, SkipNaN: skip, DDof: rng.IntN(2)}
 		k := 1 + rng.IntN(min(n, 6))
 		var parts []*Partial
 		for _, d := range splitAxis1(x, outer, n, inner, randomCuts(rng, n, k)) {
@@ -163,14 +163,14 @@ func TestPartialFinishHandValues(t *testing.T) {
 // not merge.
 func TestMergeRefusesMixedPartials(t *testing.T) {
 	x := tensor.FromF64([]float64{1, 2, 3, 4}, 2, 2)
-	a, _ := CPUPartial(x, Options{})
+	a, _ := CPUPartial(x, Options{Axes: Axes{0}})
 	for name, o := range map[string]struct {
 		in  *tensor.Tensor
 		opt Options
 	}{
-		"skipnan": {x, Options{SkipNaN: true}},
-		"shape":   {tensor.FromF64([]float64{1, 2, 3}, 1, 3), Options{}},
-		"dtype":   {x.As(tensor.F32), Options{}},
+		"skipnan": {x, Options{Axes: Axes{0}, SkipNaN: true}},
+		"shape":   {tensor.FromF64([]float64{1, 2, 3}, 1, 3), Options{Axes: Axes{0}}},
+		"dtype":   {x.As(tensor.F32), Options{Axes: Axes{0}}},
 	} {
 		b, err := CPUPartial(o.in, o.opt)
 		if err != nil {

@@ -49,6 +49,10 @@ type Stats []Stat
 // String names the statistics comma-separated: "mean,std".
 func (ss Stats) String() string { return strings.Join(Names(ss), ",") }
 
+// Choices name the statistics a list may hold (engine.Chooser), besides
+// "all".
+func (Stats) Choices() []string { return statNames[:] }
+
 // UnmarshalText is ParseStats, for engine.Param.SetText.
 func (ss *Stats) UnmarshalText(b []byte) (err error) {
 	*ss, err = ParseStats(string(b))
@@ -92,10 +96,9 @@ func ParseStats(s string) ([]Stat, error) {
 // Check refuses what no reduction can
 // use, as an *engine.FieldError naming the parameter (the `param` tags).
 type Options struct {
-	// Axis to reduce; negative counts from the end as in NumPy. The front
-	// ends take NumPy's axis (several, or all) and merge it into this one
-	// (MergeAxes), so it is not described (Params) but defaulted (Defaults).
-	Axis int
+	// Axes to reduce, NumPy's axis: one, several, or nil for every axis
+	// (Axes). Run merges them (MergeAxes).
+	Axes Axes `param:"axis" help:"axis to reduce (negative counts from the end), several as 1,2 or 0,2, or all"`
 	// DDof is the delta degrees of freedom of var and std, 0 or more (var
 	// and std are NaN where n − ddof ≤ 0).
 	DDof int `param:"ddof" help:"delta degrees of freedom of var and std (0: population, 1: sample)"`
@@ -127,21 +130,22 @@ type Options struct {
 
 // DefaultOptions are what the front ends compute unless told: the mean
 // (NumPy's np.mean(a, 0), which Python's reduce(a, 0) is) along axis 0.
-func DefaultOptions() Options { return Options{Stats: []Stat{Mean}} }
+// Python's axis=None is not a default of its own but NumPy's: every axis,
+// as nil Axes are (the zero Options' too).
+func DefaultOptions() Options { return Options{Axes: Axes{0}, Stats: []Stat{Mean}} }
 
 // Defaults are DefaultOptions by parameter name (engine.Defaults), "stat"
-// the statistics' names and "axis" the axis.
+// the statistics' names and "axis" the axes as NumPy's axis (Axes.NumPy).
 func Defaults() map[string]any {
 	d := DefaultOptions()
 	m := engine.Defaults(d)
 	m["stat"] = Names(d.Stats)
-	m["axis"] = d.Axis
+	m["axis"] = d.Axes.NumPy()
 	return m
 }
 
 // Params describe the options every front end takes (engine.Describe),
-// with DefaultOptions' defaults: not the axis, which the front ends read
-// as NumPy's (an axis, several, or all) and merge (MergeAxes).
+// with DefaultOptions' defaults.
 func Params() []engine.Param { return engine.Describe(DefaultOptions()) }
 
 // Names are the statistics' names, in order.
@@ -180,13 +184,16 @@ type Result struct {
 	Timing  engine.Timing
 }
 
-// Run reduces in along opt.Axis to opt.Stats on dev, or on the CPU when dev
-// is nil.
+// Run reduces in over opt.Axes to opt.Stats on dev, or on the CPU when dev
+// is nil; axes that are not adjacent from a transposed copy of in.
 func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options) (*Result, error) {
 	res := &Result{}
-	var err error
+	in, opt, err := opt.transposed(in)
+	if err != nil {
+		return nil, err
+	}
 	if in != nil && !opt.Central && slices.Contains(in.Shape, 0) {
-		if _, err := Plan(in.Shape, opt.Axis); errors.Is(err, ErrEmptyAxis) {
+		if _, err := opt.plan(in.Shape); errors.Is(err, ErrEmptyAxis) {
 			return empty(in.Shape, in.DType, opt)
 		}
 	}
@@ -213,20 +220,23 @@ func Run(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Options
 // in float64. The device never holds more than one window, so an array
 // larger than the device memory, one allocation or one binding reduces in
 // bounded memory, as does the host when src reads a file. The CPU path
-// loads the array first; Options.Central needs an array in memory (Run).
+// loads the array first, as does either path for axes that are not
+// adjacent (Run's transposed copy); Options.Central needs an array in
+// memory (Run).
 func RunSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options) (*Result, error) {
 	if opt.Central {
 		return nil, fmt.Errorf("reduce: central moments need the array in memory (Run)")
 	}
-	if _, err := Plan(src.Shape, opt.Axis); errors.Is(err, ErrEmptyAxis) {
+	g, err := opt.Geometry(src.Shape)
+	if errors.Is(err, ErrEmptyAxis) {
 		return empty(src.Shape, src.DType, opt)
 	}
-	if dev == nil {
+	if dev == nil || g.Perm != nil {
 		in, err := src.Load()
 		if err != nil {
 			return nil, err
 		}
-		return Run(ctx, nil, in, opt)
+		return Run(ctx, dev, in, opt)
 	}
 	out, _, tm, err := vulkanSource(ctx, dev, src, opt, opt.Stats, false)
 	if err != nil {
@@ -241,6 +251,10 @@ type Geometry struct {
 	Outer, N, Inner int
 	// OutShape is the shape with the axis removed.
 	OutShape []int
+	// Perm, for axes that are not adjacent (Options.Geometry), is the
+	// transposition of the copy Run reduces: the kept axes, then the
+	// reduced ones (Permuted).
+	Perm []int
 }
 
 // Outputs is the number of reduced values, Outer*Inner.
@@ -287,14 +301,18 @@ var ErrEmptyAxis = errors.New("the axis has length 0")
 // reduction operation minimum which has no identity"), unless there is
 // nothing to write (an output of size 0).
 func empty(shape []int, dt tensor.DType, opt Options) (*Result, error) {
-	g, err := Plan(shape, opt.Axis)
+	view, axis, _, err := MergeAxes(shape, opt.Axes)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Plan(view, axis)
 	if !errors.Is(err, ErrEmptyAxis) {
 		return nil, err
 	}
 	res := &Result{Stats: map[Stat]*tensor.Tensor{}}
 	for _, s := range opt.Stats {
-		if (s == Min || s == Max) && g.Outputs() > 0 {
-			return nil, fmt.Errorf("%s of an array of shape %s along axis %d: %w, and %s has no identity (NumPy: zero-size array to reduction operation)", s, tensor.ShapeString(shape), opt.Axis, ErrEmptyAxis, s)
+		if (s == Min || s == Max) && g.Outputs() > 0 { // worded on the merged view
+			return nil, fmt.Errorf("%s of an array of shape %s along axis %d: %w, and %s has no identity (NumPy: zero-size array to reduction operation)", s, tensor.ShapeString(view), axis, ErrEmptyAxis, s)
 		}
 	}
 	for _, s := range opt.Stats {

@@ -8,7 +8,7 @@ import (
 )
 
 // Reference computes every statistic of data (row-major, of the given shape)
-// along opt.Axis in float64, plainly: for each output it gathers the slice,
+// over opt.Axes in float64, plainly: for each output it gathers the slice,
 // takes a two-pass mean (compensated sum, then divide) and the compensated
 // sum of squared deviations from it. It is the obviously-right value that
 // the fast paths are held against, and it follows the same rules as CPU:
@@ -16,7 +16,7 @@ import (
 // statistics of its slice NaN; with SkipNaN NaNs are dropped, and a slice of
 // NaNs only has sum 0 and every other statistic NaN.
 func Reference(data []float64, shape []int, opt Options) (map[Stat][]float64, error) {
-	g, err := Plan(shape, opt.Axis)
+	g, err := opt.plan(shape)
 	if err != nil {
 		return nil, fmt.Errorf("reduce: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 // threads, 0.26 ms on the H100 (2026-11-28).
 var Spec = engine.Spec{Name: "reduce", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 1.6e9}, GPU: engine.OpRate{Flops: 1e12, FixedMs: 2, FirstMs: 20}}}
 
-// Work is what reducing an array of shape in precision dt along opt.Axis
+// Work is what reducing an array of shape in precision dt over opt.Axes
 // to the statistics opt.Stats does: the array read once and each
 // statistic written once; per element a sum, a squared deviation (3
 // flops) and min/max comparisons counted as 4 flops. An axis the shape
@@ -18,7 +18,7 @@ var Spec = engine.Spec{Name: "reduce", Cases: cases, Defaults: Defaults, Params:
 func Work(shape []int, dt tensor.DType, opt Options) (engine.Work, error) {
 	n := int64(tensor.NumElements(shape))
 	outs := int64(1)
-	if g, err := Plan(shape, opt.Axis); err == nil {
+	if g, err := opt.Geometry(shape); err == nil {
 		outs = int64(g.Outputs())
 	}
 	return engine.Work{Bytes: (n + outs*int64(len(opt.Stats))) * int64(dt.Size()), Flops: 4 * n}, nil

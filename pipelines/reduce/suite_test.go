@@ -87,7 +87,7 @@ func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
 						ref := in.Float64s()
 						for _, ddof := range []int{0, 1} {
 							for _, skip := range []bool{false, true} {
-								opt := Options{Axis: axis, DDof: ddof, SkipNaN: skip}
+								opt := Options{Axes: Axes{axis}, DDof: ddof, SkipNaN: skip}
 								reduceSuiteCheck(t, impl, in, ref, opt, AllStats(), reduceRTol(dt))
 							}
 						}
@@ -106,7 +106,7 @@ func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
 					ref := in.Float64s()
 					for _, stats := range subsets {
 						for _, skip := range []bool{false, true} {
-							opt := Options{Axis: axis, DDof: 1, SkipNaN: skip}
+							opt := Options{Axes: Axes{axis}, DDof: 1, SkipNaN: skip}
 							reduceSuiteCheck(t, impl, in, ref, opt, stats, reduceRTol(dt))
 						}
 					}
@@ -122,8 +122,8 @@ func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
 		}{{[]int{10_000_000}, 0}, {[]int{40, 250_000}, 0}} {
 			in := reduceSuiteData(tensor.F32, c.shape, c.axis, 1000, 1, 1e7, false)
 			ref := in.Float64s()
-			reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, DDof: 1}, AllStats(), reduceRTolF32)
-			reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, SkipNaN: true}, []Stat{Mean, Var}, reduceRTolF32)
+			reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}, DDof: 1}, AllStats(), reduceRTolF32)
+			reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}, SkipNaN: true}, []Stat{Mean, Var}, reduceRTolF32)
 		}
 	})
 
@@ -133,7 +133,7 @@ func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
 			axis  int
 		}{{[]int{3, 4, 5}, 3}, {[]int{3, 4, 5}, -4}, {[]int{7}, 1}, {[]int{7}, -2}, {[]int{}, 0}} {
 			in := tensor.New(tensor.F32, c.shape...)
-			out, err := impl(in, Options{Axis: c.axis}, []Stat{Mean})
+			out, err := impl(in, Options{Axes: Axes{c.axis}}, []Stat{Mean})
 			if err == nil {
 				t.Errorf("shape %s axis %d: got %d outputs and no error", tensor.ShapeString(c.shape), c.axis, len(out))
 				continue
@@ -150,8 +150,8 @@ func runReduceSuite(t *testing.T, impl reduceImpl, big bool) {
 			}{{[]int{34_000_000}, 0}, {[]int{2, 17_000_000}, 1}} {
 				in := reduceSuiteData(tensor.F32, c.shape, c.axis, 1000, 1, 34, true)
 				ref := in.Float64s()
-				reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis, DDof: 1, SkipNaN: true}, AllStats(), reduceRTolF32)
-				reduceSuiteCheck(t, impl, in, ref, Options{Axis: c.axis}, []Stat{Mean, Std}, reduceRTolF32)
+				reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}, DDof: 1, SkipNaN: true}, AllStats(), reduceRTolF32)
+				reduceSuiteCheck(t, impl, in, ref, Options{Axes: Axes{c.axis}}, []Stat{Mean, Std}, reduceRTolF32)
 			}
 		})
 	}
@@ -217,8 +217,8 @@ func reduceSuiteData(dt tensor.DType, shape []int, axis int, off, scale float64,
 // Reference (data holds in's values as float64).
 func reduceSuiteCheck(t *testing.T, impl reduceImpl, in *tensor.Tensor, data []float64, opt Options, stats []Stat, rtol float64) {
 	t.Helper()
-	what := fmt.Sprintf("%s %s axis %d ddof %d skipnan %v", in.DType, tensor.ShapeString(in.Shape), opt.Axis, opt.DDof, opt.SkipNaN)
-	g, err := Plan(in.Shape, opt.Axis)
+	what := fmt.Sprintf("%s %s axis %s ddof %d skipnan %v", in.DType, tensor.ShapeString(in.Shape), opt.Axes, opt.DDof, opt.SkipNaN)
+	g, err := opt.Geometry(in.Shape)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -274,7 +274,7 @@ func TestCPUErrors(t *testing.T) {
 	if _, err := CPU(nil, Options{}, []Stat{Mean}); err == nil {
 		t.Errorf("nil input: got no error")
 	}
-	if _, err := CPU(tensor.New(tensor.F64, 3, 0, 2), Options{Axis: 1}, []Stat{Mean}); err == nil {
+	if _, err := CPU(tensor.New(tensor.F64, 3, 0, 2), Options{Axes: Axes{1}}, []Stat{Mean}); err == nil {
 		t.Errorf("axis of length 0: got no error")
 	}
 }
@@ -289,14 +289,14 @@ func TestReferenceKnown(t *testing.T) {
 		opt  Options
 		want map[Stat][]float64
 	}{
-		{Options{Axis: 0}, map[Stat][]float64{
+		{Options{Axes: Axes{0}}, map[Stat][]float64{
 			Sum: {5, nan, 9}, Mean: {2.5, nan, 4.5}, Var: {2.25, nan, 2.25},
 			Std: {1.5, nan, 1.5}, Min: {1, nan, 3}, Max: {4, nan, 6}}},
-		{Options{Axis: -1, DDof: 1}, map[Stat][]float64{
+		{Options{Axes: Axes{-1}, DDof: 1}, map[Stat][]float64{
 			Sum: {6, nan}, Mean: {2, nan}, Var: {1, nan}, Std: {1, nan}, Min: {1, nan}, Max: {3, nan}}},
-		{Options{Axis: 1, DDof: 1, SkipNaN: true}, map[Stat][]float64{
+		{Options{Axes: Axes{1}, DDof: 1, SkipNaN: true}, map[Stat][]float64{
 			Sum: {6, 10}, Mean: {2, 5}, Var: {1, 2}, Std: {1, math.Sqrt2}, Min: {1, 4}, Max: {3, 6}}},
-		{Options{Axis: 0, DDof: 1, SkipNaN: true}, map[Stat][]float64{
+		{Options{Axes: Axes{0}, DDof: 1, SkipNaN: true}, map[Stat][]float64{
 			Sum: {5, 2, 9}, Mean: {2.5, 2, 4.5}, Var: {4.5, nan, 4.5},
 			Std: {math.Sqrt(4.5), nan, math.Sqrt(4.5)}, Min: {1, 2, 3}, Max: {4, 2, 6}}},
 	}
@@ -329,7 +329,7 @@ func TestReferenceKnown(t *testing.T) {
 	for s, w := range map[Stat]float64{Sum: math.Inf(1), Mean: math.Inf(1), Var: nan, Min: 1, Max: math.Inf(1)} {
 		checks.Close(t, "inf "+s.String(), got[s], []float64{w}, 0, 0)
 	}
-	if _, err := Reference(data, []int{2, 3}, Options{Axis: 2}); err == nil {
+	if _, err := Reference(data, []int{2, 3}, Options{Axes: Axes{2}}); err == nil {
 		t.Errorf("axis 2 of a 2-d array: got no error")
 	}
 	if _, err := Reference(data, []int{7}, Options{}); err == nil {
@@ -353,11 +353,11 @@ func TestCPUInfinities(t *testing.T) {
 			axis  int
 		}{{[]int{2, n}, 1}, {[]int{n, 2}, 0}} {
 			in := tensor.FromF64(data, c.shape...)
-			got, err := CPU(in, Options{Axis: c.axis}, AllStats())
+			got, err := CPU(in, Options{Axes: Axes{c.axis}}, AllStats())
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := Reference(data, c.shape, Options{Axis: c.axis})
+			want, err := Reference(data, c.shape, Options{Axes: Axes{c.axis}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,7 +380,7 @@ func runEmptyOutputs(t *testing.T, impl reduceImpl) {
 	}{{[]int{0, 5}, 1, []int{0}}, {[]int{0, 5}, -1, []int{0}}, {[]int{5, 0}, 0, []int{0}}, {[]int{2, 0, 3}, 2, []int{2, 0}}, {[]int{3, 4, 0}, 1, []int{3, 0}}}
 	for _, c := range cases {
 		for _, dt := range []tensor.DType{tensor.F32, tensor.F64} {
-			out, err := impl(tensor.New(dt, c.shape...), Options{Axis: c.axis}, AllStats())
+			out, err := impl(tensor.New(dt, c.shape...), Options{Axes: Axes{c.axis}}, AllStats())
 			testdev.SkipNoFloat64(t, err)
 			if err != nil {
 				t.Errorf("%s shape %v axis %d: %v", dt, c.shape, c.axis, err)

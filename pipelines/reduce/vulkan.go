@@ -242,7 +242,7 @@ func Vulkan(ctx context.Context, dev *engine.Device, in *tensor.Tensor, opt Opti
 // window (nil otherwise: see Options.Central).
 func vulkanSource(ctx context.Context, dev *engine.Device, src tensor.Source, opt Options, stats []Stat, central bool) (_ map[Stat]*tensor.Tensor, _ *CentralMoments, tm engine.Timing, _ error) {
 	defer engine.Begin(dev).End(&tm)
-	g, err := Plan(src.Shape, opt.Axis)
+	g, err := opt.plan(src.Shape)
 	if err != nil {
 		return nil, nil, tm, err
 	}

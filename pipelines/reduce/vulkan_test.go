@@ -54,7 +54,7 @@ func TestVulkanRowsKernel(t *testing.T) {
 				for _, nan := range []bool{false, true} {
 					in := reduceSuiteData(dt, c.shape, -1, c.off, 1, uint64(100+i), nan)
 					for _, skip := range []bool{false, true} {
-						reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axis: -1, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol(dt))
+						reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axes: Axes{-1}, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol(dt))
 					}
 				}
 			}
@@ -81,7 +81,7 @@ func TestVulkanFinishLoopLimit(t *testing.T) {
 			}
 			for _, nan := range []bool{false, true} {
 				in := reduceSuiteData(dt, shape, 0, 1000, 1, 7, nan)
-				reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axis: 0, DDof: 1, SkipNaN: nan}, AllStats(), reduceRTol(dt))
+				reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axes: Axes{0}, DDof: 1, SkipNaN: nan}, AllStats(), reduceRTol(dt))
 			}
 		}
 	}
@@ -114,7 +114,7 @@ func TestVulkanRowsKernels(t *testing.T) {
 						for _, nan := range []bool{false, true} {
 							in := reduceSuiteData(dt, []int{37, n}, -1, 1000, 1, uint64(200+i), nan)
 							for _, skip := range []bool{false, true} {
-								reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axis: -1, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol(dt))
+								reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axes: Axes{-1}, DDof: 1, SkipNaN: skip}, AllStats(), reduceRTol(dt))
 							}
 						}
 					}
@@ -152,7 +152,7 @@ func TestVulkanRowsLoopLimit(t *testing.T) {
 						in.F32[i] = float32(math.NaN())
 					}
 				}
-				reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axis: -1, DDof: 1, SkipNaN: true}, AllStats(), reduceRTol(dt))
+				reduceSuiteCheck(t, impl, in, in.Float64s(), Options{Axes: Axes{-1}, DDof: 1, SkipNaN: true}, AllStats(), reduceRTol(dt))
 			}
 		}
 	}

@@ -81,6 +81,7 @@ def _load() -> ctypes.CDLL:
         "vks_version": (vp, []),
         "vks_free": (None, [vp]),
         "vks_defaults": (cint, [pvp, pvp]),
+        "vks_params": (cint, [pvp, pvp]),
         "vks_devices": (cint, [cs, pvp, pvp]),
         "vks_open": (cint, [cs, pi64, pvp, pvp]),
         "vks_close": (cint, [i64, pvp]),
@@ -174,6 +175,16 @@ def defaults() -> dict[str, dict[str, Any]]:
     """The operations' defaults, by operation and parameter: the library's."""
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
     check(get().vks_defaults(ctypes.byref(out), ctypes.byref(err)), err)
+    return json.loads(_take(out))
+
+
+def params() -> dict[str, list[dict[str, Any]]]:
+    """The operations' parameters as the library describes them, by
+    operation: each {name, kind, default, help} and, where they apply, key
+    (the JSON key where not name), choices and none (None is a value of its
+    own)."""
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    check(get().vks_params(ctypes.byref(out), ctypes.byref(err)), err)
     return json.loads(_take(out))
 
 
