@@ -2,10 +2,8 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -49,15 +47,6 @@ func flagSetting(field, value string) string {
 	return flagName(field) + " " + value
 }
 
-// joinInts lists v comma-separated, as list flags take them: "-2,-1".
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
-}
-
 // flagAliases are the short names of parameters' flags.
 var flagAliases = map[string][]string{"radius": {"r"}, "estimator": {"e"}}
 
@@ -97,23 +86,11 @@ func listFlag(p engine.Param, aliases []string) ucli.Flag {
 	return &ucli.StringFlag{Name: p.Flag, Aliases: aliases, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 }
 
-// shownDefault is a default as a flag takes it: lists comma-separated.
+// shownDefault is a default as a flag takes it (engine.ValueText): lists
+// comma-separated.
 func shownDefault(v any) string {
-	switch v := v.(type) {
-	case []int:
-		return joinInts(v)
-	case []float64:
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return strings.Join(s, ",")
-	case []string:
-		return strings.Join(v, ",")
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
+	text, _ := engine.ValueText(v)
+	return text
 }
 
 // paramFlag is p's flag, without dashes: --out-<flag> for an output
