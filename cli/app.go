@@ -330,17 +330,12 @@ func openSessionWith(c *ucli.Context, auto func([]engine.DeviceInfo) engine.Choi
 	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0), phases: set.Startup(), why: set.Why}, nil
 }
 
-// openDevices opens the devices that --device names, def when it is not
-// given (engine.OpenAll): "auto" and "all" fall back to the CPU path, with
-// a note on stderr, when Vulkan is unusable (no loader, no driver, no
+// openDevicesWith opens the devices that --device names, def when it is
+// not given (engine.OpenAll), auto choosing among those listed
+// (engine.OpenOptions.Auto): "auto" and "all" fall back to the CPU path,
+// with a note on stderr, when Vulkan is unusable (no loader, no driver, no
 // device); any explicit Vulkan choice that cannot be honoured is an error
 // naming the cause.
-func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, error) {
-	return openDevicesWith(c, def, vulkanOnly, nil)
-}
-
-// openDevicesWith is openDevices with auto choosing among the devices
-// listed (engine.OpenOptions.Auto).
 func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]engine.DeviceInfo) engine.Choice) (*engine.Set, error) {
 	opt, err := deviceOptions(c) // a bad option is an error on every path
 	if err != nil {
@@ -370,10 +365,11 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	return set, nil
 }
 
-// onDevices runs f on the devices that --device names (openDevices) and
-// closes them; validation messages raised while closing fail the command.
+// onDevices runs f on the devices that --device names (openDevicesWith)
+// and closes them; validation messages raised while closing fail the
+// command.
 func onDevices(c *ucli.Context, def string, vulkanOnly bool, f func(devs []*engine.Device) error) error {
-	set, err := openDevices(c, def, vulkanOnly)
+	set, err := openDevicesWith(c, def, vulkanOnly, nil)
 	if err != nil {
 		return err
 	}

@@ -69,12 +69,6 @@ var commandRoles = map[string]map[string]fileRole{
 	"shader watch": {"out": outPair},
 }
 
-// argsRead names the commands whose positional arguments are files they
-// read (by the command's own name): stack's dates, verify --compare's
-// reports, survey run's manifest, merge's partials, the shader subcommands' FILE and
-// sweep's case file.
-var argsRead = map[string]bool{"stack": true, "merge": true, "verify": true, "run": true, "info": true, "check": true, "watch": true, "sweep": true}
-
 func init() {
 	for _, c := range survey.Columns { // survey run's defaults for its targets
 		if _, ok := flagRoles[c.Name]; !ok && !c.Bool {
@@ -171,7 +165,7 @@ func checkFiles(c *ucli.Context, path string) error {
 			}
 		}
 	}
-	if argsRead[c.Command.Name] {
+	if takesArgs[c.Command.Name] && c.Command.Name != "completion" { // the others' arguments are files they read
 		for _, a := range c.Args().Slice() {
 			if !strings.HasPrefix(a, "@") { // stack's @LIST.txt is read too
 				add(inFile, "an argument", a)
