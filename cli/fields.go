@@ -23,17 +23,8 @@ func flagName(field string) string { return "--" + flagOf(field) }
 // error that names options, as an *engine.OptionsError) worded with the
 // flags' names.
 func fieldError(err error) error {
-	var fe interface {
-		error
-		Words(set engine.Setting) string
-	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &fe) && err.Error() == fe.Error():
-		return usageError{errors.New(fe.Words(flagSetting))}
-	case errors.As(err, &fe):
-		return usageError{err}
+	if w, named := engine.InWords(err, flagSetting); named {
+		return usageError{w}
 	}
 	return err
 }
