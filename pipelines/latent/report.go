@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/internal/vec"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -200,17 +199,25 @@ func (p Plan) Summary() BatchSummary {
 		BudgetSource: p.Budget.Source, SampleBytesDevice: p.Footprint.Device, SampleBytesHost: p.Footprint.Host, Margin: p.Margin}
 }
 
+// jsonNum is a float64 for JSON, null for NaN and ±Inf.
+func jsonNum(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
 func jsonNums(v []float64) []any {
 	out := make([]any, len(v))
 	for i, x := range v {
-		out[i] = formats.JSONNumber(x)
+		out[i] = jsonNum(x)
 	}
 	return out
 }
 
 func jsonSpread(v []float64) map[string]any {
 	s := SpreadOf(v)
-	return map[string]any{"min": formats.JSONNumber(s.Min), "median": formats.JSONNumber(s.Median), "max": formats.JSONNumber(s.Max), "nan": s.NaN, "count": s.N}
+	return map[string]any{"min": jsonNum(s.Min), "median": jsonNum(s.Median), "max": jsonNum(s.Max), "nan": s.NaN, "count": s.N}
 }
 
 // Summary is the run's part of vkstat latent's summary.json, for a tensor
