@@ -100,14 +100,8 @@ func pySetting(field, value string) string {
 // error that names options, as an *engine.OptionsError) worded with the Python
 // parameters' names.
 func inputError(err error) error {
-	var fe interface {
-		error
-		Words(set engine.Setting) string
-	}
-	if errors.As(err, &fe) && err.Error() == fe.Error() {
-		return InputError{errors.New(fe.Words(pySetting))}
-	}
-	return InputError{err}
+	w, _ := engine.InWords(err, pySetting)
+	return InputError{w}
 }
 
 // inputf is an InputError with a formatted message.

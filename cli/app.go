@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/vkstat/vkstat/formats"
 
@@ -331,17 +330,12 @@ func openSessionWith(c *ucli.Context, auto func([]engine.DeviceInfo) engine.Choi
 	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0), phases: set.Startup(), why: set.Why}, nil
 }
 
-// openDevices opens the devices that --device names, def when it is not
-// given (engine.OpenAll): "auto" and "all" fall back to the CPU path, with
-// a note on stderr, when Vulkan is unusable (no loader, no driver, no
+// openDevicesWith opens the devices that --device names, def when it is
+// not given (engine.OpenAll), auto choosing among those listed
+// (engine.OpenOptions.Auto): "auto" and "all" fall back to the CPU path,
+// with a note on stderr, when Vulkan is unusable (no loader, no driver, no
 // device); any explicit Vulkan choice that cannot be honoured is an error
 // naming the cause.
-func openDevices(c *ucli.Context, def string, vulkanOnly bool) (*engine.Set, error) {
-	return openDevicesWith(c, def, vulkanOnly, nil)
-}
-
-// openDevicesWith is openDevices with auto choosing among the devices
-// listed (engine.OpenOptions.Auto).
 func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]engine.DeviceInfo) engine.Choice) (*engine.Set, error) {
 	opt, err := deviceOptions(c) // a bad option is an error on every path
 	if err != nil {
@@ -371,10 +365,11 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	return set, nil
 }
 
-// onDevices runs f on the devices that --device names (openDevices) and
-// closes them; validation messages raised while closing fail the command.
+// onDevices runs f on the devices that --device names (openDevicesWith)
+// and closes them; validation messages raised while closing fail the
+// command.
 func onDevices(c *ucli.Context, def string, vulkanOnly bool, f func(devs []*engine.Device) error) error {
-	set, err := openDevices(c, def, vulkanOnly)
+	set, err := openDevicesWith(c, def, vulkanOnly, nil)
 	if err != nil {
 		return err
 	}
@@ -444,120 +439,33 @@ func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
 	return precisionOf(c.String("precision"), dt)
 }
 
-// reportTime prints where the time went when --time is set: start-up
-// (loading Vulkan, opening the device), reading inputs, the device's
-// copies and kernels, writing outputs, and the wall time of the command;
-// then the phases that split that wall time and what the device counted
-// (allocations, pipelines, submits, host bytes copied). --time-json FILE
-// writes the same as JSON (timeReport).
+// reportTime prints where the time went when --time is set
+// (engine.RunTiming's text) and writes it as JSON to --time-json FILE
+// (its Report).
 func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duration) {
 	if !c.Bool("time") && c.String("time-json") == "" {
 		return
 	}
-	r := newTimeReport(s, t, total)
+	r := engine.RunTiming{Device: s.name(), Why: s.why, OnDevice: s.dev != nil, Startup: s.startup, StartupPhases: s.phases,
+		Pipelines: s.pipelines, Built: s.built, Close: s.closing, Read: s.read, Write: s.write, Streamed: s.streamed,
+		ReadBeside: s.readBeside, OwnSteps: s.ownSteps, Account: s.account, Notes: s.notes, Call: t, Total: total}
 	if path := c.String("time-json"); path != "" {
 		err := formats.AtomicWriteContext(c.Context, path, func(w io.Writer) error {
 			e := json.NewEncoder(w)
 			e.SetIndent("", "  ")
-			return e.Encode(r)
+			return e.Encode(r.Report())
 		})
 		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
 		}
 	}
-	if !c.Bool("time") {
-		return
-	}
-	w := c.App.ErrWriter
-	ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
-	fmt.Fprintf(w, "device:   %s\n", strings.TrimSuffix(s.name()+"; "+s.why, "; "))
-	if s.dev != nil {
-		fmt.Fprintf(w, "start-up: %s (%s)\npipelines:%s (%d created in the run)\nclose:    %s (device idle, pipeline cache saved, device destroyed)\n", ms(s.startup), s.phases, ms(s.pipelines), s.built, ms(s.closing))
-	}
-	switch {
-	case s.streamed:
-		fmt.Fprintf(w, "read:     (streamed: the file is read as it is uploaded)\n")
-	case s.readBeside:
-		fmt.Fprintf(w, "read:     %s (reader goroutine, beside the compute; the compute's wait for it is read-wait)\n", ms(s.read))
-	case s.read > 0: // commands that time their reads
-		fmt.Fprintf(w, "read:     %s\n", ms(s.read))
-	}
-	switch {
-	case s.ownSteps: // the command printed its call's steps
-	case s.dev == nil:
-		fmt.Fprintf(w, "compute:  %s (no copies on the CPU path)\n", ms(t.Kernel))
-	default:
-		kernel := ms(t.Kernel) + " (GPU timestamps)"
-		if !t.GPUTimed {
-			kernel = "n/a (device has no timestamps)"
-		}
-		up := ms(t.Upload) + " (" + engine.SizeText(t.UpBytes) + ")"
-		if s.streamed {
-			up += " (with the file read)"
-		}
-		down := ms(t.Download) + " (" + engine.SizeText(t.DownBytes) + ")"
-		fmt.Fprintf(w, "upload:   %s\nkernel:   %s\ndownload: %s\n", up, kernel, down)
-	}
-	if s.write > 0 {
-		fmt.Fprintf(w, "write:    %s\n", ms(s.write))
-	}
-	fmt.Fprintf(w, "total:    %s (wall)\n", ms(total))
-	fmt.Fprintf(w, "phases of the total (%.1f%% named):\n", 100-100*r.OtherMs/max(r.TotalMs, 1e-9))
-	width := 9 // the names' column, 10 wide at least
-	for _, p := range r.Phases {
-		width = max(width, utf8.RuneCountInString(p.Name))
-	}
-	for _, p := range r.Phases {
-		fmt.Fprintf(w, "  %-*s%9.3f ms%s\n", width+1, p.Name, p.Ms, s.notes[p.Name])
-	}
-	fmt.Fprintf(w, "  %-*s%9.3f ms (named by no phase)\n", width+1, "other", r.OtherMs)
-	if s.dev != nil {
-		fmt.Fprintf(w, "counts:   %s\n", countsText(t.Counts))
+	if c.Bool("time") {
+		r.WriteText(c.App.ErrWriter)
 	}
 }
 
-// timeReport is what --time-json writes: the library call's timing
-// (engine.TimingReport, as the C ABI's timing gives it) with the command's
-// own phases (start-up, read, write, close) among its phases, and other_ms
-// what no phase names of the command's whole wall time, total_ms.
-type timeReport struct {
-	Device  string  `json:"device"`
-	TotalMs float64 `json:"total_ms"`
-	engine.TimingReport
-}
-
-func newTimeReport(s *session, t engine.Timing, total time.Duration) timeReport {
-	r := timeReport{Device: s.name(), TotalMs: engine.Ms(total), TimingReport: t.Report()}
-	if s.account {
-		all := engine.Timing{Phases: t.Phases, Wall: total}
-		r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())
-		return r
-	}
-	var all engine.Timing
-	all.AddPhase("start-up", s.startup)
-	if s.read > 0 && !s.readBeside {
-		all.AddPhase("read", s.read)
-	}
-	for _, p := range t.Phases {
-		all.AddPhase(p.Name, p.Time)
-	}
-	if s.write > 0 {
-		all.AddPhase("write", s.write)
-	}
-	all.AddPhase("close", s.closing)
-	all.Wall = total
-	r.Phases, r.OtherMs = all.Report().Phases, engine.Ms(all.Other())
-	return r
-}
-
-// countsText words what the device counted over a call.
-func countsText(c engine.Counts) string {
-	return fmt.Sprintf("%d allocations (%s), %d frees, %d imports (%s), %d pipelines, %d descriptor pools, %d sets, "+
-		"%d command buffers (%d recorded, %d replayed), %d query pools, %d dispatches, %d submits (%d overlapped), %d fence waits; host bytes copied: %s in, %s out; %s moved by the device from or into imported memory",
-		c.Allocs, engine.SizeText(c.AllocBytes), c.Frees, c.Imports, engine.SizeText(c.ImportBytes), c.Pipelines, c.DescriptorPools, c.DescriptorSets,
-		c.CommandBuffers, c.Recordings, c.Replays, c.QueryPools, c.Dispatches, c.Submits, c.Overlapped, c.FenceWaits,
-		engine.SizeText(c.StagingIn+c.MappedIn), engine.SizeText(c.StagingOut+c.MappedOut), engine.SizeText(c.Imported))
-}
+// timeReport is what --time-json writes.
+type timeReport = engine.RunReport
 
 func requireFlag(c *ucli.Context, names ...string) error {
 	for _, n := range names {

@@ -15,9 +15,10 @@ import (
 )
 
 // takesArgs names the commands that read positional arguments (verify
-// --compare A.json B.json, the shader subcommands' FILE, stack's dates,
-// survey run's MANIFEST and survey merge's folders);
-// every other command refuses them.
+// --compare A.json B.json, the shader subcommands' FILE and sweep's case
+// file, stack's dates (@LIST.txt too), survey run's MANIFEST and merge's
+// partials and folders): files they read (files.go) but for completion's
+// shell. Every other command refuses them.
 var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
 
 // globalCategory groups the global flags in a command's help.

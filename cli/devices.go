@@ -4,12 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"runtime"
-	"slices"
-	"strings"
-	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -64,28 +59,11 @@ Examples:
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			w := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "DEVICE\tNAME\tTYPE\tVENDOR\tDRIVER\tVULKAN\tMEMORY\tFP64\tSUBGROUP\tTIMESTAMPS")
-			for _, d := range infos {
-				driver := d.Driver
-				if driver == "" {
-					driver = d.DriverVersion
-				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%.1f GiB\t%s\t%d\t%s\n", d.Index, d.Name, d.Type, d.Vendor, driver,
-					d.APIVersion, float64(d.DeviceMemory())/(1<<30), yesNo(d.Float64), d.SubgroupSize, yesNo(d.Timestamps))
-			}
-			fmt.Fprintf(w, "cpu\tnative Go CPU path\tcpu\t-\t-\t-\t-\tyes\t-\t-\n")
-			w.Flush()
-			// One line for the memory budgets (what vkstat latent sizes its
-			// batches by), so that the table above keeps its columns.
-			var parts []string
-			for i, b := range budgets {
-				parts = append(parts, fmt.Sprintf("%d: %s", infos[i].Index, b))
-			}
-			parts = append(parts, "cpu: "+cpuB.String())
-			fmt.Fprintf(c.App.Writer, "memory budget: %s\n", strings.Join(parts, "; "))
+			l.WriteTable(c.App.Writer, cpuB)
 			if c.Bool("tune") {
-				printTuning(c.App.Writer, tuneReports(c, infos))
+				for _, r := range tuneReports(c, infos) {
+					r.WriteText(c.App.Writer)
+				}
 			}
 			if vkErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "no Vulkan devices: %v\n", vkErr)
@@ -98,31 +76,10 @@ Examples:
 	}
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
 func tuneReports(c *ucli.Context, infos []engine.DeviceInfo) []tune.DeviceReport {
 	var out []tune.DeviceReport
 	for _, d := range infos {
 		out = append(out, tune.Report(c.Context, d))
 	}
 	return out
-}
-
-func printTuning(w io.Writer, ts []tune.DeviceReport) {
-	for _, d := range ts {
-		fmt.Fprintf(w, "\ntuning of device %d, %s (tune cache %s: %s)\n", d.Device, d.Name, d.Cache, d.CacheState)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, name := range slices.Sorted(maps.Keys(d.Pipelines)) {
-			ps := d.Pipelines[name]
-			for _, k := range slices.Sorted(maps.Keys(ps)) {
-				fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", name, k, ps[k].Value, ps[k].Source)
-			}
-		}
-		tw.Flush()
-	}
 }

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -25,17 +23,8 @@ func flagName(field string) string { return "--" + flagOf(field) }
 // error that names options, as an *engine.OptionsError) worded with the
 // flags' names.
 func fieldError(err error) error {
-	var fe interface {
-		error
-		Words(set engine.Setting) string
-	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &fe) && err.Error() == fe.Error():
-		return usageError{errors.New(fe.Words(flagSetting))}
-	case errors.As(err, &fe):
-		return usageError{err}
+	if w, named := engine.InWords(err, flagSetting); named {
+		return usageError{w}
 	}
 	return err
 }
@@ -47,15 +36,6 @@ func flagSetting(field, value string) string {
 		return flagName(field)
 	}
 	return flagName(field) + " " + value
-}
-
-// joinInts lists v comma-separated, as list flags take them: "-2,-1".
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }
 
 // flagAliases are the short names of parameters' flags.
@@ -97,23 +77,11 @@ func listFlag(p engine.Param, aliases []string) ucli.Flag {
 	return &ucli.StringFlag{Name: p.Flag, Aliases: aliases, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 }
 
-// shownDefault is a default as a flag takes it: lists comma-separated.
+// shownDefault is a default as a flag takes it (engine.ValueText): lists
+// comma-separated.
 func shownDefault(v any) string {
-	switch v := v.(type) {
-	case []int:
-		return joinInts(v)
-	case []float64:
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return strings.Join(s, ",")
-	case []string:
-		return strings.Join(v, ",")
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
+	text, _ := engine.ValueText(v)
+	return text
 }
 
 // paramFlag is p's flag, without dashes: --out-<flag> for an output

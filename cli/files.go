@@ -69,12 +69,6 @@ var commandRoles = map[string]map[string]fileRole{
 	"shader watch": {"out": outPair},
 }
 
-// argsRead names the commands whose positional arguments are files they
-// read (by the command's own name): stack's dates, verify --compare's
-// reports, survey run's manifest, merge's partials, the shader subcommands' FILE and
-// sweep's case file.
-var argsRead = map[string]bool{"stack": true, "merge": true, "verify": true, "run": true, "info": true, "check": true, "watch": true, "sweep": true}
-
 func init() {
 	for _, c := range survey.Columns { // survey run's defaults for its targets
 		if _, ok := flagRoles[c.Name]; !ok && !c.Bool {
@@ -171,7 +165,7 @@ func checkFiles(c *ucli.Context, path string) error {
 			}
 		}
 	}
-	if argsRead[c.Command.Name] {
+	if takesArgs[c.Command.Name] && c.Command.Name != "completion" { // the others' arguments are files they read
 		for _, a := range c.Args().Slice() {
 			if !strings.HasPrefix(a, "@") { // stack's @LIST.txt is read too
 				add(inFile, "an argument", a)
@@ -181,19 +175,19 @@ func checkFiles(c *ucli.Context, path string) error {
 		}
 	}
 	for i, o := range f.outputs { // f.dirs is complete: every flag was read
-		if isDevice(o.path) {
+		if formats.IsCharDevice(o.path) {
 			continue
 		}
 		if err := f.checkWritable(o); err != nil {
 			return err
 		}
 		for _, p := range f.outputs[:i] {
-			if sameFile(o.path, p.path) {
+			if formats.SameFile(o.path, p.path) {
 				return usagef("%s %s and %s %s: the same output file is given twice; give each output its own name", p.by, p.path, o.by, o.path)
 			}
 		}
 		for _, in := range f.inputs {
-			if sameFile(o.path, in.path) {
+			if formats.SameFile(o.path, in.path) {
 				return usagef("%s %s: is an input of the command (%s); an output never replaces an input, give another name", o.by, o.path, in.by)
 			}
 		}
@@ -212,7 +206,7 @@ func checkFiles(c *ucli.Context, path string) error {
 func (f *runFiles) checkWritable(o namedFile) error {
 	flag := strings.TrimPrefix(o.by, "--")
 	for _, d := range f.dirs {
-		if rel, err := filepath.Rel(absClean(d.path), absClean(filepath.Dir(o.path))); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if formats.InDir(d.path, o.path) {
 			if st, err := os.Stat(o.path); err == nil && st.IsDir() {
 				return checkOutputFile(flag, o.path)
 			}
@@ -225,19 +219,19 @@ func (f *runFiles) checkWritable(o namedFile) error {
 // guard is the formats.OutputGuard of a run: path is refused when the run
 // has written it already or reads it.
 func (f *runFiles) guard(path string) error {
-	if isDevice(path) {
+	if formats.IsCharDevice(path) {
 		return nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	by := f.namer(path)
 	for _, w := range f.written {
-		if sameFile(path, w.path) {
+		if formats.SameFile(path, w.path) {
 			return fmt.Errorf("the same output file is given twice (named by %s); give each output its own name", by)
 		}
 	}
 	for _, in := range f.inputs {
-		if sameFile(path, in.path) {
+		if formats.SameFile(path, in.path) {
 			return fmt.Errorf("%s names an input of the command (%s); an output never replaces an input, give another name", by, in.by)
 		}
 	}
@@ -262,12 +256,12 @@ func newRound(c *ucli.Context) {
 func (f *runFiles) namer(path string) string {
 	var by []string
 	for _, o := range f.outputs {
-		if sameFile(path, o.path) {
+		if formats.SameFile(path, o.path) {
 			by = append(by, o.by)
 		}
 	}
 	for _, d := range f.dirs {
-		if sameFile(filepath.Dir(path), d.path) {
+		if formats.SameFile(filepath.Dir(path), d.path) {
 			by = append(by, d.by+" "+d.path)
 		}
 	}
@@ -275,41 +269,4 @@ func (f *runFiles) namer(path string) string {
 		return "the command"
 	}
 	return strings.Join(by, " and ")
-}
-
-// isDevice reports whether path is a character device (/dev/null,
-// /dev/stdout on a terminal): written into, never replaced, so naming it
-// twice harms nothing.
-func isDevice(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// sameFile reports whether a and b name one file: the same path, the same
-// existing file (links), or the same name in one folder.
-func sameFile(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if absClean(a) == absClean(b) {
-		return true
-	}
-	sa, ea := os.Stat(a)
-	sb, eb := os.Stat(b)
-	if ea == nil && eb == nil {
-		return os.SameFile(sa, sb)
-	}
-	if filepath.Base(a) != filepath.Base(b) {
-		return false
-	}
-	da, ea := os.Stat(filepath.Dir(a))
-	db, eb := os.Stat(filepath.Dir(b))
-	return ea == nil && eb == nil && os.SameFile(da, db)
-}
-
-func absClean(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

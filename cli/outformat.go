@@ -2,7 +2,6 @@ package cli
 
 import (
 	"io"
-	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -14,17 +13,11 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// arrayEncoder chooses how an output array is written from its file name:
-// FITS for .fits, .fit and .fts, NPY for .npy. Any other name is a usage
-// error naming the flag, rather than NPY bytes under a name that says FITS.
+// arrayEncoder chooses how an output array is written from its file name
+// (formats.ArrayEncoder); any other name is a usage error naming the flag.
 func arrayEncoder(flag, path string) (func(w io.Writer, t *tensor.Tensor) error, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".npy":
-		return formats.EncodeNPY, nil
-	case ".fits", ".fit", ".fts":
-		return func(w io.Writer, t *tensor.Tensor) error {
-			return formats.EncodeFITS(w, t, []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"}})
-		}, nil
+	if enc, ok := formats.ArrayEncoder(path, formats.FITSCard{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"}); ok {
+		return enc, nil
 	}
 	return nil, usagef("--%s %s: the name must end in .npy (NumPy) or .fits, .fit, .fts (FITS)", flag, path)
 }

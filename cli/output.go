@@ -43,16 +43,7 @@ func checkOutputDir(flag, dir string) error {
 		}
 		return nil
 	}
-	d := dir
-	for {
-		parent := filepath.Dir(d)
-		if _, err := os.Stat(parent); err == nil || parent == d {
-			d = parent
-			break
-		}
-		d = parent
-	}
-	if err := formats.CheckDirWritable(d); err != nil {
+	if err := formats.CheckDirWritable(filepath.Dir(formats.MissingTop(dir))); err != nil {
 		return fmt.Errorf("--%s %s: cannot be created: %w", flag, dir, err)
 	}
 	return nil

@@ -3,11 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -74,9 +74,4 @@ func (s *summary) print(c *ucli.Context) error {
 }
 
 // jsonNumber is v for JSON, which has no NaN or infinities: those are null.
-func jsonNumber(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
-}
+var jsonNumber = formats.JSONNumber

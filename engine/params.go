@@ -224,21 +224,11 @@ func (p Param) SetValue(opt any, v any) error {
 	if p.None {
 		return reflect.ValueOf(opt).Elem().FieldByIndex(p.index).Addr().Interface().(ValueSetter).SetValue(v)
 	}
-	switch x := v.(type) {
-	case float64:
-		return p.SetText(opt, strconv.FormatFloat(x, 'g', -1, 64))
-	case int:
-		return p.SetText(opt, strconv.Itoa(x))
-	case bool:
-		return p.SetText(opt, strconv.FormatBool(x))
-	case string:
-		return p.SetText(opt, x)
-	case json.Number:
-		return p.SetText(opt, x.String())
-	case []any:
-		return p.SetText(opt, listText(x))
+	text, ok := ValueText(v)
+	if !ok {
+		return fmt.Errorf("want a number or a string, got %v", v)
 	}
-	return fmt.Errorf("want a number or a string, got %v", v)
+	return p.SetText(opt, text)
 }
 
 // setList sets f, a list of numbers or of words, from text: its
@@ -277,19 +267,50 @@ func setList(f reflect.Value, text string) error {
 	return nil
 }
 
-// listText is a list decoded from JSON as setList reads it: its elements'
-// text comma-separated ("" for an element no number or word can be, which
-// setList refuses).
-func listText(l []any) string {
+// ValueText is v as SetText reads it, and as the front ends show a
+// default: a number as strconv writes it (a float64 at its shortest), true
+// or false, a string as it is, a list (Go's, or one decoded from JSON) its
+// elements' text comma-separated. ok is false for a value of another type,
+// whose text is then fmt's; an element of a JSON list that is no number
+// or string leaves its place empty, which SetText refuses.
+func ValueText(v any) (text string, ok bool) {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	case int:
+		return strconv.Itoa(x), true
+	case bool:
+		return strconv.FormatBool(x), true
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case []float64:
+		return listText(x), true
+	case []int:
+		return listText(x), true
+	case []string:
+		return listText(x), true
+	case []any:
+		return listText(x), true
+	}
+	return fmt.Sprint(v), false
+}
+
+// listText is ValueText of a list's elements, comma-separated; in a list
+// decoded from JSON ([]any) only numbers and strings have text.
+func listText[T any](l []T) string {
+	_, decoded := any(l).([]any)
 	s := make([]string, len(l))
 	for i, v := range l {
-		switch v := v.(type) {
-		case float64:
-			s[i] = strconv.FormatFloat(v, 'g', -1, 64)
-		case json.Number:
-			s[i] = v.String()
-		case string:
-			s[i] = v
+		switch e := any(v).(type) {
+		case int, bool:
+			if decoded {
+				continue
+			}
+			s[i], _ = ValueText(e)
+		case float64, string, json.Number:
+			s[i], _ = ValueText(e)
 		}
 	}
 	return strings.Join(s, ",") // another item leaves its place empty, which the reader refuses

@@ -6,6 +6,7 @@ package engine
 // keywords), the library's own in Message and Error.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -90,3 +91,22 @@ func (e *OptionsError) Error() string { return e.Words(LibrarySetting) }
 
 // Words words the error with set's names for the options.
 func (e *OptionsError) Words(set Setting) string { return Marked(e.Msg, set) }
+
+// InWords is err with set's names for the options it names, when err is
+// an error that names options (a *FieldError, an *OptionsError, any with
+// a Words method) and nothing more; one wrapped in more words is left as
+// it is. named says whether err holds such an error at all: the front
+// ends take it for their input's fault.
+func InWords(err error, set Setting) (worded error, named bool) {
+	var fe interface {
+		error
+		Words(set Setting) string
+	}
+	if !errors.As(err, &fe) {
+		return err, false
+	}
+	if err.Error() == fe.Error() {
+		return errors.New(fe.Words(set)), true
+	}
+	return err, true
+}

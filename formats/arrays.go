@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -216,4 +217,19 @@ func isText(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// ArrayEncoder is how an array is written under the name path: FITS for
+// .fits, .fit and .fts (with cards in its header), NPY for .npy. ok is
+// false for any other name, rather than NPY bytes under a name that says
+// FITS.
+func ArrayEncoder(path string, cards ...FITSCard) (encode func(w io.Writer, t *tensor.Tensor) error, ok bool) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".npy":
+		return EncodeNPY, true
+	case slices.Contains(fitsExts, ext):
+		return func(w io.Writer, t *tensor.Tensor) error { return EncodeFITS(w, t, cards) }, true
+	}
+	return nil, false
 }

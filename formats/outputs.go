@@ -144,14 +144,7 @@ func (o *Outputs) Add(path string, write func(w io.Writer) error) error {
 // stageDir returns where files of the missing directory dir are written:
 // inside the hidden copy of its top-most missing ancestor.
 func (o *Outputs) stageDir(dir string) (string, error) {
-	top := dir
-	for {
-		parent := filepath.Dir(top)
-		if _, err := os.Stat(parent); err == nil || parent == top {
-			break
-		}
-		top = parent
-	}
+	top := MissingTop(dir)
 	if err := CheckDirWritable(filepath.Dir(top)); err != nil {
 		return "", fmt.Errorf("directory %s: %w", dir, err)
 	}
@@ -202,7 +195,7 @@ func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) 
 		return fmt.Errorf("write %s: outputs already committed", path)
 	}
 	for _, s := range o.staged {
-		if filepath.Clean(s.path) == filepath.Clean(path) && !isCharDevice(path) {
+		if filepath.Clean(s.path) == filepath.Clean(path) && !IsCharDevice(path) {
 			return fmt.Errorf("write %s: the same output file is given twice", path)
 		}
 	}
@@ -281,13 +274,6 @@ func (o *Outputs) add(path string, write func(w io.Writer) error, replace bool) 
 	id, hasID := idOf(st)
 	o.staged = append(o.staged, stagedFile{tmp: tmp, path: path, inDir: inDir, id: id, hasID: hasID})
 	return nil
-}
-
-// isCharDevice reports whether path is a character device (/dev/null):
-// written into, not replaced, so writing it twice harms nothing.
-func isCharDevice(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode()&fs.ModeCharDevice != 0
 }
 
 // writeInto writes an output straight into path, a device or a FIFO. A

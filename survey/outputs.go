@@ -241,12 +241,7 @@ func (t *Target) Title() string {
 // .pdf in plot) in outs.
 func addContrastOutputs(outs *targetOutputs, res *paco.Result, o paco.Options, plot figure.Format, target string) {
 	curve, center, threshold, scale := res.Contrast, res.Center, o.Threshold, o.PixelScale
-	num := func(v float64) any { // JSON has no NaN
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return v
-	}
+	num := formats.JSONNumber // JSON has no NaN
 	outs.add("contrast.csv", func(w io.Writer) error { return writeCSV(w, paco.ContrastTable(curve, scale > 0)) })
 	outs.add("contrast.json", func(w io.Writer) error {
 		doc := map[string]any{
