@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -221,18 +220,5 @@ func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bo
 	return outs, nil
 }
 
-func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Nanoseconds())/1e6) }
-
-// rateText writes bytes per second with the unit that keeps three
-// significant figures in view: 12.3 MB/s, not 0.01 GB/s.
-func rateText(bps float64) string {
-	for _, u := range []struct {
-		scale float64
-		name  string
-	}{{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}} {
-		if bps >= u.scale {
-			return fmt.Sprintf("%.3g %s", bps/u.scale, u.name)
-		}
-	}
-	return fmt.Sprintf("%.3g B/s", bps)
-}
+// rateText is shaderlab.RateText (TestRateText checks it here).
+var rateText = shaderlab.RateText

@@ -334,15 +334,15 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						gpu, rate, flops := "n/a", "n/a", "-"
 						if r.Timed {
 							k := r.Median()
-							gpu = fmtDur(k)
+							gpu = shaderlab.Ms(k)
 							if k > 0 {
-								rate = rateText(float64(j.BytesMoved()) / k.Seconds())
+								rate = shaderlab.RateText(float64(j.BytesMoved()) / k.Seconds())
 								if vc.Flops > 0 {
 									flops = fmt.Sprintf("%.3g", vc.Flops/k.Seconds()/1e9)
 								}
 							}
 						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, fmtDur(r.First))
+						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, shaderlab.Ms(r.First))
 					}
 				}
 				return nil

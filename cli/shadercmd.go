@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -160,120 +156,13 @@ Examples:
 				enc.SetIndent("", "  ")
 				return enc.Encode(shaderlab.NewReport(path, sh, infos))
 			}
-			printShaderInfo(c.App.Writer, sh, infos)
+			sh.WriteInfo(c.App.Writer, infos)
 			if devErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "vkstat: device support not shown: %v\n", devErr)
 			}
 			return nil
 		},
 	}
-}
-
-func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {
-	m := sh.Module
-	for _, d := range sh.Warnings {
-		fmt.Fprintln(w, d)
-	}
-	fmt.Fprintf(w, "%s: SPIR-V %s, entry point %s, %d bytes\n", sh.Path, m.Version, m.EntryPoint, len(sh.SPIRV))
-	dims := make([]string, 3)
-	for d := range dims {
-		dims[d] = fmt.Sprint(m.LocalSize[d])
-		if m.LocalSizeSpec[d] >= 0 {
-			dims[d] += fmt.Sprintf(" (spec %d)", m.LocalSizeSpec[d])
-		}
-	}
-	fmt.Fprintf(w, "local size:   %s\n", strings.Join(dims, " × "))
-	if m.SharedBytes > 0 {
-		fmt.Fprintf(w, "shared:       %d bytes\n", m.SharedBytes)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "\nbindings:")
-	if len(m.Bindings) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintln(tw, "  SET\tBINDING\tNAME\tKIND\tACCESS\tMEMBERS")
-		for _, b := range m.Bindings {
-			access := "read-write"
-			switch {
-			case b.ReadOnly:
-				access = "readonly"
-			case b.WriteOnly:
-				access = "writeonly"
-			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", b.Set, b.Binding, shaderlab.BindName(b), b.Kind, access, members(b.Block))
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\npush constants:")
-	if m.Push == nil {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintf(w, "  block %s, %d bytes\n", orDash(m.Push.Name), m.Push.Size)
-		fmt.Fprintln(tw, "  OFFSET\tNAME\tTYPE\tSIZE")
-		for _, mem := range m.Push.Members {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", mem.Offset, orDash(mem.Name), mem.Type, mem.Size)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nspecialization constants:")
-	if len(m.SpecConstants) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintln(tw, "  ID\tNAME\tTYPE\tDEFAULT")
-		for _, s := range m.SpecConstants {
-			name := orDash(s.Name)
-			if len(s.Aliases) > 0 {
-				name += " (also " + strings.Join(s.Aliases, ", ") + ")"
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, name, s.Type, s.Value)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\ncapabilities:")
-	head := "  CAPABILITY"
-	for _, in := range infos {
-		head += "\t" + in.Name
-	}
-	fmt.Fprintln(tw, head)
-	for _, cp := range m.Capabilities {
-		row := "  " + cp
-		for _, in := range infos {
-			row += "\t" + shaderlab.Supports(in, cp)
-		}
-		fmt.Fprintln(tw, row)
-	}
-	tw.Flush()
-	if len(m.Extensions) > 0 {
-		fmt.Fprintf(w, "\nextensions: %s\n", strings.Join(m.Extensions, ", "))
-	}
-	if shaderlab.UsesSubgroups(m) {
-		fmt.Fprintln(w, "\nsubgroups (with the default constants):")
-		for _, in := range infos {
-			fmt.Fprintf(w, "  %s\n", shaderlab.SubgroupNote(m, m.LocalSize, in.Name, in.SubgroupSize))
-		}
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func members(bl *shaderlab.Block) string {
-	if bl == nil {
-		return "-"
-	}
-	var parts []string
-	for _, m := range bl.Members {
-		parts = append(parts, fmt.Sprintf("%s %s @%d", m.Type, orDash(m.Name), m.Offset))
-	}
-	s := strings.Join(parts, ", ")
-	if bl.Name != "" {
-		s = bl.Name + " { " + s + " }"
-	}
-	return s
 }
 
 // onShaderDevices runs f on the devices --device names: all for every
@@ -356,7 +245,7 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 			return nil, fmt.Errorf("%s on %s: %w", j.Shader.Path, d.Info.Name, err)
 		}
 		runs = append(runs, r)
-		printRun(w, j.Plan, r)
+		j.WriteRun(w, r)
 	}
 	for _, r := range runs[1:] {
 		vs := j.Check(r, j.Written(runs[0]), shaderlab.Tol(0))
@@ -366,66 +255,6 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, shaderlab.Worst(vs).MaxRel)
 	}
 	return runs, nil
-}
-
-func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
-	g, l := p.Groups, p.Local
-	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.Shader.Path, r.Device, g[0], g[1], g[2], l[0], l[1], l[2])
-	printTimes(w, r, p.BytesMoved(), p.Warmup)
-}
-
-// printTimes prints a run's median GPU time of the timed runs (after
-// warmup untimed ones) and the rate of moved bytes, and apart the first
-// run's wall time and the pipelines' build in it.
-func printTimes(w io.Writer, r *shaderlab.Result, moved int64, warmup int) {
-	repeat := len(r.Kernel)
-	if r.Timed {
-		k := r.Median()
-		bw := ""
-		if k > 0 {
-			bw = ", " + rateText(float64(moved)/k.Seconds())
-		}
-		warm := ""
-		if warmup > 0 {
-			warm = fmt.Sprintf(" after %d untimed", warmup)
-		}
-		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d%s), %s moved%s\n", fmtDur(k), repeat, warm, engine.SizeText(moved), bw)
-	} else {
-		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.Wall), repeat, engine.SizeText(moved))
-	}
-	fmt.Fprintf(w, "  first run %s wall, building the pipeline %s of it (neither in the GPU time)\n", fmtDur(r.First), fmtDur(r.Build))
-}
-
-// writeOutputs writes the --out and --out-dir files of run r, all or none.
-func writeOutputs(c *ucli.Context, outs []string, t shaderlab.Target, r *shaderlab.Result) error {
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	if dir := c.String("out-dir"); dir != "" {
-		out.OwnDir(dir, "shader")
-	}
-	n := 0
-	for i, path := range outs {
-		if path == "" {
-			continue
-		}
-		arr := r.Outputs[i]
-		if err := out.Add(path, func(w io.Writer) error { return arr.EncodeNPY(w) }); err != nil {
-			return err
-		}
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	for i, path := range outs {
-		if path != "" {
-			fmt.Fprintf(c.App.Writer, "  %s → %s\n", t.Name(i), path)
-		}
-	}
-	return nil
 }
 
 func shaderRunCommand() *ucli.Command {
@@ -467,7 +296,7 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			return writeOutputs(c, p.outs, p, runs[0])
+			return shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir"))
 		},
 	}
 }
@@ -547,48 +376,6 @@ func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array
 	return want, nil
 }
 
-// checkRun prints how a run's outputs compare with the expectations: per
-// binding the verdict, how many elements are beyond the tolerance, the
-// worst of them and the first few others by index; it returns the number
-// of bindings that fail.
-func checkRun(w io.Writer, t shaderlab.Target, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
-	bad := 0
-	for _, v := range t.Check(r, want, tol) {
-		verdict := "PASS"
-		if !v.Pass {
-			verdict = "FAIL"
-			bad++
-		}
-		name := v.Name
-		if v.Err != nil {
-			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
-			continue
-		}
-		fmt.Fprintf(w, "  %s %s: %s (%s)\n", verdict, name, v.Diff, v.Tolerance)
-		if v.Pass {
-			continue
-		}
-		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
-		if note := t.Note(r); note != "" {
-			fmt.Fprintf(w, "    note: %s\n", note)
-		}
-		if v.Worst != nil {
-			fmt.Fprintf(w, "    worst: %s%s\n", name, v.Worst)
-		}
-		if len(v.First) > 0 {
-			others := "    others:"
-			if v.Beyond-1 > len(v.First) {
-				others = fmt.Sprintf("    first %d of the %d others:", len(v.First), v.Beyond-1)
-			}
-			fmt.Fprintln(w, others)
-			for _, m := range v.First {
-				fmt.Fprintf(w, "      %s%s\n", name, m)
-			}
-		}
-	}
-	return bad
-}
-
 func shaderCheckCommand() *ucli.Command {
 	flags := append(compileFlags(), runFlags()...)
 	flags = append(flags,
@@ -664,7 +451,7 @@ Examples:
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
-						bad += checkRun(c.App.Writer, p.Plan, r, want, tol)
+						bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, r, want, tol)
 					}
 				}
 				for i := 0; other != nil && i < len(devs); i++ {
@@ -674,14 +461,14 @@ Examples:
 						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
-					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
+					bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
 				}
 				return nil
 			})
 			if err != nil {
 				return err
 			}
-			if err := writeOutputs(c, p.outs, p, runs[0]); err != nil {
+			if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir")); err != nil {
 				return err
 			}
 			if bad > 0 {

@@ -95,9 +95,9 @@ func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
 				first = r
 			}
 			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", c.String("case"), r.Device, len(j.Steps), j.Dispatches())
-			printTimes(w, r, j.BytesMoved(), c.Int("warmup"))
+			r.WriteTimes(w, j.BytesMoved(), c.Int("warmup"))
 			if checking {
-				bad += checkRun(w, j, r, want, tol)
+				bad += shaderlab.WriteCheck(w, j, r, want, tol)
 			}
 		}
 		return nil
@@ -105,7 +105,7 @@ func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(c, j.outs, j, first); err != nil {
+	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, first, j.outs, c.String("out-dir")); err != nil {
 		return err
 	}
 	if bad > 0 {

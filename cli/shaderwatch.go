@@ -132,30 +132,13 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			}
 			continue
 		}
-		printRun(w, j.Plan, r)
-		changes := runs[i].Add(j.Plan, r)
-		if change, recent := runs[i].Trend(4); r.Timed && recent != nil {
-			var hist []string
-			for _, t := range recent {
-				hist = append(hist, fmt.Sprintf("%.3f", float64(t.Nanoseconds())/1e6))
-			}
-			fmt.Fprintf(w, "  time %s (previous %s, %+.1f%%) trend ms: %s\n", fmtDur(r.Median()), fmtDur(recent[len(recent)-2]), 100*change, strings.Join(hist, " → "))
-		}
-		for _, v := range changes {
-			switch {
-			case v.Err != nil:
-			case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
-				fmt.Fprintf(w, "  change vs previous run, %s: none\n", shaderlab.BindName(v.Binding))
-			default:
-				fmt.Fprintf(w, "  change vs previous run, %s: %s\n", shaderlab.BindName(v.Binding), v.Diff)
-			}
-		}
+		runs[i].Report(w, j.Plan, r)
 		if len(want) > 0 {
-			checkRun(w, j.Plan, r, want, tol)
+			shaderlab.WriteCheck(w, j.Plan, r, want, tol)
 		}
 	}
 	if r := runs[0].Last; r != nil && len(r.Outputs) == len(j.Inputs) {
-		if err := writeOutputs(c, j.outs, j, r); err != nil {
+		if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, r, j.outs, c.String("out-dir")); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 		}
 	}
