@@ -2,9 +2,7 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -146,7 +144,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			sh, err := shaderlab.Load(path, compileOptions(c))
+			sc, err := flagCase(c)
+			if err != nil {
+				return err
+			}
+			sh, err := shaderlab.Load(path, compileOptions(c, sc))
 			if err != nil {
 				return err
 			}
@@ -174,24 +176,20 @@ func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error
 	return onDevices(c, "auto", true, f)
 }
 
-// prepare compiles the shader and checks the run flags and output paths,
-// all before any device work.
-func prepare(c *ucli.Context) (*shaderJob, error) {
-	path, err := caseShaderArg(c)
-	if err != nil {
-		return nil, err
-	}
+// prepare compiles the shader and checks the case, the run flags and the
+// output paths, all before any device work.
+func prepare(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options) (*shaderJob, error) {
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	sh, err := shaderlab.Load(path, compileOptions(c))
+	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range sh.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, d)
 	}
-	j, err := makePlan(c, sh, c.Int("repeat"))
+	j, err := makePlan(c, sc, sh, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +197,26 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
 	return j, checkOuts(c, j.outs)
+}
+
+// caseJob is the job of a run or check: the case of the command line and
+// its --case file (sequenceCase where that has steps), its shader
+// prepared.
+func caseJob(c *ucli.Context) (*shaderJob, shaderlab.Case, *sequenceJob, error) {
+	sc, file, err := shaderCase(c)
+	if err != nil {
+		return nil, sc, nil, err
+	}
+	if file != nil && len(file.Steps) > 0 {
+		seq, err := sequenceCase(c, sc, file)
+		return nil, sc, seq, err
+	}
+	path, err := shaderPath(c, sc)
+	if err != nil {
+		return nil, sc, nil, err
+	}
+	j, err := prepare(c, path, sc, runOptions(c))
+	return j, sc, nil, err
 }
 
 // checkOuts checks the --out files and the --out-dir folder before any
@@ -279,15 +297,12 @@ Examples:
    vkstat --device all shader run ... --repeat 10`,
 		Flags: append(compileFlags(), runFlags()...),
 		Action: func(c *ucli.Context) error {
-			if seq, err := sequenceCase(c); seq != nil || err != nil {
+			p, sc, seq, err := caseJob(c)
+			if err != nil || seq != nil {
 				if err != nil {
 					return err
 				}
-				return runSequence(c, seq, false)
-			}
-			p, err := prepare(c)
-			if err != nil {
-				return err
+				return runSequence(c, sc, seq, false)
 			}
 			var runs []*shaderlab.Result
 			if err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
@@ -312,68 +327,17 @@ func toleranceFlags() []ucli.Flag {
 	}
 }
 
-// tolerances reads --tol, --atol and --rtol (shaderlab.Tolerances).
-func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
-	tol, err := shaderlab.Tolerances(t, c.Float64("tol"), c.StringSlice("atol"), c.StringSlice("rtol"))
+// expected are the case's expectations of t and its tolerances.
+func expected(c *ucli.Context, sc shaderlab.Case, t shaderlab.Target) (map[int]*shaderlab.Array, func(int) shaderlab.Tolerance, error) {
+	want, err := sc.Expectations(c.Context, t)
 	if err != nil {
-		return nil, usagef("--%v", err)
+		return nil, nil, entryError(err)
 	}
-	return tol, nil
-}
-
-// expectations reads --expect NAME=FILE.npy and computes --reference
-// NAME=EXPRESSION (shaderlab.Reference, on the inputs before the run).
-func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array, error) {
-	want := map[int]*shaderlab.Array{}
-	for _, s := range c.StringSlice("expect") {
-		k, v, err := splitAssign("expect", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--expect %s: %v", s, err)
-		}
-		if err := fileExists("expect", v); err != nil {
-			return nil, err
-		}
-		arr, err := shaderlab.ReadNPY(v)
-		if err != nil {
-			return nil, fmt.Errorf("--expect %s: %w", s, err)
-		}
-		if got := t.Arrays()[i]; arr.Len() != got.Len() {
-			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
-		}
-		want[i] = arr
-	}
-	refs := map[int]string{}
-	for _, s := range c.StringSlice("reference") {
-		k, v, err := splitAssign("reference", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--reference %s: %v", s, err)
-		}
-		if want[i] != nil {
-			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
-		}
-		refs[i] = v
-	}
-	if len(refs) == 0 {
-		return want, nil
-	}
-	got, err := shaderlab.References(c.Context, t, refs)
-	var se *shaderlab.ReferenceSizeError
-	if errors.As(err, &se) {
-		return nil, fmt.Errorf("--%w", err)
-	}
+	tol, err := sc.Tolerances(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, usagef("--%v", err)
 	}
-	maps.Copy(want, got)
-	return want, nil
+	return want, tol, nil
 }
 
 func shaderCheckCommand() *ucli.Command {
@@ -408,21 +372,14 @@ Examples:
    vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			if seq, err := sequenceCase(c); seq != nil || err != nil {
+			p, sc, seq, err := caseJob(c)
+			if err != nil || seq != nil {
 				if err != nil {
 					return err
 				}
-				return runSequence(c, seq, true)
+				return runSequence(c, sc, seq, true)
 			}
-			p, err := prepare(c)
-			if err != nil {
-				return err
-			}
-			want, err := expectations(c, p)
-			if err != nil {
-				return err
-			}
-			tol, err := tolerances(c, p)
+			want, tol, err := expected(c, sc, p)
 			if err != nil {
 				return err
 			}
@@ -431,11 +388,13 @@ Examples:
 				if err := fileExists("against", a); err != nil {
 					return err
 				}
-				sh, err := shaderlab.Load(a, compileOptions(c))
+				sh, err := shaderlab.Load(a, compileOptions(c, sc))
 				if err != nil {
 					return err
 				}
-				if other, err = makePlan(c, sh, 1); err != nil {
+				opt := runOptions(c)
+				opt.Repeat = 1
+				if other, err = makePlan(c, sc, sh, opt); err != nil {
 					return fmt.Errorf("--against %s: %w", a, err)
 				}
 			}
