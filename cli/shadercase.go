@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
-	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -95,23 +93,13 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if !c.IsSet("warmup") {
 				opt.Warmup = 1
 			}
-			var rows [][]string
-			var errs []string // the ERROR rows' messages, under the table
-			failed := 0
+			var table shaderlab.SweepTable
 			err = onShaderDevices(c, func(devs []*engine.Device) error {
 				for i, v := range variants {
 					vc := sc.Merged(v)
 					name := vc.Name
 					if name == "" {
 						name = fmt.Sprintf("#%d", i+1)
-					}
-					row := func(dev, verdict string, rest ...string) {
-						rows = append(rows, append([]string{name, dev, verdict}, rest...))
-					}
-					fail := func(dev string, err error) {
-						failed++
-						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
-						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-", "-")
 					}
 					// The variant's settings, then the command line's (its
 					// values win, its lists add).
@@ -130,36 +118,20 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						want, tol, err = expected(c, vc, j)
 					}
 					if err != nil {
-						fail("-", err)
+						table.Fail(name, "-", err)
 						continue
 					}
 					for _, d := range devs {
 						r, err := j.Run(c.Context, d)
 						if err != nil {
-							fail(d.Info.Name, err)
+							table.Fail(name, d.Info.Name, err)
 							continue
 						}
-						verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
+						var vs []shaderlab.Verdict
 						if len(want) > 0 {
-							sum := shaderlab.Summarize(j.Check(r, want, tol))
-							if verdict = "PASS"; !sum.Pass {
-								verdict = "FAIL"
-								failed++
-							}
-							beyond, rel, nmse = fmt.Sprint(sum.Beyond), fmt.Sprintf("%.3g", sum.MaxRel), fmt.Sprintf("%.3g", sum.NMSE)
+							vs = j.Check(r, want, tol)
 						}
-						gpu, rate, flops := "n/a", "n/a", "-"
-						if r.Timed {
-							k := r.Median()
-							gpu = shaderlab.Ms(k)
-							if k > 0 {
-								rate = shaderlab.RateText(float64(j.BytesMoved()) / k.Seconds())
-								if vc.Flops > 0 {
-									flops = fmt.Sprintf("%.3g", vc.Flops/k.Seconds()/1e9)
-								}
-							}
-						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, shaderlab.Ms(r.First))
+						table.Add(name, r, vs, j.BytesMoved(), vc.Flops)
 					}
 				}
 				return nil
@@ -167,26 +139,12 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S\tFIRST RUN")
-			for _, r := range rows {
-				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			table.Write(c.App.Writer)
+			if table.Failed > 0 {
+				return fmt.Errorf("shader sweep: %d of %d rows failed", table.Failed, table.Len())
 			}
-			tw.Flush()
-			for _, e := range errs {
-				fmt.Fprintln(c.App.Writer, e)
-			}
-			if failed > 0 {
-				return fmt.Errorf("shader sweep: %d of %d rows failed", failed, len(rows))
-			}
-			fmt.Fprintf(c.App.Writer, "shader sweep: %d rows passed\n", len(rows))
+			fmt.Fprintf(c.App.Writer, "shader sweep: %d rows passed\n", table.Len())
 			return nil
 		},
 	}
-}
-
-// oneLine is err's message on one line (a compile error's first two).
-func oneLine(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	return strings.Join(slices.DeleteFunc(lines[:min(len(lines), 2)], func(l string) bool { return l == "" }), " ")
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -43,53 +42,30 @@ Examples:
 	}
 }
 
-// shaderFileLast moves the positional arguments of `shader
-// info|run|check|watch` (the FILE) after the flags, wherever they stand
-// among them (`shader check -I DIR -D X FILE -b ...`): urfave/cli stops
-// reading flags at the first positional argument. What follows a
-// non-boolean flag is its value; what follows "--" stays positional.
+// shaderFileLast puts the flags of `shader info|run|check|watch|sweep`
+// before the FILE (flagsFirst), wherever it stands among them (`shader
+// check -I DIR -D X FILE -b ...`): urfave/cli stops reading flags at the
+// first positional argument.
 func shaderFileLast(args []string) []string {
 	for i := 1; i+2 < len(args); i++ {
 		if args[i] != "shader" {
 			continue
 		}
-		var cmd *ucli.Command
-		for _, sc := range shaderCommand().Subcommands {
-			if sc.Name == args[i+1] {
-				cmd = sc
+		for _, cmd := range shaderCommand().Subcommands {
+			if cmd.Name != args[i+1] {
+				continue
 			}
-		}
-		if cmd == nil {
-			return args
-		}
-		bools := map[string]bool{"help": true, "h": true}
-		for _, f := range cmd.Flags {
-			if _, ok := f.(*ucli.BoolFlag); ok {
-				for _, n := range f.Names() {
-					bools[n] = true
+			bools := map[string]bool{"help": true, "h": true}
+			for _, f := range cmd.Flags {
+				if _, ok := f.(*ucli.BoolFlag); ok {
+					for _, n := range f.Names() {
+						bools[n] = true
+					}
 				}
 			}
+			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
 		}
-		var flags, pos []string
-		rest := args[i+2:]
-		for j := 0; j < len(rest); j++ {
-			a := rest[j]
-			switch {
-			case a == "--":
-				pos = append([]string{"--"}, append(pos, rest[j+1:]...)...)
-				j = len(rest)
-			case len(a) > 1 && a[0] == '-':
-				flags = append(flags, a)
-				if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && j+1 < len(rest) {
-					flags = append(flags, rest[j+1])
-					j++
-				}
-			default:
-				pos = append(pos, a)
-			}
-		}
-		out := append(append([]string{}, args[:i+2]...), flags...)
-		return append(out, pos...)
+		return args
 	}
 	return args
 }

@@ -3,6 +3,7 @@ package shaderlab
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -211,4 +212,68 @@ func WriteCheck(w io.Writer, t Target, r *Result, want map[int]*Array, tol func(
 		}
 	}
 	return bad
+}
+
+// SweepTable is what vkstat shader sweep prints: a row per variant and
+// device with its verdict, the elements beyond the tolerance, the largest
+// error as a fraction of max |expected|, the NMSE, the median GPU time,
+// the bytes moved per second, GFLOP/s and the first run's wall time; an
+// ERROR row's reason goes under the table.
+type SweepTable struct {
+	rows   [][]string
+	errs   []string
+	Failed int // the rows that FAIL or are ERROR
+}
+
+// Len is the number of rows.
+func (t *SweepTable) Len() int { return len(t.rows) }
+
+// Add adds run r of variant name: vs are its verdicts (nil where nothing
+// is expected: RAN), moved the bytes it moves and flops the
+// floating-point operations of one dispatch (0: not given).
+func (t *SweepTable) Add(name string, r *Result, vs []Verdict, moved int64, flops float64) {
+	verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
+	if vs != nil {
+		sum := Summarize(vs)
+		if verdict = "PASS"; !sum.Pass {
+			verdict = "FAIL"
+			t.Failed++
+		}
+		beyond, rel, nmse = fmt.Sprint(sum.Beyond), fmt.Sprintf("%.3g", sum.MaxRel), fmt.Sprintf("%.3g", sum.NMSE)
+	}
+	gpu, rate, gflops := "n/a", "n/a", "-"
+	if r.Timed {
+		k := r.Median()
+		gpu = Ms(k)
+		if k > 0 {
+			rate = RateText(float64(moved) / k.Seconds())
+			if flops > 0 {
+				gflops = fmt.Sprintf("%.3g", flops/k.Seconds()/1e9)
+			}
+		}
+	}
+	t.rows = append(t.rows, []string{name, r.Device, verdict, beyond, rel, nmse, gpu, rate, gflops, Ms(r.First)})
+}
+
+// Fail adds variant name's ERROR row on device dev ("-" for an error
+// before any device work), err's first lines under the table.
+func (t *SweepTable) Fail(name, dev string, err error) {
+	t.Failed++
+	lines := strings.Split(err.Error(), "\n")
+	msg := strings.Join(slices.DeleteFunc(lines[:min(len(lines), 2)], func(l string) bool { return l == "" }), " ")
+	t.errs = append(t.errs, fmt.Sprintf("[%d] %s on %s: %s", len(t.errs)+1, name, dev, msg))
+	t.rows = append(t.rows, []string{name, dev, "ERROR", fmt.Sprintf("[%d]", len(t.errs)), "-", "-", "-", "-", "-", "-"})
+}
+
+// Write writes the table, then the ERROR rows' reasons.
+func (t *SweepTable) Write(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S\tFIRST RUN")
+	for _, r := range t.rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	for _, e := range t.errs {
+		fmt.Fprintln(w, e)
+	}
 }

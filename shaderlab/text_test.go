@@ -3,8 +3,10 @@ package shaderlab_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +173,27 @@ func TestWriteInfo(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("info:\n%s\nwant %q", b.String(), want)
 		}
+	}
+}
+
+// TestSweepTable: a passing timed row (2 MiB in 2 ms is 1.05 GB/s, 4e6
+// operations in 2 ms 2 GFLOP/s), a row with nothing to check and an
+// ERROR row with its reason's first line under the table.
+func TestSweepTable(t *testing.T) {
+	ms := time.Millisecond
+	var st shaderlab.SweepTable
+	st.Add("a", &shaderlab.Result{Device: "dev", Timed: true, Kernel: []time.Duration{2 * ms}, First: 5 * ms},
+		[]shaderlab.Verdict{{Pass: true, Elements: 4, Diff: shaderlab.Diff{MaxRel: 1e-7, NMSE: 1e-14}}}, 2<<20, 4e6)
+	st.Add("b", &shaderlab.Result{Device: "dev", Kernel: []time.Duration{0}, First: 3 * ms}, nil, 100, 0)
+	st.Fail("c", "-", errors.New("c.comp:1: error\n\nmore"))
+	var b bytes.Buffer
+	st.Write(&b)
+	want := "CASE DEVICE RESULT BEYOND MAX REL ERR NMSE GPU TIME RATE GFLOP/S FIRST RUN\n" +
+		"a dev PASS 0 1e-07 1e-14 2.000 ms 1.05 GB/s 2 5.000 ms\n" +
+		"b dev RAN - - - n/a n/a - 3.000 ms\n" +
+		"c - ERROR [1] - - - - - -\n" +
+		"[1] c on -: c.comp:1: error\n"
+	if got := regexp.MustCompile(` {2,}`).ReplaceAllString(b.String(), " "); got != want || st.Failed != 1 || st.Len() != 3 {
+		t.Errorf("%d failed of %d:\n%s\nwant\n%s", st.Failed, st.Len(), got, want)
 	}
 }
