@@ -191,29 +191,10 @@ func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shad
 }
 
 // outFiles are the files --out and --out-dir name for the n arrays of t
-// ("" for none); --out-dir takes those written(i) says a run writes.
+// (shaderlab.OutFiles).
 func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bool) ([]string, error) {
-	outs := make([]string, n)
-	for _, s := range c.StringSlice("out") {
-		k, v, err := splitAssign("out", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--out %s: %v", s, err)
-		}
-		outs[i] = v
-	}
-	for i := range outs {
-		if dir := c.String("out-dir"); dir != "" && written(i) && outs[i] == "" {
-			outs[i] = filepath.Join(dir, t.Name(i)+".npy")
-		}
-		if outs[i] != "" && !strings.HasSuffix(outs[i], ".npy") {
-			return nil, usagef("--out %s=%s: outputs are .npy files", t.Name(i), outs[i])
-		}
-	}
-	return outs, nil
+	outs, err := shaderlab.OutFiles(t, n, c.StringSlice("out"), c.String("out-dir"), written)
+	return outs, entryError(err)
 }
 
 // rateText is shaderlab.RateText (TestRateText checks it here).

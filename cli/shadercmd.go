@@ -241,13 +241,7 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 		runs = append(runs, r)
 		j.WriteRun(w, r)
 	}
-	for _, r := range runs[1:] {
-		vs := j.Check(r, j.Written(runs[0]), shaderlab.Tol(0))
-		for _, v := range vs {
-			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
-		}
-		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, shaderlab.Worst(vs).MaxRel)
-	}
+	j.WriteAgreement(w, runs)
 	return runs, nil
 }
 

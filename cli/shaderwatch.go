@@ -59,20 +59,6 @@ Examples:
 	}
 }
 
-// watchedFiles are the files whose change triggers a run: the shader's
-// sources and the NPY files it reads.
-func watchedFiles(path string, sc shaderlab.Case) []string {
-	files := shaderlab.SourceFiles(path, sc.Include)
-	for _, m := range []map[string]any{sc.Bind, sc.Expect} {
-		for _, s := range shaderlab.Settings(m) {
-			if strings.HasSuffix(s.Value, ".npy") {
-				files = append(files, s.Value)
-			}
-		}
-	}
-	return files
-}
-
 // watch runs the loop until the context ends (or --max-runs).
 func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Device) error {
 	w := c.App.Writer
@@ -80,7 +66,7 @@ func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Devic
 	runs := make([]shaderlab.Runs, len(devs)) // per device
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
 	// Ctrl-C: exit 130, as every command.
-	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(path, sc) }, c.Duration("interval"), func() bool {
+	return shaderlab.Watch(c.Context, func() []string { return sc.WatchFiles(path) }, c.Duration("interval"), func() bool {
 		n++
 		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
 		newRound(c) // each run writes its outputs afresh

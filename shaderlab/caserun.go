@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -188,4 +189,47 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 		return out
 	}
 	return Tolerances(t, tol, entries(sc.Atol), entries(sc.Rtol))
+}
+
+// OutFiles are the files of t's n arrays (per array, its file or "" for
+// none) that out names (NAME=FILE.npy entries) and dir gives (DIR/NAME.npy
+// for each array that written says a run writes); an entry that does not
+// do is an *EntryError.
+func OutFiles(t Target, n int, out []string, dir string, written func(i int) bool) ([]string, error) {
+	files := make([]string, n)
+	for _, s := range out {
+		k, v, ok := strings.Cut(s, "=")
+		if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
+			return nil, &EntryError{"out", fmt.Sprintf("%q", s), errors.New("want NAME=VALUE"), true}
+		}
+		i, err := t.Find(k)
+		if err != nil {
+			return nil, &EntryError{"out", s, err, true}
+		}
+		files[i] = v
+	}
+	for i := range files {
+		if dir != "" && written(i) && files[i] == "" {
+			files[i] = filepath.Join(dir, t.Name(i)+".npy")
+		}
+		if files[i] != "" && !strings.HasSuffix(files[i], ".npy") {
+			return nil, &EntryError{"out", t.Name(i) + "=" + files[i], errors.New("outputs are .npy files"), true}
+		}
+	}
+	return files, nil
+}
+
+// WatchFiles are the files whose change should run the case's shader,
+// path, again: its sources (SourceFiles, with the case's include folders)
+// and the NPY files of its bind and expect.
+func (sc Case) WatchFiles(path string) []string {
+	files := SourceFiles(path, sc.Include)
+	for _, m := range []map[string]any{sc.Bind, sc.Expect} {
+		for _, s := range Settings(m) {
+			if strings.HasSuffix(s.Value, ".npy") {
+				files = append(files, s.Value)
+			}
+		}
+	}
+	return files
 }

@@ -141,3 +141,51 @@ func TestCaseTolerances(t *testing.T) {
 		t.Errorf("atol for no binding: %v", err)
 	}
 }
+
+// TestOutFiles: --out's NAME=FILE and --out-dir's DIR/NAME.npy for the
+// arrays a run writes; a malformed entry, an unknown name and a file that
+// is not .npy are refused, named as the flag.
+func TestOutFiles(t *testing.T) {
+	p := doublePlan(t)
+	all := func(int) bool { return true }
+	for _, c := range []struct {
+		out     []string
+		dir     string
+		written func(int) bool
+		want    string
+	}{
+		{nil, "", all, ""},
+		{[]string{"v=a.npy"}, "d", all, "a.npy"},
+		{nil, "d", all, "d/v.npy"},
+		{nil, "d", func(int) bool { return false }, ""},
+	} {
+		got, err := shaderlab.OutFiles(p, 1, c.out, c.dir, c.written)
+		if err != nil || len(got) != 1 || got[0] != c.want {
+			t.Errorf("%v %q: %q, %v; want %q", c.out, c.dir, got, err, c.want)
+		}
+	}
+	for out, want := range map[string]string{"v": `out "v": want NAME=VALUE`, "w=a.npy": `out w=a.npy: no binding "w"`, "v=a.txt": "out v=a.txt: outputs are .npy files"} {
+		_, err := shaderlab.OutFiles(p, 1, []string{out}, "", all)
+		var ee *shaderlab.EntryError
+		if !errors.As(err, &ee) || !ee.Usage || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", out, err, want)
+		}
+	}
+}
+
+// TestWatchFiles: the shader, the sources beside it and in the include
+// folders, and the NPY files the case binds and expects (not its zeros).
+func TestWatchFiles(t *testing.T) {
+	dir, inc := t.TempDir(), t.TempDir()
+	for _, f := range []string{filepath.Join(dir, "a.comp"), filepath.Join(dir, "b.glsl"), filepath.Join(dir, "c.txt"), filepath.Join(inc, "d.glsl")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := shaderlab.Case{Include: []string{inc}, Bind: map[string]any{"x": "x.npy", "y": "float32:4"}, Expect: map[string]any{"y": "w.npy"}}
+	got := sc.WatchFiles(filepath.Join(dir, "a.comp"))
+	want := []string{filepath.Join(dir, "a.comp"), filepath.Join(dir, "b.glsl"), filepath.Join(dir, "a.comp"), filepath.Join(inc, "d.glsl"), "x.npy", "w.npy"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WatchFiles = %q, want %q", got, want)
+	}
+}

@@ -172,6 +172,18 @@ func (p *Plan) WriteRun(w io.Writer, r *Result) {
 	r.WriteTimes(w, p.BytesMoved(), p.Warmup)
 }
 
+// WriteAgreement writes how the outputs of p's runs on other devices
+// differ from those of the first, runs[0].
+func (p *Plan) WriteAgreement(w io.Writer, runs []*Result) {
+	for _, r := range runs[1:] {
+		vs := p.Check(r, p.Written(runs[0]), Tol(0))
+		for _, v := range vs {
+			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, BindName(v.Binding), v.Diff)
+		}
+		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, Worst(vs).MaxRel)
+	}
+}
+
 // WriteCheck writes how run r of t compares with the expectations want
 // (Check): per array the verdict, how many elements are beyond the
 // tolerance, the worst of them and the first few others by index; it

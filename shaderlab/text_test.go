@@ -197,3 +197,15 @@ func TestSweepTable(t *testing.T) {
 		t.Errorf("%d failed of %d:\n%s\nwant\n%s", st.Failed, st.Len(), got, want)
 	}
 }
+
+// TestWriteAgreement: a second device's v = 1 2 3 5 against the first's
+// 1 2 3 4 differs by 1 at most, a quarter of max |4|.
+func TestWriteAgreement(t *testing.T) {
+	p := doublePlan(t)
+	var b bytes.Buffer
+	p.WriteAgreement(&b, []*shaderlab.Result{{Device: "A", Outputs: []*shaderlab.Array{float32s(1, 2, 3, 4)}}, {Device: "B", Outputs: []*shaderlab.Array{float32s(1, 2, 3, 5)}}})
+	want := "  B vs A, v: max error 1 (0.25 of max |expected|), NMSE 0.0333\nmax error between B and A: 0.25 of max |output|\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
