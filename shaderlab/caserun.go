@@ -159,7 +159,7 @@ func (sc Case) Expectations(ctx context.Context, t Target) (map[int]*Array, erro
 			return nil, &EntryError{"reference", Entry(r), err, true}
 		}
 		if want[i] != nil {
-			return nil, &EntryError{"reference", Entry(r), fmt.Errorf("%s has an --expect already", t.Name(i)), true}
+			return nil, &EntryError{"reference", Entry(r), fmt.Errorf("%s has an expect already", t.Name(i)), true}
 		}
 		refs[i] = r.Value
 	}

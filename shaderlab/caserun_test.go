@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestCaseExpectations(t *testing.T) {
 	}
 	four, three := write("four.npy", float32s(1, 2, 3, 4)), write("three.npy", float32s(1, 2, 3))
 	want, err := shaderlab.Case{Expect: map[string]any{"v": four}}.Expectations(context.Background(), p)
-	if err != nil || len(want) != 1 || !slices4(want[0].Values(), 1, 2, 3, 4) {
+	if err != nil || len(want) != 1 || !slices.Equal(want[0].Values(), []float64{1, 2, 3, 4}) {
 		t.Fatalf("Expectations: %v, %v", want, err)
 	}
 	for _, c := range []struct {
@@ -109,7 +110,7 @@ func TestCaseExpectations(t *testing.T) {
 		{shaderlab.Case{Expect: map[string]any{"v": filepath.Join(dir, "none.npy")}}, false, "expect: stat " + filepath.Join(dir, "none.npy") + ": no such file or directory"},
 		{shaderlab.Case{Expect: map[string]any{"v": dir}}, false, "expect: " + dir + " is a directory, not a file"},
 		{shaderlab.Case{Expect: map[string]any{"v": three}}, false, "expect v=" + three + ": v holds float32(4,), the expectation is float32(3,)"},
-		{shaderlab.Case{Expect: map[string]any{"v": four}, Reference: map[string]any{"v": "2 * v"}}, true, "reference v=2 * v: v has an --expect already"},
+		{shaderlab.Case{Expect: map[string]any{"v": four}, Reference: map[string]any{"v": "2 * v"}}, true, "reference v=2 * v: v has an expect already"},
 	} {
 		_, err := c.sc.Expectations(context.Background(), p)
 		var ee *shaderlab.EntryError

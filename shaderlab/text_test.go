@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +129,7 @@ func TestWriteOutputs(t *testing.T) {
 		t.Errorf("listed %q", b.String())
 	}
 	got, err := shaderlab.ReadNPY(file)
-	if err != nil || got.String() != "float32(4,)" || !slices4(got.Values(), 1, 2, 3, 4) {
+	if err != nil || got.String() != "float32(4,)" || !slices.Equal(got.Values(), []float64{1, 2, 3, 4}) {
 		t.Errorf("wrote %v, %v", got, err)
 	}
 	b.Reset()
@@ -141,18 +142,6 @@ func TestWriteOutputs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "none")); err == nil {
 		t.Error("a folder was made")
 	}
-}
-
-func slices4(v []float64, want ...float64) bool {
-	if len(v) != len(want) {
-		return false
-	}
-	for i := range v {
-		if v[i] != want[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestWriteInfo: shader info's text of tile: its local size from spec
