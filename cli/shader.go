@@ -5,21 +5,88 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
-// compileOptions reads the compile flags.
-func compileOptions(c *ucli.Context) shaderlab.CompileOptions {
-	return shaderlab.CompileOptions{
-		Includes:  c.StringSlice("include"),
-		Defines:   c.StringSlice("define"),
-		TargetEnv: c.String("target-env"),
-		Optimize:  c.Bool("optimize"),
+// compileOptions are the case's include, define and target-env, and
+// --optimize.
+func compileOptions(c *ucli.Context, sc shaderlab.Case) shaderlab.CompileOptions {
+	o := sc.CompileOptions("")
+	o.Optimize = c.Bool("optimize")
+	return o
+}
+
+// flagCase is the case the command line's flags describe (its NAME=VALUE
+// lists as maps, a tolerance for every array as "*").
+func flagCase(c *ucli.Context) (shaderlab.Case, error) {
+	sc := shaderlab.Case{Include: c.StringSlice("include")}
+	for _, f := range []struct {
+		flag string
+		m    *map[string]any
+	}{{"define", &sc.Define}, {"bind", &sc.Bind}, {"push", &sc.Push}, {"uniform", &sc.Uniform}, {"spec", &sc.Spec},
+		{"expect", &sc.Expect}, {"reference", &sc.Reference}, {"atol", &sc.Atol}, {"rtol", &sc.Rtol}} {
+		for _, s := range c.StringSlice(f.flag) {
+			k, v, err := splitAssign(f.flag, s)
+			switch {
+			case f.flag == "define" && !strings.Contains(s, "="):
+				k, v, err = s, "", nil
+			case (f.flag == "atol" || f.flag == "rtol") && !strings.Contains(s, "="):
+				k, v, err = "*", s, nil
+			}
+			if err != nil {
+				return sc, err
+			}
+			if *f.m == nil {
+				*f.m = map[string]any{}
+			}
+			if _, twice := (*f.m)[k]; twice && f.flag == "bind" {
+				return sc, usagef("--bind %s: %s is bound twice", s, k)
+			}
+			(*f.m)[k] = v
+		}
 	}
+	if c.IsSet("groups") {
+		sc.Groups = c.String("groups")
+	}
+	if c.IsSet("global") {
+		sc.Global = c.String("global")
+	}
+	if c.IsSet("target-env") {
+		sc.TargetEnv = c.String("target-env")
+	}
+	if c.IsSet("tol") {
+		sc.Tol = ptr(c.Float64("tol"))
+	}
+	if c.IsSet("seed") {
+		sc.Seed = ptr(c.Int64("seed"))
+	}
+	return sc, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// shaderCase is the case of the command line (flagCase) over its --case
+// file's, and that file's case as it reads (nil without --case).
+func shaderCase(c *ucli.Context) (shaderlab.Case, *shaderlab.Case, error) {
+	sc, err := flagCase(c)
+	file := c.String("case")
+	if err != nil || file == "" {
+		return sc, nil, err
+	}
+	if err := fileExists("case", file); err != nil {
+		return sc, nil, err
+	}
+	fc, err := shaderlab.ReadCase(file)
+	if err != nil {
+		return sc, nil, err
+	}
+	if len(fc.Sweep) > 0 {
+		return sc, nil, usagef("--case %s: the case has a sweep: run it with vkstat shader sweep %s", file, file)
+	}
+	return sc.Over(fc.In(filepath.Dir(file))), fc, nil
 }
 
 // shaderArg returns the one positional argument: the shader file.
@@ -27,27 +94,23 @@ func shaderArg(c *ucli.Context) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("%s: want one shader file (.comp GLSL or .spv SPIR-V), got %d arguments", c.Command.FullName(), c.NArg())
 	}
-	path := c.Args().First()
+	return shaderFile(c.Args().First())
+}
+
+// shaderFile is path, a shader file that is there.
+func shaderFile(path string) (string, error) {
 	if err := fileExists("shader", path); err != nil {
 		return "", fmt.Errorf("%s: %w", path, errors.Unwrap(err))
 	}
 	return path, nil
 }
 
-// caseShaderArg applies --case (applyCase) and returns the shader file:
-// the command line's, else the case's.
-func caseShaderArg(c *ucli.Context) (string, error) {
-	path, err := applyCase(c)
-	if err != nil || path == "" {
-		if err == nil {
-			path, err = shaderArg(c)
-		}
-		return path, err
+// shaderPath is the shader file: the command line's, else the case's.
+func shaderPath(c *ucli.Context, sc shaderlab.Case) (string, error) {
+	if sc.Shader == "" || c.NArg() > 0 {
+		return shaderArg(c)
 	}
-	if err := fileExists("shader", path); err != nil {
-		return "", fmt.Errorf("%s: %w", path, errors.Unwrap(err))
-	}
-	return path, nil
+	return shaderFile(sc.Shader)
 }
 
 // shaderJob is a plan and the files its bindings go to after the run.
@@ -65,106 +128,37 @@ func splitAssign(flag, s string) (string, string, error) {
 	return strings.TrimSpace(k), strings.TrimSpace(v), nil
 }
 
-// settings reads the NAME=VALUE flags --push or --spec.
-func settings(c *ucli.Context, flag string) ([]shaderlab.Setting, error) {
-	var out []shaderlab.Setting
-	for _, s := range c.StringSlice(flag) {
-		k, v, err := splitAssign(flag, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, shaderlab.Setting{Name: k, Value: v})
-	}
-	return out, nil
+// runOptions are --timeout, --repeat, --warmup and --no-bounds-check.
+func runOptions(c *ucli.Context) shaderlab.Options {
+	return shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
 }
 
-// parseDims reads X[,Y[,Z]] (shaderlab.ParseDims) for --flag.
-func parseDims(flag, s string) ([3]uint64, error) {
-	d, err := shaderlab.ParseDims(s)
-	if err != nil {
-		return d, usagef("--%s %v", flag, err)
-	}
-	return d, nil
-}
-
-// bindData reads --bind NAME=FILE.npy or NAME=TYPE:SHAPE (zeros), checked
-// against binding b.
-func bindData(s, v string, b *shaderlab.Binding, seed uint64) (*shaderlab.Array, error) {
-	arr, err := readArray("--bind "+s, shaderlab.BindName(*b), v, seed)
-	if err != nil {
-		return nil, err
-	}
-	return arr, shaderlab.CheckData(*b, arr)
-}
-
-// readArray reads a binding's data v (shaderlab.ReadData: FILE.npy,
-// TYPE:SHAPE zeros, random:TYPE:SHAPE from seed and key); what names v in
-// messages (--bind x=FILE).
-func readArray(what, key, v string, seed uint64) (*shaderlab.Array, error) {
-	arr, err := shaderlab.ReadData(v, seed, key)
-	var de *shaderlab.DataError
-	if errors.As(err, &de) {
-		return nil, usagef("%s: %v", what, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return arr, nil
-}
-
-// constantFlags reads --push, --spec, --uniform and the dispatch (--groups
-// or --global) into opt.
-func constantFlags(c *ucli.Context, opt *shaderlab.Options) error {
-	var err error
-	if opt.Push, err = settings(c, "push"); err != nil {
-		return err
-	}
-	if opt.Spec, err = settings(c, "spec"); err != nil {
-		return err
-	}
-	if opt.Uniform, err = settings(c, "uniform"); err != nil {
-		return err
-	}
+// entryError words an error of a case's entry as the command line's flag.
+func entryError(err error) error {
+	var ee *shaderlab.EntryError
+	var ce *shaderlab.CaseError
+	var se *shaderlab.ReferenceSizeError
 	switch {
-	case c.IsSet("groups") && c.IsSet("global"):
-		return usagef("give --groups or --global, not both")
-	case c.IsSet("groups"):
-		g, err := parseDims("groups", c.String("groups"))
-		if err != nil {
-			return err
-		}
-		opt.Groups = [3]uint32{uint32(g[0]), uint32(g[1]), uint32(g[2])}
-	case c.IsSet("global"):
-		if opt.Global, err = parseDims("global", c.String("global")); err != nil {
-			return err
-		}
+	case errors.As(err, &ee) && ee.Usage, errors.As(err, &ce):
+		return usagef("--%v", err)
+	case errors.As(err, &ee), errors.As(err, &se):
+		return fmt.Errorf("--%w", err)
 	}
-	return nil
+	return err
 }
 
-// makePlan reads the binding, push-constant, specialization, dispatch and
-// output flags into a plan of sh that runs repeat times: every error here
-// comes before any device work.
-func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, error) {
+// makePlan makes the plan of sh that the case's bindings, constants and
+// dispatch and opt's run settings give, and the files --out and --out-dir
+// name: every error here comes before any device work.
+func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shaderlab.Options) (*shaderJob, error) {
 	mod := sh.Module
-	opt := shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: repeat, Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
-	for _, s := range c.StringSlice("bind") {
-		k, v, err := splitAssign("bind", s)
-		if err != nil {
-			return nil, err
-		}
-		b, err := shaderlab.FindBinding(mod, k)
-		if err != nil {
-			return nil, usagef("--bind %s: %v", s, err)
-		}
-		arr, err := bindData(s, v, b, uint64(c.Int64("seed")))
-		if err != nil {
-			return nil, err
-		}
-		opt.Bind = append(opt.Bind, shaderlab.Bind{Name: k, Data: arr})
+	opt, err := sc.Options(sh, opt)
+	var ce *shaderlab.CaseError
+	if errors.As(err, &ce) && sc.Groups != nil && sc.Global != nil {
+		return nil, usagef("give --groups or --global, not both")
 	}
-	if err := constantFlags(c, &opt); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, entryError(err)
 	}
 	p, err := shaderlab.NewPlan(sh, opt)
 	var se *shaderlab.SettingError
@@ -173,7 +167,8 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 	switch {
 	case errors.As(err, &se):
 		flag := strings.ToLower(se.Field)
-		return nil, usagef("--%s %s: %v", flag, c.StringSlice(flag)[se.Index], se.Err)
+		m := map[string]map[string]any{"bind": sc.Bind, "push": sc.Push, "spec": sc.Spec, "uniform": sc.Uniform}[flag]
+		return nil, usagef("--%s %s: %v", flag, shaderlab.Entry(shaderlab.Settings(m)[se.Index]), se.Err)
 	case errors.As(err, &nd):
 		n := shaderlab.BindName(nd.Binding)
 		if nd.Binding.Kind == "uniform" && nd.Binding.Block != nil {
@@ -196,43 +191,11 @@ func makePlan(c *ucli.Context, sh *shaderlab.Shader, repeat int) (*shaderJob, er
 }
 
 // outFiles are the files --out and --out-dir name for the n arrays of t
-// ("" for none); --out-dir takes those written(i) says a run writes.
+// (shaderlab.OutFiles).
 func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bool) ([]string, error) {
-	outs := make([]string, n)
-	for _, s := range c.StringSlice("out") {
-		k, v, err := splitAssign("out", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--out %s: %v", s, err)
-		}
-		outs[i] = v
-	}
-	for i := range outs {
-		if dir := c.String("out-dir"); dir != "" && written(i) && outs[i] == "" {
-			outs[i] = filepath.Join(dir, t.Name(i)+".npy")
-		}
-		if outs[i] != "" && !strings.HasSuffix(outs[i], ".npy") {
-			return nil, usagef("--out %s=%s: outputs are .npy files", t.Name(i), outs[i])
-		}
-	}
-	return outs, nil
+	outs, err := shaderlab.OutFiles(t, n, c.StringSlice("out"), c.String("out-dir"), written)
+	return outs, entryError(err)
 }
 
-func fmtDur(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Nanoseconds())/1e6) }
-
-// rateText writes bytes per second with the unit that keeps three
-// significant figures in view: 12.3 MB/s, not 0.01 GB/s.
-func rateText(bps float64) string {
-	for _, u := range []struct {
-		scale float64
-		name  string
-	}{{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}} {
-		if bps >= u.scale {
-			return fmt.Sprintf("%.3g %s", bps/u.scale, u.name)
-		}
-	}
-	return fmt.Sprintf("%.3g B/s", bps)
-}
+// rateText is shaderlab.RateText (TestRateText checks it here).
+var rateText = shaderlab.RateText

@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
-	"io"
-	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
-	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -18,173 +13,6 @@ import (
 
 // shader sweep takes its case file as its argument.
 func init() { takesArgs["sweep"] = true }
-
-// caseArgs are the flags case sc stands for, paths resolved against dir,
-// then the shader file (when the case names one).
-func caseArgs(sc shaderlab.Case, dir string) []string {
-	path := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}
-	var out []string
-	sorted := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-	for _, inc := range sc.Include {
-		out = append(out, "--include", path(inc))
-	}
-	for _, d := range sc.Defines() {
-		out = append(out, "--define", d)
-	}
-	if sc.TargetEnv != "" {
-		out = append(out, "--target-env", sc.TargetEnv)
-	}
-	for _, k := range sorted(sc.Bind) {
-		v := shaderlab.Value(sc.Bind[k])
-		if shaderlab.NamesFile(v) {
-			v = path(v)
-		}
-		out = append(out, "--bind", k+"="+v)
-	}
-	for _, f := range []struct {
-		flag string
-		m    map[string]any
-	}{{"push", sc.Push}, {"uniform", sc.Uniform}, {"spec", sc.Spec}, {"atol", sc.Atol}, {"rtol", sc.Rtol}} {
-		for _, k := range sorted(f.m) {
-			if k == "*" {
-				out = append(out, "--"+f.flag, shaderlab.Value(f.m[k]))
-			} else {
-				out = append(out, "--"+f.flag, k+"="+shaderlab.Value(f.m[k]))
-			}
-		}
-	}
-	if sc.Groups != nil {
-		out = append(out, "--groups", shaderlab.Value(sc.Groups))
-	}
-	if sc.Global != nil {
-		out = append(out, "--global", shaderlab.Value(sc.Global))
-	}
-	for _, k := range sorted(sc.Expect) {
-		out = append(out, "--expect", k+"="+path(shaderlab.Value(sc.Expect[k])))
-	}
-	for _, k := range sorted(sc.Reference) {
-		v := shaderlab.Value(sc.Reference[k])
-		if f, fn, ok := strings.Cut(v, ".py:"); ok && shaderlab.IsFunctionRef(v) {
-			v = path(f+".py") + ":" + fn
-		}
-		out = append(out, "--reference", k+"="+v)
-	}
-	if sc.Tol != nil {
-		out = append(out, "--tol", fmt.Sprint(*sc.Tol))
-	}
-	if sc.Seed != nil {
-		out = append(out, "--seed", fmt.Sprint(*sc.Seed))
-	}
-	if sc.Shader != "" {
-		out = append(out, path(sc.Shader))
-	}
-	return out
-}
-
-// caseContext is a context for the flags of cmd parsed from args, under
-// parent (whose global flags it sees).
-func caseContext(parent *ucli.Context, cmd *ucli.Command, args []string) (*ucli.Context, error) {
-	set := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
-	set.SetOutput(io.Discard)
-	for _, f := range cmd.Flags {
-		if err := f.Apply(set); err != nil {
-			return nil, err
-		}
-	}
-	if err := set.Parse(args); err != nil {
-		return nil, usagef("%v", err)
-	}
-	c := ucli.NewContext(parent.App, set, parent)
-	c.Command = cmd
-	c.Context = parent.Context
-	return c, nil
-}
-
-// applyCase sets the flags that --case's file gives and the command line
-// leaves unset (setCaseFlags), and returns the case's shader ("" where it
-// names none, or the command line names one).
-func applyCase(c *ucli.Context) (string, error) {
-	file := c.String("case")
-	if file == "" {
-		return "", nil
-	}
-	if err := fileExists("case", file); err != nil {
-		return "", err
-	}
-	sc, err := shaderlab.ReadCase(file)
-	if err != nil {
-		return "", err
-	}
-	if len(sc.Sweep) > 0 {
-		return "", usagef("--case %s: the case has a sweep: run it with vkstat shader sweep %s", file, file)
-	}
-	if len(sc.Steps) > 0 {
-		return "", usagef("--case %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
-	}
-	args := caseArgs(*sc, filepath.Dir(file))
-	shader := ""
-	if sc.Shader != "" {
-		shader, args = args[len(args)-1], args[:len(args)-1]
-	}
-	if err := setCaseFlags(c, file, args); err != nil {
-		return "", err
-	}
-	if c.NArg() > 0 {
-		shader = ""
-	}
-	return shader, nil
-}
-
-// setCaseFlags sets the flags args (--name value pairs) give and the
-// command line leaves unset: a NAME=VALUE list such as --push takes the
-// names the command line does not set.
-func setCaseFlags(c *ucli.Context, file string, args []string) error {
-	lists, has := map[string]bool{}, map[string]bool{}
-	for _, f := range c.Command.Flags {
-		has[f.Names()[0]] = true
-		if _, ok := f.(*ucli.StringSliceFlag); ok {
-			lists[f.Names()[0]] = true
-		}
-	}
-	own := map[string][]string{} // the command line's list entries
-	for name := range lists {
-		own[name] = slices.Clone(c.StringSlice(name))
-	}
-	set := map[string]bool{}
-	for i := 0; i+1 < len(args); i += 2 {
-		name := strings.TrimPrefix(args[i], "--")
-		if !has[name] {
-			continue // expect and the tolerances, for shader run
-		}
-		if !lists[name] && (c.IsSet(name) && !set[name]) {
-			continue // the command line's value
-		}
-		if key, _, _ := strings.Cut(args[i+1], "="); lists[name] && slices.ContainsFunc(own[name], func(v string) bool {
-			k, _, _ := strings.Cut(v, "=")
-			return k == key
-		}) {
-			continue // the command line sets this NAME
-		}
-		if err := c.Set(name, args[i+1]); err != nil {
-			return usagef("--case %s: %s %s: %v", file, args[i], args[i+1], err)
-		}
-		set[name] = true
-	}
-	return nil
-}
-
-// flagValues are the values c was given for flag name.
-func flagValues(c *ucli.Context, name string) []string {
-	if s := c.StringSlice(name); s != nil {
-		return s
-	}
-	return []string{c.String(name)}
-}
 
 func shaderSweepCommand() *ucli.Command {
 	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {
@@ -257,14 +85,15 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if len(variants) == 0 {
 				variants = []shaderlab.Case{{Name: sc.Name}}
 			}
-			check := shaderCheckCommand()
-			checkFlags := map[string]bool{}
-			for _, f := range check.Flags {
-				checkFlags[f.Names()[0]] = true
+			own, err := flagCase(c)
+			if err != nil {
+				return err
 			}
-			var rows [][]string
-			var errs []string // the ERROR rows' messages, under the table
-			failed := 0
+			opt := runOptions(c)
+			if !c.IsSet("warmup") {
+				opt.Warmup = 1
+			}
+			var table shaderlab.SweepTable
 			err = onShaderDevices(c, func(devs []*engine.Device) error {
 				for i, v := range variants {
 					vc := sc.Merged(v)
@@ -272,77 +101,37 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 					if name == "" {
 						name = fmt.Sprintf("#%d", i+1)
 					}
-					row := func(dev, verdict string, rest ...string) {
-						rows = append(rows, append([]string{name, dev, verdict}, rest...))
-					}
-					fail := func(dev string, err error) {
-						failed++
-						errs = append(errs, fmt.Sprintf("[%d] %s on %s: %s", len(errs)+1, name, dev, oneLine(err)))
-						row(dev, "ERROR", fmt.Sprintf("[%d]", len(errs)), "-", "-", "-", "-", "-", "-")
-					}
-					var own []string
-					for _, f := range c.Command.Flags {
-						if n := f.Names()[0]; checkFlags[n] && c.IsSet(n) {
-							for _, x := range flagValues(c, n) {
-								own = append(own, "--"+n+"="+x)
-							}
-						}
-					}
-					if !c.IsSet("warmup") {
-						own = append(own, "--warmup=1")
-					}
-					// The variant's flags, then the command line's (its
-					// values win, its lists add), then the shader.
-					args := caseArgs(vc, filepath.Dir(file))
-					if vc.Shader != "" {
-						args = append(append(args[:len(args)-1:len(args)-1], own...), args[len(args)-1])
-					} else {
-						args = append(args, own...)
-					}
-					cc, err := caseContext(c, check, args)
+					// The variant's settings, then the command line's (its
+					// values win, its lists add).
+					vc = own.Over(vc.In(filepath.Dir(file)))
 					var j *shaderJob
+					path, err := shaderFile(vc.Shader)
+					if vc.Shader == "" {
+						err = usagef("the case names no shader")
+					}
 					if err == nil {
-						j, err = prepare(cc)
+						j, err = prepare(c, path, vc, opt)
 					}
 					var want map[int]*shaderlab.Array
 					var tol func(int) shaderlab.Tolerance
 					if err == nil {
-						want, err = expectations(cc, j)
-					}
-					if err == nil {
-						tol, err = tolerances(cc, j)
+						want, tol, err = expected(c, vc, j)
 					}
 					if err != nil {
-						fail("-", err)
+						table.Fail(name, "-", err)
 						continue
 					}
 					for _, d := range devs {
 						r, err := j.Run(c.Context, d)
 						if err != nil {
-							fail(d.Info.Name, err)
+							table.Fail(name, d.Info.Name, err)
 							continue
 						}
-						verdict, beyond, rel, nmse := "RAN", "-", "-", "-"
+						var vs []shaderlab.Verdict
 						if len(want) > 0 {
-							sum := shaderlab.Summarize(j.Check(r, want, tol))
-							if verdict = "PASS"; !sum.Pass {
-								verdict = "FAIL"
-								failed++
-							}
-							beyond, rel, nmse = fmt.Sprint(sum.Beyond), fmt.Sprintf("%.3g", sum.MaxRel), fmt.Sprintf("%.3g", sum.NMSE)
+							vs = j.Check(r, want, tol)
 						}
-						gpu, rate, flops := "n/a", "n/a", "-"
-						if r.Timed {
-							k := r.Median()
-							gpu = fmtDur(k)
-							if k > 0 {
-								rate = rateText(float64(j.BytesMoved()) / k.Seconds())
-								if vc.Flops > 0 {
-									flops = fmt.Sprintf("%.3g", vc.Flops/k.Seconds()/1e9)
-								}
-							}
-						}
-						row(d.Info.Name, verdict, beyond, rel, nmse, gpu, rate, flops, fmtDur(r.First))
+						table.Add(name, r, vs, j.BytesMoved(), vc.Flops)
 					}
 				}
 				return nil
@@ -350,26 +139,12 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CASE\tDEVICE\tRESULT\tBEYOND\tMAX REL ERR\tNMSE\tGPU TIME\tRATE\tGFLOP/S\tFIRST RUN")
-			for _, r := range rows {
-				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			table.Write(c.App.Writer)
+			if table.Failed > 0 {
+				return fmt.Errorf("shader sweep: %d of %d rows failed", table.Failed, table.Len())
 			}
-			tw.Flush()
-			for _, e := range errs {
-				fmt.Fprintln(c.App.Writer, e)
-			}
-			if failed > 0 {
-				return fmt.Errorf("shader sweep: %d of %d rows failed", failed, len(rows))
-			}
-			fmt.Fprintf(c.App.Writer, "shader sweep: %d rows passed\n", len(rows))
+			fmt.Fprintf(c.App.Writer, "shader sweep: %d rows passed\n", table.Len())
 			return nil
 		},
 	}
-}
-
-// oneLine is err's message on one line (a compile error's first two).
-func oneLine(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	return strings.Join(slices.DeleteFunc(lines[:min(len(lines), 2)], func(l string) bool { return l == "" }), " ")
 }

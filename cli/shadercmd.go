@@ -2,16 +2,9 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 	"time"
-
-	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -49,53 +42,30 @@ Examples:
 	}
 }
 
-// shaderFileLast moves the positional arguments of `shader
-// info|run|check|watch` (the FILE) after the flags, wherever they stand
-// among them (`shader check -I DIR -D X FILE -b ...`): urfave/cli stops
-// reading flags at the first positional argument. What follows a
-// non-boolean flag is its value; what follows "--" stays positional.
+// shaderFileLast puts the flags of `shader info|run|check|watch|sweep`
+// before the FILE (flagsFirst), wherever it stands among them (`shader
+// check -I DIR -D X FILE -b ...`): urfave/cli stops reading flags at the
+// first positional argument.
 func shaderFileLast(args []string) []string {
 	for i := 1; i+2 < len(args); i++ {
 		if args[i] != "shader" {
 			continue
 		}
-		var cmd *ucli.Command
-		for _, sc := range shaderCommand().Subcommands {
-			if sc.Name == args[i+1] {
-				cmd = sc
+		for _, cmd := range shaderCommand().Subcommands {
+			if cmd.Name != args[i+1] {
+				continue
 			}
-		}
-		if cmd == nil {
-			return args
-		}
-		bools := map[string]bool{"help": true, "h": true}
-		for _, f := range cmd.Flags {
-			if _, ok := f.(*ucli.BoolFlag); ok {
-				for _, n := range f.Names() {
-					bools[n] = true
+			bools := map[string]bool{"help": true, "h": true}
+			for _, f := range cmd.Flags {
+				if _, ok := f.(*ucli.BoolFlag); ok {
+					for _, n := range f.Names() {
+						bools[n] = true
+					}
 				}
 			}
+			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
 		}
-		var flags, pos []string
-		rest := args[i+2:]
-		for j := 0; j < len(rest); j++ {
-			a := rest[j]
-			switch {
-			case a == "--":
-				pos = append([]string{"--"}, append(pos, rest[j+1:]...)...)
-				j = len(rest)
-			case len(a) > 1 && a[0] == '-':
-				flags = append(flags, a)
-				if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && j+1 < len(rest) {
-					flags = append(flags, rest[j+1])
-					j++
-				}
-			default:
-				pos = append(pos, a)
-			}
-		}
-		out := append(append([]string{}, args[:i+2]...), flags...)
-		return append(out, pos...)
+		return args
 	}
 	return args
 }
@@ -150,7 +120,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			sh, err := shaderlab.Load(path, compileOptions(c))
+			sc, err := flagCase(c)
+			if err != nil {
+				return err
+			}
+			sh, err := shaderlab.Load(path, compileOptions(c, sc))
 			if err != nil {
 				return err
 			}
@@ -160,120 +134,13 @@ Examples:
 				enc.SetIndent("", "  ")
 				return enc.Encode(shaderlab.NewReport(path, sh, infos))
 			}
-			printShaderInfo(c.App.Writer, sh, infos)
+			sh.WriteInfo(c.App.Writer, infos)
 			if devErr != nil {
 				fmt.Fprintf(c.App.ErrWriter, "vkstat: device support not shown: %v\n", devErr)
 			}
 			return nil
 		},
 	}
-}
-
-func printShaderInfo(w io.Writer, sh *shaderlab.Shader, infos []engine.DeviceInfo) {
-	m := sh.Module
-	for _, d := range sh.Warnings {
-		fmt.Fprintln(w, d)
-	}
-	fmt.Fprintf(w, "%s: SPIR-V %s, entry point %s, %d bytes\n", sh.Path, m.Version, m.EntryPoint, len(sh.SPIRV))
-	dims := make([]string, 3)
-	for d := range dims {
-		dims[d] = fmt.Sprint(m.LocalSize[d])
-		if m.LocalSizeSpec[d] >= 0 {
-			dims[d] += fmt.Sprintf(" (spec %d)", m.LocalSizeSpec[d])
-		}
-	}
-	fmt.Fprintf(w, "local size:   %s\n", strings.Join(dims, " × "))
-	if m.SharedBytes > 0 {
-		fmt.Fprintf(w, "shared:       %d bytes\n", m.SharedBytes)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "\nbindings:")
-	if len(m.Bindings) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintln(tw, "  SET\tBINDING\tNAME\tKIND\tACCESS\tMEMBERS")
-		for _, b := range m.Bindings {
-			access := "read-write"
-			switch {
-			case b.ReadOnly:
-				access = "readonly"
-			case b.WriteOnly:
-				access = "writeonly"
-			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", b.Set, b.Binding, shaderlab.BindName(b), b.Kind, access, members(b.Block))
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\npush constants:")
-	if m.Push == nil {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintf(w, "  block %s, %d bytes\n", orDash(m.Push.Name), m.Push.Size)
-		fmt.Fprintln(tw, "  OFFSET\tNAME\tTYPE\tSIZE")
-		for _, mem := range m.Push.Members {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\n", mem.Offset, orDash(mem.Name), mem.Type, mem.Size)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nspecialization constants:")
-	if len(m.SpecConstants) == 0 {
-		fmt.Fprintln(w, "  (none)")
-	} else {
-		fmt.Fprintln(tw, "  ID\tNAME\tTYPE\tDEFAULT")
-		for _, s := range m.SpecConstants {
-			name := orDash(s.Name)
-			if len(s.Aliases) > 0 {
-				name += " (also " + strings.Join(s.Aliases, ", ") + ")"
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.ID, name, s.Type, s.Value)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\ncapabilities:")
-	head := "  CAPABILITY"
-	for _, in := range infos {
-		head += "\t" + in.Name
-	}
-	fmt.Fprintln(tw, head)
-	for _, cp := range m.Capabilities {
-		row := "  " + cp
-		for _, in := range infos {
-			row += "\t" + shaderlab.Supports(in, cp)
-		}
-		fmt.Fprintln(tw, row)
-	}
-	tw.Flush()
-	if len(m.Extensions) > 0 {
-		fmt.Fprintf(w, "\nextensions: %s\n", strings.Join(m.Extensions, ", "))
-	}
-	if shaderlab.UsesSubgroups(m) {
-		fmt.Fprintln(w, "\nsubgroups (with the default constants):")
-		for _, in := range infos {
-			fmt.Fprintf(w, "  %s\n", shaderlab.SubgroupNote(m, m.LocalSize, in.Name, in.SubgroupSize))
-		}
-	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func members(bl *shaderlab.Block) string {
-	if bl == nil {
-		return "-"
-	}
-	var parts []string
-	for _, m := range bl.Members {
-		parts = append(parts, fmt.Sprintf("%s %s @%d", m.Type, orDash(m.Name), m.Offset))
-	}
-	s := strings.Join(parts, ", ")
-	if bl.Name != "" {
-		s = bl.Name + " { " + s + " }"
-	}
-	return s
 }
 
 // onShaderDevices runs f on the devices --device names: all for every
@@ -285,24 +152,20 @@ func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error
 	return onDevices(c, "auto", true, f)
 }
 
-// prepare compiles the shader and checks the run flags and output paths,
-// all before any device work.
-func prepare(c *ucli.Context) (*shaderJob, error) {
-	path, err := caseShaderArg(c)
-	if err != nil {
-		return nil, err
-	}
+// prepare compiles the shader and checks the case, the run flags and the
+// output paths, all before any device work.
+func prepare(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options) (*shaderJob, error) {
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	sh, err := shaderlab.Load(path, compileOptions(c))
+	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range sh.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, d)
 	}
-	j, err := makePlan(c, sh, c.Int("repeat"))
+	j, err := makePlan(c, sc, sh, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +173,26 @@ func prepare(c *ucli.Context) (*shaderJob, error) {
 		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
 	}
 	return j, checkOuts(c, j.outs)
+}
+
+// caseJob is the job of a run or check: the case of the command line and
+// its --case file (sequenceCase where that has steps), its shader
+// prepared.
+func caseJob(c *ucli.Context) (*shaderJob, shaderlab.Case, *sequenceJob, error) {
+	sc, file, err := shaderCase(c)
+	if err != nil {
+		return nil, sc, nil, err
+	}
+	if file != nil && len(file.Steps) > 0 {
+		seq, err := sequenceCase(c, sc, file)
+		return nil, sc, seq, err
+	}
+	path, err := shaderPath(c, sc)
+	if err != nil {
+		return nil, sc, nil, err
+	}
+	j, err := prepare(c, path, sc, runOptions(c))
+	return j, sc, nil, err
 }
 
 // checkOuts checks the --out files and the --out-dir folder before any
@@ -356,76 +239,10 @@ func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.
 			return nil, fmt.Errorf("%s on %s: %w", j.Shader.Path, d.Info.Name, err)
 		}
 		runs = append(runs, r)
-		printRun(w, j.Plan, r)
+		j.WriteRun(w, r)
 	}
-	for _, r := range runs[1:] {
-		vs := j.Check(r, j.Written(runs[0]), shaderlab.Tol(0))
-		for _, v := range vs {
-			fmt.Fprintf(w, "  %s vs %s, %s: %s\n", r.Device, runs[0].Device, shaderlab.BindName(v.Binding), v.Diff)
-		}
-		fmt.Fprintf(w, "max error between %s and %s: %.3g of max |output|\n", r.Device, runs[0].Device, shaderlab.Worst(vs).MaxRel)
-	}
+	j.WriteAgreement(w, runs)
 	return runs, nil
-}
-
-func printRun(w io.Writer, p *shaderlab.Plan, r *shaderlab.Result) {
-	g, l := p.Groups, p.Local
-	fmt.Fprintf(w, "%s on %s: %d×%d×%d workgroups of %d×%d×%d\n", p.Shader.Path, r.Device, g[0], g[1], g[2], l[0], l[1], l[2])
-	printTimes(w, r, p.BytesMoved(), p.Warmup)
-}
-
-// printTimes prints a run's median GPU time of the timed runs (after
-// warmup untimed ones) and the rate of moved bytes, and apart the first
-// run's wall time and the pipelines' build in it.
-func printTimes(w io.Writer, r *shaderlab.Result, moved int64, warmup int) {
-	repeat := len(r.Kernel)
-	if r.Timed {
-		k := r.Median()
-		bw := ""
-		if k > 0 {
-			bw = ", " + rateText(float64(moved)/k.Seconds())
-		}
-		warm := ""
-		if warmup > 0 {
-			warm = fmt.Sprintf(" after %d untimed", warmup)
-		}
-		fmt.Fprintf(w, "  GPU time %s (timestamps, median of %d%s), %s moved%s\n", fmtDur(k), repeat, warm, engine.SizeText(moved), bw)
-	} else {
-		fmt.Fprintf(w, "  GPU time n/a (no timestamps); wall %s for %d runs, %s moved per run\n", fmtDur(r.Wall), repeat, engine.SizeText(moved))
-	}
-	fmt.Fprintf(w, "  first run %s wall, building the pipeline %s of it (neither in the GPU time)\n", fmtDur(r.First), fmtDur(r.Build))
-}
-
-// writeOutputs writes the --out and --out-dir files of run r, all or none.
-func writeOutputs(c *ucli.Context, outs []string, t shaderlab.Target, r *shaderlab.Result) error {
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	if dir := c.String("out-dir"); dir != "" {
-		out.OwnDir(dir, "shader")
-	}
-	n := 0
-	for i, path := range outs {
-		if path == "" {
-			continue
-		}
-		arr := r.Outputs[i]
-		if err := out.Add(path, func(w io.Writer) error { return arr.EncodeNPY(w) }); err != nil {
-			return err
-		}
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	for i, path := range outs {
-		if path != "" {
-			fmt.Fprintf(c.App.Writer, "  %s → %s\n", t.Name(i), path)
-		}
-	}
-	return nil
 }
 
 func shaderRunCommand() *ucli.Command {
@@ -450,15 +267,12 @@ Examples:
    vkstat --device all shader run ... --repeat 10`,
 		Flags: append(compileFlags(), runFlags()...),
 		Action: func(c *ucli.Context) error {
-			if seq, err := sequenceCase(c); seq != nil || err != nil {
+			p, sc, seq, err := caseJob(c)
+			if err != nil || seq != nil {
 				if err != nil {
 					return err
 				}
-				return runSequence(c, seq, false)
-			}
-			p, err := prepare(c)
-			if err != nil {
-				return err
+				return runSequence(c, sc, seq, false)
 			}
 			var runs []*shaderlab.Result
 			if err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
@@ -467,7 +281,7 @@ Examples:
 			}); err != nil {
 				return err
 			}
-			return writeOutputs(c, p.outs, p, runs[0])
+			return shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir"))
 		},
 	}
 }
@@ -483,110 +297,17 @@ func toleranceFlags() []ucli.Flag {
 	}
 }
 
-// tolerances reads --tol, --atol and --rtol (shaderlab.Tolerances).
-func tolerances(c *ucli.Context, t shaderlab.Target) (func(int) shaderlab.Tolerance, error) {
-	tol, err := shaderlab.Tolerances(t, c.Float64("tol"), c.StringSlice("atol"), c.StringSlice("rtol"))
+// expected are the case's expectations of t and its tolerances.
+func expected(c *ucli.Context, sc shaderlab.Case, t shaderlab.Target) (map[int]*shaderlab.Array, func(int) shaderlab.Tolerance, error) {
+	want, err := sc.Expectations(c.Context, t)
 	if err != nil {
-		return nil, usagef("--%v", err)
+		return nil, nil, entryError(err)
 	}
-	return tol, nil
-}
-
-// expectations reads --expect NAME=FILE.npy and computes --reference
-// NAME=EXPRESSION (shaderlab.Reference, on the inputs before the run).
-func expectations(c *ucli.Context, t shaderlab.Target) (map[int]*shaderlab.Array, error) {
-	want := map[int]*shaderlab.Array{}
-	for _, s := range c.StringSlice("expect") {
-		k, v, err := splitAssign("expect", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--expect %s: %v", s, err)
-		}
-		if err := fileExists("expect", v); err != nil {
-			return nil, err
-		}
-		arr, err := shaderlab.ReadNPY(v)
-		if err != nil {
-			return nil, fmt.Errorf("--expect %s: %w", s, err)
-		}
-		if got := t.Arrays()[i]; arr.Len() != got.Len() {
-			return nil, fmt.Errorf("--expect %s: %s holds %s, the expectation is %s", s, t.Name(i), got, arr)
-		}
-		want[i] = arr
-	}
-	refs := map[int]string{}
-	for _, s := range c.StringSlice("reference") {
-		k, v, err := splitAssign("reference", s)
-		if err != nil {
-			return nil, err
-		}
-		i, err := t.Find(k)
-		if err != nil {
-			return nil, usagef("--reference %s: %v", s, err)
-		}
-		if want[i] != nil {
-			return nil, usagef("--reference %s: %s has an --expect already", s, t.Name(i))
-		}
-		refs[i] = v
-	}
-	if len(refs) == 0 {
-		return want, nil
-	}
-	got, err := shaderlab.References(c.Context, t, refs)
-	var se *shaderlab.ReferenceSizeError
-	if errors.As(err, &se) {
-		return nil, fmt.Errorf("--%w", err)
-	}
+	tol, err := sc.Tolerances(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, usagef("--%v", err)
 	}
-	maps.Copy(want, got)
-	return want, nil
-}
-
-// checkRun prints how a run's outputs compare with the expectations: per
-// binding the verdict, how many elements are beyond the tolerance, the
-// worst of them and the first few others by index; it returns the number
-// of bindings that fail.
-func checkRun(w io.Writer, t shaderlab.Target, r *shaderlab.Result, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance) int {
-	bad := 0
-	for _, v := range t.Check(r, want, tol) {
-		verdict := "PASS"
-		if !v.Pass {
-			verdict = "FAIL"
-			bad++
-		}
-		name := v.Name
-		if v.Err != nil {
-			fmt.Fprintf(w, "  %s %s: %v\n", verdict, name, v.Err)
-			continue
-		}
-		fmt.Fprintf(w, "  %s %s: %s (%s)\n", verdict, name, v.Diff, v.Tolerance)
-		if v.Pass {
-			continue
-		}
-		fmt.Fprintf(w, "    %d of %d elements (%.3g%%) beyond the tolerance\n", v.Beyond, v.Elements, 100*float64(v.Beyond)/float64(max(v.Elements, 1)))
-		if note := t.Note(r); note != "" {
-			fmt.Fprintf(w, "    note: %s\n", note)
-		}
-		if v.Worst != nil {
-			fmt.Fprintf(w, "    worst: %s%s\n", name, v.Worst)
-		}
-		if len(v.First) > 0 {
-			others := "    others:"
-			if v.Beyond-1 > len(v.First) {
-				others = fmt.Sprintf("    first %d of the %d others:", len(v.First), v.Beyond-1)
-			}
-			fmt.Fprintln(w, others)
-			for _, m := range v.First {
-				fmt.Fprintf(w, "      %s%s\n", name, m)
-			}
-		}
-	}
-	return bad
+	return want, tol, nil
 }
 
 func shaderCheckCommand() *ucli.Command {
@@ -621,21 +342,14 @@ Examples:
    vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			if seq, err := sequenceCase(c); seq != nil || err != nil {
+			p, sc, seq, err := caseJob(c)
+			if err != nil || seq != nil {
 				if err != nil {
 					return err
 				}
-				return runSequence(c, seq, true)
+				return runSequence(c, sc, seq, true)
 			}
-			p, err := prepare(c)
-			if err != nil {
-				return err
-			}
-			want, err := expectations(c, p)
-			if err != nil {
-				return err
-			}
-			tol, err := tolerances(c, p)
+			want, tol, err := expected(c, sc, p)
 			if err != nil {
 				return err
 			}
@@ -644,11 +358,13 @@ Examples:
 				if err := fileExists("against", a); err != nil {
 					return err
 				}
-				sh, err := shaderlab.Load(a, compileOptions(c))
+				sh, err := shaderlab.Load(a, compileOptions(c, sc))
 				if err != nil {
 					return err
 				}
-				if other, err = makePlan(c, sh, 1); err != nil {
+				opt := runOptions(c)
+				opt.Repeat = 1
+				if other, err = makePlan(c, sc, sh, opt); err != nil {
 					return fmt.Errorf("--against %s: %w", a, err)
 				}
 			}
@@ -664,7 +380,7 @@ Examples:
 				for _, r := range runs {
 					if len(want) > 0 {
 						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
-						bad += checkRun(c.App.Writer, p.Plan, r, want, tol)
+						bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, r, want, tol)
 					}
 				}
 				for i := 0; other != nil && i < len(devs); i++ {
@@ -674,14 +390,14 @@ Examples:
 						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
 					}
 					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
-					bad += checkRun(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
+					bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
 				}
 				return nil
 			})
 			if err != nil {
 				return err
 			}
-			if err := writeOutputs(c, p.outs, p, runs[0]); err != nil {
+			if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir")); err != nil {
 				return err
 			}
 			if bad > 0 {

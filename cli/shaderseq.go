@@ -18,21 +18,10 @@ type sequenceJob struct {
 	outs []string // per buffer, its --out or --out-dir file, or ""
 }
 
-// sequenceCase is the sequence of --case's file where it has steps, with
-// the case's expect and tolerances set as flags as applyCase sets them;
-// nil where the command has no --case or its case has no steps.
-func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
+// sequenceCase is the sequence of --case's file, which has steps; sc is
+// the command line's case over it (its expect, tolerances and seed).
+func sequenceCase(c *ucli.Context, sc shaderlab.Case, fc *shaderlab.Case) (*sequenceJob, error) {
 	file := c.String("case")
-	if file == "" {
-		return nil, nil
-	}
-	if err := fileExists("case", file); err != nil {
-		return nil, err
-	}
-	sc, err := shaderlab.ReadCase(file)
-	if err != nil || len(sc.Steps) == 0 {
-		return nil, err
-	}
 	if c.NArg() > 0 {
 		return nil, usagef("--case %s has steps, each naming its shader: give no shader file (got %s)", file, strings.Join(c.Args().Slice(), " "))
 	}
@@ -41,14 +30,14 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 			return nil, usagef("--%s: the case %s has steps: set it per step in the case file", f, file)
 		}
 	}
-	if err := setCaseFlags(c, file, caseArgs(shaderlab.Case{Expect: sc.Expect, Reference: sc.Reference, Seed: sc.Seed, Tol: sc.Tol, Atol: sc.Atol, Rtol: sc.Rtol}, filepath.Dir(file))); err != nil {
-		return nil, err
-	}
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	seq, err := sc.Sequence(filepath.Dir(file), uint64(c.Int64("seed")), shaderlab.Options{
-		Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")})
+	var seed uint64
+	if sc.Seed != nil {
+		seed = uint64(*sc.Seed)
+	}
+	seq, err := fc.Sequence(filepath.Dir(file), seed, runOptions(c))
 	var ce *shaderlab.CaseError
 	if errors.As(err, &ce) {
 		return nil, usagef("--case %s: %v", file, err)
@@ -70,12 +59,8 @@ func sequenceCase(c *ucli.Context) (*sequenceJob, error) {
 // runSequence runs a case's sequence on every device --device names,
 // printing each run's times and, with checking, how its buffers compare
 // with the expectations; it writes the first device's --out files.
-func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
-	want, err := expectations(c, j)
-	if err != nil {
-		return err
-	}
-	tol, err := tolerances(c, j)
+func runSequence(c *ucli.Context, sc shaderlab.Case, j *sequenceJob, checking bool) error {
+	want, tol, err := expected(c, sc, j)
 	if err != nil {
 		return err
 	}
@@ -95,9 +80,9 @@ func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
 				first = r
 			}
 			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", c.String("case"), r.Device, len(j.Steps), j.Dispatches())
-			printTimes(w, r, j.BytesMoved(), c.Int("warmup"))
+			r.WriteTimes(w, j.BytesMoved(), c.Int("warmup"))
 			if checking {
-				bad += checkRun(w, j, r, want, tol)
+				bad += shaderlab.WriteCheck(w, j, r, want, tol)
 			}
 		}
 		return nil
@@ -105,7 +90,7 @@ func runSequence(c *ucli.Context, j *sequenceJob, checking bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutputs(c, j.outs, j, first); err != nil {
+	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, first, j.outs, c.String("out-dir")); err != nil {
 		return err
 	}
 	if bad > 0 {

@@ -40,44 +40,37 @@ Examples:
    vkstat --validate shader watch my.comp -b 0=in.npy -b 1=float32:1024 --global 1024`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			path, err := caseShaderArg(c)
+			sc, file, err := shaderCase(c)
+			if err == nil && file != nil && len(file.Steps) > 0 {
+				err = usagef("--case %s: the case has steps: run it with vkstat shader run or check --case %s", c.String("case"), c.String("case"))
+			}
+			if err != nil {
+				return err
+			}
+			path, err := shaderPath(c, sc)
 			if err != nil {
 				return err
 			}
 			if c.Int("repeat") < 1 || c.Duration("timeout") <= 0 || c.Duration("interval") <= 0 {
 				return usagef("--repeat, --timeout and --interval must be positive")
 			}
-			return onShaderDevices(c, func(devs []*engine.Device) error { return watch(c, path, devs) })
+			return onShaderDevices(c, func(devs []*engine.Device) error { return watch(c, path, sc, devs) })
 		},
 	}
 }
 
-// watchedFiles are the files whose change triggers a run: the shader's
-// sources and the NPY files it reads.
-func watchedFiles(c *ucli.Context, path string) []string {
-	files := shaderlab.SourceFiles(path, c.StringSlice("include"))
-	for _, flag := range []string{"bind", "expect"} {
-		for _, s := range c.StringSlice(flag) {
-			if _, v, ok := strings.Cut(s, "="); ok && strings.HasSuffix(v, ".npy") {
-				files = append(files, v)
-			}
-		}
-	}
-	return files
-}
-
 // watch runs the loop until the context ends (or --max-runs).
-func watch(c *ucli.Context, path string, devs []*engine.Device) error {
+func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Device) error {
 	w := c.App.Writer
 	n := 0
 	runs := make([]shaderlab.Runs, len(devs)) // per device
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
 	// Ctrl-C: exit 130, as every command.
-	return shaderlab.Watch(c.Context, func() []string { return watchedFiles(c, path) }, c.Duration("interval"), func() bool {
+	return shaderlab.Watch(c.Context, func() []string { return sc.WatchFiles(path) }, c.Duration("interval"), func() bool {
 		n++
 		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
 		newRound(c) // each run writes its outputs afresh
-		watchOnce(c, w, path, devs, runs)
+		watchOnce(c, w, path, sc, devs, runs)
 		m := c.Int("max-runs")
 		return m <= 0 || n < m
 	})
@@ -85,8 +78,8 @@ func watch(c *ucli.Context, path string, devs []*engine.Device) error {
 
 // watchOnce compiles and runs once, printing what went wrong rather than
 // stopping.
-func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device, runs []shaderlab.Runs) {
-	sh, err := shaderlab.Load(path, compileOptions(c))
+func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, devs []*engine.Device, runs []shaderlab.Runs) {
+	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	var ce *shaderlab.CompileError
 	switch {
 	case errors.As(err, &ce):
@@ -105,7 +98,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 	for _, d := range sh.Warnings {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
-	j, err := makePlan(c, sh, c.Int("repeat"))
+	j, err := makePlan(c, sc, sh, runOptions(c))
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
@@ -113,12 +106,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 	for _, x := range j.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", x)
 	}
-	want, err := expectations(c, j)
-	if err != nil {
-		fmt.Fprintf(w, "error: %v\n", err)
-		return
-	}
-	tol, err := tolerances(c, j)
+	want, tol, err := expected(c, sc, j)
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
@@ -132,30 +120,13 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, devs []*engine.Device,
 			}
 			continue
 		}
-		printRun(w, j.Plan, r)
-		changes := runs[i].Add(j.Plan, r)
-		if change, recent := runs[i].Trend(4); r.Timed && recent != nil {
-			var hist []string
-			for _, t := range recent {
-				hist = append(hist, fmt.Sprintf("%.3f", float64(t.Nanoseconds())/1e6))
-			}
-			fmt.Fprintf(w, "  time %s (previous %s, %+.1f%%) trend ms: %s\n", fmtDur(r.Median()), fmtDur(recent[len(recent)-2]), 100*change, strings.Join(hist, " → "))
-		}
-		for _, v := range changes {
-			switch {
-			case v.Err != nil:
-			case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
-				fmt.Fprintf(w, "  change vs previous run, %s: none\n", shaderlab.BindName(v.Binding))
-			default:
-				fmt.Fprintf(w, "  change vs previous run, %s: %s\n", shaderlab.BindName(v.Binding), v.Diff)
-			}
-		}
+		runs[i].Report(w, j.Plan, r)
 		if len(want) > 0 {
-			checkRun(w, j.Plan, r, want, tol)
+			shaderlab.WriteCheck(w, j.Plan, r, want, tol)
 		}
 	}
 	if r := runs[0].Last; r != nil && len(r.Outputs) == len(j.Inputs) {
-		if err := writeOutputs(c, j.outs, j, r); err != nil {
+		if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, r, j.outs, c.String("out-dir")); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 		}
 	}

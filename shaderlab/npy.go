@@ -4,6 +4,7 @@ package shaderlab
 // writes them).
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -51,4 +52,39 @@ func (a *Array) EncodeNPY(w io.Writer) error {
 		return fmt.Errorf("no NPY dtype for %s", a.Elem)
 	}
 	return formats.EncodeRawNPY(w, descr, a.Shape, a.Data)
+}
+
+// WriteOutputs writes run r's arrays of t to the files files names (per
+// array, its file or "": none), all or none (formats.Outputs: ctx's
+// checks apply); dir, where not "", is the output folder vkstat shader
+// owns. Once written, it lists them on w: NAME → FILE.
+func WriteOutputs(ctx context.Context, w io.Writer, t Target, r *Result, files []string, dir string) error {
+	out := formats.Outputs{Ctx: ctx}
+	defer out.Abort()
+	if dir != "" {
+		out.OwnDir(dir, "shader")
+	}
+	n := 0
+	for i, path := range files {
+		if path == "" {
+			continue
+		}
+		arr := r.Outputs[i]
+		if err := out.Add(path, func(w io.Writer) error { return arr.EncodeNPY(w) }); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	for i, path := range files {
+		if path != "" {
+			fmt.Fprintf(w, "  %s → %s\n", t.Name(i), path)
+		}
+	}
+	return nil
 }

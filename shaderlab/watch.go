@@ -3,6 +3,7 @@ package shaderlab
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +96,28 @@ func (h *Runs) Trend(n int) (change float64, recent []time.Duration) {
 	}
 	old := h.Times[k-1].Seconds()
 	return (h.Times[k].Seconds() - old) / max(old, 1e-12), h.Times[max(0, k-n):]
+}
+
+// Report records run r of p (Add) and writes it: its dispatch and times
+// (WriteRun), the GPU time's trend over the last runs, and how each
+// binding p writes changed against the last run.
+func (h *Runs) Report(w io.Writer, p *Plan, r *Result) {
+	p.WriteRun(w, r)
+	changes := h.Add(p, r)
+	if change, recent := h.Trend(4); r.Timed && recent != nil {
+		var hist []string
+		for _, t := range recent {
+			hist = append(hist, fmt.Sprintf("%.3f", float64(t.Nanoseconds())/1e6))
+		}
+		fmt.Fprintf(w, "  time %s (previous %s, %+.1f%%) trend ms: %s\n", Ms(r.Median()), Ms(recent[len(recent)-2]), 100*change, strings.Join(hist, " → "))
+	}
+	for _, v := range changes {
+		switch {
+		case v.Err != nil:
+		case v.Diff.MaxAbs == 0 && v.Diff.NaNs == 0:
+			fmt.Fprintf(w, "  change vs previous run, %s: none\n", BindName(v.Binding))
+		default:
+			fmt.Fprintf(w, "  change vs previous run, %s: %s\n", BindName(v.Binding), v.Diff)
+		}
+	}
 }

@@ -1,0 +1,192 @@
+package shaderlab_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkstat/vkstat/shaderlab"
+)
+
+// TestCaseIn: a case file's paths are taken from its folder; data that is
+// no file, a module's function and absolute paths stay as they are, and
+// the case read is left as it was.
+func TestCaseIn(t *testing.T) {
+	sc := shaderlab.Case{Shader: "s.comp", Include: []string{"inc", "/abs"},
+		Bind:      map[string]any{"x": "x.npy", "y": "float32:4", "z": "random:float32:4"},
+		Expect:    map[string]any{"y": "w.npy"},
+		Reference: map[string]any{"y": "ref.py:f", "z": "a * x", "w": "mod:fn"}}
+	got := sc.In("d")
+	want := shaderlab.Case{Shader: "d/s.comp", Include: []string{"d/inc", "/abs"},
+		Bind:      map[string]any{"x": "d/x.npy", "y": "float32:4", "z": "random:float32:4"},
+		Expect:    map[string]any{"y": "d/w.npy"},
+		Reference: map[string]any{"y": "d/ref.py:f", "z": "a * x", "w": "mod:fn"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("In:\n%+v\nwant\n%+v", got, want)
+	}
+	if sc.Bind["x"] != "x.npy" || sc.Include[0] != "inc" {
+		t.Errorf("the case read changed: %+v", sc)
+	}
+}
+
+// TestCaseOver: the command line's case over a file's: its values win,
+// its maps add by name, its dispatch replaces the file's, its include
+// folders come first; the file's name and steps stay.
+func TestCaseOver(t *testing.T) {
+	base := shaderlab.Case{Name: "v", Include: []string{"a", "b"}, Push: map[string]any{"a": 1, "n": 2}, Global: 10, Times: 3,
+		Steps: []shaderlab.Case{{Shader: "s.comp"}}}
+	got := shaderlab.Case{Include: []string{"b", "c"}, Push: map[string]any{"a": "3"}, Groups: "4"}.Over(base)
+	if !reflect.DeepEqual(got.Include, []string{"b", "c", "a"}) || !reflect.DeepEqual(got.Push, map[string]any{"a": "3", "n": 2}) ||
+		got.Groups != "4" || got.Global != nil || got.Name != "v" || got.Times != 3 || len(got.Steps) != 1 {
+		t.Errorf("Over: %+v", got)
+	}
+}
+
+// TestCaseOptions: a case's bindings read and its dispatch parsed; each
+// entry that does not do named as a flag would, a mistake in it apart
+// from a file that cannot be read.
+func TestCaseOptions(t *testing.T) {
+	sh := compile(t, "double.comp", double)
+	opt, err := shaderlab.Case{Bind: map[string]any{"v": "float32:4"}, Groups: "2", Push: map[string]any{}}.Options(sh, shaderlab.Options{Repeat: 3})
+	if err != nil || len(opt.Bind) != 1 || opt.Bind[0].Name != "v" || opt.Bind[0].Data.String() != "float32(4,)" ||
+		opt.Groups != [3]uint32{2, 1, 1} || opt.Repeat != 3 {
+		t.Fatalf("Options: %+v, %v", opt, err)
+	}
+	for _, c := range []struct {
+		sc    shaderlab.Case
+		usage bool
+		want  string
+	}{
+		{shaderlab.Case{Bind: map[string]any{"w": "float32:4"}}, true, `bind w=float32:4: no binding "w"; the shader has binding 0 (v)`},
+		{shaderlab.Case{Bind: map[string]any{"v": "float32:-3"}}, true, "bind v=float32:-3: want TYPE:SHAPE, sizes of 1 or more"},
+		{shaderlab.Case{Bind: map[string]any{"v": "nosuch.npy"}}, false, "bind v=nosuch.npy: stat nosuch.npy: no such file or directory"},
+	} {
+		_, err := c.sc.Options(sh, shaderlab.Options{})
+		var ee *shaderlab.EntryError
+		if !errors.As(err, &ee) || ee.Usage != c.usage || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q (usage %v)", c.sc, err, c.want, c.usage)
+		}
+	}
+	_, err = shaderlab.Case{Groups: "0"}.Options(sh, shaderlab.Options{})
+	var ce *shaderlab.CaseError
+	if !errors.As(err, &ce) || err.Error() != `groups "0": want positive integers X[,Y[,Z]]` {
+		t.Errorf("groups 0: %v", err)
+	}
+}
+
+// TestCaseExpectations: an expect file read for its binding; a binding
+// the plan lacks, a missing file, a file of another size and a reference
+// for a binding with an expect are refused, named as flags.
+func TestCaseExpectations(t *testing.T) {
+	p := doublePlan(t)
+	dir := t.TempDir()
+	write := func(name string, a *shaderlab.Array) string {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := a.EncodeNPY(f); err != nil {
+			t.Fatal(err)
+		}
+		return f.Name()
+	}
+	four, three := write("four.npy", float32s(1, 2, 3, 4)), write("three.npy", float32s(1, 2, 3))
+	want, err := shaderlab.Case{Expect: map[string]any{"v": four}}.Expectations(context.Background(), p)
+	if err != nil || len(want) != 1 || !slices.Equal(want[0].Values(), []float64{1, 2, 3, 4}) {
+		t.Fatalf("Expectations: %v, %v", want, err)
+	}
+	for _, c := range []struct {
+		sc    shaderlab.Case
+		usage bool
+		want  string
+	}{
+		{shaderlab.Case{Expect: map[string]any{"w": four}}, true, `expect w=` + four + `: no binding "w"`},
+		{shaderlab.Case{Expect: map[string]any{"v": filepath.Join(dir, "none.npy")}}, false, "expect: stat " + filepath.Join(dir, "none.npy") + ": no such file or directory"},
+		{shaderlab.Case{Expect: map[string]any{"v": dir}}, false, "expect: " + dir + " is a directory, not a file"},
+		{shaderlab.Case{Expect: map[string]any{"v": three}}, false, "expect v=" + three + ": v holds float32(4,), the expectation is float32(3,)"},
+		{shaderlab.Case{Expect: map[string]any{"v": four}, Reference: map[string]any{"v": "2 * v"}}, true, "reference v=2 * v: v has an expect already"},
+	} {
+		_, err := c.sc.Expectations(context.Background(), p)
+		var ee *shaderlab.EntryError
+		if !errors.As(err, &ee) || ee.Usage != c.usage || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q (usage %v)", c.sc, err, c.want, c.usage)
+		}
+	}
+}
+
+// TestCaseTolerances: 1e-5 of max |expected| unless the case gives tol;
+// atol for every array ("*") and rtol for v make v's test allclose's.
+func TestCaseTolerances(t *testing.T) {
+	p := doublePlan(t)
+	half := 0.5
+	for _, c := range []struct {
+		sc   shaderlab.Case
+		want shaderlab.Tolerance
+	}{
+		{shaderlab.Case{}, shaderlab.Tolerance{Tol: 1e-5}},
+		{shaderlab.Case{Tol: &half}, shaderlab.Tolerance{Tol: 0.5}},
+		{shaderlab.Case{Atol: map[string]any{"*": 0.1}, Rtol: map[string]any{"v": "0.2"}}, shaderlab.Tolerance{Allclose: true, Atol: 0.1, Rtol: 0.2}},
+	} {
+		tol, err := c.sc.Tolerances(p)
+		if err != nil || tol(0) != c.want {
+			t.Errorf("%+v: %+v, %v; want %+v", c.sc, tol(0), err, c.want)
+		}
+	}
+	if _, err := (shaderlab.Case{Atol: map[string]any{"w": 1}}).Tolerances(p); err == nil || !strings.HasPrefix(err.Error(), "atol w=1: ") {
+		t.Errorf("atol for no binding: %v", err)
+	}
+}
+
+// TestOutFiles: --out's NAME=FILE and --out-dir's DIR/NAME.npy for the
+// arrays a run writes; a malformed entry, an unknown name and a file that
+// is not .npy are refused, named as the flag.
+func TestOutFiles(t *testing.T) {
+	p := doublePlan(t)
+	all := func(int) bool { return true }
+	for _, c := range []struct {
+		out     []string
+		dir     string
+		written func(int) bool
+		want    string
+	}{
+		{nil, "", all, ""},
+		{[]string{"v=a.npy"}, "d", all, "a.npy"},
+		{nil, "d", all, "d/v.npy"},
+		{nil, "d", func(int) bool { return false }, ""},
+	} {
+		got, err := shaderlab.OutFiles(p, 1, c.out, c.dir, c.written)
+		if err != nil || len(got) != 1 || got[0] != c.want {
+			t.Errorf("%v %q: %q, %v; want %q", c.out, c.dir, got, err, c.want)
+		}
+	}
+	for out, want := range map[string]string{"v": `out "v": want NAME=VALUE`, "w=a.npy": `out w=a.npy: no binding "w"`, "v=a.txt": "out v=a.txt: outputs are .npy files"} {
+		_, err := shaderlab.OutFiles(p, 1, []string{out}, "", all)
+		var ee *shaderlab.EntryError
+		if !errors.As(err, &ee) || !ee.Usage || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", out, err, want)
+		}
+	}
+}
+
+// TestWatchFiles: the shader, the sources beside it and in the include
+// folders, and the NPY files the case binds and expects (not its zeros).
+func TestWatchFiles(t *testing.T) {
+	dir, inc := t.TempDir(), t.TempDir()
+	for _, f := range []string{filepath.Join(dir, "a.comp"), filepath.Join(dir, "b.glsl"), filepath.Join(dir, "c.txt"), filepath.Join(inc, "d.glsl")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := shaderlab.Case{Include: []string{inc}, Bind: map[string]any{"x": "x.npy", "y": "float32:4"}, Expect: map[string]any{"y": "w.npy"}}
+	got := sc.WatchFiles(filepath.Join(dir, "a.comp"))
+	want := []string{filepath.Join(dir, "a.comp"), filepath.Join(dir, "b.glsl"), filepath.Join(dir, "a.comp"), filepath.Join(inc, "d.glsl"), "x.npy", "w.npy"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WatchFiles = %q, want %q", got, want)
+	}
+}
