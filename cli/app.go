@@ -170,6 +170,7 @@ var unknownFlags = map[string]string{
 	"shader sweep --out":     sweepWritesNone,
 	"shader sweep --o":       sweepWritesNone,
 	"shader sweep --out-dir": sweepWritesNone,
+	"shader sweep --case":    "the case file is the argument: vkstat shader sweep [flags for every variant] CASE.json",
 }
 
 const sweepWritesNone = "a sweep writes its table only; to write a variant's bindings, run its flags with vkstat shader run --out-dir DIR"

@@ -1005,6 +1005,10 @@ func TestShaderSweep(t *testing.T) {
 			t.Errorf("sweep %s: exit %d: %s", out[0], code, stderr)
 		}
 	}
+	// A second case beside the sweep's own was laid over every variant, silently; refused.
+	if code, _, stderr := run(t, "shader", "sweep", sweep, "--case", one); code != ExitUsage || !strings.Contains(stderr, "the case file is the argument") {
+		t.Errorf("sweep --case: exit %d: %s", code, stderr)
+	}
 	code, stdout, _ = run(t, "shader", "run", "--case", one, "--repeat", "3", "--warmup", "2")
 	if code != 0 || !strings.Contains(stdout, "median of 3 after 2 untimed") && !strings.Contains(stdout, "no timestamps") || !strings.Contains(stdout, "first run ") {
 		t.Errorf("run --repeat 3 --warmup 2: exit %d:\n%s", code, stdout)

@@ -16,7 +16,13 @@ func init() { takesArgs["sweep"] = true }
 
 func shaderSweepCommand() *ucli.Command {
 	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {
-		return f.Names()[0] == "out" || f.Names()[0] == "out-dir" // a sweep writes its table only (sweepWritesNone)
+		switch f.Names()[0] {
+		case "out", "out-dir": // a sweep writes its table only (sweepWritesNone)
+			return true
+		case "case": // the argument is the case
+			return true
+		}
+		return false
 	})
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding with an NPY file: NAME=FILE.npy (repeatable)"},
