@@ -61,9 +61,9 @@ func spectraFigure(s *latent.Spectra, truth *float64) figure.Figure {
 			return f
 		}
 		if len(xs) >= 2 && !math.IsNaN(slope) {
-			series = append(series, line("fitted slope "+g4(slope), slope, false))
+			series = append(series, line("fitted slope "+latent.G4(slope), slope, false))
 			if truth != nil {
-				series = append(series, line("true slope "+g4(*truth), *truth, true))
+				series = append(series, line("true slope "+latent.G4(*truth), *truth, true))
 			}
 		}
 		panels[c] = figure.Lines{Title: fmt.Sprintf("channel %d: radial power spectrum", c), XLabel: "k (cycles per frame side)", YLabel: "power",
