@@ -165,7 +165,7 @@ func runCov(c *ucli.Context) error {
 		return err
 	}
 	sp := res.Spread(n, p)
-	sum.line("%s", covSummary(sp, n, t, p, est))
+	sum.line("%s", sp.Words(n, t, p, est))
 	sum.set("input", path)
 	sum.set("device", s.name())
 	sum.set("sets", n)
@@ -182,16 +182,6 @@ func runCov(c *ucli.Context) error {
 	s.write = time.Since(tw) // the files and the summary
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
-}
-
-// covSummary is the line that tells what was estimated: the sizes, ρ's
-// range and how many sets had NaNs.
-func covSummary(sp cov.Spread, n, t, p int, est cov.Estimator) string {
-	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
-	if est != cov.None && sp.Finite > 0 {
-		line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sp.RhoMean, sp.RhoMin, sp.RhoMax)
-	}
-	return line + fmt.Sprintf("; %d set(s) with NaN", sp.NaNSets)
 }
 
 // locationsTensor is the (N, 2) float64 array of (y, x) locations.
