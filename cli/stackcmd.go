@@ -119,20 +119,11 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 }
 
 // sarAxes are a quicklook's axes: map coordinates where the dates have a
-// north-up geotransform (easting and northing with a scale bar in metres
-// for a projected CRS, longitude and latitude for a geographic one), else
-// the input's range columns and azimuth lines.
+// north-up geotransform (figure.GeoAxes), else the input's range columns
+// and azimuth lines.
 func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure.Axis, bar *figure.ScaleBar) {
-	t := geo.Transform
-	if georeferenced && t[2] == 0 && t[4] == 0 && t[1] != 0 && t[5] != 0 {
-		wkt := strings.TrimSpace(geo.Projection)
-		switch {
-		case (strings.HasPrefix(wkt, "PROJCS[") || strings.HasPrefix(wkt, "PROJCRS[")) && (strings.Contains(wkt, `"metre"`) || strings.Contains(wkt, `"meter"`)):
-			return figure.Axis{Label: "easting (m)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "northing (m)", Origin: t[3], Step: t[5]}, &figure.ScaleBar{Unit: "m"}
-		case strings.HasPrefix(wkt, "GEOGCS[") || strings.HasPrefix(wkt, "GEOGCRS["):
-			return figure.Axis{Label: "longitude (°)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "latitude (°)", Origin: t[3], Step: t[5]}, nil
-		}
-		return figure.Axis{Label: "x (map units)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "y (map units)", Origin: t[3], Step: t[5]}, nil
+	if x, y, bar, ok := figure.GeoAxes(geo.Transform, geo.Projection); georeferenced && ok {
+		return x, y, bar
 	}
 	return figure.Axis{Label: "range (input column)", Origin: float64(p.InX), Step: float64(p.LooksRg)},
 		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
