@@ -383,36 +383,12 @@ var latentNotSettings = map[string]bool{"out-dir": true, "json": true, "partial"
 // mergeLatent merges latent's partials into the outputs one latent run
 // over every shard's samples writes.
 func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
-	parts := make([]*latent.Partial, len(shards))
-	for i, s := range shards {
-		p, err := partials.LatentPartial(s)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts[i] = p
-	}
-	m, err := latent.Merge(parts...)
+	m, res, first, err := partials.MergeLatent(shards)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	res, err := m.Finish()
-	if err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	set, first := shards[0].Header.Settings, shards[0]
-	for i, p := range parts { // the shard of the first samples
-		if p.First == m.First {
-			first = shards[i]
-		}
-	}
-	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)),
-		in: latent.Input{Shape: m.Shape, ComputedAs: m.DType}}
-	o.in.Path, _ = first.Header.Part["input"].(string)
-	var info formats.TensorInfo
-	if raw, err := json.Marshal(first.Header.Part["info"]); err == nil {
-		_ = json.Unmarshal(raw, &info)
-	}
-	o.in.Format, o.in.DType, o.in.Tensor = info.Format, info.DType, info.Name
+	set := shards[0].Header.Settings
+	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), in: partials.LatentInput(first, m)}
 	if o.plot, err = figure.ParseFormat(orDefault(set["plot-format"], "png")); err != nil {
 		return fmt.Errorf("merge: %s: plot-format: %w", first.Dir, err)
 	}

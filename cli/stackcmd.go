@@ -413,7 +413,7 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
 	h, arrays := partials.Stack(part)
 	setFlags(c, h.Settings, stackNotSettings, "plot-format")
-	grid, err := json.Marshal(stackGrid{o.first.Width, o.first.Height, o.first.Complex, o.first.Type, o.first.Georef})
+	grid, err := json.Marshal(partials.StackGrid{Columns: o.first.Width, Rows: o.first.Height, Complex: o.first.Complex, Type: o.first.Type, Georef: o.first.Georef})
 	if err != nil {
 		return err
 	}
@@ -426,47 +426,14 @@ func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Part
 // stackNotSettings are stack's flags that do not change its outputs.
 var stackNotSettings = map[string]bool{"out-dir": true, "json": true, "partial": true}
 
-// stackGrid is what a stack's dates share, for a merge to check and use.
-type stackGrid struct {
-	Columns, Rows int
-	Complex       bool
-	Type          string
-	Georef        formats.Georef
-}
-
 // mergeStack merges stack's partials into the outputs one stack run over
 // every shard's dates writes, with the flags the shards were run with.
 func mergeStack(c *ucli.Context, dir string, shards []*partials.Shard) error {
-	parts := make([]*stack.Partial, len(shards))
-	seen := map[string]string{}
-	var files []string
-	for i, s := range shards {
-		p, err := partials.StackPartial(s)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts[i] = p
-		fs, err := s.Strings("files")
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		for _, f := range fs {
-			if q, ok := seen[f]; ok {
-				return fmt.Errorf("merge: date %s is in two partials (%s and %s): each date must be in one shard", f, q, s.Dir)
-			}
-			seen[f] = s.Dir
-		}
-		files = append(files, fs...)
-	}
-	m, err := stack.Merge(parts...)
+	m, files, g, err := partials.MergeStack(shards)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	set := shards[0].Header.Settings
-	var g stackGrid
-	if err := json.Unmarshal([]byte(set["grid"]), &g); err != nil {
-		return fmt.Errorf("merge: %s: grid: %w", shards[0].Dir, err)
-	}
 	// The shards' flags, parsed again as stack parses them.
 	cmd := stackCommand()
 	fs := flag.NewFlagSet("stack", flag.ContinueOnError)
