@@ -49,7 +49,7 @@ func (r *Result) table(in Input, device, batches string, policy NaNPolicy, files
 	fmt.Fprintf(tw, "result\tshape\tmin\tmedian\tmax\tNaN\t\n")
 	for _, row := range r.Rows(in.Shape) {
 		s := row.Spread
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", row.Label, tensor.ShapeString(row.Shape), G4(s.Min), G4(s.Median), G4(s.Max), s.NaN)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", row.Label, tensor.ShapeString(row.Shape), g4(s.Min), g4(s.Median), g4(s.Max), s.NaN)
 	}
 	tw.Flush()
 	for _, n := range r.Notes {
@@ -61,8 +61,8 @@ func (r *Result) table(in Input, device, batches string, policy NaNPolicy, files
 	return b.String()
 }
 
-// G4 is v to 4 significant digits as the report prints it ("NaN" for NaN).
-func G4(v float64) string {
+// g4 is v to 4 significant digits as the report prints it ("NaN" for NaN).
+func g4(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}

@@ -44,7 +44,7 @@ func TestReport(t *testing.T) {
 	if got := sum["input"].(map[string]any)["computed_as"]; got != "float64" || sum["device"] != "cpu" {
 		t.Errorf("summary input %v, device %v", sum["input"], sum["device"])
 	}
-	if G4(1.0/3) != "0.3333" || G4(math.NaN()) != "NaN" {
-		t.Errorf("G4: %s %s", G4(1.0/3), G4(math.NaN()))
+	if g4(1.0/3) != "0.3333" || g4(math.NaN()) != "NaN" {
+		t.Errorf("G4: %s %s", g4(1.0/3), g4(math.NaN()))
 	}
 }
