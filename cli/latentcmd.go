@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -232,9 +231,9 @@ func runLatent(c *ucli.Context) error {
 	for _, w := range opt.Warnings(x.Shape) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(latentSetting))
 	}
-	lo, hi, err := parseSampleRange(c.String("samples"), r.Shape)
+	lo, hi, err := latent.ParseSamples(c.String("samples"), r.Shape)
 	if err != nil {
-		return err
+		return fieldError(err)
 	}
 	x.Shape = append([]int{hi - lo}, r.Shape[1:]...)
 	opt.HostBudget = engine.HostBudget(availableMemory())
@@ -341,25 +340,6 @@ func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result
 		sum.set(k, v)
 	}
 	return sum.print(c)
-}
-
-// parseSampleRange reads --samples LO:HI against a tensor of shape
-// (every sample when v is empty).
-func parseSampleRange(v string, shape []int) (lo, hi int, err error) {
-	n := 1
-	if len(shape) > 0 {
-		n = shape[0]
-	}
-	if v == "" {
-		return 0, n, nil
-	}
-	a, b, ok := strings.Cut(v, ":")
-	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
-	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || lo < 0 || hi <= lo || hi > n {
-		return 0, 0, usagef("--samples %q: want LO:HI with 0 <= LO < HI <= %d (the tensor's samples)", v, n)
-	}
-	return lo, hi, nil
 }
 
 // latentPartial is latent --partial: p with the flags that were set as

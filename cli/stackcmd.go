@@ -9,7 +9,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -95,27 +94,10 @@ Examples:
 }
 
 // parseList parses a comma-separated list of names from allowed ("all":
-// every one).
+// every one), worded with flag (engine.ParseNames).
 func parseList(flag, s string, allowed []string) ([]string, error) {
-	if s == "all" {
-		return allowed, nil
-	}
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == f
-		}
-		if !ok {
-			return nil, usagef("--%s: unknown %q; want %s", flag, f, strings.Join(allowed, ", "))
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	names, err := engine.ParseNames(flag, s, allowed)
+	return names, fieldError(err)
 }
 
 // sarAxes are a quicklook's axes: map coordinates where the dates have a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/vkstat/vkstat/engine"
@@ -78,4 +79,25 @@ func (p Plan) Words() string {
 		how = fmt.Sprintf("--batch %d; %d would fit", p.Batch, p.Fit)
 	}
 	return fmt.Sprintf("%d of up to %d samples (%s)", p.Batches, p.Batch, how)
+}
+
+// ParseSamples reads a shard's samples, "LO:HI" (samples LO … HI−1 of a
+// tensor of shape, whose n samples are shape[0], 1 for a scalar), or every
+// sample when text is "". A range out of [0, n) or empty is a
+// *engine.FieldError of samples.
+func ParseSamples(text string, shape []int) (lo, hi int, err error) {
+	n := 1
+	if len(shape) > 0 {
+		n = shape[0]
+	}
+	if text == "" {
+		return 0, n, nil
+	}
+	a, b, ok := strings.Cut(text, ":")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 0 || hi <= lo || hi > n {
+		return 0, 0, engine.Fieldf("samples", " %q: want LO:HI with 0 <= LO < HI <= %d (the tensor's samples)", text, n)
+	}
+	return lo, hi, nil
 }

@@ -3,6 +3,7 @@ package latent
 import (
 	"context"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,5 +47,24 @@ func TestReport(t *testing.T) {
 	}
 	if g4(1.0/3) != "0.3333" || g4(math.NaN()) != "NaN" {
 		t.Errorf("G4: %s %s", g4(1.0/3), g4(math.NaN()))
+	}
+}
+
+// TestParseSamples: "" is every sample; LO:HI within the n samples is
+// taken, spaces allowed; an empty, reversed or outside range is refused
+// naming the samples.
+func TestParseSamples(t *testing.T) {
+	for text, want := range map[string][2]int{"": {0, 5}, "0:5": {0, 5}, " 1 : 3": {1, 3}, "4:5": {4, 5}} {
+		if lo, hi, err := ParseSamples(text, []int{5, 4, 8, 8}); err != nil || lo != want[0] || hi != want[1] {
+			t.Errorf("%q: %d:%d %v, want %v", text, lo, hi, err, want)
+		}
+	}
+	for _, text := range []string{"3:3", "4:2", "-1:2", "0:6", "2", "a:b", ":"} {
+		if _, _, err := ParseSamples(text, []int{5, 4, 8, 8}); err == nil || err.Error() != "samples "+strconv.Quote(text)+": want LO:HI with 0 <= LO < HI <= 5 (the tensor's samples)" {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+	if lo, hi, err := ParseSamples("", nil); err != nil || lo != 0 || hi != 1 {
+		t.Errorf("a scalar: %d:%d %v, want its one sample", lo, hi, err)
 	}
 }
