@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -130,16 +129,6 @@ func parseCrop(c *ucli.Context, cfg *stack.Config) error {
 	}
 	cfg.Window = w
 	return nil
-}
-
-// int32Bytes are counts held as float32 whole numbers, as little-endian
-// int32.
-func int32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
-	}
-	return b
 }
 
 // stackOut is what stack writes and how: the choices of the command line,
@@ -317,12 +306,12 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 		written = append(written, p)
 	}
 	for _, st := range o.stats {
-		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		desc := []string{st}
-		if o.db && slices.Contains(stack.DBStats, st) {
-			t, desc = tensor.FromF32(stack.ToDB(res.Stat(st), o.q), res.H, res.W), []string{st + " (dB)"}
+		v, inDB := res.Output(st, o.db, o.q)
+		t, desc := tensor.FromF32(v, res.H, res.W), []string{st}
+		if inDB {
+			desc = []string{st + " (dB)"}
 		}
-		count := st == "count" || st == "samples" // whole numbers: Int32 GeoTIFF, int32 NPY
+		count := stack.IsCount(st) // whole numbers: Int32 GeoTIFF, int32 NPY
 		for _, f := range o.fmts {
 			switch {
 			case f == "tif" && count:
@@ -330,7 +319,7 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 			case f == "tif":
 				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
 			case f == "npy" && count:
-				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, int32Bytes(t.F32)) })
+				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, stack.Int32Bytes(t.F32)) })
 			case f == "npy":
 				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 			case f == "fits":
