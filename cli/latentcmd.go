@@ -369,7 +369,7 @@ func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
 	}
 	set := shards[0].Header.Settings
 	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), in: partials.LatentInput(first, m)}
-	if o.plot, err = figure.ParseFormat(orDefault(set["plot-format"], "png")); err != nil {
+	if o.plot, err = figure.ParseFormat(set["plot-format"]); err != nil { // unset: PNG
 		return fmt.Errorf("merge: %s: plot-format: %w", first.Dir, err)
 	}
 	if t := set["truth"]; t != "" && m.Opt.Spectra {
@@ -381,14 +381,6 @@ func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
 		return err
 	}
 	return o.write(c, m.Opt, res)
-}
-
-// orDefault is v, or d when v is empty.
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
 }
 
 // orNone is s, or "nothing (off)" when empty.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/vkstat/vkstat/formats"
@@ -36,14 +35,9 @@ func readTruthSlope(path string) (*float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--truth: %w", err)
 	}
-	var t struct {
-		Slope *float64 `json:"spatial_slope"`
-	}
-	if err := json.Unmarshal(raw, &t); err != nil {
+	slope, err := latent.TruthSlope(raw)
+	if err != nil {
 		return nil, fmt.Errorf("--truth %s: %w", path, err)
 	}
-	if t.Slope == nil {
-		return nil, fmt.Errorf("--truth %s: no spatial_slope (a truth.json of vkstat synth latent has one)", path)
-	}
-	return t.Slope, nil
+	return slope, nil
 }

@@ -2,6 +2,7 @@ package latent
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -66,5 +67,23 @@ func TestParseSamples(t *testing.T) {
 	}
 	if lo, hi, err := ParseSamples("", nil); err != nil || lo != 0 || hi != 1 {
 		t.Errorf("a scalar: %d:%d %v, want its one sample", lo, hi, err)
+	}
+}
+
+// TestTruthSlope: the slope of a truth.json as SynthTruth writes it; JSON
+// without one, or not JSON, is refused.
+func TestTruthSlope(t *testing.T) {
+	raw, err := json.Marshal(SynthTruth{SpatialSlope: -2.5, Shape: []int{1, 2, 3, 4, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := TruthSlope(raw); err != nil || *s != -2.5 {
+		t.Errorf("slope %v %v, want -2.5", s, err)
+	}
+	if _, err := TruthSlope([]byte(`{"rho": 0.5}`)); err == nil || !strings.Contains(err.Error(), "no spatial_slope") {
+		t.Errorf("no slope: %v", err)
+	}
+	if _, err := TruthSlope([]byte(`[`)); err == nil {
+		t.Error("not JSON: no error")
 	}
 }
