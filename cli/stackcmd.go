@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -382,14 +381,11 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 // the flags that were set and the first date's grid and georeferencing as
 // settings that every shard must share, written to --out-dir.
 func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
-	h, arrays := partials.Stack(part)
-	setFlags(c, h.Settings, stackNotSettings, "plot-format")
-	grid, err := json.Marshal(partials.StackGrid{Columns: o.first.Width, Rows: o.first.Height, Complex: o.first.Complex, Type: o.first.Type, Georef: o.first.Georef})
+	h, arrays, err := partials.Stack(part, partials.StackGrid{Columns: o.first.Width, Rows: o.first.Height, Complex: o.first.Complex, Type: o.first.Type, Georef: o.first.Georef}, paths)
 	if err != nil {
 		return err
 	}
-	h.Settings["grid"] = string(grid)
-	h.Part["files"] = paths
+	setFlags(c, h.Settings, stackNotSettings, "plot-format")
 	return writePartial(c, o.dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
 		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
 }

@@ -1,13 +1,14 @@
 package partials
 
 import (
-	"encoding/json"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
+	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -23,13 +24,11 @@ func writeStack(t *testing.T, dir string, files []string, v []float64, g StackGr
 	for _, x := range v {
 		m2 += (x - mean) * (x - mean)
 	}
-	h, arrays := Stack(&stack.Partial{H: 1, W: 1, Dates: len(v), Count: []float64{n}, Mean: []float64{mean}, M2: []float64{m2},
-		Min: []float64{min(v[0], v[len(v)-1])}, Max: []float64{max(v[0], v[len(v)-1])}, Samples: []float64{n}})
-	raw, err := json.Marshal(g)
+	h, arrays, err := Stack(&stack.Partial{H: 1, W: 1, Dates: len(v), Count: []float64{n}, Mean: []float64{mean}, M2: []float64{m2},
+		Min: []float64{min(v[0], v[len(v)-1])}, Max: []float64{max(v[0], v[len(v)-1])}, Samples: []float64{n}}, g, files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Settings["grid"], h.Part["files"] = string(raw), files
 	var outs formats.Outputs
 	outs.CreateDir(dir)
 	Write(&outs, dir, h, arrays)
@@ -78,5 +77,48 @@ func TestLatentInput(t *testing.T) {
 	if in.Path != want.Path || in.Format != want.Format || in.DType != want.DType || in.Tensor != want.Tensor ||
 		!tensor.SameShape(in.Shape, want.Shape) || in.ComputedAs != want.ComputedAs {
 		t.Errorf("LatentInput = %+v, want %+v", in, want)
+	}
+}
+
+// TestFacts: the settings the headers hold of their inputs, which merge's
+// refusals word without dashes, are Facts: every setting Stack and Latent
+// set, and Reduce's out-shape (its skip-nan is an option's); every fact is
+// set by one of them.
+func TestFacts(t *testing.T) {
+	rp, err := reduce.CPUPartial(tensor.FromF64([]float64{1, 2, 3, 4}, 2, 2), reduce.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr, _ := Reduce(rp)
+	hs, _, err := Stack(&stack.Partial{H: 1, W: 1, Dates: 1, Count: []float64{1}, Mean: []float64{1}, M2: []float64{0}, Min: []float64{1}, Max: []float64{1},
+		Samples: []float64{1}}, StackGrid{}, []string{"d.tif"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := latent.DefaultOptions()
+	if err := opt.Select([]string{"moments"}); err != nil {
+		t.Fatal(err)
+	}
+	lp, err := latent.RunPartial(context.Background(), nil, latent.TensorSource(tensor.FromF64([]float64{1, 3, 0, 8}, 1, 2, 1, 1, 2)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl, _, err := Latent(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, h := range []Header{hr, hs, hl} {
+		for k := range h.Settings {
+			if !Facts[k] && !(h.Workload == "reduce" && k == "skip-nan") {
+				t.Errorf("%s's setting %s is no fact", h.Workload, k)
+			}
+			seen[k] = true
+		}
+	}
+	for k := range Facts {
+		if !seen[k] {
+			t.Errorf("fact %s is set by no header", k)
+		}
 	}
 }

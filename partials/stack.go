@@ -10,16 +10,21 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Stack is the header (workload stack, the output's size as a setting,
-// the number of dates) and the arrays of p. The caller adds the settings
-// of its own.
-func Stack(p *stack.Partial) (Header, map[string]*tensor.Tensor) {
+// Stack is the header (workload stack, the output's size and the dates'
+// grid as settings, the number of dates and their files as the part) and
+// the arrays of p, a partial of the dates files of grid g. The caller adds
+// the settings of its own.
+func Stack(p *stack.Partial, g StackGrid, files []string) (Header, map[string]*tensor.Tensor, error) {
+	grid, err := json.Marshal(g)
+	if err != nil {
+		return Header{}, nil, err
+	}
 	h := Header{Workload: "stack",
-		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W})},
-		Part:     map[string]any{"dates": p.Dates}}
+		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W}), "grid": string(grid)},
+		Part:     map[string]any{"dates": p.Dates, "files": files}}
 	arr := func(v []float64) *tensor.Tensor { return tensor.FromF64(v, p.H, p.W) }
 	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "mean": arr(p.Mean), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max),
-		"samples": arr(p.Samples)}
+		"samples": arr(p.Samples)}, nil
 }
 
 // StackPartial reads s back as a stack.Partial.
