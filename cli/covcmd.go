@@ -152,7 +152,7 @@ func runCov(c *ucli.Context) error {
 	for _, o := range []struct {
 		flag string
 		t    *tensor.Tensor
-	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", locationsTensor(g.Locations)}} {
+	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", g.LocationArray()}} {
 		if !c.IsSet(o.flag) {
 			continue
 		}
@@ -182,13 +182,4 @@ func runCov(c *ucli.Context) error {
 	s.write = time.Since(tw) // the files and the summary
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
-}
-
-// locationsTensor is the (N, 2) float64 array of (y, x) locations.
-func locationsTensor(locs [][2]int) *tensor.Tensor {
-	t := tensor.New(tensor.F64, len(locs), 2)
-	for i, l := range locs {
-		t.F64[2*i], t.F64[2*i+1] = float64(l[0]), float64(l[1])
-	}
-	return t
 }

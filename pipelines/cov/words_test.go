@@ -1,6 +1,10 @@
 package cov
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vkstat/vkstat/tensor"
+)
 
 // TestSpreadWords holds the summary line to hand-written spreads: ρ's
 // range is given for an estimator that shrinks and has a finite ρ, not for
@@ -21,5 +25,17 @@ func TestSpreadWords(t *testing.T) {
 		if got := c.s.Words(3, 10, 4, c.est); got != c.want {
 			t.Errorf("%+v %v: %q, want %q", c.s, c.est, got, c.want)
 		}
+	}
+}
+
+// TestLocationArray: locations (2, 5) and (0, 7) are the rows of a (2, 2)
+// float64 array, y first; none is a (0, 2) array.
+func TestLocationArray(t *testing.T) {
+	a := Gather{Locations: [][2]int{{2, 5}, {0, 7}}}.LocationArray()
+	if a.DType != tensor.F64 || !tensor.SameShape(a.Shape, []int{2, 2}) || a.F64[0] != 2 || a.F64[1] != 5 || a.F64[2] != 0 || a.F64[3] != 7 {
+		t.Errorf("%s %v %v", a.DType, a.Shape, a.F64)
+	}
+	if e := (Gather{}).LocationArray(); !tensor.SameShape(e.Shape, []int{0, 2}) {
+		t.Errorf("no location: shape %v", e.Shape)
 	}
 }
