@@ -2,7 +2,6 @@ package capi
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
@@ -175,17 +174,10 @@ func stackPlan(cfg stack.Config, g stack.Grid) (*stack.Plan, error) {
 func (j *stackJob) result(c *Call, r *stack.Result) *Result {
 	res := c.Result()
 	for _, n := range j.names {
-		v := r.Stat(n)
-		if n == "count" || n == "samples" { // whole numbers: int32
-			res.addRaw(n, "int32", []int{r.H, r.W}, 4*int64(len(v)), func(b []byte) {
-				for i, x := range v {
-					binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
-				}
-			})
+		v, _ := r.Output(n, j.db, j.plan.Quantity)
+		if stack.IsCount(n) { // whole numbers: int32
+			res.addRaw(n, "int32", []int{r.H, r.W}, 4*int64(len(v)), func(b []byte) { copy(b, stack.Int32Bytes(v)) })
 			continue
-		}
-		if j.db && slices.Contains(stack.DBStats, n) {
-			v = stack.ToDB(v, j.plan.Quantity)
 		}
 		res.add(n, tensor.FromF32(v, r.H, r.W))
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -145,19 +144,13 @@ func runChol(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	sum.line("%s", cholSummary(res, p))
+	sum.line("%s", res.Words(p))
 	sum.set("input", c.String("in"))
 	sum.set("device", s.name())
 	sum.set("matrices", len(res.Info))
 	sum.set("size", p)
 	sum.set("failed", res.Failed())
-	var failures []map[string]int
-	for m, v := range res.Info {
-		if v != 0 && len(failures) < maxFailuresListed {
-			failures = append(failures, map[string]int{"matrix": m, "info": int(v)})
-		}
-	}
-	if failures != nil {
+	if failures := res.Failures(maxFailuresListed); failures != nil {
 		sum.set("failures", failures) // the first few; --out-info has all
 	}
 	if err := sum.print(c); err != nil {
@@ -170,24 +163,3 @@ func runChol(c *ucli.Context) error {
 
 // maxFailuresListed is how many failed matrices --json lists.
 const maxFailuresListed = 100
-
-// cholSummary reports how many matrices failed, and the first few with
-// their info codes.
-func cholSummary(res *chol.Result, p int) string {
-	n, failed := len(res.Info), res.Failed()
-	line := fmt.Sprintf("chol: %d matrices of %d×%d, %d failed (not positive definite)", n, p, p, failed)
-	if failed == 0 {
-		return line
-	}
-	var parts []string
-	for m, v := range res.Info {
-		if v != 0 {
-			if len(parts) == 5 {
-				parts = append(parts, "...")
-				break
-			}
-			parts = append(parts, fmt.Sprintf("%d (pivot %d)", m, v))
-		}
-	}
-	return line + ": " + strings.Join(parts, ", ")
-}

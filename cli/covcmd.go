@@ -152,7 +152,7 @@ func runCov(c *ucli.Context) error {
 	for _, o := range []struct {
 		flag string
 		t    *tensor.Tensor
-	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", locationsTensor(g.Locations)}} {
+	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", g.LocationArray()}} {
 		if !c.IsSet(o.flag) {
 			continue
 		}
@@ -165,7 +165,7 @@ func runCov(c *ucli.Context) error {
 		return err
 	}
 	sp := res.Spread(n, p)
-	sum.line("%s", covSummary(sp, n, t, p, est))
+	sum.line("%s", sp.Words(n, t, p, est))
 	sum.set("input", path)
 	sum.set("device", s.name())
 	sum.set("sets", n)
@@ -182,23 +182,4 @@ func runCov(c *ucli.Context) error {
 	s.write = time.Since(tw) // the files and the summary
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
-}
-
-// covSummary is the line that tells what was estimated: the sizes, ρ's
-// range and how many sets had NaNs.
-func covSummary(sp cov.Spread, n, t, p int, est cov.Estimator) string {
-	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
-	if est != cov.None && sp.Finite > 0 {
-		line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", sp.RhoMean, sp.RhoMin, sp.RhoMax)
-	}
-	return line + fmt.Sprintf("; %d set(s) with NaN", sp.NaNSets)
-}
-
-// locationsTensor is the (N, 2) float64 array of (y, x) locations.
-func locationsTensor(locs [][2]int) *tensor.Tensor {
-	t := tensor.New(tensor.F64, len(locs), 2)
-	for i, l := range locs {
-		t.F64[2*i], t.F64[2*i+1] = float64(l[0]), float64(l[1])
-	}
-	return t
 }

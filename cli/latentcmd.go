@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -235,9 +231,9 @@ func runLatent(c *ucli.Context) error {
 	for _, w := range opt.Warnings(x.Shape) {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: warning: %s\n", w.Words(latentSetting))
 	}
-	lo, hi, err := parseSampleRange(c.String("samples"), r.Shape)
+	lo, hi, err := latent.ParseSamples(c.String("samples"), r.Shape)
 	if err != nil {
-		return err
+		return fieldError(err)
 	}
 	x.Shape = append([]int{hi - lo}, r.Shape[1:]...)
 	opt.HostBudget = engine.HostBudget(availableMemory())
@@ -254,7 +250,8 @@ func runLatent(c *ucli.Context) error {
 	}
 	bar := newProgress(c.App.ErrWriter)
 	opt.Plan = &plan
-	lw := latentOut{dir: dir, plot: plot, truth: truthSlope, in: in, info: info, x: x, device: s.name(), batches: planWords(plan), policy: opt.NaN}
+	lw := latentOut{dir: dir, plot: plot, truth: truthSlope, device: s.name(), batches: worded.Words(),
+		in: latent.Input{Path: in, Format: info.Format, DType: info.DType, Tensor: info.Name, Shape: x.Shape, ComputedAs: x.DType}}
 	if c.Bool("partial") {
 		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 		bar.done()
@@ -290,17 +287,15 @@ func runLatent(c *ucli.Context) error {
 
 // latentOut is what latent writes besides the results, and where.
 type latentOut struct {
-	dir, in, device, batches string
-	plot                     figure.Format
-	truth                    *float64
-	info                     formats.TensorInfo
-	x                        *tensor.Tensor // the samples' shape and work type
-	policy                   latent.NaNPolicy
+	dir, device, batches string
+	plot                 figure.Format
+	truth                *float64
+	in                   latent.Input // the samples' file, shape and work type
 }
 
 // write writes res's files (all or none) and prints the summary.
 func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result) error {
-	dir, plot, truthSlope, in, info, x := o.dir, o.plot, o.truth, o.in, o.info, o.x
+	dir, plot, truthSlope := o.dir, o.plot, o.truth
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	outs.OwnDir(dir, "latent")
@@ -329,8 +324,7 @@ func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result
 		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
 	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table := latentTable(in, info, x, o.device, o.batches, o.policy, res, files)
-	summary := latentSummary(in, info, x, o.device, opt, res, files)
+	table, summary := res.Report(o.in, o.device, o.batches, opt, files)
 	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
 	add("summary.json", func(w io.Writer) error {
 		e := json.NewEncoder(w)
@@ -348,25 +342,6 @@ func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result
 	return sum.print(c)
 }
 
-// parseSampleRange reads --samples LO:HI against a tensor of shape
-// (every sample when v is empty).
-func parseSampleRange(v string, shape []int) (lo, hi int, err error) {
-	n := 1
-	if len(shape) > 0 {
-		n = shape[0]
-	}
-	if v == "" {
-		return 0, n, nil
-	}
-	a, b, ok := strings.Cut(v, ":")
-	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
-	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || lo < 0 || hi <= lo || hi > n {
-		return 0, 0, usagef("--samples %q: want LO:HI with 0 <= LO < HI <= %d (the tensor's samples)", v, n)
-	}
-	return lo, hi, nil
-}
-
 // latentPartial is latent --partial: p with the flags that were set as
 // settings every shard must share, written to --out-dir.
 func latentPartial(c *ucli.Context, o latentOut, whole []int, p *latent.Partial) error {
@@ -375,9 +350,10 @@ func latentPartial(c *ucli.Context, o latentOut, whole []int, p *latent.Partial)
 		return err
 	}
 	setFlags(c, h.Settings, latentNotSettings, "plot-format", "precision")
-	h.Part["input"], h.Part["input-shape"], h.Part["info"] = o.in, whole, o.info
+	h.Part["input"], h.Part["input-shape"] = o.in.Path, whole
+	h.Part["info"] = formats.TensorInfo{Format: o.in.Format, DType: o.in.DType, Name: o.in.Tensor}
 	return writePartial(c, o.dir, "latent", h, arrays, map[string]any{"samples": []int{p.First, p.First + p.Shape[0]}, "device": o.device},
-		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.in))
+		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.in.Path))
 }
 
 // latentNotSettings are latent's flags that do not change its results, or
@@ -387,35 +363,13 @@ var latentNotSettings = map[string]bool{"out-dir": true, "json": true, "partial"
 // mergeLatent merges latent's partials into the outputs one latent run
 // over every shard's samples writes.
 func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
-	parts := make([]*latent.Partial, len(shards))
-	for i, s := range shards {
-		p, err := partials.LatentPartial(s)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts[i] = p
-	}
-	m, err := latent.Merge(parts...)
+	m, res, first, err := partials.MergeLatent(shards)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	res, err := m.Finish()
-	if err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	set, first := shards[0].Header.Settings, shards[0]
-	for i, p := range parts { // the shard of the first samples
-		if p.First == m.First {
-			first = shards[i]
-		}
-	}
-	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), policy: m.Opt.NaN,
-		x: &tensor.Tensor{Shape: m.Shape, DType: m.DType}}
-	o.in, _ = first.Header.Part["input"].(string)
-	if raw, err := json.Marshal(first.Header.Part["info"]); err == nil {
-		_ = json.Unmarshal(raw, &o.info)
-	}
-	if o.plot, err = figure.ParseFormat(orDefault(set["plot-format"], "png")); err != nil {
+	set := shards[0].Header.Settings
+	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), in: partials.LatentInput(first, m)}
+	if o.plot, err = figure.ParseFormat(set["plot-format"]); err != nil { // unset: PNG
 		return fmt.Errorf("merge: %s: plot-format: %w", first.Dir, err)
 	}
 	if t := set["truth"]; t != "" && m.Opt.Spectra {
@@ -427,14 +381,6 @@ func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
 		return err
 	}
 	return o.write(c, m.Opt, res)
-}
-
-// orDefault is v, or d when v is empty.
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
 }
 
 // orNone is s, or "nothing (off)" when empty.
@@ -471,64 +417,7 @@ func latentMemoryWords(err error) error {
 	if !errors.As(err, &me) {
 		return err
 	}
-	reserve := ""
-	if me.Reserve > 0 {
-		reserve = fmt.Sprintf(" less %s for the pipelines", engine.SizeText(me.Reserve))
-	}
-	return fmt.Errorf("one sample needs about %s of %s for these statistics (--stat), more than %.0f%% of its budget of %s (%s)%s: ask for fewer, or run where there is more memory",
-		engine.SizeText(me.Need), me.Where, 100*me.Margin, engine.SizeText(me.Budget.Bytes), budgetWords(me.Budget).Source, reserve)
-}
-
-// planWords words the batch plan for the summary table.
-func planWords(p latent.Plan) string {
-	how := fmt.Sprintf("auto: %.0f%% of %s budget (%s), about %s per sample", 100*p.Margin,
-		engine.SizeText(p.Budget.Bytes), budgetWords(p.Budget).Source, engine.SizeText(max(p.Footprint.Device, p.Footprint.Host)))
-	if !p.Auto {
-		how = fmt.Sprintf("--batch %d; %d would fit", p.Batch, p.Fit)
-	}
-	return fmt.Sprintf("%d of up to %d samples (%s)", p.Batches, p.Batch, how)
-}
-
-func g4(v float64) string {
-	if math.IsNaN(v) {
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
-// latentTable is the summary table: the input, then each result's spread.
-func latentTable(in string, info formats.TensorInfo, x *tensor.Tensor, device, batches string, policy latent.NaNPolicy, res *latent.Result, files []string) string {
-	var b bytes.Buffer
-	name := ""
-	if info.Name != "" {
-		name = fmt.Sprintf(" tensor %q", info.Name)
-	}
-	fmt.Fprintf(&b, "input:   %s (%s%s, %s %s; computed as %s)\n", in, info.Format, name, info.DType, tensor.ShapeString(x.Shape), x.DType)
-	fmt.Fprintf(&b, "device:  %s\n", device)
-	fmt.Fprintf(&b, "batches: %s\n", batches)
-	fmt.Fprintf(&b, "NaN/Inf: %d NaN, %d ±Inf in the input (--nan %s)\n", res.NaNs, res.Infs, policy)
-	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "result\tshape\tmin\tmedian\tmax\tNaN\t\n")
-	for _, r := range res.Rows(x.Shape) {
-		s := r.Spread
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Label, tensor.ShapeString(r.Shape), g4(s.Min), g4(s.Median), g4(s.Max), s.NaN)
-	}
-	tw.Flush()
-	for _, n := range res.Notes {
-		fmt.Fprintf(&b, "note:    %s\n", n)
-	}
-	for _, f := range files {
-		fmt.Fprintf(&b, "wrote:   %s\n", f)
-	}
-	return b.String()
-}
-
-// latentSummary is summary.json: the input, the device, the files and
-// the run's summary (latent.Result.Summary).
-func latentSummary(in string, info formats.TensorInfo, x *tensor.Tensor, device string, opt latent.Options, res *latent.Result, files []string) map[string]any {
-	out := res.Summary(x.Shape, opt)
-	out["input"] = map[string]any{"path": in, "format": info.Format, "dtype": info.DType, "tensor": info.Name, "shape": x.Shape, "computed_as": x.DType.String()}
-	out["device"] = device
-	out["files"] = files
-	return out
+	w := *me
+	w.Budget = budgetWords(me.Budget)
+	return errors.New(strings.Replace(w.Error(), "these statistics", "these statistics (--stat)", 1))
 }

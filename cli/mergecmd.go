@@ -43,10 +43,6 @@ Examples:
 	}
 }
 
-// partialFacts are the settings of a partial that no flag names: what the
-// input made of it.
-var partialFacts = map[string]bool{"dtype": true, "out-shape": true, "grid": true, "sample-shape": true}
-
 func mergeAction(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
@@ -70,7 +66,7 @@ func mergeAction(c *ucli.Context) error {
 	var se *partials.SettingsError
 	if errors.As(err, &se) {
 		return errors.New("merge: " + se.Format(func(k, v string) string {
-			if partialFacts[k] {
+			if partials.Facts[k] {
 				return k + " " + v
 			}
 			return "--" + k + " " + v

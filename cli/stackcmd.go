@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -95,44 +92,18 @@ Examples:
 }
 
 // parseList parses a comma-separated list of names from allowed ("all":
-// every one).
+// every one), worded with flag (engine.ParseNames).
 func parseList(flag, s string, allowed []string) ([]string, error) {
-	if s == "all" {
-		return allowed, nil
-	}
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == f
-		}
-		if !ok {
-			return nil, usagef("--%s: unknown %q; want %s", flag, f, strings.Join(allowed, ", "))
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	names, err := engine.ParseNames(flag, s, allowed)
+	return names, fieldError(err)
 }
 
 // sarAxes are a quicklook's axes: map coordinates where the dates have a
-// north-up geotransform (easting and northing with a scale bar in metres
-// for a projected CRS, longitude and latitude for a geographic one), else
-// the input's range columns and azimuth lines.
+// north-up geotransform (figure.GeoAxes), else the input's range columns
+// and azimuth lines.
 func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure.Axis, bar *figure.ScaleBar) {
-	t := geo.Transform
-	if georeferenced && t[2] == 0 && t[4] == 0 && t[1] != 0 && t[5] != 0 {
-		wkt := strings.TrimSpace(geo.Projection)
-		switch {
-		case (strings.HasPrefix(wkt, "PROJCS[") || strings.HasPrefix(wkt, "PROJCRS[")) && (strings.Contains(wkt, `"metre"`) || strings.Contains(wkt, `"meter"`)):
-			return figure.Axis{Label: "easting (m)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "northing (m)", Origin: t[3], Step: t[5]}, &figure.ScaleBar{Unit: "m"}
-		case strings.HasPrefix(wkt, "GEOGCS[") || strings.HasPrefix(wkt, "GEOGCRS["):
-			return figure.Axis{Label: "longitude (°)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "latitude (°)", Origin: t[3], Step: t[5]}, nil
-		}
-		return figure.Axis{Label: "x (map units)", Origin: t[0], Step: t[1]}, figure.Axis{Label: "y (map units)", Origin: t[3], Step: t[5]}, nil
+	if x, y, bar, ok := figure.GeoAxes(geo.Transform, geo.Projection); georeferenced && ok {
+		return x, y, bar
 	}
 	return figure.Axis{Label: "range (input column)", Origin: float64(p.InX), Step: float64(p.LooksRg)},
 		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
@@ -157,16 +128,6 @@ func parseCrop(c *ucli.Context, cfg *stack.Config) error {
 	}
 	cfg.Window = w
 	return nil
-}
-
-// int32Bytes are counts held as float32 whole numbers, as little-endian
-// int32.
-func int32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
-	}
-	return b
 }
 
 // stackOut is what stack writes and how: the choices of the command line,
@@ -344,12 +305,12 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 		written = append(written, p)
 	}
 	for _, st := range o.stats {
-		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		desc := []string{st}
-		if o.db && slices.Contains(stack.DBStats, st) {
-			t, desc = tensor.FromF32(stack.ToDB(res.Stat(st), o.q), res.H, res.W), []string{st + " (dB)"}
+		v, inDB := res.Output(st, o.db, o.q)
+		t, desc := tensor.FromF32(v, res.H, res.W), []string{st}
+		if inDB {
+			desc = []string{st + " (dB)"}
 		}
-		count := st == "count" || st == "samples" // whole numbers: Int32 GeoTIFF, int32 NPY
+		count := stack.IsCount(st) // whole numbers: Int32 GeoTIFF, int32 NPY
 		for _, f := range o.fmts {
 			switch {
 			case f == "tif" && count:
@@ -357,7 +318,7 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 			case f == "tif":
 				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
 			case f == "npy" && count:
-				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, int32Bytes(t.F32)) })
+				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, stack.Int32Bytes(t.F32)) })
 			case f == "npy":
 				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
 			case f == "fits":
@@ -420,14 +381,11 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 // the flags that were set and the first date's grid and georeferencing as
 // settings that every shard must share, written to --out-dir.
 func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
-	h, arrays := partials.Stack(part)
-	setFlags(c, h.Settings, stackNotSettings, "plot-format")
-	grid, err := json.Marshal(stackGrid{o.first.Width, o.first.Height, o.first.Complex, o.first.Type, o.first.Georef})
+	h, arrays, err := partials.Stack(part, partials.StackGrid{Columns: o.first.Width, Rows: o.first.Height, Complex: o.first.Complex, Type: o.first.Type, Georef: o.first.Georef}, paths)
 	if err != nil {
 		return err
 	}
-	h.Settings["grid"] = string(grid)
-	h.Part["files"] = paths
+	setFlags(c, h.Settings, stackNotSettings, "plot-format")
 	return writePartial(c, o.dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
 		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
 }
@@ -435,47 +393,14 @@ func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Part
 // stackNotSettings are stack's flags that do not change its outputs.
 var stackNotSettings = map[string]bool{"out-dir": true, "json": true, "partial": true}
 
-// stackGrid is what a stack's dates share, for a merge to check and use.
-type stackGrid struct {
-	Columns, Rows int
-	Complex       bool
-	Type          string
-	Georef        formats.Georef
-}
-
 // mergeStack merges stack's partials into the outputs one stack run over
 // every shard's dates writes, with the flags the shards were run with.
 func mergeStack(c *ucli.Context, dir string, shards []*partials.Shard) error {
-	parts := make([]*stack.Partial, len(shards))
-	seen := map[string]string{}
-	var files []string
-	for i, s := range shards {
-		p, err := partials.StackPartial(s)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		parts[i] = p
-		fs, err := s.Strings("files")
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		for _, f := range fs {
-			if q, ok := seen[f]; ok {
-				return fmt.Errorf("merge: date %s is in two partials (%s and %s): each date must be in one shard", f, q, s.Dir)
-			}
-			seen[f] = s.Dir
-		}
-		files = append(files, fs...)
-	}
-	m, err := stack.Merge(parts...)
+	m, files, g, err := partials.MergeStack(shards)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	set := shards[0].Header.Settings
-	var g stackGrid
-	if err := json.Unmarshal([]byte(set["grid"]), &g); err != nil {
-		return fmt.Errorf("merge: %s: grid: %w", shards[0].Dir, err)
-	}
 	// The shards' flags, parsed again as stack parses them.
 	cmd := stackCommand()
 	fs := flag.NewFlagSet("stack", flag.ContinueOnError)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -45,4 +46,48 @@ func LatentPartial(s *Shard) (*latent.Partial, error) {
 		return nil, fmt.Errorf("%s: %w", s.Dir, err)
 	}
 	return p, nil
+}
+
+// MergeLatent merges latent's shards (latent.Merge) and finishes the
+// merged partial: the merged partial (its options those of the shards),
+// the results, and the shard of the first samples, whose input is the
+// merge's (LatentInput).
+func MergeLatent(shards []*Shard) (*latent.Partial, *latent.Result, *Shard, error) {
+	parts := make([]*latent.Partial, len(shards))
+	for i, s := range shards {
+		p, err := LatentPartial(s)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		parts[i] = p
+	}
+	m, err := latent.Merge(parts...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res, err := m.Finish()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	first := shards[0]
+	for i, p := range parts { // the shard of the first samples
+		if p.First == m.First {
+			first = shards[i]
+		}
+	}
+	return m, res, first, nil
+}
+
+// LatentInput is the input of m, merged from shards of which first holds
+// the first samples: the file and its facts as first recorded them
+// ("input" and "info" of its part), m's shape and work type.
+func LatentInput(first *Shard, m *latent.Partial) latent.Input {
+	in := latent.Input{Shape: m.Shape, ComputedAs: m.DType}
+	in.Path, _ = first.Header.Part["input"].(string)
+	var info formats.TensorInfo
+	if raw, err := json.Marshal(first.Header.Part["info"]); err == nil {
+		_ = json.Unmarshal(raw, &info)
+	}
+	in.Format, in.DType, in.Tensor = info.Format, info.DType, info.Name
+	return in
 }

@@ -25,6 +25,10 @@ const Format = "vkstat-partial/1"
 // HeaderName is the header's file name in a partial's folder.
 const HeaderName = "partial.json"
 
+// Facts are the settings of a partial that no option names, what its
+// input made of it (Reduce's, Stack's and Latent's).
+var Facts = map[string]bool{"dtype": true, "out-shape": true, "grid": true, "sample-shape": true}
+
 // Header says how a partial was made: the workload, the settings every
 // shard of one result must share (by name, as the workload's options
 // spell them), this shard's own facts (its input, its extent), and the

@@ -1,23 +1,30 @@
 package partials
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/stack"
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// Stack is the header (workload stack, the output's size as a setting,
-// the number of dates) and the arrays of p. The caller adds the settings
-// of its own.
-func Stack(p *stack.Partial) (Header, map[string]*tensor.Tensor) {
+// Stack is the header (workload stack, the output's size and the dates'
+// grid as settings, the number of dates and their files as the part) and
+// the arrays of p, a partial of the dates files of grid g. The caller adds
+// the settings of its own.
+func Stack(p *stack.Partial, g StackGrid, files []string) (Header, map[string]*tensor.Tensor, error) {
+	grid, err := json.Marshal(g)
+	if err != nil {
+		return Header{}, nil, err
+	}
 	h := Header{Workload: "stack",
-		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W})},
-		Part:     map[string]any{"dates": p.Dates}}
+		Settings: map[string]string{"out-shape": tensor.ShapeString([]int{p.H, p.W}), "grid": string(grid)},
+		Part:     map[string]any{"dates": p.Dates, "files": files}}
 	arr := func(v []float64) *tensor.Tensor { return tensor.FromF64(v, p.H, p.W) }
 	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "mean": arr(p.Mean), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max),
-		"samples": arr(p.Samples)}
+		"samples": arr(p.Samples)}, nil
 }
 
 // StackPartial reads s back as a stack.Partial.
@@ -64,4 +71,49 @@ func (s *Shard) Strings(key string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// StackGrid is what a stack's dates share, kept as the setting "grid" (in
+// JSON) for a merge to check and use.
+type StackGrid struct {
+	Columns, Rows int
+	Complex       bool
+	Type          string
+	Georef        formats.Georef
+}
+
+// MergeStack merges stack's shards (stack.Merge): the merged partial, the
+// shards' dates in order, and the grid of their settings. A date in two
+// shards is refused.
+func MergeStack(shards []*Shard) (*stack.Partial, []string, StackGrid, error) {
+	var g StackGrid
+	parts := make([]*stack.Partial, len(shards))
+	seen := map[string]string{}
+	var files []string
+	for i, s := range shards {
+		p, err := StackPartial(s)
+		if err != nil {
+			return nil, nil, g, err
+		}
+		parts[i] = p
+		fs, err := s.Strings("files")
+		if err != nil {
+			return nil, nil, g, err
+		}
+		for _, f := range fs {
+			if q, ok := seen[f]; ok {
+				return nil, nil, g, fmt.Errorf("date %s is in two partials (%s and %s): each date must be in one shard", f, q, s.Dir)
+			}
+			seen[f] = s.Dir
+		}
+		files = append(files, fs...)
+	}
+	m, err := stack.Merge(parts...)
+	if err != nil {
+		return nil, nil, g, err
+	}
+	if err := json.Unmarshal([]byte(shards[0].Header.Settings["grid"]), &g); err != nil {
+		return nil, nil, g, fmt.Errorf("%s: grid: %w", shards[0].Dir, err)
+	}
+	return m, files, g, nil
 }

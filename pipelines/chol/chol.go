@@ -15,6 +15,7 @@ package chol
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
@@ -205,4 +206,37 @@ func (r Request) newResult(d dims, dt tensor.DType) *Result {
 		res.LogDet = r.Out.New("logdet", dt, d.n)
 	}
 	return res
+}
+
+// Words reports how many of r's matrices of p×p failed, and the first
+// five with their info codes.
+func (r *Result) Words(p int) string {
+	n, failed := len(r.Info), r.Failed()
+	line := fmt.Sprintf("chol: %d matrices of %d×%d, %d failed (not positive definite)", n, p, p, failed)
+	if failed == 0 {
+		return line
+	}
+	var parts []string
+	for m, v := range r.Info {
+		if v != 0 {
+			if len(parts) == 5 {
+				parts = append(parts, "...")
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d (pivot %d)", m, v))
+		}
+	}
+	return line + ": " + strings.Join(parts, ", ")
+}
+
+// Failures are the first most failed matrices, each its index ("matrix")
+// and info code ("info"); nil when none failed.
+func (r *Result) Failures(most int) []map[string]int {
+	var out []map[string]int
+	for m, v := range r.Info {
+		if v != 0 && len(out) < most {
+			out = append(out, map[string]int{"matrix": m, "info": int(v)})
+		}
+	}
+	return out
 }

@@ -252,6 +252,15 @@ type Gather struct {
 	Offsets   [][2]int
 }
 
+// LocationArray is the (N, 2) float64 array of g's (y, x) locations.
+func (g Gather) LocationArray() *tensor.Tensor {
+	t := tensor.New(tensor.F64, len(g.Locations), 2)
+	for i, l := range g.Locations {
+		t.F64[2*i], t.F64[2*i+1] = float64(l[0]), float64(l[1])
+	}
+	return t
+}
+
 // Check validates g against a cube shape.
 func (g Gather) Check(shape []int) error {
 	if len(shape) != 3 {

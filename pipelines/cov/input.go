@@ -118,3 +118,14 @@ func (r *Result) Spread(n, p int) Spread {
 	}
 	return s
 }
+
+// Words is the line that tells what was estimated, for n sets of t
+// samples of p variables under est: the sizes, ρ's range and how many
+// sets had NaNs.
+func (s Spread) Words(n, t, p int, est Estimator) string {
+	line := fmt.Sprintf("cov: %d sample set(s) of %d samples × %d variables, estimator %s", n, t, p, est)
+	if est != None && s.Finite > 0 {
+		line += fmt.Sprintf(", ρ mean %.4g (min %.4g, max %.4g)", s.RhoMean, s.RhoMin, s.RhoMax)
+	}
+	return line + fmt.Sprintf("; %d set(s) with NaN", s.NaNSets)
+}

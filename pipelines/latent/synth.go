@@ -1,6 +1,8 @@
 package latent
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -335,4 +337,19 @@ func SpectralSlope(imgs []float64, h, w int) float64 {
 		}
 	}
 	return (m*sxy - sx*sy) / (m*sxx - sx*sx)
+}
+
+// TruthSlope reads the spatial slope of a SynthTruth written as JSON
+// (truth.json of vkstat synth latent); JSON without one is an error.
+func TruthSlope(raw []byte) (*float64, error) {
+	var t struct {
+		Slope *float64 `json:"spatial_slope"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, err
+	}
+	if t.Slope == nil {
+		return nil, errors.New("no spatial_slope (a truth.json of vkstat synth latent has one)")
+	}
+	return t.Slope, nil
 }

@@ -19,9 +19,11 @@ package stack
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -391,6 +393,29 @@ func ToDB(v []float32, q Quantity) []float32 {
 		out[i] = float32(k * math.Log10(float64(x)))
 	}
 	return out
+}
+
+// Output is the statistic of that name as the front ends write it: in
+// decibels when db asks and it is one of DBStats (inDB), else as it is.
+func (r *Result) Output(name string, db bool, q Quantity) (v []float32, inDB bool) {
+	if db && slices.Contains(DBStats, name) {
+		return ToDB(r.Stat(name), q), true
+	}
+	return r.Stat(name), false
+}
+
+// IsCount says whether the statistic of that name holds counts (count,
+// samples): whole numbers, written as int32 (Int32Bytes).
+func IsCount(name string) bool { return name == "count" || name == "samples" }
+
+// Int32Bytes are counts held as float32 whole numbers, as little-endian
+// int32.
+func Int32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(x)))
+	}
+	return b
 }
 
 // Empty is how many pixels have no valid sample in any date (count 0).
