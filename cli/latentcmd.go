@@ -153,12 +153,6 @@ func latentPrecision(p string, dt tensor.DType) (tensor.DType, error) {
 	return d, nil
 }
 
-// parseAxes parses a comma-separated list of integers (latent.ParseAxes).
-func parseAxes(s string) ([]int, error) {
-	axes, err := latent.ParseAxes(s)
-	return axes, fieldError(err)
-}
-
 func runLatent(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "in", "out-dir"); err != nil {
