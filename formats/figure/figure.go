@@ -114,14 +114,19 @@ func Encode(w io.Writer, f Figure, format Format) error {
 	return err
 }
 
-// rasterise draws f, fw×fh points, in pixels at DPI: on a pngCanvas,
-// or with plain on vgimg's own canvas (the pixels it must match).
+// rasterise draws f, fw×fh points, in pixels at DPI: on a pngCanvas with
+// nearest's scaling, or with plain on vgimg's own canvas with
+// NearestNeighbor's (the pixels they must match).
 func rasterise(f Figure, fw, fh vg.Length, plain bool) *image.RGBA {
 	px := func(l vg.Length) int { return int(math.Ceil(l.Dots(DPI))) }
 	img := image.NewRGBA(image.Rect(0, 0, px(fw), px(fh)))
 	ctx := gg.NewContextForRGBA(img)
 	// Map pixels scaled up stay squares of one colour.
-	ctx.SetInterpolator(xdraw.NearestNeighbor)
+	if plain {
+		ctx.SetInterpolator(xdraw.NearestNeighbor)
+	} else {
+		ctx.SetInterpolator(nearest{})
+	}
 	ctx.SetLineCapButt()
 	ctx.InvertY()
 	vc := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DPI))

@@ -303,6 +303,9 @@ func (m Map) image(v []float64, lo, hi float64) *image.RGBA {
 		if !m.RowsDown {
 			row = h - 1 - r
 		}
+		// The row's first line of pixels, each map pixel's colour rep
+		// times, then the line copied to the rest.
+		line := img.Pix[r*rep*img.Stride:][:img.Stride]
 		for x := range w {
 			var c color.RGBA
 			switch val := v[row*w+x]; {
@@ -315,11 +318,10 @@ func (m Map) image(v []float64, lo, hi float64) *image.RGBA {
 			default:
 				c = colors((val - lo) / (hi - lo))
 			}
-			for dy := range rep {
-				for dx := range rep {
-					img.SetRGBA(x*rep+dx, r*rep+dy, c)
-				}
-			}
+			fill(line[4*x*rep:4*(x+1)*rep], [4]byte{c.R, c.G, c.B, c.A})
+		}
+		for dy := 1; dy < rep; dy++ {
+			copy(img.Pix[(r*rep+dy)*img.Stride:], line)
 		}
 	}
 	return img

@@ -187,10 +187,7 @@ type pngCanvas struct {
 func newPNGCanvas(c *vgimg.Canvas, img *image.RGBA) *pngCanvas {
 	w, h := c.Size()
 	r, g, b, a := paper.RGBA()
-	px := [4]byte{byte(r >> 8), byte(g >> 8), byte(b >> 8), byte(a >> 8)}
-	for i := 0; i < len(img.Pix); i += 4 {
-		copy(img.Pix[i:i+4], px[:])
-	}
+	fill(img.Pix, [4]byte{byte(r >> 8), byte(g >> 8), byte(b >> 8), byte(a >> 8)})
 	return &pngCanvas{Canvas: c, whole: vg.Rectangle{Max: vg.Point{X: w, Y: h}}.Path(), blank: true}
 }
 
@@ -236,4 +233,16 @@ func samePath(a, b vg.Path) bool {
 		}
 	}
 	return true
+}
+
+// fill sets every 4 bytes of pix to px, doubling what is set with each
+// copy.
+func fill(pix []byte, px [4]byte) {
+	if len(pix) < 4 {
+		return
+	}
+	copy(pix, px[:])
+	for n := 4; n < len(pix); n *= 2 {
+		copy(pix[n:], pix[:n])
+	}
 }
