@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -40,6 +41,7 @@ func main() {
 			os.Exit(cli.ExitInterrupted)
 		}
 	}()
+	defer runtime.KeepAlive(startingHeap())
 	stopProfile := profile(os.Getenv("VKSTAT_CPUPROFILE"))
 	var stdout io.Writer = os.Stdout
 	if stdoutClosed() {
@@ -50,6 +52,27 @@ func main() {
 	close(done)
 	stop()
 	os.Exit(code)
+}
+
+// ballast is the heap startingHeap holds.
+const ballast = 64 << 20
+
+// startingHeap returns 64 MiB of heap that the command holds and never
+// touches, so that the collector's goal, twice the live heap, starts at
+// 128 MiB instead of the runtime's 4 MiB: a small run (PACO on a
+// 64×64×48 cube: 35 MB allocated, 20 MB at most live) then collects never
+// where it collected 3 times, each a stop of all cores (4–37 ms on a
+// loaded machine). It costs no memory (the pages are never written: the
+// kernel gives them only when touched, and the collector does not scan
+// memory without pointers) and is safe at any size: a run's heap may hold
+// at most 64 MiB more garbage than without it before collecting, on a 100
+// GB cube a goal of 200.064 GB for 200 GB. An environment that sets GOGC
+// or GOMEMLIMIT chooses for itself: none then.
+func startingHeap() []byte {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	return make([]byte, ballast)
 }
 
 // failingWriter fails every write with err.
