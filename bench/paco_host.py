@@ -125,6 +125,7 @@ def main():
                             a = run_vkstat(b, dev, d, out + "-alone", geometric(d))
                             row["alone"] = a["reads"] + a["maps"] + a["writes"]
                             row["ratio alone"] = row["wall"] / row["alone"]
+                            row["cpu alone"] = a["cpu"]
                         rows.setdefault((d, dev, name), []).append(row)
                 if not args.no_peer:
                     peer.setdefault(d, []).append(run_numpy(d, tmp))
@@ -133,9 +134,9 @@ def main():
     for d in args.data:
         npy = med(peer[d]) if d in peer else float("nan")
         print(f"\n#### {d}: NumPy peer file to file (process) {npy:.0f} ms\n")
-        alone = " reads + maps + writes, centre given | wall / that |" if args.alone else ""
+        alone = " reads + maps + writes, centre given | wall / that | process CPU ms, centre given |" if args.alone else ""
         print("| device | binary | process ms | process CPU ms | wall ms | " + " | ".join(SHOWN) + " | reads + maps + writes | wall / (reads + maps + writes) |" + alone + " NumPy / process |")
-        print("|---|---|" + "---:|" * (len(SHOWN) + 6 + (2 if args.alone else 0)))
+        print("|---|---|" + "---:|" * (len(SHOWN) + 6 + (3 if args.alone else 0)))
         for dev in devices:
             for name, _ in bins:
                 rs = rows[(d, dev, name)]
@@ -144,7 +145,8 @@ def main():
                 print(f"| {dev} | {name} | {med([x['process'] for x in rs]):.0f} | {med([x['cpu'] for x in rs]):.0f} | {med([x['wall'] for x in rs]):.1f} | " +
                       " | ".join(cells) +
                       f" | {base:.1f} | {med([x['ratio'] for x in rs]):.2f} |" +
-                      (f" {med([x['alone'] for x in rs]):.1f} | {med([x['ratio alone'] for x in rs]):.2f} |" if args.alone else "") +
+                      (f" {med([x['alone'] for x in rs]):.1f} | {med([x['ratio alone'] for x in rs]):.2f} | {med([x['cpu alone'] for x in rs]):.0f} |"
+                       if args.alone else "") +
                       f" {npy / med([x['process'] for x in rs]):.2f} |")
     print("\n(medians over the rounds; ratio: the median of each run's wall / (reads + maps + writes))")
     json.dump({f"{d}|{dev}|{n}": v for (d, dev, n), v in rows.items()}, open(os.path.join(tempfile.gettempdir(), "paco_host.json"), "w"))
