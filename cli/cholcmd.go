@@ -10,7 +10,6 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/chol"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func cholCommand() *ucli.Command {
@@ -112,15 +111,7 @@ func runChol(c *ucli.Context) error {
 		res.Squeeze(bShape)
 	}
 	tw := time.Now()
-	var files []output
-	for _, o := range []struct {
-		flag string
-		t    *tensor.Tensor
-	}{{"out-l", res.L}, {"out-inverse", res.Inverse}, {"out-logdet", res.LogDet}, {"out-x", res.X}, {"out-quad", res.Quad}} {
-		if c.IsSet(o.flag) {
-			files = append(files, arrayOutput(c.String(o.flag), o.t, nil))
-		}
-	}
+	files := flagArrays(c, nil, []string{"out-l", "out-inverse", "out-logdet", "out-x", "out-quad"}, res.L, res.Inverse, res.LogDet, res.X, res.Quad)
 	if c.IsSet("out-info") {
 		shape := []int{n}
 		if single {

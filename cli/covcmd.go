@@ -10,7 +10,6 @@ import (
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func covCommand() *ucli.Command {
@@ -57,6 +56,9 @@ Examples:
 	}
 }
 
+// covOutputs are cov's output flags, in the order of the summary's files.
+var covOutputs = []string{"out-cov", "out-mean", "out-rho", "out-locations"}
+
 func runCov(c *ucli.Context) error {
 	start := time.Now()
 	if c.IsSet("in") == c.IsSet("cube") {
@@ -68,7 +70,7 @@ func runCov(c *ucli.Context) error {
 	if c.IsSet("out-locations") && !c.IsSet("cube") {
 		return usagef("cov: --out-locations goes with --cube")
 	}
-	encoders, err := outputEncoders(c, "out-cov", "out-mean", "out-rho", "out-locations")
+	encoders, err := outputEncoders(c, covOutputs...)
 	if err != nil {
 		return err
 	}
@@ -128,15 +130,7 @@ func runCov(c *ucli.Context) error {
 		res.Squeeze()
 	}
 	tw := time.Now()
-	var files []output
-	for _, o := range []struct {
-		flag string
-		t    *tensor.Tensor
-	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", g.LocationArray()}} {
-		if c.IsSet(o.flag) {
-			files = append(files, arrayOutput(c.String(o.flag), o.t, encoders[o.flag]))
-		}
-	}
+	files := flagArrays(c, encoders, covOutputs, res.Cov, res.Mean, res.Rho, g.LocationArray())
 	sum := newSummary(c)
 	if err := writeOutputs(c, "", "", files, sum); err != nil {
 		return err

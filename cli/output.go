@@ -72,6 +72,18 @@ func arrayOutput(path string, t *tensor.Tensor, enc func(io.Writer, *tensor.Tens
 	return output{path: path, dtype: t.DType.String(), shape: append([]int{}, t.Shape...), write: func(w io.Writer) error { return enc(w, t) }}
 }
 
+// flagArrays are the outputs of those of flags that are set: arrays[i] to
+// the file of flags[i], by its encoder in encoders (NPY when none).
+func flagArrays(c *ucli.Context, encoders map[string]func(io.Writer, *tensor.Tensor) error, flags []string, arrays ...*tensor.Tensor) []output {
+	var files []output
+	for i, f := range flags {
+		if c.IsSet(f) {
+			files = append(files, arrayOutput(c.String(f), arrays[i], encoders[f]))
+		}
+	}
+	return files
+}
+
 // writeOutputs writes files, all or none (formats.Outputs), into dir, which
 // command by then owns (Outputs.OwnDir), unless dir is "", and adds them to
 // sum (if any).
