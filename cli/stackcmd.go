@@ -213,14 +213,7 @@ func runStack(c *ucli.Context) error {
 	}
 	write := time.Since(tw)
 	if c.Bool("time") {
-		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
-		w := c.App.ErrWriter
-		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d (columns×rows)\n", len(dates), first.Width, first.Height, first.Type, res.W, res.H)
-		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
-		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
-		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Timing.Kernel), "upload, multilook, filter, statistics")
-		fmt.Fprintf(w, "wait:     %s (compute waiting for reads)\n", ms(res.Timing.Phase("read-wait")))
-		fmt.Fprintf(w, "stack:    %s (wall of the call)\n", ms(res.Timing.Wall))
+		res.WriteSteps(c.App.ErrWriter, fmt.Sprintf("%d of %d×%d %s", len(dates), first.Width, first.Height, first.Type), check)
 	}
 	if err := s.Close(); err != nil { // before --time, which reports closing
 		return err
