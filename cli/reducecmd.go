@@ -196,12 +196,9 @@ func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduc
 // needs.
 func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	path, dir := c.String("in"), c.String("out-dir")
-	if err := fileExists("in", path); err != nil {
-		return err
-	}
-	in, err := formats.ReadArray(path)
+	in, err := readInput(c, "in")
 	if err != nil {
-		return fmt.Errorf("--in: %w", err)
+		return err
 	}
 	if _, err := reduceGeometry(c, in.Shape, opt); err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
 		return err
