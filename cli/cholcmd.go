@@ -7,9 +7,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/chol"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func cholCommand() *ucli.Command {
@@ -100,16 +100,10 @@ func runChol(c *ucli.Context) error {
 		req.B = b.As(dt)
 	}
 
-	read := time.Since(tr)
-	s, err := openSessionFor(c, priced(chol.Spec)(chol.Work([]int{n, p, p}, dt, chol.Options{}, 1)))
-	if err != nil {
-		return err
-	}
-	s.read = read
-	res, err := chol.Run(c.Context, s.dev, req.Input, req.Options)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
+	res, s, err := runOn(c, priced(chol.Spec)(chol.Work([]int{n, p, p}, dt, chol.Options{}, 1)), time.Since(tr),
+		func(dev *engine.Device) (*chol.Result, error) {
+			return chol.Run(c.Context, dev, req.Input, req.Options)
+		})
 	if err != nil {
 		return err
 	}
@@ -117,31 +111,17 @@ func runChol(c *ucli.Context) error {
 		res.Squeeze(bShape)
 	}
 	tw := time.Now()
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	sum := newSummary(c)
-	add := func(flag string, shape []int, dt string, write func(io.Writer) error) {
-		path := c.String(flag)
-		outs.Add(path, write)
-		sum.file(path, dt, shape, fmt.Sprintf("%s\t%s %s", path, dt, tensor.ShapeString(shape)))
-	}
-	for _, o := range []struct {
-		flag string
-		t    *tensor.Tensor
-	}{{"out-l", res.L}, {"out-inverse", res.Inverse}, {"out-logdet", res.LogDet}, {"out-x", res.X}, {"out-quad", res.Quad}} {
-		if c.IsSet(o.flag) {
-			t := o.t
-			add(o.flag, t.Shape, t.DType.String(), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-		}
-	}
+	files := flagArrays(c, nil, []string{"out-l", "out-inverse", "out-logdet", "out-x", "out-quad"}, res.L, res.Inverse, res.LogDet, res.X, res.Quad)
 	if c.IsSet("out-info") {
 		shape := []int{n}
 		if single {
 			shape = []int{}
 		}
-		add("out-info", shape, "int32", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) })
+		files = append(files, output{path: c.String("out-info"), dtype: "int32", shape: shape,
+			write: func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) }})
 	}
-	if err := outs.Commit(); err != nil {
+	sum := newSummary(c)
+	if err := writeOutputs(c, "", "", files, sum); err != nil {
 		return err
 	}
 	sum.line("%s", res.Words(p))
@@ -153,12 +133,7 @@ func runChol(c *ucli.Context) error {
 	if failures := res.Failures(maxFailuresListed); failures != nil {
 		sum.set("failures", failures) // the first few; --out-info has all
 	}
-	if err := sum.print(c); err != nil {
-		return err
-	}
-	s.write = time.Since(tw) // the files and the summary
-	reportTime(c, s, res.Timing, time.Since(start))
-	return nil
+	return s.finish(c, sum, res.Timing, tw, start)
 }
 
 // maxFailuresListed is how many failed matrices --json lists.

@@ -2,16 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
-
-	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/pipelines/paco"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func covCommand() *ucli.Command {
@@ -58,6 +56,9 @@ Examples:
 	}
 }
 
+// covOutputs are cov's output flags, in the order of the summary's files.
+var covOutputs = []string{"out-cov", "out-mean", "out-rho", "out-locations"}
+
 func runCov(c *ucli.Context) error {
 	start := time.Now()
 	if c.IsSet("in") == c.IsSet("cube") {
@@ -69,18 +70,9 @@ func runCov(c *ucli.Context) error {
 	if c.IsSet("out-locations") && !c.IsSet("cube") {
 		return usagef("cov: --out-locations goes with --cube")
 	}
-	encoders := map[string]func(io.Writer, *tensor.Tensor) error{}
-	for _, f := range []string{"out-cov", "out-mean", "out-rho", "out-locations"} {
-		if c.IsSet(f) {
-			enc, err := arrayEncoder(f, c.String(f))
-			if err != nil {
-				return err
-			}
-			if err := checkOutputFile(f, c.String(f)); err != nil {
-				return err
-			}
-			encoders[f] = enc
-		}
+	encoders, err := outputEncoders(c, covOutputs...)
+	if err != nil {
+		return err
 	}
 	var opt cov.Options
 	if err := setParams(c, cov.Params(), &opt); err != nil {
@@ -123,21 +115,13 @@ func runCov(c *ucli.Context) error {
 		return fmt.Errorf("--%s: %s has %w", flag, path, err)
 	}
 
-	read := time.Since(tr)
-	s, err := openSessionFor(c, covJob(in.Shape, g, dt))
-	if err != nil {
-		return err
-	}
-	s.read = read
 	t := in.Shape[1]
 	if flag == "cube" {
 		t = in.Shape[0]
 		opt.Gather = &g
 	}
-	res, err := cov.Run(c.Context, s.dev, in, opt)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
+	res, s, err := runOn(c, covJob(in.Shape, g, dt), time.Since(tr),
+		func(dev *engine.Device) (*cov.Result, error) { return cov.Run(c.Context, dev, in, opt) })
 	if err != nil {
 		return err
 	}
@@ -146,22 +130,9 @@ func runCov(c *ucli.Context) error {
 		res.Squeeze()
 	}
 	tw := time.Now()
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
+	files := flagArrays(c, encoders, covOutputs, res.Cov, res.Mean, res.Rho, g.LocationArray())
 	sum := newSummary(c)
-	for _, o := range []struct {
-		flag string
-		t    *tensor.Tensor
-	}{{"out-cov", res.Cov}, {"out-mean", res.Mean}, {"out-rho", res.Rho}, {"out-locations", g.LocationArray()}} {
-		if !c.IsSet(o.flag) {
-			continue
-		}
-		t, enc := o.t, encoders[o.flag]
-		path := c.String(o.flag)
-		outs.Add(path, func(w io.Writer) error { return enc(w, t) })
-		sum.array(path, t)
-	}
-	if err := outs.Commit(); err != nil {
+	if err := writeOutputs(c, "", "", files, sum); err != nil {
 		return err
 	}
 	sp := res.Spread(n, p)
@@ -174,12 +145,7 @@ func runCov(c *ucli.Context) error {
 	sum.set("estimator", est.String())
 	sum.set("nan_sets", sp.NaNSets)
 	if est != cov.None && sp.Finite > 0 {
-		sum.set("rho", map[string]any{"mean": jsonNumber(sp.RhoMean), "min": jsonNumber(sp.RhoMin), "max": jsonNumber(sp.RhoMax)})
+		sum.set("rho", map[string]any{"mean": formats.JSONNumber(sp.RhoMean), "min": formats.JSONNumber(sp.RhoMin), "max": formats.JSONNumber(sp.RhoMax)})
 	}
-	if err := sum.print(c); err != nil {
-		return err
-	}
-	s.write = time.Since(tw) // the files and the summary
-	reportTime(c, s, res.Timing, time.Since(start))
-	return nil
+	return s.finish(c, sum, res.Timing, tw, start)
 }

@@ -290,13 +290,11 @@ type latentOut struct {
 // write writes res's files (all or none) and prints the summary.
 func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result) error {
 	dir, plot, truthSlope := o.dir, o.plot, o.truth
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "latent")
-	var files []string
+	var files []output
+	var paths []string
 	add := func(name string, write func(w io.Writer) error) {
-		outs.Add(filepath.Join(dir, name), write)
-		files = append(files, filepath.Join(dir, name))
+		files = append(files, output{path: filepath.Join(dir, name), write: write})
+		paths = append(paths, filepath.Join(dir, name))
 	}
 	if res.Spectra != nil {
 		f := spectraFigure(res.Spectra, truthSlope)
@@ -317,15 +315,15 @@ func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result
 		f := pcaFigure(res.PCA)
 		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
 	}
-	files = append(files, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table, summary := res.Report(o.in, o.device, o.batches, opt, files)
+	paths = append(paths, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
+	table, summary := res.Report(o.in, o.device, o.batches, opt, paths)
 	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
 	add("summary.json", func(w io.Writer) error {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(summary)
 	})
-	if err := outs.Commit(); err != nil {
+	if err := writeOutputs(c, dir, "latent", files, nil); err != nil {
 		return err
 	}
 	sum := newSummary(c)

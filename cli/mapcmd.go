@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/vkstat/vkstat/formats"
-
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/tensor"
@@ -39,11 +39,8 @@ Examples:
 			if err := setParams(c, mapx.Params(), &opt); err != nil {
 				return err
 			}
-			encode, err := arrayEncoder("out", c.String("out"))
+			encoders, err := outputEncoders(c, "out")
 			if err != nil {
-				return err
-			}
-			if err := checkOutputFile("out", c.String("out")); err != nil {
 				return err
 			}
 			tr := time.Now()
@@ -63,27 +60,19 @@ Examples:
 				return err
 			}
 			x, y = x.As(dt), y.As(dt)
-			read := time.Since(tr)
-			s, err := openSessionFor(c, priced(mapx.Spec)(mapx.Work(x.Shape, dt, mapx.Options{})))
-			if err != nil {
-				return err
-			}
-			s.read = read
 			// x is not needed after: on the CPU path z takes its memory.
-			r, err := mapx.Run(c.Context, s.dev, mapx.Input{X: x, Y: y, Over: true}, opt)
-			if cerr := s.Close(); err == nil {
-				err = cerr
-			}
+			r, s, err := runOn(c, priced(mapx.Spec)(mapx.Work(x.Shape, dt, mapx.Options{})), time.Since(tr),
+				func(dev *engine.Device) (*mapx.Result, error) {
+					return mapx.Run(c.Context, dev, mapx.Input{X: x, Y: y, Over: true}, opt)
+				})
 			if err != nil {
 				return err
 			}
 			tw := time.Now()
-			if err := formats.AtomicWriteContext(c.Context, c.String("out"), func(w io.Writer) error { return encode(w, r.Z) }); err != nil {
+			if err := writeOutputs(c, "", "", []output{arrayOutput(c.String("out"), r.Z, encoders["out"])}, nil); err != nil {
 				return err
 			}
-			s.write = time.Since(tw)
-			reportTime(c, s, r.Timing, time.Since(start))
-			return nil
+			return s.finish(c, nil, r.Timing, tw, start)
 		},
 	}
 }

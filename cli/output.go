@@ -2,10 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // checkOutputFile checks, before any work, that the output file path of
@@ -46,5 +52,111 @@ func checkOutputDir(flag, dir string) error {
 	if err := formats.CheckDirWritable(filepath.Dir(formats.MissingTop(dir))); err != nil {
 		return fmt.Errorf("--%s %s: cannot be created: %w", flag, dir, err)
 	}
+	return nil
+}
+
+// output is one file a command writes: its path, how it is written, and
+// what the summary says of it: its type and shape (a nil shape: not an
+// array) and its line of text (empty: the path, the type and the shape).
+type output struct {
+	path, dtype, line string
+	shape             []int
+	write             func(io.Writer) error
+}
+
+// arrayOutput is t written to path by enc (NPY when nil).
+func arrayOutput(path string, t *tensor.Tensor, enc func(io.Writer, *tensor.Tensor) error) output {
+	if enc == nil {
+		enc = formats.EncodeNPY
+	}
+	return output{path: path, dtype: t.DType.String(), shape: append([]int{}, t.Shape...), write: func(w io.Writer) error { return enc(w, t) }}
+}
+
+// flagArrays are the outputs of those of flags that are set: arrays[i] to
+// the file of flags[i], by its encoder in encoders (NPY when none).
+func flagArrays(c *ucli.Context, encoders map[string]func(io.Writer, *tensor.Tensor) error, flags []string, arrays ...*tensor.Tensor) []output {
+	var files []output
+	for i, f := range flags {
+		if c.IsSet(f) {
+			files = append(files, arrayOutput(c.String(f), arrays[i], encoders[f]))
+		}
+	}
+	return files
+}
+
+// writeOutputs writes files, all or none (formats.Outputs), into dir, which
+// command by then owns (Outputs.OwnDir), unless dir is "", and adds them to
+// sum (if any).
+func writeOutputs(c *ucli.Context, dir, by string, files []output, sum *summary) error {
+	outs := formats.Outputs{Ctx: c.Context}
+	defer outs.Abort()
+	if dir != "" {
+		outs.OwnDir(dir, by)
+	}
+	for _, f := range files {
+		outs.Add(f.path, f.write)
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if sum == nil {
+			break
+		}
+		if f.line == "" {
+			f.line = fmt.Sprintf("%s\t%s %s", f.path, f.dtype, tensor.ShapeString(f.shape))
+		}
+		sum.file(f.path, f.dtype, f.shape, f.line)
+	}
+	return nil
+}
+
+// outputEncoders checks the output files of those of flags that are set
+// (checkOutputFile) and chooses how each is written from its name
+// (arrayEncoder).
+func outputEncoders(c *ucli.Context, flags ...string) (map[string]func(io.Writer, *tensor.Tensor) error, error) {
+	encoders := map[string]func(io.Writer, *tensor.Tensor) error{}
+	for _, f := range flags {
+		if c.IsSet(f) {
+			enc, err := arrayEncoder(f, c.String(f))
+			if err != nil {
+				return nil, err
+			}
+			if err := checkOutputFile(f, c.String(f)); err != nil {
+				return nil, err
+			}
+			encoders[f] = enc
+		}
+	}
+	return encoders, nil
+}
+
+// runOn opens the device for job (openSessionFor), its inputs read in
+// read, runs call there and closes it.
+func runOn[R any](c *ucli.Context, job engine.Job, read time.Duration, call func(*engine.Device) (R, error)) (R, *session, error) {
+	s, err := openSessionFor(c, job)
+	if err != nil {
+		var none R
+		return none, nil, err
+	}
+	s.read = read
+	r, err := call(s.dev)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return r, s, err
+}
+
+// finish prints the summary sum and then, with --time, where the time
+// went (reportTime): the call's t, and the files and the summary written
+// since tw.
+func (s *session) finish(c *ucli.Context, sum *summary, t engine.Timing, tw, start time.Time) error {
+	if sum != nil {
+		if err := sum.print(c); err != nil {
+			return err
+		}
+	}
+	s.write = time.Since(tw)
+	reportTime(c, s, t, time.Since(start))
 	return nil
 }

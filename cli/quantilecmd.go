@@ -3,14 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/quantile"
 )
 
@@ -60,15 +58,10 @@ Examples:
 				return err
 			}
 			dt := in.DType
-			read := time.Since(tr)
-			s, err := openSessionFor(c, priced(quantile.Spec)(quantile.Work(in.Shape, dt, opt)))
-			if err != nil {
+			r, s, err := runOn(c, priced(quantile.Spec)(quantile.Work(in.Shape, dt, opt)), time.Since(tr),
+				func(dev *engine.Device) (*quantile.Result, error) { return quantile.Run(c.Context, dev, in, opt) })
+			if s == nil { // the device did not open
 				return err
-			}
-			s.read = read
-			r, err := quantile.Run(c.Context, s.dev, in, opt)
-			if cerr := s.Close(); err == nil {
-				err = cerr
 			}
 			var fe *engine.FieldError
 			if errors.As(err, &fe) { // --axis out of range: worded with the flag
@@ -81,26 +74,15 @@ Examples:
 				fmt.Fprintf(c.App.ErrWriter, "vkstat: note: %s\n", r.Fallback)
 			}
 			tw := time.Now()
-			path := filepath.Join(dir, "q.npy")
-			outs := formats.Outputs{Ctx: c.Context}
-			defer outs.Abort()
-			outs.OwnDir(dir, "quantile")
-			outs.Add(path, func(w io.Writer) error { return formats.EncodeNPY(w, r.Q) })
-			if err := outs.Commit(); err != nil {
-				return err
-			}
 			sum := newSummary(c)
 			sum.set("input", c.String("in"))
 			sum.set("axis", opt.Axis)
 			sum.set("q", opt.Q)
 			sum.set("device", s.name())
-			sum.array(path, r.Q)
-			if err := sum.print(c); err != nil {
+			if err := writeOutputs(c, dir, "quantile", []output{arrayOutput(filepath.Join(dir, "q.npy"), r.Q, nil)}, sum); err != nil {
 				return err
 			}
-			s.write = time.Since(tw)
-			reportTime(c, s, r.Timing, time.Since(start))
-			return nil
+			return s.finish(c, sum, r.Timing, tw, start)
 		},
 	}
 }

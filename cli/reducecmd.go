@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,9 +83,7 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := writeReduce(c, dir, opt.Stats, out, sum); err != nil {
 				return err
 			}
-			s.write = time.Since(tw) // the files and the summary
-			reportTime(c, s, tm, time.Since(start))
-			return nil
+			return s.finish(c, nil, tm, tw, start) // the files and the summary
 		},
 	}
 }
@@ -184,18 +181,12 @@ func reduceGeometry(c *ucli.Context, shape []int, opt reduce.Options) (reduce.Ge
 // writeReduce writes DIR/<stat>.npy for each statistic, all or none, and
 // the summary sum with them.
 func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduce.Stat]*tensor.Tensor, sum *summary) error {
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "reduce")
-	for _, st := range stats {
-		t := out[st]
-		outs.Add(filepath.Join(dir, st.String()+".npy"), func(w io.Writer) error { return formats.EncodeNPY(w, t) })
+	files := make([]output, len(stats))
+	for i, st := range stats {
+		files[i] = arrayOutput(filepath.Join(dir, st.String()+".npy"), out[st], nil)
 	}
-	if err := outs.Commit(); err != nil {
+	if err := writeOutputs(c, dir, "reduce", files, sum); err != nil {
 		return err
-	}
-	for _, st := range stats {
-		sum.array(filepath.Join(dir, st.String()+".npy"), out[st])
 	}
 	return sum.print(c)
 }
@@ -205,12 +196,9 @@ func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduc
 // needs.
 func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	path, dir := c.String("in"), c.String("out-dir")
-	if err := fileExists("in", path); err != nil {
-		return err
-	}
-	in, err := formats.ReadArray(path)
+	in, err := readInput(c, "in")
 	if err != nil {
-		return fmt.Errorf("--in: %w", err)
+		return err
 	}
 	if _, err := reduceGeometry(c, in.Shape, opt); err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
 		return err

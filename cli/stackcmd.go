@@ -213,14 +213,7 @@ func runStack(c *ucli.Context) error {
 	}
 	write := time.Since(tw)
 	if c.Bool("time") {
-		ms := func(d time.Duration) string { return fmt.Sprintf("%9.3f ms", float64(d.Nanoseconds())/1e6) }
-		w := c.App.ErrWriter
-		fmt.Fprintf(w, "dates:    %d of %d×%d %s → %d×%d (columns×rows)\n", len(dates), first.Width, first.Height, first.Type, res.W, res.H)
-		fmt.Fprintf(w, "check:    %s (opening every date)\n", ms(check))
-		fmt.Fprintf(w, "read:     %s (reader goroutine, overlapped with compute)\n", ms(res.Read))
-		fmt.Fprintf(w, "compute:  %s (%s)\n", ms(res.Timing.Kernel), "upload, multilook, filter, statistics")
-		fmt.Fprintf(w, "wait:     %s (compute waiting for reads)\n", ms(res.Timing.Phase("read-wait")))
-		fmt.Fprintf(w, "stack:    %s (wall of the call)\n", ms(res.Timing.Wall))
+		res.WriteSteps(c.App.ErrWriter, fmt.Sprintf("%d of %d×%d %s", len(dates), first.Width, first.Height, first.Type), check)
 	}
 	if err := s.Close(); err != nil { // before --time, which reports closing
 		return err
@@ -295,14 +288,10 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 	dir, plan, first, a, r := o.dir, o.plan, o.first, o.a, o.r
 	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "stack")
-	var written []string
+	var files []output
 	add := func(name string, write func(w io.Writer) error) {
 		p := filepath.Join(dir, name)
-		outs.Add(p, write)
-		written = append(written, p)
+		files = append(files, output{path: p, line: fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H), write: write})
 	}
 	for _, st := range o.stats {
 		v, inDB := res.Output(st, o.db, o.q)
@@ -352,12 +341,9 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 		}
 		add(o.plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, o.plot) })
 	}
-	if err := outs.Commit(); err != nil {
-		return err
-	}
 	sum := newSummary(c)
-	for _, p := range written {
-		sum.file(p, "", nil, fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H))
+	if err := writeOutputs(c, dir, "stack", files, sum); err != nil {
+		return err
 	}
 	sum.set("dates", o.dates)
 	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})

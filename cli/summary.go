@@ -6,9 +6,6 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
-
-	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // jsonFlag is --json of the commands that print a summary (summary).
@@ -44,12 +41,6 @@ func (s *summary) file(path, dtype string, shape []int, line string) {
 	s.line("%s", line)
 }
 
-// array records an array file, with the usual line: the path, the type
-// and the shape.
-func (s *summary) array(path string, t *tensor.Tensor) {
-	s.file(path, t.DType.String(), append([]int{}, t.Shape...), fmt.Sprintf("%s\t%s %s", path, t.DType, tensor.ShapeString(t.Shape)))
-}
-
 // set records a figure of the JSON object.
 func (s *summary) set(key string, v any) { s.doc[key] = v }
 
@@ -72,6 +63,3 @@ func (s *summary) print(c *ucli.Context) error {
 	e.SetIndent("", "  ")
 	return e.Encode(s.doc)
 }
-
-// jsonNumber is v for JSON, which has no NaN or infinities: those are null.
-var jsonNumber = formats.JSONNumber
