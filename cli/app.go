@@ -7,7 +7,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,22 +106,8 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
-	markUsageErrors(app.Commands, "")
 	harden(app)
 	return app
-}
-
-// markUsageErrors makes a bad flag value of any command exit with
-// ExitUsage, not just the top level's, and words an unknown flag with the
-// closest one the command takes.
-func markUsageErrors(cmds []*ucli.Command, parent string) {
-	for _, c := range cmds {
-		path := strings.TrimSpace(parent + " " + c.Name)
-		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
-		}
-		markUsageErrors(c.Subcommands, path)
-	}
 }
 
 // closestFlag is the flag among flags whose name (or alias, or earlier
@@ -451,11 +436,7 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		Pipelines: s.pipelines, Built: s.built, Close: s.closing, Read: s.read, Write: s.write, Streamed: s.streamed,
 		ReadBeside: s.readBeside, OwnSteps: s.ownSteps, Account: s.account, Notes: s.notes, Call: t, Total: total}
 	if path := c.String("time-json"); path != "" {
-		err := formats.AtomicWriteContext(c.Context, path, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(r.Report())
-		})
+		err := formats.AtomicWriteContext(c.Context, path, formats.JSON(r.Report()))
 		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
 		}

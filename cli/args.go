@@ -39,7 +39,9 @@ func longFirst(f ucli.Flag, line string) string {
 	return line
 }
 
-// harden applies the shared checks to every command of the app.
+// harden applies the shared checks to every command of the app, and makes
+// a bad flag value of any command exit with ExitUsage, not just the top
+// level's, worded with the closest flag the command takes (flagError).
 func harden(app *ucli.App) {
 	app.Action = unknownCommand(app.Commands, "")
 	hardenCommands(app.Commands, "")
@@ -48,6 +50,9 @@ func harden(app *ucli.App) {
 func hardenCommands(cmds []*ucli.Command, parent string) {
 	for _, c := range cmds {
 		path := strings.TrimSpace(parent + " " + c.Name)
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
+		}
 		if len(c.Subcommands) > 0 {
 			if c.Action == nil {
 				c.Action = unknownCommand(c.Subcommands, path)
