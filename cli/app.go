@@ -340,14 +340,6 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	if set.Fallback != "" {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", set.Fallback)
 	}
-	for _, d := range set.Devices {
-		if d == nil {
-			slog.Debug("device opened", "name", "CPU path (native Go)", "threads", runtime.GOMAXPROCS(0))
-			continue
-		}
-		slog.Debug("device opened", "name", d.Info.Name, "type", d.Info.Type, "driver", d.Info.DriverInfo, "vulkan", d.Info.APIVersion,
-			"float64", d.Info.Float64, "subgroup", d.Info.SubgroupSize)
-	}
 	return set, nil
 }
 
