@@ -21,6 +21,19 @@ import (
 // shell. Every other command refuses them.
 var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
 
+// argsLast puts the flags of a command that reads positional arguments
+// (takesArgs: `stack a.tif --json b.tif`, `survey run MANIFEST --out DIR`,
+// `shader check -I DIR FILE -b ...`) before those arguments (flagsFirst),
+// the command's own flags and the global ones that take no value read as
+// such: urfave/cli stops reading flags at the first positional argument.
+func argsLast(app *ucli.App, args []string) []string {
+	cmd, _, end := commandAt(app, args)
+	if cmd == nil || !takesArgs[cmd.Name] {
+		return args
+	}
+	return append(args[:end:end], flagsFirst(args[end:], boolFlags(cmd.Flags))...)
+}
+
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
 
