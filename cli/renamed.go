@@ -21,8 +21,8 @@ var renamed = map[string]map[string]string{
 // renameFlags rewrites the old spellings among the command's own flags in
 // args (os.Args) to the new names, with a note on stderr for each.
 func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
-	_, i, _ := commandAt(app, args)
-	if i == 0 {
+	cmd, i, _ := commandAt(app, args)
+	if cmd == nil {
 		return args
 	}
 	table := renamed[args[i]]
@@ -54,8 +54,7 @@ func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
 // commandAt finds the command that args (os.Args) run: start is the index
 // of its first word, after the global flags and their values; cmd is the
 // command its words name, a subcommand where they go on to name one, and
-// end the index after its words. cmd is nil and start 0 when args name no
-// command.
+// end the index after its words. cmd is nil when args name no command.
 func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, start, end int) {
 	takesValue := map[string]bool{}
 	for _, f := range app.Flags {
@@ -64,29 +63,23 @@ func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, start, end int)
 			takesValue[n] = !isBool
 		}
 	}
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if args[i] == "--" {
-			return nil, 0, 0
+	for end = 1; end < len(args) && args[end] != "--"; end++ {
+		if a := args[end]; cmd == nil && strings.HasPrefix(a, "-") {
+			if name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "="); takesValue[name] && !hasValue {
+				end++ // the global flag's value
+			}
+			continue
 		}
-		i++
-		if takesValue[name] && !hasValue {
-			i++
-		}
-	}
-	for end = i; end < len(args); end++ {
 		next := app.Command(args[end])
 		if cmd != nil {
 			next = cmd.Command(args[end])
+		} else {
+			start = end
 		}
 		if next == nil {
 			break
 		}
 		cmd = next
 	}
-	if cmd == nil {
-		return nil, 0, 0
-	}
-	return cmd, i, end
+	return cmd, start, end
 }
