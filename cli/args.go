@@ -57,54 +57,61 @@ func longFirst(f ucli.Flag, line string) string {
 // level's, worded with the closest flag the command takes (flagError).
 func harden(app *ucli.App) {
 	app.Action = unknownCommand(app.Commands, "")
-	hardenCommands(app.Commands, "")
+	walkCommands(app.Commands, "", hardenCommand)
 }
 
-func hardenCommands(cmds []*ucli.Command, parent string) {
+// walkCommands calls fn for every command and subcommand in cmds, with
+// its full name ("synth paco"), a command before its subcommands.
+func walkCommands(cmds []*ucli.Command, prefix string, fn func(name string, c *ucli.Command)) {
 	for _, c := range cmds {
-		path := strings.TrimSpace(parent + " " + c.Name)
-		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
+		name := strings.TrimSpace(prefix + " " + c.Name)
+		fn(name, c)
+		walkCommands(c.Subcommands, name, fn)
+	}
+}
+
+// hardenCommand applies the checks to c, the command at path.
+func hardenCommand(path string, c *ucli.Command) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
+	}
+	if len(c.Subcommands) > 0 {
+		if c.Action == nil {
+			c.Action = unknownCommand(c.Subcommands, path)
 		}
-		if len(c.Subcommands) > 0 {
-			if c.Action == nil {
-				c.Action = unknownCommand(c.Subcommands, path)
-			}
-			hardenCommands(c.Subcommands, path)
-			continue
-		}
-		addGlobalFlags(c)
-		action, name := c.Action, path
-		before := c.Before
-		c.Before = func(ctx *ucli.Context) error {
-			if err := adoptGlobalFlags(ctx); err != nil {
-				return err
-			}
-			if before != nil {
-				return before(ctx)
-			}
-			return nil
-		}
-		c.Action = func(ctx *ucli.Context) error {
-			if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
-				return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
-					name, ctx.Args().First(), ctx.Args().First())
-			}
-			if err := checkFiniteFlags(ctx); err != nil {
-				return err
-			}
-			if _, err := plotFormat(ctx); err != nil { // refused by every command, those that draw nothing too
-				return err
-			}
-			if err := checkFiles(ctx, name); err != nil {
-				return err
-			}
-			err := action(ctx)
-			if f := filesOf(ctx); err == nil && f != nil {
-				err = f.late
-			}
+		return
+	}
+	addGlobalFlags(c)
+	action, name := c.Action, path
+	before := c.Before
+	c.Before = func(ctx *ucli.Context) error {
+		if err := adoptGlobalFlags(ctx); err != nil {
 			return err
 		}
+		if before != nil {
+			return before(ctx)
+		}
+		return nil
+	}
+	c.Action = func(ctx *ucli.Context) error {
+		if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
+			return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
+				name, ctx.Args().First(), ctx.Args().First())
+		}
+		if err := checkFiniteFlags(ctx); err != nil {
+			return err
+		}
+		if _, err := plotFormat(ctx); err != nil { // refused by every command, those that draw nothing too
+			return err
+		}
+		if err := checkFiles(ctx, name); err != nil {
+			return err
+		}
+		err := action(ctx)
+		if f := filesOf(ctx); err == nil && f != nil {
+			err = f.late
+		}
+		return err
 	}
 }
 

@@ -90,32 +90,26 @@ func manPage(app *ucli.App) string {
 	b.WriteString(".SH GLOBAL OPTIONS\n")
 	manFlags(&b, app.Flags)
 	b.WriteString(".SH COMMANDS\n")
-	var walk func(cmds []*ucli.Command, parent string)
-	walk = func(cmds []*ucli.Command, parent string) {
-		for _, c := range cmds {
-			if c.Hidden || c.Name == "help" {
-				continue
-			}
-			path := strings.TrimSpace(parent + " " + c.Name)
-			fmt.Fprintf(&b, ".SS \"vkstat %s\"\n%s\n", roff(path), roff(c.Usage))
-			if c.UsageText != "" {
-				fmt.Fprintf(&b, ".PP\n%s", preformatted(c.UsageText))
-			}
-			if c.Description != "" {
-				fmt.Fprintf(&b, ".PP\n%s", preformatted(c.Description))
-			}
-			var own []ucli.Flag
-			for _, f := range c.Flags {
-				if cf, ok := f.(ucli.CategorizableFlag); ok && cf.GetCategory() == globalCategory {
-					continue // the global flags, listed once above
-				}
-				own = append(own, f)
-			}
-			manFlags(&b, own)
-			walk(c.Subcommands, path)
+	walkCommands(app.Commands, "", func(path string, c *ucli.Command) {
+		if c.Hidden || c.Name == "help" {
+			return // neither has subcommands
 		}
-	}
-	walk(app.Commands, "")
+		fmt.Fprintf(&b, ".SS \"vkstat %s\"\n%s\n", roff(path), roff(c.Usage))
+		if c.UsageText != "" {
+			fmt.Fprintf(&b, ".PP\n%s", preformatted(c.UsageText))
+		}
+		if c.Description != "" {
+			fmt.Fprintf(&b, ".PP\n%s", preformatted(c.Description))
+		}
+		var own []ucli.Flag
+		for _, f := range c.Flags {
+			if cf, ok := f.(ucli.CategorizableFlag); ok && cf.GetCategory() == globalCategory {
+				continue // the global flags, listed once above
+			}
+			own = append(own, f)
+		}
+		manFlags(&b, own)
+	})
 	b.WriteString(".SH SEE ALSO\nREADME.md and docs/ in vkstat's sources; vkstat COMMAND --help.\n")
 	return b.String()
 }
