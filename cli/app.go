@@ -7,7 +7,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	app := New(out, stderr)
-	err := app.RunContext(ctx, stackArgsLast(surveyArgsLast(shaderFileLast(renameFlags(app, args, stderr)))))
+	err := app.RunContext(ctx, argsLast(app, renameFlags(app, args, stderr)))
 	if err == nil && out.err != nil {
 		// What the command printed did not arrive (a full disk, a closed
 		// standard output): its result is lost, so it failed.
@@ -107,22 +106,8 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 // New builds the application.
 func New(stdout, stderr io.Writer) *ucli.App {
 	app := newApp(stdout, stderr)
-	markUsageErrors(app.Commands, "")
 	harden(app)
 	return app
-}
-
-// markUsageErrors makes a bad flag value of any command exit with
-// ExitUsage, not just the top level's, and words an unknown flag with the
-// closest one the command takes.
-func markUsageErrors(cmds []*ucli.Command, parent string) {
-	for _, c := range cmds {
-		path := strings.TrimSpace(parent + " " + c.Name)
-		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
-		}
-		markUsageErrors(c.Subcommands, path)
-	}
 }
 
 // closestFlag is the flag among flags whose name (or alias, or earlier
@@ -355,14 +340,6 @@ func openDevicesWith(c *ucli.Context, def string, vulkanOnly bool, auto func([]e
 	if set.Fallback != "" {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %s\n", set.Fallback)
 	}
-	for _, d := range set.Devices {
-		if d == nil {
-			slog.Debug("device opened", "name", "CPU path (native Go)", "threads", runtime.GOMAXPROCS(0))
-			continue
-		}
-		slog.Debug("device opened", "name", d.Info.Name, "type", d.Info.Type, "driver", d.Info.DriverInfo, "vulkan", d.Info.APIVersion,
-			"float64", d.Info.Float64, "subgroup", d.Info.SubgroupSize)
-	}
 	return set, nil
 }
 
@@ -451,11 +428,7 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		Pipelines: s.pipelines, Built: s.built, Close: s.closing, Read: s.read, Write: s.write, Streamed: s.streamed,
 		ReadBeside: s.readBeside, OwnSteps: s.ownSteps, Account: s.account, Notes: s.notes, Call: t, Total: total}
 	if path := c.String("time-json"); path != "" {
-		err := formats.AtomicWriteContext(c.Context, path, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(r.Report())
-		})
+		err := formats.AtomicWriteContext(c.Context, path, formats.JSON(r.Report()))
 		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {
 			fmt.Fprintf(c.App.ErrWriter, "vkstat: --time-json: %v\n", err)
 		}

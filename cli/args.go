@@ -21,6 +21,19 @@ import (
 // shell. Every other command refuses them.
 var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
 
+// argsLast puts the flags of a command that reads positional arguments
+// (takesArgs: `stack a.tif --json b.tif`, `survey run MANIFEST --out DIR`,
+// `shader check -I DIR FILE -b ...`) before those arguments (flagsFirst),
+// the command's own flags and the global ones that take no value read as
+// such: urfave/cli stops reading flags at the first positional argument.
+func argsLast(app *ucli.App, args []string) []string {
+	cmd, _, end := commandAt(app, args)
+	if cmd == nil || !takesArgs[cmd.Name] {
+		return args
+	}
+	return append(args[:end:end], flagsFirst(args[end:], boolFlags(cmd.Flags))...)
+}
+
 // globalCategory groups the global flags in a command's help.
 const globalCategory = "GLOBAL (also accepted before the command)"
 
@@ -39,54 +52,66 @@ func longFirst(f ucli.Flag, line string) string {
 	return line
 }
 
-// harden applies the shared checks to every command of the app.
+// harden applies the shared checks to every command of the app, and makes
+// a bad flag value of any command exit with ExitUsage, not just the top
+// level's, worded with the closest flag the command takes (flagError).
 func harden(app *ucli.App) {
 	app.Action = unknownCommand(app.Commands, "")
-	hardenCommands(app.Commands, "")
+	walkCommands(app.Commands, "", hardenCommand)
 }
 
-func hardenCommands(cmds []*ucli.Command, parent string) {
+// walkCommands calls fn for every command and subcommand in cmds, with
+// its full name ("synth paco"), a command before its subcommands.
+func walkCommands(cmds []*ucli.Command, prefix string, fn func(name string, c *ucli.Command)) {
 	for _, c := range cmds {
-		path := strings.TrimSpace(parent + " " + c.Name)
-		if len(c.Subcommands) > 0 {
-			if c.Action == nil {
-				c.Action = unknownCommand(c.Subcommands, path)
-			}
-			hardenCommands(c.Subcommands, path)
-			continue
+		name := strings.TrimSpace(prefix + " " + c.Name)
+		fn(name, c)
+		walkCommands(c.Subcommands, name, fn)
+	}
+}
+
+// hardenCommand applies the checks to c, the command at path.
+func hardenCommand(path string, c *ucli.Command) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error { return flagError(err, path, c.Flags) }
+	}
+	if len(c.Subcommands) > 0 {
+		if c.Action == nil {
+			c.Action = unknownCommand(c.Subcommands, path)
 		}
-		addGlobalFlags(c)
-		action, name := c.Action, path
-		before := c.Before
-		c.Before = func(ctx *ucli.Context) error {
-			if err := adoptGlobalFlags(ctx); err != nil {
-				return err
-			}
-			if before != nil {
-				return before(ctx)
-			}
-			return nil
-		}
-		c.Action = func(ctx *ucli.Context) error {
-			if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
-				return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
-					name, ctx.Args().First(), ctx.Args().First())
-			}
-			if err := checkFiniteFlags(ctx); err != nil {
-				return err
-			}
-			if _, err := plotFormat(ctx); err != nil { // refused by every command, those that draw nothing too
-				return err
-			}
-			if err := checkFiles(ctx, name); err != nil {
-				return err
-			}
-			err := action(ctx)
-			if f := filesOf(ctx); err == nil && f != nil {
-				err = f.late
-			}
+		return
+	}
+	addGlobalFlags(c)
+	action, name := c.Action, path
+	before := c.Before
+	c.Before = func(ctx *ucli.Context) error {
+		if err := adoptGlobalFlags(ctx); err != nil {
 			return err
 		}
+		if before != nil {
+			return before(ctx)
+		}
+		return nil
+	}
+	c.Action = func(ctx *ucli.Context) error {
+		if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
+			return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
+				name, ctx.Args().First(), ctx.Args().First())
+		}
+		if err := checkFiniteFlags(ctx); err != nil {
+			return err
+		}
+		if _, err := plotFormat(ctx); err != nil { // refused by every command, those that draw nothing too
+			return err
+		}
+		if err := checkFiles(ctx, name); err != nil {
+			return err
+		}
+		err := action(ctx)
+		if f := filesOf(ctx); err == nil && f != nil {
+			err = f.late
+		}
+		return err
 	}
 }
 

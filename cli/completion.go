@@ -1,6 +1,7 @@
 package cli
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"strings"
@@ -32,6 +33,15 @@ follow the vkstat on your PATH as it changes; fish's lists them.`,
 	}
 }
 
+// The bash and zsh scripts, shell code kept as shell files (TestCompletion
+// checks them with bash -n and zsh -n).
+var (
+	//go:embed completion/vkstat.bash
+	bashCompletion string
+	//go:embed completion/vkstat.zsh
+	zshCompletion string
+)
+
 // writeCompletion writes shell's completion script. Bash and zsh ask
 // vkstat for the candidates (urfave/cli's --generate-bash-completion:
 // the subcommands, or the flags after a "-").
@@ -53,44 +63,6 @@ func writeCompletion(w io.Writer, app *ucli.App, shell string) error {
 	}
 	return usagef("completion %q: want bash, zsh or fish", shell)
 }
-
-const bashCompletion = `# bash completion for vkstat: source <(vkstat completion bash)
-_vkstat() {
-	local cur=${COMP_WORDS[COMP_CWORD]} words
-	local prev=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-	if [[ $cur == -* ]]; then
-		words=$("${COMP_WORDS[0]}" "${prev[@]}" "$cur" --generate-bash-completion 2>/dev/null)
-	else
-		words=$("${COMP_WORDS[0]}" "${prev[@]}" --generate-bash-completion 2>/dev/null)
-	fi
-	COMPREPLY=($(compgen -W "$words" -- "$cur"))
-}
-complete -o bashdefault -o default -F _vkstat vkstat
-`
-
-const zshCompletion = `#compdef vkstat
-# zsh completion for vkstat: vkstat completion zsh > "${fpath[1]}/_vkstat"
-_vkstat() {
-	local -a cands
-	local cur=${words[CURRENT]}
-	local -a prev=("${(@)words[2,CURRENT-1]}")
-	if [[ $cur == -* ]]; then
-		cands=("${(@f)$(${words[1]} "${prev[@]}" "$cur" --generate-bash-completion 2>/dev/null)}")
-	else
-		cands=("${(@f)$(${words[1]} "${prev[@]}" --generate-bash-completion 2>/dev/null)}")
-	fi
-	if [[ -n ${cands[1]} ]]; then
-		compadd -a cands
-	else
-		_files
-	fi
-}
-if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
-	_vkstat "$@"
-else
-	compdef _vkstat vkstat
-fi
-`
 
 // manCommand prints vkstat's manual page, made from the help (make man).
 func manCommand() *ucli.Command {
@@ -118,32 +90,26 @@ func manPage(app *ucli.App) string {
 	b.WriteString(".SH GLOBAL OPTIONS\n")
 	manFlags(&b, app.Flags)
 	b.WriteString(".SH COMMANDS\n")
-	var walk func(cmds []*ucli.Command, parent string)
-	walk = func(cmds []*ucli.Command, parent string) {
-		for _, c := range cmds {
-			if c.Hidden || c.Name == "help" {
-				continue
-			}
-			path := strings.TrimSpace(parent + " " + c.Name)
-			fmt.Fprintf(&b, ".SS \"vkstat %s\"\n%s\n", roff(path), roff(c.Usage))
-			if c.UsageText != "" {
-				fmt.Fprintf(&b, ".PP\n%s", preformatted(c.UsageText))
-			}
-			if c.Description != "" {
-				fmt.Fprintf(&b, ".PP\n%s", preformatted(c.Description))
-			}
-			var own []ucli.Flag
-			for _, f := range c.Flags {
-				if cf, ok := f.(ucli.CategorizableFlag); ok && cf.GetCategory() == globalCategory {
-					continue // the global flags, listed once above
-				}
-				own = append(own, f)
-			}
-			manFlags(&b, own)
-			walk(c.Subcommands, path)
+	walkCommands(app.Commands, "", func(path string, c *ucli.Command) {
+		if c.Hidden || c.Name == "help" {
+			return // neither has subcommands
 		}
-	}
-	walk(app.Commands, "")
+		fmt.Fprintf(&b, ".SS \"vkstat %s\"\n%s\n", roff(path), roff(c.Usage))
+		if c.UsageText != "" {
+			fmt.Fprintf(&b, ".PP\n%s", preformatted(c.UsageText))
+		}
+		if c.Description != "" {
+			fmt.Fprintf(&b, ".PP\n%s", preformatted(c.Description))
+		}
+		var own []ucli.Flag
+		for _, f := range c.Flags {
+			if cf, ok := f.(ucli.CategorizableFlag); ok && cf.GetCategory() == globalCategory {
+				continue // the global flags, listed once above
+			}
+			own = append(own, f)
+		}
+		manFlags(&b, own)
+	})
 	b.WriteString(".SH SEE ALSO\nREADME.md and docs/ in vkstat's sources; vkstat COMMAND --help.\n")
 	return b.String()
 }

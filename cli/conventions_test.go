@@ -16,16 +16,6 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// walkCommands calls fn for every command and subcommand of the app, with
-// its full name ("synth paco").
-func walkCommands(cmds []*ucli.Command, prefix string, fn func(name string, c *ucli.Command)) {
-	for _, c := range cmds {
-		name := strings.TrimSpace(prefix + " " + c.Name)
-		fn(name, c)
-		walkCommands(c.Subcommands, name, fn)
-	}
-}
-
 // TestFlagConventions walks every command's help: no flag states its
 // default twice ("(default: min(3, F−1)) (default: 0)"): a default that is
 // not a plain value goes in DefaultText, not in the usage text.

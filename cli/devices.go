@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 )
 
 func devicesCommand() *ucli.Command {
@@ -55,9 +55,7 @@ Examples:
 				if vkErr != nil {
 					rep["vulkan_error"] = vkErr.Error()
 				}
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return formats.JSON(rep)(c.App.Writer)
 			}
 			l.WriteTable(c.App.Writer, cpuB)
 			if c.Bool("tune") {

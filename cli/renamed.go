@@ -21,29 +21,8 @@ var renamed = map[string]map[string]string{
 // renameFlags rewrites the old spellings among the command's own flags in
 // args (os.Args) to the new names, with a note on stderr for each.
 func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
-	if len(args) < 2 {
-		return args
-	}
-	takesValue := map[string]bool{}
-	for _, f := range app.Flags {
-		_, isBool := f.(*ucli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	// The command's name: the first word that is not a global flag or its value.
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if args[i] == "--" {
-			return args
-		}
-		i++
-		if takesValue[name] && !hasValue {
-			i++
-		}
-	}
-	if i >= len(args) {
+	cmd, i, _ := commandAt(app, args)
+	if cmd == nil {
 		return args
 	}
 	table := renamed[args[i]]
@@ -70,4 +49,37 @@ func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
 		}
 	}
 	return out
+}
+
+// commandAt finds the command that args (os.Args) run: start is the index
+// of its first word, after the global flags and their values; cmd is the
+// command its words name, a subcommand where they go on to name one, and
+// end the index after its words. cmd is nil when args name no command.
+func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, start, end int) {
+	takesValue := map[string]bool{}
+	for _, f := range app.Flags {
+		_, isBool := f.(*ucli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	for end = 1; end < len(args) && args[end] != "--"; end++ {
+		if a := args[end]; cmd == nil && strings.HasPrefix(a, "-") {
+			if name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "="); takesValue[name] && !hasValue {
+				end++ // the global flag's value
+			}
+			continue
+		}
+		next := app.Command(args[end])
+		if cmd != nil {
+			next = cmd.Command(args[end])
+		} else {
+			start = end
+		}
+		if next == nil {
+			break
+		}
+		cmd = next
+	}
+	return cmd, start, end
 }

@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -130,8 +132,26 @@ func ListAll(spec string) ([]DeviceInfo, error) {
 // "all", "auto" and "cpu", the set is the CPU path, saying why in
 // Set.Fallback (not under Validate); any explicit Vulkan choice that
 // cannot be honoured is an *OpenError naming the cause. With
-// opt.VulkanOnly, see OpenOptions.
+// opt.VulkanOnly, see OpenOptions. Each device opened is logged at debug
+// level (slog): its name, type, driver, Vulkan version, float64 and
+// subgroup size, or the CPU path and its threads.
 func OpenAll(spec string, opt OpenOptions) (*Set, error) {
+	set, err := openAll(spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range set.Devices {
+		if d == nil {
+			slog.Debug("device opened", "name", "CPU path (native Go)", "threads", runtime.GOMAXPROCS(0))
+			continue
+		}
+		slog.Debug("device opened", "name", d.Info.Name, "type", d.Info.Type, "driver", d.Info.DriverInfo, "vulkan", d.Info.APIVersion,
+			"float64", d.Info.Float64, "subgroup", d.Info.SubgroupSize)
+	}
+	return set, nil
+}
+
+func openAll(spec string, opt OpenOptions) (*Set, error) {
 	var items []string
 	for _, s := range strings.Split(spec, ",") {
 		if s = strings.TrimSpace(s); s != "" {

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -228,5 +232,39 @@ func TestList(t *testing.T) {
 	t.Setenv("VK_DRIVER_FILES", "/nonexistent.json")
 	if _, err := List(false, 0); !errors.Is(err, ErrNoDriver) {
 		t.Errorf("no driver: %v", err)
+	}
+}
+
+// TestOpenAllLogs: every device OpenAll opens is logged at debug level,
+// for every front end (the command line's --verbose, Python's logging
+// through slog): the CPU path with its threads, a Vulkan device with its
+// name, driver, Vulkan version, float64 and subgroup size.
+func TestOpenAllLogs(t *testing.T) {
+	var buf bytes.Buffer
+	saved := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	defer slog.SetDefault(saved)
+	s, err := OpenAll("cpu", OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if want := fmt.Sprintf(`msg="device opened" name="CPU path (native Go)" threads=%d`, runtime.GOMAXPROCS(0)); !strings.Contains(buf.String(), want) {
+		t.Errorf("cpu: the log %q lacks %q", buf.String(), want)
+	}
+	buf.Reset()
+	s, err = OpenAll("vulkan", OpenOptions{VulkanOnly: true})
+	if err != nil {
+		t.Skipf("no Vulkan device: %v", err)
+	}
+	defer s.Close()
+	d := s.Devices[0].Info
+	for _, want := range []string{`msg="device opened"`, fmt.Sprintf("name=%q", d.Name), "vulkan=" + d.APIVersion, fmt.Sprintf("float64=%v subgroup=%d", d.Float64, d.SubgroupSize)} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("vulkan: the log %q lacks %q", buf.String(), want)
+		}
+	}
+	if n := strings.Count(buf.String(), "device opened"); n != len(s.Devices) {
+		t.Errorf("vulkan: %d devices logged, want %d", n, len(s.Devices))
 	}
 }
