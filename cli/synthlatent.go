@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -108,8 +107,7 @@ func runSynthLatent(c *ucli.Context) error {
 		return err
 	}
 	x = x.As(dtype)
-	meta := map[string]string{"generator": "vkstat synth latent", "shape": c.String("shape"),
-		"rho": fmt.Sprint(cfg.Rho), "time_rho": fmt.Sprint(cfg.TimeRho), "spatial_slope": fmt.Sprint(slope), "seed": fmt.Sprint(cfg.Seed)}
+	meta := cfg.Metadata(c.String("shape"))
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
 	if st {
@@ -120,12 +118,7 @@ func runSynthLatent(c *ucli.Context) error {
 		outs.Add(out, func(w io.Writer) error { return formats.EncodeNPY(w, x) })
 	}
 	if t := c.String("truth"); t != "" {
-		truth := cfg.Truth(dt)
-		outs.Add(t, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(truth)
-		})
+		outs.Add(t, formats.JSON(cfg.Truth(dt)))
 	}
 	if err := outs.Commit(); err != nil {
 		return err

@@ -93,6 +93,15 @@ func (c SynthConfig) Truth(dtype string) SynthTruth {
 		Shape: []int{c.N, c.C, c.F, c.H, c.W}, SpatialSlope: -c.Slope, TimeRho: c.TimeRho}
 }
 
+// Metadata is what a safetensors file of c's tensor keeps of it, as
+// vkstat synth latent writes it: the generator, the shape as given
+// (shape), the correlations, the seed and the spatial slope as Run
+// reports it (−Slope).
+func (c SynthConfig) Metadata(shape string) map[string]string {
+	return map[string]string{"generator": "vkstat synth latent", "shape": shape,
+		"rho": fmt.Sprint(c.Rho), "time_rho": fmt.Sprint(c.TimeRho), "spatial_slope": fmt.Sprint(-c.Slope), "seed": fmt.Sprint(c.Seed)}
+}
+
 // ChannelMean and ChannelScale are the offset and scale of channel ch.
 func ChannelMean(ch int) float64  { return 0.1*float64(ch%8) - 0.35 }
 func ChannelScale(ch int) float64 { return 0.5 + 0.125*float64(ch%5) }

@@ -19,3 +19,22 @@ func TestSynthTruth(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", js, want)
 	}
 }
+
+// TestSynthMetadata: the safetensors metadata keeps the shape as given
+// and the slope as Run reports it (β = 2.5: −2.5).
+func TestSynthMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		slope float64
+		want  string
+	}{{2.5, "-2.5"}, {1, "-1"}} {
+		c := SynthConfig{N: 1, C: 3, F: 3, H: 4, W: 4, Rho: 0.3, TimeRho: 0.5, Slope: tc.slope, Seed: 9}
+		js, err := json.Marshal(c.Metadata(" 1,3,3,4,4"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"generator":"vkstat synth latent","rho":"0.3","seed":"9","shape":" 1,3,3,4,4","spatial_slope":"` + tc.want + `","time_rho":"0.5"}`
+		if string(js) != want {
+			t.Errorf("slope %g: got  %s\nwant %s", tc.slope, js, want)
+		}
+	}
+}

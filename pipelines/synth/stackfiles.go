@@ -3,7 +3,12 @@ package synth
 import (
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
+
+	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 )
 
 // Files draws s's files in turn and gives each to add, by name: the
@@ -49,4 +54,65 @@ func (s Stack) Files(ctx context.Context, ext string, add func(name string, date
 		progress(s.Dates, s.Dates)
 	}
 	return list.String(), nil
+}
+
+// StackFormat is how a stack's dates are written: GDAL's driver (GTiff or
+// ENVI), the dates' extension and their sample type (GDAL's CInt16,
+// CFloat32 or Float32).
+type StackFormat struct{ Driver, Ext, Type string }
+
+// SetFormat reads the format (tif, tiff, gtiff, geotiff or envi) and the
+// sample type (cint16, cfloat32 or float32) of s's dates, as vkstat synth
+// stack takes them, and sets s.Complex and s.Int16 for the type. An error
+// names its options (*engine.FieldError, *engine.OptionsError).
+func (s *Stack) SetFormat(format, typ string) (StackFormat, error) {
+	t := map[string]string{"cint16": "CInt16", "cfloat32": "CFloat32", "float32": "Float32"}[strings.ToLower(typ)]
+	if t == "" {
+		return StackFormat{}, engine.Fieldf("type", ": want cint16, cfloat32 or float32, got %q", typ)
+	}
+	f := StackFormat{Driver: "GTiff", Ext: ".tif", Type: t}
+	switch format = strings.ToLower(format); format {
+	case "tif", "tiff", "gtiff", "geotiff":
+	case "envi":
+		f.Driver, f.Ext = "ENVI", ".bin"
+	default:
+		return StackFormat{}, engine.Fieldf("format", ": want tif or envi, got %q", format)
+	}
+	if f.Driver == "ENVI" && t == "CInt16" {
+		return StackFormat{}, engine.Optionsf("{type=cint16} {format=envi}: ENVI has no complex int16 type; use {type=cfloat32} for ENVI, or {format=tif}")
+	}
+	s.Complex, s.Int16 = t != "Float32", t == "CInt16"
+	return f, nil
+}
+
+// Write adds s's files (Files) to outs in dir, the dates as f says and
+// the reflectivity maps as GeoTIFF Float32, georeferenced in UTM 20S
+// (EPSG:32720) at 10 m (without GDAL, formats.HaveGDAL false: no
+// coordinate system, only the geotransform), 0 marked as nodata where s
+// has a border; then dates.txt, the list of the dates.
+func (s Stack) Write(ctx context.Context, outs *formats.Outputs, dir string, f StackFormat, progress func(t, dates int)) error {
+	wkt := ""
+	if formats.HaveGDAL {
+		var err error
+		if wkt, err = formats.EPSGWKT(32720); err != nil {
+			return err
+		}
+	}
+	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
+	spec := formats.RasterSpec{Driver: f.Driver, Type: f.Type, Width: s.W, Height: s.H, Georef: geo}
+	if s.Border > 0 {
+		zero := 0.0
+		spec.NoData = &zero
+	}
+	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: s.W, Height: s.H, Georef: geo}
+	list, err := s.Files(ctx, f.Ext, func(name string, date bool, data []float32) error {
+		if date {
+			return outs.AddRaster(filepath.Join(dir, name), spec, data)
+		}
+		return outs.AddRaster(filepath.Join(dir, name), mapSpec, data)
+	}, progress)
+	if err != nil {
+		return err
+	}
+	return outs.Add(filepath.Join(dir, "dates.txt"), func(w io.Writer) error { _, err := io.WriteString(w, list); return err })
 }
