@@ -132,20 +132,14 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		opt.Shard = &s
 	}
-	defaults := survey.Defaults{}
-	var scratch survey.Target
-	for _, o := range survey.Columns {
-		if !c.IsSet(o.Name) {
-			continue
+	defaults, err := survey.ParseDefaults(func(name string, isBool bool) (string, bool) {
+		if isBool {
+			return strconv.FormatBool(c.Bool(name)), c.IsSet(name)
 		}
-		v := c.String(o.Name)
-		if o.Bool {
-			v = strconv.FormatBool(c.Bool(o.Name))
-		}
-		if err := o.Set(&scratch, v); err != nil {
-			return usagef("--%s: %v", o.Name, err)
-		}
-		defaults[o.Name] = v
+		return c.String(name), c.IsSet(name)
+	})
+	if err != nil {
+		return fieldError(err)
 	}
 	if c.IsSet("psf") && c.IsSet("fwhm") {
 		return usagef("survey run: give at most one of --psf and --fwhm")
