@@ -182,3 +182,17 @@ func TestCompareFiles(t *testing.T) {
 		t.Errorf("differ %d, %v:\n%s", cmp.Differ, err, out.String())
 	}
 }
+
+// TestBenchCommandLine: the command a report records, by hand: every
+// device when none is named, --warmup only when given, --validate and
+// --precision as global flags (auto is left out).
+func TestBenchCommandLine(t *testing.T) {
+	o := BenchOptions{Size: Small, Repeat: 5, Warmup: WarmupByTime}
+	if got, want := o.CommandLine("all", "", "auto"), "vkstat bench --suite all --device all --size small --repeat 5"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	o = BenchOptions{Size: Paper, Repeat: 3, Warmup: 0, Validation: true}
+	if got, want := o.CommandLine("map,reduce", "gpu", "f32"), "vkstat --precision f32 --validate bench --suite map,reduce --device gpu --size paper --repeat 3 --warmup 0"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
