@@ -5,8 +5,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -18,32 +16,6 @@ import (
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values:
-// pa is the position angle east of north, the angle vkstat paco reports;
-// theta= gives the map angle from +x towards +y instead.
-// (A StringSliceFlag would split the value at its commas.)
-type companionFlag struct{ list []synth.Companion }
-
-func (f *companionFlag) String() string {
-	if f == nil {
-		return ""
-	}
-	parts := make([]string, len(f.list))
-	for i, c := range f.list {
-		parts[i] = c.String()
-	}
-	return strings.Join(parts, " ")
-}
-
-func (f *companionFlag) Set(s string) error {
-	c, err := synth.ParseCompanion(s)
-	if err != nil {
-		return err
-	}
-	f.list = append(f.list, c)
-	return nil
-}
 
 // sequenceFlags are synth paco's and synth survey's --size and --dtype:
 // the frames' height and width, and the cube's type.
@@ -119,8 +91,9 @@ Examples:
 			&ucli.IntFlag{Name: "stamp", Value: 0, Usage: "PSF stamp side (odd); 0 means 2·ceil(3·FWHM)+1"},
 			// No alias: urfave/cli copies a flag's value to its aliases by
 			// calling Set again with String(), which would add every
-			// companion twice.
-			&ucli.GenericFlag{Name: "companion", Value: &companionFlag{},
+			// companion twice. (A StringSliceFlag would split the value at
+			// its commas.)
+			&ucli.GenericFlag{Name: "companion", Value: &synth.Companions{},
 				Usage: `a companion "sep=PIXELS,pa=DEGREES,flux=FLUX", pa east of north as paco reports it (or theta=DEGREES from +x towards +y); repeat for more`},
 			&ucli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
@@ -162,8 +135,8 @@ func synthPacoAction(c *ucli.Context) error {
 		return usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
 	}
 	var comps []synth.Companion
-	if cf, ok := c.Generic("companion").(*companionFlag); ok && cf != nil {
-		comps = cf.list
+	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
+		comps = *cf
 	}
 	noise := synth.Noise{Halo: c.Float64("halo"), Speckle: c.Float64("speckle"), Temporal: c.Float64("temporal"),
 		White: c.Float64("white"), Scale: c.Float64("noise-scale")}
@@ -187,19 +160,7 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err} // every input came from the command line
 	}
-	cfg = ds.Config
 
-	// Outputs renames its files into place one after another: a destination
-	// that cannot be replaced (a directory) is caught before any is written.
-	names := []string{"truth.json"}
-	for _, ext := range exts {
-		names = append(names, "cube"+ext, "angles"+ext, "psf"+ext)
-	}
-	for _, n := range names {
-		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.Mode().IsRegular() {
-			return fmt.Errorf("cannot write %s: it exists and is not a regular file", filepath.Join(dir, n))
-		}
-	}
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir, "synth paco")
@@ -210,14 +171,6 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 
-	wout := c.App.Writer
-	fmt.Fprintf(wout, "wrote %s: cube (%d, %d, %d) %s, %d angles %g..%g°, PSF %d×%d (FWHM %g px), truth.json\n",
-		dir, cfg.Frames, cfg.H, cfg.W, dt, len(ds.Angles), ds.Angles[0], ds.Angles[len(ds.Angles)-1],
-		cfg.StampSize, cfg.StampSize, cfg.FWHM)
-	fmt.Fprintf(wout, "star at (y, x) = (%d, %d)\n", ds.CY, ds.CX)
-	for i, t := range ds.Truth {
-		fmt.Fprintf(wout, "companion %d: sep %g px, PA %g° east of north (θ %g° from +x), flux %g at sky (y, x) = (%.2f, %.2f)\n",
-			i+1, t.SepPx, synth.ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
-	}
+	ds.WriteSummary(c.App.Writer, dir)
 	return nil
 }

@@ -56,6 +56,7 @@ package synth
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -578,4 +579,18 @@ func SurveyTarget(base Config, k int) Config {
 // t02, ... with as many digits as n has, at least two.
 func SurveyName(k, n int) string {
 	return fmt.Sprintf("t%0*d", max(len(fmt.Sprint(n)), 2), k+1)
+}
+
+// WriteSummary writes what vkstat synth paco prints of ds, written to
+// dir: its files, the star and each companion where it lies on the sky.
+func (ds *Dataset) WriteSummary(w io.Writer, dir string) {
+	cfg := ds.Config
+	fmt.Fprintf(w, "wrote %s: cube (%d, %d, %d) %s, %d angles %g..%g°, PSF %d×%d (FWHM %g px), truth.json\n",
+		dir, cfg.Frames, cfg.H, cfg.W, cfg.DType, len(ds.Angles), ds.Angles[0], ds.Angles[len(ds.Angles)-1],
+		cfg.StampSize, cfg.StampSize, cfg.FWHM)
+	fmt.Fprintf(w, "star at (y, x) = (%d, %d)\n", ds.CY, ds.CX)
+	for i, t := range ds.Truth {
+		fmt.Fprintf(w, "companion %d: sep %g px, PA %g° east of north (θ %g° from +x), flux %g at sky (y, x) = (%.2f, %.2f)\n",
+			i+1, t.SepPx, ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
+	}
 }
