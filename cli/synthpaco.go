@@ -17,16 +17,30 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// sequenceFlags are synth paco's and synth survey's --size and --dtype:
-// the frames' height and width, and the cube's type.
-func sequenceFlags(c *ucli.Context) (h, w int, dt tensor.DType, err error) {
+// sequenceFlags reads what synth paco and synth survey share: --out-dir
+// (checked), no arguments, the frames' --size and --frames (at least 2)
+// and the cube's --dtype.
+func sequenceFlags(c *ucli.Context) (dir string, h, w int, dt tensor.DType, err error) {
+	if err = requireFlag(c, "out-dir"); err != nil {
+		return
+	}
+	if c.NArg() > 0 {
+		return dir, h, w, dt, usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
+	}
+	dir = c.String("out-dir")
+	if err = checkOutputDir("out-dir", dir); err != nil {
+		return
+	}
 	if h, w, err = parseSize(c.String("size")); err != nil {
-		return 0, 0, 0, usagef("--size: %v", err)
+		return dir, h, w, dt, usagef("--size: %v", err)
 	}
 	if dt, err = parseFloatDType(c.String("dtype")); err != nil {
-		return 0, 0, 0, usagef("--dtype: %v", err)
+		return dir, h, w, dt, usagef("--dtype: %v", err)
 	}
-	return h, w, dt, nil
+	if n := c.Int("frames"); n < 2 {
+		return dir, h, w, dt, usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
+	}
+	return dir, h, w, dt, nil
 }
 
 // parseSize reads "N" (N×N) or "H,W" (also "HxW").
@@ -112,17 +126,7 @@ Examples:
 }
 
 func synthPacoAction(c *ucli.Context) error {
-	if err := requireFlag(c, "out-dir"); err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return usagef("synth paco: unexpected argument %q (every input is a flag)", c.Args().First())
-	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
-	h, w, dt, err := sequenceFlags(c)
+	dir, h, w, dt, err := sequenceFlags(c)
 	if err != nil {
 		return err
 	}
@@ -131,9 +135,6 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 	exts := survey.FormatExts(format)
-	if n := c.Int("frames"); n < 2 {
-		return usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
-	}
 	var comps []synth.Companion
 	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
 		comps = *cf

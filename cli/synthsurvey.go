@@ -45,26 +45,13 @@ Examples:
 }
 
 func synthSurveyAction(c *ucli.Context) error {
-	if err := requireFlag(c, "out-dir"); err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return usagef("synth survey: unexpected argument %q (every input is a flag)", c.Args().First())
-	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
+	dir, h, w, dt, err := sequenceFlags(c)
+	if err != nil {
 		return err
 	}
 	n := c.Int("targets")
 	if n < 1 || n > 10000 {
 		return usagef("--targets: want 1 to 10000, got %d", n)
-	}
-	h, w, dt, err := sequenceFlags(c)
-	if err != nil {
-		return err
-	}
-	if f := c.Int("frames"); f < 2 {
-		return usagef("--frames %d: an ADI sequence needs at least 2 frames", f)
 	}
 	fwhm := c.Float64("fwhm")
 	if !(fwhm > 0) || fwhm > 100 {
