@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
@@ -64,7 +65,6 @@ func parseSize(s string) (h, w int, err error) {
 
 func synthPacoCommand() *ucli.Command {
 	def := synth.Default()
-	dn := synth.DefaultNoise()
 	return &ucli.Command{
 		Name:  "paco",
 		Usage: "an ADI sequence (cube, angles, PSF) with companions at known positions, for PACO",
@@ -95,14 +95,10 @@ Examples:
    vkstat synth paco --size 128 --frames 100 --rotation 90 --fwhm 5 \
        --companion sep=15,pa=0,flux=40 --companion sep=35,pa=200,flux=15 \
        --seed 7 --format both --out-dir adi2/`,
-		Flags: []ucli.Flag{
+		Flags: append(append(append([]ucli.Flag{
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "output directory (created if needed)"},
 			&ucli.StringFlag{Name: "size", Value: "100", Usage: "frame size: N (N×N) or H,W pixels"},
-			&ucli.IntFlag{Name: "frames", Value: def.Frames, Usage: "number of frames T (at least 2)"},
-			&ucli.Float64Flag{Name: "rotation", Value: def.RotationDeg, Usage: "total field rotation over the sequence, degrees"},
-			&ucli.Float64Flag{Name: "start-angle", Value: 0, Usage: "parallactic angle of the first frame, degrees"},
-			&ucli.Float64Flag{Name: "fwhm", Value: def.FWHM, Usage: "PSF full width at half maximum, pixels"},
-			&ucli.IntFlag{Name: "stamp", Value: 0, Usage: "PSF stamp side (odd); 0 means 2·ceil(3·FWHM)+1"},
+		}, paramFlags(engine.Describe(def))...),
 			// No alias: urfave/cli copies a flag's value to its aliases by
 			// calling Set again with String(), which would add every
 			// companion twice. (A StringSliceFlag would split the value at
@@ -113,12 +109,7 @@ Examples:
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "file formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "star", Usage: "the star's centre y,x in pixels, 0-based and sub-pixel (default H/2,W/2 by integer division): halo, speckles and the companions' rotation centre"},
-			&ucli.Float64Flag{Name: "halo", Value: dn.Halo, Usage: "static stellar halo at the centre"},
-			&ucli.Float64Flag{Name: "speckle", Value: dn.Speckle, Usage: "quasi-static speckle mean and standard deviation at the centre"},
-			&ucli.Float64Flag{Name: "temporal", Value: dn.Temporal, Usage: "standard deviation of the per-frame smoothed noise at the centre"},
-			&ucli.Float64Flag{Name: "white", Value: dn.White, Usage: "standard deviation of the white noise"},
-			&ucli.Float64Flag{Name: "noise-scale", Value: 0, Usage: "radius (pixels) where speckle and temporal noise halve; 0 means 5·FWHM"},
-		},
+		), paramFlags(engine.Describe(synth.DefaultNoise()))...),
 		// Flag errors (a malformed --companion, say) are usage errors: exit 2.
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error { return usageError{err} },
 		Action:       synthPacoAction,
@@ -135,17 +126,16 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 	exts := survey.FormatExts(format)
-	var comps []synth.Companion
+	cfg := synth.Default()
+	cfg.H, cfg.W, cfg.Seed, cfg.DType = h, w, c.Uint64("seed"), dt
 	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
-		comps = *cf
+		cfg.Companions = *cf
 	}
-	noise := synth.Noise{Halo: c.Float64("halo"), Speckle: c.Float64("speckle"), Temporal: c.Float64("temporal"),
-		White: c.Float64("white"), Scale: c.Float64("noise-scale")}
-	cfg := synth.Config{
-		H: h, W: w, Frames: c.Int("frames"),
-		StartDeg: c.Float64("start-angle"), RotationDeg: c.Float64("rotation"),
-		FWHM: c.Float64("fwhm"), StampSize: c.Int("stamp"),
-		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
+	if err := setParams(c, engine.Describe(cfg), &cfg); err != nil {
+		return err
+	}
+	if err := setParams(c, engine.Describe(*cfg.Noise), cfg.Noise); err != nil {
+		return err
 	}
 	if st := c.String("star"); st != "" {
 		y, x, ok := parseYX(st)

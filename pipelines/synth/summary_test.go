@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -45,5 +46,29 @@ func TestWriteSummary(t *testing.T) {
 		lines[1] != "star at (y, x) = (16, 16)" ||
 		lines[2] != "companion 1: sep 10 px, PA 0° east of north (θ 90° from +x), flux 5 at sky (y, x) = (26.00, 16.00)" {
 		t.Errorf("got\n%s", b.String())
+	}
+}
+
+// TestParams: the sequence's and the noise's parameters, as vkstat synth
+// paco's flags list them, in that order, with Default's and
+// DefaultNoise's values.
+func TestParams(t *testing.T) {
+	for _, tc := range []struct {
+		opt      any
+		names    []string
+		defaults []any
+	}{
+		{Default(), []string{"frames", "rotation", "start_angle", "fwhm", "stamp"}, []any{252, 60.0, 0.0, 4.0, 0}},
+		{DefaultNoise(), []string{"halo", "speckle", "temporal", "white", "noise_scale"}, []any{100.0, 10.0, 3.0, 1.0, 0.0}},
+	} {
+		ps := engine.Describe(tc.opt)
+		if len(ps) != len(tc.names) {
+			t.Fatalf("%d parameters, want %v", len(ps), tc.names)
+		}
+		for i, p := range ps {
+			if p.Name != tc.names[i] || p.Default != tc.defaults[i] || p.Help == "" {
+				t.Errorf("parameter %d: %s = %v (%q), want %s = %v", i, p.Name, p.Default, p.Help, tc.names[i], tc.defaults[i])
+			}
+		}
 	}
 }
