@@ -163,15 +163,10 @@ func runPaco(c *ucli.Context) error {
 	for _, w := range before {
 		o.Warn(w)
 	}
-	var counts engine.Counts // what the device counted over the run
-	if s.dev != nil {
-		counts = s.dev.Counts()
-	}
+	counts := s.dev.Counts() // what the device counted over the run
 	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
 	bar.done()
-	if s.dev != nil {
-		counts = s.dev.Counts().Sub(counts)
-	}
+	counts = s.dev.Counts().Sub(counts)
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}

@@ -181,11 +181,7 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Device = s.name()
 	opt.Settings = survey.Settings(defaults, p)
 	errw := c.App.ErrWriter
-	where := "all"
-	if sh := opt.Shard; sh != nil {
-		where = fmt.Sprintf("shard %d/%d", sh.I, sh.N)
-	}
-	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, man.Count(opt.Shard), where, s.name())
+	fmt.Fprintf(errw, "survey: %s, on %s\n", man.Describe(opt.Shard), s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
 	// Each target's analysis draws its own bar; the targets run one at a

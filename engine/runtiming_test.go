@@ -88,3 +88,12 @@ phases of the total (75.0% named):
 		t.Errorf("account report: %+v", rep)
 	}
 }
+
+// TestNilDeviceCounts: the CPU path (a nil device) counts nothing, so a
+// run's counts there are zero, as Sub of two zero totals.
+func TestNilDeviceCounts(t *testing.T) {
+	var d *Device
+	if c := d.Counts(); c != (Counts{}) || d.Counts().Sub(c) != (Counts{}) {
+		t.Errorf("the CPU path counted %+v", c)
+	}
+}

@@ -233,9 +233,13 @@ func (d *Device) count(i int, v int64) { d.meter.n[i].Add(v) }
 // since adds the time since t0 to phase ph.
 func (d *Device) since(ph int, t0 time.Time) { d.meter.ns[ph].Add(int64(time.Since(t0))) }
 
-// Counts are the device's running totals since it was opened.
+// Counts are the device's running totals since it was opened; none for
+// the CPU path (a nil d).
 func (d *Device) Counts() Counts {
 	var c Counts
+	if d == nil {
+		return c
+	}
 	for i, p := range c.fields() {
 		*p = d.meter.n[i].Load()
 	}

@@ -405,6 +405,16 @@ func (m *Manifest) Count(s *Shard) int {
 	return n
 }
 
+// Describe is what vkstat survey run says of m as it starts: its path,
+// how many targets shard s holds and which shard (all when s is nil).
+func (m *Manifest) Describe(s *Shard) string {
+	where := "all"
+	if s != nil {
+		where = fmt.Sprintf("shard %d/%d", s.I, s.N)
+	}
+	return fmt.Sprintf("%s, %d targets (%s)", m.Path, m.Count(s), where)
+}
+
 // ParseDefaults reads the survey's defaults (vkstat survey run's flags)
 // from given, which tells a column's text and whether it is given (a Bool
 // column's "true" or "false"). A value its column cannot read is a

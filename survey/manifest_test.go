@@ -304,3 +304,18 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("a bad radius: %v", err)
 	}
 }
+
+// TestManifestDescribe: targets at positions 1..5; shard 2/2 holds
+// positions 2 and 4.
+func TestManifestDescribe(t *testing.T) {
+	m := &Manifest{Path: "m.csv"}
+	for k := range 5 {
+		m.Targets = append(m.Targets, Target{Index: k})
+	}
+	if got := m.Describe(nil); got != "m.csv, 5 targets (all)" {
+		t.Errorf("got %q", got)
+	}
+	if got := m.Describe(&Shard{I: 2, N: 2}); got != "m.csv, 2 targets (shard 2/2)" {
+		t.Errorf("got %q", got)
+	}
+}
