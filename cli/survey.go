@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkstat/vkstat/engine"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -184,24 +182,13 @@ func surveyRunAction(c *ucli.Context) error {
 	fmt.Fprintf(errw, "survey: %s, on %s\n", man.Describe(opt.Shard), s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
-	// Each target's analysis draws its own bar; the targets run one at a
-	// time, so the context's Progress tells the current one.
-	var bar *progress
 	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
-	opt.Start = func(t *survey.Target, o *paco.Options) { bar = reportTo(o, errw, t.Name+": ") }
-	endBar := func() {
-		if bar != nil {
-			bar.done()
-			bar = nil
-		}
+	// Each target's analysis draws its own bar.
+	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
+		bar := reportTo(o, errw, t.Name+": ")
+		return bar.update, bar.done
 	}
-	ctx := engine.WithProgress(c.Context, func(stage string, frac float64) {
-		if b := bar; b != nil {
-			b.update(stage, frac)
-		}
-	})
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
-		endBar()
 		t.Plot = plot
 		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
 	}
@@ -216,10 +203,9 @@ func surveyRunAction(c *ucli.Context) error {
 		return err.Error()
 	}
 	opt.Finish = func(k, n int, row *survey.Row, elapsed time.Duration) {
-		endBar() // a target that failed in paco.Run
 		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(n)), k, n, row.ProgressLine(elapsed))
 	}
-	table, err := survey.Run(ctx, s.dev, man, opt)
+	table, err := survey.Run(c.Context, s.dev, man, opt)
 	cerr := s.Close()
 	if err != nil {
 		return err
