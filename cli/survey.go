@@ -22,14 +22,7 @@ import (
 
 // targetsFailedError is returned when a survey ran (its tables are
 // written) but some targets failed: vkstat exits with ExitTargetsFailed.
-type targetsFailedError struct {
-	failed, total int
-	table         string
-}
-
-func (e targetsFailedError) Error() string {
-	return fmt.Sprintf("survey: %d of %d targets failed (the reasons are in %s)", e.failed, e.total, e.table)
-}
+type targetsFailedError = survey.FailedError
 
 func surveyCommand() *ucli.Command {
 	flags := []ucli.Flag{
@@ -217,7 +210,7 @@ func surveyRunAction(c *ucli.Context) error {
 
 	readTotal, runTotal := table.TimeTotals()
 	w := c.App.Writer
-	failed := table.Summary(w)
+	table.Summary(w)
 	fmt.Fprintf(w, "device:     %s\n", s.name())
 	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
 		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
@@ -225,10 +218,7 @@ func surveyRunAction(c *ucli.Context) error {
 	if cerr != nil {
 		return cerr
 	}
-	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(table.Rows), table: written[0]}
-	}
-	return nil
+	return table.Err(written[0])
 }
 
 func surveyMergeAction(c *ucli.Context) error {
@@ -264,12 +254,9 @@ func surveyMergeAction(c *ucli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	failed := s.Summary(w)
+	s.Summary(w)
 	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
-	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(s.Rows), table: written[0]}
-	}
-	return nil
+	return s.Err(written[0])
 }
 
 // surveyArgsLast moves the positional arguments of `survey run MANIFEST
