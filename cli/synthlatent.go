@@ -88,17 +88,12 @@ func runSynthLatent(c *ucli.Context) error {
 		return usagef("--dtype %q: want f16, bf16, f32 or f64", c.String("dtype"))
 	}
 	dtype, _ := tensor.ParseDType(dt)
-	slope := c.Float64("slope")
-	if !(slope >= -8 && slope <= 0) {
-		hint := ""
-		if slope > 0 && slope <= 8 {
-			hint = fmt.Sprintf("; for P ∝ |k|^−%g give --slope %g (--slope is the log-log slope, as vkstat latent reports it)", slope, -slope)
-		}
-		return usagef("--slope %g: want the power spectrum's log-log slope, from −8 to 0 (red to white)%s", slope, hint)
+	beta, err := latent.SynthSlope(c.Float64("slope"))
+	if err != nil {
+		return fieldError(err)
 	}
-	// latent.SynthConfig.Slope is β of P ∝ |k|^−β.
 	cfg := latent.SynthConfig{N: shape[0], C: shape[1], F: shape[2], H: shape[3], W: shape[4],
-		Rho: c.Float64("rho"), TimeRho: c.Float64("time-rho"), Slope: -slope, Seed: c.Uint64("seed")}
+		Rho: c.Float64("rho"), TimeRho: c.Float64("time-rho"), Slope: beta, Seed: c.Uint64("seed")}
 	if err := cfg.Check(); err != nil {
 		return usageError{err}
 	}
