@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/vkstat/vkstat/formats"
 
@@ -47,7 +45,7 @@ Examples:
 				if err := checkOutputFile("out", c.String("out")); err != nil {
 					return err
 				}
-				shape, err := parseShape(c.String("shape"))
+				shape, err := tensor.ParseShape(c.String("shape"))
 				if err != nil {
 					return usageError{fmt.Errorf("--shape: %w", err)}
 				}
@@ -78,21 +76,4 @@ Examples:
 			},
 		}, synthPacoCommand(), synthStackCommand(), synthLatentCommand(), synthSurveyCommand()},
 	}
-}
-
-func parseShape(s string) ([]int, error) {
-	var shape []int
-	total := 1
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a list of positive integers", s)
-		}
-		if total > (1<<40)/n {
-			return nil, fmt.Errorf("%s is too large", s)
-		}
-		total *= n
-		shape = append(shape, n)
-	}
-	return shape, nil
 }

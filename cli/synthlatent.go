@@ -79,7 +79,7 @@ func runSynthLatent(c *ucli.Context) error {
 			return err
 		}
 	}
-	shape, err := parseShape(c.String("shape"))
+	shape, err := tensor.ParseShape(c.String("shape"))
 	if err != nil || len(shape) != 5 {
 		return usagef("--shape %q: want N,C,F,H,W (five positive integers)", c.String("shape"))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // synthStackCommand writes a synthetic stack of co-registered SLC dates.
@@ -55,7 +56,7 @@ func runSynthStack(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
 	}
-	shape, err := parseShape(c.String("shape"))
+	shape, err := tensor.ParseShape(c.String("shape"))
 	if err != nil || len(shape) != 2 {
 		return usagef("--shape %q: want lines,samples, e.g. 1024,1024", c.String("shape"))
 	}
