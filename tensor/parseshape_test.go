@@ -14,9 +14,9 @@ func TestParseShape(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]string{
-		"3,0":                   `"3,0" is not a list of positive integers`,
-		"3,x":                   `"3,x" is not a list of positive integers`,
-		"3,,4":                  `"3,,4" is not a list of positive integers`,
+		"3,0":                  `"3,0" is not a list of positive integers`,
+		"3,x":                  `"3,x" is not a list of positive integers`,
+		"3,,4":                 `"3,,4" is not a list of positive integers`,
 		"2048,1048576,1048576": "2048,1048576,1048576 is too large",
 	} {
 		if _, err := ParseShape(s); err == nil || err.Error() != want {
