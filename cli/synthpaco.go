@@ -5,7 +5,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
@@ -44,23 +43,14 @@ func sequenceFlags(c *ucli.Context) (dir string, h, w int, dt tensor.DType, err 
 	return dir, h, w, dt, nil
 }
 
-// parseSize reads "N" (N×N) or "H,W" (also "HxW").
+// parseSize reads "N" (N×N) or "H,W" (also "HxW"): a shape
+// (tensor.ParseShape) of one or two sides.
 func parseSize(s string) (h, w int, err error) {
-	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == 'x' })
-	nums := make([]int, len(parts))
-	for i, p := range parts {
-		nums[i], err = strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || nums[i] < 1 {
-			return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
-		}
+	shape, err := tensor.ParseShape(strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == 'x' }), ","))
+	if err != nil || len(shape) > 2 {
+		return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
 	}
-	switch len(nums) {
-	case 1:
-		return nums[0], nums[0], nil
-	case 2:
-		return nums[0], nums[1], nil
-	}
-	return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
+	return shape[0], shape[len(shape)-1], nil
 }
 
 func synthPacoCommand() *ucli.Command {
