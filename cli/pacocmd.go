@@ -208,10 +208,7 @@ func runPaco(c *ucli.Context) error {
 	clock.Lap("summary")
 	if account {
 		wall := time.Since(start)
-		dev := res.Maps.Timing // the device's uploads, kernels and downloads
-		acct.Upload, acct.Kernel, acct.Download, acct.GPUTimed = dev.Upload, dev.Kernel, dev.Download, dev.GPUTimed
-		acct.Wall, acct.Counts = wall, counts
-		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
+		acct.SetDevice(res.Maps.Timing, counts, wall)
 		s.account, s.notes = true, notes
 		reportTime(c, s, acct, wall)
 	}

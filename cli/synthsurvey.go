@@ -78,11 +78,6 @@ func synthSurveyAction(c *ucli.Context) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	wout := c.App.Writer
-	fmt.Fprintf(wout, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
-		dir, n, c.Int("frames"), h, w, dt, c.Float64("rotation"), fwhm, c.Uint64("seed"), c.Uint64("seed")+uint64(n-1))
-	for _, t := range targets {
-		fmt.Fprintf(wout, "%s: companion sep %g px, PA %g° east of north, flux %g\n", t.Name, t.Companion.SepPx, t.Companion.PA(), t.Companion.Flux)
-	}
+	survey.WriteSynthetic(c.App.Writer, dir, base, targets)
 	return nil
 }

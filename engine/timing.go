@@ -398,6 +398,16 @@ type Step struct {
 	Time  time.Duration
 }
 
+// SetDevice sets the device's part of t, a command's own account of a
+// run: the uploads, kernels and downloads of dev (the device's timing of
+// it), what the device counted over it (counts, the bytes copied in and
+// out among them) and its wall time.
+func (t *Timing) SetDevice(dev Timing, counts Counts, wall time.Duration) {
+	t.Upload, t.Kernel, t.Download, t.GPUTimed = dev.Upload, dev.Kernel, dev.Download, dev.GPUTimed
+	t.Wall, t.Counts = wall, counts
+	t.UpBytes, t.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
+}
+
 // Add accumulates o into t: times, bytes, steps, phases and counts.
 func (t *Timing) Add(o Timing) {
 	t.Upload += o.Upload
