@@ -186,10 +186,6 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	clock.Include(writes.Phases)
-	// One account of the wall: the phases above, the summary's printing
-	// the last of them; --time prints it (the summary then gives only the
-	// wall), --time-json writes it.
-	account := c.Bool("time") || c.String("time-json") != ""
 	notes := survey.PhaseNotes(res)
 	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
 	report := survey.Report{Target: t, Dir: dir, Files: files, Inputs: in, Result: res, Before: before, Device: s.name(),
@@ -206,11 +202,12 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	clock.Lap("summary")
-	if account {
-		wall := time.Since(start)
-		acct.SetDevice(res.Maps.Timing, counts, wall)
-		s.account, s.notes = true, notes
-		reportTime(c, s, acct, wall)
-	}
+	// One account of the wall: the phases above, the summary's printing
+	// the last of them; --time prints it (the summary then gives only the
+	// wall), --time-json writes it.
+	wall := time.Since(start)
+	acct.SetDevice(res.Maps.Timing, counts, wall)
+	s.account, s.notes = true, notes
+	reportTime(c, s, acct, wall)
 	return nil
 }

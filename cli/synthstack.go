@@ -70,11 +70,7 @@ func runSynthStack(c *ucli.Context) error {
 	if err != nil {
 		return fieldError(err)
 	}
-	per := 1
-	if st.Complex {
-		per = 2
-	}
-	if err := checkMemory(fmt.Sprintf("synth stack: one %d×%d %s date", h, w, f.Type), uint64(h)*uint64(w)*uint64(per)*4*3); err != nil {
+	if err := checkMemory(fmt.Sprintf("synth stack: one %d×%d %s date", h, w, f.Type), uint64(h)*uint64(w)*uint64(st.Floats())*4*3); err != nil {
 		return err
 	}
 	dir := c.String("out-dir")

@@ -27,11 +27,7 @@ func (s Stack) Files(ctx context.Context, ext string, add func(name string, date
 			return "", err
 		}
 	}
-	per := 1
-	if s.Complex {
-		per = 2
-	}
-	data := make([]float32, per*s.H*s.W)
+	data := make([]float32, s.Floats()*s.H*s.W)
 	var list strings.Builder
 	list.WriteString("# vkstat synth stack: one date per line\n")
 	for t := 0; t < s.Dates; t++ {
@@ -54,6 +50,14 @@ func (s Stack) Files(ctx context.Context, ext string, add func(name string, date
 		progress(s.Dates, s.Dates)
 	}
 	return list.String(), nil
+}
+
+// Floats is the float32s of one of s's samples: 2 complex, 1 intensity.
+func (s Stack) Floats() int {
+	if s.Complex {
+		return 2
+	}
+	return 1
 }
 
 // StackFormat is how a stack's dates are written: GDAL's driver (GTiff or

@@ -29,6 +29,9 @@ func TestStackSetFormat(t *testing.T) {
 	} {
 		var s Stack
 		f, err := s.SetFormat(tc.format, tc.typ)
+		if floats := map[bool]int{true: 2, false: 1}[tc.complex]; s.Floats() != floats {
+			t.Errorf("%s %s: %d floats a sample, want %d", tc.format, tc.typ, s.Floats(), floats)
+		}
 		if err != nil || f != tc.want || s.Complex != tc.complex || s.Int16 != tc.int16 {
 			t.Errorf("%s %s: %+v complex %v int16 %v, %v", tc.format, tc.typ, f, s.Complex, s.Int16, err)
 		}
