@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -67,8 +66,8 @@ func runSynthLatent(c *ucli.Context) error {
 		return err
 	}
 	out := c.String("out")
-	st := formats.IsSafetensorsName(out)
-	if !st && !strings.EqualFold(filepath.Ext(out), ".npy") {
+	encode, ok := formats.TensorEncoder(out, c.String("tensor"))
+	if !ok {
 		return usagef("--out %q: want a .npy or .safetensors file", out)
 	}
 	if err := checkOutputFile("out", out); err != nil {
@@ -105,13 +104,7 @@ func runSynthLatent(c *ucli.Context) error {
 	meta := cfg.Metadata(c.String("shape"))
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	if st {
-		outs.Add(out, func(w io.Writer) error {
-			return formats.EncodeSafetensors(w, []formats.SafetensorsTensor{formats.SafetensorsOf(c.String("tensor"), x)}, meta)
-		})
-	} else {
-		outs.Add(out, func(w io.Writer) error { return formats.EncodeNPY(w, x) })
-	}
+	outs.Add(out, func(w io.Writer) error { return encode(w, x, meta) })
 	if t := c.String("truth"); t != "" {
 		outs.Add(t, formats.JSON(cfg.Truth(dt)))
 	}
