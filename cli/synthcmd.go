@@ -53,11 +53,10 @@ Examples:
 				if err != nil {
 					return usageError{fmt.Errorf("--dtype: %w", err)}
 				}
-				dist := c.String("dist")
-				if dist != "uniform" && dist != "normal" {
-					return usagef("--dist: want uniform or normal, got %q", dist)
+				r := synth.Random{Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
+				if err := r.SetDist(c.String("dist")); err != nil {
+					return fieldError(err)
 				}
-				r := synth.Random{Normal: dist == "normal", Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
 				if err := r.Check(); err != nil {
 					return fieldError(err)
 				}

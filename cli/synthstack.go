@@ -65,7 +65,6 @@ func runSynthStack(c *ucli.Context) error {
 	if err := st.Check(); err != nil {
 		return fieldError(err)
 	}
-	T := st.Dates
 	f, err := st.SetFormat(c.String("format"), c.String("type"))
 	if err != nil {
 		return fieldError(err)
@@ -92,6 +91,6 @@ func runSynthStack(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, T, h, w, f.Type, f.Driver)
+	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, st.Dates, h, w, f.Type, f.Driver)
 	return nil
 }

@@ -61,9 +61,8 @@ func synthSurveyAction(c *ucli.Context) error {
 		uint64(n)*uint64(c.Int("frames"))*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
 		return err
 	}
-	noise := synth.DefaultNoise()
 	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
-		Seed: c.Uint64("seed"), Noise: &noise, DType: dt}
+		Seed: c.Uint64("seed"), DType: dt} // Noise nil: synth.DefaultNoise
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)

@@ -72,3 +72,17 @@ func TestParams(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomSetDist: the two names, and another refused naming dist.
+func TestRandomSetDist(t *testing.T) {
+	var r Random
+	if err := r.SetDist("normal"); err != nil || !r.Normal {
+		t.Errorf("normal: %+v, %v", r, err)
+	}
+	if err := r.SetDist("uniform"); err != nil || r.Normal {
+		t.Errorf("uniform: %+v, %v", r, err)
+	}
+	if err := r.SetDist("Normal"); err == nil || err.Error() != `dist: want uniform or normal, got "Normal"` {
+		t.Errorf("Normal: %v", err)
+	}
+}
