@@ -3,12 +3,9 @@ package synth
 import (
 	"context"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/formats"
 )
 
 // Files draws s's files in turn and gives each to add, by name: the
@@ -87,36 +84,4 @@ func (s *Stack) SetFormat(format, typ string) (StackFormat, error) {
 	}
 	s.Complex, s.Int16 = t != "Float32", t == "CInt16"
 	return f, nil
-}
-
-// Write adds s's files (Files) to outs in dir, the dates as f says and
-// the reflectivity maps as GeoTIFF Float32, georeferenced in UTM 20S
-// (EPSG:32720) at 10 m (without GDAL, formats.HaveGDAL false: no
-// coordinate system, only the geotransform), 0 marked as nodata where s
-// has a border; then dates.txt, the list of the dates.
-func (s Stack) Write(ctx context.Context, outs *formats.Outputs, dir string, f StackFormat, progress func(t, dates int)) error {
-	wkt := ""
-	if formats.HaveGDAL {
-		var err error
-		if wkt, err = formats.EPSGWKT(32720); err != nil {
-			return err
-		}
-	}
-	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
-	spec := formats.RasterSpec{Driver: f.Driver, Type: f.Type, Width: s.W, Height: s.H, Georef: geo}
-	if s.Border > 0 {
-		zero := 0.0
-		spec.NoData = &zero
-	}
-	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: s.W, Height: s.H, Georef: geo}
-	list, err := s.Files(ctx, f.Ext, func(name string, date bool, data []float32) error {
-		if date {
-			return outs.AddRaster(filepath.Join(dir, name), spec, data)
-		}
-		return outs.AddRaster(filepath.Join(dir, name), mapSpec, data)
-	}, progress)
-	if err != nil {
-		return err
-	}
-	return outs.Add(filepath.Join(dir, "dates.txt"), func(w io.Writer) error { _, err := io.WriteString(w, list); return err })
 }
