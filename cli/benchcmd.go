@@ -122,9 +122,10 @@ Examples:
 			errw := c.App.ErrWriter
 			var rep *suite.BenchReport
 			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
-				rep, err = suite.Bench(c.Context, devs, ops, suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup,
-					Version: Version, Command: benchCommandLine(c, size, repeat, warmup), Validation: c.Bool("validate"),
-					Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }})
+				opt := suite.BenchOptions{Size: size, Precisions: dts, Repeat: repeat, Warmup: warmup, Version: Version, Validation: c.Bool("validate"),
+					Log: func(line string) { fmt.Fprintf(errw, "bench: %s\n", line) }}
+				opt.Command = opt.CommandLine(c.String("suite"), c.String("device"), c.String("precision"))
+				rep, err = suite.Bench(c.Context, devs, ops, opt)
 				return err
 			}); err != nil {
 				return err
@@ -152,24 +153,4 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// benchCommandLine is the command that repeats the run, recorded in the
-// report.
-func benchCommandLine(c *ucli.Context, size suite.Size, repeat, warmup int) string {
-	dev := c.String("device")
-	if dev == "" {
-		dev = "all"
-	}
-	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d", c.String("suite"), dev, size, repeat)
-	if warmup != suite.WarmupByTime {
-		cmd += fmt.Sprintf(" --warmup %d", warmup)
-	}
-	if c.Bool("validate") {
-		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
-	}
-	if p := c.String("precision"); p != "" && p != "auto" {
-		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+p, 1)
-	}
-	return cmd
 }

@@ -56,10 +56,7 @@ func benchTune(c *ucli.Context) error {
 		return err
 	}
 	if path := c.String("json"); path != "" {
-		outs := formats.Outputs{Ctx: c.Context}
-		defer outs.Abort()
-		outs.Add(path, formats.JSON(rep))
-		return outs.Commit()
+		return formats.AtomicWriteContext(c.Context, path, formats.JSON(rep))
 	}
 	return nil
 }

@@ -163,15 +163,10 @@ func runPaco(c *ucli.Context) error {
 	for _, w := range before {
 		o.Warn(w)
 	}
-	var counts engine.Counts // what the device counted over the run
-	if s.dev != nil {
-		counts = s.dev.Counts()
-	}
+	counts := s.dev.Counts() // what the device counted over the run
 	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
 	bar.done()
-	if s.dev != nil {
-		counts = s.dev.Counts().Sub(counts)
-	}
+	counts = s.dev.Counts().Sub(counts)
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))
 	}
@@ -191,10 +186,6 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	clock.Include(writes.Phases)
-	// One account of the wall: the phases above, the summary's printing
-	// the last of them; --time prints it (the summary then gives only the
-	// wall), --time-json writes it.
-	account := c.Bool("time") || c.String("time-json") != ""
 	notes := survey.PhaseNotes(res)
 	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
 	report := survey.Report{Target: t, Dir: dir, Files: files, Inputs: in, Result: res, Before: before, Device: s.name(),
@@ -211,14 +202,12 @@ func runPaco(c *ucli.Context) error {
 		return err
 	}
 	clock.Lap("summary")
-	if account {
-		wall := time.Since(start)
-		dev := res.Maps.Timing // the device's uploads, kernels and downloads
-		acct.Upload, acct.Kernel, acct.Download, acct.GPUTimed = dev.Upload, dev.Kernel, dev.Download, dev.GPUTimed
-		acct.Wall, acct.Counts = wall, counts
-		acct.UpBytes, acct.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
-		s.account, s.notes = true, notes
-		reportTime(c, s, acct, wall)
-	}
+	// One account of the wall: the phases above, the summary's printing
+	// the last of them; --time prints it (the summary then gives only the
+	// wall), --time-json writes it.
+	wall := time.Since(start)
+	acct.SetDevice(res.Maps.Timing, counts, wall)
+	s.account, s.notes = true, notes
+	reportTime(c, s, acct, wall)
 	return nil
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkstat/vkstat/engine"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -24,14 +22,7 @@ import (
 
 // targetsFailedError is returned when a survey ran (its tables are
 // written) but some targets failed: vkstat exits with ExitTargetsFailed.
-type targetsFailedError struct {
-	failed, total int
-	table         string
-}
-
-func (e targetsFailedError) Error() string {
-	return fmt.Sprintf("survey: %d of %d targets failed (the reasons are in %s)", e.failed, e.total, e.table)
-}
+type targetsFailedError = survey.FailedError
 
 func surveyCommand() *ucli.Command {
 	flags := []ucli.Flag{
@@ -132,20 +123,14 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		opt.Shard = &s
 	}
-	defaults := survey.Defaults{}
-	var scratch survey.Target
-	for _, o := range survey.Columns {
-		if !c.IsSet(o.Name) {
-			continue
+	defaults, err := survey.ParseDefaults(func(name string, isBool bool) (string, bool) {
+		if isBool {
+			return strconv.FormatBool(c.Bool(name)), c.IsSet(name)
 		}
-		v := c.String(o.Name)
-		if o.Bool {
-			v = strconv.FormatBool(c.Bool(o.Name))
-		}
-		if err := o.Set(&scratch, v); err != nil {
-			return usagef("--%s: %v", o.Name, err)
-		}
-		defaults[o.Name] = v
+		return c.String(name), c.IsSet(name)
+	})
+	if err != nil {
+		return fieldError(err)
 	}
 	if c.IsSet("psf") && c.IsSet("fwhm") {
 		return usagef("survey run: give at most one of --psf and --fwhm")
@@ -187,31 +172,16 @@ func surveyRunAction(c *ucli.Context) error {
 	opt.Device = s.name()
 	opt.Settings = survey.Settings(defaults, p)
 	errw := c.App.ErrWriter
-	where := "all"
-	if sh := opt.Shard; sh != nil {
-		where = fmt.Sprintf("shard %d/%d", sh.I, sh.N)
-	}
-	fmt.Fprintf(errw, "survey: %s, %d targets (%s), on %s\n", man.Path, man.Count(opt.Shard), where, s.name())
+	fmt.Fprintf(errw, "survey: %s, on %s\n", man.Describe(opt.Shard), s.name())
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
-	// Each target's analysis draws its own bar; the targets run one at a
-	// time, so the context's Progress tells the current one.
-	var bar *progress
 	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
-	opt.Start = func(t *survey.Target, o *paco.Options) { bar = reportTo(o, errw, t.Name+": ") }
-	endBar := func() {
-		if bar != nil {
-			bar.done()
-			bar = nil
-		}
+	// Each target's analysis draws its own bar.
+	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
+		bar := reportTo(o, errw, t.Name+": ")
+		return bar.update, bar.done
 	}
-	ctx := engine.WithProgress(c.Context, func(stage string, frac float64) {
-		if b := bar; b != nil {
-			b.update(stage, frac)
-		}
-	})
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
-		endBar()
 		t.Plot = plot
 		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
 	}
@@ -226,10 +196,9 @@ func surveyRunAction(c *ucli.Context) error {
 		return err.Error()
 	}
 	opt.Finish = func(k, n int, row *survey.Row, elapsed time.Duration) {
-		endBar() // a target that failed in paco.Run
 		fmt.Fprintf(errw, "survey: [%*d/%d] %s\n", len(fmt.Sprint(n)), k, n, row.ProgressLine(elapsed))
 	}
-	table, err := survey.Run(ctx, s.dev, man, opt)
+	table, err := survey.Run(c.Context, s.dev, man, opt)
 	cerr := s.Close()
 	if err != nil {
 		return err
@@ -241,7 +210,7 @@ func surveyRunAction(c *ucli.Context) error {
 
 	readTotal, runTotal := table.TimeTotals()
 	w := c.App.Writer
-	failed := table.Summary(w)
+	table.Summary(w)
 	fmt.Fprintf(w, "device:     %s\n", s.name())
 	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
 		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
@@ -249,10 +218,7 @@ func surveyRunAction(c *ucli.Context) error {
 	if cerr != nil {
 		return cerr
 	}
-	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(table.Rows), table: written[0]}
-	}
-	return nil
+	return table.Err(written[0])
 }
 
 func surveyMergeAction(c *ucli.Context) error {
@@ -288,12 +254,9 @@ func surveyMergeAction(c *ucli.Context) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	failed := s.Summary(w)
+	s.Summary(w)
 	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
-	if failed > 0 {
-		return targetsFailedError{failed: failed, total: len(s.Rows), table: written[0]}
-	}
-	return nil
+	return s.Err(written[0])
 }
 
 // surveyArgsLast moves the positional arguments of `survey run MANIFEST

@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/vkstat/vkstat/formats"
 
@@ -47,7 +45,7 @@ Examples:
 				if err := checkOutputFile("out", c.String("out")); err != nil {
 					return err
 				}
-				shape, err := parseShape(c.String("shape"))
+				shape, err := tensor.ParseShape(c.String("shape"))
 				if err != nil {
 					return usageError{fmt.Errorf("--shape: %w", err)}
 				}
@@ -55,11 +53,10 @@ Examples:
 				if err != nil {
 					return usageError{fmt.Errorf("--dtype: %w", err)}
 				}
-				dist := c.String("dist")
-				if dist != "uniform" && dist != "normal" {
-					return usagef("--dist: want uniform or normal, got %q", dist)
+				r := synth.Random{Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
+				if err := r.SetDist(c.String("dist")); err != nil {
+					return fieldError(err)
 				}
-				r := synth.Random{Normal: dist == "normal", Loc: c.Float64("loc"), Scale: c.Float64("scale"), Seed: c.Uint64("seed")}
 				if err := r.Check(); err != nil {
 					return fieldError(err)
 				}
@@ -78,21 +75,4 @@ Examples:
 			},
 		}, synthPacoCommand(), synthStackCommand(), synthLatentCommand(), synthSurveyCommand()},
 	}
-}
-
-func parseShape(s string) ([]int, error) {
-	var shape []int
-	total := 1
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a list of positive integers", s)
-		}
-		if total > (1<<40)/n {
-			return nil, fmt.Errorf("%s is too large", s)
-		}
-		total *= n
-		shape = append(shape, n)
-	}
-	return shape, nil
 }

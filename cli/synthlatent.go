@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -68,8 +66,8 @@ func runSynthLatent(c *ucli.Context) error {
 		return err
 	}
 	out := c.String("out")
-	st := formats.IsSafetensorsName(out)
-	if !st && !strings.EqualFold(filepath.Ext(out), ".npy") {
+	encode, ok := formats.TensorEncoder(out, c.String("tensor"))
+	if !ok {
 		return usagef("--out %q: want a .npy or .safetensors file", out)
 	}
 	if err := checkOutputFile("out", out); err != nil {
@@ -80,7 +78,7 @@ func runSynthLatent(c *ucli.Context) error {
 			return err
 		}
 	}
-	shape, err := parseShape(c.String("shape"))
+	shape, err := tensor.ParseShape(c.String("shape"))
 	if err != nil || len(shape) != 5 {
 		return usagef("--shape %q: want N,C,F,H,W (five positive integers)", c.String("shape"))
 	}
@@ -89,17 +87,12 @@ func runSynthLatent(c *ucli.Context) error {
 		return usagef("--dtype %q: want f16, bf16, f32 or f64", c.String("dtype"))
 	}
 	dtype, _ := tensor.ParseDType(dt)
-	slope := c.Float64("slope")
-	if !(slope >= -8 && slope <= 0) {
-		hint := ""
-		if slope > 0 && slope <= 8 {
-			hint = fmt.Sprintf("; for P ∝ |k|^−%g give --slope %g (--slope is the log-log slope, as vkstat latent reports it)", slope, -slope)
-		}
-		return usagef("--slope %g: want the power spectrum's log-log slope, from −8 to 0 (red to white)%s", slope, hint)
+	beta, err := latent.SynthSlope(c.Float64("slope"))
+	if err != nil {
+		return fieldError(err)
 	}
-	// latent.SynthConfig.Slope is β of P ∝ |k|^−β.
 	cfg := latent.SynthConfig{N: shape[0], C: shape[1], F: shape[2], H: shape[3], W: shape[4],
-		Rho: c.Float64("rho"), TimeRho: c.Float64("time-rho"), Slope: -slope, Seed: c.Uint64("seed")}
+		Rho: c.Float64("rho"), TimeRho: c.Float64("time-rho"), Slope: beta, Seed: c.Uint64("seed")}
 	if err := cfg.Check(); err != nil {
 		return usageError{err}
 	}
@@ -108,24 +101,12 @@ func runSynthLatent(c *ucli.Context) error {
 		return err
 	}
 	x = x.As(dtype)
-	meta := map[string]string{"generator": "vkstat synth latent", "shape": c.String("shape"),
-		"rho": fmt.Sprint(cfg.Rho), "time_rho": fmt.Sprint(cfg.TimeRho), "spatial_slope": fmt.Sprint(slope), "seed": fmt.Sprint(cfg.Seed)}
+	meta := cfg.Metadata(c.String("shape"))
 	outs := formats.Outputs{Ctx: c.Context}
 	defer outs.Abort()
-	if st {
-		outs.Add(out, func(w io.Writer) error {
-			return formats.EncodeSafetensors(w, []formats.SafetensorsTensor{formats.SafetensorsOf(c.String("tensor"), x)}, meta)
-		})
-	} else {
-		outs.Add(out, func(w io.Writer) error { return formats.EncodeNPY(w, x) })
-	}
+	outs.Add(out, func(w io.Writer) error { return encode(w, x, meta) })
 	if t := c.String("truth"); t != "" {
-		truth := cfg.Truth(dt)
-		outs.Add(t, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(truth)
-		})
+		outs.Add(t, formats.JSON(cfg.Truth(dt)))
 	}
 	if err := outs.Commit(); err != nil {
 		return err

@@ -5,11 +5,9 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
@@ -19,66 +17,44 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
-// companionFlag collects repeated --companion "sep=20,pa=45,flux=50" values:
-// pa is the position angle east of north, the angle vkstat paco reports;
-// theta= gives the map angle from +x towards +y instead.
-// (A StringSliceFlag would split the value at its commas.)
-type companionFlag struct{ list []synth.Companion }
-
-func (f *companionFlag) String() string {
-	if f == nil {
-		return ""
+// sequenceFlags reads what synth paco and synth survey share: --out-dir
+// (checked), no arguments, the frames' --size and --frames (at least 2)
+// and the cube's --dtype.
+func sequenceFlags(c *ucli.Context) (dir string, h, w int, dt tensor.DType, err error) {
+	if err = requireFlag(c, "out-dir"); err != nil {
+		return
 	}
-	parts := make([]string, len(f.list))
-	for i, c := range f.list {
-		parts[i] = c.String()
+	if c.NArg() > 0 {
+		return dir, h, w, dt, usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
 	}
-	return strings.Join(parts, " ")
-}
-
-func (f *companionFlag) Set(s string) error {
-	c, err := synth.ParseCompanion(s)
-	if err != nil {
-		return err
+	dir = c.String("out-dir")
+	if err = checkOutputDir("out-dir", dir); err != nil {
+		return
 	}
-	f.list = append(f.list, c)
-	return nil
-}
-
-// sequenceFlags are synth paco's and synth survey's --size and --dtype:
-// the frames' height and width, and the cube's type.
-func sequenceFlags(c *ucli.Context) (h, w int, dt tensor.DType, err error) {
 	if h, w, err = parseSize(c.String("size")); err != nil {
-		return 0, 0, 0, usagef("--size: %v", err)
+		return dir, h, w, dt, usagef("--size: %v", err)
 	}
 	if dt, err = parseFloatDType(c.String("dtype")); err != nil {
-		return 0, 0, 0, usagef("--dtype: %v", err)
+		return dir, h, w, dt, usagef("--dtype: %v", err)
 	}
-	return h, w, dt, nil
+	if n := c.Int("frames"); n < 2 {
+		return dir, h, w, dt, usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
+	}
+	return dir, h, w, dt, nil
 }
 
-// parseSize reads "N" (N×N) or "H,W" (also "HxW").
+// parseSize reads "N" (N×N) or "H,W" (also "HxW"): a shape
+// (tensor.ParseShape) of one or two sides.
 func parseSize(s string) (h, w int, err error) {
-	parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == 'x' })
-	nums := make([]int, len(parts))
-	for i, p := range parts {
-		nums[i], err = strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || nums[i] < 1 {
-			return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
-		}
+	shape, err := tensor.ParseShape(strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == 'x' }), ","))
+	if err != nil || len(shape) > 2 {
+		return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
 	}
-	switch len(nums) {
-	case 1:
-		return nums[0], nums[0], nil
-	case 2:
-		return nums[0], nums[1], nil
-	}
-	return 0, 0, fmt.Errorf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s)
+	return shape[0], shape[len(shape)-1], nil
 }
 
 func synthPacoCommand() *ucli.Command {
 	def := synth.Default()
-	dn := synth.DefaultNoise()
 	return &ucli.Command{
 		Name:  "paco",
 		Usage: "an ADI sequence (cube, angles, PSF) with companions at known positions, for PACO",
@@ -109,29 +85,21 @@ Examples:
    vkstat synth paco --size 128 --frames 100 --rotation 90 --fwhm 5 \
        --companion sep=15,pa=0,flux=40 --companion sep=35,pa=200,flux=15 \
        --seed 7 --format both --out-dir adi2/`,
-		Flags: []ucli.Flag{
+		Flags: append(append(append([]ucli.Flag{
 			&ucli.StringFlag{Name: "out-dir", Aliases: []string{"out", "o"}, Usage: "output directory (created if needed)"},
 			&ucli.StringFlag{Name: "size", Value: "100", Usage: "frame size: N (N×N) or H,W pixels"},
-			&ucli.IntFlag{Name: "frames", Value: def.Frames, Usage: "number of frames T (at least 2)"},
-			&ucli.Float64Flag{Name: "rotation", Value: def.RotationDeg, Usage: "total field rotation over the sequence, degrees"},
-			&ucli.Float64Flag{Name: "start-angle", Value: 0, Usage: "parallactic angle of the first frame, degrees"},
-			&ucli.Float64Flag{Name: "fwhm", Value: def.FWHM, Usage: "PSF full width at half maximum, pixels"},
-			&ucli.IntFlag{Name: "stamp", Value: 0, Usage: "PSF stamp side (odd); 0 means 2·ceil(3·FWHM)+1"},
+		}, paramFlags(engine.Describe(def))...),
 			// No alias: urfave/cli copies a flag's value to its aliases by
 			// calling Set again with String(), which would add every
-			// companion twice.
-			&ucli.GenericFlag{Name: "companion", Value: &companionFlag{},
+			// companion twice. (A StringSliceFlag would split the value at
+			// its commas.)
+			&ucli.GenericFlag{Name: "companion", Value: &synth.Companions{},
 				Usage: `a companion "sep=PIXELS,pa=DEGREES,flux=FLUX", pa east of north as paco reports it (or theta=DEGREES from +x towards +y); repeat for more`},
 			&ucli.Uint64Flag{Name: "seed", Value: def.Seed, Usage: "random seed"},
 			&ucli.StringFlag{Name: "dtype", Value: "f32", Usage: "cube type: f32 or f64"},
 			&ucli.StringFlag{Name: "format", Value: "fits", Usage: "file formats, comma-separated: fits, npy (both: fits,npy)"},
 			&ucli.StringFlag{Name: "star", Usage: "the star's centre y,x in pixels, 0-based and sub-pixel (default H/2,W/2 by integer division): halo, speckles and the companions' rotation centre"},
-			&ucli.Float64Flag{Name: "halo", Value: dn.Halo, Usage: "static stellar halo at the centre"},
-			&ucli.Float64Flag{Name: "speckle", Value: dn.Speckle, Usage: "quasi-static speckle mean and standard deviation at the centre"},
-			&ucli.Float64Flag{Name: "temporal", Value: dn.Temporal, Usage: "standard deviation of the per-frame smoothed noise at the centre"},
-			&ucli.Float64Flag{Name: "white", Value: dn.White, Usage: "standard deviation of the white noise"},
-			&ucli.Float64Flag{Name: "noise-scale", Value: 0, Usage: "radius (pixels) where speckle and temporal noise halve; 0 means 5·FWHM"},
-		},
+		), paramFlags(engine.Describe(synth.DefaultNoise()))...),
 		// Flag errors (a malformed --companion, say) are usage errors: exit 2.
 		OnUsageError: func(c *ucli.Context, err error, isSub bool) error { return usageError{err} },
 		Action:       synthPacoAction,
@@ -139,17 +107,7 @@ Examples:
 }
 
 func synthPacoAction(c *ucli.Context) error {
-	if err := requireFlag(c, "out-dir"); err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return usagef("synth paco: unexpected argument %q (every input is a flag)", c.Args().First())
-	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
-	h, w, dt, err := sequenceFlags(c)
+	dir, h, w, dt, err := sequenceFlags(c)
 	if err != nil {
 		return err
 	}
@@ -158,20 +116,16 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 	exts := survey.FormatExts(format)
-	if n := c.Int("frames"); n < 2 {
-		return usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
+	cfg := synth.Default()
+	cfg.H, cfg.W, cfg.Seed, cfg.DType = h, w, c.Uint64("seed"), dt
+	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
+		cfg.Companions = *cf
 	}
-	var comps []synth.Companion
-	if cf, ok := c.Generic("companion").(*companionFlag); ok && cf != nil {
-		comps = cf.list
+	if err := setParams(c, engine.Describe(cfg), &cfg); err != nil {
+		return err
 	}
-	noise := synth.Noise{Halo: c.Float64("halo"), Speckle: c.Float64("speckle"), Temporal: c.Float64("temporal"),
-		White: c.Float64("white"), Scale: c.Float64("noise-scale")}
-	cfg := synth.Config{
-		H: h, W: w, Frames: c.Int("frames"),
-		StartDeg: c.Float64("start-angle"), RotationDeg: c.Float64("rotation"),
-		FWHM: c.Float64("fwhm"), StampSize: c.Int("stamp"),
-		Companions: comps, Seed: c.Uint64("seed"), Noise: &noise, DType: dt,
+	if err := setParams(c, engine.Describe(*cfg.Noise), cfg.Noise); err != nil {
+		return err
 	}
 	if st := c.String("star"); st != "" {
 		y, x, ok := parseYX(st)
@@ -187,19 +141,7 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err} // every input came from the command line
 	}
-	cfg = ds.Config
 
-	// Outputs renames its files into place one after another: a destination
-	// that cannot be replaced (a directory) is caught before any is written.
-	names := []string{"truth.json"}
-	for _, ext := range exts {
-		names = append(names, "cube"+ext, "angles"+ext, "psf"+ext)
-	}
-	for _, n := range names {
-		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && !st.Mode().IsRegular() {
-			return fmt.Errorf("cannot write %s: it exists and is not a regular file", filepath.Join(dir, n))
-		}
-	}
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.OwnDir(dir, "synth paco")
@@ -210,14 +152,6 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 
-	wout := c.App.Writer
-	fmt.Fprintf(wout, "wrote %s: cube (%d, %d, %d) %s, %d angles %g..%g°, PSF %d×%d (FWHM %g px), truth.json\n",
-		dir, cfg.Frames, cfg.H, cfg.W, dt, len(ds.Angles), ds.Angles[0], ds.Angles[len(ds.Angles)-1],
-		cfg.StampSize, cfg.StampSize, cfg.FWHM)
-	fmt.Fprintf(wout, "star at (y, x) = (%d, %d)\n", ds.CY, ds.CX)
-	for i, t := range ds.Truth {
-		fmt.Fprintf(wout, "companion %d: sep %g px, PA %g° east of north (θ %g° from +x), flux %g at sky (y, x) = (%.2f, %.2f)\n",
-			i+1, t.SepPx, synth.ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
-	}
+	ds.WriteSummary(c.App.Writer, dir)
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -174,5 +175,20 @@ func TestSynthPacoAllOrNothing(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	if code, _, stderr := run(t, "synth", "paco", "--size", "32", "--frames", "4", "--out-dir", file); code != ExitError || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("out-dir is a file: exit %d, %q", code, stderr)
+	}
+}
+
+// TestParseSize: N, H,W and HxW (either case; an empty part ignored),
+// and the refusals, by hand.
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string][2]int{"100": {100, 100}, "96,128": {96, 128}, "96X128": {96, 128}, " 7 x 9": {7, 9}, "100,": {100, 100}} {
+		if h, w, err := parseSize(s); err != nil || h != want[0] || w != want[1] {
+			t.Errorf("%q: %d, %d, %v", s, h, w, err)
+		}
+	}
+	for _, s := range []string{"", "0", "1,2,3", "a,b", "-4"} {
+		if _, _, err := parseSize(s); err == nil || err.Error() != fmt.Sprintf("%q: want N or H,W in pixels, e.g. 100 or 96,128", s) {
+			t.Errorf("%q: %v", s, err)
+		}
 	}
 }

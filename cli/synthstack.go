@@ -10,6 +10,7 @@ import (
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // synthStackCommand writes a synthetic stack of co-registered SLC dates.
@@ -57,7 +58,7 @@ func runSynthStack(c *ucli.Context) error {
 	if err := requireFlag(c, "out-dir"); err != nil {
 		return err
 	}
-	shape, err := parseShape(c.String("shape"))
+	shape, err := tensor.ParseShape(c.String("shape"))
 	if err != nil || len(shape) != 2 {
 		return usagef("--shape %q: want lines,samples, e.g. 1024,1024", c.String("shape"))
 	}
@@ -66,37 +67,19 @@ func runSynthStack(c *ucli.Context) error {
 	if err := st.Check(); err != nil {
 		return fieldError(err)
 	}
-	T := st.Dates
-	typ := map[string]string{"cint16": "CInt16", "cfloat32": "CFloat32", "float32": "Float32"}[strings.ToLower(c.String("type"))]
-	if typ == "" {
-		return usagef("--type: want cint16, cfloat32 or float32, got %q", c.String("type"))
+	f, err := st.SetFormat(c.String("format"), c.String("type"))
+	if err != nil {
+		return fieldError(err)
 	}
-	format := strings.ToLower(c.String("format"))
-	driver, ext := "GTiff", ".tif"
-	switch format {
-	case "tif", "tiff", "gtiff", "geotiff":
-	case "envi":
-		driver, ext = "ENVI", ".bin"
-	default:
-		return usagef("--format: want tif or envi, got %q", format)
-	}
-	if driver == "ENVI" && typ == "CInt16" {
-		return usagef("--type cint16 --format envi: ENVI has no complex int16 type; use --type cfloat32 for ENVI, or --format tif")
-	}
-	st.Complex, st.Int16 = typ != "Float32", typ == "CInt16"
-	per := 1
-	if st.Complex {
-		per = 2
-	}
-	if err := checkMemory(fmt.Sprintf("synth stack: one %d×%d %s date", h, w, typ), uint64(h)*uint64(w)*uint64(per)*4*3); err != nil {
+	if err := checkMemory(fmt.Sprintf("synth stack: one %d×%d %s date", h, w, f.Type), uint64(h)*uint64(w)*uint64(st.Floats())*4*3); err != nil {
 		return err
 	}
 	dir := c.String("out-dir")
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
-	if !formats.HaveGDAL && driver != "ENVI" {
-		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", format)
+	if !formats.HaveGDAL && f.Driver != "ENVI" {
+		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", strings.ToLower(c.String("format")))
 	}
 	wkt := "" // without GDAL: no coordinate system, only the geotransform
 	if formats.HaveGDAL {
@@ -106,7 +89,7 @@ func runSynthStack(c *ucli.Context) error {
 		}
 	}
 	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
-	spec := formats.RasterSpec{Driver: driver, Type: typ, Width: w, Height: h, Georef: geo}
+	spec := formats.RasterSpec{Driver: f.Driver, Type: f.Type, Width: w, Height: h, Georef: geo}
 	if st.Border > 0 {
 		zero := 0.0
 		spec.NoData = &zero
@@ -119,7 +102,7 @@ func runSynthStack(c *ucli.Context) error {
 	bar := newProgress(c.App.ErrWriter)
 	defer bar.done()
 	progress := func(t, T int) { bar.update(fmt.Sprintf("date %d/%d", min(t+1, T), T), float64(t)/float64(T)) }
-	list, err := st.Files(c.Context, ext, func(name string, date bool, data []float32) error {
+	list, err := st.Files(c.Context, f.Ext, func(name string, date bool, data []float32) error {
 		if date {
 			return outs.AddRaster(filepath.Join(dir, name), spec, data)
 		}
@@ -134,6 +117,6 @@ func runSynthStack(c *ucli.Context) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, T, h, w, typ, driver)
+	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, st.Dates, h, w, f.Type, f.Driver)
 	return nil
 }

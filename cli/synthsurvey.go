@@ -45,26 +45,13 @@ Examples:
 }
 
 func synthSurveyAction(c *ucli.Context) error {
-	if err := requireFlag(c, "out-dir"); err != nil {
-		return err
-	}
-	if c.NArg() > 0 {
-		return usagef("synth survey: unexpected argument %q (every input is a flag)", c.Args().First())
-	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
+	dir, h, w, dt, err := sequenceFlags(c)
+	if err != nil {
 		return err
 	}
 	n := c.Int("targets")
 	if n < 1 || n > 10000 {
 		return usagef("--targets: want 1 to 10000, got %d", n)
-	}
-	h, w, dt, err := sequenceFlags(c)
-	if err != nil {
-		return err
-	}
-	if f := c.Int("frames"); f < 2 {
-		return usagef("--frames %d: an ADI sequence needs at least 2 frames", f)
 	}
 	fwhm := c.Float64("fwhm")
 	if !(fwhm > 0) || fwhm > 100 {
@@ -74,9 +61,8 @@ func synthSurveyAction(c *ucli.Context) error {
 		uint64(n)*uint64(c.Int("frames"))*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
 		return err
 	}
-	noise := synth.DefaultNoise()
 	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
-		Seed: c.Uint64("seed"), Noise: &noise, DType: dt}
+		Seed: c.Uint64("seed"), DType: dt} // Noise nil: synth.DefaultNoise
 	out := formats.Outputs{Ctx: c.Context}
 	defer out.Abort()
 	out.CreateDir(dir)
@@ -91,11 +77,6 @@ func synthSurveyAction(c *ucli.Context) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	wout := c.App.Writer
-	fmt.Fprintf(wout, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
-		dir, n, c.Int("frames"), h, w, dt, c.Float64("rotation"), fwhm, c.Uint64("seed"), c.Uint64("seed")+uint64(n-1))
-	for _, t := range targets {
-		fmt.Fprintf(wout, "%s: companion sep %g px, PA %g° east of north, flux %g\n", t.Name, t.Companion.SepPx, t.Companion.PA(), t.Companion.Flux)
-	}
+	survey.WriteSynthetic(c.App.Writer, dir, base, targets)
 	return nil
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -120,25 +118,15 @@ Examples:
 // compareReports sets the devices of the reports side by side, one column
 // per device, and prints the rows whose outcome differs between columns.
 func compareReports(c *ucli.Context, paths []string) error {
-	var reps []*suite.VerifyReport
-	var missing []string
-	for _, p := range paths {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, p)
-		}
+	cmp, err := suite.CompareFiles(c.App.Writer, paths, c.Bool("all"))
+	var me *suite.MissingReportsError
+	if errors.As(err, &me) {
+		return fmt.Errorf("verify --compare: %v: write each with `vkstat --device DEVICE verify --json FILE` on its machine first (the README's gpu.json needs a GPU)", err)
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("verify --compare: no report %s: write each with `vkstat --device DEVICE verify --json FILE` on its machine first (the README's gpu.json needs a GPU)",
-			strings.Join(missing, ", "))
+	if err != nil {
+		return err
 	}
-	for _, p := range paths {
-		rep, err := suite.ReadVerifyReport(p)
-		if err != nil {
-			return err
-		}
-		reps = append(reps, rep)
-	}
-	if cmp := suite.WriteComparison(c.App.Writer, paths, reps, c.Bool("all")); cmp.Differ > 0 {
+	if cmp.Differ > 0 {
 		return fmt.Errorf("verify --compare: %d row(s) differ", cmp.Differ)
 	}
 	return nil

@@ -88,3 +88,26 @@ phases of the total (75.0% named):
 		t.Errorf("account report: %+v", rep)
 	}
 }
+
+// TestNilDeviceCounts: the CPU path (a nil device) counts nothing, so a
+// run's counts there are zero, as Sub of two zero totals.
+func TestNilDeviceCounts(t *testing.T) {
+	var d *Device
+	if c := d.Counts(); c != (Counts{}) || d.Counts().Sub(c) != (Counts{}) {
+		t.Errorf("the CPU path counted %+v", c)
+	}
+}
+
+// TestSetDevice: the device's times come from its timing, the wall and
+// counts as given, the bytes in (staging 100 + mapped 20) and out
+// (staging 7 + mapped 3) from the counts; the command's phases stay.
+func TestSetDevice(t *testing.T) {
+	acct := Timing{Phases: []PhaseTime{{Name: "read", Time: time.Millisecond}}}
+	dev := Timing{Upload: 2 * time.Millisecond, Kernel: 5 * time.Millisecond, Download: time.Millisecond, GPUTimed: true, Wall: time.Hour}
+	counts := Counts{StagingIn: 100, MappedIn: 20, StagingOut: 7, MappedOut: 3}
+	acct.SetDevice(dev, counts, 9*time.Millisecond)
+	if acct.Upload != 2*time.Millisecond || acct.Kernel != 5*time.Millisecond || acct.Download != time.Millisecond || !acct.GPUTimed ||
+		acct.Wall != 9*time.Millisecond || acct.Counts != counts || acct.UpBytes != 120 || acct.DownBytes != 10 || len(acct.Phases) != 1 {
+		t.Errorf("%+v", acct)
+	}
+}

@@ -233,9 +233,13 @@ func (d *Device) count(i int, v int64) { d.meter.n[i].Add(v) }
 // since adds the time since t0 to phase ph.
 func (d *Device) since(ph int, t0 time.Time) { d.meter.ns[ph].Add(int64(time.Since(t0))) }
 
-// Counts are the device's running totals since it was opened.
+// Counts are the device's running totals since it was opened; none for
+// the CPU path (a nil d).
 func (d *Device) Counts() Counts {
 	var c Counts
+	if d == nil {
+		return c
+	}
 	for i, p := range c.fields() {
 		*p = d.meter.n[i].Load()
 	}
@@ -392,6 +396,16 @@ type Step struct {
 	Name  string
 	Phase Phase
 	Time  time.Duration
+}
+
+// SetDevice sets the device's part of t, a command's own account of a
+// run: the uploads, kernels and downloads of dev (the device's timing of
+// it), what the device counted over it (counts, the bytes copied in and
+// out among them) and its wall time.
+func (t *Timing) SetDevice(dev Timing, counts Counts, wall time.Duration) {
+	t.Upload, t.Kernel, t.Download, t.GPUTimed = dev.Upload, dev.Kernel, dev.Download, dev.GPUTimed
+	t.Wall, t.Counts = wall, counts
+	t.UpBytes, t.DownBytes = counts.StagingIn+counts.MappedIn, counts.StagingOut+counts.MappedOut
 }
 
 // Add accumulates o into t: times, bytes, steps, phases and counts.

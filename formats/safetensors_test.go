@@ -265,3 +265,38 @@ func TestEncodeSafetensors(t *testing.T) {
 		t.Error("reserved name accepted")
 	}
 }
+
+// TestTensorEncoder: a bf16 tensor written under a safetensors name is
+// read back (ReadTensor16) as the tensor named, with its metadata, and
+// under a .npy name as NPY; another name has no encoder.
+func TestTensorEncoder(t *testing.T) {
+	x := tensor.FromF64([]float64{1, -2, 0.5, 4}, 2, 2).As(tensor.BF16)
+	dir := t.TempDir()
+	for _, name := range []string{"x.SafeTensors", "x.npy"} {
+		path := filepath.Join(dir, name)
+		enc, ok := TensorEncoder(path, "lat")
+		if !ok {
+			t.Fatalf("%s: no encoder", name)
+		}
+		var b bytes.Buffer
+		if err := enc(&b, x, map[string]string{"k": "v"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, info, err := ReadTensor16(path, map[bool]string{true: "lat"}[IsSafetensorsName(path)])
+		if err != nil || got.DType != tensor.BF16 || !reflect.DeepEqual(got.Shape, []int{2, 2}) || info.DType != "bfloat16" {
+			t.Errorf("%s: %v %v, %+v", name, got, err, info)
+			continue
+		}
+		if IsSafetensorsName(path) {
+			if _, meta, err := ListSafetensors(path); err != nil || meta["k"] != "v" {
+				t.Errorf("%s: metadata %v, %v", name, meta, err)
+			}
+		}
+	}
+	if _, ok := TensorEncoder("x.fits", ""); ok {
+		t.Error("an encoder for x.fits")
+	}
+}

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +22,22 @@ type TensorInfo struct {
 // IsSafetensorsName reports whether path names a safetensors file.
 func IsSafetensorsName(path string) bool {
 	return strings.EqualFold(filepath.Ext(path), ".safetensors")
+}
+
+// TensorEncoder is how a tensor is written under the name path, for
+// ReadTensor16 to read back: for a safetensors name, a safetensors file
+// holding it as name with the metadata meta; NPY for .npy. ok is false
+// for any other name.
+func TensorEncoder(path, name string) (encode func(w io.Writer, t *tensor.Tensor, meta map[string]string) error, ok bool) {
+	switch {
+	case IsSafetensorsName(path):
+		return func(w io.Writer, t *tensor.Tensor, meta map[string]string) error {
+			return EncodeSafetensors(w, []SafetensorsTensor{SafetensorsOf(name, t)}, meta)
+		}, true
+	case strings.EqualFold(filepath.Ext(path), ".npy"):
+		return func(w io.Writer, t *tensor.Tensor, _ map[string]string) error { return EncodeNPY(w, t) }, true
+	}
+	return nil, false
 }
 
 // ReadTensor reads an array as ReadArray does, or the tensor called name

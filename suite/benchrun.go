@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
@@ -33,6 +34,27 @@ type BenchOptions struct {
 	// Log, when set, receives a line for each figure as it is measured
 	// (and for each measurement that fails), for a progress display.
 	Log func(line string)
+}
+
+// CommandLine is the vkstat command that repeats a run of o (its size,
+// repeats, warm-up and validation) over suites (bench's --suite) on
+// devices (its --device; "" for all) in precision (its --precision; "" or
+// auto for both), as the report records it.
+func (o BenchOptions) CommandLine(suites, devices, precision string) string {
+	if devices == "" {
+		devices = "all"
+	}
+	cmd := fmt.Sprintf("vkstat bench --suite %s --device %s --size %s --repeat %d", suites, devices, o.Size, o.Repeat)
+	if o.Warmup != WarmupByTime {
+		cmd += fmt.Sprintf(" --warmup %d", o.Warmup)
+	}
+	if o.Validation {
+		cmd = strings.Replace(cmd, "vkstat bench", "vkstat --validate bench", 1)
+	}
+	if precision != "" && precision != "auto" {
+		cmd = strings.Replace(cmd, "vkstat", "vkstat --precision "+precision, 1)
+	}
+	return cmd
 }
 
 // BenchResult is one case of one operation in one precision on one

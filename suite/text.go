@@ -1,9 +1,12 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -82,6 +85,34 @@ func CheckPrecisions(ops []Op, dts []tensor.DType) error {
 		}
 	}
 	return fmt.Errorf("none of the operations selected keeps %s storage (the latent operations do)", dts[0])
+}
+
+// MissingReportsError names the reports to compare that do not exist.
+type MissingReportsError struct{ Paths []string }
+
+func (e *MissingReportsError) Error() string { return "no report " + strings.Join(e.Paths, ", ") }
+
+// CompareFiles reads the reports a verify run wrote (--json) from paths
+// and writes their comparison (WriteComparison). Reports missing are one
+// *MissingReportsError naming them all, before any is read.
+func CompareFiles(w io.Writer, paths []string, all bool) (Comparison, error) {
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return Comparison{}, &MissingReportsError{missing}
+	}
+	reps := make([]*VerifyReport, len(paths))
+	for i, p := range paths {
+		var err error
+		if reps[i], err = ReadVerifyReport(p); err != nil {
+			return Comparison{}, err
+		}
+	}
+	return WriteComparison(w, paths, reps, all), nil
 }
 
 // ReadVerifyReport reads the report a verify run wrote (--json) from path.

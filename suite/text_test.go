@@ -2,6 +2,10 @@ package suite
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -149,5 +153,46 @@ func TestStoreRatesNotStored(t *testing.T) {
 	}
 	if len(reported) != 1 || !strings.HasPrefix(reported[0], "rates (not stored): measured by vkstat bench --tune on the CPU path (") {
 		t.Errorf("reported %q (logged %q)", reported, logged)
+	}
+}
+
+// TestCompareFiles: the reports missing are named together, before any
+// is read; two reports written as verify --json writes them compare as
+// WriteComparison does.
+func TestCompareFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	var out bytes.Buffer
+	_, err := CompareFiles(&out, []string{a, filepath.Join(dir, "c.json"), b}, false)
+	var me *MissingReportsError
+	if !errors.As(err, &me) || err.Error() != "no report "+a+", "+filepath.Join(dir, "c.json")+", "+b || out.Len() != 0 {
+		t.Fatalf("missing reports: %v, wrote %q", err, out.String())
+	}
+	rep := func(s Status) *VerifyReport {
+		return &VerifyReport{Kind: VerifyKind, VkstatVersion: "1", Devices: []*VerifyDevice{{Device: cpuRecord, Results: []Result{{Op: "map", Case: "(1,)", Precision: "float32", Status: s}}}}}
+	}
+	for path, r := range map[string]*VerifyReport{a: rep(Pass), b: rep(Fail)} {
+		js, _ := json.Marshal(r)
+		if err := os.WriteFile(path, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmp, err := CompareFiles(&out, []string{a, b}, false)
+	if err != nil || cmp.Differ != 1 || !strings.Contains(out.String(), "map        (1,)  float32    pass 0/0  FAIL 0/0") {
+		t.Errorf("differ %d, %v:\n%s", cmp.Differ, err, out.String())
+	}
+}
+
+// TestBenchCommandLine: the command a report records, by hand: every
+// device when none is named, --warmup only when given, --validate and
+// --precision as global flags (auto is left out).
+func TestBenchCommandLine(t *testing.T) {
+	o := BenchOptions{Size: Small, Repeat: 5, Warmup: WarmupByTime}
+	if got, want := o.CommandLine("all", "", "auto"), "vkstat bench --suite all --device all --size small --repeat 5"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	o = BenchOptions{Size: Paper, Repeat: 3, Warmup: 0, Validation: true}
+	if got, want := o.CommandLine("map,reduce", "gpu", "f32"), "vkstat --precision f32 --validate bench --suite map,reduce --device gpu --size paper --repeat 3 --warmup 0"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

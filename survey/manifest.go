@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
@@ -404,8 +405,35 @@ func (m *Manifest) Count(s *Shard) int {
 	return n
 }
 
-// Set sets the column's option of t to v, as a cell would.
-func (c Column) Set(t *Target, v string) error { return c.set(t, v) }
+// Describe is what vkstat survey run says of m as it starts: its path,
+// how many targets shard s holds and which shard (all when s is nil).
+func (m *Manifest) Describe(s *Shard) string {
+	where := "all"
+	if s != nil {
+		where = fmt.Sprintf("shard %d/%d", s.I, s.N)
+	}
+	return fmt.Sprintf("%s, %d targets (%s)", m.Path, m.Count(s), where)
+}
+
+// ParseDefaults reads the survey's defaults (vkstat survey run's flags)
+// from given, which tells a column's text and whether it is given (a Bool
+// column's "true" or "false"). A value its column cannot read is a
+// *engine.FieldError naming the column.
+func ParseDefaults(given func(column string, bool bool) (string, bool)) (Defaults, error) {
+	defaults := Defaults{}
+	var scratch Target
+	for _, o := range Columns {
+		v, ok := given(o.Name, o.Bool)
+		if !ok {
+			continue
+		}
+		if err := o.set(&scratch, v); err != nil {
+			return nil, engine.Fieldf(o.Name, ": %v", err)
+		}
+		defaults[o.Name] = v
+	}
+	return defaults, nil
+}
 
 // FormatExts are the file extensions of format (ParseFormat's): .fits,
 // .npy or both.

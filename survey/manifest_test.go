@@ -2,6 +2,7 @@ package survey
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 )
 
@@ -274,5 +276,46 @@ func TestFormatExts(t *testing.T) {
 		if got := FormatExts(f); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestParseDefaults: the columns given are the defaults, as given; one
+// its column cannot read is an error naming the column.
+func TestParseDefaults(t *testing.T) {
+	given := map[string]string{"radius": "3", "unbiased": "true", "fwhm": "4.5"}
+	var asked []string
+	d, err := ParseDefaults(func(col string, isBool bool) (string, bool) {
+		if isBool {
+			asked = append(asked, col)
+		}
+		v, ok := given[col]
+		return v, ok
+	})
+	if err != nil || len(d) != 3 || d["radius"] != "3" || d["unbiased"] != "true" || d["fwhm"] != "4.5" {
+		t.Errorf("defaults %v, %v", d, err)
+	}
+	if !slices.Contains(asked, "unbiased") || slices.Contains(asked, "radius") {
+		t.Errorf("the Bool columns asked: %v", asked)
+	}
+	given["radius"] = "three"
+	_, err = ParseDefaults(func(col string, _ bool) (string, bool) { v, ok := given[col]; return v, ok })
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) || fe.Field != "radius" || !strings.HasPrefix(err.Error(), "radius: ") {
+		t.Errorf("a bad radius: %v", err)
+	}
+}
+
+// TestManifestDescribe: targets at positions 1..5; shard 2/2 holds
+// positions 2 and 4.
+func TestManifestDescribe(t *testing.T) {
+	m := &Manifest{Path: "m.csv"}
+	for k := range 5 {
+		m.Targets = append(m.Targets, Target{Index: k})
+	}
+	if got := m.Describe(nil); got != "m.csv, 5 targets (all)" {
+		t.Errorf("got %q", got)
+	}
+	if got := m.Describe(&Shard{I: 2, N: 2}); got != "m.csv, 2 targets (shard 2/2)" {
+		t.Errorf("got %q", got)
 	}
 }

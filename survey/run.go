@@ -36,9 +36,11 @@ type RunOptions struct {
 	// check where its outputs go, say): an error fails the target.
 	Check func(t *Target) error
 	// Start, when set, is called as a target's analysis starts, with the
-	// options it runs with: it may set their Warn and Note. (Run's
-	// context's Progress hears each target's stages.)
-	Start func(t *Target, opt *paco.Options)
+	// options it runs with: it may set their Warn and Note, and it returns
+	// what hears the analysis's stages (engine.WithProgress; nil: Run's
+	// context's Progress) and what is called when the analysis ends (nil:
+	// nothing), before Done.
+	Start func(t *Target, opt *paco.Options) (progress func(stage string, frac float64), end func())
 	// Done, when set, receives each target's result (to write its
 	// outputs): an error fails the target.
 	Done func(t *Target, in *Inputs, res *paco.Result) error
@@ -144,10 +146,19 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 			if opt.Convert {
 				o.Convert, o.DType = true, opt.DType
 			}
+			tctx, end := ctx, func() {}
 			if opt.Start != nil {
-				opt.Start(t, &o)
+				progress, e := opt.Start(t, &o)
+				if progress != nil {
+					tctx = engine.WithProgress(ctx, progress)
+				}
+				if e != nil {
+					end = e
+				}
 			}
-			if res, err = paco.Run(ctx, dev, paco.ADI{Cube: l.in.Cube, Angles: l.in.Angles}, o); err == nil && opt.Done != nil {
+			res, err = paco.Run(tctx, dev, paco.ADI{Cube: l.in.Cube, Angles: l.in.Angles}, o)
+			end()
+			if err == nil && opt.Done != nil {
 				err = opt.Done(t, l.in, res)
 			}
 		}

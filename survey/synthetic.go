@@ -5,6 +5,8 @@ package survey
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/vkstat/vkstat/formats"
@@ -24,6 +26,18 @@ type GenerateError struct{ Err error }
 
 func (e *GenerateError) Error() string { return e.Err.Error() }
 func (e *GenerateError) Unwrap() error { return e.Err }
+
+// WriteSynthetic writes what vkstat synth survey prints of targets, the
+// survey AddSynthetic staged in dir from base: the targets' sequences and
+// seeds, then each target's companion.
+func WriteSynthetic(w io.Writer, dir string, base synth.Config, targets []SyntheticTarget) {
+	n := len(targets)
+	fmt.Fprintf(w, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
+		dir, n, base.Frames, base.H, base.W, base.DType, base.RotationDeg, base.FWHM, base.Seed, base.Seed+uint64(n-1))
+	for _, t := range targets {
+		fmt.Fprintf(w, "%s: companion sep %g px, PA %g° east of north, flux %g\n", t.Name, t.Companion.SepPx, t.Companion.PA(), t.Companion.Flux)
+	}
+}
 
 // AddSynthetic stages a survey of n synthetic targets in out, in dir:
 // target k (from 0), named synth.SurveyName(k, n), is

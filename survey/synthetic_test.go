@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // TestAddSynthetic: two 32×32 targets of 6 frames read back as a manifest
@@ -50,5 +52,21 @@ func TestAddSynthetic(t *testing.T) {
 	var ge *GenerateError
 	if _, err := AddSynthetic(context.Background(), &bad, t.TempDir(), base, 2, "v"); !errors.As(err, &ge) {
 		t.Errorf("rotation NaN: %v, want a *GenerateError", err)
+	}
+}
+
+// TestWriteSynthetic: two targets from seed 5 (seeds 5..6), by hand; a
+// companion at θ 90° is PA 0.
+func TestWriteSynthetic(t *testing.T) {
+	base := synth.Config{H: 24, W: 32, Frames: 8, RotationDeg: 90, FWHM: 3, Seed: 5, DType: tensor.F64}
+	targets := []SyntheticTarget{{Name: "t1", Companion: synth.Companion{SepPx: 6, ThetaDeg: 90, Flux: 150}},
+		{Name: "t2", Companion: synth.Companion{SepPx: 7.5, ThetaDeg: 180, Flux: 200}}}
+	var b bytes.Buffer
+	WriteSynthetic(&b, "d", base, targets)
+	want := "wrote d: 2 targets (8 frames of 24×32 float64, rotation 90°, FWHM 3 px, seeds 5..6), manifest.csv, manifest.json\n" +
+		"t1: companion sep 6 px, PA 0° east of north, flux 150\n" +
+		"t2: companion sep 7.5 px, PA 90° east of north, flux 200\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

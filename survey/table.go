@@ -201,6 +201,26 @@ func (s *Table) Summary(w io.Writer) int {
 	return failed
 }
 
+// FailedError is a survey that ran, its tables written, in which Failed
+// of Total targets failed: Table lists why.
+type FailedError struct {
+	Failed, Total int
+	Table         string
+}
+
+func (e FailedError) Error() string {
+	return fmt.Sprintf("survey: %d of %d targets failed (the reasons are in %s)", e.Failed, e.Total, e.Table)
+}
+
+// Err is a FailedError when some of s's targets failed (table, the file
+// that lists why), nil when none did.
+func (s *Table) Err(table string) error {
+	if _, failed := s.Counts(); failed > 0 {
+		return FailedError{Failed: failed, Total: len(s.Rows), Table: table}
+	}
+	return nil
+}
+
 // WriteJSON writes survey.json.
 func (s *Table) WriteJSON(w io.Writer) error {
 	ok, failed := s.Counts()

@@ -7,6 +7,7 @@ package tensor
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -252,6 +253,26 @@ func ShapeString(shape []int) string {
 		return "(" + parts[0] + ",)"
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ParseShape reads a shape as the command line takes it: positive
+// integers, comma-separated ("64,512,512"; spaces around each allowed),
+// of at most 2^40 elements in all.
+func ParseShape(s string) ([]int, error) {
+	var shape []int
+	total := 1
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a list of positive integers", s)
+		}
+		if total > (1<<40)/n {
+			return nil, fmt.Errorf("%s is too large", s)
+		}
+		total *= n
+		shape = append(shape, n)
+	}
+	return shape, nil
 }
 
 // SameShape reports whether a and b are equal shapes.

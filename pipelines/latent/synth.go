@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -33,6 +34,22 @@ type SynthConfig struct {
 // of 32×32, Rho 0.6, TimeRho 0.8, spectral slope 2.
 func DefaultSynth() SynthConfig {
 	return SynthConfig{N: 2, C: 16, F: 8, H: 32, W: 32, Rho: 0.6, TimeRho: 0.8, Slope: 2, Seed: 1}
+}
+
+// SynthSlope is SynthConfig.Slope (β of P ∝ |k|^−β) for slope, the
+// spatial power spectrum's log-log slope as Run reports it
+// (spatial_slope): −β, from −8 (red) to 0 (white). A slope outside is an
+// *engine.OptionsError naming {slope}, with the sign's hint for one that
+// would be right negated.
+func SynthSlope(slope float64) (float64, error) {
+	if !(slope >= -8 && slope <= 0) {
+		hint := ""
+		if slope > 0 && slope <= 8 {
+			hint = fmt.Sprintf("; for P ∝ |k|^−%g give {slope=%g} ({slope} is the log-log slope, as vkstat latent reports it)", slope, -slope)
+		}
+		return 0, engine.Optionsf("{slope=%g}: want the power spectrum's log-log slope, from −8 to 0 (red to white)%s", slope, hint)
+	}
+	return -slope, nil
 }
 
 // Check validates c.
@@ -91,6 +108,15 @@ func (c SynthConfig) Truth(dtype string) SynthTruth {
 	}
 	return SynthTruth{ChannelCorr: c.ChannelCorr(), DType: dtype, LagCorr: lags, Rho: c.Rho, Seed: c.Seed,
 		Shape: []int{c.N, c.C, c.F, c.H, c.W}, SpatialSlope: -c.Slope, TimeRho: c.TimeRho}
+}
+
+// Metadata is what a safetensors file of c's tensor keeps of it, as
+// vkstat synth latent writes it: the generator, the shape as given
+// (shape), the correlations, the seed and the spatial slope as Run
+// reports it (−Slope).
+func (c SynthConfig) Metadata(shape string) map[string]string {
+	return map[string]string{"generator": "vkstat synth latent", "shape": shape,
+		"rho": fmt.Sprint(c.Rho), "time_rho": fmt.Sprint(c.TimeRho), "spatial_slope": fmt.Sprint(-c.Slope), "seed": fmt.Sprint(c.Seed)}
 }
 
 // ChannelMean and ChannelScale are the offset and scale of channel ch.

@@ -69,3 +69,28 @@ func ParseCompanion(s string) (Companion, error) {
 	}
 	return c, nil
 }
+
+// Companions is a list of companions read one at a time, as a repeated
+// command-line flag gives them (flag.Value): Set reads one
+// (ParseCompanion) and adds it; String is the list, space-separated.
+type Companions []Companion
+
+func (l *Companions) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, c := range *l {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+func (l *Companions) Set(s string) error {
+	c, err := ParseCompanion(s)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, c)
+	return nil
+}

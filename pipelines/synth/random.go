@@ -18,6 +18,16 @@ type Random struct {
 	Progress func(done, total int)
 }
 
+// SetDist sets the distribution by name: uniform or normal; another is
+// a *engine.FieldError.
+func (r *Random) SetDist(name string) error {
+	if name != "uniform" && name != "normal" {
+		return engine.Fieldf("dist", ": want uniform or normal, got %q", name)
+	}
+	r.Normal = name == "normal"
+	return nil
+}
+
 // Check refuses a negative Scale, as a *engine.FieldError.
 func (r Random) Check() error {
 	if r.Scale < 0 {

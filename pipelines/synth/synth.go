@@ -56,6 +56,7 @@ package synth
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -95,14 +96,17 @@ func wrap360(a float64) float64 {
 
 // Noise sets the background's amplitudes, in data units. Zero turns a
 // component off.
+//
+// The fields' param tags describe them (engine.Describe) to vkstat synth
+// paco's flags.
 type Noise struct {
-	Halo     float64 `json:"halo"`     // the static halo's value at the centre
-	Speckle  float64 `json:"speckle"`  // the quasi-static speckles' mean and standard deviation at the centre
-	Temporal float64 `json:"temporal"` // the temporally varying smoothed noise's standard deviation at the centre
-	White    float64 `json:"white"`    // the white noise's standard deviation (everywhere)
+	Halo     float64 `json:"halo" param:"halo" help:"static stellar halo at the centre"`
+	Speckle  float64 `json:"speckle" param:"speckle" help:"quasi-static speckle mean and standard deviation at the centre"`
+	Temporal float64 `json:"temporal" param:"temporal" help:"standard deviation of the per-frame smoothed noise at the centre"`
+	White    float64 `json:"white" param:"white" help:"standard deviation of the white noise"` // everywhere
 	// Scale is the radius in pixels where the speckle and temporal
 	// amplitudes fall to half; 0 means 5·FWHM.
-	Scale float64 `json:"scale"`
+	Scale float64 `json:"scale" param:"noise_scale" help:"radius (pixels) where speckle and temporal noise halve; 0 means 5·FWHM"`
 }
 
 // DefaultNoise is the background used when Config.Noise is nil.
@@ -110,15 +114,18 @@ func DefaultNoise() Noise {
 	return Noise{Halo: 100, Speckle: 10, Temporal: 3, White: 1}
 }
 
-// Config describes a synthetic sequence.
+// Config describes a synthetic sequence. The param tags describe the
+// sequence's shape and PSF (engine.Describe) to vkstat synth paco's flags.
 type Config struct {
-	H, W        int     // frame size in pixels
-	Frames      int     // T ≥ 2
-	StartDeg    float64 // parallactic angle of the first frame, degrees
-	RotationDeg float64 // total field rotation over the sequence, degrees (θ_l = StartDeg + RotationDeg·l/(T−1))
-	FWHM        float64 // PSF full width at half maximum, pixels
+	H, W   int // frame size in pixels
+	Frames int `param:"frames" help:"number of frames T (at least 2)"` // T ≥ 2
+	// RotationDeg is the total field rotation over the sequence: θ_l =
+	// StartDeg + RotationDeg·l/(T−1).
+	RotationDeg float64 `param:"rotation" help:"total field rotation over the sequence, degrees"`
+	StartDeg    float64 `param:"start_angle" help:"parallactic angle of the first frame, degrees"`
+	FWHM        float64 `param:"fwhm" help:"PSF full width at half maximum, pixels"`
 	// StampSize is the PSF stamp's side (odd); 0 means DefaultStampSize(FWHM).
-	StampSize  int
+	StampSize  int `param:"stamp" help:"PSF stamp side (odd); 0 means 2·ceil(3·FWHM)+1"`
 	Companions []Companion
 	Seed       uint64
 	Noise      *Noise       // nil means DefaultNoise()
@@ -578,4 +585,18 @@ func SurveyTarget(base Config, k int) Config {
 // t02, ... with as many digits as n has, at least two.
 func SurveyName(k, n int) string {
 	return fmt.Sprintf("t%0*d", max(len(fmt.Sprint(n)), 2), k+1)
+}
+
+// WriteSummary writes what vkstat synth paco prints of ds, written to
+// dir: its files, the star and each companion where it lies on the sky.
+func (ds *Dataset) WriteSummary(w io.Writer, dir string) {
+	cfg := ds.Config
+	fmt.Fprintf(w, "wrote %s: cube (%d, %d, %d) %s, %d angles %g..%g°, PSF %d×%d (FWHM %g px), truth.json\n",
+		dir, cfg.Frames, cfg.H, cfg.W, cfg.DType, len(ds.Angles), ds.Angles[0], ds.Angles[len(ds.Angles)-1],
+		cfg.StampSize, cfg.StampSize, cfg.FWHM)
+	fmt.Fprintf(w, "star at (y, x) = (%d, %d)\n", ds.CY, ds.CX)
+	for i, t := range ds.Truth {
+		fmt.Fprintf(w, "companion %d: sep %g px, PA %g° east of north (θ %g° from +x), flux %g at sky (y, x) = (%.2f, %.2f)\n",
+			i+1, t.SepPx, ThetaToPA(t.ThetaDeg), t.ThetaDeg, t.Flux, t.Y, t.X)
+	}
 }

@@ -1,0 +1,65 @@
+package survey_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/survey"
+	"github.com/vkstat/vkstat/tensor"
+)
+
+// TestRunStart: each target's analysis is heard by the progress its
+// Start returned, and ends (end called once) before its Done; a target
+// that fails before its analysis (a missing cube) is never started.
+func TestRunStart(t *testing.T) {
+	dir := t.TempDir()
+	ds, err := synth.Generate(synth.Config{H: 24, W: 24, Frames: 12, RotationDeg: 90, FWHM: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := formats.WriteNPY(filepath.Join(dir, "cube.npy"), ds.Cube); err != nil {
+		t.Fatal(err)
+	}
+	if err := formats.WriteNPY(filepath.Join(dir, "angles.npy"), tensor.FromF64(ds.Angles, len(ds.Angles))); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "manifest.csv")
+	csv := "name,cube,angles\na,cube.npy,angles.npy\nb,missing.npy,angles.npy\n"
+	if err := os.WriteFile(manifest, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man, err := survey.ReadManifest(manifest, survey.Defaults{"fwhm": "3", "radius": "2", "quick-contrast": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	heard := map[string]int{}
+	opt := survey.RunOptions{
+		Start: func(tg *survey.Target, o *paco.Options) (func(string, float64), func()) {
+			events = append(events, "start "+tg.Name)
+			return func(string, float64) { heard[tg.Name]++ }, func() { events = append(events, "end "+tg.Name) }
+		},
+		Done: func(tg *survey.Target, _ *survey.Inputs, _ *paco.Result) error {
+			events = append(events, "done "+tg.Name)
+			return nil
+		},
+	}
+	table, err := survey.Run(context.Background(), nil, man, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"start a", "end a", "done a"}; len(events) != 3 || events[0] != want[0] || events[1] != want[1] || events[2] != want[2] {
+		t.Errorf("events %v, want %v", events, want)
+	}
+	if heard["a"] == 0 || heard["b"] != 0 {
+		t.Errorf("progress heard %v, want a's stages only", heard)
+	}
+	if len(table.Rows) != 2 || table.Rows[0].Status != "ok" || table.Rows[1].Status == "ok" {
+		t.Errorf("rows %+v", table.Rows)
+	}
+}
