@@ -271,3 +271,45 @@ func parseYX(s string) (y, x float64, ok bool) {
 	finite := !math.IsNaN(y) && !math.IsNaN(x) && !math.IsInf(y, 0) && !math.IsInf(x, 0)
 	return y, x, err1 == nil && err2 == nil && finite
 }
+
+// flagsFirst puts the flags of rest (a command's arguments) before its
+// positional arguments, which follow a "--": urfave/cli stops reading
+// flags at the first positional argument. bools names the flags that take
+// no value.
+func flagsFirst(rest []string, bools map[string]bool) []string {
+	var flags, pos []string
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[k+1:]...)
+			k = len(rest)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && !bools[name] && k+1 < len(rest) {
+				flags = append(flags, rest[k+1])
+				k++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 {
+		flags = append(append(flags, "--"), pos...)
+	}
+	return flags
+}
+
+// boolFlags names the flags that take no value: those of flags, the
+// global booleans and help.
+func boolFlags(flags []ucli.Flag) map[string]bool {
+	bools := map[string]bool{"validate": true, "time": true, "verbose": true, "quiet": true, "q": true, "help": true, "h": true}
+	for _, f := range flags {
+		if _, ok := f.(*ucli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				bools[n] = true
+			}
+		}
+	}
+	return bools
+}

@@ -174,18 +174,3 @@ func TestPositionalGivenAsFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d saying the manifest is positional", code, stderr, ExitUsage)
 	}
 }
-
-// Issue 41, unclear items: flags after stack's positional dates are read
-// as flags (on 68d6905: "date stat --json: no such file").
-func TestStackFlagsAfterDates(t *testing.T) {
-	got := stackArgsLast([]string{"vkstat", "--device", "cpu", "stack", "--out-dir", "S", "a.tif", "b.tif", "--json", "--stat", "mean", "c.tif"})
-	want := []string{"vkstat", "--device", "cpu", "stack", "--out-dir", "S", "--json", "--stat", "mean", "--", "a.tif", "b.tif", "c.tif"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	for _, args := range [][]string{{"vkstat", "synth", "stack", "--out-dir", "d", "--dates", "3"}, {"vkstat", "bench", "--suite", "stack", "--size", "small"}} {
-		if got := stackArgsLast(args); strings.Join(got, " ") != strings.Join(args, " ") {
-			t.Errorf("%q became %q", args, got)
-		}
-	}
-}

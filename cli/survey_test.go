@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -54,26 +53,6 @@ func readCSVRows(t *testing.T, path string) []map[string]string {
 		rows = append(rows, m)
 	}
 	return rows
-}
-
-// TestSurveyManifestCSVAndJSON: the same targets as CSV and JSON give the
-// same jobs; relative paths are the manifest's folder's; empty cells take
-// TestSurveyArgsLast: flags after the manifest or folders are read.
-func TestSurveyArgsLast(t *testing.T) {
-	got := surveyArgsLast([]string{"vkstat", "--device", "cpu", "survey", "run", "m.csv", "--out", "o", "--time", "--shard=1/2", "--unbiased", "--radius", "3"})
-	want := []string{"vkstat", "--device", "cpu", "survey", "run", "--out", "o", "--time", "--shard=1/2", "--unbiased", "--radius", "3", "--", "m.csv"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	got = surveyArgsLast([]string{"vkstat", "survey", "merge", "a", "b", "-o", "c"})
-	want = []string{"vkstat", "survey", "merge", "-o", "c", "--", "a", "b"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	other := []string{"vkstat", "paco", "--cube", "survey"}
-	if got := surveyArgsLast(other); !reflect.DeepEqual(got, other) {
-		t.Errorf("changed another command: %q", got)
-	}
 }
 
 // TestSurveyFailures: a missing file, angles that do not match the cube,
