@@ -23,29 +23,11 @@ func compileOptions(c *ucli.Context, sc shaderlab.Case) shaderlab.CompileOptions
 // lists as maps, a tolerance for every array as "*").
 func flagCase(c *ucli.Context) (shaderlab.Case, error) {
 	sc := shaderlab.Case{Include: c.StringSlice("include")}
-	for _, f := range []struct {
-		flag string
-		m    *map[string]any
-	}{{"define", &sc.Define}, {"bind", &sc.Bind}, {"push", &sc.Push}, {"uniform", &sc.Uniform}, {"spec", &sc.Spec},
-		{"expect", &sc.Expect}, {"reference", &sc.Reference}, {"atol", &sc.Atol}, {"rtol", &sc.Rtol}} {
-		for _, s := range c.StringSlice(f.flag) {
-			k, v, err := splitAssign(f.flag, s)
-			switch {
-			case f.flag == "define" && !strings.Contains(s, "="):
-				k, v, err = s, "", nil
-			case (f.flag == "atol" || f.flag == "rtol") && !strings.Contains(s, "="):
-				k, v, err = "*", s, nil
+	for _, f := range []string{"define", "bind", "push", "uniform", "spec", "expect", "reference", "atol", "rtol"} {
+		for _, s := range c.StringSlice(f) {
+			if err := sc.Add(f, s); err != nil {
+				return sc, entryError(err)
 			}
-			if err != nil {
-				return sc, err
-			}
-			if *f.m == nil {
-				*f.m = map[string]any{}
-			}
-			if _, twice := (*f.m)[k]; twice && f.flag == "bind" {
-				return sc, usagef("--bind %s: %s is bound twice", s, k)
-			}
-			(*f.m)[k] = v
 		}
 	}
 	if c.IsSet("groups") {
@@ -119,15 +101,6 @@ type shaderJob struct {
 	outs []string // per binding, its --out or --out-dir file, or ""
 }
 
-// splitAssign splits NAME=VALUE.
-func splitAssign(flag, s string) (string, string, error) {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" || v == "" {
-		return "", "", usagef("--%s %q: want NAME=VALUE", flag, s)
-	}
-	return strings.TrimSpace(k), strings.TrimSpace(v), nil
-}
-
 // runOptions are --timeout, --repeat, --warmup and --no-bounds-check.
 func runOptions(c *ucli.Context) shaderlab.Options {
 	return shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
@@ -196,6 +169,3 @@ func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bo
 	outs, err := shaderlab.OutFiles(t, n, c.StringSlice("out"), c.String("out-dir"), written)
 	return outs, entryError(err)
 }
-
-// rateText is shaderlab.RateText (TestRateText checks it here).
-var rateText = shaderlab.RateText

@@ -44,6 +44,47 @@ func Entry(s Setting) string {
 	return s.Name + "=" + s.Value
 }
 
+// ParseEntry reads an entry of a case's field as a flag gives it
+// (Entry's inverse): NAME=VALUE; for define also NAME alone (an empty
+// value), for atol and rtol VALUE alone (for every array, "*"). One that
+// does not do is an *EntryError.
+func ParseEntry(field, s string) (Setting, error) {
+	k, v, ok := strings.Cut(s, "=")
+	switch {
+	case !ok && field == "define":
+		return Setting{Name: s}, nil
+	case !ok && (field == "atol" || field == "rtol"):
+		return Setting{Name: "*", Value: s}, nil
+	}
+	if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
+		return Setting{}, &EntryError{field, fmt.Sprintf("%q", s), errors.New("want NAME=VALUE"), true}
+	}
+	return Setting{Name: k, Value: v}, nil
+}
+
+// Add adds an entry (ParseEntry) to the case's field of that JSON name:
+// define, bind, push, uniform, spec, expect, reference, atol or rtol. A
+// binding bound twice is an *EntryError.
+func (sc *Case) Add(field, entry string) error {
+	m := map[string]*map[string]any{"define": &sc.Define, "bind": &sc.Bind, "push": &sc.Push, "uniform": &sc.Uniform,
+		"spec": &sc.Spec, "expect": &sc.Expect, "reference": &sc.Reference, "atol": &sc.Atol, "rtol": &sc.Rtol}[field]
+	if m == nil {
+		return fmt.Errorf("a case has no entries of %s", field)
+	}
+	s, err := ParseEntry(field, entry)
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]any{}
+	}
+	if _, twice := (*m)[s.Name]; twice && field == "bind" {
+		return &EntryError{field, entry, fmt.Errorf("%s is bound twice", s.Name), true}
+	}
+	(*m)[s.Name] = s.Value
+	return nil
+}
+
 // In is the case with its paths (shader, include, FILE.npy data of bind,
 // expect, FILE.py of a reference) taken relative to dir, the case file's
 // folder; absolute ones stay as they are.
@@ -198,15 +239,15 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 func OutFiles(t Target, n int, out []string, dir string, written func(i int) bool) ([]string, error) {
 	files := make([]string, n)
 	for _, s := range out {
-		k, v, ok := strings.Cut(s, "=")
-		if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
-			return nil, &EntryError{"out", fmt.Sprintf("%q", s), errors.New("want NAME=VALUE"), true}
+		e, err := ParseEntry("out", s)
+		if err != nil {
+			return nil, err
 		}
-		i, err := t.Find(k)
+		i, err := t.Find(e.Name)
 		if err != nil {
 			return nil, &EntryError{"out", s, err, true}
 		}
-		files[i] = v
+		files[i] = e.Value
 	}
 	for i := range files {
 		if dir != "" && written(i) && files[i] == "" {

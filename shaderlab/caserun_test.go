@@ -34,6 +34,44 @@ func TestCaseIn(t *testing.T) {
 	}
 }
 
+// TestCaseAdd: entries as the flags give them fill the case's maps: a
+// define without a value is the name alone, a tolerance without a name is
+// every array's ("*"), spaces around = go; an entry without NAME=VALUE
+// and a binding bound twice are usage mistakes, worded with the field.
+func TestCaseAdd(t *testing.T) {
+	var sc shaderlab.Case
+	for _, e := range []struct{ field, entry string }{
+		{"define", "FAST"}, {"define", "T=float"}, {"bind", "x = x.npy"}, {"push", "n=4"}, {"atol", "1e-3"}, {"rtol", "y=2e-2"},
+	} {
+		if err := sc.Add(e.field, e.entry); err != nil {
+			t.Fatalf("Add(%s, %s): %v", e.field, e.entry, err)
+		}
+	}
+	want := shaderlab.Case{Define: map[string]any{"FAST": "", "T": "float"}, Bind: map[string]any{"x": "x.npy"},
+		Push: map[string]any{"n": "4"}, Atol: map[string]any{"*": "1e-3"}, Rtol: map[string]any{"y": "2e-2"}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Errorf("Add:\n%+v\nwant\n%+v", sc, want)
+	}
+	for _, e := range []struct{ field, entry, msg string }{
+		{"push", "n", `push "n": want NAME=VALUE`},
+		{"define", "T=", `define "T=": want NAME=VALUE`},
+		{"expect", " =w.npy", `expect " =w.npy": want NAME=VALUE`},
+		{"bind", "x=float32:4", "bind x=float32:4: x is bound twice"},
+	} {
+		var ee *shaderlab.EntryError
+		err := sc.Add(e.field, e.entry)
+		if !errors.As(err, &ee) || !ee.Usage || err.Error() != e.msg {
+			t.Errorf("Add(%s, %s): %v, want the usage error %q", e.field, e.entry, err, e.msg)
+		}
+	}
+	if sc.Bind["x"] != "x.npy" {
+		t.Errorf("a refused entry changed the case: bind x=%v", sc.Bind["x"])
+	}
+	if err := sc.Add("out", "y=y.npy"); err == nil {
+		t.Error("Add(out): no error; a case has no out entries")
+	}
+}
+
 // TestCaseOver: the command line's case over a file's: its values win,
 // its maps add by name, its dispatch replaces the file's, its include
 // folders come first; the file's name and steps stay.
