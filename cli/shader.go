@@ -101,6 +101,8 @@ type shaderJob struct {
 	outs []string // per binding, its --out or --out-dir file, or ""
 }
 
+func (j *shaderJob) files() []string { return j.outs }
+
 // runOptions are --timeout, --repeat, --warmup and --no-bounds-check.
 func runOptions(c *ucli.Context) shaderlab.Options {
 	return shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
