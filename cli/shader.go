@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -126,24 +125,13 @@ func entryError(err error) error {
 // dispatch and opt's run settings give, and the files --out and --out-dir
 // name: every error here comes before any device work.
 func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shaderlab.Options) (*shaderJob, error) {
-	mod := sh.Module
-	opt, err := sc.Options(sh, opt)
+	p, err := sc.Plan(sh, opt)
 	var ce *shaderlab.CaseError
-	if errors.As(err, &ce) && sc.Groups != nil && sc.Global != nil {
-		return nil, usagef("give --groups or --global, not both")
-	}
-	if err != nil {
-		return nil, entryError(err)
-	}
-	p, err := shaderlab.NewPlan(sh, opt)
-	var se *shaderlab.SettingError
 	var nd *shaderlab.NoDataError
 	var de *shaderlab.DispatchError
 	switch {
-	case errors.As(err, &se):
-		flag := strings.ToLower(se.Field)
-		m := map[string]map[string]any{"bind": sc.Bind, "push": sc.Push, "spec": sc.Spec, "uniform": sc.Uniform}[flag]
-		return nil, usagef("--%s %s: %v", flag, shaderlab.Entry(shaderlab.Settings(m)[se.Index]), se.Err)
+	case errors.As(err, &ce) && sc.Groups != nil && sc.Global != nil:
+		return nil, usagef("give --groups or --global, not both")
 	case errors.As(err, &nd):
 		n := shaderlab.BindName(nd.Binding)
 		if nd.Binding.Kind == "uniform" && nd.Binding.Block != nil {
@@ -155,10 +143,9 @@ func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shad
 		l := de.Local
 		return nil, usagef("give the dispatch: --groups X[,Y,Z] workgroups, or --global X[,Y,Z] invocations (divided by the local size %d×%d×%d)", l[0], l[1], l[2])
 	case err != nil:
-		return nil, err
+		return nil, entryError(err)
 	}
-
-	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !mod.Bindings[i].ReadOnly })
+	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !sh.Module.Bindings[i].ReadOnly })
 	if err != nil {
 		return nil, err
 	}

@@ -168,6 +168,25 @@ func (sc Case) Options(sh *Shader, opt Options) (Options, error) {
 	return opt, nil
 }
 
+// Plan is the plan of sh that the case's settings (Options) and opt's run
+// settings give; an entry of bind, push, uniform or spec the shader cannot
+// take is an *EntryError naming it (NewPlan's *SettingError by its field
+// and index).
+func (sc Case) Plan(sh *Shader, opt Options) (*Plan, error) {
+	opt, err := sc.Options(sh, opt)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewPlan(sh, opt)
+	var se *SettingError
+	if errors.As(err, &se) {
+		field := strings.ToLower(se.Field)
+		m := map[string]map[string]any{"bind": sc.Bind, "push": sc.Push, "spec": sc.Spec, "uniform": sc.Uniform}[field]
+		return nil, &EntryError{field, Entry(Settings(m)[se.Index]), se.Err, true}
+	}
+	return p, err
+}
+
 // Expectations are the case's expected arrays of t by index: its expect
 // files, read, and its references computed (References, from t's arrays
 // before the run). An entry that does not do is an *EntryError.

@@ -117,6 +117,35 @@ func TestCaseOptions(t *testing.T) {
 	}
 }
 
+// TestCasePlan: a case's plan; an entry the shader cannot take (a push
+// constant of a shader that has none, a second entry naming the binding
+// the first bound) is refused as that entry, as the flag gives it.
+func TestCasePlan(t *testing.T) {
+	sh := compile(t, "double.comp", double)
+	sc := shaderlab.Case{Bind: map[string]any{"v": "float32:4"}, Global: "8"}
+	p, err := sc.Plan(sh, shaderlab.Options{Repeat: 1})
+	if err != nil || len(p.Inputs) != 1 || p.Groups != [3]uint32{2, 1, 1} {
+		t.Fatalf("Plan: %+v, %v", p, err)
+	}
+	for field, m := range map[string]map[string]any{
+		"push": {"n": 1},
+		"bind": {"v": "float32:4", "0": "float32:4"},
+	} {
+		c := sc
+		if field == "push" {
+			c.Push = m
+		} else {
+			c.Bind = m
+		}
+		_, err := c.Plan(sh, shaderlab.Options{Repeat: 1})
+		var ee *shaderlab.EntryError
+		want := map[string]string{"push": "push n=1: ", "bind": "bind v=float32:4: "}[field]
+		if !errors.As(err, &ee) || !ee.Usage || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s %v: %v; want the usage error %q...", field, m, err, want)
+		}
+	}
+}
+
 // TestCaseExpectations: an expect file read for its binding; a binding
 // the plan lacks, a missing file, a file of another size and a reference
 // for a binding with an expect are refused, named as flags.
