@@ -121,6 +121,26 @@ func (sc Case) In(dir string) Case {
 	return out
 }
 
+// Variants are the cases a sweep runs: each of its variants merged over
+// the case (the case itself where it has none), named #1, #2, ... where it
+// gives no name, its paths taken relative to dir (In), and over laid on
+// it (Over: the command line's settings win).
+func (sc Case) Variants(dir string, over Case) []Case {
+	vs := sc.Sweep
+	if len(vs) == 0 {
+		vs = []Case{{Name: sc.Name}}
+	}
+	out := make([]Case, len(vs))
+	for i, v := range vs {
+		vc := sc.Merged(v)
+		if vc.Name == "" {
+			vc.Name = fmt.Sprintf("#%d", i+1)
+		}
+		out[i] = over.Over(vc.In(dir))
+	}
+	return out
+}
+
 // Over is the case merged over base (Merged: its settings win, maps
 // merged key by key), with its include folders and then those of base it
 // does not give; base's name and steps are kept.

@@ -85,6 +85,26 @@ func TestCaseOver(t *testing.T) {
 	}
 }
 
+// TestCaseVariants: each variant over the case, numbered where it has
+// no name, its files in the case's folder, the command line's settings
+// over it; a case without a sweep is its one variant.
+func TestCaseVariants(t *testing.T) {
+	sc := shaderlab.Case{Shader: "s.comp", Push: map[string]any{"a": 1, "n": 2}, Sweep: []shaderlab.Case{
+		{Name: "small", Bind: map[string]any{"x": "x1.npy"}, Push: map[string]any{"n": 10}},
+		{Shader: "t.comp", Push: map[string]any{"n": 20}}}}
+	got := sc.Variants("d", shaderlab.Case{Push: map[string]any{"a": "3"}})
+	if len(got) != 2 || got[0].Name != "small" || got[1].Name != "#2" ||
+		got[0].Shader != "d/s.comp" || got[1].Shader != "d/t.comp" || got[0].Bind["x"] != "d/x1.npy" ||
+		!reflect.DeepEqual(got[0].Push, map[string]any{"a": "3", "n": 10}) || !reflect.DeepEqual(got[1].Push, map[string]any{"a": "3", "n": 20}) ||
+		got[0].Sweep != nil {
+		t.Errorf("Variants: %+v", got)
+	}
+	one := shaderlab.Case{Name: "only", Shader: "s.comp"}.Variants(".", shaderlab.Case{})
+	if len(one) != 1 || one[0].Name != "only" || one[0].Shader != "s.comp" {
+		t.Errorf("Variants without a sweep: %+v", one)
+	}
+}
+
 // TestCaseOptions: a case's bindings read and its dispatch parsed; each
 // entry that does not do named as a flag would, a mistake in it apart
 // from a file that cannot be read.
