@@ -255,18 +255,20 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 			return nil, caseErrorf("%s: times %d: want 1 or more", what, st.Times)
 		}
 		m := sc.Merged(st)
-		m.Bind = nil
+		m.Bind, m.Times = nil, st.Times
 		if m.Shader == "" {
 			return nil, caseErrorf("%s names no shader", what)
 		}
-		sh, err := Load(m.path(dir, m.Shader), m.CompileOptions(dir))
+		m.Shader = m.path(dir, m.Shader)
+		step, err := m.Step("", m.CompileOptions(dir))
+		var ce *CaseError
+		if errors.As(err, &ce) {
+			return nil, caseErrorf("%s: %v", what, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		o, err := m.StepOptions()
-		if err != nil {
-			return nil, caseErrorf("%s: %v", what, err)
-		}
+		o := &step.Options
 		o.NoBoundsCheck = opt.NoBoundsCheck
 		for _, b := range Settings(st.Bind) {
 			if slices.Contains(names, b.Value) {
@@ -282,7 +284,7 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 			}
 			o.Bind = append(o.Bind, Bind{Name: b.Name, Data: arr})
 		}
-		steps = append(steps, Step{Shader: sh, Options: o, Times: st.Times})
+		steps = append(steps, step)
 	}
 	seq, err := NewSequence(buffers, steps, opt)
 	if err != nil {
@@ -290,6 +292,33 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 	}
 	seq.Times = sc.Times
 	return seq, nil
+}
+
+// Step is the case as a step of a sequence: its shader file loaded or,
+// where source is given, that GLSL compiled as sc.Name ("shader.comp"
+// where it has none), with co; its constants, dispatch and Times; and its
+// bindings, each naming a buffer (StepOptions). A mistake in its settings
+// is a *CaseError.
+func (sc Case) Step(source string, co CompileOptions) (Step, error) {
+	var sh *Shader
+	var err error
+	if source != "" {
+		name := sc.Name
+		if name == "" {
+			name = "shader.comp"
+		}
+		sh, err = Compile(name, []byte(source), co)
+	} else {
+		sh, err = Load(sc.Shader, co)
+	}
+	if err != nil {
+		return Step{}, err
+	}
+	o, err := sc.StepOptions()
+	if err != nil {
+		return Step{}, &CaseError{err}
+	}
+	return Step{Shader: sh, Options: o, Times: sc.Times}, nil
 }
 
 // path is p relative to dir, unless it is absolute.

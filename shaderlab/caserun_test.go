@@ -105,6 +105,26 @@ func TestCaseVariants(t *testing.T) {
 	}
 }
 
+// TestCaseStep: a step given as source compiles under its name (or
+// shader.comp), binds buffers by name and keeps its times; a step with
+// both dispatches is a mistake in the case.
+func TestCaseStep(t *testing.T) {
+	co := shaderlab.CompileOptions{TargetEnv: "vulkan1.1"}
+	st, err := shaderlab.Case{Name: "twice.comp", Bind: map[string]any{"v": "buf"}, Groups: "1", Times: 2}.Step(double, co)
+	if err != nil || st.Shader.Path != "twice.comp" || len(st.Options.Bind) != 1 || st.Options.Bind[0].Buffer != "buf" ||
+		st.Options.Groups != [3]uint32{1, 1, 1} || st.Times != 2 {
+		t.Fatalf("Step: %+v, %v", st, err)
+	}
+	if st, err := (shaderlab.Case{Global: "4"}).Step(double, co); err != nil || st.Shader.Path != "shader.comp" {
+		t.Errorf("Step without a name: %+v, %v", st, err)
+	}
+	_, err = shaderlab.Case{Groups: "1", Global: "4"}.Step(double, co)
+	var ce *shaderlab.CaseError
+	if !errors.As(err, &ce) || err.Error() != "give groups or global, not both" {
+		t.Errorf("both dispatches: %v", err)
+	}
+}
+
 // TestCaseOptions: a case's bindings read and its dispatch parsed; each
 // entry that does not do named as a flag would, a mistake in it apart
 // from a file that cannot be read.
