@@ -1,6 +1,7 @@
 package shaderlab
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -287,5 +288,23 @@ func (t *SweepTable) Write(w io.Writer) {
 	tw.Flush()
 	for _, e := range t.errs {
 		fmt.Fprintln(w, e)
+	}
+}
+
+// WriteError writes err as a watch shows a round that failed: a shader
+// that does not compile as "compile error:" and its diagnostics (the
+// compiler's log where it gave none), anything else as "error: ERR".
+func WriteError(w io.Writer, err error) {
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		fmt.Fprintf(w, "error: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "compile error:\n")
+	if len(ce.Diagnostics) == 0 {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(ce.Log))
+	}
+	for _, d := range ce.Diagnostics {
+		fmt.Fprintf(w, "  %s\n", d)
 	}
 }

@@ -198,3 +198,19 @@ func TestWriteAgreement(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestWriteError: a shader that does not compile is shown as the watch
+// shows it, its diagnostic at file:line; any other error as "error:".
+func TestWriteError(t *testing.T) {
+	_, err := shaderlab.Compile("bad.comp", []byte("#version 450\nlayout(local_size_x = 1) in;\nvoid main() { x = 1.0; }\n"), shaderlab.CompileOptions{})
+	var out bytes.Buffer
+	shaderlab.WriteError(&out, err)
+	if got := out.String(); !strings.HasPrefix(got, "compile error:\n  bad.comp:3:") || !strings.Contains(got, "undeclared identifier") {
+		t.Errorf("compile error written as %q", got)
+	}
+	out.Reset()
+	shaderlab.WriteError(&out, errors.New("binding 0 has no data"))
+	if got := out.String(); got != "error: binding 0 has no data\n" {
+		t.Errorf("error written as %q", got)
+	}
+}
