@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -56,15 +57,7 @@ func shaderFileLast(args []string) []string {
 			if cmd.Name != args[i+1] {
 				continue
 			}
-			bools := map[string]bool{"help": true, "h": true}
-			for _, f := range cmd.Flags {
-				if _, ok := f.(*ucli.BoolFlag); ok {
-					for _, n := range f.Names() {
-						bools[n] = true
-					}
-				}
-			}
-			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
+			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], boolFlags(cmd.Flags))...)
 		}
 		return args
 	}
@@ -159,21 +152,31 @@ func prepare(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Opti
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
+	j, err := load(c, path, sc, opt, c.App.ErrWriter, "")
+	if err != nil {
+		return nil, err
+	}
+	return j, checkOuts(c, j.outs)
+}
+
+// load compiles the shader and makes its plan (makePlan), writing the
+// compiler's and the bounds check's warnings to w, each after indent.
+func load(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options, w io.Writer, indent string) (*shaderJob, error) {
 	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range sh.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, d)
+		fmt.Fprintf(w, "%s%s\n", indent, d)
 	}
 	j, err := makePlan(c, sc, sh, opt)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range j.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	for _, x := range j.Warnings {
+		fmt.Fprintf(w, "%swarning: %s\n", indent, x)
 	}
-	return j, checkOuts(c, j.outs)
+	return j, nil
 }
 
 // job is what run and check run: one shader's plan (*shaderJob) or the

@@ -77,21 +77,10 @@ func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Devic
 // watchOnce compiles and runs once, printing what went wrong rather than
 // stopping.
 func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, devs []*engine.Device, runs []shaderlab.Runs) {
-	sh, err := shaderlab.Load(path, compileOptions(c, sc))
+	j, err := load(c, path, sc, runOptions(c), w, "  ")
 	if err != nil {
 		shaderlab.WriteError(w, err)
 		return
-	}
-	for _, d := range sh.Warnings {
-		fmt.Fprintf(w, "  %s\n", d)
-	}
-	j, err := makePlan(c, sc, sh, runOptions(c))
-	if err != nil {
-		shaderlab.WriteError(w, err)
-		return
-	}
-	for _, x := range j.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", x)
 	}
 	want, tol, err := expected(c, sc, j)
 	if err != nil {
