@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
@@ -124,9 +124,7 @@ Examples:
 			}
 			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(shaderlab.NewReport(path, sh, infos))
+				return formats.JSON(shaderlab.NewReport(path, sh, infos))(c.App.Writer)
 			}
 			sh.WriteInfo(c.App.Writer, infos)
 			if devErr != nil {

@@ -34,11 +34,8 @@ func sequenceCase(c *ucli.Context, sc shaderlab.Case, fc *shaderlab.Case) (*sequ
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	var seed uint64
-	if sc.Seed != nil {
-		seed = uint64(*sc.Seed)
-	}
-	seq, err := fc.Sequence(filepath.Dir(file), seed, runOptions(c))
+	fc.Seed = sc.Seed // the command line's, else the file's
+	seq, err := fc.Sequence(filepath.Dir(file), runOptions(c))
 	var ce *shaderlab.CaseError
 	if errors.As(err, &ce) {
 		return nil, usagef("--case %s: %v", file, err)

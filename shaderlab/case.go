@@ -205,12 +205,12 @@ func (e *CaseError) Unwrap() error { return e.Err }
 func caseErrorf(format string, a ...any) error { return &CaseError{fmt.Errorf(format, a...)} }
 
 // Sequence is the case's "buffers" and "steps" as a Sequence: files are
-// relative to dir, random data is drawn from seed, each step is merged over
+// relative to dir, random data is drawn from the case's seed, each step is merged over
 // the case (its shader, include, define, constants) and binds the case's
 // buffers by name or data of its own. opt gives the steps' NoBoundsCheck
 // and the run settings. A mistake in the description is a *CaseError,
 // a malformed TYPE:SHAPE a *CaseError around a *DataError.
-func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error) {
+func (sc Case) Sequence(dir string, opt Options) (*Sequence, error) {
 	switch {
 	case len(sc.Sweep) > 0:
 		return nil, caseErrorf("a case has steps or a sweep, not both")
@@ -226,7 +226,7 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 		return filepath.Join(dir, p)
 	}
 	read := func(what, key, v string) (*Array, error) {
-		arr, err := ReadData(path(v), seed, key)
+		arr, err := ReadData(path(v), sc.seed(), key)
 		var de *DataError
 		if errors.As(err, &de) {
 			return nil, &CaseError{fmt.Errorf("%s: %w", what, err)}
@@ -319,6 +319,15 @@ func (sc Case) Step(source string, co CompileOptions) (Step, error) {
 		return Step{}, &CaseError{err}
 	}
 	return Step{Shader: sh, Options: o, Times: sc.Times}, nil
+}
+
+// seed is the seed of the case's random:TYPE:SHAPE data (0 where it gives
+// none).
+func (sc Case) seed() uint64 {
+	if sc.Seed == nil {
+		return 0
+	}
+	return uint64(*sc.Seed)
 }
 
 // path is p relative to dir, unless it is absolute.

@@ -160,17 +160,13 @@ func (sc Case) Over(base Case) Case {
 // against sh's, its push, uniform and specialization constants, and its
 // dispatch. An entry that does not do is an *EntryError.
 func (sc Case) Options(sh *Shader, opt Options) (Options, error) {
-	var seed uint64
-	if sc.Seed != nil {
-		seed = uint64(*sc.Seed)
-	}
 	for _, b := range Settings(sc.Bind) {
 		bad := func(err error, usage bool) error { return &EntryError{"bind", Entry(b), err, usage} }
 		binding, err := FindBinding(sh.Module, b.Name)
 		if err != nil {
 			return opt, bad(err, true)
 		}
-		arr, err := ReadData(b.Value, seed, BindName(*binding))
+		arr, err := ReadData(b.Value, sc.seed(), BindName(*binding))
 		var de *DataError
 		if err != nil {
 			return opt, bad(err, errors.As(err, &de))
