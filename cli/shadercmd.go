@@ -362,10 +362,7 @@ func expected(c *ucli.Context, sc shaderlab.Case, t shaderlab.Target) (map[int]*
 		return nil, nil, entryError(err)
 	}
 	tol, err := sc.Tolerances(t)
-	if err != nil {
-		return nil, nil, usagef("--%v", err)
-	}
-	return want, tol, nil
+	return want, tol, entryError(err)
 }
 
 func shaderCheckCommand() *ucli.Command {

@@ -251,7 +251,8 @@ func (sc Case) Expectations(ctx context.Context, t Target) (map[int]*Array, erro
 }
 
 // Tolerances are the case's tolerances of t's arrays (Tolerances): tol
-// (1e-5 where it gives none), atol and rtol.
+// (1e-5 where it gives none), atol and rtol; one that does not do is a
+// *CaseError.
 func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 	tol := 1e-5
 	if sc.Tol != nil {
@@ -264,7 +265,11 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 		}
 		return out
 	}
-	return Tolerances(t, tol, entries(sc.Atol), entries(sc.Rtol))
+	f, err := Tolerances(t, tol, entries(sc.Atol), entries(sc.Rtol))
+	if err != nil {
+		return nil, &CaseError{err}
+	}
+	return f, nil
 }
 
 // OutFiles are the files of t's n arrays (per array, its file or "" for

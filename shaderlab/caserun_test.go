@@ -245,7 +245,8 @@ func TestCaseTolerances(t *testing.T) {
 			t.Errorf("%+v: %+v, %v; want %+v", c.sc, tol(0), err, c.want)
 		}
 	}
-	if _, err := (shaderlab.Case{Atol: map[string]any{"w": 1}}).Tolerances(p); err == nil || !strings.HasPrefix(err.Error(), "atol w=1: ") {
+	var ce *shaderlab.CaseError
+	if _, err := (shaderlab.Case{Atol: map[string]any{"w": 1}}).Tolerances(p); !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "atol w=1: ") {
 		t.Errorf("atol for no binding: %v", err)
 	}
 }
