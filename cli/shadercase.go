@@ -115,18 +115,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						table.Fail(vc.Name, "-", err)
 						continue
 					}
-					for _, d := range devs {
-						r, err := j.Run(c.Context, d)
-						if err != nil {
-							table.Fail(vc.Name, d.Info.Name, err)
-							continue
-						}
-						var vs []shaderlab.Verdict
-						if len(want) > 0 {
-							vs = j.Check(r, want, tol)
-						}
-						table.Add(vc.Name, r, vs, j.BytesMoved(), vc.Flops)
-					}
+					table.Run(c.Context, vc.Name, j.Plan, devs, want, tol, vc.Flops)
 				}
 				return nil
 			})

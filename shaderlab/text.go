@@ -1,6 +1,7 @@
 package shaderlab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -266,6 +267,24 @@ func (t *SweepTable) Add(name string, r *Result, vs []Verdict, moved int64, flop
 		}
 	}
 	t.rows = append(t.rows, []string{name, r.Device, verdict, beyond, rel, nmse, gpu, rate, gflops, Ms(r.First)})
+}
+
+// Run runs p, variant name's plan, on each of devs and adds its rows: an
+// ERROR row where the device cannot run it, else its verdicts against
+// want (none where want is empty) and its times (Add, with flops).
+func (t *SweepTable) Run(ctx context.Context, name string, p *Plan, devs []*engine.Device, want map[int]*Array, tol func(int) Tolerance, flops float64) {
+	for _, d := range devs {
+		r, err := p.Run(ctx, d)
+		if err != nil {
+			t.Fail(name, d.Info.Name, err)
+			continue
+		}
+		var vs []Verdict
+		if len(want) > 0 {
+			vs = p.Check(r, want, tol)
+		}
+		t.Add(name, r, vs, p.BytesMoved(), flops)
+	}
 }
 
 // Fail adds variant name's ERROR row on device dev ("-" for an error

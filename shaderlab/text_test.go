@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/shaderlab"
 )
@@ -184,6 +185,30 @@ func TestSweepTable(t *testing.T) {
 		"[1] c on -: c.comp:1: error\n"
 	if got := regexp.MustCompile(` {2,}`).ReplaceAllString(b.String(), " "); got != want || st.Failed != 1 || st.Len() != 3 {
 		t.Errorf("%d failed of %d:\n%s\nwant\n%s", st.Failed, st.Len(), got, want)
+	}
+}
+
+// TestSweepTableRun: doubling v = 0 0 0 0 gives 0 0 0 0 on every device:
+// a row that passes against zeros, one that fails against ones (|1 - 0|
+// is past every tolerance) and one with nothing to check, per device.
+func TestSweepTableRun(t *testing.T) {
+	p := doublePlan(t)
+	devs := testdev.Devices(t)
+	var st shaderlab.SweepTable
+	tol := shaderlab.Tol(1e-6)
+	st.Run(context.Background(), "zeros", p, devs, map[int]*shaderlab.Array{0: float32s(0, 0, 0, 0)}, tol, 0)
+	st.Run(context.Background(), "ones", p, devs, map[int]*shaderlab.Array{0: float32s(1, 1, 1, 1)}, tol, 0)
+	st.Run(context.Background(), "none", p, devs, nil, nil, 0)
+	var b bytes.Buffer
+	st.Write(&b)
+	for _, row := range []string{"zeros", "ones", "none"} {
+		verdict := map[string]string{"zeros": "PASS", "ones": "FAIL", "none": "RAN"}[row]
+		if n := len(regexp.MustCompile(`(?m)^`+row+` .* `+verdict+` `).FindAllString(b.String(), -1)); n != len(devs) {
+			t.Errorf("%d %s rows of %s, want one per device (%d):\n%s", n, verdict, row, len(devs), b.String())
+		}
+	}
+	if st.Failed != len(devs) || st.Len() != 3*len(devs) {
+		t.Errorf("%d of %d rows failed, want %d of %d", st.Failed, st.Len(), len(devs), 3*len(devs))
 	}
 }
 
