@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -83,6 +84,9 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		if err := st.CheckStep(); err != nil {
 			return nil, inputf("%s: %v", what, err)
 		}
+		if (st.Shader == "") == (st.Source == "") {
+			return nil, inputf("%s: give the shader as a file or as source, one of the two", what)
+		}
 		opt := st.CompileOptions("")
 		// Python sends None as "": NAME= (empty), where a case file's
 		// null or "" defines NAME (as 1).
@@ -90,28 +94,15 @@ func runShader(ctx context.Context, dev *engine.Device, c *Call) (*Result, error
 		for _, d := range shaderlab.Settings(st.Define) {
 			opt.Defines = append(opt.Defines, d.Name+"="+d.Value)
 		}
-		var sh *shaderlab.Shader
-		var err error
-		switch {
-		case (st.Shader == "") == (st.Source == ""):
-			return nil, inputf("%s: give the shader as a file or as source, one of the two", what)
-		case st.Shader != "":
-			sh, err = shaderlab.Load(st.Shader, opt)
-		default:
-			name := st.Name
-			if name == "" {
-				name = "shader.comp"
-			}
-			sh, err = shaderlab.Compile(name, []byte(st.Source), opt)
+		step, err := st.Step(st.Source, opt)
+		var ce *shaderlab.CaseError
+		if errors.As(err, &ce) {
+			return nil, inputf("%s: %v", what, err)
 		}
 		if err != nil {
 			return nil, InputError{err}
 		}
-		o, err := st.StepOptions()
-		if err != nil {
-			return nil, inputf("%s: %v", what, err)
-		}
-		steps = append(steps, shaderlab.Step{Shader: sh, Options: o, Times: st.Times})
+		steps = append(steps, step)
 	}
 	seq, err := shaderlab.NewSequence(buffers, steps, shaderlab.Options{
 		Repeat: p.Repeat, Warmup: p.Warmup, Timeout: time.Duration(p.Timeout * float64(time.Second)),

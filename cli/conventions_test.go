@@ -115,14 +115,6 @@ func TestRenamedFlags(t *testing.T) {
 	}
 }
 
-func TestRateText(t *testing.T) {
-	for v, want := range map[float64]string{12.34e6: "12.3 MB/s", 2.5e9: "2.5 GB/s", 999: "999 B/s", 3.2e12: "3.2 TB/s", 4500: "4.5 kB/s"} {
-		if got := rateText(v); got != want {
-			t.Errorf("rateText(%g) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 // commandHelp returns the help of the command at path ("synth paco"), as
 // vkstat prints it.
 func commandHelp(t *testing.T, path string) string {

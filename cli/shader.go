@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -23,29 +22,11 @@ func compileOptions(c *ucli.Context, sc shaderlab.Case) shaderlab.CompileOptions
 // lists as maps, a tolerance for every array as "*").
 func flagCase(c *ucli.Context) (shaderlab.Case, error) {
 	sc := shaderlab.Case{Include: c.StringSlice("include")}
-	for _, f := range []struct {
-		flag string
-		m    *map[string]any
-	}{{"define", &sc.Define}, {"bind", &sc.Bind}, {"push", &sc.Push}, {"uniform", &sc.Uniform}, {"spec", &sc.Spec},
-		{"expect", &sc.Expect}, {"reference", &sc.Reference}, {"atol", &sc.Atol}, {"rtol", &sc.Rtol}} {
-		for _, s := range c.StringSlice(f.flag) {
-			k, v, err := splitAssign(f.flag, s)
-			switch {
-			case f.flag == "define" && !strings.Contains(s, "="):
-				k, v, err = s, "", nil
-			case (f.flag == "atol" || f.flag == "rtol") && !strings.Contains(s, "="):
-				k, v, err = "*", s, nil
+	for _, f := range []string{"define", "bind", "push", "uniform", "spec", "expect", "reference", "atol", "rtol"} {
+		for _, s := range c.StringSlice(f) {
+			if err := sc.Add(f, s); err != nil {
+				return sc, entryError(err)
 			}
-			if err != nil {
-				return sc, err
-			}
-			if *f.m == nil {
-				*f.m = map[string]any{}
-			}
-			if _, twice := (*f.m)[k]; twice && f.flag == "bind" {
-				return sc, usagef("--bind %s: %s is bound twice", s, k)
-			}
-			(*f.m)[k] = v
 		}
 	}
 	if c.IsSet("groups") {
@@ -119,14 +100,7 @@ type shaderJob struct {
 	outs []string // per binding, its --out or --out-dir file, or ""
 }
 
-// splitAssign splits NAME=VALUE.
-func splitAssign(flag, s string) (string, string, error) {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" || v == "" {
-		return "", "", usagef("--%s %q: want NAME=VALUE", flag, s)
-	}
-	return strings.TrimSpace(k), strings.TrimSpace(v), nil
-}
+func (j *shaderJob) files() []string { return j.outs }
 
 // runOptions are --timeout, --repeat, --warmup and --no-bounds-check.
 func runOptions(c *ucli.Context) shaderlab.Options {
@@ -151,24 +125,13 @@ func entryError(err error) error {
 // dispatch and opt's run settings give, and the files --out and --out-dir
 // name: every error here comes before any device work.
 func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shaderlab.Options) (*shaderJob, error) {
-	mod := sh.Module
-	opt, err := sc.Options(sh, opt)
+	p, err := sc.Plan(sh, opt)
 	var ce *shaderlab.CaseError
-	if errors.As(err, &ce) && sc.Groups != nil && sc.Global != nil {
-		return nil, usagef("give --groups or --global, not both")
-	}
-	if err != nil {
-		return nil, entryError(err)
-	}
-	p, err := shaderlab.NewPlan(sh, opt)
-	var se *shaderlab.SettingError
 	var nd *shaderlab.NoDataError
 	var de *shaderlab.DispatchError
 	switch {
-	case errors.As(err, &se):
-		flag := strings.ToLower(se.Field)
-		m := map[string]map[string]any{"bind": sc.Bind, "push": sc.Push, "spec": sc.Spec, "uniform": sc.Uniform}[flag]
-		return nil, usagef("--%s %s: %v", flag, shaderlab.Entry(shaderlab.Settings(m)[se.Index]), se.Err)
+	case errors.As(err, &ce) && sc.Groups != nil && sc.Global != nil:
+		return nil, usagef("give --groups or --global, not both")
 	case errors.As(err, &nd):
 		n := shaderlab.BindName(nd.Binding)
 		if nd.Binding.Kind == "uniform" && nd.Binding.Block != nil {
@@ -180,10 +143,9 @@ func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shad
 		l := de.Local
 		return nil, usagef("give the dispatch: --groups X[,Y,Z] workgroups, or --global X[,Y,Z] invocations (divided by the local size %d×%d×%d)", l[0], l[1], l[2])
 	case err != nil:
-		return nil, err
+		return nil, entryError(err)
 	}
-
-	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !mod.Bindings[i].ReadOnly })
+	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !sh.Module.Bindings[i].ReadOnly })
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +158,3 @@ func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bo
 	outs, err := shaderlab.OutFiles(t, n, c.StringSlice("out"), c.String("out-dir"), written)
 	return outs, entryError(err)
 }
-
-// rateText is shaderlab.RateText (TestRateText checks it here).
-var rateText = shaderlab.RateText

@@ -87,10 +87,6 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			if len(sc.Steps) > 0 {
 				return usagef("shader sweep %s: the case has steps: run it with vkstat shader run or check --case %s", file, file)
 			}
-			variants := sc.Sweep
-			if len(variants) == 0 {
-				variants = []shaderlab.Case{{Name: sc.Name}}
-			}
 			own, err := flagCase(c)
 			if err != nil {
 				return err
@@ -101,15 +97,7 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			}
 			var table shaderlab.SweepTable
 			err = onShaderDevices(c, func(devs []*engine.Device) error {
-				for i, v := range variants {
-					vc := sc.Merged(v)
-					name := vc.Name
-					if name == "" {
-						name = fmt.Sprintf("#%d", i+1)
-					}
-					// The variant's settings, then the command line's (its
-					// values win, its lists add).
-					vc = own.Over(vc.In(filepath.Dir(file)))
+				for _, vc := range sc.Variants(filepath.Dir(file), own) {
 					var j *shaderJob
 					path, err := shaderFile(vc.Shader)
 					if vc.Shader == "" {
@@ -124,21 +112,10 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 						want, tol, err = expected(c, vc, j)
 					}
 					if err != nil {
-						table.Fail(name, "-", err)
+						table.Fail(vc.Name, "-", err)
 						continue
 					}
-					for _, d := range devs {
-						r, err := j.Run(c.Context, d)
-						if err != nil {
-							table.Fail(name, d.Info.Name, err)
-							continue
-						}
-						var vs []shaderlab.Verdict
-						if len(want) > 0 {
-							vs = j.Check(r, want, tol)
-						}
-						table.Add(name, r, vs, j.BytesMoved(), vc.Flops)
-					}
+					table.Run(c.Context, vc.Name, j.Plan, devs, want, tol, vc.Flops)
 				}
 				return nil
 			})

@@ -1,14 +1,16 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
@@ -55,15 +57,7 @@ func shaderFileLast(args []string) []string {
 			if cmd.Name != args[i+1] {
 				continue
 			}
-			bools := map[string]bool{"help": true, "h": true}
-			for _, f := range cmd.Flags {
-				if _, ok := f.(*ucli.BoolFlag); ok {
-					for _, n := range f.Names() {
-						bools[n] = true
-					}
-				}
-			}
-			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], bools)...)
+			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], boolFlags(cmd.Flags))...)
 		}
 		return args
 	}
@@ -130,9 +124,7 @@ Examples:
 			}
 			infos, devErr := engine.ListAll(c.String("device"))
 			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(shaderlab.NewReport(path, sh, infos))
+				return formats.JSON(shaderlab.NewReport(path, sh, infos))(c.App.Writer)
 			}
 			sh.WriteInfo(c.App.Writer, infos)
 			if devErr != nil {
@@ -158,41 +150,59 @@ func prepare(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Opti
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
+	j, err := load(c, path, sc, opt, c.App.ErrWriter, "")
+	if err != nil {
+		return nil, err
+	}
+	return j, checkOuts(c, j.outs)
+}
+
+// load compiles the shader and makes its plan (makePlan), writing the
+// compiler's and the bounds check's warnings to w, each after indent.
+func load(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options, w io.Writer, indent string) (*shaderJob, error) {
 	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range sh.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, d)
+		fmt.Fprintf(w, "%s%s\n", indent, d)
 	}
 	j, err := makePlan(c, sc, sh, opt)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range j.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "warning: "+w)
+	for _, x := range j.Warnings {
+		fmt.Fprintf(w, "%swarning: %s\n", indent, x)
 	}
-	return j, checkOuts(c, j.outs)
+	return j, nil
+}
+
+// job is what run and check run: one shader's plan (*shaderJob) or the
+// steps of a --case file (*sequenceJob), and the files its arrays go to.
+type job interface {
+	shaderlab.Target
+	Run(context.Context, *engine.Device) (*shaderlab.Result, error)
+	files() []string
 }
 
 // caseJob is the job of a run or check: the case of the command line and
 // its --case file (sequenceCase where that has steps), its shader
 // prepared.
-func caseJob(c *ucli.Context) (*shaderJob, shaderlab.Case, *sequenceJob, error) {
+func caseJob(c *ucli.Context) (job, shaderlab.Case, error) {
 	sc, file, err := shaderCase(c)
 	if err != nil {
-		return nil, sc, nil, err
+		return nil, sc, err
 	}
 	if file != nil && len(file.Steps) > 0 {
 		seq, err := sequenceCase(c, sc, file)
-		return nil, sc, seq, err
+		return seq, sc, err
 	}
 	path, err := shaderPath(c, sc)
 	if err != nil {
-		return nil, sc, nil, err
+		return nil, sc, err
 	}
 	j, err := prepare(c, path, sc, runOptions(c))
-	return j, sc, nil, err
+	return j, sc, err
 }
 
 // checkOuts checks the --out files and the --out-dir folder before any
@@ -228,21 +238,79 @@ func checkRuns(c *ucli.Context) error {
 	return nil
 }
 
-// runAll runs the plan on every device and reports each run; with more
-// than one device it compares every device's outputs with the first's.
-func runAll(c *ucli.Context, j *shaderJob, devs []*engine.Device) ([]*shaderlab.Result, error) {
-	var runs []*shaderlab.Result
+// runJob runs j on every device --device names and writes each run's
+// times; a sequence's runs, checking, how its buffers compare with want
+// right after each; a plan's, how the devices' outputs agree, then how
+// each run's bindings compare with want and with the shader against's run
+// on its device. It writes the first run's --out files and, checking, the
+// verdict.
+func runJob(c *ucli.Context, j job, checking bool, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance, against *shaderJob) error {
 	w := c.App.Writer
-	for _, d := range devs {
-		r, err := j.Run(c.Context, d)
-		if err != nil {
-			return nil, fmt.Errorf("%s on %s: %w", j.Shader.Path, d.Info.Name, err)
+	p, _ := j.(*shaderJob) // nil: a sequence
+	bad, what := 0, "binding(s)"
+	var runs []*shaderlab.Result
+	err := onShaderDevices(c, func(devs []*engine.Device) error {
+		for _, d := range devs {
+			r, err := j.Run(c.Context, d)
+			if err != nil {
+				return fmt.Errorf("%s on %s: %w", jobName(c, p), d.Info.Name, err)
+			}
+			runs = append(runs, r)
+			if p != nil {
+				p.WriteRun(w, r)
+				continue
+			}
+			s := j.(*sequenceJob)
+			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", jobName(c, p), r.Device, len(s.Steps), s.Dispatches())
+			r.WriteTimes(w, s.BytesMoved(), c.Int("warmup"))
+			if checking {
+				bad += shaderlab.WriteCheck(w, s, r, want, tol)
+			}
 		}
-		runs = append(runs, r)
-		j.WriteRun(w, r)
+		if p == nil {
+			what = "buffer(s)"
+			return nil
+		}
+		p.WriteAgreement(w, runs)
+		for _, r := range runs {
+			if len(want) > 0 {
+				fmt.Fprintf(w, "%s:\n", r.Device)
+				bad += shaderlab.WriteCheck(w, p.Plan, r, want, tol)
+			}
+		}
+		for i := 0; against != nil && i < len(devs); i++ {
+			d := devs[i]
+			ro, err := against.Run(c.Context, d)
+			if err != nil {
+				return fmt.Errorf("--against %s on %s: %w", against.Shader.Path, d.Info.Name, err)
+			}
+			fmt.Fprintf(w, "%s against %s:\n", d.Info.Name, against.Shader.Path)
+			bad += shaderlab.WriteCheck(w, p.Plan, runs[i], p.Written(ro), tol)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	j.WriteAgreement(w, runs)
-	return runs, nil
+	if err := shaderlab.WriteOutputs(c.Context, w, j, runs[0], j.files(), c.String("out-dir")); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("shader check: %d %s differ beyond the tolerance", bad, what)
+	}
+	if checking {
+		fmt.Fprintln(w, "shader check: all passed")
+	}
+	return nil
+}
+
+// jobName names a job in messages: a plan by its shader file, a sequence
+// by its case file.
+func jobName(c *ucli.Context, p *shaderJob) string {
+	if p != nil {
+		return p.Shader.Path
+	}
+	return c.String("case")
 }
 
 func shaderRunCommand() *ucli.Command {
@@ -267,21 +335,11 @@ Examples:
    vkstat --device all shader run ... --repeat 10`,
 		Flags: append(compileFlags(), runFlags()...),
 		Action: func(c *ucli.Context) error {
-			p, sc, seq, err := caseJob(c)
-			if err != nil || seq != nil {
-				if err != nil {
-					return err
-				}
-				return runSequence(c, sc, seq, false)
-			}
-			var runs []*shaderlab.Result
-			if err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
-				runs, err = runAll(c, p, devs)
-				return err
-			}); err != nil {
+			j, _, err := caseJob(c)
+			if err != nil {
 				return err
 			}
-			return shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir"))
+			return runJob(c, j, false, nil, nil, nil)
 		},
 	}
 }
@@ -304,10 +362,7 @@ func expected(c *ucli.Context, sc shaderlab.Case, t shaderlab.Target) (map[int]*
 		return nil, nil, entryError(err)
 	}
 	tol, err := sc.Tolerances(t)
-	if err != nil {
-		return nil, nil, usagef("--%v", err)
-	}
-	return want, tol, nil
+	return want, tol, entryError(err)
 }
 
 func shaderCheckCommand() *ucli.Command {
@@ -342,19 +397,20 @@ Examples:
    vkstat shader check my_sum.comp ... --against examples/shaders/reduce_shared.comp`,
 		Flags: flags,
 		Action: func(c *ucli.Context) error {
-			p, sc, seq, err := caseJob(c)
-			if err != nil || seq != nil {
-				if err != nil {
-					return err
-				}
-				return runSequence(c, sc, seq, true)
-			}
-			want, tol, err := expected(c, sc, p)
+			j, sc, err := caseJob(c)
 			if err != nil {
 				return err
 			}
+			want, tol, err := expected(c, sc, j)
+			if err != nil {
+				return err
+			}
+			p, _ := j.(*shaderJob)
+			if p == nil && len(want) == 0 {
+				return usagef("shader check: the case expects nothing: give it \"expect\" (or --expect BUFFER=FILE.npy)")
+			}
 			var other *shaderJob
-			if a := c.String("against"); a != "" {
+			if a := c.String("against"); a != "" && p != nil {
 				if err := fileExists("against", a); err != nil {
 					return err
 				}
@@ -371,40 +427,7 @@ Examples:
 			if len(want) == 0 && other == nil {
 				return usagef("shader check: give --expect NAME=FILE.npy, --reference NAME=EXPRESSION or --against OTHER")
 			}
-			bad := 0
-			var runs []*shaderlab.Result
-			err = onShaderDevices(c, func(devs []*engine.Device) (err error) {
-				if runs, err = runAll(c, p, devs); err != nil {
-					return err
-				}
-				for _, r := range runs {
-					if len(want) > 0 {
-						fmt.Fprintf(c.App.Writer, "%s:\n", r.Device)
-						bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, r, want, tol)
-					}
-				}
-				for i := 0; other != nil && i < len(devs); i++ {
-					d := devs[i]
-					ro, err := other.Run(c.Context, d)
-					if err != nil {
-						return fmt.Errorf("--against %s on %s: %w", other.Shader.Path, d.Info.Name, err)
-					}
-					fmt.Fprintf(c.App.Writer, "%s against %s:\n", d.Info.Name, other.Shader.Path)
-					bad += shaderlab.WriteCheck(c.App.Writer, p.Plan, runs[i], p.Written(ro), tol)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, p, runs[0], p.outs, c.String("out-dir")); err != nil {
-				return err
-			}
-			if bad > 0 {
-				return fmt.Errorf("shader check: %d binding(s) differ beyond the tolerance", bad)
-			}
-			fmt.Fprintln(c.App.Writer, "shader check: all passed")
-			return nil
+			return runJob(c, j, true, want, tol, other)
 		},
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
@@ -17,6 +16,8 @@ type sequenceJob struct {
 	*shaderlab.Sequence
 	outs []string // per buffer, its --out or --out-dir file, or ""
 }
+
+func (j *sequenceJob) files() []string { return j.outs }
 
 // sequenceCase is the sequence of --case's file, which has steps; sc is
 // the command line's case over it (its expect, tolerances and seed).
@@ -33,11 +34,8 @@ func sequenceCase(c *ucli.Context, sc shaderlab.Case, fc *shaderlab.Case) (*sequ
 	if err := checkRuns(c); err != nil {
 		return nil, err
 	}
-	var seed uint64
-	if sc.Seed != nil {
-		seed = uint64(*sc.Seed)
-	}
-	seq, err := fc.Sequence(filepath.Dir(file), seed, runOptions(c))
+	fc.Seed = sc.Seed // the command line's, else the file's
+	seq, err := fc.Sequence(filepath.Dir(file), runOptions(c))
 	var ce *shaderlab.CaseError
 	if errors.As(err, &ce) {
 		return nil, usagef("--case %s: %v", file, err)
@@ -54,50 +52,4 @@ func sequenceCase(c *ucli.Context, sc shaderlab.Case, fc *shaderlab.Case) (*sequ
 	}
 	j := &sequenceJob{Sequence: seq, outs: outs}
 	return j, checkOuts(c, j.outs)
-}
-
-// runSequence runs a case's sequence on every device --device names,
-// printing each run's times and, with checking, how its buffers compare
-// with the expectations; it writes the first device's --out files.
-func runSequence(c *ucli.Context, sc shaderlab.Case, j *sequenceJob, checking bool) error {
-	want, tol, err := expected(c, sc, j)
-	if err != nil {
-		return err
-	}
-	if checking && len(want) == 0 {
-		return usagef("shader check: the case expects nothing: give it \"expect\" (or --expect BUFFER=FILE.npy)")
-	}
-	w := c.App.Writer
-	bad := 0
-	var first *shaderlab.Result
-	err = onShaderDevices(c, func(devs []*engine.Device) error {
-		for _, d := range devs {
-			r, err := j.Run(c.Context, d)
-			if err != nil {
-				return fmt.Errorf("%s on %s: %w", c.String("case"), d.Info.Name, err)
-			}
-			if first == nil {
-				first = r
-			}
-			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", c.String("case"), r.Device, len(j.Steps), j.Dispatches())
-			r.WriteTimes(w, j.BytesMoved(), c.Int("warmup"))
-			if checking {
-				bad += shaderlab.WriteCheck(w, j, r, want, tol)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, first, j.outs, c.String("out-dir")); err != nil {
-		return err
-	}
-	if bad > 0 {
-		return fmt.Errorf("shader check: %d buffer(s) differ beyond the tolerance", bad)
-	}
-	if checking {
-		fmt.Fprintln(w, "shader check: all passed")
-	}
-	return nil
 }

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -79,36 +77,14 @@ func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Devic
 // watchOnce compiles and runs once, printing what went wrong rather than
 // stopping.
 func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, devs []*engine.Device, runs []shaderlab.Runs) {
-	sh, err := shaderlab.Load(path, compileOptions(c, sc))
-	var ce *shaderlab.CompileError
-	switch {
-	case errors.As(err, &ce):
-		fmt.Fprintf(w, "compile error:\n")
-		if len(ce.Diagnostics) == 0 {
-			fmt.Fprintf(w, "  %s\n", strings.TrimSpace(ce.Log))
-		}
-		for _, d := range ce.Diagnostics {
-			fmt.Fprintf(w, "  %s\n", d)
-		}
-		return
-	case err != nil:
-		fmt.Fprintf(w, "error: %v\n", err)
-		return
-	}
-	for _, d := range sh.Warnings {
-		fmt.Fprintf(w, "  %s\n", d)
-	}
-	j, err := makePlan(c, sc, sh, runOptions(c))
+	j, err := load(c, path, sc, runOptions(c), w, "  ")
 	if err != nil {
-		fmt.Fprintf(w, "error: %v\n", err)
+		shaderlab.WriteError(w, err)
 		return
-	}
-	for _, x := range j.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", x)
 	}
 	want, tol, err := expected(c, sc, j)
 	if err != nil {
-		fmt.Fprintf(w, "error: %v\n", err)
+		shaderlab.WriteError(w, err)
 		return
 	}
 	for i, d := range devs {
@@ -127,7 +103,7 @@ func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, dev
 	}
 	if r := runs[0].Last; r != nil && len(r.Outputs) == len(j.Inputs) {
 		if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, r, j.outs, c.String("out-dir")); err != nil {
-			fmt.Fprintf(w, "error: %v\n", err)
+			shaderlab.WriteError(w, err)
 		}
 	}
 }

@@ -205,12 +205,12 @@ func (e *CaseError) Unwrap() error { return e.Err }
 func caseErrorf(format string, a ...any) error { return &CaseError{fmt.Errorf(format, a...)} }
 
 // Sequence is the case's "buffers" and "steps" as a Sequence: files are
-// relative to dir, random data is drawn from seed, each step is merged over
+// relative to dir, random data is drawn from the case's seed, each step is merged over
 // the case (its shader, include, define, constants) and binds the case's
 // buffers by name or data of its own. opt gives the steps' NoBoundsCheck
 // and the run settings. A mistake in the description is a *CaseError,
 // a malformed TYPE:SHAPE a *CaseError around a *DataError.
-func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error) {
+func (sc Case) Sequence(dir string, opt Options) (*Sequence, error) {
 	switch {
 	case len(sc.Sweep) > 0:
 		return nil, caseErrorf("a case has steps or a sweep, not both")
@@ -226,7 +226,7 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 		return filepath.Join(dir, p)
 	}
 	read := func(what, key, v string) (*Array, error) {
-		arr, err := ReadData(path(v), seed, key)
+		arr, err := ReadData(path(v), sc.seed(), key)
 		var de *DataError
 		if errors.As(err, &de) {
 			return nil, &CaseError{fmt.Errorf("%s: %w", what, err)}
@@ -255,18 +255,20 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 			return nil, caseErrorf("%s: times %d: want 1 or more", what, st.Times)
 		}
 		m := sc.Merged(st)
-		m.Bind = nil
+		m.Bind, m.Times = nil, st.Times
 		if m.Shader == "" {
 			return nil, caseErrorf("%s names no shader", what)
 		}
-		sh, err := Load(m.path(dir, m.Shader), m.CompileOptions(dir))
+		m.Shader = m.path(dir, m.Shader)
+		step, err := m.Step("", m.CompileOptions(dir))
+		var ce *CaseError
+		if errors.As(err, &ce) {
+			return nil, caseErrorf("%s: %v", what, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		o, err := m.StepOptions()
-		if err != nil {
-			return nil, caseErrorf("%s: %v", what, err)
-		}
+		o := &step.Options
 		o.NoBoundsCheck = opt.NoBoundsCheck
 		for _, b := range Settings(st.Bind) {
 			if slices.Contains(names, b.Value) {
@@ -282,7 +284,7 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 			}
 			o.Bind = append(o.Bind, Bind{Name: b.Name, Data: arr})
 		}
-		steps = append(steps, Step{Shader: sh, Options: o, Times: st.Times})
+		steps = append(steps, step)
 	}
 	seq, err := NewSequence(buffers, steps, opt)
 	if err != nil {
@@ -290,6 +292,42 @@ func (sc Case) Sequence(dir string, seed uint64, opt Options) (*Sequence, error)
 	}
 	seq.Times = sc.Times
 	return seq, nil
+}
+
+// Step is the case as a step of a sequence: its shader file loaded or,
+// where source is given, that GLSL compiled as sc.Name ("shader.comp"
+// where it has none), with co; its constants, dispatch and Times; and its
+// bindings, each naming a buffer (StepOptions). A mistake in its settings
+// is a *CaseError.
+func (sc Case) Step(source string, co CompileOptions) (Step, error) {
+	var sh *Shader
+	var err error
+	if source != "" {
+		name := sc.Name
+		if name == "" {
+			name = "shader.comp"
+		}
+		sh, err = Compile(name, []byte(source), co)
+	} else {
+		sh, err = Load(sc.Shader, co)
+	}
+	if err != nil {
+		return Step{}, err
+	}
+	o, err := sc.StepOptions()
+	if err != nil {
+		return Step{}, &CaseError{err}
+	}
+	return Step{Shader: sh, Options: o, Times: sc.Times}, nil
+}
+
+// seed is the seed of the case's random:TYPE:SHAPE data (0 where it gives
+// none).
+func (sc Case) seed() uint64 {
+	if sc.Seed == nil {
+		return 0
+	}
+	return uint64(*sc.Seed)
 }
 
 // path is p relative to dir, unless it is absolute.

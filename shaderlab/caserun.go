@@ -44,6 +44,47 @@ func Entry(s Setting) string {
 	return s.Name + "=" + s.Value
 }
 
+// ParseEntry reads an entry of a case's field as a flag gives it
+// (Entry's inverse): NAME=VALUE; for define also NAME alone (an empty
+// value), for atol and rtol VALUE alone (for every array, "*"). One that
+// does not do is an *EntryError.
+func ParseEntry(field, s string) (Setting, error) {
+	k, v, ok := strings.Cut(s, "=")
+	switch {
+	case !ok && field == "define":
+		return Setting{Name: s}, nil
+	case !ok && (field == "atol" || field == "rtol"):
+		return Setting{Name: "*", Value: s}, nil
+	}
+	if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
+		return Setting{}, &EntryError{field, fmt.Sprintf("%q", s), errors.New("want NAME=VALUE"), true}
+	}
+	return Setting{Name: k, Value: v}, nil
+}
+
+// Add adds an entry (ParseEntry) to the case's field of that JSON name:
+// define, bind, push, uniform, spec, expect, reference, atol or rtol. A
+// binding bound twice is an *EntryError.
+func (sc *Case) Add(field, entry string) error {
+	m := map[string]*map[string]any{"define": &sc.Define, "bind": &sc.Bind, "push": &sc.Push, "uniform": &sc.Uniform,
+		"spec": &sc.Spec, "expect": &sc.Expect, "reference": &sc.Reference, "atol": &sc.Atol, "rtol": &sc.Rtol}[field]
+	if m == nil {
+		return fmt.Errorf("a case has no entries of %s", field)
+	}
+	s, err := ParseEntry(field, entry)
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]any{}
+	}
+	if _, twice := (*m)[s.Name]; twice && field == "bind" {
+		return &EntryError{field, entry, fmt.Errorf("%s is bound twice", s.Name), true}
+	}
+	(*m)[s.Name] = s.Value
+	return nil
+}
+
 // In is the case with its paths (shader, include, FILE.npy data of bind,
 // expect, FILE.py of a reference) taken relative to dir, the case file's
 // folder; absolute ones stay as they are.
@@ -80,6 +121,26 @@ func (sc Case) In(dir string) Case {
 	return out
 }
 
+// Variants are the cases a sweep runs: each of its variants merged over
+// the case (the case itself where it has none), named #1, #2, ... where it
+// gives no name, its paths taken relative to dir (In), and over laid on
+// it (Over: the command line's settings win).
+func (sc Case) Variants(dir string, over Case) []Case {
+	vs := sc.Sweep
+	if len(vs) == 0 {
+		vs = []Case{{Name: sc.Name}}
+	}
+	out := make([]Case, len(vs))
+	for i, v := range vs {
+		vc := sc.Merged(v)
+		if vc.Name == "" {
+			vc.Name = fmt.Sprintf("#%d", i+1)
+		}
+		out[i] = over.Over(vc.In(dir))
+	}
+	return out
+}
+
 // Over is the case merged over base (Merged: its settings win, maps
 // merged key by key), with its include folders and then those of base it
 // does not give; base's name and steps are kept.
@@ -99,17 +160,13 @@ func (sc Case) Over(base Case) Case {
 // against sh's, its push, uniform and specialization constants, and its
 // dispatch. An entry that does not do is an *EntryError.
 func (sc Case) Options(sh *Shader, opt Options) (Options, error) {
-	var seed uint64
-	if sc.Seed != nil {
-		seed = uint64(*sc.Seed)
-	}
 	for _, b := range Settings(sc.Bind) {
 		bad := func(err error, usage bool) error { return &EntryError{"bind", Entry(b), err, usage} }
 		binding, err := FindBinding(sh.Module, b.Name)
 		if err != nil {
 			return opt, bad(err, true)
 		}
-		arr, err := ReadData(b.Value, seed, BindName(*binding))
+		arr, err := ReadData(b.Value, sc.seed(), BindName(*binding))
 		var de *DataError
 		if err != nil {
 			return opt, bad(err, errors.As(err, &de))
@@ -125,6 +182,25 @@ func (sc Case) Options(sh *Shader, opt Options) (Options, error) {
 	}
 	opt.Push, opt.Spec, opt.Uniform, opt.Groups, opt.Global = steps.Push, steps.Spec, steps.Uniform, steps.Groups, steps.Global
 	return opt, nil
+}
+
+// Plan is the plan of sh that the case's settings (Options) and opt's run
+// settings give; an entry of bind, push, uniform or spec the shader cannot
+// take is an *EntryError naming it (NewPlan's *SettingError by its field
+// and index).
+func (sc Case) Plan(sh *Shader, opt Options) (*Plan, error) {
+	opt, err := sc.Options(sh, opt)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewPlan(sh, opt)
+	var se *SettingError
+	if errors.As(err, &se) {
+		field := strings.ToLower(se.Field)
+		m := map[string]map[string]any{"bind": sc.Bind, "push": sc.Push, "spec": sc.Spec, "uniform": sc.Uniform}[field]
+		return nil, &EntryError{field, Entry(Settings(m)[se.Index]), se.Err, true}
+	}
+	return p, err
 }
 
 // Expectations are the case's expected arrays of t by index: its expect
@@ -175,7 +251,8 @@ func (sc Case) Expectations(ctx context.Context, t Target) (map[int]*Array, erro
 }
 
 // Tolerances are the case's tolerances of t's arrays (Tolerances): tol
-// (1e-5 where it gives none), atol and rtol.
+// (1e-5 where it gives none), atol and rtol; one that does not do is a
+// *CaseError.
 func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 	tol := 1e-5
 	if sc.Tol != nil {
@@ -188,7 +265,11 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 		}
 		return out
 	}
-	return Tolerances(t, tol, entries(sc.Atol), entries(sc.Rtol))
+	f, err := Tolerances(t, tol, entries(sc.Atol), entries(sc.Rtol))
+	if err != nil {
+		return nil, &CaseError{err}
+	}
+	return f, nil
 }
 
 // OutFiles are the files of t's n arrays (per array, its file or "" for
@@ -198,15 +279,15 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 func OutFiles(t Target, n int, out []string, dir string, written func(i int) bool) ([]string, error) {
 	files := make([]string, n)
 	for _, s := range out {
-		k, v, ok := strings.Cut(s, "=")
-		if k, v = strings.TrimSpace(k), strings.TrimSpace(v); !ok || k == "" || v == "" {
-			return nil, &EntryError{"out", fmt.Sprintf("%q", s), errors.New("want NAME=VALUE"), true}
+		e, err := ParseEntry("out", s)
+		if err != nil {
+			return nil, err
 		}
-		i, err := t.Find(k)
+		i, err := t.Find(e.Name)
 		if err != nil {
 			return nil, &EntryError{"out", s, err, true}
 		}
-		files[i] = v
+		files[i] = e.Value
 	}
 	for i := range files {
 		if dir != "" && written(i) && files[i] == "" {

@@ -34,6 +34,44 @@ func TestCaseIn(t *testing.T) {
 	}
 }
 
+// TestCaseAdd: entries as the flags give them fill the case's maps: a
+// define without a value is the name alone, a tolerance without a name is
+// every array's ("*"), spaces around = go; an entry without NAME=VALUE
+// and a binding bound twice are usage mistakes, worded with the field.
+func TestCaseAdd(t *testing.T) {
+	var sc shaderlab.Case
+	for _, e := range []struct{ field, entry string }{
+		{"define", "FAST"}, {"define", "T=float"}, {"bind", "x = x.npy"}, {"push", "n=4"}, {"atol", "1e-3"}, {"rtol", "y=2e-2"},
+	} {
+		if err := sc.Add(e.field, e.entry); err != nil {
+			t.Fatalf("Add(%s, %s): %v", e.field, e.entry, err)
+		}
+	}
+	want := shaderlab.Case{Define: map[string]any{"FAST": "", "T": "float"}, Bind: map[string]any{"x": "x.npy"},
+		Push: map[string]any{"n": "4"}, Atol: map[string]any{"*": "1e-3"}, Rtol: map[string]any{"y": "2e-2"}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Errorf("Add:\n%+v\nwant\n%+v", sc, want)
+	}
+	for _, e := range []struct{ field, entry, msg string }{
+		{"push", "n", `push "n": want NAME=VALUE`},
+		{"define", "T=", `define "T=": want NAME=VALUE`},
+		{"expect", " =w.npy", `expect " =w.npy": want NAME=VALUE`},
+		{"bind", "x=float32:4", "bind x=float32:4: x is bound twice"},
+	} {
+		var ee *shaderlab.EntryError
+		err := sc.Add(e.field, e.entry)
+		if !errors.As(err, &ee) || !ee.Usage || err.Error() != e.msg {
+			t.Errorf("Add(%s, %s): %v, want the usage error %q", e.field, e.entry, err, e.msg)
+		}
+	}
+	if sc.Bind["x"] != "x.npy" {
+		t.Errorf("a refused entry changed the case: bind x=%v", sc.Bind["x"])
+	}
+	if err := sc.Add("out", "y=y.npy"); err == nil {
+		t.Error("Add(out): no error; a case has no out entries")
+	}
+}
+
 // TestCaseOver: the command line's case over a file's: its values win,
 // its maps add by name, its dispatch replaces the file's, its include
 // folders come first; the file's name and steps stay.
@@ -44,6 +82,46 @@ func TestCaseOver(t *testing.T) {
 	if !reflect.DeepEqual(got.Include, []string{"b", "c", "a"}) || !reflect.DeepEqual(got.Push, map[string]any{"a": "3", "n": 2}) ||
 		got.Groups != "4" || got.Global != nil || got.Name != "v" || got.Times != 3 || len(got.Steps) != 1 {
 		t.Errorf("Over: %+v", got)
+	}
+}
+
+// TestCaseVariants: each variant over the case, numbered where it has
+// no name, its files in the case's folder, the command line's settings
+// over it; a case without a sweep is its one variant.
+func TestCaseVariants(t *testing.T) {
+	sc := shaderlab.Case{Shader: "s.comp", Push: map[string]any{"a": 1, "n": 2}, Sweep: []shaderlab.Case{
+		{Name: "small", Bind: map[string]any{"x": "x1.npy"}, Push: map[string]any{"n": 10}},
+		{Shader: "t.comp", Push: map[string]any{"n": 20}}}}
+	got := sc.Variants("d", shaderlab.Case{Push: map[string]any{"a": "3"}})
+	if len(got) != 2 || got[0].Name != "small" || got[1].Name != "#2" ||
+		got[0].Shader != "d/s.comp" || got[1].Shader != "d/t.comp" || got[0].Bind["x"] != "d/x1.npy" ||
+		!reflect.DeepEqual(got[0].Push, map[string]any{"a": "3", "n": 10}) || !reflect.DeepEqual(got[1].Push, map[string]any{"a": "3", "n": 20}) ||
+		got[0].Sweep != nil {
+		t.Errorf("Variants: %+v", got)
+	}
+	one := shaderlab.Case{Name: "only", Shader: "s.comp"}.Variants(".", shaderlab.Case{})
+	if len(one) != 1 || one[0].Name != "only" || one[0].Shader != "s.comp" {
+		t.Errorf("Variants without a sweep: %+v", one)
+	}
+}
+
+// TestCaseStep: a step given as source compiles under its name (or
+// shader.comp), binds buffers by name and keeps its times; a step with
+// both dispatches is a mistake in the case.
+func TestCaseStep(t *testing.T) {
+	co := shaderlab.CompileOptions{TargetEnv: "vulkan1.1"}
+	st, err := shaderlab.Case{Name: "twice.comp", Bind: map[string]any{"v": "buf"}, Groups: "1", Times: 2}.Step(double, co)
+	if err != nil || st.Shader.Path != "twice.comp" || len(st.Options.Bind) != 1 || st.Options.Bind[0].Buffer != "buf" ||
+		st.Options.Groups != [3]uint32{1, 1, 1} || st.Times != 2 {
+		t.Fatalf("Step: %+v, %v", st, err)
+	}
+	if st, err := (shaderlab.Case{Global: "4"}).Step(double, co); err != nil || st.Shader.Path != "shader.comp" {
+		t.Errorf("Step without a name: %+v, %v", st, err)
+	}
+	_, err = shaderlab.Case{Groups: "1", Global: "4"}.Step(double, co)
+	var ce *shaderlab.CaseError
+	if !errors.As(err, &ce) || err.Error() != "give groups or global, not both" {
+		t.Errorf("both dispatches: %v", err)
 	}
 }
 
@@ -76,6 +154,35 @@ func TestCaseOptions(t *testing.T) {
 	var ce *shaderlab.CaseError
 	if !errors.As(err, &ce) || err.Error() != `groups "0": want positive integers X[,Y[,Z]]` {
 		t.Errorf("groups 0: %v", err)
+	}
+}
+
+// TestCasePlan: a case's plan; an entry the shader cannot take (a push
+// constant of a shader that has none, a second entry naming the binding
+// the first bound) is refused as that entry, as the flag gives it.
+func TestCasePlan(t *testing.T) {
+	sh := compile(t, "double.comp", double)
+	sc := shaderlab.Case{Bind: map[string]any{"v": "float32:4"}, Global: "8"}
+	p, err := sc.Plan(sh, shaderlab.Options{Repeat: 1})
+	if err != nil || len(p.Inputs) != 1 || p.Groups != [3]uint32{2, 1, 1} {
+		t.Fatalf("Plan: %+v, %v", p, err)
+	}
+	for field, m := range map[string]map[string]any{
+		"push": {"n": 1},
+		"bind": {"v": "float32:4", "0": "float32:4"},
+	} {
+		c := sc
+		if field == "push" {
+			c.Push = m
+		} else {
+			c.Bind = m
+		}
+		_, err := c.Plan(sh, shaderlab.Options{Repeat: 1})
+		var ee *shaderlab.EntryError
+		want := map[string]string{"push": "push n=1: ", "bind": "bind v=float32:4: "}[field]
+		if !errors.As(err, &ee) || !ee.Usage || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s %v: %v; want the usage error %q...", field, m, err, want)
+		}
 	}
 }
 
@@ -138,7 +245,8 @@ func TestCaseTolerances(t *testing.T) {
 			t.Errorf("%+v: %+v, %v; want %+v", c.sc, tol(0), err, c.want)
 		}
 	}
-	if _, err := (shaderlab.Case{Atol: map[string]any{"w": 1}}).Tolerances(p); err == nil || !strings.HasPrefix(err.Error(), "atol w=1: ") {
+	var ce *shaderlab.CaseError
+	if _, err := (shaderlab.Case{Atol: map[string]any{"w": 1}}).Tolerances(p); !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "atol w=1: ") {
 		t.Errorf("atol for no binding: %v", err)
 	}
 }

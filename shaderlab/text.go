@@ -1,6 +1,8 @@
 package shaderlab
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -267,6 +269,24 @@ func (t *SweepTable) Add(name string, r *Result, vs []Verdict, moved int64, flop
 	t.rows = append(t.rows, []string{name, r.Device, verdict, beyond, rel, nmse, gpu, rate, gflops, Ms(r.First)})
 }
 
+// Run runs p, variant name's plan, on each of devs and adds its rows: an
+// ERROR row where the device cannot run it, else its verdicts against
+// want (none where want is empty) and its times (Add, with flops).
+func (t *SweepTable) Run(ctx context.Context, name string, p *Plan, devs []*engine.Device, want map[int]*Array, tol func(int) Tolerance, flops float64) {
+	for _, d := range devs {
+		r, err := p.Run(ctx, d)
+		if err != nil {
+			t.Fail(name, d.Info.Name, err)
+			continue
+		}
+		var vs []Verdict
+		if len(want) > 0 {
+			vs = p.Check(r, want, tol)
+		}
+		t.Add(name, r, vs, p.BytesMoved(), flops)
+	}
+}
+
 // Fail adds variant name's ERROR row on device dev ("-" for an error
 // before any device work), err's first lines under the table.
 func (t *SweepTable) Fail(name, dev string, err error) {
@@ -287,5 +307,23 @@ func (t *SweepTable) Write(w io.Writer) {
 	tw.Flush()
 	for _, e := range t.errs {
 		fmt.Fprintln(w, e)
+	}
+}
+
+// WriteError writes err as a watch shows a round that failed: a shader
+// that does not compile as "compile error:" and its diagnostics (the
+// compiler's log where it gave none), anything else as "error: ERR".
+func WriteError(w io.Writer, err error) {
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		fmt.Fprintf(w, "error: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "compile error:\n")
+	if len(ce.Diagnostics) == 0 {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(ce.Log))
+	}
+	for _, d := range ce.Diagnostics {
+		fmt.Fprintf(w, "  %s\n", d)
 	}
 }

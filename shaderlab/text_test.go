@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkstat/vkstat/device/testdev"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/shaderlab"
 )
@@ -187,6 +188,30 @@ func TestSweepTable(t *testing.T) {
 	}
 }
 
+// TestSweepTableRun: doubling v = 0 0 0 0 gives 0 0 0 0 on every device:
+// a row that passes against zeros, one that fails against ones (|1 - 0|
+// is past every tolerance) and one with nothing to check, per device.
+func TestSweepTableRun(t *testing.T) {
+	p := doublePlan(t)
+	devs := testdev.Devices(t)
+	var st shaderlab.SweepTable
+	tol := shaderlab.Tol(1e-6)
+	st.Run(context.Background(), "zeros", p, devs, map[int]*shaderlab.Array{0: float32s(0, 0, 0, 0)}, tol, 0)
+	st.Run(context.Background(), "ones", p, devs, map[int]*shaderlab.Array{0: float32s(1, 1, 1, 1)}, tol, 0)
+	st.Run(context.Background(), "none", p, devs, nil, nil, 0)
+	var b bytes.Buffer
+	st.Write(&b)
+	for _, row := range []string{"zeros", "ones", "none"} {
+		verdict := map[string]string{"zeros": "PASS", "ones": "FAIL", "none": "RAN"}[row]
+		if n := len(regexp.MustCompile(`(?m)^`+row+` .* `+verdict+` `).FindAllString(b.String(), -1)); n != len(devs) {
+			t.Errorf("%d %s rows of %s, want one per device (%d):\n%s", n, verdict, row, len(devs), b.String())
+		}
+	}
+	if st.Failed != len(devs) || st.Len() != 3*len(devs) {
+		t.Errorf("%d of %d rows failed, want %d of %d", st.Failed, st.Len(), len(devs), 3*len(devs))
+	}
+}
+
 // TestWriteAgreement: a second device's v = 1 2 3 5 against the first's
 // 1 2 3 4 differs by 1 at most, a quarter of max |4|.
 func TestWriteAgreement(t *testing.T) {
@@ -196,5 +221,21 @@ func TestWriteAgreement(t *testing.T) {
 	want := "  B vs A, v: max error 1 (0.25 of max |expected|), NMSE 0.0333\nmax error between B and A: 0.25 of max |output|\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestWriteError: a shader that does not compile is shown as the watch
+// shows it, its diagnostic at file:line; any other error as "error:".
+func TestWriteError(t *testing.T) {
+	_, err := shaderlab.Compile("bad.comp", []byte("#version 450\nlayout(local_size_x = 1) in;\nvoid main() { x = 1.0; }\n"), shaderlab.CompileOptions{})
+	var out bytes.Buffer
+	shaderlab.WriteError(&out, err)
+	if got := out.String(); !strings.HasPrefix(got, "compile error:\n  bad.comp:3:") || !strings.Contains(got, "undeclared identifier") {
+		t.Errorf("compile error written as %q", got)
+	}
+	out.Reset()
+	shaderlab.WriteError(&out, errors.New("binding 0 has no data"))
+	if got := out.String(); got != "error: binding 0 has no data\n" {
+		t.Errorf("error written as %q", got)
 	}
 }
