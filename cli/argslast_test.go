@@ -18,6 +18,8 @@ func TestArgsLast(t *testing.T) {
 		{"vkstat --device all shader info f.comp --json", "vkstat --device all shader info --json -- f.comp"},
 		{"vkstat shader info f.comp", "vkstat shader info -- f.comp"},
 		{"vkstat shader info --time f.comp --json", "vkstat shader info --time --json -- f.comp"},
+		{"vkstat shader info --json f.comp -D A", "vkstat shader info --json -D A -- f.comp"},
+		{"vkstat shader run -b x=1 f.comp", "vkstat shader run -b x=1 -- f.comp"},
 		{"vkstat shader check -I inc -D X=1 -O f.comp -b x=1 --tol=1e-3", "vkstat shader check -I inc -D X=1 -O -b x=1 --tol=1e-3 -- f.comp"},
 		{"vkstat shader run -b x=1 -- -f.comp", "vkstat shader run -b x=1 -- -f.comp"},
 		{"vkstat shader sweep case.json --repeat 3", "vkstat shader sweep --repeat 3 -- case.json"},

@@ -494,25 +494,6 @@ func TestShaderWatchOutputs(t *testing.T) {
 	}
 }
 
-func TestShaderFileLast(t *testing.T) {
-	for _, c := range [][2][]string{
-		{{"vkstat", "shader", "run", "f.comp", "-b", "x=1"}, {"vkstat", "shader", "run", "-b", "x=1", "--", "f.comp"}},
-		{{"vkstat", "--device", "all", "shader", "info", "f.comp", "--json"}, {"vkstat", "--device", "all", "shader", "info", "--json", "--", "f.comp"}},
-		{{"vkstat", "shader", "info", "f.comp"}, {"vkstat", "shader", "info", "--", "f.comp"}},
-		{{"vkstat", "shader", "run", "-b", "x=1", "f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "--", "f.comp"}},
-		{{"vkstat", "map", "--x", "shader"}, {"vkstat", "map", "--x", "shader"}},
-		// Issue 45, item 6: the file among the flags, bool flags taking no value.
-		{{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "f.comp", "-b", "x=1", "--tol=1e-3"},
-			{"vkstat", "shader", "check", "-I", "inc", "-D", "X=1", "-O", "-b", "x=1", "--tol=1e-3", "--", "f.comp"}},
-		{{"vkstat", "shader", "info", "--json", "f.comp", "-D", "A"}, {"vkstat", "shader", "info", "--json", "-D", "A", "--", "f.comp"}},
-		{{"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}, {"vkstat", "shader", "run", "-b", "x=1", "--", "-f.comp"}},
-	} {
-		if got := shaderFileLast(c[0]); !reflect.DeepEqual(got, c[1]) {
-			t.Errorf("shaderFileLast(%v) = %v, want %v", c[0], got, c[1])
-		}
-	}
-}
-
 // TestShaderDirSources: --shader-dir on a folder of GLSL sources (a copy
 // of shaders/) compiles the edited kernel, so verify --op re-checks one
 // built-in operation against the float64 reference in one command.

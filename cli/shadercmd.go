@@ -44,26 +44,6 @@ Examples:
 	}
 }
 
-// shaderFileLast puts the flags of `shader info|run|check|watch|sweep`
-// before the FILE (flagsFirst), wherever it stands among them (`shader
-// check -I DIR -D X FILE -b ...`): urfave/cli stops reading flags at the
-// first positional argument.
-func shaderFileLast(args []string) []string {
-	for i := 1; i+2 < len(args); i++ {
-		if args[i] != "shader" {
-			continue
-		}
-		for _, cmd := range shaderCommand().Subcommands {
-			if cmd.Name != args[i+1] {
-				continue
-			}
-			return append(append([]string{}, args[:i+2]...), flagsFirst(args[i+2:], boolFlags(cmd.Flags))...)
-		}
-		return args
-	}
-	return args
-}
-
 func compileFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "include", Aliases: []string{"I"}, Usage: "search this folder for #include files (repeatable)", Category: "COMPILE"},
