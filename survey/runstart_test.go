@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/vkstat/vkstat/formats"
@@ -39,10 +40,11 @@ func TestRunStart(t *testing.T) {
 	}
 	var events []string
 	heard := map[string]int{}
+	var mu sync.Mutex // progress may be called from several goroutines at once
 	opt := survey.RunOptions{
 		Start: func(tg *survey.Target, o *paco.Options) (func(string, float64), func()) {
 			events = append(events, "start "+tg.Name)
-			return func(string, float64) { heard[tg.Name]++ }, func() { events = append(events, "end "+tg.Name) }
+			return func(string, float64) { mu.Lock(); heard[tg.Name]++; mu.Unlock() }, func() { events = append(events, "end "+tg.Name) }
 		},
 		Done: func(tg *survey.Target, _ *survey.Inputs, _ *paco.Result) error {
 			events = append(events, "done "+tg.Name)

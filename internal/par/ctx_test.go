@@ -11,18 +11,25 @@ import (
 // EachContext begins no index once its context is done, and says so.
 func TestEachContextStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var ran atomic.Int64
+	var ran, after atomic.Int64
+	var cancelled atomic.Bool
 	err := EachContext(ctx, 1000, 1, func() int { return 0 }, func(_ int, i int) {
+		if cancelled.Load() {
+			after.Add(1)
+		}
 		if ran.Add(1) == 10 {
 			cancel()
+			cancelled.Store(true)
 		}
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
-	// Each goroutine may finish the index it began when cancel ran.
-	if n := ran.Load(); n < 10 || n > 10+int64(runtime.GOMAXPROCS(0)) {
-		t.Errorf("%d of 1000 indices ran after a cancel at the 10th", n)
+	// Other goroutines run on while cancel itself runs (a slow one, under
+	// the race detector or on a loaded machine); once it has returned, each
+	// may only finish the index it had already begun.
+	if n := after.Load(); n > int64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("%d of 1000 indices began after cancel returned", n)
 	}
 	ran.Store(0)
 	if err := EachContext(context.Background(), 1000, 7, func() int { return 0 }, func(int, int) { ran.Add(1) }); err != nil || ran.Load() != 1000 {
