@@ -94,14 +94,6 @@ func shaderPath(c *ucli.Context, sc shaderlab.Case) (string, error) {
 	return shaderFile(sc.Shader)
 }
 
-// shaderJob is a plan and the files its bindings go to after the run.
-type shaderJob struct {
-	*shaderlab.Plan
-	outs []string // per binding, its --out or --out-dir file, or ""
-}
-
-func (j *shaderJob) files() []string { return j.outs }
-
 // runOptions are --timeout, --repeat, --warmup and --no-bounds-check.
 func runOptions(c *ucli.Context) shaderlab.Options {
 	return shaderlab.Options{Timeout: c.Duration("timeout"), Repeat: c.Int("repeat"), Warmup: c.Int("warmup"), NoBoundsCheck: c.Bool("no-bounds-check")}
@@ -122,9 +114,9 @@ func entryError(err error) error {
 }
 
 // makePlan makes the plan of sh that the case's bindings, constants and
-// dispatch and opt's run settings give, and the files --out and --out-dir
-// name: every error here comes before any device work.
-func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shaderlab.Options) (*shaderJob, error) {
+// dispatch and opt's run settings give: every error here comes before any
+// device work.
+func makePlan(sc shaderlab.Case, sh *shaderlab.Shader, opt shaderlab.Options) (*shaderlab.Plan, error) {
 	p, err := sc.Plan(sh, opt)
 	var ce *shaderlab.CaseError
 	var nd *shaderlab.NoDataError
@@ -142,19 +134,13 @@ func makePlan(c *ucli.Context, sc shaderlab.Case, sh *shaderlab.Shader, opt shad
 	case errors.As(err, &de):
 		l := de.Local
 		return nil, usagef("give the dispatch: --groups X[,Y,Z] workgroups, or --global X[,Y,Z] invocations (divided by the local size %d×%d×%d)", l[0], l[1], l[2])
-	case err != nil:
-		return nil, entryError(err)
 	}
-	outs, err := outFiles(c, p, len(p.Inputs), func(i int) bool { return !sh.Module.Bindings[i].ReadOnly })
-	if err != nil {
-		return nil, err
-	}
-	return &shaderJob{Plan: p, outs: outs}, nil
+	return p, entryError(err)
 }
 
-// outFiles are the files --out and --out-dir name for the n arrays of t
+// outFiles are the files --out and --out-dir name for t's arrays
 // (shaderlab.OutFiles).
-func outFiles(c *ucli.Context, t shaderlab.Target, n int, written func(i int) bool) ([]string, error) {
-	outs, err := shaderlab.OutFiles(t, n, c.StringSlice("out"), c.String("out-dir"), written)
+func outFiles(c *ucli.Context, t shaderlab.Target) ([]string, error) {
+	outs, err := shaderlab.OutFiles(t, c.StringSlice("out"), c.String("out-dir"))
 	return outs, entryError(err)
 }

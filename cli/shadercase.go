@@ -98,24 +98,24 @@ whose buffers stay on the device between dispatches: see docs/shader.md.`,
 			var table shaderlab.SweepTable
 			err = onShaderDevices(c, func(devs []*engine.Device) error {
 				for _, vc := range sc.Variants(filepath.Dir(file), own) {
-					var j *shaderJob
+					var p *shaderlab.Plan
 					path, err := shaderFile(vc.Shader)
 					if vc.Shader == "" {
 						err = usagef("the case names no shader")
 					}
 					if err == nil {
-						j, err = prepare(c, path, vc, opt)
+						p, _, err = load(c, path, vc, opt, c.App.ErrWriter, "")
 					}
 					var want map[int]*shaderlab.Array
 					var tol func(int) shaderlab.Tolerance
 					if err == nil {
-						want, tol, err = expected(c, vc, j)
+						want, tol, err = expected(c, vc, p)
 					}
 					if err != nil {
 						table.Fail(vc.Name, "-", err)
 						continue
 					}
-					table.Run(c.Context, vc.Name, j.Plan, devs, want, tol, vc.Flops)
+					table.Run(c.Context, vc.Name, p, devs, want, tol, vc.Flops)
 				}
 				return nil
 			})

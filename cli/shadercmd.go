@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -124,65 +123,70 @@ func onShaderDevices(c *ucli.Context, f func(devs []*engine.Device) error) error
 	return onDevices(c, "auto", true, f)
 }
 
-// prepare compiles the shader and checks the case, the run flags and the
-// output paths, all before any device work.
-func prepare(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options) (*shaderJob, error) {
-	if err := checkRuns(c); err != nil {
-		return nil, err
-	}
-	j, err := load(c, path, sc, opt, c.App.ErrWriter, "")
-	if err != nil {
-		return nil, err
-	}
-	return j, checkOuts(c, j.outs)
-}
-
-// load compiles the shader and makes its plan (makePlan), writing the
-// compiler's and the bounds check's warnings to w, each after indent.
-func load(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options, w io.Writer, indent string) (*shaderJob, error) {
+// load compiles the shader and makes its plan (makePlan) and the files
+// of its arrays (outFiles), writing the compiler's and the bounds check's
+// warnings to w, each after indent.
+func load(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options, w io.Writer, indent string) (*shaderlab.Plan, []string, error) {
 	sh, err := shaderlab.Load(path, compileOptions(c, sc))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, d := range sh.Warnings {
 		fmt.Fprintf(w, "%s%s\n", indent, d)
 	}
-	j, err := makePlan(c, sc, sh, opt)
-	if err != nil {
-		return nil, err
+	p, err := makePlan(sc, sh, opt)
+	var outs []string
+	if err == nil {
+		outs, err = outFiles(c, p)
 	}
-	for _, x := range j.Warnings {
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, x := range p.Warnings {
 		fmt.Fprintf(w, "%swarning: %s\n", indent, x)
 	}
-	return j, nil
+	return p, outs, nil
 }
 
-// job is what run and check run: one shader's plan (*shaderJob) or the
-// steps of a --case file (*sequenceJob), and the files its arrays go to.
-type job interface {
+// job is what run and check run: one shader's plan or the sequence of a
+// --case file with steps, and the files its arrays go to (per array, its
+// --out or --out-dir file, or "").
+type job struct {
 	shaderlab.Target
-	Run(context.Context, *engine.Device) (*shaderlab.Result, error)
-	files() []string
+	outs []string
 }
 
-// caseJob is the job of a run or check: the case of the command line and
-// its --case file (sequenceCase where that has steps), its shader
-// prepared.
+// caseJob is the job of a run or check and its case: the command line's
+// over its --case file's, its shader compiled and its run flags and
+// output files checked, all before any device work.
 func caseJob(c *ucli.Context) (job, shaderlab.Case, error) {
 	sc, file, err := shaderCase(c)
 	if err != nil {
-		return nil, sc, err
+		return job{}, sc, err
 	}
+	var j job
 	if file != nil && len(file.Steps) > 0 {
-		seq, err := sequenceCase(c, sc, file)
-		return seq, sc, err
+		j, err = sequenceJob(c, sc, file)
+	} else {
+		j, err = planJob(c, sc)
 	}
-	path, err := shaderPath(c, sc)
 	if err != nil {
-		return nil, sc, err
+		return j, sc, err
 	}
-	j, err := prepare(c, path, sc, runOptions(c))
-	return j, sc, err
+	return j, sc, checkOuts(c, j.outs)
+}
+
+// planJob is the job of the command line's shader, else the case's.
+func planJob(c *ucli.Context, sc shaderlab.Case) (job, error) {
+	path, err := shaderPath(c, sc)
+	if err == nil {
+		err = checkRuns(c)
+	}
+	if err != nil {
+		return job{}, err
+	}
+	p, outs, err := load(c, path, sc, runOptions(c), c.App.ErrWriter, "")
+	return job{p, outs}, err
 }
 
 // checkOuts checks the --out files and the --out-dir folder before any
@@ -218,79 +222,33 @@ func checkRuns(c *ucli.Context) error {
 	return nil
 }
 
-// runJob runs j on every device --device names and writes each run's
-// times; a sequence's runs, checking, how its buffers compare with want
-// right after each; a plan's, how the devices' outputs agree, then how
-// each run's bindings compare with want and with the shader against's run
-// on its device. It writes the first run's --out files and, checking, the
-// verdict.
-func runJob(c *ucli.Context, j job, checking bool, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance, against *shaderJob) error {
-	w := c.App.Writer
-	p, _ := j.(*shaderJob) // nil: a sequence
-	bad, what := 0, "binding(s)"
+// runJob runs j on every device --device names, checking it against
+// want and against where given (shaderlab.RunOn), writes the first run's
+// --out files and, checking, the verdict.
+func runJob(c *ucli.Context, j job, want map[int]*shaderlab.Array, tol func(int) shaderlab.Tolerance, against *shaderlab.Plan) error {
 	var runs []*shaderlab.Result
-	err := onShaderDevices(c, func(devs []*engine.Device) error {
-		for _, d := range devs {
-			r, err := j.Run(c.Context, d)
-			if err != nil {
-				return fmt.Errorf("%s on %s: %w", jobName(c, p), d.Info.Name, err)
-			}
-			runs = append(runs, r)
-			if p != nil {
-				p.WriteRun(w, r)
-				continue
-			}
-			s := j.(*sequenceJob)
-			fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", jobName(c, p), r.Device, len(s.Steps), s.Dispatches())
-			r.WriteTimes(w, s.BytesMoved(), c.Int("warmup"))
-			if checking {
-				bad += shaderlab.WriteCheck(w, s, r, want, tol)
-			}
-		}
-		if p == nil {
-			what = "buffer(s)"
-			return nil
-		}
-		p.WriteAgreement(w, runs)
-		for _, r := range runs {
-			if len(want) > 0 {
-				fmt.Fprintf(w, "%s:\n", r.Device)
-				bad += shaderlab.WriteCheck(w, p.Plan, r, want, tol)
-			}
-		}
-		for i := 0; against != nil && i < len(devs); i++ {
-			d := devs[i]
-			ro, err := against.Run(c.Context, d)
-			if err != nil {
-				return fmt.Errorf("--against %s on %s: %w", against.Shader.Path, d.Info.Name, err)
-			}
-			fmt.Fprintf(w, "%s against %s:\n", d.Info.Name, against.Shader.Path)
-			bad += shaderlab.WriteCheck(w, p.Plan, runs[i], p.Written(ro), tol)
-		}
-		return nil
+	bad := 0
+	err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
+		runs, bad, err = shaderlab.RunOn(c.Context, c.App.Writer, j.Target, devs, want, tol, against)
+		return entryError(err)
 	})
 	if err != nil {
 		return err
 	}
-	if err := shaderlab.WriteOutputs(c.Context, w, j, runs[0], j.files(), c.String("out-dir")); err != nil {
+	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j.Target, runs[0], j.outs, c.String("out-dir")); err != nil {
 		return err
+	}
+	what := "binding(s)"
+	if _, seq := j.Target.(*shaderlab.Sequence); seq {
+		what = "buffer(s)"
 	}
 	if bad > 0 {
 		return fmt.Errorf("shader check: %d %s differ beyond the tolerance", bad, what)
 	}
-	if checking {
-		fmt.Fprintln(w, "shader check: all passed")
+	if len(want) > 0 || against != nil {
+		fmt.Fprintln(c.App.Writer, "shader check: all passed")
 	}
 	return nil
-}
-
-// jobName names a job in messages: a plan by its shader file, a sequence
-// by its case file.
-func jobName(c *ucli.Context, p *shaderJob) string {
-	if p != nil {
-		return p.Shader.Path
-	}
-	return c.String("case")
 }
 
 func shaderRunCommand() *ucli.Command {
@@ -319,7 +277,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return runJob(c, j, false, nil, nil, nil)
+			return runJob(c, j, nil, nil, nil)
 		},
 	}
 }
@@ -385,12 +343,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, _ := j.(*shaderJob)
-			if p == nil && len(want) == 0 {
+			_, plan := j.Target.(*shaderlab.Plan)
+			if !plan && len(want) == 0 {
 				return usagef("shader check: the case expects nothing: give it \"expect\" (or --expect BUFFER=FILE.npy)")
 			}
-			var other *shaderJob
-			if a := c.String("against"); a != "" && p != nil {
+			var other *shaderlab.Plan
+			if a := c.String("against"); a != "" && plan {
 				if err := fileExists("against", a); err != nil {
 					return err
 				}
@@ -400,14 +358,17 @@ Examples:
 				}
 				opt := runOptions(c)
 				opt.Repeat = 1
-				if other, err = makePlan(c, sc, sh, opt); err != nil {
+				if other, err = makePlan(sc, sh, opt); err == nil {
+					_, err = outFiles(c, other) // --out's names must do for it too
+				}
+				if err != nil {
 					return fmt.Errorf("--against %s: %w", a, err)
 				}
 			}
 			if len(want) == 0 && other == nil {
 				return usagef("shader check: give --expect NAME=FILE.npy, --reference NAME=EXPRESSION or --against OTHER")
 			}
-			return runJob(c, j, true, want, tol, other)
+			return runJob(c, j, want, tol, other)
 		},
 	}
 }

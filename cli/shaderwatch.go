@@ -74,35 +74,22 @@ func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Devic
 	})
 }
 
-// watchOnce compiles and runs once, printing what went wrong rather than
-// stopping.
+// watchOnce compiles and runs once (shaderlab.WatchRound), printing what
+// went wrong rather than stopping.
 func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, devs []*engine.Device, runs []shaderlab.Runs) {
-	j, err := load(c, path, sc, runOptions(c), w, "  ")
+	p, outs, err := load(c, path, sc, runOptions(c), w, "  ")
+	var want map[int]*shaderlab.Array
+	var tol func(int) shaderlab.Tolerance
+	if err == nil {
+		want, tol, err = expected(c, sc, p)
+	}
 	if err != nil {
 		shaderlab.WriteError(w, err)
 		return
 	}
-	want, tol, err := expected(c, sc, j)
-	if err != nil {
-		shaderlab.WriteError(w, err)
-		return
-	}
-	for i, d := range devs {
-		r, err := j.Run(c.Context, d)
-		if err != nil {
-			fmt.Fprintf(w, "error on %s: %v\n", d.Info.Name, err)
-			if a := advice(err); a != "" {
-				fmt.Fprintf(w, "  %s\n", a)
-			}
-			continue
-		}
-		runs[i].Report(w, j.Plan, r)
-		if len(want) > 0 {
-			shaderlab.WriteCheck(w, j.Plan, r, want, tol)
-		}
-	}
-	if r := runs[0].Last; r != nil && len(r.Outputs) == len(j.Inputs) {
-		if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j, r, j.outs, c.String("out-dir")); err != nil {
+	shaderlab.WatchRound(c.Context, w, p, devs, runs, want, tol, advice)
+	if r := runs[0].Last; r != nil && len(r.Outputs) == len(p.Inputs) {
+		if err := shaderlab.WriteOutputs(c.Context, w, p, r, outs, c.String("out-dir")); err != nil {
 			shaderlab.WriteError(w, err)
 		}
 	}

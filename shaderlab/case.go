@@ -204,13 +204,14 @@ func (e *CaseError) Unwrap() error { return e.Err }
 
 func caseErrorf(format string, a ...any) error { return &CaseError{fmt.Errorf(format, a...)} }
 
-// Sequence is the case's "buffers" and "steps" as a Sequence: files are
-// relative to dir, random data is drawn from the case's seed, each step is merged over
+// Sequence is the case's "buffers" and "steps" as a Sequence named by
+// file, the case file: files are relative to its folder, random data is drawn from the case's seed, each step is merged over
 // the case (its shader, include, define, constants) and binds the case's
 // buffers by name or data of its own. opt gives the steps' NoBoundsCheck
 // and the run settings. A mistake in the description is a *CaseError,
 // a malformed TYPE:SHAPE a *CaseError around a *DataError.
-func (sc Case) Sequence(dir string, opt Options) (*Sequence, error) {
+func (sc Case) Sequence(file string, opt Options) (*Sequence, error) {
+	dir := filepath.Dir(file)
 	switch {
 	case len(sc.Sweep) > 0:
 		return nil, caseErrorf("a case has steps or a sweep, not both")
@@ -290,7 +291,7 @@ func (sc Case) Sequence(dir string, opt Options) (*Sequence, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq.Times = sc.Times
+	seq.Times, seq.File = sc.Times, file
 	return seq, nil
 }
 

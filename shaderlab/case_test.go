@@ -183,22 +183,23 @@ func TestSummarize(t *testing.T) {
 // not one.
 func TestCaseSequence(t *testing.T) {
 	dir := filepath.Join("..", "examples", "shaders")
-	sc, err := shaderlab.ReadCase(filepath.Join(dir, "reduce_two_pass.json"))
+	file := filepath.Join(dir, "reduce_two_pass.json")
+	sc, err := shaderlab.ReadCase(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, err := sc.Sequence(dir, shaderlab.Options{Repeat: 2})
+	seq, err := sc.Sequence(file, shaderlab.Options{Repeat: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(seq.Names, []string{"data", "parts", "total"}) || seq.Dispatches() != 2 {
-		t.Fatalf("buffers %q, %d dispatches", seq.Names, seq.Dispatches())
+	if !slices.Equal(seq.Names, []string{"data", "parts", "total"}) || seq.Dispatches() != 2 || seq.File != file {
+		t.Fatalf("buffers %q, %d dispatches, file %q", seq.Names, seq.Dispatches(), seq.File)
 	}
 	// A random buffer is drawn from the case's seed, as --bind draws it.
 	seed := int64(7)
 	rc := *sc
 	rc.Seed, rc.Buffers = &seed, map[string]any{"data": "random:float32:4000", "parts": "float32:16", "total": "float32:1"}
-	rs, err := rc.Sequence(dir, shaderlab.Options{})
+	rs, err := rc.Sequence(file, shaderlab.Options{})
 	drawn, _ := shaderlab.ReadData("random:float32:4000", 7, "data")
 	if err != nil || !slices.Equal(rs.Buffers[0].Data, drawn.Data) {
 		t.Errorf("random buffer of seed 7: %v, or not the data ReadData draws", err)
@@ -242,7 +243,7 @@ func TestCaseSequence(t *testing.T) {
 		{"a sweep", shaderlab.Case{Steps: sc.Steps, Sweep: sc.Steps}, "a case has steps or a sweep, not both"},
 		{"a missing shader", step(func(s *shaderlab.Case) { s.Shader = "missing.comp" }), ""},
 	} {
-		_, err := c.sc.Sequence(dir, shaderlab.Options{})
+		_, err := c.sc.Sequence(file, shaderlab.Options{})
 		var ce *shaderlab.CaseError
 		if c.want == "" {
 			if err == nil || errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "step 2: ") {

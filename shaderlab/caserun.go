@@ -272,12 +272,12 @@ func (sc Case) Tolerances(t Target) (func(int) Tolerance, error) {
 	return f, nil
 }
 
-// OutFiles are the files of t's n arrays (per array, its file or "" for
+// OutFiles are the files of t's arrays (per array, its file or "" for
 // none) that out names (NAME=FILE.npy entries) and dir gives (DIR/NAME.npy
-// for each array that written says a run writes); an entry that does not
-// do is an *EntryError.
-func OutFiles(t Target, n int, out []string, dir string, written func(i int) bool) ([]string, error) {
-	files := make([]string, n)
+// for each array a run may write); an entry that does not do is an
+// *EntryError.
+func OutFiles(t Target, out []string, dir string) ([]string, error) {
+	files := make([]string, len(t.Arrays()))
 	for _, s := range out {
 		e, err := ParseEntry("out", s)
 		if err != nil {
@@ -290,7 +290,7 @@ func OutFiles(t Target, n int, out []string, dir string, written func(i int) boo
 		files[i] = e.Value
 	}
 	for i := range files {
-		if dir != "" && written(i) && files[i] == "" {
+		if dir != "" && t.writes(i) && files[i] == "" {
 			files[i] = filepath.Join(dir, t.Name(i)+".npy")
 		}
 		if files[i] != "" && !strings.HasSuffix(files[i], ".npy") {

@@ -256,25 +256,26 @@ func TestCaseTolerances(t *testing.T) {
 // is not .npy are refused, named as the flag.
 func TestOutFiles(t *testing.T) {
 	p := doublePlan(t)
-	all := func(int) bool { return true }
 	for _, c := range []struct {
-		out     []string
-		dir     string
-		written func(int) bool
-		want    string
-	}{
-		{nil, "", all, ""},
-		{[]string{"v=a.npy"}, "d", all, "a.npy"},
-		{nil, "d", all, "d/v.npy"},
-		{nil, "d", func(int) bool { return false }, ""},
-	} {
-		got, err := shaderlab.OutFiles(p, 1, c.out, c.dir, c.written)
+		out       []string
+		dir, want string
+	}{{nil, "", ""}, {[]string{"v=a.npy"}, "d", "a.npy"}, {nil, "d", "d/v.npy"}} {
+		got, err := shaderlab.OutFiles(p, c.out, c.dir)
 		if err != nil || len(got) != 1 || got[0] != c.want {
 			t.Errorf("%v %q: %q, %v; want %q", c.out, c.dir, got, err, c.want)
 		}
 	}
+	// --out-dir takes the bindings a run may write, y, not readonly x.
+	sp, err := shaderlab.NewPlan(compile(t, "saxpy.comp", saxpy), shaderlab.Options{
+		Bind: []shaderlab.Bind{{Name: "x", Data: float32s(1)}, {Name: "y", Data: float32s(2)}}, Groups: [3]uint32{1, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := shaderlab.OutFiles(sp, nil, "d"); err != nil || !slices.Equal(got, []string{"", "d/y.npy"}) {
+		t.Errorf("saxpy into d: %q, %v; want y only", got, err)
+	}
 	for out, want := range map[string]string{"v": `out "v": want NAME=VALUE`, "w=a.npy": `out w=a.npy: no binding "w"`, "v=a.txt": "out v=a.txt: outputs are .npy files"} {
-		_, err := shaderlab.OutFiles(p, 1, []string{out}, "", all)
+		_, err := shaderlab.OutFiles(p, []string{out}, "")
 		var ee *shaderlab.EntryError
 		if !errors.As(err, &ee) || !ee.Usage || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", out, err, want)

@@ -1,11 +1,15 @@
 package shaderlab
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vkstat/vkstat/engine"
 )
 
 // Diff is how far an array is from another, element by element, NaNs
@@ -303,7 +307,16 @@ type Target interface {
 	// Constants are the push, uniform and specialization constants set
 	// by name (a uniform's BINDING.MEMBER as MEMBER), for a reference.
 	Constants() []Setting
+	// Run runs it on a device (Plan.Run, Sequence.Run).
+	Run(ctx context.Context, dev *engine.Device) (*Result, error)
+	// WriteRun writes run r: what it dispatched, and its times.
+	WriteRun(w io.Writer, r *Result)
 	binding(i int) Binding
+	// writes says whether a run may write array i.
+	writes(i int) bool
+	// what names it in messages: a plan by its shader, a sequence by its
+	// case file.
+	what() string
 }
 
 // Constants are the settings of Options.Push, Uniform and Spec.
@@ -337,6 +350,10 @@ func (p *Plan) Name(i int) string { return BindName(p.Shader.Module.Bindings[i])
 
 func (p *Plan) binding(i int) Binding { return p.Shader.Module.Bindings[i] }
 
+func (p *Plan) writes(i int) bool { return !p.Shader.Module.Bindings[i].ReadOnly }
+
+func (p *Plan) what() string { return p.Shader.Path }
+
 // Find is the number of a binding, found as FindBinding does.
 func (p *Plan) Find(name string) (int, error) {
 	b, err := FindBinding(p.Shader.Module, name)
@@ -368,6 +385,10 @@ func (s *Sequence) binding(i int) Binding {
 	_, b := s.describe(i)
 	return b
 }
+
+func (s *Sequence) writes(i int) bool { return s.Names[i] != "" }
+
+func (s *Sequence) what() string { return s.File }
 
 // Find is the index of a named buffer.
 func (s *Sequence) Find(name string) (int, error) {
@@ -432,8 +453,8 @@ func Summarize(vs []Verdict) Summary {
 // run, on another device or of another shader, against.
 func (p *Plan) Written(r *Result) map[int]*Array {
 	out := map[int]*Array{}
-	for i, b := range p.Shader.Module.Bindings {
-		if !b.ReadOnly && i < len(r.Outputs) {
+	for i := range p.Shader.Module.Bindings {
+		if p.writes(i) && i < len(r.Outputs) {
 			out[i] = r.Outputs[i]
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"time"
@@ -42,7 +43,9 @@ type Sequence struct {
 	// Times runs the steps, in order, so many times in a row (0: once):
 	// an iteration of more than one dispatch.
 	Times int
-	opt   Options
+	// File names the sequence in messages: the case file it comes from.
+	File string
+	opt  Options
 }
 
 // SequenceStep is a step's plan (Plan.Inputs are the buffers it binds)
@@ -130,6 +133,13 @@ func (s *Sequence) BytesMoved() int64 {
 		n += int64(st.Times) * st.Plan.BytesMoved()
 	}
 	return int64(max(s.Times, 1)) * n
+}
+
+// WriteRun writes the sequence's steps and dispatches on r's device and
+// r's times (WriteTimes).
+func (s *Sequence) WriteRun(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "%s on %s: %d steps, %d dispatches\n", s.File, r.Device, len(s.Steps), s.Dispatches())
+	r.WriteTimes(w, s.BytesMoved(), s.opt.Warmup)
 }
 
 // Dispatches counts the dispatches of one run.

@@ -186,6 +186,50 @@ func (p *Plan) WriteAgreement(w io.Writer, runs []*Result) {
 	}
 }
 
+// RunOn runs t on each of devs and writes each run (WriteRun) and how its
+// arrays compare with want (WriteCheck): a sequence's right after the
+// run; a plan's after how the devices' outputs agree (WriteAgreement),
+// each device's under its name, then, where against is not nil, how each
+// device's run compares with against's run there. It returns the runs
+// and the number of arrays that differ beyond the tolerance; a failed run
+// of against is an *EntryError of against.
+func RunOn(ctx context.Context, w io.Writer, t Target, devs []*engine.Device, want map[int]*Array, tol func(int) Tolerance, against *Plan) ([]*Result, int, error) {
+	var runs []*Result
+	bad := 0
+	p, plan := t.(*Plan)
+	for _, d := range devs {
+		r, err := t.Run(ctx, d)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s on %s: %w", t.what(), d.Info.Name, err)
+		}
+		runs = append(runs, r)
+		t.WriteRun(w, r)
+		if !plan {
+			bad += WriteCheck(w, t, r, want, tol)
+		}
+	}
+	if !plan {
+		return runs, bad, nil
+	}
+	p.WriteAgreement(w, runs)
+	for _, r := range runs {
+		if len(want) > 0 {
+			fmt.Fprintf(w, "%s:\n", r.Device)
+			bad += WriteCheck(w, p, r, want, tol)
+		}
+	}
+	for i := 0; against != nil && i < len(devs); i++ {
+		d := devs[i].Info.Name
+		ro, err := against.Run(ctx, devs[i])
+		if err != nil {
+			return nil, 0, &EntryError{"against", against.what() + " on " + d, err, false}
+		}
+		fmt.Fprintf(w, "%s against %s:\n", d, against.what())
+		bad += WriteCheck(w, p, runs[i], p.Written(ro), tol)
+	}
+	return runs, bad, nil
+}
+
 // WriteCheck writes how run r of t compares with the expectations want
 // (Check): per array the verdict, how many elements are beyond the
 // tolerance, the worst of them and the first few others by index; it

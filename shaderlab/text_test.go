@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -237,5 +238,103 @@ func TestWriteError(t *testing.T) {
 	shaderlab.WriteError(&out, errors.New("binding 0 has no data"))
 	if got := out.String(); got != "error: binding 0 has no data\n" {
 		t.Errorf("error written as %q", got)
+	}
+}
+
+// tooManyGroups is the double shader dispatched past every device's
+// workgroup count (Vulkan's minimum limit is 65535): a run that fails on
+// the device, after the plan is made.
+func tooManyGroups(t *testing.T) *shaderlab.Plan {
+	t.Helper()
+	p, err := shaderlab.NewPlan(compile(t, "double.comp", double), shaderlab.Options{
+		Bind: []shaderlab.Bind{{Name: "v", Data: float32s(0, 0, 0, 0)}}, Groups: [3]uint32{1 << 31, 1, 1}, NoBoundsCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunOn: a plan's runs on every device, then the checks of each
+// device's outputs against what is expected (zeros pass, ones fail) and
+// against another shader's run; a sequence's check follows each run; a
+// failed run names the shader and the device, one of against is an
+// *EntryError of against.
+func TestRunOn(t *testing.T) {
+	ctx := context.Background()
+	p, devs := doublePlan(t), testdev.Devices(t)
+	tol := shaderlab.Tol(0)
+	for _, c := range []struct {
+		name string
+		want map[int]*shaderlab.Array
+		bad  int
+	}{{"zeros", map[int]*shaderlab.Array{0: float32s(0, 0, 0, 0)}, 0}, {"ones", map[int]*shaderlab.Array{0: float32s(1, 1, 1, 1)}, len(devs)}} {
+		var b bytes.Buffer
+		runs, bad, err := shaderlab.RunOn(ctx, &b, p, devs, c.want, tol, p)
+		if err != nil || len(runs) != len(devs) || bad != c.bad {
+			t.Fatalf("%s: %d runs, %d bad, %v; want %d runs, %d bad", c.name, len(runs), bad, err, len(devs), c.bad)
+		}
+		out := b.String()
+		for _, d := range devs {
+			for _, want := range []string{"double.comp on " + d.Info.Name + ": 1×1×1 workgroups of 4×1×1\n", "\n" + d.Info.Name + ":\n  ",
+				"\n" + d.Info.Name + " against double.comp:\n  PASS v: max error 0"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: no %q in\n%s", c.name, want, out)
+				}
+			}
+		}
+		if i, j := strings.Index(out, "double.comp on "+devs[len(devs)-1].Info.Name), strings.Index(out, "  PASS v"); i > j {
+			t.Errorf("%s: a check before the last device's run:\n%s", c.name, out)
+		}
+	}
+	if _, _, err := shaderlab.RunOn(ctx, io.Discard, tooManyGroups(t), devs, nil, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "double.comp on "+devs[0].Info.Name+": ") {
+		t.Errorf("a failed run: %v", err)
+	}
+	_, _, err := shaderlab.RunOn(ctx, io.Discard, p, devs, nil, nil, tooManyGroups(t))
+	var ee *shaderlab.EntryError
+	if !errors.As(err, &ee) || ee.Usage || !strings.HasPrefix(err.Error(), "against double.comp on "+devs[0].Info.Name+": ") {
+		t.Errorf("a failed run of against: %v", err)
+	}
+	seq, err := shaderlab.NewSequence([]shaderlab.Buffer{{Name: "v", Data: float32s(1, 2, 3, 4)}},
+		[]shaderlab.Step{{Shader: p.Shader, Options: shaderlab.Options{Bind: []shaderlab.Bind{{Name: "v", Buffer: "v"}}, Groups: [3]uint32{1, 1, 1}}}}, shaderlab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq.File = "double.json"
+	var b bytes.Buffer
+	if _, bad, err := shaderlab.RunOn(ctx, &b, seq, devs, map[int]*shaderlab.Array{0: float32s(2, 4, 6, 8)}, tol, nil); err != nil || bad != 0 {
+		t.Fatalf("sequence: %d bad, %v", bad, err)
+	}
+	want := "double.json on " + devs[0].Info.Name + ": 1 steps, 1 dispatches\n"
+	if out := b.String(); !strings.HasPrefix(out, want) || strings.Count(out, "  PASS v: max error 0") != len(devs) {
+		t.Errorf("sequence: want %q, then a PASS per device:\n%s", want, out)
+	}
+}
+
+// TestWatchRound: each device's run is reported against its last and
+// checked; a run that fails writes its error and the advice for it.
+func TestWatchRound(t *testing.T) {
+	ctx := context.Background()
+	p, devs := doublePlan(t), testdev.Devices(t)
+	runs := make([]shaderlab.Runs, len(devs))
+	want := map[int]*shaderlab.Array{0: float32s(0, 0, 0, 0)}
+	var b bytes.Buffer
+	advice := func(error) string { return "try fewer groups" }
+	for range 2 {
+		b.Reset()
+		shaderlab.WatchRound(ctx, &b, p, devs, runs, want, shaderlab.Tol(0), advice)
+	}
+	for _, want := range []string{" workgroups of 4×1×1\n", "  change vs previous run, v: none\n", "  PASS v: max error 0"} {
+		if strings.Count(b.String(), want) != len(devs) {
+			t.Errorf("second round: want %q per device in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	last, times := runs[0].Last, len(runs[0].Times)
+	shaderlab.WatchRound(ctx, &b, tooManyGroups(t), devs, runs, nil, nil, advice)
+	if out := b.String(); !strings.HasPrefix(out, "error on "+devs[0].Info.Name+": ") || strings.Count(out, "\n  try fewer groups\n") != len(devs) {
+		t.Errorf("failed runs written as\n%s", out)
+	}
+	if runs[0].Last != last || len(runs[0].Times) != times {
+		t.Errorf("a failed run changed the runs kept: %+v", runs[0])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vkstat/vkstat/engine"
 )
 
 // SourceFiles are the files a shader's source may read: the shader, and
@@ -119,5 +121,25 @@ func (h *Runs) Report(w io.Writer, p *Plan, r *Result) {
 		default:
 			fmt.Fprintf(w, "  change vs previous run, %s: %s\n", BindName(v.Binding), v.Diff)
 		}
+	}
+}
+
+// WatchRound runs p, as compiled for this round of a watch, on each of
+// devs, runs keeping each one's (runs[i] devs[i]'s), and writes each run
+// (Runs.Report) and how it compares with want (WriteCheck); a run that
+// fails writes its error, and the line advice gives for it where that is
+// not "".
+func WatchRound(ctx context.Context, w io.Writer, p *Plan, devs []*engine.Device, runs []Runs, want map[int]*Array, tol func(int) Tolerance, advice func(error) string) {
+	for i, d := range devs {
+		r, err := p.Run(ctx, d)
+		if err != nil {
+			fmt.Fprintf(w, "error on %s: %v\n", d.Info.Name, err)
+			if a := advice(err); a != "" {
+				fmt.Fprintf(w, "  %s\n", a)
+			}
+			continue
+		}
+		runs[i].Report(w, p, r)
+		WriteCheck(w, p, r, want, tol)
 	}
 }
