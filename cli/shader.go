@@ -144,3 +144,20 @@ func outFiles(c *ucli.Context, t shaderlab.Target) ([]string, error) {
 	outs, err := shaderlab.OutFiles(t, c.StringSlice("out"), c.String("out-dir"))
 	return outs, entryError(err)
 }
+
+// shaderSource is --shader-dir as the devices' shader source
+// (shaderlab.FolderLoader); nil for no folder: the shaders built into the
+// binary.
+func shaderSource(dir string) func(name string) ([]byte, error) {
+	if dir == "" {
+		return nil
+	}
+	load := shaderlab.FolderLoader(dir)
+	return func(name string) ([]byte, error) {
+		b, err := load(name)
+		if err != nil {
+			return nil, fmt.Errorf("--shader-dir: %w", err)
+		}
+		return b, nil
+	}
+}

@@ -16,13 +16,9 @@ func init() { takesArgs["sweep"] = true }
 
 func shaderSweepCommand() *ucli.Command {
 	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {
-		switch f.Names()[0] {
-		case "out", "out-dir": // a sweep writes its table only (sweepWritesNone)
-			return true
-		case "case": // the argument is the case
-			return true
-		}
-		return false
+		// A sweep writes its table only (sweepWritesNone); its argument
+		// is the case.
+		return slices.Contains([]string{"out", "out-dir", "case"}, f.Names()[0])
 	})
 	flags = append(flags,
 		&ucli.StringSliceFlag{Name: "expect", Aliases: []string{"e"}, Usage: "compare a binding with an NPY file: NAME=FILE.npy (repeatable)"},
