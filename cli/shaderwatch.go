@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -57,10 +56,11 @@ Examples:
 	}
 }
 
-// watch runs the loop until the context ends (or --max-runs).
+// watch runs the loop until the context ends (or --max-runs): each round
+// compiles and runs afresh (shaderlab.WatchRound), printing what went
+// wrong rather than stopping.
 func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Device) error {
-	w := c.App.Writer
-	n := 0
+	w, n := c.App.Writer, 0
 	runs := make([]shaderlab.Runs, len(devs)) // per device
 	fmt.Fprintf(w, "watching %s (Ctrl-C to stop)\n", path)
 	// Ctrl-C: exit 130, as every command.
@@ -68,29 +68,22 @@ func watch(c *ucli.Context, path string, sc shaderlab.Case, devs []*engine.Devic
 		n++
 		fmt.Fprintf(w, "── run %d at %s\n", n, time.Now().Format("15:04:05"))
 		newRound(c) // each run writes its outputs afresh
-		watchOnce(c, w, path, sc, devs, runs)
+		p, outs, err := load(c, path, sc, runOptions(c), w, "  ")
+		var want map[int]*shaderlab.Array
+		var tol func(int) shaderlab.Tolerance
+		if err == nil {
+			want, tol, err = expected(c, sc, p)
+		}
+		if err == nil {
+			shaderlab.WatchRound(c.Context, w, p, devs, runs, want, tol, advice)
+			if r := runs[0].Last; r != nil && len(r.Outputs) == len(p.Inputs) {
+				err = shaderlab.WriteOutputs(c.Context, w, p, r, outs, c.String("out-dir"))
+			}
+		}
+		if err != nil {
+			shaderlab.WriteError(w, err)
+		}
 		m := c.Int("max-runs")
 		return m <= 0 || n < m
 	})
-}
-
-// watchOnce compiles and runs once (shaderlab.WatchRound), printing what
-// went wrong rather than stopping.
-func watchOnce(c *ucli.Context, w io.Writer, path string, sc shaderlab.Case, devs []*engine.Device, runs []shaderlab.Runs) {
-	p, outs, err := load(c, path, sc, runOptions(c), w, "  ")
-	var want map[int]*shaderlab.Array
-	var tol func(int) shaderlab.Tolerance
-	if err == nil {
-		want, tol, err = expected(c, sc, p)
-	}
-	if err != nil {
-		shaderlab.WriteError(w, err)
-		return
-	}
-	shaderlab.WatchRound(c.Context, w, p, devs, runs, want, tol, advice)
-	if r := runs[0].Last; r != nil && len(r.Outputs) == len(p.Inputs) {
-		if err := shaderlab.WriteOutputs(c.Context, w, p, r, outs, c.String("out-dir")); err != nil {
-			shaderlab.WriteError(w, err)
-		}
-	}
 }
