@@ -152,15 +152,6 @@ func (r *Result) Median() time.Duration {
 // CPU path (lavapipe runs them on the CPU).
 var ErrNoDevice = errors.New("shaders run on Vulkan devices, not on the CPU path (lavapipe runs them on the CPU)")
 
-// Run makes the plan (NewPlan) and runs it on dev (Plan.Run).
-func Run(ctx context.Context, dev *engine.Device, sh *Shader, opt Options) (*Result, error) {
-	p, err := NewPlan(sh, opt)
-	if err != nil {
-		return nil, err
-	}
-	return p.Run(ctx, dev)
-}
-
 // Run executes the plan Options.Warmup times untimed then Options.Repeat
 // times on dev, uploading the inputs each time, and returns the buffers' contents after the last run. The
 // shader's needs are checked against the device first.

@@ -267,25 +267,29 @@ func TestFolderLoader(t *testing.T) {
 // results are exact in float32 (2.5·x + y for small integers), and holds
 // the outputs to them bit for bit.
 func TestRun(t *testing.T) {
-	if _, err := shaderlab.Run(context.Background(), nil, compile(t, "saxpy.comp", saxpy), shaderlab.Options{}); err == nil {
-		t.Error("no error running on the CPU path")
-	}
 	const n = 1000
 	x, y, want := make([]float32, n), make([]float32, n), make([]float32, n)
 	for i := range x {
 		x[i], y[i] = float32(i%17), float32(i%5-2)
 		want[i] = 2.5*x[i] + y[i]
 	}
-	sh := compile(t, "saxpy.comp", saxpy)
+	var progress []int
+	p, err := shaderlab.NewPlan(compile(t, "saxpy.comp", saxpy), shaderlab.Options{
+		Bind:     []shaderlab.Bind{{Name: "x", Data: float32s(x...)}, {Name: "y", Data: float32s(y...)}},
+		Push:     []shaderlab.Setting{{Name: "a", Value: "2.5"}, {Name: "n", Value: "1000"}},
+		Global:   [3]uint64{n},
+		Repeat:   2,
+		Progress: func(done, total int) { progress = append(progress, done, total) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), nil); !errors.Is(err, shaderlab.ErrNoDevice) {
+		t.Errorf("running on the CPU path: %v", err)
+	}
 	for _, dev := range testdev.Devices(t) {
-		var progress []int
-		r, err := shaderlab.Run(context.Background(), dev, sh, shaderlab.Options{
-			Bind:     []shaderlab.Bind{{Name: "x", Data: float32s(x...)}, {Name: "y", Data: float32s(y...)}},
-			Push:     []shaderlab.Setting{{Name: "a", Value: "2.5"}, {Name: "n", Value: "1000"}},
-			Global:   [3]uint64{n},
-			Repeat:   2,
-			Progress: func(done, total int) { progress = append(progress, done, total) },
-		})
+		progress = nil
+		r, err := p.Run(context.Background(), dev)
 		if err != nil {
 			t.Fatalf("%s: %v", dev.Info.Name, err)
 		}
