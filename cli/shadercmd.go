@@ -154,8 +154,8 @@ func load(c *ucli.Context, path string, sc shaderlab.Case, opt shaderlab.Options
 // --case file with steps, and the files its arrays go to (per array, its
 // --out or --out-dir file, or "").
 type job struct {
-	shaderlab.Target
-	outs []string
+	target shaderlab.Target
+	outs   []string
 }
 
 // caseJob is the job of a run or check and its case: the command line's
@@ -262,17 +262,17 @@ func runJob(c *ucli.Context, j job, want map[int]*shaderlab.Array, tol func(int)
 	var runs []*shaderlab.Result
 	bad := 0
 	err := onShaderDevices(c, func(devs []*engine.Device) (err error) {
-		runs, bad, err = shaderlab.RunOn(c.Context, c.App.Writer, j.Target, devs, want, tol, against)
+		runs, bad, err = shaderlab.RunOn(c.Context, c.App.Writer, j.target, devs, want, tol, against)
 		return entryError(err)
 	})
 	if err != nil {
 		return err
 	}
-	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j.Target, runs[0], j.outs, c.String("out-dir")); err != nil {
+	if err := shaderlab.WriteOutputs(c.Context, c.App.Writer, j.target, runs[0], j.outs, c.String("out-dir")); err != nil {
 		return err
 	}
 	what := "binding(s)"
-	if _, seq := j.Target.(*shaderlab.Sequence); seq {
+	if _, seq := j.target.(*shaderlab.Sequence); seq {
 		what = "buffer(s)"
 	}
 	if bad > 0 {
@@ -372,11 +372,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			want, tol, err := expected(c, sc, j)
+			want, tol, err := expected(c, sc, j.target)
 			if err != nil {
 				return err
 			}
-			_, plan := j.Target.(*shaderlab.Plan)
+			_, plan := j.target.(*shaderlab.Plan)
 			if !plan && len(want) == 0 {
 				return usagef("shader check: the case expects nothing: give it \"expect\" (or --expect BUFFER=FILE.npy)")
 			}
