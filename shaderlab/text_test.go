@@ -334,6 +334,11 @@ func TestWatchRound(t *testing.T) {
 	if out := b.String(); !strings.HasPrefix(out, "error on "+devs[0].Info.Name+": ") || strings.Count(out, "\n  try fewer groups\n") != len(devs) {
 		t.Errorf("failed runs written as\n%s", out)
 	}
+	b.Reset()
+	shaderlab.WatchRound(ctx, &b, tooManyGroups(t), devs, runs, nil, nil, nil)
+	if out := b.String(); strings.Count(out, "error on ") != len(devs) || strings.Contains(out, "\n  ") {
+		t.Errorf("failed runs without advice written as\n%s", out)
+	}
 	if runs[0].Last != last || len(runs[0].Times) != times {
 		t.Errorf("a failed run changed the runs kept: %+v", runs[0])
 	}

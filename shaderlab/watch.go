@@ -127,15 +127,15 @@ func (h *Runs) Report(w io.Writer, p *Plan, r *Result) {
 // WatchRound runs p, as compiled for this round of a watch, on each of
 // devs, runs keeping each one's (runs[i] devs[i]'s), and writes each run
 // (Runs.Report) and how it compares with want (WriteCheck); a run that
-// fails writes its error, and the line advice gives for it where that is
-// not "".
+// fails writes its error, and the line advice (where not nil) gives for
+// it where that is not "".
 func WatchRound(ctx context.Context, w io.Writer, p *Plan, devs []*engine.Device, runs []Runs, want map[int]*Array, tol func(int) Tolerance, advice func(error) string) {
 	for i, d := range devs {
 		r, err := p.Run(ctx, d)
 		if err != nil {
 			fmt.Fprintf(w, "error on %s: %v\n", d.Info.Name, err)
-			if a := advice(err); a != "" {
-				fmt.Fprintf(w, "  %s\n", a)
+			if advice != nil && advice(err) != "" {
+				fmt.Fprintf(w, "  %s\n", advice(err))
 			}
 			continue
 		}
