@@ -51,7 +51,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	app := New(out, stderr)
-	err := app.RunContext(ctx, argsLast(app, renameFlags(app, args, stderr)))
+	args, err := renameFlags(app, args, stderr)
+	if err == nil {
+		err = app.RunContext(ctx, argsLast(app, args))
+	}
 	if err == nil && out.err != nil {
 		// What the command printed did not arrive (a full disk, a closed
 		// standard output): its result is lost, so it failed.

@@ -165,7 +165,7 @@ func checkFiles(c *ucli.Context, path string) error {
 			}
 		}
 	}
-	if takesArgs[c.Command.Name] && c.Command.Name != "completion" { // the others' arguments are files they read
+	if takesArgs[path] && path != "completion" { // the others' arguments are files they read
 		for _, a := range c.Args().Slice() {
 			if !strings.HasPrefix(a, "@") { // stack's @LIST.txt is read too
 				add(inFile, "an argument", a)
