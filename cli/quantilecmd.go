@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/pipelines/quantile"
 )
 
@@ -79,7 +80,7 @@ Examples:
 			sum.set("axis", opt.Axis)
 			sum.set("q", opt.Q)
 			sum.set("device", s.name())
-			if err := writeOutputs(c, dir, "quantile", []output{arrayOutput(filepath.Join(dir, "q.npy"), r.Q, nil)}, sum); err != nil {
+			if err := writeOutputs(c, dir, "quantile", []outputs.File{outputs.Array(filepath.Join(dir, "q.npy"), r.Q, nil)}, sum); err != nil {
 				return err
 			}
 			return s.finish(c, sum, r.Timing, tw, start)
