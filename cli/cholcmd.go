@@ -61,11 +61,6 @@ func runChol(c *ucli.Context) error {
 	if c.IsSet("solve") != c.IsSet("out-x") {
 		return usagef("chol: --solve and --out-x go together")
 	}
-	for _, f := range []string{"out-l", "out-inverse", "out-logdet", "out-x", "out-quad", "out-info"} {
-		if err := checkOutputFile(f, c.String(f)); err != nil {
-			return err
-		}
-	}
 	if c.IsSet("out-quad") && !c.IsSet("solve") {
 		return usagef("chol: --out-quad needs --solve")
 	}

@@ -177,10 +177,6 @@ func runLatent(c *ucli.Context) error {
 	if err := opt.Check(); err != nil {
 		return fieldError(err)
 	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	plot, err := plotFormat(c)
 	if err != nil {
 		return err
@@ -243,7 +239,7 @@ func runLatent(c *ucli.Context) error {
 	}
 	bar := newProgress(c.App.ErrWriter)
 	opt.Plan = &plan
-	lw := outputs.Latent{Dir: dir, Plot: plot, Truth: truthSlope, Device: s.name(), Batches: worded.Words(),
+	lw := outputs.Latent{Dir: c.String("out-dir"), Plot: plot, Truth: truthSlope, Device: s.name(), Batches: worded.Words(),
 		In: latent.Input{Path: in, Format: info.Format, DType: info.DType, Tensor: info.Name, Shape: x.Shape, ComputedAs: x.DType}}
 	if c.Bool("partial") {
 		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
@@ -322,9 +318,6 @@ func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
 		if o.Truth, err = readTruthSlope(t); err != nil {
 			return fmt.Errorf("merge: %s: truth: %w", first.Dir, err)
 		}
-	}
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
 	}
 	return writeLatent(c, &o, m.Opt, res)
 }

@@ -51,9 +51,6 @@ func mergeAction(c *ucli.Context) error {
 		return usagef("merge: give the folders of the shards' partials (reduce, stack or latent with --partial)")
 	}
 	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	var shards []*partials.Shard
 	for _, a := range c.Args().Slice() {
 		s, err := partials.Read(a)

@@ -80,18 +80,15 @@ func writeOutputs(c *ucli.Context, dir, by string, files []outputs.File, sum *su
 	return nil
 }
 
-// outputEncoders checks the output files of those of flags that are set
-// (checkOutputFile) and chooses how each is written from its name
-// (arrayEncoder).
+// outputEncoders chooses how the output file of each of flags that is set
+// is written, from its name (arrayEncoder); checkFiles has checked that
+// it can be.
 func outputEncoders(c *ucli.Context, flags ...string) (map[string]func(io.Writer, *tensor.Tensor) error, error) {
 	encoders := map[string]func(io.Writer, *tensor.Tensor) error{}
 	for _, f := range flags {
 		if c.IsSet(f) {
 			enc, err := arrayEncoder(f, c.String(f))
 			if err != nil {
-				return nil, err
-			}
-			if err := checkOutputFile(f, c.String(f)); err != nil {
 				return nil, err
 			}
 			encoders[f] = enc

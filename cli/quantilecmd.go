@@ -49,10 +49,6 @@ Examples:
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}
-			dir := c.String("out-dir")
-			if err := checkOutputDir("out-dir", dir); err != nil {
-				return err
-			}
 			tr := time.Now()
 			in, err := readInputAs(c, "in")
 			if err != nil {
@@ -80,6 +76,7 @@ Examples:
 			sum.set("axis", opt.Axis)
 			sum.set("q", opt.Q)
 			sum.set("device", s.name())
+			dir := c.String("out-dir")
 			if err := writeOutputs(c, dir, "quantile", []outputs.File{outputs.Array(filepath.Join(dir, "q.npy"), r.Q, nil)}, sum); err != nil {
 				return err
 			}

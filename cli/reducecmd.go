@@ -61,10 +61,6 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}
-			dir := c.String("out-dir")
-			if err := checkOutputDir("out-dir", dir); err != nil {
-				return err
-			}
 			if c.Bool("partial") {
 				return reducePartial(c, opt)
 			}
@@ -77,7 +73,7 @@ the outputs one run over the whole array gives (docs/scale.md):
 			sum.set("input", c.String("in"))
 			sum.set("axis", c.String("axis"))
 			sum.set("device", s.name())
-			if err := writeReduce(c, dir, opt.Stats, out, sum); err != nil {
+			if err := writeReduce(c, c.String("out-dir"), opt.Stats, out, sum); err != nil {
 				return err
 			}
 			return s.finish(c, nil, tm, tw, start) // the files and the summary
