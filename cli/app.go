@@ -441,9 +441,6 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	}
 }
 
-// timeReport is what --time-json writes.
-type timeReport = engine.RunReport
-
 func requireFlag(c *ucli.Context, names ...string) error {
 	for _, n := range names {
 		if !c.IsSet(n) {
