@@ -4,10 +4,10 @@ package cli
 // names (--out, --out-*, --json, --time-json, and the files written inside
 // --out-dir) can be written, and never name one file twice, nor a file the
 // command reads. hardenCommands runs checkFiles before every command's
-// action (the files and folders the flags name, before any work), and puts an output guard in the
-// command's context that every write through formats (Outputs,
-// AtomicWriteContext) passes, so that the files a command names inside
-// --out-dir are checked as they are written. Every string flag of every
+// action (the files and folders the flags name, before any work), and
+// puts an output guard in the command's context that every write through
+// formats (Outputs, AtomicWriteContext) passes, so that the files a
+// command names inside --out-dir are checked as they are written. Every string flag of every
 // command has a role in flagRoles (TestEveryFileFlagHasARole): a new output
 // flag cannot miss the check.
 

@@ -254,7 +254,8 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if len(fmts) == 0 && len(pngs) == 0 {
 		return nil, cfg, usagef("--format: no output format named")
 	}
-	return &stackOut{Stack: outputs.Stack{Dir: c.String("out-dir"), Stats: stats, Formats: fmts, Plots: pngs, Plot: plot, DB: c.Bool("db"), Creator: "vkstat " + Version}}, cfg, nil
+	return &stackOut{Stack: outputs.Stack{Dir: c.String("out-dir"), Stats: stats, Formats: fmts, Plots: pngs, Plot: plot, DB: c.Bool("db"),
+		Creator: "vkstat " + Version}}, cfg, nil
 }
 
 // write writes the statistics of res (all or none) and the summary.
