@@ -7,9 +7,9 @@ package cli
 // action (the files and folders the flags name, before any work), and
 // puts an output guard in the command's context that every write through
 // formats (Outputs, AtomicWriteContext) passes, so that the files a
-// command names inside --out-dir are checked as they are written. Every string flag of every
-// command has a role in flagRoles (TestEveryFileFlagHasARole): a new output
-// flag cannot miss the check.
+// command names inside --out-dir are checked as they are written. Every
+// string flag of every command has a role in flagRoles
+// (TestEveryFileFlagHasARole): a new output flag cannot miss the check.
 
 import (
 	"context"
