@@ -26,6 +26,7 @@ COPY device ./device
 COPY engine ./engine
 COPY formats ./formats
 COPY internal ./internal
+COPY outputs ./outputs
 COPY partials ./partials
 COPY pipelines ./pipelines
 COPY shaderlab ./shaderlab

@@ -51,7 +51,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	app := New(out, stderr)
-	err := app.RunContext(ctx, argsLast(app, renameFlags(app, args, stderr)))
+	args, err := renameFlags(app, args, stderr)
+	if err == nil {
+		err = app.RunContext(ctx, argsLast(app, args))
+	}
 	if err == nil && out.err != nil {
 		// What the command printed did not arrive (a full disk, a closed
 		// standard output): its result is lost, so it failed.
@@ -437,9 +440,6 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 		r.WriteText(c.App.ErrWriter)
 	}
 }
-
-// timeReport is what --time-json writes.
-type timeReport = engine.RunReport
 
 func requireFlag(c *ucli.Context, names ...string) error {
 	for _, n := range names {

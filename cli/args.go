@@ -14,12 +14,14 @@ import (
 	ucli "github.com/urfave/cli/v2"
 )
 
-// takesArgs names the commands that read positional arguments (verify
-// --compare A.json B.json, the shader subcommands' FILE and sweep's case
-// file, stack's dates (@LIST.txt too), survey run's MANIFEST and merge's
-// partials and folders): files they read (files.go) but for completion's
-// shell. Every other command refuses them.
-var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "check": true, "watch": true, "stack": true, "merge": true, "completion": true}
+// takesArgs names, by path, the commands that read positional arguments
+// (verify --compare A.json B.json, the shader subcommands' FILE and
+// sweep's case file, stack's dates (@LIST.txt too), survey run's MANIFEST,
+// merge's partials and survey merge's folders): files they read
+// (files.go) but for completion's shell. Every other command refuses them
+// (synth stack too, whose leaf name is stack's).
+var takesArgs = map[string]bool{"verify": true, "shader info": true, "shader run": true, "shader check": true, "shader watch": true,
+	"stack": true, "merge": true, "survey run": true, "survey merge": true, "completion": true}
 
 // argsLast puts the flags of a command that reads positional arguments
 // (takesArgs: `stack a.tif --json b.tif`, `survey run MANIFEST --out DIR`,
@@ -27,8 +29,8 @@ var takesArgs = map[string]bool{"verify": true, "info": true, "run": true, "chec
 // the command's own flags and the global ones that take no value read as
 // such: urfave/cli stops reading flags at the first positional argument.
 func argsLast(app *ucli.App, args []string) []string {
-	cmd, _, end := commandAt(app, args)
-	if cmd == nil || !takesArgs[cmd.Name] {
+	cmd, path, _, end := commandAt(app, args)
+	if cmd == nil || !takesArgs[path] {
 		return args
 	}
 	return append(args[:end:end], flagsFirst(args[end:], boolFlags(cmd.Flags))...)
@@ -44,9 +46,16 @@ func init() {
 
 // longFirst writes a flag's own name in its help line with two dashes, as
 // the README and the examples spell it, even a one-letter one (map's --x
-// and --a; urfave/cli writes -x); one-letter aliases keep one (-o, -d).
+// and --a; urfave/cli writes -x), and the long aliases (quantile's --q);
+// other one-letter aliases keep one (-o, -d).
 func longFirst(f ucli.Flag, line string) string {
-	if n := f.Names(); len(n) > 0 && len(n[0]) == 1 && strings.HasPrefix(line, "-"+n[0]) {
+	n := f.Names()
+	for _, a := range n[min(1, len(n)):] {
+		if _, ok := longAliases[a]; ok {
+			line = strings.ReplaceAll(line, ", -"+a+" ", ", --"+a+" ")
+		}
+	}
+	if len(n) > 0 && len(n[0]) == 1 && strings.HasPrefix(line, "-"+n[0]) {
 		return "-" + line
 	}
 	return line
@@ -94,7 +103,7 @@ func hardenCommand(path string, c *ucli.Command) {
 		return nil
 	}
 	c.Action = func(ctx *ucli.Context) error {
-		if ctx.NArg() > 0 && !takesArgs[ctx.Command.Name] {
+		if ctx.NArg() > 0 && !takesArgs[name] {
 			return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
 				name, ctx.Args().First(), ctx.Args().First())
 		}

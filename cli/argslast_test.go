@@ -33,6 +33,7 @@ func TestArgsLast(t *testing.T) {
 		{"vkstat paco --cube survey", "vkstat paco --cube survey"},
 		{"vkstat bench --suite stack --size small", "vkstat bench --suite stack --size small"},
 		{"vkstat synth stack --out-dir d --dates 3", "vkstat synth stack --out-dir d --dates 3"},
+		{"vkstat synth stack a --out-dir d", "vkstat synth stack a --out-dir d"},
 		{"vkstat --device stack reduce --in x.npy", "vkstat --device stack reduce --in x.npy"},
 		{"vkstat -- stack a.tif --json", "vkstat -- stack a.tif --json"},
 		{"vkstat nosuch a --b", "vkstat nosuch a --b"},

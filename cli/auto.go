@@ -8,7 +8,6 @@ import (
 	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/pipelines/cov"
 	"github.com/vkstat/vkstat/tensor"
 	"github.com/vkstat/vkstat/workloads"
 )
@@ -64,14 +63,4 @@ func headerJob(path string, job func(shape []int, dt tensor.DType) engine.Job) e
 	}
 	c.Close()
 	return job(src.Shape, src.DType)
-}
-
-// covJob is cov's job: sets of shape (N, T, P), or a cube (T, H, W)
-// gathered by g into a set of T samples of len(g.Offsets) pixels per
-// location.
-func covJob(shape []int, g cov.Gather, dt tensor.DType) engine.Job {
-	if len(g.Locations) > 0 && len(shape) == 3 {
-		shape = []int{len(g.Locations), shape[0], len(g.Offsets)}
-	}
-	return priced(cov.Spec)(cov.Work(shape, dt, cov.Options{}))
 }

@@ -114,11 +114,6 @@ Examples:
 			if err != nil {
 				return usageError{err}
 			}
-			for _, f := range []string{"json", "png"} {
-				if err := checkOutputFile(f, c.String(f)); err != nil {
-					return err
-				}
-			}
 			errw := c.App.ErrWriter
 			var rep *suite.BenchReport
 			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {

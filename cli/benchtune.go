@@ -26,9 +26,6 @@ func benchTune(c *ucli.Context) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--tune: %w", err)}
 	}
-	if err := checkOutputFile("json", c.String("json")); err != nil {
-		return err
-	}
 	w := c.App.Writer
 	var rep *suite.TuneReport
 	err = onDevices(c, "all", false, func(devs []*engine.Device) (err error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/pipelines/chol"
 )
 
@@ -59,11 +60,6 @@ func runChol(c *ucli.Context) error {
 	}
 	if c.IsSet("solve") != c.IsSet("out-x") {
 		return usagef("chol: --solve and --out-x go together")
-	}
-	for _, f := range []string{"out-l", "out-inverse", "out-logdet", "out-x", "out-quad", "out-info"} {
-		if err := checkOutputFile(f, c.String(f)); err != nil {
-			return err
-		}
 	}
 	if c.IsSet("out-quad") && !c.IsSet("solve") {
 		return usagef("chol: --out-quad needs --solve")
@@ -117,8 +113,8 @@ func runChol(c *ucli.Context) error {
 		if single {
 			shape = []int{}
 		}
-		files = append(files, output{path: c.String("out-info"), dtype: "int32", shape: shape,
-			write: func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) }})
+		files = append(files, outputs.File{Path: c.String("out-info"), DType: "int32", Shape: shape,
+			Write: func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", shape, res.InfoBytes()) }})
 	}
 	sum := newSummary(c)
 	if err := writeOutputs(c, "", "", files, sum); err != nil {

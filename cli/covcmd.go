@@ -120,7 +120,7 @@ func runCov(c *ucli.Context) error {
 		t = in.Shape[0]
 		opt.Gather = &g
 	}
-	res, s, err := runOn(c, covJob(in.Shape, g, dt), time.Since(tr),
+	res, s, err := runOn(c, priced(cov.Spec)(cov.Work(in.Shape, dt, opt)), time.Since(tr),
 		func(dev *engine.Device) (*cov.Result, error) { return cov.Run(c.Context, dev, in, opt) })
 	if err != nil {
 		return err

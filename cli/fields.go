@@ -38,8 +38,13 @@ func flagSetting(field, value string) string {
 	return flagName(field) + " " + value
 }
 
-// flagAliases are the short names of parameters' flags.
-var flagAliases = map[string][]string{"radius": {"r"}, "estimator": {"e"}}
+// flagAliases are the other names of parameters' flags: -r, -e, and
+// quantile's --q, its flag's name before --quantiles.
+var flagAliases = map[string][]string{"radius": {"r"}, "estimator": {"e"}, "quantiles": {"q"}}
+
+// longAliases are the aliases taken with two dashes only: the flag each
+// names and the global flag whose short name it is with one (-q: --quiet).
+var longAliases = map[string][2]string{"q": {"quantiles", "quiet"}}
 
 // paramFlags are the flags of a workload's parameters, made from their
 // description (engine.Describe): the name, the default (or what it

@@ -2,14 +2,14 @@ package cli
 
 // One check for the files of every command: the outputs a command line
 // names (--out, --out-*, --json, --time-json, and the files written inside
-// --out-dir) never name one file twice, nor a file the command reads.
-// hardenCommands runs checkFiles before every command's action (the files
-// the flags name, before any work), and puts an output guard in the
-// command's context that every write through formats (Outputs,
-// AtomicWriteContext) passes, so that the files a command names inside
-// --out-dir are checked as they are written. Every string flag of every
-// command has a role in flagRoles (TestEveryFileFlagHasARole): a new output
-// flag cannot miss the check.
+// --out-dir) can be written, and never name one file twice, nor a file the
+// command reads. hardenCommands runs checkFiles before every command's
+// action (the files and folders the flags name, before any work), and
+// puts an output guard in the command's context that every write through
+// formats (Outputs, AtomicWriteContext) passes, so that the files a
+// command names inside --out-dir are checked as they are written. Every
+// string flag of every command has a role in flagRoles
+// (TestEveryFileFlagHasARole): a new output flag cannot miss the check.
 
 import (
 	"context"
@@ -126,8 +126,9 @@ func noteLate(c *ucli.Context, err error) bool {
 }
 
 // checkFiles collects the files of c's command line, refuses an output
-// named twice or naming an input, and returns c's context with the guard
-// every output of the run then passes.
+// that cannot be written (checkOutputFile, checkOutputDir), named twice or
+// naming an input, and returns c's context with the guard every output of
+// the run then passes.
 func checkFiles(c *ucli.Context, path string) error {
 	f := &runFiles{}
 	add := func(role fileRole, by, v string) {
@@ -158,6 +159,11 @@ func checkFiles(c *ucli.Context, path string) error {
 		role := roleOf(path, name)
 		switch fl.(type) {
 		case *ucli.StringFlag:
+			if role == outDir && c.IsSet(name) {
+				if err := checkOutputDir(name, c.String(name)); err != nil {
+					return err
+				}
+			}
 			add(role, "--"+name, c.String(name))
 		case *ucli.StringSliceFlag:
 			for _, v := range c.StringSlice(name) {
@@ -165,7 +171,7 @@ func checkFiles(c *ucli.Context, path string) error {
 			}
 		}
 	}
-	if takesArgs[c.Command.Name] && c.Command.Name != "completion" { // the others' arguments are files they read
+	if takesArgs[path] && path != "completion" { // the others' arguments are files they read
 		for _, a := range c.Args().Slice() {
 			if !strings.HasPrefix(a, "@") { // stack's @LIST.txt is read too
 				add(inFile, "an argument", a)

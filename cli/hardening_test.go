@@ -82,7 +82,8 @@ func TestSynthRandomTooLarge(t *testing.T) {
 
 // Issue 9, item 4: a stray positional argument used to end flag parsing
 // silently (reduce ... stray --stat max wrote mean and std); every command
-// without positional arguments refuses it, naming it, before any work.
+// without positional arguments refuses it, naming it, before any work:
+// synth stack too, whose last word is stack's (issue 42).
 func TestStrayArgument(t *testing.T) {
 	dir := t.TempDir()
 	a := writeNPY(t, dir, "a.npy", tensor.FromF64(ramp(60), 6, 10))
@@ -93,13 +94,14 @@ func TestStrayArgument(t *testing.T) {
 		{"cov", "--in", a, "--out-cov", filepath.Join(out, "c.npy"), "stray"},
 		{"chol", "--in", a, "--out-l", filepath.Join(out, "l.npy"), "stray"},
 		{"synth", "random", "--shape", "3", "--out", filepath.Join(out, "r.npy"), "stray"},
+		{"synth", "stack", "--out-dir", out, "stray"},
 		{"paco", "--cube", a, "--angles", a, "--fwhm", "3", "--out-dir", out, "stray"},
 		{"devices", "stray"},
 		{"bench", "stray"},
 		{"verify", "stray"},
 	} {
 		code, _, stderr := run(t, args...)
-		if code != ExitUsage || !strings.Contains(stderr, `"stray"`) {
+		if code != ExitUsage || !strings.Contains(stderr, `unexpected argument "stray"`) {
 			t.Errorf("%v: exit %d, stderr %q; want %d naming \"stray\"", args, code, stderr, ExitUsage)
 		}
 	}

@@ -138,7 +138,7 @@ func TestLatentBatchPlan(t *testing.T) {
 
 	availableMemory = func() uint64 { return uint64(float64(foot.Host/2) / engine.HostMemoryFraction / latent.BatchMargin) }
 	code, _, stderr = run(t, args(filepath.Join(dir, "none"))...)
-	if code == 0 || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory") {
+	if code != ExitError || !strings.Contains(stderr, "one sample needs") || !strings.Contains(stderr, "host memory for these statistics (--stat)") {
 		t.Errorf("a budget of half a sample: exit %d: %s", code, stderr)
 	}
 }

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +12,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/formats/figure"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/spectra"
@@ -179,10 +177,6 @@ func runLatent(c *ucli.Context) error {
 	if err := opt.Check(); err != nil {
 		return fieldError(err)
 	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	plot, err := plotFormat(c)
 	if err != nil {
 		return err
@@ -235,24 +229,25 @@ func runLatent(c *ucli.Context) error {
 		Read: func(a, b int, buf *tensor.Tensor) (*tensor.Tensor, error) { return r.Read(lo+a, lo+b, buf) }}
 	plan, err := latent.PlanBatches(s.dev, src, opt)
 	if err != nil {
-		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), latentMemoryWords(err))
+		err, _ = engine.InWords(err, latentSetting) // a *latent.MemoryError
+		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
 	worded := plan
-	worded.Budget = budgetWords(plan.Budget)
+	worded.Budget = plan.Budget.In(latentSetting)
 	for _, w := range worded.Warnings() {
 		fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", w.Words(latentSetting))
 	}
 	bar := newProgress(c.App.ErrWriter)
 	opt.Plan = &plan
-	lw := latentOut{dir: dir, plot: plot, truth: truthSlope, device: s.name(), batches: worded.Words(),
-		in: latent.Input{Path: in, Format: info.Format, DType: info.DType, Tensor: info.Name, Shape: x.Shape, ComputedAs: x.DType}}
+	lw := outputs.Latent{Dir: c.String("out-dir"), Plot: plot, Truth: truthSlope, Device: s.name(), Batches: worded.Words(),
+		In: latent.Input{Path: in, Format: info.Format, DType: info.DType, Tensor: info.Name, Shape: x.Shape, ComputedAs: x.DType}}
 	if c.Bool("partial") {
 		p, err := latent.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 		bar.done()
 		if err != nil {
 			return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 		}
-		return latentPartial(c, lw, r.Shape, p)
+		return latentPartial(c, &lw, r.Shape, p)
 	}
 	res, err := latent.RunSource(engine.WithProgress(c.Context, bar.update), s.dev, src, opt)
 	bar.done()
@@ -260,10 +255,10 @@ func runLatent(c *ucli.Context) error {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
 	s.read, s.readBeside = res.Read, true
-	res.Plan.Budget = budgetWords(res.Plan.Budget)
+	res.Plan.Budget = res.Plan.Budget.In(latentSetting)
 
 	tw := time.Now()
-	if err := lw.write(c, opt, res); err != nil {
+	if err := writeLatent(c, &lw, opt, res); err != nil {
 		return err
 	}
 	s.write = time.Since(tw) // the files and the summary
@@ -279,73 +274,28 @@ func runLatent(c *ucli.Context) error {
 	return nil
 }
 
-// latentOut is what latent writes besides the results, and where.
-type latentOut struct {
-	dir, device, batches string
-	plot                 figure.Format
-	truth                *float64
-	in                   latent.Input // the samples' file, shape and work type
-}
-
-// write writes res's files (all or none) and prints the summary.
-func (o latentOut) write(c *ucli.Context, opt latent.Options, res *latent.Result) error {
-	dir, plot, truthSlope := o.dir, o.plot, o.truth
-	var files []output
-	var paths []string
-	add := func(name string, write func(w io.Writer) error) {
-		files = append(files, output{path: filepath.Join(dir, name), write: write})
-		paths = append(paths, filepath.Join(dir, name))
-	}
-	if res.Spectra != nil {
-		f := spectraFigure(res.Spectra, truthSlope)
-		add(plot.File("spectra"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
-	}
-	for _, a := range res.Arrays() {
-		t := a.T
-		add(a.Name+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-	}
-	if res.Corr != nil {
-		mean := res.MeanCorr()
-		title := fmt.Sprintf("correlation between channels, mean of %d latents", res.Corr.Shape[0])
-		m := figure.Map{Data: mean, Title: title, Colors: figure.Diverging, Range: &[2]float64{-1, 1}, RowsDown: true,
-			X: figure.Axis{Label: "channel"}, Y: figure.Axis{Label: "channel"}, BarLabel: "Pearson r"}
-		add(plot.File("corr"), func(w io.Writer) error { return figure.Encode(w, m, plot) })
-	}
-	if res.PCA != nil {
-		f := pcaFigure(res.PCA)
-		add(plot.File("pca"), func(w io.Writer) error { return figure.Encode(w, f, plot) })
-	}
-	paths = append(paths, filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.txt"))
-	table, summary := res.Report(o.in, o.device, o.batches, opt, paths)
-	add("summary.txt", func(w io.Writer) error { _, err := io.WriteString(w, table); return err })
-	add("summary.json", func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(summary)
-	})
-	if err := writeOutputs(c, dir, "latent", files, nil); err != nil {
+// writeLatent writes res's files (all or none) and prints the summary.
+func writeLatent(c *ucli.Context, o *outputs.Latent, opt latent.Options, res *latent.Result) error {
+	files, table, summary := o.Files(opt, res)
+	if err := writeOutputs(c, o.Dir, "latent", files, nil); err != nil {
 		return err
 	}
 	sum := newSummary(c)
 	sum.text.WriteString(table)
-	for k, v := range summary { // summary.json's content
-		sum.set(k, v)
-	}
+	maps.Copy(sum.doc, summary) // summary.json's content
 	return sum.print(c)
 }
 
 // latentPartial is latent --partial: p with the flags that were set as
 // settings every shard must share, written to --out-dir.
-func latentPartial(c *ucli.Context, o latentOut, whole []int, p *latent.Partial) error {
-	h, arrays, err := partials.Latent(p)
+func latentPartial(c *ucli.Context, o *outputs.Latent, whole []int, p *latent.Partial) error {
+	h, arrays, err := partials.Latent(p, o.In, whole)
 	if err != nil {
 		return err
 	}
 	setFlags(c, h.Settings, latentNotSettings, "plot-format", "precision")
-	h.Part["input"], h.Part["input-shape"] = o.in.Path, whole
-	h.Part["info"] = formats.TensorInfo{Format: o.in.Format, DType: o.in.DType, Name: o.in.Tensor}
-	return writePartial(c, o.dir, "latent", h, arrays, map[string]any{"samples": []int{p.First, p.First + p.Shape[0]}, "device": o.device},
-		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.in.Path))
+	return writePartial(c, o.Dir, "latent", h, arrays, map[string]any{"samples": []int{p.First, p.First + p.Shape[0]}, "device": o.Device},
+		fmt.Sprintf("partial of samples %d … %d of %s", p.First, p.First+p.Shape[0]-1, o.In.Path))
 }
 
 // latentNotSettings are latent's flags that do not change its results, or
@@ -360,19 +310,29 @@ func mergeLatent(c *ucli.Context, dir string, shards []*partials.Shard) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	set := shards[0].Header.Settings
-	o := latentOut{dir: dir, device: "merge", batches: fmt.Sprintf("merged from %d partials", len(shards)), in: partials.LatentInput(first, m)}
-	if o.plot, err = figure.ParseFormat(set["plot-format"]); err != nil { // unset: PNG
+	o := outputs.Latent{Dir: dir, Device: "merge", Batches: fmt.Sprintf("merged from %d partials", len(shards)), In: partials.LatentInput(first, m)}
+	if o.Plot, err = figure.ParseFormat(set["plot-format"]); err != nil { // unset: PNG
 		return fmt.Errorf("merge: %s: plot-format: %w", first.Dir, err)
 	}
 	if t := set["truth"]; t != "" && m.Opt.Spectra {
-		if o.truth, err = readTruthSlope(t); err != nil {
+		if o.Truth, err = readTruthSlope(t); err != nil {
 			return fmt.Errorf("merge: %s: truth: %w", first.Dir, err)
 		}
 	}
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
+	return writeLatent(c, &o, m.Opt, res)
+}
+
+// readTruthSlope reads spatial_slope from synth latent's truth.json.
+func readTruthSlope(path string) (*float64, error) {
+	raw, err := formats.ReadText(path, 0, "truth file")
+	if err != nil {
+		return nil, fmt.Errorf("--truth: %w", err)
 	}
-	return o.write(c, m.Opt, res)
+	slope, err := latent.TruthSlope(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--truth %s: %w", path, err)
+	}
+	return slope, nil
 }
 
 // orNone is s, or "nothing (off)" when empty.
@@ -383,33 +343,15 @@ func orNone(s string) string {
 	return s
 }
 
-// budgetWords is b with its source in the command line's words: a device
-// budget capped by DeviceOptions.Budget comes from --device-memory.
 // latentSetting names a latent option set to value in a warning: the
 // flag and its value ("--ddof 2"), the moments' axes as --axes takes them
-// ("axes 3,4").
+// ("axes 3,4"), the device memory with its variable.
 func latentSetting(field, value string) string {
-	if field == "axes" {
+	switch field {
+	case "axes":
 		return "axes " + value
+	case "device_memory":
+		return "--device-memory or VKSTAT_DEVICE_MEMORY"
 	}
 	return flagSetting(field, value)
-}
-
-func budgetWords(b engine.MemoryBudget) engine.MemoryBudget {
-	if b.Source == "DeviceOptions.Budget" {
-		b.Source = "--device-memory or VKSTAT_DEVICE_MEMORY"
-	}
-	return b
-}
-
-// latentMemoryWords rewords latent's *MemoryError with the flags behind
-// it.
-func latentMemoryWords(err error) error {
-	var me *latent.MemoryError
-	if !errors.As(err, &me) {
-		return err
-	}
-	w := *me
-	w.Budget = budgetWords(me.Budget)
-	return errors.New(strings.Replace(w.Error(), "these statistics", "these statistics (--stat)", 1))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/pipelines/mapx"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -69,7 +69,7 @@ Examples:
 				return err
 			}
 			tw := time.Now()
-			if err := writeOutputs(c, "", "", []output{arrayOutput(c.String("out"), r.Z, encoders["out"])}, nil); err != nil {
+			if err := writeOutputs(c, "", "", []outputs.File{outputs.Array(c.String("out"), r.Z, encoders["out"])}, nil); err != nil {
 				return err
 			}
 			return s.finish(c, nil, r.Timing, tw, start)

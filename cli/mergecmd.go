@@ -8,7 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -51,9 +51,6 @@ func mergeAction(c *ucli.Context) error {
 		return usagef("merge: give the folders of the shards' partials (reduce, stack or latent with --partial)")
 	}
 	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	var shards []*partials.Shard
 	for _, a := range c.Args().Slice() {
 		s, err := partials.Read(a)
@@ -124,11 +121,7 @@ func setFlags(c *ucli.Context, settings map[string]string, skip map[string]bool,
 // or nothing, and prints the summary: figures, and line for the header.
 func writePartial(c *ucli.Context, dir, by string, h partials.Header, arrays map[string]*tensor.Tensor, figures map[string]any, line string) error {
 	h.Version = Version
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, by)
-	partials.Write(&outs, dir, h, arrays)
-	if err := outs.Commit(); err != nil {
+	if err := partials.Write(c.Context, dir, by, h, arrays); err != nil {
 		return err
 	}
 	sum := newSummary(c)
@@ -136,6 +129,6 @@ func writePartial(c *ucli.Context, dir, by string, h partials.Header, arrays map
 		sum.set(k, v)
 	}
 	hp := filepath.Join(dir, partials.HeaderName)
-	sum.file(hp, "", nil, hp+"\t"+line)
+	sum.file(outputs.File{Path: hp, Line: hp + "\t" + line})
 	return sum.print(c)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -55,74 +56,39 @@ func checkOutputDir(flag, dir string) error {
 	return nil
 }
 
-// output is one file a command writes: its path, how it is written, and
-// what the summary says of it: its type and shape (a nil shape: not an
-// array) and its line of text (empty: the path, the type and the shape).
-type output struct {
-	path, dtype, line string
-	shape             []int
-	write             func(io.Writer) error
-}
-
-// arrayOutput is t written to path by enc (NPY when nil).
-func arrayOutput(path string, t *tensor.Tensor, enc func(io.Writer, *tensor.Tensor) error) output {
-	if enc == nil {
-		enc = formats.EncodeNPY
-	}
-	return output{path: path, dtype: t.DType.String(), shape: append([]int{}, t.Shape...), write: func(w io.Writer) error { return enc(w, t) }}
-}
-
 // flagArrays are the outputs of those of flags that are set: arrays[i] to
 // the file of flags[i], by its encoder in encoders (NPY when none).
-func flagArrays(c *ucli.Context, encoders map[string]func(io.Writer, *tensor.Tensor) error, flags []string, arrays ...*tensor.Tensor) []output {
-	var files []output
+func flagArrays(c *ucli.Context, encoders map[string]func(io.Writer, *tensor.Tensor) error, flags []string, arrays ...*tensor.Tensor) []outputs.File {
+	var files []outputs.File
 	for i, f := range flags {
 		if c.IsSet(f) {
-			files = append(files, arrayOutput(c.String(f), arrays[i], encoders[f]))
+			files = append(files, outputs.Array(c.String(f), arrays[i], encoders[f]))
 		}
 	}
 	return files
 }
 
-// writeOutputs writes files, all or none (formats.Outputs), into dir, which
-// command by then owns (Outputs.OwnDir), unless dir is "", and adds them to
-// sum (if any).
-func writeOutputs(c *ucli.Context, dir, by string, files []output, sum *summary) error {
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	if dir != "" {
-		outs.OwnDir(dir, by)
-	}
-	for _, f := range files {
-		outs.Add(f.path, f.write)
-	}
-	if err := outs.Commit(); err != nil {
+// writeOutputs writes files, all or none, into dir, which command by then
+// owns, unless dir is "" (outputs.Write), and adds them to sum (if any).
+func writeOutputs(c *ucli.Context, dir, by string, files []outputs.File, sum *summary) error {
+	if err := outputs.Write(c.Context, dir, by, files); err != nil || sum == nil {
 		return err
 	}
 	for _, f := range files {
-		if sum == nil {
-			break
-		}
-		if f.line == "" {
-			f.line = fmt.Sprintf("%s\t%s %s", f.path, f.dtype, tensor.ShapeString(f.shape))
-		}
-		sum.file(f.path, f.dtype, f.shape, f.line)
+		sum.file(f)
 	}
 	return nil
 }
 
-// outputEncoders checks the output files of those of flags that are set
-// (checkOutputFile) and chooses how each is written from its name
-// (arrayEncoder).
+// outputEncoders chooses how the output file of each of flags that is set
+// is written, from its name (arrayEncoder); checkFiles has checked that
+// it can be.
 func outputEncoders(c *ucli.Context, flags ...string) (map[string]func(io.Writer, *tensor.Tensor) error, error) {
 	encoders := map[string]func(io.Writer, *tensor.Tensor) error{}
 	for _, f := range flags {
 		if c.IsSet(f) {
 			enc, err := arrayEncoder(f, c.String(f))
 			if err != nil {
-				return nil, err
-			}
-			if err := checkOutputFile(f, c.String(f)); err != nil {
 				return nil, err
 			}
 			encoders[f] = enc

@@ -94,7 +94,7 @@ func TestQuantileMatchesNumPy(t *testing.T) {
 }
 
 // TestQuantileRefusesBadInput: a q outside [0, 1] or NaN, no --in, an
-// axis out of range or a truncated file exit non-zero with a message
+// axis out of range, -q or a truncated file exit non-zero with a message
 // naming the flag or the file, and write nothing.
 func TestQuantileRefusesBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -113,8 +113,12 @@ func TestQuantileRefusesBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--in", in, "--q", "0.5,1.5"}, ExitUsage, "--q must be in [0, 1], got 1.5 (quantile 2 of 2)"},
-		{[]string{"--in", in, "--q", "nan"}, ExitUsage, "--q must be in [0, 1], got NaN"},
+		{[]string{"--in", in, "--quantiles", "0.5,1.5"}, ExitUsage, "--quantiles must be in [0, 1], got 1.5 (quantile 2 of 2)"},
+		{[]string{"--in", in, "--q", "nan"}, ExitUsage, "--quantiles must be in [0, 1], got NaN"},
+		// -q is the global --quiet's short name, which Go's flag parser
+		// would give quantile's --q.
+		{[]string{"--in", in, "-q", "0.5"}, ExitUsage, "quantile: -q is ambiguous here: give --quantiles (or --q), or --quiet"},
+		{[]string{"--in", in, "-q=0.5"}, ExitUsage, "-q is ambiguous"},
 		{[]string{"--q", "0.5"}, ExitUsage, "missing required flag --in"},
 		{[]string{"--in", in, "--axis", "3"}, ExitUsage, "--axis must be in -3..2 for an array of shape (9, 4, 6), got 3"},
 		{[]string{"--in", short}, ExitError, "short.npy: truncated data"},

@@ -3,16 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/vkstat/vkstat/formats"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
@@ -64,10 +61,6 @@ the outputs one run over the whole array gives (docs/scale.md):
 			if err := opt.Check(); err != nil {
 				return fieldError(err)
 			}
-			dir := c.String("out-dir")
-			if err := checkOutputDir("out-dir", dir); err != nil {
-				return err
-			}
 			if c.Bool("partial") {
 				return reducePartial(c, opt)
 			}
@@ -80,7 +73,7 @@ the outputs one run over the whole array gives (docs/scale.md):
 			sum.set("input", c.String("in"))
 			sum.set("axis", c.String("axis"))
 			sum.set("device", s.name())
-			if err := writeReduce(c, dir, opt.Stats, out, sum); err != nil {
+			if err := writeReduce(c, c.String("out-dir"), opt.Stats, out, sum); err != nil {
 				return err
 			}
 			return s.finish(c, nil, tm, tw, start) // the files and the summary
@@ -181,11 +174,7 @@ func reduceGeometry(c *ucli.Context, shape []int, opt reduce.Options) (reduce.Ge
 // writeReduce writes DIR/<stat>.npy for each statistic, all or none, and
 // the summary sum with them.
 func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduce.Stat]*tensor.Tensor, sum *summary) error {
-	files := make([]output, len(stats))
-	for i, st := range stats {
-		files[i] = arrayOutput(filepath.Join(dir, st.String()+".npy"), out[st], nil)
-	}
-	if err := writeOutputs(c, dir, "reduce", files, sum); err != nil {
+	if err := writeOutputs(c, dir, "reduce", outputs.Reduce(dir, stats, out), sum); err != nil {
 		return err
 	}
 	return sum.print(c)
@@ -211,12 +200,9 @@ func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	if err != nil {
 		return err
 	}
-	h, arrays := partials.Reduce(p)
+	h, arrays := partials.Reduce(p, opt)
 	h.Settings["axis"] = c.String("axis")
-	h.Settings["stat"] = strings.Join(reduce.Names(opt.Stats), ",")
-	h.Settings["ddof"] = strconv.Itoa(opt.DDof)
-	h.Part["input"] = path
-	h.Part["input-shape"] = in.Shape
+	h.Part["input"], h.Part["input-shape"] = path, in.Shape
 	return writePartial(c, dir, "reduce", h, arrays, map[string]any{"input": path, "axis": c.String("axis"), "rows": p.Rows},
 		fmt.Sprintf("partial of %s: %d rows along the axis, outputs %s", path, p.Rows, tensor.ShapeString(p.OutShape)))
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -19,16 +20,15 @@ var renamed = map[string]map[string]string{
 }
 
 // renameFlags rewrites the old spellings among the command's own flags in
-// args (os.Args) to the new names, with a note on stderr for each.
-func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
-	cmd, i, _ := commandAt(app, args)
+// args (os.Args) to the new names, with a note on stderr for each, and
+// refuses a long alias (longAliases) given with one dash, which Go's flag
+// parser would take.
+func renameFlags(app *ucli.App, args []string, stderr io.Writer) ([]string, error) {
+	cmd, path, i, _ := commandAt(app, args)
 	if cmd == nil {
-		return args
+		return args, nil
 	}
 	table := renamed[args[i]]
-	if table == nil {
-		return args
-	}
 	out := append([]string(nil), args...)
 	for j := i + 1; j < len(out); j++ {
 		a := out[j]
@@ -40,6 +40,9 @@ func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
 		}
 		dashes := a[:len(a)-len(strings.TrimLeft(a, "-"))]
 		name, value, hasValue := strings.Cut(a[len(dashes):], "=")
+		if long, ok := longAliases[name]; ok && dashes == "-" && slices.ContainsFunc(cmd.Flags, func(f ucli.Flag) bool { return f.Names()[0] == long[0] }) {
+			return nil, usagef("%s: -%s is ambiguous here: give --%s (or --%s), or --%s (the global -%s, before the command)", path, name, long[0], name, long[1], name)
+		}
 		if n, ok := table[name]; ok {
 			fmt.Fprintf(stderr, "vkstat: note: %s %s%s is now --%s\n", args[i], dashes, name, n)
 			out[j] = "--" + n
@@ -48,14 +51,15 @@ func renameFlags(app *ucli.App, args []string, stderr io.Writer) []string {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // commandAt finds the command that args (os.Args) run: start is the index
 // of its first word, after the global flags and their values; cmd is the
-// command its words name, a subcommand where they go on to name one, and
-// end the index after its words. cmd is nil when args name no command.
-func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, start, end int) {
+// command its words name, a subcommand where they go on to name one, path
+// its names ("synth stack"), and end the index after its words. cmd is nil
+// when args name no command.
+func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, path string, start, end int) {
 	takesValue := map[string]bool{}
 	for _, f := range app.Flags {
 		_, isBool := f.(*ucli.BoolFlag)
@@ -79,7 +83,7 @@ func commandAt(app *ucli.App, args []string) (cmd *ucli.Command, start, end int)
 		if next == nil {
 			break
 		}
-		cmd = next
+		cmd, path = next, strings.TrimPrefix(path+" "+next.Name, " ")
 	}
-	return cmd, start, end
+	return cmd, path, start, end
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // shader sweep takes its case file as its argument.
-func init() { takesArgs["sweep"] = true }
+func init() { takesArgs["shader sweep"] = true }
 
 func shaderSweepCommand() *ucli.Command {
 	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {

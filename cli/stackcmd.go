@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,10 +14,9 @@ import (
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
-	"github.com/vkstat/vkstat/formats/figure"
+	"github.com/vkstat/vkstat/outputs"
 	"github.com/vkstat/vkstat/partials"
 	"github.com/vkstat/vkstat/pipelines/stack"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 func stackCommand() *ucli.Command {
@@ -98,17 +98,6 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 	return names, fieldError(err)
 }
 
-// sarAxes are a quicklook's axes: map coordinates where the dates have a
-// north-up geotransform (figure.GeoAxes), else the input's range columns
-// and azimuth lines.
-func sarAxes(geo formats.Georef, p *stack.Plan, georeferenced bool) (x, y figure.Axis, bar *figure.ScaleBar) {
-	if x, y, bar, ok := figure.GeoAxes(geo.Transform, geo.Projection); georeferenced && ok {
-		return x, y, bar
-	}
-	return figure.Axis{Label: "range (input column)", Origin: float64(p.InX), Step: float64(p.LooksRg)},
-		figure.Axis{Label: "azimuth (input line)", Origin: float64(p.InY), Step: float64(p.LooksAz)}, nil
-}
-
 // parseCrop reads --crop Y,X,H,W, --window's earliest spelling (rows
 // first, multilooked pixels of cfg's looks), into cfg's window, with a
 // note giving the --window that is the same.
@@ -130,20 +119,10 @@ func parseCrop(c *ucli.Context, cfg *stack.Config) error {
 	return nil
 }
 
-// stackOut is what stack writes and how: the choices of the command line,
-// the plan and what the dates say.
+// stackOut is what stack writes and how (outputs.Stack), and where it ran.
 type stackOut struct {
-	dir               string
-	stats, fmts, pngs []string
-	plot              figure.Format
-	quantity          string
-	q                 stack.Quantity
-	db                bool // mean, min and max in dB (--db)
-	a, r              int
-	plan              *stack.Plan
-	first             formats.DateFile
-	dates             int
-	device            string
+	outputs.Stack
+	device string
 }
 
 func runStack(c *ucli.Context) error {
@@ -155,7 +134,6 @@ func runStack(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmts := o.fmts
 	paths, err := formats.ExpandDates(c.Args().Slice())
 	if errors.Is(err, filepath.ErrBadPattern) {
 		return usageError{err}
@@ -168,7 +146,7 @@ func runStack(c *ucli.Context) error {
 	}
 	t0 := time.Now()
 	// GeoTIFF outputs carry the projection, which only GDAL reads.
-	infos, err := formats.CheckDates(paths, c.Int("band"), !slices.Contains(fmts, "tif"))
+	infos, err := formats.CheckDates(paths, c.Int("band"), !slices.Contains(o.Formats, "tif"))
 	if err != nil {
 		return err
 	}
@@ -185,7 +163,7 @@ func runStack(c *ucli.Context) error {
 		dates[i] = stack.DateOf(d.Path, d.Open)
 	}
 	check := time.Since(t0)
-	o.plan, o.first, o.dates = plan, first, len(dates)
+	o.Plan, o.First, o.Dates = plan, first, len(dates)
 
 	s, err := openSessionFor(c, priced(stack.Spec)(stack.Work(len(dates), stack.Grid{Width: first.Width, Height: first.Height, Complex: true})))
 	if err != nil {
@@ -276,88 +254,22 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if len(fmts) == 0 && len(pngs) == 0 {
 		return nil, cfg, usagef("--format: no output format named")
 	}
-	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return nil, cfg, err
-	}
-	return &stackOut{dir: dir, stats: stats, fmts: fmts, pngs: pngs, plot: plot, quantity: c.String("quantity"), q: cfg.Quantity,
-		db: c.Bool("db"), a: cfg.LooksAz, r: cfg.LooksRg}, cfg, nil
+	return &stackOut{Stack: outputs.Stack{Dir: c.String("out-dir"), Stats: stats, Formats: fmts, Plots: pngs, Plot: plot, DB: c.Bool("db"),
+		Creator: "vkstat " + Version}}, cfg, nil
 }
 
 // write writes the statistics of res (all or none) and the summary.
 func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
-	dir, plan, first, a, r := o.dir, o.plan, o.first, o.a, o.r
-	geo := first.Georef.Window(plan.InX, plan.InY, plan.LooksRg, plan.LooksAz)
-	var files []output
-	add := func(name string, write func(w io.Writer) error) {
-		p := filepath.Join(dir, name)
-		files = append(files, output{path: p, line: fmt.Sprintf("%s\t%d×%d (columns×rows)", p, res.W, res.H), write: write})
-	}
-	for _, st := range o.stats {
-		v, inDB := res.Output(st, o.db, o.q)
-		t, desc := tensor.FromF32(v, res.H, res.W), []string{st}
-		if inDB {
-			desc = []string{st + " (dB)"}
-		}
-		count := stack.IsCount(st) // whole numbers: Int32 GeoTIFF, int32 NPY
-		for _, f := range o.fmts {
-			switch {
-			case f == "tif" && count:
-				add(st+".tif", func(w io.Writer) error { return formats.EncodeCountGeoTIFF(w, t, geo, desc) })
-			case f == "tif":
-				add(st+".tif", func(w io.Writer) error { return formats.EncodeGeoTIFF(w, t, geo, desc) })
-			case f == "npy" && count:
-				add(st+".npy", func(w io.Writer) error { return formats.EncodeRawNPY(w, "<i4", t.Shape, stack.Int32Bytes(t.F32)) })
-			case f == "npy":
-				add(st+".npy", func(w io.Writer) error { return formats.EncodeNPY(w, t) })
-			case f == "fits":
-				cards := []formats.FITSCard{{Key: "CREATOR", Value: "vkstat " + Version, Comment: "software"},
-					{Key: "STAT", Value: st, Comment: "temporal statistic"}, {Key: "NDATES", Value: o.dates, Comment: "dates in the stack"}}
-				add(st+".fits", func(w io.Writer) error { return formats.EncodeFITS(w, t, cards) })
-			}
-		}
-	}
-	// Quicklooks at the ground shape of a pixel: the geotransform's, else
-	// the looks' (input pixels taken as square); intensities in dB.
-	aspect, ok := geo.PixelAspect()
-	if !ok {
-		aspect = float64(a) / float64(r)
-	}
-	for _, st := range o.pngs {
-		t := tensor.FromF32(res.Stat(st), res.H, res.W)
-		q := figure.Map{Data: t, Title: fmt.Sprintf("%s of %s, %d dates, %d×%d looks", st, o.quantity, o.dates, a, r),
-			Aspect: aspect, RowsDown: true, Clip: true}
-		q.X, q.Y, q.ScaleBar = sarAxes(geo, plan, first.Georef.HasTransform)
-		switch st {
-		case "mean", "std", "min", "max":
-			q.DB, q.BarLabel = true, "dB"
-			if o.quantity == "amplitude" {
-				q.BarLabel = "dB (10 log10 of amplitude)"
-			}
-		case "cv":
-			q.BarLabel = "std / mean"
-		case "count":
-			q.BarLabel = "valid dates"
-		}
-		add(o.plot.File(st), func(w io.Writer) error { return figure.Encode(w, q, o.plot) })
-	}
 	sum := newSummary(c)
-	if err := writeOutputs(c, dir, "stack", files, sum); err != nil {
+	if err := writeOutputs(c, o.Dir, "stack", o.Files(res), sum); err != nil {
 		return err
 	}
-	sum.set("dates", o.dates)
-	sum.set("input", map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path})
-	sum.set("looks", map[string]int{"rows": a, "columns": r})
-	sum.set("window", map[string]int{"xoff": plan.Window.X, "yoff": plan.Window.Y, "xsize": plan.Window.W, "ysize": plan.Window.H})
-	sum.set("columns", res.W)
-	sum.set("rows", res.H)
+	maps.Copy(sum.doc, o.Summary(res))
 	sum.set("device", o.device)
-	empty := res.Empty()
-	sum.set("empty_pixels", empty)
 	if err := sum.print(c); err != nil {
 		return err
 	}
-	if empty > 0 {
+	if empty := res.Empty(); empty > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "vkstat: %d of %d pixels have no valid sample in any date (count 0, NaN statistics)\n", empty, len(res.Count))
 	}
 	return nil
@@ -367,12 +279,13 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 // the flags that were set and the first date's grid and georeferencing as
 // settings that every shard must share, written to --out-dir.
 func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
-	h, arrays, err := partials.Stack(part, partials.StackGrid{Columns: o.first.Width, Rows: o.first.Height, Complex: o.first.Complex, Type: o.first.Type, Georef: o.first.Georef}, paths)
+	f := o.First
+	h, arrays, err := partials.Stack(part, partials.StackGrid{Columns: f.Width, Rows: f.Height, Complex: f.Complex, Type: f.Type, Georef: f.Georef}, paths)
 	if err != nil {
 		return err
 	}
 	setFlags(c, h.Settings, stackNotSettings, "plot-format")
-	return writePartial(c, o.dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
+	return writePartial(c, o.Dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
 		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
 }
 
@@ -412,13 +325,13 @@ func mergeStack(c *ucli.Context, dir string, shards []*partials.Shard) error {
 	if err != nil {
 		return fmt.Errorf("merge: %s: the shards' settings: %w", shards[0].Dir, err)
 	}
-	if o.plan, err = stack.NewPlan(cfg, stack.Grid{Width: g.Columns, Height: g.Rows, Complex: g.Complex}); err != nil {
+	if o.Plan, err = stack.NewPlan(cfg, stack.Grid{Width: g.Columns, Height: g.Rows, Complex: g.Complex}); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	if o.plan.H != m.H || o.plan.W != m.W {
-		return fmt.Errorf("merge: the partials are of %d×%d pixels but their settings make %d×%d (columns×rows)", m.W, m.H, o.plan.W, o.plan.H)
+	if o.Plan.H != m.H || o.Plan.W != m.W {
+		return fmt.Errorf("merge: the partials are of %d×%d pixels but their settings make %d×%d (columns×rows)", m.W, m.H, o.Plan.W, o.Plan.H)
 	}
-	o.first = formats.DateFile{Path: files[0], Width: g.Columns, Height: g.Rows, Type: g.Type, Complex: g.Complex, Georef: g.Georef}
-	o.dates, o.device = m.Dates, "merge"
+	o.First = formats.DateFile{Path: files[0], Width: g.Columns, Height: g.Rows, Type: g.Type, Complex: g.Complex, Georef: g.Georef}
+	o.Dates, o.device = m.Dates, "merge"
 	return o.write(c, m.Finish(cfg.Ddof))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/vkstat/vkstat/outputs"
 )
 
 // jsonFlag is --json of the commands that print a summary (summary).
@@ -28,17 +30,17 @@ func newSummary(c *ucli.Context) *summary {
 }
 
 // file records a file written: its path, type and shape (a nil shape: not
-// an array), with the line of text that says so.
-func (s *summary) file(path, dtype string, shape []int, line string) {
-	f := map[string]any{"path": path}
-	if dtype != "" {
-		f["dtype"] = dtype
+// an array), with its line of text (File.Text).
+func (s *summary) file(o outputs.File) {
+	f := map[string]any{"path": o.Path}
+	if o.DType != "" {
+		f["dtype"] = o.DType
 	}
-	if shape != nil {
-		f["shape"] = append([]int{}, shape...)
+	if o.Shape != nil {
+		f["shape"] = append([]int{}, o.Shape...)
 	}
 	s.files = append(s.files, f)
-	s.line("%s", line)
+	s.line("%s", o.Text())
 }
 
 // set records a figure of the JSON object.

@@ -12,8 +12,12 @@ import (
 	"testing"
 
 	"github.com/vkstat/vkstat/device/testdev"
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/tensor"
 )
+
+// timeReport is what --time-json writes.
+type timeReport = engine.RunReport
 
 // TestTimePhasesAddUp (issue 31): the phases --time-json reports (start-up,
 // read, the library call's allocation, copies, submits, waits ..., write,

@@ -89,9 +89,6 @@ Examples:
 			if err := suite.CheckPrecisions(ops, dts); err != nil {
 				return usageError{fmt.Errorf("--precision: %w", err)}
 			}
-			if err := checkOutputFile("json", c.String("json")); err != nil {
-				return err
-			}
 			var rep *suite.VerifyReport
 			if err := onDevices(c, "all", false, func(devs []*engine.Device) (err error) {
 				rep, err = suite.Verify(c.Context, devs, ops, suite.VerifyOptions{Precisions: dts, Version: Version, Validation: c.Bool("validate")})

@@ -42,6 +42,15 @@ func (b MemoryBudget) String() string {
 	return fmt.Sprintf("%.1f GiB (%s)", float64(b.Bytes)/(1<<30), b.Source)
 }
 
+// In is b with its Source in a front end's words: the cap of
+// DeviceOptions.Budget is set's device_memory.
+func (b MemoryBudget) In(set Setting) MemoryBudget {
+	if b.Source == "DeviceOptions.Budget" {
+		b.Source = set("device_memory", "")
+	}
+	return b
+}
+
 // MemoryBudget queries physical device index's memory budget (see
 // MemoryBudget): with VK_EXT_memory_budget, vkGetPhysicalDeviceMemoryProperties2
 // with VkPhysicalDeviceMemoryBudgetPropertiesEXT chained. That query is

@@ -10,9 +10,10 @@ import (
 )
 
 // Latent is the header (workload latent; the work type and the sample
-// shape as settings; the partial's facts, latent.PartialFacts, as the
-// part) and the arrays of p. The caller adds the settings of its own.
-func Latent(p *latent.Partial) (Header, map[string]*tensor.Tensor, error) {
+// shape as settings; the partial's facts, latent.PartialFacts, and its
+// input in (the file, of shape whole, LatentInput's) as the part) and the
+// arrays of p. The caller adds the settings of its own.
+func Latent(p *latent.Partial, in latent.Input, whole []int) (Header, map[string]*tensor.Tensor, error) {
 	f, arrays := p.Store()
 	raw, err := json.Marshal(f)
 	if err != nil {
@@ -24,7 +25,8 @@ func Latent(p *latent.Partial) (Header, map[string]*tensor.Tensor, error) {
 	}
 	h := Header{Workload: "latent",
 		Settings: map[string]string{"dtype": p.DType.String(), "sample-shape": tensor.ShapeString(p.Shape[1:])},
-		Part:     map[string]any{"latent": facts}}
+		Part: map[string]any{"latent": facts, "input": in.Path, "input-shape": whole,
+			"info": formats.TensorInfo{Format: in.Format, DType: in.DType, Name: in.Tensor}}}
 	return h, arrays, nil
 }
 

@@ -29,10 +29,7 @@ func writeStack(t *testing.T, dir string, files []string, v []float64, g StackGr
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs formats.Outputs
-	outs.CreateDir(dir)
-	Write(&outs, dir, h, arrays)
-	if err := outs.Commit(); err != nil {
+	if err := Write(context.Background(), dir, "stack", h, arrays); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Read(dir)
@@ -82,14 +79,14 @@ func TestLatentInput(t *testing.T) {
 
 // TestFacts: the settings the headers hold of their inputs, which merge's
 // refusals word without dashes, are Facts: every setting Stack and Latent
-// set, and Reduce's out-shape (its skip-nan is an option's); every fact is
-// set by one of them.
+// set, and Reduce's dtype and out-shape (its skip-nan, stat and ddof are
+// options'); every fact is set by one of them.
 func TestFacts(t *testing.T) {
 	rp, err := reduce.CPUPartial(tensor.FromF64([]float64{1, 2, 3, 4}, 2, 2), reduce.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hr, _ := Reduce(rp)
+	hr, _ := Reduce(rp, reduce.Options{})
 	hs, _, err := Stack(&stack.Partial{H: 1, W: 1, Dates: 1, Count: []float64{1}, Mean: []float64{1}, M2: []float64{0}, Min: []float64{1}, Max: []float64{1},
 		Samples: []float64{1}}, StackGrid{}, []string{"d.tif"})
 	if err != nil {
@@ -103,14 +100,14 @@ func TestFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hl, _, err := Latent(lp)
+	hl, _, err := Latent(lp, latent.Input{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for _, h := range []Header{hr, hs, hl} {
 		for k := range h.Settings {
-			if !Facts[k] && !(h.Workload == "reduce" && k == "skip-nan") {
+			if !Facts[k] && !(h.Workload == "reduce" && (k == "skip-nan" || k == "stat" || k == "ddof")) {
 				t.Errorf("%s's setting %s is no fact", h.Workload, k)
 			}
 			seen[k] = true

@@ -6,6 +6,7 @@
 package partials
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,10 +50,13 @@ type Shard struct {
 	Arrays map[string]*tensor.Tensor
 }
 
-// Write adds the partial (header h, arrays by name) to outs in dir: one
-// NAME.npy per array and the header, all written or none when outs
-// commits.
-func Write(outs *formats.Outputs, dir string, h Header, arrays map[string]*tensor.Tensor) {
+// Write writes the partial (header h, arrays by name) into dir, which
+// workload by then owns (formats.Outputs.OwnDir): one NAME.npy per array
+// and the header, all or none.
+func Write(ctx context.Context, dir, workload string, h Header, arrays map[string]*tensor.Tensor) error {
+	outs := formats.Outputs{Ctx: ctx}
+	defer outs.Abort()
+	outs.OwnDir(dir, workload)
 	h.Format = Format
 	h.Arrays = h.Arrays[:0]
 	for name := range arrays {
@@ -68,6 +72,7 @@ func Write(outs *formats.Outputs, dir string, h Header, arrays map[string]*tenso
 		enc.SetIndent("", "  ")
 		return enc.Encode(h)
 	})
+	return outs.Commit()
 }
 
 // Read reads the partial in dir (a folder, or its header file).

@@ -1,6 +1,7 @@
 package partials
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -16,14 +17,11 @@ import (
 // write writes p's partial with settings into dir.
 func write(t *testing.T, dir string, p *reduce.Partial, settings map[string]string) {
 	t.Helper()
-	h, arrays := Reduce(p)
+	h, arrays := Reduce(p, reduce.Options{})
 	for k, v := range settings {
 		h.Settings[k] = v
 	}
-	var outs formats.Outputs
-	outs.CreateDir(dir)
-	Write(&outs, dir, h, arrays)
-	if err := outs.Commit(); err != nil {
+	if err := Write(context.Background(), dir, "reduce", h, arrays); err != nil {
 		t.Fatal(err)
 	}
 }

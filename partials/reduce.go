@@ -3,18 +3,21 @@ package partials
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/vkstat/vkstat/pipelines/reduce"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // Reduce is the header (workload reduce; the settings that p's merge
-// needs: the input's type, the output shape and skip-nan; the rows along
-// the axis) and the arrays of p. The caller adds the settings of its own.
-func Reduce(p *reduce.Partial) (Header, map[string]*tensor.Tensor) {
+// needs: the input's type, the output shape, skip-nan, and opt's
+// statistics and ddof; the rows along the axis) and the arrays of p. The
+// caller adds the settings of its own.
+func Reduce(p *reduce.Partial, opt reduce.Options) (Header, map[string]*tensor.Tensor) {
 	h := Header{Workload: "reduce",
-		Settings: map[string]string{"dtype": p.DType.String(), "out-shape": tensor.ShapeString(p.OutShape), "skip-nan": strconv.FormatBool(p.SkipNaN)},
-		Part:     map[string]any{"rows": p.Rows}}
+		Settings: map[string]string{"dtype": p.DType.String(), "out-shape": tensor.ShapeString(p.OutShape), "skip-nan": strconv.FormatBool(p.SkipNaN),
+			"stat": strings.Join(reduce.Names(opt.Stats), ","), "ddof": strconv.Itoa(opt.DDof)},
+		Part: map[string]any{"rows": p.Rows}}
 	arr := func(v []float64) *tensor.Tensor { return tensor.FromF64(v, p.OutShape...) }
 	return h, map[string]*tensor.Tensor{"count": arr(p.Count), "sum": arr(p.Sum), "m2": arr(p.M2), "min": arr(p.Min), "max": arr(p.Max)}
 }

@@ -54,11 +54,12 @@ func (t *Target) word(field string) string {
 }
 
 // columnRenames are the columns (and command-line flags) named otherwise
-// than the library's fields.
-var columnRenames = map[string]string{"placement": "psf-placement"}
+// than the library's fields (their flag tags): paco's placement, and
+// quantile's q (--quantiles: -q is the global --quiet).
+var columnRenames = map[string]string{"placement": "psf-placement", "q": "quantiles"}
 
 // ColumnName is the manifest column of a library field: the field with
-// "-" for "_" ("psf_norm": psf-norm), but placement's psf-placement. The
+// "-" for "_" ("psf_norm": psf-norm), but those of columnRenames. The
 // command line's flags are named alike.
 func ColumnName(field string) string {
 	if c, ok := columnRenames[field]; ok {

@@ -54,3 +54,24 @@ func TestInputChecks(t *testing.T) {
 		t.Errorf("Spread = %+v", s)
 	}
 }
+
+// TestWorkGathered: Work prices the patches a Gather takes from a cube (T,
+// H, W) as the sets they make, (locations, T, offsets), and sets (N, T, P)
+// as they are.
+func TestWorkGathered(t *testing.T) {
+	g, err := CubePatches([]int{10, 20, 20}, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Work([]int{10, 20, 20}, tensor.F32, Options{Gather: &g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Work([]int{len(g.Locations), 10, len(g.Offsets)}, tensor.F32, Options{})
+	if got != want || want.Items != int64(len(g.Locations)) {
+		t.Errorf("gathered from (10, 20, 20): %+v, want %+v", got, want)
+	}
+	if w, _ := Work([]int{10, 20, 20}, tensor.F32, Options{}); w.Items != 10 {
+		t.Errorf("sets (10, 20, 20): %d items, want 10", w.Items)
+	}
+}

@@ -11,10 +11,14 @@ import (
 var Spec = engine.Spec{Name: "cov", Cases: cases, Defaults: Defaults, Params: Params, Auto: &engine.BuiltinRate{CPU: engine.OpRate{Flops: 5.1e9}, GPU: engine.OpRate{Flops: 3.3e12, FixedMs: 3, FirstMs: 20}}}
 
 // Work is what the covariances of N sets of T samples of P variables
-// (shape (N, T, P)) in precision dt do: centring (2 flops a sample) and
-// the upper triangle of XᵀX (a multiply-add per pair and sample); the
-// samples read once, the means, covariances and shrinkage written once.
-func Work(shape []int, dt tensor.DType, _ Options) (engine.Work, error) {
+// (shape (N, T, P)), or of the sets opt.Gather takes from a cube (T, H,
+// W), in precision dt do: centring (2 flops a sample) and the upper
+// triangle of XᵀX (a multiply-add per pair and sample); the samples read
+// once, the means, covariances and shrinkage written once.
+func Work(shape []int, dt tensor.DType, opt Options) (engine.Work, error) {
+	if g := opt.Gather; g != nil && len(g.Locations) > 0 && len(shape) == 3 {
+		shape = []int{len(g.Locations), shape[0], len(g.Offsets)}
+	}
 	n, t, p, err := engine.Dims3("cov", shape, "(N, T, P)")
 	return engine.Work{Bytes: (n*t*p + n*(p+p*p+1)) * int64(dt.Size()), Flops: n * t * (2*p + p*(p+1)), Items: n}, err
 }

@@ -126,13 +126,21 @@ type MemoryError struct {
 	Margin  float64
 }
 
-func (e *MemoryError) Error() string {
+func (e *MemoryError) Error() string { return e.message("", e.Budget) }
+
+// Words is e in a front end's words (engine.InWords): the option that
+// names the statistics, and the budget's source (MemoryBudget.In).
+func (e *MemoryError) Words(set engine.Setting) string {
+	return e.message(" ("+set("stat", "")+")", e.Budget.In(set))
+}
+
+func (e *MemoryError) message(stat string, b engine.MemoryBudget) string {
 	reserve := ""
 	if e.Reserve > 0 {
 		reserve = fmt.Sprintf(" less %s for the pipelines", engine.SizeText(e.Reserve))
 	}
-	return fmt.Sprintf("one sample needs about %s of %s for these statistics, more than %.0f%% of its budget of %s (%s)%s: ask for fewer, or run where there is more memory",
-		engine.SizeText(e.Need), e.Where, 100*e.Margin, engine.SizeText(e.Budget.Bytes), e.Budget.Source, reserve)
+	return fmt.Sprintf("one sample needs about %s of %s for these statistics%s, more than %.0f%% of its budget of %s (%s)%s: ask for fewer, or run where there is more memory",
+		engine.SizeText(e.Need), e.Where, stat, 100*e.Margin, engine.SizeText(b.Bytes), b.Source, reserve)
 }
 
 // withDefaults fills in what opt leaves to the tensor of shape: the lags.

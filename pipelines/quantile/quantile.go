@@ -32,7 +32,7 @@ type Options struct {
 	Axis int `param:"axis" help:"axis to take the quantiles along (negative counts from the end)"`
 	// Q are the quantiles, each in [0, 1]: the result's first axis, in
 	// this order.
-	Q []float64 `param:"q" help:"comma-separated quantiles, each in [0, 1] (0.5: the median)"`
+	Q []float64 `param:"q" flag:"quantiles" help:"comma-separated quantiles, each in [0, 1] (0.5: the median)"`
 	// SkipNaN leaves NaN elements out (np.nanquantile); otherwise a NaN
 	// makes its slice's quantiles NaN.
 	SkipNaN bool `param:"skip_nan" help:"leave NaNs out (np.nanquantile) instead of making their slices' quantiles NaN"`
