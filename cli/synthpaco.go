@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/formats"
-
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -115,7 +113,6 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	exts := survey.FormatExts(format)
 	cfg := synth.Default()
 	cfg.H, cfg.W, cfg.Seed, cfg.DType = h, w, c.Uint64("seed"), dt
 	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
@@ -141,17 +138,9 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return usageError{err} // every input came from the command line
 	}
-
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	out.OwnDir(dir, "synth paco")
-	if err := survey.AddDataset(&out, dir, ds, exts, "vkstat synth paco", Version); err != nil {
+	if err := survey.WriteDataset(c.Context, dir, ds, survey.FormatExts(format), Version); err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-
 	ds.WriteSummary(c.App.Writer, dir)
 	return nil
 }

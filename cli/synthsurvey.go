@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vkstat/vkstat/formats"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -63,10 +61,7 @@ func synthSurveyAction(c *ucli.Context) error {
 	}
 	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
 		Seed: c.Uint64("seed"), DType: dt} // Noise nil: synth.DefaultNoise
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	out.CreateDir(dir)
-	targets, err := survey.AddSynthetic(c.Context, &out, dir, base, n, Version)
+	targets, err := survey.WriteSynthetic(c.Context, dir, base, n, Version)
 	var ge *survey.GenerateError
 	if errors.As(err, &ge) {
 		return usageError{ge.Err}
@@ -74,9 +69,6 @@ func synthSurveyAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	survey.WriteSynthetic(c.App.Writer, dir, base, targets)
+	survey.PrintSynthetic(c.App.Writer, dir, base, targets)
 	return nil
 }
