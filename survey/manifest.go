@@ -182,17 +182,21 @@ func withDefaults(defaults Defaults) (Target, error) {
 }
 
 // CheckDefaults refuses defaults that no target could run with
-// (paco.Options.Check, as Target.Check), worded by word (vkstat survey
-// run's flags: "--radius"), before a manifest is read.
+// (paco.Options.Check, as Target.Check, and a PSF given as both a stamp
+// and a FWHM), worded by word (vkstat survey run's flags: "--radius"),
+// before a manifest is read.
 func CheckDefaults(defaults Defaults, word func(field string) string) error {
 	t, err := withDefaults(defaults)
 	if err != nil {
 		return err
 	}
-	if _, psf := defaults["psf"]; !psf {
-		if _, fwhm := defaults["fwhm"]; !fwhm {
-			t.PSF = "cells" // the targets' cells give the PSF
-		}
+	_, psf := defaults["psf"]
+	_, fwhm := defaults["fwhm"]
+	if psf && fwhm {
+		return errors.New(paco.ErrBothPSF.Words(func(field, _ string) string { return word(field) }))
+	}
+	if !psf && !fwhm {
+		t.PSF = "cells" // the targets' cells give the PSF
 	}
 	t.Word = word
 	return t.CheckOptions()

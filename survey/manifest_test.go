@@ -181,6 +181,9 @@ func TestManifestValuesArePacosContract(t *testing.T) {
 	if err := CheckDefaults(Defaults{"fwhm": "0"}, ColumnName); err == nil {
 		t.Errorf("a default fwhm of 0 passed")
 	}
+	if err := CheckDefaults(Defaults{"psf": "p.fits", "fwhm": "3"}, ColumnName); err == nil || !strings.HasPrefix(err.Error(), "give psf or fwhm, not both") {
+		t.Errorf("a default stamp and FWHM: %v", err)
+	}
 	// The star's flux from the stamp, scaled; not from a Gaussian of fwhm.
 	m, err := ParseManifest("m.csv", []byte("name,cube,angles,psf,fwhm,star-flux,star-flux-scale\na,c,a,p.fits,,psf,100\nb,c,a,,3,psf,\n"), nil)
 	if err != nil {
