@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
@@ -53,20 +55,37 @@ func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
 	return d, nil
 }
 
+// pacoPrecision is --precision for PACO: the type to convert the cube to,
+// or convert false for auto, the cube's own.
+func pacoPrecision(c *ucli.Context) (convert bool, dt tensor.DType, err error) {
+	if p := c.String("precision"); p != "" && p != "auto" {
+		dt, err = precisionOf(p, 0)
+		return err == nil, dt, err
+	}
+	return false, 0, nil
+}
+
 // cpuPrecisionError refuses --precision p (not f64) on the CPU path.
 func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// reportTo sets opt's callbacks, warnings (prefixed by prefix) and notes
-// to errw, and returns a progress bar there for paco.Run's context.
-func reportTo(opt *paco.Options, errw io.Writer, prefix string) *progress {
-	bar := newProgress(errw)
-	opt.Warn = func(w engine.Warning) {
-		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
+// reporter is a survey.Start that sets the options' warnings (prefixed by
+// the target's name, if any) and notes to errw and draws the analysis's
+// progress bar there.
+func reporter(errw io.Writer) survey.Start {
+	return func(t *survey.Target, opt *paco.Options) (func(string, float64), func()) {
+		prefix := ""
+		if t.Name != "" {
+			prefix = t.Name + ": "
+		}
+		bar := newProgress(errw)
+		opt.Warn = func(w engine.Warning) {
+			fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
+		}
+		opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
+		return bar.update, bar.done
 	}
-	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
-	return bar
 }
 
 // pacoError words paco.Run's errors for t's options' names.

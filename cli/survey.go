@@ -17,7 +17,6 @@ import (
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // targetsFailedError is returned when a survey ran (its tables are
@@ -132,9 +131,6 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return fieldError(err)
 	}
-	if c.IsSet("psf") && c.IsSet("fwhm") {
-		return usagef("survey run: give at most one of --psf and --fwhm")
-	}
 	if err := survey.CheckDefaults(defaults, flagName); err != nil {
 		return usageError{err}
 	}
@@ -142,12 +138,8 @@ func surveyRunAction(c *ucli.Context) error {
 	if c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
 		return cpuPrecisionError(p)
 	}
-	if p != "" && p != "auto" {
-		dt, err := precisionOf(p, tensor.F32)
-		if err != nil {
-			return err
-		}
-		opt.Convert, opt.DType = true, dt
+	if opt.Convert, opt.DType, err = pacoPrecision(c); err != nil {
+		return err
 	}
 	man, err := survey.ReadManifest(c.Args().First(), defaults)
 	if err != nil {
@@ -176,11 +168,7 @@ func surveyRunAction(c *ucli.Context) error {
 
 	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
 	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
-	// Each target's analysis draws its own bar.
-	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
-		bar := reportTo(o, errw, t.Name+": ")
-		return bar.update, bar.done
-	}
+	opt.Start = reporter(errw) // each target's analysis draws its own bar
 	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
 		t.Plot = plot
 		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
@@ -208,13 +196,7 @@ func surveyRunAction(c *ucli.Context) error {
 		return errors.Join(err, cerr)
 	}
 
-	readTotal, runTotal := table.TimeTotals()
-	w := c.App.Writer
-	table.Summary(w)
-	fmt.Fprintf(w, "device:     %s\n", s.name())
-	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
-		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
-	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
+	table.Summary(c.App.Writer, s.name(), time.Since(start), written)
 	if cerr != nil {
 		return cerr
 	}
@@ -236,11 +218,11 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	var s *survey.Table
 	files, err := survey.ReadShardFiles(args)
-	if err != nil {
-		return fmt.Errorf("survey merge: %w", err)
+	if err == nil {
+		s, err = survey.Merge(files, args)
 	}
-	s, err := survey.Merge(files, args)
 	var se *survey.SettingsError
 	if errors.As(err, &se) {
 		return errors.New("survey merge: " + se.Format(func(k, v string) string { return "--" + k + " " + v }))
@@ -252,9 +234,7 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	s.Summary(w)
-	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
+	fmt.Fprintf(c.App.Writer, "merged:     %d shard files\n", len(files))
+	s.Summary(c.App.Writer, "", 0, written)
 	return s.Err(written[0])
 }

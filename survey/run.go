@@ -35,12 +35,9 @@ type RunOptions struct {
 	// Check, when set, is called before a target's files are read (to
 	// check where its outputs go, say): an error fails the target.
 	Check func(t *Target) error
-	// Start, when set, is called as a target's analysis starts, with the
-	// options it runs with: it may set their Warn and Note, and it returns
-	// what hears the analysis's stages (engine.WithProgress; nil: Run's
-	// context's Progress) and what is called when the analysis ends (nil:
-	// nothing), before Done.
-	Start func(t *Target, opt *paco.Options) (progress func(stage string, frac float64), end func())
+	// Start, when set, hears each target's analysis (Target.Analyse),
+	// before Done.
+	Start Start
 	// Done, when set, receives each target's result (to write its
 	// outputs): an error fails the target.
 	Done func(t *Target, in *Inputs, res *paco.Result) error
@@ -142,22 +139,10 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 		var res *paco.Result
 		err := l.err
 		if err == nil {
-			o := t.Options
 			if opt.Convert {
-				o.Convert, o.DType = true, opt.DType
+				t.Options.Convert, t.Options.DType = true, opt.DType
 			}
-			tctx, end := ctx, func() {}
-			if opt.Start != nil {
-				progress, e := opt.Start(t, &o)
-				if progress != nil {
-					tctx = engine.WithProgress(ctx, progress)
-				}
-				if e != nil {
-					end = e
-				}
-			}
-			res, err = paco.Run(tctx, dev, paco.ADI{Cube: l.in.Cube, Angles: l.in.Angles}, o)
-			end()
+			res, _, err = t.Analyse(ctx, dev, l.in, opt.Start)
 			if err == nil && opt.Done != nil {
 				err = opt.Done(t, l.in, res)
 			}
@@ -182,6 +167,39 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 		return nil, err
 	}
 	return table, nil
+}
+
+// Start hears a target's analysis: called as it starts, with the options
+// it runs with, it may set their Warn and Note, and it returns what hears
+// the analysis's stages (engine.WithProgress; nil: the context's
+// Progress) and what is called when the analysis ends (nil: nothing).
+type Start func(t *Target, opt *paco.Options) (progress func(stage string, frac float64), end func())
+
+// Analyse runs PACO (paco.Run) on dev, or on the CPU when dev is nil, on
+// t's inputs in with t's options, as vkstat paco does and a survey does
+// for each target: start, when set, hears it, and the truth file's
+// warnings (paco.TruthAngleWarnings) go to the options' Warn before the
+// run's own. They are returned beside the result (Report.Before).
+func (t *Target) Analyse(ctx context.Context, dev *engine.Device, in *Inputs, start Start) (*paco.Result, []engine.Warning, error) {
+	o, end := t.Options, func() {}
+	if start != nil {
+		progress, e := start(t, &o)
+		if progress != nil {
+			ctx = engine.WithProgress(ctx, progress)
+		}
+		if e != nil {
+			end = e
+		}
+	}
+	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
+	for _, w := range before {
+		if o.Warn != nil {
+			o.Warn(w)
+		}
+	}
+	res, err := paco.Run(ctx, dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
+	end()
+	return res, before, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
