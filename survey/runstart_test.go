@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -63,5 +64,42 @@ func TestRunStart(t *testing.T) {
 	}
 	if len(table.Rows) != 2 || table.Rows[0].Status != "ok" || table.Rows[1].Status == "ok" {
 		t.Errorf("rows %+v", table.Rows)
+	}
+}
+
+// TestAnalyseTruthWarnings: angles that are the truth file's negated are
+// warned of through the options' Warn, before the run's own warnings, and
+// returned beside the result; the right angles give no such warning.
+func TestAnalyseTruthWarnings(t *testing.T) {
+	ds, err := synth.Generate(synth.Config{H: 24, W: 24, Frames: 12, RotationDeg: 90, FWHM: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := ds.TruthFile("test", "v", nil)
+	opt := paco.DefaultOptions()
+	opt.FWHM, opt.Radius, opt.QuickContrast = 3, 2, true
+	tg := &survey.Target{Name: "a", Options: opt}
+	for _, negate := range []bool{false, true} {
+		angles := append([]float64(nil), ds.Angles...)
+		for i := range angles {
+			if negate {
+				angles[i] = -angles[i]
+			}
+		}
+		var heard []string
+		start := func(_ *survey.Target, o *paco.Options) (func(string, float64), func()) {
+			o.Warn = func(w engine.Warning) { heard = append(heard, w.Code) }
+			return nil, nil
+		}
+		res, before, err := tg.Analyse(context.Background(), nil, &survey.Inputs{Cube: ds.Cube, Angles: angles, Truth: &truth}, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warned := len(before) == 1 && before[0].Code == paco.WarnTruthAngles && len(heard) > 0 && heard[0] == paco.WarnTruthAngles; warned != negate || (!negate && len(before) != 0) {
+			t.Errorf("negated %v: returned %v, heard %v", negate, before, heard)
+		}
+		if res == nil || len(heard) != len(before)+len(res.Warnings) {
+			t.Errorf("negated %v: heard %v, want the truth's %d warnings and the run's %d", negate, heard, len(before), len(res.Warnings))
+		}
 	}
 }
