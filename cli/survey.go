@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // targetsFailedError is returned when a survey ran (its tables are
@@ -134,10 +134,6 @@ func surveyRunAction(c *ucli.Context) error {
 	if err := survey.CheckDefaults(defaults, flagName); err != nil {
 		return usageError{err}
 	}
-	p := c.String("precision")
-	if c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
-		return cpuPrecisionError(p)
-	}
 	if opt.Convert, opt.DType, err = pacoPrecision(c); err != nil {
 		return err
 	}
@@ -156,7 +152,8 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.dev == nil && p != "" && p != "auto" && p != "f64" {
+	p := c.String("precision")
+	if s.dev == nil && opt.Convert && opt.DType != tensor.F64 { // the CPU path computes in float64 only
 		s.Close()
 		return cpuPrecisionError(p)
 	}
@@ -179,7 +176,7 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		err = pacoError(t, err)
 		if a := advice(err); a != "" {
-			return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ") + " (" + a + ")"
+			return err.Error() + " (" + a + ")" // on one line, as every reason (Row)
 		}
 		return err.Error()
 	}
