@@ -122,12 +122,7 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		opt.Shard = &s
 	}
-	defaults, err := survey.ParseDefaults(func(name string, isBool bool) (string, bool) {
-		if isBool {
-			return strconv.FormatBool(c.Bool(name)), c.IsSet(name)
-		}
-		return c.String(name), c.IsSet(name)
-	})
+	defaults, err := survey.ParseDefaults(func(name string) (string, bool) { return c.String(name), c.IsSet(name) }) // a bool's "true" or "false"
 	if err != nil {
 		return fieldError(err)
 	}

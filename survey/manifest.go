@@ -423,11 +423,11 @@ func (m *Manifest) Describe(s *Shard) string {
 // from given, which tells a column's text and whether it is given (a Bool
 // column's "true" or "false"). A value its column cannot read is a
 // *engine.FieldError naming the column.
-func ParseDefaults(given func(column string, bool bool) (string, bool)) (Defaults, error) {
+func ParseDefaults(given func(column string) (string, bool)) (Defaults, error) {
 	defaults := Defaults{}
 	var scratch Target
 	for _, o := range Columns {
-		v, ok := given(o.Name, o.Bool)
+		v, ok := given(o.Name)
 		if !ok {
 			continue
 		}
