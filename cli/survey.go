@@ -158,13 +158,9 @@ func surveyRunAction(c *ucli.Context) error {
 	errw := c.App.ErrWriter
 	fmt.Fprintf(errw, "survey: %s, on %s\n", man.Describe(opt.Shard), s.name())
 
-	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
-	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
+	opt.Dir, opt.Creator, opt.Plot = dir, "vkstat "+Version, plot
+	opt.Check = func(d string) error { return checkOutputDir("out-dir", d) }
 	opt.Start = reporter(errw) // each target's analysis draws its own bar
-	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
-		t.Plot = plot
-		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
-	}
 	opt.Reason = func(t *survey.Target, err error) string {
 		if errors.Is(err, paco.ErrNoPSF) {
 			return err.Error() + ", in the manifest or as survey run's --psf or --fwhm"

@@ -8,9 +8,10 @@
 // ShardFile each, and Merge makes the table of the whole survey from them.
 //
 // The package reads the targets' files (cube, angles, PSF, truth) and its
-// own (manifests, shard files); it writes nothing: Table's Write methods
-// encode the tables and shard files, and RunOptions.Done receives each
-// target's result, for a caller that writes its outputs.
+// own (manifests, shard files), and writes each target's outputs
+// (WriteTarget, WriteRun: to RunOptions.Dir in a run) and the survey's
+// tables (Table.WriteTables); RunOptions.Done receives each target's
+// result, for a caller that wants more of it.
 package survey
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -32,14 +34,20 @@ type RunOptions struct {
 	// Convert and DType set every target's precision (paco.Options).
 	Convert bool
 	DType   tensor.DType
-	// Check, when set, is called before a target's files are read (to
-	// check where its outputs go, say): an error fails the target.
-	Check func(t *Target) error
+	// Dir, when set, is where each target's outputs go: Dir/<name>/, as
+	// WriteRun writes them (made by Creator; the pictures in Plot's
+	// format).
+	Dir, Creator string
+	Plot         figure.Format
+	// Check, when set, is called with a target's folder in Dir before its
+	// files are read (to check that it can be written, say): an error
+	// fails the target.
+	Check func(dir string) error
 	// Start, when set, hears each target's analysis (Target.Analyse),
-	// before Done.
+	// before its outputs are written and Done.
 	Start Start
-	// Done, when set, receives each target's result (to write its
-	// outputs): an error fails the target.
+	// Done, when set, receives each target's result, once its outputs are
+	// written: an error fails the target.
 	Done func(t *Target, in *Inputs, res *paco.Result) error
 	// Finish, when set, hears of each target finished: the k-th of n, its
 	// row and how long its analysis (and Done) took.
@@ -110,7 +118,7 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 			var l loaded
 			t0 := time.Now()
 			if l.err = t.Err; l.err == nil && opt.Check != nil {
-				l.err = opt.Check(t)
+				l.err = opt.Check(filepath.Join(opt.Dir, t.Name))
 			}
 			if l.err == nil {
 				if l.err = t.Check(); l.err == nil {
@@ -143,6 +151,10 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 				t.Options.Convert, t.Options.DType = true, opt.DType
 			}
 			res, _, err = t.Analyse(ctx, dev, l.in, opt.Start)
+			if err == nil && opt.Dir != "" {
+				t.Plot = opt.Plot
+				err = WriteRun(ctx, t, filepath.Join(opt.Dir, t.Name), l.in, res, opt.Creator, opt.Device)
+			}
 			if err == nil && opt.Done != nil {
 				err = opt.Done(t, l.in, res)
 			}

@@ -16,8 +16,10 @@ import (
 )
 
 // TestRunStart: each target's analysis is heard by the progress its
-// Start returned, and ends (end called once) before its Done; a target
-// that fails before its analysis (a missing cube) is never started.
+// Start returned, and ends (end called once) before its outputs are
+// written to Dir/<name>/ (Check asked of each before its files are read)
+// and Done is called; a target that fails before its analysis (a missing
+// cube) is never started and writes nothing.
 func TestRunStart(t *testing.T) {
 	dir := t.TempDir()
 	ds, err := synth.Generate(synth.Config{H: 24, W: 24, Frames: 12, RotationDeg: 90, FWHM: 3, Seed: 1})
@@ -42,12 +44,19 @@ func TestRunStart(t *testing.T) {
 	var events []string
 	heard := map[string]int{}
 	var mu sync.Mutex // progress may be called from several goroutines at once
+	out := filepath.Join(dir, "out")
+	var checked []string
 	opt := survey.RunOptions{
+		Dir:   out,
+		Check: func(d string) error { checked = append(checked, d); return nil },
 		Start: func(tg *survey.Target, o *paco.Options) (func(string, float64), func()) {
 			events = append(events, "start "+tg.Name)
 			return func(string, float64) { mu.Lock(); heard[tg.Name]++; mu.Unlock() }, func() { events = append(events, "end "+tg.Name) }
 		},
 		Done: func(tg *survey.Target, _ *survey.Inputs, _ *paco.Result) error {
+			if _, err := os.Stat(filepath.Join(out, tg.Name, "summary.txt")); err != nil {
+				t.Errorf("%s done before its outputs: %v", tg.Name, err)
+			}
 			events = append(events, "done "+tg.Name)
 			return nil
 		},
@@ -58,6 +67,12 @@ func TestRunStart(t *testing.T) {
 	}
 	if want := []string{"start a", "end a", "done a"}; len(events) != 3 || events[0] != want[0] || events[1] != want[1] || events[2] != want[2] {
 		t.Errorf("events %v, want %v", events, want)
+	}
+	if len(checked) != 2 || checked[0] != filepath.Join(out, "a") || checked[1] != filepath.Join(out, "b") {
+		t.Errorf("checked %v, want a's and b's folders", checked)
+	}
+	if _, err := os.Stat(filepath.Join(out, "b")); !os.IsNotExist(err) {
+		t.Errorf("the failed target's folder: %v", err)
 	}
 	if heard["a"] == 0 || heard["b"] != 0 {
 		t.Errorf("progress heard %v, want a's stages only", heard)
