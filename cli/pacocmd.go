@@ -116,7 +116,9 @@ func runPaco(c *ucli.Context) error {
 	}
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
 		Format: f, Plot: plot, Options: opt, Word: flagName}
-	if err := checkTarget(t); err != nil {
+	if err := t.Check(); errors.As(err, new(*survey.ValueError)) {
+		return usageError{err} // a bad option
+	} else if err != nil {
 		return err
 	}
 	if t.Options.Convert, t.Options.DType, err = pacoPrecision(c); err != nil {

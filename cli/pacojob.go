@@ -2,9 +2,9 @@ package cli
 
 // What `vkstat paco` (one target, its flags) and `vkstat survey run` (many
 // targets from a manifest, one device) share on the command line: the
-// checks and words of their options and errors. The target, its files,
-// its analysis and its report are survey.Target, paco.Run and
-// survey.Report.
+// words of their options and errors, and what a target's analysis tells
+// the terminal. The target, its files and its analysis are survey.Target
+// (Read, Analyse), its outputs and report survey.WriteTarget and Report.
 
 import (
 	"errors"
@@ -18,16 +18,6 @@ import (
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// checkTarget is t.Check with a bad option a usage error.
-func checkTarget(t *survey.Target) error {
-	err := t.Check()
-	var ve *survey.ValueError
-	if errors.As(err, &ve) {
-		return usageError{err}
-	}
-	return err
-}
 
 // parseFloatDType is tensor.ParseDType for the flags that take f32 or f64
 // only: the 16-bit storage types are refused.
