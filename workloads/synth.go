@@ -1,15 +1,18 @@
 package workloads
 
-// The files of vkstat synth stack, above pipelines/synth (which draws the
-// dates and may not import formats).
+// The files of vkstat synth stack and synth latent, above the pipelines
+// that draw them (which may not import formats).
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/vkstat/vkstat/formats"
+	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/pipelines/synth"
+	"github.com/vkstat/vkstat/tensor"
 )
 
 // WriteSynthStack writes s's files to dir, all or none, as vkstat synth
@@ -47,6 +50,38 @@ func WriteSynthStack(ctx context.Context, dir string, s synth.Stack, f synth.Sta
 	}
 	if err := outs.Add(filepath.Join(dir, "dates.txt"), func(w io.Writer) error { _, err := io.WriteString(w, list); return err }); err != nil {
 		return err
+	}
+	return outs.Commit()
+}
+
+// WriteSynthLatent writes a synthetic latent of cfg (latent.Synth), stored
+// as dtype (f16, bf16, f32 or f64), to path as vkstat synth latent does:
+// an NPY file, or a safetensors one holding it as name with cfg's
+// metadata (of shape, as given); with truth set, cfg's known structure
+// as JSON there too. All or none.
+func WriteSynthLatent(ctx context.Context, cfg latent.SynthConfig, dtype, shape, path, name, truth string) error {
+	encode, ok := formats.TensorEncoder(path, name)
+	if !ok {
+		return fmt.Errorf("%s: want a .npy or .safetensors file", path)
+	}
+	dt, err := tensor.ParseDType(dtype)
+	if err != nil {
+		return err
+	}
+	x, err := latent.Synth(cfg)
+	if err != nil {
+		return err
+	}
+	x = x.As(dt)
+	outs := formats.Outputs{Ctx: ctx}
+	defer outs.Abort()
+	if err := outs.Add(path, func(w io.Writer) error { return encode(w, x, cfg.Metadata(shape)) }); err != nil {
+		return err
+	}
+	if truth != "" {
+		if err := outs.Add(truth, formats.JSON(cfg.Truth(dtype))); err != nil {
+			return err
+		}
 	}
 	return outs.Commit()
 }
