@@ -15,8 +15,8 @@
 //
 // It sits above the pipelines and below suite, capi and cli, and so also
 // writes the files of vkstat synth stack and synth latent
-// (WriteSynthStack, WriteSynthLatent), which pipelines/synth and latent,
-// below formats' users, may not.
+// (WriteSynthStack, WriteSynthLatent): the pipelines that draw them may
+// not import formats.
 package workloads
 
 import (
