@@ -78,14 +78,12 @@ func reporter(errw io.Writer) survey.Start {
 	}
 }
 
-// pacoError words paco.Run's errors for t's options' names.
+// pacoError words paco.Run's errors for t's options' names
+// (Target.OptionErr): a centre asked of a header that has none is a usage
+// error.
 func pacoError(t *survey.Target, err error) error {
 	if errors.Is(err, paco.ErrNoHeaderCenter) {
-		w := "--center"
-		if t.Word == nil {
-			w = "center"
-		}
-		return usagef("%s header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give %s auto or y,x", w, w)
+		return usageError{t.OptionErr(err)}
 	}
 	return t.OptionErr(err)
 }
