@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
+	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -25,56 +25,6 @@ var pacoParams = sync.OnceValue(func() reflect.Type {
 		reflect.StructField{Name: "Center", Type: reflect.TypeFor[any](), Tag: `json:"center"`},
 		reflect.StructField{Name: "Precision", Type: reflect.TypeFor[string](), Tag: `json:"precision"`})
 })
-
-// PacoInfo is paco's Info: what vkstat paco prints and writes beside its
-// maps and tables (detections.json's and contrast.json's scalars).
-type PacoInfo struct {
-	// Center is how the star centre was chosen: detections.json's
-	// center_info.
-	Center paco.CenterInfo `json:"center"`
-	// Shape is the cube's (T, H, W); PatchPixels the pixels of a patch of
-	// Radius.
-	Shape       []int  `json:"shape"`
-	Radius      int    `json:"radius"`
-	PatchPixels int    `json:"patch_pixels"`
-	Device      string `json:"device"`
-	Precision   string `json:"precision"`
-	// Passes over bands of location rows (a device's memory budget).
-	Passes           int `json:"passes"`
-	InvalidPixels    int `json:"invalid_pixels"`
-	InvalidLocations int `json:"invalid_locations"`
-	NaNs             int `json:"nans"`
-	// Stages are the maps' stages and their times, ms, in order.
-	Stages       []PacoStage `json:"stages"`
-	Threshold    float64     `json:"threshold"`
-	MinSep       float64     `json:"min_sep"`
-	NorthOffset  float64     `json:"north_offset"`
-	PAConvention string      `json:"pa_convention"`
-	// PixelScale (arcsec per pixel) and StarFlux (the star's flux the
-	// contrast used: given, or the stamp's, times star_flux_scale) are
-	// null when not given.
-	PixelScale *float64 `json:"pixel_scale"`
-	StarFlux   *float64 `json:"star_flux"`
-	// UnbiasedOn is where Algorithm 3 ran ("" without it); UnbiasedMs and
-	// CheckMs the times of Algorithm 3 and the contrast check.
-	UnbiasedOn string  `json:"unbiased_on"`
-	UnbiasedMs float64 `json:"unbiased_ms"`
-	CheckMs    float64 `json:"contrast_check_ms"`
-	// Calibration is how the contrast curve was calibrated, as
-	// contrast.json's calibration (null with QuickContrast, or where no
-	// fake fitted); CalibrationMs its time.
-	Calibration   map[string]any `json:"calibration"`
-	CalibrationMs float64        `json:"contrast_calibration_ms"`
-	// Notes are what the command prints as it runs (Algorithm 3 moving to
-	// the CPU, the contrast check's runs); warnings are the Result's.
-	Notes []string `json:"notes"`
-}
-
-// PacoStage is one stage of the maps and its time.
-type PacoStage struct {
-	Name string  `json:"name"`
-	Ms   float64 `json:"ms"`
-}
 
 // runPaco runs paco.Run, the whole analysis vkstat paco does, on array
 // cube (T, H, W), float32 or float64, read where it lies, angles (T,)
@@ -125,8 +75,8 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 		}
 	}
 	res := c.Result()
-	info := &PacoInfo{}
-	opt.Note = func(msg string) { info.Notes = append(info.Notes, msg) }
+	var notes []string
+	opt.Note = func(msg string) { notes = append(notes, msg) }
 	r, err := paco.Run(ctx, dev, paco.ADI{Cube: cube, Angles: at.F64}, opt)
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		return nil, inputf("precision %s: the PACO CPU path computes in float64 only; ask for float64 (or None) there, or open a Vulkan device (lavapipe, gpu) for float32", opt.DType)
@@ -148,24 +98,7 @@ func runPaco(ctx context.Context, dev *engine.Device, c *Call) (*Result, error) 
 	for _, w := range r.Warnings {
 		res.Warnings = append(res.Warnings, w.Words(pySetting))
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	info.Center, info.Shape, info.Radius, info.PatchPixels = r.Center, []int{r.T, r.H, r.W}, r.Radius, r.P
-	info.Device, info.Precision, info.Passes = m.Device, m.Precision, m.Passes
-	info.InvalidPixels, info.InvalidLocations, info.NaNs = m.InvalidPixels, m.InvalidLocations, r.NaNs
-	for _, st := range m.Stages {
-		info.Stages = append(info.Stages, PacoStage{st.Name, ms(st.Time)})
-	}
-	info.Threshold, info.NorthOffset, info.PAConvention = opt.Threshold, opt.NorthOffset, paco.PAConvention
-	info.MinSep = opt.MinSeparation()
-	if opt.PixelScale > 0 {
-		info.PixelScale = &opt.PixelScale
-	}
-	if r.StarFlux > 0 {
-		info.StarFlux = &r.StarFlux
-	}
-	info.UnbiasedOn, info.UnbiasedMs, info.CheckMs = r.UnbiasedOn, ms(r.UnbiasedTime), ms(r.CheckTime)
-	info.Calibration, info.CalibrationMs = r.Calibration.Doc(), ms(r.CalibrationTime)
-	res.Info = info
+	res.Info = (&survey.Report{Target: &survey.Target{Options: opt}, Result: r}).Info(notes)
 	return res.timed(r.Timing), nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -115,7 +116,12 @@ func runPaco(c *ucli.Context) error {
 	}
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
 		Format: f, Plot: plot, Options: opt, Word: flagName}
-	if err := checkTarget(t); err != nil {
+	if err := t.Check(); errors.As(err, new(*survey.ValueError)) {
+		return usageError{err} // a bad option
+	} else if err != nil {
+		return err
+	}
+	if t.Options.Convert, t.Options.DType, err = pacoPrecision(c); err != nil {
 		return err
 	}
 	dir := c.String("out-dir")
@@ -125,47 +131,26 @@ func runPaco(c *ucli.Context) error {
 	clock.Lap("check inputs")
 	// The device opens while the inputs are read: loading Vulkan and
 	// creating the device (0.1–0.2 s on a GPU) overlaps reading the cube.
-	type opening struct {
-		s   *session
-		err error
-	}
-	opened := make(chan opening, 1)
+	var s *session
+	opened := make(chan error, 1)
 	go func() {
-		s, err := openSessionFor(c, headerJob(t.Cube, func(shape []int, dt tensor.DType) engine.Job {
+		var err error
+		s, err = openSessionFor(c, headerJob(t.Cube, func(shape []int, dt tensor.DType) engine.Job {
 			return priced(paco.Spec)(paco.Work(shape, dt, opt))
 		}))
-		opened <- opening{s, err}
+		opened <- err
 	}()
 	in, err := t.Read()
-	op := <-opened
-	if err != nil {
-		if op.s != nil {
-			op.s.Close()
+	if oerr := <-opened; err != nil || oerr != nil {
+		if s != nil {
+			s.Close()
 		}
-		return err
+		return cmp.Or(err, oerr)
 	}
 	clock.Include(in.Phases)
-	if op.err != nil {
-		return op.err
-	}
-	s := op.s
 	clock.Lap("open device") // what the opening took beyond the reads
-	if p := c.String("precision"); p != "" && p != "auto" {
-		if t.Options.DType, err = precisionOf(p, in.Cube.DType); err != nil {
-			s.Close()
-			return err
-		}
-		t.Options.Convert = true
-	}
-	o := t.Options
-	bar := reportTo(&o, c.App.ErrWriter, "")
-	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
-	for _, w := range before {
-		o.Warn(w)
-	}
 	counts := s.dev.Counts() // what the device counted over the run
-	res, err := paco.Run(engine.WithProgress(c.Context, bar.update), s.dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
-	bar.done()
+	res, before, err := t.Analyse(c.Context, s.dev, in, reporter(c.App.ErrWriter))
 	counts = s.dev.Counts().Sub(counts)
 	if errors.Is(err, paco.ErrCPUFloat64) {
 		err = cpuPrecisionError(c.String("precision"))

@@ -2,30 +2,22 @@ package cli
 
 // What `vkstat paco` (one target, its flags) and `vkstat survey run` (many
 // targets from a manifest, one device) share on the command line: the
-// checks and words of their options and errors. The target, its files,
-// its analysis and its report are survey.Target, paco.Run and
-// survey.Report.
+// words of their options and errors, and what a target's analysis tells
+// the terminal. The target, its files and its analysis are survey.Target
+// (Read, Analyse), its outputs and report survey.WriteTarget and Report.
 
 import (
 	"errors"
 	"fmt"
 	"io"
 
+	ucli "github.com/urfave/cli/v2"
+
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
-
-// checkTarget is t.Check with a bad option a usage error.
-func checkTarget(t *survey.Target) error {
-	err := t.Check()
-	var ve *survey.ValueError
-	if errors.As(err, &ve) {
-		return usageError{err}
-	}
-	return err
-}
 
 // parseFloatDType is tensor.ParseDType for the flags that take f32 or f64
 // only: the 16-bit storage types are refused.
@@ -53,30 +45,45 @@ func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
 	return d, nil
 }
 
+// pacoPrecision is --precision for PACO: the type to convert the cube to,
+// or convert false for auto, the cube's own.
+func pacoPrecision(c *ucli.Context) (convert bool, dt tensor.DType, err error) {
+	if p := c.String("precision"); p != "" && p != "auto" {
+		dt, err = precisionOf(p, 0)
+		return err == nil, dt, err
+	}
+	return false, 0, nil
+}
+
 // cpuPrecisionError refuses --precision p (not f64) on the CPU path.
 func cpuPrecisionError(p string) error {
 	return usagef("--precision %s: the PACO CPU path computes in float64 only; use --precision f64 (or auto) there, or a Vulkan device (--device lavapipe, gpu) for float32", p)
 }
 
-// reportTo sets opt's callbacks, warnings (prefixed by prefix) and notes
-// to errw, and returns a progress bar there for paco.Run's context.
-func reportTo(opt *paco.Options, errw io.Writer, prefix string) *progress {
-	bar := newProgress(errw)
-	opt.Warn = func(w engine.Warning) {
-		fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
+// reporter is a survey.Start that sets the options' warnings (prefixed by
+// the target's name, if any) and notes to errw and draws the analysis's
+// progress bar there.
+func reporter(errw io.Writer) survey.Start {
+	return func(t *survey.Target, opt *paco.Options) (func(string, float64), func()) {
+		prefix := ""
+		if t.Name != "" {
+			prefix = t.Name + ": "
+		}
+		bar := newProgress(errw)
+		opt.Warn = func(w engine.Warning) {
+			fmt.Fprintf(errw, "vkstat: warning: %s%s\n", prefix, w.Words(flagSetting))
+		}
+		opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
+		return bar.update, bar.done
 	}
-	opt.Note = func(msg string) { fmt.Fprintln(errw, msg) }
-	return bar
 }
 
-// pacoError words paco.Run's errors for t's options' names.
+// pacoError words paco.Run's errors for t's options' names
+// (Target.OptionErr): a centre asked of a header that has none is a usage
+// error.
 func pacoError(t *survey.Target, err error) error {
 	if errors.Is(err, paco.ErrNoHeaderCenter) {
-		w := "--center"
-		if t.Word == nil {
-			w = "center"
-		}
-		return usagef("%s header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give %s auto or y,x", w, w)
+		return usageError{t.OptionErr(err)}
 	}
 	return t.OptionErr(err)
 }

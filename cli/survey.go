@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -123,31 +122,15 @@ func surveyRunAction(c *ucli.Context) error {
 		}
 		opt.Shard = &s
 	}
-	defaults, err := survey.ParseDefaults(func(name string, isBool bool) (string, bool) {
-		if isBool {
-			return strconv.FormatBool(c.Bool(name)), c.IsSet(name)
-		}
-		return c.String(name), c.IsSet(name)
-	})
+	defaults, err := survey.ParseDefaults(func(name string) (string, bool) { return c.String(name), c.IsSet(name) }) // a bool's "true" or "false"
 	if err != nil {
 		return fieldError(err)
-	}
-	if c.IsSet("psf") && c.IsSet("fwhm") {
-		return usagef("survey run: give at most one of --psf and --fwhm")
 	}
 	if err := survey.CheckDefaults(defaults, flagName); err != nil {
 		return usageError{err}
 	}
-	p := c.String("precision")
-	if c.String("device") == "cpu" && p != "" && p != "auto" && p != "f64" {
-		return cpuPrecisionError(p)
-	}
-	if p != "" && p != "auto" {
-		dt, err := precisionOf(p, tensor.F32)
-		if err != nil {
-			return err
-		}
-		opt.Convert, opt.DType = true, dt
+	if opt.Convert, opt.DType, err = pacoPrecision(c); err != nil {
+		return err
 	}
 	man, err := survey.ReadManifest(c.Args().First(), defaults)
 	if err != nil {
@@ -164,7 +147,8 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.dev == nil && p != "" && p != "auto" && p != "f64" {
+	p := c.String("precision")
+	if s.dev == nil && opt.Convert && opt.DType != tensor.F64 { // the CPU path computes in float64 only
 		s.Close()
 		return cpuPrecisionError(p)
 	}
@@ -174,24 +158,16 @@ func surveyRunAction(c *ucli.Context) error {
 	errw := c.App.ErrWriter
 	fmt.Fprintf(errw, "survey: %s, on %s\n", man.Describe(opt.Shard), s.name())
 
-	outDir := func(t *survey.Target) string { return filepath.Join(dir, t.Name) }
-	opt.Check = func(t *survey.Target) error { return checkOutputDir("out-dir", outDir(t)) }
-	// Each target's analysis draws its own bar.
-	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
-		bar := reportTo(o, errw, t.Name+": ")
-		return bar.update, bar.done
-	}
-	opt.Done = func(t *survey.Target, in *survey.Inputs, res *paco.Result) error {
-		t.Plot = plot
-		return survey.WriteRun(c.Context, t, outDir(t), in, res, "vkstat "+Version, s.name())
-	}
+	opt.Dir, opt.Creator, opt.Plot = dir, "vkstat "+Version, plot
+	opt.Check = func(d string) error { return checkOutputDir("out-dir", d) }
+	opt.Start = reporter(errw) // each target's analysis draws its own bar
 	opt.Reason = func(t *survey.Target, err error) string {
 		if errors.Is(err, paco.ErrNoPSF) {
 			return err.Error() + ", in the manifest or as survey run's --psf or --fwhm"
 		}
 		err = pacoError(t, err)
 		if a := advice(err); a != "" {
-			return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ") + " (" + a + ")"
+			return err.Error() + " (" + a + ")" // on one line, as every reason (Row)
 		}
 		return err.Error()
 	}
@@ -208,13 +184,7 @@ func surveyRunAction(c *ucli.Context) error {
 		return errors.Join(err, cerr)
 	}
 
-	readTotal, runTotal := table.TimeTotals()
-	w := c.App.Writer
-	table.Summary(w)
-	fmt.Fprintf(w, "device:     %s\n", s.name())
-	fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n",
-		time.Since(start).Seconds(), readTotal/1e3, runTotal/1e3)
-	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
+	table.Summary(c.App.Writer, s.name(), time.Since(start), written)
 	if cerr != nil {
 		return cerr
 	}
@@ -236,11 +206,11 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err := checkOutputDir("out-dir", dir); err != nil {
 		return err
 	}
+	var s *survey.Table
 	files, err := survey.ReadShardFiles(args)
-	if err != nil {
-		return fmt.Errorf("survey merge: %w", err)
+	if err == nil {
+		s, err = survey.Merge(files, args)
 	}
-	s, err := survey.Merge(files, args)
 	var se *survey.SettingsError
 	if errors.As(err, &se) {
 		return errors.New("survey merge: " + se.Format(func(k, v string) string { return "--" + k + " " + v }))
@@ -252,9 +222,7 @@ func surveyMergeAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
-	fmt.Fprintf(w, "merged:     %d shard files\n", len(files))
-	s.Summary(w)
-	fmt.Fprintf(w, "tables:     %s\n", strings.Join(written, ", "))
+	fmt.Fprintf(c.App.Writer, "merged:     %d shard files\n", len(files))
+	s.Summary(c.App.Writer, "", 0, written)
 	return s.Err(written[0])
 }

@@ -131,7 +131,7 @@ func TestSurveyFailures(t *testing.T) {
 		{[]string{"survey", "run", manifest, "--out-dir", out, "--shard", "0/2"}, "numbered from 1"},
 		{[]string{"survey", "run", "--out-dir", out}, "want one MANIFEST"},
 		{[]string{"--precision", "f32", "--device", "cpu", "survey", "run", manifest, "--out-dir", out}, "float64 only"},
-		{[]string{"survey", "run", manifest, "--out-dir", out, "--psf", "p.fits", "--fwhm", "3"}, "at most one of --psf and --fwhm"},
+		{[]string{"survey", "run", manifest, "--out-dir", out, "--psf", "p.fits", "--fwhm", "3"}, "give --psf or --fwhm, not both"},
 	} {
 		if code, _, stderr := run(t, tc.args...); code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, %s", tc.args, code, stderr)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/latent"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
 // synthLatentCommand writes a synthetic latent tensor with known structure.
@@ -66,8 +66,7 @@ func runSynthLatent(c *ucli.Context) error {
 		return err
 	}
 	out := c.String("out")
-	encode, ok := formats.TensorEncoder(out, c.String("tensor"))
-	if !ok {
+	if _, ok := formats.TensorEncoder(out, c.String("tensor")); !ok {
 		return usagef("--out %q: want a .npy or .safetensors file", out)
 	}
 	if err := checkOutputFile("out", out); err != nil {
@@ -86,7 +85,6 @@ func runSynthLatent(c *ucli.Context) error {
 	if !slices.Contains([]string{"f16", "bf16", "f32", "f64"}, dt) {
 		return usagef("--dtype %q: want f16, bf16, f32 or f64", c.String("dtype"))
 	}
-	dtype, _ := tensor.ParseDType(dt)
 	beta, err := latent.SynthSlope(c.Float64("slope"))
 	if err != nil {
 		return fieldError(err)
@@ -96,19 +94,7 @@ func runSynthLatent(c *ucli.Context) error {
 	if err := cfg.Check(); err != nil {
 		return usageError{err}
 	}
-	x, err := latent.Synth(cfg)
-	if err != nil {
-		return err
-	}
-	x = x.As(dtype)
-	meta := cfg.Metadata(c.String("shape"))
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.Add(out, func(w io.Writer) error { return encode(w, x, meta) })
-	if t := c.String("truth"); t != "" {
-		outs.Add(t, formats.JSON(cfg.Truth(dt)))
-	}
-	if err := outs.Commit(); err != nil {
+	if err := workloads.WriteSynthLatent(c.Context, cfg, dt, c.String("shape"), out, c.String("tensor"), c.String("truth")); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "%s\t%s %s\n", out, dt, tensor.ShapeString(shape))

@@ -7,40 +7,39 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/formats"
-
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // sequenceFlags reads what synth paco and synth survey share: --out-dir
-// (checked), no arguments, the frames' --size and --frames (at least 2)
-// and the cube's --dtype.
-func sequenceFlags(c *ucli.Context) (dir string, h, w int, dt tensor.DType, err error) {
+// (checked), no arguments, and into cfg the frames' --size, --frames (at
+// least 2) and --seed and the cube's --dtype.
+func sequenceFlags(c *ucli.Context, cfg *synth.Config) (dir string, err error) {
 	if err = requireFlag(c, "out-dir"); err != nil {
-		return
+		return "", err
 	}
 	if c.NArg() > 0 {
-		return dir, h, w, dt, usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
+		return "", usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
 	}
 	dir = c.String("out-dir")
 	if err = checkOutputDir("out-dir", dir); err != nil {
-		return
+		return "", err
 	}
-	if h, w, err = parseSize(c.String("size")); err != nil {
-		return dir, h, w, dt, usagef("--size: %v", err)
+	if cfg.H, cfg.W, err = parseSize(c.String("size")); err != nil {
+		return "", usagef("--size: %v", err)
 	}
-	if dt, err = parseFloatDType(c.String("dtype")); err != nil {
-		return dir, h, w, dt, usagef("--dtype: %v", err)
+	if cfg.DType, err = parseFloatDType(c.String("dtype")); err != nil {
+		return "", usagef("--dtype: %v", err)
 	}
-	if n := c.Int("frames"); n < 2 {
-		return dir, h, w, dt, usagef("--frames %d: an ADI sequence needs at least 2 frames", n)
+	if cfg.Frames = c.Int("frames"); cfg.Frames < 2 {
+		return "", usagef("--frames %d: an ADI sequence needs at least 2 frames", cfg.Frames)
 	}
-	return dir, h, w, dt, nil
+	cfg.Seed = c.Uint64("seed")
+	return dir, nil
 }
 
 // parseSize reads "N" (N×N) or "H,W" (also "HxW"): a shape
@@ -107,7 +106,8 @@ Examples:
 }
 
 func synthPacoAction(c *ucli.Context) error {
-	dir, h, w, dt, err := sequenceFlags(c)
+	cfg := synth.Default()
+	dir, err := sequenceFlags(c, &cfg)
 	if err != nil {
 		return err
 	}
@@ -115,9 +115,6 @@ func synthPacoAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	exts := survey.FormatExts(format)
-	cfg := synth.Default()
-	cfg.H, cfg.W, cfg.Seed, cfg.DType = h, w, c.Uint64("seed"), dt
 	if cf, ok := c.Generic("companion").(*synth.Companions); ok && cf != nil {
 		cfg.Companions = *cf
 	}
@@ -134,24 +131,16 @@ func synthPacoAction(c *ucli.Context) error {
 		}
 		cfg.Star = &[2]float64{y, x}
 	}
-	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, h, w, dt), uint64(cfg.Frames)*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
+	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, cfg.H, cfg.W, cfg.DType), cfg.CubeBytes()); err != nil {
 		return err
 	}
 	ds, err := synth.Generate(cfg)
 	if err != nil {
 		return usageError{err} // every input came from the command line
 	}
-
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	out.OwnDir(dir, "synth paco")
-	if err := survey.AddDataset(&out, dir, ds, exts, "vkstat synth paco", Version); err != nil {
+	if err := survey.WriteDataset(c.Context, dir, ds, survey.FormatExts(format), Version); err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-
 	ds.WriteSummary(c.App.Writer, dir)
 	return nil
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -11,6 +9,7 @@ import (
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/workloads"
 )
 
 // synthStackCommand writes a synthetic stack of co-registered SLC dates.
@@ -81,40 +80,10 @@ func runSynthStack(c *ucli.Context) error {
 	if !formats.HaveGDAL && f.Driver != "ENVI" {
 		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", strings.ToLower(c.String("format")))
 	}
-	wkt := "" // without GDAL: no coordinate system, only the geotransform
-	if formats.HaveGDAL {
-		var err error
-		if wkt, err = formats.EPSGWKT(32720); err != nil {
-			return err
-		}
-	}
-	geo := formats.Georef{Transform: [6]float64{400000, 10, 0, 6300000, 0, -10}, HasTransform: true, Projection: wkt}
-	spec := formats.RasterSpec{Driver: f.Driver, Type: f.Type, Width: w, Height: h, Georef: geo}
-	if st.Border > 0 {
-		zero := 0.0
-		spec.NoData = &zero
-	}
-	mapSpec := formats.RasterSpec{Driver: "GTiff", Type: "Float32", Width: w, Height: h, Georef: geo}
-
-	outs := formats.Outputs{Ctx: c.Context}
-	defer outs.Abort()
-	outs.OwnDir(dir, "synth stack")
 	bar := newProgress(c.App.ErrWriter)
 	defer bar.done()
 	progress := func(t, T int) { bar.update(fmt.Sprintf("date %d/%d", min(t+1, T), T), float64(t)/float64(T)) }
-	list, err := st.Files(c.Context, f.Ext, func(name string, date bool, data []float32) error {
-		if date {
-			return outs.AddRaster(filepath.Join(dir, name), spec, data)
-		}
-		return outs.AddRaster(filepath.Join(dir, name), mapSpec, data)
-	}, progress)
-	if err != nil {
-		return err
-	}
-	if err := outs.Add(filepath.Join(dir, "dates.txt"), func(wr io.Writer) error { _, err := io.WriteString(wr, list); return err }); err != nil {
-		return err
-	}
-	if err := outs.Commit(); err != nil {
+	if err := workloads.WriteSynthStack(c.Context, dir, st, f, progress); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "%s\t%d dates of %d×%d %s (%s), the reflectivity map, dates.txt\n", dir, st.Dates, h, w, f.Type, f.Driver)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vkstat/vkstat/formats"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/pipelines/synth"
@@ -45,7 +43,8 @@ Examples:
 }
 
 func synthSurveyAction(c *ucli.Context) error {
-	dir, h, w, dt, err := sequenceFlags(c)
+	base := synth.Config{RotationDeg: c.Float64("rotation")} // Noise nil: synth.DefaultNoise
+	dir, err := sequenceFlags(c, &base)
 	if err != nil {
 		return err
 	}
@@ -53,20 +52,13 @@ func synthSurveyAction(c *ucli.Context) error {
 	if n < 1 || n > 10000 {
 		return usagef("--targets: want 1 to 10000, got %d", n)
 	}
-	fwhm := c.Float64("fwhm")
-	if !(fwhm > 0) || fwhm > 100 {
-		return usagef("--fwhm: want a FWHM in pixels between 0 and 100, got %g", fwhm)
+	if base.FWHM = c.Float64("fwhm"); !(base.FWHM > 0) || base.FWHM > 100 {
+		return usagef("--fwhm: want a FWHM in pixels between 0 and 100, got %g", base.FWHM)
 	}
-	if err := checkMemory(fmt.Sprintf("synth survey: %d cubes of %d×%d×%d %s", n, c.Int("frames"), h, w, dt),
-		uint64(n)*uint64(c.Int("frames"))*uint64(h)*uint64(w)*uint64(dt.Size())); err != nil {
+	if err := checkMemory(fmt.Sprintf("synth survey: %d cubes of %d×%d×%d %s", n, base.Frames, base.H, base.W, base.DType), uint64(n)*base.CubeBytes()); err != nil {
 		return err
 	}
-	base := synth.Config{H: h, W: w, Frames: c.Int("frames"), RotationDeg: c.Float64("rotation"), FWHM: fwhm,
-		Seed: c.Uint64("seed"), DType: dt} // Noise nil: synth.DefaultNoise
-	out := formats.Outputs{Ctx: c.Context}
-	defer out.Abort()
-	out.CreateDir(dir)
-	targets, err := survey.AddSynthetic(c.Context, &out, dir, base, n, Version)
+	targets, err := survey.WriteSynthetic(c.Context, dir, base, n, Version)
 	var ge *survey.GenerateError
 	if errors.As(err, &ge) {
 		return usageError{ge.Err}
@@ -74,9 +66,6 @@ func synthSurveyAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	survey.WriteSynthetic(c.App.Writer, dir, base, targets)
+	survey.PrintSynthetic(c.App.Writer, dir, base, targets)
 	return nil
 }

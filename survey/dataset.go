@@ -1,6 +1,7 @@
 package survey
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -10,11 +11,23 @@ import (
 	"github.com/vkstat/vkstat/tensor"
 )
 
+// WriteDataset writes ds's files to dir, all or none, as vkstat synth paco
+// (of version) does: AddDataset's, in each of exts.
+func WriteDataset(ctx context.Context, dir string, ds *synth.Dataset, exts []string, version string) error {
+	out := formats.Outputs{Ctx: ctx}
+	defer out.Abort()
+	out.OwnDir(dir, "synth paco")
+	if err := AddDataset(&out, dir, ds, exts, "vkstat synth paco", version); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
 // AddDataset stages ds's files in out, in dir: cube, angles and psf in
 // each of exts (".fits", ".npy"), the FITS ones with ds.Header's cards,
 // and truth.json (ds.TruthFile), made by generator (its name and
 // version). It is the layout vkstat synth paco and synth survey
-// (AddSynthetic) write, and a target's files and truth column name.
+// (WriteSynthetic) write, and a target's files and truth column name.
 func AddDataset(out *formats.Outputs, dir string, ds *synth.Dataset, exts []string, generator, version string) error {
 	angles := tensor.FromF64(ds.Angles, len(ds.Angles))
 	h := ds.Header(generator, version)

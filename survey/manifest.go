@@ -182,17 +182,21 @@ func withDefaults(defaults Defaults) (Target, error) {
 }
 
 // CheckDefaults refuses defaults that no target could run with
-// (paco.Options.Check, as Target.Check), worded by word (vkstat survey
-// run's flags: "--radius"), before a manifest is read.
+// (paco.Options.Check, as Target.Check, and a PSF given as both a stamp
+// and a FWHM), worded by word (vkstat survey run's flags: "--radius"),
+// before a manifest is read.
 func CheckDefaults(defaults Defaults, word func(field string) string) error {
 	t, err := withDefaults(defaults)
 	if err != nil {
 		return err
 	}
-	if _, psf := defaults["psf"]; !psf {
-		if _, fwhm := defaults["fwhm"]; !fwhm {
-			t.PSF = "cells" // the targets' cells give the PSF
-		}
+	_, psf := defaults["psf"]
+	_, fwhm := defaults["fwhm"]
+	if psf && fwhm {
+		return errors.New(paco.ErrBothPSF.Words(func(field, _ string) string { return word(field) }))
+	}
+	if !psf && !fwhm {
+		t.PSF = "cells" // the targets' cells give the PSF
 	}
 	t.Word = word
 	return t.CheckOptions()
@@ -419,11 +423,11 @@ func (m *Manifest) Describe(s *Shard) string {
 // from given, which tells a column's text and whether it is given (a Bool
 // column's "true" or "false"). A value its column cannot read is a
 // *engine.FieldError naming the column.
-func ParseDefaults(given func(column string, bool bool) (string, bool)) (Defaults, error) {
+func ParseDefaults(given func(column string) (string, bool)) (Defaults, error) {
 	defaults := Defaults{}
 	var scratch Target
 	for _, o := range Columns {
-		v, ok := given(o.Name, o.Bool)
+		v, ok := given(o.Name)
 		if !ok {
 			continue
 		}

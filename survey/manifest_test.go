@@ -181,6 +181,9 @@ func TestManifestValuesArePacosContract(t *testing.T) {
 	if err := CheckDefaults(Defaults{"fwhm": "0"}, ColumnName); err == nil {
 		t.Errorf("a default fwhm of 0 passed")
 	}
+	if err := CheckDefaults(Defaults{"psf": "p.fits", "fwhm": "3"}, ColumnName); err == nil || !strings.HasPrefix(err.Error(), "give psf or fwhm, not both") {
+		t.Errorf("a default stamp and FWHM: %v", err)
+	}
 	// The star's flux from the stamp, scaled; not from a Gaussian of fwhm.
 	m, err := ParseManifest("m.csv", []byte("name,cube,angles,psf,fwhm,star-flux,star-flux-scale\na,c,a,p.fits,,psf,100\nb,c,a,,3,psf,\n"), nil)
 	if err != nil {
@@ -283,22 +286,13 @@ func TestFormatExts(t *testing.T) {
 // its column cannot read is an error naming the column.
 func TestParseDefaults(t *testing.T) {
 	given := map[string]string{"radius": "3", "unbiased": "true", "fwhm": "4.5"}
-	var asked []string
-	d, err := ParseDefaults(func(col string, isBool bool) (string, bool) {
-		if isBool {
-			asked = append(asked, col)
-		}
-		v, ok := given[col]
-		return v, ok
-	})
+	lookup := func(col string) (string, bool) { v, ok := given[col]; return v, ok }
+	d, err := ParseDefaults(lookup)
 	if err != nil || len(d) != 3 || d["radius"] != "3" || d["unbiased"] != "true" || d["fwhm"] != "4.5" {
 		t.Errorf("defaults %v, %v", d, err)
 	}
-	if !slices.Contains(asked, "unbiased") || slices.Contains(asked, "radius") {
-		t.Errorf("the Bool columns asked: %v", asked)
-	}
 	given["radius"] = "three"
-	_, err = ParseDefaults(func(col string, _ bool) (string, bool) { v, ok := given[col]; return v, ok })
+	_, err = ParseDefaults(lookup)
 	var fe *engine.FieldError
 	if !errors.As(err, &fe) || fe.Field != "radius" || !strings.HasPrefix(err.Error(), "radius: ") {
 		t.Errorf("a bad radius: %v", err)

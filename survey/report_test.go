@@ -83,15 +83,16 @@ func TestContrastCheckSummaryHandValues(t *testing.T) {
 }
 
 // TestTableSummary: shard 2 of 3 of a 5-target manifest ran 2 targets,
-// one failed: the counts and the failed one by name, position and reason.
+// one failed: the counts, the failed one by name, position and reason,
+// and the table; the device and the times only for a run (a device).
 func TestTableSummary(t *testing.T) {
 	s := &Table{Manifest: "m.csv", Targets: 5, Shard: 2, Shards: 3,
 		Rows: []Row{{Index: 2, Name: "a", Status: "ok"}, {Index: 5, Name: "b", Status: "failed", Reason: "no file"}}}
 	var b bytes.Buffer
-	if failed := s.Summary(&b); failed != 1 {
+	if failed := s.Summary(&b, "", 0, []string{"survey.csv"}); failed != 1 {
 		t.Errorf("%d failed, want 1", failed)
 	}
-	if want := "survey:     m.csv, 5 targets, shard 2/3: 2 of them: 1 ok, 1 failed\nfailed:\n  b (#5): no file\n"; b.String() != want {
+	if want := "survey:     m.csv, 5 targets, shard 2/3: 2 of them: 1 ok, 1 failed\nfailed:\n  b (#5): no file\ntables:     survey.csv\n"; b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
 }

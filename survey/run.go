@@ -8,9 +8,10 @@
 // ShardFile each, and Merge makes the table of the whole survey from them.
 //
 // The package reads the targets' files (cube, angles, PSF, truth) and its
-// own (manifests, shard files); it writes nothing: Table's Write methods
-// encode the tables and shard files, and RunOptions.Done receives each
-// target's result, for a caller that writes its outputs.
+// own (manifests, shard files), and writes each target's outputs
+// (WriteTarget, WriteRun: to RunOptions.Dir in a run) and the survey's
+// tables (Table.WriteTables); RunOptions.Done receives each target's
+// result, for a caller that wants more of it.
 package survey
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/formats/figure"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/tensor"
 )
@@ -32,17 +34,20 @@ type RunOptions struct {
 	// Convert and DType set every target's precision (paco.Options).
 	Convert bool
 	DType   tensor.DType
-	// Check, when set, is called before a target's files are read (to
-	// check where its outputs go, say): an error fails the target.
-	Check func(t *Target) error
-	// Start, when set, is called as a target's analysis starts, with the
-	// options it runs with: it may set their Warn and Note, and it returns
-	// what hears the analysis's stages (engine.WithProgress; nil: Run's
-	// context's Progress) and what is called when the analysis ends (nil:
-	// nothing), before Done.
-	Start func(t *Target, opt *paco.Options) (progress func(stage string, frac float64), end func())
-	// Done, when set, receives each target's result (to write its
-	// outputs): an error fails the target.
+	// Dir, when set, is where each target's outputs go: Dir/<name>/, as
+	// WriteRun writes them (made by Creator; the pictures in Plot's
+	// format).
+	Dir, Creator string
+	Plot         figure.Format
+	// Check, when set, is called with a target's folder in Dir before its
+	// files are read (to check that it can be written, say): an error
+	// fails the target.
+	Check func(dir string) error
+	// Start, when set, hears each target's analysis (Target.Analyse),
+	// before its outputs are written and Done.
+	Start Start
+	// Done, when set, receives each target's result, once its outputs are
+	// written: an error fails the target.
 	Done func(t *Target, in *Inputs, res *paco.Result) error
 	// Finish, when set, hears of each target finished: the k-th of n, its
 	// row and how long its analysis (and Done) took.
@@ -113,7 +118,7 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 			var l loaded
 			t0 := time.Now()
 			if l.err = t.Err; l.err == nil && opt.Check != nil {
-				l.err = opt.Check(t)
+				l.err = opt.Check(filepath.Join(opt.Dir, t.Name))
 			}
 			if l.err == nil {
 				if l.err = t.Check(); l.err == nil {
@@ -142,22 +147,14 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 		var res *paco.Result
 		err := l.err
 		if err == nil {
-			o := t.Options
 			if opt.Convert {
-				o.Convert, o.DType = true, opt.DType
+				t.Options.Convert, t.Options.DType = true, opt.DType
 			}
-			tctx, end := ctx, func() {}
-			if opt.Start != nil {
-				progress, e := opt.Start(t, &o)
-				if progress != nil {
-					tctx = engine.WithProgress(ctx, progress)
-				}
-				if e != nil {
-					end = e
-				}
+			res, _, err = t.Analyse(ctx, dev, l.in, opt.Start)
+			if err == nil && opt.Dir != "" {
+				t.Plot = opt.Plot
+				err = WriteRun(ctx, t, filepath.Join(opt.Dir, t.Name), l.in, res, opt.Creator, opt.Device)
 			}
-			res, err = paco.Run(tctx, dev, paco.ADI{Cube: l.in.Cube, Angles: l.in.Angles}, o)
-			end()
 			if err == nil && opt.Done != nil {
 				err = opt.Done(t, l.in, res)
 			}
@@ -182,6 +179,39 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 		return nil, err
 	}
 	return table, nil
+}
+
+// Start hears a target's analysis: called as it starts, with the options
+// it runs with, it may set their Warn and Note, and it returns what hears
+// the analysis's stages (engine.WithProgress; nil: the context's
+// Progress) and what is called when the analysis ends (nil: nothing).
+type Start func(t *Target, opt *paco.Options) (progress func(stage string, frac float64), end func())
+
+// Analyse runs PACO (paco.Run) on dev, or on the CPU when dev is nil, on
+// t's inputs in with t's options, as vkstat paco does and a survey does
+// for each target: start, when set, hears it, and the truth file's
+// warnings (paco.TruthAngleWarnings) go to the options' Warn before the
+// run's own. They are returned beside the result (Report.Before).
+func (t *Target) Analyse(ctx context.Context, dev *engine.Device, in *Inputs, start Start) (*paco.Result, []engine.Warning, error) {
+	o, end := t.Options, func() {}
+	if start != nil {
+		progress, e := start(t, &o)
+		if progress != nil {
+			ctx = engine.WithProgress(ctx, progress)
+		}
+		if e != nil {
+			end = e
+		}
+	}
+	before := paco.TruthAngleWarnings(in.Truth, in.Angles)
+	for _, w := range before {
+		if o.Warn != nil {
+			o.Warn(w)
+		}
+	}
+	res, err := paco.Run(ctx, dev, paco.ADI{Cube: in.Cube, Angles: in.Angles}, o)
+	end()
+	return res, before, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

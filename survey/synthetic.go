@@ -27,10 +27,10 @@ type GenerateError struct{ Err error }
 func (e *GenerateError) Error() string { return e.Err.Error() }
 func (e *GenerateError) Unwrap() error { return e.Err }
 
-// WriteSynthetic writes what vkstat synth survey prints of targets, the
-// survey AddSynthetic staged in dir from base: the targets' sequences and
-// seeds, then each target's companion.
-func WriteSynthetic(w io.Writer, dir string, base synth.Config, targets []SyntheticTarget) {
+// PrintSynthetic writes what vkstat synth survey prints of targets, the
+// survey WriteSynthetic wrote to dir from base: the targets' sequences
+// and seeds, then each target's companion.
+func PrintSynthetic(w io.Writer, dir string, base synth.Config, targets []SyntheticTarget) {
 	n := len(targets)
 	fmt.Fprintf(w, "wrote %s: %d targets (%d frames of %d×%d %s, rotation %g°, FWHM %g px, seeds %d..%d), manifest.csv, manifest.json\n",
 		dir, n, base.Frames, base.H, base.W, base.DType, base.RotationDeg, base.FWHM, base.Seed, base.Seed+uint64(n-1))
@@ -39,13 +39,16 @@ func WriteSynthetic(w io.Writer, dir string, base synth.Config, targets []Synthe
 	}
 }
 
-// AddSynthetic stages a survey of n synthetic targets in out, in dir:
-// target k (from 0), named synth.SurveyName(k, n), is
-// synth.SurveyTarget(base, k) in its folder as FITS (AddDataset, made
-// by vkstat synth paco of version), and manifest.csv and
-// manifest.json list them (datasetManifest). A target that synth.Generate
-// refuses is a *GenerateError.
-func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base synth.Config, n int, version string) ([]SyntheticTarget, error) {
+// WriteSynthetic writes a survey of n synthetic targets to dir, all or
+// none: target k (from 0), named synth.SurveyName(k, n), is
+// synth.SurveyTarget(base, k) in its folder as FITS (AddDataset, made by
+// vkstat synth paco of version), and manifest.csv and manifest.json list
+// them (datasetManifest). A target that synth.Generate refuses is a
+// *GenerateError.
+func WriteSynthetic(ctx context.Context, dir string, base synth.Config, n int, version string) ([]SyntheticTarget, error) {
+	out := formats.Outputs{Ctx: ctx}
+	defer out.Abort()
+	out.CreateDir(dir)
 	var targets []SyntheticTarget
 	names := make([]string, n)
 	for k := range n {
@@ -58,7 +61,7 @@ func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base sy
 		if err != nil {
 			return nil, &GenerateError{err}
 		}
-		if err := AddDataset(out, filepath.Join(dir, names[k]), ds, []string{".fits"}, "vkstat synth paco", version); err != nil {
+		if err := AddDataset(&out, filepath.Join(dir, names[k]), ds, []string{".fits"}, "vkstat synth paco", version); err != nil {
 			return nil, err
 		}
 		targets = append(targets, SyntheticTarget{names[k], cfg.Companions[0]})
@@ -67,5 +70,8 @@ func AddSynthetic(ctx context.Context, out *formats.Outputs, dir string, base sy
 	if err := out.Add(filepath.Join(dir, "manifest.csv"), csvFile); err != nil {
 		return nil, err
 	}
-	return targets, out.Add(filepath.Join(dir, "manifest.json"), jsonFile)
+	if err := out.Add(filepath.Join(dir, "manifest.json"), jsonFile); err != nil {
+		return nil, err
+	}
+	return targets, out.Commit()
 }

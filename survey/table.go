@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/pipelines/paco"
@@ -160,15 +161,6 @@ func (s *Table) WriteTimings(w io.Writer) error {
 	return cw.Error()
 }
 
-// TimeTotals are the targets' times, summed: reading their files and
-// running them (Timing's ReadMs and RunMs), in milliseconds.
-func (s *Table) TimeTotals() (readMs, runMs float64) {
-	for _, t := range s.Timings {
-		readMs, runMs = readMs+t.ReadMs, runMs+t.RunMs
-	}
-	return readMs, runMs
-}
-
 // Counts are the targets that ran and that failed.
 func (s *Table) Counts() (ok, failed int) {
 	for _, r := range s.Rows {
@@ -182,8 +174,11 @@ func (s *Table) Counts() (ok, failed int) {
 }
 
 // Summary prints the counts and every failed target, as vkstat survey
-// run and merge do; it returns the number of failed targets.
-func (s *Table) Summary(w io.Writer) int {
+// run and merge do, then for a run (device set) the device and the time:
+// wall, and the targets' reads and analyses summed (Timing's ReadMs and
+// RunMs), then the tables written. It returns the number of failed
+// targets.
+func (s *Table) Summary(w io.Writer, device string, wall time.Duration, tables []string) int {
 	ok, failed := s.Counts()
 	part := ""
 	if s.Shards > 0 {
@@ -198,6 +193,15 @@ func (s *Table) Summary(w io.Writer) int {
 			}
 		}
 	}
+	if device != "" {
+		var readMs, runMs float64
+		for _, t := range s.Timings {
+			readMs, runMs = readMs+t.ReadMs, runMs+t.RunMs
+		}
+		fmt.Fprintf(w, "device:     %s\n", device)
+		fmt.Fprintf(w, "time:       %.2f s wall; files read %.2f s (beside the computing), PACO and outputs %.2f s\n", wall.Seconds(), readMs/1e3, runMs/1e3)
+	}
+	fmt.Fprintf(w, "tables:     %s\n", strings.Join(tables, ", "))
 	return failed
 }
 

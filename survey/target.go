@@ -69,9 +69,13 @@ func ColumnName(field string) string {
 }
 
 // OptionErr is an error of t's options in t's words: an
-// *engine.FieldError (paco.Options.Check's, paco.Prepare's) a *ValueError
-// naming its column (or flag).
+// *engine.FieldError (paco.Options.Check's, paco.Prepare's), or
+// paco.ErrNoHeaderCenter, a *ValueError naming its column (or flag).
 func (t *Target) OptionErr(err error) error {
+	if errors.Is(err, paco.ErrNoHeaderCenter) {
+		w := t.word("center")
+		return &ValueError{Option: w, Msg: " header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give " + w + " auto or y,x"}
+	}
 	var fe *engine.FieldError
 	if errors.As(err, &fe) && err.Error() == fe.Error() {
 		return &ValueError{Option: t.word(fe.Field), Msg: fe.Msg}

@@ -2,6 +2,8 @@ package survey
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -102,5 +104,20 @@ func TestWriteTables(t *testing.T) {
 		if !slices.Equal(got, c.want) || len(names) != len(c.want) {
 			t.Errorf("shards %d: wrote %q, returned %q; want %q", c.table.Shards, names, got, c.want)
 		}
+	}
+}
+
+// TestOptionErrHeaderCenter: a centre asked of a header that has none is
+// a *ValueError in the target's words, the manifest's column or the
+// command line's flag.
+func TestOptionErrHeaderCenter(t *testing.T) {
+	const want = "center header: the cube has no CRPIX1 and CRPIX2 header cards (only FITS cubes can have them); give center auto or y,x"
+	err := (&Target{}).OptionErr(fmt.Errorf("run: %w", paco.ErrNoHeaderCenter))
+	if ve := (*ValueError)(nil); !errors.As(err, &ve) || err.Error() != want {
+		t.Errorf("got %v, want a *ValueError %q", err, want)
+	}
+	flag := &Target{Word: func(f string) string { return "--" + ColumnName(f) }}
+	if err := flag.OptionErr(paco.ErrNoHeaderCenter); err.Error() != strings.ReplaceAll(want, "center", "--center") {
+		t.Errorf("in flags: %v", err)
 	}
 }

@@ -13,7 +13,10 @@
 // function over its Run, and a Python function (docs/python.md, "Adding a
 // workload").
 //
-// It sits above the pipelines and below suite, capi and cli.
+// It sits above the pipelines and below suite, capi and cli, and so also
+// writes the files of vkstat synth stack and synth latent
+// (WriteSynthStack, WriteSynthLatent): the pipelines that draw them may
+// not import formats.
 package workloads
 
 import (

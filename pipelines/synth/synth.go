@@ -136,6 +136,12 @@ type Config struct {
 	Star *[2]float64
 }
 
+// CubeBytes is the size of the cube c makes: Frames × H × W values of
+// DType.
+func (c Config) CubeBytes() uint64 {
+	return uint64(c.Frames) * uint64(c.H) * uint64(c.W) * uint64(c.DType.Size())
+}
+
 // Default returns a 100×100, 252-frame, 60° sequence with FWHM 4 and the
 // default noise, without companions.
 func Default() Config {

@@ -367,3 +367,15 @@ func TestRandomCheck(t *testing.T) {
 		t.Errorf("scale 0: %v, %v", x, err)
 	}
 }
+
+// TestCubeBytes: 3 frames of 4×5 float64 are 480 bytes, float32 (the zero
+// DType) half that.
+func TestCubeBytes(t *testing.T) {
+	c := Config{Frames: 3, H: 4, W: 5, DType: tensor.F64}
+	if got := c.CubeBytes(); got != 480 {
+		t.Errorf("float64: %d bytes, want 480", got)
+	}
+	if c.DType = 0; c.CubeBytes() != 240 {
+		t.Errorf("float32: %d bytes, want 240", c.CubeBytes())
+	}
+}
