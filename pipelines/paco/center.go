@@ -118,22 +118,42 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 			}
 		}
 	})
+	// The median frame where it is read (NaN elsewhere): each pixel's
+	// median once, when a step first needs its square (about half the
+	// box's pixels for a star near the geometric centre).
 	med := make([]float64, H*W)
 	for i := range med {
 		med[i] = math.NaN()
 	}
-	par.Range(nb, 64, func(lo, hi int) {
-		col := make([]float64, 0, T)
-		for j := lo; j < hi; j++ {
-			col = col[:0]
-			for l := 0; l < T; l++ {
-				if v := box[l*nb+j]; !math.IsNaN(v) {
-					col = append(col, v)
+	done := make([]bool, nb)
+	var todo []int
+	medianOver := func(ya, yb, xa, xb int) {
+		todo = todo[:0]
+		for y := max(ya, y0b); y <= min(yb, y1b); y++ {
+			for x := max(xa, x0b); x <= min(xb, x1b); x++ {
+				if j := (y-y0b)*bw + x - x0b; !done[j] {
+					done[j] = true
+					todo = append(todo, j)
 				}
 			}
-			med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
 		}
-	})
+		par.Range(len(todo), 64, func(lo, hi int) {
+			col := make([]float64, 0, T)
+			for _, j := range todo[lo:hi] {
+				col = col[:0]
+				for l := 0; l < T; l++ {
+					if v := box[l*nb+j]; !math.IsNaN(v) {
+						col = append(col, v)
+					}
+				}
+				med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
+			}
+		})
+	}
+	// around: the square within r of (cy, cx), and a pixel more.
+	around := func(cy, cx, r float64) {
+		medianOver(int(math.Floor(cy-r))-1, int(math.Ceil(cy+r))+1, int(math.Floor(cx-r))-1, int(math.Ceil(cx+r))+1)
+	}
 	// Core and ring statistics around a point, on the median frame.
 	stats := func(f []float64, cy, cx float64) (core, ring, ringSD float64) {
 		var cs []float64
@@ -162,6 +182,10 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 		}
 		return meanOf(cs), m, 1.4826 * medianOf(dev)
 	}
+	// What stats and smoothedPeak (its candidates within search, its
+	// kernel's radius beyond) read around the geometric centre.
+	pk := newPeakKernel(W, fwhm)
+	around(gy, gx, max(3*fwhm+1, search+float64(pk.kr)))
 	core, ring, _ := stats(med, gy, gx)
 	if math.IsNaN(core) || math.IsNaN(ring) {
 		return CenterEstimate{}, fmt.Errorf("no finite data around the geometric centre")
@@ -171,22 +195,32 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if core < ring {
 		sign, method = -1, "coronagraph"
 	}
-	by, bx, best := smoothedPeak(med, W, newPeakKernel(W, fwhm), gy, gx, search, sign, y0b, y1b, x0b, x1b)
+	by, bx, best := smoothedPeak(med, W, pk, gy, gx, search, sign, y0b, y1b, x0b, x1b)
 	if by < 0 || math.IsNaN(best) || math.IsInf(best, 0) {
 		return CenterEstimate{}, fmt.Errorf("no finite core near the geometric centre")
 	}
+	around(float64(by), float64(bx), 3*fwhm+1)
 	core, ring, sd := stats(med, float64(by), float64(bx))
 	if !(sign*(core-ring) > 5*sd) || math.IsNaN(sd) {
 		return CenterEstimate{}, fmt.Errorf("no star stands out near the geometric centre (core %.4g, ring %.4g ± %.3g)", core, ring, sd)
 	}
-	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	// The centroid of the median frame, from the peak (its window, 4σ,
+	// within the square stats read): where its squares strayed beyond
+	// the pixels whose median is known, every pixel of the box and again
+	// (the same result as if all were known).
+	seen := [4]int{H, -1, W, -1}
+	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W, &seen}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	if !allDone(done, bw, seen[0]-y0b, seen[1]-y0b, seen[2]-x0b, seen[3]-x0b) {
+		medianOver(y0b, y1b, x0b, x1b)
+		y0, x0, ok = windowCentroid(window{med, 0, 0, H, W, nil}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	}
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("the centroid of the median frame does not converge")
 	}
 	// Every frame's centroid, over every core, kept in frame order.
 	fy, fx, fok := make([]float64, T), make([]float64, T), make([]bool, T)
 	par.Each(T, 1, func() *centroidScratch { return new(centroidScratch) }, func(sc *centroidScratch, l int) {
-		fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw}, sc, H, W, y0, x0, fwhm, sign)
+		fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw, nil}, sc, H, W, y0, x0, fwhm, sign)
 	})
 	ys := make([]float64, 0, T)
 	xs := make([]float64, 0, T)
@@ -200,6 +234,8 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	}
 	est := CenterEstimate{Y: medianOf(ys), X: medianOf(xs), Method: method, Frames: len(ys)}
 	est.SpreadY, est.SpreadX = madOf(ys, est.Y), madOf(xs, est.X)
+	gy0, gx0, g, _ := staticGrid(est.Y, est.X, fwhm)
+	medianOver(gy0, gy0+g-1, gx0, gx0+g-1)
 	u, ok := staticError95(med, H, W, est.Y, est.X, fwhm, sign)
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("too few finite pixels around the star to bound the centre's error")
@@ -307,6 +343,23 @@ func smoothedPeak(f []float64, W int, k *peakKernel, cy, cx, search, sign float6
 type window struct {
 	f            []float64
 	y0, x0, h, w int
+	// seen, where not nil, grows to the rows seen[0]…seen[1] and columns
+	// seen[2]…seen[3] around every square of pixels windowCentroid read.
+	seen *[4]int
+}
+
+// allDone says whether done (rows of w) holds every pixel of rows
+// y0…y1 and columns x0…x1 that it has.
+func allDone(done []bool, w, y0, y1, x0, x1 int) bool {
+	h := len(done) / w
+	for y := max(y0, 0); y <= min(y1, h-1); y++ {
+		for x := max(x0, 0); x <= min(x1, w-1); x++ {
+			if !done[y*w+x] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // centroidScratch is windowCentroid's memory, kept from call to call by
@@ -334,6 +387,10 @@ func windowCentroid(g window, sc *centroidScratch, H, W int, y, x, fwhm, sign fl
 		// read as NaN, left out).
 		py0, py1 := max(int(math.Floor(y-rad)), g.y0), min(int(math.Ceil(y+rad)), g.y0+g.h-1)
 		px0, px1 := max(int(math.Floor(x-rad)), g.x0), min(int(math.Ceil(x+rad)), g.x0+g.w-1)
+		if g.seen != nil {
+			g.seen[0], g.seen[1] = min(g.seen[0], py0), max(g.seen[1], py1)
+			g.seen[2], g.seen[3] = min(g.seen[2], px0), max(g.seen[3], px1)
+		}
 		if b := [4]int{py0, py1, px0, px1}; b != sq {
 			sq, lo = b, math.Inf(1)
 			for py := py0; py <= py1 && px0 <= px1; py++ {
@@ -495,10 +552,8 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	// (the data's search is wider, but a draw that strays further is lost
 	// already); the grid holds that, the smoothing kernel and the window.
 	search := 2 * fwhm
-	rp := search + max(2*fwhm, rw) + 2
+	gy0, gx0, g, rp := staticGrid(cy, cx, fwhm)
 	nb := int(math.Ceil(2*rp)) + 1
-	gy0, gx0 := int(math.Floor(cy-rp)), int(math.Floor(cx-rp))
-	g := int(math.Ceil(2*rp)) + 2
 	ly, lx := cy-float64(gy0), cx-float64(gx0) // the centre on the grid
 	rad := func(j, i int) float64 { return math.Hypot(float64(j)-ly, float64(i)-lx) }
 	val := make([]float64, g*g)
@@ -620,6 +675,14 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	return errs[int(math.Ceil(0.975*mcDraws))-1], true
 }
 
+// staticGrid is staticError95's grid about (cy, cx): g×g pixels from
+// (gy0, gx0), those within rp of the centre its model.
+func staticGrid(cy, cx, fwhm float64) (gy0, gx0, g int, rp float64) {
+	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
+	rp = 2*fwhm + max(2*fwhm, 4*s) + 2
+	return int(math.Floor(cy - rp)), int(math.Floor(cx - rp)), int(math.Ceil(2*rp)) + 2, rp
+}
+
 // speckleKernel is staticError95's smoothing kernel: a Gaussian of the
 // correlation length of the residual res (g×g) normalised by its spread
 // sdAt, from the correlation of neighbouring pixels, unit variance after
@@ -685,7 +748,7 @@ func staticDraw(white []float64, m, g int, ker []float64, offX, offY []int, rows
 	}
 	e := math.Inf(1) // lost: as bad as can be
 	if py, px, _ := smoothedPeak(img, g, pk, ly, lx, search, 1, 0, g-1, 0, g-1); py >= 0 {
-		if y, x, ok := windowCentroid(window{img, 0, 0, g, g}, sc, g, g, float64(py), float64(px), fwhm, 1); ok {
+		if y, x, ok := windowCentroid(window{img, 0, 0, g, g, nil}, sc, g, g, float64(py), float64(px), fwhm, 1); ok {
 			e = math.Hypot(y-ly, x-lx)
 		}
 	}
