@@ -106,14 +106,17 @@ func (p *pngPiece) encode(fw *flate.Writer, img *image.RGBA, y0, y1 int, last bo
 	b := img.Bounds()
 	wd := b.Dx()
 	n := 3 * wd
-	prev, cur, line := make([]byte, n), make([]byte, n), make([]byte, 1+n)
+	// A byte more than a row in cur and prev: rgb writes four at a time.
+	prev, cur, line := make([]byte, n+1), make([]byte, n+1), make([]byte, 1+n)
+	le := binary.LittleEndian
 	// rgb puts row y's RGB in dst and says whether the row is opaque.
 	rgb := func(y int, dst []byte) bool {
 		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*wd]
-		opaque := byte(255)
+		opaque := uint32(255)
 		for x := range wd {
-			dst[3*x], dst[3*x+1], dst[3*x+2] = row[4*x], row[4*x+1], row[4*x+2]
-			opaque &= row[4*x+3]
+			v := le.Uint32(row[4*x:])
+			opaque &= v >> 24
+			le.PutUint32(dst[3*x:], v) // its alpha overwritten by the next
 		}
 		return opaque == 255
 	}
@@ -126,13 +129,20 @@ func (p *pngPiece) encode(fw *flate.Writer, img *image.RGBA, y0, y1 int, last bo
 		if !rgb(y, cur) {
 			return
 		}
-		if y > 0 && bytes.Equal(cur, prev) {
+		if y > 0 && bytes.Equal(cur[:n], prev[:n]) {
 			line[0] = 2 // Up: every byte less the one above, 0
 			clear(line[1:])
 		} else {
 			line[0] = 1 // Sub: every byte less the one 3 to its left
 			copy(line[1:4], cur)
-			for i := 3; i < n; i++ {
+			// Eight bytes at a time, none borrowing from the next.
+			const hi = 0x8080808080808080
+			i := 3
+			for ; i+8 <= n; i += 8 {
+				a, c := le.Uint64(cur[i:]), le.Uint64(cur[i-3:])
+				le.PutUint64(line[1+i:], ((a|hi)-(c&^hi))^((a^^c)&hi))
+			}
+			for ; i < n; i++ {
 				line[1+i] = cur[i] - cur[i-3]
 			}
 		}
