@@ -1323,6 +1323,51 @@ done:
 	VZEROUPPER
 	RET
 
+// func stencil4AVX(dst, x *float64, off *int, w *float64, taps int, at *[4]int)
+//
+// stencilAVX's sums for four blocks of four outputs at once, starting at
+// dst[at[k]] (x[at[k]]), the taps in order (four chains of additions
+// interleaved, where one block alone waits on each addition); blocks may
+// overlap, giving the same outputs twice.
+TEXT ·stencil4AVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ off+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ taps+32(FP), DX
+	MOVQ at+40(FP), AX
+	MOVQ 0(AX), R11
+	MOVQ 8(AX), R12
+	MOVQ 16(AX), R13
+	MOVQ 24(AX), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+taps4x4:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	LEAQ         (SI)(AX*8), R10
+	VMULPD       (R10)(R11*8), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       (R10)(R12*8), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       (R10)(R13*8), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       (R10)(R14*8), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps4x4
+	VMOVUPD      Y0, (DI)(R11*8)
+	VMOVUPD      Y1, (DI)(R12*8)
+	VMOVUPD      Y2, (DI)(R13*8)
+	VMOVUPD      Y3, (DI)(R14*8)
+	VZEROUPPER
+	RET
+
 // The constants of math.Exp's assembly (exp_amd64.s), four copies each
 // for the packed operations: log2(e), ln 2 in two parts, 1/16, the Taylor
 // coefficients 1/8! … 1/2!, 1, 2; then the exponent bias 1023 as four
