@@ -370,7 +370,7 @@ type centroidScratch struct {
 	w   []float64
 }
 
-type centroidPixel struct{ f, dy, dx float64 }
+type centroidPixel struct{ u, dy, dx float64 } // u = sign × the pixel
 
 // windowCentroid iterates the Gaussian-windowed centroid from (y, x):
 // c ← c + 2 Σ w I (p − c) / Σ w I, with w = exp(−|p − c|²/(2σ²)), σ the
@@ -433,7 +433,7 @@ func windowCentroid(g window, sc *centroidScratch, H, W int, y, x, fwhm, sign fl
 				if d2 > r2 {
 					continue
 				}
-				pts = append(pts, centroidPixel{fv, dy, dx})
+				pts = append(pts, centroidPixel{sign * fv, dy, dx})
 				w = append(w, -d2/s2)
 			}
 		}
@@ -441,7 +441,7 @@ func windowCentroid(g window, sc *centroidScratch, H, W int, y, x, fwhm, sign fl
 		vec.Exp(w)
 		var sw, sy, sx float64
 		for i, p := range pts {
-			v := (sign*p.f - lo) * w[i]
+			v := (p.u - lo) * w[i]
 			sw += v
 			sy += v * p.dy
 			sx += v * p.dx
