@@ -182,7 +182,8 @@ func adler32Combine(a, b uint32, lenB int64) uint32 {
 	return s2<<16 | s1
 }
 
-// pngCanvas is vgimg's canvas on img, which it paints paper at once: then
+// pngCanvas is vgimg's canvas, which vgimg painted paper at once (its
+// background, white with an image of ours, as paper is): then
 // filling the whole canvas with paper before anything else is drawn (every
 // figure's first step) and any fill in a colour of no opacity (gonum/plot's
 // background) change no pixel, and are not rasterised (3 ms each at 664×654
@@ -194,10 +195,8 @@ type pngCanvas struct {
 	blank bool // img is paper only
 }
 
-func newPNGCanvas(c *vgimg.Canvas, img *image.RGBA) *pngCanvas {
+func newPNGCanvas(c *vgimg.Canvas) *pngCanvas {
 	w, h := c.Size()
-	r, g, b, a := paper.RGBA()
-	fill(img.Pix, [4]byte{byte(r >> 8), byte(g >> 8), byte(b >> 8), byte(a >> 8)})
 	return &pngCanvas{Canvas: c, whole: vg.Rectangle{Max: vg.Point{X: w, Y: h}}.Path(), blank: true}
 }
 
