@@ -119,42 +119,8 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 			}
 		}
 	})
-	// The median frame where it is read (NaN elsewhere): each pixel's
-	// median once, when a step first needs its square (about half the
-	// box's pixels for a star near the geometric centre).
-	med := make([]float64, H*W)
-	for i := range med {
-		med[i] = math.NaN()
-	}
-	done := make([]bool, nb)
-	var todo []int
-	medianOver := func(ya, yb, xa, xb int) {
-		todo = todo[:0]
-		for y := max(ya, y0b); y <= min(yb, y1b); y++ {
-			for x := max(xa, x0b); x <= min(xb, x1b); x++ {
-				if j := (y-y0b)*bw + x - x0b; !done[j] {
-					done[j] = true
-					todo = append(todo, j)
-				}
-			}
-		}
-		par.Range(len(todo), 64, func(lo, hi int) {
-			col := make([]float64, 0, T)
-			for _, j := range todo[lo:hi] {
-				col = col[:0]
-				for l := 0; l < T; l++ {
-					if v := box[l*nb+j]; !math.IsNaN(v) {
-						col = append(col, v)
-					}
-				}
-				med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
-			}
-		})
-	}
-	// around: the square within r of (cy, cx), and a pixel more.
-	around := func(cy, cx, r float64) {
-		medianOver(int(math.Floor(cy-r))-1, int(math.Ceil(cy+r))+1, int(math.Floor(cx-r))-1, int(math.Ceil(cx+r))+1)
-	}
+	mf := newMedianFrame(box, T, H, W, y0b, y1b, x0b, x1b)
+	med := mf.med
 	// Core and ring statistics around a point, on the median frame.
 	stats := func(f []float64, cy, cx float64) (core, ring, ringSD float64) {
 		var cs []float64
@@ -186,7 +152,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	// What stats and smoothedPeak (its candidates within search, its
 	// kernel's radius beyond) read around the geometric centre.
 	pk := newPeakKernel(W, fwhm)
-	around(gy, gx, max(3*fwhm+1, search+float64(pk.kr)))
+	mf.around(gy, gx, max(3*fwhm+1, search+float64(pk.kr)))
 	core, ring, _ := stats(med, gy, gx)
 	if math.IsNaN(core) || math.IsNaN(ring) {
 		return CenterEstimate{}, fmt.Errorf("no finite data around the geometric centre")
@@ -200,7 +166,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if by < 0 || math.IsNaN(best) || math.IsInf(best, 0) {
 		return CenterEstimate{}, fmt.Errorf("no finite core near the geometric centre")
 	}
-	around(float64(by), float64(bx), 3*fwhm+1)
+	mf.around(float64(by), float64(bx), 3*fwhm+1)
 	core, ring, sd := stats(med, float64(by), float64(bx))
 	if !(sign*(core-ring) > 5*sd) || math.IsNaN(sd) {
 		return CenterEstimate{}, fmt.Errorf("no star stands out near the geometric centre (core %.4g, ring %.4g ± %.3g)", core, ring, sd)
@@ -211,8 +177,8 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	// (the same result as if all were known).
 	seen := [4]int{H, -1, W, -1}
 	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W, &seen}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
-	if !allDone(done, bw, seen[0]-y0b, seen[1]-y0b, seen[2]-x0b, seen[3]-x0b) {
-		medianOver(y0b, y1b, x0b, x1b)
+	if !mf.known(seen[0], seen[1], seen[2], seen[3]) {
+		mf.over(y0b, y1b, x0b, x1b)
 		y0, x0, ok = windowCentroid(window{med, 0, 0, H, W, nil}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
 	}
 	if !ok {
@@ -236,7 +202,7 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	est := CenterEstimate{Y: medianOf(ys), X: medianOf(xs), Method: method, Frames: len(ys)}
 	est.SpreadY, est.SpreadX = madOf(ys, est.Y), madOf(xs, est.X)
 	gy0, gx0, g, _ := staticGrid(est.Y, est.X, fwhm)
-	medianOver(gy0, gy0+g-1, gx0, gx0+g-1)
+	mf.over(gy0, gy0+g-1, gx0, gx0+g-1)
 	u, ok := staticError95(med, H, W, est.Y, est.X, fwhm, sign)
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("too few finite pixels around the star to bound the centre's error")
@@ -248,6 +214,73 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	v := math.Pow(1.2533*1.4826, 2) * (est.SpreadY*est.SpreadY + est.SpreadX*est.SpreadX) / (2 * n)
 	est.Uncertainty = math.Sqrt(u*u + 5.991*v)
 	return est, nil
+}
+
+// medianFrame is the median over the frames of a (T, H, W) cube within
+// a box, rows y0…y1 and columns x0…x1 (box holds them frame by frame,
+// bw wide), taken pixel by pixel where a step of EstimateCenter first
+// reads it (about half the box for a star near the geometric centre):
+// med, H×W, holds those, NaN elsewhere.
+type medianFrame struct {
+	med, box                     []float64
+	done                         []bool // the box's pixels in med
+	todo                         []int
+	T, W, y0, y1, x0, x1, bw, nb int
+}
+
+func newMedianFrame(box []float64, T, H, W, y0, y1, x0, x1 int) *medianFrame {
+	bw := x1 - x0 + 1
+	nb := (y1 - y0 + 1) * bw
+	m := &medianFrame{med: make([]float64, H*W), box: box, done: make([]bool, nb), T: T, W: W, y0: y0, y1: y1, x0: x0, x1: x1, bw: bw, nb: nb}
+	for i := range m.med {
+		m.med[i] = math.NaN()
+	}
+	return m
+}
+
+// over takes the medians of rows ya…yb and columns xa…xb not yet taken,
+// over every core.
+func (m *medianFrame) over(ya, yb, xa, xb int) {
+	m.todo = m.todo[:0]
+	for y := max(ya, m.y0); y <= min(yb, m.y1); y++ {
+		for x := max(xa, m.x0); x <= min(xb, m.x1); x++ {
+			if j := (y-m.y0)*m.bw + x - m.x0; !m.done[j] {
+				m.done[j] = true
+				m.todo = append(m.todo, j)
+			}
+		}
+	}
+	par.Range(len(m.todo), 64, func(lo, hi int) {
+		col := make([]float64, 0, m.T)
+		for _, j := range m.todo[lo:hi] {
+			col = col[:0]
+			for l := 0; l < m.T; l++ {
+				if v := m.box[l*m.nb+j]; !math.IsNaN(v) {
+					col = append(col, v)
+				}
+			}
+			m.med[(m.y0+j/m.bw)*m.W+m.x0+j%m.bw] = selectMedian(col)
+		}
+	})
+}
+
+// around takes the medians of the square within r of (cy, cx), and a
+// pixel more.
+func (m *medianFrame) around(cy, cx, r float64) {
+	m.over(int(math.Floor(cy-r))-1, int(math.Ceil(cy+r))+1, int(math.Floor(cx-r))-1, int(math.Ceil(cx+r))+1)
+}
+
+// known says whether med holds every pixel of the box in rows y0…y1 and
+// columns x0…x1.
+func (m *medianFrame) known(y0, y1, x0, x1 int) bool {
+	for y := max(y0, m.y0); y <= min(y1, m.y1); y++ {
+		for x := max(x0, m.x0); x <= min(x1, m.x1); x++ {
+			if !m.done[(y-m.y0)*m.bw+x-m.x0] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // peakKernel is smoothedPeak's kernel for frames W pixels wide: a
@@ -347,20 +380,6 @@ type window struct {
 	// seen, where not nil, grows to the rows seen[0]…seen[1] and columns
 	// seen[2]…seen[3] around every square of pixels windowCentroid read.
 	seen *[4]int
-}
-
-// allDone says whether done (rows of w) holds every pixel of rows
-// y0…y1 and columns x0…x1 that it has.
-func allDone(done []bool, w, y0, y1, x0, x1 int) bool {
-	h := len(done) / w
-	for y := max(y0, 0); y <= min(y1, h-1); y++ {
-		for x := max(x0, 0); x <= min(x1, w-1); x++ {
-			if !done[y*w+x] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // centroidScratch is windowCentroid's memory, kept from call to call by
@@ -639,9 +658,6 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	if !ok {
 		return 0, true // no structure at all
 	}
-	kr := len(ker) / 2
-	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
-	m := g + 2*kr
 	// The spread at every pixel of the grid, the same for every draw.
 	sdGrid := make([]float64, g*g)
 	for j := 0; j < g; j++ {
@@ -649,13 +665,25 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 			sdGrid[j*g+i] = sdAt(j, i)
 		}
 	}
+	errs := staticDraws(mcDraws, g, ker, sym, sdGrid, ly, lx, search, fwhm)
+	slices.Sort(errs)
+	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+}
+
+// staticDraws is staticError95's draws on its g×g grid: the errors of
+// the centres measured (staticDraw) on the star sym with that many
+// speckle fields of spread sd smoothed by ker, about (ly, lx).
+func staticDraws(draws, g int, ker, sym, sdGrid []float64, ly, lx, search, fwhm float64) []float64 {
+	kr := len(ker) / 2
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
+	m := g + 2*kr
 	// The smoothing's taps along x and along y, and the draws' kernel.
 	offX, offY := make([]int, len(ker)), make([]int, len(ker))
 	for k := range ker {
 		offX[k], offY[k] = k, k*g
 	}
 	pk := newPeakKernel(g, fwhm)
-	errs := make([]float64, mcDraws)
+	errs := make([]float64, draws)
 	// Each goroutine's memory, made once (not per draw) and kept from
 	// chunk to chunk.
 	type drawScratch struct {
@@ -683,8 +711,8 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	// 4 MB of fresh memory), then the chunk's draws over every core.
 	const chunk = 20
 	whites := make([]float64, chunk*m*m)
-	for d0 := 0; d0 < mcDraws; d0 += chunk {
-		n := min(chunk, mcDraws-d0)
+	for d0 := 0; d0 < draws; d0 += chunk {
+		n := min(chunk, draws-d0)
 		for i := range whites[:n*m*m] {
 			whites[i] = rng.NormFloat64()
 		}
@@ -693,8 +721,7 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 			errs[d0+d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, s.rows, s.a, s.img, &s.sc, sym, sdGrid, pk, ly, lx, search, fwhm)
 		})
 	}
-	slices.Sort(errs)
-	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+	return errs
 }
 
 // staticGrid is staticError95's grid about (cy, cx): g×g pixels from
