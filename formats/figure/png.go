@@ -106,19 +106,29 @@ func (p *pngPiece) encode(fw *flate.Writer, img *image.RGBA, y0, y1 int, last bo
 	b := img.Bounds()
 	wd := b.Dx()
 	n := 3 * wd
-	// A byte more than a row in cur and prev: rgb writes four at a time.
-	prev, cur, line := make([]byte, n+1), make([]byte, n+1), make([]byte, 1+n)
+	// Two bytes more than a row in cur and prev: rgb writes eight at a
+	// time.
+	prev, cur, line := make([]byte, n+2), make([]byte, n+2), make([]byte, 1+n)
 	le := binary.LittleEndian
-	// rgb puts row y's RGB in dst and says whether the row is opaque.
+	// rgb puts row y's RGB in dst and says whether the row is opaque: two
+	// pixels at a time, their alphas (in the eight bytes written, two past
+	// the pair's six) overwritten by the next.
 	rgb := func(y int, dst []byte) bool {
 		row := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*wd]
-		opaque := uint32(255)
-		for x := range wd {
-			v := le.Uint32(row[4*x:])
-			opaque &= v >> 24
-			le.PutUint32(dst[3*x:], v) // its alpha overwritten by the next
+		const rgbMask = 0xffffff
+		opaque := uint64(0xff000000ff000000)
+		x := 0
+		for ; x+2 <= wd; x += 2 {
+			v := le.Uint64(row[4*x:])
+			opaque &= v
+			le.PutUint64(dst[3*x:], v&rgbMask|v>>8&(rgbMask<<24))
 		}
-		return opaque == 255
+		if x < wd {
+			v := uint64(le.Uint32(row[4*x:]))
+			opaque &= v | 0xff00000000000000
+			le.PutUint32(dst[3*x:], uint32(v))
+		}
+		return opaque == 0xff000000ff000000
 	}
 	if y0 > 0 {
 		rgb(y0-1, prev) // the row above, for Up
