@@ -28,7 +28,7 @@ func sqDevRuns64FMA(dst, m, x *float64, n, runs int)
 func sqDevRuns32FMA(dst, m *float64, x *float32, n, runs int)
 
 //go:noescape
-func exp4AVX(x *float64, n int)
+func exp4AVX(x *float64, n int) int
 
 //go:noescape
 func stencilAVX(dst, x *float64, off *int, w *float64, n, taps int)
@@ -143,12 +143,17 @@ func stencil(dst, x []float64, off []int, w []float64) {
 	}
 }
 
+// exp takes blocks of four in the assembly, a block with a value out of
+// its range and the tail of fewer than four one at a time.
 func exp(x []float64) {
-	n := len(x) &^ 3
-	if n > 0 {
-		exp4AVX(&x[0], n)
+	for len(x) >= 4 {
+		x = x[exp4AVX(&x[0], len(x)&^3):]
+		if len(x) >= 4 {
+			expGo(x[:4])
+			x = x[4:]
+		}
 	}
-	expGo(x[n:])
+	expGo(x)
 }
 
 // asmKernels is the assembly set.

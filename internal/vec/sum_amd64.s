@@ -1430,20 +1430,40 @@ DATA expk<>+424(SB)/4, $1023
 DATA expk<>+428(SB)/4, $1023
 GLOBL expk<>(SB), RODATA, $432
 
-// func exp4AVX(x *float64, n int)
+// The range exp4AVX takes: −708 four times, then 709 four times.
+DATA exprange<>+0(SB)/8, $-708.0
+DATA exprange<>+8(SB)/8, $-708.0
+DATA exprange<>+16(SB)/8, $-708.0
+DATA exprange<>+24(SB)/8, $-708.0
+DATA exprange<>+32(SB)/8, $709.0
+DATA exprange<>+40(SB)/8, $709.0
+DATA exprange<>+48(SB)/8, $709.0
+DATA exprange<>+56(SB)/8, $709.0
+GLOBL exprange<>(SB), RODATA, $64
+
+// func exp4AVX(x *float64, n int) int
 //
-// x[i] = e^x[i] for i < n, n a multiple of 4, x[i] within [−708, 709]:
-// math.Exp's steps on processors with FMA (its avxfma path), the same
-// operations in the same order, four values per instruction; without its
-// branches for arguments that overflow, underflow or are not finite.
-TEXT ·exp4AVX(SB), NOSPLIT, $0-16
+// x[i] = e^x[i] for i < n, n a multiple of 4, four at a time while all
+// four lie within [−708, 709] (not NaN): math.Exp's steps on processors
+// with FMA (its avxfma path), the same operations in the same order, four
+// values per instruction, without its branches for arguments that
+// overflow, underflow or are not finite. It returns how many it set: n,
+// or where the first block with a value out of that range starts.
+TEXT ·exp4AVX(SB), NOSPLIT, $0-24
 	MOVQ x+0(FP), DI
 	MOVQ n+8(FP), CX
+	MOVQ CX, R8
 
 loop:
 	CMPQ         CX, $4
 	JLT          done
 	VMOVUPD      (DI), Y0
+	VCMPPD       $0x1d, exprange<>+0(SB), Y0, Y5  // x ≥ −708, ordered
+	VCMPPD       $0x12, exprange<>+32(SB), Y0, Y6 // x ≤ 709, ordered
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, AX
+	CMPQ         AX, $15
+	JNE          done
 	VMULPD       expk<>+0(SB), Y0, Y1
 	VCVTPD2DQY   Y1, X2
 	VCVTDQ2PD    X2, Y1
@@ -1477,5 +1497,7 @@ loop:
 	JMP          loop
 
 done:
+	SUBQ CX, R8
+	MOVQ R8, ret+16(FP)
 	VZEROUPPER
 	RET
