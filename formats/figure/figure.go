@@ -133,7 +133,7 @@ func rasterise(f Figure, fw, fh vg.Length, plain bool) *image.RGBA {
 	if plain {
 		f.Draw(draw.New(vc))
 	} else {
-		f.Draw(draw.New(newPNGCanvas(vc, img)))
+		f.Draw(draw.New(newPNGCanvas(vc)))
 	}
 	return img
 }

@@ -172,7 +172,7 @@ func TestPNGCanvasSamePixels(t *testing.T) {
 	fw, fh := lines.Size()
 	img := image.NewRGBA(image.Rect(0, 0, int(math.Ceil(fw.Dots(DPI))), int(math.Ceil(fh.Dots(DPI)))))
 	ctx := gg.NewContextForRGBA(img)
-	c := newPNGCanvas(vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DPI)), img)
+	c := newPNGCanvas(vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(DPI)))
 	dc := draw.New(c)
 	dc.SetColor(paper)
 	if dc.Fill(dc.Rectangle.Path()); !c.blank || img.RGBAAt(3, 3) != color.RGBAModel.Convert(paper) {

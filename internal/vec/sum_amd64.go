@@ -28,10 +28,13 @@ func sqDevRuns64FMA(dst, m, x *float64, n, runs int)
 func sqDevRuns32FMA(dst, m *float64, x *float32, n, runs int)
 
 //go:noescape
-func exp4AVX(x *float64, n int)
+func exp4AVX(x *float64, n int) int
 
 //go:noescape
 func stencilAVX(dst, x *float64, off *int, w *float64, n, taps int)
+
+//go:noescape
+func stencil4AVX(dst, x *float64, off *int, w *float64, taps int, at *[4]int)
 
 //go:noescape
 func addRows64AVX(cs, x *float64, stride, rows, w int)
@@ -116,16 +119,41 @@ func sqDevRows32(cq, cm []float64, x []float32, stride, rows int) {
 	sqDevRows32AVX(&cq[0], &cm[0], &x[0], stride*4, rows, len(cq))
 }
 
+// stencil takes sixteen outputs at once (four chains of additions, so
+// that none waits on another) for all but fewer than four of them: the
+// last sixteen, or those under sixteen, again at once, overlapping blocks
+// already summed (the same sums).
 func stencil(dst, x []float64, off []int, w []float64) {
-	stencilAVX(&dst[0], &x[0], &off[0], &w[0], len(dst), len(off))
+	n := len(dst)
+	if n < 4 {
+		stencilAVX(&dst[0], &x[0], &off[0], &w[0], n, len(off))
+		return
+	}
+	n16 := n &^ 15
+	if n16 > 0 {
+		stencilAVX(&dst[0], &x[0], &off[0], &w[0], n16, len(off))
+	}
+	switch {
+	case n == n16:
+	case n > 16:
+		stencilAVX(&dst[n-16], &x[n-16], &off[0], &w[0], 16, len(off))
+	default:
+		at := [4]int{0, min(4, n-4), min(8, n-4), n - 4}
+		stencil4AVX(&dst[0], &x[0], &off[0], &w[0], len(off), &at)
+	}
 }
 
+// exp takes blocks of four in the assembly, a block with a value out of
+// its range and the tail of fewer than four one at a time.
 func exp(x []float64) {
-	n := len(x) &^ 3
-	if n > 0 {
-		exp4AVX(&x[0], n)
+	for len(x) >= 4 {
+		x = x[exp4AVX(&x[0], len(x)&^3):]
+		if len(x) >= 4 {
+			expGo(x[:4])
+			x = x[4:]
+		}
 	}
-	expGo(x[n:])
+	expGo(x)
 }
 
 // asmKernels is the assembly set.

@@ -1323,6 +1323,51 @@ done:
 	VZEROUPPER
 	RET
 
+// func stencil4AVX(dst, x *float64, off *int, w *float64, taps int, at *[4]int)
+//
+// stencilAVX's sums for four blocks of four outputs at once, starting at
+// dst[at[k]] (x[at[k]]), the taps in order (four chains of additions
+// interleaved, where one block alone waits on each addition); blocks may
+// overlap, giving the same outputs twice.
+TEXT ·stencil4AVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ off+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ taps+32(FP), DX
+	MOVQ at+40(FP), AX
+	MOVQ 0(AX), R11
+	MOVQ 8(AX), R12
+	MOVQ 16(AX), R13
+	MOVQ 24(AX), R14
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+taps4x4:
+	MOVQ         (R8)(BX*8), AX
+	VBROADCASTSD (R9)(BX*8), Y4
+	LEAQ         (SI)(AX*8), R10
+	VMULPD       (R10)(R11*8), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       (R10)(R12*8), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       (R10)(R13*8), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       (R10)(R14*8), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	INCQ         BX
+	CMPQ         BX, DX
+	JLT          taps4x4
+	VMOVUPD      Y0, (DI)(R11*8)
+	VMOVUPD      Y1, (DI)(R12*8)
+	VMOVUPD      Y2, (DI)(R13*8)
+	VMOVUPD      Y3, (DI)(R14*8)
+	VZEROUPPER
+	RET
+
 // The constants of math.Exp's assembly (exp_amd64.s), four copies each
 // for the packed operations: log2(e), ln 2 in two parts, 1/16, the Taylor
 // coefficients 1/8! … 1/2!, 1, 2; then the exponent bias 1023 as four
@@ -1385,20 +1430,40 @@ DATA expk<>+424(SB)/4, $1023
 DATA expk<>+428(SB)/4, $1023
 GLOBL expk<>(SB), RODATA, $432
 
-// func exp4AVX(x *float64, n int)
+// The range exp4AVX takes: −708 four times, then 709 four times.
+DATA exprange<>+0(SB)/8, $-708.0
+DATA exprange<>+8(SB)/8, $-708.0
+DATA exprange<>+16(SB)/8, $-708.0
+DATA exprange<>+24(SB)/8, $-708.0
+DATA exprange<>+32(SB)/8, $709.0
+DATA exprange<>+40(SB)/8, $709.0
+DATA exprange<>+48(SB)/8, $709.0
+DATA exprange<>+56(SB)/8, $709.0
+GLOBL exprange<>(SB), RODATA, $64
+
+// func exp4AVX(x *float64, n int) int
 //
-// x[i] = e^x[i] for i < n, n a multiple of 4, x[i] within [−708, 709]:
-// math.Exp's steps on processors with FMA (its avxfma path), the same
-// operations in the same order, four values per instruction; without its
-// branches for arguments that overflow, underflow or are not finite.
-TEXT ·exp4AVX(SB), NOSPLIT, $0-16
+// x[i] = e^x[i] for i < n, n a multiple of 4, four at a time while all
+// four lie within [−708, 709] (not NaN): math.Exp's steps on processors
+// with FMA (its avxfma path), the same operations in the same order, four
+// values per instruction, without its branches for arguments that
+// overflow, underflow or are not finite. It returns how many it set: n,
+// or where the first block with a value out of that range starts.
+TEXT ·exp4AVX(SB), NOSPLIT, $0-24
 	MOVQ x+0(FP), DI
 	MOVQ n+8(FP), CX
+	MOVQ CX, R8
 
 loop:
 	CMPQ         CX, $4
 	JLT          done
 	VMOVUPD      (DI), Y0
+	VCMPPD       $0x1d, exprange<>+0(SB), Y0, Y5  // x ≥ −708, ordered
+	VCMPPD       $0x12, exprange<>+32(SB), Y0, Y6 // x ≤ 709, ordered
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, AX
+	CMPQ         AX, $15
+	JNE          done
 	VMULPD       expk<>+0(SB), Y0, Y1
 	VCVTPD2DQY   Y1, X2
 	VCVTDQ2PD    X2, Y1
@@ -1432,5 +1497,7 @@ loop:
 	JMP          loop
 
 done:
+	SUBQ CX, R8
+	MOVQ R8, ret+16(FP)
 	VZEROUPPER
 	RET

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vec"
@@ -118,22 +119,8 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 			}
 		}
 	})
-	med := make([]float64, H*W)
-	for i := range med {
-		med[i] = math.NaN()
-	}
-	par.Range(nb, 64, func(lo, hi int) {
-		col := make([]float64, 0, T)
-		for j := lo; j < hi; j++ {
-			col = col[:0]
-			for l := 0; l < T; l++ {
-				if v := box[l*nb+j]; !math.IsNaN(v) {
-					col = append(col, v)
-				}
-			}
-			med[(y0b+j/bw)*W+x0b+j%bw] = selectMedian(col)
-		}
-	})
+	mf := newMedianFrame(box, T, H, W, y0b, y1b, x0b, x1b)
+	med := mf.med
 	// Core and ring statistics around a point, on the median frame.
 	stats := func(f []float64, cy, cx float64) (core, ring, ringSD float64) {
 		var cs []float64
@@ -162,6 +149,10 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 		}
 		return meanOf(cs), m, 1.4826 * medianOf(dev)
 	}
+	// What stats and smoothedPeak (its candidates within search, its
+	// kernel's radius beyond) read around the geometric centre.
+	pk := newPeakKernel(W, fwhm)
+	mf.around(gy, gx, max(3*fwhm+1, search+float64(pk.kr)))
 	core, ring, _ := stats(med, gy, gx)
 	if math.IsNaN(core) || math.IsNaN(ring) {
 		return CenterEstimate{}, fmt.Errorf("no finite data around the geometric centre")
@@ -171,22 +162,32 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	if core < ring {
 		sign, method = -1, "coronagraph"
 	}
-	by, bx, best := smoothedPeak(med, W, newPeakKernel(W, fwhm), gy, gx, search, sign, y0b, y1b, x0b, x1b)
+	by, bx, best := smoothedPeak(med, W, pk, gy, gx, search, sign, y0b, y1b, x0b, x1b)
 	if by < 0 || math.IsNaN(best) || math.IsInf(best, 0) {
 		return CenterEstimate{}, fmt.Errorf("no finite core near the geometric centre")
 	}
+	mf.around(float64(by), float64(bx), 3*fwhm+1)
 	core, ring, sd := stats(med, float64(by), float64(bx))
 	if !(sign*(core-ring) > 5*sd) || math.IsNaN(sd) {
 		return CenterEstimate{}, fmt.Errorf("no star stands out near the geometric centre (core %.4g, ring %.4g ± %.3g)", core, ring, sd)
 	}
-	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	// The centroid of the median frame, from the peak (its window, 4σ,
+	// within the square stats read): where its squares strayed beyond
+	// the pixels whose median is known, every pixel of the box and again
+	// (the same result as if all were known).
+	seen := [4]int{H, -1, W, -1}
+	y0, x0, ok := windowCentroid(window{med, 0, 0, H, W, &seen}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	if !mf.known(seen[0], seen[1], seen[2], seen[3]) {
+		mf.over(y0b, y1b, x0b, x1b)
+		y0, x0, ok = windowCentroid(window{med, 0, 0, H, W, nil}, new(centroidScratch), H, W, float64(by), float64(bx), fwhm, sign)
+	}
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("the centroid of the median frame does not converge")
 	}
 	// Every frame's centroid, over every core, kept in frame order.
 	fy, fx, fok := make([]float64, T), make([]float64, T), make([]bool, T)
 	par.Each(T, 1, func() *centroidScratch { return new(centroidScratch) }, func(sc *centroidScratch, l int) {
-		fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw}, sc, H, W, y0, x0, fwhm, sign)
+		fy[l], fx[l], fok[l] = windowCentroid(window{box[l*nb : (l+1)*nb], y0b, x0b, bh, bw, nil}, sc, H, W, y0, x0, fwhm, sign)
 	})
 	ys := make([]float64, 0, T)
 	xs := make([]float64, 0, T)
@@ -200,6 +201,8 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	}
 	est := CenterEstimate{Y: medianOf(ys), X: medianOf(xs), Method: method, Frames: len(ys)}
 	est.SpreadY, est.SpreadX = madOf(ys, est.Y), madOf(xs, est.X)
+	gy0, gx0, g, _ := staticGrid(est.Y, est.X, fwhm)
+	mf.over(gy0, gy0+g-1, gx0, gx0+g-1)
 	u, ok := staticError95(med, H, W, est.Y, est.X, fwhm, sign)
 	if !ok {
 		return CenterEstimate{}, fmt.Errorf("too few finite pixels around the star to bound the centre's error")
@@ -211,6 +214,73 @@ func EstimateCenter(cube *tensor.Tensor, fwhm float64) (CenterEstimate, error) {
 	v := math.Pow(1.2533*1.4826, 2) * (est.SpreadY*est.SpreadY + est.SpreadX*est.SpreadX) / (2 * n)
 	est.Uncertainty = math.Sqrt(u*u + 5.991*v)
 	return est, nil
+}
+
+// medianFrame is the median over the frames of a (T, H, W) cube within
+// a box, rows y0…y1 and columns x0…x1 (box holds them frame by frame,
+// bw wide), taken pixel by pixel where a step of EstimateCenter first
+// reads it (about half the box for a star near the geometric centre):
+// med, H×W, holds those, NaN elsewhere.
+type medianFrame struct {
+	med, box                     []float64
+	done                         []bool // the box's pixels in med
+	todo                         []int
+	T, W, y0, y1, x0, x1, bw, nb int
+}
+
+func newMedianFrame(box []float64, T, H, W, y0, y1, x0, x1 int) *medianFrame {
+	bw := x1 - x0 + 1
+	nb := (y1 - y0 + 1) * bw
+	m := &medianFrame{med: make([]float64, H*W), box: box, done: make([]bool, nb), T: T, W: W, y0: y0, y1: y1, x0: x0, x1: x1, bw: bw, nb: nb}
+	for i := range m.med {
+		m.med[i] = math.NaN()
+	}
+	return m
+}
+
+// over takes the medians of rows ya…yb and columns xa…xb not yet taken,
+// over every core.
+func (m *medianFrame) over(ya, yb, xa, xb int) {
+	m.todo = m.todo[:0]
+	for y := max(ya, m.y0); y <= min(yb, m.y1); y++ {
+		for x := max(xa, m.x0); x <= min(xb, m.x1); x++ {
+			if j := (y-m.y0)*m.bw + x - m.x0; !m.done[j] {
+				m.done[j] = true
+				m.todo = append(m.todo, j)
+			}
+		}
+	}
+	par.Range(len(m.todo), 64, func(lo, hi int) {
+		col := make([]float64, 0, m.T)
+		for _, j := range m.todo[lo:hi] {
+			col = col[:0]
+			for l := 0; l < m.T; l++ {
+				if v := m.box[l*m.nb+j]; !math.IsNaN(v) {
+					col = append(col, v)
+				}
+			}
+			m.med[(m.y0+j/m.bw)*m.W+m.x0+j%m.bw] = selectMedian(col)
+		}
+	})
+}
+
+// around takes the medians of the square within r of (cy, cx), and a
+// pixel more.
+func (m *medianFrame) around(cy, cx, r float64) {
+	m.over(int(math.Floor(cy-r))-1, int(math.Ceil(cy+r))+1, int(math.Floor(cx-r))-1, int(math.Ceil(cx+r))+1)
+}
+
+// known says whether med holds every pixel of the box in rows y0…y1 and
+// columns x0…x1.
+func (m *medianFrame) known(y0, y1, x0, x1 int) bool {
+	for y := max(y0, m.y0); y <= min(y1, m.y1); y++ {
+		for x := max(x0, m.x0); x <= min(x1, m.x1); x++ {
+			if !m.done[(y-m.y0)*m.bw+x-m.x0] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // peakKernel is smoothedPeak's kernel for frames W pixels wide: a
@@ -307,6 +377,9 @@ func smoothedPeak(f []float64, W int, k *peakKernel, cy, cx, search, sign float6
 type window struct {
 	f            []float64
 	y0, x0, h, w int
+	// seen, where not nil, grows to the rows seen[0]…seen[1] and columns
+	// seen[2]…seen[3] around every square of pixels windowCentroid read.
+	seen *[4]int
 }
 
 // centroidScratch is windowCentroid's memory, kept from call to call by
@@ -316,7 +389,7 @@ type centroidScratch struct {
 	w   []float64
 }
 
-type centroidPixel struct{ f, dy, dx float64 }
+type centroidPixel struct{ u, dy, dx float64 } // u = sign × the pixel
 
 // windowCentroid iterates the Gaussian-windowed centroid from (y, x):
 // c ← c + 2 Σ w I (p − c) / Σ w I, with w = exp(−|p − c|²/(2σ²)), σ the
@@ -325,43 +398,69 @@ type centroidPixel struct{ f, dy, dx float64 }
 func windowCentroid(g window, sc *centroidScratch, H, W int, y, x, fwhm, sign float64) (float64, float64, bool) {
 	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
 	rad := 4 * s
+	r2, s2 := rad*rad, 2*s*s
+	// lo is the minimum over the square of pixels within reach, sq; the
+	// iterations near the fixed point keep the same square.
+	lo, sq := 0.0, [4]int{0, -1, 0, -1}
 	for it := 0; it < 100; it++ {
 		// The pixels within reach that the window holds (the others
 		// read as NaN, left out).
 		py0, py1 := max(int(math.Floor(y-rad)), g.y0), min(int(math.Ceil(y+rad)), g.y0+g.h-1)
 		px0, px1 := max(int(math.Floor(x-rad)), g.x0), min(int(math.Ceil(x+rad)), g.x0+g.w-1)
-		// In one pass, the minimum lo over them and those within the
-		// radius, in order; then the latter's weights at once (vec.Exp:
-		// math.Exp's values), then the sums in that order.
-		lo := math.Inf(1)
+		if g.seen != nil {
+			g.seen[0], g.seen[1] = min(g.seen[0], py0), max(g.seen[1], py1)
+			g.seen[2], g.seen[3] = min(g.seen[2], px0), max(g.seen[3], px1)
+		}
+		if b := [4]int{py0, py1, px0, px1}; b != sq {
+			sq, lo = b, math.Inf(1)
+			for py := py0; py <= py1 && px0 <= px1; py++ {
+				row := g.f[(py-g.y0)*g.w:][:g.w]
+				for _, fv := range row[px0-g.x0 : px1-g.x0+1] {
+					// min(lo, u) without the builtin's NaN handling
+					// (NaNs fail both tests), a fifth of the time it
+					// took: −0 below +0.
+					if u := sign * fv; u < lo || u == lo && math.Signbit(u) {
+						lo = u
+					}
+				}
+			}
+		}
+		// Those within the radius, in order; then their weights at once
+		// (vec.Exp: math.Exp's values), then the sums in that order. A
+		// row's columns are those within a pixel of the circle (the test
+		// decides); none where dy² alone exceeds the radius².
 		pts, w := sc.pts[:0], sc.w[:0]
 		for py := py0; py <= py1; py++ {
-			row := g.f[(py-g.y0)*g.w:][:g.w]
 			dy := float64(py) - y
-			for px := px0; px <= px1; px++ {
-				fv := row[px-g.x0]
+			dy2 := dy * dy
+			if dy2 > r2 {
+				continue
+			}
+			hw := math.Sqrt(r2-dy2) + 1
+			pa, pb := max(px0, int(math.Ceil(x-hw))), min(px1, int(math.Floor(x+hw)))
+			if pa > pb {
+				continue
+			}
+			fpx := float64(pa) // float64(px), counted
+			for _, fv := range g.f[(py-g.y0)*g.w+pa-g.x0:][:pb-pa+1] {
+				dx := fpx - x
+				fpx++
 				if fv != fv {
 					continue
 				}
-				// min(lo, u) without the builtin's NaN handling (none
-				// here), a fifth of the function's time: −0 below +0.
-				if u := sign * fv; u < lo || u == lo && math.Signbit(u) {
-					lo = u
-				}
-				dx := float64(px) - x
-				d2 := dy*dy + dx*dx
-				if d2 > rad*rad {
+				d2 := dy2 + dx*dx
+				if d2 > r2 {
 					continue
 				}
-				pts = append(pts, centroidPixel{fv, dy, dx})
-				w = append(w, -d2/(2*s*s))
+				pts = append(pts, centroidPixel{sign * fv, dy, dx})
+				w = append(w, -d2/s2)
 			}
 		}
 		sc.pts, sc.w = pts, w // grown once, kept for the next call
 		vec.Exp(w)
 		var sw, sy, sx float64
 		for i, p := range pts {
-			v := (sign*p.f - lo) * w[i]
+			v := (p.u - lo) * w[i]
 			sw += v
 			sy += v * p.dy
 			sx += v * p.dx
@@ -473,10 +572,8 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	// (the data's search is wider, but a draw that strays further is lost
 	// already); the grid holds that, the smoothing kernel and the window.
 	search := 2 * fwhm
-	rp := search + max(2*fwhm, rw) + 2
+	gy0, gx0, g, rp := staticGrid(cy, cx, fwhm)
 	nb := int(math.Ceil(2*rp)) + 1
-	gy0, gx0 := int(math.Floor(cy-rp)), int(math.Floor(cx-rp))
-	g := int(math.Ceil(2*rp)) + 2
 	ly, lx := cy-float64(gy0), cx-float64(gx0) // the centre on the grid
 	rad := func(j, i int) float64 { return math.Hypot(float64(j)-ly, float64(i)-lx) }
 	val := make([]float64, g*g)
@@ -561,15 +658,6 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 	if !ok {
 		return 0, true // no structure at all
 	}
-	kr := len(ker) / 2
-	// The draws' white noise in the order one generator gives it, then
-	// the draws over every core.
-	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
-	m := g + 2*kr
-	whites := make([]float64, mcDraws*m*m)
-	for i := range whites {
-		whites[i] = rng.NormFloat64()
-	}
 	// The spread at every pixel of the grid, the same for every draw.
 	sdGrid := make([]float64, g*g)
 	for j := 0; j < g; j++ {
@@ -577,25 +665,71 @@ func staticError95(f []float64, H, W int, cy, cx, fwhm, sign float64) (float64, 
 			sdGrid[j*g+i] = sdAt(j, i)
 		}
 	}
+	errs := staticDraws(mcDraws, g, ker, sym, sdGrid, ly, lx, search, fwhm)
+	slices.Sort(errs)
+	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+}
+
+// staticDraws is staticError95's draws on its g×g grid: the errors of
+// the centres measured (staticDraw) on the star sym with that many
+// speckle fields of spread sd smoothed by ker, about (ly, lx).
+func staticDraws(draws, g int, ker, sym, sdGrid []float64, ly, lx, search, fwhm float64) []float64 {
+	kr := len(ker) / 2
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(g)))
+	m := g + 2*kr
 	// The smoothing's taps along x and along y, and the draws' kernel.
 	offX, offY := make([]int, len(ker)), make([]int, len(ker))
 	for k := range ker {
 		offX[k], offY[k] = k, k*g
 	}
 	pk := newPeakKernel(g, fwhm)
-	errs := make([]float64, mcDraws)
-	// Each goroutine's memory, made once (not per draw).
+	errs := make([]float64, draws)
+	// Each goroutine's memory, made once (not per draw) and kept from
+	// chunk to chunk.
 	type drawScratch struct {
 		rows, a, img []float64
 		sc           centroidScratch
 	}
-	par.Each(mcDraws, 1, func() *drawScratch {
-		return &drawScratch{rows: make([]float64, m*g), a: make([]float64, g), img: make([]float64, g*g)}
-	}, func(s *drawScratch, d int) {
-		errs[d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, s.rows, s.a, s.img, &s.sc, sym, sdGrid, pk, ly, lx, search, fwhm)
-	})
-	slices.Sort(errs)
-	return errs[int(math.Ceil(0.975*mcDraws))-1], true
+	var (
+		mu          sync.Mutex
+		made, spare []*drawScratch
+	)
+	newScratch := func() *drawScratch {
+		mu.Lock()
+		defer mu.Unlock()
+		if k := len(spare); k > 0 {
+			s := spare[k-1]
+			spare = spare[:k-1]
+			return s
+		}
+		s := &drawScratch{rows: make([]float64, m*g), a: make([]float64, g), img: make([]float64, g*g)}
+		made = append(made, s)
+		return s
+	}
+	// The draws' white noise in the order one generator gives it, a chunk
+	// of draws at a time (one buffer, in cache, where all 200 draws' took
+	// 4 MB of fresh memory), then the chunk's draws over every core.
+	const chunk = 20
+	whites := make([]float64, chunk*m*m)
+	for d0 := 0; d0 < draws; d0 += chunk {
+		n := min(chunk, draws-d0)
+		for i := range whites[:n*m*m] {
+			whites[i] = rng.NormFloat64()
+		}
+		spare = append(spare[:0], made...)
+		par.Each(n, 1, newScratch, func(s *drawScratch, d int) {
+			errs[d0+d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, s.rows, s.a, s.img, &s.sc, sym, sdGrid, pk, ly, lx, search, fwhm)
+		})
+	}
+	return errs
+}
+
+// staticGrid is staticError95's grid about (cy, cx): g×g pixels from
+// (gy0, gx0), those within rp of the centre its model.
+func staticGrid(cy, cx, fwhm float64) (gy0, gx0, g int, rp float64) {
+	s := fwhm / (2 * math.Sqrt(2*math.Ln2))
+	rp = 2*fwhm + max(2*fwhm, 4*s) + 2
+	return int(math.Floor(cy - rp)), int(math.Floor(cx - rp)), int(math.Ceil(2*rp)) + 2, rp
 }
 
 // speckleKernel is staticError95's smoothing kernel: a Gaussian of the
@@ -663,7 +797,7 @@ func staticDraw(white []float64, m, g int, ker []float64, offX, offY []int, rows
 	}
 	e := math.Inf(1) // lost: as bad as can be
 	if py, px, _ := smoothedPeak(img, g, pk, ly, lx, search, 1, 0, g-1, 0, g-1); py >= 0 {
-		if y, x, ok := windowCentroid(window{img, 0, 0, g, g}, sc, g, g, float64(py), float64(px), fwhm, 1); ok {
+		if y, x, ok := windowCentroid(window{img, 0, 0, g, g, nil}, sc, g, g, float64(py), float64(px), fwhm, 1); ok {
 			e = math.Hypot(y-ly, x-lx)
 		}
 	}
