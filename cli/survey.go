@@ -140,9 +140,6 @@ func surveyRunAction(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	s, err := openSession(c)
 	if err != nil {
 		return err

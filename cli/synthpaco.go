@@ -16,19 +16,13 @@ import (
 )
 
 // sequenceFlags reads what synth paco and synth survey share: --out-dir
-// (checked), no arguments, and into cfg the frames' --size, --frames (at
+// (checked by checkFiles), and into cfg the frames' --size, --frames (at
 // least 2) and --seed and the cube's --dtype.
 func sequenceFlags(c *ucli.Context, cfg *synth.Config) (dir string, err error) {
 	if err = requireFlag(c, "out-dir"); err != nil {
 		return "", err
 	}
-	if c.NArg() > 0 {
-		return "", usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
-	}
 	dir = c.String("out-dir")
-	if err = checkOutputDir("out-dir", dir); err != nil {
-		return "", err
-	}
 	if cfg.H, cfg.W, err = parseSize(c.String("size")); err != nil {
 		return "", usagef("--size: %v", err)
 	}
