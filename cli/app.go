@@ -106,13 +106,6 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// New builds the application.
-func New(stdout, stderr io.Writer) *ucli.App {
-	app := newApp(stdout, stderr)
-	harden(app)
-	return app
-}
-
 // closestFlag is the flag among flags whose name (or alias, or earlier
 // spelling in old) is closest to name, with its dashes; "" for none.
 func closestFlag(name string, flags []ucli.Flag, old map[string]string) string {
@@ -191,8 +184,9 @@ func flagError(err error, path string, flags []ucli.Flag) error {
 	return usagef("%s (%s lists the flags)", msg, help)
 }
 
-func newApp(stdout, stderr io.Writer) *ucli.App {
-	return &ucli.App{
+// New builds the application.
+func New(stdout, stderr io.Writer) *ucli.App {
+	app := &ucli.App{
 		Name:    "vkstat",
 		Usage:   "batched statistics and small dense linear algebra on any Vulkan GPU, or on the CPU",
 		Version: Version,
@@ -241,6 +235,8 @@ Examples:
 			manCommand(),
 		},
 	}
+	harden(app)
+	return app
 }
 
 // setupLogging applies --verbose, --quiet and --shader-dir.

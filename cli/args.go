@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -267,18 +266,6 @@ func checkFiniteFlags(c *ucli.Context) error {
 		}
 	}
 	return nil
-}
-
-// parseYX parses a pixel position "y,x" (finite numbers, 0-based).
-func parseYX(s string) (y, x float64, ok bool) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 {
-		return 0, 0, false
-	}
-	y, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	x, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-	finite := !math.IsNaN(y) && !math.IsNaN(x) && !math.IsInf(y, 0) && !math.IsInf(x, 0)
-	return y, x, err1 == nil && err2 == nil && finite
 }
 
 // flagsFirst puts the flags of rest (a command's arguments) before its

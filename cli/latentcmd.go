@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -269,7 +270,7 @@ func runLatent(c *ucli.Context) error {
 	reportTime(c, s, res.Timing, time.Since(start))
 	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
-			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+			res.Spectra.Plans, cmp.Or(spectra.PlanCacheDir(), "nothing (off)"))
 	}
 	return nil
 }
@@ -333,14 +334,6 @@ func readTruthSlope(path string) (*float64, error) {
 		return nil, fmt.Errorf("--truth %s: %w", path, err)
 	}
 	return slope, nil
-}
-
-// orNone is s, or "nothing (off)" when empty.
-func orNone(s string) string {
-	if s == "" {
-		return "nothing (off)"
-	}
-	return s
 }
 
 // latentSetting names a latent option set to value in a warning: the

@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -119,11 +120,11 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 	if st := c.String("star"); st != "" {
-		y, x, ok := parseYX(st)
-		if !ok {
+		how, yx, err := paco.ParseCenter(st) // y,x as paco's --center takes it
+		if err != nil || how != paco.CenterGiven {
 			return usagef("--star: want y,x in pixels, got %q", st)
 		}
-		cfg.Star = &[2]float64{y, x}
+		cfg.Star = &yx
 	}
 	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, cfg.H, cfg.W, cfg.DType), cfg.CubeBytes()); err != nil {
 		return err
