@@ -11,13 +11,10 @@ import (
 	"github.com/vkstat/vkstat/survey"
 )
 
-// flagOf is the flag, without its dashes, of a library field: flags are
+// flagName is the flag of a library field, as a user types it: flags are
 // named as survey manifests' columns (survey.ColumnName), "psf_norm"
 // --psf-norm.
-func flagOf(field string) string { return survey.ColumnName(field) }
-
-// flagName is the flag of a library field, as a user types it.
-func flagName(field string) string { return "--" + flagOf(field) }
+func flagName(field string) string { return "--" + survey.ColumnName(field) }
 
 // fieldError is err a usage error, a *engine.FieldError (or another
 // error that names options, as an *engine.OptionsError) worded with the
