@@ -24,6 +24,7 @@ import (
 
 	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
 
@@ -69,7 +70,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInterrupted
 	}
 	fmt.Fprintf(stderr, "vkstat: %v\n", err)
-	var tf targetsFailedError
+	var tf survey.FailedError // a survey ran, its tables written, but some targets failed
 	if errors.As(err, &tf) {
 		return ExitTargetsFailed
 	}

@@ -178,10 +178,7 @@ func runLatent(c *ucli.Context) error {
 	if err := opt.Check(); err != nil {
 		return fieldError(err)
 	}
-	plot, err := plotFormat(c)
-	if err != nil {
-		return err
-	}
+	plot, _ := plotFormat(c) // hardenCommand has refused a bad one
 	var truthSlope *float64
 	if t := c.String("truth"); t != "" {
 		if !opt.Spectra {

@@ -110,10 +110,7 @@ func runPaco(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	plot, err := plotFormat(c)
-	if err != nil {
-		return err
-	}
+	plot, _ := plotFormat(c) // hardenCommand has refused a bad one
 	t := &survey.Target{Cube: c.String("cube"), Angles: c.String("angles"), PSF: c.String("psf"), Truth: c.String("truth"),
 		Format: f, Plot: plot, Options: opt, Word: flagName}
 	if err := t.Check(); errors.As(err, new(*survey.ValueError)) {
