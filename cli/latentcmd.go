@@ -252,14 +252,14 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
-	s.read, s.readBeside = res.Read, true
+	s.Read, s.ReadBeside = res.Read, true
 	res.Plan.Budget = res.Plan.Budget.In(latentSetting)
 
 	tw := time.Now()
 	if err := writeLatent(c, &lw, opt, res); err != nil {
 		return err
 	}
-	s.write = time.Since(tw) // the files and the summary
+	s.Write = time.Since(tw) // the files and the summary
 	// Closed before --time, which reports closing.
 	if err := s.Close(); err != nil {
 		return err

@@ -166,9 +166,9 @@ func runPaco(c *ucli.Context) error {
 	}
 	clock.Include(writes.Phases)
 	notes := survey.PhaseNotes(res)
-	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.startup.Microseconds())/1e3)
+	notes["open device"] = fmt.Sprintf(" (beyond the reads; %.3f ms in all, alongside them)", float64(s.Startup.Microseconds())/1e3)
 	report := survey.Report{Target: t, Dir: dir, Files: files, Inputs: in, Result: res, Before: before, Device: s.name(),
-		Phases: acct.Phases, Wall: time.Since(start), Startup: s.startup, Notes: notes}
+		Phases: acct.Phases, Wall: time.Since(start), Startup: s.Startup, Notes: notes}
 	if c.Bool("json") {
 		err = report.JSON(c.App.Writer)
 	} else {
@@ -186,7 +186,7 @@ func runPaco(c *ucli.Context) error {
 	// wall), --time-json writes it.
 	wall := time.Since(start)
 	acct.SetDevice(res.Maps.Timing, counts, wall)
-	s.account, s.notes = true, notes
+	s.Account, s.Notes = true, notes
 	reportTime(c, s, acct, wall)
 	return nil
 }

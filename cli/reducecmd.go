@@ -141,7 +141,7 @@ func runReduce(c *ucli.Context, opt reduce.Options) (out map[reduce.Stat]*tensor
 	}()
 	var res *reduce.Result
 	if in == nil && s.dev != nil && dt == src.DType {
-		s.streamed = true
+		s.Streamed = true
 		if res, err = reduce.RunSource(c.Context, s.dev, src, opt); err != nil {
 			return nil, tm, s, err
 		}
@@ -154,7 +154,7 @@ func runReduce(c *ucli.Context, opt reduce.Options) (out map[reduce.Stat]*tensor
 		}
 		read = time.Since(t0)
 	}
-	s.read = read
+	s.Read = read
 	if res, err = reduce.Run(c.Context, s.dev, in.As(dt), opt); err != nil {
 		return nil, tm, s, err
 	}

@@ -190,7 +190,7 @@ func runStack(c *ucli.Context) error {
 	if err := s.Close(); err != nil { // before --time, which reports closing
 		return err
 	}
-	s.write, s.ownSteps = write, true
+	s.Write, s.OwnSteps = write, true
 	res.Timing.AddPhase("check", check)
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
