@@ -20,7 +20,7 @@ import (
 // (files.go) but for completion's shell. Every other command refuses them
 // (synth stack too, whose leaf name is stack's).
 var takesArgs = map[string]bool{"verify": true, "shader info": true, "shader run": true, "shader check": true, "shader watch": true,
-	"stack": true, "merge": true, "survey run": true, "survey merge": true, "completion": true}
+	"shader sweep": true, "stack": true, "merge": true, "survey run": true, "survey merge": true, "completion": true}
 
 // argsLast puts the flags of a command that reads positional arguments
 // (takesArgs: `stack a.tif --json b.tif`, `survey run MANIFEST --out DIR`,
@@ -91,16 +91,7 @@ func hardenCommand(path string, c *ucli.Command) {
 	}
 	addGlobalFlags(c)
 	action, name := c.Action, path
-	before := c.Before
-	c.Before = func(ctx *ucli.Context) error {
-		if err := adoptGlobalFlags(ctx); err != nil {
-			return err
-		}
-		if before != nil {
-			return before(ctx)
-		}
-		return nil
-	}
+	c.Before = adoptGlobalFlags // no command has a Before of its own
 	c.Action = func(ctx *ucli.Context) error {
 		if ctx.NArg() > 0 && !takesArgs[name] {
 			return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",

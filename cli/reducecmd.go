@@ -185,18 +185,14 @@ func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduc
 // needs.
 func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	path, dir := c.String("in"), c.String("out-dir")
-	in, err := readInput(c, "in")
+	in, err := readInputAs(c, "in")
 	if err != nil {
 		return err
 	}
 	if _, err := reduceGeometry(c, in.Shape, opt); err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
 		return err
 	}
-	dt, err := precision(c, in.DType)
-	if err != nil {
-		return err
-	}
-	p, err := reduce.CPUPartial(in.As(dt), opt)
+	p, err := reduce.CPUPartial(in, opt)
 	if err != nil {
 		return err
 	}
