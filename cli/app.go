@@ -25,7 +25,6 @@ import (
 	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/survey"
-	"github.com/vkstat/vkstat/tensor"
 )
 
 // Version is set at build time with -ldflags "-X github.com/vkstat/vkstat/cli.Version=...".
@@ -236,7 +235,11 @@ Examples:
 			manCommand(),
 		},
 	}
-	harden(app)
+	// The shared checks for every command of the app; a bad flag value of
+	// any command exits with ExitUsage, not just the top level's, worded
+	// with the closest flag the command takes (flagError).
+	app.Action = unknownCommand(app.Commands, "")
+	walkCommands(app.Commands, "", hardenCommand)
 	return app
 }
 
@@ -392,11 +395,6 @@ var availableMemory = engine.AvailableMemory
 // checkMemory refuses an array of bytes bytes that the machine cannot hold.
 func checkMemory(what string, bytes uint64) error {
 	return engine.CheckHostMemory(what, bytes, availableMemory())
-}
-
-// precision returns the dtype to compute in for an input of type dt.
-func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
-	return precisionOf(c.String("precision"), dt)
 }
 
 // reportTime prints where the time went when --time is set

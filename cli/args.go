@@ -60,14 +60,6 @@ func longFirst(f ucli.Flag, line string) string {
 	return line
 }
 
-// harden applies the shared checks to every command of the app, and makes
-// a bad flag value of any command exit with ExitUsage, not just the top
-// level's, worded with the closest flag the command takes (flagError).
-func harden(app *ucli.App) {
-	app.Action = unknownCommand(app.Commands, "")
-	walkCommands(app.Commands, "", hardenCommand)
-}
-
 // walkCommands calls fn for every command and subcommand in cmds, with
 // its full name ("synth paco"), a command before its subcommands.
 func walkCommands(cmds []*ucli.Command, prefix string, fn func(name string, c *ucli.Command)) {
