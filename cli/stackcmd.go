@@ -235,11 +235,9 @@ func stackSettings(c *ucli.Context) (*outputs.Stack, stack.Config, error) {
 	if slices.Contains(fmts, "tif") && !formats.HaveGDAL {
 		return nil, cfg, usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
 	}
-	var pngs []string
-	if c.String("plot") != "" {
-		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
-			return nil, cfg, err
-		}
+	pngs, err := parseList("plot", c.String("plot"), stack.Stats) // none when empty
+	if err != nil {
+		return nil, cfg, err
 	}
 	plot, err := plotFormat(c)
 	if err != nil {
