@@ -24,7 +24,7 @@ import (
 
 	"github.com/vkstat/vkstat/device/tune"
 	"github.com/vkstat/vkstat/engine"
-	"github.com/vkstat/vkstat/tensor"
+	"github.com/vkstat/vkstat/survey"
 )
 
 // Version is set at build time with -ldflags "-X github.com/vkstat/vkstat/cli.Version=...".
@@ -69,7 +69,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInterrupted
 	}
 	fmt.Fprintf(stderr, "vkstat: %v\n", err)
-	var tf targetsFailedError
+	var tf survey.FailedError // a survey ran, its tables written, but some targets failed
 	if errors.As(err, &tf) {
 		return ExitTargetsFailed
 	}
@@ -104,13 +104,6 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	}
 	c.err = err
 	return n, err
-}
-
-// New builds the application.
-func New(stdout, stderr io.Writer) *ucli.App {
-	app := newApp(stdout, stderr)
-	harden(app)
-	return app
 }
 
 // closestFlag is the flag among flags whose name (or alias, or earlier
@@ -191,8 +184,9 @@ func flagError(err error, path string, flags []ucli.Flag) error {
 	return usagef("%s (%s lists the flags)", msg, help)
 }
 
-func newApp(stdout, stderr io.Writer) *ucli.App {
-	return &ucli.App{
+// New builds the application.
+func New(stdout, stderr io.Writer) *ucli.App {
+	app := &ucli.App{
 		Name:    "vkstat",
 		Usage:   "batched statistics and small dense linear algebra on any Vulkan GPU, or on the CPU",
 		Version: Version,
@@ -241,6 +235,12 @@ Examples:
 			manCommand(),
 		},
 	}
+	// The shared checks for every command of the app; a bad flag value of
+	// any command exits with ExitUsage, not just the top level's, worded
+	// with the closest flag the command takes (flagError).
+	app.Action = unknownCommand(app.Commands, "")
+	walkCommands(app.Commands, "", hardenCommand)
+	return app
 }
 
 // setupLogging applies --verbose, --quiet and --shader-dir.
@@ -261,30 +261,12 @@ type session struct {
 	set *engine.Set
 	dev *engine.Device
 	c   *ucli.Context
-	// startup is the time to load Vulkan and open the device, phases its
-	// parts; pipelines the time the device spent creating pipelines (built
-	// of them), inside the run as each kernel is first used; read and
-	// write the time commands spend on their files (streamed reads overlap
-	// the upload and count there).
-	startup, pipelines, read, write, closing time.Duration
-	phases                                   engine.Startup
-	built                                    int
-	streamed                                 bool
-	// readBeside: read is a reader goroutine's, beside the call (latent),
-	// whose phases hold the call's wait for it (read-wait): a figure, not
-	// a phase of the wall.
-	readBeside bool
-	// why says why --device auto chose the path (engine.Set.Why).
-	why string
-	// ownSteps: the command prints its call's steps under --time itself
-	// (stack), not upload, kernel and download.
-	ownSteps bool
-	// account: the call's phases are the command's whole account, from
-	// its start (start-up, reads, writes and close among them, as paco
-	// times them): --time adds none of its own.
-	account bool
-	// notes follow phases of those names in --time's list.
-	notes map[string]string
+	// What --time reports of the run besides the call's own timing
+	// (reportTime): start-up, the device's pipelines and close (Close),
+	// and what the command sets: the time spent on its files (Read,
+	// Write; Streamed reads overlap the upload and count there), ReadBeside
+	// (latent), OwnSteps (stack), Account and Notes (paco).
+	engine.RunTiming
 	// closed: Close ran (a command closes before --time reports, and
 	// again on its way out).
 	closed bool
@@ -316,7 +298,7 @@ func openSessionWith(c *ucli.Context, auto func([]engine.DeviceInfo) engine.Choi
 		set.Close()
 		return nil, usagef("--device %s names %d devices; %s runs on one", c.String("device"), n, c.Command.Name)
 	}
-	return &session{set: set, dev: set.Devices[0], c: c, startup: time.Since(t0), phases: set.Startup(), why: set.Why}, nil
+	return &session{set: set, dev: set.Devices[0], c: c, RunTiming: engine.RunTiming{Startup: time.Since(t0), StartupPhases: set.Startup(), Why: set.Why}}, nil
 }
 
 // openDevicesWith opens the devices that --device names, def when it is
@@ -400,10 +382,10 @@ func (s *session) Close() error {
 	}
 	s.closed = true
 	if s.dev != nil {
-		s.pipelines, s.built = s.dev.Pipelines()
+		s.Pipelines, s.Built = s.dev.Pipelines()
 	}
 	t0 := time.Now()
-	defer func() { s.closing = time.Since(t0) }()
+	defer func() { s.RunTiming.Close = time.Since(t0) }()
 	return s.set.Close()
 }
 
@@ -415,11 +397,6 @@ func checkMemory(what string, bytes uint64) error {
 	return engine.CheckHostMemory(what, bytes, availableMemory())
 }
 
-// precision returns the dtype to compute in for an input of type dt.
-func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
-	return precisionOf(c.String("precision"), dt)
-}
-
 // reportTime prints where the time went when --time is set
 // (engine.RunTiming's text) and writes it as JSON to --time-json FILE
 // (its Report).
@@ -427,9 +404,8 @@ func reportTime(c *ucli.Context, s *session, t engine.Timing, total time.Duratio
 	if !c.Bool("time") && c.String("time-json") == "" {
 		return
 	}
-	r := engine.RunTiming{Device: s.name(), Why: s.why, OnDevice: s.dev != nil, Startup: s.startup, StartupPhases: s.phases,
-		Pipelines: s.pipelines, Built: s.built, Close: s.closing, Read: s.read, Write: s.write, Streamed: s.streamed,
-		ReadBeside: s.readBeside, OwnSteps: s.ownSteps, Account: s.account, Notes: s.notes, Call: t, Total: total}
+	r := s.RunTiming
+	r.Device, r.OnDevice, r.Call, r.Total = s.name(), s.dev != nil, t, total
 	if path := c.String("time-json"); path != "" {
 		err := formats.AtomicWriteContext(c.Context, path, formats.JSON(r.Report()))
 		if err != nil && !noteLate(c, fmt.Errorf("--time-json: %w", err)) {

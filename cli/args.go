@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -21,7 +20,7 @@ import (
 // (files.go) but for completion's shell. Every other command refuses them
 // (synth stack too, whose leaf name is stack's).
 var takesArgs = map[string]bool{"verify": true, "shader info": true, "shader run": true, "shader check": true, "shader watch": true,
-	"stack": true, "merge": true, "survey run": true, "survey merge": true, "completion": true}
+	"shader sweep": true, "stack": true, "merge": true, "survey run": true, "survey merge": true, "completion": true}
 
 // argsLast puts the flags of a command that reads positional arguments
 // (takesArgs: `stack a.tif --json b.tif`, `survey run MANIFEST --out DIR`,
@@ -61,14 +60,6 @@ func longFirst(f ucli.Flag, line string) string {
 	return line
 }
 
-// harden applies the shared checks to every command of the app, and makes
-// a bad flag value of any command exit with ExitUsage, not just the top
-// level's, worded with the closest flag the command takes (flagError).
-func harden(app *ucli.App) {
-	app.Action = unknownCommand(app.Commands, "")
-	walkCommands(app.Commands, "", hardenCommand)
-}
-
 // walkCommands calls fn for every command and subcommand in cmds, with
 // its full name ("synth paco"), a command before its subcommands.
 func walkCommands(cmds []*ucli.Command, prefix string, fn func(name string, c *ucli.Command)) {
@@ -92,16 +83,7 @@ func hardenCommand(path string, c *ucli.Command) {
 	}
 	addGlobalFlags(c)
 	action, name := c.Action, path
-	before := c.Before
-	c.Before = func(ctx *ucli.Context) error {
-		if err := adoptGlobalFlags(ctx); err != nil {
-			return err
-		}
-		if before != nil {
-			return before(ctx)
-		}
-		return nil
-	}
+	c.Before = adoptGlobalFlags // no command has a Before of its own
 	c.Action = func(ctx *ucli.Context) error {
 		if ctx.NArg() > 0 && !takesArgs[name] {
 			return usagef("%s: unexpected argument %q: it takes no positional arguments, every input is a --flag (flags after %q were not read)",
@@ -267,18 +249,6 @@ func checkFiniteFlags(c *ucli.Context) error {
 		}
 	}
 	return nil
-}
-
-// parseYX parses a pixel position "y,x" (finite numbers, 0-based).
-func parseYX(s string) (y, x float64, ok bool) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 {
-		return 0, 0, false
-	}
-	y, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	x, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-	finite := !math.IsNaN(y) && !math.IsNaN(x) && !math.IsInf(y, 0) && !math.IsInf(x, 0)
-	return y, x, err1 == nil && err2 == nil && finite
 }
 
 // flagsFirst puts the flags of rest (a command's arguments) before its

@@ -32,7 +32,7 @@ func openSessionFor(c *ucli.Context, job engine.Job) (*session, error) {
 		if _, err := deviceOptions(c); err != nil { // a bad option is an error on every path
 			return nil, err
 		}
-		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, why: ch.Why}, nil
+		return &session{set: &engine.Set{Devices: []*engine.Device{nil}}, c: c, RunTiming: engine.RunTiming{Why: ch.Why}}, nil
 	}
 	return openSessionWith(c, choose)
 }

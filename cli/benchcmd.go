@@ -84,9 +84,6 @@ Examples:
 			&ucli.BoolFlag{Name: "no-save", Usage: "with --tune: print the tables, leave the tune cache alone"},
 		},
 		Action: func(c *ucli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("bench: unexpected argument %q", c.Args().First())
-			}
 			if c.Bool("tune") {
 				return benchTune(c)
 			}

@@ -14,6 +14,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/workloads"
 )
 
@@ -91,7 +92,7 @@ func TestEveryWorkloadListed(t *testing.T) {
 
 // TestFlagDefaults: every parameter a workload gives a default (its
 // Spec's Defaults, the one source the flags must show) has a flag on its
-// command (named as flagOf names it), whose default is the workload's; a
+// command (named as flagName names it), whose default is the workload's; a
 // flag that hard-codes another value fails here. A workload with no
 // command of its own (Spec.RunBy) is held to its defaults once it has one.
 func TestFlagDefaults(t *testing.T) {
@@ -115,7 +116,7 @@ func TestFlagDefaults(t *testing.T) {
 			params = spec.Params()
 		}
 		for field, want := range defaults {
-			flag := flagOf(field)
+			flag := survey.ColumnName(field)
 			p := engine.FindParam(params, field)
 			if p != nil {
 				flag = paramFlag(*p)

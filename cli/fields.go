@@ -11,13 +11,10 @@ import (
 	"github.com/vkstat/vkstat/survey"
 )
 
-// flagOf is the flag, without its dashes, of a library field: flags are
+// flagName is the flag of a library field, as a user types it: flags are
 // named as survey manifests' columns (survey.ColumnName), "psf_norm"
 // --psf-norm.
-func flagOf(field string) string { return survey.ColumnName(field) }
-
-// flagName is the flag of a library field, as a user types it.
-func flagName(field string) string { return "--" + flagOf(field) }
+func flagName(field string) string { return "--" + survey.ColumnName(field) }
 
 // fieldError is err a usage error, a *engine.FieldError (or another
 // error that names options, as an *engine.OptionsError) worded with the
@@ -57,6 +54,10 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 			out[i] = &ucli.StringFlag{Name: paramFlag(p), Aliases: al, Usage: p.Help}
 			continue
 		}
+		if q, ok := p.Default.([]float64); ok { // a list of numbers: --q 0.1,0.9 or --q 0.1 --q 0.9
+			out[i] = &ucli.Float64SliceFlag{Name: p.Flag, Aliases: al, Value: ucli.NewFloat64Slice(q...), DefaultText: p.DefaultText, Usage: p.Help}
+			continue
+		}
 		switch p.Kind {
 		case reflect.Float64:
 			out[i] = &ucli.Float64Flag{Name: p.Flag, Aliases: al, Value: p.Default.(float64), DefaultText: p.DefaultText, Usage: p.Help}
@@ -64,22 +65,11 @@ func paramFlags(params []engine.Param) []ucli.Flag {
 			out[i] = &ucli.IntFlag{Name: p.Flag, Aliases: al, Value: p.Default.(int), DefaultText: p.DefaultText, Usage: p.Help}
 		case reflect.Bool:
 			out[i] = &ucli.BoolFlag{Name: p.Flag, Aliases: al, Value: p.Default.(bool), DefaultText: p.DefaultText, Usage: p.Help}
-		case reflect.Slice:
-			out[i] = listFlag(p, al)
-		default:
+		default: // text, a list of words too (--stat mean,std)
 			out[i] = &ucli.StringFlag{Name: p.Flag, Aliases: al, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 		}
 	}
 	return out
-}
-
-// listFlag is the flag of a list parameter: numbers (--q 0.1,0.9 or --q
-// 0.1 --q 0.9), or a list of words taken as text (--stat mean,std).
-func listFlag(p engine.Param, aliases []string) ucli.Flag {
-	if q, ok := p.Default.([]float64); ok {
-		return &ucli.Float64SliceFlag{Name: p.Flag, Aliases: aliases, Value: ucli.NewFloat64Slice(q...), DefaultText: p.DefaultText, Usage: p.Help}
-	}
-	return &ucli.StringFlag{Name: p.Flag, Aliases: aliases, Value: shownDefault(p.Default), DefaultText: p.DefaultText, Usage: p.Help}
 }
 
 // shownDefault is a default as a flag takes it (engine.ValueText): lists
@@ -115,7 +105,7 @@ func setParams(c *ucli.Context, params []engine.Param, opt any) error {
 			continue
 		}
 		text := c.String(p.Flag)
-		if _, ok := p.Default.([]float64); ok { // listFlag's Float64SliceFlag
+		if _, ok := p.Default.([]float64); ok { // paramFlags's Float64SliceFlag
 			text = shownDefault(c.Float64Slice(p.Flag))
 		}
 		if err := p.SetText(opt, text); err != nil {

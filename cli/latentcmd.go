@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -177,10 +178,7 @@ func runLatent(c *ucli.Context) error {
 	if err := opt.Check(); err != nil {
 		return fieldError(err)
 	}
-	plot, err := plotFormat(c)
-	if err != nil {
-		return err
-	}
+	plot, _ := plotFormat(c) // hardenCommand has refused a bad one
 	var truthSlope *float64
 	if t := c.String("truth"); t != "" {
 		if !opt.Spectra {
@@ -254,14 +252,14 @@ func runLatent(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: shape %s: %w", in, tensor.ShapeString(x.Shape), err)
 	}
-	s.read, s.readBeside = res.Read, true
+	s.Read, s.ReadBeside = res.Read, true
 	res.Plan.Budget = res.Plan.Budget.In(latentSetting)
 
 	tw := time.Now()
 	if err := writeLatent(c, &lw, opt, res); err != nil {
 		return err
 	}
-	s.write = time.Since(tw) // the files and the summary
+	s.Write = time.Since(tw) // the files and the summary
 	// Closed before --time, which reports closing.
 	if err := s.Close(); err != nil {
 		return err
@@ -269,7 +267,7 @@ func runLatent(c *ucli.Context) error {
 	reportTime(c, s, res.Timing, time.Since(start))
 	if c.Bool("time") && s.dev != nil && res.Spectra != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fft plans: %s (VkFFT: plans are kept by the device and saved in %s)\n",
-			res.Spectra.Plans, orNone(spectra.PlanCacheDir()))
+			res.Spectra.Plans, cmp.Or(spectra.PlanCacheDir(), "nothing (off)"))
 	}
 	return nil
 }
@@ -333,14 +331,6 @@ func readTruthSlope(path string) (*float64, error) {
 		return nil, fmt.Errorf("--truth %s: %w", path, err)
 	}
 	return slope, nil
-}
-
-// orNone is s, or "nothing (off)" when empty.
-func orNone(s string) string {
-	if s == "" {
-		return "nothing (off)"
-	}
-	return s
 }
 
 // latentSetting names a latent option set to value in a warning: the

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -125,9 +126,7 @@ func writePartial(c *ucli.Context, dir, by string, h partials.Header, arrays map
 		return err
 	}
 	sum := newSummary(c)
-	for k, v := range figures {
-		sum.set(k, v)
-	}
+	maps.Copy(sum.doc, figures)
 	hp := filepath.Join(dir, partials.HeaderName)
 	sum.file(outputs.File{Path: hp, Line: hp + "\t" + line})
 	return sum.print(c)

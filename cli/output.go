@@ -105,7 +105,7 @@ func runOn[R any](c *ucli.Context, job engine.Job, read time.Duration, call func
 		var none R
 		return none, nil, err
 	}
-	s.read = read
+	s.Read = read
 	r, err := call(s.dev)
 	if cerr := s.Close(); err == nil {
 		err = cerr
@@ -122,7 +122,7 @@ func (s *session) finish(c *ucli.Context, sum *summary, t engine.Timing, tw, sta
 			return err
 		}
 	}
-	s.write = time.Since(tw)
+	s.Write = time.Since(tw)
 	reportTime(c, s, t, time.Since(start))
 	return nil
 }

@@ -29,9 +29,10 @@ func parseFloatDType(s string) (tensor.DType, error) {
 	return dt, err
 }
 
-// precisionOf is the dtype to compute in for an input of type dt under
-// --precision p.
-func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
+// precision is the dtype to compute in for an input of type dt under
+// --precision.
+func precision(c *ucli.Context, dt tensor.DType) (tensor.DType, error) {
+	p := c.String("precision")
 	if p == "" || p == "auto" {
 		return dt, nil
 	}
@@ -49,7 +50,7 @@ func precisionOf(p string, dt tensor.DType) (tensor.DType, error) {
 // or convert false for auto, the cube's own.
 func pacoPrecision(c *ucli.Context) (convert bool, dt tensor.DType, err error) {
 	if p := c.String("precision"); p != "" && p != "auto" {
-		dt, err = precisionOf(p, 0)
+		dt, err = precision(c, 0)
 		return err == nil, dt, err
 	}
 	return false, 0, nil

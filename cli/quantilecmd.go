@@ -54,8 +54,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			dt := in.DType
-			r, s, err := runOn(c, priced(quantile.Spec)(quantile.Work(in.Shape, dt, opt)), time.Since(tr),
+			r, s, err := runOn(c, priced(quantile.Spec)(quantile.Work(in.Shape, in.DType, opt)), time.Since(tr),
 				func(dev *engine.Device) (*quantile.Result, error) { return quantile.Run(c.Context, dev, in, opt) })
 			if s == nil { // the device did not open
 				return err

@@ -141,7 +141,7 @@ func runReduce(c *ucli.Context, opt reduce.Options) (out map[reduce.Stat]*tensor
 	}()
 	var res *reduce.Result
 	if in == nil && s.dev != nil && dt == src.DType {
-		s.streamed = true
+		s.Streamed = true
 		if res, err = reduce.RunSource(c.Context, s.dev, src, opt); err != nil {
 			return nil, tm, s, err
 		}
@@ -154,7 +154,7 @@ func runReduce(c *ucli.Context, opt reduce.Options) (out map[reduce.Stat]*tensor
 		}
 		read = time.Since(t0)
 	}
-	s.read = read
+	s.Read = read
 	if res, err = reduce.Run(c.Context, s.dev, in.As(dt), opt); err != nil {
 		return nil, tm, s, err
 	}
@@ -185,18 +185,14 @@ func writeReduce(c *ucli.Context, dir string, stats []reduce.Stat, out map[reduc
 // needs.
 func reducePartial(c *ucli.Context, opt reduce.Options) error {
 	path, dir := c.String("in"), c.String("out-dir")
-	in, err := readInput(c, "in")
+	in, err := readInputAs(c, "in")
 	if err != nil {
 		return err
 	}
 	if _, err := reduceGeometry(c, in.Shape, opt); err != nil && !errors.Is(err, reduce.ErrEmptyAxis) {
 		return err
 	}
-	dt, err := precision(c, in.DType)
-	if err != nil {
-		return err
-	}
-	p, err := reduce.CPUPartial(in.As(dt), opt)
+	p, err := reduce.CPUPartial(in, opt)
 	if err != nil {
 		return err
 	}

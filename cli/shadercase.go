@@ -11,9 +11,6 @@ import (
 	"github.com/vkstat/vkstat/shaderlab"
 )
 
-// shader sweep takes its case file as its argument.
-func init() { takesArgs["shader sweep"] = true }
-
 func shaderSweepCommand() *ucli.Command {
 	flags := slices.DeleteFunc(append(compileFlags(), runFlags()...), func(f ucli.Flag) bool {
 		// A sweep writes its table only (sweepWritesNone); its argument

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -159,23 +158,19 @@ type job struct {
 }
 
 // caseJob is the job of a run or check and its case: the command line's
-// over its --case file's, its shader compiled and its run flags and
-// output files checked, all before any device work.
+// over its --case file's, its shader compiled and its run flags checked,
+// all before any device work (checkFiles has checked its output files).
 func caseJob(c *ucli.Context) (job, shaderlab.Case, error) {
 	sc, file, err := shaderCase(c)
 	if err != nil {
 		return job{}, sc, err
 	}
-	var j job
 	if file != nil && len(file.Steps) > 0 {
-		j, err = sequenceJob(c, sc, file)
-	} else {
-		j, err = planJob(c, sc)
-	}
-	if err != nil {
+		j, err := sequenceJob(c, sc, file)
 		return j, sc, err
 	}
-	return j, sc, checkOuts(c, j.outs)
+	j, err := planJob(c, sc)
+	return j, sc, err
 }
 
 // planJob is the job of the command line's shader, else the case's.
@@ -220,25 +215,6 @@ func sequenceJob(c *ucli.Context, sc shaderlab.Case, fc *shaderlab.Case) (job, e
 	}
 	outs, err := outFiles(c, seq)
 	return job{seq, outs}, err
-}
-
-// checkOuts checks the --out files and the --out-dir folder before any
-// device work.
-func checkOuts(c *ucli.Context, outs []string) error {
-	dir := c.String("out-dir")
-	if dir != "" || c.IsSet("out-dir") {
-		if err := checkOutputDir("out-dir", dir); err != nil {
-			return err
-		}
-	}
-	for _, out := range outs {
-		if out != "" && (dir == "" || filepath.Dir(out) != filepath.Clean(dir)) {
-			if err := checkOutputFile("out", out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // checkRuns bounds --repeat and --warmup.

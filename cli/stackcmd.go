@@ -119,12 +119,6 @@ func parseCrop(c *ucli.Context, cfg *stack.Config) error {
 	return nil
 }
 
-// stackOut is what stack writes and how (outputs.Stack), and where it ran.
-type stackOut struct {
-	outputs.Stack
-	device string
-}
-
 func runStack(c *ucli.Context) error {
 	start := time.Now()
 	if err := requireFlag(c, "out-dir"); err != nil {
@@ -170,7 +164,7 @@ func runStack(c *ucli.Context) error {
 		return err
 	}
 	defer s.Close()
-	o.device = s.name()
+	o.Device = s.name()
 	bar := newProgress(c.App.ErrWriter)
 	if c.Bool("partial") {
 		part, err := stack.RunPartial(engine.WithProgress(c.Context, bar.update), s.dev, dates, stack.Options{Plan: plan})
@@ -186,7 +180,7 @@ func runStack(c *ucli.Context) error {
 		return err
 	}
 	tw := time.Now()
-	if err := o.write(c, res); err != nil {
+	if err := writeStack(c, o, res); err != nil {
 		return err
 	}
 	write := time.Since(tw)
@@ -196,7 +190,7 @@ func runStack(c *ucli.Context) error {
 	if err := s.Close(); err != nil { // before --time, which reports closing
 		return err
 	}
-	s.write, s.ownSteps = write, true
+	s.Write, s.OwnSteps = write, true
 	res.Timing.AddPhase("check", check)
 	reportTime(c, s, res.Timing, time.Since(start))
 	return nil
@@ -204,7 +198,7 @@ func runStack(c *ucli.Context) error {
 
 // stackSettings reads stack's flags (all but the dates) into what it
 // writes and the stack's Config.
-func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
+func stackSettings(c *ucli.Context) (*outputs.Stack, stack.Config, error) {
 	var cfg stack.Config
 	// stack accumulates in float64 whatever the dates' type and writes
 	// float32 statistics: a precision it would not honour is refused, not
@@ -241,11 +235,9 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if slices.Contains(fmts, "tif") && !formats.HaveGDAL {
 		return nil, cfg, usagef("--format tif: this vkstat was built without GDAL (-tags nogdal) and writes no GeoTIFF; use --format npy or fits")
 	}
-	var pngs []string
-	if c.String("plot") != "" {
-		if pngs, err = parseList("plot", c.String("plot"), stack.Stats); err != nil {
-			return nil, cfg, err
-		}
+	pngs, err := parseList("plot", c.String("plot"), stack.Stats) // none when empty
+	if err != nil {
+		return nil, cfg, err
 	}
 	plot, err := plotFormat(c)
 	if err != nil {
@@ -254,18 +246,17 @@ func stackSettings(c *ucli.Context) (*stackOut, stack.Config, error) {
 	if len(fmts) == 0 && len(pngs) == 0 {
 		return nil, cfg, usagef("--format: no output format named")
 	}
-	return &stackOut{Stack: outputs.Stack{Dir: c.String("out-dir"), Stats: stats, Formats: fmts, Plots: pngs, Plot: plot, DB: c.Bool("db"),
-		Creator: "vkstat " + Version}}, cfg, nil
+	return &outputs.Stack{Dir: c.String("out-dir"), Stats: stats, Formats: fmts, Plots: pngs, Plot: plot, DB: c.Bool("db"),
+		Creator: "vkstat " + Version}, cfg, nil
 }
 
-// write writes the statistics of res (all or none) and the summary.
-func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
+// writeStack writes the statistics of res (all or none) and the summary.
+func writeStack(c *ucli.Context, o *outputs.Stack, res *stack.Result) error {
 	sum := newSummary(c)
 	if err := writeOutputs(c, o.Dir, "stack", o.Files(res), sum); err != nil {
 		return err
 	}
 	maps.Copy(sum.doc, o.Summary(res))
-	sum.set("device", o.device)
 	if err := sum.print(c); err != nil {
 		return err
 	}
@@ -278,14 +269,14 @@ func (o *stackOut) write(c *ucli.Context, res *stack.Result) error {
 // stackPartial is stack --partial: the state of the dates (paths), with
 // the flags that were set and the first date's grid and georeferencing as
 // settings that every shard must share, written to --out-dir.
-func stackPartial(c *ucli.Context, o *stackOut, paths []string, part *stack.Partial) error {
+func stackPartial(c *ucli.Context, o *outputs.Stack, paths []string, part *stack.Partial) error {
 	f := o.First
 	h, arrays, err := partials.Stack(part, partials.StackGrid{Columns: f.Width, Rows: f.Height, Complex: f.Complex, Type: f.Type, Georef: f.Georef}, paths)
 	if err != nil {
 		return err
 	}
 	setFlags(c, h.Settings, stackNotSettings, "plot-format")
-	return writePartial(c, o.Dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.device},
+	return writePartial(c, o.Dir, "stack", h, arrays, map[string]any{"dates": part.Dates, "device": o.Device},
 		fmt.Sprintf("partial of %d dates, %d×%d (columns×rows)", part.Dates, part.W, part.H))
 }
 
@@ -332,6 +323,6 @@ func mergeStack(c *ucli.Context, dir string, shards []*partials.Shard) error {
 		return fmt.Errorf("merge: the partials are of %d×%d pixels but their settings make %d×%d (columns×rows)", m.W, m.H, o.Plan.W, o.Plan.H)
 	}
 	o.First = formats.DateFile{Path: files[0], Width: g.Columns, Height: g.Rows, Type: g.Type, Complex: g.Complex, Georef: g.Georef}
-	o.Dates, o.device = m.Dates, "merge"
-	return o.write(c, m.Finish(cfg.Ddof))
+	o.Dates, o.Device = m.Dates, "merge"
+	return writeStack(c, o, m.Finish(cfg.Ddof))
 }

@@ -42,9 +42,6 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := checkOutputFile("out", c.String("out")); err != nil {
-					return err
-				}
 				shape, err := tensor.ParseShape(c.String("shape"))
 				if err != nil {
 					return usageError{fmt.Errorf("--shape: %w", err)}

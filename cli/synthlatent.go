@@ -69,14 +69,6 @@ func runSynthLatent(c *ucli.Context) error {
 	if _, ok := formats.TensorEncoder(out, c.String("tensor")); !ok {
 		return usagef("--out %q: want a .npy or .safetensors file", out)
 	}
-	if err := checkOutputFile("out", out); err != nil {
-		return err
-	}
-	if t := c.String("truth"); t != "" {
-		if err := checkOutputFile("truth", t); err != nil {
-			return err
-		}
-	}
 	shape, err := tensor.ParseShape(c.String("shape"))
 	if err != nil || len(shape) != 5 {
 		return usagef("--shape %q: want N,C,F,H,W (five positive integers)", c.String("shape"))

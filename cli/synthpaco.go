@@ -10,25 +10,20 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/pipelines/synth"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
 )
 
 // sequenceFlags reads what synth paco and synth survey share: --out-dir
-// (checked), no arguments, and into cfg the frames' --size, --frames (at
+// (checked by checkFiles), and into cfg the frames' --size, --frames (at
 // least 2) and --seed and the cube's --dtype.
 func sequenceFlags(c *ucli.Context, cfg *synth.Config) (dir string, err error) {
 	if err = requireFlag(c, "out-dir"); err != nil {
 		return "", err
 	}
-	if c.NArg() > 0 {
-		return "", usagef("synth %s: unexpected argument %q (every input is a flag)", c.Command.Name, c.Args().First())
-	}
 	dir = c.String("out-dir")
-	if err = checkOutputDir("out-dir", dir); err != nil {
-		return "", err
-	}
 	if cfg.H, cfg.W, err = parseSize(c.String("size")); err != nil {
 		return "", usagef("--size: %v", err)
 	}
@@ -125,11 +120,11 @@ func synthPacoAction(c *ucli.Context) error {
 		return err
 	}
 	if st := c.String("star"); st != "" {
-		y, x, ok := parseYX(st)
-		if !ok {
+		how, yx, err := paco.ParseCenter(st) // y,x as paco's --center takes it
+		if err != nil || how != paco.CenterGiven {
 			return usagef("--star: want y,x in pixels, got %q", st)
 		}
-		cfg.Star = &[2]float64{y, x}
+		cfg.Star = &yx
 	}
 	if err := checkMemory(fmt.Sprintf("synth paco: a cube of %d×%d×%d %s", cfg.Frames, cfg.H, cfg.W, cfg.DType), cfg.CubeBytes()); err != nil {
 		return err

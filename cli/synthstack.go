@@ -74,9 +74,6 @@ func runSynthStack(c *ucli.Context) error {
 		return err
 	}
 	dir := c.String("out-dir")
-	if err := checkOutputDir("out-dir", dir); err != nil {
-		return err
-	}
 	if !formats.HaveGDAL && f.Driver != "ENVI" {
 		return usagef("--format %s: this vkstat was built without GDAL (-tags nogdal); use --format envi (with --type cfloat32 or float32)", strings.ToLower(c.String("format")))
 	}

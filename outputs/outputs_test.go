@@ -38,7 +38,7 @@ func TestStackFiles(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "out")
 	o := Stack{Dir: dir, Stats: []string{"mean", "count"}, Formats: []string{"npy"}, Plots: []string{"cv"}, Plot: "png",
-		Plan: plan, First: formats.DateFile{Path: "d1", Width: 4, Height: 4, Type: "Float32"}, Dates: 3}
+		Plan: plan, First: formats.DateFile{Path: "d1", Width: 4, Height: 4, Type: "Float32"}, Dates: 3, Device: "cpu"}
 	files := o.Files(res)
 	var names []string
 	for _, f := range files {
@@ -59,7 +59,7 @@ func TestStackFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cv.png")); err != nil {
 		t.Error(err)
 	}
-	if s := o.Summary(res); s["dates"] != 3 || s["columns"] != 2 || s["empty_pixels"] != 0 {
+	if s := o.Summary(res); s["dates"] != 3 || s["device"] != "cpu" || s["columns"] != 2 || s["empty_pixels"] != 0 {
 		t.Errorf("summary %v", s)
 	}
 }

@@ -23,6 +23,7 @@ type Stack struct {
 	First                 formats.DateFile // whose georeferencing the maps carry
 	Dates                 int
 	Creator               string // the FITS files' CREATOR card
+	Device                string // where the statistics were computed (the summary's "device")
 }
 
 // Files are the files of res: DIR/<stat>.tif (float32 GeoTIFF with the
@@ -107,11 +108,11 @@ func (o *Stack) axes(geo formats.Georef) (x, y figure.Axis, bar *figure.ScaleBar
 }
 
 // Summary is what a summary says of res besides its files: the dates, the
-// first date's size and type, the looks, the window, the output's size
-// and the pixels with no valid sample in any date.
+// device, the first date's size and type, the looks, the window, the
+// output's size and the pixels with no valid sample in any date.
 func (o *Stack) Summary(res *stack.Result) map[string]any {
 	p, first := o.Plan, o.First
-	return map[string]any{"dates": o.Dates,
+	return map[string]any{"dates": o.Dates, "device": o.Device,
 		"input":   map[string]any{"columns": first.Width, "rows": first.Height, "type": first.Type, "first": first.Path},
 		"looks":   map[string]int{"rows": p.LooksAz, "columns": p.LooksRg},
 		"window":  map[string]int{"xoff": p.Window.X, "yoff": p.Window.Y, "xsize": p.Window.W, "ysize": p.Window.H},
