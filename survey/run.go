@@ -147,6 +147,8 @@ func Run(ctx context.Context, dev *engine.Device, man *Manifest, opt RunOptions)
 		var res *paco.Result
 		err := l.err
 		if err == nil {
+			tc := *t // the run's settings, not the caller's manifest's
+			t = &tc
 			if opt.Convert {
 				t.Options.Convert, t.Options.DType = true, opt.DType
 			}

@@ -49,25 +49,35 @@ func Range(n, grain int, fn func(lo, hi int)) {
 // Each calls fn(s, i) for every i in [0, n), handing indices out in
 // batches; every goroutine gets its own scratch from newScratch.
 func Each[S any](n, batch int, newScratch func() S, fn func(s S, i int)) {
-	var mu sync.Mutex
-	free := []S{}
+	(&Pool[S]{New: newScratch}).Each(n, batch, fn)
+}
+
+// Pool keeps the scratch of Each's goroutines from one call to the next,
+// for work handed out in rounds: New makes one where none is free.
+type Pool[S any] struct {
+	New  func() S
+	mu   sync.Mutex
+	free []S
+}
+
+// Each is the package's Each with the pool's scratch.
+func (p *Pool[S]) Each(n, batch int, fn func(s S, i int)) {
 	Range(n, batch, func(lo, hi int) {
-		mu.Lock()
+		p.mu.Lock()
 		var s S
-		if k := len(free); k > 0 {
-			s, free = free[k-1], free[:k-1]
+		if k := len(p.free); k > 0 {
+			s, p.free = p.free[k-1], p.free[:k-1]
+			p.mu.Unlock()
 		} else {
-			mu.Unlock()
-			s = newScratch()
-			mu.Lock()
+			p.mu.Unlock()
+			s = p.New()
 		}
-		mu.Unlock()
 		for i := lo; i < hi; i++ {
 			fn(s, i)
 		}
-		mu.Lock()
-		free = append(free, s)
-		mu.Unlock()
+		p.mu.Lock()
+		p.free = append(p.free, s)
+		p.mu.Unlock()
 	})
 }
 

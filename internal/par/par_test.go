@@ -1,6 +1,7 @@
 package par
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -38,5 +39,27 @@ func TestEachScratchNotShared(t *testing.T) {
 	}
 	if made.Load() == 0 {
 		t.Error("no scratch made")
+	}
+}
+
+// A Pool's scratch outlives a call: rounds of Each make no more of it
+// than the goroutines of one, and every index runs once.
+func TestPoolKeepsScratch(t *testing.T) {
+	var made atomic.Int64
+	p := &Pool[*[]int]{New: func() *[]int { made.Add(1); return new([]int) }}
+	seen := make([]atomic.Int64, 100)
+	for range 10 {
+		p.Each(100, 1, func(s *[]int, i int) {
+			*s = append(*s, i)
+			seen[i].Add(1)
+		})
+	}
+	if n := made.Load(); n < 1 || n > int64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("10 rounds made %d scratches, want 1 to %d", n, runtime.GOMAXPROCS(0))
+	}
+	for i := range seen {
+		if seen[i].Load() != 10 {
+			t.Errorf("index %d ran %d times in 10 rounds", i, seen[i].Load())
+		}
 	}
 }

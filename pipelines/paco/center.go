@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/vkstat/vkstat/internal/par"
 	"github.com/vkstat/vkstat/internal/vec"
@@ -690,22 +689,9 @@ func staticDraws(draws, g int, ker, sym, sdGrid []float64, ly, lx, search, fwhm 
 		rows, a, img []float64
 		sc           centroidScratch
 	}
-	var (
-		mu          sync.Mutex
-		made, spare []*drawScratch
-	)
-	newScratch := func() *drawScratch {
-		mu.Lock()
-		defer mu.Unlock()
-		if k := len(spare); k > 0 {
-			s := spare[k-1]
-			spare = spare[:k-1]
-			return s
-		}
-		s := &drawScratch{rows: make([]float64, m*g), a: make([]float64, g), img: make([]float64, g*g)}
-		made = append(made, s)
-		return s
-	}
+	pool := &par.Pool[*drawScratch]{New: func() *drawScratch {
+		return &drawScratch{rows: make([]float64, m*g), a: make([]float64, g), img: make([]float64, g*g)}
+	}}
 	// The draws' white noise in the order one generator gives it, a chunk
 	// of draws at a time (one buffer, in cache, where all 200 draws' took
 	// 4 MB of fresh memory), then the chunk's draws over every core.
@@ -716,8 +702,7 @@ func staticDraws(draws, g int, ker, sym, sdGrid []float64, ly, lx, search, fwhm 
 		for i := range whites[:n*m*m] {
 			whites[i] = rng.NormFloat64()
 		}
-		spare = append(spare[:0], made...)
-		par.Each(n, 1, newScratch, func(s *drawScratch, d int) {
+		pool.Each(n, 1, func(s *drawScratch, d int) {
 			errs[d0+d] = staticDraw(whites[d*m*m:(d+1)*m*m], m, g, ker, offX, offY, s.rows, s.a, s.img, &s.sc, sym, sdGrid, pk, ly, lx, search, fwhm)
 		})
 	}
