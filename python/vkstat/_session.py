@@ -84,11 +84,38 @@ def devices(*, validate: bool = False, disable: str | Iterable[str] | None = Non
 
 # ---- the worker: calls run on a thread of their own ---------------------------
 
+class _Done:
+    """A job's end, waited for through a bare lock's timed acquire, which a
+    Ctrl-C interrupts cleanly: threading.Event waits on a Condition, and a
+    KeyboardInterrupt landing inside it can leave that half released
+    (RuntimeError: release unlocked lock, in place of the interrupt)."""
+    __slots__ = ("_lock", "_set")
+
+    def __init__(self) -> None:
+        self._lock, self._set = threading.Lock(), False
+        self._lock.acquire()
+
+    def set(self) -> None:
+        self._set = True
+        self._lock.release()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float) -> bool:
+        if self._set:
+            return True
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()  # for the next waiter
+            return True
+        return self._set
+
+
 class _Job:
     __slots__ = ("fn", "done", "result", "exc")
 
     def __init__(self, fn: Callable[[], Any]) -> None:
-        self.fn, self.done, self.result, self.exc = fn, threading.Event(), None, None
+        self.fn, self.done, self.result, self.exc = fn, _Done(), None, None
 
     def run(self) -> None:
         try:
