@@ -273,7 +273,7 @@ func TestPacoTimePhases(t *testing.T) {
 			t.Errorf("%s: phases %.3f ms, other %.3f ms, total %.3f ms: want phases and other adding up to the total, other at most 5 %%: %v", d, sum, r.OtherMs, r.TotalMs, r.Phases)
 		}
 		for _, want := range []string{"read cube", "read angles", "read PSF", "open device", "scan cube", "star centre", "detections",
-			"contrast curve", "close device", "encode outputs", "write files", "commit outputs", "summary"} {
+			"contrast curve", "close device", "collect garbage", "encode outputs", "write files", "commit outputs", "summary"} {
 			if _, ok := phases[want]; !ok {
 				t.Errorf("%s: no phase %q in %v", d, want, r.Phases)
 			}

@@ -159,6 +159,8 @@ func runPaco(c *ucli.Context) error {
 		return pacoError(t, err)
 	}
 	clock.Lap("close device")
+	collectScratch()
+	clock.Lap("collect garbage")
 	var writes engine.Timing
 	files, err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes)
 	if err != nil {

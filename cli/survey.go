@@ -150,7 +150,11 @@ func surveyRunAction(c *ucli.Context) error {
 
 	opt.Dir, opt.Creator, opt.Plot = dir, "vkstat "+Version, plot
 	opt.Check = func(d string) error { return checkOutputDir("out-dir", d) }
-	opt.Start = reporter(errw) // each target's analysis draws its own bar
+	report := reporter(errw) // each target's analysis draws its own bar
+	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
+		progress, end := report(t, o)
+		return progress, func() { end(); collectScratch() } // before the target's outputs
+	}
 	opt.Reason = func(t *survey.Target, err error) string {
 		if errors.Is(err, paco.ErrNoPSF) {
 			return err.Error() + ", in the manifest or as survey run's --psf or --fwhm"
