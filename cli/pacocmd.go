@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -177,7 +178,10 @@ func runPaco(c *ucli.Context) error {
 		if c.Bool("time") {
 			report.Phases = nil // with --time, the phases are --time's
 		}
-		report.Text(c.App.Writer)
+		// In one write, not one a line (0.5 ms of system calls on a VM).
+		out := bufio.NewWriter(c.App.Writer)
+		report.Text(out)
+		err = out.Flush()
 	}
 	if err != nil {
 		return err

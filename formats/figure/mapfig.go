@@ -287,16 +287,19 @@ func (m Map) Check() error {
 }
 
 // image is the map's pixels in their colours, row 0 at the top of the
-// image when RowsDown, each pixel repeated so that the image is at least
-// 600 pixels on its longer side (viewers that smooth an SVG's or a PDF's
-// image then blur only the edges between pixels).
-func (m Map) image(v []float64, lo, hi float64) *image.RGBA {
+// image when RowsDown, each pixel repeated rep times along each side, or
+// with rep 0 so that the image is at least 600 pixels on its longer side
+// (viewers that smooth an SVG's or a PDF's image then blur only the edges
+// between pixels).
+func (m Map) image(v []float64, lo, hi float64, rep int) *image.RGBA {
 	h, w := m.Data.Shape[0], m.Data.Shape[1]
 	colors := m.Colors
 	if colors == nil {
 		colors = Viridis
 	}
-	rep := max(1, min(600/max(h, w), 64))
+	if rep == 0 {
+		rep = max(1, min(600/max(h, w), 64))
+	}
 	img := image.NewRGBA(image.Rect(0, 0, w*rep, h*rep))
 	for r := range h {
 		row := r
@@ -337,7 +340,15 @@ func (m Map) Draw(c draw.Canvas) {
 	mr, br := l.mapR.Add(o), l.barR.Add(o)
 	c.SetColor(paper)
 	c.Fill(c.Rectangle.Path())
-	c.DrawImage(mr, m.image(v, l.lo, l.hi))
+	// The vector formats get the map's pixels scaled up, which their
+	// viewers would smooth; a PNG, drawn by nearest, the same pixels
+	// from the map's own (TestPNGCanvasSamePixels), without a copy 600
+	// pixels wide (1.3 MB to fill, at 64×64).
+	rep := 0
+	if _, ok := c.Canvas.(*pngCanvas); ok {
+		rep = 1
+	}
+	c.DrawImage(mr, m.image(v, l.lo, l.hi, rep))
 	frame(c, mr)
 
 	ts, ls := textStyle(tickSize), textStyle(labelSize)

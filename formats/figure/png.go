@@ -32,6 +32,16 @@ func encodePNG(w io.Writer, img *image.RGBA) error {
 	return encodePNGPieces(w, img, max(1, b.Dy()*(1+3*b.Dx())/(128<<10)))
 }
 
+// compressors are the pieces' deflate writers, reset for each piece (the
+// output of a new one: compress/flate's TestWriterReset) and kept for the
+// process: each holds 0.8 MB, mostly hash tables, and made for every
+// picture, the two of a PACO run took four of them, in fresh pages (2 ms
+// of a VM's time each), where the pieces in flight at once need one each.
+var compressors = par.Pool[*flate.Writer]{New: func() *flate.Writer {
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+	return fw
+}}
+
 // encodePNGPieces is encodePNG with the rows in that many pieces (at most
 // one a row), compressed as pigz does: each piece's deflate stream ended
 // by a sync flush (an empty stored block, so that the next one starts on
@@ -42,12 +52,7 @@ func encodePNGPieces(w io.Writer, img *image.RGBA, pieces int) error {
 	wd, ht := b.Dx(), b.Dy()
 	pieces = max(1, min(pieces, ht))
 	ps := make([]pngPiece, pieces)
-	// One compressor a core, reset for each piece (the output of a new
-	// one: compress/flate's TestWriterReset), not 0.5 MB of them a piece.
-	par.Each(pieces, 1, func() *flate.Writer {
-		fw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
-		return fw
-	}, func(fw *flate.Writer, k int) {
+	compressors.Each(pieces, 1, func(fw *flate.Writer, k int) {
 		ps[k].encode(fw, img, k*ht/pieces, (k+1)*ht/pieces, k == pieces-1)
 	})
 	var idat bytes.Buffer

@@ -160,6 +160,15 @@ func TestPNGCanvasSamePixels(t *testing.T) {
 		"grid":  Grid{Panels: []Figure{m, m}, Cols: 2},
 		"bars":  Bars{{Title: "b", Categories: []string{"a", "b"}, Series: []BarSeries{{Label: "s", Values: []float64{1, 30}}}}},
 	}
+	// Maps of the sizes whose pixels vgimg gets from a copy scaled up
+	// (Map.image), which a PNG canvas scales from the map's own.
+	for _, hw := range [][2]int{{64, 64}, {100, 37}, {5, 300}, {201, 201}, {33, 48}} {
+		v := make([]float64, hw[0]*hw[1])
+		for i := range v {
+			v[i] = math.Sin(float64(i) * 0.37)
+		}
+		figs[fmt.Sprintf("map %d×%d", hw[0], hw[1])] = Map{Data: tensor.FromF64(v, hw[0], hw[1]), Title: "t", BarLabel: "b"}
+	}
 	for name, f := range figs {
 		fw, fh := f.Size()
 		got, want := rasterise(f, fw, fh, false), rasterise(f, fw, fh, true)
