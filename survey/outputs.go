@@ -96,10 +96,12 @@ func WriteTarget(ctx context.Context, t *Target, dir string, res *paco.Result, c
 		addContrastCheckOutputs(outs, res.Checks)
 	}
 	m := snrFigure(t, res, snr)
-	if err := m.Check(); err != nil {
-		return nil, err
-	}
-	outs.add(t.Plot.File("snr"), func(w io.Writer) error { return figure.Encode(w, m, t.Plot) })
+	outs.add(t.Plot.File("snr"), func(w io.Writer) error {
+		if err := m.Check(); err != nil { // Draw would draw nothing
+			return err
+		}
+		return figure.Encode(w, m, t.Plot)
+	})
 	var names []string
 	for _, f := range outs.files {
 		names = append(names, f.name)
