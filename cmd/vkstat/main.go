@@ -67,7 +67,9 @@ const ballast = 64 << 20
 // memory without pointers) and is safe at any size: a run's heap may hold
 // at most 64 MiB more garbage than without it before collecting, on a 100
 // GB cube a goal of 200.064 GB for 200 GB. An environment that sets GOGC
-// or GOMEMLIMIT chooses for itself: none then.
+// or GOMEMLIMIT chooses for itself: none then. What the compute let go
+// is used again only after a collection: vkstat paco and survey run
+// collect once before encoding their outputs (cli.collectScratch).
 func startingHeap() []byte {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return nil
