@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/vkstat/vkstat/engine"
+	"github.com/vkstat/vkstat/internal/heap"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -160,7 +161,7 @@ func runPaco(c *ucli.Context) error {
 		return pacoError(t, err)
 	}
 	clock.Lap("close device")
-	collectScratch()
+	heap.CollectScratch()
 	clock.Lap("collect garbage")
 	var writes engine.Timing
 	files, err := survey.WriteTarget(c.Context, t, dir, res, "vkstat "+Version, &writes)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -79,14 +78,6 @@ func reporter(errw io.Writer) survey.Start {
 		return bar.update, bar.done
 	}
 }
-
-// collectScratch collects the garbage of a run's compute before its
-// outputs are encoded. cmd/vkstat's ballast keeps the collector from
-// running, which spares the compute its pauses, but then no page the
-// compute let go is used again: the pictures and files took fresh ones
-// from the kernel, which on a virtual machine costs ~11 µs a page (PACO
-// on 64×64×48: encoding the outputs 24 → 8 ms, for a 2–3 ms collection).
-func collectScratch() { runtime.GC() }
 
 // pacoError words paco.Run's errors for t's options' names
 // (Target.OptionErr): a centre asked of a header that has none is a usage

@@ -14,6 +14,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/vkstat/vkstat/internal/heap"
 	"github.com/vkstat/vkstat/pipelines/paco"
 	"github.com/vkstat/vkstat/survey"
 	"github.com/vkstat/vkstat/tensor"
@@ -153,7 +154,7 @@ func surveyRunAction(c *ucli.Context) error {
 	report := reporter(errw) // each target's analysis draws its own bar
 	opt.Start = func(t *survey.Target, o *paco.Options) (func(string, float64), func()) {
 		progress, end := report(t, o)
-		return progress, func() { end(); collectScratch() } // before the target's outputs
+		return progress, func() { end(); heap.CollectScratch() } // before the target's outputs
 	}
 	opt.Reason = func(t *survey.Target, err error) string {
 		if errors.Is(err, paco.ErrNoPSF) {
