@@ -123,45 +123,26 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 			mode = TransferQueue
 		}
 	}
-	queues := []vk.DeviceQueueCreateInfo{{
-		SType:            vk.StructureTypeDeviceQueueCreateInfo,
-		QueueFamilyIndex: uint32(info.queueFamily),
-		QueueCount:       1,
-		PQueuePriorities: []float32{1, 1},
-	}}
 	d.xfamily = uint32(info.queueFamily)
 	xindex := uint32(0)
 	d.families = []uint32{uint32(info.queueFamily)}
+	count, xfamily := uint32(1), int32(-1)
 	if mode == TransferQueue {
 		d.separate = true
 		switch {
 		case info.transferFamily >= 0:
 			d.xfamily = uint32(info.transferFamily)
 			d.families = append(d.families, d.xfamily)
-			queues = append(queues, vk.DeviceQueueCreateInfo{
-				SType:            vk.StructureTypeDeviceQueueCreateInfo,
-				QueueFamilyIndex: d.xfamily,
-				QueueCount:       1,
-				PQueuePriorities: []float32{1},
-			})
+			xfamily = int32(info.transferFamily)
 		case info.queueCount >= 2:
-			queues[0].QueueCount, xindex = 2, 1
+			count, xindex = 2, 1
 		}
-	}
-	feats := vk.PhysicalDeviceFeatures{ShaderFloat64: vkBool(info.Float64), ShaderInt64: vkBool(info.Int64),
-		ShaderInt16: vkBool(info.HasShaderFeature("shaderInt16"))}
-	dci := vk.DeviceCreateInfo{
-		SType:                vk.StructureTypeDeviceCreateInfo,
-		QueueCreateInfoCount: uint32(len(queues)),
-		PQueueCreateInfos:    queues,
-		PEnabledFeatures:     []vk.PhysicalDeviceFeatures{feats},
 	}
 	// Host memory is imported where the device offers it (Vulkan 1.1 has
 	// the external-memory core it builds on) and the data path copies.
-	if info.ExternalMemoryHost && info.importAlign > 0 && min(info.apiRaw, in.api) >= vk.MakeVersion(1, 1, 0) && !opt.NoImport {
+	importHost := info.ExternalMemoryHost && info.importAlign > 0 && min(info.apiRaw, in.api) >= vk.MakeVersion(1, 1, 0) && !opt.NoImport
+	if importHost {
 		d.importAlign = info.importAlign
-		dci.EnabledExtensionCount = 1
-		dci.PpEnabledExtensionNames = []string{"VK_EXT_external_memory_host\x00"}
 	}
 	// The device runs at the lower of its version and the instance's; the
 	// shader features it offers there are enabled (info.ShaderFeatures),
@@ -169,12 +150,15 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	var head unsafe.Pointer
 	if feats := C.vks_device_features(C.uint32_t(info.runAPI), C.uint32_t(info.shaderFeats), &head); feats != nil {
 		defer C.free(feats)
-		dci.PNext = head
 	}
-	var dh vk.Device
-	if err := check(vk.CreateDevice(pd, &dci, nil, &dh), "vkCreateDevice"); err != nil {
+	var ch C.VkDevice
+	r := C.vks_create_device(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
+		C.uint32_t(info.queueFamily), C.uint32_t(count), C.int32_t(xfamily), cbool(info.Float64), cbool(info.Int64),
+		cbool(info.HasShaderFeature("shaderInt16")), cbool(importHost), head, &ch)
+	if err := check(vk.Result(r), "vkCreateDevice"); err != nil {
 		return nil, fmt.Errorf("opening %s: %w", info.Name, err)
 	}
+	dh := vk.Device(unsafe.Pointer(ch))
 	d.handle = dh
 	in.mu.Lock()
 	in.open++
@@ -212,11 +196,11 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	return d, nil
 }
 
-func vkBool(b bool) vk.Bool32 {
+func cbool(b bool) C.int {
 	if b {
-		return vk.True
+		return 1
 	}
-	return vk.False
+	return 0
 }
 
 func (d *Device) initMemory() error {

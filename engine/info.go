@@ -216,21 +216,6 @@ func driverVersionString(vendor, v uint32) string {
 	return versionString(v)
 }
 
-func deviceExtensions(pd vk.PhysicalDevice) map[string]bool {
-	out := map[string]bool{}
-	var n uint32
-	if vk.EnumerateDeviceExtensionProperties(pd, "", &n, nil) != vk.Success || n == 0 {
-		return out
-	}
-	props := make([]vk.ExtensionProperties, n)
-	vk.EnumerateDeviceExtensionProperties(pd, "", &n, props)
-	for _, p := range props[:n] {
-		p.Deref()
-		out[vk.ToString(p.ExtensionName[:])] = true
-	}
-	return out
-}
-
 func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 	var props vk.PhysicalDeviceProperties
 	vk.GetPhysicalDeviceProperties(pd, &props)
@@ -275,30 +260,26 @@ func (in *Instance) describe(index int, pd vk.PhysicalDevice) DeviceInfo {
 		info.Heaps = append(info.Heaps, Heap{Size: uint64(h.Size), DeviceLocal: h.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0})
 	}
 
-	var nq uint32
-	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, nil)
-	qs := make([]vk.QueueFamilyProperties, nq)
-	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, qs)
-	for i, q := range qs {
-		q.Deref()
-		if q.QueueFlags&vk.QueueFlags(vk.QueueComputeBit) != 0 {
+	for i, q := range enumerate[C.VkQueueFamilyProperties](in.gipa, in.handle, pd, C.VKS_QUEUE_FAMILIES) {
+		flags := vk.QueueFlags(q.queueFlags)
+		if flags&vk.QueueFlags(vk.QueueComputeBit) != 0 {
 			// Prefer a family that also does graphics: it is the one
 			// drivers tune and whose timestamps are guaranteed.
-			if info.queueFamily < 0 || q.QueueFlags&vk.QueueFlags(vk.QueueGraphicsBit) != 0 && info.timestampBits == 0 {
+			if info.queueFamily < 0 || flags&vk.QueueFlags(vk.QueueGraphicsBit) != 0 && info.timestampBits == 0 {
 				info.queueFamily = i
-				info.queueCount = q.QueueCount
-				info.timestampBits = q.TimestampValidBits
+				info.queueCount = uint32(q.queueCount)
+				info.timestampBits = uint32(q.timestampValidBits)
 			}
 		}
 		const computeOrGraphics = vk.QueueFlags(vk.QueueComputeBit | vk.QueueGraphicsBit)
-		if q.QueueFlags&vk.QueueFlags(vk.QueueTransferBit) != 0 && q.QueueFlags&computeOrGraphics == 0 && info.transferFamily < 0 {
+		if flags&vk.QueueFlags(vk.QueueTransferBit) != 0 && flags&computeOrGraphics == 0 && info.transferFamily < 0 {
 			info.transferFamily = i
 		}
 	}
 	info.TransferQueue = info.transferFamily >= 0
 	info.Timestamps = info.timestampBits > 0 && lim.TimestampPeriod > 0
 
-	exts := deviceExtensions(pd)
+	exts := extensionNames(enumerate[C.VkExtensionProperties](in.gipa, in.handle, pd, C.VKS_DEVICE_EXTENSIONS))
 	info.ExternalMemoryHost = exts["VK_EXT_external_memory_host"]
 	info.MemoryBudget = exts["VK_EXT_memory_budget"]
 	var p2 C.vks_props2

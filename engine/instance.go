@@ -148,37 +148,38 @@ func defaultLoaders() []string {
 	return []string{"libvulkan.so.1", "libvulkan.so"}
 }
 
-func cstr(s string) string { return s + "\x00" }
-
-func layerPresent(name string) bool {
-	var n uint32
-	if vk.EnumerateInstanceLayerProperties(&n, nil) != vk.Success || n == 0 {
-		return false
+// enumerate is what vks_enumerate lists, copied into Go memory.
+func enumerate[T any](gipa unsafe.Pointer, inst vk.Instance, pd vk.PhysicalDevice, kind C.int) []T {
+	var n C.uint32_t
+	p := C.vks_enumerate(gipa, C.VkInstance(unsafe.Pointer(inst)), C.VkPhysicalDevice(unsafe.Pointer(pd)), kind, &n)
+	if p == nil {
+		return nil
 	}
-	props := make([]vk.LayerProperties, n)
-	vk.EnumerateInstanceLayerProperties(&n, props)
-	for _, p := range props[:n] {
-		p.Deref()
-		if vk.ToString(p.LayerName[:]) == name {
+	defer C.free(p)
+	return append([]T(nil), unsafe.Slice((*T)(p), int(n))...)
+}
+
+// extensionNames are the names in an enumeration of extensions.
+func extensionNames(props []C.VkExtensionProperties) map[string]bool {
+	out := make(map[string]bool, len(props))
+	for i := range props {
+		out[C.GoString(&props[i].extensionName[0])] = true
+	}
+	return out
+}
+
+func layerPresent(gipa unsafe.Pointer, name string) bool {
+	props := enumerate[C.VkLayerProperties](gipa, nil, nil, C.VKS_INSTANCE_LAYERS)
+	for i := range props {
+		if C.GoString(&props[i].layerName[0]) == name {
 			return true
 		}
 	}
 	return false
 }
 
-func instanceExtensions() map[string]bool {
-	out := map[string]bool{}
-	var n uint32
-	if vk.EnumerateInstanceExtensionProperties("", &n, nil) != vk.Success || n == 0 {
-		return out
-	}
-	props := make([]vk.ExtensionProperties, n)
-	vk.EnumerateInstanceExtensionProperties("", &n, props)
-	for _, p := range props[:n] {
-		p.Deref()
-		out[vk.ToString(p.ExtensionName[:])] = true
-	}
-	return out
+func instanceExtensions(gipa unsafe.Pointer) map[string]bool {
+	return extensionNames(enumerate[C.VkExtensionProperties](gipa, nil, nil, C.VKS_INSTANCE_EXTENSIONS))
 }
 
 // instanceAPI is the Vulkan version the instance is created for: the
@@ -204,36 +205,17 @@ func NewInstance(opt Options) (*Instance, error) {
 	in := &Instance{gipa: gipa, validate: opt.Validate, api: instanceAPI(gipa)}
 	in.startup.Loader = time.Since(t0)
 	t0 = time.Now()
-	var layers, exts []string
-	var pNext unsafe.Pointer
 	if opt.Validate {
 		const layer = "VK_LAYER_KHRONOS_validation"
-		if !layerPresent(layer) {
+		if !layerPresent(gipa, layer) {
 			return nil, fmt.Errorf("%w: %s is not installed (Debian/Ubuntu: apt-get install vulkan-validationlayers)", ErrNoValidation, layer)
 		}
-		if !instanceExtensions()["VK_EXT_debug_utils"] {
+		if !instanceExtensions(gipa)["VK_EXT_debug_utils"] {
 			return nil, fmt.Errorf("%w: the Vulkan loader lacks VK_EXT_debug_utils", ErrNoValidation)
 		}
-		layers = append(layers, cstr(layer))
-		exts = append(exts, cstr("VK_EXT_debug_utils"))
-		pNext = C.vks_validation_features(C.vks_messenger_info())
 	}
-	info := vk.InstanceCreateInfo{
-		SType: vk.StructureTypeInstanceCreateInfo,
-		PNext: pNext,
-		PApplicationInfo: &vk.ApplicationInfo{
-			SType:            vk.StructureTypeApplicationInfo,
-			PApplicationName: cstr("vkstat"),
-			PEngineName:      cstr("vkstat"),
-			ApiVersion:       in.api,
-		},
-		EnabledLayerCount:       uint32(len(layers)),
-		PpEnabledLayerNames:     layers,
-		EnabledExtensionCount:   uint32(len(exts)),
-		PpEnabledExtensionNames: exts,
-	}
-	var h vk.Instance
-	if r := vk.CreateInstance(&info, nil, &h); r != vk.Success {
+	var ch C.VkInstance
+	if r := vk.Result(C.vks_create_instance(gipa, C.uint32_t(in.api), cbool(opt.Validate), &ch)); r != vk.Success {
 		err := check(r, "vkCreateInstance")
 		switch r {
 		case vk.ErrorIncompatibleDriver:
@@ -245,6 +227,7 @@ func NewInstance(opt Options) (*Instance, error) {
 		}
 		return nil, err
 	}
+	h := vk.Instance(unsafe.Pointer(ch))
 	in.handle = h
 	if err := vk.InitInstance(h); err != nil {
 		vk.DestroyInstance(h, nil)

@@ -274,3 +274,115 @@ int vks_query_memory_budget(void *gipa, VkInstance inst, VkPhysicalDevice pd, ui
 	}
 	return (int)n;
 }
+
+// list makes one call of vks_enumerate's kind through fn.
+static VkResult list(int kind, PFN_vkVoidFunction fn, VkPhysicalDevice pd, uint32_t *n, void *out) {
+	switch (kind) {
+	case VKS_INSTANCE_LAYERS:
+		return ((PFN_vkEnumerateInstanceLayerProperties)fn)(n, out);
+	case VKS_INSTANCE_EXTENSIONS:
+		return ((PFN_vkEnumerateInstanceExtensionProperties)fn)(NULL, n, out);
+	case VKS_DEVICE_EXTENSIONS:
+		return ((PFN_vkEnumerateDeviceExtensionProperties)fn)(pd, NULL, n, out);
+	default:
+		((PFN_vkGetPhysicalDeviceQueueFamilyProperties)fn)(pd, n, out);
+		return VK_SUCCESS;
+	}
+}
+
+void *vks_enumerate(void *gipa, VkInstance inst, VkPhysicalDevice pd, int kind, uint32_t *n) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	static const char *names[] = {"vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceExtensionProperties",
+		"vkEnumerateDeviceExtensionProperties", "vkGetPhysicalDeviceQueueFamilyProperties"};
+	static const size_t sizes[] = {sizeof(VkLayerProperties), sizeof(VkExtensionProperties),
+		sizeof(VkExtensionProperties), sizeof(VkQueueFamilyProperties)};
+	*n = 0;
+	if (kind < 0 || kind > VKS_QUEUE_FAMILIES)
+		return NULL;
+	PFN_vkVoidFunction fn = get(kind < VKS_DEVICE_EXTENSIONS ? VK_NULL_HANDLE : inst, names[kind]);
+	if (!fn)
+		return NULL;
+	// A layer or driver may add entries between the two calls
+	// (VK_INCOMPLETE): ask again, a few times.
+	for (int try = 0; try < 4; try++) {
+		uint32_t count = 0;
+		if (list(kind, fn, pd, &count, NULL) != VK_SUCCESS || count == 0)
+			return NULL;
+		void *out = calloc(count, sizes[kind]);
+		if (!out)
+			return NULL;
+		VkResult r = list(kind, fn, pd, &count, out);
+		if (r == VK_SUCCESS) {
+			*n = count;
+			return out;
+		}
+		free(out);
+		if (r != VK_INCOMPLETE)
+			return NULL;
+	}
+	return NULL;
+}
+
+VkResult vks_create_instance(void *gipa, uint32_t api, int validate, VkInstance *out) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkCreateInstance create = (PFN_vkCreateInstance)get(VK_NULL_HANDLE, "vkCreateInstance");
+	if (!create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	static const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+	static const char *exts[] = {"VK_EXT_debug_utils"};
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pApplicationName = "vkstat",
+		.pEngineName = "vkstat",
+		.apiVersion = api,
+	};
+	VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+	if (validate) {
+		ci.pNext = vks_validation_features(vks_messenger_info());
+		ci.enabledLayerCount = 1;
+		ci.ppEnabledLayerNames = layers;
+		ci.enabledExtensionCount = 1;
+		ci.ppEnabledExtensionNames = exts;
+	}
+	return create(&ci, NULL, out);
+}
+
+VkResult vks_create_device(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t family, uint32_t count,
+		int32_t xfamily, int float64, int int64, int int16, int import_host, void *next, VkDevice *out) {
+	PFN_vkGetInstanceProcAddr get = (PFN_vkGetInstanceProcAddr)gipa;
+	PFN_vkCreateDevice create = (PFN_vkCreateDevice)get(inst, "vkCreateDevice");
+	if (!create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	static const float priorities[] = {1, 1};
+	static const char *exts[] = {"VK_EXT_external_memory_host"};
+	VkDeviceQueueCreateInfo queues[2] = {{
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = family,
+		.queueCount = count,
+		.pQueuePriorities = priorities,
+	}};
+	uint32_t nqueues = 1;
+	if (xfamily >= 0) {
+		queues[1] = queues[0];
+		queues[1].queueFamilyIndex = (uint32_t)xfamily;
+		queues[1].queueCount = 1;
+		nqueues = 2;
+	}
+	VkPhysicalDeviceFeatures feats = {
+		.shaderFloat64 = float64 ? VK_TRUE : VK_FALSE,
+		.shaderInt64 = int64 ? VK_TRUE : VK_FALSE,
+		.shaderInt16 = int16 ? VK_TRUE : VK_FALSE,
+	};
+	VkDeviceCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.pNext = next,
+		.queueCreateInfoCount = nqueues,
+		.pQueueCreateInfos = queues,
+		.pEnabledFeatures = &feats,
+	};
+	if (import_host) {
+		ci.enabledExtensionCount = 1;
+		ci.ppEnabledExtensionNames = exts;
+	}
+	return create(pd, &ci, NULL, out);
+}

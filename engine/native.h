@@ -1,9 +1,11 @@
 // native.h: the few Vulkan calls that vulkan-go (headers 1.1.88) does not
 // wrap: loading the loader from a chosen path, the debug-utils messenger that
 // turns validation messages into Go errors, the Properties2/Features2
-// queries behind the device report; and the device-level commands a call
-// makes, whose create-infos vulkan-go would copy into C memory it never
-// frees (vks_dev, cmds.go), host-memory import among them.
+// queries behind the device report; the instance and device creation and
+// the enumerations, whose arrays vulkan-go frees in finalizers that may run
+// during the call; and the device-level commands a call makes, whose
+// create-infos vulkan-go would copy into C memory it never frees (vks_dev,
+// cmds.go), host-memory import among them.
 #ifndef VKSTAT_NATIVE_H
 #define VKSTAT_NATIVE_H
 #define VK_NO_PROTOTYPES 1
@@ -79,6 +81,34 @@ void vks_query_props2(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t
 // the number of heaps, or 0 without vkGetPhysicalDeviceMemoryProperties2.
 // Call it only where the device lists VK_EXT_memory_budget.
 int vks_query_memory_budget(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint64_t *budget, uint64_t *usage);
+
+// vulkan-go copies the arrays of a create-info, and the arrays an
+// enumeration writes, into C memory that a finalizer frees at the next
+// garbage collection, and that collection may come during the very call
+// that reads or writes them (a use after free: SIGSEGV in the loader, or a
+// corrupted C heap). The calls below take C memory of their own instead.
+
+// What vks_enumerate lists.
+enum {
+	VKS_INSTANCE_LAYERS,     // VkLayerProperties
+	VKS_INSTANCE_EXTENSIONS, // VkExtensionProperties
+	VKS_DEVICE_EXTENSIONS,   // VkExtensionProperties of pd
+	VKS_QUEUE_FAMILIES,      // VkQueueFamilyProperties of pd
+};
+// vks_enumerate returns what kind lists as a malloc'd array the caller
+// frees, with its length in *n; NULL with *n = 0 when there is nothing or
+// the call fails.
+void *vks_enumerate(void *gipa, VkInstance inst, VkPhysicalDevice pd, int kind, uint32_t *n);
+// vks_create_instance creates the instance for api, with the validation
+// layer, VK_EXT_debug_utils and the messenger and validation features
+// chained where validate is set.
+VkResult vks_create_instance(void *gipa, uint32_t api, int validate, VkInstance *out);
+// vks_create_device creates a device with count queues (1 or 2) of family,
+// one of xfamily where it is not negative, the three core features given,
+// VK_EXT_external_memory_host where import_host is set and next (the
+// feature chain of vks_device_features, or NULL) as pNext.
+VkResult vks_create_device(void *gipa, VkInstance inst, VkPhysicalDevice pd, uint32_t family, uint32_t count,
+	int32_t xfamily, int float64, int int64, int int16, int import_host, void *next, VkDevice *out);
 
 // vks_dev holds the device-level commands engine/cmds.go calls from C.
 typedef struct {
