@@ -41,7 +41,9 @@ func main() {
 			os.Exit(cli.ExitInterrupted)
 		}
 	}()
-	heap.Start()
+	if !cli.Informational(os.Args) {
+		heap.Start()
+	}
 	stopProfile := profile(os.Getenv("VKSTAT_CPUPROFILE"))
 	var stdout io.Writer = os.Stdout
 	if stdoutClosed() {
