@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vkstat/vkstat/tensor"
@@ -63,11 +64,13 @@ func Random(elem string, shape []int, seed uint64, name string) (*Array, error) 
 
 // A reference that calls a Python function: MODULE:FUNCTION, or
 // FILE.py:FUNCTION.
-var pyFunction = regexp.MustCompile(`^([A-Za-z_][\w.]*|[^\s:]+\.py):([A-Za-z_]\w*)$`)
+var pyFunction = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_][\w.]*|[^\s:]+\.py):([A-Za-z_]\w*)$`)
+})
 
 // IsFunctionRef says whether a reference names a Python function
 // (MODULE:FUNCTION or FILE.py:FUNCTION) rather than a NumPy expression.
-func IsFunctionRef(ref string) bool { return pyFunction.MatchString(ref) }
+func IsFunctionRef(ref string) bool { return pyFunction().MatchString(ref) }
 
 // referenceScript computes the references: it reads a request (JSON) on
 // stdin, loads the inputs, and writes each output as float64 NPY.
@@ -165,7 +168,7 @@ func Reference(ctx context.Context, python string, inputs map[string]*Array, con
 	for out, ref := range refs {
 		outs = append(outs, out)
 		req.Out[out] = filepath.Join(dir, fmt.Sprintf("out%d.npy", len(outs)))
-		if m := pyFunction.FindStringSubmatch(ref); m != nil {
+		if m := pyFunction().FindStringSubmatch(ref); m != nil {
 			mod := m[1]
 			if strings.HasSuffix(mod, ".py") {
 				if mod, err = filepath.Abs(mod); err != nil {

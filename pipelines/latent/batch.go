@@ -658,7 +658,7 @@ func runBatch(ctx context.Context, dev *engine.Device, x *tensor.Tensor, opt Opt
 	return res, nil
 }
 
-var sampleRe = regexp.MustCompile(`\bsample (\d+)`)
+var sampleRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsample (\d+)`) })
 
 // shiftSampleNotes renumbers the samples notes name by off, the batch's
 // first sample.
@@ -668,7 +668,7 @@ func shiftSampleNotes(notes []string, off int) []string {
 	}
 	out := make([]string, len(notes))
 	for i, n := range notes {
-		out[i] = sampleRe.ReplaceAllStringFunc(n, func(m string) string {
+		out[i] = sampleRe().ReplaceAllStringFunc(n, func(m string) string {
 			k, _ := strconv.Atoi(strings.TrimPrefix(m, "sample "))
 			return "sample " + strconv.Itoa(k+off)
 		})
@@ -758,9 +758,9 @@ func joinPCA(ps []*PCA) *PCA {
 // noteRe parses the notes about many items (noteList: "corr: 3 constant
 // (zero-variance) channel(s), whose correlations are NaN: sample 0
 // channel 1; ...; ... (12 in all)"): prefix, count, what, items.
-var noteRe = regexp.MustCompile(`^(.*?: )?(\d+) ([^:]*): (.*)$`)
+var noteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?: )?(\d+) ([^:]*): (.*)$`) })
 
-var moreRe = regexp.MustCompile(`; \.\.\. \(\d+ in all\)$`)
+var moreRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`; \.\.\. \(\d+ in all\)$`) })
 
 // mergeNotes joins the batches' notes (each batch's list, its samples
 // already renumbered) into the notes one batch of every sample would have:
@@ -781,7 +781,7 @@ func mergeNotes(batches [][]string) []string {
 	order := 0
 	for _, notes := range batches {
 		for _, n := range notes {
-			m := noteRe.FindStringSubmatch(n)
+			m := noteRe().FindStringSubmatch(n)
 			if m == nil {
 				if !seen[n] {
 					seen[n] = true
@@ -798,7 +798,7 @@ func mergeNotes(batches [][]string) []string {
 			}
 			c, _ := strconv.Atoi(m[2])
 			k.count += c
-			k.items = append(k.items, strings.Split(moreRe.ReplaceAllString(m[4], ""), "; ")...)
+			k.items = append(k.items, strings.Split(moreRe().ReplaceAllString(m[4], ""), "; ")...)
 		}
 	}
 	list := make([]*kind, 0, len(kinds))
