@@ -11,6 +11,33 @@ import (
 	"github.com/vkstat/vkstat/shaders"
 )
 
+// collectWithoutPause starts two goroutines that allocate and collect
+// garbage without pause, so that vulkan-go's finalizers (which free its C
+// copies of create-infos) run as often as they can; the returned function
+// stops them and waits.
+func collectWithoutPause(every int) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sink [][]byte
+			for !done.Load() {
+				sink = append(sink, make([]byte, 1<<10))
+				if len(sink) > every {
+					sink = nil
+					runtime.GC()
+				}
+			}
+		}()
+	}
+	return func() {
+		done.Store(true)
+		wg.Wait()
+	}
+}
+
 // TestKernelBuildUnderGC builds pipelines while other goroutines collect
 // garbage without pause. vulkan-go frees the C copies of create-infos in
 // finalizers that may run during the call; pipelines are now built from
@@ -27,31 +54,14 @@ func TestKernelBuildUnderGC(t *testing.T) {
 		n = 16
 	}
 	for _, d := range testdev.Devices(t) {
-		var stop atomic.Bool
-		var wg sync.WaitGroup
-		for g := 0; g < 2; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var sink [][]byte
-				for !stop.Load() {
-					sink = append(sink, make([]byte, 1<<10))
-					if len(sink) > 256 {
-						sink = nil
-						runtime.GC()
-					}
-				}
-			}()
-		}
+		stop := collectWithoutPause(256)
 		for i := 0; i < n; i++ {
 			wgSize := uint32(1 + i%64)
 			if _, err := d.Kernel(engine.KernelSpec{Name: "map_f32", Code: code, Spec: []uint32{wgSize, uint32(i)}}); err != nil {
-				stop.Store(true)
-				wg.Wait()
+				stop()
 				t.Fatalf("%s: kernel %d: %v", d.Info.Name, i, err)
 			}
 		}
-		stop.Store(true)
-		wg.Wait()
+		stop()
 	}
 }

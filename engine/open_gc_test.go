@@ -1,9 +1,6 @@
 package engine_test
 
 import (
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vkstat/vkstat/engine"
@@ -22,26 +19,7 @@ func TestOpenUnderGC(t *testing.T) {
 	if testing.Short() {
 		n = 4
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for g := 0; g < 2; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sink [][]byte
-			for !stop.Load() {
-				sink = append(sink, make([]byte, 1<<10))
-				if len(sink) > 64 {
-					sink = nil
-					runtime.GC()
-				}
-			}
-		}()
-	}
-	defer func() {
-		stop.Store(true)
-		wg.Wait()
-	}()
+	defer collectWithoutPause(64)()
 	for i := 0; i < n; i++ {
 		in, err := engine.NewInstance(engine.Options{Validate: true})
 		if err != nil {
