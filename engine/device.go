@@ -153,8 +153,8 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	}
 	var ch C.VkDevice
 	r := C.vks_create_device(in.gipa, C.VkInstance(unsafe.Pointer(in.handle)), C.VkPhysicalDevice(unsafe.Pointer(pd)),
-		C.uint32_t(info.queueFamily), C.uint32_t(count), C.int32_t(xfamily), cbool(info.Float64), cbool(info.Int64),
-		cbool(info.HasShaderFeature("shaderInt16")), cbool(importHost), head, &ch)
+		C.uint32_t(info.queueFamily), C.uint32_t(count), C.int32_t(xfamily), boolInt(info.Float64), boolInt(info.Int64),
+		boolInt(info.HasShaderFeature("shaderInt16")), boolInt(importHost), head, &ch)
 	if err := check(vk.Result(r), "vkCreateDevice"); err != nil {
 		return nil, fmt.Errorf("opening %s: %w", info.Name, err)
 	}
@@ -194,13 +194,6 @@ func (in *Instance) OpenWith(index int, opt DeviceOptions) (*Device, error) {
 	}
 	d.opened = time.Since(t0)
 	return d, nil
-}
-
-func cbool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (d *Device) initMemory() error {

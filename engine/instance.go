@@ -215,7 +215,7 @@ func NewInstance(opt Options) (*Instance, error) {
 		}
 	}
 	var ch C.VkInstance
-	if r := vk.Result(C.vks_create_instance(gipa, C.uint32_t(in.api), cbool(opt.Validate), &ch)); r != vk.Success {
+	if r := vk.Result(C.vks_create_instance(gipa, C.uint32_t(in.api), boolInt(opt.Validate), &ch)); r != vk.Success {
 		err := check(r, "vkCreateInstance")
 		switch r {
 		case vk.ErrorIncompatibleDriver:
