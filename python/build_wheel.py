@@ -194,7 +194,7 @@ def build_library(version: str, lib: Path) -> Path:
     if go is None:
         raise SystemExit("vkstat: building the package builds its Go library: it needs Go 1.24 or newer on PATH "
                          "and the packages scripts/deps.sh build installs (README.md, Set-up)")
-    cmd = [go, "build", "-buildmode=c-shared", "-ldflags", f"-s -w -X github.com/vkstat/vkstat/capi.Version={version}",
+    cmd = [go, "build", "-buildmode=c-shared", "-ldflags", f"-s -w -extldflags=-Wl,--exclude-libs,ALL -X github.com/vkstat/vkstat/capi.Version={version}",
            "-o", str(lib), "./cmd/libvkstat"]
     if subprocess.run(cmd, cwd=ROOT).returncode != 0:
         raise SystemExit(f"vkstat: {' '.join(cmd)} failed; scripts/deps.sh build says what is missing")

@@ -3,20 +3,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from collections.abc import Mapping
 
 import numpy as np
 
 from ._arrays import as_numpy, float_result, lend, num_key, plain
-from ._params import DTypeLike, _ddof, _names
+from ._params import _ddof, _names
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:  # annotations only: numpy.typing costs a first import 4-6 ms
+    from typing import Any, Sequence, Union
+
     import numpy.typing as npt
 
+    from ._params import DTypeLike
     from ._session import Session
 
-
-Axis = Union[int, Sequence[int], None]
+    Axis = Union[int, Sequence[int], None]
 
 
 def map(self: Session, x: npt.ArrayLike, y: npt.ArrayLike, a: float = 1.0, b: float = 1.0, c: float = 0.0, *,

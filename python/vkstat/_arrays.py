@@ -10,11 +10,17 @@ import ctypes
 import math
 import mmap
 import sys
-from typing import Any, Iterable, Mapping, NamedTuple
+from collections import namedtuple
+from collections.abc import Mapping
 
 import numpy as np
 
 from ._lib import InputError
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
 
 _F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
 _NAMES = {_F32: "float32", _F64: "float64"}  # dtype.name costs a microsecond
@@ -118,13 +124,11 @@ def _torch_bfloat16(obj: Any) -> np.ndarray | None:
     return np.from_dlpack(obj.detach().view(torch.int16)).view(np.uint16)
 
 
-class Peeked(NamedTuple):
-    """An input as NumPy sees it, and "bfloat16" when its uint16 elements
-    are bfloat16 patterns; converted when making it took new memory (a
-    list, a scalar)."""
-    array: np.ndarray
-    tag: str | None
-    converted: bool = False
+class Peeked(namedtuple("Peeked", "array tag converted", defaults=(False,))):
+    """An input as NumPy sees it (array), and tag "bfloat16" when its
+    uint16 elements are bfloat16 patterns; converted when making it took
+    new memory (a list, a scalar)."""
+    __slots__ = ()
 
 
 def as_numpy(obj: Any, name: str) -> Peeked:

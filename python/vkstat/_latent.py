@@ -3,16 +3,19 @@ latent`` computes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
-
 import numpy as np
 
 from ._arrays import lend
-from ._params import DTypeLike, _ddof, _names, _precision
-from ._results import LatentResult, fill
+from ._params import _ddof, _names, _precision
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
+
     import numpy.typing as npt
+
+    from ._params import DTypeLike
+    from ._results import LatentResult
 
     from ._session import Session
 
@@ -105,6 +108,7 @@ def latent(self: Session, x: npt.ArrayLike, stat: str | Sequence[str] = ("moment
     params = {"stats": _names(stat), "axes": [axes] if isinstance(axes, (int, np.integer)) else axes, "ddof": _ddof(ddof),
               "lags": lags, "nan": nan, "bias": _bias(bias), "precision": _precision(precision), "batch": batch}
     got, info, _ = self._run("latent", params, {"x": lend(x, "x", half=True)}, out)
+    from ._results import LatentResult, fill  # at the first call: its dataclasses cost an import 8 ms
     return fill(LatentResult, got, info, names=info["arrays"])
 
 

@@ -18,9 +18,12 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
+
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Sequence
 
 
 class Error(RuntimeError):
@@ -213,7 +216,9 @@ def close_session(handle: int) -> None:
 # A giver answers the library's requests for output memory during one
 # call: (name, dtype, shape, nbytes) -> an address, or None to refuse (it
 # keeps its own reason, raised after the call).
-Giver = Callable[[str, str, tuple, int], Optional[int]]
+if TYPE_CHECKING:
+    Giver = Callable[[str, str, tuple, int], Optional[int]]
+
 _givers: dict[int, Giver] = {}
 _raised: dict[int, BaseException] = {}  # by call: what the callback raised (Ctrl-C, say), raised after the call
 _keys = itertools.count(1)

@@ -5,20 +5,33 @@ small matrices: :meth:`Session.cov`, :meth:`Session.chol` and
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import numpy as np
 
 from ._arrays import as_numpy, float_result, lend, out_names, plain
-from ._params import DTypeLike, _ddof
-from ._results import CholResult, CovResult
+from ._params import _ddof
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence, Union
+
     import numpy.typing as npt
 
+    from ._params import DTypeLike
+    from ._results import CholResult, CovResult
     from ._session import Session
 
-Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
+    Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
+
+_tuples = None  # CovResult and CholResult: _results, at the first cov or chol (its dataclasses cost an import 8 ms)
+
+
+def _results() -> Any:
+    global _tuples
+    if _tuples is None:
+        from . import _results as r
+        _tuples = r
+    return _tuples
 
 def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int = 0, radius: int | None = None,
         shrinkage: float | None = None, assume_centered: bool = False, out: Out = None,
@@ -81,7 +94,7 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     if (type(x) is np.ndarray and radius is None and out is None and dtype is None and type(estimator) is str
             and type(ddof) is int and shrinkage is None and not assume_centered and plain(x)):
         fast = ("cov", estimator, ddof, x.dtype, x.shape)
-        got = self._fast_call(fast, (x,), CovResult)
+        got = self._fast_call(fast, (x,), _results().CovResult)
         if got is not None:
             return got
     if shrinkage is not None and (isinstance(shrinkage, bool) or not isinstance(shrinkage, (int, float, np.number))):
@@ -90,8 +103,9 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
                               "shrinkage": None if shrinkage is None else float(shrinkage),
                               "assume_centered": bool(assume_centered)}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
-    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, CovResult._fields), repeat=True, fast=fast)
-    return CovResult(got["cov"], got["mean"], got["rho"], got.get("locations"))
+    cls = _results().CovResult
+    got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, cls._fields), repeat=True, fast=fast)
+    return cls(got["cov"], got["mean"], got["rho"], got.get("locations"))
 
 
 def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: bool = True,  # noqa: E741
@@ -146,7 +160,7 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     fast = None
     if type(a) is np.ndarray and b is None and out is None and dtype is None and plain(a):
         fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), bool(factored), a.dtype, a.shape)
-        got = self._fast_call(fast, (a,), CholResult)
+        got = self._fast_call(fast, (a,), _results().CholResult)
         if got is not None:
             return got
     peeked = {"a": as_numpy(a, "a")}
@@ -156,8 +170,9 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         dtype = float_result(**peeked)
     arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
     params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad), "factored": bool(factored)}
-    got, _, _ = self._run("chol", params, arrays, out_names(out, CholResult._fields), repeat=True, fast=fast)
-    return CholResult(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
+    cls = _results().CholResult
+    got, _, _ = self._run("chol", params, arrays, out_names(out, cls._fields), repeat=True, fast=fast)
+    return cls(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
 
 
 def cho_solve(self: Session, c_and_lower: Any, b: npt.ArrayLike, *, out: np.ndarray | None = None,

@@ -3,16 +3,19 @@ paco`` does."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
-
 import numpy as np
 
 from ._arrays import lend
-from ._params import DTypeLike, _precision
-from ._results import PacoResult, fill, table
+from ._params import _precision
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Mapping, Sequence
+
     import numpy.typing as npt
+
+    from ._params import DTypeLike
+    from ._results import PacoResult
 
     from ._session import Session
 
@@ -159,5 +162,6 @@ def paco(self: Session, cube: npt.ArrayLike, angles: npt.ArrayLike, psf: npt.Arr
     if psf is not None:
         arrays["psf"] = lend(psf, "psf")
     got, info, warns = self._run("paco", params, arrays, out)
+    from ._results import PacoResult, fill, table  # at the first call: its dataclasses cost an import 8 ms
     return fill(PacoResult, got, info, detections=table(got, "detections"), contrast=table(got, "contrast"),
                 contrast_check=table(got, "contrast_check"), warnings=warns)

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping, Sequence, Union
+from collections.abc import Mapping
 
 import numpy as np
 
 from ._lib import InputError
 
-DTypeLike = Union[str, type, np.dtype, None]
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
+if TYPE_CHECKING:
+    from typing import Any, Sequence, Union
+
+    DTypeLike = Union[str, type, np.dtype, None]
 
 
 def _names(v: str | Sequence[str]) -> list[str]:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ._arrays import as_numpy, lend
-from ._params import DTypeLike
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:  # annotations only: numpy.typing costs a first import 4-6 ms
+    from typing import Any, Sequence
+
     import numpy.typing as npt
 
+    from ._params import DTypeLike
     from ._session import Session
 
 

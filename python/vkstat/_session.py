@@ -16,7 +16,6 @@ import threading
 import time
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -24,8 +23,9 @@ from . import _array_ops, _latent, _lib, _linalg, _paco, _params, _quantile, _sh
 from ._arrays import _ALIGN_MIN, Lent, Outputs, address, empty, pin, unpin
 from ._lib import Error, InputError
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, Callable, Iterable, Mapping, TypeVar
 
     from typing_extensions import Concatenate, ParamSpec  # typing's from Python 3.10
 

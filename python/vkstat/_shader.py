@@ -5,13 +5,16 @@ over arrays that stay on the device between dispatches."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
 from ._arrays import Lent
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
     from ._session import Session
 
 

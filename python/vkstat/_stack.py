@@ -6,15 +6,17 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from ._arrays import Lent, lend_date
 from ._params import _ddof, _names
-from ._results import StackResult, fill
 
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
+
+    from ._results import StackResult
     from ._session import Session
 
 
@@ -150,5 +152,6 @@ def stack(self: Session, dates: Any, *, looks: int | str | Sequence[int] = 1, wi
         info["date_names"] = [os.path.basename(p) for p in params["paths"]]
     else:
         info["date_names"] = [f"dates[{i}]" for i in range(info["dates"])]
+    from ._results import StackResult, fill  # at the first call: its dataclasses cost an import 8 ms
     return fill(StackResult, got, info)
 

@@ -3,11 +3,11 @@ what ``vkstat verify`` does on one device."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
-
-from ._results import VerifyReport
-
+TYPE_CHECKING = False  # typing is imported by type checkers only: it costs a first import 5 ms
 if TYPE_CHECKING:
+    from typing import Sequence
+
+    from ._results import VerifyReport
     from ._session import Session
 
 
@@ -34,6 +34,7 @@ def verify(self: Session, ops: str | Sequence[str] | None = None, precisions: st
     if isinstance(precisions, str):
         precisions = [p for p in precisions.split(",") if p.strip()]
     _, info, _ = self._run("verify", {"ops": list(ops or []), "precisions": list(precisions or [])}, {})
+    from ._results import VerifyReport  # at the first call: its dataclasses cost an import 8 ms
     return VerifyReport(device=self.device, results=info.get("results") or [], passed=info["passed"],
                         failed=info["failed"], skipped=info["skipped"], seconds=info["seconds"],
                         version=info.get("vkstat_version", ""), info=info)
