@@ -143,8 +143,11 @@ bench-paco: build
 PYTHON  ?= /usr/bin/python3
 PYLIB   := python/vkstat/libvkstat.so
 
+# The library links libstdc++ statically (glslang's, VkFFT's; internal/glsl)
+# and exports none of it: Python loads no second C++ runtime (2-4 ms), and
+# another library's libstdc++ in the process is never mixed with ours.
 pylib: deps
-	$(GO) build -buildmode=c-shared -ldflags "-s -w -X github.com/vkstat/vkstat/capi.Version=$(VERSION)" -o $(PYLIB) ./cmd/libvkstat
+	$(GO) build -buildmode=c-shared -ldflags "-s -w -extldflags=-Wl,--exclude-libs,ALL -X github.com/vkstat/vkstat/capi.Version=$(VERSION)" -o $(PYLIB) ./cmd/libvkstat
 	@rm -f python/vkstat/libvkstat.h
 
 wheel: pylib

@@ -143,7 +143,7 @@ pack() {
 	mkdir -p "$dist/scripts" || exit 1
 	echo "== building the Python package's library" >&2
 	mkdir -p "$dist/python/vkstat" &&
-		go build -buildmode=c-shared -trimpath -ldflags "-s -w -X github.com/vkstat/vkstat/capi.Version=$version" -o "$dist/python/vkstat/libvkstat.so" ./cmd/libvkstat &&
+		go build -buildmode=c-shared -trimpath -ldflags "-s -w -extldflags=-Wl,--exclude-libs,ALL -X github.com/vkstat/vkstat/capi.Version=$version" -o "$dist/python/vkstat/libvkstat.so" ./cmd/libvkstat &&
 		rm -f "$dist/python/vkstat/libvkstat.h" && cp python/vkstat/*.py python/vkstat/py.typed "$dist/python/vkstat/" || exit 1
 	cp bench/report_cpu.py bench/datapath.py bench/libcall.py bench/report_stack.py bench/stack-notes.md "$dist/bench/" && cp bench/peers/*.py "$dist/bench/peers/" && cp bench/e2e/*.py "$dist/bench/e2e/" &&
 		cp "$here/gpu-run.sh" "$dist/" && cp "$here/bench-latent.sh" "$dist/scripts/" || exit 1
