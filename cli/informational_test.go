@@ -1,6 +1,11 @@
 package cli
 
-import "testing"
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+)
 
 // TestInformational: help, the version and completion skip the command's
 // memory set-up; every run of work keeps it.
@@ -22,5 +27,28 @@ func TestInformational(t *testing.T) {
 		if got := Informational(c.args); got != c.want {
 			t.Errorf("Informational(%q) = %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// TestVersionWithoutTheApp: Main prints --version and -v without building
+// the app, as the app itself prints them.
+func TestVersionWithoutTheApp(t *testing.T) {
+	var app strings.Builder
+	if err := New(&app, io.Discard).Run([]string{"vkstat", "--version"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--version", "-v"} {
+		var out, errw strings.Builder
+		if code := Main(context.Background(), []string{"vkstat", flag}, &out, &errw); code != ExitOK || errw.Len() > 0 {
+			t.Fatalf("vkstat %s: exit %d, stderr %q", flag, code, errw.String())
+		}
+		if out.String() != app.String() || !strings.HasPrefix(out.String(), "vkstat version ") {
+			t.Errorf("vkstat %s printed %q, the app %q", flag, out.String(), app.String())
+		}
+	}
+	var errw strings.Builder
+	if code := Main(context.Background(), []string{"vkstat", "--version"}, failWriter{}, &errw); code != ExitError ||
+		!strings.Contains(errw.String(), "writing standard output") {
+		t.Errorf("--version to a closed standard output: exit %d, stderr %q", code, errw.String())
 	}
 }
