@@ -130,7 +130,7 @@ Examples:
 			}
 			if path := c.String("png"); path != "" {
 				outs.Add(path, func(w io.Writer) error {
-					if err := rep.WriteChart(w, path); err != nil {
+					if err := writeBenchChart(w, rep, path); err != nil {
 						return fmt.Errorf("--png: %w", err)
 					}
 					return nil

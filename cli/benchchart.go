@@ -1,4 +1,4 @@
-package suite
+package cli
 
 import (
 	"errors"
@@ -7,13 +7,16 @@ import (
 	"slices"
 
 	"github.com/vkstat/vkstat/formats/figure"
+	"github.com/vkstat/vkstat/suite"
 )
 
-// Chart is the report as bar charts, one panel per operation: the
-// throughput of each case (x) on each device (bars), in the operation's
-// unit, from the kernel time (the wall time where the device has no
-// timestamps); nil without results.
-func (rep *BenchReport) Chart() figure.Bars {
+// benchChart is a bench report as bar charts, one panel per operation:
+// the throughput of each case (x) on each device (bars), in the
+// operation's unit, from the kernel time (the wall time where the device
+// has no timestamps); nil without results. It is the command's, not
+// package suite's: the Python library, which runs suite's checks, links
+// no drawing (gonum/plot's start-up).
+func benchChart(rep *suite.BenchReport) figure.Bars {
 	var panels figure.Bars
 	index := map[string]int{} // operation → panel
 	for _, d := range rep.Devices {
@@ -51,11 +54,11 @@ func (rep *BenchReport) Chart() figure.Bars {
 	return panels
 }
 
-// WriteChart draws the report's chart (Chart) to w in the format name's
+// writeBenchChart draws rep's chart (benchChart) to w in the format name's
 // extension says (.svg or .pdf; PNG otherwise); a report without results
 // is an error.
-func (rep *BenchReport) WriteChart(w io.Writer, name string) error {
-	panels := rep.Chart()
+func writeBenchChart(w io.Writer, rep *suite.BenchReport, name string) error {
+	panels := benchChart(rep)
 	if len(panels) == 0 {
 		return errors.New("no results to plot")
 	}
