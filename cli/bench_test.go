@@ -93,11 +93,3 @@ func TestBenchUsage(t *testing.T) {
 		}
 	}
 }
-
-// A bench report without results draws no chart.
-func TestBenchChartOfNoResults(t *testing.T) {
-	var b bytes.Buffer
-	if err := writeBenchChart(&b, &suite.BenchReport{}, "x.png"); err == nil || err.Error() != "no results to plot" {
-		t.Errorf("a chart of no results: %v", err)
-	}
-}

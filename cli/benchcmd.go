@@ -10,6 +10,7 @@ import (
 	"github.com/vkstat/vkstat/engine"
 	"github.com/vkstat/vkstat/formats"
 	"github.com/vkstat/vkstat/suite"
+	"github.com/vkstat/vkstat/suite/benchchart"
 )
 
 // maxBenchRuns bounds --warmup and --repeat: runs per measurement, of
@@ -130,7 +131,7 @@ Examples:
 			}
 			if path := c.String("png"); path != "" {
 				outs.Add(path, func(w io.Writer) error {
-					if err := writeBenchChart(w, rep, path); err != nil {
+					if err := benchchart.Write(w, rep, path); err != nil {
 						return fmt.Errorf("--png: %w", err)
 					}
 					return nil

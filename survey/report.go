@@ -364,3 +364,9 @@ func (r *Report) JSON(w io.Writer) error {
 	e.SetIndent("", "  ")
 	return e.Encode(doc)
 }
+
+// Info is r's run as the C ABI reports it (paco.NewInfo), with notes, what
+// the run said as it went (paco.Options.Note).
+func (r *Report) Info(notes []string) *paco.Info {
+	return paco.NewInfo(r.Target.Options, r.Result, notes)
+}

@@ -1,4 +1,8 @@
-package cli
+// Package benchchart draws a bench report (suite.BenchReport) as bar
+// charts, as vkstat bench --png does. It is not package suite's: the
+// Python library, which runs suite's checks, links no drawing (gonum/plot's
+// start-up parses 12 fonts).
+package benchchart
 
 import (
 	"errors"
@@ -10,13 +14,11 @@ import (
 	"github.com/vkstat/vkstat/suite"
 )
 
-// benchChart is a bench report as bar charts, one panel per operation:
-// the throughput of each case (x) on each device (bars), in the
-// operation's unit, from the kernel time (the wall time where the device
-// has no timestamps); nil without results. It is the command's, not
-// package suite's: the Python library, which runs suite's checks, links
-// no drawing (gonum/plot's start-up).
-func benchChart(rep *suite.BenchReport) figure.Bars {
+// Bars is rep as bar charts, one panel per operation: the throughput of
+// each case (x) on each device (bars), in the operation's unit, from the
+// kernel time (the wall time where the device has no timestamps); nil
+// without results.
+func Bars(rep *suite.BenchReport) figure.Bars {
 	var panels figure.Bars
 	index := map[string]int{} // operation → panel
 	for _, d := range rep.Devices {
@@ -54,11 +56,10 @@ func benchChart(rep *suite.BenchReport) figure.Bars {
 	return panels
 }
 
-// writeBenchChart draws rep's chart (benchChart) to w in the format name's
-// extension says (.svg or .pdf; PNG otherwise); a report without results
-// is an error.
-func writeBenchChart(w io.Writer, rep *suite.BenchReport, name string) error {
-	panels := benchChart(rep)
+// Write draws rep's chart (Bars) to w in the format name's extension says
+// (.svg or .pdf; PNG otherwise); a report without results is an error.
+func Write(w io.Writer, rep *suite.BenchReport, name string) error {
+	panels := Bars(rep)
 	if len(panels) == 0 {
 		return errors.New("no results to plot")
 	}
