@@ -23,10 +23,10 @@ type Info struct {
 	NaNs             int `json:"nans"`
 	// Stages are the maps' stages and their times, ms, in order.
 	Stages       []StageMs `json:"stages"`
-	Threshold    float64 `json:"threshold"`
-	MinSep       float64 `json:"min_sep"`
-	NorthOffset  float64 `json:"north_offset"`
-	PAConvention string  `json:"pa_convention"`
+	Threshold    float64   `json:"threshold"`
+	MinSep       float64   `json:"min_sep"`
+	NorthOffset  float64   `json:"north_offset"`
+	PAConvention string    `json:"pa_convention"`
 	// PixelScale (arcsec per pixel) and StarFlux (the star's flux the
 	// contrast used: given, or the stamp's, times star_flux_scale) are
 	// null when not given.
