@@ -464,3 +464,66 @@ func Informational(args []string) bool {
 	}
 	return false
 }
+
+// smallJobs are the commands whose memory is a small multiple of their
+// inputs' (their outputs and a copy or two), and smallInputs the input
+// files' total under which a run of them is small: it takes fewer fresh
+// pages than main's heap set-up (heap.Start: a collection and the return
+// of 192 MiB to the kernel) costs. On the 2-core VM the set-up takes 4–5
+// ms, a sixth of a 1,000-element map's whole process, and saves some 12 µs
+// a page fault from the first 2 MiB of heap on; PACO, latent and stack
+// make several times their inputs and keep it always.
+var smallJobs = map[string]bool{"map": true, "reduce": true, "quantile": true, "cov": true, "chol": true}
+
+const smallInputs = 1 << 20
+
+// SmallJob reports whether args (os.Args) run one of smallJobs on input
+// files (the flags of role inFile) of fewer than smallInputs bytes in all,
+// none compressed. Anything else, or a file it cannot stat, is not small
+// (the command then says what is wrong). Like Informational, a wrong
+// answer costs only time.
+func SmallJob(args []string) bool {
+	takesValue := map[string]bool{}
+	for _, f := range newGlobalFlags() {
+		if _, ok := f.(*ucli.BoolFlag); !ok {
+			for _, n := range namesOf(f) {
+				takesValue[n] = true
+			}
+		}
+	}
+	i := 1
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if name := strings.TrimLeft(args[i], "-"); !strings.Contains(name, "=") && takesValue[name] {
+			i++ // the global flag's value
+		}
+	}
+	if i >= len(args) || !smallJobs[args[i]] {
+		return false
+	}
+	var total int64
+	inputs := 0
+	rest := args[i+1:]
+	for j := 0; j < len(rest); j++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(rest[j], "-"), "=")
+		if name == "i" {
+			name = "in" // the one input flag with an alias (map's have none)
+		}
+		if !strings.HasPrefix(rest[j], "-") || flagRoles[name] != inFile {
+			continue
+		}
+		if !hasValue {
+			if j+1 >= len(rest) {
+				return false
+			}
+			j++
+			value = rest[j]
+		}
+		st, err := os.Stat(value)
+		if err != nil || !st.Mode().IsRegular() || strings.HasSuffix(value, ".gz") {
+			return false
+		}
+		total += st.Size()
+		inputs++
+	}
+	return inputs > 0 && total < smallInputs
+}

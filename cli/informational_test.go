@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,45 @@ func TestVersionWithoutTheApp(t *testing.T) {
 	if code := Main(context.Background(), []string{"vkstat", "--version"}, failWriter{}, &errw); code != ExitError ||
 		!strings.Contains(errw.String(), "writing standard output") {
 		t.Errorf("--version to a closed standard output: exit %d, stderr %q", code, errw.String())
+	}
+}
+
+// TestSmallJob: map, reduce, quantile, cov and chol on input files of
+// less than 1 MiB in all skip the heap set-up; larger inputs, compressed
+// or missing ones, and every other command keep it.
+func TestSmallJob(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, size int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	x, y, big, gz := file("x.npy", 8<<10), file("y.npy", 8<<10), file("big.npy", 1<<20), file("c.fits.gz", 1<<10)
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"vkstat", "map", "--x", x, "--y", y, "--out", "z.npy"}, true},
+		{[]string{"vkstat", "--device", "cpu", "--time", "map", "--x=" + x, "--y", y}, true},
+		{[]string{"vkstat", "-d", "cpu", "reduce", "--in", x, "--axis", "-1", "--stat", "mean"}, true},
+		{[]string{"vkstat", "--device-memory=1GiB", "chol", "--in", x, "--solve", y}, true},
+		{[]string{"vkstat", "cov", "--in", x}, true},
+		{[]string{"vkstat", "cov", "-i", x}, true},
+		{[]string{"vkstat", "chol", "-i", big, "--solve", y}, false},
+		{[]string{"vkstat", "reduce", "--in", big, "--stat", "mean"}, false},
+		{[]string{"vkstat", "map", "--x", x, "--y", big}, false},
+		{[]string{"vkstat", "reduce", "--in", gz}, false},
+		{[]string{"vkstat", "reduce", "--in", filepath.Join(dir, "missing.npy")}, false},
+		{[]string{"vkstat", "reduce", "--in"}, false},
+		{[]string{"vkstat", "reduce", "--stat", "mean"}, false},
+		{[]string{"vkstat", "paco", "--cube", x, "--angles", y, "--psf", y}, false},
+		{[]string{"vkstat", "--device", "map", "paco", "--cube", x}, false}, // "map" as a global flag's value
+		{[]string{"vkstat", "devices"}, false},
+	} {
+		if got := SmallJob(c.args); got != c.want {
+			t.Errorf("SmallJob(%q) = %v, want %v", c.args, got, c.want)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func main() {
 			os.Exit(cli.ExitInterrupted)
 		}
 	}()
-	if !cli.Informational(os.Args) {
+	if !cli.Informational(os.Args) && !cli.SmallJob(os.Args) {
 		heap.Start()
 	}
 	stopProfile := profile(os.Getenv("VKSTAT_CPUPROFILE"))

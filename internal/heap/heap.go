@@ -2,7 +2,8 @@
 // the garbage collector from running in a small run, free heap on
 // transparent huge pages, and one collection before a run's outputs are
 // encoded when its compute left enough garbage to be worth it. The command
-// calls Start first; a library embedded in another program (the Python
+// calls Start first (not for help, nor for a small job: cli.Informational,
+// cli.SmallJob); a library embedded in another program (the Python
 // package) leaves its host's memory alone and calls neither.
 package heap
 
