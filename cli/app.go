@@ -467,12 +467,12 @@ func Informational(args []string) bool {
 
 // smallJobs are the commands whose memory is a small multiple of their
 // inputs' (their outputs and a copy or two), and smallInputs the input
-// files' total under which a run of them is small: it takes fewer fresh
-// pages than main's heap set-up (heap.Start: a collection and the return
-// of 192 MiB to the kernel) costs. On the 2-core VM the set-up takes 4–5
-// ms, a sixth of a 1,000-element map's whole process, and saves some 12 µs
-// a page fault from the first 2 MiB of heap on; PACO, latent and stack
-// make several times their inputs and keep it always.
+// files' total under which a run of them takes fewer fresh pages than
+// main's heap set-up (heap.Start: a collection and the return of 192 MiB
+// to the kernel) costs: 4–5 ms on the 2-core VM, a sixth of a
+// 1,000-element map's process, for huge pages that pay from a few MB of
+// heap on. PACO, latent and stack make several times their inputs and
+// keep the set-up always (docs/benchmarks/startup.md).
 var smallJobs = map[string]bool{"map": true, "reduce": true, "quantile": true, "cov": true, "chol": true}
 
 const smallInputs = 1 << 20
@@ -506,7 +506,7 @@ func SmallJob(args []string) bool {
 	for j := 0; j < len(rest); j++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(rest[j], "-"), "=")
 		if name == "i" {
-			name = "in" // the one input flag with an alias (map's have none)
+			name = "in" // the one input flag with an alias
 		}
 		if !strings.HasPrefix(rest[j], "-") || flagRoles[name] != inFile {
 			continue
