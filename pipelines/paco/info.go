@@ -1,6 +1,6 @@
 package paco
 
-import "time"
+import "github.com/vkstat/vkstat/engine"
 
 // Info is what a PACO run reports beside its maps and tables
 // (detections.json's and contrast.json's scalars), as the C ABI gives it
@@ -61,10 +61,10 @@ func NewInfo(o Options, res *Result, notes []string) *Info {
 		Device: m.Device, Precision: m.Precision, Passes: m.Passes,
 		InvalidPixels: m.InvalidPixels, InvalidLocations: m.InvalidLocations, NaNs: res.NaNs,
 		Threshold: o.Threshold, MinSep: o.MinSeparation(), NorthOffset: o.NorthOffset, PAConvention: PAConvention,
-		UnbiasedOn: res.UnbiasedOn, UnbiasedMs: msOf(res.UnbiasedTime), CheckMs: msOf(res.CheckTime),
-		Calibration: res.Calibration.Doc(), CalibrationMs: msOf(res.CalibrationTime), Notes: notes}
+		UnbiasedOn: res.UnbiasedOn, UnbiasedMs: engine.Ms(res.UnbiasedTime), CheckMs: engine.Ms(res.CheckTime),
+		Calibration: res.Calibration.Doc(), CalibrationMs: engine.Ms(res.CalibrationTime), Notes: notes}
 	for _, st := range m.Stages {
-		info.Stages = append(info.Stages, StageMs{st.Name, msOf(st.Time)})
+		info.Stages = append(info.Stages, StageMs{st.Name, engine.Ms(st.Time)})
 	}
 	if s := o.PixelScale; s > 0 {
 		info.PixelScale = &s
@@ -74,5 +74,3 @@ func NewInfo(o Options, res *Result, notes []string) *Info {
 	}
 	return info
 }
-
-func msOf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -124,11 +124,10 @@ def _torch_bfloat16(obj: Any) -> np.ndarray | None:
     return np.from_dlpack(obj.detach().view(torch.int16)).view(np.uint16)
 
 
-class Peeked(namedtuple("Peeked", "array tag converted", defaults=(False,))):
-    """An input as NumPy sees it (array), and tag "bfloat16" when its
-    uint16 elements are bfloat16 patterns; converted when making it took
-    new memory (a list, a scalar)."""
-    __slots__ = ()
+Peeked = namedtuple("Peeked", "array tag converted", defaults=(False,))
+Peeked.__doc__ = """An input as NumPy sees it (array), and tag "bfloat16" when its uint16
+elements are bfloat16 patterns; converted when making it took new memory (a
+list, a scalar)."""
 
 
 def as_numpy(obj: Any, name: str) -> Peeked:

@@ -23,15 +23,16 @@ if TYPE_CHECKING:
 
     Out = Union[Mapping[str, np.ndarray], Sequence[Union[np.ndarray, None]], None]
 
-_tuples = None  # CovResult and CholResult: _results, at the first cov or chol (its dataclasses cost an import 8 ms)
+_classes = None  # the module of CovResult and CholResult, imported at the first cov or chol (its dataclasses: 8 ms)
 
 
-def _results() -> Any:
-    global _tuples
-    if _tuples is None:
-        from . import _results as r
-        _tuples = r
-    return _tuples
+def _result_classes() -> Any:
+    global _classes
+    if _classes is None:
+        from . import _results
+        _classes = _results
+    return _classes
+
 
 def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int = 0, radius: int | None = None,
         shrinkage: float | None = None, assume_centered: bool = False, out: Out = None,
@@ -94,16 +95,17 @@ def cov(self: Session, x: npt.ArrayLike, estimator: str = "none", *, ddof: int =
     if (type(x) is np.ndarray and radius is None and out is None and dtype is None and type(estimator) is str
             and type(ddof) is int and shrinkage is None and not assume_centered and plain(x)):
         fast = ("cov", estimator, ddof, x.dtype, x.shape)
-        got = self._fast_call(fast, (x,), _results().CovResult)
-        if got is not None:
-            return got
+        if _classes is not None:  # a call is kept only after a first one, which imported them
+            got = self._fast_call(fast, (x,), _classes.CovResult)
+            if got is not None:
+                return got
     if shrinkage is not None and (isinstance(shrinkage, bool) or not isinstance(shrinkage, (int, float, np.number))):
         raise TypeError(f"shrinkage: a number in [0, 1], got {type(shrinkage).__name__}")
     params: dict[str, Any] = {"estimator": estimator, "ddof": _ddof(ddof), "radius": radius,
                               "shrinkage": None if shrinkage is None else float(shrinkage),
                               "assume_centered": bool(assume_centered)}
     lx = lend(x, "x", dtype=dtype, half=radius is None)
-    cls = _results().CovResult
+    cls = _result_classes().CovResult
     got, _, _ = self._run("cov", params, {"x": lx}, out_names(out, cls._fields), repeat=True, fast=fast)
     return cls(got["cov"], got["mean"], got["rho"], got.get("locations"))
 
@@ -160,9 +162,10 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
     fast = None
     if type(a) is np.ndarray and b is None and out is None and dtype is None and plain(a):
         fast = ("chol", bool(l), bool(inverse), bool(logdet), bool(quad), bool(factored), a.dtype, a.shape)
-        got = self._fast_call(fast, (a,), _results().CholResult)
-        if got is not None:
-            return got
+        if _classes is not None:  # a call is kept only after a first one, which imported them
+            got = self._fast_call(fast, (a,), _classes.CholResult)
+            if got is not None:
+                return got
     peeked = {"a": as_numpy(a, "a")}
     if b is not None:
         peeked["b"] = as_numpy(b, "b")
@@ -170,7 +173,7 @@ def chol(self: Session, a: npt.ArrayLike, b: npt.ArrayLike | None = None, *, l: 
         dtype = float_result(**peeked)
     arrays = {name: lend(p, name, dtype=dtype) for name, p in peeked.items()}
     params = {"l": bool(l), "inverse": bool(inverse), "logdet": bool(logdet), "quad": bool(quad), "factored": bool(factored)}
-    cls = _results().CholResult
+    cls = _result_classes().CholResult
     got, _, _ = self._run("chol", params, arrays, out_names(out, cls._fields), repeat=True, fast=fast)
     return cls(got.get("l"), got.get("x"), got.get("inverse"), got.get("logdet"), got.get("quad"), got["info"])
 
